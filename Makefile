@@ -1,0 +1,108 @@
+# collc: a schedule compiler for collective communication.
+#   make            build bin/collc
+#   make test       build and run every test (CUnit suites and golden files)
+#   make SAN=1 test the same under AddressSanitizer and UBSan (objects in build/san)
+#   make demo       install dependencies, build, compile a bundled example
+#   make deps       install the Debian packages collc needs (as root), or print the line
+#   make install PREFIX=/usr/local
+#   make clean
+
+CC     ?= cc
+BISON  ?= bison
+FLEX   ?= flex
+PREFIX ?= /usr/local
+
+WARN   := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
+          -Wmissing-prototypes -Wwrite-strings -Wformat=2 -Wvla
+CFLAGS ?= -O2 -g
+CFLAGS += -std=c11 $(WARN)
+ifdef WERROR
+CFLAGS += -Werror
+endif
+
+ifdef SAN
+O      := build/san
+BINDIR := build/san/bin
+CFLAGS += -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+LDFLAGS += -fsanitize=address,undefined
+else
+O      := build/default
+BINDIR := bin
+endif
+
+CPPFLAGS += -D_POSIX_C_SOURCE=200809L -Icompiler -Igrammar -I$(O)/grammar
+LDLIBS   += -lm
+
+# Debian packages: build tools, libraries, and what the tests run.
+DEPS := make gcc flex bison pkg-config libcunit1-dev libxml2-dev
+
+GEN    := $(O)/grammar/coll.tab.c $(O)/grammar/coll.lex.c
+SRC    := $(wildcard compiler/*.c grammar/*.c)
+LIBOBJ := $(patsubst %.c,$(O)/%.o,$(filter-out compiler/main.c,$(SRC))) $(GEN:.c=.o)
+TSRC   := $(wildcard tests/unit/*.c)
+TOBJ   := $(patsubst %.c,$(O)/%.o,$(TSRC))
+COLLC  := $(BINDIR)/collc
+
+all: $(COLLC)
+
+$(COLLC): $(O)/compiler/main.o $(LIBOBJ)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(O)/tests/run: $(TOBJ) $(LIBOBJ)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcunit
+
+$(O)/tests/unit/%.o: CPPFLAGS += -Itests/unit -DCOLLC_BIN='"$(COLLC)"'
+
+$(O)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+$(O)/grammar/%.o: $(O)/grammar/%.c
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+$(O)/grammar/coll.tab.c $(O)/grammar/coll.tab.h &: grammar/coll.y
+	@mkdir -p $(@D)
+	$(BISON) -Wall -Werror -o $(O)/grammar/coll.tab.c --header=$(O)/grammar/coll.tab.h $<
+
+$(O)/grammar/coll.lex.c $(O)/grammar/coll.lex.h &: grammar/coll.l $(O)/grammar/coll.tab.h
+	@mkdir -p $(@D)
+	$(FLEX) -o $(O)/grammar/coll.lex.c --header-file=$(O)/grammar/coll.lex.h $<
+
+# every object may include the generated headers: build them first
+$(patsubst %.c,$(O)/%.o,$(SRC)) $(TOBJ): $(O)/grammar/coll.tab.h $(O)/grammar/coll.lex.h
+
+test: deps-check $(O)/tests/run $(COLLC)
+	$(O)/tests/run
+
+demo: deps all
+	$(COLLC) check examples/sp-torus-8x8.coll
+
+deps:
+	@missing=$$(for p in $(DEPS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
+	if [ -z "$$missing" ]; then echo "deps: all installed ($(DEPS))"; exit 0; fi; \
+	if [ "$$(id -u)" = 0 ]; then \
+		echo "deps: installing$$(echo ' '$$missing)"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	else \
+		echo "deps: missing packages; run as root:"; \
+		echo "  apt-get install -y$$(echo ' '$$missing)"; \
+		exit 1; \
+	fi
+
+# test needs CUnit: say how to get it instead of failing in the linker
+deps-check:
+	@command -v dpkg-query >/dev/null || exit 0; \
+	missing=$$(for p in flex bison libcunit1-dev; do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then echo "missing:$$(echo ' '$$missing); run 'make deps' (as root)"; exit 1; fi
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/collc/examples
+	install -m 755 $(COLLC) $(DESTDIR)$(PREFIX)/bin/collc
+	install -m 644 examples/*.coll $(DESTDIR)$(PREFIX)/share/collc/examples
+
+clean:
+	rm -rf build bin
+
+.PHONY: all test demo deps deps-check install clean
+-include $(shell find $(O) -name '*.d' 2>/dev/null)

@@ -1,0 +1,105 @@
+/*
+ * arena.c: region allocation. Each phase allocates from its own arena and
+ * frees it whole, so error paths (parser recovery above all) never leak and
+ * never need a destructor.
+ */
+#include <stdalign.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base.h"
+
+enum { CHUNK_MIN = 64 * 1024 };
+
+struct ArenaChunk {
+	ArenaChunk *next;
+	size_t used, cap;
+	alignas(max_align_t) unsigned char mem[];
+};
+
+void *
+arena_alloc(Arena *a, size_t n)
+{
+	const size_t align = alignof(max_align_t);
+	if (n > SIZE_MAX / 2)
+		die("allocation of %zu bytes is too large", n);
+	n = (n + align - 1) & ~(align - 1);
+	if (n == 0)
+		n = align;
+	ArenaChunk *c = a->head;
+	if (!c || c->cap - c->used < n) {
+		size_t cap = n > CHUNK_MIN ? n : CHUNK_MIN;
+		c = malloc(sizeof *c + cap);
+		if (!c)
+			die("out of memory");
+		c->next = a->head;
+		c->used = 0;
+		c->cap = cap;
+		a->head = c;
+	}
+	void *p = c->mem + c->used;
+	c->used += n;
+	return memset(p, 0, n);
+}
+
+void *
+arena_array(Arena *a, size_t n, size_t size)
+{
+	if (size && n > SIZE_MAX / 2 / size)
+		die("array of %zu elements of %zu bytes is too large", n, size);
+	return arena_alloc(a, n * size);
+}
+
+void *
+arena_grow(Arena *a, void *old, int *cap, size_t size)
+{
+	int ncap = *cap ? *cap * 2 : 8;
+	if (*cap > (1 << 29))
+		die("array too large");
+	void *p = arena_array(a, (size_t)ncap, size);
+	if (old)
+		memcpy(p, old, (size_t)*cap * size);
+	*cap = ncap;
+	return p;
+}
+
+char *
+arena_strndup(Arena *a, const char *s, size_t n)
+{
+	char *p = arena_alloc(a, n + 1);
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+char *
+arena_strdup(Arena *a, const char *s)
+{
+	return arena_strndup(a, s, strlen(s));
+}
+
+char *
+arena_printf(Arena *a, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		die("bad format");
+	char *p = arena_alloc(a, (size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return p;
+}
+
+void
+arena_free(Arena *a)
+{
+	for (ArenaChunk *c = a->head, *next; c; c = next) {
+		next = c->next;
+		free(c);
+	}
+	a->head = NULL;
+}

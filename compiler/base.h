@@ -1,0 +1,80 @@
+/*
+ * base.h: the bottom layer every other layer stands on: arena memory,
+ * growable arrays, located diagnostics, and small string helpers.
+ * Nothing here knows about the .coll language or the IR.
+ */
+#ifndef COLLC_BASE_H
+#define COLLC_BASE_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define countof(a) (sizeof(a) / sizeof((a)[0]))
+
+#if defined(__GNUC__) || defined(__clang__)
+#define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
+#else
+#define PRINTF_LIKE(f, a)
+#endif
+
+/* ---- arena.c: region allocator; one arena per phase, freed whole ---- */
+
+typedef struct ArenaChunk ArenaChunk;
+typedef struct Arena {
+	ArenaChunk *head;
+} Arena; /* the zero value is an empty arena */
+
+void *arena_alloc(Arena *, size_t);         /* zeroed, max_align_t aligned */
+void *arena_array(Arena *, size_t n, size_t size); /* overflow-checked n*size */
+char *arena_strndup(Arena *, const char *, size_t);
+char *arena_strdup(Arena *, const char *);
+char *arena_printf(Arena *, const char *fmt, ...) PRINTF_LIKE(2, 3);
+void arena_free(Arena *);
+#define NEW(a, T) ((T *)arena_alloc((a), sizeof(T)))
+
+/*
+ * A growable array in an arena: `T *v; int n, cap;` grown with VEC_PUSH.
+ * The old storage stays in the arena until the arena is freed, which keeps
+ * the code simple; arrays here are small (AST lists), the IR sizes its
+ * arrays up front.
+ */
+void *arena_grow(Arena *, void *old, int *cap, size_t size);
+#define VEC_PUSH(a, v, n, cap, x)                                          \
+	do {                                                                   \
+		if ((n) == (cap))                                                  \
+			(v) = arena_grow((a), (v), &(cap), sizeof *(v));              \
+		(v)[(n)++] = (x);                                                  \
+	} while (0)
+
+/* ---- diag.c: file:line:col diagnostics with the source line and a caret ---- */
+
+typedef struct Loc {
+	int line, col; /* 1-based; col counts bytes; line 0 = no location */
+} Loc;
+
+enum { DIAG_MAX_ERRORS = 20 };
+
+void diag_source(const char *file, const char *text, size_t len);
+void diag_stream(FILE *);   /* where diagnostics go; stderr by default */
+void diag_reset(void);      /* forget the error count (tests, or a new file) */
+void error_at(Loc, const char *fmt, ...) PRINTF_LIKE(2, 3);
+void note_at(Loc, const char *fmt, ...) PRINTF_LIKE(2, 3);
+void error_file(const char *fmt, ...) PRINTF_LIKE(1, 2); /* no location */
+int nerrors(void);
+int diag_too_many(void);    /* the error limit was reached: stop parsing */
+_Noreturn void die(const char *fmt, ...) PRINTF_LIKE(1, 2); /* internal bug */
+
+/* ---- util.c ---- */
+
+int edit_distance(const char *a, const char *b);
+/* The candidate nearest to `name` (NULL if none is close enough to help). */
+const char *nearest_name(const char *name, const char *const *cand, int ncand);
+/* Reads a whole file; NULL and a message in err[] on failure. "-" is stdin. */
+char *read_file(const char *path, size_t *len, char *err, size_t errlen);
+/* Writes through a temporary name then renames, so no half file is left. */
+int write_file_atomic(const char *path, const char *data, size_t len,
+                      char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,166 @@
+/*
+ * diag.c: diagnostics in the form compilers share,
+ *
+ *     file:line:col: error: message
+ *     <the source line>
+ *     <spaces and tabs up to the column>^
+ *
+ * Errors are counted, not fatal: each phase reports all it finds and the
+ * driver stops between phases, so nothing is written once an error exists.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base.h"
+
+static const char *src_file = "<input>";
+static const char *src_text;
+static size_t src_len;
+static FILE *out;
+static int error_count;
+
+/* Lines longer than this are quoted as a window around the column. */
+enum { QUOTE_WIDTH = 120 };
+
+void
+diag_source(const char *file, const char *text, size_t len)
+{
+	src_file = file;
+	src_text = text;
+	src_len = len;
+}
+
+void
+diag_stream(FILE *f)
+{
+	out = f;
+}
+
+void
+diag_reset(void)
+{
+	error_count = 0;
+}
+
+int
+nerrors(void)
+{
+	return error_count;
+}
+
+int
+diag_too_many(void)
+{
+	return error_count >= DIAG_MAX_ERRORS;
+}
+
+static FILE *
+stream(void)
+{
+	return out ? out : stderr;
+}
+
+/* A byte as it may appear in a terminal: control characters become '?'. */
+static int
+shown(unsigned char c)
+{
+	return (c < 0x20 && c != '\t') || c == 0x7f ? '?' : c;
+}
+
+static void
+quote(Loc loc)
+{
+	FILE *f = stream();
+	const char *p = src_text, *end = src_text + src_len;
+	for (int l = 1; p < end && l < loc.line; p++)
+		if (*p == '\n')
+			l++;
+	const char *eol = memchr(p, '\n', (size_t)(end - p));
+	if (!eol)
+		eol = end;
+	const char *at = p + (loc.col > 0 ? loc.col - 1 : 0);
+	if (at > eol)
+		at = eol;
+	const char *from = p, *to = eol;
+	if (to - from > QUOTE_WIDTH) {
+		from = at - QUOTE_WIDTH / 2 > p ? at - QUOTE_WIDTH / 2 : p;
+		to = from + QUOTE_WIDTH < eol ? from + QUOTE_WIDTH : eol;
+	}
+	if (from > p)
+		fputs("...", f);
+	for (const char *q = from; q < to; q++)
+		fputc(shown((unsigned char)*q), f);
+	if (to < eol)
+		fputs("...", f);
+	fputc('\n', f);
+	if (from > p)
+		fputs("   ", f);
+	for (const char *q = from; q < at; q++) {
+		unsigned char c = (unsigned char)*q;
+		if ((c & 0xc0) == 0x80)
+			continue; /* a UTF-8 continuation byte takes no column */
+		fputc(c == '\t' ? '\t' : ' ', f);
+	}
+	fputs("^\n", f);
+}
+
+static void
+report(const char *kind, Loc loc, const char *fmt, va_list ap)
+{
+	FILE *f = stream();
+	if (loc.line > 0)
+		fprintf(f, "%s:%d:%d: %s: ", src_file, loc.line, loc.col, kind);
+	else
+		fprintf(f, "%s: %s: ", src_file, kind);
+	vfprintf(f, fmt, ap);
+	fputc('\n', f);
+	if (loc.line > 0 && src_text)
+		quote(loc);
+}
+
+void
+error_at(Loc loc, const char *fmt, ...)
+{
+	if (error_count >= DIAG_MAX_ERRORS)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	report("error", loc, fmt, ap);
+	va_end(ap);
+	if (++error_count == DIAG_MAX_ERRORS)
+		fprintf(stream(), "%s: error: too many errors (%d), stopping\n",
+		        src_file, DIAG_MAX_ERRORS);
+}
+
+void
+note_at(Loc loc, const char *fmt, ...)
+{
+	if (error_count >= DIAG_MAX_ERRORS)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	report("note", loc, fmt, ap);
+	va_end(ap);
+}
+
+void
+error_file(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	report("error", (Loc){0, 0}, fmt, ap);
+	va_end(ap);
+	error_count++;
+}
+
+void
+die(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("collc: internal error: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	abort();
+}

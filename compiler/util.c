@@ -1,0 +1,148 @@
+/*
+ * util.c: string distance for "did you mean" hints, and whole-file I/O:
+ * inputs are read whole (the diagnostics quote them), outputs are written
+ * to a temporary name and renamed so that a failure never leaves half a file.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base.h"
+
+/* Inputs larger than this are refused rather than read. */
+enum { MAX_INPUT = 256 << 20 };
+
+int
+edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	if (la > 64 || lb > 64)
+		return la > lb ? (int)la : (int)lb; /* not worth comparing */
+	int row[65];
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = (int)j;
+	for (size_t i = 1; i <= la; i++) {
+		int diag = row[0];
+		row[0] = (int)i;
+		for (size_t j = 1; j <= lb; j++) {
+			int up = row[j];
+			int best = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+const char *
+nearest_name(const char *name, const char *const *cand, int ncand)
+{
+	const char *best = NULL;
+	int bestd = 0;
+	size_t len = strlen(name);
+	/* Allow about one edit per three characters, at least one. */
+	int limit = (int)(len / 3) > 1 ? (int)(len / 3) : 1;
+	for (int i = 0; i < ncand; i++) {
+		int d = edit_distance(name, cand[i]);
+		if (d <= limit && (!best || d < bestd)) {
+			best = cand[i];
+			bestd = d;
+		}
+	}
+	return best;
+}
+
+char *
+read_file(const char *path, size_t *lenp, char *err, size_t errlen)
+{
+	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+	if (!f) {
+		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+		return NULL;
+	}
+	struct stat st;
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "cannot read '%s': it is a directory", path);
+		if (f != stdin)
+			fclose(f);
+		return NULL;
+	}
+	size_t cap = 4096, len = 0;
+	char *buf = malloc(cap + 1);
+	if (!buf)
+		die("out of memory");
+	for (;;) {
+		size_t n = fread(buf + len, 1, cap - len, f);
+		len += n;
+		if (n == 0)
+			break;
+		if (len == cap) {
+			if (cap >= MAX_INPUT) {
+				snprintf(err, errlen, "'%s' is larger than %d MiB",
+				         path, MAX_INPUT >> 20);
+				goto fail;
+			}
+			cap *= 2;
+			char *nb = realloc(buf, cap + 1);
+			if (!nb)
+				die("out of memory");
+			buf = nb;
+		}
+	}
+	if (ferror(f)) {
+		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
+		goto fail;
+	}
+	if (f != stdin)
+		fclose(f);
+	buf[len] = '\0';
+	*lenp = len;
+	return buf;
+fail:
+	if (f != stdin)
+		fclose(f);
+	free(buf);
+	return NULL;
+}
+
+int
+write_file_atomic(const char *path, const char *data, size_t len,
+                  char *err, size_t errlen)
+{
+	if (strcmp(path, "-") == 0) {
+		if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0) {
+			snprintf(err, errlen, "cannot write to standard output");
+			return -1;
+		}
+		return 0;
+	}
+	size_t n = strlen(path) + 32;
+	char *tmp = malloc(n);
+	if (!tmp)
+		die("out of memory");
+	snprintf(tmp, n, "%s.%ld.tmp", path, (long)getpid());
+	FILE *f = fopen(tmp, "wb");
+	if (!f) {
+		snprintf(err, errlen, "cannot create '%s': %s", tmp, strerror(errno));
+		free(tmp);
+		return -1;
+	}
+	int ok = fwrite(data, 1, len, f) == len;
+	ok &= fflush(f) == 0;
+	ok &= !ferror(f);
+	ok &= fclose(f) == 0;
+	if (ok && rename(tmp, path) != 0)
+		ok = 0;
+	if (!ok) {
+		snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+		remove(tmp);
+	}
+	free(tmp);
+	return ok ? 0 : -1;
+}

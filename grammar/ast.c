@@ -1,0 +1,259 @@
+/*
+ * ast.c: the builders the parser's actions call, and the unit table.
+ * Builders only allocate and link; the one check made here is the purely
+ * local one that a word after a number is a unit.
+ */
+#include <string.h>
+
+#include "ast.h"
+
+const UnitInfo unit_table[] = {
+	{"B", Q_SIZE, 1},
+	{"KB", Q_SIZE, 1e3},
+	{"MB", Q_SIZE, 1e6},
+	{"GB", Q_SIZE, 1e9},
+	{"TB", Q_SIZE, 1e12},
+	{"KiB", Q_SIZE, 1024.0},
+	{"MiB", Q_SIZE, 1024.0 * 1024},
+	{"GiB", Q_SIZE, 1024.0 * 1024 * 1024},
+	{"TiB", Q_SIZE, 1024.0 * 1024 * 1024 * 1024},
+	{"bps", Q_RATE, 1},
+	{"Kbps", Q_RATE, 1e3},
+	{"Mbps", Q_RATE, 1e6},
+	{"Gbps", Q_RATE, 1e9},
+	{"Tbps", Q_RATE, 1e12},
+	{"Bps", Q_RATE, 8},
+	{"KBps", Q_RATE, 8e3},
+	{"MBps", Q_RATE, 8e6},
+	{"GBps", Q_RATE, 8e9},
+	{"TBps", Q_RATE, 8e12},
+	{"KiBps", Q_RATE, 8.0 * 1024},
+	{"MiBps", Q_RATE, 8.0 * 1024 * 1024},
+	{"GiBps", Q_RATE, 8.0 * 1024 * 1024 * 1024},
+	{"TiBps", Q_RATE, 8.0 * 1024 * 1024 * 1024 * 1024},
+	{"ps", Q_TIME, 1e-12},
+	{"ns", Q_TIME, 1e-9},
+	{"us", Q_TIME, 1e-6},
+	{"ms", Q_TIME, 1e-3},
+	{"s", Q_TIME, 1},
+	{"fJ", Q_ENERGY, 1e-15},
+	{"pJ", Q_ENERGY, 1e-12},
+	{"nJ", Q_ENERGY, 1e-9},
+	{"uJ", Q_ENERGY, 1e-6},
+	{"mJ", Q_ENERGY, 1e-3},
+	{"J", Q_ENERGY, 1},
+};
+const int unit_count = (int)countof(unit_table);
+
+int
+unit_find(const char *name, size_t len)
+{
+	for (int i = 0; i < unit_count; i++)
+		if (strlen(unit_table[i].name) == len && memcmp(unit_table[i].name, name, len) == 0)
+			return i;
+	return -1;
+}
+
+const char *
+qty_kind_name(QtyKind k)
+{
+	switch (k) {
+	case Q_COUNT: return "a plain number";
+	case Q_SIZE: return "a size (B, KB, KiB, MB, MiB, ...)";
+	case Q_RATE: return "a rate (bps, Gbps, GBps, GiBps, ...)";
+	case Q_TIME: return "a time (ps, ns, us, ms, s)";
+	case Q_ENERGY: return "an energy (fJ, pJ, nJ, uJ, mJ, J)";
+	}
+	return "?";
+}
+
+double
+expr_number(const Expr *e)
+{
+	double v = e->kind == EX_INT ? (double)e->ival : e->rval;
+	return e->unit >= 0 ? v * unit_table[e->unit].factor : v;
+}
+
+QtyKind
+expr_qty(const Expr *e)
+{
+	return e->unit >= 0 ? unit_table[e->unit].kind : Q_COUNT;
+}
+
+static Expr *
+new_expr(Parse *p, ExprKind kind, Loc loc)
+{
+	Expr *e = NEW(p->arena, Expr);
+	e->kind = kind;
+	e->loc = loc;
+	e->unit = -1;
+	e->depth = 1;
+	return e;
+}
+
+Expr *
+ast_int(Parse *p, Loc loc, int64_t v)
+{
+	Expr *e = new_expr(p, EX_INT, loc);
+	e->ival = v;
+	return e;
+}
+
+Expr *
+ast_real(Parse *p, Loc loc, const char *text, double v)
+{
+	Expr *e = new_expr(p, EX_REAL, loc);
+	e->text = text;
+	e->rval = v;
+	return e;
+}
+
+Expr *
+ast_with_unit(Parse *p, Expr *num, const char *unit, Loc loc)
+{
+	(void)p;
+	int u = unit_find(unit, strlen(unit));
+	if (num->unit >= 0)
+		error_at(loc, "'%s' after a number that already has the unit '%s'", unit,
+		         unit_table[num->unit].name);
+	else if (u < 0) {
+		const char *names[64];
+		for (int i = 0; i < unit_count; i++)
+			names[i] = unit_table[i].name;
+		const char *near = nearest_name(unit, names, unit_count);
+		if (near)
+			error_at(loc, "unknown unit '%s'; did you mean '%s'?", unit, near);
+		else
+			error_at(loc, "unknown unit '%s'", unit);
+	} else
+		num->unit = u;
+	return num;
+}
+
+Expr *
+ast_name(Parse *p, Loc loc, const char *name)
+{
+	Expr *e = new_expr(p, EX_NAME, loc);
+	e->text = name;
+	return e;
+}
+
+/* Every pass recurses over expressions: bound their depth here, once. */
+static Expr *
+bounded(Parse *p, Expr *e)
+{
+	if (e->depth > MAX_NESTING && !p->stop) {
+		error_at(e->loc, "expression nested more than %d deep", MAX_NESTING);
+		p->stop = true;
+	}
+	return e;
+}
+
+Expr *
+ast_unary(Parse *p, Loc loc, ExprKind kind, Expr *a)
+{
+	Expr *e = new_expr(p, kind, loc);
+	e->lhs = a;
+	e->depth = a->depth + 1;
+	return bounded(p, e);
+}
+
+Expr *
+ast_binary(Parse *p, Loc loc, ExprKind kind, Expr *a, Expr *b)
+{
+	Expr *e = new_expr(p, kind, loc);
+	e->lhs = a;
+	e->rhs = b;
+	e->depth = (a->depth > b->depth ? a->depth : b->depth) + 1;
+	return bounded(p, e);
+}
+
+ExprList *
+ast_list(Parse *p, ExprList *l, Expr *e)
+{
+	if (!l)
+		l = NEW(p->arena, ExprList);
+	VEC_PUSH(p->arena, l->v, l->n, l->cap, e);
+	return l;
+}
+
+Expr *
+ast_tuple(Parse *p, Loc loc, ExprList *l)
+{
+	Expr *e = new_expr(p, EX_TUPLE, loc);
+	e->elem = l->v;
+	e->nelem = l->n;
+	for (int i = 0; i < l->n; i++)
+		if (l->v[i]->depth + 1 > e->depth)
+			e->depth = l->v[i]->depth + 1;
+	return bounded(p, e);
+}
+
+Call *
+ast_call(Parse *p, Loc loc, const char *name, bool parens)
+{
+	Call *c = NEW(p->arena, Call);
+	c->loc = loc;
+	c->name = name;
+	c->parens = parens;
+	return c;
+}
+
+Call *
+ast_call_arg(Parse *p, Call *c, Loc loc, const char *label, Expr *e)
+{
+	/* A positional value after a labelled one continues the label's list:
+	 * roots (0, 0), (0, 3) is one argument with two values. */
+	if (!label && c->narg > 0 && c->arg[c->narg - 1].label) {
+		Arg *last = &c->arg[c->narg - 1];
+		VEC_PUSH(p->arena, last->val.v, last->val.n, last->val.cap, e);
+		return c;
+	}
+	Arg a = {.loc = loc, .label = label};
+	VEC_PUSH(p->arena, a.val.v, a.val.n, a.val.cap, e);
+	VEC_PUSH(p->arena, c->arg, c->narg, c->caparg, a);
+	return c;
+}
+
+Block *
+ast_block(Parse *p, Loc loc)
+{
+	Block *b = NEW(p->arena, Block);
+	b->loc = loc;
+	return b;
+}
+
+Block *
+ast_block_add(Parse *p, Block *b, Item *it)
+{
+	VEC_PUSH(p->arena, b->item, b->nitem, b->capitem, *it);
+	return b;
+}
+
+Item *
+ast_item(Parse *p, ItemKind kind, Loc loc)
+{
+	Item *it = NEW(p->arena, Item);
+	it->kind = kind;
+	it->loc = loc;
+	it->end_line = loc.line;
+	return it;
+}
+
+Decl *
+ast_decl(Parse *p, DeclKind kind, Loc loc, int end_line)
+{
+	File *f = p->file;
+	Decl d = {.kind = kind, .loc = loc, .end_line = end_line};
+	VEC_PUSH(p->arena, f->decl, f->ndecl, f->capdecl, d);
+	return &f->decl[f->ndecl - 1];
+}
+
+void
+ast_comment(Parse *p, Loc loc, int end_line, const char *text, size_t len)
+{
+	File *f = p->file;
+	Comment c = {.loc = loc, .end_line = end_line,
+	             .text = arena_strndup(p->arena, text, len)};
+	VEC_PUSH(p->arena, f->comment, f->ncomment, f->capcomment, c);
+}

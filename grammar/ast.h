@@ -1,0 +1,229 @@
+/*
+ * ast.h: the front end's one header. The abstract syntax tree of a .coll
+ * file, the builders the parser's actions call, and the passes that work on
+ * the tree alone: parse_file (coll.l, coll.y, ast.c), sema (sema.c, the
+ * checks that need no topology built) and fmt (fmt.c, canonical printing).
+ *
+ * The tree is deliberately uniform: every declaration has an optional
+ * `= form(args)` call and an optional block of items, and every block holds
+ * items of any kind in source order. The grammar stays small and
+ * conflict-free, the formatter keeps the user's order, and sema says which
+ * items and forms belong where with messages a person can act on.
+ * Every node carries the location of its first token.
+ */
+#ifndef COLLC_AST_H
+#define COLLC_AST_H
+
+#include <stdbool.h>
+
+#include "base.h"
+
+/* ---- quantities ---- */
+
+typedef enum QtyKind {
+	Q_COUNT,  /* a plain number */
+	Q_SIZE,   /* bytes */
+	Q_RATE,   /* bits per second */
+	Q_TIME,   /* seconds */
+	Q_ENERGY, /* joules */
+} QtyKind;
+
+typedef struct UnitInfo {
+	const char *name;
+	QtyKind kind;
+	double factor; /* to the base unit of its kind */
+} UnitInfo;
+
+extern const UnitInfo unit_table[];
+extern const int unit_count;
+int unit_find(const char *name, size_t len); /* index, or -1 */
+const char *qty_kind_name(QtyKind);
+
+/* ---- expressions ---- */
+
+typedef enum ExprKind {
+	EX_INT,   /* 42, 4 KiB: ival and an optional unit */
+	EX_REAL,  /* 1.75 pJ: rval, text as written, optional unit */
+	EX_NAME,  /* x, B, bandwidth */
+	EX_TUPLE, /* (a, b, ...); a 1-tuple also groups in arithmetic */
+	EX_RANGE, /* a..b, inclusive */
+	EX_NEG,   /* -a (lhs) */
+	EX_ADD,
+	EX_SUB,
+	EX_MUL,
+} ExprKind;
+
+typedef struct Expr Expr;
+
+typedef struct ExprList {
+	Expr **v;
+	int n, cap;
+} ExprList;
+
+struct Expr {
+	ExprKind kind;
+	Loc loc;
+	int64_t ival;     /* EX_INT */
+	double rval;      /* EX_REAL */
+	const char *text; /* EX_REAL: digits as written; EX_NAME: the name */
+	int unit;         /* index into unit_table, -1 for none */
+	Expr *lhs, *rhs;  /* EX_RANGE, binary operators; EX_NEG uses lhs */
+	Expr **elem;      /* EX_TUPLE */
+	int nelem;
+	int depth;        /* nesting depth, bounded by the parser */
+};
+
+/* A number literal's value in its kind's base unit. */
+double expr_number(const Expr *);
+QtyKind expr_qty(const Expr *);
+
+/* ---- calls: forms such as torus(8, 8), bfs(T, root (0, 0)), ring ---- */
+
+typedef struct Arg {
+	Loc loc;
+	const char *label; /* "root" in `root (0, 0)`; NULL for a positional value */
+	ExprList val;      /* a label takes every value up to the next label */
+} Arg;
+
+typedef struct Call {
+	Loc loc;
+	const char *name;
+	bool parens; /* `ring()` as opposed to `ring` */
+	Arg *arg;
+	int narg, caparg;
+} Call;
+
+/* ---- blocks and their items ---- */
+
+typedef enum ItemKind {
+	IT_PARAM,     /* name = value;          network parameters */
+	IT_NETWORK,   /* network { ... }        overrides inside a topology */
+	IT_NODES,     /* nodes N;               graph */
+	IT_SWITCHES,  /* switches a, b..c;      graph: nodes that are not ranks */
+	IT_LINK,      /* link a -> b; link a <-> b { params }   graph */
+	IT_TRANSLATE, /* translate; translate (1, 0);           group */
+	IT_MAP,       /* map (x, y) -> (y, x); map 0 -> 1, 1 -> 0;   group */
+	IT_INCLUDE,   /* include G;             group: G's generators */
+	IT_EDGE,      /* child -> parent;       explicit tree */
+	IT_ALGORITHM, /* algorithm ring(ports 2); algorithm auto;   collective */
+	IT_CHUNKS,    /* chunks 64; chunks auto; */
+	IT_ROUTING,   /* routing dor; */
+	IT_RANKS,     /* ranks all; ranks 0..15, 32; */
+	IT_ROOT,      /* root (0, 0); */
+} ItemKind;
+
+typedef struct Item Item;
+
+typedef struct Block {
+	Loc loc, end; /* the braces */
+	Item *item;
+	int nitem, capitem;
+} Block;
+
+struct Item {
+	ItemKind kind;
+	Loc loc;
+	int end_line;
+	const char *name;   /* IT_PARAM: field; IT_ROUTING: policy; IT_INCLUDE: group */
+	Loc name_loc;
+	Expr *value;        /* IT_PARAM, IT_NODES, IT_CHUNKS (NULL = auto), IT_ROOT,
+	                       IT_TRANSLATE (NULL = every translation) */
+	ExprList list;      /* IT_SWITCHES, IT_RANKS; IT_MAP: from, to, from, to ... */
+	bool flag;          /* IT_LINK: both ways; IT_RANKS: all; IT_ALGORITHM: auto */
+	Expr *from, *to;    /* IT_LINK, IT_EDGE (child, parent) */
+	Call *call;         /* IT_ALGORITHM (NULL for auto) */
+	Block *body;        /* IT_NETWORK, IT_LINK overrides (NULL if none) */
+};
+
+/* ---- declarations ---- */
+
+typedef enum DeclKind {
+	DC_NETWORK,    /* network { params }                                 */
+	DC_TOPOLOGY,   /* topology T = form [{ items }]                      */
+	DC_GROUP,      /* group G on T { items }   |  group G = form;       */
+	DC_TREE,       /* tree B = form;  |  tree E on T root R { edges }    */
+	DC_TREES,      /* trees D = form;                                    */
+	DC_COLLECTIVE, /* collective KIND NAME on T { items }                */
+} DeclKind;
+
+typedef struct Decl {
+	DeclKind kind;
+	Loc loc;
+	int end_line;
+	const char *name;  /* NULL for network */
+	Loc name_loc;
+	const char *ckind; /* DC_COLLECTIVE: allreduce, ... */
+	Loc ckind_loc;
+	const char *on;    /* `on T`, or NULL */
+	Loc on_loc;
+	Expr *root;        /* explicit tree */
+	Call *form;        /* `= form`, or NULL */
+	Block *body;       /* or NULL */
+} Decl;
+
+typedef struct Comment {
+	Loc loc;
+	int end_line;
+	const char *text; /* with its // or slash-star markers */
+} Comment;
+
+typedef struct File {
+	const char *path;
+	Decl *decl;
+	int ndecl, capdecl;
+	Comment *comment; /* in source order */
+	int ncomment, capcomment;
+} File;
+
+/* ---- parse.c side: the parser's context and the builders its actions call ---- */
+
+enum { MAX_NESTING = 256 }; /* brackets and braces, so nothing recurses without bound */
+
+typedef struct Parse {
+	Arena *arena;
+	File *file;
+	const char *src; /* the text being parsed */
+	size_t len;
+	size_t off;      /* scanner: byte offset of the end of the last match */
+	size_t tok_off, tok_len; /* the last token returned, for syntax errors */
+	Loc comment_loc; /* scanner: where the open block comment began */
+	size_t comment_off;
+	int nesting;     /* open brackets and braces */
+	bool stop;       /* an error ended the parse: no "unexpected end" after it */
+} Parse;
+
+Expr *ast_int(Parse *, Loc, int64_t);
+Expr *ast_real(Parse *, Loc, const char *text, double);
+Expr *ast_with_unit(Parse *, Expr *num, const char *unit, Loc);
+Expr *ast_name(Parse *, Loc, const char *);
+Expr *ast_unary(Parse *, Loc, ExprKind, Expr *);
+Expr *ast_binary(Parse *, Loc, ExprKind, Expr *, Expr *);
+ExprList *ast_list(Parse *, ExprList *, Expr *); /* NULL list: a new one */
+Expr *ast_tuple(Parse *, Loc, ExprList *);
+Call *ast_call(Parse *, Loc, const char *name, bool parens);
+Call *ast_call_arg(Parse *, Call *, Loc, const char *label, Expr *);
+Block *ast_block(Parse *, Loc);
+Block *ast_block_add(Parse *, Block *, Item *);
+Item *ast_item(Parse *, ItemKind, Loc);
+Decl *ast_decl(Parse *, DeclKind, Loc, int end_line);
+void ast_comment(Parse *, Loc, int end_line, const char *text, size_t len);
+
+/*
+ * Parses text (len bytes; it may hold NUL bytes) into a File allocated in
+ * `arena`. Reports syntax errors through diag; returns NULL only when no
+ * tree could be built at all. Callers stop on nerrors() > 0.
+ */
+File *parse_text(Arena *, const char *path, const char *text, size_t len);
+
+/* ---- sema.c: checks that need no topology built ---- */
+
+/* Reports every error it finds; returns the number of errors. */
+int sema(const File *);
+
+/* ---- fmt.c: canonical printing ---- */
+
+void fmt_file(const File *, FILE *);
+void fmt_call(const Call *, FILE *);        /* a form as written; NULL prints auto */
+bool ast_equal(const File *, const File *); /* ignores locations and comments */
+
+#endif

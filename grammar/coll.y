@@ -1,0 +1,299 @@
+/*
+ * coll.y: the grammar of the .coll language. A pure parser with locations;
+ * every action calls one builder of ast.c and does nothing else. The tree is
+ * uniform (see ast.h): sema decides which forms and items belong where.
+ * Errors recover at the end of a statement or block and parsing goes on,
+ * so one run reports every syntax error (up to the diag limit).
+ */
+%define api.pure full
+%define api.value.type union
+%define parse.error custom
+%define parse.lac full
+%locations
+%expect 0
+
+%code requires {
+#include "ast.h"
+#ifndef YY_TYPEDEF_YY_SCANNER_T
+#define YY_TYPEDEF_YY_SCANNER_T
+typedef void *yyscan_t;
+#endif
+}
+
+%code provides {
+int yylex(YYSTYPE *, YYLTYPE *, yyscan_t);
+}
+
+%code {
+#include <string.h>
+static void yyerror(YYLTYPE *, yyscan_t, Parse *, const char *);
+#define LOC(l) ((Loc){(l).first_line, (l).first_column})
+}
+
+%lex-param {yyscan_t scanner}
+%parse-param {yyscan_t scanner} {Parse *p}
+
+%token END 0 "end of file"
+%token <Expr *> NUMBER "number"
+%token <const char *> IDENT "identifier"
+%token KW_NETWORK "network" KW_TOPOLOGY "topology" KW_GROUP "group"
+%token KW_TREE "tree" KW_TREES "trees" KW_COLLECTIVE "collective" KW_ON "on"
+%token KW_ROOT "root" KW_TRANSLATE "translate" KW_MAP "map" KW_INCLUDE "include"
+%token KW_NODES "nodes" KW_SWITCHES "switches" KW_LINK "link"
+%token KW_ALGORITHM "algorithm" KW_CHUNKS "chunks" KW_ROUTING "routing"
+%token KW_RANKS "ranks" KW_ALL "all" KW_AUTO "auto"
+%token ARROW "->" BIARROW "<->" DOTDOT ".."
+
+%type <Expr *> expr sum term unary primary number
+%type <ExprList *> exprs maps
+%type <Call *> call args
+%type <const char *> label
+%type <Block *> block items
+%type <Item *> item
+
+%%
+
+file
+	: %empty
+	| file decl
+	;
+
+decl
+	: "network" block
+		{ ast_decl(p, DC_NETWORK, LOC(@1), @$.last_line)->body = $2; }
+	| "topology" IDENT '=' call ';'
+		{ Decl *d = ast_decl(p, DC_TOPOLOGY, LOC(@1), @$.last_line);
+		  d->name = $2; d->name_loc = LOC(@2); d->form = $4; }
+	| "topology" IDENT '=' call block opt_semi
+		{ Decl *d = ast_decl(p, DC_TOPOLOGY, LOC(@1), @5.last_line);
+		  d->name = $2; d->name_loc = LOC(@2); d->form = $4; d->body = $5; }
+	| "group" IDENT '=' call ';'
+		{ Decl *d = ast_decl(p, DC_GROUP, LOC(@1), @$.last_line);
+		  d->name = $2; d->name_loc = LOC(@2); d->form = $4; }
+	| "group" IDENT "on" IDENT block opt_semi
+		{ Decl *d = ast_decl(p, DC_GROUP, LOC(@1), @5.last_line);
+		  d->name = $2; d->name_loc = LOC(@2); d->on = $4; d->on_loc = LOC(@4);
+		  d->body = $5; }
+	| "tree" IDENT '=' call ';'
+		{ Decl *d = ast_decl(p, DC_TREE, LOC(@1), @$.last_line);
+		  d->name = $2; d->name_loc = LOC(@2); d->form = $4; }
+	| "tree" IDENT "on" IDENT "root" expr block opt_semi
+		{ Decl *d = ast_decl(p, DC_TREE, LOC(@1), @7.last_line);
+		  d->name = $2; d->name_loc = LOC(@2); d->on = $4; d->on_loc = LOC(@4);
+		  d->root = $6; d->body = $7; }
+	| "trees" IDENT '=' call ';'
+		{ Decl *d = ast_decl(p, DC_TREES, LOC(@1), @$.last_line);
+		  d->name = $2; d->name_loc = LOC(@2); d->form = $4; }
+	| "collective" IDENT IDENT "on" IDENT block opt_semi
+		{ Decl *d = ast_decl(p, DC_COLLECTIVE, LOC(@1), @6.last_line);
+		  d->ckind = $2; d->ckind_loc = LOC(@2); d->name = $3; d->name_loc = LOC(@3);
+		  d->on = $5; d->on_loc = LOC(@5); d->body = $6; }
+	| error ';'  { yyerrok; }
+	| error '}'  { yyerrok; }
+	;
+
+opt_semi
+	: %empty
+	| ';'
+	;
+
+block
+	: '{' items '}'    { $$ = $2; $$->loc = LOC(@1); $$->end = LOC(@3); }
+	;
+
+items
+	: %empty           { $$ = ast_block(p, LOC(@$)); }
+	| items item       { $$ = ast_block_add(p, $1, $2); }
+	| items error ';'  { $$ = $1; yyerrok; }
+	;
+
+item
+	: IDENT '=' expr ';'
+		{ $$ = ast_item(p, IT_PARAM, LOC(@1)); $$->name = $1; $$->name_loc = LOC(@1);
+		  $$->value = $3; $$->end_line = @$.last_line; }
+	| "network" block opt_semi
+		{ $$ = ast_item(p, IT_NETWORK, LOC(@1)); $$->body = $2; $$->end_line = @2.last_line; }
+	| "nodes" expr ';'
+		{ $$ = ast_item(p, IT_NODES, LOC(@1)); $$->value = $2; $$->end_line = @$.last_line; }
+	| "switches" exprs ';'
+		{ $$ = ast_item(p, IT_SWITCHES, LOC(@1)); $$->list = *$2; $$->end_line = @$.last_line; }
+	| "link" expr "->" expr ';'
+		{ $$ = ast_item(p, IT_LINK, LOC(@1)); $$->from = $2; $$->to = $4;
+		  $$->end_line = @$.last_line; }
+	| "link" expr "<->" expr ';'
+		{ $$ = ast_item(p, IT_LINK, LOC(@1)); $$->from = $2; $$->to = $4; $$->flag = true;
+		  $$->end_line = @$.last_line; }
+	| "link" expr "->" expr block opt_semi
+		{ $$ = ast_item(p, IT_LINK, LOC(@1)); $$->from = $2; $$->to = $4; $$->body = $5;
+		  $$->end_line = @5.last_line; }
+	| "link" expr "<->" expr block opt_semi
+		{ $$ = ast_item(p, IT_LINK, LOC(@1)); $$->from = $2; $$->to = $4; $$->flag = true;
+		  $$->body = $5; $$->end_line = @5.last_line; }
+	| "translate" ';'
+		{ $$ = ast_item(p, IT_TRANSLATE, LOC(@1)); $$->end_line = @$.last_line; }
+	| "translate" expr ';'
+		{ $$ = ast_item(p, IT_TRANSLATE, LOC(@1)); $$->value = $2; $$->end_line = @$.last_line; }
+	| "map" maps ';'
+		{ $$ = ast_item(p, IT_MAP, LOC(@1)); $$->list = *$2; $$->end_line = @$.last_line; }
+	| "include" IDENT ';'
+		{ $$ = ast_item(p, IT_INCLUDE, LOC(@1)); $$->name = $2; $$->name_loc = LOC(@2);
+		  $$->end_line = @$.last_line; }
+	| expr "->" expr ';'
+		{ $$ = ast_item(p, IT_EDGE, LOC(@1)); $$->from = $1; $$->to = $3;
+		  $$->end_line = @$.last_line; }
+	| "algorithm" call ';'
+		{ $$ = ast_item(p, IT_ALGORITHM, LOC(@1)); $$->call = $2; $$->end_line = @$.last_line; }
+	| "algorithm" "auto" ';'
+		{ $$ = ast_item(p, IT_ALGORITHM, LOC(@1)); $$->flag = true; $$->end_line = @$.last_line; }
+	| "chunks" expr ';'
+		{ $$ = ast_item(p, IT_CHUNKS, LOC(@1)); $$->value = $2; $$->end_line = @$.last_line; }
+	| "chunks" "auto" ';'
+		{ $$ = ast_item(p, IT_CHUNKS, LOC(@1)); $$->flag = true; $$->end_line = @$.last_line; }
+	| "routing" IDENT ';'
+		{ $$ = ast_item(p, IT_ROUTING, LOC(@1)); $$->name = $2; $$->name_loc = LOC(@2);
+		  $$->end_line = @$.last_line; }
+	| "ranks" "all" ';'
+		{ $$ = ast_item(p, IT_RANKS, LOC(@1)); $$->flag = true; $$->end_line = @$.last_line; }
+	| "ranks" exprs ';'
+		{ $$ = ast_item(p, IT_RANKS, LOC(@1)); $$->list = *$2; $$->end_line = @$.last_line; }
+	| "root" expr ';'
+		{ $$ = ast_item(p, IT_ROOT, LOC(@1)); $$->value = $2; $$->end_line = @$.last_line; }
+	;
+
+maps
+	: expr "->" expr            { $$ = ast_list(p, ast_list(p, NULL, $1), $3); }
+	| maps ',' expr "->" expr   { $$ = ast_list(p, ast_list(p, $1, $3), $5); }
+	;
+
+call
+	: IDENT                { $$ = ast_call(p, LOC(@1), $1, false); }
+	| IDENT '(' ')'        { $$ = ast_call(p, LOC(@1), $1, true); }
+	| IDENT '(' args ')'   { $$ = $3; $$->loc = LOC(@1); $$->name = $1; }
+	;
+
+/* A label takes its first value here; later positional values join it (ast.c). */
+args
+	: expr                     { $$ = ast_call_arg(p, ast_call(p, LOC(@1), NULL, true), LOC(@1), NULL, $1); }
+	| label primary            { $$ = ast_call_arg(p, ast_call(p, LOC(@1), NULL, true), LOC(@1), $1, $2); }
+	| args ',' expr            { $$ = ast_call_arg(p, $1, LOC(@3), NULL, $3); }
+	| args ',' label primary   { $$ = ast_call_arg(p, $1, LOC(@3), $3, $4); }
+	;
+
+label
+	: IDENT        { $$ = $1; }
+	| "root"       { $$ = "root"; }
+	| "group"      { $$ = "group"; }
+	| "trees"      { $$ = "trees"; }
+	;
+
+exprs
+	: expr             { $$ = ast_list(p, NULL, $1); }
+	| exprs ',' expr   { $$ = ast_list(p, $1, $3); }
+	;
+
+expr
+	: sum
+	| sum ".." sum     { $$ = ast_binary(p, LOC(@1), EX_RANGE, $1, $3); }
+	;
+
+sum
+	: term
+	| sum '+' term     { $$ = ast_binary(p, LOC(@1), EX_ADD, $1, $3); }
+	| sum '-' term     { $$ = ast_binary(p, LOC(@1), EX_SUB, $1, $3); }
+	;
+
+term
+	: unary
+	| term '*' unary   { $$ = ast_binary(p, LOC(@1), EX_MUL, $1, $3); }
+	;
+
+unary
+	: primary
+	| '-' unary        { $$ = ast_unary(p, LOC(@1), EX_NEG, $2); }
+	;
+
+primary
+	: number
+	| IDENT            { $$ = ast_name(p, LOC(@1), $1); }
+	| '(' exprs ')'    { $$ = ast_tuple(p, LOC(@1), $2); }
+	;
+
+number
+	: NUMBER
+	| NUMBER IDENT     { $$ = ast_with_unit(p, $1, $2, LOC(@2)); }
+	;
+
+%%
+
+/* A token as a person would name it: keywords and punctuation quoted,
+ * identifiers and numbers with their text. */
+static const char *
+token_text(Parse *p, yysymbol_kind_t tok, char *buf, size_t len)
+{
+	const char *name = yysymbol_name(tok);
+	if (tok == YYSYMBOL_IDENT || tok == YYSYMBOL_NUMBER) {
+		size_t n = p->tok_len < 40 ? p->tok_len : 40;
+		snprintf(buf, len, "%s '%.*s%s'", name, (int)n, p->src + p->tok_off,
+		         p->tok_len > 40 ? "..." : "");
+		return buf;
+	}
+	if (tok == YYSYMBOL_YYEOF || name[0] == '\'')
+		return name;
+	snprintf(buf, len, "'%s'", name);
+	return buf;
+}
+
+static int
+yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner, Parse *p)
+{
+	(void)scanner;
+	if (p->stop)
+		return 0;
+	enum { MAX_LISTED = 6 };
+	yysymbol_kind_t expected[YYNTOKENS];
+	int n = yypcontext_expected_tokens(ctx, expected, YYNTOKENS);
+	yysymbol_kind_t tok = yypcontext_token(ctx);
+	Loc loc = LOC(*yypcontext_location(ctx));
+	if (tok == YYSYMBOL_YYEMPTY) {
+		error_at(loc, "syntax error");
+		return 0;
+	}
+	char buf[96], msg[512];
+	int len = snprintf(msg, sizeof msg, "syntax error, unexpected %s",
+	                   token_text(p, tok, buf, sizeof buf));
+	bool decl = false;
+	for (int i = 0; i < n; i++)
+		decl |= expected[i] == YYSYMBOL_KW_COLLECTIVE;
+	if (decl) {
+		error_at(loc, "%s, expecting a declaration (network, topology, group, tree, trees "
+		         "or collective)", msg);
+		return 0;
+	}
+	for (int i = 0; n <= MAX_LISTED && i < n && (size_t)len < sizeof msg; i++) {
+		char tb[96];
+		const char *name = yysymbol_name(expected[i]);
+		if (expected[i] != YYSYMBOL_IDENT && expected[i] != YYSYMBOL_NUMBER &&
+		    expected[i] != YYSYMBOL_YYEOF && name[0] != '\'') {
+			snprintf(tb, sizeof tb, "'%s'", name);
+			name = tb;
+		}
+		len += snprintf(msg + len, sizeof msg - (size_t)len, "%s%s",
+		                i == 0 ? ", expecting " : i == n - 1 ? " or " : ", ", name);
+	}
+	error_at(loc, "%s", msg);
+	return 0;
+}
+
+static void
+yyerror(YYLTYPE *loc, yyscan_t scanner, Parse *p, const char *msg)
+{
+	(void)scanner;
+	if (p->stop)
+		return;
+	if (strcmp(msg, "memory exhausted") == 0) {
+		error_at(LOC(*loc), "expression nested too deeply");
+		p->stop = true;
+		return;
+	}
+	error_at(LOC(*loc), "%s", msg);
+}

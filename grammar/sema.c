@@ -1,0 +1,1289 @@
+/*
+ * sema.c: the checks that need no topology built. Names are defined once and
+ * used after their definition; every form and algorithm gets the arguments
+ * its signature asks for; quantities have the unit kind their field takes;
+ * node references lie inside their topology (whose shape follows from the
+ * form's arguments alone); explicit trees span and have no cycle.
+ * Everything found is reported; the driver stops if anything was.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ast.h"
+
+enum { MAX_DIMS = 8, MAX_NODES = 1 << 20, MAX_CHUNKS = 1 << 30 };
+
+/* ---- what a name denotes ---- */
+
+typedef enum SymKind { S_TOPOLOGY, S_GROUP, S_TREE, S_TREES, S_COLLECTIVE } SymKind;
+
+static const char *const sym_kind_name[] = {
+	[S_TOPOLOGY] = "topology", [S_GROUP] = "group", [S_TREE] = "tree",
+	[S_TREES] = "set of trees", [S_COLLECTIVE] = "collective",
+};
+
+/* A topology's shape: enough to check node references without building it. */
+typedef struct Shape {
+	const char *form;
+	int ndim;              /* coordinates of a rank; 0: ids only */
+	int64_t size[MAX_DIMS];
+	int64_t nodes;         /* ranks and switches */
+	int64_t ranks;         /* ids 0..ranks-1 unless `switches` says otherwise */
+	unsigned char *is_switch; /* graph with switches: per node, else NULL */
+	bool translations;     /* has a translation group (torus, ring, hyperx) */
+	bool ok;               /* the shape is known (no error in the form) */
+} Shape;
+
+typedef struct Sym {
+	const char *name;
+	SymKind kind;
+	const Decl *decl;
+	int topo;              /* S_TOPOLOGY: its shape; others: their topology's symbol, or -1 */
+	Shape shape;
+} Sym;
+
+typedef struct Sema {
+	Arena arena;
+	Sym *sym;
+	int nsym, capsym;
+} Sema;
+
+/* ---- signatures of forms and algorithms ---- */
+
+typedef enum ArgKind {
+	A_TOPO,  /* a topology name */
+	A_GROUP, /* a group name */
+	A_TREES, /* tree or trees names */
+	A_INT,   /* an integer in lo..hi */
+	A_NODE,  /* a node of the context topology */
+	A_WORD,  /* one of the words in `words` */
+} ArgKind;
+
+typedef struct ParamSpec {
+	const char *label; /* NULL: positional */
+	ArgKind kind;
+	int min, max;      /* number of values; max 0 = no limit */
+	int64_t lo, hi;    /* A_INT */
+	const char *words; /* A_WORD: "bi|alter" */
+} ParamSpec;
+
+enum { MAX_PARAMS = 4 };
+
+typedef struct FormSpec {
+	const char *name;
+	const char *usage;
+	ParamSpec param[MAX_PARAMS];
+	unsigned kinds;    /* algorithms: the collective kinds it implements */
+	const char *needs; /* algorithms: topology forms it runs on, "" = any */
+} FormSpec;
+
+typedef struct Bound { /* the values bound to one ParamSpec */
+	Expr **v;
+	int n;
+	Loc loc;
+} Bound;
+
+#define INT_ANY INT64_MIN, INT64_MAX
+
+static const FormSpec topo_forms[] = {
+	{"torus", "torus(n1, n2, ...), each size at least 2",
+	 {{NULL, A_INT, 1, MAX_DIMS, 2, MAX_NODES, NULL}}, 0, NULL},
+	{"mesh", "mesh(n1, n2, ...), each size at least 2",
+	 {{NULL, A_INT, 1, MAX_DIMS, 2, MAX_NODES, NULL}}, 0, NULL},
+	{"supermesh", "supermesh(rows, cols, bi | alter)",
+	 {{NULL, A_INT, 2, 2, 2, MAX_NODES, NULL}, {NULL, A_WORD, 1, 1, 0, 0, "bi|alter"}}, 0, NULL},
+	{"hyperx", "hyperx(n1, n2, ...), each size at least 2",
+	 {{NULL, A_INT, 1, MAX_DIMS, 2, MAX_NODES, NULL}}, 0, NULL},
+	{"spine_leaf", "spine_leaf(spines S, leaves L, hosts H)",
+	 {{"spines", A_INT, 1, 1, 1, MAX_NODES, NULL}, {"leaves", A_INT, 1, 1, 1, MAX_NODES, NULL},
+	  {"hosts", A_INT, 1, 1, 1, MAX_NODES, NULL}}, 0, NULL},
+	{"ring", "ring(n), n at least 2", {{NULL, A_INT, 1, 1, 2, MAX_NODES, NULL}}, 0, NULL},
+	{"full", "full(n), n at least 2", {{NULL, A_INT, 1, 1, 2, MAX_NODES, NULL}}, 0, NULL},
+	{"optical_ring", "optical_ring(n, ports P), n at least 2, P in 2..2n",
+	 {{NULL, A_INT, 1, 1, 2, MAX_NODES, NULL}, {"ports", A_INT, 0, 1, 2, 2 * (int64_t)MAX_NODES, NULL}},
+	 0, NULL},
+	{"graph", "graph { nodes N; link a -> b; ... }", {{0}}, 0, NULL},
+};
+
+static const FormSpec group_forms[] = {
+	{"translations", "translations(T)", {{NULL, A_TOPO, 1, 1, 0, 0, NULL}}, 0, NULL},
+	{"automorphisms", "automorphisms(T)", {{NULL, A_TOPO, 1, 1, 0, 0, NULL}}, 0, NULL},
+};
+
+/* Trees: `kinds` is 1 for a form that makes one tree, 2 for several. */
+static const FormSpec tree_forms[] = {
+	{"bfs", "bfs(T, root R)",
+	 {{NULL, A_TOPO, 1, 1, 0, 0, NULL}, {"root", A_NODE, 1, 1, 0, 0, NULL}}, 1, NULL},
+	{"khop", "khop(T, root R, depth K)",
+	 {{NULL, A_TOPO, 1, 1, 0, 0, NULL}, {"root", A_NODE, 1, 1, 0, 0, NULL},
+	  {"depth", A_INT, 1, 1, 1, MAX_NODES, NULL}}, 1, NULL},
+	{"windmill", "windmill(H, root R) on a 2D hyperx",
+	 {{NULL, A_TOPO, 1, 1, 0, 0, NULL}, {"root", A_NODE, 1, 1, 0, 0, NULL}}, 1, "hyperx"},
+	{"forest", "forest(T, roots A, B)",
+	 {{NULL, A_TOPO, 1, 1, 0, 0, NULL}, {"roots", A_NODE, 2, 2, 0, 0, NULL}}, 1, NULL},
+	{"balanced_pair", "balanced_pair(T, root R) on a 2D torus",
+	 {{NULL, A_TOPO, 1, 1, 0, 0, NULL}, {"root", A_NODE, 1, 1, 0, 0, NULL}}, 2, "torus"},
+	{"disjoint", "disjoint(T, roots R1, R2, ...)",
+	 {{NULL, A_TOPO, 1, 1, 0, 0, NULL}, {"roots", A_NODE, 1, 0, 0, 0, NULL}}, 2, NULL},
+};
+
+/* ---- collective kinds ---- */
+
+enum {
+	K_ALLREDUCE = 1u << 0, K_REDUCE_SCATTER = 1u << 1, K_ALLGATHER = 1u << 2,
+	K_ALLTOALL = 1u << 3, K_BROADCAST = 1u << 4, K_REDUCE = 1u << 5,
+	K_RSAG = K_ALLREDUCE | K_REDUCE_SCATTER | K_ALLGATHER,
+	K_ROOTED = K_BROADCAST | K_REDUCE,
+	K_ANY = 0x3f,
+};
+
+static const char *const coll_kinds[] = {
+	"allreduce", "reduce_scatter", "allgather", "alltoall", "broadcast", "reduce",
+};
+
+static const FormSpec algorithms[] = {
+	{"symmetric", "symmetric(trees B1, B2, ..., group G)",
+	 {{"trees", A_TREES, 1, 0, 0, 0, NULL}, {"group", A_GROUP, 1, 1, 0, 0, NULL}}, K_RSAG, ""},
+	{"ring", "ring or ring(ports 1 | 2)", {{"ports", A_INT, 0, 1, 1, 2, NULL}}, K_RSAG, ""},
+	{"multiport_ring", "multiport_ring", {{0}}, K_RSAG, "torus"},
+	{"bucket", "bucket", {{0}}, K_RSAG, "torus"},
+	{"halving_doubling", "halving_doubling", {{0}}, K_ALLREDUCE, ""},
+	{"recursive_doubling", "recursive_doubling", {{0}}, K_ALLREDUCE | K_ALLGATHER, ""},
+	{"recursive_halving", "recursive_halving", {{0}}, K_REDUCE_SCATTER, ""},
+	{"double_binary_tree", "double_binary_tree", {{0}}, K_ALLREDUCE, ""},
+	{"swing", "swing(bandwidth | latency)",
+	 {{NULL, A_WORD, 0, 1, 0, 0, "bandwidth|latency"}}, K_RSAG, ""},
+	{"trivance", "trivance(bandwidth | latency)",
+	 {{NULL, A_WORD, 0, 1, 0, 0, "bandwidth|latency"}}, K_RSAG, ""},
+	{"bruck", "bruck", {{0}}, K_RSAG | K_ALLTOALL, ""},
+	{"pairwise", "pairwise", {{0}}, K_ALLTOALL, ""},
+	{"binomial_tree", "binomial_tree", {{0}}, K_ROOTED, ""},
+	{"chain", "chain or chain(segments S)",
+	 {{"segments", A_INT, 0, 1, 1, MAX_CHUNKS, NULL}}, K_ROOTED, ""},
+	{"tto", "tto", {{0}}, K_ALLREDUCE, "mesh"},
+	{"pipelined_trees", "pipelined_trees(trees D, segments S)",
+	 {{"trees", A_TREES, 1, 0, 0, 0, NULL}, {"segments", A_INT, 0, 1, 1, MAX_CHUNKS, NULL}},
+	 K_RSAG, ""},
+	{"bridge", "bridge(reconfigs R)",
+	 {{"reconfigs", A_INT, 0, 1, 0, 64, NULL}}, K_RSAG | K_ALLTOALL, "optical_ring"},
+};
+
+/* ---- network parameters ---- */
+
+typedef struct ParamInfo {
+	const char *name;
+	QtyKind kind;
+	bool positive; /* > 0, else >= 0 */
+	bool per_link; /* may be set on one link of a graph */
+} ParamInfo;
+
+static const ParamInfo net_params[] = {
+	{"link_bandwidth", Q_RATE, true, true},
+	{"link_latency", Q_TIME, false, true},
+	{"router_latency", Q_TIME, false, false},
+	{"step_overhead", Q_TIME, false, false},
+	{"mtu", Q_SIZE, true, false},
+	{"energy_per_bit", Q_ENERGY, false, true},
+	{"reconfig_delay", Q_TIME, false, false},
+};
+
+/* ---- helpers ---- */
+
+static const char *
+form_names(Sema *s, const FormSpec *t, int n, const char ***out)
+{
+	const char **names = arena_array(&s->arena, (size_t)n, sizeof *names);
+	char *list = arena_strdup(&s->arena, "");
+	for (int i = 0; i < n; i++) {
+		names[i] = t[i].name;
+		list = arena_printf(&s->arena, "%s%s%s", list, i ? ", " : "", t[i].name);
+	}
+	*out = names;
+	return list;
+}
+
+static void
+unknown_word(Sema *s, Loc loc, const char *what, const char *word,
+             const char *const *cand, int ncand, const char *valid)
+{
+	(void)s;
+	const char *near = nearest_name(word, cand, ncand);
+	if (near)
+		error_at(loc, "unknown %s '%s'; did you mean '%s'?", what, word, near);
+	else if (valid)
+		error_at(loc, "unknown %s '%s' (known: %s)", what, word, valid);
+	else
+		error_at(loc, "unknown %s '%s'", what, word);
+}
+
+static const FormSpec *
+find_form(Sema *s, const Call *c, const FormSpec *t, int n, const char *what)
+{
+	for (int i = 0; i < n; i++)
+		if (strcmp(t[i].name, c->name) == 0)
+			return &t[i];
+	const char **names;
+	const char *list = form_names(s, t, n, &names);
+	unknown_word(s, c->loc, what, c->name, names, n, list);
+	return NULL;
+}
+
+static int
+find_sym(const Sema *s, const char *name)
+{
+	for (int i = 0; i < s->nsym; i++)
+		if (strcmp(s->sym[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+/* Names defined anywhere in the file, for "used before definition". */
+static const Decl *
+find_decl(const File *f, const char *name)
+{
+	for (int i = 0; i < f->ndecl; i++)
+		if (f->decl[i].name && strcmp(f->decl[i].name, name) == 0)
+			return &f->decl[i];
+	return NULL;
+}
+
+static const File *cur_file;
+
+/* Resolves a use of `name`; reports unknown, later-defined and wrong-kind names. */
+static int
+use_sym(Sema *s, const char *name, Loc loc, unsigned want, const char *what)
+{
+	int i = find_sym(s, name);
+	if (i < 0) {
+		const Decl *later = find_decl(cur_file, name);
+		if (later && (later->loc.line > loc.line ||
+		              (later->loc.line == loc.line && later->loc.col > loc.col))) {
+			error_at(loc, "'%s' is used before its definition", name);
+			note_at(later->name_loc, "'%s' is defined here", name);
+			return -1;
+		}
+		const char **cand = arena_array(&s->arena, (size_t)s->nsym + 1, sizeof *cand);
+		int n = 0;
+		for (int j = 0; j < s->nsym; j++)
+			if (want & (1u << s->sym[j].kind))
+				cand[n++] = s->sym[j].name;
+		const char *near = nearest_name(name, cand, n);
+		if (near)
+			error_at(loc, "unknown %s '%s'; did you mean '%s'?", what, name, near);
+		else
+			error_at(loc, "unknown %s '%s'", what, name);
+		return -1;
+	}
+	if (!(want & (1u << s->sym[i].kind))) {
+		error_at(loc, "'%s' is a %s, not a %s", name, sym_kind_name[s->sym[i].kind], what);
+		return -1;
+	}
+	return i;
+}
+
+static void
+define_sym(Sema *s, const Decl *d, SymKind kind, int topo)
+{
+	int old = find_sym(s, d->name);
+	if (old >= 0) {
+		error_at(d->name_loc, "'%s' is already defined", d->name);
+		note_at(s->sym[old].decl->name_loc, "the first definition of '%s' is here", d->name);
+		return;
+	}
+	Sym sym = {.name = d->name, .kind = kind, .decl = d, .topo = topo};
+	VEC_PUSH(&s->arena, s->sym, s->nsym, s->capsym, sym);
+}
+
+static const Shape *
+topo_shape(const Sema *s, int topo)
+{
+	if (topo < 0 || !s->sym[topo].shape.ok)
+		return NULL;
+	return &s->sym[topo].shape;
+}
+
+/* Constant integer arithmetic, overflow-checked. */
+static bool
+eval_int(const Expr *e, int64_t *out, bool report)
+{
+	int64_t a, b;
+	switch (e->kind) {
+	case EX_INT:
+		if (e->unit >= 0) {
+			if (report)
+				error_at(e->loc, "expected a plain integer, got %s",
+				         qty_kind_name(expr_qty(e)));
+			return false;
+		}
+		*out = e->ival;
+		return true;
+	case EX_TUPLE:
+		if (e->nelem == 1)
+			return eval_int(e->elem[0], out, report);
+		break;
+	case EX_NEG:
+		if (!eval_int(e->lhs, &a, report))
+			return false;
+		*out = -a;
+		return true;
+	case EX_ADD:
+	case EX_SUB:
+	case EX_MUL:
+		if (!eval_int(e->lhs, &a, report) || !eval_int(e->rhs, &b, report))
+			return false;
+		bool ovf = e->kind == EX_ADD   ? __builtin_add_overflow(a, b, out)
+		           : e->kind == EX_SUB ? __builtin_sub_overflow(a, b, out)
+		                               : __builtin_mul_overflow(a, b, out);
+		if (ovf) {
+			if (report)
+				error_at(e->loc, "integer overflow");
+			return false;
+		}
+		return true;
+	default:
+		break;
+	}
+	if (report)
+		error_at(e->loc, "expected an integer");
+	return false;
+}
+
+static void
+print_shape(char *buf, size_t len, const Shape *sh)
+{
+	int n = snprintf(buf, len, "%s(", sh->form);
+	for (int i = 0; i < sh->ndim && n > 0 && (size_t)n < len; i++)
+		n += snprintf(buf + n, len - (size_t)n, "%s%lld", i ? ", " : "", (long long)sh->size[i]);
+	if (sh->ndim == 0 && n > 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, "%lld nodes", (long long)sh->nodes);
+	if (n > 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, ")");
+}
+
+/* A node reference: a coordinate tuple or an id. Returns the id, or -1. */
+static int64_t
+resolve_node(const Shape *sh, const Expr *e, bool rank_only)
+{
+	char name[128];
+	print_shape(name, sizeof name, sh);
+	int64_t id;
+	if (e->kind == EX_TUPLE && e->nelem > 1) {
+		if (e->nelem != sh->ndim) {
+			if (sh->ndim == 0)
+				error_at(e->loc, "nodes of %s have no coordinates; name them by id", name);
+			else
+				error_at(e->loc, "node has %d coordinates; %s has %d", e->nelem, name,
+				         sh->ndim);
+			return -1;
+		}
+		id = 0;
+		for (int i = 0; i < e->nelem; i++) {
+			int64_t c;
+			if (!eval_int(e->elem[i], &c, true))
+				return -1;
+			if (c < 0 || c >= sh->size[i]) {
+				error_at(e->elem[i]->loc, "coordinate %d of this node is %lld; %s takes 0..%lld",
+				         i + 1, (long long)c, name, (long long)sh->size[i] - 1);
+				return -1;
+			}
+			id = id * sh->size[i] + c;
+		}
+		return id;
+	}
+	if (!eval_int(e, &id, true))
+		return -1;
+	int64_t limit = rank_only && !sh->is_switch ? sh->ranks : sh->nodes;
+	if (id < 0 || id >= limit) {
+		error_at(e->loc, "node %lld is outside %s (%s 0..%lld)", (long long)id, name,
+		         limit == sh->nodes ? "nodes" : "ranks", (long long)limit - 1);
+		return -1;
+	}
+	if (rank_only && sh->is_switch && sh->is_switch[id]) {
+		error_at(e->loc, "node %lld is a switch, not a rank", (long long)id);
+		return -1;
+	}
+	return id;
+}
+
+static bool
+word_in(const char *word, const char *words)
+{
+	size_t n = strlen(word);
+	for (const char *p = words; *p;) {
+		const char *bar = strchr(p, '|');
+		size_t len = bar ? (size_t)(bar - p) : strlen(p);
+		if (len == n && memcmp(p, word, n) == 0)
+			return true;
+		p += len + (bar != NULL);
+	}
+	return false;
+}
+
+/* Binds a call's arguments to a signature and checks each value's kind. */
+static bool
+bind_call(Sema *s, const Call *c, const FormSpec *f, const Shape *ctx, Bound *out)
+{
+	bool ok = true;
+	int npos = 0;
+	memset(out, 0, sizeof(Bound) * MAX_PARAMS);
+	const ParamSpec *pos[MAX_PARAMS];
+	for (int i = 0; i < MAX_PARAMS && f->param[i].min + f->param[i].max > 0; i++)
+		if (!f->param[i].label)
+			pos[npos++] = &f->param[i];
+	int posi = 0;
+	for (int a = 0; a < c->narg; a++) {
+		const Arg *arg = &c->arg[a];
+		int pi = -1;
+		if (arg->label) {
+			for (int i = 0; i < MAX_PARAMS; i++)
+				if (f->param[i].label && strcmp(f->param[i].label, arg->label) == 0)
+					pi = i;
+			if (pi < 0) {
+				const char *labels[MAX_PARAMS];
+				int nl = 0;
+				for (int i = 0; i < MAX_PARAMS; i++)
+					if (f->param[i].label)
+						labels[nl++] = f->param[i].label;
+				const char *near = nearest_name(arg->label, labels, nl);
+				if (near)
+					error_at(arg->loc, "%s has no argument '%s'; did you mean '%s'? (usage: %s)",
+					         f->name, arg->label, near, f->usage);
+				else
+					error_at(arg->loc, "%s has no argument '%s' (usage: %s)", f->name,
+					         arg->label, f->usage);
+				ok = false;
+				continue;
+			}
+			if (out[pi].n > 0) {
+				error_at(arg->loc, "'%s' is given twice", arg->label);
+				ok = false;
+				continue;
+			}
+			out[pi].v = arg->val.v;
+			out[pi].n = arg->val.n;
+			out[pi].loc = arg->loc;
+		} else {
+			/* positional: fill the current positional parameter up to its max */
+			while (posi < npos && pos[posi]->max && (out[pos[posi] - f->param].n >= pos[posi]->max))
+				posi++;
+			if (posi >= npos) {
+				error_at(arg->loc, "too many arguments to %s (usage: %s)", f->name, f->usage);
+				return false;
+			}
+			pi = (int)(pos[posi] - f->param);
+			Bound *b = &out[pi];
+			if (b->n == 0) {
+				b->v = arena_array(&s->arena, (size_t)c->narg, sizeof *b->v);
+				b->loc = arg->loc;
+			}
+			b->v[b->n++] = arg->val.v[0];
+		}
+	}
+	for (int i = 0; i < MAX_PARAMS && f->param[i].min + f->param[i].max > 0; i++) {
+		const ParamSpec *ps = &f->param[i];
+		Bound *b = &out[i];
+		if (b->n < ps->min) {
+			if (b->n == 0 && ps->label)
+				error_at(c->loc, "%s needs '%s' (usage: %s)", f->name, ps->label, f->usage);
+			else
+				error_at(b->n ? b->loc : c->loc, "%s needs %s%d %s (usage: %s)", f->name,
+				         ps->min == ps->max ? "" : "at least ", ps->min,
+				         ps->label ? ps->label : "arguments", f->usage);
+			ok = false;
+			continue;
+		}
+		if (ps->max && b->n > ps->max) {
+			error_at(b->v[ps->max]->loc, "%s takes at most %d %s (usage: %s)", f->name,
+			         ps->max, ps->label ? ps->label : "arguments", f->usage);
+			ok = false;
+			continue;
+		}
+		for (int j = 0; j < b->n; j++) {
+			const Expr *e = b->v[j];
+			int64_t v;
+			switch (ps->kind) {
+			case A_TOPO:
+			case A_GROUP:
+			case A_TREES:
+				if (e->kind != EX_NAME) {
+					error_at(e->loc, "expected the name of a %s",
+					         ps->kind == A_TOPO ? "topology" : ps->kind == A_GROUP ? "group" : "tree");
+					ok = false;
+				}
+				break;
+			case A_INT:
+				if (!eval_int(e, &v, true)) {
+					ok = false;
+				} else if (v < ps->lo || v > ps->hi) {
+					error_at(e->loc, "%s %s of %s must be at %s %lld, got %lld",
+					         ps->label ? "the" : "each", ps->label ? ps->label : "size",
+					         f->name, v < ps->lo ? "least" : "most",
+					         (long long)(v < ps->lo ? ps->lo : ps->hi), (long long)v);
+					ok = false;
+				}
+				break;
+			case A_NODE:
+				if (ctx && resolve_node(ctx, e, true) < 0)
+					ok = false;
+				break;
+			case A_WORD:
+				if (e->kind != EX_NAME || !word_in(e->text, ps->words)) {
+					error_at(e->loc, "%s takes %s here", f->name, ps->words);
+					ok = false;
+				}
+				break;
+			}
+		}
+	}
+	return ok;
+}
+
+/* The first positional topology argument, resolved: the context of node references. */
+static int
+call_topology(Sema *s, const Call *c)
+{
+	if (c->narg == 0 || c->arg[0].label || c->arg[0].val.v[0]->kind != EX_NAME)
+		return -1;
+	const Expr *e = c->arg[0].val.v[0];
+	return use_sym(s, e->text, e->loc, 1u << S_TOPOLOGY, "topology");
+}
+
+/* ---- network blocks ---- */
+
+static bool
+check_quantity(const Item *it, const ParamInfo *pi)
+{
+	const Expr *e = it->value;
+	bool neg = false;
+	if (e->kind == EX_NEG) {
+		neg = true;
+		e = e->lhs;
+	}
+	if (e->kind != EX_INT && e->kind != EX_REAL) {
+		error_at(it->value->loc, "'%s' takes %s", pi->name, qty_kind_name(pi->kind));
+		return false;
+	}
+	QtyKind k = expr_qty(e);
+	double v = expr_number(e);
+	if (k != pi->kind && !(k == Q_COUNT && v == 0)) {
+		error_at(e->loc, "'%s' takes %s, got %s", pi->name, qty_kind_name(pi->kind),
+		         qty_kind_name(k));
+		return false;
+	}
+	if (neg && v != 0) {
+		error_at(it->value->loc, "'%s' must not be negative", pi->name);
+		return false;
+	}
+	if (pi->positive && v <= 0) {
+		error_at(e->loc, "'%s' must be greater than zero", pi->name);
+		return false;
+	}
+	if (pi->kind == Q_SIZE && v != (double)(int64_t)v) {
+		error_at(e->loc, "'%s' must be a whole number of bytes", pi->name);
+		return false;
+	}
+	return true;
+}
+
+static void
+check_params(Sema *s, const Block *b, bool per_link)
+{
+	const char *names[countof(net_params)];
+	for (size_t i = 0; i < countof(net_params); i++)
+		names[i] = net_params[i].name;
+	for (int i = 0; i < b->nitem; i++) {
+		const Item *it = &b->item[i];
+		if (it->kind != IT_PARAM) {
+			error_at(it->loc, "only 'name = value;' parameters belong in a %s",
+			         per_link ? "link's block" : "network block");
+			continue;
+		}
+		const ParamInfo *pi = NULL;
+		for (size_t j = 0; j < countof(net_params); j++)
+			if (strcmp(net_params[j].name, it->name) == 0)
+				pi = &net_params[j];
+		if (!pi) {
+			unknown_word(s, it->name_loc, "network parameter", it->name, names,
+			             (int)countof(names), NULL);
+			continue;
+		}
+		if (per_link && !pi->per_link) {
+			error_at(it->name_loc, "'%s' cannot be set per link (per link: link_bandwidth, "
+			                       "link_latency, energy_per_bit)", it->name);
+			continue;
+		}
+		for (int j = 0; j < i; j++)
+			if (b->item[j].kind == IT_PARAM && strcmp(b->item[j].name, it->name) == 0) {
+				error_at(it->name_loc, "'%s' is set twice", it->name);
+				note_at(b->item[j].name_loc, "first set here");
+				break;
+			}
+		check_quantity(it, pi);
+	}
+}
+
+/* ---- topologies ---- */
+
+static const char *
+item_word(ItemKind k)
+{
+	switch (k) {
+	case IT_PARAM: return "a parameter";
+	case IT_NETWORK: return "'network'";
+	case IT_NODES: return "'nodes'";
+	case IT_SWITCHES: return "'switches'";
+	case IT_LINK: return "'link'";
+	case IT_TRANSLATE: return "'translate'";
+	case IT_MAP: return "'map'";
+	case IT_INCLUDE: return "'include'";
+	case IT_EDGE: return "a tree edge";
+	case IT_ALGORITHM: return "'algorithm'";
+	case IT_CHUNKS: return "'chunks'";
+	case IT_ROUTING: return "'routing'";
+	case IT_RANKS: return "'ranks'";
+	case IT_ROOT: return "'root'";
+	}
+	return "?";
+}
+
+static void
+shape_dims(Shape *sh, const Bound *b, int64_t extra_nodes)
+{
+	sh->ndim = b->n;
+	int64_t n = 1;
+	for (int i = 0; i < b->n; i++) {
+		eval_int(b->v[i], &sh->size[i], false);
+		if (__builtin_mul_overflow(n, sh->size[i], &n) || n > MAX_NODES) {
+			error_at(b->v[i]->loc, "%s has more than %d nodes", sh->form, MAX_NODES);
+			sh->ok = false;
+			return;
+		}
+	}
+	sh->ranks = n;
+	sh->nodes = n + extra_nodes;
+}
+
+static void
+check_graph_body(Sema *s, const Decl *d, Shape *sh)
+{
+	const Item *nodes = NULL;
+	for (int i = 0; i < d->body->nitem; i++) {
+		const Item *it = &d->body->item[i];
+		if (it->kind != IT_NODES)
+			continue;
+		if (nodes) {
+			error_at(it->loc, "'nodes' is given twice");
+			note_at(nodes->loc, "first given here");
+			continue;
+		}
+		nodes = it;
+		int64_t n;
+		if (eval_int(it->value, &n, true)) {
+			if (n < 2 || n > MAX_NODES)
+				error_at(it->value->loc, "a graph has 2..%d nodes, got %lld", MAX_NODES,
+				         (long long)n);
+			else {
+				sh->nodes = sh->ranks = n;
+				sh->ok = true;
+			}
+		}
+	}
+	if (!nodes) {
+		error_at(d->form->loc, "a graph needs 'nodes N;'");
+		return;
+	}
+	if (!sh->ok)
+		return;
+	for (int i = 0; i < d->body->nitem; i++) {
+		const Item *it = &d->body->item[i];
+		if (it->kind == IT_SWITCHES) {
+			if (!sh->is_switch)
+				sh->is_switch = arena_alloc(&s->arena, (size_t)sh->nodes);
+			for (int j = 0; j < it->list.n; j++) {
+				const Expr *e = it->list.v[j];
+				int64_t lo, hi;
+				if (e->kind == EX_RANGE) {
+					lo = resolve_node(sh, e->lhs, false);
+					hi = resolve_node(sh, e->rhs, false);
+				} else {
+					lo = hi = resolve_node(sh, e, false);
+				}
+				if (lo < 0 || hi < 0)
+					continue;
+				if (lo > hi)
+					error_at(e->loc, "empty range %lld..%lld", (long long)lo, (long long)hi);
+				for (int64_t v = lo; v <= hi; v++) {
+					if (!sh->is_switch[v])
+						sh->ranks--;
+					sh->is_switch[v] = 1;
+				}
+			}
+		}
+	}
+	if (sh->ranks < 1)
+		error_at(d->form->loc, "every node of this graph is a switch: it has no ranks");
+	for (int i = 0; i < d->body->nitem; i++) {
+		const Item *it = &d->body->item[i];
+		if (it->kind != IT_LINK)
+			continue;
+		int64_t a = resolve_node(sh, it->from, false);
+		int64_t b = resolve_node(sh, it->to, false);
+		if (a >= 0 && a == b)
+			error_at(it->to->loc, "link from node %lld to itself", (long long)a);
+		if (it->body)
+			check_params(s, it->body, true);
+	}
+}
+
+static void
+check_topology(Sema *s, const Decl *d)
+{
+	Shape sh = {0};
+	const FormSpec *f = find_form(s, d->form, topo_forms, (int)countof(topo_forms),
+	                              "topology form");
+	if (f) {
+		sh.form = f->name;
+		Bound b[MAX_PARAMS];
+		if (strcmp(f->name, "graph") == 0) {
+			if (d->form->narg > 0)
+				error_at(d->form->arg[0].loc, "graph takes no arguments; give its nodes and "
+				                              "links in a block");
+			else if (!d->body)
+				error_at(d->form->loc, "a graph needs a block: graph { nodes N; link a -> b; }");
+			else
+				check_graph_body(s, d, &sh);
+		} else if (bind_call(s, d->form, f, NULL, b)) {
+			sh.ok = true;
+			if (strcmp(f->name, "spine_leaf") == 0) {
+				int64_t spines, leaves, hosts;
+				eval_int(b[0].v[0], &spines, false);
+				eval_int(b[1].v[0], &leaves, false);
+				eval_int(b[2].v[0], &hosts, false);
+				Bound dims = {.v = (Expr *[]){b[1].v[0], b[2].v[0]}, .n = 2};
+				shape_dims(&sh, &dims, leaves + spines);
+			} else {
+				shape_dims(&sh, &b[0], 0);
+			}
+			if (strcmp(f->name, "optical_ring") == 0 && b[1].n) {
+				int64_t ports;
+				eval_int(b[1].v[0], &ports, false);
+				if (ports > 2 * sh.ranks)
+					error_at(b[1].v[0]->loc, "optical_ring(%lld) has at most %lld ports, got %lld",
+					         (long long)sh.ranks, (long long)(2 * sh.ranks), (long long)ports);
+			}
+			sh.translations = strcmp(f->name, "torus") == 0 || strcmp(f->name, "ring") == 0 ||
+			                  strcmp(f->name, "hyperx") == 0;
+		}
+	}
+	if (d->body) {
+		bool graph = f && strcmp(f->name, "graph") == 0;
+		int networks = 0;
+		for (int i = 0; i < d->body->nitem; i++) {
+			const Item *it = &d->body->item[i];
+			if (it->kind == IT_NETWORK) {
+				if (networks++)
+					error_at(it->loc, "a topology has one network block");
+				check_params(s, it->body, false);
+			} else if (!(graph && (it->kind == IT_NODES || it->kind == IT_SWITCHES ||
+			                       it->kind == IT_LINK))) {
+				if (graph || !f)
+					error_at(it->loc, "%s does not belong in a topology block",
+					         item_word(it->kind));
+				else
+					error_at(it->loc, "%s belongs only in a graph topology; %s's block "
+					         "takes only 'network { ... }'", item_word(it->kind), f->name);
+			}
+		}
+	}
+	define_sym(s, d, S_TOPOLOGY, -1);
+	if (s->nsym > 0 && s->sym[s->nsym - 1].decl == d) {
+		s->sym[s->nsym - 1].shape = sh;
+		s->sym[s->nsym - 1].topo = s->nsym - 1;
+	}
+}
+
+/* ---- groups ---- */
+
+/* An affine coordinate expression: integers, the map's variables, + - and
+ * multiplication by a constant. */
+static bool
+check_affine(const Expr *e, const Expr *vars)
+{
+	int64_t v;
+	switch (e->kind) {
+	case EX_INT:
+		return eval_int(e, &v, true);
+	case EX_NAME:
+		for (int i = 0; i < vars->nelem; i++)
+			if (strcmp(vars->elem[i]->text, e->text) == 0)
+				return true;
+		error_at(e->loc, "'%s' is not a coordinate of this map", e->text);
+		return false;
+	case EX_TUPLE:
+		if (e->nelem == 1)
+			return check_affine(e->elem[0], vars);
+		error_at(e->loc, "expected a coordinate expression");
+		return false;
+	case EX_NEG:
+		return check_affine(e->lhs, vars);
+	case EX_ADD:
+	case EX_SUB:
+		return check_affine(e->lhs, vars) & check_affine(e->rhs, vars);
+	case EX_MUL:
+		if (eval_int(e->lhs, &v, false))
+			return check_affine(e->rhs, vars);
+		if (eval_int(e->rhs, &v, false))
+			return check_affine(e->lhs, vars);
+		error_at(e->loc, "a map is affine: multiply coordinates by constants only");
+		return false;
+	default:
+		error_at(e->loc, "expected a coordinate expression");
+		return false;
+	}
+}
+
+static bool
+is_var_tuple(const Expr *e)
+{
+	if (e->kind == EX_NAME)
+		return true;
+	if (e->kind != EX_TUPLE)
+		return false;
+	for (int i = 0; i < e->nelem; i++)
+		if (e->elem[i]->kind != EX_NAME)
+			return false;
+	return true;
+}
+
+static void
+check_map(Sema *s, const Item *it, const Shape *sh)
+{
+	const Expr *from = it->list.v[0];
+	if (is_var_tuple(from)) {
+		if (it->list.n > 2) {
+			error_at(it->list.v[2]->loc, "an affine map has one pair: map (x, y) -> (...)");
+			return;
+		}
+		Expr one = {.kind = EX_TUPLE, .loc = from->loc, .elem = (Expr **)&it->list.v[0], .nelem = 1};
+		const Expr *vars = from->kind == EX_TUPLE ? from : &one;
+		if (sh && sh->ndim == 0) {
+			error_at(from->loc, "nodes of a graph have no coordinates; map node ids: "
+			                    "map 0 -> 1, 1 -> 0;");
+			return;
+		}
+		if (sh && vars->nelem != sh->ndim) {
+			error_at(from->loc, "this map has %d coordinates; the topology has %d",
+			         vars->nelem, sh->ndim);
+			return;
+		}
+		for (int i = 0; i < vars->nelem; i++)
+			for (int j = 0; j < i; j++)
+				if (strcmp(vars->elem[i]->text, vars->elem[j]->text) == 0)
+					error_at(vars->elem[i]->loc, "coordinate '%s' is named twice",
+					         vars->elem[i]->text);
+		const Expr *to = it->list.v[1];
+		int nto = to->kind == EX_TUPLE ? to->nelem : 1;
+		if (nto != vars->nelem) {
+			error_at(to->loc, "the image has %d coordinates; the map takes %d", nto,
+			         vars->nelem);
+			return;
+		}
+		if (to->kind == EX_TUPLE && to->nelem > 1) {
+			for (int i = 0; i < to->nelem; i++)
+				check_affine(to->elem[i], vars);
+		} else {
+			check_affine(to, vars);
+		}
+		return;
+	}
+	/* a permutation of nodes: every node given is mapped once and hit once */
+	if (!sh)
+		return;
+	unsigned char *seen_from = arena_alloc(&s->arena, (size_t)sh->nodes);
+	unsigned char *seen_to = arena_alloc(&s->arena, (size_t)sh->nodes);
+	for (int i = 0; i + 1 < it->list.n; i += 2) {
+		int64_t a = resolve_node(sh, it->list.v[i], false);
+		int64_t b = resolve_node(sh, it->list.v[i + 1], false);
+		if (a >= 0) {
+			if (seen_from[a]++)
+				error_at(it->list.v[i]->loc, "node %lld is mapped twice", (long long)a);
+		}
+		if (b >= 0) {
+			if (seen_to[b]++)
+				error_at(it->list.v[i + 1]->loc, "two nodes map to node %lld", (long long)b);
+		}
+	}
+}
+
+static void
+check_group(Sema *s, const Decl *d)
+{
+	int topo = -1;
+	if (d->form) {
+		const FormSpec *f = find_form(s, d->form, group_forms, (int)countof(group_forms),
+		                              "group form");
+		if (f) {
+			Bound b[MAX_PARAMS];
+			if (bind_call(s, d->form, f, NULL, b)) {
+				topo = use_sym(s, b[0].v[0]->text, b[0].v[0]->loc, 1u << S_TOPOLOGY, "topology");
+				const Shape *sh = topo_shape(s, topo);
+				if (sh && strcmp(f->name, "translations") == 0 && !sh->translations)
+					error_at(d->form->loc, "%s has no translation group (translations exist on "
+					         "torus, ring and hyperx)", sh->form);
+			}
+		}
+	} else {
+		topo = use_sym(s, d->on, d->on_loc, 1u << S_TOPOLOGY, "topology");
+		const Shape *sh = topo_shape(s, topo);
+		for (int i = 0; i < d->body->nitem; i++) {
+			const Item *it = &d->body->item[i];
+			switch (it->kind) {
+			case IT_TRANSLATE:
+				if (sh && !sh->translations) {
+					error_at(it->loc, "%s has no translations (they exist on torus, ring and "
+					         "hyperx); use 'map'", sh->form);
+					break;
+				}
+				if (it->value && sh) {
+					int n = it->value->kind == EX_TUPLE ? it->value->nelem : 1;
+					if (n != sh->ndim) {
+						error_at(it->value->loc, "a translation of %s has %d coordinates",
+						         sh->form, sh->ndim);
+						break;
+					}
+					int64_t v;
+					if (n == 1)
+						eval_int(it->value, &v, true);
+					else
+						for (int j = 0; j < n; j++)
+							eval_int(it->value->elem[j], &v, true);
+				}
+				break;
+			case IT_MAP:
+				check_map(s, it, sh);
+				break;
+			case IT_INCLUDE: {
+				int g = use_sym(s, it->name, it->name_loc, 1u << S_GROUP, "group");
+				if (g >= 0 && topo >= 0 && s->sym[g].topo != topo)
+					error_at(it->name_loc, "group '%s' acts on '%s', not on '%s'", it->name,
+					         s->sym[g].topo >= 0 ? s->sym[s->sym[g].topo].name : "?", d->on);
+				break;
+			}
+			default:
+				error_at(it->loc, "%s does not belong in a group block (it takes translate, "
+				         "map and include)", item_word(it->kind));
+				break;
+			}
+		}
+	}
+	define_sym(s, d, S_GROUP, topo);
+}
+
+/* ---- trees ---- */
+
+static void
+check_explicit_tree(Sema *s, const Decl *d, int topo)
+{
+	const Shape *sh = topo_shape(s, topo);
+	int64_t root = sh ? resolve_node(sh, d->root, true) : -1;
+	int64_t *parent = NULL;
+	const Item **by = NULL;
+	if (sh) {
+		parent = arena_array(&s->arena, (size_t)sh->nodes, sizeof *parent);
+		by = arena_array(&s->arena, (size_t)sh->nodes, sizeof *by);
+		for (int64_t v = 0; v < sh->nodes; v++)
+			parent[v] = -1;
+	}
+	bool ok = sh && root >= 0;
+	for (int i = 0; i < d->body->nitem; i++) {
+		const Item *it = &d->body->item[i];
+		if (it->kind != IT_EDGE) {
+			error_at(it->loc, "%s does not belong in a tree block (it takes edges: child -> "
+			         "parent;)", item_word(it->kind));
+			ok = false;
+			continue;
+		}
+		if (!sh)
+			continue;
+		int64_t c = resolve_node(sh, it->from, true);
+		int64_t p = resolve_node(sh, it->to, true);
+		if (c < 0 || p < 0) {
+			ok = false;
+			continue;
+		}
+		if (c == p) {
+			error_at(it->from->loc, "edge from node %lld to itself", (long long)c);
+			ok = false;
+		} else if (c == root) {
+			error_at(it->from->loc, "the root has no parent");
+			ok = false;
+		} else if (parent[c] >= 0) {
+			error_at(it->from->loc, "node %lld has a second parent", (long long)c);
+			note_at(by[c]->loc, "its first parent is given here");
+			ok = false;
+		} else {
+			parent[c] = p;
+			by[c] = it;
+		}
+	}
+	if (!ok)
+		return;
+	/* every rank reaches the root; a walk longer than the node count is a cycle */
+	char name[128];
+	print_shape(name, sizeof name, sh);
+	for (int64_t v = 0; v < sh->nodes; v++) {
+		if (v == root || (sh->is_switch && sh->is_switch[v]))
+			continue;
+		if (parent[v] < 0) {
+			error_at(d->name_loc, "tree '%s' does not span %s: node %lld has no parent",
+			         d->name, name, (long long)v);
+			return;
+		}
+		int64_t u = v, steps = 0;
+		while (u != root && u >= 0 && steps <= sh->nodes) {
+			u = parent[u];
+			steps++;
+		}
+		if (u != root) {
+			error_at(by[v]->loc, "tree '%s' has a cycle through node %lld", d->name,
+			         (long long)v);
+			return;
+		}
+	}
+}
+
+static void
+check_tree(Sema *s, const Decl *d)
+{
+	int topo = -1;
+	SymKind kind = d->kind == DC_TREES ? S_TREES : S_TREE;
+	if (d->form) {
+		const FormSpec *f = find_form(s, d->form, tree_forms, (int)countof(tree_forms),
+		                              "tree form");
+		if (f) {
+			topo = call_topology(s, d->form);
+			const Shape *sh = topo_shape(s, topo);
+			Bound b[MAX_PARAMS];
+			bool ok = bind_call(s, d->form, f, sh, b);
+			if (f->kinds == 2 && kind == S_TREE)
+				error_at(d->loc, "%s makes several trees: declare '%s' with 'trees'", f->name,
+				         d->name);
+			else if (f->kinds == 1 && kind == S_TREES)
+				error_at(d->loc, "%s makes one tree: declare '%s' with 'tree'", f->name,
+				         d->name);
+			if (ok && sh && f->needs && strcmp(sh->form, f->needs) != 0)
+				error_at(d->form->loc, "%s needs a %s topology, '%s' is %s", f->name, f->needs,
+				         s->sym[topo].name, sh->form);
+			else if (ok && sh && f->needs && sh->ndim != 2)
+				error_at(d->form->loc, "%s needs a two-dimensional %s", f->name, f->needs);
+			if (ok && sh && (strcmp(f->name, "forest") == 0 || strcmp(f->name, "disjoint") == 0)) {
+				int ri = f->param[1].label ? 1 : 0;
+				for (int i = 0; i < b[ri].n; i++)
+					for (int j = 0; j < i; j++)
+						if (resolve_node(sh, b[ri].v[i], true) == resolve_node(sh, b[ri].v[j], true))
+							error_at(b[ri].v[i]->loc, "root given twice");
+			}
+		}
+	} else {
+		topo = use_sym(s, d->on, d->on_loc, 1u << S_TOPOLOGY, "topology");
+		check_explicit_tree(s, d, topo);
+	}
+	define_sym(s, d, kind, topo);
+}
+
+/* ---- collectives ---- */
+
+static const Item *
+single_item(const Block *b, ItemKind k, const char *what)
+{
+	const Item *first = NULL;
+	for (int i = 0; i < b->nitem; i++) {
+		if (b->item[i].kind != k)
+			continue;
+		if (first) {
+			error_at(b->item[i].loc, "'%s' is given twice", what);
+			note_at(first->loc, "first given here");
+		} else {
+			first = &b->item[i];
+		}
+	}
+	return first;
+}
+
+static void
+check_algorithm(Sema *s, const Decl *d, const Item *it, unsigned kind, int topo)
+{
+	if (it->flag)
+		return; /* auto */
+	const FormSpec *f = find_form(s, it->call, algorithms, (int)countof(algorithms), "algorithm");
+	if (!f)
+		return;
+	const Shape *sh = topo_shape(s, topo);
+	Bound b[MAX_PARAMS];
+	if (!bind_call(s, it->call, f, sh, b))
+		return;
+	if (kind && !(f->kinds & kind)) {
+		char list[128] = "";
+		size_t n = 0;
+		for (size_t i = 0; i < countof(coll_kinds); i++)
+			if (f->kinds & (1u << i))
+				n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", n ? ", " : "",
+				                      coll_kinds[i]);
+		error_at(it->call->loc, "%s does not implement %s (it implements %s)", f->name,
+		         d->ckind, list);
+	}
+	if (sh && f->needs[0] && strcmp(sh->form, f->needs) != 0)
+		error_at(it->call->loc, "%s runs on a %s topology; '%s' is %s", f->name, f->needs,
+		         d->on, sh->form);
+	for (int i = 0; i < MAX_PARAMS; i++) {
+		const ParamSpec *ps = &f->param[i];
+		for (int j = 0; j < b[i].n; j++) {
+			const Expr *e = b[i].v[j];
+			int sym = -1;
+			if (ps->kind == A_GROUP)
+				sym = use_sym(s, e->text, e->loc, 1u << S_GROUP, "group");
+			else if (ps->kind == A_TREES)
+				sym = use_sym(s, e->text, e->loc, (1u << S_TREE) | (1u << S_TREES), "tree");
+			if (sym >= 0 && topo >= 0 && s->sym[sym].topo >= 0 && s->sym[sym].topo != topo)
+				error_at(e->loc, "%s '%s' is on topology '%s'; the collective is on '%s'",
+				         sym_kind_name[s->sym[sym].kind], e->text,
+				         s->sym[s->sym[sym].topo].name, d->on);
+		}
+	}
+}
+
+static void
+check_ranks(Sema *s, const Item *it, const Shape *sh, unsigned char *member)
+{
+	int64_t count = 0;
+	for (int j = 0; j < it->list.n; j++) {
+		const Expr *e = it->list.v[j];
+		int64_t lo, hi;
+		if (e->kind == EX_RANGE) {
+			lo = resolve_node(sh, e->lhs, true);
+			hi = resolve_node(sh, e->rhs, true);
+			if (lo >= 0 && hi >= 0 && lo > hi) {
+				error_at(e->loc, "empty range %lld..%lld", (long long)lo, (long long)hi);
+				continue;
+			}
+		} else {
+			lo = hi = resolve_node(sh, e, true);
+		}
+		if (lo < 0 || hi < 0)
+			continue;
+		for (int64_t v = lo; v <= hi; v++) {
+			if (sh->is_switch && sh->is_switch[v]) {
+				error_at(e->loc, "node %lld is a switch, not a rank", (long long)v);
+				break;
+			}
+			if (member[v]) {
+				error_at(e->loc, "rank %lld is listed twice", (long long)v);
+				break;
+			}
+			member[v] = 1;
+			count++;
+		}
+	}
+	if (count == 1)
+		error_at(it->loc, "a collective needs at least 2 ranks");
+	(void)s;
+}
+
+static void
+check_collective(Sema *s, const Decl *d)
+{
+	unsigned kind = 0;
+	for (size_t i = 0; i < countof(coll_kinds); i++)
+		if (strcmp(coll_kinds[i], d->ckind) == 0)
+			kind = 1u << i;
+	if (!kind)
+		unknown_word(s, d->ckind_loc, "collective", d->ckind, coll_kinds,
+		             (int)countof(coll_kinds), NULL);
+	int topo = use_sym(s, d->on, d->on_loc, 1u << S_TOPOLOGY, "topology");
+	const Shape *sh = topo_shape(s, topo);
+	const Block *b = d->body;
+	for (int i = 0; i < b->nitem; i++) {
+		ItemKind k = b->item[i].kind;
+		if (k != IT_ALGORITHM && k != IT_CHUNKS && k != IT_ROUTING && k != IT_RANKS &&
+		    k != IT_ROOT)
+			error_at(b->item[i].loc, "%s does not belong in a collective block (it takes "
+			         "algorithm, chunks, routing, ranks and root)", item_word(k));
+	}
+	const Item *alg = single_item(b, IT_ALGORITHM, "algorithm");
+	if (!alg)
+		error_at(d->name_loc, "collective '%s' needs an algorithm, e.g. 'algorithm ring;'",
+		         d->name);
+	else
+		check_algorithm(s, d, alg, kind, topo);
+	const Item *chunks = single_item(b, IT_CHUNKS, "chunks");
+	if (chunks && !chunks->flag) {
+		int64_t v;
+		if (eval_int(chunks->value, &v, true) && (v < 1 || v > MAX_CHUNKS))
+			error_at(chunks->value->loc, "chunks must be in 1..%d, got %lld", MAX_CHUNKS,
+			         (long long)v);
+	}
+	const Item *routing = single_item(b, IT_ROUTING, "routing");
+	if (routing && !word_in(routing->name, "shortest_path|dor")) {
+		static const char *const policies[] = {"shortest_path", "dor"};
+		unknown_word(s, routing->name_loc, "routing", routing->name, policies, 2,
+		             "shortest_path, dor");
+	}
+	const Item *ranks = single_item(b, IT_RANKS, "ranks");
+	unsigned char *member = NULL;
+	if (ranks && !ranks->flag && sh) {
+		member = arena_alloc(&s->arena, (size_t)sh->nodes);
+		check_ranks(s, ranks, sh, member);
+	}
+	if (sh && (!ranks || ranks->flag) && sh->ranks < 2)
+		error_at(d->name_loc, "a collective needs at least 2 ranks");
+	const Item *root = single_item(b, IT_ROOT, "root");
+	if (root && kind && !(kind & K_ROOTED))
+		error_at(root->loc, "%s has no root (only broadcast and reduce do)", d->ckind);
+	else if (root && sh) {
+		int64_t r = resolve_node(sh, root->value, true);
+		if (r >= 0 && member && !member[r])
+			error_at(root->value->loc, "the root must be one of the collective's ranks");
+	}
+	define_sym(s, d, S_COLLECTIVE, topo);
+}
+
+int
+sema(const File *f)
+{
+	int before = nerrors();
+	Sema s = {0};
+	cur_file = f;
+	int networks = 0;
+	for (int i = 0; i < f->ndecl; i++) {
+		const Decl *d = &f->decl[i];
+		switch (d->kind) {
+		case DC_NETWORK:
+			if (networks++) {
+				error_at(d->loc, "a file has one network block");
+				for (int j = 0; j < i; j++)
+					if (f->decl[j].kind == DC_NETWORK) {
+						note_at(f->decl[j].loc, "the first one is here");
+						break;
+					}
+			}
+			check_params(&s, d->body, false);
+			break;
+		case DC_TOPOLOGY:
+			check_topology(&s, d);
+			break;
+		case DC_GROUP:
+			check_group(&s, d);
+			break;
+		case DC_TREE:
+		case DC_TREES:
+			check_tree(&s, d);
+			break;
+		case DC_COLLECTIVE:
+			check_collective(&s, d);
+			break;
+		}
+	}
+	arena_free(&s.arena);
+	cur_file = NULL;
+	return nerrors() - before;
+}
