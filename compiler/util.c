@@ -14,30 +14,34 @@
 /* Inputs larger than this are refused rather than read. */
 enum { MAX_INPUT = 256 << 20 };
 
+/* Optimal string alignment distance: insertions, deletions, substitutions
+ * and transpositions of neighbours ("tours" is one edit from "torus"). */
 int
 edit_distance(const char *a, const char *b)
 {
+	enum { MAX = 64 };
 	size_t la = strlen(a), lb = strlen(b);
-	if (la > 64 || lb > 64)
+	if (la > MAX || lb > MAX)
 		return la > lb ? (int)la : (int)lb; /* not worth comparing */
-	int row[65];
+	static int d[MAX + 1][MAX + 1];
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = (int)i;
 	for (size_t j = 0; j <= lb; j++)
-		row[j] = (int)j;
+		d[0][j] = (int)j;
 	for (size_t i = 1; i <= la; i++) {
-		int diag = row[0];
-		row[0] = (int)i;
 		for (size_t j = 1; j <= lb; j++) {
-			int up = row[j];
-			int best = diag + (a[i - 1] != b[j - 1]);
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			diag = up;
+			int best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+			if (d[i - 1][j] + 1 < best)
+				best = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < best)
+				best = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < best)
+				best = d[i - 2][j - 2] + 1;
+			d[i][j] = best;
 		}
 	}
-	return row[lb];
+	return d[la][lb];
 }
 
 const char *

@@ -84,12 +84,22 @@ comments_before(Printer *p, int line)
 	}
 }
 
-/* Ends the current line with the comments that start on or before `line`. */
+static bool
+loc_before(Loc a, Loc b)
+{
+	return a.line < b.line || (a.line == b.line && a.col < b.col);
+}
+
+static const Loc END_OF_FILE = {1 << 30, 0};
+
+/* Ends the current line with the comments that start on or before `line`
+ * and before `next`, the first token of what follows. */
 static void
-comments_trailing(Printer *p, int line)
+comments_trailing(Printer *p, int line, Loc next)
 {
 	const char *text = NULL;
-	while (p->next < p->f->ncomment && p->f->comment[p->next].loc.line <= line) {
+	while (p->next < p->f->ncomment && p->f->comment[p->next].loc.line <= line &&
+	       loc_before(p->f->comment[p->next].loc, next)) {
 		const Comment *c = &p->f->comment[p->next++];
 		text = text ? arena_printf(&p->arena, "%s %s", text, c->text) : c->text;
 		if (c->end_line > line)
@@ -224,27 +234,28 @@ call(Printer *p, const Call *c)
 	fputc(')', p->out);
 }
 
-static void item(Printer *, const Item *);
+static void item(Printer *, const Item *, Loc next);
 
-/* Prints " {", the items, and "}" with the comments of each line. */
+/* Prints " {", the items, and "}" with the comments of each line; `next` is
+ * where what follows the block begins. */
 static void
-block(Printer *p, const Block *b)
+block(Printer *p, const Block *b, Loc next)
 {
 	fputs(" {", p->out);
-	comments_trailing(p, b->loc.line);
+	comments_trailing(p, b->loc.line, b->nitem ? b->item[0].loc : b->end);
 	p->depth++;
 	p->fresh = true;
 	for (int i = 0; i < b->nitem; i++)
-		item(p, &b->item[i]);
+		item(p, &b->item[i], i + 1 < b->nitem ? b->item[i + 1].loc : b->end);
 	comments_before(p, b->end.line);
 	p->depth--;
 	start_line(p);
 	fputc('}', p->out);
-	comments_trailing(p, b->end.line);
+	comments_trailing(p, b->end.line, next);
 }
 
 static void
-item(Printer *p, const Item *it)
+item(Printer *p, const Item *it, Loc next)
 {
 	static const char *const head[] = {
 		[IT_NODES] = "nodes ", [IT_SWITCHES] = "switches ", [IT_LINK] = "link ",
@@ -264,7 +275,7 @@ item(Printer *p, const Item *it)
 		expr(p, it->value);
 		break;
 	case IT_NETWORK:
-		block(p, it->body);
+		block(p, it->body, next);
 		return;
 	case IT_NODES:
 	case IT_ROOT:
@@ -279,7 +290,7 @@ item(Printer *p, const Item *it)
 		fputs(it->flag ? " <-> " : " -> ", p->out);
 		expr(p, it->to);
 		if (it->body) {
-			block(p, it->body);
+			block(p, it->body, next);
 			return;
 		}
 		break;
@@ -322,11 +333,11 @@ item(Printer *p, const Item *it)
 		break;
 	}
 	fputc(';', p->out);
-	comments_trailing(p, it->end_line);
+	comments_trailing(p, it->end_line, next);
 }
 
 static void
-decl(Printer *p, const Decl *d)
+decl(Printer *p, const Decl *d, Loc next)
 {
 	begin(p, d->loc);
 	switch (d->kind) {
@@ -359,11 +370,11 @@ decl(Printer *p, const Decl *d)
 		call(p, d->form);
 	}
 	if (d->body) {
-		block(p, d->body);
+		block(p, d->body, next);
 		return;
 	}
 	fputc(';', p->out);
-	comments_trailing(p, d->end_line);
+	comments_trailing(p, d->end_line, next);
 }
 
 void
@@ -378,7 +389,7 @@ fmt_file(const File *f, FILE *out)
 {
 	Printer p = {.f = f, .fresh = true};
 	for (int i = 0; i < f->ndecl; i++)
-		decl(&p, &f->decl[i]);
+		decl(&p, &f->decl[i], i + 1 < f->ndecl ? f->decl[i + 1].loc : END_OF_FILE);
 	comments_before(&p, 1 << 30);
 	flush_lines(&p, out);
 	arena_free(&p.arena);

@@ -46,6 +46,8 @@ typedef struct Sema {
 	Arena arena;
 	Sym *sym;
 	int nsym, capsym;
+	int *slot;  /* open-addressed hash of names: sym index + 1, 0 = free */
+	int nslot;  /* a power of two, more than twice the declarations */
 } Sema;
 
 /* ---- signatures of forms and algorithms ---- */
@@ -228,13 +230,29 @@ find_form(Sema *s, const Call *c, const FormSpec *t, int n, const char *what)
 	return NULL;
 }
 
+static unsigned
+name_hash(const char *name)
+{
+	unsigned h = 2166136261u;
+	for (; *name; name++)
+		h = (h ^ (unsigned char)*name) * 16777619u;
+	return h;
+}
+
+/* The slot of `name`: where it is, or the free slot where it would go. */
+static int *
+sym_slot(const Sema *s, const char *name)
+{
+	unsigned mask = (unsigned)s->nslot - 1;
+	for (unsigned h = name_hash(name) & mask;; h = (h + 1) & mask)
+		if (s->slot[h] == 0 || strcmp(s->sym[s->slot[h] - 1].name, name) == 0)
+			return &s->slot[h];
+}
+
 static int
 find_sym(const Sema *s, const char *name)
 {
-	for (int i = 0; i < s->nsym; i++)
-		if (strcmp(s->sym[i].name, name) == 0)
-			return i;
-	return -1;
+	return *sym_slot(s, name) - 1;
 }
 
 /* Names defined anywhere in the file, for "used before definition". */
@@ -292,6 +310,7 @@ define_sym(Sema *s, const Decl *d, SymKind kind, int topo)
 	}
 	Sym sym = {.name = d->name, .kind = kind, .decl = d, .topo = topo};
 	VEC_PUSH(&s->arena, s->sym, s->nsym, s->capsym, sym);
+	*sym_slot(s, d->name) = s->nsym;
 }
 
 static const Shape *
@@ -1156,6 +1175,7 @@ static void
 check_ranks(Sema *s, const Item *it, const Shape *sh, unsigned char *member)
 {
 	int64_t count = 0;
+	int errors = nerrors();
 	for (int j = 0; j < it->list.n; j++) {
 		const Expr *e = it->list.v[j];
 		int64_t lo, hi;
@@ -1184,7 +1204,7 @@ check_ranks(Sema *s, const Item *it, const Shape *sh, unsigned char *member)
 			count++;
 		}
 	}
-	if (count == 1)
+	if (count == 1 && nerrors() == errors)
 		error_at(it->loc, "a collective needs at least 2 ranks");
 	(void)s;
 }
@@ -1252,6 +1272,10 @@ sema(const File *f)
 {
 	int before = nerrors();
 	Sema s = {0};
+	s.nslot = 16;
+	while (s.nslot < 2 * f->ndecl + 16)
+		s.nslot *= 2;
+	s.slot = arena_array(&s.arena, (size_t)s.nslot, sizeof *s.slot);
 	cur_file = f;
 	int networks = 0;
 	for (int i = 0; i < f->ndecl; i++) {

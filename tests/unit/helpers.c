@@ -1,0 +1,79 @@
+/* helpers.c: running the front end on text with diagnostics captured. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests.h"
+
+void
+check_text(Checked *c, const char *name, const char *text, size_t len)
+{
+	memset(c, 0, sizeof *c);
+	size_t dlen;
+	FILE *mem = open_memstream(&c->diag, &dlen);
+	diag_stream(mem);
+	diag_reset();
+	diag_source(name, text, len);
+	c->file = parse_text(&c->arena, name, text, len);
+	if (nerrors() == 0)
+		sema(c->file);
+	c->errors = nerrors();
+	diag_stream(NULL);
+	fclose(mem);
+	diag_reset();
+}
+
+void
+check_str(Checked *c, const char *text)
+{
+	check_text(c, "t.coll", text, strlen(text));
+}
+
+void
+checked_free(Checked *c)
+{
+	arena_free(&c->arena);
+	free(c->diag);
+}
+
+char *
+fmt_string(const File *f)
+{
+	char *buf = NULL;
+	size_t len;
+	FILE *mem = open_memstream(&buf, &len);
+	fmt_file(f, mem);
+	fclose(mem);
+	return buf;
+}
+
+char *
+slurp(const char *path, size_t *lenp)
+{
+	char err[256];
+	size_t len;
+	char *text = read_file(path, &len, err, sizeof err);
+	if (text && lenp)
+		*lenp = len;
+	return text;
+}
+
+const char *
+diag_msg(const Checked *c, const char *needle)
+{
+	static char msg[2048];
+	snprintf(msg, sizeof msg, "expected diagnostic '%s', got: %s", needle,
+	         c->diag[0] ? c->diag : "(none)");
+	return msg;
+}
+
+void
+assert_named(int ok, int line, const char *file, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	CU_assertImplementation(ok ? CU_TRUE : CU_FALSE, (unsigned)line, msg, file, "", CU_FALSE);
+}

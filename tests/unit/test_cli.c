@@ -1,0 +1,166 @@
+/*
+ * test_cli.c: the collc binary as a user runs it: exit statuses, where
+ * messages go, and that no output file appears for an input with an error.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tests.h"
+
+#ifndef COLLC_BIN
+#define COLLC_BIN "bin/collc"
+#endif
+
+static char tmpdir[] = "/tmp/collc-cli-XXXXXX";
+
+/* Runs `collc ARGS`, capturing stdout and stderr; returns the exit status. */
+static int
+collc(const char *args, char **out, char **err)
+{
+	char cmd[4096];
+	snprintf(cmd, sizeof cmd, "%s %s >%s/out 2>%s/err", COLLC_BIN, args, tmpdir, tmpdir);
+	int st = system(cmd);
+	char path[256];
+	snprintf(path, sizeof path, "%s/out", tmpdir);
+	*out = slurp(path, NULL);
+	snprintf(path, sizeof path, "%s/err", tmpdir);
+	*err = slurp(path, NULL);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void
+write_tmp(const char *name, const char *text)
+{
+	char path[256];
+	snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+	FILE *f = fopen(path, "w");
+	fputs(text, f);
+	fclose(f);
+}
+
+static bool
+exists(const char *name)
+{
+	char path[256];
+	struct stat st;
+	snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+	return stat(path, &st) == 0;
+}
+
+int
+cli_setup(void)
+{
+	if (!mkdtemp(tmpdir))
+		return -1;
+	write_tmp("good.coll", "topology T = torus(4, 4);\n"
+	                       "collective allreduce A on T {algorithm ring;}\n");
+	write_tmp("bad.coll", "topology T = torus(4, 4);\n"
+	                      "collective allreduce A on T { algorithm rign; }\n");
+	return 0;
+}
+
+int
+cli_teardown(void)
+{
+	char cmd[256];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static void
+test_help_and_version(void)
+{
+	char *out, *err;
+	CU_ASSERT_EQUAL(collc("--help", &out, &err), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "usage: collc <command>"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "check FILE"));
+	free(out), free(err);
+	CU_ASSERT_EQUAL(collc("--version", &out, &err), 0);
+	CU_ASSERT_NSTRING_EQUAL(out, "collc ", 6);
+	free(out), free(err);
+	CU_ASSERT_EQUAL(collc("", &out, &err), 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "usage:"));
+	free(out), free(err);
+	CU_ASSERT_EQUAL(collc("compile x.coll", &out, &err), 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "collc: unknown command 'compile'"));
+	free(out), free(err);
+	CU_ASSERT_EQUAL(collc("check --bogus x.coll", &out, &err), 2);
+	free(out), free(err);
+}
+
+static void
+test_check(void)
+{
+	char *out, *err, args[512];
+	snprintf(args, sizeof args, "check %s/good.coll", tmpdir);
+	CU_ASSERT_EQUAL(collc(args, &out, &err), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "good.coll: ok"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "allreduce on T, algorithm ring"));
+	CU_ASSERT_STRING_EQUAL(err, "");
+	free(out), free(err);
+	snprintf(args, sizeof args, "check %s/bad.coll", tmpdir);
+	CU_ASSERT_EQUAL(collc(args, &out, &err), 1);
+	CU_ASSERT_STRING_EQUAL(out, "");
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "bad.coll:2:41: error: unknown algorithm 'rign'; did you mean 'ring'?\n"
+	                                   "collective allreduce A on T { algorithm rign; }\n"
+	                                   "                                        ^\n"));
+	free(out), free(err);
+}
+
+static void
+test_unreadable_inputs(void)
+{
+	char *out, *err, args[512];
+	snprintf(args, sizeof args, "check %s/missing.coll", tmpdir);
+	CU_ASSERT_EQUAL(collc(args, &out, &err), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "error: cannot open"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "No such file or directory"));
+	free(out), free(err);
+	snprintf(args, sizeof args, "check %s", tmpdir);
+	CU_ASSERT_EQUAL(collc(args, &out, &err), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "it is a directory"));
+	free(out), free(err);
+	CU_ASSERT_EQUAL(collc("check - </dev/null", &out, &err), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "<stdin>: ok"));
+	free(out), free(err);
+}
+
+static void
+test_fmt_output_file(void)
+{
+	char *out, *err, args[512];
+	snprintf(args, sizeof args, "fmt %s/good.coll -o %s/good.out", tmpdir, tmpdir);
+	CU_ASSERT_EQUAL(collc(args, &out, &err), 0);
+	char path[256];
+	snprintf(path, sizeof path, "%s/good.out", tmpdir);
+	char *written = slurp(path, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(written);
+	CU_ASSERT_STRING_EQUAL(written, "topology T = torus(4, 4);\n"
+	                                "collective allreduce A on T {\n"
+	                                "    algorithm ring;\n"
+	                                "}\n");
+	free(written), free(out), free(err);
+	/* an input with an error writes nothing */
+	snprintf(args, sizeof args, "fmt %s/bad.coll -o %s/bad.out", tmpdir, tmpdir);
+	CU_ASSERT_EQUAL(collc(args, &out, &err), 1);
+	CU_ASSERT(!exists("bad.out"));
+	free(out), free(err);
+	/* an output that cannot be written: an error, and no temporary left */
+	snprintf(args, sizeof args, "fmt %s/good.coll -o %s/no/such/dir.out", tmpdir, tmpdir);
+	CU_ASSERT_EQUAL(collc(args, &out, &err), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "collc: error: cannot create"));
+	free(out), free(err);
+	snprintf(args, sizeof args, "ls %s | grep -c tmp >/dev/null", tmpdir);
+	CU_ASSERT_NOT_EQUAL(system(args), 0);
+}
+
+CU_TestInfo cli_tests[] = {
+	{"help, version, usage errors", test_help_and_version},
+	{"check: summary, diagnostics, exit status", test_check},
+	{"missing file, directory, stdin", test_unreadable_inputs},
+	{"fmt -o writes whole files, nothing on error", test_fmt_output_file},
+	CU_TEST_INFO_NULL,
+};

@@ -1,0 +1,140 @@
+/*
+ * test_fmt.c: the canonical form. For every example and every clean golden
+ * input: fmt's output parses to an equal tree, and fmt of it is identical.
+ */
+#include <glob.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests.h"
+
+/* Checks the round trip on one text; returns the canonical form (malloc'd). */
+static char *
+round_trip(const char *name, const char *text, size_t len)
+{
+	Checked a, b, c;
+	check_text(&a, name, text, len);
+	assert_named(a.errors == 0, __LINE__, __FILE__, "%s checks clean: %s", name, a.diag);
+	if (a.errors) {
+		checked_free(&a);
+		return NULL;
+	}
+	char *once = fmt_string(a.file);
+	check_text(&b, name, once, strlen(once));
+	assert_named(b.errors == 0 && ast_equal(a.file, b.file), __LINE__, __FILE__,
+	             "%s: fmt's output has the same tree", name);
+	char *twice = b.errors ? strdup("") : fmt_string(b.file);
+	assert_named(strcmp(once, twice) == 0, __LINE__, __FILE__, "%s: fmt of fmt is identical", name);
+	/* every comment survives, in order */
+	check_text(&c, name, twice, strlen(twice));
+	int kept = c.file && c.file->ncomment == a.file->ncomment;
+	for (int i = 0; kept && i < a.file->ncomment; i++)
+		kept = strstr(c.file->comment[i].text, a.file->comment[i].text) != NULL ||
+		       strstr(a.file->comment[i].text, c.file->comment[i].text) != NULL;
+	assert_named(kept, __LINE__, __FILE__, "%s: fmt keeps every comment", name);
+	checked_free(&a);
+	checked_free(&b);
+	checked_free(&c);
+	free(twice);
+	return once;
+}
+
+static void
+round_trip_glob(const char *pattern, bool must_be_canonical)
+{
+	glob_t g;
+	int found = glob(pattern, 0, NULL, &g) == 0 ? (int)g.gl_pathc : 0;
+	for (int i = 0; i < found; i++) {
+		size_t len;
+		char *text = slurp(g.gl_pathv[i], &len);
+		if (!text)
+			continue;
+		Checked probe;
+		check_text(&probe, g.gl_pathv[i], text, len);
+		bool clean = probe.errors == 0;
+		checked_free(&probe);
+		if (clean || must_be_canonical) {
+			char *canon = round_trip(g.gl_pathv[i], text, len);
+			if (must_be_canonical && canon)
+				assert_named(strcmp(canon, text) == 0, __LINE__, __FILE__,
+				             "%s is in canonical form (collc fmt)", g.gl_pathv[i]);
+			free(canon);
+		}
+		free(text);
+	}
+	if (found)
+		globfree(&g);
+	assert_named(found > 0 || !must_be_canonical, __LINE__, __FILE__, "files match %s", pattern);
+}
+
+static void
+test_examples(void)
+{
+	round_trip_glob("examples/*.coll", true);
+}
+
+static void
+test_golden_inputs(void)
+{
+	round_trip_glob("tests/golden/*.coll", false);
+}
+
+static void
+test_layout(void)
+{
+	const char *in =
+		"// head\n"
+		"network{link_bandwidth=400Gbps;mtu=4KiB;// m\n"
+		"energy_per_bit = 1.750pJ; }\n"
+		"\n\n\n"
+		"topology T=torus( 2,2 ) ;   /* t */\n"
+		"group G on T{translate;map(x,y)->(-x,y+1*2);}\n"
+		"tree E on T root(0,0){(0,1)->(0,0);(1,0)->(0,0);(1,1)->(0,1);}\n";
+	const char *want =
+		"// head\n"
+		"network {\n"
+		"    link_bandwidth = 400 Gbps;\n"
+		"    mtu            = 4 KiB; // m\n"
+		"    energy_per_bit = 1.750 pJ;\n"
+		"}\n"
+		"\n"
+		"topology T = torus(2, 2); /* t */\n"
+		"group G on T {\n"
+		"    translate;\n"
+		"    map (x, y) -> (-x, y + 1 * 2);\n"
+		"}\n"
+		"tree E on T root (0, 0) {\n"
+		"    (0, 1) -> (0, 0);\n"
+		"    (1, 0) -> (0, 0);\n"
+		"    (1, 1) -> (0, 1);\n"
+		"}\n";
+	Checked c;
+	check_str(&c, in);
+	CU_ASSERT_EQUAL_FATAL(c.errors, 0);
+	char *out = fmt_string(c.file);
+	CU_ASSERT_STRING_EQUAL(out, want);
+	free(out);
+	checked_free(&c);
+}
+
+static void
+test_equal_sees_differences(void)
+{
+	Checked a, b;
+	check_str(&a, "topology T = torus(4, 4);");
+	check_str(&b, "topology T = torus(4, 5);");
+	CU_ASSERT(!ast_equal(a.file, b.file));
+	checked_free(&b);
+	check_str(&b, "topology T = torus(4, 4); // c");
+	CU_ASSERT(ast_equal(a.file, b.file));
+	checked_free(&b);
+	checked_free(&a);
+}
+
+CU_TestInfo fmt_tests[] = {
+	{"every example round-trips and is canonical", test_examples},
+	{"every clean golden input round-trips", test_golden_inputs},
+	{"layout, alignment, comments", test_layout},
+	{"tree equality", test_equal_sees_differences},
+	CU_TEST_INFO_NULL,
+};

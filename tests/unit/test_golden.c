@@ -1,0 +1,103 @@
+/*
+ * test_golden.c: golden files. tests/golden/NAME.coll is compiled as
+ * "NAME.coll"; NAME.err holds the exact diagnostics expected, NAME.fmt the
+ * exact canonical form. Every example must check clean.
+ * COLLC_UPDATE_GOLDEN=1 rewrites the expected files from what collc does
+ * (then read the diff before committing it).
+ */
+#include <glob.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests.h"
+
+static char *
+swap_suffix(const char *path, const char *suffix)
+{
+	size_t n = strlen(path) - strlen(".coll");
+	char *p = malloc(n + strlen(suffix) + 1);
+	memcpy(p, path, n);
+	strcpy(p + n, suffix);
+	return p;
+}
+
+static void
+compare(const char *input, const char *expected_path, const char *actual)
+{
+	if (getenv("COLLC_UPDATE_GOLDEN")) {
+		char err[256];
+		write_file_atomic(expected_path, actual, strlen(actual), err, sizeof err);
+		return;
+	}
+	char *want = slurp(expected_path, NULL);
+	assert_named(want && strcmp(want, actual) == 0, __LINE__, __FILE__,
+	             "golden %s: expected\n%s\ngot\n%s", input, want ? want : "(missing)", actual);
+	free(want);
+}
+
+static void
+test_golden(void)
+{
+	glob_t g;
+	CU_ASSERT_EQUAL_FATAL(glob("tests/golden/*.coll", 0, NULL, &g), 0);
+	int negative = 0;
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		const char *path = g.gl_pathv[i];
+		size_t len;
+		char *text = slurp(path, &len);
+		assert_named(text != NULL, __LINE__, __FILE__, "read %s", path);
+		if (!text)
+			continue;
+		char *copy = strdup(path);
+		Checked c;
+		check_text(&c, basename(copy), text, len);
+		char *err = swap_suffix(path, ".err");
+		char *fmt = swap_suffix(path, ".fmt");
+		FILE *probe = fopen(err, "r");
+		if (probe) {
+			fclose(probe);
+			negative++;
+			assert_named(c.errors > 0, __LINE__, __FILE__, "golden %s has errors", path);
+			compare(path, err, c.diag);
+		} else {
+			assert_named(c.errors == 0, __LINE__, __FILE__, "golden %s checks clean: %s", path, c.diag);
+			if (c.errors == 0) {
+				char *out = fmt_string(c.file);
+				compare(path, fmt, out);
+				free(out);
+			}
+		}
+		checked_free(&c);
+		free(err);
+		free(fmt);
+		free(copy);
+		free(text);
+	}
+	assert_named(negative >= 40, __LINE__, __FILE__, "at least 40 malformed inputs (%d)", negative);
+	globfree(&g);
+}
+
+static void
+test_examples_check(void)
+{
+	glob_t g;
+	CU_ASSERT_EQUAL_FATAL(glob("examples/*.coll", 0, NULL, &g), 0);
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		size_t len;
+		char *text = slurp(g.gl_pathv[i], &len);
+		Checked c;
+		check_text(&c, g.gl_pathv[i], text ? text : "", text ? len : 0);
+		assert_named(text && c.errors == 0, __LINE__, __FILE__, "example %s checks clean: %s",
+		             g.gl_pathv[i], c.diag);
+		checked_free(&c);
+		free(text);
+	}
+	globfree(&g);
+}
+
+CU_TestInfo golden_tests[] = {
+	{"tests/golden: diagnostics and canonical forms", test_golden},
+	{"examples check clean", test_examples_check},
+	CU_TEST_INFO_NULL,
+};

@@ -1,0 +1,49 @@
+/*
+ * test_main.c: the CUnit registry, one suite per module. Run from the
+ * repository root (golden files and examples are found by relative path).
+ * The exit status is non-zero when any assertion failed: CUnit's basic
+ * runner does not do that by itself.
+ */
+#include <CUnit/Basic.h>
+#include <string.h>
+
+#include "tests.h"
+
+int
+main(int argc, char **argv)
+{
+	CU_SuiteInfo suites[] = {
+		{.pName = "arena", .pTests = arena_tests},
+		{.pName = "diag", .pTests = diag_tests},
+		{.pName = "lexer", .pTests = lexer_tests},
+		{.pName = "parser", .pTests = parser_tests},
+		{.pName = "sema", .pTests = sema_tests},
+		{.pName = "fmt", .pTests = fmt_tests},
+		{.pName = "golden", .pTests = golden_tests},
+		{.pName = "robust", .pTests = robust_tests},
+		{.pName = "cli", .pTests = cli_tests, .pInitFunc = cli_setup, .pCleanupFunc = cli_teardown},
+		CU_SUITE_INFO_NULL,
+	};
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 2;
+	if (CU_register_suites(suites) != CUE_SUCCESS) {
+		CU_cleanup_registry();
+		return 2;
+	}
+	/* collc-tests SUITE runs one suite */
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	if (argc > 1) {
+		CU_pSuite s = CU_get_suite(argv[1]);
+		if (!s) {
+			fprintf(stderr, "no suite '%s'\n", argv[1]);
+			CU_cleanup_registry();
+			return 2;
+		}
+		CU_basic_run_suite(s);
+	} else {
+		CU_basic_run_tests();
+	}
+	unsigned failures = CU_get_number_of_failures();
+	CU_cleanup_registry();
+	return failures != 0;
+}

@@ -1,0 +1,146 @@
+/*
+ * test_robust.c: hostile input, made here rather than stored (some is
+ * megabytes). The front end must report, never crash, hang or read out of
+ * bounds; the sanitizer build (make SAN=1 test) checks the last part.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests.h"
+
+static char *
+repeat(const char *head, const char *unit, size_t times, const char *tail)
+{
+	size_t hl = strlen(head), ul = strlen(unit), tl = strlen(tail);
+	char *s = malloc(hl + ul * times + tl + 1);
+	memcpy(s, head, hl);
+	for (size_t i = 0; i < times; i++)
+		memcpy(s + hl + i * ul, unit, ul);
+	memcpy(s + hl + ul * times, tail, tl + 1);
+	return s;
+}
+
+static void
+run(const char *what, const char *text, size_t len, int errors, const char *needle)
+{
+	Checked c;
+	check_text(&c, "r.coll", text, len);
+	assert_named(c.errors == errors, __LINE__, __FILE__, "%s: %d errors, expected %d: %.500s", what,
+	             c.errors, errors, c.diag);
+	if (needle)
+		assert_named(strstr(c.diag, needle) != NULL, __LINE__, __FILE__, "%s: '%s' in %.500s", what,
+		             needle, c.diag);
+	checked_free(&c);
+}
+
+static void
+test_empty_and_comments(void)
+{
+	run("empty file", "", 0, 0, NULL);
+	run("only whitespace", " \n\t\n", 4, 0, NULL);
+	run("only comments", "// a\n/* b */", 12, 0, NULL);
+	run("unterminated comment", "topology T = ring(4);\n/* never closed", 37, 1,
+	    "r.coll:2:1: error: unterminated comment");
+}
+
+static void
+test_nul_bytes(void)
+{
+	const char text[] = "topology T\0 = ring(4);";
+	run("NUL byte", text, sizeof text - 1, 1, "r.coll:1:11: error: unexpected byte 0x00");
+	char zeros[4096] = {0};
+	run("all NUL", zeros, sizeof zeros, 1, "4096 unexpected bytes, starting with byte 0x00");
+}
+
+static void
+test_binary_garbage(void)
+{
+	/* a fixed pseudo-random stream: the same garbage on every run */
+	size_t n = 1 << 16;
+	char *g = malloc(n);
+	uint32_t x = 2463534242u;
+	for (size_t i = 0; i < n; i++) {
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		g[i] = (char)(x & 0xff);
+	}
+	Checked c;
+	check_text(&c, "r.coll", g, n);
+	CU_ASSERT_EQUAL(c.errors, DIAG_MAX_ERRORS);
+	ASSERT_DIAG(&c, "too many errors (20), stopping");
+	checked_free(&c);
+	free(g);
+}
+
+static void
+test_long_lines(void)
+{
+	char *s = repeat("topology T = ring(4); ", " ", 1 << 20, "topology = ;");
+	run("1 MiB line", s, strlen(s), 1, "r.coll:1:1048608: error: syntax error, unexpected '='");
+	free(s);
+	s = repeat("topology ", "a", 1 << 20, " = ring(4);");
+	run("1 MiB identifier", s, strlen(s), 0, NULL);
+	free(s);
+	s = repeat("/*", "*", 1 << 20, "");
+	run("1 MiB unterminated comment", s, strlen(s), 1, "r.coll:1:1: error: unterminated comment");
+	free(s);
+}
+
+static void
+test_numbers(void)
+{
+	run("64-bit overflow", "network { mtu = 18446744073709551616 B; }", 41, 1,
+	    "integer '18446744073709551616' does not fit in 64 bits");
+	char *s = repeat("network { energy_per_bit = ", "9", 400, ".5 pJ; }");
+	run("huge decimal", s, strlen(s), 1, "is too large");
+	free(s);
+	run("overflow in arithmetic",
+	    "topology T = ring(4); tree E on T root 4611686018427387904 * 4 { }", 66, 1,
+	    "r.coll:1:40: error: integer overflow");
+}
+
+static void
+test_deep_nesting(void)
+{
+	char *s = repeat("topology T = ring(4); tree E on T root ", "(", 100000, "0");
+	run("100000 open brackets", s, strlen(s), 1, "brackets nested more than 256 deep");
+	free(s);
+	s = repeat("topology T = ring(4); tree E on T root ", "-", 100000, "0 { }");
+	run("100000 unary minus", s, strlen(s), 1, "expression nested too deeply");
+	free(s);
+	s = repeat("topology T = ring(4); tree E on T root 0", " + 0", 100000, " { }");
+	run("a sum of 100000 terms", s, strlen(s), 1, "expression nested more than 256 deep");
+	free(s);
+	s = repeat("network ", "{ ", 1000, "");
+	/* the second brace is already a syntax error; the depth limit still holds */
+	run("1000 open braces", s, strlen(s), 2, "brackets nested more than 256 deep");
+	free(s);
+}
+
+static void
+test_many_declarations(void)
+{
+	size_t n = 20000;
+	char *text = malloc(n * 40);
+	size_t len = 0;
+	for (size_t i = 0; i < n; i++)
+		len += (size_t)sprintf(text + len, "topology T%zu = ring(%zu);\n", i, i % 100 + 2);
+	Checked c;
+	check_text(&c, "r.coll", text, len);
+	CU_ASSERT_EQUAL(c.errors, 0);
+	CU_ASSERT_EQUAL(c.file->ndecl, (int)n);
+	checked_free(&c);
+	free(text);
+}
+
+CU_TestInfo robust_tests[] = {
+	{"empty files and comments", test_empty_and_comments},
+	{"NUL bytes", test_nul_bytes},
+	{"binary garbage", test_binary_garbage},
+	{"megabyte lines", test_long_lines},
+	{"numbers that overflow", test_numbers},
+	{"deep nesting", test_deep_nesting},
+	{"20000 declarations", test_many_declarations},
+	CU_TEST_INFO_NULL,
+};

@@ -1,0 +1,39 @@
+/* tests.h: the CUnit suites (one per module) and the helpers they share. */
+#ifndef COLLC_TESTS_H
+#define COLLC_TESTS_H
+
+#include <CUnit/CUnit.h>
+
+#include "ast.h"
+
+extern CU_TestInfo arena_tests[], diag_tests[], lexer_tests[], parser_tests[], sema_tests[],
+	fmt_tests[], golden_tests[], robust_tests[], cli_tests[];
+
+int cli_setup(void);
+int cli_teardown(void);
+
+/* The result of running the front end on a text, diagnostics captured. */
+typedef struct Checked {
+	Arena arena;
+	File *file;
+	int errors;
+	char *diag; /* everything diag printed (malloc'd) */
+} Checked;
+
+/* Parses and (when the parse is clean) checks `text` as file `name`. */
+void check_text(Checked *, const char *name, const char *text, size_t len);
+void check_str(Checked *, const char *text);
+void checked_free(Checked *);
+/* The canonical form of a clean Checked (malloc'd). */
+char *fmt_string(const File *);
+/* Reads a whole file into memory (malloc'd, NUL-terminated), or NULL. */
+char *slurp(const char *path, size_t *len);
+/* Asserts that the diagnostics contain `needle`, reporting them if not. */
+#define ASSERT_DIAG(c, needle)                                                        \
+	CU_assertImplementation(strstr((c)->diag, (needle)) != NULL, __LINE__,            \
+	                        diag_msg((c), (needle)), __FILE__, "", CU_FALSE)
+const char *diag_msg(const Checked *, const char *needle);
+/* One assertion with a message built at run time (CUnit copies it). */
+void assert_named(int ok, int line, const char *file, const char *fmt, ...) PRINTF_LIKE(4, 5);
+
+#endif
