@@ -51,7 +51,7 @@ nearest_name(const char *name, const char *const *cand, int ncand)
 	int bestd = 0;
 	size_t len = strlen(name);
 	/* Allow about one edit per three characters, at least one. */
-	int limit = (int)(len / 3) > 1 ? (int)(len / 3) : 1;
+	int limit = (int)((len + 1) / 3) > 1 ? (int)((len + 1) / 3) : 1;
 	for (int i = 0; i < ncand; i++) {
 		int d = edit_distance(name, cand[i]);
 		if (d <= limit && (!best || d < bestd)) {

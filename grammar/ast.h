@@ -189,6 +189,8 @@ typedef struct Parse {
 	Loc comment_loc; /* scanner: where the open block comment began */
 	size_t comment_off;
 	int nesting;     /* open brackets and braces */
+	Loc open[MAX_NESTING];       /* where each is */
+	size_t open_off[MAX_NESTING];
 	bool stop;       /* an error ended the parse: no "unexpected end" after it */
 } Parse;
 

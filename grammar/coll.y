@@ -88,8 +88,9 @@ decl
 		{ Decl *d = ast_decl(p, DC_COLLECTIVE, LOC(@1), @6.last_line);
 		  d->ckind = $2; d->ckind_loc = LOC(@2); d->name = $3; d->name_loc = LOC(@3);
 		  d->on = $5; d->on_loc = LOC(@5); d->body = $6; }
-	| error ';'  { yyerrok; }
-	| error '}'  { yyerrok; }
+	| error ';'    { yyerrok; }
+	| error '}'    { yyerrok; }
+	| error block  { yyerrok; }
 	;
 
 opt_semi
@@ -256,6 +257,12 @@ yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner, Parse *p)
 	Loc loc = LOC(*yypcontext_location(ctx));
 	if (tok == YYSYMBOL_YYEMPTY) {
 		error_at(loc, "syntax error");
+		return 0;
+	}
+	if (tok == YYSYMBOL_YYEOF && p->nesting > 0) {
+		Loc open = p->open[p->nesting - 1];
+		error_at(loc, "unexpected end of file: the '%c' at line %d, column %d is not closed",
+		         p->src[p->open_off[p->nesting - 1]], open.line, open.col);
 		return 0;
 	}
 	char buf[96], msg[512];

@@ -373,8 +373,10 @@ print_shape(char *buf, size_t len, const Shape *sh)
 	int n = snprintf(buf, len, "%s(", sh->form);
 	for (int i = 0; i < sh->ndim && n > 0 && (size_t)n < len; i++)
 		n += snprintf(buf + n, len - (size_t)n, "%s%lld", i ? ", " : "", (long long)sh->size[i]);
-	if (sh->ndim == 0 && n > 0 && (size_t)n < len)
-		n += snprintf(buf + n, len - (size_t)n, "%lld nodes", (long long)sh->nodes);
+	if (sh->ndim == 0) {
+		snprintf(buf, len, "%s of %lld nodes", sh->form, (long long)sh->nodes);
+		return;
+	}
 	if (n > 0 && (size_t)n < len)
 		snprintf(buf + n, len - (size_t)n, ")");
 }
@@ -443,6 +445,7 @@ static bool
 bind_call(Sema *s, const Call *c, const FormSpec *f, const Shape *ctx, Bound *out)
 {
 	bool ok = true;
+	bool bad_label = false;
 	int npos = 0;
 	memset(out, 0, sizeof(Bound) * MAX_PARAMS);
 	const ParamSpec *pos[MAX_PARAMS];
@@ -471,6 +474,7 @@ bind_call(Sema *s, const Call *c, const FormSpec *f, const Shape *ctx, Bound *ou
 					error_at(arg->loc, "%s has no argument '%s' (usage: %s)", f->name,
 					         arg->label, f->usage);
 				ok = false;
+				bad_label = true;
 				continue;
 			}
 			if (out[pi].n > 0) {
@@ -502,10 +506,14 @@ bind_call(Sema *s, const Call *c, const FormSpec *f, const Shape *ctx, Bound *ou
 		const ParamSpec *ps = &f->param[i];
 		Bound *b = &out[i];
 		if (b->n < ps->min) {
-			if (b->n == 0 && ps->label)
+			if (bad_label)
+				; /* the misspelt label was reported; "needs X" would say it twice */
+			else if (b->n == 0 && ps->label)
 				error_at(c->loc, "%s needs '%s' (usage: %s)", f->name, ps->label, f->usage);
+			else if (b->n == 0)
+				error_at(c->loc, "%s needs arguments (usage: %s)", f->name, f->usage);
 			else
-				error_at(b->n ? b->loc : c->loc, "%s needs %s%d %s (usage: %s)", f->name,
+				error_at(b->loc, "%s needs %s%d %s (usage: %s)", f->name,
 				         ps->min == ps->max ? "" : "at least ", ps->min,
 				         ps->label ? ps->label : "arguments", f->usage);
 			ok = false;
@@ -547,7 +555,12 @@ bind_call(Sema *s, const Call *c, const FormSpec *f, const Shape *ctx, Bound *ou
 				break;
 			case A_WORD:
 				if (e->kind != EX_NAME || !word_in(e->text, ps->words)) {
-					error_at(e->loc, "%s takes %s here", f->name, ps->words);
+					char words[64];
+					size_t w = 0;
+					for (const char *q = ps->words; *q && w + 8 < sizeof words; q++)
+						w += (size_t)snprintf(words + w, sizeof words - w, "%s",
+						                      *q == '|' ? "' or '" : (char[]){*q, 0});
+					error_at(e->loc, "%s takes '%s' here", f->name, words);
 					ok = false;
 				}
 				break;
