@@ -257,3 +257,109 @@ ast_comment(Parse *p, Loc loc, int end_line, const char *text, size_t len)
 	             .text = arena_strndup(p->arena, text, len)};
 	VEC_PUSH(p->arena, f->comment, f->ncomment, f->capcomment, c);
 }
+
+/* Constant integer arithmetic, overflow-checked. */
+bool
+ast_eval_int(const Expr *e, int64_t *out, bool report)
+{
+	int64_t a, b;
+	switch (e->kind) {
+	case EX_INT:
+		if (e->unit >= 0) {
+			if (report)
+				error_at(e->loc, "expected a plain integer, got %s",
+				         qty_kind_name(expr_qty(e)));
+			return false;
+		}
+		*out = e->ival;
+		return true;
+	case EX_TUPLE:
+		if (e->nelem == 1)
+			return ast_eval_int(e->elem[0], out, report);
+		break;
+	case EX_NEG:
+		if (!ast_eval_int(e->lhs, &a, report))
+			return false;
+		*out = -a;
+		return true;
+	case EX_ADD:
+	case EX_SUB:
+	case EX_MUL:
+		if (!ast_eval_int(e->lhs, &a, report) || !ast_eval_int(e->rhs, &b, report))
+			return false;
+		bool ovf = e->kind == EX_ADD   ? __builtin_add_overflow(a, b, out)
+		           : e->kind == EX_SUB ? __builtin_sub_overflow(a, b, out)
+		                               : __builtin_mul_overflow(a, b, out);
+		if (ovf) {
+			if (report)
+				error_at(e->loc, "integer overflow");
+			return false;
+		}
+		return true;
+	default:
+		break;
+	}
+	if (report)
+		error_at(e->loc, "expected an integer");
+	return false;
+}
+
+void
+ast_space_name(char *buf, size_t len, const NodeSpace *sh)
+{
+	int n = snprintf(buf, len, "%s(", sh->form);
+	for (int i = 0; i < sh->ndim && n > 0 && (size_t)n < len; i++)
+		n += snprintf(buf + n, len - (size_t)n, "%s%lld", i ? ", " : "", (long long)sh->size[i]);
+	if (sh->ndim == 0) {
+		snprintf(buf, len, "%s of %lld nodes", sh->form, (long long)sh->nodes);
+		return;
+	}
+	if (n > 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, ")");
+}
+
+/* A node reference: a coordinate tuple or an id. Returns the id, or -1. */
+int64_t
+ast_resolve_node(const NodeSpace *sh, const Expr *e, bool rank_only)
+{
+	char name[128];
+	ast_space_name(name, sizeof name, sh);
+	int64_t id;
+	if (e->kind == EX_TUPLE && e->nelem > 1) {
+		if (e->nelem != sh->ndim) {
+			if (sh->ndim == 0)
+				error_at(e->loc, "nodes of %s have no coordinates; name them by id", name);
+			else
+				error_at(e->loc, "node has %d coordinates; %s has %d", e->nelem, name,
+				         sh->ndim);
+			return -1;
+		}
+		id = 0;
+		for (int i = 0; i < e->nelem; i++) {
+			int64_t c;
+			if (!ast_eval_int(e->elem[i], &c, true))
+				return -1;
+			if (c < 0 || c >= sh->size[i]) {
+				error_at(e->elem[i]->loc, "coordinate %d of this node is %lld; %s takes 0..%lld",
+				         i + 1, (long long)c, name, (long long)sh->size[i] - 1);
+				return -1;
+			}
+			id = id * sh->size[i] + c;
+		}
+		return id;
+	}
+	if (!ast_eval_int(e, &id, true))
+		return -1;
+	int64_t limit = rank_only && !sh->is_switch ? sh->ranks : sh->nodes;
+	if (id < 0 || id >= limit) {
+		error_at(e->loc, "node %lld is outside %s (%s 0..%lld)", (long long)id, name,
+		         limit == sh->nodes ? "nodes" : "ranks", (long long)limit - 1);
+		return -1;
+	}
+	if (rank_only && sh->is_switch && sh->is_switch[id]) {
+		error_at(e->loc, "node %lld is a switch, not a rank", (long long)id);
+		return -1;
+	}
+	return id;
+}
+

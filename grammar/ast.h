@@ -18,6 +18,8 @@
 
 #include "base.h"
 
+enum { MAX_DIMS = 8, MAX_NODES = 1 << 20, MAX_CHUNKS = 1 << 30 };
+
 /* ---- quantities ---- */
 
 typedef enum QtyKind {
@@ -76,6 +78,20 @@ struct Expr {
 /* A number literal's value in its kind's base unit. */
 double expr_number(const Expr *);
 QtyKind expr_qty(const Expr *);
+/* Constant integer arithmetic, overflow-checked; reports when `report`. */
+bool ast_eval_int(const Expr *, int64_t *, bool report);
+
+/* A topology's node space: enough to resolve node references without building it. */
+typedef struct NodeSpace {
+	const char *form;
+	int ndim;              /* coordinates of a rank; 0: ids only */
+	int64_t size[MAX_DIMS];
+	int64_t nodes;         /* ranks and switches */
+	int64_t ranks;         /* ids 0..ranks-1 unless `switches` says otherwise */
+	unsigned char *is_switch; /* graph with switches: per node, else NULL */
+	bool translations;     /* has a translation group (torus, ring, hyperx) */
+	bool ok;               /* the shape is known (no error in the form) */
+} NodeSpace;
 
 /* ---- calls: forms such as torus(8, 8), bfs(T, root (0, 0)), ring ---- */
 
@@ -159,6 +175,9 @@ typedef struct Decl {
 	Expr *root;        /* explicit tree */
 	Call *form;        /* `= form`, or NULL */
 	Block *body;       /* or NULL */
+	/* set by sema on a clean file: */
+	NodeSpace *space;  /* DC_TOPOLOGY: its nodes */
+	const struct Decl *topo; /* groups, trees, collectives: their topology */
 } Decl;
 
 typedef struct Comment {
@@ -168,6 +187,7 @@ typedef struct Comment {
 } Comment;
 
 typedef struct File {
+	Arena *arena;     /* owns the tree */
 	const char *path;
 	Decl *decl;
 	int ndecl, capdecl;
@@ -219,8 +239,17 @@ File *parse_text(Arena *, const char *path, const char *text, size_t len);
 
 /* ---- sema.c: checks that need no topology built ---- */
 
-/* Reports every error it finds; returns the number of errors. */
-int sema(const File *);
+/* Reports every error it finds; returns the number of errors. Annotates
+ * each Decl with its node space or topology (see Decl). */
+int sema(File *);
+
+/* ---- node references (ast.c), shared by sema and the IR's lowering ---- */
+
+/* A coordinate tuple or an id; reports and returns -1 when it is outside
+ * the space (or a switch, when rank_only). */
+int64_t ast_resolve_node(const NodeSpace *, const Expr *, bool rank_only);
+/* "torus(8, 8)", "graph of 12 nodes" */
+void ast_space_name(char *buf, size_t len, const NodeSpace *);
 
 /* ---- fmt.c: canonical printing ---- */
 

@@ -11,7 +11,6 @@
 
 #include "ast.h"
 
-enum { MAX_DIMS = 8, MAX_NODES = 1 << 20, MAX_CHUNKS = 1 << 30 };
 
 /* ---- what a name denotes ---- */
 
@@ -22,28 +21,17 @@ static const char *const sym_kind_name[] = {
 	[S_TREES] = "set of trees", [S_COLLECTIVE] = "collective",
 };
 
-/* A topology's shape: enough to check node references without building it. */
-typedef struct Shape {
-	const char *form;
-	int ndim;              /* coordinates of a rank; 0: ids only */
-	int64_t size[MAX_DIMS];
-	int64_t nodes;         /* ranks and switches */
-	int64_t ranks;         /* ids 0..ranks-1 unless `switches` says otherwise */
-	unsigned char *is_switch; /* graph with switches: per node, else NULL */
-	bool translations;     /* has a translation group (torus, ring, hyperx) */
-	bool ok;               /* the shape is known (no error in the form) */
-} Shape;
-
 typedef struct Sym {
 	const char *name;
 	SymKind kind;
-	const Decl *decl;
+	Decl *decl;
 	int topo;              /* S_TOPOLOGY: its shape; others: their topology's symbol, or -1 */
-	Shape shape;
+	NodeSpace shape;
 } Sym;
 
 typedef struct Sema {
-	Arena arena;
+	Arena arena;  /* freed when sema returns */
+	Arena *out;   /* the File's arena: what annotates the tree */
 	Sym *sym;
 	int nsym, capsym;
 	int *slot;  /* open-addressed hash of names: sym index + 1, 0 = free */
@@ -300,7 +288,7 @@ use_sym(Sema *s, const char *name, Loc loc, unsigned want, const char *what)
 }
 
 static void
-define_sym(Sema *s, const Decl *d, SymKind kind, int topo)
+define_sym(Sema *s, Decl *d, SymKind kind, int topo)
 {
 	int old = find_sym(s, d->name);
 	if (old >= 0) {
@@ -311,119 +299,16 @@ define_sym(Sema *s, const Decl *d, SymKind kind, int topo)
 	Sym sym = {.name = d->name, .kind = kind, .decl = d, .topo = topo};
 	VEC_PUSH(&s->arena, s->sym, s->nsym, s->capsym, sym);
 	*sym_slot(s, d->name) = s->nsym;
+	if (kind != S_TOPOLOGY && topo >= 0)
+		d->topo = s->sym[topo].decl;
 }
 
-static const Shape *
+static const NodeSpace *
 topo_shape(const Sema *s, int topo)
 {
 	if (topo < 0 || !s->sym[topo].shape.ok)
 		return NULL;
 	return &s->sym[topo].shape;
-}
-
-/* Constant integer arithmetic, overflow-checked. */
-static bool
-eval_int(const Expr *e, int64_t *out, bool report)
-{
-	int64_t a, b;
-	switch (e->kind) {
-	case EX_INT:
-		if (e->unit >= 0) {
-			if (report)
-				error_at(e->loc, "expected a plain integer, got %s",
-				         qty_kind_name(expr_qty(e)));
-			return false;
-		}
-		*out = e->ival;
-		return true;
-	case EX_TUPLE:
-		if (e->nelem == 1)
-			return eval_int(e->elem[0], out, report);
-		break;
-	case EX_NEG:
-		if (!eval_int(e->lhs, &a, report))
-			return false;
-		*out = -a;
-		return true;
-	case EX_ADD:
-	case EX_SUB:
-	case EX_MUL:
-		if (!eval_int(e->lhs, &a, report) || !eval_int(e->rhs, &b, report))
-			return false;
-		bool ovf = e->kind == EX_ADD   ? __builtin_add_overflow(a, b, out)
-		           : e->kind == EX_SUB ? __builtin_sub_overflow(a, b, out)
-		                               : __builtin_mul_overflow(a, b, out);
-		if (ovf) {
-			if (report)
-				error_at(e->loc, "integer overflow");
-			return false;
-		}
-		return true;
-	default:
-		break;
-	}
-	if (report)
-		error_at(e->loc, "expected an integer");
-	return false;
-}
-
-static void
-print_shape(char *buf, size_t len, const Shape *sh)
-{
-	int n = snprintf(buf, len, "%s(", sh->form);
-	for (int i = 0; i < sh->ndim && n > 0 && (size_t)n < len; i++)
-		n += snprintf(buf + n, len - (size_t)n, "%s%lld", i ? ", " : "", (long long)sh->size[i]);
-	if (sh->ndim == 0) {
-		snprintf(buf, len, "%s of %lld nodes", sh->form, (long long)sh->nodes);
-		return;
-	}
-	if (n > 0 && (size_t)n < len)
-		snprintf(buf + n, len - (size_t)n, ")");
-}
-
-/* A node reference: a coordinate tuple or an id. Returns the id, or -1. */
-static int64_t
-resolve_node(const Shape *sh, const Expr *e, bool rank_only)
-{
-	char name[128];
-	print_shape(name, sizeof name, sh);
-	int64_t id;
-	if (e->kind == EX_TUPLE && e->nelem > 1) {
-		if (e->nelem != sh->ndim) {
-			if (sh->ndim == 0)
-				error_at(e->loc, "nodes of %s have no coordinates; name them by id", name);
-			else
-				error_at(e->loc, "node has %d coordinates; %s has %d", e->nelem, name,
-				         sh->ndim);
-			return -1;
-		}
-		id = 0;
-		for (int i = 0; i < e->nelem; i++) {
-			int64_t c;
-			if (!eval_int(e->elem[i], &c, true))
-				return -1;
-			if (c < 0 || c >= sh->size[i]) {
-				error_at(e->elem[i]->loc, "coordinate %d of this node is %lld; %s takes 0..%lld",
-				         i + 1, (long long)c, name, (long long)sh->size[i] - 1);
-				return -1;
-			}
-			id = id * sh->size[i] + c;
-		}
-		return id;
-	}
-	if (!eval_int(e, &id, true))
-		return -1;
-	int64_t limit = rank_only && !sh->is_switch ? sh->ranks : sh->nodes;
-	if (id < 0 || id >= limit) {
-		error_at(e->loc, "node %lld is outside %s (%s 0..%lld)", (long long)id, name,
-		         limit == sh->nodes ? "nodes" : "ranks", (long long)limit - 1);
-		return -1;
-	}
-	if (rank_only && sh->is_switch && sh->is_switch[id]) {
-		error_at(e->loc, "node %lld is a switch, not a rank", (long long)id);
-		return -1;
-	}
-	return id;
 }
 
 static bool
@@ -442,7 +327,7 @@ word_in(const char *word, const char *words)
 
 /* Binds a call's arguments to a signature and checks each value's kind. */
 static bool
-bind_call(Sema *s, const Call *c, const FormSpec *f, const Shape *ctx, Bound *out)
+bind_call(Sema *s, const Call *c, const FormSpec *f, const NodeSpace *ctx, Bound *out)
 {
 	bool ok = true;
 	bool bad_label = false;
@@ -539,7 +424,7 @@ bind_call(Sema *s, const Call *c, const FormSpec *f, const Shape *ctx, Bound *ou
 				}
 				break;
 			case A_INT:
-				if (!eval_int(e, &v, true)) {
+				if (!ast_eval_int(e, &v, true)) {
 					ok = false;
 				} else if (v < ps->lo || v > ps->hi) {
 					error_at(e->loc, "%s %s of %s must be at %s %lld, got %lld",
@@ -550,7 +435,7 @@ bind_call(Sema *s, const Call *c, const FormSpec *f, const Shape *ctx, Bound *ou
 				}
 				break;
 			case A_NODE:
-				if (ctx && resolve_node(ctx, e, true) < 0)
+				if (ctx && ast_resolve_node(ctx, e, true) < 0)
 					ok = false;
 				break;
 			case A_WORD:
@@ -679,12 +564,12 @@ item_word(ItemKind k)
 }
 
 static void
-shape_dims(Shape *sh, const Bound *b, int64_t extra_nodes)
+shape_dims(NodeSpace *sh, const Bound *b, int64_t extra_nodes)
 {
 	sh->ndim = b->n;
 	int64_t n = 1;
 	for (int i = 0; i < b->n; i++) {
-		eval_int(b->v[i], &sh->size[i], false);
+		ast_eval_int(b->v[i], &sh->size[i], false);
 		if (__builtin_mul_overflow(n, sh->size[i], &n) || n > MAX_NODES) {
 			error_at(b->v[i]->loc, "%s has more than %d nodes", sh->form, MAX_NODES);
 			sh->ok = false;
@@ -696,7 +581,7 @@ shape_dims(Shape *sh, const Bound *b, int64_t extra_nodes)
 }
 
 static void
-check_graph_body(Sema *s, const Decl *d, Shape *sh)
+check_graph_body(Sema *s, Decl *d, NodeSpace *sh)
 {
 	const Item *nodes = NULL;
 	for (int i = 0; i < d->body->nitem; i++) {
@@ -710,7 +595,7 @@ check_graph_body(Sema *s, const Decl *d, Shape *sh)
 		}
 		nodes = it;
 		int64_t n;
-		if (eval_int(it->value, &n, true)) {
+		if (ast_eval_int(it->value, &n, true)) {
 			if (n < 2 || n > MAX_NODES)
 				error_at(it->value->loc, "a graph has 2..%d nodes, got %lld", MAX_NODES,
 				         (long long)n);
@@ -730,15 +615,15 @@ check_graph_body(Sema *s, const Decl *d, Shape *sh)
 		const Item *it = &d->body->item[i];
 		if (it->kind == IT_SWITCHES) {
 			if (!sh->is_switch)
-				sh->is_switch = arena_alloc(&s->arena, (size_t)sh->nodes);
+				sh->is_switch = arena_alloc(s->out, (size_t)sh->nodes);
 			for (int j = 0; j < it->list.n; j++) {
 				const Expr *e = it->list.v[j];
 				int64_t lo, hi;
 				if (e->kind == EX_RANGE) {
-					lo = resolve_node(sh, e->lhs, false);
-					hi = resolve_node(sh, e->rhs, false);
+					lo = ast_resolve_node(sh, e->lhs, false);
+					hi = ast_resolve_node(sh, e->rhs, false);
 				} else {
-					lo = hi = resolve_node(sh, e, false);
+					lo = hi = ast_resolve_node(sh, e, false);
 				}
 				if (lo < 0 || hi < 0)
 					continue;
@@ -758,8 +643,8 @@ check_graph_body(Sema *s, const Decl *d, Shape *sh)
 		const Item *it = &d->body->item[i];
 		if (it->kind != IT_LINK)
 			continue;
-		int64_t a = resolve_node(sh, it->from, false);
-		int64_t b = resolve_node(sh, it->to, false);
+		int64_t a = ast_resolve_node(sh, it->from, false);
+		int64_t b = ast_resolve_node(sh, it->to, false);
 		if (a >= 0 && a == b)
 			error_at(it->to->loc, "link from node %lld to itself", (long long)a);
 		if (it->body)
@@ -768,9 +653,9 @@ check_graph_body(Sema *s, const Decl *d, Shape *sh)
 }
 
 static void
-check_topology(Sema *s, const Decl *d)
+check_topology(Sema *s, Decl *d)
 {
-	Shape sh = {0};
+	NodeSpace sh = {0};
 	const FormSpec *f = find_form(s, d->form, topo_forms, (int)countof(topo_forms),
 	                              "topology form");
 	if (f) {
@@ -788,9 +673,9 @@ check_topology(Sema *s, const Decl *d)
 			sh.ok = true;
 			if (strcmp(f->name, "spine_leaf") == 0) {
 				int64_t spines, leaves, hosts;
-				eval_int(b[0].v[0], &spines, false);
-				eval_int(b[1].v[0], &leaves, false);
-				eval_int(b[2].v[0], &hosts, false);
+				ast_eval_int(b[0].v[0], &spines, false);
+				ast_eval_int(b[1].v[0], &leaves, false);
+				ast_eval_int(b[2].v[0], &hosts, false);
 				Bound dims = {.v = (Expr *[]){b[1].v[0], b[2].v[0]}, .n = 2};
 				shape_dims(&sh, &dims, leaves + spines);
 			} else {
@@ -798,7 +683,7 @@ check_topology(Sema *s, const Decl *d)
 			}
 			if (strcmp(f->name, "optical_ring") == 0 && b[1].n) {
 				int64_t ports;
-				eval_int(b[1].v[0], &ports, false);
+				ast_eval_int(b[1].v[0], &ports, false);
 				if (ports > 2 * sh.ranks)
 					error_at(b[1].v[0]->loc, "optical_ring(%lld) has at most %lld ports, got %lld",
 					         (long long)sh.ranks, (long long)(2 * sh.ranks), (long long)ports);
@@ -831,6 +716,10 @@ check_topology(Sema *s, const Decl *d)
 	if (s->nsym > 0 && s->sym[s->nsym - 1].decl == d) {
 		s->sym[s->nsym - 1].shape = sh;
 		s->sym[s->nsym - 1].topo = s->nsym - 1;
+		if (sh.ok) {
+			d->space = NEW(s->out, NodeSpace);
+			*d->space = sh;
+		}
 	}
 }
 
@@ -844,7 +733,7 @@ check_affine(const Expr *e, const Expr *vars)
 	int64_t v;
 	switch (e->kind) {
 	case EX_INT:
-		return eval_int(e, &v, true);
+		return ast_eval_int(e, &v, true);
 	case EX_NAME:
 		for (int i = 0; i < vars->nelem; i++)
 			if (strcmp(vars->elem[i]->text, e->text) == 0)
@@ -862,9 +751,9 @@ check_affine(const Expr *e, const Expr *vars)
 	case EX_SUB:
 		return check_affine(e->lhs, vars) & check_affine(e->rhs, vars);
 	case EX_MUL:
-		if (eval_int(e->lhs, &v, false))
+		if (ast_eval_int(e->lhs, &v, false))
 			return check_affine(e->rhs, vars);
-		if (eval_int(e->rhs, &v, false))
+		if (ast_eval_int(e->rhs, &v, false))
 			return check_affine(e->lhs, vars);
 		error_at(e->loc, "a map is affine: multiply coordinates by constants only");
 		return false;
@@ -888,7 +777,7 @@ is_var_tuple(const Expr *e)
 }
 
 static void
-check_map(Sema *s, const Item *it, const Shape *sh)
+check_map(Sema *s, const Item *it, const NodeSpace *sh)
 {
 	const Expr *from = it->list.v[0];
 	if (is_var_tuple(from)) {
@@ -934,8 +823,8 @@ check_map(Sema *s, const Item *it, const Shape *sh)
 	unsigned char *seen_from = arena_alloc(&s->arena, (size_t)sh->nodes);
 	unsigned char *seen_to = arena_alloc(&s->arena, (size_t)sh->nodes);
 	for (int i = 0; i + 1 < it->list.n; i += 2) {
-		int64_t a = resolve_node(sh, it->list.v[i], false);
-		int64_t b = resolve_node(sh, it->list.v[i + 1], false);
+		int64_t a = ast_resolve_node(sh, it->list.v[i], false);
+		int64_t b = ast_resolve_node(sh, it->list.v[i + 1], false);
 		if (a >= 0) {
 			if (seen_from[a]++)
 				error_at(it->list.v[i]->loc, "node %lld is mapped twice", (long long)a);
@@ -948,7 +837,7 @@ check_map(Sema *s, const Item *it, const Shape *sh)
 }
 
 static void
-check_group(Sema *s, const Decl *d)
+check_group(Sema *s, Decl *d)
 {
 	int topo = -1;
 	if (d->form) {
@@ -958,7 +847,7 @@ check_group(Sema *s, const Decl *d)
 			Bound b[MAX_PARAMS];
 			if (bind_call(s, d->form, f, NULL, b)) {
 				topo = use_sym(s, b[0].v[0]->text, b[0].v[0]->loc, 1u << S_TOPOLOGY, "topology");
-				const Shape *sh = topo_shape(s, topo);
+				const NodeSpace *sh = topo_shape(s, topo);
 				if (sh && strcmp(f->name, "translations") == 0 && !sh->translations)
 					error_at(d->form->loc, "%s has no translation group (translations exist on "
 					         "torus, ring and hyperx)", sh->form);
@@ -966,7 +855,7 @@ check_group(Sema *s, const Decl *d)
 		}
 	} else {
 		topo = use_sym(s, d->on, d->on_loc, 1u << S_TOPOLOGY, "topology");
-		const Shape *sh = topo_shape(s, topo);
+		const NodeSpace *sh = topo_shape(s, topo);
 		for (int i = 0; i < d->body->nitem; i++) {
 			const Item *it = &d->body->item[i];
 			switch (it->kind) {
@@ -985,10 +874,10 @@ check_group(Sema *s, const Decl *d)
 					}
 					int64_t v;
 					if (n == 1)
-						eval_int(it->value, &v, true);
+						ast_eval_int(it->value, &v, true);
 					else
 						for (int j = 0; j < n; j++)
-							eval_int(it->value->elem[j], &v, true);
+							ast_eval_int(it->value->elem[j], &v, true);
 				}
 				break;
 			case IT_MAP:
@@ -1014,10 +903,10 @@ check_group(Sema *s, const Decl *d)
 /* ---- trees ---- */
 
 static void
-check_explicit_tree(Sema *s, const Decl *d, int topo)
+check_explicit_tree(Sema *s, Decl *d, int topo)
 {
-	const Shape *sh = topo_shape(s, topo);
-	int64_t root = sh ? resolve_node(sh, d->root, true) : -1;
+	const NodeSpace *sh = topo_shape(s, topo);
+	int64_t root = sh ? ast_resolve_node(sh, d->root, true) : -1;
 	int64_t *parent = NULL;
 	const Item **by = NULL;
 	if (sh) {
@@ -1037,8 +926,8 @@ check_explicit_tree(Sema *s, const Decl *d, int topo)
 		}
 		if (!sh)
 			continue;
-		int64_t c = resolve_node(sh, it->from, true);
-		int64_t p = resolve_node(sh, it->to, true);
+		int64_t c = ast_resolve_node(sh, it->from, true);
+		int64_t p = ast_resolve_node(sh, it->to, true);
 		if (c < 0 || p < 0) {
 			ok = false;
 			continue;
@@ -1062,7 +951,7 @@ check_explicit_tree(Sema *s, const Decl *d, int topo)
 		return;
 	/* every rank reaches the root; a walk longer than the node count is a cycle */
 	char name[128];
-	print_shape(name, sizeof name, sh);
+	ast_space_name(name, sizeof name, sh);
 	for (int64_t v = 0; v < sh->nodes; v++) {
 		if (v == root || (sh->is_switch && sh->is_switch[v]))
 			continue;
@@ -1085,7 +974,7 @@ check_explicit_tree(Sema *s, const Decl *d, int topo)
 }
 
 static void
-check_tree(Sema *s, const Decl *d)
+check_tree(Sema *s, Decl *d)
 {
 	int topo = -1;
 	SymKind kind = d->kind == DC_TREES ? S_TREES : S_TREE;
@@ -1094,7 +983,7 @@ check_tree(Sema *s, const Decl *d)
 		                              "tree form");
 		if (f) {
 			topo = call_topology(s, d->form);
-			const Shape *sh = topo_shape(s, topo);
+			const NodeSpace *sh = topo_shape(s, topo);
 			Bound b[MAX_PARAMS];
 			bool ok = bind_call(s, d->form, f, sh, b);
 			if (f->kinds == 2 && kind == S_TREE)
@@ -1112,7 +1001,7 @@ check_tree(Sema *s, const Decl *d)
 				int ri = f->param[1].label ? 1 : 0;
 				for (int i = 0; i < b[ri].n; i++)
 					for (int j = 0; j < i; j++)
-						if (resolve_node(sh, b[ri].v[i], true) == resolve_node(sh, b[ri].v[j], true))
+						if (ast_resolve_node(sh, b[ri].v[i], true) == ast_resolve_node(sh, b[ri].v[j], true))
 							error_at(b[ri].v[i]->loc, "root given twice");
 			}
 		}
@@ -1143,14 +1032,14 @@ single_item(const Block *b, ItemKind k, const char *what)
 }
 
 static void
-check_algorithm(Sema *s, const Decl *d, const Item *it, unsigned kind, int topo)
+check_algorithm(Sema *s, Decl *d, const Item *it, unsigned kind, int topo)
 {
 	if (it->flag)
 		return; /* auto */
 	const FormSpec *f = find_form(s, it->call, algorithms, (int)countof(algorithms), "algorithm");
 	if (!f)
 		return;
-	const Shape *sh = topo_shape(s, topo);
+	const NodeSpace *sh = topo_shape(s, topo);
 	Bound b[MAX_PARAMS];
 	if (!bind_call(s, it->call, f, sh, b))
 		return;
@@ -1185,7 +1074,7 @@ check_algorithm(Sema *s, const Decl *d, const Item *it, unsigned kind, int topo)
 }
 
 static void
-check_ranks(Sema *s, const Item *it, const Shape *sh, unsigned char *member)
+check_ranks(Sema *s, const Item *it, const NodeSpace *sh, unsigned char *member)
 {
 	int64_t count = 0;
 	int errors = nerrors();
@@ -1193,14 +1082,14 @@ check_ranks(Sema *s, const Item *it, const Shape *sh, unsigned char *member)
 		const Expr *e = it->list.v[j];
 		int64_t lo, hi;
 		if (e->kind == EX_RANGE) {
-			lo = resolve_node(sh, e->lhs, true);
-			hi = resolve_node(sh, e->rhs, true);
+			lo = ast_resolve_node(sh, e->lhs, true);
+			hi = ast_resolve_node(sh, e->rhs, true);
 			if (lo >= 0 && hi >= 0 && lo > hi) {
 				error_at(e->loc, "empty range %lld..%lld", (long long)lo, (long long)hi);
 				continue;
 			}
 		} else {
-			lo = hi = resolve_node(sh, e, true);
+			lo = hi = ast_resolve_node(sh, e, true);
 		}
 		if (lo < 0 || hi < 0)
 			continue;
@@ -1223,7 +1112,7 @@ check_ranks(Sema *s, const Item *it, const Shape *sh, unsigned char *member)
 }
 
 static void
-check_collective(Sema *s, const Decl *d)
+check_collective(Sema *s, Decl *d)
 {
 	unsigned kind = 0;
 	for (size_t i = 0; i < countof(coll_kinds); i++)
@@ -1233,7 +1122,7 @@ check_collective(Sema *s, const Decl *d)
 		unknown_word(s, d->ckind_loc, "collective", d->ckind, coll_kinds,
 		             (int)countof(coll_kinds), NULL);
 	int topo = use_sym(s, d->on, d->on_loc, 1u << S_TOPOLOGY, "topology");
-	const Shape *sh = topo_shape(s, topo);
+	const NodeSpace *sh = topo_shape(s, topo);
 	const Block *b = d->body;
 	for (int i = 0; i < b->nitem; i++) {
 		ItemKind k = b->item[i].kind;
@@ -1251,7 +1140,7 @@ check_collective(Sema *s, const Decl *d)
 	const Item *chunks = single_item(b, IT_CHUNKS, "chunks");
 	if (chunks && !chunks->flag) {
 		int64_t v;
-		if (eval_int(chunks->value, &v, true) && (v < 1 || v > MAX_CHUNKS))
+		if (ast_eval_int(chunks->value, &v, true) && (v < 1 || v > MAX_CHUNKS))
 			error_at(chunks->value->loc, "chunks must be in 1..%d, got %lld", MAX_CHUNKS,
 			         (long long)v);
 	}
@@ -1273,7 +1162,7 @@ check_collective(Sema *s, const Decl *d)
 	if (root && kind && !(kind & K_ROOTED))
 		error_at(root->loc, "%s has no root (only broadcast and reduce do)", d->ckind);
 	else if (root && sh) {
-		int64_t r = resolve_node(sh, root->value, true);
+		int64_t r = ast_resolve_node(sh, root->value, true);
 		if (r >= 0 && member && !member[r])
 			error_at(root->value->loc, "the root must be one of the collective's ranks");
 	}
@@ -1281,10 +1170,10 @@ check_collective(Sema *s, const Decl *d)
 }
 
 int
-sema(const File *f)
+sema(File *f)
 {
 	int before = nerrors();
-	Sema s = {0};
+	Sema s = {.out = f->arena};
 	s.nslot = 16;
 	while (s.nslot < 2 * f->ndecl + 16)
 		s.nslot *= 2;
@@ -1292,7 +1181,7 @@ sema(const File *f)
 	cur_file = f;
 	int networks = 0;
 	for (int i = 0; i < f->ndecl; i++) {
-		const Decl *d = &f->decl[i];
+		Decl *d = &f->decl[i];
 		switch (d->kind) {
 		case DC_NETWORK:
 			if (networks++) {
