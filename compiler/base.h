@@ -11,6 +11,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* Limits of the language, shared by every layer (docs/language.md). */
+enum { MAX_DIMS = 8, MAX_NODES = 1 << 20, MAX_CHUNKS = 1 << 30 };
+
 #define countof(a) (sizeof(a) / sizeof((a)[0]))
 
 #if defined(__GNUC__) || defined(__clang__)

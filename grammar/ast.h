@@ -18,7 +18,6 @@
 
 #include "base.h"
 
-enum { MAX_DIMS = 8, MAX_NODES = 1 << 20, MAX_CHUNKS = 1 << 30 };
 
 /* ---- quantities ---- */
 

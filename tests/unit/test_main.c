@@ -19,6 +19,8 @@ main(int argc, char **argv)
 		{.pName = "parser", .pTests = parser_tests},
 		{.pName = "sema", .pTests = sema_tests},
 		{.pName = "fmt", .pTests = fmt_tests},
+		{.pName = "topo", .pTests = topo_tests},
+		{.pName = "group", .pTests = group_tests},
 		{.pName = "golden", .pTests = golden_tests},
 		{.pName = "robust", .pTests = robust_tests},
 		{.pName = "cli", .pTests = cli_tests, .pInitFunc = cli_setup, .pCleanupFunc = cli_teardown},

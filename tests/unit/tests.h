@@ -7,7 +7,8 @@
 #include "ast.h"
 
 extern CU_TestInfo arena_tests[], diag_tests[], lexer_tests[], parser_tests[], sema_tests[],
-	fmt_tests[], golden_tests[], robust_tests[], cli_tests[];
+	fmt_tests[], golden_tests[], robust_tests[], cli_tests[], topo_tests[],
+	group_tests[];
 
 int cli_setup(void);
 int cli_teardown(void);

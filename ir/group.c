@@ -1,0 +1,555 @@
+/*
+ * group.c: symmetry groups. A group is the closure of its generators; each
+ * generator is first checked to be an automorphism (a permutation of the
+ * nodes that maps every link to a link, parallel links counted). Elements
+ * are held as affine maps x -> A x + b on coordinates (entries of row i
+ * reduced mod size i) when every generator is affine on a topology whose
+ * nodes are its coordinates, else as node permutations. Element 0 is the
+ * identity. Links follow nodes: the k-th parallel link u->v goes to the
+ * k-th parallel link g(u)->g(v).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir.h"
+
+enum { MAX_PERM_INTS = 1 << 26, MAX_AUTO_NODES = 64 };
+
+static bool
+coordinate_topology(const Topo *t)
+{
+	switch (t->kind) {
+	case TK_TORUS: case TK_RING: case TK_MESH: case TK_SUPERMESH: case TK_HYPERX:
+	case TK_FULL: case TK_OPTICAL_RING:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static int
+mod(long v, int n)
+{
+	long r = v % n;
+	return (int)(r < 0 ? r + n : r);
+}
+
+/* The image of node v under an affine map on the topology's coordinates. */
+static int
+affine_node(const Topo *t, const int *mat, const int *vec, int v)
+{
+	int x[MAX_DIMS], y[MAX_DIMS];
+	int d = t->ndim;
+	topo_coords(t, v, x);
+	for (int i = 0; i < d; i++) {
+		long s = vec[i];
+		for (int j = 0; j < d; j++)
+			s += (long)mat[i * d + j] * x[j];
+		y[i] = mod(s, t->size[i]);
+	}
+	return topo_node(t, y);
+}
+
+/* Spine-leaf: an affine map on host coordinates (leaf, host); the leaf
+ * switches follow the leaf coordinate, the spines the host coordinate
+ * (any permutation of spines is an automorphism). */
+static int
+spine_leaf_node(const Topo *t, const int *mat, const int *vec, int v)
+{
+	int leaves = t->size[0], hosts = t->size[1], spines = t->nnode - t->nrank - leaves;
+	if (v < t->nrank)
+		return affine_node(t, mat, vec, v);
+	if (v < t->nrank + leaves) {
+		int host = affine_node(t, mat, vec, (v - t->nrank) * hosts);
+		return t->nrank + host / hosts;
+	}
+	int s = v - t->nrank - leaves;
+	long y = (long)mat[3] * s + vec[1];
+	return t->nrank + leaves + mod(y, spines);
+}
+
+static void
+link_text(const Topo *t, int u, int v, char *buf, size_t len)
+{
+	char a[64], b[64];
+	topo_node_name(t, u, a, sizeof a);
+	topo_node_name(t, v, b, sizeof b);
+	snprintf(buf, len, "%s -> %s", a, b);
+}
+
+/* Checks that img is an automorphism; reports the first broken link. */
+static int
+check_automorphism(const Topo *t, const int *img, Loc loc)
+{
+	char desc[128], a[64], b[64], la[160], lb[160];
+	topo_describe(t, desc, sizeof desc);
+	unsigned char *hit = calloc((size_t)t->nnode, 1);
+	if (!hit)
+		die("out of memory");
+	int rc = 0;
+	for (int v = 0; v < t->nnode && rc == 0; v++) {
+		if (hit[img[v]]) {
+			int u = 0;
+			while (img[u] != img[v])
+				u++;
+			topo_node_name(t, u, a, sizeof a);
+			topo_node_name(t, v, b, sizeof b);
+			topo_node_name(t, img[v], la, sizeof la);
+			error_at(loc, "this map is not a permutation of the nodes of %s: %s and %s "
+			         "both map to %s", desc, a, b, la);
+			rc = -1;
+		}
+		hit[img[v]] = 1;
+		bool sw = t->is_switch && t->is_switch[v], sw2 = t->is_switch && t->is_switch[img[v]];
+		if (rc == 0 && sw != sw2) {
+			topo_node_name(t, v, a, sizeof a);
+			topo_node_name(t, img[v], b, sizeof b);
+			error_at(loc, "this map is not an automorphism of %s: it maps %s %s to %s %s",
+			         desc, sw ? "switch" : "rank", a, sw2 ? "switch" : "rank", b);
+			rc = -1;
+		}
+	}
+	free(hit);
+	for (int i = 0; i < t->nlink && rc == 0; i++) {
+		const Link *l = &t->link[i];
+		if (l->copy != 0)
+			continue;
+		int want = topo_nlinks_between(t, l->src, l->dst);
+		int got = topo_nlinks_between(t, img[l->src], img[l->dst]);
+		if (want != got) {
+			link_text(t, l->src, l->dst, la, sizeof la);
+			link_text(t, img[l->src], img[l->dst], lb, sizeof lb);
+			if (got == 0)
+				error_at(loc, "this map is not an automorphism of %s: link %s maps to %s, "
+				         "which is not a link", desc, la, lb);
+			else
+				error_at(loc, "this map is not an automorphism of %s: %s has %d parallel "
+				         "links, its image %s has %d", desc, la, want, lb, got);
+			rc = -1;
+		}
+	}
+	return rc;
+}
+
+/* ---- closure ---- */
+
+typedef struct Closure {
+	const Topo *t;
+	bool affine;
+	int width;       /* ints per element */
+	int *elem;       /* order x width */
+	int order, cap;
+	int *slot;       /* hash of elements: index + 1 */
+	int nslot;
+} Closure;
+
+static unsigned
+elem_hash(const int *e, int n)
+{
+	unsigned h = 2166136261u;
+	for (int i = 0; i < n; i++)
+		h = (h ^ (unsigned)e[i]) * 16777619u;
+	return h;
+}
+
+static int *
+elem_slot(Closure *c, const int *e)
+{
+	unsigned mask = (unsigned)c->nslot - 1;
+	for (unsigned h = elem_hash(e, c->width) & mask;; h = (h + 1) & mask) {
+		int i = c->slot[h] - 1;
+		if (i < 0 || memcmp(c->elem + (size_t)i * (size_t)c->width, e,
+		                    (size_t)c->width * sizeof *e) == 0)
+			return &c->slot[h];
+	}
+}
+
+/* Adds e if new; returns -1 when the group grows past the limit. */
+static int
+closure_add(Closure *c, const int *e)
+{
+	int *slot = elem_slot(c, e);
+	if (*slot)
+		return 0;
+	if (c->order >= MAX_GROUP_ORDER ||
+	    (long)(c->order + 1) * c->width > (long)MAX_PERM_INTS)
+		return -1;
+	if (c->order == c->cap) {
+		c->cap = c->cap ? 2 * c->cap : 64;
+		c->elem = realloc(c->elem, (size_t)c->cap * (size_t)c->width * sizeof *c->elem);
+		if (!c->elem)
+			die("out of memory");
+	}
+	memcpy(c->elem + (size_t)c->order * (size_t)c->width, e, (size_t)c->width * sizeof *e);
+	*slot = ++c->order;
+	if (2 * c->order > c->nslot) {
+		c->nslot *= 2;
+		free(c->slot);
+		c->slot = calloc((size_t)c->nslot, sizeof *c->slot);
+		if (!c->slot)
+			die("out of memory");
+		for (int i = 0; i < c->order; i++)
+			*elem_slot(c, c->elem + (size_t)i * (size_t)c->width) = i + 1;
+	}
+	return 0;
+}
+
+/* out = s after e (apply e, then s) */
+static void
+compose(const Closure *c, const int *s, const int *e, int *out)
+{
+	const Topo *t = c->t;
+	if (!c->affine) {
+		for (int v = 0; v < t->nnode; v++)
+			out[v] = s[e[v]];
+		return;
+	}
+	int d = t->ndim;
+	const int *sm = s, *sv = s + d * d, *em = e, *ev = e + d * d;
+	int *om = out, *ov = out + d * d;
+	for (int i = 0; i < d; i++) {
+		for (int j = 0; j < d; j++) {
+			long x = 0;
+			for (int k = 0; k < d; k++)
+				x += (long)sm[i * d + k] * em[k * d + j];
+			om[i * d + j] = mod(x, t->size[i]);
+		}
+		long y = sv[i];
+		for (int k = 0; k < d; k++)
+			y += (long)sm[i * d + k] * ev[k];
+		ov[i] = mod(y, t->size[i]);
+	}
+}
+
+static void
+find_union(int *parent, int a, int b)
+{
+	while (parent[a] != a)
+		a = parent[a] = parent[parent[a]];
+	while (parent[b] != b)
+		b = parent[b] = parent[parent[b]];
+	if (a != b)
+		parent[a > b ? a : b] = a < b ? a : b;
+}
+
+static int
+find_root(int *parent, int a)
+{
+	while (parent[a] != a)
+		a = parent[a] = parent[parent[a]];
+	return a;
+}
+
+/* Orbits of links and nodes under the generators (as node images). */
+static void
+orbits(Arena *a, Group *g, int **img, int nimg)
+{
+	const Topo *t = g->topo;
+	int *lp = malloc((size_t)t->nlink * sizeof *lp), *np = malloc((size_t)t->nnode * sizeof *np);
+	if (!lp || !np)
+		die("out of memory");
+	for (int i = 0; i < t->nlink; i++)
+		lp[i] = i;
+	for (int v = 0; v < t->nnode; v++)
+		np[v] = v;
+	for (int k = 0; k < nimg; k++) {
+		for (int v = 0; v < t->nnode; v++)
+			find_union(np, v, img[k][v]);
+		for (int i = 0; i < t->nlink; i++) {
+			const Link *l = &t->link[i];
+			int j = topo_find_link(t, img[k][l->src], img[k][l->dst], l->copy);
+			find_union(lp, i, j);
+		}
+	}
+	g->link_orbit = arena_array(a, (size_t)t->nlink, sizeof *g->link_orbit);
+	int *id = malloc((size_t)t->nlink * sizeof *id);
+	for (int i = 0; i < t->nlink; i++)
+		id[i] = -1;
+	g->nlink_orbits = 0;
+	for (int i = 0; i < t->nlink; i++) {
+		int r = find_root(lp, i);
+		if (id[r] < 0)
+			id[r] = g->nlink_orbits++;
+		g->link_orbit[i] = id[r];
+	}
+	g->orbit_size = arena_array(a, (size_t)g->nlink_orbits + 1, sizeof *g->orbit_size);
+	for (int i = 0; i < t->nlink; i++)
+		g->orbit_size[g->link_orbit[i]]++;
+	g->node_transitive = true;
+	for (int v = 0; v < t->nnode; v++)
+		if (!(t->is_switch && t->is_switch[v]) && find_root(np, v) != find_root(np, 0))
+			g->node_transitive = false;
+	free(lp), free(np), free(id);
+}
+
+static Group *
+close_group(Arena *a, const Topo *t, const char *name, Loc loc, bool affine, int **gens,
+            int ngen, int **img)
+{
+	Closure c = {.t = t, .affine = affine, .nslot = 64};
+	c.width = affine ? t->ndim * t->ndim + t->ndim : t->nnode;
+	c.slot = calloc((size_t)c.nslot, sizeof *c.slot);
+	int *id = calloc((size_t)c.width, sizeof *id), *tmp = malloc((size_t)c.width * sizeof *tmp);
+	if (!c.slot || !id || !tmp)
+		die("out of memory");
+	for (int v = 0; v < c.width; v++)
+		id[v] = affine ? 0 : v;
+	if (affine)
+		for (int i = 0; i < t->ndim; i++)
+			id[i * t->ndim + i] = 1 % t->size[i];
+	closure_add(&c, id);
+	int rc = 0;
+	for (int done = 0; done < c.order && rc == 0; done++)
+		for (int k = 0; k < ngen && rc == 0; k++) {
+			compose(&c, gens[k], c.elem + (size_t)done * (size_t)c.width, tmp);
+			rc = closure_add(&c, tmp);
+		}
+	Group *g = NULL;
+	if (rc != 0) {
+		error_at(loc, "the group '%s' has more than %d elements (or is too large to hold); "
+		         "name fewer generators", name, c.order);
+	} else {
+		g = NEW(a, Group);
+		g->name = name;
+		g->loc = loc;
+		g->topo = t;
+		g->order = c.order;
+		g->affine = affine;
+		size_t n = (size_t)c.order * (size_t)c.width;
+		int *copy = arena_array(a, n, sizeof *copy);
+		memcpy(copy, c.elem, n * sizeof *copy);
+		if (affine) {
+			int d = t->ndim;
+			g->mat = arena_array(a, (size_t)c.order * (size_t)(d * d), sizeof *g->mat);
+			g->vec = arena_array(a, (size_t)c.order * (size_t)d, sizeof *g->vec);
+			for (int e = 0; e < c.order; e++) {
+				memcpy(g->mat + e * d * d, copy + (size_t)e * (size_t)c.width,
+				       (size_t)(d * d) * sizeof(int));
+				memcpy(g->vec + e * d, copy + (size_t)e * (size_t)c.width + d * d,
+				       (size_t)d * sizeof(int));
+			}
+		} else {
+			g->perm = copy;
+		}
+		orbits(a, g, img, ngen);
+	}
+	free(c.elem), free(c.slot), free(id), free(tmp);
+	return g;
+}
+
+Group *
+group_build(Arena *a, const Topo *t, const char *name, Loc loc, const GroupGen *gen, int ngen)
+{
+	bool affine = coordinate_topology(t);
+	for (int k = 0; k < ngen; k++)
+		affine &= gen[k].affine;
+	int d = t->ndim;
+	/* expand `translate;` into one unit translation per dimension */
+	int n = 0;
+	for (int k = 0; k < ngen; k++)
+		n += gen[k].all_translations ? (t->kind == TK_SPINE_LEAF ? 2 : d) : 1;
+	int **gens = calloc((size_t)n + 1, sizeof *gens), **img = calloc((size_t)n + 1, sizeof *img);
+	Loc *locs = calloc((size_t)n + 1, sizeof *locs);
+	GroupGen *unit = calloc((size_t)n + 1, sizeof *unit);
+	if (!gens || !img || !locs || !unit)
+		die("out of memory");
+	int m = 0;
+	for (int k = 0; k < ngen; k++) {
+		if (!gen[k].all_translations) {
+			unit[m] = gen[k];
+			locs[m++] = gen[k].loc;
+			continue;
+		}
+		int dims = t->kind == TK_SPINE_LEAF ? 2 : d;
+		for (int i = 0; i < dims; i++) {
+			GroupGen u = {.loc = gen[k].loc, .affine = true};
+			for (int j = 0; j < d; j++)
+				u.mat[j * d + j] = 1;
+			u.vec[i] = 1;
+			unit[m] = u;
+			locs[m++] = gen[k].loc;
+		}
+	}
+	int rc = 0;
+	for (int k = 0; k < m; k++) {
+		img[k] = malloc((size_t)t->nnode * sizeof *img[k]);
+		if (!img[k])
+			die("out of memory");
+		for (int v = 0; v < t->nnode; v++) {
+			if (!unit[k].affine)
+				img[k][v] = unit[k].perm[v];
+			else if (t->kind == TK_SPINE_LEAF)
+				img[k][v] = spine_leaf_node(t, unit[k].mat, unit[k].vec, v);
+			else
+				img[k][v] = affine_node(t, unit[k].mat, unit[k].vec, v);
+		}
+		if (check_automorphism(t, img[k], locs[k]) != 0)
+			rc = -1;
+		if (affine) {
+			gens[k] = malloc((size_t)(d * d + d) * sizeof *gens[k]);
+			for (int i = 0; i < d; i++) {
+				for (int j = 0; j < d; j++)
+					gens[k][i * d + j] = mod(unit[k].mat[i * d + j], t->size[i]);
+				gens[k][d * d + i] = mod(unit[k].vec[i], t->size[i]);
+			}
+		} else {
+			gens[k] = img[k];
+		}
+	}
+	Group *g = rc == 0 ? close_group(a, t, name, loc, affine, gens, m, img) : NULL;
+	for (int k = 0; k < m; k++) {
+		if (gens[k] != img[k])
+			free(gens[k]);
+		free(img[k]);
+	}
+	free(gens), free(img), free(locs), free(unit);
+	return g;
+}
+
+/* ---- automorphisms(T): every automorphism, by backtracking ---- */
+
+typedef struct Search {
+	const Topo *t;
+	int n;
+	int *cnt;       /* n x n: links u -> v */
+	int *order;     /* nodes in BFS order */
+	int *img, *used;
+	int *found;
+	int nfound, cap;
+	bool overflow;
+} Search;
+
+static bool
+consistent(const Search *s, int i, int c)
+{
+	int n = s->n, u = s->order[i];
+	if (s->cnt[u * n + u] != s->cnt[c * n + c])
+		return false;
+	bool su = s->t->is_switch && s->t->is_switch[u], sc = s->t->is_switch && s->t->is_switch[c];
+	if (su != sc || s->t->out[u + 1] - s->t->out[u] != s->t->out[c + 1] - s->t->out[c])
+		return false;
+	for (int j = 0; j < i; j++) {
+		int w = s->order[j], iw = s->img[w];
+		if (s->cnt[u * n + w] != s->cnt[c * n + iw] || s->cnt[w * n + u] != s->cnt[iw * n + c])
+			return false;
+	}
+	return true;
+}
+
+static void
+search(Search *s, int i)
+{
+	if (s->overflow)
+		return;
+	if (i == s->n) {
+		if (s->nfound >= MAX_GROUP_ORDER || (long)(s->nfound + 1) * s->n > MAX_PERM_INTS) {
+			s->overflow = true;
+			return;
+		}
+		if (s->nfound == s->cap) {
+			s->cap = s->cap ? 2 * s->cap : 64;
+			s->found = realloc(s->found, (size_t)s->cap * (size_t)s->n * sizeof *s->found);
+			if (!s->found)
+				die("out of memory");
+		}
+		memcpy(s->found + (size_t)s->nfound * (size_t)s->n, s->img, (size_t)s->n * sizeof(int));
+		s->nfound++;
+		return;
+	}
+	for (int c = 0; c < s->n; c++) {
+		if (s->used[c] || !consistent(s, i, c))
+			continue;
+		s->used[c] = 1;
+		s->img[s->order[i]] = c;
+		search(s, i + 1);
+		s->used[c] = 0;
+	}
+}
+
+Group *
+group_automorphisms(Arena *a, const Topo *t, const char *name, Loc loc)
+{
+	char desc[128];
+	topo_describe(t, desc, sizeof desc);
+	if (t->nnode > MAX_AUTO_NODES) {
+		error_at(loc, "automorphisms() is computed for topologies of at most %d nodes; %s has "
+		         "%d (name the generators in a group block)", MAX_AUTO_NODES, desc, t->nnode);
+		return NULL;
+	}
+	int n = t->nnode;
+	Search s = {.t = t, .n = n};
+	s.cnt = calloc((size_t)(n * n), sizeof *s.cnt);
+	s.order = malloc((size_t)n * sizeof *s.order);
+	s.img = malloc((size_t)n * sizeof *s.img);
+	s.used = calloc((size_t)n, sizeof *s.used);
+	unsigned char *seen = calloc((size_t)n, 1);
+	if (!s.cnt || !s.order || !s.img || !s.used || !seen)
+		die("out of memory");
+	for (int i = 0; i < t->nlink; i++)
+		s.cnt[t->link[i].src * n + t->link[i].dst]++;
+	/* BFS order (undirected), so each node meets assigned neighbours early */
+	int k = 0;
+	for (int start = 0; start < n; start++) {
+		if (seen[start])
+			continue;
+		seen[start] = 1;
+		s.order[k++] = start;
+		for (int h = k - 1; h < k; h++)
+			for (int w = 0; w < n; w++)
+				if (!seen[w] && (s.cnt[s.order[h] * n + w] || s.cnt[w * n + s.order[h]])) {
+					seen[w] = 1;
+					s.order[k++] = w;
+				}
+	}
+	search(&s, 0);
+	Group *g = NULL;
+	if (s.overflow) {
+		error_at(loc, "%s has more than %d automorphisms: too many to hold; name generators in "
+		         "a group block", desc, s.nfound);
+	} else {
+		/* the identity first */
+		for (int e = 0; e < s.nfound; e++) {
+			int *p = s.found + (size_t)e * (size_t)n;
+			bool ident = true;
+			for (int v = 0; v < n && ident; v++)
+				ident = p[v] == v;
+			if (ident && e > 0) {
+				memcpy(s.img, p, (size_t)n * sizeof(int));
+				memcpy(p, s.found, (size_t)n * sizeof(int));
+				memcpy(s.found, s.img, (size_t)n * sizeof(int));
+			}
+		}
+		g = NEW(a, Group);
+		g->name = name;
+		g->loc = loc;
+		g->topo = t;
+		g->order = s.nfound;
+		g->perm = arena_array(a, (size_t)s.nfound * (size_t)n, sizeof *g->perm);
+		memcpy(g->perm, s.found, (size_t)s.nfound * (size_t)n * sizeof(int));
+		int **img = malloc((size_t)s.nfound * sizeof *img);
+		for (int e = 0; e < s.nfound; e++)
+			img[e] = g->perm + (size_t)e * (size_t)n;
+		orbits(a, g, img, s.nfound);
+		free(img);
+	}
+	free(s.cnt), free(s.order), free(s.img), free(s.used), free(s.found), free(seen);
+	return g;
+}
+
+int
+group_node(const Group *g, int elem, int node)
+{
+	const Topo *t = g->topo;
+	if (!g->affine)
+		return g->perm[(size_t)elem * (size_t)t->nnode + (size_t)node];
+	int d = t->ndim;
+	return affine_node(t, g->mat + elem * d * d, g->vec + elem * d, node);
+}
+
+int
+group_link(const Group *g, int elem, int link)
+{
+	const Link *l = &g->topo->link[link];
+	return topo_find_link(g->topo, group_node(g, elem, l->src), group_node(g, elem, l->dst),
+	                      l->copy);
+}

@@ -1,0 +1,255 @@
+/*
+ * ir.h: the one IR header. Topologies (nodes, directed links, network
+ * parameters), routes, symmetry groups, trees, and schedules (rounds of
+ * messages carrying chunk sets), with the passes that build, verify and
+ * measure them. Nothing here sees the AST except lower.c.
+ *
+ * Conventions: arrays with counts, integer ids (node, link, rank, chunk,
+ * element), memory from the Prog's arena. A pass returns 0, or -1 after
+ * reporting through error_at().
+ */
+#ifndef COLLC_IR_H
+#define COLLC_IR_H
+
+#include <stdbool.h>
+
+#include "base.h"
+
+/* ---- network parameters (SI units: bits/s, seconds, bytes, joules) ---- */
+
+typedef struct Net {
+	double bandwidth;      /* per direction, per link */
+	double link_latency;   /* wire delay per hop */
+	double router_latency; /* per-hop switching delay */
+	double step_overhead;  /* alpha: fixed cost per round */
+	double mtu;            /* bytes per packet (simulator) */
+	double energy_per_bit; /* per bit per hop */
+	double reconfig_delay; /* optical circuit switch */
+} Net;
+
+extern const Net net_defaults;
+
+/* ---- topologies (topo.c) ---- */
+
+typedef enum TopoKind {
+	TK_TORUS, TK_MESH, TK_SUPERMESH, TK_HYPERX, TK_SPINE_LEAF, TK_RING, TK_FULL,
+	TK_OPTICAL_RING, TK_GRAPH,
+} TopoKind;
+
+typedef struct Link {
+	int src, dst;      /* nodes */
+	int dim;           /* torus, mesh, hyperx: the coordinate that changes; else -1 */
+	int dir;           /* torus, mesh: +1 or -1 (the step along dim); else 0 */
+	int copy;          /* parallel links u->v numbered 0, 1, ... in port order */
+	double bandwidth, latency, energy_per_bit;
+} Link;
+
+typedef struct Topo {
+	const char *name;
+	Loc loc;
+	TopoKind kind;
+	int ndim;
+	int size[MAX_DIMS];   /* coordinates of ranks (row-major, last fastest) */
+	int variant;          /* supermesh: 0 bi, 1 alter; optical_ring: ports */
+	int nnode;            /* ranks and switches */
+	int nrank;            /* nodes that hold data: ids 0..nrank-1 unless is_switch says */
+	unsigned char *is_switch; /* nnode, or NULL when every node is a rank */
+	int nlink;
+	Link *link;           /* sorted by src, then port order */
+	int *out;             /* nnode + 1: links of v are [out[v], out[v+1]) */
+	Net net;
+} Topo;
+
+/* Builders; each returns a topology whose links are sorted and indexed. */
+/* torus, ring, mesh, supermesh (variant 0 bi, 1 alter), hyperx, full */
+Topo *topo_new(Arena *, TopoKind, const char *name, int ndim, const int *size, int variant,
+               Net);
+Topo *topo_spine_leaf(Arena *, const char *name, int spines, int leaves, int hosts, Net);
+Topo *topo_optical_ring(Arena *, const char *name, int n, int ports, Net);
+/* A graph: links given as pairs (both directions listed for <->). */
+Topo *topo_graph(Arena *, const char *name, int nnode, const unsigned char *is_switch,
+                 int nlink, const Link *links, Net);
+void topo_coords(const Topo *, int node, int *coord);
+int topo_node(const Topo *, const int *coord); /* coordinates taken modulo the sizes */
+int topo_find_link(const Topo *, int src, int dst, int copy); /* -1 if none */
+int topo_nlinks_between(const Topo *, int src, int dst);
+const char *topo_kind_name(TopoKind);
+void topo_describe(const Topo *, char *buf, size_t len); /* "torus(8, 8)" */
+void topo_node_name(const Topo *, int node, char *buf, size_t len); /* "(0, 3)" or "5" */
+
+/* ---- routes (route.c) ---- */
+
+typedef enum RoutePolicy { ROUTE_SHORTEST, ROUTE_DOR } RoutePolicy;
+
+/* Routes are computed on demand and cached per (src, dst): no all-pairs table. */
+typedef struct Route {
+	int src, dst;
+	int len;        /* hops */
+	int *link;      /* len links, src to dst; stable for the Routes' life */
+} Route;
+
+typedef struct Routes {
+	const Topo *topo;
+	RoutePolicy policy;
+	Arena arena;
+	int *slot;      /* open-addressed (src, dst) -> route id + 1 */
+	int nslot;
+	Route *route;
+	int nroute, caproute;
+	int *scratch;   /* one route being built (nnode links at most) */
+	int *dist;      /* generic graphs: BFS distances to one destination */
+	int dist_to;    /* the destination dist[] holds, or -1 */
+} Routes;
+
+void routes_init(Routes *, const Topo *, RoutePolicy);
+void routes_free(Routes *);
+/* The route from src to dst (its id), computed once; -1 if unreachable. */
+int route_id(Routes *, int src, int dst);
+/* Its links; returns the hop count, or -1 if dst is unreachable. */
+int route_get(Routes *, int src, int dst, const int **links);
+int topo_distance(Routes *, int src, int dst);
+
+/* ---- groups (group.c) ---- */
+
+/*
+ * A group of automorphisms, closed and enumerated. Elements are held as
+ * affine maps x -> A x + b on coordinates when every generator is affine
+ * (tori, meshes, HyperX: a few ints per element, whatever the node count),
+ * or as node permutations otherwise. Links follow nodes: the image of the
+ * k-th parallel link u->v is the k-th parallel link g(u)->g(v), with
+ * (dim, dir) carried through A on tori.
+ */
+typedef struct Group {
+	const char *name;
+	Loc loc;
+	const Topo *topo;
+	int order;
+	bool affine;
+	int *mat;   /* affine: order x ndim x ndim */
+	int *vec;   /* affine: order x ndim */
+	int *perm;  /* permutation groups: order x nnode */
+	int *link_orbit;     /* nlink: the orbit of each directed link */
+	int nlink_orbits;
+	int *orbit_size;     /* nlink_orbits */
+	bool node_transitive;
+} Group;
+
+typedef struct GroupGen {
+	Loc loc;
+	bool affine;
+	int mat[MAX_DIMS * MAX_DIMS]; /* affine: x -> mat x + vec */
+	int vec[MAX_DIMS];
+	int *perm;                    /* else a node permutation (nnode) */
+	bool all_translations;        /* `translate;` with no vector */
+} GroupGen;
+
+enum { MAX_GROUP_ORDER = 1 << 22 };
+
+/* Checks each generator is an automorphism, closes, finds link orbits. */
+Group *group_build(Arena *, const Topo *, const char *name, Loc, const GroupGen *, int ngen);
+Group *group_automorphisms(Arena *, const Topo *, const char *name, Loc);
+int group_node(const Group *, int elem, int node);
+int group_link(const Group *, int elem, int link);
+
+/* ---- trees (tree.c) ---- */
+
+/* A rooted tree (or forest) over ranks; edges child -> parent, routed. */
+typedef struct Tree {
+	const char *name;
+	Loc loc;
+	const Topo *topo;
+	int nroot;
+	int root[2];     /* forest: two roots joined by the exchange round */
+	int *parent;     /* nnode: parent node, -1 for roots and switches */
+	int *depth;      /* nnode: -1 for switches */
+	int height;      /* max depth */
+	long weight;     /* W(T): total hops of the tree's edges */
+} Tree;
+
+Tree *tree_bfs(Arena *, const Topo *, Routes *, int root);
+Tree *tree_khop(Arena *, const Topo *, Routes *, int root, int depth);
+Tree *tree_windmill(Arena *, const Topo *, int root);
+Tree *tree_forest(Arena *, const Topo *, Routes *, int a, int b);
+int tree_balanced_pair(Arena *, const Topo *, int root, Tree **out); /* 2 trees */
+Tree *tree_spine_leaf(Arena *, const Topo *);
+/* Explicit: parent[] given; reports a node it misses or a cycle, else depths. */
+Tree *tree_from_parents(Arena *, const Topo *, Routes *, int root, int *parent, Loc);
+int tree_finish(Tree *, Routes *); /* depths, height, weight; -1 on a cycle */
+
+/* ---- schedules ---- */
+
+typedef enum CollKind {
+	CK_ALLREDUCE, CK_REDUCE_SCATTER, CK_ALLGATHER, CK_ALLTOALL, CK_BROADCAST, CK_REDUCE,
+} CollKind;
+
+extern const char *const coll_kind_name[];
+
+typedef enum XferOp { X_REDUCE, X_COPY } XferOp;
+
+/* One message: a chunk set sent src -> dst in one round, over one route. */
+typedef struct Msg {
+	int src, dst;     /* communicator ranks */
+	int route;        /* route id in the Sched's Routes */
+	XferOp op;
+	int first, n;     /* chunks: sched->chunks[first .. first + n) */
+} Msg;
+
+/*
+ * The symmetric form (tree symmetrization): transfer t of base tree b in
+ * round r, applied by every group element g, moves chunk (b, g) along
+ * g(child) -> g(parent). Held compactly and expanded on demand.
+ */
+typedef struct BaseXfer {
+	int round;
+	int tree;
+	int src, dst;      /* nodes in the base tree */
+	XferOp op;
+} BaseXfer;
+
+typedef struct Sched {
+	const char *name;
+	Loc loc;
+	CollKind kind;
+	const char *algorithm;
+	const Topo *topo;
+	Routes *routes;
+	int nrank;
+	int *rank_node;    /* communicator rank -> node */
+	int *node_rank;    /* node -> rank, or -1 */
+	int nchunk;        /* the vector is cut into nchunk equal chunks */
+	int nround;
+	/* explicit form */
+	int nmsg;
+	Msg *msg;          /* sorted by round */
+	int *round_first;  /* nround + 1: messages of round r */
+	int *chunks;
+	/* symmetric form (msg == NULL) */
+	const Group *group;
+	int ntree;
+	const Tree **tree;
+	int nbase;
+	BaseXfer *base;
+} Sched;
+
+/* symm.c: tree symmetrization. */
+Sched *symmetrize(Arena *, const char *name, Loc, CollKind, const Topo *, Routes *,
+                  const Tree **trees, int ntree, const Group *);
+/* Expands a symmetric schedule into explicit messages (small cases, tests). */
+Sched *sched_expand(Arena *, const Sched *);
+
+/* ---- verify.c and metrics.c ---- */
+
+typedef struct Metrics {
+	int rounds;
+	long messages;
+	double volume;      /* absolute volume, in units of N (the vector) */
+	double psi, theta, omega;
+	double model_time;  /* alpha * S + beta * Q for the message size given */
+	bool by_symmetry;   /* proved on the base trees and the group */
+} Metrics;
+
+/* Proves the schedule implements its collective; reports what fails. */
+int verify(const Sched *);
+int metrics(const Sched *, double bytes, Metrics *);
+
+#endif

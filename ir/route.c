@@ -1,0 +1,238 @@
+/*
+ * route.c: routes, computed on demand and cached per (src, dst), so that a
+ * 64x64 torus never builds an all-pairs table.
+ *
+ * shortest_path: from the source, repeatedly take the first link in port
+ *   order (topo.c) that brings the packet one hop closer. On tori, meshes
+ *   and HyperX this is dimension order with the shorter way round, ties at
+ *   n/2 broken towards -1: the same routes as dor there. Distances are in
+ *   closed form on those topologies and by BFS (one destination cached) on
+ *   the others.
+ * dor: dimension order, written out explicitly (tori, rings, meshes,
+ *   supermeshes on their mesh links, HyperX); a cross-check of the above.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir.h"
+
+static bool
+closed_form(const Topo *t)
+{
+	return t->kind == TK_TORUS || t->kind == TK_RING || t->kind == TK_MESH ||
+	       t->kind == TK_SUPERMESH || t->kind == TK_HYPERX || t->kind == TK_FULL;
+}
+
+void
+routes_init(Routes *r, const Topo *t, RoutePolicy policy)
+{
+	memset(r, 0, sizeof *r);
+	r->topo = t;
+	r->policy = policy;
+	r->nslot = 1024;
+	r->slot = arena_array(&r->arena, (size_t)r->nslot, sizeof *r->slot);
+	r->scratch = arena_array(&r->arena, (size_t)t->nnode + 1, sizeof *r->scratch);
+	r->dist_to = -1;
+}
+
+void
+routes_free(Routes *r)
+{
+	arena_free(&r->arena);
+	memset(r, 0, sizeof *r);
+}
+
+static int
+ring_dist(int a, int b, int n)
+{
+	int d = ((b - a) % n + n) % n;
+	return d < n - d ? d : n - d;
+}
+
+/* Hop distance on the closed-form topologies. */
+static int
+grid_distance(const Topo *t, int src, int dst)
+{
+	if (t->kind == TK_FULL)
+		return src != dst;
+	int a[MAX_DIMS], b[MAX_DIMS], d = 0;
+	topo_coords(t, src, a);
+	topo_coords(t, dst, b);
+	for (int i = 0; i < t->ndim; i++) {
+		if (t->kind == TK_HYPERX)
+			d += a[i] != b[i];
+		else if (t->kind == TK_TORUS || t->kind == TK_RING)
+			d += ring_dist(a[i], b[i], t->size[i]);
+		else
+			d += abs(a[i] - b[i]);
+	}
+	return d;
+}
+
+/* BFS over reversed links: the distance of every node to `dst`. */
+static void
+bfs_to(Routes *r, int dst)
+{
+	const Topo *t = r->topo;
+	if (r->dist_to == dst)
+		return;
+	if (!r->dist) {
+		r->dist = arena_array(&r->arena, (size_t)t->nnode, sizeof *r->dist);
+		/* in-links by destination, for the reversed search */
+	}
+	int *queue = malloc((size_t)t->nnode * sizeof *queue);
+	int *in_off = calloc((size_t)t->nnode + 1, sizeof *in_off);
+	int *in = malloc((size_t)t->nlink * sizeof *in);
+	if (!queue || !in_off || !in)
+		die("out of memory");
+	for (int i = 0; i < t->nlink; i++)
+		in_off[t->link[i].dst + 1]++;
+	for (int v = 0; v < t->nnode; v++)
+		in_off[v + 1] += in_off[v];
+	int *fill = calloc((size_t)t->nnode, sizeof *fill);
+	for (int i = 0; i < t->nlink; i++)
+		in[in_off[t->link[i].dst] + fill[t->link[i].dst]++] = t->link[i].src;
+	for (int v = 0; v < t->nnode; v++)
+		r->dist[v] = -1;
+	int head = 0, tail = 0;
+	r->dist[dst] = 0;
+	queue[tail++] = dst;
+	while (head < tail) {
+		int v = queue[head++];
+		for (int i = in_off[v]; i < in_off[v + 1]; i++)
+			if (r->dist[in[i]] < 0) {
+				r->dist[in[i]] = r->dist[v] + 1;
+				queue[tail++] = in[i];
+			}
+	}
+	free(queue), free(in_off), free(in), free(fill);
+	r->dist_to = dst;
+}
+
+int
+topo_distance(Routes *r, int src, int dst)
+{
+	if (closed_form(r->topo))
+		return grid_distance(r->topo, src, dst);
+	bfs_to(r, dst);
+	return r->dist[src];
+}
+
+/* The link from v along (dim, dir); on a size-2 torus dimension -1 and +1
+ * are parallel links to the same neighbour, told apart by dir. */
+static int
+link_along(const Topo *t, int v, int dim, int dir)
+{
+	for (int i = t->out[v]; i < t->out[v + 1]; i++)
+		if (t->link[i].dim == dim && t->link[i].dir == dir)
+			return i;
+	return -1;
+}
+
+static int
+dor(Routes *r, int src, int dst)
+{
+	const Topo *t = r->topo;
+	int c[MAX_DIMS], goal[MAX_DIMS];
+	topo_coords(t, src, c);
+	topo_coords(t, dst, goal);
+	int v = src, hops = 0;
+	for (int d = 0; d < t->ndim; d++) {
+		int n = t->size[d];
+		while (c[d] != goal[d]) {
+			int link;
+			if (t->kind == TK_HYPERX) {
+				link = link_along(t, v, d, ((goal[d] - c[d]) % n + n) % n);
+				c[d] = goal[d];
+			} else {
+				int dir;
+				if (t->kind == TK_TORUS || t->kind == TK_RING) {
+					int fwd = ((goal[d] - c[d]) % n + n) % n;
+					dir = fwd < n - fwd ? +1 : -1; /* a tie at n/2 goes -1 */
+				} else {
+					dir = goal[d] > c[d] ? +1 : -1;
+				}
+				link = link_along(t, v, d, dir);
+				c[d] = ((c[d] + dir) % n + n) % n;
+			}
+			if (link < 0)
+				die("dor: no link from node %d along dimension %d", v, d);
+			r->scratch[hops++] = link;
+			v = t->link[link].dst;
+		}
+	}
+	return hops;
+}
+
+static int
+greedy(Routes *r, int src, int dst)
+{
+	const Topo *t = r->topo;
+	int left = topo_distance(r, src, dst);
+	if (left < 0)
+		return -1;
+	int v = src, hops = 0;
+	while (v != dst) {
+		int next = -1;
+		for (int i = t->out[v]; i < t->out[v + 1] && next < 0; i++)
+			if (topo_distance(r, t->link[i].dst, dst) == left - 1)
+				next = i;
+		if (next < 0)
+			die("route: no link closer to %d from %d", dst, v);
+		r->scratch[hops++] = next;
+		v = t->link[next].dst;
+		left--;
+	}
+	return hops;
+}
+
+static unsigned
+pair_hash(int src, int dst)
+{
+	unsigned h = (unsigned)src * 2654435761u ^ (unsigned)dst * 40503u;
+	return h ^ (h >> 15);
+}
+
+static int *
+find_slot(const Routes *r, int src, int dst)
+{
+	unsigned mask = (unsigned)r->nslot - 1;
+	for (unsigned h = pair_hash(src, dst) & mask;; h = (h + 1) & mask) {
+		int id = r->slot[h] - 1;
+		if (id < 0 || (r->route[id].src == src && r->route[id].dst == dst))
+			return &r->slot[h];
+	}
+}
+
+int
+route_id(Routes *r, int src, int dst)
+{
+	int *slot = find_slot(r, src, dst);
+	if (*slot)
+		return r->route[*slot - 1].len < 0 ? -1 : *slot - 1;
+	int len = r->policy == ROUTE_DOR ? dor(r, src, dst) : greedy(r, src, dst);
+	Route route = {.src = src, .dst = dst, .len = len};
+	if (len > 0) {
+		route.link = arena_array(&r->arena, (size_t)len, sizeof *route.link);
+		memcpy(route.link, r->scratch, (size_t)len * sizeof *route.link);
+	}
+	VEC_PUSH(&r->arena, r->route, r->nroute, r->caproute, route);
+	*slot = r->nroute;
+	if (2 * r->nroute > r->nslot) { /* keep the table at most half full */
+		r->nslot *= 2;
+		r->slot = arena_array(&r->arena, (size_t)r->nslot, sizeof *r->slot);
+		for (int i = 0; i < r->nroute; i++)
+			*find_slot(r, r->route[i].src, r->route[i].dst) = i + 1;
+	}
+	return len < 0 ? -1 : r->nroute - 1;
+}
+
+int
+route_get(Routes *r, int src, int dst, const int **links)
+{
+	int id = route_id(r, src, dst);
+	if (id < 0)
+		return -1;
+	*links = r->route[id].link;
+	return r->route[id].len;
+}

@@ -1,0 +1,376 @@
+/*
+ * topo.c: builds the directed graph of every topology form. Node ids are
+ * row-major over the coordinates (last coordinate fastest). Links are
+ * directed; each node's links are stored together in "port order":
+ *
+ *   torus, ring, mesh: dimension 0 then 1 ..., in each the -1 link then +1;
+ *                      a size-2 dimension of a torus has both, as two
+ *                      parallel links (the wrap-around one is real cabling)
+ *   supermesh:         the mesh's links, then the added perimeter copies
+ *   hyperx:            dimension 0 then 1 ..., in each by offset 1..n-1
+ *   full:              by destination id
+ *   spine_leaf:        hosts first (id leaf * hosts + index), then leaf
+ *                      switches, then spines; host -> leaf, leaf -> hosts
+ *                      then spines, spine -> leaves
+ *   optical_ring:      u -> u+1 (the static ring view; see docs/ir.md)
+ *   graph:             in the order the links were written
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir.h"
+
+const Net net_defaults = {
+	.bandwidth = 400e9,
+	.link_latency = 100e-9,
+	.router_latency = 0,
+	.step_overhead = 0,
+	.mtu = 4096,
+	.energy_per_bit = 1e-12,
+	.reconfig_delay = 10e-6,
+};
+
+typedef struct Builder {
+	Arena *arena;
+	Topo *t;
+	int cap;
+} Builder;
+
+static void
+add_link(Builder *b, int src, int dst, int dim, int dir)
+{
+	Topo *t = b->t;
+	if (t->nlink == b->cap)
+		t->link = arena_grow(b->arena, t->link, &b->cap, sizeof *t->link);
+	t->link[t->nlink++] = (Link){
+		.src = src, .dst = dst, .dim = dim, .dir = dir,
+		.bandwidth = t->net.bandwidth, .latency = t->net.link_latency,
+		.energy_per_bit = t->net.energy_per_bit,
+	};
+}
+
+/* Sorts links by source (stable), then indexes them and numbers parallel copies. */
+static void
+finish(Builder *b)
+{
+	Topo *t = b->t;
+	t->out = arena_array(b->arena, (size_t)t->nnode + 1, sizeof *t->out);
+	for (int i = 0; i < t->nlink; i++)
+		t->out[t->link[i].src + 1]++;
+	for (int v = 0; v < t->nnode; v++)
+		t->out[v + 1] += t->out[v];
+	Link *sorted = arena_array(b->arena, (size_t)t->nlink, sizeof *sorted);
+	int *fill = arena_array(b->arena, (size_t)t->nnode, sizeof *fill);
+	for (int i = 0; i < t->nlink; i++) {
+		int v = t->link[i].src;
+		sorted[t->out[v] + fill[v]++] = t->link[i];
+	}
+	t->link = sorted;
+	for (int v = 0; v < t->nnode; v++)
+		for (int i = t->out[v]; i < t->out[v + 1]; i++) {
+			t->link[i].copy = 0;
+			for (int j = t->out[v]; j < i; j++)
+				if (t->link[j].dst == t->link[i].dst)
+					t->link[i].copy++;
+		}
+}
+
+static Topo *
+new_topo(Builder *b, Arena *a, TopoKind kind, const char *name, int ndim, const int *size,
+         Net net)
+{
+	b->arena = a;
+	b->cap = 0;
+	Topo *t = b->t = NEW(a, Topo);
+	t->name = name;
+	t->kind = kind;
+	t->ndim = ndim;
+	t->nnode = 1;
+	for (int i = 0; i < ndim; i++) {
+		t->size[i] = size[i];
+		t->nnode *= size[i];
+	}
+	t->nrank = t->nnode;
+	t->net = net;
+	return t;
+}
+
+void
+topo_coords(const Topo *t, int node, int *coord)
+{
+	for (int i = t->ndim - 1; i >= 0; i--) {
+		coord[i] = node % t->size[i];
+		node /= t->size[i];
+	}
+}
+
+int
+topo_node(const Topo *t, const int *coord)
+{
+	int id = 0;
+	for (int i = 0; i < t->ndim; i++) {
+		int c = coord[i] % t->size[i];
+		if (c < 0)
+			c += t->size[i];
+		id = id * t->size[i] + c;
+	}
+	return id;
+}
+
+static int
+step(const Topo *t, int node, int dim, int delta)
+{
+	int c[MAX_DIMS];
+	topo_coords(t, node, c);
+	c[dim] += delta;
+	return topo_node(t, c);
+}
+
+/* The perimeter links that supermesh doubles, as pairs of nodes. */
+static void
+supermesh_extra(Builder *b)
+{
+	Topo *t = b->t;
+	int r = t->size[0], c = t->size[1];
+#define AT(i, j) ((i) * c + (j))
+	if (t->variant == 0) { /* bi: every perimeter link */
+		for (int j = 0; j + 1 < c; j++) {
+			add_link(b, AT(0, j), AT(0, j + 1), 1, +1);
+			add_link(b, AT(0, j + 1), AT(0, j), 1, -1);
+			if (r > 1) {
+				add_link(b, AT(r - 1, j), AT(r - 1, j + 1), 1, +1);
+				add_link(b, AT(r - 1, j + 1), AT(r - 1, j), 1, -1);
+			}
+		}
+		for (int i = 0; i + 1 < r; i++) {
+			add_link(b, AT(i, 0), AT(i + 1, 0), 0, +1);
+			add_link(b, AT(i + 1, 0), AT(i, 0), 0, -1);
+			if (c > 1) {
+				add_link(b, AT(i, c - 1), AT(i + 1, c - 1), 0, +1);
+				add_link(b, AT(i + 1, c - 1), AT(i, c - 1), 0, -1);
+			}
+		}
+		return;
+	}
+	if (r % 2 == 0 && c % 2 == 0) {
+		/* alter, even sides: positions 2i, 2i+1 of each side from the top/left */
+		for (int j = 0; j + 1 < c; j += 2)
+			for (int side = 0; side < 2; side++) {
+				int i = side ? r - 1 : 0;
+				add_link(b, AT(i, j), AT(i, j + 1), 1, +1);
+				add_link(b, AT(i, j + 1), AT(i, j), 1, -1);
+			}
+		for (int i = 0; i + 1 < r; i += 2)
+			for (int side = 0; side < 2; side++) {
+				int j = side ? c - 1 : 0;
+				add_link(b, AT(i, j), AT(i + 1, j), 0, +1);
+				add_link(b, AT(i + 1, j), AT(i, j), 0, -1);
+			}
+		return;
+	}
+	/* alter, an odd side: every other link of the clockwise perimeter walk from (0, 0) */
+	int n = 2 * (r - 1) + 2 * (c - 1);
+	int *walk = arena_array(b->arena, (size_t)n, sizeof *walk);
+	int k = 0;
+	for (int j = 0; j < c - 1; j++)
+		walk[k++] = AT(0, j);
+	for (int i = 0; i < r - 1; i++)
+		walk[k++] = AT(i, c - 1);
+	for (int j = c - 1; j > 0; j--)
+		walk[k++] = AT(r - 1, j);
+	for (int i = r - 1; i > 0; i--)
+		walk[k++] = AT(i, 0);
+	for (int i = 0; i < n; i += 2) {
+		int u = walk[i], v = walk[(i + 1) % n];
+		int dim = u / c == v / c ? 1 : 0;
+		int du = dim ? u % c : u / c, dv = dim ? v % c : v / c;
+		add_link(b, u, v, dim, dv > du ? +1 : -1);
+		add_link(b, v, u, dim, dv > du ? -1 : +1);
+	}
+#undef AT
+}
+
+Topo *
+topo_new(Arena *a, TopoKind kind, const char *name, int ndim, const int *size, int variant,
+         Net net)
+{
+	Builder b;
+	Topo *t = new_topo(&b, a, kind, name, ndim, size, net);
+	t->variant = variant;
+	switch (kind) {
+	case TK_TORUS:
+	case TK_RING:
+	case TK_MESH:
+	case TK_SUPERMESH: {
+		bool wrap = kind == TK_TORUS || kind == TK_RING;
+		for (int v = 0; v < t->nnode; v++) {
+			int c[MAX_DIMS];
+			topo_coords(t, v, c);
+			for (int d = 0; d < ndim; d++) {
+				if (wrap || c[d] > 0)
+					add_link(&b, v, step(t, v, d, -1), d, -1);
+				if (wrap || c[d] < size[d] - 1)
+					add_link(&b, v, step(t, v, d, +1), d, +1);
+			}
+		}
+		if (kind == TK_SUPERMESH)
+			supermesh_extra(&b);
+		break;
+	}
+	case TK_HYPERX:
+		for (int v = 0; v < t->nnode; v++)
+			for (int d = 0; d < ndim; d++)
+				for (int off = 1; off < size[d]; off++)
+					add_link(&b, v, step(t, v, d, off), d, off);
+		break;
+	case TK_FULL:
+		for (int v = 0; v < t->nnode; v++)
+			for (int u = 0; u < t->nnode; u++)
+				if (u != v)
+					add_link(&b, v, u, -1, 0);
+		break;
+	default:
+		die("topo_new: kind %d has its own builder", kind);
+	}
+	finish(&b);
+	return t;
+}
+
+Topo *
+topo_spine_leaf(Arena *a, const char *name, int spines, int leaves, int hosts, Net net)
+{
+	Builder b;
+	int size[2] = {leaves, hosts};
+	Topo *t = new_topo(&b, a, TK_SPINE_LEAF, name, 2, size, net);
+	int ranks = leaves * hosts;
+	t->nnode = ranks + leaves + spines;
+	t->nrank = ranks;
+	t->is_switch = arena_alloc(a, (size_t)t->nnode);
+	for (int v = ranks; v < t->nnode; v++)
+		t->is_switch[v] = 1;
+	for (int h = 0; h < ranks; h++)
+		add_link(&b, h, ranks + h / hosts, -1, 0);
+	for (int l = 0; l < leaves; l++) {
+		for (int i = 0; i < hosts; i++)
+			add_link(&b, ranks + l, l * hosts + i, -1, 0);
+		for (int s = 0; s < spines; s++)
+			add_link(&b, ranks + l, ranks + leaves + s, -1, 0);
+	}
+	for (int s = 0; s < spines; s++)
+		for (int l = 0; l < leaves; l++)
+			add_link(&b, ranks + leaves + s, ranks + l, -1, 0);
+	finish(&b);
+	return t;
+}
+
+Topo *
+topo_optical_ring(Arena *a, const char *name, int n, int ports, Net net)
+{
+	Builder b;
+	Topo *t = new_topo(&b, a, TK_OPTICAL_RING, name, 1, &n, net);
+	t->variant = ports;
+	/* With fewer than 2n ports, blocks of ceil(2n/ports) nodes share one
+	 * optical port pair and are joined inside by electrical links. */
+	int block = (2 * n + ports - 1) / ports;
+	for (int v = 0; v < n; v++) {
+		int first = v / block * block, last = first + block - 1;
+		if (last > n - 1)
+			last = n - 1;
+		if (v == last)
+			add_link(&b, v, (v + 1) % n, 0, +1);     /* optical */
+		if (block > 1 && v < last)
+			add_link(&b, v, v + 1, -1, +1);          /* electrical, both ways */
+		if (block > 1 && v > first)
+			add_link(&b, v, v - 1, -1, -1);
+	}
+	finish(&b);
+	return t;
+}
+
+Topo *
+topo_graph(Arena *a, const char *name, int nnode, const unsigned char *is_switch, int nlink,
+           const Link *links, Net net)
+{
+	Builder b;
+	Topo *t = new_topo(&b, a, TK_GRAPH, name, 1, &nnode, net);
+	t->ndim = 0;
+	if (is_switch) {
+		t->is_switch = arena_alloc(a, (size_t)nnode);
+		memcpy(t->is_switch, is_switch, (size_t)nnode);
+		for (int v = 0; v < nnode; v++)
+			t->nrank -= is_switch[v] != 0;
+	}
+	t->link = arena_array(a, (size_t)nlink, sizeof *t->link);
+	memcpy(t->link, links, (size_t)nlink * sizeof *links);
+	t->nlink = nlink;
+	finish(&b);
+	return t;
+}
+
+int
+topo_find_link(const Topo *t, int src, int dst, int copy)
+{
+	for (int i = t->out[src]; i < t->out[src + 1]; i++)
+		if (t->link[i].dst == dst && t->link[i].copy == copy)
+			return i;
+	return -1;
+}
+
+int
+topo_nlinks_between(const Topo *t, int src, int dst)
+{
+	int n = 0;
+	for (int i = t->out[src]; i < t->out[src + 1]; i++)
+		n += t->link[i].dst == dst;
+	return n;
+}
+
+const char *
+topo_kind_name(TopoKind k)
+{
+	static const char *const names[] = {
+		[TK_TORUS] = "torus", [TK_MESH] = "mesh", [TK_SUPERMESH] = "supermesh",
+		[TK_HYPERX] = "hyperx", [TK_SPINE_LEAF] = "spine_leaf", [TK_RING] = "ring",
+		[TK_FULL] = "full", [TK_OPTICAL_RING] = "optical_ring", [TK_GRAPH] = "graph",
+	};
+	return names[k];
+}
+
+void
+topo_describe(const Topo *t, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "%s(", topo_kind_name(t->kind));
+	if (t->kind == TK_GRAPH) {
+		snprintf(buf + n, len - (size_t)n, "%d nodes)", t->nnode);
+		return;
+	}
+	if (t->kind == TK_SPINE_LEAF) {
+		snprintf(buf + n, len - (size_t)n, "spines %d, leaves %d, hosts %d)",
+		         t->nnode - t->nrank - t->size[0], t->size[0], t->size[1]);
+		return;
+	}
+	for (int i = 0; i < t->ndim && (size_t)n < len; i++)
+		n += snprintf(buf + n, len - (size_t)n, "%s%d", i ? ", " : "", t->size[i]);
+	if ((size_t)n < len && t->kind == TK_SUPERMESH)
+		n += snprintf(buf + n, len - (size_t)n, ", %s", t->variant ? "alter" : "bi");
+	if ((size_t)n < len && t->kind == TK_OPTICAL_RING)
+		n += snprintf(buf + n, len - (size_t)n, ", ports %d", t->variant);
+	if ((size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, ")");
+}
+
+void
+topo_node_name(const Topo *t, int node, char *buf, size_t len)
+{
+	if (t->ndim < 2 || node >= t->nrank || (t->is_switch && t->is_switch[node])) {
+		snprintf(buf, len, "%d", node);
+		return;
+	}
+	int c[MAX_DIMS];
+	topo_coords(t, node, c);
+	int n = snprintf(buf, len, "(");
+	for (int i = 0; i < t->ndim && (size_t)n < len; i++)
+		n += snprintf(buf + n, len - (size_t)n, "%s%d", i ? ", " : "", c[i]);
+	if ((size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, ")");
+}
