@@ -67,6 +67,7 @@ void note_at(Loc, const char *fmt, ...) PRINTF_LIKE(2, 3);
 void error_file(const char *fmt, ...) PRINTF_LIKE(1, 2); /* no location */
 int nerrors(void);
 int diag_too_many(void);    /* the error limit was reached: stop parsing */
+void diag_stopping(void);   /* says once that the limit stopped the run */
 _Noreturn void die(const char *fmt, ...) PRINTF_LIKE(1, 2); /* internal bug */
 
 /* ---- util.c ---- */

@@ -8,6 +8,7 @@
  * Errors are counted, not fatal: each phase reports all it finds and the
  * driver stops between phases, so nothing is written once an error exists.
  */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,8 @@ static const char *src_text;
 static size_t src_len;
 static FILE *out;
 static int error_count;
+static bool muted;     /* the last error was past the limit: its notes go too */
+static bool announced; /* "too many errors" was said */
 
 /* Lines longer than this are quoted as a window around the column. */
 enum { QUOTE_WIDTH = 120 };
@@ -40,6 +43,17 @@ void
 diag_reset(void)
 {
 	error_count = 0;
+	muted = announced = false;
+}
+
+void
+diag_stopping(void)
+{
+	if (announced)
+		return;
+	announced = true;
+	fprintf(out ? out : stderr, "%s: error: too many errors (%d), stopping\n", src_file,
+	        DIAG_MAX_ERRORS);
 }
 
 int
@@ -78,6 +92,8 @@ quote(Loc loc)
 	const char *eol = memchr(p, '\n', (size_t)(end - p));
 	if (!eol)
 		eol = end;
+	if (eol > p && eol[-1] == '\r')
+		eol--; /* CRLF files */
 	const char *at = p + (loc.col > 0 ? loc.col - 1 : 0);
 	if (at > eol)
 		at = eol;
@@ -121,21 +137,23 @@ report(const char *kind, Loc loc, const char *fmt, va_list ap)
 void
 error_at(Loc loc, const char *fmt, ...)
 {
-	if (error_count >= DIAG_MAX_ERRORS)
+	if (error_count >= DIAG_MAX_ERRORS) {
+		muted = true;
+		diag_stopping();
 		return;
+	}
+	muted = false;
 	va_list ap;
 	va_start(ap, fmt);
 	report("error", loc, fmt, ap);
 	va_end(ap);
-	if (++error_count == DIAG_MAX_ERRORS)
-		fprintf(stream(), "%s: error: too many errors (%d), stopping\n",
-		        src_file, DIAG_MAX_ERRORS);
+	error_count++;
 }
 
 void
 note_at(Loc loc, const char *fmt, ...)
 {
-	if (error_count >= DIAG_MAX_ERRORS)
+	if (muted)
 		return;
 	va_list ap;
 	va_start(ap, fmt);

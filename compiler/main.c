@@ -96,8 +96,9 @@ summary(const File *f, FILE *out)
 			if (d->form) {
 				fmt_call(d->form, out);
 			} else {
-				fprintf(out, "on %s, %d %s", d->on, d->body->nitem,
-				        d->kind == DC_GROUP ? "generators" : "edges");
+				fprintf(out, "on %s, %d %s%s", d->on, d->body->nitem,
+				        d->kind == DC_GROUP ? "generator" : "edge",
+				        d->body->nitem == 1 ? "" : "s");
 			}
 			break;
 		case DC_COLLECTIVE: {
@@ -191,9 +192,17 @@ main(int argc, char **argv)
 		printf("collc %s\n", COLLC_VERSION);
 		return 0;
 	}
+	int rc;
 	if (strcmp(cmd, "check") == 0)
-		return cmd_check(argc - 2, argv + 2);
-	if (strcmp(cmd, "fmt") == 0)
-		return cmd_fmt(argc - 2, argv + 2);
-	return usage_error("unknown command '%s'", cmd);
+		rc = cmd_check(argc - 2, argv + 2);
+	else if (strcmp(cmd, "fmt") == 0)
+		rc = cmd_fmt(argc - 2, argv + 2);
+	else
+		return usage_error("unknown command '%s'", cmd);
+	/* a full disk or a closed pipe is an error, not a success */
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "collc: error: cannot write to standard output\n");
+		rc = 1;
+	}
+	return rc;
 }

@@ -3,7 +3,9 @@
  * inputs are read whole (the diagnostics quote them), outputs are written
  * to a temporary name and renamed so that a failure never leaves half a file.
  */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -115,38 +117,66 @@ fail:
 	return NULL;
 }
 
+/* Writes all of data to f; 0 on success. */
+static int
+write_all(FILE *f, const char *data, size_t len)
+{
+	int ok = fwrite(data, 1, len, f) == len;
+	ok &= fflush(f) == 0;
+	ok &= !ferror(f);
+	return ok ? 0 : -1;
+}
+
 int
 write_file_atomic(const char *path, const char *data, size_t len,
                   char *err, size_t errlen)
 {
 	if (strcmp(path, "-") == 0) {
-		if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0) {
+		if (write_all(stdout, data, len) != 0) {
 			snprintf(err, errlen, "cannot write to standard output");
 			return -1;
 		}
 		return 0;
 	}
-	size_t n = strlen(path) + 32;
+	/* A symbolic link is written through: the temporary goes beside its target. */
+	char *real = realpath(path, NULL);
+	const char *target = real ? real : path;
+	struct stat st;
+	bool exists = stat(target, &st) == 0;
+	if (exists && !S_ISREG(st.st_mode)) {
+		/* a device or a pipe cannot be replaced: write to it directly */
+		FILE *f = fopen(target, "wb");
+		int rc = f ? write_all(f, data, len) : -1;
+		if (f && fclose(f) != 0)
+			rc = -1;
+		if (rc != 0)
+			snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+		free(real);
+		return rc;
+	}
+	size_t n = strlen(target) + 32;
 	char *tmp = malloc(n);
 	if (!tmp)
 		die("out of memory");
-	snprintf(tmp, n, "%s.%ld.tmp", path, (long)getpid());
+	snprintf(tmp, n, "%s.%ld.tmp", target, (long)getpid());
 	FILE *f = fopen(tmp, "wb");
 	if (!f) {
 		snprintf(err, errlen, "cannot create '%s': %s", tmp, strerror(errno));
 		free(tmp);
+		free(real);
 		return -1;
 	}
-	int ok = fwrite(data, 1, len, f) == len;
-	ok &= fflush(f) == 0;
-	ok &= !ferror(f);
+	int ok = write_all(f, data, len) == 0;
+	if (ok && exists)
+		ok = fchmod(fileno(f), st.st_mode & 07777) == 0; /* keep the file's mode */
 	ok &= fclose(f) == 0;
-	if (ok && rename(tmp, path) != 0)
+	if (ok && rename(tmp, target) != 0)
 		ok = 0;
 	if (!ok) {
 		snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
 		remove(tmp);
 	}
 	free(tmp);
+	free(real);
 	return ok ? 0 : -1;
 }

@@ -4,6 +4,7 @@
  * local one that a word after a number is a unit.
  */
 #include <string.h>
+#include <strings.h>
 
 #include "ast.h"
 
@@ -120,7 +121,12 @@ ast_with_unit(Parse *p, Expr *num, const char *unit, Loc loc)
 		const char *names[64];
 		for (int i = 0; i < unit_count; i++)
 			names[i] = unit_table[i].name;
-		const char *near = nearest_name(unit, names, unit_count);
+		const char *near = NULL;
+		for (int i = 0; i < unit_count && !near; i++)
+			if (strcasecmp(unit_table[i].name, unit) == 0)
+				near = unit_table[i].name; /* gbps -> Gbps, before any other guess */
+		if (!near)
+			near = nearest_name(unit, names, unit_count);
 		if (near)
 			error_at(loc, "unknown unit '%s'; did you mean '%s'?", unit, near);
 		else
@@ -253,8 +259,13 @@ void
 ast_comment(Parse *p, Loc loc, int end_line, const char *text, size_t len)
 {
 	File *f = p->file;
-	Comment c = {.loc = loc, .end_line = end_line,
-	             .text = arena_strndup(p->arena, text, len)};
+	char *copy = arena_strndup(p->arena, text, len);
+	size_t n = 0;
+	for (size_t i = 0; i < len; i++) /* canonical line ends: drop the \r of \r\n */
+		if (!(copy[i] == '\r' && i + 1 < len && copy[i + 1] == '\n'))
+			copy[n++] = copy[i];
+	copy[n] = '\0';
+	Comment c = {.loc = loc, .end_line = end_line, .text = copy};
 	VEC_PUSH(p->arena, f->comment, f->ncomment, f->capcomment, c);
 }
 
@@ -312,6 +323,12 @@ ast_space_name(char *buf, size_t len, const NodeSpace *sh)
 		n += snprintf(buf + n, len - (size_t)n, "%s%lld", i ? ", " : "", (long long)sh->size[i]);
 	if (sh->ndim == 0) {
 		snprintf(buf, len, "%s of %lld nodes", sh->form, (long long)sh->nodes);
+		return;
+	}
+	if (strcmp(sh->form, "spine_leaf") == 0) {
+		snprintf(buf, len, "spine_leaf(spines %lld, leaves %lld, hosts %lld)",
+		         (long long)(sh->nodes - sh->ranks - sh->size[0]), (long long)sh->size[0],
+		         (long long)sh->size[1]);
 		return;
 	}
 	if (n > 0 && (size_t)n < len)

@@ -59,8 +59,8 @@ file
 	;
 
 decl
-	: "network" block
-		{ ast_decl(p, DC_NETWORK, LOC(@1), @$.last_line)->body = $2; }
+	: "network" block opt_semi
+		{ ast_decl(p, DC_NETWORK, LOC(@1), @2.last_line)->body = $2; }
 	| "topology" IDENT '=' call ';'
 		{ Decl *d = ast_decl(p, DC_TOPOLOGY, LOC(@1), @$.last_line);
 		  d->name = $2; d->name_loc = LOC(@2); d->form = $4; }

@@ -93,19 +93,32 @@ loc_before(Loc a, Loc b)
 static const Loc END_OF_FILE = {1 << 30, 0};
 
 /* Ends the current line with the comments that start on or before `line`
- * and before `next`, the first token of what follows. */
+ * and before `next`, the first token of what follows. Block comments join
+ * on the line; after a line comment, the rest go on lines of their own. */
 static void
 comments_trailing(Printer *p, int line, Loc next)
 {
 	const char *text = NULL;
+	int first = p->next;
 	while (p->next < p->f->ncomment && p->f->comment[p->next].loc.line <= line &&
 	       loc_before(p->f->comment[p->next].loc, next)) {
-		const Comment *c = &p->f->comment[p->next++];
+		const Comment *c = &p->f->comment[p->next];
+		if (p->next > first && strncmp(p->f->comment[p->next - 1].text, "//", 2) == 0)
+			break; /* a line comment ends the line */
+		p->next++;
 		text = text ? arena_printf(&p->arena, "%s %s", text, c->text) : c->text;
 		if (c->end_line > line)
 			line = c->end_line;
 	}
 	end_line(p, text);
+	/* what a line comment cut off follows as own-line comments */
+	while (p->next < p->f->ncomment && p->f->comment[p->next].loc.line <= line &&
+	       loc_before(p->f->comment[p->next].loc, next)) {
+		const Comment *c = &p->f->comment[p->next++];
+		push_line(p, (Line){.code = "", .eq = -1, .comment = c->text});
+		if (c->end_line > line)
+			line = c->end_line;
+	}
 	p->last = line;
 }
 

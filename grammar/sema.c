@@ -6,6 +6,7 @@
  * form's arguments alone); explicit trees span and have no cycle.
  * Everything found is reported; the driver stops if anything was.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -311,6 +312,16 @@ topo_shape(const Sema *s, int topo)
 	return &s->sym[topo].shape;
 }
 
+/* "bi|alter" as "'bi' or 'alter'" (without the outer quotes) */
+static const char *
+words_text(const char *words, char *buf, size_t len)
+{
+	size_t w = 0;
+	for (const char *q = words; *q && w + 8 < len; q++)
+		w += (size_t)snprintf(buf + w, len - w, "%s", *q == '|' ? "' or '" : (char[]){*q, 0});
+	return buf;
+}
+
 static bool
 word_in(const char *word, const char *words)
 {
@@ -395,8 +406,12 @@ bind_call(Sema *s, const Call *c, const FormSpec *f, const NodeSpace *ctx, Bound
 				; /* the misspelt label was reported; "needs X" would say it twice */
 			else if (b->n == 0 && ps->label)
 				error_at(c->loc, "%s needs '%s' (usage: %s)", f->name, ps->label, f->usage);
+			else if (b->n == 0 && ps->kind == A_WORD)
+				error_at(c->loc, "%s needs '%s' (usage: %s)", f->name,
+				         words_text(ps->words, (char[64]){0}, 64), f->usage);
 			else if (b->n == 0)
-				error_at(c->loc, "%s needs arguments (usage: %s)", f->name, f->usage);
+				error_at(c->loc, "%s needs %s (usage: %s)", f->name,
+				         c->narg ? "more arguments" : "arguments", f->usage);
 			else
 				error_at(b->loc, "%s needs %s%d %s (usage: %s)", f->name,
 				         ps->min == ps->max ? "" : "at least ", ps->min,
@@ -441,11 +456,8 @@ bind_call(Sema *s, const Call *c, const FormSpec *f, const NodeSpace *ctx, Bound
 			case A_WORD:
 				if (e->kind != EX_NAME || !word_in(e->text, ps->words)) {
 					char words[64];
-					size_t w = 0;
-					for (const char *q = ps->words; *q && w + 8 < sizeof words; q++)
-						w += (size_t)snprintf(words + w, sizeof words - w, "%s",
-						                      *q == '|' ? "' or '" : (char[]){*q, 0});
-					error_at(e->loc, "%s takes '%s' here", f->name, words);
+					error_at(e->loc, "%s takes '%s' here", f->name,
+					         words_text(ps->words, words, sizeof words));
 					ok = false;
 				}
 				break;
@@ -495,7 +507,7 @@ check_quantity(const Item *it, const ParamInfo *pi)
 		error_at(e->loc, "'%s' must be greater than zero", pi->name);
 		return false;
 	}
-	if (pi->kind == Q_SIZE && v != (double)(int64_t)v) {
+	if (pi->kind == Q_SIZE && v != floor(v)) {
 		error_at(e->loc, "'%s' must be a whole number of bytes", pi->name);
 		return false;
 	}
@@ -578,6 +590,11 @@ shape_dims(NodeSpace *sh, const Bound *b, int64_t extra_nodes)
 	}
 	sh->ranks = n;
 	sh->nodes = n + extra_nodes;
+	if (sh->nodes > MAX_NODES) {
+		error_at(b->v[0]->loc, "%s has more than %d nodes (switches included)", sh->form,
+		         MAX_NODES);
+		sh->ok = false;
+	}
 }
 
 static void
@@ -820,20 +837,30 @@ check_map(Sema *s, const Item *it, const NodeSpace *sh)
 	/* a permutation of nodes: every node given is mapped once and hit once */
 	if (!sh)
 		return;
-	unsigned char *seen_from = arena_alloc(&s->arena, (size_t)sh->nodes);
-	unsigned char *seen_to = arena_alloc(&s->arena, (size_t)sh->nodes);
+	(void)s;
+	unsigned char *seen_from = calloc((size_t)sh->nodes, 1);
+	unsigned char *seen_to = calloc((size_t)sh->nodes, 1);
+	if (!seen_from || !seen_to)
+		die("out of memory");
+	int errors = nerrors();
 	for (int i = 0; i + 1 < it->list.n; i += 2) {
 		int64_t a = ast_resolve_node(sh, it->list.v[i], false);
 		int64_t b = ast_resolve_node(sh, it->list.v[i + 1], false);
-		if (a >= 0) {
-			if (seen_from[a]++)
-				error_at(it->list.v[i]->loc, "node %lld is mapped twice", (long long)a);
-		}
-		if (b >= 0) {
-			if (seen_to[b]++)
-				error_at(it->list.v[i + 1]->loc, "two nodes map to node %lld", (long long)b);
-		}
+		if (a >= 0 && seen_from[a]++)
+			error_at(it->list.v[i]->loc, "node %lld is mapped twice", (long long)a);
+		if (b >= 0 && seen_to[b]++)
+			error_at(it->list.v[i + 1]->loc, "two nodes map to node %lld", (long long)b);
 	}
+	/* nodes not listed stay put, so the listed ones must permute among themselves */
+	for (int i = 1; i < it->list.n && nerrors() == errors; i += 2) {
+		int64_t b = ast_resolve_node(sh, it->list.v[i], false);
+		if (!seen_from[b])
+			error_at(it->list.v[i]->loc, "node %lld is a target but is not mapped itself: "
+			         "this map is not a permutation (say where %lld goes)", (long long)b,
+			         (long long)b);
+	}
+	free(seen_from);
+	free(seen_to);
 }
 
 static void
@@ -949,28 +976,38 @@ check_explicit_tree(Sema *s, Decl *d, int topo)
 	}
 	if (!ok)
 		return;
-	/* every rank reaches the root; a walk longer than the node count is a cycle */
+	/* every rank has a parent, and following parents reaches the root: each node
+	 * is walked once (state 1 on the current walk, 2 known to reach the root) */
 	char name[128];
 	ast_space_name(name, sizeof name, sh);
-	for (int64_t v = 0; v < sh->nodes; v++) {
-		if (v == root || (sh->is_switch && sh->is_switch[v]))
-			continue;
-		if (parent[v] < 0) {
+	for (int64_t v = 0; v < sh->nodes; v++)
+		if (v != root && parent[v] < 0 && !(sh->is_switch && sh->is_switch[v])) {
 			error_at(d->name_loc, "tree '%s' does not span %s: node %lld has no parent",
 			         d->name, name, (long long)v);
 			return;
 		}
-		int64_t u = v, steps = 0;
-		while (u != root && u >= 0 && steps <= sh->nodes) {
+	if (root < 0 || root >= sh->nodes)
+		return;
+	unsigned char *state = calloc((size_t)sh->nodes, 1);
+	if (!state)
+		die("out of memory");
+	state[root] = 2;
+	for (int64_t v = 0; v < sh->nodes; v++) {
+		int64_t u = v;
+		while (parent[u] >= 0 && state[u] == 0) {
+			state[u] = 1;
 			u = parent[u];
-			steps++;
 		}
-		if (u != root) {
-			error_at(by[v]->loc, "tree '%s' has a cycle through node %lld", d->name,
-			         (long long)v);
-			return;
+		bool cycle = state[u] == 1;
+		for (int64_t w = v; state[w] == 1; w = parent[w])
+			state[w] = cycle ? 3 : 2;
+		if (cycle) {
+			error_at(by[u]->loc, "tree '%s' has a cycle through node %lld", d->name,
+			         (long long)u);
+			break;
 		}
 	}
+	free(state);
 }
 
 static void
@@ -993,7 +1030,7 @@ check_tree(Sema *s, Decl *d)
 				error_at(d->loc, "%s makes one tree: declare '%s' with 'tree'", f->name,
 				         d->name);
 			if (ok && sh && f->needs && strcmp(sh->form, f->needs) != 0)
-				error_at(d->form->loc, "%s needs a %s topology, '%s' is %s", f->name, f->needs,
+				error_at(d->form->loc, "%s needs a %s topology; '%s' is %s", f->name, f->needs,
 				         s->sym[topo].name, sh->form);
 			else if (ok && sh && f->needs && sh->ndim != 2)
 				error_at(d->form->loc, "%s needs a two-dimensional %s", f->name, f->needs);
@@ -1013,23 +1050,6 @@ check_tree(Sema *s, Decl *d)
 }
 
 /* ---- collectives ---- */
-
-static const Item *
-single_item(const Block *b, ItemKind k, const char *what)
-{
-	const Item *first = NULL;
-	for (int i = 0; i < b->nitem; i++) {
-		if (b->item[i].kind != k)
-			continue;
-		if (first) {
-			error_at(b->item[i].loc, "'%s' is given twice", what);
-			note_at(first->loc, "first given here");
-		} else {
-			first = &b->item[i];
-		}
-	}
-	return first;
-}
 
 static void
 check_algorithm(Sema *s, Decl *d, const Item *it, unsigned kind, int topo)
@@ -1054,8 +1074,8 @@ check_algorithm(Sema *s, Decl *d, const Item *it, unsigned kind, int topo)
 		         d->ckind, list);
 	}
 	if (sh && f->needs[0] && strcmp(sh->form, f->needs) != 0)
-		error_at(it->call->loc, "%s runs on a %s topology; '%s' is %s", f->name, f->needs,
-		         d->on, sh->form);
+		error_at(it->call->loc, "%s runs on %s %s topology; '%s' is %s", f->name,
+		         strchr("aeiou", f->needs[0]) ? "an" : "a", f->needs, d->on, sh->form);
 	for (int i = 0; i < MAX_PARAMS; i++) {
 		const ParamSpec *ps = &f->param[i];
 		for (int j = 0; j < b[i].n; j++) {
@@ -1124,48 +1144,66 @@ check_collective(Sema *s, Decl *d)
 	int topo = use_sym(s, d->on, d->on_loc, 1u << S_TOPOLOGY, "topology");
 	const NodeSpace *sh = topo_shape(s, topo);
 	const Block *b = d->body;
+	const Item *first[IT_ROOT + 1] = {0};
+	unsigned char *member = NULL;
+	int64_t root = -1;
 	for (int i = 0; i < b->nitem; i++) {
-		ItemKind k = b->item[i].kind;
-		if (k != IT_ALGORITHM && k != IT_CHUNKS && k != IT_ROUTING && k != IT_RANKS &&
-		    k != IT_ROOT)
-			error_at(b->item[i].loc, "%s does not belong in a collective block (it takes "
-			         "algorithm, chunks, routing, ranks and root)", item_word(k));
+		const Item *it = &b->item[i];
+		if (it->kind != IT_ALGORITHM && it->kind != IT_CHUNKS && it->kind != IT_ROUTING &&
+		    it->kind != IT_RANKS && it->kind != IT_ROOT) {
+			error_at(it->loc, "%s does not belong in a collective block (it takes "
+			         "algorithm, chunks, routing, ranks and root)", item_word(it->kind));
+			continue;
+		}
+		if (first[it->kind]) {
+			error_at(it->loc, "%s is given twice", item_word(it->kind));
+			note_at(first[it->kind]->loc, "first given here");
+			continue;
+		}
+		first[it->kind] = it;
+		int64_t v;
+		switch (it->kind) {
+		case IT_ALGORITHM:
+			check_algorithm(s, d, it, kind, topo);
+			break;
+		case IT_CHUNKS:
+			if (!it->flag && ast_eval_int(it->value, &v, true) && (v < 1 || v > MAX_CHUNKS))
+				error_at(it->value->loc, "chunks must be in 1..%d, got %lld", MAX_CHUNKS,
+				         (long long)v);
+			break;
+		case IT_ROUTING:
+			if (!word_in(it->name, "shortest_path|dor")) {
+				static const char *const policies[] = {"shortest_path", "dor"};
+				unknown_word(s, it->name_loc, "routing", it->name, policies, 2,
+				             "shortest_path, dor");
+			}
+			break;
+		case IT_RANKS:
+			if (!it->flag && sh) {
+				member = calloc((size_t)sh->nodes, 1);
+				if (!member)
+					die("out of memory");
+				check_ranks(s, it, sh, member);
+			}
+			break;
+		case IT_ROOT:
+			if (kind && !(kind & K_ROOTED))
+				error_at(it->loc, "%s has no root (only broadcast and reduce do)", d->ckind);
+			else if (sh)
+				root = ast_resolve_node(sh, it->value, true);
+			break;
+		default:
+			break;
+		}
 	}
-	const Item *alg = single_item(b, IT_ALGORITHM, "algorithm");
-	if (!alg)
+	if (!first[IT_ALGORITHM])
 		error_at(d->name_loc, "collective '%s' needs an algorithm, e.g. 'algorithm ring;'",
 		         d->name);
-	else
-		check_algorithm(s, d, alg, kind, topo);
-	const Item *chunks = single_item(b, IT_CHUNKS, "chunks");
-	if (chunks && !chunks->flag) {
-		int64_t v;
-		if (ast_eval_int(chunks->value, &v, true) && (v < 1 || v > MAX_CHUNKS))
-			error_at(chunks->value->loc, "chunks must be in 1..%d, got %lld", MAX_CHUNKS,
-			         (long long)v);
-	}
-	const Item *routing = single_item(b, IT_ROUTING, "routing");
-	if (routing && !word_in(routing->name, "shortest_path|dor")) {
-		static const char *const policies[] = {"shortest_path", "dor"};
-		unknown_word(s, routing->name_loc, "routing", routing->name, policies, 2,
-		             "shortest_path, dor");
-	}
-	const Item *ranks = single_item(b, IT_RANKS, "ranks");
-	unsigned char *member = NULL;
-	if (ranks && !ranks->flag && sh) {
-		member = arena_alloc(&s->arena, (size_t)sh->nodes);
-		check_ranks(s, ranks, sh, member);
-	}
-	if (sh && (!ranks || ranks->flag) && sh->ranks < 2)
+	if (sh && !member && sh->ranks < 2)
 		error_at(d->name_loc, "a collective needs at least 2 ranks");
-	const Item *root = single_item(b, IT_ROOT, "root");
-	if (root && kind && !(kind & K_ROOTED))
-		error_at(root->loc, "%s has no root (only broadcast and reduce do)", d->ckind);
-	else if (root && sh) {
-		int64_t r = ast_resolve_node(sh, root->value, true);
-		if (r >= 0 && member && !member[r])
-			error_at(root->value->loc, "the root must be one of the collective's ranks");
-	}
+	if (root >= 0 && member && !member[root])
+		error_at(first[IT_ROOT]->value->loc, "the root must be one of the collective's ranks");
+	free(member);
 	define_sym(s, d, S_COLLECTIVE, topo);
 }
 

@@ -157,7 +157,37 @@ test_fmt_output_file(void)
 	CU_ASSERT_NOT_EQUAL(system(args), 0);
 }
 
+static void
+test_write_errors_and_links(void)
+{
+	char *out, *err, args[512], path[256];
+	/* a full disk is an error, not a success */
+	snprintf(args, sizeof args, "check %s/good.coll >/dev/full", tmpdir);
+	char cmd[600];
+	snprintf(cmd, sizeof cmd, "%s %s 2>/dev/null", COLLC_BIN, args);
+	int st = system(cmd);
+	CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 1);
+	/* -o through a symbolic link writes the target and keeps its mode */
+	write_tmp("target.coll", "old\n");
+	snprintf(path, sizeof path, "%s/target.coll", tmpdir);
+	chmod(path, 0600);
+	snprintf(cmd, sizeof cmd, "ln -s target.coll %s/link.coll", tmpdir);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+	snprintf(args, sizeof args, "fmt %s/good.coll -o %s/link.coll", tmpdir, tmpdir);
+	CU_ASSERT_EQUAL(collc(args, &out, &err), 0);
+	free(out), free(err);
+	struct stat ls, ts;
+	snprintf(cmd, sizeof cmd, "%s/link.coll", tmpdir);
+	CU_ASSERT(lstat(cmd, &ls) == 0 && S_ISLNK(ls.st_mode));
+	CU_ASSERT(stat(path, &ts) == 0 && (ts.st_mode & 0777) == 0600);
+	char *text = slurp(path, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	CU_ASSERT_NSTRING_EQUAL(text, "topology T = torus(4, 4);", 25);
+	free(text);
+}
+
 CU_TestInfo cli_tests[] = {
+	{"write errors, symbolic links, modes", test_write_errors_and_links},
 	{"help, version, usage errors", test_help_and_version},
 	{"check: summary, diagnostics, exit status", test_check},
 	{"missing file, directory, stdin", test_unreadable_inputs},

@@ -134,7 +134,26 @@ test_many_declarations(void)
 	free(text);
 }
 
+static void
+test_long_explicit_tree(void)
+{
+	/* a chain of 200000 edges: checking spans and cycles is linear */
+	size_t n = 200000;
+	char *text = malloc(n * 32 + 64);
+	size_t len = (size_t)sprintf(text, "topology R = ring(%zu);\ntree E on R root 0 {\n", n);
+	for (size_t v = 1; v < n; v++)
+		len += (size_t)sprintf(text + len, "%zu -> %zu;\n", v, v - 1);
+	len += (size_t)sprintf(text + len, "}\n");
+	run("a chain tree of 200000 edges", text, len, 0, NULL);
+	/* the same with the last edge closing a cycle far from the root */
+	len -= 2;
+	len += (size_t)sprintf(text + len, "%d -> %zu;\n}\n", 1, n - 1);
+	run("a second parent", text, len, 1, "node 1 has a second parent");
+	free(text);
+}
+
 CU_TestInfo robust_tests[] = {
+	{"explicit trees of 200000 edges", test_long_explicit_tree},
 	{"empty files and comments", test_empty_and_comments},
 	{"NUL bytes", test_nul_bytes},
 	{"binary garbage", test_binary_garbage},
