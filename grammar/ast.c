@@ -380,3 +380,42 @@ ast_resolve_node(const NodeSpace *sh, const Expr *e, bool rank_only)
 	return id;
 }
 
+
+int64_t
+ast_expand_ranks(const NodeSpace *sh, const ExprList *list, int64_t *out, unsigned char *member)
+{
+	int64_t count = 0;
+	bool ok = true;
+	for (int j = 0; j < list->n; j++) {
+		const Expr *e = list->v[j];
+		int64_t lo, hi;
+		if (e->kind == EX_RANGE) {
+			lo = ast_resolve_node(sh, e->lhs, true);
+			hi = ast_resolve_node(sh, e->rhs, true);
+		} else {
+			lo = hi = ast_resolve_node(sh, e, true);
+		}
+		if (lo < 0 || hi < 0) {
+			ok = false;
+			continue;
+		}
+		int64_t step = lo <= hi ? 1 : -1; /* 7..4 counts down: an order, e.g. a snake */
+		for (int64_t v = lo;; v += step) {
+			if (sh->is_switch && sh->is_switch[v]) {
+				error_at(e->loc, "node %lld is a switch, not a rank", (long long)v);
+				ok = false;
+				break;
+			}
+			if (member[v]) {
+				error_at(e->loc, "rank %lld is listed twice", (long long)v);
+				ok = false;
+				break;
+			}
+			member[v] = 1;
+			out[count++] = v;
+			if (v == hi)
+				break;
+		}
+	}
+	return ok ? count : -1;
+}

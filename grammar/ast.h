@@ -247,6 +247,10 @@ int sema(File *);
 /* A coordinate tuple or an id; reports and returns -1 when it is outside
  * the space (or a switch, when rank_only). */
 int64_t ast_resolve_node(const NodeSpace *, const Expr *, bool rank_only);
+/* A `ranks` list in order (ranges count up or down); reports switches and
+ * repeats. member (nodes bytes, zeroed) marks the ranks. -1 on an error. */
+int64_t ast_expand_ranks(const NodeSpace *, const ExprList *, int64_t *out,
+                         unsigned char *member);
 /* "torus(8, 8)", "graph of 12 nodes" */
 void ast_space_name(char *buf, size_t len, const NodeSpace *);
 

@@ -695,6 +695,10 @@ check_topology(Sema *s, Decl *d)
 				ast_eval_int(b[2].v[0], &hosts, false);
 				Bound dims = {.v = (Expr *[]){b[1].v[0], b[2].v[0]}, .n = 2};
 				shape_dims(&sh, &dims, leaves + spines);
+				if (sh.ok) { /* ids after the hosts are the leaf and spine switches */
+					sh.is_switch = arena_alloc(s->out, (size_t)sh.nodes);
+					memset(sh.is_switch + sh.ranks, 1, (size_t)(sh.nodes - sh.ranks));
+				}
 			} else {
 				shape_dims(&sh, &b[0], 0);
 			}
@@ -976,16 +980,10 @@ check_explicit_tree(Sema *s, Decl *d, int topo)
 	}
 	if (!ok)
 		return;
-	/* every rank has a parent, and following parents reaches the root: each node
-	 * is walked once (state 1 on the current walk, 2 known to reach the root) */
-	char name[128];
-	ast_space_name(name, sizeof name, sh);
-	for (int64_t v = 0; v < sh->nodes; v++)
-		if (v != root && parent[v] < 0 && !(sh->is_switch && sh->is_switch[v])) {
-			error_at(d->name_loc, "tree '%s' does not span %s: node %lld has no parent",
-			         d->name, name, (long long)v);
-			return;
-		}
+	/* following parents from any node of the tree reaches the root: each node
+	 * is walked once (state 1 on the current walk, 2 known to reach the root).
+	 * Whether the tree spans is checked where it is used, against the
+	 * collective's ranks (a tree may cover a sub-communicator). */
 	if (root < 0 || root >= sh->nodes)
 		return;
 	unsigned char *state = calloc((size_t)sh->nodes, 1);
@@ -993,16 +991,24 @@ check_explicit_tree(Sema *s, Decl *d, int topo)
 		die("out of memory");
 	state[root] = 2;
 	for (int64_t v = 0; v < sh->nodes; v++) {
+		if (parent[v] < 0)
+			continue;
 		int64_t u = v;
 		while (parent[u] >= 0 && state[u] == 0) {
 			state[u] = 1;
 			u = parent[u];
 		}
-		bool cycle = state[u] == 1;
+		bool cycle = state[u] == 1, stray = state[u] == 0 && u != root;
 		for (int64_t w = v; state[w] == 1; w = parent[w])
-			state[w] = cycle ? 3 : 2;
+			state[w] = cycle || stray ? 3 : 2;
 		if (cycle) {
 			error_at(by[u]->loc, "tree '%s' has a cycle through node %lld", d->name,
+			         (long long)u);
+			break;
+		}
+		if (stray) {
+			error_at(d->name_loc, "tree '%s' is not connected: node %lld is a parent but "
+			         "has no parent itself, so it does not reach the root", d->name,
 			         (long long)u);
 			break;
 		}
@@ -1094,41 +1100,16 @@ check_algorithm(Sema *s, Decl *d, const Item *it, unsigned kind, int topo)
 }
 
 static void
-check_ranks(Sema *s, const Item *it, const NodeSpace *sh, unsigned char *member)
+check_ranks(const Item *it, const NodeSpace *sh, unsigned char *member)
 {
-	int64_t count = 0;
 	int errors = nerrors();
-	for (int j = 0; j < it->list.n; j++) {
-		const Expr *e = it->list.v[j];
-		int64_t lo, hi;
-		if (e->kind == EX_RANGE) {
-			lo = ast_resolve_node(sh, e->lhs, true);
-			hi = ast_resolve_node(sh, e->rhs, true);
-			if (lo >= 0 && hi >= 0 && lo > hi) {
-				error_at(e->loc, "empty range %lld..%lld", (long long)lo, (long long)hi);
-				continue;
-			}
-		} else {
-			lo = hi = ast_resolve_node(sh, e, true);
-		}
-		if (lo < 0 || hi < 0)
-			continue;
-		for (int64_t v = lo; v <= hi; v++) {
-			if (sh->is_switch && sh->is_switch[v]) {
-				error_at(e->loc, "node %lld is a switch, not a rank", (long long)v);
-				break;
-			}
-			if (member[v]) {
-				error_at(e->loc, "rank %lld is listed twice", (long long)v);
-				break;
-			}
-			member[v] = 1;
-			count++;
-		}
-	}
+	int64_t *order = malloc((size_t)sh->nodes * sizeof *order);
+	if (!order)
+		die("out of memory");
+	int64_t count = ast_expand_ranks(sh, &it->list, order, member);
 	if (count == 1 && nerrors() == errors)
 		error_at(it->loc, "a collective needs at least 2 ranks");
-	(void)s;
+	free(order);
 }
 
 static void
@@ -1183,7 +1164,7 @@ check_collective(Sema *s, Decl *d)
 				member = calloc((size_t)sh->nodes, 1);
 				if (!member)
 					die("out of memory");
-				check_ranks(s, it, sh, member);
+				check_ranks(it, sh, member);
 			}
 			break;
 		case IT_ROOT:

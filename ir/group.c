@@ -77,6 +77,32 @@ link_text(const Topo *t, int u, int v, char *buf, size_t len)
 	snprintf(buf, len, "%s -> %s", a, b);
 }
 
+static bool
+same_params(const Link *a, const Link *b)
+{
+	return a->bandwidth == b->bandwidth && a->latency == b->latency &&
+	       a->energy_per_bit == b->energy_per_bit;
+}
+
+/* The links u -> v as one number: their count and parameters. */
+static unsigned long
+pair_signature(const Topo *t, int u, int v)
+{
+	unsigned long h = 0;
+	for (int i = t->out[u]; i < t->out[u + 1]; i++) {
+		const Link *l = &t->link[i];
+		if (l->dst != v)
+			continue;
+		double p[3] = {l->bandwidth, l->latency, l->energy_per_bit};
+		unsigned long x = 1469598103934665603ul;
+		const unsigned char *b = (const unsigned char *)p;
+		for (size_t k = 0; k < sizeof p; k++)
+			x = (x ^ b[k]) * 1099511628211ul;
+		h += x | 1; /* a sum: the order of parallel links does not matter */
+	}
+	return h;
+}
+
 /* Checks that img is an automorphism; reports the first broken link. */
 static int
 check_automorphism(const Topo *t, const int *img, Loc loc)
@@ -112,6 +138,15 @@ check_automorphism(const Topo *t, const int *img, Loc loc)
 	free(hit);
 	for (int i = 0; i < t->nlink && rc == 0; i++) {
 		const Link *l = &t->link[i];
+		int j = topo_find_link(t, img[l->src], img[l->dst], l->copy);
+		if (j >= 0 && !same_params(l, &t->link[j])) {
+			link_text(t, l->src, l->dst, la, sizeof la);
+			link_text(t, img[l->src], img[l->dst], lb, sizeof lb);
+			error_at(loc, "this map is not an automorphism of %s: link %s maps to %s, "
+			         "whose bandwidth, latency or energy differ", desc, la, lb);
+			rc = -1;
+			break;
+		}
 		if (l->copy != 0)
 			continue;
 		int want = topo_nlinks_between(t, l->src, l->dst);
@@ -411,7 +446,7 @@ group_build(Arena *a, const Topo *t, const char *name, Loc loc, const GroupGen *
 typedef struct Search {
 	const Topo *t;
 	int n;
-	int *cnt;       /* n x n: links u -> v */
+	unsigned long *cnt; /* n x n: the links u -> v, counted with their parameters */
 	int *order;     /* nodes in BFS order */
 	int *img, *used;
 	int *found;
@@ -485,8 +520,9 @@ group_automorphisms(Arena *a, const Topo *t, const char *name, Loc loc)
 	unsigned char *seen = calloc((size_t)n, 1);
 	if (!s.cnt || !s.order || !s.img || !s.used || !seen)
 		die("out of memory");
-	for (int i = 0; i < t->nlink; i++)
-		s.cnt[t->link[i].src * n + t->link[i].dst]++;
+	for (int u = 0; u < n && s.cnt; u++)
+		for (int v = 0; v < n; v++)
+			s.cnt[u * n + v] = pair_signature(t, u, v);
 	/* BFS order (undirected), so each node meets assigned neighbours early */
 	int k = 0;
 	for (int start = 0; start < n; start++) {
