@@ -180,6 +180,7 @@ int tree_finish(Tree *, Routes *); /* depths, height, weight; -1 on a cycle */
 
 typedef enum CollKind {
 	CK_ALLREDUCE, CK_REDUCE_SCATTER, CK_ALLGATHER, CK_ALLTOALL, CK_BROADCAST, CK_REDUCE,
+	NCOLLKIND,
 } CollKind;
 
 extern const char *const coll_kind_name[];
@@ -188,8 +189,9 @@ typedef enum XferOp { X_REDUCE, X_COPY } XferOp;
 
 /* One message: a chunk set sent src -> dst in one round, over one route. */
 typedef struct Msg {
+	int round;
 	int src, dst;     /* communicator ranks */
-	int route;        /* route id in the Sched's Routes */
+	int route;        /* the Sched's route table */
 	XferOp op;
 	int first, n;     /* chunks: sched->chunks[first .. first + n) */
 } Msg;
@@ -197,12 +199,14 @@ typedef struct Msg {
 /*
  * The symmetric form (tree symmetrization): transfer t of base tree b in
  * round r, applied by every group element g, moves chunk (b, g) along
- * g(child) -> g(parent). Held compactly and expanded on demand.
+ * g(src) -> g(dst) over the image of the base route. Held compactly and
+ * expanded on demand (sched_expand).
  */
 typedef struct BaseXfer {
 	int round;
 	int tree;
-	int src, dst;      /* nodes in the base tree */
+	int src, dst;      /* nodes of the base tree */
+	int route;         /* the base route, in the Sched's route table */
 	XferOp op;
 } BaseXfer;
 
@@ -212,28 +216,57 @@ typedef struct Sched {
 	CollKind kind;
 	const char *algorithm;
 	const Topo *topo;
-	Routes *routes;
 	int nrank;
 	int *rank_node;    /* communicator rank -> node */
 	int *node_rank;    /* node -> rank, or -1 */
 	int nchunk;        /* the vector is cut into nchunk equal chunks */
 	int nround;
-	/* explicit form */
+	/* what each chunk means for the collective's postcondition */
+	int *owner;        /* reduce_scatter, allgather: the rank that ends (starts) with it */
+	int *a2a_src, *a2a_dst; /* alltoall: whose block it is, and where it goes */
+	int root;          /* broadcast, reduce: the root rank */
+	/* routes: route r is route_link[route_off[r] .. route_off[r + 1]) */
+	int nroute;
+	int *route_off;
+	int *route_link;
+	/* explicit form: messages sorted by round */
 	int nmsg;
-	Msg *msg;          /* sorted by round */
-	int *round_first;  /* nround + 1: messages of round r */
+	Msg *msg;
 	int *chunks;
-	/* symmetric form (msg == NULL) */
+	/* symmetric form (base != NULL, no messages): chunk (b, g) is b * order + g */
 	const Group *group;
 	int ntree;
-	const Tree **tree;
+	Tree **tree;
 	int nbase;
 	BaseXfer *base;
 } Sched;
 
-/* symm.c: tree symmetrization. */
+/* sched.c: building explicit schedules. */
+typedef struct SchedBuilder {
+	Arena *arena;
+	Sched *s;
+	Routes *routes;
+	int capmsg, capchunk, caproute, caplink;
+	int *slot;         /* interned routes: hash of link lists */
+	int nslot;
+	int *chunk_buf;    /* the chunks of the message being added */
+} SchedBuilder;
+
+Sched *sched_new(Arena *, const char *name, Loc, CollKind, const char *algorithm,
+                 const Topo *, const int *rank_node, int nrank);
+void sched_begin(SchedBuilder *, Arena *, Sched *, Routes *);
+/* Adds a message between communicator ranks, routed by the Routes. */
+void sched_msg(SchedBuilder *, int round, int src, int dst, XferOp, const int *chunks, int n);
+/* Adds a message over the given links (nlink of them, src to dst). */
+void sched_msg_route(SchedBuilder *, int round, int src, int dst, XferOp, const int *chunks,
+                     int n, const int *links, int nlink);
+int sched_route(SchedBuilder *, const int *links, int nlink);
+void sched_end(SchedBuilder *); /* sorts by round, merges same (round, src, dst, route, op) */
+int sched_route_len(const Sched *, int route);
+
+/* symm.c: tree symmetrization. Trees must span exactly the ranks. */
 Sched *symmetrize(Arena *, const char *name, Loc, CollKind, const Topo *, Routes *,
-                  const Tree **trees, int ntree, const Group *);
+                  Tree **trees, int ntree, const Group *, const int *rank_node, int nrank);
 /* Expands a symmetric schedule into explicit messages (small cases, tests). */
 Sched *sched_expand(Arena *, const Sched *);
 
@@ -242,14 +275,34 @@ Sched *sched_expand(Arena *, const Sched *);
 typedef struct Metrics {
 	int rounds;
 	long messages;
-	double volume;      /* absolute volume, in units of N (the vector) */
+	double volume;      /* absolute volume, bytes, for the message size given */
 	double psi, theta, omega;
-	double model_time;  /* alpha * S + beta * Q for the message size given */
+	double model_time;  /* alpha * S + beta * Q (docs/ir.md) */
 	bool by_symmetry;   /* proved on the base trees and the group */
 } Metrics;
 
-/* Proves the schedule implements its collective; reports what fails. */
+/* Proves the schedule implements its collective; reports what fails at the
+ * collective's location. */
 int verify(const Sched *);
-int metrics(const Sched *, double bytes, Metrics *);
+void metrics(const Sched *, double bytes, Metrics *);
+
+/* ---- lower.c: the AST of a checked file to the IR ---- */
+
+struct File;
+struct Decl;
+
+typedef struct Prog {
+	Arena arena;
+	int nsched;
+	Sched **sched;     /* one per collective built, in file order */
+	int nskipped;
+	const struct Decl **skipped; /* collectives whose algorithm has no generator yet */
+	Routes **routes;   /* per topology and policy, owned here */
+	int nroutes;
+} Prog;
+
+/* Builds every topology, group, tree and schedule; -1 after reporting. */
+int lower(const struct File *, Prog *);
+void prog_free(Prog *);
 
 #endif

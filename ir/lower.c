@@ -1,0 +1,568 @@
+/*
+ * lower.c: the AST of a checked file to the IR. The only ir/ file that
+ * sees the AST. Sema has already resolved names and checked arguments, so
+ * this pass reads values without re-checking them; what it reports is what
+ * only the built objects can show: maps that are not automorphisms, trees
+ * that do not span a collective's ranks, groups that move ranks out of a
+ * sub-communicator, routing that does not apply to the topology.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ast.h"
+#include "ir.h"
+
+typedef struct TreeSet {
+	int n;
+	Tree **tree;
+} TreeSet;
+
+typedef struct GenList {
+	int n, cap;
+	GroupGen *gen;
+} GenList;
+
+typedef struct Lower {
+	Prog *p;
+	Arena *a;
+	const File *f;
+	Net net;
+	Topo **topo;      /* per declaration */
+	Group **group;
+	GenList *gens;
+	TreeSet *trees;
+	Routes **routes;  /* per declaration: [shortest_path, dor] */
+} Lower;
+
+static int
+decl_index(const Lower *L, const Decl *d)
+{
+	return (int)(d - L->f->decl);
+}
+
+static const Decl *
+find(const Lower *L, const char *name)
+{
+	for (int i = 0; i < L->f->ndecl; i++)
+		if (L->f->decl[i].name && strcmp(L->f->decl[i].name, name) == 0)
+			return &L->f->decl[i];
+	die("lower: '%s' was not resolved", name);
+}
+
+static Routes *
+routes_for(Lower *L, const Decl *topo, RoutePolicy policy)
+{
+	int i = decl_index(L, topo) * 2 + (int)policy;
+	if (!L->routes[i]) {
+		L->routes[i] = NEW(L->a, Routes);
+		routes_init(L->routes[i], L->topo[decl_index(L, topo)], policy);
+	}
+	return L->routes[i];
+}
+
+static int
+int_of(const Expr *e)
+{
+	int64_t v = 0;
+	if (!ast_eval_int(e, &v, false))
+		die("lower: not an integer");
+	return (int)v;
+}
+
+/* ---- network parameters ---- */
+
+static void
+apply_params(Net *n, const Block *b)
+{
+	for (int i = 0; i < b->nitem; i++) {
+		const Item *it = &b->item[i];
+		if (it->kind != IT_PARAM)
+			continue;
+		const Expr *e = it->value->kind == EX_NEG ? it->value->lhs : it->value;
+		double v = expr_number(e) * (it->value->kind == EX_NEG ? -1 : 1);
+		if (strcmp(it->name, "link_bandwidth") == 0)
+			n->bandwidth = v;
+		else if (strcmp(it->name, "link_latency") == 0)
+			n->link_latency = v;
+		else if (strcmp(it->name, "router_latency") == 0)
+			n->router_latency = v;
+		else if (strcmp(it->name, "step_overhead") == 0)
+			n->step_overhead = v;
+		else if (strcmp(it->name, "mtu") == 0)
+			n->mtu = v;
+		else if (strcmp(it->name, "energy_per_bit") == 0)
+			n->energy_per_bit = v;
+		else if (strcmp(it->name, "reconfig_delay") == 0)
+			n->reconfig_delay = v;
+	}
+}
+
+/* ---- topologies ---- */
+
+static const Arg *
+labelled(const Call *c, const char *label)
+{
+	for (int i = 0; i < c->narg; i++)
+		if (c->arg[i].label && strcmp(c->arg[i].label, label) == 0)
+			return &c->arg[i];
+	return NULL;
+}
+
+static void
+lower_topology(Lower *L, const Decl *d)
+{
+	Net net = L->net;
+	if (d->body)
+		for (int i = 0; i < d->body->nitem; i++)
+			if (d->body->item[i].kind == IT_NETWORK)
+				apply_params(&net, d->body->item[i].body);
+	const Call *c = d->form;
+	const NodeSpace *sp = d->space;
+	Topo *t;
+	int size[MAX_DIMS], n = 0;
+	for (int i = 0; i < c->narg && n < MAX_DIMS; i++)
+		if (!c->arg[i].label && c->arg[i].val.v[0]->kind != EX_NAME)
+			size[n++] = int_of(c->arg[i].val.v[0]);
+	static const struct { const char *name; TopoKind kind; } grid[] = {
+		{"torus", TK_TORUS}, {"mesh", TK_MESH}, {"supermesh", TK_SUPERMESH},
+		{"hyperx", TK_HYPERX}, {"ring", TK_RING}, {"full", TK_FULL},
+	};
+	t = NULL;
+	for (size_t k = 0; k < countof(grid) && !t; k++) {
+		if (strcmp(c->name, grid[k].name) != 0)
+			continue;
+		int variant = 0;
+		if (grid[k].kind == TK_SUPERMESH)
+			variant = strcmp(c->arg[2].val.v[0]->text, "alter") == 0;
+		t = topo_new(L->a, grid[k].kind, d->name, n, size, variant, net);
+	}
+	if (!t && strcmp(c->name, "spine_leaf") == 0) {
+		t = topo_spine_leaf(L->a, d->name, int_of(labelled(c, "spines")->val.v[0]),
+		                    int_of(labelled(c, "leaves")->val.v[0]),
+		                    int_of(labelled(c, "hosts")->val.v[0]), net);
+	} else if (!t && strcmp(c->name, "optical_ring") == 0) {
+		const Arg *ports = labelled(c, "ports");
+		t = topo_optical_ring(L->a, d->name, size[0], ports ? int_of(ports->val.v[0]) : 2 * size[0],
+		                      net);
+	} else if (!t) { /* graph */
+		int nlink = 0, cap = 0;
+		Link *links = NULL;
+		for (int i = 0; i < d->body->nitem; i++) {
+			const Item *it = &d->body->item[i];
+			if (it->kind != IT_LINK)
+				continue;
+			Net ln = net;
+			if (it->body)
+				apply_params(&ln, it->body);
+			int a = (int)ast_resolve_node(sp, it->from, false);
+			int b = (int)ast_resolve_node(sp, it->to, false);
+			for (int dir = 0; dir < (it->flag ? 2 : 1); dir++) {
+				Link l = {.src = dir ? b : a, .dst = dir ? a : b, .dim = -1,
+				          .bandwidth = ln.bandwidth, .latency = ln.link_latency,
+				          .energy_per_bit = ln.energy_per_bit};
+				VEC_PUSH(L->a, links, nlink, cap, l);
+			}
+		}
+		t = topo_graph(L->a, d->name, (int)sp->nodes, sp->is_switch, nlink, links, net);
+	}
+	t->loc = d->loc;
+	L->topo[decl_index(L, d)] = t;
+}
+
+/* ---- groups ---- */
+
+/* An affine expression at integer values of the map's variables. */
+static long
+eval_affine(const Expr *e, const Expr *vars, const long *val)
+{
+	switch (e->kind) {
+	case EX_INT:
+		return e->ival;
+	case EX_NAME:
+		for (int i = 0; i < vars->nelem; i++)
+			if (strcmp(vars->elem[i]->text, e->text) == 0)
+				return val[i];
+		die("lower: unbound '%s'", e->text);
+	case EX_TUPLE:
+		return eval_affine(e->elem[0], vars, val);
+	case EX_NEG:
+		return -eval_affine(e->lhs, vars, val);
+	case EX_ADD:
+		return eval_affine(e->lhs, vars, val) + eval_affine(e->rhs, vars, val);
+	case EX_SUB:
+		return eval_affine(e->lhs, vars, val) - eval_affine(e->rhs, vars, val);
+	case EX_MUL:
+		return eval_affine(e->lhs, vars, val) * eval_affine(e->rhs, vars, val);
+	default:
+		die("lower: not affine");
+	}
+}
+
+static void
+push_gen(Lower *L, GenList *g, GroupGen x)
+{
+	VEC_PUSH(L->a, g->gen, g->n, g->cap, x);
+}
+
+static void
+map_generator(Lower *L, const Topo *t, const NodeSpace *sp, const Item *it, GenList *out)
+{
+	const Expr *from = it->list.v[0];
+	bool affine = from->kind == EX_NAME ||
+	              (from->kind == EX_TUPLE && from->nelem > 0 && from->elem[0]->kind == EX_NAME);
+	GroupGen g = {.loc = it->loc};
+	if (affine) {
+		/* x -> A x + b: b is the image of 0, column j of A that of e_j minus b */
+		Expr one = {.kind = EX_TUPLE, .elem = (Expr **)&it->list.v[0], .nelem = 1};
+		const Expr *vars = from->kind == EX_TUPLE ? from : &one;
+		const Expr *to = it->list.v[1];
+		int d = vars->nelem;
+		g.affine = true;
+		long val[MAX_DIMS] = {0};
+		for (int i = 0; i < d; i++) {
+			const Expr *ei = to->kind == EX_TUPLE && to->nelem == d && d > 1 ? to->elem[i] : to;
+			g.vec[i] = (int)eval_affine(ei, vars, val);
+		}
+		for (int j = 0; j < d; j++) {
+			val[j] = 1;
+			for (int i = 0; i < d; i++) {
+				const Expr *ei = to->kind == EX_TUPLE && to->nelem == d && d > 1 ? to->elem[i] : to;
+				g.mat[i * d + j] = (int)(eval_affine(ei, vars, val) - g.vec[i]);
+			}
+			val[j] = 0;
+		}
+	} else {
+		g.perm = arena_array(L->a, (size_t)t->nnode, sizeof *g.perm);
+		for (int v = 0; v < t->nnode; v++)
+			g.perm[v] = v;
+		for (int i = 0; i + 1 < it->list.n; i += 2)
+			g.perm[ast_resolve_node(sp, it->list.v[i], false)] =
+				(int)ast_resolve_node(sp, it->list.v[i + 1], false);
+	}
+	push_gen(L, out, g);
+}
+
+static int
+lower_group(Lower *L, const Decl *d)
+{
+	int idx = decl_index(L, d);
+	const Topo *t = L->topo[decl_index(L, d->topo)];
+	const NodeSpace *sp = d->topo->space;
+	GenList *gens = &L->gens[idx];
+	Group *g = NULL;
+	if (d->form && strcmp(d->form->name, "automorphisms") == 0) {
+		g = group_automorphisms(L->a, t, d->name, d->loc);
+		/* as generators of groups that include it: every element */
+		for (int e = 0; g && e < g->order; e++) {
+			GroupGen x = {.loc = d->loc};
+			x.perm = arena_array(L->a, (size_t)t->nnode, sizeof *x.perm);
+			for (int v = 0; v < t->nnode; v++)
+				x.perm[v] = group_node(g, e, v);
+			push_gen(L, gens, x);
+		}
+	} else {
+		if (d->form) { /* translations(T) */
+			push_gen(L, gens, (GroupGen){.loc = d->loc, .affine = true, .all_translations = true});
+		} else {
+			for (int i = 0; i < d->body->nitem; i++) {
+				const Item *it = &d->body->item[i];
+				if (it->kind == IT_TRANSLATE) {
+					GroupGen x = {.loc = it->loc, .affine = true, .all_translations = !it->value};
+					for (int k = 0; k < t->ndim; k++)
+						x.mat[k * t->ndim + k] = 1;
+					if (it->value && it->value->kind == EX_TUPLE && it->value->nelem > 1)
+						for (int k = 0; k < it->value->nelem; k++)
+							x.vec[k] = int_of(it->value->elem[k]);
+					else if (it->value)
+						x.vec[0] = int_of(it->value);
+					push_gen(L, gens, x);
+				} else if (it->kind == IT_MAP) {
+					map_generator(L, t, sp, it, gens);
+				} else if (it->kind == IT_INCLUDE) {
+					const GenList *inc = &L->gens[decl_index(L, find(L, it->name))];
+					for (int k = 0; k < inc->n; k++)
+						push_gen(L, gens, inc->gen[k]);
+				}
+			}
+		}
+		g = group_build(L->a, t, d->name, d->loc, gens->gen, gens->n);
+	}
+	L->group[idx] = g;
+	return g ? 0 : -1;
+}
+
+/* ---- trees ---- */
+
+static int
+node_arg(const Decl *topo, const Call *c, const char *label, int k)
+{
+	return (int)ast_resolve_node(topo->space, labelled(c, label)->val.v[k], true);
+}
+
+static int
+lower_tree(Lower *L, const Decl *d)
+{
+	int idx = decl_index(L, d);
+	const Topo *t = L->topo[decl_index(L, d->topo)];
+	Routes *r = routes_for(L, d->topo, ROUTE_SHORTEST);
+	TreeSet *set = &L->trees[idx];
+	set->tree = arena_array(L->a, 2, sizeof *set->tree);
+	set->n = 1;
+	const Call *c = d->form;
+	if (!c) {
+		int *parent = arena_array(L->a, (size_t)t->nnode, sizeof *parent);
+		for (int v = 0; v < t->nnode; v++)
+			parent[v] = -1;
+		for (int i = 0; i < d->body->nitem; i++) {
+			const Item *it = &d->body->item[i];
+			parent[ast_resolve_node(d->topo->space, it->from, true)] =
+				(int)ast_resolve_node(d->topo->space, it->to, true);
+		}
+		int root = (int)ast_resolve_node(d->topo->space, d->root, true);
+		set->tree[0] = tree_from_parents(L->a, t, r, root, parent, d->loc);
+		if (!set->tree[0])
+			return -1;
+	} else if (strcmp(c->name, "bfs") == 0) {
+		set->tree[0] = tree_bfs(L->a, t, r, node_arg(d->topo, c, "root", 0));
+	} else if (strcmp(c->name, "khop") == 0) {
+		set->tree[0] = tree_khop(L->a, t, r, node_arg(d->topo, c, "root", 0),
+		                         int_of(labelled(c, "depth")->val.v[0]));
+	} else if (strcmp(c->name, "windmill") == 0) {
+		if (t->size[0] != t->size[1]) {
+			error_at(c->loc, "windmill needs a square hyperx (n x n)");
+			return -1;
+		}
+		set->tree[0] = tree_windmill(L->a, t, node_arg(d->topo, c, "root", 0));
+	} else if (strcmp(c->name, "forest") == 0) {
+		int a = node_arg(d->topo, c, "roots", 0), b = node_arg(d->topo, c, "roots", 1);
+		if (topo_distance(r, a, b) != 1 || topo_distance(r, b, a) != 1) {
+			error_at(labelled(c, "roots")->loc, "the two roots of a forest must be neighbours "
+			         "(they swap their halves over one link)");
+			return -1;
+		}
+		set->tree[0] = tree_forest(L->a, t, r, a, b);
+	} else if (strcmp(c->name, "balanced_pair") == 0) {
+		if (t->ndim != 2 || t->size[0] < 3 || t->size[1] < 3) {
+			error_at(c->loc, "balanced_pair needs a 2D torus with both sides at least 3");
+			return -1;
+		}
+		set->n = 2;
+		if (tree_balanced_pair(L->a, t, node_arg(d->topo, c, "root", 0), set->tree) != 0) {
+			error_at(c->loc, "balanced_pair found no balanced split on %s (a level has more "
+			         "nodes on one axis than the free nodes can offset)", t->name);
+			return -1;
+		}
+	} else {
+		set->n = 0; /* disjoint(...): built with pipelined_trees (see docs/ir.md) */
+		return 1;
+	}
+	for (int i = 0; i < set->n; i++) {
+		set->tree[i]->name = d->name;
+		set->tree[i]->loc = d->loc;
+	}
+	return 0;
+}
+
+/* ---- collectives ---- */
+
+static const Item *
+item_of(const Decl *d, ItemKind k)
+{
+	for (int i = 0; i < d->body->nitem; i++)
+		if (d->body->item[i].kind == k)
+			return &d->body->item[i];
+	return NULL;
+}
+
+static bool
+grid_topology(const Topo *t)
+{
+	return t->kind == TK_TORUS || t->kind == TK_RING || t->kind == TK_MESH ||
+	       t->kind == TK_SUPERMESH || t->kind == TK_HYPERX;
+}
+
+/* Every tree must cover exactly the collective's ranks. */
+static int
+check_span(const Sched *s, const Tree *tr, const char *tree, Loc loc)
+{
+	const Topo *t = s->topo;
+	char node[64];
+	for (int v = 0; v < t->nnode; v++) {
+		bool in_tree = tr->depth[v] >= 0, in_coll = s->node_rank[v] >= 0;
+		if (in_tree == in_coll)
+			continue;
+		topo_node_name(t, v, node, sizeof node);
+		if (in_coll)
+			error_at(loc, "tree '%s' does not span the ranks of '%s': node %s is not in it",
+			         tree, s->name, node);
+		else
+			error_at(loc, "tree '%s' reaches node %s, which is not a rank of '%s'", tree, node,
+			         s->name);
+		return -1;
+	}
+	return 0;
+}
+
+/* Copies of a tree must stay inside a sub-communicator. */
+static int
+check_preserves(const Sched *s, const Group *g, Loc loc)
+{
+	if (s->nrank == s->topo->nrank)
+		return 0; /* automorphisms map ranks to ranks */
+	char a[64], b[64];
+	for (int e = 0; e < g->order; e++)
+		for (int r = 0; r < s->nrank; r++) {
+			int w = group_node(g, e, s->rank_node[r]);
+			if (s->node_rank[w] < 0) {
+				topo_node_name(s->topo, s->rank_node[r], a, sizeof a);
+				topo_node_name(s->topo, w, b, sizeof b);
+				error_at(loc, "group '%s' moves node %s of '%s' to node %s, outside its ranks",
+				         g->name, a, s->name, b);
+				return -1;
+			}
+		}
+	return 0;
+}
+
+static void
+add_sched(Lower *L, Sched *s)
+{
+	Prog *p = L->p;
+	p->sched = realloc(p->sched, (size_t)(p->nsched + 1) * sizeof *p->sched);
+	if (!p->sched)
+		die("out of memory");
+	p->sched[p->nsched++] = s;
+}
+
+static int
+lower_collective(Lower *L, const Decl *d)
+{
+	int ti = decl_index(L, d->topo);
+	const Topo *t = L->topo[ti];
+	CollKind kind = CK_ALLREDUCE;
+	for (int k = 0; k < NCOLLKIND; k++)
+		if (strcmp(coll_kind_name[k], d->ckind) == 0)
+			kind = (CollKind)k;
+	const Item *routing = item_of(d, IT_ROUTING);
+	RoutePolicy policy = routing && strcmp(routing->name, "dor") == 0 ? ROUTE_DOR : ROUTE_SHORTEST;
+	if (policy == ROUTE_DOR && !grid_topology(t)) {
+		error_at(routing->name_loc, "dor routing needs a torus, ring, mesh, supermesh or hyperx; "
+		         "'%s' is %s", t->name, topo_kind_name(t->kind));
+		return -1;
+	}
+	Routes *routes = routes_for(L, d->topo, policy);
+	/* the communicator: listed ranks in order, or every rank in id order */
+	const Item *ranks = item_of(d, IT_RANKS);
+	int *rank_node = malloc((size_t)t->nnode * sizeof *rank_node);
+	int nrank = 0;
+	if (ranks && !ranks->flag) {
+		int64_t *order = malloc((size_t)t->nnode * sizeof *order);
+		unsigned char *member = calloc((size_t)t->nnode, 1);
+		nrank = (int)ast_expand_ranks(d->topo->space, &ranks->list, order, member);
+		for (int i = 0; i < nrank; i++)
+			rank_node[i] = (int)order[i];
+		free(order);
+		free(member);
+	} else {
+		for (int v = 0; v < t->nnode; v++)
+			if (!(t->is_switch && t->is_switch[v]))
+				rank_node[nrank++] = v;
+	}
+	const Item *alg = item_of(d, IT_ALGORITHM);
+	int rc = 1; /* 1: no generator for this algorithm in this version */
+	if (!alg->flag && strcmp(alg->call->name, "symmetric") == 0) {
+		const Arg *trees = labelled(alg->call, "trees");
+		const Arg *group = labelled(alg->call, "group");
+		Group *g = L->group[decl_index(L, find(L, group->val.v[0]->text))];
+		int ntree = 0;
+		Tree **list = arena_array(L->a, 64, sizeof *list);
+		rc = g ? 0 : -1;
+		for (int i = 0; i < trees->val.n && rc == 0; i++) {
+			const TreeSet *set = &L->trees[decl_index(L, find(L, trees->val.v[i]->text))];
+			if (set->n == 0) {
+				error_at(trees->val.v[i]->loc, "symmetric takes bfs, khop, windmill, forest, "
+				         "balanced_pair or explicit trees; '%s' is a set of disjoint trees "
+				         "(for pipelined_trees)", trees->val.v[i]->text);
+				rc = -1;
+			}
+			for (int k = 0; k < set->n && ntree < 64; k++)
+				list[ntree++] = set->tree[k];
+		}
+		Sched *s = NULL;
+		if (rc == 0) {
+			s = sched_new(L->a, d->name, d->loc, kind, "symmetric", t, rank_node, nrank);
+			for (int i = 0; i < ntree && rc == 0; i++)
+				rc = check_span(s, list[i], list[i]->name, trees->loc);
+			if (rc == 0)
+				rc = check_preserves(s, g, group->loc);
+		}
+		if (rc == 0) {
+			s = symmetrize(L->a, d->name, d->loc, kind, t, routes, list, ntree, g, rank_node,
+			               nrank);
+			const Item *chunks = item_of(d, IT_CHUNKS);
+			if (chunks && !chunks->flag && int_of(chunks->value) != s->nchunk) {
+				error_at(chunks->value->loc, "symmetric cuts the vector into %d chunks (%d "
+				         "tree%s x a group of order %d); chunks %d is not that", s->nchunk,
+				         ntree, ntree == 1 ? "" : "s", g->order, int_of(chunks->value));
+				rc = -1;
+			} else {
+				add_sched(L, s);
+			}
+		}
+	}
+	free(rank_node);
+	return rc;
+}
+
+int
+lower(const File *f, Prog *p)
+{
+	Lower L = {.p = p, .a = &p->arena, .f = f, .net = net_defaults};
+	size_t n = (size_t)f->ndecl + 1;
+	L.topo = arena_array(L.a, n, sizeof *L.topo);
+	L.group = arena_array(L.a, n, sizeof *L.group);
+	L.gens = arena_array(L.a, n, sizeof *L.gens);
+	L.trees = arena_array(L.a, n, sizeof *L.trees);
+	L.routes = arena_array(L.a, 2 * n, sizeof *L.routes);
+	int errors = nerrors();
+	p->nskipped = 0;
+	for (int i = 0; i < f->ndecl; i++) {
+		const Decl *d = &f->decl[i];
+		switch (d->kind) {
+		case DC_NETWORK:
+			apply_params(&L.net, d->body);
+			break;
+		case DC_TOPOLOGY:
+			lower_topology(&L, d);
+			break;
+		case DC_GROUP:
+			lower_group(&L, d);
+			break;
+		case DC_TREE:
+		case DC_TREES:
+			lower_tree(&L, d);
+			break;
+		case DC_COLLECTIVE:
+			if (lower_collective(&L, d) == 1) {
+				p->skipped = realloc(p->skipped, (size_t)(p->nskipped + 1) * sizeof *p->skipped);
+				p->skipped[p->nskipped++] = d;
+			}
+			break;
+		}
+	}
+	p->routes = L.routes;
+	p->nroutes = 2 * (int)n;
+	return nerrors() > errors ? -1 : 0;
+}
+
+void
+prog_free(Prog *p)
+{
+	for (int i = 0; i < p->nroutes; i++)
+		if (p->routes && p->routes[i])
+			routes_free(p->routes[i]);
+	free(p->sched);
+	free(p->skipped);
+	arena_free(&p->arena);
+	memset(p, 0, sizeof *p);
+}

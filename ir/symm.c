@@ -1,0 +1,149 @@
+/*
+ * symm.c: tree symmetrization (algorithms.md 8). Every group element g
+ * applied to every base tree b gives the tree of chunk (b, g); the vector
+ * is cut into ntree x |G| equal chunks. In a tree of height H the reduce
+ * phase sends from depth h to h - 1 in round H - h + 1 and the broadcast
+ * phase reverses it in round H + h (rounds counted from 1 here, stored
+ * from 0). A forest (two roots) reduces its two parts in rounds 1..H-1,
+ * exchanges between the roots in round H and broadcasts after it: 2H - 1
+ * rounds. The schedule is held in this compact form; sched_expand writes
+ * out every message for small cases.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir.h"
+
+/* Rounds of the reduce phase: the deepest tree sets the pace. */
+static int
+reduce_rounds(Tree **trees, int ntree)
+{
+	int H = 0;
+	for (int b = 0; b < ntree; b++) {
+		int h = trees[b]->height + (trees[b]->nroot == 2);
+		if (h > H)
+			H = h;
+	}
+	return H;
+}
+
+static void
+add_base(Arena *a, Sched *s, int *cap, BaseXfer x)
+{
+	if (s->nbase == *cap)
+		s->base = arena_grow(a, s->base, cap, sizeof *s->base);
+	s->base[s->nbase++] = x;
+	if (x.round + 1 > s->nround)
+		s->nround = x.round + 1;
+}
+
+Sched *
+symmetrize(Arena *a, const char *name, Loc loc, CollKind kind, const Topo *t, Routes *routes,
+           Tree **trees, int ntree, const Group *g, const int *rank_node, int nrank)
+{
+	Sched *s = sched_new(a, name, loc, kind, "symmetric", t, rank_node, nrank);
+	s->group = g;
+	s->ntree = ntree;
+	s->tree = trees;
+	s->nchunk = ntree * g->order;
+	SchedBuilder sb;
+	sched_begin(&sb, a, s, routes);
+	int H = reduce_rounds(trees, ntree), cap = 0;
+	bool reduce = kind == CK_ALLREDUCE || kind == CK_REDUCE_SCATTER;
+	bool bcast = kind == CK_ALLREDUCE || kind == CK_ALLGATHER;
+	/* the broadcast phase starts after the reduce phase, or at once */
+	int bfirst = reduce ? H : 0;
+	for (int b = 0; b < ntree; b++) {
+		const Tree *tr = trees[b];
+		bool forest = tr->nroot == 2;
+		for (int v = 0; v < t->nnode; v++) {
+			int u = tr->parent[v];
+			if (u < 0)
+				continue;
+			int d = tr->depth[v];
+			const int *l;
+			if (reduce) {
+				int n = route_get(routes, v, u, &l);
+				/* round H - d + 1 (forest: H - d), from 0 */
+				add_base(a, s, &cap, (BaseXfer){.round = H - d - forest, .tree = b, .src = v,
+				                                .dst = u, .op = X_REDUCE,
+				                                .route = sched_route(&sb, l, n)});
+			}
+			if (bcast) {
+				int n = route_get(routes, u, v, &l);
+				add_base(a, s, &cap, (BaseXfer){.round = bfirst + d - 1,
+				                                .tree = b, .src = u, .dst = v, .op = X_COPY,
+				                                .route = sched_route(&sb, l, n)});
+			}
+		}
+		if (forest) {
+			/* the roots swap their parts: a reduce both ways in round H (RS, AR),
+			 * or root 0 copies to root 1 before the broadcast (AG) */
+			int ra = tr->root[0], rb = tr->root[1];
+			const int *l;
+			int n = route_get(routes, ra, rb, &l);
+			int r = reduce ? H - 1 : 0;
+			add_base(a, s, &cap, (BaseXfer){.round = r, .tree = b, .src = ra, .dst = rb,
+			                                .op = reduce ? X_REDUCE : X_COPY,
+			                                .route = sched_route(&sb, l, n)});
+			if (reduce) {
+				n = route_get(routes, rb, ra, &l);
+				add_base(a, s, &cap, (BaseXfer){.round = r, .tree = b, .src = rb, .dst = ra,
+				                                .op = X_REDUCE,
+				                                .route = sched_route(&sb, l, n)});
+			}
+		}
+	}
+	if (!reduce) {
+		/* AG of a forest: its broadcast waits one round for the roots' copy */
+		for (int i = 0; i < s->nbase; i++)
+			if (trees[s->base[i].tree]->nroot == 2 && s->base[i].op == X_COPY &&
+			    !(s->base[i].src == trees[s->base[i].tree]->root[0] &&
+			      s->base[i].dst == trees[s->base[i].tree]->root[1]))
+				s->base[i].round++;
+		s->nround = 0;
+		for (int i = 0; i < s->nbase; i++)
+			if (s->base[i].round + 1 > s->nround)
+				s->nround = s->base[i].round + 1;
+	}
+	sched_end(&sb);
+	/* chunk (b, g) ends (RS) or starts (AG) at the image of b's first root */
+	s->owner = arena_array(a, (size_t)s->nchunk, sizeof *s->owner);
+	for (int b = 0; b < ntree; b++)
+		for (int e = 0; e < g->order; e++)
+			s->owner[b * g->order + e] = s->node_rank[group_node(g, e, trees[b]->root[0])];
+	return s;
+}
+
+Sched *
+sched_expand(Arena *a, const Sched *sym)
+{
+	const Group *g = sym->group;
+	const Topo *t = sym->topo;
+	Sched *s = sched_new(a, sym->name, sym->loc, sym->kind, sym->algorithm, t, sym->rank_node,
+	                     sym->nrank);
+	s->nchunk = sym->nchunk;
+	s->owner = sym->owner;
+	s->root = sym->root;
+	SchedBuilder sb;
+	sched_begin(&sb, a, s, NULL);
+	int *links = malloc(((size_t)t->nnode + 1) * sizeof *links);
+	if (!links)
+		die("out of memory");
+	for (int i = 0; i < sym->nbase; i++) {
+		const BaseXfer *x = &sym->base[i];
+		int n = sched_route_len(sym, x->route);
+		const int *base = sym->route_link + sym->route_off[x->route];
+		for (int e = 0; e < g->order; e++) {
+			for (int k = 0; k < n; k++)
+				links[k] = group_link(g, e, base[k]);
+			int chunk = x->tree * g->order + e;
+			sched_msg_route(&sb, x->round, s->node_rank[group_node(g, e, x->src)],
+			                s->node_rank[group_node(g, e, x->dst)], x->op, &chunk, 1, links, n);
+		}
+	}
+	free(links);
+	sched_end(&sb);
+	s->nround = sym->nround;
+	return s;
+}
