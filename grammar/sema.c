@@ -710,6 +710,7 @@ check_topology(Sema *s, Decl *d)
 					         (long long)sh.ranks, (long long)(2 * sh.ranks), (long long)ports);
 			}
 			sh.translations = strcmp(f->name, "torus") == 0 || strcmp(f->name, "ring") == 0 ||
+			                  strcmp(f->name, "spine_leaf") == 0 ||
 			                  strcmp(f->name, "hyperx") == 0;
 		}
 	}
@@ -881,7 +882,7 @@ check_group(Sema *s, Decl *d)
 				const NodeSpace *sh = topo_shape(s, topo);
 				if (sh && strcmp(f->name, "translations") == 0 && !sh->translations)
 					error_at(d->form->loc, "%s has no translation group (translations exist on "
-					         "torus, ring and hyperx)", sh->form);
+					         "torus, ring, hyperx and spine_leaf)", sh->form);
 			}
 		}
 	} else {
@@ -892,8 +893,8 @@ check_group(Sema *s, Decl *d)
 			switch (it->kind) {
 			case IT_TRANSLATE:
 				if (sh && !sh->translations) {
-					error_at(it->loc, "%s has no translations (they exist on torus, ring and "
-					         "hyperx); use 'map'", sh->form);
+					error_at(it->loc, "%s has no translations (they exist on torus, ring, "
+					         "hyperx and spine_leaf); use 'map'", sh->form);
 					break;
 				}
 				if (it->value && sh) {

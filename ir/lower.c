@@ -15,6 +15,7 @@
 typedef struct TreeSet {
 	int n;
 	Tree **tree;
+	bool disjoint;    /* disjoint(...): built by pipelined_trees, not here */
 } TreeSet;
 
 typedef struct GenList {
@@ -320,8 +321,10 @@ lower_tree(Lower *L, const Decl *d)
 		}
 		int root = (int)ast_resolve_node(d->topo->space, d->root, true);
 		set->tree[0] = tree_from_parents(L->a, t, r, root, parent, d->loc);
-		if (!set->tree[0])
+		if (!set->tree[0]) {
+			set->n = 0;
 			return -1;
+		}
 	} else if (strcmp(c->name, "bfs") == 0) {
 		set->tree[0] = tree_bfs(L->a, t, r, node_arg(d->topo, c, "root", 0));
 	} else if (strcmp(c->name, "khop") == 0) {
@@ -353,7 +356,8 @@ lower_tree(Lower *L, const Decl *d)
 			return -1;
 		}
 	} else {
-		set->n = 0; /* disjoint(...): built with pipelined_trees (see docs/ir.md) */
+		set->n = 0;
+		set->disjoint = true;
 		return 1;
 	}
 	for (int i = 0; i < set->n; i++) {
@@ -479,7 +483,9 @@ lower_collective(Lower *L, const Decl *d)
 		rc = g ? 0 : -1;
 		for (int i = 0; i < trees->val.n && rc == 0; i++) {
 			const TreeSet *set = &L->trees[decl_index(L, find(L, trees->val.v[i]->text))];
-			if (set->n == 0) {
+			if (set->n == 0 && !set->disjoint)
+				rc = -1; /* its error was reported where it was declared */
+			else if (set->n == 0) {
 				error_at(trees->val.v[i]->loc, "symmetric takes bfs, khop, windmill, forest, "
 				         "balanced_pair or explicit trees; '%s' is a set of disjoint trees "
 				         "(for pipelined_trees)", trees->val.v[i]->text);

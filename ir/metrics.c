@@ -84,94 +84,155 @@ explicit_metrics(const Sched *s, double bytes, Metrics *m)
 
 /* ---- messages of a symmetric schedule ---- */
 
-/* Whether the group holds every translation (then orbits of pairs are
- * orbits of differences under the linear parts). */
-static int
-linear_parts(const Group *g, int **mats)
+/* A set of int sequences (message keys), open-addressed. */
+typedef struct KeySet {
+	int *data;        /* keys back to back, each prefixed by its length */
+	size_t len, cap;
+	size_t *slot;     /* offset + 1 into data */
+	size_t nslot, n;
+} KeySet;
+
+static unsigned long
+key_hash(const int *k, int n)
 {
-	int d = g->topo->ndim, n = 0;
-	*mats = malloc((size_t)g->order * (size_t)(d * d) * sizeof **mats);
-	for (int e = 0; e < g->order; e++) {
-		const int *m = g->mat + e * d * d;
-		bool seen = false;
-		for (int k = 0; k < n && !seen; k++)
-			seen = memcmp(*mats + k * d * d, m, (size_t)(d * d) * sizeof *m) == 0;
-		if (!seen)
-			memcpy(*mats + (n++) * d * d, m, (size_t)(d * d) * sizeof *m);
-	}
-	return n;
+	unsigned long h = 1469598103934665603ul ^ (unsigned long)n;
+	for (int i = 0; i < n; i++)
+		h = (h ^ (unsigned)k[i]) * 1099511628211ul;
+	return h;
 }
 
-static int
-apply_linear(const Topo *t, const int *mat, int delta_node)
+static size_t *
+key_slot(KeySet *ks, const int *k, int n)
 {
-	int x[MAX_DIMS], y[MAX_DIMS], d = t->ndim;
-	topo_coords(t, delta_node, x);
-	for (int i = 0; i < d; i++) {
-		long v = 0;
-		for (int j = 0; j < d; j++)
-			v += (long)mat[i * d + j] * x[j];
-		y[i] = (int)(((v % t->size[i]) + t->size[i]) % t->size[i]);
+	size_t mask = ks->nslot - 1;
+	for (size_t h = key_hash(k, n) & mask;; h = (h + 1) & mask) {
+		if (!ks->slot[h])
+			return &ks->slot[h];
+		const int *x = ks->data + ks->slot[h] - 1;
+		if (x[0] == n && memcmp(x + 1, k, (size_t)n * sizeof *k) == 0)
+			return &ks->slot[h];
 	}
-	return topo_node(t, y);
 }
 
-static int
-difference(const Topo *t, int u, int v)
+/* Adds a key; returns whether it was new. */
+static bool
+key_add(KeySet *ks, const int *k, int n)
 {
-	int a[MAX_DIMS], b[MAX_DIMS];
-	topo_coords(t, u, a);
-	topo_coords(t, v, b);
+	if (2 * (ks->n + 1) > ks->nslot) {
+		size_t old = ks->nslot;
+		size_t *slots = ks->slot;
+		ks->nslot = old ? 2 * old : 1024;
+		ks->slot = calloc(ks->nslot, sizeof *ks->slot);
+		if (!ks->slot)
+			die("out of memory");
+		for (size_t i = 0; i < old; i++)
+			if (slots[i]) {
+				const int *x = ks->data + slots[i] - 1;
+				*key_slot(ks, x + 1, x[0]) = slots[i];
+			}
+		free(slots);
+	}
+	size_t *slot = key_slot(ks, k, n);
+	if (*slot)
+		return false;
+	if (ks->len + (size_t)n + 1 > ks->cap) {
+		ks->cap = 2 * (ks->len + (size_t)n + 1) + 1024;
+		ks->data = realloc(ks->data, ks->cap * sizeof *ks->data);
+		if (!ks->data)
+			die("out of memory");
+	}
+	ks->data[ks->len] = n;
+	memcpy(ks->data + ks->len + 1, k, (size_t)n * sizeof *k);
+	*slot = ks->len + 1;
+	ks->len += (size_t)n + 1;
+	ks->n++;
+	return true;
+}
+
+static void
+key_clear(KeySet *ks)
+{
+	if (ks->slot)
+		memset(ks->slot, 0, ks->nslot * sizeof *ks->slot);
+	ks->len = ks->n = 0;
+}
+
+/* The translation by -delta of node v. */
+static int
+shift(const Topo *t, int v, const int *delta)
+{
+	int c[MAX_DIMS];
+	topo_coords(t, v, c);
 	for (int i = 0; i < t->ndim; i++)
-		b[i] -= a[i];
-	return topo_node(t, b);
+		c[i] -= delta[i];
+	return topo_node(t, c);
 }
 
+/*
+ * Messages are distinct (round, sender, receiver, route) among all copies.
+ * When the group holds every translation, a message is a translate of one
+ * that leaves node 0, so the count is nnode times the number of distinct
+ * routes from node 0 among the images of the base routes under the
+ * elements that fix 0. Otherwise every copy is enumerated.
+ */
 static long
 symmetric_messages(const Sched *s)
 {
 	const Group *g = s->group;
 	const Topo *t = s->topo;
-	int *mats = NULL, nmat = g->affine ? linear_parts(g, &mats) : 0;
-	bool fast = g->affine && (long)nmat * t->nnode == g->order;
-	long total = 0;
-	unsigned char *seen = NULL;
-	long nseen = fast ? t->nnode : (long)t->nnode * t->nnode;
-	seen = calloc((size_t)nseen, 1);
-	if (!seen)
+	int d = t->ndim;
+	int nfix = 0, *fix = malloc((size_t)g->order * sizeof *fix);
+	if (!fix)
 		die("out of memory");
+	for (int e = 0; g->affine && e < g->order; e++) {
+		bool zero = true;
+		for (int i = 0; i < d; i++)
+			zero &= g->vec[e * d + i] == 0;
+		if (zero)
+			fix[nfix++] = e;
+	}
+	bool fast = g->affine && (long)nfix * t->nnode == g->order;
+	int *key = malloc(((size_t)t->nnode + 2) * sizeof *key);
+	int *moved = malloc(((size_t)t->nnode + 2) * sizeof *moved);
+	if (!key || !moved)
+		die("out of memory");
+	KeySet ks = {0};
+	long total = 0;
 	for (int r = 0; r < s->nround; r++) {
-		memset(seen, 0, (size_t)nseen);
+		key_clear(&ks);
 		for (int i = 0; i < s->nbase; i++) {
 			const BaseXfer *x = &s->base[i];
 			if (x->round != r)
 				continue;
+			int len = sched_route_len(s, x->route);
+			const int *l = s->route_link + s->route_off[x->route];
 			if (fast) {
-				/* the orbit of (u, v) is every (w, w + A (v - u)) */
-				int delta = difference(t, x->src, x->dst);
-				if (seen[delta])
-					continue;
-				for (int k = 0; k < nmat; k++) {
-					int image = apply_linear(t, mats + k * t->ndim * t->ndim, delta);
-					if (!seen[image]) {
-						seen[image] = 1;
+				/* the base route moved to start at node 0 */
+				int delta[MAX_DIMS];
+				topo_coords(t, x->src, delta);
+				for (int k = 0; k < len; k++) {
+					const Link *lk = &t->link[l[k]];
+					moved[k] = topo_find_link(t, shift(t, lk->src, delta),
+					                          shift(t, lk->dst, delta), lk->copy);
+				}
+				for (int f = 0; f < nfix; f++) {
+					for (int k = 0; k < len; k++)
+						key[k] = group_link(g, fix[f], moved[k]);
+					if (key_add(&ks, key, len))
 						total += t->nnode;
-					}
 				}
 			} else {
 				for (int e = 0; e < g->order; e++) {
-					long key = (long)group_node(g, e, x->src) * t->nnode +
-					           group_node(g, e, x->dst);
-					if (!seen[key]) {
-						seen[key] = 1;
-						total++;
-					}
+					key[0] = group_node(g, e, x->src);
+					key[1] = group_node(g, e, x->dst);
+					for (int k = 0; k < len; k++)
+						key[k + 2] = group_link(g, e, l[k]);
+					total += key_add(&ks, key, len + 2);
 				}
 			}
 		}
 	}
-	free(seen);
-	free(mats);
+	free(ks.data), free(ks.slot), free(key), free(moved), free(fix);
 	return total;
 }
 

@@ -10,6 +10,10 @@
  *   the others.
  * dor: dimension order, written out explicitly (tori, rings, meshes,
  *   supermeshes on their mesh links, HyperX); a cross-check of the above.
+ * spine_leaf: between hosts of one leaf through the leaf; between leaves
+ *   up through the spine whose index is the sending host's index modulo
+ *   the spines (source-based d-mod-k), so that the hosts of a leaf spread
+ *   over the spines (algorithms.md 8.8).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -186,6 +190,33 @@ greedy(Routes *r, int src, int dst)
 	return hops;
 }
 
+static int
+spine_leaf(Routes *r, int src, int dst)
+{
+	const Topo *t = r->topo;
+	int hosts = t->size[1], leaves = t->size[0], ranks = t->nrank;
+	int spines = t->nnode - ranks - leaves;
+	if (src >= ranks || dst >= ranks)
+		return greedy(r, src, dst); /* a switch at an end: not used by schedules */
+	int ls = ranks + src / hosts, ld = ranks + dst / hosts;
+	int path[5] = {src, ls, -1, -1, dst}, n = 0;
+	if (ls == ld) {
+		path[2] = dst;
+		n = 3;
+	} else {
+		path[2] = ranks + leaves + src % hosts % spines;
+		path[3] = ld;
+		n = 5;
+	}
+	for (int i = 0; i + 1 < n; i++) {
+		int l = topo_find_link(t, path[i], path[i + 1], 0);
+		if (l < 0)
+			die("spine_leaf route: no link %d -> %d", path[i], path[i + 1]);
+		r->scratch[i] = l;
+	}
+	return n - 1;
+}
+
 static unsigned
 pair_hash(int src, int dst)
 {
@@ -210,7 +241,10 @@ route_id(Routes *r, int src, int dst)
 	int *slot = find_slot(r, src, dst);
 	if (*slot)
 		return r->route[*slot - 1].len < 0 ? -1 : *slot - 1;
-	int len = r->policy == ROUTE_DOR ? dor(r, src, dst) : greedy(r, src, dst);
+	int len = src == dst                        ? 0
+	          : r->topo->kind == TK_SPINE_LEAF ? spine_leaf(r, src, dst)
+	          : r->policy == ROUTE_DOR         ? dor(r, src, dst)
+	                                           : greedy(r, src, dst);
 	Route route = {.src = src, .dst = dst, .len = len};
 	if (len > 0) {
 		route.link = arena_array(&r->arena, (size_t)len, sizeof *route.link);

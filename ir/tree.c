@@ -55,7 +55,8 @@ tree_finish(Tree *tr, Routes *r)
 		tr->depth[tr->root[i]] = 0;
 	/* depths by walking up; a walk longer than the node count is a cycle */
 	for (int v = 0; v < t->nnode; v++) {
-		if (!is_rank(t, v) || tr->depth[v] >= 0)
+		/* a rank without a parent that is no root is outside a partial tree */
+		if (!is_rank(t, v) || tr->depth[v] >= 0 || tr->parent[v] < 0)
 			continue;
 		int u = v, n = 0;
 		while (u >= 0 && tr->depth[u] < 0 && n <= t->nnode) {

@@ -56,7 +56,9 @@ cli_setup(void)
 	if (!mkdtemp(tmpdir))
 		return -1;
 	write_tmp("good.coll", "topology T = torus(4, 4);\n"
-	                       "collective allreduce A on T {algorithm ring;}\n");
+	                       "group G on T { translate; map (x, y) -> (y, x); }\n"
+	                       "tree B = bfs(T, root 0);\n"
+	                       "collective allreduce A on T {algorithm symmetric(trees B, group G);}\n");
 	write_tmp("bad.coll", "topology T = torus(4, 4);\n"
 	                      "collective allreduce A on T { algorithm rign; }\n");
 	return 0;
@@ -97,9 +99,26 @@ test_check(void)
 	char *out, *err, args[512];
 	snprintf(args, sizeof args, "check %s/good.coll", tmpdir);
 	CU_ASSERT_EQUAL(collc(args, &out, &err), 0);
-	CU_ASSERT_PTR_NOT_NULL(strstr(out, "good.coll: ok"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(out, "allreduce on T, algorithm ring"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "good.coll: 1 collective, 1 built and verified; model for "
+	                                   "1.00 MiB"));
+	/* without the reflection two link orbits: the + and - links are unevenly loaded */
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "A          allreduce      symmetric              16      "
+	                                   "32      8       448    30.00 MiB  1.000  1.000  1.333     "
+	                                   "32      2"));
 	CU_ASSERT_STRING_EQUAL(err, "");
+	free(out), free(err);
+	snprintf(args, sizeof args, "check --json --size 64KiB %s/good.coll", tmpdir);
+	CU_ASSERT_EQUAL(collc(args, &out, &err), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "{\"collectives\": [\n  {\"name\": \"A\", \"kind\": "
+	                                   "\"allreduce\", \"algorithm\": \"symmetric\", \"ranks\": 16, "
+	                                   "\"chunks\": 32, \"rounds\": 8, \"messages\": 448, "
+	                                   "\"volume_bytes\": 1966080, \"psi\": 1, \"theta\": 1, "
+	                                   "\"omega\": 1.3333333333333333, \"group_order\": 32, "
+	                                   "\"link_orbits\": 2, "
+	                                   "\"model_time_s\": "));
+	free(out), free(err);
+	snprintf(args, sizeof args, "check --size lots %s/good.coll", tmpdir);
+	CU_ASSERT_EQUAL(collc(args, &out, &err), 2);
 	free(out), free(err);
 	snprintf(args, sizeof args, "check %s/bad.coll", tmpdir);
 	CU_ASSERT_EQUAL(collc(args, &out, &err), 1);
@@ -124,7 +143,7 @@ test_unreadable_inputs(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "it is a directory"));
 	free(out), free(err);
 	CU_ASSERT_EQUAL(collc("check - </dev/null", &out, &err), 0);
-	CU_ASSERT_PTR_NOT_NULL(strstr(out, "<stdin>: ok"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "<stdin>: 0 collectives, 0 built and verified"));
 	free(out), free(err);
 }
 
@@ -139,8 +158,13 @@ test_fmt_output_file(void)
 	char *written = slurp(path, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(written);
 	CU_ASSERT_STRING_EQUAL(written, "topology T = torus(4, 4);\n"
+	                                "group G on T {\n"
+	                                "    translate;\n"
+	                                "    map (x, y) -> (y, x);\n"
+	                                "}\n"
+	                                "tree B = bfs(T, root 0);\n"
 	                                "collective allreduce A on T {\n"
-	                                "    algorithm ring;\n"
+	                                "    algorithm symmetric(trees B, group G);\n"
 	                                "}\n");
 	free(written), free(out), free(err);
 	/* an input with an error writes nothing */
