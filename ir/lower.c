@@ -308,7 +308,8 @@ lower_tree(Lower *L, const Decl *d)
 	Routes *r = routes_for(L, d->topo, ROUTE_SHORTEST);
 	TreeSet *set = &L->trees[idx];
 	set->tree = arena_array(L->a, 2, sizeof *set->tree);
-	set->n = 1;
+	set->n = 0; /* until a tree is built: a failed one is skipped by its users */
+	int n = 1;
 	const Call *c = d->form;
 	if (!c) {
 		int *parent = arena_array(L->a, (size_t)t->nnode, sizeof *parent);
@@ -321,10 +322,8 @@ lower_tree(Lower *L, const Decl *d)
 		}
 		int root = (int)ast_resolve_node(d->topo->space, d->root, true);
 		set->tree[0] = tree_from_parents(L->a, t, r, root, parent, d->loc);
-		if (!set->tree[0]) {
-			set->n = 0;
+		if (!set->tree[0])
 			return -1;
-		}
 	} else if (strcmp(c->name, "bfs") == 0) {
 		set->tree[0] = tree_bfs(L->a, t, r, node_arg(d->topo, c, "root", 0));
 	} else if (strcmp(c->name, "khop") == 0) {
@@ -349,17 +348,17 @@ lower_tree(Lower *L, const Decl *d)
 			error_at(c->loc, "balanced_pair needs a 2D torus with both sides at least 3");
 			return -1;
 		}
-		set->n = 2;
+		n = 2;
 		if (tree_balanced_pair(L->a, t, node_arg(d->topo, c, "root", 0), set->tree) != 0) {
 			error_at(c->loc, "balanced_pair found no balanced split on %s (a level has more "
 			         "nodes on one axis than the free nodes can offset)", t->name);
 			return -1;
 		}
 	} else {
-		set->n = 0;
 		set->disjoint = true;
 		return 1;
 	}
+	set->n = n;
 	for (int i = 0; i < set->n; i++) {
 		set->tree[i]->name = d->name;
 		set->tree[i]->loc = d->loc;

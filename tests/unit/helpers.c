@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir.h"
 #include "tests.h"
 
 void
@@ -17,6 +18,30 @@ check_text(Checked *c, const char *name, const char *text, size_t len)
 	c->file = parse_text(&c->arena, name, text, len);
 	if (nerrors() == 0)
 		sema(c->file);
+	c->errors = nerrors();
+	diag_stream(NULL);
+	fclose(mem);
+	diag_reset();
+}
+
+void
+check_built(Checked *c, const char *name, const char *text, size_t len)
+{
+	check_text(c, name, text, len);
+	if (c->errors)
+		return;
+	size_t dlen;
+	free(c->diag);
+	c->diag = NULL;
+	FILE *mem = open_memstream(&c->diag, &dlen);
+	diag_stream(mem);
+	diag_reset();
+	diag_source(name, text, len);
+	Prog p = {0};
+	if (lower(c->file, &p) == 0)
+		for (int i = 0; i < p.nsched; i++)
+			verify(p.sched[i]);
+	prog_free(&p);
 	c->errors = nerrors();
 	diag_stream(NULL);
 	fclose(mem);

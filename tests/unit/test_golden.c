@@ -51,7 +51,7 @@ test_golden(void)
 			continue;
 		char *copy = strdup(path);
 		Checked c;
-		check_text(&c, basename(copy), text, len);
+		check_built(&c, basename(copy), text, len);
 		char *err = swap_suffix(path, ".err");
 		char *fmt = swap_suffix(path, ".fmt");
 		FILE *probe = fopen(err, "r");

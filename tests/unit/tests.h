@@ -24,6 +24,8 @@ typedef struct Checked {
 /* Parses and (when the parse is clean) checks `text` as file `name`. */
 void check_text(Checked *, const char *name, const char *text, size_t len);
 void check_str(Checked *, const char *text);
+/* check_text, then (when clean) lower to the IR and verify every schedule. */
+void check_built(Checked *, const char *name, const char *text, size_t len);
 void checked_free(Checked *);
 /* The canonical form of a clean Checked (malloc'd). */
 char *fmt_string(const File *);
