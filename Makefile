@@ -30,14 +30,14 @@ O      := build/default
 BINDIR := bin
 endif
 
-CPPFLAGS += -D_POSIX_C_SOURCE=200809L -Icompiler -Igrammar -Iir -I$(O)/grammar
+CPPFLAGS += -D_POSIX_C_SOURCE=200809L -Icompiler -Igrammar -Iir -Ibackends -I$(O)/grammar
 LDLIBS   += -lm
 
 # Debian packages: build tools, libraries, and what the tests run.
 DEPS := make gcc flex bison pkg-config libcunit1-dev libxml2-dev
 
 GEN    := $(O)/grammar/coll.tab.c $(O)/grammar/coll.lex.c
-SRC    := $(wildcard compiler/*.c grammar/*.c ir/*.c)
+SRC    := $(wildcard compiler/*.c grammar/*.c ir/*.c backends/*.c)
 LIBOBJ := $(patsubst %.c,$(O)/%.o,$(filter-out compiler/main.c,$(SRC))) $(GEN:.c=.o)
 TSRC   := $(wildcard tests/unit/*.c)
 TOBJ   := $(patsubst %.c,$(O)/%.o,$(TSRC))

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ast.h"
+#include "backend.h"
 #include "ir.h"
 
 #ifndef COLLC_VERSION
@@ -23,14 +24,19 @@ static const char usage[] =
 	"                        parse and check FILE, build and verify every schedule, and\n"
 	"                        print each one's rounds, volume, psi, theta, omega and\n"
 	"                        model time for a vector of S bytes (default 1MiB)\n"
+	"  build FILE --target dot|ir [-o OUT] [--collective NAME] [--tree-copy N]\n"
+	"                        build and verify the schedules, then write them: 'ir' the\n"
+	"                        schedule text format (check reads it back), 'dot' the\n"
+	"                        topology with a tree (copy N of the symmetric trees)\n"
 	"  fmt FILE [-o OUT]     print FILE in canonical form (to OUT, written whole)\n"
 	"\n"
 	"options:\n"
 	"  -h, --help            this text\n"
 	"  --version             collc's version\n"
 	"\n"
-	"FILE may be '-' for standard input. Exit status: 0 success, 1 errors in the\n"
-	"input, 2 bad usage. The language is described in docs/language.md.\n";
+	"FILE is a .coll file, or for check a schedule written by 'build --target ir';\n"
+	"'-' is standard input. Exit status: 0 success, 1 errors in the input, 2 bad\n"
+	"usage. See docs/language.md, docs/cli.md and docs/ir.md.\n";
 
 static int usage_error(const char *fmt, ...) PRINTF_LIKE(1, 2);
 
@@ -49,12 +55,15 @@ usage_error(const char *fmt, ...)
 typedef struct Input {
 	Arena arena;
 	char *text;
-	File *file;
+	File *file;  /* a .coll file */
+	Prog prog;   /* built (build), or read from an IR file */
+	bool is_ir;
 } Input;
 
-/* Reads, parses and checks; 0 when the file is clean. */
+/* Reads, parses and checks; with `build`, lowers to the IR too (an IR
+ * file is read instead). 0 when the file is clean. */
 static int
-front_end(const char *path, Input *in)
+load(const char *path, Input *in, bool build)
 {
 	size_t len;
 	char err[512];
@@ -65,15 +74,22 @@ front_end(const char *path, Input *in)
 		return 1;
 	}
 	diag_source(shown, in->text, len);
+	if (build && ir_is_text(in->text, len)) {
+		in->is_ir = true;
+		return ir_read(in->text, len, &in->prog) != 0 || nerrors() > 0;
+	}
 	in->file = parse_text(&in->arena, shown, in->text, len);
 	if (nerrors() == 0)
 		sema(in->file);
+	if (nerrors() == 0 && build)
+		lower(in->file, &in->prog);
 	return nerrors() > 0;
 }
 
 static void
 input_free(Input *in)
 {
+	prog_free(&in->prog);
 	arena_free(&in->arena);
 	free(in->text);
 }
@@ -93,7 +109,7 @@ parse_size(const char *text)
 	int u = unit_find(end, strlen(end));
 	if (u < 0 || unit_table[u].kind != Q_SIZE)
 		return -1;
-	return v * unit_table[u].factor;
+	return v * unit_table[u].mul / unit_table[u].div;
 }
 
 static void
@@ -131,7 +147,7 @@ algorithm_of(const Decl *d)
 }
 
 typedef struct Row {
-	const Decl *decl;
+	const char *name, *kind, *algorithm;
 	const Sched *s;  /* NULL: not built */
 	Metrics m;
 } Row;
@@ -159,11 +175,11 @@ print_json(const Row *rows, int n, FILE *out)
 		const Row *r = &rows[i];
 		const Sched *s = r->s;
 		fprintf(out, "%s\n  {\"name\": ", i ? "," : "");
-		json_string(out, r->decl->name);
+		json_string(out, r->name);
 		fprintf(out, ", \"kind\": ");
-		json_string(out, r->decl->ckind);
+		json_string(out, r->kind);
 		fprintf(out, ", \"algorithm\": ");
-		json_string(out, algorithm_of(r->decl));
+		json_string(out, r->algorithm);
 		if (!s) {
 			fprintf(out, ", \"ranks\": null, \"chunks\": null, \"rounds\": null, "
 			             "\"messages\": null, \"volume_bytes\": null, \"psi\": null, "
@@ -200,15 +216,14 @@ print_table(const char *path, const Row *rows, int n, double size, FILE *out)
 		return;
 	int w = 10;
 	for (int i = 0; i < n; i++)
-		if ((int)strlen(rows[i].decl->name) > w)
-			w = (int)strlen(rows[i].decl->name);
+		if ((int)strlen(rows[i].name) > w)
+			w = (int)strlen(rows[i].name);
 	fprintf(out, "%-*s %-14s %-18s %6s %7s %6s %9s %12s %6s %6s %6s %6s %6s %12s\n", w,
 	        "collective", "kind", "algorithm", "ranks", "chunks", "rounds", "messages", "volume",
 	        "psi", "theta", "omega", "group", "orbits", "model time");
 	for (int i = 0; i < n; i++) {
 		const Row *r = &rows[i];
-		fprintf(out, "%-*s %-14s %-18s ", w, r->decl->name, r->decl->ckind,
-		        algorithm_of(r->decl));
+		fprintf(out, "%-*s %-14s %-18s ", w, r->name, r->kind, r->algorithm);
 		if (!r->s) {
 			fprintf(out, "(no generator for this algorithm in this version)\n");
 			continue;
@@ -224,6 +239,41 @@ print_table(const char *path, const Row *rows, int n, double size, FILE *out)
 		        r->s->nchunk, r->m.rounds, r->m.messages, vol, r->m.psi, r->m.theta, r->m.omega,
 		        grp, orb, tm);
 	}
+}
+
+/* The rows of a check: every collective of a .coll file (built or not), or
+ * every schedule of an IR file. */
+static Row *
+make_rows(const Input *in, int *nrows)
+{
+	const Prog *p = &in->prog;
+	int n = in->is_ir ? p->nsched : 0;
+	for (int i = 0; !in->is_ir && i < in->file->ndecl; i++)
+		n += in->file->decl[i].kind == DC_COLLECTIVE;
+	Row *rows = calloc((size_t)n + 1, sizeof *rows);
+	if (!rows)
+		die("out of memory");
+	if (in->is_ir) {
+		for (int i = 0; i < n; i++)
+			rows[i] = (Row){.name = p->sched[i]->name, .kind = coll_kind_name[p->sched[i]->kind],
+			                .algorithm = p->sched[i]->algorithm, .s = p->sched[i]};
+	} else {
+		int k = 0, si = 0;
+		for (int i = 0; i < in->file->ndecl; i++) {
+			const Decl *d = &in->file->decl[i];
+			if (d->kind != DC_COLLECTIVE)
+				continue;
+			rows[k] = (Row){.name = d->name, .kind = d->ckind, .algorithm = algorithm_of(d)};
+			if (si < p->nsched && strcmp(p->sched[si]->name, d->name) == 0)
+				rows[k].s = p->sched[si++];
+			else
+				note_at(d->name_loc, "'%s' is checked but not built: collc has no generator "
+				        "for algorithm '%s' yet", d->name, rows[k].algorithm);
+			k++;
+		}
+	}
+	*nrows = n;
+	return rows;
 }
 
 static int
@@ -249,43 +299,92 @@ cmd_check(int argc, char **argv)
 	if (!path)
 		return usage_error("check: %s", "missing FILE");
 	Input in = {0};
-	int rc = front_end(path, &in);
-	Prog prog = {0};
-	if (rc == 0)
-		rc = lower(in.file, &prog) != 0;
+	int rc = load(path, &in, true);
 	Row *rows = NULL;
 	int n = 0;
 	if (rc == 0) {
-		for (int i = 0; i < in.file->ndecl; i++)
-			n += in.file->decl[i].kind == DC_COLLECTIVE;
-		rows = calloc((size_t)n + 1, sizeof *rows);
-		int k = 0, si = 0;
-		for (int i = 0; i < in.file->ndecl; i++) {
-			const Decl *d = &in.file->decl[i];
-			if (d->kind != DC_COLLECTIVE)
-				continue;
-			rows[k].decl = d;
-			if (si < prog.nsched && strcmp(prog.sched[si]->name, d->name) == 0)
-				rows[k].s = prog.sched[si++];
-			if (rows[k].s) {
-				if (verify(rows[k].s) != 0)
+		rows = make_rows(&in, &n);
+		for (int i = 0; i < n; i++)
+			if (rows[i].s) {
+				if (verify(rows[i].s) != 0)
 					rc = 1;
-				metrics(rows[k].s, size, &rows[k].m);
-			} else {
-				note_at(d->name_loc, "'%s' is checked but not built: collc has no generator "
-				        "for algorithm '%s' yet", d->name, algorithm_of(d));
+				metrics(rows[i].s, size, &rows[i].m);
 			}
-			k++;
-		}
 	}
 	if (rc == 0) {
+		const char *shown = in.is_ir ? (strcmp(path, "-") ? path : "<stdin>") : in.file->path;
 		if (json)
 			print_json(rows, n, stdout);
 		else
-			print_table(in.file->path, rows, n, size, stdout);
+			print_table(shown, rows, n, size, stdout);
 	}
 	free(rows);
-	prog_free(&prog);
+	input_free(&in);
+	return rc;
+}
+
+static int
+cmd_build(int argc, char **argv)
+{
+	const char *path = NULL, *out = NULL, *target = NULL;
+	BuildOpts opts = {0};
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		bool has = i + 1 < argc;
+		if (strcmp(a, "-o") == 0 && has) {
+			out = argv[++i];
+		} else if (strcmp(a, "--target") == 0 && has) {
+			target = argv[++i];
+		} else if (strcmp(a, "--collective") == 0 && has) {
+			opts.collective = argv[++i];
+		} else if (strcmp(a, "--tree-copy") == 0 && has) {
+			char *end;
+			long v = strtol(argv[++i], &end, 10);
+			if (*end || v < 0 || v > 1 << 30)
+				return usage_error("build: --tree-copy takes a copy number");
+			opts.tree_copy = (int)v;
+		} else if (a[0] == '-' && a[1]) {
+			return usage_error("build: unknown option '%s' (or it needs a value)", a);
+		} else if (path) {
+			return usage_error("build: one FILE, got also '%s'", a);
+		} else {
+			path = a;
+		}
+	}
+	if (!path)
+		return usage_error("build: %s", "missing FILE");
+	if (!target)
+		return usage_error("build: --target is one of %s", backend_names());
+	const Backend *b = backend_find(target);
+	if (!b)
+		return usage_error("build: unknown target '%s' (targets: %s)", target, backend_names());
+	Input in = {0};
+	int rc = load(path, &in, true);
+	if (rc == 0 && opts.collective) {
+		const Sched *one;
+		if (backend_select(&in.prog, &opts, &one, 1) == 0) {
+			error_file("no schedule named '%s' is built from this file", opts.collective);
+			rc = 1;
+		}
+	}
+	/* nothing unverified leaves the compiler */
+	for (int i = 0; rc == 0 && i < in.prog.nsched; i++)
+		rc = verify(in.prog.sched[i]) != 0;
+	if (rc == 0) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *mem = open_memstream(&buf, &len);
+		if (!mem)
+			die("open_memstream failed");
+		rc = b->emit(&in.prog, &opts, mem) != 0;
+		fclose(mem);
+		char err[512];
+		if (rc == 0 && write_file_atomic(out ? out : "-", buf, len, err, sizeof err) != 0) {
+			fprintf(stderr, "collc: error: %s\n", err);
+			rc = 1;
+		}
+		free(buf);
+	}
 	input_free(&in);
 	return rc;
 }
@@ -310,7 +409,7 @@ cmd_fmt(int argc, char **argv)
 	if (!path)
 		return usage_error("fmt: %s", "missing FILE");
 	Input in = {0};
-	int rc = front_end(path, &in);
+	int rc = load(path, &in, false);
 	if (rc == 0) {
 		char *buf = NULL;
 		size_t len = 0;
@@ -351,6 +450,8 @@ main(int argc, char **argv)
 		rc = cmd_check(argc - 2, argv + 2);
 	else if (strcmp(cmd, "fmt") == 0)
 		rc = cmd_fmt(argc - 2, argv + 2);
+	else if (strcmp(cmd, "build") == 0)
+		rc = cmd_build(argc - 2, argv + 2);
 	else
 		return usage_error("unknown command '%s'", cmd);
 	/* a full disk or a closed pipe is an error, not a success */

@@ -9,40 +9,42 @@
 #include "ast.h"
 
 const UnitInfo unit_table[] = {
-	{"B", Q_SIZE, 1},
-	{"KB", Q_SIZE, 1e3},
-	{"MB", Q_SIZE, 1e6},
-	{"GB", Q_SIZE, 1e9},
-	{"TB", Q_SIZE, 1e12},
-	{"KiB", Q_SIZE, 1024.0},
-	{"MiB", Q_SIZE, 1024.0 * 1024},
-	{"GiB", Q_SIZE, 1024.0 * 1024 * 1024},
-	{"TiB", Q_SIZE, 1024.0 * 1024 * 1024 * 1024},
-	{"bps", Q_RATE, 1},
-	{"Kbps", Q_RATE, 1e3},
-	{"Mbps", Q_RATE, 1e6},
-	{"Gbps", Q_RATE, 1e9},
-	{"Tbps", Q_RATE, 1e12},
-	{"Bps", Q_RATE, 8},
-	{"KBps", Q_RATE, 8e3},
-	{"MBps", Q_RATE, 8e6},
-	{"GBps", Q_RATE, 8e9},
-	{"TBps", Q_RATE, 8e12},
-	{"KiBps", Q_RATE, 8.0 * 1024},
-	{"MiBps", Q_RATE, 8.0 * 1024 * 1024},
-	{"GiBps", Q_RATE, 8.0 * 1024 * 1024 * 1024},
-	{"TiBps", Q_RATE, 8.0 * 1024 * 1024 * 1024 * 1024},
-	{"ps", Q_TIME, 1e-12},
-	{"ns", Q_TIME, 1e-9},
-	{"us", Q_TIME, 1e-6},
-	{"ms", Q_TIME, 1e-3},
-	{"s", Q_TIME, 1},
-	{"fJ", Q_ENERGY, 1e-15},
-	{"pJ", Q_ENERGY, 1e-12},
-	{"nJ", Q_ENERGY, 1e-9},
-	{"uJ", Q_ENERGY, 1e-6},
-	{"mJ", Q_ENERGY, 1e-3},
-	{"J", Q_ENERGY, 1},
+	/* value in the base unit = number * mul / div: dividing by an exact power
+	 * of ten keeps 100 ns the double nearest 1e-7 */
+	{"B", Q_SIZE, 1, 1},
+	{"KB", Q_SIZE, 1e3, 1},
+	{"MB", Q_SIZE, 1e6, 1},
+	{"GB", Q_SIZE, 1e9, 1},
+	{"TB", Q_SIZE, 1e12, 1},
+	{"KiB", Q_SIZE, 1024.0, 1},
+	{"MiB", Q_SIZE, 1024.0 * 1024, 1},
+	{"GiB", Q_SIZE, 1024.0 * 1024 * 1024, 1},
+	{"TiB", Q_SIZE, 1024.0 * 1024 * 1024 * 1024, 1},
+	{"bps", Q_RATE, 1, 1},
+	{"Kbps", Q_RATE, 1e3, 1},
+	{"Mbps", Q_RATE, 1e6, 1},
+	{"Gbps", Q_RATE, 1e9, 1},
+	{"Tbps", Q_RATE, 1e12, 1},
+	{"Bps", Q_RATE, 8, 1},
+	{"KBps", Q_RATE, 8e3, 1},
+	{"MBps", Q_RATE, 8e6, 1},
+	{"GBps", Q_RATE, 8e9, 1},
+	{"TBps", Q_RATE, 8e12, 1},
+	{"KiBps", Q_RATE, 8.0 * 1024, 1},
+	{"MiBps", Q_RATE, 8.0 * 1024 * 1024, 1},
+	{"GiBps", Q_RATE, 8.0 * 1024 * 1024 * 1024, 1},
+	{"TiBps", Q_RATE, 8.0 * 1024 * 1024 * 1024 * 1024, 1},
+	{"ps", Q_TIME, 1, 1e12},
+	{"ns", Q_TIME, 1, 1e9},
+	{"us", Q_TIME, 1, 1e6},
+	{"ms", Q_TIME, 1, 1e3},
+	{"s", Q_TIME, 1, 1},
+	{"fJ", Q_ENERGY, 1, 1e15},
+	{"pJ", Q_ENERGY, 1, 1e12},
+	{"nJ", Q_ENERGY, 1, 1e9},
+	{"uJ", Q_ENERGY, 1, 1e6},
+	{"mJ", Q_ENERGY, 1, 1e3},
+	{"J", Q_ENERGY, 1, 1},
 };
 const int unit_count = (int)countof(unit_table);
 
@@ -72,7 +74,7 @@ double
 expr_number(const Expr *e)
 {
 	double v = e->kind == EX_INT ? (double)e->ival : e->rval;
-	return e->unit >= 0 ? v * unit_table[e->unit].factor : v;
+	return e->unit >= 0 ? v * unit_table[e->unit].mul / unit_table[e->unit].div : v;
 }
 
 QtyKind

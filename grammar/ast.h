@@ -32,7 +32,7 @@ typedef enum QtyKind {
 typedef struct UnitInfo {
 	const char *name;
 	QtyKind kind;
-	double factor; /* to the base unit of its kind */
+	double mul, div; /* to the base unit of its kind: * mul / div */
 } UnitInfo;
 
 extern const UnitInfo unit_table[];

@@ -432,6 +432,18 @@ group_build(Arena *a, const Topo *t, const char *name, Loc loc, const GroupGen *
 		}
 	}
 	Group *g = rc == 0 ? close_group(a, t, name, loc, affine, gens, m, img) : NULL;
+	if (g) { /* the generators, one translation per dimension: what irtext writes */
+		g->ngen = m;
+		g->gen = arena_array(a, (size_t)m + 1, sizeof *g->gen);
+		for (int k = 0; k < m; k++) {
+			g->gen[k] = unit[k];
+			g->gen[k].all_translations = false;
+			if (!unit[k].affine) {
+				g->gen[k].perm = arena_array(a, (size_t)t->nnode, sizeof *g->gen[k].perm);
+				memcpy(g->gen[k].perm, img[k], (size_t)t->nnode * sizeof *img[k]);
+			}
+		}
+	}
 	for (int k = 0; k < m; k++) {
 		if (gens[k] != img[k])
 			free(gens[k]);
@@ -567,6 +579,10 @@ group_automorphisms(Arena *a, const Topo *t, const char *name, Loc loc)
 			img[e] = g->perm + (size_t)e * (size_t)n;
 		orbits(a, g, img, s.nfound);
 		free(img);
+		g->ngen = s.nfound;
+		g->gen = arena_array(a, (size_t)s.nfound + 1, sizeof *g->gen);
+		for (int e = 0; e < s.nfound; e++)
+			g->gen[e] = (GroupGen){.loc = loc, .perm = g->perm + (size_t)e * (size_t)n};
 	}
 	free(s.cnt), free(s.order), free(s.img), free(s.used), free(s.found), free(seen);
 	return g;

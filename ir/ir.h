@@ -69,6 +69,10 @@ Topo *topo_optical_ring(Arena *, const char *name, int n, int ports, Net);
 /* A graph: links given as pairs (both directions listed for <->). */
 Topo *topo_graph(Arena *, const char *name, int nnode, const unsigned char *is_switch,
                  int nlink, const Link *links, Net);
+/* Any kind from its parts (the IR reader): links as given, in port order. */
+Topo *topo_assemble(Arena *, TopoKind, const char *name, int ndim, const int *size, int variant,
+                    int nnode, const unsigned char *is_switch, int nlink, const Link *links,
+                    Net);
 void topo_coords(const Topo *, int node, int *coord);
 int topo_node(const Topo *, const int *coord); /* coordinates taken modulo the sizes */
 int topo_find_link(const Topo *, int src, int dst, int copy); /* -1 if none */
@@ -119,11 +123,15 @@ int topo_distance(Routes *, int src, int dst);
  * k-th parallel link u->v is the k-th parallel link g(u)->g(v), with
  * (dim, dir) carried through A on tori.
  */
+typedef struct GroupGen GroupGen;
+
 typedef struct Group {
 	const char *name;
 	Loc loc;
 	const Topo *topo;
 	int order;
+	int ngen;
+	GroupGen *gen;       /* generators (translate expanded): the closure's seed */
 	bool affine;
 	int *mat;   /* affine: order x ndim x ndim */
 	int *vec;   /* affine: order x ndim */
@@ -134,14 +142,14 @@ typedef struct Group {
 	bool node_transitive;
 } Group;
 
-typedef struct GroupGen {
+struct GroupGen {
 	Loc loc;
 	bool affine;
 	int mat[MAX_DIMS * MAX_DIMS]; /* affine: x -> mat x + vec */
 	int vec[MAX_DIMS];
 	int *perm;                    /* else a node permutation (nnode) */
 	bool all_translations;        /* `translate;` with no vector */
-} GroupGen;
+};
 
 enum { MAX_GROUP_ORDER = 1 << 22 };
 
@@ -293,6 +301,8 @@ struct Decl;
 
 typedef struct Prog {
 	Arena arena;
+	int ntopo;
+	Topo **topo;       /* every topology, in file order */
 	int nsched;
 	Sched **sched;     /* one per collective built, in file order */
 	int nskipped;
@@ -300,6 +310,10 @@ typedef struct Prog {
 	Routes **routes;   /* per topology and policy, owned here */
 	int nroutes;
 } Prog;
+
+/* irread.c: the IR text format back into a Prog; -1 after reporting. */
+int ir_read(const char *text, size_t len, Prog *);
+bool ir_is_text(const char *text, size_t len);
 
 /* Builds every topology, group, tree and schedule; -1 after reporting. */
 int lower(const struct File *, Prog *);

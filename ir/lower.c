@@ -168,6 +168,11 @@ lower_topology(Lower *L, const Decl *d)
 	}
 	t->loc = d->loc;
 	L->topo[decl_index(L, d)] = t;
+	Prog *p = L->p;
+	p->topo = realloc(p->topo, (size_t)(p->ntopo + 1) * sizeof *p->topo);
+	if (!p->topo)
+		die("out of memory");
+	p->topo[p->ntopo++] = t;
 }
 
 /* ---- groups ---- */
@@ -568,6 +573,7 @@ prog_free(Prog *p)
 			routes_free(p->routes[i]);
 	free(p->sched);
 	free(p->skipped);
+	free(p->topo);
 	arena_free(&p->arena);
 	memset(p, 0, sizeof *p);
 }

@@ -307,6 +307,19 @@ topo_graph(Arena *a, const char *name, int nnode, const unsigned char *is_switch
 	return t;
 }
 
+Topo *
+topo_assemble(Arena *a, TopoKind kind, const char *name, int ndim, const int *size, int variant,
+              int nnode, const unsigned char *is_switch, int nlink, const Link *links, Net net)
+{
+	Topo *t = topo_graph(a, name, nnode, is_switch, nlink, links, net);
+	t->kind = kind;
+	t->ndim = ndim;
+	for (int i = 0; i < ndim; i++)
+		t->size[i] = size[i];
+	t->variant = variant;
+	return t;
+}
+
 int
 topo_find_link(const Topo *t, int src, int dst, int copy)
 {

@@ -1,0 +1,29 @@
+/*
+ * backend.h: the backends layer. Each backend writes a built program
+ * (read-only) to a stream; the driver owns files, writing them whole.
+ */
+#ifndef COLLC_BACKEND_H
+#define COLLC_BACKEND_H
+
+#include "ir.h"
+
+typedef struct BuildOpts {
+	const char *collective; /* --collective NAME, or NULL for every one (or the first) */
+	int tree_copy;          /* --tree-copy N: dot draws copy N of the base trees */
+} BuildOpts;
+
+typedef struct Backend {
+	const char *name;   /* --target NAME */
+	const char *suffix; /* default output suffix */
+	/* 0, or -1 after reporting (the driver's diag source is the .coll) */
+	int (*emit)(const Prog *, const BuildOpts *, FILE *);
+} Backend;
+
+extern const Backend dot_backend, ir_backend;
+const Backend *backend_find(const char *name);
+const char *backend_names(void); /* "dot, ir" */
+
+/* Which schedules a build covers: the named one, or all. -1 if no match. */
+int backend_select(const Prog *, const BuildOpts *, const Sched **out, int max);
+
+#endif

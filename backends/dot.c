@@ -1,0 +1,106 @@
+/*
+ * dot.c: Graphviz DOT of a topology with one tree drawn over it, for
+ * teaching. Nodes of 2D topologies are pinned at their coordinates (render
+ * with `neato -n2` or `dot -Kneato`); each pair of linked nodes gets one
+ * grey line per parallel link; the tree's edges are red arrows from child
+ * to parent, dashed where an edge spans several hops. The tree is copy N
+ * (--tree-copy N) of the first symmetric schedule selected: base tree
+ * N / |G| moved by group element N mod |G|; copy 0 is the first base tree.
+ */
+#include <string.h>
+
+#include "backend.h"
+
+static void
+node_id(const Topo *t, int v, FILE *f)
+{
+	char name[64];
+	topo_node_name(t, v, name, sizeof name);
+	fprintf(f, "\"%s\"", name);
+}
+
+static int
+emit_dot(const Prog *p, const BuildOpts *o, FILE *f)
+{
+	const Sched *sel[64];
+	int n = backend_select(p, o, sel, 64);
+	const Sched *s = NULL;
+	for (int i = 0; i < n && !s; i++)
+		if (sel[i]->base)
+			s = sel[i];
+	const Topo *t = s ? s->topo : p->ntopo ? p->topo[0] : NULL;
+	if (!t) {
+		error_file("nothing to draw: the file has no topology");
+		return -1;
+	}
+	if (o->collective && !s) {
+		error_file("'%s' is not a symmetric collective of this file", o->collective);
+		return -1;
+	}
+	int copy = o->tree_copy;
+	if (s && (copy < 0 || copy >= s->ntree * s->group->order)) {
+		error_file("--tree-copy %d: '%s' has copies 0..%d", copy, s->name,
+		           s->ntree * s->group->order - 1);
+		return -1;
+	}
+	char desc[128];
+	topo_describe(t, desc, sizeof desc);
+	fprintf(f, "digraph \"%s\" {\n", t->name);
+	fprintf(f, "\tlabel=\"%s = %s%s%s\";\n", t->name, desc, s ? ", a tree of " : "",
+	        s ? s->name : "");
+	fputs("\tnode [shape=circle, fontsize=10, width=0.45, fixedsize=true];\n", f);
+	fputs("\tedge [arrowhead=none, color=gray60];\n", f);
+	for (int v = 0; v < t->nnode; v++) {
+		fputc('\t', f);
+		node_id(t, v, f);
+		bool sw = t->is_switch && t->is_switch[v];
+		fprintf(f, " [%s", sw ? "shape=box, style=filled, fillcolor=gray90" : "");
+		if (t->ndim == 2 && !sw) {
+			int c[2];
+			topo_coords(t, v, c);
+			fprintf(f, "%spos=\"%d,%d!\"", sw ? ", " : "", c[1] * 72, -c[0] * 72);
+		}
+		fputs("];\n", f);
+	}
+	/* one line per pair and parallel link: u -> v drawn when u < v, or when
+	 * the reverse link does not exist */
+	for (int i = 0; i < t->nlink; i++) {
+		const Link *l = &t->link[i];
+		bool both = topo_find_link(t, l->dst, l->src, l->copy) >= 0;
+		if (both && l->src > l->dst)
+			continue;
+		fputc('\t', f);
+		node_id(t, l->src, f);
+		fputs(" -> ", f);
+		node_id(t, l->dst, f);
+		fputs(both ? ";\n" : " [arrowhead=normal];\n", f);
+	}
+	if (s) {
+		const Group *g = s->group;
+		int b = copy / g->order, e = copy % g->order;
+		const Tree *tr = s->tree[b];
+		Routes r;
+		routes_init(&r, t, ROUTE_SHORTEST);
+		fputs("\tedge [color=red, penwidth=2, arrowhead=normal];\n", f);
+		for (int v = 0; v < t->nnode; v++) {
+			if (tr->parent[v] < 0)
+				continue;
+			int c = group_node(g, e, v), pa = group_node(g, e, tr->parent[v]);
+			fputc('\t', f);
+			node_id(t, c, f);
+			fputs(" -> ", f);
+			node_id(t, pa, f);
+			fputs(topo_distance(&r, v, tr->parent[v]) > 1 ? " [style=dashed];\n" : ";\n", f);
+		}
+		for (int i = 0; i < tr->nroot; i++) {
+			fputc('\t', f);
+			node_id(t, group_node(g, e, tr->root[i]), f);
+			fputs(" [style=filled, fillcolor=\"#ffcccc\"];\n", f);
+		}
+		routes_free(&r);
+	}
+	fputs("}\n", f);
+	return 0;
+}
+
+const Backend dot_backend = {"dot", ".dot", emit_dot};

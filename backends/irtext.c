@@ -1,0 +1,149 @@
+/*
+ * irtext.c: the schedule as text (docs/ir.md, "The IR text format"), the
+ * format ir/irread.c reads back. Version 1. A symmetric schedule is written
+ * in its compact form (group generators, base trees, base transfers), an
+ * explicit one message by message. Doubles are written
+ * in the shortest form that reads back as the same bits.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+
+/* The shortest decimal that reads back as the same double. */
+static void
+num(FILE *f, double v)
+{
+	char buf[40];
+	for (int digits = 15; digits <= 17; digits++) {
+		snprintf(buf, sizeof buf, "%.*g", digits, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	fprintf(f, " %s", buf);
+}
+
+static void
+write_topology(const Topo *t, FILE *f)
+{
+	fprintf(f, "topology %s %s dims %d", t->name, topo_kind_name(t->kind), t->ndim);
+	for (int i = 0; i < t->ndim; i++)
+		fprintf(f, " %d", t->size[i]);
+	fprintf(f, " variant %d nodes %d\n", t->variant, t->nnode);
+	const Net *n = &t->net;
+	fputs("net", f);
+	double v[] = {n->bandwidth, n->link_latency, n->router_latency, n->step_overhead, n->mtu,
+	              n->energy_per_bit, n->reconfig_delay};
+	for (size_t i = 0; i < countof(v); i++)
+		num(f, v[i]);
+	fputc('\n', f);
+	for (int node = 0; node < t->nnode; node++)
+		if (t->is_switch && t->is_switch[node])
+			fprintf(f, "switch %d\n", node);
+	for (int i = 0; i < t->nlink; i++) {
+		const Link *l = &t->link[i];
+		fprintf(f, "link %d %d %d %d", l->src, l->dst, l->dim, l->dir);
+		num(f, l->bandwidth);
+		num(f, l->latency);
+		num(f, l->energy_per_bit);
+		fputc('\n', f);
+	}
+}
+
+static void
+ints(FILE *f, const char *head, const int *v, int n)
+{
+	fputs(head, f);
+	for (int i = 0; i < n; i++)
+		fprintf(f, " %d", v[i]);
+	fputc('\n', f);
+}
+
+static void
+write_schedule(const Sched *s, FILE *f)
+{
+	bool sym = s->base != NULL;
+	fprintf(f, "schedule %s %s %s topology %s ranks %d chunks %d rounds %d form %s\n", s->name,
+	        coll_kind_name[s->kind], s->algorithm, s->topo->name, s->nrank, s->nchunk, s->nround,
+	        sym ? "symmetric" : "explicit");
+	ints(f, "rank_nodes", s->rank_node, s->nrank);
+	if (s->owner)
+		ints(f, "owner", s->owner, s->nchunk);
+	if (s->a2a_src) {
+		ints(f, "a2a_src", s->a2a_src, s->nchunk);
+		ints(f, "a2a_dst", s->a2a_dst, s->nchunk);
+	}
+	if (s->kind == CK_BROADCAST || s->kind == CK_REDUCE)
+		fprintf(f, "root %d\n", s->root);
+	for (int r = 0; r < s->nroute; r++) {
+		fprintf(f, "route %d %d", r, sched_route_len(s, r));
+		for (int k = s->route_off[r]; k < s->route_off[r + 1]; k++)
+			fprintf(f, " %d", s->route_link[k]);
+		fputc('\n', f);
+	}
+	if (sym) {
+		const Group *g = s->group;
+		const Topo *t = s->topo;
+		int d = t->ndim;
+		fprintf(f, "group %s generators %d\n", g->name, g->ngen);
+		for (int k = 0; k < g->ngen; k++) {
+			const GroupGen *x = &g->gen[k];
+			if (x->affine) {
+				fputs("generator affine", f);
+				for (int i = 0; i < d * d; i++)
+					fprintf(f, " %d", x->mat[i]);
+				for (int i = 0; i < d; i++)
+					fprintf(f, " %d", x->vec[i]);
+				fputc('\n', f);
+			} else {
+				ints(f, "generator perm", x->perm, t->nnode);
+			}
+		}
+		for (int b = 0; b < s->ntree; b++) {
+			const Tree *tr = s->tree[b];
+			fprintf(f, "tree %d roots %d", b, tr->nroot);
+			for (int i = 0; i < tr->nroot; i++)
+				fprintf(f, " %d", tr->root[i]);
+			ints(f, " parent", tr->parent, t->nnode);
+		}
+		for (int i = 0; i < s->nbase; i++) {
+			const BaseXfer *x = &s->base[i];
+			fprintf(f, "base %d %d %d %d %c %d\n", x->round, x->tree, x->src, x->dst,
+			        x->op == X_REDUCE ? 'r' : 'c', x->route);
+		}
+	} else {
+		for (int i = 0; i < s->nmsg; i++) {
+			const Msg *m = &s->msg[i];
+			fprintf(f, "msg %d %d %d %c %d %d", m->round, m->src, m->dst,
+			        m->op == X_REDUCE ? 'r' : 'c', m->route, m->n);
+			for (int k = 0; k < m->n; k++)
+				fprintf(f, " %d", s->chunks[m->first + k]);
+			fputc('\n', f);
+		}
+	}
+	fputs("end\n", f);
+}
+
+static int
+emit_ir(const Prog *p, const BuildOpts *o, FILE *f)
+{
+	const Sched **sel = malloc(((size_t)p->nsched + 1) * sizeof *sel);
+	if (!sel)
+		die("out of memory");
+	int n = backend_select(p, o, sel, p->nsched);
+	fputs("collc-ir 1\n", f);
+	/* each topology a schedule uses, once, before the schedules */
+	for (int i = 0; i < n; i++) {
+		bool first = true;
+		for (int j = 0; j < i; j++)
+			first &= sel[j]->topo != sel[i]->topo;
+		if (first)
+			write_topology(sel[i]->topo, f);
+	}
+	for (int i = 0; i < n; i++)
+		write_schedule(sel[i], f);
+	free(sel);
+	return 0;
+}
+
+const Backend ir_backend = {"ir", ".collir", emit_ir};

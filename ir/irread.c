@@ -1,0 +1,496 @@
+/*
+ * irread.c: reads the IR text format (docs/ir.md) back into a Prog, the
+ * inverse of backends/irtext.c. A symmetric schedule's group is rebuilt
+ * from its generators (checked again to be automorphisms) and its trees
+ * from their parents, so reading back and verifying proves the same
+ * schedule. Every malformed line is a located error; nothing is trusted
+ * that would make a later pass read out of bounds.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir.h"
+
+typedef struct Reader {
+	Prog *p;
+	Arena *a;
+	const char *text, *end;
+	const char *line;     /* the current line */
+	const char *at;       /* the next token */
+	int lineno;
+	bool failed;
+	Sched *s;             /* the schedule being read */
+	SchedBuilder sb;
+	int nxchunk, capbase, tree_cap;
+	int *chunkbuf;
+} Reader;
+
+static Loc
+here(const Reader *r)
+{
+	return (Loc){r->lineno, (int)(r->at - r->line) + 1};
+}
+
+static void
+fail(Reader *r, const char *what)
+{
+	if (!r->failed)
+		error_at(here(r), "%s", what);
+	r->failed = true;
+}
+
+/* Moves to the next non-empty, non-comment line; false at the end. */
+static bool
+next_line(Reader *r)
+{
+	while (r->line < r->end) {
+		const char *nl = memchr(r->line, '\n', (size_t)(r->end - r->line));
+		const char *eol = nl ? nl : r->end;
+		if (r->lineno > 0)
+			r->line = eol + (nl != NULL);
+		r->lineno++;
+		if (r->line >= r->end)
+			return false;
+		r->at = r->line;
+		while (r->at < r->end && (*r->at == ' ' || *r->at == '\t' || *r->at == '\r'))
+			r->at++;
+		if (r->at < r->end && *r->at != '\n' && *r->at != '#')
+			return true;
+	}
+	return false;
+}
+
+/* The next token on the line into buf; false at the line's end. */
+static bool
+word(Reader *r, char *buf, size_t len)
+{
+	while (r->at < r->end && (*r->at == ' ' || *r->at == '\t' || *r->at == '\r'))
+		r->at++;
+	const char *s = r->at;
+	while (r->at < r->end && *r->at != ' ' && *r->at != '\t' && *r->at != '\n' && *r->at != '\r')
+		r->at++;
+	size_t n = (size_t)(r->at - s);
+	if (n == 0 || n >= len) {
+		r->at = s;
+		return false;
+	}
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	return true;
+}
+
+static bool
+expect(Reader *r, const char *w)
+{
+	char buf[64];
+	const char *at = r->at;
+	if (!word(r, buf, sizeof buf) || strcmp(buf, w) != 0) {
+		r->at = at;
+		char msg[96];
+		snprintf(msg, sizeof msg, "expected '%s'", w);
+		fail(r, msg);
+		return false;
+	}
+	return true;
+}
+
+static long
+integer(Reader *r, long lo, long hi)
+{
+	char buf[32];
+	const char *at = r->at;
+	if (!word(r, buf, sizeof buf)) {
+		fail(r, "expected a number");
+		return lo;
+	}
+	char *end;
+	errno = 0;
+	long v = strtol(buf, &end, 10);
+	if (*end || errno || v < lo || v > hi) {
+		r->at = at;
+		char msg[96];
+		snprintf(msg, sizeof msg, "expected an integer in %ld..%ld", lo, hi);
+		fail(r, msg);
+		return lo;
+	}
+	return v;
+}
+
+static double
+real(Reader *r)
+{
+	char buf[64];
+	if (!word(r, buf, sizeof buf)) {
+		fail(r, "expected a number");
+		return 0;
+	}
+	char *end;
+	double v = strtod(buf, &end);
+	if (*end) {
+		fail(r, "expected a number");
+		return 0;
+	}
+	return v;
+}
+
+static void
+line_end(Reader *r)
+{
+	char buf[8];
+	if (word(r, buf, sizeof buf))
+		fail(r, "unexpected text at the end of the line");
+}
+
+static Topo *
+find_topology(Reader *r, const char *name)
+{
+	for (int i = 0; i < r->p->ntopo; i++)
+		if (strcmp(r->p->topo[i]->name, name) == 0)
+			return r->p->topo[i];
+	fail(r, "unknown topology");
+	return NULL;
+}
+
+/* A topology being read: its header, then net, switch and link lines. */
+typedef struct Pending {
+	bool active;
+	char name[64];
+	int kind, ndim, size[MAX_DIMS], variant, nnode;
+	Net net;
+	unsigned char *sw;
+	bool any_switch;
+	Link *links;
+	int nlink, cap;
+} Pending;
+
+static void
+topology_header(Reader *r, Pending *t)
+{
+	char kind[32];
+	memset(t, 0, sizeof *t);
+	t->net = net_defaults;
+	if (!word(r, t->name, sizeof t->name) || !word(r, kind, sizeof kind)) {
+		fail(r, "expected: topology NAME KIND dims ...");
+		return;
+	}
+	t->kind = -1;
+	for (int i = 0; i <= TK_GRAPH; i++)
+		if (strcmp(topo_kind_name((TopoKind)i), kind) == 0)
+			t->kind = i;
+	if (t->kind < 0) {
+		fail(r, "unknown topology kind");
+		return;
+	}
+	expect(r, "dims");
+	t->ndim = (int)integer(r, 0, MAX_DIMS);
+	for (int i = 0; i < t->ndim; i++)
+		t->size[i] = (int)integer(r, 1, MAX_NODES);
+	expect(r, "variant");
+	t->variant = (int)integer(r, 0, 2L * MAX_NODES);
+	expect(r, "nodes");
+	t->nnode = (int)integer(r, 1, MAX_NODES);
+	t->sw = arena_alloc(r->a, (size_t)t->nnode);
+	t->active = !r->failed;
+}
+
+static void
+topology_line(Reader *r, Pending *t, const char *w)
+{
+	if (!t->active) {
+		fail(r, "a topology line outside a topology");
+		return;
+	}
+	if (strcmp(w, "net") == 0) {
+		Net *n = &t->net;
+		n->bandwidth = real(r);
+		n->link_latency = real(r);
+		n->router_latency = real(r);
+		n->step_overhead = real(r);
+		n->mtu = real(r);
+		n->energy_per_bit = real(r);
+		n->reconfig_delay = real(r);
+	} else if (strcmp(w, "switch") == 0) {
+		t->sw[integer(r, 0, t->nnode - 1)] = 1;
+		t->any_switch = true;
+	} else {
+		Link l = {.src = (int)integer(r, 0, t->nnode - 1), .dst = (int)integer(r, 0, t->nnode - 1),
+		          .dim = (int)integer(r, -1, MAX_DIMS - 1),
+		          .dir = (int)integer(r, -MAX_NODES, MAX_NODES)};
+		l.bandwidth = real(r);
+		l.latency = real(r);
+		l.energy_per_bit = real(r);
+		if (l.bandwidth <= 0)
+			fail(r, "a link's bandwidth must be positive");
+		if (t->nlink > 0 && l.src < t->links[t->nlink - 1].src)
+			fail(r, "links must be in order of their source");
+		VEC_PUSH(r->a, t->links, t->nlink, t->cap, l);
+	}
+}
+
+static void
+topology_end(Reader *r, Pending *t)
+{
+	if (!t->active || r->failed)
+		return;
+	t->active = false;
+	Topo *topo = topo_assemble(r->a, (TopoKind)t->kind, arena_strdup(r->a, t->name), t->ndim,
+	                           t->size, t->variant, t->nnode, t->any_switch ? t->sw : NULL,
+	                           t->nlink, t->links, t->net);
+	Prog *p = r->p;
+	p->topo = realloc(p->topo, (size_t)(p->ntopo + 1) * sizeof *p->topo);
+	if (!p->topo)
+		die("out of memory");
+	p->topo[p->ntopo++] = topo;
+}
+
+static int *
+int_list(Reader *r, const char *head, int n, long lo, long hi)
+{
+	int *v = arena_array(r->a, (size_t)n + 1, sizeof *v);
+	if (!next_line(r) || !expect(r, head))
+		return v;
+	for (int i = 0; i < n && !r->failed; i++)
+		v[i] = (int)integer(r, lo, hi);
+	line_end(r);
+	return v;
+}
+
+static void
+read_schedule(Reader *r)
+{
+	char name[64], kind[32], alg[64], topo[64], form[16];
+	if (!word(r, name, sizeof name) || !word(r, kind, sizeof kind) || !word(r, alg, sizeof alg)) {
+		fail(r, "expected: schedule NAME KIND ALGORITHM topology T ...");
+		return;
+	}
+	int k = -1;
+	for (int i = 0; i < NCOLLKIND; i++)
+		if (strcmp(coll_kind_name[i], kind) == 0)
+			k = i;
+	if (k < 0) {
+		fail(r, "unknown collective kind");
+		return;
+	}
+	expect(r, "topology");
+	if (!word(r, topo, sizeof topo)) {
+		fail(r, "expected a topology name");
+		return;
+	}
+	Topo *t = find_topology(r, topo);
+	if (!t)
+		return;
+	expect(r, "ranks");
+	int nrank = (int)integer(r, 1, t->nnode);
+	expect(r, "chunks");
+	int nchunk = (int)integer(r, 1, MAX_CHUNKS);
+	expect(r, "rounds");
+	int nround = (int)integer(r, 0, 1 << 30);
+	expect(r, "form");
+	bool sym = word(r, form, sizeof form) && strcmp(form, "symmetric") == 0;
+	if (!sym && strcmp(form, "explicit") != 0)
+		fail(r, "expected form explicit or symmetric");
+	line_end(r);
+	if (r->failed)
+		return;
+	int *rank_node = int_list(r, "rank_nodes", nrank, 0, t->nnode - 1);
+	if (r->failed)
+		return;
+	Sched *s = sched_new(r->a, arena_strdup(r->a, name), (Loc){r->lineno, 1}, (CollKind)k,
+	                     arena_strdup(r->a, alg), t, rank_node, nrank);
+	for (int i = 0; i < nrank; i++)
+		for (int j = 0; j < i; j++)
+			if (rank_node[i] == rank_node[j])
+				fail(r, "a node is listed twice in rank_nodes");
+	s->nchunk = nchunk;
+	r->s = s;
+	sched_begin(&r->sb, r->a, s, NULL);
+	int *links = malloc(((size_t)t->nnode + 1) * sizeof *links);
+	int *chunks = malloc(((size_t)nchunk + 1) * sizeof *chunks);
+	int ntree = 0, capbase = 0;
+	int *gens_perm = NULL;
+	GroupGen *gens = NULL;
+	int ngen = 0, capgen = 0;
+	char gname[64] = "G";
+	if (!links || !chunks)
+		die("out of memory");
+	while (!r->failed && next_line(r)) {
+		char w[16];
+		if (!word(r, w, sizeof w))
+			continue;
+		if (strcmp(w, "end") == 0) {
+			line_end(r);
+			break;
+		} else if (strcmp(w, "owner") == 0 || strcmp(w, "a2a_src") == 0 ||
+		           strcmp(w, "a2a_dst") == 0) {
+			int *v = arena_array(r->a, (size_t)nchunk, sizeof *v);
+			for (int i = 0; i < nchunk && !r->failed; i++)
+				v[i] = (int)integer(r, 0, nrank - 1);
+			*(w[0] == 'o' ? &s->owner : w[4] == 's' ? &s->a2a_src : &s->a2a_dst) = v;
+		} else if (strcmp(w, "root") == 0) {
+			s->root = (int)integer(r, 0, nrank - 1);
+		} else if (strcmp(w, "route") == 0) {
+			int id = (int)integer(r, 0, 1 << 30), len = (int)integer(r, 0, t->nnode);
+			for (int i = 0; i < len && !r->failed; i++)
+				links[i] = (int)integer(r, 0, t->nlink - 1);
+			if (!r->failed && sched_route(&r->sb, links, len) != id)
+				fail(r, "routes must be numbered 0, 1, ... in order, each once");
+		} else if (strcmp(w, "msg") == 0 && !sym) {
+			int round = (int)integer(r, 0, nround - 1);
+			int src = (int)integer(r, 0, nrank - 1), dst = (int)integer(r, 0, nrank - 1);
+			char op[4];
+			if (!word(r, op, sizeof op) || (op[0] != 'r' && op[0] != 'c') || op[1])
+				fail(r, "expected the operation r (reduce) or c (copy)");
+			int route = (int)integer(r, 0, s->nroute > 0 ? s->nroute - 1 : 0);
+			int n = (int)integer(r, 1, nchunk);
+			for (int i = 0; i < n && !r->failed; i++)
+				chunks[i] = (int)integer(r, 0, nchunk - 1);
+			if (!r->failed && s->nroute == 0)
+				fail(r, "a message before any route");
+			if (!r->failed)
+				sched_msg_route(&r->sb, round, src, dst, op[0] == 'r' ? X_REDUCE : X_COPY, chunks,
+				                n, s->route_link + s->route_off[route],
+				                s->route_off[route + 1] - s->route_off[route]);
+		} else if (strcmp(w, "group") == 0 && sym) {
+			if (!word(r, gname, sizeof gname))
+				fail(r, "expected a group name");
+			expect(r, "generators");
+			integer(r, 0, 1 << 30);
+		} else if (strcmp(w, "generator") == 0 && sym) {
+			char how[16];
+			GroupGen x = {.loc = here(r)};
+			if (!word(r, how, sizeof how) || (strcmp(how, "affine") && strcmp(how, "perm")))
+				fail(r, "expected generator affine ... or generator perm ...");
+			else if (how[0] == 'a') {
+				x.affine = true;
+				for (int i = 0; i < t->ndim * t->ndim; i++)
+					x.mat[i] = (int)integer(r, -MAX_NODES, MAX_NODES);
+				for (int i = 0; i < t->ndim; i++)
+					x.vec[i] = (int)integer(r, -MAX_NODES, MAX_NODES);
+			} else {
+				x.perm = arena_array(r->a, (size_t)t->nnode, sizeof *x.perm);
+				for (int i = 0; i < t->nnode; i++)
+					x.perm[i] = (int)integer(r, 0, t->nnode - 1);
+			}
+			VEC_PUSH(r->a, gens, ngen, capgen, x);
+		} else if (strcmp(w, "tree") == 0 && sym) {
+			int b = (int)integer(r, 0, 63);
+			if (b != ntree)
+				fail(r, "trees must be numbered 0, 1, ... in order");
+			expect(r, "roots");
+			int nroot = (int)integer(r, 1, 2);
+			int roots[2] = {0, 0};
+			for (int i = 0; i < nroot; i++)
+				roots[i] = (int)integer(r, 0, t->nnode - 1);
+			expect(r, "parent");
+			int *parent = arena_array(r->a, (size_t)t->nnode, sizeof *parent);
+			for (int v = 0; v < t->nnode && !r->failed; v++)
+				parent[v] = (int)integer(r, -1, t->nnode - 1);
+			if (r->failed)
+				break;
+			if (!s->tree)
+				s->tree = arena_array(r->a, 64, sizeof *s->tree);
+			Routes routes;
+			routes_init(&routes, t, ROUTE_SHORTEST);
+			Tree *tr = tree_from_parents(r->a, t, &routes, roots[0], parent, here(r));
+			routes_free(&routes);
+			if (!tr) {
+				r->failed = true;
+				break;
+			}
+			tr->nroot = nroot;
+			tr->root[1] = roots[1];
+			s->tree[ntree++] = tr;
+		} else if (strcmp(w, "base") == 0 && sym) {
+			BaseXfer x = {.round = (int)integer(r, 0, nround - 1),
+			              .tree = (int)integer(r, 0, ntree > 0 ? ntree - 1 : 0),
+			              .src = (int)integer(r, 0, t->nnode - 1),
+			              .dst = (int)integer(r, 0, t->nnode - 1)};
+			char op[4];
+			if (!word(r, op, sizeof op) || (op[0] != 'r' && op[0] != 'c') || op[1])
+				fail(r, "expected the operation r (reduce) or c (copy)");
+			x.op = op[0] == 'r' ? X_REDUCE : X_COPY;
+			x.route = (int)integer(r, 0, s->nroute > 0 ? s->nroute - 1 : 0);
+			if (ntree == 0)
+				fail(r, "a base transfer before any tree");
+			if (s->node_rank[x.src] < 0 || s->node_rank[x.dst] < 0)
+				fail(r, "a base transfer between nodes that are not ranks");
+			if (s->nbase == capbase)
+				s->base = arena_grow(r->a, s->base, &capbase, sizeof *s->base);
+			s->base[s->nbase++] = x;
+		} else {
+			fail(r, "unknown line in a schedule");
+		}
+		line_end(r);
+	}
+	free(links);
+	free(chunks);
+	(void)gens_perm;
+	if (r->failed)
+		return;
+	sched_end(&r->sb);
+	s->nround = nround;
+	if ((s->kind == CK_REDUCE_SCATTER || s->kind == CK_ALLGATHER) && !s->owner)
+		fail(r, "reduce_scatter and allgather schedules need an owner line");
+	if (s->kind == CK_ALLTOALL && (!s->a2a_src || !s->a2a_dst))
+		fail(r, "alltoall schedules need a2a_src and a2a_dst lines");
+	if (sym) {
+		s->group = group_build(r->a, t, arena_strdup(r->a, gname), s->loc, gens, ngen);
+		s->ntree = ntree;
+		if (!s->group)
+			r->failed = true;
+		else if (s->nchunk != ntree * s->group->order)
+			fail(r, "a symmetric schedule has trees x group order chunks");
+		for (int i = 0; i < s->nbase && !r->failed; i++)
+			if (sched_route_len(s, s->base[i].route) < 1)
+				fail(r, "a base transfer over an empty route");
+		s->msg = NULL;
+		s->nmsg = 0;
+	}
+	if (r->failed)
+		return;
+	Prog *p = r->p;
+	p->sched = realloc(p->sched, (size_t)(p->nsched + 1) * sizeof *p->sched);
+	if (!p->sched)
+		die("out of memory");
+	p->sched[p->nsched++] = s;
+}
+
+int
+ir_read(const char *text, size_t len, Prog *p)
+{
+	Reader r = {.p = p, .a = &p->arena, .text = text, .end = text + len, .line = text};
+	if (!next_line(&r) || !expect(&r, "collc-ir") || integer(&r, 1, 1) != 1 || r.failed) {
+		if (!r.failed)
+			fail(&r, "not a collc IR file (it starts with 'collc-ir 1')");
+		return -1;
+	}
+	line_end(&r);
+	Pending t = {0};
+	while (!r.failed && next_line(&r)) {
+		char w[16];
+		if (!word(&r, w, sizeof w))
+			continue;
+		if (strcmp(w, "topology") == 0) {
+			topology_end(&r, &t);
+			topology_header(&r, &t);
+		} else if (strcmp(w, "net") == 0 || strcmp(w, "switch") == 0 || strcmp(w, "link") == 0) {
+			topology_line(&r, &t, w);
+		} else if (strcmp(w, "schedule") == 0) {
+			topology_end(&r, &t);
+			read_schedule(&r);
+			continue; /* it read its lines through 'end' */
+		} else {
+			fail(&r, "expected 'topology', 'net', 'switch', 'link' or 'schedule'");
+		}
+		line_end(&r);
+	}
+	topology_end(&r, &t);
+	return r.failed ? -1 : 0;
+}
+
+bool
+ir_is_text(const char *text, size_t len)
+{
+	return len >= 9 && memcmp(text, "collc-ir ", 9) == 0;
+}
