@@ -52,7 +52,7 @@ $(COLLC): $(O)/compiler/main.o $(LIBOBJ)
 $(O)/tests/run: $(TOBJ) $(LIBOBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcunit
 
-$(O)/tests/unit/%.o: CPPFLAGS += -Itests/unit -Iir -DCOLLC_BIN='"$(COLLC)"'
+$(O)/tests/unit/%.o: CPPFLAGS += -Itests/unit -Iir -Ibackends -DCOLLC_BIN='"$(COLLC)"'
 
 $(O)/%.o: %.c
 	@mkdir -p $(@D)

@@ -180,8 +180,9 @@ Tree *tree_windmill(Arena *, const Topo *, int root);
 Tree *tree_forest(Arena *, const Topo *, Routes *, int a, int b);
 int tree_balanced_pair(Arena *, const Topo *, int root, Tree **out); /* 2 trees */
 Tree *tree_spine_leaf(Arena *, const Topo *);
-/* Explicit: parent[] given; reports a node it misses or a cycle, else depths. */
-Tree *tree_from_parents(Arena *, const Topo *, Routes *, int root, int *parent, Loc);
+/* Explicit: parent[] given (one root, or a forest's two); reports a cycle. */
+Tree *tree_from_parents(Arena *, const Topo *, Routes *, const int *roots, int nroot,
+                        int *parent, Loc);
 int tree_finish(Tree *, Routes *); /* depths, height, weight; -1 on a cycle */
 
 /* ---- schedules ---- */

@@ -61,12 +61,18 @@ next_line(Reader *r)
 	return false;
 }
 
+static void
+skip_space(Reader *r)
+{
+	while (r->at < r->end && (*r->at == ' ' || *r->at == '\t' || *r->at == '\r'))
+		r->at++;
+}
+
 /* The next token on the line into buf; false at the line's end. */
 static bool
 word(Reader *r, char *buf, size_t len)
 {
-	while (r->at < r->end && (*r->at == ' ' || *r->at == '\t' || *r->at == '\r'))
-		r->at++;
+	skip_space(r);
 	const char *s = r->at;
 	while (r->at < r->end && *r->at != ' ' && *r->at != '\t' && *r->at != '\n' && *r->at != '\r')
 		r->at++;
@@ -84,6 +90,7 @@ static bool
 expect(Reader *r, const char *w)
 {
 	char buf[64];
+	skip_space(r);
 	const char *at = r->at;
 	if (!word(r, buf, sizeof buf) || strcmp(buf, w) != 0) {
 		r->at = at;
@@ -99,6 +106,7 @@ static long
 integer(Reader *r, long lo, long hi)
 {
 	char buf[32];
+	skip_space(r);
 	const char *at = r->at;
 	if (!word(r, buf, sizeof buf)) {
 		fail(r, "expected a number");
@@ -143,11 +151,12 @@ line_end(Reader *r)
 }
 
 static Topo *
-find_topology(Reader *r, const char *name)
+find_topology(Reader *r, const char *name, const char *at)
 {
 	for (int i = 0; i < r->p->ntopo; i++)
 		if (strcmp(r->p->topo[i]->name, name) == 0)
 			return r->p->topo[i];
+	r->at = at;
 	fail(r, "unknown topology");
 	return NULL;
 }
@@ -273,11 +282,13 @@ read_schedule(Reader *r)
 		return;
 	}
 	expect(r, "topology");
+	skip_space(r);
+	const char *at = r->at;
 	if (!word(r, topo, sizeof topo)) {
 		fail(r, "expected a topology name");
 		return;
 	}
-	Topo *t = find_topology(r, topo);
+	Topo *t = find_topology(r, topo, at);
 	if (!t)
 		return;
 	expect(r, "ranks");
@@ -392,14 +403,12 @@ read_schedule(Reader *r)
 				s->tree = arena_array(r->a, 64, sizeof *s->tree);
 			Routes routes;
 			routes_init(&routes, t, ROUTE_SHORTEST);
-			Tree *tr = tree_from_parents(r->a, t, &routes, roots[0], parent, here(r));
+			Tree *tr = tree_from_parents(r->a, t, &routes, roots, nroot, parent, here(r));
 			routes_free(&routes);
 			if (!tr) {
 				r->failed = true;
 				break;
 			}
-			tr->nroot = nroot;
-			tr->root[1] = roots[1];
 			s->tree[ntree++] = tr;
 		} else if (strcmp(w, "base") == 0 && sym) {
 			BaseXfer x = {.round = (int)integer(r, 0, nround - 1),

@@ -326,7 +326,7 @@ lower_tree(Lower *L, const Decl *d)
 				(int)ast_resolve_node(d->topo->space, it->to, true);
 		}
 		int root = (int)ast_resolve_node(d->topo->space, d->root, true);
-		set->tree[0] = tree_from_parents(L->a, t, r, root, parent, d->loc);
+		set->tree[0] = tree_from_parents(L->a, t, r, &root, 1, parent, d->loc);
 		if (!set->tree[0])
 			return -1;
 	} else if (strcmp(c->name, "bfs") == 0) {

@@ -281,9 +281,12 @@ tree_balanced_pair(Arena *a, const Topo *t, int root, Tree **out)
 }
 
 Tree *
-tree_from_parents(Arena *a, const Topo *t, Routes *r, int root, int *parent, Loc loc)
+tree_from_parents(Arena *a, const Topo *t, Routes *r, const int *roots, int nroot, int *parent,
+                  Loc loc)
 {
-	Tree *tr = new_tree(a, t, root);
+	Tree *tr = new_tree(a, t, roots[0]);
+	tr->nroot = nroot;
+	tr->root[1] = nroot > 1 ? roots[1] : -1;
 	memcpy(tr->parent, parent, (size_t)t->nnode * sizeof *parent);
 	tr->loc = loc;
 	if (tree_finish(tr, r) != 0) {

@@ -1,0 +1,179 @@
+/*
+ * test_backend.c: the IR text format round-trips (read back, verified, the
+ * same metrics), its reader rejects damaged files with located errors, and
+ * the DOT backend draws the topology and the tree copy asked for.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "tests.h"
+
+/* Builds text, emits it with backend b, returns the output (malloc'd). */
+static char *
+emit(const char *text, const Backend *b, BuildOpts o, Prog *p, Checked *c)
+{
+	memset(p, 0, sizeof *p);
+	check_str(c, text);
+	if (c->errors || lower(c->file, p) != 0)
+		return NULL;
+	char *buf = NULL;
+	size_t len;
+	FILE *mem = open_memstream(&buf, &len);
+	int rc = b->emit(p, &o, mem);
+	fclose(mem);
+	if (rc != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static int
+read_back(const char *ir, Prog *q, char **diag)
+{
+	size_t len;
+	FILE *mem = open_memstream(diag, &len);
+	diag_stream(mem);
+	diag_reset();
+	diag_source("x.collir", ir, strlen(ir));
+	memset(q, 0, sizeof *q);
+	int rc = ir_read(ir, strlen(ir), q);
+	for (int i = 0; rc == 0 && i < q->nsched; i++)
+		rc = verify(q->sched[i]);
+	diag_stream(NULL);
+	fclose(mem);
+	diag_reset();
+	return rc;
+}
+
+static const char *const programs[] = {
+	"topology T = torus(4, 4); group G on T { translate; map (x, y) -> (-x, -y); "
+	"map (x, y) -> (y, x); } tree B = bfs(T, root 0); "
+	"collective allreduce AR on T { algorithm symmetric(trees B, group G); } "
+	"collective reduce_scatter RS on T { algorithm symmetric(trees B, group G); routing dor; }",
+	"topology T = torus(3, 5); group G on T { translate; map (x, y) -> (-x, -y); } "
+	"trees P = balanced_pair(T, root 0); "
+	"collective allgather AG on T { algorithm symmetric(trees P, group G); }",
+	"topology F = spine_leaf(spines 2, leaves 3, hosts 2); group G on F { translate; } "
+	"tree B = bfs(F, root 0); collective allreduce AR on F { algorithm symmetric(trees B, "
+	"group G); }",
+	"topology C = graph { nodes 4; link 0 <-> 1 { link_bandwidth = 10 Gbps; } link 1 <-> 2; "
+	"link 2 <-> 3; link 3 <-> 0 { link_bandwidth = 10 Gbps; } } group A = automorphisms(C); "
+	"tree B = bfs(C, root 0); collective allreduce AR on C { algorithm symmetric(trees B, "
+	"group A); }",
+	"topology T = torus(6, 6); group G on T { translate; map (x, y) -> (-x, -y); "
+	"map (x, y) -> (y, x); } tree K = khop(T, root 0, depth 3); tree F = forest(T, roots 0, 6); "
+	"collective allreduce A on T { algorithm symmetric(trees K, group G); } "
+	"collective allreduce B on T { algorithm symmetric(trees F, group G); }",
+};
+
+static void
+test_ir_round_trip(void)
+{
+	for (size_t i = 0; i < countof(programs); i++) {
+		Checked c;
+		Prog p, q;
+		char *ir = emit(programs[i], &ir_backend, (BuildOpts){0}, &p, &c);
+		assert_named(ir != NULL, __LINE__, __FILE__, "program %zu builds: %s", i, c.diag);
+		if (!ir) {
+			prog_free(&p);
+			checked_free(&c);
+			continue;
+		}
+		char *diag = NULL;
+		int rc = read_back(ir, &q, &diag);
+		assert_named(rc == 0 && q.nsched == p.nsched, __LINE__, __FILE__,
+		             "program %zu reads back: %s", i, diag);
+		for (int k = 0; rc == 0 && k < p.nsched; k++) {
+			Metrics a, b;
+			metrics(p.sched[k], 1 << 20, &a);
+			metrics(q.sched[k], 1 << 20, &b);
+			assert_named(a.rounds == b.rounds && a.messages == b.messages &&
+			             a.volume == b.volume && a.psi == b.psi && a.theta == b.theta &&
+			             a.omega == b.omega && a.model_time == b.model_time &&
+			             p.sched[k]->nchunk == q.sched[k]->nchunk, __LINE__, __FILE__,
+			             "program %zu schedule %d: the same metrics after reading back", i, k);
+		}
+		/* and writing what was read gives the same text */
+		char *again = NULL;
+		size_t len;
+		FILE *mem = open_memstream(&again, &len);
+		BuildOpts o = {0};
+		if (rc == 0)
+			ir_backend.emit(&q, &o, mem);
+		fclose(mem);
+		assert_named(rc == 0 && strcmp(ir, again) == 0, __LINE__, __FILE__,
+		             "program %zu: IR -> read -> IR is identical", i);
+		free(again);
+		free(diag);
+		free(ir);
+		prog_free(&q);
+		prog_free(&p);
+		checked_free(&c);
+	}
+}
+
+static void
+test_ir_reader_errors(void)
+{
+	static const struct { const char *text, *want; } bad[] = {
+		{"", "x.collir: error: not a collc IR file (it starts with 'collc-ir 1')"},
+		{"topology T = ring(4);\n", "x.collir:1:1: error: expected 'collc-ir'"},
+		{"collc-ir 2\n", "x.collir:1:10: error: expected an integer in 1..1"},
+		{"collc-ir 1\nschedule A allreduce ring topology T ranks 2 chunks 2 rounds 1 form explicit\n",
+		 "x.collir:2:36: error: unknown topology"},
+		{"collc-ir 1\ntopology T ring dims 1 2 variant 0 nodes 2\nlink 0 1 0 1 1e9 0 0\n"
+		 "link 1 0 0 1 1e9 0 0\nschedule A allreduce ring topology T ranks 2 chunks 2 rounds 1 "
+		 "form explicit\nrank_nodes 0 1\nroute 0 1 0\nmsg 0 0 1 r 0 1 7\nend\n",
+		 "x.collir:8:17: error: expected an integer in 0..1"},
+		{"collc-ir 1\ntopology T ring dims 1 2 variant 0 nodes 2\nlink 0 1 0 1 1e9 0 0\n"
+		 "link 1 0 0 1 1e9 0 0\nschedule A allreduce ring topology T ranks 2 chunks 1 rounds 1 "
+		 "form explicit\nrank_nodes 0 1\nroute 0 1 0\nmsg 0 0 1 r 0 1 0\nend\n",
+		 "does not implement allreduce: at the end rank 0's chunk 0 is wrong"},
+		{"collc-ir 1\ntopology T torus dims 2 3 3 variant 0 nodes 9\nlink 5 1 0 1 1e9 0 0\n"
+		 "link 0 1 0 1 1e9 0 0\n", "x.collir:4:21: error: links must be in order of their source"},
+	};
+	for (size_t i = 0; i < countof(bad); i++) {
+		Prog q;
+		char *diag = NULL;
+		int rc = read_back(bad[i].text, &q, &diag);
+		assert_named(rc != 0 && strstr(diag, bad[i].want), __LINE__, __FILE__,
+		             "bad IR %zu: want '%s', got '%s'", i, bad[i].want, diag);
+		free(diag);
+		prog_free(&q);
+	}
+}
+
+static void
+test_dot(void)
+{
+	Checked c;
+	Prog p;
+	char *dot = emit("topology T = torus(3, 3); group G on T { translate; } "
+	                 "tree B = bfs(T, root 0); "
+	                 "collective allreduce AR on T { algorithm symmetric(trees B, group G); }",
+	                 &dot_backend, (BuildOpts){.tree_copy = 4}, &p, &c);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(dot);
+	CU_ASSERT_NSTRING_EQUAL(dot, "digraph \"T\" {", 13);
+	CU_ASSERT_PTR_NOT_NULL(strstr(dot, "\"(1, 1)\" [pos=\"72,-72!\"];"));
+	/* 36 directed links, drawn once per pair: 18 lines */
+	int lines = 0;
+	for (const char *q = dot; (q = strstr(q, "\" -> \"")); q++)
+		lines++;
+	CU_ASSERT_EQUAL(lines, 18 + 8);
+	/* copy 4 is the base tree translated to (1, 1): (1, 2) hangs from (1, 1) */
+	CU_ASSERT_PTR_NOT_NULL(strstr(dot, "\"(1, 2)\" -> \"(1, 1)\";"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(dot, "\"(1, 1)\" [style=filled, fillcolor=\"#ffcccc\"];"));
+	free(dot);
+	prog_free(&p);
+	checked_free(&c);
+}
+
+CU_TestInfo backend_tests[] = {
+	{"IR text: write, read back, verify, same metrics", test_ir_round_trip},
+	{"IR text: damaged files", test_ir_reader_errors},
+	{"DOT: topology and a tree copy", test_dot},
+	CU_TEST_INFO_NULL,
+};
