@@ -2,6 +2,7 @@
 #   make            build bin/collc
 #   make test       build and run every test (CUnit suites and golden files)
 #   make SAN=1 test the same under AddressSanitizer and UBSan (objects in build/san)
+#   make bench      time and peak memory of the large cases, against their targets
 #   make demo       install dependencies, build, compile a bundled example
 #   make deps       install the Debian packages collc needs (as root), or print the line
 #   make install PREFIX=/usr/local
@@ -52,7 +53,7 @@ $(COLLC): $(O)/compiler/main.o $(LIBOBJ)
 $(O)/tests/run: $(TOBJ) $(LIBOBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcunit
 
-$(O)/tests/unit/%.o: CPPFLAGS += -Itests/unit -Iir -Ibackends -DCOLLC_BIN='"$(COLLC)"'
+$(O)/tests/%.o: CPPFLAGS += -Itests/unit -Iir -Ibackends -DCOLLC_BIN='"$(COLLC)"'
 
 $(O)/%.o: %.c
 	@mkdir -p $(@D)
@@ -70,10 +71,17 @@ $(O)/grammar/coll.lex.c $(O)/grammar/coll.lex.h &: grammar/coll.l $(O)/grammar/c
 	$(FLEX) -o $(O)/grammar/coll.lex.c --header-file=$(O)/grammar/coll.lex.h $<
 
 # every object may include the generated headers: build them first
-$(patsubst %.c,$(O)/%.o,$(SRC)) $(TOBJ): $(O)/grammar/coll.tab.h $(O)/grammar/coll.lex.h
+$(patsubst %.c,$(O)/%.o,$(SRC)) $(TOBJ) $(O)/tests/bench/bench.o: $(O)/grammar/coll.tab.h $(O)/grammar/coll.lex.h
 
 test: deps-check $(O)/tests/run $(COLLC)
 	$(O)/tests/run
+
+# performance: wall time and peak memory against the issues' targets
+$(O)/tests/run-bench: $(O)/tests/bench/bench.o $(LIBOBJ)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+bench: $(O)/tests/run-bench
+	$(O)/tests/run-bench
 
 demo: deps all
 	$(COLLC) check examples/sp-torus-8x8.coll
@@ -104,5 +112,5 @@ install: all
 clean:
 	rm -rf build bin
 
-.PHONY: all test demo deps deps-check install clean
+.PHONY: all test bench demo deps deps-check install clean
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

@@ -1,0 +1,118 @@
+/*
+ * bench.c: `make bench`. Each case runs in its own process (so peak memory
+ * is its own): parse, check, build the IR, verify and measure, as
+ * `collc check` does. Prints wall time and peak memory beside the targets
+ * of the issue that set them, as ratios (below 1 meets the target).
+ * Times are wall clock on a shared machine: read them as rough figures.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ast.h"
+#include "ir.h"
+
+typedef struct Case {
+	const char *name;
+	const char *text;
+	double target_s, target_mib;
+} Case;
+
+static const Case cases[] = {
+	{"SP allreduce, torus 64x64",
+	 "topology T = torus(64, 64);\n"
+	 "group G on T { translate; map (x, y) -> (-x, -y); map (x, y) -> (y, x); }\n"
+	 "tree B = bfs(T, root (0, 0));\n"
+	 "collective allreduce AR on T { algorithm symmetric(trees B, group G); }\n",
+	 2.0, 1024},
+	{"SP allreduce, hyperx 32x32 (windmill)",
+	 "topology H = hyperx(32, 32);\n"
+	 "group G on H { translate; map (x, y) -> (-y, x); }\n"
+	 "tree W = windmill(H, root (0, 0));\n"
+	 "collective allreduce AR on H { algorithm symmetric(trees W, group G); }\n",
+	 2.0, 1024},
+	{"SP allreduce, torus 256x4 (two trees)",
+	 "topology T = torus(256, 4);\n"
+	 "group G on T { translate; map (x, y) -> (-x, -y); }\n"
+	 "trees P = balanced_pair(T, root (0, 0));\n"
+	 "collective allreduce AR on T { algorithm symmetric(trees P, group G); }\n",
+	 2.0, 1024},
+};
+
+static double
+now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* In the child: the pipeline; prints "seconds peak_kib rounds". */
+static int
+run(const Case *c, int fd)
+{
+	double t0 = now();
+	Arena a = {0};
+	diag_source("bench.coll", c->text, strlen(c->text));
+	File *f = parse_text(&a, "bench.coll", c->text, strlen(c->text));
+	if (nerrors() || sema(f))
+		return 1;
+	Prog p = {0};
+	if (lower(f, &p) != 0)
+		return 1;
+	Metrics m = {0};
+	for (int i = 0; i < p.nsched; i++) {
+		if (verify(p.sched[i]) != 0)
+			return 1;
+		metrics(p.sched[i], 1 << 20, &m);
+	}
+	double t = now() - t0;
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	dprintf(fd, "%.6f %ld %d %.3f\n", t, ru.ru_maxrss, m.rounds, m.omega);
+	prog_free(&p);
+	arena_free(&a);
+	return 0;
+}
+
+int
+main(void)
+{
+	printf("%-40s %9s %8s %7s %10s %10s %7s %7s\n", "case (build, verify, measure)", "time s",
+	       "target", "ratio", "peak MiB", "target", "ratio", "rounds");
+	int failed = 0;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		int fds[2];
+		if (pipe(fds) != 0)
+			return 2;
+		pid_t pid = fork();
+		if (pid == 0) {
+			close(fds[0]);
+			_exit(run(&cases[i], fds[1]));
+		}
+		close(fds[1]);
+		char buf[128] = "";
+		ssize_t n = read(fds[0], buf, sizeof buf - 1);
+		close(fds[0]);
+		int st;
+		waitpid(pid, &st, 0);
+		double t = 0, omega = 0;
+		long kib = 0;
+		int rounds = 0;
+		if (n <= 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0 ||
+		    sscanf(buf, "%lf %ld %d %lf", &t, &kib, &rounds, &omega) != 4) {
+			printf("%-40s failed\n", cases[i].name);
+			failed++;
+			continue;
+		}
+		double mib = (double)kib / 1024;
+		printf("%-40s %9.3f %8.1f %7.3f %10.1f %10.0f %7.3f %7d\n", cases[i].name, t,
+		       cases[i].target_s, t / cases[i].target_s, mib, cases[i].target_mib,
+		       mib / cases[i].target_mib, rounds);
+	}
+	return failed != 0;
+}
