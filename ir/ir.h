@@ -271,6 +271,7 @@ void sched_msg_route(SchedBuilder *, int round, int src, int dst, XferOp, const 
                      int n, const int *links, int nlink);
 int sched_route(SchedBuilder *, const int *links, int nlink);
 void sched_end(SchedBuilder *); /* sorts by round, merges same (round, src, dst, route, op) */
+void sched_abort(SchedBuilder *); /* drops what was built (after an error) */
 int sched_route_len(const Sched *, int route);
 
 /* symm.c: tree symmetrization. Trees must span exactly the ranks. */

@@ -319,7 +319,6 @@ read_schedule(Reader *r)
 	int *links = malloc(((size_t)t->nnode + 1) * sizeof *links);
 	int *chunks = malloc(((size_t)nchunk + 1) * sizeof *chunks);
 	int ntree = 0, capbase = 0;
-	int *gens_perm = NULL;
 	GroupGen *gens = NULL;
 	int ngen = 0, capgen = 0;
 	char gname[64] = "G";
@@ -434,9 +433,10 @@ read_schedule(Reader *r)
 	}
 	free(links);
 	free(chunks);
-	(void)gens_perm;
-	if (r->failed)
+	if (r->failed) {
+		sched_abort(&r->sb);
 		return;
+	}
 	sched_end(&r->sb);
 	s->nround = nround;
 	if ((s->kind == CK_REDUCE_SCATTER || s->kind == CK_ALLGATHER) && !s->owner)

@@ -187,7 +187,8 @@ void
 sched_end(SchedBuilder *b)
 {
 	Sched *s = b->s;
-	qsort(s->msg, (size_t)s->nmsg, sizeof *s->msg, msg_order);
+	if (s->nmsg > 0)
+		qsort(s->msg, (size_t)s->nmsg, sizeof *s->msg, msg_order);
 	/* pack: one message per (round, src, dst, route, op), chunks in order */
 	Msg *msg = arena_array(b->arena, (size_t)s->nmsg + 1, sizeof *msg);
 	int total = 0;
@@ -225,5 +226,21 @@ sched_end(SchedBuilder *b)
 	s->route_off = off;
 	s->route_link = link;
 	free(b->slot);
+	b->slot = NULL;
+}
+
+void
+sched_abort(SchedBuilder *b)
+{
+	Sched *s = b->s;
+	free(s->msg);
+	free(s->chunks);
+	free(s->route_off);
+	free(s->route_link);
+	free(b->slot);
+	s->msg = NULL;
+	s->chunks = NULL;
+	s->route_off = s->route_link = NULL;
+	s->nmsg = s->nroute = 0;
 	b->slot = NULL;
 }
