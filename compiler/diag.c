@@ -120,6 +120,8 @@ quote(Loc loc)
 	fputs("^\n", f);
 }
 
+static void report(const char *kind, Loc loc, const char *fmt, va_list ap) PRINTF_LIKE(3, 0);
+
 static void
 report(const char *kind, Loc loc, const char *fmt, va_list ap)
 {

@@ -771,7 +771,11 @@ check_affine(const Expr *e, const Expr *vars)
 		return check_affine(e->lhs, vars);
 	case EX_ADD:
 	case EX_SUB:
-		return check_affine(e->lhs, vars) & check_affine(e->rhs, vars);
+	{
+		bool left = check_affine(e->lhs, vars); /* both sides report */
+		bool right = check_affine(e->rhs, vars);
+		return left && right;
+	}
 	case EX_MUL:
 		if (ast_eval_int(e->lhs, &v, false))
 			return check_affine(e->rhs, vars);
