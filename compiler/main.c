@@ -239,6 +239,17 @@ print_table(const char *path, const Row *rows, int n, double size, FILE *out)
 		        r->s->nchunk, r->m.rounds, r->m.messages, vol, r->m.psi, r->m.theta, r->m.omega,
 		        grp, orb, tm);
 	}
+	/* what the symmetric schedules stand on: their base trees */
+	for (int i = 0; i < n; i++) {
+		const Sched *s = rows[i].s;
+		for (int b = 0; s && s->base && b < s->ntree; b++) {
+			const Tree *t = s->tree[b];
+			fprintf(out, "  %s: base tree %d%s%s: %s%d, W(T) = %ld hops over %d edges\n",
+			        s->name, b + 1, t->name ? " " : "", t->name ? t->name : "",
+			        t->nroot == 2 ? "a two-root forest of depth " : "depth ", t->height, t->weight,
+			        s->nrank - t->nroot);
+		}
+	}
 }
 
 /* The rows of a check: every collective of a .coll file (built or not), or

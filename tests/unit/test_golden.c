@@ -93,8 +93,9 @@ test_examples_check(void)
 		size_t len;
 		char *text = slurp(g.gl_pathv[i], &len);
 		Checked c;
-		check_text(&c, g.gl_pathv[i], text ? text : "", text ? len : 0);
-		assert_named(text && c.errors == 0, __LINE__, __FILE__, "example %s checks clean: %s",
+		check_built(&c, g.gl_pathv[i], text ? text : "", text ? len : 0);
+		assert_named(text && c.errors == 0, __LINE__, __FILE__,
+		             "example %s checks clean and every schedule built verifies: %s",
 		             g.gl_pathv[i], c.diag);
 		checked_free(&c);
 		free(text);
@@ -104,6 +105,6 @@ test_examples_check(void)
 
 CU_TestInfo golden_tests[] = {
 	{"tests/golden: diagnostics and canonical forms", test_golden},
-	{"examples check clean", test_examples_check},
+	{"examples check, build and verify", test_examples_check},
 	CU_TEST_INFO_NULL,
 };
