@@ -7,6 +7,7 @@
 #define COLLC_BASE_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -68,6 +69,7 @@ void error_file(const char *fmt, ...) PRINTF_LIKE(1, 2); /* no location */
 int nerrors(void);
 int diag_too_many(void);    /* the error limit was reached: stop parsing */
 void diag_stopping(void);   /* says once that the limit stopped the run */
+void diag_mute(bool on);    /* trial builds: errors neither print nor count */
 _Noreturn void die(const char *fmt, ...) PRINTF_LIKE(1, 2); /* internal bug */
 
 /* ---- util.c ---- */

@@ -21,6 +21,13 @@ static FILE *out;
 static int error_count;
 static bool muted;     /* the last error was past the limit: its notes go too */
 static bool announced; /* "too many errors" was said */
+static int mute_depth;
+
+void
+diag_mute(bool on)
+{
+	mute_depth += on ? 1 : -1;
+}
 
 /* Lines longer than this are quoted as a window around the column. */
 enum { QUOTE_WIDTH = 120 };
@@ -139,6 +146,8 @@ report(const char *kind, Loc loc, const char *fmt, va_list ap)
 void
 error_at(Loc loc, const char *fmt, ...)
 {
+	if (mute_depth > 0)
+		return;
 	if (error_count >= DIAG_MAX_ERRORS) {
 		muted = true;
 		diag_stopping();
@@ -155,6 +164,8 @@ error_at(Loc loc, const char *fmt, ...)
 void
 note_at(Loc loc, const char *fmt, ...)
 {
+	if (mute_depth > 0)
+		return;
 	if (muted)
 		return;
 	va_list ap;

@@ -63,7 +63,7 @@ typedef struct Input {
 /* Reads, parses and checks; with `build`, lowers to the IR too (an IR
  * file is read instead). 0 when the file is clean. */
 static int
-load(const char *path, Input *in, bool build)
+load(const char *path, Input *in, bool build, double size)
 {
 	size_t len;
 	char err[512];
@@ -81,6 +81,7 @@ load(const char *path, Input *in, bool build)
 	in->file = parse_text(&in->arena, shown, in->text, len);
 	if (nerrors() == 0)
 		sema(in->file);
+	in->prog.auto_size = size;
 	if (nerrors() == 0 && build)
 		lower(in->file, &in->prog);
 	return nerrors() > 0;
@@ -275,8 +276,10 @@ make_rows(const Input *in, int *nrows)
 			if (d->kind != DC_COLLECTIVE)
 				continue;
 			rows[k] = (Row){.name = d->name, .kind = d->ckind, .algorithm = algorithm_of(d)};
-			if (si < p->nsched && strcmp(p->sched[si]->name, d->name) == 0)
+			if (si < p->nsched && strcmp(p->sched[si]->name, d->name) == 0) {
 				rows[k].s = p->sched[si++];
+				rows[k].algorithm = rows[k].s->algorithm; /* auto says which */
+			}
 			else
 				note_at(d->name_loc, "'%s' is checked but not built: collc has no generator "
 				        "for algorithm '%s' yet", d->name, rows[k].algorithm);
@@ -310,7 +313,7 @@ cmd_check(int argc, char **argv)
 	if (!path)
 		return usage_error("check: %s", "missing FILE");
 	Input in = {0};
-	int rc = load(path, &in, true);
+	int rc = load(path, &in, true, size);
 	Row *rows = NULL;
 	int n = 0;
 	if (rc == 0) {
@@ -339,6 +342,7 @@ cmd_build(int argc, char **argv)
 {
 	const char *path = NULL, *out = NULL, *target = NULL;
 	BuildOpts opts = {0};
+	double size = 1 << 20;
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
 		bool has = i + 1 < argc;
@@ -346,6 +350,9 @@ cmd_build(int argc, char **argv)
 			out = argv[++i];
 		} else if (strcmp(a, "--target") == 0 && has) {
 			target = argv[++i];
+		} else if (strcmp(a, "--size") == 0 && has) {
+			if ((size = parse_size(argv[++i])) <= 0)
+				return usage_error("build: --size takes a size such as 1MiB or 65536");
 		} else if (strcmp(a, "--collective") == 0 && has) {
 			opts.collective = argv[++i];
 		} else if (strcmp(a, "--tree-copy") == 0 && has) {
@@ -370,7 +377,7 @@ cmd_build(int argc, char **argv)
 	if (!b)
 		return usage_error("build: unknown target '%s' (targets: %s)", target, backend_names());
 	Input in = {0};
-	int rc = load(path, &in, true);
+	int rc = load(path, &in, true, size);
 	if (rc == 0 && opts.collective) {
 		const Sched *one;
 		if (backend_select(&in.prog, &opts, &one, 1) == 0) {
@@ -420,7 +427,7 @@ cmd_fmt(int argc, char **argv)
 	if (!path)
 		return usage_error("fmt: %s", "missing FILE");
 	Input in = {0};
-	int rc = load(path, &in, false);
+	int rc = load(path, &in, false, 0);
 	if (rc == 0) {
 		char *buf = NULL;
 		size_t len = 0;

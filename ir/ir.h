@@ -280,6 +280,34 @@ Sched *symmetrize(Arena *, const char *name, Loc, CollKind, const Topo *, Routes
 /* Expands a symmetric schedule into explicit messages (small cases, tests). */
 Sched *sched_expand(Arena *, const Sched *);
 
+/* ---- the classic algorithm library (alg.c and alg_*.c) ---- */
+
+/* What a generator needs: the communicator and the algorithm's options. */
+typedef struct AlgCtx {
+	Arena *arena;
+	const char *name;     /* the collective */
+	Loc loc;              /* where errors about it point */
+	CollKind kind;
+	const Topo *topo;
+	Routes *routes;
+	const int *rank_node; /* communicator rank -> node */
+	int nrank;
+	bool whole;           /* the communicator is every rank of the topology, in id order */
+	/* options */
+	const char *algorithm;
+	int ports;            /* ring(ports N); 0 = the algorithm's default */
+	bool latency;         /* swing / trivance (latency) */
+	int segments;         /* chain(segments S); 0 = default */
+	int chunks;           /* `chunks N`; 0 = auto */
+	int root;             /* broadcast, reduce: communicator rank */
+} AlgCtx;
+
+/* Builds the named algorithm's schedule; NULL after a located error that
+ * says why it cannot run here. 1 in *missing when collc has no generator. */
+Sched *alg_build(const AlgCtx *, bool *missing);
+/* The algorithms that implement a collective kind (for `auto`). */
+int alg_candidates(CollKind, const char **names, int max);
+
 /* ---- verify.c and metrics.c ---- */
 
 typedef struct Metrics {
@@ -311,6 +339,7 @@ typedef struct Prog {
 	const struct Decl **skipped; /* collectives whose algorithm has no generator yet */
 	Routes **routes;   /* per topology and policy, owned here */
 	int nroutes;
+	double auto_size;  /* `algorithm auto` picks the fastest for this size (bytes) */
 } Prog;
 
 /* irread.c: the IR text format back into a Prog; -1 after reporting. */

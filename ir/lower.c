@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alg.h"
 #include "ast.h"
 #include "ir.h"
 
@@ -442,6 +443,76 @@ add_sched(Lower *L, Sched *s)
 	p->sched[p->nsched++] = s;
 }
 
+/* An algorithm of the classic library, or `auto`: every one that applies,
+ * the fastest under the cost model for the file's message size. */
+static int
+lower_library(Lower *L, const Decl *d, CollKind kind, const Topo *t, Routes *routes,
+              const int *rank_node, int nrank, const Item *alg)
+{
+	AlgCtx c = {.arena = L->a, .name = d->name, .loc = alg->loc, .kind = kind, .topo = t,
+	            .routes = routes, .rank_node = rank_node, .nrank = nrank};
+	c.whole = nrank == t->nrank;
+	for (int i = 0; c.whole && i < nrank; i++)
+		c.whole = rank_node[i] == i;
+	const Item *chunks = item_of(d, IT_CHUNKS);
+	if (chunks && !chunks->flag)
+		c.chunks = int_of(chunks->value);
+	const Item *root = item_of(d, IT_ROOT);
+	if (root) {
+		int node = (int)ast_resolve_node(d->topo->space, root->value, true);
+		for (int i = 0; i < nrank; i++)
+			if (rank_node[i] == node)
+				c.root = i;
+	}
+	Sched *s = NULL;
+	bool missing = false;
+	if (!alg->flag) {
+		const Call *call = alg->call;
+		c.algorithm = call->name;
+		const Arg *ports = labelled(call, "ports"), *seg = labelled(call, "segments");
+		if (ports)
+			c.ports = int_of(ports->val.v[0]);
+		if (seg)
+			c.segments = int_of(seg->val.v[0]);
+		for (int i = 0; i < call->narg; i++)
+			if (!call->arg[i].label && call->arg[i].val.v[0]->kind == EX_NAME)
+				c.latency = strcmp(call->arg[i].val.v[0]->text, "latency") == 0;
+		s = alg_build(&c, &missing);
+		if (missing)
+			return 1;
+	} else {
+		const char *names[32];
+		int n = alg_candidates(kind, names, 32);
+		double best = 0;
+		for (int i = 0; i < n; i++) {
+			AlgCtx try = c;
+			try.algorithm = names[i];
+			try.chunks = 0;
+			diag_mute(true);
+			Sched *x = alg_build(&try, &missing);
+			bool ok = x && verify(x) == 0;
+			diag_mute(false);
+			if (!ok)
+				continue;
+			Metrics m;
+			metrics(x, L->p->auto_size, &m);
+			if (!s || m.model_time < best) {
+				s = x;
+				best = m.model_time;
+			}
+		}
+		if (!s) {
+			error_at(alg->loc, "auto: no algorithm of the library applies to '%s'", d->name);
+			return -1;
+		}
+		s->algorithm = arena_printf(L->a, "auto:%s", s->algorithm);
+	}
+	if (!s)
+		return -1;
+	add_sched(L, s);
+	return 0;
+}
+
 static int
 lower_collective(Lower *L, const Decl *d)
 {
@@ -520,6 +591,8 @@ lower_collective(Lower *L, const Decl *d)
 			}
 		}
 	}
+	if (alg->flag || strcmp(alg->call->name, "symmetric") != 0)
+		rc = lower_library(L, d, kind, t, routes, rank_node, nrank, alg);
 	free(rank_node);
 	return rc;
 }

@@ -7,6 +7,7 @@
  *   Q      sum over rounds of max_e l_s(e)
  *   volume sum of message sizes (each logical send once), bytes
  *   psi    volume / the minimum: 2N(p-1) for allreduce, N(p-1) for the rest
+ *          (alltoall: every rank holds N, p blocks of N/p)
  *   theta  sum of size x route length / volume
  *   omega  sum_s max_e l_s(e) / sum_s mean_s
  *   time   alpha S + beta Q, alpha = step_overhead + link_latency +
@@ -43,11 +44,19 @@ finish(const Sched *s, double bytes, double vol, double phys, double q, double m
 	m->model_time = alpha * m->rounds + q * 8 / n->bandwidth;
 }
 
+/* Bytes per chunk: the chunks cut one vector of N bytes, except in an
+ * alltoall, where they cut every rank's N (p blocks of N/p each). */
+static double
+chunk_bytes(const Sched *s, double bytes)
+{
+	return bytes / s->nchunk * (s->kind == CK_ALLTOALL ? s->nrank : 1);
+}
+
 static void
 explicit_metrics(const Sched *s, double bytes, Metrics *m)
 {
 	const Topo *t = s->topo;
-	double chunk = bytes / s->nchunk;
+	double chunk = chunk_bytes(s, bytes);
 	double *load = calloc((size_t)t->nlink, sizeof *load);
 	if (!load)
 		die("out of memory");
@@ -241,7 +250,7 @@ symmetric_metrics(const Sched *s, double bytes, Metrics *m)
 {
 	const Group *g = s->group;
 	const Topo *t = s->topo;
-	double chunk = bytes / s->nchunk;
+	double chunk = chunk_bytes(s, bytes);
 	double *orbit_load = calloc((size_t)g->nlink_orbits, sizeof *orbit_load);
 	if (!orbit_load)
 		die("out of memory");

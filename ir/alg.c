@@ -1,0 +1,185 @@
+/*
+ * alg.c: the classic algorithm library's front door: dispatch by name,
+ * the candidates of `auto`, and the helpers every generator uses.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "alg.h"
+
+typedef struct Entry {
+	const char *name;
+	Sched *(*build)(const AlgCtx *);
+	unsigned kinds; /* bit k: CollKind k */
+} Entry;
+
+#define K(x) (1u << (x))
+#define RSAG (K(CK_ALLREDUCE) | K(CK_REDUCE_SCATTER) | K(CK_ALLGATHER))
+
+static const Entry library[] = {
+	{"ring", alg_ring, RSAG},
+	{"multiport_ring", alg_multiport_ring, RSAG},
+	{"bucket", alg_bucket, RSAG},
+	{"halving_doubling", alg_recursive, K(CK_ALLREDUCE)},
+	{"recursive_doubling", alg_recursive, K(CK_ALLREDUCE) | K(CK_ALLGATHER)},
+	{"recursive_halving", alg_recursive, K(CK_REDUCE_SCATTER)},
+	{"double_binary_tree", alg_dbt, K(CK_ALLREDUCE)},
+	{"swing", alg_swing, RSAG},
+	{"trivance", alg_trivance, RSAG},
+	{"bruck", alg_bruck, RSAG | K(CK_ALLTOALL)},
+	{"pairwise", alg_pairwise, K(CK_ALLTOALL)},
+	{"binomial_tree", alg_rooted, K(CK_BROADCAST) | K(CK_REDUCE)},
+	{"chain", alg_rooted, K(CK_BROADCAST) | K(CK_REDUCE)},
+};
+
+Sched *
+alg_build(const AlgCtx *c, bool *missing)
+{
+	*missing = false;
+	for (size_t i = 0; i < countof(library); i++)
+		if (strcmp(library[i].name, c->algorithm) == 0) {
+			if (!(library[i].kinds & K(c->kind))) {
+				error_at(c->loc, "%s does not implement %s", c->algorithm,
+				         coll_kind_name[c->kind]);
+				return NULL;
+			}
+			return library[i].build(c);
+		}
+	*missing = true;
+	return NULL;
+}
+
+int
+alg_candidates(CollKind kind, const char **names, int max)
+{
+	int n = 0;
+	for (size_t i = 0; i < countof(library) && n < max; i++)
+		if (library[i].kinds & K(kind))
+			names[n++] = library[i].name;
+	return n;
+}
+
+/* ---- helpers ---- */
+
+int
+imod(int a, int n)
+{
+	int r = a % n;
+	return r < 0 ? r + n : r;
+}
+
+int
+ilog2(int p)
+{
+	int l = 0;
+	while ((1 << (l + 1)) <= p)
+		l++;
+	return l;
+}
+
+int
+clog2(int p)
+{
+	int l = 0;
+	while ((1 << l) < p)
+		l++;
+	return l;
+}
+
+bool
+is_pow(int p, int base)
+{
+	while (p > 1 && p % base == 0)
+		p /= base;
+	return p == 1;
+}
+
+int
+gen_begin(Gen *g, const AlgCtx *c, int nblock, int m)
+{
+	memset(g, 0, sizeof *g);
+	g->ctx = c;
+	g->p = c->nrank;
+	g->m = m;
+	g->mult = 1;
+	if (c->chunks) {
+		if (c->chunks % (nblock * m) != 0) {
+			error_at(c->loc, "%s cuts the vector into %d chunks here (%d blocks x %d); chunks "
+			         "%d is not a multiple of that", c->algorithm, nblock * m, nblock, m,
+			         c->chunks);
+			return -1;
+		}
+		g->mult = c->chunks / (nblock * m);
+	}
+	m *= g->mult;
+	g->s = sched_new(c->arena, c->name, c->loc, c->kind, c->algorithm, c->topo, c->rank_node,
+	                 c->nrank);
+	g->s->nchunk = nblock * m;
+	g->s->root = c->root;
+	sched_begin(&g->b, c->arena, g->s, c->routes);
+	if (c->kind == CK_REDUCE_SCATTER || c->kind == CK_ALLGATHER) {
+		g->s->owner = arena_array(c->arena, (size_t)g->s->nchunk, sizeof *g->s->owner);
+		for (int k = 0; k < g->s->nchunk; k++)
+			g->s->owner[k] = k / m;
+	}
+	if (c->kind == CK_ALLTOALL) {
+		g->s->a2a_src = arena_array(c->arena, (size_t)g->s->nchunk, sizeof *g->s->a2a_src);
+		g->s->a2a_dst = arena_array(c->arena, (size_t)g->s->nchunk, sizeof *g->s->a2a_dst);
+		for (int k = 0; k < g->s->nchunk; k++) {
+			g->s->a2a_src[k] = k / m / g->p;
+			g->s->a2a_dst[k] = k / m % g->p;
+		}
+	}
+	return 0;
+}
+
+Sched *
+gen_end(Gen *g)
+{
+	sched_end(&g->b);
+	free(g->buf);
+	return g->s;
+}
+
+void
+gen_block(Gen *g, int block, int sub)
+{
+	int per = g->m * g->mult;
+	int from = sub < 0 ? 0 : sub * g->mult, to = sub < 0 ? per : (sub + 1) * g->mult;
+	for (int k = from; k < to; k++) {
+		if (g->nbuf == g->capbuf) {
+			g->capbuf = g->capbuf ? 2 * g->capbuf : 64;
+			g->buf = realloc(g->buf, (size_t)g->capbuf * sizeof *g->buf);
+			if (!g->buf)
+				die("out of memory");
+		}
+		g->buf[g->nbuf++] = block * per + k;
+	}
+}
+
+void
+gen_send(Gen *g, int round, int src, int dst, XferOp op)
+{
+	if (g->nbuf > 0 && src != dst)
+		sched_msg(&g->b, round, src, dst, op, g->buf, g->nbuf);
+	g->nbuf = 0;
+}
+
+void
+gen_send_link(Gen *g, int round, int src, int dst, XferOp op, int link)
+{
+	if (g->nbuf > 0)
+		sched_msg_route(&g->b, round, src, dst, op, g->buf, g->nbuf, &link, 1);
+	g->nbuf = 0;
+}
+
+int
+gen_link(const Gen *g, int src, int dim, int dir)
+{
+	const Topo *t = g->ctx->topo;
+	int v = g->ctx->rank_node[src];
+	for (int i = t->out[v]; i < t->out[v + 1]; i++)
+		if (t->link[i].dim == dim && t->link[i].dir == dir)
+			return i;
+	return -1;
+}

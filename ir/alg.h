@@ -1,0 +1,51 @@
+/*
+ * alg.h: shared by the classic algorithm generators (alg_*.c) only. Each
+ * generator builds an explicit schedule over communicator ranks 0..p-1;
+ * the vector is cut into blocks (one per rank for reduce_scatter,
+ * allgather and allreduce; one per (source, destination) pair for
+ * alltoall), and a block may be cut further into `m` sub-chunks that
+ * independent rings or ports carry: chunk = block * m + sub.
+ */
+#ifndef COLLC_ALG_H
+#define COLLC_ALG_H
+
+#include "ir.h"
+
+typedef struct Gen {
+	const AlgCtx *ctx;
+	Sched *s;
+	SchedBuilder b;
+	int p, m;          /* ranks, sub-chunks per block (rings, ports) */
+	int mult;          /* `chunks N` beyond the natural count: each sub-chunk is cut again */
+	int *buf;          /* a message's chunks */
+	int nbuf, capbuf;
+} Gen;
+
+/* Starts a schedule of nblock blocks of m sub-chunks each; `chunks N` must
+ * be a multiple of nblock * m. -1 after reporting. */
+int gen_begin(Gen *, const AlgCtx *, int nblock, int m);
+Sched *gen_end(Gen *);
+/* Collects chunks for the next message. */
+void gen_block(Gen *, int block, int sub);      /* one sub-chunk; sub < 0: all m */
+void gen_send(Gen *, int round, int src, int dst, XferOp);  /* routed by the ctx */
+void gen_send_link(Gen *, int round, int src, int dst, XferOp, int link);
+/* The link from rank src along (dim, dir) of a torus; -1 if none. */
+int gen_link(const Gen *, int src, int dim, int dir);
+int ilog2(int p);                 /* floor */
+int clog2(int p);                 /* ceil */
+bool is_pow(int p, int base);
+int imod(int a, int n);
+
+/* the families */
+Sched *alg_ring(const AlgCtx *);
+Sched *alg_multiport_ring(const AlgCtx *);
+Sched *alg_bucket(const AlgCtx *);
+Sched *alg_recursive(const AlgCtx *);   /* recursive_doubling, recursive_halving, halving_doubling */
+Sched *alg_dbt(const AlgCtx *);
+Sched *alg_swing(const AlgCtx *);
+Sched *alg_trivance(const AlgCtx *);
+Sched *alg_bruck(const AlgCtx *);
+Sched *alg_pairwise(const AlgCtx *);
+Sched *alg_rooted(const AlgCtx *);      /* binomial_tree, chain */
+
+#endif

@@ -1,0 +1,144 @@
+/*
+ * alg_ring.c: ring algorithms (algorithms.md 1). A ring runs over an order
+ * of the ranks (position i sends to position i + dir); reduce-scatter
+ * takes p - 1 rounds, allgather p - 1, allreduce both.
+ *   ring            one ring in rank order (ring(ports 1))
+ *   ring(ports 2)   two opposite rings, each on half of every block
+ *   multiport_ring  2d directed Hamiltonian cycles of a torus that use
+ *                   every directed link once (the staircase decomposition
+ *                   of 2D tori), each on 1/2d of every block
+ */
+#include <stdlib.h>
+
+#include "alg.h"
+
+/* One ring: order[i] is the rank at position i; links[i], if given, is the
+ * link from position i to position i + dir. Returns the rounds used. */
+static int
+run_ring(Gen *g, const int *order, int dir, int sub, int round0, const int *links)
+{
+	int p = g->p, r = round0;
+	CollKind k = g->ctx->kind;
+	if (k == CK_ALLREDUCE || k == CK_REDUCE_SCATTER) {
+		for (int s = 0; s < p - 1; s++, r++)
+			for (int i = 0; i < p; i++) {
+				gen_block(g, order[imod(i - dir * (s + 1), p)], sub);
+				int to = order[imod(i + dir, p)];
+				if (links)
+					gen_send_link(g, r, order[i], to, X_REDUCE, links[i]);
+				else
+					gen_send(g, r, order[i], to, X_REDUCE);
+			}
+	}
+	if (k == CK_ALLREDUCE || k == CK_ALLGATHER) {
+		for (int s = 0; s < p - 1; s++, r++)
+			for (int i = 0; i < p; i++) {
+				gen_block(g, order[imod(i - dir * s, p)], sub);
+				int to = order[imod(i + dir, p)];
+				if (links)
+					gen_send_link(g, r, order[i], to, X_COPY, links[i]);
+				else
+					gen_send(g, r, order[i], to, X_COPY);
+			}
+	}
+	return r - round0;
+}
+
+Sched *
+alg_ring(const AlgCtx *c)
+{
+	int ports = c->ports ? c->ports : 1;
+	Gen g;
+	if (gen_begin(&g, c, c->nrank, ports) != 0)
+		return NULL;
+	int *order = malloc((size_t)c->nrank * sizeof *order);
+	for (int i = 0; i < c->nrank; i++)
+		order[i] = i;
+	run_ring(&g, order, +1, 0, 0, NULL);
+	if (ports == 2)
+		run_ring(&g, order, -1, 1, 0, NULL);
+	free(order);
+	return gen_end(&g);
+}
+
+/* The staircase decomposition of a 2D torus into two Hamiltonian cycles
+ * (algorithms.md 1.3): H1 goes (i, j) -> (i, j+1) except when
+ * j = -i-1 (mod n), where it goes (i+1, j); H2 takes the other + links.
+ * Fills the cycles as node orders with the link of each hop; -1 if a
+ * cycle is not Hamiltonian. */
+static int
+staircase(const Gen *g, int cyc, int *order, int *links)
+{
+	const Topo *t = g->ctx->topo;
+	int m = t->size[0], n = t->size[1], p = m * n;
+	int i = 0, j = 0;
+	unsigned char *seen = calloc((size_t)p, 1);
+	int rc = 0;
+	for (int k = 0; k < p; k++) {
+		int v = i * n + j;
+		if (seen[v]) {
+			rc = -1;
+			break;
+		}
+		seen[v] = 1;
+		order[k] = v;
+		bool corner = imod(j, n) == imod(-i - 1, n);
+		/* H1: along j except at the corner; H2: along i except at the corner */
+		int dim = (cyc == 0) == corner ? 0 : 1;
+		links[k] = gen_link(g, v, dim, +1);
+		if (dim == 0)
+			i = (i + 1) % m;
+		else
+			j = (j + 1) % n;
+	}
+	if (rc == 0 && (i != 0 || j != 0))
+		rc = -1;
+	free(seen);
+	return rc;
+}
+
+Sched *
+alg_multiport_ring(const AlgCtx *c)
+{
+	const Topo *t = c->topo;
+	bool torus = t->kind == TK_TORUS || t->kind == TK_RING;
+	if (!torus || !c->whole || t->ndim > 2 || (t->ndim == 2 && (t->size[0] < 3 || t->size[1] < 3))) {
+		error_at(c->loc, "multiport_ring needs a whole 1D or 2D torus (sides at least 3) to "
+		         "decompose into directed Hamiltonian cycles; '%s' is not one", c->name);
+		return NULL;
+	}
+	int p = c->nrank, ncyc = 2 * t->ndim;
+	Gen g;
+	if (gen_begin(&g, c, p, ncyc) != 0)
+		return NULL;
+	int *order = malloc((size_t)p * sizeof *order), *links = malloc((size_t)p * sizeof *links);
+	int *rorder = malloc((size_t)p * sizeof *rorder), *rlinks = malloc((size_t)p * sizeof *rlinks);
+	for (int cyc = 0; cyc < t->ndim; cyc++) {
+		if (t->ndim == 1) {
+			for (int i = 0; i < p; i++) {
+				order[i] = i;
+				links[i] = gen_link(&g, i, 0, +1);
+			}
+		} else if (staircase(&g, cyc, order, links) != 0) {
+			error_at(c->loc, "multiport_ring: the staircase decomposition does not split "
+			         "torus(%d, %d) into Hamiltonian cycles (it works on n x n and on some "
+			         "m x n with m >= n); use bucket or symmetric here", t->size[0], t->size[1]);
+			free(order), free(links), free(rorder), free(rlinks);
+			sched_abort(&g.b);
+			free(g.buf);
+			return NULL;
+		}
+		/* the cycle and its reverse, each on its own sub-chunk */
+		for (int i = 0; i < p; i++) {
+			rorder[i] = order[(p - i) % p];
+			int from = rorder[i], to = order[(p - i - 1 + p) % p];
+			const Link *l = &t->link[links[(p - i - 1 + p) % p]];
+			rlinks[i] = gen_link(&g, from, l->dim, -l->dir);
+			(void)to;
+		}
+		run_ring(&g, order, +1, 2 * cyc, 0, links);
+		run_ring(&g, rorder, +1, 2 * cyc + 1, 0, rlinks);
+	}
+	free(order), free(links), free(rorder), free(rlinks);
+	return gen_end(&g);
+}
