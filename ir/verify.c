@@ -35,6 +35,7 @@ typedef struct State {
 	uint32_t *count;  /* fingerprint */
 	uint64_t *h1, *h2;
 	uint64_t *w1, *w2; /* per rank weights */
+	uint64_t all[];    /* the set of every rank (set_words of them) */
 } State;
 
 static size_t
@@ -52,10 +53,13 @@ mix(uint64_t x)
 	return x ^ (x >> 31);
 }
 
-static void
-state_init(State *st, int nrank, int nchunk)
+static State *
+state_new(int nrank, int nchunk)
 {
-	memset(st, 0, sizeof *st);
+	int words = (nrank + 63) / 64;
+	State *st = calloc(1, sizeof *st + (size_t)(words > 3 ? words : 3) * sizeof(uint64_t));
+	if (!st)
+		die("out of memory");
 	st->nrank = nrank;
 	st->nchunk = nchunk;
 	st->words = (nrank + 63) / 64;
@@ -79,12 +83,23 @@ state_init(State *st, int nrank, int nchunk)
 			st->w2[r] = mix((uint64_t)r * 2 + 0x5851f42d4c957f2du);
 		}
 	}
+	for (int r = 0; r < nrank; r++) {
+		if (st->exact) {
+			st->all[r / 64] |= 1ull << (r % 64);
+		} else {
+			st->all[0]++;
+			st->all[1] += st->w1[r];
+			st->all[2] += st->w2[r];
+		}
+	}
+	return st;
 }
 
 static void
 state_free(State *st)
 {
 	free(st->bits), free(st->count), free(st->h1), free(st->h2), free(st->w1), free(st->w2);
+	free(st);
 }
 
 /* A set as a value: exact words, or the fingerprint in words[0..2]. */
@@ -136,15 +151,17 @@ static void
 singleton(const State *st, int r, Set *out)
 {
 	int n = set_words(st);
+	if (r < 0) {
+		memcpy(out, st->all, (size_t)n * sizeof *out);
+		return;
+	}
 	memset(out, 0, (size_t)n * sizeof *out);
-	for (int k = r < 0 ? 0 : r; k < (r < 0 ? st->nrank : r + 1); k++) {
-		if (st->exact) {
-			out[k / 64] |= 1ull << (k % 64);
-		} else {
-			out[0]++;
-			out[1] += st->w1[k];
-			out[2] += st->w2[k];
-		}
+	if (st->exact) {
+		out[r / 64] |= 1ull << (r % 64);
+	} else {
+		out[0] = 1;
+		out[1] = st->w1[r];
+		out[2] = st->w2[r];
 	}
 }
 
@@ -281,9 +298,8 @@ run_explicit(const Sched *s, const char *what)
 {
 	if (!check_routes(s))
 		return -1;
-	State st;
-	state_init(&st, s->nrank, s->nchunk);
-	int n = set_words(&st);
+	State *st = state_new(s->nrank, s->nchunk);
+	int n = set_words(st);
 	Set *a = malloc((size_t)n * 2 * sizeof *a);
 	if (!a)
 		die("out of memory");
@@ -291,8 +307,8 @@ run_explicit(const Sched *s, const char *what)
 	bool care;
 	for (int r = 0; r < s->nrank; r++)
 		for (int c = 0; c < s->nchunk; c++) {
-			expected(s, &st, r, c, a, b, &care);
-			put(&st, r, c, a);
+			expected(s, st, r, c, a, b, &care);
+			put(st, r, c, a);
 		}
 	/* a round reads what senders held when it began: payloads first */
 	Set *payload = NULL;
@@ -313,8 +329,8 @@ run_explicit(const Sched *s, const char *what)
 		for (int m = i; m < j && rc == 0; m++)
 			for (int x = 0; x < s->msg[m].n; x++, k++) {
 				int c = s->chunks[s->msg[m].first + x];
-				get(&st, s->msg[m].src, c, payload + (size_t)k * (size_t)n);
-				if (empty(&st, payload + (size_t)k * (size_t)n)) {
+				get(st, s->msg[m].src, c, payload + (size_t)k * (size_t)n);
+				if (empty(st, payload + (size_t)k * (size_t)n)) {
 					error_at(s->loc, "schedule of '%s'%s: rank %d sends chunk %d in round %d "
 					         "before it holds any of it", s->name, what, s->msg[m].src, c,
 					         round + 1);
@@ -326,7 +342,7 @@ run_explicit(const Sched *s, const char *what)
 			for (int x = 0; x < s->msg[m].n && rc == 0; x++, k++) {
 				const Msg *msg = &s->msg[m];
 				int c = s->chunks[msg->first + x];
-				size_t w = cell(&st, msg->dst, c);
+				size_t w = cell(st, msg->dst, c);
 				/* two writes to one chunk in one round: only reduces commute */
 				if (written[w] / 2 == round && (msg->op == X_COPY || written[w] % 2 == X_COPY)) {
 					error_at(s->loc, "schedule of '%s'%s: rank %d receives chunk %d twice in "
@@ -338,17 +354,17 @@ run_explicit(const Sched *s, const char *what)
 				written[w] = round * 2 + (int)msg->op;
 				const Set *p = payload + (size_t)k * (size_t)n;
 				if (msg->op == X_COPY) {
-					put(&st, msg->dst, c, p);
+					put(st, msg->dst, c, p);
 					continue;
 				}
-				get(&st, msg->dst, c, a);
-				if (!add(&st, a, p)) {
+				get(st, msg->dst, c, a);
+				if (!add(st, a, p)) {
 					error_at(s->loc, "schedule of '%s'%s: in round %d rank %d adds to chunk %d "
 					         "a contribution it already holds (from rank %d)", s->name, what,
 					         round + 1, msg->dst, c, msg->src);
 					rc = -1;
 				}
-				put(&st, msg->dst, c, a);
+				put(st, msg->dst, c, a);
 			}
 		i = j;
 	}
@@ -357,11 +373,11 @@ run_explicit(const Sched *s, const char *what)
 		die("out of memory");
 	for (int r = 0; r < s->nrank && rc == 0; r++)
 		for (int c = 0; c < s->nchunk && rc == 0; c++) {
-			expected(s, &st, r, c, init, want, &care);
-			get(&st, r, c, got);
-			if (care && !equal(&st, got, want)) {
+			expected(s, st, r, c, init, want, &care);
+			get(st, r, c, got);
+			if (care && !equal(st, got, want)) {
 				char why[160];
-				describe(&st, got, want, why, sizeof why);
+				describe(st, got, want, why, sizeof why);
 				error_at(s->loc, "schedule of '%s'%s does not implement %s: at the end rank %d's "
 				         "chunk %d is wrong: %s", s->name, what, coll_kind_name[s->kind], r, c,
 				         why);
@@ -372,7 +388,7 @@ run_explicit(const Sched *s, const char *what)
 	free(payload);
 	free(written);
 	free(a);
-	state_free(&st);
+	state_free(st);
 	return rc;
 }
 

@@ -22,6 +22,7 @@ main(int argc, char **argv)
 		{.pName = "topo", .pTests = topo_tests},
 		{.pName = "group", .pTests = group_tests},
 		{.pName = "symm", .pTests = symm_tests},
+		{.pName = "alg", .pTests = alg_tests},
 		{.pName = "backend", .pTests = backend_tests},
 		{.pName = "golden", .pTests = golden_tests},
 		{.pName = "robust", .pTests = robust_tests},

@@ -1,0 +1,361 @@
+/*
+ * test_alg.c: the classic algorithm library. Every algorithm and every
+ * collective it implements is verified for every rank count 2..64 it
+ * supports, placed row-major on a ring, a 2D torus, a 3D torus and a full
+ * graph; round counts, volumes and theta match algorithms.md's closed
+ * forms; the 64-chip evaluation's configurations build and verify.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir.h"
+#include "tests.h"
+
+static bool
+near(double a, double b, double tol)
+{
+	return fabs(a - b) <= tol * fmax(1, fmax(fabs(a), fabs(b)));
+}
+
+typedef struct Place {
+	Arena arena;
+	Topo *t;
+	Routes routes;
+	int rank_node[4096];
+} Place;
+
+static void
+place_init(Place *pl, TopoKind k, int ndim, int s0, int s1, int s2)
+{
+	memset(pl, 0, sizeof *pl);
+	int size[3] = {s0, s1, s2};
+	pl->t = topo_new(&pl->arena, k, "T", ndim, size, 0, net_defaults);
+	routes_init(&pl->routes, pl->t, ROUTE_SHORTEST);
+	for (int i = 0; i < pl->t->nnode; i++)
+		pl->rank_node[i] = i;
+}
+
+static void
+place_free(Place *pl)
+{
+	routes_free(&pl->routes);
+	arena_free(&pl->arena);
+}
+
+/* Builds and verifies; returns the schedule (in a's arena) or NULL, with
+ * diagnostics in *diag. */
+static Sched *
+build(Place *pl, Arena *a, const char *alg, CollKind kind, int p, int ports, bool latency,
+      char **diag)
+{
+	AlgCtx c = {.arena = a, .name = "X", .loc = {1, 1}, .kind = kind, .topo = pl->t,
+	            .routes = &pl->routes, .rank_node = pl->rank_node, .nrank = p,
+	            .whole = p == pl->t->nrank, .algorithm = alg, .ports = ports,
+	            .latency = latency};
+	size_t len;
+	FILE *mem = open_memstream(diag, &len);
+	diag_stream(mem);
+	diag_reset();
+	diag_source("x", "x\n", 2);
+	bool missing;
+	Sched *s = alg_build(&c, &missing);
+	if (s && verify(s) != 0)
+		s = NULL;
+	diag_stream(NULL);
+	fclose(mem);
+	diag_reset();
+	return s;
+}
+
+static const struct {
+	const char *alg;
+	int ports;
+	bool latency;
+	CollKind kinds[4];
+	int nkind;
+	int base;        /* rank counts it supports: 0 any, 3 powers of three */
+} library[] = {
+	{"ring", 1, false, {CK_ALLREDUCE, CK_REDUCE_SCATTER, CK_ALLGATHER}, 3, 0},
+	{"ring", 2, false, {CK_ALLREDUCE, CK_REDUCE_SCATTER, CK_ALLGATHER}, 3, 0},
+	{"halving_doubling", 0, false, {CK_ALLREDUCE}, 1, 0},
+	{"recursive_doubling", 0, false, {CK_ALLREDUCE, CK_ALLGATHER}, 2, 0},
+	{"recursive_halving", 0, false, {CK_REDUCE_SCATTER}, 1, 0},
+	{"double_binary_tree", 0, false, {CK_ALLREDUCE}, 1, 0},
+	{"swing", 0, false, {CK_ALLREDUCE, CK_REDUCE_SCATTER, CK_ALLGATHER}, 3, 0},
+	{"swing", 0, true, {CK_ALLREDUCE}, 1, 0},
+	{"trivance", 0, false, {CK_ALLREDUCE, CK_REDUCE_SCATTER, CK_ALLGATHER}, 3, 3},
+	{"trivance", 0, true, {CK_ALLREDUCE}, 1, 3},
+	{"bruck", 0, false, {CK_ALLREDUCE, CK_REDUCE_SCATTER, CK_ALLGATHER, CK_ALLTOALL}, 4, 0},
+	{"pairwise", 0, false, {CK_ALLTOALL}, 1, 0},
+	{"binomial_tree", 0, false, {CK_BROADCAST, CK_REDUCE}, 2, 0},
+	{"chain", 0, false, {CK_BROADCAST, CK_REDUCE}, 2, 0},
+};
+
+static void
+test_every_rank_count(void)
+{
+	Place pls[4];
+	place_init(&pls[0], TK_RING, 1, 64, 0, 0);
+	place_init(&pls[1], TK_TORUS, 2, 8, 8, 0);
+	place_init(&pls[2], TK_TORUS, 3, 4, 4, 4);
+	place_init(&pls[3], TK_FULL, 1, 64, 0, 0);
+	int built = 0;
+	for (size_t a = 0; a < countof(library); a++)
+		for (int k = 0; k < library[a].nkind; k++)
+			for (int p = 2; p <= 64; p++) {
+				if (library[a].base == 3 && !(p == 3 || p == 9 || p == 27))
+					continue;
+				for (int t = 0; t < 4; t++) {
+					Arena ar = {0};
+					char *diag = NULL;
+					Sched *s = build(&pls[t], &ar, library[a].alg, library[a].kinds[k], p,
+					                 library[a].ports, library[a].latency, &diag);
+					assert_named(s != NULL, __LINE__, __FILE__, "%s%s%s %s, %d ranks on %s: %s",
+					             library[a].alg, library[a].ports == 2 ? "(ports 2)" : "",
+					             library[a].latency ? "(latency)" : "",
+					             coll_kind_name[library[a].kinds[k]], p, topo_kind_name(pls[t].t->kind),
+					             diag);
+					built += s != NULL;
+					free(diag);
+					arena_free(&ar);
+				}
+			}
+	CU_ASSERT(built > 4000);
+	for (int t = 0; t < 4; t++)
+		place_free(&pls[t]);
+}
+
+/* Rounds and psi of one build (whole topology or the first p ranks). */
+static bool
+measure(Place *pl, const char *alg, CollKind kind, int p, bool latency, Metrics *m)
+{
+	Arena a = {0};
+	char *diag = NULL;
+	Sched *s = build(pl, &a, alg, kind, p, 0, latency, &diag);
+	if (s)
+		metrics(s, 1 << 20, m);
+	else
+		fprintf(stderr, "%s\n", diag);
+	free(diag);
+	arena_free(&a);
+	return s != NULL;
+}
+
+static void
+test_closed_forms(void)
+{
+	Place ring;
+	place_init(&ring, TK_RING, 1, 64, 0, 0);
+	Metrics m;
+	for (int p = 2; p <= 64; p++) {
+		assert_named(measure(&ring, "ring", CK_ALLREDUCE, p, false, &m) &&
+		             m.rounds == 2 * (p - 1) && near(m.psi, 1, 1e-12), __LINE__, __FILE__,
+		             "ring allreduce on %d ranks: %d rounds, psi %g", p, m.rounds, m.psi);
+		assert_named(measure(&ring, "bruck", CK_ALLTOALL, p, false, &m) &&
+		             m.rounds == (int)ceil(log2(p)), __LINE__, __FILE__,
+		             "bruck alltoall on %d ranks: %d rounds", p, m.rounds);
+		assert_named(measure(&ring, "pairwise", CK_ALLTOALL, p, false, &m) &&
+		             m.rounds == p - 1 && near(m.psi, 1, 1e-12), __LINE__, __FILE__,
+		             "pairwise on %d ranks: %d rounds, psi %g", p, m.rounds, m.psi);
+		if ((p & (p - 1)) == 0) {
+			int L = (int)log2(p);
+			assert_named(measure(&ring, "halving_doubling", CK_ALLREDUCE, p, false, &m) &&
+			             m.rounds == 2 * L && near(m.psi, 1, 1e-12), __LINE__, __FILE__,
+			             "halving-doubling on %d ranks: %d rounds, psi %g", p, m.rounds, m.psi);
+			assert_named(measure(&ring, "swing", CK_ALLREDUCE, p, false, &m) &&
+			             m.rounds == 2 * L && near(m.psi, 1, 1e-12), __LINE__, __FILE__,
+			             "swing(bandwidth) on %d ranks: %d rounds, psi %g", p, m.rounds, m.psi);
+		}
+	}
+	/* a non-power of two folds: two more rounds */
+	assert_named(measure(&ring, "halving_doubling", CK_ALLREDUCE, 12, false, &m) &&
+	             m.rounds == 2 * 3 + 2, __LINE__, __FILE__, "halving-doubling on 12: %d rounds",
+	             m.rounds);
+	place_free(&ring);
+	/* Bucket on T_n^d: 2d(n-1) rounds, psi = theta = omega = 1 */
+	static const int tori[][3] = {{2, 3, 3}, {2, 4, 4}, {2, 5, 5}, {2, 6, 6}, {3, 3, 3}, {3, 4, 4}};
+	for (size_t i = 0; i < countof(tori); i++) {
+		Place pl;
+		int d = tori[i][0], n = tori[i][1];
+		place_init(&pl, TK_TORUS, d, n, n, n);
+		assert_named(measure(&pl, "bucket", CK_ALLREDUCE, pl.t->nrank, false, &m) &&
+		             m.rounds == 2 * d * (n - 1) && near(m.psi, 1, 1e-12) &&
+		             near(m.theta, 1, 1e-12) && near(m.omega, 1, 1e-12), __LINE__, __FILE__,
+		             "bucket on T_%d^%d: %d rounds, psi %g theta %g omega %g", n, d, m.rounds,
+		             m.psi, m.theta, m.omega);
+		place_free(&pl);
+	}
+}
+
+static void
+test_swing_trivance_theta(void)
+{
+	/* SwingB multiport on 2^m x 2^m: omega 1, theta as algorithms.md 5.3 */
+	static const struct { int n; double theta; } sw[] = {{4, 1.000}, {8, 1.095}, {16, 1.141}};
+	Metrics m;
+	for (size_t i = 0; i < countof(sw); i++) {
+		Place pl;
+		place_init(&pl, TK_TORUS, 2, sw[i].n, sw[i].n, 0);
+		int L = 2 * (int)log2(sw[i].n);
+		assert_named(measure(&pl, "swing", CK_ALLREDUCE, pl.t->nrank, false, &m) &&
+		             m.rounds == 2 * L && near(m.psi, 1, 1e-12) && near(m.omega, 1, 1e-9) &&
+		             fabs(m.theta - sw[i].theta) < 0.0005, __LINE__, __FILE__,
+		             "swing(bandwidth) on %dx%d: rounds %d psi %g theta %.4f (want %.3f) omega %g",
+		             sw[i].n, sw[i].n, m.rounds, m.psi, m.theta, sw[i].theta, m.omega);
+		place_free(&pl);
+	}
+	/* TrivanceB: ring of 9 theta 1.5, 9x9 1.2, 27x27 1.286; psi 1, omega 1 */
+	static const struct { int d, n; double theta; } tv[] = {{1, 9, 1.5}, {2, 9, 1.2}, {2, 3, 1.0},
+	                                                       {2, 27, 1.286}};
+	for (size_t i = 0; i < countof(tv); i++) {
+		Place pl;
+		place_init(&pl, tv[i].d == 1 ? TK_RING : TK_TORUS, tv[i].d, tv[i].n, tv[i].n, 0);
+		int t = (int)lround(log(tv[i].n) / log(3)) * tv[i].d;
+		assert_named(measure(&pl, "trivance", CK_ALLREDUCE, pl.t->nrank, false, &m) &&
+		             m.rounds == 2 * t && near(m.psi, 1, 1e-12) && near(m.omega, 1, 1e-9) &&
+		             fabs(m.theta - tv[i].theta) < 0.0005, __LINE__, __FILE__,
+		             "trivance(bandwidth) on %d^%d: rounds %d psi %g theta %.4f (want %.3f) "
+		             "omega %g", tv[i].n, tv[i].d, m.rounds, m.psi, m.theta, tv[i].theta, m.omega);
+		place_free(&pl);
+	}
+}
+
+static void
+test_multiport_ring(void)
+{
+	/* 2d Hamiltonian rings: psi = theta = omega = 1, 2(p-1) rounds */
+	static const int shapes[][2] = {{3, 3}, {4, 4}, {5, 5}, {8, 8}, {8, 4}, {9, 3}, {16, 4}};
+	Metrics m;
+	for (size_t i = 0; i < countof(shapes); i++) {
+		Place pl;
+		place_init(&pl, TK_TORUS, 2, shapes[i][0], shapes[i][1], 0);
+		int p = pl.t->nrank;
+		assert_named(measure(&pl, "multiport_ring", CK_ALLREDUCE, p, false, &m) &&
+		             m.rounds == 2 * (p - 1) && near(m.psi, 1, 1e-12) &&
+		             near(m.theta, 1, 1e-12) && near(m.omega, 1, 1e-9), __LINE__, __FILE__,
+		             "multiport_ring on %dx%d: rounds %d psi %g theta %g omega %g",
+		             shapes[i][0], shapes[i][1], m.rounds, m.psi, m.theta, m.omega);
+		place_free(&pl);
+	}
+}
+
+/* algorithms.md 0.4: hop distances of rank-space algorithms on groups of
+ * consecutive chips, row-major. */
+static void
+test_placements(void)
+{
+	static const struct {
+		int ndim, s0, s1, s2, g;
+		int hops[4];   /* HD/RD/RH partner hops for masks 1, 2, 4, 8 */
+		int closure;   /* ring g-1 -> 0 */
+		int dbt;       /* the longest double-binary-tree edge */
+	} rows[] = {
+		{2, 8, 8, 0, 4, {1, 2}, 3, 2},       {2, 8, 8, 0, 8, {1, 2, 4}, 1, 4},
+		{2, 8, 8, 0, 16, {1, 2, 4, 1}, 2, 5}, {2, 4, 16, 0, 8, {1, 2, 4}, 7, 4},
+		{2, 4, 16, 0, 16, {1, 2, 4, 8}, 1, 8}, {2, 2, 32, 0, 16, {1, 2, 4, 8}, 15, 8},
+		{3, 4, 4, 4, 8, {1, 2, 1}, 2, 3},    {3, 4, 4, 4, 16, {1, 2, 1, 2}, 2, 3},
+	};
+	for (size_t i = 0; i < countof(rows); i++) {
+		Place pl;
+		place_init(&pl, TK_TORUS, rows[i].ndim, rows[i].s0, rows[i].s1, rows[i].s2);
+		int g = rows[i].g, L = (int)log2(g);
+		for (int k = 0; k < L; k++) {
+			int h = 0;
+			for (int r = 0; r < g; r++) {
+				int d = topo_distance(&pl.routes, r, r ^ (1 << k));
+				h = d > h ? d : h;
+			}
+			assert_named(h == rows[i].hops[k], __LINE__, __FILE__,
+			             "%dx%dx%d, g = %d: mask %d partners %d hops (want %d)", rows[i].s0,
+			             rows[i].s1, rows[i].s2, g, 1 << k, h, rows[i].hops[k]);
+		}
+		int closure = topo_distance(&pl.routes, g - 1, 0);
+		assert_named(closure == rows[i].closure, __LINE__, __FILE__,
+		             "%dx%dx%d, g = %d: ring closure %d hops (want %d)", rows[i].s0, rows[i].s1,
+		             rows[i].s2, g, closure, rows[i].closure);
+		/* the DBT's longest edge, from its built schedule's routes */
+		Arena a = {0};
+		char *diag = NULL;
+		Sched *s = build(&pl, &a, "double_binary_tree", CK_ALLREDUCE, g, 0, false, &diag);
+		int longest = 0;
+		for (int r = 0; s && r < s->nroute; r++)
+			longest = sched_route_len(s, r) > longest ? sched_route_len(s, r) : longest;
+		assert_named(s && longest == rows[i].dbt, __LINE__, __FILE__,
+		             "%dx%dx%d, g = %d: longest DBT edge %d hops (want %d)", rows[i].s0,
+		             rows[i].s1, rows[i].s2, g, longest, rows[i].dbt);
+		free(diag);
+		arena_free(&a);
+		place_free(&pl);
+	}
+}
+
+/* The 64-chip evaluation: every shape, group and algorithm per primitive. */
+static void
+test_evaluation(void)
+{
+	static const int shapes[][4] = {{2, 8, 8, 0}, {2, 4, 16, 0}, {2, 2, 32, 0}, {3, 4, 4, 4}};
+	static const struct { CollKind kind; const char *alg; int ports; } per[] = {
+		{CK_ALLREDUCE, "ring", 1}, {CK_ALLREDUCE, "ring", 2}, {CK_ALLREDUCE, "halving_doubling", 0},
+		{CK_ALLREDUCE, "double_binary_tree", 0}, {CK_ALLGATHER, "ring", 1},
+		{CK_ALLGATHER, "ring", 2}, {CK_ALLGATHER, "recursive_doubling", 0},
+		{CK_REDUCE_SCATTER, "ring", 1}, {CK_REDUCE_SCATTER, "ring", 2},
+		{CK_REDUCE_SCATTER, "recursive_halving", 0}, {CK_ALLTOALL, "pairwise", 0},
+		{CK_ALLTOALL, "bruck", 0},
+	};
+	static const int groups[] = {2, 4, 8, 16};
+	for (size_t s = 0; s < countof(shapes); s++) {
+		Place pl;
+		place_init(&pl, TK_TORUS, shapes[s][0], shapes[s][1], shapes[s][2], shapes[s][3]);
+		for (size_t g = 0; g < countof(groups); g++)
+			for (size_t a = 0; a < countof(per); a++) {
+				Arena ar = {0};
+				char *diag = NULL;
+				Sched *x = build(&pl, &ar, per[a].alg, per[a].kind, groups[g], per[a].ports,
+				                 false, &diag);
+				assert_named(x != NULL, __LINE__, __FILE__, "%s on %d chips of shape %d: %s",
+				             per[a].alg, groups[g], (int)s, diag);
+				free(diag);
+				arena_free(&ar);
+			}
+		place_free(&pl);
+	}
+}
+
+static void
+test_cannot_run(void)
+{
+	static const struct { TopoKind k; int ndim, s0, s1, p; const char *alg; bool latency;
+		CollKind kind; const char *want; } bad[] = {
+		{TK_RING, 1, 16, 0, 8, "trivance", false, CK_ALLREDUCE, "trivance needs 3^t ranks"},
+		{TK_TORUS, 2, 4, 4, 8, "bucket", false, CK_ALLREDUCE, "bucket runs on every rank of a torus"},
+		{TK_TORUS, 2, 6, 6, 36, "swing", false, CK_ALLREDUCE, "needs every side a power of 2"},
+		{TK_RING, 1, 8, 0, 8, "swing", true, CK_REDUCE_SCATTER, "implements allreduce only"},
+		{TK_TORUS, 3, 3, 3, 27, "multiport_ring", false, CK_ALLREDUCE, "1D or 2D torus"},
+		{TK_TORUS, 2, 4, 8, 32, "multiport_ring", false, CK_ALLREDUCE, "staircase"},
+		{TK_RING, 1, 8, 0, 8, "pairwise", false, CK_ALLREDUCE, "does not implement allreduce"},
+	};
+	for (size_t i = 0; i < countof(bad); i++) {
+		Place pl;
+		place_init(&pl, bad[i].k, bad[i].ndim, bad[i].s0, bad[i].s1, bad[i].s1);
+		Arena a = {0};
+		char *diag = NULL;
+		Sched *s = build(&pl, &a, bad[i].alg, bad[i].kind, bad[i].p, 0, bad[i].latency, &diag);
+		assert_named(!s && strstr(diag, bad[i].want), __LINE__, __FILE__,
+		             "%s: want '%s', got '%s'", bad[i].alg, bad[i].want, diag);
+		free(diag);
+		arena_free(&a);
+		place_free(&pl);
+	}
+}
+
+CU_TestInfo alg_tests[] = {
+	{"every algorithm, kind and rank count 2..64 verifies", test_every_rank_count},
+	{"closed forms: ring, Bucket, HD, Swing, Bruck, pairwise", test_closed_forms},
+	{"SwingB and TrivanceB theta and omega on tori", test_swing_trivance_theta},
+	{"multiport ring on 2D tori", test_multiport_ring},
+	{"placements on the 64-chip tori (algorithms.md 0.4)", test_placements},
+	{"the 64-chip evaluation builds", test_evaluation},
+	{"algorithms that cannot run say why", test_cannot_run},
+	CU_TEST_INFO_NULL,
+};
