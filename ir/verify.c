@@ -13,9 +13,11 @@
  *   broadcast       every rank holds the root's data
  *   reduce          the root holds every chunk with all contributions
  *
- * Sets are exact bitsets while they fit in 256 MiB; beyond that each set
- * is a fingerprint (count and two sums of random 64-bit weights), which
- * detects a missing or doubled contribution with probability 1 - 2^-64.
+ * Sets are exact bitsets for up to 256 ranks while they fit in 256 MiB
+ * (exact sets name the missing rank); beyond that each set is a
+ * fingerprint, its count and two sums of random 64-bit weights, three words
+ * whatever the rank count, which tells a missing or doubled contribution
+ * but for a chance of about 2^-64.
  * A symmetric schedule is proved by symmetry: each base tree is run in
  * full, and every copy is its image under an automorphism that maps the
  * ranks onto themselves (checked when the schedule was built).
@@ -26,22 +28,21 @@
 
 #include "ir.h"
 
-enum { EXACT_LIMIT = 256 << 20 };
+enum { EXACT_LIMIT = 256 << 20, EXACT_RANKS = 256 };
 
 typedef struct State {
 	int nrank, nchunk, words;
 	bool exact;
-	uint64_t *bits;   /* exact: words per (rank, chunk) */
-	uint32_t *count;  /* fingerprint */
-	uint64_t *h1, *h2;
+	uint64_t *bits;   /* exact: words per (rank, chunk); fingerprints: 3 per cell */
 	uint64_t *w1, *w2; /* per rank weights */
 	uint64_t all[];    /* the set of every rank (set_words of them) */
 } State;
 
+/* chunk-major: the ranks a round's messages join are near in memory */
 static size_t
 cell(const State *st, int rank, int chunk)
 {
-	return (size_t)rank * (size_t)st->nchunk + (size_t)chunk;
+	return (size_t)chunk * (size_t)st->nrank + (size_t)rank;
 }
 
 static uint64_t
@@ -64,19 +65,15 @@ state_new(int nrank, int nchunk)
 	st->nchunk = nchunk;
 	st->words = (nrank + 63) / 64;
 	double bytes = (double)nrank * nchunk * st->words * 8;
-	st->exact = bytes <= EXACT_LIMIT;
+	st->exact = bytes <= EXACT_LIMIT && nrank <= EXACT_RANKS;
 	size_t n = (size_t)nrank * (size_t)nchunk;
-	if (st->exact) {
-		st->bits = calloc(n * (size_t)st->words, sizeof *st->bits);
-		if (!st->bits)
-			die("out of memory");
-	} else {
-		st->count = calloc(n, sizeof *st->count);
-		st->h1 = calloc(n, sizeof *st->h1);
-		st->h2 = calloc(n, sizeof *st->h2);
+	st->bits = calloc(n * (size_t)(st->exact ? st->words : 3), sizeof *st->bits);
+	if (!st->bits)
+		die("out of memory");
+	if (!st->exact) {
 		st->w1 = malloc((size_t)nrank * sizeof *st->w1);
 		st->w2 = malloc((size_t)nrank * sizeof *st->w2);
-		if (!st->count || !st->h1 || !st->h2 || !st->w1 || !st->w2)
+		if (!st->w1 || !st->w2)
 			die("out of memory");
 		for (int r = 0; r < nrank; r++) {
 			st->w1[r] = mix((uint64_t)r * 2 + 1);
@@ -98,7 +95,7 @@ state_new(int nrank, int nchunk)
 static void
 state_free(State *st)
 {
-	free(st->bits), free(st->count), free(st->h1), free(st->h2), free(st->w1), free(st->w2);
+	free(st->bits), free(st->w1), free(st->w2);
 	free(st);
 }
 
@@ -111,30 +108,20 @@ set_words(const State *st)
 	return st->exact ? st->words : 3;
 }
 
+static int set_words(const State *);
+
 static void
 get(const State *st, int rank, int chunk, Set *out)
 {
-	size_t c = cell(st, rank, chunk);
-	if (st->exact) {
-		memcpy(out, st->bits + c * (size_t)st->words, (size_t)st->words * sizeof *out);
-	} else {
-		out[0] = st->count[c];
-		out[1] = st->h1[c];
-		out[2] = st->h2[c];
-	}
+	size_t w = (size_t)set_words(st);
+	memcpy(out, st->bits + cell(st, rank, chunk) * w, w * sizeof *out);
 }
 
 static void
 put(State *st, int rank, int chunk, const Set *in)
 {
-	size_t c = cell(st, rank, chunk);
-	if (st->exact) {
-		memcpy(st->bits + c * (size_t)st->words, in, (size_t)st->words * sizeof *in);
-	} else {
-		st->count[c] = (uint32_t)in[0];
-		st->h1[c] = in[1];
-		st->h2[c] = in[2];
-	}
+	size_t w = (size_t)set_words(st);
+	memcpy(st->bits + cell(st, rank, chunk) * w, in, w * sizeof *in);
 }
 
 static bool
