@@ -46,6 +46,7 @@ LIBOBJ := $(patsubst %.c,$(O)/%.o,$(filter-out compiler/main.c,$(SRC))) $(GEN:.c
 TSRC   := $(wildcard tests/unit/*.c)
 TOBJ   := $(patsubst %.c,$(O)/%.o,$(TSRC))
 COLLC  := $(BINDIR)/collc
+BENCH  := $(patsubst tests/bench/%.c,$(O)/tests/%,$(wildcard tests/bench/bench_*.c))
 
 all: $(COLLC)
 
@@ -74,17 +75,18 @@ $(O)/grammar/coll.lex.c $(O)/grammar/coll.lex.h &: grammar/coll.l $(O)/grammar/c
 	$(FLEX) -o $(O)/grammar/coll.lex.c --header-file=$(O)/grammar/coll.lex.h $<
 
 # every object may include the generated headers: build them first
-$(patsubst %.c,$(O)/%.o,$(SRC)) $(TOBJ) $(O)/tests/bench/bench.o: $(O)/grammar/coll.tab.h $(O)/grammar/coll.lex.h
+$(patsubst %.c,$(O)/%.o,$(SRC)) $(TOBJ) $(BENCH:%=%.o): $(O)/grammar/coll.tab.h $(O)/grammar/coll.lex.h
 
 test: deps-check $(O)/tests/run $(COLLC)
 	$(O)/tests/run
 
-# performance: wall time and peak memory against the issues' targets
-$(O)/tests/run-bench: $(O)/tests/bench/bench.o $(LIBOBJ)
+# performance: each tests/bench/bench_NAME.c is a program that prints its
+# figures beside their targets; `make bench` runs them all in one go
+$(O)/tests/bench_%: $(O)/tests/bench/bench_%.o $(LIBOBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-bench: $(O)/tests/run-bench
-	$(O)/tests/run-bench
+bench: $(BENCH) $(COLLC)
+	@for b in $(BENCH); do echo "== $$b"; $$b || exit 1; done
 
 demo: deps all
 	$(COLLC) check examples/sp-torus-8x8.coll
@@ -116,4 +118,5 @@ clean:
 	rm -rf build bin
 
 .PHONY: all test bench demo deps deps-check install clean
+.SECONDARY:
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

@@ -6,9 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ast.h"
-#include "backend.h"
-#include "ir.h"
+#include "driver.h"
 
 #ifndef COLLC_VERSION
 #define COLLC_VERSION "0.1.0"
@@ -37,81 +35,6 @@ static const char usage[] =
 	"FILE is a .coll file, or for check a schedule written by 'build --target ir';\n"
 	"'-' is standard input. Exit status: 0 success, 1 errors in the input, 2 bad\n"
 	"usage. See docs/language.md, docs/cli.md and docs/ir.md.\n";
-
-static int usage_error(const char *fmt, ...) PRINTF_LIKE(1, 2);
-
-static int
-usage_error(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fprintf(stderr, "collc: ");
-	vfprintf(stderr, fmt, ap);
-	fprintf(stderr, "\nTry 'collc --help'.\n");
-	va_end(ap);
-	return 2;
-}
-
-typedef struct Input {
-	Arena arena;
-	char *text;
-	File *file;  /* a .coll file */
-	Prog prog;   /* built (build), or read from an IR file */
-	bool is_ir;
-} Input;
-
-/* Reads, parses and checks; with `build`, lowers to the IR too (an IR
- * file is read instead). 0 when the file is clean. */
-static int
-load(const char *path, Input *in, bool build, double size)
-{
-	size_t len;
-	char err[512];
-	const char *shown = strcmp(path, "-") == 0 ? "<stdin>" : path;
-	in->text = read_file(path, &len, err, sizeof err);
-	if (!in->text) {
-		fprintf(stderr, "collc: error: %s\n", err);
-		return 1;
-	}
-	diag_source(shown, in->text, len);
-	if (build && ir_is_text(in->text, len)) {
-		in->is_ir = true;
-		return ir_read(in->text, len, &in->prog) != 0 || nerrors() > 0;
-	}
-	in->file = parse_text(&in->arena, shown, in->text, len);
-	if (nerrors() == 0)
-		sema(in->file);
-	in->prog.auto_size = size;
-	if (nerrors() == 0 && build)
-		lower(in->file, &in->prog);
-	return nerrors() > 0;
-}
-
-static void
-input_free(Input *in)
-{
-	prog_free(&in->prog);
-	arena_free(&in->arena);
-	free(in->text);
-}
-
-/* "1MiB", "64 KiB", "1048576": bytes, or -1. */
-static double
-parse_size(const char *text)
-{
-	char *end;
-	double v = strtod(text, &end);
-	if (end == text || v < 0)
-		return -1;
-	while (*end == ' ')
-		end++;
-	if (!*end)
-		return v;
-	int u = unit_find(end, strlen(end));
-	if (u < 0 || unit_table[u].kind != Q_SIZE)
-		return -1;
-	return v * unit_table[u].mul / unit_table[u].div;
-}
 
 static void
 human_bytes(double b, char *buf, size_t len)
@@ -290,7 +213,7 @@ make_rows(const Input *in, int *nrows)
 	return rows;
 }
 
-static int
+int
 cmd_check(int argc, char **argv)
 {
 	const char *path = NULL;
@@ -337,7 +260,7 @@ cmd_check(int argc, char **argv)
 	return rc;
 }
 
-static int
+int
 cmd_build(int argc, char **argv)
 {
 	const char *path = NULL, *out = NULL, *target = NULL;
@@ -407,7 +330,7 @@ cmd_build(int argc, char **argv)
 	return rc;
 }
 
-static int
+int
 cmd_fmt(int argc, char **argv)
 {
 	const char *path = NULL, *out = NULL;
@@ -463,14 +386,21 @@ main(int argc, char **argv)
 		printf("collc %s\n", COLLC_VERSION);
 		return 0;
 	}
-	int rc;
-	if (strcmp(cmd, "check") == 0)
-		rc = cmd_check(argc - 2, argv + 2);
-	else if (strcmp(cmd, "fmt") == 0)
-		rc = cmd_fmt(argc - 2, argv + 2);
-	else if (strcmp(cmd, "build") == 0)
-		rc = cmd_build(argc - 2, argv + 2);
-	else
+	/* each command in its own function (driver.h); a new one adds a line here
+	 * and its lines to `usage` */
+	static const struct {
+		const char *name;
+		int (*run)(int, char **);
+	} commands[] = {
+		{"check", cmd_check},
+		{"build", cmd_build},
+		{"fmt", cmd_fmt},
+	};
+	int rc = -1;
+	for (size_t i = 0; i < countof(commands); i++)
+		if (strcmp(cmd, commands[i].name) == 0)
+			rc = commands[i].run(argc - 2, argv + 2);
+	if (rc < 0)
 		return usage_error("unknown command '%s'", cmd);
 	/* a full disk or a closed pipe is an error, not a success */
 	if (fflush(stdout) != 0 || ferror(stdout)) {

@@ -1,0 +1,86 @@
+/*
+ * driver.c: what every collc command shares: usage errors, reading and
+ * building an input (a .coll file, or a schedule in the IR text format),
+ * sizes on the command line, and writing an output whole.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "driver.h"
+
+int
+usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "collc: ");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\nTry 'collc --help'.\n");
+	va_end(ap);
+	return 2;
+}
+
+/* Reads, parses and checks; with `build`, lowers to the IR too (an IR
+ * file is read instead). 0 when the file is clean. */
+int
+load(const char *path, Input *in, bool build, double size)
+{
+	size_t len;
+	char err[512];
+	const char *shown = strcmp(path, "-") == 0 ? "<stdin>" : path;
+	in->text = read_file(path, &len, err, sizeof err);
+	if (!in->text) {
+		fprintf(stderr, "collc: error: %s\n", err);
+		return 1;
+	}
+	diag_source(shown, in->text, len);
+	if (build && ir_is_text(in->text, len)) {
+		in->is_ir = true;
+		return ir_read(in->text, len, &in->prog) != 0 || nerrors() > 0;
+	}
+	in->file = parse_text(&in->arena, shown, in->text, len);
+	if (nerrors() == 0)
+		sema(in->file);
+	in->prog.auto_size = size;
+	if (nerrors() == 0 && build)
+		lower(in->file, &in->prog);
+	return nerrors() > 0;
+}
+
+void
+input_free(Input *in)
+{
+	prog_free(&in->prog);
+	arena_free(&in->arena);
+	free(in->text);
+}
+
+/* "1MiB", "64 KiB", "1048576": bytes, or -1. */
+double
+parse_size(const char *text)
+{
+	char *end;
+	double v = strtod(text, &end);
+	if (end == text || v < 0)
+		return -1;
+	while (*end == ' ')
+		end++;
+	if (!*end)
+		return v;
+	int u = unit_find(end, strlen(end));
+	if (u < 0 || unit_table[u].kind != Q_SIZE)
+		return -1;
+	return v * unit_table[u].mul / unit_table[u].div;
+}
+
+
+int
+write_output(const char *out, const char *buf, size_t len)
+{
+	char err[512];
+	if (write_file_atomic(out ? out : "-", buf, len, err, sizeof err) != 0) {
+		fprintf(stderr, "collc: error: %s\n", err);
+		return 1;
+	}
+	return 0;
+}
