@@ -38,7 +38,7 @@ CPPFLAGS += -D_POSIX_C_SOURCE=200809L -Icompiler -Igrammar -Iir -Ibackends -Irun
 LDLIBS   += $(XML_LIBS) -lpthread -lm
 
 # Debian packages: build tools, libraries, and what the tests run.
-DEPS := make gcc flex bison pkg-config libcunit1-dev libxml2-dev
+DEPS := make gcc flex bison pkg-config libcunit1-dev libxml2-dev openmpi-bin libopenmpi-dev
 
 GEN    := $(O)/grammar/coll.tab.c $(O)/grammar/coll.lex.c
 SRC    := $(wildcard compiler/*.c grammar/*.c ir/*.c backends/*.c runtime/*.c)
@@ -103,10 +103,10 @@ deps:
 		exit 1; \
 	fi
 
-# test needs CUnit: say how to get it instead of failing in the linker
+# test needs CUnit, libxml2 and Open MPI: say how to get them instead of failing later
 deps-check:
 	@command -v dpkg-query >/dev/null || exit 0; \
-	missing=$$(for p in flex bison libcunit1-dev; do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
+	missing=$$(for p in flex bison libcunit1-dev libxml2-dev openmpi-bin libopenmpi-dev; do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then echo "missing:$$(echo ' '$$missing); run 'make deps' (as root)"; exit 1; fi
 
 install: all

@@ -3,7 +3,7 @@
 
 #include "backend.h"
 
-static const Backend *const backends[] = {&dot_backend, &ir_backend};
+static const Backend *const backends[] = {&dot_backend, &ir_backend, &mpi_backend};
 
 const Backend *
 backend_find(const char *name)
@@ -17,7 +17,7 @@ backend_find(const char *name)
 const char *
 backend_names(void)
 {
-	return "dot, ir";
+	return "dot, ir, mpi";
 }
 
 int

@@ -10,6 +10,7 @@
 typedef struct BuildOpts {
 	const char *collective; /* --collective NAME, or NULL for every one (or the first) */
 	int tree_copy;          /* --tree-copy N: dot draws copy N of the base trees */
+	bool with_main;         /* --with-main: mpi adds a main that checks against MPI */
 } BuildOpts;
 
 typedef struct Backend {
@@ -19,7 +20,7 @@ typedef struct Backend {
 	int (*emit)(const Prog *, const BuildOpts *, FILE *);
 } Backend;
 
-extern const Backend dot_backend, ir_backend;
+extern const Backend dot_backend, ir_backend, mpi_backend;
 const Backend *backend_find(const char *name);
 const char *backend_names(void); /* "dot, ir" */
 

@@ -22,10 +22,13 @@ static const char usage[] =
 	"                        parse and check FILE, build and verify every schedule, and\n"
 	"                        print each one's rounds, volume, psi, theta, omega and\n"
 	"                        model time for a vector of S bytes (default 1MiB)\n"
-	"  build FILE --target dot|ir [-o OUT] [--collective NAME] [--tree-copy N]\n"
+	"  build FILE --target dot|ir|mpi [-o OUT] [--collective NAME] [--tree-copy N]\n"
+	"      [--size S] [--with-main]\n"
 	"                        build and verify the schedules, then write them: 'ir' the\n"
 	"                        schedule text format (check reads it back), 'dot' the\n"
-	"                        topology with a tree (copy N of the symmetric trees)\n"
+	"                        topology with a tree (copy N of the symmetric trees), 'mpi'\n"
+	"                        a C function for MPI (--with-main: and a main that checks\n"
+	"                        it against MPI's own collective)\n"
 	"  fmt FILE [-o OUT]     print FILE in canonical form (to OUT, written whole)\n"
 	"\n"
 	"options:\n"
@@ -273,6 +276,8 @@ cmd_build(int argc, char **argv)
 			out = argv[++i];
 		} else if (strcmp(a, "--target") == 0 && has) {
 			target = argv[++i];
+		} else if (strcmp(a, "--with-main") == 0) {
+			opts.with_main = true;
 		} else if (strcmp(a, "--size") == 0 && has) {
 			if ((size = parse_size(argv[++i])) <= 0)
 				return usage_error("build: --size takes a size such as 1MiB or 65536");

@@ -129,7 +129,9 @@ vtorus_init(VTorus *v, const AlgCtx *c, bool swing)
 	const Topo *t = c->topo;
 	int base = swing ? 2 : 3;
 	memset(v, 0, sizeof *v);
-	if (c->whole && (t->kind == TK_TORUS || t->kind == TK_RING)) {
+	/* a whole torus of two or more dimensions runs on its coordinates; a ring
+	 * of ranks (which a 1D torus is) may fold */
+	if (c->whole && (t->kind == TK_TORUS || t->kind == TK_RING) && t->ndim >= 2) {
 		v->d = t->ndim;
 		for (int i = 0; i < v->d; i++) {
 			v->n[i] = t->size[i];

@@ -8,10 +8,12 @@
 
 extern CU_TestInfo arena_tests[], diag_tests[], lexer_tests[], parser_tests[], sema_tests[],
 	fmt_tests[], golden_tests[], robust_tests[], cli_tests[], topo_tests[],
-	group_tests[], symm_tests[], backend_tests[], alg_tests[];
+	group_tests[], symm_tests[], backend_tests[], alg_tests[], mpi_tests[];
 
 int cli_setup(void);
 int cli_teardown(void);
+int mpi_setup(void);
+int mpi_teardown(void);
 
 /* The result of running the front end on a text, diagnostics captured. */
 typedef struct Checked {

@@ -1,0 +1,166 @@
+/*
+ * test_mpi.c: the MPI backend for real. Each case is compiled by collc to
+ * C with --with-main, built with mpicc -Wall -Wextra -Werror, and run under
+ * mpirun (oversubscribed: this machine has 2 cores). Its main checks the
+ * generated function against MPI's own collective for counts 0, 1, 2, 7,
+ * 13, 61, 1024, 4099 and 65537 on int32 (exact) and float (within
+ * reduction-order tolerance), and exits non-zero on any difference.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tests.h"
+
+#ifndef COLLC_BIN
+#define COLLC_BIN "bin/collc"
+#endif
+
+static char dir[] = "/tmp/collc-mpi-XXXXXX";
+static bool have_mpi;
+
+#define MPIRUN "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " \
+               "OMPI_MCA_rmaps_base_oversubscribe=1 mpirun --oversubscribe --bind-to none"
+
+int
+mpi_setup(void)
+{
+	if (!mkdtemp(dir))
+		return -1;
+	have_mpi = system("command -v mpicc >/dev/null && command -v mpirun >/dev/null") == 0;
+	return 0;
+}
+
+int
+mpi_teardown(void)
+{
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static int
+sh(const char *cmd)
+{
+	int st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Compiles text's collective to C, builds and runs it on p ranks. */
+static void
+run_case(const char *label, const char *text, int p)
+{
+	if (!have_mpi) {
+		assert_named(0, __LINE__, __FILE__, "mpicc and mpirun are needed (make deps installs "
+		             "openmpi-bin and libopenmpi-dev)");
+		return;
+	}
+	char path[256], cmd[2048];
+	snprintf(path, sizeof path, "%s/case.coll", dir);
+	FILE *f = fopen(path, "w");
+	fputs(text, f);
+	fclose(f);
+	snprintf(cmd, sizeof cmd,
+	         "%s build %s/case.coll --target mpi --with-main -o %s/case.c >%s/log 2>&1 && "
+	         "mpicc -std=c11 -Wall -Wextra -Werror -O1 %s/case.c -o %s/case -lm >>%s/log 2>&1 && "
+	         "%s -np %d %s/case >>%s/log 2>&1",
+	         COLLC_BIN, dir, dir, dir, dir, dir, dir, MPIRUN, p, dir, dir);
+	int rc = sh(cmd);
+	char log[300];
+	snprintf(log, sizeof log, "%s/log", dir);
+	char *out = slurp(log, NULL);
+	assert_named(rc == 0 && out && !strstr(out, "WRONG"), __LINE__, __FILE__,
+	             "%s on %d ranks: exit %d\n%.3000s", label, p, rc, out ? out : "");
+	free(out);
+}
+
+static void
+test_rank_space(void)
+{
+	static const struct { const char *alg, *kind; int p; const char *extra; } cases[] = {
+		{"ring", "allreduce", 2, ""}, {"ring", "allreduce", 5, ""},
+		{"ring", "allreduce", 16, ""}, {"ring(ports 2)", "reduce_scatter", 6, ""},
+		{"ring(ports 2)", "allgather", 4, ""}, {"halving_doubling", "allreduce", 8, ""},
+		{"halving_doubling", "allreduce", 13, ""}, {"recursive_doubling", "allgather", 6, ""},
+		{"recursive_halving", "reduce_scatter", 8, ""}, {"recursive_doubling", "allreduce", 3, ""},
+		{"double_binary_tree", "allreduce", 5, " chunks 4;"},
+		{"double_binary_tree", "allreduce", 8, ""},
+		{"bruck", "alltoall", 7, ""}, {"bruck", "allgather", 5, ""},
+		{"bruck", "reduce_scatter", 6, ""}, {"bruck", "allreduce", 11, ""},
+		{"pairwise", "alltoall", 4, ""}, {"pairwise", "alltoall", 7, ""},
+		{"swing(bandwidth)", "allreduce", 8, ""}, {"swing(latency)", "allreduce", 6, ""},
+		{"swing(bandwidth)", "reduce_scatter", 12, ""},
+		{"trivance(bandwidth)", "allreduce", 9, ""}, {"trivance(latency)", "allreduce", 3, ""},
+		{"binomial_tree", "broadcast", 7, " root 3;"}, {"chain(segments 3)", "reduce", 5, " root 2;"},
+		{"binomial_tree", "reduce", 6, " root 0;"}, {"chain", "broadcast", 4, ""},
+	};
+	for (size_t i = 0; i < countof(cases); i++) {
+		char text[512], label[128];
+		snprintf(text, sizeof text, "topology R = ring(%d);\n"
+		         "collective %s AR on R { algorithm %s;%s }\n", cases[i].p, cases[i].kind,
+		         cases[i].alg, cases[i].extra);
+		snprintf(label, sizeof label, "%s %s", cases[i].alg, cases[i].kind);
+		run_case(label, text, cases[i].p);
+	}
+}
+
+static void
+test_torus(void)
+{
+	run_case("SP allreduce on a 4x4 torus",
+	         "topology T = torus(4, 4);\n"
+	         "group G on T { translate; map (x, y) -> (-x, -y); map (x, y) -> (y, x); }\n"
+	         "tree B = bfs(T, root (0, 0));\n"
+	         "collective allreduce AR on T { algorithm symmetric(trees B, group G); }\n", 16);
+	run_case("SP reduce_scatter on a 3x3 torus",
+	         "topology T = torus(3, 3);\n"
+	         "group G on T { translate; map (x, y) -> (-x, -y); map (x, y) -> (y, x); }\n"
+	         "tree B = bfs(T, root (0, 0));\n"
+	         "collective reduce_scatter AR on T { algorithm symmetric(trees B, group G); }\n", 9);
+	run_case("SP allgather on a 3x3 torus, two trees",
+	         "topology T = torus(3, 3);\n"
+	         "group G on T { translate; map (x, y) -> (-x, -y); }\n"
+	         "trees P = balanced_pair(T, root (0, 0));\n"
+	         "collective allgather AR on T { algorithm symmetric(trees P, group G); }\n", 9);
+	run_case("bucket on a 3x3 torus",
+	         "topology T = torus(3, 3);\n"
+	         "collective allreduce AR on T { algorithm bucket; }\n", 9);
+	run_case("swing(bandwidth) on a 4x4 torus",
+	         "topology T = torus(4, 4);\n"
+	         "collective allreduce AR on T { algorithm swing(bandwidth); }\n", 16);
+	run_case("multiport_ring on a 3x3 torus",
+	         "topology T = torus(3, 3);\n"
+	         "collective allreduce AR on T { algorithm multiport_ring; }\n", 9);
+}
+
+static void
+test_wrong_size(void)
+{
+	if (!have_mpi) {
+		assert_named(0, __LINE__, __FILE__, "mpicc and mpirun are needed");
+		return;
+	}
+	char cmd[2048];
+	snprintf(cmd, sizeof cmd,
+	         "printf 'topology R = ring(4);\\ncollective allreduce AR on R { algorithm ring; }\\n' "
+	         ">%s/w.coll && %s build %s/w.coll --target mpi -o %s/w.c && "
+	         "mpicc -std=c11 -Wall -Wextra -Werror %s/w.c tests/mpi/wrong_size.c -o %s/w && "
+	         "%s -np 2 %s/w >%s/wlog 2>&1",
+	         dir, COLLC_BIN, dir, dir, dir, dir, MPIRUN, dir, dir);
+	int rc = sh(cmd);
+	char log[300];
+	snprintf(log, sizeof log, "%s/wlog", dir);
+	char *out = slurp(log, NULL);
+	assert_named(rc == 0 && out && strstr(out, "comm-error comm-error"), __LINE__, __FILE__,
+	             "a 4-rank schedule on 2 ranks returns MPI_ERR_COMM: exit %d, %s", rc,
+	             out ? out : "");
+	free(out);
+}
+
+CU_TestInfo mpi_tests[] = {
+	{"rank-space algorithms against MPI, 2..16 ranks", test_rank_space},
+	{"torus algorithms and SP against MPI", test_torus},
+	{"a communicator of the wrong size", test_wrong_size},
+	CU_TEST_INFO_NULL,
+};
