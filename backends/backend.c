@@ -3,7 +3,8 @@
 
 #include "backend.h"
 
-static const Backend *const backends[] = {&dot_backend, &ir_backend, &mpi_backend};
+static const Backend *const backends[] = {&dot_backend, &ir_backend, &mpi_backend,
+                                             &sim_backend};
 
 const Backend *
 backend_find(const char *name)
@@ -17,7 +18,7 @@ backend_find(const char *name)
 const char *
 backend_names(void)
 {
-	return "dot, ir, mpi";
+	return "dot, ir, mpi, sim";
 }
 
 int

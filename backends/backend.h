@@ -21,6 +21,7 @@ typedef struct Backend {
 } Backend;
 
 extern const Backend dot_backend, ir_backend, mpi_backend;
+extern const Backend sim_backend;
 const Backend *backend_find(const char *name);
 const char *backend_names(void); /* "dot, ir" */
 

@@ -30,6 +30,13 @@ static const char usage[] =
 	"                        a C function for MPI (--with-main: and a main that checks\n"
 	"                        it against MPI's own collective)\n"
 	"  fmt FILE [-o OUT]     print FILE in canonical form (to OUT, written whole)\n"
+	"  build FILE --target sim [-o OUT.sim] [--collective NAME]\n"
+	"                        the simulator's input: topology, routes, messages\n"
+	"  sim FILE.sim|FILE.coll [--sizes A..B|A,B,..] [--mode packet|flow]\n"
+	"      [--sync rounds|deps] [--reduce-rate R] [--collective NAME] [--csv|--json]\n"
+	"      [-o OUT] [--plot G.svg] [--plot-links L.svg --size S]\n"
+	"                        simulate each collective on its links for every size:\n"
+	"                        time, goodput, bound ratio, energy (docs/sim.md)\n"
 	"\n"
 	"options:\n"
 	"  -h, --help            this text\n"
@@ -400,6 +407,7 @@ main(int argc, char **argv)
 		{"check", cmd_check},
 		{"build", cmd_build},
 		{"fmt", cmd_fmt},
+		{"sim", cmd_sim},
 	};
 	int rc = -1;
 	for (size_t i = 0; i < countof(commands); i++)

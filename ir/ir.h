@@ -279,10 +279,6 @@ Sched *symmetrize(Arena *, const char *name, Loc, CollKind, const Topo *, Routes
                   Tree **trees, int ntree, const Group *, const int *rank_node, int nrank);
 /* Expands a symmetric schedule into explicit messages (small cases, tests). */
 Sched *sched_expand(Arena *, const Sched *);
-/* What a symmetric schedule's proof by symmetry stands on, checked: every
- * group element keeps the ranks, and each chunk's owner is its tree's root
- * moved by its element. -1 after reporting. */
-int sched_check_symmetric(const Sched *);
 
 /* ---- the classic algorithm library (alg.c and alg_*.c) ---- */
 

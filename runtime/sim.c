@@ -1,0 +1,715 @@
+/*
+ * sim.c: the simulator's engine (docs/sim.md has the model exactly).
+ *
+ * Packet mode: a message of M bytes is cut into ceil(M / mtu) packets that
+ * move store-and-forward along its route. A link sends one packet at a time;
+ * the messages with a packet waiting at a link take turns, one packet per
+ * turn (round-robin, newcomers at the end of the rotation), so no message
+ * can hold a link while another waits. A packet that leaves link l at t is
+ * ready at the next link at t + latency(l) + router latency. Times are
+ * integer picoseconds; events at equal times run arrivals before link
+ * completions, then in the order they were made, so runs are deterministic.
+ *
+ * Flow mode: messages are fluids sharing links max-min fairly (progressive
+ * filling), rates recomputed whenever a flow starts or drains; a message
+ * arrives its path latency after its last byte left.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim.h"
+
+__extension__ typedef unsigned __int128 u128;
+
+static void *
+xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size);
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+static int64_t
+muldiv_ceil(int64_t a, int64_t b, int64_t c)
+{
+	u128 x = (u128)(uint64_t)a * (uint64_t)b;
+	return (int64_t)((x + (uint64_t)c - 1) / (uint64_t)c);
+}
+
+int64_t
+sim_msg_bytes(const SimMsg *m, int64_t bytes)
+{
+	return muldiv_ceil(bytes, m->num, m->den);
+}
+
+int64_t
+sim_ser_ps(int64_t b, int64_t bw)
+{
+	return muldiv_ceil(b, 8000000000000, bw);
+}
+
+double
+sim_injection_bw(const SimNet *n, int c)
+{
+	const SimColl *sc = &n->coll[c];
+	double *out = xcalloc((size_t)n->nnode, sizeof *out);
+	for (int l = 0; l < n->nlink; l++)
+		out[n->link[l].src] += (double)n->link[l].bw;
+	double best = 0;
+	for (int r = 0; r < sc->nrank; r++)
+		if (r == 0 || out[sc->rank_node[r]] < best)
+			best = out[sc->rank_node[r]];
+	free(out);
+	return best;
+}
+
+/* ---- packet mode ---- */
+
+/* at equal times: arrivals first, then links choose, so that messages
+ * arriving together all take part in the first turn */
+enum { EV_ARRIVE, EV_INJECT, EV_DELIVER, EV_DONE, EV_PICK };
+
+typedef struct Ev {
+	int64_t t;
+	uint64_t ord;  /* kind in the top bits, then the order of making */
+	int id;
+} Ev;
+
+typedef struct Heap {
+	Ev *v;
+	size_t n, cap;
+	uint64_t seq;
+} Heap;
+
+static bool
+ev_less(const Ev *a, const Ev *b)
+{
+	return a->t < b->t || (a->t == b->t && a->ord < b->ord);
+}
+
+static void
+heap_push(Heap *h, int64_t t, int kind, int id)
+{
+	if (h->n == h->cap) {
+		h->cap = h->cap ? 2 * h->cap : 1024;
+		h->v = realloc(h->v, h->cap * sizeof *h->v);
+		if (!h->v)
+			die("out of memory");
+	}
+	Ev e = {t, (uint64_t)kind << 60 | h->seq++, id};
+	size_t i = h->n++;
+	while (i > 0) {
+		size_t p = (i - 1) / 2;
+		if (!ev_less(&e, &h->v[p]))
+			break;
+		h->v[i] = h->v[p];
+		i = p;
+	}
+	h->v[i] = e;
+}
+
+static Ev
+heap_pop(Heap *h)
+{
+	Ev top = h->v[0], last = h->v[--h->n];
+	size_t i = 0;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= h->n)
+			break;
+		if (c + 1 < h->n && ev_less(&h->v[c + 1], &h->v[c]))
+			c++;
+		if (!ev_less(&h->v[c], &last))
+			break;
+		h->v[i] = h->v[c];
+		i = c;
+	}
+	if (h->n)
+		h->v[i] = last;
+	return top;
+}
+
+typedef struct Run {
+	const SimNet *net;
+	const SimColl *c;
+	const SimOpts *o;
+	int64_t bytes;
+	SimResult *res;
+	/* messages */
+	int64_t *mbytes, *last, *done_ps;
+	double *done_s;
+	int *npkt, *delivered, *eoff;
+	int *waiting;      /* deps mode: dependencies not yet arrived */
+	int64_t *ready_ps; /* deps mode: when the last one arrived */
+	double *ready_s;
+	int *rdep_off, *rdep;
+	/* hop entries (message, hop) */
+	int *emsg, *elink, *w, *sent, *enext;
+	/* links */
+	int *head, *tail, *cur;
+	int64_t *curb, *full_ser, *hop_ps, *busy_ps;
+	bool *busy;
+	int64_t *red_free; /* per node: the reduction engine is free from */
+	double *red_free_s;
+	Heap h;
+	int ncompleted;
+} Run;
+
+static void
+push_tail(Run *r, int l, int e)
+{
+	r->enext[e] = -1;
+	if (r->head[l] < 0)
+		r->head[l] = e;
+	else
+		r->enext[r->tail[l]] = e;
+	r->tail[l] = e;
+}
+
+static void
+pick(Run *r, int l, int64_t t)
+{
+	int e = r->head[l];
+	if (e < 0) {
+		r->busy[l] = false;
+		return;
+	}
+	r->head[l] = r->enext[e];
+	int m = r->emsg[e];
+	int k = r->sent[e]++;
+	if (--r->w[e] > 0)
+		push_tail(r, l, e);
+	int64_t b = k == r->npkt[m] - 1 ? r->last[m] : r->net->mtu;
+	int64_t ser = b == r->net->mtu ? r->full_ser[l] : sim_ser_ps(b, r->net->link[l].bw);
+	r->busy[l] = true;
+	r->cur[l] = e;
+	r->busy_ps[l] += ser;
+	r->res->link_bytes[l] += (double)b;
+	heap_push(&r->h, t + ser, EV_DONE, l);
+}
+
+/* An idle link with a packet waiting chooses after every arrival at t. */
+static void
+wake(Run *r, int l, int64_t t)
+{
+	if (r->busy[l])
+		return;
+	r->busy[l] = true;
+	heap_push(&r->h, t, EV_PICK, l);
+}
+
+static void
+progress(Run *r, double done)
+{
+	if (r->o->progress)
+		r->o->progress(r->o->progress_ctx, done);
+}
+
+static void
+complete_ps(Run *r, int m, int64_t t)
+{
+	const SimMsg *msg = &r->c->msg[m];
+	if (msg->reduce && r->o->reduce_rate > 0) {
+		int node = r->c->rank_node[msg->dst];
+		int64_t cost = (int64_t)ceil((double)r->mbytes[m] * 1e12 / r->o->reduce_rate);
+		if (r->red_free[node] > t)
+			t = r->red_free[node];
+		t += cost;
+		r->red_free[node] = t;
+	}
+	r->done_ps[m] = t;
+	double ts = (double)t * 1e-12;
+	if (ts > r->res->round_end[msg->round])
+		r->res->round_end[msg->round] = ts;
+	if (++r->ncompleted % 8192 == 0 && r->o->sync == SIM_DEPS)
+		progress(r, (double)r->ncompleted / r->c->nmsg);
+	if (r->o->sync != SIM_DEPS)
+		return;
+	for (int i = r->rdep_off[m]; i < r->rdep_off[m + 1]; i++) {
+		int d = r->rdep[i];
+		if (t > r->ready_ps[d])
+			r->ready_ps[d] = t;
+		if (--r->waiting[d] == 0)
+			heap_push(&r->h, r->ready_ps[d] + r->net->step_ps, EV_INJECT, d);
+	}
+}
+
+static void
+inject(Run *r, int m, int64_t t)
+{
+	if (r->npkt[m] == 0 || r->c->msg[m].nhop == 0) {
+		complete_ps(r, m, t);
+		return;
+	}
+	int e = r->eoff[m];
+	int l = r->elink[e];
+	if (r->w[e] == 0)
+		push_tail(r, l, e);
+	r->w[e] += r->npkt[m];
+	wake(r, l, t);
+}
+
+static void
+drain(Run *r)
+{
+	while (r->h.n) {
+		Ev ev = heap_pop(&r->h);
+		int kind = (int)(ev.ord >> 60);
+		switch (kind) {
+		case EV_INJECT:
+			inject(r, ev.id, ev.t);
+			break;
+		case EV_ARRIVE: {
+			int e = ev.id, l = r->elink[e];
+			if (r->w[e]++ == 0)
+				push_tail(r, l, e);
+			wake(r, l, ev.t);
+			break;
+		}
+		case EV_PICK:
+			pick(r, ev.id, ev.t);
+			break;
+		case EV_DELIVER:
+			if (++r->delivered[ev.id] == r->npkt[ev.id])
+				complete_ps(r, ev.id, ev.t);
+			break;
+		case EV_DONE: {
+			int l = ev.id, e = r->cur[l], m = r->emsg[e];
+			int64_t arrive = ev.t + r->hop_ps[l];
+			if (e + 1 < r->eoff[m] + r->c->msg[m].nhop)
+				heap_push(&r->h, arrive, EV_ARRIVE, e + 1);
+			else
+				heap_push(&r->h, arrive, EV_DELIVER, m);
+			pick(r, l, ev.t);
+			break;
+		}
+		default:
+			die("sim: bad event");
+		}
+	}
+}
+
+static void
+run_packets(Run *r)
+{
+	const SimColl *c = r->c;
+	const SimNet *n = r->net;
+	int H = 0;
+	r->eoff = xcalloc((size_t)c->nmsg + 1, sizeof *r->eoff);
+	for (int m = 0; m < c->nmsg; m++) {
+		r->eoff[m] = H;
+		H += c->msg[m].nhop;
+	}
+	r->eoff[c->nmsg] = H;
+	r->emsg = xcalloc((size_t)H, sizeof *r->emsg);
+	r->elink = xcalloc((size_t)H, sizeof *r->elink);
+	r->w = xcalloc((size_t)H, sizeof *r->w);
+	r->sent = xcalloc((size_t)H, sizeof *r->sent);
+	r->enext = xcalloc((size_t)H, sizeof *r->enext);
+	r->npkt = xcalloc((size_t)c->nmsg, sizeof *r->npkt);
+	r->delivered = xcalloc((size_t)c->nmsg, sizeof *r->delivered);
+	r->last = xcalloc((size_t)c->nmsg, sizeof *r->last);
+	r->done_ps = xcalloc((size_t)c->nmsg, sizeof *r->done_ps);
+	for (int m = 0; m < c->nmsg; m++) {
+		const SimMsg *msg = &c->msg[m];
+		for (int j = 0; j < msg->nhop; j++) {
+			r->emsg[r->eoff[m] + j] = m;
+			r->elink[r->eoff[m] + j] = c->hops[msg->hop + j];
+		}
+		int64_t b = r->mbytes[m];
+		r->npkt[m] = (int)((b + n->mtu - 1) / n->mtu);
+		r->last[m] = b - (int64_t)(r->npkt[m] - 1) * n->mtu;
+	}
+	r->head = xcalloc((size_t)n->nlink, sizeof *r->head);
+	r->tail = xcalloc((size_t)n->nlink, sizeof *r->tail);
+	r->cur = xcalloc((size_t)n->nlink, sizeof *r->cur);
+	r->busy = xcalloc((size_t)n->nlink, sizeof *r->busy);
+	r->full_ser = xcalloc((size_t)n->nlink, sizeof *r->full_ser);
+	r->hop_ps = xcalloc((size_t)n->nlink, sizeof *r->hop_ps);
+	r->busy_ps = xcalloc((size_t)n->nlink, sizeof *r->busy_ps);
+	r->red_free = xcalloc((size_t)n->nnode, sizeof *r->red_free);
+	for (int l = 0; l < n->nlink; l++) {
+		r->head[l] = -1;
+		r->full_ser[l] = sim_ser_ps(n->mtu, n->link[l].bw);
+		r->hop_ps[l] = n->link[l].lat_ps + n->router_ps;
+	}
+	int64_t end = 0;
+	if (r->o->sync == SIM_ROUNDS) {
+		for (int m = 0, round = 0; round < c->nround; round++) {
+			int64_t start = end + n->step_ps;
+			r->res->round_end[round] = (double)start * 1e-12;
+			int first = m;
+			for (; m < c->nmsg && c->msg[m].round == round; m++)
+				inject(r, m, start);
+			drain(r);
+			end = start;
+			for (int i = first; i < m; i++)
+				if (r->done_ps[i] > end)
+					end = r->done_ps[i];
+			r->res->round_end[round] = (double)end * 1e-12;
+			progress(r, (double)(round + 1) / c->nround);
+		}
+	} else {
+		r->ready_ps = xcalloc((size_t)c->nmsg, sizeof *r->ready_ps);
+		for (int m = 0; m < c->nmsg; m++)
+			if (r->waiting[m] == 0)
+				heap_push(&r->h, n->step_ps, EV_INJECT, m);
+		drain(r);
+		for (int m = 0; m < c->nmsg; m++)
+			if (r->done_ps[m] > end)
+				end = r->done_ps[m];
+		free(r->ready_ps);
+	}
+	r->res->time_ps = end;
+	r->res->time_s = (double)end * 1e-12;
+	for (int l = 0; l < n->nlink; l++)
+		r->res->link_busy[l] = (double)r->busy_ps[l] * 1e-12;
+	free(r->eoff), free(r->emsg), free(r->elink), free(r->w), free(r->sent), free(r->enext);
+	free(r->npkt), free(r->delivered), free(r->last), free(r->done_ps);
+	free(r->head), free(r->tail), free(r->cur), free(r->busy), free(r->full_ser);
+	free(r->hop_ps), free(r->busy_ps), free(r->red_free), free(r->h.v);
+}
+
+/* ---- flow mode ---- */
+
+typedef struct FHeap {
+	double *t;
+	int *id;
+	size_t n, cap;
+} FHeap;
+
+static void
+fheap_push(FHeap *h, double t, int id)
+{
+	if (h->n == h->cap) {
+		h->cap = h->cap ? 2 * h->cap : 1024;
+		h->t = realloc(h->t, h->cap * sizeof *h->t);
+		h->id = realloc(h->id, h->cap * sizeof *h->id);
+		if (!h->t || !h->id)
+			die("out of memory");
+	}
+	size_t i = h->n++;
+	/* ties by id keep the order deterministic */
+	while (i > 0) {
+		size_t p = (i - 1) / 2;
+		if (h->t[p] < t || (h->t[p] == t && h->id[p] < id))
+			break;
+		h->t[i] = h->t[p], h->id[i] = h->id[p];
+		i = p;
+	}
+	h->t[i] = t, h->id[i] = id;
+}
+
+static int
+fheap_pop(FHeap *h, double *t)
+{
+	int top = h->id[0];
+	*t = h->t[0];
+	double lt = h->t[--h->n];
+	int lid = h->id[h->n];
+	size_t i = 0;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= h->n)
+			break;
+		if (c + 1 < h->n && (h->t[c + 1] < h->t[c] || (h->t[c + 1] == h->t[c] &&
+		                                                h->id[c + 1] < h->id[c])))
+			c++;
+		if (lt < h->t[c] || (lt == h->t[c] && lid < h->id[c]))
+			break;
+		h->t[i] = h->t[c], h->id[i] = h->id[c];
+		i = c;
+	}
+	if (h->n)
+		h->t[i] = lt, h->id[i] = lid;
+	return top;
+}
+
+typedef struct Flows {
+	int *act;          /* active messages */
+	int nact;
+	double *rem, *rate;
+	double *cap;       /* per link, bytes/s left while filling */
+	int *cnt;          /* per link, unfrozen flows crossing it */
+	bool *frozen;
+	int *used;         /* links touched by active flows */
+	int nused;
+	bool *in_used;
+	double *lat_s;     /* per link: latency + router latency */
+	FHeap starts;
+} Flows;
+
+/* Max-min fair rates by progressive filling: the most constrained link's
+ * fair share goes to every flow through it, repeatedly. */
+static void
+fair_rates(Run *r, Flows *f)
+{
+	const SimNet *n = r->net;
+	const SimColl *c = r->c;
+	for (int i = 0; i < f->nused; i++)
+		f->in_used[f->used[i]] = false;
+	f->nused = 0;
+	for (int i = 0; i < f->nact; i++) {
+		const SimMsg *m = &c->msg[f->act[i]];
+		f->frozen[i] = false;
+		for (int j = 0; j < m->nhop; j++) {
+			int l = c->hops[m->hop + j];
+			if (!f->in_used[l]) {
+				f->in_used[l] = true;
+				f->used[f->nused++] = l;
+				f->cap[l] = (double)n->link[l].bw / 8;
+				f->cnt[l] = 0;
+			}
+			f->cnt[l]++;
+		}
+	}
+	int left = f->nact;
+	while (left > 0) {
+		double share = INFINITY;
+		for (int i = 0; i < f->nused; i++) {
+			int l = f->used[i];
+			if (f->cnt[l] > 0 && f->cap[l] / f->cnt[l] < share)
+				share = f->cap[l] / f->cnt[l];
+		}
+		if (share < 0)
+			share = 0;
+		double limit = share * (1 + 1e-12);
+		for (int i = 0; i < f->nact; i++) {
+			if (f->frozen[i])
+				continue;
+			const SimMsg *m = &c->msg[f->act[i]];
+			bool hit = false;
+			for (int j = 0; j < m->nhop && !hit; j++) {
+				int l = c->hops[m->hop + j];
+				hit = f->cap[l] / f->cnt[l] <= limit;
+			}
+			if (!hit)
+				continue;
+			f->rate[i] = share;
+			f->frozen[i] = true;
+			left--;
+			for (int j = 0; j < m->nhop; j++) {
+				int l = c->hops[m->hop + j];
+				f->cap[l] -= share;
+				f->cnt[l]--;
+			}
+		}
+	}
+}
+
+static void
+complete_s(Run *r, Flows *f, int m, double t)
+{
+	const SimMsg *msg = &r->c->msg[m];
+	if (msg->reduce && r->o->reduce_rate > 0) {
+		int node = r->c->rank_node[msg->dst];
+		if (r->red_free_s[node] > t)
+			t = r->red_free_s[node];
+		t += (double)r->mbytes[m] / r->o->reduce_rate;
+		r->red_free_s[node] = t;
+	}
+	r->done_s[m] = t;
+	if (t > r->res->round_end[msg->round])
+		r->res->round_end[msg->round] = t;
+	if (++r->ncompleted % 8192 == 0 && r->o->sync == SIM_DEPS)
+		progress(r, (double)r->ncompleted / r->c->nmsg);
+	if (r->o->sync != SIM_DEPS)
+		return;
+	for (int i = r->rdep_off[m]; i < r->rdep_off[m + 1]; i++) {
+		int d = r->rdep[i];
+		if (t > r->ready_s[d])
+			r->ready_s[d] = t;
+		if (--r->waiting[d] == 0)
+			fheap_push(&f->starts, r->ready_s[d] + (double)r->net->step_ps * 1e-12, d);
+	}
+}
+
+static double
+path_latency(Run *r, Flows *f, int m)
+{
+	const SimMsg *msg = &r->c->msg[m];
+	double s = 0;
+	for (int j = 0; j < msg->nhop; j++)
+		s += f->lat_s[r->c->hops[msg->hop + j]];
+	return s;
+}
+
+static void
+start_flow(Run *r, Flows *f, int m, double t)
+{
+	if (r->mbytes[m] == 0 || r->c->msg[m].nhop == 0) {
+		complete_s(r, f, m, t);
+		return;
+	}
+	f->act[f->nact] = m;
+	f->rem[f->nact] = (double)r->mbytes[m];
+	f->nact++;
+}
+
+/* Runs until no flow is active and none waits to start. Arrivals (path
+ * latency after draining) are recorded as completions right away: they
+ * only feed later starts, which the start heap orders. */
+static void
+flow_loop(Run *r, Flows *f, double t)
+{
+	bool dirty = true;
+	while (f->nact > 0 || f->starts.n > 0) {
+		if (f->nact == 0) {
+			double ts;
+			int m = fheap_pop(&f->starts, &ts);
+			t = ts > t ? ts : t;
+			start_flow(r, f, m, t);
+			dirty = true;
+			continue;
+		}
+		if (dirty)
+			fair_rates(r, f);
+		dirty = false;
+		double dt = INFINITY;
+		for (int i = 0; i < f->nact; i++)
+			if (f->rate[i] > 0 && f->rem[i] / f->rate[i] < dt)
+				dt = f->rem[i] / f->rate[i];
+		bool start = f->starts.n > 0 && f->starts.t[0] < t + dt;
+		if (start)
+			dt = f->starts.t[0] - t;
+		if (dt < 0)
+			dt = 0;
+		t += dt;
+		/* flows within a relative 1e-9 of draining drain now: symmetric
+		 * schedules finish together instead of one by one */
+		int k = 0;
+		for (int i = 0; i < f->nact; i++) {
+			int m = f->act[i];
+			f->rem[i] -= f->rate[i] * dt;
+			bool gone = f->rem[i] <= 1e-9 * (double)r->mbytes[m] ||
+			            (!start && f->rate[i] > 0 && f->rem[i] / f->rate[i] <= 1e-9 * dt);
+			if (gone) {
+				complete_s(r, f, m, t + path_latency(r, f, m));
+				dirty = true;
+			} else {
+				f->act[k] = m, f->rem[k] = f->rem[i], f->rate[k] = f->rate[i];
+				k++;
+			}
+		}
+		f->nact = k;
+		while (f->starts.n > 0 && f->starts.t[0] <= t) {
+			double ts;
+			int m = fheap_pop(&f->starts, &ts);
+			start_flow(r, f, m, t);
+			dirty = true;
+		}
+	}
+}
+
+static void
+run_flows(Run *r)
+{
+	const SimColl *c = r->c;
+	const SimNet *n = r->net;
+	Flows f = {0};
+	f.act = xcalloc((size_t)c->nmsg, sizeof *f.act);
+	f.rem = xcalloc((size_t)c->nmsg, sizeof *f.rem);
+	f.rate = xcalloc((size_t)c->nmsg, sizeof *f.rate);
+	f.frozen = xcalloc((size_t)c->nmsg, sizeof *f.frozen);
+	f.cap = xcalloc((size_t)n->nlink, sizeof *f.cap);
+	f.cnt = xcalloc((size_t)n->nlink, sizeof *f.cnt);
+	f.used = xcalloc((size_t)n->nlink, sizeof *f.used);
+	f.in_used = xcalloc((size_t)n->nlink, sizeof *f.in_used);
+	f.lat_s = xcalloc((size_t)n->nlink, sizeof *f.lat_s);
+	r->done_s = xcalloc((size_t)c->nmsg, sizeof *r->done_s);
+	r->red_free_s = xcalloc((size_t)n->nnode, sizeof *r->red_free_s);
+	for (int l = 0; l < n->nlink; l++)
+		f.lat_s[l] = (double)(n->link[l].lat_ps + n->router_ps) * 1e-12;
+	double step = (double)n->step_ps * 1e-12, end = 0;
+	if (r->o->sync == SIM_ROUNDS) {
+		for (int m = 0, round = 0; round < c->nround; round++) {
+			double start = end + step;
+			r->res->round_end[round] = start;
+			for (; m < c->nmsg && c->msg[m].round == round; m++)
+				start_flow(r, &f, m, start);
+			flow_loop(r, &f, start);
+			end = r->res->round_end[round];
+			progress(r, (double)(round + 1) / c->nround);
+		}
+	} else {
+		r->ready_s = xcalloc((size_t)c->nmsg, sizeof *r->ready_s);
+		for (int m = 0; m < c->nmsg; m++)
+			if (r->waiting[m] == 0)
+				fheap_push(&f.starts, step, m);
+		flow_loop(r, &f, 0);
+		free(r->ready_s);
+	}
+	for (int m = 0; m < c->nmsg; m++)
+		if (r->done_s[m] > end)
+			end = r->done_s[m];
+	r->res->time_s = end;
+	r->res->time_ps = (int64_t)llround(end * 1e12);
+	for (int l = 0; l < n->nlink; l++)
+		r->res->link_busy[l] = r->res->link_bytes[l] * 8 / (double)n->link[l].bw;
+	free(f.act), free(f.rem), free(f.rate), free(f.frozen), free(f.cap), free(f.cnt);
+	free(f.used), free(f.in_used), free(f.lat_s), free(f.starts.t), free(f.starts.id);
+	free(r->done_s), free(r->red_free_s);
+}
+
+int
+sim_run(Arena *a, const SimNet *n, int ci, int64_t bytes, const SimOpts *o, SimResult *res,
+        char *err, size_t errlen)
+{
+	const SimColl *c = &n->coll[ci];
+	if (o->sync == SIM_DEPS && !c->has_deps) {
+		snprintf(err, errlen, "'%s': its dependencies are not known (too large to derive); "
+		         "simulate it round by round", c->name);
+		return -1;
+	}
+	memset(res, 0, sizeof *res);
+	res->nround = c->nround;
+	res->round_end = arena_array(a, (size_t)c->nround + 1, sizeof *res->round_end);
+	res->nlink = n->nlink;
+	res->link_bytes = arena_array(a, (size_t)n->nlink + 1, sizeof *res->link_bytes);
+	res->link_busy = arena_array(a, (size_t)n->nlink + 1, sizeof *res->link_busy);
+	Run r = {.net = n, .c = c, .o = o, .bytes = bytes, .res = res};
+	r.mbytes = xcalloc((size_t)c->nmsg, sizeof *r.mbytes);
+	double energy = 0;
+	for (int m = 0; m < c->nmsg; m++) {
+		const SimMsg *msg = &c->msg[m];
+		r.mbytes[m] = sim_msg_bytes(msg, bytes);
+		double e = 0;
+		for (int j = 0; j < msg->nhop; j++)
+			e += n->link[c->hops[msg->hop + j]].energy_per_bit;
+		energy += (double)r.mbytes[m] * 8 * e;
+	}
+	res->energy_j = energy;
+	if (o->sync == SIM_DEPS) {
+		r.waiting = xcalloc((size_t)c->nmsg, sizeof *r.waiting);
+		r.rdep_off = xcalloc((size_t)c->nmsg + 1, sizeof *r.rdep_off);
+		int total = 0;
+		for (int m = 0; m < c->nmsg; m++) {
+			r.waiting[m] = c->msg[m].ndep;
+			for (int i = 0; i < c->msg[m].ndep; i++)
+				r.rdep_off[c->deps[c->msg[m].dep + i] + 1]++;
+			total += c->msg[m].ndep;
+		}
+		for (int m = 0; m < c->nmsg; m++)
+			r.rdep_off[m + 1] += r.rdep_off[m];
+		r.rdep = xcalloc((size_t)total, sizeof *r.rdep);
+		int *fill = xcalloc((size_t)c->nmsg, sizeof *fill);
+		for (int m = 0; m < c->nmsg; m++)
+			for (int i = 0; i < c->msg[m].ndep; i++) {
+				int d = c->deps[c->msg[m].dep + i];
+				r.rdep[r.rdep_off[d] + fill[d]++] = m;
+			}
+		free(fill);
+	}
+	if (o->mode == SIM_PACKET)
+		run_packets(&r);
+	else
+		run_flows(&r);
+	free(r.mbytes), free(r.waiting), free(r.rdep_off), free(r.rdep);
+	double p = c->nrank;
+	res->goodput_bps = res->time_s > 0 ? (double)bytes * 8 * (p - 1) / (p * res->time_s) : 0;
+	res->bound_bps = sim_injection_bw(n, ci) / 2;
+	res->bound_ratio = res->bound_bps > 0 ? res->goodput_bps / res->bound_bps : 0;
+	return 0;
+}

@@ -1,0 +1,106 @@
+/*
+ * sim.h: the link-level simulator (docs/sim.md). Its input is plain data —
+ * nodes, directed links, and per collective the messages with their routes,
+ * sizes as fractions of the vector, rounds and dependencies — read from the
+ * .sim text format (simread.c) or built from the IR by backends/sim.c.
+ * Nothing here sees the AST or the IR.
+ *
+ * Packet mode keeps time in integer picoseconds so that closed forms match
+ * exactly; flow mode works in double seconds.
+ */
+#ifndef COLLC_SIM_H
+#define COLLC_SIM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base.h"
+
+enum { SIM_VERSION = 1, SIM_MAX_MTU = 1 << 20 };
+
+typedef struct SimLink {
+	int src, dst;          /* nodes */
+	int64_t bw;            /* bits per second */
+	int64_t lat_ps;        /* wire latency */
+	double energy_per_bit; /* joules per bit */
+} SimLink;
+
+typedef struct SimMsg {
+	int round;
+	int src, dst;          /* communicator ranks */
+	int64_t num, den;      /* size: num/den of the vector */
+	bool reduce;           /* the receiver combines it (reduction cost applies) */
+	int nhop, hop;         /* route: link ids hops[hop .. hop + nhop) */
+	int ndep, dep;         /* earlier messages it waits for: deps[dep .. dep + ndep) */
+} SimMsg;
+
+typedef struct SimColl {
+	const char *name, *kind, *algorithm;
+	int nrank;
+	int *rank_node;
+	int nround;
+	int nmsg;
+	SimMsg *msg;           /* sorted by round */
+	int *hops;
+	int *deps;
+	bool has_deps;         /* dependencies are known (else only rounds) */
+} SimColl;
+
+typedef struct SimNet {
+	const char *topo;      /* "torus", "mesh", ... (the layout of link plots) */
+	int ndim;
+	int size[MAX_DIMS];
+	int nnode;
+	int nlink;
+	SimLink *link;
+	int64_t mtu;           /* bytes per packet */
+	int64_t router_ps;     /* per hop */
+	int64_t step_ps;       /* step overhead */
+	int ncoll;
+	SimColl *coll;
+} SimNet;
+
+/* simread.c: the .sim text (located errors through error_at; the caller sets
+ * diag_source). 0, or -1 after reporting. */
+int sim_read(Arena *, const char *text, size_t len, SimNet *);
+bool sim_is_text(const char *text, size_t len);
+/* The .sim text of a network and its collectives. */
+void sim_write(const SimNet *, FILE *);
+
+typedef enum SimMode { SIM_PACKET, SIM_FLOW } SimMode;
+typedef enum SimSync { SIM_ROUNDS, SIM_DEPS } SimSync;
+
+typedef struct SimOpts {
+	SimMode mode;
+	SimSync sync;
+	double reduce_rate;    /* bytes per second at the receiver; 0 = free */
+	void (*progress)(void *ctx, double done); /* 0..1, or NULL */
+	void *progress_ctx;
+} SimOpts;
+
+typedef struct SimResult {
+	int64_t time_ps;       /* packet mode: completion, exact */
+	double time_s;         /* completion, seconds (both modes) */
+	int nround;
+	double *round_end;     /* nround: when the round's last message arrived (s) */
+	int nlink;
+	double *link_bytes;    /* nlink */
+	double *link_busy;     /* nlink: seconds transmitting */
+	double energy_j;       /* bits x hops x energy_per_bit */
+	double goodput_bps;    /* N (p - 1) / (p T), bits per second */
+	double bound_bps;      /* B_v / 2 */
+	double bound_ratio;
+} SimResult;
+
+/* Runs collective c of net for a vector of `bytes`; results in arena memory.
+ * 0, or -1 with a message in err (e.g. dependencies unknown). */
+int sim_run(Arena *, const SimNet *, int c, int64_t bytes, const SimOpts *, SimResult *,
+            char *err, size_t errlen);
+/* The bytes of a message for a vector of `bytes`: ceil(bytes x num / den). */
+int64_t sim_msg_bytes(const SimMsg *, int64_t bytes);
+/* Serialization of b bytes on a link: ceil(8 b 10^12 / bw) picoseconds. */
+int64_t sim_ser_ps(int64_t b, int64_t bw);
+/* B_v: the smallest total outgoing bandwidth of a rank's node (bits/s). */
+double sim_injection_bw(const SimNet *, int c);
+
+#endif

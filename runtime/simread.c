@@ -1,0 +1,369 @@
+/*
+ * simread.c: the .sim text format (docs/sim.md, "The .sim format"),
+ * version 1: read into the engine's input, and written from it. Line
+ * based, one record per line, tokens separated by blanks, '#' starts a
+ * comment line. Every error is located (line:col) and the file is rejected
+ * whole: the engine only ever sees a checked network.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim.h"
+
+static const char magic[] = "collc-sim";
+
+bool
+sim_is_text(const char *text, size_t len)
+{
+	return len >= sizeof magic - 1 && memcmp(text, magic, sizeof magic - 1) == 0;
+}
+
+typedef struct Rd {
+	Arena *a;
+	const char *p, *end, *line_start;
+	int line;
+	Loc tok;           /* where the last token started */
+	char buf[256];     /* the last token */
+} Rd;
+
+static void
+skip_blank(Rd *r)
+{
+	while (r->p < r->end && (*r->p == ' ' || *r->p == '\t' || *r->p == '\r'))
+		r->p++;
+}
+
+static Loc
+here(Rd *r)
+{
+	return (Loc){r->line, (int)(r->p - r->line_start) + 1};
+}
+
+/* The next token on this line, or NULL at the end of the line. */
+static const char *
+token(Rd *r)
+{
+	skip_blank(r);
+	r->tok = here(r);
+	if (r->p >= r->end || *r->p == '\n')
+		return NULL;
+	size_t n = 0;
+	while (r->p < r->end && *r->p != ' ' && *r->p != '\t' && *r->p != '\r' && *r->p != '\n') {
+		if (n + 1 < sizeof r->buf)
+			r->buf[n++] = *r->p;
+		r->p++;
+	}
+	r->buf[n] = 0;
+	return r->buf;
+}
+
+/* Moves to the next line that is not blank or a comment; false at EOF. */
+static bool
+next_line(Rd *r)
+{
+	for (;;) {
+		while (r->p < r->end && *r->p != '\n')
+			r->p++;
+		if (r->p >= r->end)
+			return false;
+		r->p++;
+		r->line++;
+		r->line_start = r->p;
+		skip_blank(r);
+		if (r->p < r->end && *r->p != '\n' && *r->p != '#')
+			return true;
+	}
+}
+
+static int
+fail(Rd *r, const char *what)
+{
+	error_at(r->tok, "%s", what);
+	return -1;
+}
+
+static int
+want_word(Rd *r, const char *w)
+{
+	const char *t = token(r);
+	if (!t || strcmp(t, w) != 0) {
+		error_at(r->tok, "expected '%s'%s%s%s", w, t ? ", found '" : " here", t ? t : "",
+		         t ? "'" : "");
+		return -1;
+	}
+	return 0;
+}
+
+static int
+want_int(Rd *r, int64_t lo, int64_t hi, int64_t *out, const char *what)
+{
+	const char *t = token(r);
+	if (!t) {
+		error_at(r->tok, "expected %s", what);
+		return -1;
+	}
+	char *e;
+	errno = 0;
+	long long v = strtoll(t, &e, 10);
+	if (*e || errno || v < lo || v > hi) {
+		error_at(r->tok, "%s must be an integer in %lld..%lld, not '%s'", what, (long long)lo,
+		         (long long)hi, t);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static int
+want_i(Rd *r, int lo, int hi, int *out, const char *what)
+{
+	int64_t v;
+	if (want_int(r, lo, hi, &v, what) != 0)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+static int
+want_name(Rd *r, const char **out, const char *what)
+{
+	const char *t = token(r);
+	if (!t) {
+		error_at(r->tok, "expected %s", what);
+		return -1;
+	}
+	*out = arena_strdup(r->a, t);
+	return 0;
+}
+
+static int
+end_line(Rd *r)
+{
+	const char *t = token(r);
+	if (t) {
+		error_at(r->tok, "unexpected '%s' at the end of the line", t);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+read_coll(Rd *r, SimNet *n, SimColl *c)
+{
+	int64_t nmsg;
+	if (want_name(r, &c->name, "a collective name") || want_name(r, &c->kind, "a kind") ||
+	    want_name(r, &c->algorithm, "an algorithm") || want_word(r, "ranks") ||
+	    want_i(r, 1, n->nnode, &c->nrank, "the rank count") || want_word(r, "rounds") ||
+	    want_i(r, 0, 1 << 30, &c->nround, "the round count") || want_word(r, "messages") ||
+	    want_int(r, 0, 1 << 30, &nmsg, "the message count") || want_word(r, "deps"))
+		return -1;
+	const char *d = token(r);
+	if (!d || (strcmp(d, "yes") && strcmp(d, "no")))
+		return fail(r, "expected 'yes' or 'no' after 'deps'");
+	c->has_deps = strcmp(d, "yes") == 0;
+	if (end_line(r))
+		return -1;
+	if (!next_line(r) || (want_word(r, "ranks")))
+		return r->p >= r->end ? fail(r, "expected the 'ranks' line") : -1;
+	c->rank_node = arena_array(r->a, (size_t)c->nrank, sizeof *c->rank_node);
+	unsigned char *seen = arena_array(r->a, (size_t)n->nnode, 1);
+	for (int i = 0; i < c->nrank; i++) {
+		if (want_i(r, 0, n->nnode - 1, &c->rank_node[i], "a node id"))
+			return -1;
+		if (seen[c->rank_node[i]]++)
+			return fail(r, "a node holds two ranks");
+	}
+	if (end_line(r))
+		return -1;
+	c->nmsg = (int)nmsg;
+	c->msg = arena_array(r->a, (size_t)c->nmsg + 1, sizeof *c->msg);
+	size_t caphop = (size_t)c->nmsg * 2 + 16, capdep = c->has_deps ? (size_t)c->nmsg + 16 : 1;
+	size_t nhops = 0, ndeps = 0;
+	int *hops = malloc(caphop * sizeof *hops), *deps = malloc(capdep * sizeof *deps);
+	if (!hops || !deps)
+		die("out of memory");
+	int rc = -1;
+	for (int i = 0; i < c->nmsg; i++) {
+		SimMsg *m = &c->msg[i];
+		if (!next_line(r)) {
+			error_at(here(r), "expected %d messages, found %d", c->nmsg, i);
+			goto out;
+		}
+		const char *op;
+		int64_t num, den;
+		if (want_word(r, "m") || want_i(r, 0, c->nround - 1, &m->round, "the round") ||
+		    want_i(r, 0, c->nrank - 1, &m->src, "the sender rank") ||
+		    want_i(r, 0, c->nrank - 1, &m->dst, "the receiver rank") ||
+		    want_int(r, 0, INT64_MAX / 2, &num, "the size numerator") ||
+		    want_int(r, 1, INT64_MAX / 2, &den, "the size denominator"))
+			goto out;
+		if (i > 0 && m->round < c->msg[i - 1].round) {
+			fail(r, "messages must be sorted by round");
+			goto out;
+		}
+		m->num = num, m->den = den;
+		if (!(op = token(r)) || (strcmp(op, "reduce") && strcmp(op, "copy"))) {
+			fail(r, "expected 'reduce' or 'copy'");
+			goto out;
+		}
+		m->reduce = op[0] == 'r';
+		if (want_i(r, 0, n->nlink, &m->nhop, "the hop count"))
+			goto out;
+		if (nhops + (size_t)m->nhop > caphop) {
+			caphop = 2 * (nhops + (size_t)m->nhop);
+			hops = realloc(hops, caphop * sizeof *hops);
+			if (!hops)
+				die("out of memory");
+		}
+		m->hop = (int)nhops;
+		int at = c->rank_node[m->src];
+		for (int j = 0; j < m->nhop; j++) {
+			int l;
+			if (want_i(r, 0, n->nlink - 1, &l, "a link id"))
+				goto out;
+			if (n->link[l].src != at) {
+				fail(r, "this link does not start where the route is");
+				goto out;
+			}
+			at = n->link[l].dst;
+			hops[nhops++] = l;
+		}
+		if (at != c->rank_node[m->dst]) {
+			fail(r, "the route does not end at the receiver's node");
+			goto out;
+		}
+		if (c->has_deps) {
+			if (want_i(r, 0, i, &m->ndep, "the dependency count"))
+				goto out;
+			if (ndeps + (size_t)m->ndep > capdep) {
+				capdep = 2 * (ndeps + (size_t)m->ndep);
+				deps = realloc(deps, capdep * sizeof *deps);
+				if (!deps)
+					die("out of memory");
+			}
+			m->dep = (int)ndeps;
+			for (int j = 0; j < m->ndep; j++) {
+				int x;
+				if (want_i(r, 0, i - 1, &x, "an earlier message's index"))
+					goto out;
+				deps[ndeps++] = x;
+			}
+		}
+		if (end_line(r))
+			goto out;
+	}
+	c->hops = arena_array(r->a, nhops + 1, sizeof *c->hops);
+	memcpy(c->hops, hops, nhops * sizeof *hops);
+	c->deps = arena_array(r->a, ndeps + 1, sizeof *c->deps);
+	memcpy(c->deps, deps, ndeps * sizeof *deps);
+	rc = 0;
+out:
+	free(hops);
+	free(deps);
+	return rc;
+}
+
+int
+sim_read(Arena *a, const char *text, size_t len, SimNet *n)
+{
+	Rd r = {.a = a, .p = text, .end = text + len, .line_start = text, .line = 1};
+	memset(n, 0, sizeof *n);
+	int64_t v;
+	if (want_word(&r, magic) || want_int(&r, 1, 1 << 20, &v, "the format version"))
+		return -1;
+	if (v != SIM_VERSION)
+		return fail(&r, "this collc reads .sim version 1 only");
+	if (end_line(&r))
+		return -1;
+	if (!next_line(&r))
+		return fail(&r, "expected the 'net' line");
+	if (want_word(&r, "net") || want_word(&r, "mtu") ||
+	    want_int(&r, 1, SIM_MAX_MTU, &n->mtu, "the mtu (bytes)") || want_word(&r, "router_ps") ||
+	    want_int(&r, 0, INT64_MAX / 4, &n->router_ps, "the router latency (ps)") ||
+	    want_word(&r, "step_ps") ||
+	    want_int(&r, 0, INT64_MAX / 4, &n->step_ps, "the step overhead (ps)") || end_line(&r))
+		return -1;
+	if (!next_line(&r))
+		return fail(&r, "expected the 'topology' line");
+	if (want_word(&r, "topology") || want_name(&r, &n->topo, "the topology's form") ||
+	    want_i(&r, 0, MAX_DIMS, &n->ndim, "the dimension count"))
+		return -1;
+	for (int i = 0; i < n->ndim; i++)
+		if (want_i(&r, 1, MAX_NODES, &n->size[i], "a size"))
+			return -1;
+	if (want_word(&r, "nodes") || want_i(&r, 1, MAX_NODES, &n->nnode, "the node count") ||
+	    want_word(&r, "links") || want_i(&r, 0, 1 << 28, &n->nlink, "the link count") ||
+	    end_line(&r))
+		return -1;
+	n->link = arena_array(a, (size_t)n->nlink + 1, sizeof *n->link);
+	for (int i = 0; i < n->nlink; i++) {
+		SimLink *l = &n->link[i];
+		if (!next_line(&r))
+			return fail(&r, "fewer links than announced");
+		if (want_word(&r, "link") || want_i(&r, 0, n->nnode - 1, &l->src, "a node id") ||
+		    want_i(&r, 0, n->nnode - 1, &l->dst, "a node id") ||
+		    want_int(&r, 1, INT64_MAX / 4, &l->bw, "the bandwidth (bits/s)") ||
+		    want_int(&r, 0, INT64_MAX / 4, &l->lat_ps, "the latency (ps)"))
+			return -1;
+		const char *t = token(&r);
+		char *e;
+		l->energy_per_bit = t ? strtod(t, &e) : -1;
+		if (!t || *e || !(l->energy_per_bit >= 0 && l->energy_per_bit < 1))
+			return fail(&r, "expected the energy per bit (joules, >= 0)");
+		if (end_line(&r))
+			return -1;
+		if (l->src == l->dst)
+			return fail(&r, "a link joins a node to itself");
+	}
+	SimColl *colls = NULL;
+	int cap = 0;
+	while (next_line(&r)) {
+		if (want_word(&r, "collective"))
+			return -1;
+		SimColl c = {0};
+		if (read_coll(&r, n, &c) != 0)
+			return -1;
+		VEC_PUSH(a, colls, n->ncoll, cap, c);
+	}
+	n->coll = colls;
+	return 0;
+}
+
+void
+sim_write(const SimNet *n, FILE *f)
+{
+	fprintf(f, "%s %d\n", magic, SIM_VERSION);
+	fprintf(f, "net mtu %lld router_ps %lld step_ps %lld\n", (long long)n->mtu,
+	        (long long)n->router_ps, (long long)n->step_ps);
+	fprintf(f, "topology %s %d", n->topo, n->ndim);
+	for (int i = 0; i < n->ndim; i++)
+		fprintf(f, " %d", n->size[i]);
+	fprintf(f, " nodes %d links %d\n", n->nnode, n->nlink);
+	for (int i = 0; i < n->nlink; i++) {
+		const SimLink *l = &n->link[i];
+		fprintf(f, "link %d %d %lld %lld %.17g\n", l->src, l->dst, (long long)l->bw,
+		        (long long)l->lat_ps, l->energy_per_bit);
+	}
+	for (int ci = 0; ci < n->ncoll; ci++) {
+		const SimColl *c = &n->coll[ci];
+		fprintf(f, "collective %s %s %s ranks %d rounds %d messages %d deps %s\nranks", c->name,
+		        c->kind, c->algorithm, c->nrank, c->nround, c->nmsg, c->has_deps ? "yes" : "no");
+		for (int i = 0; i < c->nrank; i++)
+			fprintf(f, " %d", c->rank_node[i]);
+		fputc('\n', f);
+		for (int i = 0; i < c->nmsg; i++) {
+			const SimMsg *m = &c->msg[i];
+			fprintf(f, "m %d %d %d %lld %lld %s %d", m->round, m->src, m->dst, (long long)m->num,
+			        (long long)m->den, m->reduce ? "reduce" : "copy", m->nhop);
+			for (int j = 0; j < m->nhop; j++)
+				fprintf(f, " %d", c->hops[m->hop + j]);
+			if (c->has_deps) {
+				fprintf(f, " %d", m->ndep);
+				for (int j = 0; j < m->ndep; j++)
+					fprintf(f, " %d", c->deps[m->dep + j]);
+			}
+			fputc('\n', f);
+		}
+	}
+}

@@ -1,0 +1,215 @@
+/*
+ * svgplot.c: the SVG charts of `collc sim --plot` and `--plot-links`. Plain
+ * SVG 1.1 text with inline styles, no scripts or fonts to fetch, so a file
+ * opens the same in any browser.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "svgplot.h"
+
+static const char *const palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
+                                      "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"};
+
+static void
+esc(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '<')
+			fputs("&lt;", f);
+		else if (*s == '>')
+			fputs("&gt;", f);
+		else if (*s == '&')
+			fputs("&amp;", f);
+		else if (*s == '"')
+			fputs("&quot;", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+static void
+size_label(double b, char *buf, size_t len)
+{
+	static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+	int k = 0;
+	while (b >= 1024 && k < 4) {
+		b /= 1024;
+		k++;
+	}
+	snprintf(buf, len, b == floor(b) ? "%.0f %s" : "%.1f %s", b, unit[k]);
+}
+
+/* A step of 1, 2 or 5 times a power of ten giving about n ticks. */
+static double
+nice_step(double range, int n)
+{
+	double raw = range / n, p = pow(10, floor(log10(raw)));
+	double m = raw / p;
+	return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
+}
+
+static void
+head(FILE *f, int w, int h, const char *title)
+{
+	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	           "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" "
+	           "height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"sans-serif\">\n"
+	           "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n"
+	           "<text x=\"%d\" y=\"24\" font-size=\"16\" text-anchor=\"middle\">",
+	        w, h, w, h, w, h, w / 2);
+	esc(f, title);
+	fputs("</text>\n", f);
+}
+
+void
+svg_goodput(FILE *f, const char *title, const double *x, int nx, const PlotSeries *s, int ns,
+            double bound)
+{
+	const int W = 820, H = 520, L = 80, R = 200, T = 50, B = 60;
+	const double pw = W - L - R, ph = H - T - B;
+	double ymax = bound;
+	for (int i = 0; i < ns; i++)
+		for (int j = 0; j < nx; j++)
+			if (s[i].y[j] > ymax)
+				ymax = s[i].y[j];
+	ymax = ymax > 0 ? ymax * 1.08 : 1;
+	double lx0 = log2(x[0]), lx1 = log2(x[nx - 1]);
+	if (lx1 <= lx0)
+		lx0 -= 1, lx1 += 1;
+	head(f, W, H, title);
+#define PX(v) (L + (log2(v) - lx0) / (lx1 - lx0) * pw)
+#define PY(v) (T + ph - (v) / ymax * ph)
+	/* grid and y ticks, in Gb/s */
+	double step = nice_step(ymax / 1e9, 6);
+	for (double v = 0; v <= ymax / 1e9 + 1e-9; v += step) {
+		double y = PY(v * 1e9);
+		fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", L,
+		        y, L + pw, y);
+		fprintf(f, "<text x=\"%d\" y=\"%.1f\" font-size=\"12\" text-anchor=\"end\">%g</text>\n",
+		        L - 6, y + 4, v);
+	}
+	int every = nx > 12 ? (nx + 11) / 12 : 1;
+	for (int j = 0; j < nx; j++) {
+		double px = PX(x[j]);
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#eee\"/>\n", px,
+		        T, px, T + ph);
+		if (j % every)
+			continue;
+		char lab[32];
+		size_label(x[j], lab, sizeof lab);
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\">%s"
+		           "</text>\n", px, T + ph + 18, lab);
+	}
+	fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" "
+	           "stroke=\"black\"/>\n", L, T, pw, ph);
+	fprintf(f, "<text x=\"%.1f\" y=\"%d\" font-size=\"13\" text-anchor=\"middle\">message size "
+	           "(log scale)</text>\n", L + pw / 2, H - 16);
+	fprintf(f, "<text x=\"18\" y=\"%.1f\" font-size=\"13\" text-anchor=\"middle\" "
+	           "transform=\"rotate(-90 18 %.1f)\">goodput (Gb/s)</text>\n", T + ph / 2, T + ph / 2);
+	if (bound > 0) {
+		fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\" "
+		           "stroke-dasharray=\"6,4\"/>\n", L, PY(bound), L + pw, PY(bound));
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">bound "
+		           "B_v/2 = %g Gb/s</text>\n", L + pw - 4, PY(bound) - 5, bound / 1e9);
+	}
+	for (int i = 0; i < ns; i++) {
+		const char *col = palette[i % countof(palette)];
+		fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", col);
+		for (int j = 0; j < nx; j++)
+			if (s[i].y[j] >= 0)
+				fprintf(f, "%.1f,%.1f ", PX(x[j]), PY(s[i].y[j]));
+		fputs("\"/>\n", f);
+		for (int j = 0; j < nx; j++)
+			if (s[i].y[j] >= 0)
+				fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n", PX(x[j]),
+				        PY(s[i].y[j]), col);
+		double ly = T + 10 + 20 * i;
+		fprintf(f, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"%s\" "
+		           "stroke-width=\"2\"/>\n", L + pw + 14, ly, L + pw + 38, ly, col);
+		fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" font-size=\"12\">", L + pw + 44, ly + 4);
+		esc(f, s[i].name);
+		fputs("</text>\n", f);
+	}
+#undef PX
+#undef PY
+	fputs("</svg>\n", f);
+}
+
+/* Cold to warm: blue, cyan, yellow, red as utilization goes 0 to 1. */
+static void
+heat(double u, char *buf, size_t len)
+{
+	static const double stop[4][3] = {{49, 54, 149}, {116, 196, 220}, {254, 224, 80},
+	                                  {215, 25, 28}};
+	u = u < 0 ? 0 : u > 1 ? 1 : u;
+	double p = u * 3;
+	int i = p >= 3 ? 2 : (int)p;
+	double t = p - i;
+	int c[3];
+	for (int k = 0; k < 3; k++)
+		c[k] = (int)lround(stop[i][k] + t * (stop[i + 1][k] - stop[i][k]));
+	snprintf(buf, len, "#%02x%02x%02x", c[0], c[1], c[2]);
+}
+
+int
+svg_links(FILE *f, const SimNet *n, const double *util, const char *title)
+{
+	bool torus = strcmp(n->topo, "torus") == 0;
+	if (n->ndim != 2 || !(torus || strcmp(n->topo, "mesh") == 0))
+		return 0;
+	int rows = n->size[0], cols = n->size[1];
+	double sp = rows > cols ? 560.0 / rows : 560.0 / cols;
+	if (sp > 80)
+		sp = 80;
+	if (sp < 6)
+		sp = 6;
+	const double M = 50, off = sp * 0.08;
+	int W = (int)(2 * M + sp * (cols - 1)) + 150, H = (int)(2 * M + sp * (rows - 1)) + 40;
+	if (W < 360)
+		W = 360;
+	head(f, W, H, title);
+	double wmax = sp * 0.22;
+	for (int l = 0; l < n->nlink; l++) {
+		const SimLink *k = &n->link[l];
+		int ax = k->src / cols, ay = k->src % cols, bx = k->dst / cols, by = k->dst % cols;
+		double x1 = M + ay * sp, y1 = M + 30 + ax * sp, x2 = M + by * sp, y2 = M + 30 + bx * sp;
+		double dx = by - ay, dy = bx - ax;
+		/* a wrap-around link leaves the grid and comes back on the far side:
+		 * drawn as a stub out of the sender */
+		if (fabs(dx) > 1 || fabs(dy) > 1) {
+			dx = dx > 1 ? -1 : dx < -1 ? 1 : dx;
+			dy = dy > 1 ? -1 : dy < -1 ? 1 : dy;
+			x2 = x1 + dx * sp * 0.45;
+			y2 = y1 + dy * sp * 0.45;
+		}
+		double len = sqrt(dx * dx + dy * dy);
+		/* the two directions side by side: offset to the sender's right */
+		double ox = -dy / len * off, oy = dx / len * off;
+		char col[16];
+		double u = util[l];
+		heat(u, col, sizeof col);
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+		           "stroke-width=\"%.2f\" stroke-linecap=\"round\"/>\n",
+		        x1 + ox, y1 + oy, x2 + ox, y2 + oy, col, 0.6 + wmax * (u < 0 ? 0 : u > 1 ? 1 : u));
+	}
+	double r = sp * 0.12 < 1.5 ? 1.5 : sp * 0.12;
+	for (int v = 0; v < n->nnode; v++)
+		fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"#333\"/>\n",
+		        M + (v % cols) * sp, M + 30 + (v / cols) * sp, r);
+	/* the colour scale */
+	double lx = W - 110, ly = M + 30;
+	for (int i = 0; i <= 10; i++) {
+		char col[16];
+		heat(1 - i / 10.0, col, sizeof col);
+		fprintf(f, "<rect x=\"%.0f\" y=\"%.0f\" width=\"18\" height=\"16\" fill=\"%s\"/>\n", lx,
+		        ly + 16 * i, col);
+		if (i % 5 == 0)
+			fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"11\">%d%%</text>\n", lx + 24,
+			        ly + 16 * i + 12, 100 - 10 * i);
+	}
+	fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"11\">link busy</text>\n", lx,
+	        ly - 8);
+	fputs("</svg>\n", f);
+	return 1;
+}

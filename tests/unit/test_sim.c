@@ -1,0 +1,501 @@
+/*
+ * test_sim.c: the link-level simulator against the closed forms of
+ * docs/sim.md: one message over h hops, ring allreduce on ring(p), the
+ * arbitration rule, contention on a torus, SP's goodput against the bound,
+ * SP against Bucket at 64 KiB, the two synchronization modes, flow mode
+ * against packet mode, and the .sim text round trip.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir.h"
+#include "sim.h"
+#include "simbuild.h"
+#include "tests.h"
+
+#define NET400 "network { link_bandwidth = 400 Gbps; link_latency = 100 ns; " \
+               "router_latency = 300 ns; "
+
+/* ---- building inputs ---- */
+
+typedef struct Built {
+	Arena arena;   /* the AST */
+	Arena sim;     /* the simulator's input and results */
+	File *file;
+	Prog prog;
+	SimNet net;
+} Built;
+
+/* Lowers a .coll text and converts schedule `which` (by name). */
+static int
+build_text(Built *b, const char *text, const char *which)
+{
+	memset(b, 0, sizeof *b);
+	diag_reset();
+	b->file = parse_text(&b->arena, "t.coll", text, strlen(text));
+	if (nerrors() == 0)
+		sema(b->file);
+	if (nerrors() == 0)
+		lower(b->file, &b->prog);
+	if (nerrors())
+		return -1;
+	for (int i = 0; i < b->prog.nsched; i++)
+		if (strcmp(b->prog.sched[i]->name, which) == 0) {
+			const Sched *s = b->prog.sched[i];
+			if (verify(s) != 0)
+				return -1;
+			return sim_from_scheds(&b->sim, &s, 1, &b->net);
+		}
+	return -1;
+}
+
+static void
+built_free(Built *b)
+{
+	prog_free(&b->prog);
+	arena_free(&b->arena);
+	arena_free(&b->sim);
+	diag_reset();
+}
+
+static SimResult
+run(Built *b, int64_t bytes, SimMode mode, SimSync sync)
+{
+	SimOpts o = {.mode = mode, .sync = sync};
+	SimResult r;
+	char err[256];
+	int rc = sim_run(&b->sim, &b->net, 0, bytes, &o, &r, err, sizeof err);
+	CU_ASSERT_EQUAL(rc, 0);
+	return r;
+}
+
+/* A hand-made network: a chain 0 -> 1 -> ... -> n-1 of 400 Gb/s links,
+ * 100 ns each, 300 ns routers, and messages given by the caller. */
+typedef struct Hand {
+	Arena a;
+	SimNet net;
+	SimColl c;
+	SimMsg msg[8];
+	int hops[64], deps[16], rank_node[16];
+	int nhop, ndep;
+} Hand;
+
+static void
+hand_init(Hand *h, int nnode, int64_t mtu)
+{
+	memset(h, 0, sizeof *h);
+	h->net = (SimNet){.topo = "graph", .nnode = nnode, .nlink = nnode - 1, .mtu = mtu,
+	                  .router_ps = 300000, .ncoll = 1, .coll = &h->c};
+	h->net.link = arena_array(&h->a, (size_t)nnode, sizeof *h->net.link);
+	for (int i = 0; i + 1 < nnode; i++)
+		h->net.link[i] = (SimLink){i, i + 1, 400000000000, 100000, 1e-12};
+	for (int i = 0; i < nnode; i++)
+		h->rank_node[i] = i;
+	h->c = (SimColl){.name = "x", .kind = "allgather", .algorithm = "hand", .nrank = nnode,
+	                 .rank_node = h->rank_node, .msg = h->msg, .hops = h->hops, .deps = h->deps,
+	                 .has_deps = true};
+}
+
+/* A message src -> dst along the chain, num/den of the vector. */
+static void
+hand_msg(Hand *h, int round, int src, int dst, int64_t num, int64_t den, int ndep,
+         const int *deps)
+{
+	SimMsg m = {.round = round, .src = src, .dst = dst, .num = num, .den = den,
+	            .nhop = dst - src, .hop = h->nhop, .ndep = ndep, .dep = h->ndep};
+	for (int l = src; l < dst; l++)
+		h->hops[h->nhop++] = l;
+	for (int i = 0; i < ndep; i++)
+		h->deps[h->ndep++] = deps[i];
+	h->msg[h->c.nmsg++] = m;
+	if (round + 1 > h->c.nround)
+		h->c.nround = round + 1;
+}
+
+static SimResult
+hand_run(Hand *h, int64_t bytes, SimMode mode, SimSync sync)
+{
+	SimOpts o = {.mode = mode, .sync = sync};
+	SimResult r;
+	char err[256];
+	CU_ASSERT_EQUAL(sim_run(&h->a, &h->net, 0, bytes, &o, &r, err, sizeof err), 0);
+	return r;
+}
+
+/* ---- closed forms (docs/sim.md) ---- */
+
+/* One message of M bytes over h equal hops, alone:
+ * T = h d + (h - 1) ser(min(M, mtu)) + sum over packets of ser(packet). */
+static int64_t
+closed_form(int64_t M, int h, int64_t mtu, int64_t bw, int64_t d)
+{
+	int64_t k = (M + mtu - 1) / mtu, last = M - (k - 1) * mtu;
+	int64_t first = M < mtu ? M : mtu;
+	return h * d + (h - 1) * sim_ser_ps(first, bw) + (k - 1) * sim_ser_ps(mtu, bw) +
+	       sim_ser_ps(last, bw);
+}
+
+static void
+test_single_message(void)
+{
+	const int64_t sizes[] = {1, 1000, 4096, 4097, 10000, 1 << 20, (1 << 20) + 3};
+	for (int h = 1; h <= 5; h++)
+		for (size_t i = 0; i < countof(sizes); i++)
+			for (int64_t mtu = 1024; mtu <= 4096; mtu *= 4) {
+				Hand x;
+				hand_init(&x, h + 1, mtu);
+				hand_msg(&x, 0, 0, h, 1, 1, 0, NULL);
+				SimResult r = hand_run(&x, sizes[i], SIM_PACKET, SIM_ROUNDS);
+				int64_t want = closed_form(sizes[i], h, mtu, 400000000000, 400000);
+				assert_named(r.time_ps == want, __LINE__, __FILE__,
+				             "M=%lld h=%d mtu=%lld: %lld ps, closed form %lld ps",
+				             (long long)sizes[i], h, (long long)mtu, (long long)r.time_ps,
+				             (long long)want);
+				arena_free(&x.a);
+			}
+}
+
+static void
+test_ring_allreduce(void)
+{
+	for (int p = 2; p <= 16; p++) {
+		char text[512];
+		snprintf(text, sizeof text,
+		         NET400 "step_overhead = 1 us; }\ntopology R = ring(%d);\n"
+		         "collective allreduce AR on R { algorithm ring; }\n", p);
+		Built b;
+		CU_ASSERT_EQUAL_FATAL(build_text(&b, text, "AR"), 0);
+		int64_t o = 1000000, d = 400000, bw = 400000000000;
+		/* one packet holds the block */
+		int64_t N = (int64_t)p * 1024;
+		int64_t want = 2 * (p - 1) * (o + d + sim_ser_ps(N / p, bw));
+		SimResult r = run(&b, N, SIM_PACKET, SIM_ROUNDS);
+		assert_named(r.time_ps == want, __LINE__, __FILE__, "ring(%d), one packet: %lld, want %lld",
+		             p, (long long)r.time_ps, (long long)want);
+		SimResult rd = run(&b, N, SIM_PACKET, SIM_DEPS);
+		assert_named(rd.time_ps == want, __LINE__, __FILE__, "ring(%d) deps: %lld, want %lld", p,
+		             (long long)rd.time_ps, (long long)want);
+		/* several packets per block: the pipelined form over one hop */
+		N = (int64_t)p * 10000 + p;
+		int64_t blk = N / p;
+		want = 2 * (p - 1) * (o + closed_form(blk, 1, 4096, bw, d));
+		r = run(&b, N, SIM_PACKET, SIM_ROUNDS);
+		assert_named(r.time_ps == want, __LINE__, __FILE__, "ring(%d), pipelined: %lld, want %lld",
+		             p, (long long)r.time_ps, (long long)want);
+		built_free(&b);
+	}
+}
+
+/* Round-robin: two messages on one link alternate packet by packet. */
+static void
+test_arbitration(void)
+{
+	Hand x;
+	int64_t s = sim_ser_ps(4096, 400000000000), d = 400000;
+	/* A: 3 packets and B: 1 packet, both 0 -> 1 from time 0: A0 B0 A1 A2 */
+	hand_init(&x, 2, 4096);
+	hand_msg(&x, 0, 0, 1, 3, 4, 0, NULL);
+	hand_msg(&x, 1, 0, 1, 1, 4, 0, NULL);
+	SimResult r = hand_run(&x, 4 * 4096, SIM_PACKET, SIM_DEPS);
+	CU_ASSERT_EQUAL(r.round_end[0], (double)(4 * s + d) * 1e-12);
+	CU_ASSERT_EQUAL(r.round_end[1], (double)(2 * s + d) * 1e-12);
+	arena_free(&x.a);
+	/* A: 0 -> 2 and B: 1 -> 2, 2 packets each. A's first packet reaches
+	 * link 1 at s + d, when B has sent B0 (0..s) and B1 (s..2s): B first */
+	hand_init(&x, 3, 4096);
+	hand_msg(&x, 0, 0, 2, 1, 2, 0, NULL);
+	hand_msg(&x, 1, 1, 2, 1, 2, 0, NULL);
+	r = hand_run(&x, 4 * 4096, SIM_PACKET, SIM_DEPS);
+	/* link 1: B0 [0, s), B1 [s, 2s); A's packets are ready at s + d and
+	 * 2s + d (d = 400 ns > s = 81.92 ns) */
+	int64_t a0 = s + d, a1 = 2 * s + d; /* ready times of A's packets at link 1 */
+	int64_t end_a = (a1 > a0 + s ? a1 : a0 + s) + s + d;
+	CU_ASSERT_EQUAL(r.round_end[1], (double)(2 * s + d) * 1e-12);
+	CU_ASSERT_EQUAL(r.time_ps, end_a);
+	arena_free(&x.a);
+	/* both ready together: equal shares, the newcomer after */
+	hand_init(&x, 2, 4096);
+	hand_msg(&x, 0, 0, 1, 1, 2, 0, NULL);
+	hand_msg(&x, 0, 0, 1, 1, 2, 0, NULL);
+	r = hand_run(&x, 8 * 4096, SIM_PACKET, SIM_ROUNDS);
+	/* 4 packets each, interleaved: the first finishes one packet early */
+	CU_ASSERT_EQUAL(r.time_ps, 8 * s + d);
+	arena_free(&x.a);
+}
+
+/* The contention-free time of each round: its slowest message alone. */
+static int64_t
+alone(const SimNet *n, const SimColl *c, int m, int64_t bytes)
+{
+	const SimMsg *msg = &c->msg[m];
+	return closed_form(sim_msg_bytes(msg, bytes), msg->nhop, n->mtu, n->link[0].bw,
+	                   n->link[0].lat_ps + n->router_ps);
+}
+
+static int
+contended_rounds(Built *b, int64_t bytes)
+{
+	SimResult r = run(b, bytes, SIM_PACKET, SIM_ROUNDS);
+	const SimColl *c = &b->net.coll[0];
+	int n = 0;
+	double prev = 0;
+	for (int round = 0, m = 0; round < c->nround; round++) {
+		int64_t worst = 0;
+		for (; m < c->nmsg && c->msg[m].round == round; m++)
+			if (alone(&b->net, c, m, bytes) > worst)
+				worst = alone(&b->net, c, m, bytes);
+		double took = r.round_end[round] - prev - (double)b->net.step_ps * 1e-12;
+		n += took > (double)worst * 1e-12 * (1 + 1e-9);
+		prev = r.round_end[round];
+	}
+	return n;
+}
+
+static void
+test_contention_torus(void)
+{
+	Built b;
+	CU_ASSERT_EQUAL_FATAL(build_text(&b, NET400 "}\ntopology T = torus(8, 8);\n"
+	                                 "collective allreduce HD on T { algorithm halving_doubling; }\n",
+	                                 "HD"), 0);
+	int hd = contended_rounds(&b, 1 << 20);
+	assert_named(hd > 0, __LINE__, __FILE__, "halving-doubling: %d contended rounds", hd);
+	built_free(&b);
+	CU_ASSERT_EQUAL_FATAL(build_text(&b, NET400 "}\ntopology T = torus(8, 8);\n"
+	                                 "group G on T { translate; map (x, y) -> (-x, -y); "
+	                                 "map (x, y) -> (y, x); }\ntree B = bfs(T, root (0, 0));\n"
+	                                 "collective allreduce SP on T { algorithm symmetric(trees B, "
+	                                 "group G); }\n", "SP"), 0);
+	int sp = contended_rounds(&b, 1 << 20);
+	assert_named(sp == 0, __LINE__, __FILE__, "SP: %d contended rounds", sp);
+	built_free(&b);
+}
+
+static const char sp8[] = NET400 "}\ntopology T = torus(8, 8);\n"
+	"group G on T { translate; map (x, y) -> (-x, -y); map (x, y) -> (y, x); }\n"
+	"tree B = bfs(T, root (0, 0));\n"
+	"collective allreduce SP on T { algorithm symmetric(trees B, group G); }\n"
+	"collective allreduce BK on T { algorithm bucket; }\n";
+
+static void
+test_sp_goodput(void)
+{
+	Built b;
+	CU_ASSERT_EQUAL_FATAL(build_text(&b, sp8, "SP"), 0);
+	SimResult r = run(&b, 256 << 20, SIM_FLOW, SIM_ROUNDS);
+	assert_named(r.bound_ratio >= 0.95, __LINE__, __FILE__, "SP 8x8 256 MiB: %.4f of the bound",
+	             r.bound_ratio);
+	CU_ASSERT(r.bound_ratio <= 1);
+	CU_ASSERT_EQUAL(r.bound_bps, 800e9);
+	built_free(&b);
+	/* the rectangles, with the two-tree construction (seed's figures) */
+	static const struct { int x, y; double seed; } rect[] = {
+		{64, 16, 0.972}, {128, 8, 0.955}, {256, 4, 0.914}};
+	for (size_t i = 0; i < countof(rect); i++) {
+		char text[512];
+		snprintf(text, sizeof text, NET400 "}\ntopology T = torus(%d, %d);\n"
+		         "group G on T { translate; map (x, y) -> (-x, -y); }\n"
+		         "trees P = balanced_pair(T, root (0, 0));\n"
+		         "collective allreduce SP on T { algorithm symmetric(trees P, group G); }\n",
+		         rect[i].x, rect[i].y);
+		CU_ASSERT_EQUAL_FATAL(build_text(&b, text, "SP"), 0);
+		r = run(&b, 256 << 20, SIM_FLOW, SIM_ROUNDS);
+		assert_named(r.bound_ratio >= rect[i].seed, __LINE__, __FILE__,
+		             "SP %dx%d 256 MiB: %.4f of the bound, seed %.3f", rect[i].x, rect[i].y,
+		             r.bound_ratio, rect[i].seed);
+		built_free(&b);
+	}
+}
+
+static void
+test_sp_vs_bucket(void)
+{
+	Built sp, bk;
+	CU_ASSERT_EQUAL_FATAL(build_text(&sp, sp8, "SP"), 0);
+	CU_ASSERT_EQUAL_FATAL(build_text(&bk, sp8, "BK"), 0);
+	SimResult a = run(&sp, 64 << 10, SIM_PACKET, SIM_ROUNDS);
+	SimResult c = run(&bk, 64 << 10, SIM_PACKET, SIM_ROUNDS);
+	double speedup = c.time_s / a.time_s;
+	double rounds = (double)bk.net.coll[0].nround / sp.net.coll[0].nround;
+	/* about the round ratio (the seed measured 1.74x on 8x8) */
+	assert_named(speedup > 1.5 && speedup <= rounds * 1.05, __LINE__, __FILE__,
+	             "SP over Bucket at 64 KiB: %.3fx, round ratio %.3f", speedup, rounds);
+	built_free(&sp);
+	built_free(&bk);
+}
+
+static void
+test_modes(void)
+{
+	/* agree: ring allreduce (one message per rank per round, equal sizes
+	 * and routes) with several packets per message */
+	Built b;
+	CU_ASSERT_EQUAL_FATAL(build_text(&b, NET400 "step_overhead = 500 ns; }\n"
+	                                 "topology T = ring(12);\n"
+	                                 "collective allreduce AR on T { algorithm ring; }\n", "AR"), 0);
+	SimResult r = run(&b, 1 << 20, SIM_PACKET, SIM_ROUNDS);
+	SimResult d = run(&b, 1 << 20, SIM_PACKET, SIM_DEPS);
+	CU_ASSERT_EQUAL(r.time_ps, d.time_ps);
+	built_free(&b);
+	/* differ: a long message holds its round back in round mode, while in
+	 * dependency mode an independent chain runs past it */
+	Hand x;
+	hand_init(&x, 4, 4096);
+	x.net.step_ps = 1000000;
+	hand_msg(&x, 0, 0, 1, 1, 1, 0, NULL);       /* long: the whole vector */
+	hand_msg(&x, 0, 2, 3, 1, 64, 0, NULL);      /* short */
+	int dep = 1;
+	hand_msg(&x, 1, 2, 3, 1, 64, 1, &dep);      /* needs the short one */
+	int64_t N = 1 << 20, o = 1000000, dd = 400000;
+	int64_t tl = closed_form(N, 1, 4096, 400000000000, dd);
+	int64_t ts = closed_form(N / 64, 1, 4096, 400000000000, dd);
+	SimResult rr = hand_run(&x, N, SIM_PACKET, SIM_ROUNDS);
+	SimResult rd = hand_run(&x, N, SIM_PACKET, SIM_DEPS);
+	CU_ASSERT_EQUAL(rr.time_ps, o + tl + o + ts);
+	CU_ASSERT_EQUAL(rd.time_ps, o + tl > 2 * (o + ts) ? o + tl : 2 * (o + ts));
+	CU_ASSERT(rd.time_ps < rr.time_ps);
+	arena_free(&x.a);
+}
+
+static bool
+within(double a, double b, double rel)
+{
+	return fabs(a - b) <= rel * fmax(a, b);
+}
+
+static void
+test_flow_vs_packet(void)
+{
+	static const char *const texts[] = {
+		NET400 "}\ntopology R = ring(8);\ncollective allreduce X on R { algorithm ring; }\n",
+		NET400 "}\ntopology T = torus(4, 4);\ngroup G on T { translate; map (x, y) -> (-x, -y); "
+		"map (x, y) -> (y, x); }\ntree B = bfs(T, root (0, 0));\n"
+		"collective allreduce X on T { algorithm symmetric(trees B, group G); }\n",
+		NET400 "}\ntopology T = torus(4, 4);\n"
+		"collective allreduce X on T { algorithm halving_doubling; }\n",
+		NET400 "}\ntopology T = mesh(4, 4);\ncollective allgather X on T { algorithm bruck; }\n",
+	};
+	for (size_t i = 0; i < countof(texts); i++) {
+		Built b;
+		CU_ASSERT_EQUAL_FATAL(build_text(&b, texts[i], "X"), 0);
+		for (int sync = 0; sync < 2; sync++) {
+			SimResult p = run(&b, 64 << 20, SIM_PACKET, (SimSync)sync);
+			SimResult f = run(&b, 64 << 20, SIM_FLOW, (SimSync)sync);
+			assert_named(within(p.time_s, f.time_s, 0.02), __LINE__, __FILE__,
+			             "case %zu sync %d: packet %.6g s, flow %.6g s", i, sync, p.time_s,
+			             f.time_s);
+		}
+		built_free(&b);
+	}
+	/* two messages sharing a link: fair shares in both modes */
+	Hand x;
+	hand_init(&x, 3, 4096);
+	hand_msg(&x, 0, 0, 2, 1, 2, 0, NULL);
+	hand_msg(&x, 0, 1, 2, 1, 2, 0, NULL);
+	SimResult p = hand_run(&x, 64 << 20, SIM_PACKET, SIM_ROUNDS);
+	SimResult f = hand_run(&x, 64 << 20, SIM_FLOW, SIM_ROUNDS);
+	CU_ASSERT(within(p.time_s, f.time_s, 0.02));
+	arena_free(&x.a);
+}
+
+/* The .sim text reads back as the same network: same times. */
+static void
+test_text_round_trip(void)
+{
+	Built b;
+	CU_ASSERT_EQUAL_FATAL(build_text(&b, sp8, "BK"), 0);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+	sim_write(&b.net, mem);
+	fclose(mem);
+	CU_ASSERT(sim_is_text(buf, len));
+	Arena a = {0};
+	SimNet back;
+	diag_source("t.sim", buf, len);
+	CU_ASSERT_EQUAL_FATAL(sim_read(&a, buf, len, &back), 0);
+	CU_ASSERT_EQUAL(back.nlink, b.net.nlink);
+	CU_ASSERT_EQUAL(back.coll[0].nmsg, b.net.coll[0].nmsg);
+	SimOpts o = {.mode = SIM_PACKET, .sync = SIM_DEPS};
+	SimResult r1, r2;
+	char err[256];
+	CU_ASSERT_EQUAL(sim_run(&a, &back, 0, 1 << 20, &o, &r1, err, sizeof err), 0);
+	CU_ASSERT_EQUAL(sim_run(&a, &b.net, 0, 1 << 20, &o, &r2, err, sizeof err), 0);
+	CU_ASSERT_EQUAL(r1.time_ps, r2.time_ps);
+	CU_ASSERT_EQUAL(r1.energy_j, r2.energy_j);
+	/* a damaged copy: a route that does not follow its links */
+	char *m = strstr(buf, "\nm ");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	char *bad = malloc(len + 16);
+	size_t at = (size_t)(m - buf) + 1;
+	memcpy(bad, buf, at);
+	int n = sprintf(bad + at, "m 0 0 1 1 64 copy 1 %d\n", b.net.nlink - 1);
+	char *eol = strchr(m + 1, '\n');
+	memcpy(bad + at + n, eol + 1, len - (size_t)(eol + 1 - buf));
+	size_t blen = at + (size_t)n + len - (size_t)(eol + 1 - buf);
+	char *diag = NULL;
+	size_t dlen = 0;
+	FILE *dm = open_memstream(&diag, &dlen);
+	diag_stream(dm);
+	diag_reset();
+	diag_source("bad.sim", bad, blen);
+	Arena a2 = {0};
+	CU_ASSERT_EQUAL(sim_read(&a2, bad, blen, &back), -1);
+	diag_stream(NULL);
+	fclose(dm);
+	CU_ASSERT(strstr(diag, "bad.sim:") != NULL && strstr(diag, "error: ") != NULL &&
+	          strstr(diag, "does not start where the route is") != NULL);
+	diag_reset();
+	free(diag), free(bad), free(buf);
+	arena_free(&a2);
+	arena_free(&a);
+	built_free(&b);
+}
+
+/* Energy: bits times hops times energy per bit, in both modes. */
+static void
+test_energy(void)
+{
+	Hand x;
+	hand_init(&x, 4, 4096);
+	hand_msg(&x, 0, 0, 3, 1, 1, 0, NULL);
+	SimResult r = hand_run(&x, 1000, SIM_PACKET, SIM_ROUNDS);
+	CU_ASSERT(fabs(r.energy_j - 1000 * 8 * 3 * 1e-12) < 1e-20);
+	CU_ASSERT_EQUAL(r.link_bytes[1], 1000);
+	SimResult f = hand_run(&x, 1000, SIM_FLOW, SIM_ROUNDS);
+	CU_ASSERT_EQUAL(f.energy_j, r.energy_j);
+	arena_free(&x.a);
+}
+
+/* Reduction cost: each reduced message waits for the receiver's engine. */
+static void
+test_reduce_cost(void)
+{
+	Hand x;
+	hand_init(&x, 2, 4096);
+	hand_msg(&x, 0, 0, 1, 1, 1, 0, NULL);
+	x.msg[0].reduce = true;
+	SimOpts o = {.mode = SIM_PACKET, .sync = SIM_ROUNDS, .reduce_rate = 1e9};
+	SimResult r;
+	char err[256];
+	CU_ASSERT_EQUAL(sim_run(&x.a, &x.net, 0, 1000, &o, &r, err, sizeof err), 0);
+	/* 1000 B at 1 GB/s = 1 us after arrival */
+	CU_ASSERT_EQUAL(r.time_ps, closed_form(1000, 1, 4096, 400000000000, 400000) + 1000000);
+	arena_free(&x.a);
+}
+
+CU_TestInfo sim_tests[] = {
+	{"one message over h hops: the closed form to the picosecond", test_single_message},
+	{"ring allreduce on ring(2..16): one packet and pipelined forms", test_ring_allreduce},
+	{"arbitration: round-robin between messages on a link", test_arbitration},
+	{"contention on a torus: halving-doubling yes, SP no", test_contention_torus},
+	{"SP reaches the goodput bound (8x8, 64x16, 128x8, 256x4)", test_sp_goodput},
+	{"SP beats Bucket at 64 KiB by about the round ratio", test_sp_vs_bucket},
+	{"round and dependency modes agree and differ where they should", test_modes},
+	{"flow mode within 2% of packet mode on large messages", test_flow_vs_packet},
+	{".sim text round trip and a damaged file", test_text_round_trip},
+	{"energy per bit per hop", test_energy},
+	{"reduction cost at the receiver", test_reduce_cost},
+	CU_TEST_INFO_NULL,
+};
