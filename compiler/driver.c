@@ -61,7 +61,7 @@ parse_size(const char *text)
 {
 	char *end;
 	double v = strtod(text, &end);
-	if (end == text || v < 0)
+	if (end == text || !(v >= 0 && v <= 1e300)) /* no nan, no inf */
 		return -1;
 	while (*end == ' ')
 		end++;

@@ -279,6 +279,10 @@ Sched *symmetrize(Arena *, const char *name, Loc, CollKind, const Topo *, Routes
                   Tree **trees, int ntree, const Group *, const int *rank_node, int nrank);
 /* Expands a symmetric schedule into explicit messages (small cases, tests). */
 Sched *sched_expand(Arena *, const Sched *);
+/* What a symmetric schedule's proof by symmetry stands on, checked: every
+ * group element keeps the ranks, and each chunk's owner is its tree's root
+ * moved by its element. -1 after reporting. */
+int sched_check_symmetric(const Sched *);
 
 /* ---- the classic algorithm library (alg.c and alg_*.c) ---- */
 
@@ -349,14 +353,5 @@ bool ir_is_text(const char *text, size_t len);
 /* Builds every topology, group, tree and schedule; -1 after reporting. */
 int lower(const struct File *, Prog *);
 void prog_free(Prog *);
-
-/* exec.c: runs a schedule round by round on real data (collc run FILE.coll)
- * and checks every promised chunk; dtype and op as runtime/msccl.h's
- * RDtype and ROp. -1 after reporting a wrong result. */
-typedef struct ExecOpts {
-	int64_t bytes;  /* the whole vector */
-	int dtype, op;
-} ExecOpts;
-int exec_sched(const Sched *, const ExecOpts *, double *seconds);
 
 #endif

@@ -164,7 +164,7 @@ find_topology(Reader *r, const char *name, const char *at)
 /* A topology being read: its header, then net, switch and link lines. */
 typedef struct Pending {
 	bool active;
-	char name[64];
+	char name[4096];
 	int kind, ndim, size[MAX_DIMS], variant, nnode;
 	Net net;
 	unsigned char *sw;
@@ -237,12 +237,40 @@ topology_line(Reader *r, Pending *t, const char *w)
 	}
 }
 
+static bool
+finite_nonneg(double v)
+{
+	return v >= 0 && v <= 1e300; /* false for nan and inf */
+}
+
 static void
 topology_end(Reader *r, Pending *t)
 {
 	if (!t->active || r->failed)
 		return;
 	t->active = false;
+	/* what group and route code will assume of the parts */
+	long cells = 1;
+	for (int i = 0; i < t->ndim; i++)
+		cells *= t->size[i];
+	bool spine = t->kind == TK_SPINE_LEAF, graph = t->kind == TK_GRAPH;
+	if (!graph && (spine ? t->ndim != 2 || cells + t->size[0] >= t->nnode : cells != t->nnode))
+		fail(r, "the topology's dims do not give its node count");
+	const Net *n = &t->net;
+	if (!(n->bandwidth > 0 && n->bandwidth <= 1e300) || !finite_nonneg(n->link_latency) ||
+	    !finite_nonneg(n->router_latency) || !finite_nonneg(n->step_overhead) ||
+	    !(n->mtu >= 1 && n->mtu <= 1e300) || !finite_nonneg(n->energy_per_bit) ||
+	    !finite_nonneg(n->reconfig_delay))
+		fail(r, "a network parameter is out of range (bandwidth and mtu positive, the rest "
+		        "zero or more, all finite)");
+	for (int i = 0; i < t->nlink && !r->failed; i++) {
+		const Link *l = &t->links[i];
+		if (l->src == l->dst || !(l->bandwidth <= 1e300) || !finite_nonneg(l->latency) ||
+		    !finite_nonneg(l->energy_per_bit))
+			fail(r, "a link is a loop or has parameters out of range");
+	}
+	if (r->failed)
+		return;
 	Topo *topo = topo_assemble(r->a, (TopoKind)t->kind, arena_strdup(r->a, t->name), t->ndim,
 	                           t->size, t->variant, t->nnode, t->any_switch ? t->sw : NULL,
 	                           t->nlink, t->links, t->net);
@@ -268,7 +296,7 @@ int_list(Reader *r, const char *head, int n, long lo, long hi)
 static void
 read_schedule(Reader *r)
 {
-	char name[64], kind[32], alg[64], topo[64], form[16];
+	char name[4096], kind[32], alg[4096], topo[4096], form[16];
 	if (!word(r, name, sizeof name) || !word(r, kind, sizeof kind) || !word(r, alg, sizeof alg)) {
 		fail(r, "expected: schedule NAME KIND ALGORITHM topology T ...");
 		return;
@@ -319,9 +347,11 @@ read_schedule(Reader *r)
 	int *links = malloc(((size_t)t->nnode + 1) * sizeof *links);
 	int *chunks = malloc(((size_t)nchunk + 1) * sizeof *chunks);
 	int ntree = 0, capbase = 0;
+	bool ended = false;
 	GroupGen *gens = NULL;
 	int ngen = 0, capgen = 0;
-	char gname[64] = "G";
+	char gname[4096] = "G";
+	int declared_gens = -1;
 	if (!links || !chunks)
 		die("out of memory");
 	while (!r->failed && next_line(r)) {
@@ -330,6 +360,7 @@ read_schedule(Reader *r)
 			continue;
 		if (strcmp(w, "end") == 0) {
 			line_end(r);
+			ended = true;
 			break;
 		} else if (strcmp(w, "owner") == 0 || strcmp(w, "a2a_src") == 0 ||
 		           strcmp(w, "a2a_dst") == 0) {
@@ -365,7 +396,7 @@ read_schedule(Reader *r)
 			if (!word(r, gname, sizeof gname))
 				fail(r, "expected a group name");
 			expect(r, "generators");
-			integer(r, 0, 1 << 30);
+			declared_gens = (int)integer(r, 0, 1 << 30);
 		} else if (strcmp(w, "generator") == 0 && sym) {
 			char how[16];
 			GroupGen x = {.loc = here(r)};
@@ -433,6 +464,13 @@ read_schedule(Reader *r)
 	}
 	free(links);
 	free(chunks);
+	if (!r->failed && !ended)
+		fail(r, "the schedule has no 'end' line");
+	if (!r->failed && sym && declared_gens != ngen)
+		fail(r, "the group line's generator count differs from its generator lines");
+	for (int i = 0; i < nrank && !r->failed; i++)
+		if (t->is_switch && t->is_switch[rank_node[i]])
+			fail(r, "rank_nodes names a switch");
 	if (r->failed) {
 		sched_abort(&r->sb);
 		return;
@@ -447,6 +485,8 @@ read_schedule(Reader *r)
 		s->group = group_build(r->a, t, arena_strdup(r->a, gname), s->loc, gens, ngen);
 		s->ntree = ntree;
 		if (!s->group)
+			r->failed = true;
+		else if (sched_check_symmetric(s) != 0)
 			r->failed = true;
 		else if (s->nchunk != ntree * s->group->order)
 			fail(r, "a symmetric schedule has trees x group order chunks");

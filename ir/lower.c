@@ -458,6 +458,7 @@ lower_library(Lower *L, const Decl *d, CollKind kind, const Topo *t, Routes *rou
 	if (chunks && !chunks->flag)
 		c.chunks = int_of(chunks->value);
 	const Item *root = item_of(d, IT_ROOT);
+	c.root = 0; /* without `root`, rank 0 of the collective */
 	if (root) {
 		int node = (int)ast_resolve_node(d->topo->space, root->value, true);
 		for (int i = 0; i < nrank; i++)
@@ -553,8 +554,10 @@ lower_collective(Lower *L, const Decl *d)
 		const Arg *trees = labelled(alg->call, "trees");
 		const Arg *group = labelled(alg->call, "group");
 		Group *g = L->group[decl_index(L, find(L, group->val.v[0]->text))];
-		int ntree = 0;
-		Tree **list = arena_array(L->a, 64, sizeof *list);
+		int ntree = 0, cap = 0;
+		for (int i = 0; i < trees->val.n; i++)
+			cap += L->trees[decl_index(L, find(L, trees->val.v[i]->text))].n;
+		Tree **list = arena_array(L->a, (size_t)cap + 1, sizeof *list);
 		rc = g ? 0 : -1;
 		for (int i = 0; i < trees->val.n && rc == 0; i++) {
 			const TreeSet *set = &L->trees[decl_index(L, find(L, trees->val.v[i]->text))];
@@ -566,7 +569,7 @@ lower_collective(Lower *L, const Decl *d)
 				         "(for pipelined_trees)", trees->val.v[i]->text);
 				rc = -1;
 			}
-			for (int k = 0; k < set->n && ntree < 64; k++)
+			for (int k = 0; k < set->n; k++)
 				list[ntree++] = set->tree[k];
 		}
 		Sched *s = NULL;
@@ -609,11 +612,14 @@ lower(const File *f, Prog *p)
 	L.routes = arena_array(L.a, 2 * n, sizeof *L.routes);
 	int errors = nerrors();
 	p->nskipped = 0;
+	/* the network block is file-wide, wherever it stands */
+	for (int i = 0; i < f->ndecl; i++)
+		if (f->decl[i].kind == DC_NETWORK)
+			apply_params(&L.net, f->decl[i].body);
 	for (int i = 0; i < f->ndecl; i++) {
 		const Decl *d = &f->decl[i];
 		switch (d->kind) {
 		case DC_NETWORK:
-			apply_params(&L.net, d->body);
 			break;
 		case DC_TOPOLOGY:
 			lower_topology(&L, d);

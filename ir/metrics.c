@@ -200,7 +200,20 @@ symmetric_messages(const Sched *s)
 		if (zero)
 			fix[nfix++] = e;
 	}
+	/* the shortcut needs every translation in the group: the unit ones suffice */
 	bool fast = g->affine && (long)nfix * t->nnode == g->order;
+	for (int i = 0; fast && i < d; i++) {
+		bool found = false;
+		for (int e = 0; e < g->order && !found; e++) {
+			found = true;
+			for (int a = 0; a < d && found; a++) {
+				found = g->vec[e * d + a] == (a == i ? 1 % t->size[a] : 0);
+				for (int b = 0; b < d && found; b++)
+					found = g->mat[e * d * d + a * d + b] == (a == b ? 1 % t->size[a] : 0);
+			}
+		}
+		fast = found;
+	}
 	int *key = malloc(((size_t)t->nnode + 2) * sizeof *key);
 	int *moved = malloc(((size_t)t->nnode + 2) * sizeof *moved);
 	if (!key || !moved)

@@ -147,3 +147,38 @@ sched_expand(Arena *a, const Sched *sym)
 	s->nround = sym->nround;
 	return s;
 }
+
+int
+sched_check_symmetric(const Sched *s)
+{
+	const Group *g = s->group;
+	char a[64], b[64];
+	for (int e = 0; e < g->order; e++)
+		for (int r = 0; r < s->nrank; r++) {
+			int w = group_node(g, e, s->rank_node[r]);
+			if (s->node_rank[w] < 0) {
+				topo_node_name(s->topo, s->rank_node[r], a, sizeof a);
+				topo_node_name(s->topo, w, b, sizeof b);
+				error_at(s->loc, "group '%s' moves node %s of '%s' to node %s, outside its "
+				         "ranks", g->name, a, s->name, b);
+				return -1;
+			}
+		}
+	for (int t = 0; s->owner && t < s->ntree; t++)
+		for (int e = 0; e < g->order; e++)
+			if (s->owner[t * g->order + e] != s->node_rank[group_node(g, e, s->tree[t]->root[0])]) {
+				error_at(s->loc, "schedule of '%s': chunk %d's owner is rank %d, not the rank "
+				         "at its tree's root", s->name, t * g->order + e,
+				         s->owner[t * g->order + e]);
+				return -1;
+			}
+	for (int t = 0; t < s->ntree; t++)
+		for (int v = 0; v < s->topo->nnode; v++)
+			if ((s->tree[t]->depth[v] >= 0) != (s->node_rank[v] >= 0)) {
+				topo_node_name(s->topo, v, a, sizeof a);
+				error_at(s->loc, "schedule of '%s': base tree %d and the ranks differ at node %s",
+				         s->name, t + 1, a);
+				return -1;
+			}
+	return 0;
+}

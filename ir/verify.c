@@ -407,6 +407,8 @@ verify(const Sched *s)
 {
 	if (!s->base)
 		return run_explicit(s, "");
+	if (sched_check_symmetric(s) != 0)
+		return -1;
 	Arena a = {0};
 	int rc = 0;
 	for (int b = 0; b < s->ntree && rc == 0; b++) {

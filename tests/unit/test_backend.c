@@ -146,6 +146,46 @@ test_ir_reader_errors(void)
 	}
 }
 
+/* Damage a good IR file in ways a reader must not accept. */
+static void
+test_ir_reader_soundness(void)
+{
+	Checked c;
+	Prog p;
+	char *ir = emit("topology T = torus(3, 3); group G on T { translate; map (x, y) -> (-x, -y); } "
+	                "tree B = bfs(T, root 0); "
+	                "collective reduce_scatter RS on T { algorithm symmetric(trees B, group G); }",
+	                &ir_backend, (BuildOpts){0}, &p, &c);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ir);
+	static const struct { const char *from, *to, *want; } cuts[] = {
+		{"dims 2 3 3", "dims 2 3 4", "the topology's dims do not give its node count"},
+		{"\nend\n", "\n", "the schedule has no 'end' line"},
+		{"net 400000000000", "net nan", "a network parameter is out of range"},
+		{"owner 0 ", "owner 1 ", "chunk 0's owner is rank 1, not the rank at its tree's root"},
+		{"generators 3", "generators 4", "generator count differs"},
+	};
+	for (size_t i = 0; i < countof(cuts); i++) {
+		const char *at = strstr(ir, cuts[i].from);
+		assert_named(at != NULL, __LINE__, __FILE__, "the IR has '%s'", cuts[i].from);
+		if (!at)
+			continue;
+		size_t n = strlen(ir) + strlen(cuts[i].to) + 1;
+		char *bad = malloc(n);
+		snprintf(bad, n, "%.*s%s%s", (int)(at - ir), ir, cuts[i].to, at + strlen(cuts[i].from));
+		Prog q;
+		char *diag = NULL;
+		int rc = read_back(bad, &q, &diag);
+		assert_named(rc != 0 && strstr(diag, cuts[i].want), __LINE__, __FILE__,
+		             "damage %zu: want '%s', got '%s'", i, cuts[i].want, diag);
+		free(diag);
+		free(bad);
+		prog_free(&q);
+	}
+	free(ir);
+	prog_free(&p);
+	checked_free(&c);
+}
+
 static void
 test_dot(void)
 {
@@ -174,6 +214,7 @@ test_dot(void)
 CU_TestInfo backend_tests[] = {
 	{"IR text: write, read back, verify, same metrics", test_ir_round_trip},
 	{"IR text: damaged files", test_ir_reader_errors},
+	{"IR text: what the proof stands on is checked", test_ir_reader_soundness},
 	{"DOT: topology and a tree copy", test_dot},
 	CU_TEST_INFO_NULL,
 };

@@ -20,7 +20,7 @@
 static char dir[] = "/tmp/collc-mpi-XXXXXX";
 static bool have_mpi;
 
-#define MPIRUN "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " \
+#define MPIRUN "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1 " \
                "OMPI_MCA_rmaps_base_oversubscribe=1 mpirun --oversubscribe --bind-to none"
 
 int

@@ -374,7 +374,54 @@ test_sub_communicator(void)
 	done(&c, &p);
 }
 
+/* Two groups whose messages a shortcut could miscount: expanded and compact agree. */
+static void
+test_message_counts(void)
+{
+	static const char *const cases[] = {
+		"topology T = torus(4, 4); group G on T { map (x, y) -> (1 - x, y); "
+		"map (x, y) -> (x, 1 - y); translate (2, 0); translate (0, 2); } "
+		"tree A = bfs(T, root (0, 0)); tree B = bfs(T, root (1, 0)); "
+		"collective allreduce X on T { algorithm symmetric(trees A, B, group G); }",
+		"network { link_bandwidth = 100 Gbps; } topology T = torus(4, 4); group G on T { translate; } "
+		"tree A = bfs(T, root (0, 0)); "
+		"collective allreduce X on T { algorithm symmetric(trees A, group G); }",
+	};
+	for (size_t i = 0; i < countof(cases); i++) {
+		Checked c;
+		Prog p;
+		int rc = build(cases[i], &c, &p);
+		assert_named(rc == 0, __LINE__, __FILE__, "case %zu: %s", i, c.diag);
+		if (rc == 0) {
+			Arena a = {0};
+			Sched *x = sched_expand(&a, p.sched[0]);
+			Metrics ms, mx;
+			metrics(p.sched[0], 1 << 20, &ms);
+			metrics(x, 1 << 20, &mx);
+			assert_named(ms.messages == mx.messages, __LINE__, __FILE__,
+			             "case %zu: %ld messages, expanded %ld", i, ms.messages, mx.messages);
+			arena_free(&a);
+		}
+		done(&c, &p);
+	}
+}
+
+/* The network block is file-wide, even below the topologies. */
+static void
+test_network_file_wide(void)
+{
+	Checked c;
+	Prog p;
+	int rc = build("topology R = ring(3);\nnetwork { link_bandwidth = 100 Gbps; }\n", &c, &p);
+	CU_ASSERT_EQUAL(rc, 0);
+	CU_ASSERT(p.ntopo == 1 && p.topo[0]->net.bandwidth == 100e9 &&
+	          p.topo[0]->link[0].bandwidth == 100e9);
+	done(&c, &p);
+}
+
 CU_TestInfo symm_tests[] = {
+	{"message counts of partial translation groups", test_message_counts},
+	{"the network block is file-wide", test_network_file_wide},
 	{"SP on T_n^d (d = 2, 3, 4)", test_sp_tori},
 	{"rectangular tori: balanced pairs", test_rectangles},
 	{"HyperX windmill, n = 3..8", test_hyperx_windmill},
