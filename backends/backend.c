@@ -4,7 +4,7 @@
 #include "backend.h"
 
 static const Backend *const backends[] = {&dot_backend, &ir_backend, &mpi_backend,
-                                             &sim_backend};
+                                             &sim_backend, &msccl_backend};
 
 const Backend *
 backend_find(const char *name)
@@ -18,7 +18,7 @@ backend_find(const char *name)
 const char *
 backend_names(void)
 {
-	return "dot, ir, mpi, sim";
+	return "dot, ir, mpi, sim, msccl";
 }
 
 int

@@ -10,6 +10,10 @@
 typedef struct BuildOpts {
 	const char *collective; /* --collective NAME, or NULL for every one (or the first) */
 	int tree_copy;          /* --tree-copy N: dot draws copy N of the base trees */
+	int channels;           /* msccl --channels N: spread each connection over N (0: 1) */
+	int instances;          /* msccl --instances N: replicate the program (0: 1) */
+	const char *proto;      /* msccl --proto Simple|LL|LL128 (NULL: Simple) */
+	bool legacy;            /* msccl --legacy: the microsoft/msccl dialect */
 	bool with_main;         /* --with-main: mpi adds a main that checks against MPI */
 } BuildOpts;
 
@@ -20,7 +24,11 @@ typedef struct Backend {
 	int (*emit)(const Prog *, const BuildOpts *, FILE *);
 } Backend;
 
-extern const Backend dot_backend, ir_backend, mpi_backend;
+extern const Backend dot_backend, ir_backend, mpi_backend, msccl_backend;
+/* msccl.c: a schedule as an MSCCL program, checked by every rule; -1 after
+ * reporting (a limit names its value and the collective's line). */
+struct MProg;
+int msccl_lower(Arena *, const Sched *, const BuildOpts *, struct MProg *);
 extern const Backend sim_backend;
 const Backend *backend_find(const char *name);
 const char *backend_names(void); /* "dot, ir" */

@@ -34,6 +34,7 @@ int write_output(const char *out, const char *buf, size_t len);
 int cmd_check(int argc, char **argv);
 int cmd_build(int argc, char **argv);
 int cmd_fmt(int argc, char **argv);
+int cmd_run(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
 
 #endif

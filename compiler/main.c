@@ -30,6 +30,14 @@ static const char usage[] =
 	"                        a C function for MPI (--with-main: and a main that checks\n"
 	"                        it against MPI's own collective)\n"
 	"  fmt FILE [-o OUT]     print FILE in canonical form (to OUT, written whole)\n"
+	"  run FILE.xml|FILE.coll [--size S] [--dtype float|double|int32|int64]\n"
+	"      [--op sum|prod|max|min] [--inplace|--outofplace] [--legacy]\n"
+	"                        run an MSCCL algorithm file (or a .coll file's schedules)\n"
+	"                        on CPU threads with real buffers, check the result, and\n"
+	"                        print the time and bytes per second\n"
+	"  build FILE --target msccl [--channels N] [--proto Simple|LL|LL128]\n"
+	"      [--instances N] [--legacy]\n"
+	"                        MSCCL XML for the executor (docs/msccl.md)\n"
 	"  build FILE --target sim [-o OUT.sim] [--collective NAME]\n"
 	"                        the simulator's input: topology, routes, messages\n"
 	"  sim FILE.sim|FILE.coll [--sizes A..B|A,B,..] [--mode packet|flow]\n"
@@ -288,6 +296,20 @@ cmd_build(int argc, char **argv)
 		} else if (strcmp(a, "--size") == 0 && has) {
 			if ((size = parse_size(argv[++i])) <= 0)
 				return usage_error("build: --size takes a size such as 1MiB or 65536");
+		} else if (strcmp(a, "--channels") == 0 && has) {
+			opts.channels = atoi(argv[++i]);
+			if (opts.channels < 1 || opts.channels > 32)
+				return usage_error("build: --channels takes 1..32");
+		} else if (strcmp(a, "--instances") == 0 && has) {
+			opts.instances = atoi(argv[++i]);
+			if (opts.instances < 1 || opts.instances > 32)
+				return usage_error("build: --instances takes 1..32");
+		} else if (strcmp(a, "--proto") == 0 && has) {
+			opts.proto = argv[++i];
+			if (strcmp(opts.proto, "Simple") && strcmp(opts.proto, "LL") && strcmp(opts.proto, "LL128"))
+				return usage_error("build: --proto is Simple, LL or LL128");
+		} else if (strcmp(a, "--legacy") == 0) {
+			opts.legacy = true;
 		} else if (strcmp(a, "--collective") == 0 && has) {
 			opts.collective = argv[++i];
 		} else if (strcmp(a, "--tree-copy") == 0 && has) {
@@ -407,6 +429,7 @@ main(int argc, char **argv)
 		{"check", cmd_check},
 		{"build", cmd_build},
 		{"fmt", cmd_fmt},
+		{"run", cmd_run},
 		{"sim", cmd_sim},
 	};
 	int rc = -1;

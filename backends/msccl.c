@@ -1,0 +1,852 @@
+/*
+ * msccl.c: a schedule -> an MSCCL program -> XML for the MSCCL executor
+ * (docs/msccl.md). Every message becomes a send on the sender and a receive
+ * on the receiver, one step per run of chunks contiguous on both sides;
+ * each (rank, chunk) has a location (input at first, its output or scratch
+ * chunk once written) and the dependencies follow the IR's semantics:
+ * a send waits for the last write of what it reads (from earlier rounds),
+ * a write waits for the last write and every read since. Thread blocks pair
+ * a send peer with a receive peer per channel, steps are ordered by (round,
+ * sends first, message), so program order, dependencies and send/receive
+ * pairs all follow one global order and cannot form a cycle. The program is
+ * checked with the same rules as files read back (runtime/mscclcheck.c),
+ * including a run with bounded FIFOs, before a byte is written.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <libxml/xmlwriter.h>
+
+#include "backend.h"
+#include "msccl.h"
+
+typedef struct BLoc {
+	int buf, off; /* MBuf, chunk; buf -1: not held */
+} BLoc;
+
+typedef struct Op {
+	int rank, peer;     /* peer: send peer (send), recv peer (recv), -1 local */
+	int kind;           /* 0 send, 1 recv copy, 2 recv reduce, 3 local copy */
+	int round, phase, seq, chan;
+	BLoc src, dst;
+	int cnt;
+	int *dep;           /* ops of the same rank it waits for */
+	int ndep, capdep;
+	int tb, step;       /* assigned */
+	int fused;          /* a recv fused with the send that follows: its op id */
+	bool dead;          /* fused into the op before it */
+	int hasdep;
+	int first, n;       /* its IR chunks: chunk ids in Lower.cl */
+	int xop;            /* send: the message's X_REDUCE or X_COPY */
+} Op;
+
+typedef struct Lower {
+	Arena *a;
+	const Sched *s;
+	int R, N, inst, nch, bs;
+	int *pos;           /* IR chunk -> position in the MSCCL vector (allreduce, AG, RS) */
+	int *ipos, *opos;   /* alltoall: positions on the source and on the destination */
+	BLoc *loc;          /* rank * nchunk + chunk */
+	int *lastw;         /* last writing op, -1 */
+	int **readers;      /* ops reading since the last write */
+	int *nreaders, *capreaders;
+	int *scratch;       /* scratch slots used per rank */
+	Op *op;
+	int nop, capop;
+	int *cl;
+	int ncl, capcl;
+	int *connseq;       /* (src, dst) -> messages so far */
+} Lower;
+
+static void
+add_dep(Lower *L, int o, int d)
+{
+	if (d < 0 || d == o)
+		return;
+	Op *x = &L->op[o];
+	for (int i = 0; i < x->ndep; i++)
+		if (x->dep[i] == d)
+			return;
+	VEC_PUSH(L->a, x->dep, x->ndep, x->capdep, d);
+}
+
+static BLoc
+home(Lower *L, int r, int c, int inst)
+{
+	const Sched *s = L->s;
+	int N1 = L->N / L->inst; /* one instance's chunks */
+	(void)N1;
+	int p;
+	switch (s->kind) {
+	case CK_ALLREDUCE:
+		p = L->pos[c];
+		break;
+	case CK_ALLGATHER:
+		p = L->pos[c];
+		break;
+	case CK_REDUCE_SCATTER:
+		if (s->owner[c] == r) {
+			p = L->pos[c] % L->bs;
+			return (BLoc){MB_O, p + inst * L->bs};
+		}
+		return (BLoc){-2, 0};
+	default: /* alltoall */
+		if (s->a2a_dst[c] == r) {
+			p = L->opos[c];
+			break;
+		}
+		return (BLoc){-2, 0};
+	}
+	/* blocks of bs chunks; instance i takes the i-th bs of each block */
+	return (BLoc){MB_O, (p / L->bs) * L->bs * L->inst + inst * L->bs + p % L->bs};
+}
+
+static BLoc
+write_target(Lower *L, int r, int c, int inst)
+{
+	BLoc h = home(L, r, c, inst);
+	if (h.buf == -2) {
+		int k = r * L->s->nchunk + c;
+		if (L->loc[k].buf == MB_S)
+			return L->loc[k];
+		return (BLoc){MB_S, L->scratch[r]++};
+	}
+	return h;
+}
+
+static BLoc
+initial(Lower *L, int r, int c, int inst)
+{
+	const Sched *s = L->s;
+	int p;
+	switch (s->kind) {
+	case CK_ALLREDUCE:
+	case CK_REDUCE_SCATTER:
+		p = L->pos[c];
+		break;
+	case CK_ALLGATHER:
+		if (s->owner[c] != r)
+			return (BLoc){-1, 0};
+		return (BLoc){MB_I, inst * L->bs + L->pos[c] % L->bs};
+	default:
+		if (s->a2a_src[c] != r)
+			return (BLoc){-1, 0};
+		p = L->ipos[c];
+		break;
+	}
+	return (BLoc){MB_I, (p / L->bs) * L->bs * L->inst + inst * L->bs + p % L->bs};
+}
+
+static int
+new_op(Lower *L, int rank, int peer, int kind, int round, int phase)
+{
+	if (L->nop == L->capop)
+		L->op = arena_grow(L->a, L->op, &L->capop, sizeof *L->op);
+	Op *o = &L->op[L->nop];
+	memset(o, 0, sizeof *o);
+	*o = (Op){.rank = rank, .peer = peer, .kind = kind, .round = round, .phase = phase,
+	          .seq = L->nop, .fused = -1, .first = L->ncl};
+	return L->nop++;
+}
+
+static void
+push_chunk(Lower *L, int o, int c)
+{
+	VEC_PUSH(L->a, L->cl, L->ncl, L->capcl, c);
+	L->op[o].n++;
+}
+
+static void
+read_chunk(Lower *L, int o, int r, int c)
+{
+	int k = r * L->s->nchunk + c;
+	add_dep(L, o, L->lastw[k]);
+	VEC_PUSH(L->a, L->readers[k], L->nreaders[k], L->capreaders[k], o);
+}
+
+static void
+write_chunk(Lower *L, int o, int r, int c, BLoc to)
+{
+	int k = r * L->s->nchunk + c;
+	add_dep(L, o, L->lastw[k]);
+	for (int i = 0; i < L->nreaders[k]; i++)
+		add_dep(L, o, L->readers[k][i]);
+	L->nreaders[k] = 0;
+	L->lastw[k] = o;
+	L->loc[k] = to;
+}
+
+static bool
+next_to(BLoc a, BLoc b)
+{
+	return a.buf == b.buf && a.off + 1 == b.off;
+}
+
+/* One instance of the schedule's messages as ops, round by round. */
+static int
+lower_instance(Lower *L, int inst)
+{
+	const Sched *s = L->s;
+	int nc = s->nchunk;
+	for (int r = 0; r < L->R; r++)
+		for (int c = 0; c < nc; c++) {
+			L->loc[r * nc + c] = initial(L, r, c, inst);
+			L->lastw[r * nc + c] = -1;
+			L->nreaders[r * nc + c] = 0;
+		}
+	int m = 0;
+	while (m < s->nmsg) {
+		int round = s->msg[m].round, end = m;
+		while (end < s->nmsg && s->msg[end].round == round)
+			end++;
+		/* the round's sends read the state as it began: all of them first */
+		int sfirst = L->nop;
+		for (int i = m; i < end; i++) {
+			const Msg *g = &s->msg[i];
+			int k = 0;
+			while (k < g->n) {
+				/* a run: contiguous at the sender, at the receiver's target and
+				 * (reduce) at the receiver's local operand */
+				int c0 = s->chunks[g->first + k];
+				BLoc sl = L->loc[g->src * nc + c0];
+				int len = 1;
+				while (k + len < g->n && len < MSCCL_MAX_COUNT - 1) {
+					int c = s->chunks[g->first + k + len], cp = s->chunks[g->first + k + len - 1];
+					if (!next_to(L->loc[g->src * nc + cp], L->loc[g->src * nc + c]))
+						break;
+					BLoc hp = home(L, g->dst, cp, inst), hc = home(L, g->dst, c, inst);
+					if (hp.buf == -2 || !next_to(hp, hc))
+						break;
+					if (g->op == X_REDUCE &&
+					    !next_to(L->loc[g->dst * nc + cp], L->loc[g->dst * nc + c]))
+						break;
+					len++;
+				}
+				int o = new_op(L, g->src, g->dst, 0, round, 0);
+				L->op[o].src = sl;
+				L->op[o].cnt = len;
+				L->op[o].xop = g->op;
+				int seq = L->connseq[g->src * L->R + g->dst]++;
+				/* the peers' sum staggers the channels, so a rank's many peers spread */
+				L->op[o].chan = inst * L->nch + (seq + g->src + g->dst) % L->nch;
+				for (int j = 0; j < len; j++) {
+					push_chunk(L, o, s->chunks[g->first + k + j]);
+					read_chunk(L, o, g->src, s->chunks[g->first + k + j]);
+				}
+				k += len;
+			}
+		}
+		int send_end = L->nop;
+		/* then the receives, in the same order (FIFO order on each connection) */
+		for (int so = sfirst; so < send_end; so++) {
+			int src = L->op[so].rank, dst = L->op[so].peer;
+			bool red = L->op[so].xop == X_REDUCE;
+			int o = new_op(L, dst, src, red ? 2 : 1, round, 1);
+			Op *x = &L->op[o];
+			const Op *sx = &L->op[so];
+			x->cnt = sx->cnt;
+			x->chan = sx->chan;
+			int c0 = L->cl[sx->first];
+			if (red) {
+				x->src = L->loc[dst * nc + c0];
+				if (x->src.buf < 0) {
+					error_at(s->loc, "'%s': rank %d reduces into chunk %d before holding it",
+					         s->name, dst, c0);
+					return -1;
+				}
+			}
+			x->dst = write_target(L, dst, c0, inst);
+			for (int j = 0; j < sx->n; j++) {
+				int c = L->cl[sx->first + j];
+				push_chunk(L, o, c);
+				BLoc to = j == 0 ? x->dst : (BLoc){x->dst.buf, x->dst.off + j};
+				if (j > 0 && to.buf == MB_S && L->loc[dst * nc + c].buf != MB_S)
+					L->scratch[dst]++;
+				write_chunk(L, o, dst, c, to);
+			}
+		}
+		m = end;
+	}
+	/* the promised chunks that do not end where the output wants them */
+	int phase_round = s->nmsg ? s->msg[s->nmsg - 1].round + 1 : 0;
+	for (int r = 0; r < L->R; r++) {
+		int open = -1;
+		for (int c = 0; c < nc; c++) {
+			BLoc h = home(L, r, c, inst), at = L->loc[r * nc + c];
+			if (h.buf == -2 || at.buf < 0 || (at.buf == h.buf && at.off == h.off)) {
+				open = -1;
+				continue;
+			}
+			if (s->kind == CK_ALLREDUCE || s->kind == CK_REDUCE_SCATTER) {
+				/* a reduced chunk still in the input never got everyone's part */
+				if (L->lastw[r * nc + c] < 0)
+					continue;
+			}
+			Op *po = open >= 0 ? &L->op[open] : NULL;
+			if (po && next_to((BLoc){po->src.buf, po->src.off + po->cnt - 1}, at) &&
+			    next_to((BLoc){po->dst.buf, po->dst.off + po->cnt - 1}, h) &&
+			    po->cnt < MSCCL_MAX_COUNT - 1) {
+				po->cnt++;
+				push_chunk(L, open, c);
+				read_chunk(L, open, r, c);
+				continue;
+			}
+			if (L->ncl && open >= 0 && L->op[open].first + L->op[open].n != L->ncl)
+				open = -1;
+			open = new_op(L, r, -1, 3, phase_round, 0);
+			L->op[open].src = at;
+			L->op[open].dst = h;
+			L->op[open].cnt = 1;
+			L->op[open].chan = inst * L->nch;
+			push_chunk(L, open, c);
+			read_chunk(L, open, r, c);
+		}
+	}
+	return 0;
+}
+
+/* Program order inside a tb, which is also the global order of all ops. */
+static const Lower *sort_ctx; /* qsort has no context argument in C11 */
+
+static int
+op_cmp(const void *x, const void *y)
+{
+	const Lower *L = sort_ctx;
+	const Op *a = &L->op[*(const int *)x], *b = &L->op[*(const int *)y];
+	if (a->round != b->round)
+		return a->round < b->round ? -1 : 1;
+	if (a->phase != b->phase)
+		return a->phase < b->phase ? -1 : 1;
+	return (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+
+typedef struct TbB {
+	int send, recv, chan;
+	int *ops;
+	int nops, capops;
+	int nstep; /* with nops */
+} TbB;
+
+typedef struct RankB {
+	TbB *tb;
+	int ntb, captb;
+} RankB;
+
+static int
+tb_for(Lower *L, RankB *rb, int send, int recv, int chan)
+{
+	(void)L;
+	for (int t = 0; t < rb->ntb; t++)
+		if (rb->tb[t].chan == chan && ((send >= 0 && rb->tb[t].send == send) ||
+		                               (recv >= 0 && rb->tb[t].recv == recv) ||
+		                               (send < 0 && recv < 0 && rb->tb[t].send < 0 &&
+		                                rb->tb[t].recv < 0)))
+			return t;
+	return -1;
+}
+
+/* Thread blocks of one rank: per channel, a send peer p is paired with the
+ * receive peer p (an exchange), else 2r - p (a ring's neighbour), else any
+ * left; local copies get a tb of their own. */
+static void
+assign_tbs(Lower *L, int r, RankB *rb)
+{
+	int R = L->R, nchan = L->nch * L->inst;
+	bool *sp = calloc((size_t)R * nchan, 1), *rp = calloc((size_t)R * nchan, 1);
+	bool local = false;
+	for (int o = 0; o < L->nop; o++) {
+		const Op *x = &L->op[o];
+		if (x->rank != r)
+			continue;
+		if (x->kind == 0)
+			sp[x->chan * R + x->peer] = true;
+		else if (x->kind <= 2)
+			rp[x->chan * R + x->peer] = true;
+		else
+			local = true;
+	}
+	for (int ch = 0; ch < nchan; ch++) {
+		for (int pass = 0; pass < 3; pass++)
+			for (int p = 0; p < R; p++) {
+				if (!sp[ch * R + p])
+					continue;
+				int q = pass == 0 ? p : pass == 1 ? ((2 * r - p) % R + R) % R : -1;
+				if (pass == 2)
+					for (int k = 0; k < R && q < 0; k++)
+						if (rp[ch * R + k])
+							q = k;
+				if (q < 0 || !rp[ch * R + q])
+					continue;
+				sp[ch * R + p] = rp[ch * R + q] = false;
+				TbB t = {.send = p, .recv = q, .chan = ch};
+				VEC_PUSH(L->a, rb->tb, rb->ntb, rb->captb, t);
+			}
+		for (int p = 0; p < R; p++) {
+			if (sp[ch * R + p]) {
+				TbB t = {.send = p, .recv = -1, .chan = ch};
+				VEC_PUSH(L->a, rb->tb, rb->ntb, rb->captb, t);
+			}
+			if (rp[ch * R + p]) {
+				TbB t = {.send = -1, .recv = p, .chan = ch};
+				VEC_PUSH(L->a, rb->tb, rb->ntb, rb->captb, t);
+			}
+		}
+	}
+	if (local) {
+		TbB t = {.send = -1, .recv = -1, .chan = 0};
+		VEC_PUSH(L->a, rb->tb, rb->ntb, rb->captb, t);
+	}
+	for (int o = 0; o < L->nop; o++) {
+		Op *x = &L->op[o];
+		if (x->rank != r)
+			continue;
+		int t = x->kind == 0 ? tb_for(L, rb, x->peer, -1, x->chan)
+		        : x->kind <= 2 ? tb_for(L, rb, -1, x->peer, x->chan)
+		                       : tb_for(L, rb, -1, -1, 0);
+		x->tb = t;
+		VEC_PUSH(L->a, rb->tb[t].ops, rb->tb[t].nops, rb->tb[t].capops, o);
+	}
+	sort_ctx = L;
+	for (int t = 0; t < rb->ntb; t++)
+		qsort(rb->tb[t].ops, (size_t)rb->tb[t].nops, sizeof(int), op_cmp);
+	free(sp);
+	free(rp);
+}
+
+/* A receive followed in its tb by a send of exactly what it wrote, which
+ * waits for nothing else, becomes one fused step (rcs or rrcs). */
+static void
+fuse(Lower *L, TbB *t)
+{
+	for (int i = 0; i + 1 < t->nops; i++) {
+		Op *a = &L->op[t->ops[i]], *b = &L->op[t->ops[i + 1]];
+		if (a->dead || (a->kind != 1 && a->kind != 2) || b->kind != 0 || a->cnt != b->cnt ||
+		    a->n != b->n || a->dst.buf != b->src.buf || a->dst.off != b->src.off)
+			continue;
+		if (memcmp(&L->cl[a->first], &L->cl[b->first], (size_t)a->n * sizeof(int)) != 0)
+			continue;
+		bool only = true;
+		for (int d = 0; d < b->ndep; d++)
+			only &= b->dep[d] == t->ops[i];
+		if (!only)
+			continue;
+		a->fused = t->ops[i + 1];
+		b->fused = t->ops[i]; /* where the dead send lives on */
+		b->dead = true;
+	}
+}
+
+static int
+final_op(const Lower *L, int o)
+{
+	/* a fused send lives on in the receive before it */
+	return L->op[o].dead ? L->op[o].fused : o;
+}
+
+typedef struct Built {
+	MProg p;
+	int nch;
+	char why[400];   /* a limit that does not fit, for the error */
+} Built;
+
+static void
+set_step(MStep *st, int s, MType t, BLoc src, BLoc dst, int cnt)
+{
+	*st = (MStep){.s = s, .type = t, .srcbuf = src.buf < 0 ? MB_I : (MBuf)src.buf,
+	              .srcoff = src.buf < 0 ? -1 : src.off, .dstbuf = dst.buf < 0 ? MB_O : (MBuf)dst.buf,
+	              .dstoff = dst.buf < 0 ? -1 : dst.off, .cnt = cnt, .depid = -1, .deps = -1};
+}
+
+/* Lowers with nch channels per instance; 0, or 1 with b->why set when a
+ * limit does not fit, or -1 after an error. */
+static int
+build(Arena *a, const Sched *s, const BuildOpts *o, int nch, Built *b)
+{
+	Lower L0 = {.a = a, .s = s, .R = s->nrank, .inst = o->instances > 0 ? o->instances : 1,
+	            .nch = nch};
+	Lower *L = &L0;
+	int nc = s->nchunk, R = s->nrank;
+	L->pos = arena_array(a, (size_t)nc, sizeof(int));
+	int N;
+	if (s->kind == CK_ALLTOALL) {
+		int m = nc / (R * R);
+		N = R * m;
+		L->bs = m;
+		L->ipos = arena_array(a, (size_t)nc, sizeof(int));
+		L->opos = arena_array(a, (size_t)nc, sizeof(int));
+		for (int c = 0; c < nc; c++) {
+			int t = c % m;
+			L->ipos[c] = s->a2a_dst[c] * m + t;
+			L->opos[c] = s->a2a_src[c] * m + t;
+		}
+	} else if (s->kind == CK_ALLREDUCE) {
+		N = nc;
+		L->bs = nc;
+		for (int c = 0; c < nc; c++)
+			L->pos[c] = c;
+	} else {
+		N = nc;
+		L->bs = nc / R;
+		int *cnt = arena_array(a, (size_t)R, sizeof(int));
+		for (int c = 0; c < nc; c++) {
+			int w = s->owner[c];
+			L->pos[c] = w * L->bs + cnt[w]++;
+		}
+		for (int r = 0; r < R; r++)
+			if (cnt[r] != L->bs) {
+				error_at(s->loc, "'%s' cannot be written for MSCCL: rank %d owns %d of its %d "
+				         "chunks, and MSCCL's %s needs every rank to own %d", s->name, r,
+				         cnt[r], nc, coll_kind_name[s->kind], nc / R);
+				return -1;
+			}
+	}
+	L->N = N * L->inst;
+	if (L->N > MSCCL_MAX_OFFSET + 1) {
+		snprintf(b->why, sizeof b->why, "nchunksperloop would be %d; chunk offsets are int16 in "
+		         "the executor, so at most %d", L->N, MSCCL_MAX_OFFSET + 1);
+		return 1;
+	}
+	L->loc = arena_array(a, (size_t)R * nc, sizeof *L->loc);
+	L->lastw = arena_array(a, (size_t)R * nc, sizeof(int));
+	L->readers = arena_array(a, (size_t)R * nc, sizeof(int *));
+	L->nreaders = arena_array(a, (size_t)R * nc, sizeof(int));
+	L->capreaders = arena_array(a, (size_t)R * nc, sizeof(int));
+	L->scratch = arena_array(a, (size_t)R, sizeof(int));
+	L->connseq = arena_array(a, (size_t)R * R, sizeof(int));
+	for (int i = 0; i < L->inst; i++) {
+		memset(L->connseq, 0, (size_t)R * R * sizeof(int));
+		if (lower_instance(L, i) != 0)
+			return -1;
+	}
+	/* thread blocks, fusion, then step numbers with the nops */
+	RankB *rb = arena_array(a, (size_t)R, sizeof *rb);
+	MProg *p = &b->p;
+	memset(p, 0, sizeof *p);
+	p->ngpus = p->ngpu = R;
+	p->gpu = arena_array(a, (size_t)R, sizeof *p->gpu);
+	int line = 2;
+	for (int r = 0; r < R; r++) {
+		assign_tbs(L, r, &rb[r]);
+		if (rb[r].ntb > MSCCL_MAX_TBS) {
+			snprintf(b->why, sizeof b->why, "rank %d needs %d thread blocks; the limit is %d "
+			         "per rank (rule 4)", r, rb[r].ntb, MSCCL_MAX_TBS);
+			return 1;
+		}
+		for (int t = 0; t < rb[r].ntb; t++)
+			fuse(L, &rb[r].tb[t]);
+	}
+	for (int r = 0; r < R; r++) {
+		RankB *k = &rb[r];
+		/* positions among live ops, then the steps each op needs */
+		for (int t = 0; t < k->ntb; t++) {
+			int pos = 0;
+			for (int i = 0; i < k->tb[t].nops; i++) {
+				Op *x = &L->op[k->tb[t].ops[i]];
+				if (!x->dead)
+					x->step = pos++;
+			}
+		}
+		int *best = malloc(((size_t)k->ntb + 1) * sizeof *best);
+		int **deps = arena_array(a, (size_t)L->nop + 1, sizeof(int *));
+		int *ndeps = arena_array(a, (size_t)L->nop + 1, sizeof(int));
+		for (int t = 0; t < k->ntb; t++)
+			for (int i = 0; i < k->tb[t].nops; i++) {
+				int oid = k->tb[t].ops[i];
+				Op *x = &L->op[oid];
+				if (x->dead)
+					continue;
+				for (int u = 0; u < k->ntb; u++)
+					best[u] = -1;
+				for (int pass = 0; pass < 2; pass++) {
+					const Op *src = pass ? (x->fused >= 0 ? &L->op[x->fused] : NULL) : x;
+					for (int d = 0; src && d < src->ndep; d++) {
+						int f = final_op(L, src->dep[d]);
+						const Op *y = &L->op[f];
+						if (f == oid || y->tb == x->tb)
+							continue;
+						if (y->step > best[y->tb])
+							best[y->tb] = y->step;
+					}
+				}
+				deps[oid] = arena_array(a, (size_t)k->ntb + 1, sizeof(int));
+				for (int u = 0; u < k->ntb; u++)
+					if (best[u] >= 0)
+						deps[oid][ndeps[oid]++] = u * 4096 + best[u];
+			}
+		free(best);
+		/* final step numbers: each extra dependency takes a nop before it */
+		for (int t = 0; t < k->ntb; t++) {
+			int sidx = 0;
+			for (int i = 0; i < k->tb[t].nops; i++) {
+				Op *x = &L->op[k->tb[t].ops[i]];
+				if (x->dead)
+					continue;
+				int nd = ndeps[k->tb[t].ops[i]];
+				sidx += nd > 1 ? nd - 1 : 0;
+				x->step = -1 - sidx++; /* stored negated until every tb is numbered */
+			}
+			k->tb[t].nstep = sidx;
+		}
+		/* live op positions -> final steps: remap deps through a table */
+		MGpu *g = &p->gpu[r];
+		g->id = r;
+		g->line = line++;
+		g->ntb = k->ntb;
+		g->tb = arena_array(a, (size_t)k->ntb + 1, sizeof *g->tb);
+		int **stepof = arena_array(a, (size_t)k->ntb + 1, sizeof(int *));
+		for (int t = 0; t < k->ntb; t++) {
+			stepof[t] = arena_array(a, (size_t)k->tb[t].nops + 1, sizeof(int));
+			int pos = 0;
+			for (int i = 0; i < k->tb[t].nops; i++) {
+				Op *x = &L->op[k->tb[t].ops[i]];
+				if (!x->dead)
+					stepof[t][pos++] = -1 - x->step;
+			}
+		}
+		for (int t = 0; t < k->ntb; t++) {
+			TbB *tb = &k->tb[t];
+			MTb *mt = &g->tb[t];
+			*mt = (MTb){.id = t, .send = tb->send, .recv = tb->recv, .chan = tb->chan,
+			            .line = line++, .nstep = tb->nstep};
+			if (tb->nstep > (o->legacy ? MSCCL_MAX_STEPS_LEGACY : MSCCL_MAX_STEPS)) {
+				snprintf(b->why, sizeof b->why, "thread block %d of rank %d (send %d, recv %d, "
+				         "channel %d) needs %d steps; the executor allows %d per thread block "
+				         "(MSCCL_MAX_NUM_STEPS, rule 7)", t, r, tb->send, tb->recv, tb->chan,
+				         tb->nstep, o->legacy ? MSCCL_MAX_STEPS_LEGACY : MSCCL_MAX_STEPS);
+				return 1;
+			}
+			mt->step = arena_array(a, (size_t)tb->nstep + 1, sizeof *mt->step);
+			int sidx = 0;
+			for (int i = 0; i < tb->nops; i++) {
+				int oi = tb->ops[i];
+				Op *x = &L->op[oi];
+				if (x->dead)
+					continue;
+				for (int d = 0; d + 1 < ndeps[oi]; d++) {
+					int u = deps[oi][d] / 4096, st = stepof[u][deps[oi][d] % 4096];
+					MStep *ns = &mt->step[sidx];
+					set_step(ns, sidx, MT_NOP, (BLoc){-1, 0}, (BLoc){-1, 0}, 0);
+					ns->depid = u;
+					ns->deps = st;
+					ns->line = line++;
+					sidx++;
+				}
+				MStep *ms = &mt->step[sidx];
+				const Op *fz = x->fused >= 0 ? &L->op[x->fused] : NULL;
+				switch (x->kind) {
+				case 0:
+					set_step(ms, sidx, MT_S, x->src, x->src, x->cnt);
+					break;
+				case 1:
+					set_step(ms, sidx, fz ? MT_RCS : MT_R, x->dst, x->dst, x->cnt);
+					break;
+				case 2:
+					set_step(ms, sidx, fz ? MT_RRCS : MT_RRC, x->src, x->dst, x->cnt);
+					break;
+				default:
+					set_step(ms, sidx, MT_CPY, x->src, x->dst, x->cnt);
+					break;
+				}
+				ms->line = line++;
+				if (ndeps[oi] > 0) {
+					int last = deps[oi][ndeps[oi] - 1];
+					ms->depid = last / 4096;
+					ms->deps = stepof[last / 4096][last % 4096];
+				}
+				sidx++;
+			}
+			line++; /* </tb> */
+		}
+		line++; /* </gpu> */
+	}
+	/* hasdep on every step something waits on */
+	for (int r = 0; r < R; r++)
+		for (int t = 0; t < p->gpu[r].ntb; t++)
+			for (int k = 0; k < p->gpu[r].tb[t].nstep; k++) {
+				const MStep *st = &p->gpu[r].tb[t].step[k];
+				if (st->depid >= 0)
+					p->gpu[r].tb[st->depid].step[st->deps].hasdep = 1;
+			}
+	int smax = 0;
+	for (int r = 0; r < R; r++)
+		smax = L->scratch[r] > smax ? L->scratch[r] : smax;
+	static const MColl coll[] = {[CK_ALLREDUCE] = MC_ALLREDUCE, [CK_ALLGATHER] = MC_ALLGATHER,
+	                             [CK_REDUCE_SCATTER] = MC_REDUCESCATTER,
+	                             [CK_ALLTOALL] = MC_ALLTOALL};
+	p->name = s->name;
+	p->coll = coll[s->kind];
+	p->coll_name = p->coll == MC_ALLREDUCE ? "allreduce" : p->coll == MC_ALLGATHER ? "allgather"
+	               : p->coll == MC_ALLTOALL ? "alltoall"
+	               : o->legacy ? "reduce_scatter" : "reducescatter";
+	p->proto = !o->proto || strcmp(o->proto, "Simple") == 0 ? MP_SIMPLE
+	           : strcmp(o->proto, "LL") == 0 ? MP_LL : MP_LL128;
+	p->nchunksperloop = L->N;
+	p->nchannels = nch * L->inst;
+	/* alltoall writes its output while peers still read the input: out of place only */
+	p->inplace = p->coll != MC_ALLTOALL;
+	p->outofplace = o->legacy ? !p->inplace : 1;
+	p->min_bytes = 0;
+	p->max_bytes = o->legacy ? (int64_t)1 << 40 : 0;
+	p->legacy = o->legacy;
+	p->line = 1;
+	for (int r = 0; r < R; r++) {
+		p->gpu[r].i_chunks = msccl_ichunks(p);
+		p->gpu[r].o_chunks = msccl_ochunks(p);
+		p->gpu[r].s_chunks = smax;
+	}
+	b->nch = nch;
+	return 0;
+}
+
+static const char *const bufs[] = {"i", "o", "s"};
+
+static int
+write_xml(const MProg *p, FILE *f)
+{
+	xmlBufferPtr xb = xmlBufferCreate();
+	xmlTextWriterPtr w = xmlNewTextWriterMemory(xb, 0);
+	if (!xb || !w)
+		die("libxml2: cannot create a writer");
+	xmlTextWriterSetIndent(w, 1);
+	xmlTextWriterSetIndentString(w, (const xmlChar *)"  ");
+	/* no xmlTextWriterStartDocument: the executor refuses a declaration */
+#define EL(n) xmlTextWriterStartElement(w, (const xmlChar *)(n))
+#define AT(n, ...) xmlTextWriterWriteFormatAttribute(w, (const xmlChar *)(n), __VA_ARGS__)
+	EL("algo");
+	AT("name", "%s", p->name);
+	AT("proto", "%s", mproto_name[p->proto]);
+	AT("nchannels", "%d", p->nchannels);
+	AT("nchunksperloop", "%d", p->nchunksperloop);
+	AT("ngpus", "%d", p->ngpus);
+	AT("coll", "%s", p->coll_name);
+	AT("inplace", "%d", p->inplace);
+	if (!p->legacy)
+		AT("outofplace", "%d", p->outofplace);
+	AT("minBytes", "%lld", (long long)p->min_bytes);
+	AT("maxBytes", "%lld", (long long)p->max_bytes);
+	for (int g = 0; g < p->ngpus; g++) {
+		const MGpu *gp = &p->gpu[g];
+		EL("gpu");
+		AT("id", "%d", g);
+		AT("i_chunks", "%d", gp->i_chunks);
+		AT("o_chunks", "%d", gp->o_chunks);
+		AT("s_chunks", "%d", gp->s_chunks);
+		for (int t = 0; t < gp->ntb; t++) {
+			const MTb *tb = &gp->tb[t];
+			EL("tb");
+			AT("id", "%d", tb->id);
+			AT("send", "%d", tb->send);
+			AT("recv", "%d", tb->recv);
+			AT("chan", "%d", tb->chan);
+			for (int k = 0; k < tb->nstep; k++) {
+				const MStep *st = &tb->step[k];
+				EL("step");
+				AT("s", "%d", st->s);
+				AT("type", "%s", mtype_name[st->type]);
+				AT("srcbuf", "%s", bufs[st->srcbuf]);
+				AT("srcoff", "%d", st->srcoff);
+				AT("dstbuf", "%s", bufs[st->dstbuf]);
+				AT("dstoff", "%d", st->dstoff);
+				AT("cnt", "%d", st->cnt);
+				AT("depid", "%d", st->depid);
+				AT("deps", "%d", st->deps);
+				AT("hasdep", "%d", st->hasdep);
+				xmlTextWriterEndElement(w);
+			}
+			xmlTextWriterFullEndElement(w);
+		}
+		xmlTextWriterFullEndElement(w);
+	}
+	xmlTextWriterFullEndElement(w);
+#undef EL
+#undef AT
+	xmlFreeTextWriter(w);
+	fputs((const char *)xmlBufferContent(xb), f);
+	fputc('\n', f);
+	xmlBufferFree(xb);
+	return 0;
+}
+
+/* Builds the MSCCL program of one schedule, checked by every rule. */
+int
+msccl_lower(Arena *a, const Sched *sched, const BuildOpts *o, MProg *out)
+{
+	if (sched->kind != CK_ALLREDUCE && sched->kind != CK_ALLGATHER &&
+	    sched->kind != CK_REDUCE_SCATTER && sched->kind != CK_ALLTOALL) {
+		error_at(sched->loc, "'%s' is a %s: the MSCCL target writes allreduce, allgather, "
+		         "reduce_scatter and alltoall", sched->name, coll_kind_name[sched->kind]);
+		return -1;
+	}
+	if (sched->nrank > MSCCL_MAX_GPUS) {
+		error_at(sched->loc, "'%s' has %d ranks: MSCCL programs here have at most %d "
+		         "(ngpus; the symbolic check's limit)", sched->name, sched->nrank, MSCCL_MAX_GPUS);
+		return -1;
+	}
+	const Sched *s = sched->base ? sched_expand(a, sched) : sched;
+	Built b;
+	int inst = o->instances > 0 ? o->instances : 1;
+	/* a limit or a FIFO deadlock at one width: spread the work over more
+	 * channels (quietly), and report the widest attempt if none fits */
+	int tries[8], ntry = 0;
+	if (o->channels > 0)
+		tries[ntry++] = o->channels;
+	else
+		for (int nch = 1; nch * inst <= MSCCL_MAX_CHANNELS; nch *= 2)
+			tries[ntry++] = nch;
+	if (ntry == 0) {
+		error_at(sched->loc, "'%s': --instances %d leaves no channel: at most %d channels",
+		         sched->name, inst, MSCCL_MAX_CHANNELS);
+		return -1;
+	}
+	for (int t = 0; t < ntry; t++) {
+		bool last = t == ntry - 1;
+		if (!last)
+			diag_mute(true); /* a nesting count: undone below */
+		memset(&b, 0, sizeof b);
+		int rc = build(a, s, o, tries[t], &b);
+		if (rc == 1 && last)
+			error_at(sched->loc, "'%s' does not fit MSCCL's limits: %s%s", sched->name, b.why,
+			         o->channels > 0 ? "" : ", even spread over the most channels");
+		if (rc == 0 && (msccl_check(&b.p) != 0 ||
+		                msccl_check_run(&b.p, msccl_capacity(b.p.proto)) != 0)) {
+			if (last)
+				note_at(sched->loc, "in the MSCCL program built for '%s' over %d channel%s "
+				        "(the lines are those of the XML it would write)", sched->name,
+				        b.p.nchannels, b.p.nchannels == 1 ? "" : "s");
+			rc = -1;
+		}
+		if (!last)
+			diag_mute(false);
+		if (rc == 0)
+			break;
+		if (last)
+			return -1;
+	}
+	*out = b.p;
+	return 0;
+}
+
+static int
+emit_msccl(const Prog *prog, const BuildOpts *o, FILE *f)
+{
+	const Sched *sel[2];
+	int n = backend_select(prog, o, sel, 2);
+	if (n == 0) {
+		error_file("no schedule to write: the file builds none");
+		return -1;
+	}
+	if (n > 1 && !o->collective) {
+		/* one algorithm per file: the executor loads each file as one */
+		n = 1;
+	}
+	Arena a = {0};
+	MProg p;
+	int rc = msccl_lower(&a, sel[0], o, &p);
+	if (rc == 0)
+		rc = write_xml(&p, f);
+	arena_free(&a);
+	return rc;
+}
+
+const Backend msccl_backend = {"msccl", ".xml", emit_msccl};

@@ -1,0 +1,150 @@
+/*
+ * msccl.h: the MSCCL program form (an algorithm XML file as plain data),
+ * its reader and validator, and the CPU interpreter (collc run). The
+ * format, its limits and the 16 rules are in ../shared/docs/msccl-xml.md;
+ * docs/msccl.md says what collc does with them. Each element keeps its
+ * XML line so every message can point at it.
+ */
+#ifndef COLLC_MSCCL_H
+#define COLLC_MSCCL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base.h"
+
+/* The executor's limits (spec section 7) and the rules' safe values (13). */
+enum {
+	MSCCL_MAX_STEPS = 64,         /* steps per tb, nops included (legacy: 256) */
+	MSCCL_MAX_STEPS_LEGACY = 256,
+	MSCCL_MAX_TBS = 64,           /* tbs per rank (RCCL's limit, safe everywhere) */
+	MSCCL_MAX_TBS_PER_CHAN = 32,  /* sending (and receiving) tbs per channel */
+	MSCCL_MAX_CHANNELS = 32,
+	MSCCL_MAX_COUNT = 72,         /* cnt < 72 */
+	MSCCL_MAX_DEPID = 127,        /* int8 */
+	MSCCL_MAX_OFFSET = 32767,     /* int16 */
+	MSCCL_MAX_GPUS = 64,          /* what collc reads and runs */
+};
+
+typedef enum MType {
+	MT_S, MT_R, MT_RCS, MT_RRS, MT_RRC, MT_RRCS, MT_CPY, MT_RE, MT_NOP, NMTYPE,
+} MType;
+extern const char *const mtype_name[NMTYPE];
+bool mtype_sends(MType);
+bool mtype_recvs(MType);
+bool mtype_reads_src(MType);  /* uses srcbuf/srcoff */
+bool mtype_writes_dst(MType); /* uses dstbuf/dstoff */
+
+typedef enum MBuf { MB_I, MB_O, MB_S } MBuf;
+typedef enum MProto { MP_SIMPLE, MP_LL, MP_LL128 } MProto;
+typedef enum MColl {
+	MC_ALLREDUCE, MC_ALLGATHER, MC_REDUCESCATTER, MC_ALLTOALL, MC_CUSTOM,
+} MColl;
+extern const char *const mproto_name[3];
+
+typedef struct MStep {
+	int s;
+	MType type;
+	MBuf srcbuf, dstbuf;
+	int srcoff, dstoff, cnt;
+	int depid, deps;
+	int hasdep;
+	int line;
+} MStep;
+
+typedef struct MTb {
+	int id, send, recv, chan;
+	int line;
+	int nstep;
+	MStep *step;
+} MTb;
+
+typedef struct MGpu {
+	int id;
+	int i_chunks, o_chunks, s_chunks;
+	int line;
+	int ntb;
+	MTb *tb;  /* indexed by id once validated */
+} MGpu;
+
+typedef struct MProg {
+	const char *name;
+	MProto proto;
+	int nchannels, nchunksperloop, ngpus;
+	MColl coll;
+	const char *coll_name;  /* as written */
+	int inplace, outofplace;
+	int64_t min_bytes, max_bytes;
+	bool legacy;            /* legacy dialect: no outofplace, exclusive maxBytes */
+	int line;
+	int ngpu;
+	MGpu *gpu;              /* indexed by id once validated */
+} MProg;
+
+/* mscclread.c: reads an algorithm file into p (memory from a), checking
+ * the lexical form of rule 1 and rules 2-13 and 16 (mscclcheck.c).
+ * Diagnostics go through error_at against diag_source(path, text). 0 or -1. */
+int msccl_read(Arena *a, const char *text, size_t len, bool legacy, MProg *p);
+
+/* mscclcheck.c: rules 2-13 and 16 on a program in memory (read, or built by
+ * the backend), each failure reported with its rule and XML line. */
+int msccl_check(const MProg *p);
+/* Rules 14 and 15 without data: runs the program step by step with bounded
+ * FIFOs (capacity in messages) and symbolic values in every declared mode.
+ * Reports a deadlock or a wrong result; 0 or -1. ngpus <= 64. */
+int msccl_check_run(const MProg *p, int capacity);
+int msccl_capacity(MProto);   /* Simple 2, LL and LL128 8 (spec section 5) */
+/* The true buffer sizes in chunks (spec section 4). */
+int msccl_ichunks(const MProg *p);
+int msccl_ochunks(const MProg *p);
+/* The size multiplier: ngpus for allgather, reducescatter and alltoall. */
+int msccl_multiplier(const MProg *p);
+/* Where chunk off of buffer b lives on a rank, with the runtime's in-place
+ * aliases applied (spec section 4): the real buffer, and the offset in it. */
+int msccl_resolve(const MProg *p, int rank, bool inplace, MBuf b, int off, MBuf *real);
+/* The real buffer's length in chunks on a rank (scratch: s_chunks). */
+int msccl_buf_chunks(const MProg *p, int rank, MBuf real);
+/* The tb of a rank with the given id (validated programs: tb[id]). */
+const MTb *msccl_tb(const MProg *p, int rank, int id);
+
+/* mscclrun.c: the CPU interpreter. */
+typedef enum RDtype { RD_FLOAT, RD_DOUBLE, RD_INT32, RD_INT64 } RDtype;
+typedef enum ROp { RO_SUM, RO_PROD, RO_MAX, RO_MIN } ROp;
+
+typedef struct RunOpts {
+	int64_t bytes;    /* total bytes of the larger buffer (count * multiplier * size) */
+	RDtype dtype;
+	ROp op;
+	bool inplace;
+	int capacity;     /* FIFO slots per connection; 0 = the protocol's */
+	double timeout;   /* seconds without progress before a deadlock is declared */
+	bool quiet;       /* no per-run lines on stdout */
+} RunOpts;
+
+typedef struct RunResult {
+	double seconds;   /* the collective alone, threads started */
+	int64_t bytes;    /* of the larger buffer */
+	bool verified;    /* the postcondition was checked and holds */
+	bool checked;     /* a postcondition exists (not coll="custom") */
+} RunResult;
+
+size_t rdtype_size(RDtype);
+const char *rdtype_name(RDtype);
+const char *rop_name(ROp);
+/* Runs the program with one thread per (rank, tb) on real buffers and
+ * checks every rank's output against a reference. Errors (deadlock, wrong
+ * result, unmatched sends) are reported with error_at at the XML lines
+ * involved; 0 or -1. */
+int msccl_run(const MProg *p, const RunOpts *o, RunResult *r);
+
+/* Reference data and checks shared with ir/exec.c: elements first.. of
+ * rank's input (small integers, so every reduction order is exact; +-1
+ * for prod), and the reduction. */
+void rt_op_fill(void *buf, RDtype, ROp, int rank, int64_t first, int64_t n);
+void rt_reduce(void *dst, const void *a, const void *b, int64_t n, RDtype, ROp);
+/* The expected value of element e (global index) after reducing over
+ * nrank ranks: written into out (one element). */
+void rt_expect_reduced(void *out, RDtype, ROp, int nrank, int64_t e);
+int rt_compare(const void *got, const void *want, int64_t n, RDtype, int64_t *bad);
+
+#endif

@@ -1,0 +1,622 @@
+/*
+ * mscclrun.c: the CPU interpreter of MSCCL programs (spec section 12). One
+ * thread per (rank, tb); real input, output and scratch buffers per rank,
+ * aliased as the runtime aliases them in place; a FIFO per (src, dst, chan)
+ * holding at most `capacity` messages; progress flags for dependencies.
+ * Like the GPU kernel, every tb runs its whole program once per tile of
+ * each chunk, and flags carry (tile, step): tiles keep the working set in
+ * cache. A watchdog declares a deadlock when no step completes for a while
+ * and reports every blocked tb with what it waits for.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "msccl.h"
+
+enum { TILE_BYTES = 256 << 10, FLAG_TILE = 1 << 16 };
+
+size_t
+rdtype_size(RDtype t)
+{
+	return t == RD_FLOAT || t == RD_INT32 ? 4 : 8;
+}
+
+const char *
+rdtype_name(RDtype t)
+{
+	static const char *const n[] = {"float", "double", "int32", "int64"};
+	return n[t];
+}
+
+const char *
+rop_name(ROp o)
+{
+	static const char *const n[] = {"sum", "prod", "max", "min"};
+	return n[o];
+}
+
+/* Input values are small integers, so every reduction order gives the
+ * exact same float; sums count contributions (a missing or doubled one
+ * changes them), products use +-1 so they never overflow. */
+static int64_t
+val(int rank, int64_t e, ROp op)
+{
+	if (op == RO_PROD)
+		return (rank + e) % 5 == 0 ? -1 : 1;
+	if (op == RO_SUM)
+		return 1 + (rank * 7 + e * 13) % 9;
+	return (rank * 31 + e * 17) % 1000;
+}
+
+#define FOR_TYPES(X) X(RD_FLOAT, float) X(RD_DOUBLE, double) X(RD_INT32, int32_t) X(RD_INT64, int64_t)
+
+void
+rt_op_fill(void *buf, RDtype t, ROp op, int rank, int64_t first, int64_t n)
+{
+	switch (t) {
+#define F(K, T)                                          \
+	case K:                                              \
+		for (int64_t i = 0; i < n; i++)                  \
+			((T *)buf)[i] = (T)val(rank, first + i, op); \
+		break;
+		FOR_TYPES(F)
+#undef F
+	}
+}
+
+
+#define RED_LOOP(T)                                                                     \
+	do {                                                                                \
+		T *d = dst;                                                                     \
+		const T *x = a, *y = b;                                                         \
+		switch (op) {                                                                   \
+		case RO_SUM:                                                                    \
+			for (int64_t i = 0; i < n; i++)                                             \
+				d[i] = (T)(x[i] + y[i]);                                                \
+			break;                                                                      \
+		case RO_PROD:                                                                   \
+			for (int64_t i = 0; i < n; i++)                                             \
+				d[i] = (T)(x[i] * y[i]);                                                \
+			break;                                                                      \
+		case RO_MAX:                                                                    \
+			for (int64_t i = 0; i < n; i++)                                             \
+				d[i] = x[i] > y[i] ? x[i] : y[i];                                       \
+			break;                                                                      \
+		case RO_MIN:                                                                    \
+			for (int64_t i = 0; i < n; i++)                                             \
+				d[i] = x[i] < y[i] ? x[i] : y[i];                                       \
+			break;                                                                      \
+		}                                                                               \
+	} while (0)
+
+void
+rt_reduce(void *dst, const void *a, const void *b, int64_t n, RDtype t, ROp op)
+{
+	switch (t) {
+	case RD_FLOAT: RED_LOOP(float); break;
+	case RD_DOUBLE: RED_LOOP(double); break;
+	case RD_INT32: RED_LOOP(int32_t); break;
+	case RD_INT64: RED_LOOP(int64_t); break;
+	}
+}
+
+void
+rt_expect_reduced(void *out, RDtype t, ROp op, int nrank, int64_t e)
+{
+	int64_t acc = val(0, e, op);
+	for (int r = 1; r < nrank; r++) {
+		int64_t v = val(r, e, op);
+		acc = op == RO_SUM ? acc + v : op == RO_PROD ? acc * v : op == RO_MAX ? (v > acc ? v : acc)
+		                                                                     : (v < acc ? v : acc);
+	}
+	switch (t) {
+#define F(K, T)              \
+	case K:                  \
+		*(T *)out = (T)acc;  \
+		break;
+		FOR_TYPES(F)
+#undef F
+	}
+}
+
+int
+rt_compare(const void *got, const void *want, int64_t n, RDtype t, int64_t *bad)
+{
+	size_t es = rdtype_size(t);
+	if (memcmp(got, want, (size_t)n * es) == 0)
+		return 0;
+	for (int64_t i = 0; i < n; i++)
+		if (memcmp((const char *)got + i * es, (const char *)want + i * es, es) != 0) {
+			*bad = i;
+			return -1;
+		}
+	return 0;
+}
+
+/* ---- the interpreter ---- */
+
+typedef struct Fifo {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	char **slot;
+	int *cnt;
+	int head, n;
+} Fifo;
+
+typedef enum Wait { W_NONE, W_FLAG, W_RECV, W_SEND, W_DONE } Wait;
+
+typedef struct Tb {
+	struct Run *run;
+	int rank;
+	const MTb *tb;
+	pthread_t th;
+	_Atomic int64_t flag;  /* tile * FLAG_TILE + step, -1 before any */
+	_Atomic int wait;      /* what it blocks on (for the deadlock report) */
+	_Atomic int step, tile;
+	int error;
+} Tb;
+
+typedef struct Run {
+	const MProg *p;
+	const RunOpts *o;
+	int cap;
+	size_t es;
+	int64_t S;          /* elements per chunk */
+	int64_t T;          /* elements per tile of a chunk */
+	int ntile;
+	char *buf[MSCCL_MAX_GPUS][3];
+	Fifo *fifo;
+	Tb **tbs;           /* [rank][tb id] */
+	pthread_mutex_t fmu[MSCCL_MAX_GPUS]; /* flags of a rank */
+	pthread_cond_t fcv[MSCCL_MAX_GPUS];
+	_Atomic long progress;
+	_Atomic int stop;
+	_Atomic int running;
+	int64_t slot_bytes;
+	char errmsg[256];
+	int errline;
+	pthread_mutex_t errmu;
+} Run;
+
+static void
+deadline(struct timespec *ts, long ms)
+{
+	clock_gettime(CLOCK_REALTIME, ts);
+	ts->tv_nsec += ms * 1000000L;
+	ts->tv_sec += ts->tv_nsec / 1000000000L;
+	ts->tv_nsec %= 1000000000L;
+}
+
+static char *
+addr(Run *r, int g, MBuf b, int off, int tile)
+{
+	MBuf real;
+	int o = msccl_resolve(r->p, g, r->o->inplace, b, off, &real);
+	return r->buf[g][real] + ((int64_t)o * r->S + (int64_t)tile * r->T) * (int64_t)r->es;
+}
+
+static void
+run_error(Run *r, int line, const char *msg)
+{
+	pthread_mutex_lock(&r->errmu);
+	if (!r->errmsg[0]) {
+		snprintf(r->errmsg, sizeof r->errmsg, "%s", msg);
+		r->errline = line;
+	}
+	pthread_mutex_unlock(&r->errmu);
+	atomic_store(&r->stop, 1);
+}
+
+static Fifo *
+fifo_of(Run *r, int src, int dst, int chan)
+{
+	return &r->fifo[((size_t)src * r->p->ngpus + dst) * r->p->nchannels + chan];
+}
+
+/* One step on one tile; 0, or -1 when the run stops. */
+static int
+exec_step(Tb *me, const MStep *st, int tile)
+{
+	Run *r = me->run;
+	int g = me->rank;
+	int64_t len = r->T;
+	if ((int64_t)(tile + 1) * r->T > r->S)
+		len = r->S - (int64_t)tile * r->T;
+	int64_t bytes = len * (int64_t)r->es;
+	if (st->depid >= 0) {
+		Tb *d = r->tbs[g * MSCCL_MAX_TBS + st->depid];
+		int64_t want = (int64_t)tile * FLAG_TILE + st->deps;
+		if (atomic_load_explicit(&d->flag, memory_order_acquire) < want) {
+			atomic_store(&me->wait, W_FLAG);
+			pthread_mutex_lock(&r->fmu[g]);
+			while (atomic_load_explicit(&d->flag, memory_order_acquire) < want &&
+			       !atomic_load(&r->stop)) {
+				struct timespec ts;
+				deadline(&ts, 50);
+				pthread_cond_timedwait(&r->fcv[g], &r->fmu[g], &ts);
+			}
+			pthread_mutex_unlock(&r->fmu[g]);
+			if (atomic_load(&r->stop))
+				return -1;
+		}
+	}
+	if (st->type == MT_NOP)
+		return 0;
+	const MTb *tb = me->tb;
+	Fifo *in = mtype_recvs(st->type) ? fifo_of(r, tb->recv, g, tb->chan) : NULL;
+	Fifo *out = mtype_sends(st->type) ? fifo_of(r, g, tb->send, tb->chan) : NULL;
+	char *msg = NULL;
+	if (in) {
+		atomic_store(&me->wait, W_RECV);
+		pthread_mutex_lock(&in->mu);
+		while (in->n == 0 && !atomic_load(&r->stop)) {
+			struct timespec ts;
+			deadline(&ts, 50);
+			pthread_cond_timedwait(&in->cv, &in->mu, &ts);
+		}
+		if (atomic_load(&r->stop)) {
+			pthread_mutex_unlock(&in->mu);
+			return -1;
+		}
+		int c = in->cnt[in->head];
+		msg = in->slot[in->head];
+		pthread_mutex_unlock(&in->mu);
+		if (c != st->cnt) {
+			char m[200];
+			snprintf(m, sizeof m, "rule 10 (matching): gpu %d tb %d step %d receives cnt=%d "
+			         "but the message from gpu %d holds %d chunks", g, tb->id, st->s, st->cnt,
+			         tb->recv, c);
+			run_error(r, st->line, m);
+			return -1;
+		}
+	}
+	char *oslot = NULL;
+	if (out) {
+		atomic_store(&me->wait, W_SEND);
+		pthread_mutex_lock(&out->mu);
+		while (out->n == r->cap && !atomic_load(&r->stop)) {
+			struct timespec ts;
+			deadline(&ts, 50);
+			pthread_cond_timedwait(&out->cv, &out->mu, &ts);
+		}
+		if (atomic_load(&r->stop)) {
+			pthread_mutex_unlock(&out->mu);
+			return -1;
+		}
+		/* the slot after the last message is free and only its producer
+		 * (this tb) writes it, so it is filled outside the lock */
+		oslot = out->slot[(out->head + out->n) % r->cap];
+		pthread_mutex_unlock(&out->mu);
+	}
+	atomic_store(&me->wait, W_NONE);
+	for (int c = 0; c < st->cnt; c++) {
+		char *src = mtype_reads_src(st->type) ? addr(r, g, st->srcbuf, st->srcoff + c, tile) : NULL;
+		char *dst = mtype_writes_dst(st->type) ? addr(r, g, st->dstbuf, st->dstoff + c, tile) : NULL;
+		char *m = msg ? msg + c * bytes : NULL;
+		char *o = oslot ? oslot + c * bytes : NULL;
+		switch (st->type) {
+		case MT_S:
+			memcpy(o, src, (size_t)bytes);
+			break;
+		case MT_R:
+			memcpy(dst, m, (size_t)bytes);
+			break;
+		case MT_RCS:
+			memcpy(dst, m, (size_t)bytes);
+			memcpy(o, m, (size_t)bytes);
+			break;
+		case MT_RRS:
+			rt_reduce(o, m, src, len, r->o->dtype, r->o->op);
+			break;
+		case MT_RRC:
+			rt_reduce(dst, m, src, len, r->o->dtype, r->o->op);
+			break;
+		case MT_RRCS:
+			rt_reduce(dst, m, src, len, r->o->dtype, r->o->op);
+			memcpy(o, dst, (size_t)bytes);
+			break;
+		case MT_CPY:
+			memmove(dst, src, (size_t)bytes);
+			break;
+		case MT_RE:
+			rt_reduce(dst, dst, src, len, r->o->dtype, r->o->op);
+			break;
+		default:
+			break;
+		}
+	}
+	if (in) {
+		pthread_mutex_lock(&in->mu);
+		in->head = (in->head + 1) % r->cap;
+		in->n--;
+		pthread_cond_broadcast(&in->cv);
+		pthread_mutex_unlock(&in->mu);
+	}
+	if (out) {
+		pthread_mutex_lock(&out->mu);
+		out->cnt[(out->head + out->n) % r->cap] = st->cnt;
+		out->n++;
+		pthread_cond_broadcast(&out->cv);
+		pthread_mutex_unlock(&out->mu);
+	}
+	if (st->hasdep) {
+		pthread_mutex_lock(&r->fmu[g]);
+		atomic_store_explicit(&me->flag, (int64_t)tile * FLAG_TILE + st->s, memory_order_release);
+		pthread_cond_broadcast(&r->fcv[g]);
+		pthread_mutex_unlock(&r->fmu[g]);
+	}
+	return 0;
+}
+
+static void *
+tb_main(void *arg)
+{
+	Tb *me = arg;
+	Run *r = me->run;
+	for (int t = 0; t < r->ntile; t++)
+		for (int k = 0; k < me->tb->nstep; k++) {
+			atomic_store(&me->tile, t);
+			atomic_store(&me->step, k);
+			if (exec_step(me, &me->tb->step[k], t) != 0)
+				return NULL;
+			atomic_fetch_add(&r->progress, 1);
+		}
+	atomic_store(&me->wait, W_DONE);
+	atomic_fetch_sub(&r->running, 1);
+	return NULL;
+}
+
+static double
+now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void
+report_deadlock(Run *r)
+{
+	const MProg *p = r->p;
+	int shown = 0;
+	for (int g = 0; g < p->ngpus; g++)
+		for (int t = 0; t < p->gpu[g].ntb; t++) {
+			Tb *me = r->tbs[g * MSCCL_MAX_TBS + t];
+			int w = atomic_load(&me->wait);
+			if (w == W_DONE)
+				continue;
+			const MStep *st = &me->tb->step[atomic_load(&me->step)];
+			char why[160];
+			if (w == W_FLAG)
+				snprintf(why, sizeof why, "waits for tb %d step %d", st->depid, st->deps);
+			else if (w == W_RECV)
+				snprintf(why, sizeof why, "waits for a message from gpu %d on channel %d "
+				         "(FIFO empty)", me->tb->recv, me->tb->chan);
+			else if (w == W_SEND)
+				snprintf(why, sizeof why, "waits for room to send to gpu %d on channel %d "
+				         "(FIFO full)", me->tb->send, me->tb->chan);
+			else
+				snprintf(why, sizeof why, "is running");
+			if (shown == 0)
+				error_at((Loc){st->line, 1}, "deadlock: no step completed for %.1f s: gpu %d "
+				         "tb %d step %d (%s, tile %d) %s", r->o->timeout, g, t, st->s,
+				         mtype_name[st->type], atomic_load(&me->tile), why);
+			else if (shown < 8)
+				note_at((Loc){st->line, 1}, "blocked too: gpu %d tb %d step %d (%s) %s", g, t,
+				        st->s, mtype_name[st->type], why);
+			shown++;
+		}
+	if (shown > 8)
+		note_at((Loc){p->line, 1}, "%d thread blocks are blocked in all", shown);
+}
+
+/* The expected output of rank g, element e of its output buffer. */
+static void
+expect(const MProg *p, const RunOpts *o, int64_t S, int g, int64_t e, void *out)
+{
+	int64_t blk = (int64_t)(p->nchunksperloop / p->ngpus) * S;
+	switch (p->coll) {
+	case MC_ALLGATHER:
+		rt_op_fill(out, o->dtype, o->op, (int)(e / blk), e % blk, 1);
+		break;
+	case MC_ALLTOALL:
+		rt_op_fill(out, o->dtype, o->op, (int)(e / blk), g * blk + e % blk, 1);
+		break;
+	case MC_REDUCESCATTER:
+		rt_expect_reduced(out, o->dtype, o->op, p->ngpus, g * blk + e);
+		break;
+	default:
+		rt_expect_reduced(out, o->dtype, o->op, p->ngpus, e);
+		break;
+	}
+}
+
+static int
+verify_output(Run *r)
+{
+	const MProg *p = r->p;
+	int64_t n = (int64_t)msccl_ochunks(p) * r->S;
+	char *want = malloc((size_t)n * r->es + 8);
+	char *got = malloc((size_t)n * r->es + 8);
+	int rc = 0;
+	bool same = p->coll == MC_ALLREDUCE; /* one reference serves every rank */
+	for (int g = 0; g < p->ngpus && rc == 0; g++) {
+		if (g == 0 || !same)
+			for (int64_t e = 0; e < n; e++)
+				expect(p, r->o, r->S, g, e, want + e * (int64_t)r->es);
+		for (int k = 0; k < msccl_ochunks(p); k++)
+			memcpy(got + (int64_t)k * r->S * (int64_t)r->es, addr(r, g, MB_O, k, 0),
+			       (size_t)(r->S * (int64_t)r->es));
+		int64_t bad;
+		if (rt_compare(got, want, n, r->o->dtype, &bad) != 0) {
+			error_at((Loc){p->gpu[g].line, 1}, "wrong result: %s %s %s of %s: gpu %d output "
+			         "element %lld (chunk %lld) differs from the reference",
+			         r->o->inplace ? "in-place" : "out-of-place", p->coll_name,
+			         rop_name(r->o->op), rdtype_name(r->o->dtype), g, (long long)bad,
+			         (long long)(bad / r->S));
+			rc = -1;
+		}
+	}
+	free(want);
+	free(got);
+	return rc;
+}
+
+int
+msccl_run(const MProg *p, const RunOpts *o, RunResult *res)
+{
+	memset(res, 0, sizeof *res);
+	Run r = {.p = p, .o = o, .cap = o->capacity > 0 ? o->capacity : msccl_capacity(p->proto),
+	         .es = rdtype_size(o->dtype)};
+	int64_t total = o->bytes / (int64_t)r.es;
+	if (total <= 0 || total % p->nchunksperloop != 0 || total * (int64_t)r.es != o->bytes) {
+		error_at((Loc){p->line, 1}, "rule 16 (selection): %lld bytes of %s are not a whole "
+		         "number of elements per chunk for nchunksperloop=%d; the executor would not "
+		         "select this algorithm", (long long)o->bytes, rdtype_name(o->dtype),
+		         p->nchunksperloop);
+		return -1;
+	}
+	if ((o->inplace && !p->inplace) || (!o->inplace && !p->outofplace)) {
+		error_at((Loc){p->line, 1}, "the file declares %s=0: it is not run %s",
+		         o->inplace ? "inplace" : "outofplace",
+		         o->inplace ? "in place" : "out of place");
+		return -1;
+	}
+	r.S = total / p->nchunksperloop;
+	int64_t tile_elems = TILE_BYTES / (int64_t)r.es;
+	r.T = r.S < tile_elems ? r.S : tile_elems;
+	r.ntile = (int)((r.S + r.T - 1) / r.T);
+	int maxcnt = 1;
+	for (int g = 0; g < p->ngpus; g++)
+		for (int t = 0; t < p->gpu[g].ntb; t++)
+			for (int k = 0; k < p->gpu[g].tb[t].nstep; k++)
+				if (p->gpu[g].tb[t].step[k].cnt > maxcnt)
+					maxcnt = p->gpu[g].tb[t].step[k].cnt;
+	r.slot_bytes = (int64_t)maxcnt * r.T * (int64_t)r.es;
+	/* buffers, with the input filled through the in-place aliases */
+	for (int g = 0; g < p->ngpus; g++) {
+		for (int b = 0; b < 3; b++) {
+			int64_t n = (int64_t)msccl_buf_chunks(p, g, (MBuf)b) * r.S * (int64_t)r.es;
+			r.buf[g][b] = malloc((size_t)n + 8);
+			if (!r.buf[g][b])
+				die("out of memory for the run's buffers");
+			memset(r.buf[g][b], 0xA5, (size_t)n); /* poison: not a value the fill makes */
+		}
+		for (int k = 0; k < msccl_ichunks(p); k++)
+			rt_op_fill(addr(&r, g, MB_I, k, 0), o->dtype, o->op, g, (int64_t)k * r.S, r.S);
+	}
+	size_t nf = (size_t)p->ngpus * p->ngpus * p->nchannels;
+	r.fifo = calloc(nf, sizeof *r.fifo);
+	bool *used = calloc(nf, 1);
+	for (int g = 0; g < p->ngpus; g++)
+		for (int t = 0; t < p->gpu[g].ntb; t++)
+			if (p->gpu[g].tb[t].send >= 0)
+				used[((size_t)g * p->ngpus + p->gpu[g].tb[t].send) * p->nchannels +
+				     p->gpu[g].tb[t].chan] = true;
+	for (size_t f = 0; f < nf; f++) {
+		pthread_mutex_init(&r.fifo[f].mu, NULL);
+		pthread_cond_init(&r.fifo[f].cv, NULL);
+		if (!used[f])
+			continue;
+		r.fifo[f].slot = calloc((size_t)r.cap, sizeof(char *));
+		r.fifo[f].cnt = calloc((size_t)r.cap, sizeof(int));
+		for (int s = 0; s < r.cap; s++)
+			r.fifo[f].slot[s] = malloc((size_t)r.slot_bytes + 8);
+	}
+	pthread_mutex_init(&r.errmu, NULL);
+	for (int g = 0; g < p->ngpus; g++) {
+		pthread_mutex_init(&r.fmu[g], NULL);
+		pthread_cond_init(&r.fcv[g], NULL);
+	}
+	r.tbs = calloc((size_t)p->ngpus * MSCCL_MAX_TBS, sizeof *r.tbs);
+	int nthreads = 0;
+	for (int g = 0; g < p->ngpus; g++)
+		for (int t = 0; t < p->gpu[g].ntb; t++) {
+			Tb *me = calloc(1, sizeof *me);
+			me->run = &r;
+			me->rank = g;
+			me->tb = &p->gpu[g].tb[t];
+			atomic_init(&me->flag, -1);
+			atomic_init(&me->wait, W_NONE);
+			r.tbs[g * MSCCL_MAX_TBS + t] = me;
+			nthreads++;
+		}
+	atomic_init(&r.running, nthreads);
+	double t0 = now();
+	int started = 0;
+	for (int i = 0; i < p->ngpus * MSCCL_MAX_TBS; i++)
+		if (r.tbs[i]) {
+			if (pthread_create(&r.tbs[i]->th, NULL, tb_main, r.tbs[i]) != 0) {
+				run_error(&r, p->line, "cannot start a thread per thread block");
+				atomic_fetch_sub(&r.running, 1);
+				r.tbs[i]->error = 1;
+				continue;
+			}
+			started++;
+		}
+	/* the watchdog: progress or an end, else a deadlock */
+	long last = -1;
+	double since = now();
+	int rc = 0;
+	while (atomic_load(&r.running) > 0 && !atomic_load(&r.stop)) {
+		struct timespec ts = {0, 2000000};
+		nanosleep(&ts, NULL);
+		long pr = atomic_load(&r.progress);
+		if (pr != last) {
+			last = pr;
+			since = now();
+		} else if (now() - since > o->timeout) {
+			report_deadlock(&r);
+			atomic_store(&r.stop, 1);
+			rc = -1;
+		}
+	}
+	for (int i = 0; i < p->ngpus * MSCCL_MAX_TBS; i++)
+		if (r.tbs[i] && !r.tbs[i]->error)
+			pthread_join(r.tbs[i]->th, NULL);
+	res->seconds = now() - t0;
+	(void)started;
+	if (rc == 0 && r.errmsg[0]) {
+		error_at((Loc){r.errline, 1}, "%s", r.errmsg);
+		rc = -1;
+	}
+	for (size_t f = 0; rc == 0 && f < nf; f++)
+		if (r.fifo[f].n) {
+			int src = (int)(f / p->nchannels / p->ngpus), dst = (int)(f / p->nchannels % p->ngpus);
+			error_at((Loc){p->gpu[src].line, 1}, "rule 10 (matching): %d message%s from gpu %d "
+			         "to gpu %d on channel %d never received", r.fifo[f].n,
+			         r.fifo[f].n == 1 ? "" : "s", src, dst, (int)(f % p->nchannels));
+			rc = -1;
+		}
+	res->bytes = o->bytes;
+	res->checked = p->coll != MC_CUSTOM;
+	if (rc == 0 && res->checked) {
+		rc = verify_output(&r);
+		res->verified = rc == 0;
+	}
+	for (size_t f = 0; f < nf; f++) {
+		for (int s = 0; r.fifo[f].slot && s < r.cap; s++)
+			free(r.fifo[f].slot[s]);
+		free(r.fifo[f].slot);
+		free(r.fifo[f].cnt);
+		pthread_mutex_destroy(&r.fifo[f].mu);
+		pthread_cond_destroy(&r.fifo[f].cv);
+	}
+	for (int g = 0; g < p->ngpus; g++) {
+		for (int b = 0; b < 3; b++)
+			free(r.buf[g][b]);
+		pthread_mutex_destroy(&r.fmu[g]);
+		pthread_cond_destroy(&r.fcv[g]);
+	}
+	for (int i = 0; i < p->ngpus * MSCCL_MAX_TBS; i++)
+		free(r.tbs[i]);
+	free(r.tbs);
+	free(r.fifo);
+	free(used);
+	pthread_mutex_destroy(&r.errmu);
+	return rc;
+}

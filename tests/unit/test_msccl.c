@@ -1,0 +1,300 @@
+/*
+ * test_msccl.c: the MSCCL reader, checker and CPU interpreter on the shared
+ * fixtures (../shared/fixtures/msccl, or $COLLC_FIXTURES), and the backend
+ * on every example: built, checked, read back, run and verified.
+ */
+#include <glob.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "msccl.h"
+#include "tests.h"
+
+static const char *
+fixtures(void)
+{
+	const char *e = getenv("COLLC_FIXTURES");
+	return e ? e : "../shared/fixtures/msccl";
+}
+
+/* Reads (and with run, runs in every declared mode) one file; returns 0 and
+ * the diagnostics in *diag. */
+static int
+run_text(const char *name, const char *text, size_t len, bool legacy, bool run, int64_t bytes,
+         RDtype dt, char **diag)
+{
+	size_t dlen;
+	FILE *mem = open_memstream(diag, &dlen);
+	diag_stream(mem);
+	diag_reset();
+	diag_source(name, text, len);
+	Arena a = {0};
+	MProg p;
+	int rc = msccl_read(&a, text, len, legacy, &p);
+	for (int m = 0; rc == 0 && run && m < 2; m++) {
+		if (!(m == 0 ? p.inplace : p.outofplace))
+			continue;
+		RunOpts o = {.bytes = bytes, .dtype = dt, .op = RO_SUM, .inplace = m == 0,
+		             .timeout = 1.0};
+		RunResult res;
+		rc = msccl_run(&p, &o, &res);
+		if (rc == 0 && p.coll != MC_CUSTOM && !res.verified)
+			rc = -1;
+	}
+	arena_free(&a);
+	diag_stream(NULL);
+	fclose(mem);
+	diag_reset();
+	return rc;
+}
+
+static void
+test_fixtures_run(void)
+{
+	char pat[512];
+	int n = 0;
+	for (int d = 0; d < 2; d++) {
+		snprintf(pat, sizeof pat, "%s/%s/*.xml", fixtures(), d ? "collected" : "generated");
+		glob_t g;
+		int gr = glob(pat, 0, NULL, &g);
+		assert_named(gr == 0, __LINE__, __FILE__, "fixtures in %s (set COLLC_FIXTURES)", pat);
+		if (gr != 0)
+			continue;
+		for (size_t i = 0; i < g.gl_pathc; i++) {
+			size_t len;
+			char *text = slurp(g.gl_pathv[i], &len);
+			bool legacy = strstr(g.gl_pathv[i], "/legacy-") != NULL;
+			char *diag = NULL;
+			/* 1536 KiB is a whole number of chunks for every fixture's nchunksperloop */
+			int rc = text ? run_text(g.gl_pathv[i], text, len, legacy, true, 1536 << 10,
+			                         RD_FLOAT, &diag) : -1;
+			assert_named(rc == 0, __LINE__, __FILE__, "%s runs and verifies: %s",
+			             g.gl_pathv[i], diag ? diag : "");
+			if (legacy && text) {
+				free(diag);
+				diag = NULL;
+				rc = run_text(g.gl_pathv[i], text, len, false, false, 0, RD_FLOAT, &diag);
+				assert_named(rc != 0 && strstr(diag, "rule 2"), __LINE__, __FILE__,
+				             "%s is refused without --legacy: %s", g.gl_pathv[i], diag);
+			}
+			free(diag);
+			free(text);
+			n++;
+		}
+		globfree(&g);
+	}
+	assert_named(n >= 36, __LINE__, __FILE__, "36 fixtures ran (%d)", n);
+}
+
+static void
+test_fixtures_negative(void)
+{
+	static const struct {
+		const char *file, *want;
+		bool legacy, run;
+	} neg[] = {
+		{"handmade_xml_declaration.xml", "rule 1 (lexical form): an XML declaration", 0, 0},
+		{"handmade_attrs_multiline.xml", "must all be on one line", 0, 0},
+		{"handmade_single_quotes.xml", "double quotes", 0, 0},
+		{"handmade_missing_outofplace.xml", "attribute 'outofplace' of <algo> not found", 0, 0},
+		{"handmade_coll_reduce_scatter_name.xml", "unsupported collective: reduce_scatter", 0, 0},
+		{"handmade_tb_id_gap.xml", "thread block 1 is missing", 0, 0},
+		{"handmade_peer_is_self.xml", "rule 5 (peers)", 0, 0},
+		{"handmade_send_without_peer.xml", "without a send peer", 0, 0},
+		{"handmade_cnt_72.xml", "count (72) must be positive and less than 72", 0, 0},
+		{"handmade_bad_type.xml", "type of transfer is not supported: red", 0, 0},
+		{"handmade_offset_out_of_bounds.xml", "rule 9 (offsets)", 0, 0},
+		{"handmade_nop_chain_unclosed.xml", "chain of dependencies", 0, 0},
+		{"handmade_missing_hasdep.xml", "has hasdep=0", 0, 0},
+		{"handmade_dependency_cycle.xml", "rule 13 (acyclicity)", 0, 0},
+		{"handmade_cnt_mismatch.xml", "rule 10 (matching)", 0, 0},
+		{"handmade_send_order_mismatch.xml", "wrong result", 0, 1},
+		{"handmade_shared_send_connection.xml", "rule 6 (connections)", 0, 0},
+		{"handmade_chan_not_below_nchannels.xml", "rule 5 (channels)", 0, 0},
+		{"handmade_unmatched_send.xml", "rule 10 (matching)", 0, 0},
+		{"legacy-msccl_ar_ll_old_UNCLOSEDNOP.xml", "chain of dependencies", 1, 0},
+		{"legacy-msccltools_ar_ndv2_1_SHAREDRECVCONN.xml", "rule 6 (connections)", 1, 0},
+		{"msccltools_pcie_hier_allreduce_4r_ll_WRONGRESULT.xml", "wrong result", 0, 1},
+	};
+	for (size_t i = 0; i < countof(neg); i++) {
+		char path[512];
+		snprintf(path, sizeof path, "%s/negative/%s", fixtures(), neg[i].file);
+		size_t len;
+		char *text = slurp(path, &len);
+		assert_named(text != NULL, __LINE__, __FILE__, "read %s", path);
+		if (!text)
+			continue;
+		char *diag = NULL;
+		int rc = run_text(path, text, len, neg[i].legacy, neg[i].run, 1 << 16, RD_INT32, &diag);
+		assert_named(rc != 0 && strstr(diag, neg[i].want) && strstr(diag, ": error: "),
+		             __LINE__, __FILE__, "%s fails with '%s': %s", neg[i].file, neg[i].want, diag);
+		free(diag);
+		free(text);
+	}
+}
+
+/* The interpreter's watchdog names the blocked steps: a hasdep removed
+ * from a valid program (no validation, straight to the run). */
+static void
+test_deadlock_report(void)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/generated/msccltools_allpairs_allreduce_2r_1inst_ll.xml",
+	         fixtures());
+	size_t len;
+	char *text = slurp(path, &len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	Arena a = {0};
+	MProg p;
+	diag_source(path, text, len);
+	CU_ASSERT_EQUAL_FATAL(msccl_read(&a, text, len, false, &p), 0);
+	p.gpu[0].tb[1].step[1].hasdep = 0;
+	char *diag = NULL;
+	size_t dlen;
+	FILE *mem = open_memstream(&diag, &dlen);
+	diag_stream(mem);
+	RunOpts o = {.bytes = 1 << 12, .dtype = RD_INT32, .op = RO_SUM, .inplace = true,
+	             .timeout = 0.3};
+	RunResult res;
+	int rc = msccl_run(&p, &o, &res);
+	diag_stream(NULL);
+	fclose(mem);
+	diag_reset();
+	assert_named(rc != 0 && strstr(diag, "deadlock") && strstr(diag, "gpu 0 tb 0 step 0") &&
+	                 strstr(diag, "waits for tb 1 step 1"),
+	             __LINE__, __FILE__, "deadlock named: %s", diag);
+	free(diag);
+	arena_free(&a);
+	free(text);
+}
+
+/* Every example schedule the target can hold: build, write, read back
+ * (every rule), run in both modes, float and int32, two sizes. */
+static void
+test_examples_roundtrip(void)
+{
+	glob_t g;
+	CU_ASSERT_EQUAL_FATAL(glob("examples/*.coll", 0, NULL, &g), 0);
+	int built = 0;
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		size_t len;
+		char *text = slurp(g.gl_pathv[i], &len);
+		Checked c;
+		check_text(&c, g.gl_pathv[i], text, len);
+		Prog p = {0};
+		char *diag = NULL;
+		size_t dlen;
+		FILE *mem = open_memstream(&diag, &dlen);
+		diag_stream(mem);
+		diag_mute(true);
+		if (c.errors == 0 && lower(c.file, &p) == 0) {
+			for (int k = 0; k < p.nsched; k++) {
+				const Sched *s = p.sched[k];
+				if (s->nrank > MSCCL_MAX_GPUS || s->kind == CK_BROADCAST || s->kind == CK_REDUCE)
+					continue;
+				BuildOpts bo = {.collective = s->name};
+				char *xml = NULL;
+				size_t xlen;
+				FILE *x = open_memstream(&xml, &xlen);
+				int rc = msccl_backend.emit(&p, &bo, x);
+				fclose(x);
+				if (rc != 0) { /* a documented limit: the error names it */
+					free(xml);
+					continue;
+				}
+				diag_mute(false);
+				CU_ASSERT(strncmp(xml, "<algo ", 6) == 0);
+				/* large programs run once: the machine has 2 cores for all their threads */
+				int big = s->nrank > 16;
+				for (int dt = 0; dt < 2 - big; dt++)
+					for (int sz = big; sz < 2; sz++) {
+						Arena a = {0};
+						MProg mp;
+						diag_source("built.xml", xml, xlen);
+						int r2 = msccl_read(&a, xml, xlen, false, &mp);
+						int64_t es = dt ? 4 : 4;
+						int64_t bytes = (int64_t)mp.nchunksperloop * es * (sz ? 1 : 37) *
+						                (r2 == 0 ? 1 : 0);
+						for (int m = 0; r2 == 0 && m < 2; m++) {
+							if (!(m ? mp.outofplace : mp.inplace))
+								continue;
+							RunOpts o = {.bytes = bytes, .dtype = dt ? RD_INT32 : RD_FLOAT,
+							             .op = RO_SUM, .inplace = m == 0, .timeout = 2};
+							RunResult res;
+							r2 = msccl_run(&mp, &o, &res);
+						}
+						assert_named(r2 == 0, __LINE__, __FILE__, "%s '%s' reads back and runs",
+						             g.gl_pathv[i], s->name);
+						arena_free(&a);
+					}
+				diag_mute(true);
+				built++;
+				free(xml);
+			}
+		}
+		diag_mute(false);
+		diag_stream(NULL);
+		fclose(mem);
+		free(diag);
+		diag_reset();
+		prog_free(&p);
+		checked_free(&c);
+		free(text);
+	}
+	globfree(&g);
+	assert_named(built >= 30, __LINE__, __FILE__, "at least 30 example schedules built (%d)", built);
+}
+
+/* The golden limit error: its own run through the backend. */
+static void
+test_limit_golden(void)
+{
+	const char *path = "tests/golden/msccl-too-many-tbs.coll";
+	size_t len;
+	char *text = slurp(path, &len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	Checked c;
+	check_text(&c, "msccl-too-many-tbs.coll", text, len);
+	Prog p = {0};
+	char *diag = NULL;
+	size_t dlen;
+	FILE *mem = open_memstream(&diag, &dlen);
+	diag_stream(mem);
+	diag_reset();
+	diag_source("msccl-too-many-tbs.coll", text, len);
+	int rc = -1;
+	if (c.errors == 0 && lower(c.file, &p) == 0) {
+		BuildOpts bo = {0};
+		FILE *x = fopen("/dev/null", "w");
+		rc = msccl_backend.emit(&p, &bo, x);
+		fclose(x);
+	}
+	diag_stream(NULL);
+	fclose(mem);
+	diag_reset();
+	CU_ASSERT_NOT_EQUAL(rc, 0);
+	char *want = slurp("tests/golden/msccl-too-many-tbs.msccl-err", &len);
+	if (getenv("COLLC_UPDATE_GOLDEN")) {
+		FILE *f = fopen("tests/golden/msccl-too-many-tbs.msccl-err", "w");
+		fputs(diag, f);
+		fclose(f);
+	} else {
+		assert_named(want && strcmp(want, diag) == 0, __LINE__, __FILE__,
+		             "golden limit error: expected\n%s\ngot\n%s", want ? want : "(missing)", diag);
+	}
+	free(want);
+	free(diag);
+	prog_free(&p);
+	checked_free(&c);
+	free(text);
+}
+
+CU_TestInfo msccl_tests[] = {
+	{"fixtures under generated/ and collected/ run and verify", test_fixtures_run},
+	{"negative fixtures fail for their reason", test_fixtures_negative},
+	{"a deadlock names the blocked tbs and steps", test_deadlock_report},
+	{"examples: build, check, read back, run, verify", test_examples_roundtrip},
+	{"a schedule beyond the limits: the golden error", test_limit_golden},
+	CU_TEST_INFO_NULL,
+};
