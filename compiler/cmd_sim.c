@@ -55,18 +55,8 @@ parse_sizes(const char *arg, SimArgs *a)
 static double
 parse_rate(const char *text)
 {
-	char *end;
-	double v = strtod(text, &end);
-	if (end == text || !(v > 0 && v < 1e300))
-		return -1;
-	while (*end == ' ')
-		end++;
-	if (!*end)
-		return v;
-	int u = unit_find(end, strlen(end));
-	if (u < 0 || unit_table[u].kind != Q_RATE)
-		return -1;
-	return v * unit_table[u].mul / unit_table[u].div / 8; /* bits to bytes */
+	double v = parse_quantity(text, Q_RATE);
+	return v > 0 ? v / 8 : -1; /* bits to bytes */
 }
 
 /* ---- progress on a terminal ---- */
@@ -283,32 +273,17 @@ print_csv(const Runner *u, FILE *f)
 }
 
 static void
-json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", *s);
-		else
-			fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
-static void
 print_json(const Runner *u, FILE *f)
 {
 	fputs("{\"results\": [", f);
 	for (int i = 0; i < u->nrow; i++) {
 		const Row *r = &u->rows[i];
 		fprintf(f, "%s\n  {\"collective\": ", i ? "," : "");
-		json_str(f, r->name);
+		json_string(f, r->name);
 		fputs(", \"kind\": ", f);
-		json_str(f, r->kind);
+		json_string(f, r->kind);
 		fputs(", \"algorithm\": ", f);
-		json_str(f, r->algorithm);
+		json_string(f, r->algorithm);
 		fprintf(f, ", \"size_bytes\": %.0f, \"time_s\": %.12g, \"goodput_bps\": %.12g, "
 		           "\"bound_bps\": %.12g, \"bound_ratio\": %.12g, \"energy_j\": %.12g, "
 		           "\"round_end_s\": [",

@@ -57,7 +57,7 @@ input_free(Input *in)
 
 /* "1MiB", "64 KiB", "1048576": bytes, or -1. */
 double
-parse_size(const char *text)
+parse_quantity(const char *text, QtyKind kind)
 {
 	char *end;
 	double v = strtod(text, &end);
@@ -68,9 +68,30 @@ parse_size(const char *text)
 	if (!*end)
 		return v;
 	int u = unit_find(end, strlen(end));
-	if (u < 0 || unit_table[u].kind != Q_SIZE)
+	if (u < 0 || unit_table[u].kind != kind)
 		return -1;
 	return v * unit_table[u].mul / unit_table[u].div;
+}
+
+double
+parse_size(const char *text)
+{
+	return parse_quantity(text, Q_SIZE);
+}
+
+void
+json_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(out, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(out, "\\u%04x", *s);
+		else
+			fputc(*s, out);
+	}
+	fputc('"', out);
 }
 
 

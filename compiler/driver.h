@@ -28,6 +28,11 @@ int load(const char *path, Input *, bool build, double size);
 void input_free(Input *);
 /* "1MiB", "64 KiB", "1048576": bytes, or -1. */
 double parse_size(const char *);
+/* A number with an optional unit of the given kind, in the kind's base
+ * unit (bytes, bits/s, seconds, joules); a plain number as is; -1 if bad. */
+double parse_quantity(const char *, QtyKind);
+/* s as a JSON string. */
+void json_string(FILE *, const char *s);
 /* Writes buf to out ("-" or NULL: stdout) whole; 1 after reporting. */
 int write_output(const char *out, const char *buf, size_t len);
 

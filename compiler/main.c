@@ -92,21 +92,6 @@ typedef struct Row {
 } Row;
 
 static void
-json_string(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(out, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(out, "\\u%04x", *s);
-		else
-			fputc(*s, out);
-	}
-	fputc('"', out);
-}
-
-static void
 print_json(const Row *rows, int n, FILE *out)
 {
 	fprintf(out, "{\"collectives\": [");

@@ -283,6 +283,8 @@ Sched *sched_expand(Arena *, const Sched *);
  * group element keeps the ranks, and each chunk's owner is its tree's root
  * moved by its element. -1 after reporting. */
 int sched_check_symmetric(const Sched *);
+/* Every element of g maps the schedule's ranks to ranks; else reports at loc. */
+int group_keeps_ranks(const Sched *, const Group *, Loc);
 
 /* ---- the classic algorithm library (alg.c and alg_*.c) ---- */
 

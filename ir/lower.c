@@ -412,27 +412,6 @@ check_span(const Sched *s, const Tree *tr, const char *tree, Loc loc)
 	return 0;
 }
 
-/* Copies of a tree must stay inside a sub-communicator. */
-static int
-check_preserves(const Sched *s, const Group *g, Loc loc)
-{
-	if (s->nrank == s->topo->nrank)
-		return 0; /* automorphisms map ranks to ranks */
-	char a[64], b[64];
-	for (int e = 0; e < g->order; e++)
-		for (int r = 0; r < s->nrank; r++) {
-			int w = group_node(g, e, s->rank_node[r]);
-			if (s->node_rank[w] < 0) {
-				topo_node_name(s->topo, s->rank_node[r], a, sizeof a);
-				topo_node_name(s->topo, w, b, sizeof b);
-				error_at(loc, "group '%s' moves node %s of '%s' to node %s, outside its ranks",
-				         g->name, a, s->name, b);
-				return -1;
-			}
-		}
-	return 0;
-}
-
 static void
 add_sched(Lower *L, Sched *s)
 {
@@ -578,7 +557,7 @@ lower_collective(Lower *L, const Decl *d)
 			for (int i = 0; i < ntree && rc == 0; i++)
 				rc = check_span(s, list[i], list[i]->name, trees->loc);
 			if (rc == 0)
-				rc = check_preserves(s, g, group->loc);
+				rc = group_keeps_ranks(s, g, group->loc);
 		}
 		if (rc == 0) {
 			s = symmetrize(L->a, d->name, d->loc, kind, t, routes, list, ntree, g, rank_node,

@@ -149,9 +149,10 @@ sched_expand(Arena *a, const Sched *sym)
 }
 
 int
-sched_check_symmetric(const Sched *s)
+group_keeps_ranks(const Sched *s, const Group *g, Loc loc)
 {
-	const Group *g = s->group;
+	if (s->nrank == s->topo->nrank)
+		return 0; /* automorphisms map ranks to ranks */
 	char a[64], b[64];
 	for (int e = 0; e < g->order; e++)
 		for (int r = 0; r < s->nrank; r++) {
@@ -159,11 +160,21 @@ sched_check_symmetric(const Sched *s)
 			if (s->node_rank[w] < 0) {
 				topo_node_name(s->topo, s->rank_node[r], a, sizeof a);
 				topo_node_name(s->topo, w, b, sizeof b);
-				error_at(s->loc, "group '%s' moves node %s of '%s' to node %s, outside its "
-				         "ranks", g->name, a, s->name, b);
+				error_at(loc, "group '%s' moves node %s of '%s' to node %s, outside its ranks",
+				         g->name, a, s->name, b);
 				return -1;
 			}
 		}
+	return 0;
+}
+
+int
+sched_check_symmetric(const Sched *s)
+{
+	const Group *g = s->group;
+	char a[64];
+	if (group_keeps_ranks(s, g, s->loc) != 0)
+		return -1;
 	for (int t = 0; s->owner && t < s->ntree; t++)
 		for (int e = 0; e < g->order; e++)
 			if (s->owner[t * g->order + e] != s->node_rank[group_node(g, e, s->tree[t]->root[0])]) {
