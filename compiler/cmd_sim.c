@@ -86,31 +86,6 @@ on_progress(void *ctx, double done)
 	p->shown = true;
 }
 
-static void
-human_bytes(double b, char *buf, size_t len)
-{
-	static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-	int k = 0;
-	while (b >= 1024 && k < 4) {
-		b /= 1024;
-		k++;
-	}
-	snprintf(buf, len, b == floor(b) ? "%.0f %s" : "%.2f %s", b, unit[k]);
-}
-
-static void
-human_time(double t, char *buf, size_t len)
-{
-	if (t < 1e-6)
-		snprintf(buf, len, "%.1f ns", t * 1e9);
-	else if (t < 1e-3)
-		snprintf(buf, len, "%.3f us", t * 1e6);
-	else if (t < 1)
-		snprintf(buf, len, "%.3f ms", t * 1e3);
-	else
-		snprintf(buf, len, "%.3f s", t);
-}
-
 /* ---- one simulated collective and size ---- */
 
 typedef struct Row {

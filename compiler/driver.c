@@ -3,6 +3,7 @@
  * building an input (a .coll file, or a schedule in the IR text format),
  * sizes on the command line, and writing an output whole.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,4 +105,29 @@ write_output(const char *out, const char *buf, size_t len)
 		return 1;
 	}
 	return 0;
+}
+
+void
+human_bytes(double b, char *buf, size_t len)
+{
+	static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+	int k = 0;
+	while (b >= 1024 && k < 4) {
+		b /= 1024;
+		k++;
+	}
+	snprintf(buf, len, b == floor(b) ? "%.0f %s" : "%.2f %s", b, unit[k]);
+}
+
+void
+human_time(double t, char *buf, size_t len)
+{
+	if (t < 1e-6)
+		snprintf(buf, len, "%.1f ns", t * 1e9);
+	else if (t < 1e-3)
+		snprintf(buf, len, "%.3f us", t * 1e6);
+	else if (t < 1)
+		snprintf(buf, len, "%.3f ms", t * 1e3);
+	else
+		snprintf(buf, len, "%.3f s", t);
 }

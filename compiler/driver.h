@@ -33,6 +33,9 @@ double parse_size(const char *);
 double parse_quantity(const char *, QtyKind);
 /* s as a JSON string. */
 void json_string(FILE *, const char *s);
+/* "64 KiB", "1.50 MiB"; "16.722 us" */
+void human_bytes(double bytes, char *buf, size_t len);
+void human_time(double seconds, char *buf, size_t len);
 /* Writes buf to out ("-" or NULL: stdout) whole; 1 after reporting. */
 int write_output(const char *out, const char *buf, size_t len);
 

@@ -51,31 +51,6 @@ static const char usage[] =
 	"'-' is standard input. Exit status: 0 success, 1 errors in the input, 2 bad\n"
 	"usage. See docs/language.md, docs/cli.md, docs/ir.md and docs/algorithms.md.\n";
 
-static void
-human_bytes(double b, char *buf, size_t len)
-{
-	static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-	int k = 0;
-	while (b >= 1024 && k < 4) {
-		b /= 1024;
-		k++;
-	}
-	snprintf(buf, len, k ? "%.2f %s" : "%.0f %s", b, unit[k]);
-}
-
-static void
-human_time(double t, char *buf, size_t len)
-{
-	if (t < 1e-6)
-		snprintf(buf, len, "%.1f ns", t * 1e9);
-	else if (t < 1e-3)
-		snprintf(buf, len, "%.2f us", t * 1e6);
-	else if (t < 1)
-		snprintf(buf, len, "%.3f ms", t * 1e3);
-	else
-		snprintf(buf, len, "%.3f s", t);
-}
-
 static const char *
 algorithm_of(const Decl *d)
 {
