@@ -152,6 +152,12 @@ test_single_message(void)
 				             "M=%lld h=%d mtu=%lld: %lld ps, closed form %lld ps",
 				             (long long)sizes[i], h, (long long)mtu, (long long)r.time_ps,
 				             (long long)want);
+				/* dependency mode takes the event loop, rounds the fast path: both exact */
+				SimResult rd = hand_run(&x, sizes[i], SIM_PACKET, SIM_DEPS);
+				assert_named(rd.time_ps == want, __LINE__, __FILE__,
+				             "deps M=%lld h=%d mtu=%lld: %lld ps, closed form %lld ps",
+				             (long long)sizes[i], h, (long long)mtu, (long long)rd.time_ps,
+				             (long long)want);
 				arena_free(&x.a);
 			}
 }
