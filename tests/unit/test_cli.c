@@ -210,7 +210,78 @@ test_write_errors_and_links(void)
 	free(text);
 }
 
+/* collc sim end to end: the closed form of docs/sim.md through the CSV, the
+ * same numbers from a written .sim file, JSON, plots, and no output on error. */
+static void
+test_sim(void)
+{
+	char *out, *err, args[1024];
+	write_tmp("r4.coll", "network { link_bandwidth = 400 Gbps; link_latency = 100 ns; "
+	                     "router_latency = 300 ns; step_overhead = 1 us; }\n"
+	                     "topology R = ring(4);\n"
+	                     "collective allreduce AR on R { algorithm ring; }\n");
+	/* ring(4), 4 KiB: 2(p-1) steps of o + d + ser(1 KiB) = 6 x (1 us + 400 ns + 20.48 ns) */
+	const char *row = "AR,allreduce,ring,4096,8.52288e-06,";
+	snprintf(args, sizeof args, "sim %s/r4.coll --sizes 4KiB --csv", tmpdir);
+	CU_ASSERT_EQUAL(collc(args, &out, &err), 0);
+	CU_ASSERT_NSTRING_EQUAL(out, "collective,kind,algorithm,size_bytes,time_s,goodput_bps,", 56);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, row));
+	free(out), free(err);
+	snprintf(args, sizeof args, "sim %s/r4.coll --sizes 4KiB --csv --sync deps", tmpdir);
+	CU_ASSERT_EQUAL(collc(args, &out, &err), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, row));
+	free(out), free(err);
+	snprintf(args, sizeof args, "build %s/r4.coll --target sim -o %s/r4.sim", tmpdir, tmpdir);
+	CU_ASSERT_EQUAL(collc(args, &out, &err), 0);
+	free(out), free(err);
+	snprintf(args, sizeof args, "sim %s/r4.sim --sizes 4KiB --csv -o %s/r4.csv", tmpdir, tmpdir);
+	CU_ASSERT_EQUAL(collc(args, &out, &err), 0);
+	CU_ASSERT_STRING_EQUAL(out, "");
+	free(out), free(err);
+	char path[256];
+	snprintf(path, sizeof path, "%s/r4.csv", tmpdir);
+	char *csv = slurp(path, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(csv);
+	CU_ASSERT_PTR_NOT_NULL(strstr(csv, row));
+	free(csv);
+	/* JSON: one round end per step, each directed link of the ring's one direction used */
+	snprintf(args, sizeof args, "sim %s/r4.coll --sizes 4KiB --json", tmpdir);
+	CU_ASSERT_EQUAL(collc(args, &out, &err), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"round_end_s\": [1.42048e-06, 2.84096e-06, 4.26144e-06, "
+	                                   "5.68192e-06, 7.1024e-06, 8.52288e-06]"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"link_bytes\": [0, 6144, 0, 6144, 0, 6144, 0, 6144]"));
+	free(out), free(err);
+	snprintf(args, sizeof args, "sim %s/r4.coll --sizes 4KiB..64KiB --plot %s/g.svg -o %s/t.txt",
+	         tmpdir, tmpdir, tmpdir);
+	CU_ASSERT_EQUAL(collc(args, &out, &err), 0);
+	free(out), free(err);
+	snprintf(path, sizeof path, "%s/g.svg", tmpdir);
+	char *svg = slurp(path, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(svg);
+	CU_ASSERT_PTR_NOT_NULL(strstr(svg, "<svg "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(svg, "</svg>"));
+	free(svg);
+	snprintf(path, sizeof path, "%s/t.txt", tmpdir);
+	char *table = slurp(path, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(table);
+	CU_ASSERT_PTR_NOT_NULL(strstr(table, "64 KiB"));
+	free(table);
+	/* usage errors exit 2, input errors 1, and neither writes the output */
+	snprintf(args, sizeof args, "sim %s/r4.coll --mode fast -o %s/no1.csv", tmpdir, tmpdir);
+	CU_ASSERT_EQUAL(collc(args, &out, &err), 2);
+	CU_ASSERT(!exists("no1.csv"));
+	free(out), free(err);
+	snprintf(args, sizeof args, "sim %s/bad.coll --csv -o %s/no2.csv --plot %s/no2.svg", tmpdir,
+	         tmpdir, tmpdir);
+	CU_ASSERT_EQUAL(collc(args, &out, &err), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "error: unknown algorithm 'rign'"));
+	CU_ASSERT(!exists("no2.csv"));
+	CU_ASSERT(!exists("no2.svg"));
+	free(out), free(err);
+}
+
 CU_TestInfo cli_tests[] = {
+	{"sim: closed form through CSV, .sim and JSON; plots; errors write nothing", test_sim},
 	{"write errors, symbolic links, modes", test_write_errors_and_links},
 	{"help, version, usage errors", test_help_and_version},
 	{"check: summary, diagnostics, exit status", test_check},
