@@ -138,7 +138,8 @@ typedef struct Run {
 	int64_t bytes;
 	SimResult *res;
 	/* messages */
-	int64_t *mbytes, *last, *done_ps;
+	int64_t *mbytes, *last;
+	int64_t latest_ps; /* the latest completion so far (of the round, in round mode) */
 	double *done_s;
 	int *npkt, *delivered, *eoff;
 	int *waiting;      /* deps mode: dependencies not yet arrived */
@@ -151,12 +152,45 @@ typedef struct Run {
 	int *head, *tail, *cur;
 	int64_t *curb, *full_ser, *hop_ps, *busy_ps;
 	int64_t *done_ps_link; /* lone messages: when each link last finished a packet */
+	int64_t memo_b, memo_bw, memo_ser; /* packet_ps's one remembered size */
+	int64_t memo_msg, memo_last;       /* packets' one remembered size */
+	int memo_npkt;
 	bool *busy;
 	int64_t *red_free; /* per node: the reduction engine is free from */
 	double *red_free_s;
 	Heap h;
 	int ncompleted;
 } Run;
+
+/* Serialization of a packet; the full-MTU time is per link, and messages of
+ * a round are mostly one size, so one remembered odd size covers the rest. */
+static int64_t
+packet_ps(Run *r, int64_t b, int l)
+{
+	if (b == r->net->mtu)
+		return r->full_ser[l];
+	int64_t bw = r->net->link[l].bw;
+	if (b != r->memo_b || bw != r->memo_bw) {
+		r->memo_b = b;
+		r->memo_bw = bw;
+		r->memo_ser = sim_ser_ps(b, bw);
+	}
+	return r->memo_ser;
+}
+
+/* A message of b bytes is k packets: k - 1 of an MTU and a last one. The
+ * division is remembered: a round's messages are mostly one size. */
+static int
+packets(Run *r, int64_t b, int64_t *last)
+{
+	if (b != r->memo_msg) {
+		r->memo_msg = b;
+		r->memo_npkt = (int)((b + r->net->mtu - 1) / r->net->mtu);
+		r->memo_last = b - (int64_t)(r->memo_npkt - 1) * r->net->mtu;
+	}
+	*last = r->memo_last;
+	return r->memo_npkt;
+}
 
 static void
 push_tail(Run *r, int l, int e)
@@ -183,7 +217,7 @@ pick(Run *r, int l, int64_t t)
 	if (--r->w[e] > 0)
 		push_tail(r, l, e);
 	int64_t b = k == r->npkt[m] - 1 ? r->last[m] : r->net->mtu;
-	int64_t ser = b == r->net->mtu ? r->full_ser[l] : sim_ser_ps(b, r->net->link[l].bw);
+	int64_t ser = packet_ps(r, b, l);
 	r->busy[l] = true;
 	r->cur[l] = e;
 	r->busy_ps[l] += ser;
@@ -220,7 +254,8 @@ complete_ps(Run *r, int m, int64_t t)
 		t += cost;
 		r->red_free[node] = t;
 	}
-	r->done_ps[m] = t;
+	if (t > r->latest_ps)
+		r->latest_ps = t;
 	double ts = (double)t * 1e-12;
 	if (ts > r->res->round_end[msg->round])
 		r->res->round_end[msg->round] = ts;
@@ -321,18 +356,19 @@ static void
 run_alone(Run *r, int m, int64_t t)
 {
 	const SimMsg *msg = &r->c->msg[m];
-	int np = r->npkt[m];
+	int64_t lastb;
+	int np = packets(r, r->mbytes[m], &lastb);
 	if (np == 0 || msg->nhop == 0) {
 		complete_ps(r, m, t);
 		return;
 	}
 	int64_t deliver = t;
 	for (int k = 0; k < np; k++) {
-		int64_t b = k == np - 1 ? r->last[m] : r->net->mtu;
+		int64_t b = k == np - 1 ? lastb : r->net->mtu;
 		int64_t arrive = t; /* every packet is at the first link at t */
 		for (int j = 0; j < msg->nhop; j++) {
 			int l = r->c->hops[msg->hop + j];
-			int64_t ser = b == r->net->mtu ? r->full_ser[l] : sim_ser_ps(b, r->net->link[l].bw);
+			int64_t ser = packet_ps(r, b, l);
 			int64_t free_at = k == 0 ? t : r->done_ps_link[l];
 			int64_t leave = (arrive > free_at ? arrive : free_at) + ser;
 			r->done_ps_link[l] = leave;
@@ -365,6 +401,10 @@ prepare_events(Run *r)
 	r->sent = xcalloc((size_t)H + 1, sizeof *r->sent);
 	r->enext = xcalloc((size_t)H + 1, sizeof *r->enext);
 	r->delivered = xcalloc((size_t)c->nmsg, sizeof *r->delivered);
+	r->npkt = xcalloc((size_t)c->nmsg, sizeof *r->npkt);
+	r->last = xcalloc((size_t)c->nmsg, sizeof *r->last);
+	for (int m = 0; m < c->nmsg; m++)
+		r->npkt[m] = packets(r, r->mbytes[m], &r->last[m]);
 	for (int m = 0; m < c->nmsg; m++)
 		for (int j = 0; j < c->msg[m].nhop; j++) {
 			r->emsg[r->eoff[m] + j] = m;
@@ -377,14 +417,6 @@ run_packets(Run *r)
 {
 	const SimColl *c = r->c;
 	const SimNet *n = r->net;
-	r->npkt = xcalloc((size_t)c->nmsg, sizeof *r->npkt);
-	r->last = xcalloc((size_t)c->nmsg, sizeof *r->last);
-	r->done_ps = xcalloc((size_t)c->nmsg, sizeof *r->done_ps);
-	for (int m = 0; m < c->nmsg; m++) {
-		int64_t b = r->mbytes[m];
-		r->npkt[m] = (int)((b + n->mtu - 1) / n->mtu);
-		r->last[m] = b - (int64_t)(r->npkt[m] - 1) * n->mtu;
-	}
 	r->head = xcalloc((size_t)n->nlink, sizeof *r->head);
 	r->tail = xcalloc((size_t)n->nlink, sizeof *r->tail);
 	r->cur = xcalloc((size_t)n->nlink, sizeof *r->cur);
@@ -408,6 +440,7 @@ run_packets(Run *r)
 			int first = m;
 			while (m < c->nmsg && c->msg[m].round == round)
 				m++;
+			r->latest_ps = start;
 			if (lone_messages(r, first, m, stamp, round + 1)) {
 				for (int i = first; i < m; i++)
 					run_alone(r, i, start);
@@ -417,10 +450,7 @@ run_packets(Run *r)
 					inject(r, i, start);
 				drain(r);
 			}
-			end = start;
-			for (int i = first; i < m; i++)
-				if (r->done_ps[i] > end)
-					end = r->done_ps[i];
+			end = r->latest_ps;
 			r->res->round_end[round] = (double)end * 1e-12;
 			progress(r, (double)(round + 1) / c->nround);
 		}
@@ -431,9 +461,7 @@ run_packets(Run *r)
 			if (r->waiting[m] == 0)
 				heap_push(&r->h, n->step_ps, EV_INJECT, m);
 		drain(r);
-		for (int m = 0; m < c->nmsg; m++)
-			if (r->done_ps[m] > end)
-				end = r->done_ps[m];
+		end = r->latest_ps;
 		free(r->ready_ps);
 	}
 	r->res->time_ps = end;
@@ -441,7 +469,7 @@ run_packets(Run *r)
 	for (int l = 0; l < n->nlink; l++)
 		r->res->link_busy[l] = (double)r->busy_ps[l] * 1e-12;
 	free(r->eoff), free(r->emsg), free(r->elink), free(r->w), free(r->sent), free(r->enext);
-	free(r->npkt), free(r->delivered), free(r->last), free(r->done_ps);
+	free(r->npkt), free(r->delivered), free(r->last);
 	free(r->head), free(r->tail), free(r->cur), free(r->busy), free(r->full_ser);
 	free(r->hop_ps), free(r->busy_ps), free(r->red_free), free(r->h.v), free(stamp);
 	free(r->done_ps_link);
@@ -749,7 +777,11 @@ sim_run(Arena *a, const SimNet *n, int ci, int64_t bytes, const SimOpts *o, SimR
 	double energy = 0;
 	for (int m = 0; m < c->nmsg; m++) {
 		const SimMsg *msg = &c->msg[m];
-		r.mbytes[m] = sim_msg_bytes(msg, bytes);
+		/* most messages carry the same fraction as the one before */
+		if (m > 0 && msg->num == c->msg[m - 1].num && msg->den == c->msg[m - 1].den)
+			r.mbytes[m] = r.mbytes[m - 1];
+		else
+			r.mbytes[m] = sim_msg_bytes(msg, bytes);
 		double e = 0;
 		for (int j = 0; j < msg->nhop; j++)
 			e += n->link[c->hops[msg->hop + j]].energy_per_bit;
