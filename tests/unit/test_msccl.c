@@ -290,7 +290,98 @@ test_limit_golden(void)
 	free(text);
 }
 
+/* Builds `text`'s first collective with `bo`; the XML (malloc'd) or NULL
+ * after an error, whose diagnostics go to *diag. */
+static char *
+build_xml(const char *text, const BuildOpts *bo, size_t *xlen, char **diag)
+{
+	Checked c;
+	check_str(&c, text);
+	Prog p = {0};
+	size_t dlen;
+	FILE *mem = open_memstream(diag, &dlen);
+	diag_stream(mem);
+	diag_source("opts.coll", text, strlen(text));
+	char *xml = NULL;
+	int rc = -1;
+	if (c.errors == 0 && lower(c.file, &p) == 0) {
+		FILE *x = open_memstream(&xml, xlen);
+		rc = msccl_backend.emit(&p, bo, x);
+		fclose(x);
+	}
+	diag_stream(NULL);
+	fclose(mem);
+	diag_reset();
+	prog_free(&p);
+	checked_free(&c);
+	if (rc != 0) {
+		free(xml);
+		return NULL;
+	}
+	return xml;
+}
+
+/* --channels, --instances, --proto and --legacy: each shows in the XML, and
+ * the file reads back (in its dialect) and runs to the right result. */
+static void
+test_build_options(void)
+{
+	const char *ring = "topology R = ring(8);\n"
+	                   "collective allreduce AR on R { algorithm ring; }\n";
+	struct {
+		BuildOpts bo;
+		const char *attr[3]; /* what the <algo> element must say */
+	} cases[] = {
+		{{0}, {"nchannels=\"1\"", "proto=\"Simple\"", "coll=\"allreduce\""}},
+		{{.channels = 2}, {"nchannels=\"2\"", "proto=\"Simple\"", NULL}},
+		{{.instances = 2}, {"nchannels=\"2\"", NULL, NULL}},
+		{{.channels = 2, .instances = 2}, {"nchannels=\"4\"", NULL, NULL}},
+		{{.proto = "LL"}, {"proto=\"LL\"", NULL, NULL}},
+		{{.proto = "LL128"}, {"proto=\"LL128\"", NULL, NULL}},
+		{{.legacy = true}, {"coll=\"allreduce\"", "proto=\"Simple\"", "maxBytes=\"1099511627776\""}},
+	};
+	for (size_t i = 0; i < countof(cases); i++) {
+		size_t xlen;
+		char *diag = NULL;
+		char *xml = build_xml(ring, &cases[i].bo, &xlen, &diag);
+		assert_named(xml != NULL, __LINE__, __FILE__, "case %zu builds: %s", i, diag);
+		free(diag);
+		if (!xml)
+			continue;
+		char *head_end = strchr(xml, '>');
+		CU_ASSERT_PTR_NOT_NULL_FATAL(head_end);
+		*head_end = 0;
+		for (int k = 0; k < 3 && cases[i].attr[k]; k++)
+			assert_named(strstr(xml, cases[i].attr[k]) != NULL, __LINE__, __FILE__,
+			             "case %zu: %s in %s", i, cases[i].attr[k], xml);
+		/* only the legacy dialect drops the new keys */
+		CU_ASSERT_EQUAL(strstr(xml, "outofplace=") == NULL, cases[i].bo.legacy);
+		*head_end = '>';
+		for (int legacy = 0; legacy < 2; legacy++) {
+			int rc = run_text("opts.xml", xml, xlen, legacy, true, 8 * 4 * 1024, RD_INT32, &diag);
+			/* a new-dialect file read as legacy is refused, and the other way round */
+			if (legacy == (int)cases[i].bo.legacy)
+				assert_named(rc == 0, __LINE__, __FILE__, "case %zu runs: %s", i, diag);
+			else
+				assert_named(rc != 0, __LINE__, __FILE__, "case %zu, other dialect: refused", i);
+			free(diag);
+		}
+		free(xml);
+	}
+	/* more instances than channels exist */
+	BuildOpts bad = {.instances = 64};
+	size_t xlen;
+	char *diag = NULL;
+	char *xml = build_xml(ring, &bad, &xlen, &diag);
+	CU_ASSERT_PTR_NULL(xml);
+	assert_named(strstr(diag, "--instances 64 leaves no channel") != NULL, __LINE__, __FILE__,
+	             "instances error: %s", diag);
+	free(diag);
+	free(xml);
+}
+
 CU_TestInfo msccl_tests[] = {
+	{"--channels, --instances, --proto, --legacy: XML, read back, run", test_build_options},
 	{"fixtures under generated/ and collected/ run and verify", test_fixtures_run},
 	{"negative fixtures fail for their reason", test_fixtures_negative},
 	{"a deadlock names the blocked tbs and steps", test_deadlock_report},
