@@ -14,6 +14,8 @@ typedef struct BuildOpts {
 	int instances;          /* msccl --instances N: replicate the program (0: 1) */
 	const char *proto;      /* msccl --proto Simple|LL|LL128 (NULL: Simple) */
 	bool legacy;            /* msccl --legacy: the microsoft/msccl dialect */
+	int64_t min_bytes;      /* msccl --min-bytes: selected from this size (0: any) */
+	int64_t max_bytes;      /* msccl --max-bytes: up to this size, inclusive (0: any) */
 	bool with_main;         /* --with-main: mpi adds a main that checks against MPI */
 } BuildOpts;
 

@@ -686,8 +686,10 @@ build(Arena *a, const Sched *s, const BuildOpts *o, int nch, Built *b)
 	/* alltoall writes its output while peers still read the input: out of place only */
 	p->inplace = p->coll != MC_ALLTOALL;
 	p->outofplace = o->legacy ? !p->inplace : 1;
-	p->min_bytes = 0;
-	p->max_bytes = o->legacy ? (int64_t)1 << 40 : 0;
+	/* --max-bytes is inclusive; the legacy dialect's bound is exclusive and
+	 * must be non-zero */
+	p->min_bytes = o->min_bytes;
+	p->max_bytes = !o->legacy ? o->max_bytes : o->max_bytes ? o->max_bytes + 1 : (int64_t)1 << 40;
 	p->legacy = o->legacy;
 	p->line = 1;
 	for (int r = 0; r < R; r++) {

@@ -30,6 +30,8 @@ static const char usage[] =
 	"                                 checks it against MPI's own collective]\n"
 	"                          msccl  MSCCL XML for the executor [--channels N]\n"
 	"                                 [--proto Simple|LL|LL128] [--instances N] [--legacy]\n"
+	"                                 [--min-bytes S] [--max-bytes S]: the sizes the\n"
+	"                                 executor selects it for (default: all)\n"
 	"                          sim    the simulator's input (docs/sim.md)\n"
 	"  run FILE.xml|FILE.coll [--size S] [--dtype float|double|int32|int64]\n"
 	"      [--op sum|prod|max|min] [--inplace|--outofplace] [--legacy]\n"
@@ -267,6 +269,12 @@ cmd_build(int argc, char **argv)
 				return usage_error("build: --proto is Simple, LL or LL128");
 		} else if (strcmp(a, "--legacy") == 0) {
 			opts.legacy = true;
+		} else if ((strcmp(a, "--min-bytes") == 0 || strcmp(a, "--max-bytes") == 0) && has) {
+			double v = parse_size(argv[++i]);
+			if (v <= 0 || v > 1e15)
+				return usage_error("build: %s takes a size such as 64KiB or 65536", a);
+			int64_t *bound = strcmp(a, "--min-bytes") == 0 ? &opts.min_bytes : &opts.max_bytes;
+			*bound = (int64_t)v;
 		} else if (strcmp(a, "--collective") == 0 && has) {
 			opts.collective = argv[++i];
 		} else if (strcmp(a, "--tree-copy") == 0 && has) {
@@ -285,6 +293,9 @@ cmd_build(int argc, char **argv)
 	}
 	if (!path)
 		return usage_error("build: %s", "missing FILE");
+	if (opts.max_bytes && opts.min_bytes > opts.max_bytes)
+		return usage_error("build: --min-bytes %lld is above --max-bytes %lld",
+		                   (long long)opts.min_bytes, (long long)opts.max_bytes);
 	if (!target)
 		return usage_error("build: --target is one of %s", backend_names());
 	const Backend *b = backend_find(target);

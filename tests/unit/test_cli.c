@@ -91,6 +91,9 @@ test_help_and_version(void)
 	free(out), free(err);
 	CU_ASSERT_EQUAL(collc("check --bogus x.coll", &out, &err), 2);
 	free(out), free(err);
+	CU_ASSERT_EQUAL(collc("build x.coll --target msccl --min-bytes 2MiB --max-bytes 1MiB", &out, &err), 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "--min-bytes 2097152 is above --max-bytes 1048576"));
+	free(out), free(err);
 }
 
 static void
