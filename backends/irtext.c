@@ -127,9 +127,7 @@ write_schedule(const Sched *s, FILE *f)
 static int
 emit_ir(const Prog *p, const BuildOpts *o, FILE *f)
 {
-	const Sched **sel = malloc(((size_t)p->nsched + 1) * sizeof *sel);
-	if (!sel)
-		die("out of memory");
+	const Sched **sel = xmalloc(((size_t)p->nsched + 1) * sizeof *sel);
 	int n = backend_select(p, o, sel, p->nsched);
 	fputs("collc-ir 1\n", f);
 	/* each topology a schedule uses, once, before the schedules */

@@ -68,7 +68,7 @@ static void
 explicit_tables(const Sched *s, FILE *f)
 {
 	int p = s->nrank;
-	int *start = calloc((size_t)p + 1, sizeof *start);
+	int *start = xcalloc((size_t)p + 1, sizeof *start);
 	long nop = 0, nchunk = 0;
 	for (int i = 0; i < s->nmsg; i++) {
 		start[s->msg[i].src + 1]++;
@@ -79,9 +79,9 @@ explicit_tables(const Sched *s, FILE *f)
 		start[r + 1] += start[r];
 	nop = start[p];
 	/* op: round, peer, kind (0 send, 1 receive and reduce, 2 receive and copy), first, n */
-	int *ops = malloc((size_t)(nop * 5 + 1) * sizeof *ops);
-	int *chunks = malloc((size_t)(nchunk + 1) * sizeof *chunks);
-	int *fill = calloc((size_t)p, sizeof *fill);
+	int *ops = xmalloc((size_t)(nop * 5 + 1) * sizeof *ops);
+	int *chunks = xmalloc((size_t)(nchunk + 1) * sizeof *chunks);
+	int *fill = xcalloc((size_t)p, sizeof *fill);
 	long used = 0;
 	for (int r = 0; r < p; r++)
 		for (int i = 0; i < s->nmsg; i++) { /* messages are sorted by round */
@@ -122,7 +122,7 @@ symmetric_tables(const Sched *s, FILE *f)
 	fputs("#define COLLC_SYMMETRIC 1\n", f);
 	fprintf(f, "enum { NBASE = %d, ORDER = %d, NNODE = %d, NDIM = %d, AFFINE = %d };\n", s->nbase,
 	        g->order, t->nnode, g->affine ? d : 0, g->affine);
-	int *base = malloc((size_t)s->nbase * 5 * sizeof *base);
+	int *base = xmalloc((size_t)s->nbase * 5 * sizeof *base);
 	for (int i = 0; i < s->nbase; i++) {
 		const BaseXfer *x = &s->base[i];
 		base[i * 5] = x->round;
@@ -134,7 +134,7 @@ symmetric_tables(const Sched *s, FILE *f)
 	fputs("/* round, tree, source rank, destination rank, 1 reduce or 2 copy */\n", f);
 	table(f, "static const int base_table", base, (long)s->nbase * 5);
 	free(base);
-	int *size = malloc((size_t)(d + 1) * sizeof *size);
+	int *size = xmalloc((size_t)(d + 1) * sizeof *size);
 	for (int i = 0; i < d; i++)
 		size[i] = t->size[i];
 	table(f, "static const int dims", size, d);
@@ -144,7 +144,7 @@ symmetric_tables(const Sched *s, FILE *f)
 	if (g->affine) {
 		fputs("/* elements x -> A x + b (mod dims): A row-major, then b */\n", f);
 		int w = d * d + d;
-		int *el = malloc((size_t)g->order * (size_t)w * sizeof *el);
+		int *el = xmalloc((size_t)g->order * (size_t)w * sizeof *el);
 		for (int e = 0; e < g->order; e++) {
 			memcpy(el + e * w, g->mat + e * d * d, (size_t)(d * d) * sizeof *el);
 			memcpy(el + e * w + d * d, g->vec + e * d, (size_t)d * sizeof *el);
@@ -577,8 +577,8 @@ emit_function(const Sched *s, FILE *f)
 static void
 placement(const Sched *s, int nblock, int per, FILE *f)
 {
-	int *blk = malloc((size_t)s->nchunk * sizeof *blk), *piece = malloc((size_t)s->nchunk * sizeof *piece);
-	int *seen = calloc((size_t)nblock, sizeof *seen);
+	int *blk = xmalloc((size_t)s->nchunk * sizeof *blk), *piece = xmalloc((size_t)s->nchunk * sizeof *piece);
+	int *seen = xcalloc((size_t)nblock, sizeof *seen);
 	bool owned = s->kind == CK_REDUCE_SCATTER || s->kind == CK_ALLGATHER;
 	for (int c = 0; c < s->nchunk; c++) {
 		blk[c] = owned ? s->owner[c] : c / per;

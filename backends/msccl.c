@@ -353,7 +353,7 @@ static void
 assign_tbs(Lower *L, int r, RankB *rb)
 {
 	int R = L->R, nchan = L->nch * L->inst;
-	bool *sp = calloc((size_t)R * nchan, 1), *rp = calloc((size_t)R * nchan, 1);
+	bool *sp = xcalloc((size_t)R * nchan, 1), *rp = xcalloc((size_t)R * nchan, 1);
 	bool local = false;
 	for (int o = 0; o < L->nop; o++) {
 		const Op *x = &L->op[o];
@@ -547,7 +547,7 @@ build(Arena *a, const Sched *s, const BuildOpts *o, int nch, Built *b)
 					x->step = pos++;
 			}
 		}
-		int *best = malloc(((size_t)k->ntb + 1) * sizeof *best);
+		int *best = xmalloc(((size_t)k->ntb + 1) * sizeof *best);
 		int **deps = arena_array(a, (size_t)L->nop + 1, sizeof(int *));
 		int *ndeps = arena_array(a, (size_t)L->nop + 1, sizeof(int));
 		for (int t = 0; t < k->ntb; t++)

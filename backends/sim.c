@@ -91,13 +91,11 @@ explicit_coll(Arena *a, const Sched *s, SimColl *c)
 	while (nslot < 2 * refs)
 		nslot *= 2;
 	d.mask = nslot - 1;
-	d.key = malloc(nslot * sizeof *d.key);
-	d.head = malloc(nslot * sizeof *d.head);
-	d.pmsg = malloc((refs + 1) * sizeof *d.pmsg);
-	d.pnext = malloc((refs + 1) * sizeof *d.pnext);
-	int *stamp = malloc(((size_t)s->nmsg + 1) * sizeof *stamp);
-	if (!d.key || !d.head || !d.pmsg || !d.pnext || !stamp)
-		die("out of memory");
+	d.key = xmalloc(nslot * sizeof *d.key);
+	d.head = xmalloc(nslot * sizeof *d.head);
+	d.pmsg = xmalloc((refs + 1) * sizeof *d.pmsg);
+	d.pnext = xmalloc((refs + 1) * sizeof *d.pnext);
+	int *stamp = xmalloc(((size_t)s->nmsg + 1) * sizeof *stamp);
 	memset(d.key, 0xff, nslot * sizeof *d.key);
 	for (int i = 0; i < s->nmsg; i++)
 		stamp[i] = -1;
@@ -185,9 +183,7 @@ keys_add(Keys *ks, const int *k, int n)
 	if (2 * (ks->n + 1) > ks->nslot) {
 		ks->nslot = ks->nslot ? 2 * ks->nslot : 256;
 		free(ks->slot);
-		ks->slot = calloc((size_t)ks->nslot, sizeof *ks->slot);
-		if (!ks->slot)
-			die("out of memory");
+		ks->slot = xcalloc((size_t)ks->nslot, sizeof *ks->slot);
 		for (int i = 0; i < ks->n; i++) {
 			const int *x = ks->data + ks->off[i];
 			unsigned h = keys_hash(x, x[1] + 2) & (unsigned)(ks->nslot - 1);
@@ -206,16 +202,12 @@ keys_add(Keys *ks, const int *k, int n)
 	}
 	if (ks->n == ks->cap) {
 		ks->cap = ks->cap ? 2 * ks->cap : 64;
-		ks->off = realloc(ks->off, (size_t)ks->cap * sizeof *ks->off);
-		ks->count = realloc(ks->count, (size_t)ks->cap * sizeof *ks->count);
-		if (!ks->off || !ks->count)
-			die("out of memory");
+		ks->off = xrealloc(ks->off, (size_t)ks->cap * sizeof *ks->off);
+		ks->count = xrealloc(ks->count, (size_t)ks->cap * sizeof *ks->count);
 	}
 	if (ks->len + n > ks->capdata) {
 		ks->capdata = 2 * (ks->len + n) + 256;
-		ks->data = realloc(ks->data, (size_t)ks->capdata * sizeof *ks->data);
-		if (!ks->data)
-			die("out of memory");
+		ks->data = xrealloc(ks->data, (size_t)ks->capdata * sizeof *ks->data);
 	}
 	memcpy(ks->data + ks->len, k, (size_t)n * sizeof *k);
 	ks->off[ks->n] = ks->len;
@@ -255,11 +247,9 @@ translates_coll(Arena *a, const Sched *s, const int *fix, int nfix, SimColl *c)
 	const Group *g = s->group;
 	Out o = {.a = a};
 	int64_t mult = s->kind == CK_ALLTOALL ? s->nrank : 1;
-	int *key = malloc(((size_t)t->nnode + 3) * sizeof *key);
-	int *moved = malloc(((size_t)t->nnode + 1) * sizeof *moved);
-	int *links = malloc(((size_t)t->nnode + 1) * sizeof *links);
-	if (!key || !moved || !links)
-		die("out of memory");
+	int *key = xmalloc(((size_t)t->nnode + 3) * sizeof *key);
+	int *moved = xmalloc(((size_t)t->nnode + 1) * sizeof *moved);
+	int *links = xmalloc(((size_t)t->nnode + 1) * sizeof *links);
 	Keys ks = {0};
 	for (int r = 0; r < s->nround; r++) {
 		keys_clear(&ks);
@@ -320,9 +310,7 @@ coll_of_sched(Arena *a, const Sched *s, SimColl *c)
 		arena_free(&tmp);
 		return 0;
 	}
-	int *fix = malloc((size_t)g->order * sizeof *fix);
-	if (!fix)
-		die("out of memory");
+	int *fix = xmalloc((size_t)g->order * sizeof *fix);
 	int nfix = stabilizer(g, s->topo, fix);
 	if (nfix)
 		translates_coll(a, s, fix, nfix, c);
@@ -382,9 +370,7 @@ sim_from_scheds(Arena *a, const Sched *const *s, int n, SimNet *out)
 static int
 emit_sim(const Prog *p, const BuildOpts *o, FILE *f)
 {
-	const Sched **sel = malloc(((size_t)p->nsched + 1) * sizeof *sel);
-	if (!sel)
-		die("out of memory");
+	const Sched **sel = xmalloc(((size_t)p->nsched + 1) * sizeof *sel);
 	int n = backend_select(p, o, sel, p->nsched);
 	Arena a = {0};
 	SimNet net;

@@ -29,9 +29,7 @@ arena_alloc(Arena *a, size_t n)
 	ArenaChunk *c = a->head;
 	if (!c || c->cap - c->used < n) {
 		size_t cap = n > CHUNK_MIN ? n : CHUNK_MIN;
-		c = malloc(sizeof *c + cap);
-		if (!c)
-			die("out of memory");
+		c = xmalloc(sizeof *c + cap);
 		c->next = a->head;
 		c->used = 0;
 		c->cap = cap;

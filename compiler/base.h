@@ -74,6 +74,12 @@ _Noreturn void die(const char *fmt, ...) PRINTF_LIKE(1, 2); /* internal bug */
 
 /* ---- util.c ---- */
 
+/* malloc, calloc and realloc that never return NULL (out of memory ends the
+ * run) and give a usable block for a zero size. */
+void *xmalloc(size_t size);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t size);
+
 int edit_distance(const char *a, const char *b);
 /* The candidate nearest to `name` (NULL if none is close enough to help). */
 const char *nearest_name(const char *name, const char *const *cand, int ncand);

@@ -306,10 +306,8 @@ plot_goodput(const Runner *u, const SimArgs *a)
 		if (k == ns)
 			names[ns++] = u->rows[i].name;
 	}
-	PlotSeries *s = calloc((size_t)ns + 1, sizeof *s);
-	double *y = malloc(((size_t)ns * a->nsize + 1) * sizeof *y);
-	if (!s || !y)
-		die("out of memory");
+	PlotSeries *s = xcalloc((size_t)ns + 1, sizeof *s);
+	double *y = xmalloc(((size_t)ns * a->nsize + 1) * sizeof *y);
 	double bound = 0;
 	for (int k = 0; k < ns; k++) {
 		s[k].y = y + (size_t)k * a->nsize;
@@ -352,9 +350,7 @@ plot_links(const Runner *u, const SimArgs *a)
 		error_file("--plot-links: nothing was simulated at that --size");
 		return 1;
 	}
-	double *util = malloc(((size_t)r->r.nlink + 1) * sizeof *util);
-	if (!util)
-		die("out of memory");
+	double *util = xmalloc(((size_t)r->r.nlink + 1) * sizeof *util);
 	for (int l = 0; l < r->r.nlink; l++)
 		util[l] = r->r.time_s > 0 ? r->r.link_busy[l] / r->r.time_s : 0;
 	char sz[32], title[256];

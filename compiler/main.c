@@ -162,9 +162,7 @@ make_rows(const Input *in, int *nrows)
 	int n = in->is_ir ? p->nsched : 0;
 	for (int i = 0; !in->is_ir && i < in->file->ndecl; i++)
 		n += in->file->decl[i].kind == DC_COLLECTIVE;
-	Row *rows = calloc((size_t)n + 1, sizeof *rows);
-	if (!rows)
-		die("out of memory");
+	Row *rows = xcalloc((size_t)n + 1, sizeof *rows);
 	if (in->is_ir) {
 		for (int i = 0; i < n; i++)
 			rows[i] = (Row){.name = p->sched[i]->name, .kind = coll_kind_name[p->sched[i]->kind],

@@ -80,9 +80,7 @@ read_file(const char *path, size_t *lenp, char *err, size_t errlen)
 		return NULL;
 	}
 	size_t cap = 4096, len = 0;
-	char *buf = malloc(cap + 1);
-	if (!buf)
-		die("out of memory");
+	char *buf = xmalloc(cap + 1);
 	for (;;) {
 		size_t n = fread(buf + len, 1, cap - len, f);
 		len += n;
@@ -95,10 +93,7 @@ read_file(const char *path, size_t *lenp, char *err, size_t errlen)
 				goto fail;
 			}
 			cap *= 2;
-			char *nb = realloc(buf, cap + 1);
-			if (!nb)
-				die("out of memory");
-			buf = nb;
+			buf = xrealloc(buf, cap + 1);
 		}
 	}
 	if (ferror(f)) {
@@ -155,9 +150,7 @@ write_file_atomic(const char *path, const char *data, size_t len,
 		return rc;
 	}
 	size_t n = strlen(target) + 32;
-	char *tmp = malloc(n);
-	if (!tmp)
-		die("out of memory");
+	char *tmp = xmalloc(n);
 	snprintf(tmp, n, "%s.%ld.tmp", target, (long)getpid());
 	FILE *f = fopen(tmp, "wb");
 	if (!f) {
@@ -179,4 +172,31 @@ write_file_atomic(const char *path, const char *data, size_t len,
 	free(tmp);
 	free(real);
 	return ok ? 0 : -1;
+}
+
+void *
+xmalloc(size_t size)
+{
+	void *p = malloc(size ? size : 1);
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+void *
+xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+void *
+xrealloc(void *p, size_t size)
+{
+	p = realloc(p, size ? size : 1);
+	if (!p)
+		die("out of memory");
+	return p;
 }

@@ -847,10 +847,8 @@ check_map(Sema *s, const Item *it, const NodeSpace *sh)
 	if (!sh)
 		return;
 	(void)s;
-	unsigned char *seen_from = calloc((size_t)sh->nodes, 1);
-	unsigned char *seen_to = calloc((size_t)sh->nodes, 1);
-	if (!seen_from || !seen_to)
-		die("out of memory");
+	unsigned char *seen_from = xcalloc((size_t)sh->nodes, 1);
+	unsigned char *seen_to = xcalloc((size_t)sh->nodes, 1);
 	int errors = nerrors();
 	for (int i = 0; i + 1 < it->list.n; i += 2) {
 		int64_t a = ast_resolve_node(sh, it->list.v[i], false);
@@ -991,9 +989,7 @@ check_explicit_tree(Sema *s, Decl *d, int topo)
 	 * collective's ranks (a tree may cover a sub-communicator). */
 	if (root < 0 || root >= sh->nodes)
 		return;
-	unsigned char *state = calloc((size_t)sh->nodes, 1);
-	if (!state)
-		die("out of memory");
+	unsigned char *state = xcalloc((size_t)sh->nodes, 1);
 	state[root] = 2;
 	for (int64_t v = 0; v < sh->nodes; v++) {
 		if (parent[v] < 0)
@@ -1108,9 +1104,7 @@ static void
 check_ranks(const Item *it, const NodeSpace *sh, unsigned char *member)
 {
 	int errors = nerrors();
-	int64_t *order = malloc((size_t)sh->nodes * sizeof *order);
-	if (!order)
-		die("out of memory");
+	int64_t *order = xmalloc((size_t)sh->nodes * sizeof *order);
 	int64_t count = ast_expand_ranks(sh, &it->list, order, member);
 	if (count == 1 && nerrors() == errors)
 		error_at(it->loc, "a collective needs at least 2 ranks");
@@ -1166,9 +1160,7 @@ check_collective(Sema *s, Decl *d)
 			break;
 		case IT_RANKS:
 			if (!it->flag && sh) {
-				member = calloc((size_t)sh->nodes, 1);
-				if (!member)
-					die("out of memory");
+				member = xcalloc((size_t)sh->nodes, 1);
 				check_ranks(it, sh, member);
 			}
 			break;

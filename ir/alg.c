@@ -149,9 +149,7 @@ gen_block(Gen *g, int block, int sub)
 	for (int k = from; k < to; k++) {
 		if (g->nbuf == g->capbuf) {
 			g->capbuf = g->capbuf ? 2 * g->capbuf : 64;
-			g->buf = realloc(g->buf, (size_t)g->capbuf * sizeof *g->buf);
-			if (!g->buf)
-				die("out of memory");
+			g->buf = xrealloc(g->buf, (size_t)g->capbuf * sizeof *g->buf);
 		}
 		g->buf[g->nbuf++] = block * per + k;
 	}

@@ -19,8 +19,8 @@ bruck_alltoall(Gen *g)
 {
 	int p = g->p, s = clog2(p);
 	/* holder[r * p + i]: the block at position i of rank r */
-	int *holder = malloc((size_t)p * (size_t)p * sizeof *holder);
-	int *next = malloc((size_t)p * (size_t)p * sizeof *next);
+	int *holder = xmalloc((size_t)p * (size_t)p * sizeof *holder);
+	int *next = xmalloc((size_t)p * (size_t)p * sizeof *next);
 	for (int r = 0; r < p; r++)
 		for (int i = 0; i < p; i++)
 			holder[r * p + i] = r * p + imod(r + i, p); /* block (r -> r + i) */

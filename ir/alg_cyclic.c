@@ -164,8 +164,8 @@ vtorus_init(VTorus *v, const AlgCtx *c, bool swing)
 		v->L += left[i];
 	}
 	v->nport = swing ? 2 * v->d : v->d;
-	v->dim = malloc((size_t)v->nport * (size_t)(v->L + 1) * sizeof *v->dim);
-	v->step = malloc((size_t)v->nport * (size_t)(v->L + 1) * sizeof *v->step);
+	v->dim = xmalloc((size_t)v->nport * (size_t)(v->L + 1) * sizeof *v->dim);
+	v->step = xmalloc((size_t)v->nport * (size_t)(v->L + 1) * sizeof *v->step);
 	for (int port = 0; port < v->nport; port++) {
 		int used[MAX_DIMS] = {0}, dim = port % v->d;
 		for (int s = 0; s < v->L; s++) {
@@ -178,9 +178,7 @@ vtorus_init(VTorus *v, const AlgCtx *c, bool swing)
 	}
 	v->words = (v->q + 63) / 64;
 	size_t n = (size_t)v->nport * (size_t)(v->L + 1) * (size_t)v->q * (size_t)v->words;
-	v->reach = calloc(n, sizeof *v->reach);
-	if (!v->dim || !v->step || !v->reach)
-		die("out of memory");
+	v->reach = xcalloc(n, sizeof *v->reach);
 	for (int port = 0; port < v->nport; port++) {
 		for (int x = 0; x < v->q; x++)
 			reach(v, port, v->L, x)[x / 64] |= 1ull << (x % 64);

@@ -53,7 +53,7 @@ alg_dbt(const AlgCtx *c)
 	Gen g;
 	if (gen_begin(&g, &whole, 2, C) != 0)
 		return NULL;
-	int *depth = malloc((size_t)p * sizeof *depth);
+	int *depth = xmalloc((size_t)p * sizeof *depth);
 	for (int t = 0; t < 2; t++) {
 		int h = 0;
 		for (int r = 0; r < p; r++) {

@@ -78,7 +78,7 @@ alg_recursive(const AlgCtx *c)
 		}
 		r++;
 	}
-	int *lo = malloc((size_t)f.q * sizeof *lo), *hi = malloc((size_t)f.q * sizeof *hi);
+	int *lo = xmalloc((size_t)f.q * sizeof *lo), *hi = xmalloc((size_t)f.q * sizeof *hi);
 	for (int v = 0; v < f.q; v++) {
 		lo[v] = 0;
 		hi[v] = f.q;

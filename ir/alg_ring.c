@@ -51,7 +51,7 @@ alg_ring(const AlgCtx *c)
 	Gen g;
 	if (gen_begin(&g, c, c->nrank, ports) != 0)
 		return NULL;
-	int *order = malloc((size_t)c->nrank * sizeof *order);
+	int *order = xmalloc((size_t)c->nrank * sizeof *order);
 	for (int i = 0; i < c->nrank; i++)
 		order[i] = i;
 	run_ring(&g, order, +1, 0, 0, NULL);
@@ -72,7 +72,7 @@ staircase(const Gen *g, int cyc, int *order, int *links)
 	const Topo *t = g->ctx->topo;
 	int m = t->size[0], n = t->size[1], p = m * n;
 	int i = 0, j = 0;
-	unsigned char *seen = calloc((size_t)p, 1);
+	unsigned char *seen = xcalloc((size_t)p, 1);
 	int rc = 0;
 	for (int k = 0; k < p; k++) {
 		int v = i * n + j;
@@ -111,8 +111,8 @@ alg_multiport_ring(const AlgCtx *c)
 	Gen g;
 	if (gen_begin(&g, c, p, ncyc) != 0)
 		return NULL;
-	int *order = malloc((size_t)p * sizeof *order), *links = malloc((size_t)p * sizeof *links);
-	int *rorder = malloc((size_t)p * sizeof *rorder), *rlinks = malloc((size_t)p * sizeof *rlinks);
+	int *order = xmalloc((size_t)p * sizeof *order), *links = xmalloc((size_t)p * sizeof *links);
+	int *rorder = xmalloc((size_t)p * sizeof *rorder), *rlinks = xmalloc((size_t)p * sizeof *rlinks);
 	for (int cyc = 0; cyc < t->ndim; cyc++) {
 		if (t->ndim == 1) {
 			for (int i = 0; i < p; i++) {

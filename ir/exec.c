@@ -75,11 +75,9 @@ exec_sched(const Sched *sched, const ExecOpts *o, double *seconds)
 		return -1;
 	}
 	int R = s->nrank;
-	char **buf = calloc((size_t)R, sizeof *buf);
+	char **buf = xcalloc((size_t)R, sizeof *buf);
 	for (int r = 0; r < R; r++) {
-		buf[r] = malloc((size_t)E * es + 8);
-		if (!buf[r])
-			die("out of memory for the run's buffers");
+		buf[r] = xmalloc((size_t)E * es + 8);
 		memset(buf[r], 0xA5, (size_t)E * es);
 		for (int c = 0; c < s->nchunk; c++)
 			if (starts(s, r, c)) {
@@ -105,9 +103,7 @@ exec_sched(const Sched *sched, const ExecOpts *o, double *seconds)
 		if (need > tmpcap) {
 			free(tmp);
 			tmpcap = need;
-			tmp = malloc(tmpcap + 8);
-			if (!tmp)
-				die("out of memory");
+			tmp = xmalloc(tmpcap + 8);
 		}
 		/* gather every message of the round, then apply them */
 		size_t at = 0;
@@ -137,7 +133,7 @@ exec_sched(const Sched *sched, const ExecOpts *o, double *seconds)
 	free(tmp);
 	/* check every promised chunk against values computed directly */
 	int rc = 0;
-	char *want = malloc((size_t)E * es / (size_t)s->nchunk + 2 * es + 8);
+	char *want = xmalloc((size_t)E * es / (size_t)s->nchunk + 2 * es + 8);
 	for (int r = 0; r < R && rc == 0; r++)
 		for (int c = 0; c < s->nchunk && rc == 0; c++) {
 			int who = promise(s, r, c);

@@ -109,9 +109,7 @@ check_automorphism(const Topo *t, const int *img, Loc loc)
 {
 	char desc[128], a[64], b[64], la[160], lb[160];
 	topo_describe(t, desc, sizeof desc);
-	unsigned char *hit = calloc((size_t)t->nnode, 1);
-	if (!hit)
-		die("out of memory");
+	unsigned char *hit = xcalloc((size_t)t->nnode, 1);
 	int rc = 0;
 	for (int v = 0; v < t->nnode && rc == 0; v++) {
 		if (hit[img[v]]) {
@@ -211,18 +209,14 @@ closure_add(Closure *c, const int *e)
 		return -1;
 	if (c->order == c->cap) {
 		c->cap = c->cap ? 2 * c->cap : 64;
-		c->elem = realloc(c->elem, (size_t)c->cap * (size_t)c->width * sizeof *c->elem);
-		if (!c->elem)
-			die("out of memory");
+		c->elem = xrealloc(c->elem, (size_t)c->cap * (size_t)c->width * sizeof *c->elem);
 	}
 	memcpy(c->elem + (size_t)c->order * (size_t)c->width, e, (size_t)c->width * sizeof *e);
 	*slot = ++c->order;
 	if (2 * c->order > c->nslot) {
 		c->nslot *= 2;
 		free(c->slot);
-		c->slot = calloc((size_t)c->nslot, sizeof *c->slot);
-		if (!c->slot)
-			die("out of memory");
+		c->slot = xcalloc((size_t)c->nslot, sizeof *c->slot);
 		for (int i = 0; i < c->order; i++)
 			*elem_slot(c, c->elem + (size_t)i * (size_t)c->width) = i + 1;
 	}
@@ -280,9 +274,7 @@ static void
 orbits(Arena *a, Group *g, int **img, int nimg)
 {
 	const Topo *t = g->topo;
-	int *lp = malloc((size_t)t->nlink * sizeof *lp), *np = malloc((size_t)t->nnode * sizeof *np);
-	if (!lp || !np)
-		die("out of memory");
+	int *lp = xmalloc((size_t)t->nlink * sizeof *lp), *np = xmalloc((size_t)t->nnode * sizeof *np);
 	for (int i = 0; i < t->nlink; i++)
 		lp[i] = i;
 	for (int v = 0; v < t->nnode; v++)
@@ -297,7 +289,7 @@ orbits(Arena *a, Group *g, int **img, int nimg)
 		}
 	}
 	g->link_orbit = arena_array(a, (size_t)t->nlink, sizeof *g->link_orbit);
-	int *id = malloc((size_t)t->nlink * sizeof *id);
+	int *id = xmalloc((size_t)t->nlink * sizeof *id);
 	for (int i = 0; i < t->nlink; i++)
 		id[i] = -1;
 	g->nlink_orbits = 0;
@@ -323,10 +315,8 @@ close_group(Arena *a, const Topo *t, const char *name, Loc loc, bool affine, int
 {
 	Closure c = {.t = t, .affine = affine, .nslot = 64};
 	c.width = affine ? t->ndim * t->ndim + t->ndim : t->nnode;
-	c.slot = calloc((size_t)c.nslot, sizeof *c.slot);
-	int *id = calloc((size_t)c.width, sizeof *id), *tmp = malloc((size_t)c.width * sizeof *tmp);
-	if (!c.slot || !id || !tmp)
-		die("out of memory");
+	c.slot = xcalloc((size_t)c.nslot, sizeof *c.slot);
+	int *id = xcalloc((size_t)c.width, sizeof *id), *tmp = xmalloc((size_t)c.width * sizeof *tmp);
 	for (int v = 0; v < c.width; v++)
 		id[v] = affine ? 0 : v;
 	if (affine)
@@ -383,11 +373,9 @@ group_build(Arena *a, const Topo *t, const char *name, Loc loc, const GroupGen *
 	int n = 0;
 	for (int k = 0; k < ngen; k++)
 		n += gen[k].all_translations ? (t->kind == TK_SPINE_LEAF ? 2 : d) : 1;
-	int **gens = calloc((size_t)n + 1, sizeof *gens), **img = calloc((size_t)n + 1, sizeof *img);
-	Loc *locs = calloc((size_t)n + 1, sizeof *locs);
-	GroupGen *unit = calloc((size_t)n + 1, sizeof *unit);
-	if (!gens || !img || !locs || !unit)
-		die("out of memory");
+	int **gens = xcalloc((size_t)n + 1, sizeof *gens), **img = xcalloc((size_t)n + 1, sizeof *img);
+	Loc *locs = xcalloc((size_t)n + 1, sizeof *locs);
+	GroupGen *unit = xcalloc((size_t)n + 1, sizeof *unit);
 	int m = 0;
 	for (int k = 0; k < ngen; k++) {
 		if (!gen[k].all_translations) {
@@ -407,9 +395,7 @@ group_build(Arena *a, const Topo *t, const char *name, Loc loc, const GroupGen *
 	}
 	int rc = 0;
 	for (int k = 0; k < m; k++) {
-		img[k] = malloc((size_t)t->nnode * sizeof *img[k]);
-		if (!img[k])
-			die("out of memory");
+		img[k] = xmalloc((size_t)t->nnode * sizeof *img[k]);
 		for (int v = 0; v < t->nnode; v++) {
 			if (!unit[k].affine)
 				img[k][v] = unit[k].perm[v];
@@ -421,7 +407,7 @@ group_build(Arena *a, const Topo *t, const char *name, Loc loc, const GroupGen *
 		if (check_automorphism(t, img[k], locs[k]) != 0)
 			rc = -1;
 		if (affine) {
-			gens[k] = malloc((size_t)(d * d + d) * sizeof *gens[k]);
+			gens[k] = xmalloc((size_t)(d * d + d) * sizeof *gens[k]);
 			for (int i = 0; i < d; i++) {
 				for (int j = 0; j < d; j++)
 					gens[k][i * d + j] = mod(unit[k].mat[i * d + j], t->size[i]);
@@ -495,9 +481,7 @@ search(Search *s, int i)
 		}
 		if (s->nfound == s->cap) {
 			s->cap = s->cap ? 2 * s->cap : 64;
-			s->found = realloc(s->found, (size_t)s->cap * (size_t)s->n * sizeof *s->found);
-			if (!s->found)
-				die("out of memory");
+			s->found = xrealloc(s->found, (size_t)s->cap * (size_t)s->n * sizeof *s->found);
 		}
 		memcpy(s->found + (size_t)s->nfound * (size_t)s->n, s->img, (size_t)s->n * sizeof(int));
 		s->nfound++;
@@ -525,13 +509,11 @@ group_automorphisms(Arena *a, const Topo *t, const char *name, Loc loc)
 	}
 	int n = t->nnode;
 	Search s = {.t = t, .n = n};
-	s.cnt = calloc((size_t)(n * n), sizeof *s.cnt);
-	s.order = malloc((size_t)n * sizeof *s.order);
-	s.img = malloc((size_t)n * sizeof *s.img);
-	s.used = calloc((size_t)n, sizeof *s.used);
-	unsigned char *seen = calloc((size_t)n, 1);
-	if (!s.cnt || !s.order || !s.img || !s.used || !seen)
-		die("out of memory");
+	s.cnt = xcalloc((size_t)(n * n), sizeof *s.cnt);
+	s.order = xmalloc((size_t)n * sizeof *s.order);
+	s.img = xmalloc((size_t)n * sizeof *s.img);
+	s.used = xcalloc((size_t)n, sizeof *s.used);
+	unsigned char *seen = xcalloc((size_t)n, 1);
 	for (int u = 0; u < n && s.cnt; u++)
 		for (int v = 0; v < n; v++)
 			s.cnt[u * n + v] = pair_signature(t, u, v);
@@ -574,7 +556,7 @@ group_automorphisms(Arena *a, const Topo *t, const char *name, Loc loc)
 		g->order = s.nfound;
 		g->perm = arena_array(a, (size_t)s.nfound * (size_t)n, sizeof *g->perm);
 		memcpy(g->perm, s.found, (size_t)s.nfound * (size_t)n * sizeof(int));
-		int **img = malloc((size_t)s.nfound * sizeof *img);
+		int **img = xmalloc((size_t)s.nfound * sizeof *img);
 		for (int e = 0; e < s.nfound; e++)
 			img[e] = g->perm + (size_t)e * (size_t)n;
 		orbits(a, g, img, s.nfound);

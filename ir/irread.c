@@ -275,9 +275,7 @@ topology_end(Reader *r, Pending *t)
 	                           t->size, t->variant, t->nnode, t->any_switch ? t->sw : NULL,
 	                           t->nlink, t->links, t->net);
 	Prog *p = r->p;
-	p->topo = realloc(p->topo, (size_t)(p->ntopo + 1) * sizeof *p->topo);
-	if (!p->topo)
-		die("out of memory");
+	p->topo = xrealloc(p->topo, (size_t)(p->ntopo + 1) * sizeof *p->topo);
 	p->topo[p->ntopo++] = topo;
 }
 
@@ -344,16 +342,14 @@ read_schedule(Reader *r)
 	s->nchunk = nchunk;
 	r->s = s;
 	sched_begin(&r->sb, r->a, s, NULL);
-	int *links = malloc(((size_t)t->nnode + 1) * sizeof *links);
-	int *chunks = malloc(((size_t)nchunk + 1) * sizeof *chunks);
+	int *links = xmalloc(((size_t)t->nnode + 1) * sizeof *links);
+	int *chunks = xmalloc(((size_t)nchunk + 1) * sizeof *chunks);
 	int ntree = 0, capbase = 0;
 	bool ended = false;
 	GroupGen *gens = NULL;
 	int ngen = 0, capgen = 0;
 	char gname[4096] = "G";
 	int declared_gens = -1;
-	if (!links || !chunks)
-		die("out of memory");
 	while (!r->failed && next_line(r)) {
 		char w[16];
 		if (!word(r, w, sizeof w))
@@ -499,9 +495,7 @@ read_schedule(Reader *r)
 	if (r->failed)
 		return;
 	Prog *p = r->p;
-	p->sched = realloc(p->sched, (size_t)(p->nsched + 1) * sizeof *p->sched);
-	if (!p->sched)
-		die("out of memory");
+	p->sched = xrealloc(p->sched, (size_t)(p->nsched + 1) * sizeof *p->sched);
 	p->sched[p->nsched++] = s;
 }
 

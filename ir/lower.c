@@ -170,9 +170,7 @@ lower_topology(Lower *L, const Decl *d)
 	t->loc = d->loc;
 	L->topo[decl_index(L, d)] = t;
 	Prog *p = L->p;
-	p->topo = realloc(p->topo, (size_t)(p->ntopo + 1) * sizeof *p->topo);
-	if (!p->topo)
-		die("out of memory");
+	p->topo = xrealloc(p->topo, (size_t)(p->ntopo + 1) * sizeof *p->topo);
 	p->topo[p->ntopo++] = t;
 }
 
@@ -416,9 +414,7 @@ static void
 add_sched(Lower *L, Sched *s)
 {
 	Prog *p = L->p;
-	p->sched = realloc(p->sched, (size_t)(p->nsched + 1) * sizeof *p->sched);
-	if (!p->sched)
-		die("out of memory");
+	p->sched = xrealloc(p->sched, (size_t)(p->nsched + 1) * sizeof *p->sched);
 	p->sched[p->nsched++] = s;
 }
 
@@ -512,11 +508,11 @@ lower_collective(Lower *L, const Decl *d)
 	Routes *routes = routes_for(L, d->topo, policy);
 	/* the communicator: listed ranks in order, or every rank in id order */
 	const Item *ranks = item_of(d, IT_RANKS);
-	int *rank_node = malloc((size_t)t->nnode * sizeof *rank_node);
+	int *rank_node = xmalloc((size_t)t->nnode * sizeof *rank_node);
 	int nrank = 0;
 	if (ranks && !ranks->flag) {
-		int64_t *order = malloc((size_t)t->nnode * sizeof *order);
-		unsigned char *member = calloc((size_t)t->nnode, 1);
+		int64_t *order = xmalloc((size_t)t->nnode * sizeof *order);
+		unsigned char *member = xcalloc((size_t)t->nnode, 1);
 		nrank = (int)ast_expand_ranks(d->topo->space, &ranks->list, order, member);
 		for (int i = 0; i < nrank; i++)
 			rank_node[i] = (int)order[i];
@@ -612,7 +608,7 @@ lower(const File *f, Prog *p)
 			break;
 		case DC_COLLECTIVE:
 			if (lower_collective(&L, d) == 1) {
-				p->skipped = realloc(p->skipped, (size_t)(p->nskipped + 1) * sizeof *p->skipped);
+				p->skipped = xrealloc(p->skipped, (size_t)(p->nskipped + 1) * sizeof *p->skipped);
 				p->skipped[p->nskipped++] = d;
 			}
 			break;

@@ -57,9 +57,7 @@ explicit_metrics(const Sched *s, double bytes, Metrics *m)
 {
 	const Topo *t = s->topo;
 	double chunk = chunk_bytes(s, bytes);
-	double *load = calloc((size_t)t->nlink, sizeof *load);
-	if (!load)
-		die("out of memory");
+	double *load = xcalloc((size_t)t->nlink, sizeof *load);
 	double vol = 0, phys = 0, q = 0, mean_sum = 0;
 	for (int i = 0; i < s->nmsg;) {
 		int round = s->msg[i].round, j = i;
@@ -131,9 +129,7 @@ key_add(KeySet *ks, const int *k, int n)
 		size_t old = ks->nslot;
 		size_t *slots = ks->slot;
 		ks->nslot = old ? 2 * old : 1024;
-		ks->slot = calloc(ks->nslot, sizeof *ks->slot);
-		if (!ks->slot)
-			die("out of memory");
+		ks->slot = xcalloc(ks->nslot, sizeof *ks->slot);
 		for (size_t i = 0; i < old; i++)
 			if (slots[i]) {
 				const int *x = ks->data + slots[i] - 1;
@@ -146,9 +142,7 @@ key_add(KeySet *ks, const int *k, int n)
 		return false;
 	if (ks->len + (size_t)n + 1 > ks->cap) {
 		ks->cap = 2 * (ks->len + (size_t)n + 1) + 1024;
-		ks->data = realloc(ks->data, ks->cap * sizeof *ks->data);
-		if (!ks->data)
-			die("out of memory");
+		ks->data = xrealloc(ks->data, ks->cap * sizeof *ks->data);
 	}
 	ks->data[ks->len] = n;
 	memcpy(ks->data + ks->len + 1, k, (size_t)n * sizeof *k);
@@ -190,9 +184,7 @@ symmetric_messages(const Sched *s)
 	const Group *g = s->group;
 	const Topo *t = s->topo;
 	int d = t->ndim;
-	int nfix = 0, *fix = malloc((size_t)g->order * sizeof *fix);
-	if (!fix)
-		die("out of memory");
+	int nfix = 0, *fix = xmalloc((size_t)g->order * sizeof *fix);
 	for (int e = 0; g->affine && e < g->order; e++) {
 		bool zero = true;
 		for (int i = 0; i < d; i++)
@@ -214,10 +206,8 @@ symmetric_messages(const Sched *s)
 		}
 		fast = found;
 	}
-	int *key = malloc(((size_t)t->nnode + 2) * sizeof *key);
-	int *moved = malloc(((size_t)t->nnode + 2) * sizeof *moved);
-	if (!key || !moved)
-		die("out of memory");
+	int *key = xmalloc(((size_t)t->nnode + 2) * sizeof *key);
+	int *moved = xmalloc(((size_t)t->nnode + 2) * sizeof *moved);
 	KeySet ks = {0};
 	long total = 0;
 	for (int r = 0; r < s->nround; r++) {
@@ -264,9 +254,7 @@ symmetric_metrics(const Sched *s, double bytes, Metrics *m)
 	const Group *g = s->group;
 	const Topo *t = s->topo;
 	double chunk = chunk_bytes(s, bytes);
-	double *orbit_load = calloc((size_t)g->nlink_orbits, sizeof *orbit_load);
-	if (!orbit_load)
-		die("out of memory");
+	double *orbit_load = xcalloc((size_t)g->nlink_orbits, sizeof *orbit_load);
 	double vol = 0, phys = 0, q = 0, mean_sum = 0;
 	for (int r = 0; r < s->nround; r++) {
 		double total = 0;

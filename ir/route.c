@@ -84,16 +84,14 @@ bfs_to(Routes *r, int dst)
 		r->dist = arena_array(&r->arena, (size_t)t->nnode, sizeof *r->dist);
 		/* in-links by destination, for the reversed search */
 	}
-	int *queue = malloc((size_t)t->nnode * sizeof *queue);
-	int *in_off = calloc((size_t)t->nnode + 1, sizeof *in_off);
-	int *in = malloc((size_t)t->nlink * sizeof *in);
-	if (!queue || !in_off || !in)
-		die("out of memory");
+	int *queue = xmalloc((size_t)t->nnode * sizeof *queue);
+	int *in_off = xcalloc((size_t)t->nnode + 1, sizeof *in_off);
+	int *in = xmalloc((size_t)t->nlink * sizeof *in);
 	for (int i = 0; i < t->nlink; i++)
 		in_off[t->link[i].dst + 1]++;
 	for (int v = 0; v < t->nnode; v++)
 		in_off[v + 1] += in_off[v];
-	int *fill = calloc((size_t)t->nnode, sizeof *fill);
+	int *fill = xcalloc((size_t)t->nnode, sizeof *fill);
 	for (int i = 0; i < t->nlink; i++)
 		in[in_off[t->link[i].dst] + fill[t->link[i].dst]++] = t->link[i].src;
 	for (int v = 0; v < t->nnode; v++)

@@ -51,9 +51,7 @@ sched_begin(SchedBuilder *b, Arena *a, Sched *s, Routes *routes)
 	b->s = s;
 	b->routes = routes;
 	b->nslot = 256;
-	b->slot = calloc((size_t)b->nslot, sizeof *b->slot);
-	if (!b->slot)
-		die("out of memory");
+	b->slot = xcalloc((size_t)b->nslot, sizeof *b->slot);
 	/* route arrays grow with realloc while building; sched_end moves them to the arena */
 	s->route_off = NULL;
 	b->caproute = 0;
@@ -90,7 +88,7 @@ sched_route(SchedBuilder *b, const int *links, int n)
 	Sched *s = b->s;
 	if (!s->route_off) {
 		b->caproute = 64;
-		s->route_off = malloc((size_t)(b->caproute + 1) * sizeof *s->route_off);
+		s->route_off = xmalloc((size_t)(b->caproute + 1) * sizeof *s->route_off);
 		s->route_off[0] = 0;
 	}
 	int *slot = route_slot(b, links, n);
@@ -98,24 +96,20 @@ sched_route(SchedBuilder *b, const int *links, int n)
 		return *slot - 1;
 	if (s->nroute == b->caproute) {
 		b->caproute *= 2;
-		s->route_off = realloc(s->route_off, (size_t)(b->caproute + 1) * sizeof *s->route_off);
+		s->route_off = xrealloc(s->route_off, (size_t)(b->caproute + 1) * sizeof *s->route_off);
 	}
 	int used = s->route_off[s->nroute];
 	if (used + n > b->caplink) {
 		b->caplink = 2 * (used + n) + 64;
-		s->route_link = realloc(s->route_link, (size_t)b->caplink * sizeof *s->route_link);
+		s->route_link = xrealloc(s->route_link, (size_t)b->caplink * sizeof *s->route_link);
 	}
-	if (!s->route_off || !s->route_link)
-		die("out of memory");
 	memcpy(s->route_link + used, links, (size_t)n * sizeof *links);
 	s->route_off[s->nroute + 1] = used + n;
 	*slot = ++s->nroute;
 	if (2 * s->nroute > b->nslot) {
 		free(b->slot);
 		b->nslot *= 2;
-		b->slot = calloc((size_t)b->nslot, sizeof *b->slot);
-		if (!b->slot)
-			die("out of memory");
+		b->slot = xcalloc((size_t)b->nslot, sizeof *b->slot);
 		for (int r = 0; r < s->nroute; r++)
 			*route_slot(b, s->route_link + s->route_off[r], s->route_off[r + 1] - s->route_off[r]) =
 				r + 1;
@@ -130,16 +124,12 @@ sched_msg_route(SchedBuilder *b, int round, int src, int dst, XferOp op, const i
 	Sched *s = b->s;
 	if (s->nmsg == b->capmsg) {
 		b->capmsg = b->capmsg ? 2 * b->capmsg : 256;
-		s->msg = realloc(s->msg, (size_t)b->capmsg * sizeof *s->msg);
-		if (!s->msg)
-			die("out of memory");
+		s->msg = xrealloc(s->msg, (size_t)b->capmsg * sizeof *s->msg);
 	}
 	int used = s->nmsg ? s->msg[s->nmsg - 1].first + s->msg[s->nmsg - 1].n : 0;
 	if (used + n > b->capchunk) {
 		b->capchunk = 2 * (used + n) + 256;
-		s->chunks = realloc(s->chunks, (size_t)b->capchunk * sizeof *s->chunks);
-		if (!s->chunks)
-			die("out of memory");
+		s->chunks = xrealloc(s->chunks, (size_t)b->capchunk * sizeof *s->chunks);
 	}
 	memcpy(s->chunks + used, chunks, (size_t)n * sizeof *chunks);
 	s->msg[s->nmsg++] = (Msg){.round = round, .src = src, .dst = dst, .op = op,

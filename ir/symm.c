@@ -127,9 +127,7 @@ sched_expand(Arena *a, const Sched *sym)
 	s->root = sym->root;
 	SchedBuilder sb;
 	sched_begin(&sb, a, s, NULL);
-	int *links = malloc(((size_t)t->nnode + 1) * sizeof *links);
-	if (!links)
-		die("out of memory");
+	int *links = xmalloc(((size_t)t->nnode + 1) * sizeof *links);
 	for (int i = 0; i < sym->nbase; i++) {
 		const BaseXfer *x = &sym->base[i];
 		int n = sched_route_len(sym, x->route);

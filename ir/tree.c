@@ -97,10 +97,8 @@ spine_leaf_bfs(Tree *tr, int root)
 {
 	const Topo *t = tr->topo;
 	int leaves = t->size[0], hosts = t->size[1], n = t->nrank;
-	int *queue = malloc((size_t)n * sizeof *queue);
-	unsigned char *seen = calloc((size_t)n, 1);
-	if (!queue || !seen)
-		die("out of memory");
+	int *queue = xmalloc((size_t)n * sizeof *queue);
+	unsigned char *seen = xcalloc((size_t)n, 1);
 	int head = 0, tail = 0;
 	queue[tail++] = root;
 	seen[root] = 1;

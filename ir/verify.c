@@ -58,23 +58,17 @@ static State *
 state_new(int nrank, int nchunk)
 {
 	int words = (nrank + 63) / 64;
-	State *st = calloc(1, sizeof *st + (size_t)(words > 3 ? words : 3) * sizeof(uint64_t));
-	if (!st)
-		die("out of memory");
+	State *st = xcalloc(1, sizeof *st + (size_t)(words > 3 ? words : 3) * sizeof(uint64_t));
 	st->nrank = nrank;
 	st->nchunk = nchunk;
 	st->words = (nrank + 63) / 64;
 	double bytes = (double)nrank * nchunk * st->words * 8;
 	st->exact = bytes <= EXACT_LIMIT && nrank <= EXACT_RANKS;
 	size_t n = (size_t)nrank * (size_t)nchunk;
-	st->bits = calloc(n * (size_t)(st->exact ? st->words : 3), sizeof *st->bits);
-	if (!st->bits)
-		die("out of memory");
+	st->bits = xcalloc(n * (size_t)(st->exact ? st->words : 3), sizeof *st->bits);
 	if (!st->exact) {
-		st->w1 = malloc((size_t)nrank * sizeof *st->w1);
-		st->w2 = malloc((size_t)nrank * sizeof *st->w2);
-		if (!st->w1 || !st->w2)
-			die("out of memory");
+		st->w1 = xmalloc((size_t)nrank * sizeof *st->w1);
+		st->w2 = xmalloc((size_t)nrank * sizeof *st->w2);
 		for (int r = 0; r < nrank; r++) {
 			st->w1[r] = mix((uint64_t)r * 2 + 1);
 			st->w2[r] = mix((uint64_t)r * 2 + 0x5851f42d4c957f2du);
@@ -287,9 +281,7 @@ run_explicit(const Sched *s, const char *what)
 		return -1;
 	State *st = state_new(s->nrank, s->nchunk);
 	int n = set_words(st);
-	Set *a = malloc((size_t)n * 2 * sizeof *a);
-	if (!a)
-		die("out of memory");
+	Set *a = xmalloc((size_t)n * 2 * sizeof *a);
 	Set *b = a + n;
 	bool care;
 	for (int r = 0; r < s->nrank; r++)
@@ -299,9 +291,7 @@ run_explicit(const Sched *s, const char *what)
 		}
 	/* a round reads what senders held when it began: payloads first */
 	Set *payload = NULL;
-	int *written = malloc((size_t)s->nrank * (size_t)s->nchunk * sizeof *written);
-	if (!written)
-		die("out of memory");
+	int *written = xmalloc((size_t)s->nrank * (size_t)s->nchunk * sizeof *written);
 	for (size_t i = 0; i < (size_t)s->nrank * (size_t)s->nchunk; i++)
 		written[i] = -2; /* round * 2 + op of the last write */
 	int rc = 0;
@@ -309,9 +299,7 @@ run_explicit(const Sched *s, const char *what)
 		int round = s->msg[i].round, j = i, total = 0;
 		while (j < s->nmsg && s->msg[j].round == round)
 			total += s->msg[j++].n;
-		payload = realloc(payload, ((size_t)total + 1) * (size_t)n * sizeof *payload);
-		if (!payload)
-			die("out of memory");
+		payload = xrealloc(payload, ((size_t)total + 1) * (size_t)n * sizeof *payload);
 		int k = 0;
 		for (int m = i; m < j && rc == 0; m++)
 			for (int x = 0; x < s->msg[m].n; x++, k++) {
@@ -355,9 +343,7 @@ run_explicit(const Sched *s, const char *what)
 			}
 		i = j;
 	}
-	Set *got = malloc((size_t)n * 3 * sizeof *got), *init = got + n, *want = got + 2 * n;
-	if (!got)
-		die("out of memory");
+	Set *got = xmalloc((size_t)n * 3 * sizeof *got), *init = got + n, *want = got + 2 * n;
 	for (int r = 0; r < s->nrank && rc == 0; r++)
 		for (int c = 0; c < s->nchunk && rc == 0; c++) {
 			expected(s, st, r, c, init, want, &care);

@@ -430,18 +430,18 @@ check_acyclic(const MProg *p)
 {
 	/* node ids: steps numbered rank by rank, tb by tb */
 	int n = 0;
-	int *base = calloc((size_t)p->ngpus * MSCCL_MAX_TBS + 1, sizeof *base);
+	int *base = xcalloc((size_t)p->ngpus * MSCCL_MAX_TBS + 1, sizeof *base);
 	for (int g = 0; g < p->ngpus; g++)
 		for (int t = 0; t < p->gpu[g].ntb; t++) {
 			base[g * MSCCL_MAX_TBS + t] = n;
 			n += p->gpu[g].tb[t].nstep;
 		}
-	int *indeg = calloc((size_t)n + 1, sizeof *indeg);
-	int *peer = malloc(((size_t)n + 1) * sizeof *peer); /* a send's matching receive */
-	int *dep_of = malloc(((size_t)n + 1) * sizeof *dep_of);
-	int *nexts = malloc(((size_t)n + 1) * sizeof *nexts); /* steps that depend on it: list */
-	int *head = malloc(((size_t)n + 1) * sizeof *head);
-	int *queue = malloc(((size_t)n + 1) * sizeof *queue);
+	int *indeg = xcalloc((size_t)n + 1, sizeof *indeg);
+	int *peer = xmalloc(((size_t)n + 1) * sizeof *peer); /* a send's matching receive */
+	int *dep_of = xmalloc(((size_t)n + 1) * sizeof *dep_of);
+	int *nexts = xmalloc(((size_t)n + 1) * sizeof *nexts); /* steps that depend on it: list */
+	int *head = xmalloc(((size_t)n + 1) * sizeof *head);
+	int *queue = xmalloc(((size_t)n + 1) * sizeof *queue);
 	for (int i = 0; i < n; i++)
 		peer[i] = dep_of[i] = head[i] = -1;
 	for (int g = 0; g < p->ngpus; g++)
@@ -481,7 +481,7 @@ check_acyclic(const MProg *p)
 		if (indeg[i] == 0)
 			queue[qt++] = i;
 	/* a node's program successor is the next id unless it ends its tb */
-	unsigned char *last = calloc((size_t)n + 1, 1);
+	unsigned char *last = xcalloc((size_t)n + 1, 1);
 	for (int g = 0; g < p->ngpus; g++)
 		for (int t = 0; t < p->gpu[g].ntb; t++)
 			if (p->gpu[g].tb[t].nstep)

@@ -440,8 +440,8 @@ verify_output(Run *r)
 {
 	const MProg *p = r->p;
 	int64_t n = (int64_t)msccl_ochunks(p) * r->S;
-	char *want = malloc((size_t)n * r->es + 8);
-	char *got = malloc((size_t)n * r->es + 8);
+	char *want = xmalloc((size_t)n * r->es + 8);
+	char *got = xmalloc((size_t)n * r->es + 8);
 	int rc = 0;
 	bool same = p->coll == MC_ALLREDUCE; /* one reference serves every rank */
 	for (int g = 0; g < p->ngpus && rc == 0; g++) {
@@ -501,17 +501,15 @@ msccl_run(const MProg *p, const RunOpts *o, RunResult *res)
 	for (int g = 0; g < p->ngpus; g++) {
 		for (int b = 0; b < 3; b++) {
 			int64_t n = (int64_t)msccl_buf_chunks(p, g, (MBuf)b) * r.S * (int64_t)r.es;
-			r.buf[g][b] = malloc((size_t)n + 8);
-			if (!r.buf[g][b])
-				die("out of memory for the run's buffers");
+			r.buf[g][b] = xmalloc((size_t)n + 8);
 			memset(r.buf[g][b], 0xA5, (size_t)n); /* poison: not a value the fill makes */
 		}
 		for (int k = 0; k < msccl_ichunks(p); k++)
 			rt_op_fill(addr(&r, g, MB_I, k, 0), o->dtype, o->op, g, (int64_t)k * r.S, r.S);
 	}
 	size_t nf = (size_t)p->ngpus * p->ngpus * p->nchannels;
-	r.fifo = calloc(nf, sizeof *r.fifo);
-	bool *used = calloc(nf, 1);
+	r.fifo = xcalloc(nf, sizeof *r.fifo);
+	bool *used = xcalloc(nf, 1);
 	for (int g = 0; g < p->ngpus; g++)
 		for (int t = 0; t < p->gpu[g].ntb; t++)
 			if (p->gpu[g].tb[t].send >= 0)
@@ -522,21 +520,21 @@ msccl_run(const MProg *p, const RunOpts *o, RunResult *res)
 		pthread_cond_init(&r.fifo[f].cv, NULL);
 		if (!used[f])
 			continue;
-		r.fifo[f].slot = calloc((size_t)r.cap, sizeof(char *));
-		r.fifo[f].cnt = calloc((size_t)r.cap, sizeof(int));
+		r.fifo[f].slot = xcalloc((size_t)r.cap, sizeof(char *));
+		r.fifo[f].cnt = xcalloc((size_t)r.cap, sizeof(int));
 		for (int s = 0; s < r.cap; s++)
-			r.fifo[f].slot[s] = malloc((size_t)r.slot_bytes + 8);
+			r.fifo[f].slot[s] = xmalloc((size_t)r.slot_bytes + 8);
 	}
 	pthread_mutex_init(&r.errmu, NULL);
 	for (int g = 0; g < p->ngpus; g++) {
 		pthread_mutex_init(&r.fmu[g], NULL);
 		pthread_cond_init(&r.fcv[g], NULL);
 	}
-	r.tbs = calloc((size_t)p->ngpus * MSCCL_MAX_TBS, sizeof *r.tbs);
+	r.tbs = xcalloc((size_t)p->ngpus * MSCCL_MAX_TBS, sizeof *r.tbs);
 	int nthreads = 0;
 	for (int g = 0; g < p->ngpus; g++)
 		for (int t = 0; t < p->gpu[g].ntb; t++) {
-			Tb *me = calloc(1, sizeof *me);
+			Tb *me = xcalloc(1, sizeof *me);
 			me->run = &r;
 			me->rank = g;
 			me->tb = &p->gpu[g].tb[t];

@@ -122,7 +122,7 @@ try_step(VState *v, int g, const MTb *tb)
 		in->head = (in->head + 1) % v->cap;
 		in->n--;
 	}
-	Sym *val = malloc((size_t)st->cnt * sizeof *val);
+	Sym *val = xmalloc((size_t)st->cnt * sizeof *val);
 	for (int c = 0; c < st->cnt; c++) {
 		switch (st->type) {
 		case MT_S:
@@ -201,20 +201,20 @@ run_mode(const MProg *p, bool inplace, int cap)
 	VState v = {.p = p, .inplace = inplace, .cap = cap};
 	int R = p->ngpus, rc = 0;
 	for (int g = 0; g < R; g++) {
-		v.buf[g][MB_I] = calloc((size_t)msccl_ichunks(p) + 1, sizeof(Sym));
-		v.buf[g][MB_O] = calloc((size_t)msccl_ochunks(p) + 1, sizeof(Sym));
-		v.buf[g][MB_S] = calloc((size_t)p->gpu[g].s_chunks + 1, sizeof(Sym));
+		v.buf[g][MB_I] = xcalloc((size_t)msccl_ichunks(p) + 1, sizeof(Sym));
+		v.buf[g][MB_O] = xcalloc((size_t)msccl_ochunks(p) + 1, sizeof(Sym));
+		v.buf[g][MB_S] = xcalloc((size_t)p->gpu[g].s_chunks + 1, sizeof(Sym));
 		for (int k = 0; k < msccl_ichunks(p); k++)
 			*at(&v, g, MB_I, k) = initial(p, g, k);
 	}
 	size_t nf = (size_t)R * R * p->nchannels;
-	v.fifo = calloc(nf, sizeof *v.fifo);
+	v.fifo = xcalloc(nf, sizeof *v.fifo);
 	for (size_t f = 0; f < nf; f++) {
-		v.fifo[f].msg = calloc((size_t)cap, sizeof(Sym *));
-		v.fifo[f].cnt = calloc((size_t)cap, sizeof(int));
+		v.fifo[f].msg = xcalloc((size_t)cap, sizeof(Sym *));
+		v.fifo[f].cnt = xcalloc((size_t)cap, sizeof(int));
 	}
-	v.flag = malloc((size_t)R * MSCCL_MAX_TBS * sizeof *v.flag);
-	v.pc = calloc((size_t)R * MSCCL_MAX_TBS, sizeof *v.pc);
+	v.flag = xmalloc((size_t)R * MSCCL_MAX_TBS * sizeof *v.flag);
+	v.pc = xcalloc((size_t)R * MSCCL_MAX_TBS, sizeof *v.pc);
 	for (int i = 0; i < R * MSCCL_MAX_TBS; i++)
 		v.flag[i] = -1;
 	for (;;) {

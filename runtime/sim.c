@@ -22,15 +22,6 @@
 
 __extension__ typedef unsigned __int128 u128;
 
-static void *
-xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size);
-	if (!p)
-		die("out of memory");
-	return p;
-}
-
 static int64_t
 muldiv_ceil(int64_t a, int64_t b, int64_t c)
 {
@@ -94,9 +85,7 @@ heap_push(Heap *h, int64_t t, int kind, int id)
 {
 	if (h->n == h->cap) {
 		h->cap = h->cap ? 2 * h->cap : 1024;
-		h->v = realloc(h->v, h->cap * sizeof *h->v);
-		if (!h->v)
-			die("out of memory");
+		h->v = xrealloc(h->v, h->cap * sizeof *h->v);
 	}
 	Ev e = {t, (uint64_t)kind << 60 | h->seq++, id};
 	size_t i = h->n++;
@@ -488,10 +477,8 @@ fheap_push(FHeap *h, double t, int id)
 {
 	if (h->n == h->cap) {
 		h->cap = h->cap ? 2 * h->cap : 1024;
-		h->t = realloc(h->t, h->cap * sizeof *h->t);
-		h->id = realloc(h->id, h->cap * sizeof *h->id);
-		if (!h->t || !h->id)
-			die("out of memory");
+		h->t = xrealloc(h->t, h->cap * sizeof *h->t);
+		h->id = xrealloc(h->id, h->cap * sizeof *h->id);
 	}
 	size_t i = h->n++;
 	/* ties by id keep the order deterministic */

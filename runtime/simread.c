@@ -180,9 +180,7 @@ read_coll(Rd *r, SimNet *n, SimColl *c)
 	c->msg = arena_array(r->a, (size_t)c->nmsg + 1, sizeof *c->msg);
 	size_t caphop = (size_t)c->nmsg * 2 + 16, capdep = c->has_deps ? (size_t)c->nmsg + 16 : 1;
 	size_t nhops = 0, ndeps = 0;
-	int *hops = malloc(caphop * sizeof *hops), *deps = malloc(capdep * sizeof *deps);
-	if (!hops || !deps)
-		die("out of memory");
+	int *hops = xmalloc(caphop * sizeof *hops), *deps = xmalloc(capdep * sizeof *deps);
 	int rc = -1;
 	for (int i = 0; i < c->nmsg; i++) {
 		SimMsg *m = &c->msg[i];
@@ -212,9 +210,7 @@ read_coll(Rd *r, SimNet *n, SimColl *c)
 			goto out;
 		if (nhops + (size_t)m->nhop > caphop) {
 			caphop = 2 * (nhops + (size_t)m->nhop);
-			hops = realloc(hops, caphop * sizeof *hops);
-			if (!hops)
-				die("out of memory");
+			hops = xrealloc(hops, caphop * sizeof *hops);
 		}
 		m->hop = (int)nhops;
 		int at = c->rank_node[m->src];
@@ -238,9 +234,7 @@ read_coll(Rd *r, SimNet *n, SimColl *c)
 				goto out;
 			if (ndeps + (size_t)m->ndep > capdep) {
 				capdep = 2 * (ndeps + (size_t)m->ndep);
-				deps = realloc(deps, capdep * sizeof *deps);
-				if (!deps)
-					die("out of memory");
+				deps = xrealloc(deps, capdep * sizeof *deps);
 			}
 			m->dep = (int)ndeps;
 			for (int j = 0; j < m->ndep; j++) {
