@@ -1,6 +1,6 @@
 /*
- * test_msccl.c: the MSCCL reader, checker and CPU interpreter on the shared
- * fixtures (../shared/fixtures/msccl, or $COLLC_FIXTURES), and the backend
+ * test_msccl.c: the MSCCL reader, checker and CPU interpreter on the
+ * fixtures (tests/fixtures/msccl, or $COLLC_FIXTURES), and the backend
  * on every example: built, checked, read back, run and verified.
  */
 #include <glob.h>
@@ -15,7 +15,7 @@ static const char *
 fixtures(void)
 {
 	const char *e = getenv("COLLC_FIXTURES");
-	return e ? e : "../shared/fixtures/msccl";
+	return e ? e : "tests/fixtures/msccl";
 }
 
 /* Reads (and with run, runs in every declared mode) one file; returns 0 and
