@@ -18,11 +18,25 @@ report(const char *what, const char *mode, double bytes, double seconds)
 }
 
 static int
-run_xml(const char *path, const char *text, size_t len, bool legacy, RunOpts *o, int modes)
+run_xml(const char *path, const char *text, size_t len, bool legacy, RunOpts *o, int modes,
+        bool size_given)
 {
 	Arena a = {0};
 	MProg p;
 	int rc = msccl_read(&a, text, len, legacy, &p) != 0;
+	if (rc == 0 && !size_given) {
+		/* the default size, moved into the range the executor selects the file for */
+		int64_t b = msccl_nearest_size(&p, o->bytes, rdtype_size(o->dtype));
+		if (b < 0) {
+			error_at((Loc){p.line, 1}, "rule 16 (selection): no size of %s is a whole "
+			         "number of elements per chunk (nchunksperloop=%d) inside minBytes=%lld "
+			         "maxBytes=%lld", rdtype_name(o->dtype), p.nchunksperloop,
+			         (long long)p.min_bytes, (long long)p.max_bytes);
+			rc = 1;
+		} else {
+			o->bytes = b;
+		}
+	}
 	for (int m = 0; rc == 0 && m < 2; m++) {
 		bool inplace = m == 0;
 		if (!(modes & (1 << m)) || !(inplace ? p.inplace : p.outofplace))
@@ -57,7 +71,7 @@ cmd_run(int argc, char **argv)
 {
 	const char *path = NULL, *coll = NULL;
 	RunOpts o = {.bytes = 1 << 20, .dtype = RD_FLOAT, .op = RO_SUM, .timeout = 2.0};
-	bool legacy = false;
+	bool legacy = false, size_given = false;
 	int modes = 3;
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
@@ -67,6 +81,7 @@ cmd_run(int argc, char **argv)
 			if (v <= 0 || v > 1e12)
 				return usage_error("run: --size takes a size such as 1MiB or 65536");
 			o.bytes = (int64_t)v;
+			size_given = true;
 		} else if (strcmp(a, "--dtype") == 0 && has) {
 			static const char *const n[] = {"float", "double", "int32", "int64"};
 			int k = 0;
@@ -121,7 +136,7 @@ cmd_run(int argc, char **argv)
 			return 1;
 		}
 		diag_source(path, text, len);
-		int rc = run_xml(path, text, len, legacy, &o, modes);
+		int rc = run_xml(path, text, len, legacy, &o, modes, size_given);
 		free(text);
 		return rc;
 	}

@@ -99,6 +99,14 @@ int msccl_ichunks(const MProg *p);
 int msccl_ochunks(const MProg *p);
 /* The size multiplier: ngpus for allgather, reducescatter and alltoall. */
 int msccl_multiplier(const MProg *p);
+/* Rule 16 at run time: whether the executor selects the program for a total
+ * of `bytes` (the larger buffer) of elements of es bytes: a whole number of
+ * elements per chunk, inside [minBytes, maxBytes] (legacy: maxBytes
+ * exclusive). */
+bool msccl_selects(const MProg *p, int64_t bytes, size_t es);
+/* The selected size nearest to `want` (the smaller one on a tie), or -1 if
+ * the program's range holds none. */
+int64_t msccl_nearest_size(const MProg *p, int64_t want, size_t es);
 /* Where chunk off of buffer b lives on a rank, with the runtime's in-place
  * aliases applied (spec section 4): the real buffer, and the offset in it. */
 int msccl_resolve(const MProg *p, int rank, bool inplace, MBuf b, int off, MBuf *real);

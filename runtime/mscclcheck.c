@@ -48,6 +48,47 @@ msccl_multiplier(const MProg *p)
 	           : 1;
 }
 
+/* The inclusive byte range the executor selects from: [lo, hi], hi < 0 for
+ * no upper bound. */
+static void
+selection_range(const MProg *p, int64_t *lo, int64_t *hi)
+{
+	*lo = p->min_bytes;
+	if (p->legacy)
+		*hi = p->max_bytes - 1; /* exclusive, and 0 selects nothing */
+	else
+		*hi = p->max_bytes == 0 ? -1 : p->max_bytes;
+}
+
+bool
+msccl_selects(const MProg *p, int64_t bytes, size_t es)
+{
+	int64_t lo, hi, step = (int64_t)es * p->nchunksperloop;
+	selection_range(p, &lo, &hi);
+	return bytes > 0 && step > 0 && bytes % step == 0 && bytes >= lo && (hi < 0 || bytes <= hi);
+}
+
+int64_t
+msccl_nearest_size(const MProg *p, int64_t want, size_t es)
+{
+	int64_t lo, hi, step = (int64_t)es * p->nchunksperloop;
+	selection_range(p, &lo, &hi);
+	if (step <= 0)
+		return -1;
+	if (lo < step)
+		lo = step; /* count > 0 */
+	int64_t first = (lo + step - 1) / step * step, last = hi < 0 ? INT64_MAX / step * step
+	                                                              : hi / step * step;
+	if (first > last)
+		return -1;
+	if (want <= first)
+		return first;
+	if (want >= last)
+		return last;
+	int64_t below = want / step * step, above = below == want ? want : below + step;
+	return want - below <= above - want ? below : above;
+}
+
 int
 msccl_ichunks(const MProg *p)
 {

@@ -480,6 +480,15 @@ msccl_run(const MProg *p, const RunOpts *o, RunResult *res)
 		         p->nchunksperloop);
 		return -1;
 	}
+	if (!msccl_selects(p, o->bytes, r.es)) {
+		error_at((Loc){p->line, 1}, "rule 16 (selection): %lld bytes are outside the file's "
+		         "range minBytes=%lld maxBytes=%lld (%s); the executor would not select this "
+		         "algorithm", (long long)o->bytes, (long long)p->min_bytes,
+		         (long long)p->max_bytes,
+		         p->legacy ? "legacy: maxBytes exclusive"
+		                   : "inclusive, maxBytes=0 unlimited");
+		return -1;
+	}
 	if ((o->inplace && !p->inplace) || (!o->inplace && !p->outofplace)) {
 		error_at((Loc){p->line, 1}, "the file declares %s=0: it is not run %s",
 		         o->inplace ? "inplace" : "outofplace",

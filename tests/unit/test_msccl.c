@@ -19,10 +19,11 @@ fixtures(void)
 }
 
 /* Reads (and with run, runs in every declared mode) one file; returns 0 and
- * the diagnostics in *diag. */
+ * the diagnostics in *diag. With fit, the size run is the one nearest to
+ * `bytes` that the file is selected for, as `collc run` picks it. */
 static int
-run_text(const char *name, const char *text, size_t len, bool legacy, bool run, int64_t bytes,
-         RDtype dt, char **diag)
+run_sized(const char *name, const char *text, size_t len, bool legacy, bool run, int64_t bytes,
+          bool fit, RDtype dt, char **diag)
 {
 	size_t dlen;
 	FILE *mem = open_memstream(diag, &dlen);
@@ -32,6 +33,8 @@ run_text(const char *name, const char *text, size_t len, bool legacy, bool run, 
 	Arena a = {0};
 	MProg p;
 	int rc = msccl_read(&a, text, len, legacy, &p);
+	if (rc == 0 && fit)
+		bytes = msccl_nearest_size(&p, bytes, rdtype_size(dt));
 	for (int m = 0; rc == 0 && run && m < 2; m++) {
 		if (!(m == 0 ? p.inplace : p.outofplace))
 			continue;
@@ -47,6 +50,13 @@ run_text(const char *name, const char *text, size_t len, bool legacy, bool run, 
 	fclose(mem);
 	diag_reset();
 	return rc;
+}
+
+static int
+run_text(const char *name, const char *text, size_t len, bool legacy, bool run, int64_t bytes,
+         RDtype dt, char **diag)
+{
+	return run_sized(name, text, len, legacy, run, bytes, false, dt, diag);
 }
 
 static void
@@ -66,9 +76,9 @@ test_fixtures_run(void)
 			char *text = slurp(g.gl_pathv[i], &len);
 			bool legacy = strstr(g.gl_pathv[i], "/legacy-") != NULL;
 			char *diag = NULL;
-			/* 1536 KiB is a whole number of chunks for every fixture's nchunksperloop */
-			int rc = text ? run_text(g.gl_pathv[i], text, len, legacy, true, 1536 << 10,
-			                         RD_FLOAT, &diag) : -1;
+			/* near 1536 KiB, inside the sizes each file is selected for */
+			int rc = text ? run_sized(g.gl_pathv[i], text, len, legacy, true, 1536 << 10,
+			                          true, RD_FLOAT, &diag) : -1;
 			assert_named(rc == 0, __LINE__, __FILE__, "%s runs and verifies: %s",
 			             g.gl_pathv[i], diag ? diag : "");
 			if (legacy && text) {
@@ -323,6 +333,63 @@ build_xml(const char *text, const BuildOpts *bo, size_t *xlen, char **diag)
 
 /* --channels, --instances, --proto, --legacy and --min/--max-bytes: each shows in the XML, and
  * the file reads back (in its dialect) and runs to the right result. */
+/* Rule 16 at run time: a size outside [minBytes, maxBytes] is refused (the
+ * executor would not select the file), the bounds themselves run, the legacy
+ * bound is exclusive; and the size `collc run` picks by default lies inside. */
+static void
+test_selection_range(void)
+{
+	static const char ring[] = "topology R = ring(4);\n"
+	                           "collective allreduce AR on R { algorithm ring; }\n";
+	int64_t step = 4 * 4; /* nchunksperloop 4, int32 */
+	for (int legacy = 0; legacy < 2; legacy++) {
+		BuildOpts bo = {.legacy = legacy, .min_bytes = 1024, .max_bytes = 64 << 10};
+		size_t xlen;
+		char *diag = NULL;
+		char *xml = build_xml(ring, &bo, &xlen, &diag);
+		assert_named(xml != NULL, __LINE__, __FILE__, "builds: %s", diag);
+		free(diag);
+		if (!xml)
+			continue;
+		struct {
+			int64_t bytes;
+			bool runs;
+		} sizes[] = {{1024, true}, {64 << 10, true}, {1024 - step, false},
+		             {(64 << 10) + step, false}, {1 << 20, false}};
+		for (size_t i = 0; i < countof(sizes); i++) {
+			diag = NULL;
+			int rc = run_text("sel.xml", xml, xlen, legacy, true, sizes[i].bytes, RD_INT32, &diag);
+			if (sizes[i].runs)
+				assert_named(rc == 0, __LINE__, __FILE__, "legacy=%d %lld bytes run: %s", legacy,
+				             (long long)sizes[i].bytes, diag);
+			else
+				assert_named(rc != 0 && strstr(diag, "rule 16 (selection)") &&
+				             strstr(diag, "outside the file's range"), __LINE__, __FILE__,
+				             "legacy=%d %lld bytes refused: %s", legacy,
+				             (long long)sizes[i].bytes, diag);
+			free(diag);
+		}
+		Arena a = {0};
+		MProg p;
+		CU_ASSERT_EQUAL_FATAL(msccl_read(&a, xml, xlen, legacy, &p), 0);
+		CU_ASSERT_EQUAL(msccl_nearest_size(&p, 1 << 20, 4), 64 << 10);
+		CU_ASSERT_EQUAL(msccl_nearest_size(&p, 1, 4), 1024);
+		CU_ASSERT_EQUAL(msccl_nearest_size(&p, 4000, 4), 4000);
+		CU_ASSERT_EQUAL(msccl_nearest_size(&p, 4007, 4), 4000);
+		CU_ASSERT_EQUAL(msccl_nearest_size(&p, 4009, 4), 4016);
+		CU_ASSERT_EQUAL(msccl_nearest_size(&p, 4008, 4), 4000); /* a tie: the smaller */
+		CU_ASSERT(msccl_selects(&p, 64 << 10, 4));
+		CU_ASSERT(!msccl_selects(&p, (64 << 10) + 16, 4));
+		CU_ASSERT(!msccl_selects(&p, 4002, 2)); /* not whole elements per chunk */
+		/* a range holding no whole-chunk size */
+		p.min_bytes = 1030;
+		p.max_bytes = p.legacy ? 1040 : 1039;
+		CU_ASSERT_EQUAL(msccl_nearest_size(&p, 1 << 20, 4), -1);
+		arena_free(&a);
+		free(xml);
+	}
+}
+
 static void
 test_build_options(void)
 {
@@ -386,6 +453,7 @@ test_build_options(void)
 
 CU_TestInfo msccl_tests[] = {
 	{"--channels, --instances, --proto, --legacy, --min/max-bytes: XML, read back, run", test_build_options},
+	{"sizes outside minBytes..maxBytes are refused; the default size fits", test_selection_range},
 	{"fixtures under generated/ and collected/ run and verify", test_fixtures_run},
 	{"negative fixtures fail for their reason", test_fixtures_negative},
 	{"a deadlock names the blocked tbs and steps", test_deadlock_report},
