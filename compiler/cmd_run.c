@@ -116,16 +116,14 @@ cmd_run(int argc, char **argv)
 				return usage_error("run: --timeout takes seconds");
 		} else if (strcmp(a, "--collective") == 0 && has) {
 			coll = argv[++i];
-		} else if (a[0] == '-' && a[1]) {
-			return usage_error("run: unknown option '%s' (or it needs a value)", a);
-		} else if (path) {
-			return usage_error("run: one FILE, got also '%s'", a);
 		} else {
-			path = a;
+			int bad = file_operand("run", a, &path);
+			if (bad)
+				return bad;
 		}
 	}
 	if (!path)
-		return usage_error("run: %s", "missing FILE");
+		return missing_file("run");
 	size_t plen = strlen(path);
 	if (plen > 4 && strcmp(path + plen - 4, ".xml") == 0) {
 		size_t len;

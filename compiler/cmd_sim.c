@@ -415,16 +415,14 @@ parse_args(int argc, char **argv, SimArgs *a)
 			a->csv = true;
 		} else if (strcmp(s, "--json") == 0) {
 			a->json = true;
-		} else if (s[0] == '-' && s[1]) {
-			return usage_error("sim: unknown option '%s' (or it needs a value)", s);
-		} else if (a->path) {
-			return usage_error("sim: one FILE, got also '%s'", s);
 		} else {
-			a->path = s;
+			int bad = file_operand("sim", s, &a->path);
+			if (bad)
+				return bad;
 		}
 	}
 	if (!a->path)
-		return usage_error("sim: %s", "missing FILE");
+		return missing_file("sim");
 	if (a->csv && a->json)
 		return usage_error("sim: %s", "--csv or --json, not both");
 	if (a->plot_links) {

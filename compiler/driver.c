@@ -21,6 +21,23 @@ usage_error(const char *fmt, ...)
 	return 2;
 }
 
+int
+file_operand(const char *command, const char *arg, const char **path)
+{
+	if (arg[0] == '-' && arg[1])
+		return usage_error("%s: unknown option '%s' (or it needs a value)", command, arg);
+	if (*path)
+		return usage_error("%s: one FILE, got also '%s'", command, arg);
+	*path = arg;
+	return 0;
+}
+
+int
+missing_file(const char *command)
+{
+	return usage_error("%s: missing FILE", command);
+}
+
 /* Reads, parses and checks; with `build`, lowers to the IR too (an IR
  * file is read instead). 0 when the file is clean. */
 int

@@ -22,6 +22,12 @@ typedef struct Input {
 
 /* "collc: MESSAGE" and a hint on stderr; returns 2. */
 int usage_error(const char *fmt, ...) PRINTF_LIKE(1, 2);
+/* A command's argument that is not one of its options: the input file,
+ * taken once into *path. 0, or the usage error's status for an unknown
+ * option or a second file. */
+int file_operand(const char *command, const char *arg, const char **path);
+/* The usage error for a command given no FILE. */
+int missing_file(const char *command);
 /* Reads, parses and checks path; with `build` lowers it to the IR too (an
  * IR file is read instead), `auto` choosing for `size` bytes. 0 if clean. */
 int load(const char *path, Input *, bool build, double size);

@@ -200,16 +200,14 @@ cmd_check(int argc, char **argv)
 		} else if (strcmp(argv[i], "--size") == 0) {
 			if (++i >= argc || (size = parse_size(argv[i])) <= 0)
 				return usage_error("check: --size takes a size such as 1MiB or 65536");
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return usage_error("check: unknown option '%s'", argv[i]);
-		} else if (path) {
-			return usage_error("check: one FILE, got also '%s'", argv[i]);
 		} else {
-			path = argv[i];
+			int bad = file_operand("check", argv[i], &path);
+			if (bad)
+				return bad;
 		}
 	}
 	if (!path)
-		return usage_error("check: %s", "missing FILE");
+		return missing_file("check");
 	Input in = {0};
 	int rc = load(path, &in, true, size);
 	Row *rows = NULL;
@@ -281,16 +279,14 @@ cmd_build(int argc, char **argv)
 			if (*end || v < 0 || v > 1 << 30)
 				return usage_error("build: --tree-copy takes a copy number");
 			opts.tree_copy = (int)v;
-		} else if (a[0] == '-' && a[1]) {
-			return usage_error("build: unknown option '%s' (or it needs a value)", a);
-		} else if (path) {
-			return usage_error("build: one FILE, got also '%s'", a);
 		} else {
-			path = a;
+			int bad = file_operand("build", a, &path);
+			if (bad)
+				return bad;
 		}
 	}
 	if (!path)
-		return usage_error("build: %s", "missing FILE");
+		return missing_file("build");
 	if (opts.max_bytes && opts.min_bytes > opts.max_bytes)
 		return usage_error("build: --min-bytes %lld is above --max-bytes %lld",
 		                   (long long)opts.min_bytes, (long long)opts.max_bytes);
@@ -339,16 +335,14 @@ cmd_fmt(int argc, char **argv)
 			if (++i >= argc)
 				return usage_error("fmt: %s", "-o needs a file name");
 			out = argv[i];
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return usage_error("fmt: unknown option '%s'", argv[i]);
-		} else if (path) {
-			return usage_error("fmt: one FILE, got also '%s'", argv[i]);
 		} else {
-			path = argv[i];
+			int bad = file_operand("fmt", argv[i], &path);
+			if (bad)
+				return bad;
 		}
 	}
 	if (!path)
-		return usage_error("fmt: %s", "missing FILE");
+		return missing_file("fmt");
 	Input in = {0};
 	int rc = load(path, &in, false, 0);
 	if (rc == 0) {
