@@ -56,6 +56,8 @@ typedef struct Lower {
 	int *cl;
 	int ncl, capcl;
 	int *connseq;       /* (src, dst) -> messages so far */
+	int *rwritten;      /* (rank, chunk) -> the round batch whose receives write it */
+	int batch;          /* the round being lowered, counted over instances */
 } Lower;
 
 static void
@@ -182,6 +184,18 @@ next_to(BLoc a, BLoc b)
 	return a.buf == b.buf && a.off + 1 == b.off;
 }
 
+/* Where a receive of this round will find chunk c on rank r: a receive
+ * earlier in the round may already have moved it to its write target (two
+ * children reducing into one parent in one round), and the receives run
+ * after every send of the round is formed. Chunks of multi-chunk runs have
+ * a home, which is then their write target. */
+static BLoc
+recv_sees(Lower *L, int r, int c, int inst)
+{
+	int k = r * L->s->nchunk + c;
+	return L->rwritten[k] == L->batch ? home(L, r, c, inst) : L->loc[k];
+}
+
 /* One instance of the schedule's messages as ops, round by round. */
 static int
 lower_instance(Lower *L, int inst)
@@ -201,6 +215,7 @@ lower_instance(Lower *L, int inst)
 			end++;
 		/* the round's sends read the state as it began: all of them first */
 		int sfirst = L->nop;
+		L->batch++;
 		for (int i = m; i < end; i++) {
 			const Msg *g = &s->msg[i];
 			int k = 0;
@@ -218,10 +233,12 @@ lower_instance(Lower *L, int inst)
 					if (hp.buf == -2 || !next_to(hp, hc))
 						break;
 					if (g->op == X_REDUCE &&
-					    !next_to(L->loc[g->dst * nc + cp], L->loc[g->dst * nc + c]))
+					    !next_to(recv_sees(L, g->dst, cp, inst), recv_sees(L, g->dst, c, inst)))
 						break;
 					len++;
 				}
+				for (int j = 0; j < len; j++)
+					L->rwritten[g->dst * nc + s->chunks[g->first + k + j]] = L->batch;
 				int o = new_op(L, g->src, g->dst, 0, round, 0);
 				L->op[o].src = sl;
 				L->op[o].cnt = len;
@@ -514,6 +531,7 @@ build(Arena *a, const Sched *s, const BuildOpts *o, int nch, Built *b)
 	L->capreaders = arena_array(a, (size_t)R * nc, sizeof(int));
 	L->scratch = arena_array(a, (size_t)R, sizeof(int));
 	L->connseq = arena_array(a, (size_t)R * R, sizeof(int));
+	L->rwritten = arena_array(a, (size_t)R * nc, sizeof(int));
 	for (int i = 0; i < L->inst; i++) {
 		memset(L->connseq, 0, (size_t)R * R * sizeof(int));
 		if (lower_instance(L, i) != 0)
