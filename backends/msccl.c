@@ -363,6 +363,45 @@ tb_for(Lower *L, RankB *rb, int send, int recv, int chan)
 	return -1;
 }
 
+static bool
+depends_on(const Op *x, int d)
+{
+	for (int i = 0; i < x->ndep; i++)
+		if (x->dep[i] == d)
+			return true;
+	return false;
+}
+
+/* Inside each round of a tb, alternate its sends and receives (send first):
+ * a tb that sent all its messages of a round before receiving any would
+ * need a FIFO as deep as that count on an exchange, and Simple guarantees
+ * 2. A receive still goes after every send of the tb it must wait for. */
+static void
+interleave(Lower *L, TbB *t)
+{
+	int *out = xmalloc(((size_t)t->nops + 1) * sizeof *out);
+	int i = 0;
+	while (i < t->nops) {
+		int round = L->op[t->ops[i]].round, end = i, nsend = 0;
+		while (end < t->nops && L->op[t->ops[end]].round == round)
+			nsend += L->op[t->ops[end++]].phase == 0;
+		/* sorted: the round's sends are ops[i, i+nsend), its receives follow */
+		int s = i, r = i + nsend, k = i;
+		bool want_send = true;
+		while (s < i + nsend || r < end) {
+			bool blocked = false;
+			for (int j = s; r < end && j < i + nsend && !blocked; j++)
+				blocked = depends_on(&L->op[t->ops[r]], t->ops[j]);
+			bool take_send = s < i + nsend && (want_send || blocked || r == end);
+			out[k++] = t->ops[take_send ? s++ : r++];
+			want_send = !take_send;
+		}
+		i = end;
+	}
+	memcpy(t->ops, out, (size_t)t->nops * sizeof *out);
+	free(out);
+}
+
 /* Thread blocks of one rank: per channel, a send peer p is paired with the
  * receive peer p (an exchange), else 2r - p (a ring's neighbour), else any
  * left; local copies get a tb of their own. */
@@ -425,8 +464,10 @@ assign_tbs(Lower *L, int r, RankB *rb)
 		VEC_PUSH(L->a, rb->tb[t].ops, rb->tb[t].nops, rb->tb[t].capops, o);
 	}
 	sort_ctx = L;
-	for (int t = 0; t < rb->ntb; t++)
+	for (int t = 0; t < rb->ntb; t++) {
 		qsort(rb->tb[t].ops, (size_t)rb->tb[t].nops, sizeof(int), op_cmp);
+		interleave(L, &rb->tb[t]);
+	}
 	free(sp);
 	free(rp);
 }
