@@ -44,6 +44,7 @@ typedef struct Lower {
 	Arena *a;
 	const Sched *s;
 	int R, N, inst, nch, bs;
+	bool pinned;        /* each connection keeps one channel: many peers, few tbs */
 	int *pos;           /* IR chunk -> position in the MSCCL vector (allreduce, AG, RS) */
 	int *ipos, *opos;   /* alltoall: positions on the source and on the destination */
 	BLoc *loc;          /* rank * nchunk + chunk */
@@ -244,8 +245,9 @@ lower_instance(Lower *L, int inst)
 				L->op[o].cnt = len;
 				L->op[o].xop = g->op;
 				int seq = L->connseq[g->src * L->R + g->dst]++;
-				/* the peers' sum staggers the channels, so a rank's many peers spread */
-				L->op[o].chan = inst * L->nch + (seq + g->src + g->dst) % L->nch;
+				/* the peers' sum staggers the channels, so a rank's many peers spread;
+				 * pinned, the two directions of a pair share their one channel */
+				L->op[o].chan = inst * L->nch + ((L->pinned ? 0 : seq) + g->src + g->dst) % L->nch;
 				for (int j = 0; j < len; j++) {
 					push_chunk(L, o, s->chunks[g->first + k + j]);
 					read_chunk(L, o, g->src, s->chunks[g->first + k + j]);
@@ -516,13 +518,14 @@ set_step(MStep *st, int s, MType t, BLoc src, BLoc dst, int cnt)
 	              .dstoff = dst.buf < 0 ? -1 : dst.off, .cnt = cnt, .depid = -1, .deps = -1};
 }
 
-/* Lowers with nch channels per instance; 0, or 1 with b->why set when a
- * limit does not fit, or -1 after an error. */
+/* Lowers with nch channels per instance, each connection's messages spread
+ * over them or pinned to one; 0, or 1 with b->why set when a limit does not
+ * fit, or -1 after an error. */
 static int
-build(Arena *a, const Sched *s, const BuildOpts *o, int nch, Built *b)
+build(Arena *a, const Sched *s, const BuildOpts *o, int nch, bool pinned, Built *b)
 {
 	Lower L0 = {.a = a, .s = s, .R = s->nrank, .inst = o->instances > 0 ? o->instances : 1,
-	            .nch = nch};
+	            .nch = nch, .pinned = pinned};
 	Lower *L = &L0;
 	int nc = s->nchunk, R = s->nrank;
 	L->pos = arena_array(a, (size_t)nc, sizeof(int));
@@ -848,13 +851,18 @@ msccl_lower(Arena *a, const Sched *sched, const BuildOpts *o, MProg *out)
 	Built b;
 	int inst = o->instances > 0 ? o->instances : 1;
 	/* a limit or a FIFO deadlock at one width: spread the work over more
-	 * channels (quietly), and report the widest attempt if none fits */
-	int tries[8], ntry = 0;
-	if (o->channels > 0)
+	 * channels (quietly), each width first with every connection spread over
+	 * the channels, then with each pinned to one (fewer tbs for many peers);
+	 * report the last attempt if none fits */
+	int tries[16], ntry = 0;
+	if (o->channels > 0) {
 		tries[ntry++] = o->channels;
-	else
-		for (int nch = 1; nch * inst <= MSCCL_MAX_CHANNELS; nch *= 2)
+		tries[ntry++] = o->channels;
+	} else
+		for (int nch = 1; nch * inst <= MSCCL_MAX_CHANNELS; nch *= 2) {
 			tries[ntry++] = nch;
+			tries[ntry++] = nch;
+		}
 	if (ntry == 0) {
 		error_at(sched->loc, "'%s': --instances %d leaves no channel: at most %d channels",
 		         sched->name, inst, MSCCL_MAX_CHANNELS);
@@ -865,10 +873,10 @@ msccl_lower(Arena *a, const Sched *sched, const BuildOpts *o, MProg *out)
 		if (!last)
 			diag_mute(true); /* a nesting count: undone below */
 		memset(&b, 0, sizeof b);
-		int rc = build(a, s, o, tries[t], &b);
+		int rc = build(a, s, o, tries[t], t % 2 == 1, &b);
 		if (rc == 1 && last)
 			error_at(sched->loc, "'%s' does not fit MSCCL's limits: %s%s", sched->name, b.why,
-			         o->channels > 0 ? "" : ", even spread over the most channels");
+			         o->channels > 0 ? "" : ", at every width up to the most channels");
 		if (rc == 0 && (msccl_check(&b.p) != 0 ||
 		                msccl_check_run(&b.p, msccl_capacity(b.p.proto)) != 0)) {
 			if (last)
