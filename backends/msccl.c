@@ -508,6 +508,7 @@ typedef struct Built {
 	MProg p;
 	int nch;
 	char why[400];   /* a limit that does not fit, for the error */
+	bool any_width;  /* ... whatever the channels: no use trying more */
 } Built;
 
 static void
@@ -566,6 +567,7 @@ build(Arena *a, const Sched *s, const BuildOpts *o, int nch, bool pinned, Built 
 	if (L->N > MSCCL_MAX_OFFSET + 1) {
 		snprintf(b->why, sizeof b->why, "nchunksperloop would be %d; chunk offsets are int16 in "
 		         "the executor, so at most %d", L->N, MSCCL_MAX_OFFSET + 1);
+		b->any_width = true;
 		return 1;
 	}
 	L->loc = arena_array(a, (size_t)R * nc, sizeof *L->loc);
@@ -874,9 +876,14 @@ msccl_lower(Arena *a, const Sched *sched, const BuildOpts *o, MProg *out)
 			diag_mute(true); /* a nesting count: undone below */
 		memset(&b, 0, sizeof b);
 		int rc = build(a, s, o, tries[t], t % 2 == 1, &b);
+		if (rc == 1 && b.any_width && !last) {
+			diag_mute(false);
+			last = true;
+		}
 		if (rc == 1 && last)
 			error_at(sched->loc, "'%s' does not fit MSCCL's limits: %s%s", sched->name, b.why,
-			         o->channels > 0 ? "" : ", at every width up to the most channels");
+			         o->channels > 0 || b.any_width ? ""
+			         : ", at every width up to the most channels");
 		if (rc == 0 && (msccl_check(&b.p) != 0 ||
 		                msccl_check_run(&b.p, msccl_capacity(b.p.proto)) != 0)) {
 			if (last)
