@@ -197,6 +197,19 @@ recv_sees(Lower *L, int r, int c, int inst)
 	return L->rwritten[k] == L->batch ? home(L, r, c, inst) : L->loc[k];
 }
 
+typedef struct KeyedChunk {
+	int key, c;
+} KeyedChunk;
+
+static int
+keyed_cmp(const void *x, const void *y)
+{
+	const KeyedChunk *a = x, *b = y;
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	return (a->c > b->c) - (a->c < b->c);
+}
+
 /* One instance of the schedule's messages as ops, round by round. */
 static int
 lower_instance(Lower *L, int inst)
@@ -219,15 +232,27 @@ lower_instance(Lower *L, int inst)
 		L->batch++;
 		for (int i = m; i < end; i++) {
 			const Msg *g = &s->msg[i];
+			/* its chunks in the sender's buffer order, so runs can form */
+			KeyedChunk *kc = xmalloc(((size_t)g->n + 1) * sizeof *kc);
+			int *mc = xmalloc(((size_t)g->n + 1) * sizeof *mc);
+			for (int j = 0; j < g->n; j++) {
+				int c = s->chunks[g->first + j];
+				BLoc at = L->loc[g->src * nc + c];
+				kc[j] = (KeyedChunk){at.buf * (MSCCL_MAX_OFFSET + 1) + at.off, c};
+			}
+			qsort(kc, (size_t)g->n, sizeof *kc, keyed_cmp);
+			for (int j = 0; j < g->n; j++)
+				mc[j] = kc[j].c;
+			free(kc);
 			int k = 0;
 			while (k < g->n) {
 				/* a run: contiguous at the sender, at the receiver's target and
 				 * (reduce) at the receiver's local operand */
-				int c0 = s->chunks[g->first + k];
+				int c0 = mc[k];
 				BLoc sl = L->loc[g->src * nc + c0];
 				int len = 1;
 				while (k + len < g->n && len < MSCCL_MAX_COUNT - 1) {
-					int c = s->chunks[g->first + k + len], cp = s->chunks[g->first + k + len - 1];
+					int c = mc[k + len], cp = mc[k + len - 1];
 					if (!next_to(L->loc[g->src * nc + cp], L->loc[g->src * nc + c]))
 						break;
 					BLoc hp = home(L, g->dst, cp, inst), hc = home(L, g->dst, c, inst);
@@ -239,7 +264,7 @@ lower_instance(Lower *L, int inst)
 					len++;
 				}
 				for (int j = 0; j < len; j++)
-					L->rwritten[g->dst * nc + s->chunks[g->first + k + j]] = L->batch;
+					L->rwritten[g->dst * nc + mc[k + j]] = L->batch;
 				int o = new_op(L, g->src, g->dst, 0, round, 0);
 				L->op[o].src = sl;
 				L->op[o].cnt = len;
@@ -249,11 +274,12 @@ lower_instance(Lower *L, int inst)
 				 * pinned, the two directions of a pair share their one channel */
 				L->op[o].chan = inst * L->nch + ((L->pinned ? 0 : seq) + g->src + g->dst) % L->nch;
 				for (int j = 0; j < len; j++) {
-					push_chunk(L, o, s->chunks[g->first + k + j]);
-					read_chunk(L, o, g->src, s->chunks[g->first + k + j]);
+					push_chunk(L, o, mc[k + j]);
+					read_chunk(L, o, g->src, mc[k + j]);
 				}
 				k += len;
 			}
+			free(mc);
 		}
 		int send_end = L->nop;
 		/* then the receives, in the same order (FIFO order on each connection) */
@@ -519,6 +545,50 @@ set_step(MStep *st, int s, MType t, BLoc src, BLoc dst, int cnt)
 	              .dstoff = dst.buf < 0 ? -1 : dst.off, .cnt = cnt, .depid = -1, .deps = -1};
 }
 
+/* The messages carrying each chunk, in schedule order, for chunk_cmp. */
+typedef struct ChunkMsgs {
+	int **ids;
+	int *n;
+} ChunkMsgs;
+
+static const ChunkMsgs *chunk_ctx; /* qsort has no context argument in C11 */
+
+static int
+chunk_cmp(const void *x, const void *y)
+{
+	int a = *(const int *)x, b = *(const int *)y;
+	const ChunkMsgs *m = chunk_ctx;
+	for (int i = 0; i < m->n[a] && i < m->n[b]; i++)
+		if (m->ids[a][i] != m->ids[b][i])
+			return m->ids[a][i] < m->ids[b][i] ? -1 : 1;
+	if (m->n[a] != m->n[b])
+		return m->n[a] < m->n[b] ? -1 : 1;
+	return (a > b) - (a < b);
+}
+
+/* Chunks in an order where those travelling together sit together: sorted
+ * by the list of messages that carry them, so chunks sharing their early
+ * messages become neighbours and a message is few contiguous runs (one
+ * step each) instead of one per chunk. */
+static int *
+chunk_order(Arena *a, const Sched *s)
+{
+	int nc = s->nchunk;
+	ChunkMsgs m = {arena_array(a, (size_t)nc, sizeof(int *)), arena_array(a, (size_t)nc, sizeof(int))};
+	int *cap = arena_array(a, (size_t)nc, sizeof(int));
+	for (int i = 0; i < s->nmsg; i++)
+		for (int k = 0; k < s->msg[i].n; k++) {
+			int c = s->chunks[s->msg[i].first + k];
+			VEC_PUSH(a, m.ids[c], m.n[c], cap[c], i);
+		}
+	int *order = arena_array(a, (size_t)nc, sizeof(int));
+	for (int c = 0; c < nc; c++)
+		order[c] = c;
+	chunk_ctx = &m;
+	qsort(order, (size_t)nc, sizeof(int), chunk_cmp);
+	return order;
+}
+
 /* Lowers with nch channels per instance, each connection's messages spread
  * over them or pinned to one; 0, or 1 with b->why set when a limit does not
  * fit, or -1 after an error. */
@@ -543,16 +613,20 @@ build(Arena *a, const Sched *s, const BuildOpts *o, int nch, bool pinned, Built 
 			L->opos[c] = s->a2a_src[c] * m + t;
 		}
 	} else if (s->kind == CK_ALLREDUCE) {
+		/* any bijection of chunks to positions gives the same allreduce */
 		N = nc;
 		L->bs = nc;
-		for (int c = 0; c < nc; c++)
-			L->pos[c] = c;
+		int *order = chunk_order(a, s);
+		for (int k = 0; k < nc; k++)
+			L->pos[order[k]] = k;
 	} else {
+		/* each owner's chunks fill its block, in any order */
 		N = nc;
 		L->bs = nc / R;
 		int *cnt = arena_array(a, (size_t)R, sizeof(int));
-		for (int c = 0; c < nc; c++) {
-			int w = s->owner[c];
+		int *order = chunk_order(a, s);
+		for (int k = 0; k < nc; k++) {
+			int c = order[k], w = s->owner[c];
 			L->pos[c] = w * L->bs + cnt[w]++;
 		}
 		for (int r = 0; r < R; r++)
