@@ -38,6 +38,9 @@ typedef struct Op {
 	int hasdep;
 	int first, n;       /* its IR chunks: chunk ids in Lower.cl */
 	int xop;            /* send: the message's X_REDUCE or X_COPY */
+	int reader;         /* the one op reading what it wrote, -1 none, -2 several */
+	int overwritten;    /* chunks it wrote that a later op writes again */
+	bool nostore;       /* a fused reduce whose value only travels on: rrs */
 } Op;
 
 typedef struct Lower {
@@ -148,7 +151,7 @@ new_op(Lower *L, int rank, int peer, int kind, int round, int phase)
 	Op *o = &L->op[L->nop];
 	memset(o, 0, sizeof *o);
 	*o = (Op){.rank = rank, .peer = peer, .kind = kind, .round = round, .phase = phase,
-	          .seq = L->nop, .fused = -1, .first = L->ncl};
+	          .seq = L->nop, .fused = -1, .first = L->ncl, .reader = -1};
 	return L->nop++;
 }
 
@@ -165,6 +168,10 @@ read_chunk(Lower *L, int o, int r, int c)
 	int k = r * L->s->nchunk + c;
 	add_dep(L, o, L->lastw[k]);
 	VEC_PUSH(L->a, L->readers[k], L->nreaders[k], L->capreaders[k], o);
+	if (L->lastw[k] >= 0) {
+		Op *w = &L->op[L->lastw[k]];
+		w->reader = w->reader == -1 || w->reader == o ? o : -2;
+	}
 }
 
 static void
@@ -175,6 +182,8 @@ write_chunk(Lower *L, int o, int r, int c, BLoc to)
 	for (int i = 0; i < L->nreaders[k]; i++)
 		add_dep(L, o, L->readers[k][i]);
 	L->nreaders[k] = 0;
+	if (L->lastw[k] >= 0)
+		L->op[L->lastw[k]].overwritten++;
 	L->lastw[k] = o;
 	L->loc[k] = to;
 }
@@ -501,7 +510,9 @@ assign_tbs(Lower *L, int r, RankB *rb)
 }
 
 /* A receive followed in its tb by a send of exactly what it wrote, which
- * waits for nothing else, becomes one fused step (rcs or rrcs). */
+ * waits for nothing else, becomes one fused step (rcs or rrcs); a reduce
+ * whose value nothing but that send reads, and which is written again
+ * later (a partial sum passed up a tree), need not store it: rrs. */
 static void
 fuse(Lower *L, TbB *t)
 {
@@ -520,6 +531,7 @@ fuse(Lower *L, TbB *t)
 		a->fused = t->ops[i + 1];
 		b->fused = t->ops[i]; /* where the dead send lives on */
 		b->dead = true;
+		a->nostore = a->kind == 2 && a->reader == t->ops[i + 1] && a->overwritten == a->n;
 	}
 }
 
@@ -780,7 +792,8 @@ build(Arena *a, const Sched *s, const BuildOpts *o, int nch, bool pinned, Built 
 					set_step(ms, sidx, fz ? MT_RCS : MT_R, x->dst, x->dst, x->cnt);
 					break;
 				case 2:
-					set_step(ms, sidx, fz ? MT_RRCS : MT_RRC, x->src, x->dst, x->cnt);
+					set_step(ms, sidx, x->nostore ? MT_RRS : fz ? MT_RRCS : MT_RRC, x->src,
+					         x->nostore ? x->src : x->dst, x->cnt);
 					break;
 				default:
 					set_step(ms, sidx, MT_CPY, x->src, x->dst, x->cnt);

@@ -402,7 +402,46 @@ test_build_options(void)
 	free(xml);
 }
 
+static int
+count_of(const char *text, const char *what)
+{
+	int n = 0;
+	for (const char *p = text; (p = strstr(p, what)) != NULL; p++)
+		n++;
+	return n;
+}
+
+/* Ring allreduce on 8 ranks lowers to RCCL's ring program: each rank sends,
+ * passes 6 partial sums on without storing them (rrs), stores and forwards
+ * the full sum (rrcs), forwards 6 full sums (rcs) and receives the last. */
+static void
+test_fused_steps(void)
+{
+	const char *ring = "topology R = ring(8);\n"
+	                   "collective allreduce AR on R { algorithm ring; }\n";
+	BuildOpts bo = {0};
+	size_t xlen;
+	char *diag = NULL;
+	char *xml = build_xml(ring, &bo, &xlen, &diag);
+	assert_named(xml != NULL, __LINE__, __FILE__, "ring builds: %s", diag);
+	free(diag);
+	if (!xml)
+		return;
+	CU_ASSERT_EQUAL(count_of(xml, "type=\"s\""), 8);
+	CU_ASSERT_EQUAL(count_of(xml, "type=\"rrs\""), 48);
+	CU_ASSERT_EQUAL(count_of(xml, "type=\"rrcs\""), 8);
+	CU_ASSERT_EQUAL(count_of(xml, "type=\"rcs\""), 48);
+	CU_ASSERT_EQUAL(count_of(xml, "type=\"r\""), 8);
+	CU_ASSERT_EQUAL(count_of(xml, "type=\"rrc\""), 0);
+	CU_ASSERT_EQUAL(count_of(xml, "type=\"nop\""), 0);
+	int rc = run_text("ring.xml", xml, xlen, false, true, 8 * 4 * 1024, RD_INT32, &diag);
+	assert_named(rc == 0, __LINE__, __FILE__, "ring with rrs runs: %s", diag);
+	free(diag);
+	free(xml);
+}
+
 CU_TestInfo msccl_tests[] = {
+	{"ring allreduce: s, rrs, rrcs, rcs, r as RCCL's ring", test_fused_steps},
 	{"--channels, --instances, --proto, --legacy, --min/max-bytes: XML, read back, run", test_build_options},
 	{"fixtures under generated/ and collected/ run and verify", test_fixtures_run},
 	{"negative fixtures fail for their reason", test_fixtures_negative},
