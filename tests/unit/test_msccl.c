@@ -440,7 +440,74 @@ test_fused_steps(void)
 	free(xml);
 }
 
+/* Every algorithm of the library on small topologies (odd counts fold),
+ * for each collective the target writes: built, read back, run in every
+ * declared mode, float and int32, two sizes. */
+static void
+test_library_algorithms(void)
+{
+	static const struct {
+		const char *topo, *kind, *alg;
+	} cases[] = {
+		{"ring(6)", "allreduce", "ring"},
+		{"ring(6)", "reduce_scatter", "ring"},
+		{"ring(6)", "allgather", "ring"},
+		{"ring(6)", "allreduce", "ring(ports 2)"},
+		{"ring(6)", "allreduce", "halving_doubling"},
+		{"ring(6)", "allreduce", "recursive_doubling"},
+		{"ring(6)", "allgather", "recursive_doubling"},
+		{"ring(6)", "reduce_scatter", "recursive_halving"},
+		{"ring(6)", "allreduce", "double_binary_tree"},
+		{"ring(6)", "allreduce", "swing(bandwidth)"},
+		{"ring(6)", "reduce_scatter", "swing(bandwidth)"},
+		{"ring(6)", "allgather", "swing(bandwidth)"},
+		{"ring(6)", "allreduce", "swing(latency)"},
+		{"ring(6)", "alltoall", "bruck"},
+		{"ring(6)", "allgather", "bruck"},
+		{"ring(6)", "reduce_scatter", "bruck"},
+		{"ring(6)", "allreduce", "bruck"},
+		{"ring(6)", "alltoall", "pairwise"},
+		{"ring(6)", "allreduce", "auto"},
+		{"torus(4, 4)", "allreduce", "multiport_ring"},
+		{"torus(4, 4)", "reduce_scatter", "multiport_ring"},
+		{"torus(4, 4)", "allgather", "multiport_ring"},
+		{"torus(4, 4)", "allreduce", "bucket"},
+		{"torus(4, 4)", "reduce_scatter", "bucket"},
+		{"torus(4, 4)", "allgather", "bucket"},
+		{"torus(3, 3)", "allreduce", "trivance(bandwidth)"},
+		{"torus(3, 3)", "reduce_scatter", "trivance(bandwidth)"},
+		{"torus(3, 3)", "allgather", "trivance(bandwidth)"},
+		{"torus(3, 3)", "allreduce", "trivance(latency)"},
+	};
+	for (size_t i = 0; i < countof(cases); i++) {
+		char text[256];
+		snprintf(text, sizeof text, "topology T = %s;\ncollective %s X on T { algorithm %s; }\n",
+		         cases[i].topo, cases[i].kind, cases[i].alg);
+		BuildOpts bo = {0};
+		size_t xlen;
+		char *diag = NULL;
+		char *xml = build_xml(text, &bo, &xlen, &diag);
+		assert_named(xml != NULL, __LINE__, __FILE__, "%s %s on %s builds: %s", cases[i].kind,
+		             cases[i].alg, cases[i].topo, diag);
+		free(diag);
+		if (!xml)
+			continue;
+		const char *n = strstr(xml, "nchunksperloop=\"");
+		int64_t nchunk = n ? atoi(n + strlen("nchunksperloop=\"")) : 0;
+		for (int k = 0; k < 4; k++) {
+			int rc = run_text("x.xml", xml, xlen, false, true, nchunk * 4 * (k % 2 ? 37 : 1),
+			                  k < 2 ? RD_FLOAT : RD_INT32, &diag);
+			assert_named(rc == 0, __LINE__, __FILE__, "%s %s on %s runs (%s, %d elements "
+			             "per chunk): %s", cases[i].kind, cases[i].alg, cases[i].topo,
+			             k < 2 ? "float" : "int32", k % 2 ? 37 : 1, diag);
+			free(diag);
+		}
+		free(xml);
+	}
+}
+
 CU_TestInfo msccl_tests[] = {
+	{"every library algorithm on small topologies: build, read back, run", test_library_algorithms},
 	{"ring allreduce: s, rrs, rrcs, rcs, r as RCCL's ring", test_fused_steps},
 	{"--channels, --instances, --proto, --legacy, --min/max-bytes: XML, read back, run", test_build_options},
 	{"fixtures under generated/ and collected/ run and verify", test_fixtures_run},
