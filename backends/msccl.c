@@ -1,16 +1,19 @@
 /*
  * msccl.c: a schedule -> an MSCCL program -> XML for the MSCCL executor
- * (docs/msccl.md). Every message becomes a send on the sender and a receive
+ * (docs/msccl.md). Chunks are numbered so that those travelling together
+ * are neighbours; every message becomes a send on the sender and a receive
  * on the receiver, one step per run of chunks contiguous on both sides;
  * each (rank, chunk) has a location (input at first, its output or scratch
  * chunk once written) and the dependencies follow the IR's semantics:
  * a send waits for the last write of what it reads (from earlier rounds),
  * a write waits for the last write and every read since. Thread blocks pair
- * a send peer with a receive peer per channel, steps are ordered by (round,
- * sends first, message), so program order, dependencies and send/receive
- * pairs all follow one global order and cannot form a cycle. The program is
- * checked with the same rules as files read back (runtime/mscclcheck.c),
- * including a run with bounded FIFOs, before a byte is written.
+ * a send peer with a receive peer per channel; steps go round by round,
+ * a tb alternating its sends and receives inside a round (a receive after
+ * the sends it waits for), so FIFOs of depth 2 suffice on exchanges. The
+ * program is checked with the same rules as files read back
+ * (runtime/mscclcheck.c), including a run with bounded FIFOs that proves it
+ * deadlock-free and correct in every mode, before a byte is written; a
+ * width that fails is retried wider or with each connection pinned.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -359,7 +362,7 @@ lower_instance(Lower *L, int inst)
 	return 0;
 }
 
-/* Program order inside a tb, which is also the global order of all ops. */
+/* Program order inside a tb before interleave(): round, sends first, message. */
 static const Lower *sort_ctx; /* qsort has no context argument in C11 */
 
 static int
