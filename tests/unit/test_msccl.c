@@ -506,7 +506,34 @@ test_library_algorithms(void)
 	}
 }
 
+/* SP on a 6x6 torus spread over 8 channels: ranks reduce one run of chunks
+ * from two children in one round, and the second receive must take its
+ * local operands where the first left them (the output), not in the input
+ * (the wrong result SP 8x8 once had at 8 and 16 channels). */
+static void
+test_two_children_one_round(void)
+{
+	const char *sp = "topology T = torus(6, 6);\n"
+	                 "group G on T { translate; map (x, y) -> (-x, -y); map (x, y) -> (y, x); }\n"
+	                 "tree B = bfs(T, root (0, 0));\n"
+	                 "collective allreduce AR on T { algorithm symmetric(trees B, group G); }\n";
+	BuildOpts bo = {.channels = 8};
+	size_t xlen;
+	char *diag = NULL;
+	char *xml = build_xml(sp, &bo, &xlen, &diag);
+	assert_named(xml != NULL, __LINE__, __FILE__, "SP 6x6 builds over 8 channels: %s", diag);
+	free(diag);
+	if (!xml)
+		return;
+	CU_ASSERT(strstr(xml, "nchannels=\"8\"") != NULL);
+	int rc = run_text("sp66.xml", xml, xlen, false, true, 144 * 4 * 3, RD_INT32, &diag);
+	assert_named(rc == 0, __LINE__, __FILE__, "SP 6x6 runs in both modes: %s", diag);
+	free(diag);
+	free(xml);
+}
+
 CU_TestInfo msccl_tests[] = {
+	{"SP 6x6, 8 channels: a second reduce of a run in one round", test_two_children_one_round},
 	{"every library algorithm on small topologies: build, read back, run", test_library_algorithms},
 	{"ring allreduce: s, rrs, rrcs, rcs, r as RCCL's ring", test_fused_steps},
 	{"--channels, --instances, --proto, --legacy, --min/max-bytes: XML, read back, run", test_build_options},
