@@ -962,6 +962,8 @@ msccl_lower(Arena *a, const Sched *sched, const BuildOpts *o, MProg *out)
 	}
 	for (int t = 0; t < ntry; t++) {
 		bool last = t == ntry - 1;
+		if (t % 2 == 1 && tries[t] == 1 && !last)
+			continue; /* one channel: pinned is the same program */
 		if (!last)
 			diag_mute(true); /* a nesting count: undone below */
 		memset(&b, 0, sizeof b);
