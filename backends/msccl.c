@@ -1,16 +1,19 @@
 /*
  * msccl.c: a schedule -> an MSCCL program -> XML for the MSCCL executor
- * (docs/msccl.md). Every message becomes a send on the sender and a receive
+ * (docs/msccl.md). Chunks are numbered so that those travelling together
+ * are neighbours; every message becomes a send on the sender and a receive
  * on the receiver, one step per run of chunks contiguous on both sides;
  * each (rank, chunk) has a location (input at first, its output or scratch
  * chunk once written) and the dependencies follow the IR's semantics:
  * a send waits for the last write of what it reads (from earlier rounds),
  * a write waits for the last write and every read since. Thread blocks pair
- * a send peer with a receive peer per channel, steps are ordered by (round,
- * sends first, message), so program order, dependencies and send/receive
- * pairs all follow one global order and cannot form a cycle. The program is
- * checked with the same rules as files read back (runtime/mscclcheck.c),
- * including a run with bounded FIFOs, before a byte is written.
+ * a send peer with a receive peer per channel; steps go round by round,
+ * a tb alternating its sends and receives inside a round (a receive after
+ * the sends it waits for), so FIFOs of depth 2 suffice on exchanges. The
+ * program is checked with the same rules as files read back
+ * (runtime/mscclcheck.c), including a run with bounded FIFOs that proves it
+ * deadlock-free and correct in every mode, before a byte is written; a
+ * width that fails is retried wider or with each connection pinned.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -38,12 +41,16 @@ typedef struct Op {
 	int hasdep;
 	int first, n;       /* its IR chunks: chunk ids in Lower.cl */
 	int xop;            /* send: the message's X_REDUCE or X_COPY */
+	int reader;         /* the one op reading what it wrote, -1 none, -2 several */
+	int overwritten;    /* chunks it wrote that a later op writes again */
+	bool nostore;       /* a fused reduce whose value only travels on: rrs */
 } Op;
 
 typedef struct Lower {
 	Arena *a;
 	const Sched *s;
 	int R, N, inst, nch, bs;
+	bool pinned;        /* each connection keeps one channel: many peers, few tbs */
 	int *pos;           /* IR chunk -> position in the MSCCL vector (allreduce, AG, RS) */
 	int *ipos, *opos;   /* alltoall: positions on the source and on the destination */
 	BLoc *loc;          /* rank * nchunk + chunk */
@@ -56,6 +63,8 @@ typedef struct Lower {
 	int *cl;
 	int ncl, capcl;
 	int *connseq;       /* (src, dst) -> messages so far */
+	int *rwritten;      /* (rank, chunk) -> the round batch whose receives write it */
+	int batch;          /* the round being lowered, counted over instances */
 } Lower;
 
 static void
@@ -145,7 +154,7 @@ new_op(Lower *L, int rank, int peer, int kind, int round, int phase)
 	Op *o = &L->op[L->nop];
 	memset(o, 0, sizeof *o);
 	*o = (Op){.rank = rank, .peer = peer, .kind = kind, .round = round, .phase = phase,
-	          .seq = L->nop, .fused = -1, .first = L->ncl};
+	          .seq = L->nop, .fused = -1, .first = L->ncl, .reader = -1};
 	return L->nop++;
 }
 
@@ -162,6 +171,10 @@ read_chunk(Lower *L, int o, int r, int c)
 	int k = r * L->s->nchunk + c;
 	add_dep(L, o, L->lastw[k]);
 	VEC_PUSH(L->a, L->readers[k], L->nreaders[k], L->capreaders[k], o);
+	if (L->lastw[k] >= 0) {
+		Op *w = &L->op[L->lastw[k]];
+		w->reader = w->reader == -1 || w->reader == o ? o : -2;
+	}
 }
 
 static void
@@ -172,6 +185,8 @@ write_chunk(Lower *L, int o, int r, int c, BLoc to)
 	for (int i = 0; i < L->nreaders[k]; i++)
 		add_dep(L, o, L->readers[k][i]);
 	L->nreaders[k] = 0;
+	if (L->lastw[k] >= 0)
+		L->op[L->lastw[k]].overwritten++;
 	L->lastw[k] = o;
 	L->loc[k] = to;
 }
@@ -180,6 +195,31 @@ static bool
 next_to(BLoc a, BLoc b)
 {
 	return a.buf == b.buf && a.off + 1 == b.off;
+}
+
+/* Where a receive of this round will find chunk c on rank r: a receive
+ * earlier in the round may already have moved it to its write target (two
+ * children reducing into one parent in one round), and the receives run
+ * after every send of the round is formed. Chunks of multi-chunk runs have
+ * a home, which is then their write target. */
+static BLoc
+recv_sees(Lower *L, int r, int c, int inst)
+{
+	int k = r * L->s->nchunk + c;
+	return L->rwritten[k] == L->batch ? home(L, r, c, inst) : L->loc[k];
+}
+
+typedef struct KeyedChunk {
+	int key, c;
+} KeyedChunk;
+
+static int
+keyed_cmp(const void *x, const void *y)
+{
+	const KeyedChunk *a = x, *b = y;
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	return (a->c > b->c) - (a->c < b->c);
 }
 
 /* One instance of the schedule's messages as ops, round by round. */
@@ -201,40 +241,57 @@ lower_instance(Lower *L, int inst)
 			end++;
 		/* the round's sends read the state as it began: all of them first */
 		int sfirst = L->nop;
+		L->batch++;
 		for (int i = m; i < end; i++) {
 			const Msg *g = &s->msg[i];
+			/* its chunks in the sender's buffer order, so runs can form */
+			KeyedChunk *kc = xmalloc(((size_t)g->n + 1) * sizeof *kc);
+			int *mc = xmalloc(((size_t)g->n + 1) * sizeof *mc);
+			for (int j = 0; j < g->n; j++) {
+				int c = s->chunks[g->first + j];
+				BLoc at = L->loc[g->src * nc + c];
+				kc[j] = (KeyedChunk){at.buf * (MSCCL_MAX_OFFSET + 1) + at.off, c};
+			}
+			qsort(kc, (size_t)g->n, sizeof *kc, keyed_cmp);
+			for (int j = 0; j < g->n; j++)
+				mc[j] = kc[j].c;
+			free(kc);
 			int k = 0;
 			while (k < g->n) {
 				/* a run: contiguous at the sender, at the receiver's target and
 				 * (reduce) at the receiver's local operand */
-				int c0 = s->chunks[g->first + k];
+				int c0 = mc[k];
 				BLoc sl = L->loc[g->src * nc + c0];
 				int len = 1;
 				while (k + len < g->n && len < MSCCL_MAX_COUNT - 1) {
-					int c = s->chunks[g->first + k + len], cp = s->chunks[g->first + k + len - 1];
+					int c = mc[k + len], cp = mc[k + len - 1];
 					if (!next_to(L->loc[g->src * nc + cp], L->loc[g->src * nc + c]))
 						break;
 					BLoc hp = home(L, g->dst, cp, inst), hc = home(L, g->dst, c, inst);
 					if (hp.buf == -2 || !next_to(hp, hc))
 						break;
 					if (g->op == X_REDUCE &&
-					    !next_to(L->loc[g->dst * nc + cp], L->loc[g->dst * nc + c]))
+					    !next_to(recv_sees(L, g->dst, cp, inst), recv_sees(L, g->dst, c, inst)))
 						break;
 					len++;
 				}
+				for (int j = 0; j < len; j++)
+					L->rwritten[g->dst * nc + mc[k + j]] = L->batch;
 				int o = new_op(L, g->src, g->dst, 0, round, 0);
 				L->op[o].src = sl;
 				L->op[o].cnt = len;
 				L->op[o].xop = g->op;
 				int seq = L->connseq[g->src * L->R + g->dst]++;
-				/* the peers' sum staggers the channels, so a rank's many peers spread */
-				L->op[o].chan = inst * L->nch + (seq + g->src + g->dst) % L->nch;
+				/* the peers' sum staggers the channels, so a rank's many peers spread;
+				 * pinned, the two directions of a pair share their one channel */
+				L->op[o].chan = inst * L->nch + ((L->pinned ? 0 : seq) + g->src + g->dst) % L->nch;
 				for (int j = 0; j < len; j++) {
-					push_chunk(L, o, s->chunks[g->first + k + j]);
-					read_chunk(L, o, g->src, s->chunks[g->first + k + j]);
+					push_chunk(L, o, mc[k + j]);
+					read_chunk(L, o, g->src, mc[k + j]);
 				}
 				k += len;
 			}
+			free(mc);
 		}
 		int send_end = L->nop;
 		/* then the receives, in the same order (FIFO order on each connection) */
@@ -305,7 +362,7 @@ lower_instance(Lower *L, int inst)
 	return 0;
 }
 
-/* Program order inside a tb, which is also the global order of all ops. */
+/* Program order inside a tb before interleave(): round, sends first, message. */
 static const Lower *sort_ctx; /* qsort has no context argument in C11 */
 
 static int
@@ -344,6 +401,45 @@ tb_for(Lower *L, RankB *rb, int send, int recv, int chan)
 		                                rb->tb[t].recv < 0)))
 			return t;
 	return -1;
+}
+
+static bool
+depends_on(const Op *x, int d)
+{
+	for (int i = 0; i < x->ndep; i++)
+		if (x->dep[i] == d)
+			return true;
+	return false;
+}
+
+/* Inside each round of a tb, alternate its sends and receives (send first):
+ * a tb that sent all its messages of a round before receiving any would
+ * need a FIFO as deep as that count on an exchange, and Simple guarantees
+ * 2. A receive still goes after every send of the tb it must wait for. */
+static void
+interleave(Lower *L, TbB *t)
+{
+	int *out = xmalloc(((size_t)t->nops + 1) * sizeof *out);
+	int i = 0;
+	while (i < t->nops) {
+		int round = L->op[t->ops[i]].round, end = i, nsend = 0;
+		while (end < t->nops && L->op[t->ops[end]].round == round)
+			nsend += L->op[t->ops[end++]].phase == 0;
+		/* sorted: the round's sends are ops[i, i+nsend), its receives follow */
+		int s = i, r = i + nsend, k = i;
+		bool want_send = true;
+		while (s < i + nsend || r < end) {
+			bool blocked = false;
+			for (int j = s; r < end && j < i + nsend && !blocked; j++)
+				blocked = depends_on(&L->op[t->ops[r]], t->ops[j]);
+			bool take_send = s < i + nsend && (want_send || blocked || r == end);
+			out[k++] = t->ops[take_send ? s++ : r++];
+			want_send = !take_send;
+		}
+		i = end;
+	}
+	memcpy(t->ops, out, (size_t)t->nops * sizeof *out);
+	free(out);
 }
 
 /* Thread blocks of one rank: per channel, a send peer p is paired with the
@@ -408,14 +504,18 @@ assign_tbs(Lower *L, int r, RankB *rb)
 		VEC_PUSH(L->a, rb->tb[t].ops, rb->tb[t].nops, rb->tb[t].capops, o);
 	}
 	sort_ctx = L;
-	for (int t = 0; t < rb->ntb; t++)
+	for (int t = 0; t < rb->ntb; t++) {
 		qsort(rb->tb[t].ops, (size_t)rb->tb[t].nops, sizeof(int), op_cmp);
+		interleave(L, &rb->tb[t]);
+	}
 	free(sp);
 	free(rp);
 }
 
 /* A receive followed in its tb by a send of exactly what it wrote, which
- * waits for nothing else, becomes one fused step (rcs or rrcs). */
+ * waits for nothing else, becomes one fused step (rcs or rrcs); a reduce
+ * whose value nothing but that send reads, and which is written again
+ * later (a partial sum passed up a tree), need not store it: rrs. */
 static void
 fuse(Lower *L, TbB *t)
 {
@@ -434,6 +534,7 @@ fuse(Lower *L, TbB *t)
 		a->fused = t->ops[i + 1];
 		b->fused = t->ops[i]; /* where the dead send lives on */
 		b->dead = true;
+		a->nostore = a->kind == 2 && a->reader == t->ops[i + 1] && a->overwritten == a->n;
 	}
 }
 
@@ -448,6 +549,7 @@ typedef struct Built {
 	MProg p;
 	int nch;
 	char why[400];   /* a limit that does not fit, for the error */
+	bool any_width;  /* ... whatever the channels: no use trying more */
 } Built;
 
 static void
@@ -458,13 +560,58 @@ set_step(MStep *st, int s, MType t, BLoc src, BLoc dst, int cnt)
 	              .dstoff = dst.buf < 0 ? -1 : dst.off, .cnt = cnt, .depid = -1, .deps = -1};
 }
 
-/* Lowers with nch channels per instance; 0, or 1 with b->why set when a
- * limit does not fit, or -1 after an error. */
+/* The messages carrying each chunk, in schedule order, for chunk_cmp. */
+typedef struct ChunkMsgs {
+	int **ids;
+	int *n;
+} ChunkMsgs;
+
+static const ChunkMsgs *chunk_ctx; /* qsort has no context argument in C11 */
+
 static int
-build(Arena *a, const Sched *s, const BuildOpts *o, int nch, Built *b)
+chunk_cmp(const void *x, const void *y)
+{
+	int a = *(const int *)x, b = *(const int *)y;
+	const ChunkMsgs *m = chunk_ctx;
+	for (int i = 0; i < m->n[a] && i < m->n[b]; i++)
+		if (m->ids[a][i] != m->ids[b][i])
+			return m->ids[a][i] < m->ids[b][i] ? -1 : 1;
+	if (m->n[a] != m->n[b])
+		return m->n[a] < m->n[b] ? -1 : 1;
+	return (a > b) - (a < b);
+}
+
+/* Chunks in an order where those travelling together sit together: sorted
+ * by the list of messages that carry them, so chunks sharing their early
+ * messages become neighbours and a message is few contiguous runs (one
+ * step each) instead of one per chunk. */
+static int *
+chunk_order(Arena *a, const Sched *s)
+{
+	int nc = s->nchunk;
+	ChunkMsgs m = {arena_array(a, (size_t)nc, sizeof(int *)), arena_array(a, (size_t)nc, sizeof(int))};
+	int *cap = arena_array(a, (size_t)nc, sizeof(int));
+	for (int i = 0; i < s->nmsg; i++)
+		for (int k = 0; k < s->msg[i].n; k++) {
+			int c = s->chunks[s->msg[i].first + k];
+			VEC_PUSH(a, m.ids[c], m.n[c], cap[c], i);
+		}
+	int *order = arena_array(a, (size_t)nc, sizeof(int));
+	for (int c = 0; c < nc; c++)
+		order[c] = c;
+	chunk_ctx = &m;
+	qsort(order, (size_t)nc, sizeof(int), chunk_cmp);
+	return order;
+}
+
+/* Lowers with nch channels per instance, each connection's messages spread
+ * over them or pinned to one; 0, or 1 with b->why set when a limit does not
+ * fit, or -1 after an error. */
+static int
+build(Arena *a, const Sched *s, const BuildOpts *o, int nch, bool pinned, Built *b)
 {
 	Lower L0 = {.a = a, .s = s, .R = s->nrank, .inst = o->instances > 0 ? o->instances : 1,
-	            .nch = nch};
+	            .nch = nch, .pinned = pinned};
 	Lower *L = &L0;
 	int nc = s->nchunk, R = s->nrank;
 	L->pos = arena_array(a, (size_t)nc, sizeof(int));
@@ -481,16 +628,20 @@ build(Arena *a, const Sched *s, const BuildOpts *o, int nch, Built *b)
 			L->opos[c] = s->a2a_src[c] * m + t;
 		}
 	} else if (s->kind == CK_ALLREDUCE) {
+		/* any bijection of chunks to positions gives the same allreduce */
 		N = nc;
 		L->bs = nc;
-		for (int c = 0; c < nc; c++)
-			L->pos[c] = c;
+		int *order = chunk_order(a, s);
+		for (int k = 0; k < nc; k++)
+			L->pos[order[k]] = k;
 	} else {
+		/* each owner's chunks fill its block, in any order */
 		N = nc;
 		L->bs = nc / R;
 		int *cnt = arena_array(a, (size_t)R, sizeof(int));
-		for (int c = 0; c < nc; c++) {
-			int w = s->owner[c];
+		int *order = chunk_order(a, s);
+		for (int k = 0; k < nc; k++) {
+			int c = order[k], w = s->owner[c];
 			L->pos[c] = w * L->bs + cnt[w]++;
 		}
 		for (int r = 0; r < R; r++)
@@ -505,6 +656,7 @@ build(Arena *a, const Sched *s, const BuildOpts *o, int nch, Built *b)
 	if (L->N > MSCCL_MAX_OFFSET + 1) {
 		snprintf(b->why, sizeof b->why, "nchunksperloop would be %d; chunk offsets are int16 in "
 		         "the executor, so at most %d", L->N, MSCCL_MAX_OFFSET + 1);
+		b->any_width = true;
 		return 1;
 	}
 	L->loc = arena_array(a, (size_t)R * nc, sizeof *L->loc);
@@ -514,6 +666,7 @@ build(Arena *a, const Sched *s, const BuildOpts *o, int nch, Built *b)
 	L->capreaders = arena_array(a, (size_t)R * nc, sizeof(int));
 	L->scratch = arena_array(a, (size_t)R, sizeof(int));
 	L->connseq = arena_array(a, (size_t)R * R, sizeof(int));
+	L->rwritten = arena_array(a, (size_t)R * nc, sizeof(int));
 	for (int i = 0; i < L->inst; i++) {
 		memset(L->connseq, 0, (size_t)R * R * sizeof(int));
 		if (lower_instance(L, i) != 0)
@@ -642,7 +795,8 @@ build(Arena *a, const Sched *s, const BuildOpts *o, int nch, Built *b)
 					set_step(ms, sidx, fz ? MT_RCS : MT_R, x->dst, x->dst, x->cnt);
 					break;
 				case 2:
-					set_step(ms, sidx, fz ? MT_RRCS : MT_RRC, x->src, x->dst, x->cnt);
+					set_step(ms, sidx, x->nostore ? MT_RRS : fz ? MT_RRCS : MT_RRC, x->src,
+					         x->nostore ? x->src : x->dst, x->cnt);
 					break;
 				default:
 					set_step(ms, sidx, MT_CPY, x->src, x->dst, x->cnt);
@@ -789,13 +943,18 @@ msccl_lower(Arena *a, const Sched *sched, const BuildOpts *o, MProg *out)
 	Built b;
 	int inst = o->instances > 0 ? o->instances : 1;
 	/* a limit or a FIFO deadlock at one width: spread the work over more
-	 * channels (quietly), and report the widest attempt if none fits */
-	int tries[8], ntry = 0;
-	if (o->channels > 0)
+	 * channels (quietly), each width first with every connection spread over
+	 * the channels, then with each pinned to one (fewer tbs for many peers);
+	 * report the last attempt if none fits */
+	int tries[16], ntry = 0;
+	if (o->channels > 0) {
 		tries[ntry++] = o->channels;
-	else
-		for (int nch = 1; nch * inst <= MSCCL_MAX_CHANNELS; nch *= 2)
+		tries[ntry++] = o->channels;
+	} else
+		for (int nch = 1; nch * inst <= MSCCL_MAX_CHANNELS; nch *= 2) {
 			tries[ntry++] = nch;
+			tries[ntry++] = nch;
+		}
 	if (ntry == 0) {
 		error_at(sched->loc, "'%s': --instances %d leaves no channel: at most %d channels",
 		         sched->name, inst, MSCCL_MAX_CHANNELS);
@@ -803,13 +962,20 @@ msccl_lower(Arena *a, const Sched *sched, const BuildOpts *o, MProg *out)
 	}
 	for (int t = 0; t < ntry; t++) {
 		bool last = t == ntry - 1;
+		if (t % 2 == 1 && tries[t] == 1 && !last)
+			continue; /* one channel: pinned is the same program */
 		if (!last)
 			diag_mute(true); /* a nesting count: undone below */
 		memset(&b, 0, sizeof b);
-		int rc = build(a, s, o, tries[t], &b);
+		int rc = build(a, s, o, tries[t], t % 2 == 1, &b);
+		if (rc == 1 && b.any_width && !last) {
+			diag_mute(false);
+			last = true;
+		}
 		if (rc == 1 && last)
 			error_at(sched->loc, "'%s' does not fit MSCCL's limits: %s%s", sched->name, b.why,
-			         o->channels > 0 ? "" : ", even spread over the most channels");
+			         o->channels > 0 || b.any_width ? ""
+			         : ", at every width up to the most channels");
 		if (rc == 0 && (msccl_check(&b.p) != 0 ||
 		                msccl_check_run(&b.p, msccl_capacity(b.p.proto)) != 0)) {
 			if (last)

@@ -158,6 +158,10 @@ typedef struct Tb {
 	_Atomic int wait;      /* what it blocks on (for the deadlock report) */
 	_Atomic int step, tile;
 	int error;
+	/* its flag's waiters: one condition per tb, so a flag wakes only the
+	 * tbs waiting on it, not every tb of the rank */
+	pthread_mutex_t fmu;
+	pthread_cond_t fcv;
 } Tb;
 
 typedef struct Run {
@@ -171,8 +175,6 @@ typedef struct Run {
 	char *buf[MSCCL_MAX_GPUS][3];
 	Fifo *fifo;
 	Tb **tbs;           /* [rank][tb id] */
-	pthread_mutex_t fmu[MSCCL_MAX_GPUS]; /* flags of a rank */
-	pthread_cond_t fcv[MSCCL_MAX_GPUS];
 	_Atomic long progress;
 	_Atomic int stop;
 	_Atomic int running;
@@ -232,14 +234,14 @@ exec_step(Tb *me, const MStep *st, int tile)
 		int64_t want = (int64_t)tile * FLAG_TILE + st->deps;
 		if (atomic_load_explicit(&d->flag, memory_order_acquire) < want) {
 			atomic_store(&me->wait, W_FLAG);
-			pthread_mutex_lock(&r->fmu[g]);
+			pthread_mutex_lock(&d->fmu);
 			while (atomic_load_explicit(&d->flag, memory_order_acquire) < want &&
 			       !atomic_load(&r->stop)) {
 				struct timespec ts;
 				deadline(&ts, 50);
-				pthread_cond_timedwait(&r->fcv[g], &r->fmu[g], &ts);
+				pthread_cond_timedwait(&d->fcv, &d->fmu, &ts);
 			}
-			pthread_mutex_unlock(&r->fmu[g]);
+			pthread_mutex_unlock(&d->fmu);
 			if (atomic_load(&r->stop))
 				return -1;
 		}
@@ -344,10 +346,10 @@ exec_step(Tb *me, const MStep *st, int tile)
 		pthread_mutex_unlock(&out->mu);
 	}
 	if (st->hasdep) {
-		pthread_mutex_lock(&r->fmu[g]);
+		pthread_mutex_lock(&me->fmu);
 		atomic_store_explicit(&me->flag, (int64_t)tile * FLAG_TILE + st->s, memory_order_release);
-		pthread_cond_broadcast(&r->fcv[g]);
-		pthread_mutex_unlock(&r->fmu[g]);
+		pthread_cond_broadcast(&me->fcv);
+		pthread_mutex_unlock(&me->fmu);
 	}
 	return 0;
 }
@@ -535,10 +537,6 @@ msccl_run(const MProg *p, const RunOpts *o, RunResult *res)
 			r.fifo[f].slot[s] = xmalloc((size_t)r.slot_bytes + 8);
 	}
 	pthread_mutex_init(&r.errmu, NULL);
-	for (int g = 0; g < p->ngpus; g++) {
-		pthread_mutex_init(&r.fmu[g], NULL);
-		pthread_cond_init(&r.fcv[g], NULL);
-	}
 	r.tbs = xcalloc((size_t)p->ngpus * MSCCL_MAX_TBS, sizeof *r.tbs);
 	int nthreads = 0;
 	for (int g = 0; g < p->ngpus; g++)
@@ -549,6 +547,8 @@ msccl_run(const MProg *p, const RunOpts *o, RunResult *res)
 			me->tb = &p->gpu[g].tb[t];
 			atomic_init(&me->flag, -1);
 			atomic_init(&me->wait, W_NONE);
+			pthread_mutex_init(&me->fmu, NULL);
+			pthread_cond_init(&me->fcv, NULL);
 			r.tbs[g * MSCCL_MAX_TBS + t] = me;
 			nthreads++;
 		}
@@ -616,11 +616,13 @@ msccl_run(const MProg *p, const RunOpts *o, RunResult *res)
 	for (int g = 0; g < p->ngpus; g++) {
 		for (int b = 0; b < 3; b++)
 			free(r.buf[g][b]);
-		pthread_mutex_destroy(&r.fmu[g]);
-		pthread_cond_destroy(&r.fcv[g]);
 	}
 	for (int i = 0; i < p->ngpus * MSCCL_MAX_TBS; i++)
-		free(r.tbs[i]);
+		if (r.tbs[i]) {
+			pthread_mutex_destroy(&r.tbs[i]->fmu);
+			pthread_cond_destroy(&r.tbs[i]->fcv);
+			free(r.tbs[i]);
+		}
 	free(r.tbs);
 	free(r.fifo);
 	free(used);
