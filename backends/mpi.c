@@ -2,8 +2,10 @@
  * mpi.c: a schedule as a standalone C program for MPI. One collective per
  * file (--collective NAME when the file has several): a function with the
  * shape of the matching MPI collective that runs the verified schedule
- * round by round with nonblocking sends and receives, packing a message's
- * chunks into one buffer, and reducing with the caller's MPI_Op.
+ * round by round with nonblocking sends and receives, reducing with the
+ * caller's MPI_Op. Chunks are laid out so that messages are runs of the
+ * buffer where the schedule allows (see order_chunks): those move without
+ * packing copies.
  *
  * An explicit schedule is emitted as per-rank tables of operations; a
  * symmetric one as its base transfers and group, from which each rank
@@ -481,10 +483,10 @@ static const char *const interpreter[] = {
 	"\t\t\tif (!collc_direct(&plan.op[k]))\n",
 	"\t\t\t\tneed += collc_bytes(&plan, &plan.op[k], block, esize);\n",
 	"\t\t}\n",
-	"\t\tif (need > cap) {\n",
+	"\t\tif (need > cap || !space) { /* never NULL: offsets into it stay defined */\n",
 	"\t\t\tfree(space);\n",
 	"\t\t\tcap = need;\n",
-	"\t\t\tif (!(space = malloc(cap))) {\n",
+	"\t\t\tif (!(space = malloc(cap + 1))) {\n",
 	"\t\t\t\tcap = 0;\n",
 	"\t\t\t\trc = MPI_ERR_NO_MEM;\n",
 	"\t\t\t\tbreak;\n",
