@@ -123,6 +123,10 @@ test_torus(void)
 	         "group G on T { translate; map (x, y) -> (-x, -y); }\n"
 	         "trees P = balanced_pair(T, root (0, 0));\n"
 	         "collective allgather AR on T { algorithm symmetric(trees P, group G); }\n", 9);
+	run_case("SP allreduce on a ring of 8 (the benchmark's schedule, reordered chunks)",
+	         "topology R = ring(8);\ngroup G on R { translate; map x -> -x; }\n"
+	         "tree B = bfs(R, root 0);\n"
+	         "collective allreduce AR on R { algorithm symmetric(trees B, group G); }\n", 8);
 	run_case("bucket on a 3x3 torus",
 	         "topology T = torus(3, 3);\n"
 	         "collective allreduce AR on T { algorithm bucket; }\n", 9);
@@ -132,6 +136,73 @@ test_torus(void)
 	run_case("multiport_ring on a 3x3 torus",
 	         "topology T = torus(3, 3);\n"
 	         "collective allreduce AR on T { algorithm multiport_ring; }\n", 9);
+}
+
+/* What the generated file says of its chunk order for text's collective. */
+static char *
+chunk_order_note(const char *text)
+{
+	char path[256], cmd[1024];
+	snprintf(path, sizeof path, "%s/order.coll", dir);
+	FILE *f = fopen(path, "w");
+	fputs(text, f);
+	fclose(f);
+	snprintf(cmd, sizeof cmd, "%s build %s --target mpi -o %s/order.c", COLLC_BIN, path, dir);
+	if (sh(cmd) != 0)
+		return NULL;
+	snprintf(path, sizeof path, "%s/order.c", dir);
+	return slurp(path, NULL);
+}
+
+/* Chunks are ordered so that messages are runs of the buffer (no packing);
+ * an order that would pack more than the schedule's own is not taken. */
+static void
+test_chunk_order(void)
+{
+	static const struct { const char *text, *note; } cases[] = {
+		{"topology R = ring(8);\ngroup G on R { translate; map x -> -x; }\n"
+		 "tree B = bfs(R, root 0);\n"
+		 "collective allreduce AR on R { algorithm symmetric(trees B, group G); }\n",
+		 "0 chunks travel in messages that are not one run of the buffer (packed), 192 in "
+		 "the schedule's own order"},
+		{"topology R = ring(8);\ncollective allreduce AR on R { algorithm swing(bandwidth); }\n",
+		 "0 chunks travel in messages that are not one run of the buffer (packed), 192 in "
+		 "the schedule's own order"},
+		{"topology T = torus(3, 3);\ncollective allreduce AR on T { algorithm bucket; }\n",
+		 "0 chunks travel in messages that are not one run of the buffer (packed), 432 in "
+		 "the schedule's own order"},
+		{"topology T = torus(4, 4);\n"
+		 "group G on T { translate; map (x, y) -> (-x, -y); map (x, y) -> (y, x); }\n"
+		 "tree B = bfs(T, root (0, 0));\n"
+		 "collective allreduce AR on T { algorithm symmetric(trees B, group G); }\n",
+		 "1280 chunks travel in messages that are not one run of the buffer (packed), 1792 in "
+		 "the schedule's own order"},
+		/* alltoall chunks stay in their pair's block: nothing better than Bruck's own */
+		{"topology R = ring(7);\ncollective alltoall AR on R { algorithm bruck; }\n",
+		 "63 chunks travel in messages that are not one run of the buffer (packed), 63 in "
+		 "the schedule's own order"},
+		{"topology R = ring(16);\ncollective allreduce AR on R { algorithm ring; }\n",
+		 "0 chunks travel in messages that are not one run of the buffer (packed), 0 in "
+		 "the schedule's own order"},
+	};
+	for (size_t i = 0; i < countof(cases); i++) {
+		char *c = chunk_order_note(cases[i].text);
+		assert_named(c && strstr(c, cases[i].note), __LINE__, __FILE__,
+		             "case %zu: wanted \"%s\" in the generated file", i, cases[i].note);
+		free(c);
+	}
+	/* the schedule on a ring of 8: pairs {0, 2}, {1, 5} ... travel together */
+	char *c = chunk_order_note(cases[0].text);
+	char *q = c ? strstr(c, "chunk_piece[16] = {") : NULL;
+	int piece[16] = {0}, n = 0;
+	for (q = q ? strchr(q, '{') + 1 : NULL; q && n < 16; n++) {
+		piece[n] = (int)strtol(q, &q, 10);
+		q += strspn(q, ", \n\t");
+	}
+	assert_named(n == 16 && abs(piece[0] - piece[2]) == 1 && abs(piece[1] - piece[5]) == 1 &&
+	             abs(piece[3] - piece[8]) == 1 && abs(piece[11] - piece[14]) == 1,
+	             __LINE__, __FILE__, "SP on a ring of 8: paired chunks are not neighbours");
+	free(c);
 }
 
 static void
@@ -162,5 +233,6 @@ CU_TestInfo mpi_tests[] = {
 	{"rank-space algorithms against MPI, 2..16 ranks", test_rank_space},
 	{"torus algorithms and SP against MPI", test_torus},
 	{"a communicator of the wrong size", test_wrong_size},
+	{"chunk order: messages as runs of the buffer", test_chunk_order},
 	CU_TEST_INFO_NULL,
 };
