@@ -230,6 +230,35 @@ test_arbitration(void)
 	arena_free(&x.a);
 }
 
+/* A round whose third message shares a link with the first: the fast path
+ * has computed the first two when it finds out, and must leave no trace of
+ * them; the event loop's results, counts not doubled. */
+static void
+test_lone_then_shared(void)
+{
+	Hand x;
+	int64_t s = sim_ser_ps(4096, 400000000000), d = 400000;
+	hand_init(&x, 4, 4096);
+	hand_msg(&x, 0, 0, 1, 1, 2, 0, NULL); /* link 0 */
+	hand_msg(&x, 0, 2, 3, 1, 2, 0, NULL); /* link 2 */
+	hand_msg(&x, 0, 0, 2, 1, 2, 0, NULL); /* links 0 and 1 */
+	SimResult r = hand_run(&x, 2 * 4096, SIM_PACKET, SIM_ROUNDS);
+	SimResult ev = hand_run(&x, 2 * 4096, SIM_PACKET, SIM_DEPS);
+	/* link 0 sends the first message's packet, then the third's */
+	CU_ASSERT_EQUAL(r.time_ps, 2 * s + d + s + d);
+	CU_ASSERT_EQUAL(r.time_ps, ev.time_ps);
+	CU_ASSERT_EQUAL(r.link_bytes[0], 2 * 4096);
+	CU_ASSERT_EQUAL(r.link_bytes[1], 4096);
+	CU_ASSERT_EQUAL(r.link_bytes[2], 4096);
+	CU_ASSERT_EQUAL(r.link_busy[0], (double)(2 * s) * 1e-12);
+	for (int l = 0; l < 3; l++) {
+		CU_ASSERT_EQUAL(r.link_bytes[l], ev.link_bytes[l]);
+		CU_ASSERT_EQUAL(r.link_busy[l], ev.link_busy[l]);
+	}
+	CU_ASSERT_EQUAL(r.energy_j, ev.energy_j);
+	arena_free(&x.a);
+}
+
 /* The contention-free time of each round: its slowest message alone. */
 static int64_t
 alone(const SimNet *n, const SimColl *c, int m, int64_t bytes)
@@ -471,6 +500,9 @@ test_energy(void)
 	CU_ASSERT_EQUAL(r.link_bytes[1], 1000);
 	SimResult f = hand_run(&x, 1000, SIM_FLOW, SIM_ROUNDS);
 	CU_ASSERT_EQUAL(f.energy_j, r.energy_j);
+	/* flow mode counts the links' bytes too, and their time at full rate */
+	CU_ASSERT_EQUAL(f.link_bytes[1], 1000);
+	CU_ASSERT_EQUAL(f.link_busy[1], 8000 / 4e11);
 	arena_free(&x.a);
 }
 
@@ -495,6 +527,7 @@ CU_TestInfo sim_tests[] = {
 	{"one message over h hops: the closed form to the picosecond", test_single_message},
 	{"ring allreduce on ring(2..16): one packet and pipelined forms", test_ring_allreduce},
 	{"arbitration: round-robin between messages on a link", test_arbitration},
+	{"a round found to share a link after lone messages: no trace", test_lone_then_shared},
 	{"contention on a torus: halving-doubling yes, SP no", test_contention_torus},
 	{"SP reaches the goodput bound (8x8, 64x16, 128x8, 256x4)", test_sp_goodput},
 	{"SP beats Bucket at 64 KiB by about the round ratio", test_sp_vs_bucket},
