@@ -120,6 +120,12 @@ heap_pop(Heap *h)
 	return top;
 }
 
+typedef struct Cut {
+	int64_t num, den;  /* the fraction of the vector */
+	int64_t size, last;
+	int npkt;
+} Cut;
+
 typedef struct Run {
 	const SimNet *net;
 	const SimColl *c;
@@ -146,9 +152,7 @@ typedef struct Run {
 	int *stamp;            /* lone messages: the round (+1) that last used each link */
 	int64_t *saved_busy_ps, *saved_bytes; /* and the link's counts before it */
 	int64_t memo_b, memo_bw, memo_ser; /* packet_ps's one remembered size */
-	int64_t memo_msg, memo_last;       /* packets' one remembered size */
-	int memo_npkt;
-	int64_t memo_num, memo_den, memo_size; /* msg_size's one remembered fraction */
+	Cut cut;                           /* msg_cut's one remembered fraction */
 	bool *busy;
 	int64_t *red_free; /* per node: the reduction engine is free from */
 	double *red_free_s;
@@ -158,7 +162,7 @@ typedef struct Run {
 
 /* Serialization of a packet; the full-MTU time is per link, and messages of
  * a round are mostly one size, so one remembered odd size covers the rest. */
-static int64_t
+static inline int64_t
 packet_ps(Run *r, int64_t b, int l)
 {
 	if (b == r->net->mtu)
@@ -172,33 +176,24 @@ packet_ps(Run *r, int64_t b, int l)
 	return r->memo_ser;
 }
 
-/* A message of b bytes is k packets: k - 1 of an MTU and a last one. The
- * division is remembered: a round's messages are mostly one size. */
-static int
-packets(Run *r, int64_t b, int64_t *last)
-{
-	if (b != r->memo_msg) {
-		r->memo_msg = b;
-		r->memo_npkt = (int)((b + r->net->mtu - 1) / r->net->mtu);
-		r->memo_last = b - (int64_t)(r->memo_npkt - 1) * r->net->mtu;
-	}
-	*last = r->memo_last;
-	return r->memo_npkt;
-}
-
-/* The bytes of message m. Messages come mostly in runs of one fraction, so
- * one remembered fraction spares the 128-bit division (and a per-message
- * array that would be written and read once per run). */
-static int64_t
-msg_size(Run *r, int m)
+/* Message m's bytes and packets: npkt = ceil(size / mtu), npkt - 1 of an MTU
+ * and a last one. Messages come mostly in runs of one fraction, so one
+ * remembered fraction spares the divisions (and per-message arrays that
+ * would be written and read once per run). */
+static inline const Cut *
+msg_cut(Run *r, int m)
 {
 	const SimMsg *msg = &r->c->msg[m];
-	if (msg->num != r->memo_num || msg->den != r->memo_den) {
-		r->memo_num = msg->num;
-		r->memo_den = msg->den;
-		r->memo_size = sim_msg_bytes(msg, r->bytes);
+	Cut *k = &r->cut;
+	if (msg->num != k->num || msg->den != k->den) {
+		int64_t mtu = r->net->mtu;
+		k->num = msg->num;
+		k->den = msg->den;
+		k->size = sim_msg_bytes(msg, r->bytes);
+		k->npkt = (int)((k->size + mtu - 1) / mtu);
+		k->last = k->size - (int64_t)(k->npkt - 1) * mtu;
 	}
-	return r->memo_size;
+	return k;
 }
 
 static void
@@ -259,7 +254,7 @@ complete_ps(Run *r, int m, int64_t t)
 	const SimMsg *msg = &r->c->msg[m];
 	if (msg->reduce && r->o->reduce_rate > 0) {
 		int node = r->c->rank_node[msg->dst];
-		int64_t cost = (int64_t)ceil((double)msg_size(r, m) * 1e12 / r->o->reduce_rate);
+		int64_t cost = (int64_t)ceil((double)msg_cut(r, m)->size * 1e12 / r->o->reduce_rate);
 		if (r->red_free[node] > t)
 			t = r->red_free[node];
 		t += cost;
@@ -345,38 +340,48 @@ drain(Run *r)
  * exactly what the event loop computes for a message alone, in the same
  * integer picoseconds. This is what makes rings of a thousand ranks fast.
  *
- * Both are done in one pass over the round (its messages are read from
+ * The check and the computation share one pass over the round (read from
  * memory once): run_lone_round computes each message as lone while checking
  * that it shares no link with those before it; on the first shared link it
  * puts the links' counts back as they were and the round goes to the event
- * loop.
+ * loop. run_alone gives when message m, leaving at t, arrives.
  */
-static void
+static int64_t
 run_alone(Run *r, int m, int64_t t)
 {
 	const SimMsg *msg = &r->c->msg[m];
-	int64_t lastb;
-	int np = packets(r, msg_size(r, m), &lastb);
-	int64_t deliver = t;
+	const Cut *cut = msg_cut(r, m);
+	int nhop = msg->nhop, np = cut->npkt;
+	if (np == 0 || nhop == 0)
+		return t;
+	/* locals: the compiler cannot tell the link arrays from Run's fields */
 	const int *route = r->c->hops + msg->hop;
-	for (int k = 0; k < np && msg->nhop > 0; k++) {
-		int64_t b = k == np - 1 ? lastb : r->net->mtu;
-		int64_t arrive = t; /* every packet is at the first link at t */
-		for (int j = 0; j < msg->nhop; j++) {
+	const int64_t *hop_ps = r->hop_ps, mtu = r->net->mtu, lastb = cut->last;
+	int64_t *done = r->done_ps_link, *busy = r->busy_ps, *bytes = r->link_bytes;
+	if (nhop == 1) {
+		/* one link: the packets leave back to back (the recurrence summed) */
+		int l = route[0];
+		int64_t ser = (np - 1) * r->full_ser[l] + packet_ps(r, lastb, l);
+		busy[l] += ser;
+		bytes[l] += cut->size;
+		return t + ser + hop_ps[l];
+	}
+	int64_t arrive = t;
+	for (int k = 0; k < np; k++) {
+		int64_t b = k == np - 1 ? lastb : mtu;
+		arrive = t; /* every packet is at the first link at t */
+		for (int j = 0; j < nhop; j++) {
 			int l = route[j];
 			int64_t ser = packet_ps(r, b, l);
-			int64_t free_at = k == 0 ? t : r->done_ps_link[l];
-			int64_t leave = (arrive > free_at ? arrive : free_at) + ser;
-			r->done_ps_link[l] = leave;
-			r->busy_ps[l] += ser;
-			r->link_bytes[l] += b;
-			arrive = leave + r->hop_ps[l];
+			/* the link is free for the first packet; later ones wait for it */
+			int64_t leave = (k > 0 && done[l] > arrive ? done[l] : arrive) + ser;
+			done[l] = leave;
+			busy[l] += ser;
+			bytes[l] += b;
+			arrive = leave + hop_ps[l];
 		}
-		deliver = arrive;
 	}
-	/* what complete_ps does in round mode without reduction cost */
-	if (deliver > r->latest_ps)
-		r->latest_ps = deliver;
+	return arrive;
 }
 
 /* Puts back the counts of every link that messages first..last (inclusive)
@@ -401,26 +406,35 @@ static int
 run_lone_round(Run *r, int first, int64_t t, int mark, bool *lone)
 {
 	const SimColl *c = r->c;
-	int round = first < c->nmsg ? c->msg[first].round : -1, m = first;
+	const SimMsg *msg = c->msg;
+	int *stamp = r->stamp;
+	int64_t *saved_busy = r->saved_busy_ps, *saved_bytes = r->saved_bytes;
+	int round = first < c->nmsg ? msg[first].round : -1, m = first;
+	int64_t latest = r->latest_ps;
 	bool alone = r->o->reduce_rate <= 0;
-	for (; m < c->nmsg && c->msg[m].round == round; m++) {
+	for (; m < c->nmsg && msg[m].round == round; m++) {
 		if (!alone)
 			continue;
-		const int *route = c->hops + c->msg[m].hop;
-		for (int j = 0; alone && j < c->msg[m].nhop; j++) {
+		const int *route = c->hops + msg[m].hop;
+		for (int j = 0; alone && j < msg[m].nhop; j++) {
 			int l = route[j];
-			alone = r->stamp[l] != mark;
+			alone = stamp[l] != mark;
 			if (alone) {
-				r->stamp[l] = mark;
-				r->saved_busy_ps[l] = r->busy_ps[l];
-				r->saved_bytes[l] = r->link_bytes[l];
+				stamp[l] = mark;
+				saved_busy[l] = r->busy_ps[l];
+				saved_bytes[l] = r->link_bytes[l];
 			}
 		}
-		if (alone)
-			run_alone(r, m, t);
-		else
+		if (alone) {
+			/* what complete_ps does in round mode without reduction cost */
+			int64_t arrive = run_alone(r, m, t);
+			if (arrive > latest)
+				latest = arrive;
+		} else {
 			undo_lone(r, first, m, mark);
+		}
 	}
+	r->latest_ps = latest;
 	*lone = alone;
 	return m;
 }
@@ -448,7 +462,7 @@ prepare_events(Run *r)
 	r->npkt = xcalloc((size_t)c->nmsg, sizeof *r->npkt);
 	r->last = xcalloc((size_t)c->nmsg, sizeof *r->last);
 	for (int m = 0; m < c->nmsg; m++)
-		r->npkt[m] = packets(r, msg_size(r, m), &r->last[m]);
+		r->npkt[m] = msg_cut(r, m)->npkt, r->last[m] = msg_cut(r, m)->last;
 	for (int m = 0; m < c->nmsg; m++)
 		for (int j = 0; j < c->msg[m].nhop; j++) {
 			r->emsg[r->eoff[m] + j] = m;
@@ -687,7 +701,7 @@ static void
 start_flow(Run *r, Flows *f, int m, double t)
 {
 	const SimMsg *msg = &r->c->msg[m];
-	int64_t bytes = msg_size(r, m);
+	int64_t bytes = msg_cut(r, m)->size;
 	if (bytes == 0 || msg->nhop == 0) {
 		complete_s(r, f, m, (double)bytes, t);
 		return;
