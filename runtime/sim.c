@@ -80,6 +80,11 @@ ev_less(const Ev *a, const Ev *b)
 	return a->t < b->t || (a->t == b->t && a->ord < b->ord);
 }
 
+/* A 4-ary heap: half the depth of a binary one, and a node's children
+ * share cache lines. (t, ord) orders events totally, so any heap pops them
+ * in the same order. */
+enum { HEAP_ARITY = 4 };
+
 static void
 heap_push(Heap *h, int64_t t, int kind, int id)
 {
@@ -90,7 +95,7 @@ heap_push(Heap *h, int64_t t, int kind, int id)
 	Ev e = {t, (uint64_t)kind << 60 | h->seq++, id};
 	size_t i = h->n++;
 	while (i > 0) {
-		size_t p = (i - 1) / 2;
+		size_t p = (i - 1) / HEAP_ARITY;
 		if (!ev_less(&e, &h->v[p]))
 			break;
 		h->v[i] = h->v[p];
@@ -105,15 +110,19 @@ heap_pop(Heap *h)
 	Ev top = h->v[0], last = h->v[--h->n];
 	size_t i = 0;
 	for (;;) {
-		size_t c = 2 * i + 1;
+		size_t c = HEAP_ARITY * i + 1, end = c + HEAP_ARITY;
 		if (c >= h->n)
 			break;
-		if (c + 1 < h->n && ev_less(&h->v[c + 1], &h->v[c]))
-			c++;
-		if (!ev_less(&h->v[c], &last))
+		if (end > h->n)
+			end = h->n;
+		size_t best = c;
+		for (size_t k = c + 1; k < end; k++)
+			if (ev_less(&h->v[k], &h->v[best]))
+				best = k;
+		if (!ev_less(&h->v[best], &last))
 			break;
-		h->v[i] = h->v[c];
-		i = c;
+		h->v[i] = h->v[best];
+		i = best;
 	}
 	if (h->n)
 		h->v[i] = last;
