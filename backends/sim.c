@@ -336,6 +336,8 @@ round_deps(const Sched *s, const Keys *ks, const int *by_dst, const int *fix, in
 			}
 		}
 	}
+	if (*ndep == 0)
+		return 0; /* (and *deps may be NULL, which qsort must not see) */
 	qsort(*deps, (size_t)*ndep, sizeof **deps, dep_order);
 	int n = 0;
 	for (int i = 0; i < *ndep; i++)
