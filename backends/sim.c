@@ -4,7 +4,7 @@
  * with dependencies derived from the chunks. Symmetric ones are expanded
  * when that is small; otherwise, when the group holds every translation,
  * the messages are the translates of those leaving node 0 (no chunk lists,
- * so 64x64 SP fits), and their dependencies are not derived.
+ * so 64x64 SP fits), and so are their dependencies (round_deps).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -177,6 +177,26 @@ keys_hash(const int *k, int n)
 	return h;
 }
 
+/* The slot of key k: where it is, or the empty slot where it would go. */
+static unsigned
+keys_probe(const Keys *ks, const int *k, int n)
+{
+	unsigned h = keys_hash(k, n) & (unsigned)(ks->nslot - 1);
+	for (; ks->slot[h]; h = (h + 1) & (unsigned)(ks->nslot - 1)) {
+		const int *x = ks->data + ks->off[ks->slot[h] - 1];
+		if (x[1] + 2 == n && memcmp(x, k, (size_t)n * sizeof *k) == 0)
+			break;
+	}
+	return h;
+}
+
+/* The index of key k, or -1. */
+static int
+keys_find(const Keys *ks, const int *k, int n)
+{
+	return ks->nslot ? ks->slot[keys_probe(ks, k, n)] - 1 : -1;
+}
+
 static void
 keys_add(Keys *ks, const int *k, int n)
 {
@@ -192,13 +212,10 @@ keys_add(Keys *ks, const int *k, int n)
 			ks->slot[h] = i + 1;
 		}
 	}
-	unsigned h = keys_hash(k, n) & (unsigned)(ks->nslot - 1);
-	for (; ks->slot[h]; h = (h + 1) & (unsigned)(ks->nslot - 1)) {
-		const int *x = ks->data + ks->off[ks->slot[h] - 1];
-		if (x[1] + 2 == n && memcmp(x, k, (size_t)n * sizeof *k) == 0) {
-			ks->count[ks->slot[h] - 1]++;
-			return;
-		}
+	unsigned h = keys_probe(ks, k, n);
+	if (ks->slot[h]) {
+		ks->count[ks->slot[h] - 1]++;
+		return;
 	}
 	if (ks->n == ks->cap) {
 		ks->cap = ks->cap ? 2 * ks->cap : 64;
@@ -217,11 +234,9 @@ keys_add(Keys *ks, const int *k, int n)
 }
 
 static void
-keys_clear(Keys *ks)
+keys_free(Keys *ks)
 {
-	if (ks->slot)
-		memset(ks->slot, 0, (size_t)ks->nslot * sizeof *ks->slot);
-	ks->n = ks->len = 0;
+	free(ks->data), free(ks->off), free(ks->count), free(ks->slot);
 }
 
 /* The elements fixing node 0, when with the translations they make the
@@ -240,58 +255,180 @@ stabilizer(const Group *g, const Topo *t, int *fix)
 	return g->affine && (long)n * t->nnode == g->order ? n : 0;
 }
 
+/* The key (op, length, links) of base transfer x under the element
+ * f o (translation by -delta), translated back so that it leaves node 0;
+ * *from is the node it leaves. Its length. */
+static int
+image_key(const Sched *s, const BaseXfer *x, const int *delta, int f, int *key, int *from)
+{
+	const Topo *t = s->topo;
+	int len = sched_route_len(s, x->route);
+	int *moved = key + 2, at[MAX_DIMS];
+	translate_route(t, s->route_link + s->route_off[x->route], moved, len, delta, -1);
+	for (int k = 0; k < len; k++)
+		moved[k] = group_link(s->group, f, moved[k]);
+	*from = group_node(s->group, f, translate(t, x->src, delta, -1));
+	topo_coords(t, *from, at);
+	translate_route(t, moved, moved, len, at, -1);
+	key[0] = x->op;
+	key[1] = len;
+	return len + 2;
+}
+
+/* A dependency of node 0's message `key` (of its round): message `idx` of
+ * round `round`, leaving node `node`. */
+typedef struct Dep {
+	int key, round, node, idx;
+} Dep;
+
+static int
+dep_order(const void *pa, const void *pb)
+{
+	const Dep *a = pa, *b = pb;
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	if (a->round != b->round)
+		return a->round < b->round ? -1 : 1;
+	if (a->node != b->node)
+		return a->node < b->node ? -1 : 1;
+	return (a->idx > b->idx) - (a->idx < b->idx);
+}
+
+/*
+ * The dependencies of node 0's messages in round r, sorted by key, without
+ * repeats. As in explicit_coll, the copy of base transfer x by element e
+ * waits for every earlier copy by e of a transfer y of the same tree into
+ * x's sender (y.dst == x.src): they deliver the chunk (tree, e). For node
+ * 0's messages e = f o (translation by -x.src), f fixing node 0; the copy of
+ * y by e leaves node w = e(y.src) with key e(y) translated by -w. A message
+ * of node v waits for the translates by v. -1 when a key is not found (the
+ * group is not what stabilizer() checked).
+ */
+static int
+round_deps(const Sched *s, const Keys *ks, const int *by_dst, const int *fix, int nfix, int r,
+           int *key, Dep **deps, int *ndep, int *cap)
+{
+	const Topo *t = s->topo;
+	*ndep = 0;
+	for (int i = 0; i < s->nbase; i++) {
+		const BaseXfer *x = &s->base[i];
+		if (x->round != r)
+			continue;
+		int delta[MAX_DIMS], from;
+		topo_coords(t, x->src, delta);
+		const int *ys = by_dst + by_dst[x->tree * t->nnode + x->src];
+		const int *yend = by_dst + by_dst[x->tree * t->nnode + x->src + 1];
+		for (int f = 0; f < nfix; f++) {
+			int xk = keys_find(&ks[r], key, image_key(s, x, delta, fix[f], key, &from));
+			for (const int *y = ys; y < yend; y++) {
+				const BaseXfer *by = &s->base[*y];
+				if (by->round >= r)
+					continue;
+				int n = image_key(s, by, delta, fix[f], key, &from);
+				Dep d = {xk, by->round, from, keys_find(&ks[by->round], key, n)};
+				if (d.key < 0 || d.idx < 0)
+					return -1;
+				if (*ndep == *cap) {
+					*cap = *cap ? 2 * *cap : 256;
+					*deps = xrealloc(*deps, (size_t)*cap * sizeof **deps);
+				}
+				(*deps)[(*ndep)++] = d;
+			}
+		}
+	}
+	if (*ndep == 0)
+		return 0; /* (and *deps may be NULL, which qsort must not see) */
+	qsort(*deps, (size_t)*ndep, sizeof **deps, dep_order);
+	int n = 0;
+	for (int i = 0; i < *ndep; i++)
+		if (n == 0 || dep_order(&(*deps)[n - 1], &(*deps)[i]) != 0)
+			(*deps)[n++] = (*deps)[i];
+	*ndep = n;
+	return 0;
+}
+
+/* Offsets into by_dst (then the lists): the base transfers of each (tree,
+ * node) into that node, in base order. */
+static int *
+base_by_dst(const Sched *s)
+{
+	int nkey = s->ntree * s->topo->nnode;
+	int *by = xcalloc((size_t)nkey + 1 + (size_t)s->nbase, sizeof *by);
+	for (int i = 0; i < s->nbase; i++)
+		by[s->base[i].tree * s->topo->nnode + s->base[i].dst + 1]++;
+	by[0] = nkey + 1;
+	for (int k = 0; k < nkey; k++)
+		by[k + 1] += by[k];
+	int *fill = xcalloc((size_t)nkey, sizeof *fill);
+	for (int i = 0; i < s->nbase; i++) {
+		int k = s->base[i].tree * s->topo->nnode + s->base[i].dst;
+		by[by[k] + fill[k]++] = i;
+	}
+	free(fill);
+	return by;
+}
+
 static void
 translates_coll(Arena *a, const Sched *s, const int *fix, int nfix, SimColl *c)
 {
 	const Topo *t = s->topo;
-	const Group *g = s->group;
 	Out o = {.a = a};
 	int64_t mult = s->kind == CK_ALLTOALL ? s->nrank : 1;
 	int *key = xmalloc(((size_t)t->nnode + 3) * sizeof *key);
-	int *moved = xmalloc(((size_t)t->nnode + 1) * sizeof *moved);
 	int *links = xmalloc(((size_t)t->nnode + 1) * sizeof *links);
-	Keys ks = {0};
+	/* every round's keys first: dependencies point into earlier rounds */
+	Keys *ks = xcalloc((size_t)s->nround + 1, sizeof *ks);
+	int *first = xcalloc((size_t)s->nround + 1, sizeof *first); /* message index */
+	for (int i = 0; i < s->nbase; i++) {
+		const BaseXfer *x = &s->base[i];
+		int delta[MAX_DIMS], from;
+		topo_coords(t, x->src, delta);
+		for (int f = 0; f < nfix; f++)
+			keys_add(&ks[x->round], key, image_key(s, x, delta, fix[f], key, &from));
+	}
+	for (int r = 0; r < s->nround; r++)
+		first[r + 1] = first[r] + t->nnode * ks[r].n;
+	int *by_dst = base_by_dst(s);
+	Dep *deps = NULL;
+	int ndep = 0, capdep = 0;
+	c->has_deps = true;
 	for (int r = 0; r < s->nround; r++) {
-		keys_clear(&ks);
-		for (int i = 0; i < s->nbase; i++) {
-			const BaseXfer *x = &s->base[i];
-			if (x->round != r)
-				continue;
-			int len = sched_route_len(s, x->route);
-			int delta[MAX_DIMS];
-			topo_coords(t, x->src, delta);
-			translate_route(t, s->route_link + s->route_off[x->route], moved, len, delta, -1);
-			key[0] = x->op;
-			key[1] = len;
-			for (int f = 0; f < nfix; f++) {
-				for (int k = 0; k < len; k++)
-					key[k + 2] = group_link(g, fix[f], moved[k]);
-				keys_add(&ks, key, len + 2);
-			}
+		if (c->has_deps && round_deps(s, ks, by_dst, fix, nfix, r, key, &deps, &ndep,
+		                              &capdep) != 0) {
+			c->has_deps = false;
+			o.ndep = 0;
+			for (int m = 0; m < o.nmsg; m++)
+				o.msg[m].ndep = o.msg[m].dep = 0;
 		}
 		for (int v = 0; v < t->nnode; v++) {
 			int delta[MAX_DIMS];
 			topo_coords(t, v, delta);
-			for (int i = 0; i < ks.n; i++) {
-				const int *k = ks.data + ks.off[i];
+			for (int i = 0, d = 0; i < ks[r].n; i++) {
+				const int *k = ks[r].data + ks[r].off[i];
 				int len = k[1];
 				translate_route(t, k + 2, links, len, delta, +1);
 				SimMsg m = {.round = r, .src = s->node_rank[v],
 				            .dst = s->node_rank[len ? t->link[links[len - 1]].dst : v],
-				            .num = (int64_t)ks.count[i] * mult, .den = s->nchunk,
-				            .reduce = k[0] == X_REDUCE, .nhop = len};
+				            .num = (int64_t)ks[r].count[i] * mult, .den = s->nchunk,
+				            .reduce = k[0] == X_REDUCE, .nhop = len, .dep = o.ndep};
+				for (; c->has_deps && d < ndep && deps[d].key == i; d++, m.ndep++) {
+					const Dep *e = &deps[d];
+					int w = translate(t, e->node, delta, +1);
+					VEC_PUSH(a, o.deps, o.ndep, o.capdep,
+					         first[e->round] + w * ks[e->round].n + e->idx);
+				}
 				add_msg(&o, m, links);
 			}
 		}
 	}
-	free(ks.data), free(ks.off), free(ks.count), free(ks.slot);
-	free(key), free(moved), free(links);
-	c->has_deps = false;
+	for (int r = 0; r < s->nround; r++)
+		keys_free(&ks[r]);
+	free(ks), free(first), free(by_dst), free(deps), free(key), free(links);
 	finish(&o, c);
 }
 
 static int
-coll_of_sched(Arena *a, const Sched *s, SimColl *c)
+coll_of_sched(Arena *a, const Sched *s, long expand_limit, SimColl *c)
 {
 	c->name = s->name;
 	c->kind = coll_kind_name[s->kind];
@@ -304,7 +441,7 @@ coll_of_sched(Arena *a, const Sched *s, SimColl *c)
 		return 0;
 	}
 	const Group *g = s->group;
-	if ((long)s->nbase * g->order <= EXPAND_LIMIT) {
+	if ((long)s->nbase * g->order <= expand_limit) {
 		Arena tmp = {0};
 		explicit_coll(a, sched_expand(&tmp, s), c);
 		arena_free(&tmp);
@@ -317,8 +454,8 @@ coll_of_sched(Arena *a, const Sched *s, SimColl *c)
 	free(fix);
 	if (!nfix) {
 		error_at(s->loc, "'%s' is too large for the simulator: %ld copies of base transfers "
-		         "to expand (at most %d unless its group holds every translation of a torus)",
-		         s->name, (long)s->nbase * g->order, EXPAND_LIMIT);
+		         "to expand (at most %ld unless its group holds every translation of a torus)",
+		         s->name, (long)s->nbase * g->order, expand_limit);
 		return -1;
 	}
 	return 0;
@@ -326,6 +463,12 @@ coll_of_sched(Arena *a, const Sched *s, SimColl *c)
 
 int
 sim_from_scheds(Arena *a, const Sched *const *s, int n, SimNet *out)
+{
+	return sim_from_scheds_limit(a, s, n, EXPAND_LIMIT, out);
+}
+
+int
+sim_from_scheds_limit(Arena *a, const Sched *const *s, int n, long expand_limit, SimNet *out)
 {
 	memset(out, 0, sizeof *out);
 	if (n == 0) {
@@ -362,7 +505,7 @@ sim_from_scheds(Arena *a, const Sched *const *s, int n, SimNet *out)
 	out->ncoll = n;
 	out->coll = arena_array(a, (size_t)n, sizeof *out->coll);
 	for (int i = 0; i < n; i++)
-		if (coll_of_sched(a, s[i], &out->coll[i]) != 0)
+		if (coll_of_sched(a, s[i], expand_limit, &out->coll[i]) != 0)
 			return -1;
 	return 0;
 }

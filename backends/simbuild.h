@@ -10,5 +10,10 @@
 /* The network of the schedules' topology with one collective per schedule
  * (all on one topology). 0, or -1 after reporting. */
 int sim_from_scheds(Arena *, const Sched *const *, int n, SimNet *);
+/* The same, expanding symmetric schedules only up to expand_limit (base
+ * transfer, element) pairs (sim_from_scheds: 2^22); larger ones whose group
+ * holds every translation of a torus become translates of node 0's
+ * messages. Tests use it to take that way on small tori. */
+int sim_from_scheds_limit(Arena *, const Sched *const *, int n, long expand_limit, SimNet *);
 
 #endif

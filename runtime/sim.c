@@ -80,6 +80,11 @@ ev_less(const Ev *a, const Ev *b)
 	return a->t < b->t || (a->t == b->t && a->ord < b->ord);
 }
 
+/* A 4-ary heap: half the depth of a binary one, and a node's children
+ * share cache lines. (t, ord) orders events totally, so any heap pops them
+ * in the same order. */
+enum { HEAP_ARITY = 4 };
+
 static void
 heap_push(Heap *h, int64_t t, int kind, int id)
 {
@@ -90,7 +95,7 @@ heap_push(Heap *h, int64_t t, int kind, int id)
 	Ev e = {t, (uint64_t)kind << 60 | h->seq++, id};
 	size_t i = h->n++;
 	while (i > 0) {
-		size_t p = (i - 1) / 2;
+		size_t p = (i - 1) / HEAP_ARITY;
 		if (!ev_less(&e, &h->v[p]))
 			break;
 		h->v[i] = h->v[p];
@@ -105,20 +110,30 @@ heap_pop(Heap *h)
 	Ev top = h->v[0], last = h->v[--h->n];
 	size_t i = 0;
 	for (;;) {
-		size_t c = 2 * i + 1;
+		size_t c = HEAP_ARITY * i + 1, end = c + HEAP_ARITY;
 		if (c >= h->n)
 			break;
-		if (c + 1 < h->n && ev_less(&h->v[c + 1], &h->v[c]))
-			c++;
-		if (!ev_less(&h->v[c], &last))
+		if (end > h->n)
+			end = h->n;
+		size_t best = c;
+		for (size_t k = c + 1; k < end; k++)
+			if (ev_less(&h->v[k], &h->v[best]))
+				best = k;
+		if (!ev_less(&h->v[best], &last))
 			break;
-		h->v[i] = h->v[c];
-		i = c;
+		h->v[i] = h->v[best];
+		i = best;
 	}
 	if (h->n)
 		h->v[i] = last;
 	return top;
 }
+
+typedef struct Cut {
+	int64_t num, den;  /* the fraction of the vector */
+	int64_t size, last;
+	int npkt;
+} Cut;
 
 typedef struct Run {
 	const SimNet *net;
@@ -127,7 +142,7 @@ typedef struct Run {
 	int64_t bytes;
 	SimResult *res;
 	/* messages */
-	int64_t *mbytes, *last;
+	int64_t *last;
 	int64_t latest_ps; /* the latest completion so far (of the round, in round mode) */
 	double *done_s;
 	int *npkt, *delivered, *eoff;
@@ -139,11 +154,14 @@ typedef struct Run {
 	int *emsg, *elink, *w, *sent, *enext;
 	/* links */
 	int *head, *tail, *cur;
-	int64_t *curb, *full_ser, *hop_ps, *busy_ps;
+	int64_t *full_ser, *hop_ps, *busy_ps;
+	int64_t *link_bytes; /* exact; copied to the result's doubles at the end */
+	int64_t *round_end_ps; /* deps mode: the latest arrival of each round */
 	int64_t *done_ps_link; /* lone messages: when each link last finished a packet */
+	int *stamp;            /* lone messages: the round (+1) that last used each link */
+	int64_t *saved_busy_ps, *saved_bytes; /* and the link's counts before it */
 	int64_t memo_b, memo_bw, memo_ser; /* packet_ps's one remembered size */
-	int64_t memo_msg, memo_last;       /* packets' one remembered size */
-	int memo_npkt;
+	Cut cut;                           /* msg_cut's one remembered fraction */
 	bool *busy;
 	int64_t *red_free; /* per node: the reduction engine is free from */
 	double *red_free_s;
@@ -153,7 +171,7 @@ typedef struct Run {
 
 /* Serialization of a packet; the full-MTU time is per link, and messages of
  * a round are mostly one size, so one remembered odd size covers the rest. */
-static int64_t
+static inline int64_t
 packet_ps(Run *r, int64_t b, int l)
 {
 	if (b == r->net->mtu)
@@ -167,18 +185,24 @@ packet_ps(Run *r, int64_t b, int l)
 	return r->memo_ser;
 }
 
-/* A message of b bytes is k packets: k - 1 of an MTU and a last one. The
- * division is remembered: a round's messages are mostly one size. */
-static int
-packets(Run *r, int64_t b, int64_t *last)
+/* Message m's bytes and packets: npkt = ceil(size / mtu), npkt - 1 of an MTU
+ * and a last one. Messages come mostly in runs of one fraction, so one
+ * remembered fraction spares the divisions (and per-message arrays that
+ * would be written and read once per run). */
+static inline const Cut *
+msg_cut(Run *r, int m)
 {
-	if (b != r->memo_msg) {
-		r->memo_msg = b;
-		r->memo_npkt = (int)((b + r->net->mtu - 1) / r->net->mtu);
-		r->memo_last = b - (int64_t)(r->memo_npkt - 1) * r->net->mtu;
+	const SimMsg *msg = &r->c->msg[m];
+	Cut *k = &r->cut;
+	if (msg->num != k->num || msg->den != k->den) {
+		int64_t mtu = r->net->mtu;
+		k->num = msg->num;
+		k->den = msg->den;
+		k->size = sim_msg_bytes(msg, r->bytes);
+		k->npkt = (int)((k->size + mtu - 1) / mtu);
+		k->last = k->size - (int64_t)(k->npkt - 1) * mtu;
 	}
-	*last = r->memo_last;
-	return r->memo_npkt;
+	return k;
 }
 
 static void
@@ -210,7 +234,7 @@ pick(Run *r, int l, int64_t t)
 	r->busy[l] = true;
 	r->cur[l] = e;
 	r->busy_ps[l] += ser;
-	r->res->link_bytes[l] += (double)b;
+	r->link_bytes[l] += b;
 	heap_push(&r->h, t + ser, EV_DONE, l);
 }
 
@@ -231,13 +255,15 @@ progress(Run *r, double done)
 		r->o->progress(r->o->progress_ctx, done);
 }
 
+/* Message m has arrived at t. Round mode needs only the latest arrival (the
+ * round's end); deps mode also keeps each round's and starts dependants. */
 static void
 complete_ps(Run *r, int m, int64_t t)
 {
 	const SimMsg *msg = &r->c->msg[m];
 	if (msg->reduce && r->o->reduce_rate > 0) {
 		int node = r->c->rank_node[msg->dst];
-		int64_t cost = (int64_t)ceil((double)r->mbytes[m] * 1e12 / r->o->reduce_rate);
+		int64_t cost = (int64_t)ceil((double)msg_cut(r, m)->size * 1e12 / r->o->reduce_rate);
 		if (r->red_free[node] > t)
 			t = r->red_free[node];
 		t += cost;
@@ -245,13 +271,12 @@ complete_ps(Run *r, int m, int64_t t)
 	}
 	if (t > r->latest_ps)
 		r->latest_ps = t;
-	double ts = (double)t * 1e-12;
-	if (ts > r->res->round_end[msg->round])
-		r->res->round_end[msg->round] = ts;
-	if (++r->ncompleted % 8192 == 0 && r->o->sync == SIM_DEPS)
-		progress(r, (double)r->ncompleted / r->c->nmsg);
 	if (r->o->sync != SIM_DEPS)
 		return;
+	if (t > r->round_end_ps[msg->round])
+		r->round_end_ps[msg->round] = t;
+	if (++r->ncompleted % 8192 == 0)
+		progress(r, (double)r->ncompleted / r->c->nmsg);
 	for (int i = r->rdep_off[m]; i < r->rdep_off[m + 1]; i++) {
 		int d = r->rdep[i];
 		if (t > r->ready_ps[d])
@@ -323,51 +348,104 @@ drain(Run *r)
  *   D_j(k) = max(D_{j-1}(k) + hop(l_{j-1}), D_j(k-1)) + ser_j(k),
  * exactly what the event loop computes for a message alone, in the same
  * integer picoseconds. This is what makes rings of a thousand ranks fast.
+ *
+ * The check and the computation share one pass over the round (read from
+ * memory once): run_lone_round computes each message as lone while checking
+ * that it shares no link with those before it; on the first shared link it
+ * puts the links' counts back as they were and the round goes to the event
+ * loop. run_alone gives when message m, leaving at t, arrives.
  */
-static bool
-lone_messages(Run *r, int first, int last, int *stamp, int mark)
-{
-	if (r->o->reduce_rate > 0)
-		return false;
-	for (int m = first; m < last; m++) {
-		const SimMsg *msg = &r->c->msg[m];
-		for (int j = 0; j < msg->nhop; j++) {
-			int l = r->c->hops[msg->hop + j];
-			if (stamp[l] == mark)
-				return false;
-			stamp[l] = mark;
-		}
-	}
-	return true;
-}
-
-static void
+static int64_t
 run_alone(Run *r, int m, int64_t t)
 {
 	const SimMsg *msg = &r->c->msg[m];
-	int64_t lastb;
-	int np = packets(r, r->mbytes[m], &lastb);
-	if (np == 0 || msg->nhop == 0) {
-		complete_ps(r, m, t);
-		return;
+	const Cut *cut = msg_cut(r, m);
+	int nhop = msg->nhop, np = cut->npkt;
+	if (np == 0 || nhop == 0)
+		return t;
+	/* locals: the compiler cannot tell the link arrays from Run's fields */
+	const int *route = r->c->hops + msg->hop;
+	const int64_t *hop_ps = r->hop_ps, mtu = r->net->mtu, lastb = cut->last;
+	int64_t *done = r->done_ps_link, *busy = r->busy_ps, *bytes = r->link_bytes;
+	if (nhop == 1) {
+		/* one link: the packets leave back to back (the recurrence summed) */
+		int l = route[0];
+		int64_t ser = (np - 1) * r->full_ser[l] + packet_ps(r, lastb, l);
+		busy[l] += ser;
+		bytes[l] += cut->size;
+		return t + ser + hop_ps[l];
 	}
-	int64_t deliver = t;
+	int64_t arrive = t;
 	for (int k = 0; k < np; k++) {
-		int64_t b = k == np - 1 ? lastb : r->net->mtu;
-		int64_t arrive = t; /* every packet is at the first link at t */
-		for (int j = 0; j < msg->nhop; j++) {
-			int l = r->c->hops[msg->hop + j];
+		int64_t b = k == np - 1 ? lastb : mtu;
+		arrive = t; /* every packet is at the first link at t */
+		for (int j = 0; j < nhop; j++) {
+			int l = route[j];
 			int64_t ser = packet_ps(r, b, l);
-			int64_t free_at = k == 0 ? t : r->done_ps_link[l];
-			int64_t leave = (arrive > free_at ? arrive : free_at) + ser;
-			r->done_ps_link[l] = leave;
-			r->busy_ps[l] += ser;
-			r->res->link_bytes[l] += (double)b;
-			arrive = leave + r->hop_ps[l];
+			/* the link is free for the first packet; later ones wait for it */
+			int64_t leave = (k > 0 && done[l] > arrive ? done[l] : arrive) + ser;
+			done[l] = leave;
+			busy[l] += ser;
+			bytes[l] += b;
+			arrive = leave + hop_ps[l];
 		}
-		deliver = arrive;
 	}
-	complete_ps(r, m, deliver);
+	return arrive;
+}
+
+/* Puts back the counts of every link that messages first..last (inclusive)
+ * touched in this round (those stamped `mark`). */
+static void
+undo_lone(Run *r, int first, int last, int mark)
+{
+	const SimColl *c = r->c;
+	for (int m = first; m <= last; m++)
+		for (int j = 0; j < c->msg[m].nhop; j++) {
+			int l = c->hops[c->msg[m].hop + j];
+			if (r->stamp[l] == mark) {
+				r->busy_ps[l] = r->saved_busy_ps[l];
+				r->link_bytes[l] = r->saved_bytes[l];
+			}
+		}
+}
+
+/* The round of messages from `first`, all starting at t: returns where it
+ * ends; *lone tells whether it was computed (else nothing has changed). */
+static int
+run_lone_round(Run *r, int first, int64_t t, int mark, bool *lone)
+{
+	const SimColl *c = r->c;
+	const SimMsg *msg = c->msg;
+	int *stamp = r->stamp;
+	int64_t *saved_busy = r->saved_busy_ps, *saved_bytes = r->saved_bytes;
+	int round = first < c->nmsg ? msg[first].round : -1, m = first;
+	int64_t latest = r->latest_ps;
+	bool alone = r->o->reduce_rate <= 0;
+	for (; m < c->nmsg && msg[m].round == round; m++) {
+		if (!alone)
+			continue;
+		const int *route = c->hops + msg[m].hop;
+		for (int j = 0; alone && j < msg[m].nhop; j++) {
+			int l = route[j];
+			alone = stamp[l] != mark;
+			if (alone) {
+				stamp[l] = mark;
+				saved_busy[l] = r->busy_ps[l];
+				saved_bytes[l] = r->link_bytes[l];
+			}
+		}
+		if (alone) {
+			/* what complete_ps does in round mode without reduction cost */
+			int64_t arrive = run_alone(r, m, t);
+			if (arrive > latest)
+				latest = arrive;
+		} else {
+			undo_lone(r, first, m, mark);
+		}
+	}
+	r->latest_ps = latest;
+	*lone = alone;
+	return m;
 }
 
 /* The per-hop state of the event loop, made only when a round needs it. */
@@ -393,7 +471,7 @@ prepare_events(Run *r)
 	r->npkt = xcalloc((size_t)c->nmsg, sizeof *r->npkt);
 	r->last = xcalloc((size_t)c->nmsg, sizeof *r->last);
 	for (int m = 0; m < c->nmsg; m++)
-		r->npkt[m] = packets(r, r->mbytes[m], &r->last[m]);
+		r->npkt[m] = msg_cut(r, m)->npkt, r->last[m] = msg_cut(r, m)->last;
 	for (int m = 0; m < c->nmsg; m++)
 		for (int j = 0; j < c->msg[m].nhop; j++) {
 			r->emsg[r->eoff[m] + j] = m;
@@ -421,19 +499,18 @@ run_packets(Run *r)
 		r->hop_ps[l] = n->link[l].lat_ps + n->router_ps;
 	}
 	int64_t end = 0;
-	int *stamp = xcalloc((size_t)n->nlink, sizeof *stamp);
+	r->stamp = xcalloc((size_t)n->nlink, sizeof *r->stamp);
+	r->saved_busy_ps = xcalloc((size_t)n->nlink, sizeof *r->saved_busy_ps);
+	r->saved_bytes = xcalloc((size_t)n->nlink, sizeof *r->saved_bytes);
 	if (r->o->sync == SIM_ROUNDS) {
 		for (int m = 0, round = 0; round < c->nround; round++) {
 			int64_t start = end + n->step_ps;
-			r->res->round_end[round] = (double)start * 1e-12;
 			int first = m;
-			while (m < c->nmsg && c->msg[m].round == round)
-				m++;
+			bool lone;
 			r->latest_ps = start;
-			if (lone_messages(r, first, m, stamp, round + 1)) {
-				for (int i = first; i < m; i++)
-					run_alone(r, i, start);
-			} else {
+			m = run_lone_round(r, first, start, round + 1, &lone);
+			if (!lone) {
+				r->latest_ps = start;
 				prepare_events(r);
 				for (int i = first; i < m; i++)
 					inject(r, i, start);
@@ -446,12 +523,15 @@ run_packets(Run *r)
 	} else {
 		prepare_events(r);
 		r->ready_ps = xcalloc((size_t)c->nmsg, sizeof *r->ready_ps);
+		r->round_end_ps = xcalloc((size_t)c->nround + 1, sizeof *r->round_end_ps);
 		for (int m = 0; m < c->nmsg; m++)
 			if (r->waiting[m] == 0)
 				heap_push(&r->h, n->step_ps, EV_INJECT, m);
 		drain(r);
 		end = r->latest_ps;
-		free(r->ready_ps);
+		for (int round = 0; round < c->nround; round++)
+			r->res->round_end[round] = (double)r->round_end_ps[round] * 1e-12;
+		free(r->ready_ps), free(r->round_end_ps);
 	}
 	r->res->time_ps = end;
 	r->res->time_s = (double)end * 1e-12;
@@ -460,8 +540,8 @@ run_packets(Run *r)
 	free(r->eoff), free(r->emsg), free(r->elink), free(r->w), free(r->sent), free(r->enext);
 	free(r->npkt), free(r->delivered), free(r->last);
 	free(r->head), free(r->tail), free(r->cur), free(r->busy), free(r->full_ser);
-	free(r->hop_ps), free(r->busy_ps), free(r->red_free), free(r->h.v), free(stamp);
-	free(r->done_ps_link);
+	free(r->hop_ps), free(r->busy_ps), free(r->red_free), free(r->h.v);
+	free(r->done_ps_link), free(r->stamp), free(r->saved_busy_ps), free(r->saved_bytes);
 }
 
 /* ---- flow mode ---- */
@@ -520,7 +600,7 @@ fheap_pop(FHeap *h, double *t)
 typedef struct Flows {
 	int *act;          /* active messages */
 	int nact;
-	double *rem, *rate;
+	double *rem, *rate, *size; /* per active flow: bytes left, rate, bytes */
 	double *cap;       /* per link, bytes/s left while filling */
 	int *cnt;          /* per link, unfrozen flows crossing it */
 	bool *frozen;
@@ -590,14 +670,14 @@ fair_rates(Run *r, Flows *f)
 }
 
 static void
-complete_s(Run *r, Flows *f, int m, double t)
+complete_s(Run *r, Flows *f, int m, double bytes, double t)
 {
 	const SimMsg *msg = &r->c->msg[m];
 	if (msg->reduce && r->o->reduce_rate > 0) {
 		int node = r->c->rank_node[msg->dst];
 		if (r->red_free_s[node] > t)
 			t = r->red_free_s[node];
-		t += (double)r->mbytes[m] / r->o->reduce_rate;
+		t += bytes / r->o->reduce_rate;
 		r->red_free_s[node] = t;
 	}
 	r->done_s[m] = t;
@@ -629,12 +709,16 @@ path_latency(Run *r, Flows *f, int m)
 static void
 start_flow(Run *r, Flows *f, int m, double t)
 {
-	if (r->mbytes[m] == 0 || r->c->msg[m].nhop == 0) {
-		complete_s(r, f, m, t);
+	const SimMsg *msg = &r->c->msg[m];
+	int64_t bytes = msg_cut(r, m)->size;
+	if (bytes == 0 || msg->nhop == 0) {
+		complete_s(r, f, m, (double)bytes, t);
 		return;
 	}
+	for (int j = 0; j < msg->nhop; j++)
+		r->link_bytes[r->c->hops[msg->hop + j]] += bytes;
 	f->act[f->nact] = m;
-	f->rem[f->nact] = (double)r->mbytes[m];
+	f->rem[f->nact] = f->size[f->nact] = (double)bytes;
 	f->nact++;
 }
 
@@ -673,13 +757,14 @@ flow_loop(Run *r, Flows *f, double t)
 		for (int i = 0; i < f->nact; i++) {
 			int m = f->act[i];
 			f->rem[i] -= f->rate[i] * dt;
-			bool gone = f->rem[i] <= 1e-9 * (double)r->mbytes[m] ||
+			bool gone = f->rem[i] <= 1e-9 * f->size[i] ||
 			            (!start && f->rate[i] > 0 && f->rem[i] / f->rate[i] <= 1e-9 * dt);
 			if (gone) {
-				complete_s(r, f, m, t + path_latency(r, f, m));
+				complete_s(r, f, m, f->size[i], t + path_latency(r, f, m));
 				dirty = true;
 			} else {
 				f->act[k] = m, f->rem[k] = f->rem[i], f->rate[k] = f->rate[i];
+				f->size[k] = f->size[i];
 				k++;
 			}
 		}
@@ -702,6 +787,7 @@ run_flows(Run *r)
 	f.act = xcalloc((size_t)c->nmsg, sizeof *f.act);
 	f.rem = xcalloc((size_t)c->nmsg, sizeof *f.rem);
 	f.rate = xcalloc((size_t)c->nmsg, sizeof *f.rate);
+	f.size = xcalloc((size_t)c->nmsg, sizeof *f.size);
 	f.frozen = xcalloc((size_t)c->nmsg, sizeof *f.frozen);
 	f.cap = xcalloc((size_t)n->nlink, sizeof *f.cap);
 	f.cnt = xcalloc((size_t)n->nlink, sizeof *f.cnt);
@@ -737,8 +823,8 @@ run_flows(Run *r)
 	r->res->time_s = end;
 	r->res->time_ps = (int64_t)llround(end * 1e12);
 	for (int l = 0; l < n->nlink; l++)
-		r->res->link_busy[l] = r->res->link_bytes[l] * 8 / (double)n->link[l].bw;
-	free(f.act), free(f.rem), free(f.rate), free(f.frozen), free(f.cap), free(f.cnt);
+		r->res->link_busy[l] = (double)r->link_bytes[l] * 8 / (double)n->link[l].bw;
+	free(f.act), free(f.rem), free(f.rate), free(f.size), free(f.frozen), free(f.cap), free(f.cnt);
 	free(f.used), free(f.in_used), free(f.lat_s), free(f.starts.t), free(f.starts.id);
 	free(r->done_s), free(r->red_free_s);
 }
@@ -760,21 +846,7 @@ sim_run(Arena *a, const SimNet *n, int ci, int64_t bytes, const SimOpts *o, SimR
 	res->link_bytes = arena_array(a, (size_t)n->nlink + 1, sizeof *res->link_bytes);
 	res->link_busy = arena_array(a, (size_t)n->nlink + 1, sizeof *res->link_busy);
 	Run r = {.net = n, .c = c, .o = o, .bytes = bytes, .res = res};
-	r.mbytes = xcalloc((size_t)c->nmsg, sizeof *r.mbytes);
-	double energy = 0;
-	for (int m = 0; m < c->nmsg; m++) {
-		const SimMsg *msg = &c->msg[m];
-		/* most messages carry the same fraction as the one before */
-		if (m > 0 && msg->num == c->msg[m - 1].num && msg->den == c->msg[m - 1].den)
-			r.mbytes[m] = r.mbytes[m - 1];
-		else
-			r.mbytes[m] = sim_msg_bytes(msg, bytes);
-		double e = 0;
-		for (int j = 0; j < msg->nhop; j++)
-			e += n->link[c->hops[msg->hop + j]].energy_per_bit;
-		energy += (double)r.mbytes[m] * 8 * e;
-	}
-	res->energy_j = energy;
+	r.link_bytes = xcalloc((size_t)n->nlink + 1, sizeof *r.link_bytes);
 	if (o->sync == SIM_DEPS) {
 		r.waiting = xcalloc((size_t)c->nmsg, sizeof *r.waiting);
 		r.rdep_off = xcalloc((size_t)c->nmsg + 1, sizeof *r.rdep_off);
@@ -800,7 +872,13 @@ sim_run(Arena *a, const SimNet *n, int ci, int64_t bytes, const SimOpts *o, SimR
 		run_packets(&r);
 	else
 		run_flows(&r);
-	free(r.mbytes), free(r.waiting), free(r.rdep_off), free(r.rdep);
+	/* every byte of a message crosses every link of its route once, so the
+	 * energy (bits x hops x energy per bit) is the links' bytes x their energy */
+	for (int l = 0; l < n->nlink; l++) {
+		res->link_bytes[l] = (double)r.link_bytes[l];
+		res->energy_j += res->link_bytes[l] * 8 * n->link[l].energy_per_bit;
+	}
+	free(r.link_bytes), free(r.waiting), free(r.rdep_off), free(r.rdep);
 	double p = c->nrank;
 	res->goodput_bps = res->time_s > 0 ? (double)bytes * 8 * (p - 1) / (p * res->time_s) : 0;
 	res->bound_bps = sim_injection_bw(n, ci) / 2;

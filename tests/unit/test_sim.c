@@ -230,6 +230,35 @@ test_arbitration(void)
 	arena_free(&x.a);
 }
 
+/* A round whose third message shares a link with the first: the fast path
+ * has computed the first two when it finds out, and must leave no trace of
+ * them; the event loop's results, counts not doubled. */
+static void
+test_lone_then_shared(void)
+{
+	Hand x;
+	int64_t s = sim_ser_ps(4096, 400000000000), d = 400000;
+	hand_init(&x, 4, 4096);
+	hand_msg(&x, 0, 0, 1, 1, 2, 0, NULL); /* link 0 */
+	hand_msg(&x, 0, 2, 3, 1, 2, 0, NULL); /* link 2 */
+	hand_msg(&x, 0, 0, 2, 1, 2, 0, NULL); /* links 0 and 1 */
+	SimResult r = hand_run(&x, 2 * 4096, SIM_PACKET, SIM_ROUNDS);
+	SimResult ev = hand_run(&x, 2 * 4096, SIM_PACKET, SIM_DEPS);
+	/* link 0 sends the first message's packet, then the third's */
+	CU_ASSERT_EQUAL(r.time_ps, 2 * s + d + s + d);
+	CU_ASSERT_EQUAL(r.time_ps, ev.time_ps);
+	CU_ASSERT_EQUAL(r.link_bytes[0], 2 * 4096);
+	CU_ASSERT_EQUAL(r.link_bytes[1], 4096);
+	CU_ASSERT_EQUAL(r.link_bytes[2], 4096);
+	CU_ASSERT_EQUAL(r.link_busy[0], (double)(2 * s) * 1e-12);
+	for (int l = 0; l < 3; l++) {
+		CU_ASSERT_EQUAL(r.link_bytes[l], ev.link_bytes[l]);
+		CU_ASSERT_EQUAL(r.link_busy[l], ev.link_busy[l]);
+	}
+	CU_ASSERT_EQUAL(r.energy_j, ev.energy_j);
+	arena_free(&x.a);
+}
+
 /* The contention-free time of each round: its slowest message alone. */
 static int64_t
 alone(const SimNet *n, const SimColl *c, int m, int64_t bytes)
@@ -459,6 +488,122 @@ test_text_round_trip(void)
 	built_free(&b);
 }
 
+/* The aggregated message (round, sender, op, route) of c, or -1; `from`
+ * holds each (round, sender)'s first message (messages sorted so). */
+static int
+find_msg(const SimColl *c, const int *from, const SimColl *e, const SimMsg *m)
+{
+	int b = from[m->round * c->nrank + m->src], end = from[m->round * c->nrank + m->src + 1];
+	for (int i = b; i < end; i++) {
+		const SimMsg *x = &c->msg[i];
+		if (x->reduce == m->reduce && x->nhop == m->nhop &&
+		    memcmp(c->hops + x->hop, e->hops + m->hop, (size_t)m->nhop * sizeof(int)) == 0)
+			return i;
+	}
+	return -1;
+}
+
+static int
+pair_order(const void *pa, const void *pb)
+{
+	const int64_t *a = pa, *b = pb;
+	return (*a > *b) - (*a < *b);
+}
+
+/* The (dependency, message) pairs of c, as sorted numbers without repeats;
+ * through `to` (message -> message of another conversion) when given. */
+static int64_t *
+dep_pairs(const SimColl *c, const int *to, int *n)
+{
+	size_t total = 0;
+	for (int m = 0; m < c->nmsg; m++)
+		total += (size_t)c->msg[m].ndep;
+	int64_t *p = xmalloc((total + 1) * sizeof *p);
+	*n = 0;
+	for (int m = 0; m < c->nmsg; m++)
+		for (int i = 0; i < c->msg[m].ndep; i++) {
+			int d = c->deps[c->msg[m].dep + i];
+			p[(*n)++] = (int64_t)(to ? to[d] : d) << 32 | (to ? to[m] : m);
+		}
+	qsort(p, (size_t)*n, sizeof *p, pair_order);
+	int k = 0;
+	for (int i = 0; i < *n; i++)
+		if (k == 0 || p[k - 1] != p[i])
+			p[k++] = p[i];
+	*n = k;
+	return p;
+}
+
+/* Symmetric schedules too large to expand become the translates of node
+ * 0's messages, with their dependencies derived by symmetry: on a torus
+ * small enough to expand both ways, every expanded message lies in the
+ * translates message of its round, sender and route, the sizes add up, and
+ * the dependencies are exactly the expanded ones carried over. */
+static void
+check_translates(const char *text, int64_t bytes)
+{
+	Built b;
+	CU_ASSERT_EQUAL_FATAL(build_text(&b, text, "SP"), 0);
+	const Sched *s = b.prog.sched[0];
+	SimNet tr;
+	CU_ASSERT_EQUAL_FATAL(sim_from_scheds_limit(&b.sim, &s, 1, 0, &tr), 0);
+	const SimColl *e = &b.net.coll[0], *c = &tr.coll[0];
+	CU_ASSERT_FATAL(e->has_deps && c->has_deps);
+	CU_ASSERT(c->nmsg <= e->nmsg);
+	/* the translates come by round, then sender: where each pair starts */
+	int nkey = c->nround * c->nrank, sorted = 1;
+	int *from = xcalloc((size_t)nkey + 1, sizeof *from);
+	for (int i = 0; i < c->nmsg; i++) {
+		int k = c->msg[i].round * c->nrank + c->msg[i].src;
+		sorted &= i == 0 || k >= c->msg[i - 1].round * c->nrank + c->msg[i - 1].src;
+		from[k + 1]++;
+	}
+	CU_ASSERT_FATAL(sorted);
+	for (int k = 0; k < nkey; k++)
+		from[k + 1] += from[k];
+	int *to = xmalloc((size_t)e->nmsg * sizeof *to);
+	int64_t *num = xcalloc((size_t)c->nmsg, sizeof *num);
+	int lost = 0;
+	for (int m = 0; m < e->nmsg; m++) {
+		to[m] = find_msg(c, from, e, &e->msg[m]);
+		if (to[m] < 0) {
+			lost++;
+			to[m] = 0;
+		} else {
+			num[to[m]] += e->msg[m].num * c->msg[to[m]].den / e->msg[m].den;
+		}
+	}
+	CU_ASSERT_EQUAL(lost, 0);
+	int wrong = 0;
+	for (int i = 0; i < c->nmsg; i++)
+		wrong += num[i] != c->msg[i].num;
+	CU_ASSERT_EQUAL(wrong, 0);
+	int ne, nc;
+	int64_t *pe = dep_pairs(e, to, &ne), *pc = dep_pairs(c, NULL, &nc);
+	CU_ASSERT(nc > 0);
+	CU_ASSERT_EQUAL(ne, nc);
+	CU_ASSERT(ne == nc && memcmp(pe, pc, (size_t)ne * sizeof *pe) == 0);
+	/* and the dependency mode runs on it */
+	SimOpts o = {.mode = SIM_PACKET, .sync = SIM_DEPS};
+	SimResult r;
+	char err[256];
+	CU_ASSERT_EQUAL(sim_run(&b.sim, &tr, 0, bytes, &o, &r, err, sizeof err), 0);
+	CU_ASSERT(r.time_ps > 0);
+	free(pe), free(pc), free(to), free(num), free(from);
+	built_free(&b);
+}
+
+static void
+test_translates_deps(void)
+{
+	check_translates(sp8, 1 << 20);
+	check_translates(NET400 "}\ntopology T = torus(4, 8);\n"
+	                 "group G on T { translate; map (x, y) -> (-x, -y); }\n"
+	                 "tree B = bfs(T, root (0, 0));\n"
+	                 "collective allreduce SP on T { algorithm symmetric(trees B, group G); }\n",
+	                 64 << 10);
+}
+
 /* Energy: bits times hops times energy per bit, in both modes. */
 static void
 test_energy(void)
@@ -471,6 +616,9 @@ test_energy(void)
 	CU_ASSERT_EQUAL(r.link_bytes[1], 1000);
 	SimResult f = hand_run(&x, 1000, SIM_FLOW, SIM_ROUNDS);
 	CU_ASSERT_EQUAL(f.energy_j, r.energy_j);
+	/* flow mode counts the links' bytes too, and their time at full rate */
+	CU_ASSERT_EQUAL(f.link_bytes[1], 1000);
+	CU_ASSERT_EQUAL(f.link_busy[1], 8000 / 4e11);
 	arena_free(&x.a);
 }
 
@@ -495,12 +643,14 @@ CU_TestInfo sim_tests[] = {
 	{"one message over h hops: the closed form to the picosecond", test_single_message},
 	{"ring allreduce on ring(2..16): one packet and pipelined forms", test_ring_allreduce},
 	{"arbitration: round-robin between messages on a link", test_arbitration},
+	{"a round found to share a link after lone messages: no trace", test_lone_then_shared},
 	{"contention on a torus: halving-doubling yes, SP no", test_contention_torus},
 	{"SP reaches the goodput bound (8x8, 64x16, 128x8, 256x4)", test_sp_goodput},
 	{"SP beats Bucket at 64 KiB by about the round ratio", test_sp_vs_bucket},
 	{"round and dependency modes agree and differ where they should", test_modes},
 	{"flow mode within 2% of packet mode on large messages", test_flow_vs_packet},
 	{".sim text round trip and a damaged file", test_text_round_trip},
+	{"translates of node 0: the expanded messages and dependencies", test_translates_deps},
 	{"energy per bit per hop", test_energy},
 	{"reduction cost at the receiver", test_reduce_cost},
 	CU_TEST_INFO_NULL,
