@@ -48,11 +48,13 @@ tto_tree_parents(const Topo *t, int which, int *parent)
 #undef AT
 }
 
-/* Checks the communicator is every chiplet but (k-1, 0); marks members. */
+/* Checks the communicator is every chiplet but (k-1, 0); marks members.
+ * Errors point at the `ranks` clause when there is one. */
 static int
 check_ranks(const AlgCtx *c, bool *member)
 {
 	const Topo *t = c->topo;
+	Loc at = c->ranks_loc.line ? c->ranks_loc : c->loc;
 	int k = t->size[0], out = (k - 1) * k;
 	for (int i = 0; i < c->nrank; i++)
 		member[c->rank_node[i]] = true;
@@ -63,7 +65,7 @@ check_ranks(const AlgCtx *c, bool *member)
 		snprintf(fix, sizeof fix, "ranks 0..%d, %d..%d;", out - 1, out + 1, k * k - 1);
 	topo_node_name(t, out, node, sizeof node);
 	if (member[out]) {
-		error_at(c->loc, "tto leaves chiplet %s out (its staircase tree, rooted at (0, %d), "
+		error_at(at, "tto leaves chiplet %s out (its staircase tree, rooted at (0, %d), "
 		         "cannot reach it); give '%s' the other %d chiplets: `%s`", node, k - 1, c->name,
 		         k * k - 1, fix);
 		return -1;
@@ -72,7 +74,7 @@ check_ranks(const AlgCtx *c, bool *member)
 		if (v != out && !member[v]) {
 			char missing[64];
 			topo_node_name(t, v, missing, sizeof missing);
-			error_at(c->loc, "tto runs on every chiplet of '%s' but %s; '%s' leaves out %s too "
+			error_at(at, "tto runs on every chiplet of '%s' but %s; '%s' leaves out %s too "
 			         "(`%s` gives it the others)", t->name, node, c->name, missing, fix);
 			return -1;
 		}

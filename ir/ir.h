@@ -298,6 +298,7 @@ typedef struct AlgCtx {
 	Routes *routes;
 	const int *rank_node; /* communicator rank -> node */
 	int nrank;
+	Loc ranks_loc;        /* the `ranks` clause; line 0 without one */
 	bool whole;           /* the communicator is every rank of the topology, in id order */
 	/* options */
 	const char *algorithm;
