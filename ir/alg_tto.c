@@ -105,6 +105,7 @@ tree_messages(Gen *g, int tree, const int *parent, const bool *member, const int
 	for (int v = 0; v < n; v++) {
 		if (!member[v] || parent[v] < 0)
 			continue;
+		/* at most two hops: (k-1, 0) is the one node that is no rank */
 		int up[2], down[2], len = 0, u = v;
 		do {
 			up[len++] = topo_find_link(t, u, parent[u], 0);
