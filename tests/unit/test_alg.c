@@ -486,6 +486,34 @@ test_tto_schedule(void)
 		}
 }
 
+/* The ranks may come in any order: reversed, the same slots and messages. */
+static void
+test_tto_rank_order(void)
+{
+	Place pl;
+	Arena a = {0};
+	char *diag = NULL;
+	Sched *s = tto_build(&pl, &a, 4, 3, &diag);
+	CU_ASSERT_FATAL(s != NULL);
+	int nround = s->nround, nmsg = s->nmsg;
+	free(diag);
+	diag = NULL;
+	for (int i = 0, j = 14; i < j; i++, j--) {
+		int x = pl.rank_node[i];
+		pl.rank_node[i] = pl.rank_node[j];
+		pl.rank_node[j] = x;
+	}
+	AlgCtx c = {.arena = &a, .name = "X", .loc = {1, 1}, .kind = CK_ALLREDUCE, .topo = pl.t,
+	            .routes = &pl.routes, .rank_node = pl.rank_node, .nrank = 15,
+	            .algorithm = "tto", .chunks = 9};
+	Sched *r = build_ctx(&c, &diag);
+	assert_named(r && r->nround == nround && r->nmsg == nmsg && r->rank_node[0] == 15,
+	             __LINE__, __FILE__, "reversed ranks: %s", diag);
+	free(diag);
+	arena_free(&a);
+	place_free(&pl);
+}
+
 static void
 test_cannot_run(void)
 {
@@ -531,6 +559,7 @@ CU_TestInfo alg_tests[] = {
 	{"TTO's 4x4 trees (algorithms.md 9.1)", test_tto_trees_4x4},
 	{"TTO's trees are link-disjoint, k = 2..9", test_tto_trees_disjoint},
 	{"TTO: rounds M + 2h - 1, link loads, verified", test_tto_schedule},
+	{"TTO takes its ranks in any order", test_tto_rank_order},
 	{"algorithms that cannot run say why", test_cannot_run},
 	CU_TEST_INFO_NULL,
 };
