@@ -30,6 +30,7 @@ static const Entry library[] = {
 	{"pairwise", alg_pairwise, K(CK_ALLTOALL)},
 	{"binomial_tree", alg_rooted, K(CK_BROADCAST) | K(CK_REDUCE)},
 	{"chain", alg_rooted, K(CK_BROADCAST) | K(CK_REDUCE)},
+	{"tto", alg_tto, K(CK_ALLREDUCE)},
 };
 
 Sched *
@@ -164,11 +165,17 @@ gen_send(Gen *g, int round, int src, int dst, XferOp op)
 }
 
 void
-gen_send_link(Gen *g, int round, int src, int dst, XferOp op, int link)
+gen_send_route(Gen *g, int round, int src, int dst, XferOp op, const int *links, int nlink)
 {
 	if (g->nbuf > 0)
-		sched_msg_route(&g->b, round, src, dst, op, g->buf, g->nbuf, &link, 1);
+		sched_msg_route(&g->b, round, src, dst, op, g->buf, g->nbuf, links, nlink);
 	g->nbuf = 0;
+}
+
+void
+gen_send_link(Gen *g, int round, int src, int dst, XferOp op, int link)
+{
+	gen_send_route(g, round, src, dst, op, &link, 1);
 }
 
 int

@@ -29,6 +29,7 @@ Sched *gen_end(Gen *);
 void gen_block(Gen *, int block, int sub);      /* one sub-chunk; sub < 0: all m */
 void gen_send(Gen *, int round, int src, int dst, XferOp);  /* routed by the ctx */
 void gen_send_link(Gen *, int round, int src, int dst, XferOp, int link);
+void gen_send_route(Gen *, int round, int src, int dst, XferOp, const int *links, int nlink);
 /* The link from rank src along (dim, dir) of a torus; -1 if none. */
 int gen_link(const Gen *, int src, int dim, int dir);
 int ilog2(int p);                 /* floor */
@@ -47,5 +48,6 @@ Sched *alg_trivance(const AlgCtx *);
 Sched *alg_bruck(const AlgCtx *);
 Sched *alg_pairwise(const AlgCtx *);
 Sched *alg_rooted(const AlgCtx *);      /* binomial_tree, chain */
+Sched *alg_tto(const AlgCtx *);
 
 #endif

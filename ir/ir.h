@@ -298,6 +298,7 @@ typedef struct AlgCtx {
 	Routes *routes;
 	const int *rank_node; /* communicator rank -> node */
 	int nrank;
+	Loc ranks_loc;        /* the `ranks` clause; line 0 without one */
 	bool whole;           /* the communicator is every rank of the topology, in id order */
 	/* options */
 	const char *algorithm;
@@ -311,6 +312,10 @@ typedef struct AlgCtx {
 /* Builds the named algorithm's schedule; NULL after a located error that
  * says why it cannot run here. 1 in *missing when collc has no generator. */
 Sched *alg_build(const AlgCtx *, bool *missing);
+/* TTO's trees on a k x k mesh (alg_tto.c, algorithms.md 9.1) as parents
+ * over every node: which 0 TL, 1 BR, 2 TR; -1 at the root and, in TR, at
+ * (k-1, 0), which it does not reach. */
+void tto_tree_parents(const Topo *, int which, int *parent);
 /* The algorithms that implement a collective kind (for `auto`). */
 int alg_candidates(CollKind, const char **names, int max);
 

@@ -429,6 +429,9 @@ lower_library(Lower *L, const Decl *d, CollKind kind, const Topo *t, Routes *rou
 	c.whole = nrank == t->nrank;
 	for (int i = 0; c.whole && i < nrank; i++)
 		c.whole = rank_node[i] == i;
+	const Item *ranks = item_of(d, IT_RANKS);
+	if (ranks)
+		c.ranks_loc = ranks->loc;
 	const Item *chunks = item_of(d, IT_CHUNKS);
 	if (chunks && !chunks->flag)
 		c.chunks = int_of(chunks->value);

@@ -46,6 +46,24 @@ place_free(Place *pl)
 /* Builds and verifies; returns the schedule (in a's arena) or NULL, with
  * diagnostics in *diag. */
 static Sched *
+build_ctx(const AlgCtx *c, char **diag)
+{
+	size_t len;
+	FILE *mem = open_memstream(diag, &len);
+	diag_stream(mem);
+	diag_reset();
+	diag_source("x", "x\n", 2);
+	bool missing;
+	Sched *s = alg_build(c, &missing);
+	if (s && verify(s) != 0)
+		s = NULL;
+	diag_stream(NULL);
+	fclose(mem);
+	diag_reset();
+	return s;
+}
+
+static Sched *
 build(Place *pl, Arena *a, const char *alg, CollKind kind, int p, int ports, bool latency,
       char **diag)
 {
@@ -53,19 +71,7 @@ build(Place *pl, Arena *a, const char *alg, CollKind kind, int p, int ports, boo
 	            .routes = &pl->routes, .rank_node = pl->rank_node, .nrank = p,
 	            .whole = p == pl->t->nrank, .algorithm = alg, .ports = ports,
 	            .latency = latency};
-	size_t len;
-	FILE *mem = open_memstream(diag, &len);
-	diag_stream(mem);
-	diag_reset();
-	diag_source("x", "x\n", 2);
-	bool missing;
-	Sched *s = alg_build(&c, &missing);
-	if (s && verify(s) != 0)
-		s = NULL;
-	diag_stream(NULL);
-	fclose(mem);
-	diag_reset();
-	return s;
+	return build_ctx(&c, diag);
 }
 
 static const struct {
@@ -322,6 +328,192 @@ test_evaluation(void)
 	}
 }
 
+/* ---- TTO (algorithms.md 9.1, 9.4) ---- */
+
+/* A cell of 9.1's tables: direction to the parent and depth, R, or -. */
+static void
+tto_cell(const Topo *t, const int *parent, int v, char *buf, size_t len)
+{
+	int k = t->size[0];
+	if (parent[v] < 0) {
+		snprintf(buf, len, "%s", v == 0 || v == k - 1 || v == k * k - 1 ? "R" : "-");
+		return;
+	}
+	int d = 0;
+	for (int u = v; parent[u] >= 0; u = parent[u])
+		d++;
+	int step = parent[v] - v;
+	char dir = step == -k ? 'N' : step == k ? 'S' : step == -1 ? 'W' : 'E';
+	snprintf(buf, len, "%c%d", dir, d);
+}
+
+static void
+test_tto_trees_4x4(void)
+{
+	static const char *const want[3] = {
+		"R  W1 W2 W3 N1 W2 W3 W4 N2 W3 W4 W5 N3 W4 W5 W6 ",
+		"S6 S5 S4 S3 S5 S4 S3 S2 S4 S3 S2 S1 E3 E2 E1 R  ",
+		"E3 E2 E1 R  E4 E3 N2 N1 E5 N4 N3 N2 -  N5 N4 N3 ",
+	};
+	Place pl;
+	place_init(&pl, TK_MESH, 2, 4, 4, 0);
+	int parent[16];
+	for (int tree = 0; tree < 3; tree++) {
+		char got[128] = "", cell[16];
+		tto_tree_parents(pl.t, tree, parent);
+		for (int v = 0; v < 16; v++) {
+			tto_cell(pl.t, parent, v, cell, sizeof cell);
+			snprintf(got + strlen(got), sizeof got - strlen(got), "%-2s ", cell);
+		}
+		assert_named(strcmp(got, want[tree]) == 0, __LINE__, __FILE__,
+		             "tree %d:\n got  %s\n want %s", tree, got, want[tree]);
+	}
+	place_free(&pl);
+}
+
+/* The mesh trees for k = 2..9: spanning (TR all but (k-1, 0)), heights
+ * 2(k-1), 2(k-1), 2k-3, and no directed link in two trees' reduce edges. */
+static void
+test_tto_trees_disjoint(void)
+{
+	for (int k = 2; k <= 9; k++) {
+		Place pl;
+		place_init(&pl, TK_MESH, 2, k, k, 0);
+		int n = k * k, *parent = xmalloc((size_t)n * sizeof *parent);
+		int *owner = xmalloc((size_t)pl.t->nlink * sizeof *owner);
+		for (int l = 0; l < pl.t->nlink; l++)
+			owner[l] = -1;
+		int clashes = 0;
+		for (int tree = 0; tree < 3; tree++) {
+			tto_tree_parents(pl.t, tree, parent);
+			int edges = 0, height = 0;
+			for (int v = 0; v < n; v++) {
+				if (parent[v] < 0)
+					continue;
+				int l = topo_find_link(pl.t, v, parent[v], 0), d = 0;
+				CU_ASSERT_FATAL(l >= 0); /* a mesh link */
+				clashes += owner[l] >= 0;
+				owner[l] = tree;
+				edges++;
+				for (int u = v; parent[u] >= 0 && d <= n; u = parent[u])
+					d++;
+				height = d > height ? d : height;
+			}
+			assert_named(edges == (tree == 2 ? n - 2 : n - 1), __LINE__, __FILE__,
+			             "k=%d tree %d: %d edges", k, tree, edges);
+			assert_named(height == (tree == 2 ? 2 * k - 3 : 2 * (k - 1)), __LINE__, __FILE__,
+			             "k=%d tree %d: height %d", k, tree, height);
+		}
+		assert_named(clashes == 0, __LINE__, __FILE__, "k=%d: %d shared links", k, clashes);
+		free(parent);
+		free(owner);
+		place_free(&pl);
+	}
+}
+
+/* Builds tto on the k x k mesh without (k-1, 0); m = 0: the default. */
+static Sched *
+tto_build(Place *pl, Arena *a, int k, int m, char **diag)
+{
+	place_init(pl, TK_MESH, 2, k, k, 0);
+	int p = 0;
+	for (int v = 0; v < k * k; v++)
+		if (v != (k - 1) * k)
+			pl->rank_node[p++] = v;
+	AlgCtx c = {.arena = a, .name = "X", .loc = {1, 1}, .kind = CK_ALLREDUCE, .topo = pl->t,
+	            .routes = &pl->routes, .rank_node = pl->rank_node, .nrank = p,
+	            .algorithm = "tto", .chunks = 3 * m};
+	return build_ctx(&c, diag);
+}
+
+/* Verified; M + 2h - 1 rounds with h = 2k - 3 (the excluded chiplet's
+ * children skip it); 2 (k^2 - 2) M messages per tree; every reduce link
+ * in one tree; at most two chunks per link and round (a reduce and
+ * another tree's broadcast), two in the steady state; psi = 1. */
+static void
+test_tto_schedule(void)
+{
+	static const int ms[] = {1, 2, 5, 0};
+	for (int k = 2; k <= 7; k++)
+		for (size_t i = 0; i < countof(ms); i++) {
+			Place pl;
+			Arena a = {0};
+			char *diag = NULL;
+			Sched *s = tto_build(&pl, &a, k, ms[i], &diag);
+			assert_named(s != NULL, __LINE__, __FILE__, "k=%d M=%d: %s", k, ms[i], diag);
+			free(diag);
+			if (!s) {
+				arena_free(&a);
+				place_free(&pl);
+				continue;
+			}
+			int h = 2 * k - 3, m = ms[i] ? ms[i] : 2 * (2 * h - 1);
+			assert_named(s->nchunk == 3 * m && s->nround == m + 2 * h - 1, __LINE__, __FILE__,
+			             "k=%d M=%d: %d chunks, %d rounds, want %d", k, m, s->nchunk, s->nround,
+			             m + 2 * h - 1);
+			CU_ASSERT_EQUAL(s->nmsg, 3 * 2 * (k * k - 2) * m);
+			int nl = pl.t->nlink, *owner = xmalloc((size_t)nl * sizeof *owner);
+			int *load = xcalloc((size_t)nl * (size_t)s->nround, sizeof *load);
+			for (int l = 0; l < nl; l++)
+				owner[l] = -1;
+			int clashes = 0, maxload = 0;
+			for (int j = 0; j < s->nmsg; j++) {
+				const Msg *msg = &s->msg[j];
+				CU_ASSERT_EQUAL(msg->n, 1);
+				int tree = s->chunks[msg->first] / m, len = sched_route_len(s, msg->route);
+				for (int e = 0; e < len; e++) {
+					int l = s->route_link[s->route_off[msg->route] + e];
+					int *cell = &load[(size_t)msg->round * (size_t)nl + (size_t)l];
+					maxload = ++*cell > maxload ? *cell : maxload;
+					if (msg->op == X_REDUCE) {
+						clashes += owner[l] >= 0 && owner[l] != tree;
+						owner[l] = tree;
+					}
+				}
+			}
+			CU_ASSERT_EQUAL(clashes, 0);
+			/* never more than two; with M = 1 every reduce ends before the first
+			 * broadcast, with the default M the pipeline's steady state shares */
+			assert_named(ms[i] == 1 ? maxload == 1 : ms[i] == 0 ? maxload == 2 : maxload <= 2,
+			             __LINE__, __FILE__, "k=%d M=%d: max load %d", k, m, maxload);
+			Metrics mt;
+			metrics(s, 3.0 * m * 1024, &mt);
+			assert_named(near(mt.psi, 1, 1e-9), __LINE__, __FILE__, "k=%d psi %g", k, mt.psi);
+			free(owner);
+			free(load);
+			arena_free(&a);
+			place_free(&pl);
+		}
+}
+
+/* The ranks may come in any order: reversed, the same slots and messages. */
+static void
+test_tto_rank_order(void)
+{
+	Place pl;
+	Arena a = {0};
+	char *diag = NULL;
+	Sched *s = tto_build(&pl, &a, 4, 3, &diag);
+	CU_ASSERT_FATAL(s != NULL);
+	int nround = s->nround, nmsg = s->nmsg;
+	free(diag);
+	diag = NULL;
+	for (int i = 0, j = 14; i < j; i++, j--) {
+		int x = pl.rank_node[i];
+		pl.rank_node[i] = pl.rank_node[j];
+		pl.rank_node[j] = x;
+	}
+	AlgCtx c = {.arena = &a, .name = "X", .loc = {1, 1}, .kind = CK_ALLREDUCE, .topo = pl.t,
+	            .routes = &pl.routes, .rank_node = pl.rank_node, .nrank = 15,
+	            .algorithm = "tto", .chunks = 9};
+	Sched *r = build_ctx(&c, &diag);
+	assert_named(r && r->nround == nround && r->nmsg == nmsg && r->rank_node[0] == 15,
+	             __LINE__, __FILE__, "reversed ranks: %s", diag);
+	free(diag);
+	arena_free(&a);
+	place_free(&pl);
+}
+
 static void
 test_cannot_run(void)
 {
@@ -334,6 +526,14 @@ test_cannot_run(void)
 		{TK_TORUS, 3, 3, 3, 27, "multiport_ring", false, CK_ALLREDUCE, "1D or 2D torus"},
 		{TK_TORUS, 2, 4, 8, 32, "multiport_ring", false, CK_ALLREDUCE, "staircase"},
 		{TK_RING, 1, 8, 0, 8, "pairwise", false, CK_ALLREDUCE, "does not implement allreduce"},
+		{TK_MESH, 2, 4, 4, 16, "tto", false, CK_ALLREDUCE,
+		 "tto leaves chiplet (3, 0) out (its staircase tree, rooted at (0, 3), cannot reach it);"
+		 " give 'X' the other 15 chiplets: `ranks 0..11, 13..15;`"},
+		{TK_MESH, 2, 4, 4, 12, "tto", false, CK_ALLREDUCE,
+		 "'X' leaves out (3, 1) too (`ranks 0..11, 13..15;` gives it the others)"},
+		{TK_MESH, 2, 4, 6, 24, "tto", false, CK_ALLREDUCE, "'T' is mesh(4, 6)"},
+		{TK_TORUS, 2, 4, 4, 16, "tto", false, CK_ALLREDUCE, "square k x k mesh"},
+		{TK_MESH, 2, 4, 4, 15, "tto", false, CK_REDUCE_SCATTER, "tto does not implement"},
 	};
 	for (size_t i = 0; i < countof(bad); i++) {
 		Place pl;
@@ -356,6 +556,10 @@ CU_TestInfo alg_tests[] = {
 	{"multiport ring on 2D tori", test_multiport_ring},
 	{"placements on the 64-chip tori (algorithms.md 0.4)", test_placements},
 	{"the 64-chip evaluation builds", test_evaluation},
+	{"TTO's 4x4 trees (algorithms.md 9.1)", test_tto_trees_4x4},
+	{"TTO's trees are link-disjoint, k = 2..9", test_tto_trees_disjoint},
+	{"TTO: rounds M + 2h - 1, link loads, verified", test_tto_schedule},
+	{"TTO takes its ranks in any order", test_tto_rank_order},
 	{"algorithms that cannot run say why", test_cannot_run},
 	CU_TEST_INFO_NULL,
 };

@@ -136,6 +136,9 @@ test_torus(void)
 	run_case("multiport_ring on a 3x3 torus",
 	         "topology T = torus(3, 3);\n"
 	         "collective allreduce AR on T { algorithm multiport_ring; }\n", 9);
+	run_case("tto on a 3x3 mesh without (2, 0), two-hop edges past it",
+	         "topology M = mesh(3, 3);\n"
+	         "collective allreduce AR on M { algorithm tto; ranks 0..5, 7..8; }\n", 8);
 }
 
 /* What the generated file says of its chunk order for text's collective. */
@@ -231,7 +234,7 @@ test_wrong_size(void)
 
 CU_TestInfo mpi_tests[] = {
 	{"rank-space algorithms against MPI, 2..16 ranks", test_rank_space},
-	{"torus algorithms and SP against MPI", test_torus},
+	{"torus and mesh algorithms and SP against MPI", test_torus},
 	{"a communicator of the wrong size", test_wrong_size},
 	{"chunk order: messages as runs of the buffer", test_chunk_order},
 	CU_TEST_INFO_NULL,

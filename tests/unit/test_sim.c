@@ -639,6 +639,54 @@ test_reduce_cost(void)
 	arena_free(&x.a);
 }
 
+/* TTO on the 4x4 mesh (algorithms.md 9.4), packet mode, rounds in step:
+ * chunks of q whole packets, so a message of H hops whose busiest link
+ * carries L messages of its round ends at H d + (H - 1) s + L q s (s: one
+ * packet's time; docs/sim.md's lone-message and arbitration forms), and the
+ * collective takes the sum over rounds of o plus the slowest. With no link
+ * shared that is 9.4's ideal (M + 2h - 1)(o + T_c), T_c = d + q s; reduce
+ * and broadcast of different trees share links, at most two per link. */
+static void
+test_tto(void)
+{
+	Built b;
+	CU_ASSERT_EQUAL_FATAL(build_text(&b, NET400 "step_overhead = 1 us; }\n"
+	                                 "topology M = mesh(4, 4);\ncollective allreduce TTO on M {"
+	                                 " algorithm tto; ranks 0..11, 13..15; }\n", "TTO"), 0);
+	const Sched *x = b.prog.sched[0];
+	int m = x->nchunk / 3, h = 2 * 4 - 3, q = 2;
+	CU_ASSERT_EQUAL_FATAL(x->nround, m + 2 * h - 1);
+	int64_t o = 1000000, d = 400000, sp = sim_ser_ps(4096, 400000000000);
+	int nl = x->topo->nlink, *load = xmalloc((size_t)nl * sizeof *load);
+	int64_t want = 0;
+	for (int r = 0, j = 0; r < x->nround; r++) {
+		int first = j;
+		for (int l = 0; l < nl; l++)
+			load[l] = 0;
+		for (; j < x->nmsg && x->msg[j].round == r; j++)
+			for (int e = x->route_off[x->msg[j].route]; e < x->route_off[x->msg[j].route + 1]; e++)
+				load[x->route_link[e]]++;
+		int64_t slowest = 0;
+		for (int i = first; i < j; i++) {
+			int hops = sched_route_len(x, x->msg[i].route), busiest = 0;
+			for (int e = 0; e < hops; e++) {
+				int l = x->route_link[x->route_off[x->msg[i].route] + e];
+				busiest = load[l] > busiest ? load[l] : busiest;
+			}
+			int64_t t = hops * d + (hops - 1) * sp + busiest * q * sp;
+			slowest = t > slowest ? t : slowest;
+		}
+		want += o + slowest;
+	}
+	free(load);
+	SimResult r = run(&b, (int64_t)x->nchunk * q * 4096, SIM_PACKET, SIM_ROUNDS);
+	int64_t ideal = x->nround * (o + d + q * sp), shared = x->nround * (o + 2 * d + sp + 2 * q * sp);
+	assert_named(r.time_ps == want && ideal < want && want <= shared, __LINE__, __FILE__,
+	             "TTO 4x4, M = %d: %lld ps, per-round form %lld, ideal %lld, all shared %lld", m,
+	             (long long)r.time_ps, (long long)want, (long long)ideal, (long long)shared);
+	built_free(&b);
+}
+
 CU_TestInfo sim_tests[] = {
 	{"one message over h hops: the closed form to the picosecond", test_single_message},
 	{"ring allreduce on ring(2..16): one packet and pipelined forms", test_ring_allreduce},
@@ -653,5 +701,6 @@ CU_TestInfo sim_tests[] = {
 	{"translates of node 0: the expanded messages and dependencies", test_translates_deps},
 	{"energy per bit per hop", test_energy},
 	{"reduction cost at the receiver", test_reduce_cost},
+	{"TTO on a 4x4 mesh: 9.4's slots, shared links arbitrated", test_tto},
 	CU_TEST_INFO_NULL,
 };

@@ -1,0 +1,172 @@
+/*
+ * alg_tto.c: TTO, "Three Tree Overlap" pipelined allreduce on a k x k mesh
+ * (algorithms.md 9.1, 9.4). Three link-disjoint trees rooted at corners:
+ * TL (root (0, 0)), BR (root (k-1, k-1)) and the staircase TR (root
+ * (0, k-1)), which cannot reach (k-1, 0). So that chiplet is no rank of the
+ * collective (the `ranks` clause says so); it still forwards: in TL and BR
+ * its children send to its parent over two hops through it, along links
+ * those trees own. That shortens TL and BR to TR's height, 2k - 3.
+ *
+ * Each tree carries a third of the vector in M pipeline chunks. With h the
+ * tree height over the ranks, the rank at depth d sends chunk c up in slot
+ * (h - d) + c and receives it back in slot h + (d - 1) + c: reduce and
+ * broadcast of different chunks overlap, M + 2h - 1 slots (= rounds).
+ */
+#include <stdlib.h>
+
+#include "alg.h"
+
+enum { TREE_TL, TREE_BR, TREE_TR, NTREE };
+
+void
+tto_tree_parents(const Topo *t, int which, int *parent)
+{
+	int k = t->size[0];
+	for (int v = 0; v < t->nnode; v++)
+		parent[v] = -1;
+#define AT(r, c) ((r) * k + (c))
+	for (int r = 0; r < k; r++)
+		for (int c = 0; c < k; c++) {
+			if (which == TREE_TL)
+				parent[AT(r, c)] = c > 0 ? AT(r, c - 1) : r > 0 ? AT(r - 1, c) : -1;
+			if (which == TREE_BR)
+				parent[AT(r, c)] = r < k - 1 ? AT(r + 1, c) : c < k - 1 ? AT(r, c + 1) : -1;
+		}
+	if (which == TREE_TR) {
+		/* corner i = (i, k-1-i) hangs N off the previous corner's row (the root
+		 * for i = 0); its row to the west feeds E into it, its column below N */
+		for (int i = 0; i <= k - 2; i++) {
+			int cc = k - 1 - i;
+			if (i > 0)
+				parent[AT(i, cc)] = AT(i - 1, cc);
+			for (int c = 0; c < cc; c++)
+				parent[AT(i, c)] = AT(i, c + 1);
+			for (int r = i + 1; r < k; r++)
+				parent[AT(r, cc)] = AT(r - 1, cc);
+		}
+	}
+#undef AT
+}
+
+/* Checks the communicator is every chiplet but (k-1, 0); marks members.
+ * Errors point at the `ranks` clause when there is one. */
+static int
+check_ranks(const AlgCtx *c, bool *member)
+{
+	const Topo *t = c->topo;
+	Loc at = c->ranks_loc.line ? c->ranks_loc : c->loc;
+	int k = t->size[0], out = (k - 1) * k;
+	for (int i = 0; i < c->nrank; i++)
+		member[c->rank_node[i]] = true;
+	char node[64], fix[96];
+	if (out + 1 == k * k - 1)
+		snprintf(fix, sizeof fix, "ranks 0..%d, %d;", out - 1, out + 1);
+	else
+		snprintf(fix, sizeof fix, "ranks 0..%d, %d..%d;", out - 1, out + 1, k * k - 1);
+	topo_node_name(t, out, node, sizeof node);
+	if (member[out]) {
+		error_at(at, "tto leaves chiplet %s out (its staircase tree, rooted at (0, %d), "
+		         "cannot reach it); give '%s' the other %d chiplets: `%s`", node, k - 1, c->name,
+		         k * k - 1, fix);
+		return -1;
+	}
+	for (int v = 0; v < t->nnode; v++)
+		if (v != out && !member[v]) {
+			char missing[64];
+			topo_node_name(t, v, missing, sizeof missing);
+			error_at(at, "tto runs on every chiplet of '%s' but %s; '%s' leaves out %s too "
+			         "(`%s` gives it the others)", t->name, node, c->name, missing, fix);
+			return -1;
+		}
+	return 0;
+}
+
+/* One tree's messages: every rank's edge to its nearest rank ancestor,
+ * over the tree's links (two hops past the excluded chiplet). */
+static void
+tree_messages(Gen *g, int tree, const int *parent, const bool *member, const int *node_rank,
+              int m, int *rank_depth)
+{
+	const Topo *t = g->ctx->topo;
+	int n = t->nnode;
+	/* rank depths: walk to the root counting rank hops; n is small (k^2) */
+	int h = 0;
+	for (int v = 0; v < n; v++) {
+		rank_depth[v] = -1;
+		if (!member[v])
+			continue;
+		int d = 0;
+		for (int u = parent[v]; u >= 0; u = parent[u])
+			d += member[u];
+		rank_depth[v] = d;
+		if (d > h)
+			h = d;
+	}
+	for (int v = 0; v < n; v++) {
+		if (!member[v] || parent[v] < 0)
+			continue;
+		/* at most two hops: (k-1, 0) is the one node that is no rank */
+		int up[2], down[2], len = 0, u = v;
+		do {
+			up[len++] = topo_find_link(t, u, parent[u], 0);
+			u = parent[u];
+		} while (!member[u]);
+		for (int i = 0; i < len; i++) /* the same hops reversed */
+			down[i] = topo_find_link(t, t->link[up[len - 1 - i]].dst,
+			                         t->link[up[len - 1 - i]].src, 0);
+		int d = rank_depth[v], child = node_rank[v], par = node_rank[u];
+		for (int ch = 0; ch < m; ch++) {
+			gen_block(g, tree, ch);
+			gen_send_route(g, h - d + ch, child, par, X_REDUCE, up, len);
+			gen_block(g, tree, ch);
+			gen_send_route(g, h + d - 1 + ch, par, child, X_COPY, down, len);
+		}
+	}
+}
+
+Sched *
+alg_tto(const AlgCtx *c)
+{
+	const Topo *t = c->topo;
+	if (t->kind != TK_MESH || t->ndim != 2 || t->size[0] != t->size[1]) {
+		char shape[64];
+		topo_describe(t, shape, sizeof shape);
+		error_at(c->loc, "tto runs on a square k x k mesh (its three trees are built on one); "
+		         "'%s' is %s", t->name, shape);
+		return NULL;
+	}
+	int k = t->size[0];
+	/* default: twice the 2h - 1 slots of filling and draining the pipeline,
+	 * so that at most a third of the slots run below full width */
+	int m = 2 * (2 * (2 * k - 3) - 1);
+	if (c->chunks) {
+		if (c->chunks % NTREE) {
+			error_at(c->loc, "tto cuts the vector into 3 thirds (one per tree) of M pipeline "
+			         "chunks each; chunks %d is not a multiple of 3", c->chunks);
+			return NULL;
+		}
+		m = c->chunks / NTREE;
+	}
+	bool *member = xcalloc((size_t)t->nnode, sizeof *member);
+	if (check_ranks(c, member) != 0) {
+		free(member);
+		return NULL;
+	}
+	AlgCtx whole = *c;
+	whole.chunks = 0;
+	Gen g;
+	if (gen_begin(&g, &whole, NTREE, m) != 0) {
+		free(member);
+		return NULL;
+	}
+	int *parent = xmalloc((size_t)t->nnode * sizeof *parent);
+	int *rank_depth = xmalloc((size_t)t->nnode * sizeof *rank_depth);
+	for (int tree = 0; tree < NTREE; tree++) {
+		tto_tree_parents(t, tree, parent);
+		tree_messages(&g, tree, parent, member, g.s->node_rank, m, rank_depth);
+	}
+	free(parent);
+	free(rank_depth);
+	free(member);
+	return gen_end(&g);
+}
