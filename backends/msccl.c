@@ -65,6 +65,8 @@ typedef struct Lower {
 	int *connseq;       /* (src, dst) -> messages so far */
 	int *rwritten;      /* (rank, chunk) -> the round batch whose receives write it */
 	int batch;          /* the round being lowered, counted over instances */
+	int *lastsend;      /* alltoall: (rank, chunk) -> the last round the rank sends it, -1 */
+	int *occupant;      /* alltoall: rank * N + input offset -> the chunk it holds at first */
 } Lower;
 
 static void
@@ -191,6 +193,32 @@ write_chunk(Lower *L, int o, int r, int c, BLoc to)
 	L->loc[k] = to;
 }
 
+/* In place, an alltoall's output chunk k is its input chunk k: a write
+ * there also waits for every read of the input chunk it replaces. */
+static void
+clobber_alias(Lower *L, int o, int r, int off)
+{
+	int c = L->s->kind == CK_ALLTOALL ? L->occupant[r * L->N + off] : -1;
+	if (c < 0)
+		return;
+	int k = r * L->s->nchunk + c;
+	for (int i = 0; i < L->nreaders[k]; i++)
+		add_dep(L, o, L->readers[k][i]);
+}
+
+/* Whether writing output chunks [off, off + n) of rank r after `round`
+ * would, in place, destroy an input chunk a later round still sends. */
+static bool
+alias_still_read(Lower *L, int r, int off, int n, int round)
+{
+	for (int j = 0; L->s->kind == CK_ALLTOALL && j < n; j++) {
+		int c = L->occupant[r * L->N + off + j];
+		if (c >= 0 && L->lastsend[r * L->s->nchunk + c] > round)
+			return true;
+	}
+	return false;
+}
+
 static bool
 next_to(BLoc a, BLoc b)
 {
@@ -228,11 +256,16 @@ lower_instance(Lower *L, int inst)
 {
 	const Sched *s = L->s;
 	int nc = s->nchunk;
+	if (s->kind == CK_ALLTOALL)
+		for (int k = 0; k < L->R * L->N; k++)
+			L->occupant[k] = -1;
 	for (int r = 0; r < L->R; r++)
 		for (int c = 0; c < nc; c++) {
 			L->loc[r * nc + c] = initial(L, r, c, inst);
 			L->lastw[r * nc + c] = -1;
 			L->nreaders[r * nc + c] = 0;
+			if (s->kind == CK_ALLTOALL && L->loc[r * nc + c].buf == MB_I)
+				L->occupant[r * L->N + L->loc[r * nc + c].off] = c;
 		}
 	int m = 0;
 	while (m < s->nmsg) {
@@ -313,12 +346,19 @@ lower_instance(Lower *L, int inst)
 				}
 			}
 			x->dst = write_target(L, dst, c0, inst);
+			if (x->dst.buf == MB_O && alias_still_read(L, dst, x->dst.off, sx->n, round)) {
+				/* in place that output is input still to send: park the run in
+				 * scratch; the copies home at the end wait for its sends */
+				x->dst = (BLoc){MB_S, L->scratch[dst]++}; /* the rest below */
+			}
 			for (int j = 0; j < sx->n; j++) {
 				int c = L->cl[sx->first + j];
 				push_chunk(L, o, c);
 				BLoc to = j == 0 ? x->dst : (BLoc){x->dst.buf, x->dst.off + j};
 				if (j > 0 && to.buf == MB_S && L->loc[dst * nc + c].buf != MB_S)
 					L->scratch[dst]++;
+				if (to.buf == MB_O)
+					clobber_alias(L, o, dst, to.off);
 				write_chunk(L, o, dst, c, to);
 			}
 		}
@@ -346,6 +386,7 @@ lower_instance(Lower *L, int inst)
 				po->cnt++;
 				push_chunk(L, open, c);
 				read_chunk(L, open, r, c);
+				clobber_alias(L, open, r, h.off);
 				continue;
 			}
 			if (L->ncl && open >= 0 && L->op[open].first + L->op[open].n != L->ncl)
@@ -357,6 +398,7 @@ lower_instance(Lower *L, int inst)
 			L->op[open].chan = inst * L->nch;
 			push_chunk(L, open, c);
 			read_chunk(L, open, r, c);
+			clobber_alias(L, open, r, h.off);
 		}
 	}
 	return 0;
@@ -667,6 +709,15 @@ build(Arena *a, const Sched *s, const BuildOpts *o, int nch, bool pinned, Built 
 	L->scratch = arena_array(a, (size_t)R, sizeof(int));
 	L->connseq = arena_array(a, (size_t)R * R, sizeof(int));
 	L->rwritten = arena_array(a, (size_t)R * nc, sizeof(int));
+	if (s->kind == CK_ALLTOALL) {
+		L->occupant = arena_array(a, (size_t)R * L->N, sizeof(int));
+		L->lastsend = arena_array(a, (size_t)R * nc, sizeof(int));
+		for (int k = 0; k < R * nc; k++)
+			L->lastsend[k] = -1;
+		for (int i = 0; i < s->nmsg; i++)
+			for (int j = 0; j < s->msg[i].n; j++)
+				L->lastsend[s->msg[i].src * nc + s->chunks[s->msg[i].first + j]] = s->msg[i].round;
+	}
 	for (int i = 0; i < L->inst; i++) {
 		memset(L->connseq, 0, (size_t)R * R * sizeof(int));
 		if (lower_instance(L, i) != 0)
@@ -837,9 +888,10 @@ build(Arena *a, const Sched *s, const BuildOpts *o, int nch, bool pinned, Built 
 	           : strcmp(o->proto, "LL") == 0 ? MP_LL : MP_LL128;
 	p->nchunksperloop = L->N;
 	p->nchannels = nch * L->inst;
-	/* alltoall writes its output while peers still read the input: out of place only */
-	p->inplace = p->coll != MC_ALLTOALL;
-	p->outofplace = o->legacy ? !p->inplace : 1;
+	/* every program runs in place (alltoall parks what would overwrite input
+	 * still to send) and out of place; the legacy dialect declares one mode */
+	p->inplace = 1;
+	p->outofplace = o->legacy ? 0 : 1;
 	/* --max-bytes is inclusive; the legacy dialect's bound is exclusive and
 	 * must be non-zero */
 	p->min_bytes = o->min_bytes;

@@ -599,7 +599,60 @@ test_two_children_one_round(void)
 	free(xml);
 }
 
+/* In-place alltoall: output chunk k is input chunk k, so a receive into a
+ * slot whose input chunk a later round still sends must go to scratch and
+ * be copied home at the end. Bruck and pairwise on odd, even and power-of-two
+ * counts, several chunks per block, several instances: each declares both
+ * modes, reads back and runs in both, float and int32, two sizes. */
+static void
+test_alltoall_in_place(void)
+{
+	static const struct {
+		int ranks, chunks, instances;
+		const char *alg;
+	} cases[] = {
+		{5, 0, 0, "bruck"}, {8, 0, 0, "bruck"}, {9, 0, 0, "bruck"}, {16, 0, 0, "bruck"},
+		{6, 108, 0, "bruck"}, {9, 0, 2, "bruck"},
+		{5, 0, 0, "pairwise"}, {8, 0, 0, "pairwise"}, {9, 0, 0, "pairwise"},
+		{16, 0, 0, "pairwise"}, {6, 108, 0, "pairwise"}, {9, 0, 2, "pairwise"},
+	};
+	for (size_t i = 0; i < countof(cases); i++) {
+		char text[256], chunks[32] = "";
+		if (cases[i].chunks)
+			snprintf(chunks, sizeof chunks, " chunks %d;", cases[i].chunks);
+		snprintf(text, sizeof text, "topology T = ring(%d);\ncollective alltoall X on T { "
+		         "algorithm %s;%s }\n", cases[i].ranks, cases[i].alg, chunks);
+		BuildOpts bo = {.instances = cases[i].instances};
+		size_t xlen;
+		char *diag = NULL;
+		char *xml = build_xml(text, &bo, &xlen, &diag);
+		assert_named(xml != NULL, __LINE__, __FILE__, "%s alltoall on %d ranks builds: %s",
+		             cases[i].alg, cases[i].ranks, diag);
+		free(diag);
+		if (!xml)
+			continue;
+		assert_named(strstr(xml, "inplace=\"1\" outofplace=\"1\"") != NULL, __LINE__, __FILE__,
+		             "%s alltoall on %d ranks declares both modes", cases[i].alg, cases[i].ranks);
+		const char *n = strstr(xml, "nchunksperloop=\"");
+		int64_t nchunk = n ? atoi(n + strlen("nchunksperloop=\"")) : 0;
+		for (int k = 0; k < 4; k++) {
+			int rc = run_text("a2a.xml", xml, xlen, false, true, nchunk * 4 * (k % 2 ? 37 : 1),
+			                  k < 2 ? RD_FLOAT : RD_INT32, &diag);
+			assert_named(rc == 0, __LINE__, __FILE__, "%s alltoall on %d ranks runs in both "
+			             "modes (%s, %d elements per chunk): %s", cases[i].alg, cases[i].ranks,
+			             k < 2 ? "float" : "int32", k % 2 ? 37 : 1, diag);
+			free(diag);
+		}
+		/* pairwise on 5: rank 2 hears from ranks 0 and 1 before it sends them
+		 * their blocks, so those receives are parked and copied home */
+		if (cases[i].ranks == 5 && strcmp(cases[i].alg, "pairwise") == 0)
+			CU_ASSERT(strstr(xml, "s_chunks=\"0\"") == NULL && strstr(xml, "type=\"cpy\"") != NULL);
+		free(xml);
+	}
+}
+
 CU_TestInfo msccl_tests[] = {
+	{"in-place alltoall: Bruck and pairwise in both modes", test_alltoall_in_place},
 	{"SP 6x6, 8 channels: a second reduce of a run in one round", test_two_children_one_round},
 	{"every library algorithm on small topologies: build, read back, run", test_library_algorithms},
 	{"ring allreduce: s, rrs, rrcs, rcs, r as RCCL's ring", test_fused_steps},
