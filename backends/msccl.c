@@ -6,7 +6,9 @@
  * each (rank, chunk) has a location (input at first, its output or scratch
  * chunk once written) and the dependencies follow the IR's semantics:
  * a send waits for the last write of what it reads (from earlier rounds),
- * a write waits for the last write and every read since. Thread blocks pair
+ * a write waits for the last write and every read since. A large fan-in of
+ * reducing receives is split over accumulator chains joined by `re`, and an
+ * in-place alltoall parks what would overwrite input still to send. Thread blocks pair
  * a send peer with a receive peer per channel; steps go round by round,
  * a tb alternating its sends and receives inside a round (a receive after
  * the sends it waits for), so FIFOs of depth 2 suffice on exchanges. The
@@ -29,7 +31,7 @@ typedef struct BLoc {
 
 typedef struct Op {
 	int rank, peer;     /* peer: send peer (send), recv peer (recv), -1 local */
-	int kind;           /* 0 send, 1 recv copy, 2 recv reduce, 3 local copy */
+	int kind;           /* 0 send, 1 recv copy, 2 recv reduce, 3 local copy, 4 local reduce */
 	int round, phase, seq, chan;
 	BLoc src, dst;
 	int cnt;
@@ -44,7 +46,28 @@ typedef struct Op {
 	int reader;         /* the one op reading what it wrote, -1 none, -2 several */
 	int overwritten;    /* chunks it wrote that a later op writes again */
 	bool nostore;       /* a fused reduce whose value only travels on: rrs */
+	int chain;          /* send: the receive's accumulator chain (0: the chunk itself) */
+	bool chainfirst;    /* ... whose first receive it is: r, not rrc */
 } Op;
+
+/* Many reducing receives of one chunk in one round (k-SP's star: 63 into
+ * each root chunk) would each wait for the one before, a chain as long as
+ * the fan-in. Instead peer p adds into accumulator chain p mod G: chain 0
+ * is the chunk itself, chains 1..G-1 scratch chunks (base + (g-1) * span +
+ * home offset - lo), which `re` steps add into the chunk once the round's
+ * receives are in. Per rank and round. */
+typedef struct Chains {
+	int G;              /* 1: no chains */
+	int lo, span, base;
+	int *last;          /* (g-1) * span + offset: the last receive into it, -2 formed, -1 none */
+	int *chunk;         /* offset -> chunk */
+} Chains;
+
+enum {
+	CHAIN_MIN_FANIN = 8,  /* fewer receives per chunk stay one chain */
+	CHAIN_LEN = 4,        /* receives per chain: a hand-over between tbs costs far more than a re */
+	CHAIN_MAX = 16,       /* chains per rank: at most 15 re per run of chunks */
+};
 
 typedef struct Lower {
 	Arena *a;
@@ -66,6 +89,9 @@ typedef struct Lower {
 	int *rwritten;      /* (rank, chunk) -> the round batch whose receives write it */
 	int batch;          /* the round being lowered, counted over instances */
 	int *lastsend;      /* alltoall: (rank, chunk) -> the last round the rank sends it, -1 */
+	int *nred;          /* (rank, chunk) -> reducing receives of it this round */
+	bool *has0;         /* (rank, chunk) -> one of them comes in on chain 0 */
+	Chains *ch;         /* per rank, this round */
 	int *occupant;      /* alltoall: rank * N + input offset -> the chunk it holds at first */
 } Lower;
 
@@ -250,6 +276,133 @@ keyed_cmp(const void *x, const void *y)
 	return (a->c > b->c) - (a->c < b->c);
 }
 
+/* The chain on which rank dst adds chunk c received from src: 0 unless the
+ * chunk has a large fan-in this round, a home and a chain-0 receive. */
+static int
+chain_of(const Lower *L, int dst, int c, int src)
+{
+	const Chains *h = &L->ch[dst];
+	int k = dst * L->s->nchunk + c;
+	if (h->G <= 1 || L->nred[k] < CHAIN_MIN_FANIN || !L->has0[k])
+		return 0;
+	return src % h->G;
+}
+
+/* Chain g's accumulator of chunk c on rank r: its last receive, and where. */
+static int *
+chain_last(Lower *L, int r, int c, int g, int inst, BLoc *at)
+{
+	const Chains *h = &L->ch[r];
+	int k = (g - 1) * h->span + home(L, r, c, inst).off - h->lo;
+	if (at)
+		*at = (BLoc){MB_S, h->base + k};
+	return &h->last[k];
+}
+
+/* Sets up the chains of the round of messages [m, end) (see Chains). */
+static void
+plan_chains(Lower *L, int m, int end, int inst)
+{
+	const Sched *s = L->s;
+	int nc = s->nchunk;
+	for (int r = 0; r < L->R; r++)
+		L->ch[r] = (Chains){.G = 1};
+	if (s->kind != CK_ALLREDUCE && s->kind != CK_REDUCE_SCATTER)
+		return;
+	for (int pass = 0; pass < 4; pass++)
+		for (int i = m; i < end; i++) {
+			const Msg *g = &s->msg[i];
+			Chains *h = &L->ch[g->dst];
+			for (int j = 0; g->op == X_REDUCE && j < g->n; j++) {
+				int c = s->chunks[g->first + j], k = g->dst * nc + c;
+				if (pass == 0) {
+					L->nred[k] = 0;
+					L->has0[k] = false;
+				} else if (pass == 1) {
+					L->nred[k]++;
+				} else if (pass == 2) {
+					int G = (L->nred[k] + CHAIN_LEN - 1) / CHAIN_LEN;
+					G = G < CHAIN_MAX ? G : CHAIN_MAX;
+					if (L->nred[k] >= CHAIN_MIN_FANIN && G > h->G)
+						h->G = G;
+				} else if (home(L, g->dst, c, inst).buf != MB_O) {
+					L->nred[k] = 0; /* no home: stays one chain */
+				} else {
+					L->has0[k] |= g->src % h->G == 0;
+				}
+			}
+		}
+	for (int i = m; i < end; i++) {
+		const Msg *g = &s->msg[i];
+		Chains *h = &L->ch[g->dst];
+		for (int j = 0; g->op == X_REDUCE && j < g->n; j++) {
+			int c = s->chunks[g->first + j];
+			if (h->G > 1 && L->nred[g->dst * nc + c] >= CHAIN_MIN_FANIN &&
+			    L->has0[g->dst * nc + c]) {
+				int off = home(L, g->dst, c, inst).off;
+				if (h->span == 0 || off < h->lo) {
+					h->span += h->span ? h->lo - off : 1;
+					h->lo = off;
+				} else if (off >= h->lo + h->span)
+					h->span = off - h->lo + 1;
+			}
+		}
+	}
+	for (int r = 0; r < L->R; r++) {
+		Chains *h = &L->ch[r];
+		if (h->span == 0) {
+			h->G = 1;
+			continue;
+		}
+		h->base = L->scratch[r];
+		L->scratch[r] += (h->G - 1) * h->span;
+		h->last = arena_array(L->a, (size_t)(h->G - 1) * h->span, sizeof(int));
+		for (int k = 0; k < (h->G - 1) * h->span; k++)
+			h->last[k] = -1;
+		h->chunk = arena_array(L->a, (size_t)h->span, sizeof(int));
+		for (int c = 0; c < nc; c++) {
+			BLoc hm = home(L, r, c, inst);
+			if (hm.buf == MB_O && hm.off >= h->lo && hm.off < h->lo + h->span)
+				h->chunk[hm.off - h->lo] = c;
+		}
+	}
+}
+
+/* After the round's receives: each chain's accumulators added into their
+ * chunks, a `re` per run of chunks. */
+static void
+merge_chains(Lower *L, int round, int inst)
+{
+	int nc = L->s->nchunk;
+	for (int r = 0; r < L->R; r++) {
+		Chains *h = &L->ch[r];
+		for (int g = 1; g < h->G; g++) {
+			int open = -1;
+			for (int off = 0; off < h->span; off++) {
+				int last = h->last[(g - 1) * h->span + off], c = h->chunk[off];
+				if (last < 0) {
+					open = -1;
+					continue;
+				}
+				BLoc at = L->loc[r * nc + c];
+				if (open < 0 || L->op[open].cnt >= MSCCL_MAX_COUNT - 1 ||
+				    !next_to((BLoc){L->op[open].dst.buf, L->op[open].dst.off + L->op[open].cnt - 1}, at)) {
+					open = new_op(L, r, -1, 4, round, 2);
+					L->op[open].src = (BLoc){MB_S, h->base + (g - 1) * h->span + off};
+					L->op[open].dst = at;
+					L->op[open].cnt = 1;
+					L->op[open].chan = inst * L->nch;
+				} else
+					L->op[open].cnt++;
+				push_chunk(L, open, c);
+				add_dep(L, open, last);
+				read_chunk(L, open, r, c);
+				write_chunk(L, open, r, c, at);
+			}
+		}
+	}
+}
+
 /* One instance of the schedule's messages as ops, round by round. */
 static int
 lower_instance(Lower *L, int inst)
@@ -275,6 +428,7 @@ lower_instance(Lower *L, int inst)
 		/* the round's sends read the state as it began: all of them first */
 		int sfirst = L->nop;
 		L->batch++;
+		plan_chains(L, m, end, inst);
 		for (int i = m; i < end; i++) {
 			const Msg *g = &s->msg[i];
 			/* its chunks in the sender's buffer order, so runs can form */
@@ -296,6 +450,9 @@ lower_instance(Lower *L, int inst)
 				int c0 = mc[k];
 				BLoc sl = L->loc[g->src * nc + c0];
 				int len = 1;
+				/* (reduce) the chain, and whether the run starts its accumulators */
+				int chain = g->op == X_REDUCE ? chain_of(L, g->dst, c0, g->src) : 0;
+				bool cfirst = chain && *chain_last(L, g->dst, c0, chain, inst, NULL) == -1;
 				while (k + len < g->n && len < MSCCL_MAX_COUNT - 1) {
 					int c = mc[k + len], cp = mc[k + len - 1];
 					if (!next_to(L->loc[g->src * nc + cp], L->loc[g->src * nc + c]))
@@ -303,17 +460,27 @@ lower_instance(Lower *L, int inst)
 					BLoc hp = home(L, g->dst, cp, inst), hc = home(L, g->dst, c, inst);
 					if (hp.buf == -2 || !next_to(hp, hc))
 						break;
-					if (g->op == X_REDUCE &&
+					if (g->op == X_REDUCE && chain_of(L, g->dst, c, g->src) != chain)
+						break;
+					if (chain && (*chain_last(L, g->dst, c, chain, inst, NULL) == -1) != cfirst)
+						break;
+					if (g->op == X_REDUCE && !chain &&
 					    !next_to(recv_sees(L, g->dst, cp, inst), recv_sees(L, g->dst, c, inst)))
 						break;
 					len++;
 				}
-				for (int j = 0; j < len; j++)
-					L->rwritten[g->dst * nc + mc[k + j]] = L->batch;
+				for (int j = 0; j < len; j++) {
+					if (chain)
+						*chain_last(L, g->dst, mc[k + j], chain, inst, NULL) = -2;
+					else
+						L->rwritten[g->dst * nc + mc[k + j]] = L->batch;
+				}
 				int o = new_op(L, g->src, g->dst, 0, round, 0);
 				L->op[o].src = sl;
 				L->op[o].cnt = len;
 				L->op[o].xop = g->op;
+				L->op[o].chain = chain;
+				L->op[o].chainfirst = cfirst;
 				int seq = L->connseq[g->src * L->R + g->dst]++;
 				/* the peers' sum staggers the channels, so a rank's many peers spread;
 				 * pinned, the two directions of a pair share their one channel */
@@ -331,12 +498,25 @@ lower_instance(Lower *L, int inst)
 		for (int so = sfirst; so < send_end; so++) {
 			int src = L->op[so].rank, dst = L->op[so].peer;
 			bool red = L->op[so].xop == X_REDUCE;
-			int o = new_op(L, dst, src, red ? 2 : 1, round, 1);
+			int chain = L->op[so].chain;
+			int o = new_op(L, dst, src, red && !L->op[so].chainfirst ? 2 : 1, round, 1);
 			Op *x = &L->op[o];
 			const Op *sx = &L->op[so];
 			x->cnt = sx->cnt;
 			x->chan = sx->chan;
 			int c0 = L->cl[sx->first];
+			if (chain) {
+				/* into the chain's accumulators, after its previous receive */
+				chain_last(L, dst, c0, chain, inst, &x->dst);
+				x->src = x->dst;
+				for (int j = 0; j < sx->n; j++) {
+					int c = L->cl[sx->first + j], *last = chain_last(L, dst, c, chain, inst, NULL);
+					push_chunk(L, o, c);
+					add_dep(L, o, *last);
+					*last = o;
+				}
+				continue;
+			}
 			if (red) {
 				x->src = L->loc[dst * nc + c0];
 				if (x->src.buf < 0) {
@@ -362,6 +542,7 @@ lower_instance(Lower *L, int inst)
 				write_chunk(L, o, dst, c, to);
 			}
 		}
+		merge_chains(L, round, inst);
 		m = end;
 	}
 	/* the promised chunks that do not end where the output wants them */
@@ -709,6 +890,9 @@ build(Arena *a, const Sched *s, const BuildOpts *o, int nch, bool pinned, Built 
 	L->scratch = arena_array(a, (size_t)R, sizeof(int));
 	L->connseq = arena_array(a, (size_t)R * R, sizeof(int));
 	L->rwritten = arena_array(a, (size_t)R * nc, sizeof(int));
+	L->nred = arena_array(a, (size_t)R * nc, sizeof(int));
+	L->has0 = arena_array(a, (size_t)R * nc, sizeof(bool));
+	L->ch = arena_array(a, (size_t)R, sizeof(Chains));
 	if (s->kind == CK_ALLTOALL) {
 		L->occupant = arena_array(a, (size_t)R * L->N, sizeof(int));
 		L->lastsend = arena_array(a, (size_t)R * nc, sizeof(int));
@@ -849,8 +1033,11 @@ build(Arena *a, const Sched *s, const BuildOpts *o, int nch, bool pinned, Built 
 					set_step(ms, sidx, x->nostore ? MT_RRS : fz ? MT_RRCS : MT_RRC, x->src,
 					         x->nostore ? x->src : x->dst, x->cnt);
 					break;
-				default:
+				case 3:
 					set_step(ms, sidx, MT_CPY, x->src, x->dst, x->cnt);
+					break;
+				default:
+					set_step(ms, sidx, MT_RE, x->src, x->dst, x->cnt);
 					break;
 				}
 				ms->line = line++;

@@ -507,6 +507,44 @@ test_fused_steps(void)
 	free(xml);
 }
 
+/* A star (k-SP at depth 1) on a 4x4 torus: every root chunk gets 15
+ * reducing receives in one round. Instead of one chain of 15 tbs each
+ * waiting for the one before, peer p adds into accumulator p mod 4 (the
+ * chunk itself, or a scratch chunk that a plain r starts), at most 4
+ * receives long, and a local tb adds the 3 scratch accumulators in with re. */
+static void
+test_fan_in_chains(void)
+{
+	const char *star = "topology T = torus(4, 4);\n"
+	                   "group Tr = translations(T);\n"
+	                   "tree K1 = khop(T, root (0, 0), depth 1);\n"
+	                   "collective allreduce S on T { algorithm symmetric(trees K1, group Tr); }\n";
+	BuildOpts bo = {0};
+	size_t xlen;
+	char *diag = NULL;
+	char *xml = build_xml(star, &bo, &xlen, &diag);
+	assert_named(xml != NULL, __LINE__, __FILE__, "the star builds: %s", diag);
+	free(diag);
+	if (!xml)
+		return;
+	/* chain 0: the root's input plus peers 0, 4, 8, 12 (not itself) */
+	CU_ASSERT_EQUAL(count_of(xml, "type=\"rrc\" srcbuf=\"i\""), 16);
+	CU_ASSERT_EQUAL(count_of(xml, "type=\"rrc\" srcbuf=\"o\""), 60 - 16);
+	/* chains 1..3: started by an r, then 3 rrc (2 on the chain of the root's own residue) */
+	CU_ASSERT_EQUAL(count_of(xml, "type=\"r\" srcbuf=\"s\""), 16 * 3);
+	CU_ASSERT_EQUAL(count_of(xml, "type=\"rrc\" srcbuf=\"s\""), 4 * 9 + 12 * 8);
+	CU_ASSERT_EQUAL(count_of(xml, "type=\"re\""), 16 * 3);
+	CU_ASSERT(strstr(xml, "s_chunks=\"3\"") != NULL);
+	for (int k = 0; k < 4; k++) {
+		int rc = run_text("star.xml", xml, xlen, false, true, 16 * 4 * (k % 2 ? 37 : 1),
+		                  k < 2 ? RD_FLOAT : RD_INT32, &diag);
+		assert_named(rc == 0, __LINE__, __FILE__, "the star runs in both modes (%s, %d "
+		             "elements per chunk): %s", k < 2 ? "float" : "int32", k % 2 ? 37 : 1, diag);
+		free(diag);
+	}
+	free(xml);
+}
+
 /* Every algorithm of the library on small topologies (odd counts fold),
  * for each collective the target writes: built, read back, run in every
  * declared mode, float and int32, two sizes. */
@@ -656,6 +694,7 @@ CU_TestInfo msccl_tests[] = {
 	{"SP 6x6, 8 channels: a second reduce of a run in one round", test_two_children_one_round},
 	{"every library algorithm on small topologies: build, read back, run", test_library_algorithms},
 	{"ring allreduce: s, rrs, rrcs, rcs, r as RCCL's ring", test_fused_steps},
+	{"a 15-way fan-in: 4 accumulator chains and re", test_fan_in_chains},
 	{"--channels, --instances, --proto, --legacy, --min/max-bytes: XML, read back, run", test_build_options},
 	{"sizes outside minBytes..maxBytes are refused; the default size fits", test_selection_range},
 	{"fixtures under generated/ and collected/ run and verify", test_fixtures_run},
