@@ -771,7 +771,8 @@ final_op(const Lower *L, int o)
 typedef struct Built {
 	MProg p;
 	int nch;
-	char why[400];   /* a limit that does not fit, for the error */
+	char why[400];   /* the limit exceeded most (worst rank or tb), for the error */
+	double excess;   /* ... its value over the limit: how far from fitting */
 	bool any_width;  /* ... whatever the channels: no use trying more */
 } Built;
 
@@ -913,17 +914,22 @@ build(Arena *a, const Sched *s, const BuildOpts *o, int nch, bool pinned, Built 
 	memset(p, 0, sizeof *p);
 	p->ngpus = p->ngpu = R;
 	p->gpu = arena_array(a, (size_t)R, sizeof *p->gpu);
-	int line = 2;
+	int line = 2, worst = 0;
 	for (int r = 0; r < R; r++) {
 		assign_tbs(L, r, &rb[r]);
-		if (rb[r].ntb > MSCCL_MAX_TBS) {
+		if (rb[r].ntb > MSCCL_MAX_TBS && rb[r].ntb > worst) {
+			worst = rb[r].ntb;
 			snprintf(b->why, sizeof b->why, "rank %d needs %d thread blocks; the limit is %d "
 			         "per rank (rule 4)", r, rb[r].ntb, MSCCL_MAX_TBS);
-			return 1;
 		}
 		for (int t = 0; t < rb[r].ntb; t++)
 			fuse(L, &rb[r].tb[t]);
 	}
+	if (worst) {
+		b->excess = (double)worst / MSCCL_MAX_TBS;
+		return 1;
+	}
+	int maxsteps = o->legacy ? MSCCL_MAX_STEPS_LEGACY : MSCCL_MAX_STEPS;
 	for (int r = 0; r < R; r++) {
 		RankB *k = &rb[r];
 		/* positions among live ops, then the steps each op needs */
@@ -997,12 +1003,17 @@ build(Arena *a, const Sched *s, const BuildOpts *o, int nch, bool pinned, Built 
 			MTb *mt = &g->tb[t];
 			*mt = (MTb){.id = t, .send = tb->send, .recv = tb->recv, .chan = tb->chan,
 			            .line = line++, .nstep = tb->nstep};
-			if (tb->nstep > (o->legacy ? MSCCL_MAX_STEPS_LEGACY : MSCCL_MAX_STEPS)) {
-				snprintf(b->why, sizeof b->why, "thread block %d of rank %d (send %d, recv %d, "
-				         "channel %d) needs %d steps; the executor allows %d per thread block "
-				         "(MSCCL_MAX_NUM_STEPS, rule 7)", t, r, tb->send, tb->recv, tb->chan,
-				         tb->nstep, o->legacy ? MSCCL_MAX_STEPS_LEGACY : MSCCL_MAX_STEPS);
-				return 1;
+			if (tb->nstep > maxsteps) {
+				/* the worst tb names the limit: how far this width is from fitting */
+				if (tb->nstep > worst) {
+					worst = tb->nstep;
+					snprintf(b->why, sizeof b->why, "thread block %d of rank %d (send %d, recv "
+					         "%d, channel %d) needs %d steps; the executor allows %d per thread "
+					         "block (MSCCL_MAX_NUM_STEPS, rule 7)", t, r, tb->send, tb->recv,
+					         tb->chan, tb->nstep, maxsteps);
+				}
+				mt->nstep = 0;
+				continue;
 			}
 			mt->step = arena_array(a, (size_t)tb->nstep + 1, sizeof *mt->step);
 			int sidx = 0;
@@ -1051,6 +1062,10 @@ build(Arena *a, const Sched *s, const BuildOpts *o, int nch, bool pinned, Built 
 			line++; /* </tb> */
 		}
 		line++; /* </gpu> */
+	}
+	if (worst) {
+		b->excess = (double)worst / maxsteps;
+		return 1;
 	}
 	/* hasdep on every step something waits on */
 	for (int r = 0; r < R; r++)
@@ -1184,7 +1199,8 @@ msccl_lower(Arena *a, const Sched *sched, const BuildOpts *o, MProg *out)
 	/* a limit or a FIFO deadlock at one width: spread the work over more
 	 * channels (quietly), each width first with every connection spread over
 	 * the channels, then with each pinned to one (fewer tbs for many peers);
-	 * report the last attempt if none fits */
+	 * if none fits, report the attempt closest to fitting (and with
+	 * --channels, the other way too) */
 	int tries[16], ntry = 0;
 	if (o->channels > 0) {
 		tries[ntry++] = o->channels;
@@ -1199,6 +1215,12 @@ msccl_lower(Arena *a, const Sched *sched, const BuildOpts *o, MProg *out)
 		         sched->name, inst, MSCCL_MAX_CHANNELS);
 		return -1;
 	}
+	static const char *const how[] = {"each connection spread over the channels",
+	                                  "each connection pinned to one channel"};
+	char why[2][400] = {"", ""}; /* --channels: spread's and pinned's limit */
+	char closest[400] = "";
+	double closest_excess = 0;
+	int closest_try = 0;
 	for (int t = 0; t < ntry; t++) {
 		bool last = t == ntry - 1;
 		if (t % 2 == 1 && tries[t] == 1 && !last)
@@ -1211,10 +1233,27 @@ msccl_lower(Arena *a, const Sched *sched, const BuildOpts *o, MProg *out)
 			diag_mute(false);
 			last = true;
 		}
-		if (rc == 1 && last)
-			error_at(sched->loc, "'%s' does not fit MSCCL's limits: %s%s", sched->name, b.why,
-			         o->channels > 0 || b.any_width ? ""
-			         : ", at every width up to the most channels");
+		if (rc == 1 && !b.any_width) {
+			snprintf(why[t % 2], sizeof why[0], "%s", b.why);
+			if (closest_excess == 0 || b.excess < closest_excess) {
+				closest_excess = b.excess;
+				closest_try = t;
+				snprintf(closest, sizeof closest, "%s", b.why);
+			}
+		}
+		if (rc == 1 && last && b.any_width)
+			error_at(sched->loc, "'%s' does not fit MSCCL's limits: %s", sched->name, b.why);
+		else if (rc == 1 && last && o->channels > 0) {
+			int c = closest_try % 2;
+			error_at(sched->loc, "'%s' does not fit MSCCL's limits over %d channel%s: %s",
+			         sched->name, tries[t] * inst, tries[t] * inst == 1 ? "" : "s", closest);
+			if (why[!c][0] && strcmp(why[!c], closest) != 0)
+				note_at(sched->loc, "that is with %s; with %s: %s", how[c], how[!c], why[!c]);
+		} else if (rc == 1 && last)
+			error_at(sched->loc, "'%s' does not fit MSCCL's limits at any width up to %d "
+			         "channels; the closest, %d channel%s with %s: %s", sched->name,
+			         tries[t] * inst, tries[closest_try] * inst,
+			         tries[closest_try] * inst == 1 ? "" : "s", how[closest_try % 2], closest);
 		if (rc == 0 && (msccl_check(&b.p) != 0 ||
 		                msccl_check_run(&b.p, msccl_capacity(b.p.proto)) != 0)) {
 			if (last)

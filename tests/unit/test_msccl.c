@@ -689,6 +689,31 @@ test_alltoall_in_place(void)
 	}
 }
 
+/* --channels 2 on SP 6x6: spread over the channels the worst tb needs 70
+ * steps, pinned 121. The error names the closest (spread), a note the
+ * other; it used to name only the last attempt, pinned. */
+static void
+test_channels_error_closest(void)
+{
+	const char *sp = "topology T = torus(6, 6);\n"
+	                 "group G on T { translate; map (x, y) -> (-x, -y); map (x, y) -> (y, x); }\n"
+	                 "tree B = bfs(T, root (0, 0));\n"
+	                 "collective allreduce AR on T { algorithm symmetric(trees B, group G); }\n";
+	BuildOpts bo = {.channels = 2};
+	size_t xlen;
+	char *diag = NULL;
+	char *xml = build_xml(sp, &bo, &xlen, &diag);
+	CU_ASSERT_PTR_NULL(xml);
+	const char *err = strstr(diag, "error: 'AR' does not fit MSCCL's limits over 2 channels: "
+	                         "thread block 0 of rank 33 (send 3, recv 3, channel 0) needs 70 steps");
+	const char *note = strstr(diag, "note: that is with each connection spread over the channels; "
+	                          "with each connection pinned to one channel: thread block 0 of "
+	                          "rank 30 (send 0, recv 0, channel 0) needs 121 steps");
+	assert_named(err && note && err < note, __LINE__, __FILE__, "the closest first: %s", diag);
+	free(diag);
+	free(xml);
+}
+
 CU_TestInfo msccl_tests[] = {
 	{"in-place alltoall: Bruck and pairwise in both modes", test_alltoall_in_place},
 	{"SP 6x6, 8 channels: a second reduce of a run in one round", test_two_children_one_round},
@@ -702,5 +727,6 @@ CU_TestInfo msccl_tests[] = {
 	{"a deadlock names the blocked tbs and steps", test_deadlock_report},
 	{"examples: build, check, read back, run, verify", test_examples_roundtrip},
 	{"a schedule beyond the limits: the golden error", test_limit_golden},
+	{"--channels: the error names the closest attempt, a note the other", test_channels_error_closest},
 	CU_TEST_INFO_NULL,
 };
