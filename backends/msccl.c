@@ -47,6 +47,7 @@ typedef struct Op {
 	int overwritten;    /* chunks it wrote that a later op writes again */
 	bool nostore;       /* a fused reduce whose value only travels on: rrs */
 	int chain;          /* send: the receive's accumulator chain (0: the chunk itself) */
+	int host;           /* a local op run in this op's tb, not the local one; -1 */
 	bool chainfirst;    /* ... whose first receive it is: r, not rrc */
 } Op;
 
@@ -182,7 +183,7 @@ new_op(Lower *L, int rank, int peer, int kind, int round, int phase)
 	Op *o = &L->op[L->nop];
 	memset(o, 0, sizeof *o);
 	*o = (Op){.rank = rank, .peer = peer, .kind = kind, .round = round, .phase = phase,
-	          .seq = L->nop, .fused = -1, .first = L->ncl, .reader = -1};
+	          .seq = L->nop, .fused = -1, .first = L->ncl, .reader = -1, .host = -1};
 	return L->nop++;
 }
 
@@ -230,6 +231,16 @@ clobber_alias(Lower *L, int o, int r, int off)
 	int k = r * L->s->nchunk + c;
 	for (int i = 0; i < L->nreaders[k]; i++)
 		add_dep(L, o, L->readers[k][i]);
+}
+
+/* The last op reading the input chunk that output chunk off of rank r
+ * replaces in place (an alltoall's send), or -1. */
+static int
+alias_last_reader(const Lower *L, int r, int off)
+{
+	int c = L->s->kind == CK_ALLTOALL ? L->occupant[r * L->N + off] : -1;
+	int k = r * L->s->nchunk + c;
+	return c >= 0 && L->nreaders[k] > 0 ? L->readers[k][L->nreaders[k] - 1] : -1;
 }
 
 /* Whether writing output chunks [off, off + n) of rank r after `round`
@@ -560,10 +571,13 @@ lower_instance(Lower *L, int inst)
 				if (L->lastw[r * nc + c] < 0)
 					continue;
 			}
+			/* a parked alltoall chunk is copied home by the tb of the send that
+			 * frees its slot, after it: no local tb, no wait on the tail */
+			int host = at.buf == MB_S ? alias_last_reader(L, r, h.off) : -1;
 			Op *po = open >= 0 ? &L->op[open] : NULL;
 			if (po && next_to((BLoc){po->src.buf, po->src.off + po->cnt - 1}, at) &&
 			    next_to((BLoc){po->dst.buf, po->dst.off + po->cnt - 1}, h) &&
-			    po->cnt < MSCCL_MAX_COUNT - 1) {
+			    po->cnt < MSCCL_MAX_COUNT - 1 && po->host == host) {
 				po->cnt++;
 				push_chunk(L, open, c);
 				read_chunk(L, open, r, c);
@@ -577,6 +591,7 @@ lower_instance(Lower *L, int inst)
 			L->op[open].dst = h;
 			L->op[open].cnt = 1;
 			L->op[open].chan = inst * L->nch;
+			L->op[open].host = host;
 			push_chunk(L, open, c);
 			read_chunk(L, open, r, c);
 			clobber_alias(L, open, r, h.off);
@@ -682,7 +697,7 @@ assign_tbs(Lower *L, int r, RankB *rb)
 			sp[x->chan * R + x->peer] = true;
 		else if (x->kind <= 2)
 			rp[x->chan * R + x->peer] = true;
-		else
+		else if (x->host < 0)
 			local = true;
 	}
 	for (int ch = 0; ch < nchan; ch++) {
@@ -722,6 +737,7 @@ assign_tbs(Lower *L, int r, RankB *rb)
 			continue;
 		int t = x->kind == 0 ? tb_for(L, rb, x->peer, -1, x->chan)
 		        : x->kind <= 2 ? tb_for(L, rb, -1, x->peer, x->chan)
+		        : x->host >= 0 ? L->op[x->host].tb
 		                       : tb_for(L, rb, -1, -1, 0);
 		x->tb = t;
 		VEC_PUSH(L->a, rb->tb[t].ops, rb->tb[t].nops, rb->tb[t].capops, o);
