@@ -67,7 +67,7 @@ typedef struct Chains {
 enum {
 	CHAIN_MIN_FANIN = 8,  /* fewer receives per chunk stay one chain */
 	CHAIN_LEN = 4,        /* receives per chain: a hand-over between tbs costs far more than a re */
-	CHAIN_MAX = 16,       /* chains per rank: at most 15 re per run of chunks */
+	CHAIN_MAX = MSCCL_MAX_REDUCE_FUSION, /* chains per rank: the re of a run fuse into one */
 };
 
 typedef struct Lower {
@@ -777,6 +777,33 @@ fuse(Lower *L, TbB *t)
 	}
 }
 
+/* Consecutive re into the same chunks from scratch with equal cnt are one
+ * multi-source reduction in the executor (up to MSCCL_MAX_REDUCE_FUSION),
+ * if only the first waits: it takes the waits of the whole run. Waiting
+ * earlier is safe: nothing but the tb's own later steps follows them. */
+static void
+fuse_re(Lower *L, TbB *t)
+{
+	int head = -1, len = 0;
+	for (int i = 0; i < t->nops; i++) {
+		Op *x = &L->op[t->ops[i]], *h = head >= 0 ? &L->op[head] : NULL;
+		if (x->kind != 4) {
+			head = -1;
+			continue;
+		}
+		if (h && len < MSCCL_MAX_REDUCE_FUSION && h->dst.buf == x->dst.buf &&
+		    h->dst.off == x->dst.off && h->src.buf == x->src.buf && h->cnt == x->cnt) {
+			for (int d = 0; d < x->ndep; d++)
+				add_dep(L, head, x->dep[d]);
+			x->ndep = 0;
+			len++;
+			continue;
+		}
+		head = t->ops[i];
+		len = 1;
+	}
+}
+
 static int
 final_op(const Lower *L, int o)
 {
@@ -938,8 +965,10 @@ build(Arena *a, const Sched *s, const BuildOpts *o, int nch, bool pinned, Built 
 			snprintf(b->why, sizeof b->why, "rank %d needs %d thread blocks; the limit is %d "
 			         "per rank (rule 4)", r, rb[r].ntb, MSCCL_MAX_TBS);
 		}
-		for (int t = 0; t < rb[r].ntb; t++)
+		for (int t = 0; t < rb[r].ntb; t++) {
 			fuse(L, &rb[r].tb[t]);
+			fuse_re(L, &rb[r].tb[t]);
+		}
 	}
 	if (worst) {
 		b->excess = (double)worst / MSCCL_MAX_TBS;

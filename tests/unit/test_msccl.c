@@ -478,6 +478,21 @@ count_of(const char *text, const char *what)
 	return n;
 }
 
+/* Lines of text holding both a and b. */
+static int
+lines_with(const char *text, const char *a, const char *b)
+{
+	int n = 0;
+	for (const char *l = text; *l;) {
+		const char *e = strchr(l, '\n');
+		size_t len = e ? (size_t)(e - l) : strlen(l);
+		const char *pa = strstr(l, a), *pb = strstr(l, b);
+		n += pa && pb && pa < l + len && pb < l + len;
+		l += len + (e != NULL);
+	}
+	return n;
+}
+
 /* Ring allreduce on 8 ranks lowers to RCCL's ring program: each rank sends,
  * passes 6 partial sums on without storing them (rrs), stores and forwards
  * the full sum (rrcs), forwards 6 full sums (rcs) and receives the last. */
@@ -511,7 +526,8 @@ test_fused_steps(void)
  * reducing receives in one round. Instead of one chain of 15 tbs each
  * waiting for the one before, peer p adds into accumulator p mod 4 (the
  * chunk itself, or a scratch chunk that a plain r starts), at most 4
- * receives long, and a local tb adds the 3 scratch accumulators in with re. */
+ * receives long, and a local tb adds the 3 scratch accumulators in with re
+ * steps the executor fuses into one reduction. */
 static void
 test_fan_in_chains(void)
 {
@@ -534,6 +550,10 @@ test_fan_in_chains(void)
 	CU_ASSERT_EQUAL(count_of(xml, "type=\"r\" srcbuf=\"s\""), 16 * 3);
 	CU_ASSERT_EQUAL(count_of(xml, "type=\"rrc\" srcbuf=\"s\""), 4 * 9 + 12 * 8);
 	CU_ASSERT_EQUAL(count_of(xml, "type=\"re\""), 16 * 3);
+	/* one fused reduction per root: the first re waits (3 nops: for chain 0
+	 * and two accumulators, its own depid: the third), the others do not */
+	CU_ASSERT_EQUAL(count_of(xml, "type=\"nop\""), 16 * 3);
+	CU_ASSERT_EQUAL(lines_with(xml, "type=\"re\"", "depid=\"-1\""), 16 * 2);
 	CU_ASSERT(strstr(xml, "s_chunks=\"3\"") != NULL);
 	for (int k = 0; k < 4; k++) {
 		int rc = run_text("star.xml", xml, xlen, false, true, 16 * 4 * (k % 2 ? 37 : 1),
