@@ -537,16 +537,19 @@ lower_instance(Lower *L, int inst)
 				}
 			}
 			x->dst = write_target(L, dst, c0, inst);
-			if (x->dst.buf == MB_O && alias_still_read(L, dst, x->dst.off, sx->n, round)) {
+			bool parked = x->dst.buf == MB_O &&
+			              alias_still_read(L, dst, x->dst.off, sx->n, round);
+			if (parked) {
 				/* in place that output is input still to send: park the run in
 				 * scratch; the copies home at the end wait for its sends */
-				x->dst = (BLoc){MB_S, L->scratch[dst]++}; /* the rest below */
+				x->dst = (BLoc){MB_S, L->scratch[dst]};
+				L->scratch[dst] += sx->n;
 			}
 			for (int j = 0; j < sx->n; j++) {
 				int c = L->cl[sx->first + j];
 				push_chunk(L, o, c);
 				BLoc to = j == 0 ? x->dst : (BLoc){x->dst.buf, x->dst.off + j};
-				if (j > 0 && to.buf == MB_S && L->loc[dst * nc + c].buf != MB_S)
+				if (j > 0 && !parked && to.buf == MB_S && L->loc[dst * nc + c].buf != MB_S)
 					L->scratch[dst]++;
 				if (to.buf == MB_O)
 					clobber_alias(L, o, dst, to.off);

@@ -509,47 +509,52 @@ test_fused_steps(void)
 	free(xml);
 }
 
-/* A star (k-SP at depth 1) on a 4x4 torus: every root chunk gets 15
- * reducing receives in one round. Instead of one chain of 15 tbs each
- * waiting for the one before, peer p adds into accumulator p mod 4 (the
+/* A star (k-SP at depth 1) on a 4x4 torus, allreduce and reduce_scatter:
+ * every root chunk gets 15 reducing receives in one round. Instead of one
+ * chain of 15 tbs each waiting for the one before, peer p adds into accumulator p mod 4 (the
  * chunk itself, or a scratch chunk that a plain r starts), at most 4
  * receives long, and a local tb adds the 3 scratch accumulators in with re
  * steps the executor fuses into one reduction. */
 static void
 test_fan_in_chains(void)
 {
-	const char *star = "topology T = torus(4, 4);\n"
-	                   "group Tr = translations(T);\n"
-	                   "tree K1 = khop(T, root (0, 0), depth 1);\n"
-	                   "collective allreduce S on T { algorithm symmetric(trees K1, group Tr); }\n";
-	BuildOpts bo = {0};
-	size_t xlen;
-	char *diag = NULL;
-	char *xml = build_xml(star, &bo, &xlen, &diag);
-	assert_named(xml != NULL, __LINE__, __FILE__, "the star builds: %s", diag);
-	free(diag);
-	if (!xml)
-		return;
-	/* chain 0: the root's input plus peers 0, 4, 8, 12 (not itself) */
-	CU_ASSERT_EQUAL(count_of(xml, "type=\"rrc\" srcbuf=\"i\""), 16);
-	CU_ASSERT_EQUAL(count_of(xml, "type=\"rrc\" srcbuf=\"o\""), 60 - 16);
-	/* chains 1..3: started by an r, then 3 rrc (2 on the chain of the root's own residue) */
-	CU_ASSERT_EQUAL(count_of(xml, "type=\"r\" srcbuf=\"s\""), 16 * 3);
-	CU_ASSERT_EQUAL(count_of(xml, "type=\"rrc\" srcbuf=\"s\""), 4 * 9 + 12 * 8);
-	CU_ASSERT_EQUAL(count_of(xml, "type=\"re\""), 16 * 3);
-	/* one fused reduction per root: the first re waits (3 nops: for chain 0
-	 * and two accumulators, its own depid: the third), the others do not */
-	CU_ASSERT_EQUAL(count_of(xml, "type=\"nop\""), 16 * 3);
-	CU_ASSERT_EQUAL(lines_with(xml, "type=\"re\"", "depid=\"-1\""), 16 * 2);
-	CU_ASSERT(strstr(xml, "s_chunks=\"3\"") != NULL);
-	for (int k = 0; k < 4; k++) {
-		int rc = run_text("star.xml", xml, xlen, false, true, 16 * 4 * (k % 2 ? 37 : 1),
-		                  k < 2 ? RD_FLOAT : RD_INT32, &diag);
-		assert_named(rc == 0, __LINE__, __FILE__, "the star runs in both modes (%s, %d "
-		             "elements per chunk): %s", k < 2 ? "float" : "int32", k % 2 ? 37 : 1, diag);
+	static const char *const kinds[] = {"allreduce", "reduce_scatter"};
+	for (size_t n = 0; n < countof(kinds); n++) {
+		char star[400];
+		snprintf(star, sizeof star, "topology T = torus(4, 4);\n"
+		         "group Tr = translations(T);\n"
+		         "tree K1 = khop(T, root (0, 0), depth 1);\n"
+		         "collective %s S on T { algorithm symmetric(trees K1, group Tr); }\n", kinds[n]);
+		BuildOpts bo = {0};
+		size_t xlen;
+		char *diag = NULL;
+		char *xml = build_xml(star, &bo, &xlen, &diag);
+		assert_named(xml != NULL, __LINE__, __FILE__, "the %s star builds: %s", kinds[n], diag);
 		free(diag);
+		if (!xml)
+			continue;
+		/* chain 0: the root's input plus peers 0, 4, 8, 12 (not itself) */
+		CU_ASSERT_EQUAL(count_of(xml, "type=\"rrc\" srcbuf=\"i\""), 16);
+		CU_ASSERT_EQUAL(count_of(xml, "type=\"rrc\" srcbuf=\"o\""), 60 - 16);
+		/* chains 1..3: an r starts each, then 3 rrc (2 on the root's own residue) */
+		CU_ASSERT_EQUAL(count_of(xml, "type=\"r\" srcbuf=\"s\""), 16 * 3);
+		CU_ASSERT_EQUAL(count_of(xml, "type=\"rrc\" srcbuf=\"s\""), 4 * 9 + 12 * 8);
+		CU_ASSERT_EQUAL(count_of(xml, "type=\"re\""), 16 * 3);
+		/* one fused reduction per root: the first re waits (3 nops: for chain 0
+		 * and two accumulators, its own depid: the third), the others do not */
+		CU_ASSERT_EQUAL(count_of(xml, "type=\"nop\""), 16 * 3);
+		CU_ASSERT_EQUAL(lines_with(xml, "type=\"re\"", "depid=\"-1\""), 16 * 2);
+		CU_ASSERT(strstr(xml, "s_chunks=\"3\"") != NULL);
+		for (int k = 0; k < 4; k++) {
+			int rc = run_text("star.xml", xml, xlen, false, true, 16 * 4 * (k % 2 ? 37 : 1),
+			                  k < 2 ? RD_FLOAT : RD_INT32, &diag);
+			assert_named(rc == 0, __LINE__, __FILE__, "the %s star runs in both modes (%s, "
+			             "%d elements per chunk): %s", kinds[n], k < 2 ? "float" : "int32",
+			             k % 2 ? 37 : 1, diag);
+			free(diag);
+		}
+		free(xml);
 	}
-	free(xml);
 }
 
 /* Every algorithm of the library on small topologies (odd counts fold),
