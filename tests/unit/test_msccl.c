@@ -511,10 +511,10 @@ test_fused_steps(void)
 
 /* A star (k-SP at depth 1) on a 4x4 torus, allreduce and reduce_scatter:
  * every root chunk gets 15 reducing receives in one round. Instead of one
- * chain of 15 tbs each waiting for the one before, peer p adds into accumulator p mod 4 (the
- * chunk itself, or a scratch chunk that a plain r starts), at most 4
- * receives long, and a local tb adds the 3 scratch accumulators in with re
- * steps the executor fuses into one reduction. */
+ * chain of 15 tbs each waiting for the one before, peer p adds into
+ * accumulator p mod 4 (the chunk itself, or a scratch chunk that a plain r
+ * starts), at most 4 receives long, and a local tb adds the 3 scratch
+ * accumulators in with re steps the executor fuses into one reduction. */
 static void
 test_fan_in_chains(void)
 {
