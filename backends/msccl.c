@@ -6,7 +6,9 @@
  * each (rank, chunk) has a location (input at first, its output or scratch
  * chunk once written) and the dependencies follow the IR's semantics:
  * a send waits for the last write of what it reads (from earlier rounds),
- * a write waits for the last write and every read since. Thread blocks pair
+ * a write waits for the last write and every read since. A large fan-in of
+ * reducing receives is split over accumulator chains joined by `re`, and an
+ * in-place alltoall parks what would overwrite input still to send. Thread blocks pair
  * a send peer with a receive peer per channel; steps go round by round,
  * a tb alternating its sends and receives inside a round (a receive after
  * the sends it waits for), so FIFOs of depth 2 suffice on exchanges. The
@@ -29,7 +31,7 @@ typedef struct BLoc {
 
 typedef struct Op {
 	int rank, peer;     /* peer: send peer (send), recv peer (recv), -1 local */
-	int kind;           /* 0 send, 1 recv copy, 2 recv reduce, 3 local copy */
+	int kind;           /* 0 send, 1 recv copy, 2 recv reduce, 3 local copy, 4 local reduce */
 	int round, phase, seq, chan;
 	BLoc src, dst;
 	int cnt;
@@ -44,7 +46,29 @@ typedef struct Op {
 	int reader;         /* the one op reading what it wrote, -1 none, -2 several */
 	int overwritten;    /* chunks it wrote that a later op writes again */
 	bool nostore;       /* a fused reduce whose value only travels on: rrs */
+	int chain;          /* send: the receive's accumulator chain (0: the chunk itself) */
+	int host;           /* a local op run in this op's tb, not the local one; -1 */
+	bool chainfirst;    /* ... whose first receive it is: r, not rrc */
 } Op;
+
+/* Many reducing receives of one chunk in one round (k-SP's star: 63 into
+ * each root chunk) would each wait for the one before, a chain as long as
+ * the fan-in. Instead peer p adds into accumulator chain p mod G: chain 0
+ * is the chunk itself, chains 1..G-1 scratch chunks (base + (g-1) * span +
+ * home offset - lo), which `re` steps add into the chunk once the round's
+ * receives are in. Per rank and round. */
+typedef struct Chains {
+	int G;              /* 1: no chains */
+	int lo, span, base;
+	int *last;          /* (g-1) * span + offset: the last receive into it, -2 formed, -1 none */
+	int *chunk;         /* offset -> chunk */
+} Chains;
+
+enum {
+	CHAIN_MIN_FANIN = 8,  /* fewer receives per chunk stay one chain */
+	CHAIN_LEN = 4,        /* receives per chain: a hand-over between tbs costs far more than a re */
+	CHAIN_MAX = MSCCL_MAX_REDUCE_FUSION, /* chains per rank: the re of a run fuse into one */
+};
 
 typedef struct Lower {
 	Arena *a;
@@ -65,6 +89,11 @@ typedef struct Lower {
 	int *connseq;       /* (src, dst) -> messages so far */
 	int *rwritten;      /* (rank, chunk) -> the round batch whose receives write it */
 	int batch;          /* the round being lowered, counted over instances */
+	int *lastsend;      /* alltoall: (rank, chunk) -> the last round the rank sends it, -1 */
+	int *nred;          /* (rank, chunk) -> reducing receives of it this round */
+	bool *has0;         /* (rank, chunk) -> one of them comes in on chain 0 */
+	Chains *ch;         /* per rank, this round */
+	int *occupant;      /* alltoall: rank * N + input offset -> the chunk it holds at first */
 } Lower;
 
 static void
@@ -154,7 +183,7 @@ new_op(Lower *L, int rank, int peer, int kind, int round, int phase)
 	Op *o = &L->op[L->nop];
 	memset(o, 0, sizeof *o);
 	*o = (Op){.rank = rank, .peer = peer, .kind = kind, .round = round, .phase = phase,
-	          .seq = L->nop, .fused = -1, .first = L->ncl, .reader = -1};
+	          .seq = L->nop, .fused = -1, .first = L->ncl, .reader = -1, .host = -1};
 	return L->nop++;
 }
 
@@ -191,6 +220,42 @@ write_chunk(Lower *L, int o, int r, int c, BLoc to)
 	L->loc[k] = to;
 }
 
+/* In place, an alltoall's output chunk k is its input chunk k: a write
+ * there also waits for every read of the input chunk it replaces. */
+static void
+clobber_alias(Lower *L, int o, int r, int off)
+{
+	int c = L->s->kind == CK_ALLTOALL ? L->occupant[r * L->N + off] : -1;
+	if (c < 0)
+		return;
+	int k = r * L->s->nchunk + c;
+	for (int i = 0; i < L->nreaders[k]; i++)
+		add_dep(L, o, L->readers[k][i]);
+}
+
+/* The last op reading the input chunk that output chunk off of rank r
+ * replaces in place (an alltoall's send), or -1. */
+static int
+alias_last_reader(const Lower *L, int r, int off)
+{
+	int c = L->s->kind == CK_ALLTOALL ? L->occupant[r * L->N + off] : -1;
+	int k = r * L->s->nchunk + c;
+	return c >= 0 && L->nreaders[k] > 0 ? L->readers[k][L->nreaders[k] - 1] : -1;
+}
+
+/* Whether writing output chunks [off, off + n) of rank r after `round`
+ * would, in place, destroy an input chunk a later round still sends. */
+static bool
+alias_still_read(Lower *L, int r, int off, int n, int round)
+{
+	for (int j = 0; L->s->kind == CK_ALLTOALL && j < n; j++) {
+		int c = L->occupant[r * L->N + off + j];
+		if (c >= 0 && L->lastsend[r * L->s->nchunk + c] > round)
+			return true;
+	}
+	return false;
+}
+
 static bool
 next_to(BLoc a, BLoc b)
 {
@@ -222,17 +287,149 @@ keyed_cmp(const void *x, const void *y)
 	return (a->c > b->c) - (a->c < b->c);
 }
 
+/* The chain on which rank dst adds chunk c received from src: 0 unless the
+ * chunk has a large fan-in this round, a home and a chain-0 receive. */
+static int
+chain_of(const Lower *L, int dst, int c, int src)
+{
+	const Chains *h = &L->ch[dst];
+	int k = dst * L->s->nchunk + c;
+	if (h->G <= 1 || L->nred[k] < CHAIN_MIN_FANIN || !L->has0[k])
+		return 0;
+	return src % h->G;
+}
+
+/* Chain g's accumulator of chunk c on rank r: its last receive, and where. */
+static int *
+chain_last(Lower *L, int r, int c, int g, int inst, BLoc *at)
+{
+	const Chains *h = &L->ch[r];
+	int k = (g - 1) * h->span + home(L, r, c, inst).off - h->lo;
+	if (at)
+		*at = (BLoc){MB_S, h->base + k};
+	return &h->last[k];
+}
+
+/* Sets up the chains of the round of messages [m, end) (see Chains). */
+static void
+plan_chains(Lower *L, int m, int end, int inst)
+{
+	const Sched *s = L->s;
+	int nc = s->nchunk;
+	for (int r = 0; r < L->R; r++)
+		L->ch[r] = (Chains){.G = 1};
+	if (s->kind != CK_ALLREDUCE && s->kind != CK_REDUCE_SCATTER)
+		return;
+	for (int pass = 0; pass < 4; pass++)
+		for (int i = m; i < end; i++) {
+			const Msg *g = &s->msg[i];
+			Chains *h = &L->ch[g->dst];
+			for (int j = 0; g->op == X_REDUCE && j < g->n; j++) {
+				int c = s->chunks[g->first + j], k = g->dst * nc + c;
+				if (pass == 0) {
+					L->nred[k] = 0;
+					L->has0[k] = false;
+				} else if (pass == 1) {
+					L->nred[k]++;
+				} else if (pass == 2) {
+					int G = (L->nred[k] + CHAIN_LEN - 1) / CHAIN_LEN;
+					G = G < CHAIN_MAX ? G : CHAIN_MAX;
+					if (L->nred[k] >= CHAIN_MIN_FANIN && G > h->G)
+						h->G = G;
+				} else if (home(L, g->dst, c, inst).buf != MB_O) {
+					L->nred[k] = 0; /* no home: stays one chain */
+				} else {
+					L->has0[k] |= g->src % h->G == 0;
+				}
+			}
+		}
+	for (int i = m; i < end; i++) {
+		const Msg *g = &s->msg[i];
+		Chains *h = &L->ch[g->dst];
+		for (int j = 0; g->op == X_REDUCE && j < g->n; j++) {
+			int c = s->chunks[g->first + j];
+			if (h->G > 1 && L->nred[g->dst * nc + c] >= CHAIN_MIN_FANIN &&
+			    L->has0[g->dst * nc + c]) {
+				int off = home(L, g->dst, c, inst).off;
+				if (h->span == 0 || off < h->lo) {
+					h->span += h->span ? h->lo - off : 1;
+					h->lo = off;
+				} else if (off >= h->lo + h->span)
+					h->span = off - h->lo + 1;
+			}
+		}
+	}
+	for (int r = 0; r < L->R; r++) {
+		Chains *h = &L->ch[r];
+		if (h->span == 0) {
+			h->G = 1;
+			continue;
+		}
+		h->base = L->scratch[r];
+		L->scratch[r] += (h->G - 1) * h->span;
+		h->last = arena_array(L->a, (size_t)(h->G - 1) * h->span, sizeof(int));
+		for (int k = 0; k < (h->G - 1) * h->span; k++)
+			h->last[k] = -1;
+		h->chunk = arena_array(L->a, (size_t)h->span, sizeof(int));
+		for (int c = 0; c < nc; c++) {
+			BLoc hm = home(L, r, c, inst);
+			if (hm.buf == MB_O && hm.off >= h->lo && hm.off < h->lo + h->span)
+				h->chunk[hm.off - h->lo] = c;
+		}
+	}
+}
+
+/* After the round's receives: each chain's accumulators added into their
+ * chunks, a `re` per run of chunks. */
+static void
+merge_chains(Lower *L, int round, int inst)
+{
+	int nc = L->s->nchunk;
+	for (int r = 0; r < L->R; r++) {
+		Chains *h = &L->ch[r];
+		for (int g = 1; g < h->G; g++) {
+			int open = -1;
+			for (int off = 0; off < h->span; off++) {
+				int last = h->last[(g - 1) * h->span + off], c = h->chunk[off];
+				if (last < 0) {
+					open = -1;
+					continue;
+				}
+				BLoc at = L->loc[r * nc + c];
+				if (open < 0 || L->op[open].cnt >= MSCCL_MAX_COUNT - 1 ||
+				    !next_to((BLoc){L->op[open].dst.buf, L->op[open].dst.off + L->op[open].cnt - 1}, at)) {
+					open = new_op(L, r, -1, 4, round, 2);
+					L->op[open].src = (BLoc){MB_S, h->base + (g - 1) * h->span + off};
+					L->op[open].dst = at;
+					L->op[open].cnt = 1;
+					L->op[open].chan = inst * L->nch;
+				} else
+					L->op[open].cnt++;
+				push_chunk(L, open, c);
+				add_dep(L, open, last);
+				read_chunk(L, open, r, c);
+				write_chunk(L, open, r, c, at);
+			}
+		}
+	}
+}
+
 /* One instance of the schedule's messages as ops, round by round. */
 static int
 lower_instance(Lower *L, int inst)
 {
 	const Sched *s = L->s;
 	int nc = s->nchunk;
+	if (s->kind == CK_ALLTOALL)
+		for (int k = 0; k < L->R * L->N; k++)
+			L->occupant[k] = -1;
 	for (int r = 0; r < L->R; r++)
 		for (int c = 0; c < nc; c++) {
 			L->loc[r * nc + c] = initial(L, r, c, inst);
 			L->lastw[r * nc + c] = -1;
 			L->nreaders[r * nc + c] = 0;
+			if (s->kind == CK_ALLTOALL && L->loc[r * nc + c].buf == MB_I)
+				L->occupant[r * L->N + L->loc[r * nc + c].off] = c;
 		}
 	int m = 0;
 	while (m < s->nmsg) {
@@ -242,6 +439,7 @@ lower_instance(Lower *L, int inst)
 		/* the round's sends read the state as it began: all of them first */
 		int sfirst = L->nop;
 		L->batch++;
+		plan_chains(L, m, end, inst);
 		for (int i = m; i < end; i++) {
 			const Msg *g = &s->msg[i];
 			/* its chunks in the sender's buffer order, so runs can form */
@@ -263,6 +461,9 @@ lower_instance(Lower *L, int inst)
 				int c0 = mc[k];
 				BLoc sl = L->loc[g->src * nc + c0];
 				int len = 1;
+				/* (reduce) the chain, and whether the run starts its accumulators */
+				int chain = g->op == X_REDUCE ? chain_of(L, g->dst, c0, g->src) : 0;
+				bool cfirst = chain && *chain_last(L, g->dst, c0, chain, inst, NULL) == -1;
 				while (k + len < g->n && len < MSCCL_MAX_COUNT - 1) {
 					int c = mc[k + len], cp = mc[k + len - 1];
 					if (!next_to(L->loc[g->src * nc + cp], L->loc[g->src * nc + c]))
@@ -270,17 +471,27 @@ lower_instance(Lower *L, int inst)
 					BLoc hp = home(L, g->dst, cp, inst), hc = home(L, g->dst, c, inst);
 					if (hp.buf == -2 || !next_to(hp, hc))
 						break;
-					if (g->op == X_REDUCE &&
+					if (g->op == X_REDUCE && chain_of(L, g->dst, c, g->src) != chain)
+						break;
+					if (chain && (*chain_last(L, g->dst, c, chain, inst, NULL) == -1) != cfirst)
+						break;
+					if (g->op == X_REDUCE && !chain &&
 					    !next_to(recv_sees(L, g->dst, cp, inst), recv_sees(L, g->dst, c, inst)))
 						break;
 					len++;
 				}
-				for (int j = 0; j < len; j++)
-					L->rwritten[g->dst * nc + mc[k + j]] = L->batch;
+				for (int j = 0; j < len; j++) {
+					if (chain)
+						*chain_last(L, g->dst, mc[k + j], chain, inst, NULL) = -2;
+					else
+						L->rwritten[g->dst * nc + mc[k + j]] = L->batch;
+				}
 				int o = new_op(L, g->src, g->dst, 0, round, 0);
 				L->op[o].src = sl;
 				L->op[o].cnt = len;
 				L->op[o].xop = g->op;
+				L->op[o].chain = chain;
+				L->op[o].chainfirst = cfirst;
 				int seq = L->connseq[g->src * L->R + g->dst]++;
 				/* the peers' sum staggers the channels, so a rank's many peers spread;
 				 * pinned, the two directions of a pair share their one channel */
@@ -298,12 +509,25 @@ lower_instance(Lower *L, int inst)
 		for (int so = sfirst; so < send_end; so++) {
 			int src = L->op[so].rank, dst = L->op[so].peer;
 			bool red = L->op[so].xop == X_REDUCE;
-			int o = new_op(L, dst, src, red ? 2 : 1, round, 1);
+			int chain = L->op[so].chain;
+			int o = new_op(L, dst, src, red && !L->op[so].chainfirst ? 2 : 1, round, 1);
 			Op *x = &L->op[o];
 			const Op *sx = &L->op[so];
 			x->cnt = sx->cnt;
 			x->chan = sx->chan;
 			int c0 = L->cl[sx->first];
+			if (chain) {
+				/* into the chain's accumulators, after its previous receive */
+				chain_last(L, dst, c0, chain, inst, &x->dst);
+				x->src = x->dst;
+				for (int j = 0; j < sx->n; j++) {
+					int c = L->cl[sx->first + j], *last = chain_last(L, dst, c, chain, inst, NULL);
+					push_chunk(L, o, c);
+					add_dep(L, o, *last);
+					*last = o;
+				}
+				continue;
+			}
 			if (red) {
 				x->src = L->loc[dst * nc + c0];
 				if (x->src.buf < 0) {
@@ -313,15 +537,26 @@ lower_instance(Lower *L, int inst)
 				}
 			}
 			x->dst = write_target(L, dst, c0, inst);
+			bool parked = x->dst.buf == MB_O &&
+			              alias_still_read(L, dst, x->dst.off, sx->n, round);
+			if (parked) {
+				/* in place that output is input still to send: park the run in
+				 * scratch; the copies home at the end wait for its sends */
+				x->dst = (BLoc){MB_S, L->scratch[dst]};
+				L->scratch[dst] += sx->n;
+			}
 			for (int j = 0; j < sx->n; j++) {
 				int c = L->cl[sx->first + j];
 				push_chunk(L, o, c);
 				BLoc to = j == 0 ? x->dst : (BLoc){x->dst.buf, x->dst.off + j};
-				if (j > 0 && to.buf == MB_S && L->loc[dst * nc + c].buf != MB_S)
+				if (j > 0 && !parked && to.buf == MB_S && L->loc[dst * nc + c].buf != MB_S)
 					L->scratch[dst]++;
+				if (to.buf == MB_O)
+					clobber_alias(L, o, dst, to.off);
 				write_chunk(L, o, dst, c, to);
 			}
 		}
+		merge_chains(L, round, inst);
 		m = end;
 	}
 	/* the promised chunks that do not end where the output wants them */
@@ -339,13 +574,17 @@ lower_instance(Lower *L, int inst)
 				if (L->lastw[r * nc + c] < 0)
 					continue;
 			}
+			/* a parked alltoall chunk is copied home by the tb of the send that
+			 * frees its slot, after it: no local tb, no wait on the tail */
+			int host = at.buf == MB_S ? alias_last_reader(L, r, h.off) : -1;
 			Op *po = open >= 0 ? &L->op[open] : NULL;
 			if (po && next_to((BLoc){po->src.buf, po->src.off + po->cnt - 1}, at) &&
 			    next_to((BLoc){po->dst.buf, po->dst.off + po->cnt - 1}, h) &&
-			    po->cnt < MSCCL_MAX_COUNT - 1) {
+			    po->cnt < MSCCL_MAX_COUNT - 1 && po->host == host) {
 				po->cnt++;
 				push_chunk(L, open, c);
 				read_chunk(L, open, r, c);
+				clobber_alias(L, open, r, h.off);
 				continue;
 			}
 			if (L->ncl && open >= 0 && L->op[open].first + L->op[open].n != L->ncl)
@@ -355,8 +594,10 @@ lower_instance(Lower *L, int inst)
 			L->op[open].dst = h;
 			L->op[open].cnt = 1;
 			L->op[open].chan = inst * L->nch;
+			L->op[open].host = host;
 			push_chunk(L, open, c);
 			read_chunk(L, open, r, c);
+			clobber_alias(L, open, r, h.off);
 		}
 	}
 	return 0;
@@ -459,7 +700,7 @@ assign_tbs(Lower *L, int r, RankB *rb)
 			sp[x->chan * R + x->peer] = true;
 		else if (x->kind <= 2)
 			rp[x->chan * R + x->peer] = true;
-		else
+		else if (x->host < 0)
 			local = true;
 	}
 	for (int ch = 0; ch < nchan; ch++) {
@@ -499,6 +740,7 @@ assign_tbs(Lower *L, int r, RankB *rb)
 			continue;
 		int t = x->kind == 0 ? tb_for(L, rb, x->peer, -1, x->chan)
 		        : x->kind <= 2 ? tb_for(L, rb, -1, x->peer, x->chan)
+		        : x->host >= 0 ? L->op[x->host].tb
 		                       : tb_for(L, rb, -1, -1, 0);
 		x->tb = t;
 		VEC_PUSH(L->a, rb->tb[t].ops, rb->tb[t].nops, rb->tb[t].capops, o);
@@ -538,6 +780,33 @@ fuse(Lower *L, TbB *t)
 	}
 }
 
+/* Consecutive re into the same chunks from scratch with equal cnt are one
+ * multi-source reduction in the executor (up to MSCCL_MAX_REDUCE_FUSION),
+ * if only the first waits: it takes the waits of the whole run. Waiting
+ * earlier is safe: nothing but the tb's own later steps follows them. */
+static void
+fuse_re(Lower *L, TbB *t)
+{
+	int head = -1, len = 0;
+	for (int i = 0; i < t->nops; i++) {
+		Op *x = &L->op[t->ops[i]], *h = head >= 0 ? &L->op[head] : NULL;
+		if (x->kind != 4) {
+			head = -1;
+			continue;
+		}
+		if (h && len < MSCCL_MAX_REDUCE_FUSION && h->dst.buf == x->dst.buf &&
+		    h->dst.off == x->dst.off && h->src.buf == x->src.buf && h->cnt == x->cnt) {
+			for (int d = 0; d < x->ndep; d++)
+				add_dep(L, head, x->dep[d]);
+			x->ndep = 0;
+			len++;
+			continue;
+		}
+		head = t->ops[i];
+		len = 1;
+	}
+}
+
 static int
 final_op(const Lower *L, int o)
 {
@@ -548,7 +817,8 @@ final_op(const Lower *L, int o)
 typedef struct Built {
 	MProg p;
 	int nch;
-	char why[400];   /* a limit that does not fit, for the error */
+	char why[400];   /* the limit exceeded most (worst rank or tb), for the error */
+	double excess;   /* ... its value over the limit: how far from fitting */
 	bool any_width;  /* ... whatever the channels: no use trying more */
 } Built;
 
@@ -667,6 +937,18 @@ build(Arena *a, const Sched *s, const BuildOpts *o, int nch, bool pinned, Built 
 	L->scratch = arena_array(a, (size_t)R, sizeof(int));
 	L->connseq = arena_array(a, (size_t)R * R, sizeof(int));
 	L->rwritten = arena_array(a, (size_t)R * nc, sizeof(int));
+	L->nred = arena_array(a, (size_t)R * nc, sizeof(int));
+	L->has0 = arena_array(a, (size_t)R * nc, sizeof(bool));
+	L->ch = arena_array(a, (size_t)R, sizeof(Chains));
+	if (s->kind == CK_ALLTOALL) {
+		L->occupant = arena_array(a, (size_t)R * L->N, sizeof(int));
+		L->lastsend = arena_array(a, (size_t)R * nc, sizeof(int));
+		for (int k = 0; k < R * nc; k++)
+			L->lastsend[k] = -1;
+		for (int i = 0; i < s->nmsg; i++)
+			for (int j = 0; j < s->msg[i].n; j++)
+				L->lastsend[s->msg[i].src * nc + s->chunks[s->msg[i].first + j]] = s->msg[i].round;
+	}
 	for (int i = 0; i < L->inst; i++) {
 		memset(L->connseq, 0, (size_t)R * R * sizeof(int));
 		if (lower_instance(L, i) != 0)
@@ -678,17 +960,24 @@ build(Arena *a, const Sched *s, const BuildOpts *o, int nch, bool pinned, Built 
 	memset(p, 0, sizeof *p);
 	p->ngpus = p->ngpu = R;
 	p->gpu = arena_array(a, (size_t)R, sizeof *p->gpu);
-	int line = 2;
+	int line = 2, worst = 0;
 	for (int r = 0; r < R; r++) {
 		assign_tbs(L, r, &rb[r]);
-		if (rb[r].ntb > MSCCL_MAX_TBS) {
+		if (rb[r].ntb > MSCCL_MAX_TBS && rb[r].ntb > worst) {
+			worst = rb[r].ntb;
 			snprintf(b->why, sizeof b->why, "rank %d needs %d thread blocks; the limit is %d "
 			         "per rank (rule 4)", r, rb[r].ntb, MSCCL_MAX_TBS);
-			return 1;
 		}
-		for (int t = 0; t < rb[r].ntb; t++)
+		for (int t = 0; t < rb[r].ntb; t++) {
 			fuse(L, &rb[r].tb[t]);
+			fuse_re(L, &rb[r].tb[t]);
+		}
 	}
+	if (worst) {
+		b->excess = (double)worst / MSCCL_MAX_TBS;
+		return 1;
+	}
+	int maxsteps = o->legacy ? MSCCL_MAX_STEPS_LEGACY : MSCCL_MAX_STEPS;
 	for (int r = 0; r < R; r++) {
 		RankB *k = &rb[r];
 		/* positions among live ops, then the steps each op needs */
@@ -762,12 +1051,17 @@ build(Arena *a, const Sched *s, const BuildOpts *o, int nch, bool pinned, Built 
 			MTb *mt = &g->tb[t];
 			*mt = (MTb){.id = t, .send = tb->send, .recv = tb->recv, .chan = tb->chan,
 			            .line = line++, .nstep = tb->nstep};
-			if (tb->nstep > (o->legacy ? MSCCL_MAX_STEPS_LEGACY : MSCCL_MAX_STEPS)) {
-				snprintf(b->why, sizeof b->why, "thread block %d of rank %d (send %d, recv %d, "
-				         "channel %d) needs %d steps; the executor allows %d per thread block "
-				         "(MSCCL_MAX_NUM_STEPS, rule 7)", t, r, tb->send, tb->recv, tb->chan,
-				         tb->nstep, o->legacy ? MSCCL_MAX_STEPS_LEGACY : MSCCL_MAX_STEPS);
-				return 1;
+			if (tb->nstep > maxsteps) {
+				/* the worst tb names the limit: how far this width is from fitting */
+				if (tb->nstep > worst) {
+					worst = tb->nstep;
+					snprintf(b->why, sizeof b->why, "thread block %d of rank %d (send %d, recv "
+					         "%d, channel %d) needs %d steps; the executor allows %d per thread "
+					         "block (MSCCL_MAX_NUM_STEPS, rule 7)", t, r, tb->send, tb->recv,
+					         tb->chan, tb->nstep, maxsteps);
+				}
+				mt->nstep = 0;
+				continue;
 			}
 			mt->step = arena_array(a, (size_t)tb->nstep + 1, sizeof *mt->step);
 			int sidx = 0;
@@ -798,8 +1092,11 @@ build(Arena *a, const Sched *s, const BuildOpts *o, int nch, bool pinned, Built 
 					set_step(ms, sidx, x->nostore ? MT_RRS : fz ? MT_RRCS : MT_RRC, x->src,
 					         x->nostore ? x->src : x->dst, x->cnt);
 					break;
-				default:
+				case 3:
 					set_step(ms, sidx, MT_CPY, x->src, x->dst, x->cnt);
+					break;
+				default:
+					set_step(ms, sidx, MT_RE, x->src, x->dst, x->cnt);
 					break;
 				}
 				ms->line = line++;
@@ -813,6 +1110,10 @@ build(Arena *a, const Sched *s, const BuildOpts *o, int nch, bool pinned, Built 
 			line++; /* </tb> */
 		}
 		line++; /* </gpu> */
+	}
+	if (worst) {
+		b->excess = (double)worst / maxsteps;
+		return 1;
 	}
 	/* hasdep on every step something waits on */
 	for (int r = 0; r < R; r++)
@@ -837,9 +1138,10 @@ build(Arena *a, const Sched *s, const BuildOpts *o, int nch, bool pinned, Built 
 	           : strcmp(o->proto, "LL") == 0 ? MP_LL : MP_LL128;
 	p->nchunksperloop = L->N;
 	p->nchannels = nch * L->inst;
-	/* alltoall writes its output while peers still read the input: out of place only */
-	p->inplace = p->coll != MC_ALLTOALL;
-	p->outofplace = o->legacy ? !p->inplace : 1;
+	/* every program runs in place (alltoall parks what would overwrite input
+	 * still to send) and out of place; the legacy dialect declares one mode */
+	p->inplace = 1;
+	p->outofplace = o->legacy ? 0 : 1;
 	/* --max-bytes is inclusive; the legacy dialect's bound is exclusive and
 	 * must be non-zero */
 	p->min_bytes = o->min_bytes;
@@ -945,7 +1247,8 @@ msccl_lower(Arena *a, const Sched *sched, const BuildOpts *o, MProg *out)
 	/* a limit or a FIFO deadlock at one width: spread the work over more
 	 * channels (quietly), each width first with every connection spread over
 	 * the channels, then with each pinned to one (fewer tbs for many peers);
-	 * report the last attempt if none fits */
+	 * if none fits, report the attempt closest to fitting (and with
+	 * --channels, the other way too) */
 	int tries[16], ntry = 0;
 	if (o->channels > 0) {
 		tries[ntry++] = o->channels;
@@ -960,6 +1263,12 @@ msccl_lower(Arena *a, const Sched *sched, const BuildOpts *o, MProg *out)
 		         sched->name, inst, MSCCL_MAX_CHANNELS);
 		return -1;
 	}
+	static const char *const how[] = {"each connection spread over the channels",
+	                                  "each connection pinned to one channel"};
+	char why[2][400] = {"", ""}; /* --channels: spread's and pinned's limit */
+	char closest[400] = "";
+	double closest_excess = 0;
+	int closest_try = 0;
 	for (int t = 0; t < ntry; t++) {
 		bool last = t == ntry - 1;
 		if (t % 2 == 1 && tries[t] == 1 && !last)
@@ -972,10 +1281,27 @@ msccl_lower(Arena *a, const Sched *sched, const BuildOpts *o, MProg *out)
 			diag_mute(false);
 			last = true;
 		}
-		if (rc == 1 && last)
-			error_at(sched->loc, "'%s' does not fit MSCCL's limits: %s%s", sched->name, b.why,
-			         o->channels > 0 || b.any_width ? ""
-			         : ", at every width up to the most channels");
+		if (rc == 1 && !b.any_width) {
+			snprintf(why[t % 2], sizeof why[0], "%s", b.why);
+			if (closest_excess == 0 || b.excess < closest_excess) {
+				closest_excess = b.excess;
+				closest_try = t;
+				snprintf(closest, sizeof closest, "%s", b.why);
+			}
+		}
+		if (rc == 1 && last && b.any_width)
+			error_at(sched->loc, "'%s' does not fit MSCCL's limits: %s", sched->name, b.why);
+		else if (rc == 1 && last && o->channels > 0) {
+			int c = closest_try % 2;
+			error_at(sched->loc, "'%s' does not fit MSCCL's limits over %d channel%s: %s",
+			         sched->name, tries[t] * inst, tries[t] * inst == 1 ? "" : "s", closest);
+			if (why[!c][0] && strcmp(why[!c], closest) != 0)
+				note_at(sched->loc, "that is with %s; with %s: %s", how[c], how[!c], why[!c]);
+		} else if (rc == 1 && last)
+			error_at(sched->loc, "'%s' does not fit MSCCL's limits at any width up to %d "
+			         "channels; the closest, %d channel%s with %s: %s", sched->name,
+			         tries[t] * inst, tries[closest_try] * inst,
+			         tries[closest_try] * inst == 1 ? "" : "s", how[closest_try % 2], closest);
 		if (rc == 0 && (msccl_check(&b.p) != 0 ||
 		                msccl_check_run(&b.p, msccl_capacity(b.p.proto)) != 0)) {
 			if (last)

@@ -21,6 +21,7 @@ enum {
 	MSCCL_MAX_TBS_PER_CHAN = 32,  /* sending (and receiving) tbs per channel */
 	MSCCL_MAX_CHANNELS = 32,
 	MSCCL_MAX_COUNT = 72,         /* cnt < 72 */
+	MSCCL_MAX_REDUCE_FUSION = 16, /* re steps the executor fuses into one reduction */
 	MSCCL_MAX_DEPID = 127,        /* int8 */
 	MSCCL_MAX_OFFSET = 32767,     /* int16 */
 	MSCCL_MAX_GPUS = 64,          /* what collc reads and runs */

@@ -184,14 +184,6 @@ typedef struct Run {
 	pthread_mutex_t errmu;
 } Run;
 
-static void
-deadline(struct timespec *ts, long ms)
-{
-	clock_gettime(CLOCK_REALTIME, ts);
-	ts->tv_nsec += ms * 1000000L;
-	ts->tv_sec += ts->tv_nsec / 1000000000L;
-	ts->tv_nsec %= 1000000000L;
-}
 
 static char *
 addr(Run *r, int g, MBuf b, int off, int tile)
@@ -199,6 +191,28 @@ addr(Run *r, int g, MBuf b, int off, int tile)
 	MBuf real;
 	int o = msccl_resolve(r->p, g, r->o->inplace, b, off, &real);
 	return r->buf[g][real] + ((int64_t)o * r->S + (int64_t)tile * r->T) * (int64_t)r->es;
+}
+
+/* Stops every tb: waits have no timeout (thousands of tbs polling would
+ * cost more than the run), so each waiter is woken; under its mutex, so a
+ * waiter that has not yet seen stop is already waiting. Called holding no
+ * FIFO or flag mutex. */
+static void
+stop_run(Run *r)
+{
+	atomic_store(&r->stop, 1);
+	size_t nf = (size_t)r->p->ngpus * r->p->ngpus * r->p->nchannels;
+	for (size_t f = 0; f < nf; f++) {
+		pthread_mutex_lock(&r->fifo[f].mu);
+		pthread_cond_broadcast(&r->fifo[f].cv);
+		pthread_mutex_unlock(&r->fifo[f].mu);
+	}
+	for (int i = 0; i < r->p->ngpus * MSCCL_MAX_TBS; i++)
+		if (r->tbs[i]) {
+			pthread_mutex_lock(&r->tbs[i]->fmu);
+			pthread_cond_broadcast(&r->tbs[i]->fcv);
+			pthread_mutex_unlock(&r->tbs[i]->fmu);
+		}
 }
 
 static void
@@ -210,7 +224,7 @@ run_error(Run *r, int line, const char *msg)
 		r->errline = line;
 	}
 	pthread_mutex_unlock(&r->errmu);
-	atomic_store(&r->stop, 1);
+	stop_run(r);
 }
 
 static Fifo *
@@ -236,11 +250,8 @@ exec_step(Tb *me, const MStep *st, int tile)
 			atomic_store(&me->wait, W_FLAG);
 			pthread_mutex_lock(&d->fmu);
 			while (atomic_load_explicit(&d->flag, memory_order_acquire) < want &&
-			       !atomic_load(&r->stop)) {
-				struct timespec ts;
-				deadline(&ts, 50);
-				pthread_cond_timedwait(&d->fcv, &d->fmu, &ts);
-			}
+			       !atomic_load(&r->stop))
+				pthread_cond_wait(&d->fcv, &d->fmu);
 			pthread_mutex_unlock(&d->fmu);
 			if (atomic_load(&r->stop))
 				return -1;
@@ -255,11 +266,8 @@ exec_step(Tb *me, const MStep *st, int tile)
 	if (in) {
 		atomic_store(&me->wait, W_RECV);
 		pthread_mutex_lock(&in->mu);
-		while (in->n == 0 && !atomic_load(&r->stop)) {
-			struct timespec ts;
-			deadline(&ts, 50);
-			pthread_cond_timedwait(&in->cv, &in->mu, &ts);
-		}
+		while (in->n == 0 && !atomic_load(&r->stop))
+			pthread_cond_wait(&in->cv, &in->mu);
 		if (atomic_load(&r->stop)) {
 			pthread_mutex_unlock(&in->mu);
 			return -1;
@@ -280,11 +288,8 @@ exec_step(Tb *me, const MStep *st, int tile)
 	if (out) {
 		atomic_store(&me->wait, W_SEND);
 		pthread_mutex_lock(&out->mu);
-		while (out->n == r->cap && !atomic_load(&r->stop)) {
-			struct timespec ts;
-			deadline(&ts, 50);
-			pthread_cond_timedwait(&out->cv, &out->mu, &ts);
-		}
+		while (out->n == r->cap && !atomic_load(&r->stop))
+			pthread_cond_wait(&out->cv, &out->mu);
 		if (atomic_load(&r->stop)) {
 			pthread_mutex_unlock(&out->mu);
 			return -1;
@@ -578,7 +583,7 @@ msccl_run(const MProg *p, const RunOpts *o, RunResult *res)
 			since = now();
 		} else if (now() - since > o->timeout) {
 			report_deadlock(&r);
-			atomic_store(&r.stop, 1);
+			stop_run(&r);
 			rc = -1;
 		}
 	}
