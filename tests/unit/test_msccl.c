@@ -18,6 +18,11 @@ fixtures(void)
 	return e ? e : "tests/fixtures/msccl";
 }
 
+/* Seconds without a completed step before a run that should pass is called a
+ * deadlock: generous, since thousands of threads share two busy cores; the
+ * deadlock test sets its own. */
+#define RUN_TIMEOUT 20.0
+
 /* Reads (and with run, runs in every declared mode) one file; returns 0 and
  * the diagnostics in *diag. With fit, the size run is the one nearest to
  * `bytes` that the file is selected for, as `collc run` picks it. */
@@ -39,7 +44,7 @@ run_sized(const char *name, const char *text, size_t len, bool legacy, bool run,
 		if (!(m == 0 ? p.inplace : p.outofplace))
 			continue;
 		RunOpts o = {.bytes = bytes, .dtype = dt, .op = RO_SUM, .inplace = m == 0,
-		             .timeout = 1.0};
+		             .timeout = RUN_TIMEOUT};
 		RunResult res;
 		rc = msccl_run(&p, &o, &res);
 		if (rc == 0 && p.coll != MC_CUSTOM && !res.verified)
@@ -235,7 +240,7 @@ test_examples_roundtrip(void)
 					bool oop = plan[j][2] || !mp.inplace;
 					RunOpts o = {.bytes = (int64_t)mp.nchunksperloop * 4 * plan[j][1],
 					             .dtype = plan[j][0] ? RD_INT32 : RD_FLOAT, .op = RO_SUM,
-					             .inplace = !oop, .timeout = 2};
+					             .inplace = !oop, .timeout = RUN_TIMEOUT};
 					RunResult res;
 					r2 = msccl_run(&mp, &o, &res);
 					assert_named(r2 == 0, __LINE__, __FILE__, "%s '%s' runs and verifies (%s, "
