@@ -1303,7 +1303,7 @@ msccl_lower(Arena *a, const Sched *sched, const BuildOpts *o, MProg *out)
 			         tries[t] * inst, tries[closest_try] * inst,
 			         tries[closest_try] * inst == 1 ? "" : "s", how[closest_try % 2], closest);
 		if (rc == 0 && (msccl_check(&b.p) != 0 ||
-		                msccl_check_run(&b.p, msccl_capacity(b.p.proto)) != 0)) {
+		                msccl_check_run(&b.p, msccl_capacity(b.p.proto), false) != 0)) {
 			if (last)
 				note_at(sched->loc, "in the MSCCL program built for '%s' over %d channel%s "
 				        "(the lines are those of the XML it would write)", sched->name,

@@ -92,8 +92,10 @@ int msccl_read(Arena *a, const char *text, size_t len, bool legacy, MProg *p);
 int msccl_check(const MProg *p);
 /* Rules 14 and 15 without data: runs the program step by step with bounded
  * FIFOs (capacity in messages) and symbolic values in every declared mode.
- * Reports a deadlock or a wrong result; 0 or -1. ngpus <= 64. */
-int msccl_check_run(const MProg *p, int capacity);
+ * With pieces, a step moves chunk by chunk, a message per chunk (the
+ * executor's Simple calls at large sizes, spec rule 14); else a message per
+ * step. Reports a deadlock or a wrong result; 0 or -1. ngpus <= 64. */
+int msccl_check_run(const MProg *p, int capacity, bool pieces);
 int msccl_capacity(MProto);   /* Simple 2, LL and LL128 8 (spec section 5) */
 /* The true buffer sizes in chunks (spec section 4). */
 int msccl_ichunks(const MProg *p);

@@ -32,6 +32,8 @@ typedef struct VState {
 	Fifo *fifo;
 	int *flag;   /* rank * MSCCL_MAX_TBS + tb */
 	int *pc;
+	bool pieces; /* one message per chunk (the executor's calls at maxAllowedCount 1) */
+	int *part;   /* pieces: chunks of the current step done */
 } VState;
 
 static Sym
@@ -95,12 +97,18 @@ expected(const MProg *p, int g, int k)
 	}
 }
 
-/* One step if it can run now: 1 ran, 0 blocked, -1 error reported. */
+/* One step, or with pieces its next chunk, if it can run now: 1 the step is
+ * done, 2 a piece of it, 0 blocked, -1 error reported. The executor issues a
+ * step of cnt chunks as calls of maxAllowedCount chunks each, receiving and
+ * sending call by call, so a piece is a message of one chunk (the smallest
+ * call) that still carries its step's cnt for the matching rule. */
 static int
 try_step(VState *v, int g, const MTb *tb)
 {
 	const MStep *st = &tb->step[v->pc[g * MSCCL_MAX_TBS + tb->id]];
-	if (st->depid >= 0 && v->flag[g * MSCCL_MAX_TBS + st->depid] < st->deps)
+	int *part = &v->part[g * MSCCL_MAX_TBS + tb->id];
+	int first = v->pieces ? *part : 0, n = v->pieces ? 1 : st->cnt;
+	if (first == 0 && st->depid >= 0 && v->flag[g * MSCCL_MAX_TBS + st->depid] < st->deps)
 		return 0;
 	if (st->type == MT_NOP)
 		return 1;
@@ -122,29 +130,30 @@ try_step(VState *v, int g, const MTb *tb)
 		in->head = (in->head + 1) % v->cap;
 		in->n--;
 	}
-	Sym *val = xmalloc((size_t)st->cnt * sizeof *val);
-	for (int c = 0; c < st->cnt; c++) {
+	Sym *val = xmalloc((size_t)n * sizeof *val);
+	for (int i = 0; i < n; i++) {
+		int c = first + i;
 		switch (st->type) {
 		case MT_S:
 		case MT_CPY:
-			val[c] = *at(v, g, st->srcbuf, st->srcoff + c);
+			val[i] = *at(v, g, st->srcbuf, st->srcoff + c);
 			break;
 		case MT_R:
 		case MT_RCS:
-			val[c] = msg[c];
+			val[i] = msg[i];
 			break;
 		case MT_RE:
-			val[c] = sym_reduce(*at(v, g, st->dstbuf, st->dstoff + c),
+			val[i] = sym_reduce(*at(v, g, st->dstbuf, st->dstoff + c),
 			                    *at(v, g, st->srcbuf, st->srcoff + c));
 			break;
 		default: /* rrs, rrc, rrcs: the local operand is src */
-			val[c] = sym_reduce(msg[c], *at(v, g, st->srcbuf, st->srcoff + c));
+			val[i] = sym_reduce(msg[i], *at(v, g, st->srcbuf, st->srcoff + c));
 			break;
 		}
 	}
 	if (mtype_writes_dst(st->type))
-		for (int c = 0; c < st->cnt; c++)
-			*at(v, g, st->dstbuf, st->dstoff + c) = val[c];
+		for (int i = 0; i < n; i++)
+			*at(v, g, st->dstbuf, st->dstoff + first + i) = val[i];
 	free(msg);
 	if (out) {
 		int slot = (out->head + out->n) % v->cap;
@@ -154,6 +163,11 @@ try_step(VState *v, int g, const MTb *tb)
 	} else {
 		free(val);
 	}
+	if (first + n < st->cnt) {
+		*part = first + n;
+		return 2;
+	}
+	*part = 0;
 	if (st->hasdep)
 		v->flag[g * MSCCL_MAX_TBS + tb->id] = st->s;
 	return 1;
@@ -196,9 +210,9 @@ report_deadlock(VState *v)
 }
 
 static int
-run_mode(const MProg *p, bool inplace, int cap)
+run_mode(const MProg *p, bool inplace, int cap, bool pieces)
 {
-	VState v = {.p = p, .inplace = inplace, .cap = cap};
+	VState v = {.p = p, .inplace = inplace, .cap = cap, .pieces = pieces};
 	int R = p->ngpus, rc = 0;
 	for (int g = 0; g < R; g++) {
 		v.buf[g][MB_I] = xcalloc((size_t)msccl_ichunks(p) + 1, sizeof(Sym));
@@ -215,6 +229,7 @@ run_mode(const MProg *p, bool inplace, int cap)
 	}
 	v.flag = xmalloc((size_t)R * MSCCL_MAX_TBS * sizeof *v.flag);
 	v.pc = xcalloc((size_t)R * MSCCL_MAX_TBS, sizeof *v.pc);
+	v.part = xcalloc((size_t)R * MSCCL_MAX_TBS, sizeof *v.part);
 	for (int i = 0; i < R * MSCCL_MAX_TBS; i++)
 		v.flag[i] = -1;
 	for (;;) {
@@ -229,7 +244,7 @@ run_mode(const MProg *p, bool inplace, int cap)
 						rc = -1;
 						break;
 					}
-					++*pc;
+					*pc += r == 1;
 					moved = true;
 				}
 				left |= *pc < tb->nstep;
@@ -284,19 +299,20 @@ run_mode(const MProg *p, bool inplace, int cap)
 	free(v.fifo);
 	free(v.flag);
 	free(v.pc);
+	free(v.part);
 	return rc;
 }
 
 int
-msccl_check_run(const MProg *p, int capacity)
+msccl_check_run(const MProg *p, int capacity, bool pieces)
 {
 	if (!p->inplace && !p->outofplace) {
 		error_at((Loc){p->line, 1}, "rule 2 (algo): inplace=0 and outofplace=0: never used");
 		return -1;
 	}
-	if (p->inplace && run_mode(p, true, capacity) != 0)
+	if (p->inplace && run_mode(p, true, capacity, pieces) != 0)
 		return -1;
-	if (p->outofplace && run_mode(p, false, capacity) != 0)
+	if (p->outofplace && run_mode(p, false, capacity, pieces) != 0)
 		return -1;
 	return 0;
 }

@@ -400,6 +400,73 @@ test_selection_range(void)
 	}
 }
 
+/* Rule 14 at large sizes: with Simple, a step of cnt chunks goes as calls of
+ * maxAllowedCount chunks (1 when chunks are large) and a connection holds 2
+ * calls. An exchange of 3-chunk steps (both ranks send, then receive) is
+ * deadlock-free with a message per step but stops chunk by chunk; with LL's
+ * 8 calls it runs. A ring allreduce runs chunk by chunk too. */
+static void
+test_piecewise_deadlock(void)
+{
+	static const char xml[] =
+	    "<algo name=\"x\" proto=\"Simple\" nchannels=\"1\" nchunksperloop=\"6\" ngpus=\"2\" "
+	    "coll=\"allgather\" inplace=\"1\" outofplace=\"1\" minBytes=\"0\" maxBytes=\"0\">\n"
+	    "  <gpu id=\"0\" i_chunks=\"3\" o_chunks=\"6\" s_chunks=\"0\">\n"
+	    "    <tb id=\"0\" send=\"1\" recv=\"1\" chan=\"0\">\n"
+	    "      <step s=\"0\" type=\"s\" srcbuf=\"i\" srcoff=\"0\" dstbuf=\"i\" dstoff=\"0\" cnt=\"3\" depid=\"-1\" deps=\"-1\" hasdep=\"0\"/>\n"
+	    "      <step s=\"1\" type=\"r\" srcbuf=\"o\" srcoff=\"3\" dstbuf=\"o\" dstoff=\"3\" cnt=\"3\" depid=\"-1\" deps=\"-1\" hasdep=\"0\"/>\n"
+	    "    </tb>\n"
+	    "    <tb id=\"1\" send=\"-1\" recv=\"-1\" chan=\"0\">\n"
+	    "      <step s=\"0\" type=\"cpy\" srcbuf=\"i\" srcoff=\"0\" dstbuf=\"o\" dstoff=\"0\" cnt=\"3\" depid=\"-1\" deps=\"-1\" hasdep=\"0\"/>\n"
+	    "    </tb>\n"
+	    "  </gpu>\n"
+	    "  <gpu id=\"1\" i_chunks=\"3\" o_chunks=\"6\" s_chunks=\"0\">\n"
+	    "    <tb id=\"0\" send=\"0\" recv=\"0\" chan=\"0\">\n"
+	    "      <step s=\"0\" type=\"s\" srcbuf=\"i\" srcoff=\"0\" dstbuf=\"i\" dstoff=\"0\" cnt=\"3\" depid=\"-1\" deps=\"-1\" hasdep=\"0\"/>\n"
+	    "      <step s=\"1\" type=\"r\" srcbuf=\"o\" srcoff=\"0\" dstbuf=\"o\" dstoff=\"0\" cnt=\"3\" depid=\"-1\" deps=\"-1\" hasdep=\"0\"/>\n"
+	    "    </tb>\n"
+	    "    <tb id=\"1\" send=\"-1\" recv=\"-1\" chan=\"0\">\n"
+	    "      <step s=\"0\" type=\"cpy\" srcbuf=\"i\" srcoff=\"0\" dstbuf=\"o\" dstoff=\"3\" cnt=\"3\" depid=\"-1\" deps=\"-1\" hasdep=\"0\"/>\n"
+	    "    </tb>\n"
+	    "  </gpu>\n"
+	    "</algo>\n";
+	char *diag = NULL;
+	size_t dlen;
+	FILE *mem = open_memstream(&diag, &dlen);
+	diag_stream(mem);
+	diag_reset();
+	diag_source("x.xml", xml, sizeof xml - 1);
+	Arena a = {0};
+	MProg p;
+	CU_ASSERT_EQUAL_FATAL(msccl_read(&a, xml, sizeof xml - 1, false, &p), 0);
+	CU_ASSERT_EQUAL(msccl_check_run(&p, 2, false), 0);
+	CU_ASSERT_EQUAL(msccl_check_run(&p, 8, true), 0);
+	CU_ASSERT_NOT_EQUAL(msccl_check_run(&p, 2, true), 0);
+	arena_free(&a);
+	diag_stream(NULL);
+	fclose(mem);
+	diag_reset();
+	assert_named(strstr(diag, "rule 14 (deadlock)") && strstr(diag, "FIFO full"), __LINE__,
+	             __FILE__, "the piecewise run stops on a full FIFO: %s", diag);
+	free(diag);
+
+	static const char ring[] = "topology R = ring(8);\n"
+	                           "collective allreduce AR on R { algorithm ring; }\n";
+	BuildOpts bo = {0};
+	size_t xlen;
+	diag = NULL;
+	char *rx = build_xml(ring, &bo, &xlen, &diag);
+	assert_named(rx != NULL, __LINE__, __FILE__, "ring builds: %s", diag);
+	free(diag);
+	if (!rx)
+		return;
+	diag_source("ring.xml", rx, xlen);
+	CU_ASSERT_EQUAL_FATAL(msccl_read(&a, rx, xlen, false, &p), 0);
+	CU_ASSERT_EQUAL(msccl_check_run(&p, 2, true), 0);
+	arena_free(&a);
+	free(rx);
+}
+
 static void
 test_build_options(void)
 {
@@ -745,6 +812,7 @@ CU_TestInfo msccl_tests[] = {
 	{"a 15-way fan-in: 4 accumulator chains and re", test_fan_in_chains},
 	{"--channels, --instances, --proto, --legacy, --min/max-bytes: XML, read back, run", test_build_options},
 	{"sizes outside minBytes..maxBytes are refused; the default size fits", test_selection_range},
+	{"rule 14 chunk by chunk: an exchange of 3-chunk steps stops at capacity 2", test_piecewise_deadlock},
 	{"fixtures under generated/ and collected/ run and verify", test_fixtures_run},
 	{"negative fixtures fail for their reason", test_fixtures_negative},
 	{"a deadlock names the blocked tbs and steps", test_deadlock_report},
