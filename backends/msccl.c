@@ -75,6 +75,7 @@ typedef struct Lower {
 	const Sched *s;
 	int R, N, inst, nch, bs;
 	bool pinned;        /* each connection keeps one channel: many peers, few tbs */
+	int maxcnt;         /* chunks per sending step at most */
 	int *pos;           /* IR chunk -> position in the MSCCL vector (allreduce, AG, RS) */
 	int *ipos, *opos;   /* alltoall: positions on the source and on the destination */
 	BLoc *loc;          /* rank * nchunk + chunk */
@@ -464,7 +465,7 @@ lower_instance(Lower *L, int inst)
 				/* (reduce) the chain, and whether the run starts its accumulators */
 				int chain = g->op == X_REDUCE ? chain_of(L, g->dst, c0, g->src) : 0;
 				bool cfirst = chain && *chain_last(L, g->dst, c0, chain, inst, NULL) == -1;
-				while (k + len < g->n && len < MSCCL_MAX_COUNT - 1) {
+				while (k + len < g->n && len < L->maxcnt) {
 					int c = mc[k + len], cp = mc[k + len - 1];
 					if (!next_to(L->loc[g->src * nc + cp], L->loc[g->src * nc + c]))
 						break;
@@ -878,10 +879,10 @@ chunk_order(Arena *a, const Sched *s)
  * over them or pinned to one; 0, or 1 with b->why set when a limit does not
  * fit, or -1 after an error. */
 static int
-build(Arena *a, const Sched *s, const BuildOpts *o, int nch, bool pinned, Built *b)
+build(Arena *a, const Sched *s, const BuildOpts *o, int nch, bool pinned, int maxcnt, Built *b)
 {
 	Lower L0 = {.a = a, .s = s, .R = s->nrank, .inst = o->instances > 0 ? o->instances : 1,
-	            .nch = nch, .pinned = pinned};
+	            .nch = nch, .pinned = pinned, .maxcnt = maxcnt};
 	Lower *L = &L0;
 	int nc = s->nchunk, R = s->nrank;
 	L->pos = arena_array(a, (size_t)nc, sizeof(int));
@@ -1227,21 +1228,12 @@ write_xml(const MProg *p, FILE *f)
 }
 
 /* Builds the MSCCL program of one schedule, checked by every rule. */
-int
-msccl_lower(Arena *a, const Sched *sched, const BuildOpts *o, MProg *out)
+/* Builds the program at the first width that fits, sending steps of at most
+ * maxcnt chunks; with pieces it must also pass rule 14 chunk by chunk. */
+static int
+search_widths(Arena *a, const Sched *sched, const Sched *s, const BuildOpts *o, int maxcnt,
+              bool pieces, MProg *out)
 {
-	if (sched->kind != CK_ALLREDUCE && sched->kind != CK_ALLGATHER &&
-	    sched->kind != CK_REDUCE_SCATTER && sched->kind != CK_ALLTOALL) {
-		error_at(sched->loc, "'%s' is a %s: the MSCCL target writes allreduce, allgather, "
-		         "reduce_scatter and alltoall", sched->name, coll_kind_name[sched->kind]);
-		return -1;
-	}
-	if (sched->nrank > MSCCL_MAX_GPUS) {
-		error_at(sched->loc, "'%s' has %d ranks: MSCCL programs here have at most %d "
-		         "(ngpus; the symbolic check's limit)", sched->name, sched->nrank, MSCCL_MAX_GPUS);
-		return -1;
-	}
-	const Sched *s = sched->base ? sched_expand(a, sched) : sched;
 	Built b;
 	int inst = o->instances > 0 ? o->instances : 1;
 	/* a limit or a FIFO deadlock at one width: spread the work over more
@@ -1276,7 +1268,7 @@ msccl_lower(Arena *a, const Sched *sched, const BuildOpts *o, MProg *out)
 		if (!last)
 			diag_mute(true); /* a nesting count: undone below */
 		memset(&b, 0, sizeof b);
-		int rc = build(a, s, o, tries[t], t % 2 == 1, &b);
+		int rc = build(a, s, o, tries[t], t % 2 == 1, maxcnt, &b);
 		if (rc == 1 && b.any_width && !last) {
 			diag_mute(false);
 			last = true;
@@ -1303,7 +1295,8 @@ msccl_lower(Arena *a, const Sched *sched, const BuildOpts *o, MProg *out)
 			         tries[t] * inst, tries[closest_try] * inst,
 			         tries[closest_try] * inst == 1 ? "" : "s", how[closest_try % 2], closest);
 		if (rc == 0 && (msccl_check(&b.p) != 0 ||
-		                msccl_check_run(&b.p, msccl_capacity(b.p.proto), false) != 0)) {
+		                msccl_check_run(&b.p, msccl_capacity(b.p.proto), false) != 0 ||
+		                (pieces && msccl_check_run(&b.p, msccl_capacity(b.p.proto), true) != 0))) {
 			if (last)
 				note_at(sched->loc, "in the MSCCL program built for '%s' over %d channel%s "
 				        "(the lines are those of the XML it would write)", sched->name,
@@ -1318,6 +1311,55 @@ msccl_lower(Arena *a, const Sched *sched, const BuildOpts *o, MProg *out)
 			return -1;
 	}
 	*out = b.p;
+	return 0;
+}
+
+int
+msccl_lower(Arena *a, const Sched *sched, const BuildOpts *o, MProg *out)
+{
+	if (sched->kind != CK_ALLREDUCE && sched->kind != CK_ALLGATHER &&
+	    sched->kind != CK_REDUCE_SCATTER && sched->kind != CK_ALLTOALL) {
+		error_at(sched->loc, "'%s' is a %s: the MSCCL target writes allreduce, allgather, "
+		         "reduce_scatter and alltoall", sched->name, coll_kind_name[sched->kind]);
+		return -1;
+	}
+	if (sched->nrank > MSCCL_MAX_GPUS) {
+		error_at(sched->loc, "'%s' has %d ranks: MSCCL programs here have at most %d "
+		         "(ngpus; the symbolic check's limit)", sched->name, sched->nrank, MSCCL_MAX_GPUS);
+		return -1;
+	}
+	const Sched *s = sched->base ? sched_expand(a, sched) : sched;
+	if (search_widths(a, sched, s, o, MSCCL_MAX_COUNT - 1, false, out) != 0)
+		return -1;
+	/* Rule 14 at large sizes: the executor sends a step as calls of
+	 * maxAllowedCount chunks, 1 when chunks are large, and a Simple
+	 * connection holds 2 calls (LL 8). A step of several chunks to a peer that
+	 * sends to this tb too can then fill the FIFO halfway through. If this
+	 * program stops chunk by chunk, the same search with sending steps of 2
+	 * chunks, then 1 (more steps, maybe more channels) must pass it. */
+	diag_mute(true);
+	bool safe = msccl_check_run(out, msccl_capacity(out->proto), true) == 0;
+	int largest = 0;
+	for (int g = 0; g < out->ngpus; g++)
+		for (int t = 0; t < out->gpu[g].ntb; t++)
+			for (int k = 0; k < out->gpu[g].tb[t].nstep; k++)
+				if (mtype_sends(out->gpu[g].tb[t].step[k].type) &&
+				    out->gpu[g].tb[t].step[k].cnt > largest)
+					largest = out->gpu[g].tb[t].step[k].cnt;
+	for (int m = 2; !safe && m >= 1; m--) {
+		MProg small;
+		if (search_widths(a, sched, s, o, m, true, &small) == 0) {
+			*out = small;
+			safe = true;
+		}
+	}
+	diag_mute(false);
+	if (!safe)
+		warning_at(sched->loc, "'%s' passes rule 14 with a message per step but not chunk by "
+		           "chunk, and does not fit MSCCL's limits with sending steps of 1 or 2 chunks: "
+		           "on a GPU it may deadlock at sizes where the executor splits its steps of up "
+		           "to %d chunks into smaller calls (maxAllowedCount < %d); select it for small "
+		           "sizes only (--max-bytes)", sched->name, largest, largest);
 	return 0;
 }
 

@@ -197,8 +197,9 @@ report_deadlock(VState *v)
 				         "(FIFO full, %d messages)", tb->send, tb->chan, v->cap);
 			if (shown == 0)
 				error_at((Loc){st->line, 1}, "rule 14 (deadlock): %s run with FIFO capacity "
-				         "%d stops: gpu %d tb %d step %d (%s) %s",
-				         v->inplace ? "an in-place" : "an out-of-place", v->cap, g, t, st->s,
+				         "%d%s stops: gpu %d tb %d step %d (%s) %s",
+				         v->inplace ? "an in-place" : "an out-of-place", v->cap,
+				         v->pieces ? ", a message per chunk," : "", g, t, st->s,
 				         mtype_name[st->type], why);
 			else if (shown < 8)
 				note_at((Loc){st->line, 1}, "blocked too: gpu %d tb %d step %d (%s) %s", g, t,
