@@ -1354,12 +1354,14 @@ msccl_lower(Arena *a, const Sched *sched, const BuildOpts *o, MProg *out)
 		}
 	}
 	diag_mute(false);
-	if (!safe)
-		warning_at(sched->loc, "'%s' passes rule 14 with a message per step but not chunk by "
-		           "chunk, and does not fit MSCCL's limits with sending steps of 1 or 2 chunks: "
-		           "on a GPU it may deadlock at sizes where the executor splits its steps of up "
-		           "to %d chunks into smaller calls (maxAllowedCount < %d); select it for small "
-		           "sizes only (--max-bytes)", sched->name, largest, largest);
+	if (!safe) {
+		error_at(sched->loc, "'%s' does not fit MSCCL's limits without a deadlock at large "
+		         "sizes: its sending steps of up to %d chunks stop when the executor moves them "
+		         "a chunk per call (rule 14: a connection holds %d calls), and with steps of 1 "
+		         "or 2 chunks it exceeds the limits at every width", sched->name, largest,
+		         msccl_capacity(out->proto));
+		return -1;
+	}
 	return 0;
 }
 

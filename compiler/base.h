@@ -64,7 +64,6 @@ void diag_source(const char *file, const char *text, size_t len);
 void diag_stream(FILE *);   /* where diagnostics go; stderr by default */
 void diag_reset(void);      /* forget the error count (tests, or a new file) */
 void error_at(Loc, const char *fmt, ...) PRINTF_LIKE(2, 3);
-void warning_at(Loc, const char *fmt, ...) PRINTF_LIKE(2, 3);
 void note_at(Loc, const char *fmt, ...) PRINTF_LIKE(2, 3);
 void error_file(const char *fmt, ...) PRINTF_LIKE(1, 2); /* no location */
 int nerrors(void);

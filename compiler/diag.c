@@ -161,18 +161,6 @@ error_at(Loc loc, const char *fmt, ...)
 	error_count++;
 }
 
-/* Does not count as an error: the output is still written. */
-void
-warning_at(Loc loc, const char *fmt, ...)
-{
-	if (mute_depth > 0 || muted)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	report("warning", loc, fmt, ap);
-	va_end(ap);
-}
-
 void
 note_at(Loc loc, const char *fmt, ...)
 {

@@ -219,6 +219,13 @@ test_examples_roundtrip(void)
 				int rc = msccl_backend.emit(&p, &bo, x);
 				fclose(x);
 				fflush(mem);
+				/* SP over K7's 5040 automorphisms: too many chunks for a program
+				 * that is deadlock-free at every size (test_piecewise_deadlock) */
+				if (strcmp(s->name, "SP_all") == 0 && strstr(g.gl_pathv[i], "full-affine")) {
+					CU_ASSERT(rc != 0 && strstr(diag, "rule 14"));
+					free(xml);
+					continue;
+				}
 				assert_named(rc == 0, __LINE__, __FILE__, "%s '%s' fits MSCCL: %s",
 				             g.gl_pathv[i], s->name, diag);
 				if (rc != 0) {
@@ -494,16 +501,17 @@ test_piecewise_deadlock(void)
 	arena_free(&a);
 	free(rx);
 
-	/* SP over all 5040 automorphisms of K7 fits only with long steps: it is
-	 * written, with a warning that names the hazard */
+	/* SP over all 5040 automorphisms of K7 fits only with long steps, which
+	 * stop chunk by chunk: an error, no file */
 	sp = slurp("examples/full-affine-group.coll", &len);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(sp);
 	BuildOpts all = {.collective = "SP_all"};
 	diag = NULL;
 	rx = build_xml(sp, &all, &xlen, &diag);
-	assert_named(rx != NULL && strstr(diag, ": warning: 'SP_all' passes rule 14 with a message "
-	                                  "per step but not chunk by chunk") &&
-	             !strstr(diag, "error"), __LINE__, __FILE__, "SP_all: a warning: %s", diag);
+	assert_named(rx == NULL && strstr(diag, ": error: 'SP_all' does not fit MSCCL's limits "
+	                                  "without a deadlock at large sizes: its sending steps of "
+	                                  "up to 71 chunks stop"), __LINE__, __FILE__,
+	             "SP_all: the rule 14 error: %s", diag);
 	free(diag);
 	free(sp);
 	free(rx);
