@@ -76,6 +76,7 @@ typedef struct Lower {
 	int R, N, inst, nch, bs;
 	bool pinned;        /* each connection keeps one channel: many peers, few tbs */
 	int maxcnt;         /* chunks per sending step at most */
+	bool unpaired;      /* tbs send or receive, never both: exchanges stream */
 	int *pos;           /* IR chunk -> position in the MSCCL vector (allreduce, AG, RS) */
 	int *ipos, *opos;   /* alltoall: positions on the source and on the destination */
 	BLoc *loc;          /* rank * nchunk + chunk */
@@ -705,7 +706,7 @@ assign_tbs(Lower *L, int r, RankB *rb)
 			local = true;
 	}
 	for (int ch = 0; ch < nchan; ch++) {
-		for (int pass = 0; pass < 3; pass++)
+		for (int pass = 0; pass < (L->unpaired ? 0 : 3); pass++)
 			for (int p = 0; p < R; p++) {
 				if (!sp[ch * R + p])
 					continue;
@@ -879,10 +880,12 @@ chunk_order(Arena *a, const Sched *s)
  * over them or pinned to one; 0, or 1 with b->why set when a limit does not
  * fit, or -1 after an error. */
 static int
-build(Arena *a, const Sched *s, const BuildOpts *o, int nch, bool pinned, int maxcnt, Built *b)
+build(Arena *a, const Sched *s, const BuildOpts *o, int nch, bool pinned, int maxcnt,
+      bool unpaired, Built *b)
 {
 	Lower L0 = {.a = a, .s = s, .R = s->nrank, .inst = o->instances > 0 ? o->instances : 1,
-	            .nch = nch, .pinned = pinned, .maxcnt = maxcnt};
+	            .nch = nch, .pinned = pinned, .maxcnt = maxcnt,
+	            .unpaired = unpaired};
 	Lower *L = &L0;
 	int nc = s->nchunk, R = s->nrank;
 	L->pos = arena_array(a, (size_t)nc, sizeof(int));
@@ -1232,7 +1235,7 @@ write_xml(const MProg *p, FILE *f)
  * maxcnt chunks; with pieces it must also pass rule 14 chunk by chunk. */
 static int
 search_widths(Arena *a, const Sched *sched, const Sched *s, const BuildOpts *o, int maxcnt,
-              bool pieces, MProg *out)
+              bool unpaired, bool pieces, MProg *out)
 {
 	Built b;
 	int inst = o->instances > 0 ? o->instances : 1;
@@ -1268,7 +1271,7 @@ search_widths(Arena *a, const Sched *sched, const Sched *s, const BuildOpts *o, 
 		if (!last)
 			diag_mute(true); /* a nesting count: undone below */
 		memset(&b, 0, sizeof b);
-		int rc = build(a, s, o, tries[t], t % 2 == 1, maxcnt, &b);
+		int rc = build(a, s, o, tries[t], t % 2 == 1, maxcnt, unpaired, &b);
 		if (rc == 1 && b.any_width && !last) {
 			diag_mute(false);
 			last = true;
@@ -1329,14 +1332,16 @@ msccl_lower(Arena *a, const Sched *sched, const BuildOpts *o, MProg *out)
 		return -1;
 	}
 	const Sched *s = sched->base ? sched_expand(a, sched) : sched;
-	if (search_widths(a, sched, s, o, MSCCL_MAX_COUNT - 1, false, out) != 0)
+	if (search_widths(a, sched, s, o, MSCCL_MAX_COUNT - 1, false, false, out) != 0)
 		return -1;
 	/* Rule 14 at large sizes: the executor sends a step as calls of
 	 * maxAllowedCount chunks, 1 when chunks are large, and a Simple
 	 * connection holds 2 calls (LL 8). A step of several chunks to a peer that
 	 * sends to this tb too can then fill the FIFO halfway through. If this
-	 * program stops chunk by chunk, the same search with sending steps of 2
-	 * chunks, then 1 (more steps, maybe more channels) must pass it. */
+	 * program stops chunk by chunk, the same search with tbs that only send
+	 * or only receive (an exchange streams both ways; twice the tbs), then
+	 * with sending steps of 2 chunks, then 1 (more steps, maybe more
+	 * channels) must pass it. */
 	diag_mute(true);
 	bool safe = msccl_check_run(out, msccl_capacity(out->proto), true) == 0;
 	int largest = 0;
@@ -1346,10 +1351,12 @@ msccl_lower(Arena *a, const Sched *sched, const BuildOpts *o, MProg *out)
 				if (mtype_sends(out->gpu[g].tb[t].step[k].type) &&
 				    out->gpu[g].tb[t].step[k].cnt > largest)
 					largest = out->gpu[g].tb[t].step[k].cnt;
-	for (int m = 2; !safe && m >= 1; m--) {
-		MProg small;
-		if (search_widths(a, sched, s, o, m, true, &small) == 0) {
-			*out = small;
+	for (int m = 3; !safe && m >= 1; m--) {
+		MProg other;
+		bool unpaired = m == 3;
+		if (search_widths(a, sched, s, o, unpaired ? MSCCL_MAX_COUNT - 1 : m, unpaired, true,
+		                  &other) == 0) {
+			*out = other;
 			safe = true;
 		}
 	}
@@ -1357,8 +1364,9 @@ msccl_lower(Arena *a, const Sched *sched, const BuildOpts *o, MProg *out)
 	if (!safe) {
 		error_at(sched->loc, "'%s' does not fit MSCCL's limits without a deadlock at large "
 		         "sizes: its sending steps of up to %d chunks stop when the executor moves them "
-		         "a chunk per call (rule 14: a connection holds %d calls), and with steps of 1 "
-		         "or 2 chunks it exceeds the limits at every width", sched->name, largest,
+		         "a chunk per call (rule 14: a connection holds %d calls), and with tbs that "
+		         "only send or only receive, or steps of 1 or 2 chunks, it exceeds the limits "
+		         "or still stops at every width", sched->name, largest,
 		         msccl_capacity(out->proto));
 		return -1;
 	}
