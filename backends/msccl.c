@@ -1344,8 +1344,8 @@ msccl_lower(Arena *a, const Sched *sched, const BuildOpts *o, MProg *out)
 	 * channels) must pass it. */
 	diag_mute(true);
 	bool safe = msccl_check_run(out, msccl_capacity(out->proto), true) == 0;
-	int largest = 0;
-	for (int g = 0; g < out->ngpus; g++)
+	int largest = 0; /* for the error: the long program's longest sending step */
+	for (int g = 0; !safe && g < out->ngpus; g++)
 		for (int t = 0; t < out->gpu[g].ntb; t++)
 			for (int k = 0; k < out->gpu[g].tb[t].nstep; k++)
 				if (mtype_sends(out->gpu[g].tb[t].step[k].type) &&

@@ -85,6 +85,8 @@ int edit_distance(const char *a, const char *b);
 const char *nearest_name(const char *name, const char *const *cand, int ncand);
 /* Reads a whole file; NULL and a message in err[] on failure. "-" is stdin. */
 char *read_file(const char *path, size_t *len, char *err, size_t errlen);
+/* Seconds on the monotonic clock, for measuring how long something took. */
+double wall_seconds(void);
 /* Writes through a temporary name then renames, so no half file is left. */
 int write_file_atomic(const char *path, const char *data, size_t len,
                       char *err, size_t errlen);

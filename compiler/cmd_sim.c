@@ -7,7 +7,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "driver.h"
@@ -68,19 +67,11 @@ typedef struct Progress {
 	char size[32];
 } Progress;
 
-static double
-now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static void
 on_progress(void *ctx, double done)
 {
 	Progress *p = ctx;
-	if (!p->tty || now() - p->t0 < 1)
+	if (!p->tty || wall_seconds() - p->t0 < 1)
 		return;
 	fprintf(stderr, "\rsim: %s, %s: %3.0f%%", p->what, p->size, done * 100);
 	p->shown = true;
@@ -445,7 +436,7 @@ cmd_sim(int argc, char **argv)
 	if (rc)
 		return rc;
 	Runner u = {0};
-	u.prog = (Progress){.t0 = now(), .tty = isatty(2)};
+	u.prog = (Progress){.t0 = wall_seconds(), .tty = isatty(2)};
 	Input in = {0};
 	size_t len;
 	char err[512];

@@ -9,7 +9,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "ir.h"
 #include "msccl.h"
@@ -85,8 +84,7 @@ exec_sched(const Sched *sched, const ExecOpts *o, double *seconds)
 				rt_op_fill(buf[r] + lo * (int64_t)es, dt, op, r, lo, hi - lo);
 			}
 	}
-	struct timespec t0, t1;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	double t0 = wall_seconds();
 	int m = 0;
 	char *tmp = NULL;
 	size_t tmpcap = 0;
@@ -128,8 +126,7 @@ exec_sched(const Sched *sched, const ExecOpts *o, double *seconds)
 			}
 		m = end;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	*seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+	*seconds = wall_seconds() - t0;
 	free(tmp);
 	/* check every promised chunk against values computed directly */
 	int rc = 0;

@@ -377,14 +377,6 @@ tb_main(void *arg)
 	return NULL;
 }
 
-static double
-now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static void
 report_deadlock(Run *r)
 {
@@ -558,7 +550,7 @@ msccl_run(const MProg *p, const RunOpts *o, RunResult *res)
 			nthreads++;
 		}
 	atomic_init(&r.running, nthreads);
-	double t0 = now();
+	double t0 = wall_seconds();
 	int started = 0;
 	for (int i = 0; i < p->ngpus * MSCCL_MAX_TBS; i++)
 		if (r.tbs[i]) {
@@ -572,7 +564,7 @@ msccl_run(const MProg *p, const RunOpts *o, RunResult *res)
 		}
 	/* the watchdog: progress or an end, else a deadlock */
 	long last = -1;
-	double since = now();
+	double since = wall_seconds();
 	int rc = 0;
 	while (atomic_load(&r.running) > 0 && !atomic_load(&r.stop)) {
 		struct timespec ts = {0, 2000000};
@@ -580,8 +572,8 @@ msccl_run(const MProg *p, const RunOpts *o, RunResult *res)
 		long pr = atomic_load(&r.progress);
 		if (pr != last) {
 			last = pr;
-			since = now();
-		} else if (now() - since > o->timeout) {
+			since = wall_seconds();
+		} else if (wall_seconds() - since > o->timeout) {
 			report_deadlock(&r);
 			stop_run(&r);
 			rc = -1;
@@ -590,7 +582,7 @@ msccl_run(const MProg *p, const RunOpts *o, RunResult *res)
 	for (int i = 0; i < p->ngpus * MSCCL_MAX_TBS; i++)
 		if (r.tbs[i] && !r.tbs[i]->error)
 			pthread_join(r.tbs[i]->th, NULL);
-	res->seconds = now() - t0;
+	res->seconds = wall_seconds() - t0;
 	(void)started;
 	if (rc == 0 && r.errmsg[0]) {
 		error_at((Loc){r.errline, 1}, "%s", r.errmsg);

@@ -10,7 +10,6 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "ast.h"
@@ -43,19 +42,11 @@ static const Case cases[] = {
 	 2.0, 1024},
 };
 
-static double
-now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* In the child: the pipeline; prints "seconds peak_kib rounds". */
 static int
 run(const Case *c, int fd)
 {
-	double t0 = now();
+	double t0 = wall_seconds();
 	Arena a = {0};
 	diag_source("bench.coll", c->text, strlen(c->text));
 	File *f = parse_text(&a, "bench.coll", c->text, strlen(c->text));
@@ -70,7 +61,7 @@ run(const Case *c, int fd)
 			return 1;
 		metrics(p.sched[i], 1 << 20, &m);
 	}
-	double t = now() - t0;
+	double t = wall_seconds() - t0;
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
 	dprintf(fd, "%.6f %ld %d %.3f\n", t, ru.ru_maxrss, m.rounds, m.omega);

@@ -7,19 +7,10 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "backend.h"
 #include "driver.h"
 #include "msccl.h"
-
-static double
-now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static const char mpi_src[] =
 	"#include <mpi.h>\n#include <stdio.h>\n#include <stdlib.h>\n"
@@ -86,9 +77,9 @@ main(void)
 	memset(y, 2, (size_t)bytes);
 	/* through a volatile pointer: the compiler cannot drop or fold the copy */
 	void *(*volatile copy)(void *, const void *, size_t) = memcpy;
-	double t0 = now();
+	double t0 = wall_seconds();
 	copy(y, x, (size_t)bytes);
-	double tm = now() - t0;
+	double tm = wall_seconds() - t0;
 	free(x);
 	free(y);
 	double mpi = mpi_time();
