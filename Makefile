@@ -33,7 +33,7 @@ endif
 
 XML_CFLAGS := $(shell pkg-config --cflags libxml-2.0 2>/dev/null || echo -I/usr/include/libxml2)
 XML_LIBS   := $(shell pkg-config --libs libxml-2.0 2>/dev/null || echo -lxml2)
-CPPFLAGS += -D_POSIX_C_SOURCE=200809L -Icompiler -Igrammar -Iir -Ibackends -Iruntime \
+CPPFLAGS += -D_POSIX_C_SOURCE=200809L -Ibase -Icompiler -Igrammar -Iir -Ibackends -Iruntime \
             -I$(O)/grammar $(XML_CFLAGS)
 LDLIBS   += $(XML_LIBS) -lpthread -lm
 
@@ -41,7 +41,7 @@ LDLIBS   += $(XML_LIBS) -lpthread -lm
 DEPS := make gcc flex bison pkg-config libcunit1-dev libxml2-dev openmpi-bin libopenmpi-dev
 
 GEN    := $(O)/grammar/coll.tab.c $(O)/grammar/coll.lex.c
-SRC    := $(wildcard compiler/*.c grammar/*.c ir/*.c backends/*.c runtime/*.c)
+SRC    := $(wildcard base/*.c compiler/*.c grammar/*.c ir/*.c backends/*.c runtime/*.c)
 LIBOBJ := $(patsubst %.c,$(O)/%.o,$(filter-out compiler/main.c,$(SRC))) $(GEN:.c=.o)
 TSRC   := $(wildcard tests/unit/*.c)
 TOBJ   := $(patsubst %.c,$(O)/%.o,$(TSRC))

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "driver.h"
+#include "exec.h"
 #include "msccl.h"
 
 static void
@@ -149,7 +150,7 @@ cmd_run(int argc, char **argv)
 			rc = 1;
 			break;
 		}
-		ExecOpts eo = {.bytes = o.bytes, .dtype = (int)o.dtype, .op = (int)o.op};
+		ExecOpts eo = {.bytes = o.bytes, .dtype = o.dtype, .op = o.op};
 		double sec;
 		if (exec_sched(s, &eo, &sec) != 0) {
 			rc = 1;

@@ -361,13 +361,4 @@ bool ir_is_text(const char *text, size_t len);
 int lower(const struct File *, Prog *);
 void prog_free(Prog *);
 
-/* exec.c: runs a schedule round by round on real data (collc run FILE.coll)
- * and checks every promised chunk; dtype and op as runtime/msccl.h's
- * RDtype and ROp. -1 after reporting a wrong result. */
-typedef struct ExecOpts {
-	int64_t bytes;  /* the whole vector */
-	int dtype, op;
-} ExecOpts;
-int exec_sched(const Sched *, const ExecOpts *, double *seconds);
-
 #endif

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "base.h"
+#include "refdata.h"
 
 /* The executor's limits (spec section 7) and the rules' safe values (13). */
 enum {
@@ -119,9 +120,6 @@ int msccl_buf_chunks(const MProg *p, int rank, MBuf real);
 const MTb *msccl_tb(const MProg *p, int rank, int id);
 
 /* mscclrun.c: the CPU interpreter. */
-typedef enum RDtype { RD_FLOAT, RD_DOUBLE, RD_INT32, RD_INT64 } RDtype;
-typedef enum ROp { RO_SUM, RO_PROD, RO_MAX, RO_MIN } ROp;
-
 typedef struct RunOpts {
 	int64_t bytes;    /* total bytes of the larger buffer (count * multiplier * size) */
 	RDtype dtype;
@@ -139,23 +137,10 @@ typedef struct RunResult {
 	bool checked;     /* a postcondition exists (not coll="custom") */
 } RunResult;
 
-size_t rdtype_size(RDtype);
-const char *rdtype_name(RDtype);
-const char *rop_name(ROp);
 /* Runs the program with one thread per (rank, tb) on real buffers and
  * checks every rank's output against a reference. Errors (deadlock, wrong
  * result, unmatched sends) are reported with error_at at the XML lines
  * involved; 0 or -1. */
 int msccl_run(const MProg *p, const RunOpts *o, RunResult *r);
-
-/* Reference data and checks shared with ir/exec.c: elements first.. of
- * rank's input (small integers, so every reduction order is exact; +-1
- * for prod), and the reduction. */
-void rt_op_fill(void *buf, RDtype, ROp, int rank, int64_t first, int64_t n);
-void rt_reduce(void *dst, const void *a, const void *b, int64_t n, RDtype, ROp);
-/* The expected value of element e (global index) after reducing over
- * nrank ranks: written into out (one element). */
-void rt_expect_reduced(void *out, RDtype, ROp, int nrank, int64_t e);
-int rt_compare(const void *got, const void *want, int64_t n, RDtype, int64_t *bad);
 
 #endif

@@ -10,8 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ir.h"
-#include "msccl.h"
+#include "exec.h"
 
 static int64_t
 chunk_lo(int64_t E, int n, int c)
@@ -63,8 +62,8 @@ exec_sched(const Sched *sched, const ExecOpts *o, double *seconds)
 {
 	Arena a = {0};
 	const Sched *s = sched->base ? sched_expand(&a, sched) : sched;
-	RDtype dt = (RDtype)o->dtype;
-	ROp op = (ROp)o->op;
+	RDtype dt = o->dtype;
+	ROp op = o->op;
 	size_t es = rdtype_size(dt);
 	int64_t E = o->bytes / (int64_t)es;
 	if (E < s->nchunk) {
