@@ -22,7 +22,7 @@ arena_alloc(Arena *a, size_t n)
 {
 	const size_t align = alignof(max_align_t);
 	if (n > SIZE_MAX / 2)
-		die("allocation of %zu bytes is too large", n);
+		out_of_memory(n);
 	n = (n + align - 1) & ~(align - 1);
 	if (n == 0)
 		n = align;
@@ -44,7 +44,7 @@ void *
 arena_array(Arena *a, size_t n, size_t size)
 {
 	if (size && n > SIZE_MAX / 2 / size)
-		die("array of %zu elements of %zu bytes is too large", n, size);
+		out_of_memory(SIZE_MAX);
 	return arena_alloc(a, n * size);
 }
 
@@ -53,7 +53,7 @@ arena_grow(Arena *a, void *old, int *cap, size_t size)
 {
 	int ncap = *cap ? *cap * 2 : 8;
 	if (*cap > (1 << 29))
-		die("array too large");
+		out_of_memory((size_t)*cap * 2 * size);
 	void *p = arena_array(a, (size_t)ncap, size);
 	if (old)
 		memcpy(p, old, (size_t)*cap * size);

@@ -151,7 +151,6 @@ struct GroupGen {
 	bool all_translations;        /* `translate;` with no vector */
 };
 
-enum { MAX_GROUP_ORDER = 1 << 22 };
 
 /* Checks each generator is an automorphism, closes, finds link orbits. */
 Group *group_build(Arena *, const Topo *, const char *name, Loc, const GroupGen *, int ngen);
@@ -334,6 +333,20 @@ typedef struct Metrics {
  * collective's location. */
 int verify(const Sched *);
 void metrics(const Sched *, double bytes, Metrics *);
+
+/* ---- estimate.c: work estimated from a declaration's numbers, against
+ * the limits of collc_limits.h; each check reports at loc and returns -1 ---- */
+
+/* Directed links of a built-in topology (spine_leaf: size = leaves, hosts
+ * and variant = spines; optical_ring: size[0] nodes). */
+double topo_link_estimate(TopoKind, int ndim, const int *size, int variant);
+int check_topology_links(Loc, const char *desc, double nlink);
+/* The fewest chunks a schedule of this kind has (`chunks N` if given). */
+double sched_min_chunks(CollKind, int nrank, int chunks);
+/* An explicit schedule's (rank, chunk) pairs and chunk transfers. */
+int check_sched_size(Loc, const char *name, CollKind, int nrank, double nchunk);
+/* A symmetric schedule's chunks: trees x group order. */
+int check_symmetric_size(Loc, const char *name, int ntree, int order);
 
 /* ---- lower.c: the AST of a checked file to the IR ---- */
 
