@@ -44,8 +44,9 @@ enum {
 	MAX_INPUT_BYTES = 256 << 20,
 	PARSE_BYTES_PER_INPUT_BYTE = 40,
 
-	/* Schedule text files (the IR format): ranks and links per file. */
-	MAX_IR_RANKS = MAX_NODES,
+	/* Rounds of a schedule: simulators and executors keep a few values
+	 * per round (2^24 rounds of doubles are 128 MiB each). */
+	MAX_ROUNDS = 1 << 24,
 };
 
 #endif
