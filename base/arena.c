@@ -14,6 +14,7 @@ enum { CHUNK_MIN = 64 * 1024 };
 struct ArenaChunk {
 	ArenaChunk *next;
 	size_t used, cap;
+	void *owned; /* a malloc'd block the arena frees (arena_own), or NULL */
 	alignas(max_align_t) unsigned char mem[];
 };
 
@@ -33,6 +34,7 @@ arena_alloc(Arena *a, size_t n)
 		c->next = a->head;
 		c->used = 0;
 		c->cap = cap;
+		c->owned = NULL;
 		a->head = c;
 	}
 	void *p = c->mem + c->used;
@@ -59,6 +61,23 @@ arena_grow(Arena *a, void *old, int *cap, size_t size)
 		memcpy(p, old, (size_t)*cap * size);
 	*cap = ncap;
 	return p;
+}
+
+void *
+arena_own(Arena *a, void *block)
+{
+	ArenaChunk *c = xmalloc(sizeof *c);
+	c->used = c->cap = 0;
+	c->owned = block;
+	/* behind the chunk being filled, which stays the one allocations use */
+	if (a->head) {
+		c->next = a->head->next;
+		a->head->next = c;
+	} else {
+		c->next = NULL;
+		a->head = c;
+	}
+	return block;
 }
 
 char *
@@ -97,6 +116,7 @@ arena_free(Arena *a)
 {
 	for (ArenaChunk *c = a->head, *next; c; c = next) {
 		next = c->next;
+		free(c->owned);
 		free(c);
 	}
 	a->head = NULL;

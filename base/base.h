@@ -34,6 +34,9 @@ void *arena_array(Arena *, size_t n, size_t size); /* overflow-checked n*size */
 char *arena_strndup(Arena *, const char *, size_t);
 char *arena_strdup(Arena *, const char *);
 char *arena_printf(Arena *, const char *fmt, ...) PRINTF_LIKE(2, 3);
+/* Hands a malloc'd block to the arena, which frees it with the rest (a
+ * large array built with realloc, kept without a copy); returns it. */
+void *arena_own(Arena *, void *block);
 void arena_free(Arena *);
 #define NEW(a, T) ((T *)arena_alloc((a), sizeof(T)))
 

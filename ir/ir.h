@@ -261,6 +261,8 @@ typedef struct SchedBuilder {
 	int *slot;         /* interned routes: hash of link lists */
 	int nslot;
 	int *chunk_buf;    /* the chunks of the message being added */
+	int *from_routes;  /* Routes' route id -> this schedule's route + 1 (sched_msg) */
+	int nfrom_routes;
 } SchedBuilder;
 
 Sched *sched_new(Arena *, const char *name, Loc, CollKind, const char *algorithm,

@@ -104,18 +104,24 @@ set_words(const State *st)
 
 static int set_words(const State *);
 
+/* Word by word: a set is a few words, and a memcpy call per transfer cost
+ * more than the copy. */
 static void
 get(const State *st, int rank, int chunk, Set *out)
 {
 	size_t w = (size_t)set_words(st);
-	memcpy(out, st->bits + cell(st, rank, chunk) * w, w * sizeof *out);
+	const uint64_t *from = st->bits + cell(st, rank, chunk) * w;
+	for (size_t i = 0; i < w; i++)
+		out[i] = from[i];
 }
 
 static void
 put(State *st, int rank, int chunk, const Set *in)
 {
 	size_t w = (size_t)set_words(st);
-	memcpy(st->bits + cell(st, rank, chunk) * w, in, w * sizeof *in);
+	uint64_t *to = st->bits + cell(st, rank, chunk) * w;
+	for (size_t i = 0; i < w; i++)
+		to[i] = in[i];
 }
 
 static bool
