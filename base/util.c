@@ -78,13 +78,16 @@ input_limit(void)
 	return parsable < MAX_INPUT_BYTES ? (size_t)parsable : (size_t)MAX_INPUT_BYTES;
 }
 
+/* size: the file's, or (known) false when reading stopped at the limit. */
 static void
-input_too_large(const char *path, size_t size, size_t limit, char *err, size_t errlen)
+input_too_large(const char *path, size_t size, bool known, size_t limit, char *err,
+                size_t errlen)
 {
-	snprintf(err, errlen, "'%s' is larger than %zu MiB (%s); collc reads inputs of at most "
-	         "%zu MiB here: parsing takes about %d bytes of memory per input byte",
-	         path, size >> 20, size == limit ? "at least" : "its size", limit >> 20,
-	         (int)PARSE_BYTES_PER_INPUT_BYTE);
+	snprintf(err, errlen, "'%s' is %s%zu MiB; collc reads inputs of at most %zu MiB here "
+	         "(reading one takes up to %d bytes of memory per byte, and a run may use %.1f GiB, "
+	         "half the physical memory; docs/limits.md)", path, known ? "" : "over ",
+	         known ? (size + (1 << 20) - 1) >> 20 : size >> 20, limit >> 20, (int)PARSE_BYTES_PER_INPUT_BYTE,
+	         memory_budget() / (1 << 30));
 }
 
 char *
@@ -105,7 +108,7 @@ read_file(const char *path, size_t *lenp, char *err, size_t errlen)
 	}
 	size_t cap = 4096, len = 0, limit = input_limit();
 	if (have_stat && S_ISREG(st.st_mode) && (size_t)st.st_size > limit) {
-		input_too_large(path, (size_t)st.st_size, limit, err, errlen);
+		input_too_large(path, (size_t)st.st_size, true, limit, err, errlen);
 		if (f != stdin)
 			fclose(f);
 		return NULL;
@@ -118,10 +121,10 @@ read_file(const char *path, size_t *lenp, char *err, size_t errlen)
 			break;
 		if (len == cap) {
 			if (cap >= limit) {
-				input_too_large(path, cap, limit, err, errlen);
+				input_too_large(path, limit, false, limit, err, errlen);
 				goto fail;
 			}
-			cap *= 2;
+			cap = cap * 2 < limit ? cap * 2 : limit;
 			buf = xrealloc(buf, cap + 1);
 		}
 	}
