@@ -97,7 +97,7 @@ sched_min_chunks(CollKind kind, int nrank, int chunks)
 int
 check_sched_size(Loc loc, const char *name, CollKind kind, int nrank, double nchunk)
 {
-	char a[32], b[32], c[32];
+	char a[32], b[32];
 	double cells = (double)nrank * nchunk, moves = min_transfers(kind, nrank, nchunk);
 	if (moves > MAX_TRANSFERS) {
 		error_at(loc, "the schedule of '%s' has at least %s chunk transfers (%s chunks over "
@@ -108,9 +108,9 @@ check_sched_size(Loc loc, const char *name, CollKind kind, int nrank, double nch
 	}
 	if (cells > MAX_CELLS) {
 		error_at(loc, "the schedule of '%s' has %s (rank, chunk) pairs (%d ranks x %s chunks) "
-		         "to verify; collc builds at most %s (docs/limits.md)", name,
+		         "to verify; collc builds at most %d (docs/limits.md)", name,
 		         count_str(cells, a, sizeof a), nrank, count_str(nchunk, b, sizeof b),
-		         count_str(MAX_CELLS, c, sizeof c));
+		         MAX_CELLS);
 		return -1;
 	}
 	return 0;

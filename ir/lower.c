@@ -629,6 +629,9 @@ lower(const File *f, Prog *p)
 			apply_params(&L.net, f->decl[i].body);
 	for (int i = 0; i < f->ndecl; i++) {
 		const Decl *d = &f->decl[i];
+		char what[160];
+		snprintf(what, sizeof what, "'%s'", d->name ? d->name : "network");
+		diag_building(d->loc, what); /* named if memory runs out */
 		switch (d->kind) {
 		case DC_NETWORK:
 			break;
@@ -651,6 +654,7 @@ lower(const File *f, Prog *p)
 			break;
 		}
 	}
+	diag_building((Loc){0, 0}, NULL);
 	p->routes = L.routes;
 	p->nroutes = 2 * (int)n;
 	return nerrors() > errors ? -1 : 0;

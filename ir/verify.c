@@ -371,6 +371,8 @@ run_explicit(const Sched *s, const char *what)
 	return rc;
 }
 
+static int verify_sched(const Sched *);
+
 /* The base schedule of one tree, as an explicit schedule of one chunk. */
 static Sched *
 tree_schedule(Arena *a, const Sched *s, int tree)
@@ -396,6 +398,18 @@ tree_schedule(Arena *a, const Sched *s, int tree)
 
 int
 verify(const Sched *s)
+{
+	char what[160];
+	snprintf(what, sizeof what, "the proof that '%s' implements %s", s->name,
+	         coll_kind_name[s->kind]);
+	diag_building(s->loc, what); /* named if memory runs out */
+	int rc = verify_sched(s);
+	diag_building((Loc){0, 0}, NULL);
+	return rc;
+}
+
+static int
+verify_sched(const Sched *s)
 {
 	if (!s->base)
 		return run_explicit(s, "");
