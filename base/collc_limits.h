@@ -22,7 +22,7 @@ enum {
 	 * holds as a set each (about 28 bytes), and its chunk transfers (a
 	 * chunk id of 4 bytes, a 28-byte message at worst, the sort's copy):
 	 * 2^26 of either is about 2 GiB. ring(4096) allreduce has 16.8M cells
-	 * and 33.5M transfers; ring(8192) is over. */
+	 * and 33.5M transfers; ring(8192) has 134M. */
 	MAX_CELLS = 1 << 26,
 	MAX_TRANSFERS = 1 << 26,
 
@@ -44,6 +44,12 @@ enum {
 	 * smaller of MAX_INPUT_BYTES and what the memory budget can hold. */
 	MAX_INPUT_BYTES = 256 << 20,
 	PARSE_BYTES_PER_INPUT_BYTE = 192,
+
+	/* The links of a schedule's distinct routes, listed once each (ints),
+	 * and as many again in the route cache: 2^27 are 1 GiB in all. Only a
+	 * schedule of long routes between far ranks meets it (binomial_tree
+	 * on ring(40000)); it is checked while routing, not up front. */
+	MAX_ROUTE_HOPS = 1 << 27,
 
 	/* Rounds of a schedule: simulators and executors keep a few values
 	 * per round (2^24 rounds of doubles are 128 MiB each). */

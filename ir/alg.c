@@ -143,9 +143,9 @@ gen_begin(Gen *g, const AlgCtx *c, int nblock, int m)
 Sched *
 gen_end(Gen *g)
 {
-	sched_end(&g->b);
+	int rc = sched_end(&g->b);
 	free(g->buf);
-	return g->s;
+	return rc == 0 ? g->s : NULL;
 }
 
 void

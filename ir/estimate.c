@@ -72,14 +72,16 @@ check_topology_links(Loc loc, const char *desc, double nlink)
 }
 
 /* The fewest chunk transfers that can implement the collective: every
- * chunk reaches (or comes from) every other rank; an alltoall block moves
- * unless it is its own rank's. */
+ * chunk reaches (or comes from) every other rank; an allreduce sends
+ * 2 (p - 1) / p of the vector from every rank at least (the bandwidth
+ * bound of reduce_scatter then allgather); an alltoall block moves unless
+ * it is its own rank's. */
 static double
 min_transfers(CollKind kind, int nrank, double nchunk)
 {
 	if (kind == CK_ALLTOALL)
 		return nchunk - nchunk / nrank;
-	return nchunk * (nrank - 1);
+	return nchunk * (nrank - 1) * (kind == CK_ALLREDUCE ? 2 : 1);
 }
 
 double

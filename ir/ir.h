@@ -263,6 +263,7 @@ typedef struct SchedBuilder {
 	int *chunk_buf;    /* the chunks of the message being added */
 	int *from_routes;  /* Routes' route id -> this schedule's route + 1 (sched_msg) */
 	int nfrom_routes;
+	bool too_big;      /* its routes passed MAX_ROUTE_HOPS: messages are dropped */
 } SchedBuilder;
 
 Sched *sched_new(Arena *, const char *name, Loc, CollKind, const char *algorithm,
@@ -274,7 +275,9 @@ void sched_msg(SchedBuilder *, int round, int src, int dst, XferOp, const int *c
 void sched_msg_route(SchedBuilder *, int round, int src, int dst, XferOp, const int *chunks,
                      int n, const int *links, int nlink);
 int sched_route(SchedBuilder *, const int *links, int nlink);
-void sched_end(SchedBuilder *); /* sorts by round, merges same (round, src, dst, route, op) */
+/* Sorts by round, merges same (round, src, dst, route, op); -1 after
+ * reporting when the routes passed MAX_ROUTE_HOPS (nothing is kept). */
+int sched_end(SchedBuilder *);
 void sched_abort(SchedBuilder *); /* drops what was built (after an error) */
 int sched_route_len(const Sched *, int route);
 

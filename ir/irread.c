@@ -483,7 +483,10 @@ read_schedule(Reader *r)
 		sched_abort(&r->sb);
 		return;
 	}
-	sched_end(&r->sb);
+	if (sched_end(&r->sb) != 0) {
+		r->failed = true;
+		return;
+	}
 	s->nround = nround;
 	if ((s->kind == CK_REDUCE_SCATTER || s->kind == CK_ALLGATHER) && !s->owner)
 		fail(r, "reduce_scatter and allgather schedules need an owner line");

@@ -99,6 +99,10 @@ sched_route(SchedBuilder *b, const int *links, int n)
 		s->route_off = xrealloc(s->route_off, (size_t)(b->caproute + 1) * sizeof *s->route_off);
 	}
 	int used = s->route_off[s->nroute];
+	if ((double)used + n > MAX_ROUTE_HOPS) { /* sched_end reports it */
+		b->too_big = true;
+		return 0;
+	}
 	if (used + n > b->caplink) {
 		b->caplink = 2 * (used + n) + 64;
 		s->route_link = xrealloc(s->route_link, (size_t)b->caplink * sizeof *s->route_link);
@@ -123,6 +127,8 @@ sched_msg_at(SchedBuilder *b, int round, int src, int dst, XferOp op, const int 
              int route)
 {
 	Sched *s = b->s;
+	if (b->too_big)
+		return;
 	if (s->nmsg == b->capmsg) {
 		b->capmsg = b->capmsg ? 2 * b->capmsg : 256;
 		s->msg = xrealloc(s->msg, (size_t)b->capmsg * sizeof *s->msg);
@@ -150,6 +156,8 @@ void
 sched_msg(SchedBuilder *b, int round, int src, int dst, XferOp op, const int *chunks, int n)
 {
 	const Sched *s = b->s;
+	if (b->too_big)
+		return; /* nor are more routes computed */
 	int id = route_id(b->routes, s->rank_node[src], s->rank_node[dst]);
 	if (id < 0)
 		die("sched_msg: no route from rank %d to rank %d", src, dst);
@@ -256,10 +264,17 @@ same_key(const Msg *a, const Msg *b)
 	       a->route == b->route && a->op == b->op;
 }
 
-void
+int
 sched_end(SchedBuilder *b)
 {
 	Sched *s = b->s;
+	if (b->too_big) {
+		error_at(s->loc, "the routes of '%s' take more than %d hops (each distinct route "
+		         "counted once); collc builds at most that (docs/limits.md)", s->name,
+		         MAX_ROUTE_HOPS);
+		sched_abort(b);
+		return -1;
+	}
 	int *order = msg_sorted_order(s);
 	permute_msgs(s->msg, order, s->nmsg);
 	free(order);
@@ -303,6 +318,7 @@ sched_end(SchedBuilder *b)
 	free(b->from_routes);
 	b->slot = NULL;
 	b->from_routes = NULL;
+	return 0;
 }
 
 void

@@ -28,6 +28,8 @@ main(int argc, char **argv)
 		{.pName = "golden", .pTests = golden_tests},
 		{.pName = "msccl", .pTests = msccl_tests},
 		{.pName = "robust", .pTests = robust_tests},
+		{.pName = "limits", .pTests = limits_tests, .pInitFunc = limits_setup,
+		 .pCleanupFunc = limits_teardown},
 		{.pName = "mpi", .pTests = mpi_tests, .pInitFunc = mpi_setup, .pCleanupFunc = mpi_teardown},
 		{.pName = "cli", .pTests = cli_tests, .pInitFunc = cli_setup, .pCleanupFunc = cli_teardown},
 		CU_SUITE_INFO_NULL,
