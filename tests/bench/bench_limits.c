@@ -12,9 +12,9 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include "ast.h"
+#include "bench_child.h"
 #include "backend.h"
 #include "ir.h"
 
@@ -53,8 +53,9 @@ time_refusals(void)
 /* In a child (its own peak memory): build, write the IR text, time its
  * reading and verifying. Prints "read_s verify_s peak_kib bytes". */
 static int
-read_large(int fd)
+read_large(const void *unused, int fd)
 {
+	(void)unused;
 	static const char text[] = "topology R = ring(1048576);\n"
 	                           "collective broadcast B on R { algorithm chain; }\n";
 	Arena a = {0};
@@ -90,27 +91,14 @@ int
 main(void)
 {
 	time_refusals();
-	int fds[2];
-	if (pipe(fds) != 0)
-		return 0;
-	pid_t pid = fork();
-	if (pid == 0) {
-		close(fds[0]);
-		_exit(read_large(fds[1]));
-	}
-	close(fds[1]);
-	char buf[128] = "";
-	ssize_t n = read(fds[0], buf, sizeof buf - 1);
-	close(fds[0]);
-	int st;
-	waitpid(pid, &st, 0);
+	char buf[128];
+	bool ok = in_child(read_large, NULL, buf, sizeof buf);
 	double tr = 0, tv = 0;
 	long kib = 0;
 	size_t bytes = 0;
 	printf("\n%-40s %8s %8s %8s %9s\n", "schedule text file", "read s", "verify s", "peak MiB",
 	       "MiB read");
-	if (n <= 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0 ||
-	    sscanf(buf, "%lf %lf %ld %zu", &tr, &tv, &kib, &bytes) != 4)
+	if (!ok || sscanf(buf, "%lf %lf %ld %zu", &tr, &tv, &kib, &bytes) != 4)
 		printf("%-40s failed\n", "chain broadcast, 1048576 ranks");
 	else
 		printf("%-40s %8.3f %8.3f %8.1f %9.1f\n", "chain broadcast, 1048576 ranks", tr, tv,

@@ -12,11 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "ast.h"
+#include "bench_child.h"
 #include "ir.h"
 
 typedef struct Case {
@@ -50,8 +49,9 @@ now(void)
 
 /* In the child: prints "build_s verify_s peak_kib messages". */
 static int
-run(const Case *c, int fd)
+run(const void *arg, int fd)
 {
+	const Case *c = arg;
 	Arena a = {0};
 	diag_source("bench.coll", c->text, strlen(c->text));
 	File *f = parse_text(&a, "bench.coll", c->text, strlen(c->text));
@@ -79,25 +79,12 @@ main(void)
 	printf("%-40s %8s %8s %8s %7s %6s %8s %7s %6s %9s\n", "case", "build s", "verify s",
 	       "total s", "target", "ratio", "peak MiB", "target", "ratio", "messages");
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		int fds[2];
-		if (pipe(fds) != 0)
-			return 0;
-		pid_t pid = fork();
-		if (pid == 0) {
-			close(fds[0]);
-			_exit(run(&cases[i], fds[1]));
-		}
-		close(fds[1]);
-		char buf[128] = "";
-		ssize_t n = read(fds[0], buf, sizeof buf - 1);
-		close(fds[0]);
-		int st;
-		waitpid(pid, &st, 0);
+		char buf[128];
+		bool ok = in_child(run, &cases[i], buf, sizeof buf);
 		double tb = 0, tv = 0;
 		long kib = 0;
 		int nmsg = 0;
-		if (n <= 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0 ||
-		    sscanf(buf, "%lf %lf %ld %d", &tb, &tv, &kib, &nmsg) != 4) {
+		if (!ok || sscanf(buf, "%lf %lf %ld %d", &tb, &tv, &kib, &nmsg) != 4) {
 			printf("%-40s failed\n", cases[i].name);
 			continue;
 		}
