@@ -288,14 +288,10 @@ lower_group(Lower *L, const Decl *d)
 	Group *g = NULL;
 	if (d->form && strcmp(d->form->name, "automorphisms") == 0) {
 		g = group_automorphisms(L->a, t, d->name, d->loc);
-		/* as generators of groups that include it: every element */
-		for (int e = 0; g && e < g->order; e++) {
-			GroupGen x = {.loc = d->loc};
-			x.perm = arena_array(L->a, (size_t)t->nnode, sizeof *x.perm);
-			for (int v = 0; v < t->nnode; v++)
-				x.perm[v] = group_node(g, e, v);
-			push_gen(L, gens, x);
-		}
+		/* as generators of groups that include it: every element, as the
+		 * group holds them (not copied: there may be millions) */
+		if (g)
+			*gens = (GenList){.n = g->ngen, .cap = g->ngen, .gen = g->gen};
 	} else {
 		if (d->form) { /* translations(T) */
 			push_gen(L, gens, (GroupGen){.loc = d->loc, .affine = true, .all_translations = true});
