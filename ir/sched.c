@@ -234,27 +234,24 @@ msg_sorted_order(const Sched *s)
 	return idx;
 }
 
-/* Moves msg[order[k]] to msg[k] for every k, following cycles (order is
- * consumed), so that no second array of messages is needed. */
-static void
-permute_msgs(Msg *msg, int *order, int n)
+/* The messages in the given order: none moved when they are in order
+ * already (the generators of rings add them so); else gathered into a new
+ * array, whose independent reads the processor overlaps (following the
+ * permutation's cycles in place reads one address after another). */
+static Msg *
+ordered_msgs(Msg *msg, const int *order, int n)
 {
-	for (int i = 0; i < n; i++) {
-		if (order[i] < 0)
-			continue;
-		Msg first = msg[i];
-		int j = i;
-		for (;;) {
-			int k = order[j];
-			order[j] = -1;
-			if (k == i) {
-				msg[j] = first;
-				break;
-			}
-			msg[j] = msg[k];
-			j = k;
-		}
-	}
+	int k = 0;
+	while (k < n && order[k] == k)
+		k++;
+	if (k == n)
+		return msg;
+	Msg *out = xmalloc(((size_t)n + 1) * sizeof *out);
+	memcpy(out, msg, (size_t)k * sizeof *out);
+	for (; k < n; k++)
+		out[k] = msg[order[k]];
+	free(msg);
+	return out;
 }
 
 static bool
@@ -276,7 +273,7 @@ sched_end(SchedBuilder *b)
 		return -1;
 	}
 	int *order = msg_sorted_order(s);
-	permute_msgs(s->msg, order, s->nmsg);
+	s->msg = ordered_msgs(s->msg, order, s->nmsg);
 	free(order);
 	/* pack in place: one message per (round, src, dst, route, op), chunks in order */
 	size_t total = 0;
