@@ -2,7 +2,8 @@
  * ir.h: the one IR header. Topologies (nodes, directed links, network
  * parameters), routes, symmetry groups, trees, and schedules (rounds of
  * messages carrying chunk sets), with the passes that build, verify and
- * measure them. Nothing here sees the AST except lower.c.
+ * measure them. Nothing here sees the AST except lower.c and usersched.c
+ * (the run of a user's schedule block).
  *
  * Conventions: arrays with counts, integer ids (node, link, rank, chunk,
  * element), memory from the Prog's arena. A pass returns 0, or -1 after
@@ -318,6 +319,14 @@ Sched *alg_build(const AlgCtx *, bool *missing);
 void tto_tree_parents(const Topo *, int which, int *parent);
 /* The algorithms that implement a collective kind (for `auto`). */
 int alg_candidates(CollKind, const char **names, int max);
+
+/* ---- usersched.c: a collective's `schedule { ... }` block ---- */
+
+struct Item;
+/* Runs the block (an IT_SCHEDULE item that sema passed) for the
+ * communicator and options of c into an explicit schedule; NULL after a
+ * located error (a counterexample, on small cases, at the send at fault). */
+Sched *usersched_build(const AlgCtx *c, const struct Item *schedule);
 
 /* ---- verify.c and metrics.c ---- */
 

@@ -1,0 +1,1157 @@
+/*
+ * usersched.c: a collective's `schedule { ... }` block (docs/language.md
+ * section 13) run into an explicit schedule, the same IR every library
+ * algorithm builds, so every backend, the simulator and the metrics take it
+ * unchanged.
+ *
+ * Needs: a body sema_schedule passed (names bound, helpers known, sends in
+ * rounds), the built topology and the communicator. Establishes: a Sched
+ * whose messages are the body's sends, or a located error.
+ *
+ * Three steps. (1) Estimate: before anything is expanded, the body is
+ * walked once with each loop's trip count taken at its bounds' extremes
+ * (the loop variable set to the first and the last value of its range), so
+ * a loop nest that would make more than MAX_SENDS chunk transfers, or run
+ * more than MAX_ITERS iterations, is refused at the statement that crosses
+ * the limit, naming the estimate. (2) Run: statements execute in order with
+ * a round cursor; `round` takes the next round, `together` starts every
+ * round and `use` inside it at the same round, `use` appends a library
+ * schedule. Every value is checked where it is computed (ranks in 0..p-1,
+ * chunks in 0..nchunks-1, links that exist), so errors point at the
+ * expression. (3) Teach: on small cases (at most TEACH_RANKS ranks) the
+ * transfers, each with its source location and the loop variables it ran
+ * with, are simulated exactly, and the first fault is reported at the send
+ * that caused it: a chunk sent before it is held, a contribution added
+ * twice, two writes in one round, or a rank's chunk that ends wrong, with
+ * the last transfer into it and the first transfer on the path its data
+ * took. verify() then proves the built schedule as it proves every other.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alg.h"
+#include "ast.h"
+
+enum {
+	MAX_SENDS = 1 << 22,   /* chunk transfers one schedule may expand to */
+	MAX_ITERS = 1 << 26,   /* loop iterations, sends or not */
+	MAX_VARS = 600,        /* builtins and the let and for names bound at once */
+	TEACH_RANKS = 64,      /* the teacher's exact sets are one word */
+	TEACH_CELLS = 1 << 20, /* ranks x chunks */
+	TEACH_SENDS = 1 << 18, /* transfers it keeps with their source */
+	EST_SPLIT_DEPTH = 6,   /* loops deeper than this estimate from their first value */
+};
+
+/* One transfer as the teacher sees it. */
+typedef struct Xfer {
+	int round, src, dst;
+	XferOp op;
+	int first, n;          /* chunks: pool[first .. first + n) */
+	Loc loc;
+	const char *vars;      /* "s = 1, r = 2": the loop variables when it ran */
+} Xfer;
+
+typedef struct Run {
+	const AlgCtx *c;
+	const Topo *t;
+	const Item *item;
+	Arena *a;
+	Sched *s;
+	SchedBuilder b;
+	int p, nchunk;
+	bool contention_free;
+	/* the environment: builtins first */
+	const char *name[MAX_VARS];
+	int64_t val[MAX_VARS];
+	int nvar;
+	/* rounds */
+	int cursor;            /* the next round */
+	int round;             /* inside a round: its number, else -1 */
+	bool together;
+	int tog_base, tog_end;
+	/* budgets */
+	long sends, iters;
+	bool failed;
+	int *buf;              /* a send's chunks */
+	int capbuf;
+	/* contention_free: per link, the round and the transfer that last used it */
+	int *link_round, *link_src, *link_dst;
+	Loc *link_loc;
+	/* the teacher */
+	bool teach;
+	Xfer *x;
+	int nx, capx;
+	int *pool;
+	int npool, cappool;
+} Run;
+
+/* ---- values ---- */
+
+static bool eval(Run *, const Expr *, int64_t *);
+
+static bool
+fail(Run *u)
+{
+	u->failed = true;
+	return false;
+}
+
+static bool
+lookup(Run *u, const Expr *e, int64_t *out)
+{
+	for (int i = u->nvar - 1; i >= 0; i--)
+		if (u->name[i][0] == e->text[0] && strcmp(u->name[i], e->text) == 0) {
+			if (i == 3 && u->c->kind != CK_BROADCAST && u->c->kind != CK_REDUCE) {
+				error_at(e->loc, "'root' is the root of a broadcast or reduce; a %s has none",
+				         coll_kind_name[u->c->kind]);
+				return fail(u);
+			}
+			*out = u->val[i];
+			return true;
+		}
+	die("usersched: '%s' is not bound", e->text);
+}
+
+static bool
+rank_arg(Run *u, const Expr *e, int64_t *r)
+{
+	if (!eval(u, e, r))
+		return false;
+	if (*r < 0 || *r >= u->p) {
+		error_at(e->loc, "rank %lld is outside 0..%d (p = %d); wrap it with mod p",
+		         (long long)*r, u->p - 1, u->p);
+		return fail(u);
+	}
+	return true;
+}
+
+static bool
+need_coords(Run *u, const Expr *e)
+{
+	if (u->t->ndim > 0)
+		return true;
+	error_at(e->loc, "%s: '%s' has no coordinates (its nodes are named by id)", e->text,
+	         u->t->name);
+	return fail(u);
+}
+
+static bool
+dim_arg(Run *u, const Expr *e, int64_t *d)
+{
+	if (!eval(u, e, d))
+		return false;
+	if (*d < 0 || *d >= u->t->ndim) {
+		error_at(e->loc, "dimension %lld is outside 0..%d ('%s' has %d)", (long long)*d,
+		         u->t->ndim - 1, u->t->name, u->t->ndim);
+		return fail(u);
+	}
+	return true;
+}
+
+/* The rank at a node, or a located error. */
+static bool
+rank_at(Run *u, const Expr *e, int node, int64_t *out)
+{
+	int r = u->s->node_rank[node];
+	if (r < 0) {
+		char name[64];
+		topo_node_name(u->t, node, name, sizeof name);
+		error_at(e->loc, "node %s is not a rank of '%s'", name, u->c->name);
+		return fail(u);
+	}
+	*out = r;
+	return true;
+}
+
+static bool
+topo_helper(Run *u, const Expr *e, const int64_t *v, int64_t *out)
+{
+	const Topo *t = u->t;
+	int coord[MAX_DIMS];
+	if (strcmp(e->text, "size") == 0) {
+		*out = t->size[v[0]];
+	} else if (strcmp(e->text, "coord") == 0) {
+		topo_coords(t, u->c->rank_node[v[0]], coord);
+		*out = coord[v[1]];
+	} else if (strcmp(e->text, "rank") == 0) {
+		if (e->nelem != t->ndim) {
+			error_at(e->loc, "rank takes %d coordinates on '%s', got %d", t->ndim, t->name,
+			         e->nelem);
+			return fail(u);
+		}
+		for (int i = 0; i < t->ndim; i++)
+			coord[i] = (int)(v[i] % t->size[i]);
+		return rank_at(u, e, topo_node(t, coord), out);
+	} else { /* neighbor */
+		if (v[2] != 1 && v[2] != -1) {
+			error_at(e->elem[2]->loc, "neighbor's direction is +1 or -1, got %lld",
+			         (long long)v[2]);
+			return fail(u);
+		}
+		topo_coords(t, u->c->rank_node[v[0]], coord);
+		int next = coord[v[1]] + (int)v[2];
+		if (t->kind == TK_MESH && (next < 0 || next >= t->size[v[1]])) {
+			error_at(e->loc, "rank %lld has no neighbour in direction %+lld of dimension %lld "
+			         "(the edge of mesh '%s')", (long long)v[0], (long long)v[2],
+			         (long long)v[1], t->name);
+			return fail(u);
+		}
+		coord[v[1]] = next;
+		return rank_at(u, e, topo_node(t, coord), out);
+	}
+	return true;
+}
+
+static bool
+math_helper(Run *u, const Expr *e, const int64_t *v, int64_t *out)
+{
+	const char *f = e->text;
+	if (strcmp(f, "xor") == 0) {
+		*out = v[0] ^ v[1];
+	} else if (strcmp(f, "min") == 0 || strcmp(f, "max") == 0) {
+		*out = (v[0] < v[1]) == (f[1] == 'i') ? v[0] : v[1];
+	} else if (strcmp(f, "abs") == 0) {
+		*out = v[0] < 0 ? -v[0] : v[0];
+	} else if (strcmp(f, "bit") == 0) {
+		if (v[1] < 0 || v[1] > 62) {
+			error_at(e->elem[1]->loc, "bit takes a bit number in 0..62, got %lld", (long long)v[1]);
+			return fail(u);
+		}
+		*out = v[0] >> v[1] & 1;
+	} else if (strcmp(f, "pow") == 0) {
+		int64_t r = 1;
+		if (v[1] < 0) {
+			error_at(e->elem[1]->loc, "pow takes an exponent of at least 0, got %lld",
+			         (long long)v[1]);
+			return fail(u);
+		}
+		for (int64_t i = 0; i < v[1]; i++)
+			if (__builtin_mul_overflow(r, v[0], &r)) {
+				error_at(e->loc, "integer overflow");
+				return fail(u);
+			}
+		*out = r;
+	} else { /* log2, clog2 */
+		if (v[0] < 1) {
+			error_at(e->elem[0]->loc, "%s takes a number of at least 1, got %lld", f,
+			         (long long)v[0]);
+			return fail(u);
+		}
+		int64_t l = 0;
+		while (l < 62 && (INT64_C(1) << (l + 1)) <= v[0])
+			l++;
+		*out = l + (f[0] == 'c' && (INT64_C(1) << l) < v[0]);
+	}
+	return true;
+}
+
+static bool
+call(Run *u, const Expr *e, int64_t *out)
+{
+	int64_t v[MAX_DIMS + 1] = {0};
+	const char *f = e->text;
+	bool topo = strcmp(f, "coord") == 0 || strcmp(f, "size") == 0 || strcmp(f, "rank") == 0 ||
+	            strcmp(f, "neighbor") == 0;
+	if (topo && !need_coords(u, e))
+		return false;
+	if (e->nelem > MAX_DIMS + 1) {
+		error_at(e->loc, "%s takes at most %d values", f, MAX_DIMS);
+		return fail(u);
+	}
+	for (int i = 0; i < e->nelem; i++) {
+		bool ok = (strcmp(f, "coord") == 0 || strcmp(f, "neighbor") == 0) && i == 0
+		              ? rank_arg(u, e->elem[i], &v[i])
+		          : (strcmp(f, "size") == 0 && i == 0) ||
+		                  ((strcmp(f, "coord") == 0 || strcmp(f, "neighbor") == 0) && i == 1)
+		              ? dim_arg(u, e->elem[i], &v[i])
+		              : eval(u, e->elem[i], &v[i]);
+		if (!ok)
+			return false;
+	}
+	if (topo)
+		return topo_helper(u, e, v, out);
+	if (strcmp(f, "owner") == 0) {
+		if (u->c->kind != CK_REDUCE_SCATTER && u->c->kind != CK_ALLGATHER) {
+			error_at(e->loc, "owner(c) is the rank a chunk belongs to in a reduce_scatter or "
+			         "allgather; a %s has no owners", coll_kind_name[u->c->kind]);
+			return fail(u);
+		}
+		if (v[0] < 0 || v[0] >= u->nchunk) {
+			error_at(e->elem[0]->loc, "chunk %lld is outside 0..%d", (long long)v[0],
+			         u->nchunk - 1);
+			return fail(u);
+		}
+		*out = u->s->owner[v[0]];
+		return true;
+	}
+	return math_helper(u, e, v, out);
+}
+
+static bool
+arith(Run *u, const Expr *e, int64_t a, int64_t b, int64_t *out)
+{
+	bool ovf = false;
+	switch (e->kind) {
+	case EX_ADD: ovf = __builtin_add_overflow(a, b, out); break;
+	case EX_SUB: ovf = __builtin_sub_overflow(a, b, out); break;
+	case EX_MUL: ovf = __builtin_mul_overflow(a, b, out); break;
+	case EX_DIV:
+	case EX_MOD:
+		if (e->kind == EX_DIV ? b == 0 : b <= 0) {
+			error_at(e->rhs->loc, e->kind == EX_DIV ? "division by zero"
+			                                        : "mod takes a positive right side, got %lld",
+			         (long long)b);
+			return fail(u);
+		}
+		if (a == INT64_MIN && b == -1) {
+			ovf = true;
+			break;
+		}
+		*out = e->kind == EX_DIV ? a / b - ((a % b != 0) && ((a < 0) != (b < 0))) : (a % b + b) % b;
+		break;
+	case EX_EQ: *out = a == b; break;
+	case EX_NE: *out = a != b; break;
+	case EX_LT: *out = a < b; break;
+	case EX_LE: *out = a <= b; break;
+	case EX_GT: *out = a > b; break;
+	case EX_GE: *out = a >= b; break;
+	default: die("usersched: operator %d", (int)e->kind);
+	}
+	if (ovf) {
+		error_at(e->loc, "integer overflow");
+		return fail(u);
+	}
+	return true;
+}
+
+static bool
+eval(Run *u, const Expr *e, int64_t *out)
+{
+	int64_t a, b;
+	switch (e->kind) {
+	case EX_INT:
+		*out = e->ival;
+		return true;
+	case EX_NAME:
+		return lookup(u, e, out);
+	case EX_TUPLE:
+		return eval(u, e->elem[0], out);
+	case EX_CALL:
+		return call(u, e, out);
+	case EX_NEG:
+		if (!eval(u, e->lhs, &a))
+			return false;
+		if (a == INT64_MIN) {
+			error_at(e->loc, "integer overflow");
+			return fail(u);
+		}
+		*out = -a;
+		return true;
+	case EX_NOT:
+		if (!eval(u, e->lhs, &a))
+			return false;
+		*out = !a;
+		return true;
+	case EX_AND:
+	case EX_OR:
+		if (!eval(u, e->lhs, &a))
+			return false;
+		if ((e->kind == EX_AND) != (a != 0)) { /* decided by the left side */
+			*out = a != 0;
+			return true;
+		}
+		if (!eval(u, e->rhs, &b))
+			return false;
+		*out = b != 0;
+		return true;
+	case EX_RANGE:
+	case EX_REAL:
+		die("usersched: a range or a decimal where sema allows none");
+	default:
+		if (!eval(u, e->lhs, &a) || !eval(u, e->rhs, &b))
+			return false;
+		return arith(u, e, a, b, out);
+	}
+}
+
+/* lo..hi, or a single value as lo = hi. */
+static bool
+eval_range(Run *u, const Expr *e, int64_t *lo, int64_t *hi)
+{
+	if (e->kind != EX_RANGE) {
+		if (!eval(u, e, lo))
+			return false;
+		*hi = *lo;
+		return true;
+	}
+	return eval(u, e->lhs, lo) && eval(u, e->rhs, hi);
+}
+
+static void
+bind(Run *u, const char *name, int64_t v)
+{
+	if (u->nvar == MAX_VARS)
+		die("usersched: more names than sema allows");
+	u->name[u->nvar] = name;
+	u->val[u->nvar++] = v;
+}
+
+/* ---- (1) the estimate ---- */
+
+typedef struct Work {
+	double sends, iters;
+} Work;
+
+static Work est_stmts(Run *, const StmtList *, int depth);
+
+static Work
+work_max(Work a, Work b)
+{
+	return (Work){a.sends > b.sends ? a.sends : b.sends, a.iters > b.iters ? a.iters : b.iters};
+}
+
+static Work
+est_for(Run *u, const Stmt *s, int depth)
+{
+	int64_t lo, hi;
+	Work w = {0, 0};
+	if (!eval_range(u, s->value, &lo, &hi) || hi < lo)
+		return w;
+	double trips = (double)hi - (double)lo + 1;
+	int n = u->nvar;
+	bind(u, s->name, lo);
+	Work body = est_stmts(u, s->body, depth + 1);
+	u->nvar = n;
+	if (depth < EST_SPLIT_DEPTH && hi != lo) {
+		bind(u, s->name, hi);
+		body = work_max(body, est_stmts(u, s->body, depth + 1));
+		u->nvar = n;
+	}
+	w.sends = trips * body.sends;
+	w.iters = trips * (1 + body.iters);
+	return w;
+}
+
+static Work
+est_stmt(Run *u, const Stmt *s, int depth)
+{
+	int64_t lo, hi;
+	Work w = {0, 1};
+	switch (s->kind) {
+	case ST_LET:
+		bind(u, s->name, eval(u, s->value, &lo) ? lo : 0);
+		break;
+	case ST_FOR:
+		return est_for(u, s, depth);
+	case ST_IF: {
+		Work a = est_stmts(u, s->body, depth), b = {0, 0};
+		if (s->orelse)
+			b = est_stmts(u, s->orelse, depth);
+		w = work_max(a, b);
+		w.iters += 1;
+		break;
+	}
+	case ST_ROUND:
+	case ST_TOGETHER:
+		w = est_stmts(u, s->body, depth);
+		w.iters += 1;
+		break;
+	case ST_SEND:
+		w.sends = eval_range(u, s->value, &lo, &hi) && hi >= lo ? (double)hi - (double)lo + 1 : 1;
+		break;
+	case ST_USE:
+		break; /* counted when the library builds it */
+	}
+	return w;
+}
+
+static Work
+est_stmts(Run *u, const StmtList *l, int depth)
+{
+	Work w = {0, 0};
+	int n = u->nvar;
+	for (int i = 0; i < l->n; i++) {
+		Work x = est_stmt(u, l->v[i], depth);
+		w.sends += x.sends;
+		w.iters += x.iters;
+	}
+	u->nvar = n;
+	return w;
+}
+
+/* Refuses a body whose estimate passes a limit, at the top-level statement
+ * that crosses it. Values that fail to evaluate are reported by the run. */
+static int
+estimate(Run *u)
+{
+	const StmtList *l = u->item->sched->body;
+	Work total = {0, 0};
+	int n = u->nvar;
+	diag_mute(true);
+	int at = -1;
+	for (int i = 0; i < l->n && at < 0; i++) {
+		Work x = est_stmt(u, l->v[i], 0);
+		total.sends += x.sends;
+		total.iters += x.iters;
+		if (total.sends > MAX_SENDS || total.iters > MAX_ITERS)
+			at = i;
+	}
+	diag_mute(false);
+	u->nvar = n;
+	u->failed = false;
+	if (at < 0) {
+		u->teach = u->p <= TEACH_RANKS && (long)u->p * u->nchunk <= TEACH_CELLS &&
+		           total.sends <= TEACH_SENDS;
+		return 0;
+	}
+	if (total.sends > MAX_SENDS)
+		error_at(l->v[at]->loc, "this schedule would send about %.0f chunk transfers; the limit "
+		         "is %d (estimated before expanding its loops)", total.sends, MAX_SENDS);
+	else
+		error_at(l->v[at]->loc, "this schedule would run about %.0f loop iterations; the limit "
+		         "is %d (estimated before expanding its loops)", total.iters, MAX_ITERS);
+	return -1;
+}
+
+/* ---- (2) the run ---- */
+
+static bool exec_stmts(Run *, const StmtList *);
+
+static const char *
+vars_text(Run *u)
+{
+	char buf[256];
+	int n = 0;
+	buf[0] = 0;
+	for (int i = sched_nbuiltin_names; i < u->nvar && n < (int)sizeof buf - 40; i++)
+		n += snprintf(buf + n, sizeof buf - (size_t)n, "%s%s = %lld", n ? ", " : "", u->name[i],
+		              (long long)u->val[i]);
+	return n ? arena_strdup(u->a, buf) : "";
+}
+
+static void
+record(Run *u, int round, int src, int dst, XferOp op, const int *chunks, int n, Loc loc)
+{
+	if (!u->teach)
+		return;
+	Xfer x = {.round = round, .src = src, .dst = dst, .op = op, .first = u->npool, .n = n,
+	          .loc = loc, .vars = vars_text(u)};
+	VEC_PUSH(u->a, u->x, u->nx, u->capx, x);
+	for (int i = 0; i < n; i++)
+		VEC_PUSH(u->a, u->pool, u->npool, u->cappool, chunks[i]);
+}
+
+/* A link used twice in one round of a contention_free schedule. */
+static bool
+claim_links(Run *u, const Stmt *s, int src, int dst, const int *links, int nlink)
+{
+	for (int k = 0; k < nlink; k++) {
+		int l = links[k];
+		if (u->link_round[l] == u->round && (u->link_src[l] != src || u->link_dst[l] != dst)) {
+			char a[64], b[64];
+			topo_node_name(u->t, u->t->link[l].src, a, sizeof a);
+			topo_node_name(u->t, u->t->link[l].dst, b, sizeof b);
+			error_at(s->loc, "the schedule is declared contention_free, but in round %d link "
+			         "%s -> %s carries two transfers: this one (rank %d to rank %d%s%s) and "
+			         "another", u->round + 1, a, b, src, dst, u->teach ? ", " : "",
+			         u->teach ? vars_text(u) : "");
+			note_at(u->link_loc[l], "the other transfer over it in round %d (rank %d to rank %d)",
+			        u->round + 1, u->link_src[l], u->link_dst[l]);
+			return fail(u);
+		}
+		u->link_round[l] = u->round;
+		u->link_src[l] = src;
+		u->link_dst[l] = dst;
+		u->link_loc[l] = s->loc;
+	}
+	return true;
+}
+
+static bool
+exec_send(Run *u, const Stmt *s)
+{
+	int64_t lo, hi, src, dst;
+	if (!eval_range(u, s->value, &lo, &hi) || !rank_arg(u, s->from, &src) ||
+	    !rank_arg(u, s->to, &dst))
+		return false;
+	if (hi < lo) {
+		error_at(s->value->loc, "empty chunk range %lld..%lld", (long long)lo, (long long)hi);
+		return fail(u);
+	}
+	if (lo < 0 || hi >= u->nchunk) {
+		error_at(s->value->loc, "chunk %lld is outside 0..%d (nchunks = %d)",
+		         (long long)(lo < 0 ? lo : hi), u->nchunk - 1, u->nchunk);
+		return fail(u);
+	}
+	if (src == dst) {
+		error_at(s->loc, "rank %lld sends to itself", (long long)src);
+		return fail(u);
+	}
+	u->sends += hi - lo + 1;
+	if (u->sends > MAX_SENDS) {
+		error_at(s->loc, "the schedule sends more than %d chunk transfers (its loop bounds "
+		         "grow past the estimate)", MAX_SENDS);
+		return fail(u);
+	}
+	int n = (int)(hi - lo + 1);
+	if (n > u->capbuf) {
+		u->capbuf = n;
+		u->buf = xrealloc(u->buf, (size_t)n * sizeof *u->buf);
+	}
+	for (int i = 0; i < n; i++)
+		u->buf[i] = (int)lo + i;
+	int a = u->c->rank_node[src], b = u->c->rank_node[dst], one, nlink;
+	const int *links;
+	char na[64], nb[64];
+	topo_node_name(u->t, a, na, sizeof na);
+	topo_node_name(u->t, b, nb, sizeof nb);
+	if (s->over) {
+		int64_t copy = 0;
+		if (s->link && !eval(u, s->link, &copy))
+			return false;
+		one = copy >= 0 && copy < 1 << 20 ? topo_find_link(u->t, a, b, (int)copy) : -1;
+		if (one < 0) {
+			error_at(s->link ? s->link->loc : s->loc, "there is no link%s from node %s (rank "
+			         "%lld) to node %s (rank %lld); leave out 'over link' to route it",
+			         s->link ? " of that number" : "", na, (long long)src, nb, (long long)dst);
+			return fail(u);
+		}
+		links = &one;
+		nlink = 1;
+	} else if ((nlink = route_get(u->c->routes, a, b, &links)) < 0) {
+		error_at(s->loc, "node %s cannot reach node %s", na, nb);
+		return fail(u);
+	}
+	if (u->contention_free && !claim_links(u, s, (int)src, (int)dst, links, nlink))
+		return false;
+	XferOp op = strcmp(s->name, "reduce") == 0 ? X_REDUCE : X_COPY;
+	sched_msg_route(&u->b, u->round, (int)src, (int)dst, op, u->buf, n, links, nlink);
+	record(u, u->round, (int)src, (int)dst, op, u->buf, n, s->loc);
+	return true;
+}
+
+/* The round a `round` or `use` starts at, and the cursor after it. */
+static int
+take_rounds(Run *u, int n)
+{
+	if (u->together) {
+		if (u->tog_base + n > u->tog_end)
+			u->tog_end = u->tog_base + n;
+		return u->tog_base;
+	}
+	u->cursor += n;
+	return u->cursor - n;
+}
+
+static bool
+use_ranks(Run *u, const Stmt *s, int *rank_node, int *nrank)
+{
+	unsigned char *seen = xcalloc((size_t)u->p, 1);
+	bool ok = true;
+	*nrank = 0;
+	for (int i = 0; i < s->list.n && ok; i++) {
+		const Expr *e = s->list.v[i];
+		int64_t lo, hi;
+		ok = eval_range(u, e, &lo, &hi);
+		int64_t step = lo <= hi ? 1 : -1; /* ranges count down as in `ranks` */
+		for (int64_t r = lo; ok; r += step) {
+			if (r < 0 || r >= u->p || seen[r]) {
+				error_at(e->loc, r < 0 || r >= u->p ? "rank %lld is outside 0..%d"
+				                                     : "rank %lld is listed twice",
+				         (long long)r, u->p - 1);
+				ok = fail(u);
+				break;
+			}
+			seen[r] = 1;
+			rank_node[(*nrank)++] = u->c->rank_node[r];
+			if (r == hi)
+				break;
+		}
+	}
+	free(seen);
+	if (ok && *nrank < 2) {
+		error_at(s->loc, "use needs at least 2 ranks");
+		ok = fail(u);
+	}
+	return ok;
+}
+
+/* A library algorithm's schedule on all ranks or a sub-communicator, its
+ * rounds appended at the cursor, its ranks and chunks the collective's. */
+static bool
+exec_use(Run *u, const Stmt *s)
+{
+	int *rank_node = xmalloc((size_t)u->p * sizeof *rank_node), nrank = u->p;
+	if (s->list.n == 0)
+		memcpy(rank_node, u->c->rank_node, (size_t)u->p * sizeof *rank_node);
+	else if (!use_ranks(u, s, rank_node, &nrank)) {
+		free(rank_node);
+		return false;
+	}
+	AlgCtx c = *u->c;
+	c.loc = s->loc;
+	c.rank_node = rank_node;
+	c.nrank = nrank;
+	c.chunks = u->nchunk;
+	c.algorithm = s->call->name;
+	for (int k = 0; k < NCOLLKIND; k++)
+		if (strcmp(coll_kind_name[k], s->name) == 0)
+			c.kind = (CollKind)k;
+	c.whole = nrank == u->t->nrank;
+	for (int i = 0; c.whole && i < nrank; i++)
+		c.whole = rank_node[i] == i;
+	c.root = 0;
+	for (int i = 0; i < s->call->narg; i++) {
+		const Arg *a = &s->call->arg[i];
+		int64_t v = 0;
+		if (a->label && !ast_eval_int(a->val.v[0], &v, true)) {
+			free(rank_node);
+			return fail(u);
+		}
+		if (a->label && strcmp(a->label, "ports") == 0)
+			c.ports = (int)v;
+		else if (a->label)
+			c.segments = (int)v;
+		else
+			c.latency = strcmp(a->val.v[0]->text, "latency") == 0;
+	}
+	bool missing = false;
+	Sched *x = alg_build(&c, &missing);
+	if (missing)
+		error_at(s->call->loc, "unknown algorithm '%s' (use takes a library algorithm)",
+		         s->call->name);
+	if (!x) {
+		free(rank_node);
+		return fail(u);
+	}
+	int base = take_rounds(u, x->nround);
+	for (int i = 0; i < x->nmsg; i++) {
+		const Msg *m = &x->msg[i];
+		int src = u->s->node_rank[rank_node[m->src]], dst = u->s->node_rank[rank_node[m->dst]];
+		u->sends += m->n;
+		sched_msg_route(&u->b, base + m->round, src, dst, m->op, x->chunks + m->first, m->n,
+		                x->route_link + x->route_off[m->route], sched_route_len(x, m->route));
+		record(u, base + m->round, src, dst, m->op, x->chunks + m->first, m->n, s->loc);
+	}
+	free(rank_node);
+	if (u->sends > MAX_SENDS) {
+		error_at(s->loc, "the schedule sends more than %d chunk transfers", MAX_SENDS);
+		return fail(u);
+	}
+	return true;
+}
+
+static bool
+exec_for(Run *u, const Stmt *s)
+{
+	int64_t lo, hi;
+	if (!eval_range(u, s->value, &lo, &hi))
+		return false;
+	int n = u->nvar;
+	bind(u, s->name, lo);
+	for (int64_t i = lo; i <= hi && !u->failed; i++) {
+		u->val[n] = i;
+		if (++u->iters > MAX_ITERS) {
+			error_at(s->loc, "the schedule runs more than %d loop iterations (its loop bounds "
+			         "grow past the estimate)", MAX_ITERS);
+			return fail(u);
+		}
+		exec_stmts(u, s->body);
+		if (i == INT64_MAX)
+			break;
+	}
+	u->nvar = n;
+	return !u->failed;
+}
+
+static bool
+exec_stmt(Run *u, const Stmt *s)
+{
+	int64_t v;
+	switch (s->kind) {
+	case ST_LET:
+		if (!eval(u, s->value, &v))
+			return false;
+		bind(u, s->name, v);
+		return true;
+	case ST_FOR:
+		return exec_for(u, s);
+	case ST_IF:
+		if (!eval(u, s->value, &v))
+			return false;
+		return v ? exec_stmts(u, s->body) : !s->orelse || exec_stmts(u, s->orelse);
+	case ST_ROUND:
+		u->round = take_rounds(u, 1);
+		exec_stmts(u, s->body);
+		u->round = -1;
+		return !u->failed;
+	case ST_TOGETHER: {
+		bool was = u->together;
+		int base = u->tog_base, end = u->tog_end;
+		if (!was)
+			u->tog_base = u->tog_end = u->cursor;
+		u->together = true;
+		exec_stmts(u, s->body);
+		u->together = was;
+		if (!was) {
+			u->cursor = u->tog_end;
+			u->tog_base = base;
+			u->tog_end = end;
+		}
+		return !u->failed;
+	}
+	case ST_SEND:
+		return exec_send(u, s);
+	case ST_USE:
+		return exec_use(u, s);
+	}
+	return false;
+}
+
+static bool
+exec_stmts(Run *u, const StmtList *l)
+{
+	int n = u->nvar;
+	for (int i = 0; i < l->n && !u->failed; i++)
+		exec_stmt(u, l->v[i]);
+	u->nvar = n;
+	return !u->failed;
+}
+
+/* ---- (3) the teacher ---- */
+
+typedef uint64_t Bits;
+
+static void
+bits_text(Bits b, char *buf, size_t len)
+{
+	int n = 0, k = 0;
+	buf[0] = 0;
+	for (int r = 0; r < 64 && n < (int)len - 16; r++)
+		if (b >> r & 1)
+			n += snprintf(buf + n, len - (size_t)n, "%s%d", k++ ? ", " : "", r);
+	if (k == 0)
+		snprintf(buf, len, "none");
+}
+
+/* What (rank, chunk) starts with and must end with (docs/ir.md section 6);
+ * *care false where the collective does not say. */
+static void
+teach_expected(const Sched *s, int r, int c, Bits *init, Bits *want, bool *care)
+{
+	Bits all = s->nrank == 64 ? ~0ull : (1ull << s->nrank) - 1, me = 1ull << r;
+	*init = *want = 0;
+	*care = true;
+	switch (s->kind) {
+	case CK_ALLREDUCE: *init = me; *want = all; break;
+	case CK_REDUCE_SCATTER: *init = me; *want = all; *care = s->owner[c] == r; break;
+	case CK_ALLGATHER: *init = s->owner[c] == r ? me : 0; *want = 1ull << s->owner[c]; break;
+	case CK_ALLTOALL:
+		*init = s->a2a_src[c] == r ? me : 0;
+		*want = 1ull << s->a2a_src[c];
+		*care = s->a2a_dst[c] == r;
+		break;
+	case CK_BROADCAST: *init = r == s->root ? me : 0; *want = 1ull << s->root; break;
+	case CK_REDUCE: *init = me; *want = all; *care = r == s->root; break;
+	default: break;
+	}
+}
+
+typedef struct Teach {
+	Run *u;
+	Bits *state;    /* rank * nchunk + chunk */
+	int *writer;    /* the transfer that last wrote the cell, or -1 */
+	int *wround;    /* the round of that write, -1 */
+	Bits *payload;  /* per pool entry, what it carried */
+	int *prov;      /* per pool entry, the writer of the cell it was read from */
+} Teach;
+
+static int
+order_by_round(const void *pa, const void *pb)
+{
+	const Xfer *a = pa, *b = pb;
+	if (a->round != b->round)
+		return a->round < b->round ? -1 : 1;
+	return a->first < b->first ? -1 : a->first > b->first; /* program order */
+}
+
+static const char *
+with_vars(Run *u, const Xfer *x)
+{
+	return x->vars[0] ? arena_printf(u->a, ", %s", x->vars) : "";
+}
+
+/* Reads every payload of the round [i, j); false after reporting. */
+static bool
+teach_read(Teach *T, int i, int j)
+{
+	Run *u = T->u;
+	for (int k = i; k < j; k++) {
+		const Xfer *x = &u->x[k];
+		for (int m = 0; m < x->n; m++) {
+			int c = u->pool[x->first + m];
+			size_t cell = (size_t)x->src * (size_t)u->nchunk + (size_t)c;
+			T->payload[x->first + m] = T->state[cell];
+			T->prov[x->first + m] = T->writer[cell];
+			if (T->state[cell] == 0) {
+				error_at(x->loc, "in round %d, rank %d sends chunk %d to rank %d, but it holds "
+				         "nothing of chunk %d yet (round %d%s)", x->round + 1, x->src, c, x->dst,
+				         c, x->round + 1, with_vars(u, x));
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
+static bool
+teach_write(Teach *T, int k)
+{
+	Run *u = T->u;
+	const Xfer *x = &u->x[k];
+	char held[200];
+	for (int m = 0; m < x->n; m++) {
+		int c = u->pool[x->first + m];
+		size_t cell = (size_t)x->dst * (size_t)u->nchunk + (size_t)c;
+		Bits in = T->payload[x->first + m];
+		if (T->wround[cell] == x->round &&
+		    (x->op == X_COPY || u->x[T->writer[cell]].op == X_COPY)) {
+			error_at(x->loc, "in round %d, rank %d receives chunk %d twice, and one of the two "
+			         "is a copy: which one wins? (round %d%s)", x->round + 1, x->dst, c,
+			         x->round + 1, with_vars(u, x));
+			note_at(u->x[T->writer[cell]].loc, "the other transfer of chunk %d to rank %d in "
+			        "that round", c, x->dst);
+			return false;
+		}
+		if (x->op == X_REDUCE && (T->state[cell] & in)) {
+			Bits twice = T->state[cell] & in;
+			int r = __builtin_ctzll(twice);
+			bits_text(twice, held, sizeof held);
+			error_at(x->loc, "in round %d, rank %d adds chunk %d from rank %d, but both already "
+			         "hold the contribution of rank%s %s: it would be counted twice (round %d%s)",
+			         x->round + 1, x->dst, c, x->src, __builtin_popcountll(twice) > 1 ? "s" : "",
+			         held, x->round + 1, with_vars(u, x));
+			if (T->writer[cell] >= 0)
+				note_at(u->x[T->writer[cell]].loc, "rank %d's chunk %d got rank %d's contribution "
+				        "from this transfer, in round %d", x->dst, c, r,
+				        u->x[T->writer[cell]].round + 1);
+			return false;
+		}
+		T->state[cell] = x->op == X_COPY ? in : T->state[cell] | in;
+		T->writer[cell] = k;
+		T->wround[cell] = x->round;
+	}
+	return true;
+}
+
+/* The first transfer on the path the data of (dst, chunk) took to its
+ * last writer w: follow what each transfer read back to where it began. */
+static int
+path_origin(const Teach *T, int w, int chunk)
+{
+	const Run *u = T->u;
+	for (int hops = 0; hops < u->nx; hops++) {
+		const Xfer *x = &u->x[w];
+		int prev = -1;
+		for (int m = 0; m < x->n; m++)
+			if (u->pool[x->first + m] == chunk)
+				prev = T->prov[x->first + m];
+		if (prev < 0)
+			return w;
+		w = prev;
+	}
+	return w;
+}
+
+static bool
+teach_end(Teach *T)
+{
+	Run *u = T->u;
+	const Sched *s = u->s;
+	for (int r = 0; r < u->p; r++)
+		for (int c = 0; c < u->nchunk; c++) {
+			Bits init, want;
+			bool care;
+			teach_expected(s, r, c, &init, &want, &care);
+			size_t cell = (size_t)r * (size_t)u->nchunk + (size_t)c;
+			Bits got = T->state[cell];
+			if (!care || got == want)
+				continue;
+			char miss[200], have[200], why[480];
+			bits_text(want & ~got, miss, sizeof miss);
+			bits_text(got, have, sizeof have);
+			if (want & ~got)
+				snprintf(why, sizeof why, "it lacks the contribution%s of rank%s %s (it holds "
+				         "%s)", __builtin_popcountll(want & ~got) > 1 ? "s" : "",
+				         __builtin_popcountll(want & ~got) > 1 ? "s" : "", miss, have);
+			else
+				snprintf(why, sizeof why, "it holds the contribution of rank%s %s, where only %s "
+				         "belong%s", __builtin_popcountll(got & ~want) > 1 ? "s" : "",
+				         (bits_text(got & ~want, miss, sizeof miss), miss), (bits_text(want, have,
+				         sizeof have), have), __builtin_popcountll(want) > 1 ? "" : "s");
+			int w = T->writer[cell];
+			if (w < 0) {
+				error_at(u->item->loc, "schedule of '%s' does not implement %s: at the end rank "
+				         "%d's chunk %d is wrong: %s; no transfer ever delivers chunk %d to rank "
+				         "%d", s->name, coll_kind_name[s->kind], r, c, why, c, r);
+				return false;
+			}
+			const Xfer *x = &u->x[w];
+			error_at(x->loc, "schedule of '%s' does not implement %s: at the end rank %d's chunk "
+			         "%d is wrong: %s; the last transfer into it is this one, from rank %d in "
+			         "round %d%s", s->name, coll_kind_name[s->kind], r, c, why, x->src,
+			         x->round + 1, with_vars(u, x));
+			int o = path_origin(T, w, c);
+			if (o != w)
+				note_at(u->x[o].loc, "its data started on its way here: rank %d sent chunk %d to "
+				        "rank %d in round %d%s, the first transfer on its path", u->x[o].src, c,
+				        u->x[o].dst, u->x[o].round + 1, with_vars(u, &u->x[o]));
+			return false;
+		}
+	return true;
+}
+
+static int
+teach(Run *u)
+{
+	size_t cells = (size_t)u->p * (size_t)u->nchunk;
+	Teach T = {.u = u};
+	T.state = xcalloc(cells, sizeof *T.state);
+	T.writer = xmalloc(cells * sizeof *T.writer);
+	T.wround = xmalloc(cells * sizeof *T.wround);
+	T.payload = xmalloc(((size_t)u->npool + 1) * sizeof *T.payload);
+	T.prov = xmalloc(((size_t)u->npool + 1) * sizeof *T.prov);
+	for (int r = 0; r < u->p; r++)
+		for (int c = 0; c < u->nchunk; c++) {
+			Bits init, want;
+			bool care;
+			teach_expected(u->s, r, c, &init, &want, &care);
+			size_t cell = (size_t)r * (size_t)u->nchunk + (size_t)c;
+			T.state[cell] = init;
+			T.writer[cell] = -1;
+			T.wround[cell] = -1;
+		}
+	if (u->nx > 0)
+		qsort(u->x, (size_t)u->nx, sizeof *u->x, order_by_round);
+	bool ok = true;
+	for (int i = 0; i < u->nx && ok;) {
+		int j = i;
+		while (j < u->nx && u->x[j].round == u->x[i].round)
+			j++;
+		ok = teach_read(&T, i, j);
+		for (int k = i; k < j && ok; k++)
+			ok = teach_write(&T, k);
+		i = j;
+	}
+	ok = ok && teach_end(&T);
+	free(T.state), free(T.writer), free(T.wround), free(T.payload), free(T.prov);
+	return ok ? 0 : -1;
+}
+
+/* ---- the pass ---- */
+
+static int
+natural_chunks(const AlgCtx *c)
+{
+	switch (c->kind) {
+	case CK_ALLTOALL: return c->nrank * c->nrank;
+	case CK_BROADCAST:
+	case CK_REDUCE: return 1;
+	default: return c->nrank;
+	}
+}
+
+/* The chunk layout: what each chunk means for the postcondition. */
+static int
+layout(Run *u)
+{
+	const AlgCtx *c = u->c;
+	Sched *s = u->s;
+	int per = c->kind == CK_ALLTOALL ? u->p * u->p : u->p;
+	if ((c->kind == CK_ALLTOALL || c->kind == CK_REDUCE_SCATTER || c->kind == CK_ALLGATHER) &&
+	    u->nchunk % per != 0) {
+		error_at(u->item->loc, "a %s schedule cuts the vector into a multiple of %d chunks (%s "
+		         "per rank%s); chunks %d is not one", coll_kind_name[c->kind], per,
+		         c->kind == CK_ALLTOALL ? "p blocks" : "a block",
+		         c->kind == CK_ALLTOALL ? ", one per destination" : "", u->nchunk);
+		return -1;
+	}
+	s->nchunk = u->nchunk;
+	s->root = c->root;
+	int m = u->nchunk / per;
+	if (c->kind == CK_REDUCE_SCATTER || c->kind == CK_ALLGATHER) {
+		s->owner = arena_array(u->a, (size_t)u->nchunk, sizeof *s->owner);
+		for (int k = 0; k < u->nchunk; k++)
+			s->owner[k] = k / m;
+	}
+	if (c->kind == CK_ALLTOALL) {
+		s->a2a_src = arena_array(u->a, (size_t)u->nchunk, sizeof *s->a2a_src);
+		s->a2a_dst = arena_array(u->a, (size_t)u->nchunk, sizeof *s->a2a_dst);
+		for (int k = 0; k < u->nchunk; k++) {
+			s->a2a_src[k] = k / m / u->p;
+			s->a2a_dst[k] = k / m % u->p;
+		}
+	}
+	return 0;
+}
+
+static bool
+has_mod(const Schedule *sch, const char *name)
+{
+	for (int i = 0; i < sch->nmod; i++)
+		if (strcmp(sch->mod[i]->name, name) == 0)
+			return true;
+	return false;
+}
+
+Sched *
+usersched_build(const AlgCtx *c, const Item *item)
+{
+	Run *u = xcalloc(1, sizeof *u);
+	u->c = c;
+	u->t = c->topo;
+	u->item = item;
+	u->a = c->arena;
+	u->p = c->nrank;
+	u->nchunk = c->chunks ? c->chunks : natural_chunks(c);
+	u->round = -1;
+	u->contention_free = has_mod(item->sched, "contention_free");
+	u->s = sched_new(c->arena, c->name, c->loc, c->kind, "schedule", c->topo, c->rank_node,
+	                 c->nrank);
+	Sched *s = u->s;
+	int64_t builtin[] = {u->p, u->nchunk, u->t->ndim, c->root};
+	for (int i = 0; i < sched_nbuiltin_names; i++)
+		bind(u, sched_builtin_names[i], builtin[i]);
+	int rc = layout(u);
+	if (rc == 0)
+		rc = estimate(u);
+	if (rc == 0) {
+		if (u->contention_free) {
+			size_t n = (size_t)u->t->nlink;
+			u->link_round = xmalloc(n * sizeof *u->link_round);
+			u->link_src = xmalloc(n * sizeof *u->link_src);
+			u->link_dst = xmalloc(n * sizeof *u->link_dst);
+			u->link_loc = xmalloc(n * sizeof *u->link_loc);
+			for (size_t i = 0; i < n; i++)
+				u->link_round[i] = -1;
+		}
+		sched_begin(&u->b, c->arena, s, c->routes);
+		rc = exec_stmts(u, item->sched->body) ? 0 : -1;
+		if (rc == 0 && s->nmsg == 0) {
+			error_at(item->loc, "schedule of '%s' sends nothing", c->name);
+			rc = -1;
+		}
+		if (rc == 0) {
+			sched_end(&u->b);
+			if (u->teach)
+				rc = teach(u);
+		} else {
+			sched_abort(&u->b);
+		}
+	}
+	free(u->buf);
+	free(u->link_round), free(u->link_src), free(u->link_dst), free(u->link_loc);
+	free(u);
+	return rc == 0 ? s : NULL;
+}
