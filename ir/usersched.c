@@ -552,10 +552,10 @@ claim_links(Run *u, const Stmt *s, int src, int dst, const int *links, int nlink
 			char a[64], b[64];
 			topo_node_name(u->t, u->t->link[l].src, a, sizeof a);
 			topo_node_name(u->t, u->t->link[l].dst, b, sizeof b);
+			const char *vars = vars_text(u);
 			error_at(s->loc, "the schedule is declared contention_free, but in round %d link "
 			         "%s -> %s carries two transfers: this one (rank %d to rank %d%s%s) and "
-			         "another", u->round + 1, a, b, src, dst, u->teach ? ", " : "",
-			         u->teach ? vars_text(u) : "");
+			         "another", u->round + 1, a, b, src, dst, vars[0] ? "; " : "", vars);
 			note_at(u->link_loc[l], "the other transfer over it in round %d (rank %d to rank %d)",
 			        u->round + 1, u->link_src[l], u->link_dst[l]);
 			return fail(u);
@@ -876,10 +876,12 @@ order_by_round(const void *pa, const void *pb)
 	return a->first < b->first ? -1 : a->first > b->first; /* program order */
 }
 
+/* "round 7 (s = 6, r = 7)": when a transfer ran, in the user's terms */
 static const char *
-with_vars(Run *u, const Xfer *x)
+when(Run *u, const Xfer *x)
 {
-	return x->vars[0] ? arena_printf(u->a, ", %s", x->vars) : "";
+	return x->vars[0] ? arena_printf(u->a, "round %d (%s)", x->round + 1, x->vars)
+	                  : arena_printf(u->a, "round %d", x->round + 1);
 }
 
 /* Reads every payload of the round [i, j); false after reporting. */
@@ -895,9 +897,8 @@ teach_read(Teach *T, int i, int j)
 			T->payload[x->first + m] = T->state[cell];
 			T->prov[x->first + m] = T->writer[cell];
 			if (T->state[cell] == 0) {
-				error_at(x->loc, "in round %d, rank %d sends chunk %d to rank %d, but it holds "
-				         "nothing of chunk %d yet (round %d%s)", x->round + 1, x->src, c, x->dst,
-				         c, x->round + 1, with_vars(u, x));
+				error_at(x->loc, "in %s, rank %d sends chunk %d to rank %d, but it holds "
+				         "nothing of chunk %d yet", when(u, x), x->src, c, x->dst, c);
 				return false;
 			}
 		}
@@ -917,9 +918,8 @@ teach_write(Teach *T, int k)
 		Bits in = T->payload[x->first + m];
 		if (T->wround[cell] == x->round &&
 		    (x->op == X_COPY || u->x[T->writer[cell]].op == X_COPY)) {
-			error_at(x->loc, "in round %d, rank %d receives chunk %d twice, and one of the two "
-			         "is a copy: which one wins? (round %d%s)", x->round + 1, x->dst, c,
-			         x->round + 1, with_vars(u, x));
+			error_at(x->loc, "in %s, rank %d receives chunk %d twice, and one of the two "
+			         "is a copy: which one wins?", when(u, x), x->dst, c);
 			note_at(u->x[T->writer[cell]].loc, "the other transfer of chunk %d to rank %d in "
 			        "that round", c, x->dst);
 			return false;
@@ -928,10 +928,9 @@ teach_write(Teach *T, int k)
 			Bits twice = T->state[cell] & in;
 			int r = __builtin_ctzll(twice);
 			bits_text(twice, held, sizeof held);
-			error_at(x->loc, "in round %d, rank %d adds chunk %d from rank %d, but both already "
-			         "hold the contribution of rank%s %s: it would be counted twice (round %d%s)",
-			         x->round + 1, x->dst, c, x->src, __builtin_popcountll(twice) > 1 ? "s" : "",
-			         held, x->round + 1, with_vars(u, x));
+			error_at(x->loc, "in %s, rank %d adds chunk %d from rank %d, but both already "
+			         "hold the contribution of rank%s %s: it would be counted twice", when(u, x),
+			         x->dst, c, x->src, __builtin_popcountll(twice) > 1 ? "s" : "", held);
 			if (T->writer[cell] >= 0)
 				note_at(u->x[T->writer[cell]].loc, "rank %d's chunk %d got rank %d's contribution "
 				        "from this transfer, in round %d", x->dst, c, r,
@@ -999,14 +998,13 @@ teach_end(Teach *T)
 			}
 			const Xfer *x = &u->x[w];
 			error_at(x->loc, "schedule of '%s' does not implement %s: at the end rank %d's chunk "
-			         "%d is wrong: %s; the last transfer into it is this one, from rank %d in "
-			         "round %d%s", s->name, coll_kind_name[s->kind], r, c, why, x->src,
-			         x->round + 1, with_vars(u, x));
+			         "%d is wrong: %s; the last transfer into it is this one, from rank %d in %s",
+			         s->name, coll_kind_name[s->kind], r, c, why, x->src, when(u, x));
 			int o = path_origin(T, w, c);
 			if (o != w)
 				note_at(u->x[o].loc, "its data started on its way here: rank %d sent chunk %d to "
-				        "rank %d in round %d%s, the first transfer on its path", u->x[o].src, c,
-				        u->x[o].dst, u->x[o].round + 1, with_vars(u, &u->x[o]));
+				        "rank %d in %s, the first transfer on its path", u->x[o].src, c,
+				        u->x[o].dst, when(u, &u->x[o]));
 			return false;
 		}
 	return true;

@@ -1,0 +1,282 @@
+/*
+ * test_usersched.c: user schedules (grammar/schedule.c, ir/usersched.c).
+ * The examples written as user schedules equal the library's schedules
+ * message for message and simulate to the same time; composition (use,
+ * together) builds what it says; the work estimate refuses large loop
+ * nests before expanding them; a 1024-rank ring is expanded exactly.
+ * The teacher's counterexamples are golden files (tests/golden/user-*).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "simbuild.h"
+#include "tests.h"
+
+/* Lowers text; the Prog (caller frees) and the diagnostics (malloc'd). */
+static int
+build(const char *text, Checked *c, Prog *p)
+{
+	memset(p, 0, sizeof *p);
+	check_text(c, "t.coll", text, strlen(text));
+	if (c->errors)
+		return -1;
+	size_t dlen;
+	free(c->diag);
+	FILE *mem = open_memstream(&c->diag, &dlen);
+	diag_stream(mem);
+	diag_reset();
+	diag_source("t.coll", text, strlen(text));
+	int rc = lower(c->file, p);
+	for (int i = 0; rc == 0 && i < p->nsched; i++)
+		rc = verify(p->sched[i]);
+	c->errors = nerrors();
+	diag_stream(NULL);
+	fclose(mem);
+	diag_reset();
+	return rc;
+}
+
+static const Sched *
+named(const Prog *p, const char *name)
+{
+	for (int i = 0; i < p->nsched; i++)
+		if (strcmp(p->sched[i]->name, name) == 0)
+			return p->sched[i];
+	return NULL;
+}
+
+static int
+int_order(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+/* Same rounds, and the same messages: round, ends, operation, links and
+ * chunk set. Both are sorted by (round, src, dst, route, op) by sched_end;
+ * route ids differ between schedules, so links are compared. */
+static bool
+same_messages(const Sched *a, const Sched *b, char *why, size_t len)
+{
+	if (a->nround != b->nround || a->nmsg != b->nmsg || a->nchunk != b->nchunk) {
+		snprintf(why, len, "rounds %d/%d, messages %d/%d, chunks %d/%d", a->nround, b->nround,
+		         a->nmsg, b->nmsg, a->nchunk, b->nchunk);
+		return false;
+	}
+	for (int i = 0; i < a->nmsg; i++) {
+		const Msg *x = &a->msg[i], *y = &b->msg[i];
+		int lx = sched_route_len(a, x->route), ly = sched_route_len(b, y->route);
+		bool ok = x->round == y->round && x->src == y->src && x->dst == y->dst &&
+		          x->op == y->op && x->n == y->n && lx == ly &&
+		          memcmp(a->route_link + a->route_off[x->route],
+		                 b->route_link + b->route_off[y->route], (size_t)lx * sizeof(int)) == 0;
+		if (ok) {
+			int *cx = malloc((size_t)x->n * sizeof *cx), *cy = malloc((size_t)x->n * sizeof *cy);
+			memcpy(cx, a->chunks + x->first, (size_t)x->n * sizeof *cx);
+			memcpy(cy, b->chunks + y->first, (size_t)x->n * sizeof *cy);
+			qsort(cx, (size_t)x->n, sizeof *cx, int_order);
+			qsort(cy, (size_t)x->n, sizeof *cy, int_order);
+			ok = memcmp(cx, cy, (size_t)x->n * sizeof *cx) == 0;
+			free(cx);
+			free(cy);
+		}
+		if (!ok) {
+			snprintf(why, len, "message %d differs: round %d, %d -> %d, %d chunks against round "
+			         "%d, %d -> %d, %d chunks", i, x->round + 1, x->src, x->dst, x->n,
+			         y->round + 1, y->src, y->dst, y->n);
+			return false;
+		}
+	}
+	return true;
+}
+
+static double
+sim_time(const Sched *s)
+{
+	Arena a = {0};
+	SimNet net;
+	const Sched *one[1] = {s};
+	double t = -1;
+	if (sim_from_scheds(&a, one, 1, &net) == 0) {
+		SimOpts o = {.mode = SIM_PACKET, .sync = SIM_ROUNDS};
+		SimResult r;
+		char err[256];
+		if (sim_run(&a, &net, 0, 1 << 20, &o, &r, err, sizeof err) == 0)
+			t = r.time_s;
+	}
+	arena_free(&a);
+	return t;
+}
+
+/* Each example's user collective against the library algorithm it restates. */
+static void
+test_examples_equal_library(void)
+{
+	static const struct { const char *file, *user, *kind, *alg, *extra; } cases[] = {
+		{"examples/user-ring.coll", "RING", "allreduce", "ring", ""},
+		{"examples/user-recursive-doubling.coll", "RD", "allreduce", "recursive_doubling", ""},
+		{"examples/user-recursive-doubling.coll", "AG", "allgather", "recursive_doubling", ""},
+		{"examples/user-bruck.coll", "BRUCK", "allreduce", "bruck", ""},
+		{"examples/user-swing-2d.coll", "SWING", "allreduce", "swing", " chunks 64;"},
+	};
+	for (size_t i = 0; i < countof(cases); i++) {
+		char *text = slurp(cases[i].file, NULL);
+		CU_ASSERT_FATAL(text != NULL);
+		const char *topo = strstr(text, "topology ") + 9;
+		char *both = NULL;
+		size_t len;
+		FILE *f = open_memstream(&both, &len);
+		fprintf(f, "%s\ncollective %s LIBRARY_%zu on %.*s { algorithm %s;%s }\n", text,
+		        cases[i].kind, i, (int)strcspn(topo, " "), topo, cases[i].alg, cases[i].extra);
+		fclose(f);
+		Checked c;
+		Prog p;
+		int rc = build(both, &c, &p);
+		assert_named(rc == 0, __LINE__, __FILE__, "%s builds: %s", cases[i].file, c.diag);
+		char lib[32], why[256] = "";
+		snprintf(lib, sizeof lib, "LIBRARY_%zu", i);
+		const Sched *u = rc == 0 ? named(&p, cases[i].user) : NULL, *l = named(&p, lib);
+		bool same = u && l && same_messages(u, l, why, sizeof why);
+		assert_named(same, __LINE__, __FILE__, "%s '%s' equals %s message for message: %s",
+		             cases[i].file, cases[i].user, cases[i].alg, why);
+		if (same) {
+			double tu = sim_time(u), tl = sim_time(l);
+			assert_named(tu > 0 && tu == tl, __LINE__, __FILE__, "%s simulates as %s does: "
+			             "%g s against %g s", cases[i].user, cases[i].alg, tu, tl);
+		}
+		prog_free(&p);
+		checked_free(&c);
+		free(both);
+		free(text);
+	}
+}
+
+/* Hierarchical allreduce by composition: a ring per row at once, then a
+ * ring per column at once; and reduce-scatter then allgather by two
+ * algorithms. Both verify, with the rounds composition promises. */
+static void
+test_composition(void)
+{
+	Checked c;
+	Prog p;
+	int rc = build("topology T = torus(4, 4);\n"
+	               "collective allreduce H on T {\n"
+	               "    chunks 4;\n"
+	               "    schedule {\n"
+	               "        together { for i in 0..3 { use ring for allreduce ranks 4 * i..4 * i + 3; } }\n"
+	               "        together { for j in 0..3 { use ring for allreduce ranks j, j + 4, j + 8, j + 12; } }\n"
+	               "    }\n"
+	               "}\n"
+	               "collective allreduce RSAG on T {\n"
+	               "    schedule {\n"
+	               "        use ring for reduce_scatter;\n"
+	               "        use recursive_doubling for allgather;\n"
+	               "    }\n"
+	               "}\n", &c, &p);
+	assert_named(rc == 0, __LINE__, __FILE__, "composition builds and verifies: %s", c.diag);
+	const Sched *h = named(&p, "H"), *r = named(&p, "RSAG");
+	/* a ring allreduce of 4 takes 6 rounds; rows at once, then columns at once */
+	CU_ASSERT(h && h->nround == 12);
+	CU_ASSERT(h && h->nmsg == 12 * 16);
+	/* ring reduce_scatter on 16: 15 rounds; recursive doubling allgather: 4 */
+	CU_ASSERT(r && r->nround == 19);
+	prog_free(&p);
+	checked_free(&c);
+}
+
+/* The estimate refuses before expanding; small loops with empty bodies
+ * still count; the limit is named with the estimate. */
+static void
+test_estimate(void)
+{
+	Checked c;
+	Prog p;
+	build("topology R = ring(1024);\n"
+	      "collective allreduce A on R {\n"
+	      "    schedule {\n"
+	      "        for s in 0..1000000 { round { for r in 0..p - 1 { send 0 from r to (r + 1) mod p reduce; } } }\n"
+	      "    }\n"
+	      "}\n", &c, &p);
+	ASSERT_DIAG(&c, "t.coll:4:9: error: this schedule would send about 1024001024 chunk "
+	                "transfers; the limit is 4194304 (estimated before expanding its loops)");
+	prog_free(&p);
+	checked_free(&c);
+	build("topology R = ring(4);\n"
+	      "collective allreduce A on R {\n"
+	      "    schedule {\n"
+	      "        for i in 0..1000000000 { for j in 0..i { } }\n"
+	      "    }\n"
+	      "}\n", &c, &p);
+	ASSERT_DIAG(&c, "would run about");
+	prog_free(&p);
+	checked_free(&c);
+}
+
+/* The 1024-rank ring allreduce (2046 rounds) is expanded exactly: every
+ * rank sends once per round, and it verifies (by fingerprints). */
+static void
+test_large_ring(void)
+{
+	Checked c;
+	Prog p;
+	int rc = build("topology R = ring(1024);\n"
+	               "collective allreduce A on R {\n"
+	               "    schedule {\n"
+	               "        for s in 0..p - 2 { round { for r in 0..p - 1 {\n"
+	               "            send (r - s - 1) mod p from r to (r + 1) mod p reduce; } } }\n"
+	               "        for s in 0..p - 2 { round { for r in 0..p - 1 {\n"
+	               "            send (r - s) mod p from r to (r + 1) mod p copy; } } }\n"
+	               "    }\n"
+	               "}\n", &c, &p);
+	assert_named(rc == 0, __LINE__, __FILE__, "1024-rank ring: %s", c.diag);
+	CU_ASSERT(rc == 0 && p.sched[0]->nround == 2046 && p.sched[0]->nmsg == 2046 * 1024);
+	prog_free(&p);
+	checked_free(&c);
+}
+
+/* fmt prints every statement form canonically, and its output parses to
+ * the same tree and prints the same again. */
+static void
+test_fmt_roundtrip(void)
+{
+	const char *text =
+		"topology T = torus(4, 4);\n"
+		"collective allgather A on T {\n"
+		"    schedule contention_free {   // a comment\n"
+		"        let h = p/2;\n"
+		"        for k in 0 .. log2(p)-1 { round {\n"
+		"            for r in 0..p-1 {\n"
+		"                if bit(r, k) == 0 and not (r < 0) { send r from r to xor(r, pow(2, k)) copy over link; }\n"
+		"                else if r >= h or r != -1 { send owner(r) from r to xor(r, pow(2,k)) copy; }\n"
+		"                else { send r mod 3..max(r, 1) from r to neighbor(r, 0, -1) copy over link 0; }\n"
+		"            }\n"
+		"        } }\n"
+		"        together { use ring(ports 2) for allgather ranks 0..3, 7; }\n"
+		"    }\n"
+		"}\n";
+	Checked a, b;
+	check_str(&a, text);
+	CU_ASSERT_EQUAL_FATAL(a.errors, 0);
+	char *once = fmt_string(a.file);
+	check_str(&b, once);
+	CU_ASSERT_EQUAL(b.errors, 0);
+	char *twice = fmt_string(b.file);
+	CU_ASSERT(ast_equal(a.file, b.file));
+	CU_ASSERT_STRING_EQUAL(once, twice);
+	CU_ASSERT(strstr(once, "        for k in 0..log2(p) - 1 {\n            round {\n") != NULL);
+	CU_ASSERT(strstr(once, "} else if r >= h or r != -1 {\n") != NULL);
+	CU_ASSERT(strstr(once, "copy over link 0;\n") != NULL);
+	CU_ASSERT(strstr(once, "schedule contention_free { // a comment\n") != NULL);
+	free(once);
+	free(twice);
+	checked_free(&a);
+	checked_free(&b);
+}
+
+CU_TestInfo usersched_tests[] = {
+	{"examples equal the library message for message", test_examples_equal_library},
+	{"composition: use and together", test_composition},
+	{"the work estimate refuses large loop nests", test_estimate},
+	{"a 1024-rank ring of 2046 rounds", test_large_ring},
+	{"fmt round-trips every statement", test_fmt_roundtrip},
+	CU_TEST_INFO_NULL,
+};
