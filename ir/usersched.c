@@ -604,14 +604,14 @@ exec_send(Run *u, const Stmt *s)
 	int a = u->c->rank_node[src], b = u->c->rank_node[dst], one, nlink;
 	const int *links;
 	char na[64], nb[64];
-	topo_node_name(u->t, a, na, sizeof na);
-	topo_node_name(u->t, b, nb, sizeof nb);
 	if (s->over) {
 		int64_t copy = 0;
 		if (s->link && !eval(u, s->link, &copy))
 			return false;
 		one = copy >= 0 && copy < 1 << 20 ? topo_find_link(u->t, a, b, (int)copy) : -1;
 		if (one < 0) {
+			topo_node_name(u->t, a, na, sizeof na);
+			topo_node_name(u->t, b, nb, sizeof nb);
 			error_at(s->link ? s->link->loc : s->loc, "there is no link%s from node %s (rank "
 			         "%lld) to node %s (rank %lld); leave out 'over link' to route it",
 			         s->link ? " of that number" : "", na, (long long)src, nb, (long long)dst);
@@ -620,6 +620,8 @@ exec_send(Run *u, const Stmt *s)
 		links = &one;
 		nlink = 1;
 	} else if ((nlink = route_get(u->c->routes, a, b, &links)) < 0) {
+		topo_node_name(u->t, a, na, sizeof na);
+		topo_node_name(u->t, b, nb, sizeof nb);
 		error_at(s->loc, "node %s cannot reach node %s", na, nb);
 		return fail(u);
 	}
