@@ -173,6 +173,69 @@ item
 		  $$->end_line = @3.last_line; }
 	;
 
+maps
+	: expr "->" expr            { $$ = ast_list(p, ast_list(p, NULL, $1), $3); }
+	| maps ',' expr "->" expr   { $$ = ast_list(p, ast_list(p, $1, $3), $5); }
+	;
+
+call
+	: IDENT                { $$ = ast_call(p, LOC(@1), $1, false); }
+	| IDENT '(' ')'        { $$ = ast_call(p, LOC(@1), $1, true); }
+	| IDENT '(' args ')'   { $$ = $3; $$->loc = LOC(@1); $$->name = $1; }
+	;
+
+/* A label takes its first value here; later positional values join it (ast.c). */
+args
+	: expr                     { $$ = ast_call_arg(p, ast_call(p, LOC(@1), NULL, true), LOC(@1), NULL, $1); }
+	| label primary            { $$ = ast_call_arg(p, ast_call(p, LOC(@1), NULL, true), LOC(@1), $1, $2); }
+	| args ',' expr            { $$ = ast_call_arg(p, $1, LOC(@3), NULL, $3); }
+	| args ',' label primary   { $$ = ast_call_arg(p, $1, LOC(@3), $3, $4); }
+	;
+
+label
+	: IDENT        { $$ = $1; }
+	| "root"       { $$ = "root"; }
+	| "group"      { $$ = "group"; }
+	| "trees"      { $$ = "trees"; }
+	;
+
+exprs
+	: expr             { $$ = ast_list(p, NULL, $1); }
+	| exprs ',' expr   { $$ = ast_list(p, $1, $3); }
+	;
+
+expr
+	: sum
+	| sum ".." sum     { $$ = ast_binary(p, LOC(@1), EX_RANGE, $1, $3); }
+	;
+
+sum
+	: term
+	| sum '+' term     { $$ = ast_binary(p, LOC(@1), EX_ADD, $1, $3); }
+	| sum '-' term     { $$ = ast_binary(p, LOC(@1), EX_SUB, $1, $3); }
+	;
+
+term
+	: unary
+	| term '*' unary   { $$ = ast_binary(p, LOC(@1), EX_MUL, $1, $3); }
+	;
+
+unary
+	: primary
+	| '-' unary        { $$ = ast_unary(p, LOC(@1), EX_NEG, $2); }
+	;
+
+primary
+	: number
+	| IDENT            { $$ = ast_name(p, LOC(@1), $1); }
+	| '(' exprs ')'    { $$ = ast_tuple(p, LOC(@1), $2); }
+	;
+
+number
+	: NUMBER
+	| NUMBER IDENT     { $$ = ast_with_unit(p, $1, $2, LOC(@2)); }
+	;
+
 /* ---- user schedules (schedule.c builds, sema_schedule checks) ---- */
 
 sched_head
@@ -291,69 +354,6 @@ sx_primary
 	| IDENT '(' ')'     { $$ = ast_call_expr(p, LOC(@1), $1, NULL); }
 	| IDENT '(' sx_list ')' { $$ = ast_call_expr(p, LOC(@1), $1, $3); }
 	| '(' sx_list ')'   { $$ = ast_tuple(p, LOC(@1), $2); }
-	;
-
-maps
-	: expr "->" expr            { $$ = ast_list(p, ast_list(p, NULL, $1), $3); }
-	| maps ',' expr "->" expr   { $$ = ast_list(p, ast_list(p, $1, $3), $5); }
-	;
-
-call
-	: IDENT                { $$ = ast_call(p, LOC(@1), $1, false); }
-	| IDENT '(' ')'        { $$ = ast_call(p, LOC(@1), $1, true); }
-	| IDENT '(' args ')'   { $$ = $3; $$->loc = LOC(@1); $$->name = $1; }
-	;
-
-/* A label takes its first value here; later positional values join it (ast.c). */
-args
-	: expr                     { $$ = ast_call_arg(p, ast_call(p, LOC(@1), NULL, true), LOC(@1), NULL, $1); }
-	| label primary            { $$ = ast_call_arg(p, ast_call(p, LOC(@1), NULL, true), LOC(@1), $1, $2); }
-	| args ',' expr            { $$ = ast_call_arg(p, $1, LOC(@3), NULL, $3); }
-	| args ',' label primary   { $$ = ast_call_arg(p, $1, LOC(@3), $3, $4); }
-	;
-
-label
-	: IDENT        { $$ = $1; }
-	| "root"       { $$ = "root"; }
-	| "group"      { $$ = "group"; }
-	| "trees"      { $$ = "trees"; }
-	;
-
-exprs
-	: expr             { $$ = ast_list(p, NULL, $1); }
-	| exprs ',' expr   { $$ = ast_list(p, $1, $3); }
-	;
-
-expr
-	: sum
-	| sum ".." sum     { $$ = ast_binary(p, LOC(@1), EX_RANGE, $1, $3); }
-	;
-
-sum
-	: term
-	| sum '+' term     { $$ = ast_binary(p, LOC(@1), EX_ADD, $1, $3); }
-	| sum '-' term     { $$ = ast_binary(p, LOC(@1), EX_SUB, $1, $3); }
-	;
-
-term
-	: unary
-	| term '*' unary   { $$ = ast_binary(p, LOC(@1), EX_MUL, $1, $3); }
-	;
-
-unary
-	: primary
-	| '-' unary        { $$ = ast_unary(p, LOC(@1), EX_NEG, $2); }
-	;
-
-primary
-	: number
-	| IDENT            { $$ = ast_name(p, LOC(@1), $1); }
-	| '(' exprs ')'    { $$ = ast_tuple(p, LOC(@1), $2); }
-	;
-
-number
-	: NUMBER
-	| NUMBER IDENT     { $$ = ast_with_unit(p, $1, $2, LOC(@2)); }
 	;
 
 %%

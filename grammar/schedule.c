@@ -276,7 +276,7 @@ check_stmt(Scope *sc, const Stmt *s, bool in_round)
 	case ST_TOGETHER:
 	case ST_USE:
 		if (in_round)
-			error_at(s->loc, "%s cannot stand inside a round (rounds do not nest)",
+			error_at(s->loc, "%s cannot stand inside a round (rounds do not nest; a round is one step of the schedule)",
 			         s->kind == ST_ROUND ? "a round" : s->kind == ST_USE ? "use" : "together");
 		if (s->kind == ST_USE)
 			check_use(sc, s);
