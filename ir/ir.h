@@ -327,6 +327,27 @@ struct Item;
  * communicator and options of c into an explicit schedule; NULL after a
  * located error (a counterexample, on small cases, at the send at fault). */
 Sched *usersched_build(const AlgCtx *c, const struct Item *schedule);
+/* For schedules of at most 64 ranks: the set of ranks whose contribution
+ * (rank r, chunk c) starts with and must end with, one bit per rank (the
+ * verifier's model, docs/ir.md section 6); *care false where the collective
+ * does not say. The teacher and the explainer share it. */
+void sched_small_expected(const Sched *, int r, int c, uint64_t *init, uint64_t *want,
+                          bool *care);
+
+/* ---- explain.c: a schedule round by round, for people ---- */
+
+enum { EXPLAIN_MAX_RANKS = 16, EXPLAIN_MAX_CHUNKS = 64, EXPLAIN_MAX_ROUNDS = 256 };
+
+/* 0 if an explicit or symmetric schedule is small enough to show (the
+ * limits above, chunks counted after expansion); else a located error at
+ * the collective naming the limit, and -1. */
+int explain_check_size(const Sched *);
+/* Round by round: the messages, which chunks each rank holds with whose
+ * contributions, and the busiest links. An explicit schedule. */
+void explain_text(const Sched *, FILE *);
+/* A timeline: ranks down, rounds across, an arrow per message coloured by
+ * its first chunk (dashed: copy); self-contained SVG 1.1. */
+void explain_svg(const Sched *, FILE *);
 
 /* ---- verify.c and metrics.c ---- */
 

@@ -837,10 +837,8 @@ bits_text(Bits b, char *buf, size_t len)
 		snprintf(buf, len, "none");
 }
 
-/* What (rank, chunk) starts with and must end with (docs/ir.md section 6);
- * *care false where the collective does not say. */
-static void
-teach_expected(const Sched *s, int r, int c, Bits *init, Bits *want, bool *care)
+void
+sched_small_expected(const Sched *s, int r, int c, uint64_t *init, uint64_t *want, bool *care)
 {
 	Bits all = s->nrank == 64 ? ~0ull : (1ull << s->nrank) - 1, me = 1ull << r;
 	*init = *want = 0;
@@ -974,7 +972,7 @@ teach_end(Teach *T)
 		for (int c = 0; c < u->nchunk; c++) {
 			Bits init, want;
 			bool care;
-			teach_expected(s, r, c, &init, &want, &care);
+			sched_small_expected(s, r, c, &init, &want, &care);
 			size_t cell = (size_t)r * (size_t)u->nchunk + (size_t)c;
 			Bits got = T->state[cell];
 			if (!care || got == want)
@@ -1026,7 +1024,7 @@ teach(Run *u)
 		for (int c = 0; c < u->nchunk; c++) {
 			Bits init, want;
 			bool care;
-			teach_expected(u->s, r, c, &init, &want, &care);
+			sched_small_expected(u->s, r, c, &init, &want, &care);
 			size_t cell = (size_t)r * (size_t)u->nchunk + (size_t)c;
 			T.state[cell] = init;
 			T.writer[cell] = -1;

@@ -8,6 +8,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "simbuild.h"
 #include "tests.h"
@@ -272,7 +273,90 @@ test_fmt_roundtrip(void)
 	checked_free(&b);
 }
 
+/* explain: the state after each round on the exact model, the busiest
+ * links, a timeline with an arrow per message, and the size limit. */
+static void
+test_explain(void)
+{
+	Checked c;
+	Prog p;
+	int rc;
+	rc = build("topology R = ring(4);\n"
+	           "collective allreduce A on R {\n"
+	           "    schedule {\n"
+	           "        for s in 0..p - 2 { round { for r in 0..p - 1 {\n"
+	           "            send (r - s - 1) mod p from r to (r + 1) mod p reduce; } } }\n"
+	           "        for s in 0..p - 2 { round { for r in 0..p - 1 {\n"
+	           "            send (r - s) mod p from r to (r + 1) mod p copy; } } }\n"
+	           "    }\n"
+	           "}\n"
+	           "topology T = torus(8, 8);\n"
+	           "collective allreduce BIG on T { algorithm ring; }\n", &c, &p);
+	CU_ASSERT_FATAL(rc == 0);
+	char *text = NULL, *svg = NULL;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+	explain_text(p.sched[0], f);
+	fclose(f);
+	/* after round 1, rank 1's chunk 3 carries ranks 0 and 1; after round 3
+	 * rank 0 holds chunk 0 complete; at the end every chunk everywhere */
+	CU_ASSERT(strstr(text, "round 1: 4 messages; busiest links 0 -> 1, 1 -> 2, 2 -> 3, ... "
+	                       "(1 chunk each on 4 links)\n") != NULL);
+	CU_ASSERT(strstr(text, "  rank 1   0:{1} 1:{1} 2:{1} 3:{0,1}\n") != NULL);
+	CU_ASSERT(strstr(text, "  rank 0   0:* 1:{0,2,3} 2:{0,3} 3:{0}\n") != NULL);
+	CU_ASSERT(strstr(text, "  rank 3   0:* 1:* 2:* 3:*\n\nbusiest links over all rounds: "
+	                       "0 -> 1, 1 -> 2, 2 -> 3, ... (6 chunks each on 4 links)\n") != NULL);
+	CU_ASSERT(strstr(text, "  rank 2 -> rank 3  copy   chunk 2  (1 hop)\n") != NULL);
+	f = open_memstream(&svg, &len);
+	explain_svg(p.sched[0], f);
+	fclose(f);
+	int arrows = 0;
+	for (const char *q = svg; (q = strstr(q, "marker-end=")) != NULL; q++)
+		arrows++;
+	CU_ASSERT_EQUAL(arrows, p.sched[0]->nmsg);
+	CU_ASSERT(strstr(svg, "<title>round 6: rank 3 -> rank 0, copy chunk 1</title>") != NULL);
+	CU_ASSERT(strncmp(svg, "<?xml", 5) == 0 && strstr(svg, "</svg>\n") != NULL);
+	/* 64 ranks: refused at the collective, naming the limit */
+	size_t dlen;
+	char *diag = NULL;
+	FILE *mem = open_memstream(&diag, &dlen);
+	diag_stream(mem);
+	CU_ASSERT_EQUAL(explain_check_size(p.sched[1]), -1);
+	CU_ASSERT_EQUAL(explain_check_size(p.sched[0]), 0);
+	diag_stream(NULL);
+	fclose(mem);
+	diag_reset();
+	CU_ASSERT(strstr(diag, "explain shows schedules of at most 16 ranks, 64 chunks and 256 "
+	                       "rounds; 'BIG' has 64 ranks") != NULL);
+	free(diag);
+	free(text);
+	free(svg);
+	prog_free(&p);
+	checked_free(&c);
+	/* the command: a timeline written whole; a large case refused, located */
+	char cmd[512];
+	snprintf(cmd, sizeof cmd, "%s explain examples/user-ring.coll --collective RING --svg "
+	         "/tmp/collc-explain-test.svg >/dev/null && grep -c '<line' "
+	         "/tmp/collc-explain-test.svg && rm -f /tmp/collc-explain-test.svg", COLLC_BIN);
+	FILE *out = popen(cmd, "r");
+	int lines = 0;
+	CU_ASSERT(out && fscanf(out, "%d", &lines) == 1 && pclose(out) == 0);
+	CU_ASSERT_EQUAL(lines, 112 + 8 + 15); /* messages, rank rules, round rules */
+	snprintf(cmd, sizeof cmd, "%s explain examples/sp-torus-8x8.coll 2>&1", COLLC_BIN);
+	out = popen(cmd, "r");
+	char msg[512] = "";
+	CU_ASSERT(out && fgets(msg, sizeof msg, out) != NULL);
+	char rest[512];
+	while (out && fgets(rest, sizeof rest, out)) /* read it all: no SIGPIPE */
+		;
+	int status = out ? pclose(out) : -1;
+	assert_named(WIFEXITED(status) && WEXITSTATUS(status) == 1, __LINE__, __FILE__, "explain of 64 ranks exits 1: status %d, %s", status, msg);
+	CU_ASSERT(strstr(msg, "examples/sp-torus-8x8.coll:") == msg &&
+	          strstr(msg, ": error: explain shows schedules of at most 16 ranks") != NULL);
+}
+
 CU_TestInfo usersched_tests[] = {
+	{"explain: round by round, busiest links, timeline, limit", test_explain},
 	{"examples equal the library message for message", test_examples_equal_library},
 	{"composition: use and together", test_composition},
 	{"the work estimate refuses large loop nests", test_estimate},
