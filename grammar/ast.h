@@ -302,8 +302,12 @@ int sema(File *);
 
 /* schedule.c: the front-end checks of a collective's `schedule` block:
  * names bound, helpers known with their arity, reduce or copy, rounds that
- * do not nest, sends inside rounds, modifiers, `use` of library algorithms. */
-void sema_schedule(const Item *);
+ * do not nest, sends inside rounds, modifiers, `use` of library algorithms.
+ * space: the collective's topology's nodes (NULL if it has an error), for
+ * the roots of `symmetric(group G, roots ...)`; group_ok(ctx, name) checks
+ * (and reports) the group's name against the declarations above. */
+void sema_schedule(const Item *, const NodeSpace *space,
+                   bool (*group_ok)(void *ctx, const Expr *name), void *ctx);
 /* The names every schedule body sees (p, nchunks, dims, root). */
 extern const char *const sched_builtin_names[];
 extern const int sched_nbuiltin_names;

@@ -306,15 +306,58 @@ check_stmts(Scope *sc, const StmtList *l, bool in_round)
 	sc->n = n;
 }
 
+/* symmetric(group G, roots R1, R2, ...): a group and the base trees' roots. */
+static void
+check_symmetric(const Call *m, const NodeSpace *space,
+                bool (*group_ok)(void *, const Expr *), void *ctx)
+{
+	const Arg *group = NULL, *roots = NULL;
+	for (int i = 0; i < m->narg; i++) {
+		const Arg *a = &m->arg[i];
+		const Arg **slot = !a->label ? NULL
+		                   : strcmp(a->label, "group") == 0 ? &group
+		                   : strcmp(a->label, "roots") == 0 ? &roots : NULL;
+		if (!slot || *slot) {
+			error_at(a->loc, "%s (usage: symmetric(group G, roots R1, R2, ...))",
+			         slot ? "given twice" : "symmetric takes a group and roots");
+			return;
+		}
+		*slot = a;
+	}
+	if (!group || !roots || group->val.n != 1) {
+		error_at(m->loc, "symmetric needs one group and one or more roots (usage: "
+		         "symmetric(group G, roots R1, R2, ...))");
+		return;
+	}
+	if (group->val.v[0]->kind != EX_NAME)
+		error_at(group->val.v[0]->loc, "expected the name of a group");
+	else
+		group_ok(ctx, group->val.v[0]);
+	int64_t seen[64];
+	for (int i = 0; space && i < roots->val.n; i++) {
+		int64_t v = ast_resolve_node(space, roots->val.v[i], true);
+		for (int j = 0; v >= 0 && j < i && j < 64; j++)
+			if (seen[j] == v)
+				error_at(roots->val.v[i]->loc, "root given twice");
+		if (i < 64)
+			seen[i] = v;
+	}
+	if (roots->val.n > 64)
+		error_at(roots->val.v[64]->loc, "a symmetric schedule has at most 64 base trees");
+}
+
 void
-sema_schedule(const Item *it)
+sema_schedule(const Item *it, const NodeSpace *space,
+              bool (*group_ok)(void *, const Expr *), void *ctx)
 {
 	const Schedule *sch = it->sched;
 	for (int i = 0; i < sch->nmod; i++) {
 		const Call *m = sch->mod[i];
-		if (strcmp(m->name, "contention_free") != 0 || m->parens)
+		if (strcmp(m->name, "symmetric") == 0)
+			check_symmetric(m, space, group_ok, ctx);
+		else if (strcmp(m->name, "contention_free") != 0 || m->parens)
 			error_at(m->loc, "unknown schedule modifier '%s' (a schedule may be declared "
-			         "contention_free)", m->name);
+			         "symmetric(group G, roots ...) and contention_free)", m->name);
 		for (int j = 0; j < i; j++)
 			if (strcmp(sch->mod[j]->name, m->name) == 0)
 				error_at(m->loc, "'%s' is given twice", m->name);

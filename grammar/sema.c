@@ -1112,6 +1112,26 @@ check_ranks(const Item *it, const NodeSpace *sh, unsigned char *member)
 	free(order);
 }
 
+/* The group of a symmetric user schedule: declared above, on the collective's topology. */
+typedef struct GroupUse {
+	Sema *s;
+	const Decl *d;
+	int topo;
+} GroupUse;
+
+static bool
+schedule_group_ok(void *ctx, const Expr *e)
+{
+	GroupUse *u = ctx;
+	int sym = use_sym(u->s, e->text, e->loc, 1u << S_GROUP, "group");
+	if (sym >= 0 && u->topo >= 0 && u->s->sym[sym].topo >= 0 && u->s->sym[sym].topo != u->topo) {
+		error_at(e->loc, "group '%s' is on topology '%s'; the collective is on '%s'", e->text,
+		         u->s->sym[u->s->sym[sym].topo].name, u->d->on);
+		return false;
+	}
+	return sym >= 0;
+}
+
 static void
 check_collective(Sema *s, Decl *d)
 {
@@ -1166,9 +1186,11 @@ check_collective(Sema *s, Decl *d)
 				check_ranks(it, sh, member);
 			}
 			break;
-		case IT_SCHEDULE:
-			sema_schedule(it);
+		case IT_SCHEDULE: {
+			GroupUse use = {s, d, topo};
+			sema_schedule(it, sh, schedule_group_ok, &use);
 			break;
+		}
 		case IT_ROOT:
 			if (kind && !(kind & K_ROOTED))
 				error_at(it->loc, "%s has no root (only broadcast and reduce do)", d->ckind);

@@ -323,10 +323,20 @@ int alg_candidates(CollKind, const char **names, int max);
 /* ---- usersched.c: a collective's `schedule { ... }` block ---- */
 
 struct Item;
+/* `schedule symmetric(group G, roots R1, ...)`: the body's sends are the
+ * base transfers, chunk b being base tree b (rooted at root[b], a node). */
+typedef struct UserSymmetry {
+	const Group *group;
+	int nroot;
+	int *root;
+	Loc loc;           /* the modifier */
+} UserSymmetry;
 /* Runs the block (an IT_SCHEDULE item that sema passed) for the
- * communicator and options of c into an explicit schedule; NULL after a
- * located error (a counterexample, on small cases, at the send at fault). */
-Sched *usersched_build(const AlgCtx *c, const struct Item *schedule);
+ * communicator and options of c into an explicit schedule, or with sym a
+ * symmetric one (its base transfers must form a tree per root over the
+ * ranks); NULL after a located error (a counterexample, on small cases, at
+ * the send at fault). */
+Sched *usersched_build(const AlgCtx *c, const struct Item *schedule, const UserSymmetry *sym);
 /* For schedules of at most 64 ranks: the set of ranks whose contribution
  * (rank r, chunk c) starts with and must end with, one bit per rank (the
  * verifier's model, docs/ir.md section 6); *care false where the collective

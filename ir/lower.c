@@ -501,6 +501,29 @@ lower_library(Lower *L, const Decl *d, CollKind kind, const Topo *t, Routes *rou
 	return 0;
 }
 
+/* `schedule symmetric(group G, roots ...)`: the built group and the roots;
+ * -1 when the group failed to build (reported where it is declared). */
+static int
+user_symmetry(Lower *L, const Decl *d, const Item *user, UserSymmetry *out)
+{
+	const Schedule *sch = user->sched;
+	for (int i = 0; i < sch->nmod; i++) {
+		const Call *m = sch->mod[i];
+		if (strcmp(m->name, "symmetric") != 0)
+			continue;
+		const Arg *g = labelled(m, "group"), *roots = labelled(m, "roots");
+		out->group = L->group[decl_index(L, find(L, g->val.v[0]->text))];
+		if (!out->group)
+			return -1;
+		out->loc = m->loc;
+		out->nroot = roots->val.n;
+		out->root = arena_array(L->a, (size_t)out->nroot, sizeof *out->root);
+		for (int k = 0; k < out->nroot; k++)
+			out->root[k] = (int)ast_resolve_node(d->topo->space, roots->val.v[k], true);
+	}
+	return 0;
+}
+
 static int
 lower_collective(Lower *L, const Decl *d)
 {
@@ -538,7 +561,10 @@ lower_collective(Lower *L, const Decl *d)
 	const Item *alg = item_of(d, IT_ALGORITHM), *user = item_of(d, IT_SCHEDULE);
 	if (user) { /* the user's own schedule (usersched.c) */
 		AlgCtx c = alg_ctx(L, d, kind, t, routes, rank_node, nrank, d->loc);
-		Sched *s = usersched_build(&c, user);
+		UserSymmetry sym = {0};
+		Sched *s = NULL;
+		if (user_symmetry(L, d, user, &sym) == 0)
+			s = usersched_build(&c, user, sym.group ? &sym : NULL);
 		if (s)
 			add_sched(L, s);
 		free(rank_node);

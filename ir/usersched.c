@@ -56,6 +56,7 @@ typedef struct Run {
 	const AlgCtx *c;
 	const Topo *t;
 	const Item *item;
+	const UserSymmetry *sym; /* a symmetric schedule: the body is its base transfers */
 	Arena *a;
 	Sched *s;
 	SchedBuilder b;
@@ -1060,12 +1061,50 @@ natural_chunks(const AlgCtx *c)
 	}
 }
 
+/* A symmetric schedule: an allreduce, reduce_scatter or allgather whose
+ * roots are ranks, with chunks (if given) trees x the group's order. Its
+ * body runs on one chunk per base tree, owned by (ending or starting at)
+ * the tree's root. */
+static int
+symmetric_layout(Run *u)
+{
+	const UserSymmetry *y = u->sym;
+	const AlgCtx *c = u->c;
+	Sched *s = u->s;
+	char node[64];
+	if (c->kind != CK_ALLREDUCE && c->kind != CK_REDUCE_SCATTER && c->kind != CK_ALLGATHER) {
+		error_at(y->loc, "a symmetric schedule implements allreduce, reduce_scatter or "
+		         "allgather, not %s", coll_kind_name[c->kind]);
+		return -1;
+	}
+	for (int b = 0; b < y->nroot; b++)
+		if (s->node_rank[y->root[b]] < 0) {
+			topo_node_name(u->t, y->root[b], node, sizeof node);
+			error_at(y->loc, "root %s is not a rank of '%s'", node, c->name);
+			return -1;
+		}
+	long whole = (long)y->nroot * y->group->order;
+	if (c->chunks && c->chunks != whole) {
+		error_at(y->loc, "symmetric cuts the vector into %ld chunks (%d tree%s x a group of "
+		         "order %d); chunks %d is not that", whole, y->nroot, y->nroot == 1 ? "" : "s",
+		         y->group->order, c->chunks);
+		return -1;
+	}
+	u->nchunk = s->nchunk = y->nroot;
+	s->owner = arena_array(u->a, (size_t)y->nroot, sizeof *s->owner);
+	for (int b = 0; b < y->nroot; b++)
+		s->owner[b] = s->node_rank[y->root[b]];
+	return 0;
+}
+
 /* The chunk layout: what each chunk means for the postcondition. */
 static int
 layout(Run *u)
 {
 	const AlgCtx *c = u->c;
 	Sched *s = u->s;
+	if (u->sym)
+		return symmetric_layout(u);
 	int per = c->kind == CK_ALLTOALL ? u->p * u->p : u->p;
 	if ((c->kind == CK_ALLTOALL || c->kind == CK_REDUCE_SCATTER || c->kind == CK_ALLGATHER) &&
 	    u->nchunk % per != 0) {
@@ -1094,6 +1133,81 @@ layout(Run *u)
 	return 0;
 }
 
+/* Base tree b of a symmetric schedule, read off its transfers: a reduce
+ * makes its receiver the sender's parent, a copy its sender the receiver's
+ * (the first transfer that says so counts). It must span the ranks. */
+static Tree *
+base_tree(Run *u, const Sched *base, int b)
+{
+	const Topo *t = u->t;
+	int *parent = arena_array(u->a, (size_t)t->nnode, sizeof *parent);
+	for (int v = 0; v < t->nnode; v++)
+		parent[v] = -1;
+	int root = u->sym->root[b];
+	for (int i = 0; i < base->nmsg; i++) {
+		const Msg *m = &base->msg[i];
+		int src = base->rank_node[m->src], dst = base->rank_node[m->dst];
+		int child = m->op == X_REDUCE ? src : dst, up = m->op == X_REDUCE ? dst : src;
+		for (int k = 0; k < m->n; k++)
+			if (base->chunks[m->first + k] == b && parent[child] < 0 && child != root)
+				parent[child] = up;
+	}
+	Tree *tr = tree_from_parents(u->a, t, u->c->routes, &root, 1, parent, u->sym->loc);
+	char node[64], rn[64];
+	for (int r = 0; tr && r < u->p; r++)
+		if (tr->depth[u->c->rank_node[r]] < 0) {
+			topo_node_name(t, u->c->rank_node[r], node, sizeof node);
+			topo_node_name(t, root, rn, sizeof rn);
+			error_at(u->sym->loc, "the base transfers of tree %d (root %s) do not reach node %s "
+			         "(rank %d): a symmetric schedule's transfers of each chunk form a tree over "
+			         "the ranks", b, rn, node, r);
+			return NULL;
+		}
+	return tr;
+}
+
+/* The base schedule (one chunk per tree, verified by the teacher) as the
+ * symmetric form: its transfers become base transfers between nodes, and
+ * chunk (b, g) is b * order + g. NULL after reporting. */
+static Sched *
+symmetric_form(Run *u, const Sched *base)
+{
+	const UserSymmetry *y = u->sym;
+	const AlgCtx *c = u->c;
+	Sched *s = sched_new(u->a, c->name, c->loc, c->kind, "schedule", u->t, c->rank_node, u->p);
+	s->group = y->group;
+	s->ntree = y->nroot;
+	s->tree = arena_array(u->a, (size_t)y->nroot, sizeof *s->tree);
+	for (int b = 0; b < y->nroot; b++)
+		if (!(s->tree[b] = base_tree(u, base, b)))
+			return NULL;
+	if (group_keeps_ranks(s, y->group, y->loc) != 0)
+		return NULL;
+	s->nchunk = y->nroot * y->group->order;
+	s->nround = base->nround;
+	SchedBuilder sb;
+	sched_begin(&sb, u->a, s, c->routes);
+	int cap = 0;
+	for (int i = 0; i < base->nmsg; i++) {
+		const Msg *m = &base->msg[i];
+		int route = sched_route(&sb, base->route_link + base->route_off[m->route],
+		                        sched_route_len(base, m->route));
+		for (int k = 0; k < m->n; k++) {
+			BaseXfer x = {.round = m->round, .tree = base->chunks[m->first + k],
+			              .src = base->rank_node[m->src], .dst = base->rank_node[m->dst],
+			              .route = route, .op = m->op};
+			VEC_PUSH(u->a, s->base, s->nbase, cap, x);
+		}
+	}
+	sched_end(&sb);
+	s->owner = arena_array(u->a, (size_t)s->nchunk, sizeof *s->owner);
+	for (int b = 0; b < y->nroot; b++)
+		for (int e = 0; e < y->group->order; e++)
+			s->owner[b * y->group->order + e] =
+				s->node_rank[group_node(y->group, e, y->root[b])];
+	return s;
+}
+
 static bool
 has_mod(const Schedule *sch, const char *name)
 {
@@ -1104,15 +1218,16 @@ has_mod(const Schedule *sch, const char *name)
 }
 
 Sched *
-usersched_build(const AlgCtx *c, const Item *item)
+usersched_build(const AlgCtx *c, const Item *item, const UserSymmetry *sym)
 {
 	Run *u = xcalloc(1, sizeof *u);
+	u->sym = sym;
 	u->c = c;
 	u->t = c->topo;
 	u->item = item;
 	u->a = c->arena;
 	u->p = c->nrank;
-	u->nchunk = c->chunks ? c->chunks : natural_chunks(c);
+	u->nchunk = sym ? sym->nroot : c->chunks ? c->chunks : natural_chunks(c);
 	u->round = -1;
 	u->contention_free = has_mod(item->sched, "contention_free");
 	u->s = sched_new(c->arena, c->name, c->loc, c->kind, "schedule", c->topo, c->rank_node,
@@ -1144,6 +1259,10 @@ usersched_build(const AlgCtx *c, const Item *item)
 			sched_end(&u->b);
 			if (u->teach)
 				rc = teach(u);
+			if (rc == 0 && sym)
+				s = symmetric_form(u, s);
+			if (!s)
+				rc = -1;
 		} else {
 			sched_abort(&u->b);
 		}

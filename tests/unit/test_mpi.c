@@ -250,6 +250,7 @@ test_user_schedules(void)
 		{"examples/user-recursive-doubling.coll", "AG", 8},
 		{"examples/user-bruck.coll", "BRUCK", 6},
 		{"examples/user-swing-2d.coll", "SWING", 16},
+		{"examples/user-sp-ring.coll", "SP", 8},
 	};
 	for (size_t i = 0; i < countof(cases); i++) {
 		char *text = slurp(cases[i].file, NULL);
