@@ -999,8 +999,9 @@ teach_end(Teach *T)
 			}
 			const Xfer *x = &u->x[w];
 			error_at(x->loc, "schedule of '%s' does not implement %s: at the end rank %d's chunk "
-			         "%d is wrong: %s; the last transfer into it is this one, from rank %d in %s",
-			         s->name, coll_kind_name[s->kind], r, c, why, x->src, when(u, x));
+			         "%d is wrong: %s; the last transfer into it is this one, from rank %d in %s%s",
+			         s->name, coll_kind_name[s->kind], r, c, why, x->src, when(u, x),
+			         x->op == X_COPY ? ", a copy: it replaced what the rank held" : "");
 			int o = path_origin(T, w, c);
 			if (o != w)
 				note_at(u->x[o].loc, "its data started on its way here: rank %d sent chunk %d to "

@@ -246,6 +246,7 @@ test_user_schedules(void)
 {
 	static const struct { const char *file, *collective; int p; } cases[] = {
 		{"examples/user-ring.coll", "RING", 8},
+		{"examples/user-ring-bidirectional.coll", "BIRING", 8},
 		{"examples/user-recursive-doubling.coll", "RD", 8},
 		{"examples/user-recursive-doubling.coll", "AG", 8},
 		{"examples/user-bruck.coll", "BRUCK", 6},

@@ -114,6 +114,7 @@ test_examples_equal_library(void)
 {
 	static const struct { const char *file, *user, *kind, *alg, *extra, *pre; } cases[] = {
 		{"examples/user-ring.coll", "RING", "allreduce", "ring", "", ""},
+		{"examples/user-ring-bidirectional.coll", "BIRING", "allreduce", "ring(ports 2)", "", ""},
 		{"examples/user-recursive-doubling.coll", "RD", "allreduce", "recursive_doubling", "", ""},
 		{"examples/user-recursive-doubling.coll", "AG", "allgather", "recursive_doubling", "", ""},
 		{"examples/user-bruck.coll", "BRUCK", "allreduce", "bruck", "", ""},
