@@ -48,6 +48,7 @@ typedef struct Xfer {
 	int round, src, dst;
 	XferOp op;
 	int first, n;          /* chunks: pool[first .. first + n) */
+	int lfirst, nlink;     /* its route: links[lfirst .. lfirst + nlink) */
 	Loc loc;
 	const char *vars;      /* "s = 1, r = 2": the loop variables when it ran */
 } Xfer;
@@ -76,15 +77,14 @@ typedef struct Run {
 	bool failed;
 	int *buf;              /* a send's chunks */
 	int capbuf;
-	/* contention_free: per link, the round and the transfer that last used it */
-	int *link_round, *link_src, *link_dst;
-	Loc *link_loc;
-	/* the teacher */
-	bool teach;
+	/* the transfers with their source, for the teacher and contention_free */
+	bool teach, keep;
 	Xfer *x;
 	int nx, capx;
 	int *pool;
 	int npool, cappool;
+	int *links;
+	int nlinks, caplinks;
 } Run;
 
 /* ---- values ---- */
@@ -504,6 +504,7 @@ estimate(Run *u)
 	if (at < 0) {
 		u->teach = u->p <= TEACH_RANKS && (long)u->p * u->nchunk <= TEACH_CELLS &&
 		           total.sends <= TEACH_SENDS;
+		u->keep = u->teach || u->contention_free;
 		return 0;
 	}
 	if (total.sends > MAX_SENDS)
@@ -532,41 +533,18 @@ vars_text(Run *u)
 }
 
 static void
-record(Run *u, int round, int src, int dst, XferOp op, const int *chunks, int n, Loc loc)
+record(Run *u, int round, int src, int dst, XferOp op, const int *chunks, int n,
+       const int *links, int nlink, Loc loc)
 {
-	if (!u->teach)
+	if (!u->keep)
 		return;
 	Xfer x = {.round = round, .src = src, .dst = dst, .op = op, .first = u->npool, .n = n,
-	          .loc = loc, .vars = vars_text(u)};
+	          .lfirst = u->nlinks, .nlink = nlink, .loc = loc, .vars = vars_text(u)};
 	VEC_PUSH(u->a, u->x, u->nx, u->capx, x);
 	for (int i = 0; i < n; i++)
 		VEC_PUSH(u->a, u->pool, u->npool, u->cappool, chunks[i]);
-}
-
-/* A link used twice in one round of a contention_free schedule. */
-static bool
-claim_links(Run *u, const Stmt *s, int src, int dst, const int *links, int nlink)
-{
-	for (int k = 0; k < nlink; k++) {
-		int l = links[k];
-		if (u->link_round[l] == u->round && (u->link_src[l] != src || u->link_dst[l] != dst)) {
-			char a[64], b[64];
-			topo_node_name(u->t, u->t->link[l].src, a, sizeof a);
-			topo_node_name(u->t, u->t->link[l].dst, b, sizeof b);
-			const char *vars = vars_text(u);
-			error_at(s->loc, "the schedule is declared contention_free, but in round %d link "
-			         "%s -> %s carries two transfers: this one (rank %d to rank %d%s%s) and "
-			         "another", u->round + 1, a, b, src, dst, vars[0] ? "; " : "", vars);
-			note_at(u->link_loc[l], "the other transfer over it in round %d (rank %d to rank %d)",
-			        u->round + 1, u->link_src[l], u->link_dst[l]);
-			return fail(u);
-		}
-		u->link_round[l] = u->round;
-		u->link_src[l] = src;
-		u->link_dst[l] = dst;
-		u->link_loc[l] = s->loc;
-	}
-	return true;
+	for (int i = 0; i < nlink; i++)
+		VEC_PUSH(u->a, u->links, u->nlinks, u->caplinks, links[i]);
 }
 
 static bool
@@ -626,11 +604,9 @@ exec_send(Run *u, const Stmt *s)
 		error_at(s->loc, "node %s cannot reach node %s", na, nb);
 		return fail(u);
 	}
-	if (u->contention_free && !claim_links(u, s, (int)src, (int)dst, links, nlink))
-		return false;
 	XferOp op = strcmp(s->name, "reduce") == 0 ? X_REDUCE : X_COPY;
 	sched_msg_route(&u->b, u->round, (int)src, (int)dst, op, u->buf, n, links, nlink);
-	record(u, u->round, (int)src, (int)dst, op, u->buf, n, s->loc);
+	record(u, u->round, (int)src, (int)dst, op, u->buf, n, links, nlink, s->loc);
 	return true;
 }
 
@@ -735,7 +711,8 @@ exec_use(Run *u, const Stmt *s)
 		u->sends += m->n;
 		sched_msg_route(&u->b, base + m->round, src, dst, m->op, x->chunks + m->first, m->n,
 		                x->route_link + x->route_off[m->route], sched_route_len(x, m->route));
-		record(u, base + m->round, src, dst, m->op, x->chunks + m->first, m->n, s->loc);
+		record(u, base + m->round, src, dst, m->op, x->chunks + m->first, m->n,
+		       x->route_link + x->route_off[m->route], sched_route_len(x, m->route), s->loc);
 	}
 	free(rank_node);
 	if (u->sends > MAX_SENDS) {
@@ -1012,6 +989,42 @@ teach_end(Teach *T)
 	return true;
 }
 
+/* contention_free: no directed link carries two messages in one round
+ * (transfers with the same ends and operation are one message). The
+ * transfers are in round order. */
+static int
+check_contention(Run *u)
+{
+	const Topo *t = u->t;
+	int *round = xmalloc((size_t)t->nlink * sizeof *round), *user = xmalloc((size_t)t->nlink * sizeof *user);
+	for (int l = 0; l < t->nlink; l++)
+		round[l] = -1;
+	int rc = 0;
+	for (int i = 0; i < u->nx && rc == 0; i++) {
+		const Xfer *x = &u->x[i];
+		for (int k = 0; k < x->nlink && rc == 0; k++) {
+			int l = u->links[x->lfirst + k];
+			const Xfer *o = round[l] == x->round ? &u->x[user[l]] : NULL;
+			if (o && (o->src != x->src || o->dst != x->dst || o->op != x->op)) {
+				char a[64], b[64];
+				topo_node_name(t, t->link[l].src, a, sizeof a);
+				topo_node_name(t, t->link[l].dst, b, sizeof b);
+				error_at(x->loc, "the schedule is declared contention_free, but in %s link %s -> "
+				         "%s carries two transfers: this one (rank %d to rank %d) and another",
+				         when(u, x), a, b, x->src, x->dst);
+				note_at(o->loc, "the other transfer over it: rank %d to rank %d in %s", o->src,
+				        o->dst, when(u, o));
+				rc = -1;
+			}
+			round[l] = x->round;
+			user[l] = i;
+		}
+	}
+	free(round);
+	free(user);
+	return rc;
+}
+
 static int
 teach(Run *u)
 {
@@ -1032,8 +1045,6 @@ teach(Run *u)
 			T.writer[cell] = -1;
 			T.wround[cell] = -1;
 		}
-	if (u->nx > 0)
-		qsort(u->x, (size_t)u->nx, sizeof *u->x, order_by_round);
 	bool ok = true;
 	for (int i = 0; i < u->nx && ok;) {
 		int j = i;
@@ -1241,15 +1252,6 @@ usersched_build(const AlgCtx *c, const Item *item, const UserSymmetry *sym)
 	if (rc == 0)
 		rc = estimate(u);
 	if (rc == 0) {
-		if (u->contention_free) {
-			size_t n = (size_t)u->t->nlink;
-			u->link_round = xmalloc(n * sizeof *u->link_round);
-			u->link_src = xmalloc(n * sizeof *u->link_src);
-			u->link_dst = xmalloc(n * sizeof *u->link_dst);
-			u->link_loc = xmalloc(n * sizeof *u->link_loc);
-			for (size_t i = 0; i < n; i++)
-				u->link_round[i] = -1;
-		}
 		sched_begin(&u->b, c->arena, s, c->routes);
 		rc = exec_stmts(u, item->sched->body) ? 0 : -1;
 		if (rc == 0 && s->nmsg == 0) {
@@ -1258,7 +1260,11 @@ usersched_build(const AlgCtx *c, const Item *item, const UserSymmetry *sym)
 		}
 		if (rc == 0) {
 			sched_end(&u->b);
-			if (u->teach)
+			if (u->nx > 0)
+				qsort(u->x, (size_t)u->nx, sizeof *u->x, order_by_round);
+			if (u->contention_free)
+				rc = check_contention(u);
+			if (rc == 0 && u->teach)
 				rc = teach(u);
 			if (rc == 0 && sym)
 				s = symmetric_form(u, s);
@@ -1269,7 +1275,6 @@ usersched_build(const AlgCtx *c, const Item *item, const UserSymmetry *sym)
 		}
 	}
 	free(u->buf);
-	free(u->link_round), free(u->link_src), free(u->link_dst), free(u->link_loc);
 	free(u);
 	return rc == 0 ? s : NULL;
 }

@@ -163,8 +163,9 @@ test_examples_equal_library(void)
 }
 
 /* Hierarchical allreduce by composition: a ring per row at once, then a
- * ring per column at once; and reduce-scatter then allgather by two
- * algorithms. Both verify, with the rounds composition promises. */
+ * ring per column at once (contention-free: rows and columns use their own
+ * links); and reduce-scatter then allgather by two algorithms. Both
+ * verify, with the rounds composition promises. */
 static void
 test_composition(void)
 {
@@ -173,7 +174,7 @@ test_composition(void)
 	int rc = build("topology T = torus(4, 4);\n"
 	               "collective allreduce H on T {\n"
 	               "    chunks 4;\n"
-	               "    schedule {\n"
+	               "    schedule contention_free {\n"
 	               "        together { for i in 0..3 { use ring for allreduce ranks 4 * i..4 * i + 3; } }\n"
 	               "        together { for j in 0..3 { use ring for allreduce ranks j, j + 4, j + 8, j + 12; } }\n"
 	               "    }\n"
