@@ -36,6 +36,7 @@
 enum {
 	MAX_SENDS = 1 << 22,   /* chunk transfers one schedule may expand to */
 	MAX_ITERS = 1 << 26,   /* loop iterations, sends or not */
+	MAX_USES = 1 << 16,    /* library schedules one schedule may use */
 	MAX_VARS = 600,        /* builtins and the let and for names bound at once */
 	TEACH_RANKS = 64,      /* the teacher's exact sets are one word */
 	TEACH_CELLS = 1 << 20, /* ranks x chunks */
@@ -73,7 +74,7 @@ typedef struct Run {
 	bool together;
 	int tog_base, tog_end;
 	/* budgets */
-	long sends, iters;
+	long sends, iters, uses;
 	bool failed;
 	int *buf;              /* a send's chunks */
 	int capbuf;
@@ -221,17 +222,21 @@ math_helper(Run *u, const Expr *e, const int64_t *v, int64_t *out)
 		}
 		*out = v[0] >> v[1] & 1;
 	} else if (strcmp(f, "pow") == 0) {
-		int64_t r = 1;
+		int64_t r = 1, base = v[0];
 		if (v[1] < 0) {
 			error_at(e->elem[1]->loc, "pow takes an exponent of at least 0, got %lld",
 			         (long long)v[1]);
 			return fail(u);
 		}
-		for (int64_t i = 0; i < v[1]; i++)
-			if (__builtin_mul_overflow(r, v[0], &r)) {
+		for (int64_t k = v[1]; k > 0; k >>= 1) { /* by squaring: 63 steps at most */
+			bool ovf = (k & 1) && __builtin_mul_overflow(r, base, &r);
+			if (!ovf && k > 1)
+				ovf = __builtin_mul_overflow(base, base, &base);
+			if (ovf) {
 				error_at(e->loc, "integer overflow");
 				return fail(u);
 			}
+		}
 		*out = r;
 	} else { /* log2, clog2 */
 		if (v[0] < 1) {
@@ -461,8 +466,9 @@ est_stmt(Run *u, const Stmt *s, int depth)
 	case ST_SEND:
 		w.sends = eval_range(u, s->value, &lo, &hi) && hi >= lo ? (double)hi - (double)lo + 1 : 1;
 		break;
-	case ST_USE:
-		break; /* counted when the library builds it */
+	case ST_USE: /* at least a transfer per rank; counted in full when built */
+		w.sends = s->list.n ? 2 * s->list.n : u->p;
+		break;
 	}
 	return w;
 }
@@ -661,6 +667,10 @@ use_ranks(Run *u, const Stmt *s, int *rank_node, int *nrank)
 static bool
 exec_use(Run *u, const Stmt *s)
 {
+	if (++u->uses > MAX_USES) {
+		error_at(s->loc, "the schedule uses more than %d library schedules", MAX_USES);
+		return fail(u);
+	}
 	int *rank_node = xmalloc((size_t)u->p * sizeof *rank_node), nrank = u->p;
 	if (s->list.n == 0)
 		memcpy(rank_node, u->c->rank_node, (size_t)u->p * sizeof *rank_node);

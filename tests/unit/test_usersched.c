@@ -222,6 +222,25 @@ test_estimate(void)
 	ASSERT_DIAG(&c, "would run about");
 	prog_free(&p);
 	checked_free(&c);
+	/* pow by squaring: a huge exponent of 1 or -1 is quick; uses are counted */
+	int rc = build("topology R = ring(4);\n"
+	               "collective allreduce A on R {\n"
+	               "    schedule {\n"
+	               "        let x = pow(1, 1000000000000000) + pow(-1, 999999999999) + pow(2, 62) / pow(2, 61);\n"
+	               "        round { for r in 0..p - 1 { send 0..nchunks - 1 from r to xor(r, x - 1) reduce; } }\n"
+	               "        round { for r in 0..p - 1 { send 0..nchunks - 1 from r to xor(r, 2) reduce; } }\n"
+	               "    }\n"
+	               "}\n", &c, &p);
+	assert_named(rc == 0, __LINE__, __FILE__, "pow: %s", c.diag);
+	prog_free(&p);
+	checked_free(&c);
+	build("topology R = ring(4);\n"
+	      "collective allreduce A on R {\n"
+	      "    schedule { for i in 0..100000000 { use ring for allreduce ranks 0..1; } }\n"
+	      "}\n", &c, &p);
+	ASSERT_DIAG(&c, "t.coll:3:16: error: this schedule would send about 200000002 chunk transfers");
+	prog_free(&p);
+	checked_free(&c);
 }
 
 /* The 1024-rank ring allreduce (2046 rounds) is expanded exactly: every
