@@ -386,7 +386,33 @@ test_explain(void)
 	          strstr(msg, ": error: explain shows schedules of at most 16 ranks") != NULL);
 }
 
+/* `collc run` executes every user example with real data and checks it. */
+static void
+test_examples_run(void)
+{
+	static const char *const files[] = {
+		"examples/user-ring.coll", "examples/user-ring-bidirectional.coll",
+		"examples/user-recursive-doubling.coll", "examples/user-bruck.coll",
+		"examples/user-swing-2d.coll", "examples/user-sp-ring.coll",
+	};
+	for (size_t i = 0; i < countof(files); i++) {
+		char cmd[512], line[512];
+		snprintf(cmd, sizeof cmd, "%s run %s --size 48KiB 2>&1", COLLC_BIN, files[i]);
+		FILE *out = popen(cmd, "r");
+		int verified = 0, lines = 0;
+		while (out && fgets(line, sizeof line, out)) {
+			lines++;
+			verified += strstr(line, ": verified; ") != NULL;
+		}
+		int status = out ? pclose(out) : -1;
+		assert_named(WIFEXITED(status) && WEXITSTATUS(status) == 0 && verified == lines &&
+		             lines > 0, __LINE__, __FILE__, "collc run %s: status %d, %d of %d lines "
+		             "verified", files[i], status, verified, lines);
+	}
+}
+
 CU_TestInfo usersched_tests[] = {
+	{"collc run executes the user examples", test_examples_run},
 	{"explain: round by round, busiest links, timeline, limit", test_explain},
 	{"examples equal the library message for message", test_examples_equal_library},
 	{"composition: use and together", test_composition},
