@@ -42,6 +42,7 @@ enum {
 	TEACH_CELLS = 1 << 20, /* ranks x chunks */
 	TEACH_SENDS = 1 << 18, /* transfers it keeps with their source */
 	EST_SPLIT_DEPTH = 6,   /* loops deeper than this estimate from their first value */
+	NAME_CACHE = 1024,     /* name uses remembered with their binding (direct-mapped) */
 };
 
 /* One transfer as the teacher sees it. */
@@ -68,6 +69,10 @@ typedef struct Run {
 	const char *name[MAX_VARS];
 	int64_t val[MAX_VARS];
 	int nvar;
+	/* where a name was last found: a use always finds the same binding at
+	 * the same place (bindings are never shadowed, blocks unwind in order),
+	 * checked by the binder's own name pointer */
+	struct { const Expr *use; const char *binder; int slot; } cache[NAME_CACHE];
 	/* rounds */
 	int cursor;            /* the next round */
 	int round;             /* inside a round: its number, else -1 */
@@ -102,8 +107,18 @@ fail(Run *u)
 static bool
 lookup(Run *u, const Expr *e, int64_t *out)
 {
+	unsigned h = (unsigned)(((uintptr_t)e >> 4) * 2654435761u) % NAME_CACHE;
+	int hit = u->cache[h].slot;
+	if (u->cache[h].use == e && hit < u->nvar && u->name[hit] == u->cache[h].binder &&
+	    hit != 3) {
+		*out = u->val[hit];
+		return true;
+	}
 	for (int i = u->nvar - 1; i >= 0; i--)
 		if (u->name[i][0] == e->text[0] && strcmp(u->name[i], e->text) == 0) {
+			u->cache[h].use = e;
+			u->cache[h].binder = u->name[i];
+			u->cache[h].slot = i;
 			if (i == 3 && u->c->kind != CK_BROADCAST && u->c->kind != CK_REDUCE) {
 				error_at(e->loc, "'root' is the root of a broadcast or reduce; a %s has none",
 				         coll_kind_name[u->c->kind]);
