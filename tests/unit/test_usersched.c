@@ -411,7 +411,55 @@ test_examples_run(void)
 	}
 }
 
+/* Rooted and alltoall kinds: a binomial broadcast from a root that is not
+ * rank 0, and pairwise exchange, equal to the library's pairwise. */
+static void
+test_other_kinds(void)
+{
+	Checked c;
+	Prog p;
+	int rc = build("topology T = torus(2, 4);\n"
+	               "collective broadcast B on T {\n"
+	               "    root 5;\n"
+	               "    schedule { for k in 0..log2(p) - 1 { round { for v in 0..pow(2, k) - 1 {\n"
+	               "        send 0 from (root + v) mod p to (root + v + pow(2, k)) mod p copy; } } } }\n"
+	               "}\n"
+	               "collective alltoall A on T {\n"
+	               "    schedule { for k in 1..p - 1 { round { for r in 0..p - 1 {\n"
+	               "        send r * p + xor(r, k) from r to xor(r, k) copy; } } } }\n"
+	               "}\n"
+	               "collective alltoall LIB on T { algorithm pairwise; }\n"
+	               "collective broadcast WRONG on T {\n"
+	               "    root 5;\n"
+	               "    schedule { round { send 0 from 0 to 1 copy; } }\n"
+	               "}\n", &c, &p);
+	CU_ASSERT(rc != 0);
+	ASSERT_DIAG(&c, "t.coll:14:24: error: in round 1, rank 0 sends chunk 0 to rank 1, but it "
+	                "holds nothing of chunk 0 yet");
+	prog_free(&p);
+	checked_free(&c);
+	rc = build("topology T = torus(2, 4);\n"
+	           "collective broadcast B on T {\n"
+	           "    root 5;\n"
+	           "    schedule { for k in 0..log2(p) - 1 { round { for v in 0..pow(2, k) - 1 {\n"
+	           "        send 0 from (root + v) mod p to (root + v + pow(2, k)) mod p copy; } } } }\n"
+	           "}\n"
+	           "collective alltoall A on T {\n"
+	           "    schedule { for k in 1..p - 1 { round { for r in 0..p - 1 {\n"
+	           "        send r * p + xor(r, k) from r to xor(r, k) copy; } } } }\n"
+	           "}\n"
+	           "collective alltoall LIB on T { algorithm pairwise; }\n", &c, &p);
+	assert_named(rc == 0, __LINE__, __FILE__, "broadcast and alltoall: %s", c.diag);
+	char why[256] = "";
+	CU_ASSERT(rc == 0 && p.sched[0]->root == 5 && p.sched[0]->nround == 3);
+	assert_named(rc == 0 && same_messages(p.sched[1], p.sched[2], why, sizeof why), __LINE__,
+	             __FILE__, "alltoall equals pairwise: %s", why);
+	prog_free(&p);
+	checked_free(&c);
+}
+
 CU_TestInfo usersched_tests[] = {
+	{"broadcast from a root, alltoall equal to pairwise", test_other_kinds},
 	{"collc run executes the user examples", test_examples_run},
 	{"explain: round by round, busiest links, timeline, limit", test_explain},
 	{"examples equal the library message for message", test_examples_equal_library},
