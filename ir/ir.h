@@ -337,12 +337,41 @@ typedef struct UserSymmetry {
  * ranks); NULL after a located error (a counterexample, on small cases, at
  * the send at fault). */
 Sched *usersched_build(const AlgCtx *c, const struct Item *schedule, const UserSymmetry *sym);
+/* ---- teach.c: a user schedule's transfers, checked one by one ---- */
+
+typedef struct Transfer {
+	int round, src, dst;   /* communicator ranks */
+	XferOp op;
+	int first, n;          /* chunks: the list's chunk[first .. first + n) */
+	int lfirst, nlink;     /* its route: the list's link[lfirst .. lfirst + nlink) */
+	Loc loc;               /* the send (or use) that made it */
+	const char *vars;      /* "s = 1, r = 2": the loop variables it ran with, or "" */
+} Transfer;
+
+typedef struct TransferList {
+	Transfer *x;
+	int n, cap;
+	int *chunk;
+	int nchunk, capchunk;
+	int *link;
+	int nlink, caplink;
+} TransferList;
+
+/* By round, and in the order they were made within a round. */
+void transfers_sort(TransferList *);
+/* A contention_free schedule: no directed link carries two messages in a
+ * round; else a located error at the second transfer and -1. Sorted list. */
+int teach_contention(const Sched *, const TransferList *, Arena *);
+/* Runs the (sorted) transfers on exact sets against the collective s
+ * describes (at most 64 ranks); -1 after a located counterexample. A chunk
+ * that ends wrong with no transfer into it is reported at `whole`. */
+int teach_transfers(const Sched *, const TransferList *, Loc whole, Arena *);
 /* For schedules of at most 64 ranks: the set of ranks whose contribution
  * (rank r, chunk c) starts with and must end with, one bit per rank (the
  * verifier's model, docs/ir.md section 6); *care false where the collective
  * does not say. The teacher and the explainer share it. */
 void sched_small_expected(const Sched *, int r, int c, uint64_t *init, uint64_t *want,
-                          bool *care);
+                          bool *care); /* teach.c */
 
 /* ---- explain.c: a schedule round by round, for people ---- */
 

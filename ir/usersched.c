@@ -20,11 +20,9 @@
  * chunks in 0..nchunks-1, links that exist), so errors point at the
  * expression. (3) Teach: on small cases (at most TEACH_RANKS ranks) the
  * transfers, each with its source location and the loop variables it ran
- * with, are simulated exactly, and the first fault is reported at the send
- * that caused it: a chunk sent before it is held, a contribution added
- * twice, two writes in one round, or a rank's chunk that ends wrong, with
- * the last transfer into it and the first transfer on the path its data
- * took. verify() then proves the built schedule as it proves every other.
+ * with, go to the teacher (teach.c), which reports the first fault at the
+ * send that caused it; a contention_free schedule's links are checked there
+ * too. verify() then proves the built schedule as it proves every other.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -44,16 +42,6 @@ enum {
 	EST_SPLIT_DEPTH = 6,   /* loops deeper than this estimate from their first value */
 	NAME_CACHE = 1024,     /* name uses remembered with their binding (direct-mapped) */
 };
-
-/* One transfer as the teacher sees it. */
-typedef struct Xfer {
-	int round, src, dst;
-	XferOp op;
-	int first, n;          /* chunks: pool[first .. first + n) */
-	int lfirst, nlink;     /* its route: links[lfirst .. lfirst + nlink) */
-	Loc loc;
-	const char *vars;      /* "s = 1, r = 2": the loop variables when it ran */
-} Xfer;
 
 typedef struct Run {
 	const AlgCtx *c;
@@ -85,12 +73,7 @@ typedef struct Run {
 	int capbuf;
 	/* the transfers with their source, for the teacher and contention_free */
 	bool teach, keep;
-	Xfer *x;
-	int nx, capx;
-	int *pool;
-	int npool, cappool;
-	int *links;
-	int nlinks, caplinks;
+	TransferList tl;
 } Run;
 
 /* ---- values ---- */
@@ -559,13 +542,14 @@ record(Run *u, int round, int src, int dst, XferOp op, const int *chunks, int n,
 {
 	if (!u->keep)
 		return;
-	Xfer x = {.round = round, .src = src, .dst = dst, .op = op, .first = u->npool, .n = n,
-	          .lfirst = u->nlinks, .nlink = nlink, .loc = loc, .vars = vars_text(u)};
-	VEC_PUSH(u->a, u->x, u->nx, u->capx, x);
+	TransferList *l = &u->tl;
+	Transfer x = {.round = round, .src = src, .dst = dst, .op = op, .first = l->nchunk, .n = n,
+	              .lfirst = l->nlink, .nlink = nlink, .loc = loc, .vars = vars_text(u)};
+	VEC_PUSH(u->a, l->x, l->n, l->cap, x);
 	for (int i = 0; i < n; i++)
-		VEC_PUSH(u->a, u->pool, u->npool, u->cappool, chunks[i]);
+		VEC_PUSH(u->a, l->chunk, l->nchunk, l->capchunk, chunks[i]);
 	for (int i = 0; i < nlink; i++)
-		VEC_PUSH(u->a, u->links, u->nlinks, u->caplinks, links[i]);
+		VEC_PUSH(u->a, l->link, l->nlink, l->caplink, links[i]);
 }
 
 static bool
@@ -824,267 +808,6 @@ exec_stmts(Run *u, const StmtList *l)
 	return !u->failed;
 }
 
-/* ---- (3) the teacher ---- */
-
-typedef uint64_t Bits;
-
-static void
-bits_text(Bits b, char *buf, size_t len)
-{
-	int n = 0, k = 0;
-	buf[0] = 0;
-	for (int r = 0; r < 64 && n < (int)len - 16; r++)
-		if (b >> r & 1)
-			n += snprintf(buf + n, len - (size_t)n, "%s%d", k++ ? ", " : "", r);
-	if (k == 0)
-		snprintf(buf, len, "none");
-}
-
-void
-sched_small_expected(const Sched *s, int r, int c, uint64_t *init, uint64_t *want, bool *care)
-{
-	Bits all = s->nrank == 64 ? ~0ull : (1ull << s->nrank) - 1, me = 1ull << r;
-	*init = *want = 0;
-	*care = true;
-	switch (s->kind) {
-	case CK_ALLREDUCE: *init = me; *want = all; break;
-	case CK_REDUCE_SCATTER: *init = me; *want = all; *care = s->owner[c] == r; break;
-	case CK_ALLGATHER: *init = s->owner[c] == r ? me : 0; *want = 1ull << s->owner[c]; break;
-	case CK_ALLTOALL:
-		*init = s->a2a_src[c] == r ? me : 0;
-		*want = 1ull << s->a2a_src[c];
-		*care = s->a2a_dst[c] == r;
-		break;
-	case CK_BROADCAST: *init = r == s->root ? me : 0; *want = 1ull << s->root; break;
-	case CK_REDUCE: *init = me; *want = all; *care = r == s->root; break;
-	default: break;
-	}
-}
-
-typedef struct Teach {
-	Run *u;
-	Bits *state;    /* rank * nchunk + chunk */
-	int *writer;    /* the transfer that last wrote the cell, or -1 */
-	int *wround;    /* the round of that write, -1 */
-	Bits *payload;  /* per pool entry, what it carried */
-	int *prov;      /* per pool entry, the writer of the cell it was read from */
-} Teach;
-
-static int
-order_by_round(const void *pa, const void *pb)
-{
-	const Xfer *a = pa, *b = pb;
-	if (a->round != b->round)
-		return a->round < b->round ? -1 : 1;
-	return a->first < b->first ? -1 : a->first > b->first; /* program order */
-}
-
-/* "round 7 (s = 6, r = 7)": when a transfer ran, in the user's terms */
-static const char *
-when(Run *u, const Xfer *x)
-{
-	return x->vars[0] ? arena_printf(u->a, "round %d (%s)", x->round + 1, x->vars)
-	                  : arena_printf(u->a, "round %d", x->round + 1);
-}
-
-/* Reads every payload of the round [i, j); false after reporting. */
-static bool
-teach_read(Teach *T, int i, int j)
-{
-	Run *u = T->u;
-	for (int k = i; k < j; k++) {
-		const Xfer *x = &u->x[k];
-		for (int m = 0; m < x->n; m++) {
-			int c = u->pool[x->first + m];
-			size_t cell = (size_t)x->src * (size_t)u->nchunk + (size_t)c;
-			T->payload[x->first + m] = T->state[cell];
-			T->prov[x->first + m] = T->writer[cell];
-			if (T->state[cell] == 0) {
-				error_at(x->loc, "in %s, rank %d sends chunk %d to rank %d, but it holds "
-				         "nothing of chunk %d yet", when(u, x), x->src, c, x->dst, c);
-				return false;
-			}
-		}
-	}
-	return true;
-}
-
-static bool
-teach_write(Teach *T, int k)
-{
-	Run *u = T->u;
-	const Xfer *x = &u->x[k];
-	char held[200];
-	for (int m = 0; m < x->n; m++) {
-		int c = u->pool[x->first + m];
-		size_t cell = (size_t)x->dst * (size_t)u->nchunk + (size_t)c;
-		Bits in = T->payload[x->first + m];
-		if (T->wround[cell] == x->round &&
-		    (x->op == X_COPY || u->x[T->writer[cell]].op == X_COPY)) {
-			error_at(x->loc, "in %s, rank %d receives chunk %d twice, and one of the two "
-			         "is a copy: which one wins?", when(u, x), x->dst, c);
-			note_at(u->x[T->writer[cell]].loc, "the other transfer of chunk %d to rank %d in "
-			        "that round", c, x->dst);
-			return false;
-		}
-		if (x->op == X_REDUCE && (T->state[cell] & in)) {
-			Bits twice = T->state[cell] & in;
-			int r = __builtin_ctzll(twice);
-			bits_text(twice, held, sizeof held);
-			error_at(x->loc, "in %s, rank %d adds chunk %d from rank %d, but both already "
-			         "hold the contribution of rank%s %s: it would be counted twice", when(u, x),
-			         x->dst, c, x->src, __builtin_popcountll(twice) > 1 ? "s" : "", held);
-			if (T->writer[cell] >= 0)
-				note_at(u->x[T->writer[cell]].loc, "rank %d's chunk %d got rank %d's contribution "
-				        "from this transfer, in round %d", x->dst, c, r,
-				        u->x[T->writer[cell]].round + 1);
-			return false;
-		}
-		T->state[cell] = x->op == X_COPY ? in : T->state[cell] | in;
-		T->writer[cell] = k;
-		T->wround[cell] = x->round;
-	}
-	return true;
-}
-
-/* The first transfer on the path the data of (dst, chunk) took to its
- * last writer w: follow what each transfer read back to where it began. */
-static int
-path_origin(const Teach *T, int w, int chunk)
-{
-	const Run *u = T->u;
-	for (int hops = 0; hops < u->nx; hops++) {
-		const Xfer *x = &u->x[w];
-		int prev = -1;
-		for (int m = 0; m < x->n; m++)
-			if (u->pool[x->first + m] == chunk)
-				prev = T->prov[x->first + m];
-		if (prev < 0)
-			return w;
-		w = prev;
-	}
-	return w;
-}
-
-static bool
-teach_end(Teach *T)
-{
-	Run *u = T->u;
-	const Sched *s = u->s;
-	for (int r = 0; r < u->p; r++)
-		for (int c = 0; c < u->nchunk; c++) {
-			Bits init, want;
-			bool care;
-			sched_small_expected(s, r, c, &init, &want, &care);
-			size_t cell = (size_t)r * (size_t)u->nchunk + (size_t)c;
-			Bits got = T->state[cell];
-			if (!care || got == want)
-				continue;
-			char miss[200], have[200], why[480];
-			bits_text(want & ~got, miss, sizeof miss);
-			bits_text(got, have, sizeof have);
-			if (want & ~got)
-				snprintf(why, sizeof why, "it lacks the contribution%s of rank%s %s (it holds "
-				         "%s)", __builtin_popcountll(want & ~got) > 1 ? "s" : "",
-				         __builtin_popcountll(want & ~got) > 1 ? "s" : "", miss, have);
-			else
-				snprintf(why, sizeof why, "it holds the contribution of rank%s %s, where only %s "
-				         "belong%s", __builtin_popcountll(got & ~want) > 1 ? "s" : "",
-				         (bits_text(got & ~want, miss, sizeof miss), miss), (bits_text(want, have,
-				         sizeof have), have), __builtin_popcountll(want) > 1 ? "" : "s");
-			int w = T->writer[cell];
-			if (w < 0) {
-				error_at(u->item->loc, "schedule of '%s' does not implement %s: at the end rank "
-				         "%d's chunk %d is wrong: %s; no transfer ever delivers chunk %d to rank "
-				         "%d", s->name, coll_kind_name[s->kind], r, c, why, c, r);
-				return false;
-			}
-			const Xfer *x = &u->x[w];
-			error_at(x->loc, "schedule of '%s' does not implement %s: at the end rank %d's chunk "
-			         "%d is wrong: %s; the last transfer into it is this one, from rank %d in %s%s",
-			         s->name, coll_kind_name[s->kind], r, c, why, x->src, when(u, x),
-			         x->op == X_COPY ? ", a copy: it replaced what the rank held" : "");
-			int o = path_origin(T, w, c);
-			if (o != w)
-				note_at(u->x[o].loc, "its data started on its way here: rank %d sent chunk %d to "
-				        "rank %d in %s, the first transfer on its path", u->x[o].src, c,
-				        u->x[o].dst, when(u, &u->x[o]));
-			return false;
-		}
-	return true;
-}
-
-/* contention_free: no directed link carries two messages in one round
- * (transfers with the same ends and operation are one message). The
- * transfers are in round order. */
-static int
-check_contention(Run *u)
-{
-	const Topo *t = u->t;
-	int *round = xmalloc((size_t)t->nlink * sizeof *round), *user = xmalloc((size_t)t->nlink * sizeof *user);
-	for (int l = 0; l < t->nlink; l++)
-		round[l] = -1;
-	int rc = 0;
-	for (int i = 0; i < u->nx && rc == 0; i++) {
-		const Xfer *x = &u->x[i];
-		for (int k = 0; k < x->nlink && rc == 0; k++) {
-			int l = u->links[x->lfirst + k];
-			const Xfer *o = round[l] == x->round ? &u->x[user[l]] : NULL;
-			if (o && (o->src != x->src || o->dst != x->dst || o->op != x->op)) {
-				char a[64], b[64];
-				topo_node_name(t, t->link[l].src, a, sizeof a);
-				topo_node_name(t, t->link[l].dst, b, sizeof b);
-				error_at(x->loc, "the schedule is declared contention_free, but in %s link %s -> "
-				         "%s carries two transfers: this one (rank %d to rank %d) and another",
-				         when(u, x), a, b, x->src, x->dst);
-				note_at(o->loc, "the other transfer over it: rank %d to rank %d in %s", o->src,
-				        o->dst, when(u, o));
-				rc = -1;
-			}
-			round[l] = x->round;
-			user[l] = i;
-		}
-	}
-	free(round);
-	free(user);
-	return rc;
-}
-
-static int
-teach(Run *u)
-{
-	size_t cells = (size_t)u->p * (size_t)u->nchunk;
-	Teach T = {.u = u};
-	T.state = xcalloc(cells, sizeof *T.state);
-	T.writer = xmalloc(cells * sizeof *T.writer);
-	T.wround = xmalloc(cells * sizeof *T.wround);
-	T.payload = xmalloc(((size_t)u->npool + 1) * sizeof *T.payload);
-	T.prov = xmalloc(((size_t)u->npool + 1) * sizeof *T.prov);
-	for (int r = 0; r < u->p; r++)
-		for (int c = 0; c < u->nchunk; c++) {
-			Bits init, want;
-			bool care;
-			sched_small_expected(u->s, r, c, &init, &want, &care);
-			size_t cell = (size_t)r * (size_t)u->nchunk + (size_t)c;
-			T.state[cell] = init;
-			T.writer[cell] = -1;
-			T.wround[cell] = -1;
-		}
-	bool ok = true;
-	for (int i = 0; i < u->nx && ok;) {
-		int j = i;
-		while (j < u->nx && u->x[j].round == u->x[i].round)
-			j++;
-		ok = teach_read(&T, i, j);
-		for (int k = i; k < j && ok; k++)
-			ok = teach_write(&T, k);
-		i = j;
-	}
-	ok = ok && teach_end(&T);
-	free(T.state), free(T.writer), free(T.wround), free(T.payload), free(T.prov);
-	return ok ? 0 : -1;
-}
-
 /* ---- the pass ---- */
 
 static int
@@ -1285,12 +1008,11 @@ usersched_build(const AlgCtx *c, const Item *item, const UserSymmetry *sym)
 		}
 		if (rc == 0) {
 			sched_end(&u->b);
-			if (u->nx > 0)
-				qsort(u->x, (size_t)u->nx, sizeof *u->x, order_by_round);
+			transfers_sort(&u->tl);
 			if (u->contention_free)
-				rc = check_contention(u);
+				rc = teach_contention(s, &u->tl, u->a);
 			if (rc == 0 && u->teach)
-				rc = teach(u);
+				rc = teach_transfers(s, &u->tl, item->loc, u->a);
 			if (rc == 0 && sym)
 				s = symmetric_form(u, s);
 			if (!s)
