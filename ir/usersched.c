@@ -542,14 +542,31 @@ record(Run *u, int round, int src, int dst, XferOp op, const int *chunks, int n,
 {
 	if (!u->keep)
 		return;
+	/* malloc'd, freed when the schedule is built; contention_free alone
+	 * needs neither the chunks nor the loop variables */
 	TransferList *l = &u->tl;
+	if (!u->teach)
+		n = 0;
 	Transfer x = {.round = round, .src = src, .dst = dst, .op = op, .first = l->nchunk, .n = n,
-	              .lfirst = l->nlink, .nlink = nlink, .loc = loc, .vars = vars_text(u)};
-	VEC_PUSH(u->a, l->x, l->n, l->cap, x);
-	for (int i = 0; i < n; i++)
-		VEC_PUSH(u->a, l->chunk, l->nchunk, l->capchunk, chunks[i]);
-	for (int i = 0; i < nlink; i++)
-		VEC_PUSH(u->a, l->link, l->nlink, l->caplink, links[i]);
+	              .lfirst = l->nlink, .nlink = nlink, .loc = loc,
+	              .vars = u->teach ? vars_text(u) : ""};
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 256;
+		l->x = xrealloc(l->x, (size_t)l->cap * sizeof *l->x);
+	}
+	l->x[l->n++] = x;
+	if (l->nchunk + n > l->capchunk) {
+		l->capchunk = 2 * (l->nchunk + n) + 256;
+		l->chunk = xrealloc(l->chunk, (size_t)l->capchunk * sizeof *l->chunk);
+	}
+	memcpy(l->chunk + l->nchunk, chunks, (size_t)n * sizeof *chunks);
+	l->nchunk += n;
+	if (l->nlink + nlink > l->caplink) {
+		l->caplink = 2 * (l->nlink + nlink) + 256;
+		l->link = xrealloc(l->link, (size_t)l->caplink * sizeof *l->link);
+	}
+	memcpy(l->link + l->nlink, links, (size_t)nlink * sizeof *links);
+	l->nlink += nlink;
 }
 
 static bool
@@ -1022,6 +1039,7 @@ usersched_build(const AlgCtx *c, const Item *item, const UserSymmetry *sym)
 		}
 	}
 	free(u->buf);
+	free(u->tl.x), free(u->tl.chunk), free(u->tl.link);
 	free(u);
 	return rc == 0 ? s : NULL;
 }
