@@ -26,6 +26,7 @@ main(int argc, char **argv)
 		{.pName = "backend", .pTests = backend_tests},
 		{.pName = "sim", .pTests = sim_tests},
 		{.pName = "golden", .pTests = golden_tests},
+		{.pName = "usersched", .pTests = usersched_tests},
 		{.pName = "msccl", .pTests = msccl_tests},
 		{.pName = "robust", .pTests = robust_tests},
 		{.pName = "limits", .pTests = limits_tests, .pInitFunc = limits_setup,
