@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "driver.h"
 #include "exec.h"
 #include "msccl.h"
@@ -67,64 +68,94 @@ run_xml(const char *path, const char *text, size_t len, bool legacy, RunOpts *o,
 	return rc;
 }
 
-int
+typedef struct RunArgs {
+	const char *coll;
+	RunOpts o;
+	bool legacy, size_given;
+	int modes;  /* bit 0 in-place, bit 1 out-of-place */
+} RunArgs;
+
+static int
+run_opt(void *ctx, const char *name, const char *value)
+{
+	RunArgs *a = ctx;
+	static const char *const dtypes[] = {"float", "double", "int32", "int64"};
+	static const char *const ops[] = {"sum", "prod", "max", "min"};
+	if (strcmp(name, "size") == 0) {
+		double v = parse_size(value);
+		if (v < 1 || v > 1e12)
+			return usage_error("run: --size takes a size from 1 B to 1 TB, such as 1MiB");
+		a->o.bytes = (int64_t)v;
+		a->size_given = true;
+	} else if (strcmp(name, "dtype") == 0) {
+		int k = cli_choice("run", name, value, dtypes, 4);
+		if (k < 0)
+			return 2;
+		a->o.dtype = (RDtype)k;
+	} else if (strcmp(name, "op") == 0) {
+		int k = cli_choice("run", name, value, ops, 4);
+		if (k < 0)
+			return 2;
+		a->o.op = (ROp)k;
+	} else if (strcmp(name, "inplace") == 0) {
+		a->modes = 1;
+	} else if (strcmp(name, "outofplace") == 0) {
+		a->modes = 2;
+	} else if (strcmp(name, "legacy") == 0) {
+		a->legacy = true;
+	} else if (strcmp(name, "capacity") == 0) {
+		char *end;
+		long v = strtol(value, &end, 10);
+		if (*end || v < 1 || v > 64)
+			return usage_error("run: --capacity takes 1..64 messages");
+		a->o.capacity = (int)v;
+	} else if (strcmp(name, "timeout") == 0) {
+		char *end;
+		a->o.timeout = strtod(value, &end);
+		if (*end || !(a->o.timeout > 0 && a->o.timeout < 1e6))
+			return usage_error("run: --timeout takes seconds");
+	} else if (strcmp(name, "collective") == 0) {
+		a->coll = value;
+	}
+	return 0;
+}
+
+static const CliOpt run_opts[] = {
+	{"size", 0, "S", "bytes per rank's vector (default 1MiB)"},
+	{"dtype", 0, "T", "float, double, int32 or int64 (default float)"},
+	{"op", 0, "OP", "sum, prod, max or min (default sum)"},
+	{"inplace", 0, NULL, "XML: run only the in-place mode"},
+	{"outofplace", 0, NULL, "XML: run only the out-of-place mode"},
+	{"legacy", 0, NULL, "XML: read the older microsoft/msccl dialect"},
+	{"capacity", 0, "N", "XML: messages a connection holds (1..64)"},
+	{"timeout", 0, "SEC", "XML: report a deadlock after SEC seconds without progress"},
+	{"collective", 0, "NAME", ".coll: only the collective NAME"},
+};
+
+static int cmd_run(int argc, char **argv);
+
+const CliCommand cli_run = {
+	"run", "FILE.xml|FILE.coll",
+	"run an MSCCL algorithm file (or a .coll file's schedules) on CPU threads with\n"
+	"  real buffers, check the result, and print nccl-tests' columns",
+	"The columns are nccl-tests': size (bytes), count (elements), type, redop, time(us),\n"
+	"algbw = size / time and busbw = algbw x the collective's factor, in GB/s\n"
+	"(docs/cli.md).\n",
+	run_opts, countof(run_opts), cmd_run};
+
+static int
 cmd_run(int argc, char **argv)
 {
-	const char *path = NULL, *coll = NULL;
-	RunOpts o = {.bytes = 1 << 20, .dtype = RD_FLOAT, .op = RO_SUM, .timeout = 2.0};
-	bool legacy = false, size_given = false;
-	int modes = 3;
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i];
-		bool has = i + 1 < argc;
-		if (strcmp(a, "--size") == 0 && has) {
-			double v = parse_size(argv[++i]);
-			if (v <= 0 || v > 1e12)
-				return usage_error("run: --size takes a size such as 1MiB or 65536");
-			o.bytes = (int64_t)v;
-			size_given = true;
-		} else if (strcmp(a, "--dtype") == 0 && has) {
-			static const char *const n[] = {"float", "double", "int32", "int64"};
-			int k = 0;
-			while (k < 4 && strcmp(n[k], argv[i + 1]) != 0)
-				k++;
-			if (k == 4)
-				return usage_error("run: --dtype is float, double, int32 or int64");
-			o.dtype = (RDtype)k;
-			i++;
-		} else if (strcmp(a, "--op") == 0 && has) {
-			static const char *const n[] = {"sum", "prod", "max", "min"};
-			int k = 0;
-			while (k < 4 && strcmp(n[k], argv[i + 1]) != 0)
-				k++;
-			if (k == 4)
-				return usage_error("run: --op is sum, prod, max or min");
-			o.op = (ROp)k;
-			i++;
-		} else if (strcmp(a, "--inplace") == 0) {
-			modes = 1;
-		} else if (strcmp(a, "--outofplace") == 0) {
-			modes = 2;
-		} else if (strcmp(a, "--legacy") == 0) {
-			legacy = true;
-		} else if (strcmp(a, "--capacity") == 0 && has) {
-			o.capacity = atoi(argv[++i]);
-			if (o.capacity < 1 || o.capacity > 64)
-				return usage_error("run: --capacity takes 1..64 messages");
-		} else if (strcmp(a, "--timeout") == 0 && has) {
-			o.timeout = atof(argv[++i]);
-			if (!(o.timeout > 0))
-				return usage_error("run: --timeout takes seconds");
-		} else if (strcmp(a, "--collective") == 0 && has) {
-			coll = argv[++i];
-		} else {
-			int bad = file_operand("run", a, &path);
-			if (bad)
-				return bad;
-		}
-	}
-	if (!path)
-		return missing_file("run");
+	const char *path = NULL;
+	RunArgs a = {.o = {.bytes = 1 << 20, .dtype = RD_FLOAT, .op = RO_SUM, .timeout = 2.0},
+	             .modes = 3};
+	int bad = cli_parse(&cli_run, argc, argv, &a, run_opt, &path);
+	if (bad)
+		return bad < 0 ? 0 : bad;
+	RunOpts o = a.o;
+	const char *coll = a.coll;
+	bool legacy = a.legacy, size_given = a.size_given;
+	int modes = a.modes;
 	size_t plen = strlen(path);
 	if (plen > 4 && strcmp(path + plen - 4, ".xml") == 0) {
 		size_t len;

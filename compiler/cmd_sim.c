@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "driver.h"
 #include "simbuild.h"
 #include "svgplot.h"
@@ -17,6 +18,7 @@ enum { MAX_SIZES = 64 };
 
 typedef struct SimArgs {
 	const char *path, *out, *plot, *plot_links, *collective;
+	const char *topology, *ranks; /* FILE.xml: where its ranks run */
 	double sizes[MAX_SIZES];
 	int nsize;
 	double link_size;
@@ -365,55 +367,91 @@ plot_links(const Runner *u, const SimArgs *a)
 }
 
 static int
+sim_opt(void *ctx, const char *name, const char *value)
+{
+	SimArgs *a = ctx;
+	if (strcmp(name, "sizes") == 0) {
+		if (parse_sizes(value, a) != 0)
+			return usage_error("sim: --sizes takes A..B (powers of two from A to B) or "
+			                   "a list A,B,C of sizes of at least 1 B, such as 64KiB");
+	} else if (strcmp(name, "size") == 0) {
+		if ((a->link_size = parse_size(value)) < 1 || a->link_size != floor(a->link_size))
+			return usage_error("sim: --size takes a whole number of bytes such as 1MiB");
+	} else if (strcmp(name, "mode") == 0) {
+		static const char *const modes[] = {"packet", "flow"};
+		int k = cli_choice("sim", name, value, modes, 2);
+		if (k < 0)
+			return 2;
+		a->opts.mode = k ? SIM_FLOW : SIM_PACKET;
+	} else if (strcmp(name, "sync") == 0) {
+		static const char *const syncs[] = {"rounds", "deps"};
+		int k = cli_choice("sim", name, value, syncs, 2);
+		if (k < 0)
+			return 2;
+		a->opts.sync = k ? SIM_DEPS : SIM_ROUNDS;
+	} else if (strcmp(name, "reduce-rate") == 0) {
+		if ((a->opts.reduce_rate = parse_rate(value)) <= 0)
+			return usage_error("sim: --reduce-rate takes a rate such as 100GBps or 800Gbps "
+			                   "(a bare number is bytes per second)");
+	} else if (strcmp(name, "collective") == 0) {
+		a->collective = value;
+	} else if (strcmp(name, "plot") == 0) {
+		a->plot = value;
+	} else if (strcmp(name, "plot-links") == 0) {
+		a->plot_links = value;
+	} else if (strcmp(name, "output") == 0) {
+		a->out = value;
+	} else if (strcmp(name, "csv") == 0) {
+		a->csv = true;
+	} else if (strcmp(name, "json") == 0) {
+		a->json = true;
+	} else if (strcmp(name, "topology") == 0) {
+		a->topology = value;
+	} else if (strcmp(name, "ranks") == 0) {
+		a->ranks = value;
+	}
+	return 0;
+}
+
+static const CliOpt sim_opts[] = {
+	{"sizes", 0, "A..B|A,B,..", "vector sizes: powers of two from A to B, or a list "
+	                            "(default 1MiB)"},
+	{"mode", 0, "M", "packet (default) or flow"},
+	{"sync", 0, "S", "rounds (default) or deps"},
+	{"reduce-rate", 0, "R", "bytes reduced per second at a receiver (100GBps, 800Gbps; "
+	                        "bare: B/s)"},
+	{"collective", 0, "NAME", "only the collective NAME"},
+	{"topology", 0, "T.coll", "FILE.xml: the .coll file whose topology runs the XML"},
+	{"ranks", 0, "LIST", "FILE.xml: the node of each XML rank (default 0..p-1)"},
+	{"csv", 0, NULL, "print CSV"},
+	{"json", 0, NULL, "print JSON (with per-round and per-link figures)"},
+	{"output", 'o', "OUT", "write the table, CSV or JSON to OUT"},
+	{"plot", 0, "G.svg", "plot busbw against size"},
+	{"plot-links", 0, "L.svg", "draw link utilization at --size (2D tori and meshes)"},
+	{"size", 0, "S", "the size --plot-links draws"},
+};
+
+static int cmd_sim(int argc, char **argv);
+
+const CliCommand cli_sim = {
+	"sim", "FILE.sim|FILE.coll|FILE.xml",
+	"simulate each collective on its links for every size: nccl-tests' time,\n"
+	"  algbw and busbw, busbw's ratio to the bound, energy",
+	"The columns are nccl-tests': size (bytes), count (elements of float), type, redop,\n"
+	"time(us), algbw = size / time and busbw = algbw x the collective's factor (GB/s);\n"
+	"bound is busbw over the topology's bound for the collective kind (docs/sim.md).\n",
+	sim_opts, countof(sim_opts), cmd_sim};
+
+static int
 parse_args(int argc, char **argv, SimArgs *a)
 {
 	a->sizes[0] = 1 << 20;
 	a->nsize = 1;
 	a->link_size = -1;
-	for (int i = 0; i < argc; i++) {
-		const char *s = argv[i];
-		bool has = i + 1 < argc;
-		if (strcmp(s, "--sizes") == 0 && has) {
-			if (parse_sizes(argv[++i], a) != 0)
-				return usage_error("sim: --sizes takes A..B (powers of two from A to B) or "
-				                   "a list A,B,C of sizes such as 64KiB");
-		} else if (strcmp(s, "--size") == 0 && has) {
-			if ((a->link_size = parse_size(argv[++i])) < 1)
-				return usage_error("sim: --size takes a size such as 1MiB");
-			a->link_size = floor(a->link_size);
-		} else if (strcmp(s, "--mode") == 0 && has) {
-			const char *m = argv[++i];
-			if (strcmp(m, "packet") && strcmp(m, "flow"))
-				return usage_error("sim: --mode is packet or flow");
-			a->opts.mode = m[0] == 'f' ? SIM_FLOW : SIM_PACKET;
-		} else if (strcmp(s, "--sync") == 0 && has) {
-			const char *m = argv[++i];
-			if (strcmp(m, "rounds") && strcmp(m, "deps"))
-				return usage_error("sim: --sync is rounds or deps");
-			a->opts.sync = m[0] == 'd' ? SIM_DEPS : SIM_ROUNDS;
-		} else if (strcmp(s, "--reduce-rate") == 0 && has) {
-			if ((a->opts.reduce_rate = parse_rate(argv[++i])) <= 0)
-				return usage_error("sim: --reduce-rate takes a rate such as 100GBps or 800Gbps");
-		} else if (strcmp(s, "--collective") == 0 && has) {
-			a->collective = argv[++i];
-		} else if (strcmp(s, "--plot") == 0 && has) {
-			a->plot = argv[++i];
-		} else if (strcmp(s, "--plot-links") == 0 && has) {
-			a->plot_links = argv[++i];
-		} else if (strcmp(s, "-o") == 0 && has) {
-			a->out = argv[++i];
-		} else if (strcmp(s, "--csv") == 0) {
-			a->csv = true;
-		} else if (strcmp(s, "--json") == 0) {
-			a->json = true;
-		} else {
-			int bad = file_operand("sim", s, &a->path);
-			if (bad)
-				return bad;
-		}
-	}
-	if (!a->path)
-		return missing_file("sim");
+	int bad = cli_parse(&cli_sim, argc, argv, a, sim_opt, &a->path);
+	if (bad)
+		return bad;
+
 	if (a->csv && a->json)
 		return usage_error("sim: %s", "--csv or --json, not both");
 	if (a->plot_links) {
@@ -428,13 +466,13 @@ parse_args(int argc, char **argv, SimArgs *a)
 	return 0;
 }
 
-int
+static int
 cmd_sim(int argc, char **argv)
 {
 	SimArgs a = {0};
 	int rc = parse_args(argc, argv, &a);
 	if (rc)
-		return rc;
+		return rc < 0 ? 0 : rc;
 	Runner u = {0};
 	u.prog = (Progress){.t0 = wall_seconds(), .tty = isatty(2)};
 	Input in = {0};

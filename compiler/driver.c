@@ -16,26 +16,14 @@ usage_error(const char *fmt, ...)
 	va_start(ap, fmt);
 	fprintf(stderr, "collc: ");
 	vfprintf(stderr, fmt, ap);
-	fprintf(stderr, "\nTry 'collc --help'.\n");
+	/* "CMD: ..." points at the command's own help */
+	const char *colon = strchr(fmt, ':');
+	if (colon && colon - fmt < 16 && !memchr(fmt, ' ', (size_t)(colon - fmt)) && fmt[0] != '%')
+		fprintf(stderr, "\nTry 'collc %.*s --help'.\n", (int)(colon - fmt), fmt);
+	else
+		fprintf(stderr, "\nTry 'collc --help'.\n");
 	va_end(ap);
 	return 2;
-}
-
-int
-file_operand(const char *command, const char *arg, const char **path)
-{
-	if (arg[0] == '-' && arg[1])
-		return usage_error("%s: unknown option '%s' (or it needs a value)", command, arg);
-	if (*path)
-		return usage_error("%s: one FILE, got also '%s'", command, arg);
-	*path = arg;
-	return 0;
-}
-
-int
-missing_file(const char *command)
-{
-	return usage_error("%s: missing FILE", command);
 }
 
 /* Reads, parses and checks; with `build`, lowers to the IR too (an IR

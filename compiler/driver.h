@@ -22,12 +22,6 @@ typedef struct Input {
 
 /* "collc: MESSAGE" and a hint on stderr; returns 2. */
 int usage_error(const char *fmt, ...) PRINTF_LIKE(1, 2);
-/* A command's argument that is not one of its options: the input file,
- * taken once into *path. 0, or the usage error's status for an unknown
- * option or a second file. */
-int file_operand(const char *command, const char *arg, const char **path);
-/* The usage error for a command given no FILE. */
-int missing_file(const char *command);
 /* Reads, parses and checks path; with `build` lowers it to the IR too (an
  * IR file is read instead), `auto` choosing for `size` bytes. 0 if clean. */
 int load(const char *path, Input *, bool build, double size);
@@ -44,11 +38,5 @@ void human_bytes(double bytes, char *buf, size_t len);
 void human_time(double seconds, char *buf, size_t len);
 /* Writes buf to out ("-" or NULL: stdout) whole; 1 after reporting. */
 int write_output(const char *out, const char *buf, size_t len);
-
-int cmd_check(int argc, char **argv);
-int cmd_build(int argc, char **argv);
-int cmd_fmt(int argc, char **argv);
-int cmd_run(int argc, char **argv);
-int cmd_sim(int argc, char **argv);
 
 #endif
