@@ -11,16 +11,46 @@
 #include "driver.h"
 #include "exec.h"
 #include "msccl.h"
+#include "perf.h"
+#include "refdata.h"
+#include "table.h"
+
+/* Rows as nccl-tests prints them (runtime/perf.h): size is the larger
+ * buffer in bytes (allreduce's vector, allgather's output), time in us,
+ * algbw and busbw in GB/s. */
+static void
+run_table(Table *t, const char *how)
+{
+	const char *const head[] = {"collective", "kind", "ranks", how, "size", "count",
+	                            "type", "redop", "time(us)", "algbw", "busbw", "check"};
+	table_init(t, countof(head), head, "llrlrrllrrrl");
+}
 
 static void
-report(const char *what, const char *mode, double bytes, double seconds)
+run_row(Table *t, const char *name, const char *kind, int p, const char *mode, double bytes,
+        const RunOpts *o, double seconds, const char *check)
 {
-	printf("%s%s: verified; %.3f ms, %.3f GB/s\n", what, mode, seconds * 1e3,
-	       seconds > 0 ? bytes / seconds / 1e9 : 0.0);
+	double algbw = seconds > 0 ? bytes / seconds / 1e9 : 0;
+	double factor = perf_busbw_factor(kind, p);
+	table_cell(t, "%s", name);
+	table_cell(t, "%s", kind);
+	table_cell(t, "%d", p);
+	table_cell(t, "%s", mode);
+	table_cell(t, "%.0f", bytes);
+	table_cell(t, "%.0f", bytes / (double)rdtype_size(o->dtype));
+	table_cell(t, "%s", rdtype_name(o->dtype));
+	table_cell(t, "%s", perf_redop(kind, rop_name(o->op)));
+	table_cell(t, "%.1f", seconds * 1e6);
+	table_cell(t, "%.3f", algbw);
+	if (factor > 0)
+		table_cell(t, "%.3f", algbw * factor);
+	else
+		table_cell(t, "-");
+	table_cell(t, "%s", check);
 }
 
 static int
-run_xml(const char *path, const char *text, size_t len, bool legacy, RunOpts *o, int modes,
+run_xml(Table *t, const char *text, size_t len, bool legacy, RunOpts *o, int modes,
         bool size_given)
 {
 	Arena a = {0};
@@ -36,6 +66,12 @@ run_xml(const char *path, const char *text, size_t len, bool legacy, RunOpts *o,
 			         (long long)p.min_bytes, (long long)p.max_bytes);
 			rc = 1;
 		} else {
+			if (b != o->bytes)
+				fprintf(stderr, "collc: run: note: %lld B is not a size this file runs (a whole "
+				        "number of %s per chunk, nchunksperloop=%d, inside its minBytes..maxBytes); "
+				        "running %lld B, the nearest that is (give --size to choose)\n",
+				        (long long)o->bytes, rdtype_name(o->dtype), p.nchunksperloop,
+				        (long long)b);
 			o->bytes = b;
 		}
 	}
@@ -49,15 +85,9 @@ run_xml(const char *path, const char *text, size_t len, bool legacy, RunOpts *o,
 			rc = 1;
 			break;
 		}
-		char what[256];
-		snprintf(what, sizeof what, "%s: %s, %d ranks, %lld bytes of %s, %s", path, p.coll_name,
-		         p.ngpus, (long long)o->bytes, rdtype_name(o->dtype), rop_name(o->op));
-		if (!res.checked)
-			printf("%s, %s: ran; coll=\"%s\" has no postcondition to check; %.3f ms\n", what,
-			       inplace ? "in-place" : "out-of-place", p.coll_name, res.seconds * 1e3);
-		else
-			report(what, inplace ? ", in-place" : ", out-of-place", (double)res.bytes,
-			       res.seconds);
+		run_row(t, p.name ? p.name : "(xml)", p.coll_name, p.ngpus, inplace ? "in-place" : "out-of-place",
+		        (double)res.bytes, o, res.seconds,
+		        res.checked ? "verified" : "ran (custom: no check)");
 	}
 	if (rc == 0 && !(((modes & 1) && p.inplace) || ((modes & 2) && p.outofplace))) {
 		error_at((Loc){p.line, 1}, "the file is not declared for the mode asked (inplace=%d "
@@ -166,13 +196,22 @@ cmd_run(int argc, char **argv)
 			return 1;
 		}
 		diag_source(path, text, len);
-		int rc = run_xml(path, text, len, legacy, &o, modes, size_given);
+		Table t;
+		run_table(&t, "mode");
+		int rc = run_xml(&t, text, len, legacy, &o, modes, size_given);
+		if (rc == 0) {
+			printf("# %s\n", path);
+			table_print(&t, stdout);
+		}
+		table_free(&t);
 		free(text);
 		return rc;
 	}
 	Input in = {0};
 	int rc = load(path, &in, true, (double)o.bytes);
 	int ran = 0;
+	Table t;
+	run_table(&t, "algorithm");
 	for (int i = 0; rc == 0 && i < in.prog.nsched; i++) {
 		const Sched *s = in.prog.sched[i];
 		if (coll && strcmp(coll, s->name) != 0)
@@ -187,17 +226,19 @@ cmd_run(int argc, char **argv)
 			rc = 1;
 			break;
 		}
-		char what[256];
-		snprintf(what, sizeof what, "%s: '%s' (%s, %s), %d ranks, %lld bytes of %s, %s", path,
-		         s->name, coll_kind_name[s->kind], s->algorithm, s->nrank, (long long)o.bytes,
-		         rdtype_name(o.dtype), rop_name(o.op));
-		report(what, "", (double)o.bytes, sec);
+		run_row(&t, s->name, coll_kind_name[s->kind], s->nrank, s->algorithm, (double)o.bytes,
+		        &o, sec, "verified");
 		ran++;
 	}
 	if (rc == 0 && coll && ran == 0) {
 		error_file("no schedule named '%s' is built from this file", coll);
 		rc = 1;
 	}
+	if (rc == 0) {
+		printf("# %s\n", path);
+		table_print(&t, stdout);
+	}
+	table_free(&t);
 	input_free(&in);
 	return rc;
 }

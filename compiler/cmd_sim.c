@@ -11,8 +11,10 @@
 
 #include "cli.h"
 #include "driver.h"
+#include "perf.h"
 #include "simbuild.h"
 #include "svgplot.h"
+#include "table.h"
 
 enum { MAX_SIZES = 64 };
 
@@ -207,36 +209,79 @@ run_net(Runner *u, const SimArgs *a, const SimNet *net)
 
 /* ---- output ---- */
 
+/* nccl-tests' figures of a row (runtime/perf.h); the simulator moves
+ * bytes, so count and type are those of float */
+typedef struct Figures {
+	double count, algbw, busbw, bound, ratio; /* GB/s for the bandwidths */
+	const char *redop;
+} Figures;
+
+static Figures
+figures(const Row *r)
+{
+	const SimColl *c = &r->net->coll[r->coll];
+	Figures f = {.count = floor(r->size / 4), .redop = perf_redop(r->kind, "sum")};
+	f.algbw = r->r.time_s > 0 ? r->size / r->r.time_s / 1e9 : 0;
+	f.busbw = f.algbw * perf_busbw_factor(r->kind, c->nrank);
+	f.bound = perf_bound_busbw(r->net, r->coll) / 1e9;
+	f.ratio = f.bound > 0 ? f.busbw / f.bound : 0;
+	return f;
+}
+
+static void
+human_energy(double j, char *buf, size_t len)
+{
+	if (j < 1e-3)
+		snprintf(buf, len, "%.3f uJ", j * 1e6);
+	else if (j < 1)
+		snprintf(buf, len, "%.3f mJ", j * 1e3);
+	else
+		snprintf(buf, len, "%.3f J", j);
+}
+
 static void
 print_table(const Runner *u, FILE *f)
 {
-	int w = 10;
-	for (int i = 0; i < u->nrow; i++)
-		if ((int)strlen(u->rows[i].name) > w)
-			w = (int)strlen(u->rows[i].name);
-	fprintf(f, "%-*s %-20s %10s %12s %14s %8s %12s\n", w, "collective", "algorithm", "size",
-	        "time", "goodput", "bound", "energy");
+	static const char *const head[] = {"collective", "algorithm", "size", "count", "type",
+	                                   "redop", "time(us)", "algbw", "busbw", "bound",
+	                                   "energy"};
+	Table t;
+	table_init(&t, countof(head), head, "llrrllrrrrr");
 	for (int i = 0; i < u->nrow; i++) {
 		const Row *r = &u->rows[i];
-		char sz[32], tm[32];
-		human_bytes(r->size, sz, sizeof sz);
-		human_time(r->r.time_s, tm, sizeof tm);
-		fprintf(f, "%-*s %-20s %10s %12s %9.2f Gb/s %7.1f%% %10.3g J\n", w, r->name,
-		        r->algorithm, sz, tm, r->r.goodput_bps / 1e9, r->r.bound_ratio * 100,
-		        r->r.energy_j);
+		Figures g = figures(r);
+		char en[32];
+		human_energy(r->r.energy_j, en, sizeof en);
+		table_cell(&t, "%s", r->name);
+		table_cell(&t, "%s", r->algorithm);
+		table_cell(&t, "%.0f", r->size);
+		table_cell(&t, "%.0f", g.count);
+		table_cell(&t, "float");
+		table_cell(&t, "%s", g.redop);
+		table_cell(&t, "%.2f", r->r.time_s * 1e6);
+		table_cell(&t, "%.2f", g.algbw);
+		table_cell(&t, "%.2f", g.busbw);
+		table_cell(&t, "%.1f%%", g.ratio * 100);
+		table_cell(&t, "%s", en);
 	}
+	table_print(&t, f);
+	table_free(&t);
+	fputs("(size in bytes; algbw, busbw in GB/s as nccl-tests computes them; bound: busbw "
+	      "over the\n busbw no schedule can pass on this topology for this kind, docs/sim.md)\n",
+	      f);
 }
 
 static void
 print_csv(const Runner *u, FILE *f)
 {
-	fprintf(f, "collective,kind,algorithm,size_bytes,time_s,goodput_bps,bound_bps,"
-	           "bound_ratio,energy_j\n");
+	fprintf(f, "collective,kind,algorithm,size,count,type,redop,time_us,algbw_GBps,busbw_GBps,"
+	           "bound_busbw_GBps,bound_ratio,energy_j,sp_goodput_Gbps\n");
 	for (int i = 0; i < u->nrow; i++) {
 		const Row *r = &u->rows[i];
-		fprintf(f, "%s,%s,%s,%.0f,%.12g,%.12g,%.12g,%.12g,%.12g\n", r->name, r->kind,
-		        r->algorithm, r->size, r->r.time_s, r->r.goodput_bps, r->r.bound_bps,
-		        r->r.bound_ratio, r->r.energy_j);
+		Figures g = figures(r);
+		fprintf(f, "%s,%s,%s,%.0f,%.0f,float,%s,%.12g,%.12g,%.12g,%.12g,%.12g,%.12g,%.12g\n",
+		        r->name, r->kind, r->algorithm, r->size, g.count, g.redop, r->r.time_s * 1e6,
+		        g.algbw, g.busbw, g.bound, g.ratio, r->r.energy_j, r->r.goodput_bps / 1e9);
 	}
 }
 
@@ -246,17 +291,19 @@ print_json(const Runner *u, FILE *f)
 	fputs("{\"results\": [", f);
 	for (int i = 0; i < u->nrow; i++) {
 		const Row *r = &u->rows[i];
+		Figures g = figures(r);
 		fprintf(f, "%s\n  {\"collective\": ", i ? "," : "");
 		json_string(f, r->name);
 		fputs(", \"kind\": ", f);
 		json_string(f, r->kind);
 		fputs(", \"algorithm\": ", f);
 		json_string(f, r->algorithm);
-		fprintf(f, ", \"size_bytes\": %.0f, \"time_s\": %.12g, \"goodput_bps\": %.12g, "
-		           "\"bound_bps\": %.12g, \"bound_ratio\": %.12g, \"energy_j\": %.12g, "
-		           "\"round_end_s\": [",
-		        r->size, r->r.time_s, r->r.goodput_bps, r->r.bound_bps, r->r.bound_ratio,
-		        r->r.energy_j);
+		fprintf(f, ", \"size\": %.0f, \"count\": %.0f, \"type\": \"float\", \"redop\": \"%s\", "
+		           "\"time_us\": %.12g, \"algbw_GBps\": %.12g, \"busbw_GBps\": %.12g, "
+		           "\"bound_busbw_GBps\": %.12g, \"bound_ratio\": %.12g, \"energy_j\": %.12g, "
+		           "\"sp_goodput_Gbps\": %.12g, \"round_end_s\": [",
+		        r->size, g.count, g.redop, r->r.time_s * 1e6, g.algbw, g.busbw, g.bound, g.ratio,
+		        r->r.energy_j, r->r.goodput_bps / 1e9);
 		for (int k = 0; k < r->r.nround; k++)
 			fprintf(f, "%s%.12g", k ? ", " : "", r->r.round_end[k]);
 		fputs("], \"link_bytes\": [", f);
@@ -287,7 +334,7 @@ write_mem(const char *path, void (*fn)(const Runner *, FILE *), const Runner *u)
 }
 
 static int
-plot_goodput(const Runner *u, const SimArgs *a)
+plot_busbw(const Runner *u, const SimArgs *a)
 {
 	/* one series per collective, in the order first met */
 	const char **names = arena_array((Arena *)&u->arena, (size_t)u->nrow + 1, sizeof *names);
@@ -315,9 +362,10 @@ plot_goodput(const Runner *u, const SimArgs *a)
 			k++;
 		while (a->sizes[j] != r->size)
 			j++;
-		y[(size_t)k * a->nsize + j] = r->r.goodput_bps;
-		if (r->r.bound_bps > bound)
-			bound = r->r.bound_bps;
+		Figures g = figures(r);
+		y[(size_t)k * a->nsize + j] = g.busbw;
+		if (g.bound > bound)
+			bound = g.bound;
 		/* auto names the pick per size; the legend keeps the collective */
 	}
 	char *buf = NULL;
@@ -325,7 +373,7 @@ plot_goodput(const Runner *u, const SimArgs *a)
 	FILE *mem = open_memstream(&buf, &len);
 	if (!mem)
 		die("open_memstream failed");
-	svg_goodput(mem, "goodput by message size", a->sizes, a->nsize, s, ns, bound);
+	svg_busbw(mem, "busbw (GB/s) by message size", a->sizes, a->nsize, s, ns, bound);
 	fclose(mem);
 	int rc = write_output(a->plot, buf, len);
 	free(buf), free(s), free(y);
@@ -535,7 +583,7 @@ cmd_sim(int argc, char **argv)
 	if (rc == 0)
 		rc = write_mem(a.out, a.json ? print_json : a.csv ? print_csv : print_table, &u);
 	if (rc == 0 && a.plot)
-		rc = plot_goodput(&u, &a);
+		rc = plot_busbw(&u, &a);
 	if (rc == 0 && a.plot_links)
 		rc = plot_links(&u, &a);
 	free(text);

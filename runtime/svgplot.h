@@ -13,9 +13,9 @@ typedef struct PlotSeries {
 	const double *y;    /* one value per x; negative: no point */
 } PlotSeries;
 
-/* Goodput (bits/s) against message size (bytes, log scale), one line per
+/* busbw (GB/s) against message size (bytes, log scale), one line per
  * series, with the bound as a dashed line (0: none). */
-void svg_goodput(FILE *, const char *title, const double *x, int nx, const PlotSeries *,
+void svg_busbw(FILE *, const char *title, const double *x, int nx, const PlotSeries *,
                  int ns, double bound);
 /* Link utilization (0..1 per link) drawn on a 2D torus or mesh; false when
  * the network is not one. */
