@@ -266,9 +266,9 @@ print_table(const Runner *u, FILE *f)
 	}
 	table_print(&t, f);
 	table_free(&t);
-	fputs("(size in bytes; algbw, busbw in GB/s as nccl-tests computes them; bound: busbw "
-	      "over the\n busbw no schedule can pass on this topology for this kind, docs/sim.md)\n",
-	      f);
+	fputs("size in bytes; algbw and busbw in GB/s as nccl-tests computes them; bound: busbw "
+	      "as a\nshare of the most any schedule of this kind reaches on this topology "
+	      "(docs/sim.md)\n", f);
 }
 
 static void
