@@ -189,12 +189,12 @@ cli_usage(const CliCommand *const *cmds, int n, FILE *f)
 	      "\n"
 	      "commands:\n", f);
 	for (int i = 0; i < n; i++)
-		fprintf(f, "  %-8s%-18s %s\n", cmds[i]->name, cmds[i]->operands, cmds[i]->summary);
-	fputs("  help     [COMMAND]          this text, or a command's options\n"
+		fprintf(f, "  %s %s\n      %s\n", cmds[i]->name, cmds[i]->operands, cmds[i]->summary);
+	fputs("  help [COMMAND]\n      this text, or a command's options\n"
 	      "\n"
 	      "options:\n"
-	      "  -h, --help                  this text\n"
-	      "  --version                   collc's version\n"
+	      "  -h, --help      this text\n"
+	      "  --version       collc's version\n"
 	      "\n"
 	      "'collc help COMMAND' or 'collc COMMAND --help' lists a command's options;\n"
 	      "options take their value as '--opt value' or '--opt=value'. FILE is a .coll\n"

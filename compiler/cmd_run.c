@@ -112,9 +112,10 @@ run_opt(void *ctx, const char *name, const char *value)
 	static const char *const dtypes[] = {"float", "double", "int32", "int64"};
 	static const char *const ops[] = {"sum", "prod", "max", "min"};
 	if (strcmp(name, "size") == 0) {
-		double v = parse_size(value);
+		double v = parse_bytes(value);
 		if (v < 1 || v > 1e12)
-			return usage_error("run: --size takes a size from 1 B to 1 TB, such as 1MiB");
+			return usage_error("run: --size takes a whole number of bytes up to 1 TB, such as "
+			                   "1MiB");
 		a->o.bytes = (int64_t)v;
 		a->size_given = true;
 	} else if (strcmp(name, "dtype") == 0) {
@@ -166,9 +167,9 @@ static int cmd_run(int argc, char **argv);
 
 const CliCommand cli_run = {
 	"run", "FILE.xml|FILE.coll",
-	"run an MSCCL algorithm file (or a .coll file's schedules) on CPU threads with\n"
-	"  real buffers, check the result, and print nccl-tests' columns",
-	"The columns are nccl-tests': size (bytes), count (elements), type, redop, time(us),\n"
+	"run MSCCL XML or a .coll file's schedules on CPU threads, check and time them",
+	"Every run is checked against a reference computed on the same data. The columns\n"
+	"are nccl-tests': size (bytes), count (elements), type, redop, time(us),\n"
 	"algbw = size / time and busbw = algbw x the collective's factor, in GB/s\n"
 	"(docs/cli.md).\n",
 	run_opts, countof(run_opts), cmd_run};

@@ -37,7 +37,7 @@ parse_sizes(const char *arg, SimArgs *a)
 	char *dots = strstr(buf, "..");
 	if (dots) {
 		*dots = 0;
-		double lo = parse_size(buf), hi = parse_size(dots + 2);
+		double lo = parse_bytes(buf), hi = parse_bytes(dots + 2);
 		if (lo < 1 || hi < lo)
 			return -1;
 		a->nsize = 0;
@@ -47,7 +47,7 @@ parse_sizes(const char *arg, SimArgs *a)
 	}
 	a->nsize = 0;
 	for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-		double s = parse_size(tok);
+		double s = parse_bytes(tok);
 		if (s < 1 || a->nsize == MAX_SIZES)
 			return -1;
 		a->sizes[a->nsize++] = floor(s);
@@ -55,9 +55,17 @@ parse_sizes(const char *arg, SimArgs *a)
 	return a->nsize ? 0 : -1;
 }
 
+/* A rate with a unit (100GBps, 800Gbps), or a bare number of bytes per
+ * second; in bytes per second, or -1. */
 static double
 parse_rate(const char *text)
 {
+	char *end;
+	double bare = strtod(text, &end);
+	while (*end == ' ')
+		end++;
+	if (end != text && !*end)
+		return bare > 0 && bare < 1e300 ? bare : -1;
 	double v = parse_quantity(text, Q_RATE);
 	return v > 0 ? v / 8 : -1; /* bits to bytes */
 }
@@ -421,9 +429,9 @@ sim_opt(void *ctx, const char *name, const char *value)
 	if (strcmp(name, "sizes") == 0) {
 		if (parse_sizes(value, a) != 0)
 			return usage_error("sim: --sizes takes A..B (powers of two from A to B) or "
-			                   "a list A,B,C of sizes of at least 1 B, such as 64KiB");
+			                   "a list A,B,C of whole numbers of bytes, such as 64KiB");
 	} else if (strcmp(name, "size") == 0) {
-		if ((a->link_size = parse_size(value)) < 1 || a->link_size != floor(a->link_size))
+		if ((a->link_size = parse_bytes(value)) < 1)
 			return usage_error("sim: --size takes a whole number of bytes such as 1MiB");
 	} else if (strcmp(name, "mode") == 0) {
 		static const char *const modes[] = {"packet", "flow"};
@@ -483,8 +491,7 @@ static int cmd_sim(int argc, char **argv);
 
 const CliCommand cli_sim = {
 	"sim", "FILE.sim|FILE.coll|FILE.xml",
-	"simulate each collective on its links for every size: nccl-tests' time,\n"
-	"  algbw and busbw, busbw's ratio to the bound, energy",
+	"simulate each collective on its links: time, algbw, busbw, bound, energy",
 	"The columns are nccl-tests': size (bytes), count (elements of float), type, redop,\n"
 	"time(us), algbw = size / time and busbw = algbw x the collective's factor (GB/s);\n"
 	"bound is busbw over the topology's bound for the collective kind (docs/sim.md).\n",

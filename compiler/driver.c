@@ -85,6 +85,13 @@ parse_size(const char *text)
 	return parse_quantity(text, Q_SIZE);
 }
 
+double
+parse_bytes(const char *text)
+{
+	double v = parse_quantity(text, Q_SIZE);
+	return v >= 1 && v == floor(v) ? v : -1;
+}
+
 void
 json_string(FILE *out, const char *s)
 {

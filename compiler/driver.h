@@ -28,6 +28,8 @@ int load(const char *path, Input *, bool build, double size);
 void input_free(Input *);
 /* "1MiB", "64 KiB", "1048576": bytes, or -1. */
 double parse_size(const char *);
+/* A size on the command line: a whole number of bytes, at least 1; or -1. */
+double parse_bytes(const char *);
 /* A number with an optional unit of the given kind, in the kind's base
  * unit (bytes, bits/s, seconds, joules); a plain number as is; -1 if bad. */
 double parse_quantity(const char *, QtyKind);

@@ -159,8 +159,8 @@ check_opt(void *ctx, const char *name, const char *value)
 	CheckArgs *a = ctx;
 	if (strcmp(name, "json") == 0)
 		a->json = true;
-	else if ((a->size = parse_size(value)) < 1)
-		return usage_error("check: --size takes a size of at least 1 B, such as 1MiB or 65536");
+	else if ((a->size = parse_bytes(value)) < 1)
+		return usage_error("check: --size takes a whole number of bytes, such as 1MiB or 65536");
 	return 0;
 }
 
@@ -231,8 +231,8 @@ build_opt(void *ctx, const char *name, const char *value)
 	} else if (strcmp(name, "with-main") == 0) {
 		opts->with_main = true;
 	} else if (strcmp(name, "size") == 0) {
-		if ((a->size = parse_size(value)) < 1)
-			return usage_error("build: --size takes a size of at least 1 B, such as 1MiB");
+		if ((a->size = parse_bytes(value)) < 1)
+			return usage_error("build: --size takes a whole number of bytes, such as 1MiB");
 	} else if (strcmp(name, "channels") == 0) {
 		if ((opts->channels = parse_count(value, 1, 32)) < 0)
 			return usage_error("build: --channels takes 1..32");
@@ -248,7 +248,7 @@ build_opt(void *ctx, const char *name, const char *value)
 	} else if (strcmp(name, "legacy") == 0) {
 		opts->legacy = true;
 	} else if (strcmp(name, "min-bytes") == 0 || strcmp(name, "max-bytes") == 0) {
-		double v = parse_size(value);
+		double v = parse_bytes(value);
 		if (v < 1 || v > 1e15)
 			return usage_error("build: --%s takes a size such as 64KiB or 65536", name);
 		*(name[1] == 'i' ? &opts->min_bytes : &opts->max_bytes) = (int64_t)v;
@@ -382,10 +382,10 @@ cmd_fmt(int argc, char **argv)
 
 const CliCommand cli_check = {
 	"check", "FILE",
-	"parse and check FILE (a .coll file or a schedule written by 'build --target ir'), "
-	"build and\n  verify every schedule, and print each one's rounds, volume, psi, theta, "
-	"omega and\n  model time",
-	NULL, check_opts, countof(check_opts), cmd_check};
+	"check FILE, build and verify every schedule, print its rounds, volume and model time",
+	"FILE is a .coll file or a schedule written by 'build --target ir'. The table gives\n"
+	"each schedule's ranks, chunks, rounds, messages, volume, psi, theta, omega, group\n"
+	"order, link orbits and model time for a vector of --size bytes (docs/cli.md).\n", check_opts, countof(check_opts), cmd_check};
 const CliCommand cli_build = {
 	"build", "FILE", "build and verify the schedules, then write them for a target",
 	"targets:\n"
@@ -396,7 +396,7 @@ const CliCommand cli_build = {
 	"  sim     the simulator's input (docs/sim.md)\n"
 	"  chakra  Chakra execution traces and ASTRA-sim configs (docs/astra-sim.md)\n",
 	build_opts, countof(build_opts), cmd_build};
-const CliCommand cli_fmt = {"fmt", "FILE", "print FILE in canonical form", NULL, fmt_opts,
+const CliCommand cli_fmt = {"fmt", "FILE", "print FILE in canonical form (docs/language.md)", NULL, fmt_opts,
                             countof(fmt_opts), cmd_fmt};
 
 /* Every command: one entry each (its options and help live beside it). */

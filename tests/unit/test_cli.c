@@ -2,6 +2,7 @@
  * test_cli.c: the collc binary as a user runs it: exit statuses, where
  * messages go, and that no output file appears for an input with an error.
  */
+#include <glob.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -284,10 +285,38 @@ test_sim(void)
 	free(out), free(err);
 }
 
+/* tests/golden/cli/NAME.args is a command line; NAME.out what collc prints
+ * (stdout, then stderr) and its exit status. */
+static void
+test_cli_golden(void)
+{
+	glob_t g;
+	CU_ASSERT_EQUAL_FATAL(glob("tests/golden/cli/*.args", 0, NULL, &g), 0);
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		char *args = slurp(g.gl_pathv[i], NULL);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(args);
+		args[strcspn(args, "\n")] = 0;
+		char *out, *err;
+		int st = collc(args, &out, &err);
+		size_t n = strlen(out) + strlen(err) + 32;
+		char *got = malloc(n);
+		snprintf(got, n, "%s%sexit %d\n", out, err, st);
+		char want_path[512];
+		snprintf(want_path, sizeof want_path, "%.*s.out",
+		         (int)(strlen(g.gl_pathv[i]) - strlen(".args")), g.gl_pathv[i]);
+		char *want = slurp(want_path, NULL);
+		assert_named(want && strcmp(want, got) == 0, __LINE__, __FILE__,
+		             "collc %s: expected\n%s\ngot\n%s", args, want ? want : "(missing)", got);
+		free(want), free(got), free(out), free(err), free(args);
+	}
+	globfree(&g);
+}
+
 CU_TestInfo cli_tests[] = {
 	{"sim: closed form through CSV, .sim and JSON; plots; errors write nothing", test_sim},
 	{"write errors, symbolic links, modes", test_write_errors_and_links},
 	{"help, version, usage errors", test_help_and_version},
+	{"golden command lines: --opt=value, help, suggestions", test_cli_golden},
 	{"check: summary, diagnostics, exit status", test_check},
 	{"missing file, directory, stdin", test_unreadable_inputs},
 	{"fmt -o writes whole files, nothing on error", test_fmt_output_file},
