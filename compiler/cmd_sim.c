@@ -13,6 +13,7 @@
 #include "driver.h"
 #include "perf.h"
 #include "simbuild.h"
+#include "simxml.h"
 #include "svgplot.h"
 #include "table.h"
 
@@ -21,6 +22,7 @@ enum { MAX_SIZES = 64 };
 typedef struct SimArgs {
 	const char *path, *out, *plot, *plot_links, *collective;
 	const char *topology, *ranks; /* FILE.xml: where its ranks run */
+	bool legacy;                  /* FILE.xml: the microsoft/msccl dialect */
 	double sizes[MAX_SIZES];
 	int nsize;
 	double link_size;
@@ -465,6 +467,8 @@ sim_opt(void *ctx, const char *name, const char *value)
 		a->topology = value;
 	} else if (strcmp(name, "ranks") == 0) {
 		a->ranks = value;
+	} else if (strcmp(name, "legacy") == 0) {
+		a->legacy = true;
 	}
 	return 0;
 }
@@ -479,6 +483,7 @@ static const CliOpt sim_opts[] = {
 	{"collective", 0, "NAME", "only the collective NAME"},
 	{"topology", 0, "T.coll", "FILE.xml: the .coll file whose topology runs the XML"},
 	{"ranks", 0, "LIST", "FILE.xml: the node of each XML rank (default 0..p-1)"},
+	{"legacy", 0, NULL, "FILE.xml: read the older microsoft/msccl dialect"},
 	{"csv", 0, NULL, "print CSV"},
 	{"json", 0, NULL, "print JSON (with per-round and per-link figures)"},
 	{"output", 'o', "OUT", "write the table, CSV or JSON to OUT"},
@@ -496,6 +501,95 @@ const CliCommand cli_sim = {
 	"time(us), algbw = size / time and busbw = algbw x the collective's factor (GB/s);\n"
 	"bound is busbw over the topology's bound for the collective kind (docs/sim.md).\n",
 	sim_opts, countof(sim_opts), cmd_sim};
+
+/* "0..7", "7..0", "0,2,4..6": the node of each XML rank, or -1. */
+static int
+parse_ranks(const char *text, int *node, int max)
+{
+	int n = 0;
+	const char *s = text;
+	while (*s) {
+		char *end;
+		long lo = strtol(s, &end, 10), hi = lo;
+		if (end == s || lo < 0 || lo > 1 << 20)
+			return -1;
+		s = end;
+		if (strncmp(s, "..", 2) == 0) {
+			hi = strtol(s + 2, &end, 10);
+			if (end == s + 2 || hi < 0 || hi > 1 << 20)
+				return -1;
+			s = end;
+		}
+		for (long v = lo;; v += hi >= lo ? 1 : -1) {
+			if (n == max)
+				return -1;
+			node[n++] = (int)v;
+			if (v == hi)
+				break;
+		}
+		if (*s == ',')
+			s++;
+		else if (*s)
+			return -1;
+	}
+	return n;
+}
+
+/* FILE.xml on the first topology of --topology T.coll, rank r on node
+ * --ranks[r] (default: the r-th node that is not a switch). */
+static int
+run_xml(Runner *u, const SimArgs *a, const char *text, size_t len)
+{
+	if (!a->topology)
+		return usage_error("sim: an MSCCL XML file needs --topology T.coll (the network it "
+		                   "runs on)") != 0;
+	Input in = {0};
+	int rc = load(a->topology, &in, true, a->sizes[0]);
+	if (rc == 0 && in.prog.ntopo == 0) {
+		error_file("%s declares no topology", a->topology);
+		rc = 1;
+	}
+	const Topo *t = rc == 0 ? in.prog.topo[0] : NULL;
+	MProg p;
+	if (rc == 0) {
+		diag_source(a->path, text, len);
+		rc = msccl_read(&u->arena, text, len, a->legacy, &p) != 0;
+	}
+	int *node = rc == 0 ? arena_array(&u->arena, (size_t)p.ngpus + 1, sizeof *node) : NULL;
+	if (rc == 0 && a->ranks) {
+		int n = parse_ranks(a->ranks, node, p.ngpus + 1);
+		if (n != p.ngpus) {
+			error_file("--ranks '%s': give the node of each of the file's %d ranks (such as "
+			           "0..%d or %d..0)", a->ranks, p.ngpus, p.ngpus - 1, p.ngpus - 1);
+			rc = 1;
+		}
+		for (int r = 0; rc == 0 && r < p.ngpus; r++)
+			if (node[r] >= t->nnode || (t->is_switch && t->is_switch[node[r]])) {
+				error_file("--ranks: node %d is not a rank of %s (it has %d)", node[r],
+				           t->name, t->nrank);
+				rc = 1;
+			}
+	} else if (rc == 0) {
+		int r = 0;
+		for (int v = 0; v < t->nnode && r < p.ngpus; v++)
+			if (!t->is_switch || !t->is_switch[v])
+				node[r++] = v;
+		if (r < p.ngpus) {
+			error_file("the file has %d ranks and %s only %d", p.ngpus, t->name, t->nrank);
+			rc = 1;
+		}
+	}
+	SimNet *net = NEW(&u->arena, SimNet);
+	if (rc == 0)
+		rc = sim_from_msccl(&u->arena, &p, t, node, net) != 0;
+	if (rc == 0) {
+		SimArgs b = *a;
+		b.opts.sync = SIM_DEPS; /* an XML program is ordered by its dependencies */
+		rc = run_net(u, &b, net) != 0;
+	}
+	input_free(&in);
+	return rc;
+}
 
 static int
 parse_args(int argc, char **argv, SimArgs *a)
@@ -538,7 +632,16 @@ cmd_sim(int argc, char **argv)
 		fprintf(stderr, "collc: error: %s\n", err);
 		return 1;
 	}
-	if (sim_is_text(text, len)) {
+	size_t plen = strlen(a.path);
+	bool xml = plen > 4 && strcmp(a.path + plen - 4, ".xml") == 0;
+	if ((a.topology || a.ranks || a.legacy) && !xml) {
+		free(text);
+		return usage_error("sim: --topology, --ranks and --legacy are for MSCCL XML files; "
+		                   "'%s' is not one", a.path);
+	}
+	if (xml) {
+		rc = run_xml(&u, &a, text, len);
+	} else if (sim_is_text(text, len)) {
 		diag_source(strcmp(a.path, "-") ? a.path : "<stdin>", text, len);
 		SimNet *net = NEW(&u.arena, SimNet);
 		rc = sim_read(&u.arena, text, len, net) != 0 || nerrors() > 0;
