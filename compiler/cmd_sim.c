@@ -204,6 +204,11 @@ run_auto(Runner *u, const SimArgs *a, const Sched *s)
 static int
 run_net(Runner *u, const SimArgs *a, const SimNet *net)
 {
+	/* before any simulation: a plot that cannot be drawn fails now */
+	if (a->plot_links && !svg_links_draws(net)) {
+		error_file("--plot-links draws 2D tori and meshes; this network is a %s", net->topo);
+		return -1;
+	}
 	for (int c = 0; c < net->ncoll; c++) {
 		if (a->collective && strcmp(net->coll[c].name, a->collective) != 0)
 			continue;

@@ -152,11 +152,16 @@ heat(double u, char *buf, size_t len)
 	snprintf(buf, len, "#%02x%02x%02x", c[0], c[1], c[2]);
 }
 
+bool
+svg_links_draws(const SimNet *n)
+{
+	return n->ndim == 2 && (strcmp(n->topo, "torus") == 0 || strcmp(n->topo, "mesh") == 0);
+}
+
 int
 svg_links(FILE *f, const SimNet *n, const double *util, const char *title)
 {
-	bool torus = strcmp(n->topo, "torus") == 0;
-	if (n->ndim != 2 || !(torus || strcmp(n->topo, "mesh") == 0))
+	if (!svg_links_draws(n))
 		return 0;
 	int rows = n->size[0], cols = n->size[1];
 	double sp = rows > cols ? 560.0 / rows : 560.0 / cols;
