@@ -5,7 +5,8 @@
 #   make bench      time and peak memory of the large cases, against their targets
 #   make demo       install dependencies, build, compile a bundled example
 #   make deps       install the Debian packages collc needs (as root), or print the line
-#   make install PREFIX=/usr/local
+#   make install PREFIX=/usr/local   collc, its man page, docs, examples, bash
+#                   completion and Vim syntax; make uninstall PREFIX=... removes them
 #   make clean
 
 CC     ?= cc
@@ -119,14 +120,43 @@ deps-check:
 	missing=$$(for p in flex bison libcunit1-dev libxml2-dev openmpi-bin libopenmpi-dev protobuf-c-compiler libprotobuf-c-dev man-db; do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then echo "missing:$$(echo ' '$$missing); run 'make deps' (as root)"; exit 1; fi
 
-install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/collc/examples
+# what `make install` puts where (uninstall removes exactly these)
+DOCDIR   = $(PREFIX)/share/doc/collc
+EXDIR    = $(PREFIX)/share/collc/examples
+MANDIR   = $(PREFIX)/share/man/man1
+COMPDIR  = $(PREFIX)/share/bash-completion/completions
+VIMDIR   = $(PREFIX)/share/vim/vimfiles
+DOCS     = README.md $(wildcard docs/*.md)
+
+install: all install-files
+
+# install-files copies an already built $(COLLC) (the tests install this way)
+install-files:
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(EXDIR) $(DESTDIR)$(DOCDIR) \
+		$(DESTDIR)$(MANDIR) $(DESTDIR)$(COMPDIR) $(DESTDIR)$(VIMDIR)/syntax \
+		$(DESTDIR)$(VIMDIR)/ftdetect
 	install -m 755 $(COLLC) $(DESTDIR)$(PREFIX)/bin/collc
-	install -m 644 examples/*.coll $(DESTDIR)$(PREFIX)/share/collc/examples
+	install -m 644 examples/*.coll $(DESTDIR)$(EXDIR)
+	install -m 644 $(DOCS) $(DESTDIR)$(DOCDIR)
+	install -m 644 docs/collc.1 $(DESTDIR)$(MANDIR)/collc.1
+	install -m 644 contrib/collc.bash $(DESTDIR)$(COMPDIR)/collc
+	install -m 644 contrib/vim/syntax/coll.vim $(DESTDIR)$(VIMDIR)/syntax/coll.vim
+	install -m 644 contrib/vim/ftdetect/coll.vim $(DESTDIR)$(VIMDIR)/ftdetect/coll.vim
+
+# removes what install wrote, then the directories it made that are now empty
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/collc $(DESTDIR)$(MANDIR)/collc.1 $(DESTDIR)$(COMPDIR)/collc \
+		$(DESTDIR)$(VIMDIR)/syntax/coll.vim $(DESTDIR)$(VIMDIR)/ftdetect/coll.vim \
+		$(addprefix $(DESTDIR)$(EXDIR)/,$(notdir $(wildcard examples/*.coll))) \
+		$(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOCS)))
+	-rmdir $(DESTDIR)$(EXDIR) $(DESTDIR)$(PREFIX)/share/collc $(DESTDIR)$(DOCDIR) 2>/dev/null
+	-for d in $(VIMDIR)/syntax $(VIMDIR)/ftdetect $(VIMDIR) $(PREFIX)/share/vim $(COMPDIR) \
+		$(PREFIX)/share/bash-completion $(MANDIR) $(PREFIX)/share/man $(PREFIX)/share/doc \
+		$(PREFIX)/share $(PREFIX)/bin; do rmdir $(DESTDIR)$$d 2>/dev/null; done; true
 
 clean:
 	rm -rf build bin
 
-.PHONY: all test bench demo deps deps-check install clean
+.PHONY: all test bench demo deps deps-check install install-files uninstall clean
 .SECONDARY:
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

@@ -312,11 +312,75 @@ test_cli_golden(void)
 	globfree(&g);
 }
 
+/* the man page renders, names every command and option collc's help lists;
+ * install to a temporary PREFIX, then uninstall, leaves no file */
+static void
+test_man_install(void)
+{
+	char cmd[1024];
+	snprintf(cmd, sizeof cmd, "MANWIDTH=80 man -l docs/collc.1 2>&1 >%s/man.txt", tmpdir);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+	snprintf(cmd, sizeof cmd, "%s/man.txt", tmpdir);
+	char *man = slurp(cmd, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(man);
+	CU_ASSERT_PTR_NOT_NULL(strstr(man, "collc - a schedule compiler for collective communication"));
+	char *src = slurp("docs/collc.1", NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(src);
+	static const char *const cmds[] = {"check", "build", "fmt", "run", "sim"};
+	for (size_t c = 0; c < countof(cmds); c++) {
+		char args[64], *out, *err;
+		snprintf(args, sizeof args, "help %s", cmds[c]);
+		CU_ASSERT_EQUAL(collc(args, &out, &err), 0);
+		for (const char *p = strstr(out, "  --"); p; p = strstr(p + 1, "  --")) {
+			char opt[64], roff[80];
+			if (sscanf(p + 4, "%63[a-z-]", opt) != 1)
+				continue;
+			size_t k = 0;
+			for (const char *q = opt; *q && k + 3 < sizeof roff; q++) {
+				if (*q == '-')
+					roff[k++] = '\\';
+				roff[k++] = *q;
+			}
+			roff[k] = 0;
+			assert_named(strstr(src, roff) != NULL, __LINE__, __FILE__,
+			             "collc.1 does not name %s's --%s", cmds[c], opt);
+		}
+		free(out), free(err);
+	}
+	free(src), free(man);
+	snprintf(cmd, sizeof cmd, "make -s install-files uninstall PREFIX=%s/prefix COLLC=%s "
+	         ">%s/make.txt 2>&1 && test -x %s/prefix/bin/collc", tmpdir, COLLC_BIN, tmpdir,
+	         tmpdir);
+	CU_ASSERT_NOT_EQUAL(system(cmd), 0); /* uninstalled: no collc left */
+	snprintf(cmd, sizeof cmd, "make -s install-files PREFIX=%s/prefix COLLC=%s >%s/make.txt 2>&1 "
+	         "&& MANWIDTH=80 man -l %s/prefix/share/man/man1/collc.1 | grep -q 'EXIT STATUS' "
+	         "&& %s/prefix/bin/collc check %s/prefix/share/collc/examples/ring-classic.coll "
+	         ">/dev/null && test -f %s/prefix/share/doc/collc/sim.md", tmpdir, COLLC_BIN, tmpdir,
+	         tmpdir, tmpdir, tmpdir, tmpdir);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+	/* bash completion: commands, and a command's options from its help */
+	snprintf(cmd, sizeof cmd, "PATH=%s/prefix/bin:$PATH bash -c '. contrib/collc.bash; "
+	         "COMP_WORDS=(collc si); COMP_CWORD=1; _collc; echo ${COMPREPLY[*]}; "
+	         "COMP_WORDS=(collc sim --siz); COMP_CWORD=2; _collc; echo ${COMPREPLY[*]}' >%s/comp.txt",
+	         tmpdir, tmpdir);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+	snprintf(cmd, sizeof cmd, "%s/comp.txt", tmpdir);
+	char *comp = slurp(cmd, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(comp);
+	CU_ASSERT_STRING_EQUAL(comp, "sim\n--size --sizes\n");
+	free(comp);
+	snprintf(cmd, sizeof cmd, "make -s uninstall PREFIX=%s/prefix >%s/make.txt 2>&1 && "
+	         "test -z \"$(find %s/prefix -mindepth 1)\"", tmpdir, tmpdir, tmpdir);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+}
+
 CU_TestInfo cli_tests[] = {
 	{"sim: closed form through CSV, .sim and JSON; plots; errors write nothing", test_sim},
 	{"write errors, symbolic links, modes", test_write_errors_and_links},
 	{"help, version, usage errors", test_help_and_version},
 	{"golden command lines: --opt=value, help, suggestions", test_cli_golden},
+	{"man page renders and names every option; install then uninstall leaves nothing",
+	 test_man_install},
 	{"check: summary, diagnostics, exit status", test_check},
 	{"missing file, directory, stdin", test_unreadable_inputs},
 	{"fmt -o writes whole files, nothing on error", test_fmt_output_file},
