@@ -29,6 +29,7 @@ main(int argc, char **argv)
 		{.pName = "msccl", .pTests = msccl_tests},
 		{.pName = "chakra", .pTests = chakra_tests},
 		{.pName = "perf", .pTests = perf_tests},
+		{.pName = "docs", .pTests = docs_tests},
 		{.pName = "robust", .pTests = robust_tests},
 		{.pName = "mpi", .pTests = mpi_tests, .pInitFunc = mpi_setup, .pCleanupFunc = mpi_teardown},
 		{.pName = "cli", .pTests = cli_tests, .pInitFunc = cli_setup, .pCleanupFunc = cli_teardown},
