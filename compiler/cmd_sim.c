@@ -75,19 +75,29 @@ parse_rate(const char *text)
 /* ---- progress on a terminal ---- */
 
 typedef struct Progress {
-	double t0;
+	double t0;         /* the command's start: quiet for its first second */
+	double t_run;      /* this run's start, for the estimate */
 	bool shown, tty;
 	const char *what;
 	char size[32];
+	int k, n;          /* size k of n */
 } Progress;
 
 static void
 on_progress(void *ctx, double done)
 {
 	Progress *p = ctx;
-	if (!p->tty || wall_seconds() - p->t0 < 1)
+	double now = wall_seconds();
+	if (!p->tty || now - p->t0 < 1)
 		return;
-	fprintf(stderr, "\rsim: %s, %s: %3.0f%%", p->what, p->size, done * 100);
+	char left[48] = "";
+	if (done > 0.01 && done < 1) {
+		char t[32];
+		human_time((now - p->t_run) * (1 - done) / done, t, sizeof t);
+		snprintf(left, sizeof left, ", about %s left", t);
+	}
+	fprintf(stderr, "\r\033[Ksim: %s, %s (size %d/%d): %3.0f%%%s", p->what, p->size, p->k,
+	        p->n, done * 100, left);
 	p->shown = true;
 }
 
@@ -116,6 +126,11 @@ simulate(Runner *u, const SimArgs *a, const SimNet *net, int c, double size, con
 	char err[256];
 	u->prog.what = net->coll[c].name;
 	human_bytes(size, u->prog.size, sizeof u->prog.size);
+	u->prog.t_run = wall_seconds();
+	u->prog.n = a->nsize;
+	for (int k = 0; k < a->nsize; k++)
+		if (a->sizes[k] == size)
+			u->prog.k = k + 1;
 	SimOpts o = a->opts;
 	o.progress = on_progress;
 	o.progress_ctx = &u->prog;
