@@ -5,6 +5,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "driver.h"
@@ -179,6 +180,10 @@ cmd_check(int argc, char **argv)
 		return bad < 0 ? 0 : bad;
 	double size = a.size;
 	bool json = a.json;
+	/* large files take seconds: on a terminal, say what is being done */
+	bool tty = isatty(2);
+	if (tty)
+		fprintf(stderr, "check: building %s ...", path);
 	Input in = {0};
 	int rc = load(path, &in, true, size);
 	Row *rows = NULL;
@@ -187,11 +192,16 @@ cmd_check(int argc, char **argv)
 		rows = make_rows(&in, &n);
 		for (int i = 0; i < n; i++)
 			if (rows[i].s) {
+				if (tty)
+					fprintf(stderr, "\r\033[Kcheck: verifying '%s' (%d of %d) ...",
+					        rows[i].name, i + 1, n);
 				if (verify(rows[i].s) != 0)
 					rc = 1;
 				metrics(rows[i].s, size, &rows[i].m);
 			}
 	}
+	if (tty)
+		fputs("\r\033[K", stderr);
 	if (rc == 0) {
 		const char *shown = in.is_ir ? (strcmp(path, "-") ? path : "<stdin>") : in.file->path;
 		if (json)
