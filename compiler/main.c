@@ -183,7 +183,7 @@ cmd_check(int argc, char **argv)
 	/* large files take seconds: on a terminal, say what is being done */
 	bool tty = isatty(2);
 	if (tty)
-		fprintf(stderr, "check: building %s ...", path);
+		fprintf(stderr, "check: building %s ...\r", path); /* diagnostics overwrite it */
 	Input in = {0};
 	int rc = load(path, &in, true, size);
 	Row *rows = NULL;
@@ -193,7 +193,7 @@ cmd_check(int argc, char **argv)
 		for (int i = 0; i < n; i++)
 			if (rows[i].s) {
 				if (tty)
-					fprintf(stderr, "\r\033[Kcheck: verifying '%s' (%d of %d) ...",
+					fprintf(stderr, "\033[Kcheck: verifying '%s' (%d of %d) ...\r",
 					        rows[i].name, i + 1, n);
 				if (verify(rows[i].s) != 0)
 					rc = 1;
@@ -201,7 +201,7 @@ cmd_check(int argc, char **argv)
 			}
 	}
 	if (tty)
-		fputs("\r\033[K", stderr);
+		fputs("\033[K", stderr);
 	if (rc == 0) {
 		const char *shown = in.is_ir ? (strcmp(path, "-") ? path : "<stdin>") : in.file->path;
 		if (json)
