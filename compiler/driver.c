@@ -132,6 +132,18 @@ human_bytes(double b, char *buf, size_t len)
 }
 
 void
+human_bytes_fixed(double b, char *buf, size_t len)
+{
+	static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+	int k = 0;
+	while (b >= 1024 && k < 4) {
+		b /= 1024;
+		k++;
+	}
+	snprintf(buf, len, k ? "%.2f %s" : "%.0f %s", b, unit[k]);
+}
+
+void
 human_time(double t, char *buf, size_t len)
 {
 	if (t < 1e-6)

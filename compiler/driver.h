@@ -38,6 +38,8 @@ void json_string(FILE *, const char *s);
 /* "64 KiB", "1.50 MiB"; "16.722 us" */
 void human_bytes(double bytes, char *buf, size_t len);
 void human_time(double seconds, char *buf, size_t len);
+/* "64.00 KiB", "1.50 MiB": two decimals above bytes, for table columns */
+void human_bytes_fixed(double bytes, char *buf, size_t len);
 /* Writes buf to out ("-" or NULL: stdout) whole; 1 after reporting. */
 int write_output(const char *out, const char *buf, size_t len);
 

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "driver.h"
+#include "table.h"
 
 #ifndef COLLC_VERSION
 #define COLLC_VERSION "0.1.0"
@@ -76,31 +77,41 @@ print_table(const char *path, const Row *rows, int n, double size, FILE *out)
 	        n == 1 ? "" : "s", built, sz);
 	if (n == 0)
 		return;
-	int w = 10;
-	for (int i = 0; i < n; i++)
-		if ((int)strlen(rows[i].name) > w)
-			w = (int)strlen(rows[i].name);
-	fprintf(out, "%-*s %-14s %-18s %6s %7s %6s %9s %12s %6s %6s %6s %6s %6s %12s\n", w,
-	        "collective", "kind", "algorithm", "ranks", "chunks", "rounds", "messages", "volume",
-	        "psi", "theta", "omega", "group", "orbits", "model time");
+	static const char *const head[] = {"collective", "kind", "algorithm", "ranks", "chunks",
+	                                   "rounds", "messages", "volume", "psi", "theta",
+	                                   "omega", "group", "orbits", "model time"};
+	Table tab;
+	table_init(&tab, countof(head), head, "lllrrrrrrrrrrr");
 	for (int i = 0; i < n; i++) {
 		const Row *r = &rows[i];
-		fprintf(out, "%-*s %-14s %-18s ", w, r->name, r->kind, r->algorithm);
+		table_cell(&tab, "%s", r->name);
+		table_cell(&tab, "%s", r->kind);
+		table_cell(&tab, "%s", r->algorithm);
 		if (!r->s) {
-			fprintf(out, "(no generator for this algorithm in this version)\n");
+			table_note(&tab, "(no generator for this algorithm in this version)");
 			continue;
 		}
 		char vol[32], tm[32], grp[16] = "-", orb[16] = "-";
-		human_bytes(r->m.volume, vol, sizeof vol);
+		human_bytes_fixed(r->m.volume, vol, sizeof vol);
 		human_time(r->m.model_time, tm, sizeof tm);
 		if (r->s->group) {
 			snprintf(grp, sizeof grp, "%d", r->s->group->order);
 			snprintf(orb, sizeof orb, "%d", r->s->group->nlink_orbits);
 		}
-		fprintf(out, "%6d %7d %6d %9ld %12s %6.3f %6.3f %6.3f %6s %6s %12s\n", r->s->nrank,
-		        r->s->nchunk, r->m.rounds, r->m.messages, vol, r->m.psi, r->m.theta, r->m.omega,
-		        grp, orb, tm);
+		table_cell(&tab, "%d", r->s->nrank);
+		table_cell(&tab, "%d", r->s->nchunk);
+		table_cell(&tab, "%d", r->m.rounds);
+		table_cell(&tab, "%ld", r->m.messages);
+		table_cell(&tab, "%s", vol);
+		table_cell(&tab, "%.3f", r->m.psi);
+		table_cell(&tab, "%.3f", r->m.theta);
+		table_cell(&tab, "%.3f", r->m.omega);
+		table_cell(&tab, "%s", grp);
+		table_cell(&tab, "%s", orb);
+		table_cell(&tab, "%s", tm);
 	}
+	table_print(&tab, out);
+	table_free(&tab);
 	/* what the symmetric schedules stand on: their base trees */
 	for (int i = 0; i < n; i++) {
 		const Sched *s = rows[i].s;
