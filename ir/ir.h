@@ -307,6 +307,8 @@ typedef struct AlgCtx {
 	int segments;         /* chain(segments S); 0 = default */
 	int chunks;           /* `chunks N`; 0 = auto */
 	int root;             /* broadcast, reduce: communicator rank */
+	const char *dim_alg[MAX_DIMS]; /* hierarchical(A, B, ...): per dimension */
+	int ndim_alg;
 } AlgCtx;
 
 /* Builds the named algorithm's schedule; NULL after a located error that

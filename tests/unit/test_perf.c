@@ -202,11 +202,30 @@ test_foreign_xml(void)
 	free(out);
 }
 
+/* hierarchical(ring, ring) on torus(4, 4) simulated: 12 steps of 1 us + 400
+ * ns; dimension 0's steps carry N/4, dimension 1's N/16, one link each */
+static void
+test_hierarchical_sim(void)
+{
+	char *out = run_collc("sim --sizes 1MiB --csv",
+	                      "network { link_bandwidth = 400 Gbps; link_latency = 100 ns; "
+	                      "router_latency = 300 ns; step_overhead = 1 us; }\n"
+	                      "topology T = torus(4, 4);\n"
+	                      "collective allreduce H on T { algorithm hierarchical(ring, ring); }\n");
+	CsvRow r;
+	CU_ASSERT_EQUAL_FATAL(csv_row(out, 1, &r), 0);
+	double n = 1 << 20, ser4 = n / 4 * 8 / 400e9, ser16 = n / 16 * 8 / 400e9;
+	double t = 12 * (1e-6 + 400e-9) + 2 * (3 * ser4 + 3 * ser16);
+	assert_close(r.time_us, t * 1e6, 1e-9, __LINE__, "hierarchical time(us)");
+	free(out);
+}
+
 CU_TestInfo perf_tests[] = {
 	{"busbw factors and redop by kind", test_factors},
 	{"sim: ring allreduce against nccl-tests' formulas and B_v", test_ring_allreduce},
 	{"sim: all-to-all's busbw and hop-count bound on ring(4) and full(4)", test_alltoall},
 	{"run: nccl-tests' columns", test_run_columns},
 	{"sim FILE.xml --topology: msccl-tools' ring on ring(8) as collc's ring", test_foreign_xml},
+	{"sim: hierarchical(ring, ring) on torus(4, 4) against its closed form", test_hierarchical_sim},
 	CU_TEST_INFO_NULL,
 };

@@ -1,0 +1,161 @@
+/*
+ * alg_hierarchical.c: `hierarchical(A0, A1, ...)`, the multi-dimensional
+ * collective of ASTRA-sim's system layer, so a user can reproduce an
+ * ASTRA-sim run in collc and compare it with other schedules.
+ *
+ * Needs: every rank of a torus, mesh or HyperX (or a ring: one dimension),
+ * in id order; one algorithm per dimension: ring (one direction, +1),
+ * direct (each rank exchanges with every rank of its line in one round,
+ * routed) or halving_doubling (recursive halving, then doubling; the
+ * dimension's size a power of 2).
+ * Builds: the vector is cut into one block per rank. Reduce-scatter along
+ * dimension 0, then 1, ..., d-1: in the phase of dimension k, rank x
+ * reduces, with the ranks of its line along k, the blocks b that agree
+ * with x on dimensions 0..k-1, ending with those whose coordinate k is
+ * x's too; after the last, rank x holds block x reduced over all ranks.
+ * An allreduce then gathers back along d-1, ..., 0 (its "allreduce along
+ * the last dimension" is that dimension's reduce-scatter and allgather).
+ * Phases run one after the other, each line of a dimension at once; rounds
+ * are the sum of the phases' rounds.
+ *
+ * Differs from bucket, which runs 2d such instances at once over every
+ * (dimension, direction) on a share of the data each: hierarchical uses
+ * one direction of one dimension at a time, as ASTRA-sim does.
+ */
+#include <string.h>
+
+#include "alg.h"
+
+typedef enum DimAlg { DA_RING, DA_DIRECT, DA_HD } DimAlg;
+
+typedef struct Hier {
+	Gen *g;
+	const Topo *t;
+	int d;
+	int round;
+} Hier;
+
+/* Adds to the next message the blocks b that agree with x on dims 0..k-1,
+ * have b[k] in [lo, lo + len) (mod n) with b[k] & mask == want & mask when
+ * mask is not 0, and are free on dims k+1.. */
+static void
+add_blocks(Hier *h, const int *x, int k, int lo, int len, int mask, int want)
+{
+	const Topo *t = h->t;
+	int b[MAX_DIMS];
+	memcpy(b, x, sizeof b);
+	for (int i = k + 1; i < h->d; i++)
+		b[i] = 0;
+	for (int c = 0; c < len; c++) {
+		b[k] = imod(lo + c, t->size[k]);
+		if (mask && (b[k] & mask) != (want & mask))
+			continue;
+		for (;;) {
+			gen_block(h->g, topo_node(t, b), -1);
+			int i = k + 1;
+			while (i < h->d && ++b[i] == t->size[i])
+				b[i++] = 0;
+			if (i == h->d)
+				break;
+		}
+		for (int i = k + 1; i < h->d; i++)
+			b[i] = 0;
+	}
+}
+
+static int
+peer(const Hier *h, const int *x, int k, int coord)
+{
+	int y[MAX_DIMS];
+	memcpy(y, x, sizeof y);
+	y[k] = imod(coord, h->t->size[k]);
+	return topo_node(h->t, y);
+}
+
+/* One phase along dimension k for every rank: reduce-scatter (rs) or
+ * allgather. */
+static void
+phase(Hier *h, int k, DimAlg a, bool rs)
+{
+	const Topo *t = h->t;
+	int n = t->size[k], p = h->g->p;
+	XferOp op = rs ? X_REDUCE : X_COPY;
+	int steps = a == DA_RING ? n - 1 : a == DA_DIRECT ? 1 : ilog2(n);
+	for (int s = 0; s < steps; s++) {
+		for (int r = 0; r < p; r++) {
+			int x[MAX_DIMS];
+			topo_coords(t, r, x);
+			if (a == DA_RING) {
+				/* the ring's step: RS sends x[k]-s-1's partial sums, AG x[k]-s's */
+				add_blocks(h, x, k, x[k] - s - (rs ? 1 : 0), 1, 0, 0);
+				gen_send(h->g, h->round, r, peer(h, x, k, x[k] + 1), op);
+			} else if (a == DA_DIRECT) {
+				for (int y = 0; y < n; y++) {
+					if (y == x[k])
+						continue;
+					add_blocks(h, x, k, rs ? y : x[k], 1, 0, 0);
+					gen_send(h->g, h->round, r, peer(h, x, k, y), op);
+				}
+			} else {
+				/* halving: distance n/2, n/4, ...; doubling: 1, 2, ... */
+				int dist = rs ? n >> (s + 1) : 1 << s;
+				int y = x[k] ^ dist;
+				if (rs) /* of x's window of 2*dist, the half that is y's */
+					add_blocks(h, x, k, x[k] & ~(2 * dist - 1), 2 * dist, dist, y);
+				else /* x's window of dist */
+					add_blocks(h, x, k, x[k] & ~(dist - 1), dist, 0, 0);
+				gen_send(h->g, h->round, r, peer(h, x, k, y), op);
+			}
+		}
+		h->round++;
+	}
+}
+
+static int
+dim_algs(const AlgCtx *c, int d, DimAlg *a)
+{
+	if (c->ndim_alg != d) {
+		error_at(c->loc, "hierarchical takes one algorithm per dimension: %s has %d, "
+		         "hierarchical(...) names %d", c->topo->name, d, c->ndim_alg);
+		return -1;
+	}
+	for (int k = 0; k < d; k++) {
+		const char *w = c->dim_alg[k];
+		a[k] = strcmp(w, "ring") == 0 ? DA_RING : strcmp(w, "direct") == 0 ? DA_DIRECT : DA_HD;
+		if (a[k] == DA_HD && !is_pow(c->topo->size[k], 2)) {
+			error_at(c->loc, "hierarchical: halving_doubling along dimension %d needs a power "
+			         "of 2 ranks; it has %d", k, c->topo->size[k]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+Sched *
+alg_hierarchical(const AlgCtx *c)
+{
+	const Topo *t = c->topo;
+	bool grid = t->kind == TK_TORUS || t->kind == TK_MESH || t->kind == TK_HYPERX ||
+	            t->kind == TK_RING;
+	if (!grid || !c->whole) {
+		error_at(c->loc, "hierarchical runs on every rank of a torus, mesh, HyperX or ring, "
+		         "dimension by dimension; '%s' is %s", c->name,
+		         grid ? "a sub-communicator" : "on another topology");
+		return NULL;
+	}
+	int d = t->ndim;
+	DimAlg a[MAX_DIMS];
+	if (dim_algs(c, d, a) != 0)
+		return NULL;
+	Gen g;
+	if (gen_begin(&g, c, c->nrank, 1) != 0)
+		return NULL;
+	Hier h = {.g = &g, .t = t, .d = d};
+	if (c->kind != CK_ALLGATHER)
+		for (int k = 0; k < d; k++)
+			phase(&h, k, a[k], true);
+	if (c->kind != CK_REDUCE_SCATTER)
+		for (int k = d - 1; k >= 0; k--)
+			phase(&h, k, a[k], false);
+	return gen_end(&g);
+}
