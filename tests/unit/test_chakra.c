@@ -190,7 +190,8 @@ check_traces(const char *text, const char *name, int64_t bytes)
 		}
 		uint64_t got[256];
 		size_t ng = snd->n_data_deps < 256 ? snd->n_data_deps : 256;
-		memcpy(got, snd->data_deps, ng * sizeof *got);
+		if (ng)
+			memcpy(got, snd->data_deps, ng * sizeof *got);
 		qsort(expect, ne, sizeof *expect, cmp_u64);
 		qsort(got, ng, sizeof *got, cmp_u64);
 		if (sc->has_deps && (ne != ng || memcmp(expect, got, ne * sizeof *got) != 0))
