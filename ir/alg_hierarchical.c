@@ -4,7 +4,10 @@
  * ASTRA-sim run in collc and compare it with other schedules.
  *
  * Needs: every rank of a torus, mesh or HyperX (or a ring: one dimension),
- * in id order; one algorithm per dimension: ring (one direction, +1),
+ * in id order, or every host of a spine-leaf network, whose two levels are
+ * dimension 0 (the hosts of a leaf, through its switch) and dimension 1
+ * (the same host of every leaf, through the spines); one algorithm per
+ * dimension: ring (one direction, +1),
  * direct (each rank exchanges with every rank of its line in one round,
  * routed) or halving_doubling (recursive halving, then doubling; the
  * dimension's size a power of 2).
@@ -32,43 +35,45 @@ typedef struct Hier {
 	Gen *g;
 	const Topo *t;
 	int d;
+	int order[MAX_DIMS]; /* phase dimension k is coordinate order[k] */
 	int round;
 } Hier;
 
-/* Adds to the next message the blocks b that agree with x on dims 0..k-1,
- * have b[k] in [lo, lo + len) (mod n) with b[k] & mask == want & mask when
- * mask is not 0, and are free on dims k+1.. */
+/* Adds to the next message the blocks b that agree with x on the phase
+ * dimensions before k, have b[D] (D = order[k]) in [lo, lo + len) (mod n)
+ * with b[D] & mask == want & mask when mask is not 0, and are free on the
+ * phase dimensions after k. */
 static void
 add_blocks(Hier *h, const int *x, int k, int lo, int len, int mask, int want)
 {
 	const Topo *t = h->t;
-	int b[MAX_DIMS];
+	int b[MAX_DIMS], D = h->order[k];
 	memcpy(b, x, sizeof b);
 	for (int i = k + 1; i < h->d; i++)
-		b[i] = 0;
+		b[h->order[i]] = 0;
 	for (int c = 0; c < len; c++) {
-		b[k] = imod(lo + c, t->size[k]);
-		if (mask && (b[k] & mask) != (want & mask))
+		b[D] = imod(lo + c, t->size[D]);
+		if (mask && (b[D] & mask) != (want & mask))
 			continue;
 		for (;;) {
 			gen_block(h->g, topo_node(t, b), -1);
 			int i = k + 1;
-			while (i < h->d && ++b[i] == t->size[i])
-				b[i++] = 0;
+			while (i < h->d && ++b[h->order[i]] == t->size[h->order[i]])
+				b[h->order[i++]] = 0;
 			if (i == h->d)
 				break;
 		}
 		for (int i = k + 1; i < h->d; i++)
-			b[i] = 0;
+			b[h->order[i]] = 0;
 	}
 }
 
 static int
 peer(const Hier *h, const int *x, int k, int coord)
 {
-	int y[MAX_DIMS];
+	int y[MAX_DIMS], D = h->order[k];
 	memcpy(y, x, sizeof y);
-	y[k] = imod(coord, h->t->size[k]);
+	y[D] = imod(coord, h->t->size[D]);
 	return topo_node(h->t, y);
 }
 
@@ -78,7 +83,7 @@ static void
 phase(Hier *h, int k, DimAlg a, bool rs)
 {
 	const Topo *t = h->t;
-	int n = t->size[k], p = h->g->p;
+	int D = h->order[k], n = t->size[D], p = h->g->p;
 	XferOp op = rs ? X_REDUCE : X_COPY;
 	int steps = a == DA_RING ? n - 1 : a == DA_DIRECT ? 1 : ilog2(n);
 	for (int s = 0; s < steps; s++) {
@@ -86,24 +91,24 @@ phase(Hier *h, int k, DimAlg a, bool rs)
 			int x[MAX_DIMS];
 			topo_coords(t, r, x);
 			if (a == DA_RING) {
-				/* the ring's step: RS sends x[k]-s-1's partial sums, AG x[k]-s's */
-				add_blocks(h, x, k, x[k] - s - (rs ? 1 : 0), 1, 0, 0);
-				gen_send(h->g, h->round, r, peer(h, x, k, x[k] + 1), op);
+				/* the ring's step: RS sends x[D]-s-1's partial sums, AG x[D]-s's */
+				add_blocks(h, x, k, x[D] - s - (rs ? 1 : 0), 1, 0, 0);
+				gen_send(h->g, h->round, r, peer(h, x, k, x[D] + 1), op);
 			} else if (a == DA_DIRECT) {
 				for (int y = 0; y < n; y++) {
-					if (y == x[k])
+					if (y == x[D])
 						continue;
-					add_blocks(h, x, k, rs ? y : x[k], 1, 0, 0);
+					add_blocks(h, x, k, rs ? y : x[D], 1, 0, 0);
 					gen_send(h->g, h->round, r, peer(h, x, k, y), op);
 				}
 			} else {
 				/* halving: distance n/2, n/4, ...; doubling: 1, 2, ... */
 				int dist = rs ? n >> (s + 1) : 1 << s;
-				int y = x[k] ^ dist;
+				int y = x[D] ^ dist;
 				if (rs) /* of x's window of 2*dist, the half that is y's */
-					add_blocks(h, x, k, x[k] & ~(2 * dist - 1), 2 * dist, dist, y);
+					add_blocks(h, x, k, x[D] & ~(2 * dist - 1), 2 * dist, dist, y);
 				else /* x's window of dist */
-					add_blocks(h, x, k, x[k] & ~(dist - 1), dist, 0, 0);
+					add_blocks(h, x, k, x[D] & ~(dist - 1), dist, 0, 0);
 				gen_send(h->g, h->round, r, peer(h, x, k, y), op);
 			}
 		}
@@ -112,7 +117,7 @@ phase(Hier *h, int k, DimAlg a, bool rs)
 }
 
 static int
-dim_algs(const AlgCtx *c, int d, DimAlg *a)
+dim_algs(const AlgCtx *c, int d, const int *order, DimAlg *a)
 {
 	if (c->ndim_alg != d) {
 		error_at(c->loc, "hierarchical takes one algorithm per dimension: %s has %d, "
@@ -122,9 +127,9 @@ dim_algs(const AlgCtx *c, int d, DimAlg *a)
 	for (int k = 0; k < d; k++) {
 		const char *w = c->dim_alg[k];
 		a[k] = strcmp(w, "ring") == 0 ? DA_RING : strcmp(w, "direct") == 0 ? DA_DIRECT : DA_HD;
-		if (a[k] == DA_HD && !is_pow(c->topo->size[k], 2)) {
+		if (a[k] == DA_HD && !is_pow(c->topo->size[order[k]], 2)) {
 			error_at(c->loc, "hierarchical: halving_doubling along dimension %d needs a power "
-			         "of 2 ranks; it has %d", k, c->topo->size[k]);
+			         "of 2 ranks; it has %d", k, c->topo->size[order[k]]);
 			return -1;
 		}
 	}
@@ -136,21 +141,24 @@ alg_hierarchical(const AlgCtx *c)
 {
 	const Topo *t = c->topo;
 	bool grid = t->kind == TK_TORUS || t->kind == TK_MESH || t->kind == TK_HYPERX ||
-	            t->kind == TK_RING;
+	            t->kind == TK_RING || t->kind == TK_SPINE_LEAF;
 	if (!grid || !c->whole) {
-		error_at(c->loc, "hierarchical runs on every rank of a torus, mesh, HyperX or ring, "
-		         "dimension by dimension; '%s' is %s", c->name,
+		error_at(c->loc, "hierarchical runs on every rank of a torus, mesh, HyperX, ring or "
+		         "spine-leaf network, dimension by dimension; '%s' is %s", c->name,
 		         grid ? "a sub-communicator" : "on another topology");
 		return NULL;
 	}
 	int d = t->ndim;
+	Hier h = {.t = t, .d = d};
+	for (int k = 0; k < d; k++) /* spine-leaf: the leaf's hosts first */
+		h.order[k] = t->kind == TK_SPINE_LEAF ? d - 1 - k : k;
 	DimAlg a[MAX_DIMS];
-	if (dim_algs(c, d, a) != 0)
+	if (dim_algs(c, d, h.order, a) != 0)
 		return NULL;
 	Gen g;
 	if (gen_begin(&g, c, c->nrank, 1) != 0)
 		return NULL;
-	Hier h = {.g = &g, .t = t, .d = d};
+	h.g = &g;
 	if (c->kind != CK_ALLGATHER)
 		for (int k = 0; k < d; k++)
 			phase(&h, k, a[k], true);

@@ -592,6 +592,42 @@ test_hierarchical(void)
 		arena_free(&a);
 		place_free(&pl);
 	}
+	/* spine-leaf: the hosts of a leaf (4) first, then across the 8 leaves */
+	static const struct {
+		const char *a0, *a1;
+		CollKind kind;
+		int rounds;
+	} sl[] = {
+		{"ring", "ring", CK_ALLREDUCE, 2 * (3 + 7)},
+		{"direct", "halving_doubling", CK_ALLREDUCE, 2 * (1 + 3)},
+		{"halving_doubling", "direct", CK_REDUCE_SCATTER, 2 + 1},
+	};
+	for (size_t i = 0; i < countof(sl); i++) {
+		Arena ta = {0}, a = {0};
+		Topo *t = topo_spine_leaf(&ta, "S", 4, 8, 4, net_defaults);
+		Routes routes;
+		routes_init(&routes, t, ROUTE_SHORTEST);
+		int rank_node[32];
+		for (int r = 0; r < 32; r++)
+			rank_node[r] = r;
+		char *diag = NULL;
+		AlgCtx c = {.arena = &a, .name = "X", .loc = {1, 1}, .kind = sl[i].kind, .topo = t,
+		            .routes = &routes, .rank_node = rank_node, .nrank = 32, .whole = true,
+		            .algorithm = "hierarchical", .dim_alg = {sl[i].a0, sl[i].a1},
+		            .ndim_alg = 2};
+		Sched *s = build_ctx(&c, &diag);
+		assert_named(s != NULL, __LINE__, __FILE__, "spine-leaf case %zu: %s", i, diag);
+		if (s) {
+			Metrics m;
+			metrics(s, 1 << 20, &m);
+			assert_named(m.rounds == sl[i].rounds, __LINE__, __FILE__,
+			             "spine-leaf case %zu: %d rounds, want %d", i, m.rounds, sl[i].rounds);
+		}
+		free(diag);
+		routes_free(&routes);
+		arena_free(&a);
+		arena_free(&ta);
+	}
 	/* refusals: halving_doubling on 6, one algorithm for two dimensions */
 	Place pl;
 	place_init(&pl, TK_TORUS, 2, 6, 4, 0);
@@ -615,7 +651,8 @@ test_hierarchical(void)
 CU_TestInfo alg_tests[] = {
 	{"every algorithm, kind and rank count 2..64 verifies", test_every_rank_count},
 	{"closed forms: ring, Bucket, HD, Swing, Bruck, pairwise", test_closed_forms},
-	{"hierarchical(A, B) on tori, meshes and HyperX: verified, rounds", test_hierarchical},
+	{"hierarchical(A, B) on tori, meshes, HyperX, spine-leaf: verified, rounds",
+	 test_hierarchical},
 	{"SwingB and TrivanceB theta and omega on tori", test_swing_trivance_theta},
 	{"multiport ring on 2D tori", test_multiport_ring},
 	{"placements on the 64-chip tori (algorithms.md 0.4)", test_placements},
