@@ -232,7 +232,7 @@ cmd_run(int argc, char **argv)
 		ran++;
 	}
 	if (rc == 0 && coll && ran == 0) {
-		error_file("no schedule named '%s' is built from this file", coll);
+		no_schedule_named(&in.prog, coll);
 		rc = 1;
 	}
 	if (rc == 0) {

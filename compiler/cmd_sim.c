@@ -702,9 +702,10 @@ cmd_sim(int argc, char **argv)
 			rc = sim_from_scheds(&u.arena, &s, 1, net) != 0 || run_net(&u, &a, net) != 0;
 		}
 		if (rc == 0 && !any) {
-			error_file(a.collective ? "no schedule named '%s' is built from this file"
-			                        : "no schedule is built from this file%s",
-			           a.collective ? a.collective : "");
+			if (a.collective)
+				no_schedule_named(&in.prog, a.collective);
+			else
+				error_file("no schedule is built from this file");
 			rc = 1;
 		}
 	}

@@ -26,6 +26,21 @@ usage_error(const char *fmt, ...)
 	return 2;
 }
 
+void
+no_schedule_named(const Prog *p, const char *name)
+{
+	const char **names = xcalloc((size_t)p->nsched + 1, sizeof *names);
+	for (int i = 0; i < p->nsched; i++)
+		names[i] = p->sched[i]->name;
+	const char *near = nearest_name(name, names, p->nsched);
+	if (near)
+		error_file("no schedule named '%s' is built from this file; did you mean '%s'?", name,
+		           near);
+	else
+		error_file("no schedule named '%s' is built from this file", name);
+	free(names);
+}
+
 /* Reads, parses and checks; with `build`, lowers to the IR too (an IR
  * file is read instead). 0 when the file is clean. */
 int

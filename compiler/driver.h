@@ -26,6 +26,9 @@ int usage_error(const char *fmt, ...) PRINTF_LIKE(1, 2);
  * IR file is read instead), `auto` choosing for `size` bytes. 0 if clean. */
 int load(const char *path, Input *, bool build, double size);
 void input_free(Input *);
+/* The error for --collective NAME naming no built schedule, with the
+ * nearest name. */
+void no_schedule_named(const Prog *, const char *name);
 /* "1MiB", "64 KiB", "1048576": bytes, or -1. */
 double parse_size(const char *);
 /* A size on the command line: a whole number of bytes, at least 1; or -1. */

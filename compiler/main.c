@@ -333,7 +333,7 @@ cmd_build(int argc, char **argv)
 	if (rc == 0 && opts.collective) {
 		const Sched *one;
 		if (backend_select(&in.prog, &opts, &one, 1) == 0) {
-			error_file("no schedule named '%s' is built from this file", opts.collective);
+			no_schedule_named(&in.prog, opts.collective);
 			rc = 1;
 		}
 	}
