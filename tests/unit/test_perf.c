@@ -17,6 +17,8 @@
 #define COLLC_BIN "bin/collc"
 #endif
 
+/* Runs `collc ARGS FILE`, FILE holding input (no FILE when input is NULL);
+ * stdout and stderr. */
 static char *
 run_collc(const char *args, const char *input)
 {
@@ -25,10 +27,10 @@ run_collc(const char *args, const char *input)
 	if (fd < 0)
 		return NULL;
 	FILE *f = fdopen(fd, "w");
-	fputs(input, f);
+	fputs(input ? input : "", f);
 	fclose(f);
 	char cmd[1024];
-	snprintf(cmd, sizeof cmd, "%s %s %s 2>&1", COLLC_BIN, args, path);
+	snprintf(cmd, sizeof cmd, "%s %s %s 2>&1", COLLC_BIN, args, input ? path : "");
 	FILE *p = popen(cmd, "r");
 	char *out = calloc(1, 1 << 16);
 	size_t n = p ? fread(out, 1, (1 << 16) - 1, p) : 0;
@@ -220,6 +222,27 @@ test_hierarchical_sim(void)
 	free(out);
 }
 
+/* --reduce-rate: a bare number is bytes per second, as documented; run
+ * says when it moves the size to one the XML file runs */
+static void
+test_units_and_notes(void)
+{
+	char *bare = run_collc("sim --sizes 1MiB --csv --collective AR --reduce-rate 50000000000",
+	                       ring4);
+	char *unit = run_collc("sim --sizes 1MiB --csv --collective AR --reduce-rate 50GBps", ring4);
+	CsvRow a, b;
+	CU_ASSERT_EQUAL_FATAL(csv_row(bare, 1, &a), 0);
+	CU_ASSERT_EQUAL_FATAL(csv_row(unit, 1, &b), 0);
+	CU_ASSERT_DOUBLE_EQUAL(a.time_us, b.time_us, 1e-9);
+	free(bare), free(unit);
+	char *out = run_collc("run tests/fixtures/msccl/generated/msccltools_ring_allreduce_3r_simple.xml"
+	                      " --inplace", NULL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "note: 1048576 B is not a size this file runs"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "running 1048572 B"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, " 1048572 "));
+	free(out);
+}
+
 CU_TestInfo perf_tests[] = {
 	{"busbw factors and redop by kind", test_factors},
 	{"sim: ring allreduce against nccl-tests' formulas and B_v", test_ring_allreduce},
@@ -227,5 +250,6 @@ CU_TestInfo perf_tests[] = {
 	{"run: nccl-tests' columns", test_run_columns},
 	{"sim FILE.xml --topology: msccl-tools' ring on ring(8) as collc's ring", test_foreign_xml},
 	{"sim: hierarchical(ring, ring) on torus(4, 4) against its closed form", test_hierarchical_sim},
+	{"--reduce-rate's bare number is B/s; run's note when it moves the size", test_units_and_notes},
 	CU_TEST_INFO_NULL,
 };
