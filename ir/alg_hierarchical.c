@@ -9,8 +9,10 @@
  * (the same host of every leaf, through the spines); one algorithm per
  * dimension: ring (one direction, +1),
  * direct (each rank exchanges with every rank of its line in one round,
- * routed) or halving_doubling (recursive halving, then doubling; the
- * dimension's size a power of 2).
+ * routed), halving_doubling (recursive halving, then doubling; the
+ * dimension's size a power of 2) or, for the last dimension of an
+ * allreduce, double_binary_tree (each tree reduces and broadcasts half of
+ * what the line holds).
  * Builds: the vector is cut into one block per rank. Reduce-scatter along
  * dimension 0, then 1, ..., d-1: in the phase of dimension k, rank x
  * reduces, with the ranks of its line along k, the blocks b that agree
@@ -29,13 +31,14 @@
 
 #include "alg.h"
 
-typedef enum DimAlg { DA_RING, DA_DIRECT, DA_HD } DimAlg;
+typedef enum DimAlg { DA_RING, DA_DIRECT, DA_HD, DA_DBT } DimAlg;
 
 typedef struct Hier {
 	Gen *g;
 	const Topo *t;
 	int d;
 	int order[MAX_DIMS]; /* phase dimension k is coordinate order[k] */
+	int sub;             /* the sub-chunk messages carry: -1 all, or a tree's half */
 	int round;
 } Hier;
 
@@ -56,7 +59,7 @@ add_blocks(Hier *h, const int *x, int k, int lo, int len, int mask, int want)
 		if (mask && (b[D] & mask) != (want & mask))
 			continue;
 		for (;;) {
-			gen_block(h->g, topo_node(t, b), -1);
+			gen_block(h->g, topo_node(t, b), h->sub);
 			int i = k + 1;
 			while (i < h->d && ++b[h->order[i]] == t->size[h->order[i]])
 				b[h->order[i++]] = 0;
@@ -116,6 +119,46 @@ phase(Hier *h, int k, DimAlg a, bool rs)
 	}
 }
 
+/* The allreduce along the last phase dimension k by a double binary tree
+ * in every line: each tree reduces, then broadcasts, its half (sub-chunk)
+ * of the blocks the line's ranks hold (as alg_dbt.c, one pipeline chunk). */
+static void
+dbt_phase(Hier *h, int k)
+{
+	const Topo *t = h->t;
+	int D = h->order[k], n = t->size[D], height = 0;
+	int depth[2][64];
+	for (int tr = 0; tr < 2; tr++)
+		for (int r = 0; r < n; r++) {
+			depth[tr][r] = 0;
+			for (int u = r; dbt_parent(tr, u, n) >= 0; u = dbt_parent(tr, u, n))
+				depth[tr][r]++;
+			if (depth[tr][r] > height)
+				height = depth[tr][r];
+		}
+	for (int tr = 0; tr < 2; tr++) {
+		h->sub = tr;
+		int th = 0; /* this tree's height */
+		for (int v = 0; v < n; v++)
+			th = depth[tr][v] > th ? depth[tr][v] : th;
+		for (int r = 0; r < h->g->p; r++) {
+			int x[MAX_DIMS];
+			topo_coords(t, r, x);
+			int up = dbt_parent(tr, x[D], n), dep = depth[tr][x[D]];
+			if (up < 0)
+				continue;
+			add_blocks(h, x, k, 0, n, 0, 0);
+			gen_send(h->g, h->round + th - dep, r, peer(h, x, k, up), X_REDUCE);
+			int xu[MAX_DIMS];
+			topo_coords(t, peer(h, x, k, up), xu);
+			add_blocks(h, xu, k, 0, n, 0, 0);
+			gen_send(h->g, h->round + th + dep - 1, peer(h, x, k, up), r, X_COPY);
+		}
+	}
+	h->sub = -1;
+	h->round += 2 * height;
+}
+
 static int
 dim_algs(const AlgCtx *c, int d, const int *order, DimAlg *a)
 {
@@ -126,7 +169,20 @@ dim_algs(const AlgCtx *c, int d, const int *order, DimAlg *a)
 	}
 	for (int k = 0; k < d; k++) {
 		const char *w = c->dim_alg[k];
-		a[k] = strcmp(w, "ring") == 0 ? DA_RING : strcmp(w, "direct") == 0 ? DA_DIRECT : DA_HD;
+		a[k] = strcmp(w, "ring") == 0               ? DA_RING
+		       : strcmp(w, "direct") == 0           ? DA_DIRECT
+		       : strcmp(w, "halving_doubling") == 0 ? DA_HD
+		                                            : DA_DBT;
+		if (a[k] == DA_DBT && (k != d - 1 || c->kind != CK_ALLREDUCE)) {
+			error_at(c->loc, "hierarchical: double_binary_tree is an allreduce: it runs along "
+			         "the last dimension of an allreduce only");
+			return -1;
+		}
+		if (a[k] == DA_DBT && c->topo->size[order[k]] > 64) {
+			error_at(c->loc, "hierarchical: double_binary_tree along a dimension of at most 64 "
+			         "ranks; it has %d", c->topo->size[order[k]]);
+			return -1;
+		}
 		if (a[k] == DA_HD && !is_pow(c->topo->size[order[k]], 2)) {
 			error_at(c->loc, "hierarchical: halving_doubling along dimension %d needs a power "
 			         "of 2 ranks; it has %d", k, c->topo->size[order[k]]);
@@ -155,15 +211,21 @@ alg_hierarchical(const AlgCtx *c)
 	DimAlg a[MAX_DIMS];
 	if (dim_algs(c, d, h.order, a) != 0)
 		return NULL;
+	/* a double binary tree carries half of each block per tree */
+	bool dbt = a[d - 1] == DA_DBT;
 	Gen g;
-	if (gen_begin(&g, c, c->nrank, 1) != 0)
+	if (gen_begin(&g, c, c->nrank, dbt ? 2 : 1) != 0)
 		return NULL;
 	h.g = &g;
+	h.sub = -1;
+	int last = dbt ? d - 1 : d; /* phases by reduce-scatter and allgather */
 	if (c->kind != CK_ALLGATHER)
-		for (int k = 0; k < d; k++)
+		for (int k = 0; k < last; k++)
 			phase(&h, k, a[k], true);
+	if (dbt)
+		dbt_phase(&h, d - 1);
 	if (c->kind != CK_REDUCE_SCATTER)
-		for (int k = d - 1; k >= 0; k--)
+		for (int k = last - 1; k >= 0; k--)
 			phase(&h, k, a[k], false);
 	return gen_end(&g);
 }

@@ -569,6 +569,9 @@ test_hierarchical(void)
 		{TK_MESH, 4, 4, "direct", "ring", CK_ALLREDUCE, 8},
 		{TK_HYPERX, 4, 4, "direct", "direct", CK_ALLREDUCE, 4},
 		{TK_TORUS, 3, 5, "ring", "direct", CK_ALLREDUCE, 6},
+		/* a double binary tree on the last dimension: trees of height 2 on 4 */
+		{TK_TORUS, 4, 4, "ring", "double_binary_tree", CK_ALLREDUCE, 3 + 4 + 3},
+		{TK_TORUS, 8, 5, "direct", "double_binary_tree", CK_ALLREDUCE, 1 + 6 + 1},
 	};
 	for (size_t i = 0; i < countof(cases); i++) {
 		Place pl;
@@ -643,6 +646,12 @@ test_hierarchical(void)
 	c.ndim_alg = 1;
 	CU_ASSERT_PTR_NULL(build_ctx(&c, &diag));
 	CU_ASSERT_PTR_NOT_NULL(strstr(diag, "one algorithm per dimension"));
+	free(diag);
+	c.ndim_alg = 2;
+	c.dim_alg[0] = "double_binary_tree";
+	CU_ASSERT_PTR_NULL(build_ctx(&c, &diag));
+	CU_ASSERT_PTR_NOT_NULL(strstr(diag, "double_binary_tree is an allreduce: it runs along the "
+	                                    "last dimension"));
 	free(diag);
 	arena_free(&a);
 	place_free(&pl);
