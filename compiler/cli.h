@@ -50,6 +50,6 @@ void cli_usage(const CliCommand *const *cmds, int n, FILE *);
 /* The command named `name`, or NULL after a usage error with a suggestion. */
 const CliCommand *cli_find(const CliCommand *const *cmds, int n, const char *name);
 
-extern const CliCommand cli_check, cli_build, cli_fmt, cli_run, cli_sim;
+extern const CliCommand cli_check, cli_build, cli_fmt, cli_run, cli_sim, cli_explain;
 
 #endif

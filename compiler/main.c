@@ -406,7 +406,8 @@ const CliCommand cli_check = {
 	"check FILE, build and verify every schedule, print its rounds, volume and model time",
 	"FILE is a .coll file or a schedule written by 'build --target ir'. The table gives\n"
 	"each schedule's ranks, chunks, rounds, messages, volume, psi, theta, omega, group\n"
-	"order, link orbits and model time for a vector of --size bytes (docs/cli.md).\n", check_opts, countof(check_opts), cmd_check};
+	"order, link orbits and model time for a vector of --size bytes (docs/cli.md).\n",
+	check_opts, countof(check_opts), cmd_check};
 const CliCommand cli_build = {
 	"build", "FILE", "build and verify the schedules, then write them for a target",
 	"targets:\n"
@@ -417,12 +418,12 @@ const CliCommand cli_build = {
 	"  sim     the simulator's input (docs/sim.md)\n"
 	"  chakra  Chakra execution traces and ASTRA-sim configs (docs/astra-sim.md)\n",
 	build_opts, countof(build_opts), cmd_build};
-const CliCommand cli_fmt = {"fmt", "FILE", "print FILE in canonical form (docs/language.md)", NULL, fmt_opts,
-                            countof(fmt_opts), cmd_fmt};
+const CliCommand cli_fmt = {"fmt", "FILE", "print FILE in canonical form (docs/language.md)",
+                            NULL, fmt_opts, countof(fmt_opts), cmd_fmt};
 
 /* Every command: one entry each (its options and help live beside it). */
 static const CliCommand *const commands[] = {&cli_check, &cli_build, &cli_fmt, &cli_run,
-                                             &cli_sim};
+                                             &cli_sim, &cli_explain};
 
 int
 main(int argc, char **argv)

@@ -325,7 +325,7 @@ test_man_install(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(man, "collc - a schedule compiler for collective communication"));
 	char *src = slurp("docs/collc.1", NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(src);
-	static const char *const cmds[] = {"check", "build", "fmt", "run", "sim"};
+	static const char *const cmds[] = {"check", "build", "fmt", "run", "sim", "explain"};
 	for (size_t c = 0; c < countof(cmds); c++) {
 		char args[64], *out, *err;
 		snprintf(args, sizeof args, "help %s", cmds[c]);

@@ -26,6 +26,7 @@ main(int argc, char **argv)
 		{.pName = "backend", .pTests = backend_tests},
 		{.pName = "sim", .pTests = sim_tests},
 		{.pName = "golden", .pTests = golden_tests},
+		{.pName = "usersched", .pTests = usersched_tests},
 		{.pName = "msccl", .pTests = msccl_tests},
 		{.pName = "chakra", .pTests = chakra_tests},
 		{.pName = "perf", .pTests = perf_tests},
