@@ -172,6 +172,8 @@ typedef struct Tree {
 	int *depth;      /* nnode: -1 for switches */
 	int height;      /* max depth */
 	long weight;     /* W(T): total hops of the tree's edges */
+	int *link;       /* disjoint trees: nnode, the link parent -> v of v's edge (-1 at the
+	                    root); NULL for trees whose edges are routed */
 } Tree;
 
 Tree *tree_bfs(Arena *, const Topo *, Routes *, int root);
@@ -184,6 +186,17 @@ Tree *tree_spine_leaf(Arena *, const Topo *);
 Tree *tree_from_parents(Arena *, const Topo *, Routes *, const int *roots, int nroot,
                         int *parent, Loc);
 int tree_finish(Tree *, Routes *); /* depths, height, weight; -1 on a cycle */
+
+/* alg_disjoint.c: one spanning tree per root, no directed link in two of
+ * them (algorithms.md 9.3). NULL after a located error at loc that proves
+ * none exist. */
+typedef enum DisjointMethod { DISJOINT_ALGORITHM1, DISJOINT_GENERAL } DisjointMethod;
+Tree **disjoint_trees(Arena *, const Topo *, Routes *, const int *roots, int nroot, Loc,
+                      DisjointMethod *);
+/* The SuperMesh root sets of a square (super)mesh, outer ring inwards:
+ * roots[] in set order (every node once), set_size[] per set; returns the
+ * number of sets. */
+int supermesh_root_sets(const Topo *, int *roots, int *set_size);
 
 /* ---- schedules ---- */
 

@@ -1,0 +1,534 @@
+/*
+ * alg_disjoint.c: link-disjoint spanning trees, one per root, and the
+ * SuperMesh root sets (algorithms.md 9.3; docs/algorithms.md "Disjoint
+ * trees").
+ *
+ * Needs: a topology without switches whose links are sorted (topo.c) and
+ * distinct roots. Establishes: K trees, tree i rooted at roots[i], each
+ * spanning every node, edge parent -> v carried by the link tree->link[v],
+ * no directed link in two trees; or a located error saying why no such
+ * trees exist (the counting bound, or a node set with too few links in).
+ *
+ * Two constructions. On a square mesh or supermesh the seed's Algorithm 1
+ * runs first: an interior root reaches the border by a straight path, each
+ * tree then grows breadth-first inside its root's rows and columns, and the
+ * trees take turns attaching one missing neighbour each, added (parallel)
+ * links first. It is a heuristic and may get stuck; then, and on every other
+ * topology, the general method runs: Lovász's proof of Edmonds' branching
+ * theorem. K link-disjoint spanning arborescences rooted at r_1..r_K exist
+ * iff every node set X has at least #{i : r_i not in X} links entering it.
+ * The trees S_1..S_K grow one link at a time; a link u -> v out of S_j is
+ * kept only if the unused links D' still satisfy, for every X,
+ *   rho_D'(X) + #{j : S_j meets X} >= K,
+ * which the proof shows some link always does. The condition is a max-flow
+ * bound: a source s, one node t_j per tree (s -> t_j of capacity 1, t_j -> x
+ * unbounded for x in S_j) and the unused links of capacity 1; it holds iff
+ * every node receives a flow of K. Taking u -> v can only break sets that
+ * contain v, so one flow into v (K augmenting paths) checks a candidate.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir.h"
+
+typedef struct Lovasz {
+	const Topo *t;
+	int k, n;                /* trees, nodes */
+	int *in_off, *in_link;   /* links into each node */
+	unsigned char *used;     /* nlink: in a tree */
+	unsigned char *flow;     /* nlink: unit of flow on the link */
+	unsigned char *member;   /* k x n: node in S_j */
+	int *tx;                 /* k x n: flow t_j -> x */
+	unsigned char *sflow;    /* k: flow s -> t_j */
+	int *queue;              /* BFS over the n + k vertices */
+	int *list;               /* k x n: the nodes of S_j, in the order they joined */
+	int *size;               /* |S_j| */
+} Lovasz;
+
+/* BFS codes for how a vertex was reached, so the path can be walked back. */
+enum { VIA_S = -1, VIA_NONE = -2 };
+
+static void
+lovasz_init(Lovasz *L, const Topo *t, int k)
+{
+	memset(L, 0, sizeof *L);
+	L->t = t;
+	L->k = k;
+	L->n = t->nnode;
+	int n = L->n, nv = n + k + 1;
+	L->in_off = xcalloc((size_t)n + 1, sizeof *L->in_off);
+	L->in_link = xmalloc((size_t)t->nlink * sizeof *L->in_link + 1);
+	for (int l = 0; l < t->nlink; l++)
+		L->in_off[t->link[l].dst + 1]++;
+	for (int v = 0; v < n; v++)
+		L->in_off[v + 1] += L->in_off[v];
+	int *fill = xmalloc((size_t)n * sizeof *fill);
+	memcpy(fill, L->in_off, (size_t)n * sizeof *fill);
+	for (int l = 0; l < t->nlink; l++)
+		L->in_link[fill[t->link[l].dst]++] = l;
+	free(fill);
+	L->used = xcalloc((size_t)t->nlink + 1, 1);
+	L->flow = xcalloc((size_t)t->nlink + 1, 1);
+	L->member = xcalloc((size_t)k * (size_t)n, 1);
+	L->tx = xcalloc((size_t)k * (size_t)n, sizeof *L->tx);
+	L->sflow = xcalloc((size_t)k, 1);
+	L->list = xmalloc((size_t)k * (size_t)n * sizeof *L->list);
+	L->queue = xmalloc((size_t)nv * sizeof *L->queue);
+	L->size = xcalloc((size_t)k, sizeof *L->size);
+}
+
+static void
+lovasz_free(Lovasz *L)
+{
+	free(L->in_off);
+	free(L->in_link);
+	free(L->used);
+	free(L->flow);
+	free(L->member);
+	free(L->tx);
+	free(L->sflow);
+	free(L->list);
+	free(L->queue);
+	free(L->size);
+}
+
+/*
+ * One augmenting path from s to `to` in the residual network, applied;
+ * false if none. Vertices: nodes 0..n-1, t_j = n + j. from[] is the vertex
+ * a vertex was reached from (VIA_S: from s); how[] the link: 1 + l forward
+ * over link l, -1 - l backwards over it, 0 an arc at t_j.
+ */
+static bool
+augment(Lovasz *L, int to, int *how, int *from)
+{
+	const Topo *t = L->t;
+	int n = L->n, k = L->k, nv = n + k;
+	for (int v = 0; v < nv; v++)
+		from[v] = VIA_NONE;
+	int qh = 0, qt = 0;
+	for (int j = 0; j < k; j++)
+		if (!L->sflow[j]) {
+			from[n + j] = VIA_S;
+			how[n + j] = 0;
+			L->queue[qt++] = n + j;
+		}
+	while (qh < qt) {
+		int x = L->queue[qh++];
+		if (x == to)
+			break;
+		if (x >= n) { /* t_j: to every node of S_j (unbounded) */
+			int j = x - n;
+			for (int i = 0; i < L->size[j]; i++) {
+				int v = L->list[j * n + i];
+				if (from[v] == VIA_NONE) {
+					from[v] = x;
+					how[v] = 0;
+					L->queue[qt++] = v;
+				}
+			}
+			continue;
+		}
+		for (int i = t->out[x]; i < t->out[x + 1]; i++) {
+			int v = t->link[i].dst;
+			if (!L->used[i] && !L->flow[i] && from[v] == VIA_NONE) {
+				from[v] = x;
+				how[v] = 1 + i; /* forward over link i */
+				L->queue[qt++] = v;
+			}
+		}
+		for (int i = L->in_off[x]; i < L->in_off[x + 1]; i++) {
+			int l = L->in_link[i], v = t->link[l].src;
+			if (L->flow[l] && from[v] == VIA_NONE) {
+				from[v] = x;
+				how[v] = -1 - l; /* backwards over link l */
+				L->queue[qt++] = v;
+			}
+		}
+		for (int j = 0; j < k; j++)
+			if (L->tx[j * n + x] > 0 && from[n + j] == VIA_NONE) {
+				from[n + j] = x;
+				how[n + j] = 0; /* back along t_j -> x */
+				L->queue[qt++] = n + j;
+			}
+	}
+	if (from[to] == VIA_NONE)
+		return false;
+	for (int v = to; from[v] != VIA_S; v = from[v]) {
+		int u = from[v];
+		if (v < n && u >= n)
+			L->tx[(u - n) * n + v]++;
+		else if (v >= n && u < n)
+			L->tx[(v - n) * n + u]--;
+		else if (how[v] > 0)
+			L->flow[how[v] - 1] = 1;
+		else
+			L->flow[-1 - how[v]] = 0;
+		if (from[u] == VIA_S)
+			L->sflow[u - n] = 1;
+	}
+	return true;
+}
+
+/* The flow into v reaches k: every set containing v keeps the condition. */
+static bool
+flow_reaches(Lovasz *L, int v, int *how, int *from)
+{
+	memset(L->flow, 0, (size_t)L->t->nlink);
+	memset(L->tx, 0, (size_t)L->k * (size_t)L->n * sizeof *L->tx);
+	memset(L->sflow, 0, (size_t)L->k);
+	for (int i = 0; i < L->k; i++)
+		if (!augment(L, v, how, from))
+			return false;
+	return true;
+}
+
+static void
+node_list(const Topo *t, const int *nodes, int n, char *buf, size_t len)
+{
+	size_t at = 0;
+	buf[0] = 0;
+	for (int i = 0; i < n && at + 40 < len; i++) {
+		char name[32];
+		topo_node_name(t, nodes[i], name, sizeof name);
+		at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? ", " : "", name);
+		if (i == 7 && n > 9) {
+			snprintf(buf + at, len - at, ", ... (%d nodes)", n);
+			return;
+		}
+	}
+}
+
+/* Proves absence: the counting bound, else the set the last flow could not
+ * fill (the nodes BFS did not reach). -1 after reporting at loc. */
+static int
+report_absence(Lovasz *L, const int *roots, Loc loc, const int *from)
+{
+	const Topo *t = L->t;
+	int k = L->k, n = L->n;
+	char shape[64];
+	topo_describe(t, shape, sizeof shape);
+	if (t->nlink < k * (n - 1)) {
+		char why[160] = "";
+		if (t->kind == TK_MESH && t->ndim == 2 && t->size[0] == t->size[1])
+			snprintf(why, sizeof why, "; an N x N mesh has 4N^2 - 4N directed links and %d "
+			         "trees need 4N^2 - 4 when N = %d, so a mesh never fits 4", k, t->size[0]);
+		error_at(loc, "no %d link-disjoint spanning trees on '%s' (%s): each needs its own link "
+		         "into every node but its root, %d x %d = %d directed links, and it has %d%s",
+		         k, t->name, shape, k, n - 1, k * (n - 1), t->nlink, why);
+		return -1;
+	}
+	int *set = xmalloc((size_t)n * sizeof *set);
+	int nset = 0, rooted_out = k, in = 0;
+	for (int v = 0; v < n; v++)
+		if (from[v] == VIA_NONE)
+			set[nset++] = v;
+	for (int i = 0; i < nset; i++)
+		for (int j = 0; j < k; j++)
+			rooted_out -= roots[j] == set[i];
+	for (int i = 0; i < nset; i++)
+		for (int e = L->in_off[set[i]]; e < L->in_off[set[i] + 1]; e++)
+			in += from[t->link[L->in_link[e]].src] != VIA_NONE;
+	char list[400];
+	node_list(t, set, nset, list, sizeof list);
+	error_at(loc, "no %d link-disjoint spanning trees with these roots on '%s' (%s): the nodes "
+	         "{%s} have %d link%s coming in from the other nodes, but the %d tree%s rooted "
+	         "outside them need%s one each", k, t->name, shape, list, in, in == 1 ? "" : "s",
+	         rooted_out, rooted_out == 1 ? "" : "s", rooted_out == 1 ? "s" : "");
+	free(set);
+	return -1;
+}
+
+/* The next link for tree j: out of S_j into a node it lacks, unused, the
+ * shallowest tail first, added (parallel) links before mesh links; links
+ * marked in `tried` are skipped. -1 if none is left. */
+static int
+next_candidate(const Lovasz *L, int j, const int *depth, const unsigned char *tried)
+{
+	const Topo *t = L->t;
+	int n = L->n, best = -1;
+	for (int m = 0; m < L->size[j]; m++) {
+		int u = L->list[j * n + m];
+		if (best >= 0 && depth[u] > depth[t->link[best].src])
+			continue;
+		for (int i = t->out[u]; i < t->out[u + 1]; i++) {
+			if (L->used[i] || tried[i] || L->member[j * n + t->link[i].dst])
+				continue;
+			if (best < 0 || depth[u] < depth[t->link[best].src] ||
+			    (depth[u] == depth[t->link[best].src] && t->link[i].copy > t->link[best].copy))
+				best = i;
+		}
+	}
+	return best;
+}
+
+static void
+take(Lovasz *L, Tree **tr, int j, int l, int *depth_j)
+{
+	const Link *e = &L->t->link[l];
+	L->used[l] = 1;
+	L->member[j * L->n + e->dst] = 1;
+	L->list[j * L->n + L->size[j]++] = e->dst;
+	tr[j]->parent[e->dst] = e->src;
+	tr[j]->link[e->dst] = l;
+	depth_j[e->dst] = depth_j[e->src] + 1;
+}
+
+/* The general method; 0, or -1 after reporting. Trees start as set up in tr
+ * (a root each, or what Algorithm 1 left): the condition is checked first. */
+static int
+lovasz(Lovasz *L, Tree **tr, const int *roots, Loc loc)
+{
+	int k = L->k, n = L->n;
+	int *how = xmalloc((size_t)(n + k) * sizeof *how);
+	int *from = xmalloc((size_t)(n + k) * sizeof *from);
+	int *depth = xmalloc((size_t)k * (size_t)n * sizeof *depth);
+	unsigned char *tried = xcalloc((size_t)L->t->nlink + 1, 1);
+	int rc = 0;
+	for (int j = 0; j < k; j++)
+		for (int v = 0; v < n; v++)
+			depth[j * n + v] = L->member[j * n + v] ? tr[j]->depth[v] : -1;
+	for (int v = 0; v < n && rc == 0; v++)
+		if (!flow_reaches(L, v, how, from))
+			rc = report_absence(L, roots, loc, from);
+	while (rc == 0) {
+		int j = -1;
+		for (int i = 0; i < k; i++)
+			if (L->size[i] < n && (j < 0 || L->size[i] < L->size[j]))
+				j = i;
+		if (j < 0)
+			break;
+		memset(tried, 0, (size_t)L->t->nlink);
+		for (;;) {
+			int l = next_candidate(L, j, depth + j * n, tried);
+			if (l < 0)
+				die("disjoint: Edmonds' condition held but no link extends tree %d", j);
+			int v = L->t->link[l].dst;
+			L->used[l] = 1;
+			L->member[j * n + v] = 1;
+			L->list[j * n + L->size[j]++] = v;
+			bool ok = flow_reaches(L, v, how, from);
+			L->used[l] = 0;
+			L->member[j * n + v] = 0;
+			L->size[j]--;
+			if (ok) {
+				take(L, tr, j, l, depth + j * n);
+				break;
+			}
+			tried[l] = 1;
+		}
+	}
+	free(how);
+	free(from);
+	free(depth);
+	free(tried);
+	return rc;
+}
+
+/* ---- the seed's Algorithm 1 on square (super)meshes ---- */
+
+/* The link u -> v not yet used, an added copy first; -1 if none. */
+static int
+free_link(const Lovasz *L, int u, int v)
+{
+	const Topo *t = L->t;
+	int best = -1;
+	for (int i = t->out[u]; i < t->out[u + 1]; i++)
+		if (t->link[i].dst == v && !L->used[i] && (best < 0 || t->link[i].copy > t->link[best].copy))
+			best = i;
+	return best;
+}
+
+/* Steps 1 - 4 of Algorithm 1; true when every tree spans. On false the trees
+ * are left as built and the caller starts over from the roots. */
+static bool
+algorithm1(Lovasz *L, Tree **tr, const int *roots, int *depth)
+{
+	const Topo *t = L->t;
+	int k = L->k, n = L->n, side = t->size[0];
+	/* 2: an interior root walks straight to the nearest border */
+	for (int j = 0; j < k; j++) {
+		int r = roots[j] / side, c = roots[j] % side;
+		int dist[4] = {r, side - 1 - c, side - 1 - r, c}; /* N, E, S, W */
+		int dir = 0;
+		for (int d = 1; d < 4; d++)
+			if (dist[d] < dist[dir])
+				dir = d;
+		static const int dr[4] = {-1, 0, 1, 0}, dc[4] = {0, 1, 0, -1};
+		for (int s = 0; s < dist[dir]; s++) {
+			int u = r * side + c;
+			r += dr[dir];
+			c += dc[dir];
+			int l = free_link(L, u, r * side + c);
+			if (l < 0)
+				return false;
+			take(L, tr, j, l, depth + j * n);
+		}
+	}
+	/* 3: breadth-first inside the root's row and column band: every node
+	 * within side - 1 rows and side - 1 columns, i.e. everywhere but the far
+	 * corner region is left to step 4 by bounding each hop's distance */
+	int *queue = xmalloc((size_t)n * sizeof *queue);
+	for (int j = 0; j < k; j++) {
+		int qh = 0, qt = 0;
+		for (int v = 0; v < n; v++)
+			if (L->member[j * n + v])
+				queue[qt++] = v;
+		int r0 = roots[j] / side, c0 = roots[j] % side;
+		while (qh < qt) {
+			int u = queue[qh++];
+			for (int pass = 1; pass >= 0; pass--) /* added links first */
+				for (int i = t->out[u]; i < t->out[u + 1]; i++) {
+					int v = t->link[i].dst;
+					if (t->link[i].copy != pass || L->used[i] || L->member[j * n + v])
+						continue;
+					int dr = abs(v / side - r0), dc = abs(v % side - c0);
+					if (dr + dc > side - 1) /* the far half is step 4's */
+						continue;
+					take(L, tr, j, i, depth + j * n);
+					queue[qt++] = v;
+				}
+		}
+	}
+	free(queue);
+	/* 4: round robin, one missing neighbour per tree per turn */
+	for (bool grew = true; grew;) {
+		grew = false;
+		for (int j = 0; j < k; j++) {
+			int best = -1;
+			for (int u = 0; u < n; u++) {
+				if (!L->member[j * n + u])
+					continue;
+				for (int i = t->out[u]; i < t->out[u + 1]; i++)
+					if (!L->used[i] && !L->member[j * n + t->link[i].dst] &&
+					    (best < 0 || depth[j * n + u] < depth[j * n + t->link[best].src] ||
+					     (depth[j * n + u] == depth[j * n + t->link[best].src] &&
+					      t->link[i].copy > t->link[best].copy)))
+						best = i;
+			}
+			if (best >= 0) {
+				take(L, tr, j, best, depth + j * n);
+				grew = true;
+			}
+		}
+	}
+	for (int j = 0; j < k; j++)
+		if (L->size[j] < n)
+			return false;
+	return true;
+}
+
+static void
+reset_trees(Lovasz *L, Tree **tr, const int *roots)
+{
+	int k = L->k, n = L->n;
+	memset(L->used, 0, (size_t)L->t->nlink);
+	memset(L->member, 0, (size_t)k * (size_t)n);
+	for (int j = 0; j < k; j++) {
+		for (int v = 0; v < n; v++) {
+			tr[j]->parent[v] = -1;
+			tr[j]->link[v] = -1;
+			tr[j]->depth[v] = -1;
+		}
+		tr[j]->depth[roots[j]] = 0;
+		L->member[j * n + roots[j]] = 1;
+		L->list[j * n] = roots[j];
+		L->size[j] = 1;
+	}
+}
+
+static bool
+square_grid(const Topo *t)
+{
+	return (t->kind == TK_MESH || t->kind == TK_SUPERMESH) && t->ndim == 2 &&
+	       t->size[0] == t->size[1];
+}
+
+Tree **
+disjoint_trees(Arena *a, const Topo *t, Routes *r, const int *roots, int k, Loc loc,
+               DisjointMethod *method)
+{
+	int n = t->nnode;
+	if (t->is_switch) {
+		error_at(loc, "disjoint trees span every node; '%s' has switches, which hold no data",
+		         t->name);
+		return NULL;
+	}
+	/* the flows cost about k^2 n (n + links) per link taken: refuse what
+	 * would run for minutes rather than hang */
+	double work = (double)k * k * n * (double)(2 * n + t->nlink) * k;
+	if (work > 4e11) {
+		error_at(loc, "disjoint: %d trees on %d nodes and %d links is beyond what collc builds "
+		         "(about %.0e steps of max-flow; the limit is 4e11)", k, n, t->nlink, work);
+		return NULL;
+	}
+	Tree **tr = arena_array(a, (size_t)k, sizeof *tr);
+	for (int j = 0; j < k; j++) {
+		tr[j] = NEW(a, Tree);
+		tr[j]->topo = t;
+		tr[j]->nroot = 1;
+		tr[j]->root[0] = roots[j];
+		tr[j]->parent = arena_array(a, (size_t)n, sizeof *tr[j]->parent);
+		tr[j]->depth = arena_array(a, (size_t)n, sizeof *tr[j]->depth);
+		tr[j]->link = arena_array(a, (size_t)n, sizeof *tr[j]->link);
+	}
+	Lovasz L;
+	lovasz_init(&L, t, k);
+	reset_trees(&L, tr, roots);
+	int *depth = xmalloc((size_t)k * (size_t)n * sizeof *depth);
+	for (int j = 0; j < k; j++)
+		for (int v = 0; v < n; v++)
+			depth[j * n + v] = v == roots[j] ? 0 : -1;
+	*method = DISJOINT_GENERAL;
+	int rc = 0;
+	if (square_grid(t) && t->nlink >= k * (n - 1) && algorithm1(&L, tr, roots, depth)) {
+		*method = DISJOINT_ALGORITHM1;
+	} else {
+		reset_trees(&L, tr, roots);
+		rc = lovasz(&L, tr, roots, loc);
+	}
+	free(depth);
+	lovasz_free(&L);
+	if (rc != 0)
+		return NULL;
+	for (int j = 0; j < k; j++)
+		if (tree_finish(tr[j], r) != 0)
+			die("disjoint: tree %d has a cycle", j);
+	return tr;
+}
+
+/* ---- root sets ---- */
+
+int
+supermesh_root_sets(const Topo *t, int *roots, int *set_size)
+{
+	int k = t->size[0], nset = 0, nroot = 0;
+	bool odd_alter = t->kind == TK_SUPERMESH && t->variant == 1 && k % 2 == 1;
+	/* the clockwise sequence: ring by ring, offset by offset, one root per side */
+	int *seq = xmalloc((size_t)k * k * sizeof *seq);
+	int nseq = 0;
+	for (int ring = 0; 2 * ring < k; ring++) {
+		int lo = ring, hi = k - 1 - ring, s = hi - lo + 1;
+		if (s == 1) {
+			seq[nseq++] = lo * k + lo;
+			break;
+		}
+		for (int i = 0; i <= s - 2; i++) {
+			seq[nseq++] = lo * k + (lo + i);       /* top, from the left */
+			seq[nseq++] = (lo + i) * k + hi;       /* right, from the top */
+			seq[nseq++] = hi * k + (hi - i);       /* bottom, from the right */
+			seq[nseq++] = (hi - i) * k + lo;       /* left, from the bottom */
+		}
+	}
+	int per = 4;
+	for (int i = 0; i < nseq;) {
+		if (odd_alter && i > 0)
+			per = 3;
+		int m = nseq - i < per ? nseq - i : per;
+		set_size[nset++] = m;
+		for (int j = 0; j < m; j++)
+			roots[nroot++] = seq[i + j];
+		i += m;
+	}
+	free(seq);
+	return nset;
+}
