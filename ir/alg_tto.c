@@ -128,10 +128,11 @@ Sched *
 alg_tto(const AlgCtx *c)
 {
 	const Topo *t = c->topo;
-	if (t->kind != TK_MESH || t->ndim != 2 || t->size[0] != t->size[1]) {
+	if ((t->kind != TK_MESH && t->kind != TK_SUPERMESH) || t->ndim != 2 ||
+	    t->size[0] != t->size[1]) {
 		char shape[64];
 		topo_describe(t, shape, sizeof shape);
-		error_at(c->loc, "tto runs on a square k x k mesh (its three trees are built on one); "
+		error_at(c->loc, "tto runs on a square k x k mesh or supermesh (its three trees are built on one); "
 		         "'%s' is %s", t->name, shape);
 		return NULL;
 	}

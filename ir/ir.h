@@ -320,6 +320,12 @@ typedef struct AlgCtx {
 	int segments;         /* chain(segments S); 0 = default */
 	int chunks;           /* `chunks N`; 0 = auto */
 	int root;             /* broadcast, reduce: communicator rank */
+	double size;          /* bytes the cost model assumes (default segment counts) */
+	/* pipelined_trees: nset sets of disjoint trees, set i the next set_size[i]
+	 * of trees[]; NULL: the generator builds the SuperMesh root sets */
+	Tree **trees;
+	const int *set_size;
+	int nset;
 } AlgCtx;
 
 /* Builds the named algorithm's schedule; NULL after a located error that
