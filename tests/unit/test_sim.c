@@ -193,19 +193,31 @@ test_ring_allreduce(void)
 	}
 }
 
-/* Round-robin: two messages on one link alternate packet by packet. */
+/* Round-robin between messages on a link, except that one sender's
+ * messages on one link go in issue order (deps mode). */
 static void
 test_arbitration(void)
 {
 	Hand x;
 	int64_t s = sim_ser_ps(4096, 400000000000), d = 400000;
-	/* A: 3 packets and B: 1 packet, both 0 -> 1 from time 0: A0 B0 A1 A2 */
+	/* A: 3 packets and B: 1 packet, both 0 -> 1 from time 0, A issued first:
+	 * deps mode serves the sender's queue in order, A0 A1 A2 B0 */
 	hand_init(&x, 2, 4096);
 	hand_msg(&x, 0, 0, 1, 3, 4, 0, NULL);
 	hand_msg(&x, 1, 0, 1, 1, 4, 0, NULL);
 	SimResult r = hand_run(&x, 4 * 4096, SIM_PACKET, SIM_DEPS);
-	CU_ASSERT_EQUAL(r.round_end[0], (double)(4 * s + d) * 1e-12);
-	CU_ASSERT_EQUAL(r.round_end[1], (double)(2 * s + d) * 1e-12);
+	CU_ASSERT_EQUAL(r.round_end[0], (double)(3 * s + d) * 1e-12);
+	CU_ASSERT_EQUAL(r.round_end[1], (double)(4 * s + d) * 1e-12);
+	/* the same in flow mode: B starts when A has drained */
+	r = hand_run(&x, 4 * 4096, SIM_FLOW, SIM_DEPS);
+	CU_ASSERT_DOUBLE_EQUAL(r.round_end[1], (double)(4 * s + d) * 1e-12, 1e-15);
+	arena_free(&x.a);
+	/* in one round, round mode: A0 B0 A1 A2 (B leaves with A: one turn each) */
+	hand_init(&x, 2, 4096);
+	hand_msg(&x, 0, 0, 1, 3, 4, 0, NULL);
+	hand_msg(&x, 0, 0, 1, 1, 4, 0, NULL);
+	r = hand_run(&x, 4 * 4096, SIM_PACKET, SIM_ROUNDS);
+	CU_ASSERT_EQUAL(r.time_ps, 4 * s + d);
 	arena_free(&x.a);
 	/* A: 0 -> 2 and B: 1 -> 2, 2 packets each. A's first packet reaches
 	 * link 1 at s + d, when B has sent B0 (0..s) and B1 (s..2s): B first */
