@@ -28,7 +28,10 @@
 
 #include "alg.h"
 
-enum { MAX_PIPELINE_MSGS = 1 << 21 };
+enum {
+	MAX_PIPELINE_MSGS = 1 << 21,  /* the default segment count keeps within this */
+	MAX_ROOT_SET_NODES = 16 * 16, /* every root set built here: a set of trees per 4 nodes */
+};
 
 /* The sets of a square (super)mesh: the corners for allreduce, all for the
  * rest. NULL after a located error. */
@@ -40,6 +43,12 @@ root_set_trees(const AlgCtx *c, int *set_size, int *nset)
 	      t->size[0] == t->size[1])) {
 		error_at(c->loc, "pipelined_trees without trees builds the SuperMesh root sets of a "
 		         "square mesh or supermesh; give it `trees` of disjoint(...) on '%s'", t->name);
+		return NULL;
+	}
+	if (c->kind != CK_ALLREDUCE && t->nnode > MAX_ROOT_SET_NODES) {
+		error_at(c->loc, "pipelined_trees builds all %d root sets only up to %d nodes; '%s' has "
+		         "%d: give the sets as `trees` of disjoint(...)", t->nnode / 4,
+		         MAX_ROOT_SET_NODES, t->name, t->nnode);
 		return NULL;
 	}
 	int *roots = xmalloc((size_t)t->nnode * sizeof *roots);

@@ -489,7 +489,7 @@ lower_library(Lower *L, const Decl *d, CollKind kind, const Topo *t, Routes *rou
 	if (!alg->flag) {
 		const Call *call = alg->call;
 		c.algorithm = call->name;
-		if (strcmp(call->name, "pipelined_trees") == 0 &&
+		if (strcmp(call->name, "pipelined_trees") == 0 && labelled(call, "trees") &&
 		    pipelined_sets(L, labelled(call, "trees"), &c) != 0)
 			return -1;
 		const Arg *ports = labelled(call, "ports"), *seg = labelled(call, "segments");
