@@ -224,5 +224,8 @@ alg_pipelined(const AlgCtx *c)
 			off += m + set_height(tr + at, set_size[i]) - 1;
 		}
 	}
+	/* for check's report and the DOT drawing */
+	g.s->tree = tr;
+	g.s->ntree = c->kind == CK_ALLREDUCE ? set_size[0] : c->topo->nnode;
 	return gen_end(&g);
 }

@@ -255,7 +255,9 @@ typedef struct Sched {
 	int nmsg;
 	Msg *msg;
 	int *chunks;
-	/* symmetric form (base != NULL, no messages): chunk (b, g) is b * order + g */
+	/* symmetric form (base != NULL, no messages): chunk (b, g) is b * order + g;
+	 * an explicit schedule streamed through trees (pipelined_trees) keeps
+	 * them in tree/ntree too, for reports and drawings */
 	const Group *group;
 	int ntree;
 	Tree **tree;

@@ -369,6 +369,48 @@ test_tto_supermesh(void)
 	built_free(&b);
 }
 
+/* check reports each tree's height and edges; DOT draws them one colour each. */
+static void
+test_report_and_dot(void)
+{
+	FILE *p = popen("bin/collc check examples/supermesh-disjoint.coll 2>&1", "r");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	char line[4096];
+	int trees = 0;
+	while (fgets(line, sizeof line, p))
+		if (strstr(line, "  AR: tree ") && strstr(line, ", 15 edges: (")) {
+			trees++;
+			int arrows = 0;
+			for (char *q = line; (q = strstr(q, ")->(")); q++)
+				arrows++;
+			CU_ASSERT_EQUAL(arrows, 15);
+		}
+	CU_ASSERT_EQUAL(pclose(p), 0);
+	CU_ASSERT_EQUAL(trees, 4);
+	size_t len;
+	char *text = slurp("examples/supermesh-disjoint.coll", &len);
+	Built b;
+	build(&b, text);
+	CU_ASSERT_EQUAL_FATAL(b.rc, 0);
+	BuildOpts bo = {.collective = "AR"};
+	char *dot = NULL;
+	size_t dlen;
+	FILE *f = open_memstream(&dot, &dlen);
+	CU_ASSERT_EQUAL(dot_backend.emit(&b.prog, &bo, f), 0);
+	fclose(f);
+	static const char *const colour[] = {"[color=red,", "[color=blue,", "[color=darkgreen,",
+	                                     "[color=orange,"};
+	for (int c = 0; c < 4; c++) {
+		int n = 0;
+		for (char *q = dot; (q = strstr(q, colour[c])); q++)
+			n++;
+		assert_named(n == 15, __LINE__, __FILE__, "%s: %d edges", colour[c], n);
+	}
+	free(dot);
+	built_free(&b);
+	free(text);
+}
+
 CU_TestInfo pipelined_tests[] = {
 	{"round counts M + 2h - 1 and sums of M + h - 1, one hop per message", test_round_counts},
 	{"the seed's worked example: 4 x (2048 + 6) against 9 x 2048", test_seed_worked_example},
@@ -377,5 +419,6 @@ CU_TestInfo pipelined_tests[] = {
 	{"MSCCL XML runs and verifies", test_msccl_runs},
 	{"the seed's network: SMBi / SMAlter against the mesh", test_seed_ratios},
 	{"TTO on a supermesh uses the added links", test_tto_supermesh},
+	{"check reports the trees; DOT draws them one colour each", test_report_and_dot},
 	CU_TEST_INFO_NULL,
 };
