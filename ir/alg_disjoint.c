@@ -38,15 +38,14 @@ typedef struct Lovasz {
 	unsigned char *used;     /* nlink: in a tree */
 	unsigned char *flow;     /* nlink: unit of flow on the link */
 	unsigned char *member;   /* k x n: node in S_j */
-	int *tx;                 /* k x n: flow t_j -> x */
+	int *tnode;              /* k: the node t_j's unit of flow goes to, or -1 */
 	unsigned char *sflow;    /* k: flow s -> t_j */
-	int *queue;              /* BFS over the n + k vertices */
+	int *touched, ntouched;  /* links given flow by this check, to clear */
+	unsigned *seen, stamp;   /* n + k: reached in the search numbered stamp */
+	int *queue;              /* the search over the n + k vertices */
 	int *list;               /* k x n: the nodes of S_j, in the order they joined */
 	int *size;               /* |S_j| */
 } Lovasz;
-
-/* BFS codes for how a vertex was reached, so the path can be walked back. */
-enum { VIA_S = -1, VIA_NONE = -2 };
 
 static void
 lovasz_init(Lovasz *L, const Topo *t, int k)
@@ -70,8 +69,10 @@ lovasz_init(Lovasz *L, const Topo *t, int k)
 	L->used = xcalloc((size_t)t->nlink + 1, 1);
 	L->flow = xcalloc((size_t)t->nlink + 1, 1);
 	L->member = xcalloc((size_t)k * (size_t)n, 1);
-	L->tx = xcalloc((size_t)k * (size_t)n, sizeof *L->tx);
+	L->tnode = xcalloc((size_t)k, sizeof *L->tnode);
 	L->sflow = xcalloc((size_t)k, 1);
+	L->touched = xmalloc(((size_t)t->nlink + 1) * sizeof *L->touched * (size_t)k);
+	L->seen = xcalloc((size_t)nv, sizeof *L->seen);
 	L->list = xmalloc((size_t)k * (size_t)n * sizeof *L->list);
 	L->queue = xmalloc((size_t)nv * sizeof *L->queue);
 	L->size = xcalloc((size_t)k, sizeof *L->size);
@@ -85,99 +86,114 @@ lovasz_free(Lovasz *L)
 	free(L->used);
 	free(L->flow);
 	free(L->member);
-	free(L->tx);
+	free(L->tnode);
 	free(L->sflow);
+	free(L->touched);
+	free(L->seen);
 	free(L->list);
 	free(L->queue);
 	free(L->size);
 }
 
 /*
- * One augmenting path from s to `to` in the residual network, applied;
- * false if none. Vertices: nodes 0..n-1, t_j = n + j. from[] is the vertex
- * a vertex was reached from (VIA_S: from s); how[] the link: 1 + l forward
- * over link l, -1 - l backwards over it, 0 an arc at t_j.
+ * The flows searched backwards from the target v: a vertex is "reached"
+ * when it has a residual path to v. Each t_j has one unit at most (its arc
+ * from s has capacity 1), so its flow goes to one node, tnode[j]. Most
+ * searches end a hop or two from v, at a node of a tree whose t_j is still
+ * unused: far cheaper than a search from s that fans out over whole trees.
+ * next[] holds, per reached vertex, the vertex after it on the path to v and
+ * how: nxt_link[x] = 1 + l forward over link l, -1 - l backwards over it,
+ * 0 along an arc at some t_j. Vertices: nodes 0..n-1, t_j = n + j.
  */
 static bool
-augment(Lovasz *L, int to, int *how, int *from)
+augment(Lovasz *L, int to, int *next, int *nxt_link)
 {
 	const Topo *t = L->t;
-	int n = L->n, k = L->k, nv = n + k;
-	for (int v = 0; v < nv; v++)
-		from[v] = VIA_NONE;
+	int n = L->n, k = L->k;
+	L->stamp++;
 	int qh = 0, qt = 0;
-	for (int j = 0; j < k; j++)
-		if (!L->sflow[j]) {
-			from[n + j] = VIA_S;
-			how[n + j] = 0;
-			L->queue[qt++] = n + j;
-		}
-	while (qh < qt) {
-		int x = L->queue[qh++];
-		if (x == to)
-			break;
-		if (x >= n) { /* t_j: to every node of S_j (unbounded) */
-			int j = x - n;
-			for (int i = 0; i < L->size[j]; i++) {
-				int v = L->list[j * n + i];
-				if (from[v] == VIA_NONE) {
-					from[v] = x;
-					how[v] = 0;
-					L->queue[qt++] = v;
-				}
+	L->seen[to] = L->stamp;
+	next[to] = -1;
+	L->queue[qt++] = to;
+	int found = -1; /* the t_j whose s -> t_j arc is free */
+	while (qh < qt && found < 0) {
+		int b = L->queue[qh++];
+		if (b >= n) { /* t_j: from s if free, else from its flow's reverse */
+			int j = b - n;
+			if (!L->sflow[j]) {
+				found = j;
+				break;
+			}
+			int x = L->tnode[j]; /* residual x -> t_j */
+			if (x >= 0 && L->seen[x] != L->stamp) {
+				L->seen[x] = L->stamp;
+				next[x] = b;
+				nxt_link[x] = 0;
+				L->queue[qt++] = x;
 			}
 			continue;
 		}
-		for (int i = t->out[x]; i < t->out[x + 1]; i++) {
-			int v = t->link[i].dst;
-			if (!L->used[i] && !L->flow[i] && from[v] == VIA_NONE) {
-				from[v] = x;
-				how[v] = 1 + i; /* forward over link i */
-				L->queue[qt++] = v;
-			}
-		}
-		for (int i = L->in_off[x]; i < L->in_off[x + 1]; i++) {
-			int l = L->in_link[i], v = t->link[l].src;
-			if (L->flow[l] && from[v] == VIA_NONE) {
-				from[v] = x;
-				how[v] = -1 - l; /* backwards over link l */
-				L->queue[qt++] = v;
-			}
-		}
-		for (int j = 0; j < k; j++)
-			if (L->tx[j * n + x] > 0 && from[n + j] == VIA_NONE) {
-				from[n + j] = x;
-				how[n + j] = 0; /* back along t_j -> x */
+		for (int j = 0; j < k; j++) /* t_j -> b, unbounded */
+			if (L->member[j * n + b] && L->seen[n + j] != L->stamp) {
+				L->seen[n + j] = L->stamp;
+				next[n + j] = b;
+				nxt_link[n + j] = 0;
 				L->queue[qt++] = n + j;
 			}
+		for (int i = L->in_off[b]; i < L->in_off[b + 1]; i++) { /* a -> b forward */
+			int l = L->in_link[i], a = t->link[l].src;
+			if (!L->used[l] && !L->flow[l] && L->seen[a] != L->stamp) {
+				L->seen[a] = L->stamp;
+				next[a] = b;
+				nxt_link[a] = 1 + l;
+				L->queue[qt++] = a;
+			}
+		}
+		for (int l = t->out[b]; l < t->out[b + 1]; l++) { /* b -> a carries flow: a -> b */
+			int a = t->link[l].dst;
+			if (L->flow[l] && L->seen[a] != L->stamp) {
+				L->seen[a] = L->stamp;
+				next[a] = b;
+				nxt_link[a] = -1 - l;
+				L->queue[qt++] = a;
+			}
+		}
 	}
-	if (from[to] == VIA_NONE)
+	if (found < 0)
 		return false;
-	for (int v = to; from[v] != VIA_S; v = from[v]) {
-		int u = from[v];
-		if (v < n && u >= n)
-			L->tx[(u - n) * n + v]++;
-		else if (v >= n && u < n)
-			L->tx[(v - n) * n + u]--;
-		else if (how[v] > 0)
-			L->flow[how[v] - 1] = 1;
-		else
-			L->flow[-1 - how[v]] = 0;
-		if (from[u] == VIA_S)
-			L->sflow[u - n] = 1;
+	L->sflow[found] = 1;
+	for (int x = n + found; next[x] >= 0; x = next[x]) {
+		int y = next[x];
+		if (x >= n) { /* t_j -> y */
+			L->tnode[x - n] = y;
+		} else if (y >= n) { /* x -> t_j undoes t_j's flow to x */
+			if (L->tnode[y - n] == x)
+				L->tnode[y - n] = -1;
+		} else if (nxt_link[x] > 0) {
+			L->flow[nxt_link[x] - 1] = 1;
+			L->touched[L->ntouched++] = nxt_link[x] - 1;
+		} else {
+			L->flow[-1 - nxt_link[x]] = 0;
+		}
 	}
 	return true;
 }
 
-/* The flow into v reaches k: every set containing v keeps the condition. */
+/* The flow into v reaches k: every set containing v keeps the condition.
+ * On false, the nodes the last search reached (seen == stamp) are a set
+ * with too few links in. */
 static bool
-flow_reaches(Lovasz *L, int v, int *how, int *from)
+flow_reaches(Lovasz *L, int v, int *next, int *nxt_link)
 {
-	memset(L->flow, 0, (size_t)L->t->nlink);
-	memset(L->tx, 0, (size_t)L->k * (size_t)L->n * sizeof *L->tx);
-	memset(L->sflow, 0, (size_t)L->k);
+	for (int i = 0; i < L->ntouched; i++)
+		L->flow[L->touched[i]] = 0;
+	L->ntouched = 0;
+	for (int j = 0; j < L->k; j++) {
+		L->sflow[j] = 0;
+		L->tnode[j] = -1;
+	}
 	for (int i = 0; i < L->k; i++)
-		if (!augment(L, v, how, from))
+		if (!augment(L, v, next, nxt_link))
 			return false;
 	return true;
 }
@@ -198,10 +214,10 @@ node_list(const Topo *t, const int *nodes, int n, char *buf, size_t len)
 	}
 }
 
-/* Proves absence: the counting bound, else the set the last flow could not
- * fill (the nodes BFS did not reach). -1 after reporting at loc. */
+/* Proves absence: the counting bound, else the set the last search could
+ * not fill (the nodes it reached). -1 after reporting at loc. */
 static int
-report_absence(Lovasz *L, const int *roots, Loc loc, const int *from)
+report_absence(Lovasz *L, const int *roots, Loc loc)
 {
 	const Topo *t = L->t;
 	int k = L->k, n = L->n;
@@ -220,14 +236,14 @@ report_absence(Lovasz *L, const int *roots, Loc loc, const int *from)
 	int *set = xmalloc((size_t)n * sizeof *set);
 	int nset = 0, rooted_out = k, in = 0;
 	for (int v = 0; v < n; v++)
-		if (from[v] == VIA_NONE)
+		if (L->seen[v] == L->stamp)
 			set[nset++] = v;
 	for (int i = 0; i < nset; i++)
 		for (int j = 0; j < k; j++)
 			rooted_out -= roots[j] == set[i];
 	for (int i = 0; i < nset; i++)
 		for (int e = L->in_off[set[i]]; e < L->in_off[set[i] + 1]; e++)
-			in += from[t->link[L->in_link[e]].src] != VIA_NONE;
+			in += L->seen[t->link[L->in_link[e]].src] != L->stamp;
 	char list[400];
 	node_list(t, set, nset, list, sizeof list);
 	error_at(loc, "no %d link-disjoint spanning trees with these roots on '%s' (%s): the nodes "
@@ -279,8 +295,8 @@ static int
 lovasz(Lovasz *L, Tree **tr, const int *roots, Loc loc)
 {
 	int k = L->k, n = L->n;
+	int *next = xmalloc((size_t)(n + k) * sizeof *next);
 	int *how = xmalloc((size_t)(n + k) * sizeof *how);
-	int *from = xmalloc((size_t)(n + k) * sizeof *from);
 	int *depth = xmalloc((size_t)k * (size_t)n * sizeof *depth);
 	unsigned char *tried = xcalloc((size_t)L->t->nlink + 1, 1);
 	int rc = 0;
@@ -288,8 +304,8 @@ lovasz(Lovasz *L, Tree **tr, const int *roots, Loc loc)
 		for (int v = 0; v < n; v++)
 			depth[j * n + v] = L->member[j * n + v] ? tr[j]->depth[v] : -1;
 	for (int v = 0; v < n && rc == 0; v++)
-		if (!flow_reaches(L, v, how, from))
-			rc = report_absence(L, roots, loc, from);
+		if (!flow_reaches(L, v, next, how))
+			rc = report_absence(L, roots, loc);
 	while (rc == 0) {
 		int j = -1;
 		for (int i = 0; i < k; i++)
@@ -306,7 +322,7 @@ lovasz(Lovasz *L, Tree **tr, const int *roots, Loc loc)
 			L->used[l] = 1;
 			L->member[j * n + v] = 1;
 			L->list[j * n + L->size[j]++] = v;
-			bool ok = flow_reaches(L, v, how, from);
+			bool ok = flow_reaches(L, v, next, how);
 			L->used[l] = 0;
 			L->member[j * n + v] = 0;
 			L->size[j]--;
@@ -318,7 +334,7 @@ lovasz(Lovasz *L, Tree **tr, const int *roots, Loc loc)
 		}
 	}
 	free(how);
-	free(from);
+	free(next);
 	free(depth);
 	free(tried);
 	return rc;
