@@ -161,7 +161,7 @@ static void
 test_round_counts(void)
 {
 	static const struct { int k; const char *variant; } cases[] = {
-		{4, "bi"}, {4, "alter"}, {6, "bi"}, {6, "alter"},
+		{4, "bi"}, {4, "alter"}, {6, "bi"}, {6, "alter"}, {5, "alter"}, {5, "bi"},
 	};
 	for (size_t i = 0; i < countof(cases); i++) {
 		int m = 5;
