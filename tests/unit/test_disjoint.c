@@ -55,6 +55,10 @@ typedef struct Case {
 static void
 build(Case *c, const int *roots, int k)
 {
+	if (c->routes.topo) /* built before: start afresh */
+		routes_free(&c->routes);
+	free(c->diag);
+	c->diag = NULL;
 	FILE *mem = open_memstream(&c->diag, &c->len);
 	diag_stream(mem);
 	diag_reset();
@@ -69,7 +73,8 @@ build(Case *c, const int *roots, int k)
 static void
 case_free(Case *c)
 {
-	routes_free(&c->routes);
+	if (c->routes.topo)
+		routes_free(&c->routes);
 	arena_free(&c->arena);
 	free(c->diag);
 	memset(c, 0, sizeof *c);
@@ -123,8 +128,6 @@ test_supermesh_root_sets_build(void)
 			grid(&c, TK_SUPERMESH, 2, k, k, variant);
 			int roots[64], size[32];
 			int nset = supermesh_root_sets(c.t, roots, size);
-			routes_init(&c.routes, c.t, ROUTE_SHORTEST);
-			routes_free(&c.routes);
 			for (int i = 0, at = 0; i < nset; at += size[i++]) {
 				Case one = {0};
 				one.t = c.t;
