@@ -110,8 +110,20 @@ test_supermesh_corners(void)
 		Case c;
 		grid(&c, TK_SUPERMESH, 2, 4, 4, variant);
 		int roots[4] = {0, 3, 15, 12};
-		/* the seed's Figure 6 and saved trees: 6 on 4x4 */
-		expect_trees(&c, roots, 4, variant ? 7 : 6);
+		/* the authors' saved trees: height 6 on 4x4, SMBi and SMAlter; on SMBi
+		 * Algorithm 1 builds them, on SMAlter (4 spare links) it gets stuck
+		 * and the general method does */
+		expect_trees(&c, roots, 4, 6);
+		for (int j = 0; c.tr && j < 4; j++)
+			CU_ASSERT_EQUAL(c.tr[j]->height, 6);
+		CU_ASSERT_EQUAL(c.method, variant ? DISJOINT_GENERAL : DISJOINT_ALGORITHM1);
+		case_free(&c);
+		/* 6x6 corners: 2(k - 1) = 10, as the authors' */
+		grid(&c, TK_SUPERMESH, 2, 6, 6, variant);
+		int r6[4] = {0, 5, 35, 30};
+		expect_trees(&c, r6, 4, 10);
+		for (int j = 0; c.tr && j < 4; j++)
+			CU_ASSERT_EQUAL(c.tr[j]->height, 10);
 		case_free(&c);
 	}
 }
