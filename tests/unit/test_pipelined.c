@@ -306,6 +306,23 @@ test_msccl_runs(void)
 	}
 }
 
+/* The simulated time of one schedule, round by round; 0 if it does not run. */
+static double
+simulate(const Sched *s, int64_t bytes, SimMode mode)
+{
+	Arena a = {0};
+	SimNet net;
+	SimResult r = {0};
+	char err[256];
+	SimOpts o = {.mode = mode, .sync = SIM_ROUNDS};
+	int rc = s ? sim_from_scheds(&a, &s, 1, &net) : -1;
+	if (rc == 0)
+		rc = sim_run(&a, &net, 0, bytes, &o, &r, err, sizeof err);
+	CU_ASSERT_EQUAL(rc, 0);
+	arena_free(&a);
+	return rc == 0 ? r.time_s : 0;
+}
+
 /* The seed's network, flow mode, 256 MiB: supermesh-vs-mesh.coll's pairs. */
 static void
 test_seed_ratios(void)
@@ -320,16 +337,7 @@ test_seed_ratios(void)
 	                                    "RS_alter", "AG_mesh", "AG_bi", "AG_alter"};
 	double time[9];
 	for (int i = 0; i < 9; i++) {
-		const Sched *s = sched_named(&b, names[i]);
-		Arena a = {0};
-		SimNet net;
-		CU_ASSERT_EQUAL_FATAL(sim_from_scheds(&a, &s, 1, &net), 0);
-		SimOpts o = {.mode = SIM_FLOW, .sync = SIM_ROUNDS};
-		SimResult r;
-		char err[256];
-		CU_ASSERT_EQUAL(sim_run(&a, &net, 0, 256 << 20, &o, &r, err, sizeof err), 0);
-		time[i] = r.time_s;
-		arena_free(&a);
+		time[i] = simulate(sched_named(&b, names[i]), 256 << 20, SIM_FLOW);
 	}
 	for (int c = 0; c < 3; c++)
 		for (int v = 1; v <= 2; v++) {
@@ -354,16 +362,7 @@ test_tto_supermesh(void)
 	CU_ASSERT_EQUAL_FATAL(b.rc, 0);
 	double t[2];
 	for (int i = 0; i < 2; i++) {
-		const Sched *s = b.prog.sched[i];
-		Arena a = {0};
-		SimNet net;
-		CU_ASSERT_EQUAL_FATAL(sim_from_scheds(&a, &s, 1, &net), 0);
-		SimOpts o = {.mode = SIM_PACKET, .sync = SIM_ROUNDS};
-		SimResult r;
-		char err[256];
-		CU_ASSERT_EQUAL(sim_run(&a, &net, 0, 1 << 20, &o, &r, err, sizeof err), 0);
-		t[i] = r.time_s;
-		arena_free(&a);
+		t[i] = simulate(b.prog.sched[i], 1 << 20, SIM_PACKET);
 	}
 	assert_named(t[1] < t[0] * 0.97, __LINE__, __FILE__, "TTO mesh %g s, SMBi %g s", t[0], t[1]);
 	built_free(&b);
