@@ -15,6 +15,7 @@
 #include "msccl.h"
 #include "sim.h"
 #include "simbuild.h"
+#include "svgplot.h"
 #include "tests.h"
 
 typedef struct Built {
@@ -410,6 +411,34 @@ test_report_and_dot(void)
 	free(text);
 }
 
+/* --plot-links draws a supermesh: one line per directed link, parallel ones apart. */
+static void
+test_plot_links(void)
+{
+	Built b;
+	build(&b, SEED_NET "topology S = supermesh(4, 4, alter);\n"
+	      "collective allreduce X on S { algorithm pipelined_trees(segments 4); }\n");
+	CU_ASSERT_EQUAL_FATAL(b.rc, 0);
+	const Sched *s = b.prog.sched[0];
+	Arena a = {0};
+	SimNet net;
+	CU_ASSERT_EQUAL_FATAL(sim_from_scheds(&a, &s, 1, &net), 0);
+	double *util = calloc((size_t)net.nlink, sizeof *util);
+	char *svg = NULL;
+	size_t len;
+	FILE *f = open_memstream(&svg, &len);
+	CU_ASSERT_EQUAL(svg_links(f, &net, util, "X"), 1);
+	fclose(f);
+	int lines = 0;
+	for (char *q = svg; (q = strstr(q, "<line ")); q++)
+		lines++;
+	CU_ASSERT_EQUAL(lines, 64);
+	free(svg);
+	free(util);
+	arena_free(&a);
+	built_free(&b);
+}
+
 CU_TestInfo pipelined_tests[] = {
 	{"round counts M + 2h - 1 and sums of M + h - 1, one hop per message", test_round_counts},
 	{"the seed's worked example: 4 x (2048 + 6) against 9 x 2048", test_seed_worked_example},
@@ -419,5 +448,6 @@ CU_TestInfo pipelined_tests[] = {
 	{"the seed's network: SMBi / SMAlter against the mesh", test_seed_ratios},
 	{"TTO on a supermesh uses the added links", test_tto_supermesh},
 	{"check reports the trees; DOT draws them one colour each", test_report_and_dot},
+	{"--plot-links draws a supermesh's parallel links", test_plot_links},
 	CU_TEST_INFO_NULL,
 };
