@@ -11,8 +11,8 @@
  *
  * Two constructions. On a square mesh or supermesh the seed's Algorithm 1
  * runs first: an interior root reaches the border by a straight path, each
- * tree then grows breadth-first inside its root's rows and columns, and the
- * trees take turns attaching one missing neighbour each, added (parallel)
+ * tree then grows breadth-first over the nodes within side - 1 hops of its
+ * root (the far corner region is left), and the trees take turns attaching one missing neighbour each, added (parallel)
  * links first. It is a heuristic and may get stuck; then, and on every other
  * topology, the general method runs: Lovász's proof of Edmonds' branching
  * theorem. K link-disjoint spanning arborescences rooted at r_1..r_K exist
@@ -380,9 +380,8 @@ algorithm1(Lovasz *L, Tree **tr, const int *roots, int *depth)
 			take(L, tr, j, l, depth + j * n);
 		}
 	}
-	/* 3: breadth-first inside the root's row and column band: every node
-	 * within side - 1 rows and side - 1 columns, i.e. everywhere but the far
-	 * corner region is left to step 4 by bounding each hop's distance */
+	/* 3: breadth-first over the nodes within side - 1 hops of the root (the
+	 * seed's k - 1 rows and columns); the far corner region is step 4's */
 	int *queue = xmalloc((size_t)n * sizeof *queue);
 	for (int j = 0; j < k; j++) {
 		int qh = 0, qt = 0;
@@ -469,8 +468,9 @@ disjoint_trees(Arena *a, const Topo *t, Routes *r, const int *roots, int k, Loc 
 		         t->name);
 		return NULL;
 	}
-	/* the flows cost about k^2 n (n + links) per link taken: refuse what
-	 * would run for minutes rather than hang */
+	/* a check searches a hop or two as a rule, but at worst the whole graph
+	 * k times, for each of the k (n - 1) links taken and the n first checks:
+	 * refuse what could run for minutes rather than hang */
 	double work = (double)k * k * n * (double)(2 * n + t->nlink) * k;
 	if (work > 4e11) {
 		error_at(loc, "disjoint: %d trees on %d nodes and %d links is beyond what collc builds "
