@@ -229,6 +229,9 @@ test_errors(void)
 		{"topology M = mesh(4, 4);\n"
 		 "collective allreduce X on M { algorithm pipelined_trees; }\n",
 		 "no 4 link-disjoint spanning trees"},
+		{"topology S = supermesh(300, 300, bi);\n"
+		 "trees A = disjoint(S, roots 0, 299, 89999, 89700);\n",
+		 "the limit is 4e11"},
 	};
 	for (size_t i = 0; i < countof(cases); i++) {
 		Built b;
