@@ -11,8 +11,8 @@
  *
  * Two constructions. On a square mesh or supermesh the seed's Algorithm 1
  * runs first: an interior root reaches the border by a straight path, each
- * tree then grows breadth-first over the nodes within side - 1 hops of its
- * root (the far corner region is left), and the trees take turns attaching one missing neighbour each, added (parallel)
+ * tree then grows breadth-first over the k - 1 rows and k - 1 columns
+ * nearest its root, and the trees take turns attaching one missing neighbour each, added (parallel)
  * links first. It is a heuristic and may get stuck; then, and on every other
  * topology, the general method runs: Lovász's proof of Edmonds' branching
  * theorem. K link-disjoint spanning arborescences rooted at r_1..r_K exist
@@ -380,8 +380,8 @@ algorithm1(Lovasz *L, Tree **tr, const int *roots, int *depth)
 			take(L, tr, j, l, depth + j * n);
 		}
 	}
-	/* 3: breadth-first over the nodes within side - 1 hops of the root (the
-	 * seed's k - 1 rows and columns); the far corner region is step 4's */
+	/* 3: breadth-first over the k - 1 rows and k - 1 columns nearest the
+	 * root (the seed's block); the far row and column are step 4's */
 	int *queue = xmalloc((size_t)n * sizeof *queue);
 	for (int j = 0; j < k; j++) {
 		int qh = 0, qt = 0;
@@ -397,7 +397,7 @@ algorithm1(Lovasz *L, Tree **tr, const int *roots, int *depth)
 					if (t->link[i].copy != pass || L->used[i] || L->member[j * n + v])
 						continue;
 					int dr = abs(v / side - r0), dc = abs(v % side - c0);
-					if (dr + dc > side - 1) /* the far half is step 4's */
+					if (dr > side - 2 || dc > side - 2) /* outside the block */
 						continue;
 					take(L, tr, j, i, depth + j * n);
 					queue[qt++] = v;
