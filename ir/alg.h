@@ -49,5 +49,6 @@ Sched *alg_bruck(const AlgCtx *);
 Sched *alg_pairwise(const AlgCtx *);
 Sched *alg_rooted(const AlgCtx *);      /* binomial_tree, chain */
 Sched *alg_tto(const AlgCtx *);
+Sched *alg_pipelined(const AlgCtx *);
 
 #endif
