@@ -10,6 +10,9 @@
  * first symmetric schedule selected (base tree b moved by group element
  * N mod |G|; copy 0 is the first base tree itself), one colour per tree,
  * arrows from child to parent, dashed where an edge spans several hops.
+ * Without a symmetric schedule, a pipelined one's link-disjoint trees are
+ * drawn instead, one colour per tree over the very link each edge owns:
+ * trees N .. N + 3 (a root set; N = --tree-copy).
  */
 #include <string.h>
 
@@ -120,6 +123,79 @@ draw_links(const Topo *t, int grid, FILE *f)
 	}
 }
 
+/* Every node (pinned at its coordinates where the layout has them) and
+ * one grey line per parallel link. Circles are as wide as the longest name
+ * at 10 pt (about 6 pt a character), the grid wide enough for them. */
+static void
+draw_nodes_links(const Topo *t, FILE *f)
+{
+	size_t longest = 0;
+	for (int v = 0; v < t->nnode; v++) {
+		char name[64];
+		topo_node_name(t, v, name, sizeof name);
+		if (strlen(name) > longest)
+			longest = strlen(name);
+	}
+	double width = (double)longest * 6 + 10 > 32 ? ((double)longest * 6 + 10) / 72 : 0.45;
+	int grid = (int)(width * 72) + 40 > 72 ? (int)(width * 72) + 40 : 72;
+	if (t->kind == TK_TORUS)
+		fputs("\tsplines=curved;\n", f);
+	fprintf(f, "\tnode [shape=circle, fontsize=10, width=%.2f, fixedsize=true];\n", width);
+	fputs("\tedge [arrowhead=none, color=gray60];\n", f);
+	for (int v = 0; v < t->nnode; v++) {
+		fputc('\t', f);
+		node_id(t, v, f);
+		bool sw = t->is_switch && t->is_switch[v];
+		fprintf(f, " [%s", sw ? "shape=box, style=filled, fillcolor=gray90" : "");
+		int x, y;
+		if (node_pos(t, v, grid, &x, &y))
+			fprintf(f, "%spos=\"%d,%d!\"", sw ? ", " : "", x, y);
+		fputs("];\n", f);
+	}
+	draw_links(t, grid, f);
+}
+
+/* A pipelined schedule's trees first .. first + 3, one colour each; each
+ * edge parent -> child drawn on its own link (a pair's parallel links are
+ * separate lines). */
+static int
+draw_disjoint(const Sched *s, int first, FILE *f)
+{
+	static const char *const colour[] = {"red", "blue", "darkgreen", "orange"};
+	const Topo *t = s->topo;
+	if (first < 0 || first >= s->ntree) {
+		error_file("--tree-copy %d: '%s' has trees 0..%d", first, s->name, s->ntree - 1);
+		return -1;
+	}
+	char desc[128];
+	topo_describe(t, desc, sizeof desc);
+	fprintf(f, "digraph \"%s\" {\n", t->name);
+	fprintf(f, "\tlabel=\"%s = %s, link-disjoint trees of %s\";\n", t->name, desc, s->name);
+	draw_nodes_links(t, f);
+	for (int b = first; b < s->ntree && b < first + 4; b++) {
+		const Tree *tr = s->tree[b];
+		const char *c = colour[(b - first) % 4];
+		char root[32];
+		topo_node_name(t, tr->root[0], root, sizeof root);
+		fprintf(f, "\t// tree %d, root %s, height %d\n", b, root, tr->height);
+		for (int v = 0; v < t->nnode; v++) {
+			if (tr->link[v] < 0)
+				continue;
+			fputc('\t', f);
+			node_id(t, tr->parent[v], f);
+			fputs(" -> ", f);
+			node_id(t, v, f);
+			fprintf(f, " [color=%s, penwidth=2, arrowhead=normal%s];\n", c,
+			        t->link[tr->link[v]].copy > 0 ? ", style=dashed" : "");
+		}
+		fputc('\t', f);
+		node_id(t, tr->root[0], f);
+		fprintf(f, " [style=filled, fillcolor=%s, fontcolor=white];\n", c);
+	}
+	fputs("}\n", f);
+	return 0;
+}
+
 static void
 draw_trees(const Sched *s, int copy, FILE *f)
 {
@@ -157,10 +233,15 @@ emit_dot(const Prog *p, const BuildOpts *o, FILE *f)
 {
 	const Sched *sel[64];
 	int n = backend_select(p, o, sel, 64);
-	const Sched *s = NULL;
+	const Sched *s = NULL, *piped = NULL;
 	for (int i = 0; i < n && !s; i++)
 		if (sel[i]->base)
 			s = sel[i];
+	for (int i = 0; i < n && !s && !piped; i++)
+		if (sel[i]->ntree > 0 && sel[i]->tree[0]->link)
+			piped = sel[i];
+	if (piped)
+		return draw_disjoint(piped, o->tree_copy, f);
 	const Topo *t = s ? s->topo : p->ntopo ? p->topo[0] : NULL;
 	if (!t) {
 		error_file("nothing to draw: the file has no topology");
@@ -176,37 +257,12 @@ emit_dot(const Prog *p, const BuildOpts *o, FILE *f)
 		           s->ntree * s->group->order - 1);
 		return -1;
 	}
-	/* circles as wide as the longest name at 10 pt (about 6 pt a
-	 * character), the grid wide enough for them */
-	size_t longest = 0;
-	for (int v = 0; v < t->nnode; v++) {
-		char name[64];
-		topo_node_name(t, v, name, sizeof name);
-		if (strlen(name) > longest)
-			longest = strlen(name);
-	}
-	double width = (double)longest * 6 + 10 > 32 ? ((double)longest * 6 + 10) / 72 : 0.45;
-	int grid = (int)(width * 72) + 40 > 72 ? (int)(width * 72) + 40 : 72;
 	char desc[128];
 	topo_describe(t, desc, sizeof desc);
 	fprintf(f, "digraph \"%s\" {\n", t->name);
 	fprintf(f, "\tlabel=\"%s = %s%s%s\";\n", t->name, desc, s ? ", trees of " : "",
 	        s ? s->name : "");
-	if (t->kind == TK_TORUS)
-		fputs("\tsplines=curved;\n", f);
-	fprintf(f, "\tnode [shape=circle, fontsize=10, width=%.2f, fixedsize=true];\n", width);
-	fputs("\tedge [arrowhead=none, color=gray60];\n", f);
-	for (int v = 0; v < t->nnode; v++) {
-		fputc('\t', f);
-		node_id(t, v, f);
-		bool sw = t->is_switch && t->is_switch[v];
-		fprintf(f, " [%s", sw ? "shape=box, style=filled, fillcolor=gray90" : "");
-		int x, y;
-		if (node_pos(t, v, grid, &x, &y))
-			fprintf(f, "%spos=\"%d,%d!\"", sw ? ", " : "", x, y);
-		fputs("];\n", f);
-	}
-	draw_links(t, grid, f);
+	draw_nodes_links(t, f);
 	if (s)
 		draw_trees(s, copy, f);
 	fputs("}\n", f);

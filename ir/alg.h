@@ -52,6 +52,7 @@ Sched *alg_bruck(const AlgCtx *);
 Sched *alg_pairwise(const AlgCtx *);
 Sched *alg_rooted(const AlgCtx *);      /* binomial_tree, chain */
 Sched *alg_tto(const AlgCtx *);
+Sched *alg_pipelined(const AlgCtx *);
 Sched *alg_hierarchical(const AlgCtx *);
 
 #endif

@@ -155,7 +155,8 @@ heat(double u, char *buf, size_t len)
 bool
 svg_links_draws(const SimNet *n)
 {
-	return n->ndim == 2 && (strcmp(n->topo, "torus") == 0 || strcmp(n->topo, "mesh") == 0);
+	return n->ndim == 2 && (strcmp(n->topo, "torus") == 0 || strcmp(n->topo, "mesh") == 0 ||
+	                        strcmp(n->topo, "supermesh") == 0);
 }
 
 int
@@ -189,8 +190,12 @@ svg_links(FILE *f, const SimNet *n, const double *util, const char *title)
 			y2 = y1 + dy * sp * 0.45;
 		}
 		double len = sqrt(dx * dx + dy * dy);
-		/* the two directions side by side: offset to the sender's right */
-		double ox = -dy / len * off, oy = dx / len * off;
+		/* the two directions side by side: offset to the sender's right, a
+		 * pair's parallel links (supermesh) each one step further out */
+		int copy = 0;
+		for (int e = l - 1; e >= 0 && n->link[e].src == k->src; e--)
+			copy += n->link[e].dst == k->dst;
+		double ox = -dy / len * off * (1 + 2 * copy), oy = dx / len * off * (1 + 2 * copy);
 		char col[16];
 		double u = util[l];
 		heat(u, col, sizeof col);
