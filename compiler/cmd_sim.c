@@ -17,6 +17,7 @@ enum { MAX_SIZES = 64 };
 
 typedef struct SimArgs {
 	const char *path, *out, *plot, *plot_links, *collective;
+	const char *compare;   /* baselines, "A,B,C": a comparison table after the rows */
 	double sizes[MAX_SIZES];
 	int nsize;
 	double link_size;
@@ -93,6 +94,7 @@ typedef struct Runner {
 	int nrow, caprow;
 	Progress prog;
 	int rc;
+	const char *compare; /* --compare's baselines, or NULL */
 } Runner;
 
 static int
@@ -205,6 +207,60 @@ run_net(Runner *u, const SimArgs *a, const SimNet *net)
 
 /* ---- output ---- */
 
+/* Whether name is one of the comma-separated names in list. */
+static bool
+in_list(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = list; p; p = strchr(p, ',')) {
+		if (*p == ',')
+			p++;
+		if (strncmp(p, name, n) == 0 && (p[n] == ',' || p[n] == 0))
+			return true;
+	}
+	return false;
+}
+
+/* The baseline row for r: a --compare collective of r's kind at r's size. */
+static const Row *
+baseline_of(const Runner *u, const char *list, const Row *r)
+{
+	for (int i = 0; i < u->nrow; i++) {
+		const Row *b = &u->rows[i];
+		if (b != r && b->size == r->size && strcmp(b->kind, r->kind) == 0 &&
+		    in_list(list, b->name) && !in_list(list, r->name))
+			return b;
+	}
+	return NULL;
+}
+
+/* --compare: every other row against the baseline of its kind and size:
+ * speedup (baseline time / time), energy ratio, and the row's energy split
+ * into its three terms, each as a share of the baseline's total energy. */
+static void
+print_comparison(const Runner *u, const char *list, FILE *f)
+{
+	int w = 10;
+	for (int i = 0; i < u->nrow; i++)
+		if ((int)strlen(u->rows[i].name) > w)
+			w = (int)strlen(u->rows[i].name);
+	fprintf(f, "\nagainst the baseline of the same kind and size (energy terms as shares of "
+	           "the baseline's energy)\n");
+	fprintf(f, "%-*s %-*s %10s %8s %8s %8s %8s %8s\n", w, "collective", w, "baseline", "size",
+	        "speedup", "energy", "link", "router", "static");
+	for (int i = 0; i < u->nrow; i++) {
+		const Row *r = &u->rows[i], *b = baseline_of(u, list, r);
+		if (!b)
+			continue;
+		char sz[32];
+		human_bytes(r->size, sz, sizeof sz);
+		double e = b->r.energy_j > 0 ? b->r.energy_j : 1;
+		fprintf(f, "%-*s %-*s %10s %7.3fx %7.3fx %8.3f %8.3f %8.3f\n", w, r->name, w, b->name,
+		        sz, r->r.time_s > 0 ? b->r.time_s / r->r.time_s : 0, r->r.energy_j / e,
+		        r->r.energy_link_j / e, r->r.energy_router_j / e, r->r.energy_static_j / e);
+	}
+}
+
 static void
 print_table(const Runner *u, FILE *f)
 {
@@ -223,6 +279,8 @@ print_table(const Runner *u, FILE *f)
 		        r->algorithm, sz, tm, r->r.goodput_bps / 1e9, r->r.bound_ratio * 100,
 		        r->r.energy_j);
 	}
+	if (u->compare)
+		print_comparison(u, u->compare, f);
 }
 
 static void
@@ -252,9 +310,10 @@ print_json(const Runner *u, FILE *f)
 		json_string(f, r->algorithm);
 		fprintf(f, ", \"size_bytes\": %.0f, \"time_s\": %.12g, \"goodput_bps\": %.12g, "
 		           "\"bound_bps\": %.12g, \"bound_ratio\": %.12g, \"energy_j\": %.12g, "
-		           "\"round_end_s\": [",
+		           "\"energy_link_j\": %.12g, \"energy_router_j\": %.12g, "
+		           "\"energy_static_j\": %.12g, \"round_end_s\": [",
 		        r->size, r->r.time_s, r->r.goodput_bps, r->r.bound_bps, r->r.bound_ratio,
-		        r->r.energy_j);
+		        r->r.energy_j, r->r.energy_link_j, r->r.energy_router_j, r->r.energy_static_j);
 		for (int k = 0; k < r->r.nround; k++)
 			fprintf(f, "%s%.12g", k ? ", " : "", r->r.round_end[k]);
 		fputs("], \"link_bytes\": [", f);
@@ -267,6 +326,24 @@ print_json(const Runner *u, FILE *f)
 		fputs("]}", f);
 	}
 	fputs("\n]}\n", f);
+}
+
+/* Every name given to --compare is a collective that was simulated. */
+static int
+check_compare(const Runner *u, const char *list)
+{
+	char buf[256];
+	snprintf(buf, sizeof buf, "%s", list);
+	for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+		bool found = false;
+		for (int i = 0; i < u->nrow && !found; i++)
+			found = strcmp(u->rows[i].name, tok) == 0;
+		if (!found) {
+			error_file("--compare: no collective named '%s' was simulated", tok);
+			return 1;
+		}
+	}
+	return 0;
 }
 
 static int
@@ -394,6 +471,8 @@ parse_args(int argc, char **argv, SimArgs *a)
 		} else if (strcmp(s, "--reduce-rate") == 0 && has) {
 			if ((a->opts.reduce_rate = parse_rate(argv[++i])) <= 0)
 				return usage_error("sim: --reduce-rate takes a rate such as 100GBps or 800Gbps");
+		} else if (strcmp(s, "--compare") == 0 && has) {
+			a->compare = argv[++i];
 		} else if (strcmp(s, "--collective") == 0 && has) {
 			a->collective = argv[++i];
 		} else if (strcmp(s, "--plot") == 0 && has) {
@@ -416,6 +495,9 @@ parse_args(int argc, char **argv, SimArgs *a)
 		return missing_file("sim");
 	if (a->csv && a->json)
 		return usage_error("sim: %s", "--csv or --json, not both");
+	if (a->compare && (a->csv || a->json))
+		return usage_error("sim: %s", "--compare adds a table to the text output, not to "
+		                              "--csv or --json (they carry the energy terms)");
 	if (a->plot_links) {
 		if (a->link_size < 0)
 			return usage_error("sim: %s", "--plot-links needs --size S");
@@ -494,6 +576,9 @@ cmd_sim(int argc, char **argv)
 	}
 	if (u.prog.shown)
 		fputs("\r\033[K", stderr);
+	if (rc == 0 && a.compare)
+		rc = check_compare(&u, a.compare);
+	u.compare = a.compare;
 	if (rc == 0)
 		rc = write_mem(a.out, a.json ? print_json : a.csv ? print_csv : print_table, &u);
 	if (rc == 0 && a.plot)
