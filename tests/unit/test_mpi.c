@@ -296,8 +296,8 @@ test_pipelined_trees(void)
 	}
 }
 
-/* examples/supermesh-bi-6x6.coll: pipelined trees on 36 ranks, every
- * collective, at one count (4099: blocks that do not divide evenly) called
+/* examples/supermesh-bi-6x6.coll and 6x6 SMAlter: pipelined trees on 36
+ * ranks, every collective, at one count (4099: blocks that do not divide evenly) called
  * once; each call is 118 to 270 rounds, and 36 ranks share this machine's
  * two cores, so every count of the default main would take minutes. */
 static void
@@ -312,6 +312,15 @@ test_pipelined_6x6(void)
 		run_args(label, text, 36, names[i], "4099 1");
 	}
 	free(text);
+	/* 6x6 SMAlter, its root sets built by pipelined_trees itself */
+	static const char *const kinds[] = {"allreduce", "reduce_scatter", "allgather"};
+	for (int i = 0; i < 3; i++) {
+		char alter[256], label[128];
+		snprintf(alter, sizeof alter, "topology S = supermesh(6, 6, alter);\n"
+		         "collective %s X on S { algorithm pipelined_trees(segments 2); }\n", kinds[i]);
+		snprintf(label, sizeof label, "pipelined_trees %s on 6x6 SMAlter", kinds[i]);
+		run_args(label, alter, 36, NULL, "4099 1");
+	}
 }
 
 CU_TestInfo mpi_tests[] = {
@@ -321,6 +330,7 @@ CU_TestInfo mpi_tests[] = {
 	{"a communicator of the wrong size", test_wrong_size},
 	{"chunk order: messages as runs of the buffer", test_chunk_order},
 	{"pipelined trees on 4x4 SMBi / SMAlter against MPI", test_pipelined_trees},
-	{"pipelined trees on 6x6 SMBi (the example), 36 ranks, against MPI", test_pipelined_6x6},
+	{"pipelined trees on 6x6 SMBi (the example) and SMAlter, 36 ranks, against MPI",
+	 test_pipelined_6x6},
 	CU_TEST_INFO_NULL,
 };

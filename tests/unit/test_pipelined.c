@@ -259,12 +259,12 @@ test_without_trees_and_auto(void)
 	built_free(&b);
 }
 
-/* MSCCL XML of AR, RS, AG on 4x4 SMBi / SMAlter and 6x6 SMBi runs and verifies. */
+/* MSCCL XML of AR, RS, AG on 4x4 SMBi / SMAlter and 6x6 SMAlter / SMBi runs and verifies. */
 static void
 test_msccl_runs(void)
 {
 	static const struct { int k; const char *variant; } cases[] = {
-		{4, "bi"}, {4, "alter"}, {6, "alter"},
+		{4, "bi"}, {4, "alter"}, {6, "alter"}, {6, "bi"},
 	};
 	for (size_t i = 0; i < countof(cases); i++) {
 		char *text = supermesh_text(cases[i].k, cases[i].variant, 2);
