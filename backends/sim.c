@@ -481,27 +481,8 @@ router_ports(const Topo *t)
 }
 
 int
-sim_from_scheds(Arena *a, const Sched *const *s, int n, SimNet *out)
+sim_net_of_topo(Arena *a, const Topo *t, SimNet *out)
 {
-	return sim_from_scheds_limit(a, s, n, EXPAND_LIMIT, out);
-}
-
-int
-sim_from_scheds_limit(Arena *a, const Sched *const *s, int n, long expand_limit, SimNet *out)
-{
-	memset(out, 0, sizeof *out);
-	if (n == 0) {
-		error_file("no schedule to simulate");
-		return -1;
-	}
-	const Topo *t = s[0]->topo;
-	for (int i = 1; i < n; i++)
-		if (s[i]->topo != t) {
-			error_at(s[i]->loc, "'%s' is on topology '%s' and '%s' on '%s': a .sim file holds "
-			         "one topology (choose with --collective)", s[0]->name, t->name, s[i]->name,
-			         s[i]->topo->name);
-			return -1;
-		}
 	out->topo = topo_kind_name(t->kind);
 	out->ndim = t->ndim;
 	memcpy(out->size, t->size, sizeof out->size);
@@ -525,6 +506,33 @@ sim_from_scheds_limit(Arena *a, const Sched *const *s, int n, long expand_limit,
 	out->port_static_w = t->net.port_static_power;
 	out->link_static_w = t->net.link_static_power;
 	out->nport = router_ports(t);
+	return 0;
+}
+
+int
+sim_from_scheds(Arena *a, const Sched *const *s, int n, SimNet *out)
+{
+	return sim_from_scheds_limit(a, s, n, EXPAND_LIMIT, out);
+}
+
+int
+sim_from_scheds_limit(Arena *a, const Sched *const *s, int n, long expand_limit, SimNet *out)
+{
+	memset(out, 0, sizeof *out);
+	if (n == 0) {
+		error_file("no schedule to simulate");
+		return -1;
+	}
+	const Topo *t = s[0]->topo;
+	for (int i = 1; i < n; i++)
+		if (s[i]->topo != t) {
+			error_at(s[i]->loc, "'%s' is on topology '%s' and '%s' on '%s': a .sim file holds "
+			         "one topology (choose with --collective)", s[0]->name, t->name, s[i]->name,
+			         s[i]->topo->name);
+			return -1;
+		}
+	if (sim_net_of_topo(a, t, out) != 0)
+		return -1;
 	out->ncoll = n;
 	out->coll = arena_array(a, (size_t)n, sizeof *out->coll);
 	for (int i = 0; i < n; i++)
