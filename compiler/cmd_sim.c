@@ -585,8 +585,7 @@ static const CliOpt sim_opts[] = {
 	{"reduce-rate", 0, "R", "bytes reduced per second at a receiver (100GBps, 800Gbps; "
 	                        "bare: B/s)"},
 	{"collective", 0, "NAME", "only the collective NAME"},
-	{"compare", 0, "A,B,..", "after the table: speedup and energy (link, router, static) of "
-	                         "each collective against the baseline of its kind"},
+	{"compare", 0, "A,B,..", "speedup and energy against the baseline of each kind"},
 	{"topology", 0, "T.coll", "FILE.xml: the .coll file whose topology runs the XML"},
 	{"ranks", 0, "LIST", "FILE.xml: the node of each XML rank (default 0..p-1)"},
 	{"legacy", 0, NULL, "FILE.xml: read the older microsoft/msccl dialect"},
