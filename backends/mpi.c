@@ -697,8 +697,8 @@ sets_add(ChunkSets *cs, const int *chunk, int n)
 		cs->chunk = xrealloc(cs->chunk, (size_t)cs->capchunk * sizeof *cs->chunk);
 	}
 	cs->off[cs->n] = cs->nchunk;
-	memcpy(cs->chunk + cs->nchunk, chunk, (size_t)n * sizeof *chunk);
-	qsort(cs->chunk + cs->nchunk, (size_t)n, sizeof *chunk, cmp_int);
+	copy_n(cs->chunk + cs->nchunk, chunk, (size_t)n, sizeof *chunk);
+	sort_n(cs->chunk + cs->nchunk, (size_t)n, sizeof *chunk, cmp_int);
 	cs->nchunk += n;
 	cs->off[++cs->n] = cs->nchunk;
 }

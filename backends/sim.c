@@ -226,7 +226,7 @@ keys_add(Keys *ks, const int *k, int n)
 		ks->capdata = 2 * (ks->len + n) + 256;
 		ks->data = xrealloc(ks->data, (size_t)ks->capdata * sizeof *ks->data);
 	}
-	memcpy(ks->data + ks->len, k, (size_t)n * sizeof *k);
+	copy_n(ks->data + ks->len, k, (size_t)n, sizeof *k);
 	ks->off[ks->n] = ks->len;
 	ks->count[ks->n] = 1;
 	ks->len += n;

@@ -80,6 +80,15 @@ void *xmalloc(size_t size);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t size);
 
+/* memcpy and qsort for arrays that may be empty: a count of 0 may come with
+ * a NULL pointer, which the C library functions must not be given. */
+void copy_n(void *dst, const void *src, size_t n, size_t size);
+void sort_n(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
+/* A stable merge sort whose comparison takes a context (C11's qsort has
+ * none, and a global would be state beside diagnostics). */
+void sort_with(void *base, size_t n, size_t size,
+               int (*cmp)(const void *, const void *, void *ctx), void *ctx);
+
 int edit_distance(const char *a, const char *b);
 /* The candidate nearest to `name` (NULL if none is close enough to help). */
 const char *nearest_name(const char *name, const char *const *cand, int ncand);

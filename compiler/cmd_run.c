@@ -84,20 +84,14 @@ cmd_run(int argc, char **argv)
 			o.bytes = (int64_t)v;
 			size_given = true;
 		} else if (strcmp(a, "--dtype") == 0 && has) {
-			static const char *const n[] = {"float", "double", "int32", "int64"};
-			int k = 0;
-			while (k < 4 && strcmp(n[k], argv[i + 1]) != 0)
-				k++;
-			if (k == 4)
+			int k = rdtype_find(argv[i + 1]);
+			if (k < 0)
 				return usage_error("run: --dtype is float, double, int32 or int64");
 			o.dtype = (RDtype)k;
 			i++;
 		} else if (strcmp(a, "--op") == 0 && has) {
-			static const char *const n[] = {"sum", "prod", "max", "min"};
-			int k = 0;
-			while (k < 4 && strcmp(n[k], argv[i + 1]) != 0)
-				k++;
-			if (k == 4)
+			int k = rop_find(argv[i + 1]);
+			if (k < 0)
 				return usage_error("run: --op is sum, prod, max or min");
 			o.op = (ROp)k;
 			i++;

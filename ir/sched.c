@@ -27,7 +27,7 @@ sched_new(Arena *a, const char *name, Loc loc, CollKind kind, const char *algori
 	s->topo = t;
 	s->nrank = nrank;
 	s->rank_node = arena_array(a, (size_t)nrank, sizeof *s->rank_node);
-	memcpy(s->rank_node, rank_node, (size_t)nrank * sizeof *rank_node);
+	copy_n(s->rank_node, rank_node, (size_t)nrank, sizeof *rank_node);
 	s->node_rank = arena_array(a, (size_t)t->nnode, sizeof *s->node_rank);
 	for (int v = 0; v < t->nnode; v++)
 		s->node_rank[v] = -1;
@@ -103,7 +103,7 @@ sched_route(SchedBuilder *b, const int *links, int n)
 		b->caplink = 2 * (used + n) + 64;
 		s->route_link = xrealloc(s->route_link, (size_t)b->caplink * sizeof *s->route_link);
 	}
-	memcpy(s->route_link + used, links, (size_t)n * sizeof *links);
+	copy_n(s->route_link + used, links, (size_t)n, sizeof *links);
 	s->route_off[s->nroute + 1] = used + n;
 	*slot = ++s->nroute;
 	if (2 * s->nroute > b->nslot) {
@@ -131,7 +131,7 @@ sched_msg_route(SchedBuilder *b, int round, int src, int dst, XferOp op, const i
 		b->capchunk = 2 * (used + n) + 256;
 		s->chunks = xrealloc(s->chunks, (size_t)b->capchunk * sizeof *s->chunks);
 	}
-	memcpy(s->chunks + used, chunks, (size_t)n * sizeof *chunks);
+	copy_n(s->chunks + used, chunks, (size_t)n, sizeof *chunks);
 	s->msg[s->nmsg++] = (Msg){.round = round, .src = src, .dst = dst, .op = op,
 	                          .route = sched_route(b, links, nlink), .first = used, .n = n};
 	if (round + 1 > s->nround)
@@ -177,8 +177,7 @@ void
 sched_end(SchedBuilder *b)
 {
 	Sched *s = b->s;
-	if (s->nmsg > 0)
-		qsort(s->msg, (size_t)s->nmsg, sizeof *s->msg, msg_order);
+	sort_n(s->msg, (size_t)s->nmsg, sizeof *s->msg, msg_order);
 	/* pack: one message per (round, src, dst, route, op), chunks in order */
 	Msg *msg = arena_array(b->arena, (size_t)s->nmsg + 1, sizeof *msg);
 	int total = 0;
@@ -194,7 +193,7 @@ sched_end(SchedBuilder *b)
 			msg[m].n = 0;
 			m++;
 		}
-		memcpy(chunks + used, s->chunks + x->first, (size_t)x->n * sizeof *chunks);
+		copy_n(chunks + used, s->chunks + x->first, (size_t)x->n, sizeof *chunks);
 		used += x->n;
 		msg[m - 1].n += x->n;
 	}
@@ -209,7 +208,7 @@ sched_end(SchedBuilder *b)
 	int *link = arena_array(b->arena, (size_t)nlink + 1, sizeof *link);
 	if (s->route_off) {
 		memcpy(off, s->route_off, (size_t)(s->nroute + 1) * sizeof *off);
-		memcpy(link, s->route_link, (size_t)nlink * sizeof *link);
+		copy_n(link, s->route_link, (size_t)nlink, sizeof *link);
 	}
 	free(s->route_off);
 	free(s->route_link);

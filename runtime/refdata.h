@@ -15,6 +15,9 @@ typedef enum ROp { RO_SUM, RO_PROD, RO_MAX, RO_MIN } ROp;
 size_t rdtype_size(RDtype);
 const char *rdtype_name(RDtype);
 const char *rop_name(ROp);
+/* The type or operator of that name ("float", "sum", ...), or -1. */
+int rdtype_find(const char *name);
+int rop_find(const char *name);
 
 /* Elements first.. of rank's input (small integers, so every reduction
  * order is exact; +-1 for prod), and the reduction dst = a op b. */
