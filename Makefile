@@ -138,6 +138,12 @@ fuzz-run: fuzz-build
 		grep -E '^(Done|stat::number_of_executed_units|stat::peak_rss_mb)' $(O)/fuzz/$$t.log; \
 	done
 
+# a mutation sample over the passes: MUTANTS single flips, SEED picks them
+MUTANTS ?= 40
+SEED    ?= 1
+mutate:
+	tests/mutate.sh $(MUTANTS) $(SEED)
+
 demo: deps all
 	$(COLLC) check examples/sp-torus-8x8.coll
 
