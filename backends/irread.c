@@ -506,6 +506,8 @@ int
 ir_read(const char *text, size_t len, Prog *p)
 {
 	Reader r = {.p = p, .a = &p->arena, .text = text, .end = text + len, .line = text};
+	if (text_only(text, len) != 0)
+		return -1;
 	if (!next_line(&r) || !expect(&r, "collc-ir") || integer(&r, 1, 1) != 1 || r.failed) {
 		if (!r.failed)
 			fail(&r, "not a collc IR file (it starts with 'collc-ir 1')");

@@ -692,7 +692,7 @@ sets_add(ChunkSets *cs, const int *chunk, int n)
 		cs->cap = cs->cap ? 2 * cs->cap : 64;
 		cs->off = xrealloc(cs->off, (size_t)cs->cap * sizeof *cs->off);
 	}
-	if (cs->nchunk + n > cs->capchunk) {
+	if (!cs->chunk || cs->nchunk + n > cs->capchunk) { /* never NULL: NULL + 0 is undefined */
 		cs->capchunk = 2 * (cs->nchunk + n);
 		cs->chunk = xrealloc(cs->chunk, (size_t)cs->capchunk * sizeof *cs->chunk);
 	}

@@ -92,6 +92,10 @@ void sort_with(void *base, size_t n, size_t size,
 int edit_distance(const char *a, const char *b);
 /* The candidate nearest to `name` (NULL if none is close enough to help). */
 const char *nearest_name(const char *name, const char *const *cand, int ncand);
+/* The text formats (schedule text, .sim) are text: a NUL or another control
+ * byte (not tab, CR or LF) is reported at its place, since a name holding
+ * one would be written back cut short. 0, or -1 after reporting. */
+int text_only(const char *text, size_t len);
 /* Reads a whole file; NULL and a message in err[] on failure. "-" is stdin. */
 char *read_file(const char *path, size_t *len, char *err, size_t errlen);
 /* Seconds on the monotonic clock, for measuring how long something took. */

@@ -258,3 +258,18 @@ sort_with(void *base, size_t n, size_t size,
 	merge_sort(base, tmp, 0, n, size, cmp, ctx);
 	free(tmp);
 }
+
+int
+text_only(const char *text, size_t len)
+{
+	Loc at = {1, 1};
+	for (size_t i = 0; i < len; i++) {
+		unsigned char b = (unsigned char)text[i];
+		if ((b < 0x20 && b != '\n' && b != '\t' && b != '\r') || b == 0x7f) {
+			error_at(at, "unexpected byte 0x%02x", b);
+			return -1;
+		}
+		at = b == '\n' ? (Loc){at.line + 1, 1} : (Loc){at.line, at.col + 1};
+	}
+	return 0;
+}

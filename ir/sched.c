@@ -99,7 +99,7 @@ sched_route(SchedBuilder *b, const int *links, int n)
 		s->route_off = xrealloc(s->route_off, (size_t)(b->caproute + 1) * sizeof *s->route_off);
 	}
 	int used = s->route_off[s->nroute];
-	if (used + n > b->caplink) {
+	if (!s->route_link || used + n > b->caplink) { /* never NULL: NULL + 0 is undefined */
 		b->caplink = 2 * (used + n) + 64;
 		s->route_link = xrealloc(s->route_link, (size_t)b->caplink * sizeof *s->route_link);
 	}
@@ -127,7 +127,7 @@ sched_msg_route(SchedBuilder *b, int round, int src, int dst, XferOp op, const i
 		s->msg = xrealloc(s->msg, (size_t)b->capmsg * sizeof *s->msg);
 	}
 	int used = s->nmsg ? s->msg[s->nmsg - 1].first + s->msg[s->nmsg - 1].n : 0;
-	if (used + n > b->capchunk) {
+	if (!s->chunks || used + n > b->capchunk) {
 		b->capchunk = 2 * (used + n) + 256;
 		s->chunks = xrealloc(s->chunks, (size_t)b->capchunk * sizeof *s->chunks);
 	}
