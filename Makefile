@@ -98,7 +98,7 @@ $(O)/tests/bench_%: $(O)/tests/bench/bench_%.o $(LIBOBJ)
 bench: $(BENCH) $(COLLC)
 	@for b in $(BENCH); do echo "== $$b"; $$b || exit 1; done
 
-# fuzzing: one libFuzzer target per reader (tests/fuzz/fuzz_*.c), seeded from
+# fuzzing: one libFuzzer target per reader (tests/fuzz/targets.c), seeded from
 # the examples, the golden files and the MSCCL fixtures (inputs up to 64 KiB).
 # The limits catch a reader that grows quadratic or runs out of memory: an
 # input that takes over FUZZ_TIMEOUT seconds or FUZZ_RSS_MB megabytes is a
@@ -113,8 +113,11 @@ FUZZ_BIN     := $(FUZZ_TARGETS:%=$(O)/fuzz/fuzz_%)
 fuzz:
 	$(MAKE) FUZZ=1 fuzz-run
 
-$(O)/fuzz/fuzz_%: $(O)/tests/fuzz/fuzz_%.o $(O)/tests/fuzz/targets.o $(LIBOBJ)
+$(O)/fuzz/fuzz_%.o: tests/fuzz/fuzz_main.c tests/fuzz/targets.h
 	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Itests/fuzz -DFUZZ_TARGET=fuzz_$* $(CFLAGS) -c -o $@ $<
+
+$(O)/fuzz/fuzz_%: $(O)/fuzz/fuzz_%.o $(O)/tests/fuzz/targets.o $(LIBOBJ)
 	$(CC) $(LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 
 $(O)/fuzz/seeds.stamp: $(COLLC) tests/fuzz/seeds.sh $(wildcard examples/*.coll tests/golden/*)

@@ -23,6 +23,15 @@ src=$work/src
 files=${MUTATE_FILES:-$(ls ir/*.c runtime/sim.c backends/*.c)}
 fast=${MUTATE_SUITES:-"topo group symm alg backend sim golden robust"}
 per_suite_timeout=${MUTATE_TIMEOUT:-300}
+# MUTATE_SAN=1: build the mutants with the sanitizers, so that a flip that
+# only reads out of bounds is caught too (slower)
+if [ -n "${MUTATE_SAN:-}" ]; then
+	mk="make -s -j2 SAN=1 build/san/tests/run build/san/bin/collc"
+	runner=build/san/tests/run
+else
+	mk="make -s -j2 build/default/tests/run bin/collc"
+	runner=build/default/tests/run
+fi
 
 rm -rf "$work"
 mkdir -p "$src"
@@ -30,6 +39,7 @@ git ls-files | while read -r f; do
 	mkdir -p "$src/$(dirname "$f")"
 	cp "$f" "$src/$f"
 done
+cd "$src" # from here on the copy alone: edits to the tree meanwhile do not matter
 
 # every site: FILE LINE COL FROM TO
 # shellcheck disable=SC2086
@@ -76,8 +86,7 @@ awk -v seed="$seed" 'BEGIN { srand(seed) } { printf "%.9f\t%s\n", rand(), $0 }' 
 	sort -k1,1 | head -n "$count" | cut -f2- >"$work/sample"
 
 echo "mutate: $(wc -l <"$work/sites") sites in $(echo "$files" | wc -w) files; sampling $count (seed $seed)"
-cd "$src"
-if ! nice make -s -j2 build/default/tests/run bin/collc >"$work/build.log" 2>&1; then
+if ! nice $mk >"$work/build.log" 2>&1; then
 	echo "mutate: the unmutated tree does not build (see $work/build.log)"
 	exit 1
 fi
@@ -90,7 +99,7 @@ suites_for() {
 	esac
 }
 for s in $fast; do
-	if ! timeout "$per_suite_timeout" nice build/default/tests/run "$s" >"$work/base.log" 2>&1; then
+	if ! timeout "$per_suite_timeout" nice $runner "$s" >"$work/base.log" 2>&1; then
 		echo "mutate: suite $s fails before any mutation (see $work/base.log)"
 		exit 1
 	fi
@@ -98,20 +107,20 @@ done
 
 : >"$work/report.txt"
 k=0 caught=0 survived=0 stillborn=0
-while IFS="$(printf '\t')" read -r file line col from to; do
+while IFS="$(printf '\t')" read -r file line col from to <&3; do
 	k=$((k + 1))
-	cp "$root/$file" "$file.orig"
+	cp "$file" "$file.orig"
 	awk -v l="$line" -v c="$col" -v f="$from" -v t="$to" \
 		'NR == l { $0 = substr($0, 1, c - 1) t substr($0, c + length(f)) } { print }' \
 		"$file.orig" >"$file"
 	what="$file:$line:$col '$from' -> '$to': $(sed -n "${line}p" "$file" | sed 's/^[ \t]*//')"
-	if ! nice make -s -j2 build/default/tests/run bin/collc >"$work/m.log" 2>&1; then
+	if ! nice $mk >"$work/m.log" 2>&1; then
 		verdict=stillborn
 		stillborn=$((stillborn + 1))
 	else
 		verdict=survived
 		for s in $(suites_for "$file"); do
-			if ! timeout "$per_suite_timeout" nice build/default/tests/run "$s" >"$work/m.log" 2>&1; then
+			if ! timeout "$per_suite_timeout" nice $runner "$s" >"$work/m.log" 2>&1; then
 				verdict="caught by $s"
 				break
 			fi
@@ -125,7 +134,7 @@ while IFS="$(printf '\t')" read -r file line col from to; do
 	mv "$file.orig" "$file"
 	touch "$file"
 	printf '%3d %-14s %s\n' "$k" "$verdict" "$what" | tee -a "$work/report.txt"
-done <"$work/sample"
+done 3<"$work/sample" </dev/null # (mpirun reads standard input)
 echo "mutate: $k mutants: $caught caught, $survived survived, $stillborn did not build" |
 	tee -a "$work/report.txt"
 grep ' survived ' "$work/report.txt" || true

@@ -47,15 +47,48 @@ broken(const char *what)
 	abort();
 }
 
-/* fmt's output; malloc'd. */
+/* What a writer makes of x, in memory (malloc'd); a writer that fails on
+ * what its reader accepted is a find. */
+typedef int (*Writer)(const void *x, FILE *);
+
 static char *
-formatted(const File *f, size_t *len)
+to_text(Writer w, const void *x, size_t *len)
 {
 	char *buf = NULL;
 	FILE *mem = open_memstream(&buf, len);
-	fmt_file(f, mem);
+	if (w(x, mem) != 0)
+		broken("what was read cannot be written");
 	fclose(mem);
 	return buf;
+}
+
+/* Written, read back and written again, the text is the same. */
+static void
+same_text(const char *once, size_t len1, const char *twice, size_t len2, const char *what)
+{
+	if (len1 != len2 || memcmp(once, twice, len1) != 0)
+		broken(what);
+}
+
+static int
+write_fmt(const void *f, FILE *out)
+{
+	fmt_file(f, out);
+	return 0;
+}
+
+static int
+write_ir(const void *p, FILE *out)
+{
+	BuildOpts o = {0};
+	return ir_backend.emit(p, &o, out);
+}
+
+static int
+write_sim(const void *n, FILE *out)
+{
+	sim_write(n, out);
+	return 0;
 }
 
 void
@@ -78,7 +111,7 @@ fuzz_coll(const char *name, const uint8_t *data, size_t size, FILE *diag)
 	if (nerrors() == 0) {
 		/* the canonical form parses to the same file and is a fixed point */
 		size_t len1, len2;
-		char *once = formatted(f, &len1);
+		char *once = to_text(write_fmt, f, &len1);
 		Arena b = {0};
 		start("fmt", once, len1, diag);
 		File *g = parse_text(&b, "fmt", once, len1);
@@ -86,9 +119,8 @@ fuzz_coll(const char *name, const uint8_t *data, size_t size, FILE *diag)
 			sema(g);
 		if (nerrors() != 0 || !ast_equal(f, g))
 			broken("fmt output does not parse back to the same file");
-		char *twice = formatted(g, &len2);
-		if (len1 != len2 || memcmp(once, twice, len1) != 0)
-			broken("fmt is not a fixed point");
+		char *twice = to_text(write_fmt, g, &len2);
+		same_text(once, len1, twice, len2, "fmt is not a fixed point");
 		free(twice);
 		free(once);
 		arena_free(&b);
@@ -116,20 +148,6 @@ fuzz_msccl(const char *name, const uint8_t *data, size_t size, FILE *diag)
 	free(text);
 }
 
-/* The schedule text of a Prog; malloc'd. */
-static char *
-written(const Prog *p, size_t *len)
-{
-	char *buf = NULL;
-	FILE *mem = open_memstream(&buf, len);
-	BuildOpts o = {0};
-	int rc = ir_backend.emit(p, &o, mem);
-	fclose(mem);
-	if (rc != 0)
-		broken("a schedule read back cannot be written");
-	return buf;
-}
-
 void
 fuzz_ir(const char *name, const uint8_t *data, size_t size, FILE *diag)
 {
@@ -142,14 +160,13 @@ fuzz_ir(const char *name, const uint8_t *data, size_t size, FILE *diag)
 			ok &= verify(p.sched[i]) == 0;
 		if (ok && p.nsched > 0) {
 			size_t len1, len2;
-			char *once = written(&p, &len1);
+			char *once = to_text(write_ir, &p, &len1);
 			Prog q = {0};
 			start("written", once, len1, diag);
 			if (ir_read(once, len1, &q) != 0 || nerrors() != 0)
 				broken("written schedule text does not read back");
-			char *twice = written(&q, &len2);
-			if (len1 != len2 || memcmp(once, twice, len1) != 0)
-				broken("schedule text is not written back the same");
+			char *twice = to_text(write_ir, &q, &len2);
+			same_text(once, len1, twice, len2, "schedule text is not written back the same");
 			free(twice);
 			free(once);
 			prog_free(&q);
@@ -158,17 +175,6 @@ fuzz_ir(const char *name, const uint8_t *data, size_t size, FILE *diag)
 	finish();
 	prog_free(&p);
 	free(text);
-}
-
-/* The .sim text of a network; malloc'd. */
-static char *
-sim_text(const SimNet *n, size_t *len)
-{
-	char *buf = NULL;
-	FILE *mem = open_memstream(&buf, len);
-	sim_write(n, mem);
-	fclose(mem);
-	return buf;
 }
 
 void
@@ -193,15 +199,14 @@ fuzz_sim(const char *name, const uint8_t *data, size_t size, FILE *diag)
 					arena_free(&run);
 				}
 		size_t len1, len2;
-		char *once = sim_text(&n, &len1);
+		char *once = to_text(write_sim, &n, &len1);
 		Arena b = {0};
 		SimNet m;
 		start("written", once, len1, diag);
 		if (sim_read(&b, once, len1, &m) != 0 || nerrors() != 0)
 			broken("written .sim text does not read back");
-		char *twice = sim_text(&m, &len2);
-		if (len1 != len2 || memcmp(once, twice, len1) != 0)
-			broken(".sim text is not written back the same");
+		char *twice = to_text(write_sim, &m, &len2);
+		same_text(once, len1, twice, len2, ".sim text is not written back the same");
 		free(twice);
 		free(once);
 		arena_free(&b);
