@@ -152,9 +152,13 @@ static const FormSpec algorithms[] = {
 	{"binomial_tree", "binomial_tree", {{0}}, K_ROOTED, ""},
 	{"chain", "chain or chain(segments S)",
 	 {{"segments", A_INT, 0, 1, 1, MAX_CHUNKS, NULL}}, K_ROOTED, ""},
-	{"tto", "tto", {{0}}, K_ALLREDUCE, "mesh"},
-	{"pipelined_trees", "pipelined_trees(trees D, segments S)",
-	 {{"trees", A_TREES, 1, 0, 0, 0, NULL}, {"segments", A_INT, 0, 1, 1, MAX_CHUNKS, NULL}},
+	{"tto", "tto", {{0}}, K_ALLREDUCE, "mesh|supermesh"},
+	{"hierarchical", "hierarchical(ALG, ALG, ...), one of ring, direct, halving_doubling or "
+	 "double_binary_tree (last, allreduce) per dimension",
+	 {{NULL, A_WORD, 1, MAX_DIMS, 0, 0, "ring|direct|halving_doubling|double_binary_tree"}},
+	 K_RSAG, ""},
+	{"pipelined_trees", "pipelined_trees, or pipelined_trees(trees D1, D2, ..., segments S)",
+	 {{"trees", A_TREES, 0, 0, 0, 0, NULL}, {"segments", A_INT, 0, 1, 1, MAX_CHUNKS, NULL}},
 	 K_RSAG, ""},
 	{"bridge", "bridge(reconfigs R)",
 	 {{"reconfigs", A_INT, 0, 1, 0, 64, NULL}}, K_RSAG | K_ALLTOALL, "optical_ring"},
@@ -570,6 +574,7 @@ item_word(ItemKind k)
 	case IT_ROUTING: return "'routing'";
 	case IT_RANKS: return "'ranks'";
 	case IT_ROOT: return "'root'";
+	case IT_SCHEDULE: return "'schedule'";
 	}
 	return "?";
 }
@@ -1057,6 +1062,17 @@ check_tree(Sema *s, Decl *d)
 
 /* ---- collectives ---- */
 
+/* form is one of the '|'-separated forms in list */
+static bool
+form_in(const char *form, const char *list)
+{
+	size_t n = strlen(form);
+	for (const char *p = list; p; p = strchr(p, '|') ? strchr(p, '|') + 1 : NULL)
+		if (strncmp(p, form, n) == 0 && (p[n] == '|' || p[n] == 0))
+			return true;
+	return false;
+}
+
 static void
 check_algorithm(Sema *s, Decl *d, const Item *it, unsigned kind, int topo)
 {
@@ -1079,9 +1095,15 @@ check_algorithm(Sema *s, Decl *d, const Item *it, unsigned kind, int topo)
 		error_at(it->call->loc, "%s does not implement %s (it implements %s)", f->name,
 		         d->ckind, list);
 	}
-	if (sh && f->needs[0] && strcmp(sh->form, f->needs) != 0)
+	if (sh && f->needs[0] && !form_in(sh->form, f->needs)) {
+		char forms[64];
+		snprintf(forms, sizeof forms, "%s", f->needs);
+		char *bar = strchr(forms, '|');
+		if (bar) /* "mesh|supermesh": two forms */
+			snprintf(bar, sizeof forms - (size_t)(bar - forms), " or %s", f->needs + (bar - forms) + 1);
 		error_at(it->call->loc, "%s runs on %s %s topology; '%s' is %s", f->name,
-		         strchr("aeiou", f->needs[0]) ? "an" : "a", f->needs, d->on, sh->form);
+		         strchr("aeiou", f->needs[0]) ? "an" : "a", forms, d->on, sh->form);
+	}
 	for (int i = 0; i < MAX_PARAMS; i++) {
 		const ParamSpec *ps = &f->param[i];
 		for (int j = 0; j < b[i].n; j++) {
@@ -1110,6 +1132,26 @@ check_ranks(const Item *it, const NodeSpace *sh, unsigned char *member)
 	free(order);
 }
 
+/* The group of a symmetric user schedule: declared above, on the collective's topology. */
+typedef struct GroupUse {
+	Sema *s;
+	const Decl *d;
+	int topo;
+} GroupUse;
+
+static bool
+schedule_group_ok(void *ctx, const Expr *e)
+{
+	GroupUse *u = ctx;
+	int sym = use_sym(u->s, e->text, e->loc, 1u << S_GROUP, "group");
+	if (sym >= 0 && u->topo >= 0 && u->s->sym[sym].topo >= 0 && u->s->sym[sym].topo != u->topo) {
+		error_at(e->loc, "group '%s' is on topology '%s'; the collective is on '%s'", e->text,
+		         u->s->sym[u->s->sym[sym].topo].name, u->d->on);
+		return false;
+	}
+	return sym >= 0;
+}
+
 static void
 check_collective(Sema *s, Decl *d)
 {
@@ -1123,15 +1165,16 @@ check_collective(Sema *s, Decl *d)
 	int topo = use_sym(s, d->on, d->on_loc, 1u << S_TOPOLOGY, "topology");
 	const NodeSpace *sh = topo_shape(s, topo);
 	const Block *b = d->body;
-	const Item *first[IT_ROOT + 1] = {0};
+	const Item *first[IT_SCHEDULE + 1] = {0};
 	unsigned char *member = NULL;
 	int64_t root = -1;
 	for (int i = 0; i < b->nitem; i++) {
 		const Item *it = &b->item[i];
 		if (it->kind != IT_ALGORITHM && it->kind != IT_CHUNKS && it->kind != IT_ROUTING &&
-		    it->kind != IT_RANKS && it->kind != IT_ROOT) {
+		    it->kind != IT_RANKS && it->kind != IT_ROOT && it->kind != IT_SCHEDULE) {
 			error_at(it->loc, "%s does not belong in a collective block (it takes "
-			         "algorithm, chunks, routing, ranks and root)", item_word(it->kind));
+			         "algorithm or schedule, chunks, routing, ranks and root)",
+			         item_word(it->kind));
 			continue;
 		}
 		if (first[it->kind]) {
@@ -1163,6 +1206,11 @@ check_collective(Sema *s, Decl *d)
 				check_ranks(it, sh, member);
 			}
 			break;
+		case IT_SCHEDULE: {
+			GroupUse use = {s, d, topo};
+			sema_schedule(it, sh, schedule_group_ok, &use);
+			break;
+		}
 		case IT_ROOT:
 			if (kind && !(kind & K_ROOTED))
 				error_at(it->loc, "%s has no root (only broadcast and reduce do)", d->ckind);
@@ -1173,9 +1221,13 @@ check_collective(Sema *s, Decl *d)
 			break;
 		}
 	}
-	if (!first[IT_ALGORITHM])
+	if (!first[IT_ALGORITHM] && !first[IT_SCHEDULE])
 		error_at(d->name_loc, "collective '%s' needs an algorithm, e.g. 'algorithm ring;'",
 		         d->name);
+	if (first[IT_ALGORITHM] && first[IT_SCHEDULE]) {
+		error_at(first[IT_SCHEDULE]->loc, "a collective has an algorithm or a schedule, not both");
+		note_at(first[IT_ALGORITHM]->loc, "the algorithm is here");
+	}
 	if (sh && !member && sh->ranks < 2)
 		error_at(d->name_loc, "a collective needs at least 2 ranks");
 	if (root >= 0 && member && !member[root])

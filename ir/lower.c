@@ -16,7 +16,7 @@
 typedef struct TreeSet {
 	int n;
 	Tree **tree;
-	bool disjoint;    /* disjoint(...): built by pipelined_trees, not here */
+	bool disjoint;    /* disjoint(...): link-disjoint trees for pipelined_trees */
 } TreeSet;
 
 typedef struct GenList {
@@ -358,9 +358,17 @@ lower_tree(Lowering *L, const Decl *d)
 			         "nodes on one axis than the free nodes can offset)", t->name);
 			return -1;
 		}
-	} else {
+	} else { /* disjoint */
+		const Arg *ra = labelled(c, "roots");
+		int *roots = arena_array(L->a, (size_t)ra->val.n, sizeof *roots);
+		for (int i = 0; i < ra->val.n; i++)
+			roots[i] = node_arg(d->topo, c, "roots", i);
 		set->disjoint = true;
-		return 1;
+		DisjointMethod how;
+		set->tree = disjoint_trees(L->a, t, r, roots, ra->val.n, c->loc, &how);
+		if (!set->tree)
+			return -1;
+		n = ra->val.n;
 	}
 	set->n = n;
 	for (int i = 0; i < set->n; i++) {
@@ -418,13 +426,44 @@ add_sched(Lowering *L, Sched *s)
 	p->sched[p->nsched++] = s;
 }
 
-/* An algorithm of the classic library, or `auto`: every one that applies,
- * the fastest under the cost model for the file's message size. */
+/* pipelined_trees(trees D, ...): the sets of disjoint trees, in order. */
 static int
-lower_library(Lowering *L, const Decl *d, CollKind kind, const Topo *t, Routes *routes,
-              const int *rank_node, int nrank, const Item *alg)
+pipelined_sets(Lowering *L, const Arg *trees, AlgCtx *c)
 {
-	AlgCtx c = {.arena = L->a, .name = d->name, .loc = alg->loc, .kind = kind, .topo = t,
+	int total = 0;
+	for (int i = 0; i < trees->val.n; i++) {
+		const TreeSet *set = &L->trees[decl_index(L, find(L, trees->val.v[i]->text))];
+		if (set->n == 0 && set->disjoint)
+			return -1; /* its error was reported where it was declared */
+		if (!set->disjoint) {
+			error_at(trees->val.v[i]->loc, "pipelined_trees streams through sets of "
+			         "link-disjoint trees; '%s' is not one: declare it `trees %s = "
+			         "disjoint(T, roots ...)`", trees->val.v[i]->text, trees->val.v[i]->text);
+			return -1;
+		}
+		total += set->n;
+	}
+	Tree **all = arena_array(L->a, (size_t)total, sizeof *all);
+	int *size = arena_array(L->a, (size_t)trees->val.n, sizeof *size);
+	int at = 0;
+	for (int i = 0; i < trees->val.n; i++) {
+		const TreeSet *set = &L->trees[decl_index(L, find(L, trees->val.v[i]->text))];
+		for (int k = 0; k < set->n; k++)
+			all[at++] = set->tree[k];
+		size[i] = set->n;
+	}
+	c->trees = all;
+	c->set_size = size;
+	c->nset = trees->val.n;
+	return 0;
+}
+
+/* What a generator (library or user schedule) needs of a collective. */
+static AlgCtx
+alg_ctx(Lowering *L, const Decl *d, CollKind kind, const Topo *t, Routes *routes,
+        const int *rank_node, int nrank, Loc loc)
+{
+	AlgCtx c = {.arena = L->a, .name = d->name, .loc = loc, .kind = kind, .topo = t,
 	            .routes = routes, .rank_node = rank_node, .nrank = nrank};
 	c.whole = nrank == t->nrank;
 	for (int i = 0; c.whole && i < nrank; i++)
@@ -443,11 +482,25 @@ lower_library(Lowering *L, const Decl *d, CollKind kind, const Topo *t, Routes *
 			if (rank_node[i] == node)
 				c.root = i;
 	}
+	return c;
+}
+
+/* An algorithm of the classic library, or `auto`: every one that applies,
+ * the fastest under the cost model for the file's message size. */
+static int
+lower_library(Lowering *L, const Decl *d, CollKind kind, const Topo *t, Routes *routes,
+              const int *rank_node, int nrank, const Item *alg)
+{
+	AlgCtx c = alg_ctx(L, d, kind, t, routes, rank_node, nrank, alg->loc);
+	c.size = L->p->auto_size;
 	Sched *s = NULL;
 	bool missing = false;
 	if (!alg->flag) {
 		const Call *call = alg->call;
 		c.algorithm = call->name;
+		if (strcmp(call->name, "pipelined_trees") == 0 && labelled(call, "trees") &&
+		    pipelined_sets(L, labelled(call, "trees"), &c) != 0)
+			return -1;
 		const Arg *ports = labelled(call, "ports"), *seg = labelled(call, "segments");
 		if (ports)
 			c.ports = int_of(ports->val.v[0]);
@@ -456,6 +509,11 @@ lower_library(Lowering *L, const Decl *d, CollKind kind, const Topo *t, Routes *
 		for (int i = 0; i < call->narg; i++)
 			if (!call->arg[i].label && call->arg[i].val.v[0]->kind == EX_NAME)
 				c.latency = strcmp(call->arg[i].val.v[0]->text, "latency") == 0;
+		/* hierarchical(A, B, ...): the positional words, one per dimension */
+		for (int i = 0; i < call->narg; i++)
+			for (int k = 0; !call->arg[i].label && k < call->arg[i].val.n; k++)
+				if (call->arg[i].val.v[k]->kind == EX_NAME && c.ndim_alg < MAX_DIMS)
+					c.dim_alg[c.ndim_alg++] = call->arg[i].val.v[k]->text;
 		s = alg_build(&c, &missing);
 		if (missing)
 			return 1;
@@ -481,6 +539,29 @@ lower_library(Lowering *L, const Decl *d, CollKind kind, const Topo *t, Routes *
 	if (!s)
 		return -1;
 	add_sched(L, s);
+	return 0;
+}
+
+/* `schedule symmetric(group G, roots ...)`: the built group and the roots;
+ * -1 when the group failed to build (reported where it is declared). */
+static int
+user_symmetry(Lowering *L, const Decl *d, const Item *user, UserSymmetry *out)
+{
+	const Schedule *sch = user->sched;
+	for (int i = 0; i < sch->nmod; i++) {
+		const Call *m = sch->mod[i];
+		if (strcmp(m->name, "symmetric") != 0)
+			continue;
+		const Arg *g = labelled(m, "group"), *roots = labelled(m, "roots");
+		out->group = L->group[decl_index(L, find(L, g->val.v[0]->text))];
+		if (!out->group)
+			return -1;
+		out->loc = m->loc;
+		out->nroot = roots->val.n;
+		out->root = arena_array(L->a, (size_t)out->nroot, sizeof *out->root);
+		for (int k = 0; k < out->nroot; k++)
+			out->root[k] = (int)ast_resolve_node(d->topo->space, roots->val.v[k], true);
+	}
 	return 0;
 }
 
@@ -518,7 +599,18 @@ lower_collective(Lowering *L, const Decl *d)
 			if (!(t->is_switch && t->is_switch[v]))
 				rank_node[nrank++] = v;
 	}
-	const Item *alg = item_of(d, IT_ALGORITHM);
+	const Item *alg = item_of(d, IT_ALGORITHM), *user = item_of(d, IT_SCHEDULE);
+	if (user) { /* the user's own schedule (usersched.c) */
+		AlgCtx c = alg_ctx(L, d, kind, t, routes, rank_node, nrank, d->loc);
+		UserSymmetry sym = {0};
+		Sched *s = NULL;
+		if (user_symmetry(L, d, user, &sym) == 0)
+			s = usersched_build(&c, user, sym.group ? &sym : NULL);
+		if (s)
+			add_sched(L, s);
+		free(rank_node);
+		return s ? 0 : -1;
+	}
 	int rc = 1; /* 1: no generator for this algorithm in this version */
 	if (!alg->flag && strcmp(alg->call->name, "symmetric") == 0) {
 		const Arg *trees = labelled(alg->call, "trees");

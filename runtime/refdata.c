@@ -14,41 +14,19 @@ rdtype_size(RDtype t)
 	return t == RD_FLOAT || t == RD_INT32 ? 4 : 8;
 }
 
-/* The one table of names, indexed by the enums. */
-static const char *const dtype_names[] = {"float", "double", "int32", "int64"};
-static const char *const op_names[] = {"sum", "prod", "max", "min"};
+const char *const rdtype_names[RD_NTYPES] = {"float", "double", "int32", "int64"};
+const char *const rop_names[RO_NOPS] = {"sum", "prod", "max", "min"};
 
 const char *
 rdtype_name(RDtype t)
 {
-	return dtype_names[t];
+	return rdtype_names[t];
 }
 
 const char *
 rop_name(ROp o)
 {
-	return op_names[o];
-}
-
-static int
-find(const char *const *names, int n, const char *name)
-{
-	for (int i = 0; i < n; i++)
-		if (strcmp(names[i], name) == 0)
-			return i;
-	return -1;
-}
-
-int
-rdtype_find(const char *name)
-{
-	return find(dtype_names, 4, name);
-}
-
-int
-rop_find(const char *name)
-{
-	return find(op_names, 4, name);
+	return rop_names[o];
 }
 
 /* Input values are small integers, so every reduction order gives the

@@ -11,13 +11,15 @@
 
 typedef enum RDtype { RD_FLOAT, RD_DOUBLE, RD_INT32, RD_INT64 } RDtype;
 typedef enum ROp { RO_SUM, RO_PROD, RO_MAX, RO_MIN } ROp;
+enum { RD_NTYPES = RD_INT64 + 1, RO_NOPS = RO_MIN + 1 };
+
+/* The one table of names, indexed by the enums ("float", "sum", ...). */
+extern const char *const rdtype_names[RD_NTYPES];
+extern const char *const rop_names[RO_NOPS];
 
 size_t rdtype_size(RDtype);
 const char *rdtype_name(RDtype);
 const char *rop_name(ROp);
-/* The type or operator of that name ("float", "sum", ...), or -1. */
-int rdtype_find(const char *name);
-int rop_find(const char *name);
 
 /* Elements first.. of rank's input (small integers, so every reduction
  * order is exact; +-1 for prod), and the reduction dst = a op b. */
