@@ -4,7 +4,7 @@
 #   make SAN=1 test the same under AddressSanitizer and UBSan (objects in build/san)
 #   make bench      time and peak memory of the large cases, against their targets
 #   make fuzz       build the libFuzzer targets (tests/fuzz, clang) and run each
-#                   for FUZZ_SECONDS (default 60); finds land in build/fuzz/finds
+#                   for FUZZ_SECONDS (default 60); finds land in build/fuzz/fuzz/finds
 #   make mutate     a mutation sample over the passes (tests/mutate.sh)
 #   make demo       install dependencies, build, compile a bundled example
 #   make deps       install the Debian packages collc needs (as root), or print the line
@@ -113,7 +113,7 @@ bench: $(BENCH) $(COLLC)
 # the examples, the golden files and the MSCCL fixtures (inputs up to 64 KiB).
 # The limits catch a reader that grows quadratic or runs out of memory: an
 # input that takes over FUZZ_TIMEOUT seconds or FUZZ_RSS_MB megabytes is a
-# find. A find is a file in build/fuzz/finds/; once fixed, it becomes a
+# find. A find is a file in build/fuzz/fuzz/finds/; once fixed, it becomes a
 # golden regression file (tests/golden/NAME.coll|ir|xml|sim with NAME.err).
 FUZZ_SECONDS ?= 60
 FUZZ_TIMEOUT ?= 10
