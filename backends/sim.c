@@ -222,11 +222,11 @@ keys_add(Keys *ks, const int *k, int n)
 		ks->off = xrealloc(ks->off, (size_t)ks->cap * sizeof *ks->off);
 		ks->count = xrealloc(ks->count, (size_t)ks->cap * sizeof *ks->count);
 	}
-	if (ks->len + n > ks->capdata) {
+	if (!ks->data || ks->len + n > ks->capdata) { /* never NULL: NULL + 0 is undefined */
 		ks->capdata = 2 * (ks->len + n) + 256;
 		ks->data = xrealloc(ks->data, (size_t)ks->capdata * sizeof *ks->data);
 	}
-	memcpy(ks->data + ks->len, k, (size_t)n * sizeof *k);
+	copy_n(ks->data + ks->len, k, (size_t)n, sizeof *k);
 	ks->off[ks->n] = ks->len;
 	ks->count[ks->n] = 1;
 	ks->len += n;

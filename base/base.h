@@ -88,9 +88,22 @@ void *xmalloc(size_t size);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t size);
 
+/* memcpy and qsort for arrays that may be empty: a count of 0 may come with
+ * a NULL pointer, which the C library functions must not be given. */
+void copy_n(void *dst, const void *src, size_t n, size_t size);
+void sort_n(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
+/* A stable merge sort whose comparison takes a context (C11's qsort has
+ * none, and a global would be state beside diagnostics). */
+void sort_with(void *base, size_t n, size_t size,
+               int (*cmp)(const void *, const void *, void *ctx), void *ctx);
+
 int edit_distance(const char *a, const char *b);
 /* The candidate nearest to `name` (NULL if none is close enough to help). */
 const char *nearest_name(const char *name, const char *const *cand, int ncand);
+/* The text formats (schedule text, .sim) are text: a NUL or another control
+ * byte (not tab, CR or LF) is reported at its place, since a name holding
+ * one would be written back cut short. 0, or -1 after reporting. */
+int text_only(const char *text, size_t len);
 /* Reads a whole file; NULL and a message in err[] on failure. "-" is stdin. */
 char *read_file(const char *path, size_t *len, char *err, size_t errlen);
 /* Seconds on the monotonic clock, for measuring how long something took. */

@@ -240,3 +240,67 @@ wall_seconds(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
+
+void
+copy_n(void *dst, const void *src, size_t n, size_t size)
+{
+	if (n > 0)
+		memcpy(dst, src, n * size);
+}
+
+void
+sort_n(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
+
+/* Sorts [lo, hi) of base through tmp; runs of equal keys keep their order. */
+static void
+merge_sort(char *base, char *tmp, size_t lo, size_t hi, size_t size,
+           int (*cmp)(const void *, const void *, void *), void *ctx)
+{
+	if (hi - lo < 2)
+		return;
+	size_t mid = lo + (hi - lo) / 2;
+	merge_sort(base, tmp, lo, mid, size, cmp, ctx);
+	merge_sort(base, tmp, mid, hi, size, cmp, ctx);
+	if (cmp(base + (mid - 1) * size, base + mid * size, ctx) <= 0)
+		return; /* already in order */
+	size_t i = lo, j = mid, k = 0;
+	while (i < mid && j < hi) {
+		size_t from = cmp(base + j * size, base + i * size, ctx) < 0 ? j++ : i++;
+		memcpy(tmp + k++ * size, base + from * size, size);
+	}
+	while (i < mid)
+		memcpy(tmp + k++ * size, base + i++ * size, size);
+	while (j < hi)
+		memcpy(tmp + k++ * size, base + j++ * size, size);
+	memcpy(base + lo * size, tmp, k * size);
+}
+
+void
+sort_with(void *base, size_t n, size_t size,
+          int (*cmp)(const void *, const void *, void *ctx), void *ctx)
+{
+	if (n < 2)
+		return;
+	char *tmp = xmalloc(n * size);
+	merge_sort(base, tmp, 0, n, size, cmp, ctx);
+	free(tmp);
+}
+
+int
+text_only(const char *text, size_t len)
+{
+	Loc at = {1, 1};
+	for (size_t i = 0; i < len; i++) {
+		unsigned char b = (unsigned char)text[i];
+		if ((b < 0x20 && b != '\n' && b != '\t' && b != '\r') || b == 0x7f) {
+			error_at(at, "unexpected byte 0x%02x", b);
+			return -1;
+		}
+		at = b == '\n' ? (Loc){at.line + 1, 1} : (Loc){at.line, at.col + 1};
+	}
+	return 0;
+}

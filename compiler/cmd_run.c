@@ -141,8 +141,6 @@ static int
 run_opt(void *ctx, const char *name, const char *value)
 {
 	RunArgs *a = ctx;
-	static const char *const dtypes[] = {"float", "double", "int32", "int64"};
-	static const char *const ops[] = {"sum", "prod", "max", "min"};
 	if (strcmp(name, "size") == 0) {
 		double v = parse_bytes(value);
 		if (v < 1 || v > 1e12)
@@ -151,12 +149,12 @@ run_opt(void *ctx, const char *name, const char *value)
 		a->o.bytes = (int64_t)v;
 		a->size_given = true;
 	} else if (strcmp(name, "dtype") == 0) {
-		int k = cli_choice("run", name, value, dtypes, 4);
+		int k = cli_choice("run", name, value, rdtype_names, RD_NTYPES);
 		if (k < 0)
 			return 2;
 		a->o.dtype = (RDtype)k;
 	} else if (strcmp(name, "op") == 0) {
-		int k = cli_choice("run", name, value, ops, 4);
+		int k = cli_choice("run", name, value, rop_names, RO_NOPS);
 		if (k < 0)
 			return 2;
 		a->o.op = (ROp)k;

@@ -170,21 +170,17 @@ static int
 run_auto(Runner *u, const SimArgs *a, const Sched *s)
 {
 	const char *names[32];
-	int n = alg_candidates(s->kind, names, 32);
+	Sched *cand[32];
 	Routes routes;
 	routes_init(&routes, s->topo, ROUTE_SHORTEST);
+	Arena tmp = {0};
+	AlgCtx c = ctx_of(&tmp, s, &routes);
+	int n = alg_auto(&c, cand, names, 32);
 	SimNet *nets = arena_array(&u->arena, (size_t)n + 1, sizeof *nets);
 	bool *ok = arena_array(&u->arena, (size_t)n + 1, 1);
-	Arena tmp = {0};
 	for (int i = 0; i < n; i++) {
-		AlgCtx c = ctx_of(&tmp, s, &routes);
-		c.algorithm = names[i];
-		bool missing = false;
 		diag_mute(true);
-		Sched *x = alg_build(&c, &missing);
-		ok[i] = x && verify(x) == 0;
-		if (ok[i])
-			ok[i] = sim_from_scheds(&u->arena, (const Sched *const *)&x, 1, &nets[i]) == 0;
+		ok[i] = sim_from_scheds(&u->arena, (const Sched *const *)&cand[i], 1, &nets[i]) == 0;
 		diag_mute(false);
 		if (ok[i])
 			nets[i].coll[0].name = s->name;

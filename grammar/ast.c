@@ -274,6 +274,18 @@ void
 ast_comment(Parse *p, Loc loc, int end_line, const char *text, size_t len)
 {
 	File *f = p->file;
+	/* comments are printed back as strings: a NUL byte would cut one short */
+	const char *nul = memchr(text, '\0', len);
+	if (nul) {
+		Loc at = loc;
+		for (const char *c = text; c < nul; c++) {
+			at.col++;
+			if (*c == '\n')
+				at = (Loc){at.line + 1, 1};
+		}
+		error_at(at, "unexpected byte 0x00 in a comment");
+		return;
+	}
 	char *copy = arena_strndup(p->arena, text, len);
 	size_t n = 0;
 	for (size_t i = 0; i < len; i++) /* canonical line ends: drop the \r of \r\n */

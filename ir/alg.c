@@ -66,6 +66,28 @@ alg_candidates(CollKind kind, const char **names, int max)
 	return n;
 }
 
+int
+alg_auto(const AlgCtx *c, Sched **out, const char **names, int max)
+{
+	const char *cand[32];
+	int ncand = alg_candidates(c->kind, cand, 32), n = 0;
+	for (int i = 0; i < ncand && n < max; i++) {
+		AlgCtx try = *c;
+		try.algorithm = cand[i];
+		try.chunks = 0;
+		bool missing = false;
+		diag_mute(true);
+		Sched *x = alg_build(&try, &missing);
+		bool ok = x && verify(x) == 0;
+		diag_mute(false);
+		if (ok) {
+			out[n] = x;
+			names[n++] = cand[i];
+		}
+	}
+	return n;
+}
+
 /* ---- helpers ---- */
 
 int

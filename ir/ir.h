@@ -353,6 +353,11 @@ Sched *alg_build(const AlgCtx *, bool *missing);
 void tto_tree_parents(const Topo *, int which, int *parent);
 /* The algorithms that implement a collective kind (for `auto`). */
 int alg_candidates(CollKind, const char **names, int max);
+/* `algorithm auto`: every algorithm of the library that builds for c's
+ * collective and verifies (errors muted), each with its own chunk count;
+ * out[i] named names[i]. The count. collc check picks among them by the
+ * cost model (lower.c), collc sim by simulating each (cmd_sim.c). */
+int alg_auto(const AlgCtx *c, Sched **out, const char **names, int max);
 
 /* ---- usersched.c: a collective's `schedule { ... }` block ---- */
 
@@ -469,10 +474,6 @@ typedef struct Prog {
 	int nroutes;
 	double auto_size;  /* `algorithm auto` picks the fastest for this size (bytes) */
 } Prog;
-
-/* irread.c: the IR text format back into a Prog; -1 after reporting. */
-int ir_read(const char *text, size_t len, Prog *);
-bool ir_is_text(const char *text, size_t len);
 
 /* Builds every topology, group, tree and schedule; -1 after reporting. */
 int lower(const struct File *, Prog *);

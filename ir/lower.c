@@ -24,7 +24,7 @@ typedef struct GenList {
 	GroupGen *gen;
 } GenList;
 
-typedef struct Lower {
+typedef struct Lowering {
 	Prog *p;
 	Arena *a;
 	const File *f;
@@ -34,16 +34,16 @@ typedef struct Lower {
 	GenList *gens;
 	TreeSet *trees;
 	Routes **routes;  /* per declaration: [shortest_path, dor] */
-} Lower;
+} Lowering;
 
 static int
-decl_index(const Lower *L, const Decl *d)
+decl_index(const Lowering *L, const Decl *d)
 {
 	return (int)(d - L->f->decl);
 }
 
 static const Decl *
-find(const Lower *L, const char *name)
+find(const Lowering *L, const char *name)
 {
 	for (int i = 0; i < L->f->ndecl; i++)
 		if (L->f->decl[i].name && strcmp(L->f->decl[i].name, name) == 0)
@@ -52,7 +52,7 @@ find(const Lower *L, const char *name)
 }
 
 static Routes *
-routes_for(Lower *L, const Decl *topo, RoutePolicy policy)
+routes_for(Lowering *L, const Decl *topo, RoutePolicy policy)
 {
 	int i = decl_index(L, topo) * 2 + (int)policy;
 	if (!L->routes[i]) {
@@ -136,7 +136,7 @@ check_topology_size(const Decl *d, const int *size, int n, int spines, int nlink
 }
 
 static int
-lower_topology(Lower *L, const Decl *d)
+lower_topology(Lowering *L, const Decl *d)
 {
 	Net net = L->net;
 	if (d->body)
@@ -241,13 +241,13 @@ eval_affine(const Expr *e, const Expr *vars, const long *val)
 }
 
 static void
-push_gen(Lower *L, GenList *g, GroupGen x)
+push_gen(Lowering *L, GenList *g, GroupGen x)
 {
 	VEC_PUSH(L->a, g->gen, g->n, g->cap, x);
 }
 
 static void
-map_generator(Lower *L, const Topo *t, const NodeSpace *sp, const Item *it, GenList *out)
+map_generator(Lowering *L, const Topo *t, const NodeSpace *sp, const Item *it, GenList *out)
 {
 	const Expr *from = it->list.v[0];
 	bool affine = from->kind == EX_NAME ||
@@ -285,7 +285,7 @@ map_generator(Lower *L, const Topo *t, const NodeSpace *sp, const Item *it, GenL
 }
 
 static int
-lower_group(Lower *L, const Decl *d)
+lower_group(Lowering *L, const Decl *d)
 {
 	int idx = decl_index(L, d);
 	const Topo *t = L->topo[decl_index(L, d->topo)];
@@ -338,7 +338,7 @@ node_arg(const Decl *topo, const Call *c, const char *label, int k)
 }
 
 static int
-lower_tree(Lower *L, const Decl *d)
+lower_tree(Lowering *L, const Decl *d)
 {
 	int idx = decl_index(L, d);
 	const Topo *t = L->topo[decl_index(L, d->topo)];
@@ -452,7 +452,7 @@ check_span(const Sched *s, const Tree *tr, const char *tree, Loc loc)
 }
 
 static void
-add_sched(Lower *L, Sched *s)
+add_sched(Lowering *L, Sched *s)
 {
 	Prog *p = L->p;
 	p->sched = xrealloc(p->sched, (size_t)(p->nsched + 1) * sizeof *p->sched);
@@ -461,7 +461,7 @@ add_sched(Lower *L, Sched *s)
 
 /* pipelined_trees(trees D, ...): the sets of disjoint trees, in order. */
 static int
-pipelined_sets(Lower *L, const Arg *trees, AlgCtx *c)
+pipelined_sets(Lowering *L, const Arg *trees, AlgCtx *c)
 {
 	int total = 0;
 	for (int i = 0; i < trees->val.n; i++) {
@@ -493,7 +493,7 @@ pipelined_sets(Lower *L, const Arg *trees, AlgCtx *c)
 
 /* What a generator (library or user schedule) needs of a collective. */
 static AlgCtx
-alg_ctx(Lower *L, const Decl *d, CollKind kind, const Topo *t, Routes *routes,
+alg_ctx(Lowering *L, const Decl *d, CollKind kind, const Topo *t, Routes *routes,
         const int *rank_node, int nrank, Loc loc)
 {
 	AlgCtx c = {.arena = L->a, .name = d->name, .loc = loc, .kind = kind, .topo = t,
@@ -521,7 +521,7 @@ alg_ctx(Lower *L, const Decl *d, CollKind kind, const Topo *t, Routes *routes,
 /* An algorithm of the classic library, or `auto`: every one that applies,
  * the fastest under the cost model for the file's message size. */
 static int
-lower_library(Lower *L, const Decl *d, CollKind kind, const Topo *t, Routes *routes,
+lower_library(Lowering *L, const Decl *d, CollKind kind, const Topo *t, Routes *routes,
               const int *rank_node, int nrank, const Item *alg)
 {
 	AlgCtx c = alg_ctx(L, d, kind, t, routes, rank_node, nrank, alg->loc);
@@ -552,22 +552,14 @@ lower_library(Lower *L, const Decl *d, CollKind kind, const Topo *t, Routes *rou
 			return 1;
 	} else {
 		const char *names[32];
-		int n = alg_candidates(kind, names, 32);
+		Sched *cand[32];
+		int n = alg_auto(&c, cand, names, 32);
 		double best = 0;
 		for (int i = 0; i < n; i++) {
-			AlgCtx try = c;
-			try.algorithm = names[i];
-			try.chunks = 0;
-			diag_mute(true);
-			Sched *x = alg_build(&try, &missing);
-			bool ok = x && verify(x) == 0;
-			diag_mute(false);
-			if (!ok)
-				continue;
 			Metrics m;
-			metrics(x, L->p->auto_size, &m);
+			metrics(cand[i], L->p->auto_size, &m);
 			if (!s || m.model_time < best) {
-				s = x;
+				s = cand[i];
 				best = m.model_time;
 			}
 		}
@@ -586,7 +578,7 @@ lower_library(Lower *L, const Decl *d, CollKind kind, const Topo *t, Routes *rou
 /* `schedule symmetric(group G, roots ...)`: the built group and the roots;
  * -1 when the group failed to build (reported where it is declared). */
 static int
-user_symmetry(Lower *L, const Decl *d, const Item *user, UserSymmetry *out)
+user_symmetry(Lowering *L, const Decl *d, const Item *user, UserSymmetry *out)
 {
 	const Schedule *sch = user->sched;
 	for (int i = 0; i < sch->nmod; i++) {
@@ -607,7 +599,7 @@ user_symmetry(Lower *L, const Decl *d, const Item *user, UserSymmetry *out)
 }
 
 static int
-lower_collective(Lower *L, const Decl *d)
+lower_collective(Lowering *L, const Decl *d)
 {
 	int ti = decl_index(L, d->topo);
 	const Topo *t = L->topo[ti];
@@ -708,7 +700,7 @@ lower_collective(Lower *L, const Decl *d)
 int
 lower(const File *f, Prog *p)
 {
-	Lower L = {.p = p, .a = &p->arena, .f = f, .net = net_defaults};
+	Lowering L = {.p = p, .a = &p->arena, .f = f, .net = net_defaults};
 	size_t n = (size_t)f->ndecl + 1;
 	L.topo = arena_array(L.a, n, sizeof *L.topo);
 	L.group = arena_array(L.a, n, sizeof *L.group);

@@ -153,7 +153,7 @@ key_add(KeySet *ks, const int *k, int n)
 		ks->data = xrealloc(ks->data, ks->cap * sizeof *ks->data);
 	}
 	ks->data[ks->len] = n;
-	memcpy(ks->data + ks->len + 1, k, (size_t)n * sizeof *k);
+	copy_n(ks->data + ks->len + 1, k, (size_t)n, sizeof *k);
 	*slot = ks->len + 1;
 	ks->len += (size_t)n + 1;
 	ks->n++;

@@ -27,7 +27,7 @@ sched_new(Arena *a, const char *name, Loc loc, CollKind kind, const char *algori
 	s->topo = t;
 	s->nrank = nrank;
 	s->rank_node = arena_array(a, (size_t)nrank, sizeof *s->rank_node);
-	memcpy(s->rank_node, rank_node, (size_t)nrank * sizeof *rank_node);
+	copy_n(s->rank_node, rank_node, (size_t)nrank, sizeof *rank_node);
 	s->node_rank = arena_array(a, (size_t)t->nnode, sizeof *s->node_rank);
 	for (int v = 0; v < t->nnode; v++)
 		s->node_rank[v] = -1;
@@ -103,11 +103,11 @@ sched_route(SchedBuilder *b, const int *links, int n)
 		b->too_big = true;
 		return 0;
 	}
-	if (used + n > b->caplink) {
+	if (!s->route_link || used + n > b->caplink) { /* never NULL: NULL + 0 is undefined */
 		b->caplink = 2 * (used + n) + 64;
 		s->route_link = xrealloc(s->route_link, (size_t)b->caplink * sizeof *s->route_link);
 	}
-	memcpy(s->route_link + used, links, (size_t)n * sizeof *links);
+	copy_n(s->route_link + used, links, (size_t)n, sizeof *links);
 	s->route_off[s->nroute + 1] = used + n;
 	*slot = ++s->nroute;
 	if (2 * s->nroute > b->nslot) {
@@ -134,11 +134,11 @@ sched_msg_at(SchedBuilder *b, int round, int src, int dst, XferOp op, const int 
 		s->msg = xrealloc(s->msg, (size_t)b->capmsg * sizeof *s->msg);
 	}
 	int used = s->nmsg ? s->msg[s->nmsg - 1].first + s->msg[s->nmsg - 1].n : 0;
-	if (used + n > b->capchunk) {
+	if (!s->chunks || used + n > b->capchunk) {
 		b->capchunk = 2 * (used + n) + 256;
 		s->chunks = xrealloc(s->chunks, (size_t)b->capchunk * sizeof *s->chunks);
 	}
-	memcpy(s->chunks + used, chunks, (size_t)n * sizeof *chunks);
+	copy_n(s->chunks + used, chunks, (size_t)n, sizeof *chunks);
 	s->msg[s->nmsg++] = (Msg){.round = round, .src = src, .dst = dst, .op = op,
 	                          .route = route, .first = used, .n = n};
 	if (round + 1 > s->nround)
@@ -305,7 +305,7 @@ sched_end(SchedBuilder *b)
 	int *link = arena_array(b->arena, (size_t)nlink + 1, sizeof *link);
 	if (s->route_off) {
 		memcpy(off, s->route_off, (size_t)(s->nroute + 1) * sizeof *off);
-		memcpy(link, s->route_link, (size_t)nlink * sizeof *link);
+		copy_n(link, s->route_link, (size_t)nlink, sizeof *link);
 	}
 	free(s->route_off);
 	free(s->route_link);

@@ -25,6 +25,7 @@ typedef struct Rd {
 	int line;
 	Loc tok;           /* where the last token started */
 	char buf[256];     /* the last token */
+	bool long_tok;     /* it did not fit in buf */
 } Rd;
 
 static void
@@ -49,9 +50,12 @@ token(Rd *r)
 	if (r->p >= r->end || *r->p == '\n')
 		return NULL;
 	size_t n = 0;
+	r->long_tok = false;
 	while (r->p < r->end && *r->p != ' ' && *r->p != '\t' && *r->p != '\r' && *r->p != '\n') {
 		if (n + 1 < sizeof r->buf)
 			r->buf[n++] = *r->p;
+		else
+			r->long_tok = true;
 		r->p++;
 	}
 	r->buf[n] = 0;
@@ -131,6 +135,10 @@ want_name(Rd *r, const char **out, const char *what)
 	const char *t = token(r);
 	if (!t) {
 		error_at(r->tok, "expected %s", what);
+		return -1;
+	}
+	if (r->long_tok) {
+		error_at(r->tok, "%s is at most %zu bytes", what, sizeof r->buf - 1);
 		return -1;
 	}
 	*out = arena_strdup(r->a, t);
@@ -303,6 +311,8 @@ sim_read(Arena *a, const char *text, size_t len, SimNet *n)
 {
 	Rd r = {.a = a, .p = text, .end = text + len, .line_start = text, .line = 1};
 	memset(n, 0, sizeof *n);
+	if (text_only(text, len) != 0)
+		return -1;
 	int64_t v;
 	if (want_word(&r, magic) || want_int(&r, 1, 1 << 20, &v, "the format version"))
 		return -1;

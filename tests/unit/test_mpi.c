@@ -4,7 +4,9 @@
  * mpirun (oversubscribed: this machine has 2 cores). Its main checks the
  * generated function against MPI's own collective for counts 0, 1, 2, 7,
  * 13, 61, 1024, 4099 and 65537 on int32 (exact) and float (within
- * reduction-order tolerance), and exits non-zero on any difference.
+ * reduction-order tolerance), and exits non-zero on any difference. Every
+ * reduction operator and datatype the target promises is checked by
+ * tests/mpi/ops.c, linked with the generated function.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -251,6 +253,41 @@ test_wrong_size(void)
 	free(out);
 }
 
+/* Every operator and datatype the MPI target promises, against MPI's own
+ * collective (tests/mpi/ops.c), for each reducing collective. */
+static void
+test_ops_and_types(void)
+{
+	static const struct { int kind; const char *decl; int p; } cases[] = {
+		{1, "collective allreduce X on R { algorithm ring; }", 4},
+		{1, "collective allreduce X on R { algorithm recursive_doubling; }", 4},
+		{2, "collective reduce_scatter X on R { algorithm ring; }", 3},
+		{3, "collective reduce X on R { algorithm binomial_tree; root 1; }", 4},
+	};
+	if (!have_mpi) {
+		assert_named(0, __LINE__, __FILE__, "mpicc and mpirun are needed");
+		return;
+	}
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char cmd[2048];
+		snprintf(cmd, sizeof cmd,
+		         "printf 'topology R = ring(%d);\\n%s\\n' >%s/o.coll && "
+		         "%s build %s/o.coll --target mpi -o %s/o.c >%s/olog 2>&1 && "
+		         "mpicc -std=c11 -Wall -Wextra -Werror -DKIND=%d %s/o.c tests/mpi/ops.c "
+		         "-o %s/o >>%s/olog 2>&1 && %s -np %d %s/o >>%s/olog 2>&1",
+		         cases[i].p, cases[i].decl, dir, COLLC_BIN, dir, dir, dir, cases[i].kind, dir,
+		         dir, dir, MPIRUN, cases[i].p, dir, dir);
+		int rc = sh(cmd);
+		char log[300];
+		snprintf(log, sizeof log, "%s/olog", dir);
+		char *out = slurp(log, NULL);
+		assert_named(rc == 0 && out && strstr(out, "ok: 112 cases") && !strstr(out, "WRONG"),
+		             __LINE__, __FILE__, "%s: every op and datatype as MPI: exit %d\n%.3000s",
+		             cases[i].decl, rc, out ? out : "");
+		free(out);
+	}
+}
+
 /* The user-schedule examples (examples/user-*.coll), one collective each. */
 static void
 test_user_schedules(void)
@@ -328,6 +365,7 @@ test_pipelined_6x6(void)
 }
 
 CU_TestInfo mpi_tests[] = {
+	{"every reduction operator and datatype against MPI", test_ops_and_types},
 	{"user schedules (examples/user-*.coll) against MPI", test_user_schedules},
 	{"rank-space algorithms against MPI, 2..16 ranks", test_rank_space},
 	{"torus and mesh algorithms and SP against MPI", test_torus},

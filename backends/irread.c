@@ -1,6 +1,9 @@
 /*
  * irread.c: reads the IR text format (docs/ir.md) back into a Prog, the
- * inverse of backends/irtext.c. A symmetric schedule's group is rebuilt
+ * inverse of irtext.c. The reader lives beside its writer so that the
+ * format changes in one folder; it is here, not in ir/, because the writer
+ * is a backend (ir_backend in the table of backend.h) and ir/ includes no
+ * backend header, while a reader needs only the IR. A symmetric schedule's group is rebuilt
  * from its generators (checked again to be automorphisms) and its trees
  * from their parents, so reading back and verifying proves the same
  * schedule. Every malformed line is a located error; nothing is trusted
@@ -10,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ir.h"
+#include "backend.h"
 
 typedef struct Reader {
 	Prog *p;
@@ -524,6 +527,8 @@ int
 ir_read(const char *text, size_t len, Prog *p)
 {
 	Reader r = {.p = p, .a = &p->arena, .text = text, .end = text + len, .line = text};
+	if (text_only(text, len) != 0)
+		return -1;
 	if (!next_line(&r) || !expect(&r, "collc-ir") || integer(&r, 1, 1) != 1 || r.failed) {
 		if (!r.failed)
 			fail(&r, "not a collc IR file (it starts with 'collc-ir 1')");
