@@ -23,6 +23,7 @@ main(int argc, char **argv)
 		{.pName = "group", .pTests = group_tests},
 		{.pName = "symm", .pTests = symm_tests},
 		{.pName = "alg", .pTests = alg_tests},
+		{.pName = "layout", .pTests = layout_tests},
 		{.pName = "backend", .pTests = backend_tests},
 		{.pName = "sim", .pTests = sim_tests},
 		{.pName = "golden", .pTests = golden_tests},
