@@ -1,21 +1,28 @@
 /*
  * msccl.c: a schedule -> an MSCCL program -> XML for the MSCCL executor
- * (docs/msccl.md). Chunks are numbered so that those travelling together
- * are neighbours; every message becomes a send on the sender and a receive
- * on the receiver, one step per run of chunks contiguous on both sides;
- * each (rank, chunk) has a location (input at first, its output or scratch
- * chunk once written) and the dependencies follow the IR's semantics:
- * a send waits for the last write of what it reads (from earlier rounds),
- * a write waits for the last write and every read since. A large fan-in of
- * reducing receives is split over accumulator chains joined by `re`, and an
- * in-place alltoall parks what would overwrite input still to send. Thread blocks pair
- * a send peer with a receive peer per channel; steps go round by round,
- * a tb alternating its sends and receives inside a round (a receive after
- * the sends it waits for), so FIFOs of depth 2 suffice on exchanges. The
- * program is checked with the same rules as files read back
- * (runtime/mscclcheck.c), including a run with bounded FIFOs that proves it
- * deadlock-free and correct in every mode, before a byte is written; a
- * width that fails is retried wider or with each connection pinned.
+ * (docs/msccl.md). Chunks lie where the shared layout puts them
+ * (ir/layout.c: those travelling together are neighbours); every message
+ * becomes a send on the sender and a receive on the receiver, one step per
+ * run of chunks contiguous on both sides; each (rank, chunk) has a location
+ * (input at first, its output or scratch chunk once written) and the
+ * dependencies follow the IR's semantics: a send waits for the last write
+ * of what it reads (from earlier rounds), a write waits for the last write
+ * and every read since. A large fan-in of reducing receives is split over
+ * accumulator chains joined by `re`, and an in-place alltoall parks what
+ * would overwrite input still to send. Thread blocks pair a send peer with
+ * a receive peer per channel; steps go round by round, a tb alternating
+ * its sends and receives inside a round (a receive after the sends it
+ * waits for), so FIFOs of depth 2 suffice on exchanges. The program is
+ * checked with the same rules as files read back (runtime/mscclcheck.c),
+ * including a run with bounded FIFOs that proves it deadlock-free and
+ * correct in every mode, before a byte is written; a width that fails is
+ * retried wider or with each connection pinned.
+ *
+ * The passes of one width (build): place_chunks, lower_instance per
+ * instance (start_instance, then per round lower_sends, lower_receives,
+ * merge_chains; copy_home), form_tbs (assign_tbs, fuse, fuse_re), and per
+ * rank emit_rank (live_positions, cross_tb_waits, number_steps, emit_tb),
+ * then mark_hasdep and fill_header.
  */
 #include <stdlib.h>
 #include <string.h>
