@@ -31,6 +31,8 @@ static const Entry library[] = {
 	{"binomial_tree", alg_rooted, K(CK_BROADCAST) | K(CK_REDUCE)},
 	{"chain", alg_rooted, K(CK_BROADCAST) | K(CK_REDUCE)},
 	{"tto", alg_tto, K(CK_ALLREDUCE)},
+	{"pipelined_trees", alg_pipelined, RSAG},
+	{"hierarchical", alg_hierarchical, RSAG},
 };
 
 Sched *
