@@ -340,7 +340,7 @@ read_sched_header(Reader *r, SchedBody *b)
 	expect(r, "chunks");
 	b->nchunk = (int)integer(r, 1, MAX_CHUNKS);
 	expect(r, "rounds");
-	b->nround = (int)integer(r, 0, 1 << 30);
+	b->nround = (int)integer(r, 0, MAX_ROUNDS);
 	expect(r, "form");
 	b->sym = word(r, form, sizeof form) && strcmp(form, "symmetric") == 0;
 	if (!b->sym && strcmp(form, "explicit") != 0)
@@ -348,15 +348,27 @@ read_sched_header(Reader *r, SchedBody *b)
 	line_end(r);
 	if (r->failed)
 		return NULL;
+	/* the work declared, before anything is sized by it */
+	Loc head = {r->lineno, 1};
+	if (b->sym && b->nchunk > MAX_SYMM_CHUNKS) {
+		error_at(head, "the symmetric schedule '%s' declares %d chunks; collc builds at most %d "
+		         "(docs/limits.md)", name, b->nchunk, MAX_SYMM_CHUNKS);
+		r->failed = true;
+		return NULL;
+	}
+	if (!b->sym && check_sched_size(head, name, (CollKind)k, b->nrank, b->nchunk) != 0) {
+		r->failed = true;
+		return NULL;
+	}
 	int *rank_node = int_list(r, "rank_nodes", b->nrank, 0, t->nnode - 1);
 	if (r->failed)
 		return NULL;
 	Sched *s = sched_new(r->a, arena_strdup(r->a, name), (Loc){r->lineno, 1}, (CollKind)k,
 	                     arena_strdup(r->a, alg), t, rank_node, b->nrank);
+	/* sched_new kept the last rank of each node: any other rank is a repeat */
 	for (int i = 0; i < b->nrank; i++)
-		for (int j = 0; j < i; j++)
-			if (rank_node[i] == rank_node[j])
-				fail(r, "a node is listed twice in rank_nodes");
+		if (s->node_rank[rank_node[i]] != i)
+			fail(r, "a node is listed twice in rank_nodes");
 	s->nchunk = b->nchunk;
 	b->s = s;
 	b->t = t;
@@ -529,7 +541,10 @@ static void
 finish_schedule(Reader *r, SchedBody *b)
 {
 	Sched *s = b->s;
-	sched_end(&r->sb);
+	if (sched_end(&r->sb) != 0) {
+		r->failed = true;
+		return;
+	}
 	s->nround = b->nround;
 	if ((s->kind == CK_REDUCE_SCATTER || s->kind == CK_ALLGATHER) && !s->owner)
 		fail(r, "reduce_scatter and allgather schedules need an owner line");
