@@ -29,6 +29,9 @@ mpi_setup(void)
 {
 	if (!mkdtemp(dir))
 		return -1;
+	/* Open MPI's session directory in our own folder: two mpiruns started at
+	 * once by different processes race to create /tmp/ompi.HOST.UID */
+	setenv("OMPI_MCA_orte_tmpdir_base", dir, 1);
 	have_mpi = system("command -v mpicc >/dev/null && command -v mpirun >/dev/null") == 0;
 	return 0;
 }
@@ -37,6 +40,7 @@ int
 mpi_teardown(void)
 {
 	char cmd[128];
+	unsetenv("OMPI_MCA_orte_tmpdir_base");
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	return system(cmd) == 0 ? 0 : -1;
 }
