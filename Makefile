@@ -50,11 +50,14 @@ LDLIBS   += $(XML_LIBS) -lprotobuf-c -lpthread -lm
 
 # Debian packages: build tools, libraries, and what the tests run.
 DEPS := make gcc flex bison pkg-config libcunit1-dev libxml2-dev openmpi-bin libopenmpi-dev \
-        protobuf-c-compiler libprotobuf-c-dev man-db
+        protobuf-c-compiler libprotobuf-c-dev man-db mpich
 
-GEN    := $(O)/grammar/coll.tab.c $(O)/grammar/coll.lex.c $(O)/backends/chakra_et.pb-c.c
+GEN    := $(O)/grammar/coll.tab.c $(O)/grammar/coll.lex.c $(O)/backends/chakra_et.pb-c.c \
+          $(O)/backends/mpi_text.c
 SRC    := $(wildcard base/*.c compiler/*.c grammar/*.c ir/*.c backends/*.c runtime/*.c)
 LIBOBJ := $(patsubst %.c,$(O)/%.o,$(filter-out compiler/main.c,$(SRC))) $(GEN:.c=.o)
+# the MPI target's runtime and main: real C files, compiled by mpicc (not into collc)
+MPI_RT := backends/mpi/runtime.c backends/mpi/main.c
 TSRC   := $(wildcard tests/unit/*.c) tests/fuzz/targets.c
 TOBJ   := $(patsubst %.c,$(O)/%.o,$(TSRC))
 COLLC  := $(BINDIR)/collc
@@ -86,6 +89,36 @@ $(O)/backends/chakra_et.pb-c.c $(O)/backends/chakra_et.pb-c.h &: backends/chakra
 $(O)/backends/chakra_et.pb-c.o: $(O)/backends/chakra_et.pb-c.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
 
+$(O)/backends/%.o: $(O)/backends/%.c
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+# the MPI runtime and main embedded as C arrays (od and sed: nothing beyond coreutils)
+$(O)/backends/mpi_text.c: $(MPI_RT)
+	@mkdir -p $(@D)
+	{ for f in runtime main; do \
+	    echo "extern const char collc_mpi_$${f}_text[];"; \
+	    echo "const char collc_mpi_$${f}_text[] = {"; \
+	    od -An -v -tx1 backends/mpi/$$f.c | sed 's/ *\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+	    echo "0};"; \
+	done; } >$@.tmp && mv $@.tmp $@
+
+# the MPI runtime compiled alone, in both forms, by every MPI installed (Open
+# MPI's mpicc, MPICH's mpicc.mpich), with our warnings as errors at -O2
+$(O)/backends/mpi/check.ok: $(MPI_RT)
+	@mkdir -p $(@D)
+	@for cc in mpicc mpicc.mpich; do \
+		command -v $$cc >/dev/null || { echo "mpi-runtime-check: no $$cc"; exit 1; }; \
+		for sym in 0 1; do \
+			echo "$$cc -DCOLLC_SYMMETRIC=$$sym backends/mpi/runtime.c"; \
+			$$cc -std=c11 $(WARN) -Werror -O2 -DCOLLC_SYMMETRIC=$$sym -c \
+				backends/mpi/runtime.c -o $(@D)/runtime.o || exit 1; \
+		done; \
+		echo "$$cc backends/mpi/main.c"; \
+		$$cc -std=c11 $(WARN) -Werror -O2 -c backends/mpi/main.c -o $(@D)/main.o || exit 1; \
+	done; touch $@
+
+mpi-runtime-check: $(O)/backends/mpi/check.ok
+
 $(O)/grammar/coll.tab.c $(O)/grammar/coll.tab.h &: grammar/coll.y
 	@mkdir -p $(@D)
 	$(BISON) -Wall -Werror -o $(O)/grammar/coll.tab.c --header=$(O)/grammar/coll.tab.h $<
@@ -98,7 +131,7 @@ $(O)/grammar/coll.lex.c $(O)/grammar/coll.lex.h &: grammar/coll.l $(O)/grammar/c
 $(patsubst %.c,$(O)/%.o,$(SRC)) $(TOBJ) $(BENCH:%=%.o): $(O)/grammar/coll.tab.h $(O)/grammar/coll.lex.h \
 	$(O)/backends/chakra_et.pb-c.h
 
-test: deps-check $(O)/tests/run $(COLLC)
+test: deps-check $(O)/backends/mpi/check.ok $(O)/tests/run $(COLLC)
 	$(O)/tests/run
 
 # performance: each tests/bench/bench_NAME.c is a program that prints its
@@ -173,10 +206,10 @@ deps:
 		exit 1; \
 	fi
 
-# test needs CUnit, libxml2 and Open MPI: say how to get them instead of failing later
+# test needs CUnit, libxml2, Open MPI and MPICH: say how to get them instead of failing later
 deps-check:
 	@command -v dpkg-query >/dev/null || exit 0; \
-	missing=$$(for p in flex bison libcunit1-dev libxml2-dev openmpi-bin libopenmpi-dev protobuf-c-compiler libprotobuf-c-dev man-db; do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
+	missing=$$(for p in flex bison libcunit1-dev libxml2-dev openmpi-bin libopenmpi-dev mpich protobuf-c-compiler libprotobuf-c-dev man-db; do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then echo "missing:$$(echo ' '$$missing); run 'make deps' (as root)"; exit 1; fi
 
 # what `make install` puts where (uninstall removes exactly these)
@@ -217,6 +250,6 @@ clean:
 	rm -rf build bin
 
 .PHONY: all test bench fuzz fuzz-build fuzz-run mutate demo deps deps-check install install-files \
-        uninstall clean
+        uninstall clean mpi-runtime-check
 .SECONDARY:
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

@@ -45,6 +45,11 @@ bool ir_is_text(const char *text, size_t len);
  * reporting (a limit names its value and the collective's line). */
 struct MProg;
 int msccl_lower(Arena *, const Sched *, const BuildOpts *, struct MProg *);
+/* Checks a program msccl_lower built by every rule (pieces: rule 14 chunk
+ * by chunk too); -1 if it fails. With report, the errors are printed with
+ * the XML it would write as their source (named "<MSCCL XML for 'NAME'>"),
+ * then a note at the collective. */
+int msccl_check_built(const struct MProg *, const Sched *, bool pieces, bool report);
 extern const Backend sim_backend;
 const Backend *backend_find(const char *name);
 const char *backend_names(void); /* "dot, ir" */

@@ -300,13 +300,31 @@ int_list(Reader *r, const char *head, int n, long lo, long hi)
 	return v;
 }
 
-static void
-read_schedule(Reader *r)
+/* What the lines of one schedule's body build up before its end. */
+typedef struct SchedBody {
+	Sched *s;
+	const Topo *t;
+	int nrank, nchunk, nround;
+	bool sym;
+	int *links;         /* one route being read */
+	int *chunks;        /* one message's chunks */
+	int ntree, capbase;
+	GroupGen *gens;
+	int ngen, capgen;
+	char gname[4096];
+	int declared_gens;  /* the group line's count, -1 before it */
+} SchedBody;
+
+/* The header line: schedule NAME KIND ALGORITHM topology T ranks N chunks
+ * C rounds R form F, then the rank_nodes line. The Sched, or NULL after
+ * reporting. */
+static Sched *
+read_sched_header(Reader *r, SchedBody *b)
 {
 	char name[4096], kind[32], alg[4096], topo[4096], form[16];
 	if (!word(r, name, sizeof name) || !word(r, kind, sizeof kind) || !word(r, alg, sizeof alg)) {
 		fail(r, "expected: schedule NAME KIND ALGORITHM topology T ...");
-		return;
+		return NULL;
 	}
 	int k = -1;
 	for (int i = 0; i < NCOLLKIND; i++)
@@ -314,208 +332,281 @@ read_schedule(Reader *r)
 			k = i;
 	if (k < 0) {
 		fail(r, "unknown collective kind");
-		return;
+		return NULL;
 	}
 	expect(r, "topology");
 	skip_space(r);
 	const char *at = r->at;
 	if (!word(r, topo, sizeof topo)) {
 		fail(r, "expected a topology name");
-		return;
+		return NULL;
 	}
 	Topo *t = find_topology(r, topo, at);
 	if (!t)
-		return;
+		return NULL;
 	expect(r, "ranks");
-	int nrank = (int)integer(r, 1, t->nnode);
+	b->nrank = (int)integer(r, 1, t->nnode);
 	expect(r, "chunks");
-	int nchunk = (int)integer(r, 1, MAX_CHUNKS);
+	b->nchunk = (int)integer(r, 1, MAX_CHUNKS);
 	expect(r, "rounds");
-	int nround = (int)integer(r, 0, MAX_ROUNDS);
+	b->nround = (int)integer(r, 0, MAX_ROUNDS);
 	expect(r, "form");
-	bool sym = word(r, form, sizeof form) && strcmp(form, "symmetric") == 0;
-	if (!sym && strcmp(form, "explicit") != 0)
+	b->sym = word(r, form, sizeof form) && strcmp(form, "symmetric") == 0;
+	if (!b->sym && strcmp(form, "explicit") != 0)
 		fail(r, "expected form explicit or symmetric");
 	line_end(r);
 	if (r->failed)
-		return;
+		return NULL;
 	/* the work declared, before anything is sized by it */
 	Loc head = {r->lineno, 1};
-	if (sym && nchunk > MAX_SYMM_CHUNKS) {
+	if (b->sym && b->nchunk > MAX_SYMM_CHUNKS) {
 		error_at(head, "the symmetric schedule '%s' declares %d chunks; collc builds at most %d "
-		         "(docs/limits.md)", name, nchunk, MAX_SYMM_CHUNKS);
+		         "(docs/limits.md)", name, b->nchunk, MAX_SYMM_CHUNKS);
 		r->failed = true;
-		return;
+		return NULL;
 	}
-	if (!sym && check_sched_size(head, name, (CollKind)k, nrank, nchunk) != 0) {
+	if (!b->sym && check_sched_size(head, name, (CollKind)k, b->nrank, b->nchunk) != 0) {
 		r->failed = true;
-		return;
+		return NULL;
 	}
-	int *rank_node = int_list(r, "rank_nodes", nrank, 0, t->nnode - 1);
+	int *rank_node = int_list(r, "rank_nodes", b->nrank, 0, t->nnode - 1);
 	if (r->failed)
-		return;
+		return NULL;
 	Sched *s = sched_new(r->a, arena_strdup(r->a, name), (Loc){r->lineno, 1}, (CollKind)k,
-	                     arena_strdup(r->a, alg), t, rank_node, nrank);
+	                     arena_strdup(r->a, alg), t, rank_node, b->nrank);
 	/* sched_new kept the last rank of each node: any other rank is a repeat */
-	for (int i = 0; i < nrank; i++)
+	for (int i = 0; i < b->nrank; i++)
 		if (s->node_rank[rank_node[i]] != i)
 			fail(r, "a node is listed twice in rank_nodes");
-	s->nchunk = nchunk;
+	s->nchunk = b->nchunk;
+	b->s = s;
+	b->t = t;
+	return s;
+}
+
+/* route ID LEN LINKS...: the routes numbered in order. */
+static void
+read_route_line(Reader *r, SchedBody *b)
+{
+	int id = (int)integer(r, 0, 1 << 30), len = (int)integer(r, 0, b->t->nnode);
+	for (int i = 0; i < len && !r->failed; i++)
+		b->links[i] = (int)integer(r, 0, b->t->nlink - 1);
+	if (!r->failed && sched_route(&r->sb, b->links, len) != id)
+		fail(r, "routes must be numbered 0, 1, ... in order, each once");
+}
+
+/* r or c: the transfer's operation. */
+static XferOp
+read_op(Reader *r)
+{
+	char op[4];
+	if (!word(r, op, sizeof op) || (op[0] != 'r' && op[0] != 'c') || op[1])
+		fail(r, "expected the operation r (reduce) or c (copy)");
+	return op[0] == 'r' ? X_REDUCE : X_COPY;
+}
+
+/* msg ROUND SRC DST OP ROUTE N CHUNKS... (explicit form). */
+static void
+read_msg_line(Reader *r, SchedBody *b)
+{
+	Sched *s = b->s;
+	int round = (int)integer(r, 0, b->nround - 1);
+	int src = (int)integer(r, 0, b->nrank - 1), dst = (int)integer(r, 0, b->nrank - 1);
+	XferOp op = read_op(r);
+	int route = (int)integer(r, 0, s->nroute > 0 ? s->nroute - 1 : 0);
+	int n = (int)integer(r, 1, b->nchunk);
+	for (int i = 0; i < n && !r->failed; i++)
+		b->chunks[i] = (int)integer(r, 0, b->nchunk - 1);
+	if (!r->failed && s->nroute == 0)
+		fail(r, "a message before any route");
+	if (!r->failed)
+		sched_msg_route(&r->sb, round, src, dst, op, b->chunks, n,
+		                s->route_link + s->route_off[route],
+		                s->route_off[route + 1] - s->route_off[route]);
+}
+
+/* generator affine MAT... VEC... | generator perm IMAGES... (symmetric form). */
+static void
+read_generator_line(Reader *r, SchedBody *b)
+{
+	const Topo *t = b->t;
+	char how[16];
+	GroupGen x = {.loc = here(r)};
+	if (!word(r, how, sizeof how) || (strcmp(how, "affine") && strcmp(how, "perm")))
+		fail(r, "expected generator affine ... or generator perm ...");
+	else if (how[0] == 'a') {
+		x.affine = true;
+		for (int i = 0; i < t->ndim * t->ndim; i++)
+			x.mat[i] = (int)integer(r, -MAX_NODES, MAX_NODES);
+		for (int i = 0; i < t->ndim; i++)
+			x.vec[i] = (int)integer(r, -MAX_NODES, MAX_NODES);
+	} else {
+		x.perm = arena_array(r->a, (size_t)t->nnode, sizeof *x.perm);
+		for (int i = 0; i < t->nnode; i++)
+			x.perm[i] = (int)integer(r, 0, t->nnode - 1);
+	}
+	VEC_PUSH(r->a, b->gens, b->ngen, b->capgen, x);
+}
+
+/* tree B roots N R... parent P... (symmetric form): the trees in order. */
+static void
+read_tree_line(Reader *r, SchedBody *b)
+{
+	const Topo *t = b->t;
+	Sched *s = b->s;
+	int id = (int)integer(r, 0, 63);
+	if (id != b->ntree)
+		fail(r, "trees must be numbered 0, 1, ... in order");
+	expect(r, "roots");
+	int nroot = (int)integer(r, 1, 2);
+	int roots[2] = {0, 0};
+	for (int i = 0; i < nroot; i++)
+		roots[i] = (int)integer(r, 0, t->nnode - 1);
+	expect(r, "parent");
+	int *parent = arena_array(r->a, (size_t)t->nnode, sizeof *parent);
+	for (int v = 0; v < t->nnode && !r->failed; v++)
+		parent[v] = (int)integer(r, -1, t->nnode - 1);
+	if (r->failed)
+		return;
+	if (!s->tree)
+		s->tree = arena_array(r->a, 64, sizeof *s->tree);
+	Routes routes;
+	routes_init(&routes, t, ROUTE_SHORTEST);
+	Tree *tr = tree_from_parents(r->a, t, &routes, roots, nroot, parent, here(r));
+	routes_free(&routes);
+	if (!tr) {
+		r->failed = true;
+		return;
+	}
+	s->tree[b->ntree++] = tr;
+}
+
+/* base ROUND TREE SRC DST OP ROUTE (symmetric form). */
+static void
+read_base_line(Reader *r, SchedBody *b)
+{
+	const Topo *t = b->t;
+	Sched *s = b->s;
+	BaseXfer x = {.round = (int)integer(r, 0, b->nround - 1),
+	              .tree = (int)integer(r, 0, b->ntree > 0 ? b->ntree - 1 : 0),
+	              .src = (int)integer(r, 0, t->nnode - 1),
+	              .dst = (int)integer(r, 0, t->nnode - 1)};
+	x.op = read_op(r);
+	x.route = (int)integer(r, 0, s->nroute > 0 ? s->nroute - 1 : 0);
+	if (b->ntree == 0)
+		fail(r, "a base transfer before any tree");
+	if (s->node_rank[x.src] < 0 || s->node_rank[x.dst] < 0)
+		fail(r, "a base transfer between nodes that are not ranks");
+	if (s->nbase == b->capbase)
+		s->base = arena_grow(r->a, s->base, &b->capbase, sizeof *s->base);
+	s->base[s->nbase++] = x;
+}
+
+/* One line of the body; false at its end line. */
+static bool
+read_body_line(Reader *r, SchedBody *b)
+{
+	char w[16];
+	if (!word(r, w, sizeof w))
+		return true;
+	if (strcmp(w, "end") == 0) {
+		line_end(r);
+		return false;
+	} else if (strcmp(w, "owner") == 0 || strcmp(w, "a2a_src") == 0 ||
+	           strcmp(w, "a2a_dst") == 0) {
+		int *v = arena_array(r->a, (size_t)b->nchunk, sizeof *v);
+		for (int i = 0; i < b->nchunk && !r->failed; i++)
+			v[i] = (int)integer(r, 0, b->nrank - 1);
+		*(w[0] == 'o' ? &b->s->owner : w[4] == 's' ? &b->s->a2a_src : &b->s->a2a_dst) = v;
+	} else if (strcmp(w, "root") == 0) {
+		b->s->root = (int)integer(r, 0, b->nrank - 1);
+	} else if (strcmp(w, "route") == 0) {
+		read_route_line(r, b);
+	} else if (strcmp(w, "msg") == 0 && !b->sym) {
+		read_msg_line(r, b);
+	} else if (strcmp(w, "group") == 0 && b->sym) {
+		if (!word(r, b->gname, sizeof b->gname))
+			fail(r, "expected a group name");
+		expect(r, "generators");
+		b->declared_gens = (int)integer(r, 0, 1 << 30);
+	} else if (strcmp(w, "generator") == 0 && b->sym) {
+		read_generator_line(r, b);
+	} else if (strcmp(w, "tree") == 0 && b->sym) {
+		read_tree_line(r, b);
+		if (r->failed)
+			return false;
+	} else if (strcmp(w, "base") == 0 && b->sym) {
+		read_base_line(r, b);
+	} else {
+		fail(r, "unknown line in a schedule");
+	}
+	line_end(r);
+	return true;
+}
+
+/* After the end line: what the body must have said, the group built and
+ * what the proof by symmetry stands on checked. */
+static void
+finish_schedule(Reader *r, SchedBody *b)
+{
+	Sched *s = b->s;
+	if (sched_end(&r->sb) != 0) {
+		r->failed = true;
+		return;
+	}
+	s->nround = b->nround;
+	if ((s->kind == CK_REDUCE_SCATTER || s->kind == CK_ALLGATHER) && !s->owner)
+		fail(r, "reduce_scatter and allgather schedules need an owner line");
+	if (s->kind == CK_ALLTOALL && (!s->a2a_src || !s->a2a_dst))
+		fail(r, "alltoall schedules need a2a_src and a2a_dst lines");
+	if (!b->sym)
+		return;
+	s->group = group_build(r->a, b->t, arena_strdup(r->a, b->gname), s->loc, b->gens, b->ngen);
+	s->ntree = b->ntree;
+	if (!s->group)
+		r->failed = true;
+	else if (sched_check_symmetric(s) != 0)
+		r->failed = true;
+	else if (s->nchunk != b->ntree * s->group->order)
+		fail(r, "a symmetric schedule has trees x group order chunks");
+	for (int i = 0; i < s->nbase && !r->failed; i++)
+		if (sched_route_len(s, s->base[i].route) < 1)
+			fail(r, "a base transfer over an empty route");
+	s->msg = NULL;
+	s->nmsg = 0;
+}
+
+static void
+read_schedule(Reader *r)
+{
+	SchedBody b = {.declared_gens = -1, .gname = "G"};
+	Sched *s = read_sched_header(r, &b);
+	if (!s)
+		return;
 	r->s = s;
 	sched_begin(&r->sb, r->a, s, NULL);
-	int *links = xmalloc(((size_t)t->nnode + 1) * sizeof *links);
-	int *chunks = xmalloc(((size_t)nchunk + 1) * sizeof *chunks);
-	int ntree = 0, capbase = 0;
+	b.links = xmalloc(((size_t)b.t->nnode + 1) * sizeof *b.links);
+	b.chunks = xmalloc(((size_t)b.nchunk + 1) * sizeof *b.chunks);
 	bool ended = false;
-	GroupGen *gens = NULL;
-	int ngen = 0, capgen = 0;
-	char gname[4096] = "G";
-	int declared_gens = -1;
-	while (!r->failed && next_line(r)) {
-		char w[16];
-		if (!word(r, w, sizeof w))
-			continue;
-		if (strcmp(w, "end") == 0) {
-			line_end(r);
-			ended = true;
+	while (!r->failed && next_line(r))
+		if (!read_body_line(r, &b)) {
+			ended = !r->failed;
 			break;
-		} else if (strcmp(w, "owner") == 0 || strcmp(w, "a2a_src") == 0 ||
-		           strcmp(w, "a2a_dst") == 0) {
-			int *v = arena_array(r->a, (size_t)nchunk, sizeof *v);
-			for (int i = 0; i < nchunk && !r->failed; i++)
-				v[i] = (int)integer(r, 0, nrank - 1);
-			*(w[0] == 'o' ? &s->owner : w[4] == 's' ? &s->a2a_src : &s->a2a_dst) = v;
-		} else if (strcmp(w, "root") == 0) {
-			s->root = (int)integer(r, 0, nrank - 1);
-		} else if (strcmp(w, "route") == 0) {
-			int id = (int)integer(r, 0, 1 << 30), len = (int)integer(r, 0, t->nnode);
-			for (int i = 0; i < len && !r->failed; i++)
-				links[i] = (int)integer(r, 0, t->nlink - 1);
-			if (!r->failed && sched_route(&r->sb, links, len) != id)
-				fail(r, "routes must be numbered 0, 1, ... in order, each once");
-		} else if (strcmp(w, "msg") == 0 && !sym) {
-			int round = (int)integer(r, 0, nround - 1);
-			int src = (int)integer(r, 0, nrank - 1), dst = (int)integer(r, 0, nrank - 1);
-			char op[4];
-			if (!word(r, op, sizeof op) || (op[0] != 'r' && op[0] != 'c') || op[1])
-				fail(r, "expected the operation r (reduce) or c (copy)");
-			int route = (int)integer(r, 0, s->nroute > 0 ? s->nroute - 1 : 0);
-			int n = (int)integer(r, 1, nchunk);
-			for (int i = 0; i < n && !r->failed; i++)
-				chunks[i] = (int)integer(r, 0, nchunk - 1);
-			if (!r->failed && s->nroute == 0)
-				fail(r, "a message before any route");
-			if (!r->failed)
-				sched_msg_route(&r->sb, round, src, dst, op[0] == 'r' ? X_REDUCE : X_COPY, chunks,
-				                n, s->route_link + s->route_off[route],
-				                s->route_off[route + 1] - s->route_off[route]);
-		} else if (strcmp(w, "group") == 0 && sym) {
-			if (!word(r, gname, sizeof gname))
-				fail(r, "expected a group name");
-			expect(r, "generators");
-			declared_gens = (int)integer(r, 0, 1 << 30);
-		} else if (strcmp(w, "generator") == 0 && sym) {
-			char how[16];
-			GroupGen x = {.loc = here(r)};
-			if (!word(r, how, sizeof how) || (strcmp(how, "affine") && strcmp(how, "perm")))
-				fail(r, "expected generator affine ... or generator perm ...");
-			else if (how[0] == 'a') {
-				x.affine = true;
-				for (int i = 0; i < t->ndim * t->ndim; i++)
-					x.mat[i] = (int)integer(r, -MAX_NODES, MAX_NODES);
-				for (int i = 0; i < t->ndim; i++)
-					x.vec[i] = (int)integer(r, -MAX_NODES, MAX_NODES);
-			} else {
-				x.perm = arena_array(r->a, (size_t)t->nnode, sizeof *x.perm);
-				for (int i = 0; i < t->nnode; i++)
-					x.perm[i] = (int)integer(r, 0, t->nnode - 1);
-			}
-			VEC_PUSH(r->a, gens, ngen, capgen, x);
-		} else if (strcmp(w, "tree") == 0 && sym) {
-			int b = (int)integer(r, 0, 63);
-			if (b != ntree)
-				fail(r, "trees must be numbered 0, 1, ... in order");
-			expect(r, "roots");
-			int nroot = (int)integer(r, 1, 2);
-			int roots[2] = {0, 0};
-			for (int i = 0; i < nroot; i++)
-				roots[i] = (int)integer(r, 0, t->nnode - 1);
-			expect(r, "parent");
-			int *parent = arena_array(r->a, (size_t)t->nnode, sizeof *parent);
-			for (int v = 0; v < t->nnode && !r->failed; v++)
-				parent[v] = (int)integer(r, -1, t->nnode - 1);
-			if (r->failed)
-				break;
-			if (!s->tree)
-				s->tree = arena_array(r->a, 64, sizeof *s->tree);
-			Routes routes;
-			routes_init(&routes, t, ROUTE_SHORTEST);
-			Tree *tr = tree_from_parents(r->a, t, &routes, roots, nroot, parent, here(r));
-			routes_free(&routes);
-			if (!tr) {
-				r->failed = true;
-				break;
-			}
-			s->tree[ntree++] = tr;
-		} else if (strcmp(w, "base") == 0 && sym) {
-			BaseXfer x = {.round = (int)integer(r, 0, nround - 1),
-			              .tree = (int)integer(r, 0, ntree > 0 ? ntree - 1 : 0),
-			              .src = (int)integer(r, 0, t->nnode - 1),
-			              .dst = (int)integer(r, 0, t->nnode - 1)};
-			char op[4];
-			if (!word(r, op, sizeof op) || (op[0] != 'r' && op[0] != 'c') || op[1])
-				fail(r, "expected the operation r (reduce) or c (copy)");
-			x.op = op[0] == 'r' ? X_REDUCE : X_COPY;
-			x.route = (int)integer(r, 0, s->nroute > 0 ? s->nroute - 1 : 0);
-			if (ntree == 0)
-				fail(r, "a base transfer before any tree");
-			if (s->node_rank[x.src] < 0 || s->node_rank[x.dst] < 0)
-				fail(r, "a base transfer between nodes that are not ranks");
-			if (s->nbase == capbase)
-				s->base = arena_grow(r->a, s->base, &capbase, sizeof *s->base);
-			s->base[s->nbase++] = x;
-		} else {
-			fail(r, "unknown line in a schedule");
 		}
-		line_end(r);
-	}
-	free(links);
-	free(chunks);
+	free(b.links);
+	free(b.chunks);
 	if (!r->failed && !ended)
 		fail(r, "the schedule has no 'end' line");
-	if (!r->failed && sym && declared_gens != ngen)
+	if (!r->failed && b.sym && b.declared_gens != b.ngen)
 		fail(r, "the group line's generator count differs from its generator lines");
-	for (int i = 0; i < nrank && !r->failed; i++)
-		if (t->is_switch && t->is_switch[rank_node[i]])
+	for (int i = 0; i < b.nrank && !r->failed; i++)
+		if (b.t->is_switch && b.t->is_switch[s->rank_node[i]])
 			fail(r, "rank_nodes names a switch");
 	if (r->failed) {
 		sched_abort(&r->sb);
 		return;
 	}
-	if (sched_end(&r->sb) != 0) {
-		r->failed = true;
-		return;
-	}
-	s->nround = nround;
-	if ((s->kind == CK_REDUCE_SCATTER || s->kind == CK_ALLGATHER) && !s->owner)
-		fail(r, "reduce_scatter and allgather schedules need an owner line");
-	if (s->kind == CK_ALLTOALL && (!s->a2a_src || !s->a2a_dst))
-		fail(r, "alltoall schedules need a2a_src and a2a_dst lines");
-	if (sym) {
-		s->group = group_build(r->a, t, arena_strdup(r->a, gname), s->loc, gens, ngen);
-		s->ntree = ntree;
-		if (!s->group)
-			r->failed = true;
-		else if (sched_check_symmetric(s) != 0)
-			r->failed = true;
-		else if (s->nchunk != ntree * s->group->order)
-			fail(r, "a symmetric schedule has trees x group order chunks");
-		for (int i = 0; i < s->nbase && !r->failed; i++)
-			if (sched_route_len(s, s->base[i].route) < 1)
-				fail(r, "a base transfer over an empty route");
-		s->msg = NULL;
-		s->nmsg = 0;
-	}
+	finish_schedule(r, &b);
 	if (r->failed)
 		return;
 	Prog *p = r->p;

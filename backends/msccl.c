@@ -1,21 +1,28 @@
 /*
  * msccl.c: a schedule -> an MSCCL program -> XML for the MSCCL executor
- * (docs/msccl.md). Chunks are numbered so that those travelling together
- * are neighbours; every message becomes a send on the sender and a receive
- * on the receiver, one step per run of chunks contiguous on both sides;
- * each (rank, chunk) has a location (input at first, its output or scratch
- * chunk once written) and the dependencies follow the IR's semantics:
- * a send waits for the last write of what it reads (from earlier rounds),
- * a write waits for the last write and every read since. A large fan-in of
- * reducing receives is split over accumulator chains joined by `re`, and an
- * in-place alltoall parks what would overwrite input still to send. Thread blocks pair
- * a send peer with a receive peer per channel; steps go round by round,
- * a tb alternating its sends and receives inside a round (a receive after
- * the sends it waits for), so FIFOs of depth 2 suffice on exchanges. The
- * program is checked with the same rules as files read back
- * (runtime/mscclcheck.c), including a run with bounded FIFOs that proves it
- * deadlock-free and correct in every mode, before a byte is written; a
- * width that fails is retried wider or with each connection pinned.
+ * (docs/msccl.md). Chunks lie where the shared layout puts them
+ * (ir/layout.c: those travelling together are neighbours); every message
+ * becomes a send on the sender and a receive on the receiver, one step per
+ * run of chunks contiguous on both sides; each (rank, chunk) has a location
+ * (input at first, its output or scratch chunk once written) and the
+ * dependencies follow the IR's semantics: a send waits for the last write
+ * of what it reads (from earlier rounds), a write waits for the last write
+ * and every read since. A large fan-in of reducing receives is split over
+ * accumulator chains joined by `re`, and an in-place alltoall parks what
+ * would overwrite input still to send. Thread blocks pair a send peer with
+ * a receive peer per channel; steps go round by round, a tb alternating
+ * its sends and receives inside a round (a receive after the sends it
+ * waits for), so FIFOs of depth 2 suffice on exchanges. The program is
+ * checked with the same rules as files read back (runtime/mscclcheck.c),
+ * including a run with bounded FIFOs that proves it deadlock-free and
+ * correct in every mode, before a byte is written; a width that fails is
+ * retried wider or with each connection pinned.
+ *
+ * The passes of one width (build): place_chunks, lower_instance per
+ * instance (start_instance, then per round lower_sends, lower_receives,
+ * merge_chains; copy_home), form_tbs (assign_tbs, fuse, fuse_re), and per
+ * rank emit_rank (live_positions, cross_tb_waits, number_steps, emit_tb),
+ * then mark_hasdep and fill_header.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -29,15 +36,33 @@ typedef struct BLoc {
 	int buf, off; /* MBuf, chunk; buf -1: not held */
 } BLoc;
 
+/* What an op does; a receive or local op's MSCCL type follows from it and
+ * from fusion (see emit_op). */
+typedef enum OpKind {
+	OP_SEND, OP_RECV_COPY, OP_RECV_REDUCE, OP_LOCAL_COPY, OP_LOCAL_REDUCE,
+} OpKind;
+
+/* Where an op goes in its round: the sends, the receives, then the `re`
+ * that merge accumulator chains. */
+typedef enum OpPhase { PH_SEND, PH_RECV, PH_MERGE } OpPhase;
+
+static bool
+is_recv(OpKind k)
+{
+	return k == OP_RECV_COPY || k == OP_RECV_REDUCE;
+}
+
 typedef struct Op {
 	int rank, peer;     /* peer: send peer (send), recv peer (recv), -1 local */
-	int kind;           /* 0 send, 1 recv copy, 2 recv reduce, 3 local copy, 4 local reduce */
-	int round, phase, seq, chan;
+	OpKind kind;
+	int round;
+	OpPhase phase;
+	int seq, chan;
 	BLoc src, dst;
 	int cnt;
 	int *dep;           /* ops of the same rank it waits for */
 	int ndep, capdep;
-	int tb, step;       /* assigned */
+	int tb, step;       /* its tb; its position among the tb's live ops (live_positions) */
 	int fused;          /* a recv fused with the send that follows: its op id */
 	bool dead;          /* fused into the op before it */
 	int hasdep;
@@ -178,7 +203,7 @@ initial(Lower *L, int r, int c, int inst)
 }
 
 static int
-new_op(Lower *L, int rank, int peer, int kind, int round, int phase)
+new_op(Lower *L, int rank, int peer, OpKind kind, int round, OpPhase phase)
 {
 	if (L->nop == L->capop)
 		L->op = arena_grow(L->a, L->op, &L->capop, sizeof *L->op);
@@ -400,7 +425,7 @@ merge_chains(Lower *L, int round, int inst)
 				BLoc at = L->loc[r * nc + c];
 				if (open < 0 || L->op[open].cnt >= MSCCL_MAX_COUNT - 1 ||
 				    !next_to((BLoc){L->op[open].dst.buf, L->op[open].dst.off + L->op[open].cnt - 1}, at)) {
-					open = new_op(L, r, -1, 4, round, 2);
+					open = new_op(L, r, -1, OP_LOCAL_REDUCE, round, PH_MERGE);
 					L->op[open].src = (BLoc){MB_S, h->base + (g - 1) * h->span + off};
 					L->op[open].dst = at;
 					L->op[open].cnt = 1;
@@ -416,9 +441,10 @@ merge_chains(Lower *L, int round, int inst)
 	}
 }
 
-/* One instance of the schedule's messages as ops, round by round. */
-static int
-lower_instance(Lower *L, int inst)
+/* Every rank's chunks where the instance starts: locations, no writer, no
+ * readers, and (alltoall) which input slot holds which chunk. */
+static void
+start_instance(Lower *L, int inst)
 {
 	const Sched *s = L->s;
 	int nc = s->nchunk;
@@ -433,135 +459,159 @@ lower_instance(Lower *L, int inst)
 			if (s->kind == CK_ALLTOALL && L->loc[r * nc + c].buf == MB_I)
 				L->occupant[r * L->N + L->loc[r * nc + c].off] = c;
 		}
-	int m = 0;
-	while (m < s->nmsg) {
-		int round = s->msg[m].round, end = m;
-		while (end < s->nmsg && s->msg[end].round == round)
-			end++;
-		/* the round's sends read the state as it began: all of them first */
-		int sfirst = L->nop;
-		L->batch++;
-		plan_chains(L, m, end, inst);
-		for (int i = m; i < end; i++) {
-			const Msg *g = &s->msg[i];
-			/* its chunks in the sender's buffer order, so runs can form */
-			KeyedChunk *kc = xmalloc(((size_t)g->n + 1) * sizeof *kc);
-			int *mc = xmalloc(((size_t)g->n + 1) * sizeof *mc);
-			for (int j = 0; j < g->n; j++) {
-				int c = s->chunks[g->first + j];
-				BLoc at = L->loc[g->src * nc + c];
-				kc[j] = (KeyedChunk){at.buf * (MSCCL_MAX_OFFSET + 1) + at.off, c};
-			}
-			qsort(kc, (size_t)g->n, sizeof *kc, keyed_cmp);
-			for (int j = 0; j < g->n; j++)
-				mc[j] = kc[j].c;
-			free(kc);
-			int k = 0;
-			while (k < g->n) {
-				/* a run: contiguous at the sender, at the receiver's target and
-				 * (reduce) at the receiver's local operand */
-				int c0 = mc[k];
-				BLoc sl = L->loc[g->src * nc + c0];
-				int len = 1;
-				/* (reduce) the chain, and whether the run starts its accumulators */
-				int chain = g->op == X_REDUCE ? chain_of(L, g->dst, c0, g->src) : 0;
-				bool cfirst = chain && *chain_last(L, g->dst, c0, chain, inst, NULL) == -1;
-				while (k + len < g->n && len < L->maxcnt) {
-					int c = mc[k + len], cp = mc[k + len - 1];
-					if (!next_to(L->loc[g->src * nc + cp], L->loc[g->src * nc + c]))
-						break;
-					BLoc hp = home(L, g->dst, cp, inst), hc = home(L, g->dst, c, inst);
-					if (hp.buf == -2 || !next_to(hp, hc))
-						break;
-					if (g->op == X_REDUCE && chain_of(L, g->dst, c, g->src) != chain)
-						break;
-					if (chain && (*chain_last(L, g->dst, c, chain, inst, NULL) == -1) != cfirst)
-						break;
-					if (g->op == X_REDUCE && !chain &&
-					    !next_to(recv_sees(L, g->dst, cp, inst), recv_sees(L, g->dst, c, inst)))
-						break;
-					len++;
-				}
-				for (int j = 0; j < len; j++) {
-					if (chain)
-						*chain_last(L, g->dst, mc[k + j], chain, inst, NULL) = -2;
-					else
-						L->rwritten[g->dst * nc + mc[k + j]] = L->batch;
-				}
-				int o = new_op(L, g->src, g->dst, 0, round, 0);
-				L->op[o].src = sl;
-				L->op[o].cnt = len;
-				L->op[o].xop = g->op;
-				L->op[o].chain = chain;
-				L->op[o].chainfirst = cfirst;
-				int seq = L->connseq[g->src * L->R + g->dst]++;
-				/* the peers' sum staggers the channels, so a rank's many peers spread;
-				 * pinned, the two directions of a pair share their one channel */
-				L->op[o].chan = inst * L->nch + ((L->pinned ? 0 : seq) + g->src + g->dst) % L->nch;
-				for (int j = 0; j < len; j++) {
-					push_chunk(L, o, mc[k + j]);
-					read_chunk(L, o, g->src, mc[k + j]);
-				}
-				k += len;
-			}
-			free(mc);
-		}
-		int send_end = L->nop;
-		/* then the receives, in the same order (FIFO order on each connection) */
-		for (int so = sfirst; so < send_end; so++) {
-			int src = L->op[so].rank, dst = L->op[so].peer;
-			bool red = L->op[so].xop == X_REDUCE;
-			int chain = L->op[so].chain;
-			int o = new_op(L, dst, src, red && !L->op[so].chainfirst ? 2 : 1, round, 1);
-			Op *x = &L->op[o];
-			const Op *sx = &L->op[so];
-			x->cnt = sx->cnt;
-			x->chan = sx->chan;
-			int c0 = L->cl[sx->first];
-			if (chain) {
-				/* into the chain's accumulators, after its previous receive */
-				chain_last(L, dst, c0, chain, inst, &x->dst);
-				x->src = x->dst;
-				for (int j = 0; j < sx->n; j++) {
-					int c = L->cl[sx->first + j], *last = chain_last(L, dst, c, chain, inst, NULL);
-					push_chunk(L, o, c);
-					add_dep(L, o, *last);
-					*last = o;
-				}
-				continue;
-			}
-			if (red) {
-				x->src = L->loc[dst * nc + c0];
-				if (x->src.buf < 0) {
-					error_at(s->loc, "'%s': rank %d reduces into chunk %d before holding it",
-					         s->name, dst, c0);
-					return -1;
-				}
-			}
-			x->dst = write_target(L, dst, c0, inst);
-			bool parked = x->dst.buf == MB_O &&
-			              alias_still_read(L, dst, x->dst.off, sx->n, round);
-			if (parked) {
-				/* in place that output is input still to send: park the run in
-				 * scratch; the copies home at the end wait for its sends */
-				x->dst = (BLoc){MB_S, L->scratch[dst]};
-				L->scratch[dst] += sx->n;
-			}
-			for (int j = 0; j < sx->n; j++) {
-				int c = L->cl[sx->first + j];
-				push_chunk(L, o, c);
-				BLoc to = j == 0 ? x->dst : (BLoc){x->dst.buf, x->dst.off + j};
-				if (j > 0 && !parked && to.buf == MB_S && L->loc[dst * nc + c].buf != MB_S)
-					L->scratch[dst]++;
-				if (to.buf == MB_O)
-					clobber_alias(L, o, dst, to.off);
-				write_chunk(L, o, dst, c, to);
-			}
-		}
-		merge_chains(L, round, inst);
-		m = end;
+}
+
+/* The sends of message g: one op per run of its chunks contiguous at the
+ * sender, at the receiver's target and (reduce) at the receiver's operand,
+ * each reading its chunks. Needs plan_chains for the round. */
+static void
+lower_sends(Lower *L, const Msg *g, int round, int inst)
+{
+	const Sched *s = L->s;
+	int nc = s->nchunk;
+	/* its chunks in the sender's buffer order, so runs can form */
+	KeyedChunk *kc = xmalloc(((size_t)g->n + 1) * sizeof *kc);
+	int *mc = xmalloc(((size_t)g->n + 1) * sizeof *mc);
+	for (int j = 0; j < g->n; j++) {
+		int c = s->chunks[g->first + j];
+		BLoc at = L->loc[g->src * nc + c];
+		kc[j] = (KeyedChunk){at.buf * (MSCCL_MAX_OFFSET + 1) + at.off, c};
 	}
-	/* the promised chunks that do not end where the output wants them */
+	qsort(kc, (size_t)g->n, sizeof *kc, keyed_cmp);
+	for (int j = 0; j < g->n; j++)
+		mc[j] = kc[j].c;
+	free(kc);
+	int k = 0;
+	while (k < g->n) {
+		/* a run: contiguous at the sender, at the receiver's target and
+		 * (reduce) at the receiver's local operand */
+		int c0 = mc[k];
+		BLoc sl = L->loc[g->src * nc + c0];
+		int len = 1;
+		/* (reduce) the chain, and whether the run starts its accumulators */
+		int chain = g->op == X_REDUCE ? chain_of(L, g->dst, c0, g->src) : 0;
+		bool cfirst = chain && *chain_last(L, g->dst, c0, chain, inst, NULL) == -1;
+		while (k + len < g->n && len < L->maxcnt) {
+			int c = mc[k + len], cp = mc[k + len - 1];
+			if (!next_to(L->loc[g->src * nc + cp], L->loc[g->src * nc + c]))
+				break;
+			BLoc hp = home(L, g->dst, cp, inst), hc = home(L, g->dst, c, inst);
+			if (hp.buf == -2 || !next_to(hp, hc))
+				break;
+			if (g->op == X_REDUCE && chain_of(L, g->dst, c, g->src) != chain)
+				break;
+			if (chain && (*chain_last(L, g->dst, c, chain, inst, NULL) == -1) != cfirst)
+				break;
+			if (g->op == X_REDUCE && !chain &&
+			    !next_to(recv_sees(L, g->dst, cp, inst), recv_sees(L, g->dst, c, inst)))
+				break;
+			len++;
+		}
+		for (int j = 0; j < len; j++) {
+			if (chain)
+				*chain_last(L, g->dst, mc[k + j], chain, inst, NULL) = -2;
+			else
+				L->rwritten[g->dst * nc + mc[k + j]] = L->batch;
+		}
+		int o = new_op(L, g->src, g->dst, OP_SEND, round, PH_SEND);
+		L->op[o].src = sl;
+		L->op[o].cnt = len;
+		L->op[o].xop = g->op;
+		L->op[o].chain = chain;
+		L->op[o].chainfirst = cfirst;
+		int seq = L->connseq[g->src * L->R + g->dst]++;
+		/* the peers' sum staggers the channels, so a rank's many peers spread;
+		 * pinned, the two directions of a pair share their one channel */
+		L->op[o].chan = inst * L->nch + ((L->pinned ? 0 : seq) + g->src + g->dst) % L->nch;
+		for (int j = 0; j < len; j++) {
+			push_chunk(L, o, mc[k + j]);
+			read_chunk(L, o, g->src, mc[k + j]);
+		}
+		k += len;
+	}
+	free(mc);
+}
+
+/* The receive of send op so, into its chain's accumulators: after the
+ * chain's previous receive. */
+static void
+lower_chain_receive(Lower *L, int o, int so, int chain, int inst)
+{
+	Op *x = &L->op[o];
+	const Op *sx = &L->op[so];
+	int dst = x->rank;
+	chain_last(L, dst, L->cl[sx->first], chain, inst, &x->dst);
+	x->src = x->dst;
+	for (int j = 0; j < sx->n; j++) {
+		int c = L->cl[sx->first + j], *last = chain_last(L, dst, c, chain, inst, NULL);
+		push_chunk(L, o, c);
+		add_dep(L, o, *last);
+		*last = o;
+	}
+}
+
+/* The receives of the round's sends [sfirst, send_end), in the same order
+ * (FIFO order on each connection), each writing its chunks' targets (an
+ * alltoall run parked in scratch when, in place, its output slots still
+ * hold input to send). -1 after an error. */
+static int
+lower_receives(Lower *L, int sfirst, int send_end, int round, int inst)
+{
+	const Sched *s = L->s;
+	int nc = s->nchunk;
+	for (int so = sfirst; so < send_end; so++) {
+		int src = L->op[so].rank, dst = L->op[so].peer;
+		bool red = L->op[so].xop == X_REDUCE;
+		int chain = L->op[so].chain;
+		int o = new_op(L, dst, src, red && !L->op[so].chainfirst ? OP_RECV_REDUCE : OP_RECV_COPY,
+		               round, PH_RECV);
+		Op *x = &L->op[o];
+		const Op *sx = &L->op[so];
+		x->cnt = sx->cnt;
+		x->chan = sx->chan;
+		int c0 = L->cl[sx->first];
+		if (chain) {
+			lower_chain_receive(L, o, so, chain, inst);
+			continue;
+		}
+		if (red) {
+			x->src = L->loc[dst * nc + c0];
+			if (x->src.buf < 0) {
+				error_at(s->loc, "'%s': rank %d reduces into chunk %d before holding it",
+				         s->name, dst, c0);
+				return -1;
+			}
+		}
+		x->dst = write_target(L, dst, c0, inst);
+		bool parked = x->dst.buf == MB_O &&
+		              alias_still_read(L, dst, x->dst.off, sx->n, round);
+		if (parked) {
+			/* in place that output is input still to send: park the run in
+			 * scratch; the copies home at the end wait for its sends */
+			x->dst = (BLoc){MB_S, L->scratch[dst]};
+			L->scratch[dst] += sx->n;
+		}
+		for (int j = 0; j < sx->n; j++) {
+			int c = L->cl[sx->first + j];
+			push_chunk(L, o, c);
+			BLoc to = j == 0 ? x->dst : (BLoc){x->dst.buf, x->dst.off + j};
+			if (j > 0 && !parked && to.buf == MB_S && L->loc[dst * nc + c].buf != MB_S)
+				L->scratch[dst]++;
+			if (to.buf == MB_O)
+				clobber_alias(L, o, dst, to.off);
+			write_chunk(L, o, dst, c, to);
+		}
+	}
+	return 0;
+}
+
+/* After the last round: a local copy home of each promised chunk that does
+ * not end where the output wants it, one per run. */
+static void
+copy_home(Lower *L, int inst)
+{
+	const Sched *s = L->s;
+	int nc = s->nchunk;
 	int phase_round = s->nmsg ? s->msg[s->nmsg - 1].round + 1 : 0;
 	for (int r = 0; r < L->R; r++) {
 		int open = -1;
@@ -591,7 +641,7 @@ lower_instance(Lower *L, int inst)
 			}
 			if (L->ncl && open >= 0 && L->op[open].first + L->op[open].n != L->ncl)
 				open = -1;
-			open = new_op(L, r, -1, 3, phase_round, 0);
+			open = new_op(L, r, -1, OP_LOCAL_COPY, phase_round, PH_SEND);
 			L->op[open].src = at;
 			L->op[open].dst = h;
 			L->op[open].cnt = 1;
@@ -602,6 +652,32 @@ lower_instance(Lower *L, int inst)
 			clobber_alias(L, open, r, h.off);
 		}
 	}
+}
+
+/* One instance of the schedule's messages as ops, round by round: the
+ * round's sends (they read the state as it began), its receives, the
+ * merges of its accumulator chains; then the copies home. */
+static int
+lower_instance(Lower *L, int inst)
+{
+	const Sched *s = L->s;
+	start_instance(L, inst);
+	int m = 0;
+	while (m < s->nmsg) {
+		int round = s->msg[m].round, end = m;
+		while (end < s->nmsg && s->msg[end].round == round)
+			end++;
+		int sfirst = L->nop;
+		L->batch++;
+		plan_chains(L, m, end, inst);
+		for (int i = m; i < end; i++)
+			lower_sends(L, &s->msg[i], round, inst);
+		if (lower_receives(L, sfirst, L->nop, round, inst) != 0)
+			return -1;
+		merge_chains(L, round, inst);
+		m = end;
+	}
+	copy_home(L, inst);
 	return 0;
 }
 
@@ -665,7 +741,7 @@ interleave(Lower *L, TbB *t)
 	while (i < t->nops) {
 		int round = L->op[t->ops[i]].round, end = i, nsend = 0;
 		while (end < t->nops && L->op[t->ops[end]].round == round)
-			nsend += L->op[t->ops[end++]].phase == 0;
+			nsend += L->op[t->ops[end++]].phase == PH_SEND;
 		/* sorted: the round's sends are ops[i, i+nsend), its receives follow */
 		int s = i, r = i + nsend, k = i;
 		bool want_send = true;
@@ -696,9 +772,9 @@ assign_tbs(Lower *L, int r, RankB *rb)
 		const Op *x = &L->op[o];
 		if (x->rank != r)
 			continue;
-		if (x->kind == 0)
+		if (x->kind == OP_SEND)
 			sp[x->chan * R + x->peer] = true;
-		else if (x->kind <= 2)
+		else if (is_recv(x->kind))
 			rp[x->chan * R + x->peer] = true;
 		else if (x->host < 0)
 			local = true;
@@ -738,8 +814,8 @@ assign_tbs(Lower *L, int r, RankB *rb)
 		Op *x = &L->op[o];
 		if (x->rank != r)
 			continue;
-		int t = x->kind == 0 ? tb_for(L, rb, x->peer, -1, x->chan)
-		        : x->kind <= 2 ? tb_for(L, rb, -1, x->peer, x->chan)
+		int t = x->kind == OP_SEND ? tb_for(L, rb, x->peer, -1, x->chan)
+		        : is_recv(x->kind) ? tb_for(L, rb, -1, x->peer, x->chan)
 		        : x->host >= 0 ? L->op[x->host].tb
 		                       : tb_for(L, rb, -1, -1, 0);
 		x->tb = t;
@@ -762,7 +838,7 @@ fuse(Lower *L, TbB *t)
 {
 	for (int i = 0; i + 1 < t->nops; i++) {
 		Op *a = &L->op[t->ops[i]], *b = &L->op[t->ops[i + 1]];
-		if (a->dead || (a->kind != 1 && a->kind != 2) || b->kind != 0 || a->cnt != b->cnt ||
+		if (a->dead || !is_recv(a->kind) || b->kind != OP_SEND || a->cnt != b->cnt ||
 		    a->n != b->n || a->dst.buf != b->src.buf || a->dst.off != b->src.off)
 			continue;
 		if (memcmp(&L->cl[a->first], &L->cl[b->first], (size_t)a->n * sizeof(int)) != 0)
@@ -775,7 +851,7 @@ fuse(Lower *L, TbB *t)
 		a->fused = t->ops[i + 1];
 		b->fused = t->ops[i]; /* where the dead send lives on */
 		b->dead = true;
-		a->nostore = a->kind == 2 && a->reader == t->ops[i + 1] && a->overwritten == a->n;
+		a->nostore = a->kind == OP_RECV_REDUCE && a->reader == t->ops[i + 1] && a->overwritten == a->n;
 	}
 }
 
@@ -789,7 +865,7 @@ fuse_re(Lower *L, TbB *t)
 	int head = -1, len = 0;
 	for (int i = 0; i < t->nops; i++) {
 		Op *x = &L->op[t->ops[i]], *h = head >= 0 ? &L->op[head] : NULL;
-		if (x->kind != 4) {
+		if (x->kind != OP_LOCAL_REDUCE) {
 			head = -1;
 			continue;
 		}
@@ -829,96 +905,32 @@ set_step(MStep *st, int s, MType t, BLoc src, BLoc dst, int cnt)
 	              .dstoff = dst.buf < 0 ? -1 : dst.off, .cnt = cnt, .depid = -1, .deps = -1};
 }
 
-/* The messages carrying each chunk, in schedule order, for chunk_cmp. */
-typedef struct ChunkMsgs {
-	int **ids;
-	int *n;
-} ChunkMsgs;
-
+/* Positions from the shared layout: blocks of bs chunks where it puts them;
+ * an alltoall chunk has the same piece in its source's input and its
+ * destination's output. Needs L->s, L->inst; establishes L->bs, N, pos,
+ * ipos, opos, lastsend. 0, -1 after an error, or 1 with b->why set. */
 static int
-chunk_cmp(const void *x, const void *y, void *ctx)
+place_chunks(Lower *L, const Layout *lay, Built *b)
 {
-	int a = *(const int *)x, b = *(const int *)y;
-	const ChunkMsgs *m = ctx;
-	for (int i = 0; i < m->n[a] && i < m->n[b]; i++)
-		if (m->ids[a][i] != m->ids[b][i])
-			return m->ids[a][i] < m->ids[b][i] ? -1 : 1;
-	if (m->n[a] != m->n[b])
-		return m->n[a] < m->n[b] ? -1 : 1;
-	return (a > b) - (a < b);
-}
-
-/* Chunks in an order where those travelling together sit together: sorted
- * by the list of messages that carry them, so chunks sharing their early
- * messages become neighbours and a message is few contiguous runs (one
- * step each) instead of one per chunk. */
-static int *
-chunk_order(Arena *a, const Sched *s)
-{
-	int nc = s->nchunk;
-	ChunkMsgs m = {arena_array(a, (size_t)nc, sizeof(int *)), arena_array(a, (size_t)nc, sizeof(int))};
-	int *cap = arena_array(a, (size_t)nc, sizeof(int));
-	for (int i = 0; i < s->nmsg; i++)
-		for (int k = 0; k < s->msg[i].n; k++) {
-			int c = s->chunks[s->msg[i].first + k];
-			VEC_PUSH(a, m.ids[c], m.n[c], cap[c], i);
-		}
-	int *order = arena_array(a, (size_t)nc, sizeof(int));
-	for (int c = 0; c < nc; c++)
-		order[c] = c;
-	sort_with(order, (size_t)nc, sizeof(int), chunk_cmp, &m);
-	return order;
-}
-
-/* Lowers with nch channels per instance, each connection's messages spread
- * over them or pinned to one; 0, or 1 with b->why set when a limit does not
- * fit, or -1 after an error. */
-static int
-build(Arena *a, const Sched *s, const BuildOpts *o, int nch, bool pinned, int maxcnt,
-      bool unpaired, Built *b)
-{
-	Lower L0 = {.a = a, .s = s, .R = s->nrank, .inst = o->instances > 0 ? o->instances : 1,
-	            .nch = nch, .pinned = pinned, .maxcnt = maxcnt,
-	            .unpaired = unpaired};
-	Lower *L = &L0;
+	const Sched *s = L->s;
 	int nc = s->nchunk, R = s->nrank;
-	L->pos = arena_array(a, (size_t)nc, sizeof(int));
-	int N;
+	if (lay->short_block >= 0) {
+		error_at(s->loc, "'%s' cannot be written for MSCCL: rank %d owns %d of its %d "
+		         "chunks, and MSCCL's %s needs every rank to own %d", s->name, lay->short_block,
+		         lay->short_count, nc, coll_kind_name[s->kind], nc / R);
+		return -1;
+	}
+	int N = s->kind == CK_ALLTOALL ? R * lay->per : nc;
+	L->bs = s->kind == CK_ALLREDUCE ? nc : lay->per;
+	L->pos = lay->pos;
+	L->lastsend = lay->last_send;
 	if (s->kind == CK_ALLTOALL) {
-		int m = nc / (R * R);
-		N = R * m;
-		L->bs = m;
-		L->ipos = arena_array(a, (size_t)nc, sizeof(int));
-		L->opos = arena_array(a, (size_t)nc, sizeof(int));
+		L->ipos = arena_array(L->a, (size_t)nc, sizeof(int));
+		L->opos = arena_array(L->a, (size_t)nc, sizeof(int));
 		for (int c = 0; c < nc; c++) {
-			int t = c % m;
-			L->ipos[c] = s->a2a_dst[c] * m + t;
-			L->opos[c] = s->a2a_src[c] * m + t;
+			L->ipos[c] = s->a2a_dst[c] * lay->per + lay->piece[c];
+			L->opos[c] = s->a2a_src[c] * lay->per + lay->piece[c];
 		}
-	} else if (s->kind == CK_ALLREDUCE) {
-		/* any bijection of chunks to positions gives the same allreduce */
-		N = nc;
-		L->bs = nc;
-		int *order = chunk_order(a, s);
-		for (int k = 0; k < nc; k++)
-			L->pos[order[k]] = k;
-	} else {
-		/* each owner's chunks fill its block, in any order */
-		N = nc;
-		L->bs = nc / R;
-		int *cnt = arena_array(a, (size_t)R, sizeof(int));
-		int *order = chunk_order(a, s);
-		for (int k = 0; k < nc; k++) {
-			int c = order[k], w = s->owner[c];
-			L->pos[c] = w * L->bs + cnt[w]++;
-		}
-		for (int r = 0; r < R; r++)
-			if (cnt[r] != L->bs) {
-				error_at(s->loc, "'%s' cannot be written for MSCCL: rank %d owns %d of its %d "
-				         "chunks, and MSCCL's %s needs every rank to own %d", s->name, r,
-				         cnt[r], nc, coll_kind_name[s->kind], nc / R);
-				return -1;
-			}
 	}
 	L->N = N * L->inst;
 	if (L->N > MSCCL_MAX_OFFSET + 1) {
@@ -927,39 +939,38 @@ build(Arena *a, const Sched *s, const BuildOpts *o, int nch, bool pinned, int ma
 		b->any_width = true;
 		return 1;
 	}
-	L->loc = arena_array(a, (size_t)R * nc, sizeof *L->loc);
-	L->lastw = arena_array(a, (size_t)R * nc, sizeof(int));
-	L->readers = arena_array(a, (size_t)R * nc, sizeof(int *));
-	L->nreaders = arena_array(a, (size_t)R * nc, sizeof(int));
-	L->capreaders = arena_array(a, (size_t)R * nc, sizeof(int));
-	L->scratch = arena_array(a, (size_t)R, sizeof(int));
-	L->connseq = arena_array(a, (size_t)R * R, sizeof(int));
-	L->rwritten = arena_array(a, (size_t)R * nc, sizeof(int));
-	L->nred = arena_array(a, (size_t)R * nc, sizeof(int));
-	L->has0 = arena_array(a, (size_t)R * nc, sizeof(bool));
-	L->ch = arena_array(a, (size_t)R, sizeof(Chains));
-	if (s->kind == CK_ALLTOALL) {
-		L->occupant = arena_array(a, (size_t)R * L->N, sizeof(int));
-		L->lastsend = arena_array(a, (size_t)R * nc, sizeof(int));
-		for (int k = 0; k < R * nc; k++)
-			L->lastsend[k] = -1;
-		for (int i = 0; i < s->nmsg; i++)
-			for (int j = 0; j < s->msg[i].n; j++)
-				L->lastsend[s->msg[i].src * nc + s->chunks[s->msg[i].first + j]] = s->msg[i].round;
-	}
-	for (int i = 0; i < L->inst; i++) {
-		memset(L->connseq, 0, (size_t)R * R * sizeof(int));
-		if (lower_instance(L, i) != 0)
-			return -1;
-	}
-	/* thread blocks, fusion, then step numbers with the nops */
-	RankB *rb = arena_array(a, (size_t)R, sizeof *rb);
-	MProg *p = &b->p;
-	memset(p, 0, sizeof *p);
-	p->ngpus = p->ngpu = R;
-	p->gpu = arena_array(a, (size_t)R, sizeof *p->gpu);
-	int line = 2, worst = 0;
-	for (int r = 0; r < R; r++) {
+	return 0;
+}
+
+/* The per-(rank, chunk) state lower_instance() keeps. Needs L->N. */
+static void
+alloc_state(Lower *L)
+{
+	Arena *a = L->a;
+	size_t R = (size_t)L->R, nc = (size_t)L->s->nchunk;
+	L->loc = arena_array(a, R * nc, sizeof *L->loc);
+	L->lastw = arena_array(a, R * nc, sizeof(int));
+	L->readers = arena_array(a, R * nc, sizeof(int *));
+	L->nreaders = arena_array(a, R * nc, sizeof(int));
+	L->capreaders = arena_array(a, R * nc, sizeof(int));
+	L->scratch = arena_array(a, R, sizeof(int));
+	L->connseq = arena_array(a, R * R, sizeof(int));
+	L->rwritten = arena_array(a, R * nc, sizeof(int));
+	L->nred = arena_array(a, R * nc, sizeof(int));
+	L->has0 = arena_array(a, R * nc, sizeof(bool));
+	L->ch = arena_array(a, R, sizeof(Chains));
+	if (L->s->kind == CK_ALLTOALL)
+		L->occupant = arena_array(a, R * (size_t)L->N, sizeof(int));
+}
+
+/* Thread blocks of every rank, then fusion inside each. Needs the ops;
+ * establishes rb[r] and each op's tb, fused, dead. 1 with b->why set when
+ * a rank needs more tbs than the executor has. */
+static int
+form_tbs(Lower *L, RankB *rb, Built *b)
+{
+	int worst = 0;
+	for (int r = 0; r < L->R; r++) {
 		assign_tbs(L, r, &rb[r]);
 		if (rb[r].ntb > MSCCL_MAX_TBS && rb[r].ntb > worst) {
 			worst = rb[r].ntb;
@@ -971,164 +982,212 @@ build(Arena *a, const Sched *s, const BuildOpts *o, int nch, bool pinned, int ma
 			fuse_re(L, &rb[r].tb[t]);
 		}
 	}
-	if (worst) {
+	if (worst)
 		b->excess = (double)worst / MSCCL_MAX_TBS;
-		return 1;
+	return worst ? 1 : 0;
+}
+
+/* A step waited on in another thread block: its tb and the waited op's
+ * position among the tb's live ops (a step number once the tb is numbered). */
+typedef struct StepRef {
+	int tb, pos;
+} StepRef;
+
+/* Per op id: the steps of other tbs it waits for, the latest of each tb,
+ * in tb order. Ops of different ranks never meet, so one table serves all. */
+typedef struct Waits {
+	StepRef **ref;
+	int *n;
+} Waits;
+
+/* Each live op's position among its tb's live ops, in op->step. */
+static void
+live_positions(Lower *L, const RankB *k)
+{
+	for (int t = 0; t < k->ntb; t++) {
+		int pos = 0;
+		for (int i = 0; i < k->tb[t].nops; i++) {
+			Op *x = &L->op[k->tb[t].ops[i]];
+			if (!x->dead)
+				x->step = pos++;
+		}
 	}
-	int maxsteps = o->legacy ? MSCCL_MAX_STEPS_LEGACY : MSCCL_MAX_STEPS;
-	for (int r = 0; r < R; r++) {
-		RankB *k = &rb[r];
-		/* positions among live ops, then the steps each op needs */
-		for (int t = 0; t < k->ntb; t++) {
-			int pos = 0;
-			for (int i = 0; i < k->tb[t].nops; i++) {
-				Op *x = &L->op[k->tb[t].ops[i]];
-				if (!x->dead)
-					x->step = pos++;
-			}
-		}
-		int *best = xmalloc(((size_t)k->ntb + 1) * sizeof *best);
-		int **deps = arena_array(a, (size_t)L->nop + 1, sizeof(int *));
-		int *ndeps = arena_array(a, (size_t)L->nop + 1, sizeof(int));
-		for (int t = 0; t < k->ntb; t++)
-			for (int i = 0; i < k->tb[t].nops; i++) {
-				int oid = k->tb[t].ops[i];
-				Op *x = &L->op[oid];
-				if (x->dead)
-					continue;
-				for (int u = 0; u < k->ntb; u++)
-					best[u] = -1;
-				for (int pass = 0; pass < 2; pass++) {
-					const Op *src = pass ? (x->fused >= 0 ? &L->op[x->fused] : NULL) : x;
-					for (int d = 0; src && d < src->ndep; d++) {
-						int f = final_op(L, src->dep[d]);
-						const Op *y = &L->op[f];
-						if (f == oid || y->tb == x->tb)
-							continue;
-						if (y->step > best[y->tb])
-							best[y->tb] = y->step;
-					}
-				}
-				deps[oid] = arena_array(a, (size_t)k->ntb + 1, sizeof(int));
-				for (int u = 0; u < k->ntb; u++)
-					if (best[u] >= 0)
-						deps[oid][ndeps[oid]++] = u * 4096 + best[u];
-			}
-		free(best);
-		/* final step numbers: each extra dependency takes a nop before it */
-		for (int t = 0; t < k->ntb; t++) {
-			int sidx = 0;
-			for (int i = 0; i < k->tb[t].nops; i++) {
-				Op *x = &L->op[k->tb[t].ops[i]];
-				if (x->dead)
-					continue;
-				int nd = ndeps[k->tb[t].ops[i]];
-				sidx += nd > 1 ? nd - 1 : 0;
-				x->step = -1 - sidx++; /* stored negated until every tb is numbered */
-			}
-			k->tb[t].nstep = sidx;
-		}
-		/* live op positions -> final steps: remap deps through a table */
-		MGpu *g = &p->gpu[r];
-		g->id = r;
-		g->line = line++;
-		g->ntb = k->ntb;
-		g->tb = arena_array(a, (size_t)k->ntb + 1, sizeof *g->tb);
-		int **stepof = arena_array(a, (size_t)k->ntb + 1, sizeof(int *));
-		for (int t = 0; t < k->ntb; t++) {
-			stepof[t] = arena_array(a, (size_t)k->tb[t].nops + 1, sizeof(int));
-			int pos = 0;
-			for (int i = 0; i < k->tb[t].nops; i++) {
-				Op *x = &L->op[k->tb[t].ops[i]];
-				if (!x->dead)
-					stepof[t][pos++] = -1 - x->step;
-			}
-		}
-		for (int t = 0; t < k->ntb; t++) {
-			TbB *tb = &k->tb[t];
-			MTb *mt = &g->tb[t];
-			*mt = (MTb){.id = t, .send = tb->send, .recv = tb->recv, .chan = tb->chan,
-			            .line = line++, .nstep = tb->nstep};
-			if (tb->nstep > maxsteps) {
-				/* the worst tb names the limit: how far this width is from fitting */
-				if (tb->nstep > worst) {
-					worst = tb->nstep;
-					snprintf(b->why, sizeof b->why, "thread block %d of rank %d (send %d, recv "
-					         "%d, channel %d) needs %d steps; the executor allows %d per thread "
-					         "block (MSCCL_MAX_NUM_STEPS, rule 7)", t, r, tb->send, tb->recv,
-					         tb->chan, tb->nstep, maxsteps);
-				}
-				mt->nstep = 0;
+}
+
+/* The cross-tb waits of each live op of one rank: its dependencies and
+ * those of the send fused into it, the latest per tb. Needs live_positions. */
+static void
+cross_tb_waits(Lower *L, const RankB *k, Waits *w)
+{
+	int *best = xmalloc(((size_t)k->ntb + 1) * sizeof *best);
+	for (int t = 0; t < k->ntb; t++)
+		for (int i = 0; i < k->tb[t].nops; i++) {
+			int oid = k->tb[t].ops[i];
+			const Op *x = &L->op[oid];
+			if (x->dead)
 				continue;
+			for (int u = 0; u < k->ntb; u++)
+				best[u] = -1;
+			for (int pass = 0; pass < 2; pass++) {
+				const Op *src = pass ? (x->fused >= 0 ? &L->op[x->fused] : NULL) : x;
+				for (int d = 0; src && d < src->ndep; d++) {
+					int f = final_op(L, src->dep[d]);
+					const Op *y = &L->op[f];
+					if (f == oid || y->tb == x->tb)
+						continue;
+					if (y->step > best[y->tb])
+						best[y->tb] = y->step;
+				}
 			}
-			mt->step = arena_array(a, (size_t)tb->nstep + 1, sizeof *mt->step);
-			int sidx = 0;
-			for (int i = 0; i < tb->nops; i++) {
-				int oi = tb->ops[i];
-				Op *x = &L->op[oi];
-				if (x->dead)
-					continue;
-				for (int d = 0; d + 1 < ndeps[oi]; d++) {
-					int u = deps[oi][d] / 4096, st = stepof[u][deps[oi][d] % 4096];
-					MStep *ns = &mt->step[sidx];
-					set_step(ns, sidx, MT_NOP, (BLoc){-1, 0}, (BLoc){-1, 0}, 0);
-					ns->depid = u;
-					ns->deps = st;
-					ns->line = line++;
-					sidx++;
-				}
-				MStep *ms = &mt->step[sidx];
-				const Op *fz = x->fused >= 0 ? &L->op[x->fused] : NULL;
-				switch (x->kind) {
-				case 0:
-					set_step(ms, sidx, MT_S, x->src, x->src, x->cnt);
-					break;
-				case 1:
-					set_step(ms, sidx, fz ? MT_RCS : MT_R, x->dst, x->dst, x->cnt);
-					break;
-				case 2:
-					set_step(ms, sidx, x->nostore ? MT_RRS : fz ? MT_RRCS : MT_RRC, x->src,
-					         x->nostore ? x->src : x->dst, x->cnt);
-					break;
-				case 3:
-					set_step(ms, sidx, MT_CPY, x->src, x->dst, x->cnt);
-					break;
-				default:
-					set_step(ms, sidx, MT_RE, x->src, x->dst, x->cnt);
-					break;
-				}
-				ms->line = line++;
-				if (ndeps[oi] > 0) {
-					int last = deps[oi][ndeps[oi] - 1];
-					ms->depid = last / 4096;
-					ms->deps = stepof[last / 4096][last % 4096];
-				}
-				sidx++;
-			}
-			line++; /* </tb> */
+			w->ref[oid] = arena_array(L->a, (size_t)k->ntb + 1, sizeof(StepRef));
+			for (int u = 0; u < k->ntb; u++)
+				if (best[u] >= 0)
+					w->ref[oid][w->n[oid]++] = (StepRef){u, best[u]};
 		}
-		line++; /* </gpu> */
+	free(best);
+}
+
+/* Final step numbers of one rank: each wait past the first takes a nop
+ * before its op. Establishes each tb's nstep and stepof[tb][live position]. */
+static int **
+number_steps(Lower *L, RankB *k, const Waits *w)
+{
+	int **stepof = arena_array(L->a, (size_t)k->ntb + 1, sizeof(int *));
+	for (int t = 0; t < k->ntb; t++) {
+		TbB *tb = &k->tb[t];
+		stepof[t] = arena_array(L->a, (size_t)tb->nops + 1, sizeof(int));
+		int sidx = 0, pos = 0;
+		for (int i = 0; i < tb->nops; i++) {
+			if (L->op[tb->ops[i]].dead)
+				continue;
+			int nd = w->n[tb->ops[i]];
+			sidx += nd > 1 ? nd - 1 : 0;
+			stepof[t][pos++] = sidx++;
+		}
+		tb->nstep = sidx;
 	}
-	if (worst) {
-		b->excess = (double)worst / maxsteps;
-		return 1;
+	return stepof;
+}
+
+/* The MSCCL step of op x (fused and nostore choose among the receive types). */
+static void
+emit_op(const Lower *L, const Op *x, int sidx, MStep *ms)
+{
+	const Op *fz = x->fused >= 0 ? &L->op[x->fused] : NULL;
+	switch (x->kind) {
+	case OP_SEND:
+		set_step(ms, sidx, MT_S, x->src, x->src, x->cnt);
+		break;
+	case OP_RECV_COPY:
+		set_step(ms, sidx, fz ? MT_RCS : MT_R, x->dst, x->dst, x->cnt);
+		break;
+	case OP_RECV_REDUCE:
+		set_step(ms, sidx, x->nostore ? MT_RRS : fz ? MT_RRCS : MT_RRC, x->src,
+		         x->nostore ? x->src : x->dst, x->cnt);
+		break;
+	case OP_LOCAL_COPY:
+		set_step(ms, sidx, MT_CPY, x->src, x->dst, x->cnt);
+		break;
+	case OP_LOCAL_REDUCE:
+		set_step(ms, sidx, MT_RE, x->src, x->dst, x->cnt);
+		break;
 	}
-	/* hasdep on every step something waits on */
-	for (int r = 0; r < R; r++)
+}
+
+/* The steps of one tb: a nop per extra wait, then the op waiting on its
+ * last one. Needs number_steps; *line counts the XML's lines. */
+static void
+emit_tb(Lower *L, const TbB *tb, const Waits *w, int **stepof, MTb *mt, int *line)
+{
+	mt->step = arena_array(L->a, (size_t)tb->nstep + 1, sizeof *mt->step);
+	int sidx = 0;
+	for (int i = 0; i < tb->nops; i++) {
+		int oi = tb->ops[i];
+		const Op *x = &L->op[oi];
+		if (x->dead)
+			continue;
+		for (int d = 0; d + 1 < w->n[oi]; d++) {
+			StepRef ref = w->ref[oi][d];
+			MStep *ns = &mt->step[sidx];
+			set_step(ns, sidx, MT_NOP, (BLoc){-1, 0}, (BLoc){-1, 0}, 0);
+			ns->depid = ref.tb;
+			ns->deps = stepof[ref.tb][ref.pos];
+			ns->line = (*line)++;
+			sidx++;
+		}
+		MStep *ms = &mt->step[sidx];
+		emit_op(L, x, sidx, ms);
+		ms->line = (*line)++;
+		if (w->n[oi] > 0) {
+			StepRef last = w->ref[oi][w->n[oi] - 1];
+			ms->depid = last.tb;
+			ms->deps = stepof[last.tb][last.pos];
+		}
+		sidx++;
+	}
+}
+
+/* One rank's gpu: its tbs and their steps. A tb over the step limit is
+ * left empty and, if the worst so far, named in b->why (*worst: its steps). */
+static void
+emit_rank(Lower *L, RankB *k, Waits *w, int r, int maxsteps, int *line, MGpu *g,
+          Built *b, int *worst)
+{
+	live_positions(L, k);
+	cross_tb_waits(L, k, w);
+	int **stepof = number_steps(L, k, w);
+	g->id = r;
+	g->line = (*line)++;
+	g->ntb = k->ntb;
+	g->tb = arena_array(L->a, (size_t)k->ntb + 1, sizeof *g->tb);
+	for (int t = 0; t < k->ntb; t++) {
+		const TbB *tb = &k->tb[t];
+		MTb *mt = &g->tb[t];
+		*mt = (MTb){.id = t, .send = tb->send, .recv = tb->recv, .chan = tb->chan,
+		            .line = (*line)++, .nstep = tb->nstep};
+		if (tb->nstep > maxsteps) {
+			/* the worst tb names the limit: how far this width is from fitting */
+			if (tb->nstep > *worst) {
+				*worst = tb->nstep;
+				snprintf(b->why, sizeof b->why, "thread block %d of rank %d (send %d, recv "
+				         "%d, channel %d) needs %d steps; the executor allows %d per thread "
+				         "block (MSCCL_MAX_NUM_STEPS, rule 7)", t, r, tb->send, tb->recv,
+				         tb->chan, tb->nstep, maxsteps);
+			}
+			mt->nstep = 0;
+			continue;
+		}
+		emit_tb(L, tb, w, stepof, mt, line);
+		(*line)++; /* </tb> */
+	}
+	(*line)++; /* </gpu> */
+}
+
+/* hasdep on every step something waits on. */
+static void
+mark_hasdep(MProg *p)
+{
+	for (int r = 0; r < p->ngpus; r++)
 		for (int t = 0; t < p->gpu[r].ntb; t++)
 			for (int k = 0; k < p->gpu[r].tb[t].nstep; k++) {
 				const MStep *st = &p->gpu[r].tb[t].step[k];
 				if (st->depid >= 0)
 					p->gpu[r].tb[st->depid].step[st->deps].hasdep = 1;
 			}
+}
+
+/* The algo element's attributes and the buffer sizes. */
+static void
+fill_header(MProg *p, const Lower *L, const BuildOpts *o, int nch)
+{
 	int smax = 0;
-	for (int r = 0; r < R; r++)
+	for (int r = 0; r < L->R; r++)
 		smax = L->scratch[r] > smax ? L->scratch[r] : smax;
 	static const MColl coll[] = {[CK_ALLREDUCE] = MC_ALLREDUCE, [CK_ALLGATHER] = MC_ALLGATHER,
 	                             [CK_REDUCE_SCATTER] = MC_REDUCESCATTER,
 	                             [CK_ALLTOALL] = MC_ALLTOALL};
-	p->name = s->name;
-	p->coll = coll[s->kind];
+	p->name = L->s->name;
+	p->coll = coll[L->s->kind];
 	p->coll_name = p->coll == MC_ALLREDUCE ? "allreduce" : p->coll == MC_ALLGATHER ? "allgather"
 	               : p->coll == MC_ALLTOALL ? "alltoall"
 	               : o->legacy ? "reduce_scatter" : "reducescatter";
@@ -1146,12 +1205,63 @@ build(Arena *a, const Sched *s, const BuildOpts *o, int nch, bool pinned, int ma
 	p->max_bytes = !o->legacy ? o->max_bytes : o->max_bytes ? o->max_bytes + 1 : (int64_t)1 << 40;
 	p->legacy = o->legacy;
 	p->line = 1;
-	for (int r = 0; r < R; r++) {
+	for (int r = 0; r < L->R; r++) {
 		p->gpu[r].i_chunks = msccl_ichunks(p);
 		p->gpu[r].o_chunks = msccl_ochunks(p);
 		p->gpu[r].s_chunks = smax;
 	}
-	b->nch = nch;
+}
+
+/* One attempt of search_widths(): nch channels per instance, each
+ * connection's messages spread over them or pinned to one, sending steps
+ * of at most maxcnt chunks, tbs paired or not. */
+typedef struct Width {
+	int nch;
+	bool pinned;
+	int maxcnt;
+	bool unpaired;
+} Width;
+
+/* Lowers one schedule at one width: positions, ops per instance, thread
+ * blocks and fusion, step numbers, header. 0, or 1 with b->why set when a
+ * limit does not fit, or -1 after an error. */
+static int
+build(Arena *a, const Sched *s, const Layout *lay, const BuildOpts *o, Width wd, Built *b)
+{
+	Lower L0 = {.a = a, .s = s, .R = s->nrank, .inst = o->instances > 0 ? o->instances : 1,
+	            .nch = wd.nch, .pinned = wd.pinned, .maxcnt = wd.maxcnt,
+	            .unpaired = wd.unpaired};
+	Lower *L = &L0;
+	int R = s->nrank;
+	int rc = place_chunks(L, lay, b);
+	if (rc != 0)
+		return rc;
+	alloc_state(L);
+	for (int i = 0; i < L->inst; i++) {
+		memset(L->connseq, 0, (size_t)R * R * sizeof(int));
+		if (lower_instance(L, i) != 0)
+			return -1;
+	}
+	RankB *rb = arena_array(a, (size_t)R, sizeof *rb);
+	if (form_tbs(L, rb, b) != 0)
+		return 1;
+	MProg *p = &b->p;
+	memset(p, 0, sizeof *p);
+	p->ngpus = p->ngpu = R;
+	p->gpu = arena_array(a, (size_t)R, sizeof *p->gpu);
+	Waits w = {arena_array(a, (size_t)L->nop + 1, sizeof(StepRef *)),
+	           arena_array(a, (size_t)L->nop + 1, sizeof(int))};
+	int line = 2, worst = 0;
+	int maxsteps = o->legacy ? MSCCL_MAX_STEPS_LEGACY : MSCCL_MAX_STEPS;
+	for (int r = 0; r < R; r++)
+		emit_rank(L, &rb[r], &w, r, maxsteps, &line, &p->gpu[r], b, &worst);
+	if (worst) {
+		b->excess = (double)worst / maxsteps;
+		return 1;
+	}
+	mark_hasdep(p);
+	fill_header(p, L, o, wd.nch);
+	b->nch = wd.nch;
 	return 0;
 }
 
@@ -1224,11 +1334,48 @@ write_xml(const MProg *p, FILE *f)
 	return 0;
 }
 
+static int
+check_rules(const MProg *p, bool pieces)
+{
+	int cap = msccl_capacity(p->proto);
+	return msccl_check(p) != 0 || msccl_check_run(p, cap, false) != 0 ||
+	       (pieces && msccl_check_run(p, cap, true) != 0) ? -1 : 0;
+}
+
+int
+msccl_check_built(const MProg *p, const Sched *sched, bool pieces, bool report)
+{
+	diag_mute(true);
+	int rc = check_rules(p, pieces);
+	diag_mute(false);
+	if (rc == 0 || !report)
+		return rc;
+	/* again, with the XML as the diagnostics' source */
+	char *xml = NULL, name[200];
+	size_t len = 0;
+	FILE *mem = open_memstream(&xml, &len);
+	if (!mem)
+		die("cannot open a memory stream");
+	write_xml(p, mem);
+	fclose(mem);
+	snprintf(name, sizeof name, "<MSCCL XML for '%s'>", sched->name);
+	DiagSource coll = diag_current();
+	diag_source(name, xml, len);
+	check_rules(p, pieces);
+	diag_restore(coll);
+	note_at(sched->loc, "in the MSCCL program built for '%s' over %d channel%s: the errors "
+	        "above cite the XML collc would write", sched->name, p->nchannels,
+	        p->nchannels == 1 ? "" : "s");
+	free(xml);
+	return rc;
+}
+
 /* Builds the MSCCL program of one schedule, checked by every rule. */
 /* Builds the program at the first width that fits, sending steps of at most
  * maxcnt chunks; with pieces it must also pass rule 14 chunk by chunk. */
 static int
-search_widths(Arena *a, const Sched *sched, const Sched *s, const BuildOpts *o, int maxcnt,
+search_widths(Arena *a, const Sched *sched, const Sched *s, const Layout *lay,
+              const BuildOpts *o, int maxcnt,
               bool unpaired, bool pieces, MProg *out)
 {
 	Built b;
@@ -1265,7 +1412,7 @@ search_widths(Arena *a, const Sched *sched, const Sched *s, const BuildOpts *o, 
 		if (!last)
 			diag_mute(true); /* a nesting count: undone below */
 		memset(&b, 0, sizeof b);
-		int rc = build(a, s, o, tries[t], t % 2 == 1, maxcnt, unpaired, &b);
+		int rc = build(a, s, lay, o, (Width){tries[t], t % 2 == 1, maxcnt, unpaired}, &b);
 		if (rc == 1 && b.any_width && !last) {
 			diag_mute(false);
 			last = true;
@@ -1291,15 +1438,8 @@ search_widths(Arena *a, const Sched *sched, const Sched *s, const BuildOpts *o, 
 			         "channels; the closest, %d channel%s with %s: %s", sched->name,
 			         tries[t] * inst, tries[closest_try] * inst,
 			         tries[closest_try] * inst == 1 ? "" : "s", how[closest_try % 2], closest);
-		if (rc == 0 && (msccl_check(&b.p) != 0 ||
-		                msccl_check_run(&b.p, msccl_capacity(b.p.proto), false) != 0 ||
-		                (pieces && msccl_check_run(&b.p, msccl_capacity(b.p.proto), true) != 0))) {
-			if (last)
-				note_at(sched->loc, "in the MSCCL program built for '%s' over %d channel%s "
-				        "(the lines are those of the XML it would write)", sched->name,
-				        b.p.nchannels, b.p.nchannels == 1 ? "" : "s");
+		if (rc == 0 && msccl_check_built(&b.p, sched, pieces, last) != 0)
 			rc = -1;
-		}
 		if (!last)
 			diag_mute(false);
 		if (rc == 0)
@@ -1326,7 +1466,9 @@ msccl_lower(Arena *a, const Sched *sched, const BuildOpts *o, MProg *out)
 		return -1;
 	}
 	const Sched *s = sched->base ? sched_expand(a, sched) : sched;
-	if (search_widths(a, sched, s, o, MSCCL_MAX_COUNT - 1, false, false, out) != 0)
+	Layout lay;
+	layout_build(a, sched, &lay);
+	if (search_widths(a, sched, s, &lay, o, MSCCL_MAX_COUNT - 1, false, false, out) != 0)
 		return -1;
 	/* Rule 14 at large sizes: the executor sends a step as calls of
 	 * maxAllowedCount chunks, 1 when chunks are large, and a Simple
@@ -1348,7 +1490,7 @@ msccl_lower(Arena *a, const Sched *sched, const BuildOpts *o, MProg *out)
 	for (int m = 3; !safe && m >= 1; m--) {
 		MProg other;
 		bool unpaired = m == 3;
-		if (search_widths(a, sched, s, o, unpaired ? MSCCL_MAX_COUNT - 1 : m, unpaired, true,
+		if (search_widths(a, sched, s, &lay, o, unpaired ? MSCCL_MAX_COUNT - 1 : m, unpaired, true,
 		                  &other) == 0) {
 			*out = other;
 			safe = true;

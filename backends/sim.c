@@ -1,7 +1,7 @@
 /*
  * sim.c: the IR as the simulator's input, and `build --target sim` (the
  * .sim text, docs/sim.md). Explicit schedules convert message by message,
- * with dependencies derived from the chunks. Symmetric ones are expanded
+ * with the layout pass's read dependencies (ir/layout.c). Symmetric ones are expanded
  * when that is small; otherwise, when the group holds every translation,
  * the messages are the translates of those leaving node 0 (no chunk lists,
  * so 64x64 SP fits), and so are their dependencies (round_deps).
@@ -45,95 +45,25 @@ finish(Out *o, SimColl *c)
 	c->deps = o->deps;
 }
 
-/* (rank, chunk) -> the messages that delivered that chunk to that rank, as
- * linked lists in one pool, open-addressed by key. */
-typedef struct Deliv {
-	int64_t *key;
-	int *head;
-	size_t mask;
-	int *pmsg, *pnext;
-	size_t npool;
-} Deliv;
-
-/* The list of key (pool index + 1; 0 when empty). */
-static int
-deliv_first(const Deliv *d, int64_t key)
-{
-	size_t h = (size_t)((uint64_t)key * 0x9e3779b97f4a7c15ull >> 7) & d->mask;
-	while (d->key[h] != -1 && d->key[h] != key)
-		h = (h + 1) & d->mask;
-	return d->key[h] == key ? d->head[h] : 0;
-}
-
-static int *
-deliv_slot(Deliv *d, int64_t key)
-{
-	size_t h = (size_t)((uint64_t)key * 0x9e3779b97f4a7c15ull >> 7) & d->mask;
-	while (d->key[h] != -1 && d->key[h] != key)
-		h = (h + 1) & d->mask;
-	if (d->key[h] == -1) {
-		d->key[h] = key;
-		d->head[h] = 0;
-	}
-	return &d->head[h];
-}
-
+/* An explicit schedule message by message: a message waits for every
+ * earlier delivery, to its sender, of a chunk it carries (msg_deps). */
 static void
 explicit_coll(Arena *a, const Sched *s, SimColl *c)
 {
 	Out o = {.a = a};
 	int64_t mult = s->kind == CK_ALLTOALL ? s->nrank : 1;
-	size_t refs = 0;
-	for (int i = 0; i < s->nmsg; i++)
-		refs += (size_t)s->msg[i].n;
-	Deliv d = {0};
-	size_t nslot = 1024;
-	while (nslot < 2 * refs)
-		nslot *= 2;
-	d.mask = nslot - 1;
-	d.key = xmalloc(nslot * sizeof *d.key);
-	d.head = xmalloc(nslot * sizeof *d.head);
-	d.pmsg = xmalloc((refs + 1) * sizeof *d.pmsg);
-	d.pnext = xmalloc((refs + 1) * sizeof *d.pnext);
-	int *stamp = xmalloc(((size_t)s->nmsg + 1) * sizeof *stamp);
-	memset(d.key, 0xff, nslot * sizeof *d.key);
-	for (int i = 0; i < s->nmsg; i++)
-		stamp[i] = -1;
-	for (int i = 0; i < s->nmsg;) {
-		int round = s->msg[i].round, j = i;
-		/* a message waits for every earlier delivery, to its sender, of a
-		 * chunk it carries */
-		for (; j < s->nmsg && s->msg[j].round == round; j++) {
-			const Msg *m = &s->msg[j];
-			SimMsg sm = {.round = m->round, .src = m->src, .dst = m->dst,
-			             .num = (int64_t)m->n * mult, .den = s->nchunk,
-			             .reduce = m->op == X_REDUCE, .nhop = sched_route_len(s, m->route),
-			             .dep = o.ndep};
-			for (int k = 0; k < m->n; k++) {
-				int64_t key = (int64_t)m->src * s->nchunk + s->chunks[m->first + k];
-				for (int p = deliv_first(&d, key) - 1; p >= 0; p = d.pnext[p] - 1) {
-					int from = d.pmsg[p];
-					if (stamp[from] == j)
-						continue;
-					stamp[from] = j;
-					VEC_PUSH(a, o.deps, o.ndep, o.capdep, from);
-					sm.ndep++;
-				}
-			}
-			add_msg(&o, sm, s->route_link + s->route_off[m->route]);
-		}
-		for (int k = i; k < j; k++) {
-			const Msg *m = &s->msg[k];
-			for (int q = 0; q < m->n; q++) {
-				int *h = deliv_slot(&d, (int64_t)m->dst * s->nchunk + s->chunks[m->first + q]);
-				d.pmsg[d.npool] = k;
-				d.pnext[d.npool] = *h;
-				*h = (int)++d.npool;
-			}
-		}
-		i = j;
+	MsgDeps d;
+	msg_deps(a, s, false, &d);
+	for (int j = 0; j < s->nmsg; j++) {
+		const Msg *m = &s->msg[j];
+		SimMsg sm = {.round = m->round, .src = m->src, .dst = m->dst,
+		             .num = (int64_t)m->n * mult, .den = s->nchunk,
+		             .reduce = m->op == X_REDUCE, .nhop = sched_route_len(s, m->route),
+		             .dep = d.read_off[j], .ndep = d.read_off[j + 1] - d.read_off[j]};
+		add_msg(&o, sm, s->route_link + s->route_off[m->route]);
 	}
-	free(d.key), free(d.head), free(d.pmsg), free(d.pnext), free(stamp);
+	o.deps = d.read;
+	o.ndep = s->nmsg ? d.read_off[s->nmsg] : 0;
 	c->has_deps = true;
 	finish(&o, c);
 }

@@ -63,6 +63,14 @@ typedef struct Loc {
 enum { DIAG_MAX_ERRORS = 20 };
 
 void diag_source(const char *file, const char *text, size_t len);
+/* The source diagnostics name and quote, saved to be restored after
+ * checking a generated text (which becomes the source meanwhile). */
+typedef struct DiagSource {
+	const char *file, *text;
+	size_t len;
+} DiagSource;
+DiagSource diag_current(void);
+void diag_restore(DiagSource);
 void diag_stream(FILE *);   /* where diagnostics go; stderr by default */
 void diag_reset(void);      /* forget the error count (tests, or a new file) */
 void error_at(Loc, const char *fmt, ...) PRINTF_LIKE(2, 3);

@@ -42,6 +42,18 @@ diag_source(const char *file, const char *text, size_t len)
 	src_len = len;
 }
 
+DiagSource
+diag_current(void)
+{
+	return (DiagSource){src_file, src_text, src_len};
+}
+
+void
+diag_restore(DiagSource d)
+{
+	diag_source(d.file, d.text, d.len);
+}
+
 void
 diag_stream(FILE *f)
 {

@@ -342,19 +342,36 @@ word_in(const char *word, const char *words)
 	return false;
 }
 
-/* Binds a call's arguments to a signature and checks each value's kind. */
-static bool
-bind_call(Sema *s, const Call *c, const FormSpec *f, const NodeSpace *ctx, Bound *out)
+/* A label the form does not have: the nearest one it has, if any. */
+static void
+unknown_label(const FormSpec *f, const Arg *arg)
 {
-	bool ok = true;
-	bool bad_label = false;
-	int npos = 0;
-	memset(out, 0, sizeof(Bound) * MAX_PARAMS);
+	const char *labels[MAX_PARAMS];
+	int nl = 0;
+	for (int i = 0; i < MAX_PARAMS; i++)
+		if (f->param[i].label)
+			labels[nl++] = f->param[i].label;
+	const char *near = nearest_name(arg->label, labels, nl);
+	if (near)
+		error_at(arg->loc, "%s has no argument '%s'; did you mean '%s'? (usage: %s)", f->name,
+		         arg->label, near, f->usage);
+	else
+		error_at(arg->loc, "%s has no argument '%s' (usage: %s)", f->name, arg->label,
+		         f->usage);
+}
+
+/* The call's arguments onto the form's parameters: a labelled one to its
+ * label, a positional one to the current positional parameter up to its
+ * max. 1 when all bind, 0 after errors (*bad_label: a label was unknown),
+ * -1 after too many arguments (nothing more to say). */
+static int
+bind_args(Sema *s, const Call *c, const FormSpec *f, Bound *out, bool *bad_label)
+{
+	int ok = 1, npos = 0, posi = 0;
 	const ParamSpec *pos[MAX_PARAMS];
 	for (int i = 0; i < MAX_PARAMS && f->param[i].min + f->param[i].max > 0; i++)
 		if (!f->param[i].label)
 			pos[npos++] = &f->param[i];
-	int posi = 0;
 	for (int a = 0; a < c->narg; a++) {
 		const Arg *arg = &c->arg[a];
 		int pi = -1;
@@ -363,37 +380,25 @@ bind_call(Sema *s, const Call *c, const FormSpec *f, const NodeSpace *ctx, Bound
 				if (f->param[i].label && strcmp(f->param[i].label, arg->label) == 0)
 					pi = i;
 			if (pi < 0) {
-				const char *labels[MAX_PARAMS];
-				int nl = 0;
-				for (int i = 0; i < MAX_PARAMS; i++)
-					if (f->param[i].label)
-						labels[nl++] = f->param[i].label;
-				const char *near = nearest_name(arg->label, labels, nl);
-				if (near)
-					error_at(arg->loc, "%s has no argument '%s'; did you mean '%s'? (usage: %s)",
-					         f->name, arg->label, near, f->usage);
-				else
-					error_at(arg->loc, "%s has no argument '%s' (usage: %s)", f->name,
-					         arg->label, f->usage);
-				ok = false;
-				bad_label = true;
+				unknown_label(f, arg);
+				ok = 0;
+				*bad_label = true;
 				continue;
 			}
 			if (out[pi].n > 0) {
 				error_at(arg->loc, "'%s' is given twice", arg->label);
-				ok = false;
+				ok = 0;
 				continue;
 			}
 			out[pi].v = arg->val.v;
 			out[pi].n = arg->val.n;
 			out[pi].loc = arg->loc;
 		} else {
-			/* positional: fill the current positional parameter up to its max */
 			while (posi < npos && pos[posi]->max && (out[pos[posi] - f->param].n >= pos[posi]->max))
 				posi++;
 			if (posi >= npos) {
 				error_at(arg->loc, "too many arguments to %s (usage: %s)", f->name, f->usage);
-				return false;
+				return -1;
 			}
 			pi = (int)(pos[posi] - f->param);
 			Bound *b = &out[pi];
@@ -404,71 +409,99 @@ bind_call(Sema *s, const Call *c, const FormSpec *f, const NodeSpace *ctx, Bound
 			b->v[b->n++] = arg->val.v[0];
 		}
 	}
+	return ok;
+}
+
+/* How many values parameter ps got, against its min and max. */
+static bool
+check_count(const Call *c, const FormSpec *f, const ParamSpec *ps, const Bound *b,
+            bool bad_label)
+{
+	if (b->n < ps->min) {
+		if (bad_label)
+			; /* the misspelt label was reported; "needs X" would say it twice */
+		else if (b->n == 0 && ps->label)
+			error_at(c->loc, "%s needs '%s' (usage: %s)", f->name, ps->label, f->usage);
+		else if (b->n == 0 && ps->kind == A_WORD)
+			error_at(c->loc, "%s needs '%s' (usage: %s)", f->name,
+			         words_text(ps->words, (char[64]){0}, 64), f->usage);
+		else if (b->n == 0)
+			error_at(c->loc, "%s needs %s (usage: %s)", f->name,
+			         c->narg ? "more arguments" : "arguments", f->usage);
+		else
+			error_at(b->loc, "%s needs %s%d %s (usage: %s)", f->name,
+			         ps->min == ps->max ? "" : "at least ", ps->min,
+			         ps->label ? ps->label : "arguments", f->usage);
+		return false;
+	}
+	if (ps->max && b->n > ps->max) {
+		error_at(b->v[ps->max]->loc, "%s takes at most %d %s (usage: %s)", f->name, ps->max,
+		         ps->label ? ps->label : "arguments", f->usage);
+		return false;
+	}
+	return true;
+}
+
+/* One value of parameter ps: of the parameter's kind, and in range. */
+static bool
+check_value(const FormSpec *f, const ParamSpec *ps, const Expr *e, const NodeSpace *ctx)
+{
+	int64_t v;
+	switch (ps->kind) {
+	case A_TOPO:
+	case A_GROUP:
+	case A_TREES:
+		if (e->kind != EX_NAME) {
+			error_at(e->loc, "expected the name of a %s",
+			         ps->kind == A_TOPO ? "topology" : ps->kind == A_GROUP ? "group" : "tree");
+			return false;
+		}
+		break;
+	case A_INT:
+		if (!ast_eval_int(e, &v, true))
+			return false;
+		if (v < ps->lo || v > ps->hi) {
+			error_at(e->loc, "%s %s of %s must be at %s %lld, got %lld",
+			         ps->label ? "the" : "each", ps->label ? ps->label : "size", f->name,
+			         v < ps->lo ? "least" : "most", (long long)(v < ps->lo ? ps->lo : ps->hi),
+			         (long long)v);
+			return false;
+		}
+		break;
+	case A_NODE:
+		if (ctx && ast_resolve_node(ctx, e, true) < 0)
+			return false;
+		break;
+	case A_WORD:
+		if (e->kind != EX_NAME || !word_in(e->text, ps->words)) {
+			char words[64];
+			error_at(e->loc, "%s takes '%s' here", f->name,
+			         words_text(ps->words, words, sizeof words));
+			return false;
+		}
+		break;
+	}
+	return true;
+}
+
+/* Binds a call's arguments to a signature and checks each value's kind. */
+static bool
+bind_call(Sema *s, const Call *c, const FormSpec *f, const NodeSpace *ctx, Bound *out)
+{
+	bool bad_label = false;
+	memset(out, 0, sizeof(Bound) * MAX_PARAMS);
+	int bound = bind_args(s, c, f, out, &bad_label);
+	if (bound < 0)
+		return false;
+	bool ok = bound == 1;
 	for (int i = 0; i < MAX_PARAMS && f->param[i].min + f->param[i].max > 0; i++) {
 		const ParamSpec *ps = &f->param[i];
-		Bound *b = &out[i];
-		if (b->n < ps->min) {
-			if (bad_label)
-				; /* the misspelt label was reported; "needs X" would say it twice */
-			else if (b->n == 0 && ps->label)
-				error_at(c->loc, "%s needs '%s' (usage: %s)", f->name, ps->label, f->usage);
-			else if (b->n == 0 && ps->kind == A_WORD)
-				error_at(c->loc, "%s needs '%s' (usage: %s)", f->name,
-				         words_text(ps->words, (char[64]){0}, 64), f->usage);
-			else if (b->n == 0)
-				error_at(c->loc, "%s needs %s (usage: %s)", f->name,
-				         c->narg ? "more arguments" : "arguments", f->usage);
-			else
-				error_at(b->loc, "%s needs %s%d %s (usage: %s)", f->name,
-				         ps->min == ps->max ? "" : "at least ", ps->min,
-				         ps->label ? ps->label : "arguments", f->usage);
+		if (!check_count(c, f, ps, &out[i], bad_label)) {
 			ok = false;
 			continue;
 		}
-		if (ps->max && b->n > ps->max) {
-			error_at(b->v[ps->max]->loc, "%s takes at most %d %s (usage: %s)", f->name,
-			         ps->max, ps->label ? ps->label : "arguments", f->usage);
-			ok = false;
-			continue;
-		}
-		for (int j = 0; j < b->n; j++) {
-			const Expr *e = b->v[j];
-			int64_t v;
-			switch (ps->kind) {
-			case A_TOPO:
-			case A_GROUP:
-			case A_TREES:
-				if (e->kind != EX_NAME) {
-					error_at(e->loc, "expected the name of a %s",
-					         ps->kind == A_TOPO ? "topology" : ps->kind == A_GROUP ? "group" : "tree");
-					ok = false;
-				}
-				break;
-			case A_INT:
-				if (!ast_eval_int(e, &v, true)) {
-					ok = false;
-				} else if (v < ps->lo || v > ps->hi) {
-					error_at(e->loc, "%s %s of %s must be at %s %lld, got %lld",
-					         ps->label ? "the" : "each", ps->label ? ps->label : "size",
-					         f->name, v < ps->lo ? "least" : "most",
-					         (long long)(v < ps->lo ? ps->lo : ps->hi), (long long)v);
-					ok = false;
-				}
-				break;
-			case A_NODE:
-				if (ctx && ast_resolve_node(ctx, e, true) < 0)
-					ok = false;
-				break;
-			case A_WORD:
-				if (e->kind != EX_NAME || !word_in(e->text, ps->words)) {
-					char words[64];
-					error_at(e->loc, "%s takes '%s' here", f->name,
-					         words_text(ps->words, words, sizeof words));
-					ok = false;
-				}
-				break;
-			}
-		}
+		for (int j = 0; j < out[i].n; j++)
+			ok &= check_value(f, ps, out[i].v[j], ctx);
 	}
 	return ok;
 }

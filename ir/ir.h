@@ -313,6 +313,44 @@ int sched_check_symmetric(const Sched *);
 /* Every element of g maps the schedule's ranks to ranks; else reports at loc. */
 int group_keeps_ranks(const Sched *, const Group *, Loc);
 
+/* ---- layout.c: where chunks lie, and what each message waits for ---- */
+
+/*
+ * The buffer layout every backend uses: the vector is nblock blocks of
+ * `per` chunks (allreduce, broadcast, reduce: one block; reduce_scatter,
+ * allgather: block r is rank r's; alltoall: block s * nrank + d is what
+ * rank s sends rank d), and chunk c lies at position piece[c] of block
+ * block[c], ordered so that messages are runs where the schedule allows.
+ */
+typedef struct Layout {
+	int nblock;
+	int per;           /* chunks per block */
+	int *block;        /* nchunk: the chunk's block */
+	int *piece;        /* nchunk: its place in the block, 0..per-1 */
+	int *pos;          /* nchunk: block * per + piece, its place in the vector */
+	int short_block;   /* a block not holding `per` chunks (then no order), or -1 */
+	int short_count;   /* ... how many it holds */
+	long packed, own;  /* chunks in messages that are not one run, in this order and in the
+	                      schedule's own; -1 when there were too many messages to count */
+	int *last_send;    /* alltoall: rank * nchunk + chunk -> the last round the rank sends
+	                      it, -1 never (an output slot in place holds input until then) */
+} Layout;
+
+/* The layout of a verified schedule (symmetric ones are not expanded). */
+void layout_build(Arena *, const Sched *, Layout *);
+
+/* An explicit schedule's dependencies, per message i: read[read_off[i] ..
+ * read_off[i + 1]) are the earlier messages that delivered a chunk it
+ * carries to its sender (latest first per chunk, each once); write[...]
+ * (when asked) the earlier ones that delivered a chunk it delivers to its
+ * receiver, and those up to its round that read one there. */
+typedef struct MsgDeps {
+	int *read_off, *read;
+	int *write_off, *write; /* NULL unless asked */
+} MsgDeps;
+
+void msg_deps(Arena *, const Sched *, bool writes, MsgDeps *);
+
 /* ---- the classic algorithm library (alg.c and alg_*.c) ---- */
 
 /* What a generator needs: the communicator and the algorithm's options. */

@@ -237,6 +237,95 @@ check_shape(const MProg *p)
 	return err;
 }
 
+/* Rule 9: a step's count, and the chunks it reads and writes inside the
+ * buffers (as declared, and as the collective makes them). */
+static int
+check_step_buffers(const MProg *p, int g, const MStep *st)
+{
+	const MGpu *gp = &p->gpu[g];
+	Loc sl = {st->line, 1};
+	if (st->type != MT_NOP) {
+		if (st->cnt < 1 || st->cnt >= MSCCL_MAX_COUNT) {
+			error_at(sl, "rule 9 (counts): count (%d) must be positive and less than %d",
+			         st->cnt, MSCCL_MAX_COUNT);
+			return -1;
+		}
+		for (int side = 0; side < 2; side++) {
+			bool used = side ? mtype_writes_dst(st->type) : mtype_reads_src(st->type);
+			MBuf b = side ? st->dstbuf : st->srcbuf;
+			int off = side ? st->dstoff : st->srcoff;
+			if (!used)
+				continue;
+			int lim = declared(gp, b);
+			if (b != MB_S) {
+				int truth = b == MB_I ? msccl_ichunks(p) : msccl_ochunks(p);
+				if (truth < lim)
+					lim = truth;
+			}
+			if (off < 0 || off > MSCCL_MAX_OFFSET || off + st->cnt > lim) {
+				error_at(sl, "rule 9 (offsets): %s chunks [%d, %d) of buffer %s are outside "
+				         "its %d chunks on gpu %d", side ? "destination" : "source", off,
+				         off + st->cnt, bufname[b], lim, g);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* Rule 11: step k of tb waits on an earlier step of its own tb or any step
+ * of another, which sets its flag; a nop carries a wait, and a chain of
+ * nops ends in a step that waits too. */
+static int
+check_step_deps(const MGpu *gp, int g, const MTb *tb, int k)
+{
+	const MStep *st = &tb->step[k];
+	Loc sl = {st->line, 1};
+	/* rule 11: dependencies */
+	if ((st->depid < 0) != (st->deps < 0) || st->depid < -1 || st->deps < -1) {
+		error_at(sl, "rule 11 (dependencies): depid=%d deps=%d: both -1 or both set",
+		         st->depid, st->deps);
+		return -1;
+	}
+	if (st->depid >= 0) {
+		if (st->depid >= gp->ntb || st->depid > MSCCL_MAX_DEPID) {
+			error_at(sl, "rule 11 (dependencies): depid=%d names no thread block of gpu %d "
+			         "(ids 0..%d, and at most %d)", st->depid, g, gp->ntb - 1,
+			         MSCCL_MAX_DEPID);
+			return -1;
+		}
+		const MTb *d = &gp->tb[st->depid];
+		if (st->deps >= d->nstep || (st->depid == tb->id && st->deps >= k)) {
+			error_at(sl, "rule 11 (dependencies): deps=%d is not %s step of tb %d on gpu %d",
+			         st->deps, st->depid == tb->id ? "an earlier" : "a", st->depid, g);
+			return -1;
+		}
+		if (d->step[st->deps].hasdep != 1) {
+			error_at(sl, "rule 11 (dependencies): step %d of tb %d on gpu %d is waited on "
+			         "but has hasdep=0, so its flag is never set and the wait hangs "
+			         "(line %d)", st->deps, st->depid, g, d->step[st->deps].line);
+			return -1;
+		}
+	}
+	if (st->type == MT_NOP) {
+		if (st->depid < 0) {
+			error_at(sl, "rule 11 (dependencies): a nop must carry a dependency");
+			return -1;
+		}
+		int j = k + 1;
+		while (j < tb->nstep && tb->step[j].type == MT_NOP)
+			j++;
+		if (j == tb->nstep || tb->step[j].depid < 0) {
+			error_at(sl, "rule 11 (dependencies): when there is a chain of dependencies, "
+			         "the last one must be part of the first step after the nops, but %s",
+			         j == tb->nstep ? "the nops end the thread block"
+			                        : "that step has depid=-1");
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* Rules 5-9, 11 and 12 on one tb. */
 static int
 check_tb(const MProg *p, int g, const MTb *tb)
@@ -284,74 +373,8 @@ check_tb(const MProg *p, int g, const MTb *tb)
 			error_at(sl, "rule 7 (steps): hasdep=%d must be 0 or 1", st->hasdep);
 			return -1;
 		}
-		if (st->type != MT_NOP) {
-			if (st->cnt < 1 || st->cnt >= MSCCL_MAX_COUNT) {
-				error_at(sl, "rule 9 (counts): count (%d) must be positive and less than %d",
-				         st->cnt, MSCCL_MAX_COUNT);
-				return -1;
-			}
-			for (int side = 0; side < 2; side++) {
-				bool used = side ? mtype_writes_dst(st->type) : mtype_reads_src(st->type);
-				MBuf b = side ? st->dstbuf : st->srcbuf;
-				int off = side ? st->dstoff : st->srcoff;
-				if (!used)
-					continue;
-				int lim = declared(gp, b);
-				if (b != MB_S) {
-					int truth = b == MB_I ? msccl_ichunks(p) : msccl_ochunks(p);
-					if (truth < lim)
-						lim = truth;
-				}
-				if (off < 0 || off > MSCCL_MAX_OFFSET || off + st->cnt > lim) {
-					error_at(sl, "rule 9 (offsets): %s chunks [%d, %d) of buffer %s are outside "
-					         "its %d chunks on gpu %d", side ? "destination" : "source", off,
-					         off + st->cnt, bufname[b], lim, g);
-					return -1;
-				}
-			}
-		}
-		/* rule 11: dependencies */
-		if ((st->depid < 0) != (st->deps < 0) || st->depid < -1 || st->deps < -1) {
-			error_at(sl, "rule 11 (dependencies): depid=%d deps=%d: both -1 or both set",
-			         st->depid, st->deps);
+		if (check_step_buffers(p, g, st) != 0 || check_step_deps(gp, g, tb, k) != 0)
 			return -1;
-		}
-		if (st->depid >= 0) {
-			if (st->depid >= gp->ntb || st->depid > MSCCL_MAX_DEPID) {
-				error_at(sl, "rule 11 (dependencies): depid=%d names no thread block of gpu %d "
-				         "(ids 0..%d, and at most %d)", st->depid, g, gp->ntb - 1,
-				         MSCCL_MAX_DEPID);
-				return -1;
-			}
-			const MTb *d = &gp->tb[st->depid];
-			if (st->deps >= d->nstep || (st->depid == tb->id && st->deps >= k)) {
-				error_at(sl, "rule 11 (dependencies): deps=%d is not %s step of tb %d on gpu %d",
-				         st->deps, st->depid == tb->id ? "an earlier" : "a", st->depid, g);
-				return -1;
-			}
-			if (d->step[st->deps].hasdep != 1) {
-				error_at(sl, "rule 11 (dependencies): step %d of tb %d on gpu %d is waited on "
-				         "but has hasdep=0, so its flag is never set and the wait hangs "
-				         "(line %d)", st->deps, st->depid, g, d->step[st->deps].line);
-				return -1;
-			}
-		}
-		if (st->type == MT_NOP) {
-			if (st->depid < 0) {
-				error_at(sl, "rule 11 (dependencies): a nop must carry a dependency");
-				return -1;
-			}
-			int j = k + 1;
-			while (j < tb->nstep && tb->step[j].type == MT_NOP)
-				j++;
-			if (j == tb->nstep || tb->step[j].depid < 0) {
-				error_at(sl, "rule 11 (dependencies): when there is a chain of dependencies, "
-				         "the last one must be part of the first step after the nops, but %s",
-				         j == tb->nstep ? "the nops end the thread block"
-				                        : "that step has depid=-1");
-				return -1;
-			}
-		}
 		/* rule 12: a run of re fused by the executor takes the last cnt */
 		if (st->type == MT_RE && k > 0) {
 			const MStep *pr = &tb->step[k - 1];

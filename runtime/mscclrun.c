@@ -55,7 +55,8 @@ typedef struct Run {
 	int64_t T;          /* elements per tile of a chunk */
 	int ntile;
 	char *buf[MSCCL_MAX_GPUS][3];
-	Fifo *fifo;
+	Fifo *fifo;         /* nfifo: [src][dst][channel] */
+	size_t nfifo;
 	Tb **tbs;           /* [rank][tb id] */
 	_Atomic long progress;
 	_Atomic int stop;
@@ -115,6 +116,52 @@ fifo_of(Run *r, int src, int dst, int chan)
 	return &r->fifo[((size_t)src * r->p->ngpus + dst) * r->p->nchannels + chan];
 }
 
+/* The data of step st on one tile of len elements: from the received
+ * message msg and the buffers, into the buffers and the FIFO slot oslot. */
+static void
+apply_step(Tb *me, const MStep *st, int tile, int64_t len, char *msg, char *oslot)
+{
+	Run *r = me->run;
+	int g = me->rank;
+	int64_t bytes = len * (int64_t)r->es;
+	for (int c = 0; c < st->cnt; c++) {
+		char *src = mtype_reads_src(st->type) ? addr(r, g, st->srcbuf, st->srcoff + c, tile) : NULL;
+		char *dst = mtype_writes_dst(st->type) ? addr(r, g, st->dstbuf, st->dstoff + c, tile) : NULL;
+		char *m = msg ? msg + c * bytes : NULL;
+		char *o = oslot ? oslot + c * bytes : NULL;
+		switch (st->type) {
+		case MT_S:
+			memcpy(o, src, (size_t)bytes);
+			break;
+		case MT_R:
+			memcpy(dst, m, (size_t)bytes);
+			break;
+		case MT_RCS:
+			memcpy(dst, m, (size_t)bytes);
+			memcpy(o, m, (size_t)bytes);
+			break;
+		case MT_RRS:
+			rt_reduce(o, m, src, len, r->o->dtype, r->o->op);
+			break;
+		case MT_RRC:
+			rt_reduce(dst, m, src, len, r->o->dtype, r->o->op);
+			break;
+		case MT_RRCS:
+			rt_reduce(dst, m, src, len, r->o->dtype, r->o->op);
+			memcpy(o, dst, (size_t)bytes);
+			break;
+		case MT_CPY:
+			memmove(dst, src, (size_t)bytes);
+			break;
+		case MT_RE:
+			rt_reduce(dst, dst, src, len, r->o->dtype, r->o->op);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
 /* One step on one tile; 0, or -1 when the run stops. */
 static int
 exec_step(Tb *me, const MStep *st, int tile)
@@ -124,7 +171,6 @@ exec_step(Tb *me, const MStep *st, int tile)
 	int64_t len = r->T;
 	if ((int64_t)(tile + 1) * r->T > r->S)
 		len = r->S - (int64_t)tile * r->T;
-	int64_t bytes = len * (int64_t)r->es;
 	if (st->depid >= 0) {
 		Tb *d = r->tbs[g * MSCCL_MAX_TBS + st->depid];
 		int64_t want = (int64_t)tile * FLAG_TILE + st->deps;
@@ -182,42 +228,7 @@ exec_step(Tb *me, const MStep *st, int tile)
 		pthread_mutex_unlock(&out->mu);
 	}
 	atomic_store(&me->wait, W_NONE);
-	for (int c = 0; c < st->cnt; c++) {
-		char *src = mtype_reads_src(st->type) ? addr(r, g, st->srcbuf, st->srcoff + c, tile) : NULL;
-		char *dst = mtype_writes_dst(st->type) ? addr(r, g, st->dstbuf, st->dstoff + c, tile) : NULL;
-		char *m = msg ? msg + c * bytes : NULL;
-		char *o = oslot ? oslot + c * bytes : NULL;
-		switch (st->type) {
-		case MT_S:
-			memcpy(o, src, (size_t)bytes);
-			break;
-		case MT_R:
-			memcpy(dst, m, (size_t)bytes);
-			break;
-		case MT_RCS:
-			memcpy(dst, m, (size_t)bytes);
-			memcpy(o, m, (size_t)bytes);
-			break;
-		case MT_RRS:
-			rt_reduce(o, m, src, len, r->o->dtype, r->o->op);
-			break;
-		case MT_RRC:
-			rt_reduce(dst, m, src, len, r->o->dtype, r->o->op);
-			break;
-		case MT_RRCS:
-			rt_reduce(dst, m, src, len, r->o->dtype, r->o->op);
-			memcpy(o, dst, (size_t)bytes);
-			break;
-		case MT_CPY:
-			memmove(dst, src, (size_t)bytes);
-			break;
-		case MT_RE:
-			rt_reduce(dst, dst, src, len, r->o->dtype, r->o->op);
-			break;
-		default:
-			break;
-		}
-	}
+	apply_step(me, st, tile, len, msg, oslot);
 	if (in) {
 		pthread_mutex_lock(&in->mu);
 		in->head = (in->head + 1) % r->cap;
@@ -347,21 +358,20 @@ verify_output(Run *r)
 	return rc;
 }
 
-int
-msccl_run(const MProg *p, const RunOpts *o, RunResult *res)
+/* Rule 16 and the declared modes: whether the executor would run the file
+ * at o->bytes in o's mode; -1 after reporting why not. */
+static int
+check_selected(const MProg *p, const RunOpts *o, size_t es)
 {
-	memset(res, 0, sizeof *res);
-	Run r = {.p = p, .o = o, .cap = o->capacity > 0 ? o->capacity : msccl_capacity(p->proto),
-	         .es = rdtype_size(o->dtype)};
-	int64_t total = o->bytes / (int64_t)r.es;
-	if (total <= 0 || total % p->nchunksperloop != 0 || total * (int64_t)r.es != o->bytes) {
+	int64_t total = o->bytes / (int64_t)es;
+	if (total <= 0 || total % p->nchunksperloop != 0 || total * (int64_t)es != o->bytes) {
 		error_at((Loc){p->line, 1}, "rule 16 (selection): %lld bytes of %s are not a whole "
 		         "number of elements per chunk for nchunksperloop=%d; the executor would not "
 		         "select this algorithm", (long long)o->bytes, rdtype_name(o->dtype),
 		         p->nchunksperloop);
 		return -1;
 	}
-	if (!msccl_selects(p, o->bytes, r.es)) {
+	if (!msccl_selects(p, o->bytes, es)) {
 		error_at((Loc){p->line, 1}, "rule 16 (selection): %lld bytes are outside the file's "
 		         "range minBytes=%lld maxBytes=%lld (%s); the executor would not select this "
 		         "algorithm", (long long)o->bytes, (long long)p->min_bytes,
@@ -376,135 +386,191 @@ msccl_run(const MProg *p, const RunOpts *o, RunResult *res)
 		         o->inplace ? "in place" : "out of place");
 		return -1;
 	}
-	r.S = total / p->nchunksperloop;
-	int64_t tile_elems = TILE_BYTES / (int64_t)r.es;
-	r.T = r.S < tile_elems ? r.S : tile_elems;
-	r.ntile = (int)((r.S + r.T - 1) / r.T);
+	return 0;
+}
+
+/* Chunk, tile and FIFO slot sizes. Needs a selected size. */
+static void
+size_run(Run *r)
+{
+	const MProg *p = r->p;
+	r->S = r->o->bytes / (int64_t)r->es / p->nchunksperloop;
+	int64_t tile_elems = TILE_BYTES / (int64_t)r->es;
+	r->T = r->S < tile_elems ? r->S : tile_elems;
+	r->ntile = (int)((r->S + r->T - 1) / r->T);
 	int maxcnt = 1;
 	for (int g = 0; g < p->ngpus; g++)
 		for (int t = 0; t < p->gpu[g].ntb; t++)
 			for (int k = 0; k < p->gpu[g].tb[t].nstep; k++)
 				if (p->gpu[g].tb[t].step[k].cnt > maxcnt)
 					maxcnt = p->gpu[g].tb[t].step[k].cnt;
-	r.slot_bytes = (int64_t)maxcnt * r.T * (int64_t)r.es;
-	/* buffers, with the input filled through the in-place aliases */
+	r->slot_bytes = (int64_t)maxcnt * r->T * (int64_t)r->es;
+}
+
+/* Buffers, poisoned, with the input filled through the in-place aliases;
+ * a FIFO of cap slots per connection some tb sends on. Needs size_run. */
+static void
+alloc_run(Run *r)
+{
+	const MProg *p = r->p;
 	for (int g = 0; g < p->ngpus; g++) {
 		for (int b = 0; b < 3; b++) {
-			int64_t n = (int64_t)msccl_buf_chunks(p, g, (MBuf)b) * r.S * (int64_t)r.es;
-			r.buf[g][b] = xmalloc((size_t)n + 8);
-			memset(r.buf[g][b], 0xA5, (size_t)n); /* poison: not a value the fill makes */
+			int64_t n = (int64_t)msccl_buf_chunks(p, g, (MBuf)b) * r->S * (int64_t)r->es;
+			r->buf[g][b] = xmalloc((size_t)n + 8);
+			memset(r->buf[g][b], 0xA5, (size_t)n); /* poison: not a value the fill makes */
 		}
 		for (int k = 0; k < msccl_ichunks(p); k++)
-			rt_op_fill(addr(&r, g, MB_I, k, 0), o->dtype, o->op, g, (int64_t)k * r.S, r.S);
+			rt_op_fill(addr(r, g, MB_I, k, 0), r->o->dtype, r->o->op, g, (int64_t)k * r->S,
+			           r->S);
 	}
-	size_t nf = (size_t)p->ngpus * p->ngpus * p->nchannels;
-	r.fifo = xcalloc(nf, sizeof *r.fifo);
-	bool *used = xcalloc(nf, 1);
+	r->nfifo = (size_t)p->ngpus * p->ngpus * p->nchannels;
+	r->fifo = xcalloc(r->nfifo, sizeof *r->fifo);
+	bool *used = xcalloc(r->nfifo, 1);
 	for (int g = 0; g < p->ngpus; g++)
 		for (int t = 0; t < p->gpu[g].ntb; t++)
 			if (p->gpu[g].tb[t].send >= 0)
 				used[((size_t)g * p->ngpus + p->gpu[g].tb[t].send) * p->nchannels +
 				     p->gpu[g].tb[t].chan] = true;
-	for (size_t f = 0; f < nf; f++) {
-		pthread_mutex_init(&r.fifo[f].mu, NULL);
-		pthread_cond_init(&r.fifo[f].cv, NULL);
+	for (size_t f = 0; f < r->nfifo; f++) {
+		pthread_mutex_init(&r->fifo[f].mu, NULL);
+		pthread_cond_init(&r->fifo[f].cv, NULL);
 		if (!used[f])
 			continue;
-		r.fifo[f].slot = xcalloc((size_t)r.cap, sizeof(char *));
-		r.fifo[f].cnt = xcalloc((size_t)r.cap, sizeof(int));
-		for (int s = 0; s < r.cap; s++)
-			r.fifo[f].slot[s] = xmalloc((size_t)r.slot_bytes + 8);
+		r->fifo[f].slot = xcalloc((size_t)r->cap, sizeof(char *));
+		r->fifo[f].cnt = xcalloc((size_t)r->cap, sizeof(int));
+		for (int s = 0; s < r->cap; s++)
+			r->fifo[f].slot[s] = xmalloc((size_t)r->slot_bytes + 8);
 	}
-	pthread_mutex_init(&r.errmu, NULL);
-	r.tbs = xcalloc((size_t)p->ngpus * MSCCL_MAX_TBS, sizeof *r.tbs);
+	free(used);
+	pthread_mutex_init(&r->errmu, NULL);
+}
+
+/* A thread per tb, started; a tb whose thread cannot start is an error. */
+static void
+start_tbs(Run *r)
+{
+	const MProg *p = r->p;
+	r->tbs = xcalloc((size_t)p->ngpus * MSCCL_MAX_TBS, sizeof *r->tbs);
 	int nthreads = 0;
 	for (int g = 0; g < p->ngpus; g++)
 		for (int t = 0; t < p->gpu[g].ntb; t++) {
 			Tb *me = xcalloc(1, sizeof *me);
-			me->run = &r;
+			me->run = r;
 			me->rank = g;
 			me->tb = &p->gpu[g].tb[t];
 			atomic_init(&me->flag, -1);
 			atomic_init(&me->wait, W_NONE);
 			pthread_mutex_init(&me->fmu, NULL);
 			pthread_cond_init(&me->fcv, NULL);
-			r.tbs[g * MSCCL_MAX_TBS + t] = me;
+			r->tbs[g * MSCCL_MAX_TBS + t] = me;
 			nthreads++;
 		}
-	atomic_init(&r.running, nthreads);
-	double t0 = wall_seconds();
-	int started = 0;
+	atomic_init(&r->running, nthreads);
 	for (int i = 0; i < p->ngpus * MSCCL_MAX_TBS; i++)
-		if (r.tbs[i]) {
-			if (pthread_create(&r.tbs[i]->th, NULL, tb_main, r.tbs[i]) != 0) {
-				run_error(&r, p->line, "cannot start a thread per thread block");
-				atomic_fetch_sub(&r.running, 1);
-				r.tbs[i]->error = 1;
-				continue;
-			}
-			started++;
+		if (r->tbs[i] && pthread_create(&r->tbs[i]->th, NULL, tb_main, r->tbs[i]) != 0) {
+			run_error(r, p->line, "cannot start a thread per thread block");
+			atomic_fetch_sub(&r->running, 1);
+			r->tbs[i]->error = 1;
 		}
-	/* the watchdog: progress or an end, else a deadlock */
+}
+
+/* The watchdog: progress or an end, else a deadlock (reported, the run
+ * stopped: -1). Then every thread joined. */
+static int
+watch_tbs(Run *r)
+{
 	long last = -1;
 	double since = wall_seconds();
 	int rc = 0;
-	while (atomic_load(&r.running) > 0 && !atomic_load(&r.stop)) {
+	while (atomic_load(&r->running) > 0 && !atomic_load(&r->stop)) {
 		struct timespec ts = {0, 2000000};
 		nanosleep(&ts, NULL);
-		long pr = atomic_load(&r.progress);
+		long pr = atomic_load(&r->progress);
 		if (pr != last) {
 			last = pr;
 			since = wall_seconds();
-		} else if (wall_seconds() - since > o->timeout) {
-			report_deadlock(&r);
-			stop_run(&r);
+		} else if (wall_seconds() - since > r->o->timeout) {
+			report_deadlock(r);
+			stop_run(r);
 			rc = -1;
 		}
 	}
-	for (int i = 0; i < p->ngpus * MSCCL_MAX_TBS; i++)
-		if (r.tbs[i] && !r.tbs[i]->error)
-			pthread_join(r.tbs[i]->th, NULL);
-	res->seconds = wall_seconds() - t0;
-	(void)started;
-	if (rc == 0 && r.errmsg[0]) {
-		error_at((Loc){r.errline, 1}, "%s", r.errmsg);
-		rc = -1;
+	for (int i = 0; i < r->p->ngpus * MSCCL_MAX_TBS; i++)
+		if (r->tbs[i] && !r->tbs[i]->error)
+			pthread_join(r->tbs[i]->th, NULL);
+	return rc;
+}
+
+/* After a clean run: an error a tb reported, or messages never received
+ * (rule 10). -1 after reporting. */
+static int
+check_finished(Run *r)
+{
+	const MProg *p = r->p;
+	if (r->errmsg[0]) {
+		error_at((Loc){r->errline, 1}, "%s", r->errmsg);
+		return -1;
 	}
-	for (size_t f = 0; rc == 0 && f < nf; f++)
-		if (r.fifo[f].n) {
+	for (size_t f = 0; f < r->nfifo; f++)
+		if (r->fifo[f].n) {
 			int src = (int)(f / p->nchannels / p->ngpus), dst = (int)(f / p->nchannels % p->ngpus);
 			error_at((Loc){p->gpu[src].line, 1}, "rule 10 (matching): %d message%s from gpu %d "
-			         "to gpu %d on channel %d never received", r.fifo[f].n,
-			         r.fifo[f].n == 1 ? "" : "s", src, dst, (int)(f % p->nchannels));
-			rc = -1;
+			         "to gpu %d on channel %d never received", r->fifo[f].n,
+			         r->fifo[f].n == 1 ? "" : "s", src, dst, (int)(f % p->nchannels));
+			return -1;
 		}
+	return 0;
+}
+
+static void
+free_run(Run *r)
+{
+	const MProg *p = r->p;
+	for (size_t f = 0; f < r->nfifo; f++) {
+		for (int s = 0; r->fifo[f].slot && s < r->cap; s++)
+			free(r->fifo[f].slot[s]);
+		free(r->fifo[f].slot);
+		free(r->fifo[f].cnt);
+		pthread_mutex_destroy(&r->fifo[f].mu);
+		pthread_cond_destroy(&r->fifo[f].cv);
+	}
+	for (int g = 0; g < p->ngpus; g++) {
+		for (int b = 0; b < 3; b++)
+			free(r->buf[g][b]);
+	}
+	for (int i = 0; i < p->ngpus * MSCCL_MAX_TBS; i++)
+		if (r->tbs[i]) {
+			pthread_mutex_destroy(&r->tbs[i]->fmu);
+			pthread_cond_destroy(&r->tbs[i]->fcv);
+			free(r->tbs[i]);
+		}
+	free(r->tbs);
+	free(r->fifo);
+	pthread_mutex_destroy(&r->errmu);
+}
+
+int
+msccl_run(const MProg *p, const RunOpts *o, RunResult *res)
+{
+	memset(res, 0, sizeof *res);
+	Run r = {.p = p, .o = o, .cap = o->capacity > 0 ? o->capacity : msccl_capacity(p->proto),
+	         .es = rdtype_size(o->dtype)};
+	if (check_selected(p, o, r.es) != 0)
+		return -1;
+	size_run(&r);
+	alloc_run(&r);
+	double t0 = wall_seconds();
+	start_tbs(&r);
+	int rc = watch_tbs(&r);
+	res->seconds = wall_seconds() - t0;
+	if (rc == 0)
+		rc = check_finished(&r);
 	res->bytes = o->bytes;
 	res->checked = p->coll != MC_CUSTOM;
 	if (rc == 0 && res->checked) {
 		rc = verify_output(&r);
 		res->verified = rc == 0;
 	}
-	for (size_t f = 0; f < nf; f++) {
-		for (int s = 0; r.fifo[f].slot && s < r.cap; s++)
-			free(r.fifo[f].slot[s]);
-		free(r.fifo[f].slot);
-		free(r.fifo[f].cnt);
-		pthread_mutex_destroy(&r.fifo[f].mu);
-		pthread_cond_destroy(&r.fifo[f].cv);
-	}
-	for (int g = 0; g < p->ngpus; g++) {
-		for (int b = 0; b < 3; b++)
-			free(r.buf[g][b]);
-	}
-	for (int i = 0; i < p->ngpus * MSCCL_MAX_TBS; i++)
-		if (r.tbs[i]) {
-			pthread_mutex_destroy(&r.tbs[i]->fmu);
-			pthread_cond_destroy(&r.tbs[i]->fcv);
-			free(r.tbs[i]);
-		}
-	free(r.tbs);
-	free(r.fifo);
-	free(used);
-	pthread_mutex_destroy(&r.errmu);
+	free_run(&r);
 	return rc;
 }

@@ -52,19 +52,23 @@ main(void)
 		         "mpicc -std=c11 -O2 %s/case.c -o %s/case -lm && "
 		         "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
 		         "OMPI_MCA_mpi_yield_when_idle=1 mpirun --oversubscribe --bind-to none -np 8 "
-		         "%s/case 16777216 %d 2>&1 | grep '^float'",
+		         "%s/case 16777216 %d 2>&1 | grep ' float '",
 		         COLLC_BIN, dir, dir, dir, dir, dir, ITERS);
 		FILE *p = popen(cmd, "r");
 		char line[512] = "";
 		double tc = 0, tm = 0;
 		if (!p || !fgets(line, sizeof line, p) ||
-		    sscanf(line, "float count %*s collc %lf s %*s GB/s MPI %lf", &tc, &tm) != 2) {
+		    /* nccl-tests' columns: size count type redop, then time (us) algbw
+		     * busbw for collc and for MPI */
+		    sscanf(line, "%*s %*s float %*s %lf %*s %*s %lf", &tc, &tm) != 2) {
 			printf("%-28s failed: %s\n", cases[i].name, line);
 			if (p)
 				pclose(p);
 			continue;
 		}
 		pclose(p);
+		tc /= 1e6;
+		tm /= 1e6;
 		printf("%-28s %12.4f %12.4f %8.2f %8.2f%s\n", cases[i].name, tc, tm, tm > 0 ? tc / tm : 0,
 		       1.1, strstr(line, "WRONG") ? "  (WRONG RESULT)" : "");
 	}

@@ -23,6 +23,7 @@ main(int argc, char **argv)
 		{.pName = "group", .pTests = group_tests},
 		{.pName = "symm", .pTests = symm_tests},
 		{.pName = "alg", .pTests = alg_tests},
+		{.pName = "layout", .pTests = layout_tests},
 		{.pName = "disjoint", .pTests = disjoint_tests},
 		{.pName = "pipelined", .pTests = pipelined_tests},
 		{.pName = "backend", .pTests = backend_tests},

@@ -8,6 +8,7 @@
  * reduction operator and datatype the target promises is checked by
  * tests/mpi/ops.c, linked with the generated function.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -288,6 +289,62 @@ test_ops_and_types(void)
 	}
 }
 
+/* The generated program compiles warning-free at -O2 under Open MPI's and
+ * MPICH's headers, in both forms, and its main prints nccl-tests' columns:
+ * size and count of the whole collective, busbw = algbw x (p-1)/p. */
+static void
+test_both_mpis_and_columns(void)
+{
+	if (!have_mpi || system("command -v mpicc.mpich >/dev/null") != 0) {
+		assert_named(0, __LINE__, __FILE__, "mpicc, mpirun and mpicc.mpich are needed (make "
+		             "deps installs openmpi-bin, libopenmpi-dev and mpich)");
+		return;
+	}
+	static const char *const cases[] = {
+		"topology R = ring(4);\ncollective allgather AG on R { algorithm ring; }\n",
+		"topology R = ring(4);\ngroup G on R { translate; }\ntree B = bfs(R, root 0);\n"
+		"collective allgather AG on R { algorithm symmetric(trees B, group G); }\n",
+	};
+	for (size_t i = 0; i < countof(cases); i++) {
+		char path[256], cmd[4096];
+		snprintf(path, sizeof path, "%s/cols.coll", dir);
+		FILE *f = fopen(path, "w");
+		fputs(cases[i], f);
+		fclose(f);
+		snprintf(cmd, sizeof cmd,
+		         "%s build %s --target mpi --with-main -o %s/cols.c >%s/clog 2>&1 && "
+		         "mpicc.mpich -std=c11 -Wall -Wextra -Werror -O2 %s/cols.c -o %s/cols.mpich -lm "
+		         ">>%s/clog 2>&1 && "
+		         "mpicc -std=c11 -Wall -Wextra -Werror -O2 %s/cols.c -o %s/cols -lm >>%s/clog 2>&1 "
+		         "&& %s -np 4 %s/cols 1000 2 >%s/cout 2>>%s/clog",
+		         COLLC_BIN, path, dir, dir, dir, dir, dir, dir, dir, dir, MPIRUN, dir, dir, dir);
+		int rc = sh(cmd);
+		snprintf(path, sizeof path, "%s/clog", dir);
+		char *log = slurp(path, NULL);
+		snprintf(path, sizeof path, "%s/cout", dir);
+		char *out = slurp(path, NULL);
+		assert_named(rc == 0, __LINE__, __FILE__, "case %zu: exit %d\n%.3000s", i, rc,
+		             log ? log : "");
+		const char *head = out ? strstr(out, "#       size         count   type  redop") : NULL;
+		const char *row = out ? strstr(out, " float ") : NULL;
+		while (row && row > out && row[-1] != '\n')
+			row--;
+		long size = 0, count = 0;
+		double t[2] = {0}, alg[2] = {0}, bus[2] = {0};
+		char type[16] = "", redop[16] = "", check[16] = "";
+		int n = row ? sscanf(row, "%ld %ld %15s %15s %lf %lf %lf %lf %lf %lf %15s", &size, &count,
+		                     type, redop, &t[0], &alg[0], &bus[0], &t[1], &alg[1], &bus[1],
+		                     check) : 0;
+		assert_named(head && n == 11 && size == 4000 * 4 && count == 4000 &&
+		             strcmp(redop, "none") == 0 && strcmp(check, "ok") == 0 &&
+		             fabs(bus[0] - 0.75 * alg[0]) <= 0.01 && fabs(bus[1] - 0.75 * alg[1]) <= 0.01,
+		             __LINE__, __FILE__, "case %zu: nccl-tests columns (size 16000 B, count 4000, "
+		             "busbw 3/4 of algbw):\n%s", i, out ? out : "");
+		free(log);
+		free(out);
+	}
+}
+
 /* The user-schedule examples (examples/user-*.coll), one collective each. */
 static void
 test_user_schedules(void)
@@ -371,6 +428,7 @@ CU_TestInfo mpi_tests[] = {
 	{"torus and mesh algorithms and SP against MPI", test_torus},
 	{"a communicator of the wrong size", test_wrong_size},
 	{"chunk order: messages as runs of the buffer", test_chunk_order},
+	{"Open MPI and MPICH at -O2 without warnings; nccl-tests' columns", test_both_mpis_and_columns},
 	{"pipelined trees on 4x4 SMBi / SMAlter against MPI", test_pipelined_trees},
 	{"pipelined trees on 6x6 SMBi (the example) and SMAlter, 36 ranks, against MPI",
 	 test_pipelined_6x6},

@@ -931,6 +931,48 @@ test_run_ops_and_types(void)
 	CU_ASSERT_EQUAL(runs, 5 * 16);
 }
 
+/* When the backend's own check of a program fails, the errors cite the
+ * XML collc would write (named as such, its line quoted), and a note the
+ * collective in the .coll file. A built program is damaged to get there. */
+static void
+test_check_cites_xml(void)
+{
+	static const char text[] = "topology R = ring(4);\n"
+	                           "collective allreduce AR on R { algorithm ring; }\n";
+	Checked c;
+	check_str(&c, text);
+	Prog p = {0};
+	char *diag = NULL;
+	size_t dlen;
+	FILE *mem = open_memstream(&diag, &dlen);
+	diag_stream(mem);
+	diag_reset();
+	diag_source("cite.coll", text, strlen(text));
+	Arena a = {0};
+	MProg mp;
+	BuildOpts bo = {0};
+	int built = -1, rc = 0;
+	if (c.errors == 0 && lower(c.file, &p) == 0 &&
+	    (built = msccl_lower(&a, p.sched[0], &bo, &mp)) == 0) {
+		mp.gpu[1].tb[0].step[0].cnt = 0; /* rule 9: counts are positive */
+		rc = msccl_check_built(&mp, p.sched[0], false, true);
+	}
+	diag_stream(NULL);
+	fclose(mem);
+	diag_reset();
+	const char *err = diag ? strstr(diag, "<MSCCL XML for 'AR'>:") : NULL;
+	const char *quoted = err ? strchr(err, '\n') : NULL;
+	assert_named(built == 0 && rc == -1 && err && strstr(err, "error: rule 9 (counts)") &&
+	             quoted && strncmp(quoted + 1, "      <step s=\"0\"", 17) == 0 &&
+	             strstr(diag, "cite.coll:2:") && strstr(diag, "note: in the MSCCL program built "
+	                                                          "for 'AR'"),
+	             __LINE__, __FILE__, "the damaged program's errors: %s", diag ? diag : "");
+	free(diag);
+	arena_free(&a);
+	prog_free(&p);
+	checked_free(&c);
+}
+
 CU_TestInfo msccl_tests[] = {
 	{"collc run: every operator and datatype, schedules and XML", test_run_ops_and_types},
 	{"in-place alltoall: Bruck and pairwise in both modes", test_alltoall_in_place},
@@ -947,5 +989,6 @@ CU_TestInfo msccl_tests[] = {
 	{"examples: build, check, read back, run, verify", test_examples_roundtrip},
 	{"a schedule beyond the limits: the golden error", test_limit_golden},
 	{"--channels: the error names the closest attempt, a note the other", test_channels_error_closest},
+	{"the backend's check cites the XML it would write, then the collective", test_check_cites_xml},
 	CU_TEST_INFO_NULL,
 };
