@@ -49,5 +49,6 @@ Sched *alg_bruck(const AlgCtx *);
 Sched *alg_pairwise(const AlgCtx *);
 Sched *alg_rooted(const AlgCtx *);      /* binomial_tree, chain */
 Sched *alg_tto(const AlgCtx *);
+Sched *alg_bridge(const AlgCtx *);      /* bridge, s_bruck, g_bruck, r_hd (optical rings) */
 
 #endif

@@ -425,7 +425,8 @@ lower_library(Lower *L, const Decl *d, CollKind kind, const Topo *t, Routes *rou
               const int *rank_node, int nrank, const Item *alg)
 {
 	AlgCtx c = {.arena = L->a, .name = d->name, .loc = alg->loc, .kind = kind, .topo = t,
-	            .routes = routes, .rank_node = rank_node, .nrank = nrank};
+	            .routes = routes, .rank_node = rank_node, .nrank = nrank, .reconfigs = -1,
+	            .size = L->p->auto_size};
 	c.whole = nrank == t->nrank;
 	for (int i = 0; c.whole && i < nrank; i++)
 		c.whole = rank_node[i] == i;
@@ -449,13 +450,17 @@ lower_library(Lower *L, const Decl *d, CollKind kind, const Topo *t, Routes *rou
 		const Call *call = alg->call;
 		c.algorithm = call->name;
 		const Arg *ports = labelled(call, "ports"), *seg = labelled(call, "segments");
+		const Arg *reconfigs = labelled(call, "reconfigs");
 		if (ports)
 			c.ports = int_of(ports->val.v[0]);
+		c.reconfigs = reconfigs ? int_of(reconfigs->val.v[0]) : -1;
 		if (seg)
 			c.segments = int_of(seg->val.v[0]);
 		for (int i = 0; i < call->narg; i++)
-			if (!call->arg[i].label && call->arg[i].val.v[0]->kind == EX_NAME)
-				c.latency = strcmp(call->arg[i].val.v[0]->text, "latency") == 0;
+			if (!call->arg[i].label && call->arg[i].val.v[0]->kind == EX_NAME) {
+				c.latency |= strcmp(call->arg[i].val.v[0]->text, "latency") == 0;
+				c.mirrored |= strcmp(call->arg[i].val.v[0]->text, "mirrored") == 0;
+			}
 		s = alg_build(&c, &missing);
 		if (missing)
 			return 1;

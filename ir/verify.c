@@ -18,6 +18,8 @@
  * fingerprint, its count and two sums of random 64-bit weights, three words
  * whatever the rank count, which tells a missing or doubled contribution
  * but for a chance of about 2^-64.
+ * On an optical ring the circuit configurations come first (optical.c):
+ * every route must exist in the configuration of its round.
  * A symmetric schedule is proved by symmetry: each base tree is run in
  * full, and every copy is its image under an automorphism that maps the
  * ranks onto themselves (checked when the schedule was built).
@@ -391,6 +393,8 @@ tree_schedule(Arena *a, const Sched *s, int tree)
 int
 verify(const Sched *s)
 {
+	if (verify_phases(s) != 0)
+		return -1;
 	if (!s->base)
 		return run_explicit(s, "");
 	if (sched_check_symmetric(s) != 0)
