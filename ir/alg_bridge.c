@@ -405,29 +405,6 @@ popcount(unsigned x)
 	return n;
 }
 
-/* The best points for rounds [lo, hi) with exactly R of them: least load,
- * then fewest hops, then the first in mask order. The rest of plan stays. */
-static unsigned
-best_points(const AlgCtx *c, CollKind kind, const Model *m, int lo, int hi, int R, Cfg *plan)
-{
-	unsigned best = 0;
-	Score bs = {-1, 0, 0};
-	for (unsigned mask = 0; mask < 1u << (hi - lo - 1); mask++) {
-		if (popcount(mask) != R)
-			continue;
-		plan_segments(c, kind, lo, hi, mask, plan);
-		Score sc = score(m, plan);
-		if (sc.load < 0)
-			continue;
-		if (bs.load < 0 || sc.load < bs.load || (sc.load == bs.load && sc.hops < bs.hops)) {
-			bs = sc;
-			best = mask;
-		}
-	}
-	plan_segments(c, kind, lo, hi, best, plan);
-	return best;
-}
-
 /* The allgather half of an allreduce: the reduce-scatter's points reversed,
  * so it starts on the subrings the reduce-scatter ends on. */
 static unsigned
@@ -440,31 +417,49 @@ mirror_points(unsigned mask, int s)
 	return out;
 }
 
+/* The plan of points `mask` over the first s rounds (an allreduce's
+ * allgather takes them mirrored). */
 static void
-plan_bridge(const AlgCtx *c, CollKind kind, const Model *m, int R, Cfg *plan)
+plan_bridge(const AlgCtx *c, CollKind kind, unsigned mask, Cfg *plan)
 {
 	int s = clog2(c->nrank);
-	unsigned mask = best_points(c, kind, m, 0, s, R, plan);
+	plan_segments(c, kind, 0, s, mask, plan);
 	if (kind == CK_ALLREDUCE)
 		plan_segments(c, kind, s, 2 * s, mirror_points(mask, s), plan);
 }
 
-/* bridge without R: the R of least model time at the size asked for. */
-static int
-choose_reconfigs(const AlgCtx *c, CollKind kind, const Model *m, Cfg *plan)
+/*
+ * The exact search over the 2^(s-1) sets of points. With R >= 0: the sets
+ * of R points, least transmission (sum of the most loaded link's chunks),
+ * then fewest hops. With R < 0: every set, least model time at the size
+ * asked for. Ties keep the first in mask order.
+ */
+static unsigned
+bridge_points(const AlgCtx *c, const Model *m, int R)
 {
-	int s = clog2(c->nrank), bestR = 0;
-	double best = INFINITY;
-	for (int R = 0; R < s; R++) {
-		plan_bridge(c, kind, m, R, plan);
+	int s = clog2(c->nrank);
+	Cfg *plan = xmalloc((size_t)m->nround * sizeof *plan);
+	unsigned best = 0;
+	Score bs = {-1, 0, 0};
+	double bt = INFINITY;
+	for (unsigned mask = 0; mask < 1u << (s - 1); mask++) {
+		if (R >= 0 && popcount(mask) != R)
+			continue;
+		plan_bridge(c, c->kind, mask, plan);
 		Score sc = score(m, plan);
+		if (sc.load < 0)
+			continue;
 		double tm = model_time(m, sc);
-		if (sc.load >= 0 && tm < best) {
-			best = tm;
-			bestR = R;
+		bool better = R >= 0 ? bs.load < 0 || sc.load < bs.load ||
+		                           (sc.load == bs.load && sc.hops < bs.hops)
+		                     : tm < bt;
+		if (better) {
+			bs = sc, bt = tm;
+			best = mask;
 		}
 	}
-	return bestR;
+	free(plan);
+	return best;
 }
 
 /* ---- building ---- */
@@ -566,8 +561,9 @@ plan_rhd(const AlgCtx *c, CollKind kind, int R, Cfg *plan, int nround)
 	}
 }
 
-Sched *
-alg_bridge(const AlgCtx *c)
+/* mask: the reconfiguration points (bit i: before round i + 1), or -1 to search. */
+static Sched *
+bridge_build(const AlgCtx *c, long mask)
 {
 	BridgeAlg alg = which(c->algorithm);
 	if (check_shape(c, alg) != 0)
@@ -576,12 +572,14 @@ alg_bridge(const AlgCtx *c)
 	Cfg *plan = xmalloc((size_t)nround * sizeof *plan);
 	if (alg == BA_RHD) {
 		plan_rhd(c, c->kind, c->reconfigs < 0 ? 0 : c->reconfigs, plan, nround);
-	} else if (alg == BA_SBRUCK || (alg == BA_BRIDGE && c->reconfigs == 0)) {
+	} else if (alg == BA_SBRUCK || (alg == BA_BRIDGE && c->reconfigs == 0 && mask < 0)) {
 		for (int r = 0; r < nround; r++)
 			plan[r] = subrings(c->topo, 1);
 	} else if (alg == BA_GBRUCK) {
 		for (int r = 0; r < nround; r++)
 			plan[r] = subrings(c->topo, step_offset(c->kind, alg, p, s, r));
+	} else if (mask >= 0) {
+		plan_bridge(c, c->kind, (unsigned)mask, plan);
 	} else {
 		Model m = {.ncfg = s};
 		m.cfg = xmalloc((size_t)s * sizeof *m.cfg);
@@ -589,12 +587,23 @@ alg_bridge(const AlgCtx *c)
 			m.cfg[k] = subrings(c->topo, 1 << k);
 		m.cost = xcalloc((size_t)s * (size_t)nround, sizeof *m.cost);
 		model_costs(c, c->kind, alg, &m);
-		int R = c->reconfigs >= 0 ? c->reconfigs : choose_reconfigs(c, c->kind, &m, plan);
-		plan_bridge(c, c->kind, &m, R, plan);
+		plan_bridge(c, c->kind, bridge_points(c, &m, c->reconfigs), plan);
 		free(m.cfg);
 		free(m.cost);
 	}
 	Sched *sc = build(c, c->kind, alg, plan, nround);
 	free(plan);
 	return sc;
+}
+
+Sched *
+alg_bridge(const AlgCtx *c)
+{
+	return bridge_build(c, -1);
+}
+
+Sched *
+alg_bridge_points(const AlgCtx *c, unsigned mask)
+{
+	return bridge_build(c, (long)mask);
 }

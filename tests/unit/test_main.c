@@ -25,6 +25,7 @@ main(int argc, char **argv)
 		{.pName = "alg", .pTests = alg_tests},
 		{.pName = "backend", .pTests = backend_tests},
 		{.pName = "sim", .pTests = sim_tests},
+		{.pName = "optical", .pTests = optical_tests},
 		{.pName = "golden", .pTests = golden_tests},
 		{.pName = "msccl", .pTests = msccl_tests},
 		{.pName = "robust", .pTests = robust_tests},
