@@ -212,16 +212,23 @@ print_table(const Runner *u, FILE *f)
 	for (int i = 0; i < u->nrow; i++)
 		if ((int)strlen(u->rows[i].name) > w)
 			w = (int)strlen(u->rows[i].name);
-	fprintf(f, "%-*s %-20s %10s %12s %14s %8s %12s\n", w, "collective", "algorithm", "size",
-	        "time", "goodput", "bound", "energy");
+	bool rewires = false; /* a column for optical reconfigurations, when there are any */
+	for (int i = 0; i < u->nrow; i++)
+		rewires |= u->rows[i].r.nreconfig > 0;
+	fprintf(f, "%-*s %-20s %10s %12s %14s %8s %12s%s\n", w, "collective", "algorithm", "size",
+	        "time", "goodput", "bound", "energy", rewires ? "   reconfigurations" : "");
 	for (int i = 0; i < u->nrow; i++) {
 		const Row *r = &u->rows[i];
-		char sz[32], tm[32];
+		char sz[32], tm[32], rt[32];
 		human_bytes(r->size, sz, sizeof sz);
 		human_time(r->r.time_s, tm, sizeof tm);
-		fprintf(f, "%-*s %-20s %10s %12s %9.2f Gb/s %7.1f%% %10.3g J\n", w, r->name,
+		human_time(r->r.reconfig_s, rt, sizeof rt);
+		fprintf(f, "%-*s %-20s %10s %12s %9.2f Gb/s %7.1f%% %10.3g J", w, r->name,
 		        r->algorithm, sz, tm, r->r.goodput_bps / 1e9, r->r.bound_ratio * 100,
 		        r->r.energy_j);
+		if (rewires)
+			fprintf(f, " %6d in %10s", r->r.nreconfig, rt);
+		fputc('\n', f);
 	}
 }
 
@@ -229,12 +236,12 @@ static void
 print_csv(const Runner *u, FILE *f)
 {
 	fprintf(f, "collective,kind,algorithm,size_bytes,time_s,goodput_bps,bound_bps,"
-	           "bound_ratio,energy_j\n");
+	           "bound_ratio,energy_j,reconfigs,reconfig_s\n");
 	for (int i = 0; i < u->nrow; i++) {
 		const Row *r = &u->rows[i];
-		fprintf(f, "%s,%s,%s,%.0f,%.12g,%.12g,%.12g,%.12g,%.12g\n", r->name, r->kind,
+		fprintf(f, "%s,%s,%s,%.0f,%.12g,%.12g,%.12g,%.12g,%.12g,%d,%.12g\n", r->name, r->kind,
 		        r->algorithm, r->size, r->r.time_s, r->r.goodput_bps, r->r.bound_bps,
-		        r->r.bound_ratio, r->r.energy_j);
+		        r->r.bound_ratio, r->r.energy_j, r->r.nreconfig, r->r.reconfig_s);
 	}
 }
 
@@ -252,9 +259,9 @@ print_json(const Runner *u, FILE *f)
 		json_string(f, r->algorithm);
 		fprintf(f, ", \"size_bytes\": %.0f, \"time_s\": %.12g, \"goodput_bps\": %.12g, "
 		           "\"bound_bps\": %.12g, \"bound_ratio\": %.12g, \"energy_j\": %.12g, "
-		           "\"round_end_s\": [",
+		           "\"reconfigs\": %d, \"reconfig_s\": %.12g, \"round_end_s\": [",
 		        r->size, r->r.time_s, r->r.goodput_bps, r->r.bound_bps, r->r.bound_ratio,
-		        r->r.energy_j);
+		        r->r.energy_j, r->r.nreconfig, r->r.reconfig_s);
 		for (int k = 0; k < r->r.nround; k++)
 			fprintf(f, "%s%.12g", k ? ", " : "", r->r.round_end[k]);
 		fputs("], \"link_bytes\": [", f);

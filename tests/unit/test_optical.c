@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "alg.h"
+#include "sim.h"
+#include "simbuild.h"
 #include "tests.h"
 
 typedef struct Ring {
@@ -392,7 +394,130 @@ test_errors(void)
 	ring_free(&r);
 }
 
+/* One run of a schedule in the simulator: picoseconds, and the reconfigurations. */
+static int64_t
+simulate(const Sched *s, int64_t bytes, SimMode mode, SimSync sync, int *nrec)
+{
+	Arena a = {0};
+	SimNet net;
+	CU_ASSERT_EQUAL_FATAL(sim_from_scheds(&a, &s, 1, &net), 0);
+	SimOpts o = {.mode = mode, .sync = sync};
+	SimResult res;
+	char err[256];
+	CU_ASSERT_EQUAL_FATAL(sim_run(&a, &net, 0, bytes, &o, &res, err, sizeof err), 0);
+	*nrec = res.nreconfig;
+	CU_ASSERT(fabs(res.reconfig_s - res.nreconfig * s->topo->net.reconfig_delay) < 1e-15);
+	arena_free(&a);
+	return res.time_ps;
+}
+
+/* The closed form: sum over steps of alpha_step + h alpha_h + L beta, plus
+ * R delta, in integer picoseconds (800 Gb/s: 10 ps per byte). */
+static int64_t
+closed_form_ps(const Sched *s, int64_t bytes)
+{
+	int64_t t = 0;
+	double chunk = (double)bytes / s->nchunk * (s->kind == CK_ALLTOALL ? s->nrank : 1);
+	double *on = xcalloc((size_t)s->topo->nlink, sizeof *on);
+	for (int i = 0; i < s->nmsg;) {
+		int round = s->msg[i].round, j = i, far = 0;
+		double most = 0;
+		for (; j < s->nmsg && s->msg[j].round == round; j++) {
+			const Msg *m = &s->msg[j];
+			int len = sched_route_len(s, m->route);
+			far = len > far ? len : far;
+			for (int k = 0; k < len; k++) {
+				int l = s->route_link[s->route_off[m->route] + k];
+				on[l] += m->n * chunk;
+				most = on[l] > most ? on[l] : most;
+			}
+		}
+		memset(on, 0, (size_t)s->topo->nlink * sizeof *on);
+		t += 1700000 + far * (int64_t)1000000 + (int64_t)llround(most) * 10;
+		i = j;
+	}
+	free(on);
+	return t + sched_nreconfig(s) * (int64_t)10000000;
+}
+
+/* Simulated times equal the closed form to the picosecond: packet mode with
+ * one packet per message, flow mode at any size; both sync modes. */
+static void
+test_sim_closed_form(void)
+{
+	static const CollKind kinds[] = {CK_ALLTOALL, CK_REDUCE_SCATTER, CK_ALLGATHER, CK_ALLREDUCE};
+	static const char *const algs[] = {"bridge", "s_bruck", "g_bruck"};
+	for (size_t k = 0; k < 4; k++)
+		for (size_t a = 0; a < 3; a++)
+			for (int R = 0; R < 4; R++) {
+				if (a > 0 && R > 0)
+					continue;
+				Ring r;
+				ring_init(&r, 16, 0, kinds[k], algs[a], R);
+				r.t->net.mtu = 1 << 20;
+				Sched *s = quiet_build(&r.c, false, 0);
+				CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+				int64_t bytes = 16 << 10; /* 1 KiB blocks */
+				int64_t want = closed_form_ps(s, bytes);
+				for (int mode = 0; mode < 2; mode++)
+					for (int sync = 0; sync < 2; sync++) {
+						int nrec;
+						int64_t got = simulate(s, bytes, (SimMode)mode, (SimSync)sync, &nrec);
+						assert_named(got == want && nrec == sched_nreconfig(s), __LINE__,
+						             __FILE__, "%s %s R %d %s %s: %lld ps, closed form %lld ps, "
+						             "%d reconfigurations", algs[a], coll_kind_name[kinds[k]], R,
+						             mode ? "flow" : "packet", sync ? "deps" : "rounds",
+						             (long long)got, (long long)want, nrec);
+					}
+				/* flow mode at 64 MiB, many packets per message */
+				int nrec;
+				int64_t big = 64 << 20;
+				int64_t got = simulate(s, big, SIM_FLOW, SIM_ROUNDS, &nrec);
+				assert_named(llabs(got - closed_form_ps(s, big)) <= 1, __LINE__, __FILE__,
+				             "%s %s R %d flow 64 MiB: %lld ps, closed form %lld ps", algs[a],
+				             coll_kind_name[kinds[k]], R, (long long)got,
+				             (long long)closed_form_ps(s, big));
+				ring_free(&r);
+			}
+}
+
+/* n = 64, 800 Gb/s, 1 us per hop, alpha_step 1.7 us: Bridge alltoall
+ * (R chosen for the size) against static Bruck, simulated (flow mode). At
+ * delta = 10 us and 128 MiB it is an order of magnitude faster (63 hops of
+ * transmission against 6); the advantage shrinks as delta grows. */
+static void
+test_speedup_vs_static(void)
+{
+	static const double deltas[] = {10e-6, 100e-6, 1e-3, 5e-3};
+	int64_t bytes = 128 << 20;
+	double last = INFINITY;
+	for (size_t i = 0; i < 4; i++) {
+		Ring r;
+		ring_init(&r, 64, 0, CK_ALLTOALL, "bridge", -1);
+		r.t->net.reconfig_delay = deltas[i];
+		r.c.size = (double)bytes;
+		Sched *b = quiet_build(&r.c, false, 0);
+		r.c.algorithm = "s_bruck";
+		Sched *s = quiet_build(&r.c, false, 0);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+		int nb, ns;
+		double tb = (double)simulate(b, bytes, SIM_FLOW, SIM_ROUNDS, &nb);
+		double ts = (double)simulate(s, bytes, SIM_FLOW, SIM_ROUNDS, &ns);
+		double gain = ts / tb;
+		if (i == 0)
+			assert_named(gain > 10 && nb == 5, __LINE__, __FILE__,
+			             "delta 10 us: %.2fx with %d reconfigurations", gain, nb);
+		assert_named(gain < last && gain > 1, __LINE__, __FILE__,
+		             "delta %g s: %.2fx, not below %.2fx", deltas[i], gain, last);
+		last = gain;
+		ring_free(&r);
+	}
+}
+
 CU_TestInfo optical_tests[] = {
+	{"n = 64, delta = 10 us: 10x over static Bruck, shrinking with delta", test_speedup_vs_static},
+	{"simulated times equal the closed form, delay included", test_sim_closed_form},
 	{"n = 16, R = 1: subrings of 4, 0 reaches 4 in 1 hop and 8 in 2", test_worked_example},
 	{"reconfiguring at k: 2^k subrings holding every later peer", test_subrings},
 	{"n = 64 points: A2A periodic, RS earlier, AG later", test_points_table},
