@@ -1109,6 +1109,34 @@ main_calls(const Sched *s, FILE *f)
 	}
 }
 
+/* The interpreter; a schedule on an optical ring that rewires its circuits
+ * gets a barrier at each reconfiguration: every rank waits there, as every
+ * link does while the switch is rewired (docs/mpi.md). */
+static void
+emit_interpreter(const Sched *s, FILE *f)
+{
+	int nrec = sched_nreconfig(s);
+	if (nrec) {
+		fprintf(f, "\n/* the rounds before which the optical switch is rewired */\n"
+		           "enum { NREWIRE = %d };\nstatic const int collc_rewire[NREWIRE] = {", nrec);
+		for (int i = 0, k = 0; i < s->nphase; i++)
+			if (s->phase[i].reconfig)
+				fprintf(f, "%s%d", k++ ? ", " : "", s->phase[i].round);
+		fputs("};\n", f);
+	}
+	for (int i = 0; interpreter[i]; i++) {
+		if (nrec && strcmp(interpreter[i], "\tfree(req);\n") == 0)
+			fputs("\tfor (; rewired < NREWIRE; rewired++)\n\t\tMPI_Barrier(comm);\n", f);
+		fputs(interpreter[i], f);
+		if (nrec && strcmp(interpreter[i], "\tint rc = MPI_SUCCESS;\n") == 0)
+			fputs("\tint rewired = 0; /* reconfigurations passed */\n", f);
+		if (nrec && strcmp(interpreter[i], "\t\tint j = i;\n") == 0)
+			fputs("\t\t/* the circuits are rewired before this round: every rank waits */\n"
+			      "\t\tfor (; rewired < NREWIRE && collc_rewire[rewired] <= plan.op[i].round; "
+			      "rewired++)\n\t\t\tMPI_Barrier(comm);\n", f);
+	}
+}
+
 static int
 emit_mpi(const Prog *p, const BuildOpts *o, FILE *f)
 {
@@ -1151,8 +1179,7 @@ emit_mpi(const Prog *p, const BuildOpts *o, FILE *f)
 	table(f, "static const int chunk_block", blk, s->nchunk);
 	table(f, "static const int chunk_piece", piece, s->nchunk);
 	free(blk), free(piece), free(pos);
-	for (int i = 0; interpreter[i]; i++)
-		fputs(interpreter[i], f);
+	emit_interpreter(s, f);
 	emit_function(s, f);
 	if (o->with_main) {
 		fputs("\n", f);

@@ -1373,6 +1373,20 @@ msccl_lower(Arena *a, const Sched *sched, const BuildOpts *o, MProg *out)
 	return 0;
 }
 
+/* MSCCL cannot rewire a fabric: the file is the schedule as it runs on the
+ * circuits of each round, and says where the switch is rewired. */
+static void
+reconfig_comment(const Sched *s, FILE *f)
+{
+	fprintf(f, "<!-- %s on an optical ring: the circuit switch is rewired before round", s->name);
+	for (int i = 0, k = 0; i < s->nphase; i++)
+		if (s->phase[i].reconfig)
+			fprintf(f, "%s %d", k++ ? "," : "", s->phase[i].round + 1);
+	fprintf(f, " of %d (%d reconfigurations); every rank waits there. MSCCL cannot rewire a "
+	           "fabric: this is the schedule as it runs on the circuits of each round. -->\n",
+	        s->nround, sched_nreconfig(s));
+}
+
 static int
 emit_msccl(const Prog *prog, const BuildOpts *o, FILE *f)
 {
@@ -1389,6 +1403,8 @@ emit_msccl(const Prog *prog, const BuildOpts *o, FILE *f)
 	Arena a = {0};
 	MProg p;
 	int rc = msccl_lower(&a, sel[0], o, &p);
+	if (rc == 0 && sched_nreconfig(sel[0]) > 0)
+		reconfig_comment(sel[0], f);
 	if (rc == 0)
 		rc = write_xml(&p, f);
 	arena_free(&a);
