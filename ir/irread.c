@@ -291,6 +291,28 @@ int_list(Reader *r, const char *head, int n, long lo, long hi)
 	return v;
 }
 
+/* phase ROUND rewired|kept NEXT...: a circuit configuration (verify checks it). */
+static void
+read_phase(Reader *r, Sched *s, int nround)
+{
+	int nb = optical_nblock(s->topo);
+	Phase ph = {.round = (int)integer(r, 0, nround > 0 ? nround - 1 : 0)};
+	char how[16];
+	if (!word(r, how, sizeof how) || (strcmp(how, "rewired") && strcmp(how, "kept")))
+		fail(r, "expected 'rewired' or 'kept' after the phase's round");
+	ph.reconfig = how[0] == 'r';
+	ph.next = arena_array(r->a, (size_t)nb, sizeof *ph.next);
+	for (int b = 0; b < nb && !r->failed; b++)
+		ph.next[b] = (int)integer(r, 0, nb - 1);
+	if (r->failed)
+		return;
+	Phase *grown = arena_array(r->a, (size_t)s->nphase + 1, sizeof *grown);
+	if (s->nphase)
+		memcpy(grown, s->phase, (size_t)s->nphase * sizeof *grown);
+	grown[s->nphase++] = ph;
+	s->phase = grown;
+}
+
 static void
 read_schedule(Reader *r)
 {
@@ -372,6 +394,8 @@ read_schedule(Reader *r)
 				links[i] = (int)integer(r, 0, t->nlink - 1);
 			if (!r->failed && sched_route(&r->sb, links, len) != id)
 				fail(r, "routes must be numbered 0, 1, ... in order, each once");
+		} else if (strcmp(w, "phase") == 0 && !sym && t->kind == TK_OPTICAL_RING) {
+			read_phase(r, s, nround);
 		} else if (strcmp(w, "msg") == 0 && !sym) {
 			int round = (int)integer(r, 0, nround - 1);
 			int src = (int)integer(r, 0, nrank - 1), dst = (int)integer(r, 0, nrank - 1);
