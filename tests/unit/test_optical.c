@@ -201,29 +201,39 @@ test_points_table(void)
 	ring_free(&r);
 }
 
-/* The transmission and hop sums of a schedule, from its messages. */
+/* The round of messages from *i (moved past it): its most loaded link's
+ * load, counting each chunk as `chunk`, and its longest route. */
+static void
+round_cost(const Sched *s, int *i, double chunk, double *on, double *most, int *far)
+{
+	int round = s->msg[*i].round, j = *i;
+	*most = 0, *far = 0;
+	for (; j < s->nmsg && s->msg[j].round == round; j++) {
+		const Msg *m = &s->msg[j];
+		int len = sched_route_len(s, m->route);
+		*far = len > *far ? len : *far;
+		for (int k = 0; k < len; k++) {
+			int l = s->route_link[s->route_off[m->route] + k];
+			on[l] += m->n * chunk;
+			*most = on[l] > *most ? on[l] : *most;
+		}
+	}
+	memset(on, 0, (size_t)s->topo->nlink * sizeof *on);
+	*i = j;
+}
+
+/* The transmission (chunks) and hop sums of a schedule, from its messages. */
 static void
 measure(const Sched *s, double *load, double *hops)
 {
 	*load = *hops = 0;
 	double *on = xcalloc((size_t)s->topo->nlink, sizeof *on);
 	for (int i = 0; i < s->nmsg;) {
-		int round = s->msg[i].round, j = i;
-		double most = 0, far = 0;
-		for (; j < s->nmsg && s->msg[j].round == round; j++) {
-			const Msg *m = &s->msg[j];
-			int len = sched_route_len(s, m->route);
-			far = len > far ? len : far;
-			for (int k = 0; k < len; k++) {
-				int l = s->route_link[s->route_off[m->route] + k];
-				on[l] += m->n;
-				most = on[l] > most ? on[l] : most;
-			}
-		}
-		memset(on, 0, (size_t)s->topo->nlink * sizeof *on);
+		double most;
+		int far;
+		round_cost(s, &i, 1, on, &most, &far);
 		*load += most;
 		*hops += far;
-		i = j;
 	}
 	free(on);
 }
@@ -420,21 +430,10 @@ closed_form_ps(const Sched *s, int64_t bytes)
 	double chunk = (double)bytes / s->nchunk * (s->kind == CK_ALLTOALL ? s->nrank : 1);
 	double *on = xcalloc((size_t)s->topo->nlink, sizeof *on);
 	for (int i = 0; i < s->nmsg;) {
-		int round = s->msg[i].round, j = i, far = 0;
-		double most = 0;
-		for (; j < s->nmsg && s->msg[j].round == round; j++) {
-			const Msg *m = &s->msg[j];
-			int len = sched_route_len(s, m->route);
-			far = len > far ? len : far;
-			for (int k = 0; k < len; k++) {
-				int l = s->route_link[s->route_off[m->route] + k];
-				on[l] += m->n * chunk;
-				most = on[l] > most ? on[l] : most;
-			}
-		}
-		memset(on, 0, (size_t)s->topo->nlink * sizeof *on);
+		double most;
+		int far;
+		round_cost(s, &i, chunk, on, &most, &far);
 		t += 1700000 + far * (int64_t)1000000 + (int64_t)llround(most) * 10;
-		i = j;
 	}
 	free(on);
 	return t + sched_nreconfig(s) * (int64_t)10000000;
@@ -481,6 +480,19 @@ test_sim_closed_form(void)
 			}
 }
 
+/* The simulated time (flow mode, by rounds) of a's schedule over b's; b's
+ * reconfigurations in *nb. */
+static double
+speedup(const AlgCtx *a, const AlgCtx *b, int64_t bytes, int *nb)
+{
+	Sched *x = quiet_build(a, false, 0), *y = quiet_build(b, false, 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(x);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(y);
+	int nx;
+	double tx = (double)simulate(x, bytes, SIM_FLOW, SIM_ROUNDS, &nx);
+	return tx / (double)simulate(y, bytes, SIM_FLOW, SIM_ROUNDS, nb);
+}
+
 /* n = 64, 800 Gb/s, 1 us per hop, alpha_step 1.7 us: Bridge alltoall
  * (R chosen for the size) against static Bruck, simulated (flow mode). At
  * delta = 10 us and 128 MiB it is an order of magnitude faster (63 hops of
@@ -496,15 +508,10 @@ test_speedup_vs_static(void)
 		ring_init(&r, 64, 0, CK_ALLTOALL, "bridge", -1);
 		r.t->net.reconfig_delay = deltas[i];
 		r.c.size = (double)bytes;
-		Sched *b = quiet_build(&r.c, false, 0);
-		r.c.algorithm = "s_bruck";
-		Sched *s = quiet_build(&r.c, false, 0);
-		CU_ASSERT_PTR_NOT_NULL_FATAL(b);
-		CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-		int nb, ns;
-		double tb = (double)simulate(b, bytes, SIM_FLOW, SIM_ROUNDS, &nb);
-		double ts = (double)simulate(s, bytes, SIM_FLOW, SIM_ROUNDS, &ns);
-		double gain = ts / tb;
+		AlgCtx sb = r.c;
+		sb.algorithm = "s_bruck";
+		int nb;
+		double gain = speedup(&sb, &r.c, bytes, &nb);
 		if (i == 0)
 			assert_named(gain > 10 && nb == 5, __LINE__, __FILE__,
 			             "delta 10 us: %.2fx with %d reconfigurations", gain, nb);
@@ -513,10 +520,25 @@ test_speedup_vs_static(void)
 		last = gain;
 		ring_free(&r);
 	}
+	/* the mirrored copy on the reverse fibers: 2x for every variant (less
+	 * the delay, which both pay) */
+	static const char *const algs[] = {"bridge", "s_bruck", "g_bruck"};
+	for (size_t a = 0; a < 3; a++) {
+		Ring r;
+		ring_init(&r, 64, 0, CK_ALLTOALL, algs[a], a == 0 ? 2 : -1);
+		AlgCtx two = r.c;
+		two.mirrored = true;
+		int n2;
+		double gain = speedup(&r.c, &two, bytes, &n2);
+		assert_named(gain > 1.95 && gain <= 2, __LINE__, __FILE__, "%s mirrored: %.3fx", algs[a],
+		             gain);
+		ring_free(&r);
+	}
 }
 
 CU_TestInfo optical_tests[] = {
-	{"n = 64, delta = 10 us: 10x over static Bruck, shrinking with delta", test_speedup_vs_static},
+	{"n = 64, delta = 10 us: 10x over static Bruck, shrinking with delta; mirrored 2x",
+	 test_speedup_vs_static},
 	{"simulated times equal the closed form, delay included", test_sim_closed_form},
 	{"n = 16, R = 1: subrings of 4, 0 reaches 4 in 1 hop and 8 in 2", test_worked_example},
 	{"reconfiguring at k: 2^k subrings holding every later peer", test_subrings},
