@@ -276,7 +276,7 @@ add_circuits(Builder *b, int n, int block)
 	int off[64], noff = 0;
 	for (int k = 0; (1 << k) < nblock; k++)
 		for (int sign = 1; sign >= -1; sign -= 2) {
-			int d = ((sign << k) % nblock + nblock) % nblock, dup = 0;
+			int d = ((sign * (1 << k)) % nblock + nblock) % nblock, dup = 0;
 			for (int i = 0; i < noff; i++)
 				dup |= off[i] == d;
 			if (!dup)
