@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "alg.h"
+#include "exec.h"
 #include "sim.h"
 #include "simbuild.h"
 #include "tests.h"
@@ -326,6 +327,35 @@ test_every_variant(void)
 					}
 }
 
+/* collc run's executor on real data: every algorithm and kind, mirrored
+ * and with blocks of 2 nodes per port pair, int32 sums (exact). */
+static void
+test_executes(void)
+{
+	static const char *const algs[] = {"bridge", "s_bruck", "g_bruck", "r_hd"};
+	static const CollKind kinds[] = {CK_ALLTOALL, CK_REDUCE_SCATTER, CK_ALLGATHER, CK_ALLREDUCE};
+	for (int ports = 32; ports >= 16; ports /= 2)
+		for (size_t a = 0; a < 4; a++)
+			for (size_t k = 0; k < 4; k++)
+				for (int mir = 0; mir < 2; mir++) {
+					if (a == 3 && (mir || kinds[k] == CK_ALLTOALL))
+						continue;
+					Ring r;
+					ring_init(&r, 16, ports, kinds[k], algs[a], a == 0 ? 2 : -1);
+					r.c.mirrored = mir;
+					Sched *s = quiet_build(&r.c, false, 0);
+					CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+					ExecOpts o = {.bytes = 16 * 1024 + 4 * 37, .dtype = RD_INT32, .op = RO_SUM};
+					double sec;
+					diag_mute(true);
+					int rc = exec_sched(s, &o, &sec);
+					diag_mute(false);
+					assert_named(rc == 0, __LINE__, __FILE__, "%s%s %s, ports %d: wrong result",
+					             algs[a], mir ? "(mirrored)" : "", coll_kind_name[kinds[k]], ports);
+					ring_free(&r);
+				}
+}
+
 /* G-Bruck: every step one hop; S-Bruck: 2^k hops, no reconfiguration;
  * mirrored: half of each message's chunks on the reverse fibers. */
 static void
@@ -546,6 +576,7 @@ CU_TestInfo optical_tests[] = {
 	{"the search against every set of points, n <= 64", test_search_exhaustive},
 	{"every algorithm, kind, mirror and port count verifies", test_every_variant},
 	{"S-Bruck, G-Bruck, mirrored, R-HD hop counts", test_baselines},
+	{"every algorithm and kind runs on real data (collc run's executor)", test_executes},
 	{"errors: shapes, configurations, routes", test_errors},
 	CU_TEST_INFO_NULL,
 };
