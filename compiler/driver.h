@@ -50,5 +50,6 @@ int cmd_build(int argc, char **argv);
 int cmd_fmt(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
+int cmd_explain(int argc, char **argv); /* cmd_explain.c */
 
 #endif

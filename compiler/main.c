@@ -44,6 +44,10 @@ static const char usage[] =
 	"                        simulate each collective on its links for every size:\n"
 	"                        time, goodput, bound ratio, energy (docs/sim.md)\n"
 	"  fmt FILE [-o OUT]     print FILE in canonical form (to OUT, written whole)\n"
+	"  explain FILE [--collective NAME] [--svg OUT.svg]\n"
+	"                        show a small schedule round by round: messages, the chunks\n"
+	"                        each rank holds with their contributions, busiest links;\n"
+	"                        --svg writes a timeline of one collective\n"
 	"\n"
 	"options:\n"
 	"  -h, --help            this text\n"
@@ -391,6 +395,7 @@ main(int argc, char **argv)
 		{"fmt", cmd_fmt},
 		{"run", cmd_run},
 		{"sim", cmd_sim},
+		{"explain", cmd_explain},
 	};
 	int rc = -1;
 	for (size_t i = 0; i < countof(commands); i++)

@@ -52,6 +52,13 @@ typedef enum ExprKind {
 	EX_ADD,
 	EX_SUB,
 	EX_MUL,
+	/* schedule bodies only (section 13 of docs/language.md) */
+	EX_DIV,   /* a / b, floor division */
+	EX_MOD,   /* a mod b, in 0..b-1 */
+	EX_EQ, EX_NE, EX_LT, EX_LE, EX_GT, EX_GE, /* comparisons: 1 or 0 */
+	EX_AND, EX_OR, /* logic on 0 / non-0 */
+	EX_NOT,   /* not a (lhs) */
+	EX_CALL,  /* helper(a, b): text the name, elem the arguments */
 } ExprKind;
 
 typedef struct Expr Expr;
@@ -125,7 +132,52 @@ typedef enum ItemKind {
 	IT_ROUTING,   /* routing dor; */
 	IT_RANKS,     /* ranks all; ranks 0..15, 32; */
 	IT_ROOT,      /* root (0, 0); */
+	IT_SCHEDULE,  /* schedule [modifiers] { statements }   collective: a user schedule */
 } ItemKind;
+
+/* ---- user schedules: statements of a `schedule { ... }` block ---- */
+
+typedef enum StmtKind {
+	ST_LET,      /* let x = e; */
+	ST_FOR,      /* for x in lo..hi { ... } */
+	ST_IF,       /* if c { ... } [else { ... }] */
+	ST_ROUND,    /* round { ... }: the next round */
+	ST_SEND,     /* send CHUNKS from A to B reduce|copy [over link [K]]; */
+	ST_USE,      /* use ALGORITHM for KIND [ranks LIST]; a library schedule */
+	ST_TOGETHER, /* together { ... }: each statement starts at the same round */
+} StmtKind;
+
+typedef struct Stmt Stmt;
+
+typedef struct StmtList {
+	Stmt **v;
+	int n, cap;
+	Loc open, end;      /* the braces; open.line 0 for the `if` of an `else if` */
+} StmtList;
+
+struct Stmt {
+	StmtKind kind;
+	Loc loc;
+	int end_line;
+	const char *name;   /* ST_LET, ST_FOR: the variable; ST_SEND: reduce or copy;
+	                       ST_USE: the collective kind */
+	Loc name_loc;
+	Expr *value;        /* ST_LET: value; ST_FOR: the range; ST_IF: condition;
+	                       ST_SEND: the chunks (an index or a range) */
+	Expr *from, *to;    /* ST_SEND: ranks */
+	bool over;          /* ST_SEND: `over link` */
+	Expr *link;         /* ST_SEND: `over link K`, or NULL */
+	Call *call;         /* ST_USE: the algorithm */
+	ExprList list;      /* ST_USE: ranks of a sub-communicator (empty: all) */
+	StmtList *body;     /* ST_FOR, ST_IF, ST_ROUND, ST_TOGETHER */
+	StmtList *orelse;   /* ST_IF: else, or NULL */
+};
+
+typedef struct Schedule {
+	Call **mod;         /* symmetric(group G), contention_free */
+	int nmod, capmod;
+	StmtList *body;
+} Schedule;
 
 typedef struct Item Item;
 
@@ -148,6 +200,7 @@ struct Item {
 	Expr *from, *to;    /* IT_LINK, IT_EDGE (child, parent) */
 	Call *call;         /* IT_ALGORITHM (NULL for auto) */
 	Block *body;        /* IT_NETWORK, IT_LINK overrides (NULL if none) */
+	Schedule *sched;    /* IT_SCHEDULE */
 };
 
 /* ---- declarations ---- */
@@ -227,6 +280,11 @@ Block *ast_block(Parse *, Loc);
 Block *ast_block_add(Parse *, Block *, Item *);
 Item *ast_item(Parse *, ItemKind, Loc);
 Decl *ast_decl(Parse *, DeclKind, Loc, int end_line);
+/* schedule.c: the builders of schedule bodies */
+Expr *ast_call_expr(Parse *, Loc, const char *name, ExprList *args); /* args may be NULL */
+Stmt *ast_stmt(Parse *, StmtKind, Loc);
+StmtList *ast_stmts(Parse *, StmtList *, Stmt *); /* NULL list: a new one */
+Schedule *ast_schedule_mod(Parse *, Schedule *, Call *); /* NULL: a new one */
 void ast_comment(Parse *, Loc, int end_line, const char *text, size_t len);
 
 /*
@@ -241,6 +299,26 @@ File *parse_text(Arena *, const char *path, const char *text, size_t len);
 /* Reports every error it finds; returns the number of errors. Annotates
  * each Decl with its node space or topology (see Decl). */
 int sema(File *);
+
+/* schedule.c: the front-end checks of a collective's `schedule` block:
+ * names bound, helpers known with their arity, reduce or copy, rounds that
+ * do not nest, sends inside rounds, modifiers, `use` of library algorithms.
+ * space: the collective's topology's nodes (NULL if it has an error), for
+ * the roots of `symmetric(group G, roots ...)`; group_ok(ctx, name) checks
+ * (and reports) the group's name against the declarations above. */
+void sema_schedule(const Item *, const NodeSpace *space,
+                   bool (*group_ok)(void *ctx, const Expr *name), void *ctx);
+/* The names every schedule body sees (p, nchunks, dims, root). */
+extern const char *const sched_builtin_names[];
+extern const int sched_nbuiltin_names;
+/* The helpers a schedule body may call (name, argument count). */
+typedef struct Helper {
+	const char *name;
+	int nargs;      /* -1: one or more */
+	const char *usage;
+} Helper;
+extern const Helper sched_helpers[];
+extern const int sched_nhelpers;
 
 /* ---- node references (ast.c), shared by sema and the IR's lowering ---- */
 

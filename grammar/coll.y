@@ -42,7 +42,11 @@ static void yyerror(YYLTYPE *, yyscan_t, Parse *, const char *);
 %token KW_NODES "nodes" KW_SWITCHES "switches" KW_LINK "link"
 %token KW_ALGORITHM "algorithm" KW_CHUNKS "chunks" KW_ROUTING "routing"
 %token KW_RANKS "ranks" KW_ALL "all" KW_AUTO "auto"
-%token ARROW "->" BIARROW "<->" DOTDOT ".."
+%token KW_SCHEDULE "schedule" KW_ROUND "round" KW_TOGETHER "together" KW_FOR "for"
+%token KW_IN "in" KW_LET "let" KW_IF "if" KW_ELSE "else" KW_SEND "send" KW_FROM "from"
+%token KW_TO "to" KW_OVER "over" KW_USE "use" KW_MOD "mod" KW_AND "and" KW_OR "or"
+%token KW_NOT "not"
+%token ARROW "->" BIARROW "<->" DOTDOT ".." EQ "==" NE "!=" LE "<=" GE ">="
 
 %type <Expr *> expr sum term unary primary number
 %type <ExprList *> exprs maps
@@ -50,6 +54,11 @@ static void yyerror(YYLTYPE *, yyscan_t, Parse *, const char *);
 %type <const char *> label
 %type <Block *> block items
 %type <Item *> item
+%type <Expr *> sx sx_or sx_and sx_cmp sx_sum sx_term sx_unary sx_primary
+%type <ExprList *> sx_list
+%type <Stmt *> stmt if_stmt send
+%type <StmtList *> stmts body
+%type <Schedule *> sched_head
 
 %%
 
@@ -159,6 +168,9 @@ item
 		{ $$ = ast_item(p, IT_RANKS, LOC(@1)); $$->list = *$2; $$->end_line = @$.last_line; }
 	| "root" expr ';'
 		{ $$ = ast_item(p, IT_ROOT, LOC(@1)); $$->value = $2; $$->end_line = @$.last_line; }
+	| "schedule" sched_head body opt_semi
+		{ $$ = ast_item(p, IT_SCHEDULE, LOC(@1)); $$->sched = $2; $$->sched->body = $3;
+		  $$->end_line = @3.last_line; }
 	;
 
 maps
@@ -222,6 +234,126 @@ primary
 number
 	: NUMBER
 	| NUMBER IDENT     { $$ = ast_with_unit(p, $1, $2, LOC(@2)); }
+	;
+
+/* ---- user schedules (schedule.c builds, sema_schedule checks) ---- */
+
+sched_head
+	: %empty            { $$ = ast_schedule_mod(p, NULL, NULL); }
+	| sched_head call   { $$ = ast_schedule_mod(p, $1, $2); }
+	;
+
+body
+	: '{' stmts '}'     { $$ = $2; $$->open = LOC(@1); $$->end = LOC(@3); }
+	;
+
+stmts
+	: %empty            { $$ = ast_stmts(p, NULL, NULL); }
+	| stmts stmt        { $$ = ast_stmts(p, $1, $2); }
+	| stmts error ';'   { $$ = $1; yyerrok; }
+	;
+
+stmt
+	: "let" IDENT '=' sx ';'
+		{ $$ = ast_stmt(p, ST_LET, LOC(@1)); $$->name = $2; $$->name_loc = LOC(@2);
+		  $$->value = $4; $$->end_line = @$.last_line; }
+	| "for" IDENT "in" sx body
+		{ $$ = ast_stmt(p, ST_FOR, LOC(@1)); $$->name = $2; $$->name_loc = LOC(@2);
+		  $$->value = $4; $$->body = $5; $$->end_line = @$.last_line; }
+	| if_stmt
+	| "round" body
+		{ $$ = ast_stmt(p, ST_ROUND, LOC(@1)); $$->body = $2; $$->end_line = @$.last_line; }
+	| "together" body
+		{ $$ = ast_stmt(p, ST_TOGETHER, LOC(@1)); $$->body = $2; $$->end_line = @$.last_line; }
+	| send ';'
+		{ $$ = $1; $$->end_line = @$.last_line; }
+	| send "over" "link" ';'
+		{ $$ = $1; $$->over = true; $$->end_line = @$.last_line; }
+	| send "over" "link" sx ';'
+		{ $$ = $1; $$->over = true; $$->link = $4; $$->end_line = @$.last_line; }
+	| "use" call "for" IDENT ';'
+		{ $$ = ast_stmt(p, ST_USE, LOC(@1)); $$->call = $2; $$->name = $4;
+		  $$->name_loc = LOC(@4); $$->end_line = @$.last_line; }
+	| "use" call "for" IDENT "ranks" sx_list ';'
+		{ $$ = ast_stmt(p, ST_USE, LOC(@1)); $$->call = $2; $$->name = $4;
+		  $$->name_loc = LOC(@4); $$->list = *$6; $$->end_line = @$.last_line; }
+	;
+
+if_stmt
+	: "if" sx body
+		{ $$ = ast_stmt(p, ST_IF, LOC(@1)); $$->value = $2; $$->body = $3;
+		  $$->end_line = @$.last_line; }
+	| "if" sx body "else" body
+		{ $$ = ast_stmt(p, ST_IF, LOC(@1)); $$->value = $2; $$->body = $3; $$->orelse = $5;
+		  $$->end_line = @$.last_line; }
+	| "if" sx body "else" if_stmt
+		{ $$ = ast_stmt(p, ST_IF, LOC(@1)); $$->value = $2; $$->body = $3;
+		  $$->orelse = ast_stmts(p, NULL, $5); $$->orelse->end = $5->loc;
+		  $$->end_line = @$.last_line; }
+	;
+
+send
+	: "send" sx "from" sx "to" sx IDENT
+		{ $$ = ast_stmt(p, ST_SEND, LOC(@1)); $$->value = $2; $$->from = $4; $$->to = $6;
+		  $$->name = $7; $$->name_loc = LOC(@7); }
+	;
+
+sx_list
+	: sx                { $$ = ast_list(p, NULL, $1); }
+	| sx_list ',' sx    { $$ = ast_list(p, $1, $3); }
+	;
+
+sx
+	: sx_or
+	| sx_or ".." sx_or  { $$ = ast_binary(p, LOC(@1), EX_RANGE, $1, $3); }
+	;
+
+sx_or
+	: sx_and
+	| sx_or "or" sx_and { $$ = ast_binary(p, LOC(@1), EX_OR, $1, $3); }
+	;
+
+sx_and
+	: sx_cmp
+	| sx_and "and" sx_cmp { $$ = ast_binary(p, LOC(@1), EX_AND, $1, $3); }
+	;
+
+sx_cmp
+	: sx_sum
+	| sx_sum "==" sx_sum  { $$ = ast_binary(p, LOC(@1), EX_EQ, $1, $3); }
+	| sx_sum "!=" sx_sum  { $$ = ast_binary(p, LOC(@1), EX_NE, $1, $3); }
+	| sx_sum '<' sx_sum   { $$ = ast_binary(p, LOC(@1), EX_LT, $1, $3); }
+	| sx_sum "<=" sx_sum  { $$ = ast_binary(p, LOC(@1), EX_LE, $1, $3); }
+	| sx_sum '>' sx_sum   { $$ = ast_binary(p, LOC(@1), EX_GT, $1, $3); }
+	| sx_sum ">=" sx_sum  { $$ = ast_binary(p, LOC(@1), EX_GE, $1, $3); }
+	;
+
+sx_sum
+	: sx_term
+	| sx_sum '+' sx_term  { $$ = ast_binary(p, LOC(@1), EX_ADD, $1, $3); }
+	| sx_sum '-' sx_term  { $$ = ast_binary(p, LOC(@1), EX_SUB, $1, $3); }
+	;
+
+sx_term
+	: sx_unary
+	| sx_term '*' sx_unary   { $$ = ast_binary(p, LOC(@1), EX_MUL, $1, $3); }
+	| sx_term '/' sx_unary   { $$ = ast_binary(p, LOC(@1), EX_DIV, $1, $3); }
+	| sx_term "mod" sx_unary { $$ = ast_binary(p, LOC(@1), EX_MOD, $1, $3); }
+	;
+
+sx_unary
+	: sx_primary
+	| '-' sx_unary      { $$ = ast_unary(p, LOC(@1), EX_NEG, $2); }
+	| "not" sx_unary    { $$ = ast_unary(p, LOC(@1), EX_NOT, $2); }
+	;
+
+sx_primary
+	: NUMBER
+	| IDENT             { $$ = ast_name(p, LOC(@1), $1); }
+	| "root"            { $$ = ast_name(p, LOC(@1), "root"); }
+	| IDENT '(' ')'     { $$ = ast_call_expr(p, LOC(@1), $1, NULL); }
+	| IDENT '(' sx_list ')' { $$ = ast_call_expr(p, LOC(@1), $1, $3); }
+	| '(' sx_list ')'   { $$ = ast_tuple(p, LOC(@1), $2); }
 	;
 
 %%

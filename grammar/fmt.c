@@ -194,8 +194,12 @@ exprs(Printer *p, const ExprList *l)
 static void
 expr(Printer *p, const Expr *e)
 {
-	static const char *const op[] = {[EX_ADD] = " + ", [EX_SUB] = " - ", [EX_MUL] = " * ",
-	                                  [EX_RANGE] = ".."};
+	static const char *const op[] = {
+		[EX_ADD] = " + ", [EX_SUB] = " - ", [EX_MUL] = " * ", [EX_RANGE] = "..",
+		[EX_DIV] = " / ", [EX_MOD] = " mod ", [EX_EQ] = " == ", [EX_NE] = " != ",
+		[EX_LT] = " < ", [EX_LE] = " <= ", [EX_GT] = " > ", [EX_GE] = " >= ",
+		[EX_AND] = " and ", [EX_OR] = " or ",
+	};
 	switch (e->kind) {
 	case EX_INT:
 		fprintf(p->out, "%lld", (long long)e->ival);
@@ -209,14 +213,20 @@ expr(Printer *p, const Expr *e)
 		exprs(p, &(ExprList){.v = e->elem, .n = e->nelem});
 		fputc(')', p->out);
 		break;
+	case EX_CALL:
+		fprintf(p->out, "%s(", e->text);
+		exprs(p, &(ExprList){.v = e->elem, .n = e->nelem});
+		fputc(')', p->out);
+		break;
 	case EX_NEG:
 		fputc('-', p->out);
 		expr(p, e->lhs);
 		break;
-	case EX_RANGE:
-	case EX_ADD:
-	case EX_SUB:
-	case EX_MUL:
+	case EX_NOT:
+		fputs("not ", p->out);
+		expr(p, e->lhs);
+		break;
+	default:
 		expr(p, e->lhs);
 		fputs(op[e->kind], p->out);
 		expr(p, e->rhs);
@@ -248,6 +258,90 @@ call(Printer *p, const Call *c)
 }
 
 static void item(Printer *, const Item *, Loc next);
+static void stmt(Printer *, const Stmt *, Loc next, bool continued);
+
+/* " {", the statements, and "}" (the caller ends the line). */
+static void
+stmt_body(Printer *p, const StmtList *l)
+{
+	fputs(" {", p->out);
+	comments_trailing(p, l->open.line, l->n ? l->v[0]->loc : l->end);
+	p->depth++;
+	p->fresh = true;
+	for (int i = 0; i < l->n; i++)
+		stmt(p, l->v[i], i + 1 < l->n ? l->v[i + 1]->loc : l->end, false);
+	comments_before(p, l->end.line);
+	p->depth--;
+	start_line(p);
+	fputc('}', p->out);
+}
+
+/* One statement of a schedule; `continued` for the `if` of an `else if`,
+ * which goes on the line of the `else`. */
+static void
+stmt(Printer *p, const Stmt *s, Loc next, bool continued)
+{
+	if (!continued)
+		begin(p, s->loc);
+	switch (s->kind) {
+	case ST_LET:
+		fprintf(p->out, "let %s = ", s->name);
+		expr(p, s->value);
+		fputc(';', p->out);
+		break;
+	case ST_FOR:
+		fprintf(p->out, "for %s in ", s->name);
+		expr(p, s->value);
+		stmt_body(p, s->body);
+		break;
+	case ST_IF:
+		fputs("if ", p->out);
+		expr(p, s->value);
+		stmt_body(p, s->body);
+		if (s->orelse && s->orelse->open.line == 0) {
+			fputs(" else ", p->out);
+			stmt(p, s->orelse->v[0], next, true);
+			return;
+		}
+		if (s->orelse) {
+			fputs(" else", p->out);
+			stmt_body(p, s->orelse);
+		}
+		break;
+	case ST_ROUND:
+	case ST_TOGETHER:
+		fputs(s->kind == ST_ROUND ? "round" : "together", p->out);
+		stmt_body(p, s->body);
+		break;
+	case ST_SEND:
+		fputs("send ", p->out);
+		expr(p, s->value);
+		fputs(" from ", p->out);
+		expr(p, s->from);
+		fputs(" to ", p->out);
+		expr(p, s->to);
+		fprintf(p->out, " %s", s->name);
+		if (s->over)
+			fputs(" over link", p->out);
+		if (s->link) {
+			fputc(' ', p->out);
+			expr(p, s->link);
+		}
+		fputc(';', p->out);
+		break;
+	case ST_USE:
+		fputs("use ", p->out);
+		call(p, s->call);
+		fprintf(p->out, " for %s", s->name);
+		if (s->list.n) {
+			fputs(" ranks ", p->out);
+			exprs(p, &s->list);
+		}
+		fputc(';', p->out);
+		break;
+	}
+	comments_trailing(p, s->end_line, next);
+}
 
 /* Prints " {", the items, and "}" with the comments of each line; `next` is
  * where what follows the block begins. */
@@ -275,7 +369,7 @@ item(Printer *p, const Item *it, Loc next)
 		[IT_TRANSLATE] = "translate", [IT_MAP] = "map ", [IT_INCLUDE] = "include ",
 		[IT_ALGORITHM] = "algorithm ", [IT_CHUNKS] = "chunks ", [IT_ROUTING] = "routing ",
 		[IT_RANKS] = "ranks ", [IT_ROOT] = "root ", [IT_PARAM] = "", [IT_EDGE] = "",
-		[IT_NETWORK] = "network",
+		[IT_NETWORK] = "network", [IT_SCHEDULE] = "schedule",
 	};
 	begin(p, it->loc);
 	fputs(head[it->kind], p->out);
@@ -344,6 +438,14 @@ item(Printer *p, const Item *it, Loc next)
 		else
 			exprs(p, &it->list);
 		break;
+	case IT_SCHEDULE:
+		for (int i = 0; i < it->sched->nmod; i++) {
+			fputc(' ', p->out);
+			call(p, it->sched->mod[i]);
+		}
+		stmt_body(p, it->sched->body);
+		comments_trailing(p, it->end_line, next);
+		return;
 	}
 	fputc(';', p->out);
 	comments_trailing(p, it->end_line, next);
@@ -431,7 +533,8 @@ expr_eq(const Expr *a, const Expr *b)
 	case EX_NAME:
 		return str_eq(a->text, b->text);
 	case EX_TUPLE:
-		if (a->nelem != b->nelem)
+	case EX_CALL:
+		if (a->nelem != b->nelem || !str_eq(a->text, b->text))
 			return false;
 		for (int i = 0; i < a->nelem; i++)
 			if (!expr_eq(a->elem[i], b->elem[i]))
@@ -467,13 +570,51 @@ call_eq(const Call *a, const Call *b)
 }
 
 static bool block_eq(const Block *, const Block *);
+static bool stmts_eq(const StmtList *, const StmtList *);
+
+static bool
+stmt_eq(const Stmt *a, const Stmt *b)
+{
+	return a->kind == b->kind && str_eq(a->name, b->name) && expr_eq(a->value, b->value) &&
+	       expr_eq(a->from, b->from) && expr_eq(a->to, b->to) && a->over == b->over &&
+	       expr_eq(a->link, b->link) && call_eq(a->call, b->call) &&
+	       list_eq(&a->list, &b->list) && stmts_eq(a->body, b->body) &&
+	       stmts_eq(a->orelse, b->orelse);
+}
+
+static bool
+stmts_eq(const StmtList *a, const StmtList *b)
+{
+	if (!a || !b)
+		return a == b;
+	if (a->n != b->n)
+		return false;
+	for (int i = 0; i < a->n; i++)
+		if (!stmt_eq(a->v[i], b->v[i]))
+			return false;
+	return true;
+}
+
+static bool
+sched_eq(const Schedule *a, const Schedule *b)
+{
+	if (!a || !b)
+		return a == b;
+	if (a->nmod != b->nmod)
+		return false;
+	for (int i = 0; i < a->nmod; i++)
+		if (!call_eq(a->mod[i], b->mod[i]))
+			return false;
+	return stmts_eq(a->body, b->body);
+}
 
 static bool
 item_eq(const Item *a, const Item *b)
 {
 	return a->kind == b->kind && str_eq(a->name, b->name) && expr_eq(a->value, b->value) &&
 	       list_eq(&a->list, &b->list) && a->flag == b->flag && expr_eq(a->from, b->from) &&
-	       expr_eq(a->to, b->to) && call_eq(a->call, b->call) && block_eq(a->body, b->body);
+	       expr_eq(a->to, b->to) && call_eq(a->call, b->call) && block_eq(a->body, b->body) &&
+	       sched_eq(a->sched, b->sched);
 }
 
 static bool

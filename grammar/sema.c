@@ -578,6 +578,7 @@ item_word(ItemKind k)
 	case IT_ROUTING: return "'routing'";
 	case IT_RANKS: return "'ranks'";
 	case IT_ROOT: return "'root'";
+	case IT_SCHEDULE: return "'schedule'";
 	}
 	return "?";
 }
@@ -1118,6 +1119,26 @@ check_ranks(const Item *it, const NodeSpace *sh, unsigned char *member)
 	free(order);
 }
 
+/* The group of a symmetric user schedule: declared above, on the collective's topology. */
+typedef struct GroupUse {
+	Sema *s;
+	const Decl *d;
+	int topo;
+} GroupUse;
+
+static bool
+schedule_group_ok(void *ctx, const Expr *e)
+{
+	GroupUse *u = ctx;
+	int sym = use_sym(u->s, e->text, e->loc, 1u << S_GROUP, "group");
+	if (sym >= 0 && u->topo >= 0 && u->s->sym[sym].topo >= 0 && u->s->sym[sym].topo != u->topo) {
+		error_at(e->loc, "group '%s' is on topology '%s'; the collective is on '%s'", e->text,
+		         u->s->sym[u->s->sym[sym].topo].name, u->d->on);
+		return false;
+	}
+	return sym >= 0;
+}
+
 static void
 check_collective(Sema *s, Decl *d)
 {
@@ -1131,15 +1152,16 @@ check_collective(Sema *s, Decl *d)
 	int topo = use_sym(s, d->on, d->on_loc, 1u << S_TOPOLOGY, "topology");
 	const NodeSpace *sh = topo_shape(s, topo);
 	const Block *b = d->body;
-	const Item *first[IT_ROOT + 1] = {0};
+	const Item *first[IT_SCHEDULE + 1] = {0};
 	unsigned char *member = NULL;
 	int64_t root = -1;
 	for (int i = 0; i < b->nitem; i++) {
 		const Item *it = &b->item[i];
 		if (it->kind != IT_ALGORITHM && it->kind != IT_CHUNKS && it->kind != IT_ROUTING &&
-		    it->kind != IT_RANKS && it->kind != IT_ROOT) {
+		    it->kind != IT_RANKS && it->kind != IT_ROOT && it->kind != IT_SCHEDULE) {
 			error_at(it->loc, "%s does not belong in a collective block (it takes "
-			         "algorithm, chunks, routing, ranks and root)", item_word(it->kind));
+			         "algorithm or schedule, chunks, routing, ranks and root)",
+			         item_word(it->kind));
 			continue;
 		}
 		if (first[it->kind]) {
@@ -1171,6 +1193,11 @@ check_collective(Sema *s, Decl *d)
 				check_ranks(it, sh, member);
 			}
 			break;
+		case IT_SCHEDULE: {
+			GroupUse use = {s, d, topo};
+			sema_schedule(it, sh, schedule_group_ok, &use);
+			break;
+		}
 		case IT_ROOT:
 			if (kind && !(kind & K_ROOTED))
 				error_at(it->loc, "%s has no root (only broadcast and reduce do)", d->ckind);
@@ -1181,9 +1208,13 @@ check_collective(Sema *s, Decl *d)
 			break;
 		}
 	}
-	if (!first[IT_ALGORITHM])
+	if (!first[IT_ALGORITHM] && !first[IT_SCHEDULE])
 		error_at(d->name_loc, "collective '%s' needs an algorithm, e.g. 'algorithm ring;'",
 		         d->name);
+	if (first[IT_ALGORITHM] && first[IT_SCHEDULE]) {
+		error_at(first[IT_SCHEDULE]->loc, "a collective has an algorithm or a schedule, not both");
+		note_at(first[IT_ALGORITHM]->loc, "the algorithm is here");
+	}
 	if (sh && !member && sh->ranks < 2)
 		error_at(d->name_loc, "a collective needs at least 2 ranks");
 	if (root >= 0 && member && !member[root])

@@ -2,7 +2,8 @@
  * ir.h: the one IR header. Topologies (nodes, directed links, network
  * parameters), routes, symmetry groups, trees, and schedules (rounds of
  * messages carrying chunk sets), with the passes that build, verify and
- * measure them. Nothing here sees the AST except lower.c.
+ * measure them. Nothing here sees the AST except lower.c and usersched.c
+ * (the run of a user's schedule block).
  *
  * Conventions: arrays with counts, integer ids (node, link, rank, chunk,
  * element), memory from the Prog's arena. A pass returns 0, or -1 after
@@ -360,6 +361,74 @@ Sched *alg_build(const AlgCtx *, bool *missing);
 void tto_tree_parents(const Topo *, int which, int *parent);
 /* The algorithms that implement a collective kind (for `auto`). */
 int alg_candidates(CollKind, const char **names, int max);
+
+/* ---- usersched.c: a collective's `schedule { ... }` block ---- */
+
+struct Item;
+/* `schedule symmetric(group G, roots R1, ...)`: the body's sends are the
+ * base transfers, chunk b being base tree b (rooted at root[b], a node). */
+typedef struct UserSymmetry {
+	const Group *group;
+	int nroot;
+	int *root;
+	Loc loc;           /* the modifier */
+} UserSymmetry;
+/* Runs the block (an IT_SCHEDULE item that sema passed) for the
+ * communicator and options of c into an explicit schedule, or with sym a
+ * symmetric one (its base transfers must form a tree per root over the
+ * ranks); NULL after a located error (a counterexample, on small cases, at
+ * the send at fault). */
+Sched *usersched_build(const AlgCtx *c, const struct Item *schedule, const UserSymmetry *sym);
+/* ---- teach.c: a user schedule's transfers, checked one by one ---- */
+
+typedef struct Transfer {
+	int round, src, dst;   /* communicator ranks */
+	XferOp op;
+	int first, n;          /* chunks: the list's chunk[first .. first + n) */
+	int lfirst, nlink;     /* its route: the list's link[lfirst .. lfirst + nlink) */
+	Loc loc;               /* the send (or use) that made it */
+	const char *vars;      /* "s = 1, r = 2": the loop variables it ran with, or "" */
+} Transfer;
+
+typedef struct TransferList {
+	Transfer *x;
+	int n, cap;
+	int *chunk;
+	int nchunk, capchunk;
+	int *link;
+	int nlink, caplink;
+} TransferList;
+
+/* By round, and in the order they were made within a round. */
+void transfers_sort(TransferList *);
+/* A contention_free schedule: no directed link carries two messages in a
+ * round; else a located error at the second transfer and -1. Sorted list. */
+int teach_contention(const Sched *, const TransferList *, Arena *);
+/* Runs the (sorted) transfers on exact sets against the collective s
+ * describes (at most 64 ranks); -1 after a located counterexample. A chunk
+ * that ends wrong with no transfer into it is reported at `whole`. */
+int teach_transfers(const Sched *, const TransferList *, Loc whole, Arena *);
+/* For schedules of at most 64 ranks: the set of ranks whose contribution
+ * (rank r, chunk c) starts with and must end with, one bit per rank (the
+ * verifier's model, docs/ir.md section 6); *care false where the collective
+ * does not say. The teacher and the explainer share it. */
+void sched_small_expected(const Sched *, int r, int c, uint64_t *init, uint64_t *want,
+                          bool *care); /* teach.c */
+
+/* ---- explain.c: a schedule round by round, for people ---- */
+
+enum { EXPLAIN_MAX_RANKS = 16, EXPLAIN_MAX_CHUNKS = 64, EXPLAIN_MAX_ROUNDS = 256 };
+
+/* 0 if an explicit or symmetric schedule is small enough to show (the
+ * limits above, chunks counted after expansion); else a located error at
+ * the collective naming the limit, and -1. */
+int explain_check_size(const Sched *);
+/* Round by round: the messages, which chunks each rank holds with whose
+ * contributions, and the busiest links. An explicit schedule. */
+void explain_text(const Sched *, FILE *);
+/* A timeline: ranks down, rounds across, an arrow per message coloured by
+ * its first chunk (dashed: copy); self-contained SVG 1.1. */
+void explain_svg(const Sched *, FILE *);
 
 /* ---- verify.c and metrics.c ---- */
 

@@ -418,13 +418,12 @@ add_sched(Lower *L, Sched *s)
 	p->sched[p->nsched++] = s;
 }
 
-/* An algorithm of the classic library, or `auto`: every one that applies,
- * the fastest under the cost model for the file's message size. */
-static int
-lower_library(Lower *L, const Decl *d, CollKind kind, const Topo *t, Routes *routes,
-              const int *rank_node, int nrank, const Item *alg)
+/* What a generator (library or user schedule) needs of a collective. */
+static AlgCtx
+alg_ctx(Lower *L, const Decl *d, CollKind kind, const Topo *t, Routes *routes,
+        const int *rank_node, int nrank, Loc loc)
 {
-	AlgCtx c = {.arena = L->a, .name = d->name, .loc = alg->loc, .kind = kind, .topo = t,
+	AlgCtx c = {.arena = L->a, .name = d->name, .loc = loc, .kind = kind, .topo = t,
 	            .routes = routes, .rank_node = rank_node, .nrank = nrank, .reconfigs = -1,
 	            .size = L->p->auto_size};
 	c.whole = nrank == t->nrank;
@@ -444,6 +443,16 @@ lower_library(Lower *L, const Decl *d, CollKind kind, const Topo *t, Routes *rou
 			if (rank_node[i] == node)
 				c.root = i;
 	}
+	return c;
+}
+
+/* An algorithm of the classic library, or `auto`: every one that applies,
+ * the fastest under the cost model for the file's message size. */
+static int
+lower_library(Lower *L, const Decl *d, CollKind kind, const Topo *t, Routes *routes,
+              const int *rank_node, int nrank, const Item *alg)
+{
+	AlgCtx c = alg_ctx(L, d, kind, t, routes, rank_node, nrank, alg->loc);
 	Sched *s = NULL;
 	bool missing = false;
 	if (!alg->flag) {
@@ -497,6 +506,29 @@ lower_library(Lower *L, const Decl *d, CollKind kind, const Topo *t, Routes *rou
 	return 0;
 }
 
+/* `schedule symmetric(group G, roots ...)`: the built group and the roots;
+ * -1 when the group failed to build (reported where it is declared). */
+static int
+user_symmetry(Lower *L, const Decl *d, const Item *user, UserSymmetry *out)
+{
+	const Schedule *sch = user->sched;
+	for (int i = 0; i < sch->nmod; i++) {
+		const Call *m = sch->mod[i];
+		if (strcmp(m->name, "symmetric") != 0)
+			continue;
+		const Arg *g = labelled(m, "group"), *roots = labelled(m, "roots");
+		out->group = L->group[decl_index(L, find(L, g->val.v[0]->text))];
+		if (!out->group)
+			return -1;
+		out->loc = m->loc;
+		out->nroot = roots->val.n;
+		out->root = arena_array(L->a, (size_t)out->nroot, sizeof *out->root);
+		for (int k = 0; k < out->nroot; k++)
+			out->root[k] = (int)ast_resolve_node(d->topo->space, roots->val.v[k], true);
+	}
+	return 0;
+}
+
 static int
 lower_collective(Lower *L, const Decl *d)
 {
@@ -531,7 +563,18 @@ lower_collective(Lower *L, const Decl *d)
 			if (!(t->is_switch && t->is_switch[v]))
 				rank_node[nrank++] = v;
 	}
-	const Item *alg = item_of(d, IT_ALGORITHM);
+	const Item *alg = item_of(d, IT_ALGORITHM), *user = item_of(d, IT_SCHEDULE);
+	if (user) { /* the user's own schedule (usersched.c) */
+		AlgCtx c = alg_ctx(L, d, kind, t, routes, rank_node, nrank, d->loc);
+		UserSymmetry sym = {0};
+		Sched *s = NULL;
+		if (user_symmetry(L, d, user, &sym) == 0)
+			s = usersched_build(&c, user, sym.group ? &sym : NULL);
+		if (s)
+			add_sched(L, s);
+		free(rank_node);
+		return s ? 0 : -1;
+	}
 	int rc = 1; /* 1: no generator for this algorithm in this version */
 	if (!alg->flag && strcmp(alg->call->name, "symmetric") == 0) {
 		const Arg *trees = labelled(alg->call, "trees");

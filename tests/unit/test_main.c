@@ -27,6 +27,7 @@ main(int argc, char **argv)
 		{.pName = "sim", .pTests = sim_tests},
 		{.pName = "optical", .pTests = optical_tests},
 		{.pName = "golden", .pTests = golden_tests},
+		{.pName = "usersched", .pTests = usersched_tests},
 		{.pName = "msccl", .pTests = msccl_tests},
 		{.pName = "robust", .pTests = robust_tests},
 		{.pName = "mpi", .pTests = mpi_tests, .pInitFunc = mpi_setup, .pCleanupFunc = mpi_teardown},

@@ -47,9 +47,10 @@ sh(const char *cmd)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-/* Compiles text's collective to C, builds and runs it on p ranks. */
+/* Compiles text's collective (the one named, or its only one) to C,
+ * builds and runs it on p ranks. */
 static void
-run_case(const char *label, const char *text, int p)
+run_named(const char *label, const char *text, int p, const char *collective)
 {
 	if (!have_mpi) {
 		assert_named(0, __LINE__, __FILE__, "mpicc and mpirun are needed (make deps installs "
@@ -62,10 +63,11 @@ run_case(const char *label, const char *text, int p)
 	fputs(text, f);
 	fclose(f);
 	snprintf(cmd, sizeof cmd,
-	         "%s build %s/case.coll --target mpi --with-main -o %s/case.c >%s/log 2>&1 && "
+	         "%s build %s/case.coll --target mpi --with-main%s%s -o %s/case.c >%s/log 2>&1 && "
 	         "mpicc -std=c11 -Wall -Wextra -Werror -O1 %s/case.c -o %s/case -lm >>%s/log 2>&1 && "
 	         "%s -np %d %s/case >>%s/log 2>&1",
-	         COLLC_BIN, dir, dir, dir, dir, dir, dir, MPIRUN, p, dir, dir);
+	         COLLC_BIN, dir, collective ? " --collective " : "", collective ? collective : "", dir,
+	         dir, dir, dir, dir, MPIRUN, p, dir, dir);
 	int rc = sh(cmd);
 	char log[300];
 	snprintf(log, sizeof log, "%s/log", dir);
@@ -73,6 +75,12 @@ run_case(const char *label, const char *text, int p)
 	assert_named(rc == 0 && out && !strstr(out, "WRONG"), __LINE__, __FILE__,
 	             "%s on %d ranks: exit %d\n%.3000s", label, p, rc, out ? out : "");
 	free(out);
+}
+
+static void
+run_case(const char *label, const char *text, int p)
+{
+	run_named(label, text, p, NULL);
 }
 
 static void
@@ -263,7 +271,32 @@ test_wrong_size(void)
 	free(out);
 }
 
+/* The user-schedule examples (examples/user-*.coll), one collective each. */
+static void
+test_user_schedules(void)
+{
+	static const struct { const char *file, *collective; int p; } cases[] = {
+		{"examples/user-ring.coll", "RING", 8},
+		{"examples/user-ring-bidirectional.coll", "BIRING", 8},
+		{"examples/user-recursive-doubling.coll", "RD", 8},
+		{"examples/user-recursive-doubling.coll", "AG", 8},
+		{"examples/user-bruck.coll", "BRUCK", 6},
+		{"examples/user-swing-2d.coll", "SWING", 16},
+		{"examples/user-sp-ring.coll", "SP", 8},
+	};
+	for (size_t i = 0; i < countof(cases); i++) {
+		char *text = slurp(cases[i].file, NULL);
+		char label[160];
+		snprintf(label, sizeof label, "%s --collective %s", cases[i].file, cases[i].collective);
+		assert_named(text != NULL, __LINE__, __FILE__, "read %s", cases[i].file);
+		if (text)
+			run_named(label, text, cases[i].p, cases[i].collective);
+		free(text);
+	}
+}
+
 CU_TestInfo mpi_tests[] = {
+	{"user schedules (examples/user-*.coll) against MPI", test_user_schedules},
 	{"rank-space algorithms against MPI, 2..16 ranks", test_rank_space},
 	{"torus and mesh algorithms and SP against MPI", test_torus},
 	{"a communicator of the wrong size", test_wrong_size},

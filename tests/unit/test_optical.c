@@ -566,7 +566,32 @@ test_speedup_vs_static(void)
 	}
 }
 
+/* A user schedule composes Bridge's schedules that keep the initial ring,
+ * and refuses one that rewires it (it would need its configurations). */
+static void
+test_composition(void)
+{
+	static const char ok[] =
+		"topology O = optical_ring(8);\n"
+		"collective allreduce B on O { chunks 16; schedule {\n"
+		"  use s_bruck(mirrored) for reduce_scatter; use bridge(reconfigs 0) for allgather; } }\n";
+	static const char bad[] =
+		"topology O = optical_ring(8);\n"
+		"collective allreduce A on O { schedule {\n"
+		"  use bridge(reconfigs 1) for reduce_scatter; use s_bruck for allgather; } }\n";
+	Checked c;
+	check_built(&c, "ok.coll", ok, sizeof ok - 1);
+	assert_named(c.errors == 0, __LINE__, __FILE__, "%s", c.diag);
+	checked_free(&c);
+	check_built(&c, "bad.coll", bad, sizeof bad - 1);
+	CU_ASSERT(c.errors > 0);
+	ASSERT_DIAG(&c, "bad.coll:3:7: error: use bridge: a schedule that rewires the optical "
+	                "circuits cannot be composed");
+	checked_free(&c);
+}
+
 CU_TestInfo optical_tests[] = {
+	{"user schedules compose s_bruck, refuse a rewiring bridge", test_composition},
 	{"n = 64, delta = 10 us: 10x over static Bruck, shrinking with delta; mirrored 2x",
 	 test_speedup_vs_static},
 	{"simulated times equal the closed form, delay included", test_sim_closed_form},

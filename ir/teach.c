@@ -1,0 +1,307 @@
+/*
+ * teach.c: the verifier as a teacher. Runs a user schedule's transfers, each
+ * with the source location of the send that made it and the loop variables
+ * it ran with, on exact contribution sets (one bit per rank: at most 64
+ * ranks), and reports the first fault at the send at fault: a chunk sent
+ * before the sender holds any of it, a contribution added twice (with a note
+ * at the transfer that brought it first), a chunk received twice in a round
+ * with one of them a copy, or a rank's chunk that ends wrong (what it lacks
+ * or holds that does not belong, the last transfer into it, and in a note
+ * the first transfer on the path its data took). Also checks the promise of
+ * a contention_free schedule: no directed link carries two messages in one
+ * round. Needs the schedule's layout (kind, chunks, owners) and the
+ * transfers sorted by round; sees no AST. verify() proves the built
+ * schedule afterwards, as every schedule is proved.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir.h"
+
+typedef struct TeachIn {
+	const Sched *s;             /* the layout: kind, ranks, chunks, owners */
+	const TransferList *list;
+	Loc whole;                  /* where a fault no transfer made is reported */
+	Arena *arena;
+} TeachIn;
+
+typedef uint64_t Bits;
+
+static void
+bits_text(Bits b, char *buf, size_t len)
+{
+	int n = 0, k = 0;
+	buf[0] = 0;
+	for (int r = 0; r < 64 && n < (int)len - 16; r++)
+		if (b >> r & 1)
+			n += snprintf(buf + n, len - (size_t)n, "%s%d", k++ ? ", " : "", r);
+	if (k == 0)
+		snprintf(buf, len, "none");
+}
+
+void
+sched_small_expected(const Sched *s, int r, int c, uint64_t *init, uint64_t *want, bool *care)
+{
+	Bits all = s->nrank == 64 ? ~0ull : (1ull << s->nrank) - 1, me = 1ull << r;
+	*init = *want = 0;
+	*care = true;
+	switch (s->kind) {
+	case CK_ALLREDUCE: *init = me; *want = all; break;
+	case CK_REDUCE_SCATTER: *init = me; *want = all; *care = s->owner[c] == r; break;
+	case CK_ALLGATHER: *init = s->owner[c] == r ? me : 0; *want = 1ull << s->owner[c]; break;
+	case CK_ALLTOALL:
+		*init = s->a2a_src[c] == r ? me : 0;
+		*want = 1ull << s->a2a_src[c];
+		*care = s->a2a_dst[c] == r;
+		break;
+	case CK_BROADCAST: *init = r == s->root ? me : 0; *want = 1ull << s->root; break;
+	case CK_REDUCE: *init = me; *want = all; *care = r == s->root; break;
+	default: break;
+	}
+}
+
+typedef struct Teach {
+	const TeachIn *u;
+	Bits *state;    /* rank * nchunk + chunk */
+	int *writer;    /* the transfer that last wrote the cell, or -1 */
+	int *wround;    /* the round of that write, -1 */
+	Bits *payload;  /* per pool entry, what it carried */
+	int *prov;      /* per pool entry, the writer of the cell it was read from */
+} Teach;
+
+static int
+order_by_round(const void *pa, const void *pb)
+{
+	const Transfer *a = pa, *b = pb;
+	if (a->round != b->round)
+		return a->round < b->round ? -1 : 1;
+	return a->first < b->first ? -1 : a->first > b->first; /* program order */
+}
+
+/* "round 7 (s = 6, r = 7)": when a transfer ran, in the user's terms */
+static const char *
+when(const TeachIn *u, const Transfer *x)
+{
+	return x->vars[0] ? arena_printf(u->arena, "round %d (%s)", x->round + 1, x->vars)
+	                  : arena_printf(u->arena, "round %d", x->round + 1);
+}
+
+/* Reads every payload of the round [i, j); false after reporting. */
+static bool
+teach_read(Teach *T, int i, int j)
+{
+	const TeachIn *u = T->u;
+	for (int k = i; k < j; k++) {
+		const Transfer *x = &u->list->x[k];
+		for (int m = 0; m < x->n; m++) {
+			int c = u->list->chunk[x->first + m];
+			size_t cell = (size_t)x->src * (size_t)u->s->nchunk + (size_t)c;
+			T->payload[x->first + m] = T->state[cell];
+			T->prov[x->first + m] = T->writer[cell];
+			if (T->state[cell] == 0) {
+				error_at(x->loc, "in %s, rank %d sends chunk %d to rank %d, but it holds "
+				         "nothing of chunk %d yet", when(u, x), x->src, c, x->dst, c);
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
+static bool
+teach_write(Teach *T, int k)
+{
+	const TeachIn *u = T->u;
+	const Transfer *x = &u->list->x[k];
+	char held[200];
+	for (int m = 0; m < x->n; m++) {
+		int c = u->list->chunk[x->first + m];
+		size_t cell = (size_t)x->dst * (size_t)u->s->nchunk + (size_t)c;
+		Bits in = T->payload[x->first + m];
+		if (T->wround[cell] == x->round &&
+		    (x->op == X_COPY || u->list->x[T->writer[cell]].op == X_COPY)) {
+			error_at(x->loc, "in %s, rank %d receives chunk %d twice, and one of the two "
+			         "is a copy: which one wins?", when(u, x), x->dst, c);
+			note_at(u->list->x[T->writer[cell]].loc, "the other transfer of chunk %d to rank %d in "
+			        "that round", c, x->dst);
+			return false;
+		}
+		if (x->op == X_REDUCE && (T->state[cell] & in)) {
+			Bits twice = T->state[cell] & in;
+			int r = __builtin_ctzll(twice);
+			bits_text(twice, held, sizeof held);
+			error_at(x->loc, "in %s, rank %d adds chunk %d from rank %d, but both already "
+			         "hold the contribution of rank%s %s: it would be counted twice", when(u, x),
+			         x->dst, c, x->src, __builtin_popcountll(twice) > 1 ? "s" : "", held);
+			if (T->writer[cell] >= 0)
+				note_at(u->list->x[T->writer[cell]].loc, "rank %d's chunk %d got rank %d's contribution "
+				        "from this transfer, in round %d", x->dst, c, r,
+				        u->list->x[T->writer[cell]].round + 1);
+			return false;
+		}
+		T->state[cell] = x->op == X_COPY ? in : T->state[cell] | in;
+		T->writer[cell] = k;
+		T->wround[cell] = x->round;
+	}
+	return true;
+}
+
+/* The first transfer on the path the data of (dst, chunk) took to its
+ * last writer w: follow what each transfer read back to where it began. */
+static int
+path_origin(const Teach *T, int w, int chunk)
+{
+	const TeachIn *u = T->u;
+	for (int hops = 0; hops < u->list->n; hops++) {
+		const Transfer *x = &u->list->x[w];
+		int prev = -1;
+		for (int m = 0; m < x->n; m++)
+			if (u->list->chunk[x->first + m] == chunk)
+				prev = T->prov[x->first + m];
+		if (prev < 0)
+			return w;
+		w = prev;
+	}
+	return w;
+}
+
+static bool
+teach_end(Teach *T)
+{
+	const TeachIn *u = T->u;
+	const Sched *s = u->s;
+	for (int r = 0; r < u->s->nrank; r++)
+		for (int c = 0; c < u->s->nchunk; c++) {
+			Bits init, want;
+			bool care;
+			sched_small_expected(s, r, c, &init, &want, &care);
+			size_t cell = (size_t)r * (size_t)u->s->nchunk + (size_t)c;
+			Bits got = T->state[cell];
+			if (!care || got == want)
+				continue;
+			char miss[200], have[200], why[480];
+			bits_text(want & ~got, miss, sizeof miss);
+			bits_text(got, have, sizeof have);
+			if (want & ~got)
+				snprintf(why, sizeof why, "it lacks the contribution%s of rank%s %s (it holds "
+				         "%s)", __builtin_popcountll(want & ~got) > 1 ? "s" : "",
+				         __builtin_popcountll(want & ~got) > 1 ? "s" : "", miss, have);
+			else
+				snprintf(why, sizeof why, "it holds the contribution of rank%s %s, where only %s "
+				         "belong%s", __builtin_popcountll(got & ~want) > 1 ? "s" : "",
+				         (bits_text(got & ~want, miss, sizeof miss), miss), (bits_text(want, have,
+				         sizeof have), have), __builtin_popcountll(want) > 1 ? "" : "s");
+			int w = T->writer[cell];
+			if (w < 0) {
+				error_at(u->whole, "schedule of '%s' does not implement %s: at the end rank "
+				         "%d's chunk %d is wrong: %s; no transfer ever delivers chunk %d to rank "
+				         "%d", s->name, coll_kind_name[s->kind], r, c, why, c, r);
+				return false;
+			}
+			const Transfer *x = &u->list->x[w];
+			error_at(x->loc, "schedule of '%s' does not implement %s: at the end rank %d's chunk "
+			         "%d is wrong: %s; the last transfer into it is this one, from rank %d in %s%s",
+			         s->name, coll_kind_name[s->kind], r, c, why, x->src, when(u, x),
+			         x->op == X_COPY ? ", a copy: it replaced what the rank held" : "");
+			int o = path_origin(T, w, c);
+			if (o != w)
+				note_at(u->list->x[o].loc, "its data started on its way here: rank %d sent chunk %d to "
+				        "rank %d in %s, the first transfer on its path", u->list->x[o].src, c,
+				        u->list->x[o].dst, when(u, &u->list->x[o]));
+			return false;
+		}
+	return true;
+}
+
+/* contention_free: no directed link carries two messages in one round
+ * (transfers with the same ends and operation are one message). The
+ * transfers are in round order. */
+static int
+check_contention(const TeachIn *u)
+{
+	const Topo *t = u->s->topo;
+	int *round = xmalloc((size_t)t->nlink * sizeof *round), *user = xmalloc((size_t)t->nlink * sizeof *user);
+	for (int l = 0; l < t->nlink; l++)
+		round[l] = -1;
+	int rc = 0;
+	for (int i = 0; i < u->list->n && rc == 0; i++) {
+		const Transfer *x = &u->list->x[i];
+		for (int k = 0; k < x->nlink && rc == 0; k++) {
+			int l = u->list->link[x->lfirst + k];
+			const Transfer *o = round[l] == x->round ? &u->list->x[user[l]] : NULL;
+			if (o && (o->src != x->src || o->dst != x->dst || o->op != x->op)) {
+				char a[64], b[64];
+				topo_node_name(t, t->link[l].src, a, sizeof a);
+				topo_node_name(t, t->link[l].dst, b, sizeof b);
+				error_at(x->loc, "the schedule is declared contention_free, but in %s link %s -> "
+				         "%s carries two transfers: this one (rank %d to rank %d) and another",
+				         when(u, x), a, b, x->src, x->dst);
+				note_at(o->loc, "the other transfer over it: rank %d to rank %d in %s", o->src,
+				        o->dst, when(u, o));
+				rc = -1;
+			}
+			round[l] = x->round;
+			user[l] = i;
+		}
+	}
+	free(round);
+	free(user);
+	return rc;
+}
+
+static int
+teach(const TeachIn *u)
+{
+	size_t cells = (size_t)u->s->nrank * (size_t)u->s->nchunk;
+	Teach T = {.u = u};
+	T.state = xcalloc(cells, sizeof *T.state);
+	T.writer = xmalloc(cells * sizeof *T.writer);
+	T.wround = xmalloc(cells * sizeof *T.wround);
+	T.payload = xmalloc(((size_t)u->list->nchunk + 1) * sizeof *T.payload);
+	T.prov = xmalloc(((size_t)u->list->nchunk + 1) * sizeof *T.prov);
+	for (int r = 0; r < u->s->nrank; r++)
+		for (int c = 0; c < u->s->nchunk; c++) {
+			Bits init, want;
+			bool care;
+			sched_small_expected(u->s, r, c, &init, &want, &care);
+			size_t cell = (size_t)r * (size_t)u->s->nchunk + (size_t)c;
+			T.state[cell] = init;
+			T.writer[cell] = -1;
+			T.wround[cell] = -1;
+		}
+	bool ok = true;
+	for (int i = 0; i < u->list->n && ok;) {
+		int j = i;
+		while (j < u->list->n && u->list->x[j].round == u->list->x[i].round)
+			j++;
+		ok = teach_read(&T, i, j);
+		for (int k = i; k < j && ok; k++)
+			ok = teach_write(&T, k);
+		i = j;
+	}
+	ok = ok && teach_end(&T);
+	free(T.state), free(T.writer), free(T.wround), free(T.payload), free(T.prov);
+	return ok ? 0 : -1;
+}
+
+
+void
+transfers_sort(TransferList *l)
+{
+	if (l->n > 0)
+		qsort(l->x, (size_t)l->n, sizeof *l->x, order_by_round);
+}
+
+int
+teach_contention(const Sched *s, const TransferList *l, Arena *a)
+{
+	TeachIn u = {.s = s, .list = l, .arena = a};
+	return check_contention(&u);
+}
+
+int
+teach_transfers(const Sched *s, const TransferList *l, Loc whole, Arena *a)
+{
+	TeachIn u = {.s = s, .list = l, .whole = whole, .arena = a};
+	return teach(&u);
+}

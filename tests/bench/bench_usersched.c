@@ -1,0 +1,72 @@
+/*
+ * bench_usersched.c: `make bench`. A user schedule of 1024 ranks x 2046
+ * rounds (the ring allreduce written in .coll, 2,095,104 transfers) is
+ * parsed, checked and lowered to the schedule IR; target under 1 s. The
+ * proof (verify) that follows in `collc check` is timed beside it, without
+ * a target. Wall clock on a shared machine: read it as a rough figure; the
+ * process's CPU time beside it says what the work itself took.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "ast.h"
+#include "ir.h"
+
+static const char text[] =
+	"topology R = ring(1024);\n"
+	"collective allreduce A on R {\n"
+	"    schedule {\n"
+	"        for s in 0..p - 2 {\n"
+	"            round {\n"
+	"                for r in 0..p - 1 {\n"
+	"                    send (r - s - 1) mod p from r to (r + 1) mod p reduce;\n"
+	"                }\n"
+	"            }\n"
+	"        }\n"
+	"        for s in 0..p - 2 {\n"
+	"            round {\n"
+	"                for r in 0..p - 1 {\n"
+	"                    send (r - s) mod p from r to (r + 1) mod p copy;\n"
+	"                }\n"
+	"            }\n"
+	"        }\n"
+	"    }\n"
+	"}\n";
+
+static double
+cpu_seconds(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+int
+main(void)
+{
+	const double target = 1.0;
+	double t0 = wall_seconds(), c0 = cpu_seconds();
+	Arena a = {0};
+	diag_source("bench.coll", text, strlen(text));
+	File *f = parse_text(&a, "bench.coll", text, strlen(text));
+	if (nerrors() || sema(f))
+		return 1;
+	Prog p = {0};
+	if (lower(f, &p) != 0 || p.nsched != 1)
+		return 1;
+	double t1 = wall_seconds(), c1 = cpu_seconds();
+	if (verify(p.sched[0]) != 0)
+		return 1;
+	double t2 = wall_seconds();
+	const Sched *s = p.sched[0];
+	printf("%-44s %7s %7s %7s %6s %7s %8s %9s\n", "case (parse, check, lower)", "time s",
+	       "cpu s", "target", "ratio", "rounds", "messages", "verify s");
+	printf("%-44s %7.3f %7.3f %7.1f %6.3f %7d %8d %9.3f\n",
+	       "user schedule: ring allreduce, 1024 ranks", t1 - t0, c1 - c0, target,
+	       (t1 - t0) / target, s->nround, s->nmsg, t2 - t1);
+	int ok = s->nround == 2046 && t1 - t0 < 10 * target;
+	prog_free(&p);
+	arena_free(&a);
+	return ok ? 0 : 1;
+}
