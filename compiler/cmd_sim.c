@@ -363,7 +363,7 @@ plot_links(const Runner *u, const SimArgs *a)
 	fclose(mem);
 	int rc = 1;
 	if (!ok)
-		error_file("--plot-links draws 2D tori and meshes; '%s' is on a %s", r->name,
+		error_file("--plot-links draws 2D tori, meshes and supermeshes; '%s' is on a %s", r->name,
 		           r->net->topo);
 	else
 		rc = write_output(a->plot_links, buf, len);

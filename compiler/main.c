@@ -107,6 +107,31 @@ print_json(const Row *rows, int n, FILE *out)
 	fprintf(out, "\n]}\n");
 }
 
+/* The link-disjoint trees a pipelined schedule streams through: height,
+ * edges (parent -> child; '+' marks a pair's added parallel link). */
+static void
+print_disjoint_trees(const Sched *s, FILE *out)
+{
+	const Topo *t = s->topo;
+	for (int b = 0; b < s->ntree; b++) {
+		const Tree *tr = s->tree[b];
+		char root[32], u[32], v[32];
+		topo_node_name(t, tr->root[0], root, sizeof root);
+		fprintf(out, "  %s: tree %d%s%s rooted at %s: height %d, %d edges", s->name, b + 1,
+		        tr->name ? " of " : "", tr->name ? tr->name : "", root, tr->height,
+		        t->nnode - 1);
+		for (int w = 0, k = 0; tr->link && t->nnode <= 64 && w < t->nnode; w++) {
+			if (tr->link[w] < 0)
+				continue;
+			topo_node_name(t, tr->parent[w], u, sizeof u);
+			topo_node_name(t, w, v, sizeof v);
+			fprintf(out, "%s%s->%s%s", k++ ? " " : ": ", u, v,
+			        t->link[tr->link[w]].copy > 0 ? "+" : "");
+		}
+		fputc('\n', out);
+	}
+}
+
 static void
 print_table(const char *path, const Row *rows, int n, double size, FILE *out)
 {
@@ -147,6 +172,8 @@ print_table(const char *path, const Row *rows, int n, double size, FILE *out)
 	/* what the symmetric schedules stand on: their base trees */
 	for (int i = 0; i < n; i++) {
 		const Sched *s = rows[i].s;
+		if (s && !s->base && s->ntree > 0)
+			print_disjoint_trees(s, out);
 		for (int b = 0; s && s->base && b < s->ntree; b++) {
 			const Tree *t = s->tree[b];
 			fprintf(out, "  %s: base tree %d%s%s: %s%d, W(T) = %ld hops over %d edges\n",

@@ -151,9 +151,9 @@ static const FormSpec algorithms[] = {
 	{"binomial_tree", "binomial_tree", {{0}}, K_ROOTED, ""},
 	{"chain", "chain or chain(segments S)",
 	 {{"segments", A_INT, 0, 1, 1, MAX_CHUNKS, NULL}}, K_ROOTED, ""},
-	{"tto", "tto", {{0}}, K_ALLREDUCE, "mesh"},
-	{"pipelined_trees", "pipelined_trees(trees D, segments S)",
-	 {{"trees", A_TREES, 1, 0, 0, 0, NULL}, {"segments", A_INT, 0, 1, 1, MAX_CHUNKS, NULL}},
+	{"tto", "tto", {{0}}, K_ALLREDUCE, "mesh|supermesh"},
+	{"pipelined_trees", "pipelined_trees, or pipelined_trees(trees D1, D2, ..., segments S)",
+	 {{"trees", A_TREES, 0, 0, 0, 0, NULL}, {"segments", A_INT, 0, 1, 1, MAX_CHUNKS, NULL}},
 	 K_RSAG, ""},
 	{"bridge", "bridge, bridge(reconfigs R) or bridge(mirrored, reconfigs R)",
 	 {{"reconfigs", A_INT, 0, 1, 0, 64, NULL}, {NULL, A_WORD, 0, 1, 0, 0, "mirrored"}},
@@ -1066,6 +1066,17 @@ check_tree(Sema *s, Decl *d)
 
 /* ---- collectives ---- */
 
+/* form is one of the '|'-separated forms in list */
+static bool
+form_in(const char *form, const char *list)
+{
+	size_t n = strlen(form);
+	for (const char *p = list; p; p = strchr(p, '|') ? strchr(p, '|') + 1 : NULL)
+		if (strncmp(p, form, n) == 0 && (p[n] == '|' || p[n] == 0))
+			return true;
+	return false;
+}
+
 static void
 check_algorithm(Sema *s, Decl *d, const Item *it, unsigned kind, int topo)
 {
@@ -1088,9 +1099,15 @@ check_algorithm(Sema *s, Decl *d, const Item *it, unsigned kind, int topo)
 		error_at(it->call->loc, "%s does not implement %s (it implements %s)", f->name,
 		         d->ckind, list);
 	}
-	if (sh && f->needs[0] && strcmp(sh->form, f->needs) != 0)
+	if (sh && f->needs[0] && !form_in(sh->form, f->needs)) {
+		char forms[64];
+		snprintf(forms, sizeof forms, "%s", f->needs);
+		char *bar = strchr(forms, '|');
+		if (bar) /* "mesh|supermesh": two forms */
+			snprintf(bar, sizeof forms - (size_t)(bar - forms), " or %s", f->needs + (bar - forms) + 1);
 		error_at(it->call->loc, "%s runs on %s %s topology; '%s' is %s", f->name,
-		         strchr("aeiou", f->needs[0]) ? "an" : "a", f->needs, d->on, sh->form);
+		         strchr("aeiou", f->needs[0]) ? "an" : "a", forms, d->on, sh->form);
+	}
 	for (int i = 0; i < MAX_PARAMS; i++) {
 		const ParamSpec *ps = &f->param[i];
 		for (int j = 0; j < b[i].n; j++) {

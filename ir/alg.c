@@ -31,6 +31,7 @@ static const Entry library[] = {
 	{"binomial_tree", alg_rooted, K(CK_BROADCAST) | K(CK_REDUCE)},
 	{"chain", alg_rooted, K(CK_BROADCAST) | K(CK_REDUCE)},
 	{"tto", alg_tto, K(CK_ALLREDUCE)},
+	{"pipelined_trees", alg_pipelined, RSAG},
 	{"bridge", alg_bridge, RSAG | K(CK_ALLTOALL)},
 	{"s_bruck", alg_bridge, RSAG | K(CK_ALLTOALL)},
 	{"g_bruck", alg_bridge, RSAG | K(CK_ALLTOALL)},

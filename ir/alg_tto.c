@@ -11,6 +11,8 @@
  * tree height over the ranks, the rank at depth d sends chunk c up in slot
  * (h - d) + c and receives it back in slot h + (d - 1) + c: reduce and
  * broadcast of different chunks overlap, M + 2h - 1 slots (= rounds).
+ * Reduce and broadcast of different trees share some links (9.4); on a
+ * supermesh the broadcast crosses a doubled pair over its added link.
  */
 #include <stdlib.h>
 
@@ -111,9 +113,13 @@ tree_messages(Gen *g, int tree, const int *parent, const bool *member, const int
 			up[len++] = topo_find_link(t, u, parent[u], 0);
 			u = parent[u];
 		} while (!member[u]);
-		for (int i = 0; i < len; i++) /* the same hops reversed */
-			down[i] = topo_find_link(t, t->link[up[len - 1 - i]].dst,
-			                         t->link[up[len - 1 - i]].src, 0);
+		/* the same hops reversed; on a supermesh the broadcast takes a
+		 * pair's added link where there is one, so that it does not share
+		 * the mesh link with another tree's reduce */
+		for (int i = 0; i < len; i++) {
+			int a = t->link[up[len - 1 - i]].dst, b = t->link[up[len - 1 - i]].src;
+			down[i] = topo_find_link(t, a, b, topo_nlinks_between(t, a, b) - 1);
+		}
 		int d = rank_depth[v], child = node_rank[v], par = node_rank[u];
 		for (int ch = 0; ch < m; ch++) {
 			gen_block(g, tree, ch);
@@ -128,10 +134,11 @@ Sched *
 alg_tto(const AlgCtx *c)
 {
 	const Topo *t = c->topo;
-	if (t->kind != TK_MESH || t->ndim != 2 || t->size[0] != t->size[1]) {
+	if ((t->kind != TK_MESH && t->kind != TK_SUPERMESH) || t->ndim != 2 ||
+	    t->size[0] != t->size[1]) {
 		char shape[64];
 		topo_describe(t, shape, sizeof shape);
-		error_at(c->loc, "tto runs on a square k x k mesh (its three trees are built on one); "
+		error_at(c->loc, "tto runs on a square k x k mesh or supermesh (its three trees are built on one); "
 		         "'%s' is %s", t->name, shape);
 		return NULL;
 	}

@@ -175,6 +175,8 @@ typedef struct Tree {
 	int *depth;      /* nnode: -1 for switches */
 	int height;      /* max depth */
 	long weight;     /* W(T): total hops of the tree's edges */
+	int *link;       /* disjoint trees: nnode, the link parent -> v of v's edge (-1 at the
+	                    root); NULL for trees whose edges are routed */
 } Tree;
 
 Tree *tree_bfs(Arena *, const Topo *, Routes *, int root);
@@ -187,6 +189,17 @@ Tree *tree_spine_leaf(Arena *, const Topo *);
 Tree *tree_from_parents(Arena *, const Topo *, Routes *, const int *roots, int nroot,
                         int *parent, Loc);
 int tree_finish(Tree *, Routes *); /* depths, height, weight; -1 on a cycle */
+
+/* alg_disjoint.c: one spanning tree per root, no directed link in two of
+ * them (algorithms.md 9.3). NULL after a located error at loc that proves
+ * none exist. */
+typedef enum DisjointMethod { DISJOINT_ALGORITHM1, DISJOINT_GENERAL } DisjointMethod;
+Tree **disjoint_trees(Arena *, const Topo *, Routes *, const int *roots, int nroot, Loc,
+                      DisjointMethod *);
+/* The SuperMesh root sets of a square (super)mesh, outer ring inwards:
+ * roots[] in set order (every node once), set_size[] per set; returns the
+ * number of sets. */
+int supermesh_root_sets(const Topo *, int *roots, int *set_size);
 
 /* ---- circuit configurations of an optical ring (optical.c) ---- */
 
@@ -278,7 +291,9 @@ typedef struct Sched {
 	int nmsg;
 	Msg *msg;
 	int *chunks;
-	/* symmetric form (base != NULL, no messages): chunk (b, g) is b * order + g */
+	/* symmetric form (base != NULL, no messages): chunk (b, g) is b * order + g;
+	 * an explicit schedule streamed through trees (pipelined_trees) keeps
+	 * them in tree/ntree too, for reports and drawings */
 	const Group *group;
 	int ntree;
 	Tree **tree;
@@ -349,7 +364,12 @@ typedef struct AlgCtx {
 	int root;             /* broadcast, reduce: communicator rank */
 	int reconfigs;        /* bridge(reconfigs R), r_hd(reconfigs R); -1 = choose */
 	bool mirrored;        /* bridge(..., mirrored): a copy on the reverse fibers */
-	double size;          /* the message size a choice is made for (bytes) */
+	double size;          /* bytes the cost model assumes (default segment counts, bridge's R) */
+	/* pipelined_trees: nset sets of disjoint trees, set i the next set_size[i]
+	 * of trees[]; NULL: the generator builds the SuperMesh root sets */
+	Tree **trees;
+	const int *set_size;
+	int nset;
 } AlgCtx;
 
 /* Builds the named algorithm's schedule; NULL after a located error that

@@ -16,7 +16,7 @@
 typedef struct TreeSet {
 	int n;
 	Tree **tree;
-	bool disjoint;    /* disjoint(...): built by pipelined_trees, not here */
+	bool disjoint;    /* disjoint(...): link-disjoint trees for pipelined_trees */
 } TreeSet;
 
 typedef struct GenList {
@@ -358,9 +358,17 @@ lower_tree(Lower *L, const Decl *d)
 			         "nodes on one axis than the free nodes can offset)", t->name);
 			return -1;
 		}
-	} else {
+	} else { /* disjoint */
+		const Arg *ra = labelled(c, "roots");
+		int *roots = arena_array(L->a, (size_t)ra->val.n, sizeof *roots);
+		for (int i = 0; i < ra->val.n; i++)
+			roots[i] = node_arg(d->topo, c, "roots", i);
 		set->disjoint = true;
-		return 1;
+		DisjointMethod how;
+		set->tree = disjoint_trees(L->a, t, r, roots, ra->val.n, c->loc, &how);
+		if (!set->tree)
+			return -1;
+		n = ra->val.n;
 	}
 	set->n = n;
 	for (int i = 0; i < set->n; i++) {
@@ -418,6 +426,38 @@ add_sched(Lower *L, Sched *s)
 	p->sched[p->nsched++] = s;
 }
 
+/* pipelined_trees(trees D, ...): the sets of disjoint trees, in order. */
+static int
+pipelined_sets(Lower *L, const Arg *trees, AlgCtx *c)
+{
+	int total = 0;
+	for (int i = 0; i < trees->val.n; i++) {
+		const TreeSet *set = &L->trees[decl_index(L, find(L, trees->val.v[i]->text))];
+		if (set->n == 0 && set->disjoint)
+			return -1; /* its error was reported where it was declared */
+		if (!set->disjoint) {
+			error_at(trees->val.v[i]->loc, "pipelined_trees streams through sets of "
+			         "link-disjoint trees; '%s' is not one: declare it `trees %s = "
+			         "disjoint(T, roots ...)`", trees->val.v[i]->text, trees->val.v[i]->text);
+			return -1;
+		}
+		total += set->n;
+	}
+	Tree **all = arena_array(L->a, (size_t)total, sizeof *all);
+	int *size = arena_array(L->a, (size_t)trees->val.n, sizeof *size);
+	int at = 0;
+	for (int i = 0; i < trees->val.n; i++) {
+		const TreeSet *set = &L->trees[decl_index(L, find(L, trees->val.v[i]->text))];
+		for (int k = 0; k < set->n; k++)
+			all[at++] = set->tree[k];
+		size[i] = set->n;
+	}
+	c->trees = all;
+	c->set_size = size;
+	c->nset = trees->val.n;
+	return 0;
+}
+
 /* What a generator (library or user schedule) needs of a collective. */
 static AlgCtx
 alg_ctx(Lower *L, const Decl *d, CollKind kind, const Topo *t, Routes *routes,
@@ -458,6 +498,9 @@ lower_library(Lower *L, const Decl *d, CollKind kind, const Topo *t, Routes *rou
 	if (!alg->flag) {
 		const Call *call = alg->call;
 		c.algorithm = call->name;
+		if (strcmp(call->name, "pipelined_trees") == 0 && labelled(call, "trees") &&
+		    pipelined_sets(L, labelled(call, "trees"), &c) != 0)
+			return -1;
 		const Arg *ports = labelled(call, "ports"), *seg = labelled(call, "segments");
 		const Arg *reconfigs = labelled(call, "reconfigs");
 		if (ports)

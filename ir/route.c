@@ -14,6 +14,11 @@
  *   up through the spine whose index is the sending host's index modulo
  *   the spines (source-based d-mod-k), so that the hosts of a leaf spread
  *   over the spines (algorithms.md 8.8).
+ * Parallel links (a supermesh's doubled perimeter, a graph's repeated
+ *   `link` lines) are capacity: a route crossing a pair with k parallel
+ *   links takes copy (src + dst) mod k there, so routes between different
+ *   pairs spread over the copies the way ECMP hashing does (docs/ir.md
+ *   "Parallel links"). Tori of side 2 keep their two directions apart.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -241,6 +246,18 @@ find_slot(const Routes *r, int src, int dst)
 	}
 }
 
+/* Each hop over a pair with k parallel links moves to copy (src + dst) mod k. */
+static void
+spread_copies(const Topo *t, int src, int dst, int *links, int len)
+{
+	for (int i = 0; i < len; i++) {
+		const Link *l = &t->link[links[i]];
+		int k = topo_nlinks_between(t, l->src, l->dst);
+		if (k > 1)
+			links[i] = topo_find_link(t, l->src, l->dst, (src + dst) % k);
+	}
+}
+
 int
 route_id(Routes *r, int src, int dst)
 {
@@ -252,6 +269,8 @@ route_id(Routes *r, int src, int dst)
 	          : r->policy == ROUTE_DOR         ? dor(r, src, dst)
 	                                           : greedy(r, src, dst);
 	Route route = {.src = src, .dst = dst, .len = len};
+	if (r->topo->kind == TK_SUPERMESH || r->topo->kind == TK_GRAPH)
+		spread_copies(r->topo, src, dst, r->scratch, len);
 	if (len > 0) {
 		route.link = arena_array(&r->arena, (size_t)len, sizeof *route.link);
 		memcpy(route.link, r->scratch, (size_t)len * sizeof *route.link);

@@ -173,6 +173,32 @@ same_key(const Msg *a, const Msg *b)
 	       a->route == b->route && a->op == b->op;
 }
 
+/* msg_order's order: rounds by counting (a pipeline has millions of
+ * messages in hundreds of rounds), then each round's few by qsort. */
+static void
+sort_by_round(Sched *s)
+{
+	if (s->nmsg == 0)
+		return;
+	int *start = xcalloc((size_t)s->nround + 2, sizeof *start);
+	for (int i = 0; i < s->nmsg; i++)
+		start[s->msg[i].round + 1]++;
+	for (int r = 0; r < s->nround; r++)
+		start[r + 1] += start[r];
+	Msg *by = xmalloc((size_t)s->nmsg * sizeof *by);
+	int *fill = xmalloc(((size_t)s->nround + 1) * sizeof *fill);
+	memcpy(fill, start, ((size_t)s->nround + 1) * sizeof *fill);
+	for (int i = 0; i < s->nmsg; i++)
+		by[fill[s->msg[i].round]++] = s->msg[i];
+	for (int r = 0; r < s->nround; r++)
+		if (start[r + 1] - start[r] > 1)
+			qsort(by + start[r], (size_t)(start[r + 1] - start[r]), sizeof *by, msg_order);
+	memcpy(s->msg, by, (size_t)s->nmsg * sizeof *by);
+	free(by);
+	free(fill);
+	free(start);
+}
+
 void
 sched_end(SchedBuilder *b)
 {
@@ -181,7 +207,7 @@ sched_end(SchedBuilder *b)
 	for (int i = 1; i < s->nmsg && sorted; i++)
 		sorted = msg_order(&s->msg[i - 1], &s->msg[i]) <= 0;
 	if (!sorted)
-		qsort(s->msg, (size_t)s->nmsg, sizeof *s->msg, msg_order);
+		sort_by_round(s);
 	/* pack: one message per (round, src, dst, route, op), chunks in order */
 	Msg *msg = arena_array(b->arena, (size_t)s->nmsg + 1, sizeof *msg);
 	int total = 0;

@@ -150,6 +150,9 @@ typedef struct Run {
 	int64_t *ready_ps; /* deps mode: when the last one arrived */
 	double *ready_s;
 	int *rdep_off, *rdep;
+	int *qnext;        /* deps mode: the next message posted on the same first link, or -1 */
+	int64_t *qfree_ps; /* deps mode: when the one before it on that link finished sending */
+	double *qfree_s;
 	/* hop entries (message, hop) */
 	int *emsg, *elink, *w, *sent, *enext;
 	/* links */
@@ -296,6 +299,31 @@ progress(Run *r, double done)
 		r->o->progress(r->o->progress_ctx, done);
 }
 
+/* Message d lost one reason to wait; when none is left it starts after the
+ * step overhead, and not before its queue's previous message has left. */
+static void
+waited_ps(Run *r, int d)
+{
+	if (--r->waiting[d] > 0 || d >= r->epoch_hi) /* a later epoch's starts with it */
+		return;
+	int64_t t = r->ready_ps[d] + r->net->step_ps;
+	if (r->qfree_ps[d] > t)
+		t = r->qfree_ps[d];
+	heap_push(&r->h, t, EV_INJECT, d);
+}
+
+/* Message m's last byte left its first link at t: the next message posted
+ * on that link (the sender's queue, in issue order) may go. */
+static void
+sent_ps(Run *r, int m, int64_t t)
+{
+	int d = r->qnext ? r->qnext[m] : -1;
+	if (d < 0)
+		return;
+	r->qfree_ps[d] = t;
+	waited_ps(r, d);
+}
+
 /* Message m has arrived at t. Round mode needs only the latest arrival (the
  * round's end); deps mode also keeps each round's and starts dependants. */
 static void
@@ -322,8 +350,7 @@ complete_ps(Run *r, int m, int64_t t)
 		int d = r->rdep[i];
 		if (t > r->ready_ps[d])
 			r->ready_ps[d] = t;
-		if (--r->waiting[d] == 0 && d < r->epoch_hi)
-			heap_push(&r->h, r->ready_ps[d] + r->net->step_ps, EV_INJECT, d);
+		waited_ps(r, d);
 	}
 }
 
@@ -331,6 +358,7 @@ static void
 inject(Run *r, int m, int64_t t)
 {
 	if (r->npkt[m] == 0 || r->c->msg[m].nhop == 0) {
+		sent_ps(r, m, t);
 		complete_ps(r, m, t);
 		return;
 	}
@@ -369,6 +397,8 @@ drain(Run *r)
 		case EV_DONE: {
 			int l = ev.id, e = r->cur[l], m = r->emsg[e];
 			int64_t arrive = ev.t + r->hop_ps[l];
+			if (e == r->eoff[m] && r->sent[e] == r->npkt[m])
+				sent_ps(r, m, ev.t);
 			if (e + 1 < r->eoff[m] + r->c->msg[m].nhop)
 				heap_push(&r->h, arrive, EV_ARRIVE, e + 1);
 			else
@@ -716,6 +746,26 @@ fair_rates(Run *r, Flows *f)
 }
 
 static void
+waited_s(Run *r, Flows *f, int d)
+{
+	if (--r->waiting[d] > 0 || d >= r->epoch_hi) /* a later epoch's starts with it */
+		return;
+	double t = r->ready_s[d] + (double)r->net->step_ps * 1e-12;
+	fheap_push(&f->starts, r->qfree_s[d] > t ? r->qfree_s[d] : t, d);
+}
+
+/* As sent_ps: message m drained at t. */
+static void
+sent_s(Run *r, Flows *f, int m, double t)
+{
+	int d = r->qnext ? r->qnext[m] : -1;
+	if (d < 0)
+		return;
+	r->qfree_s[d] = t;
+	waited_s(r, f, d);
+}
+
+static void
 complete_s(Run *r, Flows *f, int m, double bytes, double t)
 {
 	const SimMsg *msg = &r->c->msg[m];
@@ -737,8 +787,7 @@ complete_s(Run *r, Flows *f, int m, double bytes, double t)
 		int d = r->rdep[i];
 		if (t > r->ready_s[d])
 			r->ready_s[d] = t;
-		if (--r->waiting[d] == 0 && d < r->epoch_hi)
-			fheap_push(&f->starts, r->ready_s[d] + (double)r->net->step_ps * 1e-12, d);
+		waited_s(r, f, d);
 	}
 }
 
@@ -758,6 +807,7 @@ start_flow(Run *r, Flows *f, int m, double t)
 	const SimMsg *msg = &r->c->msg[m];
 	int64_t bytes = msg_cut(r, m)->size;
 	if (bytes == 0 || msg->nhop == 0) {
+		sent_s(r, f, m, t);
 		complete_s(r, f, m, (double)bytes, t);
 		return;
 	}
@@ -806,6 +856,7 @@ flow_loop(Run *r, Flows *f, double t)
 			bool gone = f->rem[i] <= 1e-9 * f->size[i] ||
 			            (!start && f->rate[i] > 0 && f->rem[i] / f->rate[i] <= 1e-9 * dt);
 			if (gone) {
+				sent_s(r, f, m, t);
 				complete_s(r, f, m, f->size[i], t + path_latency(r, f, m));
 				dirty = true;
 			} else {
@@ -882,6 +933,34 @@ run_flows(Run *r)
 	free(r->done_s), free(r->red_free_s);
 }
 
+/* Deps mode: a sender posts its messages on a link's queue in issue order
+ * (message order: by round, then as built) and the link serves that queue
+ * first in, first out; each message waits for the one before it. Different
+ * queues (senders, links) still share fairly. */
+static void
+issue_queues(Run *r)
+{
+	const SimColl *c = r->c;
+	int *last = xmalloc(((size_t)r->net->nlink + 1) * sizeof *last);
+	for (int l = 0; l < r->net->nlink; l++)
+		last[l] = -1;
+	r->qnext = xmalloc((size_t)c->nmsg * sizeof *r->qnext + 1);
+	r->qfree_ps = xcalloc((size_t)c->nmsg + 1, sizeof *r->qfree_ps);
+	r->qfree_s = xcalloc((size_t)c->nmsg + 1, sizeof *r->qfree_s);
+	for (int m = 0; m < c->nmsg; m++) {
+		r->qnext[m] = -1;
+		if (c->msg[m].nhop == 0)
+			continue;
+		int l = c->hops[c->msg[m].hop];
+		if (last[l] >= 0) {
+			r->qnext[last[l]] = m;
+			r->waiting[m]++;
+		}
+		last[l] = m;
+	}
+	free(last);
+}
+
 int
 sim_run(Arena *a, const SimNet *n, int ci, int64_t bytes, const SimOpts *o, SimResult *res,
         char *err, size_t errlen)
@@ -920,6 +999,7 @@ sim_run(Arena *a, const SimNet *n, int ci, int64_t bytes, const SimOpts *o, SimR
 				r.rdep[r.rdep_off[d] + fill[d]++] = m;
 			}
 		free(fill);
+		issue_queues(&r);
 	}
 	if (o->mode == SIM_PACKET)
 		run_packets(&r);
@@ -932,6 +1012,7 @@ sim_run(Arena *a, const SimNet *n, int ci, int64_t bytes, const SimOpts *o, SimR
 		res->energy_j += res->link_bytes[l] * 8 * n->link[l].energy_per_bit;
 	}
 	free(r.link_bytes), free(r.waiting), free(r.rdep_off), free(r.rdep);
+	free(r.qnext), free(r.qfree_ps), free(r.qfree_s);
 	double p = c->nrank;
 	res->goodput_bps = res->time_s > 0 ? (double)bytes * 8 * (p - 1) / (p * res->time_s) : 0;
 	res->bound_bps = sim_injection_bw(n, ci) / 2;

@@ -156,7 +156,8 @@ int
 svg_links(FILE *f, const SimNet *n, const double *util, const char *title)
 {
 	bool torus = strcmp(n->topo, "torus") == 0;
-	if (n->ndim != 2 || !(torus || strcmp(n->topo, "mesh") == 0))
+	if (n->ndim != 2 ||
+	    !(torus || strcmp(n->topo, "mesh") == 0 || strcmp(n->topo, "supermesh") == 0))
 		return 0;
 	int rows = n->size[0], cols = n->size[1];
 	double sp = rows > cols ? 560.0 / rows : 560.0 / cols;
@@ -184,8 +185,12 @@ svg_links(FILE *f, const SimNet *n, const double *util, const char *title)
 			y2 = y1 + dy * sp * 0.45;
 		}
 		double len = sqrt(dx * dx + dy * dy);
-		/* the two directions side by side: offset to the sender's right */
-		double ox = -dy / len * off, oy = dx / len * off;
+		/* the two directions side by side: offset to the sender's right, a
+		 * pair's parallel links (supermesh) each one step further out */
+		int copy = 0;
+		for (int e = l - 1; e >= 0 && n->link[e].src == k->src; e--)
+			copy += n->link[e].dst == k->dst;
+		double ox = -dy / len * off * (1 + 2 * copy), oy = dx / len * off * (1 + 2 * copy);
 		char col[16];
 		double u = util[l];
 		heat(u, col, sizeof col);

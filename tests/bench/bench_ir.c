@@ -40,6 +40,15 @@ static const Case cases[] = {
 	 "trees P = balanced_pair(T, root (0, 0));\n"
 	 "collective allreduce AR on T { algorithm symmetric(trees P, group G); }\n",
 	 2.0, 1024},
+	/* issue 11: four link-disjoint corner trees (the general method: the
+	 * seed's Algorithm 1 gets stuck on SMAlter) and the pipelined allreduce
+	 * over them, 256 segments per tree (what the cost model picks at 256 MiB
+	 * within its 2M-message budget): 2.1M messages */
+	{"disjoint + pipelined AR, supermesh 32x32",
+	 "topology S = supermesh(32, 32, alter);\n"
+	 "trees C = disjoint(S, roots (0, 0), (0, 31), (31, 31), (31, 0));\n"
+	 "collective allreduce AR on S { algorithm pipelined_trees(trees C, segments 256); }\n",
+	 1.0, 1024},
 };
 
 /* In the child: the pipeline; prints "seconds peak_kib rounds". */

@@ -23,6 +23,8 @@ main(int argc, char **argv)
 		{.pName = "group", .pTests = group_tests},
 		{.pName = "symm", .pTests = symm_tests},
 		{.pName = "alg", .pTests = alg_tests},
+		{.pName = "disjoint", .pTests = disjoint_tests},
+		{.pName = "pipelined", .pTests = pipelined_tests},
 		{.pName = "backend", .pTests = backend_tests},
 		{.pName = "sim", .pTests = sim_tests},
 		{.pName = "optical", .pTests = optical_tests},

@@ -295,6 +295,31 @@ test_user_schedules(void)
 	}
 }
 
+/* pipelined_trees over link-disjoint trees of 4x4 supermeshes (16 ranks). */
+static void
+test_pipelined_trees(void)
+{
+	static const struct { const char *variant, *kind, *sets; int segments; } cases[] = {
+		{"bi", "allreduce", "R0", 3},
+		{"alter", "allreduce", "R0", 3},
+		{"alter", "reduce_scatter", "R0, R1, R2, R3", 2},
+		{"alter", "allgather", "R0, R1, R2, R3", 2},
+	};
+	for (size_t i = 0; i < countof(cases); i++) {
+		char text[1024], label[128];
+		snprintf(text, sizeof text, "topology S = supermesh(4, 4, %s);\n"
+		         "trees R0 = disjoint(S, roots 0, 3, 15, 12);\n"
+		         "trees R1 = disjoint(S, roots 1, 7, 14, 8);\n"
+		         "trees R2 = disjoint(S, roots 2, 11, 13, 4);\n"
+		         "trees R3 = disjoint(S, roots 5, 6, 10, 9);\n"
+		         "collective %s X on S { algorithm pipelined_trees(trees %s, segments %d); }\n",
+		         cases[i].variant, cases[i].kind, cases[i].sets, cases[i].segments);
+		snprintf(label, sizeof label, "pipelined_trees %s on supermesh %s", cases[i].kind,
+		         cases[i].variant);
+		run_case(label, text, 16);
+	}
+}
+
 CU_TestInfo mpi_tests[] = {
 	{"user schedules (examples/user-*.coll) against MPI", test_user_schedules},
 	{"rank-space algorithms against MPI, 2..16 ranks", test_rank_space},
@@ -302,5 +327,6 @@ CU_TestInfo mpi_tests[] = {
 	{"a communicator of the wrong size", test_wrong_size},
 	{"Bridge on an optical ring against MPI, barriers at reconfigurations", test_optical},
 	{"chunk order: messages as runs of the buffer", test_chunk_order},
+	{"pipelined trees on 4x4 SMBi / SMAlter against MPI", test_pipelined_trees},
 	CU_TEST_INFO_NULL,
 };

@@ -193,19 +193,31 @@ test_ring_allreduce(void)
 	}
 }
 
-/* Round-robin: two messages on one link alternate packet by packet. */
+/* Round-robin between messages on a link, except that one sender's
+ * messages on one link go in issue order (deps mode). */
 static void
 test_arbitration(void)
 {
 	Hand x;
 	int64_t s = sim_ser_ps(4096, 400000000000), d = 400000;
-	/* A: 3 packets and B: 1 packet, both 0 -> 1 from time 0: A0 B0 A1 A2 */
+	/* A: 3 packets and B: 1 packet, both 0 -> 1 from time 0, A issued first:
+	 * deps mode serves the sender's queue in order, A0 A1 A2 B0 */
 	hand_init(&x, 2, 4096);
 	hand_msg(&x, 0, 0, 1, 3, 4, 0, NULL);
 	hand_msg(&x, 1, 0, 1, 1, 4, 0, NULL);
 	SimResult r = hand_run(&x, 4 * 4096, SIM_PACKET, SIM_DEPS);
-	CU_ASSERT_EQUAL(r.round_end[0], (double)(4 * s + d) * 1e-12);
-	CU_ASSERT_EQUAL(r.round_end[1], (double)(2 * s + d) * 1e-12);
+	CU_ASSERT_EQUAL(r.round_end[0], (double)(3 * s + d) * 1e-12);
+	CU_ASSERT_EQUAL(r.round_end[1], (double)(4 * s + d) * 1e-12);
+	/* the same in flow mode: B starts when A has drained */
+	r = hand_run(&x, 4 * 4096, SIM_FLOW, SIM_DEPS);
+	CU_ASSERT_DOUBLE_EQUAL(r.round_end[1], (double)(4 * s + d) * 1e-12, 1e-15);
+	arena_free(&x.a);
+	/* in one round, round mode: A0 B0 A1 A2 (B leaves with A: one turn each) */
+	hand_init(&x, 2, 4096);
+	hand_msg(&x, 0, 0, 1, 3, 4, 0, NULL);
+	hand_msg(&x, 0, 0, 1, 1, 4, 0, NULL);
+	r = hand_run(&x, 4 * 4096, SIM_PACKET, SIM_ROUNDS);
+	CU_ASSERT_EQUAL(r.time_ps, 4 * s + d);
 	arena_free(&x.a);
 	/* A: 0 -> 2 and B: 1 -> 2, 2 packets each. A's first packet reaches
 	 * link 1 at s + d, when B has sent B0 (0..s) and B1 (s..2s): B first */
@@ -687,10 +699,50 @@ test_tto(void)
 	built_free(&b);
 }
 
+/*
+ * TTO (4x4 mesh) and pipelined trees (4x4 SuperMeshBi corner trees) in both
+ * sync modes. Rounds: (M + 2h - 1) slots of o plus a slot's transfer.
+ * Deps: each link queue streams its segments back to back, so the time is
+ * at least the pipeline's M + 2h - 1 slots without the overhead, and no
+ * more than the round-synchronous time (it was 1.6x more with plain
+ * round-robin, which started all of a leaf's segments at once).
+ */
+static void
+test_pipelines_both_modes(void)
+{
+	static const char *const text[] = {
+		NET400 "step_overhead = 1 us; }\ntopology M = mesh(4, 4);\ncollective allreduce X on M {"
+		" algorithm tto; ranks 0..11, 13..15; }\n",
+		NET400 "step_overhead = 1 us; }\ntopology S = supermesh(4, 4, bi);\n"
+		"trees C = disjoint(S, roots 0, 3, 15, 12);\ncollective allreduce X on S {"
+		" algorithm pipelined_trees(trees C, segments 24); }\n",
+	};
+	for (size_t i = 0; i < countof(text); i++) {
+		Built b;
+		CU_ASSERT_EQUAL_FATAL(build_text(&b, text[i], "X"), 0);
+		const Sched *x = b.prog.sched[0];
+		int ntree = i == 0 ? 3 : 4, m = x->nchunk / ntree, h = (x->nround - m + 1) / 2;
+		CU_ASSERT_EQUAL(x->nround, m + 2 * h - 1);
+		int q = 2;
+		int64_t d = 400000, sp = sim_ser_ps(4096, 400000000000);
+		int64_t bytes = (int64_t)x->nchunk * q * 4096;
+		SimResult rr = run(&b, bytes, SIM_PACKET, SIM_ROUNDS);
+		SimResult rd = run(&b, bytes, SIM_PACKET, SIM_DEPS);
+		int64_t floor = (int64_t)(m + 2 * h - 1) * q * sp + (2 * h - 1) * d;
+		assert_named(rd.time_ps >= floor && rd.time_ps <= rr.time_ps, __LINE__, __FILE__,
+		             "%s: deps %lld ps, rounds %lld, pipeline floor %lld", i ? "pipelined_trees"
+		             : "tto", (long long)rd.time_ps, (long long)rr.time_ps, (long long)floor);
+		SimResult fd = run(&b, bytes, SIM_FLOW, SIM_DEPS);
+		assert_named(fd.time_s <= rr.time_s * 1.02, __LINE__, __FILE__, "flow deps %g s, "
+		             "rounds %g s", fd.time_s, rr.time_s);
+		built_free(&b);
+	}
+}
+
 CU_TestInfo sim_tests[] = {
 	{"one message over h hops: the closed form to the picosecond", test_single_message},
 	{"ring allreduce on ring(2..16): one packet and pipelined forms", test_ring_allreduce},
-	{"arbitration: round-robin between messages on a link", test_arbitration},
+	{"arbitration: round-robin between queues, issue order within one", test_arbitration},
 	{"a round found to share a link after lone messages: no trace", test_lone_then_shared},
 	{"contention on a torus: halving-doubling yes, SP no", test_contention_torus},
 	{"SP reaches the goodput bound (8x8, 64x16, 128x8, 256x4)", test_sp_goodput},
@@ -702,5 +754,6 @@ CU_TestInfo sim_tests[] = {
 	{"energy per bit per hop", test_energy},
 	{"reduction cost at the receiver", test_reduce_cost},
 	{"TTO on a 4x4 mesh: 9.4's slots, shared links arbitrated", test_tto},
+	{"TTO and pipelined trees keep M + 2h - 1 in both sync modes", test_pipelines_both_modes},
 	CU_TEST_INFO_NULL,
 };
