@@ -41,12 +41,13 @@ COLL
 	done
 done
 
-# columns: delay,size,collective,kind,algorithm,size_bytes,time_s,...,reconfigs,reconfig_s
+# columns: delay,size, then collc sim's CSV: collective,kind,algorithm,size,count,type,redop,
+# time_us,...,reconfigs,reconfig_s
 table() { # title, the baseline collective, Bridge's
 	echo
 	echo "$1"
 	awk -F, -v base="$2" -v br="$3" -v delays="$DELAYS" -v sizes="$SIZES" '
-	{ t[$1 "," $2 "," $3] = $7; r[$1 "," $2 "," $3] = $(NF - 1) }
+	{ t[$1 "," $2 "," $3] = $10; r[$1 "," $2 "," $3] = $(NF - 1) }
 	END {
 		nd = split(delays, D, " "); ns = split(sizes, S, " ")
 		printf "%-10s", "size"

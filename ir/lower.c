@@ -513,6 +513,11 @@ lower_library(Lower *L, const Decl *d, CollKind kind, const Topo *t, Routes *rou
 				c.latency |= strcmp(call->arg[i].val.v[0]->text, "latency") == 0;
 				c.mirrored |= strcmp(call->arg[i].val.v[0]->text, "mirrored") == 0;
 			}
+		/* hierarchical(A, B, ...): the positional words, one per dimension */
+		for (int i = 0; i < call->narg; i++)
+			for (int k = 0; !call->arg[i].label && k < call->arg[i].val.n; k++)
+				if (call->arg[i].val.v[k]->kind == EX_NAME && c.ndim_alg < MAX_DIMS)
+					c.dim_alg[c.ndim_alg++] = call->arg[i].val.v[k]->text;
 		s = alg_build(&c, &missing);
 		if (missing)
 			return 1;
