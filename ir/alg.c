@@ -50,6 +50,10 @@ alg_build(const AlgCtx *c, bool *missing)
 				         coll_kind_name[c->kind]);
 				return NULL;
 			}
+			/* before the generator sizes anything (p * p blocks may not fit an int) */
+			if (check_sched_size(c->loc, c->name, c->kind, c->nrank,
+			                     sched_min_chunks(c->kind, c->nrank, c->chunks)) != 0)
+				return NULL;
 			return library[i].build(c);
 		}
 	*missing = true;
@@ -119,6 +123,8 @@ gen_begin(Gen *g, const AlgCtx *c, int nblock, int m)
 		g->mult = c->chunks / (nblock * m);
 	}
 	m *= g->mult;
+	if (check_sched_size(c->loc, c->name, c->kind, c->nrank, (double)nblock * m) != 0)
+		return -1;
 	g->s = sched_new(c->arena, c->name, c->loc, c->kind, c->algorithm, c->topo, c->rank_node,
 	                 c->nrank);
 	g->s->nchunk = nblock * m;
@@ -143,9 +149,9 @@ gen_begin(Gen *g, const AlgCtx *c, int nblock, int m)
 Sched *
 gen_end(Gen *g)
 {
-	sched_end(&g->b);
+	int rc = sched_end(&g->b);
 	free(g->buf);
-	return g->s;
+	return rc == 0 ? g->s : NULL;
 }
 
 void

@@ -13,7 +13,7 @@
 
 #include "ir.h"
 
-enum { MAX_PERM_INTS = 1 << 26, MAX_AUTO_NODES = 64 };
+/* MAX_GROUP_ORDER, MAX_PERM_INTS and MAX_AUTO_NODES: collc_limits.h */
 
 static bool
 coordinate_topology(const Topo *t)

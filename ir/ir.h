@@ -115,6 +115,9 @@ int route_id(Routes *, int src, int dst);
 /* Its links; returns the hop count, or -1 if dst is unreachable. */
 int route_get(Routes *, int src, int dst, const int **links);
 int topo_distance(Routes *, int src, int dst);
+/* The first link of the route src -> dst; -1 if none. Routes of grids are
+ * not cached by it: a tree asks it of every node. */
+int route_first_link(Routes *, int src, int dst);
 
 /* ---- groups (group.c) ---- */
 
@@ -154,7 +157,6 @@ struct GroupGen {
 	bool all_translations;        /* `translate;` with no vector */
 };
 
-enum { MAX_GROUP_ORDER = 1 << 22 };
 
 /* Checks each generator is an automorphism, closes, finds link orbits. */
 Group *group_build(Arena *, const Topo *, const char *name, Loc, const GroupGen *, int ngen);
@@ -314,6 +316,9 @@ typedef struct SchedBuilder {
 	int *slot;         /* interned routes: hash of link lists */
 	int nslot;
 	int *chunk_buf;    /* the chunks of the message being added */
+	int *from_routes;  /* Routes' route id -> this schedule's route + 1 (sched_msg) */
+	int nfrom_routes;
+	bool too_big;      /* its routes passed MAX_ROUTE_HOPS: messages are dropped */
 } SchedBuilder;
 
 Sched *sched_new(Arena *, const char *name, Loc, CollKind, const char *algorithm,
@@ -325,7 +330,9 @@ void sched_msg(SchedBuilder *, int round, int src, int dst, XferOp, const int *c
 void sched_msg_route(SchedBuilder *, int round, int src, int dst, XferOp, const int *chunks,
                      int n, const int *links, int nlink);
 int sched_route(SchedBuilder *, const int *links, int nlink);
-void sched_end(SchedBuilder *); /* sorts by round, merges same (round, src, dst, route, op) */
+/* Sorts by round, merges same (round, src, dst, route, op); -1 after
+ * reporting when the routes passed MAX_ROUTE_HOPS (nothing is kept). */
+int sched_end(SchedBuilder *);
 void sched_abort(SchedBuilder *); /* drops what was built (after an error) */
 int sched_route_len(const Sched *, int route);
 
@@ -471,6 +478,20 @@ int verify(const Sched *);
 int verify_phases(const Sched *);
 int sched_nreconfig(const Sched *);
 void metrics(const Sched *, double bytes, Metrics *);
+
+/* ---- estimate.c: work estimated from a declaration's numbers, against
+ * the limits of collc_limits.h; each check reports at loc and returns -1 ---- */
+
+/* Directed links of a built-in topology (spine_leaf: size = leaves, hosts
+ * and variant = spines; optical_ring: size[0] nodes). */
+double topo_link_estimate(TopoKind, int ndim, const int *size, int variant);
+int check_topology_links(Loc, const char *desc, double nlink);
+/* The fewest chunks a schedule of this kind has (`chunks N` if given). */
+double sched_min_chunks(CollKind, int nrank, int chunks);
+/* An explicit schedule's (rank, chunk) pairs and chunk transfers. */
+int check_sched_size(Loc, const char *name, CollKind, int nrank, double nchunk);
+/* A symmetric schedule's chunks: trees x group order. */
+int check_symmetric_size(Loc, const char *name, int ntree, int order);
 
 /* ---- lower.c: the AST of a checked file to the IR ---- */
 

@@ -344,7 +344,7 @@ read_schedule(Reader *r)
 	expect(r, "chunks");
 	int nchunk = (int)integer(r, 1, MAX_CHUNKS);
 	expect(r, "rounds");
-	int nround = (int)integer(r, 0, 1 << 30);
+	int nround = (int)integer(r, 0, MAX_ROUNDS);
 	expect(r, "form");
 	bool sym = word(r, form, sizeof form) && strcmp(form, "symmetric") == 0;
 	if (!sym && strcmp(form, "explicit") != 0)
@@ -352,15 +352,27 @@ read_schedule(Reader *r)
 	line_end(r);
 	if (r->failed)
 		return;
+	/* the work declared, before anything is sized by it */
+	Loc head = {r->lineno, 1};
+	if (sym && nchunk > MAX_SYMM_CHUNKS) {
+		error_at(head, "the symmetric schedule '%s' declares %d chunks; collc builds at most %d "
+		         "(docs/limits.md)", name, nchunk, MAX_SYMM_CHUNKS);
+		r->failed = true;
+		return;
+	}
+	if (!sym && check_sched_size(head, name, (CollKind)k, nrank, nchunk) != 0) {
+		r->failed = true;
+		return;
+	}
 	int *rank_node = int_list(r, "rank_nodes", nrank, 0, t->nnode - 1);
 	if (r->failed)
 		return;
 	Sched *s = sched_new(r->a, arena_strdup(r->a, name), (Loc){r->lineno, 1}, (CollKind)k,
 	                     arena_strdup(r->a, alg), t, rank_node, nrank);
+	/* sched_new kept the last rank of each node: any other rank is a repeat */
 	for (int i = 0; i < nrank; i++)
-		for (int j = 0; j < i; j++)
-			if (rank_node[i] == rank_node[j])
-				fail(r, "a node is listed twice in rank_nodes");
+		if (s->node_rank[rank_node[i]] != i)
+			fail(r, "a node is listed twice in rank_nodes");
 	s->nchunk = nchunk;
 	r->s = s;
 	sched_begin(&r->sb, r->a, s, NULL);
@@ -495,7 +507,10 @@ read_schedule(Reader *r)
 		sched_abort(&r->sb);
 		return;
 	}
-	sched_end(&r->sb);
+	if (sched_end(&r->sb) != 0) {
+		r->failed = true;
+		return;
+	}
 	s->nround = nround;
 	if ((s->kind == CK_REDUCE_SCATTER || s->kind == CK_ALLGATHER) && !s->owner)
 		fail(r, "reduce_scatter and allgather schedules need an owner line");

@@ -110,7 +110,26 @@ labelled(const Call *c, const char *label)
 	return NULL;
 }
 
-static void
+/* The links the declaration asks for, against MAX_LINKS, before building. */
+static int
+check_topology_size(const Decl *d, const int *size, int n, int spines, int nlink)
+{
+	const Call *c = d->form;
+	static const struct { const char *name; TopoKind kind; } kinds[] = {
+		{"torus", TK_TORUS}, {"mesh", TK_MESH}, {"supermesh", TK_SUPERMESH},
+		{"hyperx", TK_HYPERX}, {"ring", TK_RING}, {"full", TK_FULL},
+		{"optical_ring", TK_OPTICAL_RING}, {"spine_leaf", TK_SPINE_LEAF},
+	};
+	double links = nlink;
+	for (size_t k = 0; k < countof(kinds); k++)
+		if (strcmp(c->name, kinds[k].name) == 0)
+			links = topo_link_estimate(kinds[k].kind, n, size, spines);
+	char desc[128];
+	snprintf(desc, sizeof desc, "topology '%s' (%s)", d->name, c->name);
+	return check_topology_links(d->loc, desc, links);
+}
+
+static int
 lower_topology(Lower *L, const Decl *d)
 {
 	Net net = L->net;
@@ -125,6 +144,15 @@ lower_topology(Lower *L, const Decl *d)
 	for (int i = 0; i < c->narg && n < MAX_DIMS; i++)
 		if (!c->arg[i].label && c->arg[i].val.v[0]->kind != EX_NAME)
 			size[n++] = int_of(c->arg[i].val.v[0]);
+	if (strcmp(c->name, "spine_leaf") == 0) {
+		size[0] = int_of(labelled(c, "leaves")->val.v[0]);
+		size[1] = int_of(labelled(c, "hosts")->val.v[0]);
+		if (check_topology_size(d, size, 2, int_of(labelled(c, "spines")->val.v[0]), 0) != 0)
+			return -1;
+	} else if (d->form && strcmp(c->name, "graph") != 0 &&
+	           check_topology_size(d, size, n, 0, 0) != 0) {
+		return -1;
+	}
 	static const struct { const char *name; TopoKind kind; } grid[] = {
 		{"torus", TK_TORUS}, {"mesh", TK_MESH}, {"supermesh", TK_SUPERMESH},
 		{"hyperx", TK_HYPERX}, {"ring", TK_RING}, {"full", TK_FULL},
@@ -165,6 +193,8 @@ lower_topology(Lower *L, const Decl *d)
 				VEC_PUSH(L->a, links, nlink, cap, l);
 			}
 		}
+		if (check_topology_size(d, size, 0, 0, nlink) != 0)
+			return -1;
 		t = topo_graph(L->a, d->name, (int)sp->nodes, sp->is_switch, nlink, links, net);
 	}
 	t->loc = d->loc;
@@ -172,6 +202,7 @@ lower_topology(Lower *L, const Decl *d)
 	Prog *p = L->p;
 	p->topo = xrealloc(p->topo, (size_t)(p->ntopo + 1) * sizeof *p->topo);
 	p->topo[p->ntopo++] = t;
+	return 0;
 }
 
 /* ---- groups ---- */
@@ -257,14 +288,10 @@ lower_group(Lower *L, const Decl *d)
 	Group *g = NULL;
 	if (d->form && strcmp(d->form->name, "automorphisms") == 0) {
 		g = group_automorphisms(L->a, t, d->name, d->loc);
-		/* as generators of groups that include it: every element */
-		for (int e = 0; g && e < g->order; e++) {
-			GroupGen x = {.loc = d->loc};
-			x.perm = arena_array(L->a, (size_t)t->nnode, sizeof *x.perm);
-			for (int v = 0; v < t->nnode; v++)
-				x.perm[v] = group_node(g, e, v);
-			push_gen(L, gens, x);
-		}
+		/* as generators of groups that include it: every element, as the
+		 * group holds them (not copied: there may be millions) */
+		if (g)
+			*gens = (GenList){.n = g->ngen, .cap = g->ngen, .gen = g->gen};
 	} else {
 		if (d->form) { /* translations(T) */
 			push_gen(L, gens, (GroupGen){.loc = d->loc, .affine = true, .all_translations = true});
@@ -647,6 +674,8 @@ lower_collective(Lower *L, const Decl *d)
 				list[ntree++] = set->tree[k];
 		}
 		Sched *s = NULL;
+		if (rc == 0 && g)
+			rc = check_symmetric_size(alg->loc, d->name, ntree, g->order);
 		if (rc == 0) {
 			s = sched_new(L->a, d->name, d->loc, kind, "symmetric", t, rank_node, nrank);
 			for (int i = 0; i < ntree && rc == 0; i++)
@@ -692,11 +721,15 @@ lower(const File *f, Prog *p)
 			apply_params(&L.net, f->decl[i].body);
 	for (int i = 0; i < f->ndecl; i++) {
 		const Decl *d = &f->decl[i];
+		char what[160];
+		snprintf(what, sizeof what, "'%s'", d->name ? d->name : "network");
+		diag_building(d->loc, what); /* named if memory runs out */
 		switch (d->kind) {
 		case DC_NETWORK:
 			break;
 		case DC_TOPOLOGY:
-			lower_topology(&L, d);
+			if (lower_topology(&L, d) != 0)
+				return -1; /* too large to build: what uses it cannot be built either */
 			break;
 		case DC_GROUP:
 			lower_group(&L, d);
@@ -713,6 +746,7 @@ lower(const File *f, Prog *p)
 			break;
 		}
 	}
+	diag_building((Loc){0, 0}, NULL);
 	p->routes = L.routes;
 	p->nroutes = 2 * (int)n;
 	return nerrors() > errors ? -1 : 0;

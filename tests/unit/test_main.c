@@ -35,6 +35,8 @@ main(int argc, char **argv)
 		{.pName = "perf", .pTests = perf_tests},
 		{.pName = "docs", .pTests = docs_tests},
 		{.pName = "robust", .pTests = robust_tests},
+		{.pName = "limits", .pTests = limits_tests, .pInitFunc = limits_setup,
+		 .pCleanupFunc = limits_teardown},
 		{.pName = "mpi", .pTests = mpi_tests, .pInitFunc = mpi_setup, .pCleanupFunc = mpi_teardown},
 		{.pName = "cli", .pTests = cli_tests, .pInitFunc = cli_setup, .pCleanupFunc = cli_teardown},
 		CU_SUITE_INFO_NULL,
