@@ -45,6 +45,9 @@ const UnitInfo unit_table[] = {
 	{"uJ", Q_ENERGY, 1, 1e6},
 	{"mJ", Q_ENERGY, 1, 1e3},
 	{"J", Q_ENERGY, 1, 1},
+	{"uW", Q_POWER, 1, 1e6},
+	{"mW", Q_POWER, 1, 1e3},
+	{"W", Q_POWER, 1, 1},
 };
 const int unit_count = (int)countof(unit_table);
 
@@ -66,6 +69,7 @@ qty_kind_name(QtyKind k)
 	case Q_RATE: return "a rate (bps, Gbps, GBps, GiBps, ...)";
 	case Q_TIME: return "a time (ps, ns, us, ms, s)";
 	case Q_ENERGY: return "an energy (fJ, pJ, nJ, uJ, mJ, J)";
+	case Q_POWER: return "a power (uW, mW, W)";
 	}
 	return "?";
 }

@@ -187,6 +187,9 @@ static const ParamInfo net_params[] = {
 	{"mtu", Q_SIZE, true, false},
 	{"energy_per_bit", Q_ENERGY, false, true},
 	{"reconfig_delay", Q_TIME, false, false},
+	{"router_energy_per_bit", Q_ENERGY, false, false},
+	{"port_static_power", Q_POWER, false, false},
+	{"link_static_power", Q_POWER, false, false},
 };
 
 /* ---- helpers ---- */

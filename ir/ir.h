@@ -16,7 +16,7 @@
 
 #include "base.h"
 
-/* ---- network parameters (SI units: bits/s, seconds, bytes, joules) ---- */
+/* ---- network parameters (SI units: bits/s, seconds, bytes, joules, watts) ---- */
 
 typedef struct Net {
 	double bandwidth;      /* per direction, per link */
@@ -26,6 +26,10 @@ typedef struct Net {
 	double mtu;            /* bytes per packet (simulator) */
 	double energy_per_bit; /* per bit per hop */
 	double reconfig_delay; /* optical circuit switch */
+	/* the rest of the energy model (docs/sim.md 4); all 0 by default */
+	double router_energy_per_bit; /* per bit per router a message passes through */
+	double port_static_power;     /* watts per router port (docs/sim.md 4), over the run time */
+	double link_static_power;     /* watts per directed link, over the run time */
 } Net;
 
 extern const Net net_defaults;

@@ -219,6 +219,11 @@ topology_line(Reader *r, Pending *t, const char *w)
 		n->mtu = real(r);
 		n->energy_per_bit = real(r);
 		n->reconfig_delay = real(r);
+	} else if (strcmp(w, "energy") == 0) {
+		Net *n = &t->net;
+		n->router_energy_per_bit = real(r);
+		n->port_static_power = real(r);
+		n->link_static_power = real(r);
 	} else if (strcmp(w, "switch") == 0) {
 		t->sw[integer(r, 0, t->nnode - 1)] = 1;
 		t->any_switch = true;
@@ -260,7 +265,8 @@ topology_end(Reader *r, Pending *t)
 	if (!(n->bandwidth > 0 && n->bandwidth <= 1e300) || !finite_nonneg(n->link_latency) ||
 	    !finite_nonneg(n->router_latency) || !finite_nonneg(n->step_overhead) ||
 	    !(n->mtu >= 1 && n->mtu <= 1e300) || !finite_nonneg(n->energy_per_bit) ||
-	    !finite_nonneg(n->reconfig_delay))
+	    !finite_nonneg(n->reconfig_delay) || !finite_nonneg(n->router_energy_per_bit) ||
+	    !finite_nonneg(n->port_static_power) || !finite_nonneg(n->link_static_power))
 		fail(r, "a network parameter is out of range (bandwidth and mtu positive, the rest "
 		        "zero or more, all finite)");
 	for (int i = 0; i < t->nlink && !r->failed; i++) {
@@ -556,7 +562,8 @@ ir_read(const char *text, size_t len, Prog *p)
 		if (strcmp(w, "topology") == 0) {
 			topology_end(&r, &t);
 			topology_header(&r, &t);
-		} else if (strcmp(w, "net") == 0 || strcmp(w, "switch") == 0 || strcmp(w, "link") == 0) {
+		} else if (strcmp(w, "net") == 0 || strcmp(w, "energy") == 0 || strcmp(w, "switch") == 0 ||
+		           strcmp(w, "link") == 0) {
 			topology_line(&r, &t, w);
 		} else if (strcmp(w, "schedule") == 0) {
 			topology_end(&r, &t);

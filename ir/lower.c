@@ -96,6 +96,12 @@ apply_params(Net *n, const Block *b)
 			n->energy_per_bit = v;
 		else if (strcmp(it->name, "reconfig_delay") == 0)
 			n->reconfig_delay = v;
+		else if (strcmp(it->name, "router_energy_per_bit") == 0)
+			n->router_energy_per_bit = v;
+		else if (strcmp(it->name, "port_static_power") == 0)
+			n->port_static_power = v;
+		else if (strcmp(it->name, "link_static_power") == 0)
+			n->link_static_power = v;
 	}
 }
 

@@ -961,6 +961,30 @@ issue_queues(Run *r)
 	free(last);
 }
 
+/* The energy model of docs/sim.md 4. Every byte of a message crosses every
+ * link of its route once, so the link energy (bits x hops x energy per bit)
+ * is the links' bytes x their energy; a message of h hops passes h + 1
+ * routers (its own, h - 1 between, the receiver's), so the routers see the
+ * links' bytes plus every message's bytes once more. Static power is paid
+ * by every router port and link for the whole run, busy or idle. */
+static void
+sim_energy(const SimNet *n, const SimColl *c, int64_t bytes, SimResult *res)
+{
+	double link_sum = 0;
+	for (int l = 0; l < n->nlink; l++) {
+		res->energy_link_j += res->link_bytes[l] * 8 * n->link[l].energy_per_bit;
+		link_sum += res->link_bytes[l];
+	}
+	double msg_sum = 0;
+	if (n->router_energy_per_bit > 0)
+		for (int m = 0; m < c->nmsg; m++)
+			msg_sum += (double)sim_msg_bytes(&c->msg[m], bytes);
+	res->energy_router_j = (link_sum + msg_sum) * 8 * n->router_energy_per_bit;
+	res->energy_static_j =
+	    res->time_s * ((double)n->nport * n->port_static_w + n->nlink * n->link_static_w);
+	res->energy_j = res->energy_link_j + res->energy_router_j + res->energy_static_j;
+}
+
 int
 sim_run(Arena *a, const SimNet *n, int ci, int64_t bytes, const SimOpts *o, SimResult *res,
         char *err, size_t errlen)
@@ -1005,12 +1029,9 @@ sim_run(Arena *a, const SimNet *n, int ci, int64_t bytes, const SimOpts *o, SimR
 		run_packets(&r);
 	else
 		run_flows(&r);
-	/* every byte of a message crosses every link of its route once, so the
-	 * energy (bits x hops x energy per bit) is the links' bytes x their energy */
-	for (int l = 0; l < n->nlink; l++) {
+	for (int l = 0; l < n->nlink; l++)
 		res->link_bytes[l] = (double)r.link_bytes[l];
-		res->energy_j += res->link_bytes[l] * 8 * n->link[l].energy_per_bit;
-	}
+	sim_energy(n, c, bytes, res);
 	free(r.link_bytes), free(r.waiting), free(r.rdep_off), free(r.rdep);
 	free(r.qnext), free(r.qfree_ps), free(r.qfree_s);
 	double p = c->nrank;

@@ -47,7 +47,7 @@ main(int argc, char **argv)
 		CU_cleanup_registry();
 		return 2;
 	}
-	/* collc-tests SUITE runs one suite */
+	/* collc-tests SUITE runs one suite, collc-tests SUITE 'TEST' one test */
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	if (argc > 1) {
 		CU_pSuite s = CU_get_suite(argv[1]);
@@ -56,7 +56,16 @@ main(int argc, char **argv)
 			CU_cleanup_registry();
 			return 2;
 		}
-		CU_basic_run_suite(s);
+		CU_pTest t = argc > 2 ? CU_get_test(s, argv[2]) : NULL;
+		if (argc > 2 && !t) {
+			fprintf(stderr, "no test '%s' in suite '%s'\n", argv[2], argv[1]);
+			CU_cleanup_registry();
+			return 2;
+		}
+		if (t)
+			CU_basic_run_test(s, t);
+		else
+			CU_basic_run_suite(s);
 	} else {
 		CU_basic_run_tests();
 	}

@@ -48,9 +48,10 @@ sh(const char *cmd)
 }
 
 /* Compiles text's collective (the one named, or its only one) to C,
- * builds and runs it on p ranks. */
+ * builds and runs it on p ranks; args for its main ("COUNT TIMES"), or ""
+ * for every count. */
 static void
-run_named(const char *label, const char *text, int p, const char *collective)
+run_args(const char *label, const char *text, int p, const char *collective, const char *args)
 {
 	if (!have_mpi) {
 		assert_named(0, __LINE__, __FILE__, "mpicc and mpirun are needed (make deps installs "
@@ -65,9 +66,9 @@ run_named(const char *label, const char *text, int p, const char *collective)
 	snprintf(cmd, sizeof cmd,
 	         "%s build %s/case.coll --target mpi --with-main%s%s -o %s/case.c >%s/log 2>&1 && "
 	         "mpicc -std=c11 -Wall -Wextra -Werror -O1 %s/case.c -o %s/case -lm >>%s/log 2>&1 && "
-	         "%s -np %d %s/case >>%s/log 2>&1",
+	         "%s -np %d %s/case %s >>%s/log 2>&1",
 	         COLLC_BIN, dir, collective ? " --collective " : "", collective ? collective : "", dir,
-	         dir, dir, dir, dir, MPIRUN, p, dir, dir);
+	         dir, dir, dir, dir, MPIRUN, p, dir, args, dir);
 	int rc = sh(cmd);
 	char log[300];
 	snprintf(log, sizeof log, "%s/log", dir);
@@ -75,6 +76,12 @@ run_named(const char *label, const char *text, int p, const char *collective)
 	assert_named(rc == 0 && out && !strstr(out, "WRONG"), __LINE__, __FILE__,
 	             "%s on %d ranks: exit %d\n%.3000s", label, p, rc, out ? out : "");
 	free(out);
+}
+
+static void
+run_named(const char *label, const char *text, int p, const char *collective)
+{
+	run_args(label, text, p, collective, "");
 }
 
 static void
@@ -320,6 +327,33 @@ test_pipelined_trees(void)
 	}
 }
 
+/* examples/supermesh-bi-6x6.coll and 6x6 SMAlter: pipelined trees on 36
+ * ranks, every collective, at one count (4099: blocks that do not divide evenly) called
+ * once; each call is 118 to 270 rounds, and 36 ranks share this machine's
+ * two cores, so every count of the default main would take minutes. */
+static void
+test_pipelined_6x6(void)
+{
+	char *text = slurp("examples/supermesh-bi-6x6.coll", NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	static const char *const names[] = {"AR", "RS", "AG"};
+	for (int i = 0; i < 3; i++) {
+		char label[128];
+		snprintf(label, sizeof label, "supermesh-bi-6x6.coll %s", names[i]);
+		run_args(label, text, 36, names[i], "4099 1");
+	}
+	free(text);
+	/* 6x6 SMAlter, its root sets built by pipelined_trees itself */
+	static const char *const kinds[] = {"allreduce", "reduce_scatter", "allgather"};
+	for (int i = 0; i < 3; i++) {
+		char alter[256], label[128];
+		snprintf(alter, sizeof alter, "topology S = supermesh(6, 6, alter);\n"
+		         "collective %s X on S { algorithm pipelined_trees(segments 2); }\n", kinds[i]);
+		snprintf(label, sizeof label, "pipelined_trees %s on 6x6 SMAlter", kinds[i]);
+		run_args(label, alter, 36, NULL, "4099 1");
+	}
+}
+
 CU_TestInfo mpi_tests[] = {
 	{"user schedules (examples/user-*.coll) against MPI", test_user_schedules},
 	{"rank-space algorithms against MPI, 2..16 ranks", test_rank_space},
@@ -328,5 +362,7 @@ CU_TestInfo mpi_tests[] = {
 	{"Bridge on an optical ring against MPI, barriers at reconfigurations", test_optical},
 	{"chunk order: messages as runs of the buffer", test_chunk_order},
 	{"pipelined trees on 4x4 SMBi / SMAlter against MPI", test_pipelined_trees},
+	{"pipelined trees on 6x6 SMBi (the example) and SMAlter, 36 ranks, against MPI",
+	 test_pipelined_6x6},
 	CU_TEST_INFO_NULL,
 };
