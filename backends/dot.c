@@ -13,6 +13,8 @@
  * Without a symmetric schedule, a pipelined one's link-disjoint trees are
  * drawn instead, one colour per tree over the very link each edge owns:
  * trees N .. N + 3 (a root set; N = --tree-copy).
+ * An optical ring is drawn in its initial configuration; with --collective
+ * naming a schedule that rewires it, each of its configurations.
  */
 #include <string.h>
 
@@ -105,6 +107,16 @@ draw_links(const Topo *t, int grid, FILE *f)
 	int stubs = 0;
 	for (int i = 0; i < t->nlink; i++) {
 		const Link *l = &t->link[i];
+		if (t->kind == TK_OPTICAL_RING && l->dim >= 0) { /* circuits: the initial ring */
+			if (l->dim == 0) {
+				fputc('\t', f);
+				node_id(t, l->src, f);
+				fputs(" -> ", f);
+				node_id(t, l->dst, f);
+				fputs(" [arrowhead=normal];\n", f);
+			}
+			continue;
+		}
 		bool both = topo_find_link(t, l->dst, l->src, l->copy) >= 0;
 		if (both && l->src > l->dst)
 			continue;
@@ -228,11 +240,49 @@ draw_trees(const Sched *s, int copy, FILE *f)
 	routes_free(&r);
 }
 
+/* An optical schedule: one cluster per circuit configuration, the
+ * forward circuits in force as arrows (the reverse fibers run back along
+ * them), electrical links grey. */
+static void
+emit_configurations(const Sched *s, FILE *f)
+{
+	const Topo *t = s->topo;
+	char desc[128];
+	topo_describe(t, desc, sizeof desc);
+	fprintf(f, "digraph \"%s\" {\n", s->name);
+	fprintf(f, "\tlabel=\"%s on %s = %s: %d configurations, %d reconfigurations\";\n", s->name,
+	        t->name, desc, s->nphase, sched_nreconfig(s));
+	fputs("\tnode [shape=circle, fontsize=10, width=0.45, fixedsize=true];\n", f);
+	for (int k = 0; k < s->nphase; k++) {
+		const Phase *ph = &s->phase[k];
+		int last = k + 1 < s->nphase ? s->phase[k + 1].round : s->nround;
+		fprintf(f, "\tsubgraph cluster_%d {\n\t\tlabel=\"rounds %d..%d%s\";\n", k, ph->round + 1,
+		        last, ph->reconfig ? " (rewired before)" : "");
+		for (int v = 0; v < t->nnode; v++)
+			fprintf(f, "\t\t\"%d:%d\" [label=\"%d\"];\n", k, v, v);
+		for (int i = 0; i < t->nlink; i++) {
+			const Link *l = &t->link[i];
+			int b = l->src / optical_block(t);
+			if (l->dim < 0 && l->dir > 0)
+				fprintf(f, "\t\t\"%d:%d\" -> \"%d:%d\" [arrowhead=none, color=gray60];\n", k,
+				        l->src, k, l->dst);
+			else if (l->dim >= 0 && l->dir > 0 && ph->next[b] == l->dst / optical_block(t))
+				fprintf(f, "\t\t\"%d:%d\" -> \"%d:%d\";\n", k, l->src, k, l->dst);
+		}
+		fputs("\t}\n", f);
+	}
+	fputs("}\n", f);
+}
+
 static int
 emit_dot(const Prog *p, const BuildOpts *o, FILE *f)
 {
 	const Sched *sel[64];
 	int n = backend_select(p, o, sel, 64);
+	if (o->collective && n == 1 && sel[0]->nphase > 0) {
+		emit_configurations(sel[0], f);
+		return 0;
+	}
 	const Sched *s = NULL, *piped = NULL;
 	for (int i = 0; i < n && !s; i++)
 		if (sel[i]->base)

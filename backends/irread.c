@@ -300,6 +300,27 @@ int_list(Reader *r, const char *head, int n, long lo, long hi)
 	return v;
 }
 
+/* phase ROUND rewired|kept NEXT...: a circuit configuration (verify checks it). */
+static void
+read_phase(Reader *r, Sched *s, int nround)
+{
+	int nb = optical_nblock(s->topo);
+	Phase ph = {.round = (int)integer(r, 0, nround > 0 ? nround - 1 : 0)};
+	char how[16];
+	if (!word(r, how, sizeof how) || (strcmp(how, "rewired") && strcmp(how, "kept")))
+		fail(r, "expected 'rewired' or 'kept' after the phase's round");
+	ph.reconfig = how[0] == 'r';
+	ph.next = arena_array(r->a, (size_t)nb, sizeof *ph.next);
+	for (int b = 0; b < nb && !r->failed; b++)
+		ph.next[b] = (int)integer(r, 0, nb - 1);
+	if (r->failed)
+		return;
+	Phase *grown = arena_array(r->a, (size_t)s->nphase + 1, sizeof *grown);
+	copy_n(grown, s->phase, (size_t)s->nphase, sizeof *grown);
+	grown[s->nphase++] = ph;
+	s->phase = grown;
+}
+
 /* What the lines of one schedule's body build up before its end. */
 typedef struct SchedBody {
 	Sched *s;
@@ -522,6 +543,8 @@ read_body_line(Reader *r, SchedBody *b)
 		b->s->root = (int)integer(r, 0, b->nrank - 1);
 	} else if (strcmp(w, "route") == 0) {
 		read_route_line(r, b);
+	} else if (strcmp(w, "phase") == 0 && !b->sym && b->t->kind == TK_OPTICAL_RING) {
+		read_phase(r, b->s, b->nround);
 	} else if (strcmp(w, "msg") == 0 && !b->sym) {
 		read_msg_line(r, b);
 	} else if (strcmp(w, "group") == 0 && b->sym) {

@@ -89,6 +89,11 @@ write_schedule(const Sched *s, FILE *f)
 			fprintf(f, " %d", s->route_link[k]);
 		fputc('\n', f);
 	}
+	for (int i = 0; i < s->nphase; i++) {
+		const Phase *ph = &s->phase[i];
+		fprintf(f, "phase %d %s", ph->round, ph->reconfig ? "rewired" : "kept");
+		ints(f, "", ph->next, optical_nblock(s->topo));
+	}
 	if (sym) {
 		const Group *g = s->group;
 		const Topo *t = s->topo;

@@ -363,6 +363,24 @@ main_calls(const Sched *s, FILE *f)
 	}
 }
 
+/* A schedule on an optical ring that rewires its circuits: the rounds
+ * before which the runtime's barrier makes every rank wait, as every link
+ * does while the switch is rewired (docs/mpi.md). */
+static void
+emit_rewire(const Sched *s, FILE *f)
+{
+	int nrec = sched_nreconfig(s);
+	if (!nrec)
+		return;
+	fprintf(f, "\n/* the rounds before which the optical switch is rewired */\n"
+	           "#define COLLC_REWIRE 1\nenum { NREWIRE = %d };\n"
+	           "static const int collc_rewire[NREWIRE] = {", nrec);
+	for (int i = 0, k = 0; i < s->nphase; i++)
+		if (s->phase[i].reconfig)
+			fprintf(f, "%s%d", k++ ? ", " : "", s->phase[i].round);
+	fputs("};\n", f);
+}
+
 static int
 emit_mpi(const Prog *p, const BuildOpts *o, FILE *f)
 {
@@ -400,6 +418,7 @@ emit_mpi(const Prog *p, const BuildOpts *o, FILE *f)
 	table(f, "static const int chunk_block", L.block, s->nchunk);
 	table(f, "static const int chunk_piece", L.piece, s->nchunk);
 	arena_free(&a);
+	emit_rewire(s, f);
 	emit_part(f, collc_mpi_runtime_text, "/* ---- the interpreter ---- */",
 	          "/* ---- end of the interpreter ---- */");
 	emit_function(s, f);

@@ -1509,6 +1509,20 @@ msccl_lower(Arena *a, const Sched *sched, const BuildOpts *o, MProg *out)
 	return 0;
 }
 
+/* MSCCL cannot rewire a fabric: the file is the schedule as it runs on the
+ * circuits of each round, and says where the switch is rewired. */
+static void
+reconfig_comment(const Sched *s, FILE *f)
+{
+	fprintf(f, "  <!-- %s on an optical ring: the circuit switch is rewired before round", s->name);
+	for (int i = 0, k = 0; i < s->nphase; i++)
+		if (s->phase[i].reconfig)
+			fprintf(f, "%s %d", k++ ? "," : "", s->phase[i].round + 1);
+	fprintf(f, " of %d (%d reconfigurations); every rank waits there. MSCCL cannot rewire a "
+	           "fabric: this is the schedule as it runs on the circuits of each round. -->\n",
+	        s->nround, sched_nreconfig(s));
+}
+
 static int
 emit_msccl(const Prog *prog, const BuildOpts *o, FILE *f)
 {
@@ -1525,8 +1539,23 @@ emit_msccl(const Prog *prog, const BuildOpts *o, FILE *f)
 	Arena a = {0};
 	MProg p;
 	int rc = msccl_lower(&a, sel[0], o, &p);
-	if (rc == 0)
+	if (rc == 0 && sched_nreconfig(sel[0]) > 0) {
+		/* the comment goes first inside <algo>, which stays the file's start */
+		char *xml = NULL;
+		size_t len = 0;
+		FILE *mem = open_memstream(&xml, &len);
+		rc = write_xml(&p, mem);
+		fclose(mem);
+		const char *nl = rc == 0 ? memchr(xml, '\n', len) : NULL;
+		if (nl) {
+			fwrite(xml, 1, (size_t)(nl + 1 - xml), f);
+			reconfig_comment(sel[0], f);
+			fwrite(nl + 1, 1, len - (size_t)(nl + 1 - xml), f);
+		}
+		free(xml);
+	} else if (rc == 0) {
 		rc = write_xml(&p, f);
+	}
 	arena_free(&a);
 	return rc;
 }

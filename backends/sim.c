@@ -445,6 +445,18 @@ sim_from_scheds(Arena *a, const Sched *const *s, int n, SimNet *out)
 	return sim_from_scheds_limit(a, s, n, EXPAND_LIMIT, out);
 }
 
+/* An optical schedule's reconfigurations: the rounds before which it rewires. */
+static void
+reconfig_rounds(Arena *a, const Sched *s, SimColl *c)
+{
+	if (sched_nreconfig(s) == 0)
+		return;
+	c->reconfig = arena_array(a, (size_t)c->nround + 1, 1);
+	for (int i = 0; i < s->nphase; i++)
+		if (s->phase[i].reconfig)
+			c->reconfig[s->phase[i].round] = 1;
+}
+
 int
 sim_from_scheds_limit(Arena *a, const Sched *const *s, int n, long expand_limit, SimNet *out)
 {
@@ -465,9 +477,12 @@ sim_from_scheds_limit(Arena *a, const Sched *const *s, int n, long expand_limit,
 		return -1;
 	out->ncoll = n;
 	out->coll = arena_array(a, (size_t)n, sizeof *out->coll);
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		if (coll_of_sched(a, s[i], expand_limit, &out->coll[i]) != 0)
 			return -1;
+		reconfig_rounds(a, s[i], &out->coll[i]);
+	}
+	out->reconfig_ps = llround(t->net.reconfig_delay * 1e12);
 	return 0;
 }
 

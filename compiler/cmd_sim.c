@@ -330,9 +330,12 @@ print_table(const Runner *u, FILE *f)
 {
 	static const char *const head[] = {"collective", "algorithm", "size", "count", "type",
 	                                   "redop", "time(us)", "algbw", "busbw", "bound",
-	                                   "energy"};
+	                                   "energy", "reconfigurations"};
+	bool rewires = false; /* a column for optical reconfigurations, when there are any */
+	for (int i = 0; i < u->nrow; i++)
+		rewires |= u->rows[i].r.nreconfig > 0;
 	Table t;
-	table_init(&t, countof(head), head, "llrrllrrrrr");
+	table_init(&t, (int)countof(head) - !rewires, head, "llrrllrrrrrr");
 	for (int i = 0; i < u->nrow; i++) {
 		const Row *r = &u->rows[i];
 		Figures g = figures(r);
@@ -349,6 +352,14 @@ print_table(const Runner *u, FILE *f)
 		table_cell(&t, "%.2f", g.busbw);
 		table_cell(&t, "%.1f%%", g.ratio * 100);
 		table_cell(&t, "%s", en);
+		if (rewires) {
+			char rt[32];
+			human_time(r->r.reconfig_s, rt, sizeof rt);
+			if (r->r.nreconfig)
+				table_cell(&t, "%d in %s", r->r.nreconfig, rt);
+			else
+				table_cell(&t, "-");
+		}
 	}
 	table_print(&t, f);
 	table_free(&t);
@@ -363,13 +374,15 @@ static void
 print_csv(const Runner *u, FILE *f)
 {
 	fprintf(f, "collective,kind,algorithm,size,count,type,redop,time_us,algbw_GBps,busbw_GBps,"
-	           "bound_busbw_GBps,bound_ratio,energy_j,sp_goodput_Gbps\n");
+	           "bound_busbw_GBps,bound_ratio,energy_j,sp_goodput_Gbps,reconfigs,reconfig_s\n");
 	for (int i = 0; i < u->nrow; i++) {
 		const Row *r = &u->rows[i];
 		Figures g = figures(r);
-		fprintf(f, "%s,%s,%s,%.0f,%.0f,float,%s,%.12g,%.12g,%.12g,%.12g,%.12g,%.12g,%.12g\n",
+		fprintf(f, "%s,%s,%s,%.0f,%.0f,float,%s,%.12g,%.12g,%.12g,%.12g,%.12g,%.12g,%.12g,%d,"
+		           "%.12g\n",
 		        r->name, r->kind, r->algorithm, r->size, g.count, g.redop, r->r.time_s * 1e6,
-		        g.algbw, g.busbw, g.bound, g.ratio, r->r.energy_j, r->r.goodput_bps / 1e9);
+		        g.algbw, g.busbw, g.bound, g.ratio, r->r.energy_j, r->r.goodput_bps / 1e9,
+		        r->r.nreconfig, r->r.reconfig_s);
 	}
 }
 
@@ -390,10 +403,11 @@ print_json(const Runner *u, FILE *f)
 		           "\"time_us\": %.12g, \"algbw_GBps\": %.12g, \"busbw_GBps\": %.12g, "
 		           "\"bound_busbw_GBps\": %.12g, \"bound_ratio\": %.12g, \"energy_j\": %.12g, "
 		           "\"energy_link_j\": %.12g, \"energy_router_j\": %.12g, \"energy_static_j\": %.12g, "
-		           "\"sp_goodput_Gbps\": %.12g, \"round_end_s\": [",
+		           "\"sp_goodput_Gbps\": %.12g, \"reconfigs\": %d, \"reconfig_s\": %.12g, "
+		           "\"round_end_s\": [",
 		        r->size, g.count, g.redop, r->r.time_s * 1e6, g.algbw, g.busbw, g.bound, g.ratio,
 		        r->r.energy_j, r->r.energy_link_j, r->r.energy_router_j, r->r.energy_static_j,
-		        r->r.goodput_bps / 1e9);
+		        r->r.goodput_bps / 1e9, r->r.nreconfig, r->r.reconfig_s);
 		for (int k = 0; k < r->r.nround; k++)
 			fprintf(f, "%s%.12g", k ? ", " : "", r->r.round_end[k]);
 		fputs("], \"link_bytes\": [", f);

@@ -233,14 +233,16 @@ check_use(const Scope *sc, const Stmt *s)
 		         "collective of its own");
 	for (int i = 0; i < c->narg; i++) {
 		const Arg *a = &c->arg[i];
-		if (a->label && strcmp(a->label, "ports") != 0 && strcmp(a->label, "segments") != 0)
-			error_at(a->loc, "use passes ports and segments to an algorithm; '%s' is not one of "
-			         "them", a->label);
+		if (a->label && strcmp(a->label, "ports") != 0 && strcmp(a->label, "segments") != 0 &&
+		    strcmp(a->label, "reconfigs") != 0)
+			error_at(a->loc, "use passes ports, segments and reconfigs to an algorithm; '%s' is "
+			         "not one of them", a->label);
 		else if (!a->label && (a->val.v[0]->kind != EX_NAME ||
 		                       (strcmp(a->val.v[0]->text, "bandwidth") != 0 &&
-		                        strcmp(a->val.v[0]->text, "latency") != 0)))
-			error_at(a->loc, "use passes bandwidth or latency, ports and segments to an "
-			         "algorithm");
+		                        strcmp(a->val.v[0]->text, "latency") != 0 &&
+		                        strcmp(a->val.v[0]->text, "mirrored") != 0)))
+			error_at(a->loc, "use passes bandwidth, latency or mirrored, ports, segments and "
+			         "reconfigs to an algorithm");
 	}
 	for (int i = 0; i < s->list.n; i++)
 		check_expr(sc, s->list.v[i], true);

@@ -160,8 +160,15 @@ static const FormSpec algorithms[] = {
 	{"pipelined_trees", "pipelined_trees, or pipelined_trees(trees D1, D2, ..., segments S)",
 	 {{"trees", A_TREES, 0, 0, 0, 0, NULL}, {"segments", A_INT, 0, 1, 1, MAX_CHUNKS, NULL}},
 	 K_RSAG, ""},
-	{"bridge", "bridge(reconfigs R)",
-	 {{"reconfigs", A_INT, 0, 1, 0, 64, NULL}}, K_RSAG | K_ALLTOALL, "optical_ring"},
+	{"bridge", "bridge, bridge(reconfigs R) or bridge(mirrored, reconfigs R)",
+	 {{"reconfigs", A_INT, 0, 1, 0, 64, NULL}, {NULL, A_WORD, 0, 1, 0, 0, "mirrored"}},
+	 K_RSAG | K_ALLTOALL, "optical_ring"},
+	{"s_bruck", "s_bruck or s_bruck(mirrored)", {{NULL, A_WORD, 0, 1, 0, 0, "mirrored"}},
+	 K_RSAG | K_ALLTOALL, "optical_ring"},
+	{"g_bruck", "g_bruck or g_bruck(mirrored)", {{NULL, A_WORD, 0, 1, 0, 0, "mirrored"}},
+	 K_RSAG | K_ALLTOALL, "optical_ring"},
+	{"r_hd", "r_hd or r_hd(reconfigs R)", {{"reconfigs", A_INT, 0, 1, 0, 64, NULL}}, K_RSAG,
+	 "optical_ring"},
 };
 
 /* ---- network parameters ---- */

@@ -33,6 +33,10 @@ static const Entry library[] = {
 	{"tto", alg_tto, K(CK_ALLREDUCE)},
 	{"pipelined_trees", alg_pipelined, RSAG},
 	{"hierarchical", alg_hierarchical, RSAG},
+	{"bridge", alg_bridge, RSAG | K(CK_ALLTOALL)},
+	{"s_bruck", alg_bridge, RSAG | K(CK_ALLTOALL)},
+	{"g_bruck", alg_bridge, RSAG | K(CK_ALLTOALL)},
+	{"r_hd", alg_bridge, RSAG},
 };
 
 Sched *

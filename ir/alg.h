@@ -54,5 +54,9 @@ Sched *alg_rooted(const AlgCtx *);      /* binomial_tree, chain */
 Sched *alg_tto(const AlgCtx *);
 Sched *alg_pipelined(const AlgCtx *);
 Sched *alg_hierarchical(const AlgCtx *);
+Sched *alg_bridge(const AlgCtx *);      /* bridge, s_bruck, g_bruck, r_hd (optical rings) */
+/* bridge with the reconfiguration points given: bit i, before step i + 1
+ * (an allreduce's allgather takes them mirrored). */
+Sched *alg_bridge_points(const AlgCtx *, unsigned mask);
 
 #endif

@@ -70,6 +70,8 @@ typedef struct Topo {
 Topo *topo_new(Arena *, TopoKind, const char *name, int ndim, const int *size, int variant,
                Net);
 Topo *topo_spine_leaf(Arena *, const char *name, int spines, int leaves, int hosts, Net);
+/* optical_ring: the static ring (dim 0) plus every circuit the algorithms
+ * may switch in (dim 1; optical.c). */
 Topo *topo_optical_ring(Arena *, const char *name, int n, int ports, Net);
 /* A graph: links given as pairs (both directions listed for <->). */
 Topo *topo_graph(Arena *, const char *name, int nnode, const unsigned char *is_switch,
@@ -205,6 +207,39 @@ Tree **disjoint_trees(Arena *, const Topo *, Routes *, const int *roots, int nro
  * number of sets. */
 int supermesh_root_sets(const Topo *, int *roots, int *set_size);
 
+/* ---- circuit configurations of an optical ring (optical.c) ---- */
+
+/*
+ * An optical_ring(n, ports P) puts blocks of B = ceil(2n/P) consecutive
+ * nodes behind one optical port pair (B = 1 with 2n ports): block b sends
+ * from its last node and receives at its first. A configuration says which
+ * in-port each out-port feeds: block b -> next[b], a permutation of the
+ * blocks, so the circuits form directed cycles. Circuits are duplex: the
+ * reverse fiber carries first(next[b]) -> last(b). The initial
+ * configuration is the ring b -> b + 1.
+ *
+ * The topology holds every circuit the switch may be asked for: offsets
+ * +-2^k blocks (the dim 0 links are the initial ring's forward circuits;
+ * dim 1 the others, dir +1 forward, -1 the reverse fiber). Only the static
+ * ring (dim 0 and electrical links) routes schedules without phases.
+ */
+enum { OPTICAL_MAX_BLOCKS = 4096 }; /* port pairs whose circuits the topology lists */
+
+typedef struct Phase {
+	int round;      /* in force from this round to the next phase's */
+	bool reconfig;  /* the switch is rewired before `round` (costs reconfig_delay) */
+	int *next;      /* nblock: block b's out-port feeds block next[b]'s in-port */
+} Phase;
+
+int optical_block(const Topo *);  /* B: nodes per port pair */
+int optical_nblock(const Topo *); /* port pairs in use: ceil(n / B) */
+/* The route src -> dst on configuration next (forward circuits, or with
+ * reverse the reverse fibers; electrical links inside blocks): hops written
+ * to links (room for n + nblock), or -1 if dst is on another cycle. */
+int optical_route(const Topo *, const int *next, bool reverse, int src, int dst, int *links);
+/* 0 if next is a set of directed cycles over the blocks; else -1 with why. */
+int optical_check_config(const Topo *, const int *next, char *why, size_t len);
+
 /* ---- schedules ---- */
 
 typedef enum CollKind {
@@ -270,6 +305,10 @@ typedef struct Sched {
 	Tree **tree;
 	int nbase;
 	BaseXfer *base;
+	/* optical_ring: the configuration per round (phase[0].round = 0), or
+	 * none: the initial ring throughout */
+	int nphase;
+	Phase *phase;
 } Sched;
 
 /* sched.c: building explicit schedules. */
@@ -372,7 +411,9 @@ typedef struct AlgCtx {
 	int segments;         /* chain(segments S); 0 = default */
 	int chunks;           /* `chunks N`; 0 = auto */
 	int root;             /* broadcast, reduce: communicator rank */
-	double size;          /* bytes the cost model assumes (default segment counts) */
+	int reconfigs;        /* bridge(reconfigs R), r_hd(reconfigs R); -1 = choose */
+	bool mirrored;        /* bridge(..., mirrored): a copy on the reverse fibers */
+	double size;          /* bytes the cost model assumes (default segment counts, bridge's R) */
 	/* pipelined_trees: nset sets of disjoint trees, set i the next set_size[i]
 	 * of trees[]; NULL: the generator builds the SuperMesh root sets */
 	Tree **trees;
@@ -479,6 +520,10 @@ typedef struct Metrics {
 /* Proves the schedule implements its collective; reports what fails at the
  * collective's location. */
 int verify(const Sched *);
+/* The phases of an optical schedule: valid configurations, every route on
+ * the configuration of its round (optical.c; verify runs it). */
+int verify_phases(const Sched *);
+int sched_nreconfig(const Sched *);
 void metrics(const Sched *, double bytes, Metrics *);
 
 /* ---- estimate.c: work estimated from a declaration's numbers, against

@@ -497,7 +497,8 @@ alg_ctx(Lowering *L, const Decl *d, CollKind kind, const Topo *t, Routes *routes
         const int *rank_node, int nrank, Loc loc)
 {
 	AlgCtx c = {.arena = L->a, .name = d->name, .loc = loc, .kind = kind, .topo = t,
-	            .routes = routes, .rank_node = rank_node, .nrank = nrank};
+	            .routes = routes, .rank_node = rank_node, .nrank = nrank, .reconfigs = -1,
+	            .size = L->p->auto_size};
 	c.whole = nrank == t->nrank;
 	for (int i = 0; c.whole && i < nrank; i++)
 		c.whole = rank_node[i] == i;
@@ -525,7 +526,6 @@ lower_library(Lowering *L, const Decl *d, CollKind kind, const Topo *t, Routes *
               const int *rank_node, int nrank, const Item *alg)
 {
 	AlgCtx c = alg_ctx(L, d, kind, t, routes, rank_node, nrank, alg->loc);
-	c.size = L->p->auto_size;
 	Sched *s = NULL;
 	bool missing = false;
 	if (!alg->flag) {
@@ -535,13 +535,17 @@ lower_library(Lowering *L, const Decl *d, CollKind kind, const Topo *t, Routes *
 		    pipelined_sets(L, labelled(call, "trees"), &c) != 0)
 			return -1;
 		const Arg *ports = labelled(call, "ports"), *seg = labelled(call, "segments");
+		const Arg *reconfigs = labelled(call, "reconfigs");
 		if (ports)
 			c.ports = int_of(ports->val.v[0]);
+		c.reconfigs = reconfigs ? int_of(reconfigs->val.v[0]) : -1;
 		if (seg)
 			c.segments = int_of(seg->val.v[0]);
 		for (int i = 0; i < call->narg; i++)
-			if (!call->arg[i].label && call->arg[i].val.v[0]->kind == EX_NAME)
-				c.latency = strcmp(call->arg[i].val.v[0]->text, "latency") == 0;
+			if (!call->arg[i].label && call->arg[i].val.v[0]->kind == EX_NAME) {
+				c.latency |= strcmp(call->arg[i].val.v[0]->text, "latency") == 0;
+				c.mirrored |= strcmp(call->arg[i].val.v[0]->text, "mirrored") == 0;
+			}
 		/* hierarchical(A, B, ...): the positional words, one per dimension */
 		for (int i = 0; i < call->narg; i++)
 			for (int k = 0; !call->arg[i].label && k < call->arg[i].val.n; k++)

@@ -41,7 +41,8 @@ finish(const Sched *s, double bytes, double vol, double phys, double q, double m
 	m->theta = vol > 0 ? phys / vol : 1;
 	m->omega = mean_sum > 0 ? q / mean_sum : 1;
 	double alpha = n->step_overhead + n->link_latency + n->router_latency;
-	m->model_time = alpha * m->rounds + q * 8 / n->bandwidth;
+	m->model_time = alpha * m->rounds + q * 8 / n->bandwidth +
+	                sched_nreconfig(s) * n->reconfig_delay;
 }
 
 /* Bytes per chunk: the chunks cut one vector of N bytes, except in an

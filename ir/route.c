@@ -78,6 +78,14 @@ grid_distance(const Topo *t, int src, int dst)
 	return d;
 }
 
+/* The static view routes over every link but an optical ring's switchable
+ * circuits (dim 1), which only a schedule's configurations bring up. */
+static bool
+routable(const Topo *t, int link)
+{
+	return t->kind != TK_OPTICAL_RING || t->link[link].dim != 1;
+}
+
 /* BFS over reversed links: the distance of every node to `dst`. */
 static void
 bfs_to(Routes *r, int dst)
@@ -98,7 +106,7 @@ bfs_to(Routes *r, int dst)
 		in_off[v + 1] += in_off[v];
 	int *fill = xcalloc((size_t)t->nnode, sizeof *fill);
 	for (int i = 0; i < t->nlink; i++)
-		in[in_off[t->link[i].dst] + fill[t->link[i].dst]++] = t->link[i].src;
+		in[in_off[t->link[i].dst] + fill[t->link[i].dst]++] = routable(t, i) ? t->link[i].src : -1;
 	for (int v = 0; v < t->nnode; v++)
 		r->dist[v] = -1;
 	int head = 0, tail = 0;
@@ -107,7 +115,7 @@ bfs_to(Routes *r, int dst)
 	while (head < tail) {
 		int v = queue[head++];
 		for (int i = in_off[v]; i < in_off[v + 1]; i++)
-			if (r->dist[in[i]] < 0) {
+			if (in[i] >= 0 && r->dist[in[i]] < 0) {
 				r->dist[in[i]] = r->dist[v] + 1;
 				queue[tail++] = in[i];
 			}
@@ -182,7 +190,7 @@ greedy(Routes *r, int src, int dst)
 	while (v != dst) {
 		int next = -1;
 		for (int i = t->out[v]; i < t->out[v + 1] && next < 0; i++)
-			if (topo_distance(r, t->link[i].dst, dst) == left - 1)
+			if (routable(t, i) && topo_distance(r, t->link[i].dst, dst) == left - 1)
 				next = i;
 		if (next < 0)
 			die("route: no link closer to %d from %d", dst, v);

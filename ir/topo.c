@@ -12,7 +12,8 @@
  *   spine_leaf:        hosts first (id leaf * hosts + index), then leaf
  *                      switches, then spines; host -> leaf, leaf -> hosts
  *                      then spines, spine -> leaves
- *   optical_ring:      u -> u+1 (the static ring view; see docs/ir.md)
+ *   optical_ring:      u -> u+1 (the static ring view; see docs/ir.md),
+ *                      then the circuits a configuration may switch in
  *   graph:             in the order the links were written
  */
 #include <stdlib.h>
@@ -263,6 +264,36 @@ topo_spine_leaf(Arena *a, const char *name, int spines, int leaves, int hosts, N
 	return t;
 }
 
+/* The circuits an optical ring's switch may be asked for beyond the initial
+ * ring: block offsets +-2^k, forward (last node of b to first of b + d) and
+ * the reverse fibers of every forward one, the ring's included (ir.h). */
+static void
+add_circuits(Builder *b, int n, int block)
+{
+	int nblock = (n + block - 1) / block;
+	if (nblock > OPTICAL_MAX_BLOCKS)
+		return;
+	int off[64], noff = 0;
+	for (int k = 0; (1 << k) < nblock; k++)
+		for (int sign = 1; sign >= -1; sign -= 2) {
+			int d = ((sign * (1 << k)) % nblock + nblock) % nblock, dup = 0;
+			for (int i = 0; i < noff; i++)
+				dup |= off[i] == d;
+			if (!dup)
+				off[noff++] = d;
+		}
+	for (int dir = 1; dir >= -1; dir -= 2)
+		for (int x = 0; x < nblock; x++)
+			for (int i = 0; i < noff; i++) {
+				int y = (x + off[i]) % nblock;
+				int last = x * block + block - 1 < n ? x * block + block - 1 : n - 1;
+				if (dir > 0 && off[i] != 1)
+					add_link(b, last, y * block, 1, +1);
+				else if (dir < 0)
+					add_link(b, y * block, last, 1, -1);
+			}
+}
+
 Topo *
 topo_optical_ring(Arena *a, const char *name, int n, int ports, Net net)
 {
@@ -283,6 +314,7 @@ topo_optical_ring(Arena *a, const char *name, int n, int ports, Net net)
 		if (block > 1 && v > first)
 			add_link(&b, v, v - 1, -1, -1);
 	}
+	add_circuits(&b, n, block);
 	finish(&b);
 	return t;
 }

@@ -716,8 +716,12 @@ exec_use(Run *u, const Stmt *s)
 		}
 		if (a->label && strcmp(a->label, "ports") == 0)
 			c.ports = (int)v;
+		else if (a->label && strcmp(a->label, "reconfigs") == 0)
+			c.reconfigs = (int)v;
 		else if (a->label)
 			c.segments = (int)v;
+		else if (strcmp(a->val.v[0]->text, "mirrored") == 0)
+			c.mirrored = true;
 		else
 			c.latency = strcmp(a->val.v[0]->text, "latency") == 0;
 	}
@@ -726,6 +730,13 @@ exec_use(Run *u, const Stmt *s)
 	if (missing)
 		error_at(s->call->loc, "unknown algorithm '%s' (use takes a library algorithm)",
 		         s->call->name);
+	if (x && sched_nreconfig(x) > 0) {
+		/* its rounds would need the switch's configurations in the composed schedule */
+		error_at(s->call->loc, "use %s: a schedule that rewires the optical circuits cannot be "
+		         "composed; use one without reconfigurations (s_bruck, bridge(reconfigs 0))",
+		         s->call->name);
+		x = NULL;
+	}
 	if (!x) {
 		free(rank_node);
 		return fail(u);

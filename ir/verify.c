@@ -24,6 +24,8 @@
  * linear in ranks x chunks plus transfers. Of the faults found, the one
  * the schedule meets first (by round, reads before writes, then message
  * order; the end state last, by rank then chunk) is reported.
+ * On an optical ring the circuit configurations come first (optical.c):
+ * every route must exist in the configuration of its round.
  * A symmetric schedule is proved by symmetry: each base tree is run in
  * full, and every copy is its image under an automorphism that maps the
  * ranks onto themselves (checked when the schedule was built).
@@ -501,6 +503,8 @@ verify(const Sched *s)
 static int
 verify_sched(const Sched *s)
 {
+	if (verify_phases(s) != 0)
+		return -1;
 	if (!s->base)
 		return run_explicit(s, "");
 	if (sched_check_symmetric(s) != 0)

@@ -170,7 +170,48 @@ typedef struct SimRun {
 	double *red_free_s;
 	Heap h;
 	int ncompleted;
+	int epoch_hi;      /* deps mode: messages from here wait for a reconfiguration */
 } SimRun;
+
+/* The stall before a round: the reconfiguration delay if the circuits are
+ * rewired before it. */
+static int64_t
+stall_ps(const SimRun *r, int round)
+{
+	const SimColl *c = r->c;
+	return c->reconfig && round < c->nround && c->reconfig[round] ? r->net->reconfig_ps : 0;
+}
+
+/* The stalls of rounds (a, b]: reconfigurations between two messages' rounds. */
+static int64_t
+stall_between(const SimRun *r, int a, int b)
+{
+	int64_t t = 0;
+	for (int round = a + 1; round <= b; round++)
+		t += stall_ps(r, round);
+	return t;
+}
+
+/* Deps mode runs in epochs, the rounds up to the next reconfiguration: a
+ * message of a later epoch starts no earlier than its epoch, which starts
+ * when every message before it has arrived, plus the delay. Returns the
+ * first message after the epoch that message lo starts. */
+static int
+epoch_end(const SimRun *r, int lo)
+{
+	const SimMsg *msg = r->c->msg;
+	int end = lo + 1;
+	while (end < r->c->nmsg && !stall_between(r, msg[end - 1].round, msg[end].round))
+		end++;
+	return end;
+}
+
+/* The stall before the epoch that starts at message lo. */
+static int64_t
+epoch_stall(const SimRun *r, int lo)
+{
+	return stall_between(r, lo > 0 ? r->c->msg[lo - 1].round : -1, r->c->msg[lo].round);
+}
 
 /* Serialization of a packet; the full-MTU time is per link, and messages of
  * a round are mostly one size, so one remembered odd size covers the rest. */
@@ -263,7 +304,7 @@ progress(SimRun *r, double done)
 static void
 waited_ps(SimRun *r, int d)
 {
-	if (--r->waiting[d] > 0)
+	if (--r->waiting[d] > 0 || d >= r->epoch_hi) /* a later epoch's starts with it */
 		return;
 	int64_t t = r->ready_ps[d] + r->net->step_ps;
 	if (r->qfree_ps[d] > t)
@@ -534,7 +575,7 @@ run_packets(SimRun *r)
 	r->saved_bytes = xcalloc((size_t)n->nlink, sizeof *r->saved_bytes);
 	if (r->o->sync == SIM_ROUNDS) {
 		for (int m = 0, round = 0; round < c->nround; round++) {
-			int64_t start = end + n->step_ps;
+			int64_t start = end + stall_ps(r, round) + n->step_ps;
 			int first = m;
 			bool lone;
 			r->latest_ps = start;
@@ -554,10 +595,15 @@ run_packets(SimRun *r)
 		prepare_events(r);
 		r->ready_ps = xcalloc((size_t)c->nmsg, sizeof *r->ready_ps);
 		r->round_end_ps = xcalloc((size_t)c->nround + 1, sizeof *r->round_end_ps);
-		for (int m = 0; m < c->nmsg; m++)
-			if (r->waiting[m] == 0)
-				heap_push(&r->h, n->step_ps, EV_INJECT, m);
-		drain(r);
+		for (int lo = 0; lo < c->nmsg; lo = r->epoch_hi) {
+			r->epoch_hi = epoch_end(r, lo);
+			int64_t t0 = r->latest_ps + epoch_stall(r, lo);
+			for (int m = lo; m < r->epoch_hi; m++)
+				if (r->waiting[m] == 0)
+					heap_push(&r->h, (r->ready_ps[m] > t0 ? r->ready_ps[m] : t0) + n->step_ps,
+					          EV_INJECT, m);
+			drain(r);
+		}
 		end = r->latest_ps;
 		for (int round = 0; round < c->nround; round++)
 			r->res->round_end[round] = (double)r->round_end_ps[round] * 1e-12;
@@ -702,7 +748,7 @@ fair_rates(SimRun *r, Flows *f)
 static void
 waited_s(SimRun *r, Flows *f, int d)
 {
-	if (--r->waiting[d] > 0)
+	if (--r->waiting[d] > 0 || d >= r->epoch_hi) /* a later epoch's starts with it */
 		return;
 	double t = r->ready_s[d] + (double)r->net->step_ps * 1e-12;
 	fheap_push(&f->starts, r->qfree_s[d] > t ? r->qfree_s[d] : t, d);
@@ -852,7 +898,7 @@ run_flows(SimRun *r)
 	double step = (double)n->step_ps * 1e-12, end = 0;
 	if (r->o->sync == SIM_ROUNDS) {
 		for (int m = 0, round = 0; round < c->nround; round++) {
-			double start = end + step;
+			double start = end + (double)stall_ps(r, round) * 1e-12 + step;
 			r->res->round_end[round] = start;
 			for (; m < c->nmsg && c->msg[m].round == round; m++)
 				start_flow(r, &f, m, start);
@@ -862,10 +908,17 @@ run_flows(SimRun *r)
 		}
 	} else {
 		r->ready_s = xcalloc((size_t)c->nmsg, sizeof *r->ready_s);
-		for (int m = 0; m < c->nmsg; m++)
-			if (r->waiting[m] == 0)
-				fheap_push(&f.starts, step, m);
-		flow_loop(r, &f, 0);
+		double t = 0;
+		for (int lo = 0; lo < c->nmsg; lo = r->epoch_hi) {
+			r->epoch_hi = epoch_end(r, lo);
+			for (int m = 0; m < lo; m++)
+				t = r->done_s[m] > t ? r->done_s[m] : t;
+			double t0 = t + (double)epoch_stall(r, lo) * 1e-12;
+			for (int m = lo; m < r->epoch_hi; m++)
+				if (r->waiting[m] == 0)
+					fheap_push(&f.starts, (r->ready_s[m] > t0 ? r->ready_s[m] : t0) + step, m);
+			flow_loop(r, &f, t0);
+		}
 		free(r->ready_s);
 	}
 	for (int m = 0; m < c->nmsg; m++)
@@ -985,5 +1038,8 @@ sim_run(Arena *a, const SimNet *n, int ci, int64_t bytes, const SimOpts *o, SimR
 	res->goodput_bps = res->time_s > 0 ? (double)bytes * 8 * (p - 1) / (p * res->time_s) : 0;
 	res->bound_bps = sim_injection_bw(n, ci) / 2;
 	res->bound_ratio = res->bound_bps > 0 ? res->goodput_bps / res->bound_bps : 0;
+	for (int round = 0; round < c->nround; round++)
+		res->nreconfig += stall_ps(&r, round) > 0;
+	res->reconfig_s = (double)res->nreconfig * (double)n->reconfig_ps * 1e-12;
 	return 0;
 }

@@ -46,6 +46,9 @@ typedef struct SimColl {
 	int *hops;
 	int *deps;
 	bool has_deps;         /* dependencies are known (else only rounds) */
+	unsigned char *reconfig; /* nround, or NULL: an optical switch is rewired before
+	                          * the round; every link idles reconfig_ps after the
+	                          * rounds before it have ended, in both sync modes */
 } SimColl;
 
 typedef struct SimNet {
@@ -58,6 +61,7 @@ typedef struct SimNet {
 	int64_t mtu;           /* bytes per packet */
 	int64_t router_ps;     /* per hop */
 	int64_t step_ps;       /* step overhead */
+	int64_t reconfig_ps;   /* an optical switch's reconfiguration delay */
 	double router_energy_per_bit; /* joules per bit per router passed (ends included) */
 	double port_static_w;         /* watts per router port */
 	int64_t nport;                /* router ports of all nodes (docs/sim.md 4) */
@@ -99,6 +103,8 @@ typedef struct SimResult {
 	double goodput_bps;    /* N (p - 1) / (p T), bits per second */
 	double bound_bps;      /* B_v / 2 */
 	double bound_ratio;
+	int nreconfig;         /* reconfigurations of the circuits */
+	double reconfig_s;     /* the time spent in them (nreconfig x the delay) */
 } SimResult;
 
 /* Runs collective c of net for a vector of `bytes`; results in arena memory.

@@ -145,6 +145,18 @@ want_name(Rd *r, const char **out, const char *what)
 	return 0;
 }
 
+/* Takes word w if it comes next on the line; else leaves the line as it was. */
+static bool
+take_word(Rd *r, const char *w)
+{
+	const char *p = r->p;
+	const char *t = token(r);
+	if (t && strcmp(t, w) == 0)
+		return true;
+	r->p = p;
+	return false;
+}
+
 static int
 end_line(Rd *r)
 {
@@ -170,6 +182,18 @@ read_coll(Rd *r, SimNet *n, SimColl *c)
 	if (!d || (strcmp(d, "yes") && strcmp(d, "no")))
 		return fail(r, "expected 'yes' or 'no' after 'deps'");
 	c->has_deps = strcmp(d, "yes") == 0;
+	int nrec = 0;
+	if (take_word(r, "reconfig")) {
+		if (want_i(r, 1, c->nround, &nrec, "the reconfiguration count"))
+			return -1;
+		c->reconfig = arena_array(r->a, (size_t)c->nround + 1, 1);
+		for (int i = 0; i < nrec; i++) {
+			int round;
+			if (want_i(r, 0, c->nround - 1, &round, "a round before which it reconfigures"))
+				return -1;
+			c->reconfig[round] = 1;
+		}
+	}
 	if (end_line(r))
 		return -1;
 	if (!next_line(r) || (want_word(r, "ranks")))
@@ -326,7 +350,12 @@ sim_read(Arena *a, const char *text, size_t len, SimNet *n)
 	    want_int(&r, 1, SIM_MAX_MTU, &n->mtu, "the mtu (bytes)") || want_word(&r, "router_ps") ||
 	    want_int(&r, 0, INT64_MAX / 4, &n->router_ps, "the router latency (ps)") ||
 	    want_word(&r, "step_ps") ||
-	    want_int(&r, 0, INT64_MAX / 4, &n->step_ps, "the step overhead (ps)") || end_line(&r))
+	    want_int(&r, 0, INT64_MAX / 4, &n->step_ps, "the step overhead (ps)"))
+		return -1;
+	if (take_word(&r, "reconfig_ps") &&
+	    want_int(&r, 0, INT64_MAX / 4, &n->reconfig_ps, "the reconfiguration delay (ps)"))
+		return -1;
+	if (end_line(&r))
 		return -1;
 	if (!next_line(&r))
 		return fail(&r, "expected the 'topology' line");
@@ -380,8 +409,14 @@ void
 sim_write(const SimNet *n, FILE *f)
 {
 	fprintf(f, "%s %d\n", magic, SIM_VERSION);
-	fprintf(f, "net mtu %lld router_ps %lld step_ps %lld\n", (long long)n->mtu,
+	bool rewires = false;
+	for (int ci = 0; ci < n->ncoll; ci++)
+		rewires |= n->coll[ci].reconfig != NULL;
+	fprintf(f, "net mtu %lld router_ps %lld step_ps %lld", (long long)n->mtu,
 	        (long long)n->router_ps, (long long)n->step_ps);
+	if (rewires) /* only then: files without optical switches read as before */
+		fprintf(f, " reconfig_ps %lld", (long long)n->reconfig_ps);
+	fputc('\n', f);
 	if (n->router_energy_per_bit > 0 || n->port_static_w > 0 || n->link_static_w > 0)
 		fprintf(f, "energy router_j_per_bit %.17g port_w %.17g ports %lld link_w %.17g\n",
 		        n->router_energy_per_bit, n->port_static_w, (long long)n->nport,
@@ -397,8 +432,18 @@ sim_write(const SimNet *n, FILE *f)
 	}
 	for (int ci = 0; ci < n->ncoll; ci++) {
 		const SimColl *c = &n->coll[ci];
-		fprintf(f, "collective %s %s %s ranks %d rounds %d messages %d deps %s\nranks", c->name,
+		fprintf(f, "collective %s %s %s ranks %d rounds %d messages %d deps %s", c->name,
 		        c->kind, c->algorithm, c->nrank, c->nround, c->nmsg, c->has_deps ? "yes" : "no");
+		int nrec = 0;
+		for (int r = 0; c->reconfig && r < c->nround; r++)
+			nrec += c->reconfig[r];
+		if (nrec) {
+			fprintf(f, " reconfig %d", nrec);
+			for (int r = 0; r < c->nround; r++)
+				if (c->reconfig[r])
+					fprintf(f, " %d", r);
+		}
+		fputs("\nranks", f);
 		for (int i = 0; i < c->nrank; i++)
 			fprintf(f, " %d", c->rank_node[i]);
 		fputc('\n', f);

@@ -7,7 +7,9 @@
  * NRANK, NCHUNK, CHUNKS_PER_BLOCK, COLLC_TAG, chunk_block[], chunk_piece[],
  * and COLLC_SYMMETRIC with either the per-rank op tables (op_start,
  * op_table, op_chunks) or the symmetric form (NBASE, ORDER, NNODE, NDIM,
- * AFFINE, base_table, dims, rank_node, elements). What it establishes:
+ * AFFINE, base_table, dims, rank_node, elements); on an optical ring that
+ * rewires its circuits, COLLC_REWIRE with NREWIRE and collc_rewire[] (the
+ * rounds before which every rank waits at a barrier). What it establishes:
  * collc_run(), which runs this rank's part of the schedule on a buffer.
  *
  * Compiled alone (make mpi-runtime-check, with every MPI found, in both
@@ -322,6 +324,9 @@ static int collc_run(int me, void *work, size_t block, size_t esize, int type, i
 		planned_for = me;
 	}
 	int rc = MPI_SUCCESS;
+#ifdef COLLC_REWIRE
+	int rewired = 0; /* reconfigurations of the optical switch passed */
+#endif
 	MPI_Request *req = malloc((size_t)(plan.nop + 1) * sizeof *req);
 	size_t *at = malloc((size_t)(plan.nop + 1) * sizeof *at);
 	int *arrived = malloc((size_t)(plan.nop + 1) * sizeof *arrived);
@@ -337,6 +342,11 @@ static int collc_run(int me, void *work, size_t block, size_t esize, int type, i
 	}
 	for (int i = 0; i < plan.nop && rc == MPI_SUCCESS;) {
 		int j = i;
+#ifdef COLLC_REWIRE
+		/* the circuits are rewired before this round: every rank waits */
+		for (; rewired < NREWIRE && collc_rewire[rewired] <= plan.op[i].round; rewired++)
+			MPI_Barrier(comm);
+#endif
 		while (j < plan.nop && plan.op[j].round == plan.op[i].round)
 			j++;
 		size_t need = 0, s, e;
@@ -397,6 +407,10 @@ static int collc_run(int me, void *work, size_t block, size_t esize, int type, i
 				collc_deliver(&plan, &plan.op[k], work, space + at[k], block, esize, type, op);
 		i = j;
 	}
+#ifdef COLLC_REWIRE
+	for (; rewired < NREWIRE; rewired++) /* rewirings after this rank's last round */
+		MPI_Barrier(comm);
+#endif
 	free(req);
 	free(at);
 	free(arrived);

@@ -28,6 +28,7 @@ main(int argc, char **argv)
 		{.pName = "pipelined", .pTests = pipelined_tests},
 		{.pName = "backend", .pTests = backend_tests},
 		{.pName = "sim", .pTests = sim_tests},
+		{.pName = "optical", .pTests = optical_tests},
 		{.pName = "golden", .pTests = golden_tests},
 		{.pName = "usersched", .pTests = usersched_tests},
 		{.pName = "msccl", .pTests = msccl_tests},

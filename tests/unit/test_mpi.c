@@ -163,6 +163,37 @@ test_torus(void)
 	         "collective allreduce AR on M { algorithm tto; ranks 0..5, 7..8; }\n", 8);
 }
 
+/* Bridge's schedules on an optical ring of 8: every kind, the baselines, a
+ * mirrored copy and blocks of 2 nodes per port pair; the ranks wait at a
+ * barrier where the circuits are rewired. */
+static void
+test_optical(void)
+{
+	static const struct {
+		const char *kind, *alg;
+		int ports;
+	} cases[] = {
+		{"alltoall", "bridge(reconfigs 1)", 16},
+		{"reduce_scatter", "bridge(reconfigs 2)", 16},
+		{"allgather", "bridge(reconfigs 1)", 16},
+		{"allreduce", "bridge(reconfigs 1)", 16},
+		{"alltoall", "s_bruck", 16},
+		{"allgather", "g_bruck", 16},
+		{"allreduce", "r_hd(reconfigs 1)", 16},
+		{"allreduce", "bridge(mirrored)", 8},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char text[512], label[128];
+		snprintf(text, sizeof text,
+		         "network { reconfig_delay = 1 us; }\ntopology O = optical_ring(8, ports %d);\n"
+		         "collective %s X on O { algorithm %s; }\n",
+		         cases[i].ports, cases[i].kind, cases[i].alg);
+		snprintf(label, sizeof label, "%s %s on optical_ring(8, ports %d)", cases[i].alg,
+		         cases[i].kind, cases[i].ports);
+		run_case(label, text, 8);
+	}
+}
+
 /* What the generated file says of its chunk order for text's collective. */
 static char *
 chunk_order_note(const char *text)
@@ -427,6 +458,7 @@ CU_TestInfo mpi_tests[] = {
 	{"rank-space algorithms against MPI, 2..16 ranks", test_rank_space},
 	{"torus and mesh algorithms and SP against MPI", test_torus},
 	{"a communicator of the wrong size", test_wrong_size},
+	{"Bridge on an optical ring against MPI, barriers at reconfigurations", test_optical},
 	{"chunk order: messages as runs of the buffer", test_chunk_order},
 	{"Open MPI and MPICH at -O2 without warnings; nccl-tests' columns", test_both_mpis_and_columns},
 	{"pipelined trees on 4x4 SMBi / SMAlter against MPI", test_pipelined_trees},

@@ -129,12 +129,19 @@ test_others(void)
 	CU_ASSERT(s->is_switch[32] && s->is_switch[43] && !s->is_switch[31]);
 	CU_ASSERT_EQUAL(topo_find_link(s, 5, 32 + 1, 0) >= 0, 1); /* host 5 is on leaf 1 */
 	Topo *o = topo_optical_ring(&a, "O", 8, 16, net_defaults);
-	CU_ASSERT_EQUAL(o->nlink, 8);
-	CU_ASSERT(topo_find_link(o, 7, 0, 0) >= 0 && topo_find_link(o, 0, 7, 0) < 0);
+	/* the static ring, then switchable circuits: offsets +1, -1, +2, -2, +4
+	 * forward (but +1) and as reverse fibers */
+	CU_ASSERT_EQUAL(o->nlink, 8 + 8 * 4 + 8 * 5);
+	int fixed = 0;
+	for (int i = 0; i < o->nlink; i++)
+		fixed += o->link[i].dim != 1;
+	CU_ASSERT_EQUAL(fixed, 8);
+	CU_ASSERT(topo_find_link(o, 7, 0, 0) >= 0 && o->link[topo_find_link(o, 0, 7, 0)].dim == 1);
 	Topo *o2 = topo_optical_ring(&a, "O", 8, 8, net_defaults);
-	CU_ASSERT_EQUAL(o2->nlink, 4 + 8); /* 4 optical, 2 electrical per block of 2 */
+	/* 4 optical, 2 electrical per block of 2; circuits between 4 blocks */
+	CU_ASSERT_EQUAL(o2->nlink, 4 + 8 + 4 * 2 + 4 * 3);
 	CU_ASSERT(topo_find_link(o2, 1, 2, 0) >= 0 && topo_find_link(o2, 0, 1, 0) >= 0 &&
-	          topo_find_link(o2, 1, 0, 0) >= 0 && topo_find_link(o2, 0, 7, 0) < 0);
+	          topo_find_link(o2, 1, 0, 0) >= 0 && o2->link[topo_find_link(o2, 0, 7, 0)].dim == 1);
 	Link links[] = {{.src = 0, .dst = 1}, {.src = 1, .dst = 0}, {.src = 0, .dst = 1},
 	                {.src = 1, .dst = 2}};
 	unsigned char sw[3] = {0, 0, 1};
