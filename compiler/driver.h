@@ -51,5 +51,6 @@ int cmd_fmt(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
 int cmd_explain(int argc, char **argv); /* cmd_explain.c */
+int cmd_sweep(int argc, char **argv);   /* cmd_sweep.c */
 
 #endif

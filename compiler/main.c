@@ -48,6 +48,10 @@ static const char usage[] =
 	"                        show a small schedule round by round: messages, the chunks\n"
 	"                        each rank holds with their contributions, busiest links;\n"
 	"                        --svg writes a timeline of one collective\n"
+	"  sweep SPEC [-o OUT.csv] [--json OUT.json] [--plots DIR] [--jobs N]\n"
+	"      [--shard i/n|mpi]    simulate a grid of topologies, groups, algorithms,\n"
+	"                        routing, network parameters and sizes on all cores\n"
+	"  sweep --merge SHARD... [-o OUT]  join shards byte-identically (docs/sweep.md)\n"
 	"\n"
 	"options:\n"
 	"  -h, --help            this text\n"
@@ -423,6 +427,7 @@ main(int argc, char **argv)
 		{"run", cmd_run},
 		{"sim", cmd_sim},
 		{"explain", cmd_explain},
+		{"sweep", cmd_sweep},
 	};
 	int rc = -1;
 	for (size_t i = 0; i < countof(commands); i++)
