@@ -38,7 +38,7 @@ CPPFLAGS += -D_POSIX_C_SOURCE=200809L -Ibase -Icompiler -Igrammar -Iir -Ibackend
 LDLIBS   += $(XML_LIBS) -lpthread -lm
 
 # Debian packages: build tools, libraries, and what the tests run.
-DEPS := make gcc flex bison pkg-config libcunit1-dev libxml2-dev openmpi-bin libopenmpi-dev
+DEPS := make gcc flex bison pkg-config libcunit1-dev libxml2-dev openmpi-bin libopenmpi-dev python3
 
 GEN    := $(O)/grammar/coll.tab.c $(O)/grammar/coll.lex.c
 SRC    := $(wildcard base/*.c compiler/*.c grammar/*.c ir/*.c backends/*.c runtime/*.c)
@@ -79,6 +79,11 @@ $(patsubst %.c,$(O)/%.o,$(SRC)) $(TOBJ) $(BENCH:%=%.o): $(O)/grammar/coll.tab.h 
 
 test: deps-check $(O)/tests/run $(COLLC)
 	$(O)/tests/run
+	python3 tools/reproduce.py --quick --collc $(COLLC) --out $(O)/reproduce-quick
+
+# every checkable claim of the seeds regenerated (docs/reproduce.md)
+reproduce: $(COLLC)
+	python3 tools/reproduce.py --collc $(COLLC) --out build/reproduce
 
 # performance: each tests/bench/bench_NAME.c is a program that prints its
 # figures beside their targets; `make bench` runs them all in one go
@@ -106,7 +111,7 @@ deps:
 # test needs CUnit, libxml2 and Open MPI: say how to get them instead of failing later
 deps-check:
 	@command -v dpkg-query >/dev/null || exit 0; \
-	missing=$$(for p in flex bison libcunit1-dev libxml2-dev openmpi-bin libopenmpi-dev; do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
+	missing=$$(for p in flex bison libcunit1-dev libxml2-dev openmpi-bin libopenmpi-dev python3; do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then echo "missing:$$(echo ' '$$missing); run 'make deps' (as root)"; exit 1; fi
 
 install: all
@@ -117,6 +122,6 @@ install: all
 clean:
 	rm -rf build bin
 
-.PHONY: all test bench demo deps deps-check install clean
+.PHONY: all test reproduce bench demo deps deps-check install clean
 .SECONDARY:
 -include $(shell find $(O) -name '*.d' 2>/dev/null)
