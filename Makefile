@@ -5,7 +5,8 @@
 #   make bench      time and peak memory of the large cases, against their targets
 #   make demo       install dependencies, build, compile a bundled example
 #   make deps       install the Debian packages collc needs (as root), or print the line
-#   make install PREFIX=/usr/local
+#   make install PREFIX=/usr/local   collc, its man page, docs, examples, bash
+#                   completion and Vim syntax; make uninstall PREFIX=... removes them
 #   make clean
 
 CC     ?= cc
@@ -34,13 +35,14 @@ endif
 XML_CFLAGS := $(shell pkg-config --cflags libxml-2.0 2>/dev/null || echo -I/usr/include/libxml2)
 XML_LIBS   := $(shell pkg-config --libs libxml-2.0 2>/dev/null || echo -lxml2)
 CPPFLAGS += -D_POSIX_C_SOURCE=200809L -Ibase -Icompiler -Igrammar -Iir -Ibackends -Iruntime \
-            -I$(O)/grammar $(XML_CFLAGS)
-LDLIBS   += $(XML_LIBS) -lpthread -lm
+            -I$(O)/grammar -I$(O)/backends $(XML_CFLAGS)
+LDLIBS   += $(XML_LIBS) -lprotobuf-c -lpthread -lm
 
 # Debian packages: build tools, libraries, and what the tests run.
-DEPS := make gcc flex bison pkg-config libcunit1-dev libxml2-dev openmpi-bin libopenmpi-dev python3
+DEPS := make gcc flex bison pkg-config libcunit1-dev libxml2-dev openmpi-bin libopenmpi-dev \
+        protobuf-c-compiler libprotobuf-c-dev man-db python3
 
-GEN    := $(O)/grammar/coll.tab.c $(O)/grammar/coll.lex.c
+GEN    := $(O)/grammar/coll.tab.c $(O)/grammar/coll.lex.c $(O)/backends/chakra_et.pb-c.c
 SRC    := $(wildcard base/*.c compiler/*.c grammar/*.c ir/*.c backends/*.c runtime/*.c)
 LIBOBJ := $(patsubst %.c,$(O)/%.o,$(filter-out compiler/main.c,$(SRC))) $(GEN:.c=.o)
 TSRC   := $(wildcard tests/unit/*.c)
@@ -66,6 +68,14 @@ $(O)/%.o: %.c
 $(O)/grammar/%.o: $(O)/grammar/%.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
 
+# the Chakra trace schema (backends/chakra_et.proto) in C, by protobuf-c
+$(O)/backends/chakra_et.pb-c.c $(O)/backends/chakra_et.pb-c.h &: backends/chakra_et.proto
+	@mkdir -p $(@D)
+	protoc-c --c_out=$(O)/backends -Ibackends $<
+
+$(O)/backends/chakra_et.pb-c.o: $(O)/backends/chakra_et.pb-c.c
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+
 $(O)/grammar/coll.tab.c $(O)/grammar/coll.tab.h &: grammar/coll.y
 	@mkdir -p $(@D)
 	$(BISON) -Wall -Werror -o $(O)/grammar/coll.tab.c --header=$(O)/grammar/coll.tab.h $<
@@ -75,7 +85,8 @@ $(O)/grammar/coll.lex.c $(O)/grammar/coll.lex.h &: grammar/coll.l $(O)/grammar/c
 	$(FLEX) -o $(O)/grammar/coll.lex.c --header-file=$(O)/grammar/coll.lex.h $<
 
 # every object may include the generated headers: build them first
-$(patsubst %.c,$(O)/%.o,$(SRC)) $(TOBJ) $(BENCH:%=%.o): $(O)/grammar/coll.tab.h $(O)/grammar/coll.lex.h
+$(patsubst %.c,$(O)/%.o,$(SRC)) $(TOBJ) $(BENCH:%=%.o): $(O)/grammar/coll.tab.h $(O)/grammar/coll.lex.h \
+	$(O)/backends/chakra_et.pb-c.h
 
 test: deps-check $(O)/tests/run $(COLLC)
 	$(O)/tests/run
@@ -111,17 +122,46 @@ deps:
 # test needs CUnit, libxml2 and Open MPI: say how to get them instead of failing later
 deps-check:
 	@command -v dpkg-query >/dev/null || exit 0; \
-	missing=$$(for p in flex bison libcunit1-dev libxml2-dev openmpi-bin libopenmpi-dev python3; do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
+	missing=$$(for p in flex bison libcunit1-dev libxml2-dev openmpi-bin libopenmpi-dev protobuf-c-compiler libprotobuf-c-dev man-db python3; do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then echo "missing:$$(echo ' '$$missing); run 'make deps' (as root)"; exit 1; fi
 
-install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/collc/examples
+# what `make install` puts where (uninstall removes exactly these)
+DOCDIR   = $(PREFIX)/share/doc/collc
+EXDIR    = $(PREFIX)/share/collc/examples
+MANDIR   = $(PREFIX)/share/man/man1
+COMPDIR  = $(PREFIX)/share/bash-completion/completions
+VIMDIR   = $(PREFIX)/share/vim/vimfiles
+DOCS     = README.md $(wildcard docs/*.md)
+
+install: all install-files
+
+# install-files copies an already built $(COLLC) (the tests install this way)
+install-files:
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(EXDIR) $(DESTDIR)$(DOCDIR) \
+		$(DESTDIR)$(MANDIR) $(DESTDIR)$(COMPDIR) $(DESTDIR)$(VIMDIR)/syntax \
+		$(DESTDIR)$(VIMDIR)/ftdetect
 	install -m 755 $(COLLC) $(DESTDIR)$(PREFIX)/bin/collc
-	install -m 644 examples/*.coll $(DESTDIR)$(PREFIX)/share/collc/examples
+	install -m 644 examples/*.coll $(DESTDIR)$(EXDIR)
+	install -m 644 $(DOCS) $(DESTDIR)$(DOCDIR)
+	install -m 644 docs/collc.1 $(DESTDIR)$(MANDIR)/collc.1
+	install -m 644 contrib/collc.bash $(DESTDIR)$(COMPDIR)/collc
+	install -m 644 contrib/vim/syntax/coll.vim $(DESTDIR)$(VIMDIR)/syntax/coll.vim
+	install -m 644 contrib/vim/ftdetect/coll.vim $(DESTDIR)$(VIMDIR)/ftdetect/coll.vim
+
+# removes what install wrote, then the directories it made that are now empty
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/collc $(DESTDIR)$(MANDIR)/collc.1 $(DESTDIR)$(COMPDIR)/collc \
+		$(DESTDIR)$(VIMDIR)/syntax/coll.vim $(DESTDIR)$(VIMDIR)/ftdetect/coll.vim \
+		$(addprefix $(DESTDIR)$(EXDIR)/,$(notdir $(wildcard examples/*.coll))) \
+		$(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOCS)))
+	-rmdir $(DESTDIR)$(EXDIR) $(DESTDIR)$(PREFIX)/share/collc $(DESTDIR)$(DOCDIR) 2>/dev/null
+	-for d in $(VIMDIR)/syntax $(VIMDIR)/ftdetect $(VIMDIR) $(PREFIX)/share/vim $(COMPDIR) \
+		$(PREFIX)/share/bash-completion $(MANDIR) $(PREFIX)/share/man $(PREFIX)/share/doc \
+		$(PREFIX)/share $(PREFIX)/bin; do rmdir $(DESTDIR)$$d 2>/dev/null; done; true
 
 clean:
 	rm -rf build bin
 
-.PHONY: all test reproduce bench demo deps deps-check install clean
+.PHONY: all test reproduce bench demo deps deps-check install install-files uninstall clean
 .SECONDARY:
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

@@ -5,6 +5,8 @@
 
 static const Backend *const backends[] = {&dot_backend, &ir_backend, &mpi_backend,
                                              &sim_backend, &msccl_backend};
+static const DirBackend *const dir_backends[] = {&chakra_backend};
+static const char *const names[] = {"dot", "ir", "mpi", "sim", "msccl", "chakra"};
 
 const Backend *
 backend_find(const char *name)
@@ -15,10 +17,26 @@ backend_find(const char *name)
 	return NULL;
 }
 
+const DirBackend *
+backend_find_dir(const char *name)
+{
+	for (size_t i = 0; i < countof(dir_backends); i++)
+		if (strcmp(dir_backends[i]->name, name) == 0)
+			return dir_backends[i];
+	return NULL;
+}
+
 const char *
 backend_names(void)
 {
-	return "dot, ir, mpi, sim, msccl";
+	return "dot, ir, mpi, sim, msccl, chakra";
+}
+
+const char *const *
+backend_name_list(int *n)
+{
+	*n = (int)countof(names);
+	return names;
 }
 
 int

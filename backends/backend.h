@@ -17,6 +17,7 @@ typedef struct BuildOpts {
 	int64_t min_bytes;      /* msccl --min-bytes: selected from this size (0: any) */
 	int64_t max_bytes;      /* msccl --max-bytes: up to this size, inclusive (0: any) */
 	bool with_main;         /* --with-main: mpi adds a main that checks against MPI */
+	int64_t bytes;          /* --size: the vector of size-dependent outputs (chakra) */
 } BuildOpts;
 
 typedef struct Backend {
@@ -26,6 +27,15 @@ typedef struct Backend {
 	int (*emit)(const Prog *, const BuildOpts *, FILE *);
 } Backend;
 
+/* A backend that writes a directory of files (one per rank): it writes
+ * them under a temporary name and renames the directory when complete. */
+typedef struct DirBackend {
+	const char *name;
+	int (*emit_dir)(const Prog *, const BuildOpts *, const char *dir);
+} DirBackend;
+extern const DirBackend chakra_backend;
+const DirBackend *backend_find_dir(const char *name);
+
 extern const Backend dot_backend, ir_backend, mpi_backend, msccl_backend;
 /* msccl.c: a schedule as an MSCCL program, checked by every rule; -1 after
  * reporting (a limit names its value and the collective's line). */
@@ -34,6 +44,7 @@ int msccl_lower(Arena *, const Sched *, const BuildOpts *, struct MProg *);
 extern const Backend sim_backend;
 const Backend *backend_find(const char *name);
 const char *backend_names(void); /* "dot, ir" */
+const char *const *backend_name_list(int *n); /* the names of backend_names() */
 
 /* Which schedules a build covers: the named one, or all. -1 if no match. */
 int backend_select(const Prog *, const BuildOpts *, const Sched **out, int max);

@@ -1,11 +1,15 @@
 /*
- * dot.c: Graphviz DOT of a topology with one tree drawn over it, for
- * teaching. Nodes of 2D topologies are pinned at their coordinates (render
- * with `neato -n2` or `dot -Kneato`); each pair of linked nodes gets one
- * grey line per parallel link; the tree's edges are red arrows from child
- * to parent, dashed where an edge spans several hops. The tree is copy N
- * (--tree-copy N) of the first symmetric schedule selected: base tree
- * N / |G| moved by group element N mod |G|; copy 0 is the first base tree.
+ * dot.c: Graphviz DOT of a topology with its trees drawn over it, for
+ * teaching. Nodes of 2D topologies are pinned at their coordinates, and
+ * those of 3D tori as a row of 2D slices (render with `neato -n2` or
+ * `dot -Kneato`); circles are as wide as the longest node name and the
+ * grid as wide as the circles. Each pair of linked nodes gets one grey line
+ * per parallel link, except a torus's wrap-around links, which would cross
+ * the grid: each is two short curved stubs leaving it at both ends, towards
+ * each other. The trees are copy N (--tree-copy N) of each base tree of the
+ * first symmetric schedule selected (base tree b moved by group element
+ * N mod |G|; copy 0 is the first base tree itself), one colour per tree,
+ * arrows from child to parent, dashed where an edge spans several hops.
  * Without a symmetric schedule, a pipelined one's link-disjoint trees are
  * drawn instead, one colour per tree over the very link each edge owns:
  * trees N .. N + 3 (a root set; N = --tree-copy).
@@ -13,6 +17,11 @@
 #include <string.h>
 
 #include "backend.h"
+
+static const char *const tree_colour[] = {"red", "blue", "darkgreen", "darkorange",
+                                          "purple", "brown", "deeppink", "teal"};
+static const char *const root_fill[] = {"#ffcccc", "#ccccff", "#ccffcc", "#ffe0b0",
+                                        "#e8ccff", "#f0d8c8", "#ffd0e8", "#c8f0f0"};
 
 static void
 node_id(const Topo *t, int v, FILE *f)
@@ -22,38 +31,128 @@ node_id(const Topo *t, int v, FILE *f)
 	fprintf(f, "\"%s\"", name);
 }
 
-/* Every node (pinned at its coordinates in 2D) and one grey line per
- * parallel link. */
-static void
-draw_nodes_links(const Topo *t, FILE *f)
+/* A node's position in points: 2D at its coordinates; a 3D torus as its
+ * slices along the first dimension side by side. false: left to neato. */
+static bool
+node_pos(const Topo *t, int v, int grid, int *x, int *y)
 {
-	fputs("\tnode [shape=circle, fontsize=10, width=0.45, fixedsize=true];\n", f);
-	fputs("\tedge [arrowhead=none, color=gray60];\n", f);
-	for (int v = 0; v < t->nnode; v++) {
-		fputc('\t', f);
-		node_id(t, v, f);
-		bool sw = t->is_switch && t->is_switch[v];
-		fprintf(f, " [%s", sw ? "shape=box, style=filled, fillcolor=gray90" : "");
-		if (t->ndim == 2 && !sw) {
-			int c[2];
-			topo_coords(t, v, c);
-			fprintf(f, "%spos=\"%d,%d!\"", sw ? ", " : "", c[1] * 72, -c[0] * 72);
-		}
-		fputs("];\n", f);
+	int c[MAX_DIMS];
+	if (t->is_switch && t->is_switch[v])
+		return false;
+	if (t->ndim == 2) {
+		topo_coords(t, v, c);
+		*x = c[1] * grid, *y = -c[0] * grid;
+		return true;
 	}
+	if (t->ndim == 3 && t->kind == TK_TORUS) {
+		topo_coords(t, v, c);
+		*x = (c[0] * (t->size[2] + 1) + c[2]) * grid, *y = -c[1] * grid;
+		return true;
+	}
+	return false;
+}
+
+/* The dimension along which link u-v wraps around a torus (its ends at
+ * opposite sides of the grid), or -1. */
+static int
+wrap_dim(const Topo *t, int u, int v)
+{
+	if (t->kind != TK_TORUS || t->ndim < 2)
+		return -1;
+	int a[MAX_DIMS], b[MAX_DIMS];
+	topo_coords(t, u, a);
+	topo_coords(t, v, b);
+	for (int d = 0; d < t->ndim; d++)
+		if (a[d] != b[d] && (a[d] - b[d] == t->size[d] - 1 || b[d] - a[d] == t->size[d] - 1) &&
+		    t->size[d] > 2)
+			return d;
+	return -1;
+}
+
+/* A stub of the wrap-around link from u (towards its other end, which lies
+ * beyond the grid's edge): a curved line to an invisible point outside. */
+static void
+wrap_stub(const Topo *t, int u, int v, int d, int grid, int id, FILE *f)
+{
+	int x, y, c[MAX_DIMS];
+	if (!node_pos(t, u, grid, &x, &y))
+		return;
+	topo_coords(t, u, c);
+	int out = c[d] == 0 ? -1 : 1; /* away from the grid */
+	int dx = 0, dy = 0;
+	if ((t->ndim == 2 && d == 1) || (t->ndim == 3 && d == 2))
+		dx = out * grid / 2, dy = grid / 6;
+	else if ((t->ndim == 2 && d == 0) || (t->ndim == 3 && d == 1))
+		dy = -out * grid / 2, dx = grid / 6;
+	else
+		dy = grid / 2, dx = out * grid / 4; /* between slices */
+	fprintf(f, "\t\"wrap%d\" [shape=point, width=0.04, color=gray60, pos=\"%d,%d!\"];\n", id,
+	        x + dx, y + dy);
+	fputc('\t', f);
+	node_id(t, u, f);
+	fprintf(f, " -> \"wrap%d\" [style=dashed, tooltip=\"", id);
+	char a[64], b[64];
+	topo_node_name(t, u, a, sizeof a);
+	topo_node_name(t, v, b, sizeof b);
+	fprintf(f, "%s - %s, around the torus\"];\n", a, b);
+}
+
+static void
+draw_links(const Topo *t, int grid, FILE *f)
+{
 	/* one line per pair and parallel link: u -> v drawn when u < v, or when
 	 * the reverse link does not exist */
+	int stubs = 0;
 	for (int i = 0; i < t->nlink; i++) {
 		const Link *l = &t->link[i];
 		bool both = topo_find_link(t, l->dst, l->src, l->copy) >= 0;
 		if (both && l->src > l->dst)
 			continue;
+		int d = wrap_dim(t, l->src, l->dst);
+		int x, y;
+		if (d >= 0 && node_pos(t, l->src, grid, &x, &y)) {
+			wrap_stub(t, l->src, l->dst, d, grid, stubs++, f);
+			wrap_stub(t, l->dst, l->src, d, grid, stubs++, f);
+			continue;
+		}
 		fputc('\t', f);
 		node_id(t, l->src, f);
 		fputs(" -> ", f);
 		node_id(t, l->dst, f);
 		fputs(both ? ";\n" : " [arrowhead=normal];\n", f);
 	}
+}
+
+/* Every node (pinned at its coordinates where the layout has them) and
+ * one grey line per parallel link. Circles are as wide as the longest name
+ * at 10 pt (about 6 pt a character), the grid wide enough for them. */
+static void
+draw_nodes_links(const Topo *t, FILE *f)
+{
+	size_t longest = 0;
+	for (int v = 0; v < t->nnode; v++) {
+		char name[64];
+		topo_node_name(t, v, name, sizeof name);
+		if (strlen(name) > longest)
+			longest = strlen(name);
+	}
+	double width = (double)longest * 6 + 10 > 32 ? ((double)longest * 6 + 10) / 72 : 0.45;
+	int grid = (int)(width * 72) + 40 > 72 ? (int)(width * 72) + 40 : 72;
+	if (t->kind == TK_TORUS)
+		fputs("\tsplines=curved;\n", f);
+	fprintf(f, "\tnode [shape=circle, fontsize=10, width=%.2f, fixedsize=true];\n", width);
+	fputs("\tedge [arrowhead=none, color=gray60];\n", f);
+	for (int v = 0; v < t->nnode; v++) {
+		fputc('\t', f);
+		node_id(t, v, f);
+		bool sw = t->is_switch && t->is_switch[v];
+		fprintf(f, " [%s", sw ? "shape=box, style=filled, fillcolor=gray90" : "");
+		int x, y;
+		if (node_pos(t, v, grid, &x, &y))
+			fprintf(f, "%spos=\"%d,%d!\"", sw ? ", " : "", x, y);
+		fputs("];\n", f);
+	}
+	draw_links(t, grid, f);
 }
 
 /* A pipelined schedule's trees first .. first + 3, one colour each; each
@@ -97,6 +196,38 @@ draw_disjoint(const Sched *s, int first, FILE *f)
 	return 0;
 }
 
+static void
+draw_trees(const Sched *s, int copy, FILE *f)
+{
+	const Topo *t = s->topo;
+	const Group *g = s->group;
+	int e = copy % g->order;
+	Routes r;
+	routes_init(&r, t, ROUTE_SHORTEST);
+	for (int b = 0; b < s->ntree; b++) {
+		const Tree *tr = s->tree[b];
+		int k = b % (int)countof(tree_colour);
+		fprintf(f, "\tedge [color=%s, penwidth=2, arrowhead=normal, style=solid];\n",
+		        tree_colour[k]);
+		for (int v = 0; v < t->nnode; v++) {
+			if (tr->parent[v] < 0)
+				continue;
+			int c = group_node(g, e, v), pa = group_node(g, e, tr->parent[v]);
+			fputc('\t', f);
+			node_id(t, c, f);
+			fputs(" -> ", f);
+			node_id(t, pa, f);
+			fputs(topo_distance(&r, v, tr->parent[v]) > 1 ? " [style=dashed];\n" : ";\n", f);
+		}
+		for (int i = 0; i < tr->nroot; i++) {
+			fputc('\t', f);
+			node_id(t, group_node(g, e, tr->root[i]), f);
+			fprintf(f, " [style=filled, fillcolor=\"%s\"];\n", root_fill[k]);
+		}
+	}
+	routes_free(&r);
+}
+
 static int
 emit_dot(const Prog *p, const BuildOpts *o, FILE *f)
 {
@@ -129,33 +260,11 @@ emit_dot(const Prog *p, const BuildOpts *o, FILE *f)
 	char desc[128];
 	topo_describe(t, desc, sizeof desc);
 	fprintf(f, "digraph \"%s\" {\n", t->name);
-	fprintf(f, "\tlabel=\"%s = %s%s%s\";\n", t->name, desc, s ? ", a tree of " : "",
+	fprintf(f, "\tlabel=\"%s = %s%s%s\";\n", t->name, desc, s ? ", trees of " : "",
 	        s ? s->name : "");
 	draw_nodes_links(t, f);
-	if (s) {
-		const Group *g = s->group;
-		int b = copy / g->order, e = copy % g->order;
-		const Tree *tr = s->tree[b];
-		Routes r;
-		routes_init(&r, t, ROUTE_SHORTEST);
-		fputs("\tedge [color=red, penwidth=2, arrowhead=normal];\n", f);
-		for (int v = 0; v < t->nnode; v++) {
-			if (tr->parent[v] < 0)
-				continue;
-			int c = group_node(g, e, v), pa = group_node(g, e, tr->parent[v]);
-			fputc('\t', f);
-			node_id(t, c, f);
-			fputs(" -> ", f);
-			node_id(t, pa, f);
-			fputs(topo_distance(&r, v, tr->parent[v]) > 1 ? " [style=dashed];\n" : ";\n", f);
-		}
-		for (int i = 0; i < tr->nroot; i++) {
-			fputc('\t', f);
-			node_id(t, group_node(g, e, tr->root[i]), f);
-			fputs(" [style=filled, fillcolor=\"#ffcccc\"];\n", f);
-		}
-		routes_free(&r);
-	}
+	if (s)
+		draw_trees(s, copy, f);
 	fputs("}\n", f);
 	return 0;
 }

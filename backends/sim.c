@@ -462,6 +462,31 @@ coll_of_sched(Arena *a, const Sched *s, long expand_limit, SimColl *c)
 }
 
 int
+sim_net_of_topo(Arena *a, const Topo *t, SimNet *out)
+{
+	out->topo = topo_kind_name(t->kind);
+	out->ndim = t->ndim;
+	memcpy(out->size, t->size, sizeof out->size);
+	out->nnode = t->nnode;
+	out->nlink = t->nlink;
+	out->link = arena_array(a, (size_t)t->nlink + 1, sizeof *out->link);
+	for (int l = 0; l < t->nlink; l++) {
+		const Link *k = &t->link[l];
+		out->link[l] = (SimLink){.src = k->src, .dst = k->dst, .bw = llround(k->bandwidth),
+		                         .lat_ps = llround(k->latency * 1e12),
+		                         .energy_per_bit = k->energy_per_bit};
+	}
+	out->mtu = llround(t->net.mtu);
+	if (out->mtu < 1 || out->mtu > SIM_MAX_MTU) {
+		error_at(t->loc, "the simulator takes an mtu of 1 B to 1 MiB, not %.0f B", t->net.mtu);
+		return -1;
+	}
+	out->router_ps = llround(t->net.router_latency * 1e12);
+	out->step_ps = llround(t->net.step_overhead * 1e12);
+	return 0;
+}
+
+int
 sim_from_scheds(Arena *a, const Sched *const *s, int n, SimNet *out)
 {
 	return sim_from_scheds_limit(a, s, n, EXPAND_LIMIT, out);
@@ -483,25 +508,8 @@ sim_from_scheds_limit(Arena *a, const Sched *const *s, int n, long expand_limit,
 			         s[i]->topo->name);
 			return -1;
 		}
-	out->topo = topo_kind_name(t->kind);
-	out->ndim = t->ndim;
-	memcpy(out->size, t->size, sizeof out->size);
-	out->nnode = t->nnode;
-	out->nlink = t->nlink;
-	out->link = arena_array(a, (size_t)t->nlink + 1, sizeof *out->link);
-	for (int l = 0; l < t->nlink; l++) {
-		const Link *k = &t->link[l];
-		out->link[l] = (SimLink){.src = k->src, .dst = k->dst, .bw = llround(k->bandwidth),
-		                         .lat_ps = llround(k->latency * 1e12),
-		                         .energy_per_bit = k->energy_per_bit};
-	}
-	out->mtu = llround(t->net.mtu);
-	if (out->mtu < 1 || out->mtu > SIM_MAX_MTU) {
-		error_at(t->loc, "the simulator takes an mtu of 1 B to 1 MiB, not %.0f B", t->net.mtu);
+	if (sim_net_of_topo(a, t, out) != 0)
 		return -1;
-	}
-	out->router_ps = llround(t->net.router_latency * 1e12);
-	out->step_ps = llround(t->net.step_overhead * 1e12);
 	out->ncoll = n;
 	out->coll = arena_array(a, (size_t)n, sizeof *out->coll);
 	for (int i = 0; i < n; i++)

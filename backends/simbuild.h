@@ -10,6 +10,9 @@
 /* The network of the schedules' topology with one collective per schedule
  * (all on one topology). 0, or -1 after reporting. */
 int sim_from_scheds(Arena *, const Sched *const *, int n, SimNet *);
+/* The links and network parameters of a topology, no collectives yet (0,
+ * or -1 after reporting). */
+int sim_net_of_topo(Arena *, const Topo *, SimNet *);
 /* The same, expanding symmetric schedules only up to expand_limit (base
  * transfer, element) pairs (sim_from_scheds: 2^22); larger ones whose group
  * holds every translation of a torus become translates of node 0's

@@ -6,10 +6,10 @@
  * writes a timeline of one collective. Small cases only: a larger schedule
  * is refused with a located error naming the limit.
  */
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "driver.h"
 
 static int
@@ -36,48 +36,52 @@ explain_one(const Sched *s, const char *svg, FILE *out)
 	return rc;
 }
 
-int
+typedef struct ExplainArgs {
+	const char *collective, *svg;
+} ExplainArgs;
+
+static int
+explain_opt(void *ctx, const char *name, const char *value)
+{
+	ExplainArgs *a = ctx;
+	*(strcmp(name, "svg") == 0 ? &a->svg : &a->collective) = value;
+	return 0;
+}
+
+static const CliOpt explain_opts[] = {
+	{"collective", 0, "NAME", "only the collective NAME"},
+	{"svg", 0, "OUT.svg", "write a timeline of the one collective shown"},
+};
+
+static int cmd_explain(int argc, char **argv);
+
+const CliCommand cli_explain = {
+	"explain", "FILE",
+	"show a small schedule round by round: messages, chunks held, busiest links",
+	"Each round lists its messages, which chunks every rank holds with whose\n"
+	"contributions, and the busiest links; --svg writes a timeline of one collective.\n"
+	"Small cases only: a larger schedule is refused with an error naming the limit.\n",
+	explain_opts, countof(explain_opts), cmd_explain};
+
+static int
 cmd_explain(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"collective", required_argument, NULL, 'c'},
-		{"svg", required_argument, NULL, 's'},
-		{NULL, 0, NULL, 0},
-	};
-	const char *path = NULL, *collective = NULL, *svg = NULL;
-	/* getopt_long wants the program's name first */
-	char **args = xmalloc(((size_t)argc + 2) * sizeof *args);
-	args[0] = (char *)"collc explain";
-	memcpy(args + 1, argv, (size_t)argc * sizeof *args);
-	args[argc + 1] = NULL;
-	optind = 0;
-	opterr = 0;
-	int opt, rc = 0;
-	while (rc == 0 && (opt = getopt_long(argc + 1, args, ":", longopts, NULL)) != -1) {
-		if (opt == 'c')
-			collective = optarg;
-		else if (opt == 's')
-			svg = optarg;
-		else if (opt == ':')
-			rc = usage_error("explain: %s needs a value", args[optind - 1]);
-		else
-			rc = usage_error("explain: unknown option '%s'", args[optind - 1]);
-	}
-	for (int i = optind; rc == 0 && i < argc + 1; i++)
-		rc = file_operand("explain", args[i], &path);
-	free(args);
+	const char *path = NULL;
+	ExplainArgs ea = {0};
+	int rc = cli_parse(&cli_explain, argc, argv, &ea, explain_opt, &path);
 	if (rc)
-		return rc;
-	if (!path)
-		return missing_file("explain");
+		return rc < 0 ? 0 : rc;
+	const char *collective = ea.collective, *svg = ea.svg;
 	Input in = {0};
 	rc = load(path, &in, true, 1 << 20);
 	int shown = 0, nsel = 0;
 	for (int i = 0; rc == 0 && i < in.prog.nsched; i++)
 		nsel += !collective || strcmp(in.prog.sched[i]->name, collective) == 0;
 	if (rc == 0 && nsel == 0) {
-		error_file(collective ? "no schedule named '%s' is built from this file"
-		                      : "no schedule is built from this file%s", collective ? collective : "");
+		if (collective)
+			no_schedule_named(&in.prog, collective);
+		else
+			error_file("no schedule is built from this file");
 		rc = 1;
 	}
 	if (rc == 0 && svg && nsel > 1)

@@ -7,19 +7,50 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "driver.h"
 #include "exec.h"
 #include "msccl.h"
+#include "perf.h"
+#include "refdata.h"
+#include "table.h"
+
+/* Rows as nccl-tests prints them (runtime/perf.h): size is the larger
+ * buffer in bytes (allreduce's vector, allgather's output), time in us,
+ * algbw and busbw in GB/s. */
+static void
+run_table(Table *t, const char *how)
+{
+	const char *const head[] = {"collective", "kind", "ranks", how, "size", "count",
+	                            "type", "redop", "time(us)", "algbw", "busbw", "check"};
+	table_init(t, countof(head), head, "llrlrrllrrrl");
+}
 
 static void
-report(const char *what, const char *mode, double bytes, double seconds)
+run_row(Table *t, const char *name, const char *kind, int p, const char *mode, double bytes,
+        const RunOpts *o, double seconds, const char *check)
 {
-	printf("%s%s: verified; %.3f ms, %.3f GB/s\n", what, mode, seconds * 1e3,
-	       seconds > 0 ? bytes / seconds / 1e9 : 0.0);
+	double algbw = seconds > 0 ? bytes / seconds / 1e9 : 0;
+	double factor = perf_busbw_factor(kind, p);
+	table_cell(t, "%s", name);
+	table_cell(t, "%s", kind);
+	table_cell(t, "%d", p);
+	table_cell(t, "%s", mode);
+	table_cell(t, "%.0f", bytes);
+	table_cell(t, "%.0f", bytes / (double)rdtype_size(o->dtype));
+	table_cell(t, "%s", rdtype_name(o->dtype));
+	table_cell(t, "%s", perf_redop(kind, rop_name(o->op)));
+	table_cell(t, "%.1f", seconds * 1e6);
+	table_cell(t, "%.3f", algbw);
+	if (factor > 0)
+		table_cell(t, "%.3f", algbw * factor);
+	else
+		table_cell(t, "-");
+	table_cell(t, "%s", check);
 }
 
 static int
-run_xml(const char *path, const char *text, size_t len, bool legacy, RunOpts *o, int modes,
+run_xml(Table *t, const char *text, size_t len, bool legacy, RunOpts *o, int modes,
         bool size_given)
 {
 	Arena a = {0};
@@ -35,6 +66,12 @@ run_xml(const char *path, const char *text, size_t len, bool legacy, RunOpts *o,
 			         (long long)p.min_bytes, (long long)p.max_bytes);
 			rc = 1;
 		} else {
+			if (b != o->bytes)
+				fprintf(stderr, "collc: run: note: %lld B is not a size this file runs (a whole "
+				        "number of %s per chunk, nchunksperloop=%d, inside its minBytes..maxBytes); "
+				        "running %lld B, the nearest that is (give --size to choose)\n",
+				        (long long)o->bytes, rdtype_name(o->dtype), p.nchunksperloop,
+				        (long long)b);
 			o->bytes = b;
 		}
 	}
@@ -48,15 +85,9 @@ run_xml(const char *path, const char *text, size_t len, bool legacy, RunOpts *o,
 			rc = 1;
 			break;
 		}
-		char what[256];
-		snprintf(what, sizeof what, "%s: %s, %d ranks, %lld bytes of %s, %s", path, p.coll_name,
-		         p.ngpus, (long long)o->bytes, rdtype_name(o->dtype), rop_name(o->op));
-		if (!res.checked)
-			printf("%s, %s: ran; coll=\"%s\" has no postcondition to check; %.3f ms\n", what,
-			       inplace ? "in-place" : "out-of-place", p.coll_name, res.seconds * 1e3);
-		else
-			report(what, inplace ? ", in-place" : ", out-of-place", (double)res.bytes,
-			       res.seconds);
+		run_row(t, p.name ? p.name : "(xml)", p.coll_name, p.ngpus, inplace ? "in-place" : "out-of-place",
+		        (double)res.bytes, o, res.seconds,
+		        res.checked ? "verified" : "ran (custom: no check)");
 	}
 	if (rc == 0 && !(((modes & 1) && p.inplace) || ((modes & 2) && p.outofplace))) {
 		error_at((Loc){p.line, 1}, "the file is not declared for the mode asked (inplace=%d "
@@ -67,64 +98,95 @@ run_xml(const char *path, const char *text, size_t len, bool legacy, RunOpts *o,
 	return rc;
 }
 
-int
+typedef struct RunArgs {
+	const char *coll;
+	RunOpts o;
+	bool legacy, size_given;
+	int modes;  /* bit 0 in-place, bit 1 out-of-place */
+} RunArgs;
+
+static int
+run_opt(void *ctx, const char *name, const char *value)
+{
+	RunArgs *a = ctx;
+	static const char *const dtypes[] = {"float", "double", "int32", "int64"};
+	static const char *const ops[] = {"sum", "prod", "max", "min"};
+	if (strcmp(name, "size") == 0) {
+		double v = parse_bytes(value);
+		if (v < 1 || v > 1e12)
+			return usage_error("run: --size takes a whole number of bytes up to 1 TB, such as "
+			                   "1MiB");
+		a->o.bytes = (int64_t)v;
+		a->size_given = true;
+	} else if (strcmp(name, "dtype") == 0) {
+		int k = cli_choice("run", name, value, dtypes, 4);
+		if (k < 0)
+			return 2;
+		a->o.dtype = (RDtype)k;
+	} else if (strcmp(name, "op") == 0) {
+		int k = cli_choice("run", name, value, ops, 4);
+		if (k < 0)
+			return 2;
+		a->o.op = (ROp)k;
+	} else if (strcmp(name, "inplace") == 0) {
+		a->modes = 1;
+	} else if (strcmp(name, "outofplace") == 0) {
+		a->modes = 2;
+	} else if (strcmp(name, "legacy") == 0) {
+		a->legacy = true;
+	} else if (strcmp(name, "capacity") == 0) {
+		char *end;
+		long v = strtol(value, &end, 10);
+		if (*end || v < 1 || v > 64)
+			return usage_error("run: --capacity takes 1..64 messages");
+		a->o.capacity = (int)v;
+	} else if (strcmp(name, "timeout") == 0) {
+		char *end;
+		a->o.timeout = strtod(value, &end);
+		if (*end || !(a->o.timeout > 0 && a->o.timeout < 1e6))
+			return usage_error("run: --timeout takes seconds");
+	} else if (strcmp(name, "collective") == 0) {
+		a->coll = value;
+	}
+	return 0;
+}
+
+static const CliOpt run_opts[] = {
+	{"size", 0, "S", "bytes per rank's vector (default 1MiB)"},
+	{"dtype", 0, "T", "float, double, int32 or int64 (default float)"},
+	{"op", 0, "OP", "sum, prod, max or min (default sum)"},
+	{"inplace", 0, NULL, "XML: run only the in-place mode"},
+	{"outofplace", 0, NULL, "XML: run only the out-of-place mode"},
+	{"legacy", 0, NULL, "XML: read the older microsoft/msccl dialect"},
+	{"capacity", 0, "N", "XML: messages a connection holds (1..64)"},
+	{"timeout", 0, "SEC", "XML: report a deadlock after SEC seconds without progress"},
+	{"collective", 0, "NAME", ".coll: only the collective NAME"},
+};
+
+static int cmd_run(int argc, char **argv);
+
+const CliCommand cli_run = {
+	"run", "FILE.xml|FILE.coll",
+	"run MSCCL XML or a .coll file's schedules on CPU threads, check and time them",
+	"Every run is checked against a reference computed on the same data. The columns\n"
+	"are nccl-tests': size (bytes), count (elements), type, redop, time(us),\n"
+	"algbw = size / time and busbw = algbw x the collective's factor, in GB/s\n"
+	"(docs/cli.md).\n",
+	run_opts, countof(run_opts), cmd_run};
+
+static int
 cmd_run(int argc, char **argv)
 {
-	const char *path = NULL, *coll = NULL;
-	RunOpts o = {.bytes = 1 << 20, .dtype = RD_FLOAT, .op = RO_SUM, .timeout = 2.0};
-	bool legacy = false, size_given = false;
-	int modes = 3;
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i];
-		bool has = i + 1 < argc;
-		if (strcmp(a, "--size") == 0 && has) {
-			double v = parse_size(argv[++i]);
-			if (v <= 0 || v > 1e12)
-				return usage_error("run: --size takes a size such as 1MiB or 65536");
-			o.bytes = (int64_t)v;
-			size_given = true;
-		} else if (strcmp(a, "--dtype") == 0 && has) {
-			static const char *const n[] = {"float", "double", "int32", "int64"};
-			int k = 0;
-			while (k < 4 && strcmp(n[k], argv[i + 1]) != 0)
-				k++;
-			if (k == 4)
-				return usage_error("run: --dtype is float, double, int32 or int64");
-			o.dtype = (RDtype)k;
-			i++;
-		} else if (strcmp(a, "--op") == 0 && has) {
-			static const char *const n[] = {"sum", "prod", "max", "min"};
-			int k = 0;
-			while (k < 4 && strcmp(n[k], argv[i + 1]) != 0)
-				k++;
-			if (k == 4)
-				return usage_error("run: --op is sum, prod, max or min");
-			o.op = (ROp)k;
-			i++;
-		} else if (strcmp(a, "--inplace") == 0) {
-			modes = 1;
-		} else if (strcmp(a, "--outofplace") == 0) {
-			modes = 2;
-		} else if (strcmp(a, "--legacy") == 0) {
-			legacy = true;
-		} else if (strcmp(a, "--capacity") == 0 && has) {
-			o.capacity = atoi(argv[++i]);
-			if (o.capacity < 1 || o.capacity > 64)
-				return usage_error("run: --capacity takes 1..64 messages");
-		} else if (strcmp(a, "--timeout") == 0 && has) {
-			o.timeout = atof(argv[++i]);
-			if (!(o.timeout > 0))
-				return usage_error("run: --timeout takes seconds");
-		} else if (strcmp(a, "--collective") == 0 && has) {
-			coll = argv[++i];
-		} else {
-			int bad = file_operand("run", a, &path);
-			if (bad)
-				return bad;
-		}
-	}
-	if (!path)
-		return missing_file("run");
+	const char *path = NULL;
+	RunArgs a = {.o = {.bytes = 1 << 20, .dtype = RD_FLOAT, .op = RO_SUM, .timeout = 2.0},
+	             .modes = 3};
+	int bad = cli_parse(&cli_run, argc, argv, &a, run_opt, &path);
+	if (bad)
+		return bad < 0 ? 0 : bad;
+	RunOpts o = a.o;
+	const char *coll = a.coll;
+	bool legacy = a.legacy, size_given = a.size_given;
+	int modes = a.modes;
 	size_t plen = strlen(path);
 	if (plen > 4 && strcmp(path + plen - 4, ".xml") == 0) {
 		size_t len;
@@ -135,13 +197,22 @@ cmd_run(int argc, char **argv)
 			return 1;
 		}
 		diag_source(path, text, len);
-		int rc = run_xml(path, text, len, legacy, &o, modes, size_given);
+		Table t;
+		run_table(&t, "mode");
+		int rc = run_xml(&t, text, len, legacy, &o, modes, size_given);
+		if (rc == 0) {
+			printf("# %s\n", path);
+			table_print(&t, stdout);
+		}
+		table_free(&t);
 		free(text);
 		return rc;
 	}
 	Input in = {0};
 	int rc = load(path, &in, true, (double)o.bytes);
 	int ran = 0;
+	Table t;
+	run_table(&t, "algorithm");
 	for (int i = 0; rc == 0 && i < in.prog.nsched; i++) {
 		const Sched *s = in.prog.sched[i];
 		if (coll && strcmp(coll, s->name) != 0)
@@ -156,17 +227,19 @@ cmd_run(int argc, char **argv)
 			rc = 1;
 			break;
 		}
-		char what[256];
-		snprintf(what, sizeof what, "%s: '%s' (%s, %s), %d ranks, %lld bytes of %s, %s", path,
-		         s->name, coll_kind_name[s->kind], s->algorithm, s->nrank, (long long)o.bytes,
-		         rdtype_name(o.dtype), rop_name(o.op));
-		report(what, "", (double)o.bytes, sec);
+		run_row(&t, s->name, coll_kind_name[s->kind], s->nrank, s->algorithm, (double)o.bytes,
+		        &o, sec, "verified");
 		ran++;
 	}
 	if (rc == 0 && coll && ran == 0) {
-		error_file("no schedule named '%s' is built from this file", coll);
+		no_schedule_named(&in.prog, coll);
 		rc = 1;
 	}
+	if (rc == 0) {
+		printf("# %s\n", path);
+		table_print(&t, stdout);
+	}
+	table_free(&t);
 	input_free(&in);
 	return rc;
 }

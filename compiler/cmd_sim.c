@@ -9,14 +9,20 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "driver.h"
+#include "perf.h"
 #include "simbuild.h"
+#include "simxml.h"
 #include "svgplot.h"
+#include "table.h"
 
 enum { MAX_SIZES = 64 };
 
 typedef struct SimArgs {
 	const char *path, *out, *plot, *plot_links, *collective;
+	const char *topology, *ranks; /* FILE.xml: where its ranks run */
+	bool legacy;                  /* FILE.xml: the microsoft/msccl dialect */
 	double sizes[MAX_SIZES];
 	int nsize;
 	double link_size;
@@ -33,7 +39,7 @@ parse_sizes(const char *arg, SimArgs *a)
 	char *dots = strstr(buf, "..");
 	if (dots) {
 		*dots = 0;
-		double lo = parse_size(buf), hi = parse_size(dots + 2);
+		double lo = parse_bytes(buf), hi = parse_bytes(dots + 2);
 		if (lo < 1 || hi < lo)
 			return -1;
 		a->nsize = 0;
@@ -43,7 +49,7 @@ parse_sizes(const char *arg, SimArgs *a)
 	}
 	a->nsize = 0;
 	for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-		double s = parse_size(tok);
+		double s = parse_bytes(tok);
 		if (s < 1 || a->nsize == MAX_SIZES)
 			return -1;
 		a->sizes[a->nsize++] = floor(s);
@@ -51,9 +57,17 @@ parse_sizes(const char *arg, SimArgs *a)
 	return a->nsize ? 0 : -1;
 }
 
+/* A rate with a unit (100GBps, 800Gbps), or a bare number of bytes per
+ * second; in bytes per second, or -1. */
 static double
 parse_rate(const char *text)
 {
+	char *end;
+	double bare = strtod(text, &end);
+	while (*end == ' ')
+		end++;
+	if (end != text && !*end)
+		return bare > 0 && bare < 1e300 ? bare : -1;
 	double v = parse_quantity(text, Q_RATE);
 	return v > 0 ? v / 8 : -1; /* bits to bytes */
 }
@@ -61,19 +75,29 @@ parse_rate(const char *text)
 /* ---- progress on a terminal ---- */
 
 typedef struct Progress {
-	double t0;
+	double t0;         /* the command's start: quiet for its first second */
+	double t_run;      /* this run's start, for the estimate */
 	bool shown, tty;
 	const char *what;
 	char size[32];
+	int k, n;          /* size k of n */
 } Progress;
 
 static void
 on_progress(void *ctx, double done)
 {
 	Progress *p = ctx;
-	if (!p->tty || wall_seconds() - p->t0 < 1)
+	double now = wall_seconds();
+	if (!p->tty || now - p->t0 < 1)
 		return;
-	fprintf(stderr, "\rsim: %s, %s: %3.0f%%", p->what, p->size, done * 100);
+	char left[48] = "";
+	if (done > 0.01 && done < 1) {
+		char t[32];
+		human_time((now - p->t_run) * (1 - done) / done, t, sizeof t);
+		snprintf(left, sizeof left, ", about %s left", t);
+	}
+	fprintf(stderr, "\r\033[Ksim: %s, %s (size %d/%d): %3.0f%%%s", p->what, p->size, p->k,
+	        p->n, done * 100, left);
 	p->shown = true;
 }
 
@@ -102,6 +126,11 @@ simulate(Runner *u, const SimArgs *a, const SimNet *net, int c, double size, con
 	char err[256];
 	u->prog.what = net->coll[c].name;
 	human_bytes(size, u->prog.size, sizeof u->prog.size);
+	u->prog.t_run = wall_seconds();
+	u->prog.n = a->nsize;
+	for (int k = 0; k < a->nsize; k++)
+		if (a->sizes[k] == size)
+			u->prog.k = k + 1;
 	SimOpts o = a->opts;
 	o.progress = on_progress;
 	o.progress_ctx = &u->prog;
@@ -190,6 +219,11 @@ run_auto(Runner *u, const SimArgs *a, const Sched *s)
 static int
 run_net(Runner *u, const SimArgs *a, const SimNet *net)
 {
+	/* before any simulation: a plot that cannot be drawn fails now */
+	if (a->plot_links && !svg_links_draws(net)) {
+		error_file("--plot-links draws 2D tori and meshes; this network is a %s", net->topo);
+		return -1;
+	}
 	for (int c = 0; c < net->ncoll; c++) {
 		if (a->collective && strcmp(net->coll[c].name, a->collective) != 0)
 			continue;
@@ -205,36 +239,79 @@ run_net(Runner *u, const SimArgs *a, const SimNet *net)
 
 /* ---- output ---- */
 
+/* nccl-tests' figures of a row (runtime/perf.h); the simulator moves
+ * bytes, so count and type are those of float */
+typedef struct Figures {
+	double count, algbw, busbw, bound, ratio; /* GB/s for the bandwidths */
+	const char *redop;
+} Figures;
+
+static Figures
+figures(const Row *r)
+{
+	const SimColl *c = &r->net->coll[r->coll];
+	Figures f = {.count = floor(r->size / 4), .redop = perf_redop(r->kind, "sum")};
+	f.algbw = r->r.time_s > 0 ? r->size / r->r.time_s / 1e9 : 0;
+	f.busbw = f.algbw * perf_busbw_factor(r->kind, c->nrank);
+	f.bound = perf_bound_busbw(r->net, r->coll) / 1e9;
+	f.ratio = f.bound > 0 ? f.busbw / f.bound : 0;
+	return f;
+}
+
+static void
+human_energy(double j, char *buf, size_t len)
+{
+	if (j < 1e-3)
+		snprintf(buf, len, "%.3f uJ", j * 1e6);
+	else if (j < 1)
+		snprintf(buf, len, "%.3f mJ", j * 1e3);
+	else
+		snprintf(buf, len, "%.3f J", j);
+}
+
 static void
 print_table(const Runner *u, FILE *f)
 {
-	int w = 10;
-	for (int i = 0; i < u->nrow; i++)
-		if ((int)strlen(u->rows[i].name) > w)
-			w = (int)strlen(u->rows[i].name);
-	fprintf(f, "%-*s %-20s %10s %12s %14s %8s %12s\n", w, "collective", "algorithm", "size",
-	        "time", "goodput", "bound", "energy");
+	static const char *const head[] = {"collective", "algorithm", "size", "count", "type",
+	                                   "redop", "time(us)", "algbw", "busbw", "bound",
+	                                   "energy"};
+	Table t;
+	table_init(&t, countof(head), head, "llrrllrrrrr");
 	for (int i = 0; i < u->nrow; i++) {
 		const Row *r = &u->rows[i];
-		char sz[32], tm[32];
-		human_bytes(r->size, sz, sizeof sz);
-		human_time(r->r.time_s, tm, sizeof tm);
-		fprintf(f, "%-*s %-20s %10s %12s %9.2f Gb/s %7.1f%% %10.3g J\n", w, r->name,
-		        r->algorithm, sz, tm, r->r.goodput_bps / 1e9, r->r.bound_ratio * 100,
-		        r->r.energy_j);
+		Figures g = figures(r);
+		char en[32];
+		human_energy(r->r.energy_j, en, sizeof en);
+		table_cell(&t, "%s", r->name);
+		table_cell(&t, "%s", r->algorithm);
+		table_cell(&t, "%.0f", r->size);
+		table_cell(&t, "%.0f", g.count);
+		table_cell(&t, "float");
+		table_cell(&t, "%s", g.redop);
+		table_cell(&t, "%.2f", r->r.time_s * 1e6);
+		table_cell(&t, "%.2f", g.algbw);
+		table_cell(&t, "%.2f", g.busbw);
+		table_cell(&t, "%.1f%%", g.ratio * 100);
+		table_cell(&t, "%s", en);
 	}
+	table_print(&t, f);
+	table_free(&t);
+	fputs("size in bytes; algbw and busbw in GB/s as nccl-tests computes them; bound: busbw "
+	      "as a\nshare of the most any schedule of this kind reaches on this topology "
+	      "(docs/sim.md)\n", f);
 }
 
 static void
 print_csv(const Runner *u, FILE *f)
 {
-	fprintf(f, "collective,kind,algorithm,size_bytes,time_s,goodput_bps,bound_bps,"
-	           "bound_ratio,energy_j\n");
+	fprintf(f, "collective,kind,algorithm,size,count,type,redop,time_us,algbw_GBps,busbw_GBps,"
+	           "bound_busbw_GBps,bound_ratio,energy_j,sp_goodput_Gbps\n");
 	for (int i = 0; i < u->nrow; i++) {
 		const Row *r = &u->rows[i];
-		fprintf(f, "%s,%s,%s,%.0f,%.12g,%.12g,%.12g,%.12g,%.12g\n", r->name, r->kind,
-		        r->algorithm, r->size, r->r.time_s, r->r.goodput_bps, r->r.bound_bps,
-		        r->r.bound_ratio, r->r.energy_j);
+		Figures g = figures(r);
+		fprintf(f, "%s,%s,%s,%.0f,%.0f,float,%s,%.12g,%.12g,%.12g,%.12g,%.12g,%.12g,%.12g\n",
+		        r->name, r->kind, r->algorithm, r->size, g.count, g.redop, r->r.time_s * 1e6,
+		        g.algbw, g.busbw, g.bound, g.ratio, r->r.energy_j, r->r.goodput_bps / 1e9);
 	}
 }
 
@@ -244,17 +321,19 @@ print_json(const Runner *u, FILE *f)
 	fputs("{\"results\": [", f);
 	for (int i = 0; i < u->nrow; i++) {
 		const Row *r = &u->rows[i];
+		Figures g = figures(r);
 		fprintf(f, "%s\n  {\"collective\": ", i ? "," : "");
 		json_string(f, r->name);
 		fputs(", \"kind\": ", f);
 		json_string(f, r->kind);
 		fputs(", \"algorithm\": ", f);
 		json_string(f, r->algorithm);
-		fprintf(f, ", \"size_bytes\": %.0f, \"time_s\": %.12g, \"goodput_bps\": %.12g, "
-		           "\"bound_bps\": %.12g, \"bound_ratio\": %.12g, \"energy_j\": %.12g, "
-		           "\"round_end_s\": [",
-		        r->size, r->r.time_s, r->r.goodput_bps, r->r.bound_bps, r->r.bound_ratio,
-		        r->r.energy_j);
+		fprintf(f, ", \"size\": %.0f, \"count\": %.0f, \"type\": \"float\", \"redop\": \"%s\", "
+		           "\"time_us\": %.12g, \"algbw_GBps\": %.12g, \"busbw_GBps\": %.12g, "
+		           "\"bound_busbw_GBps\": %.12g, \"bound_ratio\": %.12g, \"energy_j\": %.12g, "
+		           "\"sp_goodput_Gbps\": %.12g, \"round_end_s\": [",
+		        r->size, g.count, g.redop, r->r.time_s * 1e6, g.algbw, g.busbw, g.bound, g.ratio,
+		        r->r.energy_j, r->r.goodput_bps / 1e9);
 		for (int k = 0; k < r->r.nround; k++)
 			fprintf(f, "%s%.12g", k ? ", " : "", r->r.round_end[k]);
 		fputs("], \"link_bytes\": [", f);
@@ -285,7 +364,7 @@ write_mem(const char *path, void (*fn)(const Runner *, FILE *), const Runner *u)
 }
 
 static int
-plot_goodput(const Runner *u, const SimArgs *a)
+plot_busbw(const Runner *u, const SimArgs *a)
 {
 	/* one series per collective, in the order first met */
 	const char **names = arena_array((Arena *)&u->arena, (size_t)u->nrow + 1, sizeof *names);
@@ -313,9 +392,10 @@ plot_goodput(const Runner *u, const SimArgs *a)
 			k++;
 		while (a->sizes[j] != r->size)
 			j++;
-		y[(size_t)k * a->nsize + j] = r->r.goodput_bps;
-		if (r->r.bound_bps > bound)
-			bound = r->r.bound_bps;
+		Figures g = figures(r);
+		y[(size_t)k * a->nsize + j] = g.busbw;
+		if (g.bound > bound)
+			bound = g.bound;
 		/* auto names the pick per size; the legend keeps the collective */
 	}
 	char *buf = NULL;
@@ -323,7 +403,7 @@ plot_goodput(const Runner *u, const SimArgs *a)
 	FILE *mem = open_memstream(&buf, &len);
 	if (!mem)
 		die("open_memstream failed");
-	svg_goodput(mem, "goodput by message size", a->sizes, a->nsize, s, ns, bound);
+	svg_busbw(mem, "busbw (GB/s) by message size", a->sizes, a->nsize, s, ns, bound);
 	fclose(mem);
 	int rc = write_output(a->plot, buf, len);
 	free(buf), free(s), free(y);
@@ -365,55 +445,182 @@ plot_links(const Runner *u, const SimArgs *a)
 }
 
 static int
+sim_opt(void *ctx, const char *name, const char *value)
+{
+	SimArgs *a = ctx;
+	if (strcmp(name, "sizes") == 0) {
+		if (parse_sizes(value, a) != 0)
+			return usage_error("sim: --sizes takes A..B (powers of two from A to B) or "
+			                   "a list A,B,C of whole numbers of bytes, such as 64KiB");
+	} else if (strcmp(name, "size") == 0) {
+		if ((a->link_size = parse_bytes(value)) < 1)
+			return usage_error("sim: --size takes a whole number of bytes such as 1MiB");
+	} else if (strcmp(name, "mode") == 0) {
+		static const char *const modes[] = {"packet", "flow"};
+		int k = cli_choice("sim", name, value, modes, 2);
+		if (k < 0)
+			return 2;
+		a->opts.mode = k ? SIM_FLOW : SIM_PACKET;
+	} else if (strcmp(name, "sync") == 0) {
+		static const char *const syncs[] = {"rounds", "deps"};
+		int k = cli_choice("sim", name, value, syncs, 2);
+		if (k < 0)
+			return 2;
+		a->opts.sync = k ? SIM_DEPS : SIM_ROUNDS;
+	} else if (strcmp(name, "reduce-rate") == 0) {
+		if ((a->opts.reduce_rate = parse_rate(value)) <= 0)
+			return usage_error("sim: --reduce-rate takes a rate such as 100GBps or 800Gbps "
+			                   "(a bare number is bytes per second)");
+	} else if (strcmp(name, "collective") == 0) {
+		a->collective = value;
+	} else if (strcmp(name, "plot") == 0) {
+		a->plot = value;
+	} else if (strcmp(name, "plot-links") == 0) {
+		a->plot_links = value;
+	} else if (strcmp(name, "output") == 0) {
+		a->out = value;
+	} else if (strcmp(name, "csv") == 0) {
+		a->csv = true;
+	} else if (strcmp(name, "json") == 0) {
+		a->json = true;
+	} else if (strcmp(name, "topology") == 0) {
+		a->topology = value;
+	} else if (strcmp(name, "ranks") == 0) {
+		a->ranks = value;
+	} else if (strcmp(name, "legacy") == 0) {
+		a->legacy = true;
+	}
+	return 0;
+}
+
+static const CliOpt sim_opts[] = {
+	{"sizes", 0, "A..B|A,B,..", "vector sizes: powers of two from A to B, or a list "
+	                            "(default 1MiB)"},
+	{"mode", 0, "M", "packet (default) or flow"},
+	{"sync", 0, "S", "rounds (default) or deps"},
+	{"reduce-rate", 0, "R", "bytes reduced per second at a receiver (100GBps, 800Gbps; "
+	                        "bare: B/s)"},
+	{"collective", 0, "NAME", "only the collective NAME"},
+	{"topology", 0, "T.coll", "FILE.xml: the .coll file whose topology runs the XML"},
+	{"ranks", 0, "LIST", "FILE.xml: the node of each XML rank (default 0..p-1)"},
+	{"legacy", 0, NULL, "FILE.xml: read the older microsoft/msccl dialect"},
+	{"csv", 0, NULL, "print CSV"},
+	{"json", 0, NULL, "print JSON (with per-round and per-link figures)"},
+	{"output", 'o', "OUT", "write the table, CSV or JSON to OUT"},
+	{"plot", 0, "G.svg", "plot busbw against size"},
+	{"plot-links", 0, "L.svg", "draw link utilization at --size (2D tori and meshes)"},
+	{"size", 0, "S", "the size --plot-links draws"},
+};
+
+static int cmd_sim(int argc, char **argv);
+
+const CliCommand cli_sim = {
+	"sim", "FILE.sim|FILE.coll|FILE.xml",
+	"simulate each collective on its links: time, algbw, busbw, bound, energy",
+	"The columns are nccl-tests': size (bytes), count (elements of float), type, redop,\n"
+	"time(us), algbw = size / time and busbw = algbw x the collective's factor (GB/s);\n"
+	"bound is busbw over the topology's bound for the collective kind (docs/sim.md).\n",
+	sim_opts, countof(sim_opts), cmd_sim};
+
+/* "0..7", "7..0", "0,2,4..6": the node of each XML rank, or -1. */
+static int
+parse_ranks(const char *text, int *node, int max)
+{
+	int n = 0;
+	const char *s = text;
+	while (*s) {
+		char *end;
+		long lo = strtol(s, &end, 10), hi = lo;
+		if (end == s || lo < 0 || lo > 1 << 20)
+			return -1;
+		s = end;
+		if (strncmp(s, "..", 2) == 0) {
+			hi = strtol(s + 2, &end, 10);
+			if (end == s + 2 || hi < 0 || hi > 1 << 20)
+				return -1;
+			s = end;
+		}
+		for (long v = lo;; v += hi >= lo ? 1 : -1) {
+			if (n == max)
+				return -1;
+			node[n++] = (int)v;
+			if (v == hi)
+				break;
+		}
+		if (*s == ',')
+			s++;
+		else if (*s)
+			return -1;
+	}
+	return n;
+}
+
+/* FILE.xml on the first topology of --topology T.coll, rank r on node
+ * --ranks[r] (default: the r-th node that is not a switch). */
+static int
+run_xml(Runner *u, const SimArgs *a, const char *text, size_t len)
+{
+	if (!a->topology)
+		return usage_error("sim: an MSCCL XML file needs --topology T.coll (the network it "
+		                   "runs on)") != 0;
+	Input in = {0};
+	int rc = load(a->topology, &in, true, a->sizes[0]);
+	if (rc == 0 && in.prog.ntopo == 0) {
+		error_file("%s declares no topology", a->topology);
+		rc = 1;
+	}
+	const Topo *t = rc == 0 ? in.prog.topo[0] : NULL;
+	MProg p;
+	if (rc == 0) {
+		diag_source(a->path, text, len);
+		rc = msccl_read(&u->arena, text, len, a->legacy, &p) != 0;
+	}
+	int *node = rc == 0 ? arena_array(&u->arena, (size_t)p.ngpus + 1, sizeof *node) : NULL;
+	if (rc == 0 && a->ranks) {
+		int n = parse_ranks(a->ranks, node, p.ngpus + 1);
+		if (n != p.ngpus) {
+			error_file("--ranks '%s': give the node of each of the file's %d ranks (such as "
+			           "0..%d or %d..0)", a->ranks, p.ngpus, p.ngpus - 1, p.ngpus - 1);
+			rc = 1;
+		}
+		for (int r = 0; rc == 0 && r < p.ngpus; r++)
+			if (node[r] >= t->nnode || (t->is_switch && t->is_switch[node[r]])) {
+				error_file("--ranks: node %d is not a rank of %s (it has %d)", node[r],
+				           t->name, t->nrank);
+				rc = 1;
+			}
+	} else if (rc == 0) {
+		int r = 0;
+		for (int v = 0; v < t->nnode && r < p.ngpus; v++)
+			if (!t->is_switch || !t->is_switch[v])
+				node[r++] = v;
+		if (r < p.ngpus) {
+			error_file("the file has %d ranks and %s only %d", p.ngpus, t->name, t->nrank);
+			rc = 1;
+		}
+	}
+	SimNet *net = NEW(&u->arena, SimNet);
+	if (rc == 0)
+		rc = sim_from_msccl(&u->arena, &p, t, node, net) != 0;
+	if (rc == 0) {
+		SimArgs b = *a;
+		b.opts.sync = SIM_DEPS; /* an XML program is ordered by its dependencies */
+		rc = run_net(u, &b, net) != 0;
+	}
+	input_free(&in);
+	return rc;
+}
+
+static int
 parse_args(int argc, char **argv, SimArgs *a)
 {
 	a->sizes[0] = 1 << 20;
 	a->nsize = 1;
 	a->link_size = -1;
-	for (int i = 0; i < argc; i++) {
-		const char *s = argv[i];
-		bool has = i + 1 < argc;
-		if (strcmp(s, "--sizes") == 0 && has) {
-			if (parse_sizes(argv[++i], a) != 0)
-				return usage_error("sim: --sizes takes A..B (powers of two from A to B) or "
-				                   "a list A,B,C of sizes such as 64KiB");
-		} else if (strcmp(s, "--size") == 0 && has) {
-			if ((a->link_size = parse_size(argv[++i])) < 1)
-				return usage_error("sim: --size takes a size such as 1MiB");
-			a->link_size = floor(a->link_size);
-		} else if (strcmp(s, "--mode") == 0 && has) {
-			const char *m = argv[++i];
-			if (strcmp(m, "packet") && strcmp(m, "flow"))
-				return usage_error("sim: --mode is packet or flow");
-			a->opts.mode = m[0] == 'f' ? SIM_FLOW : SIM_PACKET;
-		} else if (strcmp(s, "--sync") == 0 && has) {
-			const char *m = argv[++i];
-			if (strcmp(m, "rounds") && strcmp(m, "deps"))
-				return usage_error("sim: --sync is rounds or deps");
-			a->opts.sync = m[0] == 'd' ? SIM_DEPS : SIM_ROUNDS;
-		} else if (strcmp(s, "--reduce-rate") == 0 && has) {
-			if ((a->opts.reduce_rate = parse_rate(argv[++i])) <= 0)
-				return usage_error("sim: --reduce-rate takes a rate such as 100GBps or 800Gbps");
-		} else if (strcmp(s, "--collective") == 0 && has) {
-			a->collective = argv[++i];
-		} else if (strcmp(s, "--plot") == 0 && has) {
-			a->plot = argv[++i];
-		} else if (strcmp(s, "--plot-links") == 0 && has) {
-			a->plot_links = argv[++i];
-		} else if (strcmp(s, "-o") == 0 && has) {
-			a->out = argv[++i];
-		} else if (strcmp(s, "--csv") == 0) {
-			a->csv = true;
-		} else if (strcmp(s, "--json") == 0) {
-			a->json = true;
-		} else {
-			int bad = file_operand("sim", s, &a->path);
-			if (bad)
-				return bad;
-		}
-	}
-	if (!a->path)
-		return missing_file("sim");
+	int bad = cli_parse(&cli_sim, argc, argv, a, sim_opt, &a->path);
+	if (bad)
+		return bad;
+
 	if (a->csv && a->json)
 		return usage_error("sim: %s", "--csv or --json, not both");
 	if (a->plot_links) {
@@ -428,13 +635,13 @@ parse_args(int argc, char **argv, SimArgs *a)
 	return 0;
 }
 
-int
+static int
 cmd_sim(int argc, char **argv)
 {
 	SimArgs a = {0};
 	int rc = parse_args(argc, argv, &a);
 	if (rc)
-		return rc;
+		return rc < 0 ? 0 : rc;
 	Runner u = {0};
 	u.prog = (Progress){.t0 = wall_seconds(), .tty = isatty(2)};
 	Input in = {0};
@@ -445,7 +652,16 @@ cmd_sim(int argc, char **argv)
 		fprintf(stderr, "collc: error: %s\n", err);
 		return 1;
 	}
-	if (sim_is_text(text, len)) {
+	size_t plen = strlen(a.path);
+	bool xml = plen > 4 && strcmp(a.path + plen - 4, ".xml") == 0;
+	if ((a.topology || a.ranks || a.legacy) && !xml) {
+		free(text);
+		return usage_error("sim: --topology, --ranks and --legacy are for MSCCL XML files; "
+		                   "'%s' is not one", a.path);
+	}
+	if (xml) {
+		rc = run_xml(&u, &a, text, len);
+	} else if (sim_is_text(text, len)) {
 		diag_source(strcmp(a.path, "-") ? a.path : "<stdin>", text, len);
 		SimNet *net = NEW(&u.arena, SimNet);
 		rc = sim_read(&u.arena, text, len, net) != 0 || nerrors() > 0;
@@ -486,9 +702,10 @@ cmd_sim(int argc, char **argv)
 			rc = sim_from_scheds(&u.arena, &s, 1, net) != 0 || run_net(&u, &a, net) != 0;
 		}
 		if (rc == 0 && !any) {
-			error_file(a.collective ? "no schedule named '%s' is built from this file"
-			                        : "no schedule is built from this file%s",
-			           a.collective ? a.collective : "");
+			if (a.collective)
+				no_schedule_named(&in.prog, a.collective);
+			else
+				error_file("no schedule is built from this file");
 			rc = 1;
 		}
 	}
@@ -497,7 +714,7 @@ cmd_sim(int argc, char **argv)
 	if (rc == 0)
 		rc = write_mem(a.out, a.json ? print_json : a.csv ? print_csv : print_table, &u);
 	if (rc == 0 && a.plot)
-		rc = plot_goodput(&u, &a);
+		rc = plot_busbw(&u, &a);
 	if (rc == 0 && a.plot_links)
 		rc = plot_links(&u, &a);
 	free(text);

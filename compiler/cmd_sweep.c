@@ -36,7 +36,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "driver.h"
+#include "perf.h"
 #include "simbuild.h"
 #include "svgplot.h"
 
@@ -78,7 +80,7 @@ typedef struct Record {
 	int point;
 	int status;
 	int nrank;
-	double time_s, goodput_bps;
+	double time_s;
 	char note[NOTE_LEN];
 } Record;
 
@@ -393,7 +395,6 @@ run_unit(const Spec *s, int u, int shard, int nshard, int fd)
 				first_error(err, out.note);
 			} else {
 				out.time_s = res.time_s;
-				out.goodput_bps = res.goodput_bps;
 			}
 		}
 		if (write(fd, &out, sizeof out) != (ssize_t)sizeof out)
@@ -497,23 +498,6 @@ run_all(const Spec *s, int shard, int nshard, int workers, Record *rec, bool *ha
 
 /* ---- output ---- */
 
-static double
-busbw_factor(CollKind k, int p)
-{
-	if (p < 1)
-		return 0;
-	switch (k) {
-	case CK_ALLREDUCE:
-		return 2.0 * (p - 1) / p;
-	case CK_REDUCE_SCATTER:
-	case CK_ALLGATHER:
-	case CK_ALLTOALL:
-		return (double)(p - 1) / p;
-	default:
-		return 1;
-	}
-}
-
 static void
 csv_field(FILE *f, const char *v)
 {
@@ -554,13 +538,12 @@ row_fields(const Spec *s, const Record *r, char (*v)[64], const char **note)
 	snprintf(v[11], 64, "%.0f", size);
 	snprintf(v[12], 64, "%.0f", floor(size / 4));
 	snprintf(v[13], 64, "float");
-	snprintf(v[14], 64, "%s", kind == CK_ALLREDUCE || kind == CK_REDUCE_SCATTER ||
-	         kind == CK_REDUCE ? "sum" : "none");
+	snprintf(v[14], 64, "%s", perf_redop(coll_kind_name[kind], "sum"));
 	bool ok = r->status == ST_OK && r->time_s > 0;
 	double algbw = ok ? size / r->time_s / 1e9 : 0;
 	snprintf(v[15], 64, ok ? "%.3f" : "", r->time_s * 1e6);
 	snprintf(v[16], 64, ok ? "%.3f" : "", algbw);
-	snprintf(v[17], 64, ok ? "%.3f" : "", algbw * busbw_factor((CollKind)kind, r->nrank));
+	snprintf(v[17], 64, ok ? "%.3f" : "", algbw * perf_busbw_factor(coll_kind_name[kind], r->nrank));
 	snprintf(v[18], 64, "%s", status_name[r->status]);
 	*note = r->note;
 }
@@ -617,7 +600,7 @@ write_json(const Spec *s, const Record *rec, const bool *have, FILE *f)
 	fputs(first ? "]}\n" : "\n]}\n", f);
 }
 
-/* One goodput plot per unit family (all but the algorithm), series per
+/* One busbw plot per unit family (all but the algorithm), series per
  * algorithm of the collective. */
 static int
 write_plots(const Spec *s, const Record *rec, const bool *have, const char *dir)
@@ -643,7 +626,10 @@ write_plots(const Spec *s, const Record *rec, const bool *have, const char *dir)
 			for (int k = 0; k < s->nsize; k++) {
 				long p = (long)uu * s->nsize + k;
 				bool ok = have[p] && rec[p].status == ST_OK;
-				y[(size_t)ns * s->nsize + k] = ok ? rec[p].goodput_bps : -1;
+				y[(size_t)ns * s->nsize + k] =
+				    ok ? s->sizes[k] / rec[p].time_s / 1e9 *
+				             perf_busbw_factor(coll_kind_name[kind], rec[p].nrank)
+				       : -1;
 				any |= ok;
 			}
 			ns += any;
@@ -659,7 +645,7 @@ write_plots(const Spec *s, const Record *rec, const bool *have, const char *dir)
 		FILE *mem = open_memstream(&buf, &len);
 		if (!mem)
 			die("open_memstream failed");
-		svg_goodput(mem, title, s->sizes, s->nsize, ser, ns, 0);
+		svg_busbw(mem, title, s->sizes, s->nsize, ser, ns, 0);
 		fclose(mem);
 		rc = write_output(path, buf, len);
 		free(buf);
@@ -824,6 +810,26 @@ parse_shard(const char *arg, SweepArgs *a)
 	return a->nshard >= 1 && a->shard >= 0 && a->shard < a->nshard ? 0 : -1;
 }
 
+static const CliOpt sweep_opts[] = {
+	{"output", 'o', "OUT.csv", "write the CSV to OUT.csv (default: standard output)"},
+	{"json", 0, "OUT.json", "also write the rows as JSON"},
+	{"plots", 0, "DIR", "one SVG busbw plot per configuration in DIR"},
+	{"jobs", 'j', "N", "worker processes (default: the online cores)"},
+	{"shard", 0, "i/n|mpi", "only the points whose number is i modulo n (mpi: i and n from "
+	                        "the MPI launcher)"},
+	{"merge", 0, NULL, "join the shard files given as operands, in point order"},
+};
+
+int cmd_sweep(int argc, char **argv);
+
+const CliCommand cli_sweep = {
+	"sweep", "SPEC | --merge SHARD...",
+	"simulate a grid of topologies, groups, algorithms, routing, networks and sizes",
+	"SPEC lists, one key per line, the values of each grid dimension (docs/sweep.md).\n"
+	"Rows have nccl-tests' columns (size, count, type, redop, time_us, algbw, busbw).\n",
+	sweep_opts, countof(sweep_opts), cmd_sweep};
+
+/* argv[0] is "sweep"; -1 after --help, else 0 or a usage error's status. */
 static int
 sweep_args(int argc, char **argv, SweepArgs *a)
 {
@@ -831,18 +837,20 @@ sweep_args(int argc, char **argv, SweepArgs *a)
 	    {"output", required_argument, 0, 'o'}, {"json", required_argument, 0, 'J'},
 	    {"plots", required_argument, 0, 'P'},  {"shard", required_argument, 0, 'S'},
 	    {"jobs", required_argument, 0, 'j'},   {"merge", no_argument, 0, 'M'},
-	    {0, 0, 0, 0}};
+	    {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
 	*a = (SweepArgs){.nshard = 1};
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	a->jobs = ncpu > 0 ? (int)ncpu : 1;
+	a->jobs = ncpu > 0 ? (int)(ncpu < MAX_WORKERS ? ncpu : MAX_WORKERS) : 1;
 	optind = 0;
+	opterr = 0;
 	int c;
-	while ((c = getopt_long(argc + 1, argv - 1, "o:j:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:j:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': a->out = optarg; break;
 		case 'J': a->json = optarg; break;
 		case 'P': a->plots = optarg; break;
 		case 'M': a->merge = true; break;
+		case 'h': cli_help(&cli_sweep, stdout); return -1;
 		case 'S':
 			if (parse_shard(optarg, a) != 0)
 				return usage_error("sweep: --shard takes i/n with 0 <= i < n, or 'mpi' "
@@ -853,14 +861,16 @@ sweep_args(int argc, char **argv, SweepArgs *a)
 			if (a->jobs < 1 || a->jobs > MAX_WORKERS)
 				return usage_error("sweep: --jobs takes 1..%d", MAX_WORKERS);
 			break;
-		default: return usage_error("sweep: unknown option");
+		default:
+			return usage_error("sweep: unknown option '%s' (collc help sweep)",
+			                   argv[optind - 1]);
 		}
 	}
-	if (!a->merge && optind != argc)
+	if (!a->merge && optind + 1 != argc)
 		return usage_error("sweep: one SPEC file expected");
-	if (a->merge && optind > argc)
+	if (a->merge && optind >= argc)
 		return usage_error("sweep --merge: shard files expected");
-	a->spec = argv[optind - 1];
+	a->spec = argv[optind];
 	return 0;
 }
 
@@ -870,9 +880,9 @@ cmd_sweep(int argc, char **argv)
 	SweepArgs a;
 	int rc = sweep_args(argc, argv, &a);
 	if (rc)
-		return rc;
+		return rc < 0 ? 0 : rc;
 	if (a.merge)
-		return merge(argv + optind - 1, argc - optind + 1, a.out ? a.out : "-");
+		return merge(argv + optind, argc - optind, a.out ? a.out : "-");
 	Spec *s = xcalloc(1, sizeof *s);
 	char *text = NULL;
 	if (spec_read(a.spec, s, &text) != 0) {

@@ -16,26 +16,29 @@ usage_error(const char *fmt, ...)
 	va_start(ap, fmt);
 	fprintf(stderr, "collc: ");
 	vfprintf(stderr, fmt, ap);
-	fprintf(stderr, "\nTry 'collc --help'.\n");
+	/* "CMD: ..." points at the command's own help */
+	const char *colon = strchr(fmt, ':');
+	if (colon && colon - fmt < 16 && !memchr(fmt, ' ', (size_t)(colon - fmt)) && fmt[0] != '%')
+		fprintf(stderr, "\nTry 'collc %.*s --help'.\n", (int)(colon - fmt), fmt);
+	else
+		fprintf(stderr, "\nTry 'collc --help'.\n");
 	va_end(ap);
 	return 2;
 }
 
-int
-file_operand(const char *command, const char *arg, const char **path)
+void
+no_schedule_named(const Prog *p, const char *name)
 {
-	if (arg[0] == '-' && arg[1])
-		return usage_error("%s: unknown option '%s' (or it needs a value)", command, arg);
-	if (*path)
-		return usage_error("%s: one FILE, got also '%s'", command, arg);
-	*path = arg;
-	return 0;
-}
-
-int
-missing_file(const char *command)
-{
-	return usage_error("%s: missing FILE", command);
+	const char **names = xcalloc((size_t)p->nsched + 1, sizeof *names);
+	for (int i = 0; i < p->nsched; i++)
+		names[i] = p->sched[i]->name;
+	const char *near = nearest_name(name, names, p->nsched);
+	if (near)
+		error_file("no schedule named '%s' is built from this file; did you mean '%s'?", name,
+		           near);
+	else
+		error_file("no schedule named '%s' is built from this file", name);
+	free(names);
 }
 
 /* Reads, parses and checks; with `build`, lowers to the IR too (an IR
@@ -97,6 +100,13 @@ parse_size(const char *text)
 	return parse_quantity(text, Q_SIZE);
 }
 
+double
+parse_bytes(const char *text)
+{
+	double v = parse_quantity(text, Q_SIZE);
+	return v >= 1 && v == floor(v) ? v : -1;
+}
+
 void
 json_string(FILE *out, const char *s)
 {
@@ -124,8 +134,9 @@ write_output(const char *out, const char *buf, size_t len)
 	return 0;
 }
 
-void
-human_bytes(double b, char *buf, size_t len)
+/* fixed: two decimals above bytes even for whole numbers (table columns) */
+static void
+bytes_in_units(double b, bool fixed, char *buf, size_t len)
 {
 	static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
 	int k = 0;
@@ -133,7 +144,19 @@ human_bytes(double b, char *buf, size_t len)
 		b /= 1024;
 		k++;
 	}
-	snprintf(buf, len, b == floor(b) ? "%.0f %s" : "%.2f %s", b, unit[k]);
+	snprintf(buf, len, k == 0 || (!fixed && b == floor(b)) ? "%.0f %s" : "%.2f %s", b, unit[k]);
+}
+
+void
+human_bytes(double b, char *buf, size_t len)
+{
+	bytes_in_units(b, false, buf, len);
+}
+
+void
+human_bytes_fixed(double b, char *buf, size_t len)
+{
+	bytes_in_units(b, true, buf, len);
 }
 
 void

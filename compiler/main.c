@@ -5,61 +5,15 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "cli.h"
 #include "driver.h"
+#include "table.h"
 
 #ifndef COLLC_VERSION
 #define COLLC_VERSION "0.1.0"
 #endif
-
-static const char usage[] =
-	"usage: collc <command> [options] FILE\n"
-	"\n"
-	"collc compiles collective-communication schedules from .coll files.\n"
-	"\n"
-	"commands:\n"
-	"  check FILE [--size S] [--json]\n"
-	"                        parse and check FILE, build and verify every schedule, and\n"
-	"                        print each one's rounds, volume, psi, theta, omega and\n"
-	"                        model time for a vector of S bytes (default 1MiB)\n"
-	"  build FILE --target dot|ir|mpi|msccl|sim [-o OUT] [--collective NAME] [--size S]\n"
-	"                        build and verify the schedules, then write them:\n"
-	"                          ir     the schedule text format (check reads it back)\n"
-	"                          dot    the topology with a tree [--tree-copy N]\n"
-	"                          mpi    a C function for MPI [--with-main: and a main that\n"
-	"                                 checks it against MPI's own collective]\n"
-	"                          msccl  MSCCL XML for the executor [--channels N]\n"
-	"                                 [--proto Simple|LL|LL128] [--instances N] [--legacy]\n"
-	"                                 [--min-bytes S] [--max-bytes S]: the sizes the\n"
-	"                                 executor selects it for (default: all)\n"
-	"                          sim    the simulator's input (docs/sim.md)\n"
-	"  run FILE.xml|FILE.coll [--size S] [--dtype float|double|int32|int64]\n"
-	"      [--op sum|prod|max|min] [--inplace|--outofplace] [--legacy]\n"
-	"                        run an MSCCL algorithm file (or a .coll file's schedules)\n"
-	"                        on CPU threads with real buffers, check the result, and\n"
-	"                        print the time and bytes per second (docs/msccl.md)\n"
-	"  sim FILE.sim|FILE.coll [--sizes A..B|A,B,..] [--mode packet|flow]\n"
-	"      [--sync rounds|deps] [--reduce-rate R] [--collective NAME] [--csv|--json]\n"
-	"      [-o OUT] [--plot G.svg] [--plot-links L.svg --size S]\n"
-	"                        simulate each collective on its links for every size:\n"
-	"                        time, goodput, bound ratio, energy (docs/sim.md)\n"
-	"  fmt FILE [-o OUT]     print FILE in canonical form (to OUT, written whole)\n"
-	"  explain FILE [--collective NAME] [--svg OUT.svg]\n"
-	"                        show a small schedule round by round: messages, the chunks\n"
-	"                        each rank holds with their contributions, busiest links;\n"
-	"                        --svg writes a timeline of one collective\n"
-	"  sweep SPEC [-o OUT.csv] [--json OUT.json] [--plots DIR] [--jobs N]\n"
-	"      [--shard i/n|mpi]    simulate a grid of topologies, groups, algorithms,\n"
-	"                        routing, network parameters and sizes on all cores\n"
-	"  sweep --merge SHARD... [-o OUT]  join shards byte-identically (docs/sweep.md)\n"
-	"\n"
-	"options:\n"
-	"  -h, --help            this text\n"
-	"  --version             collc's version\n"
-	"\n"
-	"FILE is a .coll file, or for check a schedule written by 'build --target ir';\n"
-	"'-' is standard input. Exit status: 0 success, 1 errors in the input, 2 bad\n"
-	"usage. See docs/language.md, docs/cli.md, docs/ir.md and docs/algorithms.md.\n";
 
 static const char *
 algorithm_of(const Decl *d)
@@ -148,31 +102,41 @@ print_table(const char *path, const Row *rows, int n, double size, FILE *out)
 	        n == 1 ? "" : "s", built, sz);
 	if (n == 0)
 		return;
-	int w = 10;
-	for (int i = 0; i < n; i++)
-		if ((int)strlen(rows[i].name) > w)
-			w = (int)strlen(rows[i].name);
-	fprintf(out, "%-*s %-14s %-18s %6s %7s %6s %9s %12s %6s %6s %6s %6s %6s %12s\n", w,
-	        "collective", "kind", "algorithm", "ranks", "chunks", "rounds", "messages", "volume",
-	        "psi", "theta", "omega", "group", "orbits", "model time");
+	static const char *const head[] = {"collective", "kind", "algorithm", "ranks", "chunks",
+	                                   "rounds", "messages", "volume", "psi", "theta",
+	                                   "omega", "group", "orbits", "model time"};
+	Table tab;
+	table_init(&tab, countof(head), head, "lllrrrrrrrrrrr");
 	for (int i = 0; i < n; i++) {
 		const Row *r = &rows[i];
-		fprintf(out, "%-*s %-14s %-18s ", w, r->name, r->kind, r->algorithm);
+		table_cell(&tab, "%s", r->name);
+		table_cell(&tab, "%s", r->kind);
+		table_cell(&tab, "%s", r->algorithm);
 		if (!r->s) {
-			fprintf(out, "(no generator for this algorithm in this version)\n");
+			table_note(&tab, "(no generator for this algorithm in this version)");
 			continue;
 		}
 		char vol[32], tm[32], grp[16] = "-", orb[16] = "-";
-		human_bytes(r->m.volume, vol, sizeof vol);
+		human_bytes_fixed(r->m.volume, vol, sizeof vol);
 		human_time(r->m.model_time, tm, sizeof tm);
 		if (r->s->group) {
 			snprintf(grp, sizeof grp, "%d", r->s->group->order);
 			snprintf(orb, sizeof orb, "%d", r->s->group->nlink_orbits);
 		}
-		fprintf(out, "%6d %7d %6d %9ld %12s %6.3f %6.3f %6.3f %6s %6s %12s\n", r->s->nrank,
-		        r->s->nchunk, r->m.rounds, r->m.messages, vol, r->m.psi, r->m.theta, r->m.omega,
-		        grp, orb, tm);
+		table_cell(&tab, "%d", r->s->nrank);
+		table_cell(&tab, "%d", r->s->nchunk);
+		table_cell(&tab, "%d", r->m.rounds);
+		table_cell(&tab, "%ld", r->m.messages);
+		table_cell(&tab, "%s", vol);
+		table_cell(&tab, "%.3f", r->m.psi);
+		table_cell(&tab, "%.3f", r->m.theta);
+		table_cell(&tab, "%.3f", r->m.omega);
+		table_cell(&tab, "%s", grp);
+		table_cell(&tab, "%s", orb);
+		table_cell(&tab, "%s", tm);
 	}
+	table_print(&tab, out);
+	table_free(&tab);
 	/* what the symmetric schedules stand on: their base trees */
 	for (int i = 0; i < n; i++) {
 		const Sched *s = rows[i].s;
@@ -223,26 +187,41 @@ make_rows(const Input *in, int *nrows)
 	return rows;
 }
 
-int
+typedef struct CheckArgs {
+	double size;
+	bool json;
+} CheckArgs;
+
+static int
+check_opt(void *ctx, const char *name, const char *value)
+{
+	CheckArgs *a = ctx;
+	if (strcmp(name, "json") == 0)
+		a->json = true;
+	else if ((a->size = parse_bytes(value)) < 1)
+		return usage_error("check: --size takes a whole number of bytes, such as 1MiB or 65536");
+	return 0;
+}
+
+static const CliOpt check_opts[] = {
+	{"size", 0, "S", "the vector size of the model time (default 1MiB)"},
+	{"json", 0, NULL, "print JSON instead of the table"},
+};
+
+static int
 cmd_check(int argc, char **argv)
 {
 	const char *path = NULL;
-	double size = 1 << 20;
-	bool json = false;
-	for (int i = 0; i < argc; i++) {
-		if (strcmp(argv[i], "--json") == 0) {
-			json = true;
-		} else if (strcmp(argv[i], "--size") == 0) {
-			if (++i >= argc || (size = parse_size(argv[i])) <= 0)
-				return usage_error("check: --size takes a size such as 1MiB or 65536");
-		} else {
-			int bad = file_operand("check", argv[i], &path);
-			if (bad)
-				return bad;
-		}
-	}
-	if (!path)
-		return missing_file("check");
+	CheckArgs a = {.size = 1 << 20};
+	int bad = cli_parse(&cli_check, argc, argv, &a, check_opt, &path);
+	if (bad)
+		return bad < 0 ? 0 : bad;
+	double size = a.size;
+	bool json = a.json;
+	/* large files take seconds: on a terminal, say what is being done */
+	bool tty = isatty(2);
+	if (tty)
+		fprintf(stderr, "check: building %s ...\r", path); /* diagnostics overwrite it */
 	Input in = {0};
 	int rc = load(path, &in, true, size);
 	Row *rows = NULL;
@@ -251,11 +230,16 @@ cmd_check(int argc, char **argv)
 		rows = make_rows(&in, &n);
 		for (int i = 0; i < n; i++)
 			if (rows[i].s) {
+				if (tty)
+					fprintf(stderr, "\033[Kcheck: verifying '%s' (%d of %d) ...\r",
+					        rows[i].name, i + 1, n);
 				if (verify(rows[i].s) != 0)
 					rc = 1;
 				metrics(rows[i].s, size, &rows[i].m);
 			}
 	}
+	if (tty)
+		fputs("\033[K", stderr);
 	if (rc == 0) {
 		const char *shown = in.is_ir ? (strcmp(path, "-") ? path : "<stdin>") : in.file->path;
 		if (json)
@@ -268,81 +252,124 @@ cmd_check(int argc, char **argv)
 	return rc;
 }
 
-int
+typedef struct BuildArgs {
+	const char *out, *target;
+	BuildOpts opts;
+	double size;
+} BuildArgs;
+
+/* a count option's value within lo..hi, or -1 */
+static int
+parse_count(const char *value, int lo, int hi)
+{
+	char *end;
+	long v = strtol(value, &end, 10);
+	return end != value && !*end && v >= lo && v <= hi ? (int)v : -1;
+}
+
+static int
+build_opt(void *ctx, const char *name, const char *value)
+{
+	BuildArgs *a = ctx;
+	BuildOpts *opts = &a->opts;
+	if (strcmp(name, "output") == 0) {
+		a->out = value;
+	} else if (strcmp(name, "target") == 0) {
+		a->target = value;
+	} else if (strcmp(name, "with-main") == 0) {
+		opts->with_main = true;
+	} else if (strcmp(name, "size") == 0) {
+		if ((a->size = parse_bytes(value)) < 1)
+			return usage_error("build: --size takes a whole number of bytes, such as 1MiB");
+	} else if (strcmp(name, "channels") == 0) {
+		if ((opts->channels = parse_count(value, 1, 32)) < 0)
+			return usage_error("build: --channels takes 1..32");
+	} else if (strcmp(name, "instances") == 0) {
+		if ((opts->instances = parse_count(value, 1, 32)) < 0)
+			return usage_error("build: --instances takes 1..32");
+	} else if (strcmp(name, "proto") == 0) {
+		static const char *const protos[] = {"Simple", "LL", "LL128"};
+		int k = cli_choice("build", name, value, protos, 3);
+		if (k < 0)
+			return 2;
+		opts->proto = protos[k];
+	} else if (strcmp(name, "legacy") == 0) {
+		opts->legacy = true;
+	} else if (strcmp(name, "min-bytes") == 0 || strcmp(name, "max-bytes") == 0) {
+		double v = parse_bytes(value);
+		if (v < 1 || v > 1e15)
+			return usage_error("build: --%s takes a size such as 64KiB or 65536", name);
+		*(name[1] == 'i' ? &opts->min_bytes : &opts->max_bytes) = (int64_t)v;
+	} else if (strcmp(name, "collective") == 0) {
+		opts->collective = value;
+	} else if (strcmp(name, "tree-copy") == 0) {
+		if ((opts->tree_copy = parse_count(value, 0, 1 << 30)) < 0)
+			return usage_error("build: --tree-copy takes a copy number");
+	}
+	return 0;
+}
+
+static const CliOpt build_opts[] = {
+	{"target", 0, "T", "what to write: dot, ir, mpi, msccl, sim or chakra"},
+	{"output", 'o', "OUT", "write to OUT (written whole; chakra: a directory) instead of stdout"},
+	{"collective", 0, "NAME", "only the collective NAME"},
+	{"size", 0, "S", "the vector size 'algorithm auto' chooses for (default 1MiB)"},
+	{"with-main", 0, NULL, "mpi: add a main that checks it against MPI's own collective"},
+	{"tree-copy", 0, "N", "dot: draw copy N of the base tree"},
+	{"channels", 0, "N", "msccl: channels (1..32)"},
+	{"instances", 0, "N", "msccl: instances (1..32)"},
+	{"proto", 0, "P", "msccl: Simple, LL or LL128"},
+	{"legacy", 0, NULL, "msccl: the older format without the reduce-copy step types"},
+	{"min-bytes", 0, "S", "msccl: the smallest size the executor selects it for"},
+	{"max-bytes", 0, "S", "msccl: the largest size the executor selects it for"},
+};
+
+static int
+backend_unknown(const char *target)
+{
+	int n;
+	const char *const *names = backend_name_list(&n);
+	return cli_choice("build", "target", target, names, n) < 0 ? 2 : 0;
+}
+
+static int
 cmd_build(int argc, char **argv)
 {
-	const char *path = NULL, *out = NULL, *target = NULL;
-	BuildOpts opts = {0};
-	double size = 1 << 20;
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i];
-		bool has = i + 1 < argc;
-		if (strcmp(a, "-o") == 0 && has) {
-			out = argv[++i];
-		} else if (strcmp(a, "--target") == 0 && has) {
-			target = argv[++i];
-		} else if (strcmp(a, "--with-main") == 0) {
-			opts.with_main = true;
-		} else if (strcmp(a, "--size") == 0 && has) {
-			if ((size = parse_size(argv[++i])) <= 0)
-				return usage_error("build: --size takes a size such as 1MiB or 65536");
-		} else if (strcmp(a, "--channels") == 0 && has) {
-			opts.channels = atoi(argv[++i]);
-			if (opts.channels < 1 || opts.channels > 32)
-				return usage_error("build: --channels takes 1..32");
-		} else if (strcmp(a, "--instances") == 0 && has) {
-			opts.instances = atoi(argv[++i]);
-			if (opts.instances < 1 || opts.instances > 32)
-				return usage_error("build: --instances takes 1..32");
-		} else if (strcmp(a, "--proto") == 0 && has) {
-			opts.proto = argv[++i];
-			if (strcmp(opts.proto, "Simple") && strcmp(opts.proto, "LL") && strcmp(opts.proto, "LL128"))
-				return usage_error("build: --proto is Simple, LL or LL128");
-		} else if (strcmp(a, "--legacy") == 0) {
-			opts.legacy = true;
-		} else if ((strcmp(a, "--min-bytes") == 0 || strcmp(a, "--max-bytes") == 0) && has) {
-			double v = parse_size(argv[++i]);
-			if (v <= 0 || v > 1e15)
-				return usage_error("build: %s takes a size such as 64KiB or 65536", a);
-			int64_t *bound = strcmp(a, "--min-bytes") == 0 ? &opts.min_bytes : &opts.max_bytes;
-			*bound = (int64_t)v;
-		} else if (strcmp(a, "--collective") == 0 && has) {
-			opts.collective = argv[++i];
-		} else if (strcmp(a, "--tree-copy") == 0 && has) {
-			char *end;
-			long v = strtol(argv[++i], &end, 10);
-			if (*end || v < 0 || v > 1 << 30)
-				return usage_error("build: --tree-copy takes a copy number");
-			opts.tree_copy = (int)v;
-		} else {
-			int bad = file_operand("build", a, &path);
-			if (bad)
-				return bad;
-		}
-	}
-	if (!path)
-		return missing_file("build");
+	const char *path = NULL;
+	BuildArgs a = {.size = 1 << 20};
+	int bad = cli_parse(&cli_build, argc, argv, &a, build_opt, &path);
+	if (bad)
+		return bad < 0 ? 0 : bad;
+	const char *out = a.out, *target = a.target;
+	BuildOpts opts = a.opts;
+	double size = a.size;
+	opts.bytes = (int64_t)size;
 	if (opts.max_bytes && opts.min_bytes > opts.max_bytes)
 		return usage_error("build: --min-bytes %lld is above --max-bytes %lld",
 		                   (long long)opts.min_bytes, (long long)opts.max_bytes);
 	if (!target)
 		return usage_error("build: --target is one of %s", backend_names());
 	const Backend *b = backend_find(target);
-	if (!b)
-		return usage_error("build: unknown target '%s' (targets: %s)", target, backend_names());
+	const DirBackend *dirb = b ? NULL : backend_find_dir(target);
+	if (!b && !dirb)
+		return backend_unknown(target);
+	if (dirb && !out)
+		return usage_error("build: --target %s writes a directory: give -o DIR", target);
 	Input in = {0};
 	int rc = load(path, &in, true, size);
 	if (rc == 0 && opts.collective) {
 		const Sched *one;
 		if (backend_select(&in.prog, &opts, &one, 1) == 0) {
-			error_file("no schedule named '%s' is built from this file", opts.collective);
+			no_schedule_named(&in.prog, opts.collective);
 			rc = 1;
 		}
 	}
 	/* nothing unverified leaves the compiler */
 	for (int i = 0; rc == 0 && i < in.prog.nsched; i++)
 		rc = verify(in.prog.sched[i]) != 0;
-	if (rc == 0) {
+	if (rc == 0 && dirb) {
+		rc = dirb->emit_dir(&in.prog, &opts, out) != 0;
+	} else if (rc == 0) {
 		char *buf = NULL;
 		size_t len = 0;
 		FILE *mem = open_memstream(&buf, &len);
@@ -361,23 +388,25 @@ cmd_build(int argc, char **argv)
 	return rc;
 }
 
-int
+static int
+fmt_opt(void *ctx, const char *name, const char *value)
+{
+	(void)name;
+	*(const char **)ctx = value;
+	return 0;
+}
+
+static const CliOpt fmt_opts[] = {
+	{"output", 'o', "OUT", "write to OUT (written whole) instead of stdout"},
+};
+
+static int
 cmd_fmt(int argc, char **argv)
 {
 	const char *path = NULL, *out = NULL;
-	for (int i = 0; i < argc; i++) {
-		if (strcmp(argv[i], "-o") == 0) {
-			if (++i >= argc)
-				return usage_error("fmt: %s", "-o needs a file name");
-			out = argv[i];
-		} else {
-			int bad = file_operand("fmt", argv[i], &path);
-			if (bad)
-				return bad;
-		}
-	}
-	if (!path)
-		return missing_file("fmt");
+	int bad = cli_parse(&cli_fmt, argc, argv, &out, fmt_opt, &path);
+	if (bad)
+		return bad < 0 ? 0 : bad;
 	Input in = {0};
 	int rc = load(path, &in, false, 0);
 	if (rc == 0) {
@@ -399,42 +428,61 @@ cmd_fmt(int argc, char **argv)
 	return rc;
 }
 
+const CliCommand cli_check = {
+	"check", "FILE",
+	"check FILE, build and verify every schedule, print its rounds, volume and model time",
+	"FILE is a .coll file or a schedule written by 'build --target ir'. The table gives\n"
+	"each schedule's ranks, chunks, rounds, messages, volume, psi, theta, omega, group\n"
+	"order, link orbits and model time for a vector of --size bytes (docs/cli.md).\n",
+	check_opts, countof(check_opts), cmd_check};
+const CliCommand cli_build = {
+	"build", "FILE", "build and verify the schedules, then write them for a target",
+	"targets:\n"
+	"  ir      the schedule text format (check reads it back)\n"
+	"  dot     the topology with a tree\n"
+	"  mpi     a C function for MPI\n"
+	"  msccl   MSCCL XML for the executor (docs/msccl.md)\n"
+	"  sim     the simulator's input (docs/sim.md)\n"
+	"  chakra  Chakra execution traces and ASTRA-sim configs (docs/astra-sim.md)\n",
+	build_opts, countof(build_opts), cmd_build};
+const CliCommand cli_fmt = {"fmt", "FILE", "print FILE in canonical form (docs/language.md)",
+                            NULL, fmt_opts, countof(fmt_opts), cmd_fmt};
+
+/* Every command: one entry each (its options and help live beside it). */
+static const CliCommand *const commands[] = {&cli_check, &cli_build, &cli_fmt, &cli_run,
+                                             &cli_sim, &cli_explain, &cli_sweep};
+
 int
 main(int argc, char **argv)
 {
+	enum { NCMD = countof(commands) };
 	if (argc < 2) {
-		fputs(usage, stderr);
+		cli_usage(commands, NCMD, stderr);
 		return 2;
 	}
 	const char *cmd = argv[1];
-	if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
-		fputs(usage, stdout);
+	if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 ||
+	    (strcmp(cmd, "help") == 0 && argc == 2)) {
+		cli_usage(commands, NCMD, stdout);
 		return 0;
 	}
 	if (strcmp(cmd, "--version") == 0) {
 		printf("collc %s\n", COLLC_VERSION);
 		return 0;
 	}
-	/* each command in its own function (driver.h); a new one adds a line here
-	 * and its lines to `usage` */
-	static const struct {
-		const char *name;
-		int (*run)(int, char **);
-	} commands[] = {
-		{"check", cmd_check},
-		{"build", cmd_build},
-		{"fmt", cmd_fmt},
-		{"run", cmd_run},
-		{"sim", cmd_sim},
-		{"explain", cmd_explain},
-		{"sweep", cmd_sweep},
-	};
-	int rc = -1;
-	for (size_t i = 0; i < countof(commands); i++)
-		if (strcmp(cmd, commands[i].name) == 0)
-			rc = commands[i].run(argc - 2, argv + 2);
-	if (rc < 0)
-		return usage_error("unknown command '%s'", cmd);
+	if (strcmp(cmd, "help") == 0) {
+		if (argc > 3)
+			return usage_error("help takes one COMMAND");
+		const CliCommand *c = cli_find(commands, NCMD, argv[2]);
+		if (!c)
+			return 2;
+		cli_help(c, stdout);
+		return 0;
+	}
+	const CliCommand *c = cli_find(commands, NCMD, cmd);
+	if (!c)
+		return 2;
+	int rc = c->run(argc - 1, argv + 1);
 	/* a full disk or a closed pipe is an error, not a success */
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "collc: error: cannot write to standard output\n");

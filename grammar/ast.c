@@ -127,6 +127,15 @@ ast_with_unit(Parse *p, Expr *num, const char *unit, Loc loc)
 		for (int i = 0; i < unit_count && !near; i++)
 			if (strcasecmp(unit_table[i].name, unit) == 0)
 				near = unit_table[i].name; /* gbps -> Gbps, before any other guess */
+		/* spellings of other tools */
+		static const char *const spelled[][2] = {
+			{"nsec", "ns"}, {"usec", "us"}, {"msec", "ms"}, {"psec", "ps"}, {"sec", "s"},
+			{"secs", "s"}, {"seconds", "s"}, {"bytes", "B"}, {"byte", "B"}, {"Gbit/s", "Gbps"},
+			{"GB/s", "GBps"}, {"Gb/s", "Gbps"}, {"MB/s", "MBps"}, {"joules", "J"},
+		};
+		for (size_t i = 0; i < countof(spelled) && !near; i++)
+			if (strcasecmp(spelled[i][0], unit) == 0)
+				near = spelled[i][1];
 		if (!near)
 			near = nearest_name(unit, names, unit_count);
 		if (near)

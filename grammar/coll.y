@@ -376,6 +376,35 @@ token_text(Parse *p, yysymbol_kind_t tok, char *buf, size_t len)
 	return buf;
 }
 
+/* "; did you mean 'collective'?" when an identifier is one edit or so from a
+ * keyword the parser expected there (a misspelt keyword scans as a name). */
+static void
+keyword_hint(Parse *p, yysymbol_kind_t tok, const yysymbol_kind_t *expected, int n, char *buf,
+             size_t len)
+{
+	buf[0] = 0;
+	if (tok != YYSYMBOL_IDENT || p->tok_len >= 32)
+		return;
+	char word[32], names[YYNTOKENS][32];
+	const char *cand[YYNTOKENS];
+	int nc = 0;
+	snprintf(word, sizeof word, "%.*s", (int)p->tok_len, p->src + p->tok_off);
+	for (int i = 0; i < n; i++) {
+		/* keywords are named by their bare text */
+		const char *name = yysymbol_name(expected[i]);
+		if (expected[i] == YYSYMBOL_IDENT || expected[i] == YYSYMBOL_NUMBER ||
+		    strspn(name, "abcdefghijklmnopqrstuvwxyz") != strlen(name) ||
+		    strlen(name) >= sizeof names[0])
+			continue;
+		snprintf(names[nc], sizeof names[nc], "%s", name);
+		cand[nc] = names[nc];
+		nc++;
+	}
+	const char *near = nearest_name(word, cand, nc);
+	if (near)
+		snprintf(buf, len, "; did you mean '%s'?", near);
+}
+
 static int
 yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner, Parse *p)
 {
@@ -397,7 +426,12 @@ yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner, Parse *p)
 		         p->src[p->open_off[p->nesting - 1]], open.line, open.col);
 		return 0;
 	}
-	char buf[96], msg[512];
+	char buf[96], msg[512], hint[64];
+	keyword_hint(p, tok, expected, n, hint, sizeof hint);
+	if (hint[0]) {
+		error_at(loc, "syntax error, unexpected %s%s", token_text(p, tok, buf, sizeof buf), hint);
+		return 0;
+	}
 	int len = snprintf(msg, sizeof msg, "syntax error, unexpected %s",
 	                   token_text(p, tok, buf, sizeof buf));
 	bool decl = false;

@@ -152,6 +152,10 @@ static const FormSpec algorithms[] = {
 	{"chain", "chain or chain(segments S)",
 	 {{"segments", A_INT, 0, 1, 1, MAX_CHUNKS, NULL}}, K_ROOTED, ""},
 	{"tto", "tto", {{0}}, K_ALLREDUCE, "mesh|supermesh"},
+	{"hierarchical", "hierarchical(ALG, ALG, ...), one of ring, direct, halving_doubling or "
+	 "double_binary_tree (last, allreduce) per dimension",
+	 {{NULL, A_WORD, 1, MAX_DIMS, 0, 0, "ring|direct|halving_doubling|double_binary_tree"}},
+	 K_RSAG, ""},
 	{"pipelined_trees", "pipelined_trees, or pipelined_trees(trees D1, D2, ..., segments S)",
 	 {{"trees", A_TREES, 0, 0, 0, 0, NULL}, {"segments", A_INT, 0, 1, 1, MAX_CHUNKS, NULL}},
 	 K_RSAG, ""},

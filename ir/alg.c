@@ -32,6 +32,7 @@ static const Entry library[] = {
 	{"chain", alg_rooted, K(CK_BROADCAST) | K(CK_REDUCE)},
 	{"tto", alg_tto, K(CK_ALLREDUCE)},
 	{"pipelined_trees", alg_pipelined, RSAG},
+	{"hierarchical", alg_hierarchical, RSAG},
 };
 
 Sched *

@@ -43,6 +43,9 @@ Sched *alg_multiport_ring(const AlgCtx *);
 Sched *alg_bucket(const AlgCtx *);
 Sched *alg_recursive(const AlgCtx *);   /* recursive_doubling, recursive_halving, halving_doubling */
 Sched *alg_dbt(const AlgCtx *);
+/* The parent of r in tree 0 or 1 of the double binary tree on p ranks
+ * (alg_dbt.c); -1 at the root. */
+int dbt_parent(int tree, int r, int p);
 Sched *alg_swing(const AlgCtx *);
 Sched *alg_trivance(const AlgCtx *);
 Sched *alg_bruck(const AlgCtx *);
@@ -50,5 +53,6 @@ Sched *alg_pairwise(const AlgCtx *);
 Sched *alg_rooted(const AlgCtx *);      /* binomial_tree, chain */
 Sched *alg_tto(const AlgCtx *);
 Sched *alg_pipelined(const AlgCtx *);
+Sched *alg_hierarchical(const AlgCtx *);
 
 #endif

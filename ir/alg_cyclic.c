@@ -136,9 +136,17 @@ vtorus_init(VTorus *v, const AlgCtx *c, bool swing)
 		for (int i = 0; i < v->d; i++) {
 			v->n[i] = t->size[i];
 			if (!is_pow(v->n[i], base) || v->n[i] < (swing ? 2 : 3)) {
-				error_at(c->loc, "%s on a torus needs every side a power of %d; %s has a side "
-				         "of %d (give it a sub-communicator of such a size, or use a ring of "
-				         "ranks)", c->algorithm, base, t->name, v->n[i]);
+				/* the whole torus in id order runs on coordinates; any other
+				 * order of its ranks is a ring, which swing folds */
+				if (swing)
+					error_at(c->loc, "swing on a torus needs every side a power of 2; %s has "
+					         "a side of %d (list the ranks in another order, such as 'ranks "
+					         "%d..0', to run it on a ring of them, or give it a sub-torus "
+					         "whose sides are powers of 2)", t->name, v->n[i], t->nrank - 1);
+				else
+					error_at(c->loc, "trivance on a torus needs every side a power of 3; %s "
+					         "has a side of %d (give it a sub-torus whose sides are powers of "
+					         "3, or a ring of 3^t ranks)", t->name, v->n[i]);
 				return -1;
 			}
 		}

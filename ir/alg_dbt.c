@@ -21,8 +21,8 @@ parent1(int r, int p)
 	return up < p ? up : r ^ b;
 }
 
-static int
-parent_of(int tree, int r, int p)
+int
+dbt_parent(int tree, int r, int p)
 {
 	if (tree == 0)
 		return parent1(r, p);
@@ -58,13 +58,13 @@ alg_dbt(const AlgCtx *c)
 		int h = 0;
 		for (int r = 0; r < p; r++) {
 			depth[r] = 0;
-			for (int u = r; parent_of(t, u, p) >= 0; u = parent_of(t, u, p))
+			for (int u = r; dbt_parent(t, u, p) >= 0; u = dbt_parent(t, u, p))
 				depth[r]++;
 			if (depth[r] > h)
 				h = depth[r];
 		}
 		for (int r = 0; r < p; r++) {
-			int up = parent_of(t, r, p);
+			int up = dbt_parent(t, r, p);
 			if (up < 0)
 				continue;
 			for (int k = 0; k < C; k++) {

@@ -332,6 +332,8 @@ typedef struct AlgCtx {
 	Tree **trees;
 	const int *set_size;
 	int nset;
+	const char *dim_alg[MAX_DIMS]; /* hierarchical(A, B, ...): per dimension */
+	int ndim_alg;
 } AlgCtx;
 
 /* Builds the named algorithm's schedule; NULL after a located error that

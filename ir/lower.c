@@ -509,6 +509,11 @@ lower_library(Lower *L, const Decl *d, CollKind kind, const Topo *t, Routes *rou
 		for (int i = 0; i < call->narg; i++)
 			if (!call->arg[i].label && call->arg[i].val.v[0]->kind == EX_NAME)
 				c.latency = strcmp(call->arg[i].val.v[0]->text, "latency") == 0;
+		/* hierarchical(A, B, ...): the positional words, one per dimension */
+		for (int i = 0; i < call->narg; i++)
+			for (int k = 0; !call->arg[i].label && k < call->arg[i].val.n; k++)
+				if (call->arg[i].val.v[k]->kind == EX_NAME && c.ndim_alg < MAX_DIMS)
+					c.dim_alg[c.ndim_alg++] = call->arg[i].val.v[k]->text;
 		s = alg_build(&c, &missing);
 		if (missing)
 			return 1;

@@ -1,8 +1,8 @@
 /*
  * msccl.h: the MSCCL program form (an algorithm XML file as plain data),
  * its reader and validator, and the CPU interpreter (collc run). The
- * format, its limits and the 16 rules are in ../shared/docs/msccl-xml.md;
- * docs/msccl.md says what collc does with them. Each element keeps its
+ * format, its limits and the 16 rules are in docs/msccl.md, numbered as the
+ * errors cite them. Each element keeps its
  * XML line so every message can point at it.
  */
 #ifndef COLLC_MSCCL_H

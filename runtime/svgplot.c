@@ -63,7 +63,7 @@ head(FILE *f, int w, int h, const char *title)
 }
 
 void
-svg_goodput(FILE *f, const char *title, const double *x, int nx, const PlotSeries *s, int ns,
+svg_busbw(FILE *f, const char *title, const double *x, int nx, const PlotSeries *s, int ns,
             double bound)
 {
 	const int W = 820, H = 520, L = 80, R = 200, T = 50, B = 60;
@@ -80,10 +80,10 @@ svg_goodput(FILE *f, const char *title, const double *x, int nx, const PlotSerie
 	head(f, W, H, title);
 #define PX(v) (L + (log2(v) - lx0) / (lx1 - lx0) * pw)
 #define PY(v) (T + ph - (v) / ymax * ph)
-	/* grid and y ticks, in Gb/s */
-	double step = nice_step(ymax / 1e9, 6);
-	for (double v = 0; v <= ymax / 1e9 + 1e-9; v += step) {
-		double y = PY(v * 1e9);
+	/* grid and y ticks, in GB/s */
+	double step = nice_step(ymax, 6);
+	for (double v = 0; v <= ymax + 1e-9; v += step) {
+		double y = PY(v);
 		fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", L,
 		        y, L + pw, y);
 		fprintf(f, "<text x=\"%d\" y=\"%.1f\" font-size=\"12\" text-anchor=\"end\">%g</text>\n",
@@ -106,12 +106,12 @@ svg_goodput(FILE *f, const char *title, const double *x, int nx, const PlotSerie
 	fprintf(f, "<text x=\"%.1f\" y=\"%d\" font-size=\"13\" text-anchor=\"middle\">message size "
 	           "(log scale)</text>\n", L + pw / 2, H - 16);
 	fprintf(f, "<text x=\"18\" y=\"%.1f\" font-size=\"13\" text-anchor=\"middle\" "
-	           "transform=\"rotate(-90 18 %.1f)\">goodput (Gb/s)</text>\n", T + ph / 2, T + ph / 2);
+	           "transform=\"rotate(-90 18 %.1f)\">busbw (GB/s)</text>\n", T + ph / 2, T + ph / 2);
 	if (bound > 0) {
 		fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\" "
 		           "stroke-dasharray=\"6,4\"/>\n", L, PY(bound), L + pw, PY(bound));
 		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">bound "
-		           "B_v/2 = %g Gb/s</text>\n", L + pw - 4, PY(bound) - 5, bound / 1e9);
+		           "%g GB/s</text>\n", L + pw - 4, PY(bound) - 5, bound);
 	}
 	for (int i = 0; i < ns; i++) {
 		const char *col = palette[i % countof(palette)];
@@ -152,12 +152,17 @@ heat(double u, char *buf, size_t len)
 	snprintf(buf, len, "#%02x%02x%02x", c[0], c[1], c[2]);
 }
 
+bool
+svg_links_draws(const SimNet *n)
+{
+	return n->ndim == 2 && (strcmp(n->topo, "torus") == 0 || strcmp(n->topo, "mesh") == 0 ||
+	                        strcmp(n->topo, "supermesh") == 0);
+}
+
 int
 svg_links(FILE *f, const SimNet *n, const double *util, const char *title)
 {
-	bool torus = strcmp(n->topo, "torus") == 0;
-	if (n->ndim != 2 ||
-	    !(torus || strcmp(n->topo, "mesh") == 0 || strcmp(n->topo, "supermesh") == 0))
+	if (!svg_links_draws(n))
 		return 0;
 	int rows = n->size[0], cols = n->size[1];
 	double sp = rows > cols ? 560.0 / rows : 560.0 / cols;

@@ -13,10 +13,12 @@ typedef struct PlotSeries {
 	const double *y;    /* one value per x; negative: no point */
 } PlotSeries;
 
-/* Goodput (bits/s) against message size (bytes, log scale), one line per
+/* busbw (GB/s) against message size (bytes, log scale), one line per
  * series, with the bound as a dashed line (0: none). */
-void svg_goodput(FILE *, const char *title, const double *x, int nx, const PlotSeries *,
+void svg_busbw(FILE *, const char *title, const double *x, int nx, const PlotSeries *,
                  int ns, double bound);
+/* Whether svg_links draws this network (2D tori and meshes). */
+bool svg_links_draws(const SimNet *);
 /* Link utilization (0..1 per link) drawn on a 2D torus or mesh; false when
  * the network is not one. */
 int svg_links(FILE *, const SimNet *, const double *util, const char *title);

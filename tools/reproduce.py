@@ -79,8 +79,10 @@ class Collc:
         # one run simulates every collective of the file at this size
         out = self.run("sim", self.path(f), "--csv", "--sizes", str(nbytes(size)), "--mode", mode)
         r = next(x for x in csv.DictReader(out.splitlines()) if x["collective"] == coll)
-        v = {"time_us": float(r["time_s"]) * 1e6, "goodput_Gbps": float(r["goodput_bps"]) / 1e9,
-             "bound_Gbps": float(r["bound_bps"]) / 1e9,
+        # the SP seed's goodput N(p-1)/(pT) is busbw / 2, and its bound B_v/2
+        # is the busbw bound B_v halved (in Gb/s: x 8 / 2)
+        v = {"time_us": float(r["time_us"]), "goodput_Gbps": float(r["sp_goodput_Gbps"]),
+             "bound_Gbps": float(r["bound_busbw_GBps"]) * 4,
              "bound_pct": float(r["bound_ratio"]) * 100}
         return v[field]
 

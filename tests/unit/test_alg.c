@@ -549,9 +549,119 @@ test_cannot_run(void)
 	}
 }
 
+/* hierarchical(A, B): ASTRA-sim's dimension-by-dimension collective; every
+ * schedule verifies; rounds are the phases' sums */
+static void
+test_hierarchical(void)
+{
+	static const struct {
+		TopoKind k;
+		int n0, n1;
+		const char *a0, *a1;
+		CollKind kind;
+		int rounds;
+	} cases[] = {
+		{TK_TORUS, 4, 4, "ring", "ring", CK_ALLREDUCE, 12},
+		{TK_TORUS, 8, 8, "ring", "ring", CK_ALLREDUCE, 28},
+		{TK_TORUS, 4, 8, "direct", "halving_doubling", CK_ALLREDUCE, 8},
+		{TK_TORUS, 4, 4, "halving_doubling", "ring", CK_REDUCE_SCATTER, 5},
+		{TK_TORUS, 4, 4, "ring", "direct", CK_ALLGATHER, 4},
+		{TK_MESH, 4, 4, "direct", "ring", CK_ALLREDUCE, 8},
+		{TK_HYPERX, 4, 4, "direct", "direct", CK_ALLREDUCE, 4},
+		{TK_TORUS, 3, 5, "ring", "direct", CK_ALLREDUCE, 6},
+		/* a double binary tree on the last dimension: trees of height 2 on 4 */
+		{TK_TORUS, 4, 4, "ring", "double_binary_tree", CK_ALLREDUCE, 3 + 4 + 3},
+		{TK_TORUS, 8, 5, "direct", "double_binary_tree", CK_ALLREDUCE, 1 + 6 + 1},
+	};
+	for (size_t i = 0; i < countof(cases); i++) {
+		Place pl;
+		place_init(&pl, cases[i].k, 2, cases[i].n0, cases[i].n1, 0);
+		Arena a = {0};
+		char *diag = NULL;
+		AlgCtx c = {.arena = &a, .name = "X", .loc = {1, 1}, .kind = cases[i].kind,
+		            .topo = pl.t, .routes = &pl.routes, .rank_node = pl.rank_node,
+		            .nrank = pl.t->nrank, .whole = true, .algorithm = "hierarchical",
+		            .dim_alg = {cases[i].a0, cases[i].a1}, .ndim_alg = 2};
+		Sched *s = build_ctx(&c, &diag);
+		assert_named(s != NULL, __LINE__, __FILE__, "hierarchical(%s, %s) case %zu: %s",
+		             cases[i].a0, cases[i].a1, i, diag);
+		if (s) {
+			Metrics m;
+			metrics(s, 1 << 20, &m);
+			assert_named(m.rounds == cases[i].rounds, __LINE__, __FILE__,
+			             "case %zu: %d rounds, want %d", i, m.rounds, cases[i].rounds);
+		}
+		free(diag);
+		arena_free(&a);
+		place_free(&pl);
+	}
+	/* spine-leaf: the hosts of a leaf (4) first, then across the 8 leaves */
+	static const struct {
+		const char *a0, *a1;
+		CollKind kind;
+		int rounds;
+	} sl[] = {
+		{"ring", "ring", CK_ALLREDUCE, 2 * (3 + 7)},
+		{"direct", "halving_doubling", CK_ALLREDUCE, 2 * (1 + 3)},
+		{"halving_doubling", "direct", CK_REDUCE_SCATTER, 2 + 1},
+	};
+	for (size_t i = 0; i < countof(sl); i++) {
+		Arena ta = {0}, a = {0};
+		Topo *t = topo_spine_leaf(&ta, "S", 4, 8, 4, net_defaults);
+		Routes routes;
+		routes_init(&routes, t, ROUTE_SHORTEST);
+		int rank_node[32];
+		for (int r = 0; r < 32; r++)
+			rank_node[r] = r;
+		char *diag = NULL;
+		AlgCtx c = {.arena = &a, .name = "X", .loc = {1, 1}, .kind = sl[i].kind, .topo = t,
+		            .routes = &routes, .rank_node = rank_node, .nrank = 32, .whole = true,
+		            .algorithm = "hierarchical", .dim_alg = {sl[i].a0, sl[i].a1},
+		            .ndim_alg = 2};
+		Sched *s = build_ctx(&c, &diag);
+		assert_named(s != NULL, __LINE__, __FILE__, "spine-leaf case %zu: %s", i, diag);
+		if (s) {
+			Metrics m;
+			metrics(s, 1 << 20, &m);
+			assert_named(m.rounds == sl[i].rounds, __LINE__, __FILE__,
+			             "spine-leaf case %zu: %d rounds, want %d", i, m.rounds, sl[i].rounds);
+		}
+		free(diag);
+		routes_free(&routes);
+		arena_free(&a);
+		arena_free(&ta);
+	}
+	/* refusals: halving_doubling on 6, one algorithm for two dimensions */
+	Place pl;
+	place_init(&pl, TK_TORUS, 2, 6, 4, 0);
+	Arena a = {0};
+	char *diag = NULL;
+	AlgCtx c = {.arena = &a, .name = "X", .loc = {1, 1}, .kind = CK_ALLREDUCE, .topo = pl.t,
+	            .routes = &pl.routes, .rank_node = pl.rank_node, .nrank = pl.t->nrank,
+	            .whole = true, .algorithm = "hierarchical",
+	            .dim_alg = {"halving_doubling", "ring"}, .ndim_alg = 2};
+	CU_ASSERT_PTR_NULL(build_ctx(&c, &diag));
+	CU_ASSERT_PTR_NOT_NULL(strstr(diag, "halving_doubling along dimension 0 needs a power of 2"));
+	free(diag);
+	c.ndim_alg = 1;
+	CU_ASSERT_PTR_NULL(build_ctx(&c, &diag));
+	CU_ASSERT_PTR_NOT_NULL(strstr(diag, "one algorithm per dimension"));
+	free(diag);
+	c.ndim_alg = 2;
+	c.dim_alg[0] = "double_binary_tree";
+	CU_ASSERT_PTR_NULL(build_ctx(&c, &diag));
+	CU_ASSERT_PTR_NOT_NULL(strstr(diag, "double_binary_tree is an allreduce: it runs along the "
+	                                    "last dimension"));
+	free(diag);
+	arena_free(&a);
+	place_free(&pl);
+}
+
 CU_TestInfo alg_tests[] = {
 	{"every algorithm, kind and rank count 2..64 verifies", test_every_rank_count},
 	{"closed forms: ring, Bucket, HD, Swing, Bruck, pairwise", test_closed_forms},
+	{"hierarchical(A, B) on tori, meshes, HyperX, spine-leaf: verified, rounds",
+	 test_hierarchical},
 	{"SwingB and TrivanceB theta and omega on tori", test_swing_trivance_theta},
 	{"multiport ring on 2D tori", test_multiport_ring},
 	{"placements on the 64-chip tori (algorithms.md 0.4)", test_placements},

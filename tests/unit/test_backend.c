@@ -197,15 +197,36 @@ test_dot(void)
 	                 &dot_backend, (BuildOpts){.tree_copy = 4}, &p, &c);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(dot);
 	CU_ASSERT_NSTRING_EQUAL(dot, "digraph \"T\" {", 13);
-	CU_ASSERT_PTR_NOT_NULL(strstr(dot, "\"(1, 1)\" [pos=\"72,-72!\"];"));
-	/* 36 directed links, drawn once per pair: 18 lines */
-	int lines = 0;
+	CU_ASSERT_PTR_NOT_NULL(strstr(dot, "\"(1, 1)\" [pos=\"86,-86!\"];"));
+	/* 36 directed links, drawn once per pair: 12 lines inside the grid, and
+	 * the 6 wrap-around pairs as 2 stubs each, leaving the grid */
+	int lines = 0, stubs = 0;
 	for (const char *q = dot; (q = strstr(q, "\" -> \"")); q++)
 		lines++;
-	CU_ASSERT_EQUAL(lines, 18 + 8);
+	for (const char *q = dot; (q = strstr(q, "\" -> \"wrap")); q++)
+		stubs++;
+	CU_ASSERT_EQUAL(lines, 12 + 12 + 8);
+	CU_ASSERT_EQUAL(stubs, 12);
+	CU_ASSERT_PTR_NOT_NULL(strstr(dot, "\"(0, 0)\" -> \"wrap"));
+	CU_ASSERT_PTR_NULL(strstr(dot, "\"(0, 0)\" -> \"(0, 2)\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(dot, "splines=curved;"));
 	/* copy 4 is the base tree translated to (1, 1): (1, 2) hangs from (1, 1) */
 	CU_ASSERT_PTR_NOT_NULL(strstr(dot, "\"(1, 2)\" -> \"(1, 1)\";"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(dot, "\"(1, 1)\" [style=filled, fillcolor=\"#ffcccc\"];"));
+	free(dot);
+	prog_free(&p);
+	checked_free(&c);
+	/* two base trees: one colour each; labels of 10x10 fit their circles */
+	dot = emit("topology T = torus(10, 10); group G on T { translate; } "
+	           "tree B = bfs(T, root 0); tree C = bfs(T, root 1); "
+	           "collective allreduce AR on T { algorithm symmetric(trees B, C, group G); }",
+	           &dot_backend, (BuildOpts){0}, &p, &c);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(dot);
+	CU_ASSERT_PTR_NOT_NULL(strstr(dot, "edge [color=red,"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(dot, "edge [color=blue,"));
+	/* "(0, 0)" is 6 characters: 46 pt wide, grid 86 pt */
+	CU_ASSERT_PTR_NOT_NULL(strstr(dot, "width=0.64, fixedsize=true"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(dot, "\"(1, 1)\" [pos=\"86,-86!\"];"));
 	free(dot);
 	prog_free(&p);
 	checked_free(&c);

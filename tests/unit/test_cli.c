@@ -2,6 +2,7 @@
  * test_cli.c: the collc binary as a user runs it: exit statuses, where
  * messages go, and that no output file appears for an input with an error.
  */
+#include <glob.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -105,9 +106,8 @@ test_check(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "good.coll: 1 collective, 1 built and verified; model for "
 	                                   "1 MiB"));
 	/* without the reflection two link orbits: the + and - links are unevenly loaded */
-	CU_ASSERT_PTR_NOT_NULL(strstr(out, "A          allreduce      symmetric              16      "
-	                                   "32      8       448       30 MiB  1.000  1.000  1.333     "
-	                                   "32      2"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "A           allreduce  symmetric     16      32       8"
+	                                   "       448  30.00 MiB  1.000  1.000  1.333     32       2"));
 	CU_ASSERT_STRING_EQUAL(err, "");
 	free(out), free(err);
 	snprintf(args, sizeof args, "check --json --size 64KiB %s/good.coll", tmpdir);
@@ -224,10 +224,11 @@ test_sim(void)
 	                     "topology R = ring(4);\n"
 	                     "collective allreduce AR on R { algorithm ring; }\n");
 	/* ring(4), 4 KiB: 2(p-1) steps of o + d + ser(1 KiB) = 6 x (1 us + 400 ns + 20.48 ns) */
-	const char *row = "AR,allreduce,ring,4096,8.52288e-06,";
+	const char *row = "AR,allreduce,ring,4096,1024,float,sum,8.52288,";
 	snprintf(args, sizeof args, "sim %s/r4.coll --sizes 4KiB --csv", tmpdir);
 	CU_ASSERT_EQUAL(collc(args, &out, &err), 0);
-	CU_ASSERT_NSTRING_EQUAL(out, "collective,kind,algorithm,size_bytes,time_s,goodput_bps,", 56);
+	CU_ASSERT_NSTRING_EQUAL(out, "collective,kind,algorithm,size,count,type,redop,time_us,"
+	                             "algbw_GBps,busbw_GBps,", 75);
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, row));
 	free(out), free(err);
 	snprintf(args, sizeof args, "sim %s/r4.coll --sizes 4KiB --csv --sync deps", tmpdir);
@@ -267,7 +268,7 @@ test_sim(void)
 	snprintf(path, sizeof path, "%s/t.txt", tmpdir);
 	char *table = slurp(path, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(table);
-	CU_ASSERT_PTR_NOT_NULL(strstr(table, "64 KiB"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(table, " 65536 "));
 	free(table);
 	/* usage errors exit 2, input errors 1, and neither writes the output */
 	snprintf(args, sizeof args, "sim %s/r4.coll --mode fast -o %s/no1.csv", tmpdir, tmpdir);
@@ -354,11 +355,104 @@ test_sweep(void)
 	free(out), free(err);
 }
 
+/* tests/golden/cli/NAME.args is a command line; NAME.out what collc prints
+ * (stdout, then stderr) and its exit status. */
+static void
+test_cli_golden(void)
+{
+	glob_t g;
+	CU_ASSERT_EQUAL_FATAL(glob("tests/golden/cli/*.args", 0, NULL, &g), 0);
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		char *args = slurp(g.gl_pathv[i], NULL);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(args);
+		args[strcspn(args, "\n")] = 0;
+		char *out, *err;
+		int st = collc(args, &out, &err);
+		size_t n = strlen(out) + strlen(err) + 32;
+		char *got = malloc(n);
+		snprintf(got, n, "%s%sexit %d\n", out, err, st);
+		char want_path[512];
+		snprintf(want_path, sizeof want_path, "%.*s.out",
+		         (int)(strlen(g.gl_pathv[i]) - strlen(".args")), g.gl_pathv[i]);
+		char *want = slurp(want_path, NULL);
+		assert_named(want && strcmp(want, got) == 0, __LINE__, __FILE__,
+		             "collc %s: expected\n%s\ngot\n%s", args, want ? want : "(missing)", got);
+		free(want), free(got), free(out), free(err), free(args);
+	}
+	globfree(&g);
+}
+
+/* the man page renders, names every command and option collc's help lists;
+ * install to a temporary PREFIX, then uninstall, leaves no file */
+static void
+test_man_install(void)
+{
+	char cmd[1024];
+	snprintf(cmd, sizeof cmd, "MANWIDTH=80 man -l docs/collc.1 2>&1 >%s/man.txt", tmpdir);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+	snprintf(cmd, sizeof cmd, "%s/man.txt", tmpdir);
+	char *man = slurp(cmd, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(man);
+	CU_ASSERT_PTR_NOT_NULL(strstr(man, "collc - a schedule compiler for collective communication"));
+	char *src = slurp("docs/collc.1", NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(src);
+	static const char *const cmds[] = {"check", "build", "fmt", "run", "sim", "explain",
+	                                   "sweep"};
+	for (size_t c = 0; c < countof(cmds); c++) {
+		char args[64], *out, *err;
+		snprintf(args, sizeof args, "help %s", cmds[c]);
+		CU_ASSERT_EQUAL(collc(args, &out, &err), 0);
+		for (const char *p = strstr(out, "  --"); p; p = strstr(p + 1, "  --")) {
+			char opt[64], roff[80];
+			if (sscanf(p + 4, "%63[a-z-]", opt) != 1)
+				continue;
+			size_t k = 0;
+			for (const char *q = opt; *q && k + 3 < sizeof roff; q++) {
+				if (*q == '-')
+					roff[k++] = '\\';
+				roff[k++] = *q;
+			}
+			roff[k] = 0;
+			assert_named(strstr(src, roff) != NULL, __LINE__, __FILE__,
+			             "collc.1 does not name %s's --%s", cmds[c], opt);
+		}
+		free(out), free(err);
+	}
+	free(src), free(man);
+	snprintf(cmd, sizeof cmd, "make -s install-files uninstall PREFIX=%s/prefix COLLC=%s "
+	         ">%s/make.txt 2>&1 && test -x %s/prefix/bin/collc", tmpdir, COLLC_BIN, tmpdir,
+	         tmpdir);
+	CU_ASSERT_NOT_EQUAL(system(cmd), 0); /* uninstalled: no collc left */
+	snprintf(cmd, sizeof cmd, "make -s install-files PREFIX=%s/prefix COLLC=%s >%s/make.txt 2>&1 "
+	         "&& MANWIDTH=80 man -l %s/prefix/share/man/man1/collc.1 | grep -q 'EXIT STATUS' "
+	         "&& %s/prefix/bin/collc check %s/prefix/share/collc/examples/ring-classic.coll "
+	         ">/dev/null && test -f %s/prefix/share/doc/collc/sim.md", tmpdir, COLLC_BIN, tmpdir,
+	         tmpdir, tmpdir, tmpdir, tmpdir);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+	/* bash completion: commands, and a command's options from its help */
+	snprintf(cmd, sizeof cmd, "PATH=%s/prefix/bin:$PATH bash -c '. contrib/collc.bash; "
+	         "COMP_WORDS=(collc si); COMP_CWORD=1; _collc; echo ${COMPREPLY[*]}; "
+	         "COMP_WORDS=(collc sim --siz); COMP_CWORD=2; _collc; echo ${COMPREPLY[*]}' >%s/comp.txt",
+	         tmpdir, tmpdir);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+	snprintf(cmd, sizeof cmd, "%s/comp.txt", tmpdir);
+	char *comp = slurp(cmd, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(comp);
+	CU_ASSERT_STRING_EQUAL(comp, "sim\n--size --sizes\n");
+	free(comp);
+	snprintf(cmd, sizeof cmd, "make -s uninstall PREFIX=%s/prefix >%s/make.txt 2>&1 && "
+	         "test -z \"$(find %s/prefix -mindepth 1)\"", tmpdir, tmpdir, tmpdir);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+}
+
 CU_TestInfo cli_tests[] = {
 	{"sweep: shards merge byte-identically; busbw; statuses; spec errors", test_sweep},
 	{"sim: closed form through CSV, .sim and JSON; plots; errors write nothing", test_sim},
 	{"write errors, symbolic links, modes", test_write_errors_and_links},
 	{"help, version, usage errors", test_help_and_version},
+	{"golden command lines: --opt=value, help, suggestions", test_cli_golden},
+	{"man page renders and names every option; install then uninstall leaves nothing",
+	 test_man_install},
 	{"check: summary, diagnostics, exit status", test_check},
 	{"missing file, directory, stdin", test_unreadable_inputs},
 	{"fmt -o writes whole files, nothing on error", test_fmt_output_file},

@@ -400,9 +400,12 @@ test_examples_run(void)
 		snprintf(cmd, sizeof cmd, "%s run %s --size 48KiB 2>&1", COLLC_BIN, files[i]);
 		FILE *out = popen(cmd, "r");
 		int verified = 0, lines = 0;
+		/* the table's rows: the file's name and the header are not runs */
 		while (out && fgets(line, sizeof line, out)) {
+			if (line[0] == '#' || strncmp(line, "collective ", 11) == 0)
+				continue;
 			lines++;
-			verified += strstr(line, ": verified; ") != NULL;
+			verified += strstr(line, "  verified\n") != NULL;
 		}
 		int status = out ? pclose(out) : -1;
 		assert_named(WIFEXITED(status) && WEXITSTATUS(status) == 0 && verified == lines &&

@@ -1,0 +1,326 @@
+/*
+ * chakra.c: `build --target chakra -o DIR`: each schedule as Chakra
+ * execution traces, the input ASTRA-sim 2.x replays, plus the ASTRA-sim
+ * network and system files for its topology (docs/astra-sim.md).
+ *
+ * Needs: verified schedules; their messages come from the simulator's
+ * plain-data view (sim_from_scheds), so the traces carry exactly the
+ * messages, sizes and dependencies `collc sim` simulates.
+ * Establishes: DIR/NAME.R.et for every rank R of every schedule, each a
+ * stream of varint-length-prefixed messages (chakra_et.proto): a
+ * GlobalMetadata, then the rank's nodes in an order where every node comes
+ * after the nodes it depends on. A message is a COMM_SEND_NODE on its
+ * sender and a COMM_RECV_NODE on its receiver with the same
+ * (comm_src, comm_dst, comm_tag, comm_size); a reduced message adds a
+ * COMP_NODE after the receive. A send depends on the arrivals (receive, or
+ * its reduction) of the messages it waits for; a schedule known only by
+ * rounds waits for every arrival at its rank in earlier rounds.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "backend.h"
+#include "chakra_et.pb-c.h"
+#include "sim.h"
+#include "simbuild.h"
+
+enum { DEFAULT_BYTES = 1 << 20 };
+
+/* One rank's trace being built. */
+typedef struct Trace {
+	char *buf;
+	size_t len;
+	FILE *f;
+	uint64_t next_id;
+} Trace;
+
+static void
+put_varint(FILE *f, uint64_t v)
+{
+	do {
+		unsigned char b = v & 0x7f;
+		v >>= 7;
+		fputc(b | (v ? 0x80 : 0), f);
+	} while (v);
+}
+
+static void
+put_message(FILE *f, const ProtobufCMessage *m)
+{
+	size_t n = protobuf_c_message_get_packed_size(m);
+	uint8_t *b = xmalloc(n + 1);
+	protobuf_c_message_pack(m, b);
+	put_varint(f, n);
+	fwrite(b, 1, n, f);
+	free(b);
+}
+
+typedef struct Attrs {
+	ChakraProtoMsg__AttributeProto a[6], *p[6];
+	int n;
+} Attrs;
+
+static ChakraProtoMsg__AttributeProto *
+attr(Attrs *as, const char *name)
+{
+	ChakraProtoMsg__AttributeProto *a = &as->a[as->n];
+	chakra_proto_msg__attribute_proto__init(a);
+	a->name = (char *)name;
+	as->p[as->n++] = a;
+	return a;
+}
+
+static void
+attr_int32(Attrs *as, const char *name, int32_t v)
+{
+	ChakraProtoMsg__AttributeProto *a = attr(as, name);
+	a->value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT32_VAL;
+	a->int32_val = v;
+}
+
+static void
+attr_int64(Attrs *as, const char *name, int64_t v)
+{
+	ChakraProtoMsg__AttributeProto *a = attr(as, name);
+	a->value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT64_VAL;
+	a->int64_val = v;
+}
+
+/* Appends a node to rank's trace; returns its id. */
+static uint64_t
+add_node(Trace *t, ChakraProtoMsg__NodeType type, const char *name, Attrs *as,
+         const uint64_t *deps, size_t ndep)
+{
+	ChakraProtoMsg__Node n;
+	chakra_proto_msg__node__init(&n);
+	n.id = t->next_id++;
+	n.name = (char *)name;
+	n.type = type;
+	n.data_deps = (uint64_t *)deps;
+	n.n_data_deps = ndep;
+	n.attr = as->p;
+	n.n_attr = (size_t)as->n;
+	put_message(t->f, &n.base);
+	return n.id;
+}
+
+/* The node at which message m's data is usable at its receiver. */
+typedef struct Arrival {
+	uint64_t node;
+	bool done;
+} Arrival;
+
+static void
+emit_message(const SimColl *c, int i, int64_t bytes, Trace *tr, Arrival *arr, uint64_t **deps,
+             size_t *cap)
+{
+	const SimMsg *m = &c->msg[i];
+	int64_t size = sim_msg_bytes(m, bytes);
+	size_t nd = 0;
+	/* what the sender waits for */
+	if (c->has_deps) {
+		for (int k = 0; k < m->ndep; k++) {
+			int d = c->deps[m->dep + k];
+			if (c->msg[d].dst == m->src && arr[d].done) {
+				if (nd == *cap)
+					*deps = xrealloc(*deps, (*cap = 2 * *cap + 8) * sizeof **deps);
+				(*deps)[nd++] = arr[d].node;
+			}
+		}
+	} else {
+		for (int d = 0; d < i && c->msg[d].round < m->round; d++) {
+			if (c->msg[d].dst != m->src)
+				continue;
+			if (nd == *cap)
+				*deps = xrealloc(*deps, (*cap = 2 * *cap + 8) * sizeof **deps);
+			(*deps)[nd++] = arr[d].node;
+		}
+	}
+	char name[96];
+	for (int side = 0; side < 2; side++) {
+		Attrs as = {.n = 0};
+		ChakraProtoMsg__AttributeProto *cpu = attr(&as, "is_cpu_op");
+		cpu->value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_BOOL_VAL;
+		cpu->bool_val = 0;
+		attr_int32(&as, "comm_src", m->src);
+		attr_int32(&as, "comm_dst", m->dst);
+		attr_int64(&as, "comm_size", size);
+		attr_int32(&as, "comm_tag", i);
+		snprintf(name, sizeof name, "%s %d->%d round %d tag %d", side ? "recv" : "send", m->src,
+		         m->dst, m->round, i);
+		if (side == 0)
+			add_node(&tr[m->src], CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE, name, &as, *deps,
+			         nd);
+		else
+			arr[i].node = add_node(&tr[m->dst], CHAKRA_PROTO_MSG__NODE_TYPE__COMM_RECV_NODE,
+			                       name, &as, NULL, 0);
+	}
+	if (m->reduce) {
+		Attrs as = {.n = 0};
+		attr_int64(&as, "num_ops", size / 4); /* one add per float */
+		attr_int64(&as, "tensor_size", size);
+		snprintf(name, sizeof name, "reduce %d->%d round %d tag %d", m->src, m->dst, m->round, i);
+		uint64_t recv = arr[i].node;
+		arr[i].node = add_node(&tr[m->dst], CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE, name, &as,
+		                       &recv, 1);
+	}
+	arr[i].done = true;
+}
+
+/* The ASTRA-sim analytical network of the topology, or NULL (and why). */
+static const char *
+astra_dim_kind(const Sched *s, const char **why)
+{
+	switch (s->topo->kind) {
+	case TK_TORUS:
+	case TK_RING:
+		return "Ring";
+	case TK_FULL:
+		return "FullyConnected";
+	case TK_SPINE_LEAF:
+		return "Switch";
+	default:
+		*why = "ASTRA-sim's analytical network has rings, full meshes and switches per dimension";
+		return NULL;
+	}
+}
+
+static void
+write_network(const Sched *s, FILE *f)
+{
+	const char *why = NULL, *kind = astra_dim_kind(s, &why);
+	const Topo *t = s->topo;
+	int nd = t->kind == TK_TORUS ? t->ndim : 1;
+	fprintf(f, "# ASTRA-sim analytical network for %s (written by collc)\n", t->name);
+	fputs("topology: [ ", f);
+	for (int d = 0; d < nd; d++)
+		fprintf(f, "%s%s", d ? ", " : "", kind);
+	fputs(" ]\nnpus_count: [ ", f);
+	for (int d = 0; d < nd; d++)
+		fprintf(f, "%s%d", d ? ", " : "", t->kind == TK_TORUS ? t->size[d] : s->nrank);
+	fputs(" ]\nbandwidth: [ ", f);
+	for (int d = 0; d < nd; d++)
+		fprintf(f, "%s%.6g", d ? ", " : "", t->net.bandwidth / 8 / 1e9); /* GB/s */
+	fputs(" ]  # GB/s per link and direction\nlatency: [ ", f);
+	for (int d = 0; d < nd; d++)
+		fprintf(f, "%s%.6g", d ? ", " : "",
+		        (t->net.link_latency + t->net.router_latency) * 1e9);
+	fputs(" ]  # ns per hop\n", f);
+}
+
+static void
+write_system(const Sched *s, FILE *f)
+{
+	int nd = s->topo->kind == TK_TORUS ? s->topo->ndim : 1;
+	static const char *const impl[] = {"all-reduce", "reduce-scatter", "all-gather",
+	                                   "all-to-all"};
+	fputs("{\n  \"scheduling-policy\": \"FIFO\",\n  \"endpoint-delay\": 0,\n"
+	      "  \"active-chunks-per-dimension\": 1,\n  \"preferred-dataset-splits\": 1,\n", f);
+	for (size_t k = 0; k < countof(impl); k++) {
+		fprintf(f, "  \"%s-implementation\": [", impl[k]);
+		for (int d = 0; d < nd; d++)
+			fprintf(f, "%s\"ring\"", d ? ", " : "");
+		fputs("],\n", f);
+	}
+	fputs("  \"collective-optimization\": \"baseline\",\n  \"local-mem-bw\": 1600,\n"
+	      "  \"boost-mode\": 0\n}\n", f);
+}
+
+static int
+write_mem_file(const char *dir, const char *name, const char *buf, size_t len)
+{
+	char path[4096], err[512];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	if (write_file_atomic(path, buf, len, err, sizeof err) != 0) {
+		error_file("%s", err);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+emit_traces(const Sched *s, int64_t bytes, const char *dir)
+{
+	Arena a = {0};
+	SimNet net;
+	if (sim_from_scheds(&a, &s, 1, &net) != 0) {
+		arena_free(&a);
+		return -1;
+	}
+	const SimColl *c = &net.coll[0];
+	Trace *tr = xcalloc((size_t)c->nrank, sizeof *tr);
+	Arrival *arr = xcalloc((size_t)c->nmsg + 1, sizeof *arr);
+	for (int r = 0; r < c->nrank; r++) {
+		if (!(tr[r].f = open_memstream(&tr[r].buf, &tr[r].len)))
+			die("open_memstream failed");
+		ChakraProtoMsg__GlobalMetadata g;
+		chakra_proto_msg__global_metadata__init(&g);
+		g.version = (char *)"0.0.4";
+		put_message(tr[r].f, &g.base);
+	}
+	uint64_t *deps = NULL;
+	size_t cap = 0;
+	for (int i = 0; i < c->nmsg; i++)
+		emit_message(c, i, bytes, tr, arr, &deps, &cap);
+	int rc = 0;
+	for (int r = 0; r < c->nrank; r++) {
+		fclose(tr[r].f);
+		char name[256];
+		snprintf(name, sizeof name, "%s.%d.et", s->name, r);
+		if (rc == 0)
+			rc = write_mem_file(dir, name, tr[r].buf, tr[r].len);
+		free(tr[r].buf);
+	}
+	free(deps), free(arr), free(tr);
+	arena_free(&a);
+	return rc;
+}
+
+static int
+emit_config(const Sched *s, const char *dir, void (*fn)(const Sched *, FILE *), const char *name)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		die("open_memstream failed");
+	fn(s, f);
+	fclose(f);
+	int rc = write_mem_file(dir, name, buf, len);
+	free(buf);
+	return rc;
+}
+
+static int
+emit_chakra(const Prog *p, const BuildOpts *o, const char *dir)
+{
+	const Sched **ss = xcalloc((size_t)p->nsched + 1, sizeof *ss);
+	int n = backend_select(p, o, ss, p->nsched);
+	int rc = 0;
+	if (n == 0) {
+		error_file("no schedule is built from this file");
+		rc = -1;
+	}
+	if (rc == 0 && mkdir(dir, 0777) != 0 && errno != EEXIST) {
+		error_file("cannot make directory '%s': %s", dir, strerror(errno));
+		rc = -1;
+	}
+	int64_t bytes = o->bytes > 0 ? o->bytes : DEFAULT_BYTES;
+	for (int i = 0; rc == 0 && i < n; i++)
+		rc = emit_traces(ss[i], bytes, dir);
+	const char *why = NULL;
+	if (rc == 0 && astra_dim_kind(ss[0], &why)) {
+		rc = emit_config(ss[0], dir, write_network, "network.yml");
+		if (rc == 0)
+			rc = emit_config(ss[0], dir, write_system, "system.json");
+	} else if (rc == 0) {
+		note_at(ss[0]->loc, "no network.yml for %s: %s; the traces are written",
+		        ss[0]->topo->name, why);
+	}
+	free(ss);
+	return rc;
+}
+
+const DirBackend chakra_backend = {"chakra", emit_chakra};

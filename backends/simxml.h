@@ -1,0 +1,25 @@
+/*
+ * simxml.h: an MSCCL algorithm (runtime/msccl.h) placed on a topology of
+ * the IR as the simulator's input (simxml.c), so `collc sim FILE.xml
+ * --topology T.coll` compares foreign algorithms with collc's own.
+ */
+#ifndef COLLC_SIMXML_H
+#define COLLC_SIMXML_H
+
+#include "ir.h"
+#include "msccl.h"
+#include "sim.h"
+
+/* Limits: the messages of one program, and the dependency entries the
+ * conversion may write. */
+enum { SIMXML_MAX_MSGS = 1 << 20, SIMXML_MAX_DEPS = 1 << 24 };
+
+/* The network of topology t with one collective: program p's messages,
+ * rank r running on node rank_node[r] (ngpus of them). Each sending step
+ * is a message of cnt/nchunksperloop of the vector, routed on shortest
+ * paths; it depends on every message its rank received before it in the
+ * program's order (its threadblock's earlier steps and their depid/deps,
+ * transitively). 0, or -1 after reporting against the XML's lines. */
+int sim_from_msccl(Arena *, const MProg *p, const Topo *t, const int *rank_node, SimNet *);
+
+#endif
