@@ -541,9 +541,10 @@ row_fields(const Spec *s, const Record *r, char (*v)[64], const char **note)
 	snprintf(v[14], 64, "%s", perf_redop(coll_kind_name[kind], "sum"));
 	bool ok = r->status == ST_OK && r->time_s > 0;
 	double algbw = ok ? size / r->time_s / 1e9 : 0;
-	snprintf(v[15], 64, ok ? "%.3f" : "", r->time_s * 1e6);
-	snprintf(v[16], 64, ok ? "%.3f" : "", algbw);
-	snprintf(v[17], 64, ok ? "%.3f" : "", algbw * perf_busbw_factor(coll_kind_name[kind], r->nrank));
+	double num[3] = {r->time_s * 1e6, algbw,
+	                 algbw * perf_busbw_factor(coll_kind_name[kind], r->nrank)};
+	for (int k = 0; k < 3; k++) /* empty when not simulated */
+		snprintf(v[15 + k], 64, "%.3f", num[k]), v[15 + k][ok ? 63 : 0] = 0;
 	snprintf(v[18], 64, "%s", status_name[r->status]);
 	*note = r->note;
 }

@@ -214,6 +214,14 @@ class Sweep:
             rows, secs = self.run_spec("torus64-eval.sweep", self.spec(self.o_us),
                                        ("--plots", os.path.join(self.cc.out, "figures", "sweep")))
             self.rows, self.secs = rows, secs
+            # a few of the sweep's plots beside the report (units numbered as in
+            # docs/sweep.md: ((topology x 6 + group) x 12 + pair) x 2 + routing)
+            for unit, name in ((72, "ev-8x8-g16-allreduce.svg"), (504, "ev-4x4x4-g16-allreduce.svg"),
+                               (140, "ev-8x8-g64-alltoall.svg"), (80, "ev-8x8-g16-reduce_scatter.svg")):
+                src = os.path.join(self.cc.out, "figures", "sweep", "sweep-%05d.svg" % unit)
+                if os.path.exists(src):
+                    with open(src) as a, open(os.path.join(self.cc.out, "figures", name), "w") as b:
+                        b.write(a.read())
             self.index = {}
             for r in rows:
                 k = (r["topology"].replace(" ", ""), r["ranks"], r["collective"], r["algorithm"],
@@ -316,6 +324,11 @@ def main():
         w.writerow(cols)
         for r in results:
             w.writerow([r[c] for c in cols])
+    if not quick:
+        # the SP seed's 8x8 study as a figure: busbw of every k-SP and baseline
+        subprocess.run([cc.exe, "sim", os.path.join(EX, "sp-8x8.coll"), "--sizes", "64KiB..256MiB",
+                        "--mode", "flow", "--plot", os.path.join(out, "figures", "sp-8x8.svg"),
+                        "-o", os.path.join(out, "sp-8x8.txt")], check=True)
     report(out, results, sw, cc, time.time() - t0, quick)
     # a miss needs its cause in the table; in --quick mode (make test) every
     # quick claim must reproduce, so that the suite cannot rot
