@@ -280,6 +280,7 @@ def main():
     quick = "--quick" in args
     exe = args[args.index("--collc") + 1] if "--collc" in args else os.path.join(ROOT, "bin", "collc")
     out = args[args.index("--out") + 1] if "--out" in args else os.path.join(ROOT, "build", "reproduce")
+    out = os.path.abspath(out)  # generated inputs are named by absolute paths
     os.makedirs(os.path.join(out, "figures"), exist_ok=True)
     cc = Collc(os.path.abspath(exe), out)
     sw = Sweep(cc, quick)
