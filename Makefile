@@ -3,6 +3,9 @@
 #   make test       build and run every test (CUnit suites and golden files)
 #   make SAN=1 test the same under AddressSanitizer and UBSan (objects in build/san)
 #   make bench      time and peak memory of the large cases, against their targets
+#   make fuzz       build the libFuzzer targets (tests/fuzz, clang) and run each
+#                   for FUZZ_SECONDS (default 60); finds land in build/fuzz/fuzz/finds
+#   make mutate     a mutation sample over the passes (tests/mutate.sh)
 #   make demo       install dependencies, build, compile a bundled example
 #   make deps       install the Debian packages collc needs (as root), or print the line
 #   make install PREFIX=/usr/local   collc, its man page, docs, examples, bash
@@ -27,6 +30,13 @@ O      := build/san
 BINDIR := build/san/bin
 CFLAGS += -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 LDFLAGS += -fsanitize=address,undefined
+else ifdef FUZZ
+CC     := clang
+O      := build/fuzz
+BINDIR := build/fuzz/bin
+CFLAGS += -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined \
+          -fno-sanitize-recover=all
+LDFLAGS += -fsanitize=address,undefined
 else
 O      := build/default
 BINDIR := bin
@@ -45,7 +55,7 @@ DEPS := make gcc flex bison pkg-config libcunit1-dev libxml2-dev openmpi-bin lib
 GEN    := $(O)/grammar/coll.tab.c $(O)/grammar/coll.lex.c $(O)/backends/chakra_et.pb-c.c
 SRC    := $(wildcard base/*.c compiler/*.c grammar/*.c ir/*.c backends/*.c runtime/*.c)
 LIBOBJ := $(patsubst %.c,$(O)/%.o,$(filter-out compiler/main.c,$(SRC))) $(GEN:.c=.o)
-TSRC   := $(wildcard tests/unit/*.c)
+TSRC   := $(wildcard tests/unit/*.c) tests/fuzz/targets.c
 TOBJ   := $(patsubst %.c,$(O)/%.o,$(TSRC))
 COLLC  := $(BINDIR)/collc
 BENCH  := $(patsubst tests/bench/%.c,$(O)/tests/%,$(wildcard tests/bench/bench_*.c))
@@ -59,7 +69,7 @@ $(COLLC): $(O)/compiler/main.o $(LIBOBJ)
 $(O)/tests/run: $(TOBJ) $(LIBOBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcunit
 
-$(O)/tests/%.o: CPPFLAGS += -Itests/unit -Iir -Ibackends -DCOLLC_BIN='"$(COLLC)"'
+$(O)/tests/%.o: CPPFLAGS += -Itests/unit -Itests/fuzz -Iir -Ibackends -DCOLLC_BIN='"$(COLLC)"'
 
 $(O)/%.o: %.c
 	@mkdir -p $(@D)
@@ -103,6 +113,55 @@ $(O)/tests/bench_%: $(O)/tests/bench/bench_%.o $(LIBOBJ)
 
 bench: $(BENCH) $(COLLC)
 	@for b in $(BENCH); do echo "== $$b"; $$b || exit 1; done
+
+# fuzzing: one libFuzzer target per reader (tests/fuzz/targets.c), seeded from
+# the examples, the golden files and the MSCCL fixtures (inputs up to 64 KiB).
+# The limits catch a reader that grows quadratic or runs out of memory: an
+# input that takes over FUZZ_TIMEOUT seconds or FUZZ_RSS_MB megabytes is a
+# find. A find is a file in build/fuzz/fuzz/finds/; once fixed, it becomes a
+# golden regression file (tests/golden/NAME.coll|ir|xml|sim with NAME.err).
+FUZZ_SECONDS ?= 60
+FUZZ_TIMEOUT ?= 10
+FUZZ_RSS_MB  ?= 2048
+FUZZ_TARGETS := coll msccl ir sim
+FUZZ_BIN     := $(FUZZ_TARGETS:%=$(O)/fuzz/fuzz_%)
+
+fuzz:
+	$(MAKE) FUZZ=1 fuzz-run
+
+$(O)/fuzz/fuzz_%.o: tests/fuzz/fuzz_main.c tests/fuzz/targets.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Itests/fuzz -DFUZZ_TARGET=fuzz_$* $(CFLAGS) -c -o $@ $<
+
+$(O)/fuzz/fuzz_%: $(O)/fuzz/fuzz_%.o $(O)/tests/fuzz/targets.o $(LIBOBJ)
+	$(CC) $(LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+
+$(O)/fuzz/seeds.stamp: $(COLLC) tests/fuzz/seeds.sh $(wildcard examples/*.coll tests/golden/*)
+	tests/fuzz/seeds.sh $(COLLC) $(O)/fuzz/seeds
+	touch $@
+
+fuzz-build: $(FUZZ_BIN) $(O)/fuzz/seeds.stamp
+
+fuzz-run: fuzz-build
+	@mkdir -p $(O)/fuzz/finds
+	@for t in $(FUZZ_TARGETS); do \
+		mkdir -p $(O)/fuzz/corpus/$$t; \
+		echo "== fuzz $$t for $(FUZZ_SECONDS) s"; \
+		$(O)/fuzz/fuzz_$$t $(O)/fuzz/corpus/$$t $(O)/fuzz/seeds/$$t \
+			-dict=tests/fuzz/$$t.dict -max_len=65536 \
+			-max_total_time=$(FUZZ_SECONDS) -timeout=$(FUZZ_TIMEOUT) \
+			-rss_limit_mb=$(FUZZ_RSS_MB) -malloc_limit_mb=$(FUZZ_RSS_MB) \
+			-artifact_prefix=$(O)/fuzz/finds/$$t- -print_final_stats=1 \
+			>$(O)/fuzz/$$t.log 2>&1 \
+			|| { tail -40 $(O)/fuzz/$$t.log; echo "fuzz $$t: a find in $(O)/fuzz/finds"; exit 1; }; \
+		grep -E '^(Done|stat::number_of_executed_units|stat::peak_rss_mb)' $(O)/fuzz/$$t.log; \
+	done
+
+# a mutation sample over the passes: MUTANTS single flips, SEED picks them
+MUTANTS ?= 40
+SEED    ?= 1
+mutate:
+	tests/mutate.sh $(MUTANTS) $(SEED)
 
 demo: deps all
 	$(COLLC) check examples/sp-torus-8x8.coll
@@ -162,6 +221,7 @@ uninstall:
 clean:
 	rm -rf build bin
 
-.PHONY: all test reproduce bench demo deps deps-check install install-files uninstall clean
+.PHONY: all test reproduce bench fuzz fuzz-build fuzz-run mutate demo deps deps-check install \
+        install-files uninstall clean
 .SECONDARY:
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

@@ -37,6 +37,10 @@ extern const DirBackend chakra_backend;
 const DirBackend *backend_find_dir(const char *name);
 
 extern const Backend dot_backend, ir_backend, mpi_backend, msccl_backend;
+/* irread.c: the schedule text that ir_backend (irtext.c) writes, back into
+ * a Prog; -1 after reporting. */
+int ir_read(const char *text, size_t len, Prog *);
+bool ir_is_text(const char *text, size_t len);
 /* msccl.c: a schedule as an MSCCL program, checked by every rule; -1 after
  * reporting (a limit names its value and the collective's line). */
 struct MProg;

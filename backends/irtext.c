@@ -1,6 +1,6 @@
 /*
  * irtext.c: the schedule as text (docs/ir.md, "The IR text format"), the
- * format ir/irread.c reads back. Version 1. A symmetric schedule is written
+ * format irread.c (beside it) reads back. Version 1. A symmetric schedule is written
  * in its compact form (group generators, base trees, base transfers), an
  * explicit one message by message. Doubles are written
  * in the shortest form that reads back as the same bits.
@@ -37,6 +37,14 @@ write_topology(const Topo *t, FILE *f)
 	for (size_t i = 0; i < countof(v); i++)
 		num(f, v[i]);
 	fputc('\n', f);
+	/* written only when set, so files without them read as before */
+	if (n->router_energy_per_bit > 0 || n->port_static_power > 0 || n->link_static_power > 0) {
+		fputs("energy", f);
+		num(f, n->router_energy_per_bit);
+		num(f, n->port_static_power);
+		num(f, n->link_static_power);
+		fputc('\n', f);
+	}
 	for (int node = 0; node < t->nnode; node++)
 		if (t->is_switch && t->is_switch[node])
 			fprintf(f, "switch %d\n", node);

@@ -692,13 +692,13 @@ sets_add(ChunkSets *cs, const int *chunk, int n)
 		cs->cap = cs->cap ? 2 * cs->cap : 64;
 		cs->off = xrealloc(cs->off, (size_t)cs->cap * sizeof *cs->off);
 	}
-	if (cs->nchunk + n > cs->capchunk) {
+	if (!cs->chunk || cs->nchunk + n > cs->capchunk) { /* never NULL: NULL + 0 is undefined */
 		cs->capchunk = 2 * (cs->nchunk + n);
 		cs->chunk = xrealloc(cs->chunk, (size_t)cs->capchunk * sizeof *cs->chunk);
 	}
 	cs->off[cs->n] = cs->nchunk;
-	memcpy(cs->chunk + cs->nchunk, chunk, (size_t)n * sizeof *chunk);
-	qsort(cs->chunk + cs->nchunk, (size_t)n, sizeof *chunk, cmp_int);
+	copy_n(cs->chunk + cs->nchunk, chunk, (size_t)n, sizeof *chunk);
+	sort_n(cs->chunk + cs->nchunk, (size_t)n, sizeof *chunk, cmp_int);
 	cs->nchunk += n;
 	cs->off[++cs->n] = cs->nchunk;
 }
@@ -774,13 +774,11 @@ packed_chunks(const ChunkSets *cs, const int *pos)
 	return packed;
 }
 
-static const ChunkSets *sort_sets; /* for set_order */
-
 /* By size, then contents: equal sets become neighbours. */
 static int
-set_order(const void *a, const void *b)
+set_order(const void *a, const void *b, void *ctx)
 {
-	const ChunkSets *cs = sort_sets;
+	const ChunkSets *cs = ctx;
 	int x = *(const int *)a, y = *(const int *)b;
 	long nx = cs->off[x + 1] - cs->off[x], ny = cs->off[y + 1] - cs->off[y];
 	if (nx != ny)
@@ -862,8 +860,7 @@ order_chunks(const Sched *s, int nblock, int per, const int *blk, int *piece, lo
 	int *idx = xmalloc((size_t)cs.n * sizeof *idx + 1);
 	for (int i = 0; i < cs.n; i++)
 		idx[i] = i;
-	sort_sets = &cs;
-	qsort(idx, (size_t)cs.n, sizeof *idx, set_order);
+	sort_with(idx, (size_t)cs.n, sizeof *idx, set_order, &cs);
 	Weighted *w = xmalloc((size_t)cs.n * sizeof *w + 1);
 	int nw = 0;
 	for (int i = 0, j; i < cs.n; i = j) {
@@ -899,8 +896,7 @@ order_chunks(const Sched *s, int nblock, int per, const int *blk, int *piece, lo
 			kept[nkept++] = w[i].set;
 	}
 	/* the nesting: larger sets first, so a set's parent is already known */
-	sort_sets = &cs;
-	qsort(kept, (size_t)nkept, sizeof *kept, set_order);
+	sort_with(kept, (size_t)nkept, sizeof *kept, set_order, &cs);
 	int *inner = xmalloc((size_t)nc * sizeof *inner);
 	for (int c = 0; c < nc; c++)
 		inner[c] = -1;

@@ -606,12 +606,10 @@ lower_instance(Lower *L, int inst)
 }
 
 /* Program order inside a tb before interleave(): round, sends first, message. */
-static const Lower *sort_ctx; /* qsort has no context argument in C11 */
-
 static int
-op_cmp(const void *x, const void *y)
+op_cmp(const void *x, const void *y, void *ctx)
 {
-	const Lower *L = sort_ctx;
+	const Lower *L = ctx;
 	const Op *a = &L->op[*(const int *)x], *b = &L->op[*(const int *)y];
 	if (a->round != b->round)
 		return a->round < b->round ? -1 : 1;
@@ -747,9 +745,8 @@ assign_tbs(Lower *L, int r, RankB *rb)
 		x->tb = t;
 		VEC_PUSH(L->a, rb->tb[t].ops, rb->tb[t].nops, rb->tb[t].capops, o);
 	}
-	sort_ctx = L;
 	for (int t = 0; t < rb->ntb; t++) {
-		qsort(rb->tb[t].ops, (size_t)rb->tb[t].nops, sizeof(int), op_cmp);
+		sort_with(rb->tb[t].ops, (size_t)rb->tb[t].nops, sizeof(int), op_cmp, L);
 		interleave(L, &rb->tb[t]);
 	}
 	free(sp);
@@ -838,13 +835,11 @@ typedef struct ChunkMsgs {
 	int *n;
 } ChunkMsgs;
 
-static const ChunkMsgs *chunk_ctx; /* qsort has no context argument in C11 */
-
 static int
-chunk_cmp(const void *x, const void *y)
+chunk_cmp(const void *x, const void *y, void *ctx)
 {
 	int a = *(const int *)x, b = *(const int *)y;
-	const ChunkMsgs *m = chunk_ctx;
+	const ChunkMsgs *m = ctx;
 	for (int i = 0; i < m->n[a] && i < m->n[b]; i++)
 		if (m->ids[a][i] != m->ids[b][i])
 			return m->ids[a][i] < m->ids[b][i] ? -1 : 1;
@@ -871,8 +866,7 @@ chunk_order(Arena *a, const Sched *s)
 	int *order = arena_array(a, (size_t)nc, sizeof(int));
 	for (int c = 0; c < nc; c++)
 		order[c] = c;
-	chunk_ctx = &m;
-	qsort(order, (size_t)nc, sizeof(int), chunk_cmp);
+	sort_with(order, (size_t)nc, sizeof(int), chunk_cmp, &m);
 	return order;
 }
 

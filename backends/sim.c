@@ -222,11 +222,11 @@ keys_add(Keys *ks, const int *k, int n)
 		ks->off = xrealloc(ks->off, (size_t)ks->cap * sizeof *ks->off);
 		ks->count = xrealloc(ks->count, (size_t)ks->cap * sizeof *ks->count);
 	}
-	if (ks->len + n > ks->capdata) {
+	if (!ks->data || ks->len + n > ks->capdata) { /* never NULL: NULL + 0 is undefined */
 		ks->capdata = 2 * (ks->len + n) + 256;
 		ks->data = xrealloc(ks->data, (size_t)ks->capdata * sizeof *ks->data);
 	}
-	memcpy(ks->data + ks->len, k, (size_t)n * sizeof *k);
+	copy_n(ks->data + ks->len, k, (size_t)n, sizeof *k);
 	ks->off[ks->n] = ks->len;
 	ks->count[ks->n] = 1;
 	ks->len += n;
@@ -461,6 +461,25 @@ coll_of_sched(Arena *a, const Sched *s, long expand_limit, SimColl *c)
 	return 0;
 }
 
+/* The router ports of all nodes, for static power: a node's router has a
+ * local port and one per link leaving it (each parallel link its own), and
+ * on a mesh, torus or supermesh at least one per direction, border or not
+ * (a chiplet's router is built alike everywhere: 5 ports on a 2D mesh and
+ * on SuperMeshAlter, 6 on SuperMeshBi's border routers). */
+static int64_t
+router_ports(const Topo *t)
+{
+	int *deg = xcalloc((size_t)t->nnode + 1, sizeof *deg);
+	for (int l = 0; l < t->nlink; l++)
+		deg[t->link[l].src]++;
+	bool grid = t->kind == TK_MESH || t->kind == TK_TORUS || t->kind == TK_SUPERMESH;
+	int64_t ports = 0;
+	for (int v = 0; v < t->nnode; v++)
+		ports += 1 + (grid && deg[v] < 2 * t->ndim ? 2 * t->ndim : deg[v]);
+	free(deg);
+	return ports;
+}
+
 int
 sim_net_of_topo(Arena *a, const Topo *t, SimNet *out)
 {
@@ -483,6 +502,10 @@ sim_net_of_topo(Arena *a, const Topo *t, SimNet *out)
 	}
 	out->router_ps = llround(t->net.router_latency * 1e12);
 	out->step_ps = llround(t->net.step_overhead * 1e12);
+	out->router_energy_per_bit = t->net.router_energy_per_bit;
+	out->port_static_w = t->net.port_static_power;
+	out->link_static_w = t->net.link_static_power;
+	out->nport = router_ports(t);
 	return 0;
 }
 

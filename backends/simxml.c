@@ -312,7 +312,7 @@ sim_from_msccl(Arena *a, const MProg *p, const Topo *t, const int *rank_node, Si
 			const MStep *st = &tb->step[r->step];
 			const int *links;
 			int n = route_get(&routes, rank_node[r->rank], rank_node[tb->send], &links);
-			memcpy(sc->hops + h, links, (size_t)n * sizeof *links);
+			copy_n(sc->hops + h, links, (size_t)n, sizeof *links);
 			MType y = c.recv_type[m];
 			bool reduce = y == MT_RRS || y == MT_RRC || y == MT_RRCS;
 			sc->msg[k] = (SimMsg){.round = round[m], .src = r->rank, .dst = tb->send,

@@ -14,6 +14,7 @@ enum { CHUNK_MIN = 64 * 1024 };
 struct ArenaChunk {
 	ArenaChunk *next;
 	size_t used, cap;
+	void *owned; /* a malloc'd block the arena frees (arena_own), or NULL */
 	alignas(max_align_t) unsigned char mem[];
 };
 
@@ -22,7 +23,7 @@ arena_alloc(Arena *a, size_t n)
 {
 	const size_t align = alignof(max_align_t);
 	if (n > SIZE_MAX / 2)
-		die("allocation of %zu bytes is too large", n);
+		out_of_memory(n);
 	n = (n + align - 1) & ~(align - 1);
 	if (n == 0)
 		n = align;
@@ -33,6 +34,7 @@ arena_alloc(Arena *a, size_t n)
 		c->next = a->head;
 		c->used = 0;
 		c->cap = cap;
+		c->owned = NULL;
 		a->head = c;
 	}
 	void *p = c->mem + c->used;
@@ -44,7 +46,7 @@ void *
 arena_array(Arena *a, size_t n, size_t size)
 {
 	if (size && n > SIZE_MAX / 2 / size)
-		die("array of %zu elements of %zu bytes is too large", n, size);
+		out_of_memory(SIZE_MAX);
 	return arena_alloc(a, n * size);
 }
 
@@ -53,12 +55,29 @@ arena_grow(Arena *a, void *old, int *cap, size_t size)
 {
 	int ncap = *cap ? *cap * 2 : 8;
 	if (*cap > (1 << 29))
-		die("array too large");
+		out_of_memory((size_t)*cap * 2 * size);
 	void *p = arena_array(a, (size_t)ncap, size);
 	if (old)
 		memcpy(p, old, (size_t)*cap * size);
 	*cap = ncap;
 	return p;
+}
+
+void *
+arena_own(Arena *a, void *block)
+{
+	ArenaChunk *c = xmalloc(sizeof *c);
+	c->used = c->cap = 0;
+	c->owned = block;
+	/* behind the chunk being filled, which stays the one allocations use */
+	if (a->head) {
+		c->next = a->head->next;
+		a->head->next = c;
+	} else {
+		c->next = NULL;
+		a->head = c;
+	}
+	return block;
 }
 
 char *
@@ -97,6 +116,7 @@ arena_free(Arena *a)
 {
 	for (ArenaChunk *c = a->head, *next; c; c = next) {
 		next = c->next;
+		free(c->owned);
 		free(c);
 	}
 	a->head = NULL;

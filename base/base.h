@@ -12,8 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* Limits of the language, shared by every layer (docs/language.md). */
-enum { MAX_DIMS = 8, MAX_NODES = 1 << 20, MAX_CHUNKS = 1 << 30 };
+#include "collc_limits.h"
 
 #define countof(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -35,6 +34,9 @@ void *arena_array(Arena *, size_t n, size_t size); /* overflow-checked n*size */
 char *arena_strndup(Arena *, const char *, size_t);
 char *arena_strdup(Arena *, const char *);
 char *arena_printf(Arena *, const char *fmt, ...) PRINTF_LIKE(2, 3);
+/* Hands a malloc'd block to the arena, which frees it with the rest (a
+ * large array built with realloc, kept without a copy); returns it. */
+void *arena_own(Arena *, void *block);
 void arena_free(Arena *);
 #define NEW(a, T) ((T *)arena_alloc((a), sizeof(T)))
 
@@ -71,22 +73,47 @@ int diag_too_many(void);    /* the error limit was reached: stop parsing */
 void diag_stopping(void);   /* says once that the limit stopped the run */
 void diag_mute(bool on);    /* trial builds: errors neither print nor count */
 _Noreturn void die(const char *fmt, ...) PRINTF_LIKE(1, 2); /* internal bug */
+/* What the run is building, for an out-of-memory error: "schedule 'AR'"
+ * at its declaration (a NULL what forgets it). */
+void diag_building(Loc, const char *what);
+/* An allocation of `bytes` failed: a located error naming what was being
+ * built, exit 1. Outputs are written whole at the end, so none is left. */
+_Noreturn void out_of_memory(size_t bytes);
 
 /* ---- util.c ---- */
 
 /* malloc, calloc and realloc that never return NULL (out of memory ends the
- * run) and give a usable block for a zero size. */
+ * run with out_of_memory) and give a usable block for a zero size. */
 void *xmalloc(size_t size);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t size);
 
+/* memcpy and qsort for arrays that may be empty: a count of 0 may come with
+ * a NULL pointer, which the C library functions must not be given. */
+void copy_n(void *dst, const void *src, size_t n, size_t size);
+void sort_n(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
+/* A stable merge sort whose comparison takes a context (C11's qsort has
+ * none, and a global would be state beside diagnostics). */
+void sort_with(void *base, size_t n, size_t size,
+               int (*cmp)(const void *, const void *, void *ctx), void *ctx);
+
 int edit_distance(const char *a, const char *b);
 /* The candidate nearest to `name` (NULL if none is close enough to help). */
 const char *nearest_name(const char *name, const char *const *cand, int ncand);
+/* The text formats (schedule text, .sim) are text: a NUL or another control
+ * byte (not tab, CR or LF) is reported at its place, since a name holding
+ * one would be written back cut short. 0, or -1 after reporting. */
+int text_only(const char *text, size_t len);
 /* Reads a whole file; NULL and a message in err[] on failure. "-" is stdin. */
 char *read_file(const char *path, size_t *len, char *err, size_t errlen);
 /* Seconds on the monotonic clock, for measuring how long something took. */
 double wall_seconds(void);
+/* The memory one run may plan for, in bytes: half the physical memory
+ * (sysconf), so that work is refused before the system runs short. */
+double memory_budget(void);
+/* The largest input file read: MAX_INPUT_BYTES, or less when the memory budget
+ * cannot hold its parse (PARSE_BYTES_PER_INPUT_BYTE per byte). */
+size_t input_limit(void);
 /* Writes through a temporary name then renames, so no half file is left. */
 int write_file_atomic(const char *path, const char *data, size_t len,
                       char *err, size_t errlen);

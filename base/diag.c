@@ -22,6 +22,8 @@ static int error_count;
 static bool muted;     /* the last error was past the limit: its notes go too */
 static bool announced; /* "too many errors" was said */
 static int mute_depth;
+static Loc building_loc; /* what the run is building, for out_of_memory */
+static char building[160];
 
 void
 diag_mute(bool on)
@@ -194,4 +196,24 @@ die(const char *fmt, ...)
 	fputc('\n', stderr);
 	va_end(ap);
 	abort();
+}
+
+void
+diag_building(Loc loc, const char *what)
+{
+	building_loc = loc;
+	snprintf(building, sizeof building, "%s", what ? what : "");
+}
+
+/* Called when malloc has failed: prints from fixed storage only. */
+void
+out_of_memory(size_t bytes)
+{
+	double mib = (double)bytes / (1 << 20);
+	if (building[0])
+		error_at(building_loc, "out of memory building %s (an allocation of %.1f MiB failed)",
+		         building, mib);
+	else
+		error_file("out of memory (an allocation of %.1f MiB failed)", mib);
+	exit(1);
 }

@@ -14,9 +14,6 @@
 
 #include "base.h"
 
-/* Inputs larger than this are refused rather than read. */
-enum { MAX_INPUT = 256 << 20 };
-
 /* Optimal string alignment distance: insertions, deletions, substitutions
  * and transpositions of neighbours ("tours" is one edit from "torus"). */
 int
@@ -65,6 +62,34 @@ nearest_name(const char *name, const char *const *cand, int ncand)
 	return best;
 }
 
+double
+memory_budget(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+	if (pages <= 0 || page <= 0)
+		return 4.0 * (1 << 30); /* unknown: assume a small machine */
+	return (double)pages * (double)page / 2;
+}
+
+size_t
+input_limit(void)
+{
+	double parsable = memory_budget() / PARSE_BYTES_PER_INPUT_BYTE;
+	return parsable < MAX_INPUT_BYTES ? (size_t)parsable : (size_t)MAX_INPUT_BYTES;
+}
+
+/* size: the file's, or (known) false when reading stopped at the limit. */
+static void
+input_too_large(const char *path, size_t size, bool known, size_t limit, char *err,
+                size_t errlen)
+{
+	snprintf(err, errlen, "'%s' is %s%zu MiB; collc reads inputs of at most %zu MiB here "
+	         "(reading one takes up to %d bytes of memory per byte, and a run may use %.1f GiB, "
+	         "half the physical memory; docs/limits.md)", path, known ? "" : "over ",
+	         known ? (size + (1 << 20) - 1) >> 20 : size >> 20, limit >> 20, (int)PARSE_BYTES_PER_INPUT_BYTE,
+	         memory_budget() / (1 << 30));
+}
+
 char *
 read_file(const char *path, size_t *lenp, char *err, size_t errlen)
 {
@@ -74,13 +99,20 @@ read_file(const char *path, size_t *lenp, char *err, size_t errlen)
 		return NULL;
 	}
 	struct stat st;
-	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+	bool have_stat = fstat(fileno(f), &st) == 0;
+	if (have_stat && S_ISDIR(st.st_mode)) {
 		snprintf(err, errlen, "cannot read '%s': it is a directory", path);
 		if (f != stdin)
 			fclose(f);
 		return NULL;
 	}
-	size_t cap = 4096, len = 0;
+	size_t cap = 4096, len = 0, limit = input_limit();
+	if (have_stat && S_ISREG(st.st_mode) && (size_t)st.st_size > limit) {
+		input_too_large(path, (size_t)st.st_size, true, limit, err, errlen);
+		if (f != stdin)
+			fclose(f);
+		return NULL;
+	}
 	char *buf = xmalloc(cap + 1);
 	for (;;) {
 		size_t n = fread(buf + len, 1, cap - len, f);
@@ -88,12 +120,11 @@ read_file(const char *path, size_t *lenp, char *err, size_t errlen)
 		if (n == 0)
 			break;
 		if (len == cap) {
-			if (cap >= MAX_INPUT) {
-				snprintf(err, errlen, "'%s' is larger than %d MiB",
-				         path, MAX_INPUT >> 20);
+			if (cap >= limit) {
+				input_too_large(path, limit, false, limit, err, errlen);
 				goto fail;
 			}
-			cap *= 2;
+			cap = cap * 2 < limit ? cap * 2 : limit;
 			buf = xrealloc(buf, cap + 1);
 		}
 	}
@@ -180,7 +211,7 @@ xmalloc(size_t size)
 {
 	void *p = malloc(size ? size : 1);
 	if (!p)
-		die("out of memory");
+		out_of_memory(size);
 	return p;
 }
 
@@ -189,7 +220,7 @@ xcalloc(size_t n, size_t size)
 {
 	void *p = calloc(n ? n : 1, size ? size : 1);
 	if (!p)
-		die("out of memory");
+		out_of_memory(size && n > SIZE_MAX / size ? SIZE_MAX : n * size);
 	return p;
 }
 
@@ -198,7 +229,7 @@ xrealloc(void *p, size_t size)
 {
 	p = realloc(p, size ? size : 1);
 	if (!p)
-		die("out of memory");
+		out_of_memory(size);
 	return p;
 }
 
@@ -208,4 +239,68 @@ wall_seconds(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void
+copy_n(void *dst, const void *src, size_t n, size_t size)
+{
+	if (n > 0)
+		memcpy(dst, src, n * size);
+}
+
+void
+sort_n(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
+
+/* Sorts [lo, hi) of base through tmp; runs of equal keys keep their order. */
+static void
+merge_sort(char *base, char *tmp, size_t lo, size_t hi, size_t size,
+           int (*cmp)(const void *, const void *, void *), void *ctx)
+{
+	if (hi - lo < 2)
+		return;
+	size_t mid = lo + (hi - lo) / 2;
+	merge_sort(base, tmp, lo, mid, size, cmp, ctx);
+	merge_sort(base, tmp, mid, hi, size, cmp, ctx);
+	if (cmp(base + (mid - 1) * size, base + mid * size, ctx) <= 0)
+		return; /* already in order */
+	size_t i = lo, j = mid, k = 0;
+	while (i < mid && j < hi) {
+		size_t from = cmp(base + j * size, base + i * size, ctx) < 0 ? j++ : i++;
+		memcpy(tmp + k++ * size, base + from * size, size);
+	}
+	while (i < mid)
+		memcpy(tmp + k++ * size, base + i++ * size, size);
+	while (j < hi)
+		memcpy(tmp + k++ * size, base + j++ * size, size);
+	memcpy(base + lo * size, tmp, k * size);
+}
+
+void
+sort_with(void *base, size_t n, size_t size,
+          int (*cmp)(const void *, const void *, void *ctx), void *ctx)
+{
+	if (n < 2)
+		return;
+	char *tmp = xmalloc(n * size);
+	merge_sort(base, tmp, 0, n, size, cmp, ctx);
+	free(tmp);
+}
+
+int
+text_only(const char *text, size_t len)
+{
+	Loc at = {1, 1};
+	for (size_t i = 0; i < len; i++) {
+		unsigned char b = (unsigned char)text[i];
+		if ((b < 0x20 && b != '\n' && b != '\t' && b != '\r') || b == 0x7f) {
+			error_at(at, "unexpected byte 0x%02x", b);
+			return -1;
+		}
+		at = b == '\n' ? (Loc){at.line + 1, 1} : (Loc){at.line, at.col + 1};
+	}
+	return 0;
 }

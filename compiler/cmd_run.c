@@ -49,6 +49,35 @@ run_row(Table *t, const char *name, const char *kind, int p, const char *mode, d
 	table_cell(t, "%s", check);
 }
 
+/* The buffers a run holds at once against the memory budget; a located
+ * error naming both when they do not fit (docs/limits.md). */
+static int
+check_run_memory(Loc loc, const char *what, double need, double bytes)
+{
+	double budget = memory_budget();
+	if (need <= budget)
+		return 0;
+	char n[32], b[32], sz[32];
+	human_bytes(need, n, sizeof n);
+	human_bytes(budget, b, sizeof b);
+	human_bytes(bytes, sz, sizeof sz);
+	error_at(loc, "%s at --size %s holds %s of buffers; collc run allows %s here (half the "
+	         "physical memory; docs/limits.md)", what, sz, n, b);
+	return -1;
+}
+
+/* An MSCCL program's buffers on every gpu at o->bytes, and a round of
+ * messages in flight (at most one output's worth per gpu). */
+static double
+xml_run_bytes(const MProg *p, const RunOpts *o)
+{
+	double per_chunk = (double)o->bytes / p->nchunksperloop, chunks = 0;
+	for (int g = 0; g < p->ngpus; g++)
+		for (int b = 0; b < 3; b++)
+			chunks += msccl_buf_chunks(p, g, (MBuf)b);
+	return chunks * per_chunk + (double)p->ngpus * (double)o->bytes;
+}
+
 static int
 run_xml(Table *t, const char *text, size_t len, bool legacy, RunOpts *o, int modes,
         bool size_given)
@@ -75,6 +104,9 @@ run_xml(Table *t, const char *text, size_t len, bool legacy, RunOpts *o, int mod
 			o->bytes = b;
 		}
 	}
+	if (rc == 0 && check_run_memory((Loc){p.line, 1}, "this program", xml_run_bytes(&p, o),
+	                                (double)o->bytes) != 0)
+		rc = 1;
 	for (int m = 0; rc == 0 && m < 2; m++) {
 		bool inplace = m == 0;
 		if (!(modes & (1 << m)) || !(inplace ? p.inplace : p.outofplace))
@@ -109,8 +141,6 @@ static int
 run_opt(void *ctx, const char *name, const char *value)
 {
 	RunArgs *a = ctx;
-	static const char *const dtypes[] = {"float", "double", "int32", "int64"};
-	static const char *const ops[] = {"sum", "prod", "max", "min"};
 	if (strcmp(name, "size") == 0) {
 		double v = parse_bytes(value);
 		if (v < 1 || v > 1e12)
@@ -119,12 +149,12 @@ run_opt(void *ctx, const char *name, const char *value)
 		a->o.bytes = (int64_t)v;
 		a->size_given = true;
 	} else if (strcmp(name, "dtype") == 0) {
-		int k = cli_choice("run", name, value, dtypes, 4);
+		int k = cli_choice("run", name, value, rdtype_names, RD_NTYPES);
 		if (k < 0)
 			return 2;
 		a->o.dtype = (RDtype)k;
 	} else if (strcmp(name, "op") == 0) {
-		int k = cli_choice("run", name, value, ops, 4);
+		int k = cli_choice("run", name, value, rop_names, RO_NOPS);
 		if (k < 0)
 			return 2;
 		a->o.op = (ROp)k;
@@ -217,7 +247,10 @@ cmd_run(int argc, char **argv)
 		const Sched *s = in.prog.sched[i];
 		if (coll && strcmp(coll, s->name) != 0)
 			continue;
-		if (verify(s) != 0) {
+		/* every rank's vector, and one round in flight (at most as much again) */
+		if (verify(s) != 0 || check_run_memory(s->loc, arena_printf(&in.arena, "'%s'", s->name),
+		                                       2.0 * s->nrank * (double)o.bytes,
+		                                       (double)o.bytes) != 0) {
 			rc = 1;
 			break;
 		}

@@ -21,6 +21,7 @@ enum { MAX_SIZES = 64 };
 
 typedef struct SimArgs {
 	const char *path, *out, *plot, *plot_links, *collective;
+	const char *compare;   /* baselines, "A,B,C": a comparison table after the rows */
 	const char *topology, *ranks; /* FILE.xml: where its ranks run */
 	bool legacy;                  /* FILE.xml: the microsoft/msccl dialect */
 	double sizes[MAX_SIZES];
@@ -117,6 +118,7 @@ typedef struct Runner {
 	int nrow, caprow;
 	Progress prog;
 	int rc;
+	const char *compare; /* --compare's baselines, or NULL */
 } Runner;
 
 static int
@@ -168,21 +170,17 @@ static int
 run_auto(Runner *u, const SimArgs *a, const Sched *s)
 {
 	const char *names[32];
-	int n = alg_candidates(s->kind, names, 32);
+	Sched *cand[32];
 	Routes routes;
 	routes_init(&routes, s->topo, ROUTE_SHORTEST);
+	Arena tmp = {0};
+	AlgCtx c = ctx_of(&tmp, s, &routes);
+	int n = alg_auto(&c, cand, names, 32);
 	SimNet *nets = arena_array(&u->arena, (size_t)n + 1, sizeof *nets);
 	bool *ok = arena_array(&u->arena, (size_t)n + 1, 1);
-	Arena tmp = {0};
 	for (int i = 0; i < n; i++) {
-		AlgCtx c = ctx_of(&tmp, s, &routes);
-		c.algorithm = names[i];
-		bool missing = false;
 		diag_mute(true);
-		Sched *x = alg_build(&c, &missing);
-		ok[i] = x && verify(x) == 0;
-		if (ok[i])
-			ok[i] = sim_from_scheds(&u->arena, (const Sched *const *)&x, 1, &nets[i]) == 0;
+		ok[i] = sim_from_scheds(&u->arena, (const Sched *const *)&cand[i], 1, &nets[i]) == 0;
 		diag_mute(false);
 		if (ok[i])
 			nets[i].coll[0].name = s->name;
@@ -238,6 +236,64 @@ run_net(Runner *u, const SimArgs *a, const SimNet *net)
 }
 
 /* ---- output ---- */
+
+/* Whether name is one of the comma-separated names in list. */
+static bool
+in_list(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = list; p; p = strchr(p, ',')) {
+		if (*p == ',')
+			p++;
+		if (strncmp(p, name, n) == 0 && (p[n] == ',' || p[n] == 0))
+			return true;
+	}
+	return false;
+}
+
+/* The baseline row for r: a --compare collective of r's kind at r's size. */
+static const Row *
+baseline_of(const Runner *u, const char *list, const Row *r)
+{
+	for (int i = 0; i < u->nrow; i++) {
+		const Row *b = &u->rows[i];
+		if (b != r && b->size == r->size && strcmp(b->kind, r->kind) == 0 &&
+		    in_list(list, b->name) && !in_list(list, r->name))
+			return b;
+	}
+	return NULL;
+}
+
+/* --compare: every other row against the baseline of its kind and size:
+ * speedup (baseline time / time), energy ratio, and the row's energy split
+ * into its three terms, each as a share of the baseline's total energy. */
+static void
+print_comparison(const Runner *u, const char *list, FILE *f)
+{
+	static const char *const head[] = {"collective", "baseline", "size", "speedup", "energy",
+	                                   "link", "router", "static"};
+	Table t;
+	table_init(&t, countof(head), head, "llrrrrrr");
+	for (int i = 0; i < u->nrow; i++) {
+		const Row *r = &u->rows[i], *b = baseline_of(u, list, r);
+		if (!b)
+			continue;
+		double e = b->r.energy_j > 0 ? b->r.energy_j : 1;
+		table_cell(&t, "%s", r->name);
+		table_cell(&t, "%s", b->name);
+		table_cell(&t, "%.0f", r->size);
+		table_cell(&t, "%.3fx", r->r.time_s > 0 ? b->r.time_s / r->r.time_s : 0);
+		table_cell(&t, "%.3fx", r->r.energy_j / e);
+		table_cell(&t, "%.3f", r->r.energy_link_j / e);
+		table_cell(&t, "%.3f", r->r.energy_router_j / e);
+		table_cell(&t, "%.3f", r->r.energy_static_j / e);
+	}
+	fputs("\nagainst the baseline of the same kind and size: speedup = its time / this time; "
+	      "energy,\nand its link, router and static parts, as shares of the baseline's energy\n",
+	      f);
+	table_print(&t, f);
+	table_free(&t);
+}
 
 /* nccl-tests' figures of a row (runtime/perf.h); the simulator moves
  * bytes, so count and type are those of float */
@@ -299,6 +355,8 @@ print_table(const Runner *u, FILE *f)
 	fputs("size in bytes; algbw and busbw in GB/s as nccl-tests computes them; bound: busbw "
 	      "as a\nshare of the most any schedule of this kind reaches on this topology "
 	      "(docs/sim.md)\n", f);
+	if (u->compare)
+		print_comparison(u, u->compare, f);
 }
 
 static void
@@ -331,9 +389,11 @@ print_json(const Runner *u, FILE *f)
 		fprintf(f, ", \"size\": %.0f, \"count\": %.0f, \"type\": \"float\", \"redop\": \"%s\", "
 		           "\"time_us\": %.12g, \"algbw_GBps\": %.12g, \"busbw_GBps\": %.12g, "
 		           "\"bound_busbw_GBps\": %.12g, \"bound_ratio\": %.12g, \"energy_j\": %.12g, "
+		           "\"energy_link_j\": %.12g, \"energy_router_j\": %.12g, \"energy_static_j\": %.12g, "
 		           "\"sp_goodput_Gbps\": %.12g, \"round_end_s\": [",
 		        r->size, g.count, g.redop, r->r.time_s * 1e6, g.algbw, g.busbw, g.bound, g.ratio,
-		        r->r.energy_j, r->r.goodput_bps / 1e9);
+		        r->r.energy_j, r->r.energy_link_j, r->r.energy_router_j, r->r.energy_static_j,
+		        r->r.goodput_bps / 1e9);
 		for (int k = 0; k < r->r.nround; k++)
 			fprintf(f, "%s%.12g", k ? ", " : "", r->r.round_end[k]);
 		fputs("], \"link_bytes\": [", f);
@@ -346,6 +406,24 @@ print_json(const Runner *u, FILE *f)
 		fputs("]}", f);
 	}
 	fputs("\n]}\n", f);
+}
+
+/* Every name given to --compare is a collective that was simulated. */
+static int
+check_compare(const Runner *u, const char *list)
+{
+	char buf[256];
+	snprintf(buf, sizeof buf, "%s", list);
+	for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+		bool found = false;
+		for (int i = 0; i < u->nrow && !found; i++)
+			found = strcmp(u->rows[i].name, tok) == 0;
+		if (!found) {
+			error_file("--compare: no collective named '%s' was simulated", tok);
+			return 1;
+		}
+	}
+	return 0;
 }
 
 static int
@@ -473,6 +551,8 @@ sim_opt(void *ctx, const char *name, const char *value)
 			                   "(a bare number is bytes per second)");
 	} else if (strcmp(name, "collective") == 0) {
 		a->collective = value;
+	} else if (strcmp(name, "compare") == 0) {
+		a->compare = value;
 	} else if (strcmp(name, "plot") == 0) {
 		a->plot = value;
 	} else if (strcmp(name, "plot-links") == 0) {
@@ -501,6 +581,7 @@ static const CliOpt sim_opts[] = {
 	{"reduce-rate", 0, "R", "bytes reduced per second at a receiver (100GBps, 800Gbps; "
 	                        "bare: B/s)"},
 	{"collective", 0, "NAME", "only the collective NAME"},
+	{"compare", 0, "A,B,..", "speedup and energy against the baseline of each kind"},
 	{"topology", 0, "T.coll", "FILE.xml: the .coll file whose topology runs the XML"},
 	{"ranks", 0, "LIST", "FILE.xml: the node of each XML rank (default 0..p-1)"},
 	{"legacy", 0, NULL, "FILE.xml: read the older microsoft/msccl dialect"},
@@ -623,6 +704,9 @@ parse_args(int argc, char **argv, SimArgs *a)
 
 	if (a->csv && a->json)
 		return usage_error("sim: %s", "--csv or --json, not both");
+	if (a->compare && (a->csv || a->json))
+		return usage_error("sim: %s", "--compare adds a table to the text output, not to "
+		                              "--csv or --json (JSON carries the energy terms)");
 	if (a->plot_links) {
 		if (a->link_size < 0)
 			return usage_error("sim: %s", "--plot-links needs --size S");
@@ -711,6 +795,9 @@ cmd_sim(int argc, char **argv)
 	}
 	if (u.prog.shown)
 		fputs("\r\033[K", stderr);
+	if (rc == 0 && a.compare)
+		rc = check_compare(&u, a.compare);
+	u.compare = a.compare;
 	if (rc == 0)
 		rc = write_mem(a.out, a.json ? print_json : a.csv ? print_csv : print_table, &u);
 	if (rc == 0 && a.plot)

@@ -45,6 +45,9 @@ const UnitInfo unit_table[] = {
 	{"uJ", Q_ENERGY, 1, 1e6},
 	{"mJ", Q_ENERGY, 1, 1e3},
 	{"J", Q_ENERGY, 1, 1},
+	{"uW", Q_POWER, 1, 1e6},
+	{"mW", Q_POWER, 1, 1e3},
+	{"W", Q_POWER, 1, 1},
 };
 const int unit_count = (int)countof(unit_table);
 
@@ -66,6 +69,7 @@ qty_kind_name(QtyKind k)
 	case Q_RATE: return "a rate (bps, Gbps, GBps, GiBps, ...)";
 	case Q_TIME: return "a time (ps, ns, us, ms, s)";
 	case Q_ENERGY: return "an energy (fJ, pJ, nJ, uJ, mJ, J)";
+	case Q_POWER: return "a power (uW, mW, W)";
 	}
 	return "?";
 }
@@ -270,6 +274,18 @@ void
 ast_comment(Parse *p, Loc loc, int end_line, const char *text, size_t len)
 {
 	File *f = p->file;
+	/* comments are printed back as strings: a NUL byte would cut one short */
+	const char *nul = memchr(text, '\0', len);
+	if (nul) {
+		Loc at = loc;
+		for (const char *c = text; c < nul; c++) {
+			at.col++;
+			if (*c == '\n')
+				at = (Loc){at.line + 1, 1};
+		}
+		error_at(at, "unexpected byte 0x00 in a comment");
+		return;
+	}
 	char *copy = arena_strndup(p->arena, text, len);
 	size_t n = 0;
 	for (size_t i = 0; i < len; i++) /* canonical line ends: drop the \r of \r\n */

@@ -27,6 +27,7 @@ typedef enum QtyKind {
 	Q_RATE,   /* bits per second */
 	Q_TIME,   /* seconds */
 	Q_ENERGY, /* joules */
+	Q_POWER,  /* watts */
 } QtyKind;
 
 typedef struct UnitInfo {

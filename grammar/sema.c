@@ -33,6 +33,7 @@ typedef struct Sym {
 typedef struct Sema {
 	Arena arena;  /* freed when sema returns */
 	Arena *out;   /* the File's arena: what annotates the tree */
+	const File *file; /* being checked: names defined later, for "used before" */
 	Sym *sym;
 	int nsym, capsym;
 	int *slot;  /* open-addressed hash of names: sym index + 1, 0 = free */
@@ -180,6 +181,9 @@ static const ParamInfo net_params[] = {
 	{"mtu", Q_SIZE, true, false},
 	{"energy_per_bit", Q_ENERGY, false, true},
 	{"reconfig_delay", Q_TIME, false, false},
+	{"router_energy_per_bit", Q_ENERGY, false, false},
+	{"port_static_power", Q_POWER, false, false},
+	{"link_static_power", Q_POWER, false, false},
 };
 
 /* ---- helpers ---- */
@@ -258,15 +262,13 @@ find_decl(const File *f, const char *name)
 	return NULL;
 }
 
-static const File *cur_file;
-
 /* Resolves a use of `name`; reports unknown, later-defined and wrong-kind names. */
 static int
 use_sym(Sema *s, const char *name, Loc loc, unsigned want, const char *what)
 {
 	int i = find_sym(s, name);
 	if (i < 0) {
-		const Decl *later = find_decl(cur_file, name);
+		const Decl *later = find_decl(s->file, name);
 		if (later && (later->loc.line > loc.line ||
 		              (later->loc.line == loc.line && later->loc.col > loc.col))) {
 			error_at(loc, "'%s' is used before its definition", name);
@@ -1241,12 +1243,11 @@ int
 sema(File *f)
 {
 	int before = nerrors();
-	Sema s = {.out = f->arena};
+	Sema s = {.out = f->arena, .file = f};
 	s.nslot = 16;
 	while (s.nslot < 2 * f->ndecl + 16)
 		s.nslot *= 2;
 	s.slot = arena_array(&s.arena, (size_t)s.nslot, sizeof *s.slot);
-	cur_file = f;
 	int networks = 0;
 	for (int i = 0; i < f->ndecl; i++) {
 		Decl *d = &f->decl[i];
@@ -1278,6 +1279,5 @@ sema(File *f)
 		}
 	}
 	arena_free(&s.arena);
-	cur_file = NULL;
 	return nerrors() - before;
 }

@@ -46,6 +46,10 @@ alg_build(const AlgCtx *c, bool *missing)
 				         coll_kind_name[c->kind]);
 				return NULL;
 			}
+			/* before the generator sizes anything (p * p blocks may not fit an int) */
+			if (check_sched_size(c->loc, c->name, c->kind, c->nrank,
+			                     sched_min_chunks(c->kind, c->nrank, c->chunks)) != 0)
+				return NULL;
 			return library[i].build(c);
 		}
 	*missing = true;
@@ -59,6 +63,28 @@ alg_candidates(CollKind kind, const char **names, int max)
 	for (size_t i = 0; i < countof(library) && n < max; i++)
 		if (library[i].kinds & K(kind))
 			names[n++] = library[i].name;
+	return n;
+}
+
+int
+alg_auto(const AlgCtx *c, Sched **out, const char **names, int max)
+{
+	const char *cand[32];
+	int ncand = alg_candidates(c->kind, cand, 32), n = 0;
+	for (int i = 0; i < ncand && n < max; i++) {
+		AlgCtx try = *c;
+		try.algorithm = cand[i];
+		try.chunks = 0;
+		bool missing = false;
+		diag_mute(true);
+		Sched *x = alg_build(&try, &missing);
+		bool ok = x && verify(x) == 0;
+		diag_mute(false);
+		if (ok) {
+			out[n] = x;
+			names[n++] = cand[i];
+		}
+	}
 	return n;
 }
 
@@ -115,6 +141,8 @@ gen_begin(Gen *g, const AlgCtx *c, int nblock, int m)
 		g->mult = c->chunks / (nblock * m);
 	}
 	m *= g->mult;
+	if (check_sched_size(c->loc, c->name, c->kind, c->nrank, (double)nblock * m) != 0)
+		return -1;
 	g->s = sched_new(c->arena, c->name, c->loc, c->kind, c->algorithm, c->topo, c->rank_node,
 	                 c->nrank);
 	g->s->nchunk = nblock * m;
@@ -139,9 +167,9 @@ gen_begin(Gen *g, const AlgCtx *c, int nblock, int m)
 Sched *
 gen_end(Gen *g)
 {
-	sched_end(&g->b);
+	int rc = sched_end(&g->b);
 	free(g->buf);
-	return g->s;
+	return rc == 0 ? g->s : NULL;
 }
 
 void

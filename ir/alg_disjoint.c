@@ -362,6 +362,7 @@ algorithm1(Lovasz *L, Tree **tr, const int *roots, int *depth)
 	const Topo *t = L->t;
 	int k = L->k, n = L->n, side = t->size[0];
 	/* 2: an interior root walks straight to the nearest border */
+	int *far_row = xmalloc((size_t)k * 2 * sizeof *far_row), *far_col = far_row + k;
 	for (int j = 0; j < k; j++) {
 		int r = roots[j] / side, c = roots[j] % side;
 		int dist[4] = {r, side - 1 - c, side - 1 - r, c}; /* N, E, S, W */
@@ -369,26 +370,33 @@ algorithm1(Lovasz *L, Tree **tr, const int *roots, int *depth)
 		for (int d = 1; d < 4; d++)
 			if (dist[d] < dist[dir])
 				dir = d;
+		/* step 3's block: the k - 1 rows and columns on the root's near
+		 * side, leaving out the far row and column (a tie, in the middle
+		 * of an odd side, goes the way the root walked) */
+		far_row[j] = dist[0] < dist[2] || (dist[0] == dist[2] && dir != 2) ? side - 1 : 0;
+		far_col[j] = dist[3] < dist[1] || (dist[3] == dist[1] && dir != 1) ? side - 1 : 0;
 		static const int dr[4] = {-1, 0, 1, 0}, dc[4] = {0, 1, 0, -1};
 		for (int s = 0; s < dist[dir]; s++) {
 			int u = r * side + c;
 			r += dr[dir];
 			c += dc[dir];
 			int l = free_link(L, u, r * side + c);
-			if (l < 0)
+			if (l < 0) {
+				free(far_row);
 				return false;
+			}
 			take(L, tr, j, l, depth + j * n);
 		}
 	}
 	/* 3: breadth-first over the k - 1 rows and k - 1 columns nearest the
-	 * root (the seed's block); the far row and column are step 4's */
+	 * root (the seed's block: Figure 6's root 5 takes rows and columns 0 -
+	 * 2 of 4x4); the far row and column are step 4's */
 	int *queue = xmalloc((size_t)n * sizeof *queue);
 	for (int j = 0; j < k; j++) {
 		int qh = 0, qt = 0;
 		for (int v = 0; v < n; v++)
 			if (L->member[j * n + v])
 				queue[qt++] = v;
-		int r0 = roots[j] / side, c0 = roots[j] % side;
 		while (qh < qt) {
 			int u = queue[qh++];
 			for (int pass = 1; pass >= 0; pass--) /* added links first */
@@ -396,15 +404,15 @@ algorithm1(Lovasz *L, Tree **tr, const int *roots, int *depth)
 					int v = t->link[i].dst;
 					if (t->link[i].copy != pass || L->used[i] || L->member[j * n + v])
 						continue;
-					int dr = abs(v / side - r0), dc = abs(v % side - c0);
-					if (dr > side - 2 || dc > side - 2) /* outside the block */
-						continue;
+					if (v / side == far_row[j] || v % side == far_col[j])
+						continue; /* outside the block */
 					take(L, tr, j, i, depth + j * n);
 					queue[qt++] = v;
 				}
 		}
 	}
 	free(queue);
+	free(far_row);
 	/* 4: round robin, one missing neighbour per tree per turn */
 	for (bool grew = true; grew;) {
 		grew = false;

@@ -13,7 +13,7 @@
 
 #include "ir.h"
 
-enum { MAX_PERM_INTS = 1 << 26, MAX_AUTO_NODES = 64 };
+/* MAX_GROUP_ORDER, MAX_PERM_INTS and MAX_AUTO_NODES: collc_limits.h */
 
 static bool
 coordinate_topology(const Topo *t)
@@ -342,7 +342,7 @@ close_group(Arena *a, const Topo *t, const char *name, Loc loc, bool affine, int
 		g->affine = affine;
 		size_t n = (size_t)c.order * (size_t)c.width;
 		int *copy = arena_array(a, n, sizeof *copy);
-		memcpy(copy, c.elem, n * sizeof *copy);
+		copy_n(copy, c.elem, n, sizeof *copy);
 		if (affine) {
 			int d = t->ndim;
 			g->mat = arena_array(a, (size_t)c.order * (size_t)(d * d), sizeof *g->mat);
@@ -555,7 +555,7 @@ group_automorphisms(Arena *a, const Topo *t, const char *name, Loc loc)
 		g->topo = t;
 		g->order = s.nfound;
 		g->perm = arena_array(a, (size_t)s.nfound * (size_t)n, sizeof *g->perm);
-		memcpy(g->perm, s.found, (size_t)s.nfound * (size_t)n * sizeof(int));
+		copy_n(g->perm, s.found, (size_t)s.nfound * (size_t)n, sizeof(int));
 		int **img = xmalloc((size_t)s.nfound * sizeof *img);
 		for (int e = 0; e < s.nfound; e++)
 			img[e] = g->perm + (size_t)e * (size_t)n;

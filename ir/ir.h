@@ -16,7 +16,7 @@
 
 #include "base.h"
 
-/* ---- network parameters (SI units: bits/s, seconds, bytes, joules) ---- */
+/* ---- network parameters (SI units: bits/s, seconds, bytes, joules, watts) ---- */
 
 typedef struct Net {
 	double bandwidth;      /* per direction, per link */
@@ -26,6 +26,10 @@ typedef struct Net {
 	double mtu;            /* bytes per packet (simulator) */
 	double energy_per_bit; /* per bit per hop */
 	double reconfig_delay; /* optical circuit switch */
+	/* the rest of the energy model (docs/sim.md 4); all 0 by default */
+	double router_energy_per_bit; /* per bit per router a message passes through */
+	double port_static_power;     /* watts per router port (docs/sim.md 4), over the run time */
+	double link_static_power;     /* watts per directed link, over the run time */
 } Net;
 
 extern const Net net_defaults;
@@ -116,6 +120,9 @@ int route_id(Routes *, int src, int dst);
 /* Its links; returns the hop count, or -1 if dst is unreachable. */
 int route_get(Routes *, int src, int dst, const int **links);
 int topo_distance(Routes *, int src, int dst);
+/* The first link of the route src -> dst; -1 if none. Routes of grids are
+ * not cached by it: a tree asks it of every node. */
+int route_first_link(Routes *, int src, int dst);
 
 /* ---- groups (group.c) ---- */
 
@@ -155,7 +162,6 @@ struct GroupGen {
 	bool all_translations;        /* `translate;` with no vector */
 };
 
-enum { MAX_GROUP_ORDER = 1 << 22 };
 
 /* Checks each generator is an automorphism, closes, finds link orbits. */
 Group *group_build(Arena *, const Topo *, const char *name, Loc, const GroupGen *, int ngen);
@@ -278,6 +284,9 @@ typedef struct SchedBuilder {
 	int *slot;         /* interned routes: hash of link lists */
 	int nslot;
 	int *chunk_buf;    /* the chunks of the message being added */
+	int *from_routes;  /* Routes' route id -> this schedule's route + 1 (sched_msg) */
+	int nfrom_routes;
+	bool too_big;      /* its routes passed MAX_ROUTE_HOPS: messages are dropped */
 } SchedBuilder;
 
 Sched *sched_new(Arena *, const char *name, Loc, CollKind, const char *algorithm,
@@ -289,7 +298,9 @@ void sched_msg(SchedBuilder *, int round, int src, int dst, XferOp, const int *c
 void sched_msg_route(SchedBuilder *, int round, int src, int dst, XferOp, const int *chunks,
                      int n, const int *links, int nlink);
 int sched_route(SchedBuilder *, const int *links, int nlink);
-void sched_end(SchedBuilder *); /* sorts by round, merges same (round, src, dst, route, op) */
+/* Sorts by round, merges same (round, src, dst, route, op); -1 after
+ * reporting when the routes passed MAX_ROUTE_HOPS (nothing is kept). */
+int sched_end(SchedBuilder *);
 void sched_abort(SchedBuilder *); /* drops what was built (after an error) */
 int sched_route_len(const Sched *, int route);
 
@@ -345,6 +356,11 @@ Sched *alg_build(const AlgCtx *, bool *missing);
 void tto_tree_parents(const Topo *, int which, int *parent);
 /* The algorithms that implement a collective kind (for `auto`). */
 int alg_candidates(CollKind, const char **names, int max);
+/* `algorithm auto`: every algorithm of the library that builds for c's
+ * collective and verifies (errors muted), each with its own chunk count;
+ * out[i] named names[i]. The count. collc check picks among them by the
+ * cost model (lower.c), collc sim by simulating each (cmd_sim.c). */
+int alg_auto(const AlgCtx *c, Sched **out, const char **names, int max);
 
 /* ---- usersched.c: a collective's `schedule { ... }` block ---- */
 
@@ -430,6 +446,20 @@ typedef struct Metrics {
 int verify(const Sched *);
 void metrics(const Sched *, double bytes, Metrics *);
 
+/* ---- estimate.c: work estimated from a declaration's numbers, against
+ * the limits of collc_limits.h; each check reports at loc and returns -1 ---- */
+
+/* Directed links of a built-in topology (spine_leaf: size = leaves, hosts
+ * and variant = spines; optical_ring: size[0] nodes). */
+double topo_link_estimate(TopoKind, int ndim, const int *size, int variant);
+int check_topology_links(Loc, const char *desc, double nlink);
+/* The fewest chunks a schedule of this kind has (`chunks N` if given). */
+double sched_min_chunks(CollKind, int nrank, int chunks);
+/* An explicit schedule's (rank, chunk) pairs and chunk transfers. */
+int check_sched_size(Loc, const char *name, CollKind, int nrank, double nchunk);
+/* A symmetric schedule's chunks: trees x group order. */
+int check_symmetric_size(Loc, const char *name, int ntree, int order);
+
 /* ---- lower.c: the AST of a checked file to the IR ---- */
 
 struct File;
@@ -447,10 +477,6 @@ typedef struct Prog {
 	int nroutes;
 	double auto_size;  /* `algorithm auto` picks the fastest for this size (bytes) */
 } Prog;
-
-/* irread.c: the IR text format back into a Prog; -1 after reporting. */
-int ir_read(const char *text, size_t len, Prog *);
-bool ir_is_text(const char *text, size_t len);
 
 /* Builds every topology, group, tree and schedule; -1 after reporting. */
 int lower(const struct File *, Prog *);

@@ -24,7 +24,7 @@ typedef struct GenList {
 	GroupGen *gen;
 } GenList;
 
-typedef struct Lower {
+typedef struct Lowering {
 	Prog *p;
 	Arena *a;
 	const File *f;
@@ -34,16 +34,16 @@ typedef struct Lower {
 	GenList *gens;
 	TreeSet *trees;
 	Routes **routes;  /* per declaration: [fixed shortest, dor, ecmp] */
-} Lower;
+} Lowering;
 
 static int
-decl_index(const Lower *L, const Decl *d)
+decl_index(const Lowering *L, const Decl *d)
 {
 	return (int)(d - L->f->decl);
 }
 
 static const Decl *
-find(const Lower *L, const char *name)
+find(const Lowering *L, const char *name)
 {
 	for (int i = 0; i < L->f->ndecl; i++)
 		if (L->f->decl[i].name && strcmp(L->f->decl[i].name, name) == 0)
@@ -52,7 +52,7 @@ find(const Lower *L, const char *name)
 }
 
 static Routes *
-routes_for(Lower *L, const Decl *topo, RoutePolicy policy)
+routes_for(Lowering *L, const Decl *topo, RoutePolicy policy)
 {
 	int i = decl_index(L, topo) * NROUTE_POLICY + (int)policy;
 	if (!L->routes[i]) {
@@ -96,6 +96,12 @@ apply_params(Net *n, const Block *b)
 			n->energy_per_bit = v;
 		else if (strcmp(it->name, "reconfig_delay") == 0)
 			n->reconfig_delay = v;
+		else if (strcmp(it->name, "router_energy_per_bit") == 0)
+			n->router_energy_per_bit = v;
+		else if (strcmp(it->name, "port_static_power") == 0)
+			n->port_static_power = v;
+		else if (strcmp(it->name, "link_static_power") == 0)
+			n->link_static_power = v;
 	}
 }
 
@@ -110,8 +116,27 @@ labelled(const Call *c, const char *label)
 	return NULL;
 }
 
-static void
-lower_topology(Lower *L, const Decl *d)
+/* The links the declaration asks for, against MAX_LINKS, before building. */
+static int
+check_topology_size(const Decl *d, const int *size, int n, int spines, int nlink)
+{
+	const Call *c = d->form;
+	static const struct { const char *name; TopoKind kind; } kinds[] = {
+		{"torus", TK_TORUS}, {"mesh", TK_MESH}, {"supermesh", TK_SUPERMESH},
+		{"hyperx", TK_HYPERX}, {"ring", TK_RING}, {"full", TK_FULL},
+		{"optical_ring", TK_OPTICAL_RING}, {"spine_leaf", TK_SPINE_LEAF},
+	};
+	double links = nlink;
+	for (size_t k = 0; k < countof(kinds); k++)
+		if (strcmp(c->name, kinds[k].name) == 0)
+			links = topo_link_estimate(kinds[k].kind, n, size, spines);
+	char desc[128];
+	snprintf(desc, sizeof desc, "topology '%s' (%s)", d->name, c->name);
+	return check_topology_links(d->loc, desc, links);
+}
+
+static int
+lower_topology(Lowering *L, const Decl *d)
 {
 	Net net = L->net;
 	if (d->body)
@@ -125,6 +150,15 @@ lower_topology(Lower *L, const Decl *d)
 	for (int i = 0; i < c->narg && n < MAX_DIMS; i++)
 		if (!c->arg[i].label && c->arg[i].val.v[0]->kind != EX_NAME)
 			size[n++] = int_of(c->arg[i].val.v[0]);
+	if (strcmp(c->name, "spine_leaf") == 0) {
+		size[0] = int_of(labelled(c, "leaves")->val.v[0]);
+		size[1] = int_of(labelled(c, "hosts")->val.v[0]);
+		if (check_topology_size(d, size, 2, int_of(labelled(c, "spines")->val.v[0]), 0) != 0)
+			return -1;
+	} else if (d->form && strcmp(c->name, "graph") != 0 &&
+	           check_topology_size(d, size, n, 0, 0) != 0) {
+		return -1;
+	}
 	static const struct { const char *name; TopoKind kind; } grid[] = {
 		{"torus", TK_TORUS}, {"mesh", TK_MESH}, {"supermesh", TK_SUPERMESH},
 		{"hyperx", TK_HYPERX}, {"ring", TK_RING}, {"full", TK_FULL},
@@ -165,6 +199,8 @@ lower_topology(Lower *L, const Decl *d)
 				VEC_PUSH(L->a, links, nlink, cap, l);
 			}
 		}
+		if (check_topology_size(d, size, 0, 0, nlink) != 0)
+			return -1;
 		t = topo_graph(L->a, d->name, (int)sp->nodes, sp->is_switch, nlink, links, net);
 	}
 	t->loc = d->loc;
@@ -172,6 +208,7 @@ lower_topology(Lower *L, const Decl *d)
 	Prog *p = L->p;
 	p->topo = xrealloc(p->topo, (size_t)(p->ntopo + 1) * sizeof *p->topo);
 	p->topo[p->ntopo++] = t;
+	return 0;
 }
 
 /* ---- groups ---- */
@@ -204,13 +241,13 @@ eval_affine(const Expr *e, const Expr *vars, const long *val)
 }
 
 static void
-push_gen(Lower *L, GenList *g, GroupGen x)
+push_gen(Lowering *L, GenList *g, GroupGen x)
 {
 	VEC_PUSH(L->a, g->gen, g->n, g->cap, x);
 }
 
 static void
-map_generator(Lower *L, const Topo *t, const NodeSpace *sp, const Item *it, GenList *out)
+map_generator(Lowering *L, const Topo *t, const NodeSpace *sp, const Item *it, GenList *out)
 {
 	const Expr *from = it->list.v[0];
 	bool affine = from->kind == EX_NAME ||
@@ -248,7 +285,7 @@ map_generator(Lower *L, const Topo *t, const NodeSpace *sp, const Item *it, GenL
 }
 
 static int
-lower_group(Lower *L, const Decl *d)
+lower_group(Lowering *L, const Decl *d)
 {
 	int idx = decl_index(L, d);
 	const Topo *t = L->topo[decl_index(L, d->topo)];
@@ -257,14 +294,10 @@ lower_group(Lower *L, const Decl *d)
 	Group *g = NULL;
 	if (d->form && strcmp(d->form->name, "automorphisms") == 0) {
 		g = group_automorphisms(L->a, t, d->name, d->loc);
-		/* as generators of groups that include it: every element */
-		for (int e = 0; g && e < g->order; e++) {
-			GroupGen x = {.loc = d->loc};
-			x.perm = arena_array(L->a, (size_t)t->nnode, sizeof *x.perm);
-			for (int v = 0; v < t->nnode; v++)
-				x.perm[v] = group_node(g, e, v);
-			push_gen(L, gens, x);
-		}
+		/* as generators of groups that include it: every element, as the
+		 * group holds them (not copied: there may be millions) */
+		if (g)
+			*gens = (GenList){.n = g->ngen, .cap = g->ngen, .gen = g->gen};
 	} else {
 		if (d->form) { /* translations(T) */
 			push_gen(L, gens, (GroupGen){.loc = d->loc, .affine = true, .all_translations = true});
@@ -305,7 +338,7 @@ node_arg(const Decl *topo, const Call *c, const char *label, int k)
 }
 
 static int
-lower_tree(Lower *L, const Decl *d)
+lower_tree(Lowering *L, const Decl *d)
 {
 	int idx = decl_index(L, d);
 	const Topo *t = L->topo[decl_index(L, d->topo)];
@@ -419,7 +452,7 @@ check_span(const Sched *s, const Tree *tr, const char *tree, Loc loc)
 }
 
 static void
-add_sched(Lower *L, Sched *s)
+add_sched(Lowering *L, Sched *s)
 {
 	Prog *p = L->p;
 	p->sched = xrealloc(p->sched, (size_t)(p->nsched + 1) * sizeof *p->sched);
@@ -428,7 +461,7 @@ add_sched(Lower *L, Sched *s)
 
 /* pipelined_trees(trees D, ...): the sets of disjoint trees, in order. */
 static int
-pipelined_sets(Lower *L, const Arg *trees, AlgCtx *c)
+pipelined_sets(Lowering *L, const Arg *trees, AlgCtx *c)
 {
 	int total = 0;
 	for (int i = 0; i < trees->val.n; i++) {
@@ -460,7 +493,7 @@ pipelined_sets(Lower *L, const Arg *trees, AlgCtx *c)
 
 /* What a generator (library or user schedule) needs of a collective. */
 static AlgCtx
-alg_ctx(Lower *L, const Decl *d, CollKind kind, const Topo *t, Routes *routes,
+alg_ctx(Lowering *L, const Decl *d, CollKind kind, const Topo *t, Routes *routes,
         const int *rank_node, int nrank, Loc loc)
 {
 	AlgCtx c = {.arena = L->a, .name = d->name, .loc = loc, .kind = kind, .topo = t,
@@ -488,7 +521,7 @@ alg_ctx(Lower *L, const Decl *d, CollKind kind, const Topo *t, Routes *routes,
 /* An algorithm of the classic library, or `auto`: every one that applies,
  * the fastest under the cost model for the file's message size. */
 static int
-lower_library(Lower *L, const Decl *d, CollKind kind, const Topo *t, Routes *routes,
+lower_library(Lowering *L, const Decl *d, CollKind kind, const Topo *t, Routes *routes,
               const int *rank_node, int nrank, const Item *alg)
 {
 	AlgCtx c = alg_ctx(L, d, kind, t, routes, rank_node, nrank, alg->loc);
@@ -519,22 +552,14 @@ lower_library(Lower *L, const Decl *d, CollKind kind, const Topo *t, Routes *rou
 			return 1;
 	} else {
 		const char *names[32];
-		int n = alg_candidates(kind, names, 32);
+		Sched *cand[32];
+		int n = alg_auto(&c, cand, names, 32);
 		double best = 0;
 		for (int i = 0; i < n; i++) {
-			AlgCtx try = c;
-			try.algorithm = names[i];
-			try.chunks = 0;
-			diag_mute(true);
-			Sched *x = alg_build(&try, &missing);
-			bool ok = x && verify(x) == 0;
-			diag_mute(false);
-			if (!ok)
-				continue;
 			Metrics m;
-			metrics(x, L->p->auto_size, &m);
+			metrics(cand[i], L->p->auto_size, &m);
 			if (!s || m.model_time < best) {
-				s = x;
+				s = cand[i];
 				best = m.model_time;
 			}
 		}
@@ -553,7 +578,7 @@ lower_library(Lower *L, const Decl *d, CollKind kind, const Topo *t, Routes *rou
 /* `schedule symmetric(group G, roots ...)`: the built group and the roots;
  * -1 when the group failed to build (reported where it is declared). */
 static int
-user_symmetry(Lower *L, const Decl *d, const Item *user, UserSymmetry *out)
+user_symmetry(Lowering *L, const Decl *d, const Item *user, UserSymmetry *out)
 {
 	const Schedule *sch = user->sched;
 	for (int i = 0; i < sch->nmod; i++) {
@@ -574,7 +599,7 @@ user_symmetry(Lower *L, const Decl *d, const Item *user, UserSymmetry *out)
 }
 
 static int
-lower_collective(Lower *L, const Decl *d)
+lower_collective(Lowering *L, const Decl *d)
 {
 	int ti = decl_index(L, d->topo);
 	const Topo *t = L->topo[ti];
@@ -643,6 +668,8 @@ lower_collective(Lower *L, const Decl *d)
 				list[ntree++] = set->tree[k];
 		}
 		Sched *s = NULL;
+		if (rc == 0 && g)
+			rc = check_symmetric_size(alg->loc, d->name, ntree, g->order);
 		if (rc == 0) {
 			s = sched_new(L->a, d->name, d->loc, kind, "symmetric", t, rank_node, nrank);
 			for (int i = 0; i < ntree && rc == 0; i++)
@@ -673,7 +700,7 @@ lower_collective(Lower *L, const Decl *d)
 int
 lower(const File *f, Prog *p)
 {
-	Lower L = {.p = p, .a = &p->arena, .f = f, .net = net_defaults};
+	Lowering L = {.p = p, .a = &p->arena, .f = f, .net = net_defaults};
 	size_t n = (size_t)f->ndecl + 1;
 	L.topo = arena_array(L.a, n, sizeof *L.topo);
 	L.group = arena_array(L.a, n, sizeof *L.group);
@@ -688,11 +715,15 @@ lower(const File *f, Prog *p)
 			apply_params(&L.net, f->decl[i].body);
 	for (int i = 0; i < f->ndecl; i++) {
 		const Decl *d = &f->decl[i];
+		char what[160];
+		snprintf(what, sizeof what, "'%s'", d->name ? d->name : "network");
+		diag_building(d->loc, what); /* named if memory runs out */
 		switch (d->kind) {
 		case DC_NETWORK:
 			break;
 		case DC_TOPOLOGY:
-			lower_topology(&L, d);
+			if (lower_topology(&L, d) != 0)
+				return -1; /* too large to build: what uses it cannot be built either */
 			break;
 		case DC_GROUP:
 			lower_group(&L, d);
@@ -709,6 +740,7 @@ lower(const File *f, Prog *p)
 			break;
 		}
 	}
+	diag_building((Loc){0, 0}, NULL);
 	p->routes = L.routes;
 	p->nroutes = NROUTE_POLICY * (int)n;
 	return nerrors() > errors ? -1 : 0;

@@ -233,6 +233,24 @@ ecmp(Routes *r, int src, int dst)
 	return hops;
 }
 
+int
+route_first_link(Routes *r, int src, int dst)
+{
+	const Topo *t = r->topo;
+	if (src == dst)
+		return -1;
+	if (closed_form(t) && r->policy == ROUTE_SHORTEST) {
+		/* greedy's first step, without routing (and caching) the rest */
+		int left = grid_distance(t, src, dst);
+		for (int i = t->out[src]; i < t->out[src + 1]; i++)
+			if (grid_distance(t, t->link[i].dst, dst) == left - 1)
+				return i;
+		return -1;
+	}
+	const int *l;
+	return route_get(r, src, dst, &l) > 0 ? l[0] : -1;
+}
+
 static int
 spine_leaf(Routes *r, int src, int dst)
 {

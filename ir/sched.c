@@ -27,7 +27,7 @@ sched_new(Arena *a, const char *name, Loc loc, CollKind kind, const char *algori
 	s->topo = t;
 	s->nrank = nrank;
 	s->rank_node = arena_array(a, (size_t)nrank, sizeof *s->rank_node);
-	memcpy(s->rank_node, rank_node, (size_t)nrank * sizeof *rank_node);
+	copy_n(s->rank_node, rank_node, (size_t)nrank, sizeof *rank_node);
 	s->node_rank = arena_array(a, (size_t)t->nnode, sizeof *s->node_rank);
 	for (int v = 0; v < t->nnode; v++)
 		s->node_rank[v] = -1;
@@ -99,11 +99,15 @@ sched_route(SchedBuilder *b, const int *links, int n)
 		s->route_off = xrealloc(s->route_off, (size_t)(b->caproute + 1) * sizeof *s->route_off);
 	}
 	int used = s->route_off[s->nroute];
-	if (used + n > b->caplink) {
+	if ((double)used + n > MAX_ROUTE_HOPS) { /* sched_end reports it */
+		b->too_big = true;
+		return 0;
+	}
+	if (!s->route_link || used + n > b->caplink) { /* never NULL: NULL + 0 is undefined */
 		b->caplink = 2 * (used + n) + 64;
 		s->route_link = xrealloc(s->route_link, (size_t)b->caplink * sizeof *s->route_link);
 	}
-	memcpy(s->route_link + used, links, (size_t)n * sizeof *links);
+	copy_n(s->route_link + used, links, (size_t)n, sizeof *links);
 	s->route_off[s->nroute + 1] = used + n;
 	*slot = ++s->nroute;
 	if (2 * s->nroute > b->nslot) {
@@ -117,44 +121,67 @@ sched_route(SchedBuilder *b, const int *links, int n)
 	return s->nroute - 1;
 }
 
-void
-sched_msg_route(SchedBuilder *b, int round, int src, int dst, XferOp op, const int *chunks,
-                int n, const int *links, int nlink)
+/* Adds a message over the schedule's route `route`. */
+static void
+sched_msg_at(SchedBuilder *b, int round, int src, int dst, XferOp op, const int *chunks, int n,
+             int route)
 {
 	Sched *s = b->s;
+	if (b->too_big)
+		return;
 	if (s->nmsg == b->capmsg) {
 		b->capmsg = b->capmsg ? 2 * b->capmsg : 256;
 		s->msg = xrealloc(s->msg, (size_t)b->capmsg * sizeof *s->msg);
 	}
 	int used = s->nmsg ? s->msg[s->nmsg - 1].first + s->msg[s->nmsg - 1].n : 0;
-	if (used + n > b->capchunk) {
+	if (!s->chunks || used + n > b->capchunk) {
 		b->capchunk = 2 * (used + n) + 256;
 		s->chunks = xrealloc(s->chunks, (size_t)b->capchunk * sizeof *s->chunks);
 	}
-	memcpy(s->chunks + used, chunks, (size_t)n * sizeof *chunks);
+	copy_n(s->chunks + used, chunks, (size_t)n, sizeof *chunks);
 	s->msg[s->nmsg++] = (Msg){.round = round, .src = src, .dst = dst, .op = op,
-	                          .route = sched_route(b, links, nlink), .first = used, .n = n};
+	                          .route = route, .first = used, .n = n};
 	if (round + 1 > s->nround)
 		s->nround = round + 1;
+}
+
+void
+sched_msg_route(SchedBuilder *b, int round, int src, int dst, XferOp op, const int *chunks,
+                int n, const int *links, int nlink)
+{
+	sched_msg_at(b, round, src, dst, op, chunks, n, sched_route(b, links, nlink));
 }
 
 void
 sched_msg(SchedBuilder *b, int round, int src, int dst, XferOp op, const int *chunks, int n)
 {
 	const Sched *s = b->s;
-	const int *links;
-	int len = route_get(b->routes, s->rank_node[src], s->rank_node[dst], &links);
-	if (len < 0)
+	if (b->too_big)
+		return; /* nor are more routes computed */
+	int id = route_id(b->routes, s->rank_node[src], s->rank_node[dst]);
+	if (id < 0)
 		die("sched_msg: no route from rank %d to rank %d", src, dst);
-	sched_msg_route(b, round, src, dst, op, chunks, n, links, len);
+	/* a route met before is not interned again (hashing its links) */
+	if (id >= b->nfrom_routes) {
+		int cap = b->nfrom_routes ? b->nfrom_routes : 256;
+		while (cap <= id)
+			cap *= 2;
+		b->from_routes = xrealloc(b->from_routes, (size_t)cap * sizeof *b->from_routes);
+		memset(b->from_routes + b->nfrom_routes, 0,
+		       (size_t)(cap - b->nfrom_routes) * sizeof *b->from_routes);
+		b->nfrom_routes = cap;
+	}
+	if (b->from_routes[id] == 0) {
+		const Route *r = &b->routes->route[id];
+		b->from_routes[id] = sched_route(b, r->link, r->len) + 1;
+	}
+	sched_msg_at(b, round, src, dst, op, chunks, n, b->from_routes[id] - 1);
 }
 
+/* (src, dst, route, op, first): the order inside one round */
 static int
-msg_order(const void *pa, const void *pb)
+msg_order_in_round(const Msg *a, const Msg *b)
 {
-	const Msg *a = pa, *b = pb;
-	if (a->round != b->round)
-		return a->round < b->round ? -1 : 1;
 	if (a->src != b->src)
 		return a->src < b->src ? -1 : 1;
 	if (a->dst != b->dst)
@@ -166,6 +193,67 @@ msg_order(const void *pa, const void *pb)
 	return a->first < b->first ? -1 : a->first > b->first;
 }
 
+static const Msg *sort_msgs; /* qsort has no context argument: set around one call */
+
+static int
+index_order(const void *pa, const void *pb)
+{
+	return msg_order_in_round(&sort_msgs[*(const int *)pa], &sort_msgs[*(const int *)pb]);
+}
+
+/*
+ * The order of the messages by (round, src, dst, route, op, first): a
+ * stable counting sort by round (linear in messages and rounds; first, the
+ * insertion order, breaks ties), then each round put in order if it is not
+ * already (generators mostly add a round's messages in order, so this is
+ * a linear check; otherwise one round's messages are sorted).
+ */
+static int *
+msg_sorted_order(const Sched *s)
+{
+	int n = s->nmsg;
+	int *idx = xmalloc(((size_t)n + 1) * sizeof *idx);
+	int *start = xcalloc((size_t)s->nround + 2, sizeof *start);
+	for (int i = 0; i < n; i++)
+		start[s->msg[i].round + 1]++;
+	for (int r = 0; r < s->nround; r++)
+		start[r + 1] += start[r];
+	for (int i = 0; i < n; i++)
+		idx[start[s->msg[i].round]++] = i;
+	free(start);
+	for (int i = 0, j; i < n; i = j) {
+		int round = s->msg[idx[i]].round;
+		bool sorted = true;
+		for (j = i + 1; j < n && s->msg[idx[j]].round == round; j++)
+			sorted &= msg_order_in_round(&s->msg[idx[j - 1]], &s->msg[idx[j]]) < 0;
+		if (!sorted) {
+			sort_msgs = s->msg;
+			qsort(idx + i, (size_t)(j - i), sizeof *idx, index_order);
+		}
+	}
+	return idx;
+}
+
+/* The messages in the given order: none moved when they are in order
+ * already (the generators of rings add them so); else gathered into a new
+ * array, whose independent reads the processor overlaps (following the
+ * permutation's cycles in place reads one address after another). */
+static Msg *
+ordered_msgs(Msg *msg, const int *order, int n)
+{
+	int k = 0;
+	while (k < n && order[k] == k)
+		k++;
+	if (k == n)
+		return msg;
+	Msg *out = xmalloc(((size_t)n + 1) * sizeof *out);
+	memcpy(out, msg, (size_t)k * sizeof *out);
+	for (; k < n; k++)
+		out[k] = msg[order[k]];
+	free(msg);
+	return out;
+}
+
 static bool
 same_key(const Msg *a, const Msg *b)
 {
@@ -173,79 +261,61 @@ same_key(const Msg *a, const Msg *b)
 	       a->route == b->route && a->op == b->op;
 }
 
-/* msg_order's order: rounds by counting (a pipeline has millions of
- * messages in hundreds of rounds), then each round's few by qsort. */
-static void
-sort_by_round(Sched *s)
-{
-	if (s->nmsg == 0)
-		return;
-	int *start = xcalloc((size_t)s->nround + 2, sizeof *start);
-	for (int i = 0; i < s->nmsg; i++)
-		start[s->msg[i].round + 1]++;
-	for (int r = 0; r < s->nround; r++)
-		start[r + 1] += start[r];
-	Msg *by = xmalloc((size_t)s->nmsg * sizeof *by);
-	int *fill = xmalloc(((size_t)s->nround + 1) * sizeof *fill);
-	memcpy(fill, start, ((size_t)s->nround + 1) * sizeof *fill);
-	for (int i = 0; i < s->nmsg; i++)
-		by[fill[s->msg[i].round]++] = s->msg[i];
-	for (int r = 0; r < s->nround; r++)
-		if (start[r + 1] - start[r] > 1)
-			qsort(by + start[r], (size_t)(start[r + 1] - start[r]), sizeof *by, msg_order);
-	memcpy(s->msg, by, (size_t)s->nmsg * sizeof *by);
-	free(by);
-	free(fill);
-	free(start);
-}
-
-void
+int
 sched_end(SchedBuilder *b)
 {
 	Sched *s = b->s;
-	bool sorted = true; /* generators often add in order: skip the sort then */
-	for (int i = 1; i < s->nmsg && sorted; i++)
-		sorted = msg_order(&s->msg[i - 1], &s->msg[i]) <= 0;
-	if (!sorted)
-		sort_by_round(s);
-	/* pack: one message per (round, src, dst, route, op), chunks in order */
-	Msg *msg = arena_array(b->arena, (size_t)s->nmsg + 1, sizeof *msg);
-	int total = 0;
+	if (b->too_big) {
+		error_at(s->loc, "the routes of '%s' take more than %d hops (each distinct route "
+		         "counted once); collc builds at most that (docs/limits.md)", s->name,
+		         MAX_ROUTE_HOPS);
+		sched_abort(b);
+		return -1;
+	}
+	int *order = msg_sorted_order(s);
+	s->msg = ordered_msgs(s->msg, order, s->nmsg);
+	free(order);
+	/* pack in place: one message per (round, src, dst, route, op), chunks in order */
+	size_t total = 0;
 	for (int i = 0; i < s->nmsg; i++)
-		total += s->msg[i].n;
-	int *chunks = arena_array(b->arena, (size_t)total + 1, sizeof *chunks);
+		total += (size_t)s->msg[i].n;
+	int *chunks = xmalloc((total + 1) * sizeof *chunks);
 	int m = 0, used = 0;
 	for (int i = 0; i < s->nmsg; i++) {
-		const Msg *x = &s->msg[i];
-		if (m == 0 || !same_key(&msg[m - 1], x)) {
-			msg[m] = *x;
-			msg[m].first = used;
-			msg[m].n = 0;
+		Msg x = s->msg[i];
+		if (m == 0 || !same_key(&s->msg[m - 1], &x)) {
+			s->msg[m] = x;
+			s->msg[m].first = used;
+			s->msg[m].n = 0;
 			m++;
 		}
-		memcpy(chunks + used, s->chunks + x->first, (size_t)x->n * sizeof *chunks);
-		used += x->n;
-		msg[m - 1].n += x->n;
+		for (int k = 0; k < x.n; k++) /* mostly one or two: no memcpy call */
+			chunks[used + k] = s->chunks[x.first + k];
+		used += x.n;
+		s->msg[m - 1].n += x.n;
 	}
-	free(s->msg);
 	free(s->chunks);
-	s->msg = msg;
+	/* the arrays are the schedule's now: the arena frees them with it */
+	s->msg = arena_own(b->arena, xrealloc(s->msg, ((size_t)m + 1) * sizeof *s->msg));
 	s->nmsg = m;
-	s->chunks = chunks;
+	s->chunks = arena_own(b->arena, chunks);
 	/* routes into the arena */
 	int nlink = s->route_off ? s->route_off[s->nroute] : 0;
 	int *off = arena_array(b->arena, (size_t)s->nroute + 1, sizeof *off);
 	int *link = arena_array(b->arena, (size_t)nlink + 1, sizeof *link);
 	if (s->route_off) {
 		memcpy(off, s->route_off, (size_t)(s->nroute + 1) * sizeof *off);
-		memcpy(link, s->route_link, (size_t)nlink * sizeof *link);
+		copy_n(link, s->route_link, (size_t)nlink, sizeof *link);
 	}
 	free(s->route_off);
 	free(s->route_link);
 	s->route_off = off;
 	s->route_link = link;
 	free(b->slot);
+	free(b->from_routes);
 	b->slot = NULL;
+	b->from_routes = NULL;
+	return 0;
 }
 
 void
@@ -261,5 +331,7 @@ sched_abort(SchedBuilder *b)
 	s->chunks = NULL;
 	s->route_off = s->route_link = NULL;
 	s->nmsg = s->nroute = 0;
+	free(b->from_routes);
 	b->slot = NULL;
+	b->from_routes = NULL;
 }

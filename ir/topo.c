@@ -301,7 +301,7 @@ topo_graph(Arena *a, const char *name, int nnode, const unsigned char *is_switch
 			t->nrank -= is_switch[v] != 0;
 	}
 	t->link = arena_array(a, (size_t)nlink, sizeof *t->link);
-	memcpy(t->link, links, (size_t)nlink * sizeof *links);
+	copy_n(t->link, links, (size_t)nlink, sizeof *links);
 	t->nlink = nlink;
 	finish(&b);
 	return t;

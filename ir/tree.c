@@ -82,6 +82,10 @@ tree_finish(Tree *tr, Routes *r)
 static int
 next_rank(Routes *r, int v, int dst)
 {
+	if (!r->topo->is_switch) { /* every node is a rank: the first hop's end */
+		int l = route_first_link(r, v, dst);
+		return l < 0 ? -1 : r->topo->link[l].dst;
+	}
 	const int *l;
 	int n = route_get(r, v, dst, &l);
 	for (int i = 0; i < n; i++) {

@@ -1023,8 +1023,9 @@ usersched_build(const AlgCtx *c, const Item *item, const UserSymmetry *sym)
 			error_at(item->loc, "schedule of '%s' sends nothing", c->name);
 			rc = -1;
 		}
+		if (rc == 0)
+			rc = sched_end(&u->b); /* -1: routes past MAX_ROUTE_HOPS, reported */
 		if (rc == 0) {
-			sched_end(&u->b);
 			transfers_sort(&u->tl);
 			if (u->contention_free)
 				rc = teach_contention(s, &u->tl, u->a);

@@ -18,10 +18,18 @@
  * fingerprint, its count and two sums of random 64-bit weights, three words
  * whatever the rank count, which tells a missing or doubled contribution
  * but for a chance of about 2^-64.
+ * Chunks never mix, so the schedule is run one chunk at a time: its
+ * transfers are grouped by chunk (a counting sort, in schedule order), and
+ * the state is one set per rank, which stays in cache; time and memory are
+ * linear in ranks x chunks plus transfers. Of the faults found, the one
+ * the schedule meets first (by round, reads before writes, then message
+ * order; the end state last, by rank then chunk) is reported.
  * A symmetric schedule is proved by symmetry: each base tree is run in
  * full, and every copy is its image under an automorphism that maps the
  * ranks onto themselves (checked when the schedule was built).
  */
+#include <limits.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,17 +41,11 @@ enum { EXACT_LIMIT = 256 << 20, EXACT_RANKS = 256 };
 typedef struct State {
 	int nrank, nchunk, words;
 	bool exact;
-	uint64_t *bits;   /* exact: words per (rank, chunk); fingerprints: 3 per cell */
+	uint64_t *bits;   /* the chunk being run: exact, words per rank; fingerprints 3 */
 	uint64_t *w1, *w2; /* per rank weights */
 	uint64_t all[];    /* the set of every rank (set_words of them) */
 } State;
 
-/* chunk-major: the ranks a round's messages join are near in memory */
-static size_t
-cell(const State *st, int rank, int chunk)
-{
-	return (size_t)chunk * (size_t)st->nrank + (size_t)rank;
-}
 
 static uint64_t
 mix(uint64_t x)
@@ -64,8 +66,7 @@ state_new(int nrank, int nchunk)
 	st->words = (nrank + 63) / 64;
 	double bytes = (double)nrank * nchunk * st->words * 8;
 	st->exact = bytes <= EXACT_LIMIT && nrank <= EXACT_RANKS;
-	size_t n = (size_t)nrank * (size_t)nchunk;
-	st->bits = xcalloc(n * (size_t)(st->exact ? st->words : 3), sizeof *st->bits);
+	st->bits = xcalloc((size_t)nrank * (size_t)(st->exact ? st->words : 3), sizeof *st->bits);
 	if (!st->exact) {
 		st->w1 = xmalloc((size_t)nrank * sizeof *st->w1);
 		st->w2 = xmalloc((size_t)nrank * sizeof *st->w2);
@@ -104,18 +105,24 @@ set_words(const State *st)
 
 static int set_words(const State *);
 
+/* Word by word: a set is a few words, and a memcpy call per transfer cost
+ * more than the copy. */
 static void
-get(const State *st, int rank, int chunk, Set *out)
+get(const State *st, int rank, Set *out)
 {
 	size_t w = (size_t)set_words(st);
-	memcpy(out, st->bits + cell(st, rank, chunk) * w, w * sizeof *out);
+	const uint64_t *from = st->bits + (size_t)rank * w;
+	for (size_t i = 0; i < w; i++)
+		out[i] = from[i];
 }
 
 static void
-put(State *st, int rank, int chunk, const Set *in)
+put(State *st, int rank, const Set *in)
 {
 	size_t w = (size_t)set_words(st);
-	memcpy(st->bits + cell(st, rank, chunk) * w, in, w * sizeof *in);
+	uint64_t *to = st->bits + (size_t)rank * w;
+	for (size_t i = 0; i < w; i++)
+		to[i] = in[i];
 }
 
 static bool
@@ -273,97 +280,188 @@ expected(const Sched *s, const State *st, int rank, int chunk, Set *init, Set *w
 	}
 }
 
+/* The fault the schedule meets first: ordered by (round, phase, place),
+ * phase 0 reading payloads, 1 writing them, 2 the end state. */
+typedef struct Fault {
+	bool found;
+	long long key[3];
+	char text[512];
+} Fault;
+
+static void fault(Fault *, long long round, long long phase, long long place, const char *fmt,
+                  ...) PRINTF_LIKE(5, 6);
+
+static void
+fault(Fault *f, long long round, long long phase, long long place, const char *fmt, ...)
+{
+	long long key[3] = {round, phase, place};
+	int k = 0;
+	while (f->found && k < 3 && key[k] == f->key[k])
+		k++;
+	if (f->found && (k == 3 || key[k] > f->key[k]))
+		return; /* met after the one kept */
+	f->found = true;
+	memcpy(f->key, key, sizeof key);
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(f->text, sizeof f->text, fmt, ap);
+	va_end(ap);
+}
+
+/* The transfers of each chunk, in schedule order: chunk c's are
+ * [start[c], start[c + 1]) of msg[] (the message) and place[] (its index in
+ * s->chunks, which orders transfers as the schedule does). */
+typedef struct ByChunk {
+	int *start, *msg, *place;
+} ByChunk;
+
+static void
+by_chunk(const Sched *s, ByChunk *b)
+{
+	size_t total = s->nmsg ? (size_t)s->msg[s->nmsg - 1].first + (size_t)s->msg[s->nmsg - 1].n : 0;
+	b->start = xcalloc((size_t)s->nchunk + 2, sizeof *b->start);
+	b->msg = xmalloc((total + 1) * sizeof *b->msg);
+	b->place = xmalloc((total + 1) * sizeof *b->place);
+	for (int m = 0; m < s->nmsg; m++)
+		for (int x = 0; x < s->msg[m].n; x++)
+			b->start[s->chunks[s->msg[m].first + x] + 1]++;
+	for (int c = 0; c < s->nchunk; c++)
+		b->start[c + 1] += b->start[c];
+	int *at = xmalloc(((size_t)s->nchunk + 1) * sizeof *at);
+	memcpy(at, b->start, (size_t)s->nchunk * sizeof *at);
+	for (int m = 0; m < s->nmsg; m++)
+		for (int x = 0; x < s->msg[m].n; x++) {
+			int t = s->msg[m].first + x, k = at[s->chunks[t]]++;
+			b->msg[k] = m;
+			b->place[k] = t;
+		}
+	free(at);
+}
+
+/* Scratch for running one chunk. */
+typedef struct Run {
+	const Sched *s;
+	const char *what;
+	State *st;
+	Set *a, *b, *payload;
+	int *written;      /* per rank: round * 2 + op of the last write */
+	size_t cappayload;
+} Run;
+
+/* One round of chunk c's transfers [i, j): payloads as the round began,
+ * then the writes. false after a fault. */
+static bool
+run_round(Run *u, const ByChunk *bc, int c, int i, int j, Fault *f)
+{
+	const Sched *s = u->s;
+	State *st = u->st;
+	size_t n = (size_t)set_words(st);
+	int round = s->msg[bc->msg[i]].round;
+	if ((size_t)(j - i) > u->cappayload) {
+		u->cappayload = (size_t)(j - i) * 2;
+		u->payload = xrealloc(u->payload, u->cappayload * n * sizeof *u->payload);
+	}
+	for (int k = i; k < j; k++) {
+		const Msg *m = &s->msg[bc->msg[k]];
+		get(st, m->src, u->payload + (size_t)(k - i) * n);
+		if (empty(st, u->payload + (size_t)(k - i) * n)) {
+			fault(f, round, 0, bc->place[k], "schedule of '%s'%s: rank %d sends chunk %d in "
+			      "round %d before it holds any of it", s->name, u->what, m->src, c, round + 1);
+			return false;
+		}
+	}
+	for (int k = i; k < j; k++) {
+		const Msg *m = &s->msg[bc->msg[k]];
+		int *w = &u->written[m->dst];
+		/* two writes to one chunk in one round: only reduces commute */
+		if (*w / 2 == round && (m->op == X_COPY || *w % 2 == X_COPY)) {
+			fault(f, round, 1, bc->place[k], "schedule of '%s'%s: rank %d receives chunk %d "
+			      "twice in round %d, one of them a copy", s->name, u->what, m->dst, c,
+			      round + 1);
+			return false;
+		}
+		*w = round * 2 + (int)m->op;
+		const Set *p = u->payload + (size_t)(k - i) * n;
+		if (m->op == X_COPY) {
+			put(st, m->dst, p);
+			continue;
+		}
+		get(st, m->dst, u->a);
+		if (!add(st, u->a, p)) {
+			fault(f, round, 1, bc->place[k], "schedule of '%s'%s: in round %d rank %d adds to "
+			      "chunk %d a contribution it already holds (from rank %d)", s->name, u->what,
+			      round + 1, m->dst, c, m->src);
+			return false;
+		}
+		put(st, m->dst, u->a);
+	}
+	return true;
+}
+
+/* Runs chunk c from its initial state and checks where it ends. */
+static void
+run_chunk(Run *u, const ByChunk *bc, int c, Fault *f)
+{
+	const Sched *s = u->s;
+	State *st = u->st;
+	bool care;
+	for (int r = 0; r < s->nrank; r++) {
+		expected(s, st, r, c, u->a, u->b, &care);
+		put(st, r, u->a);
+		u->written[r] = -2;
+	}
+	for (int i = bc->start[c], j; i < bc->start[c + 1]; i = j) {
+		int round = s->msg[bc->msg[i]].round;
+		for (j = i + 1; j < bc->start[c + 1] && s->msg[bc->msg[j]].round == round; j++)
+			;
+		if (f->found && round > f->key[0])
+			return; /* a fault met earlier stops the run there */
+		if (!run_round(u, bc, c, i, j, f))
+			return;
+	}
+	Set *got = u->payload; /* free after the rounds */
+	Set *init = u->a, *want = u->b;
+	for (int r = 0; r < s->nrank; r++) {
+		expected(s, st, r, c, init, want, &care);
+		get(st, r, got);
+		if (care && !equal(st, got, want)) {
+			char why[160];
+			describe(st, got, want, why, sizeof why);
+			fault(f, LLONG_MAX, r, c, "schedule of '%s'%s does not implement %s: at the end "
+			      "rank %d's chunk %d is wrong: %s", s->name, u->what, coll_kind_name[s->kind],
+			      r, c, why);
+			return;
+		}
+	}
+}
+
 /* Runs an explicit schedule; reports the first fault. what: "" or " (tree 2)". */
 static int
 run_explicit(const Sched *s, const char *what)
 {
 	if (!check_routes(s))
 		return -1;
-	State *st = state_new(s->nrank, s->nchunk);
-	int n = set_words(st);
-	Set *a = xmalloc((size_t)n * 2 * sizeof *a);
-	Set *b = a + n;
-	bool care;
-	for (int r = 0; r < s->nrank; r++)
-		for (int c = 0; c < s->nchunk; c++) {
-			expected(s, st, r, c, a, b, &care);
-			put(st, r, c, a);
-		}
-	/* a round reads what senders held when it began: payloads first */
-	Set *payload = NULL;
-	int *written = xmalloc((size_t)s->nrank * (size_t)s->nchunk * sizeof *written);
-	for (size_t i = 0; i < (size_t)s->nrank * (size_t)s->nchunk; i++)
-		written[i] = -2; /* round * 2 + op of the last write */
-	int rc = 0;
-	for (int i = 0; i < s->nmsg && rc == 0;) {
-		int round = s->msg[i].round, j = i, total = 0;
-		while (j < s->nmsg && s->msg[j].round == round)
-			total += s->msg[j++].n;
-		payload = xrealloc(payload, ((size_t)total + 1) * (size_t)n * sizeof *payload);
-		int k = 0;
-		for (int m = i; m < j && rc == 0; m++)
-			for (int x = 0; x < s->msg[m].n; x++, k++) {
-				int c = s->chunks[s->msg[m].first + x];
-				get(st, s->msg[m].src, c, payload + (size_t)k * (size_t)n);
-				if (empty(st, payload + (size_t)k * (size_t)n)) {
-					error_at(s->loc, "schedule of '%s'%s: rank %d sends chunk %d in round %d "
-					         "before it holds any of it", s->name, what, s->msg[m].src, c,
-					         round + 1);
-					rc = -1;
-				}
-			}
-		k = 0;
-		for (int m = i; m < j && rc == 0; m++)
-			for (int x = 0; x < s->msg[m].n && rc == 0; x++, k++) {
-				const Msg *msg = &s->msg[m];
-				int c = s->chunks[msg->first + x];
-				size_t w = cell(st, msg->dst, c);
-				/* two writes to one chunk in one round: only reduces commute */
-				if (written[w] / 2 == round && (msg->op == X_COPY || written[w] % 2 == X_COPY)) {
-					error_at(s->loc, "schedule of '%s'%s: rank %d receives chunk %d twice in "
-					         "round %d, one of them a copy", s->name, what, msg->dst, c,
-					         round + 1);
-					rc = -1;
-					break;
-				}
-				written[w] = round * 2 + (int)msg->op;
-				const Set *p = payload + (size_t)k * (size_t)n;
-				if (msg->op == X_COPY) {
-					put(st, msg->dst, c, p);
-					continue;
-				}
-				get(st, msg->dst, c, a);
-				if (!add(st, a, p)) {
-					error_at(s->loc, "schedule of '%s'%s: in round %d rank %d adds to chunk %d "
-					         "a contribution it already holds (from rank %d)", s->name, what,
-					         round + 1, msg->dst, c, msg->src);
-					rc = -1;
-				}
-				put(st, msg->dst, c, a);
-			}
-		i = j;
-	}
-	Set *got = xmalloc((size_t)n * 3 * sizeof *got), *init = got + n, *want = got + 2 * n;
-	for (int r = 0; r < s->nrank && rc == 0; r++)
-		for (int c = 0; c < s->nchunk && rc == 0; c++) {
-			expected(s, st, r, c, init, want, &care);
-			get(st, r, c, got);
-			if (care && !equal(st, got, want)) {
-				char why[160];
-				describe(st, got, want, why, sizeof why);
-				error_at(s->loc, "schedule of '%s'%s does not implement %s: at the end rank %d's "
-				         "chunk %d is wrong: %s", s->name, what, coll_kind_name[s->kind], r, c,
-				         why);
-				rc = -1;
-			}
-		}
-	free(got);
-	free(payload);
-	free(written);
-	free(a);
-	state_free(st);
-	return rc;
+	Run u = {.s = s, .what = what, .st = state_new(s->nrank, s->nchunk)};
+	size_t n = (size_t)set_words(u.st);
+	u.a = xmalloc(n * 2 * sizeof *u.a);
+	u.b = u.a + n;
+	u.cappayload = 4;
+	u.payload = xmalloc(u.cappayload * n * sizeof *u.payload);
+	u.written = xmalloc(((size_t)s->nrank + 1) * sizeof *u.written);
+	ByChunk bc;
+	by_chunk(s, &bc);
+	Fault f = {0};
+	for (int c = 0; c < s->nchunk; c++)
+		run_chunk(&u, &bc, c, &f);
+	if (f.found)
+		error_at(s->loc, "%s", f.text);
+	free(bc.start), free(bc.msg), free(bc.place);
+	free(u.a), free(u.payload), free(u.written);
+	state_free(u.st);
+	return f.found ? -1 : 0;
 }
+
+static int verify_sched(const Sched *);
 
 /* The base schedule of one tree, as an explicit schedule of one chunk. */
 static Sched *
@@ -390,6 +488,18 @@ tree_schedule(Arena *a, const Sched *s, int tree)
 
 int
 verify(const Sched *s)
+{
+	char what[160];
+	snprintf(what, sizeof what, "the proof that '%s' implements %s", s->name,
+	         coll_kind_name[s->kind]);
+	diag_building(s->loc, what); /* named if memory runs out */
+	int rc = verify_sched(s);
+	diag_building((Loc){0, 0}, NULL);
+	return rc;
+}
+
+static int
+verify_sched(const Sched *s)
 {
 	if (!s->base)
 		return run_explicit(s, "");

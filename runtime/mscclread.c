@@ -397,8 +397,8 @@ msccl_read(Arena *a, const char *text, size_t len, bool legacy, MProg *p)
 	if (r.errors)
 		return -1;
 	/* ids index gpus and tbs; the checker reports gaps and duplicates */
-	qsort(p->gpu, (size_t)p->ngpu, sizeof *p->gpu, by_gpu_id);
+	sort_n(p->gpu, (size_t)p->ngpu, sizeof *p->gpu, by_gpu_id);
 	for (int g = 0; g < p->ngpu; g++)
-		qsort(p->gpu[g].tb, (size_t)p->gpu[g].ntb, sizeof *p->gpu[g].tb, by_tb_id);
+		sort_n(p->gpu[g].tb, (size_t)p->gpu[g].ntb, sizeof *p->gpu[g].tb, by_tb_id);
 	return msccl_check(p);
 }

@@ -14,18 +14,19 @@ rdtype_size(RDtype t)
 	return t == RD_FLOAT || t == RD_INT32 ? 4 : 8;
 }
 
+const char *const rdtype_names[RD_NTYPES] = {"float", "double", "int32", "int64"};
+const char *const rop_names[RO_NOPS] = {"sum", "prod", "max", "min"};
+
 const char *
 rdtype_name(RDtype t)
 {
-	static const char *const n[] = {"float", "double", "int32", "int64"};
-	return n[t];
+	return rdtype_names[t];
 }
 
 const char *
 rop_name(ROp o)
 {
-	static const char *const n[] = {"sum", "prod", "max", "min"};
-	return n[o];
+	return rop_names[o];
 }
 
 /* Input values are small integers, so every reduction order gives the

@@ -11,6 +11,11 @@
 
 typedef enum RDtype { RD_FLOAT, RD_DOUBLE, RD_INT32, RD_INT64 } RDtype;
 typedef enum ROp { RO_SUM, RO_PROD, RO_MAX, RO_MIN } ROp;
+enum { RD_NTYPES = RD_INT64 + 1, RO_NOPS = RO_MIN + 1 };
+
+/* The one table of names, indexed by the enums ("float", "sum", ...). */
+extern const char *const rdtype_names[RD_NTYPES];
+extern const char *const rop_names[RO_NOPS];
 
 size_t rdtype_size(RDtype);
 const char *rdtype_name(RDtype);

@@ -135,7 +135,7 @@ typedef struct Cut {
 	int npkt;
 } Cut;
 
-typedef struct Run {
+typedef struct SimRun {
 	const SimNet *net;
 	const SimColl *c;
 	const SimOpts *o;
@@ -170,12 +170,12 @@ typedef struct Run {
 	double *red_free_s;
 	Heap h;
 	int ncompleted;
-} Run;
+} SimRun;
 
 /* Serialization of a packet; the full-MTU time is per link, and messages of
  * a round are mostly one size, so one remembered odd size covers the rest. */
 static inline int64_t
-packet_ps(Run *r, int64_t b, int l)
+packet_ps(SimRun *r, int64_t b, int l)
 {
 	if (b == r->net->mtu)
 		return r->full_ser[l];
@@ -193,7 +193,7 @@ packet_ps(Run *r, int64_t b, int l)
  * remembered fraction spares the divisions (and per-message arrays that
  * would be written and read once per run). */
 static inline const Cut *
-msg_cut(Run *r, int m)
+msg_cut(SimRun *r, int m)
 {
 	const SimMsg *msg = &r->c->msg[m];
 	Cut *k = &r->cut;
@@ -209,7 +209,7 @@ msg_cut(Run *r, int m)
 }
 
 static void
-push_tail(Run *r, int l, int e)
+push_tail(SimRun *r, int l, int e)
 {
 	r->enext[e] = -1;
 	if (r->head[l] < 0)
@@ -220,7 +220,7 @@ push_tail(Run *r, int l, int e)
 }
 
 static void
-pick(Run *r, int l, int64_t t)
+pick(SimRun *r, int l, int64_t t)
 {
 	int e = r->head[l];
 	if (e < 0) {
@@ -243,7 +243,7 @@ pick(Run *r, int l, int64_t t)
 
 /* An idle link with a packet waiting chooses after every arrival at t. */
 static void
-wake(Run *r, int l, int64_t t)
+wake(SimRun *r, int l, int64_t t)
 {
 	if (r->busy[l])
 		return;
@@ -252,7 +252,7 @@ wake(Run *r, int l, int64_t t)
 }
 
 static void
-progress(Run *r, double done)
+progress(SimRun *r, double done)
 {
 	if (r->o->progress)
 		r->o->progress(r->o->progress_ctx, done);
@@ -261,7 +261,7 @@ progress(Run *r, double done)
 /* Message d lost one reason to wait; when none is left it starts after the
  * step overhead, and not before its queue's previous message has left. */
 static void
-waited_ps(Run *r, int d)
+waited_ps(SimRun *r, int d)
 {
 	if (--r->waiting[d] > 0)
 		return;
@@ -274,7 +274,7 @@ waited_ps(Run *r, int d)
 /* Message m's last byte left its first link at t: the next message posted
  * on that link (the sender's queue, in issue order) may go. */
 static void
-sent_ps(Run *r, int m, int64_t t)
+sent_ps(SimRun *r, int m, int64_t t)
 {
 	int d = r->qnext ? r->qnext[m] : -1;
 	if (d < 0)
@@ -286,7 +286,7 @@ sent_ps(Run *r, int m, int64_t t)
 /* Message m has arrived at t. Round mode needs only the latest arrival (the
  * round's end); deps mode also keeps each round's and starts dependants. */
 static void
-complete_ps(Run *r, int m, int64_t t)
+complete_ps(SimRun *r, int m, int64_t t)
 {
 	const SimMsg *msg = &r->c->msg[m];
 	if (msg->reduce && r->o->reduce_rate > 0) {
@@ -314,7 +314,7 @@ complete_ps(Run *r, int m, int64_t t)
 }
 
 static void
-inject(Run *r, int m, int64_t t)
+inject(SimRun *r, int m, int64_t t)
 {
 	if (r->npkt[m] == 0 || r->c->msg[m].nhop == 0) {
 		sent_ps(r, m, t);
@@ -330,7 +330,7 @@ inject(Run *r, int m, int64_t t)
 }
 
 static void
-drain(Run *r)
+drain(SimRun *r)
 {
 	while (r->h.n) {
 		Ev ev = heap_pop(&r->h);
@@ -386,14 +386,14 @@ drain(Run *r)
  * loop. run_alone gives when message m, leaving at t, arrives.
  */
 static int64_t
-run_alone(Run *r, int m, int64_t t)
+run_alone(SimRun *r, int m, int64_t t)
 {
 	const SimMsg *msg = &r->c->msg[m];
 	const Cut *cut = msg_cut(r, m);
 	int nhop = msg->nhop, np = cut->npkt;
 	if (np == 0 || nhop == 0)
 		return t;
-	/* locals: the compiler cannot tell the link arrays from Run's fields */
+	/* locals: the compiler cannot tell the link arrays from SimRun's fields */
 	const int *route = r->c->hops + msg->hop;
 	const int64_t *hop_ps = r->hop_ps, mtu = r->net->mtu, lastb = cut->last;
 	int64_t *done = r->done_ps_link, *busy = r->busy_ps, *bytes = r->link_bytes;
@@ -426,7 +426,7 @@ run_alone(Run *r, int m, int64_t t)
 /* Puts back the counts of every link that messages first..last (inclusive)
  * touched in this round (those stamped `mark`). */
 static void
-undo_lone(Run *r, int first, int last, int mark)
+undo_lone(SimRun *r, int first, int last, int mark)
 {
 	const SimColl *c = r->c;
 	for (int m = first; m <= last; m++)
@@ -442,7 +442,7 @@ undo_lone(Run *r, int first, int last, int mark)
 /* The round of messages from `first`, all starting at t: returns where it
  * ends; *lone tells whether it was computed (else nothing has changed). */
 static int
-run_lone_round(Run *r, int first, int64_t t, int mark, bool *lone)
+run_lone_round(SimRun *r, int first, int64_t t, int mark, bool *lone)
 {
 	const SimColl *c = r->c;
 	const SimMsg *msg = c->msg;
@@ -480,7 +480,7 @@ run_lone_round(Run *r, int first, int64_t t, int mark, bool *lone)
 
 /* The per-hop state of the event loop, made only when a round needs it. */
 static void
-prepare_events(Run *r)
+prepare_events(SimRun *r)
 {
 	const SimColl *c = r->c;
 	if (r->eoff)
@@ -510,7 +510,7 @@ prepare_events(Run *r)
 }
 
 static void
-run_packets(Run *r)
+run_packets(SimRun *r)
 {
 	const SimColl *c = r->c;
 	const SimNet *n = r->net;
@@ -644,7 +644,7 @@ typedef struct Flows {
 /* Max-min fair rates by progressive filling: the most constrained link's
  * fair share goes to every flow through it, repeatedly. */
 static void
-fair_rates(Run *r, Flows *f)
+fair_rates(SimRun *r, Flows *f)
 {
 	const SimNet *n = r->net;
 	const SimColl *c = r->c;
@@ -700,7 +700,7 @@ fair_rates(Run *r, Flows *f)
 }
 
 static void
-waited_s(Run *r, Flows *f, int d)
+waited_s(SimRun *r, Flows *f, int d)
 {
 	if (--r->waiting[d] > 0)
 		return;
@@ -710,7 +710,7 @@ waited_s(Run *r, Flows *f, int d)
 
 /* As sent_ps: message m drained at t. */
 static void
-sent_s(Run *r, Flows *f, int m, double t)
+sent_s(SimRun *r, Flows *f, int m, double t)
 {
 	int d = r->qnext ? r->qnext[m] : -1;
 	if (d < 0)
@@ -720,7 +720,7 @@ sent_s(Run *r, Flows *f, int m, double t)
 }
 
 static void
-complete_s(Run *r, Flows *f, int m, double bytes, double t)
+complete_s(SimRun *r, Flows *f, int m, double bytes, double t)
 {
 	const SimMsg *msg = &r->c->msg[m];
 	if (msg->reduce && r->o->reduce_rate > 0) {
@@ -746,7 +746,7 @@ complete_s(Run *r, Flows *f, int m, double bytes, double t)
 }
 
 static double
-path_latency(Run *r, Flows *f, int m)
+path_latency(SimRun *r, Flows *f, int m)
 {
 	const SimMsg *msg = &r->c->msg[m];
 	double s = 0;
@@ -756,7 +756,7 @@ path_latency(Run *r, Flows *f, int m)
 }
 
 static void
-start_flow(Run *r, Flows *f, int m, double t)
+start_flow(SimRun *r, Flows *f, int m, double t)
 {
 	const SimMsg *msg = &r->c->msg[m];
 	int64_t bytes = msg_cut(r, m)->size;
@@ -776,7 +776,7 @@ start_flow(Run *r, Flows *f, int m, double t)
  * latency after draining) are recorded as completions right away: they
  * only feed later starts, which the start heap orders. */
 static void
-flow_loop(Run *r, Flows *f, double t)
+flow_loop(SimRun *r, Flows *f, double t)
 {
 	bool dirty = true;
 	while (f->nact > 0 || f->starts.n > 0) {
@@ -830,7 +830,7 @@ flow_loop(Run *r, Flows *f, double t)
 }
 
 static void
-run_flows(Run *r)
+run_flows(SimRun *r)
 {
 	const SimColl *c = r->c;
 	const SimNet *n = r->net;
@@ -885,7 +885,7 @@ run_flows(Run *r)
  * first in, first out; each message waits for the one before it. Different
  * queues (senders, links) still share fairly. */
 static void
-issue_queues(Run *r)
+issue_queues(SimRun *r)
 {
 	const SimColl *c = r->c;
 	int *last = xmalloc(((size_t)r->net->nlink + 1) * sizeof *last);
@@ -908,6 +908,30 @@ issue_queues(Run *r)
 	free(last);
 }
 
+/* The energy model of docs/sim.md 4. Every byte of a message crosses every
+ * link of its route once, so the link energy (bits x hops x energy per bit)
+ * is the links' bytes x their energy; a message of h hops passes h + 1
+ * routers (its own, h - 1 between, the receiver's), so the routers see the
+ * links' bytes plus every message's bytes once more. Static power is paid
+ * by every router port and link for the whole run, busy or idle. */
+static void
+sim_energy(const SimNet *n, const SimColl *c, int64_t bytes, SimResult *res)
+{
+	double link_sum = 0;
+	for (int l = 0; l < n->nlink; l++) {
+		res->energy_link_j += res->link_bytes[l] * 8 * n->link[l].energy_per_bit;
+		link_sum += res->link_bytes[l];
+	}
+	double msg_sum = 0;
+	if (n->router_energy_per_bit > 0)
+		for (int m = 0; m < c->nmsg; m++)
+			msg_sum += (double)sim_msg_bytes(&c->msg[m], bytes);
+	res->energy_router_j = (link_sum + msg_sum) * 8 * n->router_energy_per_bit;
+	res->energy_static_j =
+	    res->time_s * ((double)n->nport * n->port_static_w + n->nlink * n->link_static_w);
+	res->energy_j = res->energy_link_j + res->energy_router_j + res->energy_static_j;
+}
+
 int
 sim_run(Arena *a, const SimNet *n, int ci, int64_t bytes, const SimOpts *o, SimResult *res,
         char *err, size_t errlen)
@@ -924,7 +948,7 @@ sim_run(Arena *a, const SimNet *n, int ci, int64_t bytes, const SimOpts *o, SimR
 	res->nlink = n->nlink;
 	res->link_bytes = arena_array(a, (size_t)n->nlink + 1, sizeof *res->link_bytes);
 	res->link_busy = arena_array(a, (size_t)n->nlink + 1, sizeof *res->link_busy);
-	Run r = {.net = n, .c = c, .o = o, .bytes = bytes, .res = res};
+	SimRun r = {.net = n, .c = c, .o = o, .bytes = bytes, .res = res};
 	r.link_bytes = xcalloc((size_t)n->nlink + 1, sizeof *r.link_bytes);
 	if (o->sync == SIM_DEPS) {
 		r.waiting = xcalloc((size_t)c->nmsg, sizeof *r.waiting);
@@ -952,12 +976,9 @@ sim_run(Arena *a, const SimNet *n, int ci, int64_t bytes, const SimOpts *o, SimR
 		run_packets(&r);
 	else
 		run_flows(&r);
-	/* every byte of a message crosses every link of its route once, so the
-	 * energy (bits x hops x energy per bit) is the links' bytes x their energy */
-	for (int l = 0; l < n->nlink; l++) {
+	for (int l = 0; l < n->nlink; l++)
 		res->link_bytes[l] = (double)r.link_bytes[l];
-		res->energy_j += res->link_bytes[l] * 8 * n->link[l].energy_per_bit;
-	}
+	sim_energy(n, c, bytes, res);
 	free(r.link_bytes), free(r.waiting), free(r.rdep_off), free(r.rdep);
 	free(r.qnext), free(r.qfree_ps), free(r.qfree_s);
 	double p = c->nrank;

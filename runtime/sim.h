@@ -58,6 +58,10 @@ typedef struct SimNet {
 	int64_t mtu;           /* bytes per packet */
 	int64_t router_ps;     /* per hop */
 	int64_t step_ps;       /* step overhead */
+	double router_energy_per_bit; /* joules per bit per router passed (ends included) */
+	double port_static_w;         /* watts per router port */
+	int64_t nport;                /* router ports of all nodes (docs/sim.md 4) */
+	double link_static_w;         /* watts per directed link */
 	int ncoll;
 	SimColl *coll;
 } SimNet;
@@ -88,7 +92,10 @@ typedef struct SimResult {
 	int nlink;
 	double *link_bytes;    /* nlink */
 	double *link_busy;     /* nlink: seconds transmitting */
-	double energy_j;       /* bits x hops x energy_per_bit */
+	double energy_j;       /* the sum of the three below */
+	double energy_link_j;  /* bits x hops x energy_per_bit */
+	double energy_router_j; /* bits x (hops + 1) x router_energy_per_bit */
+	double energy_static_j; /* time x (ports x port_static_w + links x link_static_w) */
 	double goodput_bps;    /* N (p - 1) / (p T), bits per second */
 	double bound_bps;      /* B_v / 2 */
 	double bound_ratio;

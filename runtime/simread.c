@@ -25,6 +25,7 @@ typedef struct Rd {
 	int line;
 	Loc tok;           /* where the last token started */
 	char buf[256];     /* the last token */
+	bool long_tok;     /* it did not fit in buf */
 } Rd;
 
 static void
@@ -49,9 +50,12 @@ token(Rd *r)
 	if (r->p >= r->end || *r->p == '\n')
 		return NULL;
 	size_t n = 0;
+	r->long_tok = false;
 	while (r->p < r->end && *r->p != ' ' && *r->p != '\t' && *r->p != '\r' && *r->p != '\n') {
 		if (n + 1 < sizeof r->buf)
 			r->buf[n++] = *r->p;
+		else
+			r->long_tok = true;
 		r->p++;
 	}
 	r->buf[n] = 0;
@@ -131,6 +135,10 @@ want_name(Rd *r, const char **out, const char *what)
 	const char *t = token(r);
 	if (!t) {
 		error_at(r->tok, "expected %s", what);
+		return -1;
+	}
+	if (r->long_tok) {
+		error_at(r->tok, "%s is at most %zu bytes", what, sizeof r->buf - 1);
 		return -1;
 	}
 	*out = arena_strdup(r->a, t);
@@ -258,11 +266,53 @@ out:
 	return rc;
 }
 
+/* Whether the current line starts with the word w (nothing is consumed). */
+static bool
+at_word(const Rd *r, const char *w)
+{
+	size_t n = strlen(w);
+	return (size_t)(r->end - r->p) > n && memcmp(r->p, w, n) == 0 &&
+	       (r->p[n] == ' ' || r->p[n] == '\t');
+}
+
+static int
+want_real(Rd *r, double *out, const char *what)
+{
+	const char *t = token(r);
+	char *e;
+	*out = t ? strtod(t, &e) : -1;
+	if (!t || *e || !(*out >= 0 && *out <= 1e300)) {
+		error_at(r->tok, "expected %s (a finite number >= 0)", what);
+		return -1;
+	}
+	return 0;
+}
+
+/* The optional line after 'net': the energy model's router and static terms. */
+static int
+read_energy(Rd *r, SimNet *n)
+{
+	if (want_word(r, "energy") || want_word(r, "router_j_per_bit") ||
+	    want_real(r, &n->router_energy_per_bit, "the router energy per bit (joules)") ||
+	    want_word(r, "port_w") ||
+	    want_real(r, &n->port_static_w, "the static power per router port (watts)") ||
+	    want_word(r, "ports") ||
+	    want_int(r, 0, INT64_MAX / 4, &n->nport, "the router port count") ||
+	    want_word(r, "link_w") ||
+	    want_real(r, &n->link_static_w, "the static power per link (watts)") || end_line(r))
+		return -1;
+	if (!next_line(r))
+		return fail(r, "expected the 'topology' line");
+	return 0;
+}
+
 int
 sim_read(Arena *a, const char *text, size_t len, SimNet *n)
 {
 	Rd r = {.a = a, .p = text, .end = text + len, .line_start = text, .line = 1};
 	memset(n, 0, sizeof *n);
+	if (text_only(text, len) != 0)
+		return -1;
 	int64_t v;
 	if (want_word(&r, magic) || want_int(&r, 1, 1 << 20, &v, "the format version"))
 		return -1;
@@ -280,6 +330,8 @@ sim_read(Arena *a, const char *text, size_t len, SimNet *n)
 		return -1;
 	if (!next_line(&r))
 		return fail(&r, "expected the 'topology' line");
+	if (at_word(&r, "energy") && read_energy(&r, n) != 0)
+		return -1;
 	if (want_word(&r, "topology") || want_name(&r, &n->topo, "the topology's form") ||
 	    want_i(&r, 0, MAX_DIMS, &n->ndim, "the dimension count"))
 		return -1;
@@ -330,6 +382,10 @@ sim_write(const SimNet *n, FILE *f)
 	fprintf(f, "%s %d\n", magic, SIM_VERSION);
 	fprintf(f, "net mtu %lld router_ps %lld step_ps %lld\n", (long long)n->mtu,
 	        (long long)n->router_ps, (long long)n->step_ps);
+	if (n->router_energy_per_bit > 0 || n->port_static_w > 0 || n->link_static_w > 0)
+		fprintf(f, "energy router_j_per_bit %.17g port_w %.17g ports %lld link_w %.17g\n",
+		        n->router_energy_per_bit, n->port_static_w, (long long)n->nport,
+		        n->link_static_w);
 	fprintf(f, "topology %s %d", n->topo, n->ndim);
 	for (int i = 0; i < n->ndim; i++)
 		fprintf(f, " %d", n->size[i]);

@@ -549,6 +549,37 @@ test_cannot_run(void)
 	}
 }
 
+/* sched_end puts messages in round order whatever order the generator
+ * added them in, and merges those of one (round, src, dst, route, op). */
+static void
+test_sched_order(void)
+{
+	Arena a = {0};
+	int size[1] = {4}, rank_node[4] = {0, 1, 2, 3};
+	Topo *t = topo_new(&a, TK_RING, "R", 1, size, 0, net_defaults);
+	Routes routes;
+	routes_init(&routes, t, ROUTE_SHORTEST);
+	Sched *s = sched_new(&a, "X", (Loc){1, 1}, CK_ALLGATHER, "hand", t, rank_node, 4);
+	s->nchunk = 4;
+	SchedBuilder b;
+	sched_begin(&b, &a, s, &routes);
+	int c0 = 0, c1 = 1, c2 = 2;
+	sched_msg(&b, 2, 0, 1, X_COPY, &c0, 1);
+	sched_msg(&b, 0, 1, 2, X_COPY, &c1, 1);
+	sched_msg(&b, 1, 2, 3, X_COPY, &c2, 1);
+	sched_msg(&b, 0, 1, 2, X_COPY, &c0, 1);
+	sched_end(&b);
+	CU_ASSERT_EQUAL_FATAL(s->nmsg, 3);
+	CU_ASSERT_EQUAL(s->nround, 3);
+	for (int i = 0; i < 3; i++)
+		CU_ASSERT_EQUAL(s->msg[i].round, i);
+	CU_ASSERT_EQUAL(s->msg[0].src, 1);
+	CU_ASSERT_EQUAL(s->msg[0].n, 2);
+	CU_ASSERT_EQUAL(s->msg[2].src, 0);
+	routes_free(&routes);
+	arena_free(&a);
+}
+
 /* hierarchical(A, B): ASTRA-sim's dimension-by-dimension collective; every
  * schedule verifies; rounds are the phases' sums */
 static void
@@ -658,6 +689,7 @@ test_hierarchical(void)
 }
 
 CU_TestInfo alg_tests[] = {
+	{"sched_end: round order and merged messages", test_sched_order},
 	{"every algorithm, kind and rank count 2..64 verifies", test_every_rank_count},
 	{"closed forms: ring, Bucket, HD, Swing, Bruck, pairwise", test_closed_forms},
 	{"hierarchical(A, B) on tori, meshes, HyperX, spine-leaf: verified, rounds",

@@ -332,7 +332,66 @@ test_cut_proves_absence(void)
 	case_free(&c);
 }
 
+/* Which root sets the seed's Algorithm 1 builds (A) and which it leaves to
+ * the general method (g), set by set in the order of supermesh_root_sets,
+ * with the trees checked independently either way. Algorithm 1 is a greedy
+ * that never takes a link back: on SMBi it builds the outer ring's sets and
+ * most inner ones; on even SMAlter, 4 directed links beyond the 4(P - 1)
+ * the trees need, an early choice always leaves some tree without a free
+ * link into the nodes it lacks (docs/algorithms.md, "Disjoint trees"). */
+static void
+test_algorithm1_coverage(void)
+{
+	static const struct { int side, variant; const char *want; } cases[] = {
+		{4, 0, "AAAA"}, {4, 1, "gggg"},
+		{5, 0, "AAAAAAA"}, {5, 1, "gAAggggg"},
+		{6, 0, "AAAAAAgAA"}, {6, 1, "ggggggggg"},
+		{8, 0, "AAAAAAAAggAgAgAA"}, {8, 1, "gggggggggggggggg"},
+	};
+	for (size_t i = 0; i < countof(cases); i++) {
+		Case c;
+		int k = cases[i].side;
+		grid(&c, TK_SUPERMESH, 2, k, k, cases[i].variant);
+		int roots[256], size[128];
+		int nset = supermesh_root_sets(c.t, roots, size);
+		char got[128] = "";
+		for (int s = 0, at = 0; s < nset; at += size[s++]) {
+			Case one = {0};
+			one.t = c.t;
+			expect_trees(&one, roots + at, size[s], 4 * k);
+			got[s] = one.method == DISJOINT_ALGORITHM1 ? 'A' : 'g';
+			got[s + 1] = 0;
+			routes_free(&one.routes);
+			arena_free(&one.arena);
+			free(one.diag);
+		}
+		assert_named(strcmp(got, cases[i].want) == 0, __LINE__, __FILE__,
+		             "%dx%d %s: Algorithm 1 built %s, want %s", k, k,
+		             cases[i].variant ? "alter" : "bi", got, cases[i].want);
+		case_free(&c);
+	}
+}
+
+/* Step 3's block is the k - 1 rows and columns on the root's near side
+ * (Figure 6: root 5 of 4x4 takes rows and columns 0 - 2): on 4x4 SMBi the
+ * inner set {5, 6, 10, 9} is built by Algorithm 1 with trees of height 7
+ * (the authors' 6; the whole grid as the block gave 8). */
+static void
+test_algorithm1_block(void)
+{
+	Case c;
+	grid(&c, TK_SUPERMESH, 2, 4, 4, 0);
+	int roots[4] = {5, 6, 10, 9};
+	expect_trees(&c, roots, 4, 7);
+	CU_ASSERT_EQUAL(c.method, DISJOINT_ALGORITHM1);
+	/* the root walks to its nearest border first: 5 -> 1 */
+	CU_ASSERT(c.tr && c.tr[0]->parent[1] == 5);
+	case_free(&c);
+}
+
 CU_TestInfo disjoint_tests[] = {
+	{"which root sets Algorithm 1 builds", test_algorithm1_coverage},
+	{"Algorithm 1's block: the near k - 1 rows and columns", test_algorithm1_block},
 	{"supermesh 4x4 corner trees", test_supermesh_corners},
 	{"every root set of 4x4, 5x5, 6x6 supermeshes", test_supermesh_root_sets_build},
 	{"root sets (Figure 8)", test_root_sets},

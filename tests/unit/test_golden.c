@@ -1,7 +1,9 @@
 /*
  * test_golden.c: golden files. tests/golden/NAME.coll is compiled as
  * "NAME.coll"; NAME.err holds the exact diagnostics expected, NAME.fmt the
- * exact canonical form. Every example must check clean.
+ * exact canonical form. Every example must check clean. The other readers'
+ * finds (fuzzing, tests/fuzz) are NAME.ir, NAME.xml and NAME.sim, run
+ * through their fuzz target's body with NAME.err the exact diagnostics.
  * COLLC_UPDATE_GOLDEN=1 rewrites the expected files from what collc does
  * (then read the diff before committing it).
  */
@@ -10,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "targets.h"
 #include "tests.h"
 
 static char *
@@ -84,6 +87,46 @@ test_golden(void)
 	globfree(&g);
 }
 
+/* tests/golden/NAME.EXT through the fuzz target of its reader. */
+static void
+replay(const char *ext, void (*target)(const char *, const uint8_t *, size_t, FILE *))
+{
+	glob_t g;
+	char pattern[64];
+	snprintf(pattern, sizeof pattern, "tests/golden/*.%s", ext);
+	if (glob(pattern, 0, NULL, &g) != 0)
+		return; /* none yet */
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		const char *path = g.gl_pathv[i];
+		size_t len;
+		char *text = slurp(path, &len);
+		char *copy = strdup(path);
+		char *diag = NULL;
+		size_t dlen;
+		FILE *mem = open_memstream(&diag, &dlen);
+		target(basename(copy), (const uint8_t *)text, len, mem);
+		fclose(mem);
+		size_t n = strlen(path) - strlen(ext) - 1;
+		char *err = malloc(n + sizeof ".err");
+		memcpy(err, path, n);
+		strcpy(err + n, ".err");
+		compare(path, err, diag);
+		free(err);
+		free(diag);
+		free(copy);
+		free(text);
+	}
+	globfree(&g);
+}
+
+static void
+test_golden_readers(void)
+{
+	replay("ir", fuzz_ir);
+	replay("xml", fuzz_msccl);
+	replay("sim", fuzz_sim);
+}
+
 static void
 test_examples_check(void)
 {
@@ -105,6 +148,7 @@ test_examples_check(void)
 
 CU_TestInfo golden_tests[] = {
 	{"tests/golden: diagnostics and canonical forms", test_golden},
+	{"tests/golden: schedule text, MSCCL XML and .sim finds", test_golden_readers},
 	{"examples check, build and verify", test_examples_check},
 	CU_TEST_INFO_NULL,
 };

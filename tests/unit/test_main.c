@@ -34,6 +34,8 @@ main(int argc, char **argv)
 		{.pName = "perf", .pTests = perf_tests},
 		{.pName = "docs", .pTests = docs_tests},
 		{.pName = "robust", .pTests = robust_tests},
+		{.pName = "limits", .pTests = limits_tests, .pInitFunc = limits_setup,
+		 .pCleanupFunc = limits_teardown},
 		{.pName = "mpi", .pTests = mpi_tests, .pInitFunc = mpi_setup, .pCleanupFunc = mpi_teardown},
 		{.pName = "cli", .pTests = cli_tests, .pInitFunc = cli_setup, .pCleanupFunc = cli_teardown},
 		CU_SUITE_INFO_NULL,
@@ -44,7 +46,7 @@ main(int argc, char **argv)
 		CU_cleanup_registry();
 		return 2;
 	}
-	/* collc-tests SUITE runs one suite */
+	/* collc-tests SUITE runs one suite, collc-tests SUITE 'TEST' one test */
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	if (argc > 1) {
 		CU_pSuite s = CU_get_suite(argv[1]);
@@ -53,7 +55,16 @@ main(int argc, char **argv)
 			CU_cleanup_registry();
 			return 2;
 		}
-		CU_basic_run_suite(s);
+		CU_pTest t = argc > 2 ? CU_get_test(s, argv[2]) : NULL;
+		if (argc > 2 && !t) {
+			fprintf(stderr, "no test '%s' in suite '%s'\n", argv[2], argv[1]);
+			CU_cleanup_registry();
+			return 2;
+		}
+		if (t)
+			CU_basic_run_test(s, t);
+		else
+			CU_basic_run_suite(s);
 	} else {
 		CU_basic_run_tests();
 	}

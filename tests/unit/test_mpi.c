@@ -4,7 +4,9 @@
  * mpirun (oversubscribed: this machine has 2 cores). Its main checks the
  * generated function against MPI's own collective for counts 0, 1, 2, 7,
  * 13, 61, 1024, 4099 and 65537 on int32 (exact) and float (within
- * reduction-order tolerance), and exits non-zero on any difference.
+ * reduction-order tolerance), and exits non-zero on any difference. Every
+ * reduction operator and datatype the target promises is checked by
+ * tests/mpi/ops.c, linked with the generated function.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +30,9 @@ mpi_setup(void)
 {
 	if (!mkdtemp(dir))
 		return -1;
+	/* Open MPI's session directory in our own folder: two mpiruns started at
+	 * once by different processes race to create /tmp/ompi.HOST.UID */
+	setenv("OMPI_MCA_orte_tmpdir_base", dir, 1);
 	have_mpi = system("command -v mpicc >/dev/null && command -v mpirun >/dev/null") == 0;
 	return 0;
 }
@@ -36,6 +41,7 @@ int
 mpi_teardown(void)
 {
 	char cmd[128];
+	unsetenv("OMPI_MCA_orte_tmpdir_base");
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	return system(cmd) == 0 ? 0 : -1;
 }
@@ -48,9 +54,10 @@ sh(const char *cmd)
 }
 
 /* Compiles text's collective (the one named, or its only one) to C,
- * builds and runs it on p ranks. */
+ * builds and runs it on p ranks; args for its main ("COUNT TIMES"), or ""
+ * for every count. */
 static void
-run_named(const char *label, const char *text, int p, const char *collective)
+run_args(const char *label, const char *text, int p, const char *collective, const char *args)
 {
 	if (!have_mpi) {
 		assert_named(0, __LINE__, __FILE__, "mpicc and mpirun are needed (make deps installs "
@@ -65,9 +72,9 @@ run_named(const char *label, const char *text, int p, const char *collective)
 	snprintf(cmd, sizeof cmd,
 	         "%s build %s/case.coll --target mpi --with-main%s%s -o %s/case.c >%s/log 2>&1 && "
 	         "mpicc -std=c11 -Wall -Wextra -Werror -O1 %s/case.c -o %s/case -lm >>%s/log 2>&1 && "
-	         "%s -np %d %s/case >>%s/log 2>&1",
+	         "%s -np %d %s/case %s >>%s/log 2>&1",
 	         COLLC_BIN, dir, collective ? " --collective " : "", collective ? collective : "", dir,
-	         dir, dir, dir, dir, MPIRUN, p, dir, dir);
+	         dir, dir, dir, dir, MPIRUN, p, dir, args, dir);
 	int rc = sh(cmd);
 	char log[300];
 	snprintf(log, sizeof log, "%s/log", dir);
@@ -75,6 +82,12 @@ run_named(const char *label, const char *text, int p, const char *collective)
 	assert_named(rc == 0 && out && !strstr(out, "WRONG"), __LINE__, __FILE__,
 	             "%s on %d ranks: exit %d\n%.3000s", label, p, rc, out ? out : "");
 	free(out);
+}
+
+static void
+run_named(const char *label, const char *text, int p, const char *collective)
+{
+	run_args(label, text, p, collective, "");
 }
 
 static void
@@ -240,6 +253,41 @@ test_wrong_size(void)
 	free(out);
 }
 
+/* Every operator and datatype the MPI target promises, against MPI's own
+ * collective (tests/mpi/ops.c), for each reducing collective. */
+static void
+test_ops_and_types(void)
+{
+	static const struct { int kind; const char *decl; int p; } cases[] = {
+		{1, "collective allreduce X on R { algorithm ring; }", 4},
+		{1, "collective allreduce X on R { algorithm recursive_doubling; }", 4},
+		{2, "collective reduce_scatter X on R { algorithm ring; }", 3},
+		{3, "collective reduce X on R { algorithm binomial_tree; root 1; }", 4},
+	};
+	if (!have_mpi) {
+		assert_named(0, __LINE__, __FILE__, "mpicc and mpirun are needed");
+		return;
+	}
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char cmd[2048];
+		snprintf(cmd, sizeof cmd,
+		         "printf 'topology R = ring(%d);\\n%s\\n' >%s/o.coll && "
+		         "%s build %s/o.coll --target mpi -o %s/o.c >%s/olog 2>&1 && "
+		         "mpicc -std=c11 -Wall -Wextra -Werror -DKIND=%d %s/o.c tests/mpi/ops.c "
+		         "-o %s/o >>%s/olog 2>&1 && %s -np %d %s/o >>%s/olog 2>&1",
+		         cases[i].p, cases[i].decl, dir, COLLC_BIN, dir, dir, dir, cases[i].kind, dir,
+		         dir, dir, MPIRUN, cases[i].p, dir, dir);
+		int rc = sh(cmd);
+		char log[300];
+		snprintf(log, sizeof log, "%s/olog", dir);
+		char *out = slurp(log, NULL);
+		assert_named(rc == 0 && out && strstr(out, "ok: 112 cases") && !strstr(out, "WRONG"),
+		             __LINE__, __FILE__, "%s: every op and datatype as MPI: exit %d\n%.3000s",
+		             cases[i].decl, rc, out ? out : "");
+		free(out);
+	}
+}
+
 /* The user-schedule examples (examples/user-*.coll), one collective each. */
 static void
 test_user_schedules(void)
@@ -289,12 +337,42 @@ test_pipelined_trees(void)
 	}
 }
 
+/* examples/supermesh-bi-6x6.coll and 6x6 SMAlter: pipelined trees on 36
+ * ranks, every collective, at one count (4099: blocks that do not divide evenly) called
+ * once; each call is 118 to 270 rounds, and 36 ranks share this machine's
+ * two cores, so every count of the default main would take minutes. */
+static void
+test_pipelined_6x6(void)
+{
+	char *text = slurp("examples/supermesh-bi-6x6.coll", NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	static const char *const names[] = {"AR", "RS", "AG"};
+	for (int i = 0; i < 3; i++) {
+		char label[128];
+		snprintf(label, sizeof label, "supermesh-bi-6x6.coll %s", names[i]);
+		run_args(label, text, 36, names[i], "4099 1");
+	}
+	free(text);
+	/* 6x6 SMAlter, its root sets built by pipelined_trees itself */
+	static const char *const kinds[] = {"allreduce", "reduce_scatter", "allgather"};
+	for (int i = 0; i < 3; i++) {
+		char alter[256], label[128];
+		snprintf(alter, sizeof alter, "topology S = supermesh(6, 6, alter);\n"
+		         "collective %s X on S { algorithm pipelined_trees(segments 2); }\n", kinds[i]);
+		snprintf(label, sizeof label, "pipelined_trees %s on 6x6 SMAlter", kinds[i]);
+		run_args(label, alter, 36, NULL, "4099 1");
+	}
+}
+
 CU_TestInfo mpi_tests[] = {
+	{"every reduction operator and datatype against MPI", test_ops_and_types},
 	{"user schedules (examples/user-*.coll) against MPI", test_user_schedules},
 	{"rank-space algorithms against MPI, 2..16 ranks", test_rank_space},
 	{"torus and mesh algorithms and SP against MPI", test_torus},
 	{"a communicator of the wrong size", test_wrong_size},
 	{"chunk order: messages as runs of the buffer", test_chunk_order},
 	{"pipelined trees on 4x4 SMBi / SMAlter against MPI", test_pipelined_trees},
+	{"pipelined trees on 6x6 SMBi (the example) and SMAlter, 36 ranks, against MPI",
+	 test_pipelined_6x6},
 	CU_TEST_INFO_NULL,
 };

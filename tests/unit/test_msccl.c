@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "exec.h"
 #include "msccl.h"
 #include "tests.h"
 
@@ -864,7 +865,74 @@ test_channels_error_closest(void)
 	free(xml);
 }
 
+/* collc run promises sum, prod, max and min on float, double, int32 and
+ * int64, for a .coll file's schedules (exec.c) and for MSCCL XML
+ * (mscclrun.c, in place and out of place): each pair runs and verifies on
+ * the reducing collectives, and alltoall moves every type. */
+static void
+test_run_ops_and_types(void)
+{
+	static const struct { const char *kind, *alg; bool xml; } cases[] = {
+		{"allreduce", "ring", true},
+		{"reduce_scatter", "recursive_halving", true},
+		{"allreduce", "double_binary_tree", true},
+		{"reduce", "binomial_tree", false},
+		{"alltoall", "bruck", true},
+	};
+	int runs = 0;
+	for (size_t i = 0; i < countof(cases); i++) {
+		char text[256];
+		snprintf(text, sizeof text, "topology T = ring(4);\ncollective %s X on T { algorithm %s; }\n",
+		         cases[i].kind, cases[i].alg);
+		Checked c;
+		check_text(&c, "t.coll", text, strlen(text));
+		Prog p = {0};
+		CU_ASSERT_FATAL(c.errors == 0 && lower(c.file, &p) == 0 && p.nsched == 1);
+		BuildOpts bo = {0};
+		size_t xlen = 0;
+		char *diag = NULL;
+		char *xml = cases[i].xml ? build_xml(text, &bo, &xlen, &diag) : NULL;
+		free(diag);
+		Arena a = {0};
+		MProg mp;
+		diag_source("x.xml", xml ? xml : "", xlen);
+		CU_ASSERT_FATAL(!cases[i].xml || (xml && msccl_read(&a, xml, xlen, false, &mp) == 0));
+		for (int op = RO_SUM; op <= RO_MIN; op++)
+			for (int dt = RD_FLOAT; dt <= RD_INT64; dt++) {
+				diag = NULL;
+				size_t dlen;
+				FILE *mem = open_memstream(&diag, &dlen);
+				diag_stream(mem);
+				double secs;
+				ExecOpts eo = {.bytes = 64 * 12 * 8, .dtype = dt, .op = op};
+				int rc = exec_sched(p.sched[0], &eo, &secs);
+				for (int m = 0; xml && rc == 0 && m < 2; m++) {
+					RunOpts o = {.bytes = (int64_t)mp.nchunksperloop * 8 * 5, .dtype = dt,
+					             .op = op, .inplace = m == 0, .timeout = RUN_TIMEOUT,
+					             .quiet = true};
+					RunResult res;
+					rc = msccl_run(&mp, &o, &res);
+					if (rc == 0 && !res.verified)
+						rc = -1;
+				}
+				diag_stream(NULL);
+				fclose(mem);
+				diag_reset();
+				assert_named(rc == 0, __LINE__, __FILE__, "%s %s: %s on %s runs and verifies: %s",
+				             cases[i].kind, cases[i].alg, rop_name(op), rdtype_name(dt), diag);
+				free(diag);
+				runs++;
+			}
+		arena_free(&a);
+		free(xml);
+		prog_free(&p);
+		checked_free(&c);
+	}
+	CU_ASSERT_EQUAL(runs, 5 * 16);
+}
+
 CU_TestInfo msccl_tests[] = {
+	{"collc run: every operator and datatype, schedules and XML", test_run_ops_and_types},
 	{"in-place alltoall: Bruck and pairwise in both modes", test_alltoall_in_place},
 	{"SP 6x6, 8 channels: a second reduce of a run in one round", test_two_children_one_round},
 	{"every library algorithm on small topologies: build, read back, run", test_library_algorithms},

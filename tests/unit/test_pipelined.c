@@ -259,12 +259,12 @@ test_without_trees_and_auto(void)
 	built_free(&b);
 }
 
-/* MSCCL XML of AR, RS, AG on 4x4 SMBi / SMAlter and 6x6 SMBi runs and verifies. */
+/* MSCCL XML of AR, RS, AG on 4x4 SMBi / SMAlter and 6x6 SMAlter / SMBi runs and verifies. */
 static void
 test_msccl_runs(void)
 {
 	static const struct { int k; const char *variant; } cases[] = {
-		{4, "bi"}, {4, "alter"}, {6, "alter"},
+		{4, "bi"}, {4, "alter"}, {6, "alter"}, {6, "bi"},
 	};
 	for (size_t i = 0; i < countof(cases); i++) {
 		char *text = supermesh_text(cases[i].k, cases[i].variant, 2);
@@ -350,6 +350,47 @@ test_seed_ratios(void)
 			assert_named(ratio >= lo && ratio <= hi, __LINE__, __FILE__, "%s / %s = %.3f, the "
 			             "seed's range %.2f - %.2f", names[3 * c], names[3 * c + v], ratio, lo, hi);
 		}
+	built_free(&b);
+	free(text);
+}
+
+/* The seed's energy setting (8x8, AllReduce, supermesh-energy-8x8.coll):
+ * total energy against the mesh's in the seed's ranges, SMBi 0.74 - 0.84,
+ * SMAlter 0.72 - 0.80, with the dynamic energy about the mesh's. */
+static void
+test_seed_energy(void)
+{
+	size_t len;
+	char *text = slurp("examples/supermesh-energy-8x8.coll", &len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	Built b;
+	build(&b, text);
+	CU_ASSERT_EQUAL_FATAL(b.rc, 0);
+	static const char *const names[] = {"AR_mesh", "AR_bi", "AR_alter"};
+	SimResult r[3];
+	for (int i = 0; i < 3; i++) {
+		Arena a = {0};
+		SimNet net;
+		char err[256];
+		SimOpts o = {.mode = SIM_FLOW, .sync = SIM_ROUNDS};
+		const Sched *s = sched_named(&b, names[i]);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+		CU_ASSERT_EQUAL_FATAL(sim_from_scheds(&a, &s, 1, &net), 0);
+		CU_ASSERT_EQUAL_FATAL(sim_run(&a, &net, 0, 64 << 20, &o, &r[i], err, sizeof err), 0);
+		r[i].round_end = NULL, r[i].link_bytes = NULL, r[i].link_busy = NULL;
+		arena_free(&a);
+	}
+	static const double lo[] = {0, 0.74, 0.72}, hi[] = {0, 0.84, 0.80};
+	for (int i = 1; i < 3; i++) {
+		double ratio = r[i].energy_j / r[0].energy_j;
+		double dyn = (r[i].energy_link_j + r[i].energy_router_j) /
+		             (r[0].energy_link_j + r[0].energy_router_j);
+		assert_named(ratio >= lo[i] && ratio <= hi[i] && dyn > 0.9 && dyn < 1.1, __LINE__,
+		             __FILE__, "%s: energy %.3f of the mesh's (seed %.2f - %.2f), dynamic %.3f",
+		             names[i], ratio, lo[i], hi[i], dyn);
+	}
+	/* static energy dominates the mesh's, as in the seed's breakdown */
+	CU_ASSERT(r[0].energy_static_j > 0.75 * r[0].energy_j);
 	built_free(&b);
 	free(text);
 }
@@ -449,6 +490,7 @@ CU_TestInfo pipelined_tests[] = {
 	{"root sets built without trees; auto", test_without_trees_and_auto},
 	{"MSCCL XML runs and verifies", test_msccl_runs},
 	{"the seed's network: SMBi / SMAlter against the mesh", test_seed_ratios},
+	{"the seed's energy setting: 8x8 AllReduce, total energy against the mesh", test_seed_energy},
 	{"TTO on a supermesh uses the added links", test_tto_supermesh},
 	{"check reports the trees; DOT draws them one colour each", test_report_and_dot},
 	{"--plot-links draws a supermesh's parallel links", test_plot_links},

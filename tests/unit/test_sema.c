@@ -53,6 +53,10 @@ static const char *const accepted[] = {
 	"network { link_bandwidth = 25 GBps; link_latency = 20 ns; router_latency = 0 ns;"
 	" step_overhead = 0; mtu = 4 KiB; energy_per_bit = 1.75 pJ; reconfig_delay = 10 us; }",
 	"network { link_latency = -0 ns; }",
+	"network { router_energy_per_bit = 0.5 pJ; port_static_power = 2 W; "
+	"link_static_power = 250 mW; }\ntopology T = ring(4);\n"
+	"collective allreduce A on T { algorithm ring; }",
+	"network { port_static_power = 0; link_static_power = 3 uW; }",
 };
 
 static void

@@ -446,6 +446,76 @@ test_flow_vs_packet(void)
 	arena_free(&x.a);
 }
 
+/* Each term of the energy model against its closed form (docs/sim.md 4):
+ * link = bits x hops x e, router = bits x (hops + 1) x e_r per message,
+ * static = T x (ports x P_port + links x P_link); 0 by default. */
+static void
+test_energy_terms(void)
+{
+	Hand x;
+	hand_init(&x, 4, 4096);
+	hand_msg(&x, 0, 0, 3, 1, 1, 0, NULL);
+	hand_msg(&x, 0, 0, 1, 1, 2, 0, NULL);
+	SimResult d = hand_run(&x, 1000, SIM_PACKET, SIM_ROUNDS);
+	CU_ASSERT_EQUAL(d.energy_router_j, 0);
+	CU_ASSERT_EQUAL(d.energy_static_j, 0);
+	x.net.router_energy_per_bit = 0.25e-12;
+	x.net.port_static_w = 0.5;
+	x.net.nport = 10;
+	x.net.link_static_w = 0.125;
+	for (int mode = 0; mode < 2; mode++) {
+		SimResult r = hand_run(&x, 1000, mode ? SIM_FLOW : SIM_PACKET, SIM_ROUNDS);
+		double link = (1000 * 3 + 500 * 1) * 8 * 1e-12;
+		double router = (1000 * 4 + 500 * 2) * 8 * 0.25e-12;
+		double stat = r.time_s * (10 * 0.5 + 3 * 0.125);
+		assert_named(fabs(r.energy_link_j - link) < 1e-21 &&
+		             fabs(r.energy_router_j - router) < 1e-21 &&
+		             fabs(r.energy_static_j - stat) < 1e-15 * stat &&
+		             fabs(r.energy_j - (link + router + stat)) < 1e-15 * r.energy_j,
+		             __LINE__, __FILE__, "mode %d: link %g (%g), router %g (%g), static %g (%g)",
+		             mode, r.energy_link_j, link, r.energy_router_j, router, r.energy_static_j,
+		             stat);
+		CU_ASSERT(r.time_s > 0 && r.energy_j > d.energy_j);
+	}
+	arena_free(&x.a);
+}
+
+/* Router ports for static power: 5 on every router of a 4x4 mesh and of
+ * SuperMeshAlter, 6 on SuperMeshBi's 8 non-corner border routers. The
+ * energy line survives the .sim text. */
+static void
+test_router_ports(void)
+{
+	static const char *const topo[] = {"mesh(4, 4)", "supermesh(4, 4, alter)",
+	                                   "supermesh(4, 4, bi)"};
+	static const int64_t want[] = {80, 80, 88};
+	for (int i = 0; i < 3; i++) {
+		char text[512];
+		snprintf(text, sizeof text,
+		         NET400 "port_static_power = 1 W; }\ntopology T = %s;\n"
+		         "collective allreduce AR on T { algorithm ring; }\n", topo[i]);
+		Built b;
+		CU_ASSERT_EQUAL_FATAL(build_text(&b, text, "AR"), 0);
+		assert_named(b.net.nport == want[i], __LINE__, __FILE__, "%s: %lld ports, want %lld",
+		             topo[i], (long long)b.net.nport, (long long)want[i]);
+		CU_ASSERT_EQUAL(b.net.port_static_w, 1);
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *mem = open_memstream(&buf, &len);
+		sim_write(&b.net, mem);
+		fclose(mem);
+		Arena a = {0};
+		SimNet back;
+		diag_source("t.sim", buf, len);
+		CU_ASSERT_EQUAL_FATAL(sim_read(&a, buf, len, &back), 0);
+		CU_ASSERT_EQUAL(back.nport, want[i]);
+		CU_ASSERT_EQUAL(back.port_static_w, 1);
+		free(buf);
+		arena_free(&a);
+		built_free(&b);
+	}
+}
+
 /* The .sim text reads back as the same network: same times. */
 static void
 test_text_round_trip(void)
@@ -651,6 +721,93 @@ test_reduce_cost(void)
 	arena_free(&x.a);
 }
 
+/* Every term of each mode's cost against its closed form, in both
+ * synchronisations: a reduced message over h hops, then (round 2, after it)
+ * a copy of half the size. Each case sets the terms apart (bandwidth, link
+ * latency, router latency, step overhead, reduction rate), some to zero,
+ * so a term dropped or counted twice changes the time.
+ *   packet: T = 2 o + P(N, d) + ceil(N 10^12 / R) + P(N / 2, d), d = lat + router,
+ *           P the lone-message form (closed_form)
+ *   flow:   T = 2 o + 2 h d + 8 N / B + N / R + 8 (N / 2) / B */
+static void
+test_cost_terms(void)
+{
+	static const struct {
+		int64_t lat, router, step, bw;
+		double rate;
+		int h;
+		int64_t N;
+	} cases[] = {
+		{100000, 300000, 500000, 400000000000, 1e9, 3, 10000},
+		{100000, 0, 0, 400000000000, 0, 2, 10000},
+		{0, 300000, 0, 100000000000, 0, 2, 5000},
+		{0, 0, 700000, 400000000000, 0, 1, 4096},
+		{0, 0, 0, 400000000000, 5e8, 2, 3000},
+		{250000, 70000, 1000000, 200000000000, 2e9, 4, 1 << 20},
+	};
+	for (size_t i = 0; i < countof(cases); i++)
+		for (int mode = 0; mode < 2; mode++)
+			for (int sync = 0; sync < 2; sync++) {
+				Hand x;
+				hand_init(&x, cases[i].h + 1, 4096);
+				x.net.router_ps = cases[i].router;
+				x.net.step_ps = cases[i].step;
+				for (int l = 0; l < x.net.nlink; l++) {
+					x.net.link[l].lat_ps = cases[i].lat;
+					x.net.link[l].bw = cases[i].bw;
+				}
+				hand_msg(&x, 0, 0, cases[i].h, 1, 1, 0, NULL);
+				x.msg[0].reduce = true;
+				int dep = 0;
+				hand_msg(&x, 1, 0, cases[i].h, 1, 2, 1, &dep);
+				SimOpts o = {.mode = (SimMode)mode, .sync = (SimSync)sync,
+				             .reduce_rate = cases[i].rate};
+				SimResult r;
+				char err[256];
+				CU_ASSERT_EQUAL_FATAL(sim_run(&x.a, &x.net, 0, cases[i].N, &o, &r, err,
+				                              sizeof err), 0);
+				int64_t N = cases[i].N, d = cases[i].lat + cases[i].router;
+				int h = cases[i].h;
+				double B = (double)cases[i].bw, R = cases[i].rate;
+				if (mode == SIM_PACKET) {
+					int64_t red = R > 0 ? (int64_t)ceil((double)N * 1e12 / R) : 0;
+					int64_t want = 2 * cases[i].step + closed_form(N, h, 4096, cases[i].bw, d) +
+					               red + closed_form(N / 2, h, 4096, cases[i].bw, d);
+					assert_named(r.time_ps == want, __LINE__, __FILE__,
+					             "case %zu packet sync %d: %lld ps, closed form %lld ps", i, sync,
+					             (long long)r.time_ps, (long long)want);
+				} else {
+					double want = 2 * (double)cases[i].step * 1e-12 + 2 * h * (double)d * 1e-12 +
+					              8.0 * (double)N / B + (R > 0 ? (double)N / R : 0) +
+					              8.0 * (double)(N / 2) / B;
+					assert_named(within(r.time_s, want, 1e-9), __LINE__, __FILE__,
+					             "case %zu flow sync %d: %.9g s, closed form %.9g s", i, sync,
+					             r.time_s, want);
+				}
+				arena_free(&x.a);
+			}
+}
+
+/* Messages of no bytes (a fraction 0 of the vector) take no time in
+ * either mode, on the lone-message path and in the event loop alike. */
+static void
+test_empty_messages(void)
+{
+	for (int h = 1; h <= 2; h++)
+		for (int mode = 0; mode < 2; mode++)
+			for (int sync = 0; sync < 2; sync++) {
+				Hand x;
+				hand_init(&x, h + 1, 4096);
+				x.net.step_ps = 500000;
+				hand_msg(&x, 0, 0, h, 0, 1, 0, NULL);
+				SimResult r = hand_run(&x, 1 << 20, (SimMode)mode, (SimSync)sync);
+				assert_named(r.time_s == 500000e-12 && (mode == SIM_FLOW || r.time_ps == 500000),
+				             __LINE__, __FILE__, "h=%d mode %d sync %d: %.9g s, want the step "
+				             "overhead alone", h, mode, sync, r.time_s);
+				arena_free(&x.a);
+			}
+}
+
 /* TTO on the 4x4 mesh (algorithms.md 9.4), packet mode, rounds in step:
  * chunks of q whole packets, so a message of H hops whose busiest link
  * carries L messages of its round ends at H d + (H - 1) s + L q s (s: one
@@ -777,6 +934,8 @@ test_routing_policies(void)
 }
 
 CU_TestInfo sim_tests[] = {
+	{"every cost term of packet and flow, rounds and deps: closed forms", test_cost_terms},
+	{"messages of no bytes take no time", test_empty_messages},
 	{"one message over h hops: the closed form to the picosecond", test_single_message},
 	{"ring allreduce on ring(2..16): one packet and pipelined forms", test_ring_allreduce},
 	{"arbitration: round-robin between queues, issue order within one", test_arbitration},
@@ -789,6 +948,8 @@ CU_TestInfo sim_tests[] = {
 	{".sim text round trip and a damaged file", test_text_round_trip},
 	{"translates of node 0: the expanded messages and dependencies", test_translates_deps},
 	{"energy per bit per hop", test_energy},
+	{"energy: link, router and static terms", test_energy_terms},
+	{"energy: router ports on mesh and supermeshes", test_router_ports},
 	{"reduction cost at the receiver", test_reduce_cost},
 	{"TTO on a 4x4 mesh: 9.4's slots, shared links arbitrated", test_tto},
 	{"TTO and pipelined trees keep M + 2h - 1 in both sync modes", test_pipelines_both_modes},

@@ -1,6 +1,9 @@
 /*
  * irread.c: reads the IR text format (docs/ir.md) back into a Prog, the
- * inverse of backends/irtext.c. A symmetric schedule's group is rebuilt
+ * inverse of irtext.c. The reader lives beside its writer so that the
+ * format changes in one folder; it is here, not in ir/, because the writer
+ * is a backend (ir_backend in the table of backend.h) and ir/ includes no
+ * backend header, while a reader needs only the IR. A symmetric schedule's group is rebuilt
  * from its generators (checked again to be automorphisms) and its trees
  * from their parents, so reading back and verifying proves the same
  * schedule. Every malformed line is a located error; nothing is trusted
@@ -10,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ir.h"
+#include "backend.h"
 
 typedef struct Reader {
 	Prog *p;
@@ -219,6 +222,11 @@ topology_line(Reader *r, Pending *t, const char *w)
 		n->mtu = real(r);
 		n->energy_per_bit = real(r);
 		n->reconfig_delay = real(r);
+	} else if (strcmp(w, "energy") == 0) {
+		Net *n = &t->net;
+		n->router_energy_per_bit = real(r);
+		n->port_static_power = real(r);
+		n->link_static_power = real(r);
 	} else if (strcmp(w, "switch") == 0) {
 		t->sw[integer(r, 0, t->nnode - 1)] = 1;
 		t->any_switch = true;
@@ -260,7 +268,8 @@ topology_end(Reader *r, Pending *t)
 	if (!(n->bandwidth > 0 && n->bandwidth <= 1e300) || !finite_nonneg(n->link_latency) ||
 	    !finite_nonneg(n->router_latency) || !finite_nonneg(n->step_overhead) ||
 	    !(n->mtu >= 1 && n->mtu <= 1e300) || !finite_nonneg(n->energy_per_bit) ||
-	    !finite_nonneg(n->reconfig_delay))
+	    !finite_nonneg(n->reconfig_delay) || !finite_nonneg(n->router_energy_per_bit) ||
+	    !finite_nonneg(n->port_static_power) || !finite_nonneg(n->link_static_power))
 		fail(r, "a network parameter is out of range (bandwidth and mtu positive, the rest "
 		        "zero or more, all finite)");
 	for (int i = 0; i < t->nlink && !r->failed; i++) {
@@ -322,7 +331,7 @@ read_schedule(Reader *r)
 	expect(r, "chunks");
 	int nchunk = (int)integer(r, 1, MAX_CHUNKS);
 	expect(r, "rounds");
-	int nround = (int)integer(r, 0, 1 << 30);
+	int nround = (int)integer(r, 0, MAX_ROUNDS);
 	expect(r, "form");
 	bool sym = word(r, form, sizeof form) && strcmp(form, "symmetric") == 0;
 	if (!sym && strcmp(form, "explicit") != 0)
@@ -330,15 +339,27 @@ read_schedule(Reader *r)
 	line_end(r);
 	if (r->failed)
 		return;
+	/* the work declared, before anything is sized by it */
+	Loc head = {r->lineno, 1};
+	if (sym && nchunk > MAX_SYMM_CHUNKS) {
+		error_at(head, "the symmetric schedule '%s' declares %d chunks; collc builds at most %d "
+		         "(docs/limits.md)", name, nchunk, MAX_SYMM_CHUNKS);
+		r->failed = true;
+		return;
+	}
+	if (!sym && check_sched_size(head, name, (CollKind)k, nrank, nchunk) != 0) {
+		r->failed = true;
+		return;
+	}
 	int *rank_node = int_list(r, "rank_nodes", nrank, 0, t->nnode - 1);
 	if (r->failed)
 		return;
 	Sched *s = sched_new(r->a, arena_strdup(r->a, name), (Loc){r->lineno, 1}, (CollKind)k,
 	                     arena_strdup(r->a, alg), t, rank_node, nrank);
+	/* sched_new kept the last rank of each node: any other rank is a repeat */
 	for (int i = 0; i < nrank; i++)
-		for (int j = 0; j < i; j++)
-			if (rank_node[i] == rank_node[j])
-				fail(r, "a node is listed twice in rank_nodes");
+		if (s->node_rank[rank_node[i]] != i)
+			fail(r, "a node is listed twice in rank_nodes");
 	s->nchunk = nchunk;
 	r->s = s;
 	sched_begin(&r->sb, r->a, s, NULL);
@@ -471,7 +492,10 @@ read_schedule(Reader *r)
 		sched_abort(&r->sb);
 		return;
 	}
-	sched_end(&r->sb);
+	if (sched_end(&r->sb) != 0) {
+		r->failed = true;
+		return;
+	}
 	s->nround = nround;
 	if ((s->kind == CK_REDUCE_SCATTER || s->kind == CK_ALLGATHER) && !s->owner)
 		fail(r, "reduce_scatter and allgather schedules need an owner line");
@@ -503,6 +527,8 @@ int
 ir_read(const char *text, size_t len, Prog *p)
 {
 	Reader r = {.p = p, .a = &p->arena, .text = text, .end = text + len, .line = text};
+	if (text_only(text, len) != 0)
+		return -1;
 	if (!next_line(&r) || !expect(&r, "collc-ir") || integer(&r, 1, 1) != 1 || r.failed) {
 		if (!r.failed)
 			fail(&r, "not a collc IR file (it starts with 'collc-ir 1')");
@@ -517,7 +543,8 @@ ir_read(const char *text, size_t len, Prog *p)
 		if (strcmp(w, "topology") == 0) {
 			topology_end(&r, &t);
 			topology_header(&r, &t);
-		} else if (strcmp(w, "net") == 0 || strcmp(w, "switch") == 0 || strcmp(w, "link") == 0) {
+		} else if (strcmp(w, "net") == 0 || strcmp(w, "energy") == 0 || strcmp(w, "switch") == 0 ||
+		           strcmp(w, "link") == 0) {
 			topology_line(&r, &t, w);
 		} else if (strcmp(w, "schedule") == 0) {
 			topology_end(&r, &t);

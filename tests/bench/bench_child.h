@@ -1,0 +1,36 @@
+/*
+ * bench_child.h: a bench case in its own process, so that its peak memory
+ * is its own. Header-only: each bench_*.c is linked on its own.
+ */
+#ifndef COLLC_BENCH_CHILD_H
+#define COLLC_BENCH_CHILD_H
+
+#include <stdbool.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Runs fn(arg, fd) in a child that writes one line of figures to fd; the
+ * line in buf. false if the child failed or wrote nothing. */
+static inline bool
+in_child(int (*fn)(const void *arg, int fd), const void *arg, char *buf, size_t len)
+{
+	int fds[2];
+	buf[0] = '\0';
+	if (pipe(fds) != 0)
+		return false;
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(fds[0]);
+		_exit(fn(arg, fds[1]));
+	}
+	close(fds[1]);
+	ssize_t n = read(fds[0], buf, len - 1);
+	close(fds[0]);
+	int st;
+	waitpid(pid, &st, 0);
+	if (n > 0)
+		buf[n] = '\0';
+	return n > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+#endif

@@ -1,0 +1,118 @@
+/*
+ * bench_limits.c: `make bench`, the refusals of issue 13 and the schedule
+ * text reader. Each refused case runs the collc binary (as a user does)
+ * and prints its wall and CPU time beside the issue's target of one
+ * second, and its exit status (1 wanted). Then a schedule text file of 1,048,576 ranks
+ * (a chain broadcast on ring(1048576), built in memory) is read back and
+ * verified in this process: the reader's time and peak memory. Rough
+ * figures on a shared machine; it reports and never fails on a slow one.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+
+#include "ast.h"
+#include "bench_child.h"
+#include "backend.h"
+#include "ir.h"
+
+#ifndef COLLC_BIN
+#define COLLC_BIN "bin/collc"
+#endif
+
+static const struct {
+	const char *name, *args;
+} refused[] = {
+	{"chunks 1000000000 on ring(8)", "check tests/golden/limit-chunks.coll"},
+	{"full(1048576)", "check tests/golden/limit-full-links.coll"},
+	{"hyperx(1024, 1024)", "check tests/golden/limit-hyperx-links.coll"},
+	{"ring allreduce on ring(1048576)", "check tests/golden/limit-ring-ranks.coll"},
+	{"alltoall on ring(4096)", "check tests/golden/limit-alltoall-pairs.coll"},
+	{"chain(segments 2^30)", "check tests/golden/limit-segments.coll"},
+	{"collc run --size 1e12", "run examples/ring-classic.coll --collective AR --size 1e12"},
+};
+
+/* CPU seconds of the children waited for so far (the wall clock counts
+ * the other users of a shared machine too). */
+static double
+children_cpu(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_CHILDREN, &ru);
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
+}
+
+static void
+time_refusals(void)
+{
+	printf("%-40s %8s %8s %7s %6s %5s\n", "refused case (collc binary)", "wall s", "cpu s",
+	       "target", "ratio", "exit");
+	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+		char cmd[1024];
+		snprintf(cmd, sizeof cmd, "%s %s >/dev/null 2>&1", COLLC_BIN, refused[i].args);
+		double t0 = wall_seconds(), c0 = children_cpu();
+		int st = system(cmd);
+		double t = wall_seconds() - t0, c = children_cpu() - c0;
+		printf("%-40s %8.3f %8.3f %7.2f %6.3f %5d\n", refused[i].name, t, c, 1.0, t / 1.0,
+		       WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	}
+}
+
+/* In a child (its own peak memory): build, write the IR text, time its
+ * reading and verifying. Prints "read_s verify_s peak_kib bytes". */
+static int
+read_large(const void *unused, int fd)
+{
+	(void)unused;
+	static const char text[] = "topology R = ring(1048576);\n"
+	                           "collective broadcast B on R { algorithm chain; }\n";
+	Arena a = {0};
+	diag_source("bench.coll", text, strlen(text));
+	File *f = parse_text(&a, "bench.coll", text, strlen(text));
+	Prog p = {0};
+	if (nerrors() || sema(f) || lower(f, &p) != 0)
+		return 1;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+	BuildOpts o = {0};
+	if (ir_backend.emit(&p, &o, mem) != 0)
+		return 1;
+	fclose(mem);
+	prog_free(&p);
+	Prog q = {0};
+	diag_source("bench.ir", buf, len);
+	double t0 = wall_seconds();
+	if (ir_read(buf, len, &q) != 0 || q.nsched != 1)
+		return 1;
+	double t1 = wall_seconds();
+	if (verify(q.sched[0]) != 0)
+		return 1;
+	double t2 = wall_seconds();
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	dprintf(fd, "%.6f %.6f %ld %zu\n", t1 - t0, t2 - t1, ru.ru_maxrss, len);
+	return 0;
+}
+
+int
+main(void)
+{
+	time_refusals();
+	char buf[128];
+	bool ok = in_child(read_large, NULL, buf, sizeof buf);
+	double tr = 0, tv = 0;
+	long kib = 0;
+	size_t bytes = 0;
+	printf("\n%-40s %8s %8s %8s %9s\n", "schedule text file", "read s", "verify s", "peak MiB",
+	       "MiB read");
+	if (!ok || sscanf(buf, "%lf %lf %ld %zu", &tr, &tv, &kib, &bytes) != 4)
+		printf("%-40s failed\n", "chain broadcast, 1048576 ranks");
+	else
+		printf("%-40s %8.3f %8.3f %8.1f %9.1f\n", "chain broadcast, 1048576 ranks", tr, tv,
+		       (double)kib / 1024, (double)bytes / (1 << 20));
+	return 0;
+}

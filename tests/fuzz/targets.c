@@ -1,0 +1,217 @@
+/*
+ * targets.c: one body per reader for the fuzz targets (targets.h). Each
+ * takes arbitrary bytes: the readers must report bad input with a located
+ * error and never crash, hang or exhaust memory; what they accept must go
+ * through the rest of the pipeline as collc itself runs it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ast.h"
+#include "backend.h"
+#include "ir.h"
+#include "msccl.h"
+#include "sim.h"
+#include "targets.h"
+
+/* The input as a NUL-terminated string, as read_file gives it. */
+static char *
+text_of(const uint8_t *data, size_t size)
+{
+	char *t = xmalloc(size + 1);
+	if (size)
+		memcpy(t, data, size);
+	t[size] = '\0';
+	return t;
+}
+
+static void
+start(const char *name, const char *text, size_t len, FILE *diag)
+{
+	diag_stream(diag);
+	diag_reset();
+	diag_source(name, text, len);
+}
+
+static void
+finish(void)
+{
+	diag_stream(NULL);
+	diag_reset();
+}
+
+static _Noreturn void
+broken(const char *what)
+{
+	fprintf(stderr, "fuzz: invariant broken: %s\n", what);
+	abort();
+}
+
+/* What a writer makes of x, in memory (malloc'd); a writer that fails on
+ * what its reader accepted is a find. */
+typedef int (*Writer)(const void *x, FILE *);
+
+static char *
+to_text(Writer w, const void *x, size_t *len)
+{
+	char *buf = NULL;
+	FILE *mem = open_memstream(&buf, len);
+	if (w(x, mem) != 0)
+		broken("what was read cannot be written");
+	fclose(mem);
+	return buf;
+}
+
+/* Written, read back and written again, the text is the same. */
+static void
+same_text(const char *once, size_t len1, const char *twice, size_t len2, const char *what)
+{
+	if (len1 != len2 || memcmp(once, twice, len1) != 0)
+		broken(what);
+}
+
+static int
+write_fmt(const void *f, FILE *out)
+{
+	fmt_file(f, out);
+	return 0;
+}
+
+static int
+write_ir(const void *p, FILE *out)
+{
+	BuildOpts o = {0};
+	return ir_backend.emit(p, &o, out);
+}
+
+static int
+write_sim(const void *n, FILE *out)
+{
+	sim_write(n, out);
+	return 0;
+}
+
+void
+fuzz_coll(const char *name, const uint8_t *data, size_t size, FILE *diag)
+{
+	char *text = text_of(data, size);
+	Arena a = {0};
+	start(name, text, size, diag);
+	File *f = parse_text(&a, name, text, size);
+	if (nerrors() == 0)
+		sema(f);
+	if (nerrors() == 0) {
+		Prog p = {0};
+		p.auto_size = 1 << 20;
+		if (lower(f, &p) == 0)
+			for (int i = 0; i < p.nsched; i++)
+				verify(p.sched[i]); /* as check does: a failure is reported */
+		prog_free(&p);
+	}
+	if (nerrors() == 0) {
+		/* the canonical form parses to the same file and is a fixed point */
+		size_t len1, len2;
+		char *once = to_text(write_fmt, f, &len1);
+		Arena b = {0};
+		start("fmt", once, len1, diag);
+		File *g = parse_text(&b, "fmt", once, len1);
+		if (nerrors() == 0)
+			sema(g);
+		if (nerrors() != 0 || !ast_equal(f, g))
+			broken("fmt output does not parse back to the same file");
+		char *twice = to_text(write_fmt, g, &len2);
+		same_text(once, len1, twice, len2, "fmt is not a fixed point");
+		free(twice);
+		free(once);
+		arena_free(&b);
+	}
+	finish();
+	arena_free(&a);
+	free(text);
+}
+
+void
+fuzz_msccl(const char *name, const uint8_t *data, size_t size, FILE *diag)
+{
+	char *text = text_of(data, size);
+	for (int legacy = 0; legacy <= 1; legacy++) {
+		Arena a = {0};
+		MProg p;
+		start(name, text, size, diag);
+		if (msccl_read(&a, text, size, legacy, &p) == 0 && p.ngpu <= 64) {
+			msccl_check_run(&p, msccl_capacity(p.proto), false);
+			msccl_check_run(&p, msccl_capacity(p.proto), true);
+		}
+		finish();
+		arena_free(&a);
+	}
+	free(text);
+}
+
+void
+fuzz_ir(const char *name, const uint8_t *data, size_t size, FILE *diag)
+{
+	char *text = text_of(data, size);
+	Prog p = {0};
+	start(name, text, size, diag);
+	if (ir_read(text, size, &p) == 0 && nerrors() == 0) {
+		bool ok = true;
+		for (int i = 0; i < p.nsched; i++)
+			ok &= verify(p.sched[i]) == 0;
+		if (ok && p.nsched > 0) {
+			size_t len1, len2;
+			char *once = to_text(write_ir, &p, &len1);
+			Prog q = {0};
+			start("written", once, len1, diag);
+			if (ir_read(once, len1, &q) != 0 || nerrors() != 0)
+				broken("written schedule text does not read back");
+			char *twice = to_text(write_ir, &q, &len2);
+			same_text(once, len1, twice, len2, "schedule text is not written back the same");
+			free(twice);
+			free(once);
+			prog_free(&q);
+		}
+	}
+	finish();
+	prog_free(&p);
+	free(text);
+}
+
+void
+fuzz_sim(const char *name, const uint8_t *data, size_t size, FILE *diag)
+{
+	char *text = text_of(data, size);
+	Arena a = {0};
+	SimNet n;
+	start(name, text, size, diag);
+	if (sim_read(&a, text, size, &n) == 0 && nerrors() == 0) {
+		static const int64_t sizes[] = {64, 1024};
+		for (int c = 0; c < n.ncoll; c++)
+			for (int k = 0; k < 2; k++)
+				for (int m = 0; m < 4; m++) {
+					SimOpts o = {.mode = m & 1 ? SIM_FLOW : SIM_PACKET,
+					             .sync = m & 2 ? SIM_DEPS : SIM_ROUNDS,
+					             .reduce_rate = 1e9};
+					SimResult r;
+					char err[256];
+					Arena run = {0};
+					sim_run(&run, &n, c, sizes[k], &o, &r, err, sizeof err);
+					arena_free(&run);
+				}
+		size_t len1, len2;
+		char *once = to_text(write_sim, &n, &len1);
+		Arena b = {0};
+		SimNet m;
+		start("written", once, len1, diag);
+		if (sim_read(&b, once, len1, &m) != 0 || nerrors() != 0)
+			broken("written .sim text does not read back");
+		char *twice = to_text(write_sim, &m, &len2);
+		same_text(once, len1, twice, len2, ".sim text is not written back the same");
+		free(twice);
+		free(once);
+		arena_free(&b);
+	}
+	finish();
+	arena_free(&a);
+	free(text);
+}

@@ -1,0 +1,316 @@
+/*
+ * test_limits.c: work too big for the machine is refused before it is
+ * built, with a located error and exit 1 (base/collc_limits.h,
+ * docs/limits.md): the golden limit-*.coll files run through the binary,
+ * a schedule text file, `collc run --size`, the input limit, an allocation
+ * that fails under a small RLIMIT_AS, and the estimates against what the
+ * builders make. The times of the refusals are in bench_limits.
+ */
+#define _XOPEN_SOURCE 700 /* realpath */
+#include <glob.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "ir.h"
+#include "tests.h"
+
+#ifndef COLLC_BIN
+#define COLLC_BIN "bin/collc"
+#endif
+
+static char tmpdir[] = "/tmp/collc-limits-XXXXXX";
+static char bin[4096];
+
+int
+limits_setup(void)
+{
+	if (!mkdtemp(tmpdir) || !realpath(COLLC_BIN, bin))
+		return -1;
+	return 0;
+}
+
+int
+limits_teardown(void)
+{
+	char cmd[256];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Runs `cd DIR && [PREFIX] collc ARGS`, stderr into *err; the exit status. */
+static int
+collc_in(const char *dir, const char *prefix, const char *args, char **err)
+{
+	char cmd[8192], path[256];
+	snprintf(path, sizeof path, "%s/err", tmpdir);
+	snprintf(cmd, sizeof cmd, "cd %s && %s %s %s >/dev/null 2>%s", dir, prefix, bin, args, path);
+	int st = system(cmd);
+	*err = slurp(path, NULL);
+	if (!*err)
+		*err = strdup("");
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void
+write_tmp(const char *name, const char *text)
+{
+	char path[256];
+	snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+	FILE *f = fopen(path, "w");
+	fputs(text, f);
+	fclose(f);
+}
+
+/* Each golden limit file, through the binary: exit 1, its exact errors. */
+static void
+test_golden_limits(void)
+{
+	glob_t g;
+	CU_ASSERT_EQUAL_FATAL(glob("tests/golden/limit-*.coll", 0, NULL, &g), 0);
+	CU_ASSERT(g.gl_pathc >= 8);
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		char *copy = strdup(g.gl_pathv[i]), args[512], *err;
+		snprintf(args, sizeof args, "check %s", basename(copy));
+		int rc = collc_in("tests/golden", "", args, &err);
+		size_t n = strlen(g.gl_pathv[i]);
+		char want_path[512];
+		snprintf(want_path, sizeof want_path, "%.*s.err", (int)(n - 5), g.gl_pathv[i]);
+		char *want = slurp(want_path, NULL);
+		assert_named(rc == 1 && want && strcmp(err, want) == 0, __LINE__, __FILE__,
+		             "%s: exit %d (want 1), stderr\n%s\nwant\n%s", g.gl_pathv[i], rc, err,
+		             want ? want : "(missing)");
+		free(want);
+		free(err);
+		free(copy);
+	}
+	globfree(&g);
+}
+
+/* A schedule text file of under 1 KB that declares 2^30 chunks. */
+static void
+test_ir_chunks(void)
+{
+	write_tmp("bc.coll", "topology R = ring(4);\n"
+	                     "collective broadcast B on R { algorithm binomial_tree; }\n");
+	char *err;
+	CU_ASSERT_EQUAL(collc_in(tmpdir, "", "build bc.coll --target ir -o bc.ir", &err), 0);
+	free(err);
+	char path[256];
+	snprintf(path, sizeof path, "%s/bc.ir", tmpdir);
+	char *ir = slurp(path, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ir);
+	char *at = strstr(ir, " chunks 1 ");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+	size_t head = (size_t)(at - ir);
+	char *big = malloc(strlen(ir) + 32);
+	snprintf(big, strlen(ir) + 32, "%.*s chunks 1073741824 %s", (int)head, ir,
+	         at + strlen(" chunks 1 "));
+	CU_ASSERT(strlen(big) < 1024);
+	write_tmp("big.ir", big);
+	int rc = collc_in(tmpdir, "", "check big.ir", &err);
+	assert_named(rc == 1 && strstr(err, "big.ir:") && strstr(err, "collc builds at most"),
+	             __LINE__, __FILE__, "exit %d, %s", rc, err);
+	free(err);
+	free(big);
+	free(ir);
+}
+
+/* --size beyond what memory holds: refused with the file's location. */
+static void
+test_run_size(void)
+{
+	char *err;
+	int rc = collc_in(".", "", "run examples/ring-classic.coll --collective AR --size 1e12",
+	                  &err);
+	assert_named(rc == 1 && strstr(err, "ring-classic.coll:") &&
+	             strstr(err, "collc run allows"), __LINE__, __FILE__, "exit %d, %s", rc, err);
+	free(err);
+	char args[4200], cwd[4096];
+	CU_ASSERT_PTR_NOT_NULL_FATAL(getcwd(cwd, sizeof cwd));
+	snprintf(args, sizeof args, "build %s/examples/ring-classic.coll --target msccl "
+	         "--collective AR -o ar.xml", cwd);
+	CU_ASSERT_EQUAL(collc_in(tmpdir, "", args, &err), 0);
+	free(err);
+	rc = collc_in(tmpdir, "", "run ar.xml --size 1e12", &err);
+	assert_named(rc == 1 && strstr(err, "ar.xml:1:1:") && strstr(err, "collc run allows"),
+	             __LINE__, __FILE__, "exit %d, %s", rc, err);
+	free(err);
+	/* a size that fits still runs */
+	rc = collc_in(tmpdir, "", "run ar.xml --size 64KiB", &err);
+	assert_named(rc == 0, __LINE__, __FILE__, "exit %d, %s", rc, err);
+	free(err);
+}
+
+/* An input over the limit is refused from its size, before it is read. */
+static void
+test_input_limit(void)
+{
+	char path[256];
+	snprintf(path, sizeof path, "%s/huge.coll", tmpdir);
+	FILE *f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	CU_ASSERT_EQUAL(ftruncate(fileno(f), (off_t)input_limit() + 1), 0); /* sparse */
+	fclose(f);
+	char *err;
+	int rc = collc_in(tmpdir, "", "check huge.coll", &err);
+	assert_named(rc == 1 && strstr(err, "'huge.coll' is ") &&
+	             strstr(err, "collc reads inputs of at most"), __LINE__, __FILE__,
+	             "exit %d, %s", rc, err);
+	free(err);
+	CU_ASSERT(input_limit() <= MAX_INPUT_BYTES);
+	CU_ASSERT(input_limit() * (double)PARSE_BYTES_PER_INPUT_BYTE <= memory_budget() + 1);
+}
+
+/* Out of memory under a small address-space limit: a located error naming
+ * what was being built, exit 1, and no output file. (AddressSanitizer
+ * reserves terabytes of address space: there the limit cannot be set.) */
+static void
+test_out_of_memory(void)
+{
+#if defined(__SANITIZE_ADDRESS__)
+	return;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+	return;
+#endif
+#endif
+	write_tmp("r4k.coll", "topology R = ring(4096);\n"
+	                      "collective allreduce AR on R { algorithm ring; }\n");
+	char *err;
+	int rc = collc_in(tmpdir, "ulimit -v 300000;", "build r4k.coll --target msccl -o r4k.xml",
+	                  &err);
+	assert_named(rc == 1 && strstr(err, "r4k.coll:2:1: error: out of memory building 'AR'"),
+	             __LINE__, __FILE__, "exit %d, %s", rc, err);
+	free(err);
+	glob_t g;
+	char pat[256];
+	snprintf(pat, sizeof pat, "%s/r4k.xml*", tmpdir);
+	CU_ASSERT_EQUAL(glob(pat, 0, NULL, &g), GLOB_NOMATCH);
+	globfree(&g);
+	/* in the verifier: named as the proof */
+	write_tmp("r1k.coll", "topology R = ring(1024);\n"
+	                      "collective allreduce AR on R { algorithm ring; }\n");
+	rc = collc_in(tmpdir, "ulimit -v 120000;", "check r1k.coll", &err);
+	assert_named(rc == 1 && strstr(err, "out of memory building") && !strstr(err, "internal"),
+	             __LINE__, __FILE__, "exit %d, %s", rc, err);
+	free(err);
+}
+
+/* A large schedule text file is read in linear time: 200,000 ranks (the
+ * duplicate-rank check was quadratic: minutes). Its time: bench_limits. */
+static void
+test_ir_read_large(void)
+{
+	static const char text[] = "topology R = ring(200000);\n"
+	                           "collective broadcast B on R { algorithm chain; }\n";
+	Checked c;
+	check_text(&c, "big.coll", text, strlen(text));
+	CU_ASSERT_EQUAL_FATAL(c.errors, 0);
+	Prog p = {0};
+	CU_ASSERT_EQUAL_FATAL(lower(c.file, &p), 0);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+	BuildOpts o = {0};
+	CU_ASSERT_EQUAL(ir_backend.emit(&p, &o, mem), 0);
+	fclose(mem);
+	Prog q = {0};
+	diag_source("big.ir", buf, len);
+	CU_ASSERT_EQUAL(ir_read(buf, len, &q), 0);
+	CU_ASSERT_EQUAL_FATAL(q.nsched, 1);
+	CU_ASSERT_EQUAL(q.sched[0]->nrank, 200000);
+	CU_ASSERT_EQUAL(q.sched[0]->nmsg, p.sched[0]->nmsg);
+	CU_ASSERT_EQUAL(verify(q.sched[0]), 0);
+	prog_free(&q);
+	/* a rank listed twice is still found: the last two ranks on one node */
+	char *rn = strstr(buf, "\nrank_nodes ");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rn);
+	char *eol = strchr(rn + 1, '\n');
+	char *last = eol;
+	while (last[-1] != ' ')
+		last--;
+	char *prev = last - 1;
+	while (prev[-1] != ' ')
+		prev--;
+	size_t head = (size_t)(prev - buf);
+	char *dup = malloc(len + 16);
+	int k = snprintf(dup, len + 16, "%.*s%.*s %.*s", (int)head, buf, (int)(last - 1 - prev),
+	                 prev, (int)(last - 1 - prev), prev);
+	snprintf(dup + k, len + 16 - (size_t)k, "%s", eol);
+	Prog d = {0};
+	FILE *sink = fopen("/dev/null", "w");
+	diag_stream(sink);
+	diag_source("dup.ir", dup, strlen(dup));
+	CU_ASSERT_NOT_EQUAL(ir_read(dup, strlen(dup), &d), 0);
+	diag_stream(NULL);
+	diag_reset();
+	fclose(sink);
+	prog_free(&d);
+	free(dup);
+	free(buf);
+	prog_free(&p);
+	checked_free(&c);
+}
+
+/* The link estimate is what the builders make (at least, for the few
+ * kinds whose extra links depend on more than the sizes). */
+static void
+test_link_estimates(void)
+{
+	static const struct { const char *decl; TopoKind kind; bool exact; } cases[] = {
+		{"topology T = torus(4, 5, 3);", TK_TORUS, true},
+		{"topology T = ring(7);", TK_RING, true},
+		{"topology T = mesh(3, 6);", TK_MESH, false},
+		{"topology T = supermesh(4, 6, bi);", TK_SUPERMESH, false},
+		{"topology T = hyperx(3, 4, 2);", TK_HYPERX, true},
+		{"topology T = full(9);", TK_FULL, true},
+		{"topology T = spine_leaf(spines 3, leaves 4, hosts 5);", TK_SPINE_LEAF, true},
+		{"topology T = optical_ring(12, ports 6);", TK_OPTICAL_RING, false},
+	};
+	for (size_t i = 0; i < countof(cases); i++) {
+		Checked c;
+		check_str(&c, cases[i].decl);
+		Prog p = {0};
+		CU_ASSERT_EQUAL_FATAL(lower(c.file, &p), 0);
+		const Topo *t = p.topo[0];
+		double est = t->kind == TK_SPINE_LEAF
+		                 ? topo_link_estimate(t->kind, 2, t->size, t->nnode - t->nrank - t->size[0])
+		                 : topo_link_estimate(t->kind, t->ndim, t->size, t->variant);
+		assert_named(cases[i].exact ? est == t->nlink : est >= t->nlink, __LINE__, __FILE__,
+		             "%s: estimate %.0f, built %d links", cases[i].decl, est, t->nlink);
+		prog_free(&p);
+		checked_free(&c);
+	}
+	/* symmetric: trees x order against MAX_SYMM_CHUNKS */
+	FILE *sink = fopen("/dev/null", "w");
+	diag_stream(sink);
+	CU_ASSERT_EQUAL(check_symmetric_size((Loc){1, 1}, "X", 4, MAX_SYMM_CHUNKS / 4), 0);
+	CU_ASSERT_EQUAL(check_symmetric_size((Loc){1, 1}, "X", 5, MAX_SYMM_CHUNKS / 4), -1);
+	/* ring(4096) allreduce fits, ring(8192) has 2 x 8191 x 8192 transfers at least */
+	CU_ASSERT_EQUAL(check_sched_size((Loc){1, 1}, "X", CK_ALLREDUCE, 4096, 4096), 0);
+	CU_ASSERT_EQUAL(check_sched_size((Loc){1, 1}, "X", CK_ALLREDUCE, 8192, 8192), -1);
+	CU_ASSERT_EQUAL(check_sched_size((Loc){1, 1}, "X", CK_BROADCAST, 8192, 8192), 0);
+	CU_ASSERT_EQUAL(check_sched_size((Loc){1, 1}, "X", CK_BROADCAST, 8193, 8193), -1);
+	/* (rank, chunk) pairs alone */
+	CU_ASSERT_EQUAL(check_sched_size((Loc){1, 1}, "X", CK_ALLTOALL, 4096, 16384), 0);
+	CU_ASSERT_EQUAL(check_sched_size((Loc){1, 1}, "X", CK_ALLTOALL, 4096, 16385), -1);
+	diag_stream(NULL);
+	diag_reset();
+	fclose(sink);
+}
+
+CU_TestInfo limits_tests[] = {
+	{"golden limit files: exit 1 and their exact errors", test_golden_limits},
+	{"a 1 KB schedule text file with 2^30 chunks", test_ir_chunks},
+	{"collc run --size beyond memory", test_run_size},
+	{"an input over the input limit", test_input_limit},
+	{"out of memory is a located error, exit 1, no output", test_out_of_memory},
+	{"a schedule text file of 200,000 ranks reads back", test_ir_read_large},
+	{"link and size estimates", test_link_estimates},
+	CU_TEST_INFO_NULL,
+};
