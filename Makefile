@@ -50,7 +50,7 @@ LDLIBS   += $(XML_LIBS) -lprotobuf-c -lpthread -lm
 
 # Debian packages: build tools, libraries, and what the tests run.
 DEPS := make gcc flex bison pkg-config libcunit1-dev libxml2-dev openmpi-bin libopenmpi-dev \
-        protobuf-c-compiler libprotobuf-c-dev man-db mpich
+        protobuf-c-compiler libprotobuf-c-dev man-db mpich python3
 
 GEN    := $(O)/grammar/coll.tab.c $(O)/grammar/coll.lex.c $(O)/backends/chakra_et.pb-c.c \
           $(O)/backends/mpi_text.c
@@ -133,6 +133,11 @@ $(patsubst %.c,$(O)/%.o,$(SRC)) $(TOBJ) $(BENCH:%=%.o): $(O)/grammar/coll.tab.h 
 
 test: deps-check $(O)/backends/mpi/check.ok $(O)/tests/run $(COLLC)
 	$(O)/tests/run
+	python3 tools/reproduce.py --quick --collc $(COLLC) --out $(O)/reproduce-quick
+
+# every checkable claim of the seeds regenerated (docs/reproduce.md)
+reproduce: $(COLLC)
+	python3 tools/reproduce.py --collc $(COLLC) --out build/reproduce
 
 # performance: each tests/bench/bench_NAME.c is a program that prints its
 # figures beside their targets; `make bench` runs them all in one go
@@ -209,7 +214,7 @@ deps:
 # test needs CUnit, libxml2, Open MPI and MPICH: say how to get them instead of failing later
 deps-check:
 	@command -v dpkg-query >/dev/null || exit 0; \
-	missing=$$(for p in flex bison libcunit1-dev libxml2-dev openmpi-bin libopenmpi-dev mpich protobuf-c-compiler libprotobuf-c-dev man-db; do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
+	missing=$$(for p in flex bison libcunit1-dev libxml2-dev openmpi-bin libopenmpi-dev mpich protobuf-c-compiler libprotobuf-c-dev man-db python3; do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then echo "missing:$$(echo ' '$$missing); run 'make deps' (as root)"; exit 1; fi
 
 # what `make install` puts where (uninstall removes exactly these)
@@ -249,7 +254,7 @@ uninstall:
 clean:
 	rm -rf build bin
 
-.PHONY: all test bench fuzz fuzz-build fuzz-run mutate demo deps deps-check install install-files \
-        uninstall clean mpi-runtime-check
+.PHONY: all test reproduce bench fuzz fuzz-build fuzz-run mutate demo deps deps-check install \
+        install-files uninstall clean mpi-runtime-check
 .SECONDARY:
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

@@ -51,5 +51,6 @@ void cli_usage(const CliCommand *const *cmds, int n, FILE *);
 const CliCommand *cli_find(const CliCommand *const *cmds, int n, const char *name);
 
 extern const CliCommand cli_check, cli_build, cli_fmt, cli_run, cli_sim, cli_explain;
+extern const CliCommand cli_sweep; /* cmd_sweep.c */
 
 #endif

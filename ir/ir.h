@@ -90,7 +90,10 @@ void topo_node_name(const Topo *, int node, char *buf, size_t len); /* "(0, 3)" 
 
 /* ---- routes (route.c) ---- */
 
-typedef enum RoutePolicy { ROUTE_SHORTEST, ROUTE_DOR } RoutePolicy;
+/* ROUTE_SHORTEST: one fixed minimal path (first closer port), used to build
+ * trees; ROUTE_ECMP: what `routing shortest_path` means for a collective's
+ * messages, a minimal path chosen per flow by hashing (route.c). */
+typedef enum RoutePolicy { ROUTE_SHORTEST, ROUTE_DOR, ROUTE_ECMP, NROUTE_POLICY } RoutePolicy;
 
 /* Routes are computed on demand and cached per (src, dst): no all-pairs table. */
 typedef struct Route {

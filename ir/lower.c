@@ -33,7 +33,7 @@ typedef struct Lowering {
 	Group **group;
 	GenList *gens;
 	TreeSet *trees;
-	Routes **routes;  /* per declaration: [shortest_path, dor] */
+	Routes **routes;  /* per declaration: [fixed shortest, dor, ecmp] */
 } Lowering;
 
 static int
@@ -54,7 +54,7 @@ find(const Lowering *L, const char *name)
 static Routes *
 routes_for(Lowering *L, const Decl *topo, RoutePolicy policy)
 {
-	int i = decl_index(L, topo) * 2 + (int)policy;
+	int i = decl_index(L, topo) * NROUTE_POLICY + (int)policy;
 	if (!L->routes[i]) {
 		L->routes[i] = NEW(L->a, Routes);
 		routes_init(L->routes[i], L->topo[decl_index(L, topo)], policy);
@@ -612,7 +612,7 @@ lower_collective(Lowering *L, const Decl *d)
 		if (strcmp(coll_kind_name[k], d->ckind) == 0)
 			kind = (CollKind)k;
 	const Item *routing = item_of(d, IT_ROUTING);
-	RoutePolicy policy = routing && strcmp(routing->name, "dor") == 0 ? ROUTE_DOR : ROUTE_SHORTEST;
+	RoutePolicy policy = routing && strcmp(routing->name, "dor") == 0 ? ROUTE_DOR : ROUTE_ECMP;
 	if (policy == ROUTE_DOR && !grid_topology(t)) {
 		error_at(routing->name_loc, "dor routing needs a torus, ring, mesh, supermesh or hyperx; "
 		         "'%s' is %s", t->name, topo_kind_name(t->kind));
@@ -710,7 +710,7 @@ lower(const File *f, Prog *p)
 	L.group = arena_array(L.a, n, sizeof *L.group);
 	L.gens = arena_array(L.a, n, sizeof *L.gens);
 	L.trees = arena_array(L.a, n, sizeof *L.trees);
-	L.routes = arena_array(L.a, 2 * n, sizeof *L.routes);
+	L.routes = arena_array(L.a, NROUTE_POLICY * n, sizeof *L.routes);
 	int errors = nerrors();
 	p->nskipped = 0;
 	/* the network block is file-wide, wherever it stands */
@@ -746,7 +746,7 @@ lower(const File *f, Prog *p)
 	}
 	diag_building((Loc){0, 0}, NULL);
 	p->routes = L.routes;
-	p->nroutes = 2 * (int)n;
+	p->nroutes = NROUTE_POLICY * (int)n;
 	return nerrors() > errors ? -1 : 0;
 }
 

@@ -8,6 +8,17 @@
  *   n/2 broken towards -1: the same routes as dor there. Distances are in
  *   closed form on those topologies and by BFS (one destination cached) on
  *   the others.
+ * ecmp (`routing shortest_path` of a collective): the minimal paths an ECMP
+ *   fabric uses. At every hop the packet may take any link that brings it one
+ *   hop closer (on a torus: either way round at a tie at n/2, and the
+ *   dimensions in any order). Like a fabric's source-based ECMP (d-mod-k,
+ *   as spine_leaf below), a flow from src takes the (src mod c)-th of the c
+ *   closer links in port order: every flow keeps one path (no reordering)
+ *   and the flows of neighbouring sources spread over all minimal paths, so
+ *   halving-doubling's exchanges at distance n/2 use both ways round where
+ *   dor sends them all one way. On nearest-neighbour traffic there is one
+ *   minimal path and ecmp = dor.
+ *   Applies to tori, rings, meshes and HyperX; elsewhere it is shortest_path.
  * dor: dimension order, written out explicitly (tori, rings, meshes,
  *   supermeshes on their mesh links, HyperX); a cross-check of the above.
  * spine_leaf: between hosts of one leaf through the leaf; between leaves
@@ -30,6 +41,13 @@ closed_form(const Topo *t)
 {
 	return t->kind == TK_TORUS || t->kind == TK_RING || t->kind == TK_MESH ||
 	       t->kind == TK_SUPERMESH || t->kind == TK_HYPERX || t->kind == TK_FULL;
+}
+
+static bool
+ecmp_topology(const Topo *t)
+{
+	return t->kind == TK_TORUS || t->kind == TK_RING || t->kind == TK_MESH ||
+	       t->kind == TK_HYPERX;
 }
 
 void
@@ -201,6 +219,28 @@ greedy(Routes *r, int src, int dst)
 	return hops;
 }
 
+/* One of the minimal paths: at each hop the (src mod c)-th of the c closer links. */
+static int
+ecmp(Routes *r, int src, int dst)
+{
+	const Topo *t = r->topo;
+	int left = topo_distance(r, src, dst), v = src, hops = 0;
+	while (v != dst) {
+		int closer[2 * MAX_DIMS * 2], n = 0;
+		for (int i = t->out[v]; i < t->out[v + 1]; i++)
+			if (topo_distance(r, t->link[i].dst, dst) == left - 1 &&
+			    n < (int)(sizeof closer / sizeof *closer))
+				closer[n++] = i;
+		if (n == 0)
+			die("ecmp route: no link closer to %d from %d", dst, v);
+		int next = closer[src % n];
+		r->scratch[hops++] = next;
+		v = t->link[next].dst;
+		left--;
+	}
+	return hops;
+}
+
 int
 route_first_link(Routes *r, int src, int dst)
 {
@@ -285,6 +325,7 @@ route_id(Routes *r, int src, int dst)
 	int len = src == dst                        ? 0
 	          : r->topo->kind == TK_SPINE_LEAF ? spine_leaf(r, src, dst)
 	          : r->policy == ROUTE_DOR         ? dor(r, src, dst)
+	          : r->policy == ROUTE_ECMP && ecmp_topology(r->topo) ? ecmp(r, src, dst)
 	                                           : greedy(r, src, dst);
 	Route route = {.src = src, .dst = dst, .len = len};
 	if (r->topo->kind == TK_SUPERMESH || r->topo->kind == TK_GRAPH)

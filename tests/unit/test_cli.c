@@ -284,6 +284,83 @@ test_sim(void)
 	free(out), free(err);
 }
 
+/* sweep: one machine and three merged shards give the same bytes; the rows
+ * carry nccl-tests' bus bandwidth; a bad spec names its line. */
+static void
+test_sweep(void)
+{
+	write_tmp("g.sweep", "# a small grid\n"
+	                     "topology torus(8, 8), optical_ring(16)\n"
+	                     "groups 4, 16\n"
+	                     "allreduce ring, halving_doubling, bridge\n"
+	                     "alltoall bruck\n"
+	                     "routing shortest_path, dor\n"
+	                     "link_bandwidth 400 GBps\n"
+	                     "link_latency 0.025 us, 0.5 us\n"
+	                     "sizes 64KiB..4MiB\n");
+	char *out, *err, args[1024];
+	snprintf(args, sizeof args, "sweep %s/g.sweep -j 2 -o %s/all.csv --json %s/all.json "
+	         "--plots %s/plots", tmpdir, tmpdir, tmpdir, tmpdir);
+	CU_ASSERT_EQUAL(collc(args, &out, &err), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "sweep: 448 of 448 points"));
+	free(out), free(err);
+	for (int i = 0; i < 3; i++) {
+		snprintf(args, sizeof args, "sweep %s/g.sweep --shard %d/3 -j 1 -o %s/s%d.csv "
+		         "--json %s/s%d.json", tmpdir, i, tmpdir, i, tmpdir, i);
+		CU_ASSERT_EQUAL(collc(args, &out, &err), 0);
+		free(out), free(err);
+	}
+	snprintf(args, sizeof args, "sweep --merge %s/s2.csv %s/s0.csv %s/s1.csv", tmpdir, tmpdir,
+	         tmpdir);
+	CU_ASSERT_EQUAL(collc(args, &out, &err), 0);
+	char path[256];
+	snprintf(path, sizeof path, "%s/all.csv", tmpdir);
+	char *all = slurp(path, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(all);
+	CU_ASSERT_STRING_EQUAL(out, all);
+	free(out), free(err);
+	snprintf(args, sizeof args, "sweep --merge %s/s1.json %s/s0.json %s/s2.json", tmpdir,
+	         tmpdir, tmpdir);
+	CU_ASSERT_EQUAL(collc(args, &out, &err), 0);
+	snprintf(path, sizeof path, "%s/all.json", tmpdir);
+	char *js = slurp(path, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(js);
+	CU_ASSERT_STRING_EQUAL(out, js);
+	free(out), free(err), free(js);
+	/* a shard missing: the merge refuses */
+	snprintf(args, sizeof args, "sweep --merge %s/s0.csv %s/s1.csv", tmpdir, tmpdir);
+	CU_ASSERT_EQUAL(collc(args, &out, &err), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "in no shard"));
+	free(out), free(err);
+	/* point 0: ring allreduce of 4 ranks at 64 KiB; busbw = algbw x 2(p-1)/p */
+	double t, alg, bus;
+	const char *row = strstr(all, "\n0,");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(row);
+	CU_ASSERT_EQUAL(sscanf(strstr(row, "65536,16384,float,sum,") + 22, "%lf,%lf,%lf", &t, &alg,
+	                       &bus), 3);
+	CU_ASSERT_DOUBLE_EQUAL(alg, 65536 / (t * 1e3), 0.01 * alg);
+	CU_ASSERT_DOUBLE_EQUAL(bus, alg * 1.5, 0.002);
+	/* bridge runs on the optical ring and reports its time; it does not run
+	 * on a torus */
+	static const char bridge_row[] = "optical_ring(16),16,allreduce,bridge,shortest_path,"
+	                                 "400 GBps,0.025 us,,,,65536,16384,float,sum,";
+	const char *br = strstr(all, bridge_row);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(br);
+	const char *ok = strstr(br, ",ok,"), *eol = strchr(br, '\n');
+	double bt = 0;
+	CU_ASSERT_EQUAL(sscanf(br + strlen(bridge_row), "%lf", &bt), 1);
+	CU_ASSERT_TRUE(bt > 0 && ok && eol && ok < eol);
+	CU_ASSERT_PTR_NOT_NULL(strstr(all, "not_applicable"));
+	CU_ASSERT_TRUE(exists("plots/sweep-00000.svg"));
+	free(all);
+	write_tmp("bad.sweep", "topology torus(4, 4)\nsizes 1MiB\nallreduce ring\nspeed 3\n");
+	snprintf(args, sizeof args, "sweep %s/bad.sweep", tmpdir);
+	CU_ASSERT_EQUAL(collc(args, &out, &err), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "bad.sweep:4: error: unknown key 'speed'"));
+	CU_ASSERT_STRING_EQUAL(out, "");
+	free(out), free(err);
+}
+
 /* tests/golden/cli/NAME.args is a command line; NAME.out what collc prints
  * (stdout, then stderr) and its exit status. */
 static void
@@ -325,7 +402,8 @@ test_man_install(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(man, "collc - a schedule compiler for collective communication"));
 	char *src = slurp("docs/collc.1", NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(src);
-	static const char *const cmds[] = {"check", "build", "fmt", "run", "sim", "explain"};
+	static const char *const cmds[] = {"check", "build", "fmt", "run", "sim", "explain",
+	                                   "sweep"};
 	for (size_t c = 0; c < countof(cmds); c++) {
 		char args[64], *out, *err;
 		snprintf(args, sizeof args, "help %s", cmds[c]);
@@ -374,6 +452,7 @@ test_man_install(void)
 }
 
 CU_TestInfo cli_tests[] = {
+	{"sweep: shards merge byte-identically; busbw; statuses; spec errors", test_sweep},
 	{"sim: closed form through CSV, .sim and JSON; plots; errors write nothing", test_sim},
 	{"write errors, symbolic links, modes", test_write_errors_and_links},
 	{"help, version, usage errors", test_help_and_version},

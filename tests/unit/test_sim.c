@@ -896,6 +896,43 @@ test_pipelines_both_modes(void)
 	}
 }
 
+/* shortest_path (ECMP over minimal paths) sends halving-doubling's exchanges
+ * at distance 4 of a ring of 8 both ways round, dor all one way; on the
+ * nearest-neighbour ring of row 0 they take the same links. */
+static void
+test_routing_policies(void)
+{
+	static const char *const src[] = {
+	    "network { link_bandwidth = 400 GBps; link_latency = 0.025 us; }\n"
+	    "topology T = torus(8, 8);\n"
+	    "collective allreduce X on T { algorithm halving_doubling; ranks 0..15; "
+	    "routing shortest_path; }\n",
+	    "network { link_bandwidth = 400 GBps; link_latency = 0.025 us; }\n"
+	    "topology T = torus(8, 8);\n"
+	    "collective allreduce X on T { algorithm ring(ports 2); ranks 0..7; "
+	    "routing shortest_path; }\n"};
+	for (int k = 0; k < 2; k++) {
+		char dor[512];
+		snprintf(dor, sizeof dor, "%.*sdor; }\n", (int)(strstr(src[k], "shortest_path") -
+		         src[k]), src[k]);
+		Built a, b;
+		CU_ASSERT_EQUAL_FATAL(build_text(&a, src[k], "X"), 0);
+		CU_ASSERT_EQUAL_FATAL(build_text(&b, dor, "X"), 0);
+		SimResult ra = run(&a, 4 << 20, SIM_PACKET, SIM_ROUNDS);
+		SimResult rb = run(&b, 4 << 20, SIM_PACKET, SIM_ROUNDS);
+		if (k == 0)
+			assert_named(ra.time_ps * 1.1 < rb.time_ps, __LINE__, __FILE__,
+			             "HD 16 of 8x8, 4 MiB: shortest_path %lld ps, dor %lld ps",
+			             (long long)ra.time_ps, (long long)rb.time_ps);
+		else
+			assert_named(ra.time_ps == rb.time_ps, __LINE__, __FILE__, "ring of row 0: "
+			             "shortest_path %lld ps, dor %lld ps", (long long)ra.time_ps,
+			             (long long)rb.time_ps);
+		built_free(&a);
+		built_free(&b);
+	}
+}
+
 CU_TestInfo sim_tests[] = {
 	{"every cost term of packet and flow, rounds and deps: closed forms", test_cost_terms},
 	{"messages of no bytes take no time", test_empty_messages},
@@ -916,5 +953,6 @@ CU_TestInfo sim_tests[] = {
 	{"reduction cost at the receiver", test_reduce_cost},
 	{"TTO on a 4x4 mesh: 9.4's slots, shared links arbitrated", test_tto},
 	{"TTO and pipelined trees keep M + 2h - 1 in both sync modes", test_pipelines_both_modes},
+	{"routing: shortest_path (ECMP) and dor differ on HD, agree on a ring", test_routing_policies},
 	CU_TEST_INFO_NULL,
 };
