@@ -133,11 +133,11 @@ $(patsubst %.c,$(O)/%.o,$(SRC)) $(TOBJ) $(BENCH:%=%.o): $(O)/grammar/coll.tab.h 
 
 test: deps-check $(O)/backends/mpi/check.ok $(O)/tests/run $(COLLC)
 	$(O)/tests/run
-	python3 tools/reproduce.py --quick --collc $(COLLC) --out $(O)/reproduce-quick
+	python3 tests/reproduce.py --quick --collc $(COLLC) --out $(O)/reproduce-quick
 
 # every checkable claim of the seeds regenerated (docs/reproduce.md)
 reproduce: $(COLLC)
-	python3 tools/reproduce.py --collc $(COLLC) --out build/reproduce
+	python3 tests/reproduce.py --collc $(COLLC) --out build/reproduce
 
 # performance: each tests/bench/bench_NAME.c is a program that prints its
 # figures beside their targets; `make bench` runs them all in one go
@@ -236,9 +236,9 @@ install-files:
 	install -m 644 examples/*.coll $(DESTDIR)$(EXDIR)
 	install -m 644 $(DOCS) $(DESTDIR)$(DOCDIR)
 	install -m 644 docs/collc.1 $(DESTDIR)$(MANDIR)/collc.1
-	install -m 644 contrib/collc.bash $(DESTDIR)$(COMPDIR)/collc
-	install -m 644 contrib/vim/syntax/coll.vim $(DESTDIR)$(VIMDIR)/syntax/coll.vim
-	install -m 644 contrib/vim/ftdetect/coll.vim $(DESTDIR)$(VIMDIR)/ftdetect/coll.vim
+	install -m 644 docs/contrib/collc.bash $(DESTDIR)$(COMPDIR)/collc
+	install -m 644 docs/contrib/vim/syntax/coll.vim $(DESTDIR)$(VIMDIR)/syntax/coll.vim
+	install -m 644 docs/contrib/vim/ftdetect/coll.vim $(DESTDIR)$(VIMDIR)/ftdetect/coll.vim
 
 # removes what install wrote, then the directories it made that are now empty
 uninstall:

@@ -436,7 +436,7 @@ test_man_install(void)
 	         tmpdir, tmpdir, tmpdir, tmpdir);
 	CU_ASSERT_EQUAL(system(cmd), 0);
 	/* bash completion: commands, and a command's options from its help */
-	snprintf(cmd, sizeof cmd, "PATH=%s/prefix/bin:$PATH bash -c '. contrib/collc.bash; "
+	snprintf(cmd, sizeof cmd, "PATH=%s/prefix/bin:$PATH bash -c '. docs/contrib/collc.bash; "
 	         "COMP_WORDS=(collc si); COMP_CWORD=1; _collc; echo ${COMPREPLY[*]}; "
 	         "COMP_WORDS=(collc sim --siz); COMP_CWORD=2; _collc; echo ${COMPREPLY[*]}' >%s/comp.txt",
 	         tmpdir, tmpdir);
