@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """reproduce.py: every claim of examples/reproduce/claims.tsv checked against collc.
 
-Usage: tests/reproduce.py [--quick] [--collc bin/collc] [--out build/reproduce]
+Usage: tests/reproduce.py [--quick] [--only PREFIX] [--collc bin/collc] [--out build/reproduce]
 
 Each row of the claims table names a claim of one of the four seed documents, the
 seed's value, the unit, a tolerance (`exact`, `N%` relative, `abs:X`) and a check: a
@@ -12,7 +12,8 @@ sweep, build --target sim) and reads its output; `-` for a claim no model can te
 `not_built`; when the feature lands it becomes a real check with no edit here.
 
 Writes OUT/claims.csv, OUT/REPORT.md, OUT/figures/*.svg and the generated .coll and
-sweep files under OUT/inputs/. --quick checks only the rows marked `quick` (make test).
+sweep files under OUT/inputs/. --quick checks only the rows marked `quick` (make test);
+--only PREFIX only the rows whose id starts with PREFIX (for example BR-).
 """
 import csv, json, os, re, subprocess, sys, time
 
@@ -167,6 +168,98 @@ class Collc:
         return best
 
 
+    # ---- optical rings (Bridge) ----
+    def optical(self, n, delta, hop="1us", ports=None):
+        """The Bridge seed's network (800 Gb/s, alpha_step 1.7 us) on optical_ring(n) with
+        reconfiguration delay delta and per-hop delay hop, and its collectives and baselines."""
+        colls = [("alltoall", "A2A", "bridge"), ("alltoall", "A2A_static", "s_bruck"),
+                 ("alltoall", "A2A_gbruck", "g_bruck"), ("reduce_scatter", "RS", "bridge"),
+                 ("reduce_scatter", "RS_ring", "ring"), ("reduce_scatter", "RS_static", "s_bruck"),
+                 ("reduce_scatter", "RS_gbruck", "g_bruck"),
+                 ("allreduce", "AR", "bridge"), ("allreduce", "AR_ring", "ring"),
+                 ("allreduce", "AR_static", "s_bruck"), ("allreduce", "AR_gbruck", "g_bruck")]
+        # R-HD with every number of reconfigurations, 0 (static HD) to log2 n: XX_hdR
+        colls += [(k, "%s_hd%d" % (p, r), "r_hd(reconfigs %d)" % r)
+                  for k, p in (("reduce_scatter", "RS"), ("allreduce", "AR"))
+                  for r in range(n.bit_length())]
+        unit = lambda t: re.sub(r"(us|ms|ns)$", r" \1", t)
+        text = ("network {\n    link_bandwidth = 800 Gbps;\n    mtu = 4500 B;\n"
+                "    link_latency = %s;\n    router_latency = 0 ns;\n    step_overhead = 1.7 us;\n"
+                "    reconfig_delay = %s;\n}\ntopology O = optical_ring(%d%s);\n"
+                % (unit(hop), unit(delta), n, ", ports %d" % ports if ports else ""))
+        text += "".join("collective %s %s on O { algorithm %s; }\n" % c for c in colls)
+        return self.gen("optical-%d-%s-%s%s.coll" % (n, delta, hop, "-p%d" % ports if ports else ""),
+                        text)
+
+    def speedup(self, n, deltas, ours, theirs, sizes, hops="1us", agg=max):
+        """The best of `theirs` over the best of `ours` on optical(n, delta, hop), aggregated
+        (max unless told) over every delta, size and hop given (each a value or a list)."""
+        one = lambda v: v if isinstance(v, (list, tuple)) else [v]
+        ours, theirs = one(ours), one(theirs)
+        return agg(self.ratio(self.optical(nn, d, h), ours, theirs, s) for nn in one(n)
+                   for d in one(deltas) for h in one(hops) for s in one(sizes))
+
+    def optical_alg(self, n, coll, alg, delta=None, ports=None):
+        """collective X of kind coll with algorithm alg on optical_ring(n); with delta, the
+        Bridge seed's network (as optical) with that reconfiguration delay."""
+        net = ("network {\n    link_bandwidth = 800 Gbps;\n    mtu = 4500 B;\n    link_latency = 1 us;\n"
+               "    router_latency = 0 ns;\n    step_overhead = 1.7 us;\n    reconfig_delay = %s;\n}\n"
+               % re.sub(r"(us|ms|ns)$", r" \1", delta)) if delta else ""
+        return self.gen("optalg-%d-%s-%s%s%s.coll" % (n, coll, re.sub(r"\W+", "", alg),
+                                                      "-" + delta if delta else "",
+                                                      "-p%d" % ports if ports else ""),
+                        net + "topology O = optical_ring(%d%s);\ncollective %s X on O { algorithm %s; }\n"
+                        % (n, ", ports %d" % ports if ports else "", coll, alg))
+
+    def phases(self, f, coll):
+        """[(first round, rewired?, next[])] of coll's configurations, from the IR text."""
+        self.check(f, coll, "rounds")
+        text = self.run("build", self.path(f), "--target", "ir", "--collective", coll, "-o", "-")
+        return [(int(w[1]), w[2] == "rewired", [int(x) for x in w[3:]])
+                for w in (l.split() for l in text.splitlines()) if w and w[0] == "phase"]
+
+    def points(self, f, coll):
+        """The steps before which the switch is rewired, the start (step 0) excluded."""
+        return [r for r, rew, _ in self.phases(f, coll) if rew and r > 0]
+
+    def reconfigs(self, f, coll):
+        return sum(1 for _, rew, _ in self.phases(f, coll) if rew)
+
+    def config(self, f, coll, rnd):
+        """next[] of the configuration in force in round rnd (the ring when there are no phases)."""
+        ph = [p for p in self.phases(f, coll) if p[0] <= rnd]
+        if ph:
+            return ph[-1][2]
+        n = self.check(f, coll, "ranks")
+        return [(u + 1) % n for u in range(n)]
+
+    def subrings(self, f, coll, rnd):
+        """[number of cycles, their length] of round rnd's configuration (lengths all equal)."""
+        nxt, seen, lens = self.config(f, coll, rnd), set(), []
+        for u in range(len(nxt)):
+            if u not in seen:
+                k, v = 0, u
+                while v not in seen:
+                    seen.add(v)
+                    v, k = nxt[v], k + 1
+                lens.append(k)
+        return [len(lens), lens[0]] if len(set(lens)) == 1 else [len(lens), lens]
+
+    def round_hops(self, f, coll):
+        """The longest route of every round, in hops, from the simulator's input."""
+        self.check(f, coll, "rounds")
+        text = self.run("build", self.path(f), "--target", "sim", "--collective", coll, "-o", "-")
+        h = {}
+        for w in (l.split() for l in text.splitlines()):
+            if w and w[0] == "m":
+                h[int(w[1])] = max(h.get(int(w[1]), 0), int(w[7]))
+        return [h[r] for r in sorted(h)]
+
+    def block(self, f, coll):
+        """Nodes per optical port pair: the ranks over the blocks a configuration joins."""
+        return self.check(f, coll, "ranks") // len(self.config(f, coll, 0))
+
+
 class Sweep:
     """The 64-chip evaluation as one `collc sweep`, calibrated once."""
 
@@ -243,7 +336,10 @@ def within(seed, ours, tol):
     if isinstance(ours, bool) or isinstance(seed, bool):
         return bool(ours) == bool(seed)
     if isinstance(ours, (list, tuple)):
-        return list(ours) == list(seed)
+        # lists: equal, or element by element within a relative or absolute tolerance
+        if tol == "exact" or len(ours) != len(seed):
+            return list(ours) == list(seed)
+        return all(within(a, b, tol) for a, b in zip(seed, ours))
     if tol == "exact":
         return abs(float(ours) - float(seed)) <= 1e-9 * max(1.0, abs(float(seed)))
     if tol.startswith("abs:"):
@@ -280,6 +376,7 @@ def main():
     quick = "--quick" in args
     exe = args[args.index("--collc") + 1] if "--collc" in args else os.path.join(ROOT, "bin", "collc")
     out = args[args.index("--out") + 1] if "--out" in args else os.path.join(ROOT, "build", "reproduce")
+    only = args[args.index("--only") + 1] if "--only" in args else ""
     out = os.path.abspath(out)  # generated inputs are named by absolute paths
     os.makedirs(os.path.join(out, "figures"), exist_ok=True)
     cc = Collc(os.path.abspath(exe), out)
@@ -289,12 +386,14 @@ def main():
            "ratio": cc.ratio, "steps": cc.steps, "gencoll": cc.gencoll,
            "check_gen": cc.check_gen, "nlinks": cc.nlinks, "degree": cc.degree, "hops": cc.hops,
            "sum": sum, "sorted": sorted, "set": set, "range": range, "kbest": cc.kbest, "frac": cc.frac, "round": round, "ev": sw.t, "max": max, "min": min, "abs": abs,
-           "all": all, "any": any, "len": len}
+           "all": all, "any": any, "len": len, "optical": cc.optical, "speedup": cc.speedup, "optical_alg": cc.optical_alg,
+           "points": cc.points, "reconfigs": cc.reconfigs, "config": cc.config,
+           "subrings": cc.subrings, "round_hops": cc.round_hops, "block": cc.block}
     table = list(csv.DictReader(open(os.path.join(EX, "claims.tsv")), delimiter="\t"))
     results = []
     t0 = time.time()
     for i, row in enumerate(table):
-        if quick and row.get("quick") != "quick":
+        if quick and row.get("quick") != "quick" or not row["id"].startswith(only):
             continue
         if sys.stderr.isatty():
             sys.stderr.write("\rreproduce: claim %d of %d (%s), %.0f s\033[K"
