@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collc_limits.h"
 #include "sim.h"
 
 static const char magic[] = "collc-sim";
@@ -84,6 +85,23 @@ static int
 fail(Rd *r, const char *what)
 {
 	error_at(r->tok, "%s", what);
+	return -1;
+}
+
+/* Shortest lines of the counted kinds: "link 0 1 1 0 0" and
+ * "m 0 0 0 0 1 copy 0", newline included. */
+enum { MIN_LINK_LINE = 15, MIN_MSG_LINE = 19 };
+
+/* A count the file announces, held against the bytes left to carry it,
+ * before anything is sized by it: a short file cannot ask for gigabytes. */
+static int
+want_room(Rd *r, int64_t count, int min_line, const char *what)
+{
+	int64_t room = (int64_t)(r->end - r->p) / min_line;
+	if (count <= room)
+		return 0;
+	error_at(r->tok, "the file announces %lld %s, but what is left of it holds at most %lld",
+	         (long long)count, what, (long long)room);
 	return -1;
 }
 
@@ -175,8 +193,9 @@ read_coll(Rd *r, SimNet *n, SimColl *c)
 	if (want_name(r, &c->name, "a collective name") || want_name(r, &c->kind, "a kind") ||
 	    want_name(r, &c->algorithm, "an algorithm") || want_word(r, "ranks") ||
 	    want_i(r, 1, n->nnode, &c->nrank, "the rank count") || want_word(r, "rounds") ||
-	    want_i(r, 0, 1 << 30, &c->nround, "the round count") || want_word(r, "messages") ||
-	    want_int(r, 0, 1 << 30, &nmsg, "the message count") || want_word(r, "deps"))
+	    want_i(r, 0, MAX_ROUNDS, &c->nround, "the round count") || want_word(r, "messages") ||
+	    want_int(r, 0, MAX_TRANSFERS, &nmsg, "the message count") ||
+	    want_room(r, nmsg, MIN_MSG_LINE, "messages") || want_word(r, "deps"))
 		return -1;
 	const char *d = token(r);
 	if (!d || (strcmp(d, "yes") && strcmp(d, "no")))
@@ -368,8 +387,8 @@ sim_read(Arena *a, const char *text, size_t len, SimNet *n)
 		if (want_i(&r, 1, MAX_NODES, &n->size[i], "a size"))
 			return -1;
 	if (want_word(&r, "nodes") || want_i(&r, 1, MAX_NODES, &n->nnode, "the node count") ||
-	    want_word(&r, "links") || want_i(&r, 0, 1 << 28, &n->nlink, "the link count") ||
-	    end_line(&r))
+	    want_word(&r, "links") || want_i(&r, 0, MAX_LINKS, &n->nlink, "the link count") ||
+	    want_room(&r, n->nlink, MIN_LINK_LINE, "links") || end_line(&r))
 		return -1;
 	n->link = arena_array(a, (size_t)n->nlink + 1, sizeof *n->link);
 	for (int i = 0; i < n->nlink; i++) {
