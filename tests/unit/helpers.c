@@ -102,3 +102,15 @@ assert_named(int ok, int line, const char *file, const char *fmt, ...)
 	va_end(ap);
 	CU_assertImplementation(ok ? CU_TRUE : CU_FALSE, (unsigned)line, msg, file, "", CU_FALSE);
 }
+
+void
+write_in(const char *dir, const char *name, const char *text)
+{
+	char path[256];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return;
+	fputs(text, f);
+	fclose(f);
+}

@@ -32,16 +32,6 @@ collc(const char *args, char **out, char **err)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-static void
-write_tmp(const char *name, const char *text)
-{
-	char path[256];
-	snprintf(path, sizeof path, "%s/%s", tmpdir, name);
-	FILE *f = fopen(path, "w");
-	fputs(text, f);
-	fclose(f);
-}
-
 static bool
 exists(const char *name)
 {
@@ -56,11 +46,11 @@ cli_setup(void)
 {
 	if (!mkdtemp(tmpdir))
 		return -1;
-	write_tmp("good.coll", "topology T = torus(4, 4);\n"
+	write_in(tmpdir, "good.coll", "topology T = torus(4, 4);\n"
 	                       "group G on T { translate; map (x, y) -> (y, x); }\n"
 	                       "tree B = bfs(T, root 0);\n"
 	                       "collective allreduce A on T {algorithm symmetric(trees B, group G);}\n");
-	write_tmp("bad.coll", "topology T = torus(4, 4);\n"
+	write_in(tmpdir, "bad.coll", "topology T = torus(4, 4);\n"
 	                      "collective allreduce A on T { algorithm rign; }\n");
 	return 0;
 }
@@ -195,7 +185,7 @@ test_write_errors_and_links(void)
 	int st = system(cmd);
 	CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 1);
 	/* -o through a symbolic link writes the target and keeps its mode */
-	write_tmp("target.coll", "old\n");
+	write_in(tmpdir, "target.coll", "old\n");
 	snprintf(path, sizeof path, "%s/target.coll", tmpdir);
 	chmod(path, 0600);
 	snprintf(cmd, sizeof cmd, "ln -s target.coll %s/link.coll", tmpdir);
@@ -219,7 +209,7 @@ static void
 test_sim(void)
 {
 	char *out, *err, args[1024];
-	write_tmp("r4.coll", "network { link_bandwidth = 400 Gbps; link_latency = 100 ns; "
+	write_in(tmpdir, "r4.coll", "network { link_bandwidth = 400 Gbps; link_latency = 100 ns; "
 	                     "router_latency = 300 ns; step_overhead = 1 us; }\n"
 	                     "topology R = ring(4);\n"
 	                     "collective allreduce AR on R { algorithm ring; }\n");
@@ -289,7 +279,7 @@ test_sim(void)
 static void
 test_sweep(void)
 {
-	write_tmp("g.sweep", "# a small grid\n"
+	write_in(tmpdir, "g.sweep", "# a small grid\n"
 	                     "topology torus(8, 8), optical_ring(16)\n"
 	                     "groups 4, 16\n"
 	                     "allreduce ring, halving_doubling, bridge\n"
@@ -353,7 +343,7 @@ test_sweep(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(all, "not_applicable"));
 	CU_ASSERT_TRUE(exists("plots/sweep-00000.svg"));
 	free(all);
-	write_tmp("bad.sweep", "topology torus(4, 4)\nsizes 1MiB\nallreduce ring\nspeed 3\n");
+	write_in(tmpdir, "bad.sweep", "topology torus(4, 4)\nsizes 1MiB\nallreduce ring\nspeed 3\n");
 	snprintf(args, sizeof args, "sweep %s/bad.sweep", tmpdir);
 	CU_ASSERT_EQUAL(collc(args, &out, &err), 1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "bad.sweep:4: error: unknown key 'speed'"));

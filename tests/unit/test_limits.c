@@ -56,16 +56,6 @@ collc_in(const char *dir, const char *prefix, const char *args, char **err)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-static void
-write_tmp(const char *name, const char *text)
-{
-	char path[256];
-	snprintf(path, sizeof path, "%s/%s", tmpdir, name);
-	FILE *f = fopen(path, "w");
-	fputs(text, f);
-	fclose(f);
-}
-
 /* Each golden limit file, through the binary: exit 1, its exact errors. */
 static void
 test_golden_limits(void)
@@ -95,7 +85,7 @@ test_golden_limits(void)
 static void
 test_ir_chunks(void)
 {
-	write_tmp("bc.coll", "topology R = ring(4);\n"
+	write_in(tmpdir, "bc.coll", "topology R = ring(4);\n"
 	                     "collective broadcast B on R { algorithm binomial_tree; }\n");
 	char *err;
 	CU_ASSERT_EQUAL(collc_in(tmpdir, "", "build bc.coll --target ir -o bc.ir", &err), 0);
@@ -111,7 +101,7 @@ test_ir_chunks(void)
 	snprintf(big, strlen(ir) + 32, "%.*s chunks 1073741824 %s", (int)head, ir,
 	         at + strlen(" chunks 1 "));
 	CU_ASSERT(strlen(big) < 1024);
-	write_tmp("big.ir", big);
+	write_in(tmpdir, "big.ir", big);
 	int rc = collc_in(tmpdir, "", "check big.ir", &err);
 	assert_named(rc == 1 && strstr(err, "big.ir:") && strstr(err, "collc builds at most"),
 	             __LINE__, __FILE__, "exit %d, %s", rc, err);
@@ -179,7 +169,7 @@ test_out_of_memory(void)
 	return;
 #endif
 #endif
-	write_tmp("r4k.coll", "topology R = ring(4096);\n"
+	write_in(tmpdir, "r4k.coll", "topology R = ring(4096);\n"
 	                      "collective allreduce AR on R { algorithm ring; }\n");
 	char *err;
 	int rc = collc_in(tmpdir, "ulimit -v 300000;", "build r4k.coll --target msccl -o r4k.xml",
@@ -193,7 +183,7 @@ test_out_of_memory(void)
 	CU_ASSERT_EQUAL(glob(pat, 0, NULL, &g), GLOB_NOMATCH);
 	globfree(&g);
 	/* in the verifier: named as the proof */
-	write_tmp("r1k.coll", "topology R = ring(1024);\n"
+	write_in(tmpdir, "r1k.coll", "topology R = ring(1024);\n"
 	                      "collective allreduce AR on R { algorithm ring; }\n");
 	rc = collc_in(tmpdir, "ulimit -v 120000;", "check r1k.coll", &err);
 	assert_named(rc == 1 && strstr(err, "out of memory building") && !strstr(err, "internal"),

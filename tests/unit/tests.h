@@ -37,6 +37,8 @@ void checked_free(Checked *);
 char *fmt_string(const File *);
 /* Reads a whole file into memory (malloc'd, NUL-terminated), or NULL. */
 char *slurp(const char *path, size_t *len);
+/* Writes text to dir/name. */
+void write_in(const char *dir, const char *name, const char *text);
 /* Asserts that the diagnostics contain `needle`, reporting them if not. */
 #define ASSERT_DIAG(c, needle)                                                        \
 	CU_assertImplementation(strstr((c)->diag, (needle)) != NULL, __LINE__,            \
