@@ -192,7 +192,9 @@ fuzz-run: fuzz-build
 			-seed=$(FUZZ_SEED) -report_slow_units=2 \
 			-artifact_prefix=$(O)/fuzz/finds/$$t- -print_final_stats=1 \
 			>$(O)/fuzz/$$t.log 2>&1 \
-			|| { tail -40 $(O)/fuzz/$$t.log; echo "fuzz $$t: a find in $(O)/fuzz/finds"; exit 1; }; \
+			|| { tail -40 $(O)/fuzz/$$t.log; echo "fuzz $$t: a find in $(O)/fuzz/finds"; \
+			     for f in $(O)/fuzz/finds/$$t-*; do echo "== $$f (base64)"; base64 "$$f" | head -c 16384; echo; done; \
+			     exit 1; }; \
 		grep -E '^(Done|stat::number_of_executed_units|stat::peak_rss_mb)' $(O)/fuzz/$$t.log; \
 	done
 
