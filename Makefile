@@ -133,6 +133,7 @@ $(patsubst %.c,$(O)/%.o,$(SRC)) $(TOBJ) $(BENCH:%=%.o): $(O)/grammar/coll.tab.h 
 
 test: deps-check $(O)/backends/mpi/check.ok $(O)/tests/run $(COLLC)
 	$(O)/tests/run
+	tests/funclen.sh
 	python3 tests/reproduce.py --quick --collc $(COLLC) --out $(O)/reproduce-quick
 
 # every checkable claim of the seeds regenerated (docs/reproduce.md)
