@@ -122,6 +122,8 @@ int route_id(Routes *, int src, int dst);
 /* Its links; returns the hop count, or -1 if dst is unreachable. */
 int route_get(Routes *, int src, int dst, const int **links);
 int topo_distance(Routes *, int src, int dst);
+/* Whether some rank of the list cannot reach another (*from, *to: indices). */
+bool routes_split(Routes *, const int *rank_node, int nrank, int *from, int *to);
 /* The first link of the route src -> dst; -1 if none. Routes of grids are
  * not cached by it: a tree asks it of every node. */
 int route_first_link(Routes *, int src, int dst);

@@ -636,6 +636,14 @@ lower_collective(Lowering *L, const Decl *d)
 			if (!(t->is_switch && t->is_switch[v]))
 				rank_node[nrank++] = v;
 	}
+	int from, to;
+	if (routes_split(routes, rank_node, nrank, &from, &to)) {
+		error_at(d->loc, "in '%s', rank %d (node %d) has no route to rank %d (node %d): every "
+		         "rank of a collective must reach every other", t->name, from, rank_node[from],
+		         to, rank_node[to]);
+		free(rank_node);
+		return -1;
+	}
 	const Item *alg = item_of(d, IT_ALGORITHM), *user = item_of(d, IT_SCHEDULE);
 	if (user) { /* the user's own schedule (usersched.c) */
 		AlgCtx c = alg_ctx(L, d, kind, t, routes, rank_node, nrank, d->loc);

@@ -151,6 +151,44 @@ topo_distance(Routes *r, int src, int dst)
 	return r->dist[src];
 }
 
+/* Whether some rank cannot reach another: every rank must reach rank 0 and
+ * be reached from it (a graph need not be connected). Sets *from and *to to
+ * a pair with no route. Grids and the built-in networks are connected. */
+bool
+routes_split(Routes *r, const int *rank_node, int nrank, int *from, int *to)
+{
+	const Topo *t = r->topo;
+	if (closed_form(t) || nrank < 2)
+		return false;
+	bfs_to(r, rank_node[0]);
+	for (int i = 1; i < nrank; i++)
+		if (r->dist[rank_node[i]] < 0) {
+			*from = i, *to = 0;
+			return true;
+		}
+	unsigned char *seen = xcalloc((size_t)t->nnode, 1);
+	int *queue = xmalloc((size_t)t->nnode * sizeof *queue);
+	int head = 0, tail = 0;
+	seen[rank_node[0]] = 1;
+	queue[tail++] = rank_node[0];
+	while (head < tail) {
+		int v = queue[head++];
+		for (int i = t->out[v]; i < t->out[v + 1]; i++)
+			if (routable(t, i) && !seen[t->link[i].dst]) {
+				seen[t->link[i].dst] = 1;
+				queue[tail++] = t->link[i].dst;
+			}
+	}
+	bool split = false;
+	for (int i = 1; i < nrank && !split; i++)
+		if (!seen[rank_node[i]]) {
+			*from = 0, *to = i;
+			split = true;
+		}
+	free(seen), free(queue);
+	return split;
+}
+
 /* The link from v along (dim, dir); on a size-2 torus dimension -1 and +1
  * are parallel links to the same neighbour, told apart by dir. */
 static int
