@@ -392,6 +392,10 @@ typedef struct MsgDeps {
 } MsgDeps;
 
 void msg_deps(Arena *, const Sched *, bool writes, MsgDeps *);
+/* The same for a symmetric schedule's base transfers, by base index: what
+ * base transfer i reads (earlier ones of its tree delivering to its
+ * sender). The copy of i by element g waits for the copies by g of these. */
+void base_deps(Arena *, const Sched *, MsgDeps *);
 
 /* ---- the classic algorithm library (alg.c and alg_*.c) ---- */
 
