@@ -790,6 +790,7 @@ cmd_sim(int argc, char **argv)
 			fprintf(stderr, "collc: error: sim reads a .coll file by name, not from stdin\n");
 			return 1;
 		}
+		in.prog.compact = true; /* the ring on a ring: symmetric, then streamed */
 		rc = load(a.path, &in, true, a.sizes[0]);
 		bool any = false;
 		for (int i = 0; rc == 0 && i < in.prog.nsched; i++) {
