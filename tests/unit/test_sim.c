@@ -844,6 +844,29 @@ test_translates_deps(void)
 	                 "tree B = bfs(T, root (0, 0));\n"
 	                 "collective allreduce SP on T { algorithm symmetric(trees B, group G); }\n",
 	                 64 << 10);
+	/* a HyperX's translations (coordinates modulo the sizes) and quarter turns */
+	check_translates(NET400 "}\ntopology H = hyperx(4, 4);\n"
+	                 "group G on H { translate; map (x, y) -> (-y, x); }\n"
+	                 "tree W = windmill(H, root (0, 0));\n"
+	                 "collective allreduce SP on H { algorithm symmetric(trees W, group G); }\n",
+	                 1 << 20);
+	/* transitive with one element fixing node 0, but half its elements are
+	 * reflections: node v's messages are not node 0's translated, so the
+	 * schedule is expanded (and refused when that is not allowed), never
+	 * taken for translates */
+	Built b;
+	CU_ASSERT_EQUAL_FATAL(build_as(&b, "topology R = ring(8);\n"
+	                               "group G on R { map x -> 1 - x; translate 2; }\n"
+	                               "tree B = bfs(R, root 0);\n"
+	                               "collective allreduce SP on R { algorithm symmetric(trees B, "
+	                               "group G); }\n", "SP", WAY_STREAMED), 0);
+	CU_ASSERT(b.net.coll[0].stream == NULL && b.net.coll[0].has_deps);
+	SimNet none;
+	const Sched *s = b.prog.sched[0];
+	diag_mute(true);
+	CU_ASSERT_EQUAL(sim_from_scheds_limit(&b.sim, &s, 1, 0, &none), -1);
+	diag_mute(false);
+	built_free(&b);
 }
 
 /* Energy: bits times hops times energy per bit, in both modes. */
@@ -1110,7 +1133,8 @@ CU_TestInfo sim_tests[] = {
 	{"round and dependency modes agree and differ where they should", test_modes},
 	{"flow mode within 2% of packet mode on large messages", test_flow_vs_packet},
 	{".sim text round trip and a damaged file", test_text_round_trip},
-	{"translates of node 0: the expanded messages and dependencies", test_translates_deps},
+	{"translates of node 0 (tori, HyperX): the expanded messages and dependencies",
+	 test_translates_deps},
 	{"energy per bit per hop", test_energy},
 	{"energy: link, router and static terms", test_energy_terms},
 	{"energy: router ports on mesh and supermeshes", test_router_ports},
