@@ -326,16 +326,28 @@ round_deps(const Sched *s, const Keys *ks, const MsgDeps *bd, const int *fix, in
 
 /* Every message, the translates of node 0's by each node, with their
  * dependencies: what `build --target sim` writes and --sync deps runs. */
-static void
+static int
 translates_coll(Arena *a, const Sched *s, const int *fix, int nfix, SimColl *c)
 {
 	const Topo *t = s->topo;
 	Out o = {.a = a};
 	int64_t mult = s->kind == CK_ALLTOALL ? s->nrank : 1;
 	int *key = xmalloc(((size_t)t->nnode + 3) * sizeof *key);
-	int *links = xmalloc(((size_t)t->nnode + 1) * sizeof *links);
 	/* every round's keys first: dependencies point into earlier rounds */
 	Keys *ks = node0_keys(s, fix, nfix, key);
+	long total = 0;
+	for (int r = 0; r < s->nround; r++)
+		total += (long)t->nnode * ks[r].n;
+	if (total > MAX_TRANSFERS) {
+		error_at(s->loc, "'%s' sends %ld messages; the simulator holds at most %d at once, as "
+		         "--sync deps and a .sim file need (round by round it takes them a round at a "
+		         "time)", s->name, total, MAX_TRANSFERS);
+		for (int r = 0; r < s->nround; r++)
+			keys_free(&ks[r]);
+		free(ks), free(key);
+		return -1;
+	}
+	int *links = xmalloc(((size_t)t->nnode + 1) * sizeof *links);
 	int *first = xcalloc((size_t)s->nround + 1, sizeof *first); /* message index */
 	for (int r = 0; r < s->nround; r++)
 		first[r + 1] = first[r] + t->nnode * ks[r].n;
@@ -377,6 +389,7 @@ translates_coll(Arena *a, const Sched *s, const int *fix, int nfix, SimColl *c)
 	arena_free(&tmp);
 	free(ks), free(first), free(deps.v), free(key), free(links);
 	finish(&o, c);
+	return 0;
 }
 
 /* ---- the same, streamed round by round (rounds mode) ---- */
@@ -390,7 +403,8 @@ typedef struct Stream {
 	int nmsg;
 	SimMsg *msg;       /* the largest round's room */
 	int *hops;
-	int *kdst, *korder; /* per key of a round: its receiver from the node at hand, the order */
+	int *kdst;         /* per key of a round: its receiver from the node at hand */
+	int64_t *korder;   /* (receiver, key): the keys in the order of the explicit form */
 } Stream;
 
 /* The keys of one round into the arena (no hash slots: the stream only
@@ -409,6 +423,13 @@ keys_into(Arena *a, Keys *k)
 	return out;
 }
 
+static int
+cmp_i64(const void *pa, const void *pb)
+{
+	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+	return (a > b) - (a < b);
+}
+
 /* The messages of node v (rank q) in round r, after *n of them, in the
  * explicit form's order: by receiver, then key. */
 static void
@@ -423,13 +444,12 @@ node_msgs(Stream *st, int r, int q, int *n, int *h)
 		const int *k = ks->data + ks->off[i];
 		int len = k[1], to = len ? t->link[k[2 + len - 1]].dst : 0;
 		st->kdst[i] = s->node_rank[translate(t, to, delta, +1)];
-		int j = i;
-		for (; j > 0 && st->kdst[st->korder[j - 1]] > st->kdst[i]; j--)
-			st->korder[j] = st->korder[j - 1];
-		st->korder[j] = i;
+		st->korder[i] = (int64_t)st->kdst[i] << 32 | i;
 	}
+	if (ks->n > 1)
+		qsort(st->korder, (size_t)ks->n, sizeof *st->korder, cmp_i64);
 	for (int j = 0; j < ks->n; j++) {
-		int i = st->korder[j];
+		int i = (int)(st->korder[j] & 0xffffffff);
 		const int *k = ks->data + ks->off[i];
 		int len = k[1];
 		translate_route(t, k + 2, st->hops + *h, len, delta, +1);
@@ -523,7 +543,7 @@ coll_of_sched(Arena *a, const Sched *s, const Conversion *how, SimColl *c)
 		explicit_coll(a, sched_expand(&tmp, s), c);
 		arena_free(&tmp);
 	} else if (nfix) {
-		translates_coll(a, s, fix, nfix, c);
+		rc = translates_coll(a, s, fix, nfix, c);
 	} else {
 		error_at(s->loc, "'%s' is too large for the simulator: %ld copies of base transfers "
 		         "to expand (at most %ld unless its group holds every translation of a torus, "

@@ -275,6 +275,17 @@ static void
 test_ring_16384(void)
 {
 	check_ring_closed_form(16384);
+	/* --sync deps holds every message: ring(8192)'s 134M are refused, located */
+	Built b;
+	diag_mute(true);
+	CU_ASSERT_EQUAL(build_as(&b, "topology R = ring(8192);\n"
+	                         "collective allreduce AR on R { algorithm ring; }\n", "AR",
+	                         WAY_COMPACT), -1);
+	diag_mute(false);
+	/* built and verified in its symmetric form: the conversion refused it */
+	CU_ASSERT(b.prog.nsched == 1 && b.prog.sched[0]->base != NULL);
+	CU_ASSERT(b.prog.nsched == 1 && verify(b.prog.sched[0]) == 0);
+	built_free(&b);
 }
 
 /* Two results of one collective, equal to the last bit. */
@@ -1122,7 +1133,8 @@ CU_TestInfo sim_tests[] = {
 	{"one message over h hops: the closed form to the picosecond", test_single_message},
 	{"ring allreduce on ring(2..16): one packet and pipelined forms", test_ring_allreduce},
 	{"collc sim's ring: symmetric, streamed, closed forms (p = 3..16, 1024)", test_ring_streamed},
-	{"ring(16384) streamed: one round held, the closed form", test_ring_16384},
+	{"ring(16384) streamed: one round held, the closed form; ring(8192) with deps refused",
+	 test_ring_16384},
 	{"compact (streamed, symmetric) and expanded simulations agree exactly",
 	 test_compact_equals_expanded},
 	{"arbitration: round-robin between queues, issue order within one", test_arbitration},
