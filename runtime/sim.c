@@ -13,6 +13,10 @@
  * Flow mode: messages are fluids sharing links max-min fairly (progressive
  * filling), rates recomputed whenever a flow starts or drains; a message
  * arrives its path latency after its last byte left.
+ *
+ * Round by round, each round runs as a collective of its own (round_view):
+ * a slice of the message list, or a streamed collective's round made when
+ * asked, so per-message state is one round's and a stream never holds more.
  */
 #include <math.h>
 #include <stdlib.h>

@@ -2,7 +2,8 @@
  * sim.h: the link-level simulator (docs/sim.md). Its input is plain data —
  * nodes, directed links, and per collective the messages with their routes,
  * sizes as fractions of the vector, rounds and dependencies — read from the
- * .sim text format (simread.c) or built from the IR by backends/sim.c.
+ * .sim text format (simread.c) or built from the IR by backends/sim.c,
+ * which may also give a collective round by round (SimStream).
  * Nothing here sees the AST or the IR.
  *
  * Packet mode keeps time in integer picoseconds so that closed forms match
