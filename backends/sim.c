@@ -1,10 +1,15 @@
 /*
  * sim.c: the IR as the simulator's input, and `build --target sim` (the
  * .sim text, docs/sim.md). Explicit schedules convert message by message,
- * with the layout pass's read dependencies (ir/layout.c). Symmetric ones are expanded
- * when that is small; otherwise, when the group holds every translation,
- * the messages are the translates of those leaving node 0 (no chunk lists,
- * so 64x64 SP fits), and so are their dependencies (round_deps).
+ * with the layout pass's read dependencies (ir/layout.c: msg_deps).
+ * Symmetric ones whose group holds every translation of the coordinates
+ * are, for a simulation round by round, a stream: each round's messages are
+ * the translates of those leaving node 0, made when the simulator asks for
+ * the round, so memory is one round's messages (ring(16384), HyperX 32x32
+ * SP). Otherwise symmetric schedules are expanded when that is small, or
+ * else written out as those translates (no chunk lists, so 64x64 SP fits)
+ * with their dependencies carried over from the base transfers' (the layout
+ * pass's base_deps; round_deps).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -16,6 +21,8 @@
 /* Symmetric schedules up to this many (base transfer, element) pairs are
  * expanded, which gives their dependencies. */
 enum { EXPAND_LIMIT = 1 << 22 };
+/* A streamed collective's messages in all (SimColl counts them in an int). */
+enum { MAX_STREAM_MSGS = 1 << 30 };
 
 typedef struct Out {
 	Arena *a;
@@ -67,6 +74,8 @@ explicit_coll(Arena *a, const Sched *s, SimColl *c)
 	c->has_deps = true;
 	finish(&o, c);
 }
+
+/* ---- symmetric schedules whose group holds every translation ---- */
 
 /* The translation by delta (coordinates, sign) of node v. */
 static int
@@ -169,20 +178,40 @@ keys_free(Keys *ks)
 	free(ks->data), free(ks->off), free(ks->count), free(ks->slot);
 }
 
-/* The elements fixing node 0, when with the translations they make the
- * whole group (then every element is a translation after one of them). */
+/* Whether two rounds' keys are the same messages (but for the round). */
+static bool
+keys_same(const Keys *a, const Keys *b)
+{
+	return a->n == b->n && a->len == b->len &&
+	       (a->n == 0 || (memcmp(a->data, b->data, (size_t)a->len * sizeof *a->data) == 0 &&
+	                      memcmp(a->count, b->count, (size_t)a->n * sizeof *a->count) == 0));
+}
+
+/* The elements fixing node 0, when the group holds every translation of
+ * the coordinates (those with the identity matrix are then exactly the
+ * translations, one per node, and every element is a translation after one
+ * fixing node 0); else 0. */
 static int
 stabilizer(const Group *g, const Topo *t, int *fix)
 {
-	int n = 0;
-	for (int e = 0; g->affine && t->kind == TK_TORUS && e < g->order; e++) {
-		bool zero = true;
-		for (int i = 0; i < t->ndim; i++)
-			zero &= g->vec[e * t->ndim + i] == 0;
+	bool kind = t->kind == TK_TORUS || t->kind == TK_RING || t->kind == TK_HYPERX ||
+	            t->kind == TK_FULL;
+	if (!g->affine || !kind)
+		return 0;
+	int d = t->ndim, n = 0;
+	long ntrans = 0;
+	for (int e = 0; e < g->order; e++) {
+		bool zero = true, identity = true;
+		for (int i = 0; i < d; i++) {
+			zero &= g->vec[e * d + i] == 0;
+			for (int j = 0; j < d; j++)
+				identity &= g->mat[(e * d + i) * d + j] == (i == j);
+		}
 		if (zero)
 			fix[n++] = e;
+		ntrans += identity;
 	}
-	return g->affine && (long)n * t->nnode == g->order ? n : 0;
+	return ntrans == t->nnode && (long)n * t->nnode == g->order ? n : 0;
 }
 
 /* The key (op, length, links) of base transfer x under the element
@@ -205,6 +234,23 @@ image_key(const Sched *s, const BaseXfer *x, const int *delta, int f, int *key, 
 	return len + 2;
 }
 
+/* Every round's keys of the messages leaving node 0: each copy of a base
+ * transfer leaving node 0 is f o (translation by -src) of it, f fixing
+ * node 0. key: room for a key. */
+static Keys *
+node0_keys(const Sched *s, const int *fix, int nfix, int *key)
+{
+	Keys *ks = xcalloc((size_t)s->nround + 1, sizeof *ks);
+	for (int i = 0; i < s->nbase; i++) {
+		const BaseXfer *x = &s->base[i];
+		int delta[MAX_DIMS], from;
+		topo_coords(s->topo, x->src, delta);
+		for (int f = 0; f < nfix; f++)
+			keys_add(&ks[x->round], key, image_key(s, x, delta, fix[f], key, &from));
+	}
+	return ks;
+}
+
 /* A dependency of node 0's message `key` (of its round): message `idx` of
  * round `round`, leaving node `node`. */
 typedef struct Dep {
@@ -224,107 +270,94 @@ dep_order(const void *pa, const void *pb)
 	return (a->idx > b->idx) - (a->idx < b->idx);
 }
 
+/* Growable scratch for one round's dependencies. */
+typedef struct Deps {
+	Dep *v;
+	int n, cap;
+} Deps;
+
 /*
  * The dependencies of node 0's messages in round r, sorted by key, without
- * repeats. As in explicit_coll, the copy of base transfer x by element e
- * waits for every earlier copy by e of a transfer y of the same tree into
- * x's sender (y.dst == x.src): they deliver the chunk (tree, e). For node
- * 0's messages e = f o (translation by -x.src), f fixing node 0; the copy of
- * y by e leaves node w = e(y.src) with key e(y) translated by -w. A message
- * of node v waits for the translates by v. -1 when a key is not found (the
- * group is not what stabilizer() checked).
+ * repeats. The copy of base transfer x by element e waits for the copies
+ * by e of the base transfers x reads (base_deps: the layout pass's
+ * msg_deps on the base transfers). For node 0's messages e = f o
+ * (translation by -x.src), f fixing node 0; the copy of y by e leaves node
+ * w = e(y.src) with key e(y) translated by -w. A message of node v waits
+ * for the translates by v. -1 when a key is not found (the group is not
+ * what stabilizer() checked).
  */
 static int
-round_deps(const Sched *s, const Keys *ks, const int *by_dst, const int *fix, int nfix, int r,
-           int *key, Dep **deps, int *ndep, int *cap)
+round_deps(const Sched *s, const Keys *ks, const MsgDeps *bd, const int *fix, int nfix, int r,
+           int *key, Deps *out)
 {
-	const Topo *t = s->topo;
-	*ndep = 0;
+	out->n = 0;
 	for (int i = 0; i < s->nbase; i++) {
 		const BaseXfer *x = &s->base[i];
 		if (x->round != r)
 			continue;
 		int delta[MAX_DIMS], from;
-		topo_coords(t, x->src, delta);
-		const int *ys = by_dst + by_dst[x->tree * t->nnode + x->src];
-		const int *yend = by_dst + by_dst[x->tree * t->nnode + x->src + 1];
+		topo_coords(s->topo, x->src, delta);
 		for (int f = 0; f < nfix; f++) {
 			int xk = keys_find(&ks[r], key, image_key(s, x, delta, fix[f], key, &from));
-			for (const int *y = ys; y < yend; y++) {
-				const BaseXfer *by = &s->base[*y];
-				if (by->round >= r)
-					continue;
+			for (int k = bd->read_off[i]; k < bd->read_off[i + 1]; k++) {
+				const BaseXfer *by = &s->base[bd->read[k]];
 				int n = image_key(s, by, delta, fix[f], key, &from);
 				Dep d = {xk, by->round, from, keys_find(&ks[by->round], key, n)};
 				if (d.key < 0 || d.idx < 0)
 					return -1;
-				if (*ndep == *cap) {
-					*cap = *cap ? 2 * *cap : 256;
-					*deps = xrealloc(*deps, (size_t)*cap * sizeof **deps);
+				if (out->n == out->cap) {
+					out->cap = out->cap ? 2 * out->cap : 256;
+					out->v = xrealloc(out->v, (size_t)out->cap * sizeof *out->v);
 				}
-				(*deps)[(*ndep)++] = d;
+				out->v[out->n++] = d;
 			}
 		}
 	}
-	if (*ndep == 0)
-		return 0; /* (and *deps may be NULL, which qsort must not see) */
-	qsort(*deps, (size_t)*ndep, sizeof **deps, dep_order);
+	if (out->n == 0)
+		return 0; /* (and out->v may be NULL, which qsort must not see) */
+	qsort(out->v, (size_t)out->n, sizeof *out->v, dep_order);
 	int n = 0;
-	for (int i = 0; i < *ndep; i++)
-		if (n == 0 || dep_order(&(*deps)[n - 1], &(*deps)[i]) != 0)
-			(*deps)[n++] = (*deps)[i];
-	*ndep = n;
+	for (int i = 0; i < out->n; i++)
+		if (n == 0 || dep_order(&out->v[n - 1], &out->v[i]) != 0)
+			out->v[n++] = out->v[i];
+	out->n = n;
 	return 0;
 }
 
-/* Offsets into by_dst (then the lists): the base transfers of each (tree,
- * node) into that node, in base order. */
-static int *
-base_by_dst(const Sched *s)
-{
-	int nkey = s->ntree * s->topo->nnode;
-	int *by = xcalloc((size_t)nkey + 1 + (size_t)s->nbase, sizeof *by);
-	for (int i = 0; i < s->nbase; i++)
-		by[s->base[i].tree * s->topo->nnode + s->base[i].dst + 1]++;
-	by[0] = nkey + 1;
-	for (int k = 0; k < nkey; k++)
-		by[k + 1] += by[k];
-	int *fill = xcalloc((size_t)nkey, sizeof *fill);
-	for (int i = 0; i < s->nbase; i++) {
-		int k = s->base[i].tree * s->topo->nnode + s->base[i].dst;
-		by[by[k] + fill[k]++] = i;
-	}
-	free(fill);
-	return by;
-}
-
-static void
+/* Every message, the translates of node 0's by each node, with their
+ * dependencies: what `build --target sim` writes and --sync deps runs. */
+static int
 translates_coll(Arena *a, const Sched *s, const int *fix, int nfix, SimColl *c)
 {
 	const Topo *t = s->topo;
 	Out o = {.a = a};
 	int64_t mult = s->kind == CK_ALLTOALL ? s->nrank : 1;
 	int *key = xmalloc(((size_t)t->nnode + 3) * sizeof *key);
-	int *links = xmalloc(((size_t)t->nnode + 1) * sizeof *links);
 	/* every round's keys first: dependencies point into earlier rounds */
-	Keys *ks = xcalloc((size_t)s->nround + 1, sizeof *ks);
-	int *first = xcalloc((size_t)s->nround + 1, sizeof *first); /* message index */
-	for (int i = 0; i < s->nbase; i++) {
-		const BaseXfer *x = &s->base[i];
-		int delta[MAX_DIMS], from;
-		topo_coords(t, x->src, delta);
-		for (int f = 0; f < nfix; f++)
-			keys_add(&ks[x->round], key, image_key(s, x, delta, fix[f], key, &from));
+	Keys *ks = node0_keys(s, fix, nfix, key);
+	long total = 0;
+	for (int r = 0; r < s->nround; r++)
+		total += (long)t->nnode * ks[r].n;
+	if (total > MAX_TRANSFERS) {
+		error_at(s->loc, "'%s' sends %ld messages; the simulator holds at most %d at once, as "
+		         "--sync deps and a .sim file need (round by round it takes them a round at a "
+		         "time)", s->name, total, MAX_TRANSFERS);
+		for (int r = 0; r < s->nround; r++)
+			keys_free(&ks[r]);
+		free(ks), free(key);
+		return -1;
 	}
+	int *links = xmalloc(((size_t)t->nnode + 1) * sizeof *links);
+	int *first = xcalloc((size_t)s->nround + 1, sizeof *first); /* message index */
 	for (int r = 0; r < s->nround; r++)
 		first[r + 1] = first[r] + t->nnode * ks[r].n;
-	int *by_dst = base_by_dst(s);
-	Dep *deps = NULL;
-	int ndep = 0, capdep = 0;
+	Arena tmp = {0};
+	MsgDeps bd;
+	base_deps(&tmp, s, &bd);
+	Deps deps = {0};
 	c->has_deps = true;
 	for (int r = 0; r < s->nround; r++) {
-		if (c->has_deps && round_deps(s, ks, by_dst, fix, nfix, r, key, &deps, &ndep,
-		                              &capdep) != 0) {
+		if (c->has_deps && round_deps(s, ks, &bd, fix, nfix, r, key, &deps) != 0) {
 			c->has_deps = false;
 			o.ndep = 0;
 			for (int m = 0; m < o.nmsg; m++)
@@ -341,8 +374,8 @@ translates_coll(Arena *a, const Sched *s, const int *fix, int nfix, SimColl *c)
 				            .dst = s->node_rank[len ? t->link[links[len - 1]].dst : v],
 				            .num = (int64_t)ks[r].count[i] * mult, .den = s->nchunk,
 				            .reduce = k[0] == X_REDUCE, .nhop = len, .dep = o.ndep};
-				for (; c->has_deps && d < ndep && deps[d].key == i; d++, m.ndep++) {
-					const Dep *e = &deps[d];
+				for (; c->has_deps && d < deps.n && deps.v[d].key == i; d++, m.ndep++) {
+					const Dep *e = &deps.v[d];
 					int w = translate(t, e->node, delta, +1);
 					VEC_PUSH(a, o.deps, o.ndep, o.capdep,
 					         first[e->round] + w * ks[e->round].n + e->idx);
@@ -353,12 +386,142 @@ translates_coll(Arena *a, const Sched *s, const int *fix, int nfix, SimColl *c)
 	}
 	for (int r = 0; r < s->nround; r++)
 		keys_free(&ks[r]);
-	free(ks), free(first), free(by_dst), free(deps), free(key), free(links);
+	arena_free(&tmp);
+	free(ks), free(first), free(deps.v), free(key), free(links);
 	finish(&o, c);
+	return 0;
+}
+
+/* ---- the same, streamed round by round (rounds mode) ---- */
+
+typedef struct Stream {
+	SimStream pub;
+	const Sched *s;
+	Keys *ks;          /* per round, node 0's keys (arena copies) */
+	int64_t mult;
+	int built;         /* the round whose messages the buffers hold, or -1 */
+	int nmsg;
+	SimMsg *msg;       /* the largest round's room */
+	int *hops;
+	int *kdst;         /* per key of a round: its receiver from the node at hand */
+	int64_t *korder;   /* (receiver, key): the keys in the order of the explicit form */
+} Stream;
+
+/* The keys of one round into the arena (no hash slots: the stream only
+ * reads them in order). */
+static Keys
+keys_into(Arena *a, Keys *k)
+{
+	Keys out = {.n = k->n, .len = k->len};
+	out.data = arena_array(a, (size_t)k->len + 1, sizeof *out.data);
+	out.off = arena_array(a, (size_t)k->n + 1, sizeof *out.off);
+	out.count = arena_array(a, (size_t)k->n + 1, sizeof *out.count);
+	copy_n(out.data, k->data, (size_t)k->len, sizeof *out.data);
+	copy_n(out.off, k->off, (size_t)k->n, sizeof *out.off);
+	copy_n(out.count, k->count, (size_t)k->n, sizeof *out.count);
+	keys_free(k);
+	return out;
 }
 
 static int
-coll_of_sched(Arena *a, const Sched *s, long expand_limit, SimColl *c)
+cmp_i64(const void *pa, const void *pb)
+{
+	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+	return (a > b) - (a < b);
+}
+
+/* The messages of node v (rank q) in round r, after *n of them, in the
+ * explicit form's order: by receiver, then key. */
+static void
+node_msgs(Stream *st, int r, int q, int *n, int *h)
+{
+	const Sched *s = st->s;
+	const Topo *t = s->topo;
+	const Keys *ks = &st->ks[r];
+	int v = s->rank_node[q], delta[MAX_DIMS];
+	topo_coords(t, v, delta);
+	for (int i = 0; i < ks->n; i++) {
+		const int *k = ks->data + ks->off[i];
+		int len = k[1], to = len ? t->link[k[2 + len - 1]].dst : 0;
+		st->kdst[i] = s->node_rank[translate(t, to, delta, +1)];
+		st->korder[i] = (int64_t)st->kdst[i] << 32 | i;
+	}
+	if (ks->n > 1)
+		qsort(st->korder, (size_t)ks->n, sizeof *st->korder, cmp_i64);
+	for (int j = 0; j < ks->n; j++) {
+		int i = (int)(st->korder[j] & 0xffffffff);
+		const int *k = ks->data + ks->off[i];
+		int len = k[1];
+		translate_route(t, k + 2, st->hops + *h, len, delta, +1);
+		st->msg[(*n)++] = (SimMsg){.round = r, .src = q, .dst = st->kdst[i], .nhop = len,
+		                           .hop = *h, .num = (int64_t)ks->count[i] * st->mult,
+		                           .den = s->nchunk, .reduce = k[0] == X_REDUCE};
+		*h += len;
+	}
+}
+
+static SimRound
+stream_round(void *ctx, int r)
+{
+	Stream *st = ctx;
+	if (st->built >= 0 && keys_same(&st->ks[st->built], &st->ks[r])) {
+		/* rings repeat one round: only the round number changes */
+		for (int i = 0; i < st->nmsg; i++)
+			st->msg[i].round = r;
+	} else {
+		int n = 0, h = 0;
+		for (int q = 0; q < st->s->nrank; q++)
+			node_msgs(st, r, q, &n, &h);
+		st->nmsg = n;
+	}
+	st->built = r;
+	return (SimRound){st->msg, st->nmsg, st->hops};
+}
+
+/* A stream of the translates of node 0's messages, one round at a time. */
+static int
+stream_coll(Arena *a, const Sched *s, const int *fix, int nfix, SimColl *c)
+{
+	int *key = xmalloc(((size_t)s->topo->nnode + 3) * sizeof *key);
+	Keys *ks = node0_keys(s, fix, nfix, key);
+	free(key);
+	Stream *st = NEW(a, Stream);
+	*st = (Stream){.s = s, .mult = s->kind == CK_ALLTOALL ? s->nrank : 1, .built = -1};
+	st->ks = arena_array(a, (size_t)s->nround + 1, sizeof *st->ks);
+	long total = 0, most = 0, most_hops = 0, most_keys = 0;
+	for (int r = 0; r < s->nround; r++) {
+		long hops = (long)(ks[r].len - 2 * ks[r].n) * s->nrank;
+		total += (long)ks[r].n * s->nrank;
+		most = ks[r].n * (long)s->nrank > most ? ks[r].n * (long)s->nrank : most;
+		most_hops = hops > most_hops ? hops : most_hops;
+		most_keys = ks[r].n > most_keys ? ks[r].n : most_keys;
+		st->ks[r] = keys_into(a, &ks[r]);
+	}
+	free(ks);
+	if (total > MAX_STREAM_MSGS || most_hops > MAX_STREAM_MSGS) {
+		error_at(s->loc, "'%s' sends %ld messages; the simulator takes at most %d", s->name,
+		         total, MAX_STREAM_MSGS);
+		return -1;
+	}
+	st->msg = arena_array(a, (size_t)most + 1, sizeof *st->msg);
+	st->hops = arena_array(a, (size_t)most_hops + 1, sizeof *st->hops);
+	st->kdst = arena_array(a, (size_t)most_keys + 1, sizeof *st->kdst);
+	st->korder = arena_array(a, (size_t)most_keys + 1, sizeof *st->korder);
+	st->pub = (SimStream){.ctx = st, .round = stream_round, .max_round_msgs = (int)most};
+	c->stream = &st->pub;
+	c->nmsg = (int)total;
+	c->has_deps = false;
+	return 0;
+}
+
+/* How coll_of_sched may convert a symmetric schedule. */
+typedef struct Conversion {
+	long expand_limit; /* (base transfer, element) pairs expanded at most */
+	bool stream;       /* translation-symmetric ones round by round */
+} Conversion;
+
+static int
+coll_of_sched(Arena *a, const Sched *s, const Conversion *how, SimColl *c)
 {
 	c->name = s->name;
 	c->kind = coll_kind_name[s->kind];
@@ -371,24 +534,25 @@ coll_of_sched(Arena *a, const Sched *s, long expand_limit, SimColl *c)
 		return 0;
 	}
 	const Group *g = s->group;
-	if ((long)s->nbase * g->order <= expand_limit) {
+	int *fix = xmalloc((size_t)g->order * sizeof *fix);
+	int nfix = s->nphase ? 0 : stabilizer(g, s->topo, fix), rc = 0;
+	if (nfix && how->stream) {
+		rc = stream_coll(a, s, fix, nfix, c);
+	} else if ((long)s->nbase * g->order <= how->expand_limit) {
 		Arena tmp = {0};
 		explicit_coll(a, sched_expand(&tmp, s), c);
 		arena_free(&tmp);
-		return 0;
-	}
-	int *fix = xmalloc((size_t)g->order * sizeof *fix);
-	int nfix = stabilizer(g, s->topo, fix);
-	if (nfix)
-		translates_coll(a, s, fix, nfix, c);
-	free(fix);
-	if (!nfix) {
+	} else if (nfix) {
+		rc = translates_coll(a, s, fix, nfix, c);
+	} else {
 		error_at(s->loc, "'%s' is too large for the simulator: %ld copies of base transfers "
-		         "to expand (at most %ld unless its group holds every translation of a torus)",
-		         s->name, (long)s->nbase * g->order, expand_limit);
-		return -1;
+		         "to expand (at most %ld unless its group holds every translation of a torus, "
+		         "ring, hyperx or full topology)", s->name, (long)s->nbase * g->order,
+		         how->expand_limit);
+		rc = -1;
 	}
-	return 0;
+	free(fix);
+	return rc;
 }
 
 /* The router ports of all nodes, for static power: a node's router has a
@@ -439,11 +603,6 @@ sim_net_of_topo(Arena *a, const Topo *t, SimNet *out)
 	return 0;
 }
 
-int
-sim_from_scheds(Arena *a, const Sched *const *s, int n, SimNet *out)
-{
-	return sim_from_scheds_limit(a, s, n, EXPAND_LIMIT, out);
-}
 
 /* An optical schedule's reconfigurations: the rounds before which it rewires. */
 static void
@@ -457,8 +616,8 @@ reconfig_rounds(Arena *a, const Sched *s, SimColl *c)
 			c->reconfig[s->phase[i].round] = 1;
 }
 
-int
-sim_from_scheds_limit(Arena *a, const Sched *const *s, int n, long expand_limit, SimNet *out)
+static int
+convert(Arena *a, const Sched *const *s, int n, const Conversion *how, SimNet *out)
 {
 	memset(out, 0, sizeof *out);
 	if (n == 0) {
@@ -478,12 +637,30 @@ sim_from_scheds_limit(Arena *a, const Sched *const *s, int n, long expand_limit,
 	out->ncoll = n;
 	out->coll = arena_array(a, (size_t)n, sizeof *out->coll);
 	for (int i = 0; i < n; i++) {
-		if (coll_of_sched(a, s[i], expand_limit, &out->coll[i]) != 0)
+		if (coll_of_sched(a, s[i], how, &out->coll[i]) != 0)
 			return -1;
 		reconfig_rounds(a, s[i], &out->coll[i]);
 	}
 	out->reconfig_ps = llround(t->net.reconfig_delay * 1e12);
 	return 0;
+}
+
+int
+sim_from_scheds(Arena *a, const Sched *const *s, int n, SimNet *out)
+{
+	return convert(a, s, n, &(Conversion){EXPAND_LIMIT, false}, out);
+}
+
+int
+sim_from_scheds_limit(Arena *a, const Sched *const *s, int n, long expand_limit, SimNet *out)
+{
+	return convert(a, s, n, &(Conversion){expand_limit, false}, out);
+}
+
+int
+sim_stream_scheds(Arena *a, const Sched *const *s, int n, SimNet *out)
+{
+	return convert(a, s, n, &(Conversion){EXPAND_LIMIT, true}, out);
 }
 
 static int

@@ -15,8 +15,14 @@ int sim_from_scheds(Arena *, const Sched *const *, int n, SimNet *);
 int sim_net_of_topo(Arena *, const Topo *, SimNet *);
 /* The same, expanding symmetric schedules only up to expand_limit (base
  * transfer, element) pairs (sim_from_scheds: 2^22); larger ones whose group
- * holds every translation of a torus become translates of node 0's
- * messages. Tests use it to take that way on small tori. */
+ * holds every translation of a torus, ring, hyperx or full topology become
+ * translates of node 0's messages. Tests use it to take that way on small tori. */
 int sim_from_scheds_limit(Arena *, const Sched *const *, int n, long expand_limit, SimNet *);
+
+/* As sim_from_scheds, for a simulation round by round (no dependencies):
+ * symmetric schedules whose group holds every translation of a torus, ring,
+ * hyperx or full topology are streamed (SimStream), one round's messages
+ * at a time, whatever their size. */
+int sim_stream_scheds(Arena *, const Sched *const *, int n, SimNet *);
 
 #endif

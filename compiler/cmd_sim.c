@@ -152,6 +152,16 @@ add_row(Runner *u, Row r)
 	VEC_PUSH(&u->arena, u->rows, u->nrow, u->caprow, r);
 }
 
+/* A schedule as the simulator's input: streamed round by round where it
+ * can be, unless --sync deps needs every message's dependencies. */
+static int
+to_sim(Runner *u, const SimArgs *a, const Sched *const *s, SimNet *net)
+{
+	if (a->opts.sync == SIM_ROUNDS)
+		return sim_stream_scheds(&u->arena, s, 1, net);
+	return sim_from_scheds(&u->arena, s, 1, net);
+}
+
 /* The AlgCtx of a library schedule, to rebuild it with another algorithm. */
 static AlgCtx
 ctx_of(Arena *a, const Sched *s, Routes *routes)
@@ -173,14 +183,14 @@ run_auto(Runner *u, const SimArgs *a, const Sched *s)
 	Sched *cand[32];
 	Routes routes;
 	routes_init(&routes, s->topo, ROUTE_SHORTEST);
-	Arena tmp = {0};
-	AlgCtx c = ctx_of(&tmp, s, &routes);
+	/* the candidates live as long as the results: their nets point into them */
+	AlgCtx c = ctx_of(&u->arena, s, &routes);
 	int n = alg_auto(&c, cand, names, 32);
 	SimNet *nets = arena_array(&u->arena, (size_t)n + 1, sizeof *nets);
 	bool *ok = arena_array(&u->arena, (size_t)n + 1, 1);
 	for (int i = 0; i < n; i++) {
 		diag_mute(true);
-		ok[i] = sim_from_scheds(&u->arena, (const Sched *const *)&cand[i], 1, &nets[i]) == 0;
+		ok[i] = to_sim(u, a, (const Sched *const *)&cand[i], &nets[i]) == 0;
 		diag_mute(false);
 		if (ok[i])
 			nets[i].coll[0].name = s->name;
@@ -209,7 +219,6 @@ run_auto(Runner *u, const SimArgs *a, const Sched *s)
 		if (rc == 0)
 			add_row(u, best);
 	}
-	arena_free(&tmp);
 	routes_free(&routes);
 	return rc;
 }
@@ -781,6 +790,7 @@ cmd_sim(int argc, char **argv)
 			fprintf(stderr, "collc: error: sim reads a .coll file by name, not from stdin\n");
 			return 1;
 		}
+		in.prog.compact = true; /* the ring on a ring: symmetric, then streamed */
 		rc = load(a.path, &in, true, a.sizes[0]);
 		bool any = false;
 		for (int i = 0; rc == 0 && i < in.prog.nsched; i++) {
@@ -797,7 +807,7 @@ cmd_sim(int argc, char **argv)
 				continue;
 			}
 			SimNet *net = NEW(&u.arena, SimNet);
-			rc = sim_from_scheds(&u.arena, &s, 1, net) != 0 || run_net(&u, &a, net) != 0;
+			rc = to_sim(&u, &a, &s, net) != 0 || run_net(&u, &a, net) != 0;
 		}
 		if (rc == 0 && !any) {
 			if (a.collective)

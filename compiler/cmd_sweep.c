@@ -364,6 +364,9 @@ run_unit(const Spec *s, int u, int shard, int nshard, int fd)
 	Prog prog = {0};
 	SimNet net = {0};
 	Record r = {.status = ST_OK};
+	/* as collc sim: round by round, large symmetric schedules and rings stream */
+	bool rounds = s->opts.sync == SIM_ROUNDS;
+	prog.compact = rounds;
 	diag_source("sweep.coll", text, strlen(text));
 	File *file = parse_text(&ast, "sweep.coll", text, strlen(text));
 	if (nerrors() == 0)
@@ -373,7 +376,8 @@ run_unit(const Spec *s, int u, int shard, int nshard, int fd)
 	if (nerrors() == 0 && prog.nskipped)
 		r.status = ST_NOT_BUILT;
 	else if (nerrors() || prog.nsched != 1 || verify(prog.sched[0]) != 0 ||
-	         sim_from_scheds(&sim, (const Sched *const *)prog.sched, 1, &net) != 0)
+	         (rounds ? sim_stream_scheds : sim_from_scheds)(
+	             &sim, (const Sched *const *)prog.sched, 1, &net) != 0)
 		r.status = ST_NOT_APPLICABLE;
 	fflush(df);
 	if (r.status == ST_NOT_BUILT)

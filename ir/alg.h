@@ -40,6 +40,10 @@ int imod(int a, int n);
 /* the families */
 Sched *alg_ring(const AlgCtx *);
 Sched *alg_multiport_ring(const AlgCtx *);
+/* The ring as a symmetric schedule (the translations and one base tree per
+ * piece and direction), where ring_symmetric_applies. */
+bool ring_symmetric_applies(const AlgCtx *);
+Sched *alg_ring_symmetric(const AlgCtx *);
 Sched *alg_bucket(const AlgCtx *);
 Sched *alg_recursive(const AlgCtx *);   /* recursive_doubling, recursive_halving, halving_doubling */
 Sched *alg_dbt(const AlgCtx *);

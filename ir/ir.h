@@ -394,6 +394,10 @@ typedef struct MsgDeps {
 } MsgDeps;
 
 void msg_deps(Arena *, const Sched *, bool writes, MsgDeps *);
+/* The same for a symmetric schedule's base transfers, by base index: what
+ * base transfer i reads (earlier ones of its tree delivering to its
+ * sender). The copy of i by element g waits for the copies by g of these. */
+void base_deps(Arena *, const Sched *, MsgDeps *);
 
 /* ---- the classic algorithm library (alg.c and alg_*.c) ---- */
 
@@ -419,6 +423,8 @@ typedef struct AlgCtx {
 	int reconfigs;        /* bridge(reconfigs R), r_hd(reconfigs R); -1 = choose */
 	bool mirrored;        /* bridge(..., mirrored): a copy on the reverse fibers */
 	double size;          /* bytes the cost model assumes (default segment counts, bridge's R) */
+	bool compact;         /* a symmetric form is welcome where the algorithm has one (the
+	                         ring on a whole ring: collc sim streams it) */
 	/* pipelined_trees: nset sets of disjoint trees, set i the next set_size[i]
 	 * of trees[]; NULL: the generator builds the SuperMesh root sets */
 	Tree **trees;
@@ -561,6 +567,7 @@ typedef struct Prog {
 	Routes **routes;   /* per topology and policy, owned here */
 	int nroutes;
 	double auto_size;  /* `algorithm auto` picks the fastest for this size (bytes) */
+	bool compact;      /* AlgCtx.compact for every collective (collc sim) */
 } Prog;
 
 /* Builds every topology, group, tree and schedule; -1 after reporting. */

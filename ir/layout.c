@@ -562,3 +562,50 @@ msg_deps(Arena *a, const Sched *s, bool writes, MsgDeps *out)
 	}
 	free(d.key), free(d.head), free(d.pmsg), free(d.pnext), free(rstamp), free(wstamp);
 }
+
+/* msg_deps of a symmetric schedule's base transfers, as a schedule whose
+ * messages are the base transfers (by round, in base order) and whose chunk
+ * b is base tree b: what base transfer i waits for, by base index. */
+void
+base_deps(Arena *a, const Sched *s, MsgDeps *out)
+{
+	Sched b = *s;
+	b.base = NULL;
+	b.nbase = 0;
+	b.nchunk = s->ntree;
+	b.nmsg = s->nbase;
+	int *order = xmalloc(((size_t)s->nbase + 1) * sizeof *order);
+	int *pos = xmalloc(((size_t)s->nbase + 1) * sizeof *pos);
+	int *start = xcalloc((size_t)s->nround + 2, sizeof *start);
+	for (int i = 0; i < s->nbase; i++)
+		start[s->base[i].round + 1]++;
+	for (int r = 0; r < s->nround; r++)
+		start[r + 1] += start[r];
+	for (int i = 0; i < s->nbase; i++) {
+		pos[i] = start[s->base[i].round]++;
+		order[pos[i]] = i;
+	}
+	b.msg = xmalloc(((size_t)s->nbase + 1) * sizeof *b.msg);
+	b.chunks = xmalloc(((size_t)s->nbase + 1) * sizeof *b.chunks);
+	for (int k = 0; k < s->nbase; k++) {
+		const BaseXfer *x = &s->base[order[k]];
+		b.msg[k] = (Msg){.round = x->round, .src = s->node_rank[x->src],
+		                 .dst = s->node_rank[x->dst], .route = x->route, .op = x->op,
+		                 .first = k, .n = 1};
+		b.chunks[k] = x->tree;
+	}
+	MsgDeps d;
+	Arena tmp = {0};
+	msg_deps(&tmp, &b, false, &d);
+	memset(out, 0, sizeof *out);
+	out->read_off = arena_array(a, (size_t)s->nbase + 1, sizeof(int));
+	int n = s->nbase ? d.read_off[s->nbase] : 0;
+	out->read = arena_array(a, (size_t)n + 1, sizeof(int));
+	for (int i = 0, at = 0; i < s->nbase; i++) {
+		for (int k = d.read_off[pos[i]]; k < d.read_off[pos[i] + 1]; k++)
+			out->read[at++] = order[d.read[k]];
+		out->read_off[i + 1] = at;
+	}
+	arena_free(&tmp);
+	free(order), free(pos), free(start), free(b.msg), free(b.chunks);
+}

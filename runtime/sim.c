@@ -13,6 +13,10 @@
  * Flow mode: messages are fluids sharing links max-min fairly (progressive
  * filling), rates recomputed whenever a flow starts or drains; a message
  * arrives its path latency after its last byte left.
+ *
+ * Round by round, each round runs as a collective of its own (round_view):
+ * a slice of the message list, or a streamed collective's round made when
+ * asked, so per-message state is one round's and a stream never holds more.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -169,6 +173,7 @@ typedef struct SimRun {
 	int64_t *red_free; /* per node: the reduction engine is free from */
 	double *red_free_s;
 	Heap h;
+	double msg_bytes;  /* every message's bytes, summed in order (router energy) */
 	int ncompleted;
 	int epoch_hi;      /* deps mode: messages from here wait for a reconfiguration */
 } SimRun;
@@ -521,11 +526,20 @@ run_lone_round(SimRun *r, int first, int64_t t, int mark, bool *lone)
 
 /* The per-hop state of the event loop, made only when a round needs it. */
 static void
+free_events(SimRun *r)
+{
+	free(r->eoff), free(r->emsg), free(r->elink), free(r->w), free(r->sent), free(r->enext);
+	free(r->npkt), free(r->delivered), free(r->last);
+	r->eoff = r->emsg = r->elink = r->w = r->sent = r->enext = NULL;
+	r->npkt = r->delivered = NULL;
+	r->last = NULL;
+}
+
+static void
 prepare_events(SimRun *r)
 {
 	const SimColl *c = r->c;
-	if (r->eoff)
-		return;
+	free_events(r);
 	int H = 0;
 	r->eoff = xcalloc((size_t)c->nmsg + 1, sizeof *r->eoff);
 	for (int m = 0; m < c->nmsg; m++) {
@@ -548,6 +562,80 @@ prepare_events(SimRun *r)
 			r->emsg[r->eoff[m] + j] = m;
 			r->elink[r->eoff[m] + j] = c->hops[c->msg[m].hop + j];
 		}
+}
+
+/* Round `round` of the whole collective as a collective of its own, for
+ * rounds mode: the stream's round, or the whole list's slice from message
+ * *next (advanced past it). Its bytes are added for the router energy. */
+static void
+round_view(SimRun *r, const SimColl *whole, int round, int *next, SimColl *view)
+{
+	*view = *whole;
+	view->deps = NULL;
+	view->stream = NULL;
+	if (whole->stream) {
+		SimRound x = whole->stream->round(whole->stream->ctx, round);
+		view->msg = x.msg;
+		view->nmsg = x.nmsg;
+		view->hops = x.hops;
+	} else {
+		int m = *next;
+		while (m < whole->nmsg && whole->msg[m].round == round)
+			m++;
+		view->msg = whole->msg + *next;
+		view->nmsg = m - *next;
+		*next = m;
+	}
+	if (r->net->router_energy_per_bit > 0)
+		for (int m = 0; m < view->nmsg; m++)
+			r->msg_bytes += (double)sim_msg_bytes(&view->msg[m], r->bytes);
+}
+
+/* The most messages of one round. */
+static int
+max_round_msgs(const SimColl *c)
+{
+	if (c->stream)
+		return c->stream->max_round_msgs;
+	int most = 0;
+	for (int m = 0, k; m < c->nmsg; m = k) {
+		for (k = m + 1; k < c->nmsg && c->msg[k].round == c->msg[m].round; k++)
+			;
+		if (k - m > most)
+			most = k - m;
+	}
+	return most;
+}
+
+/* Rounds mode, packets: each round alone (lone messages computed, else the
+ * event loop), starting when the one before has ended. */
+static int64_t
+packet_rounds(SimRun *r)
+{
+	const SimColl *whole = r->c;
+	const SimNet *n = r->net;
+	SimColl view;
+	int64_t end = 0;
+	for (int m = 0, round = 0; round < whole->nround; round++) {
+		int64_t start = end + stall_ps(r, round) + n->step_ps;
+		round_view(r, whole, round, &m, &view);
+		r->c = &view;
+		bool lone;
+		r->latest_ps = start;
+		run_lone_round(r, 0, start, round + 1, &lone);
+		if (!lone) {
+			r->latest_ps = start;
+			prepare_events(r);
+			for (int i = 0; i < view.nmsg; i++)
+				inject(r, i, start);
+			drain(r);
+		}
+		r->c = whole;
+		end = r->latest_ps;
+		r->res->round_end[round] = (double)end * 1e-12;
+		progress(r, (double)(round + 1) / whole->nround);
+	}
+	return end;
 }
 
 static void
@@ -574,23 +662,7 @@ run_packets(SimRun *r)
 	r->saved_busy_ps = xcalloc((size_t)n->nlink, sizeof *r->saved_busy_ps);
 	r->saved_bytes = xcalloc((size_t)n->nlink, sizeof *r->saved_bytes);
 	if (r->o->sync == SIM_ROUNDS) {
-		for (int m = 0, round = 0; round < c->nround; round++) {
-			int64_t start = end + stall_ps(r, round) + n->step_ps;
-			int first = m;
-			bool lone;
-			r->latest_ps = start;
-			m = run_lone_round(r, first, start, round + 1, &lone);
-			if (!lone) {
-				r->latest_ps = start;
-				prepare_events(r);
-				for (int i = first; i < m; i++)
-					inject(r, i, start);
-				drain(r);
-			}
-			end = r->latest_ps;
-			r->res->round_end[round] = (double)end * 1e-12;
-			progress(r, (double)(round + 1) / c->nround);
-		}
+		end = packet_rounds(r);
 	} else {
 		prepare_events(r);
 		r->ready_ps = xcalloc((size_t)c->nmsg, sizeof *r->ready_ps);
@@ -613,8 +685,7 @@ run_packets(SimRun *r)
 	r->res->time_s = (double)end * 1e-12;
 	for (int l = 0; l < n->nlink; l++)
 		r->res->link_busy[l] = (double)r->busy_ps[l] * 1e-12;
-	free(r->eoff), free(r->emsg), free(r->elink), free(r->w), free(r->sent), free(r->enext);
-	free(r->npkt), free(r->delivered), free(r->last);
+	free_events(r);
 	free(r->head), free(r->tail), free(r->cur), free(r->busy), free(r->full_ser);
 	free(r->hop_ps), free(r->busy_ps), free(r->red_free), free(r->h.v);
 	free(r->done_ps_link), free(r->stamp), free(r->saved_busy_ps), free(r->saved_bytes);
@@ -881,28 +952,34 @@ run_flows(SimRun *r)
 	const SimColl *c = r->c;
 	const SimNet *n = r->net;
 	Flows f = {0};
-	f.act = xcalloc((size_t)c->nmsg, sizeof *f.act);
-	f.rem = xcalloc((size_t)c->nmsg, sizeof *f.rem);
-	f.rate = xcalloc((size_t)c->nmsg, sizeof *f.rate);
-	f.size = xcalloc((size_t)c->nmsg, sizeof *f.size);
-	f.frozen = xcalloc((size_t)c->nmsg, sizeof *f.frozen);
+	/* rounds mode holds one round's flows at a time */
+	size_t nflow = (size_t)(r->o->sync == SIM_ROUNDS ? max_round_msgs(c) : c->nmsg) + 1;
+	f.act = xcalloc(nflow, sizeof *f.act);
+	f.rem = xcalloc(nflow, sizeof *f.rem);
+	f.rate = xcalloc(nflow, sizeof *f.rate);
+	f.size = xcalloc(nflow, sizeof *f.size);
+	f.frozen = xcalloc(nflow, sizeof *f.frozen);
 	f.cap = xcalloc((size_t)n->nlink, sizeof *f.cap);
 	f.cnt = xcalloc((size_t)n->nlink, sizeof *f.cnt);
 	f.used = xcalloc((size_t)n->nlink, sizeof *f.used);
 	f.in_used = xcalloc((size_t)n->nlink, sizeof *f.in_used);
 	f.lat_s = xcalloc((size_t)n->nlink, sizeof *f.lat_s);
-	r->done_s = xcalloc((size_t)c->nmsg, sizeof *r->done_s);
+	r->done_s = xcalloc(nflow, sizeof *r->done_s);
 	r->red_free_s = xcalloc((size_t)n->nnode, sizeof *r->red_free_s);
 	for (int l = 0; l < n->nlink; l++)
 		f.lat_s[l] = (double)(n->link[l].lat_ps + n->router_ps) * 1e-12;
 	double step = (double)n->step_ps * 1e-12, end = 0;
 	if (r->o->sync == SIM_ROUNDS) {
+		SimColl view;
 		for (int m = 0, round = 0; round < c->nround; round++) {
 			double start = end + (double)stall_ps(r, round) * 1e-12 + step;
 			r->res->round_end[round] = start;
-			for (; m < c->nmsg && c->msg[m].round == round; m++)
-				start_flow(r, &f, m, start);
+			round_view(r, c, round, &m, &view);
+			r->c = &view;
+			for (int i = 0; i < view.nmsg; i++)
+				start_flow(r, &f, i, start);
 			flow_loop(r, &f, start);
+			r->c = c;
 			end = r->res->round_end[round];
 			progress(r, (double)(round + 1) / c->nround);
 		}
@@ -920,10 +997,10 @@ run_flows(SimRun *r)
 			flow_loop(r, &f, t0);
 		}
 		free(r->ready_s);
+		for (int m = 0; m < c->nmsg; m++)
+			if (r->done_s[m] > end)
+				end = r->done_s[m];
 	}
-	for (int m = 0; m < c->nmsg; m++)
-		if (r->done_s[m] > end)
-			end = r->done_s[m];
 	r->res->time_s = end;
 	r->res->time_ps = (int64_t)llround(end * 1e12);
 	for (int l = 0; l < n->nlink; l++)
@@ -968,17 +1045,13 @@ issue_queues(SimRun *r)
  * links' bytes plus every message's bytes once more. Static power is paid
  * by every router port and link for the whole run, busy or idle. */
 static void
-sim_energy(const SimNet *n, const SimColl *c, int64_t bytes, SimResult *res)
+sim_energy(const SimNet *n, double msg_sum, SimResult *res)
 {
 	double link_sum = 0;
 	for (int l = 0; l < n->nlink; l++) {
 		res->energy_link_j += res->link_bytes[l] * 8 * n->link[l].energy_per_bit;
 		link_sum += res->link_bytes[l];
 	}
-	double msg_sum = 0;
-	if (n->router_energy_per_bit > 0)
-		for (int m = 0; m < c->nmsg; m++)
-			msg_sum += (double)sim_msg_bytes(&c->msg[m], bytes);
 	res->energy_router_j = (link_sum + msg_sum) * 8 * n->router_energy_per_bit;
 	res->energy_static_j =
 	    res->time_s * ((double)n->nport * n->port_static_w + n->nlink * n->link_static_w);
@@ -990,7 +1063,7 @@ sim_run(Arena *a, const SimNet *n, int ci, int64_t bytes, const SimOpts *o, SimR
         char *err, size_t errlen)
 {
 	const SimColl *c = &n->coll[ci];
-	if (o->sync == SIM_DEPS && !c->has_deps) {
+	if (o->sync == SIM_DEPS && (!c->has_deps || c->stream)) {
 		snprintf(err, errlen, "'%s': its dependencies are not known (too large to derive); "
 		         "simulate it round by round", c->name);
 		return -1;
@@ -1024,6 +1097,9 @@ sim_run(Arena *a, const SimNet *n, int ci, int64_t bytes, const SimOpts *o, SimR
 			}
 		free(fill);
 		issue_queues(&r);
+		if (n->router_energy_per_bit > 0) /* rounds mode sums them round by round */
+			for (int m = 0; m < c->nmsg; m++)
+				r.msg_bytes += (double)sim_msg_bytes(&c->msg[m], bytes);
 	}
 	if (o->mode == SIM_PACKET)
 		run_packets(&r);
@@ -1031,7 +1107,7 @@ sim_run(Arena *a, const SimNet *n, int ci, int64_t bytes, const SimOpts *o, SimR
 		run_flows(&r);
 	for (int l = 0; l < n->nlink; l++)
 		res->link_bytes[l] = (double)r.link_bytes[l];
-	sim_energy(n, c, bytes, res);
+	sim_energy(n, r.msg_bytes, res);
 	free(r.link_bytes), free(r.waiting), free(r.rdep_off), free(r.rdep);
 	free(r.qnext), free(r.qfree_ps), free(r.qfree_s);
 	double p = c->nrank;

@@ -2,7 +2,8 @@
  * sim.h: the link-level simulator (docs/sim.md). Its input is plain data —
  * nodes, directed links, and per collective the messages with their routes,
  * sizes as fractions of the vector, rounds and dependencies — read from the
- * .sim text format (simread.c) or built from the IR by backends/sim.c.
+ * .sim text format (simread.c) or built from the IR by backends/sim.c,
+ * which may also give a collective round by round (SimStream).
  * Nothing here sees the AST or the IR.
  *
  * Packet mode keeps time in integer picoseconds so that closed forms match
@@ -36,16 +37,34 @@ typedef struct SimMsg {
 	int64_t num, den;      /* size: num/den of the vector */
 } SimMsg;
 
+/* One round of a streamed collective: its messages, in the order the whole
+ * list would hold them, with hops indexing this round's hops[]. */
+typedef struct SimRound {
+	SimMsg *msg;
+	int nmsg;
+	int *hops;
+} SimRound;
+
+/* A collective given round by round (backends/sim.c streams symmetric
+ * schedules so): the memory of one round instead of every message. The
+ * buffers a call returns are the stream's, valid until its next call. */
+typedef struct SimStream {
+	void *ctx;
+	SimRound (*round)(void *ctx, int round);
+	int max_round_msgs;    /* the largest round's messages */
+} SimStream;
+
 typedef struct SimColl {
 	const char *name, *kind, *algorithm;
 	int nrank;
 	int *rank_node;
 	int nround;
-	int nmsg;
-	SimMsg *msg;           /* sorted by round */
+	int nmsg;              /* every round's */
+	SimMsg *msg;           /* sorted by round; NULL when streamed */
 	int *hops;
 	int *deps;
 	bool has_deps;         /* dependencies are known (else only rounds) */
+	const SimStream *stream; /* or NULL; streamed: no msg, hops or deps, rounds mode only */
 	unsigned char *reconfig; /* nround, or NULL: an optical switch is rewired before
 	                          * the round; every link idles reconfig_ps after the
 	                          * rounds before it have ended, in both sync modes */

@@ -424,6 +424,25 @@ sim_read(Arena *a, const char *text, size_t len, SimNet *n)
 	return 0;
 }
 
+/* Messages of c (all, or a streamed round's) with their hops. */
+static void
+write_msgs(const SimColl *c, const SimMsg *msg, int nmsg, const int *hops, FILE *f)
+{
+	for (int i = 0; i < nmsg; i++) {
+		const SimMsg *m = &msg[i];
+		fprintf(f, "m %d %d %d %lld %lld %s %d", m->round, m->src, m->dst, (long long)m->num,
+		        (long long)m->den, m->reduce ? "reduce" : "copy", m->nhop);
+		for (int j = 0; j < m->nhop; j++)
+			fprintf(f, " %d", hops[m->hop + j]);
+		if (c->has_deps) {
+			fprintf(f, " %d", m->ndep);
+			for (int j = 0; j < m->ndep; j++)
+				fprintf(f, " %d", c->deps[m->dep + j]);
+		}
+		fputc('\n', f);
+	}
+}
+
 void
 sim_write(const SimNet *n, FILE *f)
 {
@@ -466,18 +485,13 @@ sim_write(const SimNet *n, FILE *f)
 		for (int i = 0; i < c->nrank; i++)
 			fprintf(f, " %d", c->rank_node[i]);
 		fputc('\n', f);
-		for (int i = 0; i < c->nmsg; i++) {
-			const SimMsg *m = &c->msg[i];
-			fprintf(f, "m %d %d %d %lld %lld %s %d", m->round, m->src, m->dst, (long long)m->num,
-			        (long long)m->den, m->reduce ? "reduce" : "copy", m->nhop);
-			for (int j = 0; j < m->nhop; j++)
-				fprintf(f, " %d", c->hops[m->hop + j]);
-			if (c->has_deps) {
-				fprintf(f, " %d", m->ndep);
-				for (int j = 0; j < m->ndep; j++)
-					fprintf(f, " %d", c->deps[m->dep + j]);
-			}
-			fputc('\n', f);
+		if (!c->stream) {
+			write_msgs(c, c->msg, c->nmsg, c->hops, f);
+			continue;
+		}
+		for (int r = 0; r < c->nround; r++) {
+			SimRound x = c->stream->round(c->stream->ctx, r);
+			write_msgs(c, x.msg, x.nmsg, x.hops, f);
 		}
 	}
 }

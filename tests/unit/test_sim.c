@@ -27,12 +27,25 @@ typedef struct Built {
 	SimNet net;
 } Built;
 
+/* How build_as lowers and converts: what collc sim does (the ring's
+ * symmetric form, streamed), or the explicit, expanded input of before. */
+typedef enum Way { WAY_EXPANDED, WAY_COMPACT, WAY_STREAMED } Way;
+
+static int build_as(Built *b, const char *text, const char *which, Way way);
+
 /* Lowers a .coll text and converts schedule `which` (by name). */
 static int
 build_text(Built *b, const char *text, const char *which)
 {
+	return build_as(b, text, which, WAY_EXPANDED);
+}
+
+static int
+build_as(Built *b, const char *text, const char *which, Way way)
+{
 	memset(b, 0, sizeof *b);
 	diag_reset();
+	b->prog.compact = way != WAY_EXPANDED;
 	b->file = parse_text(&b->arena, "t.coll", text, strlen(text));
 	if (nerrors() == 0)
 		sema(b->file);
@@ -45,6 +58,8 @@ build_text(Built *b, const char *text, const char *which)
 			const Sched *s = b->prog.sched[i];
 			if (verify(s) != 0)
 				return -1;
+			if (way == WAY_STREAMED)
+				return sim_stream_scheds(&b->sim, &s, 1, &b->net);
 			return sim_from_scheds(&b->sim, &s, 1, &b->net);
 		}
 	return -1;
@@ -193,6 +208,168 @@ test_ring_allreduce(void)
 	}
 }
 
+static const char sp8[] = NET400 "}\ntopology T = torus(8, 8);\n"
+	"group G on T { translate; map (x, y) -> (-x, -y); map (x, y) -> (y, x); }\n"
+	"tree B = bfs(T, root (0, 0));\n"
+	"collective allreduce SP on T { algorithm symmetric(trees B, group G); }\n"
+	"collective allreduce BK on T { algorithm bucket; }\n";
+
+/* collc sim's ring on ring(p): the symmetric form (the translations and
+ * one chain), streamed a round at a time, against the closed form
+ * T = 2(p - 1)(o + d + ser(N / p)), one packet per block, in packet mode,
+ * and T = 2(p - 1)(o + d + 8 (N / p) / B) in flow mode. */
+static void
+check_ring_closed_form(int p)
+{
+	char text[512];
+	snprintf(text, sizeof text,
+	         NET400 "step_overhead = 1 us; }\ntopology R = ring(%d);\n"
+	         "collective allreduce AR on R { algorithm ring; }\n", p);
+	Built b;
+	CU_ASSERT_EQUAL_FATAL(build_as(&b, text, "AR", WAY_STREAMED), 0);
+	const Sched *s = b.prog.sched[0];
+	const SimColl *c = &b.net.coll[0];
+	CU_ASSERT(s->base != NULL && s->nbase == 2 * (p - 1) && s->group->order == p);
+	CU_ASSERT(c->stream != NULL && c->msg == NULL);
+	CU_ASSERT_EQUAL(c->nmsg, 2 * (p - 1) * p);
+	CU_ASSERT_EQUAL(c->stream->max_round_msgs, p);
+	int64_t o = 1000000, d = 400000, bw = 400000000000, N = (int64_t)p * 1024;
+	int64_t want = 2 * (p - 1) * (o + d + sim_ser_ps(N / p, bw));
+	SimResult r = run(&b, N, SIM_PACKET, SIM_ROUNDS);
+	assert_named(r.time_ps == want, __LINE__, __FILE__, "ring(%d) streamed: %lld, want %lld", p,
+	             (long long)r.time_ps, (long long)want);
+	/* every forward link carries 2(p - 1) blocks, the backward ones nothing */
+	double most = 0, total = 0;
+	for (int l = 0; l < r.nlink; l++) {
+		most = r.link_bytes[l] > most ? r.link_bytes[l] : most;
+		total += r.link_bytes[l];
+	}
+	CU_ASSERT(most == 2.0 * (p - 1) * 1024 && total == most * p);
+	if (p > 1024) { /* the flow mode's closed form is checked on the smaller rings */
+		built_free(&b);
+		return;
+	}
+	double fwant = 2.0 * (p - 1) * (1e-6 + 400e-9 + 8.0 * 1024 / 400e9);
+	SimResult f = run(&b, N, SIM_FLOW, SIM_ROUNDS);
+	assert_named(fabs(f.time_s - fwant) <= 1e-9 * fwant, __LINE__, __FILE__,
+	             "ring(%d) streamed, flow: %.12g s, want %.12g s", p, f.time_s, fwant);
+	/* and a dependency run is refused, not wrong */
+	SimOpts od = {.mode = SIM_PACKET, .sync = SIM_DEPS};
+	SimResult rd;
+	char err[256];
+	CU_ASSERT_EQUAL(sim_run(&b.sim, &b.net, 0, N, &od, &rd, err, sizeof err), -1);
+	built_free(&b);
+}
+
+static void
+test_ring_streamed(void)
+{
+	for (int p = 3; p <= 16; p++)
+		check_ring_closed_form(p);
+	check_ring_closed_form(1024);
+}
+
+/* ring(16384), which collc sim could not hold expanded (537M messages):
+ * the stream holds one round, 16384 messages, and the closed form holds. */
+static void
+test_ring_16384(void)
+{
+	check_ring_closed_form(16384);
+	/* --sync deps holds every message: ring(8192)'s 134M are refused, located */
+	Built b;
+	diag_mute(true);
+	CU_ASSERT_EQUAL(build_as(&b, "topology R = ring(8192);\n"
+	                         "collective allreduce AR on R { algorithm ring; }\n", "AR",
+	                         WAY_COMPACT), -1);
+	diag_mute(false);
+	/* built and verified in its symmetric form: the conversion refused it */
+	CU_ASSERT(b.prog.nsched == 1 && b.prog.sched[0]->base != NULL);
+	CU_ASSERT(b.prog.nsched == 1 && verify(b.prog.sched[0]) == 0);
+	built_free(&b);
+}
+
+/* Two results of one collective, equal to the last bit. */
+static void
+assert_same_result(const SimResult *x, const SimResult *y, const char *what)
+{
+	bool same = x->time_ps == y->time_ps && x->time_s == y->time_s &&
+	            x->nround == y->nround && x->nlink == y->nlink && x->energy_j == y->energy_j &&
+	            x->energy_router_j == y->energy_router_j;
+	for (int k = 0; same && k < x->nround; k++)
+		same = x->round_end[k] == y->round_end[k];
+	for (int l = 0; same && l < x->nlink; l++)
+		same = x->link_bytes[l] == y->link_bytes[l] && x->link_busy[l] == y->link_busy[l];
+	assert_named(same, __LINE__, __FILE__, "%s: %lld ps and %lld ps, or rounds, links, energy "
+	             "differ", what, (long long)x->time_ps, (long long)y->time_ps);
+}
+
+/* Collective `which` of text simulated from its symmetric form, streamed
+ * (and, for dependencies, unstreamed), and from the expanded explicit
+ * form: the same times, round ends, link loads and energy, in both modes,
+ * with and without a reduction cost, at sizes of one and many packets. */
+static void
+check_compact_equals_expanded(const char *text, const char *which)
+{
+	static const int64_t sizes[] = {1000, 65539, 1 << 20};
+	Built e, c, d;
+	CU_ASSERT_EQUAL_FATAL(build_as(&e, text, which, WAY_EXPANDED), 0);
+	CU_ASSERT_EQUAL_FATAL(build_as(&c, text, which, WAY_STREAMED), 0);
+	CU_ASSERT_EQUAL_FATAL(build_as(&d, text, which, WAY_COMPACT), 0);
+	CU_ASSERT(c.net.coll[0].stream != NULL);
+	for (size_t k = 0; k < countof(sizes); k++)
+		for (int mode = SIM_PACKET; mode <= SIM_FLOW; mode++)
+			for (int cost = 0; cost < 2; cost++) {
+				SimOpts o = {.mode = (SimMode)mode, .sync = SIM_ROUNDS,
+				             .reduce_rate = cost ? 20e9 : 0};
+				SimResult re, rc, rde, rdc;
+				char err[256], what[160];
+				CU_ASSERT_EQUAL(sim_run(&e.sim, &e.net, 0, sizes[k], &o, &re, err, sizeof err), 0);
+				CU_ASSERT_EQUAL(sim_run(&c.sim, &c.net, 0, sizes[k], &o, &rc, err, sizeof err), 0);
+				snprintf(what, sizeof what, "%s, %lld B, %s, rounds, reduce cost %d", which,
+				         (long long)sizes[k], mode == SIM_PACKET ? "packet" : "flow", cost);
+				assert_same_result(&re, &rc, what);
+				o.sync = SIM_DEPS;
+				CU_ASSERT_EQUAL(sim_run(&e.sim, &e.net, 0, sizes[k], &o, &rde, err, sizeof err), 0);
+				CU_ASSERT_EQUAL(sim_run(&d.sim, &d.net, 0, sizes[k], &o, &rdc, err, sizeof err), 0);
+				snprintf(what, sizeof what, "%s, %lld B, %s, deps, reduce cost %d", which,
+				         (long long)sizes[k], mode == SIM_PACKET ? "packet" : "flow", cost);
+				CU_ASSERT(rde.time_ps > 0);
+				assert_same_result(&rde, &rdc, what);
+			}
+	built_free(&e), built_free(&c), built_free(&d);
+}
+
+static const char rings[] =
+	"network { link_bandwidth = 100 Gbps; link_latency = 500 ns; router_latency = 100 ns; "
+	"step_overhead = 1 us; router_energy_per_bit = 1 pJ; }\n"
+	"topology R = ring(12);\ntopology T = torus(10);\n"
+	"collective allreduce A1 on R { algorithm ring; }\n"
+	"collective allreduce A2 on R { algorithm ring(ports 2); }\n"
+	"collective allreduce A3 on R { algorithm ring(ports 2); chunks 48; }\n"
+	"collective reduce_scatter RS on R { algorithm ring; chunks 24; }\n"
+	"collective allgather AG on R { algorithm ring(ports 2); }\n"
+	"collective allreduce TA on T { algorithm ring; }\n"
+	"collective allgather TG on T { algorithm ring; chunks 30; }\n";
+
+static void
+test_compact_equals_expanded(void)
+{
+	static const char *const ring_names[] = {"A1", "A2", "A3", "RS", "AG", "TA", "TG"};
+	for (size_t i = 0; i < countof(ring_names); i++)
+		check_compact_equals_expanded(rings, ring_names[i]);
+	check_compact_equals_expanded(sp8, "SP");
+	check_compact_equals_expanded(NET400 "}\ntopology H = hyperx(4, 4);\n"
+	                              "group G on H { translate; map (x, y) -> (-y, x); }\n"
+	                              "tree W = windmill(H, root (0, 0));\n"
+	                              "collective allreduce SP on H { algorithm symmetric(trees W, "
+	                              "group G); }\n", "SP");
+	check_compact_equals_expanded(NET400 "}\ntopology T = torus(4, 6);\n"
+	                              "group G on T { translate; map (x, y) -> (-x, -y); }\n"
+	                              "tree B = bfs(T, root (0, 0));\n"
+	                              "collective reduce_scatter SP on T { algorithm symmetric(trees B, "
+	                              "group G); }\n", "SP");
+}
+
 /* Round-robin between messages on a link, except that one sender's
  * messages on one link go in issue order (deps mode). */
 static void
@@ -318,12 +495,6 @@ test_contention_torus(void)
 	assert_named(sp == 0, __LINE__, __FILE__, "SP: %d contended rounds", sp);
 	built_free(&b);
 }
-
-static const char sp8[] = NET400 "}\ntopology T = torus(8, 8);\n"
-	"group G on T { translate; map (x, y) -> (-x, -y); map (x, y) -> (y, x); }\n"
-	"tree B = bfs(T, root (0, 0));\n"
-	"collective allreduce SP on T { algorithm symmetric(trees B, group G); }\n"
-	"collective allreduce BK on T { algorithm bucket; }\n";
 
 static void
 test_sp_goodput(void)
@@ -684,6 +855,29 @@ test_translates_deps(void)
 	                 "tree B = bfs(T, root (0, 0));\n"
 	                 "collective allreduce SP on T { algorithm symmetric(trees B, group G); }\n",
 	                 64 << 10);
+	/* a HyperX's translations (coordinates modulo the sizes) and quarter turns */
+	check_translates(NET400 "}\ntopology H = hyperx(4, 4);\n"
+	                 "group G on H { translate; map (x, y) -> (-y, x); }\n"
+	                 "tree W = windmill(H, root (0, 0));\n"
+	                 "collective allreduce SP on H { algorithm symmetric(trees W, group G); }\n",
+	                 1 << 20);
+	/* transitive with one element fixing node 0, but half its elements are
+	 * reflections: node v's messages are not node 0's translated, so the
+	 * schedule is expanded (and refused when that is not allowed), never
+	 * taken for translates */
+	Built b;
+	CU_ASSERT_EQUAL_FATAL(build_as(&b, "topology R = ring(8);\n"
+	                               "group G on R { map x -> 1 - x; translate 2; }\n"
+	                               "tree B = bfs(R, root 0);\n"
+	                               "collective allreduce SP on R { algorithm symmetric(trees B, "
+	                               "group G); }\n", "SP", WAY_STREAMED), 0);
+	CU_ASSERT(b.net.coll[0].stream == NULL && b.net.coll[0].has_deps);
+	SimNet none;
+	const Sched *s = b.prog.sched[0];
+	diag_mute(true);
+	CU_ASSERT_EQUAL(sim_from_scheds_limit(&b.sim, &s, 1, 0, &none), -1);
+	diag_mute(false);
+	built_free(&b);
 }
 
 /* Energy: bits times hops times energy per bit, in both modes. */
@@ -938,6 +1132,11 @@ CU_TestInfo sim_tests[] = {
 	{"messages of no bytes take no time", test_empty_messages},
 	{"one message over h hops: the closed form to the picosecond", test_single_message},
 	{"ring allreduce on ring(2..16): one packet and pipelined forms", test_ring_allreduce},
+	{"collc sim's ring: symmetric, streamed, closed forms (p = 3..16, 1024)", test_ring_streamed},
+	{"ring(16384) streamed: one round held, the closed form; ring(8192) with deps refused",
+	 test_ring_16384},
+	{"compact (streamed, symmetric) and expanded simulations agree exactly",
+	 test_compact_equals_expanded},
 	{"arbitration: round-robin between queues, issue order within one", test_arbitration},
 	{"a round found to share a link after lone messages: no trace", test_lone_then_shared},
 	{"contention on a torus: halving-doubling yes, SP no", test_contention_torus},
@@ -946,7 +1145,8 @@ CU_TestInfo sim_tests[] = {
 	{"round and dependency modes agree and differ where they should", test_modes},
 	{"flow mode within 2% of packet mode on large messages", test_flow_vs_packet},
 	{".sim text round trip and a damaged file", test_text_round_trip},
-	{"translates of node 0: the expanded messages and dependencies", test_translates_deps},
+	{"translates of node 0 (tori, HyperX): the expanded messages and dependencies",
+	 test_translates_deps},
 	{"energy per bit per hop", test_energy},
 	{"energy: link, router and static terms", test_energy_terms},
 	{"energy: router ports on mesh and supermeshes", test_router_ports},
