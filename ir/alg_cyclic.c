@@ -130,8 +130,11 @@ vtorus_init(VTorus *v, const AlgCtx *c, bool swing)
 	int base = swing ? 2 : 3;
 	memset(v, 0, sizeof *v);
 	/* a whole torus of two or more dimensions runs on its coordinates; a ring
-	 * of ranks (which a 1D torus is) may fold */
-	if (c->whole && (t->kind == TK_TORUS || t->kind == TK_RING) && t->ndim >= 2) {
+	 * of ranks (which a 1D torus is) may fold. A whole HyperX runs on its
+	 * coordinates too, as Swing's authors run it: every peer is then one hop
+	 * away, and the 2d ports use 2d of its links */
+	if (c->whole && (t->kind == TK_TORUS || t->kind == TK_RING || t->kind == TK_HYPERX) &&
+	    t->ndim >= 2) {
 		v->d = t->ndim;
 		for (int i = 0; i < v->d; i++) {
 			v->n[i] = t->size[i];
