@@ -568,6 +568,12 @@ sim_opt(void *ctx, const char *name, const char *value)
 		if (k < 0)
 			return 2;
 		a->opts.sync = k ? SIM_DEPS : SIM_ROUNDS;
+	} else if (strcmp(name, "links") == 0) {
+		static const char *const links[] = {"shared", "private"};
+		int k = cli_choice("sim", name, value, links, 2);
+		if (k < 0)
+			return 2;
+		a->opts.private_links = k == 1;
 	} else if (strcmp(name, "reduce-rate") == 0) {
 		if ((a->opts.reduce_rate = parse_rate(value)) <= 0)
 			return usage_error("sim: --reduce-rate takes a rate such as 100GBps or 800Gbps "
@@ -601,6 +607,7 @@ static const CliOpt sim_opts[] = {
 	                            "(default 1MiB)"},
 	{"mode", 0, "M", "packet (default) or flow"},
 	{"sync", 0, "S", "rounds (default) or deps"},
+	{"links", 0, "L", "shared (default) or private: no link contention"},
 	{"reduce-rate", 0, "R", "bytes reduced per second at a receiver (100GBps, 800Gbps; "
 	                        "bare: B/s)"},
 	{"collective", 0, "NAME", "only the collective NAME"},

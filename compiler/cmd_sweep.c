@@ -179,11 +179,16 @@ spec_option(const char *path, int line, const char *key, char *val, Spec *s)
 		s->opts.sync = val[0] == 'r' ? SIM_ROUNDS : SIM_DEPS;
 		return 0;
 	}
-	if (strcmp(key, "mode") == 0 || strcmp(key, "sync") == 0)
-		return spec_error(path, line, "'%s' takes packet|flow or rounds|deps", key);
+	if (strcmp(key, "links") == 0 && (strcmp(val, "shared") == 0 || strcmp(val, "private") == 0)) {
+		s->opts.private_links = val[0] == 'p';
+		return 0;
+	}
+	if (strcmp(key, "mode") == 0 || strcmp(key, "sync") == 0 || strcmp(key, "links") == 0)
+		return spec_error(path, line, "'%s' takes packet|flow, rounds|deps or shared|private",
+		                  key);
 	return spec_error(path, line, "unknown key '%s' (topology, groups, a collective kind, "
 	                  "routing, link_bandwidth, link_latency, router_latency, step_overhead, "
-	                  "mtu, sizes, mode, sync)", key);
+	                  "mtu, sizes, mode, sync, links)", key);
 }
 
 static List *

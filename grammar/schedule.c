@@ -240,9 +240,10 @@ check_use(const Scope *sc, const Stmt *s)
 		else if (!a->label && (a->val.v[0]->kind != EX_NAME ||
 		                       (strcmp(a->val.v[0]->text, "bandwidth") != 0 &&
 		                        strcmp(a->val.v[0]->text, "latency") != 0 &&
-		                        strcmp(a->val.v[0]->text, "mirrored") != 0)))
-			error_at(a->loc, "use passes bandwidth, latency or mirrored, ports, segments and "
-			         "reconfigs to an algorithm");
+		                        strcmp(a->val.v[0]->text, "mirrored") != 0 &&
+		                        strcmp(a->val.v[0]->text, "halfway") != 0)))
+			error_at(a->loc, "use passes bandwidth, latency, mirrored or halfway, ports, segments "
+			         "and reconfigs to an algorithm");
 	}
 	for (int i = 0; i < s->list.n; i++)
 		check_expr(sc, s->list.v[i], true);

@@ -136,7 +136,8 @@ static const char *const coll_kinds[] = {
 static const FormSpec algorithms[] = {
 	{"symmetric", "symmetric(trees B1, B2, ..., group G)",
 	 {{"trees", A_TREES, 1, 0, 0, 0, NULL}, {"group", A_GROUP, 1, 1, 0, 0, NULL}}, K_RSAG, ""},
-	{"ring", "ring or ring(ports 1 | 2)", {{"ports", A_INT, 0, 1, 1, 2, NULL}}, K_RSAG, ""},
+	{"ring", "ring, ring(ports 1 | 2) or ring(halfway)",
+	 {{"ports", A_INT, 0, 1, 1, 2, NULL}, {NULL, A_WORD, 0, 1, 0, 0, "halfway"}}, K_RSAG, ""},
 	{"multiport_ring", "multiport_ring", {{0}}, K_RSAG, "torus"},
 	{"bucket", "bucket", {{0}}, K_RSAG, "torus"},
 	{"halving_doubling", "halving_doubling", {{0}}, K_ALLREDUCE, ""},

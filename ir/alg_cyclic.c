@@ -130,8 +130,11 @@ vtorus_init(VTorus *v, const AlgCtx *c, bool swing)
 	int base = swing ? 2 : 3;
 	memset(v, 0, sizeof *v);
 	/* a whole torus of two or more dimensions runs on its coordinates; a ring
-	 * of ranks (which a 1D torus is) may fold */
-	if (c->whole && (t->kind == TK_TORUS || t->kind == TK_RING) && t->ndim >= 2) {
+	 * of ranks (which a 1D torus is) may fold. A whole HyperX runs on its
+	 * coordinates too, as Swing's authors run it: every peer is then one hop
+	 * away, and the 2d ports use 2d of its links */
+	if (c->whole && (t->kind == TK_TORUS || t->kind == TK_RING || t->kind == TK_HYPERX) &&
+	    t->ndim >= 2) {
 		v->d = t->ndim;
 		for (int i = 0; i < v->d; i++) {
 			v->n[i] = t->size[i];
@@ -139,14 +142,16 @@ vtorus_init(VTorus *v, const AlgCtx *c, bool swing)
 				/* the whole torus in id order runs on coordinates; any other
 				 * order of its ranks is a ring, which swing folds */
 				if (swing)
-					error_at(c->loc, "swing on a torus needs every side a power of 2; %s has "
+					error_at(c->loc, "swing on a %s needs every side a power of 2; %s has "
 					         "a side of %d (list the ranks in another order, such as 'ranks "
-					         "%d..0', to run it on a ring of them, or give it a sub-torus "
-					         "whose sides are powers of 2)", t->name, v->n[i], t->nrank - 1);
+					         "%d..0', to run it on a ring of them, or give it a sub-%s "
+					         "whose sides are powers of 2)", topo_kind_name(t->kind), t->name,
+					         v->n[i], t->nrank - 1, topo_kind_name(t->kind));
 				else
-					error_at(c->loc, "trivance on a torus needs every side a power of 3; %s "
-					         "has a side of %d (give it a sub-torus whose sides are powers of "
-					         "3, or a ring of 3^t ranks)", t->name, v->n[i]);
+					error_at(c->loc, "trivance on a %s needs every side a power of 3; %s "
+					         "has a side of %d (give it a sub-%s whose sides are powers of "
+					         "3, or a ring of 3^t ranks)", topo_kind_name(t->kind), t->name,
+					         v->n[i], topo_kind_name(t->kind));
 				return -1;
 			}
 		}

@@ -4,6 +4,9 @@
  * takes p - 1 rounds, allgather p - 1, allreduce both.
  *   ring            one ring in rank order (ring(ports 1))
  *   ring(ports 2)   two opposite rings, each on half of every block
+ *   ring(halfway)   two ports (as ring(ports 2)) on whole blocks, each block covering half the
+ *                   ring each way: floor(p/2) rounds per phase instead of
+ *                   p - 1, each round sending a block (N/p) on both ports
  *   multiport_ring  2d directed Hamiltonian cycles of a torus that use
  *                   every directed link once (the staircase decomposition
  *                   of 2D tori), each on 1/2d of every block
@@ -44,10 +47,56 @@ run_ring(Gen *g, const int *order, int dir, int sub, int round0, const int *link
 	return r - round0;
 }
 
+/* ring(halfway), in rank order, from round r. With P = floor(p/2)
+ * and Q = p - 1 - P: reduce-scatter reduces block j along +1 from rank j - P
+ * (rounds 1..P) and along -1 from rank j + Q (rounds P-Q+1..P), both chains
+ * ending at j in round P; allgather sends block j P ranks along +1 and Q
+ * along -1. Each round, rank i sends one block to each neighbour. */
+static void
+run_halfway(Gen *g, int r)
+{
+	int p = g->p, P = p / 2, Q = p - 1 - P;
+	CollKind k = g->ctx->kind;
+	if (k == CK_ALLREDUCE || k == CK_REDUCE_SCATTER) {
+		for (int s = 1; s <= P; s++, r++)
+			for (int i = 0; i < p; i++) {
+				gen_block(g, imod(i + P - s + 1, p), 0);
+				gen_send(g, r, i, imod(i + 1, p), X_REDUCE);
+				if (s > P - Q) {
+					gen_block(g, imod(i - (P - s + 1), p), 0);
+					gen_send(g, r, i, imod(i - 1, p), X_REDUCE);
+				}
+			}
+	}
+	if (k == CK_ALLREDUCE || k == CK_ALLGATHER) {
+		for (int s = 1; s <= P; s++, r++)
+			for (int i = 0; i < p; i++) {
+				gen_block(g, imod(i - (s - 1), p), 0);
+				gen_send(g, r, i, imod(i + 1, p), X_COPY);
+				if (s <= Q) {
+					gen_block(g, imod(i + (s - 1), p), 0);
+					gen_send(g, r, i, imod(i - 1, p), X_COPY);
+				}
+			}
+	}
+}
+
 Sched *
 alg_ring(const AlgCtx *c)
 {
-	int ports = c->ports ? c->ports : 1;
+	int ports = c->ports ? c->ports : c->halfway ? 2 : 1;
+	if (c->halfway && ports != 2) {
+		error_at(c->loc, "ring(halfway) sends every block both ways round: it takes ports 2, "
+		         "not 1, in '%s'", c->name);
+		return NULL;
+	}
+	if (c->halfway) {
+		Gen g;
+		if (gen_begin(&g, c, c->nrank, 1) != 0)
+			return NULL;
+		run_halfway(&g, 0);
+		return gen_end(&g);
+	}
 	Gen g;
 	if (gen_begin(&g, c, c->nrank, ports) != 0)
 		return NULL;

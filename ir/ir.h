@@ -416,6 +416,7 @@ typedef struct AlgCtx {
 	/* options */
 	const char *algorithm;
 	int ports;            /* ring(ports N); 0 = the algorithm's default */
+	bool halfway;         /* ring(halfway): two ports, whole blocks, half the ring each way */
 	bool latency;         /* swing / trivance (latency) */
 	int segments;         /* chain(segments S); 0 = default */
 	int chunks;           /* `chunks N`; 0 = auto */

@@ -545,6 +545,7 @@ lower_library(Lowering *L, const Decl *d, CollKind kind, const Topo *t, Routes *
 			if (!call->arg[i].label && call->arg[i].val.v[0]->kind == EX_NAME) {
 				c.latency |= strcmp(call->arg[i].val.v[0]->text, "latency") == 0;
 				c.mirrored |= strcmp(call->arg[i].val.v[0]->text, "mirrored") == 0;
+				c.halfway |= strcmp(call->arg[i].val.v[0]->text, "halfway") == 0;
 			}
 		/* hierarchical(A, B, ...): the positional words, one per dimension */
 		for (int i = 0; i < call->narg; i++)

@@ -722,6 +722,8 @@ exec_use(Run *u, const Stmt *s)
 			c.segments = (int)v;
 		else if (strcmp(a->val.v[0]->text, "mirrored") == 0)
 			c.mirrored = true;
+		else if (strcmp(a->val.v[0]->text, "halfway") == 0)
+			c.halfway = true;
 		else
 			c.latency = strcmp(a->val.v[0]->text, "latency") == 0;
 	}

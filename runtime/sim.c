@@ -501,7 +501,7 @@ run_lone_round(SimRun *r, int first, int64_t t, int mark, bool *lone)
 		if (!alone)
 			continue;
 		const int *route = c->hops + msg[m].hop;
-		for (int j = 0; alone && j < msg[m].nhop; j++) {
+		for (int j = 0; alone && !r->o->private_links && j < msg[m].nhop; j++) {
 			int l = route[j];
 			alone = stamp[l] != mark;
 			if (alone) {
@@ -783,6 +783,17 @@ fair_rates(SimRun *r, Flows *f)
 		}
 	}
 	int left = f->nact;
+	for (int i = 0; i < f->nact && r->o->private_links; i++) {
+		/* private links: every flow at its route's slowest link, alone */
+		const SimMsg *m = &c->msg[f->act[i]];
+		f->rate[i] = INFINITY;
+		for (int j = 0; j < m->nhop; j++) {
+			double bw = (double)n->link[c->hops[m->hop + j]].bw / 8;
+			f->rate[i] = bw < f->rate[i] ? bw : f->rate[i];
+		}
+		f->frozen[i] = true;
+		left--;
+	}
 	while (left > 0) {
 		double share = INFINITY;
 		for (int i = 0; i < f->nused; i++) {
@@ -1063,6 +1074,11 @@ sim_run(Arena *a, const SimNet *n, int ci, int64_t bytes, const SimOpts *o, SimR
         char *err, size_t errlen)
 {
 	const SimColl *c = &n->coll[ci];
+	if (o->private_links && o->mode == SIM_PACKET && (o->sync == SIM_DEPS || o->reduce_rate > 0)) {
+		snprintf(err, errlen, "'%s': private links are simulated round by round without a "
+		         "reduction rate in packet mode (or in flow mode)", c->name);
+		return -1;
+	}
 	if (o->sync == SIM_DEPS && (!c->has_deps || c->stream)) {
 		snprintf(err, errlen, "'%s': its dependencies are not known (too large to derive); "
 		         "simulate it round by round", c->name);

@@ -103,6 +103,9 @@ typedef struct SimOpts {
 	SimMode mode;
 	SimSync sync;
 	double reduce_rate;    /* bytes per second at the receiver; 0 = free */
+	bool private_links;    /* messages never share a link's bandwidth: each runs as if
+	                        * alone on its route (a fabric model without link
+	                        * contention; round-synchronous packet mode or flow mode) */
 	void (*progress)(void *ctx, double done); /* 0..1, or NULL */
 	void *progress_ctx;
 } SimOpts;

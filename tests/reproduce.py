@@ -476,7 +476,12 @@ def report(out, results, sw, cc, secs, quick):
         L.append("**Calibration.** The torus report gives 400 GB/s links and 0.025 us latency but no "
                  "per-step cost. One parameter was fitted, once: the %s. Every EV cell, including "
                  "all other algorithms, shapes and sizes, is then checked with that single value; "
-                 "no cell is tuned. The sweep (%d points) took %.0f s." % (sw.fit_note, len(sw.rows), sw.secs))
+                 "no cell is tuned. The sweep (%d points) took %.0f s. It models the report's "
+                 "simulator as its own numbers show it (docs/reproduce.md): links are not shared "
+                 "(`links private`: its Bruck all-to-all on 2x32 beats what the bisection allows "
+                 "with shared links), no per-hop packet time (`mode flow`: its 2x32 Ring pays "
+                 "0.024 us per extra hop), and its \"2-port Ring\" is `ring(halfway)` "
+                 "(floor(g/2) rounds per phase)." % (sw.fit_note, len(sw.rows), sw.secs))
         L.append("")
     for s, title in SEEDS:
         rs = [r for r in results if r["seed"] == s]

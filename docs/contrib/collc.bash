@@ -20,6 +20,7 @@ _collc()
 	--target) COMPREPLY=($(compgen -W "dot ir mpi msccl sim chakra" -- "$cur")); return ;;
 	--mode) COMPREPLY=($(compgen -W "packet flow" -- "$cur")); return ;;
 	--sync) COMPREPLY=($(compgen -W "rounds deps" -- "$cur")); return ;;
+	--links) COMPREPLY=($(compgen -W "shared private" -- "$cur")); return ;;
 	--dtype) COMPREPLY=($(compgen -W "float double int32 int64" -- "$cur")); return ;;
 	--op) COMPREPLY=($(compgen -W "sum prod max min" -- "$cur")); return ;;
 	--proto) COMPREPLY=($(compgen -W "Simple LL LL128" -- "$cur")); return ;;

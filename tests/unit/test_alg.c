@@ -211,6 +211,19 @@ test_swing_trivance_theta(void)
 		             sw[i].n, sw[i].n, m.rounds, m.psi, m.theta, sw[i].theta, m.omega);
 		place_free(&pl);
 	}
+	/* on a whole HyperX every Swing peer is one direct link away (theta 1);
+	 * the 2d = 4 ports use 4 of a node's 2(n-1) links: omega 2(n-1)/4 */
+	for (int n = 4; n <= 8; n *= 2) {
+		Place pl;
+		place_init(&pl, TK_HYPERX, 2, n, n, 0);
+		int L = 2 * (int)log2(n);
+		assert_named(measure(&pl, "swing", CK_ALLREDUCE, pl.t->nrank, false, &m) &&
+		             m.rounds == 2 * L && near(m.psi, 1, 1e-12) && near(m.theta, 1, 1e-12) &&
+		             near(m.omega, 2.0 * (n - 1) / 4, 1e-9), __LINE__, __FILE__,
+		             "swing(bandwidth) on hyperx(%d, %d): rounds %d psi %g theta %g omega %g", n,
+		             n, m.rounds, m.psi, m.theta, m.omega);
+		place_free(&pl);
+	}
 	/* TrivanceB: ring of 9 theta 1.5, 9x9 1.2, 27x27 1.286; psi 1, omega 1 */
 	static const struct { int d, n; double theta; } tv[] = {{1, 9, 1.5}, {2, 9, 1.2}, {2, 3, 1.0},
 	                                                       {2, 27, 1.286}};

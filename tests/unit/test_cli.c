@@ -351,6 +351,20 @@ test_sweep(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(all, "not_applicable"));
 	CU_ASSERT_TRUE(exists("plots/sweep-00000.svg"));
 	free(all);
+	/* links private: Bruck's six steps of 2 MiB on 2x32 take 6 x 2 MiB / 400 GB/s
+	 * (no latency), however many of them cross one link */
+	write_in(tmpdir, "p.sweep", "topology torus(2, 32)\ngroups 64\nalltoall bruck\n"
+	                            "link_bandwidth 400 GBps\nlink_latency 0 us\nsizes 4MiB\n"
+	                            "mode flow\nlinks private\n");
+	snprintf(args, sizeof args, "sweep %s/p.sweep", tmpdir);
+	CU_ASSERT_EQUAL(collc(args, &out, &err), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, ",4194304,1048576,float,none,31.457,"));
+	free(out), free(err);
+	write_in(tmpdir, "bad.sweep", "topology torus(4, 4)\nsizes 1MiB\nallreduce ring\nlinks some\n");
+	snprintf(args, sizeof args, "sweep %s/bad.sweep", tmpdir);
+	CU_ASSERT_EQUAL(collc(args, &out, &err), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "bad.sweep:4: error: 'links' takes"));
+	free(out), free(err);
 	write_in(tmpdir, "bad.sweep", "topology torus(4, 4)\nsizes 1MiB\nallreduce ring\nspeed 3\n");
 	snprintf(args, sizeof args, "sweep %s/bad.sweep", tmpdir);
 	CU_ASSERT_EQUAL(collc(args, &out, &err), 1);

@@ -1127,6 +1127,83 @@ test_routing_policies(void)
 	}
 }
 
+
+/* Private links (a fabric without link contention): halving-doubling on
+ * ring(8), where shared links make the distance-2 and distance-4 exchanges
+ * queue 2 and 4 deep, takes with private links the lone-message time of each
+ * round: with one packet per message (mtu above every message) or in flow
+ * mode, sum over the 6 rounds of o + h.d + 8M/B, M = N/2^(k+1) over h = 2^k
+ * hops (packet: h serializations of the one packet). */
+static void
+test_private_links(void)
+{
+	const char *src = "network { link_bandwidth = 400 GBps; link_latency = 0.1 us; "
+	                  "router_latency = 0 ns; step_overhead = 0.5 us; mtu = 1 MiB; }\n"
+	                  "topology T = ring(8);\n"
+	                  "collective allreduce X on T { algorithm halving_doubling; }\n";
+	Built b;
+	CU_ASSERT_EQUAL_FATAL(build_text(&b, src, "X"), 0);
+	int64_t N = 1 << 20, bw = 400000000000LL * 8, d = 100000, o = 500000;
+	int64_t packet = 0;
+	double flow = 0;
+	for (int k = 0; k < 3; k++) {
+		int64_t M = N >> (k + 1), h = 1 << k;
+		packet += 2 * (o + h * (d + sim_ser_ps(M, bw)));
+		flow += 2 * (o * 1e-12 + (double)h * d * 1e-12 + 8.0 * (double)M / (double)bw);
+	}
+	for (int mode = 0; mode < 2; mode++) {
+		SimOpts po = {.mode = mode ? SIM_FLOW : SIM_PACKET, .sync = SIM_ROUNDS,
+		              .private_links = true};
+		SimOpts so = po;
+		so.private_links = false;
+		SimResult rp, rs;
+		char err[256];
+		CU_ASSERT_EQUAL_FATAL(sim_run(&b.sim, &b.net, 0, N, &po, &rp, err, sizeof err), 0);
+		CU_ASSERT_EQUAL_FATAL(sim_run(&b.sim, &b.net, 0, N, &so, &rs, err, sizeof err), 0);
+		if (mode == 0)
+			assert_named(rp.time_ps == packet, __LINE__, __FILE__, "packet, private links: "
+			             "%lld ps, closed form %lld", (long long)rp.time_ps, (long long)packet);
+		else
+			assert_named(fabs(rp.time_s - flow) <= 1e-9 * flow, __LINE__, __FILE__,
+			             "flow, private links: %.9g s, closed form %.9g", rp.time_s, flow);
+		/* shared flows split the links of the longer exchanges: slower (one
+		 * store-and-forward packet per message is still in time for them) */
+		assert_named(mode == 0 || rs.time_s > rp.time_s * 1.2, __LINE__, __FILE__, "shared %.9g s, "
+		             "private %.9g s", rs.time_s, rp.time_s);
+	}
+	/* packet mode keeps no per-message state to run private links by dependencies */
+	SimOpts dep = {.mode = SIM_PACKET, .sync = SIM_DEPS, .private_links = true};
+	SimResult r;
+	char err[256];
+	CU_ASSERT_NOT_EQUAL(sim_run(&b.sim, &b.net, 0, N, &dep, &r, err, sizeof err), 0);
+	built_free(&b);
+}
+
+/* ring(halfway) on ring(p): floor(p/2) rounds per phase, every rank sends a
+ * whole block (N/p) to both neighbours (one at the last round when p is
+ * even), one hop: T = 2 floor(p/2) (o + d + ser(N/p)) with one packet per
+ * block; ring(ports 2) takes 2(p - 1) rounds of half blocks. */
+static void
+test_ring_halfway(void)
+{
+	for (int p = 2; p <= 9; p++) {
+		char src[512];
+		snprintf(src, sizeof src, "network { link_bandwidth = 400 GBps; link_latency = 0.1 us; "
+		         "router_latency = 0 ns; step_overhead = 0.5 us; mtu = 1 MiB; }\n"
+		         "topology T = ring(%d);\n"
+		         "collective allreduce X on T { algorithm ring(halfway); }\n", p);
+		Built b;
+		CU_ASSERT_EQUAL_FATAL(build_text(&b, src, "X"), 0);
+		CU_ASSERT_EQUAL(b.prog.sched[0]->nround, 2 * (p / 2));
+		int64_t N = (int64_t)p * 4096;
+		int64_t want = 2 * (p / 2) * (500000 + 100000 + sim_ser_ps(N / p, 400000000000LL * 8));
+		SimResult r = run(&b, N, SIM_PACKET, SIM_ROUNDS);
+		assert_named(r.time_ps == want, __LINE__, __FILE__, "ring(halfway) on ring(%d): %lld ps, "
+		             "closed form %lld", p, (long long)r.time_ps, (long long)want);
+		built_free(&b);
+	}
+}
+
 CU_TestInfo sim_tests[] = {
 	{"every cost term of packet and flow, rounds and deps: closed forms", test_cost_terms},
 	{"messages of no bytes take no time", test_empty_messages},
@@ -1154,5 +1231,7 @@ CU_TestInfo sim_tests[] = {
 	{"TTO on a 4x4 mesh: 9.4's slots, shared links arbitrated", test_tto},
 	{"TTO and pipelined trees keep M + 2h - 1 in both sync modes", test_pipelines_both_modes},
 	{"routing: shortest_path (ECMP) and dor differ on HD, agree on a ring", test_routing_policies},
+	{"private links: each message alone on its route, closed forms", test_private_links},
+	{"ring(halfway): floor(p/2) rounds per phase, closed form", test_ring_halfway},
 	CU_TEST_INFO_NULL,
 };
