@@ -170,6 +170,8 @@ Group *group_build(Arena *, const Topo *, const char *name, Loc, const GroupGen 
 Group *group_automorphisms(Arena *, const Topo *, const char *name, Loc);
 int group_node(const Group *, int elem, int node);
 int group_link(const Group *, int elem, int link);
+/* The index of each element's inverse (order ints; the caller frees). */
+int *group_inverses(const Group *);
 
 /* ---- trees (tree.c) ---- */
 
