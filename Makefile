@@ -35,7 +35,7 @@ CC     := clang
 O      := build/fuzz
 BINDIR := build/fuzz/bin
 CFLAGS += -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined \
-          -fno-sanitize-recover=all
+          -fno-sanitize-recover=all -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
 LDFLAGS += -fsanitize=address,undefined
 else
 O      := build/default
@@ -133,6 +133,7 @@ $(patsubst %.c,$(O)/%.o,$(SRC)) $(TOBJ) $(BENCH:%=%.o): $(O)/grammar/coll.tab.h 
 
 test: deps-check $(O)/backends/mpi/check.ok $(O)/tests/run $(COLLC)
 	$(O)/tests/run
+	tests/funclen.sh
 	python3 tests/reproduce.py --quick --collc $(COLLC) --out $(O)/reproduce-quick
 
 # every checkable claim of the seeds regenerated (docs/reproduce.md)
@@ -151,11 +152,16 @@ bench: $(BENCH) $(COLLC)
 # the examples, the golden files and the MSCCL fixtures (inputs up to 64 KiB).
 # The limits catch a reader that grows quadratic or runs out of memory: an
 # input that takes over FUZZ_TIMEOUT seconds or FUZZ_RSS_MB megabytes is a
-# find. A find is a file in build/fuzz/fuzz/finds/; once fixed, it becomes a
-# golden regression file (tests/golden/NAME.coll|ir|xml|sim with NAME.err).
+# find. The fuzz build divides the work limits of base/collc_limits.h by 256,
+# so that what they let through fits FUZZ_TIMEOUT under the sanitizers: a
+# timeout is work the estimates miss. FUZZ_SEED=0 is a random seed; a fixed
+# one replays a run. A find is a file in build/fuzz/fuzz/finds/; once fixed,
+# it becomes a golden regression file (tests/golden/NAME.coll|ir|xml|sim
+# with NAME.err).
 FUZZ_SECONDS ?= 60
 FUZZ_TIMEOUT ?= 10
 FUZZ_RSS_MB  ?= 2048
+FUZZ_SEED    ?= 0
 FUZZ_TARGETS := coll msccl ir sim
 FUZZ_BIN     := $(FUZZ_TARGETS:%=$(O)/fuzz/fuzz_%)
 
@@ -184,9 +190,12 @@ fuzz-run: fuzz-build
 			-dict=tests/fuzz/$$t.dict -max_len=65536 \
 			-max_total_time=$(FUZZ_SECONDS) -timeout=$(FUZZ_TIMEOUT) \
 			-rss_limit_mb=$(FUZZ_RSS_MB) -malloc_limit_mb=$(FUZZ_RSS_MB) \
+			-seed=$(FUZZ_SEED) -report_slow_units=2 \
 			-artifact_prefix=$(O)/fuzz/finds/$$t- -print_final_stats=1 \
 			>$(O)/fuzz/$$t.log 2>&1 \
-			|| { tail -40 $(O)/fuzz/$$t.log; echo "fuzz $$t: a find in $(O)/fuzz/finds"; exit 1; }; \
+			|| { tail -40 $(O)/fuzz/$$t.log; echo "fuzz $$t: a find in $(O)/fuzz/finds"; \
+			     for f in $(O)/fuzz/finds/$$t-*; do echo "== $$f (base64)"; base64 "$$f" | head -c 16384; echo; done; \
+			     exit 1; }; \
 		grep -E '^(Done|stat::number_of_executed_units|stat::peak_rss_mb)' $(O)/fuzz/$$t.log; \
 	done
 

@@ -8,34 +8,45 @@
 #ifndef COLLC_COLLC_LIMITS_H
 #define COLLC_COLLC_LIMITS_H
 
+/* A fuzzing build (libFuzzer's convention: FUZZING_BUILD_MODE_UNSAFE_FOR_
+ * PRODUCTION) divides every limit on the size of work by 2^LIMIT_SHIFT. The
+ * largest work the real limits let through takes minutes under the
+ * sanitizers, far past the fuzzer's time limit; scaled down it fits, so a
+ * timeout or out-of-memory find means work the estimates do not bound. */
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+#define LIMIT_SHIFT 8
+#else
+#define LIMIT_SHIFT 0
+#endif
+
 enum {
 	/* The language (sema checks them as it reads the file). */
 	MAX_DIMS = 8,              /* coordinates of a torus, mesh or hyperx */
-	MAX_NODES = 1 << 20,       /* nodes of a topology, switches included */
+	MAX_NODES = 1 << (20 - LIMIT_SHIFT),       /* nodes of a topology, switches included */
 	MAX_CHUNKS = 1 << 30,      /* `chunks N`, `segments S`: fits an int with room */
 
 	/* A topology's directed links: 48 bytes each plus routing state, so
 	 * 2^24 links take about 1 GiB (full(4096) has 16,773,120). */
-	MAX_LINKS = 1 << 24,
+	MAX_LINKS = 1 << (24 - LIMIT_SHIFT),
 
 	/* An explicit schedule: its (rank, chunk) cells, which the verifier
 	 * holds as a set each (about 28 bytes), and its chunk transfers (a
 	 * chunk id of 4 bytes, a 28-byte message at worst, the sort's copy):
 	 * 2^26 of either is about 2 GiB. ring(4096) allreduce has 16.8M cells
 	 * and 33.5M transfers; ring(8192) has 134M. */
-	MAX_CELLS = 1 << 26,
-	MAX_TRANSFERS = 1 << 26,
+	MAX_CELLS = 1 << (26 - LIMIT_SHIFT),
+	MAX_TRANSFERS = 1 << (26 - LIMIT_SHIFT),
 
 	/* A symmetry group: elements, and their node permutations held at
 	 * once (ints), 256 MiB at most; automorphisms() searches all node
 	 * permutations, so it is kept to small graphs. */
-	MAX_GROUP_ORDER = 1 << 22,
-	MAX_PERM_INTS = 1 << 26,
+	MAX_GROUP_ORDER = 1 << (22 - LIMIT_SHIFT),
+	MAX_PERM_INTS = 1 << (26 - LIMIT_SHIFT),
 	MAX_AUTO_NODES = 64,
 
 	/* A symmetric schedule's chunks are trees x group order; each is a
 	 * chunk of every explicit form (MSCCL, MPI, simulator). */
-	MAX_SYMM_CHUNKS = 1 << 24,
+	MAX_SYMM_CHUNKS = 1 << (24 - LIMIT_SHIFT),
 
 	/* Inputs: a file is read whole, and parsing, checking and lowering it
 	 * take up to PARSE_BYTES_PER_INPUT_BYTE bytes of memory per byte read
@@ -49,11 +60,11 @@ enum {
 	 * and as many again in the route cache: 2^27 are 1 GiB in all. Only a
 	 * schedule of long routes between far ranks meets it (binomial_tree
 	 * on ring(40000)); it is checked while routing, not up front. */
-	MAX_ROUTE_HOPS = 1 << 27,
+	MAX_ROUTE_HOPS = 1 << (27 - LIMIT_SHIFT),
 
 	/* Rounds of a schedule: simulators and executors keep a few values
 	 * per round (2^24 rounds of doubles are 128 MiB each). */
-	MAX_ROUNDS = 1 << 24,
+	MAX_ROUNDS = 1 << (24 - LIMIT_SHIFT),
 };
 
 #endif
