@@ -56,20 +56,23 @@ collc_in(const char *dir, const char *prefix, const char *args, char **err)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-/* Each golden limit file, through the binary: exit 1, its exact errors. */
+/* Each golden limit file (a .coll, or a schedule text file .ir), through
+ * the binary: exit 1, its exact errors. Their times: bench_limits. */
 static void
 test_golden_limits(void)
 {
 	glob_t g;
 	CU_ASSERT_EQUAL_FATAL(glob("tests/golden/limit-*.coll", 0, NULL, &g), 0);
-	CU_ASSERT(g.gl_pathc >= 8);
+	CU_ASSERT_EQUAL_FATAL(glob("tests/golden/limit-*.ir", GLOB_APPEND, NULL, &g), 0);
+	CU_ASSERT(g.gl_pathc >= 10);
 	for (size_t i = 0; i < g.gl_pathc; i++) {
 		char *copy = strdup(g.gl_pathv[i]), args[512], *err;
 		snprintf(args, sizeof args, "check %s", basename(copy));
 		int rc = collc_in("tests/golden", "", args, &err);
-		size_t n = strlen(g.gl_pathv[i]);
+		const char *dot = strrchr(g.gl_pathv[i], '.');
 		char want_path[512];
-		snprintf(want_path, sizeof want_path, "%.*s.err", (int)(n - 5), g.gl_pathv[i]);
+		snprintf(want_path, sizeof want_path, "%.*s.err", (int)(dot - g.gl_pathv[i]),
+		         g.gl_pathv[i]);
 		char *want = slurp(want_path, NULL);
 		assert_named(rc == 1 && want && strcmp(err, want) == 0, __LINE__, __FILE__,
 		             "%s: exit %d (want 1), stderr\n%s\nwant\n%s", g.gl_pathv[i], rc, err,
