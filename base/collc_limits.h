@@ -59,7 +59,9 @@ enum {
 	/* The links of a schedule's distinct routes, listed once each (ints),
 	 * and as many again in the route cache: 2^27 are 1 GiB in all. Only a
 	 * schedule of long routes between far ranks meets it (binomial_tree
-	 * on ring(40000)); it is checked while routing, not up front. */
+	 * on ring(40000)); a library algorithm's routes are estimated before
+	 * any is built (check_route_hops), and every route is counted as it
+	 * is built. */
 	MAX_ROUTE_HOPS = 1 << (27 - LIMIT_SHIFT),
 
 	/* Rounds of a schedule: simulators and executors keep a few values
