@@ -43,6 +43,10 @@ enum {
 	MAX_GROUP_ORDER = 1 << (22 - LIMIT_SHIFT),
 	MAX_PERM_INTS = 1 << (26 - LIMIT_SHIFT),
 	MAX_AUTO_NODES = 64,
+	/* A group's generators (`translate` counted per dimension) times the
+	 * topology's nodes and links: each generator's node image is held
+	 * (ints) and every link's image checked, before the closure. */
+	MAX_GENERATOR_IMAGES = 1 << (28 - LIMIT_SHIFT),
 
 	/* A symmetric schedule's chunks are trees x group order; each is a
 	 * chunk of every explicit form (MSCCL, MPI, simulator). */

@@ -133,6 +133,19 @@ check_symmetric_size(Loc loc, const char *name, int ntree, int order)
 	return -1;
 }
 
+int
+check_group_generators(Loc loc, const char *name, int ngen, int nnode, int nlink)
+{
+	double images = (double)ngen * ((double)nnode + nlink);
+	if (images <= MAX_GENERATOR_IMAGES)
+		return 0;
+	char a[32];
+	error_at(loc, "the group '%s' has %d generators on %d nodes and %d links: %s node and link "
+	         "images to check; collc checks at most %d (docs/limits.md)", name, ngen, nnode,
+	         nlink, count_str(images, a, sizeof a), MAX_GENERATOR_IMAGES);
+	return -1;
+}
+
 /* A set of (source, destination) pairs, open-addressed, growing with what
  * it holds (keys are the pair plus one: 0 is an empty slot). */
 typedef struct PairSet {

@@ -373,6 +373,8 @@ group_build(Arena *a, const Topo *t, const char *name, Loc loc, const GroupGen *
 	int n = 0;
 	for (int k = 0; k < ngen; k++)
 		n += gen[k].all_translations ? (t->kind == TK_SPINE_LEAF ? 2 : d) : 1;
+	if (check_group_generators(loc, name, n, t->nnode, t->nlink) != 0)
+		return NULL;
 	int **gens = xcalloc((size_t)n + 1, sizeof *gens), **img = xcalloc((size_t)n + 1, sizeof *img);
 	Loc *locs = xcalloc((size_t)n + 1, sizeof *locs);
 	GroupGen *unit = xcalloc((size_t)n + 1, sizeof *unit);

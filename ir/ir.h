@@ -550,6 +550,9 @@ double sched_min_chunks(CollKind, int nrank, int chunks);
 int check_sched_size(Loc, const char *name, CollKind, int nrank, double nchunk);
 /* A symmetric schedule's chunks: trees x group order. */
 int check_symmetric_size(Loc, const char *name, int ntree, int order);
+/* A group's generators times the topology's nodes and links, each
+ * generator's images to hold and check, against MAX_GENERATOR_IMAGES. */
+int check_group_generators(Loc, const char *name, int ngen, int nnode, int nlink);
 /* The hops of the routes the messages still to be routed (route < 0, ranks
  * src and dst) need, each distinct (source, destination) pair at least its
  * distance apart, plus the `interned` hops already held, against
