@@ -54,8 +54,8 @@ enum {
 
 	/* Inputs: a file is read whole, and parsing, checking and lowering it
 	 * take up to PARSE_BYTES_PER_INPUT_BYTE bytes of memory per byte read
-	 * (measured on the densest files: 172 for a list of `map x -> -x;`,
-	 * 96 for tree edges `1->0;`; docs/limits.md); the input limit is the
+	 * (measured on the densest files: 133 for a list of `map x -> -x;`,
+	 * 88 for tree edges `1->0;`; docs/limits.md); the input limit is the
 	 * smaller of MAX_INPUT_BYTES and what the memory budget can hold. */
 	MAX_INPUT_BYTES = 256 << 20,
 	PARSE_BYTES_PER_INPUT_BYTE = 192,
