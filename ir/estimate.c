@@ -2,9 +2,11 @@
  * estimate.c: the work a declaration asks for, estimated from its numbers
  * before anything is allocated, and held against the limits of
  * collc_limits.h. Needs: the declaration's numbers only (sizes, rank and
- * chunk counts, group order), never a built object. Establishes: what
- * passes can be built within the limits' memory; what fails gets a located
- * error naming the estimate and the limit, and -1.
+ * chunk counts, group order and generators), never a built object; the
+ * route-hop estimate alone takes a generator's messages before any is
+ * routed (their (source, destination) pairs). Establishes: what passes can
+ * be built within the limits' memory; what fails gets a located error
+ * naming the estimate and the limit, and -1.
  *
  * Estimates are lower bounds where the exact count needs the build itself
  * (a schedule moves each chunk to every other rank at least once), so a

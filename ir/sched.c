@@ -2,7 +2,10 @@
  * sched.c: building explicit schedules. Generators add messages in any
  * order; sched_end sorts them by round and packs: all chunk transfers with
  * the same round, sender, receiver, route and operation become one message.
- * Routes are interned: a schedule holds each distinct link list once.
+ * Routes are interned: a schedule holds each distinct link list once. The
+ * messages sched_msg adds are routed in sched_end, once all are known, so
+ * that the hops their routes need are estimated and held against
+ * MAX_ROUTE_HOPS before any route is built (ir/estimate.c).
  */
 #include <stdlib.h>
 #include <string.h>
