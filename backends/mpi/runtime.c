@@ -136,16 +136,20 @@ static int collc_copies(int me, collc_op **opp, int **chp, int *np)
 	collc_op *op = NULL;
 	int *ch = NULL, n = 0;
 	if (rank_of && end && by) {
+		long total = 0; /* a rank's copies: more than an int holds only if it is out of memory */
 		for (int r = 0; r < NRANK; r++)
 			rank_of[rank_node[r]] = r;
 		collc_buckets(rank_node[me], end, by);
 		for (int i = 0; i < NBASE; i++)
 			for (int side = 0; side < 2; side++) {
 				int v = rank_node[base_table[5 * i + 2 + side]];
-				n += end[v] - (v ? end[v - 1] : 0);
+				total += end[v] - (v ? end[v - 1] : 0);
 			}
-		op = malloc((size_t)(n + 1) * sizeof *op);
-		ch = malloc((size_t)(n + 1) * sizeof *ch);
+		n = total < INT_MAX ? (int)total : 0;
+		if (total < INT_MAX) {
+			op = malloc((size_t)(n + 1) * sizeof *op);
+			ch = malloc((size_t)(n + 1) * sizeof *ch);
+		}
 	}
 	if (op && ch) {
 		n = 0;
