@@ -4,13 +4,14 @@
  * shape of the matching MPI collective that runs the verified schedule
  * round by round with nonblocking sends and receives, reducing with the
  * caller's MPI_Op. Chunks lie where the shared layout (ir/layout.c) puts
- * them, so that messages are runs of the buffer where the schedule allows:
- * those move without packing copies.
+ * them, so that messages are runs of the buffer where the schedule allows;
+ * the others move with an indexed datatype, so nothing is packed.
  *
  * An explicit schedule is emitted as per-rank tables of operations; a
- * symmetric one as its base transfers and group, from which each rank
- * derives its own operations once (the 64x64 SP schedule stays a few
- * hundred kilobytes of C). The interpreter is the same text for every
+ * symmetric one as its base transfers, its group and each element's
+ * inverse, from which each rank derives its own operations once, visiting
+ * only the copies that touch it (the 64x64 SP schedule stays under a
+ * megabyte of C). The interpreter is the same text for every
  * schedule (emitted from `interpreter` below). --with-main adds a main that
  * checks the function against MPI's own collective and times both.
  */
@@ -174,6 +175,11 @@ symmetric_tables(const Sched *s, FILE *f)
 		fputs("/* elements as node permutations */\n", f);
 		table(f, "static const int elements", g->perm, (long)g->order * t->nnode);
 	}
+	/* each rank finds the copies that touch it through the inverses (g^-1(its node)) */
+	int *inv = group_inverses(g);
+	fputs("/* the index of each element's inverse */\n", f);
+	table(f, "static const int inverse", inv, g->order);
+	free(inv);
 }
 
 /* The MPI runtime and main (backends/mpi/runtime.c and main.c), embedded
@@ -408,7 +414,8 @@ emit_mpi(const Prog *p, const BuildOpts *o, FILE *f)
 	           "COLLC_TAG = 0x5c0 };\n", s->nrank, s->nchunk, L.nblock, L.per, s->root);
 	if (L.packed >= 0)
 		fprintf(f, "/* chunk order: %ld chunks travel in messages that are not one run of the "
-		           "buffer (packed), %ld in the schedule's own order */\n", L.packed, L.own);
+		           "buffer (an indexed datatype each), %ld in the schedule's own order */\n",
+		        L.packed, L.own);
 	else
 		fputs("/* chunk order: the schedule's own (too many messages to reorder) */\n", f);
 	if (s->base)

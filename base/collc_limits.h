@@ -43,6 +43,10 @@ enum {
 	MAX_GROUP_ORDER = 1 << (22 - LIMIT_SHIFT),
 	MAX_PERM_INTS = 1 << (26 - LIMIT_SHIFT),
 	MAX_AUTO_NODES = 64,
+	/* A group's generators (`translate` counted per dimension) times the
+	 * topology's nodes and links: each generator's node image is held
+	 * (ints) and every link's image checked, before the closure. */
+	MAX_GENERATOR_IMAGES = 1 << (28 - LIMIT_SHIFT),
 
 	/* A symmetric schedule's chunks are trees x group order; each is a
 	 * chunk of every explicit form (MSCCL, MPI, simulator). */
@@ -50,8 +54,8 @@ enum {
 
 	/* Inputs: a file is read whole, and parsing, checking and lowering it
 	 * take up to PARSE_BYTES_PER_INPUT_BYTE bytes of memory per byte read
-	 * (measured on the densest files: 172 for a list of `map x -> -x;`,
-	 * 96 for tree edges `1->0;`; docs/limits.md); the input limit is the
+	 * (measured on the densest files: 133 for a list of `map x -> -x;`,
+	 * 88 for tree edges `1->0;`; docs/limits.md); the input limit is the
 	 * smaller of MAX_INPUT_BYTES and what the memory budget can hold. */
 	MAX_INPUT_BYTES = 256 << 20,
 	PARSE_BYTES_PER_INPUT_BYTE = 192,
@@ -59,7 +63,9 @@ enum {
 	/* The links of a schedule's distinct routes, listed once each (ints),
 	 * and as many again in the route cache: 2^27 are 1 GiB in all. Only a
 	 * schedule of long routes between far ranks meets it (binomial_tree
-	 * on ring(40000)); it is checked while routing, not up front. */
+	 * on ring(40000)); a library algorithm's routes are estimated before
+	 * any is built (check_route_hops), and every route is counted as it
+	 * is built. */
 	MAX_ROUTE_HOPS = 1 << (27 - LIMIT_SHIFT),
 
 	/* Rounds of a schedule: simulators and executors keep a few values

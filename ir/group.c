@@ -373,6 +373,8 @@ group_build(Arena *a, const Topo *t, const char *name, Loc loc, const GroupGen *
 	int n = 0;
 	for (int k = 0; k < ngen; k++)
 		n += gen[k].all_translations ? (t->kind == TK_SPINE_LEAF ? 2 : d) : 1;
+	if (check_group_generators(loc, name, n, t->nnode, t->nlink) != 0)
+		return NULL;
 	int **gens = xcalloc((size_t)n + 1, sizeof *gens), **img = xcalloc((size_t)n + 1, sizeof *img);
 	Loc *locs = xcalloc((size_t)n + 1, sizeof *locs);
 	GroupGen *unit = xcalloc((size_t)n + 1, sizeof *unit);
@@ -437,6 +439,110 @@ group_build(Arena *a, const Topo *t, const char *name, Loc loc, const GroupGen *
 	}
 	free(gens), free(img), free(locs), free(unit);
 	return g;
+}
+
+/* ---- inverses ---- */
+
+static int
+elem_index(Closure *c, const int *e)
+{
+	int i = *elem_slot(c, e) - 1;
+	if (i < 0)
+		die("group_inverses: an element's inverse is not in the group");
+	return i;
+}
+
+/* out = s^-1 for an affine generator s: its last power before the identity. */
+static void
+affine_inverse(const Closure *c, const int *s, const int *id, int *out, int *tmp)
+{
+	size_t w = (size_t)c->width * sizeof *out;
+	memcpy(out, id, w);
+	memcpy(tmp, s, w);
+	for (int k = 0; k < c->order && memcmp(tmp, id, w) != 0; k++) {
+		memcpy(out, tmp, w);
+		compose(c, s, out, tmp);
+	}
+}
+
+/* Affine: a walk over the closure from the identity, (s x)^-1 = x^-1 s^-1
+ * for each generator s (whose inverse is found once): order x generators
+ * compositions in all. */
+static void
+affine_inverses(const Group *g, Closure *c, int *inv)
+{
+	const Topo *t = g->topo;
+	int d = t->ndim, w = c->width, n = g->ngen;
+	int *gen = xmalloc((size_t)(2 * n + 3) * (size_t)w * sizeof *gen);
+	int *ginv = gen + (size_t)n * (size_t)w, *tmp = ginv + (size_t)n * (size_t)w;
+	int *out = tmp + w, *queue = xmalloc((size_t)c->order * sizeof *queue);
+	for (int k = 0; k < n; k++) {
+		for (int i = 0; i < d; i++) {
+			for (int j = 0; j < d; j++)
+				gen[k * w + i * d + j] = mod(g->gen[k].mat[i * d + j], t->size[i]);
+			gen[k * w + d * d + i] = mod(g->gen[k].vec[i], t->size[i]);
+		}
+		affine_inverse(c, gen + k * w, c->elem, ginv + k * w, tmp);
+	}
+	for (int e = 0; e < c->order; e++)
+		inv[e] = -1;
+	inv[0] = 0; /* element 0 is the identity */
+	int head = 0, tail = 0;
+	queue[tail++] = 0;
+	while (head < tail) {
+		int x = queue[head++];
+		for (int k = 0; k < n; k++) {
+			compose(c, gen + k * w, c->elem + (size_t)x * (size_t)w, tmp);
+			int y = elem_index(c, tmp);
+			if (inv[y] >= 0)
+				continue;
+			compose(c, c->elem + (size_t)inv[x] * (size_t)w, ginv + k * w, out);
+			inv[y] = elem_index(c, out);
+			queue[tail++] = y;
+		}
+	}
+	if (tail != c->order)
+		die("group_inverses: the generators do not reach every element");
+	free(gen), free(queue);
+}
+
+int *
+group_inverses(const Group *g)
+{
+	const Topo *t = g->topo;
+	Closure c = {.t = t, .affine = g->affine, .order = g->order, .nslot = 64};
+	c.width = g->affine ? t->ndim * t->ndim + t->ndim : t->nnode;
+	while (c.nslot < 2 * g->order)
+		c.nslot *= 2;
+	c.slot = xcalloc((size_t)c.nslot, sizeof *c.slot);
+	size_t w = (size_t)c.width;
+	int d = t->ndim;
+	if (g->affine) {
+		c.elem = xmalloc((size_t)g->order * w * sizeof *c.elem);
+		for (int e = 0; e < g->order; e++) {
+			memcpy(c.elem + e * w, g->mat + e * d * d, (size_t)(d * d) * sizeof *c.elem);
+			memcpy(c.elem + e * w + (size_t)(d * d), g->vec + e * d, (size_t)d * sizeof *c.elem);
+		}
+	} else {
+		c.elem = g->perm; /* read only */
+	}
+	for (int e = 0; e < g->order; e++)
+		*elem_slot(&c, c.elem + e * w) = e + 1;
+	int *inv = xmalloc((size_t)g->order * sizeof *inv);
+	if (g->affine) {
+		affine_inverses(g, &c, inv);
+		free(c.elem);
+	} else {
+		int *p = xmalloc(w * sizeof *p);
+		for (int e = 0; e < g->order; e++) {
+			for (int v = 0; v < t->nnode; v++)
+				p[c.elem[e * w + (size_t)v]] = v;
+			inv[e] = elem_index(&c, p);
+		}
+		free(p);
+	}
+	free(c.slot);
+	return inv;
 }
 
 /* ---- automorphisms(T): every automorphism, by backtracking ---- */

@@ -124,6 +124,10 @@ int route_get(Routes *, int src, int dst, const int **links);
 int topo_distance(Routes *, int src, int dst);
 /* Whether some rank of the list cannot reach another (*from, *to: indices). */
 bool routes_split(Routes *, const int *rank_node, int nrank, int *from, int *to);
+/* A lower bound of the hops of a route from src to dst, found without a
+ * search: the distance on tori, rings, meshes, supermeshes, HyperX and
+ * full; 1 elsewhere (0 from a node to itself). */
+int route_min_hops(const Topo *, int src, int dst);
 /* The first link of the route src -> dst; -1 if none. Routes of grids are
  * not cached by it: a tree asks it of every node. */
 int route_first_link(Routes *, int src, int dst);
@@ -172,6 +176,8 @@ Group *group_build(Arena *, const Topo *, const char *name, Loc, const GroupGen 
 Group *group_automorphisms(Arena *, const Topo *, const char *name, Loc);
 int group_node(const Group *, int elem, int node);
 int group_link(const Group *, int elem, int link);
+/* The index of each element's inverse (order ints; the caller frees). */
+int *group_inverses(const Group *);
 
 /* ---- trees (tree.c) ---- */
 
@@ -328,12 +334,14 @@ typedef struct SchedBuilder {
 	int *from_routes;  /* Routes' route id -> this schedule's route + 1 (sched_msg) */
 	int nfrom_routes;
 	bool too_big;      /* its routes passed MAX_ROUTE_HOPS: messages are dropped */
+	bool unrouted;     /* sched_msg's messages wait for sched_end's routing (route -1) */
 } SchedBuilder;
 
 Sched *sched_new(Arena *, const char *name, Loc, CollKind, const char *algorithm,
                  const Topo *, const int *rank_node, int nrank);
 void sched_begin(SchedBuilder *, Arena *, Sched *, Routes *);
-/* Adds a message between communicator ranks, routed by the Routes. */
+/* Adds a message between communicator ranks, routed by the Routes in
+ * sched_end, once the hops of all of them are estimated. */
 void sched_msg(SchedBuilder *, int round, int src, int dst, XferOp, const int *chunks, int n);
 /* Adds a message over the given links (nlink of them, src to dst). */
 void sched_msg_route(SchedBuilder *, int round, int src, int dst, XferOp, const int *chunks,
@@ -551,6 +559,19 @@ double sched_min_chunks(CollKind, int nrank, int chunks);
 int check_sched_size(Loc, const char *name, CollKind, int nrank, double nchunk);
 /* A symmetric schedule's chunks: trees x group order. */
 int check_symmetric_size(Loc, const char *name, int ntree, int order);
+/* A group's generators times the topology's nodes and links, each
+ * generator's images to hold and check, against MAX_GENERATOR_IMAGES. */
+int check_group_generators(Loc, const char *name, int ngen, int nnode, int nlink);
+/* The hops of the routes the messages still to be routed (route < 0, ranks
+ * src and dst) need, each distinct (source, destination) pair at least its
+ * distance apart, plus the `interned` hops already held, against
+ * MAX_ROUTE_HOPS: before any of them is built. -1 after reporting. */
+int check_route_hops(Loc, const char *name, const Topo *, const int *rank_node, const Msg *,
+                     int nmsg, double interned);
+/* That estimate alone (routes of the messages with route < 0) and the
+ * distinct pairs it counted. */
+double route_hops_estimate(const Topo *, const int *rank_node, const Msg *, int nmsg,
+                           size_t *pairs);
 
 /* ---- lower.c: the AST of a checked file to the IR ---- */
 

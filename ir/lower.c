@@ -6,6 +6,7 @@
  * that do not span a collective's ranks, groups that move ranks out of a
  * sub-communicator, routing that does not apply to the topology.
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -284,6 +285,26 @@ map_generator(Lowering *L, const Topo *t, const NodeSpace *sp, const Item *it, G
 	push_gen(L, out, g);
 }
 
+/* Room for every generator of d's body at once: grown by doubling, the
+ * arena would keep each smaller copy too (up to four generators' room per
+ * generator, 300 bytes each, where a file lists thousands of maps). */
+static void
+reserve_gens(Lowering *L, const Decl *d, GenList *gens)
+{
+	long n = 0;
+	for (int i = 0; i < d->body->nitem; i++) {
+		const Item *it = &d->body->item[i];
+		if (it->kind == IT_TRANSLATE || it->kind == IT_MAP)
+			n++;
+		else if (it->kind == IT_INCLUDE)
+			n += L->gens[decl_index(L, find(L, it->name))].n;
+	}
+	if (n > gens->cap && n < INT_MAX) {
+		gens->gen = arena_array(L->a, (size_t)n, sizeof *gens->gen);
+		gens->cap = (int)n;
+	}
+}
+
 static int
 lower_group(Lowering *L, const Decl *d)
 {
@@ -302,6 +323,7 @@ lower_group(Lowering *L, const Decl *d)
 		if (d->form) { /* translations(T) */
 			push_gen(L, gens, (GroupGen){.loc = d->loc, .affine = true, .all_translations = true});
 		} else {
+			reserve_gens(L, d, gens);
 			for (int i = 0; i < d->body->nitem; i++) {
 				const Item *it = &d->body->item[i];
 				if (it->kind == IT_TRANSLATE) {

@@ -143,6 +143,14 @@ bfs_to(Routes *r, int dst)
 }
 
 int
+route_min_hops(const Topo *t, int src, int dst)
+{
+	if (src == dst)
+		return 0;
+	return closed_form(t) ? grid_distance(t, src, dst) : 1;
+}
+
+int
 topo_distance(Routes *r, int src, int dst)
 {
 	if (closed_form(r->topo))

@@ -2,7 +2,10 @@
  * sched.c: building explicit schedules. Generators add messages in any
  * order; sched_end sorts them by round and packs: all chunk transfers with
  * the same round, sender, receiver, route and operation become one message.
- * Routes are interned: a schedule holds each distinct link list once.
+ * Routes are interned: a schedule holds each distinct link list once. The
+ * messages sched_msg adds are routed in sched_end, once all are known, so
+ * that the hops their routes need are estimated and held against
+ * MAX_ROUTE_HOPS before any route is built (ir/estimate.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -152,12 +155,12 @@ sched_msg_route(SchedBuilder *b, int round, int src, int dst, XferOp op, const i
 	sched_msg_at(b, round, src, dst, op, chunks, n, sched_route(b, links, nlink));
 }
 
-void
-sched_msg(SchedBuilder *b, int round, int src, int dst, XferOp op, const int *chunks, int n)
+/* The schedule's route from rank src to rank dst, computed by the Routes
+ * and interned once. */
+static int
+route_of(SchedBuilder *b, int src, int dst)
 {
 	const Sched *s = b->s;
-	if (b->too_big)
-		return; /* nor are more routes computed */
 	int id = route_id(b->routes, s->rank_node[src], s->rank_node[dst]);
 	if (id < 0)
 		die("sched_msg: no route from rank %d to rank %d", src, dst);
@@ -175,7 +178,75 @@ sched_msg(SchedBuilder *b, int round, int src, int dst, XferOp op, const int *ch
 		const Route *r = &b->routes->route[id];
 		b->from_routes[id] = sched_route(b, r->link, r->len) + 1;
 	}
-	sched_msg_at(b, round, src, dst, op, chunks, n, b->from_routes[id] - 1);
+	return b->from_routes[id] - 1;
+}
+
+/* Routed in sched_end, once every message is known: their routes' hops are
+ * estimated first and refused before any route is built. */
+void
+sched_msg(SchedBuilder *b, int round, int src, int dst, XferOp op, const int *chunks, int n)
+{
+	sched_msg_at(b, round, src, dst, op, chunks, n, -1);
+	b->unrouted = true;
+}
+
+/* Route q of s as route k of (off, link), which hold routes 0..k-1. */
+static void
+copy_route(const Sched *s, int q, int *off, int *link, int k)
+{
+	int len = s->route_off[q + 1] - s->route_off[q];
+	copy_n(link + off[k], s->route_link + s->route_off[q], (size_t)len, sizeof *link);
+	off[k + 1] = off[k] + len;
+}
+
+/* Routes numbered by first use in the messages' order: the numbers routing
+ * each message as it came (sched_msg_route's and sched_msg's in turn) gave. */
+static void
+renumber_routes(SchedBuilder *b)
+{
+	Sched *s = b->s;
+	int n = s->nroute, *id = xmalloc(((size_t)n + 1) * sizeof *id), k = 0;
+	int *off = xmalloc(((size_t)n + 1) * sizeof *off);
+	int *link = xmalloc(((size_t)s->route_off[n] + 1) * sizeof *link);
+	for (int r = 0; r < n; r++)
+		id[r] = -1;
+	off[0] = 0;
+	for (int i = 0; i < s->nmsg; i++)
+		if (id[s->msg[i].route] < 0) {
+			id[s->msg[i].route] = k;
+			copy_route(s, s->msg[i].route, off, link, k++);
+		}
+	for (int r = 0; r < n; r++) /* none unused in a generator's schedule, but kept */
+		if (id[r] < 0) {
+			id[r] = k;
+			copy_route(s, r, off, link, k++);
+		}
+	for (int i = 0; i < s->nmsg; i++)
+		s->msg[i].route = id[s->msg[i].route];
+	free(s->route_off), free(s->route_link), free(id);
+	s->route_off = off;
+	s->route_link = link;
+	b->caproute = n;
+	b->caplink = off[n];
+}
+
+/* Routes sched_msg's messages, in the order they came, after their hops
+ * are held against MAX_ROUTE_HOPS (-1 after reporting). */
+static int
+route_messages(SchedBuilder *b)
+{
+	Sched *s = b->s;
+	double interned = s->route_off ? s->route_off[s->nroute] : 0;
+	if (check_route_hops(s->loc, s->name, s->topo, s->rank_node, s->msg, s->nmsg, interned) != 0)
+		return -1;
+	bool mixed = s->nroute > 0;
+	for (int i = 0; i < s->nmsg && !b->too_big; i++)
+		if (s->msg[i].route < 0)
+			s->msg[i].route = route_of(b, s->msg[i].src, s->msg[i].dst);
+	if (mixed && !b->too_big)
+		renumber_routes(b);
+	b->unrouted = false;
+	return 0;
 }
 
 /* (src, dst, route, op, first): the order inside one round */
@@ -265,6 +336,10 @@ int
 sched_end(SchedBuilder *b)
 {
 	Sched *s = b->s;
+	if (b->unrouted && !b->too_big && route_messages(b) != 0) {
+		sched_abort(b);
+		return -1;
+	}
 	if (b->too_big) {
 		error_at(s->loc, "the routes of '%s' take more than %d hops (each distinct route "
 		         "counted once); collc builds at most that (docs/limits.md)", s->name,

@@ -7,9 +7,9 @@
  * NRANK, NCHUNK, CHUNKS_PER_BLOCK, COLLC_TAG, chunk_block[], chunk_piece[],
  * and COLLC_SYMMETRIC with either the per-rank op tables (op_start,
  * op_table, op_chunks) or the symmetric form (NBASE, ORDER, NNODE, NDIM,
- * AFFINE, base_table, dims, rank_node, elements); on an optical ring that
- * rewires its circuits, COLLC_REWIRE with NREWIRE and collc_rewire[] (the
- * rounds before which every rank waits at a barrier). What it establishes:
+ * AFFINE, base_table, dims, rank_node, elements, inverse); on an optical
+ * ring that rewires its circuits, COLLC_REWIRE with NREWIRE and
+ * collc_rewire[] (the rounds before which every rank waits at a barrier). What it establishes:
  * collc_run(), which runs this rank's part of the schedule on a buffer.
  *
  * Compiled alone (make mpi-runtime-check, with every MPI found, in both
@@ -30,6 +30,7 @@ static const int base_table[10] = {0, 0, 1, 0, 1, 1, 0, 0, 1, 2};
 static const int dims[1] = {2};
 static const int rank_node[2] = {0, 1};
 static const int elements[4] = {1, 0, 1, 1};
+static const int inverse[2] = {0, 1};
 #else
 static const int op_start[3] = {0, 4, 8};
 /* round, peer, kind (0 send, 1 receive and reduce, 2 receive and copy), first, count */
@@ -44,19 +45,26 @@ static const int chunk_piece[2] = {0, 1};
 /* run: the op's chunks are one run of the buffer, in order; alone: no other
  * op of its round touches them (so a receive may write them at any time) */
 typedef struct { int round, peer, kind, xop, first, n, run, alone; } collc_op;
-typedef struct { int nop; collc_op *op; int *chunk; } collc_plan;
+/* This rank's ops in round order, each op's chunks (in buffer order) in
+ * chunk[first..first+n); per op, the datatype that picks its chunks out of
+ * the buffer when they are several runs (made for block elements of esize
+ * bytes, MPI_DATATYPE_NULL until needed); per op, a request, its scratch
+ * offset and Waitsome's outputs. */
+typedef struct {
+	int nop;
+	collc_op *op;
+	int *chunk;
+	MPI_Datatype *type;
+	size_t type_block, type_esize;
+	MPI_Request *req;
+	size_t *at;
+	int *arrived;
+	MPI_Status *status;
+} collc_plan;
 
 /* Chunk c's place in the buffer, counted in chunks. */
 static int collc_pos(int c) { return chunk_block[c] * CHUNKS_PER_BLOCK + chunk_piece[c]; }
 #if COLLC_SYMMETRIC
-static int collc_node_of(int rank) { return rank_node[rank]; }
-static int collc_rank_of(int node)
-{
-	for (int r = 0; r < NRANK; r++)
-		if (rank_node[r] == node)
-			return r;
-	return -1;
-}
 /* g(node) for element e */
 static int collc_apply(int e, int node)
 {
@@ -77,9 +85,7 @@ static int collc_apply(int e, int node)
 	}
 	return id;
 }
-#endif
 
-#if COLLC_SYMMETRIC
 /* by round, receives before sends, peer, then the transfer's op, so that
  * both ends cut the same messages */
 static int collc_op_order(const void *a, const void *b)
@@ -101,6 +107,104 @@ static int collc_by_pos(const void *a, const void *b)
 {
 	int x = collc_pos(*(const int *)a), y = collc_pos(*(const int *)b);
 	return (x > y) - (x < y);
+}
+
+/* The elements g with g^-1(node) = v, for every node v: elements by[] in
+ * buckets, bucket v ending at end[v] (and starting at end[v - 1], or 0). */
+static void collc_buckets(int node, int *end, int *by)
+{
+	for (int e = 0; e < ORDER; e++)
+		end[collc_apply(inverse[e], node)]++;
+	for (int v = 1; v < NNODE; v++)
+		end[v] += end[v - 1];
+	for (int e = ORDER - 1; e >= 0; e--)
+		by[--end[collc_apply(inverse[e], node)]] = e;
+	for (int v = 0; v < NNODE; v++) /* each now holds its bucket's start: make it the end */
+		end[v] = v + 1 < NNODE ? end[v + 1] : ORDER;
+}
+
+/* This rank's copies of the base transfers, one op per chunk. Copy g of
+ * the transfer src -> dst touches this rank's node m when g(src) = m or
+ * g(dst) = m, that is when src or dst is g^-1(m): with the elements in
+ * buckets by g^-1(m) (ORDER steps), each transfer visits only its copies
+ * here, NBASE x ORDER / NNODE steps in all for a group transitive on the
+ * nodes, where trying every element took NBASE x ORDER. */
+static int collc_copies(int me, collc_op **opp, int **chp, int *np)
+{
+	int *rank_of = malloc((size_t)NNODE * sizeof *rank_of);
+	int *end = calloc((size_t)NNODE, sizeof *end), *by = malloc((size_t)ORDER * sizeof *by);
+	collc_op *op = NULL;
+	int *ch = NULL, n = 0;
+	if (rank_of && end && by) {
+		long total = 0; /* a rank's copies: more than an int holds only if it is out of memory */
+		for (int r = 0; r < NRANK; r++)
+			rank_of[rank_node[r]] = r;
+		collc_buckets(rank_node[me], end, by);
+		for (int i = 0; i < NBASE; i++)
+			for (int side = 0; side < 2; side++) {
+				int v = rank_node[base_table[5 * i + 2 + side]];
+				total += end[v] - (v ? end[v - 1] : 0);
+			}
+		n = total < INT_MAX ? (int)total : 0;
+		if (total < INT_MAX) {
+			op = malloc((size_t)(n + 1) * sizeof *op);
+			ch = malloc((size_t)(n + 1) * sizeof *ch);
+		}
+	}
+	if (op && ch) {
+		n = 0;
+		for (int i = 0; i < NBASE; i++) {
+			const int *b = base_table + 5 * i;
+			for (int side = 0; side < 2; side++) { /* 0: this rank sends, 1: it receives */
+				int here = rank_node[b[2 + side]], there = rank_node[b[3 - side]];
+				for (int k = here ? end[here - 1] : 0; k < end[here]; k++) {
+					int e = by[k];
+					op[n] = (collc_op){b[0], rank_of[collc_apply(e, there)], side ? b[4] : 0,
+					                   b[4], n, 1, 0, 0};
+					ch[n++] = b[1] * ORDER + e;
+				}
+			}
+		}
+	}
+	free(rank_of);
+	free(end);
+	free(by);
+	if (!op || !ch) {
+		free(op);
+		free(ch);
+		return -1;
+	}
+	*opp = op;
+	*chp = ch;
+	*np = n;
+	return 0;
+}
+
+/* One op per message: the chunks of one round, direction, peer and op. */
+static int collc_group(collc_plan *pl, collc_op *op, const int *ch, int n)
+{
+	qsort(op, (size_t)n, sizeof *op, collc_op_order);
+	int *sorted = malloc((size_t)(n + 1) * sizeof *sorted);
+	if (!sorted)
+		return -1;
+	int m = 0;
+	for (int i = 0; i < n; i++) {
+		sorted[i] = ch[op[i].first];
+		if (m > 0 && op[m - 1].round == op[i].round && op[m - 1].peer == op[i].peer &&
+		    op[m - 1].kind == op[i].kind && op[m - 1].xop == op[i].xop) {
+			op[m - 1].n++;
+		} else {
+			op[m] = op[i];
+			op[m].first = i;
+			m++;
+		}
+	}
+	for (int i = 0; i < m; i++)
+		qsort(sorted + op[i].first, (size_t)op[i].n, sizeof *sorted, collc_by_pos);
+	pl->nop = m;
+	pl->op = op;
+	pl->chunk = sorted;
+	return 0;
 }
 #endif
 
@@ -131,59 +235,39 @@ static int collc_mark(collc_plan *pl)
 	return 0;
 }
 
+/* Per op: its datatype (none yet), request, scratch offset, Waitsome's outputs. */
+static int collc_plan_state(collc_plan *pl)
+{
+	size_t n = (size_t)pl->nop + 1;
+	pl->type = malloc(n * sizeof *pl->type);
+	pl->req = malloc(n * sizeof *pl->req);
+	pl->at = malloc(n * sizeof *pl->at);
+	pl->arrived = malloc(n * sizeof *pl->arrived);
+	/* real statuses: with MPICH, gcc -O2 takes MPI_STATUSES_IGNORE for an
+	 * array Waitsome writes (-Wstringop-overflow) */
+	pl->status = malloc(n * sizeof *pl->status);
+	if (!pl->type || !pl->req || !pl->at || !pl->arrived || !pl->status)
+		return -1;
+	for (int k = 0; k < pl->nop; k++)
+		pl->type[k] = MPI_DATATYPE_NULL;
+	return 0;
+}
+
 /* This rank's operations, derived once. */
 static int collc_make_plan(int me, collc_plan *pl)
 {
+	memset(pl, 0, sizeof *pl);
 #if COLLC_SYMMETRIC
-	int cap = 64, n = 0;
-	collc_op *op = malloc((size_t)cap * sizeof *op);
-	int *ch = malloc((size_t)cap * sizeof *ch);
-	if (!op || !ch)
+	collc_op *op;
+	int *ch, n;
+	if (collc_copies(me, &op, &ch, &n) != 0)
 		return -1;
-	int mynode = collc_node_of(me);
-	for (int i = 0; i < NBASE; i++) {
-		const int *b = base_table + 5 * i;
-		for (int e = 0; e < ORDER; e++) {
-			int src = collc_apply(e, collc_node_of(b[2])), dst = collc_apply(e, collc_node_of(b[3]));
-			for (int side = 0; side < 2; side++) {
-				if ((side ? dst : src) != mynode)
-					continue;
-				if (n == cap) {
-					cap *= 2;
-					op = realloc(op, (size_t)cap * sizeof *op);
-					ch = realloc(ch, (size_t)cap * sizeof *ch);
-					if (!op || !ch)
-						return -1;
-				}
-				op[n] = (collc_op){b[0], collc_rank_of(side ? src : dst), side ? b[4] : 0, b[4], n, 1, 0, 0};
-				ch[n] = b[1] * ORDER + e;
-				n++;
-			}
-		}
-	}
-	/* pack: the chunks of one round, direction and peer form one message */
-	qsort(op, (size_t)n, sizeof *op, collc_op_order);
-	int *sorted = malloc((size_t)(n + 1) * sizeof *sorted);
-	if (!sorted)
-		return -1;
-	int m = 0;
-	for (int i = 0; i < n; i++) {
-		sorted[i] = ch[op[i].first];
-		if (m > 0 && op[m - 1].round == op[i].round && op[m - 1].peer == op[i].peer &&
-		    op[m - 1].kind == op[i].kind && op[m - 1].xop == op[i].xop) {
-			op[m - 1].n++;
-		} else {
-			op[m] = op[i];
-			op[m].first = i;
-			m++;
-		}
-	}
-	for (int i = 0; i < m; i++)
-		qsort(sorted + op[i].first, (size_t)op[i].n, sizeof *sorted, collc_by_pos);
+	int rc = collc_group(pl, op, ch, n);
 	free(ch);
-	pl->nop = m;
-	pl->op = op;
-	pl->chunk = sorted;
+	if (rc != 0) {
+		free(op);
+		return -1;
+	}
 #else
 	int n = op_start[me + 1] - op_start[me];
 	pl->op = malloc((size_t)(n + 1) * sizeof *pl->op);
@@ -196,6 +280,8 @@ static int collc_make_plan(int me, collc_plan *pl)
 	pl->nop = n;
 	pl->chunk = (int *)op_chunks;
 #endif
+	if (collc_plan_state(pl) != 0)
+		return -1;
 	return collc_mark(pl);
 }
 
@@ -275,9 +361,11 @@ static void collc_range(int c, size_t block, size_t *start, size_t *end)
 	*end = b * block + (k + 1) * block / CHUNKS_PER_BLOCK;
 }
 
-/* A send of one run leaves from the buffer, a copy of one run that is alone
- * lands in it; everything else goes through the scratch space. */
-static int collc_direct(const collc_op *o) { return o->run && (o->kind == 0 || (o->kind == 2 && o->alone)); }
+/* Every send leaves from the buffer, and a copy alone in its round lands in
+ * it: as one run, or through a datatype that picks the op's runs out of the
+ * buffer, so nothing is packed. A reduction, or a copy that must wait for
+ * the round's end, lands in the scratch space. */
+static int collc_direct(const collc_op *o) { return o->kind == 0 || (o->kind == 2 && o->alone); }
 
 /* The bytes op o moves. */
 static size_t collc_bytes(const collc_plan *pl, const collc_op *o, size_t block, size_t esize)
@@ -288,6 +376,67 @@ static size_t collc_bytes(const collc_plan *pl, const collc_op *o, size_t block,
 		bytes += (e - s) * esize;
 	}
 	return bytes;
+}
+
+/* Op k's datatype: its chunks' bytes in the buffer (at most INT_MAX in all),
+ * neighbours merged into one block, over MPI_BYTE. */
+static int collc_make_type(collc_plan *pl, int k, size_t block, size_t esize)
+{
+	const collc_op *o = &pl->op[k];
+	int *len = malloc((size_t)o->n * sizeof *len), nrun = 0;
+	MPI_Aint *disp = malloc((size_t)o->n * sizeof *disp);
+	int rc = len && disp ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+	for (int c = 0; c < o->n && rc == MPI_SUCCESS; c++) {
+		size_t s, e;
+		collc_range(pl->chunk[o->first + c], block, &s, &e);
+		if (e == s)
+			continue;
+		if (nrun > 0 && (size_t)disp[nrun - 1] + (size_t)len[nrun - 1] == s * esize) {
+			len[nrun - 1] += (int)((e - s) * esize);
+		} else {
+			disp[nrun] = (MPI_Aint)(s * esize);
+			len[nrun++] = (int)((e - s) * esize);
+		}
+	}
+	if (rc == MPI_SUCCESS)
+		rc = MPI_Type_create_hindexed(nrun, len, disp, MPI_BYTE, &pl->type[k]);
+	if (rc == MPI_SUCCESS)
+		rc = MPI_Type_commit(&pl->type[k]);
+	free(len);
+	free(disp);
+	return rc;
+}
+
+/* The datatypes were made for another block or element size. */
+static void collc_free_types(collc_plan *pl)
+{
+	for (int k = 0; k < pl->nop; k++)
+		if (pl->type[k] != MPI_DATATYPE_NULL)
+			MPI_Type_free(&pl->type[k]);
+}
+
+/* Where direct op k's `bytes` lie in work, as MPI's buffer, count and type. */
+static int collc_where(collc_plan *pl, int k, char *work, size_t block, size_t esize,
+                       size_t bytes, void **buf, int *count, MPI_Datatype *type)
+{
+	const collc_op *o = &pl->op[k];
+	size_t s, e;
+	collc_range(pl->chunk[o->first], block, &s, &e);
+	if (o->run || bytes == 0) {
+		*buf = work + s * esize;
+		*count = (int)bytes;
+		*type = MPI_BYTE;
+		return MPI_SUCCESS;
+	}
+	if (pl->type[k] == MPI_DATATYPE_NULL) {
+		int rc = collc_make_type(pl, k, block, esize);
+		if (rc != MPI_SUCCESS)
+			return rc;
+	}
+	*buf = work;
+	*count = 1;
+	*type = pl->type[k];
+	return MPI_SUCCESS;
 }
 
 /* Reduces or copies a received message (at data) into the buffer. */
@@ -305,10 +454,69 @@ static void collc_deliver(const collc_plan *pl, const collc_op *o, char *work, c
 	}
 }
 
-/* Runs the plan on work (NBLOCK blocks of `block` elements). A round reads
- * what the rank held when it began: a receive that is alone in its round
- * lands in the buffer or is reduced into it as soon as it arrives; the
- * others land apart and are applied in order once the round is done. */
+/* Posts round [i, j)'s receives, then its sends, so that the sends find
+ * them posted. */
+static int collc_post(collc_plan *pl, int i, int j, char *work, char *space, size_t block,
+                      size_t esize, MPI_Comm comm)
+{
+	int rc = MPI_SUCCESS;
+	for (int sends = 0; sends < 2; sends++)
+		for (int k = i; k < j && rc == MPI_SUCCESS; k++) {
+			const collc_op *o = &pl->op[k];
+			if ((o->kind == 0) != sends)
+				continue;
+			size_t bytes = collc_bytes(pl, o, block, esize);
+			if (bytes > INT_MAX)
+				return MPI_ERR_COUNT;
+			void *buf = space + pl->at[k];
+			int count = (int)bytes;
+			MPI_Datatype type = MPI_BYTE;
+			if (collc_direct(o))
+				rc = collc_where(pl, k, work, block, esize, bytes, &buf, &count, &type);
+			if (rc == MPI_SUCCESS && o->kind == 0)
+				rc = MPI_Isend(buf, count, type, o->peer, COLLC_TAG, comm, &pl->req[k]);
+			else if (rc == MPI_SUCCESS)
+				rc = MPI_Irecv(buf, count, type, o->peer, COLLC_TAG, comm, &pl->req[k]);
+		}
+	return rc;
+}
+
+/* Completes round [i, j): a receive alone in its round is applied as soon
+ * as it arrives, the others in order once the whole round is done, so the
+ * round reads what the rank held when it began. */
+static int collc_complete(collc_plan *pl, int i, int j, char *work, const char *space,
+                          size_t block, size_t esize, int type, int op)
+{
+	int rc = MPI_SUCCESS;
+	for (int left = j - i, nready; left > 0; left -= nready) {
+		rc = MPI_Waitsome(j - i, pl->req + i, &nready, pl->arrived, pl->status);
+		if (rc != MPI_SUCCESS || nready == MPI_UNDEFINED)
+			break;
+		for (int r = 0; r < nready; r++) {
+			int k = i + pl->arrived[r];
+			if (pl->op[k].kind != 0 && pl->op[k].alone)
+				collc_deliver(pl, &pl->op[k], work, space + pl->at[k], block, esize, type, op);
+		}
+	}
+	for (int k = i; k < j && rc == MPI_SUCCESS; k++)
+		if (pl->op[k].kind != 0 && !pl->op[k].alone)
+			collc_deliver(pl, &pl->op[k], work, space + pl->at[k], block, esize, type, op);
+	return rc;
+}
+
+/* Round [i, j)'s scratch space: its receives that do not land in the buffer. */
+static size_t collc_scratch(collc_plan *pl, int i, int j, size_t block, size_t esize)
+{
+	size_t need = 0;
+	for (int k = i; k < j; k++) {
+		pl->at[k] = need;
+		if (!collc_direct(&pl->op[k]))
+			need += collc_bytes(pl, &pl->op[k], block, esize);
+	}
+	return need;
+}
+
+/* Runs the plan on work (NBLOCK blocks of `block` elements), round by round. */
 static int collc_run(int me, void *work, size_t block, size_t esize, int type, int op,
                      MPI_Comm comm)
 {
@@ -319,29 +527,22 @@ static int collc_run(int me, void *work, size_t block, size_t esize, int type, i
 	static char *space;
 	static size_t cap;
 	if (planned_for != me) {
+		if (planned_for >= 0)
+			collc_free_types(&plan);
 		if (collc_make_plan(me, &plan) != 0)
 			return MPI_ERR_NO_MEM;
 		planned_for = me;
+	}
+	if (plan.type_block != block || plan.type_esize != esize) {
+		collc_free_types(&plan);
+		plan.type_block = block;
+		plan.type_esize = esize;
 	}
 	int rc = MPI_SUCCESS;
 #ifdef COLLC_REWIRE
 	int rewired = 0; /* reconfigurations of the optical switch passed */
 #endif
-	MPI_Request *req = malloc((size_t)(plan.nop + 1) * sizeof *req);
-	size_t *at = malloc((size_t)(plan.nop + 1) * sizeof *at);
-	int *arrived = malloc((size_t)(plan.nop + 1) * sizeof *arrived);
-	/* real statuses: with MPICH, gcc -O2 takes MPI_STATUSES_IGNORE for an
-	 * array Waitsome writes (-Wstringop-overflow) */
-	MPI_Status *status = malloc((size_t)(plan.nop + 1) * sizeof *status);
-	if (!req || !at || !arrived || !status) {
-		free(req);
-		free(at);
-		free(arrived);
-		free(status);
-		return MPI_ERR_NO_MEM;
-	}
-	for (int i = 0; i < plan.nop && rc == MPI_SUCCESS;) {
-		int j = i;
+	for (int i = 0, j = 0; i < plan.nop && rc == MPI_SUCCESS; i = j) {
 #ifdef COLLC_REWIRE
 		/* the circuits are rewired before this round: every rank waits */
 		for (; rewired < NREWIRE && collc_rewire[rewired] <= plan.op[i].round; rewired++)
@@ -349,72 +550,23 @@ static int collc_run(int me, void *work, size_t block, size_t esize, int type, i
 #endif
 		while (j < plan.nop && plan.op[j].round == plan.op[i].round)
 			j++;
-		size_t need = 0, s, e;
-		for (int k = i; k < j; k++) {
-			at[k] = need;
-			if (!collc_direct(&plan.op[k]))
-				need += collc_bytes(&plan, &plan.op[k], block, esize);
-		}
+		size_t need = collc_scratch(&plan, i, j, block, esize);
 		if (need > cap || !space) { /* never NULL: offsets into it stay defined */
 			free(space);
 			cap = need;
 			if (!(space = malloc(cap + 1))) {
 				cap = 0;
-				rc = MPI_ERR_NO_MEM;
-				break;
+				return MPI_ERR_NO_MEM;
 			}
 		}
-		/* receives first, so that the sends find them posted */
-		for (int sends = 0; sends < 2; sends++)
-			for (int k = i; k < j && rc == MPI_SUCCESS; k++) {
-				const collc_op *o = &plan.op[k];
-				if ((o->kind == 0) != sends)
-					continue;
-				char *data = space + at[k];
-				size_t bytes = collc_bytes(&plan, o, block, esize);
-				if (collc_direct(o)) {
-					collc_range(plan.chunk[o->first], block, &s, &e);
-					data = (char *)work + s * esize;
-				} else if (o->kind == 0) {
-					char *to = data;
-					for (int c = 0; c < o->n; c++) {
-						collc_range(plan.chunk[o->first + c], block, &s, &e);
-						memcpy(to, (char *)work + s * esize, (e - s) * esize);
-						to += (e - s) * esize;
-					}
-				}
-				if (bytes > INT_MAX) {
-					rc = MPI_ERR_COUNT;
-					break;
-				}
-				if (o->kind == 0)
-					rc = MPI_Isend(data, (int)bytes, MPI_BYTE, o->peer, COLLC_TAG, comm, &req[k]);
-				else
-					rc = MPI_Irecv(data, (int)bytes, MPI_BYTE, o->peer, COLLC_TAG, comm, &req[k]);
-			}
-		for (int left = j - i, nready; rc == MPI_SUCCESS && left > 0; left -= nready) {
-			rc = MPI_Waitsome(j - i, req + i, &nready, arrived, status);
-			if (rc != MPI_SUCCESS || nready == MPI_UNDEFINED)
-				break;
-			for (int r = 0; r < nready; r++) {
-				const collc_op *o = &plan.op[i + arrived[r]];
-				if (o->kind != 0 && o->alone)
-					collc_deliver(&plan, o, work, space + at[i + arrived[r]], block, esize, type, op);
-			}
-		}
-		for (int k = i; k < j && rc == MPI_SUCCESS; k++)
-			if (plan.op[k].kind != 0 && !plan.op[k].alone)
-				collc_deliver(&plan, &plan.op[k], work, space + at[k], block, esize, type, op);
-		i = j;
+		rc = collc_post(&plan, i, j, work, space, block, esize, comm);
+		if (rc == MPI_SUCCESS)
+			rc = collc_complete(&plan, i, j, work, space, block, esize, type, op);
 	}
 #ifdef COLLC_REWIRE
 	for (; rewired < NREWIRE; rewired++) /* rewirings after this rank's last round */
 		MPI_Barrier(comm);
 #endif
-	free(req);
-	free(at);
-	free(arrived);
-	free(status);
 	return rc;
 }
 /* ---- end of the interpreter ---- */

@@ -1,13 +1,18 @@
 /*
  * bench_mpi.c: the MPI backend's generated allreduce against Open MPI's
- * MPI_Allreduce, 8 ranks, 64 MiB of floats (16 Mi elements), on this
- * machine (oversubscribed when it has fewer cores): ring and SP on a ring
- * of 8. Prints both times and their ratio (target <= 1.1): each is the
+ * MPI_Allreduce, 64 MiB of floats (16 Mi elements), on this machine
+ * (oversubscribed when it has fewer cores): ring and SP on a ring of 8,
+ * and SP on a 3x3 torus (9 ranks), whose messages of several runs move
+ * with indexed datatypes. Prints both times and their ratio (target <= 1.1): each is the
  * slowest rank's time of one call, best of ITERS calls made in turn after a
  * warm-up call (the generated main's timing), so that other jobs on the
- * machine disturb the ratio less. Needs mpicc and mpirun (make deps);
- * without them it says so and skips.
+ * machine disturb the ratio less. First, the plan each rank of SP on a
+ * 64x64 torus derives on its first call (4096 ranks: too many to run
+ * here, so tests/mpi/plan_time.c times 16 of them in one process; target
+ * <= 0.1 s per rank). Needs mpicc and mpirun (make deps); without them it
+ * says so and skips.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,14 +25,60 @@ enum { ITERS = 5 };
 
 static const struct {
 	const char *name, *text;
+	int np;
 } cases[] = {
 	{"ring allreduce, 8 ranks",
-	 "topology R = ring(8);\ncollective allreduce AR on R { algorithm ring; }\n"},
+	 "topology R = ring(8);\ncollective allreduce AR on R { algorithm ring; }\n", 8},
 	{"SP allreduce, ring of 8",
 	 "topology R = ring(8);\ngroup G on R { translate; map x -> -x; }\n"
 	 "tree B = bfs(R, root 0);\n"
-	 "collective allreduce AR on R { algorithm symmetric(trees B, group G); }\n"},
+	 "collective allreduce AR on R { algorithm symmetric(trees B, group G); }\n", 8},
+	/* half its chunks travel in messages of several runs: indexed datatypes */
+	{"SP allreduce, 3x3 torus",
+	 "topology T = torus(3, 3);\n"
+	 "group G on T { translate; map (x, y) -> (-x, -y); map (x, y) -> (y, x); }\n"
+	 "tree B = bfs(T, root (0, 0));\n"
+	 "collective allreduce AR on T { algorithm symmetric(trees B, group G); }\n", 9},
 };
+
+static const char sp64[] =
+	"topology T = torus(64, 64);\n"
+	"group G on T { translate; map (x, y) -> (-x, -y); map (x, y) -> (y, x); }\n"
+	"tree B = bfs(T, root (0, 0));\n"
+	"collective allreduce AR on T { algorithm symmetric(trees B, group G); }\n";
+
+/* SP 64x64: each rank's plan, derived once per process. */
+static void
+plan_time(const char *dir)
+{
+	char cmd[4096];
+	snprintf(cmd, sizeof cmd, "%s/sp64.coll", dir);
+	FILE *f = fopen(cmd, "w");
+	if (!f)
+		return;
+	fputs(sp64, f);
+	fclose(f);
+	snprintf(cmd, sizeof cmd,
+	         "%s build %s/sp64.coll --target mpi -o %s/sp64.c && "
+	         "mpicc -std=c11 -O2 '-DCOLLC_FILE=\"%s/sp64.c\"' tests/mpi/plan_time.c "
+	         "-o %s/plan_time && %s/plan_time",
+	         COLLC_BIN, dir, dir, dir, dir, dir);
+	FILE *p = popen(cmd, "r");
+	char line[256] = "";
+	int ranks = 0, ops = 0;
+	double mean = 0, worst = 0;
+	bool ok = p && fgets(line, sizeof line, p) &&
+	          sscanf(line, "%d %lf %lf %d", &ranks, &mean, &worst, &ops) == 4;
+	if (p)
+		pclose(p);
+	printf("%-36s %10s %10s %8s %8s\n", "plan derivation, per rank", "mean s", "max s",
+	       "target", "ratio");
+	if (!ok)
+		printf("%-36s failed: %s\n", "SP allreduce, torus(64, 64)", line);
+	else
+		printf("%-36s %10.4f %10.4f %8.2f %8.3f   (%d of 4096 ranks; %d messages)\n\n",
+		       "SP allreduce, torus(64, 64)", mean, worst, 0.1, worst / 0.1, ranks, ops);
+}
 
 int
 main(void)
@@ -39,6 +90,7 @@ main(void)
 	char dir[] = "/tmp/collc-bench-mpi-XXXXXX";
 	if (!mkdtemp(dir))
 		return 1;
+	plan_time(dir);
 	printf("%-28s %12s %12s %8s %8s   (best of %d)\n", "64 MiB of floats", "collc s", "MPI s",
 	       "ratio", "target", ITERS);
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -51,9 +103,9 @@ main(void)
 		         "%s build %s/case.coll --target mpi --with-main -o %s/case.c && "
 		         "mpicc -std=c11 -O2 %s/case.c -o %s/case -lm && "
 		         "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
-		         "OMPI_MCA_mpi_yield_when_idle=1 mpirun --oversubscribe --bind-to none -np 8 "
+		         "OMPI_MCA_mpi_yield_when_idle=1 mpirun --oversubscribe --bind-to none -np %d "
 		         "%s/case 16777216 %d 2>&1 | grep ' float '",
-		         COLLC_BIN, dir, dir, dir, dir, dir, ITERS);
+		         COLLC_BIN, dir, dir, dir, dir, cases[i].np, dir, ITERS);
 		FILE *p = popen(cmd, "r");
 		char line[512] = "";
 		double tc = 0, tm = 0;

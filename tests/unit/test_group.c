@@ -169,10 +169,59 @@ test_automorphisms(void)
 	arena_free(&a);
 }
 
+/* g^-1(g(v)) = v for every element and node, and the inverses pair up:
+ * affine groups (translations with turns on a torus, x -> 3x + 1 and the
+ * translations on full(7)) and permutation groups (automorphisms()). */
+static int
+inverse_mismatches(const Group *g)
+{
+	int *inv = group_inverses(g), bad = 0;
+	for (int e = 0; e < g->order; e++) {
+		bad += inv[e] < 0 || inv[e] >= g->order || inv[inv[e]] != e;
+		for (int v = 0; v < g->topo->nnode && !bad; v++)
+			bad += group_node(g, inv[e], group_node(g, e, v)) != v;
+	}
+	free(inv);
+	return bad;
+}
+
+static void
+test_inverses(void)
+{
+	Arena a = {0};
+	char *diag;
+	static const int neg[] = {-1, 0, 0, -1}, swap[] = {0, 1, 1, 0};
+	Topo *t = make(&a, TK_TORUS, 2, 5, 3);
+	GroupGen sp[] = {all_translations, affine(2, neg, NULL)};
+	Group *g = build(&a, t, sp, 2, &diag);
+	CU_ASSERT_FATAL(g != NULL);
+	CU_ASSERT_EQUAL(inverse_mismatches(g), 0);
+	free(diag);
+	Topo *sq = make(&a, TK_TORUS, 2, 6, 6);
+	GroupGen turns[] = {all_translations, affine(2, neg, NULL), affine(2, swap, NULL)};
+	g = build(&a, sq, turns, 3, &diag);
+	CU_ASSERT_FATAL(g != NULL && g->order == 144);
+	CU_ASSERT_EQUAL(inverse_mismatches(g), 0);
+	free(diag);
+	static const int three[] = {3}, one[] = {1};
+	Topo *k7 = make(&a, TK_FULL, 1, 7, 0);
+	GroupGen mul[] = {all_translations, affine(1, three, one)};
+	g = build(&a, k7, mul, 2, &diag);
+	CU_ASSERT_FATAL(g != NULL && g->order == 42);
+	CU_ASSERT_EQUAL(inverse_mismatches(g), 0);
+	free(diag);
+	Topo *r6 = make(&a, TK_RING, 1, 6, 0);
+	g = group_automorphisms(&a, r6, "A", (Loc){1, 1});
+	CU_ASSERT_FATAL(g != NULL && !g->affine && g->order == 12);
+	CU_ASSERT_EQUAL(inverse_mismatches(g), 0);
+	arena_free(&a);
+}
+
 CU_TestInfo group_tests[] = {
 	{"the SP group on 2D tori", test_sp_group},
 	{"orders and link orbits", test_orbits},
 	{"generators that are not automorphisms", test_not_automorphisms},
 	{"automorphisms() of small graphs", test_automorphisms},
+	{"each element's inverse", test_inverses},
 	CU_TEST_INFO_NULL,
 };

@@ -56,20 +56,23 @@ collc_in(const char *dir, const char *prefix, const char *args, char **err)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-/* Each golden limit file, through the binary: exit 1, its exact errors. */
+/* Each golden limit file (a .coll, or a schedule text file .ir), through
+ * the binary: exit 1, its exact errors. Their times: bench_limits. */
 static void
 test_golden_limits(void)
 {
 	glob_t g;
 	CU_ASSERT_EQUAL_FATAL(glob("tests/golden/limit-*.coll", 0, NULL, &g), 0);
-	CU_ASSERT(g.gl_pathc >= 8);
+	CU_ASSERT_EQUAL_FATAL(glob("tests/golden/limit-*.ir", GLOB_APPEND, NULL, &g), 0);
+	CU_ASSERT(g.gl_pathc >= 10);
 	for (size_t i = 0; i < g.gl_pathc; i++) {
 		char *copy = strdup(g.gl_pathv[i]), args[512], *err;
 		snprintf(args, sizeof args, "check %s", basename(copy));
 		int rc = collc_in("tests/golden", "", args, &err);
-		size_t n = strlen(g.gl_pathv[i]);
+		const char *dot = strrchr(g.gl_pathv[i], '.');
 		char want_path[512];
-		snprintf(want_path, sizeof want_path, "%.*s.err", (int)(n - 5), g.gl_pathv[i]);
+		snprintf(want_path, sizeof want_path, "%.*s.err", (int)(dot - g.gl_pathv[i]),
+		         g.gl_pathv[i]);
 		char *want = slurp(want_path, NULL);
 		assert_named(rc == 1 && want && strcmp(err, want) == 0, __LINE__, __FILE__,
 		             "%s: exit %d (want 1), stderr\n%s\nwant\n%s", g.gl_pathv[i], rc, err,
@@ -294,6 +297,48 @@ test_link_estimates(void)
 	fclose(sink);
 }
 
+/* The route-hop estimate, made before any route is built, is the hops of
+ * the routes built where routes are shortest paths on closed-form
+ * topologies (one route per pair), and at most them elsewhere. */
+static void
+test_route_hop_estimate(void)
+{
+	static const struct { const char *text; bool exact; } cases[] = {
+		{"topology R = ring(1000);\n"
+		 "collective broadcast X on R { algorithm binomial_tree; root 17; }", true},
+		{"topology R = ring(64);\ncollective allreduce X on R { algorithm halving_doubling; }",
+		 true},
+		{"topology T = torus(4, 4);\ncollective alltoall X on T { algorithm pairwise; }", true},
+		{"topology T = torus(8, 8);\ncollective allreduce X on T { algorithm swing(bandwidth); }",
+		 true},
+		{"topology M = mesh(4, 6);\ncollective alltoall X on M { algorithm bruck; }", true},
+		{"topology S = spine_leaf(spines 2, leaves 4, hosts 3);\n"
+		 "collective allreduce X on S { algorithm recursive_doubling; }", false},
+	};
+	for (size_t i = 0; i < countof(cases); i++) {
+		Checked c;
+		check_text(&c, "hops.coll", cases[i].text, strlen(cases[i].text));
+		CU_ASSERT_EQUAL_FATAL(c.errors, 0);
+		Prog p = {0};
+		CU_ASSERT_EQUAL_FATAL(lower(c.file, &p), 0);
+		const Sched *s = p.sched[0];
+		Msg *unrouted = malloc(((size_t)s->nmsg + 1) * sizeof *unrouted);
+		for (int k = 0; k < s->nmsg; k++) {
+			unrouted[k] = s->msg[k];
+			unrouted[k].route = -1;
+		}
+		size_t pairs;
+		double est = route_hops_estimate(s->topo, s->rank_node, unrouted, s->nmsg, &pairs);
+		double built = s->route_off[s->nroute];
+		assert_named(cases[i].exact ? est == built && (int)pairs == s->nroute : est <= built,
+		             __LINE__, __FILE__, "%s: estimate %.0f hops over %zu pairs, built %.0f over "
+		             "%d routes", cases[i].text, est, pairs, built, s->nroute);
+		free(unrouted);
+		prog_free(&p);
+		checked_free(&c);
+	}
+}
+
 CU_TestInfo limits_tests[] = {
 	{"golden limit files: exit 1 and their exact errors", test_golden_limits},
 	{"a 1 KB schedule text file with 2^30 chunks", test_ir_chunks},
@@ -302,5 +347,6 @@ CU_TestInfo limits_tests[] = {
 	{"out of memory is a located error, exit 1, no output", test_out_of_memory},
 	{"a schedule text file of 200,000 ranks reads back", test_ir_read_large},
 	{"link and size estimates", test_link_estimates},
+	{"the route-hop estimate against the routes built", test_route_hop_estimate},
 	CU_TEST_INFO_NULL,
 };

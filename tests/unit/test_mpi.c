@@ -262,26 +262,26 @@ test_chunk_order(void)
 		{"topology R = ring(8);\ngroup G on R { translate; map x -> -x; }\n"
 		 "tree B = bfs(R, root 0);\n"
 		 "collective allreduce AR on R { algorithm symmetric(trees B, group G); }\n",
-		 "0 chunks travel in messages that are not one run of the buffer (packed), 192 in "
+		 "0 chunks travel in messages that are not one run of the buffer (an indexed datatype each), 192 in "
 		 "the schedule's own order"},
 		{"topology R = ring(8);\ncollective allreduce AR on R { algorithm swing(bandwidth); }\n",
-		 "0 chunks travel in messages that are not one run of the buffer (packed), 192 in "
+		 "0 chunks travel in messages that are not one run of the buffer (an indexed datatype each), 192 in "
 		 "the schedule's own order"},
 		{"topology T = torus(3, 3);\ncollective allreduce AR on T { algorithm bucket; }\n",
-		 "0 chunks travel in messages that are not one run of the buffer (packed), 432 in "
+		 "0 chunks travel in messages that are not one run of the buffer (an indexed datatype each), 432 in "
 		 "the schedule's own order"},
 		{"topology T = torus(4, 4);\n"
 		 "group G on T { translate; map (x, y) -> (-x, -y); map (x, y) -> (y, x); }\n"
 		 "tree B = bfs(T, root (0, 0));\n"
 		 "collective allreduce AR on T { algorithm symmetric(trees B, group G); }\n",
-		 "1280 chunks travel in messages that are not one run of the buffer (packed), 1792 in "
+		 "1280 chunks travel in messages that are not one run of the buffer (an indexed datatype each), 1792 in "
 		 "the schedule's own order"},
 		/* alltoall chunks stay in their pair's block: nothing better than Bruck's own */
 		{"topology R = ring(7);\ncollective alltoall AR on R { algorithm bruck; }\n",
-		 "63 chunks travel in messages that are not one run of the buffer (packed), 63 in "
+		 "63 chunks travel in messages that are not one run of the buffer (an indexed datatype each), 63 in "
 		 "the schedule's own order"},
 		{"topology R = ring(16);\ncollective allreduce AR on R { algorithm ring; }\n",
-		 "0 chunks travel in messages that are not one run of the buffer (packed), 0 in "
+		 "0 chunks travel in messages that are not one run of the buffer (an indexed datatype each), 0 in "
 		 "the schedule's own order"},
 	};
 	for (size_t i = 0; i < countof(cases); i++) {
@@ -302,6 +302,47 @@ test_chunk_order(void)
 	             abs(piece[3] - piece[8]) == 1 && abs(piece[11] - piece[14]) == 1,
 	             __LINE__, __FILE__, "SP on a ring of 8: paired chunks are not neighbours");
 	free(c);
+}
+
+/* Each rank's plan of a symmetric schedule, derived through the group's
+ * inverses, against the definition (every element applied to every base
+ * transfer): tests/mpi/plan.c, compiled with the generated program. Affine
+ * groups (translations and turns, x -> a x + b on full(7)) and permutation
+ * groups (the Petersen graph's, automorphisms(), spine-leaf with switches). */
+static void
+test_symmetric_plans(void)
+{
+	static const struct { const char *file, *collective; } cases[] = {
+		{"examples/sp-torus-8x8.coll", "AR"},
+		{"examples/full-affine-group.coll", "SP"},
+		{"examples/full-affine-group.coll", "SP_all"},
+		{"examples/graph-petersen.coll", "SP"},
+		{"examples/graph-petersen.coll", "SP_aut"},
+		{"examples/graph-petersen.coll", "RS"},
+		{"examples/spine-leaf.coll", "SP"},
+	};
+	if (!have_mpi) {
+		assert_named(0, __LINE__, __FILE__, "mpicc is needed");
+		return;
+	}
+	for (size_t i = 0; i < countof(cases); i++) {
+		char cmd[2048];
+		snprintf(cmd, sizeof cmd,
+		         "%s build %s --target mpi --collective %s -o %s/plan_case.c >%s/plog 2>&1 && "
+		         "grep -q 'define COLLC_SYMMETRIC 1' %s/plan_case.c && "
+		         "mpicc -std=c11 -Wall -Wextra -Werror -O2 '-DCOLLC_FILE=\"%s/plan_case.c\"' "
+		         "tests/mpi/plan.c -o %s/plan >>%s/plog 2>&1 && %s/plan >>%s/plog 2>&1",
+		         COLLC_BIN, cases[i].file, cases[i].collective, dir, dir, dir, dir, dir, dir, dir,
+		         dir);
+		int rc = sh(cmd);
+		char log[300];
+		snprintf(log, sizeof log, "%s/plog", dir);
+		char *out = slurp(log, NULL);
+		assert_named(rc == 0 && out && strstr(out, "ok: "), __LINE__, __FILE__,
+		             "%s --collective %s: exit %d\n%.3000s", cases[i].file, cases[i].collective,
+		             rc, out ? out : "");
+		free(out);
+	}
 }
 
 static void
@@ -333,11 +374,14 @@ test_wrong_size(void)
 static void
 test_ops_and_types(void)
 {
-	static const struct { int kind; const char *decl; int p; } cases[] = {
-		{1, "collective allreduce X on R { algorithm ring; }", 4},
-		{1, "collective allreduce X on R { algorithm recursive_doubling; }", 4},
-		{2, "collective reduce_scatter X on R { algorithm ring; }", 3},
-		{3, "collective reduce X on R { algorithm binomial_tree; root 1; }", 4},
+	static const struct { int kind; const char *topo, *decl; int p; } cases[] = {
+		{1, "ring(4)", "collective allreduce X on R { algorithm ring; }", 4},
+		{1, "ring(4)", "collective allreduce X on R { algorithm recursive_doubling; }", 4},
+		{2, "ring(3)", "collective reduce_scatter X on R { algorithm ring; }", 3},
+		{3, "ring(4)", "collective reduce X on R { algorithm binomial_tree; root 1; }", 4},
+		/* symmetric, with messages of several runs: indexed datatypes */
+		{1, "torus(3, 3)", "group G on R { translate; }\\ntree B = bfs(R, root (0, 0));\\n"
+		 "collective allreduce X on R { algorithm symmetric(trees B, group G); }", 9},
 	};
 	if (!have_mpi) {
 		assert_named(0, __LINE__, __FILE__, "mpicc and mpirun are needed");
@@ -346,11 +390,11 @@ test_ops_and_types(void)
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		char cmd[2048];
 		snprintf(cmd, sizeof cmd,
-		         "printf 'topology R = ring(%d);\\n%s\\n' >%s/o.coll && "
+		         "printf 'topology R = %s;\\n%s\\n' >%s/o.coll && "
 		         "%s build %s/o.coll --target mpi -o %s/o.c >%s/olog 2>&1 && "
 		         "mpicc -std=c11 -Wall -Wextra -Werror -DKIND=%d %s/o.c tests/mpi/ops.c "
 		         "-o %s/o >>%s/olog 2>&1 && %s -np %d %s/o >>%s/olog 2>&1",
-		         cases[i].p, cases[i].decl, dir, COLLC_BIN, dir, dir, dir, cases[i].kind, dir,
+		         cases[i].topo, cases[i].decl, dir, COLLC_BIN, dir, dir, dir, cases[i].kind, dir,
 		         dir, dir, MPIRUN, cases[i].p, dir, dir);
 		int rc = sh(cmd);
 		char log[300];
@@ -504,6 +548,7 @@ CU_TestInfo mpi_tests[] = {
 	{"a communicator of the wrong size", test_wrong_size},
 	{"Bridge on an optical ring against MPI, barriers at reconfigurations", test_optical},
 	{"chunk order: messages as runs of the buffer", test_chunk_order},
+	{"each rank's symmetric plan against the definition", test_symmetric_plans},
 	{"Open MPI and MPICH at -O2 without warnings; nccl-tests' columns", test_both_mpis_and_columns},
 	{"pipelined trees on 4x4 SMBi / SMAlter against MPI", test_pipelined_trees},
 	{"pipelined trees on 6x6 SMBi (the example) and SMAlter, 36 ranks, against MPI",
