@@ -260,6 +260,17 @@ clobber_alias(Lower *L, int o, int r, int off)
 		add_dep(L, o, L->readers[k][i]);
 }
 
+/* A copy home writes where the chunk may already lie in place (an
+ * allgather's own chunk: i[k] is o[rank*N/R + k]), so it waits for every
+ * read of the chunk since its last write, as a write does. */
+static void
+copy_reads_first(Lower *L, int o, int r, int c)
+{
+	int k = r * L->s->nchunk + c;
+	for (int i = 0; i < L->nreaders[k]; i++)
+		add_dep(L, o, L->readers[k][i]);
+}
+
 /* The last op reading the input chunk that output chunk off of rank r
  * replaces in place (an alltoall's send), or -1. */
 static int
@@ -636,6 +647,7 @@ copy_home(Lower *L, int inst)
 				po->cnt++;
 				push_chunk(L, open, c);
 				read_chunk(L, open, r, c);
+				copy_reads_first(L, open, r, c);
 				clobber_alias(L, open, r, h.off);
 				continue;
 			}
@@ -649,6 +661,7 @@ copy_home(Lower *L, int inst)
 			L->op[open].host = host;
 			push_chunk(L, open, c);
 			read_chunk(L, open, r, c);
+			copy_reads_first(L, open, r, c);
 			clobber_alias(L, open, r, h.off);
 		}
 	}
