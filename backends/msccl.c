@@ -144,9 +144,13 @@ home(Lower *L, int r, int c, int inst)
 	int p;
 	switch (s->kind) {
 	case CK_ALLREDUCE:
+	case CK_ALLGATHER:
+	case CK_BROADCAST:
 		p = L->pos[c];
 		break;
-	case CK_ALLGATHER:
+	case CK_REDUCE: /* NCCL passes recvbuff to the root alone: scratch elsewhere */
+		if (r != s->root)
+			return (BLoc){-2, 0};
 		p = L->pos[c];
 		break;
 	case CK_REDUCE_SCATTER:
@@ -187,6 +191,12 @@ initial(Lower *L, int r, int c, int inst)
 	switch (s->kind) {
 	case CK_ALLREDUCE:
 	case CK_REDUCE_SCATTER:
+	case CK_REDUCE:
+		p = L->pos[c];
+		break;
+	case CK_BROADCAST: /* NCCL passes sendbuff to the root alone */
+		if (r != s->root)
+			return (BLoc){-1, 0};
 		p = L->pos[c];
 		break;
 	case CK_ALLGATHER:
@@ -356,7 +366,7 @@ plan_chains(Lower *L, int m, int end, int inst)
 	int nc = s->nchunk;
 	for (int r = 0; r < L->R; r++)
 		L->ch[r] = (Chains){.G = 1};
-	if (s->kind != CK_ALLREDUCE && s->kind != CK_REDUCE_SCATTER)
+	if (s->kind != CK_ALLREDUCE && s->kind != CK_REDUCE_SCATTER && s->kind != CK_REDUCE)
 		return;
 	for (int pass = 0; pass < 4; pass++)
 		for (int i = m; i < end; i++) {
@@ -632,7 +642,7 @@ copy_home(Lower *L, int inst)
 				open = -1;
 				continue;
 			}
-			if (s->kind == CK_ALLREDUCE || s->kind == CK_REDUCE_SCATTER) {
+			if (s->kind == CK_ALLREDUCE || s->kind == CK_REDUCE_SCATTER || s->kind == CK_REDUCE) {
 				/* a reduced chunk still in the input never got everyone's part */
 				if (L->lastw[r * nc + c] < 0)
 					continue;
@@ -776,15 +786,13 @@ interleave(Lower *L, TbB *t)
  * receive peer p (an exchange), else 2r - p (a ring's neighbour), else any
  * left; local copies get a tb of their own. */
 static void
-assign_tbs(Lower *L, int r, RankB *rb)
+assign_tbs(Lower *L, int r, const int *ops, int nops, RankB *rb)
 {
 	int R = L->R, nchan = L->nch * L->inst;
 	bool *sp = xcalloc((size_t)R * nchan, 1), *rp = xcalloc((size_t)R * nchan, 1);
 	bool local = false;
-	for (int o = 0; o < L->nop; o++) {
-		const Op *x = &L->op[o];
-		if (x->rank != r)
-			continue;
+	for (int i = 0; i < nops; i++) {
+		const Op *x = &L->op[ops[i]];
 		if (x->kind == OP_SEND)
 			sp[x->chan * R + x->peer] = true;
 		else if (is_recv(x->kind))
@@ -823,10 +831,9 @@ assign_tbs(Lower *L, int r, RankB *rb)
 		TbB t = {.send = -1, .recv = -1, .chan = 0};
 		VEC_PUSH(L->a, rb->tb, rb->ntb, rb->captb, t);
 	}
-	for (int o = 0; o < L->nop; o++) {
+	for (int i = 0; i < nops; i++) {
+		int o = ops[i];
 		Op *x = &L->op[o];
-		if (x->rank != r)
-			continue;
 		int t = x->kind == OP_SEND ? tb_for(L, rb, x->peer, -1, x->chan)
 		        : is_recv(x->kind) ? tb_for(L, rb, -1, x->peer, x->chan)
 		        : x->host >= 0 ? L->op[x->host].tb
@@ -983,8 +990,20 @@ static int
 form_tbs(Lower *L, RankB *rb, Built *b)
 {
 	int worst = 0;
+	/* the ops of each rank, in id order: a counting sort */
+	int *first = xcalloc((size_t)L->R + 1, sizeof *first);
+	int *byrank = xmalloc(((size_t)L->nop + 1) * sizeof *byrank);
+	for (int o = 0; o < L->nop; o++)
+		first[L->op[o].rank + 1]++;
+	for (int r = 0; r < L->R; r++)
+		first[r + 1] += first[r];
+	int *fill = xmalloc(((size_t)L->R + 1) * sizeof *fill);
+	memcpy(fill, first, (size_t)L->R * sizeof *fill);
+	for (int o = 0; o < L->nop; o++)
+		byrank[fill[L->op[o].rank]++] = o;
+	free(fill);
 	for (int r = 0; r < L->R; r++) {
-		assign_tbs(L, r, &rb[r]);
+		assign_tbs(L, r, byrank + first[r], first[r + 1] - first[r], &rb[r]);
 		if (rb[r].ntb > MSCCL_MAX_TBS && rb[r].ntb > worst) {
 			worst = rb[r].ntb;
 			snprintf(b->why, sizeof b->why, "rank %d needs %d thread blocks; the limit is %d "
@@ -995,6 +1014,8 @@ form_tbs(Lower *L, RankB *rb, Built *b)
 			fuse_re(L, &rb[r].tb[t]);
 		}
 	}
+	free(first);
+	free(byrank);
 	if (worst)
 		b->excess = (double)worst / MSCCL_MAX_TBS;
 	return worst ? 1 : 0;
@@ -1052,7 +1073,10 @@ cross_tb_waits(Lower *L, const RankB *k, Waits *w)
 						best[y->tb] = y->step;
 				}
 			}
-			w->ref[oid] = arena_array(L->a, (size_t)k->ntb + 1, sizeof(StepRef));
+			int n = 0;
+			for (int u = 0; u < k->ntb; u++)
+				n += best[u] >= 0;
+			w->ref[oid] = n ? arena_array(L->a, (size_t)n, sizeof(StepRef)) : NULL;
 			for (int u = 0; u < k->ntb; u++)
 				if (best[u] >= 0)
 					w->ref[oid][w->n[oid]++] = (StepRef){u, best[u]};
@@ -1198,12 +1222,15 @@ fill_header(MProg *p, const Lower *L, const BuildOpts *o, int nch)
 		smax = L->scratch[r] > smax ? L->scratch[r] : smax;
 	static const MColl coll[] = {[CK_ALLREDUCE] = MC_ALLREDUCE, [CK_ALLGATHER] = MC_ALLGATHER,
 	                             [CK_REDUCE_SCATTER] = MC_REDUCESCATTER,
-	                             [CK_ALLTOALL] = MC_ALLTOALL};
+	                             [CK_ALLTOALL] = MC_ALLTOALL, [CK_BROADCAST] = MC_BROADCAST,
+	                             [CK_REDUCE] = MC_REDUCE};
+	static const char *const name[] = {[MC_ALLREDUCE] = "allreduce", [MC_ALLGATHER] = "allgather",
+	                                   [MC_REDUCESCATTER] = "reducescatter",
+	                                   [MC_ALLTOALL] = "alltoall", [MC_BROADCAST] = "broadcast",
+	                                   [MC_REDUCE] = "reduce"};
 	p->name = L->s->name;
 	p->coll = coll[L->s->kind];
-	p->coll_name = p->coll == MC_ALLREDUCE ? "allreduce" : p->coll == MC_ALLGATHER ? "allgather"
-	               : p->coll == MC_ALLTOALL ? "alltoall"
-	               : o->legacy ? "reduce_scatter" : "reducescatter";
+	p->coll_name = p->coll == MC_REDUCESCATTER && o->legacy ? "reduce_scatter" : name[p->coll];
 	p->proto = !o->proto || strcmp(o->proto, "Simple") == 0 ? MP_SIMPLE
 	           : strcmp(o->proto, "LL") == 0 ? MP_LL : MP_LL128;
 	p->nchunksperloop = L->N;
@@ -1425,7 +1452,9 @@ search_widths(Arena *a, const Sched *sched, const Sched *s, const Layout *lay,
 		if (!last)
 			diag_mute(true); /* a nesting count: undone below */
 		memset(&b, 0, sizeof b);
-		int rc = build(a, s, lay, o, (Width){tries[t], t % 2 == 1, maxcnt, unpaired}, &b);
+		/* each attempt in its own arena: only the one written is kept */
+		Arena ta = {0};
+		int rc = build(&ta, s, lay, o, (Width){tries[t], t % 2 == 1, maxcnt, unpaired}, &b);
 		if (rc == 1 && b.any_width && !last) {
 			diag_mute(false);
 			last = true;
@@ -1455,8 +1484,11 @@ search_widths(Arena *a, const Sched *sched, const Sched *s, const Layout *lay,
 			rc = -1;
 		if (!last)
 			diag_mute(false);
-		if (rc == 0)
+		if (rc == 0) {
+			arena_move(a, &ta);
 			break;
+		}
+		arena_free(&ta);
 		if (last)
 			return -1;
 	}
@@ -1467,12 +1499,6 @@ search_widths(Arena *a, const Sched *sched, const Sched *s, const Layout *lay,
 int
 msccl_lower(Arena *a, const Sched *sched, const BuildOpts *o, MProg *out)
 {
-	if (sched->kind != CK_ALLREDUCE && sched->kind != CK_ALLGATHER &&
-	    sched->kind != CK_REDUCE_SCATTER && sched->kind != CK_ALLTOALL) {
-		error_at(sched->loc, "'%s' is a %s: the MSCCL target writes allreduce, allgather, "
-		         "reduce_scatter and alltoall", sched->name, coll_kind_name[sched->kind]);
-		return -1;
-	}
 	if (sched->nrank > MSCCL_MAX_GPUS) {
 		error_at(sched->loc, "'%s' has %d ranks: MSCCL programs here have at most %d "
 		         "(ngpus; the symbolic check's limit)", sched->name, sched->nrank, MSCCL_MAX_GPUS);
@@ -1522,6 +1548,15 @@ msccl_lower(Arena *a, const Sched *sched, const BuildOpts *o, MProg *out)
 	return 0;
 }
 
+/* The executor reads no root: a broadcast or reduce file is for the root
+ * it was built for, and says so. */
+static void
+root_comment(const Sched *s, FILE *f)
+{
+	fprintf(f, "  <!-- %s: a %s with root %d. The executor passes no root to the program: call "
+	        "it with root=%d only. -->\n", s->name, coll_kind_name[s->kind], s->root, s->root);
+}
+
 /* MSCCL cannot rewire a fabric: the file is the schedule as it runs on the
  * circuits of each round, and says where the switch is rewired. */
 static void
@@ -1552,7 +1587,8 @@ emit_msccl(const Prog *prog, const BuildOpts *o, FILE *f)
 	Arena a = {0};
 	MProg p;
 	int rc = msccl_lower(&a, sel[0], o, &p);
-	if (rc == 0 && sched_nreconfig(sel[0]) > 0) {
+	bool rooted = sel[0]->kind == CK_BROADCAST || sel[0]->kind == CK_REDUCE;
+	if (rc == 0 && (sched_nreconfig(sel[0]) > 0 || rooted)) {
 		/* the comment goes first inside <algo>, which stays the file's start */
 		char *xml = NULL;
 		size_t len = 0;
@@ -1562,7 +1598,10 @@ emit_msccl(const Prog *prog, const BuildOpts *o, FILE *f)
 		const char *nl = rc == 0 ? memchr(xml, '\n', len) : NULL;
 		if (nl) {
 			fwrite(xml, 1, (size_t)(nl + 1 - xml), f);
-			reconfig_comment(sel[0], f);
+			if (rooted)
+				root_comment(sel[0], f);
+			if (sched_nreconfig(sel[0]) > 0)
+				reconfig_comment(sel[0], f);
 			fwrite(nl + 1, 1, len - (size_t)(nl + 1 - xml), f);
 		}
 		free(xml);
