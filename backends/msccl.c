@@ -942,14 +942,15 @@ place_chunks(Lower *L, const Layout *lay, Built *b)
 	}
 	int N = s->kind == CK_ALLTOALL ? R * lay->per : nc;
 	L->bs = s->kind == CK_ALLREDUCE ? nc : lay->per;
-	L->pos = lay->pos;
+	/* the layout's order with the fewest runs: a step per run */
+	L->pos = lay->run_pos;
 	L->lastsend = lay->last_send;
 	if (s->kind == CK_ALLTOALL) {
 		L->ipos = arena_array(L->a, (size_t)nc, sizeof(int));
 		L->opos = arena_array(L->a, (size_t)nc, sizeof(int));
 		for (int c = 0; c < nc; c++) {
-			L->ipos[c] = s->a2a_dst[c] * lay->per + lay->piece[c];
-			L->opos[c] = s->a2a_src[c] * lay->per + lay->piece[c];
+			L->ipos[c] = s->a2a_dst[c] * lay->per + lay->run_piece[c];
+			L->opos[c] = s->a2a_src[c] * lay->per + lay->run_piece[c];
 		}
 	}
 	L->N = N * L->inst;
