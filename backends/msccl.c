@@ -909,11 +909,13 @@ final_op(const Lower *L, int o)
 	return L->op[o].dead ? L->op[o].fused : o;
 }
 
+
 typedef struct Built {
 	MProg p;
 	int nch;
 	char why[400];   /* the limit exceeded most (worst rank or tb), for the error */
 	double excess;   /* ... its value over the limit: how far from fitting */
+	bool by_steps;   /* ... a tb's steps (which spreading over more channels divides) */
 	bool any_width;  /* ... whatever the channels: no use trying more */
 } Built;
 
@@ -1298,6 +1300,7 @@ build(Arena *a, const Sched *s, const Layout *lay, const BuildOpts *o, Width wd,
 		emit_rank(L, &rb[r], &w, r, maxsteps, &line, &p->gpu[r], b, &worst);
 	if (worst) {
 		b->excess = (double)worst / maxsteps;
+		b->by_steps = true;
 		return 1;
 	}
 	mark_hasdep(p);
@@ -1446,10 +1449,21 @@ search_widths(Arena *a, const Sched *sched, const Sched *s, const Layout *lay,
 	char closest[400] = "";
 	double closest_excess = 0;
 	int closest_try = 0;
+	/* Spreading a connection over k times the channels divides its tbs'
+	 * steps by k at best (rings and SP: by less): a width at which the worst
+	 * tb would still be over the step limit with 1.25 times that is not
+	 * built. Pinned, a connection's steps stay on one tb whatever the
+	 * width: once pinned is over the step limit, it is not built again. At
+	 * 256 ranks that skips most attempts. */
+	const double width_slack = 1.25;
+	double skip_below = 0;
+	bool pinned_over = false;
 	for (int t = 0; t < ntry; t++) {
 		bool last = t == ntry - 1;
 		if (t % 2 == 1 && tries[t] == 1 && !last)
 			continue; /* one channel: pinned is the same program */
+		if (!last && (tries[t] < skip_below || (t % 2 == 1 && pinned_over)))
+			continue;
 		if (!last)
 			diag_mute(true); /* a nesting count: undone below */
 		memset(&b, 0, sizeof b);
@@ -1460,6 +1474,9 @@ search_widths(Arena *a, const Sched *sched, const Sched *s, const Layout *lay,
 			diag_mute(false);
 			last = true;
 		}
+		if (rc == 1 && b.by_steps && t % 2 == 0)
+			skip_below = tries[t] * b.excess / width_slack;
+		pinned_over |= rc == 1 && b.by_steps && t % 2 == 1;
 		if (rc == 1 && !b.any_width) {
 			snprintf(why[t % 2], sizeof why[0], "%s", b.why);
 			if (closest_excess == 0 || b.excess < closest_excess) {
