@@ -185,8 +185,9 @@ test_deadlock_report(void)
 	free(text);
 }
 
-/* Every example schedule of at most MSCCL_MAX_GPUS ranks the target writes
- * (allreduce, allgather, reduce_scatter, alltoall) must fit: build (the
+/* Every example schedule of at most 64 ranks (the larger examples take
+ * minutes here on 2 cores; test_scale_128_256 covers 128 and 256) must
+ * fit, every collective included: build (the
  * bounded-FIFO symbolic run in every mode included), read back, run on CPU
  * threads and verify. Up to 16 ranks: both modes, float and int32, two
  * sizes each. Larger ones start a thread per tb on 2 cores, so they run
@@ -210,7 +211,7 @@ test_examples_roundtrip(void)
 		if (c.errors == 0 && lower(c.file, &p) == 0) {
 			for (int k = 0; k < p.nsched; k++) {
 				const Sched *s = p.sched[k];
-				if (s->nrank > MSCCL_MAX_GPUS || s->kind == CK_BROADCAST || s->kind == CK_REDUCE)
+				if (s->nrank > 64)
 					continue;
 				BuildOpts bo = {.collective = s->name};
 				char *xml = NULL;
