@@ -484,7 +484,10 @@ start_tbs(Run *r)
 	pthread_attr_setstacksize(&attr, TB_STACK);
 	for (int i = 0; i < r->ix.ntb; i++)
 		if (r->tbs[i] && pthread_create(&r->tbs[i]->th, &attr, tb_main, r->tbs[i]) != 0) {
-			run_error(r, p->line, "cannot start a thread per thread block");
+			char m[200];
+			snprintf(m, sizeof m, "cannot start thread %d of %d (one per thread block): the "
+			         "system's thread limit (pid_max, ulimit -u) or memory", i + 1, r->ix.ntb);
+			run_error(r, p->line, m);
 			atomic_fetch_sub(&r->running, 1);
 			r->tbs[i]->error = 1;
 		}
