@@ -144,9 +144,13 @@ home(Lower *L, int r, int c, int inst)
 	int p;
 	switch (s->kind) {
 	case CK_ALLREDUCE:
+	case CK_ALLGATHER:
+	case CK_BROADCAST:
 		p = L->pos[c];
 		break;
-	case CK_ALLGATHER:
+	case CK_REDUCE: /* NCCL passes recvbuff to the root alone: scratch elsewhere */
+		if (r != s->root)
+			return (BLoc){-2, 0};
 		p = L->pos[c];
 		break;
 	case CK_REDUCE_SCATTER:
@@ -187,6 +191,12 @@ initial(Lower *L, int r, int c, int inst)
 	switch (s->kind) {
 	case CK_ALLREDUCE:
 	case CK_REDUCE_SCATTER:
+	case CK_REDUCE:
+		p = L->pos[c];
+		break;
+	case CK_BROADCAST: /* NCCL passes sendbuff to the root alone */
+		if (r != s->root)
+			return (BLoc){-1, 0};
 		p = L->pos[c];
 		break;
 	case CK_ALLGATHER:
@@ -255,6 +265,17 @@ clobber_alias(Lower *L, int o, int r, int off)
 	int c = L->s->kind == CK_ALLTOALL ? L->occupant[r * L->N + off] : -1;
 	if (c < 0)
 		return;
+	int k = r * L->s->nchunk + c;
+	for (int i = 0; i < L->nreaders[k]; i++)
+		add_dep(L, o, L->readers[k][i]);
+}
+
+/* A copy home writes where the chunk may already lie in place (an
+ * allgather's own chunk: i[k] is o[rank*N/R + k]), so it waits for every
+ * read of the chunk since its last write, as a write does. */
+static void
+copy_reads_first(Lower *L, int o, int r, int c)
+{
 	int k = r * L->s->nchunk + c;
 	for (int i = 0; i < L->nreaders[k]; i++)
 		add_dep(L, o, L->readers[k][i]);
@@ -345,7 +366,7 @@ plan_chains(Lower *L, int m, int end, int inst)
 	int nc = s->nchunk;
 	for (int r = 0; r < L->R; r++)
 		L->ch[r] = (Chains){.G = 1};
-	if (s->kind != CK_ALLREDUCE && s->kind != CK_REDUCE_SCATTER)
+	if (s->kind != CK_ALLREDUCE && s->kind != CK_REDUCE_SCATTER && s->kind != CK_REDUCE)
 		return;
 	for (int pass = 0; pass < 4; pass++)
 		for (int i = m; i < end; i++) {
@@ -621,7 +642,7 @@ copy_home(Lower *L, int inst)
 				open = -1;
 				continue;
 			}
-			if (s->kind == CK_ALLREDUCE || s->kind == CK_REDUCE_SCATTER) {
+			if (s->kind == CK_ALLREDUCE || s->kind == CK_REDUCE_SCATTER || s->kind == CK_REDUCE) {
 				/* a reduced chunk still in the input never got everyone's part */
 				if (L->lastw[r * nc + c] < 0)
 					continue;
@@ -636,6 +657,7 @@ copy_home(Lower *L, int inst)
 				po->cnt++;
 				push_chunk(L, open, c);
 				read_chunk(L, open, r, c);
+				copy_reads_first(L, open, r, c);
 				clobber_alias(L, open, r, h.off);
 				continue;
 			}
@@ -649,6 +671,7 @@ copy_home(Lower *L, int inst)
 			L->op[open].host = host;
 			push_chunk(L, open, c);
 			read_chunk(L, open, r, c);
+			copy_reads_first(L, open, r, c);
 			clobber_alias(L, open, r, h.off);
 		}
 	}
@@ -763,15 +786,13 @@ interleave(Lower *L, TbB *t)
  * receive peer p (an exchange), else 2r - p (a ring's neighbour), else any
  * left; local copies get a tb of their own. */
 static void
-assign_tbs(Lower *L, int r, RankB *rb)
+assign_tbs(Lower *L, int r, const int *ops, int nops, RankB *rb)
 {
 	int R = L->R, nchan = L->nch * L->inst;
 	bool *sp = xcalloc((size_t)R * nchan, 1), *rp = xcalloc((size_t)R * nchan, 1);
 	bool local = false;
-	for (int o = 0; o < L->nop; o++) {
-		const Op *x = &L->op[o];
-		if (x->rank != r)
-			continue;
+	for (int i = 0; i < nops; i++) {
+		const Op *x = &L->op[ops[i]];
 		if (x->kind == OP_SEND)
 			sp[x->chan * R + x->peer] = true;
 		else if (is_recv(x->kind))
@@ -810,10 +831,9 @@ assign_tbs(Lower *L, int r, RankB *rb)
 		TbB t = {.send = -1, .recv = -1, .chan = 0};
 		VEC_PUSH(L->a, rb->tb, rb->ntb, rb->captb, t);
 	}
-	for (int o = 0; o < L->nop; o++) {
+	for (int i = 0; i < nops; i++) {
+		int o = ops[i];
 		Op *x = &L->op[o];
-		if (x->rank != r)
-			continue;
 		int t = x->kind == OP_SEND ? tb_for(L, rb, x->peer, -1, x->chan)
 		        : is_recv(x->kind) ? tb_for(L, rb, -1, x->peer, x->chan)
 		        : x->host >= 0 ? L->op[x->host].tb
@@ -889,11 +909,13 @@ final_op(const Lower *L, int o)
 	return L->op[o].dead ? L->op[o].fused : o;
 }
 
+
 typedef struct Built {
 	MProg p;
 	int nch;
 	char why[400];   /* the limit exceeded most (worst rank or tb), for the error */
 	double excess;   /* ... its value over the limit: how far from fitting */
+	bool by_steps;   /* ... a tb's steps (which spreading over more channels divides) */
 	bool any_width;  /* ... whatever the channels: no use trying more */
 } Built;
 
@@ -922,14 +944,15 @@ place_chunks(Lower *L, const Layout *lay, Built *b)
 	}
 	int N = s->kind == CK_ALLTOALL ? R * lay->per : nc;
 	L->bs = s->kind == CK_ALLREDUCE ? nc : lay->per;
-	L->pos = lay->pos;
+	/* the layout's order with the fewest runs: a step per run */
+	L->pos = lay->run_pos;
 	L->lastsend = lay->last_send;
 	if (s->kind == CK_ALLTOALL) {
 		L->ipos = arena_array(L->a, (size_t)nc, sizeof(int));
 		L->opos = arena_array(L->a, (size_t)nc, sizeof(int));
 		for (int c = 0; c < nc; c++) {
-			L->ipos[c] = s->a2a_dst[c] * lay->per + lay->piece[c];
-			L->opos[c] = s->a2a_src[c] * lay->per + lay->piece[c];
+			L->ipos[c] = s->a2a_dst[c] * lay->per + lay->run_piece[c];
+			L->opos[c] = s->a2a_src[c] * lay->per + lay->run_piece[c];
 		}
 	}
 	L->N = N * L->inst;
@@ -970,8 +993,20 @@ static int
 form_tbs(Lower *L, RankB *rb, Built *b)
 {
 	int worst = 0;
+	/* the ops of each rank, in id order: a counting sort */
+	int *first = xcalloc((size_t)L->R + 1, sizeof *first);
+	int *byrank = xmalloc(((size_t)L->nop + 1) * sizeof *byrank);
+	for (int o = 0; o < L->nop; o++)
+		first[L->op[o].rank + 1]++;
+	for (int r = 0; r < L->R; r++)
+		first[r + 1] += first[r];
+	int *fill = xmalloc(((size_t)L->R + 1) * sizeof *fill);
+	memcpy(fill, first, (size_t)L->R * sizeof *fill);
+	for (int o = 0; o < L->nop; o++)
+		byrank[fill[L->op[o].rank]++] = o;
+	free(fill);
 	for (int r = 0; r < L->R; r++) {
-		assign_tbs(L, r, &rb[r]);
+		assign_tbs(L, r, byrank + first[r], first[r + 1] - first[r], &rb[r]);
 		if (rb[r].ntb > MSCCL_MAX_TBS && rb[r].ntb > worst) {
 			worst = rb[r].ntb;
 			snprintf(b->why, sizeof b->why, "rank %d needs %d thread blocks; the limit is %d "
@@ -982,6 +1017,8 @@ form_tbs(Lower *L, RankB *rb, Built *b)
 			fuse_re(L, &rb[r].tb[t]);
 		}
 	}
+	free(first);
+	free(byrank);
 	if (worst)
 		b->excess = (double)worst / MSCCL_MAX_TBS;
 	return worst ? 1 : 0;
@@ -1039,7 +1076,10 @@ cross_tb_waits(Lower *L, const RankB *k, Waits *w)
 						best[y->tb] = y->step;
 				}
 			}
-			w->ref[oid] = arena_array(L->a, (size_t)k->ntb + 1, sizeof(StepRef));
+			int n = 0;
+			for (int u = 0; u < k->ntb; u++)
+				n += best[u] >= 0;
+			w->ref[oid] = n ? arena_array(L->a, (size_t)n, sizeof(StepRef)) : NULL;
 			for (int u = 0; u < k->ntb; u++)
 				if (best[u] >= 0)
 					w->ref[oid][w->n[oid]++] = (StepRef){u, best[u]};
@@ -1185,12 +1225,15 @@ fill_header(MProg *p, const Lower *L, const BuildOpts *o, int nch)
 		smax = L->scratch[r] > smax ? L->scratch[r] : smax;
 	static const MColl coll[] = {[CK_ALLREDUCE] = MC_ALLREDUCE, [CK_ALLGATHER] = MC_ALLGATHER,
 	                             [CK_REDUCE_SCATTER] = MC_REDUCESCATTER,
-	                             [CK_ALLTOALL] = MC_ALLTOALL};
+	                             [CK_ALLTOALL] = MC_ALLTOALL, [CK_BROADCAST] = MC_BROADCAST,
+	                             [CK_REDUCE] = MC_REDUCE};
+	static const char *const name[] = {[MC_ALLREDUCE] = "allreduce", [MC_ALLGATHER] = "allgather",
+	                                   [MC_REDUCESCATTER] = "reducescatter",
+	                                   [MC_ALLTOALL] = "alltoall", [MC_BROADCAST] = "broadcast",
+	                                   [MC_REDUCE] = "reduce"};
 	p->name = L->s->name;
 	p->coll = coll[L->s->kind];
-	p->coll_name = p->coll == MC_ALLREDUCE ? "allreduce" : p->coll == MC_ALLGATHER ? "allgather"
-	               : p->coll == MC_ALLTOALL ? "alltoall"
-	               : o->legacy ? "reduce_scatter" : "reducescatter";
+	p->coll_name = p->coll == MC_REDUCESCATTER && o->legacy ? "reduce_scatter" : name[p->coll];
 	p->proto = !o->proto || strcmp(o->proto, "Simple") == 0 ? MP_SIMPLE
 	           : strcmp(o->proto, "LL") == 0 ? MP_LL : MP_LL128;
 	p->nchunksperloop = L->N;
@@ -1257,6 +1300,7 @@ build(Arena *a, const Sched *s, const Layout *lay, const BuildOpts *o, Width wd,
 		emit_rank(L, &rb[r], &w, r, maxsteps, &line, &p->gpu[r], b, &worst);
 	if (worst) {
 		b->excess = (double)worst / maxsteps;
+		b->by_steps = true;
 		return 1;
 	}
 	mark_hasdep(p);
@@ -1405,18 +1449,34 @@ search_widths(Arena *a, const Sched *sched, const Sched *s, const Layout *lay,
 	char closest[400] = "";
 	double closest_excess = 0;
 	int closest_try = 0;
+	/* Spreading a connection over k times the channels divides its tbs'
+	 * steps by k at best (rings and SP: by less): a width at which the worst
+	 * tb would still be over the step limit with 1.25 times that is not
+	 * built. Pinned, a connection's steps stay on one tb whatever the
+	 * width: once pinned is over the step limit, it is not built again. At
+	 * 256 ranks that skips most attempts. */
+	const double width_slack = 1.25;
+	double skip_below = 0;
+	bool pinned_over = false;
 	for (int t = 0; t < ntry; t++) {
 		bool last = t == ntry - 1;
 		if (t % 2 == 1 && tries[t] == 1 && !last)
 			continue; /* one channel: pinned is the same program */
+		if (!last && (tries[t] < skip_below || (t % 2 == 1 && pinned_over)))
+			continue;
 		if (!last)
 			diag_mute(true); /* a nesting count: undone below */
 		memset(&b, 0, sizeof b);
-		int rc = build(a, s, lay, o, (Width){tries[t], t % 2 == 1, maxcnt, unpaired}, &b);
+		/* each attempt in its own arena: only the one written is kept */
+		Arena ta = {0};
+		int rc = build(&ta, s, lay, o, (Width){tries[t], t % 2 == 1, maxcnt, unpaired}, &b);
 		if (rc == 1 && b.any_width && !last) {
 			diag_mute(false);
 			last = true;
 		}
+		if (rc == 1 && b.by_steps && t % 2 == 0)
+			skip_below = tries[t] * b.excess / width_slack;
+		pinned_over |= rc == 1 && b.by_steps && t % 2 == 1;
 		if (rc == 1 && !b.any_width) {
 			snprintf(why[t % 2], sizeof why[0], "%s", b.why);
 			if (closest_excess == 0 || b.excess < closest_excess) {
@@ -1442,8 +1502,11 @@ search_widths(Arena *a, const Sched *sched, const Sched *s, const Layout *lay,
 			rc = -1;
 		if (!last)
 			diag_mute(false);
-		if (rc == 0)
+		if (rc == 0) {
+			arena_move(a, &ta);
 			break;
+		}
+		arena_free(&ta);
 		if (last)
 			return -1;
 	}
@@ -1454,12 +1517,6 @@ search_widths(Arena *a, const Sched *sched, const Sched *s, const Layout *lay,
 int
 msccl_lower(Arena *a, const Sched *sched, const BuildOpts *o, MProg *out)
 {
-	if (sched->kind != CK_ALLREDUCE && sched->kind != CK_ALLGATHER &&
-	    sched->kind != CK_REDUCE_SCATTER && sched->kind != CK_ALLTOALL) {
-		error_at(sched->loc, "'%s' is a %s: the MSCCL target writes allreduce, allgather, "
-		         "reduce_scatter and alltoall", sched->name, coll_kind_name[sched->kind]);
-		return -1;
-	}
 	if (sched->nrank > MSCCL_MAX_GPUS) {
 		error_at(sched->loc, "'%s' has %d ranks: MSCCL programs here have at most %d "
 		         "(ngpus; the symbolic check's limit)", sched->name, sched->nrank, MSCCL_MAX_GPUS);
@@ -1509,6 +1566,15 @@ msccl_lower(Arena *a, const Sched *sched, const BuildOpts *o, MProg *out)
 	return 0;
 }
 
+/* The executor reads no root: a broadcast or reduce file is for the root
+ * it was built for, and says so. */
+static void
+root_comment(const Sched *s, FILE *f)
+{
+	fprintf(f, "  <!-- %s: a %s with root %d. The executor passes no root to the program: call "
+	        "it with root=%d only. -->\n", s->name, coll_kind_name[s->kind], s->root, s->root);
+}
+
 /* MSCCL cannot rewire a fabric: the file is the schedule as it runs on the
  * circuits of each round, and says where the switch is rewired. */
 static void
@@ -1539,7 +1605,8 @@ emit_msccl(const Prog *prog, const BuildOpts *o, FILE *f)
 	Arena a = {0};
 	MProg p;
 	int rc = msccl_lower(&a, sel[0], o, &p);
-	if (rc == 0 && sched_nreconfig(sel[0]) > 0) {
+	bool rooted = sel[0]->kind == CK_BROADCAST || sel[0]->kind == CK_REDUCE;
+	if (rc == 0 && (sched_nreconfig(sel[0]) > 0 || rooted)) {
 		/* the comment goes first inside <algo>, which stays the file's start */
 		char *xml = NULL;
 		size_t len = 0;
@@ -1549,7 +1616,10 @@ emit_msccl(const Prog *prog, const BuildOpts *o, FILE *f)
 		const char *nl = rc == 0 ? memchr(xml, '\n', len) : NULL;
 		if (nl) {
 			fwrite(xml, 1, (size_t)(nl + 1 - xml), f);
-			reconfig_comment(sel[0], f);
+			if (rooted)
+				root_comment(sel[0], f);
+			if (sched_nreconfig(sel[0]) > 0)
+				reconfig_comment(sel[0], f);
 			fwrite(nl + 1, 1, len - (size_t)(nl + 1 - xml), f);
 		}
 		free(xml);

@@ -112,6 +112,19 @@ arena_printf(Arena *a, const char *fmt, ...)
 }
 
 void
+arena_move(Arena *to, Arena *from)
+{
+	ArenaChunk *c = from->head;
+	if (!c)
+		return;
+	while (c->next)
+		c = c->next;
+	c->next = to->head;
+	to->head = from->head;
+	from->head = NULL;
+}
+
+void
 arena_free(Arena *a)
 {
 	for (ArenaChunk *c = a->head, *next; c; c = next) {

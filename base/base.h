@@ -38,6 +38,9 @@ char *arena_printf(Arena *, const char *fmt, ...) PRINTF_LIKE(2, 3);
  * large array built with realloc, kept without a copy); returns it. */
 void *arena_own(Arena *, void *block);
 void arena_free(Arena *);
+/* Hands every block of `from` to `to` (an attempt that succeeded kept, the
+ * others freed); `from` is left empty. */
+void arena_move(Arena *to, Arena *from);
 #define NEW(a, T) ((T *)arena_alloc((a), sizeof(T)))
 
 /*

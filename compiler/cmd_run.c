@@ -107,6 +107,11 @@ run_xml(Table *t, const char *text, size_t len, bool legacy, RunOpts *o, int mod
 	if (rc == 0 && check_run_memory((Loc){p.line, 1}, "this program", xml_run_bytes(&p, o),
 	                                (double)o->bytes) != 0)
 		rc = 1;
+	/* the symbolic run first: it names a race (rule 17), which threads may
+	 * never show, and a deadlock or wrong result by step and rule */
+	if (rc == 0 && msccl_check_run(&p, o->capacity > 0 ? o->capacity : msccl_capacity(p.proto),
+	                               false) != 0)
+		rc = 1;
 	for (int m = 0; rc == 0 && m < 2; m++) {
 		bool inplace = m == 0;
 		if (!(modes & (1 << m)) || !(inplace ? p.inplace : p.outofplace))

@@ -384,6 +384,11 @@ typedef struct Layout {
 	int short_count;   /* ... how many it holds */
 	long packed, own;  /* chunks in messages that are not one run, in this order and in the
 	                      schedule's own; -1 when there were too many messages to count */
+	/* The candidate order (same candidates) that splits the messages into
+	 * the fewest runs: MSCCL's measure, a step per run. Same as piece/pos
+	 * when there was nothing to count. */
+	int *run_piece, *run_pos;
+	long runs;         /* ... its runs over all messages, -1 as packed */
 	int *last_send;    /* alltoall: rank * nchunk + chunk -> the last round the rank sends
 	                      it, -1 never (an output slot in place holds input until then) */
 } Layout;

@@ -135,6 +135,30 @@ packed_chunks(const ChunkSets *cs, const int *pos)
 	return packed;
 }
 
+/* Runs of consecutive positions the sets fall into under the order pos:
+ * a backend that moves a run in one step (MSCCL) takes this many. */
+static long
+runs_of(const ChunkSets *cs, const int *pos)
+{
+	long runs = 0;
+	int *p = NULL;
+	long cap = 0;
+	for (int i = 0; i < cs->n; i++) {
+		long n = cs->off[i + 1] - cs->off[i];
+		if (n > cap) {
+			cap = 2 * n;
+			p = xrealloc(p, (size_t)cap * sizeof *p);
+		}
+		for (long k = 0; k < n; k++)
+			p[k] = pos[cs->chunk[cs->off[i] + k]];
+		sort_n(p, (size_t)n, sizeof *p, cmp_int);
+		for (long k = 0; k < n; k++)
+			runs += k == 0 || p[k] != p[k - 1] + 1;
+	}
+	free(p);
+	return runs;
+}
+
 /* A set with what set_order compares, so qsort needs no context. */
 typedef struct SetRef {
 	long n;
@@ -341,12 +365,19 @@ carried_pieces(const ChunkSets *cs, int nc, int nblock, const int *blk, int *pie
 	free(n), free(start), free(set), free(by), free(next);
 }
 
-/* Takes the candidate pieces when they pack fewer chunks than the layout's. */
+/* Takes the candidate pieces when they pack fewer chunks than the layout's,
+ * and as run_piece when they make fewer runs. */
 static void
 try_pieces(const ChunkSets *cs, Layout *L, int nc, const int *piece, int *pos)
 {
 	for (int c = 0; c < nc; c++)
 		pos[c] = L->block[c] * L->per + piece[c];
+	long runs = runs_of(cs, pos);
+	if (L->runs < 0 || runs < L->runs) {
+		copy_n(L->run_piece, piece, (size_t)nc, sizeof *piece);
+		copy_n(L->run_pos, pos, (size_t)nc, sizeof *pos);
+		L->runs = runs;
+	}
 	long packed = packed_chunks(cs, pos);
 	if (packed < L->packed) {
 		copy_n(L->piece, piece, (size_t)nc, sizeof *piece);
@@ -369,7 +400,7 @@ order_chunks(const Sched *s, Layout *L)
 	for (int c = 0; c < nc; c++)
 		L->pos[c] = L->block[c] * L->per + L->piece[c];
 	ChunkSets cs = {0};
-	L->packed = L->own = -1;
+	L->packed = L->own = L->runs = -1;
 	if (L->short_block < 0 && message_sets(s, &cs)) {
 		L->own = packed_chunks(&cs, L->pos);
 		L->packed = LONG_MAX;
@@ -386,6 +417,10 @@ order_chunks(const Sched *s, Layout *L)
 		try_pieces(&cs, L, nc, trial, pos);
 		try_pieces(&cs, L, nc, own, pos);
 		free(w), free(kept), free(own), free(trial), free(pos);
+	}
+	if (L->runs < 0) {
+		copy_n(L->run_piece, L->piece, (size_t)nc, sizeof *L->piece);
+		copy_n(L->run_pos, L->pos, (size_t)nc, sizeof *L->pos);
 	}
 	free(cs.off), free(cs.chunk);
 }
@@ -422,6 +457,8 @@ layout_build(Arena *a, const Sched *s, Layout *L)
 	L->block = arena_array(a, (size_t)nc + 1, sizeof(int));
 	L->piece = arena_array(a, (size_t)nc + 1, sizeof(int));
 	L->pos = arena_array(a, (size_t)nc + 1, sizeof(int));
+	L->run_piece = arena_array(a, (size_t)nc + 1, sizeof(int));
+	L->run_pos = arena_array(a, (size_t)nc + 1, sizeof(int));
 	for (int c = 0; c < nc; c++)
 		L->block[c] = owned ? s->owner[c]
 		              : s->kind == CK_ALLTOALL ? s->a2a_src[c] * R + s->a2a_dst[c] : 0;

@@ -18,14 +18,17 @@
 enum {
 	MSCCL_MAX_STEPS = 64,         /* steps per tb, nops included (legacy: 256) */
 	MSCCL_MAX_STEPS_LEGACY = 256,
-	MSCCL_MAX_TBS = 64,           /* tbs per rank (RCCL's limit, safe everywhere) */
+	MSCCL_MAX_TBS = 64,           /* tbs per rank collc writes (RCCL's limit, safe everywhere) */
+	MSCCL_MAX_TBS_EXEC = 1024,    /* tbs per rank the executor reads (32 x MAXCHANNELS) */
+	MSCCL_MAX_TBS_LEGACY = 216,   /* ... and the legacy runtime */
 	MSCCL_MAX_TBS_PER_CHAN = 32,  /* sending (and receiving) tbs per channel */
 	MSCCL_MAX_CHANNELS = 32,
 	MSCCL_MAX_COUNT = 72,         /* cnt < 72 */
 	MSCCL_MAX_REDUCE_FUSION = 16, /* re steps the executor fuses into one reduction */
 	MSCCL_MAX_DEPID = 127,        /* int8 */
 	MSCCL_MAX_OFFSET = 32767,     /* int16 */
-	MSCCL_MAX_GPUS = 64,          /* what collc reads and runs */
+	MSCCL_MAX_GPUS = 1024,        /* what collc checks and runs: the symbolic check
+	                               * holds a set of up to ngpus contributions per chunk */
 };
 
 typedef enum MType {
@@ -40,7 +43,8 @@ bool mtype_writes_dst(MType); /* uses dstbuf/dstoff */
 typedef enum MBuf { MB_I, MB_O, MB_S } MBuf;
 typedef enum MProto { MP_SIMPLE, MP_LL, MP_LL128 } MProto;
 typedef enum MColl {
-	MC_ALLREDUCE, MC_ALLGATHER, MC_REDUCESCATTER, MC_ALLTOALL, MC_CUSTOM,
+	MC_ALLREDUCE, MC_ALLGATHER, MC_REDUCESCATTER, MC_ALLTOALL, MC_BROADCAST, MC_REDUCE,
+	MC_CUSTOM,
 } MColl;
 extern const char *const mproto_name[3];
 
@@ -83,6 +87,19 @@ typedef struct MProg {
 	MGpu *gpu;              /* indexed by id once validated */
 } MProg;
 
+/* Thread blocks numbered over the whole program, and who is connected to
+ * whom: tb t of gpu g is base[g] + t (base[ngpus] is the total); for each
+ * tb with a recv peer, the peer's tb sending to it on its channel, and for
+ * each tb with a send peer, the peer's tb receiving from it (-1: none). */
+typedef struct MIndex {
+	int *base;
+	int ntb;
+	int *sender, *receiver;
+	int *rank;         /* global tb -> its gpu */
+} MIndex;
+void msccl_index(const MProg *p, MIndex *ix);
+void msccl_index_free(MIndex *ix);
+
 /* mscclread.c: reads an algorithm file into p (memory from a), checking
  * the lexical form of rule 1 and rules 2-13 and 16 (mscclcheck.c).
  * Diagnostics go through error_at against diag_source(path, text). 0 or -1. */
@@ -91,12 +108,17 @@ int msccl_read(Arena *a, const char *text, size_t len, bool legacy, MProg *p);
 /* mscclcheck.c: rules 2-13 and 16 on a program in memory (read, or built by
  * the backend), each failure reported with its rule and XML line. */
 int msccl_check(const MProg *p);
-/* Rules 14 and 15 without data: runs the program step by step with bounded
- * FIFOs (capacity in messages) and symbolic values in every declared mode.
- * With pieces, a step moves chunk by chunk, a message per chunk (the
- * executor's Simple calls at large sizes, spec rule 14); else a message per
- * step. Reports a deadlock or a wrong result; 0 or -1. ngpus <= 64. */
+/* Rules 14, 15 and 17 without data: runs the program step by step with
+ * bounded FIFOs (capacity in messages) and symbolic values in every
+ * declared mode. With pieces, a step moves chunk by chunk, a message per
+ * chunk (the executor's Simple calls at large sizes, spec rule 14); else a
+ * message per step, and steps of one rank that touch the same chunk
+ * unordered (rule 17) are found. Reports a deadlock, a race or a wrong
+ * result; 0 or -1. Work O(steps x chunks x ngpus / 64). */
 int msccl_check_run(const MProg *p, int capacity, bool pieces);
+/* The root of a broadcast (the one gpu that receives nothing) or a reduce
+ * (the one that sends nothing); -1 if none or several, or another coll. */
+int msccl_root(const MProg *p);
 int msccl_capacity(MProto);   /* Simple 2, LL and LL128 8 (spec section 5) */
 /* The true buffer sizes in chunks (spec section 4). */
 int msccl_ichunks(const MProg *p);

@@ -141,23 +141,103 @@ msccl_tb(const MProg *p, int rank, int id)
 	return &p->gpu[rank].tb[id];
 }
 
+/* A connection end: (gpu, peer, channel) and the tb on it. */
+typedef struct ConnKey {
+	int g, peer, chan, id;
+} ConnKey;
+
+static int
+conn_cmp(const void *x, const void *y)
+{
+	const ConnKey *a = x, *b = y;
+	if (a->g != b->g)
+		return a->g < b->g ? -1 : 1;
+	if (a->peer != b->peer)
+		return a->peer < b->peer ? -1 : 1;
+	if (a->chan != b->chan)
+		return a->chan < b->chan ? -1 : 1;
+	return (a->id > b->id) - (a->id < b->id);
+}
+
+/* The tbs with a send (or recv) peer, sorted by (gpu, peer, channel). */
+static ConnKey *
+conn_keys(const MProg *p, const MIndex *ix, bool send, int *n)
+{
+	ConnKey *k = xmalloc(((size_t)ix->ntb + 1) * sizeof *k);
+	*n = 0;
+	for (int g = 0; g < p->ngpu; g++)
+		for (int t = 0; t < p->gpu[g].ntb; t++) {
+			int peer = send ? p->gpu[g].tb[t].send : p->gpu[g].tb[t].recv;
+			if (peer >= 0)
+				k[(*n)++] = (ConnKey){g, peer, p->gpu[g].tb[t].chan, ix->base[g] + t};
+		}
+	sort_n(k, (size_t)*n, sizeof *k, conn_cmp);
+	return k;
+}
+
+/* The tb of `keys` at (g, peer, chan) with the smallest id, or -1. */
+static int
+conn_find(const ConnKey *keys, int n, int g, int peer, int chan)
+{
+	int lo = 0, hi = n;
+	ConnKey want = {g, peer, chan, -1};
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		if (conn_cmp(&keys[mid], &want) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < n && keys[lo].g == g && keys[lo].peer == peer && keys[lo].chan == chan)
+		return keys[lo].id;
+	return -1;
+}
+
+void
+msccl_index(const MProg *p, MIndex *ix)
+{
+	memset(ix, 0, sizeof *ix);
+	ix->base = xmalloc(((size_t)p->ngpu + 1) * sizeof *ix->base);
+	for (int g = 0; g < p->ngpu; g++) {
+		ix->base[g] = ix->ntb;
+		ix->ntb += p->gpu[g].ntb;
+	}
+	ix->base[p->ngpu] = ix->ntb;
+	size_t n = (size_t)ix->ntb + 1;
+	ix->sender = xmalloc(n * sizeof(int));
+	ix->receiver = xmalloc(n * sizeof(int));
+	ix->rank = xmalloc(n * sizeof(int));
+	int ns, nr;
+	ConnKey *sk = conn_keys(p, ix, true, &ns), *rk = conn_keys(p, ix, false, &nr);
+	for (int g = 0; g < p->ngpu; g++)
+		for (int t = 0; t < p->gpu[g].ntb; t++) {
+			const MTb *tb = &p->gpu[g].tb[t];
+			int id = ix->base[g] + t;
+			ix->rank[id] = g;
+			/* the peer's tb whose send peer is g, on this channel */
+			ix->sender[id] = tb->recv >= 0 ? conn_find(sk, ns, tb->recv, g, tb->chan) : -1;
+			ix->receiver[id] = tb->send >= 0 ? conn_find(rk, nr, tb->send, g, tb->chan) : -1;
+		}
+	free(sk);
+	free(rk);
+}
+
+void
+msccl_index_free(MIndex *ix)
+{
+	free(ix->base);
+	free(ix->sender);
+	free(ix->receiver);
+	free(ix->rank);
+	memset(ix, 0, sizeof *ix);
+}
+
 static const char *const bufname[] = {"i", "o", "s"};
 
 static int
 declared(const MGpu *g, MBuf b)
 {
 	return b == MB_I ? g->i_chunks : b == MB_O ? g->o_chunks : g->s_chunks;
-}
-
-/* The tb of rank g sending to (receiving from) peer on chan, or NULL. */
-static const MTb *
-conn_tb(const MProg *p, int g, int peer, int chan, bool send)
-{
-	const MGpu *gp = &p->gpu[g];
-	for (int t = 0; t < gp->ntb; t++)
-		if ((send ? gp->tb[t].send : gp->tb[t].recv) == peer && gp->tb[t].chan == chan)
-			return &gp->tb[t];
-	return NULL;
 }
 
 /* Rules 2-4: the header, the gpus and the tb ids. */
@@ -219,9 +299,10 @@ check_shape(const MProg *p)
 			         "(or 0) on gpu %d", msccl_ichunks(p), msccl_ochunks(p), g);
 			err = -1;
 		}
-		if (gp->ntb > MSCCL_MAX_TBS) {
+		int maxtbs = p->legacy ? MSCCL_MAX_TBS_LEGACY : MSCCL_MAX_TBS_EXEC;
+		if (gp->ntb > maxtbs) {
 			error_at(gl, "rule 4 (thread blocks): gpu %d has %d thread blocks; the limit is %d",
-			         g, gp->ntb, MSCCL_MAX_TBS);
+			         g, gp->ntb, maxtbs);
 			err = -1;
 		}
 		for (int t = 0; t < gp->ntb; t++)
@@ -392,89 +473,108 @@ check_tb(const MProg *p, int g, const MTb *tb)
 
 /* Rule 6: one tb per (peer, chan) each way; 32 per channel each way. */
 static int
-check_conns(const MProg *p, int g)
+check_conns(const MProg *p, const MIndex *ix)
 {
-	const MGpu *gp = &p->gpu[g];
-	for (int t = 0; t < gp->ntb; t++)
-		for (int u = 0; u < t; u++)
-			for (int side = 0; side < 2; side++) {
-				int a = side ? gp->tb[t].recv : gp->tb[t].send;
-				int b = side ? gp->tb[u].recv : gp->tb[u].send;
-				if (a >= 0 && a == b && gp->tb[t].chan == gp->tb[u].chan) {
-					error_at((Loc){gp->tb[t].line, 1},
-					         "rule 6 (connections): tbs %d and %d of gpu %d both %s peer %d "
-					         "on channel %d; one connection serves one thread block",
-					         u, t, g, side ? "receive from" : "send to", a, gp->tb[t].chan);
-					return -1;
-				}
+	for (int side = 0; side < 2; side++) {
+		int n;
+		ConnKey *k = conn_keys(p, ix, side == 0, &n);
+		for (int i = 1; i < n; i++)
+			if (k[i].g == k[i - 1].g && k[i].peer == k[i - 1].peer && k[i].chan == k[i - 1].chan) {
+				const MGpu *gp = &p->gpu[k[i].g];
+				int u = k[i - 1].id - ix->base[k[i].g], t = k[i].id - ix->base[k[i].g];
+				error_at((Loc){gp->tb[t].line, 1},
+				         "rule 6 (connections): tbs %d and %d of gpu %d both %s peer %d "
+				         "on channel %d; one connection serves one thread block",
+				         u, t, k[i].g, side ? "receive from" : "send to", k[i].peer, k[i].chan);
+				free(k);
+				return -1;
 			}
-	for (int c = 0; c < p->nchannels; c++) {
-		int ns = 0, nr = 0;
+		free(k);
+	}
+	int *ns = xmalloc(((size_t)p->nchannels + 1) * 2 * sizeof *ns), *nr = ns + p->nchannels + 1;
+	int rc = 0;
+	for (int g = 0; g < p->ngpus && rc == 0; g++) {
+		const MGpu *gp = &p->gpu[g];
+		memset(ns, 0, ((size_t)p->nchannels + 1) * 2 * sizeof *ns);
 		for (int t = 0; t < gp->ntb; t++) {
-			ns += gp->tb[t].chan == c && gp->tb[t].send >= 0;
-			nr += gp->tb[t].chan == c && gp->tb[t].recv >= 0;
+			ns[gp->tb[t].chan] += gp->tb[t].send >= 0;
+			nr[gp->tb[t].chan] += gp->tb[t].recv >= 0;
 		}
-		if (ns > MSCCL_MAX_TBS_PER_CHAN || nr > MSCCL_MAX_TBS_PER_CHAN) {
-			error_at((Loc){gp->line, 1}, "rule 6 (connections): gpu %d has %d sending and %d "
-			         "receiving tbs on channel %d; the limit is %d each", g, ns, nr, c,
-			         MSCCL_MAX_TBS_PER_CHAN);
+		for (int c = 0; c < p->nchannels && rc == 0; c++)
+			if (ns[c] > MSCCL_MAX_TBS_PER_CHAN || nr[c] > MSCCL_MAX_TBS_PER_CHAN) {
+				error_at((Loc){gp->line, 1}, "rule 6 (connections): gpu %d has %d sending and "
+				         "%d receiving tbs on channel %d; the limit is %d each", g, ns[c], nr[c],
+				         c, MSCCL_MAX_TBS_PER_CHAN);
+				rc = -1;
+			}
+	}
+	free(ns);
+	return rc;
+}
+
+static const MTb *
+tb_at(const MProg *p, const MIndex *ix, int id)
+{
+	return id < 0 ? NULL : &p->gpu[ix->rank[id]].tb[id - ix->base[ix->rank[id]]];
+}
+
+/* Rule 10 on the connection of sending tb t of gpu a: its sends and the
+ * peer's receives pair in order with equal cnt. */
+static int
+check_connection(const MProg *p, const MIndex *ix, int a, int t)
+{
+	const MTb *s = &p->gpu[a].tb[t];
+	const MTb *r = tb_at(p, ix, ix->receiver[ix->base[a] + t]);
+	int i = 0, j = 0;
+	for (;;) {
+		while (i < s->nstep && !mtype_sends(s->step[i].type))
+			i++;
+		while (r && j < r->nstep && !mtype_recvs(r->step[j].type))
+			j++;
+		bool si = i < s->nstep, rj = r && j < r->nstep;
+		if (!si && !rj)
+			return 0;
+		if (si && !rj) {
+			error_at((Loc){s->step[i].line, 1},
+			         "rule 10 (matching): gpu %d tb %d step %d sends to gpu %d on "
+			         "channel %d, but %s", a, t, i, s->send, s->chan,
+			         r ? "no receive is left there to match it"
+			           : "no thread block there receives from it on that channel");
 			return -1;
 		}
+		if (!si) {
+			error_at((Loc){r->step[j].line, 1},
+			         "rule 10 (matching): gpu %d tb %d step %d receives from gpu %d on "
+			         "channel %d, but no send is left there to match it", s->send,
+			         r->id, j, a, s->chan);
+			return -1;
+		}
+		if (s->step[i].cnt != r->step[j].cnt) {
+			error_at((Loc){r->step[j].line, 1},
+			         "rule 10 (matching): gpu %d tb %d step %d receives cnt=%d but the "
+			         "matching send (gpu %d tb %d step %d, line %d) has cnt=%d",
+			         s->send, r->id, j, r->step[j].cnt, a, t, i, s->step[i].line,
+			         s->step[i].cnt);
+			return -1;
+		}
+		i++;
+		j++;
 	}
-	return 0;
 }
 
 /* Rule 10: each connection's sends and receives pair in order, equal cnt. */
 static int
-check_matching(const MProg *p)
+check_matching(const MProg *p, const MIndex *ix)
 {
 	for (int a = 0; a < p->ngpus; a++)
-		for (int t = 0; t < p->gpu[a].ntb; t++) {
-			const MTb *s = &p->gpu[a].tb[t];
-			if (s->send < 0)
-				continue;
-			const MTb *r = conn_tb(p, s->send, a, s->chan, false);
-			int i = 0, j = 0;
-			for (;;) {
-				while (i < s->nstep && !mtype_sends(s->step[i].type))
-					i++;
-				while (r && j < r->nstep && !mtype_recvs(r->step[j].type))
-					j++;
-				bool si = i < s->nstep, rj = r && j < r->nstep;
-				if (!si && !rj)
-					break;
-				if (si && !rj) {
-					error_at((Loc){s->step[i].line, 1},
-					         "rule 10 (matching): gpu %d tb %d step %d sends to gpu %d on "
-					         "channel %d, but %s", a, t, i, s->send, s->chan,
-					         r ? "no receive is left there to match it"
-					           : "no thread block there receives from it on that channel");
-					return -1;
-				}
-				if (!si) {
-					error_at((Loc){r->step[j].line, 1},
-					         "rule 10 (matching): gpu %d tb %d step %d receives from gpu %d on "
-					         "channel %d, but no send is left there to match it", s->send,
-					         r->id, j, a, s->chan);
-					return -1;
-				}
-				if (s->step[i].cnt != r->step[j].cnt) {
-					error_at((Loc){r->step[j].line, 1},
-					         "rule 10 (matching): gpu %d tb %d step %d receives cnt=%d but the "
-					         "matching send (gpu %d tb %d step %d, line %d) has cnt=%d",
-					         s->send, r->id, j, r->step[j].cnt, a, t, i, s->step[i].line,
-					         s->step[i].cnt);
-					return -1;
-				}
-				i++;
-				j++;
-			}
-		}
+		for (int t = 0; t < p->gpu[a].ntb; t++)
+			if (p->gpu[a].tb[t].send >= 0 && check_connection(p, ix, a, t) != 0)
+				return -1;
 	/* a receiving tb whose peer has no sending tb at all */
 	for (int b = 0; b < p->ngpus; b++)
 		for (int t = 0; t < p->gpu[b].ntb; t++) {
 			const MTb *r = &p->gpu[b].tb[t];
-			if (r->recv < 0 || conn_tb(p, r->recv, b, r->chan, true))
+			if (r->recv < 0 || ix->sender[ix->base[b] + t] >= 0)
 				continue;
 			for (int j = 0; j < r->nstep; j++)
 				if (mtype_recvs(r->step[j].type)) {
@@ -488,111 +588,119 @@ check_matching(const MProg *p)
 	return 0;
 }
 
+/* The step graph of rule 13: node ids numbered tb by tb over the program
+ * (base: global tb -> its first node). */
+typedef struct StepGraph {
+	int n;
+	int *base, *indeg, *peer, *dep_of, *nexts, *head;
+	unsigned char *last;
+} StepGraph;
+
+static void
+graph_build(const MProg *p, const MIndex *ix, StepGraph *G)
+{
+	G->base = xcalloc((size_t)ix->ntb + 1, sizeof *G->base);
+	for (int id = 0; id < ix->ntb; id++) {
+		G->base[id] = G->n;
+		G->n += tb_at(p, ix, id)->nstep;
+	}
+	size_t n = (size_t)G->n + 1;
+	G->indeg = xcalloc(n, sizeof(int));
+	G->peer = xmalloc(n * sizeof(int)); /* a send's matching receive */
+	G->dep_of = xmalloc(n * sizeof(int));
+	G->nexts = xmalloc(n * sizeof(int)); /* steps that depend on it: a list */
+	G->head = xmalloc(n * sizeof(int));
+	G->last = xcalloc(n, 1); /* its program successor is the next id unless it ends its tb */
+	for (int i = 0; i < G->n; i++)
+		G->peer[i] = G->dep_of[i] = G->head[i] = -1;
+	for (int id = 0; id < ix->ntb; id++) {
+		int g = ix->rank[id], t = id - ix->base[g];
+		const MTb *tb = tb_at(p, ix, id);
+		int b0 = G->base[id];
+		if (tb->nstep)
+			G->last[b0 + tb->nstep - 1] = 1;
+		for (int k = 0; k < tb->nstep; k++) {
+			G->indeg[b0 + k] += k > 0;
+			const MStep *st = &tb->step[k];
+			if (st->depid >= 0 && st->depid != t) {
+				int d = G->base[ix->base[g] + st->depid] + st->deps;
+				G->dep_of[b0 + k] = d;
+				G->nexts[b0 + k] = G->head[d];
+				G->head[d] = b0 + k;
+				G->indeg[b0 + k]++;
+			}
+		}
+		int rid = ix->receiver[id];
+		const MTb *r = tb_at(p, ix, rid);
+		for (int i = 0, j = 0; r && i < tb->nstep; i++) {
+			if (!mtype_sends(tb->step[i].type))
+				continue;
+			while (j < r->nstep && !mtype_recvs(r->step[j].type))
+				j++;
+			if (j < r->nstep) {
+				G->peer[b0 + i] = G->base[rid] + j;
+				G->indeg[G->base[rid] + j]++;
+				j++;
+			}
+		}
+	}
+}
+
+static void
+graph_free(StepGraph *G)
+{
+	free(G->base);
+	free(G->indeg);
+	free(G->peer);
+	free(G->dep_of);
+	free(G->nexts);
+	free(G->head);
+	free(G->last);
+}
+
 /* Rule 13: program order, dependencies and send->receive pairs are acyclic. */
 static int
-check_acyclic(const MProg *p)
+check_acyclic(const MProg *p, const MIndex *ix)
 {
-	/* node ids: steps numbered rank by rank, tb by tb */
-	int n = 0;
-	int *base = xcalloc((size_t)p->ngpus * MSCCL_MAX_TBS + 1, sizeof *base);
-	for (int g = 0; g < p->ngpus; g++)
-		for (int t = 0; t < p->gpu[g].ntb; t++) {
-			base[g * MSCCL_MAX_TBS + t] = n;
-			n += p->gpu[g].tb[t].nstep;
-		}
-	int *indeg = xcalloc((size_t)n + 1, sizeof *indeg);
-	int *peer = xmalloc(((size_t)n + 1) * sizeof *peer); /* a send's matching receive */
-	int *dep_of = xmalloc(((size_t)n + 1) * sizeof *dep_of);
-	int *nexts = xmalloc(((size_t)n + 1) * sizeof *nexts); /* steps that depend on it: list */
-	int *head = xmalloc(((size_t)n + 1) * sizeof *head);
-	int *queue = xmalloc(((size_t)n + 1) * sizeof *queue);
-	for (int i = 0; i < n; i++)
-		peer[i] = dep_of[i] = head[i] = -1;
-	for (int g = 0; g < p->ngpus; g++)
-		for (int t = 0; t < p->gpu[g].ntb; t++) {
-			const MTb *tb = &p->gpu[g].tb[t];
-			int b0 = base[g * MSCCL_MAX_TBS + t];
-			for (int k = 0; k < tb->nstep; k++) {
-				indeg[b0 + k] += k > 0;
-				const MStep *st = &tb->step[k];
-				if (st->depid >= 0 && st->depid != t) {
-					int d = base[g * MSCCL_MAX_TBS + st->depid] + st->deps;
-					dep_of[b0 + k] = d;
-					nexts[b0 + k] = head[d];
-					head[d] = b0 + k;
-					indeg[b0 + k]++;
-				}
-			}
-			if (tb->send < 0)
-				continue;
-			const MTb *r = conn_tb(p, tb->send, g, tb->chan, false);
-			int j = 0;
-			for (int i = 0; r && i < tb->nstep; i++) {
-				if (!mtype_sends(tb->step[i].type))
-					continue;
-				while (j < r->nstep && !mtype_recvs(r->step[j].type))
-					j++;
-				if (j < r->nstep) {
-					int rid = base[tb->send * MSCCL_MAX_TBS + r->id] + j;
-					peer[b0 + i] = rid;
-					indeg[rid]++;
-					j++;
-				}
-			}
-		}
+	StepGraph G = {0};
+	graph_build(p, ix, &G);
+	int *queue = xmalloc(((size_t)G.n + 1) * sizeof *queue);
 	int qh = 0, qt = 0;
-	for (int i = 0; i < n; i++)
-		if (indeg[i] == 0)
+	for (int i = 0; i < G.n; i++)
+		if (G.indeg[i] == 0)
 			queue[qt++] = i;
-	/* a node's program successor is the next id unless it ends its tb */
-	unsigned char *last = xcalloc((size_t)n + 1, 1);
-	for (int g = 0; g < p->ngpus; g++)
-		for (int t = 0; t < p->gpu[g].ntb; t++)
-			if (p->gpu[g].tb[t].nstep)
-				last[base[g * MSCCL_MAX_TBS + t] + p->gpu[g].tb[t].nstep - 1] = 1;
 	while (qh < qt) {
 		int v = queue[qh++];
-		if (!last[v] && --indeg[v + 1] == 0)
+		if (!G.last[v] && --G.indeg[v + 1] == 0)
 			queue[qt++] = v + 1;
-		if (peer[v] >= 0 && --indeg[peer[v]] == 0)
-			queue[qt++] = peer[v];
-		for (int w = head[v]; w >= 0; w = nexts[w])
-			if (--indeg[w] == 0)
+		if (G.peer[v] >= 0 && --G.indeg[G.peer[v]] == 0)
+			queue[qt++] = G.peer[v];
+		for (int w = G.head[v]; w >= 0; w = G.nexts[w])
+			if (--G.indeg[w] == 0)
 				queue[qt++] = w;
 	}
 	int rc = 0;
-	if (qt < n) {
+	if (qt < G.n) {
 		/* report a step on the cycle's side that waits on a dependency */
 		int bad = -1;
-		for (int i = 0; i < n && bad < 0; i++)
-			if (indeg[i] > 0 && dep_of[i] >= 0 && indeg[dep_of[i]] > 0)
+		for (int i = 0; i < G.n && bad < 0; i++)
+			if (G.indeg[i] > 0 && G.dep_of[i] >= 0 && G.indeg[G.dep_of[i]] > 0)
 				bad = i;
-		for (int i = 0; i < n && bad < 0; i++)
-			if (indeg[i] > 0)
+		for (int i = 0; i < G.n && bad < 0; i++)
+			if (G.indeg[i] > 0)
 				bad = i;
-		int g = 0, t = 0;
-		for (g = 0; g < p->ngpus; g++) {
-			for (t = 0; t < p->gpu[g].ntb; t++) {
-				int b0 = base[g * MSCCL_MAX_TBS + t];
-				if (bad >= b0 && bad < b0 + p->gpu[g].tb[t].nstep)
-					goto found;
-			}
-		}
-found:;
-		const MStep *st = &p->gpu[g].tb[t].step[bad - base[g * MSCCL_MAX_TBS + t]];
+		int id = 0;
+		while (id + 1 < ix->ntb && G.base[id + 1] <= bad)
+			id++;
+		int g = ix->rank[id], t = id - ix->base[g];
+		const MStep *st = &tb_at(p, ix, id)->step[bad - G.base[id]];
 		error_at((Loc){st->line, 1},
 		         "rule 13 (acyclicity): gpu %d tb %d step %d is on a cycle of program order, "
 		         "dependencies and send/receive pairs (it waits on tb %d step %d), so it can "
 		         "never run", g, t, st->s, st->depid, st->deps);
 		rc = -1;
 	}
-	free(last);
-	free(base);
-	free(indeg);
-	free(peer);
-	free(dep_of);
-	free(nexts);
-	free(head);
+	graph_free(&G);
 	free(queue);
 	return rc;
 }
@@ -606,10 +714,10 @@ msccl_check(const MProg *p)
 		for (int t = 0; t < p->gpu[g].ntb; t++)
 			if (check_tb(p, g, &p->gpu[g].tb[t]) != 0)
 				return -1;
-	for (int g = 0; g < p->ngpus; g++)
-		if (check_conns(p, g) != 0)
-			return -1;
-	if (check_matching(p) != 0 || check_acyclic(p) != 0)
-		return -1;
-	return 0;
+	MIndex ix;
+	msccl_index(p, &ix);
+	int rc = check_conns(p, &ix) != 0 || check_matching(p, &ix) != 0 ||
+	         check_acyclic(p, &ix) != 0 ? -1 : 0;
+	msccl_index_free(&ix);
+	return rc;
 }

@@ -313,6 +313,7 @@ read_algo(Reader *r, xmlNode *n, MProg *p)
 			{"allreduce", MC_ALLREDUCE, 3},         {"allgather", MC_ALLGATHER, 3},
 			{"reducescatter", MC_REDUCESCATTER, 1}, {"reduce_scatter", MC_REDUCESCATTER, 2},
 			{"alltoall", MC_ALLTOALL, 3},           {"custom", MC_CUSTOM, 2},
+			{"broadcast", MC_BROADCAST, 3},         {"reduce", MC_REDUCE, 3},
 		};
 		size_t k = 0;
 		while (k < countof(colls) && !(strcmp(colls[k].name, p->coll_name) == 0 &&
@@ -322,8 +323,9 @@ read_algo(Reader *r, xmlNode *n, MProg *p)
 			FAIL(r, p->line,
 			     "rule 2 (algo): unsupported collective: %s (%s: %s)", p->coll_name,
 			     r->legacy ? "the legacy runtime takes" : "collc runs",
-			     r->legacy ? "allreduce, allgather, reduce_scatter, alltoall, custom"
-			               : "allreduce, allgather, reducescatter, alltoall; "
+			     r->legacy ? "allreduce, allgather, reduce_scatter, alltoall, broadcast, reduce, "
+			                 "custom"
+			               : "allreduce, allgather, reducescatter, alltoall, broadcast, reduce; "
 			                 "'reduce_scatter' is the legacy spelling (--legacy)");
 		else
 			p->coll = colls[k].c;

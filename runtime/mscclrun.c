@@ -17,7 +17,7 @@
 
 #include "msccl.h"
 
-enum { TILE_BYTES = 256 << 10, FLAG_TILE = 1 << 16 };
+enum { TILE_BYTES = 256 << 10, FLAG_TILE = 1 << 16, TB_STACK = 256 << 10 };
 
 /* ---- the interpreter ---- */
 
@@ -54,10 +54,11 @@ typedef struct Run {
 	int64_t S;          /* elements per chunk */
 	int64_t T;          /* elements per tile of a chunk */
 	int ntile;
-	char *buf[MSCCL_MAX_GPUS][3];
-	Fifo *fifo;         /* nfifo: [src][dst][channel] */
+	char *(*buf)[3];    /* per rank: i, o, s */
+	MIndex ix;          /* tbs numbered over the program; who sends to whom */
+	Fifo *fifo;         /* per sending tb (global id) */
 	size_t nfifo;
-	Tb **tbs;           /* [rank][tb id] */
+	Tb **tbs;           /* global tb id */
 	_Atomic long progress;
 	_Atomic int stop;
 	_Atomic int running;
@@ -84,13 +85,12 @@ static void
 stop_run(Run *r)
 {
 	atomic_store(&r->stop, 1);
-	size_t nf = (size_t)r->p->ngpus * r->p->ngpus * r->p->nchannels;
-	for (size_t f = 0; f < nf; f++) {
+	for (size_t f = 0; f < r->nfifo; f++) {
 		pthread_mutex_lock(&r->fifo[f].mu);
 		pthread_cond_broadcast(&r->fifo[f].cv);
 		pthread_mutex_unlock(&r->fifo[f].mu);
 	}
-	for (int i = 0; i < r->p->ngpus * MSCCL_MAX_TBS; i++)
+	for (int i = 0; i < r->ix.ntb; i++)
 		if (r->tbs[i]) {
 			pthread_mutex_lock(&r->tbs[i]->fmu);
 			pthread_cond_broadcast(&r->tbs[i]->fcv);
@@ -110,10 +110,13 @@ run_error(Run *r, int line, const char *msg)
 	stop_run(r);
 }
 
+/* The FIFO tb (of rank g) receives from: its peer's sending tb's; NULL
+ * when no tb sends to it (the checker refuses such files first). */
 static Fifo *
-fifo_of(Run *r, int src, int dst, int chan)
+in_fifo(Run *r, int g, const MTb *tb)
 {
-	return &r->fifo[((size_t)src * r->p->ngpus + dst) * r->p->nchannels + chan];
+	int s = r->ix.sender[r->ix.base[g] + tb->id];
+	return s >= 0 ? &r->fifo[s] : NULL;
 }
 
 /* The data of step st on one tile of len elements: from the received
@@ -172,7 +175,7 @@ exec_step(Tb *me, const MStep *st, int tile)
 	if ((int64_t)(tile + 1) * r->T > r->S)
 		len = r->S - (int64_t)tile * r->T;
 	if (st->depid >= 0) {
-		Tb *d = r->tbs[g * MSCCL_MAX_TBS + st->depid];
+		Tb *d = r->tbs[r->ix.base[g] + st->depid];
 		int64_t want = (int64_t)tile * FLAG_TILE + st->deps;
 		if (atomic_load_explicit(&d->flag, memory_order_acquire) < want) {
 			atomic_store(&me->wait, W_FLAG);
@@ -188,8 +191,12 @@ exec_step(Tb *me, const MStep *st, int tile)
 	if (st->type == MT_NOP)
 		return 0;
 	const MTb *tb = me->tb;
-	Fifo *in = mtype_recvs(st->type) ? fifo_of(r, tb->recv, g, tb->chan) : NULL;
-	Fifo *out = mtype_sends(st->type) ? fifo_of(r, g, tb->send, tb->chan) : NULL;
+	Fifo *in = mtype_recvs(st->type) ? in_fifo(r, g, tb) : NULL;
+	Fifo *out = mtype_sends(st->type) ? &r->fifo[r->ix.base[g] + tb->id] : NULL;
+	if (mtype_recvs(st->type) && !in) {
+		run_error(r, st->line, "rule 10 (matching): no thread block sends to this receive");
+		return -1;
+	}
 	char *msg = NULL;
 	if (in) {
 		atomic_store(&me->wait, W_RECV);
@@ -277,7 +284,7 @@ report_deadlock(Run *r)
 	int shown = 0;
 	for (int g = 0; g < p->ngpus; g++)
 		for (int t = 0; t < p->gpu[g].ntb; t++) {
-			Tb *me = r->tbs[g * MSCCL_MAX_TBS + t];
+			Tb *me = r->tbs[r->ix.base[g] + t];
 			int w = atomic_load(&me->wait);
 			if (w == W_DONE)
 				continue;
@@ -308,10 +315,13 @@ report_deadlock(Run *r)
 
 /* The expected output of rank g, element e of its output buffer. */
 static void
-expect(const MProg *p, const RunOpts *o, int64_t S, int g, int64_t e, void *out)
+expect(const MProg *p, const RunOpts *o, int64_t S, int g, int root, int64_t e, void *out)
 {
 	int64_t blk = (int64_t)(p->nchunksperloop / p->ngpus) * S;
 	switch (p->coll) {
+	case MC_BROADCAST: /* the root's input */
+		rt_op_fill(out, o->dtype, o->op, root, e, 1);
+		break;
 	case MC_ALLGATHER:
 		rt_op_fill(out, o->dtype, o->op, (int)(e / blk), e % blk, 1);
 		break;
@@ -335,11 +345,15 @@ verify_output(Run *r)
 	char *want = xmalloc((size_t)n * r->es + 8);
 	char *got = xmalloc((size_t)n * r->es + 8);
 	int rc = 0;
-	bool same = p->coll == MC_ALLREDUCE; /* one reference serves every rank */
+	/* one reference serves every rank */
+	bool same = p->coll == MC_ALLREDUCE || p->coll == MC_BROADCAST || p->coll == MC_REDUCE;
+	int root = msccl_root(p);
 	for (int g = 0; g < p->ngpus && rc == 0; g++) {
-		if (g == 0 || !same)
+		if (p->coll == MC_REDUCE && g != root)
+			continue; /* only the root's output is promised */
+		if (g == 0 || g == root || !same)
 			for (int64_t e = 0; e < n; e++)
-				expect(p, r->o, r->S, g, e, want + e * (int64_t)r->es);
+				expect(p, r->o, r->S, g, root, e, want + e * (int64_t)r->es);
 		for (int k = 0; k < msccl_ochunks(p); k++)
 			memcpy(got + (int64_t)k * r->S * (int64_t)r->es, addr(r, g, MB_O, k, 0),
 			       (size_t)(r->S * (int64_t)r->es));
@@ -413,35 +427,33 @@ static void
 alloc_run(Run *r)
 {
 	const MProg *p = r->p;
+	msccl_index(p, &r->ix);
+	r->buf = xcalloc((size_t)p->ngpus, sizeof *r->buf);
+	int root = msccl_root(p);
 	for (int g = 0; g < p->ngpus; g++) {
 		for (int b = 0; b < 3; b++) {
 			int64_t n = (int64_t)msccl_buf_chunks(p, g, (MBuf)b) * r->S * (int64_t)r->es;
 			r->buf[g][b] = xmalloc((size_t)n + 8);
 			memset(r->buf[g][b], 0xA5, (size_t)n); /* poison: not a value the fill makes */
 		}
-		for (int k = 0; k < msccl_ichunks(p); k++)
+		/* a broadcast's other ranks pass no input: theirs stays poison */
+		for (int k = 0; k < msccl_ichunks(p) && (p->coll != MC_BROADCAST || g == root); k++)
 			rt_op_fill(addr(r, g, MB_I, k, 0), r->o->dtype, r->o->op, g, (int64_t)k * r->S,
 			           r->S);
 	}
-	r->nfifo = (size_t)p->ngpus * p->ngpus * p->nchannels;
-	r->fifo = xcalloc(r->nfifo, sizeof *r->fifo);
-	bool *used = xcalloc(r->nfifo, 1);
-	for (int g = 0; g < p->ngpus; g++)
-		for (int t = 0; t < p->gpu[g].ntb; t++)
-			if (p->gpu[g].tb[t].send >= 0)
-				used[((size_t)g * p->ngpus + p->gpu[g].tb[t].send) * p->nchannels +
-				     p->gpu[g].tb[t].chan] = true;
+	r->nfifo = (size_t)r->ix.ntb;
+	r->fifo = xcalloc(r->nfifo + 1, sizeof *r->fifo);
 	for (size_t f = 0; f < r->nfifo; f++) {
 		pthread_mutex_init(&r->fifo[f].mu, NULL);
 		pthread_cond_init(&r->fifo[f].cv, NULL);
-		if (!used[f])
+		const MTb *tb = &p->gpu[r->ix.rank[f]].tb[f - (size_t)r->ix.base[r->ix.rank[f]]];
+		if (tb->send < 0)
 			continue;
 		r->fifo[f].slot = xcalloc((size_t)r->cap, sizeof(char *));
 		r->fifo[f].cnt = xcalloc((size_t)r->cap, sizeof(int));
 		for (int s = 0; s < r->cap; s++)
 			r->fifo[f].slot[s] = xmalloc((size_t)r->slot_bytes + 8);
 	}
-	free(used);
 	pthread_mutex_init(&r->errmu, NULL);
 }
 
@@ -450,7 +462,7 @@ static void
 start_tbs(Run *r)
 {
 	const MProg *p = r->p;
-	r->tbs = xcalloc((size_t)p->ngpus * MSCCL_MAX_TBS, sizeof *r->tbs);
+	r->tbs = xcalloc((size_t)r->ix.ntb + 1, sizeof *r->tbs);
 	int nthreads = 0;
 	for (int g = 0; g < p->ngpus; g++)
 		for (int t = 0; t < p->gpu[g].ntb; t++) {
@@ -462,16 +474,24 @@ start_tbs(Run *r)
 			atomic_init(&me->wait, W_NONE);
 			pthread_mutex_init(&me->fmu, NULL);
 			pthread_cond_init(&me->fcv, NULL);
-			r->tbs[g * MSCCL_MAX_TBS + t] = me;
+			r->tbs[r->ix.base[g] + t] = me;
 			nthreads++;
 		}
 	atomic_init(&r->running, nthreads);
-	for (int i = 0; i < p->ngpus * MSCCL_MAX_TBS; i++)
-		if (r->tbs[i] && pthread_create(&r->tbs[i]->th, NULL, tb_main, r->tbs[i]) != 0) {
-			run_error(r, p->line, "cannot start a thread per thread block");
+	/* thousands of tbs at 256 ranks: small stacks (a tb needs a few frames) */
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, TB_STACK);
+	for (int i = 0; i < r->ix.ntb; i++)
+		if (r->tbs[i] && pthread_create(&r->tbs[i]->th, &attr, tb_main, r->tbs[i]) != 0) {
+			char m[200];
+			snprintf(m, sizeof m, "cannot start thread %d of %d (one per thread block): the "
+			         "system's thread limit (pid_max, ulimit -u) or memory", i + 1, r->ix.ntb);
+			run_error(r, p->line, m);
 			atomic_fetch_sub(&r->running, 1);
 			r->tbs[i]->error = 1;
 		}
+	pthread_attr_destroy(&attr);
 }
 
 /* The watchdog: progress or an end, else a deadlock (reported, the run
@@ -495,7 +515,7 @@ watch_tbs(Run *r)
 			rc = -1;
 		}
 	}
-	for (int i = 0; i < r->p->ngpus * MSCCL_MAX_TBS; i++)
+	for (int i = 0; i < r->ix.ntb; i++)
 		if (r->tbs[i] && !r->tbs[i]->error)
 			pthread_join(r->tbs[i]->th, NULL);
 	return rc;
@@ -513,10 +533,11 @@ check_finished(Run *r)
 	}
 	for (size_t f = 0; f < r->nfifo; f++)
 		if (r->fifo[f].n) {
-			int src = (int)(f / p->nchannels / p->ngpus), dst = (int)(f / p->nchannels % p->ngpus);
+			int src = r->ix.rank[f];
+			const MTb *tb = &p->gpu[src].tb[f - (size_t)r->ix.base[src]];
 			error_at((Loc){p->gpu[src].line, 1}, "rule 10 (matching): %d message%s from gpu %d "
 			         "to gpu %d on channel %d never received", r->fifo[f].n,
-			         r->fifo[f].n == 1 ? "" : "s", src, dst, (int)(f % p->nchannels));
+			         r->fifo[f].n == 1 ? "" : "s", src, tb->send, tb->chan);
 			return -1;
 		}
 	return 0;
@@ -538,7 +559,8 @@ free_run(Run *r)
 		for (int b = 0; b < 3; b++)
 			free(r->buf[g][b]);
 	}
-	for (int i = 0; i < p->ngpus * MSCCL_MAX_TBS; i++)
+	free(r->buf);
+	for (int i = 0; i < r->ix.ntb; i++)
 		if (r->tbs[i]) {
 			pthread_mutex_destroy(&r->tbs[i]->fmu);
 			pthread_cond_destroy(&r->tbs[i]->fcv);
@@ -546,6 +568,7 @@ free_run(Run *r)
 		}
 	free(r->tbs);
 	free(r->fifo);
+	msccl_index_free(&r->ix);
 	pthread_mutex_destroy(&r->errmu);
 }
 

@@ -1,22 +1,56 @@
 /*
- * mscclverify.c: rules 14 and 15 without data. The program runs step by
- * step, one thread block at a time, with FIFOs of the given capacity (one
- * message per step) and progress flags, exactly as the interpreter model
- * (spec section 12) says; values are symbols: which chunk they are and
- * whose contributions they hold (a 64-bit rank mask). A sweep in which no
- * thread block can move is a deadlock; at the end every FIFO must be empty
- * and every output chunk must hold exactly what the collective promises.
+ * mscclverify.c: rules 14, 15 and 17 without data. The program runs step
+ * by step, one thread block at a time, with FIFOs of the given capacity
+ * (one message per step, or per chunk) and progress flags, exactly as the
+ * interpreter model (spec section 12) says; values are symbols: which chunk
+ * they are and whose contributions they hold. A sweep in which no thread
+ * block can move is a deadlock; at the end every FIFO must be empty and
+ * every output chunk must hold exactly what the collective promises.
+ *
+ * Scale: a contribution set is one rank, all ranks, or a shared bitset of
+ * ngpus bits (reference counted, so a copy costs nothing), and a reduction
+ * that would count a rank twice is caught when it happens; so the work is
+ * O(steps x chunks x ngpus / 64) and memory holds only the partial sums
+ * alive at once. FIFOs and flags are per thread block, never per pair of
+ * ranks.
+ *
+ * Rule 17 (races): steps of one rank run concurrently unless program order
+ * or dependencies order them. Each thread block carries a vector clock over
+ * its rank's thread blocks (merged at each dependency wait), and every
+ * chunk remembers its last write and the reads since; a read must come
+ * after the last write and a write after the last write and every read,
+ * in that order, else the two steps race (an in-place allgather's
+ * self-copy writing the chunk a send still reads was one).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "msccl.h"
 
+enum {
+	SET_NONE = 0,  /* unwritten (zeroed memory), or a value already wrong */
+	SET_ALL = -2,  /* every rank */
+	SET_ONE = -1,  /* one rank: Sym.one */
+	RACE_BUDGET = 1 << 26, /* vector clock entries the race check may hold */
+};
+
 typedef struct Sym {
-	int64_t id;     /* which chunk of which origin */
-	uint64_t mask;  /* contributions */
-	int state;      /* 0 unwritten, 1 good, 2 mixes chunks, 3 a contribution twice */
+	int64_t id;  /* which chunk of which origin */
+	int set;     /* SET_*, or k + 1 for bitset k of the pool */
+	int n;       /* contributions */
+	int one;     /* SET_ONE: the rank */
+	int state;   /* 0 unwritten, 1 good, 2 mixes chunks, 3 a contribution twice */
 } Sym;
+
+/* Shared contribution sets of R bits. */
+typedef struct Pool {
+	int words;
+	uint64_t *bits;
+	int *ref;
+	int n, cap;
+	int *free_;
+	int nfree;
+} Pool;
 
 typedef struct Fifo {
 	Sym **msg;
@@ -24,32 +58,151 @@ typedef struct Fifo {
 	int head, n;
 } Fifo;
 
+/* Rule 17's state of one rank (see the opening comment). */
+typedef struct Races {
+	bool on;
+	int *clock_base;   /* gpu -> its tbs' clocks in clock[] (ntb x ntb) */
+	int16_t *clock;
+	/* per tb: clocks at the steps where a wait changed them */
+	int **snap_step;
+	size_t **snap_at;
+	int *nsnap, *capsnap;
+	int16_t *snap;
+	size_t nsnapv, capsnapv;
+	int *chunk_base;   /* gpu -> its real chunks (i, o, s) in the tables below */
+	size_t nchunk;
+	int *lastw;        /* tb id (global) << 16 | step, -1 */
+	int **readers;
+	int *nreaders, *capreaders;
+} Races;
+
 typedef struct VState {
 	const MProg *p;
+	MIndex ix;
 	bool inplace;
 	int cap;
-	Sym *buf[MSCCL_MAX_GPUS][3];
-	Fifo *fifo;
-	int *flag;   /* rank * MSCCL_MAX_TBS + tb */
+	Sym *(*buf)[3];
+	Fifo *fifo;  /* per sending tb (global id) */
+	int *flag;   /* per tb */
 	int *pc;
 	bool pieces; /* one message per chunk (the executor's calls at maxAllowedCount 1) */
 	int *part;   /* pieces: chunks of the current step done */
+	Pool pool;
+	int root;    /* broadcast, reduce: the root found, -1 */
+	Races race;
+	int err;
 } VState;
 
+/* ---- contribution sets ---- */
+
+static int
+pool_new(Pool *P)
+{
+	int k;
+	if (P->nfree)
+		k = P->free_[--P->nfree];
+	else {
+		if (P->n == P->cap) {
+			P->cap = P->cap ? 2 * P->cap : 256;
+			P->bits = xrealloc(P->bits, (size_t)P->cap * P->words * sizeof *P->bits);
+			P->ref = xrealloc(P->ref, (size_t)P->cap * sizeof *P->ref);
+			P->free_ = xrealloc(P->free_, (size_t)P->cap * sizeof *P->free_);
+		}
+		k = P->n++;
+	}
+	P->ref[k] = 1;
+	memset(&P->bits[(size_t)k * P->words], 0, (size_t)P->words * sizeof *P->bits);
+	return k + 1;
+}
+
 static Sym
-sym_reduce(Sym a, Sym b)
+sym_ref(VState *v, Sym s)
+{
+	if (s.set > 0)
+		v->pool.ref[s.set - 1]++;
+	return s;
+}
+
+static void
+sym_drop(VState *v, Sym s)
+{
+	if (s.set > 0 && --v->pool.ref[s.set - 1] == 0)
+		v->pool.free_[v->pool.nfree++] = s.set - 1;
+}
+
+/* Stores s (a reference the caller gives up) into *slot. */
+static void
+sym_put(VState *v, Sym *slot, Sym s)
+{
+	sym_drop(v, *slot);
+	*slot = s;
+}
+
+static bool
+sym_has(const VState *v, Sym s, int rank)
+{
+	if (s.set == SET_ALL)
+		return true;
+	if (s.set == SET_ONE)
+		return s.one == rank;
+	if (s.set <= 0)
+		return false;
+	return v->pool.bits[(size_t)(s.set - 1) * v->pool.words + rank / 64] >> (rank % 64) & 1;
+}
+
+static void
+set_bits(VState *v, int into, Sym s)
+{
+	uint64_t *d = &v->pool.bits[(size_t)(into - 1) * v->pool.words];
+	if (s.set == SET_ONE)
+		d[s.one / 64] |= 1ull << (s.one % 64);
+	else
+		for (int w = 0; w < v->pool.words; w++)
+			d[w] |= v->pool.bits[(size_t)(s.set - 1) * v->pool.words + w];
+}
+
+static bool
+sets_meet(const VState *v, Sym a, Sym b)
+{
+	if (a.set == SET_ALL || b.set == SET_ALL)
+		return true;
+	if (a.set == SET_ONE)
+		return sym_has(v, b, a.one);
+	if (b.set == SET_ONE)
+		return sym_has(v, a, b.one);
+	for (int w = 0; w < v->pool.words; w++)
+		if (v->pool.bits[(size_t)(a.set - 1) * v->pool.words + w] &
+		    v->pool.bits[(size_t)(b.set - 1) * v->pool.words + w])
+			return true;
+	return false;
+}
+
+/* a (+) b, a new reference. */
+static Sym
+sym_reduce(VState *v, Sym a, Sym b)
 {
 	if (a.state == 0 || b.state == 0)
-		return (Sym){0, 0, 0};
-	Sym r = {a.id, a.mask | b.mask, 1};
+		return (Sym){0, SET_NONE, 0, 0, 0};
+	Sym r = {a.id, SET_NONE, a.n + b.n, 0, 1};
 	if (a.state > 1 || b.state > 1)
 		r.state = a.state > b.state ? a.state : b.state;
 	else if (a.id != b.id)
 		r.state = 2;
-	else if (a.mask & b.mask)
+	else if (sets_meet(v, a, b))
 		r.state = 3;
+	if (r.state != 1)
+		return r;
+	if (r.n == v->p->ngpus) {
+		r.set = SET_ALL;
+		return r;
+	}
+	r.set = pool_new(&v->pool);
+	set_bits(v, r.set, a);
+	set_bits(v, r.set, b);
 	return r;
 }
+
+/* ---- the symbolic machine ---- */
 
 static Sym *
 at(VState *v, int g, MBuf b, int off)
@@ -59,41 +212,300 @@ at(VState *v, int g, MBuf b, int off)
 	return &v->buf[g][real][o];
 }
 
-static Fifo *
-fifo(VState *v, int src, int dst, int chan)
+static int
+tb_id(const VState *v, int g, int t)
 {
-	return &v->fifo[((size_t)src * v->p->ngpus + dst) * v->p->nchannels + chan];
+	return v->ix.base[g] + t;
 }
 
-/* The initial symbol of input chunk k of rank g, and the output's promise. */
+/* The initial symbol of input chunk k of rank g. */
 static Sym
 initial(const MProg *p, int g, int k)
 {
 	int n = p->nchunksperloop;
 	switch (p->coll) {
 	case MC_ALLGATHER:
-		return (Sym){(int64_t)g * msccl_ichunks(p) + k, 1ull << g, 1};
+		return (Sym){(int64_t)g * msccl_ichunks(p) + k, SET_ONE, 1, g, 1};
 	case MC_ALLTOALL:
-		return (Sym){(int64_t)g * n + k, 1ull << g, 1};
+	case MC_BROADCAST:
+		return (Sym){(int64_t)g * n + k, SET_ONE, 1, g, 1};
 	default:
-		return (Sym){k, 1ull << g, 1};
+		return (Sym){k, SET_ONE, 1, g, 1};
 	}
 }
 
+/* What output chunk k of rank g must hold (n: contributions; set SET_ONE
+ * names the one, SET_ALL every rank); state 0: nothing is promised. */
 static Sym
-expected(const MProg *p, int g, int k)
+expected(const VState *v, int g, int k)
 {
-	int n = p->nchunksperloop, blk = n / p->ngpus;
-	uint64_t all = p->ngpus == 64 ? ~0ull : (1ull << p->ngpus) - 1;
+	const MProg *p = v->p;
+	int n = p->nchunksperloop, blk = n / p->ngpus, R = p->ngpus;
 	switch (p->coll) {
 	case MC_ALLGATHER:
-		return (Sym){k, 1ull << (k / blk), 1};
+		return (Sym){(int64_t)(k / blk) * blk + k % blk, SET_ONE, 1, k / blk, 1};
 	case MC_ALLTOALL:
-		return (Sym){(int64_t)(k / blk) * n + (int64_t)g * blk + k % blk, 1ull << (k / blk), 1};
+		return (Sym){(int64_t)(k / blk) * n + (int64_t)g * blk + k % blk, SET_ONE, 1, k / blk, 1};
 	case MC_REDUCESCATTER:
-		return (Sym){(int64_t)g * blk + k, all, 1};
+		return (Sym){(int64_t)g * blk + k, SET_ALL, R, 0, 1};
+	case MC_BROADCAST:
+		return (Sym){(int64_t)v->root * n + k, SET_ONE, 1, v->root, 1};
+	case MC_REDUCE:
+		return g == v->root ? (Sym){k, SET_ALL, R, 0, 1} : (Sym){0, SET_NONE, 0, 0, 0};
 	default:
-		return (Sym){k, all, 1};
+		return (Sym){k, SET_ALL, R, 0, 1};
+	}
+}
+
+/* ---- rule 17: races between the thread blocks of one rank ---- */
+
+/* Sets up the clocks and chunk tables, or leaves the check off when a
+ * program is too large for it (reported: -1). */
+static int
+races_init(VState *v)
+{
+	const MProg *p = v->p;
+	Races *rc = &v->race;
+	int R = p->ngpus;
+	/* at most a clock per step and one per tb, each of ntb entries */
+	size_t clocks = 0;
+	for (int g = 0; g < R; g++) {
+		size_t steps = (size_t)p->gpu[g].ntb;
+		for (int t = 0; t < p->gpu[g].ntb; t++)
+			steps += (size_t)p->gpu[g].tb[t].nstep;
+		clocks += steps * (size_t)p->gpu[g].ntb;
+	}
+	if (clocks > RACE_BUDGET) {
+		error_at((Loc){p->line, 1}, "rule 17 (races): checking races needs up to %zu clock "
+		         "entries (steps times thread blocks, summed over the gpus); collc checks at "
+		         "most %d", clocks, RACE_BUDGET);
+		return -1;
+	}
+	rc->on = true;
+	rc->clock_base = xmalloc(((size_t)R + 1) * sizeof(int));
+	rc->chunk_base = xmalloc(((size_t)R + 1) * sizeof(int));
+	size_t cb = 0, kb = 0;
+	for (int g = 0; g < R; g++) {
+		rc->clock_base[g] = (int)cb;
+		rc->chunk_base[g] = (int)kb;
+		cb += (size_t)p->gpu[g].ntb * p->gpu[g].ntb;
+		kb += (size_t)msccl_ichunks(p) + msccl_ochunks(p) + p->gpu[g].s_chunks;
+	}
+	rc->clock = xmalloc((cb + 1) * sizeof *rc->clock);
+	for (size_t i = 0; i < cb; i++)
+		rc->clock[i] = -1;
+	int ntb = v->ix.ntb;
+	rc->snap_step = xcalloc((size_t)ntb + 1, sizeof(int *));
+	rc->snap_at = xcalloc((size_t)ntb + 1, sizeof(size_t *));
+	rc->nsnap = xcalloc((size_t)ntb + 1, sizeof(int));
+	rc->capsnap = xcalloc((size_t)ntb + 1, sizeof(int));
+	rc->lastw = xmalloc((kb + 1) * sizeof(int));
+	for (size_t i = 0; i < kb; i++)
+		rc->lastw[i] = -1;
+	rc->readers = xcalloc(kb + 1, sizeof(int *));
+	rc->nreaders = xcalloc(kb + 1, sizeof(int));
+	rc->capreaders = xcalloc(kb + 1, sizeof(int));
+	rc->nchunk = kb;
+	return 0;
+}
+
+static void
+races_free(VState *v)
+{
+	Races *rc = &v->race;
+	if (!rc->on)
+		return;
+	for (int id = 0; id < v->ix.ntb; id++) {
+		free(rc->snap_step[id]);
+		free(rc->snap_at[id]);
+	}
+	for (size_t k = 0; k < rc->nchunk; k++)
+		free(rc->readers[k]);
+	free(rc->snap_step);
+	free(rc->snap_at);
+	free(rc->nsnap);
+	free(rc->capsnap);
+	free(rc->snap);
+	free(rc->clock_base);
+	free(rc->chunk_base);
+	free(rc->clock);
+	free(rc->lastw);
+	free(rc->readers);
+	free(rc->nreaders);
+	free(rc->capreaders);
+}
+
+static int16_t *
+clock_of(VState *v, int g, int t)
+{
+	return &v->race.clock[v->race.clock_base[g] + (size_t)t * v->p->gpu[g].ntb];
+}
+
+/* Step k of tb t of gpu g starts: its clock takes the waited step's (the
+ * clock tb depid had at step deps: its last snapshot at or before it). */
+static void
+races_enter(VState *v, int g, int t, const MStep *st)
+{
+	Races *rc = &v->race;
+	int ntb = v->p->gpu[g].ntb;
+	int16_t *c = clock_of(v, g, t);
+	c[t] = (int16_t)st->s;
+	if (st->depid < 0 || st->depid == t)
+		return;
+	int u = tb_id(v, g, st->depid), lo = 0, hi = rc->nsnap[u];
+	while (lo < hi) { /* the first snapshot after deps */
+		int mid = (lo + hi) / 2;
+		if (rc->snap_step[u][mid] <= st->deps)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo > 0) {
+		const int16_t *s = &rc->snap[rc->snap_at[u][lo - 1]];
+		for (int w = 0; w < ntb; w++)
+			if (s[w] > c[w])
+				c[w] = s[w];
+	}
+	if (c[st->depid] < st->deps)
+		c[st->depid] = (int16_t)st->deps;
+	/* this tb's clock changed: keep it for whoever waits on it later */
+	int me = tb_id(v, g, t);
+	if (rc->nsnapv + (size_t)ntb > rc->capsnapv) {
+		rc->capsnapv = 2 * (rc->capsnapv + (size_t)ntb);
+		rc->snap = xrealloc(rc->snap, rc->capsnapv * sizeof *rc->snap);
+	}
+	if (rc->nsnap[me] == rc->capsnap[me]) {
+		rc->capsnap[me] = rc->capsnap[me] ? 2 * rc->capsnap[me] : 4;
+		rc->snap_step[me] = xrealloc(rc->snap_step[me], (size_t)rc->capsnap[me] * sizeof(int));
+		rc->snap_at[me] = xrealloc(rc->snap_at[me], (size_t)rc->capsnap[me] * sizeof(size_t));
+	}
+	rc->snap_step[me][rc->nsnap[me]] = st->s;
+	rc->snap_at[me][rc->nsnap[me]++] = rc->nsnapv;
+	memcpy(&rc->snap[rc->nsnapv], c, (size_t)ntb * sizeof *c);
+	rc->nsnapv += (size_t)ntb;
+}
+
+/* Whether step (tb u, step i) of gpu g comes before the running step of tb t. */
+static bool
+ordered(VState *v, int g, int u, int i, int t)
+{
+	return u == t || clock_of(v, g, t)[u] >= i;
+}
+
+/* One access of step st (tb t of gpu g) to a real chunk; -1 after
+ * reporting a race with an earlier access. */
+static int
+races_access(VState *v, int g, int t, const MStep *st, MBuf real, int off, bool write)
+{
+	const MProg *p = v->p;
+	Races *rc = &v->race;
+	size_t k = (size_t)rc->chunk_base[g] + (real == MB_I ? 0 : (size_t)msccl_ichunks(p)) +
+	           (real == MB_S ? (size_t)msccl_ochunks(p) : 0) + (size_t)off;
+	int other = -1;
+	bool other_writes = false;
+	int w = rc->lastw[k];
+	if (w >= 0 && !ordered(v, g, w >> 16, w & 0xffff, t)) {
+		other = w;
+		other_writes = true;
+	}
+	for (int j = 0; write && other < 0 && j < rc->nreaders[k]; j++) {
+		int r = rc->readers[k][j];
+		if (!ordered(v, g, r >> 16, r & 0xffff, t))
+			other = r;
+	}
+	if (other >= 0) {
+		const MStep *os = &p->gpu[g].tb[other >> 16].step[other & 0xffff];
+		static const char *const name[] = {"input", "output", "scratch"};
+		error_at((Loc){st->line, 1}, "rule 17 (races): gpu %d tb %d step %d (%s) %s %s chunk %d%s "
+		         "while tb %d step %d (%s, line %d) %s it, and neither waits for the other "
+		         "(only program order and depid/deps order the thread blocks of a rank)", g, t,
+		         st->s, mtype_name[st->type], write ? "writes" : "reads", name[real], off,
+		         v->inplace ? " (in place)" : "", other >> 16, other & 0xffff,
+		         mtype_name[os->type], os->line, other_writes ? "writes" : "reads");
+		return -1;
+	}
+	int me = t << 16 | st->s;
+	if (write) {
+		rc->lastw[k] = me;
+		rc->nreaders[k] = 0;
+	} else if (rc->nreaders[k] == 0 || rc->readers[k][rc->nreaders[k] - 1] != me) {
+		if (rc->nreaders[k] == rc->capreaders[k]) {
+			rc->capreaders[k] = rc->capreaders[k] ? 2 * rc->capreaders[k] : 2;
+			rc->readers[k] = xrealloc(rc->readers[k], (size_t)rc->capreaders[k] * sizeof(int));
+		}
+		rc->readers[k][rc->nreaders[k]++] = me;
+	}
+	return 0;
+}
+
+/* The accesses of step st (tb t of gpu g), reads first. */
+static int
+races_step(VState *v, int g, int t, const MStep *st)
+{
+	races_enter(v, g, t, st);
+	if (st->type == MT_NOP)
+		return 0;
+	for (int side = 0; side < 2; side++) {
+		bool used = side ? mtype_writes_dst(st->type) : mtype_reads_src(st->type);
+		MBuf b = side ? st->dstbuf : st->srcbuf;
+		int off = side ? st->dstoff : st->srcoff;
+		for (int c = 0; used && c < st->cnt; c++) {
+			MBuf real;
+			int o = msccl_resolve(v->p, g, v->inplace, b, off + c, &real);
+			if (races_access(v, g, t, st, real, o, side == 1) != 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* ---- the run ---- */
+
+static Fifo *
+in_fifo(VState *v, int g, const MTb *tb)
+{
+	int s = v->ix.sender[tb_id(v, g, tb->id)];
+	return s >= 0 ? &v->fifo[s] : NULL;
+}
+
+/* Whether step st of tb (gpu g) could run now: its wait, a message in, room out. */
+static bool
+step_ready(VState *v, int g, const MTb *tb, const MStep *st, int first)
+{
+	if (first == 0 && st->depid >= 0 && v->flag[tb_id(v, g, st->depid)] < st->deps)
+		return false;
+	if (st->type == MT_NOP)
+		return true;
+	Fifo *in = mtype_recvs(st->type) ? in_fifo(v, g, tb) : NULL;
+	Fifo *out = mtype_sends(st->type) ? &v->fifo[tb_id(v, g, tb->id)] : NULL;
+	if (mtype_recvs(st->type) && (!in || in->n == 0))
+		return false;
+	return !(out && out->n == v->cap);
+}
+
+/* The values step st computes for chunks [first, first + n): new references. */
+static void
+step_values(VState *v, int g, const MStep *st, int first, int n, Sym *msg, Sym *val)
+{
+	for (int i = 0; i < n; i++) {
+		int c = first + i;
+		switch (st->type) {
+		case MT_S:
+		case MT_CPY:
+			val[i] = sym_ref(v, *at(v, g, st->srcbuf, st->srcoff + c));
+			break;
+		case MT_R:
+		case MT_RCS:
+			val[i] = sym_ref(v, msg[i]);
+			break;
+		case MT_RE:
+			val[i] = sym_reduce(v, *at(v, g, st->dstbuf, st->dstoff + c),
+			                    *at(v, g, st->srcbuf, st->srcoff + c));
+			break;
+		default: /* rrs, rrc, rrcs: the local operand is src */
+			val[i] = sym_reduce(v, msg[i], *at(v, g, st->srcbuf, st->srcoff + c));
+			break;
+		}
 	}
 }
 
@@ -105,18 +517,20 @@ expected(const MProg *p, int g, int k)
 static int
 try_step(VState *v, int g, const MTb *tb)
 {
-	const MStep *st = &tb->step[v->pc[g * MSCCL_MAX_TBS + tb->id]];
-	int *part = &v->part[g * MSCCL_MAX_TBS + tb->id];
+	int id = tb_id(v, g, tb->id);
+	const MStep *st = &tb->step[v->pc[id]];
+	int *part = &v->part[id];
 	int first = v->pieces ? *part : 0, n = v->pieces ? 1 : st->cnt;
-	if (first == 0 && st->depid >= 0 && v->flag[g * MSCCL_MAX_TBS + st->depid] < st->deps)
+	if (!step_ready(v, g, tb, st, first))
 		return 0;
+	if (v->race.on && races_step(v, g, tb->id, st) != 0)
+		return -1;
 	if (st->type == MT_NOP)
 		return 1;
-	Fifo *in = mtype_recvs(st->type) ? fifo(v, tb->recv, g, tb->chan) : NULL;
-	Fifo *out = mtype_sends(st->type) ? fifo(v, g, tb->send, tb->chan) : NULL;
-	if ((in && in->n == 0) || (out && out->n == v->cap))
-		return 0;
+	Fifo *in = mtype_recvs(st->type) ? in_fifo(v, g, tb) : NULL;
+	Fifo *out = mtype_sends(st->type) ? &v->fifo[id] : NULL;
 	Sym *msg = NULL;
+	int mlen = 0;
 	if (in) {
 		int slot = in->head;
 		if (in->cnt[slot] != st->cnt) {
@@ -126,34 +540,18 @@ try_step(VState *v, int g, const MTb *tb)
 			return -1;
 		}
 		msg = in->msg[slot];
+		mlen = n;
 		in->msg[slot] = NULL;
 		in->head = (in->head + 1) % v->cap;
 		in->n--;
 	}
 	Sym *val = xmalloc((size_t)n * sizeof *val);
-	for (int i = 0; i < n; i++) {
-		int c = first + i;
-		switch (st->type) {
-		case MT_S:
-		case MT_CPY:
-			val[i] = *at(v, g, st->srcbuf, st->srcoff + c);
-			break;
-		case MT_R:
-		case MT_RCS:
-			val[i] = msg[i];
-			break;
-		case MT_RE:
-			val[i] = sym_reduce(*at(v, g, st->dstbuf, st->dstoff + c),
-			                    *at(v, g, st->srcbuf, st->srcoff + c));
-			break;
-		default: /* rrs, rrc, rrcs: the local operand is src */
-			val[i] = sym_reduce(msg[i], *at(v, g, st->srcbuf, st->srcoff + c));
-			break;
-		}
-	}
+	step_values(v, g, st, first, n, msg, val);
 	if (mtype_writes_dst(st->type))
 		for (int i = 0; i < n; i++)
-			*at(v, g, st->dstbuf, st->dstoff + first + i) = val[i];
+			sym_put(v, at(v, g, st->dstbuf, st->dstoff + first + i), sym_ref(v, val[i]));
+	for (int i = 0; i < mlen; i++)
+		sym_drop(v, msg[i]);
 	free(msg);
 	if (out) {
 		int slot = (out->head + out->n) % v->cap;
@@ -161,6 +559,8 @@ try_step(VState *v, int g, const MTb *tb)
 		out->cnt[slot] = st->cnt;
 		out->n++;
 	} else {
+		for (int i = 0; i < n; i++)
+			sym_drop(v, val[i]);
 		free(val);
 	}
 	if (first + n < st->cnt) {
@@ -169,7 +569,7 @@ try_step(VState *v, int g, const MTb *tb)
 	}
 	*part = 0;
 	if (st->hasdep)
-		v->flag[g * MSCCL_MAX_TBS + tb->id] = st->s;
+		v->flag[id] = st->s;
 	return 1;
 }
 
@@ -181,15 +581,16 @@ report_deadlock(VState *v)
 	for (int g = 0; g < p->ngpus; g++)
 		for (int t = 0; t < p->gpu[g].ntb; t++) {
 			const MTb *tb = &p->gpu[g].tb[t];
-			int pc = v->pc[g * MSCCL_MAX_TBS + t];
+			int pc = v->pc[tb_id(v, g, t)];
 			if (pc >= tb->nstep)
 				continue;
 			const MStep *st = &tb->step[pc];
 			char why[160];
-			if (st->depid >= 0 && v->flag[g * MSCCL_MAX_TBS + st->depid] < st->deps)
+			Fifo *in = in_fifo(v, g, tb);
+			if (st->depid >= 0 && v->flag[tb_id(v, g, st->depid)] < st->deps)
 				snprintf(why, sizeof why, "waits for tb %d step %d (its flag is at %d)",
-				         st->depid, st->deps, v->flag[g * MSCCL_MAX_TBS + st->depid]);
-			else if (mtype_recvs(st->type) && fifo(v, tb->recv, g, tb->chan)->n == 0)
+				         st->depid, st->deps, v->flag[tb_id(v, g, st->depid)]);
+			else if (mtype_recvs(st->type) && (!in || in->n == 0))
 				snprintf(why, sizeof why, "waits for a message from gpu %d on channel %d "
 				         "(FIFO empty)", tb->recv, tb->chan);
 			else
@@ -210,97 +611,214 @@ report_deadlock(VState *v)
 		note_at((Loc){p->line, 1}, "%d thread blocks are blocked in all", shown);
 }
 
+/* Sweeps over the tbs, each running as far as it can, until all are done
+ * (0) or none can move (a deadlock) or a step fails (-1, reported). */
 static int
-run_mode(const MProg *p, bool inplace, int cap, bool pieces)
+run_steps(VState *v)
 {
-	VState v = {.p = p, .inplace = inplace, .cap = cap, .pieces = pieces};
-	int R = p->ngpus, rc = 0;
-	for (int g = 0; g < R; g++) {
-		v.buf[g][MB_I] = xcalloc((size_t)msccl_ichunks(p) + 1, sizeof(Sym));
-		v.buf[g][MB_O] = xcalloc((size_t)msccl_ochunks(p) + 1, sizeof(Sym));
-		v.buf[g][MB_S] = xcalloc((size_t)p->gpu[g].s_chunks + 1, sizeof(Sym));
-		for (int k = 0; k < msccl_ichunks(p); k++)
-			*at(&v, g, MB_I, k) = initial(p, g, k);
-	}
-	size_t nf = (size_t)R * R * p->nchannels;
-	v.fifo = xcalloc(nf, sizeof *v.fifo);
-	for (size_t f = 0; f < nf; f++) {
-		v.fifo[f].msg = xcalloc((size_t)cap, sizeof(Sym *));
-		v.fifo[f].cnt = xcalloc((size_t)cap, sizeof(int));
-	}
-	v.flag = xmalloc((size_t)R * MSCCL_MAX_TBS * sizeof *v.flag);
-	v.pc = xcalloc((size_t)R * MSCCL_MAX_TBS, sizeof *v.pc);
-	v.part = xcalloc((size_t)R * MSCCL_MAX_TBS, sizeof *v.part);
-	for (int i = 0; i < R * MSCCL_MAX_TBS; i++)
-		v.flag[i] = -1;
+	const MProg *p = v->p;
 	for (;;) {
 		bool moved = false, left = false;
-		for (int g = 0; g < R && rc == 0; g++)
-			for (int t = 0; t < p->gpu[g].ntb && rc == 0; t++) {
+		for (int g = 0; g < p->ngpus; g++)
+			for (int t = 0; t < p->gpu[g].ntb; t++) {
 				const MTb *tb = &p->gpu[g].tb[t];
-				int *pc = &v.pc[g * MSCCL_MAX_TBS + t];
+				int *pc = &v->pc[tb_id(v, g, t)];
 				int r;
-				while (*pc < tb->nstep && (r = try_step(&v, g, tb)) != 0) {
-					if (r < 0) {
-						rc = -1;
-						break;
-					}
+				while (*pc < tb->nstep && (r = try_step(v, g, tb)) != 0) {
+					if (r < 0)
+						return -1;
 					*pc += r == 1;
 					moved = true;
 				}
 				left |= *pc < tb->nstep;
 			}
-		if (rc != 0 || !left)
-			break;
+		if (!left)
+			return 0;
 		if (!moved) {
-			report_deadlock(&v);
-			rc = -1;
-			break;
+			report_deadlock(v);
+			return -1;
 		}
 	}
-	for (size_t f = 0; rc == 0 && f < nf; f++)
-		if (v.fifo[f].n) {
-			int src = (int)(f / p->nchannels / R), dst = (int)(f / p->nchannels % R);
-			error_at((Loc){p->gpu[src].line, 1}, "rule 10 (matching): %d message%s from gpu %d "
-			         "to gpu %d on channel %d %s never received", v.fifo[f].n,
-			         v.fifo[f].n == 1 ? "" : "s", src, dst, (int)(f % p->nchannels),
-			         v.fifo[f].n == 1 ? "is" : "are");
-			rc = -1;
+}
+
+int
+msccl_root(const MProg *p)
+{
+	if (p->coll != MC_BROADCAST && p->coll != MC_REDUCE)
+		return -1;
+	/* a broadcast's root receives nothing, a reduce's sends nothing */
+	int root = -1;
+	for (int g = 0; g < p->ngpus; g++) {
+		bool any = false;
+		for (int t = 0; t < p->gpu[g].ntb && !any; t++)
+			any = p->coll == MC_BROADCAST ? p->gpu[g].tb[t].recv >= 0 : p->gpu[g].tb[t].send >= 0;
+		if (!any) {
+			if (root >= 0)
+				return -1;
+			root = g;
 		}
+	}
+	return root;
+}
+
+/* The root of a broadcast or reduce, and the buffers NCCL does not pass to
+ * other ranks: a broadcast's sendbuff and a reduce's recvbuff are only the
+ * root's (may be NULL elsewhere). -1 after reporting. */
+static int
+check_root(VState *v)
+{
+	const MProg *p = v->p;
+	v->root = msccl_root(p);
+	if (p->coll != MC_BROADCAST && p->coll != MC_REDUCE)
+		return 0;
+	if (v->root < 0) {
+		error_at((Loc){p->line, 1}, "rule 15 (correctness): a %s needs one root: exactly one "
+		         "gpu that %s", p->coll_name,
+		         p->coll == MC_BROADCAST ? "receives nothing" : "sends nothing");
+		return -1;
+	}
+	MBuf none = p->coll == MC_BROADCAST ? MB_I : MB_O;
+	for (int g = 0; g < p->ngpus; g++)
+		for (int t = 0; g != v->root && t < p->gpu[g].ntb; t++)
+			for (int k = 0; k < p->gpu[g].tb[t].nstep; k++) {
+				const MStep *st = &p->gpu[g].tb[t].step[k];
+				if ((mtype_reads_src(st->type) && st->srcbuf == none) ||
+				    (mtype_writes_dst(st->type) && st->dstbuf == none)) {
+					error_at((Loc){st->line, 1}, "rule 15 (correctness): gpu %d step %d of tb "
+					         "%d uses buffer %s, but only the root (gpu %d) of a %s has one: "
+					         "NCCL passes %s elsewhere", g, st->s, t, none == MB_I ? "i" : "o",
+					         v->root, p->coll_name,
+					         none == MB_I ? "no sendbuff" : "no recvbuff");
+					return -1;
+				}
+			}
+	return 0;
+}
+
+/* Output chunk k of gpu g against the promise; -1 after reporting. */
+static int
+check_chunk(VState *v, int g, int k)
+{
+	const MProg *p = v->p;
+	Sym got = *at(v, g, MB_O, k), want = expected(v, g, k);
+	if (want.state == 0)
+		return 0;
+	bool same = got.state == 1 && got.id == want.id && got.n == want.n &&
+	            (want.set != SET_ONE || sym_has(v, got, want.one));
+	if (same)
+		return 0;
 	static const char *const what[] = {"is never written", "", "mixes different chunks",
 	                                   "holds a contribution twice"};
-	for (int g = 0; rc == 0 && p->coll != MC_CUSTOM && g < R; g++)
-		for (int k = 0; k < msccl_ochunks(p); k++) {
-			Sym got = *at(&v, g, MB_O, k), want = expected(p, g, k);
-			if (got.state == 1 && got.id == want.id && got.mask == want.mask)
-				continue;
-			char why[160];
-			if (got.state != 1)
-				snprintf(why, sizeof why, "%s", what[got.state]);
-			else if (got.id != want.id)
-				snprintf(why, sizeof why, "holds the wrong chunk");
-			else
-				snprintf(why, sizeof why, "holds contributions %#llx instead of %#llx",
-				         (unsigned long long)got.mask, (unsigned long long)want.mask);
-			error_at((Loc){p->gpu[g].line, 1}, "rule 15 (correctness): %s %s: output chunk %d "
-			         "of gpu %d %s", inplace ? "in-place" : "out-of-place", p->coll_name, k, g,
-			         why);
-			rc = -1;
-			break;
-		}
-	for (size_t f = 0; f < nf; f++) {
-		for (int s = 0; s < cap; s++)
-			free(v.fifo[f].msg[s]);
-		free(v.fifo[f].msg);
-		free(v.fifo[f].cnt);
+	char why[160];
+	if (got.state != 1)
+		snprintf(why, sizeof why, "%s", what[got.state]);
+	else if (got.id != want.id)
+		snprintf(why, sizeof why, "holds the wrong chunk");
+	else if (want.set == SET_ONE)
+		snprintf(why, sizeof why, "holds gpu %d's chunk instead of gpu %d's",
+		         got.set == SET_ONE ? got.one : -1, want.one);
+	else {
+		int miss = 0;
+		while (miss < p->ngpus && sym_has(v, got, miss))
+			miss++;
+		snprintf(why, sizeof why, "holds %d of the %d contributions (not gpu %d's)", got.n,
+		         want.n, miss);
 	}
-	for (int g = 0; g < R; g++)
+	error_at((Loc){p->gpu[g].line, 1}, "rule 15 (correctness): %s %s: output chunk %d of gpu %d "
+	         "%s", v->inplace ? "in-place" : "out-of-place", p->coll_name, k, g, why);
+	return -1;
+}
+
+/* After the run: FIFOs empty (rule 10), outputs as promised (rule 15). */
+static int
+check_end(VState *v)
+{
+	const MProg *p = v->p;
+	for (int id = 0; id < v->ix.ntb; id++)
+		if (v->fifo[id].n) {
+			int src = v->ix.rank[id];
+			const MTb *tb = &p->gpu[src].tb[id - v->ix.base[src]];
+			error_at((Loc){p->gpu[src].line, 1}, "rule 10 (matching): %d message%s from gpu %d "
+			         "to gpu %d on channel %d %s never received", v->fifo[id].n,
+			         v->fifo[id].n == 1 ? "" : "s", src, tb->send, tb->chan,
+			         v->fifo[id].n == 1 ? "is" : "are");
+			return -1;
+		}
+	for (int g = 0; p->coll != MC_CUSTOM && g < p->ngpus; g++)
+		for (int k = 0; k < msccl_ochunks(p); k++)
+			if (check_chunk(v, g, k) != 0)
+				return -1;
+	return 0;
+}
+
+static void
+setup(VState *v)
+{
+	const MProg *p = v->p;
+	int R = p->ngpus, cap = v->cap;
+	msccl_index(p, &v->ix);
+	v->pool.words = (R + 63) / 64;
+	v->buf = xcalloc((size_t)R, sizeof *v->buf);
+	for (int g = 0; g < R; g++) {
+		v->buf[g][MB_I] = xcalloc((size_t)msccl_ichunks(p) + 1, sizeof(Sym));
+		v->buf[g][MB_O] = xcalloc((size_t)msccl_ochunks(p) + 1, sizeof(Sym));
+		v->buf[g][MB_S] = xcalloc((size_t)p->gpu[g].s_chunks + 1, sizeof(Sym));
+		for (int k = 0; k < msccl_ichunks(p); k++)
+			if (p->coll != MC_BROADCAST || g == v->root)
+				*at(v, g, MB_I, k) = initial(p, g, k);
+	}
+	size_t nt = (size_t)v->ix.ntb + 1;
+	v->fifo = xcalloc(nt, sizeof *v->fifo);
+	for (size_t f = 0; f < nt; f++) {
+		v->fifo[f].msg = xcalloc((size_t)cap, sizeof(Sym *));
+		v->fifo[f].cnt = xcalloc((size_t)cap, sizeof(int));
+	}
+	v->flag = xmalloc(nt * sizeof *v->flag);
+	v->pc = xcalloc(nt, sizeof *v->pc);
+	v->part = xcalloc(nt, sizeof *v->part);
+	for (size_t i = 0; i < nt; i++)
+		v->flag[i] = -1;
+}
+
+static void
+teardown(VState *v)
+{
+	for (int f = 0; f <= v->ix.ntb; f++) {
+		for (int s = 0; s < v->cap; s++)
+			free(v->fifo[f].msg[s]);
+		free(v->fifo[f].msg);
+		free(v->fifo[f].cnt);
+	}
+	for (int g = 0; g < v->p->ngpus; g++)
 		for (int b = 0; b < 3; b++)
-			free(v.buf[g][b]);
-	free(v.fifo);
-	free(v.flag);
-	free(v.pc);
-	free(v.part);
+			free(v->buf[g][b]);
+	free(v->buf);
+	free(v->fifo);
+	free(v->flag);
+	free(v->pc);
+	free(v->part);
+	free(v->pool.bits);
+	free(v->pool.ref);
+	free(v->pool.free_);
+	races_free(v);
+	msccl_index_free(&v->ix);
+}
+
+static int
+run_mode(const MProg *p, bool inplace, int cap, bool pieces)
+{
+	VState v = {.p = p, .inplace = inplace, .cap = cap, .pieces = pieces, .root = -1};
+	if (check_root(&v) != 0)
+		return -1;
+	setup(&v);
+	int rc = 0;
+	if (!pieces)
+		rc = races_init(&v);
+	if (rc == 0)
+		rc = run_steps(&v);
+	if (rc == 0)
+		rc = check_end(&v);
+	teardown(&v);
 	return rc;
 }
 
