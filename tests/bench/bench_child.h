@@ -6,6 +6,7 @@
 #define COLLC_BENCH_CHILD_H
 
 #include <stdbool.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -31,6 +32,17 @@ in_child(int (*fn)(const void *arg, int fd), const void *arg, char *buf, size_t 
 	if (n > 0)
 		buf[n] = '\0';
 	return n > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+/* CPU seconds of the children waited for so far (the wall clock counts the
+ * other users of a shared machine too). */
+static inline double
+children_cpu(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_CHILDREN, &ru);
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
 }
 
 #endif

@@ -32,17 +32,6 @@ static const struct {
 	{"collc run --size 1e12 (cli golden)", "run tests/golden/cli/ring4.coll --size 1e12"},
 };
 
-/* CPU seconds of the children waited for so far (the wall clock counts
- * the other users of a shared machine too). */
-static double
-children_cpu(void)
-{
-	struct rusage ru;
-	getrusage(RUSAGE_CHILDREN, &ru);
-	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
-}
-
 /* Runs collc with args, prints its wall and CPU time beside the target. */
 static void
 time_one(const char *name, const char *args)

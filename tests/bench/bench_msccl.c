@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 
 #include "base.h"
+#include "bench_child.h"
 
 #ifndef COLLC_BIN
 #define COLLC_BIN "bin/collc"
@@ -37,16 +38,6 @@ static const struct {
 	 "tree B = bfs(T, root (0, 0));\n"
 	 "collective allreduce AR on T { algorithm symmetric(trees B, group G); }\n", 5.0},
 };
-
-/* CPU seconds of the children waited for so far. */
-static double
-children_cpu(void)
-{
-	struct rusage ru;
-	getrusage(RUSAGE_CHILDREN, &ru);
-	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
-}
 
 int
 main(void)

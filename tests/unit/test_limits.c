@@ -165,13 +165,8 @@ test_input_limit(void)
 static void
 test_out_of_memory(void)
 {
-#if defined(__SANITIZE_ADDRESS__)
-	return;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-	return;
-#endif
-#endif
+	if (UNDER_ASAN)
+		return;
 	write_in(tmpdir, "r4k.coll", "topology R = ring(4096);\n"
 	                      "collective allreduce AR on R { algorithm ring; }\n");
 	char *err;

@@ -1008,16 +1008,7 @@ max_attr(const char *xml, const char *key)
 static void
 test_scale_128_256(void)
 {
-	/* under the sanitizers thousands of threads take most of an hour:
-	 * there every case is run symbolically, as collc run does first */
-	bool sanitized = false;
-#if defined(__SANITIZE_ADDRESS__)
-	sanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-	sanitized = true;
-#endif
-#endif
+
 	static const struct {
 		const char *text;
 		int ranks;
@@ -1052,7 +1043,9 @@ test_scale_128_256(void)
 		CU_ASSERT(max_attr(xml, "<tb id=\"") < MSCCL_MAX_TBS);
 		CU_ASSERT(max_attr(xml, " chan=\"") > 0);
 		diag = NULL;
-		bool threads = max_attr(xml, "<tb id=\"") * cases[i].ranks <= 8192 && !sanitized;
+		/* under the sanitizers thousands of threads take most of an hour:
+		 * there every case runs symbolically, as collc run does first */
+		bool threads = max_attr(xml, "<tb id=\"") * cases[i].ranks <= 8192 && !UNDER_ASAN;
 		int rc = run_sized("big.xml", xml, xlen, false, threads, cases[i].bytes, false,
 		                   RD_INT32, &diag);
 		assert_named(rc == 0, __LINE__, __FILE__, "case %zu reads back and runs: %s", i, diag);

@@ -39,6 +39,20 @@ char *fmt_string(const File *);
 char *slurp(const char *path, size_t *len);
 /* Writes text to dir/name. */
 void write_in(const char *dir, const char *name, const char *text);
+
+/* Whether this runner is built with AddressSanitizer (gcc says so with
+ * __SANITIZE_ADDRESS__, clang with __has_feature): some cases cannot run
+ * there (address-space limits) or take far too long (thousands of threads). */
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+#ifndef UNDER_ASAN
+#define UNDER_ASAN 0
+#endif
 /* Asserts that the diagnostics contain `needle`, reporting them if not. */
 #define ASSERT_DIAG(c, needle)                                                        \
 	CU_assertImplementation(strstr((c)->diag, (needle)) != NULL, __LINE__,            \
