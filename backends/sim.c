@@ -66,7 +66,8 @@ explicit_coll(Arena *a, const Sched *s, SimColl *c)
 		SimMsg sm = {.round = m->round, .src = m->src, .dst = m->dst,
 		             .num = (int64_t)m->n * mult, .den = s->nchunk,
 		             .reduce = m->op == X_REDUCE, .nhop = sched_route_len(s, m->route),
-		             .dep = d.read_off[j], .ndep = d.read_off[j + 1] - d.read_off[j]};
+		             .dep = d.read_off[j], .ndep = d.read_off[j + 1] - d.read_off[j],
+		             .instance = m->instance};
 		add_msg(&o, sm, s->route_link + s->route_off[m->route]);
 	}
 	o.deps = d.read;

@@ -24,6 +24,9 @@ enum {
 	MAX_DIMS = 8,              /* coordinates of a torus, mesh or hyperx */
 	MAX_NODES = 1 << (20 - LIMIT_SHIFT),       /* nodes of a topology, switches included */
 	MAX_CHUNKS = 1 << 30,      /* `chunks N`, `segments S`: fits an int with room */
+	/* Independent pipelines of one schedule (Msg.instance: Bucket has 2d);
+	 * the simulator keeps a queue per link and instance. */
+	MAX_INSTANCES = 2 * MAX_DIMS,
 
 	/* A topology's directed links: 48 bytes each plus routing state, so
 	 * 2^24 links take about 1 GiB (full(4096) has 16,773,120). */
