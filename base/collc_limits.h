@@ -34,8 +34,8 @@ enum {
 
 	/* An explicit schedule: its (rank, chunk) cells, which the verifier
 	 * holds as a set each (about 28 bytes), and its chunk transfers (a
-	 * chunk id of 4 bytes, a 28-byte message at worst, the sort's copy):
-	 * 2^26 of either is about 2 GiB. ring(4096) allreduce has 16.8M cells
+	 * chunk id of 4 bytes, a 32-byte message at worst, the sort's copy):
+	 * 2^26 of either is about 2 GiB (transfers 2.25 GiB). ring(4096) allreduce has 16.8M cells
 	 * and 33.5M transfers; ring(8192) has 134M. */
 	MAX_CELLS = 1 << (26 - LIMIT_SHIFT),
 	MAX_TRANSFERS = 1 << (26 - LIMIT_SHIFT),
