@@ -74,6 +74,12 @@ enum {
 	/* Rounds of a schedule: simulators and executors keep a few values
 	 * per round (2^24 rounds of doubles are 128 MiB each). */
 	MAX_ROUNDS = 1 << (24 - LIMIT_SHIFT),
+
+	/* Packet mode's event loop: packets times the links each crosses, about
+	 * 70 million a second on one core, so 2^30 is about 15 s. A larger
+	 * run is refused before it starts (flow mode computes the same sizes
+	 * in closed form per flow). */
+	MAX_PACKET_HOPS = 1 << (30 - LIMIT_SHIFT),
 };
 
 #endif

@@ -170,6 +170,8 @@ typedef struct SimRun {
 	int64_t *saved_busy_ps, *saved_bytes; /* and the link's counts before it */
 	int64_t memo_b, memo_bw, memo_ser; /* packet_ps's one remembered size */
 	Cut cut;                           /* msg_cut's one remembered fraction */
+	double packet_hops;                /* the event loop's work so far (packet_budget) */
+	bool over_budget;                  /* packet_hops passed MAX_PACKET_HOPS: stopped */
 	bool *busy;
 	int64_t *red_free; /* per node: the reduction engine is free from */
 	double *red_free_s;
@@ -608,6 +610,25 @@ max_round_msgs(const SimColl *c)
 	return most;
 }
 
+/* Packet mode's work is a packet per link crossed, except for a lone message
+ * of one hop, computed in closed form (run_alone). Before messages run, their
+ * work is added up; past MAX_PACKET_HOPS the run stops and sim_run refuses it,
+ * so no input (a huge size, a huge fraction in a .sim file) keeps packet mode
+ * busy for hours. `loop`: the messages go to the event loop, where one-hop
+ * messages cost their packets too. */
+static bool
+packet_budget(SimRun *r, const SimColl *c, bool loop)
+{
+	int64_t mtu = r->net->mtu > 0 ? r->net->mtu : 1;
+	for (int m = 0; m < c->nmsg; m++) {
+		int nhop = c->msg[m].nhop;
+		double np = (double)((sim_msg_bytes(&c->msg[m], r->bytes) + mtu - 1) / mtu);
+		r->packet_hops += nhop > 1 || loop ? (np > 1 ? np : 1) * (nhop > 1 ? nhop : 1) : 1;
+	}
+	r->over_budget = r->packet_hops > (double)MAX_PACKET_HOPS;
+	return !r->over_budget;
+}
+
 /* Rounds mode, packets: each round alone (lone messages computed, else the
  * event loop), starting when the one before has ended. */
 static int64_t
@@ -621,10 +642,15 @@ packet_rounds(SimRun *r)
 		int64_t start = end + stall_ps(r, round) + n->step_ps;
 		round_view(r, whole, round, &m, &view);
 		r->c = &view;
-		bool lone;
+		bool lone = false;
 		r->latest_ps = start;
-		run_lone_round(r, 0, start, round + 1, &lone);
+		if (packet_budget(r, &view, false))
+			run_lone_round(r, 0, start, round + 1, &lone);
 		if (!lone) {
+			if (r->over_budget || !packet_budget(r, &view, true)) {
+				r->c = whole;
+				break;
+			}
 			r->latest_ps = start;
 			prepare_events(r);
 			for (int i = 0; i < view.nmsg; i++)
@@ -664,7 +690,7 @@ run_packets(SimRun *r)
 	r->saved_bytes = xcalloc((size_t)n->nlink, sizeof *r->saved_bytes);
 	if (r->o->sync == SIM_ROUNDS) {
 		end = packet_rounds(r);
-	} else {
+	} else if (packet_budget(r, c, true)) {
 		prepare_events(r);
 		r->ready_ps = xcalloc((size_t)c->nmsg, sizeof *r->ready_ps);
 		r->round_end_ps = xcalloc((size_t)c->nround + 1, sizeof *r->round_end_ps);
@@ -1134,6 +1160,12 @@ sim_run(Arena *a, const SimNet *n, int ci, int64_t bytes, const SimOpts *o, SimR
 	sim_energy(n, r.msg_bytes, res);
 	free(r.link_bytes), free(r.waiting), free(r.rdep_off), free(r.rdep);
 	free(r.qnext), free(r.qfree_ps), free(r.qfree_s);
+	if (r.over_budget) {
+		snprintf(err, errlen, "'%s' at %lld bytes crosses links with more than %.3g packets; "
+		         "packet mode simulates at most %.3g (simulate it in flow mode)", c->name,
+		         (long long)bytes, r.packet_hops, (double)MAX_PACKET_HOPS);
+		return -1;
+	}
 	double p = c->nrank;
 	res->goodput_bps = res->time_s > 0 ? (double)bytes * 8 * (p - 1) / (p * res->time_s) : 0;
 	res->bound_bps = sim_injection_bw(n, ci) / 2;

@@ -177,6 +177,35 @@ test_single_message(void)
 			}
 }
 
+/* Packet mode's work budget (MAX_PACKET_HOPS): a one-hop message alone is a
+ * closed form at any size; a two-hop one, or two messages sharing a link, cost
+ * a packet per link crossed and are refused past the budget, before running,
+ * in both sync modes; flow mode runs the same sizes. */
+static void
+test_packet_budget(void)
+{
+	const int64_t mtu = 4096, over = ((int64_t)MAX_PACKET_HOPS / 2 + 1) * mtu;
+	SimOpts packet = {.mode = SIM_PACKET, .sync = SIM_ROUNDS};
+	SimOpts deps = {.mode = SIM_PACKET, .sync = SIM_DEPS};
+	SimOpts flow = {.mode = SIM_FLOW, .sync = SIM_ROUNDS};
+	SimResult r;
+	char err[256] = "";
+	Hand one, two;
+	hand_init(&one, 2, mtu);
+	hand_msg(&one, 0, 0, 1, 1, 1, 0, NULL);
+	CU_ASSERT_EQUAL(sim_run(&one.a, &one.net, 0, 64 * over, &packet, &r, err, sizeof err), 0);
+	hand_init(&two, 3, mtu);
+	hand_msg(&two, 0, 0, 2, 1, 1, 0, NULL); /* 2 hops: packets x 2 */
+	CU_ASSERT_EQUAL(sim_run(&two.a, &two.net, 0, 1 << 20, &packet, &r, err, sizeof err), 0);
+	CU_ASSERT_EQUAL(r.time_ps, closed_form(1 << 20, 2, mtu, 400000000000, 400000));
+	CU_ASSERT_EQUAL(sim_run(&two.a, &two.net, 0, over, &packet, &r, err, sizeof err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "packet mode simulates at most"));
+	CU_ASSERT_EQUAL(sim_run(&two.a, &two.net, 0, over, &deps, &r, err, sizeof err), -1);
+	CU_ASSERT_EQUAL(sim_run(&two.a, &two.net, 0, over, &flow, &r, err, sizeof err), 0);
+	arena_free(&one.a);
+	arena_free(&two.a);
+}
+
 static void
 test_ring_allreduce(void)
 {
@@ -1259,6 +1288,8 @@ CU_TestInfo sim_tests[] = {
 	{"every cost term of packet and flow, rounds and deps: closed forms", test_cost_terms},
 	{"messages of no bytes take no time", test_empty_messages},
 	{"one message over h hops: the closed form to the picosecond", test_single_message},
+	{"packet mode refuses more than MAX_PACKET_HOPS packet-hops, before running",
+	 test_packet_budget},
 	{"ring allreduce on ring(2..16): one packet and pipelined forms", test_ring_allreduce},
 	{"collc sim's ring: symmetric, streamed, closed forms (p = 3..16, 1024)", test_ring_streamed},
 	{"ring(16384) streamed: one round held, the closed form; ring(8192) with deps refused",
