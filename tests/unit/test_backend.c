@@ -121,6 +121,7 @@ test_ir_reader_errors(void)
 	static const struct { const char *text, *want; } bad[] = {
 		{"", "x.collir: error: not a collc IR file (it starts with 'collc-ir 1')"},
 		{"topology T = ring(4);\n", "x.collir:1:1: error: expected 'collc-ir'"},
+		{"collc-ir 1\n\x01\n", "x.collir:2:1: error: unexpected byte 0x01"},
 		{"collc-ir 2\n", "x.collir:1:10: error: expected an integer in 1..1"},
 		{"collc-ir 1\nschedule A allreduce ring topology T ranks 2 chunks 2 rounds 1 form explicit\n",
 		 "x.collir:2:36: error: unknown topology"},

@@ -356,6 +356,11 @@ test_explain(void)
 		arrows++;
 	CU_ASSERT_EQUAL(arrows, p.sched[0]->nmsg);
 	CU_ASSERT(strstr(svg, "<title>round 6: rank 3 -> rank 0, copy chunk 1</title>") != NULL);
+	/* rounds left to right, 90 pt each from x = 80: the last rule at 620 */
+	CU_ASSERT(strstr(svg, "<line x1=\"620\" y1=\"46\" x2=\"620\" y2=\"170\" stroke=\"#bbbbbb\"/>\n")
+	          != NULL);
+	CU_ASSERT(strstr(svg, "<text x=\"575\" y=\"38\" font-size=\"12\" text-anchor=\"middle\">round "
+	                      "6</text>\n") != NULL);
 	CU_ASSERT(strncmp(svg, "<?xml", 5) == 0 && strstr(svg, "</svg>\n") != NULL);
 	/* a message of several chunks lists them as runs */
 	free(text);
