@@ -438,6 +438,15 @@ read_msg_line(Reader *r, SchedBody *b)
 	int n = (int)integer(r, 1, b->nchunk);
 	for (int i = 0; i < n && !r->failed; i++)
 		b->chunks[i] = (int)integer(r, 0, b->nchunk - 1);
+	char w[16];
+	const char *at = r->at;
+	r->sb.instance = 0;
+	if (!r->failed && word(r, w, sizeof w)) {
+		if (strcmp(w, "instance") == 0)
+			r->sb.instance = (int)integer(r, 1, MAX_INSTANCES - 1);
+		else
+			r->at = at; /* line_end reports it */
+	}
 	if (!r->failed && s->nroute == 0)
 		fail(r, "a message before any route");
 	if (!r->failed)

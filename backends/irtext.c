@@ -131,6 +131,8 @@ write_schedule(const Sched *s, FILE *f)
 			        m->op == X_REDUCE ? 'r' : 'c', m->route, m->n);
 			for (int k = 0; k < m->n; k++)
 				fprintf(f, " %d", s->chunks[m->first + k]);
+			if (m->instance != 0)
+				fprintf(f, " instance %d", m->instance);
 			fputc('\n', f);
 		}
 	}

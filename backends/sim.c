@@ -1,7 +1,9 @@
 /*
  * sim.c: the IR as the simulator's input, and `build --target sim` (the
  * .sim text, docs/sim.md). Explicit schedules convert message by message,
- * with the layout pass's read dependencies (ir/layout.c: msg_deps).
+ * with the layout pass's read dependencies (ir/layout.c: msg_deps) and
+ * their instance (Msg.instance: Bucket's independent pipelines, which the
+ * simulator queues apart by dependencies).
  * Symmetric ones whose group holds every translation of the coordinates
  * are, for a simulation round by round, a stream: each round's messages are
  * the translates of those leaving node 0, made when the simulator asks for
@@ -66,7 +68,8 @@ explicit_coll(Arena *a, const Sched *s, SimColl *c)
 		SimMsg sm = {.round = m->round, .src = m->src, .dst = m->dst,
 		             .num = (int64_t)m->n * mult, .den = s->nchunk,
 		             .reduce = m->op == X_REDUCE, .nhop = sched_route_len(s, m->route),
-		             .dep = d.read_off[j], .ndep = d.read_off[j + 1] - d.read_off[j]};
+		             .dep = d.read_off[j], .ndep = d.read_off[j + 1] - d.read_off[j],
+		             .instance = m->instance};
 		add_msg(&o, sm, s->route_link + s->route_off[m->route]);
 	}
 	o.deps = d.read;

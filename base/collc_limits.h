@@ -24,6 +24,9 @@ enum {
 	MAX_DIMS = 8,              /* coordinates of a torus, mesh or hyperx */
 	MAX_NODES = 1 << (20 - LIMIT_SHIFT),       /* nodes of a topology, switches included */
 	MAX_CHUNKS = 1 << 30,      /* `chunks N`, `segments S`: fits an int with room */
+	/* Independent pipelines of one schedule (Msg.instance: Bucket has 2d);
+	 * the simulator keeps a queue per link and instance. */
+	MAX_INSTANCES = 2 * MAX_DIMS,
 
 	/* A topology's directed links: 48 bytes each plus routing state, so
 	 * 2^24 links take about 1 GiB (full(4096) has 16,773,120). */
@@ -31,8 +34,8 @@ enum {
 
 	/* An explicit schedule: its (rank, chunk) cells, which the verifier
 	 * holds as a set each (about 28 bytes), and its chunk transfers (a
-	 * chunk id of 4 bytes, a 28-byte message at worst, the sort's copy):
-	 * 2^26 of either is about 2 GiB. ring(4096) allreduce has 16.8M cells
+	 * chunk id of 4 bytes, a 32-byte message at worst, the sort's copy):
+	 * 2^26 of either is about 2 GiB (transfers 2.25 GiB). ring(4096) allreduce has 16.8M cells
 	 * and 33.5M transfers; ring(8192) has 134M. */
 	MAX_CELLS = 1 << (26 - LIMIT_SHIFT),
 	MAX_TRANSFERS = 1 << (26 - LIMIT_SHIFT),

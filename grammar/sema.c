@@ -912,7 +912,7 @@ check_map(Sema *s, const Item *it, const NodeSpace *sh)
 	/* nodes not listed stay put, so the listed ones must permute among themselves */
 	for (int i = 1; i < it->list.n && nerrors() == errors; i += 2) {
 		int64_t b = ast_resolve_node(sh, it->list.v[i], false);
-		if (!seen_from[b])
+		if (b >= 0 && !seen_from[b]) /* a node outside the topology is reported below */
 			error_at(it->list.v[i]->loc, "node %lld is a target but is not mapped itself: "
 			         "this map is not a permutation (say where %lld goes)", (long long)b,
 			         (long long)b);

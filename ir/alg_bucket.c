@@ -5,7 +5,10 @@
  * reduce-scatters dimension by dimension in the cyclic order j, j+1, ...
  * over direction e, then allgathers in the reverse order. In every round
  * the instances use the 2d link classes once each: psi = theta = omega = 1,
- * 2d(n-1) rounds on T_n^d.
+ * 2d(n-1) rounds on T_n^d. Each instance is its own Msg.instance: on a
+ * rectangle the instances that start on the short side reach the long one
+ * while the others are still there, and they share its links as independent
+ * pipelines instead of being packed into one message per link and round.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +65,7 @@ alg_bucket(const AlgCtx *c)
 	for (int j = 0; j < d; j++)
 		for (int e = +1; e >= -1; e -= 2) {
 			int sub = 2 * j + (e < 0), dims[MAX_DIMS], round = 0;
+			g.b.instance = sub;
 			for (int k = 0; k < d; k++)
 				dims[k] = (j + k) % d;
 			for (int k = 0; rs && k < d; k++)

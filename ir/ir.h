@@ -269,6 +269,9 @@ typedef struct Msg {
 	int route;        /* the Sched's route table */
 	XferOp op;
 	int first, n;     /* chunks: sched->chunks[first .. first + n) */
+	int instance;     /* the independent pipeline it belongs to (Bucket's 2d instances);
+	                   * 0 when the schedule has one. Never packed with another
+	                   * instance's message; the simulator queues each apart. */
 } Msg;
 
 /*
@@ -335,6 +338,7 @@ typedef struct SchedBuilder {
 	int nfrom_routes;
 	bool too_big;      /* its routes passed MAX_ROUTE_HOPS: messages are dropped */
 	bool unrouted;     /* sched_msg's messages wait for sched_end's routing (route -1) */
+	int instance;      /* stamped on the messages added next (Msg.instance); 0 at first */
 } SchedBuilder;
 
 Sched *sched_new(Arena *, const char *name, Loc, CollKind, const char *algorithm,
@@ -347,7 +351,7 @@ void sched_msg(SchedBuilder *, int round, int src, int dst, XferOp, const int *c
 void sched_msg_route(SchedBuilder *, int round, int src, int dst, XferOp, const int *chunks,
                      int n, const int *links, int nlink);
 int sched_route(SchedBuilder *, const int *links, int nlink);
-/* Sorts by round, merges same (round, src, dst, route, op); -1 after
+/* Sorts by round, merges same (round, src, dst, route, op, instance); -1 after
  * reporting when the routes passed MAX_ROUTE_HOPS (nothing is kept). */
 int sched_end(SchedBuilder *);
 void sched_abort(SchedBuilder *); /* drops what was built (after an error) */

@@ -1,7 +1,10 @@
 /*
  * sched.c: building explicit schedules. Generators add messages in any
  * order; sched_end sorts them by round and packs: all chunk transfers with
- * the same round, sender, receiver, route and operation become one message.
+ * the same round, sender, receiver, route, operation and instance become one
+ * message. Instances (Msg.instance: Bucket's 2d pipelines) are never packed
+ * together, so that a backend can run them independently: a message that
+ * carried two instances' chunks would wait for both and hold both back.
  * Routes are interned: a schedule holds each distinct link list once. The
  * messages sched_msg adds are routed in sched_end, once all are known, so
  * that the hops their routes need are estimated and held against
@@ -143,7 +146,8 @@ sched_msg_at(SchedBuilder *b, int round, int src, int dst, XferOp op, const int 
 	}
 	copy_n(s->chunks + used, chunks, (size_t)n, sizeof *chunks);
 	s->msg[s->nmsg++] = (Msg){.round = round, .src = src, .dst = dst, .op = op,
-	                          .route = route, .first = used, .n = n};
+	                          .route = route, .first = used, .n = n,
+	                          .instance = b->instance};
 	if (round + 1 > s->nround)
 		s->nround = round + 1;
 }
@@ -261,6 +265,8 @@ msg_order_in_round(const Msg *a, const Msg *b)
 		return a->route < b->route ? -1 : 1;
 	if (a->op != b->op)
 		return a->op < b->op ? -1 : 1;
+	if (a->instance != b->instance)
+		return a->instance < b->instance ? -1 : 1;
 	return a->first < b->first ? -1 : a->first > b->first;
 }
 
@@ -273,7 +279,7 @@ index_order(const void *pa, const void *pb)
 }
 
 /*
- * The order of the messages by (round, src, dst, route, op, first): a
+ * The order of the messages by (round, src, dst, route, op, instance, first): a
  * stable counting sort by round (linear in messages and rounds; first, the
  * insertion order, breaks ties), then each round put in order if it is not
  * already (generators mostly add a round's messages in order, so this is
@@ -329,7 +335,7 @@ static bool
 same_key(const Msg *a, const Msg *b)
 {
 	return a->round == b->round && a->src == b->src && a->dst == b->dst &&
-	       a->route == b->route && a->op == b->op;
+	       a->route == b->route && a->op == b->op && a->instance == b->instance;
 }
 
 int
@@ -350,7 +356,7 @@ sched_end(SchedBuilder *b)
 	int *order = msg_sorted_order(s);
 	s->msg = ordered_msgs(s->msg, order, s->nmsg);
 	free(order);
-	/* pack in place: one message per (round, src, dst, route, op), chunks in order */
+	/* pack in place: one message per (round, src, dst, route, op, instance), chunks in order */
 	size_t total = 0;
 	for (int i = 0; i < s->nmsg; i++)
 		total += (size_t)s->msg[i].n;

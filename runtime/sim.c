@@ -154,7 +154,8 @@ typedef struct SimRun {
 	int64_t *ready_ps; /* deps mode: when the last one arrived */
 	double *ready_s;
 	int *rdep_off, *rdep;
-	int *qnext;        /* deps mode: the next message posted on the same first link, or -1 */
+	int *qnext;        /* deps mode: the next message posted on the same first link
+	                    * by the same instance, or -1 */
 	int64_t *qfree_ps; /* deps mode: when the one before it on that link finished sending */
 	double *qfree_s;
 	/* hop entries (message, hop) */
@@ -1023,15 +1024,22 @@ run_flows(SimRun *r)
 
 /* Deps mode: a sender posts its messages on a link's queue in issue order
  * (message order: by round, then as built) and the link serves that queue
- * first in, first out; each message waits for the one before it. Different
- * queues (senders, links) still share fairly. */
+ * first in, first out; each message waits for the one before it. Each
+ * instance (an independent pipeline, SimMsg.instance) has its own queue on
+ * a link, so one instance's messages never wait behind another's. Different
+ * queues (senders, links, instances) still share fairly. */
 static void
 issue_queues(SimRun *r)
 {
 	const SimColl *c = r->c;
-	int *last = xmalloc(((size_t)r->net->nlink + 1) * sizeof *last);
-	for (int l = 0; l < r->net->nlink; l++)
-		last[l] = -1;
+	int ninst = 1;
+	for (int m = 0; m < c->nmsg; m++)
+		if (c->msg[m].instance >= ninst)
+			ninst = c->msg[m].instance + 1;
+	size_t nq = (size_t)r->net->nlink * (size_t)ninst;
+	int *last = xmalloc((nq + 1) * sizeof *last);
+	for (size_t q = 0; q < nq; q++)
+		last[q] = -1;
 	r->qnext = xmalloc((size_t)c->nmsg * sizeof *r->qnext + 1);
 	r->qfree_ps = xcalloc((size_t)c->nmsg + 1, sizeof *r->qfree_ps);
 	r->qfree_s = xcalloc((size_t)c->nmsg + 1, sizeof *r->qfree_s);
@@ -1039,12 +1047,12 @@ issue_queues(SimRun *r)
 		r->qnext[m] = -1;
 		if (c->msg[m].nhop == 0)
 			continue;
-		int l = c->hops[c->msg[m].hop];
-		if (last[l] >= 0) {
-			r->qnext[last[l]] = m;
+		size_t q = (size_t)c->hops[c->msg[m].hop] * (size_t)ninst + (size_t)c->msg[m].instance;
+		if (last[q] >= 0) {
+			r->qnext[last[q]] = m;
 			r->waiting[m]++;
 		}
-		last[l] = m;
+		last[q] = m;
 	}
 	free(last);
 }

@@ -35,6 +35,9 @@ typedef struct SimMsg {
 	int ndep, dep;         /* earlier messages it waits for: deps[dep .. dep + ndep) */
 	bool reduce;           /* the receiver combines it (reduction cost applies) */
 	int64_t num, den;      /* size: num/den of the vector */
+	int instance;          /* its independent pipeline (0..MAX_INSTANCES-1): by
+	                        * dependencies, a sender queues each link's messages
+	                        * per instance (docs/sim.md 3) */
 } SimMsg;
 
 /* One round of a streamed collective: its messages, in the order the whole

@@ -175,6 +175,14 @@ take_word(Rd *r, const char *w)
 	return false;
 }
 
+/* A message's optional "instance K" (0 without it). */
+static int
+read_instance(Rd *r, int *out)
+{
+	*out = 0;
+	return take_word(r, "instance") ? want_i(r, 1, MAX_INSTANCES - 1, out, "the instance") : 0;
+}
+
 static int
 end_line(Rd *r)
 {
@@ -295,7 +303,7 @@ read_coll(Rd *r, SimNet *n, SimColl *c)
 				deps[ndeps++] = x;
 			}
 		}
-		if (end_line(r))
+		if (read_instance(r, &m->instance) || end_line(r))
 			goto out;
 	}
 	c->hops = arena_array(r->a, nhops + 1, sizeof *c->hops);
@@ -439,6 +447,8 @@ write_msgs(const SimColl *c, const SimMsg *msg, int nmsg, const int *hops, FILE 
 			for (int j = 0; j < m->ndep; j++)
 				fprintf(f, " %d", c->deps[m->dep + j]);
 		}
+		if (m->instance != 0)
+			fprintf(f, " instance %d", m->instance);
 		fputc('\n', f);
 	}
 }

@@ -194,6 +194,51 @@ test_closed_forms(void)
 	}
 }
 
+/* Bucket's 2d instances are independent pipelines: on a rectangle the
+ * instances that start on the short side reach the long one while the
+ * others are still there, and their sends over one link in one round stay
+ * separate messages (sched_end packs within an instance only). So every
+ * rank sends exactly one message per instance and round, 2(m-1) + 2(n-1)
+ * rounds each: 4 p (2(m-1) + 2(n-1)) messages, instance k's on its own
+ * link class throughout its first dimension. */
+static void
+test_bucket_instances(void)
+{
+	static const int rect[][2] = {{4, 8}, {8, 4}, {3, 5}, {6, 6}};
+	for (size_t i = 0; i < countof(rect); i++) {
+		int m = rect[i][0], n = rect[i][1], p = m * n;
+		Place pl;
+		place_init(&pl, TK_TORUS, 2, m, n, 0);
+		Arena a = {0};
+		char *diag = NULL;
+		Sched *s = build(&pl, &a, "bucket", CK_ALLREDUCE, p, 0, false, &diag);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+		int per = 2 * (m - 1) + 2 * (n - 1), count[4] = {0}, bad = 0;
+		for (int k = 0; k < s->nmsg; k++) {
+			const Msg *x = &s->msg[k];
+			if (x->instance < 0 || x->instance > 3) {
+				bad++;
+				continue;
+			}
+			count[x->instance]++;
+			/* instance 2j + (e < 0) sends along dimension j first */
+			int dim = x->instance / 2, first = dim == 0 ? m - 1 : n - 1;
+			const Link *l = &pl.t->link[s->route_link[s->route_off[x->route]]];
+			if (x->round < first && (l->dim != dim || l->dir != (x->instance % 2 ? -1 : 1)))
+				bad++;
+		}
+		assert_named(bad == 0 && s->nmsg == 4 * p * per && count[0] == p * per &&
+		             count[1] == p * per && count[2] == p * per && count[3] == p * per &&
+		             s->nround == per, __LINE__, __FILE__,
+		             "bucket on torus(%d, %d): %d messages (instances %d %d %d %d), %d rounds, "
+		             "%d out of place; expected %d per instance", m, n, s->nmsg, count[0],
+		             count[1], count[2], count[3], s->nround, bad, p * per);
+		free(diag);
+		arena_free(&a);
+		place_free(&pl);
+	}
+}
+
 static void
 test_swing_trivance_theta(void)
 {
@@ -707,6 +752,7 @@ CU_TestInfo alg_tests[] = {
 	{"closed forms: ring, Bucket, HD, Swing, Bruck, pairwise", test_closed_forms},
 	{"hierarchical(A, B) on tori, meshes, HyperX, spine-leaf: verified, rounds",
 	 test_hierarchical},
+	{"Bucket's instances stay separate messages on rectangles", test_bucket_instances},
 	{"SwingB and TrivanceB theta and omega on tori", test_swing_trivance_theta},
 	{"multiport ring on 2D tori", test_multiport_ring},
 	{"placements on the 64-chip tori (algorithms.md 0.4)", test_placements},

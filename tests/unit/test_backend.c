@@ -67,6 +67,8 @@ static const char *const programs[] = {
 	"map (x, y) -> (y, x); } tree K = khop(T, root 0, depth 3); tree F = forest(T, roots 0, 6); "
 	"collective allreduce A on T { algorithm symmetric(trees K, group G); } "
 	"collective allreduce B on T { algorithm symmetric(trees F, group G); }",
+	/* explicit, with Bucket's four instances (msg ... instance K) */
+	"topology T = torus(4, 8); collective allreduce BK on T { algorithm bucket; }",
 };
 
 static void
@@ -82,6 +84,10 @@ test_ir_round_trip(void)
 			checked_free(&c);
 			continue;
 		}
+		/* Bucket's instances are written (and, below, read back unchanged) */
+		if (strstr(programs[i], "bucket"))
+			assert_named(strstr(ir, " instance 3\n") != NULL, __LINE__, __FILE__,
+			             "program %zu: its IR text names instance 3", i);
 		char *diag = NULL;
 		int rc = read_back(ir, &q, &diag);
 		assert_named(rc == 0 && q.nsched == p.nsched, __LINE__, __FILE__,

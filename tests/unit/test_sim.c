@@ -576,6 +576,48 @@ test_modes(void)
 	arena_free(&x.a);
 }
 
+/* Instances (SimMsg.instance) are queued apart by dependencies. On the chain
+ * 0 -> 1 -> 2: a long message L (N) and a short one S (N/64) leave node 0
+ * over link 0 together, and C (N/64) goes on from node 1 once S is there.
+ * One instance: S waits behind L (issue order), T = (b + 2a) s + 2d in
+ * packet mode (a, b packets of S and L, s one packet's time, d a hop's
+ * delay). Two: S shares link 0 round-robin from the start, arriving at
+ * 2a s + d (L was first in the rotation), C at 3a s + 2d, and L last at
+ * (a + b) s + d. Flow mode: 8N/B + 2 (8N/64)/B + 2d against max(3 (8N/64)/B
+ * + 2d, 8(N + N/64)/B + d). Rounds mode ignores instances. */
+static bool within(double a, double b, double rel);
+
+static void
+test_instance_queues(void)
+{
+	int64_t N = 1 << 20, mtu = 4096, bw = 400000000000, d = 400000;
+	int64_t s = sim_ser_ps(mtu, bw), a = N / 64 / mtu, b = N / mtu;
+	double B = 400e9, dl = 400e-9, tl = 8.0 * N / B, ts = 8.0 * N / 64 / B;
+	for (int inst = 0; inst <= 1; inst++) {
+		Hand x;
+		hand_init(&x, 3, mtu);
+		hand_msg(&x, 0, 0, 1, 1, 1, 0, NULL);
+		hand_msg(&x, 1, 0, 1, 1, 64, 0, NULL);
+		int dep = 1;
+		hand_msg(&x, 2, 1, 2, 1, 64, 1, &dep);
+		x.msg[1].instance = x.msg[2].instance = inst;
+		SimResult p = hand_run(&x, N, SIM_PACKET, SIM_DEPS);
+		SimResult f = hand_run(&x, N, SIM_FLOW, SIM_DEPS);
+		SimResult r = hand_run(&x, N, SIM_PACKET, SIM_ROUNDS);
+		if (inst == 0) {
+			CU_ASSERT_EQUAL(p.time_ps, (b + 2 * a) * s + 2 * d);
+			CU_ASSERT(within(f.time_s, tl + 2 * ts + 2 * dl, 1e-9));
+		} else {
+			int64_t c = 3 * a * s + 2 * d, l = (a + b) * s + d;
+			CU_ASSERT_EQUAL(p.time_ps, c > l ? c : l);
+			CU_ASSERT(within(f.time_s, fmax(3 * ts + 2 * dl, tl + ts + dl), 1e-9));
+		}
+		/* round by round: L, then S, then C, whatever the instances */
+		CU_ASSERT_EQUAL(r.time_ps, (b + 2 * a) * s + 3 * d);
+		arena_free(&x.a);
+	}
+}
+
 static bool
 within(double a, double b, double rel)
 {
@@ -705,6 +747,15 @@ test_text_round_trip(void)
 	CU_ASSERT_EQUAL_FATAL(sim_read(&a, buf, len, &back), 0);
 	CU_ASSERT_EQUAL(back.nlink, b.net.nlink);
 	CU_ASSERT_EQUAL(back.coll[0].nmsg, b.net.coll[0].nmsg);
+	/* Bucket's four instances survive the text */
+	int same = 0, most = 0;
+	for (int i = 0; i < back.coll[0].nmsg; i++) {
+		same += back.coll[0].msg[i].instance == b.net.coll[0].msg[i].instance;
+		if (back.coll[0].msg[i].instance > most)
+			most = back.coll[0].msg[i].instance;
+	}
+	CU_ASSERT_EQUAL(same, b.net.coll[0].nmsg);
+	CU_ASSERT_EQUAL(most, 3);
 	SimOpts o = {.mode = SIM_PACKET, .sync = SIM_DEPS};
 	SimResult r1, r2;
 	char err[256];
@@ -1253,6 +1304,7 @@ CU_TestInfo sim_tests[] = {
 	{"SP reaches the goodput bound (8x8, 64x16, 128x8, 256x4)", test_sp_goodput},
 	{"SP beats Bucket at 64 KiB by about the round ratio", test_sp_vs_bucket},
 	{"round and dependency modes agree and differ where they should", test_modes},
+	{"instances queue apart by dependencies: closed forms", test_instance_queues},
 	{"flow mode within 2% of packet mode on large messages", test_flow_vs_packet},
 	{".sim text round trip and a damaged file", test_text_round_trip},
 	{"translates of node 0 (tori, HyperX): the expanded messages and dependencies",
