@@ -14,6 +14,11 @@
  * A send matches a receive by connection order: the k-th sending step of
  * rank g's tb that sends to h on channel c is the k-th receiving step of
  * h's tb that receives from g on c (the executor's FIFO order).
+ *
+ * The shared chunk-layout pass (ir/layout.c) is not used here, on purpose:
+ * a foreign program has no chunk sets to order, its buffers and offsets
+ * are already fixed, and the executor's own step order is its semantics,
+ * so the dependencies come from that order, not from msg_deps.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -9,6 +9,25 @@
 
 #include "base.h"
 
+/* Under AddressSanitizer each allocation is followed by a poisoned redzone,
+ * so that reading or writing one element past an arena array is reported
+ * as it is for malloc'd memory (the arena's block would hide it). */
+#if defined(__SANITIZE_ADDRESS__)
+#define ARENA_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ARENA_ASAN 1
+#endif
+#endif
+#ifdef ARENA_ASAN
+#include <sanitizer/asan_interface.h>
+enum { REDZONE = 16 };
+#else
+#define ASAN_POISON_MEMORY_REGION(p, n) ((void)(p), (void)(n))
+#define ASAN_UNPOISON_MEMORY_REGION(p, n) ((void)(p), (void)(n))
+enum { REDZONE = 0 };
+#endif
+
 enum { CHUNK_MIN = 64 * 1024 };
 
 struct ArenaChunk {
@@ -24,9 +43,11 @@ arena_alloc(Arena *a, size_t n)
 	const size_t align = alignof(max_align_t);
 	if (n > SIZE_MAX / 2)
 		out_of_memory(n);
+	size_t want = n;
 	n = (n + align - 1) & ~(align - 1);
 	if (n == 0)
 		n = align;
+	n += REDZONE;
 	ArenaChunk *c = a->head;
 	if (!c || c->cap - c->used < n) {
 		size_t cap = n > CHUNK_MIN ? n : CHUNK_MIN;
@@ -37,9 +58,11 @@ arena_alloc(Arena *a, size_t n)
 		c->owned = NULL;
 		a->head = c;
 	}
-	void *p = c->mem + c->used;
+	unsigned char *p = c->mem + c->used;
 	c->used += n;
-	return memset(p, 0, n);
+	memset(p, 0, n);
+	ASAN_POISON_MEMORY_REGION(p + want, n - want);
+	return p;
 }
 
 void *
@@ -129,6 +152,7 @@ arena_free(Arena *a)
 {
 	for (ArenaChunk *c = a->head, *next; c; c = next) {
 		next = c->next;
+		ASAN_UNPOISON_MEMORY_REGION(c->mem, c->cap);
 		free(c->owned);
 		free(c);
 	}

@@ -85,8 +85,9 @@ void diag_stopping(void);   /* says once that the limit stopped the run */
 void diag_mute(bool on);    /* trial builds: errors neither print nor count */
 _Noreturn void die(const char *fmt, ...) PRINTF_LIKE(1, 2); /* internal bug */
 /* What the run is building, for an out-of-memory error: "schedule 'AR'"
- * at its declaration (a NULL what forgets it). */
+ * at its declaration; diag_built() forgets it. */
 void diag_building(Loc, const char *what);
+void diag_built(void);
 /* An allocation of `bytes` failed: a located error naming what was being
  * built, exit 1. Outputs are written whole at the end, so none is left. */
 _Noreturn void out_of_memory(size_t bytes);

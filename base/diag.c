@@ -214,7 +214,14 @@ void
 diag_building(Loc loc, const char *what)
 {
 	building_loc = loc;
-	snprintf(building, sizeof building, "%s", what ? what : "");
+	snprintf(building, sizeof building, "%s", what);
+}
+
+void
+diag_built(void)
+{
+	building_loc = (Loc){0, 0};
+	building[0] = 0;
 }
 
 /* Called when malloc has failed: prints from fixed storage only. */

@@ -21,6 +21,11 @@
  * msg_deps() gives an explicit schedule's per-message dependencies: what
  * a message reads at its sender and what it overwrites at its receiver.
  * The backends keep their own cost measures (steps, packed bytes, time).
+ *
+ * Not used by backends/simxml.c, on purpose: a foreign MSCCL program has
+ * no chunk sets to order and its buffers and offsets are fixed; the
+ * executor's step order is its meaning, so its dependencies come from the
+ * program as written (docs/ir.md, 7.2).
  */
 #include <limits.h>
 #include <stdlib.h>

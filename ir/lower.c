@@ -305,7 +305,7 @@ reserve_gens(Lowering *L, const Decl *d, GenList *gens)
 	}
 }
 
-static int
+static void
 lower_group(Lowering *L, const Decl *d)
 {
 	int idx = decl_index(L, d);
@@ -347,8 +347,7 @@ lower_group(Lowering *L, const Decl *d)
 		}
 		g = group_build(L->a, t, d->name, d->loc, gens->gen, gens->n);
 	}
-	L->group[idx] = g;
-	return g ? 0 : -1;
+	L->group[idx] = g; /* NULL after its error */
 }
 
 /* ---- trees ---- */
@@ -775,7 +774,7 @@ lower(const File *f, Prog *p)
 			break;
 		}
 	}
-	diag_building((Loc){0, 0}, NULL);
+	diag_built();
 	p->routes = L.routes;
 	p->nroutes = NROUTE_POLICY * (int)n;
 	return nerrors() > errors ? -1 : 0;

@@ -81,7 +81,10 @@ int
 optical_route(const Topo *t, const int *next, bool reverse, int src, int dst, int *links)
 {
 	int B = optical_block(t), nb = optical_nblock(t), len = 0, at = src;
-	for (int circuits = 0; circuits <= nb; circuits++) {
+	/* each block is entered once at most, so nb - 1 circuits reach any
+	 * block of src's cycle; a further one only goes round the cycle again
+	 * (and would write past the n + nblock hops the caller has room for) */
+	for (int circuits = 0; circuits < nb; circuits++) {
 		int b = at / B;
 		if (b == dst / B)
 			return walk_block(t, &at, dst, links, &len) ? len : -1;

@@ -27,6 +27,10 @@ typedef struct TeachIn {
 
 typedef uint64_t Bits;
 
+/* Room for a set of ranks as text: "0, 1, ..., 63" is 244 characters, so
+ * with bits_text's margin of 16 no set of up to 64 ranks is cut short. */
+enum { BITS_TEXT = 264 };
+
 static void
 bits_text(Bits b, char *buf, size_t len)
 {
@@ -113,7 +117,7 @@ teach_write(Teach *T, int k)
 {
 	const TeachIn *u = T->u;
 	const Transfer *x = &u->list->x[k];
-	char held[200];
+	char held[BITS_TEXT];
 	for (int m = 0; m < x->n; m++) {
 		int c = u->list->chunk[x->first + m];
 		size_t cell = (size_t)x->dst * (size_t)u->s->nchunk + (size_t)c;
@@ -179,7 +183,7 @@ teach_end(Teach *T)
 			Bits got = T->state[cell];
 			if (!care || got == want)
 				continue;
-			char miss[200], have[200], why[480];
+			char miss[BITS_TEXT], have[BITS_TEXT], why[2 * BITS_TEXT + 100];
 			bits_text(want & ~got, miss, sizeof miss);
 			bits_text(got, have, sizeof have);
 			if (want & ~got)

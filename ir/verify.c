@@ -496,7 +496,7 @@ verify(const Sched *s)
 	         coll_kind_name[s->kind]);
 	diag_building(s->loc, what); /* named if memory runs out */
 	int rc = verify_sched(s);
-	diag_building((Loc){0, 0}, NULL);
+	diag_built();
 	return rc;
 }
 

@@ -21,7 +21,10 @@ root=$(pwd)
 work=$root/build/mutate
 src=$work/src
 files=${MUTATE_FILES:-$(ls ir/*.c runtime/sim.c backends/*.c)}
-fast=${MUTATE_SUITES:-"topo group symm alg backend sim golden robust"}
+# every suite but the slow ones (msccl, mpi, cli, limits, docs), quickest
+# first: a pass's own suite (layout, usersched, optical, ...) must run, or
+# what only it checks shows up as a survivor
+fast=${MUTATE_SUITES:-"topo layout group backend symm robust perf chakra disjoint pipelined usersched optical alg golden sim"}
 per_suite_timeout=${MUTATE_TIMEOUT:-300}
 # MUTATE_SAN=1: build the mutants with the sanitizers, so that a flip that
 # only reads out of bounds is caught too (slower)

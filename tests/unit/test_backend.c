@@ -127,6 +127,7 @@ test_ir_reader_errors(void)
 	static const struct { const char *text, *want; } bad[] = {
 		{"", "x.collir: error: not a collc IR file (it starts with 'collc-ir 1')"},
 		{"topology T = ring(4);\n", "x.collir:1:1: error: expected 'collc-ir'"},
+		{"collc-ir 1\n\x01\n", "x.collir:2:1: error: unexpected byte 0x01"},
 		{"collc-ir 2\n", "x.collir:1:10: error: expected an integer in 1..1"},
 		{"collc-ir 1\nschedule A allreduce ring topology T ranks 2 chunks 2 rounds 1 form explicit\n",
 		 "x.collir:2:36: error: unknown topology"},
@@ -236,12 +237,28 @@ test_dot(void)
 	free(dot);
 	prog_free(&p);
 	checked_free(&c);
+	/* an optical ring's configurations: each draws the circuits it wires
+	 * (node v to v + 1, then to v + 2 after the rewiring) */
+	dot = emit("topology O = optical_ring(8, ports 16); "
+	           "collective alltoall A on O { algorithm bridge(reconfigs 1); }",
+	           &dot_backend, (BuildOpts){.collective = "A"}, &p, &c);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(dot);
+	int circuits = 0;
+	for (const char *q = dot; (q = strstr(q, "\" -> \"")); q++)
+		circuits++;
+	CU_ASSERT_EQUAL(circuits, 8 + 8);
+	CU_ASSERT_PTR_NOT_NULL(strstr(dot, "\t\t\"0:7\" -> \"0:0\";\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(dot, "\t\t\"1:7\" -> \"1:1\";\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(dot, "label=\"rounds 2..3 (rewired before)\";"));
+	free(dot);
+	prog_free(&p);
+	checked_free(&c);
 }
 
 CU_TestInfo backend_tests[] = {
 	{"IR text: write, read back, verify, same metrics", test_ir_round_trip},
 	{"IR text: damaged files", test_ir_reader_errors},
 	{"IR text: what the proof stands on is checked", test_ir_reader_soundness},
-	{"DOT: topology and a tree copy", test_dot},
+	{"DOT: topology, a tree copy, optical configurations", test_dot},
 	CU_TEST_INFO_NULL,
 };

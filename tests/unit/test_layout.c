@@ -127,6 +127,18 @@ test_blocks(void)
 		 1792},
 		{"topology R = ring(6);\ncollective allgather AG on R { algorithm ring; }\n", 6, 0, 0},
 		{"topology R = ring(7);\ncollective alltoall A on R { algorithm bruck; }\n", 49, 63, 63},
+		/* the evens and the odds, three messages each, are runs; {0, 1}, sent
+		 * first and once, crosses both and is left out of the nesting */
+		{"topology F = full(4);\n"
+		 "collective broadcast B on F {\n    root 0;\n    chunks 8;\n    schedule {\n"
+		 "        round { send 0..1 from 0 to 1 copy; }\n"
+		 "        round { for c in 0..3 { send 2 * c from 0 to 2 copy; }\n"
+		 "                for c in 0..3 { send 2 * c + 1 from 0 to 3 copy; } }\n"
+		 "        round { for c in 0..3 { send 2 * c from 2 to 3 copy;\n"
+		 "                                send 2 * c from 2 to 1 copy; }\n"
+		 "                for c in 0..3 { send 2 * c + 1 from 3 to 2 copy;\n"
+		 "                                send 2 * c + 1 from 3 to 1 copy; } }\n"
+		 "    }\n}\n", 1, 2, 24},
 	};
 	for (size_t i = 0; i < countof(cases); i++) {
 		Prog p;

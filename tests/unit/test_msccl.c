@@ -1155,6 +1155,32 @@ test_broadcast_reduce(void)
 	free(text);
 }
 
+/* The copy home after the last round is one step per run: the chain
+ * broadcast's root copies its 8 segments from input to output in one cpy
+ * of 8 chunks, not 8 of one; and the program runs. */
+static void
+test_copy_home_runs(void)
+{
+	const char *text = "topology R = ring(4);\n"
+	                   "collective broadcast B on R { algorithm chain(segments 8); root 0; }\n";
+	BuildOpts bo = {0};
+	size_t xlen = 0;
+	char *diag = NULL;
+	char *xml = build_xml(text, &bo, &xlen, &diag);
+	assert_named(xml != NULL, __LINE__, __FILE__, "chain builds: %s", diag);
+	free(diag);
+	if (!xml)
+		return;
+	CU_ASSERT_EQUAL(count_of(xml, "type=\"cpy\""), 1);
+	CU_ASSERT_EQUAL(lines_with(xml, "type=\"cpy\" srcbuf=\"i\" srcoff=\"0\" dstbuf=\"o\" "
+	                                "dstoff=\"0\" cnt=\"8\"", "<step "), 1);
+	diag = NULL;
+	int rc = run_sized("b.xml", xml, xlen, false, true, 1 << 14, true, RD_INT32, &diag);
+	assert_named(rc == 0, __LINE__, __FILE__, "chain runs: %s", diag);
+	free(diag);
+	free(xml);
+}
+
 /* The chunk order MSCCL takes from the shared layout: of its candidates,
  * the one with the fewest runs (a step per run), not the fewest packed
  * chunks (MPI's measure): SP 3x3 explicit 544 steps (684 with the packed
@@ -1192,6 +1218,7 @@ CU_TestInfo msccl_tests[] = {
 	{"in-place allgather: the copy home waits; a racy file is rejected", test_allgather_race},
 	{"broadcast and reduce: written with their root, read back, run", test_broadcast_reduce},
 	{"layout: MSCCL takes the order with the fewest runs", test_layout_runs},
+	{"the copy home is a step per run", test_copy_home_runs},
 	{"collc run: every operator and datatype, schedules and XML", test_run_ops_and_types},
 	{"in-place alltoall: Bruck and pairwise in both modes", test_alltoall_in_place},
 	{"SP 6x6, 8 channels: a second reduce of a run in one round", test_two_children_one_round},

@@ -157,6 +157,32 @@ test_subrings(void)
 	}
 }
 
+/* A route crosses each block once at most: to a block on another cycle of
+ * the configuration it is -1, having written no more than the n + nblock
+ * hops the caller has room for (B = 5 > nblock = 3 here, where one more
+ * turn round the cycle would not fit). */
+static void
+test_route_room(void)
+{
+	Ring r;
+	ring_init(&r, 15, 6, CK_ALLTOALL, "bridge", -1);
+	CU_ASSERT_EQUAL_FATAL(optical_block(r.t), 5);
+	CU_ASSERT_EQUAL_FATAL(optical_nblock(r.t), 3);
+	enum { ROOM = 15 + 3, GUARD = 16 };
+	int links[ROOM + GUARD];
+	for (int i = 0; i < ROOM + GUARD; i++)
+		links[i] = -7;
+	const int cycle[] = {1, 2, 0}, apart[] = {1, 0, 2}; /* blocks 0 and 1 swap; 2 alone */
+	CU_ASSERT_EQUAL(optical_route(r.t, cycle, false, 0, 14, links), 4 + 1 + 4 + 1 + 4);
+	CU_ASSERT_EQUAL(optical_route(r.t, apart, false, 0, 14, links), -1);
+	CU_ASSERT_EQUAL(optical_route(r.t, apart, true, 0, 14, links), -1);
+	int spilled = 0;
+	for (int i = ROOM; i < ROOM + GUARD; i++)
+		spilled += links[i] != -7;
+	assert_named(spilled == 0, __LINE__, __FILE__, "%d hops written past the room", spilled);
+	ring_free(&r);
+}
+
 /* Table 1 (n = 64): A2A periodic, RS one step earlier, AG later; and the
  * other rows of the reconstruction. */
 static void
@@ -591,6 +617,7 @@ test_composition(void)
 }
 
 CU_TestInfo optical_tests[] = {
+	{"a route crosses each block once at most", test_route_room},
 	{"user schedules compose s_bruck, refuse a rewiring bridge", test_composition},
 	{"n = 64, delta = 10 us: 10x over static Bruck, shrinking with delta; mirrored 2x",
 	 test_speedup_vs_static},

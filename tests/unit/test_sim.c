@@ -1284,7 +1284,40 @@ test_ring_halfway(void)
 	}
 }
 
+/* Flow mode, by dependencies: a message starts when its data is in, even
+ * behind an earlier-numbered one that waits longer. Messages 0 (3 -> 2)
+ * and 1 (0 -> 1, 100 us of wire) drain together at t = ser; 2 waits for 1
+ * (starts at ser + 100 us), 3 for 0 (starts at ser) and has 200 us of wire:
+ * T = ser + ser + 200 us, with ser = 262144 B at 1 GB/s. Message 3 must
+ * not wait for 2's later start (the start heap's order). */
+static void
+test_flow_start_order(void)
+{
+	static const char text[] =
+		"collc-sim 1\nnet mtu 4096 router_ps 0 step_ps 0\n"
+		"topology graph 1 4 nodes 4 links 4\n"
+		"link 0 1 8000000000 100000000 0\nlink 1 2 8000000000 0 0\n"
+		"link 2 0 8000000000 200000000 0\nlink 3 2 8000000000 0 0\n"
+		"collective allreduce X test ranks 4 rounds 3 messages 4 deps yes\nranks 0 1 2 3\n"
+		"m 0 3 2 1 4 copy 1 3 0\nm 0 0 1 1 4 copy 1 0 0\n"
+		"m 1 1 2 1 4 copy 1 1 1 1\nm 2 2 0 1 4 copy 1 2 1 0\n";
+	Arena a = {0};
+	SimNet net;
+	diag_source("t.sim", text, strlen(text));
+	CU_ASSERT_EQUAL_FATAL(sim_read(&a, text, strlen(text), &net), 0);
+	SimOpts o = {.mode = SIM_FLOW, .sync = SIM_DEPS};
+	SimResult res;
+	char err[256];
+	CU_ASSERT_EQUAL_FATAL(sim_run(&a, &net, 0, 1 << 20, &o, &res, err, sizeof err), 0);
+	double ser = 262144 / 1e9;
+	assert_named(fabs(res.time_s - (2 * ser + 200e-6)) < 1e-12, __LINE__, __FILE__,
+	             "T = %.9f s, want %.9f s", res.time_s, 2 * ser + 200e-6);
+	CU_ASSERT(fabs(res.round_end[1] - (2 * ser + 100e-6)) < 1e-12);
+	arena_free(&a);
+}
+
 CU_TestInfo sim_tests[] = {
+	{"flow mode by dependencies: starts in time order", test_flow_start_order},
 	{"every cost term of packet and flow, rounds and deps: closed forms", test_cost_terms},
 	{"messages of no bytes take no time", test_empty_messages},
 	{"one message over h hops: the closed form to the picosecond", test_single_message},

@@ -419,7 +419,31 @@ test_network_file_wide(void)
 	done(&c, &p);
 }
 
+/* `include` brings every generator of the included group: translations(T)
+ * (one generator standing for all 16 translations) with the reflection and
+ * the swap give 16 x 4 = 64 elements; without it, 4. */
+static void
+test_group_include(void)
+{
+	Checked c;
+	Prog p;
+	int rc = build("topology T = torus(4, 4);\n"
+	               "group Tr = translations(T);\n"
+	               "group G on T {\n    include Tr;\n    map (x, y) -> (-x, -y);\n"
+	               "    map (x, y) -> (y, x);\n}\n"
+	               "tree K = khop(T, root (0, 0), depth 4);\n"
+	               "collective allreduce A on T {\n    algorithm symmetric(trees K, group G);\n}\n",
+	               &c, &p);
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	CU_ASSERT_EQUAL_FATAL(p.nsched, 1);
+	assert_named(p.sched[0]->group->order == 64, __LINE__, __FILE__, "order %d, not 64",
+	             p.sched[0]->group->order);
+	CU_ASSERT_EQUAL(p.sched[0]->nchunk, 64);
+	done(&c, &p);
+}
+
 CU_TestInfo symm_tests[] = {
+	{"include brings every generator of the group", test_group_include},
 	{"message counts of partial translation groups", test_message_counts},
 	{"the network block is file-wide", test_network_file_wide},
 	{"SP on T_n^d (d = 2, 3, 4)", test_sp_tori},

@@ -322,7 +322,17 @@ test_explain(void)
 	           "    }\n"
 	           "}\n"
 	           "topology T = torus(8, 8);\n"
-	           "collective allreduce BIG on T { algorithm ring; }\n", &c, &p);
+	           "collective allreduce BIG on T { algorithm ring; }\n"
+	           "topology Q = ring(2);\n"
+	           "collective allreduce PAIR on Q {\n"
+	           "    chunks 5;\n"
+	           "    schedule {\n"
+	           "        round { send 1..3 from 0 to 1 reduce; send 0 from 1 to 0 reduce;\n"
+	           "                send 4 from 1 to 0 reduce; }\n"
+	           "        round { send 1..3 from 1 to 0 copy; send 0 from 0 to 1 copy;\n"
+	           "                send 4 from 0 to 1 copy; }\n"
+	           "    }\n"
+	           "}\n", &c, &p);
 	CU_ASSERT_FATAL(rc == 0);
 	char *text = NULL, *svg = NULL;
 	size_t len;
@@ -346,7 +356,19 @@ test_explain(void)
 		arrows++;
 	CU_ASSERT_EQUAL(arrows, p.sched[0]->nmsg);
 	CU_ASSERT(strstr(svg, "<title>round 6: rank 3 -> rank 0, copy chunk 1</title>") != NULL);
+	/* rounds left to right, 90 pt each from x = 80: the last rule at 620 */
+	CU_ASSERT(strstr(svg, "<line x1=\"620\" y1=\"46\" x2=\"620\" y2=\"170\" stroke=\"#bbbbbb\"/>\n")
+	          != NULL);
+	CU_ASSERT(strstr(svg, "<text x=\"575\" y=\"38\" font-size=\"12\" text-anchor=\"middle\">round "
+	                      "6</text>\n") != NULL);
 	CU_ASSERT(strncmp(svg, "<?xml", 5) == 0 && strstr(svg, "</svg>\n") != NULL);
+	/* a message of several chunks lists them as runs */
+	free(text);
+	f = open_memstream(&text, &len);
+	explain_text(p.sched[2], f);
+	fclose(f);
+	CU_ASSERT(strstr(text, "  rank 0 -> rank 1  reduce chunks 1-3  (1 hop)\n") != NULL);
+	CU_ASSERT(strstr(text, "  rank 1 -> rank 0  copy   chunks 1-3  (1 hop)\n") != NULL);
 	/* 64 ranks: refused at the collective, naming the limit */
 	size_t dlen;
 	char *diag = NULL;
