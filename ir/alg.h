@@ -37,6 +37,22 @@ int clog2(int p);                 /* ceil */
 bool is_pow(int p, int base);
 int imod(int a, int n);
 
+/* The symmetric form under the translations of a whole ring or torus
+ * (alg_translate.c): begin, add every transfer of each base tree's chunk
+ * (nodes; the chunk starts at node 0), end. */
+typedef struct Translates {
+	const AlgCtx *c;
+	Sched *s;
+	SchedBuilder sb;
+	int cap;
+} Translates;
+/* Every side at least 3, one link each way between neighbours, links alike. */
+bool translations_apply(const Topo *);
+int translates_begin(Translates *, const AlgCtx *, int ntree);   /* -1 after reporting */
+void translates_xfer(Translates *, int tree, int round, int src, int dst, XferOp,
+                     const int *links, int nlink);
+Sched *translates_end(Translates *);                          /* NULL after reporting */
+
 /* the families */
 Sched *alg_ring(const AlgCtx *);
 Sched *alg_multiport_ring(const AlgCtx *);
@@ -45,6 +61,10 @@ Sched *alg_multiport_ring(const AlgCtx *);
 bool ring_symmetric_applies(const AlgCtx *);
 Sched *alg_ring_symmetric(const AlgCtx *);
 Sched *alg_bucket(const AlgCtx *);
+/* Bucket as a symmetric schedule (the translations; a base tree per
+ * instance and piece), where bucket_symmetric_applies. */
+bool bucket_symmetric_applies(const AlgCtx *);
+Sched *alg_bucket_symmetric(const AlgCtx *);
 Sched *alg_recursive(const AlgCtx *);   /* recursive_doubling, recursive_halving, halving_doubling */
 Sched *alg_dbt(const AlgCtx *);
 /* The parent of r in tree 0 or 1 of the double binary tree on p ranks

@@ -351,6 +351,14 @@ static const char rings[] =
 	"collective allreduce TA on T { algorithm ring; }\n"
 	"collective allgather TG on T { algorithm ring; chunks 30; }\n";
 
+static const char buckets[] =
+	NET400 "}\ntopology T = torus(4, 5);\ntopology U = torus(3, 4, 3);\ntopology R = torus(7);\n"
+	"collective allreduce B1 on T { algorithm bucket; }\n"
+	"collective reduce_scatter B2 on T { algorithm bucket; chunks 80; }\n"
+	"collective allgather B3 on U { algorithm bucket; }\n"
+	"collective allreduce B4 on U { algorithm bucket; chunks 432; }\n"
+	"collective allreduce B5 on R { algorithm bucket; }\n";
+
 static void
 test_compact_equals_expanded(void)
 {
@@ -368,6 +376,31 @@ test_compact_equals_expanded(void)
 	                              "tree B = bfs(T, root (0, 0));\n"
 	                              "collective reduce_scatter SP on T { algorithm symmetric(trees B, "
 	                              "group G); }\n", "SP");
+	static const char *const bucket_names[] = {"B1", "B2", "B3", "B4", "B5"};
+	for (size_t i = 0; i < countof(bucket_names); i++)
+		check_compact_equals_expanded(buckets, bucket_names[i]);
+}
+
+/* Bucket in symmetric form where every side is at least 3: a base tree per
+ * (dimension, direction) and piece, 2(p - 1) transfers each for an
+ * allreduce; a side of 2 (two links between neighbours) keeps it explicit.
+ * Both are verified first. */
+static void
+test_bucket_compact(void)
+{
+	Built b;
+	CU_ASSERT_EQUAL_FATAL(build_as(&b, buckets, "B4", WAY_STREAMED), 0);
+	const Sched *s = b.prog.sched[3];
+	CU_ASSERT(s->base != NULL && s->group->order == 36 && s->ntree == 12);
+	CU_ASSERT_EQUAL(s->nbase, 12 * 2 * 35);
+	CU_ASSERT_EQUAL(s->nround, 2 * (2 + 3 + 2));
+	CU_ASSERT(b.net.coll[0].stream != NULL && b.net.coll[0].msg == NULL);
+	built_free(&b);
+	CU_ASSERT_EQUAL_FATAL(build_as(&b, NET400 "}\ntopology T = torus(2, 4);\n"
+	                               "collective allreduce B on T { algorithm bucket; }\n",
+	                               "B", WAY_STREAMED), 0);
+	CU_ASSERT(b.prog.sched[0]->base == NULL && b.prog.sched[0]->nmsg > 0);
+	built_free(&b);
 }
 
 /* Round-robin between messages on a link, except that one sender's
@@ -1214,6 +1247,8 @@ CU_TestInfo sim_tests[] = {
 	 test_ring_16384},
 	{"compact (streamed, symmetric) and expanded simulations agree exactly",
 	 test_compact_equals_expanded},
+	{"Bucket in symmetric form on tori of sides >= 3, explicit on a side of 2",
+	 test_bucket_compact},
 	{"arbitration: round-robin between queues, issue order within one", test_arbitration},
 	{"a round found to share a link after lone messages: no trace", test_lone_then_shared},
 	{"contention on a torus: halving-doubling yes, SP no", test_contention_torus},
