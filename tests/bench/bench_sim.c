@@ -86,6 +86,8 @@ static const struct {
 	 "group GH on H { translate; map (x, y) -> (-y, x); }\n"
 	 "tree W = windmill(H, root (0, 0));\n"
 	 "collective allreduce SP on H { algorithm symmetric(trees W, group GH); }\n", 0, 0},
+	{"collc sim: Bucket AR, 128x128, 1 MiB",
+	 "topology T = torus(128, 128);\ncollective allreduce BK on T { algorithm bucket; }\n", 0, 0},
 };
 
 /* Runs `collc sim` on text (written to a temporary .coll file): its CPU
