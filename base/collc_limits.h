@@ -56,7 +56,7 @@ enum {
 	 * take up to a format's bytes of memory per byte read, measured on its
 	 * densest inputs (docs/limits.md); a format's input limit is the
 	 * smaller of its MAX_*_BYTES and what the memory budget can hold at
-	 * that rate. A .coll file: 133 for a list of `map x -> -x;`, 88 for
+	 * that rate. A .coll file: 121 for a list of `map x -> -x;`, 88 for
 	 * tree edges `1->0;` (the AST and the lowered group). A schedule text
 	 * file: 7.0 for an `owner` list of 2^24 chunks (the verifier's cells),
 	 * 4.5 for one-chunk messages; a .sim file: 5.3 for one-hop messages
