@@ -52,6 +52,10 @@ int translates_begin(Translates *, const AlgCtx *, int ntree);   /* -1 after rep
 void translates_xfer(Translates *, int tree, int round, int src, int dst, XferOp,
                      const int *links, int nlink);
 Sched *translates_end(Translates *);                          /* NULL after reporting */
+/* Base tree b of a symmetric form from its transfers: a node's parent is
+ * whoever copies the chunk to it, or with no copies (a reduce_scatter),
+ * whom it reduces it into. NULL after reporting. */
+Tree *transfers_tree(const AlgCtx *, const Sched *, int b, int root);
 
 /* the families */
 Sched *alg_ring(const AlgCtx *);
@@ -66,6 +70,10 @@ Sched *alg_bucket(const AlgCtx *);
 bool bucket_symmetric_applies(const AlgCtx *);
 Sched *alg_bucket_symmetric(const AlgCtx *);
 Sched *alg_recursive(const AlgCtx *);   /* recursive_doubling, recursive_halving, halving_doubling */
+/* halving_doubling on 2^L ranks in the rank form (Sched.xor_routes): one
+ * base tree per piece, where hd_rank_form_applies. */
+bool hd_rank_form_applies(const AlgCtx *);
+Sched *alg_hd_rank_form(const AlgCtx *);
 Sched *alg_dbt(const AlgCtx *);
 /* The parent of r in tree 0 or 1 of the double binary tree on p ranks
  * (alg_dbt.c); -1 at the root. */

@@ -73,13 +73,9 @@ translates_xfer(Translates *tr, int tree, int round, int src, int dst, XferOp op
 		s->nround = round + 1;
 }
 
-/* Base tree b: a node's parent is whoever copies the chunk to it, or with
- * no copies (a reduce_scatter), whom it reduces it into. */
-static Tree *
-base_tree(Translates *tr, int b, int root)
+Tree *
+transfers_tree(const AlgCtx *c, const Sched *s, int b, int root)
 {
-	const AlgCtx *c = tr->c;
-	const Sched *s = tr->s;
 	bool copies = false;
 	for (int i = 0; i < s->nbase && !copies; i++)
 		copies = s->base[i].tree == b && s->base[i].op == X_COPY;
@@ -106,7 +102,7 @@ translates_end(Translates *tr)
 	const Group *g = s->group;
 	int root = c->rank_node[0];
 	for (int b = 0; b < s->ntree; b++)
-		if (!(s->tree[b] = base_tree(tr, b, root)))
+		if (!(s->tree[b] = transfers_tree(c, s, b, root)))
 			return NULL;
 	if (sched_end(&tr->sb) != 0)
 		return NULL;

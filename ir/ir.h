@@ -128,6 +128,13 @@ bool routes_split(Routes *, const int *rank_node, int nrank, int *from, int *to)
  * search: the distance on tori, rings, meshes, supermeshes, HyperX and
  * full; 1 elsewhere (0 from a node to itself). */
 int route_min_hops(const Topo *, int src, int dst);
+/* The route src -> dst as route_get gives it, but not cached when it is not
+ * already: the links are valid until the next call. For the rank form's
+ * copies (sim streams meet most pairs once). Hops, or -1. */
+int route_uncached(Routes *, int src, int dst, const int **links);
+/* Whether distances are closed forms (tori, rings, meshes, supermeshes,
+ * HyperX, full): no search per destination. */
+bool routes_closed_form(const Topo *);
 /* The first link of the route src -> dst; -1 if none. Routes of grids are
  * not cached by it: a tree asks it of every node. */
 int route_first_link(Routes *, int src, int dst);
@@ -316,6 +323,11 @@ typedef struct Sched {
 	Tree **tree;
 	int nbase;
 	BaseXfer *base;
+	/* the rank form of the symmetric form (halving_doubling on 2^L ranks,
+	 * for collc sim; group NULL): copy m of base transfer x moves chunk
+	 * (x.tree, m) from rank node_rank[x.src] ^ m to node_rank[x.dst] ^ m,
+	 * routed by these Routes as the explicit message between them is */
+	Routes *xor_routes;
 	/* optical_ring: the configuration per round (phase[0].round = 0), or
 	 * none: the initial ring throughout */
 	int nphase;
