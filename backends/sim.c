@@ -545,6 +545,11 @@ coll_of_sched(Arena *a, const Sched *s, const Conversion *how, SimColl *c)
 		arena_free(&tmp);
 	} else if (nfix) {
 		rc = translates_coll(a, s, fix, nfix, c);
+	} else if (!g) {
+		error_at(s->loc, "'%s' is too large to expand for the simulator: %ld copies of base "
+		         "transfers (at most %ld); round by round (--sync rounds) it is streamed",
+		         s->name, (long)s->nbase * order, how->expand_limit);
+		rc = -1;
 	} else {
 		error_at(s->loc, "'%s' is too large for the simulator: %ld copies of base transfers "
 		         "to expand (at most %ld unless its group holds every translation of a torus, "
