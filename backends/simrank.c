@@ -28,6 +28,7 @@ typedef struct RankStream {
 	int *first;        /* nround + 1: round r's keys are key[first[r] .. first[r + 1]) */
 	SimMsg *msg;       /* the largest round's room */
 	int *hops;
+	long caphops;      /* the largest round's hops (shortest routes) */
 	int64_t *order;    /* (receiver, key) of one rank's messages */
 } RankStream;
 
@@ -100,6 +101,9 @@ rank_round(void *ctx, int r)
 			int dst = v ^ k->dst;
 			const int *links;
 			int len = route_uncached(s->xor_routes, s->rank_node[v], s->rank_node[dst], &links);
+			if (len < 0 || h + len > st->caphops)
+				die("rank form: the route from rank %d to rank %d is not a shortest one", v,
+				    dst);
 			copy_n(st->hops + h, links, (size_t)len, sizeof *links);
 			st->msg[n++] = (SimMsg){.round = r, .src = v, .dst = dst, .nhop = len, .hop = h,
 			                        .num = k->count, .den = s->nchunk,
@@ -136,6 +140,7 @@ rank_stream_coll(Arena *a, const Sched *s, SimColl *c)
 	}
 	st->msg = arena_array(a, (size_t)most + 1, sizeof *st->msg);
 	st->hops = arena_array(a, (size_t)most_hops + 1, sizeof *st->hops);
+	st->caphops = most_hops;
 	st->order = arena_array(a, (size_t)most_keys + 1, sizeof *st->order);
 	st->pub = (SimStream){.ctx = st, .round = rank_round, .max_round_msgs = (int)most};
 	c->stream = &st->pub;
