@@ -43,6 +43,7 @@ typedef struct Sema {
 /* ---- signatures of forms and algorithms ---- */
 
 typedef enum ArgKind {
+	A_END,   /* no parameter: ends a signature's list (a zeroed entry) */
 	A_TOPO,  /* a topology name */
 	A_GROUP, /* a group name */
 	A_TREES, /* tree or trees names */
@@ -377,7 +378,7 @@ bind_args(Sema *s, const Call *c, const FormSpec *f, Bound *out, bool *bad_label
 {
 	int ok = 1, npos = 0, posi = 0;
 	const ParamSpec *pos[MAX_PARAMS];
-	for (int i = 0; i < MAX_PARAMS && f->param[i].min + f->param[i].max > 0; i++)
+	for (int i = 0; i < MAX_PARAMS && f->param[i].kind != A_END; i++)
 		if (!f->param[i].label)
 			pos[npos++] = &f->param[i];
 	for (int a = 0; a < c->narg; a++) {
@@ -456,6 +457,8 @@ check_value(const FormSpec *f, const ParamSpec *ps, const Expr *e, const NodeSpa
 {
 	int64_t v;
 	switch (ps->kind) {
+	case A_END:
+		break;
 	case A_TOPO:
 	case A_GROUP:
 	case A_TREES:
@@ -502,7 +505,7 @@ bind_call(Sema *s, const Call *c, const FormSpec *f, const NodeSpace *ctx, Bound
 	if (bound < 0)
 		return false;
 	bool ok = bound == 1;
-	for (int i = 0; i < MAX_PARAMS && f->param[i].min + f->param[i].max > 0; i++) {
+	for (int i = 0; i < MAX_PARAMS && f->param[i].kind != A_END; i++) {
 		const ParamSpec *ps = &f->param[i];
 		if (!check_count(c, f, ps, &out[i], bad_label)) {
 			ok = false;
@@ -909,7 +912,7 @@ check_map(Sema *s, const Item *it, const NodeSpace *sh)
 	/* nodes not listed stay put, so the listed ones must permute among themselves */
 	for (int i = 1; i < it->list.n && nerrors() == errors; i += 2) {
 		int64_t b = ast_resolve_node(sh, it->list.v[i], false);
-		if (!seen_from[b])
+		if (b >= 0 && !seen_from[b]) /* a node outside the topology is reported below */
 			error_at(it->list.v[i]->loc, "node %lld is a target but is not mapped itself: "
 			         "this map is not a permutation (say where %lld goes)", (long long)b,
 			         (long long)b);

@@ -481,7 +481,9 @@ def report(out, results, sw, cc, secs, quick):
                  "(`links private`: its Bruck all-to-all on 2x32 beats what the bisection allows "
                  "with shared links), no per-hop packet time (`mode flow`: its 2x32 Ring pays "
                  "0.024 us per extra hop), and its \"2-port Ring\" is `ring(halfway)` "
-                 "(floor(g/2) rounds per phase)." % (sw.fit_note, len(sw.rows), sw.secs))
+                 "(floor(g/2) rounds per phase). The report's numbers contradict each other where "
+                 "it misses: docs/reproduce.md gives the arithmetic (items 1-6) and the claims "
+                 "no model of this kind can reproduce." % (sw.fit_note, len(sw.rows), sw.secs))
         L.append("")
     for s, title in SEEDS:
         rs = [r for r in results if r["seed"] == s]
