@@ -69,7 +69,7 @@ enum {
 	SIM_TEXT_BYTES_PER_INPUT_BYTE = 8,
 	MSCCL_XML_BYTES_PER_INPUT_BYTE = 64,
 	MAX_COLL_INPUT_BYTES = 256 << 20,
-	MAX_TEXT_INPUT_BYTES = 0x7fffffff,
+	MAX_TEXT_INPUT_BYTES = 2047 << 20, /* line and column numbers stay in an int */
 	MAX_XML_INPUT_BYTES = 1 << 30,
 
 	/* The links of a schedule's distinct routes, listed once each (ints),
