@@ -16,16 +16,11 @@
 
 #include "simbuild.h"
 
-/* Rank 0's messages of one round: (destination, op) with chunk counts. */
-typedef struct RankKey {
-	int dst, op, count;
-} RankKey;
-
 typedef struct RankStream {
 	SimStream pub;
 	const Sched *s;
-	RankKey *key;      /* every round's, by round, each round by (dst, op) */
-	int *first;        /* nround + 1: round r's keys are key[first[r] .. first[r + 1]) */
+	RankKey *key;      /* rank_form_keys: rank 0's messages, by round */
+	int *first;
 	SimMsg *msg;       /* the largest round's room */
 	int *hops;
 	long caphops;      /* the largest round's hops (shortest routes) */
@@ -33,56 +28,10 @@ typedef struct RankStream {
 } RankStream;
 
 static int
-key_order(const void *pa, const void *pb)
-{
-	const RankKey *a = pa, *b = pb;
-	if (a->dst != b->dst)
-		return a->dst < b->dst ? -1 : 1;
-	return (a->op > b->op) - (a->op < b->op);
-}
-
-static int
 cmp_i64(const void *pa, const void *pb)
 {
 	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
 	return (a > b) - (a < b);
-}
-
-/* Every round's keys, merged: a count per (round, destination, op). */
-static int
-rank0_keys(Arena *a, const Sched *s, RankStream *st)
-{
-	RankKey *all = xmalloc(((size_t)s->nbase + 1) * sizeof *all);
-	st->first = arena_array(a, (size_t)s->nround + 2, sizeof *st->first);
-	for (int i = 0; i < s->nbase; i++)
-		st->first[s->base[i].round + 1]++;
-	for (int r = 0; r < s->nround; r++)
-		st->first[r + 1] += st->first[r];
-	int *at = xmalloc(((size_t)s->nround + 1) * sizeof *at);
-	memcpy(at, st->first, (size_t)s->nround * sizeof *at);
-	for (int i = 0; i < s->nbase; i++) {
-		const BaseXfer *x = &s->base[i];
-		int k = at[x->round]++;
-		all[k] = (RankKey){s->node_rank[x->dst] ^ s->node_rank[x->src], x->op, 1};
-	}
-	/* each round sorted and merged in place */
-	int n = 0, most = 0;
-	for (int r = 0; r < s->nround; r++) {
-		int lo = st->first[r], hi = st->first[r + 1], start = n;
-		sort_n(all + lo, (size_t)(hi - lo), sizeof *all, key_order);
-		for (int i = lo; i < hi; i++)
-			if (n > start && key_order(&all[n - 1], &all[i]) == 0)
-				all[n - 1].count++;
-			else
-				all[n++] = all[i];
-		st->first[r] = start;
-		most = n - start > most ? n - start : most;
-	}
-	st->first[s->nround] = n;
-	st->key = arena_array(a, (size_t)n + 1, sizeof *st->key);
-	copy_n(st->key, all, (size_t)n, sizeof *all);
-	free(all), free(at);
-	return most;
 }
 
 static SimRound
@@ -119,7 +68,8 @@ rank_stream_coll(Arena *a, const Sched *s, SimColl *c)
 {
 	RankStream *st = NEW(a, RankStream);
 	*st = (RankStream){.s = s};
-	int most_keys = rank0_keys(a, s, st);
+	int most_keys = rank_form_keys(s, &st->key, &st->first);
+	arena_own(a, st->key), arena_own(a, st->first);
 	/* each round's messages and hops: distances are closed forms, and every
 	 * route of these topologies is a shortest one */
 	long total = 0, most = 0, most_hops = 0;

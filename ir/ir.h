@@ -563,6 +563,15 @@ int verify_phases(const Sched *);
 int sched_nreconfig(const Sched *);
 void metrics(const Sched *, double bytes, Metrics *);
 
+/* The rank form's messages leaving rank 0, per round: rank v's are the same
+ * with dst XOR v (symm.c). Round r's are key[first[r] .. first[r + 1]),
+ * by (dst, op), each with the chunks it carries. The caller frees both.
+ * Returns the most keys in a round. */
+typedef struct RankKey {
+	int dst, op, count;
+} RankKey;
+int rank_form_keys(const Sched *, RankKey **key, int **first);
+
 /* ---- estimate.c: work estimated from a declaration's numbers, against
  * the limits of collc_limits.h; each check reports at loc and returns -1 ---- */
 

@@ -237,3 +237,47 @@ sched_check_symmetric(const Sched *s)
 			}
 	return 0;
 }
+
+static int
+rank_key_order(const void *pa, const void *pb)
+{
+	const RankKey *a = pa, *b = pb;
+	if (a->dst != b->dst)
+		return a->dst < b->dst ? -1 : 1;
+	return (a->op > b->op) - (a->op < b->op);
+}
+
+int
+rank_form_keys(const Sched *s, RankKey **keyp, int **firstp)
+{
+	RankKey *key = xmalloc(((size_t)s->nbase + 1) * sizeof *key);
+	int *first = xcalloc((size_t)s->nround + 2, sizeof *first);
+	for (int i = 0; i < s->nbase; i++)
+		first[s->base[i].round + 1]++;
+	for (int r = 0; r < s->nround; r++)
+		first[r + 1] += first[r];
+	int *at = xmalloc(((size_t)s->nround + 1) * sizeof *at);
+	copy_n(at, first, (size_t)s->nround, sizeof *at);
+	for (int i = 0; i < s->nbase; i++) {
+		const BaseXfer *x = &s->base[i];
+		key[at[x->round]++] = (RankKey){s->node_rank[x->dst] ^ s->node_rank[x->src], x->op, 1};
+	}
+	free(at);
+	/* each round sorted, and its repeats merged in place */
+	int n = 0, most = 0;
+	for (int r = 0; r < s->nround; r++) {
+		int lo = first[r], hi = first[r + 1], start = n;
+		sort_n(key + lo, (size_t)(hi - lo), sizeof *key, rank_key_order);
+		for (int i = lo; i < hi; i++)
+			if (n > start && rank_key_order(&key[n - 1], &key[i]) == 0)
+				key[n - 1].count++;
+			else
+				key[n++] = key[i];
+		first[r] = start;
+		most = n - start > most ? n - start : most;
+	}
+	first[s->nround] = n;
+	*keyp = key;
+	*firstp = first;
+	return most;
+}

@@ -407,6 +407,22 @@ test_hd_rank_form(void)
 	CU_ASSERT_EQUAL(s->nbase, 2 * 2 * 7);
 	CU_ASSERT_EQUAL(s->nround, 6);
 	CU_ASSERT(b.net.coll[0].stream != NULL && b.net.coll[0].msg == NULL);
+	/* the figures `algorithm auto` ranks by: those of the expanded schedule */
+	for (int i = 0; i < 5; i++) {
+		Metrics mr, me;
+		Arena a = {0};
+		const Sched *r = b.prog.sched[i];
+		CU_ASSERT_PTR_NOT_NULL(r->xor_routes);
+		metrics(r, 1 << 20, &mr);
+		metrics(sched_expand(&a, r), 1 << 20, &me);
+		CU_ASSERT_EQUAL(mr.rounds, me.rounds);
+		CU_ASSERT_EQUAL(mr.messages, me.messages);
+		CU_ASSERT_DOUBLE_EQUAL(mr.volume, me.volume, 1e-9 * me.volume);
+		CU_ASSERT_DOUBLE_EQUAL(mr.theta, me.theta, 1e-12);
+		CU_ASSERT_DOUBLE_EQUAL(mr.omega, me.omega, 1e-12);
+		CU_ASSERT_DOUBLE_EQUAL(mr.model_time, me.model_time, 1e-12 * me.model_time);
+		arena_free(&a);
+	}
 	/* a base transfer that copies instead of reducing: the proof fails */
 	BaseXfer *x = &b.prog.sched[2]->base[0];
 	x->op = X_COPY;
