@@ -685,5 +685,5 @@ ir_read(const char *text, size_t len, Prog *p)
 bool
 ir_is_text(const char *text, size_t len)
 {
-	return len >= 9 && memcmp(text, "collc-ir ", 9) == 0;
+	return input_kind("", text, len) == IN_SCHED_TEXT;
 }

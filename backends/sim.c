@@ -23,8 +23,6 @@
 /* Symmetric schedules up to this many (base transfer, element) pairs are
  * expanded, which gives their dependencies. */
 enum { EXPAND_LIMIT = 1 << 22 };
-/* A streamed collective's messages in all (SimColl counts them in an int). */
-enum { MAX_STREAM_MSGS = 1 << 30 };
 
 typedef struct Out {
 	Arena *a;
@@ -536,21 +534,29 @@ coll_of_sched(Arena *a, const Sched *s, const Conversion *how, SimColl *c)
 		explicit_coll(a, s, c);
 		return 0;
 	}
+	if (s->xor_routes && how->stream)
+		return rank_stream_coll(a, s, c);
 	const Group *g = s->group;
-	int *fix = xmalloc((size_t)g->order * sizeof *fix);
-	int nfix = s->nphase ? 0 : stabilizer(g, s->topo, fix), rc = 0;
+	long order = g ? g->order : s->nrank; /* the rank form's copies: one per rank */
+	int *fix = xmalloc((size_t)order * sizeof *fix);
+	int nfix = s->nphase || !g ? 0 : stabilizer(g, s->topo, fix), rc = 0;
 	if (nfix && how->stream) {
 		rc = stream_coll(a, s, fix, nfix, c);
-	} else if ((long)s->nbase * g->order <= how->expand_limit) {
+	} else if ((long)s->nbase * order <= how->expand_limit) {
 		Arena tmp = {0};
 		explicit_coll(a, sched_expand(&tmp, s), c);
 		arena_free(&tmp);
 	} else if (nfix) {
 		rc = translates_coll(a, s, fix, nfix, c);
+	} else if (!g) {
+		error_at(s->loc, "'%s' is too large to expand for the simulator: %ld copies of base "
+		         "transfers (at most %ld); round by round (--sync rounds) it is streamed",
+		         s->name, (long)s->nbase * order, how->expand_limit);
+		rc = -1;
 	} else {
 		error_at(s->loc, "'%s' is too large for the simulator: %ld copies of base transfers "
 		         "to expand (at most %ld unless its group holds every translation of a torus, "
-		         "ring, hyperx or full topology)", s->name, (long)s->nbase * g->order,
+		         "ring, hyperx or full topology)", s->name, (long)s->nbase * order,
 		         how->expand_limit);
 		rc = -1;
 	}

@@ -25,4 +25,10 @@ int sim_from_scheds_limit(Arena *, const Sched *const *, int n, long expand_limi
  * at a time, whatever their size. */
 int sim_stream_scheds(Arena *, const Sched *const *, int n, SimNet *);
 
+/* A streamed collective's messages in all (SimColl counts them in an int). */
+enum { MAX_STREAM_MSGS = 1 << 30 };
+/* The rank form (Sched.xor_routes) as a stream (simrank.c). 0, or -1 after
+ * reporting. */
+int rank_stream_coll(Arena *, const Sched *, SimColl *);
+
 #endif

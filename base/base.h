@@ -116,16 +116,22 @@ const char *nearest_name(const char *name, const char *const *cand, int ncand);
  * byte (not tab, CR or LF) is reported at its place, since a name holding
  * one would be written back cut short. 0, or -1 after reporting. */
 int text_only(const char *text, size_t len);
-/* Reads a whole file; NULL and a message in err[] on failure. "-" is stdin. */
+/* Reads a whole file; NULL and a message in err[] on failure. "-" is stdin.
+ * Its format (input_kind, from its first bytes) sets the size limit. */
 char *read_file(const char *path, size_t *len, char *err, size_t errlen);
 /* Seconds on the monotonic clock, for measuring how long something took. */
 double wall_seconds(void);
 /* The memory one run may plan for, in bytes: half the physical memory
  * (sysconf), so that work is refused before the system runs short. */
 double memory_budget(void);
-/* The largest input file read: MAX_INPUT_BYTES, or less when the memory budget
- * cannot hold its parse (PARSE_BYTES_PER_INPUT_BYTE per byte). */
-size_t input_limit(void);
+/* The input formats: each takes its own bytes of memory per byte read. */
+typedef enum InputKind { IN_COLL, IN_SCHED_TEXT, IN_SIM_TEXT, IN_MSCCL_XML, NINPUT_KINDS } InputKind;
+/* A file's format: MSCCL XML by its name (*.xml), schedule text and .sim by
+ * their first line, else .coll (sweep specs and result tables too). */
+InputKind input_kind(const char *path, const char *head, size_t len);
+/* The largest input of a format read: its cap (collc_limits.h), or less when
+ * the memory budget cannot hold its reading at its bytes per input byte. */
+size_t input_limit(InputKind kind);
 /* Writes through a temporary name then renames, so no half file is left. */
 int write_file_atomic(const char *path, const char *data, size_t len,
                       char *err, size_t errlen);

@@ -55,13 +55,25 @@ enum {
 	 * chunk of every explicit form (MSCCL, MPI, simulator). */
 	MAX_SYMM_CHUNKS = 1 << (24 - LIMIT_SHIFT),
 
-	/* Inputs: a file is read whole, and parsing, checking and lowering it
-	 * take up to PARSE_BYTES_PER_INPUT_BYTE bytes of memory per byte read
-	 * (measured on the densest files: 133 for a list of `map x -> -x;`,
-	 * 88 for tree edges `1->0;`; docs/limits.md); the input limit is the
-	 * smaller of MAX_INPUT_BYTES and what the memory budget can hold. */
-	MAX_INPUT_BYTES = 256 << 20,
-	PARSE_BYTES_PER_INPUT_BYTE = 192,
+	/* Inputs: a file is read whole, and reading, checking and lowering it
+	 * take up to a format's bytes of memory per byte read, measured on its
+	 * densest inputs (docs/limits.md); a format's input limit is the
+	 * smaller of its MAX_*_BYTES and what the memory budget can hold at
+	 * that rate. A .coll file: 121 for a list of `map x -> -x;`, 88 for
+	 * tree edges `1->0;` (the AST and the lowered group). A schedule text
+	 * file: 7.0 for an `owner` list of 2^24 chunks (the verifier's cells),
+	 * 4.5 for one-chunk messages; a .sim file: 5.3 for one-hop messages
+	 * without dependencies; MSCCL XML: 48 for elements of one-letter empty
+	 * attributes (libxml2's tree). The caps:
+	 * the .coll lexer's, line and column numbers in an int, and the MSCCL
+	 * reader's (libxml2 takes an int length). */
+	COLL_BYTES_PER_INPUT_BYTE = 192,
+	SCHED_TEXT_BYTES_PER_INPUT_BYTE = 8,
+	SIM_TEXT_BYTES_PER_INPUT_BYTE = 8,
+	MSCCL_XML_BYTES_PER_INPUT_BYTE = 64,
+	MAX_COLL_INPUT_BYTES = 256 << 20,
+	MAX_TEXT_INPUT_BYTES = 2047 << 20, /* line and column numbers stay in an int */
+	MAX_XML_INPUT_BYTES = 1 << 30,
 
 	/* The links of a schedule's distinct routes, listed once each (ints),
 	 * and as many again in the route cache: 2^27 are 1 GiB in all. Only a

@@ -71,24 +71,56 @@ memory_budget(void)
 	return (double)pages * (double)page / 2;
 }
 
+/* What each input format costs to read (collc_limits.h, docs/limits.md). */
+static const struct {
+	const char *what;
+	int per_byte;
+	size_t cap;
+} input_format[NINPUT_KINDS] = {
+	[IN_COLL] = {".coll files", COLL_BYTES_PER_INPUT_BYTE, MAX_COLL_INPUT_BYTES},
+	[IN_SCHED_TEXT] = {"schedule text files", SCHED_TEXT_BYTES_PER_INPUT_BYTE,
+	                   MAX_TEXT_INPUT_BYTES},
+	[IN_SIM_TEXT] = {".sim files", SIM_TEXT_BYTES_PER_INPUT_BYTE, MAX_TEXT_INPUT_BYTES},
+	[IN_MSCCL_XML] = {"MSCCL XML files", MSCCL_XML_BYTES_PER_INPUT_BYTE, MAX_XML_INPUT_BYTES},
+};
+
 size_t
-input_limit(void)
+input_limit(InputKind kind)
 {
-	double parsable = memory_budget() / PARSE_BYTES_PER_INPUT_BYTE;
-	return parsable < MAX_INPUT_BYTES ? (size_t)parsable : (size_t)MAX_INPUT_BYTES;
+	double parsable = memory_budget() / input_format[kind].per_byte;
+	size_t cap = input_format[kind].cap;
+	return parsable < (double)cap ? (size_t)parsable : cap;
+}
+
+InputKind
+input_kind(const char *path, const char *head, size_t len)
+{
+	size_t plen = strlen(path);
+	if (plen > 4 && strcmp(path + plen - 4, ".xml") == 0)
+		return IN_MSCCL_XML;
+	if (len >= 9 && memcmp(head, "collc-ir ", 9) == 0)
+		return IN_SCHED_TEXT;
+	if (len >= 9 && memcmp(head, "collc-sim", 9) == 0)
+		return IN_SIM_TEXT;
+	return IN_COLL;
 }
 
 /* size: the file's, or (known) false when reading stopped at the limit. */
 static void
-input_too_large(const char *path, size_t size, bool known, size_t limit, char *err,
+input_too_large(const char *path, InputKind kind, size_t size, bool known, char *err,
                 size_t errlen)
 {
-	snprintf(err, errlen, "'%s' is %s%zu MiB; collc reads inputs of at most %zu MiB here "
+	size_t limit = input_limit(kind);
+	snprintf(err, errlen, "'%s' is %s%zu MiB; collc reads %s of at most %zu MiB here "
 	         "(reading one takes up to %d bytes of memory per byte, and a run may use %.1f GiB, "
 	         "half the physical memory; docs/limits.md)", path, known ? "" : "over ",
-	         known ? (size + (1 << 20) - 1) >> 20 : size >> 20, limit >> 20, (int)PARSE_BYTES_PER_INPUT_BYTE,
-	         memory_budget() / (1 << 30));
+	         known ? (size + (1 << 20) - 1) >> 20 : size >> 20, input_format[kind].what,
+	         limit >> 20, input_format[kind].per_byte, memory_budget() / (1 << 30));
 }
+
+/* The first bytes, enough to tell the format: a regular file's size is then
+ * held against its format's limit before the rest is read. */
+enum { HEAD_BYTES = 16 };
 
 char *
 read_file(const char *path, size_t *lenp, char *err, size_t errlen)
@@ -106,27 +138,26 @@ read_file(const char *path, size_t *lenp, char *err, size_t errlen)
 			fclose(f);
 		return NULL;
 	}
-	size_t cap = 4096, len = 0, limit = input_limit();
-	if (have_stat && S_ISREG(st.st_mode) && (size_t)st.st_size > limit) {
-		input_too_large(path, (size_t)st.st_size, true, limit, err, errlen);
-		if (f != stdin)
-			fclose(f);
-		return NULL;
-	}
+	size_t cap = 4096;
 	char *buf = xmalloc(cap + 1);
-	for (;;) {
-		size_t n = fread(buf + len, 1, cap - len, f);
-		len += n;
-		if (n == 0)
-			break;
+	size_t len = fread(buf, 1, HEAD_BYTES, f);
+	InputKind kind = input_kind(path, buf, len);
+	size_t limit = input_limit(kind);
+	if (have_stat && S_ISREG(st.st_mode) && (size_t)st.st_size > limit) {
+		input_too_large(path, kind, (size_t)st.st_size, true, err, errlen);
+		goto fail;
+	}
+	for (size_t n = len; n > 0;) {
 		if (len == cap) {
 			if (cap >= limit) {
-				input_too_large(path, limit, false, limit, err, errlen);
+				input_too_large(path, kind, limit, false, err, errlen);
 				goto fail;
 			}
 			cap = cap * 2 < limit ? cap * 2 : limit;
 			buf = xrealloc(buf, cap + 1);
 		}
+		n = fread(buf + len, 1, cap - len, f);
+		len += n;
 	}
 	if (ferror(f)) {
 		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));

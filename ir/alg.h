@@ -37,6 +37,26 @@ int clog2(int p);                 /* ceil */
 bool is_pow(int p, int base);
 int imod(int a, int n);
 
+/* The symmetric form under the translations of a whole ring or torus
+ * (alg_translate.c): begin, add every transfer of each base tree's chunk
+ * (nodes; the chunk starts at node 0), end. */
+typedef struct Translates {
+	const AlgCtx *c;
+	Sched *s;
+	SchedBuilder sb;
+	int cap;
+} Translates;
+/* Every side at least 3, one link each way between neighbours, links alike. */
+bool translations_apply(const Topo *);
+int translates_begin(Translates *, const AlgCtx *, int ntree);   /* -1 after reporting */
+void translates_xfer(Translates *, int tree, int round, int src, int dst, XferOp,
+                     const int *links, int nlink);
+Sched *translates_end(Translates *);                          /* NULL after reporting */
+/* Base tree b of a symmetric form from its transfers: a node's parent is
+ * whoever copies the chunk to it, or with no copies (a reduce_scatter),
+ * whom it reduces it into. NULL after reporting. */
+Tree *transfers_tree(const AlgCtx *, const Sched *, int b, int root);
+
 /* the families */
 Sched *alg_ring(const AlgCtx *);
 Sched *alg_multiport_ring(const AlgCtx *);
@@ -45,7 +65,15 @@ Sched *alg_multiport_ring(const AlgCtx *);
 bool ring_symmetric_applies(const AlgCtx *);
 Sched *alg_ring_symmetric(const AlgCtx *);
 Sched *alg_bucket(const AlgCtx *);
+/* Bucket as a symmetric schedule (the translations; a base tree per
+ * instance and piece), where bucket_symmetric_applies. */
+bool bucket_symmetric_applies(const AlgCtx *);
+Sched *alg_bucket_symmetric(const AlgCtx *);
 Sched *alg_recursive(const AlgCtx *);   /* recursive_doubling, recursive_halving, halving_doubling */
+/* halving_doubling on 2^L ranks in the rank form (Sched.xor_routes): one
+ * base tree per piece, where hd_rank_form_applies. */
+bool hd_rank_form_applies(const AlgCtx *);
+Sched *alg_hd_rank_form(const AlgCtx *);
 Sched *alg_dbt(const AlgCtx *);
 /* The parent of r in tree 0 or 1 of the double binary tree on p ranks
  * (alg_dbt.c); -1 at the root. */

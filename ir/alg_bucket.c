@@ -77,3 +77,77 @@ alg_bucket(const AlgCtx *c)
 		}
 	return gen_end(&g);
 }
+
+/* ---- Bucket in symmetric form (for collc sim) ---- */
+
+bool
+bucket_symmetric_applies(const AlgCtx *c)
+{
+	const Topo *t = c->topo;
+	int m = 2 * t->ndim;
+	return (t->kind == TK_TORUS || t->kind == TK_RING) && c->whole &&
+	       (c->kind == CK_ALLREDUCE || c->kind == CK_REDUCE_SCATTER ||
+	        c->kind == CK_ALLGATHER) &&
+	       !(c->chunks && c->chunks % (c->nrank * m)) && translations_apply(t);
+}
+
+/* The transfers of block 0 (base tree b) in one step of phase_step: from
+ * every x with x[dims[i]] = 0 for i < k and x[D] = e * shift, free on the
+ * rest, over its link along (D, e); the whole torus is in rank order. */
+static void
+base_step(Translates *tr, int b, const int *dims, int k, int e, int shift, int round,
+          XferOp op)
+{
+	const Topo *t = tr->c->topo;
+	int d = t->ndim, D = dims[k], x[MAX_DIMS] = {0}, free_dims[MAX_DIMS], nfree = 0;
+	x[D] = imod(e * shift, t->size[D]);
+	for (int i = k + 1; i < d; i++)
+		free_dims[nfree++] = dims[i];
+	for (;;) {
+		int v = topo_node(t, x), to[MAX_DIMS];
+		memcpy(to, x, sizeof to);
+		to[D] = imod(x[D] + e, t->size[D]);
+		int w = topo_node(t, to);
+		for (int l = t->out[v]; l < t->out[v + 1]; l++)
+			if (t->link[l].dim == D && t->link[l].dir == e)
+				translates_xfer(tr, b, round, v, w, op, &l, 1);
+		int i = 0;
+		while (i < nfree && ++x[free_dims[i]] == t->size[free_dims[i]])
+			x[free_dims[i++]] = 0;
+		if (i == nfree)
+			break;
+	}
+}
+
+/*
+ * Bucket as tree symmetrization: it is the same under every translation
+ * (phase_step sends from x the blocks b with b - x fixed), so chunk (b, g)
+ * is piece b of the block of node g, and base tree b holds every transfer
+ * of node 0's piece: 2(p - 1) for an allreduce, p^2 messages' worth in
+ * 4d(p - 1) base transfers per piece (torus(128, 128): 131,056). The
+ * messages are alg_bucket's; collc sim streams them. NULL after reporting.
+ */
+Sched *
+alg_bucket_symmetric(const AlgCtx *c)
+{
+	const Topo *t = c->topo;
+	int d = t->ndim, m = 2 * d, mult = c->chunks ? c->chunks / (c->nrank * m) : 1;
+	bool rs = c->kind != CK_ALLGATHER, ag = c->kind != CK_REDUCE_SCATTER;
+	Translates tr;
+	if (translates_begin(&tr, c, m * mult) != 0)
+		return NULL;
+	for (int j = 0; j < d; j++)
+		for (int e = +1; e >= -1; e -= 2)
+			for (int piece = 0; piece < mult; piece++) {
+				int b = (2 * j + (e < 0)) * mult + piece, dims[MAX_DIMS], round = 0;
+				for (int k = 0; k < d; k++)
+					dims[k] = (j + k) % d;
+				for (int k = 0; rs && k < d; k++)
+					for (int s = 0; s < t->size[dims[k]] - 1; s++)
+						base_step(&tr, b, dims, k, e, s + 1, round++, X_REDUCE);
+				for (int k = d - 1; ag && k >= 0; k--)
+					for (int s = 0; s < t->size[dims[k]] - 1; s++)
+						base_step(&tr, b, dims, k, e, s, round++, X_COPY);
+			}
+	return translates_end(&tr);
+}

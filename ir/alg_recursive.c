@@ -147,3 +147,78 @@ alg_recursive(const AlgCtx *c)
 	free(hi);
 	return gen_end(&g);
 }
+
+/* ---- halving_doubling in the rank form (for collc sim) ---- */
+
+/* 2^L ranks (no fold), routes without a search per destination (each copy
+ * is routed as its message is, when the simulator asks for its round), and
+ * `chunks` a multiple of the ranks. */
+bool
+hd_rank_form_applies(const AlgCtx *c)
+{
+	int p = c->nrank;
+	return strcmp(c->algorithm, "halving_doubling") == 0 && c->kind == CK_ALLREDUCE &&
+	       p >= 2 && (p & (p - 1)) == 0 && !(c->chunks && c->chunks % p) &&
+	       routes_closed_form(c->topo);
+}
+
+static void
+hd_base(const AlgCtx *c, SchedBuilder *sb, Sched *s, int *cap, int tree, int round, int src,
+        int dst, XferOp op)
+{
+	const int *l;
+	int n = route_get(c->routes, c->rank_node[src], c->rank_node[dst], &l);
+	if (s->nbase == *cap)
+		s->base = arena_grow(c->arena, s->base, cap, sizeof *s->base);
+	s->base[s->nbase++] = (BaseXfer){.round = round, .tree = tree, .src = c->rank_node[src],
+	                                 .dst = c->rank_node[dst], .op = op,
+	                                 .route = sched_route(sb, l, n)};
+}
+
+/*
+ * Halving-doubling is the same under XOR by any rank m applied to ranks
+ * (and to the blocks, bit-reversed): rank v's partner in step k is v ^ 2^k,
+ * and the half it keeps is told by bit k of v. So chunk (b, m) is piece b
+ * of block rev(m), and base tree b holds every transfer of block 0's piece:
+ * in reduce step k, every v whose low k bits are 0 and bit k is 1 reduces
+ * it into v - 2^k; in the allgather's step k (k = L-1 .. 0), every v whose
+ * low k + 1 bits are 0 copies it to v + 2^k. 2(p - 1) base transfers hold
+ * the p^2 chunk transfers of the explicit form; the messages are
+ * alg_recursive's, each copy routed as its message is. NULL after
+ * reporting.
+ */
+Sched *
+alg_hd_rank_form(const AlgCtx *c)
+{
+	int p = c->nrank, L = ilog2(p), ntree = c->chunks ? c->chunks / p : 1;
+	if (check_symmetric_size(c->loc, c->name, ntree, p) != 0)
+		return NULL;
+	Sched *s = sched_new(c->arena, c->name, c->loc, c->kind, c->algorithm, c->topo, c->rank_node,
+	                     p);
+	s->xor_routes = c->routes;
+	s->ntree = ntree;
+	s->nchunk = ntree * p;
+	s->nround = 2 * L;
+	s->tree = arena_array(c->arena, (size_t)ntree, sizeof *s->tree);
+	SchedBuilder sb;
+	sched_begin(&sb, c->arena, s, c->routes);
+	int cap = 0;
+	for (int b = 0; b < ntree; b++) {
+		for (int k = 0; k < L; k++)
+			for (int v = 1 << k; v < p; v += 2 << k)
+				hd_base(c, &sb, s, &cap, b, k, v, v - (1 << k), X_REDUCE);
+		for (int k = L - 1; k >= 0; k--)
+			for (int v = 0; v < p; v += 2 << k)
+				hd_base(c, &sb, s, &cap, b, 2 * L - 1 - k, v, v + (1 << k), X_COPY);
+	}
+	for (int b = 0; b < ntree; b++)
+		if (!(s->tree[b] = transfers_tree(c, s, b, c->rank_node[0])))
+			return NULL;
+	if (sched_end(&sb) != 0)
+		return NULL;
+	s->owner = arena_array(c->arena, (size_t)s->nchunk, sizeof *s->owner);
+	for (int b = 0; b < ntree; b++)
+		for (int m = 0; m < p; m++)
+			s->owner[b * p + m] = m;
+	return s;
+}

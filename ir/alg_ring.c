@@ -206,21 +206,14 @@ ring_symmetric_applies(const AlgCtx *c)
 	if (!ring || !c->whole || p < 3 || ports > 2 || (c->chunks && c->chunks % (p * ports)) ||
 	    c->kind == CK_ALLTOALL || c->kind == CK_BROADCAST || c->kind == CK_REDUCE)
 		return false;
-	if (topo_nlinks_between(t, 0, 1) != 1 || topo_nlinks_between(t, 1, 0) != 1)
-		return false;
-	for (int l = 1; l < t->nlink; l++)
-		if (t->link[l].bandwidth != t->link[0].bandwidth ||
-		    t->link[l].latency != t->link[0].latency ||
-		    t->link[l].energy_per_bit != t->link[0].energy_per_bit)
-			return false;
-	return true;
+	return translations_apply(t);
 }
 
 /* Base tree b's transfers: the chunk of the block at node 0 on a ring in
  * direction dir, the chunk run_ring sends from position i in step s when
  * i - dir (s + 1) = 0 (reduce) or i - dir s = 0 (allgather). */
 static void
-ring_base_transfers(const AlgCtx *c, SchedBuilder *sb, Sched *s, int b, int dir, int *cap)
+ring_base_transfers(const AlgCtx *c, Translates *tr, int b, int dir)
 {
 	int p = c->nrank, r = 0;
 	bool reduce = c->kind == CK_ALLREDUCE || c->kind == CK_REDUCE_SCATTER;
@@ -232,15 +225,11 @@ ring_base_transfers(const AlgCtx *c, SchedBuilder *sb, Sched *s, int b, int dir,
 			int src = imod(dir * (step + 1 - phase), p), dst = imod(src + dir, p);
 			const int *l;
 			int n = route_get(c->routes, c->rank_node[src], c->rank_node[dst], &l);
-			if (s->nbase == *cap)
-				s->base = arena_grow(c->arena, s->base, cap, sizeof *s->base);
-			s->base[s->nbase++] = (BaseXfer){.round = r, .tree = b, .src = c->rank_node[src],
-			                                 .dst = c->rank_node[dst],
-			                                 .op = phase == 0 ? X_REDUCE : X_COPY,
-			                                 .route = sched_route(sb, l, n)};
+			translates_xfer(tr, b, r, c->rank_node[src], c->rank_node[dst],
+			                phase == 0 ? X_REDUCE : X_COPY, l, n);
 		}
 	}
-	s->nround = r;
+	tr->s->nround = r;
 }
 
 /*
@@ -249,42 +238,19 @@ ring_base_transfers(const AlgCtx *c, SchedBuilder *sb, Sched *s, int b, int dir,
  * rings, and its transfers are the chain run_ring sends it along. The
  * messages are exactly alg_ring's; the schedule is held in its compact
  * form, p^2 messages in 2(p - 1) base transfers per tree, so that collc
- * sim streams it (ring(16384)). The trees record the chain of the
- * allgather (root 0). NULL after reporting.
+ * sim streams it (ring(16384)). NULL after reporting.
  */
 Sched *
 alg_ring_symmetric(const AlgCtx *c)
 {
-	const Topo *t = c->topo;
 	int p = c->nrank, ports = c->ports ? c->ports : 1;
 	int mult = c->chunks ? c->chunks / (p * ports) : 1, ntree = ports * mult;
-	if (check_symmetric_size(c->loc, c->name, ntree, p) != 0)
+	Translates tr;
+	if (translates_begin(&tr, c, ntree) != 0)
 		return NULL;
-	GroupGen gen = {.loc = c->loc, .affine = true, .all_translations = true};
-	Group *g = group_build(c->arena, t, "translations", c->loc, &gen, 1);
-	if (!g)
-		return NULL;
-	Sched *s = sched_new(c->arena, c->name, c->loc, c->kind, c->algorithm, t, c->rank_node, p);
-	s->group = g;
-	s->ntree = ntree;
-	s->nchunk = ntree * p;
-	s->tree = arena_array(c->arena, (size_t)ntree, sizeof *s->tree);
-	SchedBuilder sb;
-	sched_begin(&sb, c->arena, s, c->routes);
-	int cap = 0, root = c->rank_node[0];
 	for (int b = 0; b < ntree; b++) {
 		int dir = b / mult == 0 ? +1 : -1;
-		ring_base_transfers(c, &sb, s, b, dir, &cap);
-		int *parent = arena_array(c->arena, (size_t)t->nnode, sizeof *parent);
-		for (int i = 0; i < p; i++)
-			parent[c->rank_node[i]] = i == 0 ? -1 : c->rank_node[imod(i - dir, p)];
-		s->tree[b] = tree_from_parents(c->arena, t, c->routes, &root, 1, parent, c->loc);
+		ring_base_transfers(c, &tr, b, dir);
 	}
-	if (sched_end(&sb) != 0)
-		return NULL;
-	s->owner = arena_array(c->arena, (size_t)s->nchunk, sizeof *s->owner);
-	for (int b = 0; b < ntree; b++)
-		for (int e = 0; e < g->order; e++)
-			s->owner[b * g->order + e] = s->node_rank[group_node(g, e, root)];
-	return s;
+	return translates_end(&tr);
 }

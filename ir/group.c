@@ -371,18 +371,22 @@ group_build(Arena *a, const Topo *t, const char *name, Loc loc, const GroupGen *
 	int d = t->ndim;
 	/* expand `translate;` into one unit translation per dimension */
 	int n = 0;
-	for (int k = 0; k < ngen; k++)
+	bool any_translate = false;
+	for (int k = 0; k < ngen; k++) {
 		n += gen[k].all_translations ? (t->kind == TK_SPINE_LEAF ? 2 : d) : 1;
+		any_translate |= gen[k].all_translations;
+	}
 	if (check_group_generators(loc, name, n, t->nnode, t->nlink) != 0)
 		return NULL;
 	int **gens = xcalloc((size_t)n + 1, sizeof *gens), **img = xcalloc((size_t)n + 1, sizeof *img);
-	Loc *locs = xcalloc((size_t)n + 1, sizeof *locs);
-	GroupGen *unit = xcalloc((size_t)n + 1, sizeof *unit);
-	int m = 0;
-	for (int k = 0; k < ngen; k++) {
+	/* the generators as given when none is `translate;` (a GroupGen is 300
+	 * bytes: a file of a million maps would hold another copy) */
+	GroupGen *expanded = any_translate ? xcalloc((size_t)n + 1, sizeof *expanded) : NULL;
+	const GroupGen *unit = expanded ? expanded : gen;
+	int m = expanded ? 0 : ngen;
+	for (int k = 0; expanded && k < ngen; k++) {
 		if (!gen[k].all_translations) {
-			unit[m] = gen[k];
-			locs[m++] = gen[k].loc;
+			expanded[m++] = gen[k];
 			continue;
 		}
 		int dims = t->kind == TK_SPINE_LEAF ? 2 : d;
@@ -391,8 +395,7 @@ group_build(Arena *a, const Topo *t, const char *name, Loc loc, const GroupGen *
 			for (int j = 0; j < d; j++)
 				u.mat[j * d + j] = 1;
 			u.vec[i] = 1;
-			unit[m] = u;
-			locs[m++] = gen[k].loc;
+			expanded[m++] = u;
 		}
 	}
 	int rc = 0;
@@ -406,7 +409,7 @@ group_build(Arena *a, const Topo *t, const char *name, Loc loc, const GroupGen *
 			else
 				img[k][v] = affine_node(t, unit[k].mat, unit[k].vec, v);
 		}
-		if (check_automorphism(t, img[k], locs[k]) != 0)
+		if (check_automorphism(t, img[k], unit[k].loc) != 0)
 			rc = -1;
 		if (affine) {
 			gens[k] = xmalloc((size_t)(d * d + d) * sizeof *gens[k]);
@@ -437,7 +440,7 @@ group_build(Arena *a, const Topo *t, const char *name, Loc loc, const GroupGen *
 			free(gens[k]);
 		free(img[k]);
 	}
-	free(gens), free(img), free(locs), free(unit);
+	free(gens), free(img), free(expanded);
 	return g;
 }
 

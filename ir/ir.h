@@ -128,6 +128,13 @@ bool routes_split(Routes *, const int *rank_node, int nrank, int *from, int *to)
  * search: the distance on tori, rings, meshes, supermeshes, HyperX and
  * full; 1 elsewhere (0 from a node to itself). */
 int route_min_hops(const Topo *, int src, int dst);
+/* The route src -> dst as route_get gives it, but not cached when it is not
+ * already: the links are valid until the next call. For the rank form's
+ * copies (sim streams meet most pairs once). Hops, or -1. */
+int route_uncached(Routes *, int src, int dst, const int **links);
+/* Whether distances are closed forms (tori, rings, meshes, supermeshes,
+ * HyperX, full): no search per destination. */
+bool routes_closed_form(const Topo *);
 /* The first link of the route src -> dst; -1 if none. Routes of grids are
  * not cached by it: a tree asks it of every node. */
 int route_first_link(Routes *, int src, int dst);
@@ -319,6 +326,11 @@ typedef struct Sched {
 	Tree **tree;
 	int nbase;
 	BaseXfer *base;
+	/* the rank form of the symmetric form (halving_doubling on 2^L ranks,
+	 * for collc sim; group NULL): copy m of base transfer x moves chunk
+	 * (x.tree, m) from rank node_rank[x.src] ^ m to node_rank[x.dst] ^ m,
+	 * routed by these Routes as the explicit message between them is */
+	Routes *xor_routes;
 	/* optical_ring: the configuration per round (phase[0].round = 0), or
 	 * none: the initial ring throughout */
 	int nphase;
@@ -554,6 +566,15 @@ int verify(const Sched *);
 int verify_phases(const Sched *);
 int sched_nreconfig(const Sched *);
 void metrics(const Sched *, double bytes, Metrics *);
+
+/* The rank form's messages leaving rank 0, per round: rank v's are the same
+ * with dst XOR v (symm.c). Round r's are key[first[r] .. first[r + 1]),
+ * by (dst, op), each with the chunks it carries. The caller frees both.
+ * Returns the most keys in a round. */
+typedef struct RankKey {
+	int dst, op, count;
+} RankKey;
+int rank_form_keys(const Sched *, RankKey **key, int **first);
 
 /* ---- estimate.c: work estimated from a declaration's numbers, against
  * the limits of collc_limits.h; each check reports at loc and returns -1 ---- */

@@ -295,12 +295,54 @@ symmetric_metrics(const Sched *s, double bytes, Metrics *m)
 	finish(s, bytes, vol, phys, q, mean_sum, m);
 }
 
+/* The rank form: each round's messages, rank 0's with destinations XOR v
+ * for every rank v, routed as they are sent (route_uncached), their link
+ * loads a round at a time. */
+static void
+rank_metrics(const Sched *s, double bytes, Metrics *m)
+{
+	const Topo *t = s->topo;
+	double chunk = chunk_bytes(s, bytes);
+	RankKey *key;
+	int *first;
+	rank_form_keys(s, &key, &first);
+	double *load = xcalloc((size_t)t->nlink + 1, sizeof *load);
+	double vol = 0, phys = 0, q = 0, mean_sum = 0;
+	for (int r = 0; r < s->nround; r++) {
+		double total = 0;
+		memset(load, 0, (size_t)t->nlink * sizeof *load);
+		for (int i = first[r]; i < first[r + 1]; i++)
+			for (int v = 0; v < s->nrank; v++) {
+				const int *l;
+				int len = route_uncached(s->xor_routes, s->rank_node[v],
+				                         s->rank_node[v ^ key[i].dst], &l);
+				double b = key[i].count * chunk;
+				vol += b;
+				phys += len * b;
+				total += len * b;
+				for (int k = 0; k < len; k++)
+					load[l[k]] += b;
+			}
+		double max = 0;
+		for (int l = 0; l < t->nlink; l++)
+			max = load[l] > max ? load[l] : max;
+		q += max;
+		mean_sum += total / t->nlink;
+	}
+	m->messages = (long)first[s->nround] * s->nrank;
+	m->by_symmetry = true;
+	free(load), free(key), free(first);
+	finish(s, bytes, vol, phys, q, mean_sum, m);
+}
+
 void
 metrics(const Sched *s, double bytes, Metrics *m)
 {
 	memset(m, 0, sizeof *m);
 	if (!s->base)
 		explicit_metrics(s, bytes, m);
+	else if (s->xor_routes)
+		rank_metrics(s, bytes, m);
 	else
 		symmetric_metrics(s, bytes, m);
 }

@@ -362,20 +362,46 @@ spread_copies(const Topo *t, int src, int dst, int *links, int len)
 	}
 }
 
+/* The route src -> dst into r->scratch; its hop count, or -1. */
+static int
+compute(Routes *r, int src, int dst)
+{
+	int len = src == dst                        ? 0
+	          : r->topo->kind == TK_SPINE_LEAF ? spine_leaf(r, src, dst)
+	          : r->policy == ROUTE_DOR         ? dor(r, src, dst)
+	          : r->policy == ROUTE_ECMP && ecmp_topology(r->topo) ? ecmp(r, src, dst)
+	                                           : greedy(r, src, dst);
+	if (r->topo->kind == TK_SUPERMESH || r->topo->kind == TK_GRAPH)
+		spread_copies(r->topo, src, dst, r->scratch, len);
+	return len;
+}
+
+bool
+routes_closed_form(const Topo *t)
+{
+	return closed_form(t);
+}
+
+int
+route_uncached(Routes *r, int src, int dst, const int **links)
+{
+	int *slot = find_slot(r, src, dst);
+	if (*slot) {
+		*links = r->route[*slot - 1].link;
+		return r->route[*slot - 1].len;
+	}
+	*links = r->scratch;
+	return compute(r, src, dst);
+}
+
 int
 route_id(Routes *r, int src, int dst)
 {
 	int *slot = find_slot(r, src, dst);
 	if (*slot)
 		return r->route[*slot - 1].len < 0 ? -1 : *slot - 1;
-	int len = src == dst                        ? 0
-	          : r->topo->kind == TK_SPINE_LEAF ? spine_leaf(r, src, dst)
-	          : r->policy == ROUTE_DOR         ? dor(r, src, dst)
-	          : r->policy == ROUTE_ECMP && ecmp_topology(r->topo) ? ecmp(r, src, dst)
-	                                           : greedy(r, src, dst);
+	int len = compute(r, src, dst);
 	Route route = {.src = src, .dst = dst, .len = len};
-	if (r->topo->kind == TK_SUPERMESH || r->topo->kind == TK_GRAPH)
-		spread_copies(r->topo, src, dst, r->scratch, len);
 	if (len > 0) {
 		route.link = arena_array(&r->arena, (size_t)len, sizeof *route.link);
 		memcpy(route.link, r->scratch, (size_t)len * sizeof *route.link);

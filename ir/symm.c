@@ -7,7 +7,9 @@
  * from 0). A forest (two roots) reduces its two parts in rounds 1..H-1,
  * exchanges between the roots in round H and broadcasts after it: 2H - 1
  * rounds. The schedule is held in this compact form; sched_expand writes
- * out every message for small cases.
+ * out every message for small cases. The rank form (Sched.xor_routes) is
+ * the same with the group of XOR by each rank on 2^L ranks in place of
+ * automorphisms: it keeps the ranks, though not the topology's links.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -115,6 +117,26 @@ symmetrize(Arena *a, const char *name, Loc loc, CollKind kind, const Topo *t, Ro
 	return s;
 }
 
+/* The rank form: copy m of base transfer x between ranks src ^ m and
+ * dst ^ m, routed as an explicit schedule's message is. */
+static Sched *
+expand_ranks(Arena *a, const Sched *sym, Sched *s)
+{
+	SchedBuilder sb;
+	sched_begin(&sb, a, s, sym->xor_routes);
+	for (int i = 0; i < sym->nbase; i++) {
+		const BaseXfer *x = &sym->base[i];
+		int src = sym->node_rank[x->src], dst = sym->node_rank[x->dst];
+		for (int m = 0; m < sym->nrank; m++) {
+			int chunk = x->tree * sym->nrank + m;
+			sched_msg(&sb, x->round, src ^ m, dst ^ m, x->op, &chunk, 1);
+		}
+	}
+	sched_end(&sb);
+	s->nround = sym->nround;
+	return s;
+}
+
 Sched *
 sched_expand(Arena *a, const Sched *sym)
 {
@@ -125,6 +147,8 @@ sched_expand(Arena *a, const Sched *sym)
 	s->nchunk = sym->nchunk;
 	s->owner = sym->owner;
 	s->root = sym->root;
+	if (sym->xor_routes)
+		return expand_ranks(a, sym, s);
 	SchedBuilder sb;
 	sched_begin(&sb, a, s, NULL);
 	int *links = xmalloc(((size_t)t->nnode + 1) * sizeof *links);
@@ -166,14 +190,36 @@ group_keeps_ranks(const Sched *s, const Group *g, Loc loc)
 	return 0;
 }
 
+/* The rank form: XOR by every rank maps the ranks onto themselves when
+ * they number a power of two; chunk (b, m)'s owner is then the root's rank
+ * XOR m. */
+static int
+check_rank_form(const Sched *s)
+{
+	int p = s->nrank;
+	if (p < 2 || (p & (p - 1)) != 0) {
+		error_at(s->loc, "schedule of '%s': the rank form needs a power of two of ranks, not %d",
+		         s->name, p);
+		return -1;
+	}
+	for (int t = 0; s->owner && t < s->ntree; t++)
+		for (int m = 0; m < p; m++)
+			if (s->owner[t * p + m] != (s->node_rank[s->tree[t]->root[0]] ^ m)) {
+				error_at(s->loc, "schedule of '%s': chunk %d's owner is rank %d, not the rank "
+				         "at its tree's root XOR %d", s->name, t * p + m, s->owner[t * p + m], m);
+				return -1;
+			}
+	return 0;
+}
+
 int
 sched_check_symmetric(const Sched *s)
 {
 	const Group *g = s->group;
 	char a[64];
-	if (group_keeps_ranks(s, g, s->loc) != 0)
+	if (s->xor_routes ? check_rank_form(s) != 0 : group_keeps_ranks(s, g, s->loc) != 0)
 		return -1;
-	for (int t = 0; s->owner && t < s->ntree; t++)
+	for (int t = 0; g && s->owner && t < s->ntree; t++)
 		for (int e = 0; e < g->order; e++)
 			if (s->owner[t * g->order + e] != s->node_rank[group_node(g, e, s->tree[t]->root[0])]) {
 				error_at(s->loc, "schedule of '%s': chunk %d's owner is rank %d, not the rank "
@@ -190,4 +236,48 @@ sched_check_symmetric(const Sched *s)
 				return -1;
 			}
 	return 0;
+}
+
+static int
+rank_key_order(const void *pa, const void *pb)
+{
+	const RankKey *a = pa, *b = pb;
+	if (a->dst != b->dst)
+		return a->dst < b->dst ? -1 : 1;
+	return (a->op > b->op) - (a->op < b->op);
+}
+
+int
+rank_form_keys(const Sched *s, RankKey **keyp, int **firstp)
+{
+	RankKey *key = xmalloc(((size_t)s->nbase + 1) * sizeof *key);
+	int *first = xcalloc((size_t)s->nround + 2, sizeof *first);
+	for (int i = 0; i < s->nbase; i++)
+		first[s->base[i].round + 1]++;
+	for (int r = 0; r < s->nround; r++)
+		first[r + 1] += first[r];
+	int *at = xmalloc(((size_t)s->nround + 1) * sizeof *at);
+	copy_n(at, first, (size_t)s->nround, sizeof *at);
+	for (int i = 0; i < s->nbase; i++) {
+		const BaseXfer *x = &s->base[i];
+		key[at[x->round]++] = (RankKey){s->node_rank[x->dst] ^ s->node_rank[x->src], x->op, 1};
+	}
+	free(at);
+	/* each round sorted, and its repeats merged in place */
+	int n = 0, most = 0;
+	for (int r = 0; r < s->nround; r++) {
+		int lo = first[r], hi = first[r + 1], start = n;
+		sort_n(key + lo, (size_t)(hi - lo), sizeof *key, rank_key_order);
+		for (int i = lo; i < hi; i++)
+			if (n > start && rank_key_order(&key[n - 1], &key[i]) == 0)
+				key[n - 1].count++;
+			else
+				key[n++] = key[i];
+		first[r] = start;
+		most = n - start > most ? n - start : most;
+	}
+	first[s->nround] = n;
+	*keyp = key;
+	*firstp = first;
+	return most;
 }

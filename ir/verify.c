@@ -28,7 +28,12 @@
  * every route must exist in the configuration of its round.
  * A symmetric schedule is proved by symmetry: each base tree is run in
  * full, and every copy is its image under an automorphism that maps the
- * ranks onto themselves (checked when the schedule was built).
+ * ranks onto themselves (checked when the schedule was built). In the rank
+ * form (halving_doubling on 2^L ranks) a copy is the image under XOR by a
+ * rank instead, a relabeling of the ranks that carries the proved run of
+ * the base chunk to the copy's (contributions relabeled alike, the owner
+ * XOR m: sched_check_symmetric); its routes are the Routes' own, each
+ * joining its message's ends.
  */
 #include <limits.h>
 #include <stdarg.h>

@@ -371,7 +371,7 @@ msccl_read(Arena *a, const char *text, size_t len, bool legacy, MProg *p)
 	Reader r = {.a = a, .text = text, .len = len, .legacy = legacy};
 	if (lex_check(&r) != 0)
 		return -1;
-	if (len > (size_t)1 << 30) {
+	if (len > (size_t)MAX_XML_INPUT_BYTES) {
 		error_at((Loc){1, 1}, "the file is too large");
 		return -1;
 	}

@@ -17,7 +17,7 @@ static const char magic[] = "collc-sim";
 bool
 sim_is_text(const char *text, size_t len)
 {
-	return len >= sizeof magic - 1 && memcmp(text, magic, sizeof magic - 1) == 0;
+	return input_kind("", text, len) == IN_SIM_TEXT;
 }
 
 typedef struct Rd {

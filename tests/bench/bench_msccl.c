@@ -6,6 +6,9 @@
  * prints its wall and CPU time beside the target, the XML's size and exit
  * status (0 wanted). Rough figures on a shared machine: the CPU column is
  * what the process spent; it reports and never fails on a slow machine.
+ * Emission should grow no worse than linearly in the XML's size: the
+ * "cpu s/MB" column is CPU seconds per MB of XML, and "x ring(128)" that
+ * figure over ring(128)'s, the anchor (1 is linear).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,53 +24,76 @@
 #define COLLC_BIN "bin/collc"
 #endif
 
+/* text: a .coll file's text, or file: an example and its collective. */
 static const struct {
-	const char *name, *text;
+	const char *name, *text, *file, *coll;
 	double target;
 } cases[] = {
+	{"ring allreduce, ring(64)",
+	 "topology T = ring(64);\ncollective allreduce AR on T { algorithm ring; }\n", NULL, NULL,
+	 0},
 	{"ring allreduce, ring(128)",
-	 "topology T = ring(128);\ncollective allreduce AR on T { algorithm ring; }\n", 0.5},
+	 "topology T = ring(128);\ncollective allreduce AR on T { algorithm ring; }\n", NULL, NULL,
+	 0.5},
 	{"ring allreduce, ring(256)",
-	 "topology T = ring(256);\ncollective allreduce AR on T { algorithm ring; }\n", 0},
+	 "topology T = ring(256);\ncollective allreduce AR on T { algorithm ring; }\n", NULL, NULL,
+	 0},
 	{"SP allreduce, torus(8, 16)",
 	 "topology T = torus(8, 16);\ngroup G on T { translate; map (x, y) -> (-x, -y); }\n"
 	 "tree B = bfs(T, root (0, 0));\n"
-	 "collective allreduce AR on T { algorithm symmetric(trees B, group G); }\n", 0},
+	 "collective allreduce AR on T { algorithm symmetric(trees B, group G); }\n", NULL, NULL, 0},
 	{"SP allreduce, torus(16, 16)",
 	 "topology T = torus(16, 16);\ngroup G on T { translate; map (x, y) -> (-x, -y); }\n"
 	 "tree B = bfs(T, root (0, 0));\n"
-	 "collective allreduce AR on T { algorithm symmetric(trees B, group G); }\n", 5.0},
+	 "collective allreduce AR on T { algorithm symmetric(trees B, group G); }\n", NULL, NULL,
+	 5.0},
+	{"SP, spine-leaf 16x32x16 (512)", NULL, "examples/spine-leaf.coll", "SP", 0},
 };
+enum { ANCHOR = 1 }; /* ring(128) */
 
 int
 main(void)
 {
-	printf("%-30s %8s %8s %7s %6s %9s %5s\n", "collc build --target msccl", "wall s", "cpu s",
-	       "target", "ratio", "XML MB", "exit");
+	printf("%-30s %8s %8s %7s %6s %9s %9s %11s %5s\n", "collc build --target msccl", "wall s",
+	       "cpu s", "target", "ratio", "XML MB", "cpu s/MB", "x ring(128)", "exit");
+	double anchor = 0;
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		const char *in = "/tmp/collc_bench_msccl.coll", *out = "/tmp/collc_bench_msccl.xml";
-		FILE *f = fopen(in, "w");
-		if (!f)
-			return 0;
-		fputs(cases[i].text, f);
-		fclose(f);
-		char cmd[512];
-		snprintf(cmd, sizeof cmd, "%s build %s --target msccl -o %s >/dev/null 2>&1", COLLC_BIN,
-		         in, out);
+		char cmd[512], only[64] = "";
+		if (cases[i].text) {
+			FILE *f = fopen(in, "w");
+			if (!f)
+				return 0;
+			fputs(cases[i].text, f);
+			fclose(f);
+		} else {
+			in = cases[i].file;
+			snprintf(only, sizeof only, "--collective %s", cases[i].coll);
+		}
+		snprintf(cmd, sizeof cmd, "%s build %s %s --target msccl -o %s >/dev/null 2>&1",
+		         COLLC_BIN, in, only, out);
 		double t0 = wall_seconds(), c0 = children_cpu();
 		int st = system(cmd);
 		double t = wall_seconds() - t0, c = children_cpu() - c0;
 		struct stat sb;
 		double mb = stat(out, &sb) == 0 ? (double)sb.st_size / 1e6 : 0;
-		char target[16] = "-", ratio[16] = "-";
+		char target[16] = "-", ratio[16] = "-", per[16] = "-", rel[16] = "-";
 		if (cases[i].target > 0) {
 			snprintf(target, sizeof target, "%.2f", cases[i].target);
 			snprintf(ratio, sizeof ratio, "%.3f", t / cases[i].target);
 		}
-		printf("%-30s %8.3f %8.3f %7s %6s %9.1f %5d\n", cases[i].name, t, c, target, ratio, mb,
-		       WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+		if (mb > 0) {
+			snprintf(per, sizeof per, "%.4f", c / mb);
+			if (i == ANCHOR)
+				anchor = c / mb;
+			if (anchor > 0)
+				snprintf(rel, sizeof rel, "%.2f", c / mb / anchor);
+		}
+		printf("%-30s %8.3f %8.3f %7s %6s %9.1f %9s %11s %5d\n", cases[i].name, t, c, target,
+		       ratio, mb, per, rel, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 		remove(out);
-		remove(in);
+		if (cases[i].text)
+			remove(in);
 	}
 	return 0;
 }

@@ -74,24 +74,35 @@ static const Case cases[] = {
 static const struct {
 	const char *name, *text;
 	double target_s, target_mib;
+	const char *mode; /* --mode, or NULL for the default (packet) */
 } procs[] = {
 	{"collc sim: ring AR, ring(1024), 1 MiB",
-	 "topology R = ring(1024);\ncollective allreduce AR on R { algorithm ring; }\n", 0.05, 0},
+	 "topology R = ring(1024);\ncollective allreduce AR on R { algorithm ring; }\n", 0.05, 0, NULL},
 	{"collc sim: ring AR, ring(4096), 1 MiB",
-	 "topology R = ring(4096);\ncollective allreduce AR on R { algorithm ring; }\n", 1.0, 1024},
+	 "topology R = ring(4096);\ncollective allreduce AR on R { algorithm ring; }\n", 1.0, 1024, NULL},
 	{"collc sim: ring AR, ring(16384), 1 MiB",
-	 "topology R = ring(16384);\ncollective allreduce AR on R { algorithm ring; }\n", 0, 0},
+	 "topology R = ring(16384);\ncollective allreduce AR on R { algorithm ring; }\n", 0, 0, NULL},
 	{"collc sim: SP AR, HyperX 32x32, 1 MiB",
 	 "topology H = hyperx(32, 32);\n"
 	 "group GH on H { translate; map (x, y) -> (-y, x); }\n"
 	 "tree W = windmill(H, root (0, 0));\n"
-	 "collective allreduce SP on H { algorithm symmetric(trees W, group GH); }\n", 0, 0},
+	 "collective allreduce SP on H { algorithm symmetric(trees W, group GH); }\n", 0, 0, NULL},
+	{"collc sim: Bucket AR, 128x128, 1 MiB",
+	 "topology T = torus(128, 128);\ncollective allreduce BK on T { algorithm bucket; }\n", 0, 0,
+	 NULL},
+	/* the rank form: a round's messages routed as the simulator asks for it */
+	{"collc sim: HD AR, 128x128, 1 MiB",
+	 "topology T = torus(128, 128);\n"
+	 "collective allreduce HD on T { algorithm halving_doubling; }\n", 0, 0, NULL},
+	{"collc sim: HD AR, ring(16384), 1 MiB, flow",
+	 "topology R = ring(16384);\n"
+	 "collective allreduce HD on R { algorithm halving_doubling; }\n", 0, 0, "flow"},
 };
 
 /* Runs `collc sim` on text (written to a temporary .coll file): its CPU
  * seconds and peak KiB; false if it did not exit 0. */
 static bool
-run_collc(const char *text, double *cpu, long *kib)
+run_collc(const char *text, const char *mode, double *cpu, long *kib)
 {
 	char path[] = "/tmp/collc-bench-XXXXXX.coll";
 	int fd = mkstemps(path, 5);
@@ -104,7 +115,11 @@ run_collc(const char *text, double *cpu, long *kib)
 		int null = open("/dev/null", O_WRONLY);
 		dup2(null, 1);
 		dup2(null, 2);
-		execl(COLLC_BIN, "collc", "sim", path, "--sizes", "1MiB", (char *)NULL);
+		if (mode)
+			execl(COLLC_BIN, "collc", "sim", path, "--sizes", "1MiB", "--mode", mode,
+			      (char *)NULL);
+		else
+			execl(COLLC_BIN, "collc", "sim", path, "--sizes", "1MiB", (char *)NULL);
 		_exit(127);
 	}
 	int st = 0;
@@ -209,7 +224,7 @@ main(void)
 	for (size_t i = 0; i < sizeof procs / sizeof procs[0]; i++) {
 		double cpu;
 		long kib;
-		if (!run_collc(procs[i].text, &cpu, &kib)) {
+		if (!run_collc(procs[i].text, procs[i].mode, &cpu, &kib)) {
 			printf("%-42s did not run\n", procs[i].name);
 			continue;
 		}

@@ -139,24 +139,82 @@ test_run_size(void)
 	free(err);
 }
 
-/* An input over the limit is refused from its size, before it is read. */
+/* An input over its format's limit is refused from its size, before it is
+ * read: the exact message for each format, told by its name or first line
+ * (sparse files, so nothing is written). */
 static void
 test_input_limit(void)
 {
-	char path[256];
-	snprintf(path, sizeof path, "%s/huge.coll", tmpdir);
-	FILE *f = fopen(path, "w");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-	CU_ASSERT_EQUAL(ftruncate(fileno(f), (off_t)input_limit() + 1), 0); /* sparse */
-	fclose(f);
-	char *err;
-	int rc = collc_in(tmpdir, "", "check huge.coll", &err);
-	assert_named(rc == 1 && strstr(err, "'huge.coll' is ") &&
-	             strstr(err, "collc reads inputs of at most"), __LINE__, __FILE__,
-	             "exit %d, %s", rc, err);
-	free(err);
-	CU_ASSERT(input_limit() <= MAX_INPUT_BYTES);
-	CU_ASSERT(input_limit() * (double)PARSE_BYTES_PER_INPUT_BYTE <= memory_budget() + 1);
+	static const struct {
+		const char *file, *head, *cmd, *what;
+		InputKind kind;
+		int per_byte;
+	} cases[] = {
+		{"huge.coll", "topology", "check", ".coll files", IN_COLL, COLL_BYTES_PER_INPUT_BYTE},
+		{"huge.ir", "collc-ir 1\n", "check", "schedule text files", IN_SCHED_TEXT,
+		 SCHED_TEXT_BYTES_PER_INPUT_BYTE},
+		{"huge.sim", "collc-sim 1\n", "sim", ".sim files", IN_SIM_TEXT,
+		 SIM_TEXT_BYTES_PER_INPUT_BYTE},
+		{"huge.xml", "<algo", "run", "MSCCL XML files", IN_MSCCL_XML,
+		 MSCCL_XML_BYTES_PER_INPUT_BYTE},
+	};
+	for (size_t i = 0; i < countof(cases); i++) {
+		char path[256], args[300], want[1024];
+		snprintf(path, sizeof path, "%s/%s", tmpdir, cases[i].file);
+		FILE *f = fopen(path, "w");
+		CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+		size_t limit = input_limit(cases[i].kind);
+		fputs(cases[i].head, f);
+		fflush(f);
+		CU_ASSERT_EQUAL(ftruncate(fileno(f), (off_t)limit + 1), 0); /* sparse */
+		fclose(f);
+		snprintf(want, sizeof want, "collc: error: '%s' is %zu MiB; collc reads %s of at most "
+		         "%zu MiB here (reading one takes up to %d bytes of memory per byte, and a run "
+		         "may use %.1f GiB, half the physical memory; docs/limits.md)\n", cases[i].file,
+		         (limit + 1 + (1 << 20) - 1) >> 20, cases[i].what, limit >> 20,
+		         cases[i].per_byte, memory_budget() / (1 << 30));
+		snprintf(args, sizeof args, "%s %s", cases[i].cmd, cases[i].file);
+		char *err;
+		int rc = collc_in(tmpdir, "", args, &err);
+		assert_named(rc == 1 && strcmp(err, want) == 0, __LINE__, __FILE__,
+		             "collc %s: exit %d, expected\n%sgot\n%s", args, rc, want, err);
+		free(err);
+		remove(path);
+	}
+}
+
+/* Each format's limit is what the budget holds at its measured rate, under
+ * its cap; so a schedule text file is read back up to 24 times the size of
+ * the largest .coll file, not refused at the .coll rate as it once was. */
+static void
+test_input_limit_arithmetic(void)
+{
+	static const struct {
+		InputKind kind;
+		int per_byte;
+		double cap;
+	} formats[] = {
+		{IN_COLL, COLL_BYTES_PER_INPUT_BYTE, MAX_COLL_INPUT_BYTES},
+		{IN_SCHED_TEXT, SCHED_TEXT_BYTES_PER_INPUT_BYTE, MAX_TEXT_INPUT_BYTES},
+		{IN_SIM_TEXT, SIM_TEXT_BYTES_PER_INPUT_BYTE, MAX_TEXT_INPUT_BYTES},
+		{IN_MSCCL_XML, MSCCL_XML_BYTES_PER_INPUT_BYTE, MAX_XML_INPUT_BYTES},
+	};
+	double budget = memory_budget();
+	for (size_t i = 0; i < countof(formats); i++) {
+		double limit = (double)input_limit(formats[i].kind);
+		CU_ASSERT(limit <= formats[i].cap);
+		CU_ASSERT(limit * formats[i].per_byte <= budget + formats[i].per_byte);
+		/* either the cap or the budget binds, to the byte */
+		CU_ASSERT(limit == formats[i].cap || limit > budget / formats[i].per_byte - 1);
+	}
+	double coll = (double)input_limit(IN_COLL), text = (double)input_limit(IN_SCHED_TEXT);
+	CU_ASSERT(text == MAX_TEXT_INPUT_BYTES ||
+	          text >= coll * (COLL_BYTES_PER_INPUT_BYTE / SCHED_TEXT_BYTES_PER_INPUT_BYTE) - 24);
+	/* the format is told by the name (.xml) or the first line */
+	CU_ASSERT_EQUAL(input_kind("a.xml", "collc-ir 1", 10), IN_MSCCL_XML);
+	CU_ASSERT_EQUAL(input_kind("a", "collc-ir 1", 10), IN_SCHED_TEXT);
+	CU_ASSERT_EQUAL(input_kind("a.ir", "collc-sim 1", 11), IN_SIM_TEXT);
+	CU_ASSERT_EQUAL(input_kind("a.ir", "collc-i", 7), IN_COLL);
 }
 
 /* Out of memory under a small address-space limit: a located error naming
@@ -338,7 +396,8 @@ CU_TestInfo limits_tests[] = {
 	{"golden limit files: exit 1 and their exact errors", test_golden_limits},
 	{"a 1 KB schedule text file with 2^30 chunks", test_ir_chunks},
 	{"collc run --size beyond memory", test_run_size},
-	{"an input over the input limit", test_input_limit},
+	{"an input over its format's limit, refused from its size", test_input_limit},
+	{"each format's input limit: the budget at its rate, under its cap", test_input_limit_arithmetic},
 	{"out of memory is a located error, exit 1, no output", test_out_of_memory},
 	{"a schedule text file of 200,000 ranks reads back", test_ir_read_large},
 	{"link and size estimates", test_link_estimates},

@@ -380,6 +380,23 @@ static const char rings[] =
 	"collective allreduce TA on T { algorithm ring; }\n"
 	"collective allgather TG on T { algorithm ring; chunks 30; }\n";
 
+static const char buckets[] =
+	NET400 "}\ntopology T = torus(4, 5);\ntopology U = torus(3, 4, 3);\ntopology R = torus(7);\n"
+	"collective allreduce B1 on T { algorithm bucket; }\n"
+	"collective reduce_scatter B2 on T { algorithm bucket; chunks 80; }\n"
+	"collective allgather B3 on U { algorithm bucket; }\n"
+	"collective allreduce B4 on U { algorithm bucket; chunks 432; }\n"
+	"collective allreduce B5 on R { algorithm bucket; }\n";
+
+static const char hds[] =
+	NET400 "}\ntopology R = ring(16);\ntopology T = torus(4, 4);\ntopology S = ring(12);\n"
+	"topology M = mesh(4, 2);\n"
+	"collective allreduce H1 on R { algorithm halving_doubling; }\n"
+	"collective allreduce H2 on T { algorithm halving_doubling; }\n"
+	"collective allreduce H3 on R { algorithm halving_doubling; chunks 16; ranks 0..7; }\n"
+	"collective allreduce H4 on S { algorithm halving_doubling; ranks 2..9; }\n"
+	"collective allreduce H5 on M { algorithm halving_doubling; }\n";
+
 static void
 test_compact_equals_expanded(void)
 {
@@ -397,6 +414,78 @@ test_compact_equals_expanded(void)
 	                              "tree B = bfs(T, root (0, 0));\n"
 	                              "collective reduce_scatter SP on T { algorithm symmetric(trees B, "
 	                              "group G); }\n", "SP");
+	static const char *const bucket_names[] = {"B1", "B2", "B3", "B4", "B5"};
+	for (size_t i = 0; i < countof(bucket_names); i++)
+		check_compact_equals_expanded(buckets, bucket_names[i]);
+	static const char *const hd_names[] = {"H1", "H2", "H3", "H4", "H5"};
+	for (size_t i = 0; i < countof(hd_names); i++)
+		check_compact_equals_expanded(hds, hd_names[i]);
+}
+
+/* halving_doubling on 2^L ranks in the rank form: one base tree per piece,
+ * 2(p - 1) transfers each, 2 log2 p rounds; proved by the verifier (a fault
+ * in a base transfer is found); 12 ranks (a fold) stay explicit. */
+static void
+test_hd_rank_form(void)
+{
+	Built b;
+	CU_ASSERT_EQUAL_FATAL(build_as(&b, hds, "H3", WAY_STREAMED), 0);
+	const Sched *s = b.prog.sched[2];
+	CU_ASSERT(s->base != NULL && s->group == NULL && s->xor_routes != NULL);
+	CU_ASSERT_EQUAL(s->ntree, 2);
+	CU_ASSERT_EQUAL(s->nbase, 2 * 2 * 7);
+	CU_ASSERT_EQUAL(s->nround, 6);
+	CU_ASSERT(b.net.coll[0].stream != NULL && b.net.coll[0].msg == NULL);
+	/* the figures `algorithm auto` ranks by: those of the expanded schedule */
+	for (int i = 0; i < 5; i++) {
+		Metrics mr, me;
+		Arena a = {0};
+		const Sched *r = b.prog.sched[i];
+		CU_ASSERT_PTR_NOT_NULL(r->xor_routes);
+		metrics(r, 1 << 20, &mr);
+		metrics(sched_expand(&a, r), 1 << 20, &me);
+		CU_ASSERT_EQUAL(mr.rounds, me.rounds);
+		CU_ASSERT_EQUAL(mr.messages, me.messages);
+		CU_ASSERT_DOUBLE_EQUAL(mr.volume, me.volume, 1e-9 * me.volume);
+		CU_ASSERT_DOUBLE_EQUAL(mr.theta, me.theta, 1e-12);
+		CU_ASSERT_DOUBLE_EQUAL(mr.omega, me.omega, 1e-12);
+		CU_ASSERT_DOUBLE_EQUAL(mr.model_time, me.model_time, 1e-12 * me.model_time);
+		arena_free(&a);
+	}
+	/* a base transfer that copies instead of reducing: the proof fails */
+	BaseXfer *x = &b.prog.sched[2]->base[0];
+	x->op = X_COPY;
+	diag_mute(true);
+	CU_ASSERT_NOT_EQUAL(verify(s), 0);
+	diag_mute(false);
+	built_free(&b);
+	CU_ASSERT_EQUAL_FATAL(build_as(&b, NET400 "}\ntopology R = ring(12);\n"
+	                               "collective allreduce H on R { algorithm halving_doubling; }\n",
+	                               "H", WAY_STREAMED), 0);
+	CU_ASSERT(b.prog.sched[0]->base == NULL && b.prog.sched[0]->nmsg > 0);
+	built_free(&b);
+}
+
+/* Bucket in symmetric form where every side is at least 3: a base tree per
+ * (dimension, direction) and piece, 2(p - 1) transfers each for an
+ * allreduce; a side of 2 (two links between neighbours) keeps it explicit.
+ * Both are verified first. */
+static void
+test_bucket_compact(void)
+{
+	Built b;
+	CU_ASSERT_EQUAL_FATAL(build_as(&b, buckets, "B4", WAY_STREAMED), 0);
+	const Sched *s = b.prog.sched[3];
+	CU_ASSERT(s->base != NULL && s->group->order == 36 && s->ntree == 12);
+	CU_ASSERT_EQUAL(s->nbase, 12 * 2 * 35);
+	CU_ASSERT_EQUAL(s->nround, 2 * (2 + 3 + 2));
+	CU_ASSERT(b.net.coll[0].stream != NULL && b.net.coll[0].msg == NULL);
+	built_free(&b);
+	CU_ASSERT_EQUAL_FATAL(build_as(&b, NET400 "}\ntopology T = torus(2, 4);\n"
+	                               "collective allreduce B on T { algorithm bucket; }\n",
+	                               "B", WAY_STREAMED), 0);
+	CU_ASSERT(b.prog.sched[0]->base == NULL && b.prog.sched[0]->nmsg > 0);
+	built_free(&b);
 }
 
 /* Round-robin between messages on a link, except that one sender's
@@ -1329,6 +1418,10 @@ CU_TestInfo sim_tests[] = {
 	 test_ring_16384},
 	{"compact (streamed, symmetric) and expanded simulations agree exactly",
 	 test_compact_equals_expanded},
+	{"Bucket in symmetric form on tori of sides >= 3, explicit on a side of 2",
+	 test_bucket_compact},
+	{"halving_doubling in the rank form on 2^L ranks, proved; a fold stays explicit",
+	 test_hd_rank_form},
 	{"arbitration: round-robin between queues, issue order within one", test_arbitration},
 	{"a round found to share a link after lone messages: no trace", test_lone_then_shared},
 	{"contention on a torus: halving-doubling yes, SP no", test_contention_torus},
