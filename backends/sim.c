@@ -215,7 +215,27 @@ stabilizer(const Group *g, const Topo *t, int *fix)
 	return ntrans == t->nnode && (long)n * t->nnode == g->order ? n : 0;
 }
 
-/* The key (op, length, links) of base transfer x under the element
+/* A key's first int: the operation and the instance (BaseXfer.instance),
+ * which keep messages apart as the explicit schedule's do. */
+static int
+key_head(XferOp op, int instance)
+{
+	return instance * 2 + (op == X_REDUCE ? 0 : 1);
+}
+
+static bool
+key_reduces(const int *k)
+{
+	return k[0] % 2 == 0;
+}
+
+static int
+key_instance(const int *k)
+{
+	return k[0] / 2;
+}
+
+/* The key (op and instance, length, links) of base transfer x under the element
  * f o (translation by -delta), translated back so that it leaves node 0;
  * *from is the node it leaves. Its length. */
 static int
@@ -230,7 +250,7 @@ image_key(const Sched *s, const BaseXfer *x, const int *delta, int f, int *key, 
 	*from = group_node(s->group, f, translate(t, x->src, delta, -1));
 	topo_coords(t, *from, at);
 	translate_route(t, moved, moved, len, at, -1);
-	key[0] = x->op;
+	key[0] = key_head(x->op, x->instance);
 	key[1] = len;
 	return len + 2;
 }
@@ -374,7 +394,8 @@ translates_coll(Arena *a, const Sched *s, const int *fix, int nfix, SimColl *c)
 				SimMsg m = {.round = r, .src = s->node_rank[v],
 				            .dst = s->node_rank[len ? t->link[links[len - 1]].dst : v],
 				            .num = (int64_t)ks[r].count[i] * mult, .den = s->nchunk,
-				            .reduce = k[0] == X_REDUCE, .nhop = len, .dep = o.ndep};
+				            .reduce = key_reduces(k), .instance = key_instance(k), .nhop = len,
+				            .dep = o.ndep};
 				for (; c->has_deps && d < deps.n && deps.v[d].key == i; d++, m.ndep++) {
 					const Dep *e = &deps.v[d];
 					int w = translate(t, e->node, delta, +1);
@@ -456,7 +477,8 @@ node_msgs(Stream *st, int r, int q, int *n, int *h)
 		translate_route(t, k + 2, st->hops + *h, len, delta, +1);
 		st->msg[(*n)++] = (SimMsg){.round = r, .src = q, .dst = st->kdst[i], .nhop = len,
 		                           .hop = *h, .num = (int64_t)ks->count[i] * st->mult,
-		                           .den = s->nchunk, .reduce = k[0] == X_REDUCE};
+		                           .den = s->nchunk, .reduce = key_reduces(k),
+		                           .instance = key_instance(k)};
 		*h += len;
 	}
 }

@@ -45,6 +45,7 @@ typedef struct Translates {
 	Sched *s;
 	SchedBuilder sb;
 	int cap;
+	int instance; /* stamped on the base transfers added next (BaseXfer.instance) */
 } Translates;
 /* Every side at least 3, one link each way between neighbours, links alike. */
 bool translations_apply(const Topo *);

@@ -140,6 +140,7 @@ alg_bucket_symmetric(const AlgCtx *c)
 		for (int e = +1; e >= -1; e -= 2)
 			for (int piece = 0; piece < mult; piece++) {
 				int b = (2 * j + (e < 0)) * mult + piece, dims[MAX_DIMS], round = 0;
+				tr.instance = 2 * j + (e < 0); /* alg_bucket's Msg.instance */
 				for (int k = 0; k < d; k++)
 					dims[k] = (j + k) % d;
 				for (int k = 0; rs && k < d; k++)

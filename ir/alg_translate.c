@@ -68,7 +68,8 @@ translates_xfer(Translates *tr, int tree, int round, int src, int dst, XferOp op
 	if (s->nbase == tr->cap)
 		s->base = arena_grow(tr->c->arena, s->base, &tr->cap, sizeof *s->base);
 	s->base[s->nbase++] = (BaseXfer){.round = round, .tree = tree, .src = src, .dst = dst,
-	                                 .op = op, .route = sched_route(&tr->sb, links, n)};
+	                                 .op = op, .route = sched_route(&tr->sb, links, n),
+	                                 .instance = tr->instance};
 	if (round >= s->nround)
 		s->nround = round + 1;
 }

@@ -293,6 +293,7 @@ typedef struct BaseXfer {
 	int src, dst;      /* nodes of the base tree */
 	int route;         /* the base route, in the Sched's route table */
 	XferOp op;
+	int instance;      /* Msg.instance of its copies (Bucket's pipelines); 0 elsewhere */
 } BaseXfer;
 
 typedef struct Sched {

@@ -129,6 +129,7 @@ expand_ranks(Arena *a, const Sched *sym, Sched *s)
 		int src = sym->node_rank[x->src], dst = sym->node_rank[x->dst];
 		for (int m = 0; m < sym->nrank; m++) {
 			int chunk = x->tree * sym->nrank + m;
+			sb.instance = x->instance;
 			sched_msg(&sb, x->round, src ^ m, dst ^ m, x->op, &chunk, 1);
 		}
 	}
@@ -160,6 +161,7 @@ sched_expand(Arena *a, const Sched *sym)
 			for (int k = 0; k < n; k++)
 				links[k] = group_link(g, e, base[k]);
 			int chunk = x->tree * g->order + e;
+			sb.instance = x->instance;
 			sched_msg_route(&sb, x->round, s->node_rank[group_node(g, e, x->src)],
 			                s->node_rank[group_node(g, e, x->dst)], x->op, &chunk, 1, links, n);
 		}
