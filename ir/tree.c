@@ -7,8 +7,9 @@
  *           the tree is a BFS tree whose tie-breaks are the routing's (on
  *           tori: dimension 0 first, ties at n/2 towards -1; algorithms.md
  *           8.1's worked examples). On spine-leaf: BFS over hosts, two
- *           hosts adjacent when they share a leaf or a host index, same
- *           leaf first (algorithms.md 8.8).
+ *           hosts adjacent when they share a leaf or a host index; a
+ *           depth-2 host hangs under the depth-1 host of its own leaf, so
+ *           the tree has the least total route length (algorithms.md 8.8).
  * khop:     the BFS tree compressed to depth k: BFS level L goes to tree
  *           level ceil(L k / H), and a node's parent is its nearest BFS
  *           ancestor on the previous tree level (algorithms.md 8.5).
@@ -96,29 +97,24 @@ next_rank(Routes *r, int v, int dst)
 	return -1;
 }
 
+/* BFS over the hosts of a spine-leaf, two hosts adjacent when they share a
+ * leaf or a host index. From root (j0, i0) every host sharing one of them is at
+ * depth 1, under the root; every other host (j, i) at depth 2 has two BFS
+ * parents, (j, i0) on its own leaf and (j0, i) across the spines, and takes
+ * the one on its own leaf: a 2-hop route instead of 4, so the tree has the
+ * least total route length W(T) of any spanning tree of the hosts (every host
+ * off the root's leaf needs one edge, every other leaf one 4-hop edge). */
 static void
 spine_leaf_bfs(Tree *tr, int root)
 {
-	const Topo *t = tr->topo;
-	int leaves = t->size[0], hosts = t->size[1], n = t->nrank;
-	int *queue = xmalloc((size_t)n * sizeof *queue);
-	unsigned char *seen = xcalloc((size_t)n, 1);
-	int head = 0, tail = 0;
-	queue[tail++] = root;
-	seen[root] = 1;
-	while (head < tail) {
-		int v = queue[head++], leaf = v / hosts, idx = v % hosts;
-		for (int k = 0; k < hosts + leaves; k++) {
-			int w = k < hosts ? leaf * hosts + k : (k - hosts) * hosts + idx;
-			if (!seen[w]) {
-				seen[w] = 1;
-				tr->parent[w] = v;
-				queue[tail++] = w;
-			}
-		}
+	int hosts = tr->topo->size[1], n = tr->topo->nrank;
+	int leaf0 = root / hosts, idx0 = root % hosts;
+	for (int v = 0; v < n; v++) {
+		int leaf = v / hosts, idx = v % hosts;
+		if (v == root)
+			continue;
+		tr->parent[v] = leaf == leaf0 || idx == idx0 ? root : leaf * hosts + idx0;
 	}
-	free(queue);
-	free(seen);
 }
 
 Tree *

@@ -298,7 +298,10 @@ test_expansion_agrees(void)
 }
 
 /* algorithms.md 8.8: q = 4 spines and hosts per leaf, l = 8 leaves. Every host
- * up-link carries (q-1)(l-1) chunks in reduce round 1 and q+l-2 in round 2. */
+ * up-link carries (q-1)(l-1) chunks in reduce round 1 and q+l-2 in round 2.
+ * The bfs tree keeps round 1 within the leaves (no leaf-to-spine link used) and
+ * crosses the spines only in round 2, l-1 chunks on every leaf-to-spine link:
+ * W(T) = 2(p-1) + 2(l-1) = 76 hops, the least of any spanning tree. */
 static void
 test_spine_leaf(void)
 {
@@ -329,13 +332,19 @@ test_spine_leaf(void)
 			for (int k = x->route_off[x->msg[i].route]; k < x->route_off[x->msg[i].route + 1]; k++)
 				load[x->route_link[k]] += x->msg[i].n;
 		}
-		int want = r == 0 ? 3 * 7 : 4 + 8 - 2;
+		int want = r == 0 ? 3 * 7 : 4 + 8 - 2, want_spine = r == 0 ? 0 : 8 - 1;
+		int spine0 = t->nrank + 8; /* hosts, then the 8 leaves, then the spines */
 		for (int l = 0; l < t->nlink; l++)
 			if (t->link[l].src < t->nrank)
 				bad += load[l] != want;
+			else if (t->link[l].dst >= spine0)
+				bad += load[l] != want_spine;
 		free(load);
 	}
 	CU_ASSERT_EQUAL(bad, 0);
+	Metrics m;
+	metrics(s, 1 << 20, &m);
+	CU_ASSERT(NEAR(m.theta, 76.0 / 31.0));
 	arena_free(&a);
 	done(&c, &p);
 }
