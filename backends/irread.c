@@ -554,6 +554,13 @@ read_body_line(Reader *r, SchedBody *b)
 		read_route_line(r, b);
 	} else if (strcmp(w, "phase") == 0 && !b->sym && b->t->kind == TK_OPTICAL_RING) {
 		read_phase(r, b->s, b->nround);
+	} else if (strcmp(w, "barriers") == 0 && !b->s->barrier) {
+		/* barriers K R1 .. RK (verify checks their order) */
+		int k = (int)integer(r, 1, b->nround > 1 ? b->nround - 1 : 1);
+		b->s->barrier = arena_array(r->a, (size_t)k, sizeof *b->s->barrier);
+		for (int i = 0; i < k && !r->failed; i++)
+			b->s->barrier[i] = (int)integer(r, 1, b->nround > 1 ? b->nround - 1 : 1);
+		b->s->nbarrier = r->failed ? 0 : k;
 	} else if (strcmp(w, "msg") == 0 && !b->sym) {
 		read_msg_line(r, b);
 	} else if (strcmp(w, "group") == 0 && b->sym) {

@@ -89,6 +89,10 @@ write_schedule(const Sched *s, FILE *f)
 			fprintf(f, " %d", s->route_link[k]);
 		fputc('\n', f);
 	}
+	if (s->nbarrier) {
+		fprintf(f, "barriers %d", s->nbarrier);
+		ints(f, "", s->barrier, s->nbarrier);
+	}
 	for (int i = 0; i < s->nphase; i++) {
 		const Phase *ph = &s->phase[i];
 		fprintf(f, "phase %d %s", ph->round, ph->reconfig ? "rewired" : "kept");

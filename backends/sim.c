@@ -647,6 +647,17 @@ reconfig_rounds(Arena *a, const Sched *s, SimColl *c)
 			c->reconfig[s->phase[i].round] = 1;
 }
 
+/* A schedule's barriers: the rounds before which everything earlier arrives. */
+static void
+barrier_rounds(Arena *a, const Sched *s, SimColl *c)
+{
+	if (s->nbarrier == 0)
+		return;
+	c->barrier = arena_array(a, (size_t)c->nround + 1, 1);
+	for (int i = 0; i < s->nbarrier; i++)
+		c->barrier[s->barrier[i]] = 1;
+}
+
 static int
 convert(Arena *a, const Sched *const *s, int n, const Conversion *how, SimNet *out)
 {
@@ -671,6 +682,7 @@ convert(Arena *a, const Sched *const *s, int n, const Conversion *how, SimNet *o
 		if (coll_of_sched(a, s[i], how, &out->coll[i]) != 0)
 			return -1;
 		reconfig_rounds(a, s[i], &out->coll[i]);
+		barrier_rounds(a, s[i], &out->coll[i]);
 	}
 	out->reconfig_ps = llround(t->net.reconfig_delay * 1e12);
 	return 0;

@@ -5,15 +5,42 @@
  * reduce-scatters dimension by dimension in the cyclic order j, j+1, ...
  * over direction e, then allgathers in the reverse order. In every round
  * the instances use the 2d link classes once each: psi = theta = omega = 1,
- * 2d(n-1) rounds on T_n^d. Each instance is its own Msg.instance: on a
- * rectangle the instances that start on the short side reach the long one
- * while the others are still there, and they share its links as independent
- * pipelines instead of being packed into one message per link and round.
+ * 2d(n-1) rounds on T_n^d. Each instance is its own Msg.instance.
+ * It runs phase by phase, as a multiport Bucket's loop over its dimension
+ * phases does: phase k (every instance on its k-th ring) holds rounds
+ * [k L, (k + 1) L), L the longest ring's steps, with a barrier (Sched.barrier)
+ * between phases. On equal sides that is round after round; on a rectangle
+ * an instance on a short ring ends its phase early (by dependencies it goes
+ * at its own pace, carrying more per step) and waits for the one on the
+ * long ring: 2d L rounds, 252 on 64x16.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "alg.h"
+
+/* Steps of the longest ring: the rounds of one phase. */
+static int
+phase_rounds(const Topo *t)
+{
+	int l = 0;
+	for (int i = 0; i < t->ndim; i++)
+		l = t->size[i] - 1 > l ? t->size[i] - 1 : l;
+	return l;
+}
+
+/* The barriers between s's phases of l rounds each; s itself, or NULL. */
+static Sched *
+phase_barriers(Arena *a, Sched *s, int l)
+{
+	if (!s || l == 0)
+		return s;
+	s->nbarrier = s->nround / l - 1;
+	s->barrier = arena_array(a, (size_t)s->nbarrier + 1, sizeof *s->barrier);
+	for (int k = 0; k < s->nbarrier; k++)
+		s->barrier[k] = (k + 1) * l;
+	return s;
+}
 
 /* Sends from every rank x, over its link along (dim, e), the blocks b with
  * b[dim] = x[dim] - e * shift, b equal to x on dims[0..k), free on the rest. */
@@ -62,20 +89,21 @@ alg_bucket(const AlgCtx *c)
 	if (gen_begin(&g, c, c->nrank, 2 * d) != 0)
 		return NULL;
 	bool rs = c->kind != CK_ALLGATHER, ag = c->kind != CK_REDUCE_SCATTER;
+	int l = phase_rounds(t);
 	for (int j = 0; j < d; j++)
 		for (int e = +1; e >= -1; e -= 2) {
-			int sub = 2 * j + (e < 0), dims[MAX_DIMS], round = 0;
+			int sub = 2 * j + (e < 0), dims[MAX_DIMS], phase = 0;
 			g.b.instance = sub;
 			for (int k = 0; k < d; k++)
 				dims[k] = (j + k) % d;
-			for (int k = 0; rs && k < d; k++)
+			for (int k = 0; rs && k < d; k++, phase++)
 				for (int s = 0; s < t->size[dims[k]] - 1; s++)
-					phase_step(&g, dims, k, e, s + 1, sub, round++, X_REDUCE);
-			for (int k = d - 1; ag && k >= 0; k--)
+					phase_step(&g, dims, k, e, s + 1, sub, phase * l + s, X_REDUCE);
+			for (int k = d - 1; ag && k >= 0; k--, phase++)
 				for (int s = 0; s < t->size[dims[k]] - 1; s++)
-					phase_step(&g, dims, k, e, s, sub, round++, X_COPY);
+					phase_step(&g, dims, k, e, s, sub, phase * l + s, X_COPY);
 		}
-	return gen_end(&g);
+	return phase_barriers(c->arena, gen_end(&g), l);
 }
 
 /* ---- Bucket in symmetric form (for collc sim) ---- */
@@ -136,19 +164,20 @@ alg_bucket_symmetric(const AlgCtx *c)
 	Translates tr;
 	if (translates_begin(&tr, c, m * mult) != 0)
 		return NULL;
+	int l = phase_rounds(t);
 	for (int j = 0; j < d; j++)
 		for (int e = +1; e >= -1; e -= 2)
 			for (int piece = 0; piece < mult; piece++) {
-				int b = (2 * j + (e < 0)) * mult + piece, dims[MAX_DIMS], round = 0;
+				int b = (2 * j + (e < 0)) * mult + piece, dims[MAX_DIMS], phase = 0;
 				tr.instance = 2 * j + (e < 0); /* alg_bucket's Msg.instance */
 				for (int k = 0; k < d; k++)
 					dims[k] = (j + k) % d;
-				for (int k = 0; rs && k < d; k++)
+				for (int k = 0; rs && k < d; k++, phase++)
 					for (int s = 0; s < t->size[dims[k]] - 1; s++)
-						base_step(&tr, b, dims, k, e, s + 1, round++, X_REDUCE);
-				for (int k = d - 1; ag && k >= 0; k--)
+						base_step(&tr, b, dims, k, e, s + 1, phase * l + s, X_REDUCE);
+				for (int k = d - 1; ag && k >= 0; k--, phase++)
 					for (int s = 0; s < t->size[dims[k]] - 1; s++)
-						base_step(&tr, b, dims, k, e, s, round++, X_COPY);
+						base_step(&tr, b, dims, k, e, s, phase * l + s, X_COPY);
 			}
-	return translates_end(&tr);
+	return phase_barriers(c->arena, translates_end(&tr), l);
 }

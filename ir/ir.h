@@ -336,6 +336,12 @@ typedef struct Sched {
 	 * none: the initial ring throughout */
 	int nphase;
 	Phase *phase;
+	/* barriers: rounds before which every message of the earlier rounds has
+	 * arrived (the phase boundaries of an algorithm that runs phase by phase:
+	 * bucket's dimension phases); ascending, each in 1..nround-1. Round by
+	 * round every round is one; collc sim --sync deps holds only these */
+	int nbarrier;
+	int *barrier;
 } Sched;
 
 /* sched.c: building explicit schedules. */

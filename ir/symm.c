@@ -135,6 +135,8 @@ expand_ranks(Arena *a, const Sched *sym, Sched *s)
 	}
 	sched_end(&sb);
 	s->nround = sym->nround;
+	s->nbarrier = sym->nbarrier;
+	s->barrier = sym->barrier;
 	return s;
 }
 
@@ -169,6 +171,8 @@ sched_expand(Arena *a, const Sched *sym)
 	free(links);
 	sched_end(&sb);
 	s->nround = sym->nround;
+	s->nbarrier = sym->nbarrier;
+	s->barrier = sym->barrier;
 	return s;
 }
 

@@ -505,10 +505,26 @@ verify(const Sched *s)
 	return rc;
 }
 
+/* Barriers ascend inside the rounds: one before round 0 or past the last
+ * would hold nothing back, and a dependency-driven run takes them in order. */
+static int
+verify_barriers(const Sched *s)
+{
+	for (int i = 0; i < s->nbarrier; i++) {
+		int r = s->barrier[i];
+		if (r < 1 || r >= s->nround || (i > 0 && r <= s->barrier[i - 1])) {
+			error_at(s->loc, "schedule of '%s': barrier %d (before round %d) is out of order "
+			         "or outside rounds 2..%d", s->name, i + 1, r + 1, s->nround);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int
 verify_sched(const Sched *s)
 {
-	if (verify_phases(s) != 0)
+	if (verify_phases(s) != 0 || verify_barriers(s) != 0)
 		return -1;
 	if (!s->base)
 		return run_explicit(s, "");

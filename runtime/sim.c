@@ -178,7 +178,8 @@ typedef struct SimRun {
 	Heap h;
 	double msg_bytes;  /* every message's bytes, summed in order (router energy) */
 	int ncompleted;
-	int epoch_hi;      /* deps mode: messages from here wait for a reconfiguration */
+	int epoch_hi;      /* deps mode: messages from here wait for a reconfiguration
+	                    * or a barrier */
 } SimRun;
 
 /* The stall before a round: the reconfiguration delay if the circuits are
@@ -200,16 +201,28 @@ stall_between(const SimRun *r, int a, int b)
 	return t;
 }
 
-/* Deps mode runs in epochs, the rounds up to the next reconfiguration: a
- * message of a later epoch starts no earlier than its epoch, which starts
- * when every message before it has arrived, plus the delay. Returns the
- * first message after the epoch that message lo starts. */
+/* Whether a barrier stands before one of rounds (a, b]. */
+static bool
+barrier_between(const SimRun *r, int a, int b)
+{
+	for (int round = a + 1; r->c->barrier && round <= b; round++)
+		if (round < r->c->nround && r->c->barrier[round])
+			return true;
+	return false;
+}
+
+/* Deps mode runs in epochs, the rounds up to the next reconfiguration or
+ * barrier: a message of a later epoch starts no earlier than its epoch,
+ * which starts when every message before it has arrived, plus the delay (a
+ * barrier has none). Returns the first message after the epoch that
+ * message lo starts. */
 static int
 epoch_end(const SimRun *r, int lo)
 {
 	const SimMsg *msg = r->c->msg;
 	int end = lo + 1;
-	while (end < r->c->nmsg && !stall_between(r, msg[end - 1].round, msg[end].round))
+	while (end < r->c->nmsg && !stall_between(r, msg[end - 1].round, msg[end].round) &&
+	       !barrier_between(r, msg[end - 1].round, msg[end].round))
 		end++;
 	return end;
 }

@@ -71,6 +71,10 @@ typedef struct SimColl {
 	unsigned char *reconfig; /* nround, or NULL: an optical switch is rewired before
 	                          * the round; every link idles reconfig_ps after the
 	                          * rounds before it have ended, in both sync modes */
+	unsigned char *barrier;  /* nround, or NULL: a barrier before the round, which
+	                          * no message of it or later passes before every
+	                          * earlier message has arrived (round by round every
+	                          * round is one; with --sync deps only these) */
 } SimColl;
 
 typedef struct SimNet {

@@ -194,6 +194,27 @@ end_line(Rd *r)
 	return 0;
 }
 
+/* WORD K R1 .. RK, if WORD comes next: rounds marked in *flags (nround + 1
+ * bytes), each in first..nround-1. 0, or -1 after reporting. */
+static int
+read_marks(Rd *r, const char *word, int first, int nround, unsigned char **flags,
+           const char *count_what, const char *round_what)
+{
+	int k;
+	if (!take_word(r, word))
+		return 0;
+	if (want_i(r, 1, nround, &k, count_what))
+		return -1;
+	*flags = arena_array(r->a, (size_t)nround + 1, 1);
+	for (int i = 0; i < k; i++) {
+		int round;
+		if (want_i(r, first, nround - 1, &round, round_what))
+			return -1;
+		(*flags)[round] = 1;
+	}
+	return 0;
+}
+
 static int
 read_coll(Rd *r, SimNet *n, SimColl *c)
 {
@@ -209,19 +230,10 @@ read_coll(Rd *r, SimNet *n, SimColl *c)
 	if (!d || (strcmp(d, "yes") && strcmp(d, "no")))
 		return fail(r, "expected 'yes' or 'no' after 'deps'");
 	c->has_deps = strcmp(d, "yes") == 0;
-	int nrec = 0;
-	if (take_word(r, "reconfig")) {
-		if (want_i(r, 1, c->nround, &nrec, "the reconfiguration count"))
-			return -1;
-		c->reconfig = arena_array(r->a, (size_t)c->nround + 1, 1);
-		for (int i = 0; i < nrec; i++) {
-			int round;
-			if (want_i(r, 0, c->nround - 1, &round, "a round before which it reconfigures"))
-				return -1;
-			c->reconfig[round] = 1;
-		}
-	}
-	if (end_line(r))
+	if (read_marks(r, "reconfig", 0, c->nround, &c->reconfig, "the reconfiguration count",
+	               "a round before which it reconfigures") ||
+	    read_marks(r, "barrier", 1, c->nround, &c->barrier, "the barrier count",
+	               "a round before which it waits") || end_line(r))
 		return -1;
 	if (!next_line(r) || (want_word(r, "ranks")))
 		return r->p >= r->end ? fail(r, "expected the 'ranks' line") : -1;
@@ -453,6 +465,21 @@ write_msgs(const SimColl *c, const SimMsg *msg, int nmsg, const int *hops, FILE 
 	}
 }
 
+/* " WORD K R1 .. RK" for the K rounds marked in flags, or nothing. */
+static void
+write_marks(FILE *f, const char *word, const unsigned char *flags, int nround)
+{
+	int k = 0;
+	for (int r = 0; flags && r < nround; r++)
+		k += flags[r];
+	if (k == 0)
+		return;
+	fprintf(f, " %s %d", word, k);
+	for (int r = 0; r < nround; r++)
+		if (flags[r])
+			fprintf(f, " %d", r);
+}
+
 void
 sim_write(const SimNet *n, FILE *f)
 {
@@ -482,15 +509,8 @@ sim_write(const SimNet *n, FILE *f)
 		const SimColl *c = &n->coll[ci];
 		fprintf(f, "collective %s %s %s ranks %d rounds %d messages %d deps %s", c->name,
 		        c->kind, c->algorithm, c->nrank, c->nround, c->nmsg, c->has_deps ? "yes" : "no");
-		int nrec = 0;
-		for (int r = 0; c->reconfig && r < c->nround; r++)
-			nrec += c->reconfig[r];
-		if (nrec) {
-			fprintf(f, " reconfig %d", nrec);
-			for (int r = 0; r < c->nround; r++)
-				if (c->reconfig[r])
-					fprintf(f, " %d", r);
-		}
+		write_marks(f, "reconfig", c->reconfig, c->nround);
+		write_marks(f, "barrier", c->barrier, c->nround);
 		fputs("\nranks", f);
 		for (int i = 0; i < c->nrank; i++)
 			fprintf(f, " %d", c->rank_node[i]);

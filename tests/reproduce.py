@@ -118,10 +118,15 @@ class Collc:
         # 2 % there, docs/sim.md) for the large ones
         mode = mode or ("packet" if nbytes(size) < 4 << 20 else "flow")
         self.check(f, coll, "rounds")
+        # Bucket runs phase by phase (its barriers, docs/sim.md 3): by
+        # dependencies, so that within a phase each instance goes at its own
+        # pace; round by round its instances would move in lock step
+        phased = self.check(f, coll, "algorithm") == "bucket"
         if os.path.basename(f).startswith("sp-"):
             f = self.sp_file(f)
         # one run simulates every collective of the file at this size
-        out = self.run("sim", self.path(f), "--csv", "--sizes", str(nbytes(size)), "--mode", mode)
+        out = self.run("sim", self.path(f), "--csv", "--sizes", str(nbytes(size)), "--mode", mode,
+                       *(("--collective", coll, "--sync", "deps") if phased else ()))
         r = next(x for x in csv.DictReader(out.splitlines()) if x["collective"] == coll)
         # the SP seed's goodput N(p-1)/(pT) is busbw / 2, and its bound B_v/2
         # is the busbw bound B_v halved (in Gb/s: x 8 / 2)
@@ -533,8 +538,10 @@ def report(out, results, sw, cc, secs, quick):
                  "and routers (300 ns) but no per-round cost. One parameter was fitted, once: the "
                  "%s. Its SP there is fully bandwidth-optimal with one-hop rounds, so a per-round "
                  "cost is all it can lose beyond collc's hops and bandwidth. Every SP simulation "
-                 "(every k-SP, baseline, torus, HyperX and spine-leaf row) then runs round by round "
-                 "with `step_overhead` at that value; no row is tuned." % cc.sp_fit_note)
+                 "(every k-SP, baseline, torus, HyperX and spine-leaf row) then runs with "
+                 "`step_overhead` at that value, round by round, but for Bucket, which runs phase "
+                 "by phase (by dependencies, with a barrier between its dimension phases); no row "
+                 "is tuned." % cc.sp_fit_note)
         L.append("")
     for s, title in SEEDS:
         rs = [r for r in results if r["seed"] == s]

@@ -478,13 +478,44 @@ test_bucket_compact(void)
 	const Sched *s = b.prog.sched[3];
 	CU_ASSERT(s->base != NULL && s->group->order == 36 && s->ntree == 12);
 	CU_ASSERT_EQUAL(s->nbase, 12 * 2 * 35);
-	CU_ASSERT_EQUAL(s->nround, 2 * (2 + 3 + 2));
+	/* six phases of 3 rounds (the longest ring's steps), barriers between */
+	CU_ASSERT_EQUAL(s->nround, 2 * 3 * 3);
+	CU_ASSERT(s->nbarrier == 5 && s->barrier[0] == 3 && s->barrier[4] == 15);
 	CU_ASSERT(b.net.coll[0].stream != NULL && b.net.coll[0].msg == NULL);
 	built_free(&b);
 	CU_ASSERT_EQUAL_FATAL(build_as(&b, NET400 "}\ntopology T = torus(2, 4);\n"
 	                               "collective allreduce B on T { algorithm bucket; }\n",
 	                               "B", WAY_STREAMED), 0);
 	CU_ASSERT(b.prog.sched[0]->base == NULL && b.prog.sched[0]->nmsg > 0);
+	built_free(&b);
+}
+
+/* Bucket on torus(8, 4) runs phase by phase: by dependencies each instance
+ * goes round its ring at its own pace, on links of its own, and waits at the
+ * phase's barrier, so T is the sum over the four phases of the slowest
+ * ring's steps, each o + d + 8M/B (flow mode): reduce-scatter phase 1 is
+ * x-first instances' 7 steps of N/32 against y-first ones' 3 of N/16, phase
+ * 2 their 3 and 7 steps of N/128; the allgather mirrors it. Round by round
+ * the instances move in lock step, 28 rounds of 4 phases x 7. */
+static bool within(double a, double b, double rel);
+
+static void
+test_bucket_phases(void)
+{
+	Built b;
+	CU_ASSERT_EQUAL_FATAL(build_as(&b, NET400 "step_overhead = 500 ns; }\n"
+	                               "topology T = torus(8, 4);\n"
+	                               "collective allreduce B on T { algorithm bucket; }\n",
+	                               "B", WAY_COMPACT), 0);
+	CU_ASSERT_EQUAL(b.prog.sched[0]->nround, 28);
+	double N = 1 << 20, o = 500e-9, d = 400e-9, B = 400e9;
+	double p1 = 7 * (o + d + 8 * N / 32 / B), p1y = 3 * (o + d + 8 * N / 16 / B);
+	double p2 = 7 * (o + d + 8 * N / 128 / B);
+	double want = 2 * ((p1 > p1y ? p1 : p1y) + p2);
+	SimResult r = run(&b, 1 << 20, SIM_FLOW, SIM_DEPS);
+	CU_ASSERT(within(r.time_s, want, 1e-9));
+	SimResult lock = run(&b, 1 << 20, SIM_FLOW, SIM_ROUNDS);
+	CU_ASSERT(lock.time_s > want * 1.05);
 	built_free(&b);
 }
 
@@ -694,6 +725,42 @@ test_modes(void)
 	arena_free(&x.a);
 }
 
+/* A barrier before round 1 (SimColl.barrier) holds the chain of test_modes
+ * back by dependencies too: its second message waits for the long one, so
+ * T = o + t_long + o + t_short in both sync modes, packet and flow; without
+ * it, by dependencies, max(o + t_long, 2(o + t_short)). */
+
+static void
+test_barrier(void)
+{
+	int64_t N = 1 << 20, o = 1000000, dd = 400000, bw = 400000000000;
+	int64_t tl = closed_form(N, 1, 4096, bw, dd), ts = closed_form(N / 64, 1, 4096, bw, dd);
+	double fl = 8.0 * N / 400e9 + 400e-9, fs = 8.0 * N / 64 / 400e9 + 400e-9;
+	for (int barrier = 0; barrier <= 1; barrier++) {
+		Hand x;
+		hand_init(&x, 4, 4096);
+		x.net.step_ps = o;
+		hand_msg(&x, 0, 0, 1, 1, 1, 0, NULL);
+		hand_msg(&x, 0, 2, 3, 1, 64, 0, NULL);
+		int dep = 1;
+		hand_msg(&x, 1, 2, 3, 1, 64, 1, &dep);
+		unsigned char marks[3] = {0, 1, 0};
+		x.c.barrier = barrier ? marks : NULL;
+		SimResult rr = hand_run(&x, N, SIM_PACKET, SIM_ROUNDS);
+		SimResult rd = hand_run(&x, N, SIM_PACKET, SIM_DEPS);
+		SimResult fd = hand_run(&x, N, SIM_FLOW, SIM_DEPS);
+		CU_ASSERT_EQUAL(rr.time_ps, o + tl + o + ts);
+		if (barrier) {
+			CU_ASSERT_EQUAL(rd.time_ps, o + tl + o + ts);
+			CU_ASSERT(within(fd.time_s, 2e-6 + fl + fs, 1e-9));
+		} else {
+			CU_ASSERT_EQUAL(rd.time_ps, o + tl > 2 * (o + ts) ? o + tl : 2 * (o + ts));
+			CU_ASSERT(within(fd.time_s, 1e-6 + fl, 1e-9));
+		}
+		arena_free(&x.a);
+	}
+}
+
 /* Instances (SimMsg.instance) are queued apart by dependencies. On the chain
  * 0 -> 1 -> 2: a long message L (N) and a short one S (N/64) leave node 0
  * over link 0 together, and C (N/64) goes on from node 1 once S is there.
@@ -703,7 +770,6 @@ test_modes(void)
  * 2a s + d (L was first in the rotation), C at 3a s + 2d, and L last at
  * (a + b) s + d. Flow mode: 8N/B + 2 (8N/64)/B + 2d against max(3 (8N/64)/B
  * + 2d, 8(N + N/64)/B + d). Rounds mode ignores instances. */
-static bool within(double a, double b, double rel);
 
 static void
 test_instance_queues(void)
@@ -874,6 +940,11 @@ test_text_round_trip(void)
 	}
 	CU_ASSERT_EQUAL(same, b.net.coll[0].nmsg);
 	CU_ASSERT_EQUAL(most, 3);
+	/* and its phase barriers (8x8: before rounds 7, 14, 21) */
+	int bars = 0;
+	for (int r = 0; back.coll[0].barrier && r < back.coll[0].nround; r++)
+		bars += back.coll[0].barrier[r] ? r : 0;
+	CU_ASSERT_EQUAL(bars, 7 + 14 + 21);
 	SimOpts o = {.mode = SIM_PACKET, .sync = SIM_DEPS};
 	SimResult r1, r2;
 	char err[256];
@@ -1428,6 +1499,8 @@ CU_TestInfo sim_tests[] = {
 	{"SP reaches the goodput bound (8x8, 64x16, 128x8, 256x4)", test_sp_goodput},
 	{"SP beats Bucket at 64 KiB by about the round ratio", test_sp_vs_bucket},
 	{"round and dependency modes agree and differ where they should", test_modes},
+	{"a barrier holds a dependency-driven run back as a round does", test_barrier},
+	{"Bucket on a rectangle runs phase by phase by dependencies", test_bucket_phases},
 	{"instances queue apart by dependencies: closed forms", test_instance_queues},
 	{"flow mode within 2% of packet mode on large messages", test_flow_vs_packet},
 	{".sim text round trip and a damaged file", test_text_round_trip},
