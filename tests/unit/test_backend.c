@@ -139,6 +139,11 @@ test_ir_reader_errors(void)
 		 "link 1 0 0 1 1e9 0 0\nschedule A allreduce ring topology T ranks 2 chunks 1 rounds 1 "
 		 "form explicit\nrank_nodes 0 1\nroute 0 1 0\nmsg 0 0 1 r 0 1 0\nend\n",
 		 "does not implement allreduce: at the end rank 0's chunk 0 is wrong"},
+		{"collc-ir 1\ntopology T ring dims 1 2 variant 0 nodes 2\nlink 0 1 0 1 1e9 0 0\n"
+		 "link 1 0 0 1 1e9 0 0\nschedule A allreduce ring topology T ranks 2 chunks 1 rounds 3 "
+		 "form explicit\nrank_nodes 0 1\nbarriers 2 2 1\nroute 0 1 0\nroute 1 1 1\n"
+		 "msg 0 0 1 r 0 1 0\nmsg 1 1 0 c 1 1 0\nmsg 2 0 1 c 0 1 0\nend\n",
+		 "barrier 2 (before round 2) is out of order or outside rounds 2..3"},
 		{"collc-ir 1\ntopology T torus dims 2 3 3 variant 0 nodes 9\nlink 5 1 0 1 1e9 0 0\n"
 		 "link 0 1 0 1 1e9 0 0\n", "x.collir:4:21: error: links must be in order of their source"},
 	};
