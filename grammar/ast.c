@@ -288,8 +288,11 @@ ast_comment(Parse *p, Loc loc, int end_line, const char *text, size_t len)
 	}
 	char *copy = arena_strndup(p->arena, text, len);
 	size_t n = 0;
-	for (size_t i = 0; i < len; i++) /* canonical line ends: drop the \r of \r\n */
-		if (!(copy[i] == '\r' && i + 1 < len && copy[i + 1] == '\n'))
+	/* canonical line ends: drop the \r of \r\n (a line comment stops before
+	 * its \n, so its last \r is one); a lone \r is not a line end, as in C,
+	 * or code after it would share the comment's line, which fmt cannot print */
+	for (size_t i = 0; i < len; i++)
+		if (!(copy[i] == '\r' && (i + 1 < len ? copy[i + 1] == '\n' : copy[0] == '/' && copy[1] == '/')))
 			copy[n++] = copy[i];
 	copy[n] = '\0';
 	Comment c = {.loc = loc, .end_line = end_line, .text = copy};
