@@ -1,6 +1,7 @@
 /*
  * simrank.c: the rank form of a symmetric schedule (Sched.xor_routes:
- * halving_doubling on 2^L ranks) as the simulator's stream, round by round.
+ * halving_doubling, recursive_halving and recursive_doubling on 2^L
+ * ranks) as the simulator's stream, round by round.
  * Copy m of base transfer x leaves rank src ^ m for dst ^ m, so the copies
  * leaving rank v in a round are those leaving rank 0 with their
  * destinations XOR v: each round keeps rank 0's (destination, operation)
@@ -8,7 +9,7 @@
  * makes every rank's messages then, each routed as the explicit schedule's
  * message is (route_uncached: nothing is cached). Memory is the base
  * transfers and one round's messages and hops. The topology's distances
- * are closed forms (hd_rank_form_applies), which size a round's hops
+ * are closed forms (xor_rank_form_applies), which size a round's hops
  * without routing it.
  */
 #include <stdlib.h>

@@ -395,7 +395,13 @@ static const char hds[] =
 	"collective allreduce H2 on T { algorithm halving_doubling; }\n"
 	"collective allreduce H3 on R { algorithm halving_doubling; chunks 16; ranks 0..7; }\n"
 	"collective allreduce H4 on S { algorithm halving_doubling; ranks 2..9; }\n"
-	"collective allreduce H5 on M { algorithm halving_doubling; }\n";
+	"collective allreduce H5 on M { algorithm halving_doubling; }\n"
+	"collective allgather G1 on R { algorithm recursive_doubling; }\n"
+	"collective allgather G2 on T { algorithm recursive_doubling; chunks 32; }\n"
+	"collective allgather G3 on S { algorithm recursive_doubling; ranks 2..9; }\n"
+	"collective reduce_scatter S1 on R { algorithm recursive_halving; }\n"
+	"collective reduce_scatter S2 on T { algorithm recursive_halving; chunks 32; }\n"
+	"collective reduce_scatter S3 on M { algorithm recursive_halving; }\n";
 
 static void
 test_compact_equals_expanded(void)
@@ -417,13 +423,15 @@ test_compact_equals_expanded(void)
 	static const char *const bucket_names[] = {"B1", "B2", "B3", "B4", "B5"};
 	for (size_t i = 0; i < countof(bucket_names); i++)
 		check_compact_equals_expanded(buckets, bucket_names[i]);
-	static const char *const hd_names[] = {"H1", "H2", "H3", "H4", "H5"};
+	static const char *const hd_names[] = {"H1", "H2", "H3", "H4", "H5", "G1",
+	                                       "G2", "G3", "S1", "S2", "S3"};
 	for (size_t i = 0; i < countof(hd_names); i++)
 		check_compact_equals_expanded(hds, hd_names[i]);
 }
 
 /* halving_doubling on 2^L ranks in the rank form: one base tree per piece,
- * 2(p - 1) transfers each, 2 log2 p rounds; proved by the verifier (a fault
+ * 2(p - 1) transfers each, 2 log2 p rounds (recursive doubling and halving:
+ * p - 1 and log2 p); proved by the verifier (a fault
  * in a base transfer is found); 12 ranks (a fold) stay explicit. */
 static void
 test_hd_rank_form(void)
@@ -436,8 +444,13 @@ test_hd_rank_form(void)
 	CU_ASSERT_EQUAL(s->nbase, 2 * 2 * 7);
 	CU_ASSERT_EQUAL(s->nround, 6);
 	CU_ASSERT(b.net.coll[0].stream != NULL && b.net.coll[0].msg == NULL);
+	/* recursive doubling (allgather) and halving (reduce_scatter): one
+	 * phase, p - 1 transfers per piece, log2 p rounds */
+	const Sched *g2 = b.prog.sched[6], *s2 = b.prog.sched[9];
+	CU_ASSERT(g2->xor_routes != NULL && g2->ntree == 2 && g2->nbase == 2 * 15 && g2->nround == 4);
+	CU_ASSERT(s2->xor_routes != NULL && s2->ntree == 2 && s2->nbase == 2 * 15 && s2->nround == 4);
 	/* the figures `algorithm auto` ranks by: those of the expanded schedule */
-	for (int i = 0; i < 5; i++) {
+	for (int i = 0; i < 11; i++) {
 		Metrics mr, me;
 		Arena a = {0};
 		const Sched *r = b.prog.sched[i];
@@ -457,6 +470,11 @@ test_hd_rank_form(void)
 	x->op = X_COPY;
 	diag_mute(true);
 	CU_ASSERT_NOT_EQUAL(verify(s), 0);
+	/* recursive halving's last reduce into rank 0 goes to rank 2: rank 0
+	 * misses rank 1's part */
+	CU_ASSERT_EQUAL(verify(s2), 0);
+	b.prog.sched[9]->base[s2->nbase - 1].dst = s2->rank_node[2];
+	CU_ASSERT_NOT_EQUAL(verify(s2), 0);
 	diag_mute(false);
 	built_free(&b);
 	CU_ASSERT_EQUAL_FATAL(build_as(&b, NET400 "}\ntopology R = ring(12);\n"
