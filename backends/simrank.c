@@ -74,12 +74,21 @@ rank_stream_coll(Arena *a, const Sched *s, SimColl *c)
 	/* each round's messages and hops: distances are closed forms, and every
 	 * route of these topologies is a shortest one */
 	long total = 0, most = 0, most_hops = 0;
+	SimShape *shape = arena_array(a, (size_t)st->first[s->nround] + 1, sizeof *shape);
 	for (int r = 0; r < s->nround; r++) {
 		long hops = 0, nmsg = (long)(st->first[r + 1] - st->first[r]) * s->nrank;
-		for (int i = st->first[r]; i < st->first[r + 1]; i++)
-			for (int v = 0; v < s->nrank; v++)
-				hops += topo_distance(s->xor_routes, s->rank_node[v],
-				                      s->rank_node[v ^ st->key[i].dst]);
+		for (int i = st->first[r]; i < st->first[r + 1]; i++) {
+			shape[i] = (SimShape){.num = st->key[i].count, .den = s->nchunk};
+			for (int v = 0; v < s->nrank; v++) {
+				int len = topo_distance(s->xor_routes, s->rank_node[v],
+				                        s->rank_node[v ^ st->key[i].dst]);
+				hops += len;
+				if (len > 1)
+					shape[i].hops += len;
+				else
+					shape[i].single++;
+			}
+		}
 		total += nmsg;
 		most = nmsg > most ? nmsg : most;
 		most_hops = hops > most_hops ? hops : most_hops;
@@ -93,7 +102,8 @@ rank_stream_coll(Arena *a, const Sched *s, SimColl *c)
 	st->hops = arena_array(a, (size_t)most_hops + 1, sizeof *st->hops);
 	st->caphops = most_hops;
 	st->order = arena_array(a, (size_t)most_keys + 1, sizeof *st->order);
-	st->pub = (SimStream){.ctx = st, .round = rank_round, .max_round_msgs = (int)most};
+	st->pub = (SimStream){.ctx = st, .round = rank_round, .max_round_msgs = (int)most,
+	                      .shape = shape, .nshape = st->first[s->nround]};
 	c->stream = &st->pub;
 	c->nmsg = (int)total;
 	c->has_deps = false;

@@ -180,7 +180,8 @@ test_single_message(void)
 /* Packet mode's work budget (MAX_PACKET_HOPS): a one-hop message alone is a
  * closed form at any size; a two-hop one, or two messages sharing a link, cost
  * a packet per link crossed and are refused past the budget, before running,
- * in both sync modes; flow mode runs the same sizes. */
+ * in both sync modes; flow mode runs the same sizes. The work counted is
+ * that done (SimResult.packet_hops). */
 static void
 test_packet_budget(void)
 {
@@ -204,6 +205,27 @@ test_packet_budget(void)
 	CU_ASSERT_EQUAL(sim_run(&two.a, &two.net, 0, over, &flow, &r, err, sizeof err), 0);
 	arena_free(&one.a);
 	arena_free(&two.a);
+	/* the work counted is the work done: a round that leaves the closed
+	 * forms for the event loop counts the loop's packets only (3 packets
+	 * over 2 and 1 links: 9), a lone round's one-hop message 1 */
+	Hand share;
+	hand_init(&share, 3, mtu);
+	hand_msg(&share, 0, 0, 2, 1, 1, 0, NULL);
+	hand_msg(&share, 0, 1, 2, 1, 1, 0, NULL);
+	hand_msg(&share, 1, 1, 2, 1, 1, 0, NULL);
+	CU_ASSERT_EQUAL(sim_run(&share.a, &share.net, 0, 3 * mtu, &packet, &r, err, sizeof err), 0);
+	CU_ASSERT_EQUAL(r.packet_hops, 3 * 2 + 3 * 1 + 1);
+	/* refused before the first round when even the closed forms' work is
+	 * past the budget: no round has run */
+	Hand late;
+	hand_init(&late, 3, mtu);
+	hand_msg(&late, 0, 0, 1, 1, 1, 0, NULL);
+	hand_msg(&late, 1, 0, 2, 1, 1, 0, NULL);
+	CU_ASSERT_EQUAL(sim_run(&late.a, &late.net, 0, over, &packet, &r, err, sizeof err), -1);
+	CU_ASSERT_EQUAL(r.packet_hops, 1 + 2.0 * (double)(over / mtu));
+	CU_ASSERT_EQUAL(r.round_end[0], 0);
+	arena_free(&share.a);
+	arena_free(&late.a);
 }
 
 static void
@@ -365,6 +387,14 @@ check_compact_equals_expanded(const char *text, const char *which)
 				CU_ASSERT(rde.time_ps > 0);
 				assert_same_result(&rde, &rdc, what);
 			}
+	/* packet mode's least work, from the stream's classes of messages (the
+	 * run refused before it starts, or run) is the message list's */
+	SimOpts huge = {.mode = SIM_PACKET, .sync = SIM_ROUNDS};
+	SimResult he, hc;
+	char err[256];
+	int rce = sim_run(&e.sim, &e.net, 0, (int64_t)1 << 50, &huge, &he, err, sizeof err);
+	int rcc = sim_run(&c.sim, &c.net, 0, (int64_t)1 << 50, &huge, &hc, err, sizeof err);
+	CU_ASSERT(rce == rcc && he.packet_hops == hc.packet_hops && he.packet_hops > 0);
 	built_free(&e), built_free(&c), built_free(&d);
 }
 
