@@ -300,7 +300,7 @@ map_generator(Lowering *L, const Topo *t, const NodeSpace *sp, const Item *it, G
  * generator, 300 bytes each, where a file lists thousands of maps). The
  * group keeps this array as its generators (group_build_keeping), so
  * `translate;` is expanded here, into its unit translations. */
-static void
+static int
 reserve_gens(Lowering *L, const Decl *d, const Topo *t, GenList *gens)
 {
 	long n = 0;
@@ -315,10 +315,15 @@ reserve_gens(Lowering *L, const Decl *d, const Topo *t, GenList *gens)
 	}
 	if (d->form)
 		n += group_unit_translations(t, d->loc, NULL);
+	/* before the room is taken: group_build checks the same count */
+	if (check_group_generators(d->loc, d->name, n < INT_MAX ? (int)n : INT_MAX, t->nnode,
+	                           t->nlink) != 0)
+		return -1;
 	if (n > gens->cap && n < INT_MAX) {
 		gens->gen = arena_array(L->a, (size_t)n, sizeof *gens->gen);
 		gens->cap = (int)n;
 	}
+	return 0;
 }
 
 static void
@@ -336,7 +341,10 @@ lower_group(Lowering *L, const Decl *d)
 		if (g)
 			*gens = (GenList){.n = g->ngen, .cap = g->ngen, .gen = g->gen};
 	} else {
-		reserve_gens(L, d, t, gens);
+		if (reserve_gens(L, d, t, gens) != 0) {
+			L->group[idx] = NULL;
+			return;
+		}
 		if (d->form) { /* translations(T) */
 			push_translations(L, gens, t, d->loc);
 		} else {
