@@ -136,7 +136,7 @@ heap_pop(Heap *h)
 typedef struct Cut {
 	int64_t num, den;  /* the fraction of the vector */
 	int64_t size, last;
-	int npkt;
+	int64_t npkt;  /* a lone one-hop message may have 2^31 packets and more */
 } Cut;
 
 typedef struct SimRun {
@@ -251,8 +251,8 @@ msg_cut(SimRun *r, int m)
 		k->num = msg->num;
 		k->den = msg->den;
 		k->size = sim_msg_bytes(msg, r->bytes);
-		k->npkt = (int)((k->size + mtu - 1) / mtu);
-		k->last = k->size - (int64_t)(k->npkt - 1) * mtu;
+		k->npkt = (k->size + mtu - 1) / mtu;
+		k->last = k->size - (k->npkt - 1) * mtu;
 	}
 	return k;
 }
@@ -439,7 +439,8 @@ run_alone(SimRun *r, int m, int64_t t)
 {
 	const SimMsg *msg = &r->c->msg[m];
 	const Cut *cut = msg_cut(r, m);
-	int nhop = msg->nhop, np = cut->npkt;
+	int nhop = msg->nhop;
+	int64_t np = cut->npkt;
 	if (np == 0 || nhop == 0)
 		return t;
 	/* locals: the compiler cannot tell the link arrays from SimRun's fields */
@@ -455,7 +456,7 @@ run_alone(SimRun *r, int m, int64_t t)
 		return t + ser + hop_ps[l];
 	}
 	int64_t arrive = t;
-	for (int k = 0; k < np; k++) {
+	for (int64_t k = 0; k < np; k++) {
 		int64_t b = k == np - 1 ? lastb : mtu;
 		arrive = t; /* every packet is at the first link at t */
 		for (int j = 0; j < nhop; j++) {
@@ -559,7 +560,8 @@ prepare_events(SimRun *r)
 	r->npkt = xcalloc((size_t)c->nmsg, sizeof *r->npkt);
 	r->last = xcalloc((size_t)c->nmsg, sizeof *r->last);
 	for (int m = 0; m < c->nmsg; m++)
-		r->npkt[m] = msg_cut(r, m)->npkt, r->last[m] = msg_cut(r, m)->last;
+		/* the budget holds the event loop's packets under 2^30 */
+		r->npkt[m] = (int)msg_cut(r, m)->npkt, r->last[m] = msg_cut(r, m)->last;
 	for (int m = 0; m < c->nmsg; m++)
 		for (int j = 0; j < c->msg[m].nhop; j++) {
 			r->emsg[r->eoff[m] + j] = m;

@@ -195,6 +195,8 @@ test_packet_budget(void)
 	hand_init(&one, 2, mtu);
 	hand_msg(&one, 0, 0, 1, 1, 1, 0, NULL);
 	CU_ASSERT_EQUAL(sim_run(&one.a, &one.net, 0, 64 * over, &packet, &r, err, sizeof err), 0);
+	/* 2^35 packets and more: the closed form, not a count cut to an int */
+	CU_ASSERT_EQUAL(r.time_ps, closed_form(64 * over, 1, mtu, 400000000000, 400000));
 	hand_init(&two, 3, mtu);
 	hand_msg(&two, 0, 0, 2, 1, 1, 0, NULL); /* 2 hops: packets x 2 */
 	CU_ASSERT_EQUAL(sim_run(&two.a, &two.net, 0, 1 << 20, &packet, &r, err, sizeof err), 0);
