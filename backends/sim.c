@@ -511,9 +511,20 @@ stream_coll(Arena *a, const Sched *s, const int *fix, int nfix, SimColl *c)
 	Stream *st = NEW(a, Stream);
 	*st = (Stream){.s = s, .mult = s->kind == CK_ALLTOALL ? s->nrank : 1, .built = -1};
 	st->ks = arena_array(a, (size_t)s->nround + 1, sizeof *st->ks);
-	long total = 0, most = 0, most_hops = 0, most_keys = 0;
+	long total = 0, most = 0, most_hops = 0, most_keys = 0, nshape = 0;
+	for (int r = 0; r < s->nround; r++)
+		nshape += ks[r].n;
+	SimShape *shape = arena_array(a, (size_t)nshape + 1, sizeof *shape);
+	nshape = 0;
 	for (int r = 0; r < s->nround; r++) {
 		long hops = (long)(ks[r].len - 2 * ks[r].n) * s->nrank;
+		for (int i = 0; i < ks[r].n; i++) {
+			int len = ks[r].data[ks[r].off[i] + 1];
+			shape[nshape++] = (SimShape){.num = (int64_t)ks[r].count[i] * st->mult,
+			                             .den = s->nchunk,
+			                             .single = len > 1 ? 0 : s->nrank,
+			                             .hops = len > 1 ? (double)len * s->nrank : 0};
+		}
 		total += (long)ks[r].n * s->nrank;
 		most = ks[r].n * (long)s->nrank > most ? ks[r].n * (long)s->nrank : most;
 		most_hops = hops > most_hops ? hops : most_hops;
@@ -530,7 +541,8 @@ stream_coll(Arena *a, const Sched *s, const int *fix, int nfix, SimColl *c)
 	st->hops = arena_array(a, (size_t)most_hops + 1, sizeof *st->hops);
 	st->kdst = arena_array(a, (size_t)most_keys + 1, sizeof *st->kdst);
 	st->korder = arena_array(a, (size_t)most_keys + 1, sizeof *st->korder);
-	st->pub = (SimStream){.ctx = st, .round = stream_round, .max_round_msgs = (int)most};
+	st->pub = (SimStream){.ctx = st, .round = stream_round, .max_round_msgs = (int)most,
+	                      .shape = shape, .nshape = (int)nshape};
 	c->stream = &st->pub;
 	c->nmsg = (int)total;
 	c->has_deps = false;

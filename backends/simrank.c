@@ -1,6 +1,7 @@
 /*
  * simrank.c: the rank form of a symmetric schedule (Sched.xor_routes:
- * halving_doubling on 2^L ranks) as the simulator's stream, round by round.
+ * halving_doubling, recursive_halving and recursive_doubling on 2^L
+ * ranks) as the simulator's stream, round by round.
  * Copy m of base transfer x leaves rank src ^ m for dst ^ m, so the copies
  * leaving rank v in a round are those leaving rank 0 with their
  * destinations XOR v: each round keeps rank 0's (destination, operation)
@@ -8,7 +9,7 @@
  * makes every rank's messages then, each routed as the explicit schedule's
  * message is (route_uncached: nothing is cached). Memory is the base
  * transfers and one round's messages and hops. The topology's distances
- * are closed forms (hd_rank_form_applies), which size a round's hops
+ * are closed forms (xor_rank_form_applies), which size a round's hops
  * without routing it.
  */
 #include <stdlib.h>
@@ -73,12 +74,21 @@ rank_stream_coll(Arena *a, const Sched *s, SimColl *c)
 	/* each round's messages and hops: distances are closed forms, and every
 	 * route of these topologies is a shortest one */
 	long total = 0, most = 0, most_hops = 0;
+	SimShape *shape = arena_array(a, (size_t)st->first[s->nround] + 1, sizeof *shape);
 	for (int r = 0; r < s->nround; r++) {
 		long hops = 0, nmsg = (long)(st->first[r + 1] - st->first[r]) * s->nrank;
-		for (int i = st->first[r]; i < st->first[r + 1]; i++)
-			for (int v = 0; v < s->nrank; v++)
-				hops += topo_distance(s->xor_routes, s->rank_node[v],
-				                      s->rank_node[v ^ st->key[i].dst]);
+		for (int i = st->first[r]; i < st->first[r + 1]; i++) {
+			shape[i] = (SimShape){.num = st->key[i].count, .den = s->nchunk};
+			for (int v = 0; v < s->nrank; v++) {
+				int len = topo_distance(s->xor_routes, s->rank_node[v],
+				                        s->rank_node[v ^ st->key[i].dst]);
+				hops += len;
+				if (len > 1)
+					shape[i].hops += len;
+				else
+					shape[i].single++;
+			}
+		}
 		total += nmsg;
 		most = nmsg > most ? nmsg : most;
 		most_hops = hops > most_hops ? hops : most_hops;
@@ -92,7 +102,8 @@ rank_stream_coll(Arena *a, const Sched *s, SimColl *c)
 	st->hops = arena_array(a, (size_t)most_hops + 1, sizeof *st->hops);
 	st->caphops = most_hops;
 	st->order = arena_array(a, (size_t)most_keys + 1, sizeof *st->order);
-	st->pub = (SimStream){.ctx = st, .round = rank_round, .max_round_msgs = (int)most};
+	st->pub = (SimStream){.ctx = st, .round = rank_round, .max_round_msgs = (int)most,
+	                      .shape = shape, .nshape = st->first[s->nround]};
 	c->stream = &st->pub;
 	c->nmsg = (int)total;
 	c->has_deps = false;

@@ -59,15 +59,16 @@ enum {
 	 * take up to a format's bytes of memory per byte read, measured on its
 	 * densest inputs (docs/limits.md); a format's input limit is the
 	 * smaller of its MAX_*_BYTES and what the memory budget can hold at
-	 * that rate. A .coll file: 121 for a list of `map x -> -x;`, 88 for
-	 * tree edges `1->0;` (the AST and the lowered group). A schedule text
+	 * that rate. A .coll file: 69 for a list of `map x -> -x;`, 64 for
+	 * a list of ranks, 52 for tree edges `1->0;` (the AST and the lowered
+	 * group). A schedule text
 	 * file: 7.0 for an `owner` list of 2^24 chunks (the verifier's cells),
 	 * 4.5 for one-chunk messages; a .sim file: 5.3 for one-hop messages
 	 * without dependencies; MSCCL XML: 48 for elements of one-letter empty
 	 * attributes (libxml2's tree). The caps:
 	 * the .coll lexer's, line and column numbers in an int, and the MSCCL
 	 * reader's (libxml2 takes an int length). */
-	COLL_BYTES_PER_INPUT_BYTE = 192,
+	COLL_BYTES_PER_INPUT_BYTE = 112,
 	SCHED_TEXT_BYTES_PER_INPUT_BYTE = 8,
 	SIM_TEXT_BYTES_PER_INPUT_BYTE = 8,
 	MSCCL_XML_BYTES_PER_INPUT_BYTE = 64,
@@ -87,9 +88,13 @@ enum {
 	 * per round (2^24 rounds of doubles are 128 MiB each). */
 	MAX_ROUNDS = 1 << (24 - LIMIT_SHIFT),
 
-	/* Packet mode's event loop: packets times the links each crosses, about
-	 * 70 million a second on one core, so 2^30 is about 15 s. A larger
-	 * run is refused before it starts (flow mode computes the same sizes
+	/* Packet mode's work: packets times the links each crosses, a lone
+	 * one-hop message counting 1. The closed forms of lone messages run
+	 * about 60 million a second on one core, so 2^30 is about 15 s of
+	 * them; the event loop is slower (2.6 million a second on a congested
+	 * ring), so work under the limit may still take minutes there
+	 * (docs/limits.md). A larger run is refused before it starts or
+	 * before the round that passes it (flow mode computes the same sizes
 	 * in closed form per flow). */
 	MAX_PACKET_HOPS = 1 << (30 - LIMIT_SHIFT),
 };

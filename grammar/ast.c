@@ -3,6 +3,7 @@
  * Builders only allocate and link; the one check made here is the purely
  * local one that a word after a number is a unit.
  */
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -244,17 +245,65 @@ ast_block(Parse *p, Loc loc)
 	return b;
 }
 
+/* A block's items are held once: a file of a million one-line items is
+ * mostly items. The array grows by realloc (no copies left behind), the
+ * item built for the grammar is reused for the next one once copied, and
+ * the '}' moves the array into the arena at its exact size. */
 Block *
 ast_block_add(Parse *p, Block *b, Item *it)
 {
-	VEC_PUSH(p->arena, b->item, b->nitem, b->capitem, *it);
+	if (b->nitem == b->capitem) {
+		if (b->capitem == 0) {
+			if (p->ngrowing == p->capgrowing) {
+				p->capgrowing = p->capgrowing ? 2 * p->capgrowing : 8;
+				p->growing = xrealloc(p->growing, (size_t)p->capgrowing * sizeof *p->growing);
+			}
+			p->growing[p->ngrowing++] = b;
+		}
+		if (b->capitem > (1 << 29))
+			out_of_memory((size_t)b->capitem * 2 * sizeof *b->item);
+		b->capitem = b->capitem ? 2 * b->capitem : 8;
+		b->item = xrealloc(b->item, (size_t)b->capitem * sizeof *b->item);
+	}
+	b->item[b->nitem++] = *it;
+	p->spare = it;
 	return b;
+}
+
+Block *
+ast_block_close(Parse *p, Block *b)
+{
+	if (b->capitem == 0)
+		return b;
+	for (int i = p->ngrowing - 1; i >= 0; i--)
+		if (p->growing[i] == b) {
+			p->growing[i] = p->growing[--p->ngrowing];
+			break;
+		}
+	b->item = arena_own(p->arena, xrealloc(b->item, (size_t)b->nitem * sizeof *b->item));
+	b->capitem = b->nitem;
+	return b;
+}
+
+void
+ast_parse_end(Parse *p)
+{
+	for (int i = 0; i < p->ngrowing; i++) {
+		free(p->growing[i]->item);
+		p->growing[i]->item = NULL;
+		p->growing[i]->nitem = p->growing[i]->capitem = 0;
+	}
+	free(p->growing);
+	p->growing = NULL;
+	p->ngrowing = p->capgrowing = 0;
 }
 
 Item *
 ast_item(Parse *p, ItemKind kind, Loc loc)
 {
-	Item *it = NEW(p->arena, Item);
+	Item *it = p->spare ? p->spare : NEW(p->arena, Item);
+	p->spare = NULL;
+	memset(it, 0, sizeof *it);
 	it->kind = kind;
 	it->loc = loc;
 	it->end_line = loc.line;

@@ -265,6 +265,12 @@ typedef struct Parse {
 	Loc open[MAX_NESTING];       /* where each is */
 	size_t open_off[MAX_NESTING];
 	bool stop;       /* an error ended the parse: no "unexpected end" after it */
+	/* Blocks being read grow their items in malloc'd memory (realloc leaves
+	 * no copies behind, as doubling in the arena would) until their '}'
+	 * hands it to the arena; those an error left open are freed at the end. */
+	Block **growing;
+	int ngrowing, capgrowing;
+	Item *spare;     /* an item already copied into its block, for the next one */
 } Parse;
 
 Expr *ast_int(Parse *, Loc, int64_t);
@@ -279,6 +285,8 @@ Call *ast_call(Parse *, Loc, const char *name, bool parens);
 Call *ast_call_arg(Parse *, Call *, Loc, const char *label, Expr *);
 Block *ast_block(Parse *, Loc);
 Block *ast_block_add(Parse *, Block *, Item *);
+Block *ast_block_close(Parse *, Block *); /* at its '}': the items into the arena */
+void ast_parse_end(Parse *);             /* frees what blocks left open hold */
 Item *ast_item(Parse *, ItemKind, Loc);
 Decl *ast_decl(Parse *, DeclKind, Loc, int end_line);
 /* schedule.c: the builders of schedule bodies */

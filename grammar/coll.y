@@ -108,7 +108,7 @@ opt_semi
 	;
 
 block
-	: '{' items '}'    { $$ = $2; $$->loc = LOC(@1); $$->end = LOC(@3); }
+	: '{' items '}'    { $$ = ast_block_close(p, $2); $$->loc = LOC(@1); $$->end = LOC(@3); }
 	;
 
 items

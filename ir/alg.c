@@ -54,8 +54,8 @@ alg_build(const AlgCtx *c, bool *missing)
 				return alg_ring_symmetric(c);
 			if (c->compact && library[i].build == alg_bucket && bucket_symmetric_applies(c))
 				return alg_bucket_symmetric(c);
-			if (c->compact && library[i].build == alg_recursive && hd_rank_form_applies(c))
-				return alg_hd_rank_form(c);
+			if (c->compact && library[i].build == alg_recursive && xor_rank_form_applies(c))
+				return alg_xor_rank_form(c);
 			/* before the generator sizes anything (p * p blocks may not fit an int) */
 			if (check_sched_size(c->loc, c->name, c->kind, c->nrank,
 			                     sched_min_chunks(c->kind, c->nrank, c->chunks)) != 0)

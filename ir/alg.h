@@ -71,10 +71,11 @@ Sched *alg_bucket(const AlgCtx *);
 bool bucket_symmetric_applies(const AlgCtx *);
 Sched *alg_bucket_symmetric(const AlgCtx *);
 Sched *alg_recursive(const AlgCtx *);   /* recursive_doubling, recursive_halving, halving_doubling */
-/* halving_doubling on 2^L ranks in the rank form (Sched.xor_routes): one
- * base tree per piece, where hd_rank_form_applies. */
-bool hd_rank_form_applies(const AlgCtx *);
-Sched *alg_hd_rank_form(const AlgCtx *);
+/* halving_doubling (allreduce), recursive_halving (reduce_scatter) and
+ * recursive_doubling (allgather) on 2^L ranks in the rank form
+ * (Sched.xor_routes): one base tree per piece, where xor_rank_form_applies. */
+bool xor_rank_form_applies(const AlgCtx *);
+Sched *alg_xor_rank_form(const AlgCtx *);
 Sched *alg_dbt(const AlgCtx *);
 /* The parent of r in tree 0 or 1 of the double binary tree on p ranks
  * (alg_dbt.c); -1 at the root. */

@@ -148,23 +148,47 @@ alg_recursive(const AlgCtx *c)
 	return gen_end(&g);
 }
 
-/* ---- halving_doubling in the rank form (for collc sim) ---- */
+/* ---- the rank form (for collc sim) ---- */
+
+/* The algorithms of this file with a rank form on 2^L ranks, and the kind
+ * each has it for: recursive doubling's allreduce sends the whole vector
+ * every step (block 0's transfers are no tree), and it stays explicit. */
+static const struct {
+	const char *alg;
+	CollKind kind;
+	bool reduce_up;   /* reduce phase, distance doubling (else halving) */
+	bool reduce;      /* has a reduce phase */
+	bool copy_down;   /* copy phase, distance halving (else doubling) */
+	bool copy;        /* has a copy phase */
+} xor_forms[] = {
+	{"halving_doubling", CK_ALLREDUCE, true, true, true, true},
+	{"recursive_halving", CK_REDUCE_SCATTER, false, true, false, false},
+	{"recursive_doubling", CK_ALLGATHER, false, false, false, true},
+};
+
+static int
+xor_form(const AlgCtx *c)
+{
+	for (int i = 0; i < (int)countof(xor_forms); i++)
+		if (strcmp(c->algorithm, xor_forms[i].alg) == 0 && c->kind == xor_forms[i].kind)
+			return i;
+	return -1;
+}
 
 /* 2^L ranks (no fold), routes without a search per destination (each copy
  * is routed as its message is, when the simulator asks for its round), and
  * `chunks` a multiple of the ranks. */
 bool
-hd_rank_form_applies(const AlgCtx *c)
+xor_rank_form_applies(const AlgCtx *c)
 {
 	int p = c->nrank;
-	return strcmp(c->algorithm, "halving_doubling") == 0 && c->kind == CK_ALLREDUCE &&
-	       p >= 2 && (p & (p - 1)) == 0 && !(c->chunks && c->chunks % p) &&
+	return xor_form(c) >= 0 && p >= 2 && (p & (p - 1)) == 0 && !(c->chunks && c->chunks % p) &&
 	       routes_closed_form(c->topo);
 }
 
 static void
-hd_base(const AlgCtx *c, SchedBuilder *sb, Sched *s, int *cap, int tree, int round, int src,
-        int dst, XferOp op)
+xor_base(const AlgCtx *c, SchedBuilder *sb, Sched *s, int *cap, int tree, int round, int src,
+         int dst, XferOp op)
 {
 	const int *l;
 	int n = route_get(c->routes, c->rank_node[src], c->rank_node[dst], &l);
@@ -175,22 +199,46 @@ hd_base(const AlgCtx *c, SchedBuilder *sb, Sched *s, int *cap, int tree, int rou
 	                                 .route = sched_route(sb, l, n)};
 }
 
+/* Block 0's piece `tree` in one phase, its L steps from round r0, the
+ * distance of step k 2^k (up) or 2^(L-1-k). Reducing, the ranks that hold a
+ * partial sum of it are those whose bits of the distances passed are 0, and
+ * those of them with the step's bit set reduce into their partner; copying,
+ * the ranks that hold it are those whose bits of the distances to come (the
+ * step's included) are 0, and each copies it to its partner. Ranks in
+ * increasing order, by the submasks of the free bits. */
+static void
+xor_phase(const AlgCtx *c, SchedBuilder *sb, Sched *s, int *cap, int tree, int r0, bool up,
+          XferOp op)
+{
+	int p = c->nrank, L = ilog2(p), passed = 0;
+	for (int k = 0; k < L; k++) {
+		int d = up ? 1 << k : 1 << (L - 1 - k);
+		int todo = (p - 1) & ~passed; /* the step's bit and those to come */
+		int set = op == X_REDUCE ? d : 0, free = op == X_REDUCE ? todo & ~d : passed;
+		for (int m = 0;; m = (m - free) & free) {
+			xor_base(c, sb, s, cap, tree, r0 + k, m | set, (m | set) ^ d, op);
+			if (m == free)
+				break;
+		}
+		passed |= d;
+	}
+}
+
 /*
- * Halving-doubling is the same under XOR by any rank m applied to ranks
- * (and to the blocks, bit-reversed): rank v's partner in step k is v ^ 2^k,
- * and the half it keeps is told by bit k of v. So chunk (b, m) is piece b
- * of block rev(m), and base tree b holds every transfer of block 0's piece:
- * in reduce step k, every v whose low k bits are 0 and bit k is 1 reduces
- * it into v - 2^k; in the allgather's step k (k = L-1 .. 0), every v whose
- * low k + 1 bits are 0 copies it to v + 2^k. 2(p - 1) base transfers hold
- * the p^2 chunk transfers of the explicit form; the messages are
- * alg_recursive's, each copy routed as its message is. NULL after
- * reporting.
+ * Halving-doubling, recursive halving and recursive doubling (allgather)
+ * are the same under XOR by any rank m applied to the ranks (and to the
+ * blocks: halving-doubling's bit-reversed): rank v's partner in a step of
+ * distance d is v ^ d, and which blocks it sends is told by v's bits. So
+ * chunk (b, m) is piece b of a block of rank m, and base tree b holds
+ * every transfer of block 0's piece b (xor_phase): a binomial reduce into
+ * rank 0, a binomial broadcast from it, or both, p - 1 transfers each. The
+ * messages are alg_recursive's, each copy routed as its message is. NULL
+ * after reporting.
  */
 Sched *
-alg_hd_rank_form(const AlgCtx *c)
+alg_xor_rank_form(const AlgCtx *c)
 {
-	int p = c->nrank, L = ilog2(p), ntree = c->chunks ? c->chunks / p : 1;
+	int p = c->nrank, L = ilog2(p), ntree = c->chunks ? c->chunks / p : 1, f = xor_form(c);
 	if (check_symmetric_size(c->loc, c->name, ntree, p) != 0)
 		return NULL;
 	Sched *s = sched_new(c->arena, c->name, c->loc, c->kind, c->algorithm, c->topo, c->rank_node,
@@ -198,18 +246,17 @@ alg_hd_rank_form(const AlgCtx *c)
 	s->xor_routes = c->routes;
 	s->ntree = ntree;
 	s->nchunk = ntree * p;
-	s->nround = 2 * L;
+	s->nround = (xor_forms[f].reduce + xor_forms[f].copy) * L;
 	s->tree = arena_array(c->arena, (size_t)ntree, sizeof *s->tree);
 	SchedBuilder sb;
 	sched_begin(&sb, c->arena, s, c->routes);
 	int cap = 0;
 	for (int b = 0; b < ntree; b++) {
-		for (int k = 0; k < L; k++)
-			for (int v = 1 << k; v < p; v += 2 << k)
-				hd_base(c, &sb, s, &cap, b, k, v, v - (1 << k), X_REDUCE);
-		for (int k = L - 1; k >= 0; k--)
-			for (int v = 0; v < p; v += 2 << k)
-				hd_base(c, &sb, s, &cap, b, 2 * L - 1 - k, v, v + (1 << k), X_COPY);
+		if (xor_forms[f].reduce)
+			xor_phase(c, &sb, s, &cap, b, 0, xor_forms[f].reduce_up, X_REDUCE);
+		if (xor_forms[f].copy)
+			xor_phase(c, &sb, s, &cap, b, xor_forms[f].reduce ? L : 0, !xor_forms[f].copy_down,
+			          X_COPY);
 	}
 	for (int b = 0; b < ntree; b++)
 		if (!(s->tree[b] = transfers_tree(c, s, b, c->rank_node[0])))

@@ -362,8 +362,24 @@ close_group(Arena *a, const Topo *t, const char *name, Loc loc, bool affine, int
 	return g;
 }
 
-Group *
-group_build(Arena *a, const Topo *t, const char *name, Loc loc, const GroupGen *gen, int ngen)
+int
+group_unit_translations(const Topo *t, Loc loc, GroupGen *out)
+{
+	int d = t->ndim, dims = t->kind == TK_SPINE_LEAF ? 2 : d;
+	for (int i = 0; out && i < dims; i++) {
+		out[i] = (GroupGen){.loc = loc, .affine = true};
+		for (int j = 0; j < d; j++)
+			out[i].mat[j * d + j] = 1;
+		out[i].vec[i] = 1;
+	}
+	return dims;
+}
+
+/* keep: gen itself, to be the group's generators when no `translate;` needs
+ * expanding (else NULL: the group holds a copy). */
+static Group *
+build(Arena *a, const Topo *t, const char *name, Loc loc, const GroupGen *gen, int ngen,
+      GroupGen *keep)
 {
 	bool affine = coordinate_topology(t);
 	for (int k = 0; k < ngen; k++)
@@ -373,7 +389,7 @@ group_build(Arena *a, const Topo *t, const char *name, Loc loc, const GroupGen *
 	int n = 0;
 	bool any_translate = false;
 	for (int k = 0; k < ngen; k++) {
-		n += gen[k].all_translations ? (t->kind == TK_SPINE_LEAF ? 2 : d) : 1;
+		n += gen[k].all_translations ? group_unit_translations(t, loc, NULL) : 1;
 		any_translate |= gen[k].all_translations;
 	}
 	if (check_group_generators(loc, name, n, t->nnode, t->nlink) != 0)
@@ -385,18 +401,10 @@ group_build(Arena *a, const Topo *t, const char *name, Loc loc, const GroupGen *
 	const GroupGen *unit = expanded ? expanded : gen;
 	int m = expanded ? 0 : ngen;
 	for (int k = 0; expanded && k < ngen; k++) {
-		if (!gen[k].all_translations) {
+		if (gen[k].all_translations)
+			m += group_unit_translations(t, gen[k].loc, expanded + m);
+		else
 			expanded[m++] = gen[k];
-			continue;
-		}
-		int dims = t->kind == TK_SPINE_LEAF ? 2 : d;
-		for (int i = 0; i < dims; i++) {
-			GroupGen u = {.loc = gen[k].loc, .affine = true};
-			for (int j = 0; j < d; j++)
-				u.mat[j * d + j] = 1;
-			u.vec[i] = 1;
-			expanded[m++] = u;
-		}
 	}
 	int rc = 0;
 	for (int k = 0; k < m; k++) {
@@ -423,7 +431,10 @@ group_build(Arena *a, const Topo *t, const char *name, Loc loc, const GroupGen *
 		}
 	}
 	Group *g = rc == 0 ? close_group(a, t, name, loc, affine, gens, m, img) : NULL;
-	if (g) { /* the generators, one translation per dimension: what irtext writes */
+	if (g && keep && !expanded) { /* the caller's, its maps' permutations those of img */
+		g->ngen = m;
+		g->gen = keep;
+	} else if (g) { /* the generators, one translation per dimension: what irtext writes */
 		g->ngen = m;
 		g->gen = arena_array(a, (size_t)m + 1, sizeof *g->gen);
 		for (int k = 0; k < m; k++) {
@@ -442,6 +453,18 @@ group_build(Arena *a, const Topo *t, const char *name, Loc loc, const GroupGen *
 	}
 	free(gens), free(img), free(expanded);
 	return g;
+}
+
+Group *
+group_build(Arena *a, const Topo *t, const char *name, Loc loc, const GroupGen *gen, int ngen)
+{
+	return build(a, t, name, loc, gen, ngen, NULL);
+}
+
+Group *
+group_build_keeping(Arena *a, const Topo *t, const char *name, Loc loc, GroupGen *gen, int ngen)
+{
+	return build(a, t, name, loc, gen, ngen, gen);
 }
 
 /* ---- inverses ---- */

@@ -180,6 +180,13 @@ struct GroupGen {
 
 /* Checks each generator is an automorphism, closes, finds link orbits. */
 Group *group_build(Arena *, const Topo *, const char *name, Loc, const GroupGen *, int ngen);
+/* The same, keeping the generators (arena memory of the same arena, none
+ * `translate;`) as the group's rather than a copy: a file's generators are
+ * held once. */
+Group *group_build_keeping(Arena *, const Topo *, const char *name, Loc, GroupGen *, int ngen);
+/* `translate;` as unit translations, one per dimension (a spine-leaf's
+ * two): their number, and them in out unless it is NULL. */
+int group_unit_translations(const Topo *, Loc, GroupGen *out);
 Group *group_automorphisms(Arena *, const Topo *, const char *name, Loc);
 int group_node(const Group *, int elem, int node);
 int group_link(const Group *, int elem, int link);

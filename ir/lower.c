@@ -247,6 +247,16 @@ push_gen(Lowering *L, GenList *g, GroupGen x)
 	VEC_PUSH(L->a, g->gen, g->n, g->cap, x);
 }
 
+/* `translate;`: a unit translation per dimension */
+static void
+push_translations(Lowering *L, GenList *g, const Topo *t, Loc loc)
+{
+	GroupGen unit[MAX_DIMS];
+	int n = group_unit_translations(t, loc, unit);
+	for (int i = 0; i < n; i++)
+		push_gen(L, g, unit[i]);
+}
+
 static void
 map_generator(Lowering *L, const Topo *t, const NodeSpace *sp, const Item *it, GenList *out)
 {
@@ -287,22 +297,33 @@ map_generator(Lowering *L, const Topo *t, const NodeSpace *sp, const Item *it, G
 
 /* Room for every generator of d's body at once: grown by doubling, the
  * arena would keep each smaller copy too (up to four generators' room per
- * generator, 300 bytes each, where a file lists thousands of maps). */
-static void
-reserve_gens(Lowering *L, const Decl *d, GenList *gens)
+ * generator, 300 bytes each, where a file lists thousands of maps). The
+ * group keeps this array as its generators (group_build_keeping), so
+ * `translate;` is expanded here, into its unit translations. */
+static int
+reserve_gens(Lowering *L, const Decl *d, const Topo *t, GenList *gens)
 {
 	long n = 0;
-	for (int i = 0; i < d->body->nitem; i++) {
+	for (int i = 0; d->body && i < d->body->nitem; i++) {
 		const Item *it = &d->body->item[i];
-		if (it->kind == IT_TRANSLATE || it->kind == IT_MAP)
+		if (it->kind == IT_TRANSLATE)
+			n += it->value ? 1 : group_unit_translations(t, it->loc, NULL);
+		else if (it->kind == IT_MAP)
 			n++;
 		else if (it->kind == IT_INCLUDE)
 			n += L->gens[decl_index(L, find(L, it->name))].n;
 	}
+	if (d->form)
+		n += group_unit_translations(t, d->loc, NULL);
+	/* before the room is taken: group_build checks the same count */
+	if (check_group_generators(d->loc, d->name, n < INT_MAX ? (int)n : INT_MAX, t->nnode,
+	                           t->nlink) != 0)
+		return -1;
 	if (n > gens->cap && n < INT_MAX) {
 		gens->gen = arena_array(L->a, (size_t)n, sizeof *gens->gen);
 		gens->cap = (int)n;
 	}
+	return 0;
 }
 
 static void
@@ -320,20 +341,25 @@ lower_group(Lowering *L, const Decl *d)
 		if (g)
 			*gens = (GenList){.n = g->ngen, .cap = g->ngen, .gen = g->gen};
 	} else {
+		if (reserve_gens(L, d, t, gens) != 0) {
+			L->group[idx] = NULL;
+			return;
+		}
 		if (d->form) { /* translations(T) */
-			push_gen(L, gens, (GroupGen){.loc = d->loc, .affine = true, .all_translations = true});
+			push_translations(L, gens, t, d->loc);
 		} else {
-			reserve_gens(L, d, gens);
 			for (int i = 0; i < d->body->nitem; i++) {
 				const Item *it = &d->body->item[i];
-				if (it->kind == IT_TRANSLATE) {
-					GroupGen x = {.loc = it->loc, .affine = true, .all_translations = !it->value};
+				if (it->kind == IT_TRANSLATE && !it->value) {
+					push_translations(L, gens, t, it->loc);
+				} else if (it->kind == IT_TRANSLATE) {
+					GroupGen x = {.loc = it->loc, .affine = true};
 					for (int k = 0; k < t->ndim; k++)
 						x.mat[k * t->ndim + k] = 1;
-					if (it->value && it->value->kind == EX_TUPLE && it->value->nelem > 1)
+					if (it->value->kind == EX_TUPLE && it->value->nelem > 1)
 						for (int k = 0; k < it->value->nelem; k++)
 							x.vec[k] = int_of(it->value->elem[k]);
-					else if (it->value)
+					else
 						x.vec[0] = int_of(it->value);
 					push_gen(L, gens, x);
 				} else if (it->kind == IT_MAP) {
@@ -345,7 +371,7 @@ lower_group(Lowering *L, const Decl *d)
 				}
 			}
 		}
-		g = group_build(L->a, t, d->name, d->loc, gens->gen, gens->n);
+		g = group_build_keeping(L->a, t, d->name, d->loc, gens->gen, gens->n);
 	}
 	L->group[idx] = g; /* NULL after its error */
 }

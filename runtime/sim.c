@@ -136,7 +136,7 @@ heap_pop(Heap *h)
 typedef struct Cut {
 	int64_t num, den;  /* the fraction of the vector */
 	int64_t size, last;
-	int npkt;
+	int64_t npkt;  /* a lone one-hop message may have 2^31 packets and more */
 } Cut;
 
 typedef struct SimRun {
@@ -264,8 +264,8 @@ msg_cut(SimRun *r, int m)
 		k->num = msg->num;
 		k->den = msg->den;
 		k->size = sim_msg_bytes(msg, r->bytes);
-		k->npkt = (int)((k->size + mtu - 1) / mtu);
-		k->last = k->size - (int64_t)(k->npkt - 1) * mtu;
+		k->npkt = (k->size + mtu - 1) / mtu;
+		k->last = k->size - (k->npkt - 1) * mtu;
 	}
 	return k;
 }
@@ -452,7 +452,8 @@ run_alone(SimRun *r, int m, int64_t t)
 {
 	const SimMsg *msg = &r->c->msg[m];
 	const Cut *cut = msg_cut(r, m);
-	int nhop = msg->nhop, np = cut->npkt;
+	int nhop = msg->nhop;
+	int64_t np = cut->npkt;
 	if (np == 0 || nhop == 0)
 		return t;
 	/* locals: the compiler cannot tell the link arrays from SimRun's fields */
@@ -468,7 +469,7 @@ run_alone(SimRun *r, int m, int64_t t)
 		return t + ser + hop_ps[l];
 	}
 	int64_t arrive = t;
-	for (int k = 0; k < np; k++) {
+	for (int64_t k = 0; k < np; k++) {
 		int64_t b = k == np - 1 ? lastb : mtu;
 		arrive = t; /* every packet is at the first link at t */
 		for (int j = 0; j < nhop; j++) {
@@ -572,7 +573,8 @@ prepare_events(SimRun *r)
 	r->npkt = xcalloc((size_t)c->nmsg, sizeof *r->npkt);
 	r->last = xcalloc((size_t)c->nmsg, sizeof *r->last);
 	for (int m = 0; m < c->nmsg; m++)
-		r->npkt[m] = msg_cut(r, m)->npkt, r->last[m] = msg_cut(r, m)->last;
+		/* the budget holds the event loop's packets under 2^30 */
+		r->npkt[m] = (int)msg_cut(r, m)->npkt, r->last[m] = msg_cut(r, m)->last;
 	for (int m = 0; m < c->nmsg; m++)
 		for (int j = 0; j < c->msg[m].nhop; j++) {
 			r->emsg[r->eoff[m] + j] = m;
@@ -629,17 +631,46 @@ max_round_msgs(const SimColl *c)
  * so no input (a huge size, a huge fraction in a .sim file) keeps packet mode
  * busy for hours. `loop`: the messages go to the event loop, where one-hop
  * messages cost their packets too. */
-static bool
-packet_budget(SimRun *r, const SimColl *c, bool loop)
+static double
+packet_work(const SimRun *r, const SimColl *c, bool loop)
 {
 	int64_t mtu = r->net->mtu > 0 ? r->net->mtu : 1;
+	double work = 0;
 	for (int m = 0; m < c->nmsg; m++) {
 		int nhop = c->msg[m].nhop;
 		double np = (double)((sim_msg_bytes(&c->msg[m], r->bytes) + mtu - 1) / mtu);
-		r->packet_hops += nhop > 1 || loop ? (np > 1 ? np : 1) * (nhop > 1 ? nhop : 1) : 1;
+		work += nhop > 1 || loop ? (np > 1 ? np : 1) * (nhop > 1 ? nhop : 1) : 1;
 	}
+	return work;
+}
+
+static bool
+packet_budget(SimRun *r, double work)
+{
+	r->packet_hops += work;
 	r->over_budget = r->packet_hops > (double)MAX_PACKET_HOPS;
 	return !r->over_budget;
+}
+
+/* Rounds mode: the least work of the whole run, every message counted as
+ * if alone (what the closed forms cost; the event loop costs more), so a
+ * run past the budget is refused before its first round. A stream gives
+ * its messages by class (SimShape). */
+static double
+least_packet_work(const SimRun *r)
+{
+	const SimColl *c = r->c;
+	if (!c->stream)
+		return packet_work(r, c, false);
+	int64_t mtu = r->net->mtu > 0 ? r->net->mtu : 1;
+	double work = 0;
+	for (int i = 0; i < c->stream->nshape; i++) {
+		const SimShape *k = &c->stream->shape[i];
+		SimMsg m = {.num = k->num, .den = k->den};
+		double np = (double)((sim_msg_bytes(&m, r->bytes) + mtu - 1) / mtu);
+		work += k->single + (np > 1 ? np : 1) * k->hops;
+	}
+	return work;
 }
 
 /* Rounds mode, packets: each round alone (lone messages computed, else the
@@ -657,10 +688,13 @@ packet_rounds(SimRun *r)
 		r->c = &view;
 		bool lone = false;
 		r->latest_ps = start;
-		if (packet_budget(r, &view, false))
+		double lone_work = packet_work(r, &view, false);
+		if (packet_budget(r, lone_work))
 			run_lone_round(r, 0, start, round + 1, &lone);
 		if (!lone) {
-			if (r->over_budget || !packet_budget(r, &view, true)) {
+			/* the event loop's work in place of the closed forms' */
+			r->packet_hops -= lone_work;
+			if (r->over_budget || !packet_budget(r, packet_work(r, &view, true))) {
 				r->c = whole;
 				break;
 			}
@@ -702,8 +736,12 @@ run_packets(SimRun *r)
 	r->saved_busy_ps = xcalloc((size_t)n->nlink, sizeof *r->saved_busy_ps);
 	r->saved_bytes = xcalloc((size_t)n->nlink, sizeof *r->saved_bytes);
 	if (r->o->sync == SIM_ROUNDS) {
-		end = packet_rounds(r);
-	} else if (packet_budget(r, c, true)) {
+		double least = least_packet_work(r);
+		if (least > (double)MAX_PACKET_HOPS)
+			r->packet_hops = least, r->over_budget = true;
+		else
+			end = packet_rounds(r);
+	} else if (packet_budget(r, packet_work(r, c, true))) {
 		prepare_events(r);
 		r->ready_ps = xcalloc((size_t)c->nmsg, sizeof *r->ready_ps);
 		r->round_end_ps = xcalloc((size_t)c->nround + 1, sizeof *r->round_end_ps);
@@ -1173,8 +1211,9 @@ sim_run(Arena *a, const SimNet *n, int ci, int64_t bytes, const SimOpts *o, SimR
 	sim_energy(n, r.msg_bytes, res);
 	free(r.link_bytes), free(r.waiting), free(r.rdep_off), free(r.rdep);
 	free(r.qnext), free(r.qfree_ps), free(r.qfree_s);
+	res->packet_hops = r.packet_hops;
 	if (r.over_budget) {
-		snprintf(err, errlen, "'%s' at %lld bytes crosses links with more than %.3g packets; "
+		snprintf(err, errlen, "'%s' at %lld bytes crosses links with at least %.3g packets; "
 		         "packet mode simulates at most %.3g (simulate it in flow mode)", c->name,
 		         (long long)bytes, r.packet_hops, (double)MAX_PACKET_HOPS);
 		return -1;

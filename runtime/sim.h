@@ -51,10 +51,20 @@ typedef struct SimRound {
 /* A collective given round by round (backends/sim.c streams symmetric
  * schedules so): the memory of one round instead of every message. The
  * buffers a call returns are the stream's, valid until its next call. */
+/* A class of a stream's messages, for packet mode's work before the run:
+ * messages of num/den of the vector, `single` of them crossing at most one
+ * link, the others `hops` links in all. */
+typedef struct SimShape {
+	int64_t num, den;
+	double single, hops;
+} SimShape;
+
 typedef struct SimStream {
 	void *ctx;
 	SimRound (*round)(void *ctx, int round);
 	int max_round_msgs;    /* the largest round's messages */
+	const SimShape *shape; /* every round's messages by class (nshape), or NULL */
+	int nshape;
 } SimStream;
 
 typedef struct SimColl {
@@ -134,6 +144,8 @@ typedef struct SimResult {
 	double bound_ratio;
 	int nreconfig;         /* reconfigurations of the circuits */
 	double reconfig_s;     /* the time spent in them (nreconfig x the delay) */
+	double packet_hops;    /* packet mode's work: packets x links crossed, a one-hop
+	                        * message alone counting 1 (MAX_PACKET_HOPS) */
 } SimResult;
 
 /* Runs collective c of net for a vector of `bytes`; results in arena memory.

@@ -97,6 +97,9 @@ static const struct {
 	{"collc sim: HD AR, ring(16384), 1 MiB, flow",
 	 "topology R = ring(16384);\n"
 	 "collective allreduce HD on R { algorithm halving_doubling; }\n", 0, 0, "flow"},
+	{"collc sim: RD AG, ring(4096), 1 MiB, flow",
+	 "topology R = ring(4096);\n"
+	 "collective allgather RD on R { algorithm recursive_doubling; }\n", 0, 0, "flow"},
 };
 
 /* Runs `collc sim` on text (written to a temporary .coll file): its CPU

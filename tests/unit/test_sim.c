@@ -180,7 +180,8 @@ test_single_message(void)
 /* Packet mode's work budget (MAX_PACKET_HOPS): a one-hop message alone is a
  * closed form at any size; a two-hop one, or two messages sharing a link, cost
  * a packet per link crossed and are refused past the budget, before running,
- * in both sync modes; flow mode runs the same sizes. */
+ * in both sync modes; flow mode runs the same sizes. The work counted is
+ * that done (SimResult.packet_hops). */
 static void
 test_packet_budget(void)
 {
@@ -194,6 +195,8 @@ test_packet_budget(void)
 	hand_init(&one, 2, mtu);
 	hand_msg(&one, 0, 0, 1, 1, 1, 0, NULL);
 	CU_ASSERT_EQUAL(sim_run(&one.a, &one.net, 0, 64 * over, &packet, &r, err, sizeof err), 0);
+	/* 2^35 packets and more: the closed form, not a count cut to an int */
+	CU_ASSERT_EQUAL(r.time_ps, closed_form(64 * over, 1, mtu, 400000000000, 400000));
 	hand_init(&two, 3, mtu);
 	hand_msg(&two, 0, 0, 2, 1, 1, 0, NULL); /* 2 hops: packets x 2 */
 	CU_ASSERT_EQUAL(sim_run(&two.a, &two.net, 0, 1 << 20, &packet, &r, err, sizeof err), 0);
@@ -204,6 +207,27 @@ test_packet_budget(void)
 	CU_ASSERT_EQUAL(sim_run(&two.a, &two.net, 0, over, &flow, &r, err, sizeof err), 0);
 	arena_free(&one.a);
 	arena_free(&two.a);
+	/* the work counted is the work done: a round that leaves the closed
+	 * forms for the event loop counts the loop's packets only (3 packets
+	 * over 2 and 1 links: 9), a lone round's one-hop message 1 */
+	Hand share;
+	hand_init(&share, 3, mtu);
+	hand_msg(&share, 0, 0, 2, 1, 1, 0, NULL);
+	hand_msg(&share, 0, 1, 2, 1, 1, 0, NULL);
+	hand_msg(&share, 1, 1, 2, 1, 1, 0, NULL);
+	CU_ASSERT_EQUAL(sim_run(&share.a, &share.net, 0, 3 * mtu, &packet, &r, err, sizeof err), 0);
+	CU_ASSERT_EQUAL(r.packet_hops, 3 * 2 + 3 * 1 + 1);
+	/* refused before the first round when even the closed forms' work is
+	 * past the budget: no round has run */
+	Hand late;
+	hand_init(&late, 3, mtu);
+	hand_msg(&late, 0, 0, 1, 1, 1, 0, NULL);
+	hand_msg(&late, 1, 0, 2, 1, 1, 0, NULL);
+	CU_ASSERT_EQUAL(sim_run(&late.a, &late.net, 0, over, &packet, &r, err, sizeof err), -1);
+	CU_ASSERT_EQUAL(r.packet_hops, 1 + 2.0 * (double)(over / mtu));
+	CU_ASSERT_EQUAL(r.round_end[0], 0);
+	arena_free(&share.a);
+	arena_free(&late.a);
 }
 
 static void
@@ -365,6 +389,14 @@ check_compact_equals_expanded(const char *text, const char *which)
 				CU_ASSERT(rde.time_ps > 0);
 				assert_same_result(&rde, &rdc, what);
 			}
+	/* packet mode's least work, from the stream's classes of messages (the
+	 * run refused before it starts, or run) is the message list's */
+	SimOpts huge = {.mode = SIM_PACKET, .sync = SIM_ROUNDS};
+	SimResult he, hc;
+	char err[256];
+	int rce = sim_run(&e.sim, &e.net, 0, (int64_t)1 << 50, &huge, &he, err, sizeof err);
+	int rcc = sim_run(&c.sim, &c.net, 0, (int64_t)1 << 50, &huge, &hc, err, sizeof err);
+	CU_ASSERT(rce == rcc && he.packet_hops == hc.packet_hops && he.packet_hops > 0);
 	built_free(&e), built_free(&c), built_free(&d);
 }
 
@@ -395,7 +427,13 @@ static const char hds[] =
 	"collective allreduce H2 on T { algorithm halving_doubling; }\n"
 	"collective allreduce H3 on R { algorithm halving_doubling; chunks 16; ranks 0..7; }\n"
 	"collective allreduce H4 on S { algorithm halving_doubling; ranks 2..9; }\n"
-	"collective allreduce H5 on M { algorithm halving_doubling; }\n";
+	"collective allreduce H5 on M { algorithm halving_doubling; }\n"
+	"collective allgather G1 on R { algorithm recursive_doubling; }\n"
+	"collective allgather G2 on T { algorithm recursive_doubling; chunks 32; }\n"
+	"collective allgather G3 on S { algorithm recursive_doubling; ranks 2..9; }\n"
+	"collective reduce_scatter S1 on R { algorithm recursive_halving; }\n"
+	"collective reduce_scatter S2 on T { algorithm recursive_halving; chunks 32; }\n"
+	"collective reduce_scatter S3 on M { algorithm recursive_halving; }\n";
 
 static void
 test_compact_equals_expanded(void)
@@ -417,13 +455,15 @@ test_compact_equals_expanded(void)
 	static const char *const bucket_names[] = {"B1", "B2", "B3", "B4", "B5"};
 	for (size_t i = 0; i < countof(bucket_names); i++)
 		check_compact_equals_expanded(buckets, bucket_names[i]);
-	static const char *const hd_names[] = {"H1", "H2", "H3", "H4", "H5"};
+	static const char *const hd_names[] = {"H1", "H2", "H3", "H4", "H5", "G1",
+	                                       "G2", "G3", "S1", "S2", "S3"};
 	for (size_t i = 0; i < countof(hd_names); i++)
 		check_compact_equals_expanded(hds, hd_names[i]);
 }
 
 /* halving_doubling on 2^L ranks in the rank form: one base tree per piece,
- * 2(p - 1) transfers each, 2 log2 p rounds; proved by the verifier (a fault
+ * 2(p - 1) transfers each, 2 log2 p rounds (recursive doubling and halving:
+ * p - 1 and log2 p); proved by the verifier (a fault
  * in a base transfer is found); 12 ranks (a fold) stay explicit. */
 static void
 test_hd_rank_form(void)
@@ -436,8 +476,13 @@ test_hd_rank_form(void)
 	CU_ASSERT_EQUAL(s->nbase, 2 * 2 * 7);
 	CU_ASSERT_EQUAL(s->nround, 6);
 	CU_ASSERT(b.net.coll[0].stream != NULL && b.net.coll[0].msg == NULL);
+	/* recursive doubling (allgather) and halving (reduce_scatter): one
+	 * phase, p - 1 transfers per piece, log2 p rounds */
+	const Sched *g2 = b.prog.sched[6], *s2 = b.prog.sched[9];
+	CU_ASSERT(g2->xor_routes != NULL && g2->ntree == 2 && g2->nbase == 2 * 15 && g2->nround == 4);
+	CU_ASSERT(s2->xor_routes != NULL && s2->ntree == 2 && s2->nbase == 2 * 15 && s2->nround == 4);
 	/* the figures `algorithm auto` ranks by: those of the expanded schedule */
-	for (int i = 0; i < 5; i++) {
+	for (int i = 0; i < 11; i++) {
 		Metrics mr, me;
 		Arena a = {0};
 		const Sched *r = b.prog.sched[i];
@@ -457,6 +502,11 @@ test_hd_rank_form(void)
 	x->op = X_COPY;
 	diag_mute(true);
 	CU_ASSERT_NOT_EQUAL(verify(s), 0);
+	/* recursive halving's last reduce into rank 0 goes to rank 2: rank 0
+	 * misses rank 1's part */
+	CU_ASSERT_EQUAL(verify(s2), 0);
+	b.prog.sched[9]->base[s2->nbase - 1].dst = s2->rank_node[2];
+	CU_ASSERT_NOT_EQUAL(verify(s2), 0);
 	diag_mute(false);
 	built_free(&b);
 	CU_ASSERT_EQUAL_FATAL(build_as(&b, NET400 "}\ntopology R = ring(12);\n"
