@@ -261,9 +261,11 @@ topology_end(Reader *r, Pending *t)
 	long cells = 1;
 	for (int i = 0; i < t->ndim; i++)
 		cells *= t->size[i];
-	/* a graph has one dimension, its nodes (topo_graph); affine maps use them */
-	bool spine = t->kind == TK_SPINE_LEAF;
-	if (spine ? t->ndim != 2 || cells + t->size[0] >= t->nnode : cells != t->nnode)
+	/* a graph has no dimensions, or one of its nodes (topo_graph): affine maps
+	 * read node coordinates through them */
+	bool spine = t->kind == TK_SPINE_LEAF, graph = t->kind == TK_GRAPH;
+	if (spine ? t->ndim != 2 || cells + t->size[0] >= t->nnode
+	          : cells != t->nnode && !(graph && t->ndim == 0))
 		fail(r, "the topology's dims do not give its node count");
 	const Net *n = &t->net;
 	if (!(n->bandwidth > 0 && n->bandwidth <= 1e300) || !finite_nonneg(n->link_latency) ||
