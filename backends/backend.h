@@ -45,6 +45,9 @@ bool ir_is_text(const char *text, size_t len);
  * reporting (a limit names its value and the collective's line). */
 struct MProg;
 int msccl_lower(Arena *, const Sched *, const BuildOpts *, struct MProg *);
+/* msccl_bound.c: refuses, before any width is built, a schedule whose
+ * steps can never fit the executor's limits; 0, or -1 after reporting. */
+int msccl_refuse_unfit(const Sched *, const Layout *, const BuildOpts *);
 /* Checks a program msccl_lower built by every rule (pieces: rule 14 chunk
  * by chunk too); -1 if it fails. With report, the errors are printed with
  * the XML it would write as their source (named "<MSCCL XML for 'NAME'>"),

@@ -1522,9 +1522,13 @@ msccl_lower(Arena *a, const Sched *sched, const BuildOpts *o, MProg *out)
 		         "(ngpus; the symbolic check's limit)", sched->name, sched->nrank, MSCCL_MAX_GPUS);
 		return -1;
 	}
-	const Sched *s = sched->base ? sched_expand(a, sched) : sched;
 	Layout lay;
 	layout_build(a, sched, &lay);
+	/* before expanding or building any width: what can never fit is refused
+	 * in a pass over the messages (msccl_bound.c) */
+	if (msccl_refuse_unfit(sched, &lay, o) != 0)
+		return -1;
+	const Sched *s = sched->base ? sched_expand(a, sched) : sched;
 	if (search_widths(a, sched, s, &lay, o, MSCCL_MAX_COUNT - 1, false, false, out) != 0)
 		return -1;
 	/* Rule 14 at large sizes: the executor sends a step as calls of

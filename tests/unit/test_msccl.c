@@ -6,6 +6,7 @@
 #include <glob.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "backend.h"
 #include "exec.h"
@@ -316,11 +317,32 @@ limit_golden(const char *name)
 	free(text);
 }
 
+/* CPU seconds this process has used. */
+static double
+cpu_seconds(void)
+{
+	struct rusage u;
+	getrusage(RUSAGE_SELF, &u);
+	return (double)u.ru_utime.tv_sec + u.ru_utime.tv_usec / 1e6 + (double)u.ru_stime.tv_sec +
+	       u.ru_stime.tv_usec / 1e6;
+}
+
 static void
 test_limit_golden(void)
 {
 	limit_golden("msccl-beyond-limits");
 	limit_golden("msccl-too-many-ranks"); /* the symbolic check's 1024 */
+	/* never fitting, refused by the bound before any width is built: the
+	 * width search took 16 s and 95 s of CPU (5.5 and 9.6 GB) to refuse
+	 * them; the bound takes about 0.1 s (CPU time, which load barely moves) */
+	const char *never[] = {"msccl-never-fits-torus-64x16", "msccl-never-fits-hyperx"};
+	for (int i = 0; i < 2; i++) {
+		double t0 = cpu_seconds();
+		limit_golden(never[i]);
+		double t = cpu_seconds() - t0;
+		assert_named(t < 1.0, __LINE__, __FILE__, "%s is refused in under a second of CPU "
+		             "(%.2f s)", never[i], t);
+	}
 }
 
 /* Builds `text`'s first collective with `bo`; the XML (malloc'd) or NULL
