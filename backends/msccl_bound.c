@@ -30,6 +30,9 @@
  * (a few of them): any rank's need is a lower bound on the worst rank's,
  * and counting a rank's messages costs one pass over the copies of the
  * base transfers, keeping only those that touch the chosen ranks.
+ * The same counts tell, per width, whether a width can fit at all
+ * (msccl_bound_hopeless): the second width search of msccl.c, whose
+ * failures are never reported, skips those that cannot.
  * Cost: the group's images of every node, one pass over the copies and a
  * sort of the chosen ranks' few; 64x16 SP (8.4 million copies) in about
  * 0.05 s and 7 MB.
@@ -231,8 +234,33 @@ report(const Sched *s, const char *width, int r, RankNeed k, int maxsteps, int W
 		         (k.conn + maxsteps - 1) / maxsteps, W);
 }
 
+void
+msccl_bound_build(const Sched *s, const Layout *lay, MscclBound *b)
+{
+	int R = s->nrank;
+	b->nrank = R;
+	b->conn = xcalloc((size_t)R * R + 1, sizeof *b->conn);
+	b->chosen = xcalloc((size_t)R + 1, 1);
+	if (lay->short_block >= 0)
+		return; /* no layout: nothing counted, nothing refused (msccl.c names it) */
+	if (s->base) {
+		choose_reps(s, b->chosen);
+		symmetric_steps(s, lay, b->chosen, b->conn);
+	} else {
+		memset(b->chosen, 1, (size_t)R);
+		explicit_steps(s, lay, b->conn);
+	}
+}
+
+void
+msccl_bound_free(MscclBound *b)
+{
+	free(b->conn);
+	free(b->chosen);
+}
+
 int
-msccl_refuse_unfit(const Sched *s, const Layout *lay, const BuildOpts *o)
+msccl_refuse_unfit(const Sched *s, const MscclBound *b, const BuildOpts *o)
 {
 	int R = s->nrank, inst = o->instances > 0 ? o->instances : 1;
 	int maxsteps = o->legacy ? MSCCL_MAX_STEPS_LEGACY : MSCCL_MAX_STEPS;
@@ -240,31 +268,20 @@ msccl_refuse_unfit(const Sched *s, const Layout *lay, const BuildOpts *o)
 	int W = o->channels > 0 ? o->channels * inst : 0;
 	for (int nch = 1; o->channels <= 0 && nch * inst <= MSCCL_MAX_CHANNELS; nch *= 2)
 		W = nch * inst;
-	if (W == 0 || lay->short_block >= 0)
-		return 0; /* msccl.c names these */
-	long *conn = xcalloc((size_t)R * R + 1, sizeof *conn);
-	bool *chosen = xcalloc((size_t)R + 1, 1);
-	if (s->base) {
-		choose_reps(s, chosen);
-		symmetric_steps(s, lay, chosen, conn);
-	} else {
-		memset(chosen, 1, (size_t)R);
-		explicit_steps(s, lay, conn);
-	}
+	if (W == 0)
+		return 0; /* msccl.c names it */
 	int worst = -1;
 	RankNeed wk = {0};
 	for (int r = 0; r < R; r++) {
-		if (!chosen[r])
+		if (!b->chosen[r])
 			continue;
-		RankNeed k = rank_need(conn, R, r, inst, maxsteps);
+		RankNeed k = rank_need(b->conn, R, r, inst, maxsteps);
 		bool over = k.tbs > MSCCL_MAX_TBS || (k.conn + maxsteps - 1) / maxsteps > W;
 		if (over && (worst < 0 || k.tbs > wk.tbs)) {
 			worst = r;
 			wk = k;
 		}
 	}
-	free(conn);
-	free(chosen);
 	if (worst < 0)
 		return 0;
 	char width[64];
@@ -274,4 +291,35 @@ msccl_refuse_unfit(const Sched *s, const Layout *lay, const BuildOpts *o)
 		snprintf(width, sizeof width, "at any width");
 	report(s, width, worst, wk, maxsteps, W);
 	return -1;
+}
+
+/* One chosen rank's connections at one width: whether some tb must take
+ * more than maxsteps steps, or the rank more tbs than the limit. */
+static bool
+rank_hopeless(const MscclBound *b, int r, int nch, int inst, bool pinned, bool unpaired,
+              int maxsteps)
+{
+	int R = b->nrank, per = pinned ? 1 : nch; /* channels a connection spreads over */
+	long stbs = 0, rtbs = 0;
+	for (int p = 0; p < R; p++) {
+		long out = b->conn[(long)r * R + p], in = b->conn[(long)p * R + r];
+		/* run j of a connection goes to channel j + src + dst mod nch:
+		 * min(runs, nch) tbs, the fullest with ceil(runs / nch) steps */
+		if ((out + per - 1) / per > maxsteps || (in + per - 1) / per > maxsteps)
+			return true;
+		stbs += out < per ? out : per;
+		rtbs += in < per ? in : per;
+	}
+	long tbs = unpaired ? stbs + rtbs : stbs > rtbs ? stbs : rtbs;
+	return tbs * inst > MSCCL_MAX_TBS;
+}
+
+bool
+msccl_bound_hopeless(const MscclBound *b, int nch, int inst, bool pinned, bool unpaired,
+                     int maxsteps)
+{
+	for (int r = 0; r < b->nrank; r++)
+		if (b->chosen[r] && rank_hopeless(b, r, nch, inst, pinned, unpaired, maxsteps))
+			return true;
+	return false;
 }
