@@ -60,8 +60,8 @@ void msccl_bound_free(MscclBound *);
  * after reporting (the estimate and the limit, at the collective). */
 int msccl_refuse_unfit(const Sched *, const MscclBound *, const BuildOpts *);
 /* Whether no program of nch channels per instance (each connection pinned
- * to one, or spread; tbs paired or not) can fit: a tb over maxsteps or a
- * rank over its tbs, whatever the lowering chooses. */
+ * to one, or spread; tbs paired or not) can fit: a rank over its tbs, or
+ * pinned, a tb over maxsteps, whatever the lowering chooses. */
 bool msccl_bound_hopeless(const MscclBound *, int nch, int inst, bool pinned, bool unpaired,
                           int maxsteps);
 /* Checks a program msccl_lower built by every rule (pieces: rule 14 chunk

@@ -293,8 +293,11 @@ msccl_refuse_unfit(const Sched *s, const MscclBound *b, const BuildOpts *o)
 	return -1;
 }
 
-/* One chosen rank's connections at one width: whether some tb must take
- * more than maxsteps steps, or the rank more tbs than the limit. */
+/* One chosen rank's connections at one width: whether the rank needs more
+ * tbs than the limit, or (pinned) some tb more than maxsteps steps. A
+ * spread width over the step limit is not called hopeless: msccl.c's
+ * search learns from that failure which widths to skip next, and skipping
+ * the build would change what it tries. */
 static bool
 rank_hopeless(const MscclBound *b, int r, int nch, int inst, bool pinned, bool unpaired,
               int maxsteps)
@@ -303,9 +306,9 @@ rank_hopeless(const MscclBound *b, int r, int nch, int inst, bool pinned, bool u
 	long stbs = 0, rtbs = 0;
 	for (int p = 0; p < R; p++) {
 		long out = b->conn[(long)r * R + p], in = b->conn[(long)p * R + r];
-		/* run j of a connection goes to channel j + src + dst mod nch:
-		 * min(runs, nch) tbs, the fullest with ceil(runs / nch) steps */
-		if ((out + per - 1) / per > maxsteps || (in + per - 1) / per > maxsteps)
+		/* run j of a connection goes to channel j + src + dst mod nch
+		 * (pinned: all to one): min(runs, nch) tbs each way */
+		if (pinned && (out > maxsteps || in > maxsteps))
 			return true;
 		stbs += out < per ? out : per;
 		rtbs += in < per ? in : per;

@@ -9,7 +9,8 @@
  * Emission should grow no worse than linearly in the XML's size: the
  * "cpu s/MB" column is CPU seconds per MB of XML, "ring(128)" the anchor's
  * (ring(128)'s, measured first in the same run) and "x ring(128)" the one
- * over the other (1 is linear).
+ * over the other (1 is linear). Cases under a second of CPU take the
+ * fastest of 3 runs.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,7 +55,7 @@ enum { ANCHOR = 1 }; /* ring(128) */
 
 /* One case end to end: wall and CPU seconds, the XML's MB, exit status. */
 static void
-run_case(size_t i, double *wall, double *cpu, double *mb, int *status)
+run_once(size_t i, double *wall, double *cpu, double *mb, int *status)
 {
 	const char *in = "/tmp/collc_bench_msccl.coll", *out = "/tmp/collc_bench_msccl.xml";
 	char cmd[512], only[64] = "";
@@ -82,6 +83,23 @@ run_case(size_t i, double *wall, double *cpu, double *mb, int *status)
 	remove(out);
 	if (cases[i].text)
 		remove(in);
+}
+
+/* A case's fastest of 3 runs when one takes under a second of CPU (the
+ * anchor among them: one slow run of it would skew every ratio), else its
+ * one run. */
+static void
+run_case(size_t i, double *wall, double *cpu, double *mb, int *status)
+{
+	run_once(i, wall, cpu, mb, status);
+	for (int k = 1; k < 3 && *cpu < 1.0; k++) {
+		double w, c;
+		run_once(i, &w, &c, mb, status);
+		if (c < *cpu) {
+			*cpu = c;
+			*wall = w;
+		}
+	}
 }
 
 int
