@@ -45,6 +45,25 @@ bool ir_is_text(const char *text, size_t len);
  * reporting (a limit names its value and the collective's line). */
 struct MProg;
 int msccl_lower(Arena *, const Sched *, const BuildOpts *, struct MProg *);
+/* msccl_bound.c: lower bounds on a schedule's MSCCL steps per connection
+ * (per instance, a step per run of chunks), counted before any width is
+ * built on the chosen ranks (one of each orbit of a symmetric schedule's
+ * group; every rank of an explicit one). */
+typedef struct MscclBound {
+	int nrank;
+	long *conn;    /* src * nrank + dst: at least this many steps, for chosen src or dst */
+	bool *chosen;  /* the ranks bounded */
+} MscclBound;
+void msccl_bound_build(const Sched *, const Layout *, MscclBound *);
+void msccl_bound_free(MscclBound *);
+/* Refuses a schedule that can never fit the executor's limits; 0, or -1
+ * after reporting (the estimate and the limit, at the collective). */
+int msccl_refuse_unfit(const Sched *, const MscclBound *, const BuildOpts *);
+/* Whether no program of nch channels per instance (each connection pinned
+ * to one, or spread; tbs paired or not) can fit: a rank over its tbs, or
+ * pinned, a tb over maxsteps, whatever the lowering chooses. */
+bool msccl_bound_hopeless(const MscclBound *, int nch, int inst, bool pinned, bool unpaired,
+                          int maxsteps);
 /* Checks a program msccl_lower built by every rule (pieces: rule 14 chunk
  * by chunk too); -1 if it fails. With report, the errors are printed with
  * the XML it would write as their source (named "<MSCCL XML for 'NAME'>"),

@@ -1024,6 +1024,13 @@ form_tbs(Lower *L, RankB *rb, Built *b)
 	return worst ? 1 : 0;
 }
 
+static int
+cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
 /* A step waited on in another thread block: its tb and the waited op's
  * position among the tb's live ops (a step number once the tb is numbered). */
 typedef struct StepRef {
@@ -1056,15 +1063,19 @@ live_positions(Lower *L, const RankB *k)
 static void
 cross_tb_waits(Lower *L, const RankB *k, Waits *w)
 {
+	/* best[u]: the latest step of tb u waited for, -1; only the tbs an op
+	 * touches are visited and reset, so an op costs its dependencies, not
+	 * the rank's tbs */
 	int *best = xmalloc(((size_t)k->ntb + 1) * sizeof *best);
+	int *touched = xmalloc(((size_t)k->ntb + 1) * sizeof *touched);
+	for (int u = 0; u < k->ntb; u++)
+		best[u] = -1;
 	for (int t = 0; t < k->ntb; t++)
 		for (int i = 0; i < k->tb[t].nops; i++) {
-			int oid = k->tb[t].ops[i];
+			int oid = k->tb[t].ops[i], n = 0;
 			const Op *x = &L->op[oid];
 			if (x->dead)
 				continue;
-			for (int u = 0; u < k->ntb; u++)
-				best[u] = -1;
 			for (int pass = 0; pass < 2; pass++) {
 				const Op *src = pass ? (x->fused >= 0 ? &L->op[x->fused] : NULL) : x;
 				for (int d = 0; src && d < src->ndep; d++) {
@@ -1072,19 +1083,21 @@ cross_tb_waits(Lower *L, const RankB *k, Waits *w)
 					const Op *y = &L->op[f];
 					if (f == oid || y->tb == x->tb)
 						continue;
+					if (best[y->tb] < 0)
+						touched[n++] = y->tb;
 					if (y->step > best[y->tb])
 						best[y->tb] = y->step;
 				}
 			}
-			int n = 0;
-			for (int u = 0; u < k->ntb; u++)
-				n += best[u] >= 0;
+			sort_n(touched, (size_t)n, sizeof *touched, cmp_int); /* in tb order */
 			w->ref[oid] = n ? arena_array(L->a, (size_t)n, sizeof(StepRef)) : NULL;
-			for (int u = 0; u < k->ntb; u++)
-				if (best[u] >= 0)
-					w->ref[oid][w->n[oid]++] = (StepRef){u, best[u]};
+			for (int j = 0; j < n; j++) {
+				w->ref[oid][w->n[oid]++] = (StepRef){touched[j], best[touched[j]]};
+				best[touched[j]] = -1;
+			}
 		}
 	free(best);
+	free(touched);
 }
 
 /* Final step numbers of one rank: each wait past the first takes a nop
@@ -1414,12 +1427,35 @@ msccl_check_built(const MProg *p, const Sched *sched, bool pieces, bool report)
 	return rc;
 }
 
-/* Builds the MSCCL program of one schedule, checked by every rule. */
+/* The checks of a width that builds, cheapest first: the static rules and
+ * the flow alone (rule 14, no values) decide most failures, and a program
+ * of the first search that stops chunk by chunk is discarded, so the
+ * symbolic run with values and races (rules 15, 17) is made only on a
+ * program that may be written. A failure at the last width is checked
+ * again in full, for its report. 0 passes, -1 fails, 1 (without pieces)
+ * passes with a message per step but stops chunk by chunk. */
+static int
+check_width(const MProg *p, const Sched *sched, bool pieces, bool last)
+{
+	int cap = msccl_capacity(p->proto);
+	diag_mute(true);
+	bool flows = msccl_check(p) == 0 && msccl_check_flow(p, cap, false) == 0;
+	bool whole = flows && msccl_check_flow(p, cap, true) == 0;
+	diag_mute(false);
+	if (flows && !whole)
+		return pieces ? -1 : 1;
+	if (!flows && !last)
+		return -1;
+	return msccl_check_built(p, sched, pieces, last);
+}
+
 /* Builds the program at the first width that fits, sending steps of at most
- * maxcnt chunks; with pieces it must also pass rule 14 chunk by chunk. */
+ * maxcnt chunks; with pieces it must also pass rule 14 chunk by chunk.
+ * 0, -1 after an error, or (without pieces) 1: the program fits and passes
+ * with a message per step but stops chunk by chunk (check_width). */
 static int
 search_widths(Arena *a, const Sched *sched, const Sched *s, const Layout *lay,
-              const BuildOpts *o, int maxcnt,
+              const MscclBound *bound, const BuildOpts *o, int maxcnt,
               bool unpaired, bool pieces, MProg *out)
 {
 	Built b;
@@ -1458,12 +1494,21 @@ search_widths(Arena *a, const Sched *sched, const Sched *s, const Layout *lay,
 	const double width_slack = 1.25;
 	double skip_below = 0;
 	bool pinned_over = false;
+	int stops = 0;
 	for (int t = 0; t < ntry; t++) {
 		bool last = t == ntry - 1;
 		if (t % 2 == 1 && tries[t] == 1 && !last)
 			continue; /* one channel: pinned is the same program */
 		if (!last && (tries[t] < skip_below || (t % 2 == 1 && pinned_over)))
 			continue;
+		/* the second search (pieces) reports no failure: a width that
+		 * cannot fit is not built, the last one neither */
+		if (pieces && msccl_bound_hopeless(bound, tries[t], inst, t % 2 == 1, unpaired,
+		                                   o->legacy ? MSCCL_MAX_STEPS_LEGACY : MSCCL_MAX_STEPS)) {
+			if (last)
+				return -1;
+			continue;
+		}
 		if (!last)
 			diag_mute(true); /* a nesting count: undone below */
 		memset(&b, 0, sizeof b);
@@ -1498,7 +1543,8 @@ search_widths(Arena *a, const Sched *sched, const Sched *s, const Layout *lay,
 			         "channels; the closest, %d channel%s with %s: %s", sched->name,
 			         tries[t] * inst, tries[closest_try] * inst,
 			         tries[closest_try] * inst == 1 ? "" : "s", how[closest_try % 2], closest);
-		if (rc == 0 && msccl_check_built(&b.p, sched, pieces, last) != 0)
+		stops = rc == 0 ? check_width(&b.p, sched, pieces, last) : 0;
+		if (stops < 0)
 			rc = -1;
 		if (!last)
 			diag_mute(false);
@@ -1511,8 +1557,11 @@ search_widths(Arena *a, const Sched *sched, const Sched *s, const Layout *lay,
 			return -1;
 	}
 	*out = b.p;
-	return 0;
+	return stops;
 }
+
+static int lower_checked(Arena *, const Sched *, const Layout *, const MscclBound *,
+                         const BuildOpts *, MProg *);
 
 int
 msccl_lower(Arena *a, const Sched *sched, const BuildOpts *o, MProg *out)
@@ -1522,10 +1571,28 @@ msccl_lower(Arena *a, const Sched *sched, const BuildOpts *o, MProg *out)
 		         "(ngpus; the symbolic check's limit)", sched->name, sched->nrank, MSCCL_MAX_GPUS);
 		return -1;
 	}
-	const Sched *s = sched->base ? sched_expand(a, sched) : sched;
 	Layout lay;
 	layout_build(a, sched, &lay);
-	if (search_widths(a, sched, s, &lay, o, MSCCL_MAX_COUNT - 1, false, false, out) != 0)
+	/* before expanding or building any width: what can never fit is refused
+	 * in a pass over the messages (msccl_bound.c) */
+	MscclBound bound;
+	msccl_bound_build(sched, &lay, &bound);
+	int rc = msccl_refuse_unfit(sched, &bound, o) != 0 ? -1
+	         : lower_checked(a, sched, &lay, &bound, o, out);
+	msccl_bound_free(&bound);
+	return rc;
+}
+
+/* msccl_lower past the bound: the width searches. */
+static int
+lower_checked(Arena *a, const Sched *sched, const Layout *layp, const MscclBound *bound,
+              const BuildOpts *o, MProg *out)
+{
+	Layout lay = *layp;
+	const Sched *s = sched->base ? sched_expand(a, sched) : sched;
+	int stops = search_widths(a, sched, s, &lay, bound, o, MSCCL_MAX_COUNT - 1, false, false,
+	                          out);
+	if (stops < 0)
 		return -1;
 	/* Rule 14 at large sizes: the executor sends a step as calls of
 	 * maxAllowedCount chunks, 1 when chunks are large, and a Simple
@@ -1536,7 +1603,7 @@ msccl_lower(Arena *a, const Sched *sched, const BuildOpts *o, MProg *out)
 	 * with sending steps of 2 chunks, then 1 (more steps, maybe more
 	 * channels) must pass it. */
 	diag_mute(true);
-	bool safe = msccl_check_run(out, msccl_capacity(out->proto), true) == 0;
+	bool safe = stops == 0;
 	int largest = 0; /* for the error: the long program's longest sending step */
 	for (int g = 0; !safe && g < out->ngpus; g++)
 		for (int t = 0; t < out->gpu[g].ntb; t++)
@@ -1547,8 +1614,8 @@ msccl_lower(Arena *a, const Sched *sched, const BuildOpts *o, MProg *out)
 	for (int m = 3; !safe && m >= 1; m--) {
 		MProg other;
 		bool unpaired = m == 3;
-		if (search_widths(a, sched, s, &lay, o, unpaired ? MSCCL_MAX_COUNT - 1 : m, unpaired, true,
-		                  &other) == 0) {
+		if (search_widths(a, sched, s, &lay, bound, o, unpaired ? MSCCL_MAX_COUNT - 1 : m,
+		                  unpaired, true, &other) == 0) {
 			*out = other;
 			safe = true;
 		}

@@ -111,11 +111,18 @@ int msccl_check(const MProg *p);
 /* Rules 14, 15 and 17 without data: runs the program step by step with
  * bounded FIFOs (capacity in messages) and symbolic values in every
  * declared mode. With pieces, a step moves chunk by chunk, a message per
- * chunk (the executor's Simple calls at large sizes, spec rule 14); else a
- * message per step, and steps of one rank that touch the same chunk
- * unordered (rule 17) are found. Reports a deadlock, a race or a wrong
- * result; 0 or -1. Work O(steps x chunks x ngpus / 64). */
+ * chunk (the executor's Simple calls at large sizes, spec rule 14), and
+ * only the flow is run (msccl_check_flow: call it on a program that
+ * passed without pieces). Else a message per step, and steps of one rank
+ * that touch the same chunk unordered (rule 17) are found. Reports a
+ * deadlock, a race or a wrong result; 0 or -1. Work O(steps x chunks x
+ * ngpus / 64). */
 int msccl_check_run(const MProg *p, int capacity, bool pieces);
+/* Rule 14 and the matching of cnt alone: FIFOs and flags, no values, no
+ * races, in one declared mode. Whether a step can move depends on flags
+ * and FIFOs only, never on the data or the aliasing, so one mode decides
+ * the deadlock for both. O(steps), or O(steps x cnt) with pieces. */
+int msccl_check_flow(const MProg *p, int capacity, bool pieces);
 /* The root of a broadcast (the one gpu that receives nothing) or a reduce
  * (the one that sends nothing); -1 if none or several, or another coll. */
 int msccl_root(const MProg *p);

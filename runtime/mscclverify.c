@@ -63,6 +63,7 @@ typedef struct Races {
 	bool on;
 	int *clock_base;   /* gpu -> its tbs' clocks in clock[] (ntb x ntb) */
 	int16_t *clock;
+	int *merged;       /* as clock: the snapshot of tb u that tb t last took, + 1 */
 	/* per tb: clocks at the steps where a wait changed them */
 	int **snap_step;
 	size_t **snap_at;
@@ -86,6 +87,7 @@ typedef struct VState {
 	int *flag;   /* per tb */
 	int *pc;
 	bool pieces; /* one message per chunk (the executor's calls at maxAllowedCount 1) */
+	bool flow;   /* FIFOs and flags only: no values, no races (msccl_check_flow) */
 	int *part;   /* pieces: chunks of the current step done */
 	Pool pool;
 	int root;    /* broadcast, reduce: the root found, -1 */
@@ -294,6 +296,7 @@ races_init(VState *v)
 	rc->clock = xmalloc((cb + 1) * sizeof *rc->clock);
 	for (size_t i = 0; i < cb; i++)
 		rc->clock[i] = -1;
+	rc->merged = xcalloc(cb + 1, sizeof *rc->merged);
 	int ntb = v->ix.ntb;
 	rc->snap_step = xcalloc((size_t)ntb + 1, sizeof(int *));
 	rc->snap_at = xcalloc((size_t)ntb + 1, sizeof(size_t *));
@@ -329,6 +332,7 @@ races_free(VState *v)
 	free(rc->clock_base);
 	free(rc->chunk_base);
 	free(rc->clock);
+	free(rc->merged);
 	free(rc->lastw);
 	free(rc->readers);
 	free(rc->nreaders);
@@ -360,14 +364,25 @@ races_enter(VState *v, int g, int t, const MStep *st)
 		else
 			hi = mid;
 	}
-	if (lo > 0) {
+	/* a snapshot already taken changes nothing: a tb waiting again and again
+	 * on another costs O(1) per wait, not O(tbs) */
+	int *merged = &rc->merged[v->race.clock_base[g] + (size_t)t * ntb + st->depid];
+	bool changed = false;
+	if (lo > 0 && *merged != lo) {
 		const int16_t *s = &rc->snap[rc->snap_at[u][lo - 1]];
 		for (int w = 0; w < ntb; w++)
-			if (s[w] > c[w])
+			if (s[w] > c[w]) {
 				c[w] = s[w];
+				changed = true;
+			}
+		*merged = lo;
 	}
-	if (c[st->depid] < st->deps)
+	if (c[st->depid] < st->deps) {
 		c[st->depid] = (int16_t)st->deps;
+		changed = true;
+	}
+	if (!changed)
+		return; /* the last snapshot (own entry aside) still holds */
 	/* this tb's clock changed: keep it for whoever waits on it later */
 	int me = tb_id(v, g, t);
 	if (rc->nsnapv + (size_t)ntb > rc->capsnapv) {
@@ -509,6 +524,21 @@ step_values(VState *v, int g, const MStep *st, int first, int n, Sym *msg, Sym *
 	}
 }
 
+/* Tb id has moved chunks [0, done) of step st: 2 a piece of it, or 1 the
+ * step is done (its flag set). */
+static int
+piece_done(VState *v, int id, const MStep *st, int done)
+{
+	if (done < st->cnt) {
+		v->part[id] = done;
+		return 2;
+	}
+	v->part[id] = 0;
+	if (st->hasdep)
+		v->flag[id] = st->s;
+	return 1;
+}
+
 /* One step, or with pieces its next chunk, if it can run now: 1 the step is
  * done, 2 a piece of it, 0 blocked, -1 error reported. The executor issues a
  * step of cnt chunks as calls of maxAllowedCount chunks each, receiving and
@@ -545,6 +575,13 @@ try_step(VState *v, int g, const MTb *tb)
 		in->head = (in->head + 1) % v->cap;
 		in->n--;
 	}
+	if (v->flow) { /* FIFOs and flags alone: no values (msccl_check_flow) */
+		if (out) {
+			out->cnt[(out->head + out->n) % v->cap] = st->cnt;
+			out->n++;
+		}
+		return piece_done(v, id, st, first + n);
+	}
 	Sym *val = xmalloc((size_t)n * sizeof *val);
 	step_values(v, g, st, first, n, msg, val);
 	if (mtype_writes_dst(st->type))
@@ -563,14 +600,7 @@ try_step(VState *v, int g, const MTb *tb)
 			sym_drop(v, val[i]);
 		free(val);
 	}
-	if (first + n < st->cnt) {
-		*part = first + n;
-		return 2;
-	}
-	*part = 0;
-	if (st->hasdep)
-		v->flag[id] = st->s;
-	return 1;
+	return piece_done(v, id, st, first + n);
 }
 
 static void
@@ -611,34 +641,175 @@ report_deadlock(VState *v)
 		note_at((Loc){p->line, 1}, "%d thread blocks are blocked in all", shown);
 }
 
+static int
+cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+/* The sweeps of run_steps without visiting thread blocks that cannot
+ * move. A sweep visits the tbs in id order, each running as far as it
+ * can; a tb that stopped moves again only after an event of another tb:
+ * a flag it waits for set, a message into its FIFO, room in the FIFO it
+ * sends to. So a stopped tb is left out until such an event wakes it,
+ * into this sweep if its id is still ahead, else into the next, exactly
+ * where a full sweep would have found it ready. Each sweep then costs its
+ * steps and wakes, not the program's tbs (SP 16x16: 16384 tbs). */
+typedef struct Sweeps {
+	int *heap, nheap;   /* this sweep's tbs still ahead, a min-heap of ids */
+	int *next, nnext;   /* woken for the next sweep */
+	bool *queued;
+	int **waiters;      /* tb -> the tbs stopped on its flag, with the step each needs */
+	int *nwait, *capwait;
+	int cur;            /* the tb being run */
+} Sweeps;
+
+static void
+heap_push(Sweeps *w, int id)
+{
+	int i = w->nheap++;
+	while (i > 0 && w->heap[(i - 1) / 2] > id) {
+		w->heap[i] = w->heap[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	w->heap[i] = id;
+}
+
+static int
+heap_pop(Sweeps *w)
+{
+	int top = w->heap[0], last = w->heap[--w->nheap], i = 0;
+	for (;;) {
+		int c = 2 * i + 1;
+		if (c >= w->nheap)
+			break;
+		if (c + 1 < w->nheap && w->heap[c + 1] < w->heap[c])
+			c++;
+		if (w->heap[c] >= last)
+			break;
+		w->heap[i] = w->heap[c];
+		i = c;
+	}
+	if (w->nheap > 0)
+		w->heap[i] = last;
+	return top;
+}
+
+static void
+wake(Sweeps *w, int id)
+{
+	if (id < 0 || w->queued[id])
+		return;
+	w->queued[id] = true;
+	if (id > w->cur)
+		heap_push(w, id);
+	else
+		w->next[w->nnext++] = id;
+}
+
+/* Tb id stopped at step st: if on a flag, it waits in that tb's list. */
+static void
+park(VState *v, Sweeps *w, int g, int id, const MStep *st)
+{
+	if (v->part[id] != 0 || st->depid < 0)
+		return;
+	int u = tb_id(v, g, st->depid);
+	if (v->flag[u] >= st->deps)
+		return; /* a FIFO stops it: its peer wakes it */
+	if (w->nwait[u] + 2 > w->capwait[u]) {
+		w->capwait[u] = w->capwait[u] ? 2 * w->capwait[u] : 8;
+		w->waiters[u] = xrealloc(w->waiters[u], (size_t)w->capwait[u] * sizeof(int));
+	}
+	w->waiters[u][w->nwait[u]++] = id;
+	w->waiters[u][w->nwait[u]++] = st->deps;
+}
+
+/* Tb u's flag rose: wake the tbs whose wait it now satisfies. */
+static void
+wake_waiters(VState *v, Sweeps *w, int u)
+{
+	int kept = 0;
+	for (int k = 0; k < w->nwait[u]; k += 2) {
+		if (v->flag[u] >= w->waiters[u][k + 1]) {
+			wake(w, w->waiters[u][k]);
+			continue;
+		}
+		w->waiters[u][kept++] = w->waiters[u][k];
+		w->waiters[u][kept++] = w->waiters[u][k + 1];
+	}
+	w->nwait[u] = kept;
+}
+
+/* Tb id as far as it can go; wakes whom its steps unblock. 1 moved, 0 not,
+ * -1 after an error. */
+static int
+run_tb(VState *v, Sweeps *w, int id)
+{
+	const MProg *p = v->p;
+	int g = v->ix.rank[id];
+	const MTb *tb = &p->gpu[g].tb[id - v->ix.base[g]];
+	int *pc = &v->pc[id], r, moved = 0;
+	for (int flag = v->flag[id]; *pc < tb->nstep && (r = try_step(v, g, tb)) != 0;) {
+		if (r < 0)
+			return -1;
+		*pc += r == 1;
+		moved = 1;
+		wake(w, v->ix.receiver[id]);
+		wake(w, v->ix.sender[id]);
+		if (v->flag[id] != flag) {
+			flag = v->flag[id];
+			wake_waiters(v, w, id);
+		}
+	}
+	if (*pc < tb->nstep)
+		park(v, w, g, id, &tb->step[*pc]);
+	return moved;
+}
+
 /* Sweeps over the tbs, each running as far as it can, until all are done
  * (0) or none can move (a deadlock) or a step fails (-1, reported). */
 static int
 run_steps(VState *v)
 {
-	const MProg *p = v->p;
-	for (;;) {
-		bool moved = false, left = false;
-		for (int g = 0; g < p->ngpus; g++)
-			for (int t = 0; t < p->gpu[g].ntb; t++) {
-				const MTb *tb = &p->gpu[g].tb[t];
-				int *pc = &v->pc[tb_id(v, g, t)];
-				int r;
-				while (*pc < tb->nstep && (r = try_step(v, g, tb)) != 0) {
-					if (r < 0)
-						return -1;
-					*pc += r == 1;
-					moved = true;
-				}
-				left |= *pc < tb->nstep;
-			}
-		if (!left)
-			return 0;
-		if (!moved) {
-			report_deadlock(v);
-			return -1;
-		}
+	int n = v->ix.ntb, rc = 0;
+	Sweeps w = {.heap = xmalloc(((size_t)n + 1) * sizeof(int)),
+	            .next = xmalloc(((size_t)n + 1) * sizeof(int)),
+	            .queued = xcalloc((size_t)n + 1, 1),
+	            .waiters = xcalloc((size_t)n + 1, sizeof(int *)),
+	            .nwait = xcalloc((size_t)n + 1, sizeof(int)),
+	            .capwait = xcalloc((size_t)n + 1, sizeof(int))};
+	for (int id = 0; id < n; id++) { /* the first sweep visits every tb */
+		w.next[w.nnext++] = id;
+		w.queued[id] = true;
 	}
+	while (w.nnext > 0) {
+		/* the next sweep, in id order: a sorted array is a min-heap */
+		sort_n(w.next, (size_t)w.nnext, sizeof(int), cmp_int);
+		memcpy(w.heap, w.next, (size_t)w.nnext * sizeof(int));
+		w.nheap = w.nnext;
+		w.nnext = 0;
+		w.cur = -1;
+		while (rc == 0 && w.nheap > 0) {
+			w.cur = heap_pop(&w);
+			w.queued[w.cur] = false;
+			rc = run_tb(v, &w, w.cur) < 0 ? -1 : 0;
+		}
+		if (rc != 0)
+			break;
+	}
+	bool left = false;
+	for (int g = 0; rc == 0 && g < v->p->ngpus; g++)
+		for (int t = 0; t < v->p->gpu[g].ntb; t++)
+			left |= v->pc[tb_id(v, g, t)] < v->p->gpu[g].tb[t].nstep;
+	if (left) {
+		report_deadlock(v);
+		rc = -1;
+	}
+	for (int id = 0; id < n; id++)
+		free(w.waiters[id]);
+	free(w.heap), free(w.next), free(w.queued), free(w.waiters), free(w.nwait), free(w.capwait);
+	return rc;
 }
 
 int
@@ -744,7 +915,7 @@ check_end(VState *v)
 			         v->fifo[id].n == 1 ? "is" : "are");
 			return -1;
 		}
-	for (int g = 0; p->coll != MC_CUSTOM && g < p->ngpus; g++)
+	for (int g = 0; p->coll != MC_CUSTOM && !v->flow && g < p->ngpus; g++)
 		for (int k = 0; k < msccl_ochunks(p); k++)
 			if (check_chunk(v, g, k) != 0)
 				return -1;
@@ -805,14 +976,15 @@ teardown(VState *v)
 }
 
 static int
-run_mode(const MProg *p, bool inplace, int cap, bool pieces)
+run_mode(const MProg *p, bool inplace, int cap, bool pieces, bool flow)
 {
-	VState v = {.p = p, .inplace = inplace, .cap = cap, .pieces = pieces, .root = -1};
+	VState v = {.p = p, .inplace = inplace, .cap = cap, .pieces = pieces, .flow = flow,
+	            .root = -1};
 	if (check_root(&v) != 0)
 		return -1;
 	setup(&v);
 	int rc = 0;
-	if (!pieces)
+	if (!flow)
 		rc = races_init(&v);
 	if (rc == 0)
 		rc = run_steps(&v);
@@ -822,16 +994,35 @@ run_mode(const MProg *p, bool inplace, int cap, bool pieces)
 	return rc;
 }
 
-int
-msccl_check_run(const MProg *p, int capacity, bool pieces)
+static int
+check_modes(const MProg *p)
 {
 	if (!p->inplace && !p->outofplace) {
 		error_at((Loc){p->line, 1}, "rule 2 (algo): inplace=0 and outofplace=0: never used");
 		return -1;
 	}
-	if (p->inplace && run_mode(p, true, capacity, pieces) != 0)
+	return 0;
+}
+
+int
+msccl_check_flow(const MProg *p, int capacity, bool pieces)
+{
+	if (check_modes(p) != 0)
 		return -1;
-	if (p->outofplace && run_mode(p, false, capacity, pieces) != 0)
+	/* which step can move depends on flags and FIFOs only: one mode decides */
+	return run_mode(p, p->inplace, capacity, pieces, true);
+}
+
+int
+msccl_check_run(const MProg *p, int capacity, bool pieces)
+{
+	if (pieces)
+		return msccl_check_flow(p, capacity, true);
+	if (check_modes(p) != 0)
+		return -1;
+	if (p->inplace && run_mode(p, true, capacity, false, false) != 0)
+		return -1;
+	if (p->outofplace && run_mode(p, false, capacity, false, false) != 0)
 		return -1;
 	return 0;
 }

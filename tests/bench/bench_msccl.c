@@ -7,8 +7,10 @@
  * status (0 wanted). Rough figures on a shared machine: the CPU column is
  * what the process spent; it reports and never fails on a slow machine.
  * Emission should grow no worse than linearly in the XML's size: the
- * "cpu s/MB" column is CPU seconds per MB of XML, and "x ring(128)" that
- * figure over ring(128)'s, the anchor (1 is linear).
+ * "cpu s/MB" column is CPU seconds per MB of XML, "ring(128)" the anchor's
+ * (ring(128)'s, measured first in the same run) and "x ring(128)" the one
+ * over the other (1 is linear). Cases under a second of CPU take the
+ * fastest of 3 runs.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,49 +59,84 @@ static const struct {
 };
 enum { ANCHOR = 1 }; /* ring(128) */
 
+/* One case end to end: wall and CPU seconds, the XML's MB, exit status. */
+static void
+run_once(size_t i, double *wall, double *cpu, double *mb, int *status)
+{
+	const char *in = "/tmp/collc_bench_msccl.coll", *out = "/tmp/collc_bench_msccl.xml";
+	char cmd[512], only[64] = "";
+	if (cases[i].text) {
+		FILE *f = fopen(in, "w");
+		if (!f) {
+			*status = -1;
+			return;
+		}
+		fputs(cases[i].text, f);
+		fclose(f);
+	} else {
+		in = cases[i].file;
+		snprintf(only, sizeof only, "--collective %s", cases[i].coll);
+	}
+	snprintf(cmd, sizeof cmd, "%s build %s %s --target msccl -o %s >/dev/null 2>&1", COLLC_BIN,
+	         in, only, out);
+	double t0 = wall_seconds(), c0 = children_cpu();
+	int st = system(cmd);
+	*wall = wall_seconds() - t0;
+	*cpu = children_cpu() - c0;
+	struct stat sb;
+	*mb = stat(out, &sb) == 0 ? (double)sb.st_size / 1e6 : 0;
+	*status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	remove(out);
+	if (cases[i].text)
+		remove(in);
+}
+
+/* A case's fastest of 3 runs when one takes under a second of CPU (the
+ * anchor among them: one slow run of it would skew every ratio), else its
+ * one run. */
+static void
+run_case(size_t i, double *wall, double *cpu, double *mb, int *status)
+{
+	run_once(i, wall, cpu, mb, status);
+	for (int k = 1; k < 3 && *cpu < 1.0; k++) {
+		double w, c;
+		run_once(i, &w, &c, mb, status);
+		if (c < *cpu) {
+			*cpu = c;
+			*wall = w;
+		}
+	}
+}
+
 int
 main(void)
 {
-	printf("%-30s %8s %8s %7s %6s %9s %9s %11s %5s\n", "collc build --target msccl", "wall s",
-	       "cpu s", "target", "ratio", "XML MB", "cpu s/MB", "x ring(128)", "exit");
-	double anchor = 0;
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		const char *in = "/tmp/collc_bench_msccl.coll", *out = "/tmp/collc_bench_msccl.xml";
-		char cmd[512], only[64] = "";
-		if (cases[i].text) {
-			FILE *f = fopen(in, "w");
-			if (!f)
-				return 0;
-			fputs(cases[i].text, f);
-			fclose(f);
-		} else {
-			in = cases[i].file;
-			snprintf(only, sizeof only, "--collective %s", cases[i].coll);
-		}
-		snprintf(cmd, sizeof cmd, "%s build %s %s --target msccl -o %s >/dev/null 2>&1",
-		         COLLC_BIN, in, only, out);
-		double t0 = wall_seconds(), c0 = children_cpu();
-		int st = system(cmd);
-		double t = wall_seconds() - t0, c = children_cpu() - c0;
-		struct stat sb;
-		double mb = stat(out, &sb) == 0 ? (double)sb.st_size / 1e6 : 0;
-		char target[16] = "-", ratio[16] = "-", per[16] = "-", rel[16] = "-";
+	enum { NCASE = sizeof cases / sizeof cases[0] };
+	double wall[NCASE], cpu[NCASE], mb[NCASE];
+	int status[NCASE];
+	/* the anchor first, so every row shows its ratio; the rows in order */
+	run_case(ANCHOR, &wall[ANCHOR], &cpu[ANCHOR], &mb[ANCHOR], &status[ANCHOR]);
+	double anchor = mb[ANCHOR] > 0 ? cpu[ANCHOR] / mb[ANCHOR] : 0;
+	printf("%-30s %8s %8s %7s %6s %9s %9s %11s %11s %5s\n", "collc build --target msccl",
+	       "wall s", "cpu s", "target", "ratio", "XML MB", "cpu s/MB", "ring(128)", "x ring(128)",
+	       "exit");
+	for (size_t i = 0; i < NCASE; i++) {
+		if (i != ANCHOR)
+			run_case(i, &wall[i], &cpu[i], &mb[i], &status[i]);
+		char target[16] = "-", ratio[16] = "-", per[16] = "-", anc[16] = "-", rel[16] = "-";
 		if (cases[i].target > 0) {
 			snprintf(target, sizeof target, "%.2f", cases[i].target);
-			snprintf(ratio, sizeof ratio, "%.3f", t / cases[i].target);
+			snprintf(ratio, sizeof ratio, "%.3f", wall[i] / cases[i].target);
 		}
-		if (mb > 0) {
-			snprintf(per, sizeof per, "%.4f", c / mb);
-			if (i == ANCHOR)
-				anchor = c / mb;
+		if (anchor > 0)
+			snprintf(anc, sizeof anc, "%.4f", anchor);
+		if (mb[i] > 0) {
+			snprintf(per, sizeof per, "%.4f", cpu[i] / mb[i]);
 			if (anchor > 0)
-				snprintf(rel, sizeof rel, "%.2f", c / mb / anchor);
+				snprintf(rel, sizeof rel, "%.2f", cpu[i] / mb[i] / anchor);
 		}
-		printf("%-30s %8.3f %8.3f %7s %6s %9.1f %9s %11s %5d\n", cases[i].name, t, c, target,
-		       ratio, mb, per, rel, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
-		remove(out);
-		if (cases[i].text)
-			remove(in);
+		printf("%-30s %8.3f %8.3f %7s %6s %9.1f %9s %11s %11s %5d\n", cases[i].name, wall[i],
+		       cpu[i], target, ratio, mb[i], per, anc, rel, status[i]);
 	}
 	return 0;
 }

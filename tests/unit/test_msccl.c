@@ -6,6 +6,7 @@
 #include <glob.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "backend.h"
 #include "exec.h"
@@ -316,11 +317,32 @@ limit_golden(const char *name)
 	free(text);
 }
 
+/* CPU seconds this process has used. */
+static double
+cpu_seconds(void)
+{
+	struct rusage u;
+	getrusage(RUSAGE_SELF, &u);
+	return (double)u.ru_utime.tv_sec + u.ru_utime.tv_usec / 1e6 + (double)u.ru_stime.tv_sec +
+	       u.ru_stime.tv_usec / 1e6;
+}
+
 static void
 test_limit_golden(void)
 {
 	limit_golden("msccl-beyond-limits");
 	limit_golden("msccl-too-many-ranks"); /* the symbolic check's 1024 */
+	/* never fitting, refused by the bound before any width is built: the
+	 * width search took 16 s and 95 s of CPU (5.5 and 9.6 GB) to refuse
+	 * them; the bound takes about 0.1 s (CPU time, which load barely moves) */
+	const char *never[] = {"msccl-never-fits-torus-64x16", "msccl-never-fits-hyperx"};
+	for (int i = 0; i < 2; i++) {
+		double t0 = cpu_seconds();
+		limit_golden(never[i]);
+		double t = cpu_seconds() - t0;
+		assert_named(t < 1.0, __LINE__, __FILE__, "%s is refused in under a second of CPU "
+		             "(%.2f s)", never[i], t);
+	}
 }
 
 /* Builds `text`'s first collective with `bo`; the XML (malloc'd) or NULL
@@ -997,6 +1019,90 @@ max_attr(const char *xml, const char *key)
 	return best;
 }
 
+/* What a spine-leaf SP program must look like. */
+typedef struct SpineLeafCase {
+	const char *name, *text;
+	int ngpus, nchannels, maxtb, maxstep, maxcnt;
+	long steps;
+} SpineLeafCase;
+
+/* Builds the case's SP (the program, not the XML), asserts its shape and
+ * that it passes every rule collc checks, from outside the backend: the
+ * symbolic run in both modes and rule 14 chunk by chunk. */
+static void
+spine_leaf_case(const SpineLeafCase *k)
+{
+	Checked c;
+	check_text(&c, k->name, k->text, strlen(k->text));
+	Prog p = {0};
+	Arena a = {0};
+	MProg mp;
+	BuildOpts bo = {.collective = "SP"};
+	const Sched *sp = NULL;
+	int rc = -1;
+	if (c.errors == 0 && lower(c.file, &p) == 0) {
+		for (int i = 0; i < p.nsched; i++)
+			if (strcmp(p.sched[i]->name, "SP") == 0)
+				sp = p.sched[i];
+		rc = sp ? msccl_lower(&a, sp, &bo, &mp) : -1;
+	}
+	assert_named(rc == 0, __LINE__, __FILE__, "%s SP fits MSCCL", k->name);
+	if (rc == 0) {
+		int maxtb = 0, maxstep = 0, maxcnt = 0;
+		long steps = 0;
+		for (int g = 0; g < mp.ngpus; g++) {
+			maxtb = mp.gpu[g].ntb > maxtb ? mp.gpu[g].ntb : maxtb;
+			for (int t = 0; t < mp.gpu[g].ntb; t++) {
+				const MTb *tb = &mp.gpu[g].tb[t];
+				steps += tb->nstep;
+				maxstep = tb->nstep > maxstep ? tb->nstep : maxstep;
+				for (int j = 0; j < tb->nstep; j++)
+					if (mtype_sends(tb->step[j].type) && tb->step[j].cnt > maxcnt)
+						maxcnt = tb->step[j].cnt;
+			}
+		}
+		assert_named(mp.ngpus == k->ngpus && mp.nchannels == k->nchannels &&
+		             mp.nchunksperloop == k->ngpus && maxtb == k->maxtb &&
+		             maxstep == k->maxstep && maxcnt == k->maxcnt && steps == k->steps,
+		             __LINE__, __FILE__, "%s: ngpus %d, %d channels, %d tbs, %d steps a tb, "
+		             "sends of %d chunks, %ld steps", k->name, mp.ngpus, mp.nchannels, maxtb,
+		             maxstep, maxcnt, steps);
+		CU_ASSERT_EQUAL(msccl_check_built(&mp, sp, true, false), 0);
+	}
+	arena_free(&a);
+	prog_free(&p);
+	checked_free(&c);
+}
+
+/* SP on spine-leaf fabrics (khop trees, the leaf and port shifts). The
+ * largest example that fits, examples/spine-leaf.coll (512 hosts, 46 peers
+ * each): its paired program stops chunk by chunk and send-only and
+ * receive-only tbs would need 93 a rank, so it is written with sending
+ * steps of at most 2 chunks, each connection pinned to one of 8 channels:
+ * 47 tbs a rank, at most 46 steps a tb, 744,661 steps (about 5 s of CPU).
+ * A quarter of it (128 hosts) fits paired on one channel. Under the
+ * sanitizers the quarter alone (the whole takes minutes there). */
+static void
+test_spine_leaf(void)
+{
+	static const char quarter[] =
+	    "topology F = spine_leaf(spines 8, leaves 16, hosts 8);\n"
+	    "group G on F { map (l, h) -> (l + 1, h); map (l, h) -> (l, h + 1); }\n"
+	    "tree K = khop(F, root (0, 0), depth 2);\n"
+	    "collective allreduce SP on F {\n"
+	    "    algorithm symmetric(trees K, group G); chunks auto; routing shortest_path;\n}\n";
+	SpineLeafCase q = {"spine-leaf-128.coll", quarter, 128, 1, 45, 12, 7, 41010};
+	spine_leaf_case(&q);
+	if (UNDER_ASAN)
+		return;
+	size_t len;
+	char *text = slurp("examples/spine-leaf.coll", &len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	SpineLeafCase whole = {"spine-leaf.coll", text, 512, 8, 47, 46, 2, 744661};
+	spine_leaf_case(&whole);
+	free(text);
+}
+
 /* 128 and 256 ranks (issue: scale): ring allreduce and SP on two tori are
  * written over several channels within the executor's limits (64 steps
  * per tb, 64 tbs per rank), read back, and run in place and out of place
@@ -1233,6 +1339,7 @@ CU_TestInfo msccl_tests[] = {
 	{"a deadlock names the blocked tbs and steps", test_deadlock_report},
 	{"examples: build, check, read back, run, verify", test_examples_roundtrip},
 	{"a schedule beyond the limits: the golden error", test_limit_golden},
+	{"spine-leaf SP, 128 and 512 hosts: shape and every check", test_spine_leaf},
 	{"--channels: the error names the closest attempt, a note the other", test_channels_error_closest},
 	{"the backend's check cites the XML it would write, then the collective", test_check_cites_xml},
 	CU_TEST_INFO_NULL,

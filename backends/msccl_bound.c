@@ -1,0 +1,328 @@
+/*
+ * msccl_bound.c: schedules that can never fit the MSCCL executor's limits,
+ * refused before msccl.c builds a single width. It needs a verified
+ * schedule (explicit or symmetric, not expanded) and its shared layout
+ * (ir/layout.c); it establishes nothing but a diagnostic: 0 when the
+ * schedule may fit, -1 after reporting a lower bound over a limit.
+ *
+ * Why the bound holds whatever msccl.c chooses (channels, spread or pinned,
+ * paired or unpaired tbs, sending steps of 71, 2 or 1 chunks):
+ *  - every message of every instance is lowered on its own, one send step
+ *    per run of chunks that lie at consecutive offsets of the receiver's
+ *    home (and of the sender's buffer), at most 71 chunks a run; a chunk
+ *    with no home on the receiver (a partial sum in scratch, an alltoall
+ *    relay, a reduce's non-root) is a run of its own. Home offsets grow
+ *    strictly with the layout's positions, so a message takes at least
+ *    the sum, over the maximal blocks of consecutive positions of its
+ *    chunks, of ceil(block / 71) steps. Grouping messages coarser than
+ *    msccl.c does (by round, sender, receiver and op only) can only merge
+ *    blocks, so the count stays a lower bound;
+ *  - a send step sits on a thread block whose send peer is its receiver
+ *    (fusion folds it into a receive step of that same tb), a receive step
+ *    on one whose receive peer is its sender, and a tb has one send peer,
+ *    one receive peer and at most 64 steps (rule 7; 256 legacy). So a
+ *    rank needs at least sum over peers of ceil(steps to that peer / 64)
+ *    tbs, the same for receives, and ceil(max(sends, receives) / 64),
+ *    against the 64 tbs per rank collc writes (rule 4);
+ *  - a connection has at most one tb per channel (rule 6), so it carries at
+ *    most (channels x 64) steps, with at most 32 channels in all.
+ * A symmetric schedule is bounded on one rank of each orbit of its group
+ * (a few of them): any rank's need is a lower bound on the worst rank's,
+ * and counting a rank's messages costs one pass over the copies of the
+ * base transfers, keeping only those that touch the chosen ranks.
+ * The same counts tell, per width, whether a width can fit at all
+ * (msccl_bound_hopeless): the second width search of msccl.c, whose
+ * failures are never reported, skips those that cannot.
+ * Cost: the group's images of every node, one pass over the copies and a
+ * sort of the chosen ranks' few; 64x16 SP (8.4 million copies) in about
+ * 0.05 s and 7 MB.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "msccl.h"
+
+enum { BOUND_MAX_REPS = 16 }; /* ranks of distinct orbits bounded, at most */
+
+/* One chunk a message moves: grouped by (round, src, dst, op), then the
+ * position that decides its runs (-1: a run of its own). */
+typedef struct BoundCopy {
+	int round, src, dst, op, key;
+} BoundCopy;
+
+static int
+copy_cmp(const void *a, const void *b)
+{
+	const BoundCopy *x = a, *y = b;
+	const int kx[] = {x->round, x->src, x->dst, x->op, x->key};
+	const int ky[] = {y->round, y->src, y->dst, y->op, y->key};
+	for (int i = 0; i < 5; i++)
+		if (kx[i] != ky[i])
+			return kx[i] < ky[i] ? -1 : 1;
+	return 0;
+}
+
+/* Where chunk c lands on receiver d, in an order in which msccl.c's home
+ * offsets grow strictly; -1 where it has no home there (scratch). */
+static int
+run_key(const Sched *s, const Layout *lay, int c, int d)
+{
+	switch (s->kind) {
+	case CK_ALLTOALL:
+		return s->a2a_dst[c] == d ? s->a2a_src[c] * lay->per + lay->run_piece[c] : -1;
+	case CK_REDUCE_SCATTER:
+		return s->owner[c] == d ? lay->run_pos[c] : -1;
+	case CK_REDUCE:
+		return d == s->root ? lay->run_pos[c] : -1;
+	default:
+		return lay->run_pos[c];
+	}
+}
+
+/* Steps of the messages in v[0..n), sorted by copy_cmp: per group, its
+ * blocks of consecutive keys at maxcnt chunks a step, added to conn. */
+static void
+count_runs(const BoundCopy *v, long n, int R, long *conn)
+{
+	for (long i = 0, len = 0; i < n; i++) {
+		bool same = i > 0 && v[i].round == v[i - 1].round && v[i].src == v[i - 1].src &&
+		            v[i].dst == v[i - 1].dst && v[i].op == v[i - 1].op;
+		if (same && v[i].key >= 0 && v[i - 1].key >= 0 && v[i].key == v[i - 1].key + 1 &&
+		    len < MSCCL_MAX_COUNT - 1) {
+			len++;
+			continue;
+		}
+		conn[(long)v[i].src * R + v[i].dst]++;
+		len = 1;
+	}
+}
+
+/* An explicit schedule: every message, every rank. */
+static void
+explicit_steps(const Sched *s, const Layout *lay, long *conn)
+{
+	BoundCopy *v = NULL;
+	long cap = 0;
+	for (int i = 0; i < s->nmsg; i++) {
+		const Msg *m = &s->msg[i];
+		if (m->n > cap) {
+			cap = 2L * m->n;
+			v = xrealloc(v, (size_t)cap * sizeof *v);
+		}
+		for (int j = 0; j < m->n; j++)
+			v[j] = (BoundCopy){0, m->src, m->dst, 0,
+			                   run_key(s, lay, s->chunks[m->first + j], m->dst)};
+		sort_n(v, (size_t)m->n, sizeof *v, copy_cmp);
+		count_runs(v, m->n, s->nrank, conn);
+	}
+	free(v);
+}
+
+/* Marks one rank of each orbit of the group, the first BOUND_MAX_REPS. */
+static void
+choose_reps(const Sched *s, bool *chosen)
+{
+	const Group *g = s->group;
+	bool *seen = xcalloc((size_t)s->nrank + 1, 1);
+	for (int r = 0, nrep = 0; r < s->nrank && nrep < BOUND_MAX_REPS; r++) {
+		if (seen[r])
+			continue;
+		chosen[r] = true;
+		nrep++;
+		for (int e = 0; e < g->order; e++) {
+			int q = s->node_rank[group_node(g, e, s->rank_node[r])];
+			if (q >= 0)
+				seen[q] = true;
+		}
+	}
+	free(seen);
+}
+
+/* A symmetric schedule: the copies of its base transfers sent or received
+ * by the chosen ranks. Element by element, the image of each node the base
+ * transfers use once (not two per copy: a node has many transfers). */
+static void
+symmetric_steps(const Sched *s, const Layout *lay, const bool *chosen, long *conn)
+{
+	const Group *g = s->group;
+	int nnode = s->topo->nnode, nused = 0;
+	int *img = xmalloc(((size_t)nnode + 1) * sizeof *img);
+	int *used = xmalloc(((size_t)nnode + 1) * sizeof *used);
+	for (int u = 0; u < nnode; u++)
+		img[u] = -1;
+	for (int i = 0; i < s->nbase; i++)
+		for (int k = 0; k < 2; k++) {
+			int u = k ? s->base[i].dst : s->base[i].src;
+			if (img[u] < 0)
+				img[u] = 0, used[nused++] = u;
+		}
+	BoundCopy *v = NULL;
+	long n = 0, cap = 0;
+	for (int e = 0; e < g->order; e++) {
+		for (int k = 0; k < nused; k++)
+			img[used[k]] = s->node_rank[group_node(g, e, used[k])];
+		for (int i = 0; i < s->nbase; i++) {
+			const BaseXfer *x = &s->base[i];
+			int src = img[x->src], dst = img[x->dst];
+			if (!chosen[src] && !chosen[dst])
+				continue;
+			if (n == cap) {
+				cap = cap ? 2 * cap : 1024;
+				v = xrealloc(v, (size_t)cap * sizeof *v);
+			}
+			v[n++] = (BoundCopy){x->round, src, dst, (int)x->op,
+			                     run_key(s, lay, x->tree * g->order + e, dst)};
+		}
+	}
+	free(img);
+	free(used);
+	if (n > 0)
+		sort_n(v, (size_t)n, sizeof *v, copy_cmp);
+	count_runs(v, n, s->nrank, conn);
+	free(v);
+}
+
+/* What rank r needs at least, from its steps per connection. */
+typedef struct RankNeed {
+	long sends, recvs, tbs;
+	int peers;
+	long conn;      /* its busiest sending connection's steps, */
+	int conn_peer;  /* ... to this rank */
+} RankNeed;
+
+static RankNeed
+rank_need(const long *conn, int R, int r, int inst, int maxsteps)
+{
+	RankNeed k = {.conn_peer = -1};
+	long stb = 0, rtb = 0;
+	for (int p = 0; p < R; p++) {
+		long out = conn[(long)r * R + p] * inst, in = conn[(long)p * R + r] * inst;
+		k.sends += out;
+		k.recvs += in;
+		k.peers += out > 0;
+		stb += (out + maxsteps - 1) / maxsteps;
+		rtb += (in + maxsteps - 1) / maxsteps;
+		if (out > k.conn) {
+			k.conn = out;
+			k.conn_peer = p;
+		}
+	}
+	long most = k.sends > k.recvs ? k.sends : k.recvs;
+	k.tbs = (most + maxsteps - 1) / maxsteps;
+	k.tbs = stb > k.tbs ? stb : k.tbs;
+	k.tbs = rtb > k.tbs ? rtb : k.tbs;
+	return k;
+}
+
+static void
+report(const Sched *s, const char *width, int r, RankNeed k, int maxsteps, int W)
+{
+	const char *base = "estimated from the schedule's messages before building: a step per "
+	                   "run of at most 71 chunks at consecutive offsets";
+	if (k.tbs > MSCCL_MAX_TBS)
+		error_at(s->loc, "'%s' does not fit MSCCL's limits %s: rank %d sends at least %ld "
+		         "steps to %d peers and receives at least %ld (%s); a thread block has one "
+		         "send peer, one receive peer and at most %d steps, so the rank needs at least "
+		         "%ld thread blocks; the limit is %d per rank (rule 4)", s->name, width, r,
+		         k.sends, k.peers, k.recvs, base, maxsteps, k.tbs, MSCCL_MAX_TBS);
+	else
+		error_at(s->loc, "'%s' does not fit MSCCL's limits %s: rank %d sends at least %ld "
+		         "steps to rank %d (%s); a connection has one thread block of at most %d "
+		         "steps per channel, so it needs at least %ld channels; the limit is %d "
+		         "(rules 6, 7)", s->name, width, r, k.conn, k.conn_peer, base, maxsteps,
+		         (k.conn + maxsteps - 1) / maxsteps, W);
+}
+
+void
+msccl_bound_build(const Sched *s, const Layout *lay, MscclBound *b)
+{
+	int R = s->nrank;
+	b->nrank = R;
+	b->conn = xcalloc((size_t)R * R + 1, sizeof *b->conn);
+	b->chosen = xcalloc((size_t)R + 1, 1);
+	if (lay->short_block >= 0)
+		return; /* no layout: nothing counted, nothing refused (msccl.c names it) */
+	if (s->base) {
+		choose_reps(s, b->chosen);
+		symmetric_steps(s, lay, b->chosen, b->conn);
+	} else {
+		memset(b->chosen, 1, (size_t)R);
+		explicit_steps(s, lay, b->conn);
+	}
+}
+
+void
+msccl_bound_free(MscclBound *b)
+{
+	free(b->conn);
+	free(b->chosen);
+}
+
+int
+msccl_refuse_unfit(const Sched *s, const MscclBound *b, const BuildOpts *o)
+{
+	int R = s->nrank, inst = o->instances > 0 ? o->instances : 1;
+	int maxsteps = o->legacy ? MSCCL_MAX_STEPS_LEGACY : MSCCL_MAX_STEPS;
+	/* the widest the search tries: the channels of every instance */
+	int W = o->channels > 0 ? o->channels * inst : 0;
+	for (int nch = 1; o->channels <= 0 && nch * inst <= MSCCL_MAX_CHANNELS; nch *= 2)
+		W = nch * inst;
+	if (W == 0)
+		return 0; /* msccl.c names it */
+	int worst = -1;
+	RankNeed wk = {0};
+	for (int r = 0; r < R; r++) {
+		if (!b->chosen[r])
+			continue;
+		RankNeed k = rank_need(b->conn, R, r, inst, maxsteps);
+		bool over = k.tbs > MSCCL_MAX_TBS || (k.conn + maxsteps - 1) / maxsteps > W;
+		if (over && (worst < 0 || k.tbs > wk.tbs)) {
+			worst = r;
+			wk = k;
+		}
+	}
+	if (worst < 0)
+		return 0;
+	char width[64];
+	if (o->channels > 0)
+		snprintf(width, sizeof width, "over %d channel%s", W, W == 1 ? "" : "s");
+	else
+		snprintf(width, sizeof width, "at any width");
+	report(s, width, worst, wk, maxsteps, W);
+	return -1;
+}
+
+/* One chosen rank's connections at one width: whether the rank needs more
+ * tbs than the limit, or (pinned) some tb more than maxsteps steps. A
+ * spread width over the step limit is not called hopeless: msccl.c's
+ * search learns from that failure which widths to skip next, and skipping
+ * the build would change what it tries. */
+static bool
+rank_hopeless(const MscclBound *b, int r, int nch, int inst, bool pinned, bool unpaired,
+              int maxsteps)
+{
+	int R = b->nrank, per = pinned ? 1 : nch; /* channels a connection spreads over */
+	long stbs = 0, rtbs = 0;
+	for (int p = 0; p < R; p++) {
+		long out = b->conn[(long)r * R + p], in = b->conn[(long)p * R + r];
+		/* run j of a connection goes to channel j + src + dst mod nch
+		 * (pinned: all to one): min(runs, nch) tbs each way */
+		if (pinned && (out > maxsteps || in > maxsteps))
+			return true;
+		stbs += out < per ? out : per;
+		rtbs += in < per ? in : per;
+	}
+	long tbs = unpaired ? stbs + rtbs : stbs > rtbs ? stbs : rtbs;
+	return tbs * inst > MSCCL_MAX_TBS;
+}
+
+bool
+msccl_bound_hopeless(const MscclBound *b, int nch, int inst, bool pinned, bool unpaired,
+                     int maxsteps)
+{
+	for (int r = 0; r < b->nrank; r++)
+		if (b->chosen[r] && rank_hopeless(b, r, nch, inst, pinned, unpaired, maxsteps))
+			return true;
+	return false;
+}
