@@ -102,6 +102,7 @@ typedef struct Lower {
 	bool pinned;        /* each connection keeps one channel: many peers, few tbs */
 	int maxcnt;         /* chunks per sending step at most */
 	bool unpaired;      /* tbs send or receive, never both: exchanges stream */
+	bool mirror;        /* an exchange's higher rank receives first (interleave) */
 	int *pos;           /* IR chunk -> position in the MSCCL vector (allreduce, AG, RS) */
 	int *ipos, *opos;   /* alltoall: positions on the source and on the destination */
 	BLoc *loc;          /* rank * nchunk + chunk */
@@ -752,14 +753,40 @@ depends_on(const Op *x, int d)
 	return false;
 }
 
+/* Whether a receive of ops[i, end) (a round of a tb, its nsend sends
+ * first) must follow one of those sends: it writes a chunk they read. */
+static bool
+round_blocked(const Lower *L, const TbB *t, int i, int nsend, int end)
+{
+	for (int r = i + nsend; r < end; r++)
+		for (int j = i; j < i + nsend; j++)
+			if (depends_on(&L->op[t->ops[r]], t->ops[j]))
+				return true;
+	return false;
+}
+
 /* Inside each round of a tb, alternate its sends and receives (send first):
  * a tb that sent all its messages of a round before receiving any would
  * need a FIFO as deep as that count on an exchange, and Simple guarantees
- * 2. A receive still goes after every send of the tb it must wait for. */
+ * 2. A receive still goes after every send of the tb it must wait for.
+ *
+ * With L->mirror, the higher rank of an exchange (a tb sending to and
+ * receiving from one peer) alternates receive first, so that its round is
+ * the peer's with sends and receives swapped: each step then meets its
+ * matching step at the same place, and a step of any count streams chunk by
+ * chunk through a FIFO of any depth (the executor at large sizes), where send
+ * against send stops once 2 chunks wait. This is done only in a round with
+ * no receive that must follow a send of the tb (a chunk the round's sends
+ * read, which the receive overwrites): the round's sends read the state as
+ * it began, and a receive writes nothing they read, so moving every
+ * receive before them changes no value. A wait through another tb that
+ * the reorder turns into a cycle is caught by the checks (rule 13). */
 static void
 interleave(Lower *L, TbB *t)
 {
 	int *out = xmalloc(((size_t)t->nops + 1) * sizeof *out);
+	bool exchange = L->mirror && t->nops > 0 && t->send >= 0 && t->send == t->recv &&
+	                L->op[t->ops[0]].rank > t->send;
 	int i = 0;
 	while (i < t->nops) {
 		int round = L->op[t->ops[i]].round, end = i, nsend = 0;
@@ -767,7 +794,7 @@ interleave(Lower *L, TbB *t)
 			nsend += L->op[t->ops[end++]].phase == PH_SEND;
 		/* sorted: the round's sends are ops[i, i+nsend), its receives follow */
 		int s = i, r = i + nsend, k = i;
-		bool want_send = true;
+		bool want_send = !(exchange && !round_blocked(L, t, i, nsend, end));
 		while (s < i + nsend || r < end) {
 			bool blocked = false;
 			for (int j = s; r < end && j < i + nsend && !blocked; j++)
@@ -1276,6 +1303,7 @@ typedef struct Width {
 	bool pinned;
 	int maxcnt;
 	bool unpaired;
+	bool mirror;
 } Width;
 
 /* Lowers one schedule at one width: positions, ops per instance, thread
@@ -1286,7 +1314,7 @@ build(Arena *a, const Sched *s, const Layout *lay, const BuildOpts *o, Width wd,
 {
 	Lower L0 = {.a = a, .s = s, .R = s->nrank, .inst = o->instances > 0 ? o->instances : 1,
 	            .nch = wd.nch, .pinned = wd.pinned, .maxcnt = wd.maxcnt,
-	            .unpaired = wd.unpaired};
+	            .unpaired = wd.unpaired, .mirror = wd.mirror};
 	Lower *L = &L0;
 	int R = s->nrank;
 	int rc = place_chunks(L, lay, b);
@@ -1456,7 +1484,7 @@ check_width(const MProg *p, const Sched *sched, bool pieces, bool last)
 static int
 search_widths(Arena *a, const Sched *sched, const Sched *s, const Layout *lay,
               const MscclBound *bound, const BuildOpts *o, int maxcnt,
-              bool unpaired, bool pieces, MProg *out)
+              bool unpaired, bool mirror, bool pieces, MProg *out)
 {
 	Built b;
 	int inst = o->instances > 0 ? o->instances : 1;
@@ -1514,7 +1542,8 @@ search_widths(Arena *a, const Sched *sched, const Sched *s, const Layout *lay,
 		memset(&b, 0, sizeof b);
 		/* each attempt in its own arena: only the one written is kept */
 		Arena ta = {0};
-		int rc = build(&ta, s, lay, o, (Width){tries[t], t % 2 == 1, maxcnt, unpaired}, &b);
+		int rc = build(&ta, s, lay, o, (Width){tries[t], t % 2 == 1, maxcnt, unpaired, mirror},
+		               &b);
 		if (rc == 1 && b.any_width && !last) {
 			diag_mute(false);
 			last = true;
@@ -1591,7 +1620,7 @@ lower_checked(Arena *a, const Sched *sched, const Layout *layp, const MscclBound
 	Layout lay = *layp;
 	const Sched *s = sched->base ? sched_expand(a, sched) : sched;
 	int stops = search_widths(a, sched, s, &lay, bound, o, MSCCL_MAX_COUNT - 1, false, false,
-	                          out);
+	                          false, out);
 	if (stops < 0)
 		return -1;
 	/* Rule 14 at large sizes: the executor sends a step as calls of
@@ -1601,7 +1630,10 @@ lower_checked(Arena *a, const Sched *sched, const Layout *layp, const MscclBound
 	 * program stops chunk by chunk, the same search with tbs that only send
 	 * or only receive (an exchange streams both ways; twice the tbs), then
 	 * with sending steps of 2 chunks, then 1 (more steps, maybe more
-	 * channels) must pass it. */
+	 * channels), then with each exchange's higher rank receiving first
+	 * (its steps mirror its peer's: interleave()) must pass it. The
+	 * mirror comes last so that every program one of the others fits
+	 * stays as it was. */
 	diag_mute(true);
 	bool safe = stops == 0;
 	int largest = 0; /* for the error: the long program's longest sending step */
@@ -1611,11 +1643,12 @@ lower_checked(Arena *a, const Sched *sched, const Layout *layp, const MscclBound
 				if (mtype_sends(out->gpu[g].tb[t].step[k].type) &&
 				    out->gpu[g].tb[t].step[k].cnt > largest)
 					largest = out->gpu[g].tb[t].step[k].cnt;
-	for (int m = 3; !safe && m >= 1; m--) {
+	for (int m = 3; !safe && m >= 0; m--) {
 		MProg other;
-		bool unpaired = m == 3;
-		if (search_widths(a, sched, s, &lay, bound, o, unpaired ? MSCCL_MAX_COUNT - 1 : m,
-		                  unpaired, true, &other) == 0) {
+		bool unpaired = m == 3, mirror = m == 0;
+		if (search_widths(a, sched, s, &lay, bound, o,
+		                  unpaired || mirror ? MSCCL_MAX_COUNT - 1 : m, unpaired, mirror, true,
+		                  &other) == 0) {
 			*out = other;
 			safe = true;
 		}
@@ -1625,8 +1658,8 @@ lower_checked(Arena *a, const Sched *sched, const Layout *layp, const MscclBound
 		error_at(sched->loc, "'%s' does not fit MSCCL's limits without a deadlock at large "
 		         "sizes: its sending steps of up to %d chunks stop when the executor moves them "
 		         "a chunk per call (rule 14: a connection holds %d calls), and with tbs that "
-		         "only send or only receive, or steps of 1 or 2 chunks, it exceeds the limits "
-		         "or still stops at every width", sched->name, largest,
+		         "only send or only receive, steps of 1 or 2 chunks, or exchanges received "
+		         "first on one side, it exceeds the limits or still stops at every width", sched->name, largest,
 		         msccl_capacity(out->proto));
 		return -1;
 	}

@@ -49,13 +49,14 @@ static const struct {
 	 "tree B = bfs(T, root (0, 0));\n"
 	 "collective allreduce AR on T { algorithm symmetric(trees B, group G); }\n", NULL, NULL,
 	 5.0},
-	/* examples/spine-leaf.coll's 512 hosts send 31-chunk steps, which rule 14
-	 * refuses at large sizes (docs/msccl.md); 16 leaves send 15-chunk ones */
+	/* 16 leaves: 15-chunk steps, send-only and receive-only tbs */
 	{"SP, spine-leaf 16x16x16 (256)",
 	 "topology F = spine_leaf(spines 16, leaves 16, hosts 16);\n"
 	 "group G on F { map (l, h) -> (l + 1, h); map (l, h) -> (l, h + 1); }\n"
 	 "tree K = bfs(F, root (0, 0));\n"
 	 "collective allreduce SP on F { algorithm symmetric(trees K, group G); }\n", NULL, NULL, 0},
+	/* 32 leaves: 31-chunk steps, each exchange received first on one side */
+	{"SP, spine-leaf 16x32x16 (512)", NULL, "examples/spine-leaf.coll", "SP", 0},
 };
 enum { ANCHOR = 1 }; /* ring(128) */
 

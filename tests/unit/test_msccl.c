@@ -1075,12 +1075,16 @@ spine_leaf_case(const SpineLeafCase *k)
 }
 
 /* SP on spine-leaf fabrics (khop trees, the leaf and port shifts). The
- * largest example that fits, examples/spine-leaf.coll (512 hosts, 46 peers
- * each): its paired program stops chunk by chunk and send-only and
- * receive-only tbs would need 93 a rank, so it is written with sending
- * steps of at most 2 chunks, each connection pinned to one of 8 channels:
- * 47 tbs a rank, at most 46 steps a tb, 744,661 steps (about 5 s of CPU).
- * A quarter of it (128 hosts) fits paired on one channel. Under the
+ * largest example, examples/spine-leaf.coll (512 hosts, 46 peers each): its
+ * first round exchanges 31 chunks a step with each of the 15 other hosts of
+ * the leaf. Its paired program stops chunk by chunk (send against send on
+ * an exchange); send-only and receive-only tbs would need at least 92 a rank, and
+ * sending steps of 2 chunks put more than 64 steps on a tb pinned to such a
+ * peer. So it is written with each exchange's higher rank receiving first
+ * (the two sides' steps mirror each other), each connection pinned to one of
+ * 8 channels: 47 tbs a rank, at most 41 steps a tb, sends of 31 chunks,
+ * 392,224 steps (about 5 s of CPU). A quarter of it (128 hosts, 22 peers)
+ * fits on one channel with send-only and receive-only tbs. Under the
  * sanitizers the quarter alone (the whole takes minutes there). */
 static void
 test_spine_leaf(void)
@@ -1091,14 +1095,14 @@ test_spine_leaf(void)
 	    "tree K = khop(F, root (0, 0), depth 2);\n"
 	    "collective allreduce SP on F {\n"
 	    "    algorithm symmetric(trees K, group G); chunks auto; routing shortest_path;\n}\n";
-	SpineLeafCase q = {"spine-leaf-128.coll", quarter, 128, 1, 45, 12, 7, 41010};
+	SpineLeafCase q = {"spine-leaf-128.coll", quarter, 128, 1, 45, 19, 15, 32944};
 	spine_leaf_case(&q);
 	if (UNDER_ASAN)
 		return;
 	size_t len;
 	char *text = slurp("examples/spine-leaf.coll", &len);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
-	SpineLeafCase whole = {"spine-leaf.coll", text, 512, 8, 47, 46, 2, 744661};
+	SpineLeafCase whole = {"spine-leaf.coll", text, 512, 8, 47, 41, 31, 392224};
 	spine_leaf_case(&whole);
 	free(text);
 }
