@@ -779,8 +779,10 @@ round_blocked(const Lower *L, const TbB *t, int i, int nsend, int end)
  * no receive that must follow a send of the tb (a chunk the round's sends
  * read, which the receive overwrites): the round's sends read the state as
  * it began, and a receive writes nothing they read, so moving every
- * receive before them changes no value. A wait through another tb that
- * the reorder turns into a cycle is caught by the checks (rule 13). */
+ * receive before them changes no value. Where the peer's round is not
+ * the plain alternation (one of its receives must follow a send) the two
+ * no longer mirror, and a wait through another tb may close a cycle: the
+ * checks of the width (rules 13 and 14 chunk by chunk) decide. */
 static void
 interleave(Lower *L, TbB *t)
 {
