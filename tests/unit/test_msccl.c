@@ -1083,7 +1083,7 @@ spine_leaf_case(const SpineLeafCase *k)
  * peer. So it is written with each exchange's higher rank receiving first
  * (the two sides' steps mirror each other), each connection pinned to one of
  * 8 channels: 47 tbs a rank, at most 41 steps a tb, sends of 31 chunks,
- * 392,224 steps (about 5 s of CPU). A quarter of it (128 hosts, 22 peers)
+ * 392,224 steps (5-8 s of CPU). A quarter of it (128 hosts, 22 peers)
  * fits on one channel with send-only and receive-only tbs. Under the
  * sanitizers the quarter alone (the whole takes minutes there). */
 static void
