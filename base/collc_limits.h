@@ -99,4 +99,9 @@ enum {
 	MAX_PACKET_HOPS = 1 << (30 - LIMIT_SHIFT),
 };
 
+/* The simulator keeps packet times in 64-bit picoseconds: a run whose time
+ * could pass 2^62 ps (53 days) is refused before it starts (runtime/sim.c,
+ * time_bound_s), rather than wrapping. */
+#define MAX_SIM_SECONDS 4611686.018427388
+
 #endif

@@ -1154,10 +1154,57 @@ sim_energy(const SimNet *n, double msg_sum, SimResult *res)
 	res->energy_j = res->energy_link_j + res->energy_router_j + res->energy_static_j;
 }
 
+/* An upper bound on any run's time, in seconds, in double so that it cannot
+ * overflow itself: every message crossing every link of its route alone,
+ * one after another, at the slowest link's rate and the longest latency,
+ * each packet rounded up a picosecond, plus every round's overheads. The
+ * simulator is work-conserving (a link idles only when nothing may use
+ * it), so no schedule takes longer. A stream counts its messages by class
+ * (SimShape); one without classes is not bounded. */
+static double
+time_bound_s(const SimNet *n, const SimColl *c, int64_t bytes, const SimOpts *o)
+{
+	double min_bw = 0, max_lat = 0, mtu = n->mtu > 0 ? (double)n->mtu : 1;
+	for (int l = 0; l < n->nlink; l++) {
+		if (l == 0 || (double)n->link[l].bw < min_bw)
+			min_bw = (double)n->link[l].bw;
+		if ((double)n->link[l].lat_ps > max_lat)
+			max_lat = (double)n->link[l].lat_ps;
+	}
+	if (min_bw <= 0)
+		return 0;
+	double hop_bytes = 0, hops = 0, packets = 0, reduced = 0;
+	int nclass = c->stream ? (c->stream->shape ? c->stream->nshape : 0) : c->nmsg;
+	for (int i = 0; i < nclass; i++) {
+		double num, den, h;
+		if (c->stream) {
+			const SimShape *k = &c->stream->shape[i];
+			num = (double)k->num, den = (double)k->den, h = k->single + k->hops;
+		} else {
+			const SimMsg *m = &c->msg[i];
+			num = (double)m->num, den = (double)m->den, h = m->nhop > 1 ? m->nhop : 1;
+			reduced += m->reduce ? (double)bytes * num / den : 0;
+		}
+		double b = (double)bytes * num / den;
+		hop_bytes += b * h, hops += h, packets += (b / mtu + 1) * h;
+	}
+	double ps = hop_bytes * 8e12 / min_bw + hops * (max_lat + (double)n->router_ps) + packets +
+	            (double)c->nround * ((double)n->step_ps + (double)n->reconfig_ps);
+	return ps * 1e-12 + (o->reduce_rate > 0 ? reduced / o->reduce_rate : 0);
+}
+
 int
 sim_run(Arena *a, const SimNet *n, int ci, int64_t bytes, const SimOpts *o, SimResult *res,
         char *err, size_t errlen)
 {
+	const SimColl *c0 = &n->coll[ci];
+	double bound = time_bound_s(n, c0, bytes, o);
+	if (!(bound <= MAX_SIM_SECONDS)) {
+		snprintf(err, errlen, "'%s' at %lld bytes could take up to %.3g s of simulated time; "
+		         "collc simulates at most %.3g s (53 days: times are 64-bit picoseconds)",
+		         c0->name, (long long)bytes, bound, MAX_SIM_SECONDS);
+		return -1;
+	}
 	const SimColl *c = &n->coll[ci];
 	if (o->private_links && o->mode == SIM_PACKET && (o->sync == SIM_DEPS || o->reduce_rate > 0)) {
 		snprintf(err, errlen, "'%s': private links are simulated round by round without a "

@@ -182,6 +182,39 @@ test_single_message(void)
  * a packet per link crossed and are refused past the budget, before running,
  * in both sync modes; flow mode runs the same sizes. The work counted is
  * that done (SimResult.packet_hops). */
+/* Times are 64-bit picoseconds: a run that could pass MAX_SIM_SECONDS (53
+ * days) is refused in every mode before it starts, where it used to wrap
+ * (ring(8) at 1e18 bytes printed 233 % of the bound) or, with a fraction
+ * whose bytes pass int64, loop for minutes (fuzzing find); just under the
+ * limit the time is the closed form's. */
+static void
+test_time_bound(void)
+{
+	const int64_t mtu = 4096;
+	SimOpts modes[] = {{.mode = SIM_PACKET, .sync = SIM_ROUNDS},
+	                   {.mode = SIM_PACKET, .sync = SIM_DEPS},
+	                   {.mode = SIM_FLOW, .sync = SIM_ROUNDS}};
+	SimResult r;
+	char err[256] = "";
+	Hand one, huge;
+	hand_init(&one, 2, mtu);
+	hand_msg(&one, 0, 0, 1, 1, 1, 0, NULL);
+	hand_init(&huge, 2, mtu);
+	hand_msg(&huge, 0, 0, 1, 1555555555555555555, 8, 0, NULL);
+	/* 1e18 bytes at 400 Gb/s: 2e7 s; 1e17: 2e6 s, within */
+	for (size_t i = 0; i < countof(modes); i++) {
+		CU_ASSERT_EQUAL(sim_run(&one.a, &one.net, 0, 1000000000000000000, &modes[i], &r, err,
+		                        sizeof err), -1);
+		CU_ASSERT_PTR_NOT_NULL(strstr(err, "collc simulates at most"));
+		CU_ASSERT_EQUAL(sim_run(&huge.a, &huge.net, 0, 1024, &modes[i], &r, err, sizeof err), -1);
+	}
+	CU_ASSERT_EQUAL(sim_run(&one.a, &one.net, 0, 100000000000000000, &modes[0], &r, err,
+	                        sizeof err), 0);
+	CU_ASSERT_EQUAL(r.time_ps, closed_form(100000000000000000, 1, mtu, 400000000000, 400000));
+	arena_free(&one.a);
+	arena_free(&huge.a);
+}
+
 static void
 test_packet_budget(void)
 {
@@ -1533,6 +1566,7 @@ CU_TestInfo sim_tests[] = {
 	{"one message over h hops: the closed form to the picosecond", test_single_message},
 	{"packet mode refuses more than MAX_PACKET_HOPS packet-hops, before running",
 	 test_packet_budget},
+	{"times that could pass 64-bit picoseconds are refused in every mode", test_time_bound},
 	{"ring allreduce on ring(2..16): one packet and pipelined forms", test_ring_allreduce},
 	{"collc sim's ring: symmetric, streamed, closed forms (p = 3..16, 1024)", test_ring_streamed},
 	{"ring(16384) streamed: one round held, the closed form; ring(8192) with deps refused",
