@@ -48,9 +48,9 @@ virtual_range(Gen *g, const Fold *f, int lo, int hi)
 }
 
 static void
-all_blocks(Gen *g)
+all_blocks(Gen *g, int nblock)
 {
-	for (int b = 0; b < g->p; b++)
+	for (int b = 0; b < nblock; b++)
 		gen_block(g, b, -1);
 }
 
@@ -61,11 +61,17 @@ alg_recursive(const AlgCtx *c)
 	f.L = ilog2(f.p);
 	f.q = 1 << f.L;
 	f.rem = f.p - f.q;
-	Gen g;
-	if (gen_begin(&g, c, c->nrank, 1) != 0)
-		return NULL;
 	const char *alg = c->algorithm;
 	CollKind kind = c->kind;
+	/* recursive doubling's allreduce sends the whole vector in every message:
+	 * for collc sim (compact) without `chunks` the vector is one chunk, so a
+	 * fold (2^L ranks take the rank form) has p (L + 2) chunk transfers, not
+	 * p times that; the messages are the same */
+	bool whole = kind == CK_ALLREDUCE && strcmp(alg, "recursive_doubling") == 0;
+	int nblock = whole && c->compact && !c->chunks ? 1 : c->nrank;
+	Gen g;
+	if (gen_begin(&g, c, nblock, 1) != 0)
+		return NULL;
 	int r = 0;
 	/* fold in: the sleeping ranks hand over what they hold */
 	if (f.rem) {
@@ -73,7 +79,7 @@ alg_recursive(const AlgCtx *c)
 			if (kind == CK_ALLGATHER)
 				gen_block(&g, 2 * v, -1);
 			else
-				all_blocks(&g);
+				all_blocks(&g, nblock);
 			gen_send(&g, r, 2 * v, 2 * v + 1, kind == CK_ALLGATHER ? X_COPY : X_REDUCE);
 		}
 		r++;
@@ -128,7 +134,7 @@ alg_recursive(const AlgCtx *c)
 		/* recursive doubling allreduce: the whole vector every step */
 		for (int k = 0; k < f.L; k++, r++)
 			for (int v = 0; v < f.q; v++) {
-				all_blocks(&g);
+				all_blocks(&g, nblock);
 				gen_send(&g, r, real_rank(&f, v), real_rank(&f, v ^ (1 << k)), X_REDUCE);
 			}
 	}
@@ -138,7 +144,7 @@ alg_recursive(const AlgCtx *c)
 			if (kind == CK_REDUCE_SCATTER)
 				gen_block(&g, 2 * v, -1);
 			else
-				all_blocks(&g);
+				all_blocks(&g, nblock);
 			gen_send(&g, r, 2 * v + 1, 2 * v, X_COPY);
 		}
 		r++;

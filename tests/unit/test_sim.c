@@ -632,6 +632,39 @@ test_rd_allreduce_closed_forms(void)
 	built_free(&b);
 }
 
+/* Recursive doubling's allreduce on ranks that are not a power of two (the
+ * fold) for collc sim: one chunk, the whole vector, in every message, so
+ * p (L + 2) chunk transfers; simulated equal to the last bit to the
+ * schedule of p chunks other commands build, in both modes and both sync
+ * modes, on ring(12) and on torus(3, 4). */
+static void
+test_rd_allreduce_fold(void)
+{
+	static const char *const topos[] = {"ring(12)", "torus(3, 4)"};
+	for (size_t i = 0; i < countof(topos); i++) {
+		char text[256];
+		snprintf(text, sizeof text, NET400 "}\ntopology T = %s;\n"
+		         "collective allreduce X on T { algorithm recursive_doubling; }\n", topos[i]);
+		Built e, c;
+		CU_ASSERT_EQUAL_FATAL(build_as(&e, text, "X", WAY_EXPANDED), 0);
+		CU_ASSERT_EQUAL_FATAL(build_as(&c, text, "X", WAY_COMPACT), 0);
+		const Sched *se = e.prog.sched[0], *sc = c.prog.sched[0];
+		CU_ASSERT(se->nchunk == 12 && sc->nchunk == 1 && sc->base == NULL);
+		CU_ASSERT(se->nmsg == sc->nmsg && sc->nmsg == 4 + 8 * 3 + 4);
+		for (int mode = SIM_PACKET; mode <= SIM_FLOW; mode++)
+			for (int sync = SIM_ROUNDS; sync <= SIM_DEPS; sync++) {
+				SimResult re = run(&e, 1 << 20, (SimMode)mode, (SimSync)sync);
+				SimResult rc = run(&c, 1 << 20, (SimMode)mode, (SimSync)sync);
+				char what[96];
+				snprintf(what, sizeof what, "recursive doubling on %s, %s, %s", topos[i],
+				         mode == SIM_PACKET ? "packet" : "flow",
+				         sync == SIM_ROUNDS ? "rounds" : "deps");
+				assert_same_result(&re, &rc, what);
+			}
+		built_free(&e), built_free(&c);
+	}
+}
+
 /* The rank form's rounds share links between routes: every message's
  * window of the round's hops is its route (link by link from its sender's
  * node to its receiver's, as the Routes give it), and on ring(64) a round
@@ -1715,6 +1748,8 @@ CU_TestInfo sim_tests[] = {
 	 test_rd_allreduce_closed_forms},
 	{"the rank form's routes share a round's hops, each window its route",
 	 test_rank_form_shared_hops},
+	{"recursive doubling allreduce folded for collc sim: one chunk, the same simulation",
+	 test_rd_allreduce_fold},
 	{"arbitration: round-robin between queues, issue order within one", test_arbitration},
 	{"a round found to share a link after lone messages: no trace", test_lone_then_shared},
 	{"contention on a torus: halving-doubling yes, SP no", test_contention_torus},
