@@ -240,6 +240,67 @@ test_bucket_instances(void)
 	}
 }
 
+/* SwingB's theta and theta * omega on a 2^a x 2^b torus, from the cycling
+ * rule alone (algorithms.md 5.3): port j starts with dimension j and takes
+ * the next dimension with steps left. A (port, mirror) pair at per-dimension
+ * step k loads every directed link of its dimension with delta(k) messages
+ * of the step's size N/(4 * 2^(s+1)), so a round's busiest link carries the
+ * sum over the pairs on the busier dimension: once the short side's steps
+ * are used up both pairs run on the long side and its links carry 2 delta
+ * while the short side's idle. Returns theta; *theta_omega the product. */
+static double
+swing_rect_closed_form(const int side[2], double *theta_omega)
+{
+	int left[2], L = 0;
+	for (int i = 0; i < 2; i++) {
+		left[i] = (int)lround(log2(side[i]));
+		L += left[i];
+	}
+	int used[2][2] = {{0}}, dim[2] = {0, 1};
+	double load = 0, hops = 0, weight = 0;
+	for (int s = 0; s < L; s++) {
+		double per_dim[2] = {0, 0};
+		for (int j = 0; j < 2; j++) {
+			while (used[j][dim[j]] == left[dim[j]])
+				dim[j] = 1 - dim[j];
+			int k = used[j][dim[j]]++, delta = abs((1 - (int)pow(-2, k + 1)) / 3);
+			per_dim[dim[j]] += delta;
+			hops += ldexp(delta, -s - 2); /* two of the four ports */
+			dim[j] = 1 - dim[j];
+		}
+		load += ldexp(fmax(per_dim[0], per_dim[1]), -s - 1);
+		weight += ldexp(1, -s - 1);
+	}
+	*theta_omega = load / weight;
+	return hops / weight;
+}
+
+static void
+test_swing_rectangles(void)
+{
+	/* 16x4: rounds 1-4 one hop on both sides, rounds 5 and 6 all four ports
+	 * on the 16-ring at distances 3 and 5 (link loads 6 and 10): theta
+	 * 1.1270, theta * omega 1.3016 */
+	static const int sides[][2] = {{16, 4}, {4, 16}, {32, 8}, {64, 16}, {64, 4}};
+	for (size_t i = 0; i < countof(sides); i++) {
+		Place pl;
+		place_init(&pl, TK_TORUS, 2, sides[i][0], sides[i][1], 0);
+		double to, theta = swing_rect_closed_form(sides[i], &to);
+		int L = (int)lround(log2(sides[i][0] * sides[i][1]));
+		Metrics m = {0};
+		/* measured first: the message's arguments are read when the call is made */
+		bool built = measure(&pl, "swing", CK_ALLREDUCE, pl.t->nrank, false, &m);
+		assert_named(built && m.rounds == 2 * L && near(m.psi, 1, 1e-12) && near(m.theta, theta, 1e-9) &&
+		             near(m.theta * m.omega, to, 1e-9), __LINE__, __FILE__,
+		             "swing(bandwidth) on %dx%d: rounds %d psi %g theta %.4f (want %.4f) "
+		             "theta*omega %.4f (want %.4f)", sides[i][0], sides[i][1], m.rounds, m.psi,
+		             m.theta, theta, m.theta * m.omega, to);
+		if (sides[i][0] == 16 && sides[i][1] == 4)
+			CU_ASSERT(fabs(theta - 1.1270) < 5e-5 && fabs(to - 1.3016) < 5e-5);
+		place_free(&pl);
+	}
+}
+
 static void
 test_swing_trivance_theta(void)
 {
@@ -755,6 +816,7 @@ CU_TestInfo alg_tests[] = {
 	 test_hierarchical},
 	{"Bucket's instances stay separate messages on rectangles", test_bucket_instances},
 	{"SwingB and TrivanceB theta and omega on tori", test_swing_trivance_theta},
+	{"SwingB on rectangles: the long side's steps carry all four ports", test_swing_rectangles},
 	{"multiport ring on 2D tori", test_multiport_ring},
 	{"placements on the 64-chip tori (algorithms.md 0.4)", test_placements},
 	{"the 64-chip evaluation builds", test_evaluation},
