@@ -154,28 +154,35 @@ test_closed_forms(void)
 	Place ring;
 	place_init(&ring, TK_RING, 1, 64, 0, 0);
 	Metrics m;
+	bool ok;
 	for (int p = 2; p <= 64; p++) {
-		assert_named(measure(&ring, "ring", CK_ALLREDUCE, p, false, &m) &&
+		ok = measure(&ring, "ring", CK_ALLREDUCE, p, false, &m);
+		assert_named(ok &&
 		             m.rounds == 2 * (p - 1) && near(m.psi, 1, 1e-12), __LINE__, __FILE__,
 		             "ring allreduce on %d ranks: %d rounds, psi %g", p, m.rounds, m.psi);
-		assert_named(measure(&ring, "bruck", CK_ALLTOALL, p, false, &m) &&
+		ok = measure(&ring, "bruck", CK_ALLTOALL, p, false, &m);
+		assert_named(ok &&
 		             m.rounds == (int)ceil(log2(p)), __LINE__, __FILE__,
 		             "bruck alltoall on %d ranks: %d rounds", p, m.rounds);
-		assert_named(measure(&ring, "pairwise", CK_ALLTOALL, p, false, &m) &&
+		ok = measure(&ring, "pairwise", CK_ALLTOALL, p, false, &m);
+		assert_named(ok &&
 		             m.rounds == p - 1 && near(m.psi, 1, 1e-12), __LINE__, __FILE__,
 		             "pairwise on %d ranks: %d rounds, psi %g", p, m.rounds, m.psi);
 		if ((p & (p - 1)) == 0) {
 			int L = (int)log2(p);
-			assert_named(measure(&ring, "halving_doubling", CK_ALLREDUCE, p, false, &m) &&
+			ok = measure(&ring, "halving_doubling", CK_ALLREDUCE, p, false, &m);
+			assert_named(ok &&
 			             m.rounds == 2 * L && near(m.psi, 1, 1e-12), __LINE__, __FILE__,
 			             "halving-doubling on %d ranks: %d rounds, psi %g", p, m.rounds, m.psi);
-			assert_named(measure(&ring, "swing", CK_ALLREDUCE, p, false, &m) &&
+			ok = measure(&ring, "swing", CK_ALLREDUCE, p, false, &m);
+			assert_named(ok &&
 			             m.rounds == 2 * L && near(m.psi, 1, 1e-12), __LINE__, __FILE__,
 			             "swing(bandwidth) on %d ranks: %d rounds, psi %g", p, m.rounds, m.psi);
 		}
 	}
 	/* a non-power of two folds: two more rounds */
-	assert_named(measure(&ring, "halving_doubling", CK_ALLREDUCE, 12, false, &m) &&
+	ok = measure(&ring, "halving_doubling", CK_ALLREDUCE, 12, false, &m);
+	assert_named(ok &&
 	             m.rounds == 2 * 3 + 2, __LINE__, __FILE__, "halving-doubling on 12: %d rounds",
 	             m.rounds);
 	place_free(&ring);
@@ -185,7 +192,8 @@ test_closed_forms(void)
 		Place pl;
 		int d = tori[i][0], n = tori[i][1];
 		place_init(&pl, TK_TORUS, d, n, n, n);
-		assert_named(measure(&pl, "bucket", CK_ALLREDUCE, pl.t->nrank, false, &m) &&
+		ok = measure(&pl, "bucket", CK_ALLREDUCE, pl.t->nrank, false, &m);
+		assert_named(ok &&
 		             m.rounds == 2 * d * (n - 1) && near(m.psi, 1, 1e-12) &&
 		             near(m.theta, 1, 1e-12) && near(m.omega, 1, 1e-12), __LINE__, __FILE__,
 		             "bucket on T_%d^%d: %d rounds, psi %g theta %g omega %g", n, d, m.rounds,
@@ -307,11 +315,13 @@ test_swing_trivance_theta(void)
 	/* SwingB multiport on 2^m x 2^m: omega 1, theta as algorithms.md 5.3 */
 	static const struct { int n; double theta; } sw[] = {{4, 1.000}, {8, 1.095}, {16, 1.141}};
 	Metrics m;
+	bool ok;
 	for (size_t i = 0; i < countof(sw); i++) {
 		Place pl;
 		place_init(&pl, TK_TORUS, 2, sw[i].n, sw[i].n, 0);
 		int L = 2 * (int)log2(sw[i].n);
-		assert_named(measure(&pl, "swing", CK_ALLREDUCE, pl.t->nrank, false, &m) &&
+		ok = measure(&pl, "swing", CK_ALLREDUCE, pl.t->nrank, false, &m);
+		assert_named(ok &&
 		             m.rounds == 2 * L && near(m.psi, 1, 1e-12) && near(m.omega, 1, 1e-9) &&
 		             fabs(m.theta - sw[i].theta) < 0.0005, __LINE__, __FILE__,
 		             "swing(bandwidth) on %dx%d: rounds %d psi %g theta %.4f (want %.3f) omega %g",
@@ -324,7 +334,8 @@ test_swing_trivance_theta(void)
 		Place pl;
 		place_init(&pl, TK_HYPERX, 2, n, n, 0);
 		int L = 2 * (int)log2(n);
-		assert_named(measure(&pl, "swing", CK_ALLREDUCE, pl.t->nrank, false, &m) &&
+		ok = measure(&pl, "swing", CK_ALLREDUCE, pl.t->nrank, false, &m);
+		assert_named(ok &&
 		             m.rounds == 2 * L && near(m.psi, 1, 1e-12) && near(m.theta, 1, 1e-12) &&
 		             near(m.omega, 2.0 * (n - 1) / 4, 1e-9), __LINE__, __FILE__,
 		             "swing(bandwidth) on hyperx(%d, %d): rounds %d psi %g theta %g omega %g", n,
@@ -338,7 +349,8 @@ test_swing_trivance_theta(void)
 		Place pl;
 		place_init(&pl, tv[i].d == 1 ? TK_RING : TK_TORUS, tv[i].d, tv[i].n, tv[i].n, 0);
 		int t = (int)lround(log(tv[i].n) / log(3)) * tv[i].d;
-		assert_named(measure(&pl, "trivance", CK_ALLREDUCE, pl.t->nrank, false, &m) &&
+		ok = measure(&pl, "trivance", CK_ALLREDUCE, pl.t->nrank, false, &m);
+		assert_named(ok &&
 		             m.rounds == 2 * t && near(m.psi, 1, 1e-12) && near(m.omega, 1, 1e-9) &&
 		             fabs(m.theta - tv[i].theta) < 0.0005, __LINE__, __FILE__,
 		             "trivance(bandwidth) on %d^%d: rounds %d psi %g theta %.4f (want %.3f) "
@@ -353,11 +365,13 @@ test_multiport_ring(void)
 	/* 2d Hamiltonian rings: psi = theta = omega = 1, 2(p-1) rounds */
 	static const int shapes[][2] = {{3, 3}, {4, 4}, {5, 5}, {8, 8}, {8, 4}, {9, 3}, {16, 4}};
 	Metrics m;
+	bool ok;
 	for (size_t i = 0; i < countof(shapes); i++) {
 		Place pl;
 		place_init(&pl, TK_TORUS, 2, shapes[i][0], shapes[i][1], 0);
 		int p = pl.t->nrank;
-		assert_named(measure(&pl, "multiport_ring", CK_ALLREDUCE, p, false, &m) &&
+		ok = measure(&pl, "multiport_ring", CK_ALLREDUCE, p, false, &m);
+		assert_named(ok &&
 		             m.rounds == 2 * (p - 1) && near(m.psi, 1, 1e-12) &&
 		             near(m.theta, 1, 1e-12) && near(m.omega, 1, 1e-9), __LINE__, __FILE__,
 		             "multiport_ring on %dx%d: rounds %d psi %g theta %g omega %g",
