@@ -370,6 +370,7 @@ typedef struct SimRun {
 	Cut cut;                           /* msg_cut's one remembered fraction */
 	Work work;                         /* packet mode's work so far (packet_budget) */
 	bool over_budget;                  /* the work passed the budget: stopped */
+	bool over_memory;                  /* the live hops passed MAX_LOOP_LIVE_HOPS: stopped */
 	bool *busy;
 	int64_t *red_free; /* per node: the reduction engine is free from */
 	double *red_free_s;
@@ -497,8 +498,13 @@ static int
 hop_new(SimRun *r, int m, int j, int behind, int next)
 {
 	if (r->hop_free < 0) {
-		int old = r->nhop_cap;
+		/* past the limit, room for the event at hand only: the loop
+		 * stops after it (drain) and the run is refused */
+		int old = r->nhop_cap, most = MAX_LOOP_LIVE_HOPS;
 		r->nhop_cap = old ? 2 * old : 1024;
+		if (r->nhop_cap > most)
+			r->nhop_cap = old < most ? most : old + 1024;
+		r->over_memory |= old >= most;
 		r->hop = xrealloc(r->hop, (size_t)r->nhop_cap * sizeof *r->hop);
 		for (int i = r->nhop_cap - 1; i >= old; i--)
 			r->hop[i].qnext = r->hop_free, r->hop_free = i;
@@ -690,7 +696,7 @@ link_done(SimRun *r, int l, int64_t t)
 static void
 drain(SimRun *r)
 {
-	while (r->q.n) {
+	while (r->q.n && !r->over_memory) {
 		Ev ev = ev_pop(&r->q);
 		switch (ev.kind) {
 		case EV_INJECT:
@@ -1041,9 +1047,13 @@ packet_rounds(SimRun *r)
 				break;
 			}
 			r->latest_ps = start;
-			for (int i = 0; i < view.nmsg; i++)
+			for (int i = 0; i < view.nmsg && !r->over_memory; i++)
 				inject(r, i, start);
 			drain(r);
+			if (r->over_memory) {
+				r->c = whole;
+				break;
+			}
 		}
 		r->c = whole;
 		end = r->latest_ps;
@@ -1087,7 +1097,7 @@ run_packets(SimRun *r)
 	} else if (packet_budget(r, packet_work(r, c->msg, c->nmsg, true))) {
 		r->ready_ps = xcalloc((size_t)c->nmsg, sizeof *r->ready_ps);
 		r->round_end_ps = xcalloc((size_t)c->nround + 1, sizeof *r->round_end_ps);
-		for (int lo = 0; lo < c->nmsg; lo = r->epoch_hi) {
+		for (int lo = 0; lo < c->nmsg && !r->over_memory; lo = r->epoch_hi) {
 			r->epoch_hi = epoch_end(r, lo);
 			int64_t t0 = r->latest_ps + epoch_stall(r, lo);
 			for (int m = lo; m < r->epoch_hi; m++)
@@ -1609,6 +1619,13 @@ sim_run(Arena *a, const SimNet *n, int ci, int64_t bytes, const SimOpts *o, SimR
 		         "and %.3g, or a mix (%d s of CPU; try flow mode)", c->name, (long long)bytes,
 		         r.work.loop, r.work.closed, (double)MAX_LOOP_PACKET_HOPS,
 		         (double)MAX_PACKET_HOPS, PACKET_BUDGET_SECONDS);
+		return -1;
+	}
+	if (r.over_memory) {
+		snprintf(err, errlen, "'%s' at %lld bytes has more than %d (message, hop) pairs with "
+		         "packets at once in the event loop; packet mode holds at most that many (%.0f "
+		         "MiB; try flow mode)", c->name, (long long)bytes, MAX_LOOP_LIVE_HOPS,
+		         (double)MAX_LOOP_LIVE_HOPS * sizeof(Hop) / (1 << 20));
 		return -1;
 	}
 	double p = c->nrank;
