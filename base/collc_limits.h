@@ -102,9 +102,9 @@ enum {
 	PACKET_BUDGET_SECONDS = 15,
 	MAX_LOOP_PACKET_HOPS = 1 << (27 - LIMIT_SHIFT),
 	/* The event loop's memory: a message's packets at one hop of its route
-	 * (runtime/sim.c, Hop: 88 bytes), live from when the first leaves the
+	 * (runtime/sim.c, Hop: 64 bytes), live from when the first leaves the
 	 * hop before to when the last leaves. A message has at most min(its
-	 * packets, its hops) at once, one for a packet alone; 2^24 are 1.4 GiB.
+	 * packets, its hops) at once, one for a packet alone; 2^24 are 1 GiB.
 	 * A run that needs more is stopped when it would, and refused. */
 	MAX_LOOP_LIVE_HOPS = 1 << (24 - LIMIT_SHIFT),
 	MAX_PACKET_HOPS = 1 << (30 - LIMIT_SHIFT),

@@ -308,19 +308,19 @@ typedef struct Cut {
 /* A message's packets at one hop of its route, in the event loop: those
  * waiting at the hop's link, those on their way to it, and the one the link
  * is sending. A hop is made when the first of them leaves the hop before
- * and freed when none is left, so the loop holds what is in flight, not
- * every hop of every route: a message of one packet has one hop at a time,
- * wherever its packet is. Packets of a message never overtake each other,
+ * (at the first link, when the link first sends one) and freed when none is
+ * left, so the loop holds what is in flight, not every hop of every route:
+ * a message of one packet has one hop at a time, wherever its packet is. Packets of a message never overtake each other,
  * so its live hops form a list in route order, and the hop a packet goes
  * to next is the neighbour ahead, or a new one. All of a hop's fields sit
- * in one place (88 bytes), since each packet-hop reads most of them. */
-enum { HOP_WINDOW = 8 };
+ * in one cache line (64 bytes, the pool aligned to them), since each
+ * packet-hop reads most of them. */
+enum { HOP_WINDOW = 4 };
 
 typedef struct Hop {
 	int msg;
 	int route, nhop;  /* the message's route: link ids hops[route .. route + nhop) */
 	int j;            /* this hop: link hops[route + j] */
-	int link;
 	int npkt, lastb;  /* the message's packets (the budget keeps them in an int)
 	                   * and its last packet's bytes (at most an mtu) */
 	int w;            /* packets waiting at the link */
@@ -328,10 +328,11 @@ typedef struct Hop {
 	int next;         /* the packet the link sends next, 0 .. npkt - 1 */
 	int qnext;        /* the next hop in the link's rotation, or -1; the free list's link */
 	int ahead, behind; /* the message's live hops further on and further back, or -1 */
-	int win_at;       /* the route's links from hop win_at on, HOP_WINDOW of them: */
-	int win[HOP_WINDOW]; /* read a few at a time, since routes are long and many, and
-	                      * reading one link per packet-hop missed the TLB each time */
+	int win[HOP_WINDOW]; /* the route's links of hops j - j % HOP_WINDOW on: a route
+	                      * is read a block at a time, since routes are long and many
+	                      * and reading a link per packet-hop missed the TLB each time */
 } Hop;
+_Static_assert(sizeof(Hop) == 64, "a hop is one cache line");
 
 /* Packet mode's work: packet-hops in closed form and in the event loop. */
 typedef struct Work {
@@ -360,6 +361,8 @@ typedef struct SimRun {
 	int nhop_cap, hop_free;
 	/* links */
 	int *head, *tail, *cur;
+	int *mnext;        /* messages in a rotation before their first packet leaves:
+	                    * the next entry (push_tail) */
 	int64_t *full_ser, *hop_ps, *busy_ps;
 	int64_t *link_bytes; /* exact; copied to the result's doubles at the end */
 	int64_t *round_end_ps; /* deps mode: the latest arrival of each round */
@@ -469,46 +472,71 @@ msg_cut(SimRun *r, int m)
 	return k;
 }
 
-static void
-push_tail(SimRun *r, int l, int e)
+/* A link's rotation holds hops (ids from 0) and, as -2 - m, messages m
+ * whose packets all wait at their first link: the hop is made when the
+ * first packet leaves, so that a round of many messages queued at once
+ * holds an int each until they start. -1 ends the rotation. */
+static inline int *
+rotation_next(SimRun *r, int x)
 {
-	r->hop[e].qnext = -1;
-	if (r->head[l] < 0)
-		r->head[l] = e;
-	else
-		r->hop[r->tail[l]].qnext = e;
-	r->tail[l] = e;
+	return x >= 0 ? &r->hop[x].qnext : &r->mnext[-2 - x];
 }
 
-/* Link j of the route of hop h. */
-static inline int
-hop_link(const SimRun *r, Hop *h, int j)
+static void
+push_tail(SimRun *r, int l, int x)
 {
-	if (j - h->win_at >= HOP_WINDOW || j < h->win_at) {
-		int n = h->nhop - j < HOP_WINDOW ? h->nhop - j : HOP_WINDOW;
-		memcpy(h->win, r->c->hops + h->route + j, (size_t)n * sizeof *h->win);
-		h->win_at = j;
-	}
-	return h->win[j - h->win_at];
+	*rotation_next(r, x) = -1;
+	if (r->head[l] == -1)
+		r->head[l] = x;
+	else
+		*rotation_next(r, r->tail[l]) = x;
+	r->tail[l] = x;
+}
+
+/* Hop h's link; its window holds the block of the route it is in. */
+static inline int
+hop_link(const Hop *h)
+{
+	return h->win[h->j % HOP_WINDOW];
+}
+
+/* Moves hop h's window to the block of the route that hop j is in. */
+static void
+hop_window(const SimRun *r, Hop *h, int j)
+{
+	int at = j - j % HOP_WINDOW, n = h->nhop - at < HOP_WINDOW ? h->nhop - at : HOP_WINDOW;
+	memcpy(h->win, r->c->hops + h->route + at, (size_t)n * sizeof *h->win);
 }
 
 /* A new live hop j of message m's route, ahead of hop `behind` (or -1): its
  * first packet is packet `next`. The pool may move. */
+/* Doubles the pool of hops, aligned to cache lines. Past the limit there
+ * is room for the event at hand only: the loop stops after it (drain) and
+ * the run is refused. */
+static void
+hop_grow(SimRun *r)
+{
+	int old = r->nhop_cap, most = MAX_LOOP_LIVE_HOPS;
+	r->nhop_cap = old ? 2 * old : 1024;
+	if (r->nhop_cap > most)
+		r->nhop_cap = old < most ? most : old + 1024;
+	r->over_memory |= old >= most;
+	Hop *grown = aligned_alloc(sizeof *grown, (size_t)r->nhop_cap * sizeof *grown);
+	if (!grown) /* reports the failure as xmalloc does */
+		grown = xmalloc((size_t)r->nhop_cap * sizeof *grown);
+	if (old)
+		memcpy(grown, r->hop, (size_t)old * sizeof *grown);
+	free(r->hop);
+	r->hop = grown;
+	for (int i = r->nhop_cap - 1; i >= old; i--)
+		r->hop[i].qnext = r->hop_free, r->hop_free = i;
+}
+
 static int
 hop_new(SimRun *r, int m, int j, int behind, int next)
 {
-	if (r->hop_free < 0) {
-		/* past the limit, room for the event at hand only: the loop
-		 * stops after it (drain) and the run is refused */
-		int old = r->nhop_cap, most = MAX_LOOP_LIVE_HOPS;
-		r->nhop_cap = old ? 2 * old : 1024;
-		if (r->nhop_cap > most)
-			r->nhop_cap = old < most ? most : old + 1024;
-		r->over_memory |= old >= most;
-		r->hop = xrealloc(r->hop, (size_t)r->nhop_cap * sizeof *r->hop);
-		for (int i = r->nhop_cap - 1; i >= old; i--)
-			r->hop[i].qnext = r->hop_free, r->hop_free = i;
-	}
+	if (r->hop_free < 0)
+		hop_grow(r);
 	int e = r->hop_free;
 	Hop *h = &r->hop[e];
 	r->hop_free = h->qnext;
@@ -522,11 +550,12 @@ hop_new(SimRun *r, int m, int j, int behind, int next)
 		const SimMsg *msg = &r->c->msg[m];
 		const Cut *cut = msg_cut(r, m);
 		*h = (Hop){.msg = m, .route = msg->hop, .nhop = msg->nhop, .npkt = (int)cut->npkt,
-		           .lastb = (int)cut->last, .ahead = -1, .win_at = -HOP_WINDOW};
+		           .lastb = (int)cut->last, .ahead = -1};
 	}
 	h->behind = behind;
 	h->j = j;
-	h->link = hop_link(r, h, j);
+	if (behind < 0 || j % HOP_WINDOW == 0)
+		hop_window(r, h, j);
 	h->w = h->in = 0;
 	h->next = next;
 	return e;
@@ -548,12 +577,17 @@ static void
 pick(SimRun *r, int l, int64_t t)
 {
 	int e = r->head[l];
-	if (e < 0) {
+	if (e == -1) {
 		r->busy[l] = false;
 		return;
 	}
+	r->head[l] = *rotation_next(r, e);
+	if (e < 0) { /* a message's first packet leaves */
+		int m = -2 - e;
+		e = hop_new(r, m, 0, -1, 0);
+		r->hop[e].w = r->hop[e].npkt;
+	}
 	Hop *h = &r->hop[e];
-	r->head[l] = h->qnext;
 	int k = h->next++;
 	if (--h->w > 0)
 		push_tail(r, l, e);
@@ -647,11 +681,9 @@ inject(SimRun *r, int m, int64_t t)
 		complete_ps(r, m, t);
 		return;
 	}
-	int e = hop_new(r, m, 0, -1, 0);
-	Hop *h = &r->hop[e];
-	h->w = h->npkt;
-	push_tail(r, h->link, e);
-	wake(r, h->link, t);
+	int l = r->c->hops[r->c->msg[m].hop];
+	push_tail(r, l, -2 - m);
+	wake(r, l, t);
 }
 
 /* Link l finished sending a packet at t: the packet goes on to the next hop
@@ -677,8 +709,8 @@ link_done(SimRun *r, int l, int64_t t)
 			/* the hop moves on with its packet (a message of one packet
 			 * is one hop all the way) */
 			d = e, empty = false;
-			h->j++;
-			h->link = hop_link(r, h, h->j);
+			if (++h->j % HOP_WINDOW == 0)
+				hop_window(r, h, h->j);
 			h->next = k;
 		} else {
 			d = hop_new(r, m, h->j + 1, e, k);
@@ -706,8 +738,8 @@ drain(SimRun *r)
 			Hop *h = &r->hop[ev.id];
 			h->in--;
 			if (h->w++ == 0)
-				push_tail(r, h->link, ev.id);
-			wake(r, h->link, ev.t);
+				push_tail(r, hop_link(h), ev.id);
+			wake(r, hop_link(h), ev.t);
 			break;
 		}
 		case EV_PICK:
@@ -1070,6 +1102,8 @@ run_packets(SimRun *r)
 	const SimNet *n = r->net;
 	r->hop_free = -1;
 	ev_init(&r->q);
+	size_t nqueued = (size_t)(r->o->sync == SIM_ROUNDS ? max_round_msgs(c) : c->nmsg) + 1;
+	r->mnext = xcalloc(nqueued, sizeof *r->mnext);
 	r->head = xcalloc((size_t)n->nlink, sizeof *r->head);
 	r->tail = xcalloc((size_t)n->nlink, sizeof *r->tail);
 	r->cur = xcalloc((size_t)n->nlink, sizeof *r->cur);
@@ -1115,7 +1149,7 @@ run_packets(SimRun *r)
 	r->res->time_s = (double)end * 1e-12;
 	for (int l = 0; l < n->nlink; l++)
 		r->res->link_busy[l] = (double)r->busy_ps[l] * 1e-12;
-	free(r->hop);
+	free(r->hop), free(r->mnext);
 	free(r->head), free(r->tail), free(r->cur), free(r->busy), free(r->full_ser);
 	free(r->hop_ps), free(r->busy_ps), free(r->red_free);
 	ev_free(&r->q);
