@@ -37,6 +37,7 @@
 #include "ir.h"
 #include "sim.h"
 #include "simbuild.h"
+#include "bench_child.h"
 
 typedef struct Case {
 	const char *name;
@@ -154,21 +155,33 @@ now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* The simulator's input of .coll text's one collective: explicit, or
+ * (compact) symmetric or streamed as collc sim builds it. 0, or 1. */
 static int
-run(const Case *c, int fd)
+build_sim(Arena *a, Arena *sa, const char *text, bool compact, Prog *p, SimNet *net)
 {
-	double t0 = now();
-	Arena a = {0}, sa = {0};
-	diag_source("bench.coll", c->text, strlen(c->text));
-	File *f = parse_text(&a, "bench.coll", c->text, strlen(c->text));
+	diag_source("bench.coll", text, strlen(text));
+	File *f = parse_text(a, "bench.coll", text, strlen(text));
 	if (nerrors() || sema(f))
 		return 1;
-	Prog p = {0};
-	if (lower(f, &p) != 0 || p.nsched != 1)
+	*p = (Prog){.compact = compact};
+	if (lower(f, p) != 0 || p->nsched != 1)
 		return 1;
-	const Sched *s = p.sched[0];
+	const Sched *s = p->sched[0];
+	if (compact)
+		return sim_stream_scheds(sa, &s, 1, net) != 0;
+	return sim_from_scheds(sa, &s, 1, net) != 0;
+}
+
+static int
+run(const void *arg, int fd)
+{
+	const Case *c = arg;
+	double t0 = now();
+	Arena a = {0}, sa = {0};
+	Prog p;
 	SimNet net;
-	if (sim_from_scheds(&sa, &s, 1, &net) != 0)
+	if (build_sim(&a, &sa, c->text, false, &p, &net) != 0)
 		return 1;
 	double t1 = now();
 	SimOpts o = {.mode = c->mode, .sync = SIM_ROUNDS};
@@ -188,11 +201,13 @@ run(const Case *c, int fd)
 }
 
 /* packet mode's engines: a case run in packet mode, round by round */
-static const struct {
+typedef struct Engine {
 	const char *name, *text;
 	bool loop; /* the event loop's case, else the closed forms' */
 	int64_t bytes;
-} engines[] = {
+} Engine;
+
+static const Engine engines[] = {
 	{"event loop: HD AR, ring(4096), 1 MiB",
 	 "topology R = ring(4096);\n"
 	 "collective allreduce HD on R { algorithm halving_doubling; }\n", true, 1 << 20},
@@ -207,30 +222,23 @@ static const struct {
 	 "collective allreduce HD on R { algorithm halving_doubling; }\n", true, 1 << 20},
 };
 
-/* In a child: builds engines[i], simulates it, and writes the simulation's
- * CPU seconds, its work in and out of the event loop, the peak memory and
- * sim_run's status. */
+/* In a child: builds an Engine's case as collc sim does, simulates it, and
+ * writes the simulation's CPU seconds, its work in and out of the event
+ * loop, the peak memory and sim_run's status. */
 static int
-run_engine(int i, int fd)
+run_engine(const void *arg, int fd)
 {
-	const char *text = engines[i].text;
+	const Engine *e = arg;
 	Arena a = {0}, sa = {0};
-	diag_source("bench.coll", text, strlen(text));
-	File *f = parse_text(&a, "bench.coll", text, strlen(text));
-	if (nerrors() || sema(f))
-		return 1;
-	Prog p = {.compact = true}; /* symmetric or streamed, as collc sim builds it */
-	if (lower(f, &p) != 0 || p.nsched != 1)
-		return 1;
-	const Sched *s = p.sched[0];
+	Prog p;
 	SimNet net;
-	if (sim_stream_scheds(&sa, &s, 1, &net) != 0)
+	if (build_sim(&a, &sa, e->text, true, &p, &net) != 0)
 		return 1;
 	double t1 = now();
 	SimOpts o = {.mode = SIM_PACKET, .sync = SIM_ROUNDS};
 	SimResult r;
 	char err[512];
-	int rc = sim_run(&sa, &net, 0, engines[i].bytes, &o, &r, err, sizeof err);
+	int rc = sim_run(&sa, &net, 0, e->bytes, &o, &r, err, sizeof err);
 	double t2 = now();
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
@@ -248,23 +256,11 @@ bench_engines(void)
 	printf("\n%-42s %8s %9s %9s %9s %9s %6s %8s\n", "packet mode's engines (work budget)",
 	       "sim s", "loop hops", "closed", "hops/s", "limit/s", "ratio", "peak MiB");
 	for (int i = 0; i < (int)countof(engines); i++) {
-		char buf[256] = "";
-		int st = 0, fds[2];
-		if (pipe(fds) != 0)
-			return;
-		pid_t pid = fork();
-		if (pid == 0) {
-			close(fds[0]);
-			_exit(run_engine(i, fds[1]));
-		}
-		close(fds[1]);
-		ssize_t n = read(fds[0], buf, sizeof buf - 1);
-		close(fds[0]);
-		waitpid(pid, &st, 0);
+		char buf[256];
 		double t = 0, loop = 0, closed = 0;
 		long kib = 0;
 		int rc = 0;
-		if (n <= 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0 ||
+		if (!in_child(run_engine, &engines[i], buf, sizeof buf) ||
 		    sscanf(buf, "%lf %lf %lf %ld %d", &t, &loop, &closed, &kib, &rc) != 5) {
 			printf("%-42s did not run\n", engines[i].name);
 			continue;
@@ -306,24 +302,11 @@ main(int argc, char **argv)
 	       "ratio", "total s", "target", "ratio", "peak MiB", "target", "ratio", "messages",
 	       "G/B");
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		int fds[2];
-		if (pipe(fds) != 0)
-			return 0;
-		pid_t pid = fork();
-		if (pid == 0) {
-			close(fds[0]);
-			_exit(run(&cases[i], fds[1]));
-		}
-		close(fds[1]);
-		char buf[256] = "";
-		ssize_t n = read(fds[0], buf, sizeof buf - 1);
-		close(fds[0]);
-		int st;
-		waitpid(pid, &st, 0);
+		char buf[256];
 		double ts = 0, tt = 0, g = 0;
 		long kib = 0;
 		int nmsg = 0;
-		if (n <= 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0 ||
+		if (!in_child(run, &cases[i], buf, sizeof buf) ||
 		    sscanf(buf, "%lf %lf %ld %d %lf", &ts, &tt, &kib, &nmsg, &g) != 5) {
 			printf("%-42s did not run\n", cases[i].name);
 			continue;
