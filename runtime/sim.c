@@ -236,10 +236,9 @@ ev_bucket(EvQueue *q, int64_t t, int kind)
 static void
 ev_init(EvQueue *q)
 {
-	*q = (EvQueue){.nfree = -1, .bfree = -1, .bcap = 0};
+	*q = (EvQueue){.nfree = -1, .bfree = -1, .bcap = 16};
 	for (int k = 0; k < EV_KINDS; k++)
 		q->last[k] = -1;
-	q->bcap = 16;
 	q->bucket = xmalloc((size_t)q->bcap * sizeof *q->bucket);
 	q->heap = xmalloc((size_t)q->bcap * sizeof *q->heap);
 	for (int k = q->bcap - 1; k >= 0; k--)
