@@ -559,6 +559,7 @@ static int
 coll_of_sched(Arena *a, const Sched *s, const Conversion *how, SimColl *c)
 {
 	c->name = s->name;
+	c->loc = s->loc;
 	c->kind = coll_kind_name[s->kind];
 	c->algorithm = s->algorithm;
 	c->nrank = s->nrank;

@@ -125,7 +125,7 @@ static int
 simulate(Runner *u, const SimArgs *a, const SimNet *net, int c, double size, const char *alg,
          Row *out)
 {
-	char err[256];
+	char err[512];
 	u->prog.what = net->coll[c].name;
 	human_bytes(size, u->prog.size, sizeof u->prog.size);
 	u->prog.t_run = wall_seconds();
@@ -140,7 +140,10 @@ simulate(Runner *u, const SimArgs *a, const SimNet *net, int c, double size, con
 	             .algorithm = alg ? alg : net->coll[c].algorithm, .size = size, .net = net,
 	             .coll = c};
 	if (sim_run(&u->arena, net, c, (int64_t)size, &o, &out->r, err, sizeof err) != 0) {
-		error_file("%s", err);
+		if (net->coll[c].loc.line > 0)
+			error_at(net->coll[c].loc, "%s", err);
+		else
+			error_file("%s", err);
 		return -1;
 	}
 	return 0;

@@ -70,6 +70,8 @@ typedef struct SimStream {
 
 typedef struct SimColl {
 	const char *name, *kind, *algorithm;
+	Loc loc;               /* where the input declares it (a .coll schedule, a .sim
+	                        * 'collective' line), or line 0 (refusals name it) */
 	int nrank;
 	int *rank_node;
 	int nround;

@@ -435,7 +435,7 @@ sim_read(Arena *a, const char *text, size_t len, SimNet *n)
 	while (next_line(&r)) {
 		if (want_word(&r, "collective"))
 			return -1;
-		SimColl c = {0};
+		SimColl c = {.loc = r.tok};
 		if (read_coll(&r, n, &c) != 0)
 			return -1;
 		VEC_PUSH(a, colls, n->ncoll, cap, c);
