@@ -945,6 +945,8 @@ typedef struct Built {
 	char why[400];   /* the limit exceeded most (worst rank or tb), for the error */
 	double excess;   /* ... its value over the limit: how far from fitting */
 	bool by_steps;   /* ... a tb's steps (which spreading over more channels divides) */
+	bool pair_over;  /* an exchange's tb (send and receive peer the same) has more ops
+	                    than the step limit, nops aside: pinned, at every width */
 	bool any_width;  /* ... whatever the channels: no use trying more */
 } Built;
 
@@ -1220,6 +1222,10 @@ plan_rank(Lower *L, RankB *k, Waits *w, int r, int maxsteps, Built *b, int *wors
 	int **stepof = number_steps(L, k, w);
 	for (int t = 0; t < k->ntb; t++) {
 		const TbB *tb = &k->tb[t];
+		int live = 0;
+		for (int i = 0; tb->send >= 0 && tb->send == tb->recv && i < tb->nops; i++)
+			live += !L->op[tb->ops[i]].dead;
+		b->pair_over |= live > maxsteps;
 		if (tb->nstep > maxsteps && tb->nstep > *worst) {
 			/* the worst tb names the limit: how far this width is from fitting */
 			*worst = tb->nstep;
@@ -1567,7 +1573,7 @@ search_widths(const Search *S, int maxcnt, bool unpaired, bool mirror, bool piec
 	 * 256 ranks that skips most attempts. */
 	const double width_slack = 1.25;
 	double skip_below = 0;
-	bool pinned_over = false;
+	bool pinned_over = false, pair_over = false;
 	int stops = 0;
 	for (int t = 0; t < ntry; t++) {
 		bool last = t == ntry - 1;
@@ -1575,6 +1581,11 @@ search_widths(const Search *S, int maxcnt, bool unpaired, bool mirror, bool piec
 			continue; /* one channel: pinned is the same program */
 		if (!last && (tries[t] < skip_below || (t % 2 == 1 && pinned_over)))
 			continue;
+		if (pieces && t % 2 == 1 && pair_over) {
+			if (last)
+				return -1;
+			continue;
+		}
 		/* a width the bound proves cannot fit is not built: in the second
 		 * search (pieces, which reports no failure) the last one neither;
 		 * in the first, when S->skip (msccl_lower runs it again without
@@ -1605,6 +1616,10 @@ search_widths(const Search *S, int maxcnt, bool unpaired, bool mirror, bool piec
 		if (rc == 1 && b.by_steps && t % 2 == 0)
 			skip_below = tries[t] * b.excess / width_slack;
 		pinned_over |= rc == 1 && b.by_steps && t % 2 == 1;
+		/* one channel or pinned, the two directions of an exchange share a
+		 * tb whose ops are the same at every width: over the step limit
+		 * with its ops alone, no pinned width fits, the last one neither */
+		pair_over |= rc == 1 && b.pair_over && (tries[t] == 1 || t % 2 == 1);
 		if (rc == 1 && !b.any_width) {
 			snprintf(why[t % 2], sizeof why[0], "%s", b.why);
 			if (closest_excess == 0 || b.excess < closest_excess) {

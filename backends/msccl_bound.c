@@ -393,8 +393,8 @@ msccl_refuse_unfit(const Sched *s, const MscclBound *b, const BuildOpts *o)
 }
 
 /* One chosen rank's connections at one width: whether the rank needs more
- * tbs than the limit, or (pinned, or one channel) some tb more than
- * maxsteps steps. A spread width over the step limit is not called
+ * tbs than the limit, or more than 32 sending or receiving tbs on a
+ * channel, or (pinned, or one channel) some tb more than maxsteps steps. A spread width over the step limit is not called
  * hopeless: msccl.c's search learns from that failure which widths to skip
  * next (from one channel: msccl_bound_excess). */
 static bool
@@ -403,6 +403,7 @@ rank_hopeless(const MscclBound *b, int r, int nch, int inst, bool pinned, bool u
 {
 	int R = b->nrank, per = pinned ? 1 : nch; /* channels a connection spreads over */
 	long stbs = 0, rtbs = 0;
+	int sends[MSCCL_MAX_CHANNELS] = {0}, recvs[MSCCL_MAX_CHANNELS] = {0}; /* tbs a channel */
 	for (int p = 0; p < R; p++) {
 		long out = b->conn[cnt][(long)r * R + p], in = b->conn[cnt][(long)p * R + r];
 		/* run j of a connection goes to channel j + src + dst mod nch
@@ -411,7 +412,15 @@ rank_hopeless(const MscclBound *b, int r, int nch, int inst, bool pinned, bool u
 			return true;
 		stbs += out < per ? out : per;
 		rtbs += in < per ? in : per;
+		for (long j = 0; nch <= MSCCL_MAX_CHANNELS && j < out && j < per; j++)
+			sends[(r + p + j) % nch]++;
+		for (long j = 0; nch <= MSCCL_MAX_CHANNELS && j < in && j < per; j++)
+			recvs[(r + p + j) % nch]++;
 	}
+	/* rule 6: a connection has a tb of its own on each channel it uses */
+	for (int c = 0; c < nch && c < MSCCL_MAX_CHANNELS; c++)
+		if (sends[c] > MSCCL_MAX_TBS_PER_CHAN || recvs[c] > MSCCL_MAX_TBS_PER_CHAN)
+			return true;
 	long tbs = unpaired ? stbs + rtbs : stbs > rtbs ? stbs : rtbs;
 	return tbs * inst > MSCCL_MAX_TBS;
 }
