@@ -216,8 +216,15 @@ initial(Lower *L, int r, int c, int inst)
 static int
 new_op(Lower *L, int rank, int peer, OpKind kind, int round, OpPhase phase)
 {
-	if (L->nop == L->capop)
-		L->op = arena_grow(L->a, L->op, &L->capop, sizeof *L->op);
+	if (L->nop == L->capop) {
+		/* realloc'd, not arena_grow: a large program's ops would be copied
+		 * and zeroed at every doubling, each copy kept (build hands the
+		 * block to the arena once lowered) */
+		if (L->capop > (1 << 29))
+			out_of_memory((size_t)L->capop * 2 * sizeof *L->op);
+		L->capop = L->capop ? 2 * L->capop : 1024;
+		L->op = xrealloc(L->op, (size_t)L->capop * sizeof *L->op);
+	}
 	Op *o = &L->op[L->nop];
 	memset(o, 0, sizeof *o);
 	*o = (Op){.rank = rank, .peer = peer, .kind = kind, .round = round, .phase = phase,
@@ -1341,11 +1348,14 @@ build(Arena *a, const Sched *s, const Layout *lay, const BuildOpts *o, Width wd,
 	if (rc != 0)
 		return rc;
 	alloc_state(L);
-	for (int i = 0; i < L->inst; i++) {
+	int lowered = 0;
+	for (int i = 0; lowered == 0 && i < L->inst; i++) {
 		memset(L->connseq, 0, (size_t)R * R * sizeof(int));
-		if (lower_instance(L, i) != 0)
-			return -1;
+		lowered = lower_instance(L, i);
 	}
+	arena_own(a, L->op); /* no op is added after this */
+	if (lowered != 0)
+		return -1;
 	RankB *rb = arena_array(a, (size_t)R, sizeof *rb);
 	if (form_tbs(L, rb, b) != 0)
 		return 1;
