@@ -1501,25 +1501,25 @@ check_values(const MProg *p, const Sched *sched, bool pieces, bool report)
 }
 
 /* The checks of a width that builds, each run once, cheapest first: the
- * static rules and the flow alone (rule 14, no values; in the first search
- * with whole messages, then chunk by chunk) decide most failures, and a
- * program of the first search that stops chunk by chunk is discarded, so
- * the runs with values and races (rules 15, 17) are made only on a program
- * that may be written. Those runs include the flow with whole messages,
- * which the second search (pieces) therefore does not run alone. A failure
- * at the last width is checked again in full, for its report. 0 passes, -1
- * fails, 1 (without pieces) passes with a message per step but stops chunk
- * by chunk. */
+ * static rules, then the flow alone chunk by chunk (rule 14, no values)
+ * decide most failures; the runs with values and races (rules 15, 17) are
+ * made only on a program that passes them, and include the flow with whole
+ * messages. That flow is run alone only in the first search on a program
+ * that stops chunk by chunk: passing it, the program is discarded for the
+ * second search. A failure at the last width is checked again in full,
+ * for its report. 0 passes, -1 fails, 1 (without pieces) passes with a
+ * message per step but stops chunk by chunk. */
 static int
 check_width(const MProg *p, const Sched *sched, bool pieces, bool last)
 {
 	int cap = msccl_capacity(p->proto);
 	diag_mute(true);
-	bool flows = msccl_check(p) == 0 && (pieces || msccl_check_flow(p, cap, false) == 0);
-	bool whole = flows && msccl_check_flow(p, cap, true) == 0;
+	bool rules = msccl_check(p) == 0;
+	bool chunkwise = rules && msccl_check_flow(p, cap, true) == 0;
+	bool flows = chunkwise || (rules && !pieces && msccl_check_flow(p, cap, false) == 0);
 	diag_mute(false);
-	if (flows && !whole)
-		return pieces ? -1 : 1;
+	if (flows && !chunkwise)
+		return 1;
 	if (!flows && !last)
 		return -1;
 	if (!flows)

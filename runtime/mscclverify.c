@@ -760,10 +760,15 @@ run_tb(VState *v, Sweeps *w, int id)
 	for (int flag = v->flag[id]; *pc < tb->nstep && (r = try_step(v, g, tb)) != 0;) {
 		if (r < 0)
 			return -1;
+		/* a message in the receiver's FIFO, room in the sender's: only a
+		 * step that sends, or receives, can unblock them */
+		MType type = tb->step[*pc].type;
 		*pc += r == 1;
 		moved = 1;
-		wake(w, v->ix.receiver[id]);
-		wake(w, v->ix.sender[id]);
+		if (mtype_sends(type))
+			wake(w, v->ix.receiver[id]);
+		if (mtype_recvs(type))
+			wake(w, v->ix.sender[id]);
 		if (v->flag[id] != flag) {
 			flag = v->flag[id];
 			wake_waiters(v, w, id);
