@@ -66,8 +66,9 @@ typedef struct MscclBound {
 	long *conn[MSCCL_BOUND_NCNT];
 	bool *chosen;      /* the ranks bounded */
 	/* the largest k such that two ranks (one chosen) send each other runs
-	 * of k chunks in one round (at 71 a step): an exchange whose tbs both
-	 * send first stops chunk by chunk once k exceeds a connection's calls */
+	 * of k chunks in one round (at 71 a step; contiguous at both ends, as
+	 * far as the layout tells): an exchange whose tbs both send first
+	 * stops chunk by chunk once k exceeds a connection's calls */
 	int exchange_run;
 } MscclBound;
 void msccl_bound_build(const Sched *, const Layout *, MscclBound *);

@@ -57,6 +57,7 @@ const int msccl_bound_maxcnt[MSCCL_BOUND_NCNT] = {MSCCL_MAX_COUNT - 1, 2, 1};
  * position that decides its runs (-1: a run of its own). */
 typedef struct BoundCopy {
 	int round, src, dst, op, key;
+	int skey; /* where the sender holds it, in an order its runs follow; -1 unknown */
 } BoundCopy;
 
 static int
@@ -131,9 +132,29 @@ continues(const BoundCopy *v, long i, long len, int maxcnt)
 	       v[i].key == v[i - 1].key + 1 && len < maxcnt;
 }
 
+/* Where sender d holds chunk c, in an order in which msccl.c's runs at the
+ * sender grow, when the layout alone says so: an alltoall's own chunk in
+ * its input, an allreduce's, allgather's or broadcast's chunk at its
+ * position (in i or o); -1 where lowering decides (a relayed or partially
+ * reduced chunk in scratch). Only the estimate (exchange_run) uses it. */
+static int
+send_key(const Sched *s, const Layout *lay, int c, int d)
+{
+	switch (s->kind) {
+	case CK_ALLTOALL:
+		return s->a2a_src[c] == d ? s->a2a_dst[c] * lay->per + lay->run_piece[c] : -1;
+	case CK_REDUCE_SCATTER:
+	case CK_REDUCE:
+		return -1;
+	default:
+		return lay->run_pos[c];
+	}
+}
+
 /* Steps of the messages in v[0..n), sorted by copy_cmp: per group, its
  * blocks of consecutive keys at maxcnt chunks a step, added to conn; and
- * each group's longest run at the widest maxcnt. */
+ * each group's longest run at the widest maxcnt, contiguous at the sender
+ * too. */
 static void
 count_runs(const BoundCopy *v, long n, Counting *k)
 {
@@ -147,7 +168,9 @@ count_runs(const BoundCopy *v, long n, Counting *k)
 			len = 1;
 		}
 	for (long i = 0, len = 0, run = 0; i < n; i++) {
-		len = continues(v, i, len, msccl_bound_maxcnt[0]) ? len + 1 : 1;
+		bool sent = i > 0 && v[i].skey >= 0 && v[i - 1].skey >= 0 &&
+		            v[i].skey == v[i - 1].skey + 1; /* contiguous at the sender too */
+		len = sent && continues(v, i, len, msccl_bound_maxcnt[0]) ? len + 1 : 1;
 		run = len > run ? len : run;
 		if (i + 1 == n || !same_group(&v[i + 1], &v[i])) {
 			add_group(k, &v[i], (int)run);
@@ -205,7 +228,8 @@ explicit_steps(const Sched *s, const Layout *lay, Counting *k)
 		}
 		for (int j = 0; j < m->n; j++)
 			v[j] = (BoundCopy){m->round, m->src, m->dst, 0,
-			                   run_key(s, lay, s->chunks[m->first + j], m->dst)};
+			                   run_key(s, lay, s->chunks[m->first + j], m->dst),
+			                   send_key(s, lay, s->chunks[m->first + j], m->src)};
 		sort_n(v, (size_t)m->n, sizeof *v, copy_cmp);
 		count_runs(v, m->n, k);
 	}
@@ -265,7 +289,8 @@ symmetric_steps(const Sched *s, const Layout *lay, const bool *chosen, Counting 
 				v = xrealloc(v, (size_t)cap * sizeof *v);
 			}
 			v[n++] = (BoundCopy){x->round, src, dst, (int)x->op,
-			                     run_key(s, lay, x->tree * g->order + e, dst)};
+			                     run_key(s, lay, x->tree * g->order + e, dst),
+			                     send_key(s, lay, x->tree * g->order + e, src)};
 		}
 	}
 	free(img);
