@@ -68,8 +68,9 @@ typedef struct MscclBound {
 	/* the largest k such that two ranks (one chosen) send each other runs
 	 * of k chunks in one round (at 71 a step; contiguous at both ends, as
 	 * far as the layout tells): an exchange whose tbs both send first
-	 * stops chunk by chunk once k exceeds a connection's calls */
-	int exchange_run;
+	 * stops chunk by chunk once k exceeds a connection's calls. [0] with
+	 * one instance, [1] with several (their homes interleave blocks) */
+	int exchange_run[2];
 } MscclBound;
 void msccl_bound_build(const Sched *, const Layout *, MscclBound *);
 void msccl_bound_free(MscclBound *);

@@ -1749,7 +1749,8 @@ lower_checked(Arena *a, const Sched *sched, const Layout *layp, const MscclBound
 	Layout lay = *layp;
 	Search S = {a, sched, sched->base ? sched_expand(a, sched) : sched, &lay, bound, o, true,
 	            stats};
-	bool stops_likely = o->channels <= 0 && bound->exchange_run > msccl_capacity(build_proto(o));
+	int exchange = bound->exchange_run[o->instances > 1];
+	bool stops_likely = o->channels <= 0 && exchange > msccl_capacity(build_proto(o));
 	int stops = stops_likely ? 1 : first_search(&S, out);
 	if (stops <= 0)
 		return stops;

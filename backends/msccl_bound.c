@@ -91,31 +91,34 @@ run_key(const Sched *s, const Layout *lay, int c, int d)
 
 /* Runs of one (round, src, dst) seen while counting: its longest run. */
 typedef struct BoundGroup {
-	int round, src, dst, run;
+	int round, src, dst;
+	int run[2]; /* one instance; several (runs end at a block of the layout) */
 } BoundGroup;
 
 /* The counts being made: steps per connection at each maxcnt, and the
  * groups with their longest run (at 71 chunks a step). */
 typedef struct Counting {
 	int R;
+	int block;  /* several instances interleave blocks of this many positions (0: none) */
 	long *conn[MSCCL_BOUND_NCNT];
 	BoundGroup *group;
 	long ngroup, capgroup;
 } Counting;
 
 static void
-add_group(Counting *k, const BoundCopy *c, int run)
+add_group(Counting *k, const BoundCopy *c, const long *run)
 {
 	BoundGroup *last = k->ngroup ? &k->group[k->ngroup - 1] : NULL;
 	if (last && last->round == c->round && last->src == c->src && last->dst == c->dst) {
-		last->run = run > last->run ? run : last->run; /* another op, same peers */
+		for (int w = 0; w < 2; w++) /* another op, same peers */
+			last->run[w] = run[w] > last->run[w] ? (int)run[w] : last->run[w];
 		return;
 	}
 	if (k->ngroup == k->capgroup) {
 		k->capgroup = k->capgroup ? 2 * k->capgroup : 1024;
 		k->group = xrealloc(k->group, (size_t)k->capgroup * sizeof *k->group);
 	}
-	k->group[k->ngroup++] = (BoundGroup){c->round, c->src, c->dst, run};
+	k->group[k->ngroup++] = (BoundGroup){c->round, c->src, c->dst, {(int)run[0], (int)run[1]}};
 }
 
 static bool
@@ -154,7 +157,8 @@ send_key(const Sched *s, const Layout *lay, int c, int d)
 /* Steps of the messages in v[0..n), sorted by copy_cmp: per group, its
  * blocks of consecutive keys at maxcnt chunks a step, added to conn; and
  * each group's longest run at the widest maxcnt, contiguous at the sender
- * too. */
+ * too, with one instance and with several (whose homes interleave blocks
+ * of k->block positions, so that a run ends with its block). */
 static void
 count_runs(const BoundCopy *v, long n, Counting *k)
 {
@@ -167,14 +171,19 @@ count_runs(const BoundCopy *v, long n, Counting *k)
 			k->conn[m][(long)v[i].src * k->R + v[i].dst]++;
 			len = 1;
 		}
-	for (long i = 0, len = 0, run = 0; i < n; i++) {
+	long len[2] = {0, 0}, run[2] = {0, 0};
+	for (long i = 0; i < n; i++) {
 		bool sent = i > 0 && v[i].skey >= 0 && v[i - 1].skey >= 0 &&
 		            v[i].skey == v[i - 1].skey + 1; /* contiguous at the sender too */
-		len = sent && continues(v, i, len, msccl_bound_maxcnt[0]) ? len + 1 : 1;
-		run = len > run ? len : run;
+		bool block = k->block == 0 || (i > 0 && v[i].key / k->block == v[i - 1].key / k->block);
+		for (int w = 0; w < 2; w++) {
+			bool on = sent && (w == 0 || block) && continues(v, i, len[w], msccl_bound_maxcnt[0]);
+			len[w] = on ? len[w] + 1 : 1;
+			run[w] = len[w] > run[w] ? len[w] : run[w];
+		}
 		if (i + 1 == n || !same_group(&v[i + 1], &v[i])) {
-			add_group(k, &v[i], (int)run);
-			run = 0;
+			add_group(k, &v[i], run);
+			run[0] = run[1] = 0;
 		}
 	}
 }
@@ -194,19 +203,18 @@ group_cmp(const void *a, const void *b)
 }
 
 /* The longest run each way between two ranks in one round, the smaller of
- * the two: the largest such over the groups (0: nothing goes both ways). */
+ * the two: the largest such over the groups (0: nothing goes both ways),
+ * with one instance (w 0) and several (w 1). Needs the groups sorted. */
 static int
-exchange_run(Counting *k)
+exchange_run(const Counting *k, int w)
 {
 	int best = 0;
-	if (k->ngroup > 1)
-		sort_n(k->group, (size_t)k->ngroup, sizeof *k->group, group_cmp);
 	for (long i = 0, j; i < k->ngroup; i = j) {
 		int up = 0, down = 0; /* lower rank to higher, and back */
 		for (j = i; j < k->ngroup && group_cmp(&k->group[i], &k->group[j]) == 0; j++) {
 			const BoundGroup *g = &k->group[j];
 			int *dir = g->src < g->dst ? &up : &down;
-			*dir = g->run > *dir ? g->run : *dir;
+			*dir = g->run[w] > *dir ? g->run[w] : *dir;
 		}
 		int both = up < down ? up : down;
 		best = both > best ? both : best;
@@ -358,7 +366,8 @@ msccl_bound_build(const Sched *s, const Layout *lay, MscclBound *b)
 	int R = s->nrank;
 	memset(b, 0, sizeof *b);
 	b->nrank = R;
-	Counting k = {.R = R};
+	/* msccl.c's blocks: an allreduce's instance takes the whole vector */
+	Counting k = {.R = R, .block = s->kind == CK_ALLREDUCE ? 0 : lay->per};
 	for (int m = 0; m < MSCCL_BOUND_NCNT; m++)
 		b->conn[m] = k.conn[m] = xcalloc((size_t)R * R + 1, sizeof(long));
 	b->chosen = xcalloc((size_t)R + 1, 1);
@@ -371,7 +380,10 @@ msccl_bound_build(const Sched *s, const Layout *lay, MscclBound *b)
 		memset(b->chosen, 1, (size_t)R);
 		explicit_steps(s, lay, &k);
 	}
-	b->exchange_run = exchange_run(&k);
+	if (k.ngroup > 1)
+		sort_n(k.group, (size_t)k.ngroup, sizeof *k.group, group_cmp);
+	for (int w = 0; w < 2; w++)
+		b->exchange_run[w] = exchange_run(&k, w);
 	free(k.group);
 }
 

@@ -1147,10 +1147,10 @@ test_one_program(void)
 			msccl_bound_build(p.sched[0], &lay, &bound);
 			rc = msccl_lower_counted(&a, p.sched[0], &bo, &mp, &st);
 		}
-		assert_named(rc == 0 && bound.exchange_run == cases[i].exchange && st.programs == 1 &&
+		assert_named(rc == 0 && bound.exchange_run[0] == cases[i].exchange && st.programs == 1 &&
 		             st.widths == cases[i].widths && mp.nchannels == cases[i].nchannels,
 		             __LINE__, __FILE__, "%s: rc %d, exchange run %d, %d programs over %d "
-		             "widths, %d channels", cases[i].name, rc, bound.exchange_run, st.programs,
+		             "widths, %d channels", cases[i].name, rc, bound.exchange_run[0], st.programs,
 		             st.widths, rc == 0 ? mp.nchannels : -1);
 		msccl_bound_free(&bound);
 		arena_free(&a);
