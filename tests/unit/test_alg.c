@@ -154,28 +154,35 @@ test_closed_forms(void)
 	Place ring;
 	place_init(&ring, TK_RING, 1, 64, 0, 0);
 	Metrics m;
+	bool ok;
 	for (int p = 2; p <= 64; p++) {
-		assert_named(measure(&ring, "ring", CK_ALLREDUCE, p, false, &m) &&
+		ok = measure(&ring, "ring", CK_ALLREDUCE, p, false, &m);
+		assert_named(ok &&
 		             m.rounds == 2 * (p - 1) && near(m.psi, 1, 1e-12), __LINE__, __FILE__,
 		             "ring allreduce on %d ranks: %d rounds, psi %g", p, m.rounds, m.psi);
-		assert_named(measure(&ring, "bruck", CK_ALLTOALL, p, false, &m) &&
+		ok = measure(&ring, "bruck", CK_ALLTOALL, p, false, &m);
+		assert_named(ok &&
 		             m.rounds == (int)ceil(log2(p)), __LINE__, __FILE__,
 		             "bruck alltoall on %d ranks: %d rounds", p, m.rounds);
-		assert_named(measure(&ring, "pairwise", CK_ALLTOALL, p, false, &m) &&
+		ok = measure(&ring, "pairwise", CK_ALLTOALL, p, false, &m);
+		assert_named(ok &&
 		             m.rounds == p - 1 && near(m.psi, 1, 1e-12), __LINE__, __FILE__,
 		             "pairwise on %d ranks: %d rounds, psi %g", p, m.rounds, m.psi);
 		if ((p & (p - 1)) == 0) {
 			int L = (int)log2(p);
-			assert_named(measure(&ring, "halving_doubling", CK_ALLREDUCE, p, false, &m) &&
+			ok = measure(&ring, "halving_doubling", CK_ALLREDUCE, p, false, &m);
+			assert_named(ok &&
 			             m.rounds == 2 * L && near(m.psi, 1, 1e-12), __LINE__, __FILE__,
 			             "halving-doubling on %d ranks: %d rounds, psi %g", p, m.rounds, m.psi);
-			assert_named(measure(&ring, "swing", CK_ALLREDUCE, p, false, &m) &&
+			ok = measure(&ring, "swing", CK_ALLREDUCE, p, false, &m);
+			assert_named(ok &&
 			             m.rounds == 2 * L && near(m.psi, 1, 1e-12), __LINE__, __FILE__,
 			             "swing(bandwidth) on %d ranks: %d rounds, psi %g", p, m.rounds, m.psi);
 		}
 	}
 	/* a non-power of two folds: two more rounds */
-	assert_named(measure(&ring, "halving_doubling", CK_ALLREDUCE, 12, false, &m) &&
+	ok = measure(&ring, "halving_doubling", CK_ALLREDUCE, 12, false, &m);
+	assert_named(ok &&
 	             m.rounds == 2 * 3 + 2, __LINE__, __FILE__, "halving-doubling on 12: %d rounds",
 	             m.rounds);
 	place_free(&ring);
@@ -185,7 +192,8 @@ test_closed_forms(void)
 		Place pl;
 		int d = tori[i][0], n = tori[i][1];
 		place_init(&pl, TK_TORUS, d, n, n, n);
-		assert_named(measure(&pl, "bucket", CK_ALLREDUCE, pl.t->nrank, false, &m) &&
+		ok = measure(&pl, "bucket", CK_ALLREDUCE, pl.t->nrank, false, &m);
+		assert_named(ok &&
 		             m.rounds == 2 * d * (n - 1) && near(m.psi, 1, 1e-12) &&
 		             near(m.theta, 1, 1e-12) && near(m.omega, 1, 1e-12), __LINE__, __FILE__,
 		             "bucket on T_%d^%d: %d rounds, psi %g theta %g omega %g", n, d, m.rounds,
@@ -240,17 +248,80 @@ test_bucket_instances(void)
 	}
 }
 
+/* SwingB's theta and theta * omega on a 2^a x 2^b torus, from the cycling
+ * rule alone (algorithms.md 5.3): port j starts with dimension j and takes
+ * the next dimension with steps left. A (port, mirror) pair at per-dimension
+ * step k loads every directed link of its dimension with delta(k) messages
+ * of the step's size N/(4 * 2^(s+1)), so a round's busiest link carries the
+ * sum over the pairs on the busier dimension: once the short side's steps
+ * are used up both pairs run on the long side and its links carry 2 delta
+ * while the short side's idle. Returns theta; *theta_omega the product. */
+static double
+swing_rect_closed_form(const int side[2], double *theta_omega)
+{
+	int left[2], L = 0;
+	for (int i = 0; i < 2; i++) {
+		left[i] = (int)lround(log2(side[i]));
+		L += left[i];
+	}
+	int used[2][2] = {{0}}, dim[2] = {0, 1};
+	double load = 0, hops = 0, weight = 0;
+	for (int s = 0; s < L; s++) {
+		double per_dim[2] = {0, 0};
+		for (int j = 0; j < 2; j++) {
+			while (used[j][dim[j]] == left[dim[j]])
+				dim[j] = 1 - dim[j];
+			int k = used[j][dim[j]]++, delta = abs((1 - (int)pow(-2, k + 1)) / 3);
+			per_dim[dim[j]] += delta;
+			hops += ldexp(delta, -s - 2); /* two of the four ports */
+			dim[j] = 1 - dim[j];
+		}
+		load += ldexp(fmax(per_dim[0], per_dim[1]), -s - 1);
+		weight += ldexp(1, -s - 1);
+	}
+	*theta_omega = load / weight;
+	return hops / weight;
+}
+
+static void
+test_swing_rectangles(void)
+{
+	/* 16x4: rounds 1-4 one hop on both sides, rounds 5 and 6 all four ports
+	 * on the 16-ring at distances 3 and 5 (link loads 6 and 10): theta
+	 * 1.1270, theta * omega 1.3016 */
+	static const int sides[][2] = {{16, 4}, {4, 16}, {32, 8}, {64, 16}, {64, 4}};
+	for (size_t i = 0; i < countof(sides); i++) {
+		Place pl;
+		place_init(&pl, TK_TORUS, 2, sides[i][0], sides[i][1], 0);
+		double to, theta = swing_rect_closed_form(sides[i], &to);
+		int L = (int)lround(log2(sides[i][0] * sides[i][1]));
+		Metrics m = {0};
+		/* measured first: the message's arguments are read when the call is made */
+		bool built = measure(&pl, "swing", CK_ALLREDUCE, pl.t->nrank, false, &m);
+		assert_named(built && m.rounds == 2 * L && near(m.psi, 1, 1e-12) && near(m.theta, theta, 1e-9) &&
+		             near(m.theta * m.omega, to, 1e-9), __LINE__, __FILE__,
+		             "swing(bandwidth) on %dx%d: rounds %d psi %g theta %.4f (want %.4f) "
+		             "theta*omega %.4f (want %.4f)", sides[i][0], sides[i][1], m.rounds, m.psi,
+		             m.theta, theta, m.theta * m.omega, to);
+		if (sides[i][0] == 16 && sides[i][1] == 4)
+			CU_ASSERT(fabs(theta - 1.1270) < 5e-5 && fabs(to - 1.3016) < 5e-5);
+		place_free(&pl);
+	}
+}
+
 static void
 test_swing_trivance_theta(void)
 {
 	/* SwingB multiport on 2^m x 2^m: omega 1, theta as algorithms.md 5.3 */
 	static const struct { int n; double theta; } sw[] = {{4, 1.000}, {8, 1.095}, {16, 1.141}};
 	Metrics m;
+	bool ok;
 	for (size_t i = 0; i < countof(sw); i++) {
 		Place pl;
 		place_init(&pl, TK_TORUS, 2, sw[i].n, sw[i].n, 0);
 		int L = 2 * (int)log2(sw[i].n);
-		assert_named(measure(&pl, "swing", CK_ALLREDUCE, pl.t->nrank, false, &m) &&
+		ok = measure(&pl, "swing", CK_ALLREDUCE, pl.t->nrank, false, &m);
+		assert_named(ok &&
 		             m.rounds == 2 * L && near(m.psi, 1, 1e-12) && near(m.omega, 1, 1e-9) &&
 		             fabs(m.theta - sw[i].theta) < 0.0005, __LINE__, __FILE__,
 		             "swing(bandwidth) on %dx%d: rounds %d psi %g theta %.4f (want %.3f) omega %g",
@@ -263,7 +334,8 @@ test_swing_trivance_theta(void)
 		Place pl;
 		place_init(&pl, TK_HYPERX, 2, n, n, 0);
 		int L = 2 * (int)log2(n);
-		assert_named(measure(&pl, "swing", CK_ALLREDUCE, pl.t->nrank, false, &m) &&
+		ok = measure(&pl, "swing", CK_ALLREDUCE, pl.t->nrank, false, &m);
+		assert_named(ok &&
 		             m.rounds == 2 * L && near(m.psi, 1, 1e-12) && near(m.theta, 1, 1e-12) &&
 		             near(m.omega, 2.0 * (n - 1) / 4, 1e-9), __LINE__, __FILE__,
 		             "swing(bandwidth) on hyperx(%d, %d): rounds %d psi %g theta %g omega %g", n,
@@ -277,7 +349,8 @@ test_swing_trivance_theta(void)
 		Place pl;
 		place_init(&pl, tv[i].d == 1 ? TK_RING : TK_TORUS, tv[i].d, tv[i].n, tv[i].n, 0);
 		int t = (int)lround(log(tv[i].n) / log(3)) * tv[i].d;
-		assert_named(measure(&pl, "trivance", CK_ALLREDUCE, pl.t->nrank, false, &m) &&
+		ok = measure(&pl, "trivance", CK_ALLREDUCE, pl.t->nrank, false, &m);
+		assert_named(ok &&
 		             m.rounds == 2 * t && near(m.psi, 1, 1e-12) && near(m.omega, 1, 1e-9) &&
 		             fabs(m.theta - tv[i].theta) < 0.0005, __LINE__, __FILE__,
 		             "trivance(bandwidth) on %d^%d: rounds %d psi %g theta %.4f (want %.3f) "
@@ -292,11 +365,13 @@ test_multiport_ring(void)
 	/* 2d Hamiltonian rings: psi = theta = omega = 1, 2(p-1) rounds */
 	static const int shapes[][2] = {{3, 3}, {4, 4}, {5, 5}, {8, 8}, {8, 4}, {9, 3}, {16, 4}};
 	Metrics m;
+	bool ok;
 	for (size_t i = 0; i < countof(shapes); i++) {
 		Place pl;
 		place_init(&pl, TK_TORUS, 2, shapes[i][0], shapes[i][1], 0);
 		int p = pl.t->nrank;
-		assert_named(measure(&pl, "multiport_ring", CK_ALLREDUCE, p, false, &m) &&
+		ok = measure(&pl, "multiport_ring", CK_ALLREDUCE, p, false, &m);
+		assert_named(ok &&
 		             m.rounds == 2 * (p - 1) && near(m.psi, 1, 1e-12) &&
 		             near(m.theta, 1, 1e-12) && near(m.omega, 1, 1e-9), __LINE__, __FILE__,
 		             "multiport_ring on %dx%d: rounds %d psi %g theta %g omega %g",
@@ -755,6 +830,7 @@ CU_TestInfo alg_tests[] = {
 	 test_hierarchical},
 	{"Bucket's instances stay separate messages on rectangles", test_bucket_instances},
 	{"SwingB and TrivanceB theta and omega on tori", test_swing_trivance_theta},
+	{"SwingB on rectangles: the long side's steps carry all four ports", test_swing_rectangles},
 	{"multiport ring on 2D tori", test_multiport_ring},
 	{"placements on the 64-chip tori (algorithms.md 0.4)", test_placements},
 	{"the 64-chip evaluation builds", test_evaluation},
