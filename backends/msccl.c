@@ -16,7 +16,10 @@
  * checked with the same rules as files read back (runtime/mscclcheck.c),
  * including a run with bounded FIFOs that proves it deadlock-free and
  * correct in every mode, before a byte is written; a width that fails is
- * retried wider or with each connection pinned.
+ * retried wider or with each connection pinned. Which search comes first,
+ * and which widths are not worth building, the bound of msccl_bound.c
+ * estimates, so that one program is normally built and checked
+ * (lower_checked).
  *
  * The passes of one width (build): place_chunks, lower_instance per
  * instance (start_instance, then per round lower_sends, lower_receives,
@@ -1538,6 +1541,23 @@ typedef struct Search {
 	MscclStats *stats;
 } Search;
 
+/* The widths search_widths tries, each twice (spread, then pinned): the
+ * given one, or 1, 2, 4, ... channels per instance up to the executor's. */
+static int
+width_tries(const BuildOpts *o, int inst, int tries[16])
+{
+	int ntry = 0;
+	if (o->channels > 0) {
+		tries[ntry++] = o->channels;
+		tries[ntry++] = o->channels;
+	} else
+		for (int nch = 1; nch * inst <= MSCCL_MAX_CHANNELS; nch *= 2) {
+			tries[ntry++] = nch;
+			tries[ntry++] = nch;
+		}
+	return ntry;
+}
+
 /* Builds the program at the first width that fits, sending steps of at most
  * maxcnt chunks; with pieces it must also pass rule 14 chunk by chunk.
  * 0, -1 after an error, or (without pieces) 1: the program fits and passes
@@ -1555,15 +1575,7 @@ search_widths(const Search *S, int maxcnt, bool unpaired, bool mirror, bool piec
 	 * the channels, then with each pinned to one (fewer tbs for many peers);
 	 * if none fits, report the attempt closest to fitting (and with
 	 * --channels, the other way too) */
-	int tries[16], ntry = 0;
-	if (o->channels > 0) {
-		tries[ntry++] = o->channels;
-		tries[ntry++] = o->channels;
-	} else
-		for (int nch = 1; nch * inst <= MSCCL_MAX_CHANNELS; nch *= 2) {
-			tries[ntry++] = nch;
-			tries[ntry++] = nch;
-		}
+	int tries[16], ntry = width_tries(o, inst, tries);
 	if (ntry == 0) {
 		error_at(sched->loc, "'%s': --instances %d leaves no channel: at most %d channels",
 		         sched->name, inst, MSCCL_MAX_CHANNELS);
