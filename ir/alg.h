@@ -72,7 +72,7 @@ bool bucket_symmetric_applies(const AlgCtx *);
 Sched *alg_bucket_symmetric(const AlgCtx *);
 Sched *alg_recursive(const AlgCtx *);   /* recursive_doubling, recursive_halving, halving_doubling */
 /* halving_doubling (allreduce), recursive_halving (reduce_scatter) and
- * recursive_doubling (allgather) on 2^L ranks in the rank form
+ * recursive_doubling (allgather, allreduce) on 2^L ranks in the rank form
  * (Sched.xor_routes): one base tree per piece, where xor_rank_form_applies. */
 bool xor_rank_form_applies(const AlgCtx *);
 Sched *alg_xor_rank_form(const AlgCtx *);

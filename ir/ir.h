@@ -298,7 +298,8 @@ typedef struct BaseXfer {
 	int round;
 	int tree;
 	int src, dst;      /* nodes of the base tree */
-	int route;         /* the base route, in the Sched's route table */
+	int route;         /* the base route, in the Sched's route table; -1 in the
+	                    * rank form (xor_routes routes every copy when made) */
 	XferOp op;
 	int instance;      /* Msg.instance of its copies (Bucket's pipelines); 0 elsewhere */
 } BaseXfer;
@@ -334,10 +335,11 @@ typedef struct Sched {
 	Tree **tree;
 	int nbase;
 	BaseXfer *base;
-	/* the rank form of the symmetric form (halving_doubling on 2^L ranks,
-	 * for collc sim; group NULL): copy m of base transfer x moves chunk
-	 * (x.tree, m) from rank node_rank[x.src] ^ m to node_rank[x.dst] ^ m,
-	 * routed by these Routes as the explicit message between them is */
+	/* the rank form of the symmetric form (halving_doubling, recursive
+	 * halving and doubling on 2^L ranks, for collc sim; group NULL): copy m
+	 * of base transfer x moves chunk (x.tree, m) from rank node_rank[x.src]
+	 * ^ m to node_rank[x.dst] ^ m, routed by these Routes as the explicit
+	 * message between them is; the base transfers hold no routes */
 	Routes *xor_routes;
 	/* optical_ring: the configuration per round (phase[0].round = 0), or
 	 * none: the initial ring throughout */

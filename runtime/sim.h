@@ -41,7 +41,8 @@ typedef struct SimMsg {
 } SimMsg;
 
 /* One round of a streamed collective: its messages, in the order the whole
- * list would hold them, with hops indexing this round's hops[]. */
+ * list would hold them, with hops indexing this round's hops[] (messages'
+ * ranges may overlap: a stream may share links between routes). */
 typedef struct SimRound {
 	SimMsg *msg;
 	int nmsg;

@@ -423,12 +423,18 @@ check_compact_equals_expanded(const char *text, const char *which)
 				assert_same_result(&rde, &rdc, what);
 			}
 	/* packet mode's least work, from the stream's classes of messages (the
-	 * run refused before it starts, or run) is the message list's */
+	 * run refused before it starts, or run) is the message list's; at 2^50
+	 * bytes, or 2^40 where 2^50 already passes the time bound (recursive
+	 * doubling's allreduce sends the whole vector every step), which refuses
+	 * before any work is counted */
 	SimOpts huge = {.mode = SIM_PACKET, .sync = SIM_ROUNDS};
-	SimResult he, hc;
+	SimResult he = {0}, hc = {0};
 	char err[256];
-	int rce = sim_run(&e.sim, &e.net, 0, (int64_t)1 << 50, &huge, &he, err, sizeof err);
-	int rcc = sim_run(&c.sim, &c.net, 0, (int64_t)1 << 50, &huge, &hc, err, sizeof err);
+	int rce = -1, rcc = -1;
+	for (int shift = 50; shift >= 40 && he.packet_hops == 0; shift -= 10) {
+		rce = sim_run(&e.sim, &e.net, 0, (int64_t)1 << shift, &huge, &he, err, sizeof err);
+		rcc = sim_run(&c.sim, &c.net, 0, (int64_t)1 << shift, &huge, &hc, err, sizeof err);
+	}
 	CU_ASSERT(rce == rcc && he.packet_hops == hc.packet_hops && he.packet_hops > 0);
 	built_free(&e), built_free(&c), built_free(&d);
 }
@@ -455,7 +461,7 @@ static const char buckets[] =
 
 static const char hds[] =
 	NET400 "}\ntopology R = ring(16);\ntopology T = torus(4, 4);\ntopology S = ring(12);\n"
-	"topology M = mesh(4, 2);\n"
+	"topology M = mesh(4, 2);\ntopology N = torus(8, 4);\n"
 	"collective allreduce H1 on R { algorithm halving_doubling; }\n"
 	"collective allreduce H2 on T { algorithm halving_doubling; }\n"
 	"collective allreduce H3 on R { algorithm halving_doubling; chunks 16; ranks 0..7; }\n"
@@ -466,7 +472,12 @@ static const char hds[] =
 	"collective allgather G3 on S { algorithm recursive_doubling; ranks 2..9; }\n"
 	"collective reduce_scatter S1 on R { algorithm recursive_halving; }\n"
 	"collective reduce_scatter S2 on T { algorithm recursive_halving; chunks 32; }\n"
-	"collective reduce_scatter S3 on M { algorithm recursive_halving; }\n";
+	"collective reduce_scatter S3 on M { algorithm recursive_halving; }\n"
+	"collective allreduce D1 on R { algorithm recursive_doubling; }\n"
+	"collective allreduce D2 on T { algorithm recursive_doubling; chunks 32; }\n"
+	"collective allreduce D3 on M { algorithm recursive_doubling; }\n"
+	"collective allreduce D4 on S { algorithm recursive_doubling; ranks 2..9; }\n"
+	"collective allreduce D5 on N { algorithm recursive_doubling; }\n";
 
 static void
 test_compact_equals_expanded(void)
@@ -488,16 +499,17 @@ test_compact_equals_expanded(void)
 	static const char *const bucket_names[] = {"B1", "B2", "B3", "B4", "B5"};
 	for (size_t i = 0; i < countof(bucket_names); i++)
 		check_compact_equals_expanded(buckets, bucket_names[i]);
-	static const char *const hd_names[] = {"H1", "H2", "H3", "H4", "H5", "G1",
-	                                       "G2", "G3", "S1", "S2", "S3"};
+	static const char *const hd_names[] = {"H1", "H2", "H3", "H4", "H5", "G1", "G2", "G3",
+	                                       "S1", "S2", "S3", "D1", "D2", "D3", "D4", "D5"};
 	for (size_t i = 0; i < countof(hd_names); i++)
 		check_compact_equals_expanded(hds, hd_names[i]);
 }
 
 /* halving_doubling on 2^L ranks in the rank form: one base tree per piece,
  * 2(p - 1) transfers each, 2 log2 p rounds (recursive doubling and halving:
- * p - 1 and log2 p); proved by the verifier (a fault
- * in a base transfer is found); 12 ranks (a fold) stay explicit. */
+ * p - 1 and log2 p; recursive doubling's allreduce p log2 p and log2 p);
+ * no base transfer holds a route; proved by the verifier (a fault in a base
+ * transfer is found); 12 ranks (a fold) stay explicit. */
 static void
 test_hd_rank_form(void)
 {
@@ -514,8 +526,21 @@ test_hd_rank_form(void)
 	const Sched *g2 = b.prog.sched[6], *s2 = b.prog.sched[9];
 	CU_ASSERT(g2->xor_routes != NULL && g2->ntree == 2 && g2->nbase == 2 * 15 && g2->nround == 4);
 	CU_ASSERT(s2->xor_routes != NULL && s2->ntree == 2 && s2->nbase == 2 * 15 && s2->nround == 4);
+	/* recursive doubling's allreduce: every rank reduces the whole vector
+	 * into its partner at every step; its base tree is the binomial one by
+	 * which rank 0 first gets each contribution (7 through 6, 6 through 4) */
+	const Sched *d2 = b.prog.sched[12];
+	CU_ASSERT(d2->xor_routes != NULL && d2->ntree == 2 && d2->nbase == 2 * 16 * 4 &&
+	          d2->nround == 4 && d2->nroute == 0);
+	CU_ASSERT(d2->tree[0]->height == 4 && d2->tree[0]->parent[d2->rank_node[7]] == d2->rank_node[6] &&
+	          d2->tree[0]->parent[d2->rank_node[6]] == d2->rank_node[4]);
+	for (int i = 0; i < d2->nbase; i++)
+		CU_ASSERT(d2->base[i].route == -1 && d2->base[i].op == X_REDUCE &&
+		          (d2->node_rank[d2->base[i].src] ^ d2->node_rank[d2->base[i].dst]) ==
+		          1 << d2->base[i].round);
+	CU_ASSERT_EQUAL(verify(d2), 0);
 	/* the figures `algorithm auto` ranks by: those of the expanded schedule */
-	for (int i = 0; i < 11; i++) {
+	for (int i = 0; i < b.prog.nsched; i++) {
 		Metrics mr, me;
 		Arena a = {0};
 		const Sched *r = b.prog.sched[i];
@@ -540,6 +565,10 @@ test_hd_rank_form(void)
 	CU_ASSERT_EQUAL(verify(s2), 0);
 	b.prog.sched[9]->base[s2->nbase - 1].dst = s2->rank_node[2];
 	CU_ASSERT_NOT_EQUAL(verify(s2), 0);
+	/* recursive doubling's allreduce: a rank that copies in place of
+	 * reducing in the last step loses its own half of the contributions */
+	b.prog.sched[12]->base[d2->nbase - 1].op = X_COPY;
+	CU_ASSERT_NOT_EQUAL(verify(d2), 0);
 	diag_mute(false);
 	built_free(&b);
 	CU_ASSERT_EQUAL_FATAL(build_as(&b, NET400 "}\ntopology R = ring(12);\n"
@@ -547,6 +576,144 @@ test_hd_rank_form(void)
 	                               "H", WAY_STREAMED), 0);
 	CU_ASSERT(b.prog.sched[0]->base == NULL && b.prog.sched[0]->nmsg > 0);
 	built_free(&b);
+}
+
+/* Recursive doubling's allreduce in the rank form against closed forms: on
+ * full(8) every partner is one link away and no two messages share one, so
+ * each of the log2 p rounds takes o + d + sum of ser(b_i) (N cut into 16
+ * packets; flow: o + d + 8N/B); on ring(8) with private links each round
+ * takes its partners' distance h = 1, 2, 4: o + h (d + ser(N)) with one
+ * packet per message (flow: o + h d + 8N/B). */
+static void
+test_rd_allreduce_closed_forms(void)
+{
+	static const char net[] = "network { link_bandwidth = 400 GBps; link_latency = 0.1 us; "
+	                          "router_latency = 0 ns; step_overhead = 0.5 us; mtu = %s; }\n"
+	                          "topology T = %s;\n"
+	                          "collective allreduce X on T { algorithm recursive_doubling; }\n";
+	int64_t N = 1 << 20, bw = 400000000000LL * 8, d = 100000, o = 500000;
+	char text[512];
+	Built b;
+	snprintf(text, sizeof text, net, "64 KiB", "full(8)");
+	CU_ASSERT_EQUAL_FATAL(build_as(&b, text, "X", WAY_STREAMED), 0);
+	CU_ASSERT(b.prog.sched[0]->xor_routes != NULL && b.net.coll[0].stream != NULL);
+	int64_t want = 3 * (o + d + 16 * sim_ser_ps(N / 16, bw));
+	double fwant = 3 * (o * 1e-12 + d * 1e-12 + 8.0 * (double)N / (double)bw);
+	SimResult r = run(&b, N, SIM_PACKET, SIM_ROUNDS);
+	assert_named(r.time_ps == want, __LINE__, __FILE__, "full(8), packet: %lld ps, closed "
+	             "form %lld", (long long)r.time_ps, (long long)want);
+	r = run(&b, N, SIM_FLOW, SIM_ROUNDS);
+	assert_named(fabs(r.time_s - fwant) <= 1e-9 * fwant, __LINE__, __FILE__, "full(8), flow: "
+	             "%.9g s, closed form %.9g", r.time_s, fwant);
+	built_free(&b);
+	snprintf(text, sizeof text, net, "1 MiB", "ring(8)");
+	CU_ASSERT_EQUAL_FATAL(build_as(&b, text, "X", WAY_STREAMED), 0);
+	CU_ASSERT(b.prog.sched[0]->xor_routes != NULL && b.net.coll[0].stream != NULL);
+	want = 0, fwant = 0;
+	for (int k = 0; k < 3; k++) {
+		int64_t h = 1 << k;
+		want += o + h * (d + sim_ser_ps(N, bw));
+		fwant += o * 1e-12 + (double)h * d * 1e-12 + 8.0 * (double)N / (double)bw;
+	}
+	for (int mode = 0; mode < 2; mode++) {
+		SimOpts po = {.mode = mode ? SIM_FLOW : SIM_PACKET, .sync = SIM_ROUNDS,
+		              .private_links = true};
+		char err[256];
+		CU_ASSERT_EQUAL_FATAL(sim_run(&b.sim, &b.net, 0, N, &po, &r, err, sizeof err), 0);
+		if (mode == 0)
+			assert_named(r.time_ps == want, __LINE__, __FILE__, "ring(8), packet, private "
+			             "links: %lld ps, closed form %lld", (long long)r.time_ps,
+			             (long long)want);
+		else
+			assert_named(fabs(r.time_s - fwant) <= 1e-9 * fwant, __LINE__, __FILE__,
+			             "ring(8), flow, private links: %.9g s, closed form %.9g", r.time_s,
+			             fwant);
+	}
+	built_free(&b);
+}
+
+/* Recursive doubling's allreduce on ranks that are not a power of two (the
+ * fold) for collc sim: one chunk, the whole vector, in every message, so
+ * p (L + 2) chunk transfers; simulated equal to the last bit to the
+ * schedule of p chunks other commands build, in both modes and both sync
+ * modes, on ring(12) and on torus(3, 4). */
+static void
+test_rd_allreduce_fold(void)
+{
+	static const char *const topos[] = {"ring(12)", "torus(3, 4)"};
+	for (size_t i = 0; i < countof(topos); i++) {
+		char text[256];
+		snprintf(text, sizeof text, NET400 "}\ntopology T = %s;\n"
+		         "collective allreduce X on T { algorithm recursive_doubling; }\n", topos[i]);
+		Built e, c;
+		CU_ASSERT_EQUAL_FATAL(build_as(&e, text, "X", WAY_EXPANDED), 0);
+		CU_ASSERT_EQUAL_FATAL(build_as(&c, text, "X", WAY_COMPACT), 0);
+		const Sched *se = e.prog.sched[0], *sc = c.prog.sched[0];
+		CU_ASSERT(se->nchunk == 12 && sc->nchunk == 1 && sc->base == NULL);
+		CU_ASSERT(se->nmsg == sc->nmsg && sc->nmsg == 4 + 8 * 3 + 4);
+		for (int mode = SIM_PACKET; mode <= SIM_FLOW; mode++)
+			for (int sync = SIM_ROUNDS; sync <= SIM_DEPS; sync++) {
+				SimResult re = run(&e, 1 << 20, (SimMode)mode, (SimSync)sync);
+				SimResult rc = run(&c, 1 << 20, (SimMode)mode, (SimSync)sync);
+				char what[96];
+				snprintf(what, sizeof what, "recursive doubling on %s, %s, %s", topos[i],
+				         mode == SIM_PACKET ? "packet" : "flow",
+				         sync == SIM_ROUNDS ? "rounds" : "deps");
+				assert_same_result(&re, &rc, what);
+			}
+		built_free(&e), built_free(&c);
+	}
+}
+
+/* The rank form's rounds share links between routes: every message's
+ * window of the round's hops is its route (link by link from its sender's
+ * node to its receiver's, as the Routes give it), and on ring(64) a round
+ * holds at most a few links per rank where its routes hold up to 32 each
+ * (halving-doubling, recursive doubling and halving, both directions). */
+static void
+test_rank_form_shared_hops(void)
+{
+	static const char *const names[] = {"H", "G", "S", "D"};
+	static const char text[] =
+		NET400 "}\ntopology R = ring(64);\n"
+		"collective allreduce H on R { algorithm halving_doubling; }\n"
+		"collective allgather G on R { algorithm recursive_doubling; }\n"
+		"collective reduce_scatter S on R { algorithm recursive_halving; }\n"
+		"collective allreduce D on R { algorithm recursive_doubling; }\n";
+	for (size_t i = 0; i < countof(names); i++) {
+		Built b;
+		CU_ASSERT_EQUAL_FATAL(build_as(&b, text, names[i], WAY_STREAMED), 0);
+		const Sched *s = NULL;
+		for (int k = 0; k < b.prog.nsched; k++)
+			if (strcmp(b.prog.sched[k]->name, names[i]) == 0)
+				s = b.prog.sched[k];
+		const SimColl *c = &b.net.coll[0];
+		CU_ASSERT_FATAL(s != NULL && s->xor_routes != NULL && c->stream != NULL);
+		long most_pool = 0, most_route = 0;
+		bool routes_ok = true;
+		for (int r = 0; r < c->nround; r++) {
+			SimRound x = c->stream->round(c->stream->ctx, r);
+			long pool = 0, routes = 0;
+			for (int m = 0; m < x.nmsg; m++) {
+				const SimMsg *msg = &x.msg[m];
+				const int *want;
+				int len = route_uncached(s->xor_routes, s->rank_node[msg->src],
+				                         s->rank_node[msg->dst], &want);
+				routes_ok = routes_ok && msg->hop >= 0 && len == msg->nhop &&
+				            memcmp(want, x.hops + msg->hop, (size_t)len * sizeof *want) == 0;
+				pool = msg->hop + msg->nhop > pool ? msg->hop + msg->nhop : pool;
+				routes += msg->nhop;
+			}
+			most_pool = pool > most_pool ? pool : most_pool;
+			most_route = routes > most_route ? routes : most_route;
+		}
+		assert_named(routes_ok, __LINE__, __FILE__, "%s: a message's window is not its route",
+		             names[i]);
+		assert_named(most_route == 64 * 32 && most_pool <= 3 * 64, __LINE__, __FILE__,
+		             "%s: a round's routes take %ld links, held in %ld", names[i], most_route,
+		             most_pool);
+		built_free(&b);
+	}
 }
 
 /* Bucket in symmetric form where every side is at least 3: a base tree per
@@ -1577,6 +1744,12 @@ CU_TestInfo sim_tests[] = {
 	 test_bucket_compact},
 	{"halving_doubling in the rank form on 2^L ranks, proved; a fold stays explicit",
 	 test_hd_rank_form},
+	{"recursive doubling allreduce in the rank form: closed forms on full(8) and ring(8)",
+	 test_rd_allreduce_closed_forms},
+	{"the rank form's routes share a round's hops, each window its route",
+	 test_rank_form_shared_hops},
+	{"recursive doubling allreduce folded for collc sim: one chunk, the same simulation",
+	 test_rd_allreduce_fold},
 	{"arbitration: round-robin between queues, issue order within one", test_arbitration},
 	{"a round found to share a link after lone messages: no trace", test_lone_then_shared},
 	{"contention on a torus: halving-doubling yes, SP no", test_contention_torus},
