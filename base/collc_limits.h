@@ -89,13 +89,24 @@ enum {
 	MAX_ROUNDS = 1 << (24 - LIMIT_SHIFT),
 
 	/* Packet mode's work: packets times the links each crosses, a lone
-	 * one-hop message counting 1. The closed forms of lone messages run
-	 * about 60 million a second on one core, so 2^30 is about 15 s of
-	 * them; the event loop is slower (2.6 million a second on a congested
-	 * ring), so work under the limit may still take minutes there
-	 * (docs/limits.md). A larger run is refused before it starts or
-	 * before the round that passes it (flow mode computes the same sizes
-	 * in closed form per flow). */
+	 * one-hop message counting 1, in two currencies, each limit about
+	 * PACKET_BUDGET_SECONDS of one core's CPU: the closed forms of lone
+	 * messages (MAX_PACKET_HOPS) and the event loop, which costs more per
+	 * packet-hop (MAX_LOOP_PACKET_HOPS); a run may spend the two in any mix
+	 * (closed / MAX_PACKET_HOPS + loop / MAX_LOOP_PACKET_HOPS <= 1). The
+	 * event loop's memory is its packets in flight, under its limit too.
+	 * Calibrated by bench_sim (docs/limits.md has the figures). A larger
+	 * run is refused before its first round when its least work passes
+	 * the budget, else before the round that passes it (flow mode
+	 * computes the same sizes in closed form per flow). */
+	PACKET_BUDGET_SECONDS = 15,
+	MAX_LOOP_PACKET_HOPS = 1 << (27 - LIMIT_SHIFT),
+	/* The event loop's memory: a message's packets at one hop of its route
+	 * (runtime/sim.c, Hop: 64 bytes), live from when the first leaves the
+	 * hop before to when the last leaves. A message has at most min(its
+	 * packets, its hops) at once, one for a packet alone; 2^24 are 1 GiB.
+	 * A run that needs more is stopped when it would, and refused. */
+	MAX_LOOP_LIVE_HOPS = 1 << (24 - LIMIT_SHIFT),
 	MAX_PACKET_HOPS = 1 << (30 - LIMIT_SHIFT),
 };
 

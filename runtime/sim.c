@@ -64,73 +64,238 @@ sim_injection_bw(const SimNet *n, int c)
 
 /* at equal times: arrivals first, then links choose, so that messages
  * arriving together all take part in the first turn */
-enum { EV_ARRIVE, EV_INJECT, EV_DELIVER, EV_DONE, EV_PICK };
+enum { EV_ARRIVE, EV_INJECT, EV_DELIVER, EV_DONE, EV_PICK, EV_KINDS };
 
+/*
+ * The event queue. Events run in the order (time, kind, order of making).
+ * A collective's links move in step, so most events share their time and
+ * kind with many others (halving-doubling on ring(4096): 99.97% with the
+ * event before): the queue keeps one bucket per distinct (time, kind), a
+ * first-in first-out list of its events, which is their order of making,
+ * and a heap of the buckets only. A push finds its bucket through a hash
+ * table (or the last bucket of its kind); a pop takes the least bucket's
+ * first event. The order is exactly a heap's of (time, kind, sequence).
+ */
 typedef struct Ev {
 	int64_t t;
-	uint64_t ord;  /* kind in the top bits, then the order of making */
+	int kind;
 	int id;
 } Ev;
 
-typedef struct Heap {
-	Ev *v;
-	size_t n, cap;
-	uint64_t seq;
-} Heap;
+typedef struct EvNode {
+	int id, next;
+} EvNode;
+
+typedef struct Bucket {
+	int64_t t;
+	int kind;          /* -1: free */
+	int head, tail;    /* its events (EvNode), first to last */
+	int slot;          /* its place in the hash table */
+} Bucket;
+
+typedef struct EvQueue {
+	size_t n;          /* events */
+	EvNode *node;
+	int ncap, nfree;   /* nodes allocated; the free list */
+	Bucket *bucket;
+	int bcap, bfree;
+	Ev *heap;          /* the live buckets by (t, kind); id: the bucket */
+	int nheap;
+	int *slot;         /* hash table: a bucket or -1; nslot is a power of two */
+	int nslot;
+	int last[EV_KINDS]; /* the bucket each kind pushed to last, or -1 */
+} EvQueue;
 
 static bool
 ev_less(const Ev *a, const Ev *b)
 {
-	return a->t < b->t || (a->t == b->t && a->ord < b->ord);
+	return a->t < b->t || (a->t == b->t && a->kind < b->kind);
 }
 
-/* A 4-ary heap: half the depth of a binary one, and a node's children
- * share cache lines. (t, ord) orders events totally, so any heap pops them
- * in the same order. */
+static unsigned
+ev_hash(int64_t t, int kind, int mask)
+{
+	uint64_t x = ((uint64_t)t ^ (uint64_t)kind << 59) * 0x9E3779B97F4A7C15u;
+	return (unsigned)(x >> 32) & (unsigned)mask;
+}
+
+/* The hash table grows at half full; open addressing, linear probing. */
+static void
+ev_rehash(EvQueue *q, int nslot)
+{
+	free(q->slot);
+	q->nslot = nslot;
+	q->slot = xmalloc((size_t)nslot * sizeof *q->slot);
+	for (int i = 0; i < nslot; i++)
+		q->slot[i] = -1;
+	for (int b = 0; b < q->bcap; b++) {
+		Bucket *k = &q->bucket[b];
+		if (k->kind < 0)
+			continue;
+		unsigned i = ev_hash(k->t, k->kind, nslot - 1);
+		while (q->slot[i] >= 0)
+			i = (i + 1) & (unsigned)(nslot - 1);
+		q->slot[i] = b;
+		k->slot = (int)i;
+	}
+}
+
+/* Removes bucket b from the hash table, moving later entries of its probe
+ * run back so that no lookup stops early (no tombstones). */
+static void
+ev_unhash(EvQueue *q, int b)
+{
+	unsigned mask = (unsigned)q->nslot - 1, i = (unsigned)q->bucket[b].slot, j = i;
+	q->slot[i] = -1;
+	for (;;) {
+		j = (j + 1) & mask;
+		int x = q->slot[j];
+		if (x < 0)
+			return;
+		unsigned home = ev_hash(q->bucket[x].t, q->bucket[x].kind, (int)mask);
+		/* x may move to i if its home is not cyclically in (i, j] */
+		if (((j - home) & mask) >= ((j - i) & mask)) {
+			q->slot[i] = x;
+			q->bucket[x].slot = (int)i;
+			q->slot[j] = -1;
+			i = j;
+		}
+	}
+}
+
+/* A 4-ary heap of buckets: half the depth of a binary one. */
 enum { HEAP_ARITY = 4 };
 
 static void
-heap_push(Heap *h, int64_t t, int kind, int id)
+ev_heap_push(EvQueue *q, Ev e)
 {
-	if (h->n == h->cap) {
-		h->cap = h->cap ? 2 * h->cap : 1024;
-		h->v = xrealloc(h->v, h->cap * sizeof *h->v);
-	}
-	Ev e = {t, (uint64_t)kind << 60 | h->seq++, id};
-	size_t i = h->n++;
+	int i = q->nheap++;
 	while (i > 0) {
-		size_t p = (i - 1) / HEAP_ARITY;
-		if (!ev_less(&e, &h->v[p]))
+		int p = (i - 1) / HEAP_ARITY;
+		if (!ev_less(&e, &q->heap[p]))
 			break;
-		h->v[i] = h->v[p];
+		q->heap[i] = q->heap[p];
 		i = p;
 	}
-	h->v[i] = e;
+	q->heap[i] = e;
+}
+
+static void
+ev_heap_pop(EvQueue *q)
+{
+	Ev last = q->heap[--q->nheap];
+	int i = 0, n = q->nheap;
+	for (;;) {
+		int c = HEAP_ARITY * i + 1, end = c + HEAP_ARITY;
+		if (c >= n)
+			break;
+		if (end > n)
+			end = n;
+		int best = c;
+		for (int k = c + 1; k < end; k++)
+			if (ev_less(&q->heap[k], &q->heap[best]))
+				best = k;
+		if (!ev_less(&q->heap[best], &last))
+			break;
+		q->heap[i] = q->heap[best];
+		i = best;
+	}
+	if (n)
+		q->heap[i] = last;
+}
+
+/* The bucket of (t, kind), made if there is none. */
+static int
+ev_bucket(EvQueue *q, int64_t t, int kind)
+{
+	int b = q->last[kind];
+	if (b >= 0 && q->bucket[b].t == t && q->bucket[b].kind == kind)
+		return b;
+	unsigned mask = (unsigned)q->nslot - 1, i = ev_hash(t, kind, q->nslot - 1);
+	for (; (b = q->slot[i]) >= 0; i = (i + 1) & mask)
+		if (q->bucket[b].t == t && q->bucket[b].kind == kind)
+			return q->last[kind] = b;
+	if (q->bfree < 0) {
+		int old = q->bcap;
+		q->bcap = 2 * old;
+		q->bucket = xrealloc(q->bucket, (size_t)q->bcap * sizeof *q->bucket);
+		q->heap = xrealloc(q->heap, (size_t)q->bcap * sizeof *q->heap);
+		for (int k = q->bcap - 1; k >= old; k--)
+			q->bucket[k] = (Bucket){.kind = -1, .head = q->bfree}, q->bfree = k;
+		ev_rehash(q, 2 * q->bcap);
+		return ev_bucket(q, t, kind);
+	}
+	b = q->bfree;
+	q->bfree = q->bucket[b].head;
+	q->bucket[b] = (Bucket){.t = t, .kind = kind, .head = -1, .tail = -1, .slot = (int)i};
+	q->slot[i] = b;
+	ev_heap_push(q, (Ev){t, kind, b});
+	return q->last[kind] = b;
+}
+
+static void
+ev_init(EvQueue *q)
+{
+	*q = (EvQueue){.nfree = -1, .bfree = -1, .bcap = 16};
+	for (int k = 0; k < EV_KINDS; k++)
+		q->last[k] = -1;
+	q->bucket = xmalloc((size_t)q->bcap * sizeof *q->bucket);
+	q->heap = xmalloc((size_t)q->bcap * sizeof *q->heap);
+	for (int k = q->bcap - 1; k >= 0; k--)
+		q->bucket[k] = (Bucket){.kind = -1, .head = q->bfree}, q->bfree = k;
+	ev_rehash(q, 2 * q->bcap);
+}
+
+static void
+ev_free(EvQueue *q)
+{
+	free(q->node), free(q->bucket), free(q->heap), free(q->slot);
+}
+
+static void
+ev_push(EvQueue *q, int64_t t, int kind, int id)
+{
+	int b = ev_bucket(q, t, kind);
+	if (q->nfree < 0) {
+		int old = q->ncap;
+		q->ncap = old ? 2 * old : 1024;
+		q->node = xrealloc(q->node, (size_t)q->ncap * sizeof *q->node);
+		for (int k = q->ncap - 1; k >= old; k--)
+			q->node[k].next = q->nfree, q->nfree = k;
+	}
+	int x = q->nfree;
+	q->nfree = q->node[x].next;
+	q->node[x] = (EvNode){id, -1};
+	Bucket *k = &q->bucket[b];
+	if (k->tail < 0)
+		k->head = x;
+	else
+		q->node[k->tail].next = x;
+	k->tail = x;
+	q->n++;
 }
 
 static Ev
-heap_pop(Heap *h)
+ev_pop(EvQueue *q)
 {
-	Ev top = h->v[0], last = h->v[--h->n];
-	size_t i = 0;
-	for (;;) {
-		size_t c = HEAP_ARITY * i + 1, end = c + HEAP_ARITY;
-		if (c >= h->n)
-			break;
-		if (end > h->n)
-			end = h->n;
-		size_t best = c;
-		for (size_t k = c + 1; k < end; k++)
-			if (ev_less(&h->v[k], &h->v[best]))
-				best = k;
-		if (!ev_less(&h->v[best], &last))
-			break;
-		h->v[i] = h->v[best];
-		i = best;
+	int b = q->heap[0].id;
+	Bucket *k = &q->bucket[b];
+	int x = k->head;
+	Ev e = {k->t, k->kind, q->node[x].id};
+	k->head = q->node[x].next;
+	q->node[x].next = q->nfree;
+	q->nfree = x;
+	q->n--;
+	if (k->head < 0) {
+		ev_heap_pop(q);
+		ev_unhash(q, b);
+		if (q->last[k->kind] == b)
+			q->last[k->kind] = -1;
+		k->kind = -1;
+		k->head = q->bfree;
+		q->bfree = b;
 	}
-	if (h->n)
-		h->v[i] = last;
-	return top;
+	return e;
 }
 
 typedef struct Cut {
@@ -139,6 +304,40 @@ typedef struct Cut {
 	int64_t npkt;  /* a lone one-hop message may have 2^31 packets and more */
 } Cut;
 
+/* A message's packets at one hop of its route, in the event loop: those
+ * waiting at the hop's link, those on their way to it, and the one the link
+ * is sending. A hop is made when the first of them leaves the hop before
+ * (at the first link, when the link first sends one) and freed when none is
+ * left, so the loop holds what is in flight, not every hop of every route:
+ * a message of one packet has one hop at a time, wherever its packet is. Packets of a message never overtake each other,
+ * so its live hops form a list in route order, and the hop a packet goes
+ * to next is the neighbour ahead, or a new one. All of a hop's fields sit
+ * in one cache line (64 bytes, the pool aligned to them), since each
+ * packet-hop reads most of them. */
+enum { HOP_WINDOW = 4 };
+
+typedef struct Hop {
+	int msg;
+	int route, nhop;  /* the message's route: link ids hops[route .. route + nhop) */
+	int j;            /* this hop: link hops[route + j] */
+	int npkt, lastb;  /* the message's packets (the budget keeps them in an int)
+	                   * and its last packet's bytes (at most an mtu) */
+	int w;            /* packets waiting at the link */
+	int in;           /* packets that left the hop before and have not yet arrived */
+	int next;         /* the packet the link sends next, 0 .. npkt - 1 */
+	int qnext;        /* the next hop in the link's rotation, or -1; the free list's link */
+	int ahead, behind; /* the message's live hops further on and further back, or -1 */
+	int win[HOP_WINDOW]; /* the route's links of hops j - j % HOP_WINDOW on: a route
+	                      * is read a block at a time, since routes are long and many
+	                      * and reading a link per packet-hop missed the TLB each time */
+} Hop;
+_Static_assert(sizeof(Hop) == 64, "a hop is one cache line");
+
+/* Packet mode's work: packet-hops in closed form and in the event loop. */
+typedef struct Work {
+	double closed, loop;
+} Work;
+
 typedef struct SimRun {
 	const SimNet *net;
 	const SimColl *c;
@@ -146,10 +345,8 @@ typedef struct SimRun {
 	int64_t bytes;
 	SimResult *res;
 	/* messages */
-	int64_t *last;
 	int64_t latest_ps; /* the latest completion so far (of the round, in round mode) */
 	double *done_s;
-	int *npkt, *delivered, *eoff;
 	int *waiting;      /* deps mode: dependencies not yet arrived */
 	int64_t *ready_ps; /* deps mode: when the last one arrived */
 	double *ready_s;
@@ -158,10 +355,13 @@ typedef struct SimRun {
 	                    * by the same instance, or -1 */
 	int64_t *qfree_ps; /* deps mode: when the one before it on that link finished sending */
 	double *qfree_s;
-	/* hop entries (message, hop) */
-	int *emsg, *elink, *w, *sent, *enext;
+	/* the event loop's live hops (Hop), a pool with a free list */
+	Hop *hop;
+	int nhop_cap, hop_free;
 	/* links */
 	int *head, *tail, *cur;
+	int *mnext;        /* messages in a rotation before their first packet leaves:
+	                    * the next entry (push_tail) */
 	int64_t *full_ser, *hop_ps, *busy_ps;
 	int64_t *link_bytes; /* exact; copied to the result's doubles at the end */
 	int64_t *round_end_ps; /* deps mode: the latest arrival of each round */
@@ -170,12 +370,13 @@ typedef struct SimRun {
 	int64_t *saved_busy_ps, *saved_bytes; /* and the link's counts before it */
 	int64_t memo_b, memo_bw, memo_ser; /* packet_ps's one remembered size */
 	Cut cut;                           /* msg_cut's one remembered fraction */
-	double packet_hops;                /* the event loop's work so far (packet_budget) */
-	bool over_budget;                  /* packet_hops passed MAX_PACKET_HOPS: stopped */
+	Work work;                         /* packet mode's work so far (packet_budget) */
+	bool over_budget;                  /* the work passed the budget: stopped */
+	bool over_memory;                  /* the live hops passed MAX_LOOP_LIVE_HOPS: stopped */
 	bool *busy;
 	int64_t *red_free; /* per node: the reduction engine is free from */
 	double *red_free_s;
-	Heap h;
+	EvQueue q;
 	double msg_bytes;  /* every message's bytes, summed in order (router energy) */
 	int ncompleted;
 	int epoch_hi;      /* deps mode: messages from here wait for a reconfiguration
@@ -270,37 +471,132 @@ msg_cut(SimRun *r, int m)
 	return k;
 }
 
-static void
-push_tail(SimRun *r, int l, int e)
+/* A link's rotation holds hops (ids from 0) and, as -2 - m, messages m
+ * whose packets all wait at their first link: the hop is made when the
+ * first packet leaves, so that a round of many messages queued at once
+ * holds an int each until they start. -1 ends the rotation. */
+static inline int *
+rotation_next(SimRun *r, int x)
 {
-	r->enext[e] = -1;
-	if (r->head[l] < 0)
-		r->head[l] = e;
+	return x >= 0 ? &r->hop[x].qnext : &r->mnext[-2 - x];
+}
+
+static void
+push_tail(SimRun *r, int l, int x)
+{
+	*rotation_next(r, x) = -1;
+	if (r->head[l] == -1)
+		r->head[l] = x;
 	else
-		r->enext[r->tail[l]] = e;
-	r->tail[l] = e;
+		*rotation_next(r, r->tail[l]) = x;
+	r->tail[l] = x;
+}
+
+/* Hop h's link; its window holds the block of the route it is in. */
+static inline int
+hop_link(const Hop *h)
+{
+	return h->win[h->j % HOP_WINDOW];
+}
+
+/* Moves hop h's window to the block of the route that hop j is in. */
+static void
+hop_window(const SimRun *r, Hop *h, int j)
+{
+	int at = j - j % HOP_WINDOW, n = h->nhop - at < HOP_WINDOW ? h->nhop - at : HOP_WINDOW;
+	memcpy(h->win, r->c->hops + h->route + at, (size_t)n * sizeof *h->win);
+}
+
+/* A new live hop j of message m's route, ahead of hop `behind` (or -1): its
+ * first packet is packet `next`. The pool may move. */
+/* Doubles the pool of hops, aligned to cache lines. Past the limit there
+ * is room for the event at hand only: the loop stops after it (drain) and
+ * the run is refused. */
+static void
+hop_grow(SimRun *r)
+{
+	int old = r->nhop_cap, most = MAX_LOOP_LIVE_HOPS;
+	r->nhop_cap = old ? 2 * old : 1024;
+	if (r->nhop_cap > most)
+		r->nhop_cap = old < most ? most : old + 1024;
+	r->over_memory |= old >= most;
+	Hop *grown = aligned_alloc(sizeof *grown, (size_t)r->nhop_cap * sizeof *grown);
+	if (!grown) /* reports the failure as xmalloc does */
+		grown = xmalloc((size_t)r->nhop_cap * sizeof *grown);
+	if (old)
+		memcpy(grown, r->hop, (size_t)old * sizeof *grown);
+	free(r->hop);
+	r->hop = grown;
+	for (int i = r->nhop_cap - 1; i >= old; i--)
+		r->hop[i].qnext = r->hop_free, r->hop_free = i;
+}
+
+static int
+hop_new(SimRun *r, int m, int j, int behind, int next)
+{
+	if (r->hop_free < 0)
+		hop_grow(r);
+	int e = r->hop_free;
+	Hop *h = &r->hop[e];
+	r->hop_free = h->qnext;
+	if (behind >= 0) {
+		*h = r->hop[behind];
+		h->ahead = r->hop[behind].ahead;
+		r->hop[behind].ahead = e;
+		if (h->ahead >= 0)
+			r->hop[h->ahead].behind = e;
+	} else {
+		const SimMsg *msg = &r->c->msg[m];
+		const Cut *cut = msg_cut(r, m);
+		*h = (Hop){.msg = m, .route = msg->hop, .nhop = msg->nhop, .npkt = (int)cut->npkt,
+		           .lastb = (int)cut->last, .ahead = -1};
+	}
+	h->behind = behind;
+	h->j = j;
+	if (behind < 0 || j % HOP_WINDOW == 0)
+		hop_window(r, h, j);
+	h->w = h->in = 0;
+	h->next = next;
+	return e;
+}
+
+static void
+hop_release(SimRun *r, int e)
+{
+	Hop *h = &r->hop[e];
+	if (h->behind >= 0)
+		r->hop[h->behind].ahead = h->ahead;
+	if (h->ahead >= 0)
+		r->hop[h->ahead].behind = h->behind;
+	h->qnext = r->hop_free;
+	r->hop_free = e;
 }
 
 static void
 pick(SimRun *r, int l, int64_t t)
 {
 	int e = r->head[l];
-	if (e < 0) {
+	if (e == -1) {
 		r->busy[l] = false;
 		return;
 	}
-	r->head[l] = r->enext[e];
-	int m = r->emsg[e];
-	int k = r->sent[e]++;
-	if (--r->w[e] > 0)
+	r->head[l] = *rotation_next(r, e);
+	if (e < 0) { /* a message's first packet leaves */
+		int m = -2 - e;
+		e = hop_new(r, m, 0, -1, 0);
+		r->hop[e].w = r->hop[e].npkt;
+	}
+	Hop *h = &r->hop[e];
+	int k = h->next++;
+	if (--h->w > 0)
 		push_tail(r, l, e);
-	int64_t b = k == r->npkt[m] - 1 ? r->last[m] : r->net->mtu;
+	int64_t b = k == h->npkt - 1 ? h->lastb : r->net->mtu;
 	int64_t ser = packet_ps(r, b, l);
 	r->busy[l] = true;
 	r->cur[l] = e;
 	r->busy_ps[l] += ser;
 	r->link_bytes[l] += b;
-	heap_push(&r->h, t + ser, EV_DONE, l);
+	ev_push(&r->q, t + ser, EV_DONE, l);
 }
 
 /* An idle link with a packet waiting chooses after every arrival at t. */
@@ -310,7 +606,7 @@ wake(SimRun *r, int l, int64_t t)
 	if (r->busy[l])
 		return;
 	r->busy[l] = true;
-	heap_push(&r->h, t, EV_PICK, l);
+	ev_push(&r->q, t, EV_PICK, l);
 }
 
 static void
@@ -330,7 +626,7 @@ waited_ps(SimRun *r, int d)
 	int64_t t = r->ready_ps[d] + r->net->step_ps;
 	if (r->qfree_ps[d] > t)
 		t = r->qfree_ps[d];
-	heap_push(&r->h, t, EV_INJECT, d);
+	ev_push(&r->q, t, EV_INJECT, d);
 }
 
 /* Message m's last byte left its first link at t: the next message posted
@@ -375,58 +671,85 @@ complete_ps(SimRun *r, int m, int64_t t)
 	}
 }
 
+/* Message m leaves at t: all its packets wait at its first link. */
 static void
 inject(SimRun *r, int m, int64_t t)
 {
-	if (r->npkt[m] == 0 || r->c->msg[m].nhop == 0) {
+	if (msg_cut(r, m)->npkt == 0 || r->c->msg[m].nhop == 0) {
 		sent_ps(r, m, t);
 		complete_ps(r, m, t);
 		return;
 	}
-	int e = r->eoff[m];
-	int l = r->elink[e];
-	if (r->w[e] == 0)
-		push_tail(r, l, e);
-	r->w[e] += r->npkt[m];
+	int l = r->c->hops[r->c->msg[m].hop];
+	push_tail(r, l, -2 - m);
 	wake(r, l, t);
+}
+
+/* Link l finished sending a packet at t: the packet goes on to the next hop
+ * (or is delivered), the hop is freed if nothing of it is left, and the
+ * link chooses again. Only a message's last packet is delivered as an
+ * event: the others arrive before it, in order, and change nothing. */
+static void
+link_done(SimRun *r, int l, int64_t t)
+{
+	int e = r->cur[l];
+	Hop *h = &r->hop[e];
+	int m = h->msg, k = h->next - 1;
+	int64_t arrive = t + r->hop_ps[l];
+	bool last = k == h->npkt - 1;
+	if (h->j == 0 && last)
+		sent_ps(r, m, t);
+	bool empty = h->w == 0 && h->in == 0; /* nothing of it is left behind */
+	if (h->j + 1 < h->nhop) {
+		int d = h->ahead;
+		if (d >= 0 && r->hop[d].j == h->j + 1) {
+			/* the hop ahead is live: the packet joins it */
+		} else if (empty) {
+			/* the hop moves on with its packet (a message of one packet
+			 * is one hop all the way) */
+			d = e, empty = false;
+			if (++h->j % HOP_WINDOW == 0)
+				hop_window(r, h, h->j);
+			h->next = k;
+		} else {
+			d = hop_new(r, m, h->j + 1, e, k);
+		}
+		r->hop[d].in++;
+		ev_push(&r->q, arrive, EV_ARRIVE, d);
+	} else if (last) {
+		ev_push(&r->q, arrive, EV_DELIVER, m);
+	}
+	if (empty)
+		hop_release(r, e);
+	pick(r, l, t);
 }
 
 static void
 drain(SimRun *r)
 {
-	while (r->h.n) {
-		Ev ev = heap_pop(&r->h);
-		int kind = (int)(ev.ord >> 60);
-		switch (kind) {
+	while (r->q.n && !r->over_memory) {
+		Ev ev = ev_pop(&r->q);
+		switch (ev.kind) {
 		case EV_INJECT:
 			inject(r, ev.id, ev.t);
 			break;
 		case EV_ARRIVE: {
-			int e = ev.id, l = r->elink[e];
-			if (r->w[e]++ == 0)
-				push_tail(r, l, e);
-			wake(r, l, ev.t);
+			Hop *h = &r->hop[ev.id];
+			h->in--;
+			if (h->w++ == 0)
+				push_tail(r, hop_link(h), ev.id);
+			wake(r, hop_link(h), ev.t);
 			break;
 		}
 		case EV_PICK:
 			pick(r, ev.id, ev.t);
 			break;
 		case EV_DELIVER:
-			if (++r->delivered[ev.id] == r->npkt[ev.id])
-				complete_ps(r, ev.id, ev.t);
+			complete_ps(r, ev.id, ev.t);
 			break;
-		case EV_DONE: {
-			int l = ev.id, e = r->cur[l], m = r->emsg[e];
-			int64_t arrive = ev.t + r->hop_ps[l];
-			if (e == r->eoff[m] && r->sent[e] == r->npkt[m])
-				sent_ps(r, m, ev.t);
-			if (e + 1 < r->eoff[m] + r->c->msg[m].nhop)
-				heap_push(&r->h, arrive, EV_ARRIVE, e + 1);
-			else
-				heap_push(&r->h, arrive, EV_DELIVER, m);
-			pick(r, l, ev.t);
+		case EV_DONE:
+			link_done(r, ev.id, ev.t);
 			break;
-		}
 		default:
 			die("sim: bad event");
 		}
@@ -541,46 +864,6 @@ run_lone_round(SimRun *r, int first, int64_t t, int mark, bool *lone)
 	return m;
 }
 
-/* The per-hop state of the event loop, made only when a round needs it. */
-static void
-free_events(SimRun *r)
-{
-	free(r->eoff), free(r->emsg), free(r->elink), free(r->w), free(r->sent), free(r->enext);
-	free(r->npkt), free(r->delivered), free(r->last);
-	r->eoff = r->emsg = r->elink = r->w = r->sent = r->enext = NULL;
-	r->npkt = r->delivered = NULL;
-	r->last = NULL;
-}
-
-static void
-prepare_events(SimRun *r)
-{
-	const SimColl *c = r->c;
-	free_events(r);
-	int H = 0;
-	r->eoff = xcalloc((size_t)c->nmsg + 1, sizeof *r->eoff);
-	for (int m = 0; m < c->nmsg; m++) {
-		r->eoff[m] = H;
-		H += c->msg[m].nhop;
-	}
-	r->eoff[c->nmsg] = H;
-	r->emsg = xcalloc((size_t)H + 1, sizeof *r->emsg);
-	r->elink = xcalloc((size_t)H + 1, sizeof *r->elink);
-	r->w = xcalloc((size_t)H + 1, sizeof *r->w);
-	r->sent = xcalloc((size_t)H + 1, sizeof *r->sent);
-	r->enext = xcalloc((size_t)H + 1, sizeof *r->enext);
-	r->delivered = xcalloc((size_t)c->nmsg, sizeof *r->delivered);
-	r->npkt = xcalloc((size_t)c->nmsg, sizeof *r->npkt);
-	r->last = xcalloc((size_t)c->nmsg, sizeof *r->last);
-	for (int m = 0; m < c->nmsg; m++)
-		/* the budget holds the event loop's packets under 2^30 */
-		r->npkt[m] = (int)msg_cut(r, m)->npkt, r->last[m] = msg_cut(r, m)->last;
-	for (int m = 0; m < c->nmsg; m++)
-		for (int j = 0; j < c->msg[m].nhop; j++) {
-			r->emsg[r->eoff[m] + j] = m;
-			r->elink[r->eoff[m] + j] = c->hops[c->msg[m].hop + j];
-		}
-}
 
 /* Round `round` of the whole collective as a collective of its own, for
  * rounds mode: the stream's round, or the whole list's slice from message
@@ -625,52 +908,148 @@ max_round_msgs(const SimColl *c)
 	return most;
 }
 
-/* Packet mode's work is a packet per link crossed, except for a lone message
- * of one hop, computed in closed form (run_alone). Before messages run, their
- * work is added up; past MAX_PACKET_HOPS the run stops and sim_run refuses it,
- * so no input (a huge size, a huge fraction in a .sim file) keeps packet mode
- * busy for hours. `loop`: the messages go to the event loop, where one-hop
- * messages cost their packets too. */
+/*
+ * Packet mode's work budget. The work is a packet per link crossed, except
+ * for a lone message of one hop, which counts 1 (run_alone sums it); it is
+ * paid in two currencies, since a packet-hop costs several times more in
+ * the event loop than in the closed forms of lone messages: the budget is
+ *   closed / MAX_PACKET_HOPS + loop / MAX_LOOP_PACKET_HOPS <= 1,
+ * each limit being what its engine does in about 15 s of CPU (docs/limits.md
+ * has the measured rates). Work is added up before it runs; past the
+ * budget the run stops and sim_run refuses it, so no input (a huge size, a
+ * huge fraction in a .sim file, a congested schedule) keeps packet mode
+ * busy for minutes or holds the memory of that many packets.
+ */
 static double
-packet_work(const SimRun *r, const SimColl *c, bool loop)
+work_share(Work w)
+{
+	return w.closed / (double)MAX_PACKET_HOPS + w.loop / (double)MAX_LOOP_PACKET_HOPS;
+}
+
+/* Packets of a message of num/den of the vector (at least 1: an empty
+ * message costs a step too). */
+static double
+packets_of(const SimRun *r, int64_t num, int64_t den)
 {
 	int64_t mtu = r->net->mtu > 0 ? r->net->mtu : 1;
-	double work = 0;
-	for (int m = 0; m < c->nmsg; m++) {
-		int nhop = c->msg[m].nhop;
-		double np = (double)((sim_msg_bytes(&c->msg[m], r->bytes) + mtu - 1) / mtu);
-		work += nhop > 1 || loop ? (np > 1 ? np : 1) * (nhop > 1 ? nhop : 1) : 1;
+	SimMsg m = {.num = num, .den = den};
+	double np = (double)((sim_msg_bytes(&m, r->bytes) + mtu - 1) / mtu);
+	return np > 1 ? np : 1;
+}
+
+/* The work of messages msg[0 .. n): computed as lone messages, or (loop)
+ * in the event loop, where one-hop messages cost their packets too. */
+static Work
+packet_work(const SimRun *r, const SimMsg *msg, int n, bool loop)
+{
+	Work w = {0, 0};
+	for (int m = 0; m < n; m++) {
+		int nhop = msg[m].nhop;
+		double np = packets_of(r, msg[m].num, msg[m].den);
+		if (loop)
+			w.loop += np * (nhop > 1 ? nhop : 1);
+		else
+			w.closed += nhop > 1 ? np * nhop : 1;
 	}
-	return work;
+	return w;
 }
 
 static bool
-packet_budget(SimRun *r, double work)
+packet_budget(SimRun *r, Work add)
 {
-	r->packet_hops += work;
-	r->over_budget = r->packet_hops > (double)MAX_PACKET_HOPS;
+	r->work.closed += add.closed;
+	r->work.loop += add.loop;
+	r->over_budget = work_share(r->work) > 1;
 	return !r->over_budget;
 }
 
-/* Rounds mode: the least work of the whole run, every message counted as
- * if alone (what the closed forms cost; the event loop costs more), so a
- * run past the budget is refused before its first round. A stream gives
- * its messages by class (SimShape). */
+/*
+ * Rounds mode: the least work of the whole run, before its first round, so
+ * that a run past the budget is refused before it starts. Which rounds go
+ * to the event loop is known only as they run, but lone rounds hold at
+ * most nround x nlink hops in all (each link once a round), so the least
+ * work puts there the hops that would cost most in the loop (a fractional
+ * knapsack: a lower bound) and the rest in the loop. A hop of a one-hop
+ * message of np packets costs 1 lone and np in the loop, a hop of a longer
+ * one np either way, at the loop's dearer rate. With a reduction cost every
+ * round goes to the loop; with private links none does. Messages come as
+ * classes of one size and kind (one-hop or longer): a stream's SimShape, or
+ * a message list's runs, so that both give the same bound.
+ */
+typedef struct HopClass {
+	double np, slots; /* packets of each message, hops of them all */
+	bool single;      /* one-hop messages (closed work 1 a hop, else np) */
+} HopClass;
+
 static double
+hop_class_save(const HopClass *k)
+{
+	return k->np / (double)MAX_LOOP_PACKET_HOPS - (k->single ? 1 : k->np) / (double)MAX_PACKET_HOPS;
+}
+
+/* Most saving first; equal classes in one order, so a class split in two
+ * gives the same bound. */
+static int
+cmp_hop_class(const void *pa, const void *pb)
+{
+	const HopClass *a = pa, *b = pb;
+	double sa = hop_class_save(a), sb = hop_class_save(b);
+	if (sa != sb)
+		return sa > sb ? -1 : 1;
+	if (a->np != b->np)
+		return a->np > b->np ? -1 : 1;
+	return (int)b->single - (int)a->single;
+}
+
+static Work
+least_work_of(const SimRun *r, HopClass *k, int n)
+{
+	double cap = r->o->reduce_rate > 0 ? 0
+	             : r->o->private_links ? INFINITY
+	                                   : (double)r->c->nround * r->net->nlink;
+	Work w = {0, 0};
+	for (int i = 0; i < n; i++)
+		w.loop += k[i].np * k[i].slots;
+	qsort(k, (size_t)n, sizeof *k, cmp_hop_class);
+	for (int i = 0; i < n && cap > 0 && hop_class_save(&k[i]) > 0; i++) {
+		double x = k[i].slots < cap ? k[i].slots : cap;
+		w.loop -= x * k[i].np;
+		w.closed += x * (k[i].single ? 1 : k[i].np);
+		cap -= x;
+	}
+	return w;
+}
+
+static Work
 least_packet_work(const SimRun *r)
 {
 	const SimColl *c = r->c;
-	if (!c->stream)
-		return packet_work(r, c, false);
-	int64_t mtu = r->net->mtu > 0 ? r->net->mtu : 1;
-	double work = 0;
-	for (int i = 0; i < c->stream->nshape; i++) {
-		const SimShape *k = &c->stream->shape[i];
-		SimMsg m = {.num = k->num, .den = k->den};
-		double np = (double)((sim_msg_bytes(&m, r->bytes) + mtu - 1) / mtu);
-		work += k->single + (np > 1 ? np : 1) * k->hops;
+	int n = 0;
+	HopClass *k;
+	if (c->stream) {
+		k = xcalloc(2 * (size_t)c->stream->nshape + 1, sizeof *k);
+		for (int i = 0; i < c->stream->nshape; i++) {
+			const SimShape *x = &c->stream->shape[i];
+			double np = packets_of(r, x->num, x->den);
+			k[n++] = (HopClass){np, x->single, true};
+			k[n++] = (HopClass){np, x->hops, false};
+		}
+	} else {
+		/* runs of one fraction and kind: few in any schedule, one per
+		 * message at worst (24 bytes beside its 48) */
+		k = xcalloc((size_t)c->nmsg + 1, sizeof *k);
+		for (int m = 0; m < c->nmsg; m++) {
+			const SimMsg *x = &c->msg[m];
+			bool single = x->nhop <= 1;
+			if (m == 0 || x->num != x[-1].num || x->den != x[-1].den ||
+			    single != (x[-1].nhop <= 1))
+				k[n++] = (HopClass){packets_of(r, x->num, x->den), 0, single};
+			k[n - 1].slots += single ? 1 : x->nhop;
+		}
 	}
-	return work;
+	Work w = least_work_of(r, k, n);
+	free(k);
+	return w;
 }
 
 /* Rounds mode, packets: each round alone (lone messages computed, else the
@@ -688,21 +1067,24 @@ packet_rounds(SimRun *r)
 		r->c = &view;
 		bool lone = false;
 		r->latest_ps = start;
-		double lone_work = packet_work(r, &view, false);
+		Work lone_work = packet_work(r, view.msg, view.nmsg, false);
 		if (packet_budget(r, lone_work))
 			run_lone_round(r, 0, start, round + 1, &lone);
 		if (!lone) {
 			/* the event loop's work in place of the closed forms' */
-			r->packet_hops -= lone_work;
-			if (r->over_budget || !packet_budget(r, packet_work(r, &view, true))) {
+			r->work.closed -= lone_work.closed;
+			if (r->over_budget || !packet_budget(r, packet_work(r, view.msg, view.nmsg, true))) {
 				r->c = whole;
 				break;
 			}
 			r->latest_ps = start;
-			prepare_events(r);
-			for (int i = 0; i < view.nmsg; i++)
+			for (int i = 0; i < view.nmsg && !r->over_memory; i++)
 				inject(r, i, start);
 			drain(r);
+			if (r->over_memory) {
+				r->c = whole;
+				break;
+			}
 		}
 		r->c = whole;
 		end = r->latest_ps;
@@ -717,6 +1099,10 @@ run_packets(SimRun *r)
 {
 	const SimColl *c = r->c;
 	const SimNet *n = r->net;
+	r->hop_free = -1;
+	ev_init(&r->q);
+	size_t nqueued = (size_t)(r->o->sync == SIM_ROUNDS ? max_round_msgs(c) : c->nmsg) + 1;
+	r->mnext = xcalloc(nqueued, sizeof *r->mnext);
 	r->head = xcalloc((size_t)n->nlink, sizeof *r->head);
 	r->tail = xcalloc((size_t)n->nlink, sizeof *r->tail);
 	r->cur = xcalloc((size_t)n->nlink, sizeof *r->cur);
@@ -736,21 +1122,20 @@ run_packets(SimRun *r)
 	r->saved_busy_ps = xcalloc((size_t)n->nlink, sizeof *r->saved_busy_ps);
 	r->saved_bytes = xcalloc((size_t)n->nlink, sizeof *r->saved_bytes);
 	if (r->o->sync == SIM_ROUNDS) {
-		double least = least_packet_work(r);
-		if (least > (double)MAX_PACKET_HOPS)
-			r->packet_hops = least, r->over_budget = true;
+		Work least = least_packet_work(r);
+		if (work_share(least) > 1)
+			r->work = least, r->over_budget = true;
 		else
 			end = packet_rounds(r);
-	} else if (packet_budget(r, packet_work(r, c, true))) {
-		prepare_events(r);
+	} else if (packet_budget(r, packet_work(r, c->msg, c->nmsg, true))) {
 		r->ready_ps = xcalloc((size_t)c->nmsg, sizeof *r->ready_ps);
 		r->round_end_ps = xcalloc((size_t)c->nround + 1, sizeof *r->round_end_ps);
-		for (int lo = 0; lo < c->nmsg; lo = r->epoch_hi) {
+		for (int lo = 0; lo < c->nmsg && !r->over_memory; lo = r->epoch_hi) {
 			r->epoch_hi = epoch_end(r, lo);
 			int64_t t0 = r->latest_ps + epoch_stall(r, lo);
 			for (int m = lo; m < r->epoch_hi; m++)
 				if (r->waiting[m] == 0)
-					heap_push(&r->h, (r->ready_ps[m] > t0 ? r->ready_ps[m] : t0) + n->step_ps,
+					ev_push(&r->q, (r->ready_ps[m] > t0 ? r->ready_ps[m] : t0) + n->step_ps,
 					          EV_INJECT, m);
 			drain(r);
 		}
@@ -763,9 +1148,10 @@ run_packets(SimRun *r)
 	r->res->time_s = (double)end * 1e-12;
 	for (int l = 0; l < n->nlink; l++)
 		r->res->link_busy[l] = (double)r->busy_ps[l] * 1e-12;
-	free_events(r);
+	free(r->hop), free(r->mnext);
 	free(r->head), free(r->tail), free(r->cur), free(r->busy), free(r->full_ser);
-	free(r->hop_ps), free(r->busy_ps), free(r->red_free), free(r->h.v);
+	free(r->hop_ps), free(r->busy_ps), free(r->red_free);
+	ev_free(&r->q);
 	free(r->done_ps_link), free(r->stamp), free(r->saved_busy_ps), free(r->saved_bytes);
 }
 
@@ -1258,11 +1644,21 @@ sim_run(Arena *a, const SimNet *n, int ci, int64_t bytes, const SimOpts *o, SimR
 	sim_energy(n, r.msg_bytes, res);
 	free(r.link_bytes), free(r.waiting), free(r.rdep_off), free(r.rdep);
 	free(r.qnext), free(r.qfree_ps), free(r.qfree_s);
-	res->packet_hops = r.packet_hops;
+	res->packet_hops = r.work.closed + r.work.loop;
+	res->loop_hops = r.work.loop;
 	if (r.over_budget) {
-		snprintf(err, errlen, "'%s' at %lld bytes crosses links with at least %.3g packets; "
-		         "packet mode simulates at most %.3g (simulate it in flow mode)", c->name,
-		         (long long)bytes, r.packet_hops, (double)MAX_PACKET_HOPS);
+		snprintf(err, errlen, "'%s' at %lld bytes crosses links with at least %.3g packets in "
+		         "the event loop and %.3g in closed form; packet mode simulates at most %.3g "
+		         "and %.3g, or a mix (%d s of CPU; try flow mode)", c->name, (long long)bytes,
+		         r.work.loop, r.work.closed, (double)MAX_LOOP_PACKET_HOPS,
+		         (double)MAX_PACKET_HOPS, PACKET_BUDGET_SECONDS);
+		return -1;
+	}
+	if (r.over_memory) {
+		snprintf(err, errlen, "'%s' at %lld bytes has more than %d (message, hop) pairs with "
+		         "packets at once in the event loop; packet mode holds at most that many (%.0f "
+		         "MiB; try flow mode)", c->name, (long long)bytes, MAX_LOOP_LIVE_HOPS,
+		         (double)MAX_LOOP_LIVE_HOPS * sizeof(Hop) / (1 << 20));
 		return -1;
 	}
 	double p = c->nrank;

@@ -146,7 +146,9 @@ typedef struct SimResult {
 	int nreconfig;         /* reconfigurations of the circuits */
 	double reconfig_s;     /* the time spent in them (nreconfig x the delay) */
 	double packet_hops;    /* packet mode's work: packets x links crossed, a one-hop
-	                        * message alone counting 1 (MAX_PACKET_HOPS) */
+	                        * message alone counting 1 (the closed forms' and the
+	                        * event loop's together) */
+	double loop_hops;      /* the event loop's part of it (MAX_LOOP_PACKET_HOPS) */
 } SimResult;
 
 /* Runs collective c of net for a vector of `bytes`; results in arena memory.

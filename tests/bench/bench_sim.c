@@ -11,6 +11,17 @@
  * Then issue 13's cases end to end, as a user runs them: the collc binary's
  * `collc sim FILE.coll --sizes 1MiB` process (parse, build, verify, convert,
  * simulate, print), its CPU time and peak memory beside the targets.
+ *
+ * Last, packet mode's two engines, which its work budget is calibrated on
+ * (base/collc_limits.h, docs/limits.md): the packet-hops a second of the
+ * event loop (halving-doubling on ring(4096), whose far rounds share links)
+ * and of the closed forms of lone messages (the ring on ring(4096)), in one
+ * run so that the machine's load weighs on both alike, each beside the rate
+ * its limit assumes (limit / PACKET_BUDGET_SECONDS: a ratio of 1 or more
+ * means the largest accepted run takes at most that long), and the two
+ * engines' cost ratio beside the limits'. Then halving-doubling on
+ * ring(16384), refused before its first round: how long refusing takes.
+ * `bench_sim engines` runs this part alone.
  */
 #define _DEFAULT_SOURCE /* mkstemps, wait4 (a child's own peak memory) */
 #include <fcntl.h>
@@ -26,6 +37,7 @@
 #include "ir.h"
 #include "sim.h"
 #include "simbuild.h"
+#include "bench_child.h"
 
 typedef struct Case {
 	const char *name;
@@ -154,21 +166,33 @@ now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* The simulator's input of .coll text's one collective: explicit, or
+ * (compact) symmetric or streamed as collc sim builds it. 0, or 1. */
 static int
-run(const Case *c, int fd)
+build_sim(Arena *a, Arena *sa, const char *text, bool compact, Prog *p, SimNet *net)
 {
-	double t0 = now();
-	Arena a = {0}, sa = {0};
-	diag_source("bench.coll", c->text, strlen(c->text));
-	File *f = parse_text(&a, "bench.coll", c->text, strlen(c->text));
+	diag_source("bench.coll", text, strlen(text));
+	File *f = parse_text(a, "bench.coll", text, strlen(text));
 	if (nerrors() || sema(f))
 		return 1;
-	Prog p = {0};
-	if (lower(f, &p) != 0 || p.nsched != 1)
+	*p = (Prog){.compact = compact};
+	if (lower(f, p) != 0 || p->nsched != 1)
 		return 1;
-	const Sched *s = p.sched[0];
+	const Sched *s = p->sched[0];
+	if (compact)
+		return sim_stream_scheds(sa, &s, 1, net) != 0;
+	return sim_from_scheds(sa, &s, 1, net) != 0;
+}
+
+static int
+run(const void *arg, int fd)
+{
+	const Case *c = arg;
+	double t0 = now();
+	Arena a = {0}, sa = {0};
+	Prog p;
 	SimNet net;
-	if (sim_from_scheds(&sa, &s, 1, &net) != 0)
+	if (build_sim(&a, &sa, c->text, false, &p, &net) != 0)
 		return 1;
 	double t1 = now();
 	SimOpts o = {.mode = c->mode, .sync = SIM_ROUNDS};
@@ -187,6 +211,88 @@ run(const Case *c, int fd)
 	return 0;
 }
 
+/* packet mode's engines: a case run in packet mode, round by round */
+typedef struct Engine {
+	const char *name, *text;
+	bool loop; /* the event loop's case, else the closed forms' */
+	int64_t bytes;
+} Engine;
+
+static const Engine engines[] = {
+	{"event loop: HD AR, ring(4096), 1 MiB",
+	 "topology R = ring(4096);\n"
+	 "collective allreduce HD on R { algorithm halving_doubling; }\n", true, 1 << 20},
+	{"event loop: HD AR, torus(128, 128), 1 MiB",
+	 "topology T = torus(128, 128);\n"
+	 "collective allreduce HD on T { algorithm halving_doubling; }\n", true, 1 << 20},
+	{"closed forms: ring AR, ring(4096), 1 MiB",
+	 "topology R = ring(4096);\ncollective allreduce AR on R { algorithm ring; }\n", false,
+	 1 << 20},
+	{"refused: HD AR, ring(16384), 1 MiB",
+	 "topology R = ring(16384);\n"
+	 "collective allreduce HD on R { algorithm halving_doubling; }\n", true, 1 << 20},
+};
+
+/* In a child: builds an Engine's case as collc sim does, simulates it, and
+ * writes the simulation's CPU seconds, its work in and out of the event
+ * loop, the peak memory and sim_run's status. */
+static int
+run_engine(const void *arg, int fd)
+{
+	const Engine *e = arg;
+	Arena a = {0}, sa = {0};
+	Prog p;
+	SimNet net;
+	if (build_sim(&a, &sa, e->text, true, &p, &net) != 0)
+		return 1;
+	double t1 = now();
+	SimOpts o = {.mode = SIM_PACKET, .sync = SIM_ROUNDS};
+	SimResult r;
+	char err[512];
+	int rc = sim_run(&sa, &net, 0, e->bytes, &o, &r, err, sizeof err);
+	double t2 = now();
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	dprintf(fd, "%.6f %.0f %.0f %ld %d\n", t2 - t1, r.loop_hops, r.packet_hops - r.loop_hops,
+	        ru.ru_maxrss, rc);
+	return 0;
+}
+
+static void
+bench_engines(void)
+{
+	double rate[2] = {0, 0};
+	const double anchor[2] = {(double)MAX_PACKET_HOPS / PACKET_BUDGET_SECONDS,
+	                          (double)MAX_LOOP_PACKET_HOPS / PACKET_BUDGET_SECONDS};
+	printf("\n%-42s %8s %9s %9s %9s %9s %6s %8s\n", "packet mode's engines (work budget)",
+	       "sim s", "loop hops", "closed", "hops/s", "limit/s", "ratio", "peak MiB");
+	for (int i = 0; i < (int)countof(engines); i++) {
+		char buf[256];
+		double t = 0, loop = 0, closed = 0;
+		long kib = 0;
+		int rc = 0;
+		if (!in_child(run_engine, &engines[i], buf, sizeof buf) ||
+		    sscanf(buf, "%lf %lf %lf %ld %d", &t, &loop, &closed, &kib, &rc) != 5) {
+			printf("%-42s did not run\n", engines[i].name);
+			continue;
+		}
+		bool refused = rc != 0;
+		printf("%-42s %8.3f %9.3g %9.3g", engines[i].name, t, loop, closed);
+		if (refused) {
+			printf("  refused before its first round\n");
+			continue;
+		}
+		int e = engines[i].loop;
+		double v = (e ? loop : closed) / t;
+		rate[e] = rate[e] > 0 && rate[e] < v ? rate[e] : v;
+		printf(" %9.3g %9.3g %6.2f %8.1f\n", v, anchor[e], v / anchor[e], (double)kib / 1024);
+	}
+	if (rate[0] > 0 && rate[1] > 0)
+		printf("%-42s %8s %9s %9s %9.2f %9.2f %6.2f\n",
+		       "closed forms / event loop, per packet-hop", "", "", "", rate[0] / rate[1],
+		       anchor[0] / anchor[1], rate[0] / rate[1] / (anchor[0] / anchor[1]));
+}
+
 static void
 ratio(double v, double target)
 {
@@ -197,30 +303,21 @@ ratio(double v, double target)
 }
 
 int
-main(void)
+main(int argc, char **argv)
 {
+	if (argc > 1 && strcmp(argv[1], "engines") == 0) { /* the calibration alone */
+		bench_engines();
+		return 0;
+	}
 	printf("%-42s %8s %7s %6s %8s %7s %6s %8s %7s %6s %9s %6s\n", "case", "sim s", "target",
 	       "ratio", "total s", "target", "ratio", "peak MiB", "target", "ratio", "messages",
 	       "G/B");
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		int fds[2];
-		if (pipe(fds) != 0)
-			return 0;
-		pid_t pid = fork();
-		if (pid == 0) {
-			close(fds[0]);
-			_exit(run(&cases[i], fds[1]));
-		}
-		close(fds[1]);
-		char buf[256] = "";
-		ssize_t n = read(fds[0], buf, sizeof buf - 1);
-		close(fds[0]);
-		int st;
-		waitpid(pid, &st, 0);
+		char buf[256];
 		double ts = 0, tt = 0, g = 0;
 		long kib = 0;
 		int nmsg = 0;
-		if (n <= 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0 ||
+		if (!in_child(run, &cases[i], buf, sizeof buf) ||
 		    sscanf(buf, "%lf %lf %ld %d %lf", &ts, &tt, &kib, &nmsg, &g) != 5) {
 			printf("%-42s did not run\n", cases[i].name);
 			continue;
@@ -248,5 +345,6 @@ main(void)
 		ratio((double)kib / 1024, procs[i].target_mib);
 		putchar('\n');
 	}
+	bench_engines();
 	return 0;
 }

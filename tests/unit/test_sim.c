@@ -263,6 +263,64 @@ test_packet_budget(void)
 	arena_free(&late.a);
 }
 
+/* The budget is a cost model: a packet-hop of the event loop costs
+ * MAX_PACKET_HOPS / MAX_LOOP_PACKET_HOPS of the closed forms', and a run may
+ * spend both in a mix. Before the first round the least work counts the
+ * rounds as lone as far as the links allow (each link once a round), the
+ * rest in the loop: here 2 rounds of 2 links hold 4 hops, the big lone
+ * message takes 2, two hops of the second round's 8 go lone and 6 to the
+ * loop. Each part is under its own limit, the two together are not: refused
+ * before any round ran. */
+static void
+test_packet_budget_mix(void)
+{
+	const int64_t mtu = 4096, np_a = (int64_t)MAX_PACKET_HOPS * 3 / 10,
+	              np_b = (int64_t)MAX_LOOP_PACKET_HOPS / 10;
+	Hand h;
+	hand_init(&h, 3, mtu);
+	hand_msg(&h, 0, 0, 2, 1, 1, 0, NULL);
+	for (int i = 0; i < 4; i++)
+		hand_msg(&h, 1, 0, 2, np_b, np_a, 0, NULL);
+	SimOpts packet = {.mode = SIM_PACKET, .sync = SIM_ROUNDS};
+	SimResult r;
+	char err[512] = "";
+	CU_ASSERT_EQUAL(sim_run(&h.a, &h.net, 0, np_a * mtu, &packet, &r, err, sizeof err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "packet mode simulates at most"));
+	CU_ASSERT_EQUAL(r.loop_hops, 6.0 * (double)np_b);
+	CU_ASSERT_EQUAL(r.packet_hops - r.loop_hops, 2.0 * (double)np_a + 2.0 * (double)np_b);
+	CU_ASSERT(r.loop_hops < MAX_LOOP_PACKET_HOPS &&
+	          r.packet_hops - r.loop_hops < MAX_PACKET_HOPS);
+	CU_ASSERT_EQUAL(r.round_end[0], 0);
+	arena_free(&h.a);
+}
+
+/* Halving-doubling on ring(16384) at 1 MiB: its far rounds share links, so
+ * nearly all its 5.6e8 packet-hops are the event loop's, and before its
+ * first round the least work (every round as lone as the links allow) is
+ * over the loop's limit: refused at once, where it was accepted and ran for
+ * minutes. The estimate is asserted, not the time; bench_sim times it. */
+static void
+test_packet_budget_refuses_hd(void)
+{
+	Built b;
+	CU_ASSERT_EQUAL_FATAL(build_as(&b, "topology R = ring(16384);\n"
+	                                   "collective allreduce HD on R { algorithm "
+	                                   "halving_doubling; }\n", "HD", WAY_STREAMED), 0);
+	CU_ASSERT_PTR_NOT_NULL(b.net.coll[0].stream);
+	SimOpts packet = {.mode = SIM_PACKET, .sync = SIM_ROUNDS};
+	SimResult r;
+	char err[512] = "";
+	CU_ASSERT_EQUAL(sim_run(&b.sim, &b.net, 0, 1 << 20, &packet, &r, err, sizeof err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "packet mode simulates at most"));
+	/* 16384 ranks, rounds of distance 2^k: 5.4e8 hops in messages of more
+	 * than one; at most 28 rounds x 32768 links of them lone */
+	CU_ASSERT(r.loop_hops > 5.2e8 && r.loop_hops > MAX_LOOP_PACKET_HOPS);
+	CU_ASSERT(r.packet_hops < 5.6e8);
+	for (int k = 0; k < r.nround; k++)
+		CU_ASSERT_EQUAL(r.round_end[k], 0);
+	built_free(&b);
+}
+
 static void
 test_ring_allreduce(void)
 {
@@ -1731,6 +1789,10 @@ CU_TestInfo sim_tests[] = {
 	{"every cost term of packet and flow, rounds and deps: closed forms", test_cost_terms},
 	{"messages of no bytes take no time", test_empty_messages},
 	{"one message over h hops: the closed form to the picosecond", test_single_message},
+	{"packet mode's budget: the loop's and the closed forms' work in a mix",
+	 test_packet_budget_mix},
+	{"halving-doubling on ring(16384) at 1 MiB: refused before its first round",
+	 test_packet_budget_refuses_hd},
 	{"packet mode refuses more than MAX_PACKET_HOPS packet-hops, before running",
 	 test_packet_budget},
 	{"times that could pass 64-bit picoseconds are refused in every mode", test_time_bound},
