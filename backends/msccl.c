@@ -16,7 +16,10 @@
  * checked with the same rules as files read back (runtime/mscclcheck.c),
  * including a run with bounded FIFOs that proves it deadlock-free and
  * correct in every mode, before a byte is written; a width that fails is
- * retried wider or with each connection pinned.
+ * retried wider or with each connection pinned. Which search comes first,
+ * and which widths are not worth building, the bound of msccl_bound.c
+ * estimates, so that one program is normally built and checked
+ * (lower_checked).
  *
  * The passes of one width (build): place_chunks, lower_instance per
  * instance (start_instance, then per round lower_sends, lower_receives,
@@ -216,8 +219,15 @@ initial(Lower *L, int r, int c, int inst)
 static int
 new_op(Lower *L, int rank, int peer, OpKind kind, int round, OpPhase phase)
 {
-	if (L->nop == L->capop)
-		L->op = arena_grow(L->a, L->op, &L->capop, sizeof *L->op);
+	if (L->nop == L->capop) {
+		/* realloc'd, not arena_grow: a large program's ops would be copied
+		 * and zeroed at every doubling, each copy kept (build hands the
+		 * block to the arena once lowered) */
+		if (L->capop > (1 << 29))
+			out_of_memory((size_t)L->capop * 2 * sizeof *L->op);
+		L->capop = L->capop ? 2 * L->capop : 1024;
+		L->op = xrealloc(L->op, (size_t)L->capop * sizeof *L->op);
+	}
 	Op *o = &L->op[L->nop];
 	memset(o, 0, sizeof *o);
 	*o = (Op){.rank = rank, .peer = peer, .kind = kind, .round = round, .phase = phase,
@@ -945,6 +955,8 @@ typedef struct Built {
 	char why[400];   /* the limit exceeded most (worst rank or tb), for the error */
 	double excess;   /* ... its value over the limit: how far from fitting */
 	bool by_steps;   /* ... a tb's steps (which spreading over more channels divides) */
+	bool pair_over;  /* an exchange's tb (send and receive peer the same) has more ops
+	                    than the step limit, nops aside: pinned, at every width */
 	bool any_width;  /* ... whatever the channels: no use trying more */
 } Built;
 
@@ -1209,15 +1221,37 @@ emit_tb(Lower *L, const TbB *tb, const Waits *w, int **stepof, MTb *mt, int *lin
 	}
 }
 
-/* One rank's gpu: its tbs and their steps. A tb over the step limit is
- * left empty and, if the worst so far, named in b->why (*worst: its steps). */
-static void
-emit_rank(Lower *L, RankB *k, Waits *w, int r, int maxsteps, int *line, MGpu *g,
-          Built *b, int *worst)
+/* The step numbers of one rank's tbs (their waits first), before any is
+ * emitted: a width whose worst tb is over the step limit stops here. The
+ * worst tb so far is named in b->why (*worst: its steps). */
+static int **
+plan_rank(Lower *L, RankB *k, Waits *w, int r, int maxsteps, Built *b, int *worst)
 {
 	live_positions(L, k);
 	cross_tb_waits(L, k, w);
 	int **stepof = number_steps(L, k, w);
+	for (int t = 0; t < k->ntb; t++) {
+		const TbB *tb = &k->tb[t];
+		int live = 0;
+		for (int i = 0; tb->send >= 0 && tb->send == tb->recv && i < tb->nops; i++)
+			live += !L->op[tb->ops[i]].dead;
+		b->pair_over |= live > maxsteps;
+		if (tb->nstep > maxsteps && tb->nstep > *worst) {
+			/* the worst tb names the limit: how far this width is from fitting */
+			*worst = tb->nstep;
+			snprintf(b->why, sizeof b->why, "thread block %d of rank %d (send %d, recv "
+			         "%d, channel %d) needs %d steps; the executor allows %d per thread "
+			         "block (MSCCL_MAX_NUM_STEPS, rule 7)", t, r, tb->send, tb->recv,
+			         tb->chan, tb->nstep, maxsteps);
+		}
+	}
+	return stepof;
+}
+
+/* One rank's gpu: its tbs and their steps. Needs plan_rank. */
+static void
+emit_rank(Lower *L, RankB *k, Waits *w, int **stepof, int r, int *line, MGpu *g)
+{
 	g->id = r;
 	g->line = (*line)++;
 	g->ntb = k->ntb;
@@ -1227,18 +1261,6 @@ emit_rank(Lower *L, RankB *k, Waits *w, int r, int maxsteps, int *line, MGpu *g,
 		MTb *mt = &g->tb[t];
 		*mt = (MTb){.id = t, .send = tb->send, .recv = tb->recv, .chan = tb->chan,
 		            .line = (*line)++, .nstep = tb->nstep};
-		if (tb->nstep > maxsteps) {
-			/* the worst tb names the limit: how far this width is from fitting */
-			if (tb->nstep > *worst) {
-				*worst = tb->nstep;
-				snprintf(b->why, sizeof b->why, "thread block %d of rank %d (send %d, recv "
-				         "%d, channel %d) needs %d steps; the executor allows %d per thread "
-				         "block (MSCCL_MAX_NUM_STEPS, rule 7)", t, r, tb->send, tb->recv,
-				         tb->chan, tb->nstep, maxsteps);
-			}
-			mt->nstep = 0;
-			continue;
-		}
 		emit_tb(L, tb, w, stepof, mt, line);
 		(*line)++; /* </tb> */
 	}
@@ -1256,6 +1278,13 @@ mark_hasdep(MProg *p)
 				if (st->depid >= 0)
 					p->gpu[r].tb[st->depid].step[st->deps].hasdep = 1;
 			}
+}
+
+static MProto
+build_proto(const BuildOpts *o)
+{
+	return !o->proto || strcmp(o->proto, "Simple") == 0 ? MP_SIMPLE
+	       : strcmp(o->proto, "LL") == 0 ? MP_LL : MP_LL128;
 }
 
 /* The algo element's attributes and the buffer sizes. */
@@ -1276,8 +1305,7 @@ fill_header(MProg *p, const Lower *L, const BuildOpts *o, int nch)
 	p->name = L->s->name;
 	p->coll = coll[L->s->kind];
 	p->coll_name = p->coll == MC_REDUCESCATTER && o->legacy ? "reduce_scatter" : name[p->coll];
-	p->proto = !o->proto || strcmp(o->proto, "Simple") == 0 ? MP_SIMPLE
-	           : strcmp(o->proto, "LL") == 0 ? MP_LL : MP_LL128;
+	p->proto = build_proto(o);
 	p->nchunksperloop = L->N;
 	p->nchannels = nch * L->inst;
 	/* every program runs in place (alltoall parks what would overwrite input
@@ -1323,11 +1351,14 @@ build(Arena *a, const Sched *s, const Layout *lay, const BuildOpts *o, Width wd,
 	if (rc != 0)
 		return rc;
 	alloc_state(L);
-	for (int i = 0; i < L->inst; i++) {
+	int lowered = 0;
+	for (int i = 0; lowered == 0 && i < L->inst; i++) {
 		memset(L->connseq, 0, (size_t)R * R * sizeof(int));
-		if (lower_instance(L, i) != 0)
-			return -1;
+		lowered = lower_instance(L, i);
 	}
+	arena_own(a, L->op); /* no op is added after this */
+	if (lowered != 0)
+		return -1;
 	RankB *rb = arena_array(a, (size_t)R, sizeof *rb);
 	if (form_tbs(L, rb, b) != 0)
 		return 1;
@@ -1339,13 +1370,16 @@ build(Arena *a, const Sched *s, const Layout *lay, const BuildOpts *o, Width wd,
 	           arena_array(a, (size_t)L->nop + 1, sizeof(int))};
 	int line = 2, worst = 0;
 	int maxsteps = o->legacy ? MSCCL_MAX_STEPS_LEGACY : MSCCL_MAX_STEPS;
+	int ***stepof = arena_array(a, (size_t)R, sizeof *stepof);
 	for (int r = 0; r < R; r++)
-		emit_rank(L, &rb[r], &w, r, maxsteps, &line, &p->gpu[r], b, &worst);
+		stepof[r] = plan_rank(L, &rb[r], &w, r, maxsteps, b, &worst);
 	if (worst) {
 		b->excess = (double)worst / maxsteps;
 		b->by_steps = true;
 		return 1;
 	}
+	for (int r = 0; r < R; r++)
+		emit_rank(L, &rb[r], &w, stepof[r], r, &line, &p->gpu[r]);
 	mark_hasdep(p);
 	fill_header(p, L, o, wd.nch);
 	b->nch = wd.nch;
@@ -1457,45 +1491,62 @@ msccl_check_built(const MProg *p, const Sched *sched, bool pieces, bool report)
 	return rc;
 }
 
-/* The checks of a width that builds, cheapest first: the static rules and
- * the flow alone (rule 14, no values) decide most failures, and a program
- * of the first search that stops chunk by chunk is discarded, so the
- * symbolic run with values and races (rules 15, 17) is made only on a
- * program that may be written. A failure at the last width is checked
- * again in full, for its report. 0 passes, -1 fails, 1 (without pieces)
- * passes with a message per step but stops chunk by chunk. */
+/* The runs with values and races (rules 15, 17) in every mode, which
+ * include the flow with whole messages: what check_width has not already
+ * passed. On a failure with report, every rule again, for its report. */
+static int
+check_values(const MProg *p, const Sched *sched, bool pieces, bool report)
+{
+	diag_mute(true);
+	int rc = msccl_check_run(p, msccl_capacity(p->proto), false) != 0 ? -1 : 0;
+	diag_mute(false);
+	return rc == 0 || !report ? rc : msccl_check_built(p, sched, pieces, true);
+}
+
+/* The checks of a width that builds, each run once, cheapest first: the
+ * static rules, then the flow alone chunk by chunk (rule 14, no values)
+ * decide most failures; the runs with values and races (rules 15, 17) are
+ * made only on a program that passes them, and include the flow with whole
+ * messages. That flow is run alone only in the first search on a program
+ * that stops chunk by chunk: passing it, the program is discarded for the
+ * second search. A failure at the last width is checked again in full,
+ * for its report. 0 passes, -1 fails, 1 (without pieces) passes with a
+ * message per step but stops chunk by chunk. */
 static int
 check_width(const MProg *p, const Sched *sched, bool pieces, bool last)
 {
 	int cap = msccl_capacity(p->proto);
 	diag_mute(true);
-	bool flows = msccl_check(p) == 0 && msccl_check_flow(p, cap, false) == 0;
-	bool whole = flows && msccl_check_flow(p, cap, true) == 0;
+	bool rules = msccl_check(p) == 0;
+	bool chunkwise = rules && msccl_check_flow(p, cap, true) == 0;
+	bool flows = chunkwise || (rules && !pieces && msccl_check_flow(p, cap, false) == 0);
 	diag_mute(false);
-	if (flows && !whole)
-		return pieces ? -1 : 1;
+	if (flows && !chunkwise)
+		return 1;
 	if (!flows && !last)
 		return -1;
-	return msccl_check_built(p, sched, pieces, last);
+	if (!flows)
+		return msccl_check_built(p, sched, pieces, true);
+	return check_values(p, sched, pieces, last);
 }
 
-/* Builds the program at the first width that fits, sending steps of at most
- * maxcnt chunks; with pieces it must also pass rule 14 chunk by chunk.
- * 0, -1 after an error, or (without pieces) 1: the program fits and passes
- * with a message per step but stops chunk by chunk (check_width). */
+/* What the width searches of one schedule share. */
+typedef struct Search {
+	Arena *a;
+	const Sched *sched, *s;   /* as declared (for diagnostics), and expanded */
+	const Layout *lay;
+	const MscclBound *bound;
+	const BuildOpts *o;
+	bool skip;                /* the first search skips what the bound proves cannot fit */
+	MscclStats *stats;
+} Search;
+
+/* The widths search_widths tries, each twice (spread, then pinned): the
+ * given one, or 1, 2, 4, ... channels per instance up to the executor's. */
 static int
-search_widths(Arena *a, const Sched *sched, const Sched *s, const Layout *lay,
-              const MscclBound *bound, const BuildOpts *o, int maxcnt,
-              bool unpaired, bool mirror, bool pieces, MProg *out)
+width_tries(const BuildOpts *o, int inst, int tries[16])
 {
-	Built b;
-	int inst = o->instances > 0 ? o->instances : 1;
-	/* a limit or a FIFO deadlock at one width: spread the work over more
-	 * channels (quietly), each width first with every connection spread over
-	 * the channels, then with each pinned to one (fewer tbs for many peers);
-	 * if none fits, report the attempt closest to fitting (and with
-	 * --channels, the other way too) */
-	int tries[16], ntry = 0;
+	int ntry = 0;
 	if (o->channels > 0) {
 		tries[ntry++] = o->channels;
 		tries[ntry++] = o->channels;
@@ -1504,6 +1555,27 @@ search_widths(Arena *a, const Sched *sched, const Sched *s, const Layout *lay,
 			tries[ntry++] = nch;
 			tries[ntry++] = nch;
 		}
+	return ntry;
+}
+
+/* Builds the program at the first width that fits, sending steps of at most
+ * maxcnt chunks; with pieces it must also pass rule 14 chunk by chunk.
+ * 0, -1 after an error, or (without pieces) 1: the program fits and passes
+ * with a message per step but stops chunk by chunk (check_width). */
+static int
+search_widths(const Search *S, int maxcnt, bool unpaired, bool mirror, bool pieces, MProg *out)
+{
+	const Sched *sched = S->sched;
+	const BuildOpts *o = S->o;
+	Built b;
+	int inst = o->instances > 0 ? o->instances : 1;
+	int maxsteps = o->legacy ? MSCCL_MAX_STEPS_LEGACY : MSCCL_MAX_STEPS;
+	/* a limit or a FIFO deadlock at one width: spread the work over more
+	 * channels (quietly), each width first with every connection spread over
+	 * the channels, then with each pinned to one (fewer tbs for many peers);
+	 * if none fits, report the attempt closest to fitting (and with
+	 * --channels, the other way too) */
+	int tries[16], ntry = width_tries(o, inst, tries);
 	if (ntry == 0) {
 		error_at(sched->loc, "'%s': --instances %d leaves no channel: at most %d channels",
 		         sched->name, inst, MSCCL_MAX_CHANNELS);
@@ -1523,7 +1595,7 @@ search_widths(Arena *a, const Sched *sched, const Sched *s, const Layout *lay,
 	 * 256 ranks that skips most attempts. */
 	const double width_slack = 1.25;
 	double skip_below = 0;
-	bool pinned_over = false;
+	bool pinned_over = false, pair_over = false;
 	int stops = 0;
 	for (int t = 0; t < ntry; t++) {
 		bool last = t == ntry - 1;
@@ -1531,10 +1603,22 @@ search_widths(Arena *a, const Sched *sched, const Sched *s, const Layout *lay,
 			continue; /* one channel: pinned is the same program */
 		if (!last && (tries[t] < skip_below || (t % 2 == 1 && pinned_over)))
 			continue;
-		/* the second search (pieces) reports no failure: a width that
-		 * cannot fit is not built, the last one neither */
-		if (pieces && msccl_bound_hopeless(bound, tries[t], inst, t % 2 == 1, unpaired,
-		                                   o->legacy ? MSCCL_MAX_STEPS_LEGACY : MSCCL_MAX_STEPS)) {
+		if (pieces && t % 2 == 1 && pair_over) {
+			if (last)
+				return -1;
+			continue;
+		}
+		/* a width the bound proves cannot fit is not built: in the second
+		 * search (pieces, which reports no failure) the last one neither;
+		 * in the first, when S->skip (msccl_lower runs it again without
+		 * skipping if it fails, for the report). One channel over the step
+		 * limit skips, as its build would, the widths it cannot reach. */
+		if ((pieces || S->skip) &&
+		    msccl_bound_hopeless(S->bound, tries[t], inst, t % 2 == 1, unpaired, maxcnt,
+		                         maxsteps)) {
+			double excess = msccl_bound_excess(S->bound, maxcnt, maxsteps);
+			if (tries[t] == 1 && excess > 1)
+				skip_below = excess / width_slack;
 			if (last)
 				return -1;
 			continue;
@@ -1544,8 +1628,9 @@ search_widths(Arena *a, const Sched *sched, const Sched *s, const Layout *lay,
 		memset(&b, 0, sizeof b);
 		/* each attempt in its own arena: only the one written is kept */
 		Arena ta = {0};
-		int rc = build(&ta, s, lay, o, (Width){tries[t], t % 2 == 1, maxcnt, unpaired, mirror},
-		               &b);
+		S->stats->widths++;
+		int rc = build(&ta, S->s, S->lay, o,
+		               (Width){tries[t], t % 2 == 1, maxcnt, unpaired, mirror}, &b);
 		if (rc == 1 && b.any_width && !last) {
 			diag_mute(false);
 			last = true;
@@ -1553,6 +1638,10 @@ search_widths(Arena *a, const Sched *sched, const Sched *s, const Layout *lay,
 		if (rc == 1 && b.by_steps && t % 2 == 0)
 			skip_below = tries[t] * b.excess / width_slack;
 		pinned_over |= rc == 1 && b.by_steps && t % 2 == 1;
+		/* one channel or pinned, the two directions of an exchange share a
+		 * tb whose ops are the same at every width: over the step limit
+		 * with its ops alone, no pinned width fits, the last one neither */
+		pair_over |= rc == 1 && b.pair_over && (tries[t] == 1 || t % 2 == 1);
 		if (rc == 1 && !b.any_width) {
 			snprintf(why[t % 2], sizeof why[0], "%s", b.why);
 			if (closest_excess == 0 || b.excess < closest_excess) {
@@ -1574,13 +1663,14 @@ search_widths(Arena *a, const Sched *sched, const Sched *s, const Layout *lay,
 			         "channels; the closest, %d channel%s with %s: %s", sched->name,
 			         tries[t] * inst, tries[closest_try] * inst,
 			         tries[closest_try] * inst == 1 ? "" : "s", how[closest_try % 2], closest);
+		S->stats->programs += rc == 0;
 		stops = rc == 0 ? check_width(&b.p, sched, pieces, last) : 0;
 		if (stops < 0)
 			rc = -1;
 		if (!last)
 			diag_mute(false);
 		if (rc == 0) {
-			arena_move(a, &ta);
+			arena_move(S->a, &ta);
 			break;
 		}
 		arena_free(&ta);
@@ -1591,12 +1681,33 @@ search_widths(Arena *a, const Sched *sched, const Sched *s, const Layout *lay,
 	return stops;
 }
 
+/* The first search: paired tbs, sending steps of up to 71 chunks. It skips
+ * the widths the bound proves cannot fit, quietly; if it finds nothing,
+ * the search again without skipping, for the report of the widths tried. */
+static int
+first_search(Search *S, MProg *out)
+{
+	diag_mute(true);
+	int stops = search_widths(S, MSCCL_MAX_COUNT - 1, false, false, false, out);
+	diag_mute(false);
+	if (stops < 0) {
+		S->skip = false;
+		stops = search_widths(S, MSCCL_MAX_COUNT - 1, false, false, false, out);
+		S->skip = true;
+	}
+	return stops;
+}
+
 static int lower_checked(Arena *, const Sched *, const Layout *, const MscclBound *,
-                         const BuildOpts *, MProg *);
+                         const BuildOpts *, MProg *, MscclStats *);
 
 int
-msccl_lower(Arena *a, const Sched *sched, const BuildOpts *o, MProg *out)
+msccl_lower_counted(Arena *a, const Sched *sched, const BuildOpts *o, MProg *out,
+                    MscclStats *stats)
 {
+	MscclStats none;
+	stats = stats ? stats : &none;
+	memset(stats, 0, sizeof *stats);
 	if (sched->nrank > MSCCL_MAX_GPUS) {
 		error_at(sched->loc, "'%s' has %d ranks: MSCCL programs here have at most %d "
 		         "(ngpus; the symbolic check's limit)", sched->name, sched->nrank, MSCCL_MAX_GPUS);
@@ -1609,63 +1720,82 @@ msccl_lower(Arena *a, const Sched *sched, const BuildOpts *o, MProg *out)
 	MscclBound bound;
 	msccl_bound_build(sched, &lay, &bound);
 	int rc = msccl_refuse_unfit(sched, &bound, o) != 0 ? -1
-	         : lower_checked(a, sched, &lay, &bound, o, out);
+	         : lower_checked(a, sched, &lay, &bound, o, out, stats);
 	msccl_bound_free(&bound);
 	return rc;
 }
 
-/* msccl_lower past the bound: the width searches. */
+int
+msccl_lower(Arena *a, const Sched *sched, const BuildOpts *o, MProg *out)
+{
+	return msccl_lower_counted(a, sched, o, out, NULL);
+}
+
+/* msccl_lower past the bound: the width searches.
+ *
+ * Rule 14 at large sizes: the executor sends a step as calls of
+ * maxAllowedCount chunks, 1 when chunks are large, and a Simple connection
+ * holds 2 calls (LL 8). A step of several chunks to a peer that sends to
+ * this tb too can then fill the FIFO halfway through. If the first
+ * search's program stops chunk by chunk, the same search with tbs that
+ * only send or only receive (an exchange streams both ways; twice the
+ * tbs), then with sending steps of 2 chunks, then 1 (more steps, maybe
+ * more channels), then with each exchange's higher rank receiving first
+ * (its steps mirror its peer's: interleave()) must pass it. The mirror
+ * comes last so that every program one of the others fits stays as it
+ * was.
+ *
+ * The estimate: where two ranks send each other, in one round, runs of
+ * more chunks than a connection holds calls (the bound's exchange_run),
+ * the first search's paired tbs both send first and its program stops
+ * chunk by chunk; it is then not built at all, the second search comes
+ * first, and only if that finds nothing does the first search run after
+ * all (its program, or its error). So a torus SP builds one program, not
+ * the first search's widths and then the second's. With --channels there
+ * is no width to search: the first search's two attempts, and their
+ * error, come first as they always did. */
 static int
 lower_checked(Arena *a, const Sched *sched, const Layout *layp, const MscclBound *bound,
-              const BuildOpts *o, MProg *out)
+              const BuildOpts *o, MProg *out, MscclStats *stats)
 {
 	Layout lay = *layp;
-	const Sched *s = sched->base ? sched_expand(a, sched) : sched;
-	int stops = search_widths(a, sched, s, &lay, bound, o, MSCCL_MAX_COUNT - 1, false, false,
-	                          false, out);
-	if (stops < 0)
-		return -1;
-	/* Rule 14 at large sizes: the executor sends a step as calls of
-	 * maxAllowedCount chunks, 1 when chunks are large, and a Simple
-	 * connection holds 2 calls (LL 8). A step of several chunks to a peer that
-	 * sends to this tb too can then fill the FIFO halfway through. If this
-	 * program stops chunk by chunk, the same search with tbs that only send
-	 * or only receive (an exchange streams both ways; twice the tbs), then
-	 * with sending steps of 2 chunks, then 1 (more steps, maybe more
-	 * channels), then with each exchange's higher rank receiving first
-	 * (its steps mirror its peer's: interleave()) must pass it. The
-	 * mirror comes last so that every program one of the others fits
-	 * stays as it was. */
+	Search S = {a, sched, sched->base ? sched_expand(a, sched) : sched, &lay, bound, o, true,
+	            stats};
+	int exchange = bound->exchange_run[o->instances > 1];
+	bool stops_likely = o->channels <= 0 && exchange > msccl_capacity(build_proto(o));
+	int stops = stops_likely ? 1 : first_search(&S, out);
+	if (stops <= 0)
+		return stops;
 	diag_mute(true);
-	bool safe = stops == 0;
-	int largest = 0; /* for the error: the long program's longest sending step */
-	for (int g = 0; !safe && g < out->ngpus; g++)
-		for (int t = 0; t < out->gpu[g].ntb; t++)
-			for (int k = 0; k < out->gpu[g].tb[t].nstep; k++)
-				if (mtype_sends(out->gpu[g].tb[t].step[k].type) &&
-				    out->gpu[g].tb[t].step[k].cnt > largest)
-					largest = out->gpu[g].tb[t].step[k].cnt;
+	bool safe = false;
 	for (int m = 3; !safe && m >= 0; m--) {
 		MProg other;
 		bool unpaired = m == 3, mirror = m == 0;
-		if (search_widths(a, sched, s, &lay, bound, o,
-		                  unpaired || mirror ? MSCCL_MAX_COUNT - 1 : m, unpaired, mirror, true,
-		                  &other) == 0) {
+		if (search_widths(&S, unpaired || mirror ? MSCCL_MAX_COUNT - 1 : m, unpaired, mirror,
+		                  true, &other) == 0) {
 			*out = other;
 			safe = true;
 		}
 	}
 	diag_mute(false);
-	if (!safe) {
-		error_at(sched->loc, "'%s' does not fit MSCCL's limits without a deadlock at large "
-		         "sizes: its sending steps of up to %d chunks stop when the executor moves them "
-		         "a chunk per call (rule 14: a connection holds %d calls), and with tbs that "
-		         "only send or only receive, steps of 1 or 2 chunks, or exchanges received "
-		         "first on one side, it exceeds the limits or still stops at every width", sched->name, largest,
-		         msccl_capacity(out->proto));
-		return -1;
-	}
-	return 0;
+	if (safe)
+		return 0;
+	if (stops_likely && (stops = first_search(&S, out)) <= 0)
+		return stops; /* the estimate was wrong */
+	int largest = 0; /* for the error: the long program's longest sending step */
+	for (int g = 0; g < out->ngpus; g++)
+		for (int t = 0; t < out->gpu[g].ntb; t++)
+			for (int k = 0; k < out->gpu[g].tb[t].nstep; k++)
+				if (mtype_sends(out->gpu[g].tb[t].step[k].type) &&
+				    out->gpu[g].tb[t].step[k].cnt > largest)
+					largest = out->gpu[g].tb[t].step[k].cnt;
+	error_at(sched->loc, "'%s' does not fit MSCCL's limits without a deadlock at large "
+	         "sizes: its sending steps of up to %d chunks stop when the executor moves them "
+	         "a chunk per call (rule 14: a connection holds %d calls), and with tbs that "
+	         "only send or only receive, steps of 1 or 2 chunks, or exchanges received "
+	         "first on one side, it exceeds the limits or still stops at every width",
+	         sched->name, largest, msccl_capacity(out->proto));
+	return -1;
 }
 
 /* The executor reads no root: a broadcast or reduce file is for the root

@@ -30,9 +30,14 @@
  * (a few of them): any rank's need is a lower bound on the worst rank's,
  * and counting a rank's messages costs one pass over the copies of the
  * base transfers, keeping only those that touch the chosen ranks.
- * The same counts tell, per width, whether a width can fit at all
- * (msccl_bound_hopeless): the second width search of msccl.c, whose
- * failures are never reported, skips those that cannot.
+ * The same counts, made for sending steps of at most 71, 2 and 1 chunks
+ * (the maxcnt msccl.c lowers with), tell per width whether a width can fit
+ * at all (msccl_bound_hopeless): msccl.c's width searches skip those that
+ * cannot, and one channel's count says which wider widths a build there
+ * would have ruled out (msccl_bound_excess). And they give msccl.c its
+ * estimate of the configuration: the longest runs two ranks send each
+ * other in one round (exchange_run) say whether paired tbs, both sending
+ * first, stop chunk by chunk, so that the search which cannot is skipped.
  * Cost: the group's images of every node, one pass over the copies and a
  * sort of the chosen ranks' few; 64x16 SP (8.4 million copies) in about
  * 0.05 s and 7 MB.
@@ -45,10 +50,14 @@
 
 enum { BOUND_MAX_REPS = 16 }; /* ranks of distinct orbits bounded, at most */
 
+/* The sending steps' largest counts msccl.c lowers with (msccl_lower). */
+const int msccl_bound_maxcnt[MSCCL_BOUND_NCNT] = {MSCCL_MAX_COUNT - 1, 2, 1};
+
 /* One chunk a message moves: grouped by (round, src, dst, op), then the
  * position that decides its runs (-1: a run of its own). */
 typedef struct BoundCopy {
 	int round, src, dst, op, key;
+	int skey; /* where the sender holds it, in an order its runs follow; -1 unknown */
 } BoundCopy;
 
 static int
@@ -80,27 +89,142 @@ run_key(const Sched *s, const Layout *lay, int c, int d)
 	}
 }
 
-/* Steps of the messages in v[0..n), sorted by copy_cmp: per group, its
- * blocks of consecutive keys at maxcnt chunks a step, added to conn. */
+/* Runs of one (round, src, dst) seen while counting: its longest run. */
+typedef struct BoundGroup {
+	int round, src, dst;
+	int run[2]; /* one instance; several (runs end at a block of the layout) */
+} BoundGroup;
+
+/* The counts being made: steps per connection at each maxcnt, and the
+ * groups with their longest run (at 71 chunks a step). */
+typedef struct Counting {
+	int R;
+	int block;  /* several instances interleave blocks of this many positions (0: none) */
+	long *conn[MSCCL_BOUND_NCNT];
+	BoundGroup *group;
+	long ngroup, capgroup;
+} Counting;
+
 static void
-count_runs(const BoundCopy *v, long n, int R, long *conn)
+add_group(Counting *k, const BoundCopy *c, const long *run)
 {
-	for (long i = 0, len = 0; i < n; i++) {
-		bool same = i > 0 && v[i].round == v[i - 1].round && v[i].src == v[i - 1].src &&
-		            v[i].dst == v[i - 1].dst && v[i].op == v[i - 1].op;
-		if (same && v[i].key >= 0 && v[i - 1].key >= 0 && v[i].key == v[i - 1].key + 1 &&
-		    len < MSCCL_MAX_COUNT - 1) {
-			len++;
-			continue;
-		}
-		conn[(long)v[i].src * R + v[i].dst]++;
-		len = 1;
+	BoundGroup *last = k->ngroup ? &k->group[k->ngroup - 1] : NULL;
+	if (last && last->round == c->round && last->src == c->src && last->dst == c->dst) {
+		for (int w = 0; w < 2; w++) /* another op, same peers */
+			last->run[w] = run[w] > last->run[w] ? (int)run[w] : last->run[w];
+		return;
 	}
+	if (k->ngroup == k->capgroup) {
+		k->capgroup = k->capgroup ? 2 * k->capgroup : 1024;
+		k->group = xrealloc(k->group, (size_t)k->capgroup * sizeof *k->group);
+	}
+	k->group[k->ngroup++] = (BoundGroup){c->round, c->src, c->dst, {(int)run[0], (int)run[1]}};
+}
+
+static bool
+same_group(const BoundCopy *x, const BoundCopy *y)
+{
+	return x->round == y->round && x->src == y->src && x->dst == y->dst && x->op == y->op;
+}
+
+/* Whether copy v[i] continues the run of v[i - 1] (len chunks so far). */
+static bool
+continues(const BoundCopy *v, long i, long len, int maxcnt)
+{
+	return i > 0 && same_group(&v[i], &v[i - 1]) && v[i].key >= 0 && v[i - 1].key >= 0 &&
+	       v[i].key == v[i - 1].key + 1 && len < maxcnt;
+}
+
+/* Where sender d holds chunk c, in an order in which msccl.c's runs at the
+ * sender grow, when the layout alone says so: an alltoall's own chunk in
+ * its input, an allreduce's, allgather's or broadcast's chunk at its
+ * position (in i or o); -1 where lowering decides (a relayed or partially
+ * reduced chunk in scratch). Only the estimate (exchange_run) uses it. */
+static int
+send_key(const Sched *s, const Layout *lay, int c, int d)
+{
+	switch (s->kind) {
+	case CK_ALLTOALL:
+		return s->a2a_src[c] == d ? s->a2a_dst[c] * lay->per + lay->run_piece[c] : -1;
+	case CK_REDUCE_SCATTER:
+	case CK_REDUCE:
+		return -1;
+	default:
+		return lay->run_pos[c];
+	}
+}
+
+/* Steps of the messages in v[0..n), sorted by copy_cmp: per group, its
+ * blocks of consecutive keys at maxcnt chunks a step, added to conn; and
+ * each group's longest run at the widest maxcnt, contiguous at the sender
+ * too, with one instance and with several (whose homes interleave blocks
+ * of k->block positions, so that a run ends with its block). */
+static void
+count_runs(const BoundCopy *v, long n, Counting *k)
+{
+	for (int m = 0; m < MSCCL_BOUND_NCNT; m++)
+		for (long i = 0, len = 0; i < n; i++) {
+			if (continues(v, i, len, msccl_bound_maxcnt[m])) {
+				len++;
+				continue;
+			}
+			k->conn[m][(long)v[i].src * k->R + v[i].dst]++;
+			len = 1;
+		}
+	long len[2] = {0, 0}, run[2] = {0, 0};
+	for (long i = 0; i < n; i++) {
+		bool sent = i > 0 && v[i].skey >= 0 && v[i - 1].skey >= 0 &&
+		            v[i].skey == v[i - 1].skey + 1; /* contiguous at the sender too */
+		bool block = k->block == 0 || (i > 0 && v[i].key / k->block == v[i - 1].key / k->block);
+		for (int w = 0; w < 2; w++) {
+			bool on = sent && (w == 0 || block) && continues(v, i, len[w], msccl_bound_maxcnt[0]);
+			len[w] = on ? len[w] + 1 : 1;
+			run[w] = len[w] > run[w] ? len[w] : run[w];
+		}
+		if (i + 1 == n || !same_group(&v[i + 1], &v[i])) {
+			add_group(k, &v[i], run);
+			run[0] = run[1] = 0;
+		}
+	}
+}
+
+static int
+group_cmp(const void *a, const void *b)
+{
+	const BoundGroup *x = a, *y = b;
+	const int kx[] = {x->round, x->src < x->dst ? x->src : x->dst,
+	                  x->src < x->dst ? x->dst : x->src};
+	const int ky[] = {y->round, y->src < y->dst ? y->src : y->dst,
+	                  y->src < y->dst ? y->dst : y->src};
+	for (int i = 0; i < 3; i++)
+		if (kx[i] != ky[i])
+			return kx[i] < ky[i] ? -1 : 1;
+	return 0;
+}
+
+/* The longest run each way between two ranks in one round, the smaller of
+ * the two: the largest such over the groups (0: nothing goes both ways),
+ * with one instance (w 0) and several (w 1). Needs the groups sorted. */
+static int
+exchange_run(const Counting *k, int w)
+{
+	int best = 0;
+	for (long i = 0, j; i < k->ngroup; i = j) {
+		int up = 0, down = 0; /* lower rank to higher, and back */
+		for (j = i; j < k->ngroup && group_cmp(&k->group[i], &k->group[j]) == 0; j++) {
+			const BoundGroup *g = &k->group[j];
+			int *dir = g->src < g->dst ? &up : &down;
+			*dir = g->run[w] > *dir ? g->run[w] : *dir;
+		}
+		int both = up < down ? up : down;
+		best = both > best ? both : best;
+	}
+	return best;
 }
 
 /* An explicit schedule: every message, every rank. */
 static void
-explicit_steps(const Sched *s, const Layout *lay, long *conn)
+explicit_steps(const Sched *s, const Layout *lay, Counting *k)
 {
 	BoundCopy *v = NULL;
 	long cap = 0;
@@ -111,10 +235,11 @@ explicit_steps(const Sched *s, const Layout *lay, long *conn)
 			v = xrealloc(v, (size_t)cap * sizeof *v);
 		}
 		for (int j = 0; j < m->n; j++)
-			v[j] = (BoundCopy){0, m->src, m->dst, 0,
-			                   run_key(s, lay, s->chunks[m->first + j], m->dst)};
+			v[j] = (BoundCopy){m->round, m->src, m->dst, 0,
+			                   run_key(s, lay, s->chunks[m->first + j], m->dst),
+			                   send_key(s, lay, s->chunks[m->first + j], m->src)};
 		sort_n(v, (size_t)m->n, sizeof *v, copy_cmp);
-		count_runs(v, m->n, s->nrank, conn);
+		count_runs(v, m->n, k);
 	}
 	free(v);
 }
@@ -143,7 +268,7 @@ choose_reps(const Sched *s, bool *chosen)
  * by the chosen ranks. Element by element, the image of each node the base
  * transfers use once (not two per copy: a node has many transfers). */
 static void
-symmetric_steps(const Sched *s, const Layout *lay, const bool *chosen, long *conn)
+symmetric_steps(const Sched *s, const Layout *lay, const bool *chosen, Counting *cnt)
 {
 	const Group *g = s->group;
 	int nnode = s->topo->nnode, nused = 0;
@@ -172,14 +297,15 @@ symmetric_steps(const Sched *s, const Layout *lay, const bool *chosen, long *con
 				v = xrealloc(v, (size_t)cap * sizeof *v);
 			}
 			v[n++] = (BoundCopy){x->round, src, dst, (int)x->op,
-			                     run_key(s, lay, x->tree * g->order + e, dst)};
+			                     run_key(s, lay, x->tree * g->order + e, dst),
+			                     send_key(s, lay, x->tree * g->order + e, src)};
 		}
 	}
 	free(img);
 	free(used);
 	if (n > 0)
 		sort_n(v, (size_t)n, sizeof *v, copy_cmp);
-	count_runs(v, n, s->nrank, conn);
+	count_runs(v, n, cnt);
 	free(v);
 }
 
@@ -238,24 +364,34 @@ void
 msccl_bound_build(const Sched *s, const Layout *lay, MscclBound *b)
 {
 	int R = s->nrank;
+	memset(b, 0, sizeof *b);
 	b->nrank = R;
-	b->conn = xcalloc((size_t)R * R + 1, sizeof *b->conn);
+	/* msccl.c's blocks: an allreduce's instance takes the whole vector */
+	Counting k = {.R = R, .block = s->kind == CK_ALLREDUCE ? 0 : lay->per};
+	for (int m = 0; m < MSCCL_BOUND_NCNT; m++)
+		b->conn[m] = k.conn[m] = xcalloc((size_t)R * R + 1, sizeof(long));
 	b->chosen = xcalloc((size_t)R + 1, 1);
 	if (lay->short_block >= 0)
 		return; /* no layout: nothing counted, nothing refused (msccl.c names it) */
 	if (s->base) {
 		choose_reps(s, b->chosen);
-		symmetric_steps(s, lay, b->chosen, b->conn);
+		symmetric_steps(s, lay, b->chosen, &k);
 	} else {
 		memset(b->chosen, 1, (size_t)R);
-		explicit_steps(s, lay, b->conn);
+		explicit_steps(s, lay, &k);
 	}
+	if (k.ngroup > 1)
+		sort_n(k.group, (size_t)k.ngroup, sizeof *k.group, group_cmp);
+	for (int w = 0; w < 2; w++)
+		b->exchange_run[w] = exchange_run(&k, w);
+	free(k.group);
 }
 
 void
 msccl_bound_free(MscclBound *b)
 {
-	free(b->conn);
+	for (int m = 0; m < MSCCL_BOUND_NCNT; m++)
+		free(b->conn[m]);
 	free(b->chosen);
 }
 
@@ -275,7 +411,7 @@ msccl_refuse_unfit(const Sched *s, const MscclBound *b, const BuildOpts *o)
 	for (int r = 0; r < R; r++) {
 		if (!b->chosen[r])
 			continue;
-		RankNeed k = rank_need(b->conn, R, r, inst, maxsteps);
+		RankNeed k = rank_need(b->conn[0], R, r, inst, maxsteps);
 		bool over = k.tbs > MSCCL_MAX_TBS || (k.conn + maxsteps - 1) / maxsteps > W;
 		if (over && (worst < 0 || k.tbs > wk.tbs)) {
 			worst = r;
@@ -294,35 +430,64 @@ msccl_refuse_unfit(const Sched *s, const MscclBound *b, const BuildOpts *o)
 }
 
 /* One chosen rank's connections at one width: whether the rank needs more
- * tbs than the limit, or (pinned) some tb more than maxsteps steps. A
- * spread width over the step limit is not called hopeless: msccl.c's
- * search learns from that failure which widths to skip next, and skipping
- * the build would change what it tries. */
+ * tbs than the limit, or more than 32 sending or receiving tbs on a
+ * channel, or (pinned, or one channel) some tb more than maxsteps steps. A spread width over the step limit is not called
+ * hopeless: msccl.c's search learns from that failure which widths to skip
+ * next (from one channel: msccl_bound_excess). */
 static bool
 rank_hopeless(const MscclBound *b, int r, int nch, int inst, bool pinned, bool unpaired,
-              int maxsteps)
+              int cnt, int maxsteps)
 {
 	int R = b->nrank, per = pinned ? 1 : nch; /* channels a connection spreads over */
 	long stbs = 0, rtbs = 0;
+	int sends[MSCCL_MAX_CHANNELS] = {0}, recvs[MSCCL_MAX_CHANNELS] = {0}; /* tbs a channel */
 	for (int p = 0; p < R; p++) {
-		long out = b->conn[(long)r * R + p], in = b->conn[(long)p * R + r];
+		long out = b->conn[cnt][(long)r * R + p], in = b->conn[cnt][(long)p * R + r];
 		/* run j of a connection goes to channel j + src + dst mod nch
 		 * (pinned: all to one): min(runs, nch) tbs each way */
-		if (pinned && (out > maxsteps || in > maxsteps))
+		if (per == 1 && (out > maxsteps || in > maxsteps))
 			return true;
 		stbs += out < per ? out : per;
 		rtbs += in < per ? in : per;
+		for (long j = 0; nch <= MSCCL_MAX_CHANNELS && j < out && j < per; j++)
+			sends[(r + p + j) % nch]++;
+		for (long j = 0; nch <= MSCCL_MAX_CHANNELS && j < in && j < per; j++)
+			recvs[(r + p + j) % nch]++;
 	}
+	/* rule 6: a connection has a tb of its own on each channel it uses */
+	for (int c = 0; c < nch && c < MSCCL_MAX_CHANNELS; c++)
+		if (sends[c] > MSCCL_MAX_TBS_PER_CHAN || recvs[c] > MSCCL_MAX_TBS_PER_CHAN)
+			return true;
 	long tbs = unpaired ? stbs + rtbs : stbs > rtbs ? stbs : rtbs;
 	return tbs * inst > MSCCL_MAX_TBS;
 }
 
+static int
+cnt_index(int maxcnt)
+{
+	int m = 0;
+	while (m + 1 < MSCCL_BOUND_NCNT && msccl_bound_maxcnt[m] != maxcnt)
+		m++;
+	return msccl_bound_maxcnt[m] == maxcnt ? m : 0;
+}
+
 bool
 msccl_bound_hopeless(const MscclBound *b, int nch, int inst, bool pinned, bool unpaired,
-                     int maxsteps)
+                     int maxcnt, int maxsteps)
 {
+	int m = cnt_index(maxcnt);
 	for (int r = 0; r < b->nrank; r++)
-		if (b->chosen[r] && rank_hopeless(b, r, nch, inst, pinned, unpaired, maxsteps))
+		if (b->chosen[r] && rank_hopeless(b, r, nch, inst, pinned, unpaired, m, maxsteps))
 			return true;
 	return false;
+}
+
+double
+msccl_bound_excess(const MscclBound *b, int maxcnt, int maxsteps)
+{
+	long most = 0;
+	const long *conn = b->conn[cnt_index(maxcnt)];
+	for (long i = 0; i < (long)b->nrank * b->nrank; i++)
+		most = conn[i] > most ? conn[i] : most;
+	return (double)most / maxsteps;
 }

@@ -20,7 +20,14 @@
  * chunk remembers its last write and the reads since; a read must come
  * after the last write and a write after the last write and every read,
  * in that order, else the two steps race (an in-place allgather's
- * self-copy writing the chunk a send still reads was one).
+ * self-copy writing the chunk a send still reads was one). Races are
+ * looked for in one mode only: in place when the program runs in place.
+ * Which steps are ordered does not depend on the mode, and out of place
+ * every chunk is a chunk of its own that in place it may share with
+ * another (i aliases o), so two steps racing out of place touch one chunk
+ * in place too; the check finds a race whenever there is one (its
+ * happens-before is transitive: a write between the two is unordered with
+ * one of them). So the second mode's run has values and no clocks.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -753,10 +760,15 @@ run_tb(VState *v, Sweeps *w, int id)
 	for (int flag = v->flag[id]; *pc < tb->nstep && (r = try_step(v, g, tb)) != 0;) {
 		if (r < 0)
 			return -1;
+		/* a message in the receiver's FIFO, room in the sender's: only a
+		 * step that sends, or receives, can unblock them */
+		MType type = tb->step[*pc].type;
 		*pc += r == 1;
 		moved = 1;
-		wake(w, v->ix.receiver[id]);
-		wake(w, v->ix.sender[id]);
+		if (mtype_sends(type))
+			wake(w, v->ix.receiver[id]);
+		if (mtype_recvs(type))
+			wake(w, v->ix.sender[id]);
 		if (v->flag[id] != flag) {
 			flag = v->flag[id];
 			wake_waiters(v, w, id);
@@ -975,8 +987,10 @@ teardown(VState *v)
 	msccl_index_free(&v->ix);
 }
 
+/* One run in one mode: the flow alone, or values too (and with races,
+ * rule 17). */
 static int
-run_mode(const MProg *p, bool inplace, int cap, bool pieces, bool flow)
+run_mode(const MProg *p, bool inplace, int cap, bool pieces, bool flow, bool races)
 {
 	VState v = {.p = p, .inplace = inplace, .cap = cap, .pieces = pieces, .flow = flow,
 	            .root = -1};
@@ -984,7 +998,7 @@ run_mode(const MProg *p, bool inplace, int cap, bool pieces, bool flow)
 		return -1;
 	setup(&v);
 	int rc = 0;
-	if (!flow)
+	if (!flow && races)
 		rc = races_init(&v);
 	if (rc == 0)
 		rc = run_steps(&v);
@@ -1010,7 +1024,7 @@ msccl_check_flow(const MProg *p, int capacity, bool pieces)
 	if (check_modes(p) != 0)
 		return -1;
 	/* which step can move depends on flags and FIFOs only: one mode decides */
-	return run_mode(p, p->inplace, capacity, pieces, true);
+	return run_mode(p, p->inplace, capacity, pieces, true, false);
 }
 
 int
@@ -1020,9 +1034,10 @@ msccl_check_run(const MProg *p, int capacity, bool pieces)
 		return msccl_check_flow(p, capacity, true);
 	if (check_modes(p) != 0)
 		return -1;
-	if (p->inplace && run_mode(p, true, capacity, false, false) != 0)
+	/* races in one mode (see the opening comment): in place if it runs so */
+	if (p->inplace && run_mode(p, true, capacity, false, false, true) != 0)
 		return -1;
-	if (p->outofplace && run_mode(p, false, capacity, false, false) != 0)
+	if (p->outofplace && run_mode(p, false, capacity, false, false, !p->inplace) != 0)
 		return -1;
 	return 0;
 }

@@ -10,7 +10,10 @@
  * "cpu s/MB" column is CPU seconds per MB of XML, "ring(128)" the anchor's
  * (ring(128)'s, measured first in the same run) and "x ring(128)" the one
  * over the other (1 is linear). Cases under a second of CPU take the
- * fastest of 3 runs.
+ * fastest of 3 runs. "programs" is how many programs the backend built
+ * and checked to find the one it wrote, and "widths" how many width
+ * attempts it lowered (msccl_lower_counted, in a child of its own): one
+ * program is what keeps emission linear.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,8 +22,11 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "backend.h"
 #include "base.h"
 #include "bench_child.h"
+#include "driver.h"
+#include "msccl.h"
 
 #ifndef COLLC_BIN
 #define COLLC_BIN "bin/collc"
@@ -60,24 +66,33 @@ static const struct {
 };
 enum { ANCHOR = 1 }; /* ring(128) */
 
+/* The case's .coll file: an example's, or its text written to tmp. */
+static const char *
+case_input(size_t i, const char *tmp)
+{
+	if (!cases[i].text)
+		return cases[i].file;
+	FILE *f = fopen(tmp, "w");
+	if (!f)
+		return NULL;
+	fputs(cases[i].text, f);
+	fclose(f);
+	return tmp;
+}
+
 /* One case end to end: wall and CPU seconds, the XML's MB, exit status. */
 static void
 run_once(size_t i, double *wall, double *cpu, double *mb, int *status)
 {
-	const char *in = "/tmp/collc_bench_msccl.coll", *out = "/tmp/collc_bench_msccl.xml";
+	const char *in = case_input(i, "/tmp/collc_bench_msccl.coll");
+	const char *out = "/tmp/collc_bench_msccl.xml";
 	char cmd[512], only[64] = "";
-	if (cases[i].text) {
-		FILE *f = fopen(in, "w");
-		if (!f) {
-			*status = -1;
-			return;
-		}
-		fputs(cases[i].text, f);
-		fclose(f);
-	} else {
-		in = cases[i].file;
-		snprintf(only, sizeof only, "--collective %s", cases[i].coll);
+	if (!in) {
+		*status = -1;
+		return;
 	}
+	if (!cases[i].text)
+		snprintf(only, sizeof only, "--collective %s", cases[i].coll);
 	snprintf(cmd, sizeof cmd, "%s build %s %s --target msccl -o %s >/dev/null 2>&1", COLLC_BIN,
 	         in, only, out);
 	double t0 = wall_seconds(), c0 = children_cpu();
@@ -90,6 +105,33 @@ run_once(size_t i, double *wall, double *cpu, double *mb, int *status)
 	remove(out);
 	if (cases[i].text)
 		remove(in);
+}
+
+/* In a child: the case's schedule lowered once more, in process, for the
+ * backend's counts; writes "widths programs" to fd. */
+static int
+count_child(const void *arg, int fd)
+{
+	size_t i = *(const size_t *)arg;
+	const char *in = case_input(i, "/tmp/collc_bench_msccl_count.coll");
+	Input input = {0};
+	diag_reset();
+	diag_mute(true);
+	int rc = in ? load(in, &input, true, 1 << 20) : -1; /* build's default --size */
+	if (in && cases[i].text)
+		remove(in);
+	BuildOpts bo = {.collective = cases[i].coll};
+	const Sched *s = NULL;
+	if (rc != 0 || backend_select(&input.prog, &bo, &s, 1) < 1)
+		return 1;
+	Arena a = {0};
+	MProg p;
+	MscclStats st;
+	if (msccl_lower_counted(&a, s, &bo, &p, &st) != 0)
+		return 1;
+	char line[64];
+	int n = snprintf(line, sizeof line, "%d %d\n", st.widths, st.programs);
+	return write(fd, line, (size_t)n) == n ? 0 : 1;
 }
 
 /* A case's fastest of 3 runs when one takes under a second of CPU (the
@@ -118,9 +160,9 @@ main(void)
 	/* the anchor first, so every row shows its ratio; the rows in order */
 	run_case(ANCHOR, &wall[ANCHOR], &cpu[ANCHOR], &mb[ANCHOR], &status[ANCHOR]);
 	double anchor = mb[ANCHOR] > 0 ? cpu[ANCHOR] / mb[ANCHOR] : 0;
-	printf("%-30s %8s %8s %7s %6s %9s %9s %11s %11s %5s\n", "collc build --target msccl",
-	       "wall s", "cpu s", "target", "ratio", "XML MB", "cpu s/MB", "ring(128)", "x ring(128)",
-	       "exit");
+	printf("%-30s %8s %8s %7s %6s %9s %9s %11s %11s %8s %6s %5s\n",
+	       "collc build --target msccl", "wall s", "cpu s", "target", "ratio", "XML MB",
+	       "cpu s/MB", "ring(128)", "x ring(128)", "programs", "widths", "exit");
 	for (size_t i = 0; i < NCASE; i++) {
 		if (i != ANCHOR)
 			run_case(i, &wall[i], &cpu[i], &mb[i], &status[i]);
@@ -136,8 +178,16 @@ main(void)
 			if (anchor > 0)
 				snprintf(rel, sizeof rel, "%.2f", cpu[i] / mb[i] / anchor);
 		}
-		printf("%-30s %8.3f %8.3f %7s %6s %9.1f %9s %11s %11s %5d\n", cases[i].name, wall[i],
-		       cpu[i], target, ratio, mb[i], per, anc, rel, status[i]);
+		char buf[64], programs[16] = "-", widths[16] = "-";
+		int nw, np;
+		if (in_child(count_child, &i, buf, sizeof buf) && sscanf(buf, "%d %d", &nw, &np) == 2) {
+			snprintf(programs, sizeof programs, "%d", np);
+			snprintf(widths, sizeof widths, "%d", nw);
+		}
+		printf("%-30s %8.3f %8.3f %7s %6s %9.1f %9s %11s %11s %8s %6s %5d\n", cases[i].name,
+		       wall[i], cpu[i], target, ratio, mb[i], per, anc, rel, programs, widths,
+		       status[i]);
+		fflush(stdout);
 	}
 	return 0;
 }

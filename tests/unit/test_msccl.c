@@ -1107,6 +1107,58 @@ test_spine_leaf(void)
 	free(text);
 }
 
+/* Emission linear in the XML (issue 13): the configuration comes from the
+ * bound's estimate, so one program is built and checked. SP on torus(8, 16)
+ * exchanges runs of 4 chunks both ways in a round (a connection holds 2
+ * calls), which stops chunk by chunk on paired tbs: it used to build 3 widths of those (the third built
+ * whole and checked, then discarded) and then 2 of send-only and
+ * receive-only tbs; now it builds those alone, 2 widths of which one
+ * program (4 channels). ring(128) sends one way: the paired search, whose
+ * one channel the bound rules out (254 steps a connection), then 4 and 8
+ * channels, the last the program. */
+static void
+test_one_program(void)
+{
+	static const struct {
+		const char *name, *text;
+		int exchange, widths, nchannels;
+	} cases[] = {
+		{"ring128.coll", "topology T = ring(128);\n"
+		                 "collective allreduce AR on T { algorithm ring; }\n", 0, 2, 8},
+		{"sp8x16.coll", "topology T = torus(8, 16);\n"
+		                "group G on T { translate; map (x, y) -> (-x, -y); }\n"
+		                "tree B = bfs(T, root (0, 0));\n"
+		                "collective allreduce AR on T { algorithm symmetric(trees B, group G); }\n",
+		 4, 2, 4},
+	};
+	for (size_t i = 0; i < countof(cases); i++) {
+		Checked c;
+		check_text(&c, cases[i].name, cases[i].text, strlen(cases[i].text));
+		Prog p = {0};
+		Arena a = {0};
+		MProg mp;
+		BuildOpts bo = {0};
+		MscclStats st = {-1, -1};
+		MscclBound bound = {0};
+		int rc = -1;
+		if (c.errors == 0 && lower(c.file, &p) == 0) {
+			Layout lay;
+			layout_build(&a, p.sched[0], &lay);
+			msccl_bound_build(p.sched[0], &lay, &bound);
+			rc = msccl_lower_counted(&a, p.sched[0], &bo, &mp, &st);
+		}
+		assert_named(rc == 0 && bound.exchange_run[0] == cases[i].exchange && st.programs == 1 &&
+		             st.widths == cases[i].widths && mp.nchannels == cases[i].nchannels,
+		             __LINE__, __FILE__, "%s: rc %d, exchange run %d, %d programs over %d "
+		             "widths, %d channels", cases[i].name, rc, bound.exchange_run[0], st.programs,
+		             st.widths, rc == 0 ? mp.nchannels : -1);
+		msccl_bound_free(&bound);
+		arena_free(&a);
+		prog_free(&p);
+		checked_free(&c);
+	}
+}
+
 /* 128 and 256 ranks (issue: scale): ring allreduce and SP on two tori are
  * written over several channels within the executor's limits (64 steps
  * per tb, 64 tbs per rank), read back, and run in place and out of place
@@ -1344,6 +1396,7 @@ CU_TestInfo msccl_tests[] = {
 	{"examples: build, check, read back, run, verify", test_examples_roundtrip},
 	{"a schedule beyond the limits: the golden error", test_limit_golden},
 	{"spine-leaf SP, 128 and 512 hosts: shape and every check", test_spine_leaf},
+	{"one program built and checked: ring(128), SP 8x16", test_one_program},
 	{"--channels: the error names the closest attempt, a note the other", test_channels_error_closest},
 	{"the backend's check cites the XML it would write, then the collective", test_check_cites_xml},
 	CU_TEST_INFO_NULL,
