@@ -1065,13 +1065,6 @@ form_tbs(Lower *L, RankB *rb, Built *b)
 	return worst ? 1 : 0;
 }
 
-static int
-cmp_int(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-	return (x > y) - (x < y);
-}
-
 /* A step waited on in another thread block: its tb and the waited op's
  * position among the tb's live ops (a step number once the tb is numbered). */
 typedef struct StepRef {

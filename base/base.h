@@ -104,6 +104,7 @@ void *xrealloc(void *p, size_t size);
  * a NULL pointer, which the C library functions must not be given. */
 void copy_n(void *dst, const void *src, size_t n, size_t size);
 void sort_n(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
+int cmp_int(const void *a, const void *b); /* sort_n's comparison of ints, ascending */
 /* A stable merge sort whose comparison takes a context (C11's qsort has
  * none, and a global would be state beside diagnostics). */
 void sort_with(void *base, size_t n, size_t size,

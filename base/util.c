@@ -286,6 +286,13 @@ sort_n(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *)
 		qsort(base, n, size, cmp);
 }
 
+int
+cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
 /* Sorts [lo, hi) of base through tmp; runs of equal keys keep their order. */
 static void
 merge_sort(char *base, char *tmp, size_t lo, size_t hi, size_t size,

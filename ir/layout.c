@@ -37,13 +37,6 @@
  * own order: gathering its messages would cost more than the order saves. */
 enum { ORDER_EXPAND_LIMIT = 1 << 21, ORDER_MAX_SETS = 4096 };
 
-static int
-cmp_int(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-	return (x > y) - (x < y);
-}
-
 /* Message chunk sets, set i is chunk[off[i] .. off[i + 1]), sorted. */
 typedef struct ChunkSets {
 	int n, cap;

@@ -648,13 +648,6 @@ report_deadlock(VState *v)
 		note_at((Loc){p->line, 1}, "%d thread blocks are blocked in all", shown);
 }
 
-static int
-cmp_int(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-	return (x > y) - (x < y);
-}
-
 /* The sweeps of run_steps without visiting thread blocks that cannot
  * move. A sweep visits the tbs in id order, each running as far as it
  * can; a tb that stopped moves again only after an event of another tb:
