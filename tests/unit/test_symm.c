@@ -349,27 +349,33 @@ test_spine_leaf(void)
 	done(&c, &p);
 }
 
+/* An allreduce on ranks 0..7 of a 4x4 torus (a 2x4 box) over one tree,
+ * symmetrized by the group with the given generators. */
+static int
+build_box(const char *generators, Checked *c, Prog *p)
+{
+	char text[512];
+	snprintf(text, sizeof text, "topology T = torus(4, 4);\n"
+	         "group G on T { %s }\n"
+	         "tree E on T root 0 { 1 -> 0; 2 -> 1; 3 -> 0; 4 -> 0; 5 -> 4; 6 -> 5; 7 -> 4; }\n"
+	         "collective allreduce AR on T { algorithm symmetric(trees E, group G); "
+	         "ranks 0..7; }\n", generators);
+	return build(text, c, p);
+}
+
 static void
 test_sub_communicator(void)
 {
 	/* the translations of a 4x4 torus move rank 0..7's rows: not allowed */
 	Checked c;
 	Prog p;
-	int rc = build("topology T = torus(4, 4);\n"
-	               "group G on T { translate; }\n"
-	               "tree E on T root 0 { 1 -> 0; 2 -> 1; 3 -> 0; 4 -> 0; 5 -> 4; 6 -> 5; 7 -> 4; }\n"
-	               "collective allreduce AR on T { algorithm symmetric(trees E, group G); "
-	               "ranks 0..7; }\n", &c, &p);
+	int rc = build_box("translate;", &c, &p);
 	CU_ASSERT_EQUAL(rc, -1);
 	ASSERT_DIAG(&c, "t.coll:4:61: error: group 'G' moves node (");
 	ASSERT_DIAG(&c, "of 'AR' to node (2, 0), outside its ranks");
 	done(&c, &p);
 	/* the same ranks with a group that keeps them: translations along y only */
-	rc = build("topology T = torus(4, 4);\n"
-	           "group G on T { translate (0, 1); map (x, y) -> (1 - x, y); }\n"
-	           "tree E on T root 0 { 1 -> 0; 2 -> 1; 3 -> 0; 4 -> 0; 5 -> 4; 6 -> 5; 7 -> 4; }\n"
-	           "collective allreduce AR on T { algorithm symmetric(trees E, group G); "
-	           "ranks 0..7; }\n", &c, &p);
+	rc = build_box("translate (0, 1); map (x, y) -> (1 - x, y);", &c, &p);
 	assert_named(rc == 0, __LINE__, __FILE__, "a 2x4 box of a 4x4 torus: %s", c.diag);
 	done(&c, &p);
 	/* a tree that misses a rank of the collective */

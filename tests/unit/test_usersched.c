@@ -436,6 +436,20 @@ test_examples_run(void)
 	}
 }
 
+/* test_other_kinds' collectives, built alone and with a wrong one */
+#define OTHER_KINDS                                                                          \
+	"topology T = torus(2, 4);\n"                                                            \
+	"collective broadcast B on T {\n"                                                        \
+	"    root 5;\n"                                                                          \
+	"    schedule { for k in 0..log2(p) - 1 { round { for v in 0..pow(2, k) - 1 {\n"         \
+	"        send 0 from (root + v) mod p to (root + v + pow(2, k)) mod p copy; } } } }\n"   \
+	"}\n"                                                                                    \
+	"collective alltoall A on T {\n"                                                         \
+	"    schedule { for k in 1..p - 1 { round { for r in 0..p - 1 {\n"                       \
+	"        send r * p + xor(r, k) from r to xor(r, k) copy; } } } }\n"                     \
+	"}\n"                                                                                    \
+	"collective alltoall LIB on T { algorithm pairwise; }\n"
+
 /* Rooted and alltoall kinds: a binomial broadcast from a root that is not
  * rank 0, and pairwise exchange, equal to the library's pairwise. */
 static void
@@ -443,17 +457,8 @@ test_other_kinds(void)
 {
 	Checked c;
 	Prog p;
-	int rc = build("topology T = torus(2, 4);\n"
-	               "collective broadcast B on T {\n"
-	               "    root 5;\n"
-	               "    schedule { for k in 0..log2(p) - 1 { round { for v in 0..pow(2, k) - 1 {\n"
-	               "        send 0 from (root + v) mod p to (root + v + pow(2, k)) mod p copy; } } } }\n"
-	               "}\n"
-	               "collective alltoall A on T {\n"
-	               "    schedule { for k in 1..p - 1 { round { for r in 0..p - 1 {\n"
-	               "        send r * p + xor(r, k) from r to xor(r, k) copy; } } } }\n"
-	               "}\n"
-	               "collective alltoall LIB on T { algorithm pairwise; }\n"
+	/* a broadcast whose rank 0 sends what it does not hold yet is refused */
+	int rc = build(OTHER_KINDS
 	               "collective broadcast WRONG on T {\n"
 	               "    root 5;\n"
 	               "    schedule { round { send 0 from 0 to 1 copy; } }\n"
@@ -463,17 +468,7 @@ test_other_kinds(void)
 	                "holds nothing of chunk 0 yet");
 	prog_free(&p);
 	checked_free(&c);
-	rc = build("topology T = torus(2, 4);\n"
-	           "collective broadcast B on T {\n"
-	           "    root 5;\n"
-	           "    schedule { for k in 0..log2(p) - 1 { round { for v in 0..pow(2, k) - 1 {\n"
-	           "        send 0 from (root + v) mod p to (root + v + pow(2, k)) mod p copy; } } } }\n"
-	           "}\n"
-	           "collective alltoall A on T {\n"
-	           "    schedule { for k in 1..p - 1 { round { for r in 0..p - 1 {\n"
-	           "        send r * p + xor(r, k) from r to xor(r, k) copy; } } } }\n"
-	           "}\n"
-	           "collective alltoall LIB on T { algorithm pairwise; }\n", &c, &p);
+	rc = build(OTHER_KINDS, &c, &p);
 	assert_named(rc == 0, __LINE__, __FILE__, "broadcast and alltoall: %s", c.diag);
 	char why[256] = "";
 	CU_ASSERT(rc == 0 && p.sched[0]->root == 5 && p.sched[0]->nround == 3);
