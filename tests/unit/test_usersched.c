@@ -243,6 +243,16 @@ test_estimate(void)
 	checked_free(&c);
 }
 
+/* The ring allreduce as a user schedule: p - 1 rounds reducing around the
+ * ring, then p - 1 passing the sums on (the text of a collective's body). */
+#define RING_ALLREDUCE_SCHEDULE                                                   \
+	"    schedule {\n"                                                             \
+	"        for s in 0..p - 2 { round { for r in 0..p - 1 {\n"                    \
+	"            send (r - s - 1) mod p from r to (r + 1) mod p reduce; } } }\n"   \
+	"        for s in 0..p - 2 { round { for r in 0..p - 1 {\n"                    \
+	"            send (r - s) mod p from r to (r + 1) mod p copy; } } }\n"         \
+	"    }\n"
+
 /* The 1024-rank ring allreduce (2046 rounds) is expanded exactly: every
  * rank sends once per round, and it verifies (by fingerprints). */
 static void
@@ -251,14 +261,7 @@ test_large_ring(void)
 	Checked c;
 	Prog p;
 	int rc = build("topology R = ring(1024);\n"
-	               "collective allreduce A on R {\n"
-	               "    schedule {\n"
-	               "        for s in 0..p - 2 { round { for r in 0..p - 1 {\n"
-	               "            send (r - s - 1) mod p from r to (r + 1) mod p reduce; } } }\n"
-	               "        for s in 0..p - 2 { round { for r in 0..p - 1 {\n"
-	               "            send (r - s) mod p from r to (r + 1) mod p copy; } } }\n"
-	               "    }\n"
-	               "}\n", &c, &p);
+	               "collective allreduce A on R {\n" RING_ALLREDUCE_SCHEDULE "}\n", &c, &p);
 	assert_named(rc == 0, __LINE__, __FILE__, "1024-rank ring: %s", c.diag);
 	CU_ASSERT(rc == 0 && p.sched[0]->nround == 2046 && p.sched[0]->nmsg == 2046 * 1024);
 	prog_free(&p);
@@ -313,14 +316,7 @@ test_explain(void)
 	Prog p;
 	int rc;
 	rc = build("topology R = ring(4);\n"
-	           "collective allreduce A on R {\n"
-	           "    schedule {\n"
-	           "        for s in 0..p - 2 { round { for r in 0..p - 1 {\n"
-	           "            send (r - s - 1) mod p from r to (r + 1) mod p reduce; } } }\n"
-	           "        for s in 0..p - 2 { round { for r in 0..p - 1 {\n"
-	           "            send (r - s) mod p from r to (r + 1) mod p copy; } } }\n"
-	           "    }\n"
-	           "}\n"
+	           "collective allreduce A on R {\n" RING_ALLREDUCE_SCHEDULE "}\n"
 	           "topology T = torus(8, 8);\n"
 	           "collective allreduce BIG on T { algorithm ring; }\n"
 	           "topology Q = ring(2);\n"
