@@ -485,6 +485,32 @@ test_selection_range(void)
 	}
 }
 
+/* What rule 14 chunk by chunk looks at in a program's thread blocks: how
+ * many both send and receive, and the longest step (count), of all and of
+ * the sending ones. */
+typedef struct TbFigures {
+	int paired, longest, longest_send;
+} TbFigures;
+
+static TbFigures
+tb_figures(const MProg *p)
+{
+	TbFigures f = {0};
+	for (int g = 0; g < p->ngpus; g++)
+		for (int t = 0; t < p->gpu[g].ntb; t++) {
+			const MTb *tb = &p->gpu[g].tb[t];
+			f.paired += tb->send >= 0 && tb->recv >= 0;
+			for (int k = 0; k < tb->nstep; k++) {
+				const MStep *st = &tb->step[k];
+				if (st->cnt > f.longest)
+					f.longest = st->cnt;
+				if (mtype_sends(st->type) && st->cnt > f.longest_send)
+					f.longest_send = st->cnt;
+			}
+		}
+	return f;
+}
+
 /* Rule 14 at large sizes: with Simple, a step of cnt chunks goes as calls of
  * maxAllowedCount chunks (1 when chunks are large) and a connection holds 2
  * calls. An exchange of 3-chunk steps (both ranks send, then receive) is
@@ -561,18 +587,9 @@ test_piecewise_deadlock(void)
 	diag_source("sp.xml", rx, xlen);
 	CU_ASSERT_EQUAL_FATAL(msccl_read(&a, rx, xlen, false, &p), 0);
 	CU_ASSERT_EQUAL(msccl_check_run(&p, 2, true), 0);
-	int maxcnt = 0, paired = 0;
-	for (int g = 0; g < p.ngpus; g++)
-		for (int t = 0; t < p.gpu[g].ntb; t++) {
-			paired += p.gpu[g].tb[t].send >= 0 && p.gpu[g].tb[t].recv >= 0;
-			for (int k = 0; k < p.gpu[g].tb[t].nstep; k++) {
-				const MStep *st = &p.gpu[g].tb[t].step[k];
-				if (mtype_sends(st->type) && st->cnt > maxcnt)
-					maxcnt = st->cnt;
-			}
-		}
-	CU_ASSERT(maxcnt > 2);
-	CU_ASSERT_EQUAL(paired, 0);
+	TbFigures f3 = tb_figures(&p);
+	CU_ASSERT(f3.longest_send > 2);
+	CU_ASSERT_EQUAL(f3.paired, 0);
 	arena_free(&a);
 	free(rx);
 
@@ -587,16 +604,9 @@ test_piecewise_deadlock(void)
 		diag_source("all.xml", rx, xlen);
 		CU_ASSERT_EQUAL_FATAL(msccl_read(&a, rx, xlen, false, &p), 0);
 		CU_ASSERT_EQUAL(msccl_check_run(&p, 2, true), 0);
-		int both = 0, longest = 0;
-		for (int g = 0; g < p.ngpus; g++)
-			for (int t = 0; t < p.gpu[g].ntb; t++) {
-				both += p.gpu[g].tb[t].send >= 0 && p.gpu[g].tb[t].recv >= 0;
-				for (int k = 0; k < p.gpu[g].tb[t].nstep; k++)
-					if (p.gpu[g].tb[t].step[k].cnt > longest)
-						longest = p.gpu[g].tb[t].step[k].cnt;
-			}
-		CU_ASSERT_EQUAL(both, 0);
-		CU_ASSERT(longest > 2);
+		TbFigures fa = tb_figures(&p);
+		CU_ASSERT_EQUAL(fa.paired, 0);
+		CU_ASSERT(fa.longest > 2);
 		arena_free(&a);
 	}
 	free(sp);
