@@ -30,9 +30,7 @@ enum { DEFAULT_BYTES = 1 << 20 };
 
 /* One rank's trace being built. */
 typedef struct Trace {
-	char *buf;
-	size_t len;
-	FILE *f;
+	MemOut out;
 	uint64_t next_id;
 } Trace;
 
@@ -102,7 +100,7 @@ add_node(Trace *t, ChakraProtoMsg__NodeType type, const char *name, Attrs *as,
 	n.n_data_deps = ndep;
 	n.attr = as->p;
 	n.n_attr = (size_t)as->n;
-	put_message(t->f, &n.base);
+	put_message(t->out.f, &n.base);
 	return n.id;
 }
 
@@ -228,12 +226,13 @@ write_system(const Sched *s, FILE *f)
 	      "  \"boost-mode\": 0\n}\n", f);
 }
 
+/* Writes what m holds to dir/name and frees it; -1 after reporting. */
 static int
-write_mem_file(const char *dir, const char *name, const char *buf, size_t len)
+write_mem_file(const char *dir, const char *name, MemOut *m)
 {
 	char path[4096], err[512];
 	snprintf(path, sizeof path, "%s/%s", dir, name);
-	if (write_file_atomic(path, buf, len, err, sizeof err) != 0) {
+	if (memout_write(m, path, err, sizeof err) != 0) {
 		error_file("%s", err);
 		return -1;
 	}
@@ -253,12 +252,11 @@ emit_traces(const Sched *s, int64_t bytes, const char *dir)
 	Trace *tr = xcalloc((size_t)c->nrank, sizeof *tr);
 	Arrival *arr = xcalloc((size_t)c->nmsg + 1, sizeof *arr);
 	for (int r = 0; r < c->nrank; r++) {
-		if (!(tr[r].f = open_memstream(&tr[r].buf, &tr[r].len)))
-			die("open_memstream failed");
+		memout_open(&tr[r].out);
 		ChakraProtoMsg__GlobalMetadata g;
 		chakra_proto_msg__global_metadata__init(&g);
 		g.version = (char *)"0.0.4";
-		put_message(tr[r].f, &g.base);
+		put_message(tr[r].out.f, &g.base);
 	}
 	uint64_t *deps = NULL;
 	size_t cap = 0;
@@ -266,12 +264,12 @@ emit_traces(const Sched *s, int64_t bytes, const char *dir)
 		emit_message(c, i, bytes, tr, arr, &deps, &cap);
 	int rc = 0;
 	for (int r = 0; r < c->nrank; r++) {
-		fclose(tr[r].f);
 		char name[256];
 		snprintf(name, sizeof name, "%s.%d.et", s->name, r);
 		if (rc == 0)
-			rc = write_mem_file(dir, name, tr[r].buf, tr[r].len);
-		free(tr[r].buf);
+			rc = write_mem_file(dir, name, &tr[r].out);
+		else
+			memout_drop(&tr[r].out);
 	}
 	free(deps), free(arr), free(tr);
 	arena_free(&a);
@@ -281,16 +279,9 @@ emit_traces(const Sched *s, int64_t bytes, const char *dir)
 static int
 emit_config(const Sched *s, const char *dir, void (*fn)(const Sched *, FILE *), const char *name)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	if (!f)
-		die("open_memstream failed");
-	fn(s, f);
-	fclose(f);
-	int rc = write_mem_file(dir, name, buf, len);
-	free(buf);
-	return rc;
+	MemOut m;
+	fn(s, memout_open(&m));
+	return write_mem_file(dir, name, &m);
 }
 
 static int

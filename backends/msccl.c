@@ -1465,22 +1465,19 @@ msccl_check_built(const MProg *p, const Sched *sched, bool pieces, bool report)
 	if (rc == 0 || !report)
 		return rc;
 	/* again, with the XML as the diagnostics' source */
-	char *xml = NULL, name[200];
-	size_t len = 0;
-	FILE *mem = open_memstream(&xml, &len);
-	if (!mem)
-		die("cannot open a memory stream");
-	write_xml(p, mem);
-	fclose(mem);
+	char name[200];
+	MemOut xml;
+	write_xml(p, memout_open(&xml));
+	memout_close(&xml);
 	snprintf(name, sizeof name, "<MSCCL XML for '%s'>", sched->name);
 	DiagSource coll = diag_current();
-	diag_source(name, xml, len);
+	diag_source(name, xml.buf, xml.len);
 	check_rules(p, pieces);
 	diag_restore(coll);
 	note_at(sched->loc, "in the MSCCL program built for '%s' over %d channel%s: the errors "
 	        "above cite the XML collc would write", sched->name, p->nchannels,
 	        p->nchannels == 1 ? "" : "s");
-	free(xml);
+	free(xml.buf);
 	return rc;
 }
 
@@ -1833,21 +1830,19 @@ emit_msccl(const Prog *prog, const BuildOpts *o, FILE *f)
 	bool rooted = sel[0]->kind == CK_BROADCAST || sel[0]->kind == CK_REDUCE;
 	if (rc == 0 && (sched_nreconfig(sel[0]) > 0 || rooted)) {
 		/* the comment goes first inside <algo>, which stays the file's start */
-		char *xml = NULL;
-		size_t len = 0;
-		FILE *mem = open_memstream(&xml, &len);
-		rc = write_xml(&p, mem);
-		fclose(mem);
-		const char *nl = rc == 0 ? memchr(xml, '\n', len) : NULL;
+		MemOut m;
+		rc = write_xml(&p, memout_open(&m));
+		memout_close(&m);
+		const char *xml = m.buf, *nl = rc == 0 ? memchr(xml, '\n', m.len) : NULL;
 		if (nl) {
 			fwrite(xml, 1, (size_t)(nl + 1 - xml), f);
 			if (rooted)
 				root_comment(sel[0], f);
 			if (sched_nreconfig(sel[0]) > 0)
 				reconfig_comment(sel[0], f);
-			fwrite(nl + 1, 1, len - (size_t)(nl + 1 - xml), f);
+			fwrite(nl + 1, 1, m.len - (size_t)(nl + 1 - xml), f);
 		}
-		free(xml);
+		free(m.buf);
 	} else if (rc == 0) {
 		rc = write_xml(&p, f);
 	}

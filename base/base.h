@@ -137,4 +137,18 @@ size_t input_limit(InputKind kind);
 int write_file_atomic(const char *path, const char *data, size_t len,
                       char *err, size_t errlen);
 
+/* An output built whole in memory (open_memstream), then written at once
+ * with write_file_atomic: a run that fails part way writes nothing. */
+typedef struct MemOut {
+	FILE *f;    /* the stream, from memout_open to memout_close */
+	char *buf;  /* what was written (NUL-terminated); the caller frees it */
+	size_t len;
+} MemOut;
+FILE *memout_open(MemOut *);  /* returns m->f; no stream is an internal error */
+void memout_close(MemOut *);  /* m->buf and m->len then hold the bytes */
+/* Closes m, writes its bytes to path ("-": stdout) with write_file_atomic
+ * and frees them; 0, or -1 and a message in err[]. */
+int memout_write(MemOut *, const char *path, char *err, size_t errlen);
+void memout_drop(MemOut *);   /* closes m and frees its bytes unwritten */
+
 #endif

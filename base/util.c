@@ -237,6 +237,41 @@ write_file_atomic(const char *path, const char *data, size_t len,
 	return ok ? 0 : -1;
 }
 
+FILE *
+memout_open(MemOut *m)
+{
+	*m = (MemOut){0};
+	m->f = open_memstream(&m->buf, &m->len);
+	if (!m->f)
+		die("open_memstream failed");
+	return m->f;
+}
+
+void
+memout_close(MemOut *m)
+{
+	fclose(m->f);
+	m->f = NULL;
+}
+
+int
+memout_write(MemOut *m, const char *path, char *err, size_t errlen)
+{
+	memout_close(m);
+	int rc = write_file_atomic(path, m->buf, m->len, err, errlen);
+	free(m->buf);
+	m->buf = NULL;
+	return rc;
+}
+
+void
+memout_drop(MemOut *m)
+{
+	memout_close(m);
+	free(m->buf);
+	m->buf = NULL;
+}
+
 void *
 xmalloc(size_t size)
 {

@@ -22,15 +22,9 @@ explain_one(const Sched *s, const char *svg, FILE *out)
 	explain_text(x, out);
 	int rc = 0;
 	if (svg) {
-		char *buf = NULL;
-		size_t len = 0;
-		FILE *mem = open_memstream(&buf, &len);
-		if (!mem)
-			die("open_memstream failed");
-		explain_svg(x, mem);
-		fclose(mem);
-		rc = write_output(svg, buf, len);
-		free(buf);
+		MemOut m;
+		explain_svg(x, memout_open(&m));
+		rc = write_output(svg, &m);
 	}
 	arena_free(&a);
 	return rc;
@@ -86,11 +80,8 @@ cmd_explain(int argc, char **argv)
 	}
 	if (rc == 0 && svg && nsel > 1)
 		rc = usage_error("explain: --svg draws one collective; choose it with --collective");
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *mem = open_memstream(&buf, &len);
-	if (!mem)
-		die("open_memstream failed");
+	MemOut m;
+	FILE *mem = memout_open(&m);
 	for (int i = 0; rc == 0 && i < in.prog.nsched; i++) {
 		const Sched *s = in.prog.sched[i];
 		if (collective && strcmp(s->name, collective) != 0)
@@ -102,10 +93,10 @@ cmd_explain(int argc, char **argv)
 			rc = explain_one(s, svg, mem);
 		}
 	}
-	fclose(mem);
 	if (rc == 0)
-		rc = write_output(NULL, buf, len);
-	free(buf);
+		rc = write_output(NULL, &m);
+	else
+		memout_drop(&m);
 	input_free(&in);
 	return rc;
 }

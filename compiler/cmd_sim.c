@@ -455,16 +455,9 @@ check_compare(const Runner *u, const char *list)
 static int
 write_mem(const char *path, void (*fn)(const Runner *, FILE *), const Runner *u)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *mem = open_memstream(&buf, &len);
-	if (!mem)
-		die("open_memstream failed");
-	fn(u, mem);
-	fclose(mem);
-	int rc = write_output(path, buf, len);
-	free(buf);
-	return rc;
+	MemOut m;
+	fn(u, memout_open(&m));
+	return write_output(path, &m);
 }
 
 static int
@@ -502,16 +495,11 @@ plot_busbw(const Runner *u, const SimArgs *a)
 			bound = g.bound;
 		/* auto names the pick per size; the legend keeps the collective */
 	}
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *mem = open_memstream(&buf, &len);
-	if (!mem)
-		die("open_memstream failed");
-	svg_busbw(mem, "busbw (GB/s) by message size", a->sizes, a->nsize, s, ns, bound);
-	fclose(mem);
-	int rc = write_output(a->plot, buf, len);
-	free(buf), free(s), free(y);
-	return rc;
+	MemOut m;
+	svg_busbw(memout_open(&m), "busbw (GB/s) by message size", a->sizes, a->nsize, s, ns,
+	          bound);
+	free(s), free(y);
+	return write_output(a->plot, &m);
 }
 
 static int
@@ -531,21 +519,15 @@ plot_links(const Runner *u, const SimArgs *a)
 	char sz[32], title[256];
 	human_bytes(r->size, sz, sizeof sz);
 	snprintf(title, sizeof title, "%s (%s), %s: link utilization", r->name, r->algorithm, sz);
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *mem = open_memstream(&buf, &len);
-	if (!mem)
-		die("open_memstream failed");
-	int ok = svg_links(mem, r->net, util, title);
-	fclose(mem);
-	int rc = 1;
-	if (!ok)
-		error_file("--plot-links draws 2D tori, meshes and supermeshes; '%s' is on a %s", r->name,
-		           r->net->topo);
-	else
-		rc = write_output(a->plot_links, buf, len);
-	free(buf), free(util);
-	return rc;
+	MemOut m;
+	int ok = svg_links(memout_open(&m), r->net, util, title);
+	free(util);
+	if (ok)
+		return write_output(a->plot_links, &m);
+	memout_drop(&m);
+	error_file("--plot-links draws 2D tori, meshes and supermeshes; '%s' is on a %s", r->name,
+	           r->net->topo);
+	return 1;
 }
 
 static int

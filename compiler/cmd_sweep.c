@@ -316,11 +316,8 @@ unit_of(const Spec *s, int u)
 static char *
 unit_coll(const Spec *s, const Unit *x)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	if (!f)
-		die("open_memstream failed");
+	MemOut m;
+	FILE *f = memout_open(&m);
 	fputs("network {", f);
 	for (int k = 0; k < NNET; k++)
 		if (s->net[k].n)
@@ -332,8 +329,8 @@ unit_coll(const Spec *s, const Unit *x)
 	if (strcmp(s->groups.v[x->group], "all") != 0)
 		fprintf(f, "    ranks 0..%ld;\n", strtol(s->groups.v[x->group], NULL, 10) - 1);
 	fprintf(f, "    routing %s;\n}\n", s->routing.v[x->route]);
-	fclose(f);
-	return buf;
+	memout_close(&m);
+	return m.buf;
 }
 
 /* The first line of a captured diagnostic, after "error: ". */
@@ -358,11 +355,8 @@ run_unit(const Spec *s, int u, int shard, int nshard, int fd)
 {
 	Unit x = unit_of(s, u);
 	char *text = unit_coll(s, &x);
-	char *diag = NULL;
-	size_t dlen = 0;
-	FILE *df = open_memstream(&diag, &dlen);
-	if (!df)
-		die("open_memstream failed");
+	MemOut diag;
+	FILE *df = memout_open(&diag);
 	diag_reset();
 	diag_stream(df);
 	Arena ast = {0}, sim = {0};
@@ -388,7 +382,7 @@ run_unit(const Spec *s, int u, int shard, int nshard, int fd)
 	if (r.status == ST_NOT_BUILT)
 		snprintf(r.note, sizeof r.note, "collc has no generator for this algorithm yet");
 	else if (r.status != ST_OK)
-		first_error(diag ? diag : "", r.note);
+		first_error(diag.buf ? diag.buf : "", r.note);
 	r.nrank = r.status == ST_OK ? net.coll[0].nrank : 0;
 	for (int k = 0; k < s->nsize; k++) {
 		r.point = u * s->nsize + k;
@@ -410,8 +404,7 @@ run_unit(const Spec *s, int u, int shard, int nshard, int fd)
 			_exit(3);
 	}
 	diag_stream(stderr);
-	fclose(df);
-	free(diag);
+	memout_drop(&diag);
 	prog_free(&prog);
 	arena_free(&ast);
 	arena_free(&sim);
@@ -650,15 +643,9 @@ write_plots(const Spec *s, const Record *rec, const bool *have, const char *dir)
 		snprintf(title, sizeof title, "%s %s, ranks %s, %s", coll_kind_name[kind],
 		         s->topo.v[x.topo], s->groups.v[x.group], s->routing.v[x.route]);
 		snprintf(path, sizeof path, "%s/sweep-%05d.svg", dir, u);
-		char *buf = NULL;
-		size_t len = 0;
-		FILE *mem = open_memstream(&buf, &len);
-		if (!mem)
-			die("open_memstream failed");
-		svg_busbw(mem, title, s->sizes, s->nsize, ser, ns, 0);
-		fclose(mem);
-		rc = write_output(path, buf, len);
-		free(buf);
+		MemOut m;
+		svg_busbw(memout_open(&m), title, s->sizes, s->nsize, ser, ns, 0);
+		rc = write_output(path, &m);
 	}
 	free(y);
 	return rc;
@@ -668,16 +655,9 @@ static int
 emit(const char *out, void (*fn)(const Spec *, const Record *, const bool *, FILE *),
      const Spec *s, const Record *rec, const bool *have)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *mem = open_memstream(&buf, &len);
-	if (!mem)
-		die("open_memstream failed");
-	fn(s, rec, have, mem);
-	fclose(mem);
-	int rc = write_output(out, buf, len);
-	free(buf);
-	return rc;
+	MemOut m;
+	fn(s, rec, have, memout_open(&m));
+	return write_output(out, &m);
 }
 
 /* ---- --merge: shards' rows sorted by point number ---- */
@@ -775,19 +755,14 @@ merge(char **files, int n, const char *out)
 			}
 	}
 	if (rc == 0) {
-		char *buf = NULL;
-		size_t len = 0;
-		FILE *mem = open_memstream(&buf, &len);
-		if (!mem)
-			die("open_memstream failed");
+		MemOut m;
+		FILE *mem = memout_open(&m);
 		fprintf(mem, "%s\n", head);
 		for (size_t i = 0; i < nrow; i++)
 			fprintf(mem, "%s%s\n", rows[i].text, json && i + 1 < nrow ? "," : "");
 		if (json)
 			fputs("]}\n", mem);
-		fclose(mem);
-		rc = write_output(out, buf, len);
-		free(buf);
+		rc = write_output(out, &m);
 	}
 	for (int i = 0; i < n; i++)
 		free(texts[i]);

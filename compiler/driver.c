@@ -124,10 +124,10 @@ json_string(FILE *out, const char *s)
 
 
 int
-write_output(const char *out, const char *buf, size_t len)
+write_output(const char *out, MemOut *m)
 {
 	char err[512];
-	if (write_file_atomic(out ? out : "-", buf, len, err, sizeof err) != 0) {
+	if (memout_write(m, out ? out : "-", err, sizeof err) != 0) {
 		fprintf(stderr, "collc: error: %s\n", err);
 		return 1;
 	}

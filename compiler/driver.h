@@ -43,7 +43,8 @@ void human_bytes(double bytes, char *buf, size_t len);
 void human_time(double seconds, char *buf, size_t len);
 /* "64.00 KiB", "1.50 MiB": two decimals above bytes, for table columns */
 void human_bytes_fixed(double bytes, char *buf, size_t len);
-/* Writes buf to out ("-" or NULL: stdout) whole; 1 after reporting. */
-int write_output(const char *out, const char *buf, size_t len);
+/* Writes what m holds to out ("-" or NULL: stdout) whole and frees it;
+ * 1 after reporting. */
+int write_output(const char *out, MemOut *m);
 
 #endif

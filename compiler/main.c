@@ -370,19 +370,12 @@ cmd_build(int argc, char **argv)
 	if (rc == 0 && dirb) {
 		rc = dirb->emit_dir(&in.prog, &opts, out) != 0;
 	} else if (rc == 0) {
-		char *buf = NULL;
-		size_t len = 0;
-		FILE *mem = open_memstream(&buf, &len);
-		if (!mem)
-			die("open_memstream failed");
-		rc = b->emit(&in.prog, &opts, mem) != 0;
-		fclose(mem);
-		char err[512];
-		if (rc == 0 && write_file_atomic(out ? out : "-", buf, len, err, sizeof err) != 0) {
-			fprintf(stderr, "collc: error: %s\n", err);
-			rc = 1;
-		}
-		free(buf);
+		MemOut m;
+		rc = b->emit(&in.prog, &opts, memout_open(&m)) != 0;
+		if (rc == 0)
+			rc = write_output(out, &m);
+		else
+			memout_drop(&m);
 	}
 	input_free(&in);
 	return rc;
@@ -410,19 +403,9 @@ cmd_fmt(int argc, char **argv)
 	Input in = {0};
 	int rc = load(path, &in, false, 0);
 	if (rc == 0) {
-		char *buf = NULL;
-		size_t len = 0;
-		FILE *mem = open_memstream(&buf, &len);
-		if (!mem)
-			die("open_memstream failed");
-		fmt_file(in.file, mem);
-		fclose(mem);
-		char err[512];
-		if (write_file_atomic(out ? out : "-", buf, len, err, sizeof err) != 0) {
-			fprintf(stderr, "collc: error: %s\n", err);
-			rc = 1;
-		}
-		free(buf);
+		MemOut m;
+		fmt_file(in.file, memout_open(&m));
+		rc = write_output(out, &m);
 	}
 	input_free(&in);
 	return rc;

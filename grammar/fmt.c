@@ -23,9 +23,8 @@ typedef struct Line {
 } Line;
 
 typedef struct Printer {
-	FILE *out;    /* the line being built */
-	char *buf;
-	size_t len;
+	FILE *out;    /* the line being built: cur.f */
+	MemOut cur;
 	Arena arena;
 	Line *line;
 	int nline, capline;
@@ -48,21 +47,19 @@ push_line(Printer *p, Line l)
 static void
 start_line(Printer *p)
 {
-	p->out = open_memstream(&p->buf, &p->len);
-	if (!p->out)
-		die("open_memstream failed");
+	p->out = memout_open(&p->cur);
 	p->eq = -1;
 }
 
 static void
 end_line(Printer *p, const char *comment)
 {
-	fclose(p->out);
+	memout_close(&p->cur);
 	p->out = NULL;
-	push_line(p, (Line){.code = arena_strndup(&p->arena, p->buf, p->len), .eq = p->eq,
+	push_line(p, (Line){.code = arena_strndup(&p->arena, p->cur.buf, p->cur.len), .eq = p->eq,
 	                    .comment = comment});
-	free(p->buf);
-	p->buf = NULL;
+	free(p->cur.buf);
+	p->cur.buf = NULL;
 }
 
 static void
@@ -377,7 +374,7 @@ item(Printer *p, const Item *it, Loc next)
 	case IT_PARAM:
 		fputs(it->name, p->out);
 		fflush(p->out);
-		p->eq = (int)p->len;
+		p->eq = (int)p->cur.len;
 		fputs(" = ", p->out);
 		expr(p, it->value);
 		break;

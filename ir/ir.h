@@ -122,6 +122,8 @@ int route_id(Routes *, int src, int dst);
 /* Its links; returns the hop count, or -1 if dst is unreachable. */
 int route_get(Routes *, int src, int dst, const int **links);
 int topo_distance(Routes *, int src, int dst);
+/* The hops between positions a and b of a ring of n: the shorter way round. */
+int ring_distance(int a, int b, int n);
 /* Whether some rank of the list cannot reach another (*from, *to: indices). */
 bool routes_split(Routes *, const int *rank_node, int nrank, int *from, int *to);
 /* A lower bound of the hops of a route from src to dst, found without a

@@ -69,8 +69,8 @@ routes_free(Routes *r)
 	memset(r, 0, sizeof *r);
 }
 
-static int
-ring_dist(int a, int b, int n)
+int
+ring_distance(int a, int b, int n)
 {
 	int d = ((b - a) % n + n) % n;
 	return d < n - d ? d : n - d;
@@ -89,7 +89,7 @@ grid_distance(const Topo *t, int src, int dst)
 		if (t->kind == TK_HYPERX)
 			d += a[i] != b[i];
 		else if (t->kind == TK_TORUS || t->kind == TK_RING)
-			d += ring_dist(a[i], b[i], t->size[i]);
+			d += ring_distance(a[i], b[i], t->size[i]);
 		else
 			d += abs(a[i] - b[i]);
 	}

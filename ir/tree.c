@@ -221,6 +221,16 @@ towards(const Topo *t, int v, int root, int d)
 	return topo_node(t, c);
 }
 
+/* The hops from the root (at coordinates rc) to v along x and along y. */
+static void
+torus_hops(const Topo *t, int v, const int rc[2], int *dx, int *dy)
+{
+	int c[2];
+	topo_coords(t, v, c);
+	*dx = ring_distance(rc[0], c[0], t->size[0]);
+	*dy = ring_distance(rc[1], c[1], t->size[1]);
+}
+
 int
 tree_balanced_pair(Arena *a, const Topo *t, int root, Tree **out)
 {
@@ -236,11 +246,8 @@ tree_balanced_pair(Arena *a, const Topo *t, int root, Tree **out)
 		/* nodes of level L in id order: a (x-parent only), b (y only), f (free) */
 		int na = 0, nb = 0, nf = 0;
 		for (int v = 0; v < t->nnode; v++) {
-			int c[2];
-			topo_coords(t, v, c);
-			int dx = (c[0] - rc[0] + m) % m, dy = (c[1] - rc[1] + n) % n;
-			dx = dx < m - dx ? dx : m - dx;
-			dy = dy < n - dy ? dy : n - dy;
+			int dx, dy;
+			torus_hops(t, v, rc, &dx, &dy);
 			if (dx + dy != L)
 				continue;
 			if (dy == 0) {
@@ -258,11 +265,8 @@ tree_balanced_pair(Arena *a, const Topo *t, int root, Tree **out)
 			rc_ok = -1;
 		int in1 = h < nf ? h : nf, in2 = h - in1, k = 0;
 		for (int v = 0; v < t->nnode; v++) {
-			int c[2];
-			topo_coords(t, v, c);
-			int dx = (c[0] - rc[0] + m) % m, dy = (c[1] - rc[1] + n) % n;
-			dx = dx < m - dx ? dx : m - dx;
-			dy = dy < n - dy ? dy : n - dy;
+			int dx, dy;
+			torus_hops(t, v, rc, &dx, &dy);
 			if (dx + dy != L || dx == 0 || dy == 0)
 				continue;
 			t1->parent[v] = towards(t, v, root, k < in1 ? 0 : 1);

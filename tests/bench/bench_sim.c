@@ -152,18 +152,9 @@ run_collc(const char *text, const char *mode, double *cpu, long *kib)
 	struct rusage ru = {0};
 	ok = pid > 0 && wait4(pid, &st, 0, &ru) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0;
 	unlink(path);
-	*cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
+	*cpu = rusage_cpu(&ru);
 	*kib = ru.ru_maxrss;
 	return ok;
-}
-
-static double
-now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* The simulator's input of .coll text's one collective: explicit, or
@@ -188,19 +179,19 @@ static int
 run(const void *arg, int fd)
 {
 	const Case *c = arg;
-	double t0 = now();
+	double t0 = process_cpu();
 	Arena a = {0}, sa = {0};
 	Prog p;
 	SimNet net;
 	if (build_sim(&a, &sa, c->text, false, &p, &net) != 0)
 		return 1;
-	double t1 = now();
+	double t1 = process_cpu();
 	SimOpts o = {.mode = c->mode, .sync = SIM_ROUNDS};
 	SimResult r;
 	char err[256];
 	if (sim_run(&sa, &net, 0, c->bytes, &o, &r, err, sizeof err) != 0)
 		return 1;
-	double t2 = now();
+	double t2 = process_cpu();
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
 	dprintf(fd, "%.6f %.6f %ld %d %.4f\n", t2 - t1, t2 - t0, ru.ru_maxrss, net.coll[0].nmsg,
@@ -245,12 +236,12 @@ run_engine(const void *arg, int fd)
 	SimNet net;
 	if (build_sim(&a, &sa, e->text, true, &p, &net) != 0)
 		return 1;
-	double t1 = now();
+	double t1 = process_cpu();
 	SimOpts o = {.mode = SIM_PACKET, .sync = SIM_ROUNDS};
 	SimResult r;
 	char err[512];
 	int rc = sim_run(&sa, &net, 0, e->bytes, &o, &r, err, sizeof err);
-	double t2 = now();
+	double t2 = process_cpu();
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
 	dprintf(fd, "%.6f %.0f %.0f %ld %d\n", t2 - t1, r.loop_hops, r.packet_hops - r.loop_hops,

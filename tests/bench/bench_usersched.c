@@ -8,9 +8,9 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "ast.h"
+#include "bench_child.h"
 #include "ir.h"
 
 static const char text[] =
@@ -34,19 +34,11 @@ static const char text[] =
 	"    }\n"
 	"}\n";
 
-static double
-cpu_seconds(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
 int
 main(void)
 {
 	const double target = 1.0;
-	double t0 = wall_seconds(), c0 = cpu_seconds();
+	double t0 = wall_seconds(), c0 = process_cpu();
 	Arena a = {0};
 	diag_source("bench.coll", text, strlen(text));
 	File *f = parse_text(&a, "bench.coll", text, strlen(text));
@@ -55,7 +47,7 @@ main(void)
 	Prog p = {0};
 	if (lower(f, &p) != 0 || p.nsched != 1)
 		return 1;
-	double t1 = wall_seconds(), c1 = cpu_seconds();
+	double t1 = wall_seconds(), c1 = process_cpu();
 	if (verify(p.sched[0]) != 0)
 		return 1;
 	double t2 = wall_seconds();

@@ -70,6 +70,32 @@ same_text(const char *once, size_t len1, const char *twice, size_t len2, const c
 		broken(what);
 }
 
+/* What reads a written text back into *obj (in arena a if it needs one); 0
+ * on success. */
+typedef int (*Reader)(Arena *a, const char *text, size_t len, void *obj);
+
+/* Writes x, reads the text back into *y and writes that again: the text
+ * must read back and come out the same. `format` names it in the finds. */
+static void
+round_trip(Writer w, const void *x, Reader r, void *y, FILE *diag, const char *format)
+{
+	char find[128];
+	size_t len1, len2;
+	char *once = to_text(w, x, &len1);
+	Arena b = {0};
+	start("written", once, len1, diag);
+	if (r(&b, once, len1, y) != 0 || nerrors() != 0) {
+		snprintf(find, sizeof find, "written %s does not read back", format);
+		broken(find);
+	}
+	char *twice = to_text(w, y, &len2);
+	snprintf(find, sizeof find, "%s is not written back the same", format);
+	same_text(once, len1, twice, len2, find);
+	free(twice);
+	free(once);
+	arena_free(&b);
+}
+
 static int
 write_fmt(const void *f, FILE *out)
 {
@@ -89,6 +115,19 @@ write_sim(const void *n, FILE *out)
 {
 	sim_write(n, out);
 	return 0;
+}
+
+static int
+read_ir(Arena *a, const char *text, size_t len, void *p)
+{
+	(void)a; /* a Prog holds its own arena */
+	return ir_read(text, len, p);
+}
+
+static int
+read_sim(Arena *a, const char *text, size_t len, void *n)
+{
+	return sim_read(a, text, len, n);
 }
 
 void
@@ -159,16 +198,8 @@ fuzz_ir(const char *name, const uint8_t *data, size_t size, FILE *diag)
 		for (int i = 0; i < p.nsched; i++)
 			ok &= verify(p.sched[i]) == 0;
 		if (ok && p.nsched > 0) {
-			size_t len1, len2;
-			char *once = to_text(write_ir, &p, &len1);
 			Prog q = {0};
-			start("written", once, len1, diag);
-			if (ir_read(once, len1, &q) != 0 || nerrors() != 0)
-				broken("written schedule text does not read back");
-			char *twice = to_text(write_ir, &q, &len2);
-			same_text(once, len1, twice, len2, "schedule text is not written back the same");
-			free(twice);
-			free(once);
+			round_trip(write_ir, &p, read_ir, &q, diag, "schedule text");
 			prog_free(&q);
 		}
 	}
@@ -198,18 +229,8 @@ fuzz_sim(const char *name, const uint8_t *data, size_t size, FILE *diag)
 					sim_run(&run, &n, c, sizes[k], &o, &r, err, sizeof err);
 					arena_free(&run);
 				}
-		size_t len1, len2;
-		char *once = to_text(write_sim, &n, &len1);
-		Arena b = {0};
 		SimNet m;
-		start("written", once, len1, diag);
-		if (sim_read(&b, once, len1, &m) != 0 || nerrors() != 0)
-			broken("written .sim text does not read back");
-		char *twice = to_text(write_sim, &m, &len2);
-		same_text(once, len1, twice, len2, ".sim text is not written back the same");
-		free(twice);
-		free(once);
-		arena_free(&b);
+		round_trip(write_sim, &n, read_sim, &m, diag, ".sim text");
 	}
 	finish();
 	arena_free(&a);

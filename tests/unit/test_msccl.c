@@ -376,6 +376,59 @@ build_xml(const char *text, const BuildOpts *bo, size_t *xlen, char **diag)
 	return xml;
 }
 
+/* build_xml, asserting (at line) that the case fmt names builds; NULL if not. */
+static char *built_xml(int line, const char *text, const BuildOpts *bo, size_t *xlen,
+                       const char *fmt, ...) PRINTF_LIKE(5, 6);
+
+static char *
+built_xml(int line, const char *text, const BuildOpts *bo, size_t *xlen, const char *fmt, ...)
+{
+	char what[512], *diag = NULL;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	char *xml = build_xml(text, bo, xlen, &diag);
+	assert_named(xml != NULL, line, __FILE__, "%s builds: %s", what, diag);
+	free(diag);
+	return xml;
+}
+
+/* Runs xml in every declared mode with `bytes` of dt, asserting (at line)
+ * that it runs to the right result; what names it. */
+static void
+runs_right(int line, const char *name, const char *xml, size_t xlen, int64_t bytes, RDtype dt,
+           const char *what)
+{
+	char *diag = NULL;
+	int rc = run_text(name, xml, xlen, false, true, bytes, dt, &diag);
+	assert_named(rc == 0, line, __FILE__, "%s: %s", what, diag);
+	free(diag);
+}
+
+/* runs_right four ways: float and int32, at 1 and at 37 elements per chunk
+ * of the nchunk a loop moves. */
+static void
+runs_right_four_ways(int line, const char *name, const char *xml, size_t xlen, int64_t nchunk,
+                     const char *what)
+{
+	for (int k = 0; k < 4; k++) {
+		char how[600];
+		snprintf(how, sizeof how, "%s (%s, %d elements per chunk)", what,
+		         k < 2 ? "float" : "int32", k % 2 ? 37 : 1);
+		runs_right(line, name, xml, xlen, nchunk * 4 * (k % 2 ? 37 : 1),
+		           k < 2 ? RD_FLOAT : RD_INT32, how);
+	}
+}
+
+/* The nchunksperloop the XML declares (0 if none). */
+static int64_t
+nchunks_per_loop(const char *xml)
+{
+	const char *n = strstr(xml, "nchunksperloop=\"");
+	return n ? atoi(n + strlen("nchunksperloop=\"")) : 0;
+}
+
 /* --channels, --instances, --proto, --legacy and --min/--max-bytes: each shows in the XML, and
  * the file reads back (in its dialect) and runs to the right result. */
 /* Rule 16 at run time: a size outside [minBytes, maxBytes] is refused (the
@@ -390,10 +443,7 @@ test_selection_range(void)
 	for (int legacy = 0; legacy < 2; legacy++) {
 		BuildOpts bo = {.legacy = legacy, .min_bytes = 1024, .max_bytes = 64 << 10};
 		size_t xlen;
-		char *diag = NULL;
-		char *xml = build_xml(ring, &bo, &xlen, &diag);
-		assert_named(xml != NULL, __LINE__, __FILE__, "builds: %s", diag);
-		free(diag);
+		char *xml = built_xml(__LINE__, ring, &bo, &xlen, "legacy=%d", legacy);
 		if (!xml)
 			continue;
 		struct {
@@ -402,7 +452,7 @@ test_selection_range(void)
 		} sizes[] = {{1024, true}, {64 << 10, true}, {1024 - step, false},
 		             {(64 << 10) + step, false}, {1 << 20, false}};
 		for (size_t i = 0; i < countof(sizes); i++) {
-			diag = NULL;
+			char *diag = NULL;
 			int rc = run_text("sel.xml", xml, xlen, legacy, true, sizes[i].bytes, RD_INT32, &diag);
 			if (sizes[i].runs)
 				assert_named(rc == 0, __LINE__, __FILE__, "legacy=%d %lld bytes run: %s", legacy,
@@ -433,6 +483,32 @@ test_selection_range(void)
 		arena_free(&a);
 		free(xml);
 	}
+}
+
+/* What rule 14 chunk by chunk looks at in a program's thread blocks: how
+ * many both send and receive, and the longest step (count), of all and of
+ * the sending ones. */
+typedef struct TbFigures {
+	int paired, longest, longest_send;
+} TbFigures;
+
+static TbFigures
+tb_figures(const MProg *p)
+{
+	TbFigures f = {0};
+	for (int g = 0; g < p->ngpus; g++)
+		for (int t = 0; t < p->gpu[g].ntb; t++) {
+			const MTb *tb = &p->gpu[g].tb[t];
+			f.paired += tb->send >= 0 && tb->recv >= 0;
+			for (int k = 0; k < tb->nstep; k++) {
+				const MStep *st = &tb->step[k];
+				if (st->cnt > f.longest)
+					f.longest = st->cnt;
+				if (mtype_sends(st->type) && st->cnt > f.longest_send)
+					f.longest_send = st->cnt;
+			}
+		}
+	return f;
 }
 
 /* Rule 14 at large sizes: with Simple, a step of cnt chunks goes as calls of
@@ -489,10 +565,7 @@ test_piecewise_deadlock(void)
 	                           "collective allreduce AR on R { algorithm ring; }\n";
 	BuildOpts bo = {0};
 	size_t xlen;
-	diag = NULL;
-	char *rx = build_xml(ring, &bo, &xlen, &diag);
-	assert_named(rx != NULL, __LINE__, __FILE__, "ring builds: %s", diag);
-	free(diag);
+	char *rx = built_xml(__LINE__, ring, &bo, &xlen, "ring");
 	if (!rx)
 		return;
 	diag_source("ring.xml", rx, xlen);
@@ -507,28 +580,16 @@ test_piecewise_deadlock(void)
 	size_t len;
 	char *sp = slurp("examples/sp-torus-3x3-explicit.coll", &len);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(sp);
-	diag = NULL;
-	rx = build_xml(sp, &bo, &xlen, &diag);
-	assert_named(rx != NULL, __LINE__, __FILE__, "SP 3x3 builds: %s", diag);
-	free(diag);
+	rx = built_xml(__LINE__, sp, &bo, &xlen, "SP 3x3");
 	free(sp);
 	if (!rx)
 		return;
 	diag_source("sp.xml", rx, xlen);
 	CU_ASSERT_EQUAL_FATAL(msccl_read(&a, rx, xlen, false, &p), 0);
 	CU_ASSERT_EQUAL(msccl_check_run(&p, 2, true), 0);
-	int maxcnt = 0, paired = 0;
-	for (int g = 0; g < p.ngpus; g++)
-		for (int t = 0; t < p.gpu[g].ntb; t++) {
-			paired += p.gpu[g].tb[t].send >= 0 && p.gpu[g].tb[t].recv >= 0;
-			for (int k = 0; k < p.gpu[g].tb[t].nstep; k++) {
-				const MStep *st = &p.gpu[g].tb[t].step[k];
-				if (mtype_sends(st->type) && st->cnt > maxcnt)
-					maxcnt = st->cnt;
-			}
-		}
-	CU_ASSERT(maxcnt > 2);
-	CU_ASSERT_EQUAL(paired, 0);
+	TbFigures f3 = tb_figures(&p);
+	CU_ASSERT(f3.longest_send > 2);
+	CU_ASSERT_EQUAL(f3.paired, 0);
 	arena_free(&a);
 	free(rx);
 
@@ -538,26 +599,16 @@ test_piecewise_deadlock(void)
 	sp = slurp("examples/full-affine-group.coll", &len);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(sp);
 	BuildOpts all = {.collective = "SP_all"};
-	diag = NULL;
-	rx = build_xml(sp, &all, &xlen, &diag);
-	assert_named(rx != NULL, __LINE__, __FILE__, "SP_all builds: %s", diag);
+	rx = built_xml(__LINE__, sp, &all, &xlen, "SP_all");
 	if (rx) {
 		diag_source("all.xml", rx, xlen);
 		CU_ASSERT_EQUAL_FATAL(msccl_read(&a, rx, xlen, false, &p), 0);
 		CU_ASSERT_EQUAL(msccl_check_run(&p, 2, true), 0);
-		int both = 0, longest = 0;
-		for (int g = 0; g < p.ngpus; g++)
-			for (int t = 0; t < p.gpu[g].ntb; t++) {
-				both += p.gpu[g].tb[t].send >= 0 && p.gpu[g].tb[t].recv >= 0;
-				for (int k = 0; k < p.gpu[g].tb[t].nstep; k++)
-					if (p.gpu[g].tb[t].step[k].cnt > longest)
-						longest = p.gpu[g].tb[t].step[k].cnt;
-			}
-		CU_ASSERT_EQUAL(both, 0);
-		CU_ASSERT(longest > 2);
+		TbFigures fa = tb_figures(&p);
+		CU_ASSERT_EQUAL(fa.paired, 0);
+		CU_ASSERT(fa.longest > 2);
 		arena_free(&a);
 	}
-	free(diag);
 	free(sp);
 	free(rx);
 }
@@ -584,10 +635,7 @@ test_build_options(void)
 	};
 	for (size_t i = 0; i < countof(cases); i++) {
 		size_t xlen;
-		char *diag = NULL;
-		char *xml = build_xml(ring, &cases[i].bo, &xlen, &diag);
-		assert_named(xml != NULL, __LINE__, __FILE__, "case %zu builds: %s", i, diag);
-		free(diag);
+		char *xml = built_xml(__LINE__, ring, &cases[i].bo, &xlen, "case %zu", i);
 		if (!xml)
 			continue;
 		char *head_end = strchr(xml, '>');
@@ -600,6 +648,7 @@ test_build_options(void)
 		CU_ASSERT_EQUAL(strstr(xml, "outofplace=") == NULL, cases[i].bo.legacy);
 		*head_end = '>';
 		for (int legacy = 0; legacy < 2; legacy++) {
+			char *diag = NULL;
 			int rc = run_text("opts.xml", xml, xlen, legacy, true, 8 * 4 * 1024, RD_INT32, &diag);
 			/* the other dialect refuses it: a legacy file lacks outofplace, and a
 			 * new one's maxBytes="0" selects nothing in the legacy runtime */
@@ -657,10 +706,7 @@ test_fused_steps(void)
 	                   "collective allreduce AR on R { algorithm ring; }\n";
 	BuildOpts bo = {0};
 	size_t xlen;
-	char *diag = NULL;
-	char *xml = build_xml(ring, &bo, &xlen, &diag);
-	assert_named(xml != NULL, __LINE__, __FILE__, "ring builds: %s", diag);
-	free(diag);
+	char *xml = built_xml(__LINE__, ring, &bo, &xlen, "ring");
 	if (!xml)
 		return;
 	CU_ASSERT_EQUAL(count_of(xml, "type=\"s\""), 8);
@@ -670,9 +716,7 @@ test_fused_steps(void)
 	CU_ASSERT_EQUAL(count_of(xml, "type=\"r\""), 8);
 	CU_ASSERT_EQUAL(count_of(xml, "type=\"rrc\""), 0);
 	CU_ASSERT_EQUAL(count_of(xml, "type=\"nop\""), 0);
-	int rc = run_text("ring.xml", xml, xlen, false, true, 8 * 4 * 1024, RD_INT32, &diag);
-	assert_named(rc == 0, __LINE__, __FILE__, "ring with rrs runs: %s", diag);
-	free(diag);
+	runs_right(__LINE__, "ring.xml", xml, xlen, 8 * 4 * 1024, RD_INT32, "ring with rrs runs");
 	free(xml);
 }
 
@@ -694,10 +738,7 @@ test_fan_in_chains(void)
 		         "collective %s S on T { algorithm symmetric(trees K1, group Tr); }\n", kinds[n]);
 		BuildOpts bo = {0};
 		size_t xlen;
-		char *diag = NULL;
-		char *xml = build_xml(star, &bo, &xlen, &diag);
-		assert_named(xml != NULL, __LINE__, __FILE__, "the %s star builds: %s", kinds[n], diag);
-		free(diag);
+		char *xml = built_xml(__LINE__, star, &bo, &xlen, "the %s star", kinds[n]);
 		if (!xml)
 			continue;
 		/* chain 0: the root's input plus peers 0, 4, 8, 12 (not itself) */
@@ -712,14 +753,9 @@ test_fan_in_chains(void)
 		CU_ASSERT_EQUAL(count_of(xml, "type=\"nop\""), 16 * 3);
 		CU_ASSERT_EQUAL(lines_with(xml, "type=\"re\"", "depid=\"-1\""), 16 * 2);
 		CU_ASSERT(strstr(xml, "s_chunks=\"3\"") != NULL);
-		for (int k = 0; k < 4; k++) {
-			int rc = run_text("star.xml", xml, xlen, false, true, 16 * 4 * (k % 2 ? 37 : 1),
-			                  k < 2 ? RD_FLOAT : RD_INT32, &diag);
-			assert_named(rc == 0, __LINE__, __FILE__, "the %s star runs in both modes (%s, "
-			             "%d elements per chunk): %s", kinds[n], k < 2 ? "float" : "int32",
-			             k % 2 ? 37 : 1, diag);
-			free(diag);
-		}
+		char what[64];
+		snprintf(what, sizeof what, "the %s star runs in both modes", kinds[n]);
+		runs_right_four_ways(__LINE__, "star.xml", xml, xlen, 16, what);
 		free(xml);
 	}
 }
@@ -769,23 +805,14 @@ test_library_algorithms(void)
 		         cases[i].topo, cases[i].kind, cases[i].alg);
 		BuildOpts bo = {0};
 		size_t xlen;
-		char *diag = NULL;
-		char *xml = build_xml(text, &bo, &xlen, &diag);
-		assert_named(xml != NULL, __LINE__, __FILE__, "%s %s on %s builds: %s", cases[i].kind,
-		             cases[i].alg, cases[i].topo, diag);
-		free(diag);
+		char *xml = built_xml(__LINE__, text, &bo, &xlen, "%s %s on %s", cases[i].kind,
+		                      cases[i].alg, cases[i].topo);
 		if (!xml)
 			continue;
-		const char *n = strstr(xml, "nchunksperloop=\"");
-		int64_t nchunk = n ? atoi(n + strlen("nchunksperloop=\"")) : 0;
-		for (int k = 0; k < 4; k++) {
-			int rc = run_text("x.xml", xml, xlen, false, true, nchunk * 4 * (k % 2 ? 37 : 1),
-			                  k < 2 ? RD_FLOAT : RD_INT32, &diag);
-			assert_named(rc == 0, __LINE__, __FILE__, "%s %s on %s runs (%s, %d elements "
-			             "per chunk): %s", cases[i].kind, cases[i].alg, cases[i].topo,
-			             k < 2 ? "float" : "int32", k % 2 ? 37 : 1, diag);
-			free(diag);
-		}
+		char what[256];
+		snprintf(what, sizeof what, "%s %s on %s runs", cases[i].kind, cases[i].alg,
+		         cases[i].topo);
+		runs_right_four_ways(__LINE__, "x.xml", xml, xlen, nchunks_per_loop(xml), what);
 		free(xml);
 	}
 }
@@ -803,16 +830,11 @@ test_two_children_one_round(void)
 	                 "collective allreduce AR on T { algorithm symmetric(trees B, group G); }\n";
 	BuildOpts bo = {.channels = 8};
 	size_t xlen;
-	char *diag = NULL;
-	char *xml = build_xml(sp, &bo, &xlen, &diag);
-	assert_named(xml != NULL, __LINE__, __FILE__, "SP 6x6 builds over 8 channels: %s", diag);
-	free(diag);
+	char *xml = built_xml(__LINE__, sp, &bo, &xlen, "SP 6x6 over 8 channels");
 	if (!xml)
 		return;
 	CU_ASSERT(strstr(xml, "nchannels=\"8\"") != NULL);
-	int rc = run_text("sp66.xml", xml, xlen, false, true, 144 * 4 * 3, RD_INT32, &diag);
-	assert_named(rc == 0, __LINE__, __FILE__, "SP 6x6 runs in both modes: %s", diag);
-	free(diag);
+	runs_right(__LINE__, "sp66.xml", xml, xlen, 144 * 4 * 3, RD_INT32, "SP 6x6 runs in both modes");
 	free(xml);
 }
 
@@ -841,25 +863,16 @@ test_alltoall_in_place(void)
 		         "algorithm %s;%s }\n", cases[i].ranks, cases[i].alg, chunks);
 		BuildOpts bo = {.instances = cases[i].instances};
 		size_t xlen;
-		char *diag = NULL;
-		char *xml = build_xml(text, &bo, &xlen, &diag);
-		assert_named(xml != NULL, __LINE__, __FILE__, "%s alltoall on %d ranks builds: %s",
-		             cases[i].alg, cases[i].ranks, diag);
-		free(diag);
+		char *xml = built_xml(__LINE__, text, &bo, &xlen, "%s alltoall on %d ranks",
+		                      cases[i].alg, cases[i].ranks);
 		if (!xml)
 			continue;
 		assert_named(strstr(xml, "inplace=\"1\" outofplace=\"1\"") != NULL, __LINE__, __FILE__,
 		             "%s alltoall on %d ranks declares both modes", cases[i].alg, cases[i].ranks);
-		const char *n = strstr(xml, "nchunksperloop=\"");
-		int64_t nchunk = n ? atoi(n + strlen("nchunksperloop=\"")) : 0;
-		for (int k = 0; k < 4; k++) {
-			int rc = run_text("a2a.xml", xml, xlen, false, true, nchunk * 4 * (k % 2 ? 37 : 1),
-			                  k < 2 ? RD_FLOAT : RD_INT32, &diag);
-			assert_named(rc == 0, __LINE__, __FILE__, "%s alltoall on %d ranks runs in both "
-			             "modes (%s, %d elements per chunk): %s", cases[i].alg, cases[i].ranks,
-			             k < 2 ? "float" : "int32", k % 2 ? 37 : 1, diag);
-			free(diag);
-		}
+		char what[128];
+		snprintf(what, sizeof what, "%s alltoall on %d ranks runs in both modes", cases[i].alg,
+		         cases[i].ranks);
+		runs_right_four_ways(__LINE__, "a2a.xml", xml, xlen, nchunks_per_loop(xml), what);
 		/* pairwise on 5: each rank hears from 2 peers before it sends them
 		 * their blocks, so those receives are parked and copied home by the
 		 * tb that sends, right after (no wait); the own block is copied too */
@@ -1195,10 +1208,7 @@ test_scale_128_256(void)
 	for (size_t i = 0; i < ncase; i++) {
 		BuildOpts bo = {0};
 		size_t xlen = 0;
-		char *diag = NULL;
-		char *xml = build_xml(cases[i].text, &bo, &xlen, &diag);
-		assert_named(xml != NULL, __LINE__, __FILE__, "case %zu builds: %s", i, diag);
-		free(diag);
+		char *xml = built_xml(__LINE__, cases[i].text, &bo, &xlen, "case %zu", i);
 		if (!xml)
 			continue;
 		char want[64];
@@ -1207,7 +1217,7 @@ test_scale_128_256(void)
 		CU_ASSERT(max_attr(xml, " s=\"") < MSCCL_MAX_STEPS);
 		CU_ASSERT(max_attr(xml, "<tb id=\"") < MSCCL_MAX_TBS);
 		CU_ASSERT(max_attr(xml, " chan=\"") > 0);
-		diag = NULL;
+		char *diag = NULL;
 		/* under the sanitizers thousands of threads take most of an hour:
 		 * there every case runs symbolically, as collc run does first */
 		bool threads = max_attr(xml, "<tb id=\"") * cases[i].ranks <= 8192 && !UNDER_ASAN;
@@ -1239,10 +1249,7 @@ test_allgather_race(void)
 	const char *text = "topology T = ring(4);\ncollective allgather AG on T { algorithm ring; }\n";
 	BuildOpts bo = {0};
 	size_t xlen = 0;
-	char *diag = NULL;
-	char *xml = build_xml(text, &bo, &xlen, &diag);
-	assert_named(xml != NULL, __LINE__, __FILE__, "ring allgather builds: %s", diag);
-	free(diag);
+	char *xml = built_xml(__LINE__, text, &bo, &xlen, "ring allgather");
 	CU_ASSERT_EQUAL(count_of(xml, "type=\"cpy\""), 4);
 	CU_ASSERT_EQUAL(count_of(xml, "type=\"cpy\" srcbuf=\"i\" srcoff=\"0\" dstbuf=\"o\""), 4);
 	CU_ASSERT_EQUAL(count_of(xml, "cnt=\"1\" depid=\"-1\" deps=\"-1\" hasdep=\"0\"/>\n    </tb>\n"
@@ -1251,6 +1258,7 @@ test_allgather_race(void)
 	size_t len;
 	char *racy = slurp("tests/golden/msccl-allgather-race.xml", &len);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(racy);
+	char *diag = NULL;
 	size_t dlen;
 	FILE *mem = open_memstream(&diag, &dlen);
 	diag_stream(mem);
@@ -1291,10 +1299,7 @@ test_broadcast_reduce(void)
 	for (size_t i = 0; i < countof(cases); i++) {
 		BuildOpts bo = {.collective = cases[i].name};
 		size_t xlen = 0;
-		char *diag = NULL;
-		char *xml = build_xml(text, &bo, &xlen, &diag);
-		assert_named(xml != NULL, __LINE__, __FILE__, "%s builds: %s", cases[i].name, diag);
-		free(diag);
+		char *xml = built_xml(__LINE__, text, &bo, &xlen, "%s", cases[i].name);
 		if (!xml)
 			continue;
 		char want[160];
@@ -1308,7 +1313,7 @@ test_broadcast_reduce(void)
 		CU_ASSERT_EQUAL(msccl_read(&a, xml, xlen, false, &p), 0);
 		CU_ASSERT_EQUAL(msccl_root(&p), cases[i].root);
 		arena_free(&a);
-		diag = NULL;
+		char *diag = NULL;
 		int rc = run_sized("r.xml", xml, xlen, false, true, 1 << 14, true, RD_INT32, &diag);
 		assert_named(rc == 0, __LINE__, __FILE__, "%s runs: %s", cases[i].name, diag);
 		free(diag);
@@ -1327,16 +1332,13 @@ test_copy_home_runs(void)
 	                   "collective broadcast B on R { algorithm chain(segments 8); root 0; }\n";
 	BuildOpts bo = {0};
 	size_t xlen = 0;
-	char *diag = NULL;
-	char *xml = build_xml(text, &bo, &xlen, &diag);
-	assert_named(xml != NULL, __LINE__, __FILE__, "chain builds: %s", diag);
-	free(diag);
+	char *xml = built_xml(__LINE__, text, &bo, &xlen, "chain");
 	if (!xml)
 		return;
 	CU_ASSERT_EQUAL(count_of(xml, "type=\"cpy\""), 1);
 	CU_ASSERT_EQUAL(lines_with(xml, "type=\"cpy\" srcbuf=\"i\" srcoff=\"0\" dstbuf=\"o\" "
 	                                "dstoff=\"0\" cnt=\"8\"", "<step "), 1);
-	diag = NULL;
+	char *diag = NULL;
 	int rc = run_sized("b.xml", xml, xlen, false, true, 1 << 14, true, RD_INT32, &diag);
 	assert_named(rc == 0, __LINE__, __FILE__, "chain runs: %s", diag);
 	free(diag);

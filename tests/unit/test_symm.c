@@ -40,6 +40,17 @@ build(const char *text, Checked *c, Prog *p)
 	return rc;
 }
 
+/* build, and the first schedule's metrics at 1 MiB (all zero if it fails). */
+static int
+build_measured(const char *text, Checked *c, Prog *p, Metrics *m)
+{
+	int rc = build(text, c, p);
+	*m = (Metrics){0};
+	if (rc == 0)
+		metrics(p->sched[0], 1 << 20, m);
+	return rc;
+}
+
 static void
 done(Checked *c, Prog *p)
 {
@@ -66,13 +77,11 @@ sp_case(int d, int n)
 	         sizes, neg[d], swap[d], root);
 	Checked c;
 	Prog p;
-	int rc = build(text, &c, &p);
-	Metrics m = {0};
+	Metrics m;
+	int rc = build_measured(text, &c, &p, &m);
 	long p_ = 1;
 	for (int i = 0; i < d; i++)
 		p_ *= n;
-	if (rc == 0)
-		metrics(p.sched[0], 1 << 20, &m);
 	const Sched *s = rc == 0 ? p.sched[0] : NULL;
 	assert_named(rc == 0 && m.rounds == 2 * d * (n / 2) && s->nchunk == 2 * d * p_ &&
 	             NEAR(m.psi, 1) && NEAR(m.theta, 1) && NEAR(m.omega, 1) &&
@@ -143,10 +152,8 @@ test_hyperx_windmill(void)
 		         n, n);
 		Checked c;
 		Prog p;
-		int rc = build(text, &c, &p);
-		Metrics m = {0};
-		if (rc == 0)
-			metrics(p.sched[0], 1 << 20, &m);
+		Metrics m;
+		int rc = build_measured(text, &c, &p, &m);
 		assert_named(rc == 0 && m.rounds == 4 && NEAR(m.psi, 1) && NEAR(m.theta, 1) &&
 		             NEAR(m.omega, 1), __LINE__, __FILE__,
 		             "windmill on hyperx(%d, %d): rounds %d, psi %g theta %g omega %g %s", n, n,
@@ -190,10 +197,8 @@ test_forest(void)
 		         n, n);
 		Checked c;
 		Prog p;
-		int rc = build(text, &c, &p);
-		Metrics m = {0};
-		if (rc == 0)
-			metrics(p.sched[0], 1 << 20, &m);
+		Metrics m;
+		int rc = build_measured(text, &c, &p, &m);
 		int H = 2 * (n / 2);
 		assert_named(rc == 0 && m.rounds == 2 * H - 1 && NEAR(m.psi, 1) && NEAR(m.theta, 1) &&
 		             NEAR(m.omega, 1), __LINE__, __FILE__,
@@ -219,10 +224,8 @@ test_khop(void)
 		         k[i]);
 		Checked c;
 		Prog p;
-		int rc = build(text, &c, &p);
-		Metrics m = {0};
-		if (rc == 0)
-			metrics(p.sched[0], 1 << 20, &m);
+		Metrics m;
+		int rc = build_measured(text, &c, &p, &m);
 		const Tree *t = rc == 0 ? p.sched[0]->tree[0] : NULL;
 		assert_named(rc == 0 && t->height <= k[i] && m.rounds == 2 * t->height &&
 		             t->weight == W[i] && NEAR(m.theta, (double)W[i] / 63) &&
@@ -349,27 +352,33 @@ test_spine_leaf(void)
 	done(&c, &p);
 }
 
+/* An allreduce on ranks 0..7 of a 4x4 torus (a 2x4 box) over one tree,
+ * symmetrized by the group with the given generators. */
+static int
+build_box(const char *generators, Checked *c, Prog *p)
+{
+	char text[512];
+	snprintf(text, sizeof text, "topology T = torus(4, 4);\n"
+	         "group G on T { %s }\n"
+	         "tree E on T root 0 { 1 -> 0; 2 -> 1; 3 -> 0; 4 -> 0; 5 -> 4; 6 -> 5; 7 -> 4; }\n"
+	         "collective allreduce AR on T { algorithm symmetric(trees E, group G); "
+	         "ranks 0..7; }\n", generators);
+	return build(text, c, p);
+}
+
 static void
 test_sub_communicator(void)
 {
 	/* the translations of a 4x4 torus move rank 0..7's rows: not allowed */
 	Checked c;
 	Prog p;
-	int rc = build("topology T = torus(4, 4);\n"
-	               "group G on T { translate; }\n"
-	               "tree E on T root 0 { 1 -> 0; 2 -> 1; 3 -> 0; 4 -> 0; 5 -> 4; 6 -> 5; 7 -> 4; }\n"
-	               "collective allreduce AR on T { algorithm symmetric(trees E, group G); "
-	               "ranks 0..7; }\n", &c, &p);
+	int rc = build_box("translate;", &c, &p);
 	CU_ASSERT_EQUAL(rc, -1);
 	ASSERT_DIAG(&c, "t.coll:4:61: error: group 'G' moves node (");
 	ASSERT_DIAG(&c, "of 'AR' to node (2, 0), outside its ranks");
 	done(&c, &p);
 	/* the same ranks with a group that keeps them: translations along y only */
-	rc = build("topology T = torus(4, 4);\n"
-	           "group G on T { translate (0, 1); map (x, y) -> (1 - x, y); }\n"
-	           "tree E on T root 0 { 1 -> 0; 2 -> 1; 3 -> 0; 4 -> 0; 5 -> 4; 6 -> 5; 7 -> 4; }\n"
-	           "collective allreduce AR on T { algorithm symmetric(trees E, group G); "
-	           "ranks 0..7; }\n", &c, &p);
+	rc = build_box("translate (0, 1); map (x, y) -> (1 - x, y);", &c, &p);
 	assert_named(rc == 0, __LINE__, __FILE__, "a 2x4 box of a 4x4 torus: %s", c.diag);
 	done(&c, &p);
 	/* a tree that misses a rank of the collective */

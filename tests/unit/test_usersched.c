@@ -243,6 +243,16 @@ test_estimate(void)
 	checked_free(&c);
 }
 
+/* The ring allreduce as a user schedule: p - 1 rounds reducing around the
+ * ring, then p - 1 passing the sums on (the text of a collective's body). */
+#define RING_ALLREDUCE_SCHEDULE                                                   \
+	"    schedule {\n"                                                             \
+	"        for s in 0..p - 2 { round { for r in 0..p - 1 {\n"                    \
+	"            send (r - s - 1) mod p from r to (r + 1) mod p reduce; } } }\n"   \
+	"        for s in 0..p - 2 { round { for r in 0..p - 1 {\n"                    \
+	"            send (r - s) mod p from r to (r + 1) mod p copy; } } }\n"         \
+	"    }\n"
+
 /* The 1024-rank ring allreduce (2046 rounds) is expanded exactly: every
  * rank sends once per round, and it verifies (by fingerprints). */
 static void
@@ -251,14 +261,7 @@ test_large_ring(void)
 	Checked c;
 	Prog p;
 	int rc = build("topology R = ring(1024);\n"
-	               "collective allreduce A on R {\n"
-	               "    schedule {\n"
-	               "        for s in 0..p - 2 { round { for r in 0..p - 1 {\n"
-	               "            send (r - s - 1) mod p from r to (r + 1) mod p reduce; } } }\n"
-	               "        for s in 0..p - 2 { round { for r in 0..p - 1 {\n"
-	               "            send (r - s) mod p from r to (r + 1) mod p copy; } } }\n"
-	               "    }\n"
-	               "}\n", &c, &p);
+	               "collective allreduce A on R {\n" RING_ALLREDUCE_SCHEDULE "}\n", &c, &p);
 	assert_named(rc == 0, __LINE__, __FILE__, "1024-rank ring: %s", c.diag);
 	CU_ASSERT(rc == 0 && p.sched[0]->nround == 2046 && p.sched[0]->nmsg == 2046 * 1024);
 	prog_free(&p);
@@ -313,14 +316,7 @@ test_explain(void)
 	Prog p;
 	int rc;
 	rc = build("topology R = ring(4);\n"
-	           "collective allreduce A on R {\n"
-	           "    schedule {\n"
-	           "        for s in 0..p - 2 { round { for r in 0..p - 1 {\n"
-	           "            send (r - s - 1) mod p from r to (r + 1) mod p reduce; } } }\n"
-	           "        for s in 0..p - 2 { round { for r in 0..p - 1 {\n"
-	           "            send (r - s) mod p from r to (r + 1) mod p copy; } } }\n"
-	           "    }\n"
-	           "}\n"
+	           "collective allreduce A on R {\n" RING_ALLREDUCE_SCHEDULE "}\n"
 	           "topology T = torus(8, 8);\n"
 	           "collective allreduce BIG on T { algorithm ring; }\n"
 	           "topology Q = ring(2);\n"
@@ -436,6 +432,20 @@ test_examples_run(void)
 	}
 }
 
+/* test_other_kinds' collectives, built alone and with a wrong one */
+#define OTHER_KINDS                                                                          \
+	"topology T = torus(2, 4);\n"                                                            \
+	"collective broadcast B on T {\n"                                                        \
+	"    root 5;\n"                                                                          \
+	"    schedule { for k in 0..log2(p) - 1 { round { for v in 0..pow(2, k) - 1 {\n"         \
+	"        send 0 from (root + v) mod p to (root + v + pow(2, k)) mod p copy; } } } }\n"   \
+	"}\n"                                                                                    \
+	"collective alltoall A on T {\n"                                                         \
+	"    schedule { for k in 1..p - 1 { round { for r in 0..p - 1 {\n"                       \
+	"        send r * p + xor(r, k) from r to xor(r, k) copy; } } } }\n"                     \
+	"}\n"                                                                                    \
+	"collective alltoall LIB on T { algorithm pairwise; }\n"
+
 /* Rooted and alltoall kinds: a binomial broadcast from a root that is not
  * rank 0, and pairwise exchange, equal to the library's pairwise. */
 static void
@@ -443,17 +453,8 @@ test_other_kinds(void)
 {
 	Checked c;
 	Prog p;
-	int rc = build("topology T = torus(2, 4);\n"
-	               "collective broadcast B on T {\n"
-	               "    root 5;\n"
-	               "    schedule { for k in 0..log2(p) - 1 { round { for v in 0..pow(2, k) - 1 {\n"
-	               "        send 0 from (root + v) mod p to (root + v + pow(2, k)) mod p copy; } } } }\n"
-	               "}\n"
-	               "collective alltoall A on T {\n"
-	               "    schedule { for k in 1..p - 1 { round { for r in 0..p - 1 {\n"
-	               "        send r * p + xor(r, k) from r to xor(r, k) copy; } } } }\n"
-	               "}\n"
-	               "collective alltoall LIB on T { algorithm pairwise; }\n"
+	/* a broadcast whose rank 0 sends what it does not hold yet is refused */
+	int rc = build(OTHER_KINDS
 	               "collective broadcast WRONG on T {\n"
 	               "    root 5;\n"
 	               "    schedule { round { send 0 from 0 to 1 copy; } }\n"
@@ -463,17 +464,7 @@ test_other_kinds(void)
 	                "holds nothing of chunk 0 yet");
 	prog_free(&p);
 	checked_free(&c);
-	rc = build("topology T = torus(2, 4);\n"
-	           "collective broadcast B on T {\n"
-	           "    root 5;\n"
-	           "    schedule { for k in 0..log2(p) - 1 { round { for v in 0..pow(2, k) - 1 {\n"
-	           "        send 0 from (root + v) mod p to (root + v + pow(2, k)) mod p copy; } } } }\n"
-	           "}\n"
-	           "collective alltoall A on T {\n"
-	           "    schedule { for k in 1..p - 1 { round { for r in 0..p - 1 {\n"
-	           "        send r * p + xor(r, k) from r to xor(r, k) copy; } } } }\n"
-	           "}\n"
-	           "collective alltoall LIB on T { algorithm pairwise; }\n", &c, &p);
+	rc = build(OTHER_KINDS, &c, &p);
 	assert_named(rc == 0, __LINE__, __FILE__, "broadcast and alltoall: %s", c.diag);
 	char why[256] = "";
 	CU_ASSERT(rc == 0 && p.sched[0]->root == 5 && p.sched[0]->nround == 3);
