@@ -11,10 +11,14 @@
  * which is what keeps the simulator's output deterministic.
  *
  * Four children a node: half the depth of a binary heap, and a node's
- * children side by side in one or two cache lines. Both functions are
- * static inline so that each caller's copy is compiled with its own
- * element size and comparison known: the copies run as fast as a heap
- * written out for the one type (bench_sim measured it).
+ * children side by side in one or two cache lines. A pop takes the hole
+ * down to a leaf by the least child, found by a tournament of three
+ * comparisons that compile to conditional moves, and brings the last
+ * element up from there (it came from the bottom, so it seldom climbs):
+ * half the mispredicted branches of the textbook binary heap. Both
+ * functions are static inline so that each caller's copy is compiled with
+ * its own element size and comparison known, as if written for its type;
+ * the measurements are in runtime/sim.c beside flow mode's start heap.
  */
 #ifndef COLLC_HEAP_H
 #define COLLC_HEAP_H
@@ -24,6 +28,7 @@
 #include <string.h>
 
 enum { HEAP_ARITY = 4 };
+_Static_assert(HEAP_ARITY == 4, "heap_pop's tournament is written for four children");
 
 /* Whether element a goes before element b. */
 typedef bool HeapLess(const void *a, const void *b);
@@ -55,20 +60,28 @@ heap_pop(void *base, size_t n, size_t size, HeapLess *less)
 	 * every place the hole passes, until its place is found */
 	const void *last = HEAP_AT(base, --n, size);
 	size_t i = 0;
-	for (;;) {
-		size_t c = HEAP_ARITY * i + 1, end = c + HEAP_ARITY;
-		if (c >= n)
+	for (;;) { /* the hole down to a leaf */
+		size_t c = HEAP_ARITY * i + 1, best = c;
+		if (c + HEAP_ARITY <= n) { /* four children: two pairs, then their winners */
+			size_t a = c + less(HEAP_AT(base, c + 1, size), HEAP_AT(base, c, size));
+			size_t b = c + 2 + less(HEAP_AT(base, c + 3, size), HEAP_AT(base, c + 2, size));
+			best = less(HEAP_AT(base, b, size), HEAP_AT(base, a, size)) ? b : a;
+		} else if (c < n) {
+			for (size_t k = c + 1; k < n; k++)
+				if (less(HEAP_AT(base, k, size), HEAP_AT(base, best, size)))
+					best = k;
+		} else {
 			break;
-		if (end > n)
-			end = n;
-		size_t best = c;
-		for (size_t k = c + 1; k < end; k++)
-			if (less(HEAP_AT(base, k, size), HEAP_AT(base, best, size)))
-				best = k;
-		if (!less(HEAP_AT(base, best, size), last))
-			break;
+		}
 		memcpy(HEAP_AT(base, i, size), HEAP_AT(base, best, size), size);
 		i = best;
+	}
+	while (i > 0) { /* the last element up to its place */
+		size_t p = (i - 1) / HEAP_ARITY;
+		if (!less(last, HEAP_AT(base, p, size)))
+			break;
+		memcpy(HEAP_AT(base, i, size), HEAP_AT(base, p, size), size);
+		i = p;
 	}
 	if (i != n)
 		memcpy(HEAP_AT(base, i, size), last, size);
