@@ -18,8 +18,10 @@
 
 #if defined(__GNUC__) || defined(__clang__)
 #define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
+#define NOINLINE __attribute__((noinline)) /* rare work kept out of a hot loop's code */
 #else
 #define PRINTF_LIKE(f, a)
+#define NOINLINE
 #endif
 
 /* ---- arena.c: region allocator; one arena per phase, freed whole ---- */

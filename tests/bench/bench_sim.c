@@ -5,8 +5,9 @@
  * simulator's own time and the whole run's time and peak memory beside the
  * targets, as ratios (below 1 meets the target). Times are the process's
  * CPU time, since the machine is shared and wall clock counts the waits;
- * rough figures. It reports; it never fails on a slow machine. The last
- * case is issue 11's (a 32x32 supermesh's pipelined trees).
+ * rough figures. It reports; it never fails on a slow machine. The SP case
+ * runs by dependencies too (flow mode's start heap at its fullest); the
+ * last case is issue 11's (a 32x32 supermesh's pipelined trees).
  *
  * Then issue 13's cases end to end, as a user runs them: the collc binary's
  * `collc sim FILE.coll --sizes 1MiB` process (parse, build, verify, convert,
@@ -21,7 +22,9 @@
  * means the largest accepted run takes at most that long), and the two
  * engines' cost ratio beside the limits'. Then halving-doubling on
  * ring(16384), refused before its first round: how long refusing takes.
- * `bench_sim engines` runs this part alone.
+ * `bench_sim engines` runs this part alone, `bench_sim cases` the first
+ * table alone (the simulator in-process, both modes: seconds, to compare
+ * two builds of the engine many times over).
  */
 #define _DEFAULT_SOURCE /* mkstemps, wait4 (a child's own peak memory) */
 #include <fcntl.h>
@@ -45,6 +48,7 @@ typedef struct Case {
 	int64_t bytes;
 	SimMode mode;
 	double target_sim_s, target_total_s, target_mib; /* 0: none */
+	SimSync sync;
 } Case;
 
 /* The issue's three cases; the 16-node mesh's pipelined tree allreduce is
@@ -54,27 +58,36 @@ static const Case cases[] = {
 	{"ring allreduce, ring(1024), 1 MiB, packet",
 	 "topology R = ring(1024);\n"
 	 "collective allreduce AR on R { algorithm ring; }\n",
-	 1 << 20, SIM_PACKET, 0.05, 0, 0},
+	 1 << 20, SIM_PACKET, 0.05, 0, 0, SIM_ROUNDS},
 	{"SP allreduce, torus 64x64, 256 MiB, flow",
 	 "topology T = torus(64, 64);\n"
 	 "group G on T { translate; map (x, y) -> (-x, -y); map (x, y) -> (y, x); }\n"
 	 "tree B = bfs(T, root (0, 0));\n"
 	 "collective allreduce AR on T { algorithm symmetric(trees B, group G); }\n",
-	 256 << 20, SIM_FLOW, 0, 5.0, 2048},
+	 256 << 20, SIM_FLOW, 0, 5.0, 2048, SIM_ROUNDS},
+	/* the same by dependencies: each message starts when its inputs arrive,
+	 * so flow mode's start heap holds a round's messages and more (the
+	 * case that weighs the heap, base/heap.h) */
+	{"SP allreduce, torus 64x64, 256 MiB, flow, deps",
+	 "topology T = torus(64, 64);\n"
+	 "group G on T { translate; map (x, y) -> (-x, -y); map (x, y) -> (y, x); }\n"
+	 "tree B = bfs(T, root (0, 0));\n"
+	 "collective allreduce AR on T { algorithm symmetric(trees B, group G); }\n",
+	 256 << 20, SIM_FLOW, 0, 0, 0, SIM_DEPS},
 	{"tto allreduce, mesh(4, 4), 1 MiB, packet",
 	 "topology M = mesh(4, 4);\n"
 	 "collective allreduce AR on M { algorithm tto; ranks 0..11, 13..15; }\n",
-	 1 << 20, SIM_PACKET, 0.1, 0, 0},
+	 1 << 20, SIM_PACKET, 0.1, 0, 0, SIM_ROUNDS},
 	{"dbt allreduce, mesh(4, 4), 1 MiB, packet",
 	 "topology M = mesh(4, 4);\n"
 	 "collective allreduce AR on M { algorithm double_binary_tree; }\n",
-	 1 << 20, SIM_PACKET, 0.1, 0, 0},
+	 1 << 20, SIM_PACKET, 0.1, 0, 0, SIM_ROUNDS},
 	/* issue 11: bench_ir's 32x32 SuperMeshAlter case, simulated */
 	{"pipelined trees AR, supermesh 32x32, 256 MiB, flow",
 	 "topology S = supermesh(32, 32, alter);\n"
 	 "trees C = disjoint(S, roots (0, 0), (0, 31), (31, 31), (31, 0));\n"
 	 "collective allreduce AR on S { algorithm pipelined_trees(trees C, segments 256); }\n",
-	 256 << 20, SIM_FLOW, 0, 5.0, 0},
+	 256 << 20, SIM_FLOW, 0, 5.0, 0, SIM_ROUNDS},
 };
 
 #ifndef COLLC_BIN
@@ -186,7 +199,7 @@ run(const void *arg, int fd)
 	if (build_sim(&a, &sa, c->text, false, &p, &net) != 0)
 		return 1;
 	double t1 = process_cpu();
-	SimOpts o = {.mode = c->mode, .sync = SIM_ROUNDS};
+	SimOpts o = {.mode = c->mode, .sync = c->sync};
 	SimResult r;
 	char err[256];
 	if (sim_run(&sa, &net, 0, c->bytes, &o, &r, err, sizeof err) != 0)
@@ -293,13 +306,9 @@ ratio(double v, double target)
 		printf(" %7s %6s", "-", "-");
 }
 
-int
-main(int argc, char **argv)
+static void
+bench_cases(void)
 {
-	if (argc > 1 && strcmp(argv[1], "engines") == 0) { /* the calibration alone */
-		bench_engines();
-		return 0;
-	}
 	printf("%-42s %8s %7s %6s %8s %7s %6s %8s %7s %6s %9s %6s\n", "case", "sim s", "target",
 	       "ratio", "total s", "target", "ratio", "peak MiB", "target", "ratio", "messages",
 	       "G/B");
@@ -321,6 +330,18 @@ main(int argc, char **argv)
 		ratio((double)kib / 1024, cases[i].target_mib);
 		printf(" %9d %6.3f\n", nmsg, g);
 	}
+}
+
+int
+main(int argc, char **argv)
+{
+	if (argc > 1 && strcmp(argv[1], "engines") == 0) { /* the calibration alone */
+		bench_engines();
+		return 0;
+	}
+	bench_cases();
+	if (argc > 1 && strcmp(argv[1], "cases") == 0)
+		return 0;
 	printf("\n%-42s %8s %7s %6s %8s %7s %6s\n", "case (the collc binary, end to end)", "cpu s",
 	       "target", "ratio", "peak MiB", "target", "ratio");
 	for (size_t i = 0; i < sizeof procs / sizeof procs[0]; i++) {
