@@ -23,7 +23,7 @@ typedef struct Line {
 } Line;
 
 typedef struct Printer {
-	FILE *out;    /* the line being built: cur.f */
+	FILE *out;    /* where items print: cur.f, the line being built (fmt_call: its stream) */
 	MemOut cur;
 	Arena arena;
 	Line *line;
