@@ -182,13 +182,13 @@ ctx_of(Arena *a, const Sched *s, Routes *routes)
 static int
 run_auto(Runner *u, const SimArgs *a, const Sched *s)
 {
-	const char *names[32];
-	Sched *cand[32];
+	const char *names[NALG];
+	Sched *cand[NALG];
 	Routes routes;
 	routes_init(&routes, s->topo, ROUTE_SHORTEST);
 	/* the candidates live as long as the results: their nets point into them */
 	AlgCtx c = ctx_of(&u->arena, s, &routes);
-	int n = alg_auto(&c, cand, names, 32);
+	int n = alg_auto(&c, cand, names, NALG);
 	SimNet *nets = arena_array(&u->arena, (size_t)n + 1, sizeof *nets);
 	bool *ok = arena_array(&u->arena, (size_t)n + 1, 1);
 	for (int i = 0; i < n; i++) {

@@ -17,18 +17,10 @@
 #include <stdbool.h>
 
 #include "base.h"
+#include "registry.h"
 
 
 /* ---- quantities ---- */
-
-typedef enum QtyKind {
-	Q_COUNT,  /* a plain number */
-	Q_SIZE,   /* bytes */
-	Q_RATE,   /* bits per second */
-	Q_TIME,   /* seconds */
-	Q_ENERGY, /* joules */
-	Q_POWER,  /* watts */
-} QtyKind;
 
 typedef struct UnitInfo {
 	const char *name;

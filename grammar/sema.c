@@ -40,35 +40,7 @@ typedef struct Sema {
 	int nslot;  /* a power of two, more than twice the declarations */
 } Sema;
 
-/* ---- signatures of forms and algorithms ---- */
-
-typedef enum ArgKind {
-	A_END,   /* no parameter: ends a signature's list (a zeroed entry) */
-	A_TOPO,  /* a topology name */
-	A_GROUP, /* a group name */
-	A_TREES, /* tree or trees names */
-	A_INT,   /* an integer in lo..hi */
-	A_NODE,  /* a node of the context topology */
-	A_WORD,  /* one of the words in `words` */
-} ArgKind;
-
-typedef struct ParamSpec {
-	const char *label; /* NULL: positional */
-	ArgKind kind;
-	int min, max;      /* number of values; max 0 = no limit */
-	int64_t lo, hi;    /* A_INT */
-	const char *words; /* A_WORD: "bi|alter" */
-} ParamSpec;
-
-enum { MAX_PARAMS = 4 };
-
-typedef struct FormSpec {
-	const char *name;
-	const char *usage;
-	ParamSpec param[MAX_PARAMS];
-	unsigned kinds;    /* algorithms: the collective kinds it implements */
-	const char *needs; /* algorithms: topology forms it runs on, "" = any */
-} FormSpec;
+/* ---- signatures: ArgKind, ParamSpec and FormSpec are registry.h's ---- */
 
 typedef struct Bound { /* the values bound to one ParamSpec */
 	Expr **v;
@@ -78,124 +50,41 @@ typedef struct Bound { /* the values bound to one ParamSpec */
 
 #define INT_ANY INT64_MIN, INT64_MAX
 
-static const FormSpec topo_forms[] = {
-	{"torus", "torus(n1, n2, ...), each size at least 2",
-	 {{NULL, A_INT, 1, MAX_DIMS, 2, MAX_NODES, NULL}}, 0, NULL},
-	{"mesh", "mesh(n1, n2, ...), each size at least 2",
-	 {{NULL, A_INT, 1, MAX_DIMS, 2, MAX_NODES, NULL}}, 0, NULL},
-	{"supermesh", "supermesh(rows, cols, bi | alter)",
-	 {{NULL, A_INT, 2, 2, 2, MAX_NODES, NULL}, {NULL, A_WORD, 1, 1, 0, 0, "bi|alter"}}, 0, NULL},
-	{"hyperx", "hyperx(n1, n2, ...), each size at least 2",
-	 {{NULL, A_INT, 1, MAX_DIMS, 2, MAX_NODES, NULL}}, 0, NULL},
-	{"spine_leaf", "spine_leaf(spines S, leaves L, hosts H)",
-	 {{"spines", A_INT, 1, 1, 1, MAX_NODES, NULL}, {"leaves", A_INT, 1, 1, 1, MAX_NODES, NULL},
-	  {"hosts", A_INT, 1, 1, 1, MAX_NODES, NULL}}, 0, NULL},
-	{"ring", "ring(n), n at least 2", {{NULL, A_INT, 1, 1, 2, MAX_NODES, NULL}}, 0, NULL},
-	{"full", "full(n), n at least 2", {{NULL, A_INT, 1, 1, 2, MAX_NODES, NULL}}, 0, NULL},
-	{"optical_ring", "optical_ring(n, ports P), n at least 2, P in 2..2n",
-	 {{NULL, A_INT, 1, 1, 2, MAX_NODES, NULL}, {"ports", A_INT, 0, 1, 2, 2 * (int64_t)MAX_NODES, NULL}},
-	 0, NULL},
-	{"graph", "graph { nodes N; link a -> b; ... }", {{0}}, 0, NULL},
-};
-
 static const FormSpec group_forms[] = {
-	{"translations", "translations(T)", {{NULL, A_TOPO, 1, 1, 0, 0, NULL}}, 0, NULL},
-	{"automorphisms", "automorphisms(T)", {{NULL, A_TOPO, 1, 1, 0, 0, NULL}}, 0, NULL},
+	{"translations", "translations(T)", {{NULL, A_TOPO, 1, 1, 0, 0, NULL}}, 0, 0},
+	{"automorphisms", "automorphisms(T)", {{NULL, A_TOPO, 1, 1, 0, 0, NULL}}, 0, 0},
 };
 
 /* Trees: `kinds` is 1 for a form that makes one tree, 2 for several. */
 static const FormSpec tree_forms[] = {
 	{"bfs", "bfs(T, root R)",
-	 {{NULL, A_TOPO, 1, 1, 0, 0, NULL}, {"root", A_NODE, 1, 1, 0, 0, NULL}}, 1, NULL},
+	 {{NULL, A_TOPO, 1, 1, 0, 0, NULL}, {"root", A_NODE, 1, 1, 0, 0, NULL}}, 1, 0},
 	{"khop", "khop(T, root R, depth K)",
 	 {{NULL, A_TOPO, 1, 1, 0, 0, NULL}, {"root", A_NODE, 1, 1, 0, 0, NULL},
-	  {"depth", A_INT, 1, 1, 1, MAX_NODES, NULL}}, 1, NULL},
+	  {"depth", A_INT, 1, 1, 1, MAX_NODES, NULL}}, 1, 0},
 	{"windmill", "windmill(H, root R) on a 2D hyperx",
-	 {{NULL, A_TOPO, 1, 1, 0, 0, NULL}, {"root", A_NODE, 1, 1, 0, 0, NULL}}, 1, "hyperx"},
+	 {{NULL, A_TOPO, 1, 1, 0, 0, NULL}, {"root", A_NODE, 1, 1, 0, 0, NULL}}, 1, TOPO(TK_HYPERX)},
 	{"forest", "forest(T, roots A, B)",
-	 {{NULL, A_TOPO, 1, 1, 0, 0, NULL}, {"roots", A_NODE, 2, 2, 0, 0, NULL}}, 1, NULL},
+	 {{NULL, A_TOPO, 1, 1, 0, 0, NULL}, {"roots", A_NODE, 2, 2, 0, 0, NULL}}, 1, 0},
 	{"balanced_pair", "balanced_pair(T, root R) on a 2D torus",
-	 {{NULL, A_TOPO, 1, 1, 0, 0, NULL}, {"root", A_NODE, 1, 1, 0, 0, NULL}}, 2, "torus"},
+	 {{NULL, A_TOPO, 1, 1, 0, 0, NULL}, {"root", A_NODE, 1, 1, 0, 0, NULL}}, 2, TOPO(TK_TORUS)},
 	{"disjoint", "disjoint(T, roots R1, R2, ...)",
-	 {{NULL, A_TOPO, 1, 1, 0, 0, NULL}, {"roots", A_NODE, 1, 0, 0, 0, NULL}}, 2, NULL},
+	 {{NULL, A_TOPO, 1, 1, 0, 0, NULL}, {"roots", A_NODE, 1, 0, 0, 0, NULL}}, 2, 0},
 };
 
-/* ---- collective kinds ---- */
-
-enum {
-	K_ALLREDUCE = 1u << 0, K_REDUCE_SCATTER = 1u << 1, K_ALLGATHER = 1u << 2,
-	K_ALLTOALL = 1u << 3, K_BROADCAST = 1u << 4, K_REDUCE = 1u << 5,
-	K_RSAG = K_ALLREDUCE | K_REDUCE_SCATTER | K_ALLGATHER,
-	K_ROOTED = K_BROADCAST | K_REDUCE,
-	K_ANY = 0x3f,
-};
-
-static const char *const coll_kinds[] = {
-	"allreduce", "reduce_scatter", "allgather", "alltoall", "broadcast", "reduce",
-};
-
-static const FormSpec algorithms[] = {
-	{"symmetric", "symmetric(trees B1, B2, ..., group G)",
-	 {{"trees", A_TREES, 1, 0, 0, 0, NULL}, {"group", A_GROUP, 1, 1, 0, 0, NULL}}, K_RSAG, ""},
-	{"ring", "ring, ring(ports 1 | 2) or ring(halfway)",
-	 {{"ports", A_INT, 0, 1, 1, 2, NULL}, {NULL, A_WORD, 0, 1, 0, 0, "halfway"}}, K_RSAG, ""},
-	{"multiport_ring", "multiport_ring", {{0}}, K_RSAG, "torus"},
-	{"bucket", "bucket", {{0}}, K_RSAG, "torus"},
-	{"halving_doubling", "halving_doubling", {{0}}, K_ALLREDUCE, ""},
-	{"recursive_doubling", "recursive_doubling", {{0}}, K_ALLREDUCE | K_ALLGATHER, ""},
-	{"recursive_halving", "recursive_halving", {{0}}, K_REDUCE_SCATTER, ""},
-	{"double_binary_tree", "double_binary_tree", {{0}}, K_ALLREDUCE, ""},
-	{"swing", "swing(bandwidth | latency)",
-	 {{NULL, A_WORD, 0, 1, 0, 0, "bandwidth|latency"}}, K_RSAG, ""},
-	{"trivance", "trivance(bandwidth | latency)",
-	 {{NULL, A_WORD, 0, 1, 0, 0, "bandwidth|latency"}}, K_RSAG, ""},
-	{"bruck", "bruck", {{0}}, K_RSAG | K_ALLTOALL, ""},
-	{"pairwise", "pairwise", {{0}}, K_ALLTOALL, ""},
-	{"binomial_tree", "binomial_tree", {{0}}, K_ROOTED, ""},
-	{"chain", "chain or chain(segments S)",
-	 {{"segments", A_INT, 0, 1, 1, MAX_CHUNKS, NULL}}, K_ROOTED, ""},
-	{"tto", "tto", {{0}}, K_ALLREDUCE, "mesh|supermesh"},
-	{"hierarchical", "hierarchical(ALG, ALG, ...), one of ring, direct, halving_doubling or "
-	 "double_binary_tree (last, allreduce) per dimension",
-	 {{NULL, A_WORD, 1, MAX_DIMS, 0, 0, "ring|direct|halving_doubling|double_binary_tree"}},
-	 K_RSAG, ""},
-	{"pipelined_trees", "pipelined_trees, or pipelined_trees(trees D1, D2, ..., segments S)",
-	 {{"trees", A_TREES, 0, 0, 0, 0, NULL}, {"segments", A_INT, 0, 1, 1, MAX_CHUNKS, NULL}},
-	 K_RSAG, ""},
-	{"bridge", "bridge, bridge(reconfigs R) or bridge(mirrored, reconfigs R)",
-	 {{"reconfigs", A_INT, 0, 1, 0, 64, NULL}, {NULL, A_WORD, 0, 1, 0, 0, "mirrored"}},
-	 K_RSAG | K_ALLTOALL, "optical_ring"},
-	{"s_bruck", "s_bruck or s_bruck(mirrored)", {{NULL, A_WORD, 0, 1, 0, 0, "mirrored"}},
-	 K_RSAG | K_ALLTOALL, "optical_ring"},
-	{"g_bruck", "g_bruck or g_bruck(mirrored)", {{NULL, A_WORD, 0, 1, 0, 0, "mirrored"}},
-	 K_RSAG | K_ALLTOALL, "optical_ring"},
-	{"r_hd", "r_hd or r_hd(reconfigs R)", {{"reconfigs", A_INT, 0, 1, 0, 64, NULL}}, K_RSAG,
-	 "optical_ring"},
-};
-
-/* ---- network parameters ---- */
-
-typedef struct ParamInfo {
-	const char *name;
-	QtyKind kind;
-	bool positive; /* > 0, else >= 0 */
-	bool per_link; /* may be set on one link of a graph */
-} ParamInfo;
-
-static const ParamInfo net_params[] = {
-	{"link_bandwidth", Q_RATE, true, true},
-	{"link_latency", Q_TIME, false, true},
-	{"router_latency", Q_TIME, false, false},
-	{"step_overhead", Q_TIME, false, false},
-	{"mtu", Q_SIZE, true, false},
-	{"energy_per_bit", Q_ENERGY, false, true},
-	{"reconfig_delay", Q_TIME, false, false},
-	{"router_energy_per_bit", Q_ENERGY, false, false},
-	{"port_static_power", Q_POWER, false, false},
-	{"link_static_power", Q_POWER, false, false},
-};
+/* collective kinds, algorithms and network parameters: registry.h's tables */
 
 /* ---- helpers ---- */
+
+/* The first topology form of a TOPO mask (tree forms name one). */
+static int
+lowest_form(unsigned topos)
+{
+	int k = 0;
+	while (k < NTOPOKIND - 1 && !(topos & TOPO(k)))
+		k++;
+	return k;
+}
 
 static const char *
 form_names(Sema *s, const FormSpec *t, int n, const char ***out)
@@ -530,7 +419,7 @@ call_topology(Sema *s, const Call *c)
 /* ---- network blocks ---- */
 
 static bool
-check_quantity(const Item *it, const ParamInfo *pi)
+check_quantity(const Item *it, const NetParam *pi)
 {
 	const Expr *e = it->value;
 	bool neg = false;
@@ -567,8 +456,8 @@ check_quantity(const Item *it, const ParamInfo *pi)
 static void
 check_params(Sema *s, const Block *b, bool per_link)
 {
-	const char *names[countof(net_params)];
-	for (size_t i = 0; i < countof(net_params); i++)
+	const char **names = arena_array(&s->arena, (size_t)nnet_params, sizeof *names);
+	for (int i = 0; i < nnet_params; i++)
 		names[i] = net_params[i].name;
 	for (int i = 0; i < b->nitem; i++) {
 		const Item *it = &b->item[i];
@@ -577,13 +466,10 @@ check_params(Sema *s, const Block *b, bool per_link)
 			         per_link ? "link's block" : "network block");
 			continue;
 		}
-		const ParamInfo *pi = NULL;
-		for (size_t j = 0; j < countof(net_params); j++)
-			if (strcmp(net_params[j].name, it->name) == 0)
-				pi = &net_params[j];
+		const NetParam *pi = net_param_find(it->name);
 		if (!pi) {
-			unknown_word(s, it->name_loc, "network parameter", it->name, names,
-			             (int)countof(names), NULL);
+			unknown_word(s, it->name_loc, "network parameter", it->name, names, nnet_params,
+			             NULL);
 			continue;
 		}
 		if (per_link && !pi->per_link) {
@@ -724,8 +610,7 @@ static void
 check_topology(Sema *s, Decl *d)
 {
 	NodeSpace sh = {0};
-	const FormSpec *f = find_form(s, d->form, topo_forms, (int)countof(topo_forms),
-	                              "topology form");
+	const FormSpec *f = find_form(s, d->form, topo_forms, NTOPOKIND, "topology form");
 	if (f) {
 		sh.form = f->name;
 		Bound b[MAX_PARAMS];
@@ -1087,11 +972,13 @@ check_tree(Sema *s, Decl *d)
 			else if (f->kinds == 1 && kind == S_TREES)
 				error_at(d->loc, "%s makes one tree: declare '%s' with 'tree'", f->name,
 				         d->name);
-			if (ok && sh && f->needs && strcmp(sh->form, f->needs) != 0)
-				error_at(d->form->loc, "%s needs a %s topology; '%s' is %s", f->name, f->needs,
+			int form = sh ? topo_form_find(sh->form) : -1;
+			const char *needs = f->topos ? topo_forms[lowest_form(f->topos)].name : NULL;
+			if (ok && sh && needs && !(form >= 0 && (f->topos & TOPO(form))))
+				error_at(d->form->loc, "%s needs a %s topology; '%s' is %s", f->name, needs,
 				         s->sym[topo].name, sh->form);
-			else if (ok && sh && f->needs && sh->ndim != 2)
-				error_at(d->form->loc, "%s needs a two-dimensional %s", f->name, f->needs);
+			else if (ok && sh && needs && sh->ndim != 2)
+				error_at(d->form->loc, "%s needs a two-dimensional %s", f->name, needs);
 			if (ok && sh && (strcmp(f->name, "forest") == 0 || strcmp(f->name, "disjoint") == 0)) {
 				int ri = f->param[1].label ? 1 : 0;
 				for (int i = 0; i < b[ri].n; i++)
@@ -1109,47 +996,35 @@ check_tree(Sema *s, Decl *d)
 
 /* ---- collectives ---- */
 
-/* form is one of the '|'-separated forms in list */
-static bool
-form_in(const char *form, const char *list)
-{
-	size_t n = strlen(form);
-	for (const char *p = list; p; p = strchr(p, '|') ? strchr(p, '|') + 1 : NULL)
-		if (strncmp(p, form, n) == 0 && (p[n] == '|' || p[n] == 0))
-			return true;
-	return false;
-}
-
 static void
-check_algorithm(Sema *s, Decl *d, const Item *it, unsigned kind, int topo)
+check_algorithm(Sema *s, Decl *d, const Item *it, int kind, int topo)
 {
 	if (it->flag)
 		return; /* auto */
-	const FormSpec *f = find_form(s, it->call, algorithms, (int)countof(algorithms), "algorithm");
+	const FormSpec *f = find_form(s, it->call, alg_forms, NALG, "algorithm");
 	if (!f)
 		return;
+	AlgId a = (AlgId)(f - alg_forms);
 	const NodeSpace *sh = topo_shape(s, topo);
 	Bound b[MAX_PARAMS];
 	if (!bind_call(s, it->call, f, sh, b))
 		return;
-	if (kind && !(f->kinds & kind)) {
+	if (kind >= 0 && !alg_implements(a, (CollKind)kind)) {
 		char list[128] = "";
 		size_t n = 0;
-		for (size_t i = 0; i < countof(coll_kinds); i++)
-			if (f->kinds & (1u << i))
+		for (int k = 0; k < NCOLLKIND; k++)
+			if (alg_implements(a, (CollKind)k))
 				n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", n ? ", " : "",
-				                      coll_kinds[i]);
+				                      coll_kind_name[k]);
 		error_at(it->call->loc, "%s does not implement %s (it implements %s)", f->name,
 		         d->ckind, list);
 	}
-	if (sh && f->needs[0] && !form_in(sh->form, f->needs)) {
+	int form = sh ? topo_form_find(sh->form) : -1;
+	if (form >= 0 && !alg_runs_on(a, (TopoKind)form)) {
 		char forms[64];
-		snprintf(forms, sizeof forms, "%s", f->needs);
-		char *bar = strchr(forms, '|');
-		if (bar) /* "mesh|supermesh": two forms */
-			snprintf(bar, sizeof forms - (size_t)(bar - forms), " or %s", f->needs + (bar - forms) + 1);
-		error_at(it->call->loc, "%s runs on %s %s topology; '%s' is %s", f->name,
-		         strchr("aeiou", f->needs[0]) ? "an" : "a", forms, d->on, sh->form);
+		topo_forms_phrase(f->topos, forms, sizeof forms);
+		error_at(it->call->loc, "%s runs on %s topology; '%s' is %s", f->name, forms, d->on,
+		         sh->form);
 	}
 	for (int i = 0; i < MAX_PARAMS; i++) {
 		const ParamSpec *ps = &f->param[i];
@@ -1202,13 +1077,9 @@ schedule_group_ok(void *ctx, const Expr *e)
 static void
 check_collective(Sema *s, Decl *d)
 {
-	unsigned kind = 0;
-	for (size_t i = 0; i < countof(coll_kinds); i++)
-		if (strcmp(coll_kinds[i], d->ckind) == 0)
-			kind = 1u << i;
-	if (!kind)
-		unknown_word(s, d->ckind_loc, "collective", d->ckind, coll_kinds,
-		             (int)countof(coll_kinds), NULL);
+	int kind = coll_kind_find(d->ckind);
+	if (kind < 0)
+		unknown_word(s, d->ckind_loc, "collective", d->ckind, coll_kind_name, NCOLLKIND, NULL);
 	int topo = use_sym(s, d->on, d->on_loc, 1u << S_TOPOLOGY, "topology");
 	const NodeSpace *sh = topo_shape(s, topo);
 	const Block *b = d->body;
@@ -1259,7 +1130,7 @@ check_collective(Sema *s, Decl *d)
 			break;
 		}
 		case IT_ROOT:
-			if (kind && !(kind & K_ROOTED))
+			if (kind >= 0 && !(KIND(kind) & KINDS_ROOTED))
 				error_at(it->loc, "%s has no root (only broadcast and reduce do)", d->ckind);
 			else if (sh)
 				root = ast_resolve_node(sh, it->value, true);

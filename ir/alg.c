@@ -7,83 +7,57 @@
 
 #include "alg.h"
 
-typedef struct Entry {
-	const char *name;
-	Sched *(*build)(const AlgCtx *);
-	unsigned kinds; /* bit k: CollKind k */
-} Entry;
-
-#define K(x) (1u << (x))
-#define RSAG (K(CK_ALLREDUCE) | K(CK_REDUCE_SCATTER) | K(CK_ALLGATHER))
-
-static const Entry library[] = {
-	{"ring", alg_ring, RSAG},
-	{"multiport_ring", alg_multiport_ring, RSAG},
-	{"bucket", alg_bucket, RSAG},
-	{"halving_doubling", alg_recursive, K(CK_ALLREDUCE)},
-	{"recursive_doubling", alg_recursive, K(CK_ALLREDUCE) | K(CK_ALLGATHER)},
-	{"recursive_halving", alg_recursive, K(CK_REDUCE_SCATTER)},
-	{"double_binary_tree", alg_dbt, K(CK_ALLREDUCE)},
-	{"swing", alg_swing, RSAG},
-	{"trivance", alg_trivance, RSAG},
-	{"bruck", alg_bruck, RSAG | K(CK_ALLTOALL)},
-	{"pairwise", alg_pairwise, K(CK_ALLTOALL)},
-	{"binomial_tree", alg_rooted, K(CK_BROADCAST) | K(CK_REDUCE)},
-	{"chain", alg_rooted, K(CK_BROADCAST) | K(CK_REDUCE)},
-	{"tto", alg_tto, K(CK_ALLREDUCE)},
-	{"pipelined_trees", alg_pipelined, RSAG},
-	{"hierarchical", alg_hierarchical, RSAG},
-	{"bridge", alg_bridge, RSAG | K(CK_ALLTOALL)},
-	{"s_bruck", alg_bridge, RSAG | K(CK_ALLTOALL)},
-	{"g_bruck", alg_bridge, RSAG | K(CK_ALLTOALL)},
-	{"r_hd", alg_bridge, RSAG},
+/* The generators, by AlgId, from the one table (algorithms.def). */
+typedef Sched *Generator(const AlgCtx *);
+#define NO_GENERATOR NULL
+static Generator *const generator[NALG] = {
+#define ALG(name, kinds, topos, usage, params, gen) [ALG_##name] = gen,
+#include "algorithms.def"
+#undef ALG
 };
 
 Sched *
 alg_build(const AlgCtx *c, bool *missing)
 {
 	*missing = false;
-	for (size_t i = 0; i < countof(library); i++)
-		if (strcmp(library[i].name, c->algorithm) == 0) {
-			if (!(library[i].kinds & K(c->kind))) {
-				error_at(c->loc, "%s does not implement %s", c->algorithm,
-				         coll_kind_name[c->kind]);
-				return NULL;
-			}
-			if (c->compact && library[i].build == alg_ring && ring_symmetric_applies(c))
-				return alg_ring_symmetric(c);
-			if (c->compact && library[i].build == alg_bucket && bucket_symmetric_applies(c))
-				return alg_bucket_symmetric(c);
-			if (c->compact && library[i].build == alg_recursive && xor_rank_form_applies(c))
-				return alg_xor_rank_form(c);
-			/* before the generator sizes anything (p * p blocks may not fit an int) */
-			if (check_sched_size(c->loc, c->name, c->kind, c->nrank,
-			                     sched_min_chunks(c->kind, c->nrank, c->chunks)) != 0)
-				return NULL;
-			return library[i].build(c);
-		}
-	*missing = true;
-	return NULL;
+	int a = alg_find(c->algorithm);
+	if (a < 0 || !generator[a]) {
+		*missing = true;
+		return NULL;
+	}
+	Generator *gen = generator[a];
+	if (!alg_implements((AlgId)a, c->kind)) {
+		error_at(c->loc, "%s does not implement %s", c->algorithm, coll_kind_name[c->kind]);
+		return NULL;
+	}
+	if (c->compact && gen == alg_ring && ring_symmetric_applies(c))
+		return alg_ring_symmetric(c);
+	if (c->compact && gen == alg_bucket && bucket_symmetric_applies(c))
+		return alg_bucket_symmetric(c);
+	if (c->compact && gen == alg_recursive && xor_rank_form_applies(c))
+		return alg_xor_rank_form(c);
+	/* before the generator sizes anything (p * p blocks may not fit an int) */
+	if (check_sched_size(c->loc, c->name, c->kind, c->nrank,
+	                     sched_min_chunks(c->kind, c->nrank, c->chunks)) != 0)
+		return NULL;
+	return gen(c);
 }
 
-int
-alg_candidates(CollKind kind, const char **names, int max)
+bool
+alg_auto_candidate(AlgId a, CollKind kind, const Topo *t)
 {
-	int n = 0;
-	for (size_t i = 0; i < countof(library) && n < max; i++)
-		if (library[i].kinds & K(kind))
-			names[n++] = library[i].name;
-	return n;
+	return generator[a] && alg_applies(a, kind, t->kind);
 }
 
 int
 alg_auto(const AlgCtx *c, Sched **out, const char **names, int max)
 {
-	const char *cand[32];
-	int ncand = alg_candidates(c->kind, cand, 32), n = 0;
-	for (int i = 0; i < ncand && n < max; i++) {
+	int n = 0;
+	for (int a = 0; a < NALG && n < max; a++) {
+		if (!alg_auto_candidate((AlgId)a, c->kind, c->topo))
+			continue;
 		AlgCtx try = *c;
-		try.algorithm = cand[i];
+		try.algorithm = alg_forms[a].name;
 		try.chunks = 0;
 		bool missing = false;
 		diag_mute(true);
@@ -92,7 +66,7 @@ alg_auto(const AlgCtx *c, Sched **out, const char **names, int max)
 		diag_mute(false);
 		if (ok) {
 			out[n] = x;
-			names[n++] = cand[i];
+			names[n++] = alg_forms[a].name;
 		}
 	}
 	return n;

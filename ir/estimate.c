@@ -58,6 +58,7 @@ topo_link_estimate(TopoKind kind, int ndim, const int *size, int variant)
 	case TK_SPINE_LEAF: /* size: leaves, hosts; variant: spines */
 		return 2.0 * size[0] * size[1] + 2.0 * size[0] * variant;
 	case TK_GRAPH:
+	case NTOPOKIND:
 		break;
 	}
 	return 0;

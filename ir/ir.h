@@ -15,31 +15,13 @@
 #include <stdbool.h>
 
 #include "base.h"
+#include "registry.h"
 
-/* ---- network parameters (SI units: bits/s, seconds, bytes, joules, watts) ---- */
-
-typedef struct Net {
-	double bandwidth;      /* per direction, per link */
-	double link_latency;   /* wire delay per hop */
-	double router_latency; /* per-hop switching delay */
-	double step_overhead;  /* alpha: fixed cost per round */
-	double mtu;            /* bytes per packet (simulator) */
-	double energy_per_bit; /* per bit per hop */
-	double reconfig_delay; /* optical circuit switch */
-	/* the rest of the energy model (docs/sim.md 4); all 0 by default */
-	double router_energy_per_bit; /* per bit per router a message passes through */
-	double port_static_power;     /* watts per router port (docs/sim.md 4), over the run time */
-	double link_static_power;     /* watts per directed link, over the run time */
-} Net;
+/* ---- network parameters: Net and its parameters are in registry.h ---- */
 
 extern const Net net_defaults;
 
 /* ---- topologies (topo.c) ---- */
-
-typedef enum TopoKind {
-	TK_TORUS, TK_MESH, TK_SUPERMESH, TK_HYPERX, TK_SPINE_LEAF, TK_RING, TK_FULL,
-	TK_OPTICAL_RING, TK_GRAPH,
-} TopoKind;
 
 typedef struct Link {
 	int src, dst;      /* nodes */
@@ -269,13 +251,6 @@ int optical_check_config(const Topo *, const int *next, char *why, size_t len);
 
 /* ---- schedules ---- */
 
-typedef enum CollKind {
-	CK_ALLREDUCE, CK_REDUCE_SCATTER, CK_ALLGATHER, CK_ALLTOALL, CK_BROADCAST, CK_REDUCE,
-	NCOLLKIND,
-} CollKind;
-
-extern const char *const coll_kind_name[];
-
 typedef enum XferOp { X_REDUCE, X_COPY } XferOp;
 
 /* One message: a chunk set sent src -> dst in one round, over one route. */
@@ -489,11 +464,12 @@ Sched *alg_build(const AlgCtx *, bool *missing);
  * over every node: which 0 TL, 1 BR, 2 TR; -1 at the root and, in TR, at
  * (k-1, 0), which it does not reach. */
 void tto_tree_parents(const Topo *, int which, int *parent);
-/* The algorithms that implement a collective kind (for `auto`). */
-int alg_candidates(CollKind, const char **names, int max);
-/* `algorithm auto`: every algorithm of the library that builds for c's
- * collective and verifies (errors muted), each with its own chunk count;
- * out[i] named names[i]. The count. collc check picks among them by the
+/* Whether `auto` tries algorithm a for a collective of this kind on t:
+ * it has a generator and the language accepts it there (alg_applies). */
+bool alg_auto_candidate(AlgId, CollKind, const Topo *);
+/* `algorithm auto`: every candidate that builds for c's collective and
+ * verifies (errors muted), each with its own chunk count; out[i] named
+ * names[i]. The count (at most NALG). collc check picks among them by the
  * cost model (lower.c), collc sim by simulating each (cmd_sim.c). */
 int alg_auto(const AlgCtx *c, Sched **out, const char **names, int max);
 

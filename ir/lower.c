@@ -79,30 +79,11 @@ apply_params(Net *n, const Block *b)
 {
 	for (int i = 0; i < b->nitem; i++) {
 		const Item *it = &b->item[i];
-		if (it->kind != IT_PARAM)
+		const NetParam *p = it->kind == IT_PARAM ? net_param_find(it->name) : NULL;
+		if (!p)
 			continue;
 		const Expr *e = it->value->kind == EX_NEG ? it->value->lhs : it->value;
-		double v = expr_number(e) * (it->value->kind == EX_NEG ? -1 : 1);
-		if (strcmp(it->name, "link_bandwidth") == 0)
-			n->bandwidth = v;
-		else if (strcmp(it->name, "link_latency") == 0)
-			n->link_latency = v;
-		else if (strcmp(it->name, "router_latency") == 0)
-			n->router_latency = v;
-		else if (strcmp(it->name, "step_overhead") == 0)
-			n->step_overhead = v;
-		else if (strcmp(it->name, "mtu") == 0)
-			n->mtu = v;
-		else if (strcmp(it->name, "energy_per_bit") == 0)
-			n->energy_per_bit = v;
-		else if (strcmp(it->name, "reconfig_delay") == 0)
-			n->reconfig_delay = v;
-		else if (strcmp(it->name, "router_energy_per_bit") == 0)
-			n->router_energy_per_bit = v;
-		else if (strcmp(it->name, "port_static_power") == 0)
-			n->port_static_power = v;
-		else if (strcmp(it->name, "link_static_power") == 0)
-			n->link_static_power = v;
+		*net_field(n, p) = expr_number(e) * (it->value->kind == EX_NEG ? -1 : 1);
 	}
 }
 
@@ -122,15 +103,9 @@ static int
 check_topology_size(const Decl *d, const int *size, int n, int spines, int nlink)
 {
 	const Call *c = d->form;
-	static const struct { const char *name; TopoKind kind; } kinds[] = {
-		{"torus", TK_TORUS}, {"mesh", TK_MESH}, {"supermesh", TK_SUPERMESH},
-		{"hyperx", TK_HYPERX}, {"ring", TK_RING}, {"full", TK_FULL},
-		{"optical_ring", TK_OPTICAL_RING}, {"spine_leaf", TK_SPINE_LEAF},
-	};
-	double links = nlink;
-	for (size_t k = 0; k < countof(kinds); k++)
-		if (strcmp(c->name, kinds[k].name) == 0)
-			links = topo_link_estimate(kinds[k].kind, n, size, spines);
+	int kind = topo_form_find(c->name);
+	double links = kind >= 0 && kind != TK_GRAPH
+	               ? topo_link_estimate((TopoKind)kind, n, size, spines) : nlink;
 	char desc[128];
 	snprintf(desc, sizeof desc, "topology '%s' (%s)", d->name, c->name);
 	return check_topology_links(d->loc, desc, links);
@@ -160,18 +135,12 @@ lower_topology(Lowering *L, const Decl *d)
 	           check_topology_size(d, size, n, 0, 0) != 0) {
 		return -1;
 	}
-	static const struct { const char *name; TopoKind kind; } grid[] = {
-		{"torus", TK_TORUS}, {"mesh", TK_MESH}, {"supermesh", TK_SUPERMESH},
-		{"hyperx", TK_HYPERX}, {"ring", TK_RING}, {"full", TK_FULL},
-	};
+	int kind = topo_form_find(c->name);
 	t = NULL;
-	for (size_t k = 0; k < countof(grid) && !t; k++) {
-		if (strcmp(c->name, grid[k].name) != 0)
-			continue;
-		int variant = 0;
-		if (grid[k].kind == TK_SUPERMESH)
-			variant = strcmp(c->arg[2].val.v[0]->text, "alter") == 0;
-		t = topo_new(L->a, grid[k].kind, d->name, n, size, variant, net);
+	if (kind == TK_TORUS || kind == TK_MESH || kind == TK_SUPERMESH || kind == TK_HYPERX ||
+	    kind == TK_RING || kind == TK_FULL) {
+		int variant = kind == TK_SUPERMESH && strcmp(c->arg[2].val.v[0]->text, "alter") == 0;
+		t = topo_new(L->a, (TopoKind)kind, d->name, n, size, variant, net);
 	}
 	if (!t && strcmp(c->name, "spine_leaf") == 0) {
 		t = topo_spine_leaf(L->a, d->name, int_of(labelled(c, "spines")->val.v[0]),
@@ -603,9 +572,9 @@ lower_library(Lowering *L, const Decl *d, CollKind kind, const Topo *t, Routes *
 		if (missing)
 			return 1;
 	} else {
-		const char *names[32];
-		Sched *cand[32];
-		int n = alg_auto(&c, cand, names, 32);
+		const char *names[NALG];
+		Sched *cand[NALG];
+		int n = alg_auto(&c, cand, names, NALG);
 		double best = 0;
 		for (int i = 0; i < n; i++) {
 			Metrics m;

@@ -15,12 +15,6 @@
 
 #include "ir.h"
 
-const char *const coll_kind_name[] = {
-	[CK_ALLREDUCE] = "allreduce", [CK_REDUCE_SCATTER] = "reduce_scatter",
-	[CK_ALLGATHER] = "allgather", [CK_ALLTOALL] = "alltoall",
-	[CK_BROADCAST] = "broadcast", [CK_REDUCE] = "reduce",
-};
-
 Sched *
 sched_new(Arena *a, const char *name, Loc loc, CollKind kind, const char *algorithm,
           const Topo *t, const int *rank_node, int nrank)

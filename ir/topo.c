@@ -373,12 +373,7 @@ topo_nlinks_between(const Topo *t, int src, int dst)
 const char *
 topo_kind_name(TopoKind k)
 {
-	static const char *const names[] = {
-		[TK_TORUS] = "torus", [TK_MESH] = "mesh", [TK_SUPERMESH] = "supermesh",
-		[TK_HYPERX] = "hyperx", [TK_SPINE_LEAF] = "spine_leaf", [TK_RING] = "ring",
-		[TK_FULL] = "full", [TK_OPTICAL_RING] = "optical_ring", [TK_GRAPH] = "graph",
-	};
-	return names[k];
+	return topo_forms[k].name;
 }
 
 void

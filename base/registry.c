@@ -1,0 +1,135 @@
+/*
+ * registry.c: the tables of registry.h. Each concept is listed here once
+ * (the algorithms in algorithms.def); lookups are linear, the tables short.
+ */
+#include "registry.h"
+
+#include <stdio.h>
+#include <string.h>
+
+const char *const coll_kind_name[NCOLLKIND] = {
+	[CK_ALLREDUCE] = "allreduce", [CK_REDUCE_SCATTER] = "reduce_scatter",
+	[CK_ALLGATHER] = "allgather", [CK_ALLTOALL] = "alltoall",
+	[CK_BROADCAST] = "broadcast", [CK_REDUCE] = "reduce",
+};
+
+int
+coll_kind_find(const char *name)
+{
+	for (int k = 0; k < NCOLLKIND; k++)
+		if (strcmp(coll_kind_name[k], name) == 0)
+			return k;
+	return -1;
+}
+
+const FormSpec topo_forms[NTOPOKIND] = {
+	[TK_TORUS] = {"torus", "torus(n1, n2, ...), each size at least 2",
+	              {{NULL, A_INT, 1, MAX_DIMS, 2, MAX_NODES, NULL}}, 0, 0},
+	[TK_MESH] = {"mesh", "mesh(n1, n2, ...), each size at least 2",
+	             {{NULL, A_INT, 1, MAX_DIMS, 2, MAX_NODES, NULL}}, 0, 0},
+	[TK_SUPERMESH] = {"supermesh", "supermesh(rows, cols, bi | alter)",
+	                  {{NULL, A_INT, 2, 2, 2, MAX_NODES, NULL},
+	                   {NULL, A_WORD, 1, 1, 0, 0, "bi|alter"}}, 0, 0},
+	[TK_HYPERX] = {"hyperx", "hyperx(n1, n2, ...), each size at least 2",
+	               {{NULL, A_INT, 1, MAX_DIMS, 2, MAX_NODES, NULL}}, 0, 0},
+	[TK_SPINE_LEAF] = {"spine_leaf", "spine_leaf(spines S, leaves L, hosts H)",
+	                   {{"spines", A_INT, 1, 1, 1, MAX_NODES, NULL},
+	                    {"leaves", A_INT, 1, 1, 1, MAX_NODES, NULL},
+	                    {"hosts", A_INT, 1, 1, 1, MAX_NODES, NULL}}, 0, 0},
+	[TK_RING] = {"ring", "ring(n), n at least 2", {{NULL, A_INT, 1, 1, 2, MAX_NODES, NULL}}, 0, 0},
+	[TK_FULL] = {"full", "full(n), n at least 2", {{NULL, A_INT, 1, 1, 2, MAX_NODES, NULL}}, 0, 0},
+	[TK_OPTICAL_RING] = {"optical_ring", "optical_ring(n, ports P), n at least 2, P in 2..2n",
+	                     {{NULL, A_INT, 1, 1, 2, MAX_NODES, NULL},
+	                      {"ports", A_INT, 0, 1, 2, 2 * (int64_t)MAX_NODES, NULL}}, 0, 0},
+	[TK_GRAPH] = {"graph", "graph { nodes N; link a -> b; ... }", {{0}}, 0, 0},
+};
+
+int
+topo_form_find(const char *name)
+{
+	for (int k = 0; k < NTOPOKIND; k++)
+		if (strcmp(topo_forms[k].name, name) == 0)
+			return k;
+	return -1;
+}
+
+void
+topo_forms_phrase(unsigned topos, char *buf, size_t len)
+{
+	size_t n = 0;
+	buf[0] = 0;
+	for (int k = 0; k < NTOPOKIND && n < len; k++)
+		if (topos & TOPO(k)) {
+			const char *name = topo_forms[k].name;
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? " or " : strchr("aeiou", name[0]) ? "an " : "a ",
+			                      name);
+		}
+}
+
+#define PARAM(name, kind, positive, per_link, field) \
+	{name, kind, positive, per_link, offsetof(Net, field)}
+const NetParam net_params[] = {
+	PARAM("link_bandwidth", Q_RATE, true, true, bandwidth),
+	PARAM("link_latency", Q_TIME, false, true, link_latency),
+	PARAM("router_latency", Q_TIME, false, false, router_latency),
+	PARAM("step_overhead", Q_TIME, false, false, step_overhead),
+	PARAM("mtu", Q_SIZE, true, false, mtu),
+	PARAM("energy_per_bit", Q_ENERGY, false, true, energy_per_bit),
+	PARAM("reconfig_delay", Q_TIME, false, false, reconfig_delay),
+	PARAM("router_energy_per_bit", Q_ENERGY, false, false, router_energy_per_bit),
+	PARAM("port_static_power", Q_POWER, false, false, port_static_power),
+	PARAM("link_static_power", Q_POWER, false, false, link_static_power),
+};
+#undef PARAM
+const int nnet_params = (int)(sizeof net_params / sizeof net_params[0]);
+
+const NetParam *
+net_param_find(const char *name)
+{
+	for (int i = 0; i < nnet_params; i++)
+		if (strcmp(net_params[i].name, name) == 0)
+			return &net_params[i];
+	return NULL;
+}
+
+double *
+net_field(Net *n, const NetParam *p)
+{
+	return (double *)(void *)((char *)n + p->offset);
+}
+
+#define PARAMS(...) {__VA_ARGS__}
+#define NO_PARAMS {{0}}
+const FormSpec alg_forms[NALG] = {
+#define ALG(name, kinds, topos, usage, params, generator) \
+	[ALG_##name] = {#name, usage, params, kinds, topos},
+#include "algorithms.def"
+#undef ALG
+};
+
+int
+alg_find(const char *name)
+{
+	for (int a = 0; a < NALG; a++)
+		if (strcmp(alg_forms[a].name, name) == 0)
+			return a;
+	return -1;
+}
+
+bool
+alg_implements(AlgId a, CollKind k)
+{
+	return (alg_forms[a].kinds & KIND(k)) != 0;
+}
+
+bool
+alg_runs_on(AlgId a, TopoKind t)
+{
+	return !alg_forms[a].topos || (alg_forms[a].topos & TOPO(t));
+}
+
+bool
+alg_applies(AlgId a, CollKind k, TopoKind t)
+{
+	return alg_implements(a, k) && alg_runs_on(a, t);
+}

@@ -1,0 +1,135 @@
+/*
+ * registry.h: the concepts every layer names, each in one table: the
+ * collective kinds, the topology forms, the network parameters and the
+ * algorithms (algorithms.def). The language's checks, the IR, `auto`, the
+ * CLI's help and suggestions, the tests and the docs' tables all read
+ * these tables; nothing else lists them. Plain data: no AST, no IR.
+ */
+#ifndef COLLC_REGISTRY_H
+#define COLLC_REGISTRY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collc_limits.h"
+
+/* ---- collective kinds ---- */
+
+typedef enum CollKind {
+	CK_ALLREDUCE, CK_REDUCE_SCATTER, CK_ALLGATHER, CK_ALLTOALL, CK_BROADCAST, CK_REDUCE,
+	NCOLLKIND,
+} CollKind;
+
+extern const char *const coll_kind_name[NCOLLKIND];
+int coll_kind_find(const char *name); /* CollKind, or -1 */
+
+#define KIND(k) (1u << (k)) /* a set of kinds is a mask of these bits */
+#define KINDS_RSAG (KIND(CK_ALLREDUCE) | KIND(CK_REDUCE_SCATTER) | KIND(CK_ALLGATHER))
+#define KINDS_ROOTED (KIND(CK_BROADCAST) | KIND(CK_REDUCE))
+
+/* ---- quantities: what a number with a unit measures ---- */
+
+typedef enum QtyKind {
+	Q_COUNT,  /* a plain number */
+	Q_SIZE,   /* bytes */
+	Q_RATE,   /* bits per second */
+	Q_TIME,   /* seconds */
+	Q_ENERGY, /* joules */
+	Q_POWER,  /* watts */
+} QtyKind;
+
+/* ---- signatures: the parameters of a form or an algorithm ---- */
+
+typedef enum ArgKind {
+	A_END,   /* no parameter: ends a signature's list (a zeroed entry) */
+	A_TOPO,  /* a topology name */
+	A_GROUP, /* a group name */
+	A_TREES, /* tree or trees names */
+	A_INT,   /* an integer in lo..hi */
+	A_NODE,  /* a node of the context topology */
+	A_WORD,  /* one of the words in `words` */
+} ArgKind;
+
+typedef struct ParamSpec {
+	const char *label; /* NULL: positional */
+	ArgKind kind;
+	int min, max;      /* number of values; max 0 = no limit */
+	int64_t lo, hi;    /* A_INT */
+	const char *words; /* A_WORD: "bi|alter" */
+} ParamSpec;
+
+enum { MAX_PARAMS = 4 };
+
+/* A form of the language (a topology, group or tree form) or an algorithm. */
+typedef struct FormSpec {
+	const char *name;
+	const char *usage;
+	ParamSpec param[MAX_PARAMS];
+	unsigned kinds;  /* algorithms: KIND bits it implements; tree forms: 1 a tree, 2 a set */
+	unsigned topos;  /* algorithms, tree forms: TOPO bits it runs on; 0 = any */
+} FormSpec;
+
+/* ---- topology forms ---- */
+
+typedef enum TopoKind {
+	TK_TORUS, TK_MESH, TK_SUPERMESH, TK_HYPERX, TK_SPINE_LEAF, TK_RING, TK_FULL,
+	TK_OPTICAL_RING, TK_GRAPH,
+	NTOPOKIND,
+} TopoKind;
+
+#define TOPO(k) (1u << (k)) /* a set of topology forms is a mask of these bits */
+#define ANY_TOPO 0u
+
+extern const FormSpec topo_forms[NTOPOKIND]; /* indexed by TopoKind; name is the form's word */
+int topo_form_find(const char *name);        /* TopoKind, or -1 */
+/* "a torus", "a mesh or supermesh": the forms of a TOPO mask, for messages. */
+void topo_forms_phrase(unsigned topos, char *buf, size_t len);
+
+/* ---- network parameters (SI units: bits/s, seconds, bytes, joules, watts) ---- */
+
+typedef struct Net {
+	double bandwidth;      /* per direction, per link */
+	double link_latency;   /* wire delay per hop */
+	double router_latency; /* per-hop switching delay */
+	double step_overhead;  /* alpha: fixed cost per round */
+	double mtu;            /* bytes per packet (simulator) */
+	double energy_per_bit; /* per bit per hop */
+	double reconfig_delay; /* optical circuit switch */
+	/* the rest of the energy model (docs/sim.md 4); all 0 by default */
+	double router_energy_per_bit; /* per bit per router a message passes through */
+	double port_static_power;     /* watts per router port (docs/sim.md 4), over the run time */
+	double link_static_power;     /* watts per directed link, over the run time */
+} Net;
+
+typedef struct NetParam {
+	const char *name;  /* as written in a `network { }` block */
+	QtyKind kind;
+	bool positive;     /* > 0, else >= 0 */
+	bool per_link;     /* may be set on one link of a graph */
+	size_t offset;     /* of its double in Net */
+} NetParam;
+
+extern const NetParam net_params[];
+extern const int nnet_params;
+const NetParam *net_param_find(const char *name); /* NULL if none */
+double *net_field(Net *, const NetParam *);
+
+/* ---- algorithms (algorithms.def) ---- */
+
+typedef enum AlgId {
+#define ALG(name, kinds, topos, usage, params, generator) ALG_##name,
+#include "algorithms.def"
+#undef ALG
+	NALG
+} AlgId;
+
+extern const FormSpec alg_forms[NALG]; /* indexed by AlgId */
+int alg_find(const char *name);       /* AlgId, or -1 */
+bool alg_implements(AlgId, CollKind);
+bool alg_runs_on(AlgId, TopoKind);
+/* The language's rule, the one `auto` follows too: the algorithm
+ * implements the kind and runs on the topology form. */
+bool alg_applies(AlgId, CollKind, TopoKind);
+
+#endif
