@@ -1006,9 +1006,7 @@ check_algorithm(Sema *s, Decl *d, const Item *it, int kind, int topo)
 		return;
 	AlgId a = (AlgId)(f - alg_forms);
 	const NodeSpace *sh = topo_shape(s, topo);
-	Bound b[MAX_PARAMS];
-	if (!bind_call(s, it->call, f, sh, b))
-		return;
+	/* where it applies first (the registry's rule), then its arguments */
 	if (kind >= 0 && !alg_implements(a, (CollKind)kind)) {
 		char list[128] = "";
 		size_t n = 0;
@@ -1026,6 +1024,9 @@ check_algorithm(Sema *s, Decl *d, const Item *it, int kind, int topo)
 		error_at(it->call->loc, "%s runs on %s topology; '%s' is %s", f->name, forms, d->on,
 		         sh->form);
 	}
+	Bound b[MAX_PARAMS];
+	if (!bind_call(s, it->call, f, sh, b))
+		return;
 	for (int i = 0; i < MAX_PARAMS; i++) {
 		const ParamSpec *ps = &f->param[i];
 		for (int j = 0; j < b[i].n; j++) {

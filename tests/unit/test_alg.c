@@ -822,6 +822,141 @@ test_hierarchical(void)
 	place_free(&pl);
 }
 
+/* ---- the registry, the language and `auto` agree ---- */
+
+/* One small topology of every form, indexed by TopoKind: a form added to
+ * the registry without one here fails to compile. */
+static const char *const form_decl[] = {
+	[TK_TORUS] = "torus(4, 4)",
+	[TK_MESH] = "mesh(4, 4)",
+	[TK_SUPERMESH] = "supermesh(4, 4, bi)",
+	[TK_HYPERX] = "hyperx(4, 4)",
+	[TK_SPINE_LEAF] = "spine_leaf(spines 2, leaves 4, hosts 2)",
+	[TK_RING] = "ring(8)",
+	[TK_FULL] = "full(8)",
+	[TK_OPTICAL_RING] = "optical_ring(8, ports 4)",
+	[TK_GRAPH] = "graph { nodes 4; link 0 <-> 1; link 1 <-> 2; link 2 <-> 3; link 3 <-> 0; }",
+};
+_Static_assert(countof(form_decl) == NTOPOKIND, "a topology of every form");
+
+static char *
+coll_text(TopoKind t, CollKind k, const char *alg)
+{
+	char *text = NULL;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+	fprintf(f, "topology T = %s;\ncollective %s X on T {\n    algorithm %s;\n%s}\n",
+	        form_decl[t], coll_kind_name[k], alg, KIND(k) & KINDS_ROOTED ? "    root 0;\n" : "");
+	fclose(f);
+	return text;
+}
+
+/* Whether the language refuses the algorithm for the kind or the form
+ * (its two messages), whatever it says of the arguments. */
+static bool
+language_refuses(TopoKind t, CollKind k, AlgId a)
+{
+	char *text = coll_text(t, k, alg_forms[a].name);
+	Checked c;
+	check_str(&c, text);
+	bool refused = strstr(c.diag, "does not implement") || strstr(c.diag, " runs on ");
+	checked_free(&c);
+	free(text);
+	return refused;
+}
+
+static void
+test_registry_language(void)
+{
+	int agree = 0;
+	for (int t = 0; t < NTOPOKIND; t++)
+		for (int k = 0; k < NCOLLKIND; k++)
+			for (int a = 0; a < NALG; a++) {
+				bool applies = alg_applies((AlgId)a, (CollKind)k, (TopoKind)t);
+				bool refused = language_refuses((TopoKind)t, (CollKind)k, (AlgId)a);
+				assert_named(applies != refused, __LINE__, __FILE__,
+				             "%s %s on %s: the registry says %s, the language %s",
+				             alg_forms[a].name, coll_kind_name[k], topo_forms[t].name,
+				             applies ? "applies" : "does not apply",
+				             refused ? "refuses" : "accepts");
+				agree += applies != refused;
+			}
+	CU_ASSERT_EQUAL(agree, NTOPOKIND * NCOLLKIND * NALG);
+}
+
+/* The collective's one schedule built at `size`; its algorithm, or NULL. */
+static char *
+built_algorithm(const char *text, double size)
+{
+	Checked c;
+	check_str(&c, text);
+	char *alg = NULL;
+	if (c.errors == 0) {
+		diag_mute(true);
+		Prog p = {.auto_size = size};
+		if (lower(c.file, &p) == 0 && p.nsched == 1 && verify(p.sched[0]) == 0)
+			alg = strdup(p.sched[0]->algorithm);
+		diag_mute(false);
+		diag_reset();
+		prog_free(&p);
+	}
+	checked_free(&c);
+	return alg;
+}
+
+static void
+test_auto_picks_what_the_language_accepts(void)
+{
+	static const double sizes[] = {4096, 1 << 20, 64 << 20};
+	int picks = 0;
+	for (int t = 0; t < NTOPOKIND; t++)
+		for (int k = 0; k < NCOLLKIND; k++) {
+			for (int a = 0; a < NALG; a++)
+				if (alg_auto_candidate((AlgId)a, (CollKind)k, &(Topo){.kind = (TopoKind)t}))
+					assert_named(!language_refuses((TopoKind)t, (CollKind)k, (AlgId)a), __LINE__,
+					             __FILE__, "auto tries %s for %s on %s, which the language refuses",
+					             alg_forms[a].name, coll_kind_name[k], topo_forms[t].name);
+			char *text = coll_text((TopoKind)t, (CollKind)k, "auto");
+			for (size_t i = 0; i < countof(sizes); i++) {
+				char *pick = built_algorithm(text, sizes[i]);
+				if (!pick)
+					continue; /* nothing applies: auto's own error */
+				CU_ASSERT_PTR_NOT_NULL(strstr(pick, "auto:"));
+				const char *name = strchr(pick, ':') ? strchr(pick, ':') + 1 : pick;
+				char *named = coll_text((TopoKind)t, (CollKind)k, name);
+				char *again = built_algorithm(named, sizes[i]);
+				assert_named(again != NULL, __LINE__, __FILE__,
+				             "auto picks %s for %s on %s at %.0f bytes; 'algorithm %s' does not build",
+				             name, coll_kind_name[k], topo_forms[t].name, sizes[i], name);
+				picks++;
+				free(again);
+				free(named);
+				free(pick);
+			}
+			free(text);
+		}
+	CU_ASSERT(picks > 3 * 20); /* most forms and kinds have a pick at every size */
+}
+
+/* The bug the one table fixed: on ring(8) at 64 MiB auto chose
+ * multiport_ring, which the language refused on anything but a torus. A
+ * ring is the 1D torus its generator runs on: the registry says so, and
+ * the pick can be named. */
+static void
+test_auto_ring_64mib(void)
+{
+	char *pick = built_algorithm("topology R = ring(8);\n"
+	                             "collective allreduce A on R { algorithm auto; }\n", 64 << 20);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(pick);
+	CU_ASSERT_STRING_EQUAL(pick, "auto:multiport_ring");
+	free(pick);
+	char *named = built_algorithm("topology R = ring(8);\n"
+	                              "collective allreduce A on R { algorithm multiport_ring; }\n",
+	                              64 << 20);
+	CU_ASSERT_PTR_NOT_NULL(named);
+	free(named);
+}
+
 CU_TestInfo alg_tests[] = {
 	{"sched_end: round order and merged messages", test_sched_order},
 	{"every algorithm, kind and rank count 2..64 verifies", test_every_rank_count},
@@ -839,5 +974,10 @@ CU_TestInfo alg_tests[] = {
 	{"TTO: rounds M + 2h - 1, link loads, verified", test_tto_schedule},
 	{"TTO takes its ranks in any order", test_tto_rank_order},
 	{"algorithms that cannot run say why", test_cannot_run},
+	{"the registry and the language agree: every algorithm x topology form x kind",
+	 test_registry_language},
+	{"auto tries and picks only what the language accepts", test_auto_picks_what_the_language_accepts},
+	{"auto on ring(8) at 64 MiB picks multiport_ring, which the language accepts there",
+	 test_auto_ring_64mib},
 	CU_TEST_INFO_NULL,
 };

@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "registry.h"
 #include "tests.h"
 
 #ifndef COLLC_BIN
@@ -239,8 +240,100 @@ test_links_inside(void)
 	                           "examples docs/contrib >/dev/null"), 0);
 }
 
+/* The KIND bits of a table cell "AR, RS, AG" (language.md's abbreviations). */
+static unsigned
+kinds_of_cell(const char *cell)
+{
+	static const char *const abbrev[NCOLLKIND] = {
+		[CK_ALLREDUCE] = "AR", [CK_REDUCE_SCATTER] = "RS", [CK_ALLGATHER] = "AG",
+		[CK_ALLTOALL] = "A2A", [CK_BROADCAST] = "BC", [CK_REDUCE] = "RD",
+	};
+	unsigned kinds = 0;
+	char buf[128];
+	snprintf(buf, sizeof buf, "%s", cell);
+	for (char *save, *w = strtok_r(buf, ", ", &save); w; w = strtok_r(NULL, ", ", &save))
+		for (int k = 0; k < NCOLLKIND; k++)
+			if (strcmp(w, abbrev[k]) == 0)
+				kinds |= KIND(k);
+	return kinds;
+}
+
+/* The TOPO bits of a cell "`mesh`, `supermesh`"; "any" is 0. */
+static unsigned
+topos_of_cell(const char *cell)
+{
+	unsigned topos = 0;
+	for (const char *p = strchr(cell, '`'); p; p = strchr(p, '`')) {
+		const char *end = strchr(p + 1, '`');
+		if (!end)
+			break;
+		char name[32];
+		snprintf(name, sizeof name, "%.*s", (int)(end - p - 1), p + 1);
+		int t = topo_form_find(name);
+		CU_ASSERT(t >= 0);
+		if (t >= 0)
+			topos |= TOPO(t);
+		p = end + 1;
+	}
+	return topos;
+}
+
+/* language.md §9's table against the registry: a row for every algorithm,
+ * with the registry's kinds and topology forms. */
+static void
+test_algorithm_table(void)
+{
+	char *text = slurp("docs/language.md", NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	char *sec = strstr(text, "\n## 9. Algorithms");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(sec);
+	char *end = strstr(sec + 1, "\n## ");
+	if (end)
+		*end = 0;
+	bool seen[NALG] = {0};
+	int rows = 0;
+	for (char *save, *line = strtok_r(sec, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (strncmp(line, "| `", 3) != 0)
+			continue;
+		char *cell[5] = {0};
+		int n = 0;
+		/* cells split at " | " (escaped bars inside cells are "\|") */
+		for (char *p = line + 1; n < 5 && p; n++) {
+			while (*p == ' ')
+				p++;
+			cell[n] = p;
+			char *bar = p;
+			while ((bar = strchr(bar, '|')) && bar[-1] == '\\')
+				bar++;
+			if (bar)
+				*bar++ = 0;
+			p = bar;
+		}
+		char name[64];
+		if (n < 5 || sscanf(cell[0], "`%63[a-z_0-9]`", name) != 1 || strcmp(name, "auto") == 0)
+			continue;
+		int a = alg_find(name);
+		assert_named(a >= 0, __LINE__, __FILE__, "language.md §9 lists '%s', not an algorithm",
+		             name);
+		if (a < 0)
+			continue;
+		rows++;
+		seen[a] = true;
+		assert_named(kinds_of_cell(cell[2]) == alg_forms[a].kinds, __LINE__, __FILE__,
+		             "language.md: %s's kinds '%s' differ from the registry's", name, cell[2]);
+		assert_named(topos_of_cell(cell[3]) == alg_forms[a].topos, __LINE__, __FILE__,
+		             "language.md: %s's topologies '%s' differ from the registry's", name, cell[3]);
+	}
+	for (int a = 0; a < NALG; a++)
+		assert_named(seen[a], __LINE__, __FILE__, "language.md §9 has no row for %s",
+		             alg_forms[a].name);
+	CU_ASSERT(rows >= NALG);
+	free(text);
+}
+
 CU_TestInfo docs_tests[] = {
 	{"every collc command in README and docs runs as printed", test_commands_run},
 	{"no link leaves the repository; nothing cites ../shared", test_links_inside},
+	{"language.md's algorithm table is the registry's", test_algorithm_table},
 	CU_TEST_INFO_NULL,
 };
