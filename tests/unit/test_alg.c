@@ -74,29 +74,84 @@ build(Place *pl, Arena *a, const char *alg, CollKind kind, int p, int ports, boo
 	return build_ctx(&c, diag);
 }
 
+/* The registry's algorithms that run on any rank count of a ring, torus or
+ * full graph are built for every kind the registry gives them; these are
+ * the other variants, and the algorithms with a narrower domain, each
+ * with the test that covers it. test_registry_covered checks every
+ * algorithm is in one list or the other. */
 static const struct {
 	const char *alg;
 	int ports;
 	bool latency;
-	CollKind kinds[4];
-	int nkind;
-	int base;        /* rank counts it supports: 0 any, 3 powers of three */
-} library[] = {
-	{"ring", 1, false, {CK_ALLREDUCE, CK_REDUCE_SCATTER, CK_ALLGATHER}, 3, 0},
-	{"ring", 2, false, {CK_ALLREDUCE, CK_REDUCE_SCATTER, CK_ALLGATHER}, 3, 0},
-	{"halving_doubling", 0, false, {CK_ALLREDUCE}, 1, 0},
-	{"recursive_doubling", 0, false, {CK_ALLREDUCE, CK_ALLGATHER}, 2, 0},
-	{"recursive_halving", 0, false, {CK_REDUCE_SCATTER}, 1, 0},
-	{"double_binary_tree", 0, false, {CK_ALLREDUCE}, 1, 0},
-	{"swing", 0, false, {CK_ALLREDUCE, CK_REDUCE_SCATTER, CK_ALLGATHER}, 3, 0},
-	{"swing", 0, true, {CK_ALLREDUCE}, 1, 0},
-	{"trivance", 0, false, {CK_ALLREDUCE, CK_REDUCE_SCATTER, CK_ALLGATHER}, 3, 3},
-	{"trivance", 0, true, {CK_ALLREDUCE}, 1, 3},
-	{"bruck", 0, false, {CK_ALLREDUCE, CK_REDUCE_SCATTER, CK_ALLGATHER, CK_ALLTOALL}, 4, 0},
-	{"pairwise", 0, false, {CK_ALLTOALL}, 1, 0},
-	{"binomial_tree", 0, false, {CK_BROADCAST, CK_REDUCE}, 2, 0},
-	{"chain", 0, false, {CK_BROADCAST, CK_REDUCE}, 2, 0},
+	CollKind kind;   /* the variant's one kind */
+} variants[] = {
+	{"ring", 2, false, CK_ALLREDUCE}, {"ring", 2, false, CK_REDUCE_SCATTER},
+	{"ring", 2, false, CK_ALLGATHER}, {"swing", 0, true, CK_ALLREDUCE},
+	{"trivance", 0, true, CK_ALLREDUCE},
 };
+
+static const struct {
+	const char *alg, *covered_by;
+} narrower[] = {
+	{"symmetric", "test_symm (no generator: lowering builds it from trees and a group)"},
+	{"multiport_ring", "test_multiport_ring: a whole ring or 2D torus"},
+	{"bucket", "test_closed_forms, test_bucket_instances: every rank of a torus"},
+	{"tto", "test_tto_*: a k x k mesh or supermesh"},
+	{"pipelined_trees", "the pipelined suite: disjoint trees"},
+	{"hierarchical", "test_hierarchical: one algorithm per dimension"},
+	{"bridge", "the optical suite: optical rings"},
+	{"s_bruck", "the optical suite"},
+	{"g_bruck", "the optical suite"},
+	{"r_hd", "the optical suite"},
+};
+
+static bool
+is_narrower(const char *alg)
+{
+	for (size_t i = 0; i < countof(narrower); i++)
+		if (strcmp(narrower[i].alg, alg) == 0)
+			return true;
+	return false;
+}
+
+/* Every registry algorithm is built on every rank count here or named
+ * with the test of its narrower domain. */
+static void
+test_registry_covered(void)
+{
+	for (int a = 0; a < NALG; a++) {
+		int in = is_narrower(alg_forms[a].name);
+		for (size_t i = 0; i < countof(narrower); i++)
+			CU_ASSERT(alg_find(narrower[i].alg) >= 0); /* no stale name */
+		assert_named(in || alg_forms[a].topos == ANY_TOPO, __LINE__, __FILE__,
+		             "%s runs on some topology forms only: name its test in narrower[]",
+		             alg_forms[a].name);
+	}
+}
+
+/* Builds alg (a variant) for kind on p ranks of every place; the count built. */
+static int
+build_everywhere(Place *pls, int npl, const char *alg, int ports, bool latency, CollKind kind)
+{
+	int built = 0;
+	bool threes = strcmp(alg, "trivance") == 0; /* 3^t ranks */
+	for (int p = 2; p <= 64; p++) {
+		if (threes && !(p == 3 || p == 9 || p == 27))
+			continue;
+		for (int t = 0; t < npl; t++) {
+			Arena ar = {0};
+			char *diag = NULL;
+			Sched *s = build(&pls[t], &ar, alg, kind, p, ports, latency, &diag);
+			assert_named(s != NULL, __LINE__, __FILE__, "%s%s%s %s, %d ranks on %s: %s", alg,
+			             ports == 2 ? "(ports 2)" : "", latency ? "(latency)" : "",
+			             coll_kind_name[kind], p, topo_kind_name(pls[t].t->kind), diag);
+			built += s != NULL;
+			free(diag);
+			arena_free(&ar);
+		}
+	}
+	return built;
+}
 
 static void
 test_every_rank_count(void)
@@ -106,27 +161,19 @@ test_every_rank_count(void)
 	place_init(&pls[1], TK_TORUS, 2, 8, 8, 0);
 	place_init(&pls[2], TK_TORUS, 3, 4, 4, 4);
 	place_init(&pls[3], TK_FULL, 1, 64, 0, 0);
-	int built = 0;
-	for (size_t a = 0; a < countof(library); a++)
-		for (int k = 0; k < library[a].nkind; k++)
-			for (int p = 2; p <= 64; p++) {
-				if (library[a].base == 3 && !(p == 3 || p == 9 || p == 27))
-					continue;
-				for (int t = 0; t < 4; t++) {
-					Arena ar = {0};
-					char *diag = NULL;
-					Sched *s = build(&pls[t], &ar, library[a].alg, library[a].kinds[k], p,
-					                 library[a].ports, library[a].latency, &diag);
-					assert_named(s != NULL, __LINE__, __FILE__, "%s%s%s %s, %d ranks on %s: %s",
-					             library[a].alg, library[a].ports == 2 ? "(ports 2)" : "",
-					             library[a].latency ? "(latency)" : "",
-					             coll_kind_name[library[a].kinds[k]], p, topo_kind_name(pls[t].t->kind),
-					             diag);
-					built += s != NULL;
-					free(diag);
-					arena_free(&ar);
-				}
-			}
+	int built = 0, algs = 0;
+	for (int a = 0; a < NALG; a++) {
+		if (is_narrower(alg_forms[a].name))
+			continue;
+		algs++;
+		for (int k = 0; k < NCOLLKIND; k++)
+			if (alg_implements((AlgId)a, (CollKind)k))
+				built += build_everywhere(pls, 4, alg_forms[a].name, 0, false, (CollKind)k);
+	}
+	for (size_t v = 0; v < countof(variants); v++)
+		built += build_everywhere(pls, 4, variants[v].alg, variants[v].ports, variants[v].latency,
+		                          variants[v].kind);
+	CU_ASSERT_EQUAL(algs + (int)countof(narrower), NALG);
 	CU_ASSERT(built > 4000);
 	for (int t = 0; t < 4; t++)
 		place_free(&pls[t]);
@@ -959,7 +1006,10 @@ test_auto_ring_64mib(void)
 
 CU_TestInfo alg_tests[] = {
 	{"sched_end: round order and merged messages", test_sched_order},
-	{"every algorithm, kind and rank count 2..64 verifies", test_every_rank_count},
+	{"every registry algorithm of any-rank domain, every kind and rank count 2..64 verifies",
+	 test_every_rank_count},
+	{"every registry algorithm is built on every rank count or named with its test",
+	 test_registry_covered},
 	{"closed forms: ring, Bucket, HD, Swing, Bruck, pairwise", test_closed_forms},
 	{"hierarchical(A, B) on tori, meshes, HyperX, spine-leaf: verified, rounds",
 	 test_hierarchical},
