@@ -119,6 +119,8 @@ typedef struct Runner {
 	Progress prog;
 	int rc;
 	const char *compare; /* --compare's baselines, or NULL */
+	Input *sized;        /* the file lowered for other sizes, nsized (freed at the end) */
+	int nsized;
 } Runner;
 
 static int
@@ -177,51 +179,63 @@ ctx_of(Arena *a, const Sched *s, Routes *routes)
 	return c;
 }
 
-/* `algorithm auto`: every applicable algorithm simulated at each size; the
- * fastest is reported as auto:NAME. */
+/* "pipelined_trees (segments 12)": the algorithm and what it chose, for
+ * the rows' algorithm column (prefix "auto:" for auto's candidates). */
+static const char *
+sched_label(Arena *ar, const char *prefix, const Sched *s)
+{
+	return s->choice ? arena_printf(ar, "%s%s (%s)", prefix, s->algorithm, s->choice)
+	                 : arena_printf(ar, "%s%s", prefix, s->algorithm);
+}
+
+/* Simulates every candidate `auto` has for s built for size k; adds the
+ * fastest row, named auto:NAME. The candidates stay in u's arena: their
+ * nets point into them and live as long as the results. */
+static int
+run_auto_size(Runner *u, const SimArgs *a, const Sched *s, Routes *routes, int k)
+{
+	AlgCtx c = ctx_of(&u->arena, s, routes);
+	c.size = a->sizes[k];
+	c.compact = true; /* as the load: symmetric forms stream */
+	const char *names[NALG];
+	Sched *cand[NALG];
+	int n = alg_auto(&c, cand, names, NALG);
+	Row best = {0};
+	bool have = false;
+	for (int i = 0; i < n; i++) {
+		SimNet *net = NEW(&u->arena, SimNet);
+		diag_mute(true);
+		bool ok = to_sim(u, a, (const Sched *const *)&cand[i], net) == 0;
+		diag_mute(false);
+		if (!ok || (a->opts.sync == SIM_DEPS && !net->coll[0].has_deps))
+			continue;
+		net->coll[0].name = s->name;
+		Row r;
+		if (simulate(u, a, net, 0, a->sizes[k], sched_label(&u->arena, "auto:", cand[i]), &r) != 0)
+			return -1;
+		if (!have || r.r.time_s < best.r.time_s)
+			best = r;
+		have = true;
+	}
+	if (!have) {
+		error_at(s->loc, "auto: no algorithm of the library applies to '%s'", s->name);
+		return -1;
+	}
+	add_row(u, best);
+	return 0;
+}
+
+/* `algorithm auto`: at each size, every candidate built for that size and
+ * simulated; the fastest is the row. A size's row depends on nothing else
+ * in --sizes. */
 static int
 run_auto(Runner *u, const SimArgs *a, const Sched *s)
 {
-	const char *names[NALG];
-	Sched *cand[NALG];
 	Routes routes;
 	routes_init(&routes, s->topo, ROUTE_SHORTEST);
-	/* the candidates live as long as the results: their nets point into them */
-	AlgCtx c = ctx_of(&u->arena, s, &routes);
-	int n = alg_auto(&c, cand, names, NALG);
-	SimNet *nets = arena_array(&u->arena, (size_t)n + 1, sizeof *nets);
-	bool *ok = arena_array(&u->arena, (size_t)n + 1, 1);
-	for (int i = 0; i < n; i++) {
-		diag_mute(true);
-		ok[i] = to_sim(u, a, (const Sched *const *)&cand[i], &nets[i]) == 0;
-		diag_mute(false);
-		if (ok[i])
-			nets[i].coll[0].name = s->name;
-	}
 	int rc = 0;
-	for (int k = 0; k < a->nsize && rc == 0; k++) {
-		Row best = {0};
-		bool have = false;
-		for (int i = 0; i < n; i++) {
-			Row r;
-			if (!ok[i] || (a->opts.sync == SIM_DEPS && !nets[i].coll[0].has_deps))
-				continue;
-			if (simulate(u, a, &nets[i], 0, a->sizes[k],
-			             arena_printf(&u->arena, "auto:%s", names[i]), &r) != 0) {
-				rc = -1;
-				break;
-			}
-			if (!have || r.r.time_s < best.r.time_s)
-				best = r;
-			have = true;
-		}
-		if (!have && rc == 0) {
-			error_at(s->loc, "auto: no algorithm of the library applies to '%s'", s->name);
-			rc = -1;
-		}
-		if (rc == 0)
-			add_row(u, best);
-	}
+	for (int k = 0; k < a->nsize && rc == 0; k++)
+		rc = run_auto_size(u, a, s, &routes, k);
 	routes_free(&routes);
 	return rc;
 }
@@ -245,6 +259,94 @@ run_net(Runner *u, const SimArgs *a, const SimNet *net)
 		}
 	}
 	return 0;
+}
+
+/* ---- a .coll file: each size gets its own choices ---- */
+
+/* The file lowered once per size that a schedule chose something for
+ * (Sched.size_chosen): in[k] for sizes[k], in[0] the first load. */
+typedef struct Sized {
+	const char *path;
+	Input *in;
+	bool *loaded;
+} Sized;
+
+/* s as built for size k: s itself when it chose nothing for the size or k
+ * is the first load's size, else the same collective of the file lowered
+ * (and verified) for sizes[k]. NULL after reporting. */
+static const Sched *
+sched_for_size(Sized *z, const SimArgs *a, int k, const Sched *s)
+{
+	if (!s->size_chosen || a->sizes[k] == a->sizes[0])
+		return s;
+	if (!z->loaded[k]) {
+		z->loaded[k] = true;
+		z->in[k].prog.compact = true;
+		z->in[k].only = s->name;
+		if (load(z->path, &z->in[k], true, a->sizes[k]) != 0)
+			return NULL;
+	}
+	for (int i = 0; i < z->in[k].prog.nsched; i++)
+		if (strcmp(z->in[k].prog.sched[i]->name, s->name) == 0)
+			return z->in[k].prog.sched[i];
+	return NULL;
+}
+
+/* One collective of the file at every size. */
+static int
+run_sched(Runner *u, const SimArgs *a, Sized *z, const Sched *s)
+{
+	if (strncmp(s->algorithm, "auto:", 5) == 0)
+		return run_auto(u, a, s);
+	if (!s->size_chosen) {
+		SimNet *net = NEW(&u->arena, SimNet);
+		if (to_sim(u, a, &s, net) != 0)
+			return -1;
+		net->coll[0].algorithm = sched_label(&u->arena, "", s);
+		return run_net(u, a, net);
+	}
+	for (int k = 0; k < a->nsize; k++) {
+		const Sched *sk = sched_for_size(z, a, k, s);
+		SimNet *net = NEW(&u->arena, SimNet);
+		Row r;
+		if (!sk || to_sim(u, a, &sk, net) != 0 ||
+		    simulate(u, a, net, 0, a->sizes[k], sched_label(&u->arena, "", sk), &r) != 0)
+			return -1;
+		add_row(u, r);
+	}
+	return 0;
+}
+
+/* Every selected collective of the .coll file at a->path (in: its first
+ * load, kept by the caller). */
+static int
+run_coll(Runner *u, const SimArgs *a, Input *in)
+{
+	in->prog.compact = true; /* the ring on a ring: symmetric, then streamed */
+	in->only = a->collective;
+	int rc = load(a->path, in, true, a->sizes[0]);
+	Sized z = {.path = a->path};
+	z.in = arena_array(&u->arena, (size_t)a->nsize, sizeof *z.in);
+	z.loaded = arena_array(&u->arena, (size_t)a->nsize, sizeof *z.loaded);
+	bool any = false;
+	for (int i = 0; rc == 0 && i < in->prog.nsched; i++) {
+		const Sched *s = in->prog.sched[i];
+		if (a->collective && strcmp(s->name, a->collective) != 0)
+			continue;
+		any = true;
+		rc = run_sched(u, a, &z, s) != 0;
+	}
+	if (rc == 0 && !any) {
+		if (a->collective)
+			no_schedule_named(&in->prog, a->collective);
+		else
+			error_file("no schedule is built from this file");
+		rc = 1;
+	}
+	/* freed after the output: the rows' nets point into these schedules */
+	u->sized = z.in;
+	u->nsized = a->nsize;
+	return rc;
 }
 
 /* ---- output ---- */
@@ -782,32 +884,7 @@ cmd_sim(int argc, char **argv)
 			fprintf(stderr, "collc: error: sim reads a .coll file by name, not from stdin\n");
 			return 1;
 		}
-		in.prog.compact = true; /* the ring on a ring: symmetric, then streamed */
-		rc = load(a.path, &in, true, a.sizes[0]);
-		bool any = false;
-		for (int i = 0; rc == 0 && i < in.prog.nsched; i++) {
-			const Sched *s = in.prog.sched[i];
-			if (a.collective && strcmp(s->name, a.collective) != 0)
-				continue;
-			any = true;
-			if (verify(s) != 0) {
-				rc = 1;
-				break;
-			}
-			if (strncmp(s->algorithm, "auto:", 5) == 0 && !s->base) {
-				rc = run_auto(&u, &a, s) != 0;
-				continue;
-			}
-			SimNet *net = NEW(&u.arena, SimNet);
-			rc = to_sim(&u, &a, &s, net) != 0 || run_net(&u, &a, net) != 0;
-		}
-		if (rc == 0 && !any) {
-			if (a.collective)
-				no_schedule_named(&in.prog, a.collective);
-			else
-				error_file("no schedule is built from this file");
-			rc = 1;
-		}
+		rc = run_coll(&u, &a, &in);
 	}
 	if (u.prog.shown)
 		fputs("\r\033[K", stderr);
@@ -822,6 +899,8 @@ cmd_sim(int argc, char **argv)
 		rc = plot_links(&u, &a);
 	free(text);
 	input_free(&in);
+	for (int k = 0; k < u.nsized; k++)
+		input_free(&u.sized[k]);
 	arena_free(&u.arena);
 	return rc;
 }

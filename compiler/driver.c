@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "driver.h"
 
@@ -41,6 +42,26 @@ no_schedule_named(const Prog *p, const char *name)
 	free(names);
 }
 
+/* Every built schedule (or in->only's) through the verifier; 1 if one
+ * fails. */
+static int
+verify_all(Input *in)
+{
+	int rc = 0, n = in->prog.nsched;
+	bool tty = in->progress && isatty(2);
+	for (int i = 0; i < n; i++) {
+		const Sched *s = in->prog.sched[i];
+		if (in->only && strcmp(s->name, in->only) != 0)
+			continue;
+		if (tty)
+			fprintf(stderr, "\033[Kcheck: verifying '%s' (%d of %d) ...\r", s->name, i + 1, n);
+		rc |= verify(s) != 0;
+	}
+	if (tty)
+		fputs("\033[K", stderr);
+	return rc;
+}
+
 /* Reads, parses and checks; with `build`, lowers to the IR too (an IR
  * file is read instead). 0 when the file is clean. */
 int
@@ -57,14 +78,16 @@ load(const char *path, Input *in, bool build, double size)
 	diag_source(shown, in->text, len);
 	if (build && ir_is_text(in->text, len)) {
 		in->is_ir = true;
-		return ir_read(in->text, len, &in->prog) != 0 || nerrors() > 0;
+		if (ir_read(in->text, len, &in->prog) != 0 || nerrors() > 0)
+			return 1;
+		return verify_all(in);
 	}
 	in->file = parse_text(&in->arena, shown, in->text, len);
 	if (nerrors() == 0)
 		sema(in->file);
 	in->prog.auto_size = size;
-	if (nerrors() == 0 && build)
-		lower(in->file, &in->prog);
+	if (nerrors() == 0 && build && lower(in->file, &in->prog) == 0 && nerrors() == 0)
+		return verify_all(in);
 	return nerrors() > 0;
 }
 

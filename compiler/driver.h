@@ -18,12 +18,16 @@ typedef struct Input {
 	File *file;  /* a .coll file */
 	Prog prog;   /* built (build), or read from an IR file */
 	bool is_ir;
+	const char *only; /* set before load: verify only this collective (--collective) */
+	bool progress;    /* set before load: "verifying 'X' (i of n)" on a terminal */
 } Input;
 
 /* "collc: MESSAGE" and a hint on stderr; returns 2. */
 int usage_error(const char *fmt, ...) PRINTF_LIKE(1, 2);
 /* Reads, parses and checks path; with `build` lowers it to the IR too (an
- * IR file is read instead), `auto` choosing for `size` bytes. 0 if clean. */
+ * IR file is read instead), `auto` choosing for `size` bytes, and verifies
+ * every schedule (or in->only's): the one place schedules are proven, so
+ * nothing unverified reaches a command. 0 if clean. */
 int load(const char *path, Input *, bool build, double size);
 void input_free(Input *);
 /* The error for --collective NAME naming no built schedule, with the

@@ -561,6 +561,16 @@ plan_rhd(const AlgCtx *c, CollKind kind, int R, Cfg *plan, int nround)
 	}
 }
 
+/* bridge's reconfigurations as built: searched under the cost model for
+ * c->size ("reconfigs 3"), or R given ("fixed reconfigs 2"). */
+static void
+set_choice(const AlgCtx *c, Sched *s)
+{
+	s->choice = arena_printf(c->arena, "%sreconfigs %d", c->reconfigs >= 0 ? "fixed " : "",
+	                         sched_nreconfig(s));
+	s->size_chosen = c->reconfigs < 0;
+}
+
 /* mask: the reconfiguration points (bit i: before round i + 1), or -1 to search. */
 static Sched *
 bridge_build(const AlgCtx *c, long mask)
@@ -593,6 +603,8 @@ bridge_build(const AlgCtx *c, long mask)
 	}
 	Sched *sc = build(c, c->kind, alg, plan, nround);
 	free(plan);
+	if (sc && alg == BA_BRIDGE && mask < 0 && c->reconfigs != 0)
+		set_choice(c, sc);
 	return sc;
 }
 

@@ -224,6 +224,8 @@ alg_pipelined(const AlgCtx *c)
 			off += m + set_height(tr + at, set_size[i]) - 1;
 		}
 	}
+	g.s->choice = arena_printf(c->arena, "%ssegments %d", c->segments ? "fixed " : "", m);
+	g.s->size_chosen = !c->segments;
 	/* for check's report and the DOT drawing */
 	g.s->tree = tr;
 	g.s->ntree = c->kind == CK_ALLREDUCE ? set_size[0] : c->topo->nnode;

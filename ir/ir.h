@@ -286,6 +286,13 @@ typedef struct Sched {
 	Loc loc;
 	CollKind kind;
 	const char *algorithm;
+	/* A parameter the algorithm leaves free, as built: "segments 12", or
+	 * "fixed segments 16" where the file gives it. With size_chosen it was
+	 * chosen for the size the cost model assumed (AlgCtx.size,
+	 * Prog.auto_size): `collc sim` rebuilds the schedule for every size it
+	 * runs. NULL: none. No commas (a CSV cell). */
+	const char *choice;
+	bool size_chosen;
 	const Topo *topo;
 	int nrank;
 	int *rank_node;    /* communicator rank -> node */

@@ -589,6 +589,7 @@ lower_library(Lowering *L, const Decl *d, CollKind kind, const Topo *t, Routes *
 			return -1;
 		}
 		s->algorithm = arena_printf(L->a, "auto:%s", s->algorithm);
+		s->size_chosen = true; /* the pick itself is the cost model's for auto_size */
 	}
 	if (!s)
 		return -1;
