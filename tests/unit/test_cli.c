@@ -482,9 +482,80 @@ test_man_install(void)
 	CU_ASSERT_EQUAL(system(cmd), 0);
 }
 
+/* The rows of a sim CSV (header dropped), sorted: the same set of rows
+ * whatever order --sizes gave them in. */
+static char *
+sorted_rows(const char *csv)
+{
+	char cmd[1024], path[256];
+	snprintf(path, sizeof path, "%s/rows.csv", tmpdir);
+	FILE *f = fopen(path, "w");
+	fputs(csv, f);
+	fclose(f);
+	snprintf(cmd, sizeof cmd, "tail -n +2 %s | LC_ALL=C sort >%s.sorted", path, path);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+	snprintf(path, sizeof path, "%s/rows.csv.sorted", tmpdir);
+	return slurp(path, NULL);
+}
+
+/* A size's row is the same byte for byte whatever else --sizes holds:
+ * auto's pick, pipelined_trees' segments and bridge's reconfigurations
+ * are chosen per size. */
+static void
+test_sim_sizes_permuted(void)
+{
+	write_in(tmpdir, "persize.coll",
+	         "network { link_bandwidth = 400 Gbps; link_latency = 100 ns; }\n"
+	         "topology SB = supermesh(4, 4, bi);\n"
+	         "topology T = torus(4, 4);\n"
+	         "topology O = optical_ring(16, ports 32);\n"
+	         "collective allreduce P on SB { algorithm pipelined_trees; }\n"
+	         "collective allreduce A on T { algorithm auto; }\n"
+	         "collective allreduce B on O { algorithm bridge; }\n"
+	         "collective allreduce F on SB { algorithm pipelined_trees(segments 4); }\n");
+	static const char *const orders[] = {"4KiB,1MiB,64MiB", "64MiB,1MiB,4KiB", "1MiB,64MiB,4KiB"};
+	char *first = NULL, *alone = NULL, *out, *err, args[512];
+	for (size_t i = 0; i < countof(orders); i++) {
+		snprintf(args, sizeof args, "sim %s/persize.coll --sizes %s --csv", tmpdir, orders[i]);
+		CU_ASSERT_EQUAL(collc(args, &out, &err), 0);
+		char *rows = sorted_rows(out);
+		if (!first)
+			first = rows;
+		else {
+			CU_ASSERT_STRING_EQUAL(rows, first);
+			free(rows);
+		}
+		free(out), free(err);
+	}
+	/* each size alone gives its rows of the three-size runs */
+	char *joined = calloc(1, 1);
+	for (int k = 0; k < 3; k++) {
+		static const char *const one[] = {"4KiB", "1MiB", "64MiB"};
+		snprintf(args, sizeof args, "sim %s/persize.coll --sizes %s --csv", tmpdir, one[k]);
+		CU_ASSERT_EQUAL(collc(args, &out, &err), 0);
+		const char *body = strchr(out, '\n') ? strchr(out, '\n') + 1 : out;
+		const char *part = k ? body : out; /* one header, as sorted_rows drops it */
+		joined = realloc(joined, strlen(joined) + strlen(part) + 1);
+		strcat(joined, part);
+		free(out), free(err);
+	}
+	alone = sorted_rows(joined);
+	CU_ASSERT_STRING_EQUAL(alone, first);
+	/* the choices differ by size, and the output says which; a fixed one says so */
+	CU_ASSERT_PTR_NOT_NULL(strstr(first, "P,allreduce,pipelined_trees (segments 1),4096,"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(first, "P,allreduce,pipelined_trees (segments 192),67108864,"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(first, "F,allreduce,pipelined_trees (fixed segments 4),67108864,"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(first, "B,allreduce,bridge (reconfigs 0),4096,"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(first, "B,allreduce,bridge (reconfigs 6),67108864,"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(first, "A,allreduce,auto:swing,67108864,"));
+	free(first), free(alone), free(joined);
+}
+
 CU_TestInfo cli_tests[] = {
 	{"sweep: shards merge byte-identically; busbw; statuses; spec errors", test_sweep},
 	{"sim: closed form through CSV, .sim and JSON; plots; errors write nothing", test_sim},
+	{"sim: a size's row is the same whatever else --sizes holds (auto, segments, reconfigs)",
+	 test_sim_sizes_permuted},
 	{"write errors, symbolic links, modes", test_write_errors_and_links},
 	{"help, version, usage errors", test_help_and_version},
 	{"golden command lines: --opt=value, help, suggestions", test_cli_golden},
