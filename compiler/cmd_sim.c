@@ -31,33 +31,6 @@ typedef struct SimArgs {
 	SimOpts opts;
 } SimArgs;
 
-/* "64KiB..256MiB" (every power of two between) or "1KiB,4KiB,1MiB". */
-static int
-parse_sizes(const char *arg, SimArgs *a)
-{
-	char buf[256];
-	snprintf(buf, sizeof buf, "%s", arg);
-	char *dots = strstr(buf, "..");
-	if (dots) {
-		*dots = 0;
-		double lo = parse_bytes(buf), hi = parse_bytes(dots + 2);
-		if (lo < 1 || hi < lo)
-			return -1;
-		a->nsize = 0;
-		for (double s = lo; s <= hi * (1 + 1e-12) && a->nsize < MAX_SIZES; s *= 2)
-			a->sizes[a->nsize++] = floor(s);
-		return 0;
-	}
-	a->nsize = 0;
-	for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-		double s = parse_bytes(tok);
-		if (s < 1 || a->nsize == MAX_SIZES)
-			return -1;
-		a->sizes[a->nsize++] = floor(s);
-	}
-	return a->nsize ? 0 : -1;
-}
-
 /* A rate with a unit (100GBps, 800Gbps), or a bare number of bytes per
  * second; in bytes per second, or -1. */
 static double
@@ -119,8 +92,7 @@ typedef struct Runner {
 	Progress prog;
 	int rc;
 	const char *compare; /* --compare's baselines, or NULL */
-	Input *sized;        /* the file lowered for other sizes, nsized (freed at the end) */
-	int nsized;
+	SizedFile sized;     /* the file lowered for other sizes (freed at the end) */
 } Runner;
 
 static int
@@ -167,34 +139,13 @@ to_sim(Runner *u, const SimArgs *a, const Sched *const *s, SimNet *net)
 	return sim_from_scheds(&u->arena, s, 1, net);
 }
 
-/* The AlgCtx of a library schedule, to rebuild it with another algorithm. */
-static AlgCtx
-ctx_of(Arena *a, const Sched *s, Routes *routes)
-{
-	AlgCtx c = {.arena = a, .name = s->name, .loc = s->loc, .kind = s->kind, .topo = s->topo,
-	            .routes = routes, .rank_node = s->rank_node, .nrank = s->nrank, .root = s->root};
-	c.whole = s->nrank == s->topo->nrank;
-	for (int i = 0; c.whole && i < s->nrank; i++)
-		c.whole = s->rank_node[i] == i;
-	return c;
-}
-
-/* "pipelined_trees (segments 12)": the algorithm and what it chose, for
- * the rows' algorithm column (prefix "auto:" for auto's candidates). */
-static const char *
-sched_label(Arena *ar, const char *prefix, const Sched *s)
-{
-	return s->choice ? arena_printf(ar, "%s%s (%s)", prefix, s->algorithm, s->choice)
-	                 : arena_printf(ar, "%s%s", prefix, s->algorithm);
-}
-
 /* Simulates every candidate `auto` has for s built for size k; adds the
  * fastest row, named auto:NAME. The candidates stay in u's arena: their
  * nets point into them and live as long as the results. */
 static int
 run_auto_size(Runner *u, const SimArgs *a, const Sched *s, Routes *routes, int k)
 {
-	AlgCtx c = ctx_of(&u->arena, s, routes);
+	AlgCtx c = alg_ctx_of(&u->arena, s, routes);
 	c.size = a->sizes[k];
 	c.compact = true; /* as the load: symmetric forms stream */
 	const char *names[NALG];
@@ -263,38 +214,9 @@ run_net(Runner *u, const SimArgs *a, const SimNet *net)
 
 /* ---- a .coll file: each size gets its own choices ---- */
 
-/* The file lowered once per size that a schedule chose something for
- * (Sched.size_chosen): in[k] for sizes[k], in[0] the first load. */
-typedef struct Sized {
-	const char *path;
-	Input *in;
-	bool *loaded;
-} Sized;
-
-/* s as built for size k: s itself when it chose nothing for the size or k
- * is the first load's size, else the same collective of the file lowered
- * (and verified) for sizes[k]. NULL after reporting. */
-static const Sched *
-sched_for_size(Sized *z, const SimArgs *a, int k, const Sched *s)
-{
-	if (!s->size_chosen || a->sizes[k] == a->sizes[0])
-		return s;
-	if (!z->loaded[k]) {
-		z->loaded[k] = true;
-		z->in[k].prog.compact = true;
-		z->in[k].only = s->name;
-		if (load(z->path, &z->in[k], true, a->sizes[k]) != 0)
-			return NULL;
-	}
-	for (int i = 0; i < z->in[k].prog.nsched; i++)
-		if (strcmp(z->in[k].prog.sched[i]->name, s->name) == 0)
-			return z->in[k].prog.sched[i];
-	return NULL;
-}
-
 /* One collective of the file at every size. */
 static int
-run_sched(Runner *u, const SimArgs *a, Sized *z, const Sched *s)
+run_sched(Runner *u, const SimArgs *a, SizedFile *z, const Sched *s)
 {
 	if (strncmp(s->algorithm, "auto:", 5) == 0)
 		return run_auto(u, a, s);
@@ -306,7 +228,7 @@ run_sched(Runner *u, const SimArgs *a, Sized *z, const Sched *s)
 		return run_net(u, a, net);
 	}
 	for (int k = 0; k < a->nsize; k++) {
-		const Sched *sk = sched_for_size(z, a, k, s);
+		const Sched *sk = sched_for_size(z, a->sizes[k], s);
 		SimNet *net = NEW(&u->arena, SimNet);
 		Row r;
 		if (!sk || to_sim(u, a, &sk, net) != 0 ||
@@ -325,9 +247,7 @@ run_coll(Runner *u, const SimArgs *a, Input *in)
 	in->prog.compact = true; /* the ring on a ring: symmetric, then streamed */
 	in->only = a->collective;
 	int rc = load(a->path, in, true, a->sizes[0]);
-	Sized z = {.path = a->path};
-	z.in = arena_array(&u->arena, (size_t)a->nsize, sizeof *z.in);
-	z.loaded = arena_array(&u->arena, (size_t)a->nsize, sizeof *z.loaded);
+	SizedFile z = {.path = a->path, .base = a->sizes[0]};
 	bool any = false;
 	for (int i = 0; rc == 0 && i < in->prog.nsched; i++) {
 		const Sched *s = in->prog.sched[i];
@@ -344,8 +264,7 @@ run_coll(Runner *u, const SimArgs *a, Input *in)
 		rc = 1;
 	}
 	/* freed after the output: the rows' nets point into these schedules */
-	u->sized = z.in;
-	u->nsized = a->nsize;
+	u->sized = z;
 	return rc;
 }
 
@@ -637,7 +556,7 @@ sim_opt(void *ctx, const char *name, const char *value)
 {
 	SimArgs *a = ctx;
 	if (strcmp(name, "sizes") == 0) {
-		if (parse_sizes(value, a) != 0)
+		if ((a->nsize = parse_size_list(value, a->sizes, MAX_SIZES)) < 0)
 			return usage_error("sim: --sizes takes A..B (powers of two from A to B) or "
 			                   "a list A,B,C of whole numbers of bytes, such as 64KiB");
 	} else if (strcmp(name, "size") == 0) {
@@ -899,8 +818,7 @@ cmd_sim(int argc, char **argv)
 		rc = plot_links(&u, &a);
 	free(text);
 	input_free(&in);
-	for (int k = 0; k < u.nsized; k++)
-		input_free(&u.sized[k]);
+	sized_free(&u.sized);
 	arena_free(&u.arena);
 	return rc;
 }

@@ -194,3 +194,82 @@ human_time(double t, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%.3f s", t);
 }
+
+int
+parse_size_list(const char *arg, double *sizes, int max)
+{
+	char buf[256];
+	snprintf(buf, sizeof buf, "%s", arg);
+	int n = 0;
+	char *dots = strstr(buf, "..");
+	if (dots) {
+		*dots = 0;
+		double lo = parse_bytes(buf), hi = parse_bytes(dots + 2);
+		if (lo < 1 || hi < lo)
+			return -1;
+		for (double s = lo; s <= hi * (1 + 1e-12) && n < max; s *= 2)
+			sizes[n++] = floor(s);
+		return n;
+	}
+	for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+		double s = parse_bytes(tok);
+		if (s < 1 || n == max)
+			return -1;
+		sizes[n++] = floor(s);
+	}
+	return n > 0 ? n : -1;
+}
+
+const Sched *
+sched_for_size(SizedFile *z, double size, const Sched *s)
+{
+	if (!s->size_chosen || size == z->base)
+		return s;
+	int i = 0;
+	while (i < z->nin && z->size[i] != size)
+		i++;
+	if (i == z->nin) {
+		if (z->nin == z->cap) {
+			z->cap = z->cap ? 2 * z->cap : 8;
+			z->in = xrealloc(z->in, (size_t)z->cap * sizeof *z->in);
+			z->size = xrealloc(z->size, (size_t)z->cap * sizeof *z->size);
+		}
+		z->in[i] = (Input){.prog.compact = true};
+		z->size[i] = size;
+		z->nin++;
+		if (load(z->path, &z->in[i], true, size) != 0)
+			return NULL;
+	}
+	for (int j = 0; j < z->in[i].prog.nsched; j++)
+		if (strcmp(z->in[i].prog.sched[j]->name, s->name) == 0)
+			return z->in[i].prog.sched[j];
+	return NULL;
+}
+
+void
+sized_free(SizedFile *z)
+{
+	for (int i = 0; i < z->nin; i++)
+		input_free(&z->in[i]);
+	free(z->in);
+	free(z->size);
+	*z = (SizedFile){0};
+}
+
+const char *
+sched_label(Arena *a, const char *prefix, const Sched *s)
+{
+	return s->choice ? arena_printf(a, "%s%s (%s)", prefix, s->algorithm, s->choice)
+	                 : arena_printf(a, "%s%s", prefix, s->algorithm);
+}
+
+AlgCtx
+alg_ctx_of(Arena *a, const Sched *s, Routes *routes)
+{
+	AlgCtx c = {.arena = a, .name = s->name, .loc = s->loc, .kind = s->kind, .topo = s->topo,
+	            .routes = routes, .rank_node = s->rank_node, .nrank = s->nrank, .root = s->root};
+	c.whole = s->nrank == s->topo->nrank;
+	for (int i = 0; c.whole && i < s->nrank; i++)
+		c.whole = s->rank_node[i] == i;
+	return c;
+}

@@ -47,6 +47,33 @@ void human_bytes(double bytes, char *buf, size_t len);
 void human_time(double seconds, char *buf, size_t len);
 /* "64.00 KiB", "1.50 MiB": two decimals above bytes, for table columns */
 void human_bytes_fixed(double bytes, char *buf, size_t len);
+/* "64KiB..256MiB" (every power of two from A to B) or "1KiB,4KiB,1MiB":
+ * whole numbers of bytes into sizes (at most max); their count, or -1. */
+int parse_size_list(const char *arg, double *sizes, int max);
+
+/* A .coll file lowered again for each size a schedule chose something for
+ * (Sched.size_chosen: auto's pick, segments, reconfigurations), so that
+ * what runs at a size depends on that size alone. The caller loaded it
+ * once for `base` bytes; set path and base, zero the rest. */
+typedef struct SizedFile {
+	const char *path;
+	double base;
+	Input *in;      /* nin loads, for size[i] */
+	double *size;
+	int nin, cap;
+} SizedFile;
+/* s as built for `size`: s itself when it chose nothing for the size (or
+ * size is base), else the same collective of the file lowered and verified
+ * for size. NULL after reporting. */
+const Sched *sched_for_size(SizedFile *, double size, const Sched *s);
+void sized_free(SizedFile *);
+/* "pipelined_trees (segments 12)": prefix, the algorithm and what it
+ * chose (Sched.choice), for the algorithm column of rows and plans. */
+const char *sched_label(Arena *, const char *prefix, const Sched *);
+/* The AlgCtx of a schedule's collective, to build it with another
+ * algorithm (auto's candidates, tune's). */
+AlgCtx alg_ctx_of(Arena *, const Sched *, Routes *);
+
 /* Writes what m holds to out ("-" or NULL: stdout) whole and frees it;
  * 1 after reporting. */
 int write_output(const char *out, MemOut *m);
