@@ -3,6 +3,7 @@
  * messages go, and that no output file appears for an input with an error.
  */
 #include <glob.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -551,11 +552,96 @@ test_sim_sizes_permuted(void)
 	free(first), free(alone), free(joined);
 }
 
+/* tune's JSON, read back: at every size the choice's time is the least of
+ * the candidates'; the plan's ranges run from the first size to the last,
+ * each starting one byte after the one before. The count of sizes. */
+static int
+check_tune_json(const char *json, double first, double last)
+{
+	int nsize = 0;
+	for (const char *p = strstr(json, "{\"size\": "); p; p = strstr(p + 1, "{\"size\": ")) {
+		const char *t = strstr(p, "\"time_us\": ");
+		const char *c = strstr(p, "\"candidates\": {");
+		CU_ASSERT_FATAL(t && c);
+		double chosen = strtod(t + 11, NULL), least = INFINITY;
+		int ncand = 0;
+		const char *end = strchr(c, '}');
+		for (const char *q = c + 15; q < end;) {
+			const char *k0 = strchr(q, '"');
+			if (!k0 || k0 > end)
+				break;
+			const char *k1 = strchr(k0 + 1, '"');
+			double v = strtod(k1 + 3, (char **)&q); /* past `": ` */
+			least = v < least ? v : least;
+			ncand++;
+		}
+		assert_named(ncand >= 2 && chosen == least, __LINE__, __FILE__,
+		             "tune: size %d chose %g us, the least of %d candidates is %g us", nsize,
+		             chosen, ncand, least);
+		nsize++;
+	}
+	const char *plan = strstr(json, "\"plan\": [");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(plan);
+	double next = first, hi = 0;
+	int nrange = 0;
+	for (const char *p = strstr(plan, "\"min_bytes\": "); p; p = strstr(p + 1, "\"min_bytes\": ")) {
+		double lo = strtod(p + 13, NULL);
+		hi = strtod(strstr(p, "\"max_bytes\": ") + 13, NULL);
+		assert_named(lo == next && hi >= lo, __LINE__, __FILE__,
+		             "tune: range %d is %.0f..%.0f, expected to start at %.0f", nrange, lo, hi, next);
+		next = hi + 1;
+		nrange++;
+	}
+	CU_ASSERT(nrange >= 1);
+	CU_ASSERT_EQUAL(hi, last);
+	return nsize;
+}
+
+static void
+test_tune(void)
+{
+	char *out, *err, args[1024], path[256];
+	snprintf(args, sizeof args, "tune examples/torus-8x8-compare.coll --collective SP "
+	         "--sizes 4KiB..1MiB --json --plot %s/tune.svg", tmpdir);
+	CU_ASSERT_EQUAL(collc(args, &out, &err), 0);
+	CU_ASSERT_EQUAL(check_tune_json(out, 4096, 1 << 20), 9);
+	/* the file's other allreduces on the same ranks take part (SP's forest, swing) */
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"SP_forest: symmetric\": "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"halving_doubling\": "));
+	free(out), free(err);
+	snprintf(path, sizeof path, "%s/tune.svg", tmpdir);
+	char *svg = slurp(path, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(svg);
+	CU_ASSERT_PTR_NOT_NULL(strstr(svg, "<svg"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(svg, "chosen"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(svg, "SP_forest: symmetric"));
+	free(svg);
+	/* SuperMesh: pipelined trees chosen per size; the text plan */
+	CU_ASSERT_EQUAL(collc("tune examples/supermesh-vs-mesh.coll --collective AR_bi --sizes "
+	                      "4KiB..1MiB --json", &out, &err), 0);
+	CU_ASSERT_EQUAL(check_tune_json(out, 4096, 1 << 20), 9);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"AR_bi: pipelined_trees (fixed segments 64)\": "));
+	free(out), free(err);
+	CU_ASSERT_EQUAL(collc("tune examples/supermesh-vs-mesh.coll --collective AR_bi --sizes "
+	                      "4KiB,64KiB", &out, &err), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "plan:\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "4 KiB to under 64 KiB"));
+	free(out), free(err);
+	/* --plot draws one collective */
+	snprintf(args, sizeof args, "tune examples/supermesh-vs-mesh.coll --sizes 4KiB --plot %s/x.svg",
+	         tmpdir);
+	CU_ASSERT_EQUAL(collc(args, &out, &err), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "--plot draws one collective"));
+	free(out), free(err);
+}
+
 CU_TestInfo cli_tests[] = {
 	{"sweep: shards merge byte-identically; busbw; statuses; spec errors", test_sweep},
 	{"sim: closed form through CSV, .sim and JSON; plots; errors write nothing", test_sim},
 	{"sim: a size's row is the same whatever else --sizes holds (auto, segments, reconfigs)",
 	 test_sim_sizes_permuted},
+	{"tune: the choice at every size is the fastest candidate; ranges cover the sizes once",
+	 test_tune},
 	{"write errors, symbolic links, modes", test_write_errors_and_links},
 	{"help, version, usage errors", test_help_and_version},
 	{"golden command lines: --opt=value, help, suggestions", test_cli_golden},

@@ -1,0 +1,524 @@
+/*
+ * cmd_tune.c: `collc tune FILE`, the choice per size. For each collective
+ * of the file (or --collective), every candidate is simulated at every
+ * size; the fastest is chosen per size, and neighbouring sizes with the
+ * same choice merge into byte ranges: the plan, as NCCL's tuner or an MPI
+ * library's tuned collectives choose. The candidates:
+ *   - the collective's own schedule (not under `auto`: the library has it),
+ *   - the file's other collectives of the same kind on the same ranks, so
+ *     that SP (symmetric) and user schedules take part,
+ *   - every library algorithm the language accepts for it (the registry's
+ *     rule, as `auto`).
+ * Each candidate is built for each size where it chooses by size
+ * (Sched.size_chosen), so a size's choice depends on that size alone.
+ * Needs: a file that loads and verifies. Gives: per size the choice, its
+ * time and busbw, the runner-up and its margin; the plan's ranges cover
+ * the sizes asked, from the first to the last, once (a range holds the
+ * sizes from its first sample up to the next range's first, less one
+ * byte; the last ends at the last sample).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "driver.h"
+#include "perf.h"
+#include "simbuild.h"
+#include "svgplot.h"
+#include "table.h"
+
+enum { TUNE_MAX_SIZES = 64, TUNE_MAX_CANDS = NALG + 64 };
+
+typedef struct TuneArgs {
+	const char *path, *out, *plot, *collective;
+	double sizes[TUNE_MAX_SIZES];
+	int nsize;
+	bool csv, json;
+	SimOpts opts;
+} TuneArgs;
+
+/* One candidate of one collective: its figures at every size. */
+typedef struct Cand {
+	const char *key;     /* "ring", "AR: symmetric" (the plot's series) */
+	const char **label;  /* per size: the key with what it chose, NULL if it did not run */
+	double *time_s;      /* per size; < 0: did not run there */
+	const Sched **sched; /* per size: the schedule that ran (for a deployment) */
+} Cand;
+
+/* One collective's tuning. */
+typedef struct Tuned {
+	const Sched *s;
+	Cand *cand;
+	int ncand;
+	int *best, *second;  /* per size: candidate indices; second -1 if alone */
+	double busbw_factor;
+} Tuned;
+
+typedef struct Tuner {
+	Arena arena;         /* candidates, nets, results */
+	TuneArgs *a;
+	SizedFile sized;
+	Tuned *t;
+	int nt, capt;
+	bool tty, shown;
+} Tuner;
+
+static int
+add_cand(Tuner *u, Tuned *t, const char *key)
+{
+	for (int i = 0; i < t->ncand; i++)
+		if (strcmp(t->cand[i].key, key) == 0)
+			return i;
+	if (t->ncand == TUNE_MAX_CANDS)
+		return -1;
+	int n = u->a->nsize;
+	Cand *c = &t->cand[t->ncand];
+	c->key = arena_strdup(&u->arena, key);
+	c->label = arena_array(&u->arena, (size_t)n, sizeof *c->label);
+	c->time_s = arena_array(&u->arena, (size_t)n, sizeof *c->time_s);
+	c->sched = arena_array(&u->arena, (size_t)n, sizeof *c->sched);
+	for (int k = 0; k < n; k++)
+		c->time_s[k] = -1;
+	return t->ncand++;
+}
+
+static void
+progress(Tuner *u, const Sched *s, int k, const char *what)
+{
+	if (!u->tty)
+		return;
+	fprintf(stderr, "\r\033[Ktune: %s, size %d/%d: %s", s->name, k + 1, u->a->nsize, what);
+	u->shown = true;
+}
+
+/* Simulates schedule x at size k as candidate `key` of t; a candidate
+ * that cannot run there (the simulator refuses it) is left out silently,
+ * as `auto` leaves out what does not build. */
+static void
+run_cand(Tuner *u, Tuned *t, const char *key, const Sched *x, int k)
+{
+	int i = add_cand(u, t, key);
+	if (i < 0 || !x)
+		return;
+	progress(u, t->s, k, key);
+	SimNet *net = NEW(&u->arena, SimNet);
+	SimResult r;
+	char err[512];
+	diag_mute(true);
+	bool ok = (u->a->opts.sync == SIM_ROUNDS ? sim_stream_scheds : sim_from_scheds)(
+	              &u->arena, &x, 1, net) == 0 &&
+	          (u->a->opts.sync != SIM_DEPS || net->coll[0].has_deps) &&
+	          sim_run(&u->arena, net, 0, (int64_t)u->a->sizes[k], &u->a->opts, &r, err,
+	                  sizeof err) == 0;
+	diag_mute(false);
+	if (!ok)
+		return;
+	Cand *c = &t->cand[i];
+	c->time_s[k] = r.time_s;
+	c->sched[k] = x;
+	c->label[k] = sched_label(&u->arena, strcmp(key, x->algorithm) ? arena_printf(&u->arena,
+	                          "%s: ", x->name) : "", x);
+}
+
+/* Same kind, same ranks in the same order, same root: one may stand in
+ * for the other. */
+static bool
+same_collective(const Sched *a, const Sched *b)
+{
+	if (a->kind != b->kind || a->topo != b->topo || a->nrank != b->nrank || a->root != b->root)
+		return false;
+	for (int r = 0; r < a->nrank; r++)
+		if (a->rank_node[r] != b->rank_node[r])
+			return false;
+	return true;
+}
+
+/* Every candidate of s (and of the file's collectives like it) at size k. */
+static int
+tune_size(Tuner *u, Tuned *t, const Prog *p, Routes *routes, int k)
+{
+	double size = u->a->sizes[k];
+	for (int j = 0; j < p->nsched; j++) {
+		const Sched *o = p->sched[j];
+		if (!same_collective(o, t->s) || strncmp(o->algorithm, "auto:", 5) == 0)
+			continue;
+		const Sched *x = sched_for_size(&u->sized, size, o);
+		if (!x)
+			return -1;
+		run_cand(u, t, arena_printf(&u->arena, "%s: %s", o->name, o->algorithm), x, k);
+	}
+	AlgCtx c = alg_ctx_of(&u->arena, t->s, routes);
+	c.size = size;
+	c.compact = true;
+	const char *names[NALG];
+	Sched *lib[NALG];
+	int n = alg_auto(&c, lib, names, NALG);
+	for (int i = 0; i < n; i++)
+		run_cand(u, t, names[i], lib[i], k);
+	return 0;
+}
+
+/* The fastest and the runner-up at every size; ties keep the first met. */
+static void
+choose(Tuned *t, int nsize)
+{
+	for (int k = 0; k < nsize; k++) {
+		int b = -1, s2 = -1;
+		for (int i = 0; i < t->ncand; i++) {
+			double x = t->cand[i].time_s[k];
+			if (x < 0)
+				continue;
+			if (b < 0 || x < t->cand[b].time_s[k]) {
+				s2 = b;
+				b = i;
+			} else if (s2 < 0 || x < t->cand[s2].time_s[k]) {
+				s2 = i;
+			}
+		}
+		t->best[k] = b;
+		t->second[k] = s2;
+	}
+}
+
+static int
+tune_one(Tuner *u, const Prog *p, const Sched *s)
+{
+	Tuned *t = &u->t[u->nt++];
+	int n = u->a->nsize;
+	*t = (Tuned){.s = s};
+	t->cand = arena_array(&u->arena, TUNE_MAX_CANDS, sizeof *t->cand);
+	t->best = arena_array(&u->arena, (size_t)n, sizeof *t->best);
+	t->second = arena_array(&u->arena, (size_t)n, sizeof *t->second);
+	t->busbw_factor = perf_busbw_factor(coll_kind_name[s->kind], s->nrank);
+	Routes routes;
+	routes_init(&routes, s->topo, ROUTE_SHORTEST);
+	int rc = 0;
+	for (int k = 0; k < n && rc == 0; k++)
+		rc = tune_size(u, t, p, &routes, k);
+	routes_free(&routes);
+	choose(t, n);
+	for (int k = 0; rc == 0 && k < n; k++)
+		if (t->best[k] < 0) {
+			error_at(s->loc, "tune: nothing runs '%s' at %.0f bytes", s->name, u->a->sizes[k]);
+			rc = -1;
+		}
+	return rc;
+}
+
+/* ---- the plan ---- */
+
+/* The range sizes[i..j] stands for: from its first sample to the next
+ * range's first less one byte; the last ends at the last sample. */
+static void
+range_of(const TuneArgs *a, int i, int j, double *lo, double *hi)
+{
+	*lo = a->sizes[i];
+	*hi = j + 1 < a->nsize ? a->sizes[j + 1] - 1 : a->sizes[j];
+}
+
+/* The end of the range starting at sample i: the last sample with the
+ * same choice (label, so a schedule rebuilt per size splits a range). */
+static int
+range_end(const Tuned *t, int nsize, int i)
+{
+	const char *l = t->cand[t->best[i]].label[i];
+	int j = i;
+	while (j + 1 < nsize && strcmp(t->cand[t->best[j + 1]].label[j + 1], l) == 0)
+		j++;
+	return j;
+}
+
+static double
+busbw_at(const Tuned *t, const TuneArgs *a, int k)
+{
+	double time = t->cand[t->best[k]].time_s[k];
+	return time > 0 ? a->sizes[k] / time / 1e9 * t->busbw_factor : 0;
+}
+
+static double
+margin_at(const Tuned *t, int k)
+{
+	if (t->second[k] < 0)
+		return -1;
+	double b = t->cand[t->best[k]].time_s[k], s = t->cand[t->second[k]].time_s[k];
+	return b > 0 ? (s - b) / b * 100 : 0;
+}
+
+static void
+print_table(const Tuner *u, FILE *f)
+{
+	const TuneArgs *a = u->a;
+	for (int i = 0; i < u->nt; i++) {
+		const Tuned *t = &u->t[i];
+		char desc[128];
+		topo_describe(t->s->topo, desc, sizeof desc);
+		fprintf(f, "%s%s: %s on %d ranks of %s, %d candidates\n", i ? "\n" : "", t->s->name,
+		        coll_kind_name[t->s->kind], t->s->nrank, desc, t->ncand);
+		static const char *const head[] = {"size", "choice", "time(us)", "busbw",
+		                                   "runner-up", "margin"};
+		Table tab;
+		table_init(&tab, (int)countof(head), head, "rlrrlr");
+		for (int k = 0; k < a->nsize; k++) {
+			const Cand *b = &t->cand[t->best[k]];
+			table_cell(&tab, "%.0f", a->sizes[k]);
+			table_cell(&tab, "%s", b->label[k]);
+			table_cell(&tab, "%.2f", b->time_s[k] * 1e6);
+			table_cell(&tab, "%.2f", busbw_at(t, a, k));
+			if (t->second[k] >= 0) {
+				table_cell(&tab, "%s", t->cand[t->second[k]].label[k]);
+				table_cell(&tab, "+%.1f%%", margin_at(t, k));
+			} else {
+				table_cell(&tab, "-");
+				table_cell(&tab, "-");
+			}
+		}
+		table_print(&tab, f);
+		table_free(&tab);
+		fprintf(f, "plan:\n");
+		for (int k = 0; k < a->nsize;) {
+			int j = range_end(t, a->nsize, k);
+			double lo, hi;
+			range_of(a, k, j, &lo, &hi);
+			char l[32], h[32];
+			human_bytes(lo, l, sizeof l);
+			human_bytes(j + 1 < a->nsize ? hi + 1 : hi, h, sizeof h);
+			char span[80];
+			snprintf(span, sizeof span, "%s to %s%s", l, j + 1 < a->nsize ? "under " : "", h);
+			fprintf(f, "  %12.0f .. %-12.0f %-28s %s\n", lo, hi, span,
+			        t->cand[t->best[k]].label[k]);
+			k = j + 1;
+		}
+	}
+	fprintf(f, "size in bytes; time of the choice; busbw in GB/s as nccl-tests computes it;\n"
+	           "margin: how much slower the runner-up is\n");
+}
+
+static void
+print_csv(const Tuner *u, FILE *f)
+{
+	const TuneArgs *a = u->a;
+	fprintf(f, "collective,kind,size,choice,time_us,busbw_GBps,runner_up,margin_pct,"
+	           "range_min_bytes,range_max_bytes\n");
+	for (int i = 0; i < u->nt; i++) {
+		const Tuned *t = &u->t[i];
+		for (int k = 0; k < a->nsize;) {
+			int j = range_end(t, a->nsize, k);
+			double lo, hi;
+			range_of(a, k, j, &lo, &hi);
+			for (int m = k; m <= j; m++) {
+				const Cand *b = &t->cand[t->best[m]];
+				fprintf(f, "%s,%s,%.0f,%s,%.12g,%.12g,%s,%.6g,%.0f,%.0f\n", t->s->name,
+				        coll_kind_name[t->s->kind], a->sizes[m], b->label[m],
+				        b->time_s[m] * 1e6, busbw_at(t, a, m),
+				        t->second[m] >= 0 ? t->cand[t->second[m]].label[m] : "",
+				        t->second[m] >= 0 ? margin_at(t, m) : 0, lo, hi);
+			}
+			k = j + 1;
+		}
+	}
+}
+
+static void
+print_json(const Tuner *u, FILE *f)
+{
+	const TuneArgs *a = u->a;
+	fprintf(f, "{\"collectives\": [");
+	for (int i = 0; i < u->nt; i++) {
+		const Tuned *t = &u->t[i];
+		fprintf(f, "%s\n {\"name\": ", i ? "," : "");
+		json_string(f, t->s->name);
+		fprintf(f, ", \"kind\": \"%s\", \"ranks\": %d,\n  \"sizes\": [", coll_kind_name[t->s->kind],
+		        t->s->nrank);
+		for (int k = 0; k < a->nsize; k++) {
+			const Cand *b = &t->cand[t->best[k]];
+			fprintf(f, "%s\n   {\"size\": %.0f, \"choice\": ", k ? "," : "", a->sizes[k]);
+			json_string(f, b->label[k]);
+			fprintf(f, ", \"time_us\": %.12g, \"busbw_GBps\": %.12g, \"candidates\": {",
+			        b->time_s[k] * 1e6, busbw_at(t, a, k));
+			for (int c = 0, first = 1; c < t->ncand; c++) {
+				if (t->cand[c].time_s[k] < 0)
+					continue;
+				fprintf(f, "%s", first ? "" : ", ");
+				json_string(f, t->cand[c].label[k]);
+				fprintf(f, ": %.12g", t->cand[c].time_s[k] * 1e6);
+				first = 0;
+			}
+			fprintf(f, "}}");
+		}
+		fprintf(f, "],\n  \"plan\": [");
+		for (int k = 0, n = 0; k < a->nsize; n++) {
+			int j = range_end(t, a->nsize, k);
+			double lo, hi;
+			range_of(a, k, j, &lo, &hi);
+			fprintf(f, "%s\n   {\"min_bytes\": %.0f, \"max_bytes\": %.0f, \"choice\": ",
+			        n ? "," : "", lo, hi);
+			json_string(f, t->cand[t->best[k]].label[k]);
+			fprintf(f, "}");
+			k = j + 1;
+		}
+		fprintf(f, "]}");
+	}
+	fprintf(f, "\n]}\n");
+}
+
+/* Every candidate's busbw by size, and the chosen envelope. */
+static int
+plot(const Tuner *u)
+{
+	const TuneArgs *a = u->a;
+	if (u->nt != 1) {
+		error_file("tune: --plot draws one collective; choose it with --collective");
+		return 1;
+	}
+	const Tuned *t = &u->t[0];
+	PlotSeries *s = xcalloc((size_t)t->ncand + 1, sizeof *s);
+	double *y = xmalloc(((size_t)t->ncand + 1) * (size_t)a->nsize * sizeof *y);
+	for (int c = 0; c <= t->ncand; c++) {
+		s[c].y = y + (size_t)c * (size_t)a->nsize;
+		s[c].name = c < t->ncand ? t->cand[c].key : "chosen";
+		for (int k = 0; k < a->nsize; k++) {
+			double time = c < t->ncand ? t->cand[c].time_s[k] : t->cand[t->best[k]].time_s[k];
+			y[(size_t)c * (size_t)a->nsize + (size_t)k] =
+			    time > 0 ? a->sizes[k] / time / 1e9 * t->busbw_factor : -1;
+		}
+	}
+	char desc[128], title[256];
+	topo_describe(t->s->topo, desc, sizeof desc);
+	snprintf(title, sizeof title, "tune %s (%s, %d ranks of %s): busbw (GB/s) by size",
+	         t->s->name, coll_kind_name[t->s->kind], t->s->nrank, desc);
+	MemOut m;
+	svg_busbw(memout_open(&m), title, a->sizes, a->nsize, s, t->ncand + 1, 0);
+	free(s), free(y);
+	return write_output(a->plot, &m);
+}
+
+/* ---- the command ---- */
+
+static int
+cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return (a > b) - (a < b);
+}
+
+static int
+tune_opt(void *ctx, const char *name, const char *value)
+{
+	TuneArgs *a = ctx;
+	if (strcmp(name, "sizes") == 0) {
+		if ((a->nsize = parse_size_list(value, a->sizes, TUNE_MAX_SIZES)) < 0)
+			return usage_error("tune: --sizes takes A..B (powers of two from A to B) or a list "
+			                   "A,B,C of whole numbers of bytes, such as 64KiB");
+	} else if (strcmp(name, "mode") == 0) {
+		static const char *const modes[] = {"packet", "flow"};
+		int k = cli_choice("tune", name, value, modes, 2);
+		if (k < 0)
+			return 2;
+		a->opts.mode = k ? SIM_FLOW : SIM_PACKET;
+	} else if (strcmp(name, "sync") == 0) {
+		static const char *const syncs[] = {"rounds", "deps"};
+		int k = cli_choice("tune", name, value, syncs, 2);
+		if (k < 0)
+			return 2;
+		a->opts.sync = k ? SIM_DEPS : SIM_ROUNDS;
+	} else if (strcmp(name, "collective") == 0) {
+		a->collective = value;
+	} else if (strcmp(name, "plot") == 0) {
+		a->plot = value;
+	} else if (strcmp(name, "output") == 0) {
+		a->out = value;
+	} else if (strcmp(name, "csv") == 0) {
+		a->csv = true;
+	} else if (strcmp(name, "json") == 0) {
+		a->json = true;
+	}
+	return 0;
+}
+
+static const CliOpt tune_opts[] = {
+	{"sizes", 0, "A..B|A,B,..", "vector sizes: powers of two from A to B, or a list "
+	                            "(default 4KiB..256MiB)"},
+	{"mode", 0, "M", "packet (default) or flow"},
+	{"sync", 0, "S", "rounds (default) or deps"},
+	{"collective", 0, "NAME", "only the collective NAME"},
+	{"csv", 0, NULL, "print CSV: a row per size with its range"},
+	{"json", 0, NULL, "print JSON: per size every candidate's time, and the plan"},
+	{"output", 'o', "OUT", "write the table, CSV or JSON to OUT"},
+	{"plot", 0, "G.svg", "plot every candidate's busbw and the chosen envelope"},
+};
+
+static int cmd_tune(int argc, char **argv);
+
+const CliCommand cli_tune = {
+	"tune", "FILE.coll",
+	"choose the fastest schedule per size: a plan of byte ranges",
+	"For each collective, simulates its own schedule, the file's other collectives of\n"
+	"the same kind on the same ranks, and every library algorithm that applies, at\n"
+	"every size; prints per size the choice, its time and busbw, the runner-up and\n"
+	"its margin, then the plan: neighbouring sizes with the same choice merged into\n"
+	"byte ranges (docs/cli.md).\n",
+	tune_opts, countof(tune_opts), cmd_tune};
+
+static int
+tune_file(Tuner *u, Input *in)
+{
+	TuneArgs *a = u->a;
+	in->prog.compact = true;
+	in->only = a->collective;
+	int rc = load(a->path, in, true, a->sizes[0]);
+	u->sized = (SizedFile){.path = a->path, .base = a->sizes[0]};
+	if (rc == 0) {
+		u->t = arena_array(&u->arena, (size_t)in->prog.nsched + 1, sizeof *u->t);
+		for (int i = 0; rc == 0 && i < in->prog.nsched; i++)
+			if (!a->collective || strcmp(in->prog.sched[i]->name, a->collective) == 0)
+				rc = tune_one(u, &in->prog, in->prog.sched[i]) != 0;
+	}
+	if (u->shown)
+		fputs("\r\033[K", stderr);
+	if (rc == 0 && u->nt == 0) {
+		if (a->collective)
+			no_schedule_named(&in->prog, a->collective);
+		else
+			error_file("no schedule is built from this file");
+		rc = 1;
+	}
+	return rc;
+}
+
+static int
+cmd_tune(int argc, char **argv)
+{
+	TuneArgs a = {0};
+	a.nsize = parse_size_list("4KiB..256MiB", a.sizes, TUNE_MAX_SIZES);
+	int rc = cli_parse(&cli_tune, argc, argv, &a, tune_opt, &a.path);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	if (!a.path)
+		return usage_error("tune: give a .coll file");
+	if (strcmp(a.path, "-") == 0)
+		return usage_error("tune reads a .coll file by name, not from stdin");
+	/* ranges need the sizes in order, each once */
+	qsort(a.sizes, (size_t)a.nsize, sizeof *a.sizes, cmp_double);
+	int n = 0;
+	for (int k = 0; k < a.nsize; k++)
+		if (n == 0 || a.sizes[k] != a.sizes[n - 1])
+			a.sizes[n++] = a.sizes[k];
+	a.nsize = n;
+	Tuner u = {.a = &a, .tty = isatty(2)};
+	Input in = {0};
+	rc = tune_file(&u, &in);
+	if (rc == 0) {
+		MemOut m;
+		FILE *f = memout_open(&m);
+		(a.json ? print_json : a.csv ? print_csv : print_table)(&u, f);
+		rc = write_output(a.out, &m);
+	}
+	if (rc == 0 && a.plot)
+		rc = plot(&u);
+	sized_free(&u.sized);
+	input_free(&in);
+	arena_free(&u.arena);
+	return rc;
+}
