@@ -266,10 +266,7 @@ sched_label(Arena *a, const char *prefix, const Sched *s)
 AlgCtx
 alg_ctx_of(Arena *a, const Sched *s, Routes *routes)
 {
-	AlgCtx c = {.arena = a, .name = s->name, .loc = s->loc, .kind = s->kind, .topo = s->topo,
-	            .routes = routes, .rank_node = s->rank_node, .nrank = s->nrank, .root = s->root};
-	c.whole = s->nrank == s->topo->nrank;
-	for (int i = 0; c.whole && i < s->nrank; i++)
-		c.whole = s->rank_node[i] == i;
+	AlgCtx c = alg_ctx_new(a, s->name, s->loc, s->kind, s->topo, routes, s->rank_node, s->nrank);
+	c.root = s->root;
 	return c;
 }

@@ -43,6 +43,18 @@ alg_build(const AlgCtx *c, bool *missing)
 	return gen(c);
 }
 
+AlgCtx
+alg_ctx_new(Arena *a, const char *name, Loc loc, CollKind kind, const Topo *t, Routes *routes,
+            const int *rank_node, int nrank)
+{
+	AlgCtx c = {.arena = a, .name = name, .loc = loc, .kind = kind, .topo = t, .routes = routes,
+	            .rank_node = rank_node, .nrank = nrank, .reconfigs = -1};
+	c.whole = nrank == t->nrank;
+	for (int i = 0; c.whole && i < nrank; i++)
+		c.whole = rank_node[i] == i;
+	return c;
+}
+
 bool
 alg_auto_candidate(AlgId a, CollKind kind, const Topo *t)
 {

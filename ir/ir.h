@@ -464,6 +464,11 @@ typedef struct AlgCtx {
 	int ndim_alg;
 } AlgCtx;
 
+/* A collective's context with no options chosen (reconfigs -1: choose;
+ * `whole` from the ranks): lowering adds the file's options, `auto` and
+ * tune's candidates in collc sim and tune take it as it is. */
+AlgCtx alg_ctx_new(Arena *, const char *name, Loc, CollKind, const Topo *, Routes *,
+                   const int *rank_node, int nrank);
 /* Builds the named algorithm's schedule; NULL after a located error that
  * says why it cannot run here. 1 in *missing when collc has no generator. */
 Sched *alg_build(const AlgCtx *, bool *missing);

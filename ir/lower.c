@@ -512,12 +512,9 @@ static AlgCtx
 alg_ctx(Lowering *L, const Decl *d, CollKind kind, const Topo *t, Routes *routes,
         const int *rank_node, int nrank, Loc loc)
 {
-	AlgCtx c = {.arena = L->a, .name = d->name, .loc = loc, .kind = kind, .topo = t,
-	            .routes = routes, .rank_node = rank_node, .nrank = nrank, .reconfigs = -1,
-	            .size = L->p->auto_size, .compact = L->p->compact};
-	c.whole = nrank == t->nrank;
-	for (int i = 0; c.whole && i < nrank; i++)
-		c.whole = rank_node[i] == i;
+	AlgCtx c = alg_ctx_new(L->a, d->name, loc, kind, t, routes, rank_node, nrank);
+	c.size = L->p->auto_size;
+	c.compact = L->p->compact;
 	const Item *ranks = item_of(d, IT_RANKS);
 	if (ranks)
 		c.ranks_loc = ranks->loc;
