@@ -82,6 +82,13 @@ load(const char *path, Input *in, bool build, double size)
 			return 1;
 		return verify_all(in);
 	}
+	size_t lead = strspn(in->text, " \t\r\n");
+	if (lead < len && in->text[lead] == '<') {
+		/* the lexer would report every '<' and '"' of it */
+		fprintf(stderr, "collc: error: %s is MSCCL XML, not a .coll file: run it with 'collc run "
+		        "%s', or simulate it with 'collc sim %s --topology T.coll'\n", shown, shown, shown);
+		return 1;
+	}
 	in->file = parse_text(&in->arena, shown, in->text, len);
 	if (nerrors() == 0)
 		sema(in->file);

@@ -66,11 +66,24 @@ print_json(const Row *rows, int n, FILE *out)
 }
 
 /* The link-disjoint trees a pipelined schedule streams through: height,
- * edges (parent -> child; '+' marks a pair's added parallel link). */
+ * and with `edges` (check --trees) the edges (parent -> child; '+' marks a
+ * pair's added parallel link); without, one line for all of them. */
 static void
-print_disjoint_trees(const Sched *s, FILE *out)
+print_disjoint_trees(const Sched *s, bool edges, FILE *out)
 {
 	const Topo *t = s->topo;
+	if (!edges) {
+		int lo = s->tree[0]->height, hi = lo;
+		for (int b = 1; b < s->ntree; b++) {
+			lo = s->tree[b]->height < lo ? s->tree[b]->height : lo;
+			hi = s->tree[b]->height > hi ? s->tree[b]->height : hi;
+		}
+		fprintf(out, "  %s: %d link-disjoint trees of height %d", s->name, s->ntree, lo);
+		if (hi > lo)
+			fprintf(out, "..%d", hi);
+		fprintf(out, " (their edges: collc check --trees)\n");
+		return;
+	}
 	for (int b = 0; b < s->ntree; b++) {
 		const Tree *tr = s->tree[b];
 		char root[32], u[32], v[32];
@@ -91,7 +104,7 @@ print_disjoint_trees(const Sched *s, FILE *out)
 }
 
 static void
-print_table(const char *path, const Row *rows, int n, double size, FILE *out)
+print_table(const char *path, const Row *rows, int n, double size, bool trees, FILE *out)
 {
 	char sz[32];
 	human_bytes(size, sz, sizeof sz);
@@ -141,7 +154,7 @@ print_table(const char *path, const Row *rows, int n, double size, FILE *out)
 	for (int i = 0; i < n; i++) {
 		const Sched *s = rows[i].s;
 		if (s && !s->base && s->ntree > 0)
-			print_disjoint_trees(s, out);
+			print_disjoint_trees(s, trees, out);
 		for (int b = 0; s && s->base && b < s->ntree; b++) {
 			const Tree *t = s->tree[b];
 			fprintf(out, "  %s: base tree %d%s%s: %s%d, W(T) = %ld hops over %d edges\n",
@@ -189,7 +202,7 @@ make_rows(const Input *in, int *nrows)
 
 typedef struct CheckArgs {
 	double size;
-	bool json;
+	bool json, trees;
 } CheckArgs;
 
 static int
@@ -198,6 +211,8 @@ check_opt(void *ctx, const char *name, const char *value)
 	CheckArgs *a = ctx;
 	if (strcmp(name, "json") == 0)
 		a->json = true;
+	else if (strcmp(name, "trees") == 0)
+		a->trees = true;
 	else if ((a->size = parse_bytes(value)) < 1)
 		return usage_error("check: --size takes a whole number of bytes, such as 1MiB or 65536");
 	return 0;
@@ -206,6 +221,7 @@ check_opt(void *ctx, const char *name, const char *value)
 static const CliOpt check_opts[] = {
 	{"size", 0, "S", "the vector size of the model time (default 1MiB)"},
 	{"json", 0, NULL, "print JSON instead of the table"},
+	{"trees", 0, NULL, "list every edge of the link-disjoint trees pipelined schedules use"},
 };
 
 static int
@@ -239,7 +255,7 @@ cmd_check(int argc, char **argv)
 		if (json)
 			print_json(rows, n, stdout);
 		else
-			print_table(shown, rows, n, size, stdout);
+			print_table(shown, rows, n, size, a.trees, stdout);
 	}
 	free(rows);
 	input_free(&in);

@@ -136,8 +136,13 @@ ast_with_unit(Parse *p, Expr *num, const char *unit, Loc loc)
 		static const char *const spelled[][2] = {
 			{"nsec", "ns"}, {"usec", "us"}, {"msec", "ms"}, {"psec", "ps"}, {"sec", "s"},
 			{"secs", "s"}, {"seconds", "s"}, {"bytes", "B"}, {"byte", "B"}, {"Gbit/s", "Gbps"},
-			{"GB/s", "GBps"}, {"Gb/s", "Gbps"}, {"MB/s", "MBps"}, {"joules", "J"},
+			{"GB/s", "GBps"}, {"Gb/s", "Gbps"}, {"MB/s", "MBps"}, {"Mb/s", "Mbps"},
+			{"TB/s", "TBps"}, {"Tb/s", "Tbps"}, {"GiB/s", "GiBps"}, {"joules", "J"},
 		};
+		/* the exact spelling first: Gb/s is bits, GB/s bytes */
+		for (size_t i = 0; i < countof(spelled) && !near; i++)
+			if (strcmp(spelled[i][0], unit) == 0)
+				near = spelled[i][1];
 		for (size_t i = 0; i < countof(spelled) && !near; i++)
 			if (strcasecmp(spelled[i][0], unit) == 0)
 				near = spelled[i][1];

@@ -251,6 +251,11 @@ typedef struct Parse {
 	size_t len;
 	size_t off;      /* scanner: byte offset of the end of the last match */
 	size_t tok_off, tok_len; /* the last token returned, for syntax errors */
+	Loc tok_loc;
+	bool tok_ident;
+	size_t prev_off, prev_len; /* the token before it: a misspelt keyword shows there */
+	Loc prev_loc;
+	bool prev_ident;
 	Loc comment_loc; /* scanner: where the open block comment began */
 	size_t comment_off;
 	int nesting;     /* open brackets and braces */

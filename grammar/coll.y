@@ -405,6 +405,36 @@ keyword_hint(Parse *p, yysymbol_kind_t tok, const yysymbol_kind_t *expected, int
 		snprintf(buf, len, "; did you mean '%s'?", near);
 }
 
+/* A name one edit or so from a keyword, just before the token the parser
+ * could not take (`algoritm ring;`: a misspelt keyword scans as a name, and
+ * the error comes at the word after it): said at the name, with the
+ * keyword. */
+static bool
+misspelt_keyword(Parse *p)
+{
+	if (!p->prev_ident || p->prev_len >= 32)
+		return false;
+	char word[32], names[YYNTOKENS][32];
+	const char *cand[YYNTOKENS];
+	int nc = 0;
+	snprintf(word, sizeof word, "%.*s", (int)p->prev_len, p->src + p->prev_off);
+	for (int i = 0; i < YYNTOKENS; i++) {
+		const char *name = yysymbol_name((yysymbol_kind_t)i);
+		if (i == YYSYMBOL_IDENT || i == YYSYMBOL_NUMBER || !name[0] ||
+		    strspn(name, "abcdefghijklmnopqrstuvwxyz_") != strlen(name) ||
+		    strlen(name) >= sizeof names[0] || strlen(name) < 4)
+			continue;
+		snprintf(names[nc], sizeof names[nc], "%s", name);
+		cand[nc] = names[nc];
+		nc++;
+	}
+	const char *near = nearest_name(word, cand, nc);
+	if (!near)
+		return false;
+	error_at(p->prev_loc, "syntax error: '%s' is not a keyword; did you mean '%s'?", word, near);
+	return true;
+}
+
 static int
 yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner, Parse *p)
 {
@@ -427,6 +457,8 @@ yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner, Parse *p)
 		return 0;
 	}
 	char buf[96], msg[512], hint[64];
+	if (misspelt_keyword(p))
+		return 0;
 	keyword_hint(p, tok, expected, n, hint, sizeof hint);
 	if (hint[0]) {
 		error_at(loc, "syntax error, unexpected %s%s", token_text(p, tok, buf, sizeof buf), hint);

@@ -413,11 +413,21 @@ test_tto_supermesh(void)
 	built_free(&b);
 }
 
-/* check reports each tree's height and edges; DOT draws them one colour each. */
+/* check says how many trees and how high; --trees lists each tree's
+ * height and edges; DOT draws them one colour each. */
 static void
 test_report_and_dot(void)
 {
-	FILE *p = popen("bin/collc check examples/supermesh-disjoint.coll 2>&1", "r");
+	FILE *summary = popen("bin/collc check examples/supermesh-disjoint.coll 2>&1", "r");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(summary);
+	char all[8192];
+	size_t got = fread(all, 1, sizeof all - 1, summary);
+	all[got] = 0;
+	CU_ASSERT_EQUAL(pclose(summary), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(all, "  AR: 4 link-disjoint trees of height 6 (their edges: "
+	                                   "collc check --trees)\n"));
+	CU_ASSERT_PTR_NULL(strstr(all, "edges: ("));
+	FILE *p = popen("bin/collc check examples/supermesh-disjoint.coll --trees 2>&1", "r");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
 	char line[4096];
 	int trees = 0;
