@@ -728,6 +728,15 @@ run_xml(Runner *u, const SimArgs *a, const char *text, size_t len)
 	return rc;
 }
 
+/* Whether path names an SVG file (plots are SVG only: a .png would be SVG
+ * under the wrong name). */
+static bool
+svg_name(const char *path)
+{
+	size_t n = strlen(path);
+	return n > 4 && strcmp(path + n - 4, ".svg") == 0;
+}
+
 static int
 parse_args(int argc, char **argv, SimArgs *a)
 {
@@ -743,6 +752,12 @@ parse_args(int argc, char **argv, SimArgs *a)
 	if (a->compare && (a->csv || a->json))
 		return usage_error("sim: %s", "--compare adds a table to the text output, not to "
 		                              "--csv or --json (JSON carries the energy terms)");
+	if (a->link_size >= 0 && !a->plot_links)
+		return usage_error("sim: %s", "--size S is the size --plot-links draws; for the sizes to "
+		                              "simulate, give --sizes");
+	if ((a->plot && !svg_name(a->plot)) || (a->plot_links && !svg_name(a->plot_links)))
+		return usage_error("sim: %s", "plots are written as SVG: give --plot and --plot-links a "
+		                              "name ending in .svg");
 	if (a->plot_links) {
 		if (a->link_size < 0)
 			return usage_error("sim: %s", "--plot-links needs --size S");

@@ -499,6 +499,8 @@ cmd_tune(int argc, char **argv)
 		return usage_error("tune: give a .coll file");
 	if (strcmp(a.path, "-") == 0)
 		return usage_error("tune reads a .coll file by name, not from stdin");
+	if (a.plot && (strlen(a.plot) < 5 || strcmp(a.plot + strlen(a.plot) - 4, ".svg") != 0))
+		return usage_error("tune: plots are written as SVG: give --plot a name ending in .svg");
 	/* ranges need the sizes in order, each once */
 	qsort(a.sizes, (size_t)a.nsize, sizeof *a.sizes, cmp_double);
 	int n = 0;
