@@ -397,7 +397,7 @@ print_table(const Runner *u, FILE *f)
 	table_print(&t, f);
 	table_free(&t);
 	fputs("size in bytes; algbw and busbw in GB/s as nccl-tests computes them; bound: busbw "
-	      "as a\nshare of the most any schedule of this kind reaches on this topology "
+	      "as a\nshare of the most any schedule of this kind can reach on this topology "
 	      "(docs/sim.md)\n", f);
 	if (u->compare)
 		print_comparison(u, u->compare, f);

@@ -87,11 +87,42 @@ pair_hops(const SimNet *n, const SimColl *c)
 	return sum;
 }
 
+/* The sum over the collective's ranks of their nodes' outgoing bandwidth
+ * (bytes/s). */
+static double
+rank_out_sum(const SimNet *n, const SimColl *c)
+{
+	double *out = xcalloc((size_t)n->nnode + 1, sizeof *out);
+	for (int l = 0; l < n->nlink; l++)
+		out[n->link[l].src] += (double)n->link[l].bw / 8;
+	double sum = 0;
+	for (int r = 0; r < c->nrank; r++)
+		sum += out[c->rank_node[r]];
+	free(out);
+	return sum;
+}
+
+/*
+ * The most busbw any schedule of the kind can reach (docs/sim.md, "the
+ * bound"). B_v, the smallest outgoing bandwidth of a rank's node, bounds
+ * every kind but allreduce: a rank must send (reduce_scatter, alltoall) or
+ * receive (allgather) (p-1)/p of the vector, the root all of it. An
+ * allreduce rank need only send the vector once (a tree's leaf), so its
+ * own bound is 2(p-1)/p B_v; but every element must be gossiped, which
+ * takes 2(p-1) one-way sends, each leaving some rank: at most the ranks'
+ * summed outgoing bandwidth over p. The smaller of the two; on a regular
+ * topology it is B_v.
+ */
 double
 perf_bound_busbw(const SimNet *n, int ci)
 {
 	const SimColl *c = &n->coll[ci];
 	double bv = sim_injection_bw(n, ci) / 8; /* bits to bytes */
+	if (strcmp(c->kind, "allreduce") == 0 && c->nrank >= 2) {
+		double per_rank = 2.0 * (c->nrank - 1) / c->nrank * bv;
+		double gossip = rank_out_sum(n, c) / c->nrank;
+		return per_rank < gossip ? per_rank : gossip;
+	}
 	if (strcmp(c->kind, "alltoall") != 0 || c->nrank < 2)
 		return bv;
 	double cap = 0;

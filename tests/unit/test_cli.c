@@ -635,6 +635,40 @@ test_tune(void)
 	free(out), free(err);
 }
 
+/* The bound column is a true upper bound: no example's collective passes
+ * it at 4 KiB, 1 MiB or 256 MiB (flow), or 4 KiB and 1 MiB (packet). */
+static void
+test_bound_holds(void)
+{
+	glob_t g;
+	CU_ASSERT_EQUAL_FATAL(glob("examples/*.coll", 0, NULL, &g), 0);
+	int rows = 0;
+	for (size_t i = 0; i < g.gl_pathc; i++)
+		for (int mode = 0; mode < 2; mode++) {
+			char args[512], *out, *err;
+			snprintf(args, sizeof args, "sim %s --csv %s", g.gl_pathv[i],
+			         mode ? "--mode packet --sizes 4KiB,1MiB" : "--mode flow --sizes 4KiB,1MiB,256MiB");
+			CU_ASSERT_EQUAL(collc(args, &out, &err), 0);
+			/* bound_ratio is the 12th column */
+			for (char *save, *line = strtok_r(out, "\n", &save); line;
+			     line = strtok_r(NULL, "\n", &save)) {
+				if (strncmp(line, "collective,", 11) == 0)
+					continue;
+				const char *c = line;
+				for (int k = 0; k < 11 && c; k++)
+					c = strchr(c, ',') ? strchr(c, ',') + 1 : NULL;
+				CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+				double ratio = strtod(c, NULL);
+				assert_named(ratio <= 1 + 1e-9, __LINE__, __FILE__, "%s (%s): bound %.1f%% in %s",
+				             g.gl_pathv[i], mode ? "packet" : "flow", ratio * 100, line);
+				rows++;
+			}
+			free(out), free(err);
+		}
+	globfree(&g);
+	CU_ASSERT(rows > 400);
+}
+
 CU_TestInfo cli_tests[] = {
 	{"sweep: shards merge byte-identically; busbw; statuses; spec errors", test_sweep},
 	{"sim: closed form through CSV, .sim and JSON; plots; errors write nothing", test_sim},
@@ -642,6 +676,7 @@ CU_TestInfo cli_tests[] = {
 	 test_sim_sizes_permuted},
 	{"tune: the choice at every size is the fastest candidate; ranges cover the sizes once",
 	 test_tune},
+	{"sim: the bound never exceeds 100% (examples x 4 KiB, 1 MiB, 256 MiB)", test_bound_holds},
 	{"write errors, symbolic links, modes", test_write_errors_and_links},
 	{"help, version, usage errors", test_help_and_version},
 	{"golden command lines: --opt=value, help, suggestions", test_cli_golden},
