@@ -69,7 +69,7 @@ class Collc:
 
     def heights(self, f, coll):
         self.check(f, coll, "rounds")
-        text = self.run("check", self.path(f))
+        text = self.run("check", self.path(f), "--trees")
         return [int(m.group(1)) for m in
                 re.finditer(r"^  %s: tree .*?height (\d+)" % re.escape(coll), text, re.M)]
 
