@@ -13,10 +13,17 @@
  *
  * The grid is every topology x group x (collective, algorithm) x routing x
  * network variant x size; a group of g is ranks 0..g-1 (consecutive ids,
- * row-major). Each configuration but the size is a "unit": a .coll text
- * built, verified and converted once, then simulated at its sizes. Points
- * are numbered in that nesting order (size fastest), and every point gets a
- * row, with a status when it was not simulated.
+ * row-major). Or the spec names a .coll file (`file`) and some of its
+ * collectives (`collectives`, default all): the grid is then every such
+ * collective, on its own topology and ranks, x routing x network x size,
+ * the spec's routing and network values replacing the file's. Each
+ * configuration but the size is a "unit": a .coll text (or the file, with
+ * the other collectives left out) parsed and checked once, then lowered
+ * for each size (so `auto`, pipelined_trees' segments and bridge's
+ * reconfigurations are chosen for that size: a row does not depend on the
+ * other sizes), verified and simulated. Points are numbered in that nesting
+ * order (size fastest). A point that cannot be built or simulated is an
+ * error located at the spec line to blame; nothing is written.
  *
  * Work is spread over worker processes (fork), one record per point coming
  * back through a pipe; the parent keeps the rows by point number, so the
@@ -42,7 +49,7 @@
 #include "simbuild.h"
 #include "svgplot.h"
 
-enum { MAX_VALUES = 64, MAX_LIST = 8, MAX_WORKERS = 64, NOTE_LEN = 160 };
+enum { MAX_VALUES = 64, MAX_WORKERS = 64, NOTE_LEN = 160, MAX_PAIRS = NCOLLKIND * MAX_VALUES };
 
 /* The network keys a spec may list, in column order. */
 static const char *const net_keys[] = {"link_bandwidth", "link_latency", "router_latency",
@@ -51,20 +58,51 @@ enum { NNET = 5 };
 
 typedef struct List {
 	char *v[MAX_VALUES];
+	Loc at[MAX_VALUES]; /* where each value is in the spec */
+	Loc key;            /* its key's line (line 0: not in the spec) */
 	int n;
 } List;
 
+/* One (collective, algorithm) of the grid: a library algorithm of a kind,
+ * or a collective of the spec's .coll file. */
+typedef struct Pair {
+	int kind;           /* CollKind */
+	const char *alg;    /* the `algorithm` column: as written */
+	const char *name;   /* file: the collective's name */
+	const char *topo;   /* file: its topology's form */
+	const char *route;  /* file: its own routing */
+	int decl;           /* file: its declaration */
+	Loc at;             /* where the spec names it */
+} Pair;
+
+/* The spec's .coll file, parsed and checked once (workers inherit it). */
+typedef struct CollFile {
+	const char *path;
+	char *text;
+	size_t len;
+	Arena arena;
+	File *f;
+} CollFile;
+
 typedef struct Spec {
-	List topo, groups, routing, net[NNET];
-	List alg[NCOLLKIND];   /* per collective kind: its algorithms */
+	const char *path;
+	char *orig;                /* the spec as read, for diagnostics */
+	size_t orig_len;
+	List topo, groups, routing, net[NNET], file, colls;
+	List alg[NCOLLKIND];       /* per collective kind: its algorithms */
 	double sizes[MAX_VALUES];
+	Loc sizes_at;
 	int nsize;
 	SimOpts opts;
+	bool route_given;          /* a routing line (file: else each collective's own) */
+	CollFile cf;               /* file mode when cf.f */
+	const Block *net_block[NNET][MAX_VALUES]; /* file: `network { key = value; }` */
+	Arena mem;                 /* labels, net blocks */
 	/* derived: the units in order */
 	int nunit;
 	int per_topo, per_group, per_pair, per_route; /* strides of the nesting */
-	int npair;                                    /* (collective, algorithm) pairs */
-	int pair_kind[NCOLLKIND * MAX_VALUES], pair_alg[NCOLLKIND * MAX_VALUES];
+	int npair;
+	Pair pair[MAX_PAIRS];
 } Spec;
 
 /* One unit decoded from its number. */
@@ -72,16 +110,15 @@ typedef struct Unit {
 	int topo, group, pair, route, net[NNET];
 } Unit;
 
-typedef enum Status { ST_OK, ST_NOT_APPLICABLE, ST_NOT_BUILT, ST_ERROR, NSTATUS } Status;
-static const char *const status_name[] = {"ok", "not_applicable", "not_built", "error"};
-
 /* What a worker sends back for one point (one write, under PIPE_BUF). */
 typedef struct Record {
 	int point;
-	int status;
+	bool ok;
 	int nrank;
 	double time_s;
-	char note[NOTE_LEN];
+	Loc at;            /* failed: the spec's value to blame */
+	Loc coll_at;       /* failed in the .coll file: where collc's message points */
+	char note[NOTE_LEN]; /* ok: auto's choice; failed: collc's message */
 } Record;
 
 /* ---- the spec file ---- */
@@ -97,9 +134,10 @@ trim(char *s)
 	return s;
 }
 
-/* Splits at commas outside parentheses; 0, or -1 if too many values. */
+/* Splits at commas outside parentheses, noting where each value starts
+ * (bol: its line's first byte); 0, or -1 if too many values. */
 static int
-split_list(char *text, List *l)
+split_list(char *text, List *l, const char *bol, int line)
 {
 	l->n = 0;
 	int depth = 0;
@@ -116,6 +154,7 @@ split_list(char *text, List *l)
 			if (*v) {
 				if (l->n == MAX_VALUES)
 					return -1;
+				l->at[l->n] = (Loc){line, (int)(v - bol) + 1};
 				l->v[l->n++] = v;
 			}
 			if (end)
@@ -125,43 +164,41 @@ split_list(char *text, List *l)
 	}
 }
 
-static int spec_error(const char *path, int line, const char *fmt, ...) PRINTF_LIKE(3, 4);
+static int spec_error(const Spec *, Loc, const char *fmt, ...) PRINTF_LIKE(3, 4);
 
+/* A located error in the spec (its line quoted, a caret); -1. */
 static int
-spec_error(const char *path, int line, const char *fmt, ...)
+spec_error(const Spec *s, Loc at, const char *fmt, ...)
 {
+	char msg[1024];
 	va_list ap;
 	va_start(ap, fmt);
-	if (line > 0)
-		fprintf(stderr, "%s:%d: error: ", path, line);
-	else
-		fprintf(stderr, "%s: error: ", path);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	diag_source(s->path, s->orig, s->orig_len);
+	error_at(at, "%s", msg);
 	return -1;
 }
 
 static int
-spec_sizes(const char *path, int line, char *text, Spec *s)
+spec_sizes(Spec *s, const List *l)
 {
-	List l;
-	split_list(text, &l);
 	s->nsize = 0;
-	for (int i = 0; i < l.n; i++) {
-		char *dots = strstr(l.v[i], "..");
+	for (int i = 0; i < l->n; i++) {
+		char *dots = strstr(l->v[i], "..");
 		double lo, hi;
 		if (dots) {
 			*dots = 0;
-			lo = parse_size(l.v[i]), hi = parse_size(dots + 2);
+			lo = parse_size(l->v[i]), hi = parse_size(dots + 2);
 		} else {
-			lo = hi = parse_size(l.v[i]);
+			lo = hi = parse_size(l->v[i]);
 		}
 		if (lo < 1 || hi < lo)
-			return spec_error(path, line, "sizes: '%s' is not a size or a range A..B", l.v[i]);
+			return spec_error(s, l->at[i], "sizes: '%s' is not a size or a range A..B",
+			                  l->v[i]);
 		for (double v = lo; v <= hi * (1 + 1e-12); v *= 2) {
 			if (s->nsize == MAX_VALUES)
-				return spec_error(path, line, "sizes: more than %s sizes", "64");
+				return spec_error(s, l->at[i], "sizes: more than %s sizes", "64");
 			s->sizes[s->nsize++] = floor(v);
 		}
 	}
@@ -169,7 +206,7 @@ spec_sizes(const char *path, int line, char *text, Spec *s)
 }
 
 static int
-spec_option(const char *path, int line, const char *key, char *val, Spec *s)
+spec_option(Spec *s, Loc at, const char *key, const char *val)
 {
 	if (strcmp(key, "mode") == 0 && (strcmp(val, "packet") == 0 || strcmp(val, "flow") == 0)) {
 		s->opts.mode = val[0] == 'p' ? SIM_PACKET : SIM_FLOW;
@@ -184,22 +221,22 @@ spec_option(const char *path, int line, const char *key, char *val, Spec *s)
 		return 0;
 	}
 	if (strcmp(key, "mode") == 0 || strcmp(key, "sync") == 0 || strcmp(key, "links") == 0)
-		return spec_error(path, line, "'%s' takes packet|flow, rounds|deps or shared|private",
-		                  key);
-	return spec_error(path, line, "unknown key '%s' (topology, groups, a collective kind, "
-	                  "routing, link_bandwidth, link_latency, router_latency, step_overhead, "
-	                  "mtu, sizes, mode, sync, links)", key);
+		return spec_error(s, at, "'%s' takes packet|flow, rounds|deps or shared|private", key);
+	return spec_error(s, at, "unknown key '%s' (topology, groups, a collective kind, file, "
+	                  "collectives, routing, link_bandwidth, link_latency, router_latency, "
+	                  "step_overhead, mtu, sizes, mode, sync, links)", key);
 }
 
 static List *
 spec_list(Spec *s, const char *key)
 {
-	if (strcmp(key, "topology") == 0)
-		return &s->topo;
-	if (strcmp(key, "groups") == 0)
-		return &s->groups;
-	if (strcmp(key, "routing") == 0)
-		return &s->routing;
+	static const struct { const char *key; size_t off; } keys[] = {
+		{"topology", offsetof(Spec, topo)},   {"groups", offsetof(Spec, groups)},
+		{"routing", offsetof(Spec, routing)}, {"file", offsetof(Spec, file)},
+		{"collectives", offsetof(Spec, colls)}};
+	for (size_t k = 0; k < countof(keys); k++)
+		if (strcmp(key, keys[k].key) == 0)
+			return (List *)((char *)s + keys[k].off);
 	for (int k = 0; k < NNET; k++)
 		if (strcmp(key, net_keys[k]) == 0)
 			return &s->net[k];
@@ -209,33 +246,314 @@ spec_list(Spec *s, const char *key)
 	return NULL;
 }
 
-/* The strides of the unit numbering and the (collective, algorithm) pairs. */
-static int
-spec_finish(const char *path, Spec *s)
+/* ---- checking a value as a .coll file would hold it ---- */
+
+/* The first error of a captured diagnostic: its message (after "error: ")
+ * into note, and where it points in the file `name` (line 0: nowhere). */
+static Loc
+first_error(const char *diag, const char *name, char *note)
 {
-	static char dflt_route[] = "shortest_path", dflt_group[] = "all";
-	if (!s->topo.n || !s->nsize)
-		return spec_error(path, 0, "%s", "a spec needs a topology line and a sizes line");
-	if (!s->routing.n)
-		s->routing.v[s->routing.n++] = dflt_route;
+	Loc at = {0, 0};
+	const char *e = strstr(diag, "error: ");
+	if (e) {
+		const char *bol = e;
+		while (bol > diag && bol[-1] != '\n')
+			bol--;
+		size_t n = strlen(name);
+		int line, col;
+		if (n && strncmp(bol, name, n) == 0 && sscanf(bol + n, ":%d:%d:", &line, &col) == 2)
+			at = (Loc){line, col};
+		e += 7;
+	} else {
+		e = diag;
+	}
+	size_t n = strcspn(e, "\n");
+	if (n >= NOTE_LEN)
+		n = NOTE_LEN - 1;
+	memcpy(note, e, n);
+	note[n] = 0;
+	for (char *c = note; *c; c++)
+		if (*c == '"' || *c == '\\')
+			*c = '\'';
+	return at;
+}
+
+/* A spec value checked as the language checks it: `before value after`
+ * parsed and checked as a .coll text; an error is reported at the value in
+ * the spec. Returns the checked file (in s->mem), or NULL after the error. */
+static File *
+check_value(Spec *s, Loc at, const char *before, const char *value, const char *after)
+{
+	char *text = arena_printf(&s->mem, "%s%s%s", before, value, after);
+	const char *nl = strrchr(before, '\n');
+	int vline = 1, vcol = (int)strlen(nl ? nl + 1 : before) + 1;
+	for (const char *c = before; *c; c++)
+		vline += *c == '\n';
+	MemOut diag;
+	diag_reset();
+	diag_stream(memout_open(&diag));
+	diag_source("value.coll", text, strlen(text));
+	File *f = parse_text(&s->mem, "value.coll", text, strlen(text));
+	if (nerrors() == 0)
+		sema(f);
+	fflush(diag.f);
+	diag_stream(stderr);
+	char note[NOTE_LEN];
+	Loc e = first_error(diag.buf ? diag.buf : "", "value.coll", note);
+	memout_drop(&diag);
+	if (nerrors() == 0)
+		return f;
+	diag_reset();
+	int off = e.line == vline && e.col > vcol ? e.col - vcol : 0;
+	if (off >= (int)strlen(value))
+		off = 0;
+	spec_error(s, (Loc){at.line, at.col + off}, "%s", note);
+	return NULL;
+}
+
+/* Network values and routing policies checked once; a file's units take
+ * the network values as parsed blocks. */
+static int
+spec_check_values(Spec *s)
+{
+	for (int k = 0; k < NNET; k++)
+		for (int i = 0; i < s->net[k].n; i++) {
+			char before[64];
+			snprintf(before, sizeof before, "network {\n    %s = ", net_keys[k]);
+			File *f = check_value(s, s->net[k].at[i], before, s->net[k].v[i], ";\n}\n");
+			if (!f)
+				return -1;
+			s->net_block[k][i] = f->decl[0].body;
+		}
+	for (int i = 0; i < s->routing.n; i++)
+		if (!check_value(s, s->routing.at[i], "topology T = ring(2);\ncollective allreduce X "
+		                 "on T {\n    algorithm ring;\n    routing ", s->routing.v[i], ";\n}\n"))
+			return -1;
+	return 0;
+}
+
+/* ---- a spec naming a .coll file ---- */
+
+/* A label printed by fmt (a form as written), kept in s->mem. */
+static const char *
+form_label(Spec *s, const Call *c)
+{
+	MemOut m;
+	fmt_call(c, memout_open(&m));
+	memout_close(&m);
+	return arena_own(&s->mem, m.buf);
+}
+
+/* The `algorithm` column of a file's collective: its algorithm as written,
+ * or `schedule` and the schedule's modifiers. */
+static const char *
+alg_label(Spec *s, const Decl *d)
+{
+	MemOut m;
+	FILE *f = memout_open(&m);
+	for (int i = 0; d->body && i < d->body->nitem; i++) {
+		const Item *it = &d->body->item[i];
+		if (it->kind == IT_ALGORITHM)
+			fmt_call(it->flag ? NULL : it->call, f);
+		if (it->kind != IT_SCHEDULE)
+			continue;
+		fputs("schedule", f);
+		for (int k = 0; k < it->sched->nmod; k++) {
+			fputc(' ', f);
+			fmt_call(it->sched->mod[k], f);
+		}
+	}
+	memout_close(&m);
+	return arena_own(&s->mem, m.buf);
+}
+
+static const Item *
+item_in(const Block *b, ItemKind kind)
+{
+	for (int i = 0; b && i < b->nitem; i++)
+		if (b->item[i].kind == kind)
+			return &b->item[i];
+	return NULL;
+}
+
+static int
+add_file_pair(Spec *s, int decl, Loc at)
+{
+	const Decl *d = &s->cf.f->decl[decl];
+	if (s->npair == MAX_PAIRS)
+		return spec_error(s, at, "more than %d collectives", MAX_PAIRS);
+	int kind = 0;
+	for (int k = 0; k < NCOLLKIND; k++)
+		if (strcmp(coll_kind_name[k], d->ckind) == 0)
+			kind = k;
+	const Item *route = item_in(d->body, IT_ROUTING);
+	s->pair[s->npair++] = (Pair){.kind = kind, .alg = alg_label(s, d), .name = d->name,
+	            .topo = form_label(s, d->topo->form),
+	            .route = route ? route->name : "shortest_path", .decl = decl, .at = at};
+	return 0;
+}
+
+/* The collectives the spec names (or all of the file's), as pairs. */
+static int
+file_pairs(Spec *s)
+{
+	const File *f = s->cf.f;
+	const char *names[MAX_PAIRS];
+	int nname = 0;
+	for (int i = 0; i < f->ndecl && nname < MAX_PAIRS; i++)
+		if (f->decl[i].kind == DC_COLLECTIVE)
+			names[nname++] = f->decl[i].name;
+	if (!nname)
+		return spec_error(s, s->file.at[0], "%s declares no collective", s->cf.path);
+	if (!s->colls.n || (s->colls.n == 1 && strcmp(s->colls.v[0], "all") == 0)) {
+		Loc at = s->colls.n ? s->colls.at[0] : s->file.at[0];
+		for (int i = 0; i < f->ndecl; i++)
+			if (f->decl[i].kind == DC_COLLECTIVE && add_file_pair(s, i, at) != 0)
+				return -1;
+		return 0;
+	}
+	for (int k = 0; k < s->colls.n; k++) {
+		int d = -1;
+		for (int i = 0; i < f->ndecl && d < 0; i++)
+			if (f->decl[i].kind == DC_COLLECTIVE && strcmp(f->decl[i].name, s->colls.v[k]) == 0)
+				d = i;
+		for (int j = 0; j < k; j++)
+			if (strcmp(s->colls.v[j], s->colls.v[k]) == 0)
+				return spec_error(s, s->colls.at[k], "collective '%s' is named twice",
+				                  s->colls.v[k]);
+		const char *near = d < 0 ? nearest_name(s->colls.v[k], names, nname) : NULL;
+		if (d < 0)
+			return spec_error(s, s->colls.at[k], "%s declares no collective '%s'%s%s%s",
+			                  s->cf.path, s->colls.v[k], near ? "; did you mean '" : "",
+			                  near ? near : "", near ? "'?" : " (name its collectives, or 'all')");
+		if (add_file_pair(s, d, s->colls.at[k]) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* A network value the spec sweeps and a topology of the file sets itself
+ * (its `network` block or a link's) would not change that topology:
+ * refused, not silently ignored. */
+static int
+file_net_conflicts(Spec *s)
+{
+	for (int i = 0; i < s->npair; i++) {
+		const Decl *t = s->cf.f->decl[s->pair[i].decl].topo;
+		for (int j = 0; t->body && j < t->body->nitem; j++) {
+			const Item *it = &t->body->item[j];
+			const Block *b = it->kind == IT_NETWORK || it->kind == IT_LINK ? it->body : NULL;
+			for (int m = 0; b && m < b->nitem; m++)
+				for (int k = 0; k < NNET; k++)
+					if (s->net[k].n && b->item[m].kind == IT_PARAM &&
+					    strcmp(b->item[m].name, net_keys[k]) == 0)
+						return spec_error(s, s->net[k].key, "topology '%s' sets its own %s "
+						                  "(%s:%d), which the spec's values would not "
+						                  "change", t->name, net_keys[k], s->cf.path,
+						                  b->item[m].loc.line);
+		}
+	}
+	return 0;
+}
+
+/* The file, beside the spec unless absolute: read, parsed and checked. */
+static int
+spec_file(Spec *s)
+{
+	CollFile *c = &s->cf;
+	const char *v = s->file.v[0], *slash = strrchr(s->path, '/');
+	c->path = v[0] == '/' || !slash ? v
+	                                : arena_printf(&s->mem, "%.*s%s", (int)(slash - s->path + 1),
+	                                               s->path, v);
+	char err[512];
+	c->text = read_file(c->path, &c->len, err, sizeof err);
+	if (!c->text)
+		return spec_error(s, s->file.at[0], "%s", err);
+	diag_reset();
+	diag_source(c->path, c->text, c->len);
+	File *f = parse_text(&c->arena, c->path, c->text, c->len);
+	if (nerrors() == 0)
+		sema(f);
+	if (nerrors() > 0)
+		return -1; /* reported in the file */
+	c->f = f;
+	return file_pairs(s) != 0 || file_net_conflicts(s) != 0 ? -1 : 0;
+}
+
+/* A file's collectives keep their topologies and ranks: the keys that set
+ * them are refused. */
+static int
+file_axes(Spec *s)
+{
+	const List *no[2 + NCOLLKIND] = {&s->topo, &s->groups};
+	const char *name[2 + NCOLLKIND] = {"topology", "groups"};
+	for (int k = 0; k < NCOLLKIND; k++)
+		no[2 + k] = &s->alg[k], name[2 + k] = coll_kind_name[k];
+	for (size_t i = 0; i < countof(no); i++)
+		if (no[i]->key.line)
+			return spec_error(s, no[i]->key, "'%s' does not combine with `file`: the file's "
+			                  "collectives keep their topologies, ranks and algorithms, and "
+			                  "are swept over routing, network values and sizes", name[i]);
+	if (s->file.n > 1)
+		return spec_error(s, s->file.at[1], "%s", "one .coll file per spec");
+	return 0;
+}
+
+/* ---- the grid ---- */
+
+/* Library mode: the (collective, algorithm) pairs and the defaults. */
+static int
+library_pairs(Spec *s)
+{
+	static char dflt_group[] = "all";
+	if (s->colls.key.line)
+		return spec_error(s, s->colls.key, "%s", "'collectives' names collectives of the "
+		                  "spec's .coll file: add a `file` line");
+	if (!s->topo.n)
+		return spec_error(s, (Loc){0, 0}, "%s", "a spec needs a topology line (or a `file` "
+		                  "line) and a sizes line");
 	if (!s->groups.n)
 		s->groups.v[s->groups.n++] = dflt_group;
 	s->npair = 0;
 	for (int k = 0; k < NCOLLKIND; k++)
-		for (int i = 0; i < s->alg[k].n; i++) {
-			s->pair_kind[s->npair] = k;
-			s->pair_alg[s->npair++] = i;
-		}
+		for (int i = 0; i < s->alg[k].n; i++)
+			s->pair[s->npair++] = (Pair){.kind = k, .alg = s->alg[k].v[i], .decl = -1,
+			                             .at = s->alg[k].at[i]};
 	if (!s->npair)
-		return spec_error(path, 0, "%s", "a spec needs a line of algorithms for a collective "
-		                  "kind, e.g. 'allreduce ring, halving_doubling'");
+		return spec_error(s, (Loc){0, 0}, "%s", "a spec needs a line of algorithms for a "
+		                  "collective kind, e.g. 'allreduce ring, halving_doubling', or a "
+		                  "`file` line");
 	for (int i = 0; i < s->groups.n; i++) {
 		char *end;
 		long g = strtol(s->groups.v[i], &end, 10);
 		if (strcmp(s->groups.v[i], "all") != 0 && (*end || g < 1 || g > 1 << 20))
-			return spec_error(path, 0, "groups: '%s' is not a rank count or 'all'",
+			return spec_error(s, s->groups.at[i], "groups: '%s' is not a rank count or 'all'",
 			                  s->groups.v[i]);
 	}
+	return 0;
+}
+
+/* The pairs, the defaults and the strides of the unit numbering. */
+static int
+spec_finish(Spec *s)
+{
+	static char dflt_route[] = "shortest_path", none[] = "", dflt_group[] = "all";
+	if (!s->nsize)
+		return spec_error(s, (Loc){0, 0}, "%s", "a spec needs a sizes line");
+	s->route_given = s->routing.n > 0;
+	if (spec_check_values(s) != 0)
+		return -1;
+	if (s->file.n) {
+		if (file_axes(s) != 0 || spec_file(s) != 0)
+			return -1;
+		/* one topology and group each: the file's, per collective */
+		s->topo.v[s->topo.n++] = none;
+		s->groups.v[s->groups.n++] = dflt_group;
+	} else if (library_pairs(s) != 0) {
+		return -1;
+	}
+	if (!s->routing.n)
+		s->routing.v[s->routing.n++] = s->file.n ? none : dflt_route;
 	int nnet = 1;
 	for (int k = 0; k < NNET; k++)
 		nnet *= s->net[k].n ? s->net[k].n : 1;
@@ -245,7 +563,7 @@ spec_finish(const char *path, Spec *s)
 	s->per_topo = s->per_group * s->groups.n;
 	double units = (double)s->per_topo * s->topo.n;
 	if (units * s->nsize > 1e7)
-		return spec_error(path, 0, "%s", "the grid has more than 10^7 points");
+		return spec_error(s, (Loc){0, 0}, "%s", "the grid has more than 10^7 points");
 	s->nunit = (int)units;
 	return 0;
 }
@@ -262,7 +580,10 @@ spec_read(const char *path, Spec *s, char **textp)
 		return -1;
 	}
 	*textp = text;
-	memset(s, 0, sizeof *s);
+	s->path = path;
+	s->orig = xmalloc(len + 1);
+	memcpy(s->orig, text, len + 1);
+	s->orig_len = len;
 	int line = 0;
 	for (char *p = text, *nl; p && *p; p = nl) {
 		nl = strchr(p, '\n');
@@ -276,6 +597,7 @@ spec_read(const char *path, Spec *s, char **textp)
 		if (!*l)
 			continue;
 		char *key = l;
+		Loc at = {line, (int)(key - p) + 1};
 		while (*l && *l != ' ' && *l != '\t' && *l != ':')
 			l++;
 		if (*l)
@@ -285,16 +607,20 @@ spec_read(const char *path, Spec *s, char **textp)
 		char *val = trim(l);
 		List *list = spec_list(s, key);
 		if (strcmp(key, "sizes") == 0) {
-			if (spec_sizes(path, line, val, s) != 0)
+			List sizes;
+			s->sizes_at = at;
+			split_list(val, &sizes, p, line);
+			if (spec_sizes(s, &sizes) != 0)
 				return -1;
 		} else if (list) {
-			if (split_list(val, list) != 0)
-				return spec_error(path, line, "'%s': more than 64 values", key);
-		} else if (spec_option(path, line, key, val, s) != 0) {
+			if (split_list(val, list, p, line) != 0)
+				return spec_error(s, at, "'%s': more than 64 values", key);
+			list->key = at;
+		} else if (spec_option(s, at, key, val) != 0) {
 			return -1;
 		}
 	}
-	return spec_finish(path, s);
+	return spec_finish(s);
 }
 
 static Unit
@@ -311,106 +637,281 @@ unit_of(const Spec *s, int u)
 	return x;
 }
 
-/* ---- one unit: a .coll text, built and simulated ---- */
+/* ---- one unit: a .coll text, or the file, checked once ---- */
 
-static char *
-unit_coll(const Spec *s, const Unit *x)
+/* A value of the generated text and the spec value it came from. */
+typedef struct Seg {
+	int line, col, len;
+	Loc at;
+	bool exact; /* the spec's text itself (else only its start is meant) */
+} Seg;
+
+typedef struct Source {
+	Arena arena;
+	char *text;          /* library: the generated .coll text */
+	const char *name;    /* what diagnostics call it */
+	File *f;
+	Seg seg[2 * NNET + 8];
+	int nseg, line, col; /* the text written so far */
+	FILE *out;
+} Source;
+
+/* Appends text; a spec value (at.line > 0) is remembered as a segment. */
+static void
+put(Source *g, const char *text, Loc at, bool exact)
+{
+	if (at.line > 0 && g->nseg < (int)countof(g->seg))
+		g->seg[g->nseg++] = (Seg){g->line, g->col, (int)strlen(text), at, exact};
+	fputs(text, g->out);
+	for (const char *c = text; *c; c++) {
+		g->col = *c == '\n' ? 1 : g->col + 1;
+		g->line += *c == '\n';
+	}
+}
+
+/* Library mode: the unit as a .coll text, each spec value on record. */
+static void
+unit_coll(const Spec *s, const Unit *x, Source *g)
 {
 	MemOut m;
-	FILE *f = memout_open(&m);
-	fputs("network {", f);
+	g->out = memout_open(&m);
+	g->line = g->col = 1;
+	Loc none = {0, 0};
+	put(g, "network {", none, false);
+	for (int k = 0; k < NNET; k++)
+		if (s->net[k].n) {
+			put(g, " ", none, false);
+			put(g, net_keys[k], none, false);
+			put(g, " = ", none, false);
+			put(g, s->net[k].v[x->net[k]], s->net[k].at[x->net[k]], true);
+			put(g, ";", none, false);
+		}
+	put(g, " }\ntopology T = ", none, false);
+	put(g, s->topo.v[x->topo], s->topo.at[x->topo], true);
+	const Pair *p = &s->pair[x->pair];
+	put(g, ";\ncollective ", none, false);
+	put(g, coll_kind_name[p->kind], none, false);
+	put(g, " X on T {\n    algorithm ", none, false);
+	put(g, p->alg, p->at, true);
+	put(g, ";\n", none, false);
+	if (strcmp(s->groups.v[x->group], "all") != 0) {
+		char ranks[32];
+		snprintf(ranks, sizeof ranks, "0..%ld", strtol(s->groups.v[x->group], NULL, 10) - 1);
+		put(g, "    ranks ", none, false);
+		put(g, ranks, s->groups.at[x->group], false);
+		put(g, ";\n", none, false);
+	}
+	put(g, "    routing ", none, false);
+	put(g, s->routing.v[x->route], s->routing.at[x->route], true);
+	put(g, ";\n}\n", none, false);
+	memout_close(&m);
+	g->text = m.buf;
+}
+
+/* Where in the spec a location of the generated text comes from. */
+static Loc
+spec_loc_of(const Source *g, Loc gen, Loc fallback)
+{
+	for (int i = 0; i < g->nseg; i++) {
+		const Seg *sg = &g->seg[i];
+		if (gen.line != sg->line || gen.col < sg->col || gen.col > sg->col + sg->len)
+			continue;
+		int off = sg->exact && gen.col < sg->col + sg->len ? gen.col - sg->col : 0;
+		return (Loc){sg->at.line, sg->at.col + off};
+	}
+	return fallback;
+}
+
+/* A block with the spec's network values in place of the file's (or the
+ * file-wide block when the file has none). */
+static Block *
+net_override(const Spec *s, const Unit *x, const Block *file, Arena *a)
+{
+	Block *b = NEW(a, Block);
+	int n = (file ? file->nitem : 0) + NNET;
+	b->item = arena_array(a, (size_t)n, sizeof *b->item);
+	for (int i = 0; file && i < file->nitem; i++) {
+		bool swept = false;
+		for (int k = 0; k < NNET; k++)
+			swept |= s->net[k].n && file->item[i].kind == IT_PARAM &&
+			         strcmp(file->item[i].name, net_keys[k]) == 0;
+		if (!swept)
+			b->item[b->nitem++] = file->item[i];
+	}
 	for (int k = 0; k < NNET; k++)
 		if (s->net[k].n)
-			fprintf(f, " %s = %s;", net_keys[k], s->net[k].v[x->net[k]]);
-	fputs(" }\n", f);
-	int kind = s->pair_kind[x->pair];
-	fprintf(f, "topology T = %s;\ncollective %s X on T {\n    algorithm %s;\n",
-	        s->topo.v[x->topo], coll_kind_name[kind], s->alg[kind].v[s->pair_alg[x->pair]]);
-	if (strcmp(s->groups.v[x->group], "all") != 0)
-		fprintf(f, "    ranks 0..%ld;\n", strtol(s->groups.v[x->group], NULL, 10) - 1);
-	fprintf(f, "    routing %s;\n}\n", s->routing.v[x->route]);
-	memout_close(&m);
-	return m.buf;
+			b->item[b->nitem++] = s->net_block[k][x->net[k]]->item[0];
+	b->capitem = b->nitem;
+	return b;
 }
 
-/* The first line of a captured diagnostic, after "error: ". */
-static void
-first_error(const char *diag, char *note)
+/* The collective's block with the unit's routing in place of its own. */
+static Block *
+route_override(const Spec *s, const Unit *x, const Decl *d, Arena *a)
 {
-	const char *e = strstr(diag, "error: ");
-	e = e ? e + 7 : diag;
-	size_t n = strcspn(e, "\n");
-	if (n >= NOTE_LEN)
-		n = NOTE_LEN - 1;
-	memcpy(note, e, n);
-	note[n] = 0;
-	for (char *c = note; *c; c++)
-		if (*c == '"' || *c == '\\')
-			*c = '\'';
+	const Block *old = d->body;
+	Block *b = NEW(a, Block);
+	*b = *old;
+	b->item = arena_array(a, (size_t)old->nitem + 1, sizeof *b->item);
+	b->nitem = 0;
+	for (int i = 0; i < old->nitem; i++)
+		if (old->item[i].kind != IT_ROUTING)
+			b->item[b->nitem++] = old->item[i];
+	b->item[b->nitem++] = (Item){.kind = IT_ROUTING, .loc = d->loc, .end_line = d->loc.line,
+	                             .name = s->routing.v[x->route], .name_loc = d->loc};
+	b->capitem = b->nitem;
+	return b;
 }
 
-/* Builds unit u and simulates the sizes whose point is in the shard. */
+/* File mode: the file with the unit's collective only (the others are
+ * not built), its routing and network values from the spec. The copies'
+ * topology pointers follow the declarations into the new array. */
+static File *
+unit_file(const Spec *s, const Unit *x, Arena *a)
+{
+	const File *f = s->cf.f;
+	const Pair *p = &s->pair[x->pair];
+	File *u = NEW(a, File);
+	*u = *f;
+	u->decl = arena_array(a, (size_t)f->ndecl + 1, sizeof *u->decl);
+	int *to = arena_array(a, (size_t)f->ndecl + 1, sizeof *to);
+	bool swept = false, has_net = false;
+	for (int k = 0; k < NNET; k++)
+		swept |= s->net[k].n > 0;
+	for (int i = 0; i < f->ndecl; i++)
+		has_net |= f->decl[i].kind == DC_NETWORK;
+	u->ndecl = 0;
+	if (swept && !has_net)
+		u->decl[u->ndecl++] = (Decl){.kind = DC_NETWORK, .body = net_override(s, x, NULL, a)};
+	for (int i = 0; i < f->ndecl; i++) {
+		to[i] = -1;
+		if (f->decl[i].kind == DC_COLLECTIVE && i != p->decl)
+			continue;
+		to[i] = u->ndecl;
+		Decl *d = &u->decl[u->ndecl++];
+		*d = f->decl[i];
+		if (d->kind == DC_NETWORK && swept)
+			d->body = net_override(s, x, d->body, a);
+		if (d->kind == DC_COLLECTIVE && s->route_given)
+			d->body = route_override(s, x, d, a);
+	}
+	for (int i = 0; i < u->ndecl; i++)
+		if (u->decl[i].topo)
+			u->decl[i].topo = &u->decl[to[u->decl[i].topo - f->decl]];
+	u->capdecl = u->ndecl;
+	return u;
+}
+
+/* The unit parsed and checked, ready to lower at each size; -1 after
+ * errors (in the captured diagnostics). */
+static int
+unit_source(const Spec *s, const Unit *x, Source *g)
+{
+	if (s->cf.f) {
+		g->name = s->cf.path;
+		diag_source(g->name, s->cf.text, s->cf.len);
+		g->f = unit_file(s, x, &g->arena);
+		return 0;
+	}
+	unit_coll(s, x, g);
+	g->name = "sweep.coll";
+	diag_source(g->name, g->text, strlen(g->text));
+	g->f = parse_text(&g->arena, g->name, g->text, strlen(g->text));
+	if (nerrors() == 0)
+		sema(g->f);
+	return nerrors() > 0 ? -1 : 0;
+}
+
+/* One point: the unit lowered for this size (`auto`'s choice,
+ * pipelined_trees' segments and bridge's reconfigurations are made for
+ * it), verified and simulated. 0, or -1 with the error in the captured
+ * diagnostics or in err. */
+static int
+point_run(const Spec *s, const Source *g, double size, Record *r, char *err, size_t errlen)
+{
+	bool rounds = s->opts.sync == SIM_ROUNDS;
+	/* as collc sim: round by round, large symmetric schedules and rings stream */
+	Prog prog = {.auto_size = size, .compact = rounds};
+	Arena sim = {0};
+	SimNet net = {0};
+	int rc = lower(g->f, &prog) != 0 || nerrors() > 0 ? -1 : 0;
+	if (rc == 0 && prog.nskipped) {
+		error_at(prog.skipped[0]->loc, "collc has no generator for this algorithm yet");
+		rc = -1;
+	}
+	if (rc == 0 && (prog.nsched != 1 || verify(prog.sched[0]) != 0 ||
+	                (rounds ? sim_stream_scheds : sim_from_scheds)(
+	                    &sim, (const Sched *const *)prog.sched, 1, &net) != 0))
+		rc = -1;
+	SimResult res;
+	if (rc == 0 && sim_run(&sim, &net, 0, (int64_t)size, &s->opts, &res, err, errlen) != 0) {
+		rc = -1;
+	} else if (rc == 0) {
+		r->time_s = res.time_s;
+		r->nrank = net.coll[0].nrank;
+		const char *alg = prog.sched[0]->algorithm;
+		snprintf(r->note, sizeof r->note, "%s", strncmp(alg, "auto:", 5) == 0 ? alg : "");
+	}
+	prog_free(&prog);
+	arena_free(&sim);
+	return rc;
+}
+
+/* A failed point's record: collc's message and the spec value to blame
+ * (library: the value the message points at; file: the collective). */
 static void
+point_failed(const Spec *s, const Source *g, const Unit *x, const char *diag, const char *err,
+             Record *r)
+{
+	const Pair *p = &s->pair[x->pair];
+	r->ok = false;
+	r->at = p->at;
+	if (err[0]) {
+		first_error(err, "", r->note);
+		return;
+	}
+	Loc gen = first_error(diag, g->name, r->note);
+	if (s->cf.f)
+		r->coll_at = gen;
+	else
+		r->at = spec_loc_of(g, gen, p->at);
+}
+
+/* Builds unit u and simulates the sizes whose point is in the shard; false
+ * once a point failed (the worker stops: its later points are larger). */
+static bool
 run_unit(const Spec *s, int u, int shard, int nshard, int fd)
 {
 	Unit x = unit_of(s, u);
-	char *text = unit_coll(s, &x);
 	MemOut diag;
 	FILE *df = memout_open(&diag);
 	diag_reset();
 	diag_stream(df);
-	Arena ast = {0}, sim = {0};
-	Prog prog = {0};
-	SimNet net = {0};
-	Record r = {.status = ST_OK};
-	/* as collc sim: round by round, large symmetric schedules and rings stream */
-	bool rounds = s->opts.sync == SIM_ROUNDS;
-	prog.compact = rounds;
-	diag_source("sweep.coll", text, strlen(text));
-	File *file = parse_text(&ast, "sweep.coll", text, strlen(text));
-	if (nerrors() == 0)
-		sema(file);
-	if (nerrors() == 0)
-		lower(file, &prog);
-	if (nerrors() == 0 && prog.nskipped)
-		r.status = ST_NOT_BUILT;
-	else if (nerrors() || prog.nsched != 1 || verify(prog.sched[0]) != 0 ||
-	         (rounds ? sim_stream_scheds : sim_from_scheds)(
-	             &sim, (const Sched *const *)prog.sched, 1, &net) != 0)
-		r.status = ST_NOT_APPLICABLE;
-	fflush(df);
-	if (r.status == ST_NOT_BUILT)
-		snprintf(r.note, sizeof r.note, "collc has no generator for this algorithm yet");
-	else if (r.status != ST_OK)
-		first_error(diag.buf ? diag.buf : "", r.note);
-	r.nrank = r.status == ST_OK ? net.coll[0].nrank : 0;
-	for (int k = 0; k < s->nsize; k++) {
-		r.point = u * s->nsize + k;
+	Source g = {0};
+	bool built = false, ok = true;
+	for (int k = 0; k < s->nsize && ok; k++) {
+		Record r = {.point = u * s->nsize + k, .ok = true};
 		if (r.point % nshard != shard)
 			continue;
-		Record out = r;
-		char err[256];
-		SimResult res;
-		if (r.status == ST_OK) {
-			if (sim_run(&sim, &net, 0, (int64_t)s->sizes[k], &s->opts, &res, err,
-			            sizeof err) != 0) {
-				out.status = ST_ERROR;
-				first_error(err, out.note);
-			} else {
-				out.time_s = res.time_s;
-			}
+		char err[256] = "";
+		if (!built)
+			ok = unit_source(s, &x, &g) == 0;
+		built = true;
+		if (ok)
+			ok = point_run(s, &g, s->sizes[k], &r, err, sizeof err) == 0;
+		if (!ok) {
+			fflush(df);
+			point_failed(s, &g, &x, diag.buf ? diag.buf : "", err, &r);
 		}
-		if (write(fd, &out, sizeof out) != (ssize_t)sizeof out)
+		if (write(fd, &r, sizeof r) != (ssize_t)sizeof r)
 			_exit(3);
 	}
 	diag_stream(stderr);
 	memout_drop(&diag);
-	prog_free(&prog);
-	arena_free(&ast);
-	arena_free(&sim);
-	free(text);
+	arena_free(&g.arena);
+	free(g.text);
+	return ok;
 }
-
 /* ---- workers and the progress line ---- */
 
 typedef struct Progress {
@@ -436,10 +937,53 @@ progress_show(Progress *p, bool final)
 		fputs("\033[K", stderr);
 }
 
-/* Runs every unit of the shard on `workers` processes; rec[point] filled. */
+/* The point a record is about, as the spec's values name it. */
+static void
+point_desc(const Spec *s, const Record *r, char *buf, size_t len)
+{
+	Unit x = unit_of(s, r->point / s->nsize);
+	const Pair *p = &s->pair[x.pair];
+	char size[32];
+	human_bytes(s->sizes[r->point % s->nsize], size, sizeof size);
+	int n = s->cf.f ? snprintf(buf, len, "%s %s on %s", coll_kind_name[p->kind], p->name, p->topo)
+	                : snprintf(buf, len, "%s %s on %s, ranks %s", coll_kind_name[p->kind], p->alg,
+	                           s->topo.v[x.topo], s->groups.v[x.group]);
+	if (s->route_given && n >= 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, ", routing %s", s->routing.v[x.route]);
+	for (int k = 0; k < NNET; k++)
+		if (s->net[k].n && n >= 0 && (size_t)n < len)
+			n += snprintf(buf + n, len - (size_t)n, ", %s %s", net_keys[k],
+			              s->net[k].v[x.net[k]]);
+	if (n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, ", %s", size);
+}
+
+/* A point that failed: an error at the spec value to blame, and a note
+ * where collc's message points in the .coll file. */
+static void
+report_failure(const Spec *s, const Record *r)
+{
+	char desc[768];
+	point_desc(s, r, desc, sizeof desc);
+	diag_reset();
+	/* a tree or a group cannot be declared in a spec: the file can */
+	bool decl = !s->cf.f && (strncmp(r->note, "unknown tree", 12) == 0 ||
+	                         strncmp(r->note, "unknown group", 13) == 0);
+	spec_error(s, r->at, "point %d (%s) cannot be simulated: %s%s", r->point, desc, r->note,
+	           decl ? " (declare trees and groups in a .coll file and name it with `file`)" : "");
+	if (s->cf.f && r->coll_at.line) {
+		diag_source(s->cf.path, s->cf.text, s->cf.len);
+		note_at(r->coll_at, "in '%s'", s->pair[unit_of(s, r->point / s->nsize).pair].name);
+	}
+}
+
+/* Runs every unit of the shard on `workers` processes; rec[point] filled.
+ * A failed point stops its worker; the lowest failed point is reported
+ * (each worker runs its points in order, so it is the lowest of all). */
 static int
 run_all(const Spec *s, int shard, int nshard, int workers, Record *rec, bool *have)
 {
+	Record failed = {.point = -1};
 	long total = 0;
 	for (long p = 0; p < (long)s->nunit * s->nsize; p++)
 		total += p % nshard == shard;
@@ -457,7 +1001,8 @@ run_all(const Spec *s, int shard, int nshard, int workers, Record *rec, bool *ha
 		if (pid[w] == 0) {
 			close(fds[0]);
 			for (int u = w; u < s->nunit; u += workers)
-				run_unit(s, u, shard, nshard, fds[1]);
+				if (!run_unit(s, u, shard, nshard, fds[1]))
+					break;
 			_exit(0);
 		}
 		close(fds[1]);
@@ -473,6 +1018,8 @@ run_all(const Spec *s, int shard, int nshard, int workers, Record *rec, bool *ha
 			Record r;
 			ssize_t n = read(pfd[w].fd, &r, sizeof r);
 			if (n == (ssize_t)sizeof r && r.point >= 0 && r.point < s->nunit * s->nsize) {
+				if (!r.ok && (failed.point < 0 || r.point < failed.point))
+					failed = r;
 				rec[r.point] = r;
 				have[r.point] = true;
 				pg.done++;
@@ -490,6 +1037,10 @@ run_all(const Spec *s, int shard, int nshard, int workers, Record *rec, bool *ha
 			rc = -1;
 	}
 	progress_show(&pg, true);
+	if (failed.point >= 0) {
+		report_failure(s, &failed);
+		return -1;
+	}
 	if (rc != 0 || pg.done != total) {
 		fprintf(stderr, "collc: error: sweep: a worker failed (%ld of %ld points back)\n",
 		        pg.done, total);
@@ -517,45 +1068,59 @@ csv_field(FILE *f, const char *v)
 }
 
 static const char *const columns[] = {
-    "point", "topology", "ranks", "collective", "algorithm", "routing", "link_bandwidth",
+    "point", "topology", "ranks", "collective", "name", "algorithm", "routing", "link_bandwidth",
     "link_latency", "router_latency", "step_overhead", "mtu", "size", "count", "type", "redop",
     "time_us", "algbw_GBps", "busbw_GBps", "status", "note"};
-enum { NCOL = 20 };
+enum { NCOL = 21, COL_NAME = 4, COL_NOTE = 20 };
+
+/* Whether column c is written: `name` only for a spec's .coll file. */
+static bool
+has_col(const Spec *s, int c)
+{
+	return c != COL_NAME || s->cf.f;
+}
 
 /* The fields of one row as strings (numbers already formatted). */
 static void
 row_fields(const Spec *s, const Record *r, char (*v)[64], const char **note)
 {
 	Unit x = unit_of(s, r->point / s->nsize);
-	int kind = s->pair_kind[x.pair];
+	const Pair *p = &s->pair[x.pair];
+	const char *kind = coll_kind_name[p->kind];
 	double size = s->sizes[r->point % s->nsize];
 	snprintf(v[0], 64, "%d", r->point);
-	snprintf(v[1], 64, "%s", s->topo.v[x.topo]);
-	snprintf(v[2], 64, "%s", s->groups.v[x.group]);
-	snprintf(v[3], 64, "%s", coll_kind_name[kind]);
-	snprintf(v[4], 64, "%s", s->alg[kind].v[s->pair_alg[x.pair]]);
-	snprintf(v[5], 64, "%s", s->routing.v[x.route]);
+	snprintf(v[1], 64, "%s", s->cf.f ? p->topo : s->topo.v[x.topo]);
+	if (s->cf.f)
+		snprintf(v[2], 64, "%d", r->nrank);
+	else
+		snprintf(v[2], 64, "%s", s->groups.v[x.group]);
+	snprintf(v[3], 64, "%s", kind);
+	snprintf(v[4], 64, "%s", p->name ? p->name : "");
+	snprintf(v[5], 64, "%s", p->alg);
+	snprintf(v[6], 64, "%s", s->route_given ? s->routing.v[x.route] : p->route ? p->route
+	                                                                           : s->routing.v[0]);
 	for (int k = 0; k < NNET; k++)
-		snprintf(v[6 + k], 64, "%s", s->net[k].n ? s->net[k].v[x.net[k]] : "");
-	snprintf(v[11], 64, "%.0f", size);
-	snprintf(v[12], 64, "%.0f", floor(size / 4));
-	snprintf(v[13], 64, "float");
-	snprintf(v[14], 64, "%s", perf_redop(coll_kind_name[kind], "sum"));
-	bool ok = r->status == ST_OK && r->time_s > 0;
+		snprintf(v[7 + k], 64, "%s", s->net[k].n ? s->net[k].v[x.net[k]] : "");
+	snprintf(v[12], 64, "%.0f", size);
+	snprintf(v[13], 64, "%.0f", floor(size / 4));
+	snprintf(v[14], 64, "float");
+	snprintf(v[15], 64, "%s", perf_redop(kind, "sum"));
+	bool ok = r->ok && r->time_s > 0;
 	double algbw = ok ? size / r->time_s / 1e9 : 0;
-	double num[3] = {r->time_s * 1e6, algbw,
-	                 algbw * perf_busbw_factor(coll_kind_name[kind], r->nrank)};
+	double num[3] = {r->time_s * 1e6, algbw, algbw * perf_busbw_factor(kind, r->nrank)};
 	for (int k = 0; k < 3; k++) /* empty when not simulated */
-		snprintf(v[15 + k], 64, "%.3f", num[k]), v[15 + k][ok ? 63 : 0] = 0;
-	snprintf(v[18], 64, "%s", status_name[r->status]);
+		snprintf(v[16 + k], 64, "%.3f", num[k]), v[16 + k][ok ? 63 : 0] = 0;
+	snprintf(v[19], 64, "%s", "ok");
 	*note = r->note;
 }
 
 static void
 write_csv(const Spec *s, const Record *rec, const bool *have, FILE *f)
 {
+	const char *sep = "";
 	for (int c = 0; c < NCOL; c++)
-		fprintf(f, "%s%s", c ? "," : "", columns[c]);
+		if (has_col(s, c))
+			fprintf(f, "%s%s", sep, columns[c]), sep = ",";
 	fputc('\n', f);
 	char v[NCOL][64];
 	const char *note;
@@ -563,13 +1128,13 @@ write_csv(const Spec *s, const Record *rec, const bool *have, FILE *f)
 		if (!have[p])
 			continue;
 		row_fields(s, &rec[p], v, &note);
-		for (int c = 0; c < NCOL - 1; c++) {
+		for (int c = 0; c < NCOL; c++) {
+			if (!has_col(s, c))
+				continue;
 			if (c)
 				fputc(',', f);
-			csv_field(f, v[c]);
+			csv_field(f, c == COL_NOTE ? note : v[c]);
 		}
-		fputc(',', f);
-		csv_field(f, note);
 		fputc('\n', f);
 	}
 }
@@ -588,9 +1153,11 @@ write_json(const Spec *s, const Record *rec, const bool *have, FILE *f)
 		fputs(first ? "  {" : ",\n  {", f);
 		first = false;
 		for (int c = 0; c < NCOL; c++) {
+			if (!has_col(s, c))
+				continue;
 			fprintf(f, "%s\"%s\": ", c ? ", " : "", columns[c]);
-			const char *val = c == NCOL - 1 ? note : v[c];
-			bool number = c == 0 || c == 11 || c == 12 || (c >= 15 && c <= 17);
+			const char *val = c == COL_NOTE ? note : v[c];
+			bool number = c == 0 || c == 12 || c == 13 || (c >= 16 && c <= 18);
 			if (number && *val)
 				fputs(val, f);
 			else if (number)
@@ -603,8 +1170,8 @@ write_json(const Spec *s, const Record *rec, const bool *have, FILE *f)
 	fputs(first ? "]}\n" : "\n]}\n", f);
 }
 
-/* One busbw plot per unit family (all but the algorithm), series per
- * algorithm of the collective. */
+/* One busbw plot per unit family (all but the pair), series per pair of
+ * the same collective kind (its algorithms, or the file's collectives). */
 static int
 write_plots(const Spec *s, const Record *rec, const bool *have, const char *dir)
 {
@@ -613,22 +1180,26 @@ write_plots(const Spec *s, const Record *rec, const bool *have, const char *dir)
 		return 1;
 	}
 	int rc = 0;
-	double *y = xmalloc(((size_t)MAX_VALUES * s->nsize + 1) * sizeof *y);
-	PlotSeries ser[MAX_VALUES];
+	double *y = xmalloc(((size_t)MAX_PAIRS * s->nsize + 1) * sizeof *y);
+	PlotSeries *ser = xmalloc(MAX_PAIRS * sizeof *ser);
 	for (int u = 0; u < s->nunit && rc == 0; u++) {
 		Unit x = unit_of(s, u);
-		int kind = s->pair_kind[x.pair];
-		if (s->pair_alg[x.pair] != 0)
-			continue; /* the family is drawn once, from its first algorithm */
+		int kind = s->pair[x.pair].kind, first = 0;
+		while (s->pair[first].kind != kind)
+			first++;
+		if (first != x.pair)
+			continue; /* the family is drawn once, from its first pair */
 		int ns = 0;
-		for (int a = 0; a < s->alg[kind].n; a++) {
-			int uu = u + a * s->per_pair;
-			ser[ns].name = s->alg[kind].v[a];
+		for (int a = first; a < s->npair; a++) {
+			if (s->pair[a].kind != kind)
+				continue;
+			int uu = u + (a - first) * s->per_pair;
+			ser[ns].name = s->cf.f ? s->pair[a].name : s->pair[a].alg;
 			ser[ns].y = y + (size_t)ns * s->nsize;
 			bool any = false;
 			for (int k = 0; k < s->nsize; k++) {
 				long p = (long)uu * s->nsize + k;
-				bool ok = have[p] && rec[p].status == ST_OK;
+				bool ok = have[p] && rec[p].ok;
 				y[(size_t)ns * s->nsize + k] =
 				    ok ? s->sizes[k] / rec[p].time_s / 1e9 *
 				             perf_busbw_factor(coll_kind_name[kind], rec[p].nrank)
@@ -640,14 +1211,17 @@ write_plots(const Spec *s, const Record *rec, const bool *have, const char *dir)
 		if (!ns)
 			continue;
 		char title[256], path[4096];
-		snprintf(title, sizeof title, "%s %s, ranks %s, %s", coll_kind_name[kind],
-		         s->topo.v[x.topo], s->groups.v[x.group], s->routing.v[x.route]);
+		if (s->cf.f)
+			snprintf(title, sizeof title, "%s, %s", coll_kind_name[kind], s->cf.path);
+		else
+			snprintf(title, sizeof title, "%s %s, ranks %s, %s", coll_kind_name[kind],
+			         s->topo.v[x.topo], s->groups.v[x.group], s->routing.v[x.route]);
 		snprintf(path, sizeof path, "%s/sweep-%05d.svg", dir, u);
 		MemOut m;
 		svg_busbw(memout_open(&m), title, s->sizes, s->nsize, ser, ns, 0);
 		rc = write_output(path, &m);
 	}
-	free(y);
+	free(y), free(ser);
 	return rc;
 }
 
@@ -859,6 +1433,14 @@ sweep_args(int argc, char **argv, SweepArgs *a)
 	return 0;
 }
 
+static void
+spec_free(Spec *s, char *text)
+{
+	arena_free(&s->cf.arena);
+	arena_free(&s->mem);
+	free(s->cf.text), free(s->orig), free(text), free(s);
+}
+
 int
 cmd_sweep(int argc, char **argv)
 {
@@ -871,7 +1453,7 @@ cmd_sweep(int argc, char **argv)
 	Spec *s = xcalloc(1, sizeof *s);
 	char *text = NULL;
 	if (spec_read(a.spec, s, &text) != 0) {
-		free(text), free(s);
+		spec_free(s, text);
 		return 1;
 	}
 	long npoint = (long)s->nunit * s->nsize;
@@ -885,6 +1467,7 @@ cmd_sweep(int argc, char **argv)
 		rc = emit(a.json, write_json, s, rec, have);
 	if (rc == 0 && a.plots)
 		rc = write_plots(s, rec, have, a.plots);
-	free(rec), free(have), free(text), free(s);
+	free(rec), free(have);
+	spec_free(s, text);
 	return rc;
 }
