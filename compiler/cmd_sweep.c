@@ -937,25 +937,37 @@ progress_show(Progress *p, bool final)
 		fputs("\033[K", stderr);
 }
 
+/* The unit's routing (when the spec lists it) and network values, each
+ * ", key value", as the spec writes them. */
+static int
+axes_desc(const Spec *s, const Unit *x, char *buf, size_t len)
+{
+	int n = 0;
+	buf[0] = 0;
+	if (s->route_given)
+		n += snprintf(buf, len, ", routing %s", s->routing.v[x->route]);
+	for (int k = 0; k < NNET; k++)
+		if (s->net[k].n && n >= 0 && (size_t)n < len)
+			n += snprintf(buf + n, len - (size_t)n, ", %s %s", net_keys[k],
+			              s->net[k].v[x->net[k]]);
+	return n;
+}
+
 /* The point a record is about, as the spec's values name it. */
 static void
 point_desc(const Spec *s, const Record *r, char *buf, size_t len)
 {
 	Unit x = unit_of(s, r->point / s->nsize);
 	const Pair *p = &s->pair[x.pair];
-	char size[32];
+	char size[32], axes[512];
 	human_bytes(s->sizes[r->point % s->nsize], size, sizeof size);
-	int n = s->cf.f ? snprintf(buf, len, "%s %s on %s", coll_kind_name[p->kind], p->name, p->topo)
-	                : snprintf(buf, len, "%s %s on %s, ranks %s", coll_kind_name[p->kind], p->alg,
-	                           s->topo.v[x.topo], s->groups.v[x.group]);
-	if (s->route_given && n >= 0 && (size_t)n < len)
-		n += snprintf(buf + n, len - (size_t)n, ", routing %s", s->routing.v[x.route]);
-	for (int k = 0; k < NNET; k++)
-		if (s->net[k].n && n >= 0 && (size_t)n < len)
-			n += snprintf(buf + n, len - (size_t)n, ", %s %s", net_keys[k],
-			              s->net[k].v[x.net[k]]);
-	if (n >= 0 && (size_t)n < len)
-		snprintf(buf + n, len - (size_t)n, ", %s", size);
+	axes_desc(s, &x, axes, sizeof axes);
+	if (s->cf.f)
+		snprintf(buf, len, "%s %s on %s%s, %s", coll_kind_name[p->kind], p->name, p->topo, axes,
+		         size);
+	else
+		snprintf(buf, len, "%s %s on %s, ranks %s%s, %s", coll_kind_name[p->kind], p->alg,
+		         s->topo.v[x.topo], s->groups.v[x.group], axes, size);
 }
 
 /* A point that failed: an error at the spec value to blame, and a note
@@ -1210,9 +1222,11 @@ write_plots(const Spec *s, const Record *rec, const bool *have, const char *dir)
 		}
 		if (!ns)
 			continue;
-		char title[256], path[4096];
+		char title[1024], path[4096];
+		char axes[512];
+		axes_desc(s, &x, axes, sizeof axes);
 		if (s->cf.f)
-			snprintf(title, sizeof title, "%s, %s", coll_kind_name[kind], s->cf.path);
+			snprintf(title, sizeof title, "%s, %s%s", coll_kind_name[kind], s->cf.path, axes);
 		else
 			snprintf(title, sizeof title, "%s %s, ranks %s, %s", coll_kind_name[kind],
 			         s->topo.v[x.topo], s->groups.v[x.group], s->routing.v[x.route]);
@@ -1384,7 +1398,9 @@ int cmd_sweep(int argc, char **argv);
 const CliCommand cli_sweep = {
 	"sweep", "SPEC | --merge SHARD...",
 	"simulate a grid of topologies, groups, algorithms, routing, networks and sizes",
-	"SPEC lists, one key per line, the values of each grid dimension (docs/sweep.md).\n"
+	"SPEC lists, one key per line, the values of each grid dimension (docs/sweep.md);\n"
+	"`file F.coll` sweeps the collectives of a .coll file over routing, network and sizes.\n"
+	"Each point is built for its own size; one that cannot be built is an error.\n"
 	"Rows have nccl-tests' columns (size, count, type, redop, time_us, algbw, busbw).\n",
 	sweep_opts, countof(sweep_opts), cmd_sweep};
 
