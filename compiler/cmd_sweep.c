@@ -311,6 +311,15 @@ check_value(Spec *s, Loc at, const char *before, const char *value, const char *
 	return NULL;
 }
 
+static const Item *
+item_in(const Block *b, ItemKind kind)
+{
+	for (int i = 0; b && i < b->nitem; i++)
+		if (b->item[i].kind == kind)
+			return &b->item[i];
+	return NULL;
+}
+
 /* Network values and routing policies checked once; a file's units take
  * the network values as parsed blocks. */
 static int
@@ -323,12 +332,24 @@ spec_check_values(Spec *s)
 			File *f = check_value(s, s->net[k].at[i], before, s->net[k].v[i], ";\n}\n");
 			if (!f)
 				return -1;
-			s->net_block[k][i] = f->decl[0].body;
+			/* one value, not more text (a file's units take the item itself) */
+			const Block *b = f->ndecl == 1 ? f->decl[0].body : NULL;
+			if (!b || b->nitem != 1)
+				return spec_error(s, s->net[k].at[i], "%s: '%s' is not one value", net_keys[k],
+				                  s->net[k].v[i]);
+			s->net_block[k][i] = b;
 		}
-	for (int i = 0; i < s->routing.n; i++)
-		if (!check_value(s, s->routing.at[i], "topology T = ring(2);\ncollective allreduce X "
-		                 "on T {\n    algorithm ring;\n    routing ", s->routing.v[i], ";\n}\n"))
+	for (int i = 0; i < s->routing.n; i++) {
+		File *f = check_value(s, s->routing.at[i], "topology T = ring(2);\ncollective allreduce "
+		                      "X on T {\n    algorithm ring;\n    routing ", s->routing.v[i],
+		                      ";\n}\n");
+		if (!f)
 			return -1;
+		const Item *r = f->ndecl == 2 ? item_in(f->decl[1].body, IT_ROUTING) : NULL;
+		if (!r || strcmp(r->name, s->routing.v[i]) != 0)
+			return spec_error(s, s->routing.at[i], "routing: '%s' is not one policy",
+			                  s->routing.v[i]);
+	}
 	return 0;
 }
 
@@ -365,15 +386,6 @@ alg_label(Spec *s, const Decl *d)
 	}
 	memout_close(&m);
 	return arena_own(&s->mem, m.buf);
-}
-
-static const Item *
-item_in(const Block *b, ItemKind kind)
-{
-	for (int i = 0; b && i < b->nitem; i++)
-		if (b->item[i].kind == kind)
-			return &b->item[i];
-	return NULL;
 }
 
 static int
