@@ -592,6 +592,49 @@ test_sweep_file(void)
 	free(out), free(err);
 }
 
+/* A file without a network block takes the spec's values as one: the
+ * user's ring schedule is the library ring's row for row; the failed point
+ * reported is the same whatever --jobs is. */
+static void
+test_sweep_file_network(void)
+{
+	char cwd[1024], text[2048], args[1024], *out, *err, *lib, *lerr;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(getcwd(cwd, sizeof cwd));
+	snprintf(text, sizeof text, "file %s/examples/user-ring.coll\ncollectives RING\n"
+	         "link_bandwidth 800 Gbps, 100 Gbps\nsizes 1MiB\n", cwd);
+	write_in(tmpdir, "u.sweep", text);
+	write_in(tmpdir, "l.sweep", "topology ring(8)\nallreduce ring\n"
+	                            "link_bandwidth 800 Gbps, 100 Gbps\nsizes 1MiB\n");
+	snprintf(args, sizeof args, "sweep %s/u.sweep", tmpdir);
+	CU_ASSERT_EQUAL(collc(args, &out, &err), 0);
+	snprintf(args, sizeof args, "sweep %s/l.sweep", tmpdir);
+	CU_ASSERT_EQUAL(collc(args, &lib, &lerr), 0);
+	/* from the bandwidth on, each row is the library's */
+	for (int bw = 0; bw < 2; bw++) {
+		const char *key = bw ? ",100 Gbps," : ",800 Gbps,";
+		const char *u = strstr(out, key), *l = strstr(lib, key);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(l);
+		CU_ASSERT_EQUAL(strncmp(strstr(u, ",1048576,"), strstr(l, ",1048576,"),
+		                        strcspn(strstr(l, ",1048576,"), "\n")), 0);
+	}
+	free(out), free(err), free(lib), free(lerr);
+	write_in(tmpdir, "e2.sweep", "topology torus(4, 4), optical_ring(16)\ngroups 4, 16\n"
+	                             "allreduce ring, bridge\nrouting shortest_path, dor\n"
+	                             "sizes 1MiB\n");
+	char *e[2];
+	for (int j = 0; j < 2; j++) {
+		snprintf(args, sizeof args, "sweep %s/e2.sweep -j %d", tmpdir, j + 1);
+		CU_ASSERT_EQUAL(collc(args, &out, &e[j]), 1);
+		CU_ASSERT_STRING_EQUAL(out, "");
+		free(out);
+	}
+	CU_ASSERT_PTR_NOT_NULL(strstr(e[0], "e2.sweep:3:17: error: point 2 (allreduce bridge on "
+	                                    "torus(4, 4), ranks 4, routing shortest_path, 1 MiB)"));
+	CU_ASSERT_STRING_EQUAL(strstr(e[0], "e2.sweep:"), strstr(e[1], "e2.sweep:"));
+	free(e[0]), free(e[1]);
+}
+
 /* want with @BUDGET@ (the memory budget, which follows the machine's
  * memory: docs/limits.md) replaced as collc prints it here. */
 static char *
@@ -705,6 +748,8 @@ CU_TestInfo cli_tests[] = {
 	{"sweep: a size's row is the same whatever else the sizes line holds", test_sweep_sizes},
 	{"sweep: a .coll file's collectives (SP, user schedules) over routing, network, sizes",
 	 test_sweep_file},
+	{"sweep: a file without a network block; the failed point whatever --jobs",
+	 test_sweep_file_network},
 	{"sim: closed form through CSV, .sim and JSON; plots; errors write nothing", test_sim},
 	{"write errors, symbolic links, modes", test_write_errors_and_links},
 	{"help, version, usage errors", test_help_and_version},
