@@ -1,22 +1,13 @@
 /*
  * cmd_sweep.c: `collc sweep SPEC`: simulate a grid of collectives (docs/sweep.md).
  *
- * SPEC is a small line-based file: each line is a key and a comma-separated
- * list (commas inside parentheses belong to the value), e.g.
- *
- *   topology  torus(8, 8), torus(4, 4, 4)
- *   groups    2, 4, 8, 16
- *   allreduce ring, ring(ports 2), halving_doubling
- *   routing   shortest_path, dor
- *   link_bandwidth 400 GBps
- *   sizes     64KiB..4MiB
- *
  * The grid is every topology x group x (collective, algorithm) x routing x
- * network variant x size; a group of g is ranks 0..g-1 (consecutive ids,
- * row-major). Each configuration but the size is a "unit": a .coll text
- * built, verified and converted once, then simulated at its sizes. Points
- * are numbered in that nesting order (size fastest), and every point gets a
- * row, with a status when it was not simulated.
+ * network variant x size, or a .coll file's collectives x routing x network
+ * x size (sweep_spec.c reads and checks the spec). Each configuration but
+ * the size is a unit, built and simulated by a worker at each of its sizes
+ * (sweep_unit.c). Points are numbered in that nesting order (size fastest).
+ * A point that cannot be built or simulated is an error located at the
+ * spec value to blame; nothing is written.
  *
  * Work is spread over worker processes (fork), one record per point coming
  * back through a pipe; the parent keeps the rows by point number, so the
@@ -29,7 +20,6 @@
 #include <getopt.h>
 #include <math.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -37,379 +27,9 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "driver.h"
 #include "perf.h"
-#include "simbuild.h"
 #include "svgplot.h"
-
-enum { MAX_VALUES = 64, MAX_LIST = 8, MAX_WORKERS = 64, NOTE_LEN = 160 };
-
-/* The network keys a spec may list, in column order. */
-static const char *const net_keys[] = {"link_bandwidth", "link_latency", "router_latency",
-                                       "step_overhead", "mtu"};
-enum { NNET = 5 };
-
-typedef struct List {
-	char *v[MAX_VALUES];
-	int n;
-} List;
-
-typedef struct Spec {
-	List topo, groups, routing, net[NNET];
-	List alg[NCOLLKIND];   /* per collective kind: its algorithms */
-	double sizes[MAX_VALUES];
-	int nsize;
-	SimOpts opts;
-	/* derived: the units in order */
-	int nunit;
-	int per_topo, per_group, per_pair, per_route; /* strides of the nesting */
-	int npair;                                    /* (collective, algorithm) pairs */
-	int pair_kind[NCOLLKIND * MAX_VALUES], pair_alg[NCOLLKIND * MAX_VALUES];
-} Spec;
-
-/* One unit decoded from its number. */
-typedef struct Unit {
-	int topo, group, pair, route, net[NNET];
-} Unit;
-
-typedef enum Status { ST_OK, ST_NOT_APPLICABLE, ST_NOT_BUILT, ST_ERROR, NSTATUS } Status;
-static const char *const status_name[] = {"ok", "not_applicable", "not_built", "error"};
-
-/* What a worker sends back for one point (one write, under PIPE_BUF). */
-typedef struct Record {
-	int point;
-	int status;
-	int nrank;
-	double time_s;
-	char note[NOTE_LEN];
-} Record;
-
-/* ---- the spec file ---- */
-
-static char *
-trim(char *s)
-{
-	while (*s == ' ' || *s == '\t')
-		s++;
-	char *e = s + strlen(s);
-	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
-		*--e = 0;
-	return s;
-}
-
-/* Splits at commas outside parentheses; 0, or -1 if too many values. */
-static int
-split_list(char *text, List *l)
-{
-	l->n = 0;
-	int depth = 0;
-	char *start = text;
-	for (char *p = text;; p++) {
-		if (*p == '(')
-			depth++;
-		else if (*p == ')')
-			depth--;
-		if (*p == 0 || (*p == ',' && depth == 0)) {
-			bool end = *p == 0;
-			*p = 0;
-			char *v = trim(start);
-			if (*v) {
-				if (l->n == MAX_VALUES)
-					return -1;
-				l->v[l->n++] = v;
-			}
-			if (end)
-				return 0;
-			start = p + 1;
-		}
-	}
-}
-
-static int spec_error(const char *path, int line, const char *fmt, ...) PRINTF_LIKE(3, 4);
-
-static int
-spec_error(const char *path, int line, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	if (line > 0)
-		fprintf(stderr, "%s:%d: error: ", path, line);
-	else
-		fprintf(stderr, "%s: error: ", path);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return -1;
-}
-
-static int
-spec_sizes(const char *path, int line, char *text, Spec *s)
-{
-	List l;
-	split_list(text, &l);
-	s->nsize = 0;
-	for (int i = 0; i < l.n; i++) {
-		char *dots = strstr(l.v[i], "..");
-		double lo, hi;
-		if (dots) {
-			*dots = 0;
-			lo = parse_size(l.v[i]), hi = parse_size(dots + 2);
-		} else {
-			lo = hi = parse_size(l.v[i]);
-		}
-		if (lo < 1 || hi < lo)
-			return spec_error(path, line, "sizes: '%s' is not a size or a range A..B", l.v[i]);
-		for (double v = lo; v <= hi * (1 + 1e-12); v *= 2) {
-			if (s->nsize == MAX_VALUES)
-				return spec_error(path, line, "sizes: more than %s sizes", "64");
-			s->sizes[s->nsize++] = floor(v);
-		}
-	}
-	return 0;
-}
-
-static int
-spec_option(const char *path, int line, const char *key, char *val, Spec *s)
-{
-	if (strcmp(key, "mode") == 0 && (strcmp(val, "packet") == 0 || strcmp(val, "flow") == 0)) {
-		s->opts.mode = val[0] == 'p' ? SIM_PACKET : SIM_FLOW;
-		return 0;
-	}
-	if (strcmp(key, "sync") == 0 && (strcmp(val, "rounds") == 0 || strcmp(val, "deps") == 0)) {
-		s->opts.sync = val[0] == 'r' ? SIM_ROUNDS : SIM_DEPS;
-		return 0;
-	}
-	if (strcmp(key, "links") == 0 && (strcmp(val, "shared") == 0 || strcmp(val, "private") == 0)) {
-		s->opts.private_links = val[0] == 'p';
-		return 0;
-	}
-	if (strcmp(key, "mode") == 0 || strcmp(key, "sync") == 0 || strcmp(key, "links") == 0)
-		return spec_error(path, line, "'%s' takes packet|flow, rounds|deps or shared|private",
-		                  key);
-	return spec_error(path, line, "unknown key '%s' (topology, groups, a collective kind, "
-	                  "routing, link_bandwidth, link_latency, router_latency, step_overhead, "
-	                  "mtu, sizes, mode, sync, links)", key);
-}
-
-static List *
-spec_list(Spec *s, const char *key)
-{
-	if (strcmp(key, "topology") == 0)
-		return &s->topo;
-	if (strcmp(key, "groups") == 0)
-		return &s->groups;
-	if (strcmp(key, "routing") == 0)
-		return &s->routing;
-	for (int k = 0; k < NNET; k++)
-		if (strcmp(key, net_keys[k]) == 0)
-			return &s->net[k];
-	for (int k = 0; k < NCOLLKIND; k++)
-		if (strcmp(key, coll_kind_name[k]) == 0)
-			return &s->alg[k];
-	return NULL;
-}
-
-/* The strides of the unit numbering and the (collective, algorithm) pairs. */
-static int
-spec_finish(const char *path, Spec *s)
-{
-	static char dflt_route[] = "shortest_path", dflt_group[] = "all";
-	if (!s->topo.n || !s->nsize)
-		return spec_error(path, 0, "%s", "a spec needs a topology line and a sizes line");
-	if (!s->routing.n)
-		s->routing.v[s->routing.n++] = dflt_route;
-	if (!s->groups.n)
-		s->groups.v[s->groups.n++] = dflt_group;
-	s->npair = 0;
-	for (int k = 0; k < NCOLLKIND; k++)
-		for (int i = 0; i < s->alg[k].n; i++) {
-			s->pair_kind[s->npair] = k;
-			s->pair_alg[s->npair++] = i;
-		}
-	if (!s->npair)
-		return spec_error(path, 0, "%s", "a spec needs a line of algorithms for a collective "
-		                  "kind, e.g. 'allreduce ring, halving_doubling'");
-	for (int i = 0; i < s->groups.n; i++) {
-		char *end;
-		long g = strtol(s->groups.v[i], &end, 10);
-		if (strcmp(s->groups.v[i], "all") != 0 && (*end || g < 1 || g > 1 << 20))
-			return spec_error(path, 0, "groups: '%s' is not a rank count or 'all'",
-			                  s->groups.v[i]);
-	}
-	int nnet = 1;
-	for (int k = 0; k < NNET; k++)
-		nnet *= s->net[k].n ? s->net[k].n : 1;
-	s->per_route = nnet;
-	s->per_pair = s->per_route * s->routing.n;
-	s->per_group = s->per_pair * s->npair;
-	s->per_topo = s->per_group * s->groups.n;
-	double units = (double)s->per_topo * s->topo.n;
-	if (units * s->nsize > 1e7)
-		return spec_error(path, 0, "%s", "the grid has more than 10^7 points");
-	s->nunit = (int)units;
-	return 0;
-}
-
-/* Reads SPEC; the text stays allocated (the lists point into it). */
-static int
-spec_read(const char *path, Spec *s, char **textp)
-{
-	char err[512];
-	size_t len;
-	char *text = read_file(path, &len, err, sizeof err);
-	if (!text) {
-		fprintf(stderr, "collc: error: %s\n", err);
-		return -1;
-	}
-	*textp = text;
-	memset(s, 0, sizeof *s);
-	int line = 0;
-	for (char *p = text, *nl; p && *p; p = nl) {
-		nl = strchr(p, '\n');
-		if (nl)
-			*nl++ = 0;
-		line++;
-		char *hash = strchr(p, '#');
-		if (hash)
-			*hash = 0;
-		char *l = trim(p);
-		if (!*l)
-			continue;
-		char *key = l;
-		while (*l && *l != ' ' && *l != '\t' && *l != ':')
-			l++;
-		if (*l)
-			*l++ = 0;
-		if (*l == ':')
-			l++;
-		char *val = trim(l);
-		List *list = spec_list(s, key);
-		if (strcmp(key, "sizes") == 0) {
-			if (spec_sizes(path, line, val, s) != 0)
-				return -1;
-		} else if (list) {
-			if (split_list(val, list) != 0)
-				return spec_error(path, line, "'%s': more than 64 values", key);
-		} else if (spec_option(path, line, key, val, s) != 0) {
-			return -1;
-		}
-	}
-	return spec_finish(path, s);
-}
-
-static Unit
-unit_of(const Spec *s, int u)
-{
-	Unit x = {.topo = u / s->per_topo, .group = u % s->per_topo / s->per_group,
-	          .pair = u % s->per_group / s->per_pair, .route = u % s->per_pair / s->per_route};
-	int rest = u % s->per_route;
-	for (int k = NNET - 1; k >= 0; k--) {
-		int n = s->net[k].n ? s->net[k].n : 1;
-		x.net[k] = rest % n;
-		rest /= n;
-	}
-	return x;
-}
-
-/* ---- one unit: a .coll text, built and simulated ---- */
-
-static char *
-unit_coll(const Spec *s, const Unit *x)
-{
-	MemOut m;
-	FILE *f = memout_open(&m);
-	fputs("network {", f);
-	for (int k = 0; k < NNET; k++)
-		if (s->net[k].n)
-			fprintf(f, " %s = %s;", net_keys[k], s->net[k].v[x->net[k]]);
-	fputs(" }\n", f);
-	int kind = s->pair_kind[x->pair];
-	fprintf(f, "topology T = %s;\ncollective %s X on T {\n    algorithm %s;\n",
-	        s->topo.v[x->topo], coll_kind_name[kind], s->alg[kind].v[s->pair_alg[x->pair]]);
-	if (strcmp(s->groups.v[x->group], "all") != 0)
-		fprintf(f, "    ranks 0..%ld;\n", strtol(s->groups.v[x->group], NULL, 10) - 1);
-	fprintf(f, "    routing %s;\n}\n", s->routing.v[x->route]);
-	memout_close(&m);
-	return m.buf;
-}
-
-/* The first line of a captured diagnostic, after "error: ". */
-static void
-first_error(const char *diag, char *note)
-{
-	const char *e = strstr(diag, "error: ");
-	e = e ? e + 7 : diag;
-	size_t n = strcspn(e, "\n");
-	if (n >= NOTE_LEN)
-		n = NOTE_LEN - 1;
-	memcpy(note, e, n);
-	note[n] = 0;
-	for (char *c = note; *c; c++)
-		if (*c == '"' || *c == '\\')
-			*c = '\'';
-}
-
-/* Builds unit u and simulates the sizes whose point is in the shard. */
-static void
-run_unit(const Spec *s, int u, int shard, int nshard, int fd)
-{
-	Unit x = unit_of(s, u);
-	char *text = unit_coll(s, &x);
-	MemOut diag;
-	FILE *df = memout_open(&diag);
-	diag_reset();
-	diag_stream(df);
-	Arena ast = {0}, sim = {0};
-	Prog prog = {0};
-	SimNet net = {0};
-	Record r = {.status = ST_OK};
-	/* as collc sim: round by round, large symmetric schedules and rings stream */
-	bool rounds = s->opts.sync == SIM_ROUNDS;
-	prog.compact = rounds;
-	diag_source("sweep.coll", text, strlen(text));
-	File *file = parse_text(&ast, "sweep.coll", text, strlen(text));
-	if (nerrors() == 0)
-		sema(file);
-	if (nerrors() == 0)
-		lower(file, &prog);
-	if (nerrors() == 0 && prog.nskipped)
-		r.status = ST_NOT_BUILT;
-	else if (nerrors() || prog.nsched != 1 || verify(prog.sched[0]) != 0 ||
-	         (rounds ? sim_stream_scheds : sim_from_scheds)(
-	             &sim, (const Sched *const *)prog.sched, 1, &net) != 0)
-		r.status = ST_NOT_APPLICABLE;
-	fflush(df);
-	if (r.status == ST_NOT_BUILT)
-		snprintf(r.note, sizeof r.note, "collc has no generator for this algorithm yet");
-	else if (r.status != ST_OK)
-		first_error(diag.buf ? diag.buf : "", r.note);
-	r.nrank = r.status == ST_OK ? net.coll[0].nrank : 0;
-	for (int k = 0; k < s->nsize; k++) {
-		r.point = u * s->nsize + k;
-		if (r.point % nshard != shard)
-			continue;
-		Record out = r;
-		char err[256];
-		SimResult res;
-		if (r.status == ST_OK) {
-			if (sim_run(&sim, &net, 0, (int64_t)s->sizes[k], &s->opts, &res, err,
-			            sizeof err) != 0) {
-				out.status = ST_ERROR;
-				first_error(err, out.note);
-			} else {
-				out.time_s = res.time_s;
-			}
-		}
-		if (write(fd, &out, sizeof out) != (ssize_t)sizeof out)
-			_exit(3);
-	}
-	diag_stream(stderr);
-	memout_drop(&diag);
-	prog_free(&prog);
-	arena_free(&ast);
-	arena_free(&sim);
-	free(text);
-}
+#include "sweep.h"
 
 /* ---- workers and the progress line ---- */
 
@@ -436,10 +56,65 @@ progress_show(Progress *p, bool final)
 		fputs("\033[K", stderr);
 }
 
-/* Runs every unit of the shard on `workers` processes; rec[point] filled. */
+/* The unit's routing (when the spec lists it) and network values, each
+ * ", key value", as the spec writes them. */
+static int
+axes_desc(const Spec *s, const Unit *x, char *buf, size_t len)
+{
+	int n = 0;
+	buf[0] = 0;
+	if (s->route_given)
+		n += snprintf(buf, len, ", routing %s", s->routing.v[x->route]);
+	for (int k = 0; k < NNET; k++)
+		if (s->net[k].n && n >= 0 && (size_t)n < len)
+			n += snprintf(buf + n, len - (size_t)n, ", %s %s", net_keys[k],
+			              s->net[k].v[x->net[k]]);
+	return n;
+}
+
+/* The point a record is about, as the spec's values name it. */
+static void
+point_desc(const Spec *s, const Record *r, char *buf, size_t len)
+{
+	Unit x = unit_of(s, r->point / s->nsize);
+	const Pair *p = &s->pair[x.pair];
+	char size[32], axes[512];
+	human_bytes(s->sizes[r->point % s->nsize], size, sizeof size);
+	axes_desc(s, &x, axes, sizeof axes);
+	if (s->cf.f)
+		snprintf(buf, len, "%s %s on %s%s, %s", coll_kind_name[p->kind], p->name, p->topo, axes,
+		         size);
+	else
+		snprintf(buf, len, "%s %s on %s, ranks %s%s, %s", coll_kind_name[p->kind], p->alg,
+		         s->topo.v[x.topo], s->groups.v[x.group], axes, size);
+}
+
+/* A point that failed: an error at the spec value to blame, and a note
+ * where collc's message points in the .coll file. */
+static void
+report_failure(const Spec *s, const Record *r)
+{
+	char desc[768];
+	point_desc(s, r, desc, sizeof desc);
+	diag_reset();
+	/* a tree or a group cannot be declared in a spec: the file can */
+	bool decl = !s->cf.f && (strncmp(r->note, "unknown tree", 12) == 0 ||
+	                         strncmp(r->note, "unknown group", 13) == 0);
+	spec_error(s, r->at, "point %d (%s) cannot be simulated: %s%s", r->point, desc, r->note,
+	           decl ? " (declare trees and groups in a .coll file and name it with `file`)" : "");
+	if (s->cf.f && r->coll_at.line) {
+		diag_source(s->cf.path, s->cf.text, s->cf.len);
+		note_at(r->coll_at, "in '%s'", s->pair[unit_of(s, r->point / s->nsize).pair].name);
+	}
+}
+
+/* Runs every unit of the shard on `workers` processes; rec[point] filled.
+ * A failed point stops its worker; the lowest failed point is reported
+ * (each worker runs its points in order, so it is the lowest of all). */
 static int
 run_all(const Spec *s, int shard, int nshard, int workers, Record *rec, bool *have)
 {
+	Record failed = {.point = -1};
 	long total = 0;
 	for (long p = 0; p < (long)s->nunit * s->nsize; p++)
 		total += p % nshard == shard;
@@ -457,7 +132,8 @@ run_all(const Spec *s, int shard, int nshard, int workers, Record *rec, bool *ha
 		if (pid[w] == 0) {
 			close(fds[0]);
 			for (int u = w; u < s->nunit; u += workers)
-				run_unit(s, u, shard, nshard, fds[1]);
+				if (!run_unit(s, u, shard, nshard, fds[1]))
+					break;
 			_exit(0);
 		}
 		close(fds[1]);
@@ -473,6 +149,8 @@ run_all(const Spec *s, int shard, int nshard, int workers, Record *rec, bool *ha
 			Record r;
 			ssize_t n = read(pfd[w].fd, &r, sizeof r);
 			if (n == (ssize_t)sizeof r && r.point >= 0 && r.point < s->nunit * s->nsize) {
+				if (!r.ok && (failed.point < 0 || r.point < failed.point))
+					failed = r;
 				rec[r.point] = r;
 				have[r.point] = true;
 				pg.done++;
@@ -490,6 +168,10 @@ run_all(const Spec *s, int shard, int nshard, int workers, Record *rec, bool *ha
 			rc = -1;
 	}
 	progress_show(&pg, true);
+	if (failed.point >= 0) {
+		report_failure(s, &failed);
+		return -1;
+	}
 	if (rc != 0 || pg.done != total) {
 		fprintf(stderr, "collc: error: sweep: a worker failed (%ld of %ld points back)\n",
 		        pg.done, total);
@@ -517,45 +199,59 @@ csv_field(FILE *f, const char *v)
 }
 
 static const char *const columns[] = {
-    "point", "topology", "ranks", "collective", "algorithm", "routing", "link_bandwidth",
+    "point", "topology", "ranks", "collective", "name", "algorithm", "routing", "link_bandwidth",
     "link_latency", "router_latency", "step_overhead", "mtu", "size", "count", "type", "redop",
     "time_us", "algbw_GBps", "busbw_GBps", "status", "note"};
-enum { NCOL = 20 };
+enum { NCOL = 21, COL_NAME = 4, COL_NOTE = 20 };
+
+/* Whether column c is written: `name` only for a spec's .coll file. */
+static bool
+has_col(const Spec *s, int c)
+{
+	return c != COL_NAME || s->cf.f;
+}
 
 /* The fields of one row as strings (numbers already formatted). */
 static void
 row_fields(const Spec *s, const Record *r, char (*v)[64], const char **note)
 {
 	Unit x = unit_of(s, r->point / s->nsize);
-	int kind = s->pair_kind[x.pair];
+	const Pair *p = &s->pair[x.pair];
+	const char *kind = coll_kind_name[p->kind];
 	double size = s->sizes[r->point % s->nsize];
 	snprintf(v[0], 64, "%d", r->point);
-	snprintf(v[1], 64, "%s", s->topo.v[x.topo]);
-	snprintf(v[2], 64, "%s", s->groups.v[x.group]);
-	snprintf(v[3], 64, "%s", coll_kind_name[kind]);
-	snprintf(v[4], 64, "%s", s->alg[kind].v[s->pair_alg[x.pair]]);
-	snprintf(v[5], 64, "%s", s->routing.v[x.route]);
+	snprintf(v[1], 64, "%s", s->cf.f ? p->topo : s->topo.v[x.topo]);
+	if (s->cf.f)
+		snprintf(v[2], 64, "%d", r->nrank);
+	else
+		snprintf(v[2], 64, "%s", s->groups.v[x.group]);
+	snprintf(v[3], 64, "%s", kind);
+	snprintf(v[4], 64, "%s", p->name ? p->name : "");
+	snprintf(v[5], 64, "%s", p->alg);
+	snprintf(v[6], 64, "%s", s->route_given ? s->routing.v[x.route] : p->route ? p->route
+	                                                                           : s->routing.v[0]);
 	for (int k = 0; k < NNET; k++)
-		snprintf(v[6 + k], 64, "%s", s->net[k].n ? s->net[k].v[x.net[k]] : "");
-	snprintf(v[11], 64, "%.0f", size);
-	snprintf(v[12], 64, "%.0f", floor(size / 4));
-	snprintf(v[13], 64, "float");
-	snprintf(v[14], 64, "%s", perf_redop(coll_kind_name[kind], "sum"));
-	bool ok = r->status == ST_OK && r->time_s > 0;
+		snprintf(v[7 + k], 64, "%s", s->net[k].n ? s->net[k].v[x.net[k]] : "");
+	snprintf(v[12], 64, "%.0f", size);
+	snprintf(v[13], 64, "%.0f", floor(size / 4));
+	snprintf(v[14], 64, "float");
+	snprintf(v[15], 64, "%s", perf_redop(kind, "sum"));
+	bool ok = r->ok && r->time_s > 0;
 	double algbw = ok ? size / r->time_s / 1e9 : 0;
-	double num[3] = {r->time_s * 1e6, algbw,
-	                 algbw * perf_busbw_factor(coll_kind_name[kind], r->nrank)};
+	double num[3] = {r->time_s * 1e6, algbw, algbw * perf_busbw_factor(kind, r->nrank)};
 	for (int k = 0; k < 3; k++) /* empty when not simulated */
-		snprintf(v[15 + k], 64, "%.3f", num[k]), v[15 + k][ok ? 63 : 0] = 0;
-	snprintf(v[18], 64, "%s", status_name[r->status]);
+		snprintf(v[16 + k], 64, "%.3f", num[k]), v[16 + k][ok ? 63 : 0] = 0;
+	snprintf(v[19], 64, "%s", "ok");
 	*note = r->note;
 }
 
 static void
 write_csv(const Spec *s, const Record *rec, const bool *have, FILE *f)
 {
+	const char *sep = "";
 	for (int c = 0; c < NCOL; c++)
-		fprintf(f, "%s%s", c ? "," : "", columns[c]);
+		if (has_col(s, c))
+			fprintf(f, "%s%s", sep, columns[c]), sep = ",";
 	fputc('\n', f);
 	char v[NCOL][64];
 	const char *note;
@@ -563,13 +259,13 @@ write_csv(const Spec *s, const Record *rec, const bool *have, FILE *f)
 		if (!have[p])
 			continue;
 		row_fields(s, &rec[p], v, &note);
-		for (int c = 0; c < NCOL - 1; c++) {
+		for (int c = 0; c < NCOL; c++) {
+			if (!has_col(s, c))
+				continue;
 			if (c)
 				fputc(',', f);
-			csv_field(f, v[c]);
+			csv_field(f, c == COL_NOTE ? note : v[c]);
 		}
-		fputc(',', f);
-		csv_field(f, note);
 		fputc('\n', f);
 	}
 }
@@ -588,9 +284,11 @@ write_json(const Spec *s, const Record *rec, const bool *have, FILE *f)
 		fputs(first ? "  {" : ",\n  {", f);
 		first = false;
 		for (int c = 0; c < NCOL; c++) {
+			if (!has_col(s, c))
+				continue;
 			fprintf(f, "%s\"%s\": ", c ? ", " : "", columns[c]);
-			const char *val = c == NCOL - 1 ? note : v[c];
-			bool number = c == 0 || c == 11 || c == 12 || (c >= 15 && c <= 17);
+			const char *val = c == COL_NOTE ? note : v[c];
+			bool number = c == 0 || c == 12 || c == 13 || (c >= 16 && c <= 18);
 			if (number && *val)
 				fputs(val, f);
 			else if (number)
@@ -603,8 +301,8 @@ write_json(const Spec *s, const Record *rec, const bool *have, FILE *f)
 	fputs(first ? "]}\n" : "\n]}\n", f);
 }
 
-/* One busbw plot per unit family (all but the algorithm), series per
- * algorithm of the collective. */
+/* One busbw plot per unit family (all but the pair), series per pair of
+ * the same collective kind (its algorithms, or the file's collectives). */
 static int
 write_plots(const Spec *s, const Record *rec, const bool *have, const char *dir)
 {
@@ -613,22 +311,26 @@ write_plots(const Spec *s, const Record *rec, const bool *have, const char *dir)
 		return 1;
 	}
 	int rc = 0;
-	double *y = xmalloc(((size_t)MAX_VALUES * s->nsize + 1) * sizeof *y);
-	PlotSeries ser[MAX_VALUES];
+	double *y = xmalloc(((size_t)MAX_PAIRS * s->nsize + 1) * sizeof *y);
+	PlotSeries *ser = xmalloc(MAX_PAIRS * sizeof *ser);
 	for (int u = 0; u < s->nunit && rc == 0; u++) {
 		Unit x = unit_of(s, u);
-		int kind = s->pair_kind[x.pair];
-		if (s->pair_alg[x.pair] != 0)
-			continue; /* the family is drawn once, from its first algorithm */
+		int kind = s->pair[x.pair].kind, first = 0;
+		while (s->pair[first].kind != kind)
+			first++;
+		if (first != x.pair)
+			continue; /* the family is drawn once, from its first pair */
 		int ns = 0;
-		for (int a = 0; a < s->alg[kind].n; a++) {
-			int uu = u + a * s->per_pair;
-			ser[ns].name = s->alg[kind].v[a];
+		for (int a = first; a < s->npair; a++) {
+			if (s->pair[a].kind != kind)
+				continue;
+			int uu = u + (a - first) * s->per_pair;
+			ser[ns].name = s->cf.f ? s->pair[a].name : s->pair[a].alg;
 			ser[ns].y = y + (size_t)ns * s->nsize;
 			bool any = false;
 			for (int k = 0; k < s->nsize; k++) {
 				long p = (long)uu * s->nsize + k;
-				bool ok = have[p] && rec[p].status == ST_OK;
+				bool ok = have[p] && rec[p].ok;
 				y[(size_t)ns * s->nsize + k] =
 				    ok ? s->sizes[k] / rec[p].time_s / 1e9 *
 				             perf_busbw_factor(coll_kind_name[kind], rec[p].nrank)
@@ -639,15 +341,20 @@ write_plots(const Spec *s, const Record *rec, const bool *have, const char *dir)
 		}
 		if (!ns)
 			continue;
-		char title[256], path[4096];
-		snprintf(title, sizeof title, "%s %s, ranks %s, %s", coll_kind_name[kind],
-		         s->topo.v[x.topo], s->groups.v[x.group], s->routing.v[x.route]);
+		char title[1024], path[4096];
+		char axes[512];
+		axes_desc(s, &x, axes, sizeof axes);
+		if (s->cf.f)
+			snprintf(title, sizeof title, "%s, %s%s", coll_kind_name[kind], s->cf.path, axes);
+		else
+			snprintf(title, sizeof title, "%s %s, ranks %s, %s", coll_kind_name[kind],
+			         s->topo.v[x.topo], s->groups.v[x.group], s->routing.v[x.route]);
 		snprintf(path, sizeof path, "%s/sweep-%05d.svg", dir, u);
 		MemOut m;
 		svg_busbw(memout_open(&m), title, s->sizes, s->nsize, ser, ns, 0);
 		rc = write_output(path, &m);
 	}
-	free(y);
+	free(y), free(ser);
 	return rc;
 }
 
@@ -810,7 +517,9 @@ int cmd_sweep(int argc, char **argv);
 const CliCommand cli_sweep = {
 	"sweep", "SPEC | --merge SHARD...",
 	"simulate a grid of topologies, groups, algorithms, routing, networks and sizes",
-	"SPEC lists, one key per line, the values of each grid dimension (docs/sweep.md).\n"
+	"SPEC lists, one key per line, the values of each grid dimension (docs/sweep.md);\n"
+	"`file F.coll` sweeps the collectives of a .coll file over routing, network and sizes.\n"
+	"Each point is built for its own size; one that cannot be built is an error.\n"
 	"Rows have nccl-tests' columns (size, count, type, redop, time_us, algbw, busbw).\n",
 	sweep_opts, countof(sweep_opts), cmd_sweep};
 
@@ -871,7 +580,7 @@ cmd_sweep(int argc, char **argv)
 	Spec *s = xcalloc(1, sizeof *s);
 	char *text = NULL;
 	if (spec_read(a.spec, s, &text) != 0) {
-		free(text), free(s);
+		spec_free(s, text);
 		return 1;
 	}
 	long npoint = (long)s->nunit * s->nsize;
@@ -885,6 +594,7 @@ cmd_sweep(int argc, char **argv)
 		rc = emit(a.json, write_json, s, rec, have);
 	if (rc == 0 && a.plots)
 		rc = write_plots(s, rec, have, a.plots);
-	free(rec), free(have), free(text), free(s);
+	free(rec), free(have);
+	spec_free(s, text);
 	return rc;
 }

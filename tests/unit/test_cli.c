@@ -290,9 +290,9 @@ static void
 test_sweep(void)
 {
 	write_in(tmpdir, "g.sweep", "# a small grid\n"
-	                     "topology torus(8, 8), optical_ring(16)\n"
+	                     "topology torus(8, 8), torus(4, 4)\n"
 	                     "groups 4, 16\n"
-	                     "allreduce ring, halving_doubling, bridge\n"
+	                     "allreduce ring, halving_doubling, swing\n"
 	                     "alltoall bruck\n"
 	                     "routing shortest_path, dor\n"
 	                     "link_bandwidth 400 GBps\n"
@@ -303,6 +303,12 @@ test_sweep(void)
 	         "--plots %s/plots", tmpdir, tmpdir, tmpdir, tmpdir);
 	CU_ASSERT_EQUAL(collc(args, &out, &err), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "sweep: 448 of 448 points"));
+	free(out), free(err);
+	/* bridge on the optical ring, in a grid of its own */
+	write_in(tmpdir, "o.sweep", "topology optical_ring(16)\nallreduce bridge\n"
+	                            "link_bandwidth 400 GBps\nlink_latency 0.025 us\nsizes 64KiB\n");
+	snprintf(args, sizeof args, "sweep %s/o.sweep -o %s/o.csv", tmpdir, tmpdir);
+	CU_ASSERT_EQUAL(collc(args, &out, &err), 0);
 	free(out), free(err);
 	for (int i = 0; i < 3; i++) {
 		snprintf(args, sizeof args, "sweep %s/g.sweep --shard %d/3 -j 1 -o %s/s%d.csv "
@@ -342,15 +348,28 @@ test_sweep(void)
 	CU_ASSERT_DOUBLE_EQUAL(bus, alg * 1.5, 0.002);
 	/* bridge runs on the optical ring and reports its time; it does not run
 	 * on a torus */
-	static const char bridge_row[] = "optical_ring(16),16,allreduce,bridge,shortest_path,"
+	snprintf(path, sizeof path, "%s/o.csv", tmpdir);
+	char *opt = slurp(path, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(opt);
+	static const char bridge_row[] = "optical_ring(16),all,allreduce,bridge,shortest_path,"
 	                                 "400 GBps,0.025 us,,,,65536,16384,float,sum,";
-	const char *br = strstr(all, bridge_row);
+	const char *br = strstr(opt, bridge_row);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(br);
 	const char *ok = strstr(br, ",ok,"), *eol = strchr(br, '\n');
 	double bt = 0;
 	CU_ASSERT_EQUAL(sscanf(br + strlen(bridge_row), "%lf", &bt), 1);
 	CU_ASSERT_TRUE(bt > 0 && ok && eol && ok < eol);
-	CU_ASSERT_PTR_NOT_NULL(strstr(all, "not_applicable"));
+	free(opt);
+	/* ... and not on a torus: an error at bridge in the spec, nothing written */
+	write_in(tmpdir, "mixed.sweep", "topology torus(8, 8), optical_ring(16)\n"
+	                                "allreduce ring, bridge\nsizes 64KiB\n");
+	snprintf(args, sizeof args, "sweep %s/mixed.sweep -o %s/mixed.csv", tmpdir, tmpdir);
+	CU_ASSERT_EQUAL(collc(args, &out, &err), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "mixed.sweep:2:17: error: point 1 (allreduce bridge "
+	                                   "on torus(8, 8), ranks all, 64 KiB) cannot be simulated: "
+	                                   "bridge runs on an optical_ring topology"));
+	CU_ASSERT(!exists("mixed.csv"));
+	free(out), free(err);
 	CU_ASSERT_TRUE(exists("plots/sweep-00000.svg"));
 	free(all);
 	/* links private: Bruck's six steps of 2 MiB on 2x32 take 6 x 2 MiB / 400 GB/s
@@ -365,14 +384,256 @@ test_sweep(void)
 	write_in(tmpdir, "bad.sweep", "topology torus(4, 4)\nsizes 1MiB\nallreduce ring\nlinks some\n");
 	snprintf(args, sizeof args, "sweep %s/bad.sweep", tmpdir);
 	CU_ASSERT_EQUAL(collc(args, &out, &err), 1);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "bad.sweep:4: error: 'links' takes"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "bad.sweep:4:1: error: 'links' takes"));
 	free(out), free(err);
 	write_in(tmpdir, "bad.sweep", "topology torus(4, 4)\nsizes 1MiB\nallreduce ring\nspeed 3\n");
 	snprintf(args, sizeof args, "sweep %s/bad.sweep", tmpdir);
 	CU_ASSERT_EQUAL(collc(args, &out, &err), 1);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "bad.sweep:4: error: unknown key 'speed'"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "bad.sweep:4:1: error: unknown key 'speed'"));
 	CU_ASSERT_STRING_EQUAL(out, "");
 	free(out), free(err);
+}
+
+/* The rows of a sweep's CSV without their point numbers, in size order
+ * of `order` (the row of sizes[order[k]] k-th): what a row says of its
+ * point, whatever else the spec lists. */
+static char *
+sweep_rows(const char *spec, const char *const *order, int n)
+{
+	char args[512], *out, *err;
+	snprintf(args, sizeof args, "sweep %s/%s -j 2", tmpdir, spec);
+	if (collc(args, &out, &err) != 0) {
+		free(out), free(err);
+		return NULL;
+	}
+	size_t len = strlen(out) + 1;
+	char *rows = xcalloc(len, 1);
+	for (int k = 0; k < n; k++)
+		for (char *l = strchr(out, '\n'); l && l[1]; l = strchr(l + 1, '\n')) {
+			char *eol = strchr(l + 1, '\n'), *comma = strchr(l + 1, ',');
+			char want[64];
+			snprintf(want, sizeof want, ",%s,", order[k]);
+			char *at = strstr(comma, want);
+			if (at && at < eol)
+				strncat(rows, comma, (size_t)(eol - comma + 1));
+		}
+	free(out), free(err);
+	return rows;
+}
+
+/* A row for a size is the same bytes whatever else the sizes line holds:
+ * auto, pipelined_trees (SuperMesh) and bridge (optical ring) choose for
+ * each size; and the choices differ by size. */
+static void
+test_sweep_sizes(void)
+{
+	static const char body[] = "topology supermesh(6, 6, bi)\n"
+	                           "allreduce auto, pipelined_trees, pipelined_trees(segments 1)\n"
+	                           "reduce_scatter pipelined_trees\nmode flow\n";
+	static const char opt[] = "topology optical_ring(16)\nallreduce bridge\nalltoall bridge\n"
+	                          "link_bandwidth 800 Gbps\nstep_overhead 1.7 us\nmode flow\n";
+	char text[512];
+	const char *sizes[][3] = {{"4KiB, 64MiB", "4096", "67108864"},
+	                          {"64MiB, 4KiB", "4096", "67108864"},
+	                          {"64MiB", "67108864", NULL}};
+	char *rows[3], *orows[3];
+	for (int i = 0; i < 3; i++) {
+		snprintf(text, sizeof text, "%ssizes %s\n", body, sizes[i][0]);
+		write_in(tmpdir, "sz.sweep", text);
+		rows[i] = sweep_rows("sz.sweep", sizes[i] + 1, sizes[i][2] ? 2 : 1);
+		snprintf(text, sizeof text, "%ssizes %s\n", opt, sizes[i][0]);
+		write_in(tmpdir, "szo.sweep", text);
+		orows[i] = sweep_rows("szo.sweep", sizes[i] + 1, sizes[i][2] ? 2 : 1);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(rows[i]);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(orows[i]);
+	}
+	CU_ASSERT_STRING_EQUAL(rows[0], rows[1]);
+	CU_ASSERT_STRING_EQUAL(orows[0], orows[1]);
+	CU_ASSERT(strlen(rows[0]) > 0 && strlen(orows[0]) > 0);
+	/* the 64 MiB rows alone are the 64 MiB rows of the pair */
+	for (char *l = rows[2]; *l; l = strchr(l, '\n') + 1) {
+		char line[512];
+		snprintf(line, sizeof line, "%.*s", (int)(strchr(l, '\n') - l + 1), l);
+		CU_ASSERT_PTR_NOT_NULL(strstr(rows[0], line));
+	}
+	for (char *l = orows[2]; *l; l = strchr(l, '\n') + 1) {
+		char line[512];
+		snprintf(line, sizeof line, "%.*s", (int)(strchr(l, '\n') - l + 1), l);
+		CU_ASSERT_PTR_NOT_NULL(strstr(orows[0], line));
+	}
+	/* auto chooses per size, and says what; pipelined_trees' segments for
+	 * 64 MiB beat one segment */
+	CU_ASSERT_PTR_NOT_NULL(strstr(rows[0], ",4096,1024,float,sum,"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(rows[0], ",ok,auto:bruck\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(rows[0], ",ok,auto:pipelined_trees\n"));
+	double seg = 0, one = 0;
+	const char *a = strstr(rows[2], ",pipelined_trees,"), *b = strstr(rows[2], "segments 1)");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	CU_ASSERT_EQUAL(sscanf(strstr(a, ",float,sum,") + 11, "%lf", &seg), 1);
+	CU_ASSERT_EQUAL(sscanf(strstr(b, ",float,sum,") + 11, "%lf", &one), 1);
+	CU_ASSERT_TRUE(seg > 0 && seg * 2 < one);
+	for (int i = 0; i < 3; i++)
+		free(rows[i]), free(orows[i]);
+}
+
+/* A spec naming a .coll file: SP (a group and a tree), a user schedule and
+ * a library algorithm, over routing and network values; the rows are
+ * collc sim's and the library grid's; shards merge; errors are located. */
+static void
+test_sweep_file(void)
+{
+	static const char coll[] =
+	    "network { link_bandwidth = 400 Gbps; link_latency = 100 ns; }\n"
+	    "topology T = torus(4, 4);\n"
+	    "group G on T { translate; map (x, y) -> (-x, -y); map (x, y) -> (y, x); }\n"
+	    "tree B = bfs(T, root (0, 0));\n"
+	    "collective allreduce SP on T { algorithm symmetric(trees B, group G); }\n"
+	    "collective allreduce HD on T { algorithm halving_doubling; }\n"
+	    "topology R = ring(4);\n"
+	    "collective allgather UR on R {\n"
+	    "    schedule { for s in 0..p - 2 { round { for r in 0..p - 1 {\n"
+	    "        send (r - s) mod p from r to (r + 1) mod p copy; } } } }\n"
+	    "}\n";
+	write_in(tmpdir, "f.coll", coll);
+	write_in(tmpdir, "f.sweep", "file f.coll\ncollectives SP, HD, UR\n"
+	                            "routing shortest_path, dor\nlink_bandwidth 800 Gbps\n"
+	                            "sizes 1MiB, 4MiB\nmode flow\n");
+	char *out, *err, args[1024], path[256];
+	snprintf(args, sizeof args, "sweep %s/f.sweep -j 2 -o %s/f.csv --plots %s/fplots", tmpdir,
+	         tmpdir, tmpdir);
+	CU_ASSERT_EQUAL(collc(args, &out, &err), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "sweep: 12 of 12 points"));
+	free(out), free(err);
+	snprintf(path, sizeof path, "%s/f.csv", tmpdir);
+	char *all = slurp(path, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(all);
+	CU_ASSERT_PTR_NOT_NULL(strstr(all, "point,topology,ranks,collective,name,algorithm,"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(all, "\n0,\"torus(4, 4)\",16,allreduce,SP,\"symmetric(trees B, "
+	                                   "group G)\",shortest_path,800 Gbps,"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(all, "\n8,ring(4),4,allgather,UR,schedule,shortest_path,"));
+	CU_ASSERT_TRUE(exists("fplots/sweep-00000.svg") && exists("fplots/sweep-00004.svg"));
+	/* SP at 800 Gb/s is collc sim's on the file with that bandwidth */
+	char *sp = strstr(all, "\n0,"), *tail;
+	double t = 0, want = 0;
+	CU_ASSERT_EQUAL(sscanf(strstr(sp, ",float,sum,") + 11, "%lf", &t), 1);
+	snprintf(args, sizeof args, "sim %s/f800.coll --collective SP --sizes 1MiB --mode flow --csv",
+	         tmpdir);
+	char text[2048];
+	snprintf(text, sizeof text, "network { link_bandwidth = 800 Gbps; link_latency = 100 ns; }\n%s",
+	         strstr(coll, "topology T"));
+	write_in(tmpdir, "f800.coll", text);
+	CU_ASSERT_EQUAL(collc(args, &out, &err), 0);
+	tail = strstr(out, ",float,sum,");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tail);
+	CU_ASSERT_EQUAL(sscanf(tail + 11, "%lf", &want), 1);
+	CU_ASSERT_DOUBLE_EQUAL(t, want, 0.0006);
+	free(out), free(err);
+	/* HD with dor at 800 Gb/s is the library grid's row */
+	write_in(tmpdir, "hd.sweep", "topology torus(4, 4)\nallreduce halving_doubling\n"
+	                             "routing dor\nlink_bandwidth 800 Gbps\nlink_latency 100 ns\n"
+	                             "sizes 1MiB\nmode flow\n");
+	snprintf(args, sizeof args, "sweep %s/hd.sweep", tmpdir);
+	CU_ASSERT_EQUAL(collc(args, &out, &err), 0);
+	const char *lib = strstr(out, ",1048576,262144,float,sum,");
+	const char *hd = strstr(all, ",HD,halving_doubling,dor,800 Gbps,,,,,1048576,262144,float,sum,");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(lib);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(hd);
+	CU_ASSERT_EQUAL(strncmp(lib, strstr(hd, ",1048576,"), strcspn(lib, "\n")), 0);
+	free(out), free(err);
+	/* shards merge byte-identically */
+	for (int i = 0; i < 2; i++) {
+		snprintf(args, sizeof args, "sweep %s/f.sweep --shard %d/2 -j 1 -o %s/fs%d.csv", tmpdir,
+		         i, tmpdir, i);
+		CU_ASSERT_EQUAL(collc(args, &out, &err), 0);
+		free(out), free(err);
+	}
+	snprintf(args, sizeof args, "sweep --merge %s/fs1.csv %s/fs0.csv", tmpdir, tmpdir);
+	CU_ASSERT_EQUAL(collc(args, &out, &err), 0);
+	CU_ASSERT_STRING_EQUAL(out, all);
+	free(out), free(err), free(all);
+	/* errors: located in the spec, nothing written */
+	static const struct { const char *spec, *want; } bad[] = {
+	    {"file f.coll\ntopology torus(4, 4)\nsizes 1MiB\n",
+	     "e.sweep:2:1: error: 'topology' does not combine with `file`"},
+	    {"file f.coll\ncollectives SP, HX\nsizes 1MiB\n",
+	     "e.sweep:2:17: error: "},
+	    {"file f.coll\nrouting dor\ncollectives UR\nsizes 1MiB\n", NULL},
+	    {"file nothere.coll\nsizes 1MiB\n", "e.sweep:1:6: error: cannot open"},
+	    {"topology torus(4, 4)\nallreduce symmetric(trees B, group G)\nsizes 1MiB\n",
+	     "e.sweep:2:27: error: point 0 (allreduce symmetric(trees B, group G) on torus(4, 4), "
+	     "ranks all, 1 MiB) cannot be simulated: unknown tree 'B' (declare trees and groups in "
+	     "a .coll file and name it with `file`)"},
+	};
+	for (size_t i = 0; i < countof(bad); i++) {
+		write_in(tmpdir, "e.sweep", bad[i].spec);
+		snprintf(args, sizeof args, "sweep %s/e.sweep -o %s/e.csv", tmpdir, tmpdir);
+		int rc = collc(args, &out, &err);
+		if (bad[i].want) {
+			CU_ASSERT_EQUAL(rc, 1);
+			CU_ASSERT_PTR_NOT_NULL(strstr(err, bad[i].want));
+			CU_ASSERT(!exists("e.csv"));
+		} else { /* dor on a ring: UR runs */
+			CU_ASSERT_EQUAL(rc, 0);
+			char *e = slurp(strcat(strcpy(path, tmpdir), "/e.csv"), NULL);
+			CU_ASSERT_TRUE(e && strstr(e, ",allgather,UR,schedule,dor,"));
+			free(e);
+			unlink(path);
+		}
+		free(out), free(err);
+	}
+	/* a topology's own value is not overridden silently */
+	write_in(tmpdir, "own.coll", "topology T = torus(4, 4) { network { link_latency = 1 us; } }\n"
+	                             "collective allreduce A on T { algorithm ring; }\n");
+	write_in(tmpdir, "e.sweep", "file own.coll\nlink_latency 0.5 us\nsizes 1MiB\n");
+	snprintf(args, sizeof args, "sweep %s/e.sweep", tmpdir);
+	CU_ASSERT_EQUAL(collc(args, &out, &err), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "e.sweep:2:1: error: topology 'T' sets its own "
+	                                   "link_latency"));
+	free(out), free(err);
+}
+
+/* A file without a network block takes the spec's values as one: the
+ * user's ring schedule is the library ring's row for row; the failed point
+ * reported is the same whatever --jobs is. */
+static void
+test_sweep_file_network(void)
+{
+	char cwd[1024], text[2048], args[1024], *out, *err, *lib, *lerr;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(getcwd(cwd, sizeof cwd));
+	snprintf(text, sizeof text, "file %s/examples/user-ring.coll\ncollectives RING\n"
+	         "link_bandwidth 800 Gbps, 100 Gbps\nsizes 1MiB\n", cwd);
+	write_in(tmpdir, "u.sweep", text);
+	write_in(tmpdir, "l.sweep", "topology ring(8)\nallreduce ring\n"
+	                            "link_bandwidth 800 Gbps, 100 Gbps\nsizes 1MiB\n");
+	snprintf(args, sizeof args, "sweep %s/u.sweep", tmpdir);
+	CU_ASSERT_EQUAL(collc(args, &out, &err), 0);
+	snprintf(args, sizeof args, "sweep %s/l.sweep", tmpdir);
+	CU_ASSERT_EQUAL(collc(args, &lib, &lerr), 0);
+	/* from the bandwidth on, each row is the library's */
+	for (int bw = 0; bw < 2; bw++) {
+		const char *key = bw ? ",100 Gbps," : ",800 Gbps,";
+		const char *u = strstr(out, key), *l = strstr(lib, key);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(l);
+		CU_ASSERT_EQUAL(strncmp(strstr(u, ",1048576,"), strstr(l, ",1048576,"),
+		                        strcspn(strstr(l, ",1048576,"), "\n")), 0);
+	}
+	free(out), free(err), free(lib), free(lerr);
+	write_in(tmpdir, "e2.sweep", "topology torus(4, 4), optical_ring(16)\ngroups 4, 16\n"
+	                             "allreduce ring, bridge\nrouting shortest_path, dor\n"
+	                             "sizes 1MiB\n");
+	char *e[2];
+	for (int j = 0; j < 2; j++) {
+		snprintf(args, sizeof args, "sweep %s/e2.sweep -j %d", tmpdir, j + 1);
+		CU_ASSERT_EQUAL(collc(args, &out, &e[j]), 1);
+		CU_ASSERT_STRING_EQUAL(out, "");
+		free(out);
+	}
+	CU_ASSERT_PTR_NOT_NULL(strstr(e[0], "e2.sweep:3:17: error: point 2 (allreduce bridge on "
+	                                    "torus(4, 4), ranks 4, routing shortest_path, 1 MiB)"));
+	CU_ASSERT_STRING_EQUAL(strstr(e[0], "e2.sweep:"), strstr(e[1], "e2.sweep:"));
+	free(e[0]), free(e[1]);
 }
 
 /* want with @BUDGET@ (the memory budget, which follows the machine's
@@ -671,6 +932,11 @@ test_bound_holds(void)
 
 CU_TestInfo cli_tests[] = {
 	{"sweep: shards merge byte-identically; busbw; statuses; spec errors", test_sweep},
+	{"sweep: a size's row is the same whatever else the sizes line holds", test_sweep_sizes},
+	{"sweep: a .coll file's collectives (SP, user schedules) over routing, network, sizes",
+	 test_sweep_file},
+	{"sweep: a file without a network block; the failed point whatever --jobs",
+	 test_sweep_file_network},
 	{"sim: closed form through CSV, .sim and JSON; plots; errors write nothing", test_sim},
 	{"sim: a size's row is the same whatever else --sizes holds (auto, segments, reconfigs)",
 	 test_sim_sizes_permuted},

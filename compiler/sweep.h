@@ -1,0 +1,104 @@
+/*
+ * sweep.h: `collc sweep`'s spec and points, shared by its three files:
+ * sweep_spec.c reads and checks a spec (and the .coll file it names) into
+ * the grid, sweep_unit.c builds and simulates the points of one unit in a
+ * worker, cmd_sweep.c runs the workers and writes the rows
+ * (docs/sweep.md).
+ */
+#ifndef COLLC_SWEEP_H
+#define COLLC_SWEEP_H
+
+#include <stdbool.h>
+
+#include "driver.h"
+#include "sim.h"
+
+enum { MAX_VALUES = 64, MAX_WORKERS = 64, NOTE_LEN = 160, MAX_PAIRS = NCOLLKIND * MAX_VALUES };
+
+/* The network keys a spec may list, in column order (sweep_spec.c). */
+enum { NNET = 5 };
+extern const char *const net_keys[NNET];
+
+typedef struct List {
+	char *v[MAX_VALUES];
+	Loc at[MAX_VALUES]; /* where each value is in the spec */
+	Loc key;            /* its key's line (line 0: not in the spec) */
+	int n;
+} List;
+
+/* One (collective, algorithm) of the grid: a library algorithm of a kind,
+ * or a collective of the spec's .coll file. */
+typedef struct Pair {
+	int kind;           /* CollKind */
+	const char *alg;    /* the `algorithm` column: as written */
+	const char *name;   /* file: the collective's name */
+	const char *topo;   /* file: its topology's form */
+	const char *route;  /* file: its own routing */
+	int decl;           /* file: its declaration */
+	Loc at;             /* where the spec names it */
+} Pair;
+
+/* The spec's .coll file, parsed and checked once (workers inherit it). */
+typedef struct CollFile {
+	const char *path;
+	char *text;
+	size_t len;
+	Arena arena;
+	File *f;
+} CollFile;
+
+typedef struct Spec {
+	const char *path;
+	char *orig;                /* the spec as read, for diagnostics */
+	size_t orig_len;
+	List topo, groups, routing, net[NNET], file, colls;
+	List alg[NCOLLKIND];       /* per collective kind: its algorithms */
+	double sizes[MAX_VALUES];
+	Loc sizes_at;
+	int nsize;
+	SimOpts opts;
+	bool route_given;          /* a routing line (file: else each collective's own) */
+	CollFile cf;               /* file mode when cf.f */
+	const Block *net_block[NNET][MAX_VALUES]; /* file: `network { key = value; }` */
+	Arena mem;                 /* labels, net blocks */
+	/* derived: the units in order */
+	int nunit;
+	int per_topo, per_group, per_pair, per_route; /* strides of the nesting */
+	int npair;
+	Pair pair[MAX_PAIRS];
+} Spec;
+
+/* One unit decoded from its number. */
+typedef struct Unit {
+	int topo, group, pair, route, net[NNET];
+} Unit;
+
+/* What a worker sends back for one point (one write, under PIPE_BUF). */
+typedef struct Record {
+	int point;
+	bool ok;
+	int nrank;
+	double time_s;
+	Loc at;            /* failed: the spec's value to blame */
+	Loc coll_at;       /* failed in the .coll file: where collc's message points */
+	char note[NOTE_LEN]; /* ok: auto's choice; failed: collc's message */
+} Record;
+
+/* Reads SPEC into s (the grid checked, a named .coll file parsed and
+ * checked); the text stays allocated in *text (the lists point into it).
+ * 0, or -1 after a located error. */
+int spec_read(const char *path, Spec *s, char **text);
+void spec_free(Spec *, char *text);
+/* A located error in the spec (its line quoted, a caret); -1. */
+int spec_error(const Spec *, Loc, const char *fmt, ...) PRINTF_LIKE(3, 4);
+/* The first error of a captured diagnostic: its message (after "error: ")
+ * into note (NOTE_LEN), and where it points in the file `name` (line 0:
+ * nowhere). */
+Loc first_error(const char *diag, const char *name, char *note);
+/* Unit u's coordinates in the grid. */
+Unit unit_of(const Spec *, int u);
+/* Builds unit u and simulates its points in the shard, one Record each
+ * written to fd; false once a point failed (the worker stops there). */
+bool run_unit(const Spec *, int u, int shard, int nshard, int fd);
+
+#endif

@@ -1,0 +1,554 @@
+/*
+ * sweep_spec.c: a `collc sweep` spec read and checked into its grid
+ * (docs/sweep.md). Each line is a key and a comma-separated list (commas
+ * inside parentheses belong to the value). Values are checked as a .coll
+ * file holds them (routing and network values parsed and checked here, so
+ * their errors point into the spec); a named .coll file is parsed and
+ * checked once, and its collectives become the grid's pairs. Establishes
+ * the pairs, the defaults and the strides of the unit numbering: topology x
+ * group x pair x routing x network values (size fastest within a unit).
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sweep.h"
+
+const char *const net_keys[NNET] = {"link_bandwidth", "link_latency", "router_latency",
+                                    "step_overhead", "mtu"};
+
+/* ---- the spec file ---- */
+
+static char *
+trim(char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	char *e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+		*--e = 0;
+	return s;
+}
+
+/* Splits at commas outside parentheses, noting where each value starts
+ * (bol: its line's first byte); 0, or -1 if too many values. */
+static int
+split_list(char *text, List *l, const char *bol, int line)
+{
+	l->n = 0;
+	int depth = 0;
+	char *start = text;
+	for (char *p = text;; p++) {
+		if (*p == '(')
+			depth++;
+		else if (*p == ')')
+			depth--;
+		if (*p == 0 || (*p == ',' && depth == 0)) {
+			bool end = *p == 0;
+			*p = 0;
+			char *v = trim(start);
+			if (*v) {
+				if (l->n == MAX_VALUES)
+					return -1;
+				l->at[l->n] = (Loc){line, (int)(v - bol) + 1};
+				l->v[l->n++] = v;
+			}
+			if (end)
+				return 0;
+			start = p + 1;
+		}
+	}
+}
+
+/* A located error in the spec (its line quoted, a caret); -1. */
+int
+spec_error(const Spec *s, Loc at, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	diag_source(s->path, s->orig, s->orig_len);
+	error_at(at, "%s", msg);
+	return -1;
+}
+
+static int
+spec_sizes(Spec *s, const List *l)
+{
+	s->nsize = 0;
+	for (int i = 0; i < l->n; i++) {
+		char *dots = strstr(l->v[i], "..");
+		double lo, hi;
+		if (dots) {
+			*dots = 0;
+			lo = parse_size(l->v[i]), hi = parse_size(dots + 2);
+		} else {
+			lo = hi = parse_size(l->v[i]);
+		}
+		if (lo < 1 || hi < lo)
+			return spec_error(s, l->at[i], "sizes: '%s' is not a size or a range A..B",
+			                  l->v[i]);
+		for (double v = lo; v <= hi * (1 + 1e-12); v *= 2) {
+			if (s->nsize == MAX_VALUES)
+				return spec_error(s, l->at[i], "sizes: more than %s sizes", "64");
+			s->sizes[s->nsize++] = floor(v);
+		}
+	}
+	return 0;
+}
+
+static int
+spec_option(Spec *s, Loc at, const char *key, const char *val)
+{
+	if (strcmp(key, "mode") == 0 && (strcmp(val, "packet") == 0 || strcmp(val, "flow") == 0)) {
+		s->opts.mode = val[0] == 'p' ? SIM_PACKET : SIM_FLOW;
+		return 0;
+	}
+	if (strcmp(key, "sync") == 0 && (strcmp(val, "rounds") == 0 || strcmp(val, "deps") == 0)) {
+		s->opts.sync = val[0] == 'r' ? SIM_ROUNDS : SIM_DEPS;
+		return 0;
+	}
+	if (strcmp(key, "links") == 0 && (strcmp(val, "shared") == 0 || strcmp(val, "private") == 0)) {
+		s->opts.private_links = val[0] == 'p';
+		return 0;
+	}
+	if (strcmp(key, "mode") == 0 || strcmp(key, "sync") == 0 || strcmp(key, "links") == 0)
+		return spec_error(s, at, "'%s' takes packet|flow, rounds|deps or shared|private", key);
+	return spec_error(s, at, "unknown key '%s' (topology, groups, a collective kind, file, "
+	                  "collectives, routing, link_bandwidth, link_latency, router_latency, "
+	                  "step_overhead, mtu, sizes, mode, sync, links)", key);
+}
+
+static List *
+spec_list(Spec *s, const char *key)
+{
+	static const struct { const char *key; size_t off; } keys[] = {
+		{"topology", offsetof(Spec, topo)},   {"groups", offsetof(Spec, groups)},
+		{"routing", offsetof(Spec, routing)}, {"file", offsetof(Spec, file)},
+		{"collectives", offsetof(Spec, colls)}};
+	for (size_t k = 0; k < countof(keys); k++)
+		if (strcmp(key, keys[k].key) == 0)
+			return (List *)((char *)s + keys[k].off);
+	for (int k = 0; k < NNET; k++)
+		if (strcmp(key, net_keys[k]) == 0)
+			return &s->net[k];
+	for (int k = 0; k < NCOLLKIND; k++)
+		if (strcmp(key, coll_kind_name[k]) == 0)
+			return &s->alg[k];
+	return NULL;
+}
+
+/* ---- checking a value as a .coll file would hold it ---- */
+
+/* The first error of a captured diagnostic: its message (after "error: ")
+ * into note, and where it points in the file `name` (line 0: nowhere). */
+Loc
+first_error(const char *diag, const char *name, char *note)
+{
+	Loc at = {0, 0};
+	const char *e = strstr(diag, "error: ");
+	if (e) {
+		const char *bol = e;
+		while (bol > diag && bol[-1] != '\n')
+			bol--;
+		size_t n = strlen(name);
+		int line, col;
+		if (n && strncmp(bol, name, n) == 0 && sscanf(bol + n, ":%d:%d:", &line, &col) == 2)
+			at = (Loc){line, col};
+		e += 7;
+	} else {
+		e = diag;
+	}
+	size_t n = strcspn(e, "\n");
+	if (n >= NOTE_LEN)
+		n = NOTE_LEN - 1;
+	memcpy(note, e, n);
+	note[n] = 0;
+	for (char *c = note; *c; c++)
+		if (*c == '"' || *c == '\\')
+			*c = '\'';
+	return at;
+}
+
+/* A spec value checked as the language checks it: `before value after`
+ * parsed and checked as a .coll text; an error is reported at the value in
+ * the spec. Returns the checked file (in s->mem), or NULL after the error. */
+static File *
+check_value(Spec *s, Loc at, const char *before, const char *value, const char *after)
+{
+	char *text = arena_printf(&s->mem, "%s%s%s", before, value, after);
+	const char *nl = strrchr(before, '\n');
+	int vline = 1, vcol = (int)strlen(nl ? nl + 1 : before) + 1;
+	for (const char *c = before; *c; c++)
+		vline += *c == '\n';
+	MemOut diag;
+	diag_reset();
+	diag_stream(memout_open(&diag));
+	diag_source("value.coll", text, strlen(text));
+	File *f = parse_text(&s->mem, "value.coll", text, strlen(text));
+	if (nerrors() == 0)
+		sema(f);
+	fflush(diag.f);
+	diag_stream(stderr);
+	char note[NOTE_LEN];
+	Loc e = first_error(diag.buf ? diag.buf : "", "value.coll", note);
+	memout_drop(&diag);
+	if (nerrors() == 0)
+		return f;
+	diag_reset();
+	int off = e.line == vline && e.col > vcol ? e.col - vcol : 0;
+	if (off >= (int)strlen(value))
+		off = 0;
+	spec_error(s, (Loc){at.line, at.col + off}, "%s", note);
+	return NULL;
+}
+
+static const Item *
+item_in(const Block *b, ItemKind kind)
+{
+	for (int i = 0; b && i < b->nitem; i++)
+		if (b->item[i].kind == kind)
+			return &b->item[i];
+	return NULL;
+}
+
+/* Network values and routing policies checked once; a file's units take
+ * the network values as parsed blocks. */
+static int
+spec_check_values(Spec *s)
+{
+	for (int k = 0; k < NNET; k++)
+		for (int i = 0; i < s->net[k].n; i++) {
+			char before[64];
+			snprintf(before, sizeof before, "network {\n    %s = ", net_keys[k]);
+			File *f = check_value(s, s->net[k].at[i], before, s->net[k].v[i], ";\n}\n");
+			if (!f)
+				return -1;
+			/* one value, not more text (a file's units take the item itself) */
+			const Block *b = f->ndecl == 1 ? f->decl[0].body : NULL;
+			if (!b || b->nitem != 1)
+				return spec_error(s, s->net[k].at[i], "%s: '%s' is not one value", net_keys[k],
+				                  s->net[k].v[i]);
+			s->net_block[k][i] = b;
+		}
+	for (int i = 0; i < s->routing.n; i++) {
+		File *f = check_value(s, s->routing.at[i], "topology T = ring(2);\ncollective allreduce "
+		                      "X on T {\n    algorithm ring;\n    routing ", s->routing.v[i],
+		                      ";\n}\n");
+		if (!f)
+			return -1;
+		const Item *r = f->ndecl == 2 ? item_in(f->decl[1].body, IT_ROUTING) : NULL;
+		if (!r || strcmp(r->name, s->routing.v[i]) != 0)
+			return spec_error(s, s->routing.at[i], "routing: '%s' is not one policy",
+			                  s->routing.v[i]);
+	}
+	return 0;
+}
+
+/* ---- a spec naming a .coll file ---- */
+
+/* A label printed by fmt (a form as written), kept in s->mem. */
+static const char *
+form_label(Spec *s, const Call *c)
+{
+	MemOut m;
+	fmt_call(c, memout_open(&m));
+	memout_close(&m);
+	return arena_own(&s->mem, m.buf);
+}
+
+/* The `algorithm` column of a file's collective: its algorithm as written,
+ * or `schedule` and the schedule's modifiers. */
+static const char *
+alg_label(Spec *s, const Decl *d)
+{
+	MemOut m;
+	FILE *f = memout_open(&m);
+	for (int i = 0; d->body && i < d->body->nitem; i++) {
+		const Item *it = &d->body->item[i];
+		if (it->kind == IT_ALGORITHM)
+			fmt_call(it->flag ? NULL : it->call, f);
+		if (it->kind != IT_SCHEDULE)
+			continue;
+		fputs("schedule", f);
+		for (int k = 0; k < it->sched->nmod; k++) {
+			fputc(' ', f);
+			fmt_call(it->sched->mod[k], f);
+		}
+	}
+	memout_close(&m);
+	return arena_own(&s->mem, m.buf);
+}
+
+static int
+add_file_pair(Spec *s, int decl, Loc at)
+{
+	const Decl *d = &s->cf.f->decl[decl];
+	if (s->npair == MAX_PAIRS)
+		return spec_error(s, at, "more than %d collectives", MAX_PAIRS);
+	int kind = 0;
+	for (int k = 0; k < NCOLLKIND; k++)
+		if (strcmp(coll_kind_name[k], d->ckind) == 0)
+			kind = k;
+	const Item *route = item_in(d->body, IT_ROUTING);
+	s->pair[s->npair++] = (Pair){.kind = kind, .alg = alg_label(s, d), .name = d->name,
+	            .topo = form_label(s, d->topo->form),
+	            .route = route ? route->name : "shortest_path", .decl = decl, .at = at};
+	return 0;
+}
+
+/* The collectives the spec names (or all of the file's), as pairs. */
+static int
+file_pairs(Spec *s)
+{
+	const File *f = s->cf.f;
+	const char *names[MAX_PAIRS];
+	int nname = 0;
+	for (int i = 0; i < f->ndecl && nname < MAX_PAIRS; i++)
+		if (f->decl[i].kind == DC_COLLECTIVE)
+			names[nname++] = f->decl[i].name;
+	if (!nname)
+		return spec_error(s, s->file.at[0], "%s declares no collective", s->cf.path);
+	if (!s->colls.n || (s->colls.n == 1 && strcmp(s->colls.v[0], "all") == 0)) {
+		Loc at = s->colls.n ? s->colls.at[0] : s->file.at[0];
+		for (int i = 0; i < f->ndecl; i++)
+			if (f->decl[i].kind == DC_COLLECTIVE && add_file_pair(s, i, at) != 0)
+				return -1;
+		return 0;
+	}
+	for (int k = 0; k < s->colls.n; k++) {
+		int d = -1;
+		for (int i = 0; i < f->ndecl && d < 0; i++)
+			if (f->decl[i].kind == DC_COLLECTIVE && strcmp(f->decl[i].name, s->colls.v[k]) == 0)
+				d = i;
+		for (int j = 0; j < k; j++)
+			if (strcmp(s->colls.v[j], s->colls.v[k]) == 0)
+				return spec_error(s, s->colls.at[k], "collective '%s' is named twice",
+				                  s->colls.v[k]);
+		const char *near = d < 0 ? nearest_name(s->colls.v[k], names, nname) : NULL;
+		if (d < 0)
+			return spec_error(s, s->colls.at[k], "%s declares no collective '%s'%s%s%s",
+			                  s->cf.path, s->colls.v[k], near ? "; did you mean '" : "",
+			                  near ? near : "", near ? "'?" : " (name its collectives, or 'all')");
+		if (add_file_pair(s, d, s->colls.at[k]) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* A network value the spec sweeps and a topology of the file sets itself
+ * (its `network` block or a link's) would not change that topology:
+ * refused, not silently ignored. */
+static int
+file_net_conflicts(Spec *s)
+{
+	for (int i = 0; i < s->npair; i++) {
+		const Decl *t = s->cf.f->decl[s->pair[i].decl].topo;
+		for (int j = 0; t->body && j < t->body->nitem; j++) {
+			const Item *it = &t->body->item[j];
+			const Block *b = it->kind == IT_NETWORK || it->kind == IT_LINK ? it->body : NULL;
+			for (int m = 0; b && m < b->nitem; m++)
+				for (int k = 0; k < NNET; k++)
+					if (s->net[k].n && b->item[m].kind == IT_PARAM &&
+					    strcmp(b->item[m].name, net_keys[k]) == 0)
+						return spec_error(s, s->net[k].key, "topology '%s' sets its own %s "
+						                  "(%s:%d), which the spec's values would not "
+						                  "change", t->name, net_keys[k], s->cf.path,
+						                  b->item[m].loc.line);
+		}
+	}
+	return 0;
+}
+
+/* The file, beside the spec unless absolute: read, parsed and checked. */
+static int
+spec_file(Spec *s)
+{
+	CollFile *c = &s->cf;
+	const char *v = s->file.v[0], *slash = strrchr(s->path, '/');
+	c->path = v[0] == '/' || !slash ? v
+	                                : arena_printf(&s->mem, "%.*s%s", (int)(slash - s->path + 1),
+	                                               s->path, v);
+	char err[512];
+	c->text = read_file(c->path, &c->len, err, sizeof err);
+	if (!c->text)
+		return spec_error(s, s->file.at[0], "%s", err);
+	diag_reset();
+	diag_source(c->path, c->text, c->len);
+	File *f = parse_text(&c->arena, c->path, c->text, c->len);
+	if (nerrors() == 0)
+		sema(f);
+	if (nerrors() > 0)
+		return -1; /* reported in the file */
+	c->f = f;
+	return file_pairs(s) != 0 || file_net_conflicts(s) != 0 ? -1 : 0;
+}
+
+/* A file's collectives keep their topologies and ranks: the keys that set
+ * them are refused. */
+static int
+file_axes(Spec *s)
+{
+	const List *no[2 + NCOLLKIND] = {&s->topo, &s->groups};
+	const char *name[2 + NCOLLKIND] = {"topology", "groups"};
+	for (int k = 0; k < NCOLLKIND; k++)
+		no[2 + k] = &s->alg[k], name[2 + k] = coll_kind_name[k];
+	for (size_t i = 0; i < countof(no); i++)
+		if (no[i]->key.line)
+			return spec_error(s, no[i]->key, "'%s' does not combine with `file`: the file's "
+			                  "collectives keep their topologies, ranks and algorithms, and "
+			                  "are swept over routing, network values and sizes", name[i]);
+	if (s->file.n > 1)
+		return spec_error(s, s->file.at[1], "%s", "one .coll file per spec");
+	return 0;
+}
+
+/* ---- the grid ---- */
+
+/* Library mode: the (collective, algorithm) pairs and the defaults. */
+static int
+library_pairs(Spec *s)
+{
+	static char dflt_group[] = "all";
+	if (s->colls.key.line)
+		return spec_error(s, s->colls.key, "%s", "'collectives' names collectives of the "
+		                  "spec's .coll file: add a `file` line");
+	if (!s->topo.n)
+		return spec_error(s, (Loc){0, 0}, "%s", "a spec needs a topology line (or a `file` "
+		                  "line) and a sizes line");
+	if (!s->groups.n)
+		s->groups.v[s->groups.n++] = dflt_group;
+	s->npair = 0;
+	for (int k = 0; k < NCOLLKIND; k++)
+		for (int i = 0; i < s->alg[k].n; i++)
+			s->pair[s->npair++] = (Pair){.kind = k, .alg = s->alg[k].v[i], .decl = -1,
+			                             .at = s->alg[k].at[i]};
+	if (!s->npair)
+		return spec_error(s, (Loc){0, 0}, "%s", "a spec needs a line of algorithms for a "
+		                  "collective kind, e.g. 'allreduce ring, halving_doubling', or a "
+		                  "`file` line");
+	for (int i = 0; i < s->groups.n; i++) {
+		char *end;
+		long g = strtol(s->groups.v[i], &end, 10);
+		if (strcmp(s->groups.v[i], "all") != 0 && (*end || g < 1 || g > 1 << 20))
+			return spec_error(s, s->groups.at[i], "groups: '%s' is not a rank count or 'all'",
+			                  s->groups.v[i]);
+	}
+	return 0;
+}
+
+/* The pairs, the defaults and the strides of the unit numbering. */
+static int
+spec_finish(Spec *s)
+{
+	static char dflt_route[] = "shortest_path", none[] = "", dflt_group[] = "all";
+	if (!s->nsize)
+		return spec_error(s, (Loc){0, 0}, "%s", "a spec needs a sizes line");
+	s->route_given = s->routing.n > 0;
+	if (spec_check_values(s) != 0)
+		return -1;
+	if (s->file.n) {
+		if (file_axes(s) != 0 || spec_file(s) != 0)
+			return -1;
+		/* one topology and group each: the file's, per collective */
+		s->topo.v[s->topo.n++] = none;
+		s->groups.v[s->groups.n++] = dflt_group;
+	} else if (library_pairs(s) != 0) {
+		return -1;
+	}
+	if (!s->routing.n)
+		s->routing.v[s->routing.n++] = s->file.n ? none : dflt_route;
+	int nnet = 1;
+	for (int k = 0; k < NNET; k++)
+		nnet *= s->net[k].n ? s->net[k].n : 1;
+	s->per_route = nnet;
+	s->per_pair = s->per_route * s->routing.n;
+	s->per_group = s->per_pair * s->npair;
+	s->per_topo = s->per_group * s->groups.n;
+	double units = (double)s->per_topo * s->topo.n;
+	if (units * s->nsize > 1e7)
+		return spec_error(s, (Loc){0, 0}, "%s", "the grid has more than 10^7 points");
+	s->nunit = (int)units;
+	return 0;
+}
+
+/* Reads SPEC; the text stays allocated (the lists point into it). */
+int
+spec_read(const char *path, Spec *s, char **textp)
+{
+	char err[512];
+	size_t len;
+	char *text = read_file(path, &len, err, sizeof err);
+	if (!text) {
+		fprintf(stderr, "collc: error: %s\n", err);
+		return -1;
+	}
+	*textp = text;
+	s->path = path;
+	s->orig = xmalloc(len + 1);
+	memcpy(s->orig, text, len + 1);
+	s->orig_len = len;
+	int line = 0;
+	for (char *p = text, *nl; p && *p; p = nl) {
+		nl = strchr(p, '\n');
+		if (nl)
+			*nl++ = 0;
+		line++;
+		char *hash = strchr(p, '#');
+		if (hash)
+			*hash = 0;
+		char *l = trim(p);
+		if (!*l)
+			continue;
+		char *key = l;
+		Loc at = {line, (int)(key - p) + 1};
+		while (*l && *l != ' ' && *l != '\t' && *l != ':')
+			l++;
+		if (*l)
+			*l++ = 0;
+		if (*l == ':')
+			l++;
+		char *val = trim(l);
+		List *list = spec_list(s, key);
+		if (strcmp(key, "sizes") == 0) {
+			List sizes;
+			s->sizes_at = at;
+			split_list(val, &sizes, p, line);
+			if (spec_sizes(s, &sizes) != 0)
+				return -1;
+		} else if (list) {
+			if (split_list(val, list, p, line) != 0)
+				return spec_error(s, at, "'%s': more than 64 values", key);
+			list->key = at;
+		} else if (spec_option(s, at, key, val) != 0) {
+			return -1;
+		}
+	}
+	return spec_finish(s);
+}
+
+Unit
+unit_of(const Spec *s, int u)
+{
+	Unit x = {.topo = u / s->per_topo, .group = u % s->per_topo / s->per_group,
+	          .pair = u % s->per_group / s->per_pair, .route = u % s->per_pair / s->per_route};
+	int rest = u % s->per_route;
+	for (int k = NNET - 1; k >= 0; k--) {
+		int n = s->net[k].n ? s->net[k].n : 1;
+		x.net[k] = rest % n;
+		rest /= n;
+	}
+	return x;
+}
+
+void
+spec_free(Spec *s, char *text)
+{
+	arena_free(&s->cf.arena);
+	arena_free(&s->mem);
+	free(s->cf.text), free(s->orig), free(text), free(s);
+}
