@@ -129,66 +129,34 @@ add_row(Runner *u, Row r)
 	VEC_PUSH(&u->arena, u->rows, u->nrow, u->caprow, r);
 }
 
-/* A schedule as the simulator's input: streamed round by round where it
- * can be, unless --sync deps needs every message's dependencies. */
-static int
-to_sim(Runner *u, const SimArgs *a, const Sched *const *s, SimNet *net)
-{
-	if (a->opts.sync == SIM_ROUNDS)
-		return sim_stream_scheds(&u->arena, s, 1, net);
-	return sim_from_scheds(&u->arena, s, 1, net);
-}
-
-/* Simulates every candidate `auto` has for s built for size k; adds the
- * fastest row, named auto:NAME. The candidates stay in u's arena: their
- * nets point into them and live as long as the results. */
-static int
-run_auto_size(Runner *u, const SimArgs *a, const Sched *s, Routes *routes, int k)
-{
-	AlgCtx c = alg_ctx_of(&u->arena, s, routes);
-	c.size = a->sizes[k];
-	c.compact = true; /* as the load: symmetric forms stream */
-	const char *names[NALG];
-	Sched *cand[NALG];
-	int n = alg_auto(&c, cand, names, NALG);
-	Row best = {0};
-	bool have = false;
-	for (int i = 0; i < n; i++) {
-		SimNet *net = NEW(&u->arena, SimNet);
-		diag_mute(true);
-		bool ok = to_sim(u, a, (const Sched *const *)&cand[i], net) == 0;
-		diag_mute(false);
-		if (!ok || (a->opts.sync == SIM_DEPS && !net->coll[0].has_deps))
-			continue;
-		net->coll[0].name = s->name;
-		Row r;
-		if (simulate(u, a, net, 0, a->sizes[k], sched_label(&u->arena, "auto:", cand[i]), &r) != 0)
-			return -1;
-		if (!have || r.r.time_s < best.r.time_s)
-			best = r;
-		have = true;
-	}
-	if (!have) {
-		error_at(s->loc, "auto: no algorithm of the library applies to '%s'", s->name);
-		return -1;
-	}
-	add_row(u, best);
-	return 0;
-}
-
 /* `algorithm auto`: at each size, every candidate built for that size and
- * simulated; the fastest is the row. A size's row depends on nothing else
- * in --sizes. */
+ * simulated (simulate_candidates); the fastest is the row, auto:NAME. A
+ * size's row depends on nothing else in --sizes. The candidates stay in
+ * u's arena: the rows' nets point into them. */
 static int
 run_auto(Runner *u, const SimArgs *a, const Sched *s)
 {
-	Routes routes;
-	routes_init(&routes, s->topo, ROUTE_SHORTEST);
-	int rc = 0;
-	for (int k = 0; k < a->nsize && rc == 0; k++)
-		rc = run_auto_size(u, a, s, &routes, k);
-	routes_free(&routes);
-	return rc;
+	Simulated *cand = arena_array(&u->arena, NALG, sizeof *cand);
+	for (int k = 0; k < a->nsize; k++) {
+		SimOpts o = a->opts;
+		u->prog.what = s->name;
+		human_bytes(a->sizes[k], u->prog.size, sizeof u->prog.size);
+		u->prog.t_run = wall_seconds();
+		u->prog.n = a->nsize;
+		u->prog.k = k + 1;
+		o.progress = on_progress;
+		o.progress_ctx = &u->prog;
+		int best = fastest(cand, simulate_candidates(&u->arena, s, a->sizes[k], &o, cand));
+		if (best < 0) {
+			error_at(s->loc, "auto: no algorithm of the library applies to '%s'", s->name);
+			return -1;
+		}
+		add_row(u, (Row){.name = s->name, .kind = cand[best].net->coll[0].kind,
+		                 .algorithm = sched_label(&u->arena, "auto:", cand[best].s),
+		                 .size = a->sizes[k], .net = cand[best].net, .coll = 0,
+		                 .r = cand[best].r});
+	}
+	return 0;
 }
 
 static int
@@ -222,7 +190,7 @@ run_sched(Runner *u, const SimArgs *a, SizedFile *z, const Sched *s)
 		return run_auto(u, a, s);
 	if (!s->size_chosen) {
 		SimNet *net = NEW(&u->arena, SimNet);
-		if (to_sim(u, a, &s, net) != 0)
+		if (sched_to_sim(&u->arena, s, a->opts.sync, net) != 0)
 			return -1;
 		net->coll[0].algorithm = sched_label(&u->arena, "", s);
 		return run_net(u, a, net);
@@ -231,7 +199,7 @@ run_sched(Runner *u, const SimArgs *a, SizedFile *z, const Sched *s)
 		const Sched *sk = sched_for_size(z, a->sizes[k], s);
 		SimNet *net = NEW(&u->arena, SimNet);
 		Row r;
-		if (!sk || to_sim(u, a, &sk, net) != 0 ||
+		if (!sk || sched_to_sim(&u->arena, sk, a->opts.sync, net) != 0 ||
 		    simulate(u, a, net, 0, a->sizes[k], sched_label(&u->arena, "", sk), &r) != 0)
 			return -1;
 		add_row(u, r);

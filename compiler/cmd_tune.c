@@ -25,7 +25,6 @@
 #include "cli.h"
 #include "driver.h"
 #include "perf.h"
-#include "simbuild.h"
 #include "svgplot.h"
 #include "table.h"
 
@@ -93,33 +92,20 @@ progress(Tuner *u, const Sched *s, int k, const char *what)
 	u->shown = true;
 }
 
-/* Simulates schedule x at size k as candidate `key` of t; a candidate
- * that cannot run there (the simulator refuses it) is left out silently,
- * as `auto` leaves out what does not build. */
+/* Candidate `key` of t ran at size k as x (a candidate the simulator
+ * cannot run at a size is left out there, as `auto` leaves out what does
+ * not build). */
 static void
-run_cand(Tuner *u, Tuned *t, const char *key, const Sched *x, int k)
+record(Tuner *u, Tuned *t, const char *key, const Simulated *x, int k)
 {
 	int i = add_cand(u, t, key);
-	if (i < 0 || !x)
-		return;
-	progress(u, t->s, k, key);
-	SimNet *net = NEW(&u->arena, SimNet);
-	SimResult r;
-	char err[512];
-	diag_mute(true);
-	bool ok = (u->a->opts.sync == SIM_ROUNDS ? sim_stream_scheds : sim_from_scheds)(
-	              &u->arena, &x, 1, net) == 0 &&
-	          (u->a->opts.sync != SIM_DEPS || net->coll[0].has_deps) &&
-	          sim_run(&u->arena, net, 0, (int64_t)u->a->sizes[k], &u->a->opts, &r, err,
-	                  sizeof err) == 0;
-	diag_mute(false);
-	if (!ok)
+	if (i < 0)
 		return;
 	Cand *c = &t->cand[i];
-	c->time_s[k] = r.time_s;
-	c->sched[k] = x;
-	c->label[k] = sched_label(&u->arena, strcmp(key, x->algorithm) ? arena_printf(&u->arena,
-	                          "%s: ", x->name) : "", x);
+	c->time_s[k] = x->r.time_s;
+	c->sched[k] = x->s;
+	c->label[k] = sched_label(&u->arena, strcmp(key, x->s->algorithm) ? arena_printf(&u->arena,
+	                          "%s: ", x->s->name) : "", x->s);
 }
 
 /* Same kind, same ranks in the same order, same root: one may stand in
@@ -137,26 +123,28 @@ same_collective(const Sched *a, const Sched *b)
 
 /* Every candidate of s (and of the file's collectives like it) at size k. */
 static int
-tune_size(Tuner *u, Tuned *t, const Prog *p, Routes *routes, int k)
+tune_size(Tuner *u, Tuned *t, const Prog *p, int k)
 {
 	double size = u->a->sizes[k];
+	Simulated x;
 	for (int j = 0; j < p->nsched; j++) {
 		const Sched *o = p->sched[j];
 		if (!same_collective(o, t->s) || strncmp(o->algorithm, "auto:", 5) == 0)
 			continue;
-		const Sched *x = sched_for_size(&u->sized, size, o);
-		if (!x)
+		const Sched *built = sched_for_size(&u->sized, size, o);
+		if (!built)
 			return -1;
-		run_cand(u, t, arena_printf(&u->arena, "%s: %s", o->name, o->algorithm), x, k);
+		const char *key = arena_printf(&u->arena, "%s: %s", o->name, o->algorithm);
+		progress(u, t->s, k, key);
+		add_cand(u, t, key); /* its place in the order, even where it cannot run */
+		if (simulate_one(&u->arena, built, size, &u->a->opts, &x))
+			record(u, t, key, &x, k);
 	}
-	AlgCtx c = alg_ctx_of(&u->arena, t->s, routes);
-	c.size = size;
-	c.compact = true;
-	const char *names[NALG];
-	Sched *lib[NALG];
-	int n = alg_auto(&c, lib, names, NALG);
+	progress(u, t->s, k, "the library");
+	Simulated *lib = arena_array(&u->arena, NALG, sizeof *lib);
+	int n = simulate_candidates(&u->arena, t->s, size, &u->a->opts, lib);
 	for (int i = 0; i < n; i++)
-		run_cand(u, t, names[i], lib[i], k);
+		record(u, t, lib[i].s->algorithm, &lib[i], k);
 	return 0;
 }
 
@@ -192,12 +180,9 @@ tune_one(Tuner *u, const Prog *p, const Sched *s)
 	t->best = arena_array(&u->arena, (size_t)n, sizeof *t->best);
 	t->second = arena_array(&u->arena, (size_t)n, sizeof *t->second);
 	t->busbw_factor = perf_busbw_factor(coll_kind_name[s->kind], s->nrank);
-	Routes routes;
-	routes_init(&routes, s->topo, ROUTE_SHORTEST);
 	int rc = 0;
 	for (int k = 0; k < n && rc == 0; k++)
-		rc = tune_size(u, t, p, &routes, k);
-	routes_free(&routes);
+		rc = tune_size(u, t, p, k);
 	choose(t, n);
 	for (int k = 0; rc == 0 && k < n; k++)
 		if (t->best[k] < 0) {

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "driver.h"
+#include "simbuild.h"
 
 int
 usage_error(const char *fmt, ...)
@@ -276,4 +277,54 @@ alg_ctx_of(Arena *a, const Sched *s, Routes *routes)
 	AlgCtx c = alg_ctx_new(a, s->name, s->loc, s->kind, s->topo, routes, s->rank_node, s->nrank);
 	c.root = s->root;
 	return c;
+}
+
+int
+sched_to_sim(Arena *a, const Sched *s, SimSync sync, SimNet *net)
+{
+	return (sync == SIM_ROUNDS ? sim_stream_scheds : sim_from_scheds)(a, &s, 1, net);
+}
+
+bool
+simulate_one(Arena *a, const Sched *s, double size, const SimOpts *o, Simulated *x)
+{
+	x->s = s;
+	x->net = NEW(a, SimNet);
+	char err[512];
+	diag_mute(true);
+	bool ok = sched_to_sim(a, s, o->sync, x->net) == 0 &&
+	          (o->sync != SIM_DEPS || x->net->coll[0].has_deps) &&
+	          sim_run(a, x->net, 0, (int64_t)size, o, &x->r, err, sizeof err) == 0;
+	diag_mute(false);
+	return ok;
+}
+
+int
+simulate_candidates(Arena *a, const Sched *s, double size, const SimOpts *o, Simulated *out)
+{
+	Routes routes;
+	routes_init(&routes, s->topo, ROUTE_SHORTEST);
+	AlgCtx c = alg_ctx_of(a, s, &routes);
+	c.size = size;
+	c.compact = true; /* symmetric forms stream */
+	const char *names[NALG];
+	Sched *cand[NALG];
+	int n = alg_auto(&c, cand, names, NALG), m = 0;
+	for (int i = 0; i < n; i++)
+		if (simulate_one(a, cand[i], size, o, &out[m])) {
+			out[m].net->coll[0].name = s->name;
+			m++;
+		}
+	routes_free(&routes);
+	return m;
+}
+
+int
+fastest(const Simulated *out, int n)
+{
+	int best = -1;
+	for (int i = 0; i < n; i++)
+		if (best < 0 || out[i].r.time_s < out[best].r.time_s)
+			best = i;
+	return best;
 }

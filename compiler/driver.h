@@ -11,6 +11,7 @@
 #include "ast.h"
 #include "backend.h"
 #include "ir.h"
+#include "sim.h"
 
 typedef struct Input {
 	Arena arena;
@@ -73,6 +74,30 @@ const char *sched_label(Arena *, const char *prefix, const Sched *);
 /* The AlgCtx of a schedule's collective, to build it with another
  * algorithm (auto's candidates, tune's). */
 AlgCtx alg_ctx_of(Arena *, const Sched *, Routes *);
+
+/* s as the simulator's input: streamed round by round where it can be
+ * (sync rounds), else with every message's dependencies. 0, or -1 after
+ * reporting. */
+int sched_to_sim(Arena *, const Sched *, SimSync, SimNet *);
+
+/* One candidate simulated: its schedule, input and result (arena memory). */
+typedef struct Simulated {
+	const Sched *s;
+	SimNet *net;
+	SimResult r;
+} Simulated;
+/* s simulated at `size` with o; false (nothing said) if the simulator
+ * cannot run it there. */
+bool simulate_one(Arena *, const Sched *s, double size, const SimOpts *o, Simulated *x);
+/* The library's candidates for s's collective at `size`, as `auto` has
+ * them (alg_auto: what the language accepts, built for the size), each
+ * simulated with o; those the simulator cannot run are left out. Their
+ * count, in out[0..NALG). `auto` in sim and sweep takes the fastest;
+ * tune shows them all. */
+int simulate_candidates(Arena *, const Sched *s, double size, const SimOpts *o,
+                        Simulated *out);
+/* The fastest of out[0..n), or -1 if n is 0. */
+int fastest(const Simulated *out, int n);
 
 /* Writes what m holds to out ("-" or NULL: stdout) whole and frees it;
  * 1 after reporting. */

@@ -221,12 +221,25 @@ point_run(const Spec *s, const Source *g, double size, Record *r, char *err, siz
 	                    &sim, (const Sched *const *)prog.sched, 1, &net) != 0))
 		rc = -1;
 	SimResult res;
-	if (rc == 0 && sim_run(&sim, &net, 0, (int64_t)size, &s->opts, &res, err, errlen) != 0) {
+	const char *alg = rc == 0 ? prog.sched[0]->algorithm : "";
+	if (rc == 0 && strncmp(alg, "auto:", 5) == 0) {
+		/* as collc sim: every candidate simulated at this size, the fastest */
+		Simulated *cand = arena_array(&sim, NALG, sizeof *cand);
+		int best = fastest(cand, simulate_candidates(&sim, prog.sched[0], size, &s->opts, cand));
+		if (best < 0) {
+			error_at(prog.sched[0]->loc, "auto: no algorithm of the library applies to '%s'",
+			         prog.sched[0]->name);
+			rc = -1;
+		} else {
+			res = cand[best].r;
+			alg = sched_label(&sim, "auto:", cand[best].s);
+		}
+	} else if (rc == 0 && sim_run(&sim, &net, 0, (int64_t)size, &s->opts, &res, err, errlen) != 0) {
 		rc = -1;
-	} else if (rc == 0) {
+	}
+	if (rc == 0) {
 		r->time_s = res.time_s;
 		r->nrank = net.coll[0].nrank;
-		const char *alg = prog.sched[0]->algorithm;
 		snprintf(r->note, sizeof r->note, "%s", strncmp(alg, "auto:", 5) == 0 ? alg : "");
 	}
 	prog_free(&prog);
