@@ -15,6 +15,7 @@
 #include <stdbool.h>
 
 #include "base.h"
+#include "hash.h"
 
 /* ---- network parameters (SI units: bits/s, seconds, bytes, joules, watts) ---- */
 
@@ -361,8 +362,7 @@ typedef struct SchedBuilder {
 	Sched *s;
 	Routes *routes;
 	int capmsg, capchunk, caproute, caplink;
-	int *slot;         /* interned routes: hash of link lists */
-	int nslot;
+	Hash route_index;  /* interned routes by their link lists */
 	int *chunk_buf;    /* the chunks of the message being added */
 	int *from_routes;  /* Routes' route id -> this schedule's route + 1 (sched_msg) */
 	int nfrom_routes;
