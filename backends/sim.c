@@ -104,57 +104,40 @@ typedef struct Keys {
 	int *data;      /* per key: op, len, links */
 	int *off, *count;
 	int n, cap, len, capdata;
-	int *slot;
-	int nslot;
+	Hash index;     /* the keys by value */
 } Keys;
 
-static unsigned
-keys_hash(const int *k, int n)
+static bool
+key_is(const void *ctx, int i, const void *key)
 {
-	unsigned h = 2166136261u;
-	for (int i = 0; i < n; i++)
-		h = (h ^ (unsigned)k[i]) * 16777619u;
-	return h;
+	const Keys *ks = ctx;
+	const HashInts *q = key; /* op, len, links: n = len + 2 */
+	const int *x = ks->data + ks->off[i];
+	return x[1] + 2 == q->n && memcmp(x, q->k, (size_t)q->n * sizeof *q->k) == 0;
 }
 
-/* The slot of key k: where it is, or the empty slot where it would go. */
 static unsigned
-keys_probe(const Keys *ks, const int *k, int n)
+key_hash(const void *ctx, int i)
 {
-	unsigned h = keys_hash(k, n) & (unsigned)(ks->nslot - 1);
-	for (; ks->slot[h]; h = (h + 1) & (unsigned)(ks->nslot - 1)) {
-		const int *x = ks->data + ks->off[ks->slot[h] - 1];
-		if (x[1] + 2 == n && memcmp(x, k, (size_t)n * sizeof *k) == 0)
-			break;
-	}
-	return h;
+	const Keys *ks = ctx;
+	const int *x = ks->data + ks->off[i];
+	return hash_ints(x, (size_t)x[1] + 2);
 }
 
 /* The index of key k, or -1. */
 static int
 keys_find(const Keys *ks, const int *k, int n)
 {
-	return ks->nslot ? ks->slot[keys_probe(ks, k, n)] - 1 : -1;
+	return hash_find(&ks->index, hash_ints(k, (size_t)n), &(HashInts){k, n}, key_is, ks);
 }
 
 static void
 keys_add(Keys *ks, const int *k, int n)
 {
-	if (2 * (ks->n + 1) > ks->nslot) {
-		ks->nslot = ks->nslot ? 2 * ks->nslot : 256;
-		free(ks->slot);
-		ks->slot = xcalloc((size_t)ks->nslot, sizeof *ks->slot);
-		for (int i = 0; i < ks->n; i++) {
-			const int *x = ks->data + ks->off[i];
-			unsigned h = keys_hash(x, x[1] + 2) & (unsigned)(ks->nslot - 1);
-			while (ks->slot[h])
-				h = (h + 1) & (unsigned)(ks->nslot - 1);
-			ks->slot[h] = i + 1;
-		}
-	}
-	unsigned h = keys_probe(ks, k, n);
-	if (ks->slot[h]) {
-		ks->count[ks->slot[h] - 1]++;
+	unsigned h = hash_ints(k, (size_t)n);
+	int found = hash_find(&ks->index, h, &(HashInts){k, n}, key_is, ks);
+	if (found >= 0) {
+		ks->count[found]++;
 		return;
 	}
 	if (ks->n == ks->cap) {
@@ -170,13 +153,14 @@ keys_add(Keys *ks, const int *k, int n)
 	ks->off[ks->n] = ks->len;
 	ks->count[ks->n] = 1;
 	ks->len += n;
-	ks->slot[h] = ++ks->n;
+	hash_add(&ks->index, h, ks->n++, key_hash, ks);
 }
 
 static void
 keys_free(Keys *ks)
 {
-	free(ks->data), free(ks->off), free(ks->count), free(ks->slot);
+	free(ks->data), free(ks->off), free(ks->count);
+	hash_free(&ks->index);
 }
 
 /* Whether two rounds' keys are the same messages (but for the round). */

@@ -1,7 +1,7 @@
 /*
  * ast.h: the front end's one header. The abstract syntax tree of a .coll
  * file, the builders the parser's actions call, and the passes that work on
- * the tree alone: parse_file (coll.l, coll.y, ast.c), sema (sema.c, the
+ * the tree alone: parse_text (coll.l, coll.y, ast.c), sema (sema.c, the
  * checks that need no topology built) and fmt (fmt.c, canonical printing).
  *
  * The tree is deliberately uniform: every declaration has an optional
@@ -240,7 +240,7 @@ typedef struct File {
 	int ncomment, capcomment;
 } File;
 
-/* ---- parse.c side: the parser's context and the builders its actions call ---- */
+/* ---- coll.y's side: the parser's context and the builders (ast.c) its actions call ---- */
 
 enum { MAX_NESTING = 256 }; /* brackets and braces, so nothing recurses without bound */
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ast.h"
+#include "hash.h"
 
 
 /* ---- what a name denotes ---- */
@@ -36,8 +37,7 @@ typedef struct Sema {
 	const File *file; /* being checked: names defined later, for "used before" */
 	Sym *sym;
 	int nsym, capsym;
-	int *slot;  /* open-addressed hash of names: sym index + 1, 0 = free */
-	int nslot;  /* a power of two, more than twice the declarations */
+	Hash names; /* the symbols by name */
 } Sema;
 
 /* ---- signatures: ArgKind, ParamSpec and FormSpec are registry.h's ---- */
@@ -125,29 +125,24 @@ find_form(Sema *s, const Call *c, const FormSpec *t, int n, const char *what)
 	return NULL;
 }
 
-static unsigned
-name_hash(const char *name)
+static bool
+sym_is(const void *ctx, int i, const void *name)
 {
-	unsigned h = 2166136261u;
-	for (; *name; name++)
-		h = (h ^ (unsigned char)*name) * 16777619u;
-	return h;
+	const Sema *s = ctx;
+	return strcmp(s->sym[i].name, name) == 0;
 }
 
-/* The slot of `name`: where it is, or the free slot where it would go. */
-static int *
-sym_slot(const Sema *s, const char *name)
+static unsigned
+sym_hash(const void *ctx, int i)
 {
-	unsigned mask = (unsigned)s->nslot - 1;
-	for (unsigned h = name_hash(name) & mask;; h = (h + 1) & mask)
-		if (s->slot[h] == 0 || strcmp(s->sym[s->slot[h] - 1].name, name) == 0)
-			return &s->slot[h];
+	const Sema *s = ctx;
+	return hash_str(s->sym[i].name);
 }
 
 static int
 find_sym(const Sema *s, const char *name)
 {
-	return *sym_slot(s, name) - 1;
+	return hash_find(&s->names, hash_str(name), name, sym_is, s);
 }
 
 /* Names defined anywhere in the file, for "used before definition". */
@@ -203,7 +198,7 @@ define_sym(Sema *s, Decl *d, SymKind kind, int topo)
 	}
 	Sym sym = {.name = d->name, .kind = kind, .decl = d, .topo = topo};
 	VEC_PUSH(&s->arena, s->sym, s->nsym, s->capsym, sym);
-	*sym_slot(s, d->name) = s->nsym;
+	hash_add(&s->names, hash_str(d->name), s->nsym - 1, sym_hash, s);
 	if (kind != S_TOPOLOGY && topo >= 0)
 		d->topo = s->sym[topo].decl;
 }
@@ -1160,10 +1155,6 @@ sema(File *f)
 {
 	int before = nerrors();
 	Sema s = {.out = f->arena, .file = f};
-	s.nslot = 16;
-	while (s.nslot < 2 * f->ndecl + 16)
-		s.nslot *= 2;
-	s.slot = arena_array(&s.arena, (size_t)s.nslot, sizeof *s.slot);
 	int networks = 0;
 	for (int i = 0; i < f->ndecl; i++) {
 		Decl *d = &f->decl[i];
@@ -1195,5 +1186,6 @@ sema(File *f)
 		}
 	}
 	arena_free(&s.arena);
+	hash_free(&s.names);
 	return nerrors() - before;
 }

@@ -172,37 +172,29 @@ typedef struct Closure {
 	int width;       /* ints per element */
 	int *elem;       /* order x width */
 	int order, cap;
-	int *slot;       /* hash of elements: index + 1 */
-	int nslot;
+	Hash index;      /* elements by value */
 } Closure;
 
-static unsigned
-elem_hash(const int *e, int n)
+static bool
+elem_is(const void *ctx, int i, const void *e)
 {
-	unsigned h = 2166136261u;
-	for (int i = 0; i < n; i++)
-		h = (h ^ (unsigned)e[i]) * 16777619u;
-	return h;
+	const Closure *c = ctx;
+	return memcmp(c->elem + (size_t)i * (size_t)c->width, e, (size_t)c->width * sizeof(int)) == 0;
 }
 
-static int *
-elem_slot(Closure *c, const int *e)
+static unsigned
+elem_hash(const void *ctx, int i)
 {
-	unsigned mask = (unsigned)c->nslot - 1;
-	for (unsigned h = elem_hash(e, c->width) & mask;; h = (h + 1) & mask) {
-		int i = c->slot[h] - 1;
-		if (i < 0 || memcmp(c->elem + (size_t)i * (size_t)c->width, e,
-		                    (size_t)c->width * sizeof *e) == 0)
-			return &c->slot[h];
-	}
+	const Closure *c = ctx;
+	return hash_ints(c->elem + (size_t)i * (size_t)c->width, (size_t)c->width);
 }
 
 /* Adds e if new; returns -1 when the group grows past the limit. */
 static int
 closure_add(Closure *c, const int *e)
 {
-	int *slot = elem_slot(c, e);
-	if (*slot)
+	unsigned h = hash_ints(e, (size_t)c->width);
+	if (hash_find(&c->index, h, e, elem_is, c) >= 0)
 		return 0;
 	if (c->order >= MAX_GROUP_ORDER ||
 	    (long)(c->order + 1) * c->width > (long)MAX_PERM_INTS)
@@ -212,14 +204,7 @@ closure_add(Closure *c, const int *e)
 		c->elem = xrealloc(c->elem, (size_t)c->cap * (size_t)c->width * sizeof *c->elem);
 	}
 	memcpy(c->elem + (size_t)c->order * (size_t)c->width, e, (size_t)c->width * sizeof *e);
-	*slot = ++c->order;
-	if (2 * c->order > c->nslot) {
-		c->nslot *= 2;
-		free(c->slot);
-		c->slot = xcalloc((size_t)c->nslot, sizeof *c->slot);
-		for (int i = 0; i < c->order; i++)
-			*elem_slot(c, c->elem + (size_t)i * (size_t)c->width) = i + 1;
-	}
+	hash_add(&c->index, h, c->order++, elem_hash, c);
 	return 0;
 }
 
@@ -313,9 +298,8 @@ static Group *
 close_group(Arena *a, const Topo *t, const char *name, Loc loc, bool affine, int **gens,
             int ngen, int **img)
 {
-	Closure c = {.t = t, .affine = affine, .nslot = 64};
+	Closure c = {.t = t, .affine = affine};
 	c.width = affine ? t->ndim * t->ndim + t->ndim : t->nnode;
-	c.slot = xcalloc((size_t)c.nslot, sizeof *c.slot);
 	int *id = xcalloc((size_t)c.width, sizeof *id), *tmp = xmalloc((size_t)c.width * sizeof *tmp);
 	for (int v = 0; v < c.width; v++)
 		id[v] = affine ? 0 : v;
@@ -358,7 +342,8 @@ close_group(Arena *a, const Topo *t, const char *name, Loc loc, bool affine, int
 		}
 		orbits(a, g, img, ngen);
 	}
-	free(c.elem), free(c.slot), free(id), free(tmp);
+	free(c.elem), free(id), free(tmp);
+	hash_free(&c.index);
 	return g;
 }
 
@@ -472,7 +457,7 @@ group_build_keeping(Arena *a, const Topo *t, const char *name, Loc loc, GroupGen
 static int
 elem_index(Closure *c, const int *e)
 {
-	int i = *elem_slot(c, e) - 1;
+	int i = hash_find(&c->index, hash_ints(e, (size_t)c->width), e, elem_is, c);
 	if (i < 0)
 		die("group_inverses: an element's inverse is not in the group");
 	return i;
@@ -536,11 +521,9 @@ int *
 group_inverses(const Group *g)
 {
 	const Topo *t = g->topo;
-	Closure c = {.t = t, .affine = g->affine, .order = g->order, .nslot = 64};
+	Closure c = {.t = t, .affine = g->affine, .order = g->order};
 	c.width = g->affine ? t->ndim * t->ndim + t->ndim : t->nnode;
-	while (c.nslot < 2 * g->order)
-		c.nslot *= 2;
-	c.slot = xcalloc((size_t)c.nslot, sizeof *c.slot);
+	hash_reserve(&c.index, g->order, elem_hash, &c);
 	size_t w = (size_t)c.width;
 	int d = t->ndim;
 	if (g->affine) {
@@ -553,7 +536,7 @@ group_inverses(const Group *g)
 		c.elem = g->perm; /* read only */
 	}
 	for (int e = 0; e < g->order; e++)
-		*elem_slot(&c, c.elem + e * w) = e + 1;
+		hash_add(&c.index, hash_ints(c.elem + e * w, w), e, elem_hash, &c);
 	int *inv = xmalloc((size_t)g->order * sizeof *inv);
 	if (g->affine) {
 		affine_inverses(g, &c, inv);
@@ -567,7 +550,7 @@ group_inverses(const Group *g)
 		}
 		free(p);
 	}
-	free(c.slot);
+	hash_free(&c.index);
 	return inv;
 }
 

@@ -16,6 +16,7 @@
 
 #include "base.h"
 #include "registry.h"
+#include "hash.h"
 
 /* ---- network parameters: Net and its parameters are in registry.h ---- */
 
@@ -343,8 +344,7 @@ typedef struct SchedBuilder {
 	Sched *s;
 	Routes *routes;
 	int capmsg, capchunk, caproute, caplink;
-	int *slot;         /* interned routes: hash of link lists */
-	int nslot;
+	Hash route_index;  /* interned routes by their link lists */
 	int *chunk_buf;    /* the chunks of the message being added */
 	int *from_routes;  /* Routes' route id -> this schedule's route + 1 (sched_msg) */
 	int nfrom_routes;

@@ -100,73 +100,62 @@ explicit_metrics(const Sched *s, double bytes, Metrics *m)
 
 /* ---- messages of a symmetric schedule ---- */
 
-/* A set of int sequences (message keys), open-addressed. */
+/* A set of int sequences (message keys): the keys back to back, each
+ * prefixed by its length, and an index of them by value. */
 typedef struct KeySet {
-	int *data;        /* keys back to back, each prefixed by its length */
+	int *data;
 	size_t len, cap;
-	size_t *slot;     /* offset + 1 into data */
-	size_t nslot, n;
+	size_t *off;      /* key i at data + off[i] */
+	int n, capoff;
+	Hash index;
 } KeySet;
 
-static unsigned long
-key_hash(const int *k, int n)
+static bool
+key_is(const void *ctx, int i, const void *key)
 {
-	unsigned long h = 1469598103934665603ul ^ (unsigned long)n;
-	for (int i = 0; i < n; i++)
-		h = (h ^ (unsigned)k[i]) * 1099511628211ul;
-	return h;
+	const KeySet *ks = ctx;
+	const HashInts *q = key;
+	const int *x = ks->data + ks->off[i];
+	return x[0] == q->n && memcmp(x + 1, q->k, (size_t)q->n * sizeof *q->k) == 0;
 }
 
-static size_t *
-key_slot(KeySet *ks, const int *k, int n)
+static unsigned
+key_hash(const void *ctx, int i)
 {
-	size_t mask = ks->nslot - 1;
-	for (size_t h = key_hash(k, n) & mask;; h = (h + 1) & mask) {
-		if (!ks->slot[h])
-			return &ks->slot[h];
-		const int *x = ks->data + ks->slot[h] - 1;
-		if (x[0] == n && memcmp(x + 1, k, (size_t)n * sizeof *k) == 0)
-			return &ks->slot[h];
-	}
+	const KeySet *ks = ctx;
+	const int *x = ks->data + ks->off[i];
+	return hash_ints(x + 1, (size_t)x[0]);
 }
 
 /* Adds a key; returns whether it was new. */
 static bool
 key_add(KeySet *ks, const int *k, int n)
 {
-	if (2 * (ks->n + 1) > ks->nslot) {
-		size_t old = ks->nslot;
-		size_t *slots = ks->slot;
-		ks->nslot = old ? 2 * old : 1024;
-		ks->slot = xcalloc(ks->nslot, sizeof *ks->slot);
-		for (size_t i = 0; i < old; i++)
-			if (slots[i]) {
-				const int *x = ks->data + slots[i] - 1;
-				*key_slot(ks, x + 1, x[0]) = slots[i];
-			}
-		free(slots);
-	}
-	size_t *slot = key_slot(ks, k, n);
-	if (*slot)
+	unsigned h = hash_ints(k, (size_t)n);
+	if (hash_find(&ks->index, h, &(HashInts){k, n}, key_is, ks) >= 0)
 		return false;
 	if (ks->len + (size_t)n + 1 > ks->cap) {
 		ks->cap = 2 * (ks->len + (size_t)n + 1) + 1024;
 		ks->data = xrealloc(ks->data, ks->cap * sizeof *ks->data);
 	}
+	if (ks->n == ks->capoff) {
+		ks->capoff = ks->capoff ? 2 * ks->capoff : 256;
+		ks->off = xrealloc(ks->off, (size_t)ks->capoff * sizeof *ks->off);
+	}
 	ks->data[ks->len] = n;
 	copy_n(ks->data + ks->len + 1, k, (size_t)n, sizeof *k);
-	*slot = ks->len + 1;
+	ks->off[ks->n] = ks->len;
 	ks->len += (size_t)n + 1;
-	ks->n++;
+	hash_add(&ks->index, h, ks->n++, key_hash, ks);
 	return true;
 }
 
 static void
 key_clear(KeySet *ks)
 {
-	if (ks->slot)
-		memset(ks->slot, 0, ks->nslot * sizeof *ks->slot);
-	ks->len = ks->n = 0;
+	hash_clear(&ks->index);
+	ks->len = 0;
+	ks->n = 0;
 }
 
 /* The translation by -delta of node v. */
@@ -253,7 +242,8 @@ symmetric_messages(const Sched *s)
 			}
 		}
 	}
-	free(ks.data), free(ks.slot), free(key), free(moved), free(fix);
+	free(ks.data), free(ks.off), free(key), free(moved), free(fix);
+	hash_free(&ks.index);
 	return total;
 }
 

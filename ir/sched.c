@@ -50,36 +50,27 @@ sched_begin(SchedBuilder *b, Arena *a, Sched *s, Routes *routes)
 	b->arena = a;
 	b->s = s;
 	b->routes = routes;
-	b->nslot = 256;
-	b->slot = xcalloc((size_t)b->nslot, sizeof *b->slot);
 	/* route arrays grow with realloc while building; sched_end moves them to the arena */
 	s->route_off = NULL;
 	b->caproute = 0;
 	s->nroute = 0;
 }
 
-static unsigned
-links_hash(const int *l, int n)
+static bool
+route_is(const void *ctx, int r, const void *key)
 {
-	unsigned h = 2166136261u ^ (unsigned)n;
-	for (int i = 0; i < n; i++)
-		h = (h ^ (unsigned)l[i]) * 16777619u;
-	return h;
+	const Sched *s = ctx;
+	const HashInts *q = key; /* the route's links */
+	return s->route_off[r + 1] - s->route_off[r] == q->n &&
+	       memcmp(s->route_link + s->route_off[r], q->k, (size_t)q->n * sizeof *q->k) == 0;
 }
 
-static int *
-route_slot(SchedBuilder *b, const int *l, int n)
+static unsigned
+route_hash(const void *ctx, int r)
 {
-	Sched *s = b->s;
-	unsigned mask = (unsigned)b->nslot - 1;
-	for (unsigned h = links_hash(l, n) & mask;; h = (h + 1) & mask) {
-		int r = b->slot[h] - 1;
-		if (r < 0)
-			return &b->slot[h];
-		int len = s->route_off[r + 1] - s->route_off[r];
-		if (len == n && memcmp(s->route_link + s->route_off[r], l, (size_t)n * sizeof *l) == 0)
-			return &b->slot[h];
-	}
+	const Sched *s = ctx;
+	return hash_ints(s->route_link + s->route_off[r],
+	                 (size_t)(s->route_off[r + 1] - s->route_off[r]));
 }
 
 int
@@ -91,9 +82,10 @@ sched_route(SchedBuilder *b, const int *links, int n)
 		s->route_off = xmalloc((size_t)(b->caproute + 1) * sizeof *s->route_off);
 		s->route_off[0] = 0;
 	}
-	int *slot = route_slot(b, links, n);
-	if (*slot)
-		return *slot - 1;
+	unsigned h = hash_ints(links, (size_t)n);
+	int found = hash_find(&b->route_index, h, &(HashInts){links, n}, route_is, s);
+	if (found >= 0)
+		return found;
 	if (s->nroute == b->caproute) {
 		b->caproute *= 2;
 		s->route_off = xrealloc(s->route_off, (size_t)(b->caproute + 1) * sizeof *s->route_off);
@@ -109,16 +101,8 @@ sched_route(SchedBuilder *b, const int *links, int n)
 	}
 	copy_n(s->route_link + used, links, (size_t)n, sizeof *links);
 	s->route_off[s->nroute + 1] = used + n;
-	*slot = ++s->nroute;
-	if (2 * s->nroute > b->nslot) {
-		free(b->slot);
-		b->nslot *= 2;
-		b->slot = xcalloc((size_t)b->nslot, sizeof *b->slot);
-		for (int r = 0; r < s->nroute; r++)
-			*route_slot(b, s->route_link + s->route_off[r], s->route_off[r + 1] - s->route_off[r]) =
-				r + 1;
-	}
-	return s->nroute - 1;
+	hash_add(&b->route_index, h, s->nroute, route_hash, s);
+	return s->nroute++;
 }
 
 /* Adds a message over the schedule's route `route`. */
@@ -386,9 +370,8 @@ sched_end(SchedBuilder *b)
 	free(s->route_link);
 	s->route_off = off;
 	s->route_link = link;
-	free(b->slot);
+	hash_free(&b->route_index);
 	free(b->from_routes);
-	b->slot = NULL;
 	b->from_routes = NULL;
 	return 0;
 }
@@ -401,12 +384,11 @@ sched_abort(SchedBuilder *b)
 	free(s->chunks);
 	free(s->route_off);
 	free(s->route_link);
-	free(b->slot);
+	hash_free(&b->route_index);
 	s->msg = NULL;
 	s->chunks = NULL;
 	s->route_off = s->route_link = NULL;
 	s->nmsg = s->nroute = 0;
 	free(b->from_routes);
-	b->slot = NULL;
 	b->from_routes = NULL;
 }

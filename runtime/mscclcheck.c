@@ -1,9 +1,10 @@
 /*
  * mscclcheck.c: the spec's validation rules (msccl-xml.md section 13) on an
  * MSCCL program in memory. One implementation serves the reader (files) and
- * the backend (what it is about to write). Rules 14 and 15 need execution:
- * msccl_check_run steps the program sequentially with bounded FIFOs and
- * symbolic chunk values, so it is deterministic and needs no threads.
+ * the backend (what it is about to write). Rules 14, 15 and 17 need
+ * execution and are in mscclverify.c: msccl_check_run steps the program
+ * sequentially with bounded FIFOs and symbolic chunk values, so it is
+ * deterministic and needs no threads.
  */
 #include <stdlib.h>
 #include <string.h>

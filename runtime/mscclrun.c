@@ -277,6 +277,11 @@ tb_main(void *arg)
 	return NULL;
 }
 
+/* The watchdog's report: every blocked thread block and the wait its
+ * thread declared (Tb.wait, step, tile, read atomically). mscclverify.c's
+ * report_deadlock prints the same shape but cannot share this one: it
+ * works the wait out from the sequential verifier's state (pc, flags, FIFO
+ * counts), which the threads here do not keep. */
 static void
 report_deadlock(Run *r)
 {

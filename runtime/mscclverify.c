@@ -610,6 +610,11 @@ try_step(VState *v, int g, const MTb *tb)
 	return piece_done(v, id, st, first + n);
 }
 
+/* Rule 14's report: every blocked thread block and what it waits for,
+ * worked out from the sequential run's state (its pc, the flags, the FIFOs'
+ * counts). mscclrun.c's report_deadlock prints the same shape but cannot
+ * share this one: there the state is live threads', each declaring its own
+ * wait in atomics (Tb.wait, step, tile), and nothing here exists there. */
 static void
 report_deadlock(VState *v)
 {

@@ -169,11 +169,8 @@ ev_unhash(EvQueue *q, int b)
 /* The buckets' heap (base/heap.h); buckets are unique by (t, kind), so
  * ev_less orders them totally. A bucket leaves the heap once for its
  * thousands of events, so its pop stays out of the event loop's code:
- * inlined into drain it made the loop 4 to 11 % slower in four sets of
- * runs (bench_sim engines, halving-doubling on torus(128, 128), medians of
- * 9 to 18 runs alternating with the heap written out here before,
- * 2026-12-01); out of line it is no slower (4.48 s against 4.97 s, least
- * 3.86 against 4.42). The heap itself is under 0.1 % of the instructions. */
+ * inlined into drain it made the loop slower (docs/testing.md, "Measured
+ * choices in the code"). */
 static void
 ev_heap_push(EvQueue *q, Ev e)
 {
@@ -1140,14 +1137,10 @@ run_packets(SimRun *r)
 /* ---- flow mode ---- */
 
 /* The messages waiting to start, by (time, id): ties by id keep the order
- * deterministic (base/heap.h). By dependencies the heap holds thousands
- * (bench_sim's "SP allreduce, torus 64x64, 256 MiB, flow, deps"), and there
- * base/heap.h's pop, against the binary heap of two arrays written here
- * before, runs 1.9 % more instructions with half the mispredicted branches
- * (cachegrind: 4.80e9 against 4.71e9, 9.9e6 against 21.2e6), and the
- * simulator takes 0.486 s against 0.541 s (medians of 20 alternating runs;
- * a second set 0.521 against 0.512: the machine's noise). By rounds the
- * heap is a small share (the same instructions within 0.01 %). */
+ * deterministic (base/heap.h). By dependencies the heap holds thousands,
+ * and base/heap.h's pop takes half the mispredicted branches of the binary
+ * heap written here before (docs/testing.md, "Measured choices in the
+ * code"). */
 typedef struct FStart {
 	double t;
 	int id;

@@ -1,7 +1,7 @@
 /*
- * bench.c: `make bench`. Each case runs in its own process (so peak memory
- * is its own): parse, check, build the IR, verify and measure, as
- * `collc check` does. Prints wall time and peak memory beside the targets
+ * bench_ir.c: `make bench`, the front end and the IR at scale. Each case
+ * runs in its own process (so peak memory is its own): parse, check, build
+ * the IR, verify and measure, as `collc check` does. Prints wall time and peak memory beside the targets
  * of the issue that set them, as ratios (below 1 meets the target).
  * Times are wall clock on a shared machine: read them as rough figures.
  */

@@ -11,6 +11,7 @@ extern CU_TestInfo arena_tests[], heap_tests[], diag_tests[], lexer_tests[], par
 	group_tests[], symm_tests[], layout_tests[], backend_tests[], alg_tests[], sim_tests[],
 	mpi_tests[], msccl_tests[], usersched_tests[], disjoint_tests[], pipelined_tests[],
 	chakra_tests[], perf_tests[], docs_tests[], limits_tests[], optical_tests[];
+extern CU_TestInfo hash_tests[]; /* base/hash.h */
 
 int cli_setup(void);
 int cli_teardown(void);
