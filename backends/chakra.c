@@ -14,7 +14,15 @@
  * (comm_src, comm_dst, comm_tag, comm_size); a reduced message adds a
  * COMP_NODE after the receive. A send depends on the arrivals (receive, or
  * its reduction) of the messages it waits for; a schedule known only by
- * rounds waits for every arrival at its rank in earlier rounds.
+ * rounds waits for every arrival at its rank in earlier rounds. A send
+ * also waits for the send before it on its queue (the sender's first link
+ * and instance, the issue order of `collc sim --sync deps`, sim_queue_prev):
+ * a control dependency (ctrl_deps) that data_deps repeat, because the
+ * feeder ASTRA-sim 2.x pins (Chakra 214f2c5, src/feeder) resolves only
+ * data_deps. Attribute types are the ones that feeder reads (tensor_size
+ * uint64_val; comm_size, num_ops int64_val; comm_src/dst/tag int32_val).
+ * network.yml follows ASTRA-sim's analytical backend: its first dimension
+ * varies fastest in an NPU id (collc's last), and its GB/s are 2^30 B/s.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -86,10 +94,19 @@ attr_int64(Attrs *as, const char *name, int64_t v)
 	a->int64_val = v;
 }
 
-/* Appends a node to rank's trace; returns its id. */
+static void
+attr_uint64(Attrs *as, const char *name, uint64_t v)
+{
+	ChakraProtoMsg__AttributeProto *a = attr(as, name);
+	a->value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_UINT64_VAL;
+	a->uint64_val = v;
+}
+
+/* Appends a node to rank's trace; returns its id. ctrl, if not NULL, is
+ * the one control dependency (already among deps). */
 static uint64_t
 add_node(Trace *t, ChakraProtoMsg__NodeType type, const char *name, Attrs *as,
-         const uint64_t *deps, size_t ndep)
+         const uint64_t *deps, size_t ndep, const uint64_t *ctrl)
 {
 	ChakraProtoMsg__Node n;
 	chakra_proto_msg__node__init(&n);
@@ -98,21 +115,34 @@ add_node(Trace *t, ChakraProtoMsg__NodeType type, const char *name, Attrs *as,
 	n.type = type;
 	n.data_deps = (uint64_t *)deps;
 	n.n_data_deps = ndep;
+	n.ctrl_deps = (uint64_t *)ctrl;
+	n.n_ctrl_deps = ctrl != NULL;
 	n.attr = as->p;
 	n.n_attr = (size_t)as->n;
 	put_message(t->out.f, &n.base);
 	return n.id;
 }
 
-/* The node at which message m's data is usable at its receiver. */
+/* A message's nodes: its send, and the node at which its data is usable
+ * at its receiver (the receive, or the reduction after it). */
 typedef struct Arrival {
-	uint64_t node;
+	uint64_t send, node;
 	bool done;
 } Arrival;
 
 static void
-emit_message(const SimColl *c, int i, int64_t bytes, Trace *tr, Arrival *arr, uint64_t **deps,
-             size_t *cap)
+push_dep(uint64_t **deps, size_t *nd, size_t *cap, uint64_t id)
+{
+	if (*nd == *cap)
+		*deps = xrealloc(*deps, (*cap = 2 * *cap + 8) * sizeof **deps);
+	(*deps)[(*nd)++] = id;
+}
+
+/* Message i's nodes; prev[i] is the message before it on its queue or -1
+ * (NULL: a schedule known only by rounds, which has no queues). */
+static void
+emit_message(const SimColl *c, int i, const int *prev, int64_t bytes, Trace *tr, Arrival *arr,
+             uint64_t **deps, size_t *cap)
 {
 	const SimMsg *m = &c->msg[i];
 	int64_t size = sim_msg_bytes(m, bytes);
@@ -121,21 +151,20 @@ emit_message(const SimColl *c, int i, int64_t bytes, Trace *tr, Arrival *arr, ui
 	if (c->has_deps) {
 		for (int k = 0; k < m->ndep; k++) {
 			int d = c->deps[m->dep + k];
-			if (c->msg[d].dst == m->src && arr[d].done) {
-				if (nd == *cap)
-					*deps = xrealloc(*deps, (*cap = 2 * *cap + 8) * sizeof **deps);
-				(*deps)[nd++] = arr[d].node;
-			}
+			if (c->msg[d].dst == m->src && arr[d].done)
+				push_dep(deps, &nd, cap, arr[d].node);
 		}
 	} else {
-		for (int d = 0; d < i && c->msg[d].round < m->round; d++) {
-			if (c->msg[d].dst != m->src)
-				continue;
-			if (nd == *cap)
-				*deps = xrealloc(*deps, (*cap = 2 * *cap + 8) * sizeof **deps);
-			(*deps)[nd++] = arr[d].node;
-		}
+		for (int d = 0; d < i && c->msg[d].round < m->round; d++)
+			if (c->msg[d].dst == m->src)
+				push_dep(deps, &nd, cap, arr[d].node);
 	}
+	/* the send before it on its queue: an earlier message from the same
+	 * rank, so an earlier node of this trace */
+	int before = prev ? prev[i] : -1;
+	uint64_t order = before >= 0 ? arr[before].send : 0;
+	if (before >= 0)
+		push_dep(deps, &nd, cap, order);
 	char name[96];
 	for (int side = 0; side < 2; side++) {
 		Attrs as = {.n = 0};
@@ -149,20 +178,20 @@ emit_message(const SimColl *c, int i, int64_t bytes, Trace *tr, Arrival *arr, ui
 		snprintf(name, sizeof name, "%s %d->%d round %d tag %d", side ? "recv" : "send", m->src,
 		         m->dst, m->round, i);
 		if (side == 0)
-			add_node(&tr[m->src], CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE, name, &as, *deps,
-			         nd);
+			arr[i].send = add_node(&tr[m->src], CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE,
+			                       name, &as, *deps, nd, before >= 0 ? &order : NULL);
 		else
 			arr[i].node = add_node(&tr[m->dst], CHAKRA_PROTO_MSG__NODE_TYPE__COMM_RECV_NODE,
-			                       name, &as, NULL, 0);
+			                       name, &as, NULL, 0, NULL);
 	}
 	if (m->reduce) {
 		Attrs as = {.n = 0};
 		attr_int64(&as, "num_ops", size / 4); /* one add per float */
-		attr_int64(&as, "tensor_size", size);
+		attr_uint64(&as, "tensor_size", (uint64_t)size);
 		snprintf(name, sizeof name, "reduce %d->%d round %d tag %d", m->src, m->dst, m->round, i);
 		uint64_t recv = arr[i].node;
 		arr[i].node = add_node(&tr[m->dst], CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE, name, &as,
-		                       &recv, 1);
+		                       &recv, 1, NULL);
 	}
 	arr[i].done = true;
 }
@@ -185,6 +214,11 @@ astra_dim_kind(const Sched *s, const char **why)
 	}
 }
 
+/* ASTRA-sim's analytical backend (astra-network-analytical) turns its
+ * "GB/s" into bytes with 2^30 (bw_GBps_to_Bpns): a figure in 10^9 B/s
+ * would be read as 7.4 % more bandwidth than the link has. */
+#define ASTRA_GB 1073741824.0
+
 static void
 write_network(const Sched *s, FILE *f)
 {
@@ -195,13 +229,15 @@ write_network(const Sched *s, FILE *f)
 	fputs("topology: [ ", f);
 	for (int d = 0; d < nd; d++)
 		fprintf(f, "%s%s", d ? ", " : "", kind);
+	/* ASTRA-sim's dimension 0 is the fastest-varying part of an NPU id,
+	 * collc's the slowest (row-major ranks): list the sizes backwards */
 	fputs(" ]\nnpus_count: [ ", f);
 	for (int d = 0; d < nd; d++)
-		fprintf(f, "%s%d", d ? ", " : "", t->kind == TK_TORUS ? t->size[d] : s->nrank);
+		fprintf(f, "%s%d", d ? ", " : "", t->kind == TK_TORUS ? t->size[nd - 1 - d] : s->nrank);
 	fputs(" ]\nbandwidth: [ ", f);
 	for (int d = 0; d < nd; d++)
-		fprintf(f, "%s%.6g", d ? ", " : "", t->net.bandwidth / 8 / 1e9); /* GB/s */
-	fputs(" ]  # GB/s per link and direction\nlatency: [ ", f);
+		fprintf(f, "%s%.10g", d ? ", " : "", t->net.bandwidth / 8 / ASTRA_GB);
+	fputs(" ]  # ASTRA-sim's GB/s (2^30 B/s) per link and direction\nlatency: [ ", f);
 	for (int d = 0; d < nd; d++)
 		fprintf(f, "%s%.6g", d ? ", " : "",
 		        (t->net.link_latency + t->net.router_latency) * 1e9);
@@ -214,7 +250,11 @@ write_system(const Sched *s, FILE *f)
 	int nd = s->topo->kind == TK_TORUS ? s->topo->ndim : 1;
 	static const char *const impl[] = {"all-reduce", "reduce-scatter", "all-gather",
 	                                   "all-to-all"};
-	fputs("{\n  \"scheduling-policy\": \"FIFO\",\n  \"endpoint-delay\": 0,\n"
+	/* endpoint-delay 1 (ns), not 0: ASTRA-sim's native collectives
+	 * schedule their memory-bus steps that far ahead, and a step at the
+	 * current time trips the analytical event queue's assertion that time
+	 * moves on. The traces' sends and receives do not use it. */
+	fputs("{\n  \"scheduling-policy\": \"FIFO\",\n  \"endpoint-delay\": 1,\n"
 	      "  \"active-chunks-per-dimension\": 1,\n  \"preferred-dataset-splits\": 1,\n", f);
 	for (size_t k = 0; k < countof(impl); k++) {
 		fprintf(f, "  \"%s-implementation\": [", impl[k]);
@@ -258,10 +298,15 @@ emit_traces(const Sched *s, int64_t bytes, const char *dir)
 		g.version = (char *)"0.0.4";
 		put_message(tr[r].out.f, &g.base);
 	}
+	int *prev = NULL;
+	if (c->has_deps) {
+		prev = xmalloc((size_t)c->nmsg * sizeof *prev + 1);
+		sim_queue_prev(c, net.nlink, prev);
+	}
 	uint64_t *deps = NULL;
 	size_t cap = 0;
 	for (int i = 0; i < c->nmsg; i++)
-		emit_message(c, i, bytes, tr, arr, &deps, &cap);
+		emit_message(c, i, prev, bytes, tr, arr, &deps, &cap);
 	int rc = 0;
 	for (int r = 0; r < c->nrank; r++) {
 		char name[256];
@@ -271,7 +316,7 @@ emit_traces(const Sched *s, int64_t bytes, const char *dir)
 		else
 			memout_drop(&tr[r].out);
 	}
-	free(deps), free(arr), free(tr);
+	free(deps), free(prev), free(arr), free(tr);
 	arena_free(&a);
 	return rc;
 }

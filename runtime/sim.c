@@ -1460,34 +1460,47 @@ run_flows(SimRun *r)
  * first in, first out; each message waits for the one before it. Each
  * instance (an independent pipeline, SimMsg.instance) has its own queue on
  * a link, so one instance's messages never wait behind another's. Different
- * queues (senders, links, instances) still share fairly. */
-static void
-issue_queues(SimRun *r)
+ * queues (senders, links, instances) still share fairly. The Chakra backend
+ * writes the same order as control dependencies, so both use this. */
+void
+sim_queue_prev(const SimColl *c, int nlink, int *prev)
 {
-	const SimColl *c = r->c;
 	int ninst = 1;
 	for (int m = 0; m < c->nmsg; m++)
 		if (c->msg[m].instance >= ninst)
 			ninst = c->msg[m].instance + 1;
-	size_t nq = (size_t)r->net->nlink * (size_t)ninst;
+	size_t nq = (size_t)nlink * (size_t)ninst;
 	int *last = xmalloc((nq + 1) * sizeof *last);
 	for (size_t q = 0; q < nq; q++)
 		last[q] = -1;
-	r->qnext = xmalloc((size_t)c->nmsg * sizeof *r->qnext + 1);
-	r->qfree_ps = xcalloc((size_t)c->nmsg + 1, sizeof *r->qfree_ps);
-	r->qfree_s = xcalloc((size_t)c->nmsg + 1, sizeof *r->qfree_s);
 	for (int m = 0; m < c->nmsg; m++) {
-		r->qnext[m] = -1;
+		prev[m] = -1;
 		if (c->msg[m].nhop == 0)
 			continue;
 		size_t q = (size_t)c->hops[c->msg[m].hop] * (size_t)ninst + (size_t)c->msg[m].instance;
-		if (last[q] >= 0) {
-			r->qnext[last[q]] = m;
-			r->waiting[m]++;
-		}
+		prev[m] = last[q];
 		last[q] = m;
 	}
 	free(last);
+}
+
+static void
+issue_queues(SimRun *r)
+{
+	const SimColl *c = r->c;
+	int *prev = xmalloc((size_t)c->nmsg * sizeof *prev + 1);
+	sim_queue_prev(c, r->net->nlink, prev);
+	r->qnext = xmalloc((size_t)c->nmsg * sizeof *r->qnext + 1);
+	r->qfree_ps = xcalloc((size_t)c->nmsg + 1, sizeof *r->qfree_ps);
+	r->qfree_s = xcalloc((size_t)c->nmsg + 1, sizeof *r->qfree_s);
+	for (int m = 0; m < c->nmsg; m++)
+		r->qnext[m] = -1;
+	for (int m = 0; m < c->nmsg; m++)
+		if (prev[m] >= 0) {
+			r->qnext[prev[m]] = m;
+			r->waiting[m]++;
+		}
+	free(prev);
 }
 
 /* The energy model of docs/sim.md 4. Every byte of a message crosses every

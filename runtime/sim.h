@@ -161,6 +161,10 @@ int sim_run(Arena *, const SimNet *, int c, int64_t bytes, const SimOpts *, SimR
 int64_t sim_msg_bytes(const SimMsg *, int64_t bytes);
 /* Serialization of b bytes on a link: ceil(8 b 10^12 / bw) picoseconds. */
 int64_t sim_ser_ps(int64_t b, int64_t bw);
+/* Deps mode's issue order (docs/sim.md 3): prev[m] (nmsg) = the message
+ * posted just before m on its sender's queue (same first link, same
+ * instance), or -1. */
+void sim_queue_prev(const SimColl *, int nlink, int *prev);
 /* B_v: the smallest total outgoing bandwidth of a rank's node (bits/s). */
 double sim_injection_bw(const SimNet *, int c);
 
