@@ -66,19 +66,19 @@ topo_forms_phrase(unsigned topos, char *buf, size_t len)
 		}
 }
 
-#define PARAM(name, kind, positive, per_link, field) \
-	{name, kind, positive, per_link, offsetof(Net, field)}
+#define PARAM(name, kind, positive, per_link, swept, field) \
+	{name, kind, positive, per_link, swept, offsetof(Net, field)}
 const NetParam net_params[] = {
-	PARAM("link_bandwidth", Q_RATE, true, true, bandwidth),
-	PARAM("link_latency", Q_TIME, false, true, link_latency),
-	PARAM("router_latency", Q_TIME, false, false, router_latency),
-	PARAM("step_overhead", Q_TIME, false, false, step_overhead),
-	PARAM("mtu", Q_SIZE, true, false, mtu),
-	PARAM("energy_per_bit", Q_ENERGY, false, true, energy_per_bit),
-	PARAM("reconfig_delay", Q_TIME, false, false, reconfig_delay),
-	PARAM("router_energy_per_bit", Q_ENERGY, false, false, router_energy_per_bit),
-	PARAM("port_static_power", Q_POWER, false, false, port_static_power),
-	PARAM("link_static_power", Q_POWER, false, false, link_static_power),
+	PARAM("link_bandwidth", Q_RATE, true, true, true, bandwidth),
+	PARAM("link_latency", Q_TIME, false, true, true, link_latency),
+	PARAM("router_latency", Q_TIME, false, false, true, router_latency),
+	PARAM("step_overhead", Q_TIME, false, false, true, step_overhead),
+	PARAM("mtu", Q_SIZE, true, false, true, mtu),
+	PARAM("energy_per_bit", Q_ENERGY, false, true, false, energy_per_bit),
+	PARAM("reconfig_delay", Q_TIME, false, false, false, reconfig_delay),
+	PARAM("router_energy_per_bit", Q_ENERGY, false, false, false, router_energy_per_bit),
+	PARAM("port_static_power", Q_POWER, false, false, false, port_static_power),
+	PARAM("link_static_power", Q_POWER, false, false, false, link_static_power),
 };
 #undef PARAM
 const int nnet_params = (int)(sizeof net_params / sizeof net_params[0]);

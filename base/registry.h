@@ -107,6 +107,7 @@ typedef struct NetParam {
 	QtyKind kind;
 	bool positive;     /* > 0, else >= 0 */
 	bool per_link;     /* may be set on one link of a graph */
+	bool swept;        /* an axis of collc sweep (a column of its CSV, in this order) */
 	size_t offset;     /* of its double in Net */
 } NetParam;
 

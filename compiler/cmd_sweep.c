@@ -67,7 +67,7 @@ axes_desc(const Spec *s, const Unit *x, char *buf, size_t len)
 		n += snprintf(buf, len, ", routing %s", s->routing.v[x->route]);
 	for (int k = 0; k < NNET; k++)
 		if (s->net[k].n && n >= 0 && (size_t)n < len)
-			n += snprintf(buf + n, len - (size_t)n, ", %s %s", net_keys[k],
+			n += snprintf(buf + n, len - (size_t)n, ", %s %s", net_key(k),
 			              s->net[k].v[x->net[k]]);
 	return n;
 }

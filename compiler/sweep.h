@@ -16,8 +16,9 @@
 enum { MAX_VALUES = 64, MAX_WORKERS = 64, NOTE_LEN = 160, MAX_PAIRS = NCOLLKIND * MAX_VALUES };
 
 /* The network keys a spec may list, in column order (sweep_spec.c). */
+/* The network parameters a sweep varies: the registry's `swept` ones. */
 enum { NNET = 5 };
-extern const char *const net_keys[NNET];
+const char *net_key(int k); /* k < NNET */
 
 typedef struct List {
 	char *v[MAX_VALUES];

@@ -16,8 +16,14 @@
 
 #include "sweep.h"
 
-const char *const net_keys[NNET] = {"link_bandwidth", "link_latency", "router_latency",
-                                    "step_overhead", "mtu"};
+const char *
+net_key(int k)
+{
+	for (int i = 0; i < nnet_params; i++)
+		if (net_params[i].swept && k-- == 0)
+			return net_params[i].name;
+	return NULL;
+}
 
 /* ---- the spec file ---- */
 
@@ -134,7 +140,7 @@ spec_list(Spec *s, const char *key)
 		if (strcmp(key, keys[k].key) == 0)
 			return (List *)((char *)s + keys[k].off);
 	for (int k = 0; k < NNET; k++)
-		if (strcmp(key, net_keys[k]) == 0)
+		if (strcmp(key, net_key(k)) == 0)
 			return &s->net[k];
 	for (int k = 0; k < NCOLLKIND; k++)
 		if (strcmp(key, coll_kind_name[k]) == 0)
@@ -224,14 +230,14 @@ spec_check_values(Spec *s)
 	for (int k = 0; k < NNET; k++)
 		for (int i = 0; i < s->net[k].n; i++) {
 			char before[64];
-			snprintf(before, sizeof before, "network {\n    %s = ", net_keys[k]);
+			snprintf(before, sizeof before, "network {\n    %s = ", net_key(k));
 			File *f = check_value(s, s->net[k].at[i], before, s->net[k].v[i], ";\n}\n");
 			if (!f)
 				return -1;
 			/* one value, not more text (a file's units take the item itself) */
 			const Block *b = f->ndecl == 1 ? f->decl[0].body : NULL;
 			if (!b || b->nitem != 1)
-				return spec_error(s, s->net[k].at[i], "%s: '%s' is not one value", net_keys[k],
+				return spec_error(s, s->net[k].at[i], "%s: '%s' is not one value", net_key(k),
 				                  s->net[k].v[i]);
 			s->net_block[k][i] = b;
 		}
@@ -354,10 +360,10 @@ file_net_conflicts(Spec *s)
 			for (int m = 0; b && m < b->nitem; m++)
 				for (int k = 0; k < NNET; k++)
 					if (s->net[k].n && b->item[m].kind == IT_PARAM &&
-					    strcmp(b->item[m].name, net_keys[k]) == 0)
+					    strcmp(b->item[m].name, net_key(k)) == 0)
 						return spec_error(s, s->net[k].key, "topology '%s' sets its own %s "
 						                  "(%s:%d), which the spec's values would not "
-						                  "change", t->name, net_keys[k], s->cf.path,
+						                  "change", t->name, net_key(k), s->cf.path,
 						                  b->item[m].loc.line);
 		}
 	}

@@ -58,7 +58,7 @@ unit_coll(const Spec *s, const Unit *x, Source *g)
 	for (int k = 0; k < NNET; k++)
 		if (s->net[k].n) {
 			put(g, " ", none, false);
-			put(g, net_keys[k], none, false);
+			put(g, net_key(k), none, false);
 			put(g, " = ", none, false);
 			put(g, s->net[k].v[x->net[k]], s->net[k].at[x->net[k]], true);
 			put(g, ";", none, false);
@@ -111,7 +111,7 @@ net_override(const Spec *s, const Unit *x, const Block *file, Arena *a)
 		bool swept = false;
 		for (int k = 0; k < NNET; k++)
 			swept |= s->net[k].n && file->item[i].kind == IT_PARAM &&
-			         strcmp(file->item[i].name, net_keys[k]) == 0;
+			         strcmp(file->item[i].name, net_key(k)) == 0;
 		if (!swept)
 			b->item[b->nitem++] = file->item[i];
 	}

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "driver.h"
+#include "sweep.h"
 #include "tests.h"
 
 #ifndef COLLC_BIN
@@ -931,6 +932,18 @@ test_bound_holds(void)
 	CU_ASSERT(rows > 400);
 }
 
+/* The sweep's network axes are the registry's swept parameters, NNET of
+ * them, each a parameter the language knows. */
+static void
+test_sweep_axes_registry(void)
+{
+	for (int k = 0; k < NNET; k++) {
+		CU_ASSERT_PTR_NOT_NULL_FATAL(net_key(k));
+		CU_ASSERT_PTR_NOT_NULL(net_param_find(net_key(k)));
+	}
+	CU_ASSERT_PTR_NULL(net_key(NNET));
+}
+
 CU_TestInfo cli_tests[] = {
 	{"sweep: shards merge byte-identically; busbw; statuses; spec errors", test_sweep},
 	{"sweep: a size's row is the same whatever else the sizes line holds", test_sweep_sizes},
@@ -944,6 +957,7 @@ CU_TestInfo cli_tests[] = {
 	{"tune: the choice at every size is the fastest candidate; ranges cover the sizes once",
 	 test_tune},
 	{"sim: the bound never exceeds 100% (examples x 4 KiB, 1 MiB, 256 MiB)", test_bound_holds},
+	{"sweep: its network axes are the registry's swept parameters", test_sweep_axes_registry},
 	{"write errors, symbolic links, modes", test_write_errors_and_links},
 	{"help, version, usage errors", test_help_and_version},
 	{"golden command lines: --opt=value, help, suggestions", test_cli_golden},
