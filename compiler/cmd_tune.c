@@ -20,9 +20,12 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "backend.h"
 #include "driver.h"
 #include "perf.h"
 #include "svgplot.h"
@@ -32,6 +35,7 @@ enum { TUNE_MAX_SIZES = 64, TUNE_MAX_CANDS = NALG + 64 };
 
 typedef struct TuneArgs {
 	const char *path, *out, *plot, *collective;
+	const char *msccl_dir;  /* --msccl-dir DIR: one XML per range */
 	double sizes[TUNE_MAX_SIZES];
 	int nsize;
 	bool csv, json;
@@ -379,6 +383,109 @@ plot(const Tuner *u)
 	return write_output(a->plot, &m);
 }
 
+/* ---- deployment: an MSCCL algorithm directory ---- */
+
+/* The executor loads every file of MSCCL_ALGO_DIR in path order and runs
+ * the first whose coll, ngpus and minBytes..maxBytes (inclusive) match a
+ * call: each range of the plan is one file with its range, so exactly one
+ * file matches a planned size. Each is built with msccl_backend, checked
+ * by every rule before it is written. Everything is built in memory
+ * first; the directory must be new (a file left from another plan would
+ * be selected too). */
+typedef struct DirFile {
+	char name[256];
+	MemOut m;
+} DirFile;
+
+static bool
+msccl_kind(CollKind k)
+{
+	return k == CK_ALLREDUCE || k == CK_REDUCE_SCATTER || k == CK_ALLGATHER || k == CK_ALLTOALL;
+}
+
+static int
+build_dir_files(const Tuner *u, DirFile **out, int *nout)
+{
+	const TuneArgs *a = u->a;
+	int n = 0, cap = 0;
+	DirFile *f = NULL;
+	for (int i = 0; i < u->nt; i++) {
+		const Tuned *t = &u->t[i];
+		if (!msccl_kind(t->s->kind))
+			continue;
+		for (int k = 0, r = 0; k < a->nsize; r++) {
+			int j = range_end(t, a->nsize, k);
+			double lo, hi;
+			range_of(a, k, j, &lo, &hi);
+			const Sched *x = t->cand[t->best[k]].sched[k];
+			if (n == cap) {
+				cap = cap ? 2 * cap : 8;
+				f = xrealloc(f, (size_t)cap * sizeof *f);
+			}
+			snprintf(f[n].name, sizeof f[n].name, "%s-%02d-%.0f-%.0f.xml", t->s->name, r, lo, hi);
+			BuildOpts o = {.collective = x->name, .min_bytes = (int64_t)lo,
+			               .max_bytes = (int64_t)hi};
+			Prog one = {.sched = (Sched **)&x, .nsched = 1};
+			FILE *mem = memout_open(&f[n].m);
+			n++;
+			if (msccl_backend.emit(&one, &o, mem) != 0) {
+				note_at(t->s->loc, "the plan's choice for %.0f..%.0f bytes of '%s' is %s", lo, hi,
+				        t->s->name, t->cand[t->best[k]].label[k]);
+				*out = f, *nout = n;
+				return -1;
+			}
+			k = j + 1;
+		}
+	}
+	*out = f, *nout = n;
+	return 0;
+}
+
+static int
+write_msccl_dir(const Tuner *u)
+{
+	const char *dir = u->a->msccl_dir;
+	DirFile *f;
+	int n, rc = build_dir_files(u, &f, &n);
+	if (rc == 0 && n == 0) {
+		error_file("tune: --msccl-dir: no collective of the plan is one MSCCL runs "
+		           "(allreduce, reduce_scatter, allgather, alltoall)");
+		rc = 1;
+	}
+	if (rc == 0 && mkdir(dir, 0777) != 0) {
+		error_file("cannot create '%s': %s%s", dir, strerror(errno),
+		           errno == EEXIST ? " (give a new directory: the executor loads every file in it)"
+		                           : "");
+		rc = 1;
+	}
+	bool made = rc == 0;
+	int written = 0;
+	for (int i = 0; i < n; i++) {
+		char path[4096], err[512];
+		snprintf(path, sizeof path, "%s/%s", dir, f[i].name);
+		if (rc == 0 && memout_write(&f[i].m, path, err, sizeof err) != 0) {
+			error_file("%s", err);
+			rc = 1;
+		} else if (rc != 0) {
+			memout_drop(&f[i].m);
+		} else {
+			written++;
+		}
+	}
+	/* no half a plan: what was written goes with the directory */
+	for (int i = 0; rc != 0 && made && i < written; i++) {
+		char path[4096];
+		snprintf(path, sizeof path, "%s/%s", dir, f[i].name);
+		unlink(path);
+	}
+	if (rc != 0 && made)
+		rmdir(dir);
+	free(f);
+	if (rc == 0)
+		fprintf(stderr, "tune: %d MSCCL files in %s; run with MSCCL_ALGO_DIR=%s\n", n, dir, dir);
+	return rc;
+}
+
 /* ---- the command ---- */
 
 static int
@@ -412,6 +519,8 @@ tune_opt(void *ctx, const char *name, const char *value)
 		a->collective = value;
 	} else if (strcmp(name, "plot") == 0) {
 		a->plot = value;
+	} else if (strcmp(name, "msccl-dir") == 0) {
+		a->msccl_dir = value;
 	} else if (strcmp(name, "output") == 0) {
 		a->out = value;
 	} else if (strcmp(name, "csv") == 0) {
@@ -432,6 +541,7 @@ static const CliOpt tune_opts[] = {
 	{"json", 0, NULL, "print JSON: per size every candidate's time, and the plan"},
 	{"output", 'o', "OUT", "write the table, CSV or JSON to OUT"},
 	{"plot", 0, "G.svg", "plot every candidate's busbw and the chosen envelope"},
+	{"msccl-dir", 0, "DIR", "write the plan as MSCCL XML, a file per range, for MSCCL_ALGO_DIR"},
 };
 
 static int cmd_tune(int argc, char **argv);
@@ -504,6 +614,8 @@ cmd_tune(int argc, char **argv)
 	}
 	if (rc == 0 && a.plot)
 		rc = plot(&u);
+	if (rc == 0 && a.msccl_dir)
+		rc = write_msccl_dir(&u);
 	sized_free(&u.sized);
 	input_free(&in);
 	arena_free(&u.arena);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "driver.h"
+#include "msccl.h"
 #include "sweep.h"
 #include "tests.h"
 
@@ -944,6 +945,74 @@ test_sweep_axes_registry(void)
 	CU_ASSERT_PTR_NULL(net_key(NNET));
 }
 
+/* tune --msccl-dir: walking sizes from 1 KiB to 1 GiB, the executor's
+ * rule (files in path order, the first whose range and chunking select
+ * the size) picks the file of the planned range every time; every file
+ * passes the checker as it is read. */
+static void
+test_tune_msccl_dir(void)
+{
+	char args[1024], *out, *err, dir[256];
+	snprintf(dir, sizeof dir, "%s/algos", tmpdir);
+	snprintf(args, sizeof args, "tune examples/torus-8x8-compare.coll --collective SP --sizes "
+	         "1KiB..1GiB --mode flow --csv --msccl-dir %s", dir);
+	CU_ASSERT_EQUAL_FATAL(collc(args, &out, &err), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "run with MSCCL_ALGO_DIR="));
+	/* the plan's ranges, from the CSV: size -> its range's first byte */
+	glob_t g;
+	char pat[300];
+	snprintf(pat, sizeof pat, "%s/*.xml", dir);
+	CU_ASSERT_EQUAL_FATAL(glob(pat, 0, NULL, &g), 0); /* sorted: the executor's order */
+	CU_ASSERT(g.gl_pathc >= 2);
+	Arena a = {0};
+	MProg *p = arena_array(&a, g.gl_pathc, sizeof *p);
+	for (size_t f = 0; f < g.gl_pathc; f++) {
+		size_t len;
+		char *text = slurp(g.gl_pathv[f], &len);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+		diag_source(g.gl_pathv[f], text, len);
+		CU_ASSERT_EQUAL(msccl_read(&a, text, len, false, &p[f]), 0);
+		CU_ASSERT_EQUAL(msccl_check(&p[f]), 0);
+		CU_ASSERT_EQUAL(msccl_check_run(&p[f], msccl_capacity(p[f].proto), false), 0);
+		diag_reset();
+	}
+	int walked = 0;
+	for (double size = 1024; size <= 1073741824.0; size *= 1.5) {
+		double bytes = floor(size / 1024) * 1024; /* whole chunks of floats */
+		/* the planned range's first byte: the CSV row's range_min for this size's range */
+		double want_lo = -1;
+		for (char *l = strchr(out, '\n') + 1; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+			double lo, hi;
+			const char *c = l;
+			for (int k = 0; k < 8 && c; k++)
+				c = strchr(c, ',') ? strchr(c, ',') + 1 : NULL;
+			if (c && sscanf(c, "%lf,%lf", &lo, &hi) == 2 && lo <= bytes && bytes <= hi)
+				want_lo = lo;
+		}
+		int first = -1;
+		for (size_t f = 0; f < g.gl_pathc && first < 0; f++)
+			if (msccl_selects(&p[f], (int64_t)bytes, 4))
+				first = (int)f;
+		assert_named(first >= 0 && want_lo >= 0 && p[first].min_bytes == (int64_t)want_lo,
+		             __LINE__, __FILE__, "%.0f bytes: the executor picks %s, the plan's range "
+		             "starts at %.0f", bytes, first >= 0 ? g.gl_pathv[first] : "nothing", want_lo);
+		walked++;
+	}
+	CU_ASSERT(walked > 30);
+	/* outside the plan, no file: NCCL's own algorithm runs */
+	for (size_t f = 0; f < g.gl_pathc; f++) {
+		CU_ASSERT_FALSE(msccl_selects(&p[f], 512, 4));
+		CU_ASSERT_FALSE(msccl_selects(&p[f], 2147483648LL, 4));
+	}
+	arena_free(&a);
+	globfree(&g);
+	free(out), free(err);
+	/* a directory that exists is refused: its files would be selected too */
+	CU_ASSERT_EQUAL(collc(args, &out, &err), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "give a new directory"));
+	free(out), free(err);
+}
+
 CU_TestInfo cli_tests[] = {
 	{"sweep: shards merge byte-identically; busbw; statuses; spec errors", test_sweep},
 	{"sweep: a size's row is the same whatever else the sizes line holds", test_sweep_sizes},
@@ -958,6 +1027,8 @@ CU_TestInfo cli_tests[] = {
 	 test_tune},
 	{"sim: the bound never exceeds 100% (examples x 4 KiB, 1 MiB, 256 MiB)", test_bound_holds},
 	{"sweep: its network axes are the registry's swept parameters", test_sweep_axes_registry},
+	{"tune --msccl-dir: the executor's selection picks the planned file, 1 KiB to 1 GiB",
+	 test_tune_msccl_dir},
 	{"write errors, symbolic links, modes", test_write_errors_and_links},
 	{"help, version, usage errors", test_help_and_version},
 	{"golden command lines: --opt=value, help, suggestions", test_cli_golden},
