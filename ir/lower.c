@@ -545,7 +545,8 @@ alg_ctx(Lowering *L, const Decl *d, CollKind kind, const Topo *t, Routes *routes
 {
 	AlgCtx c = {.arena = L->a, .name = d->name, .loc = loc, .kind = kind, .topo = t,
 	            .routes = routes, .rank_node = rank_node, .nrank = nrank, .reconfigs = -1,
-	            .size = L->p->auto_size, .compact = L->p->compact};
+	            .size = L->p->auto_size, .compact = L->p->compact,
+	            .trace = L->p->trace};
 	c.whole = nrank == t->nrank;
 	for (int i = 0; c.whole && i < nrank; i++)
 		c.whole = rank_node[i] == i;
