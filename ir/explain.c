@@ -158,9 +158,11 @@ replay_step(Replay *R)
 			bool copy = x->op == X_COPY;
 			R->count[cell] = copy ? R->pay_count[x->first + k]
 			                      : R->count[cell] + R->pay_count[x->first + k];
-			if (R->exact)
+			if (R->exact) { /* the sets' count: a contribution added twice is one */
 				R->set[cell] = copy ? R->pay_set[x->first + k]
 				                    : R->set[cell] | R->pay_set[x->first + k];
+				R->count[cell] = __builtin_popcountll(R->set[cell]);
+			}
 			if (!R->mark[cell])
 				R->changed[R->nchanged++] = cell;
 			R->mark[cell] = 1;
@@ -517,6 +519,7 @@ explain_svg_fault(const Sched *s, const ExplainFault *fault, FILE *f)
 	g.cw = s->nchunk <= 8 ? 9 : s->nchunk <= 16 ? 6 : 3;
 	g.strip = g.cw * s->nchunk;
 	g.col = g.strip + 110;
+	g.left = 76 + g.strip / 2; /* the start's strips clear of the rank names */
 	int w = g.left + nround * g.col + g.strip / 2 + 30, legend = g.top + p * g.row + 10;
 	int h = legend + 56;
 	if (w < 760)
@@ -538,7 +541,7 @@ explain_svg_fault(const Sched *s, const ExplainFault *fault, FILE *f)
 		int y = g.top + r * g.row;
 		fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"12\" text-anchor=\"end\">rank %d</text>\n"
 		           "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#dddddd\"/>\n",
-		        g.left - 10, y + 4, r, g.left, y, g.left + nround * g.col, y);
+		        g.left - g.strip / 2 - 8, y + 4, r, g.left, y, g.left + nround * g.col, y);
 	}
 	for (int k = 0; k <= nround; k++) {
 		int x = g.left + k * g.col;
