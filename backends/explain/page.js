@@ -245,9 +245,9 @@
     }
     loads.forEach(function (x) {
       var share = top ? x[1] / top : 0, e = linkEl[x[0]];
-      e.setAttribute('stroke', 'hsl(' + (50 - 50 * share).toFixed(0) + ', 70%, ' +
-                     (78 - 28 * share).toFixed(0) + '%)');
-      e.setAttribute('stroke-width', (1 + 3 * share).toFixed(1));
+      e.setAttribute('stroke', 'hsl(' + (50 - 50 * share).toFixed(0) + ', 65%, ' +
+                     (82 - 24 * share).toFixed(0) + '%)');
+      e.setAttribute('stroke-width', (1 + 4 * share).toFixed(1));
       e.firstChild.textContent = name(D.links[x[0]][0]) + ' -> ' + name(D.links[x[0]][1]) +
         ': ' + (D.full ? bytes(x[1] * D.chunk_bytes) + ', ' : 'about ') +
         (100 * share).toFixed(0) + '% of the busiest';
