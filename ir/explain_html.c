@@ -170,6 +170,12 @@ page_topology(const Sched *s, FILE *f)
 			fprintf(f, ",%.1f,%.1f", dx, dy);
 		fputc(']', f);
 	}
+	/* an optical ring's circuits beyond the initial ring: drawn only in a
+	 * round that uses them (the phase's circuits) */
+	fprintf(f, "],\n\"switched\":[");
+	for (int i = 0, k = 0; t->kind == TK_OPTICAL_RING && i < t->nlink; i++)
+		if (t->link[i].dim > 0)
+			fprintf(f, "%s%d", k++ ? "," : "", i);
 	fprintf(f, "],\n");
 	free(L.x), free(L.y);
 }

@@ -132,6 +132,7 @@
     t.textContent = name(L[0]) + ' -> ' + name(L[1]) + (L.length > 2 ? ', around' : '');
     return e;
   });
+  var switched = D.switched || []; /* optical circuits: shown in the rounds that use them */
   var nodeEl = D.nodes.map(function (n, v) {
     var g = sv('g', {}, gNodes);
     var sw = n[2] < 0;
@@ -235,6 +236,7 @@
       e.setAttribute('stroke', '#c8c8c8');
       e.setAttribute('stroke-width', 1);
     });
+    switched.forEach(function (i) { linkEl[i].setAttribute('stroke', 'none'); });
     if (k > 0 && D.full)
       D.steps[k - 1].l.forEach(function (x) { loads.push(x); top = Math.max(top, x[1]); });
     if (k > 0 && !D.full) {

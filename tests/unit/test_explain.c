@@ -359,6 +359,31 @@ test_svg(void)
 	free(text);
 }
 
+/* DOT: copy 9 of SP's tree on the 8x8 torus (rooted at (0, 2)); its edges
+ * over the wrap-around links are stubs (out of the grid at the child, in at
+ * the parent), never a line across the grid. */
+static void
+test_dot_wrap(void)
+{
+	int status;
+	char cmd[512];
+	snprintf(cmd, sizeof cmd, "%s build examples/sp-torus-8x8.coll --target dot --tree-copy 9 "
+	         "-o -", COLLC_BIN);
+	char *dot = run(cmd, &status);
+	CU_ASSERT_EQUAL(status, 0);
+	int stubs = 0;
+	for (const char *q = dot; (q = strstr(q, "\" -> \"tw")) != NULL; q++)
+		stubs++;
+	CU_ASSERT_EQUAL(stubs, 9); /* row 7 to row 0, and (0, 7) to (0, 0) */
+	CU_ASSERT(strstr(dot, "\"tw0_1\" -> \"(0, 0)\";\n") != NULL);
+	for (int x = 0; x < 8; x++) { /* no tree edge row 7 -> row 0 across the grid */
+		char edge[64];
+		snprintf(edge, sizeof edge, "\"(7, %d)\" -> \"(0, %d)\"", x, x);
+		CU_ASSERT(strstr(dot, edge) == NULL);
+	}
+	free(dot);
+}
+
 /* Past the limits: the text form points to --html, the page refuses
  * beyond 1024 ranks, located at the collective. */
 static void
@@ -612,6 +637,7 @@ CU_TestInfo explain_tests[] = {
 	{"a wrong schedule up to its fault: text, SVG, page", test_wrong_schedule},
 	{"the SVG timeline: by operation, stubs, holdings", test_svg},
 	{"limits: located refusals", test_limits},
+	{"dot: tree edges over wrap-around links as stubs", test_dot_wrap},
 	{"chromium: every round of every page against the text", test_browser_rounds},
 	{"chromium: #round=N, an aggregated page, a screenshot", test_browser_fragment},
 	CU_TEST_INFO_NULL,
