@@ -291,6 +291,15 @@ page_trees(const Sched *sym, FILE *f)
 	fprintf(f, "]},\n");
 }
 
+/* The chunks one rank's vector is cut into: an alltoall's vector holds a
+ * block for every rank (metrics.c's model), the others every chunk. */
+static double
+chunks_per_vector(const Sched *x)
+{
+	double n = x->kind == CK_ALLTOALL ? (double)x->nchunk / x->nrank : x->nchunk;
+	return n > 0 ? n : 1;
+}
+
 static void
 page_data(const Sched *x, const Sched *sym, const ExplainFault *fault, double bytes, bool full,
           FILE *f)
@@ -303,8 +312,7 @@ page_data(const Sched *x, const Sched *sym, const ExplainFault *fault, double by
 	js_string(f, s->algorithm);
 	fprintf(f, ",\"ranks\":%d,\"chunks\":%d,\"rounds\":%d,\"shown\":%d,\"full\":%s,"
 	           "\"bytes\":%.0f,\"chunk_bytes\":%.6g,\n", x->nrank, x->nchunk, x->nround, shown,
-	        full ? "true" : "false", bytes, bytes / (x->kind == CK_ALLTOALL ? x->nchunk / x->nrank
-	                                                                        : x->nchunk));
+	        full ? "true" : "false", bytes, bytes / chunks_per_vector(x));
 	page_topology(x, f);
 	if (!fault)
 		page_metrics(s, bytes, f);
