@@ -73,7 +73,7 @@ layout_grid(const Topo *t, Layout2 *L)
 	int rows = t->ndim == 2 ? t->size[0] : t->size[1];
 	int cols = t->ndim == 2 ? t->size[1] : t->size[0] * (t->size[2] + 1) - 1;
 	double g = 640.0 / (cols > rows ? cols : rows);
-	g = g > 70 ? 70 : g < 16 ? 16 : g;
+	g = g > 110 ? 110 : g < 16 ? 16 : g;
 	L->grid = g;
 	L->grid_kind = true;
 	L->w = (cols - 1) * g + 120, L->h = (rows - 1) * g + 120;

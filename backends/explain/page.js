@@ -43,7 +43,7 @@
   var body = document.body;
   el('h1', {}, body, 'collc explain: \'' + D.name + '\', ' + D.kind + ' on ' + D.topo);
   el('div', {id: 'sub'}, body, P + ' ranks, ' + C + ' chunks, ' + D.rounds + ' rounds (' +
-     D.algorithm + '); ' + bytes(D.bytes) + ' in all, ' + bytes(D.chunk_bytes) + ' a chunk' +
+     D.algorithm + '); link load: purple, darker and wider the busier; ' + bytes(D.bytes) + ' in all, ' + bytes(D.chunk_bytes) + ' a chunk' +
      (D.full ? '' : '; aggregated: too many ranks or chunks to show one by one, so links are' +
       ' drawn by their load (heat) and ranks by the share of their result they hold') +
      (FAULT ? '; WRONG: shown up to its fault in round ' + (FAULT.round + 1) : ''));
@@ -143,6 +143,11 @@
       var t = sv('text', {x: n[0], y: n[1] + 3.5, 'font-size': Math.min(10, R * 0.9),
                           'text-anchor': 'middle'}, g);
       t.textContent = sw ? 's' + v : String(n[2]);
+    }
+    if (G >= 50 && !sw && n[3] !== String(n[2])) { /* the coordinates, when there is room */
+      var ct = sv('text', {x: n[0] - R * 0.8, y: n[1] - R * 0.8 - 2, 'font-size': 9,
+                           fill: '#555', 'text-anchor': 'end'}, g); /* between the links */
+      ct.textContent = n[3];
     }
     var tt = sv('title', {}, g);
     tt.textContent = (sw ? 'switch ' : 'rank ' + n[2] + ' at node ') + n[3];
@@ -247,8 +252,7 @@
     }
     loads.forEach(function (x) {
       var share = top ? x[1] / top : 0, e = linkEl[x[0]];
-      e.setAttribute('stroke', 'hsl(' + (50 - 50 * share).toFixed(0) + ', 65%, ' +
-                     (82 - 24 * share).toFixed(0) + '%)');
+      e.setAttribute('stroke', 'hsl(280, 45%, ' + (88 - 33 * share).toFixed(0) + '%)');
       e.setAttribute('stroke-width', (1 + 4 * share).toFixed(1));
       e.firstChild.textContent = name(D.links[x[0]][0]) + ' -> ' + name(D.links[x[0]][1]) +
         ': ' + (D.full ? bytes(x[1] * D.chunk_bytes) + ', ' : 'about ') +
