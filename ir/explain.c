@@ -96,9 +96,11 @@ replay_start(Replay *R, const Sched *s)
 		R->set = xmalloc((cells + 1) * sizeof *R->set);
 		R->want_set = xmalloc((cells + 1) * sizeof *R->want_set);
 	}
-	for (int i = 0; i < s->nmsg; i++)
-		if (s->msg[i].first + s->msg[i].n > R->npool)
-			R->npool = s->msg[i].first + s->msg[i].n;
+	for (int i = 0, round = -1, held = 0; i < s->nmsg; i++) { /* the most chunks a round sends */
+		held = s->msg[i].round == round ? held + s->msg[i].n : s->msg[i].n;
+		round = s->msg[i].round;
+		R->npool = held > R->npool ? held : R->npool;
+	}
 	R->pay_set = xmalloc(((size_t)R->npool + 1) * sizeof *R->pay_set);
 	R->pay_count = xmalloc(((size_t)R->npool + 1) * sizeof *R->pay_count);
 	R->load = xcalloc((size_t)s->topo->nlink + 1, sizeof *R->load);
@@ -137,30 +139,28 @@ replay_step(Replay *R)
 		j++;
 	R->first = i, R->end = j;
 	memset(R->load, 0, (size_t)s->topo->nlink * sizeof *R->load);
-	for (int m = i; m < j; m++) { /* a round reads what senders held as it began */
+	for (int m = i, o = 0; m < j; m++) { /* a round reads what senders held as it began */
 		const Msg *x = &s->msg[m];
 		add_load(s, x, R->load);
 		add_load(s, x, R->total);
-		for (int k = 0; k < x->n; k++) {
+		for (int k = 0; k < x->n; k++, o++) {
 			size_t cell = (size_t)x->src * (size_t)nc + (size_t)s->chunks[x->first + k];
-			R->pay_count[x->first + k] = R->count[cell];
+			R->pay_count[o] = R->count[cell];
 			if (R->exact)
-				R->pay_set[x->first + k] = R->set[cell];
+				R->pay_set[o] = R->set[cell];
 		}
 	}
 	for (int c = 0; c < R->nchanged; c++)
 		R->mark[R->changed[c]] = 0;
 	R->nchanged = 0;
-	for (int m = i; m < j; m++) {
+	for (int m = i, o = 0; m < j; m++) {
 		const Msg *x = &s->msg[m];
-		for (int k = 0; k < x->n; k++) {
+		for (int k = 0; k < x->n; k++, o++) {
 			int cell = x->dst * nc + s->chunks[x->first + k];
 			bool copy = x->op == X_COPY;
-			R->count[cell] = copy ? R->pay_count[x->first + k]
-			                      : R->count[cell] + R->pay_count[x->first + k];
+			R->count[cell] = copy ? R->pay_count[o] : R->count[cell] + R->pay_count[o];
 			if (R->exact) { /* the sets' count: a contribution added twice is one */
-				R->set[cell] = copy ? R->pay_set[x->first + k]
-				                    : R->set[cell] | R->pay_set[x->first + k];
+				R->set[cell] = copy ? R->pay_set[o] : R->set[cell] | R->pay_set[o];
 				R->count[cell] = __builtin_popcountll(R->set[cell]);
 			}
 			if (!R->mark[cell])

@@ -603,7 +603,8 @@ typedef struct Replay {
 	long *load, *total;   /* chunks per link: this round, and every round so far */
 	int *changed;         /* the cells this round wrote, each once, ascending */
 	int nchanged;
-	/* the round's payloads, read before any is written */
+	/* the round's payloads, read before any is written (npool: the most
+	 * chunks one round sends) */
 	uint64_t *pay_set;
 	int *pay_count;
 	unsigned char *mark;
