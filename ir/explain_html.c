@@ -93,9 +93,9 @@ layout_tiers(const Topo *t, Layout2 *L)
 {
 	int hosts = t->nrank, leaves = t->size[0], spines = t->nnode - hosts - leaves;
 	int widest = hosts > leaves ? hosts : leaves;
-	double g = 900.0 / (widest > 1 ? widest : 1);
-	g = g > 60 ? 60 : g < 14 ? 14 : g;
-	L->grid = g;
+	double g = 1100.0 / (widest > 1 ? widest : 1); /* a wide tier packs its nodes closer */
+	g = g > 60 ? 60 : g;
+	L->grid = g < 14 ? 14 : g;
 	L->w = widest * g + 80, L->h = 360;
 	for (int v = 0; v < t->nnode; v++) {
 		int tier = v < hosts ? 2 : v < hosts + leaves ? 1 : 0;

@@ -3,7 +3,7 @@
  * and draws the topology, the round's messages along their routes, each
  * link's load, the holdings grid and the metrics; a slider, buttons and
  * keys step the rounds, and the URL fragment #round=N names the round
- * shown. #round=N&dump also writes what the page drew for every round into
+ * shown (#tree=K also draws copy K of a symmetric schedule's trees). #round=N&dump also writes what the page drew for every round into
  * #dump (the browser tests read it). */
 (function () {
   'use strict';
@@ -429,7 +429,13 @@
     }
     dump.textContent = lines.join('\n') + '\n';
   }
+  var tm = /tree=(\d+)/.exec(location.hash); /* #tree=K: copy K of the trees drawn */
   if (/dump/.test(location.hash)) dumpAll();
   show(fromHash());
+  if (tm && treeSel) {
+    treeSel.value = +tm[1];
+    treeShow.checked = true;
+    drawTree();
+  }
   body.setAttribute('data-ms', performance.now().toFixed(0));
 })();

@@ -593,6 +593,27 @@ test_browser_fragment(void)
 	free(dom);
 	free(console);
 	free(text);
+	/* SP on the 4x4 torus: the base tree (copy 0), then copy 5 under the
+	 * group: 15 edges each (16 nodes), rooted elsewhere */
+	free(explain_cmd("examples/sp-torus-4x4.coll --html /tmp/collc-explain-sp4.html", &status));
+	dom = browse("/tmp/collc-explain-sp4.html", "round=0&tree=0", "--dump-dom", &console);
+	CU_ASSERT_FATAL(dom != NULL);
+	int edges = 0;
+	for (const char *q = dom; (q = strstr(q, "class=\"tree\"")) != NULL; q++)
+		edges++;
+	CU_ASSERT_EQUAL(edges, 15);
+	CU_ASSERT(strstr(dom, ">base tree 0</div>") != NULL);
+	free(dom);
+	free(console);
+	dom = browse("/tmp/collc-explain-sp4.html", "round=0&tree=5", "--dump-dom", &console);
+	CU_ASSERT_FATAL(dom != NULL);
+	edges = 0;
+	for (const char *q = dom; (q = strstr(q, "class=\"tree\"")) != NULL; q++)
+		edges++;
+	CU_ASSERT_EQUAL(edges, 15);
+	CU_ASSERT(strstr(dom, ">base tree 0, copy by group element 5</div>") != NULL);
+	free(dom);
+	free(console);
 	/* aggregated: SP on a 16x16 torus */
 	write_in("/tmp", "collc-explain-sp16.coll", "topology T = torus(16, 16);\n"
 	         "group G on T { translate; map (x, y) -> (-x, -y); map (x, y) -> (y, x); }\n"
@@ -631,6 +652,37 @@ test_browser_fragment(void)
 	unlink("/tmp/collc-explain-sp16.coll");
 }
 
+/* Each topology layout (tiers, a graph on a circle, a mesh, HyperX, a
+ * SuperMesh, a 3D torus, full, an optical ring) opens with no script error. */
+static void
+test_browser_kinds(void)
+{
+	if (!have_chromium())
+		return;
+	static const char *const cases[][2] = {
+		{"examples/spine-leaf.coll", "SP"}, {"examples/graph-petersen.coll", "SP"},
+		{"examples/mesh-tto.coll", "TTO"}, {"examples/supermesh-bi-6x6.coll", "AG"},
+		{"examples/sp-torus-3d-4x4x4.coll", "SP"}, {"examples/full-affine-group.coll", "SP"},
+		{"examples/bridge-optical.coll", "A2A"},
+	};
+	for (size_t i = 0; i < countof(cases); i++) {
+		char args[512];
+		int status;
+		snprintf(args, sizeof args, "%s --collective %s --html /tmp/collc-explain-kind.html",
+		         cases[i][0], cases[i][1]);
+		free(explain_cmd(args, &status));
+		assert_named(status == 0, __LINE__, __FILE__, "explain %s: status %d", args, status);
+		char *console;
+		char *dom = browse("/tmp/collc-explain-kind.html", "round=2", "--dump-dom", &console);
+		assert_named(dom && strstr(dom, "<div id=\"errors\"></div>") && console[0] == 0 &&
+		             strstr(dom, ">round 2 of "), __LINE__, __FILE__, "%s in the browser: %s",
+		             cases[i][0], console);
+		free(dom);
+		free(console);
+	}
+	unlink("/tmp/collc-explain-kind.html");
+}
+
 CU_TestInfo explain_tests[] = {
 	{"the page's numbers are the text form's, round by round", test_page_matches_text},
 	{"SP on an 8x8 torus: every cell, under 2 MB", test_page_8x8},
@@ -639,6 +691,7 @@ CU_TestInfo explain_tests[] = {
 	{"limits: located refusals", test_limits},
 	{"dot: tree edges over wrap-around links as stubs", test_dot_wrap},
 	{"chromium: every round of every page against the text", test_browser_rounds},
-	{"chromium: #round=N, an aggregated page, a screenshot", test_browser_fragment},
+	{"chromium: #round=N, #tree=K, an aggregated page, a screenshot", test_browser_fragment},
+	{"chromium: every layout opens without a script error", test_browser_kinds},
 	CU_TEST_INFO_NULL,
 };
