@@ -40,6 +40,41 @@ run(const char *cmd, int *status)
 	return out;
 }
 
+/* The suite's scratch directory; "@/" in a path or a command stands for
+ * it (a few paths live at once: 8 rotating buffers). */
+static char tmpdir[] = "/tmp/collc-explain-XXXXXX";
+
+int
+explain_setup(void)
+{
+	return mkdtemp(tmpdir) ? 0 : 1;
+}
+
+int
+explain_teardown(void)
+{
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
+	return system(cmd) != 0;
+}
+
+static const char *
+X(const char *s)
+{
+	static char buf[8][2048];
+	static int next;
+	char *out = buf[next++ % 8];
+	size_t n = 0;
+	for (; *s && n + sizeof tmpdir + 2 < sizeof buf[0]; s++) {
+		if (s[0] == '@' && s[1] == '/')
+			n += (size_t)snprintf(out + n, sizeof buf[0] - n, "%s", tmpdir), s++, out[n++] = '/';
+		else
+			out[n++] = *s;
+	}
+	out[n] = 0;
+	return out;
+}
+
 /* How many contributions a set of the text form names: "-" none, "*"
  * every rank, "{0,3}" two. */
 static int
@@ -202,7 +237,7 @@ static char *
 explain_cmd(const char *args, int *status)
 {
 	char cmd[1024];
-	snprintf(cmd, sizeof cmd, "%s explain %s 2>/dev/null", COLLC_BIN, args);
+	snprintf(cmd, sizeof cmd, "%s explain %s 2>/dev/null", COLLC_BIN, X(args));
 	return run(cmd, status);
 }
 
@@ -214,10 +249,10 @@ test_page_matches_text(void)
 		const char *file, *coll, *page;
 		int status;
 	} cases[] = {
-		{"examples/user-ring.coll", "RING", "/tmp/collc-explain-ring.html", 0},
-		{"examples/sp-torus-4x4.coll", "AR", "/tmp/collc-explain-sp4.html", 0},
-		{"examples/user-sp-ring.coll", "SP", "/tmp/collc-explain-spring.html", 0},
-		{"examples/wrong/ring-extra-round.coll", "WRONG", "/tmp/collc-explain-wrong.html", 1},
+		{"examples/user-ring.coll", "RING", "@/ring.html", 0},
+		{"examples/sp-torus-4x4.coll", "AR", "@/sp4.html", 0},
+		{"examples/user-sp-ring.coll", "SP", "@/spring.html", 0},
+		{"examples/wrong/ring-extra-round.coll", "WRONG", "@/wrong.html", 1},
 	};
 	for (size_t i = 0; i < countof(cases); i++) {
 		char args[512];
@@ -230,7 +265,7 @@ test_page_matches_text(void)
 		TextForm T = {0};
 		int rounds = text_form(text, &T);
 		size_t len;
-		char *page = slurp(cases[i].page, &len);
+		char *page = slurp(X(cases[i].page), &len);
 		assert_named(rounds > 0 && page != NULL, __LINE__, __FILE__, "explain %s: %d rounds "
 		             "read from the text, page %s", args, rounds, page ? "written" : "missing");
 		if (rounds > 0 && page)
@@ -303,19 +338,19 @@ test_wrong_schedule(void)
 {
 	int status;
 	char *text = explain_cmd("examples/wrong/ring-extra-round.coll --svg "
-	                         "/tmp/collc-explain-wrong.svg --html /tmp/collc-explain-wrong.html",
+	                         "@/wrong.svg --html @/wrong.html",
 	                         &status);
 	CU_ASSERT_EQUAL(status, 1);
 	CU_ASSERT(strstr(text, "\nround 8: 8 messages;") != NULL && strstr(text, "\nround 9") == NULL);
 	CU_ASSERT(strstr(text, "  rank 0 -> rank 1  reduce chunk 0  (1 hop)  <- the fault\n") != NULL);
 	CU_ASSERT(strstr(text, "stopped in round 8, at the fault (rank 1's chunk 0)") != NULL);
 	size_t len;
-	char *svg = slurp("/tmp/collc-explain-wrong.svg", &len);
+	char *svg = slurp(X("@/wrong.svg"), &len);
 	CU_ASSERT_FATAL(svg != NULL);
 	CU_ASSERT(strstr(svg, "<title>round 8: rank 0 -> rank 1, reduce chunk 0 (the fault)</title>")
 	          != NULL);
 	CU_ASSERT(strstr(svg, ">round 8</text>") != NULL && strstr(svg, ">round 9</text>") == NULL);
-	char *page = slurp("/tmp/collc-explain-wrong.html", &len);
+	char *page = slurp(X("@/wrong.html"), &len);
 	CU_ASSERT_FATAL(page != NULL);
 	CU_ASSERT(strstr(page, "\"fault\":{\"round\":7,\"mround\":7,\"msg\":0,\"rank\":1,\"chunk\":0,") !=
 	          NULL);
@@ -339,11 +374,11 @@ static void
 test_svg(void)
 {
 	int status;
-	char *text = explain_cmd("examples/user-sp-ring.coll --svg /tmp/collc-explain-sp.svg",
+	char *text = explain_cmd("examples/user-sp-ring.coll --svg @/sp.svg",
 	                         &status);
 	CU_ASSERT_EQUAL(status, 0);
 	size_t len;
-	char *svg = slurp("/tmp/collc-explain-sp.svg", &len);
+	char *svg = slurp(X("@/sp.svg"), &len);
 	CU_ASSERT_FATAL(svg != NULL);
 	CU_ASSERT(strstr(svg, "coloured by operation (16 chunks") != NULL);
 	CU_ASSERT(strstr(svg, "width=\"1850\" height=\"578\"") != NULL);
@@ -389,24 +424,24 @@ test_dot_wrap(void)
 static void
 test_limits(void)
 {
-	write_in("/tmp", "collc-explain-big.coll", "topology T = torus(48, 48);\n"
+	write_in(tmpdir, "big.coll", "topology T = torus(48, 48);\n"
 	         "collective allreduce BIG on T { algorithm ring; }\n");
 	int status;
 	char cmd[512];
-	snprintf(cmd, sizeof cmd, "%s explain /tmp/collc-explain-big.coll --html "
-	         "/tmp/collc-explain-big.html 2>&1", COLLC_BIN);
+	snprintf(cmd, sizeof cmd, "%s explain %s --html %s 2>&1", COLLC_BIN, X("@/big.coll"),
+	         X("@/big.html"));
 	char *err = run(cmd, &status);
 	CU_ASSERT_EQUAL(status, 1);
-	CU_ASSERT(strstr(err, "/tmp/collc-explain-big.coll:2:33: error: explain --html shows "
-	                      "schedules of at most 1024 ranks, 256 rounds") == err);
+	CU_ASSERT(strstr(err, X("@/big.coll:2:33: error: explain --html shows "
+	                      "schedules of at most 1024 ranks, 256 rounds")) == err);
 	CU_ASSERT(strstr(err, "'BIG' has 2304 ranks") != NULL);
-	CU_ASSERT(access("/tmp/collc-explain-big.html", F_OK) != 0);
+	CU_ASSERT(access(X("@/big.html"), F_OK) != 0);
 	free(err);
 	snprintf(cmd, sizeof cmd, "%s explain examples/sp-torus-8x8.coll 2>&1", COLLC_BIN);
 	err = run(cmd, &status);
 	CU_ASSERT(status == 1 && strstr(err, "or draw it with --html") != NULL);
 	free(err);
-	unlink("/tmp/collc-explain-big.coll");
+	
 }
 
 /* ---- in the browser ---- */
@@ -418,12 +453,12 @@ static char *
 browse(const char *path, const char *fragment, const char *extra, char **console)
 {
 	char dir[] = "/tmp/collc-chromium-XXXXXX", abs[PATH_MAX], cmd[PATH_MAX + 1024], log[64];
-	if (!mkdtemp(dir) || !realpath(path, abs))
+	if (!mkdtemp(dir) || !realpath(X(path), abs))
 		return NULL;
 	snprintf(log, sizeof log, "%s/stderr", dir);
 	snprintf(cmd, sizeof cmd, "%s --headless --no-sandbox --disable-gpu --no-first-run "
 	         "--user-data-dir=%s --enable-logging=stderr --v=0 --virtual-time-budget=10000 %s "
-	         "'file://%s#%s' 2>%s", CHROMIUM, dir, extra, abs, fragment, log);
+	         "'file://%s#%s' 2>%s", CHROMIUM, dir, X(extra), abs, fragment, log);
 	int status;
 	char *dom = run(cmd, &status);
 	size_t len;
@@ -493,7 +528,7 @@ browser_case(const char *page, const char *text_args, bool full, const char *wha
 	             __LINE__, __FILE__, "%s: the page reported errors: %s", what, console);
 	const char *ms = strstr(dom, "data-ms=\"");
 	struct stat sb;
-	CU_ASSERT(stat(page, &sb) == 0 && sb.st_size < 2 << 20);
+	CU_ASSERT(stat(X(page), &sb) == 0 && sb.st_size < 2 << 20);
 	printf("\n    %s: %ld bytes, drawn in %d ms (with the dump) ", what, (long)sb.st_size,
 	       ms ? atoi(ms + 9) : -1);
 	free(console);
@@ -517,11 +552,11 @@ test_browser_rounds(void)
 {
 	if (!have_chromium())
 		return;
-	browser_case("/tmp/collc-explain-ring.html", "examples/user-ring.coll --collective RING",
+	browser_case("@/ring.html", "examples/user-ring.coll --collective RING",
 	             true, "ring allreduce on 8");
-	browser_case("/tmp/collc-explain-sp4.html", "examples/sp-torus-4x4.coll", true,
+	browser_case("@/sp4.html", "examples/sp-torus-4x4.coll", true,
 	             "SP on a 4x4 torus");
-	browser_case("/tmp/collc-explain-wrong.html", "examples/wrong/ring-extra-round.coll", true,
+	browser_case("@/wrong.html", "examples/wrong/ring-extra-round.coll", true,
 	             "the wrong ring");
 	/* 8x8: the text form from the library (past the command's limits) */
 	Checked c;
@@ -537,20 +572,20 @@ test_browser_rounds(void)
 	f = open_memstream(&page, &plen);
 	explain_html(x, p.sched[0], NULL, 1 << 20, true, f);
 	fclose(f);
-	FILE *out = fopen("/tmp/collc-explain-sp8.html", "w");
+	FILE *out = fopen(X("@/sp8.html"), "w");
 	CU_ASSERT_FATAL(out != NULL);
 	fwrite(page, 1, plen, out);
 	fclose(out);
 	TextForm T = {0};
 	int rounds = text_form(text, &T);
 	char *console;
-	char *dom = browse("/tmp/collc-explain-sp8.html", "round=0&dump", "--dump-dom", &console);
+	char *dom = browse("@/sp8.html", "round=0&dump", "--dump-dom", &console);
 	compare_dump(dom, &T, rounds, true, "SP on an 8x8 torus");
 	CU_ASSERT(dom && strstr(dom, "<div id=\"errors\"></div>") != NULL && console[0] == 0);
 	free(dom);
 	free(console);
 	/* opened without the dump: the time to the first drawing, reported */
-	dom = browse("/tmp/collc-explain-sp8.html", "round=5", "--dump-dom", &console);
+	dom = browse("@/sp8.html", "round=5", "--dump-dom", &console);
 	const char *ms = dom ? strstr(dom, "data-ms=\"") : NULL;
 	printf("\n    SP on an 8x8 torus (64 ranks, 256 chunks): %zu bytes, opened in %d ms ", plen,
 	       ms ? atoi(ms + 9) : -1);
@@ -575,9 +610,9 @@ test_browser_fragment(void)
 		return;
 	int status;
 	char *text = explain_cmd("examples/user-ring.coll --collective RING --html "
-	                         "/tmp/collc-explain-ring.html", &status);
+	                         "@/ring.html", &status);
 	char *console;
-	char *dom = browse("/tmp/collc-explain-ring.html", "round=3", "--dump-dom", &console);
+	char *dom = browse("@/ring.html", "round=3", "--dump-dom", &console);
 	CU_ASSERT_FATAL(dom != NULL);
 	CU_ASSERT(strstr(dom, ">round 3 of 14</span>") != NULL);
 	int arrows = 0;
@@ -595,8 +630,8 @@ test_browser_fragment(void)
 	free(text);
 	/* SP on the 4x4 torus: the base tree (copy 0), then copy 5 under the
 	 * group: 15 edges each (16 nodes), rooted elsewhere */
-	free(explain_cmd("examples/sp-torus-4x4.coll --html /tmp/collc-explain-sp4.html", &status));
-	dom = browse("/tmp/collc-explain-sp4.html", "round=0&tree=0", "--dump-dom", &console);
+	free(explain_cmd("examples/sp-torus-4x4.coll --html @/sp4.html", &status));
+	dom = browse("@/sp4.html", "round=0&tree=0", "--dump-dom", &console);
 	CU_ASSERT_FATAL(dom != NULL);
 	int edges = 0;
 	for (const char *q = dom; (q = strstr(q, "class=\"tree\"")) != NULL; q++)
@@ -605,7 +640,7 @@ test_browser_fragment(void)
 	CU_ASSERT(strstr(dom, ">base tree 0</div>") != NULL);
 	free(dom);
 	free(console);
-	dom = browse("/tmp/collc-explain-sp4.html", "round=0&tree=5", "--dump-dom", &console);
+	dom = browse("@/sp4.html", "round=0&tree=5", "--dump-dom", &console);
 	CU_ASSERT_FATAL(dom != NULL);
 	edges = 0;
 	for (const char *q = dom; (q = strstr(q, "class=\"tree\"")) != NULL; q++)
@@ -615,14 +650,14 @@ test_browser_fragment(void)
 	free(dom);
 	free(console);
 	/* aggregated: SP on a 16x16 torus */
-	write_in("/tmp", "collc-explain-sp16.coll", "topology T = torus(16, 16);\n"
+	write_in(tmpdir, "sp16.coll", "topology T = torus(16, 16);\n"
 	         "group G on T { translate; map (x, y) -> (-x, -y); map (x, y) -> (y, x); }\n"
 	         "tree B = bfs(T, root (0, 0));\n"
 	         "collective allreduce AR on T { algorithm symmetric(trees B, group G); }\n");
-	text = explain_cmd("/tmp/collc-explain-sp16.coll --html /tmp/collc-explain-sp16.html",
+	text = explain_cmd("@/sp16.coll --html @/sp16.html",
 	                   &status);
 	CU_ASSERT_EQUAL(status, 0);
-	dom = browse("/tmp/collc-explain-sp16.html", "round=32", "--dump-dom", &console);
+	dom = browse("@/sp16.html", "round=32", "--dump-dom", &console);
 	CU_ASSERT_FATAL(dom != NULL);
 	CU_ASSERT(strstr(dom, "aggregated: too many ranks or chunks") != NULL);
 	CU_ASSERT(strstr(dom, "class=\"arrow\"") == NULL);
@@ -635,11 +670,11 @@ test_browser_fragment(void)
 	free(console);
 	free(text);
 	/* a screenshot: the page at its window's size (the layout, not pixels) */
-	dom = browse("/tmp/collc-explain-sp4.html", "round=2",
-	             "--hide-scrollbars --window-size=900,700 --screenshot=/tmp/collc-explain-sp4.png",
+	dom = browse("@/sp4.html", "round=2",
+	             "--hide-scrollbars --window-size=900,700 --screenshot=@/sp4.png",
 	             &console);
 	size_t len;
-	char *png = slurp("/tmp/collc-explain-sp4.png", &len);
+	char *png = slurp(X("@/sp4.png"), &len);
 	CU_ASSERT(png && len > 24 && memcmp(png + 1, "PNG", 3) == 0 && len > 20000);
 	if (png && len > 24) {
 		unsigned char *u = (unsigned char *)png;
@@ -649,7 +684,7 @@ test_browser_fragment(void)
 	free(png);
 	free(dom);
 	free(console);
-	unlink("/tmp/collc-explain-sp16.coll");
+	
 }
 
 /* Each topology layout (tiers, a graph on a circle, a mesh, HyperX, a
@@ -668,19 +703,19 @@ test_browser_kinds(void)
 	for (size_t i = 0; i < countof(cases); i++) {
 		char args[512];
 		int status;
-		snprintf(args, sizeof args, "%s --collective %s --html /tmp/collc-explain-kind.html",
+		snprintf(args, sizeof args, "%s --collective %s --html @/kind.html",
 		         cases[i][0], cases[i][1]);
 		free(explain_cmd(args, &status));
 		assert_named(status == 0, __LINE__, __FILE__, "explain %s: status %d", args, status);
 		char *console;
-		char *dom = browse("/tmp/collc-explain-kind.html", "round=2", "--dump-dom", &console);
+		char *dom = browse("@/kind.html", "round=2", "--dump-dom", &console);
 		assert_named(dom && strstr(dom, "<div id=\"errors\"></div>") && console[0] == 0 &&
 		             strstr(dom, ">round 2 of "), __LINE__, __FILE__, "%s in the browser: %s",
 		             cases[i][0], console);
 		free(dom);
 		free(console);
 	}
-	unlink("/tmp/collc-explain-kind.html");
+	
 }
 
 CU_TestInfo explain_tests[] = {

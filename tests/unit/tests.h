@@ -16,6 +16,8 @@ int cli_setup(void);
 int cli_teardown(void);
 int limits_setup(void);
 int limits_teardown(void);
+int explain_setup(void);
+int explain_teardown(void);
 int mpi_setup(void);
 int mpi_teardown(void);
 
