@@ -53,7 +53,7 @@ DEPS := make gcc flex bison pkg-config libcunit1-dev libxml2-dev openmpi-bin lib
         protobuf-c-compiler libprotobuf-c-dev man-db mpich python3
 
 GEN    := $(O)/grammar/coll.tab.c $(O)/grammar/coll.lex.c $(O)/backends/chakra_et.pb-c.c \
-          $(O)/backends/mpi_text.c
+          $(O)/backends/mpi_text.c $(O)/backends/explain_text.c
 SRC    := $(wildcard base/*.c compiler/*.c grammar/*.c ir/*.c backends/*.c runtime/*.c)
 LIBOBJ := $(patsubst %.c,$(O)/%.o,$(filter-out compiler/main.c,$(SRC))) $(GEN:.c=.o)
 # the MPI target's runtime and main: real C files, compiled by mpicc (not into collc)
@@ -101,6 +101,13 @@ $(O)/backends/mpi_text.c: $(MPI_RT)
 	    od -An -v -tx1 backends/mpi/$$f.c | sed 's/ *\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
 	    echo "0};"; \
 	done; } >$@.tmp && mv $@.tmp $@
+
+# the explain page's script and style as C strings, the same way
+$(O)/backends/explain_text.c: backends/explain/page.js backends/explain/page.css
+	@mkdir -p $(@D)
+	{ for f in js css; do echo "extern const char collc_explain_$${f}[];"; \
+	    echo "const char collc_explain_$${f}[] = {"; od -An -v -tx1 backends/explain/page.$$f | \
+	    sed 's/ *\([0-9a-f][0-9a-f]\)/0x\1,/g'; echo "0};"; done; } >$@.tmp && mv $@.tmp $@
 
 # the MPI runtime compiled alone, in both forms, by every MPI installed (Open
 # MPI's mpicc, MPICH's mpicc.mpich), with our warnings as errors at -O2

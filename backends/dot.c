@@ -135,11 +135,10 @@ draw_links(const Topo *t, int grid, FILE *f)
 	}
 }
 
-/* Every node (pinned at its coordinates where the layout has them) and
- * one grey line per parallel link. Circles are as wide as the longest name
- * at 10 pt (about 6 pt a character), the grid wide enough for them. */
-static void
-draw_nodes_links(const Topo *t, FILE *f)
+/* Circles as wide as the longest name at 10 pt (about 6 pt a character),
+ * in inches; the grid step in points, wide enough for them. */
+static int
+grid_step(const Topo *t, double *width)
 {
 	size_t longest = 0;
 	for (int v = 0; v < t->nnode; v++) {
@@ -148,8 +147,17 @@ draw_nodes_links(const Topo *t, FILE *f)
 		if (strlen(name) > longest)
 			longest = strlen(name);
 	}
-	double width = (double)longest * 6 + 10 > 32 ? ((double)longest * 6 + 10) / 72 : 0.45;
-	int grid = (int)(width * 72) + 40 > 72 ? (int)(width * 72) + 40 : 72;
+	*width = (double)longest * 6 + 10 > 32 ? ((double)longest * 6 + 10) / 72 : 0.45;
+	return (int)(*width * 72) + 40 > 72 ? (int)(*width * 72) + 40 : 72;
+}
+
+/* Every node (pinned at its coordinates where the layout has them) and
+ * one grey line per parallel link. */
+static void
+draw_nodes_links(const Topo *t, FILE *f)
+{
+	double width;
+	int grid = grid_step(t, &width);
 	if (t->kind == TK_TORUS)
 		fputs("\tsplines=curved;\n", f);
 	fprintf(f, "\tnode [shape=circle, fontsize=10, width=%.2f, fixedsize=true];\n", width);
@@ -208,12 +216,39 @@ draw_disjoint(const Sched *s, int first, FILE *f)
 	return 0;
 }
 
+/* A tree edge u -> v over a torus's wrap-around link: not a line across
+ * the grid but a stub leaving u outwards and one entering v from its own
+ * edge, the arrowhead on the second; both in the current edge colour. */
+static void
+wrap_edge(const Topo *t, int u, int v, int d, int grid, int id, FILE *f)
+{
+	int end[2] = {u, v}, x, y, c[MAX_DIMS];
+	for (int k = 0; k < 2; k++) {
+		if (!node_pos(t, end[k], grid, &x, &y))
+			return;
+		topo_coords(t, end[k], c);
+		int out = c[d] == 0 ? -1 : 1;
+		bool across = (t->ndim == 2 && d == 1) || (t->ndim == 3 && d == 2);
+		int dx = across ? out * grid * 2 / 5 : (t->ndim == 3 && d == 0) ? out * grid / 4 : 0;
+		int dy = across ? -grid / 8 : (t->ndim == 3 && d == 0) ? grid / 3 : -out * grid * 2 / 5;
+		fprintf(f, "\t\"tw%d_%d\" [shape=point, width=0.02, style=invis, pos=\"%d,%d!\"];\n", id,
+		        k, x + dx, y + dy);
+	}
+	fputc('\t', f);
+	node_id(t, u, f);
+	fprintf(f, " -> \"tw%d_0\" [arrowhead=none];\n\t\"tw%d_1\" -> ", id, id);
+	node_id(t, v, f);
+	fputs(";\n", f);
+}
+
 static void
 draw_trees(const Sched *s, int copy, FILE *f)
 {
 	const Topo *t = s->topo;
 	const Group *g = s->group;
-	int e = copy % g->order;
+	int e = copy % g->order, wraps = 0;
+	double width;
+	int grid = grid_step(t, &width);
 	Routes r;
 	routes_init(&r, t, ROUTE_SHORTEST);
 	for (int b = 0; b < s->ntree; b++) {
@@ -225,6 +260,11 @@ draw_trees(const Sched *s, int copy, FILE *f)
 			if (tr->parent[v] < 0)
 				continue;
 			int c = group_node(g, e, v), pa = group_node(g, e, tr->parent[v]);
+			int d = wrap_dim(t, c, pa), x, y;
+			if (d >= 0 && node_pos(t, c, grid, &x, &y)) {
+				wrap_edge(t, c, pa, d, grid, wraps++, f);
+				continue;
+			}
 			fputc('\t', f);
 			node_id(t, c, f);
 			fputs(" -> ", f);

@@ -462,6 +462,7 @@ typedef struct AlgCtx {
 	int nset;
 	const char *dim_alg[MAX_DIMS]; /* hierarchical(A, B, ...): per dimension */
 	int ndim_alg;
+	struct TeachTrace *trace; /* a user schedule's first fault is kept here (explain), or NULL */
 } AlgCtx;
 
 /* A collective's context with no options chosen (reconfigs -1: choose;
@@ -522,15 +523,28 @@ typedef struct TransferList {
 	int nlink, caplink;
 } TransferList;
 
+/* A wrong user schedule kept to be shown up to its fault (collc explain):
+ * the schedule as its sends built it (explicit, every round) and where the
+ * teacher stopped. */
+typedef struct TeachTrace {
+	const Sched *s;          /* NULL until a fault is kept */
+	int round;               /* the fault's round, from 0 */
+	int src, dst, chunk;     /* the transfer at fault; src -1 when no transfer made it */
+	int xround;              /* ... its round (an end fault's: before `round`) */
+	int rank;                /* the (rank, chunk) cell found wrong, or -1 */
+} TeachTrace;
+
 /* By round, and in the order they were made within a round. */
 void transfers_sort(TransferList *);
 /* A contention_free schedule: no directed link carries two messages in a
- * round; else a located error at the second transfer and -1. Sorted list. */
-int teach_contention(const Sched *, const TransferList *, Arena *);
+ * round; else a located error at the second transfer and -1 (and the fault
+ * in *trace unless it is NULL or holds one). Sorted list. */
+int teach_contention(const Sched *, const TransferList *, Arena *, TeachTrace *);
 /* Runs the (sorted) transfers on exact sets against the collective s
- * describes (at most 64 ranks); -1 after a located counterexample. A chunk
- * that ends wrong with no transfer into it is reported at `whole`. */
-int teach_transfers(const Sched *, const TransferList *, Loc whole, Arena *);
+ * describes (at most 64 ranks); -1 after a located counterexample, kept in
+ * *trace as teach_contention does. A chunk that ends wrong with no transfer
+ * into it is reported at `whole`. */
+int teach_transfers(const Sched *, const TransferList *, Loc whole, Arena *, TeachTrace *);
 /* For schedules of at most 64 ranks: the set of ranks whose contribution
  * (rank r, chunk c) starts with and must end with, one bit per rank (the
  * verifier's model, docs/ir.md section 6); *care false where the collective
@@ -540,18 +554,82 @@ void sched_small_expected(const Sched *, int r, int c, uint64_t *init, uint64_t 
 
 /* ---- explain.c: a schedule round by round, for people ---- */
 
-enum { EXPLAIN_MAX_RANKS = 16, EXPLAIN_MAX_CHUNKS = 64, EXPLAIN_MAX_ROUNDS = 256 };
+/* The text form and the SVG timeline show every contribution by name: at
+ * most EXPLAIN_MAX_RANKS ranks, EXPLAIN_MAX_CHUNKS chunks and
+ * EXPLAIN_MAX_ROUNDS rounds. The page (--html) shows every cell up to
+ * EXPLAIN_PAGE_RANKS ranks and EXPLAIN_PAGE_CHUNKS chunks, and aggregates
+ * (link heat, holdings as a density) up to EXPLAIN_AGG_RANKS ranks and
+ * EXPLAIN_AGG_CELLS (rank, chunk) cells; EXPLAIN_MAX_ROUNDS rounds both. */
+enum {
+	EXPLAIN_MAX_RANKS = 16, EXPLAIN_MAX_CHUNKS = 64, EXPLAIN_MAX_ROUNDS = 256,
+	EXPLAIN_PAGE_RANKS = 64, EXPLAIN_PAGE_CHUNKS = 256, EXPLAIN_AGG_RANKS = 1024,
+	EXPLAIN_AGG_CELLS = 1 << 22,
+};
 
-/* 0 if an explicit or symmetric schedule is small enough to show (the
- * limits above, chunks counted after expansion); else a located error at
- * the collective naming the limit, and -1. */
+/* 0 if an explicit or symmetric schedule is small enough for the text form
+ * and the SVG (the limits above, chunks counted after expansion); else a
+ * located error at the collective naming the limit, and -1. */
 int explain_check_size(const Sched *);
+/* The same for the page: 1 in full detail, 0 aggregated, -1 refused after
+ * a located error naming the limit. */
+int explain_check_page(const Sched *);
+/* Whether the text form's limits hold, without reporting. */
+bool explain_text_fits(const Sched *);
+
+/* A schedule run round by round on contribution sets (ir/explain.c): what
+ * the text form, the SVG and the page all show. An explicit schedule. */
+typedef struct Replay {
+	const Sched *s;
+	int round;            /* the round last run; -1 at the start */
+	int first, end;       /* its messages: s->msg[first .. end) */
+	bool exact;           /* at most 64 ranks: set[] names the contributions */
+	uint64_t *set;        /* exact: rank * nchunk + chunk -> the ranks whose data it holds */
+	int *count;           /* the number of contributions each cell holds */
+	int *want;            /* the number a finished cell holds; -1 where the collective
+	                         does not say */
+	uint64_t *want_set;   /* exact: the set a finished cell holds */
+	long *load, *total;   /* chunks per link: this round, and every round so far */
+	int *changed;         /* the cells this round wrote, each once, ascending */
+	int nchanged;
+	/* the round's payloads, read before any is written (npool: the most
+	 * chunks one round sends) */
+	uint64_t *pay_set;
+	int *pay_count;
+	unsigned char *mark;
+	int npool;
+} Replay;
+
+void replay_start(Replay *, const Sched *);
+/* Runs the next round; false when every round has run. */
+bool replay_step(Replay *);
+/* Whether cell (rank * nchunk + chunk) holds what the collective wants. */
+bool replay_final(const Replay *, int cell);
+void replay_free(Replay *);
+
+/* A wrong schedule shown up to its fault: its rounds 0..round, the message
+ * at fault (msg, or -1) and the cell found wrong (rank -1: none). */
+typedef struct ExplainFault {
+	int round, msg, rank, chunk;
+	const char *text;     /* the counterexample as collc printed it */
+} ExplainFault;
+/* The fault a teacher's trace names, on its schedule. */
+ExplainFault explain_fault_of(const TeachTrace *, const char *text);
+
 /* Round by round: the messages, which chunks each rank holds with whose
- * contributions, and the busiest links. An explicit schedule. */
+ * contributions, and the busiest links. An explicit schedule; with a
+ * fault, its rounds up to the fault's, the faulty message marked. */
 void explain_text(const Sched *, FILE *);
-/* A timeline: ranks down, rounds across, an arrow per message coloured by
- * its first chunk (dashed: copy); self-contained SVG 1.1. */
+void explain_text_fault(const Sched *, const ExplainFault *, FILE *);
+/* A timeline: ranks down, rounds across, an arrow per message (dashed:
+ * copy), coloured by chunk, tree or operation as the legend says, each
+ * rank's holdings after every round; self-contained SVG 1.1. */
 void explain_svg(const Sched *, FILE *);
+void explain_svg_fault(const Sched *, const ExplainFault *, FILE *);
+/* The interactive page (ir/explain_html.c): one self-contained HTML file.
+ * x is the explicit schedule, sym its symmetric form or NULL, bytes the
+ * size the metrics and link loads assume, full from explain_check_page. */
+void explain_html(const Sched *x, const Sched *sym, const ExplainFault *, double bytes,
+                  bool full, FILE *);
 
 /* ---- verify.c and metrics.c ---- */
 
@@ -626,6 +704,7 @@ typedef struct Prog {
 	int nroutes;
 	double auto_size;  /* `algorithm auto` picks the fastest for this size (bytes) */
 	bool compact;      /* AlgCtx.compact for every collective (collc sim) */
+	TeachTrace *trace; /* AlgCtx.trace for every collective (collc explain), or NULL */
 } Prog;
 
 /* Builds every topology, group, tree and schedule; -1 after reporting. */

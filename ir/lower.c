@@ -515,6 +515,7 @@ alg_ctx(Lowering *L, const Decl *d, CollKind kind, const Topo *t, Routes *routes
 	AlgCtx c = alg_ctx_new(L->a, d->name, loc, kind, t, routes, rank_node, nrank);
 	c.size = L->p->auto_size;
 	c.compact = L->p->compact;
+	c.trace = L->p->trace;
 	const Item *ranks = item_of(d, IT_RANKS);
 	if (ranks)
 		c.ranks_loc = ranks->loc;

@@ -11,7 +11,8 @@
  * a contention_free schedule: no directed link carries two messages in one
  * round. Needs the schedule's layout (kind, chunks, owners) and the
  * transfers sorted by round; sees no AST. verify() proves the built
- * schedule afterwards, as every schedule is proved.
+ * schedule afterwards, as every schedule is proved. The first fault is
+ * kept, when asked, for collc explain to show the rounds up to it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@ typedef struct TeachIn {
 	const TransferList *list;
 	Loc whole;                  /* where a fault no transfer made is reported */
 	Arena *arena;
+	TeachTrace *trace;          /* where the first fault is kept, or NULL */
 } TeachIn;
 
 typedef uint64_t Bits;
@@ -90,6 +92,19 @@ when(const TeachIn *u, const Transfer *x)
 	                  : arena_printf(u->arena, "round %d", x->round + 1);
 }
 
+/* Keeps the first fault for explain: in round `round`, transfer x (NULL:
+ * none) moving `chunk`, and the cell (rank, chunk) found wrong (rank -1:
+ * none). */
+static void
+keep_fault(const TeachIn *u, int round, const Transfer *x, int chunk, int rank)
+{
+	if (!u->trace || u->trace->s)
+		return;
+	*u->trace = (TeachTrace){.s = u->s, .round = round, .src = x ? x->src : -1,
+	                         .dst = x ? x->dst : -1, .chunk = chunk, .rank = rank,
+	                         .xround = x ? x->round : -1};
+}
+
 /* Reads every payload of the round [i, j); false after reporting. */
 static bool
 teach_read(Teach *T, int i, int j)
@@ -105,6 +120,7 @@ teach_read(Teach *T, int i, int j)
 			if (T->state[cell] == 0) {
 				error_at(x->loc, "in %s, rank %d sends chunk %d to rank %d, but it holds "
 				         "nothing of chunk %d yet", when(u, x), x->src, c, x->dst, c);
+				keep_fault(u, x->round, x, c, x->src);
 				return false;
 			}
 		}
@@ -128,6 +144,7 @@ teach_write(Teach *T, int k)
 			         "is a copy: which one wins?", when(u, x), x->dst, c);
 			note_at(u->list->x[T->writer[cell]].loc, "the other transfer of chunk %d to rank %d in "
 			        "that round", c, x->dst);
+			keep_fault(u, x->round, x, c, x->dst);
 			return false;
 		}
 		if (x->op == X_REDUCE && (T->state[cell] & in)) {
@@ -141,6 +158,7 @@ teach_write(Teach *T, int k)
 				note_at(u->list->x[T->writer[cell]].loc, "rank %d's chunk %d got rank %d's contribution "
 				        "from this transfer, in round %d", x->dst, c, r,
 				        u->list->x[T->writer[cell]].round + 1);
+			keep_fault(u, x->round, x, c, x->dst);
 			return false;
 		}
 		T->state[cell] = x->op == X_COPY ? in : T->state[cell] | in;
@@ -200,6 +218,7 @@ teach_end(Teach *T)
 				error_at(u->whole, "schedule of '%s' does not implement %s: at the end rank "
 				         "%d's chunk %d is wrong: %s; no transfer ever delivers chunk %d to rank "
 				         "%d", s->name, coll_kind_name[s->kind], r, c, why, c, r);
+				keep_fault(u, s->nround - 1, NULL, c, r);
 				return false;
 			}
 			const Transfer *x = &u->list->x[w];
@@ -212,6 +231,7 @@ teach_end(Teach *T)
 				note_at(u->list->x[o].loc, "its data started on its way here: rank %d sent chunk %d to "
 				        "rank %d in %s, the first transfer on its path", u->list->x[o].src, c,
 				        u->list->x[o].dst, when(u, &u->list->x[o]));
+			keep_fault(u, s->nround - 1, x, c, r);
 			return false;
 		}
 	return true;
@@ -242,6 +262,7 @@ check_contention(const TeachIn *u)
 				         when(u, x), a, b, x->src, x->dst);
 				note_at(o->loc, "the other transfer over it: rank %d to rank %d in %s", o->src,
 				        o->dst, when(u, o));
+				keep_fault(u, x->round, x, u->list->chunk[x->first], -1);
 				rc = -1;
 			}
 			round[l] = x->round;
@@ -297,15 +318,15 @@ transfers_sort(TransferList *l)
 }
 
 int
-teach_contention(const Sched *s, const TransferList *l, Arena *a)
+teach_contention(const Sched *s, const TransferList *l, Arena *a, TeachTrace *trace)
 {
-	TeachIn u = {.s = s, .list = l, .arena = a};
+	TeachIn u = {.s = s, .list = l, .arena = a, .trace = trace};
 	return check_contention(&u);
 }
 
 int
-teach_transfers(const Sched *s, const TransferList *l, Loc whole, Arena *a)
+teach_transfers(const Sched *s, const TransferList *l, Loc whole, Arena *a, TeachTrace *trace)
 {
-	TeachIn u = {.s = s, .list = l, .whole = whole, .arena = a};
+	TeachIn u = {.s = s, .list = l, .whole = whole, .arena = a, .trace = trace};
 	return teach(&u);
 }

@@ -1041,9 +1041,9 @@ usersched_build(const AlgCtx *c, const Item *item, const UserSymmetry *sym)
 		if (rc == 0) {
 			transfers_sort(&u->tl);
 			if (u->contention_free)
-				rc = teach_contention(s, &u->tl, u->a);
+				rc = teach_contention(s, &u->tl, u->a, c->trace);
 			if (rc == 0 && u->teach)
-				rc = teach_transfers(s, &u->tl, item->loc, u->a);
+				rc = teach_transfers(s, &u->tl, item->loc, u->a, c->trace);
 			if (rc == 0 && sym)
 				s = symmetric_form(u, s);
 			if (!s)

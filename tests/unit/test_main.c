@@ -33,6 +33,7 @@ main(int argc, char **argv)
 		{.pName = "optical", .pTests = optical_tests},
 		{.pName = "golden", .pTests = golden_tests},
 		{.pName = "usersched", .pTests = usersched_tests},
+		{.pName = "explain", .pTests = explain_tests, .pInitFunc = explain_setup, .pCleanupFunc = explain_teardown},
 		{.pName = "msccl", .pTests = msccl_tests},
 		{.pName = "chakra", .pTests = chakra_tests},
 		{.pName = "perf", .pTests = perf_tests},

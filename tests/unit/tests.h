@@ -10,13 +10,15 @@ extern CU_TestInfo arena_tests[], heap_tests[], diag_tests[], lexer_tests[], par
 	fmt_tests[], golden_tests[], robust_tests[], cli_tests[], topo_tests[],
 	group_tests[], symm_tests[], layout_tests[], backend_tests[], alg_tests[], sim_tests[],
 	mpi_tests[], msccl_tests[], usersched_tests[], disjoint_tests[], pipelined_tests[],
-	chakra_tests[], perf_tests[], docs_tests[], limits_tests[], optical_tests[];
+	chakra_tests[], perf_tests[], docs_tests[], limits_tests[], optical_tests[], explain_tests[];
 extern CU_TestInfo hash_tests[]; /* base/hash.h */
 
 int cli_setup(void);
 int cli_teardown(void);
 int limits_setup(void);
 int limits_teardown(void);
+int explain_setup(void);
+int explain_teardown(void);
 int mpi_setup(void);
 int mpi_teardown(void);
 
