@@ -343,11 +343,14 @@ write_schedule(FILE *f, const Sched *s, int idx, const char *prefix, const Word 
 	        s->name, prefix, s->name, mpi_signature(s->kind));
 	fprintf(f, "\tMPI_Comm own;\n\tint rc = collc_lib_own(comm, %d, &own);\n", s->nrank);
 	if (s->kind == CK_ALLTOALL) {
+		/* in place: the input is recvbuf's, copied aside, since the
+		 * schedule reads its input while it writes its output */
 		fprintf(f, "\tvoid *copy = NULL;\n\tint type_kind;\n\tsize_t esize;\n"
 		           "\tif (rc == MPI_SUCCESS && sendbuf == MPI_IN_PLACE &&\n"
-		           "\t    collc_type(recvtype, &type_kind, &esize) == MPI_SUCCESS &&\n"
-		           "\t    (rc = collc_lib_aside(recvbuf, (size_t)%d * recvcount * esize, &copy)) "
-		           "== MPI_SUCCESS) {\n"
+		           "\t    collc_type(recvtype, &type_kind, &esize) == MPI_SUCCESS) {\n"
+		           "\t\tsize_t bytes = (size_t)%d * recvcount * esize;\n"
+		           "\t\tif (!(copy = malloc(bytes + 1)))\n\t\t\treturn MPI_ERR_NO_MEM;\n"
+		           "\t\tmemcpy(copy, recvbuf, bytes);\n"
 		           "\t\tsendbuf = copy;\n\t\tsendcount = recvcount;\n\t\tsendtype = recvtype;\n"
 		           "\t}\n", s->nrank);
 		fprintf(f, "\tif (rc == MPI_SUCCESS)\n\t\trc = %s(%s, own);\n\tfree(copy);\n"
@@ -527,40 +530,40 @@ write_in(const char *dir, const char *name, MemOut *m)
 	return rc;
 }
 
-static int
-emit_lib(const Prog *p, const BuildOpts *o, const char *dir)
+int
+mpi_lib_write_dir(const MpiLibPlan *plan, const char *prefix, const char *dir)
 {
-	const char *prefix = o->prefix ? o->prefix : "collc";
-	Arena a = {0};
-	MpiLibPlan plan;
 	MemOut c, h;
 	size_t n = strlen(prefix) + 3;
 	char *cname = xmalloc(n), *hname = xmalloc(n);
 	snprintf(cname, n, "%s.c", prefix);
 	snprintf(hname, n, "%s.h", prefix);
-	int rc = mpi_lib_plan_of(&a, p, o, &plan);
-	if (rc == 0) {
-		rc = mpi_lib_write(memout_open(&c), memout_open(&h), &plan, prefix, hname);
-		if (rc != 0) {
-			memout_drop(&c);
-			memout_drop(&h);
-		}
-	}
+	int rc = mpi_lib_write(memout_open(&c), memout_open(&h), plan, prefix, hname);
 	if (rc == 0 && mkdir(dir, 0777) != 0 && errno != EEXIST) {
 		error_file("cannot make directory '%s': %s", dir, strerror(errno));
-		memout_drop(&c);
-		memout_drop(&h);
 		rc = -1;
 	}
-	if (rc == 0) {
+	if (rc == 0)
 		rc = write_in(dir, hname, &h);
-		if (rc == 0)
-			rc = write_in(dir, cname, &c);
-		else
-			memout_drop(&c);
-	}
+	else
+		memout_drop(&h);
+	if (rc == 0)
+		rc = write_in(dir, cname, &c);
+	else
+		memout_drop(&c);
 	free(cname);
 	free(hname);
+	return rc;
+}
+
+static int
+emit_lib(const Prog *p, const BuildOpts *o, const char *dir)
+{
+	Arena a = {0};
+	MpiLibPlan plan;
+	int rc = mpi_lib_plan_of(&a, p, o, &plan);
+	if (rc == 0)
+		rc = mpi_lib_write_dir(&plan, o->prefix ? o->prefix : "collc", dir);
 	arena_free(&a);
 	return rc;
 }

@@ -44,6 +44,11 @@ int mpi_lib_plan_of(Arena *, const Prog *, const BuildOpts *, MpiLibPlan *);
  * first, and the PMPI drop-in refuses to compile. */
 int mpi_lib_write(FILE *c, FILE *h, const MpiLibPlan *, const char *prefix, const char *header);
 
+/* The same into dir (made if missing): dir/PREFIX.c and dir/PREFIX.h, each
+ * written whole (nothing is written when the plan is refused). 0, or -1
+ * after reporting. */
+int mpi_lib_write_dir(const MpiLibPlan *, const char *prefix, const char *dir);
+
 extern const DirBackend mpi_lib_backend;
 
 /* ---- mpi.c's parts, which the library writes too ---- */

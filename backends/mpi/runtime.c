@@ -11,6 +11,12 @@
  * ring that rewires its circuits, COLLC_REWIRE with NREWIRE and
  * collc_rewire[] (the rounds before which every rank waits at a barrier). What it establishes:
  * collc_run(), which runs this rank's part of the schedule on a buffer.
+ * The library target (backends/mpi_lib.c) writes the interpreter once per
+ * schedule, its names renamed (all but the schedule-independent part from
+ * the T_FLOAT line to collc_reduce, written once), and after it the lines
+ * between the "---- the library ----" markers: a plan entry's type, the
+ * lookup of the entry a call matches, the communicator each user
+ * communicator keeps for the schedules, and the counts' report.
  *
  * Compiled alone (make mpi-runtime-check, with every MPI found, in both
  * forms: -DCOLLC_SYMMETRIC=0 or 1), the lines above the first marker stand
@@ -663,17 +669,6 @@ static int collc_lib_own(MPI_Comm comm, int nrank, MPI_Comm *own)
 	return rc;
 }
 
-/* alltoall with MPI_IN_PLACE: the input is recvbuf's `bytes`, copied aside
- * (freed by the caller) since the schedule reads its input while it writes
- * its output. Inline: a library without alltoall does not use it. */
-static inline int collc_lib_aside(const void *recvbuf, size_t bytes, void **copy)
-{
-	if (!(*copy = malloc(bytes + 1)))
-		return MPI_ERR_NO_MEM;
-	memcpy(*copy, recvbuf, bytes);
-	return MPI_SUCCESS;
-}
-
 /* With COLLC_MPI_REPORT set in the environment, one line per rank on
  * stderr: the calls each entry point ran and those passed to MPI (the
  * drop-in prints it at MPI_Finalize, where an unmodified program cannot ask). */
@@ -705,7 +700,6 @@ collc_runtime_check(void *work, size_t count, MPI_Comm comm)
 	long long ran[1] = {0};
 	int type, op, me, rc;
 	size_t esize;
-	void *copy;
 	MPI_Comm own;
 	if (collc_type(MPI_FLOAT, &type, &esize) != MPI_SUCCESS ||
 	    collc_opkind(MPI_SUM, &op) != MPI_SUCCESS)
@@ -714,9 +708,6 @@ collc_runtime_check(void *work, size_t count, MPI_Comm comm)
 		return MPI_ERR_COMM;
 	if ((rc = collc_lib_own(comm, NRANK, &own)) != MPI_SUCCESS)
 		return rc;
-	if ((rc = collc_lib_aside(work, count * esize, &copy)) != MPI_SUCCESS)
-		return rc;
-	free(copy);
 	MPI_Comm_rank(own, &me);
 	rc = collc_run(me, work, count, esize, type, op, own);
 	ran[0] += rc == MPI_SUCCESS;

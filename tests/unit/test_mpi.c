@@ -701,7 +701,8 @@ test_lib_two_prefixes(void)
 
 /* Every form of schedule in one library (explicit, symmetric, rewiring an
  * optical ring, rooted), each under its own names: compiles warning-free
- * under both MPIs, linked and as the drop-in. */
+ * under both MPIs (and Open MPI's wrapper over clang, when there is one),
+ * linked and as the drop-in. */
 static void
 test_lib_forms(void)
 {
@@ -713,7 +714,9 @@ test_lib_forms(void)
 	snprintf(cmd, sizeof cmd,
 	         "rm -rf %s/forms && mkdir %s/forms && cd %s/forms && printf '%s' >f.coll && "
 	         "%s/%s build f.coll --target mpi-lib --prefix forms -o . >log 2>&1 && "
-	         "for cc in mpicc mpicc.mpich; do for m in -UCOLLC_PMPI -DCOLLC_PMPI; do "
+	         "ccs='mpicc mpicc.mpich'; command -v clang >/dev/null && ccs=\"$ccs clang\"; "
+	         "for cc in $ccs; do [ $cc = clang ] && cc='env OMPI_CC=clang mpicc'; "
+	         "for m in -UCOLLC_PMPI -DCOLLC_PMPI; do "
 	         "$cc -std=c11 -Wall -Wextra -Wpedantic -Wshadow -Wmissing-prototypes -Werror -O2 "
 	         "-fPIC $m -c forms.c -o forms.o >>log 2>&1 || exit 1; done; done",
 	         dir, dir, dir,
