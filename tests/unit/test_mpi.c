@@ -852,6 +852,78 @@ test_lib_doc(void)
 	free(doc);
 }
 
+/* mpi_lib_write on plans as a tuner would hand them: the diagnostics (with
+ * the source, "" when it writes) and the source it writes. */
+static int
+plan_write(const char *text, const MpiLibEntry *e, int n, char **src, char **diag)
+{
+	Checked c;
+	Prog p = {0};
+	check_str(&c, text);
+	CU_ASSERT_FATAL(c.errors == 0 && lower(c.file, &p) == 0 && p.nsched == 2);
+	MpiLibEntry *entry = malloc((size_t)n * sizeof *entry);
+	for (int i = 0; i < n; i++) {
+		entry[i] = e[i];
+		entry[i].sched = p.sched[e[i].sched == NULL ? 0 : 1]; /* NULL: the first, else the second */
+	}
+	MpiLibPlan plan = {n, entry};
+	size_t len;
+	char *hdr = NULL;
+	FILE *d = open_memstream(diag, &len), *fc = open_memstream(src, &len),
+	     *fh = open_memstream(&hdr, &len);
+	diag_stream(d);
+	diag_reset();
+	diag_source("t.coll", text, strlen(text));
+	int rc = mpi_lib_write(fc, fh, &plan, "tuned", "tuned.h");
+	diag_stream(NULL);
+	diag_reset();
+	fclose(d), fclose(fc), fclose(fh);
+	free(hdr), free(entry);
+	prog_free(&p);
+	checked_free(&c);
+	return rc;
+}
+
+static void
+test_lib_plan_checks(void)
+{
+	static const char text[] =
+		"topology R = ring(4);\n"
+		"collective allreduce RING on R { algorithm ring; }\n"
+		"collective allreduce RD on R { algorithm recursive_doubling; }\n";
+	static const Sched second; /* stands for the second schedule in plan_write */
+	static const struct {
+		MpiLibEntry e[3];
+		int n, rc;
+		const char *diag, *src;
+	} cases[] = {
+		/* two ranges, two schedules: no overlap, no #error */
+		{{{CK_ALLREDUCE, 4, -1, 0, 8192, NULL}, {CK_ALLREDUCE, 4, -1, 8192, MPI_LIB_ANY_SIZE, &second}},
+		 2, 0, "", "{COLLC_K_ALLREDUCE, 4, -1, 8192ULL, 9223372036854775807ULL, 1}, /* RD */"},
+		/* overlapping ranges of two schedules: noted, and the drop-in refuses */
+		{{{CK_ALLREDUCE, 4, -1, 0, 8192, NULL}, {CK_ALLREDUCE, 4, -1, 4096, MPI_LIB_ANY_SIZE, &second}},
+		 2, 0, "note: 'RING' and 'RD' are both allreduce on 4 ranks for the same sizes",
+		 "#error \"two schedules of the plan cover the same calls"},
+		{{{CK_REDUCE_SCATTER, 4, -1, 0, MPI_LIB_ANY_SIZE, NULL}}, 1, -1,
+		 "t.coll:2:34: error: the plan's entry for reduce_scatter on 4 ranks (root -1) names "
+		 "'RING', allreduce on 4 ranks (root -1)", NULL},
+		{{{CK_ALLREDUCE, 4, -1, 100, 100, NULL}}, 1, -1,
+		 "error: the plan's entry for 'RING' has no sizes: [100, 100)", NULL},
+		{{{CK_ALLREDUCE, 8, -1, 0, 100, NULL}}, 1, -1, "names 'RING', allreduce on 4 ranks", NULL},
+	};
+	for (size_t i = 0; i < countof(cases); i++) {
+		char *src = NULL, *diag = NULL;
+		int rc = plan_write(text, cases[i].e, cases[i].n, &src, &diag);
+		bool ok = rc == cases[i].rc && diag &&
+		          (cases[i].diag[0] ? strstr(diag, cases[i].diag) != NULL : diag[0] == 0) &&
+		          (!cases[i].src || (src && strstr(src, cases[i].src))) &&
+		          (cases[i].n != 2 || cases[i].diag[0] || !strstr(src, "#error"));
+		assert_named(ok, __LINE__, __FILE__, "plan case %zu: rc %d, diagnostics:\n%s", i, rc,
+		             diag ? diag : "");
+		free(src), free(diag);
+	}
+}
+
 CU_TestInfo mpi_tests[] = {
 	{"every reduction operator and datatype against MPI", test_ops_and_types},
 	{"user schedules (examples/user-*.coll) against MPI", test_user_schedules},
@@ -873,5 +945,6 @@ CU_TestInfo mpi_tests[] = {
 	{"mpi-lib: two collectives of one kind and size", test_lib_ambiguous},
 	{"mpi-lib: a bad prefix, a name of the library's own", test_lib_errors},
 	{"mpi-lib: docs/mpi.md's two ways, as printed", test_lib_doc},
+	{"mpi-lib: mpi_lib_write on plans of several ranges, and bad entries", test_lib_plan_checks},
 	CU_TEST_INFO_NULL,
 };
