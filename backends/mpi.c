@@ -212,7 +212,8 @@ void
 mpi_write_function(const Sched *s, const char *fn, const char *storage, FILE *f)
 {
 	CollKind k = s->kind;
-	fprintf(f, "\n/* %s: %s by %s on %d ranks. Returns MPI_SUCCESS, MPI_ERR_COMM when the\n"
+	fprintf(f, "\n/* %s: %s by %s on %d ranks, on a duplicate of the communicator (made\n"
+	           " * on the first call on it). Returns MPI_SUCCESS, MPI_ERR_COMM when the\n"
 	           " * communicator does not have %d ranks, MPI_ERR_TYPE for a datatype other than\n"
 	           " * float, double, 32- and 64-bit integers, MPI_ERR_OP for an op other than\n"
 	           " * MPI_SUM, MPI_PROD, MPI_MAX and MPI_MIN,%s MPI_ERR_COUNT when a message\n"
@@ -226,13 +227,17 @@ mpi_write_function(const Sched *s, const char *fn, const char *storage, FILE *f)
 	      "\tMPI_Comm_size(comm, &size);\n"
 	      "\tMPI_Comm_rank(comm, &me);\n"
 	      "\tif (size != NRANK)\n"
-	      "\t\treturn MPI_ERR_COMM;\n", f);
+	      "\t\treturn MPI_ERR_COMM;\n"
+	      "\t/* the schedule runs on comm's own duplicate: its messages never meet the caller's */\n"
+	      "\tint rc = collc_lib_own(comm, NRANK, &comm);\n"
+	      "\tif (rc != MPI_SUCCESS)\n"
+	      "\t\treturn rc;\n", f);
 	switch (k) {
 	case CK_ALLREDUCE:
 	case CK_REDUCE:
 		if (k == CK_REDUCE)
 			fputs("\tif (root != ROOT)\n\t\treturn MPI_ERR_ROOT;\n", f);
-		fputs("\tint rc = collc_type(type, &type_kind, &esize);\n"
+		fputs("\trc = collc_type(type, &type_kind, &esize);\n"
 		      "\tif (rc == MPI_SUCCESS)\n"
 		      "\t\trc = collc_opkind(op, &op_kind);\n"
 		      "\tif (rc != MPI_SUCCESS)\n"
@@ -255,7 +260,7 @@ mpi_write_function(const Sched *s, const char *fn, const char *storage, FILE *f)
 		}
 		break;
 	case CK_REDUCE_SCATTER:
-		fputs("\tint rc = collc_type(type, &type_kind, &esize);\n"
+		fputs("\trc = collc_type(type, &type_kind, &esize);\n"
 		      "\tif (rc == MPI_SUCCESS)\n"
 		      "\t\trc = collc_opkind(op, &op_kind);\n"
 		      "\tif (rc != MPI_SUCCESS)\n"
@@ -275,7 +280,7 @@ mpi_write_function(const Sched *s, const char *fn, const char *storage, FILE *f)
 		      "\treturn rc;\n", f);
 		break;
 	case CK_ALLGATHER:
-		fputs("\tint rc = collc_type(recvtype, &type_kind, &esize);\n"
+		fputs("\trc = collc_type(recvtype, &type_kind, &esize);\n"
 		      "\tif (rc != MPI_SUCCESS)\n"
 		      "\t\treturn rc;\n"
 		      "\tif (sendbuf != MPI_IN_PLACE && (sendtype != recvtype || sendcount != recvcount))\n"
@@ -285,17 +290,18 @@ mpi_write_function(const Sched *s, const char *fn, const char *storage, FILE *f)
 		      "\treturn collc_run(me, recvbuf, recvcount, esize, type_kind, 0, comm);\n", f);
 		break;
 	case CK_ALLTOALL:
-		fputs("\tint rc = collc_type(recvtype, &type_kind, &esize);\n"
+		fputs("\trc = collc_type(recvtype, &type_kind, &esize);\n"
 		      "\tif (rc != MPI_SUCCESS)\n"
 		      "\t\treturn rc;\n"
-		      "\tif (sendtype != recvtype || sendcount != recvcount)\n"
+		      "\tif (sendbuf != MPI_IN_PLACE && (sendtype != recvtype || sendcount != recvcount))\n"
 		      "\t\treturn MPI_ERR_TYPE;\n"
 		      "\t/* block (s, d) of the whole exchange is slot s * NRANK + d of work */\n"
 		      "\tsize_t n = recvcount * esize;\n"
 		      "\tchar *work = malloc((size_t)NRANK * NRANK * n + 1);\n"
 		      "\tif (!work)\n"
 		      "\t\treturn MPI_ERR_NO_MEM;\n"
-		      "\tmemcpy(work + (size_t)me * NRANK * n, sendbuf, (size_t)NRANK * n);\n"
+		      "\tmemcpy(work + (size_t)me * NRANK * n, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf,\n"
+		      "\t       (size_t)NRANK * n);\n"
 		      "\trc = collc_run(me, work, recvcount, esize, type_kind, 0, comm);\n"
 		      "\tfor (int s = 0; rc == MPI_SUCCESS && s < NRANK; s++)\n"
 		      "\t\tmemcpy((char *)recvbuf + (size_t)s * n, work + ((size_t)s * NRANK + (size_t)me) * n, n);\n"
@@ -305,7 +311,7 @@ mpi_write_function(const Sched *s, const char *fn, const char *storage, FILE *f)
 	case CK_BROADCAST:
 		fputs("\tif (root != ROOT)\n"
 		      "\t\treturn MPI_ERR_ROOT;\n"
-		      "\tint rc = collc_type(type, &type_kind, &esize);\n"
+		      "\trc = collc_type(type, &type_kind, &esize);\n"
 		      "\tif (rc != MPI_SUCCESS)\n"
 		      "\t\treturn rc;\n"
 		      "\treturn collc_run(me, buffer, count, esize, type_kind, 0, comm);\n", f);
@@ -414,6 +420,7 @@ emit_mpi(const Prog *p, const BuildOpts *o, FILE *f)
 	mpi_write_tables(s, f);
 	mpi_write_part(f, collc_mpi_runtime_text, "/* ---- the interpreter ---- */",
 	               "/* ---- end of the interpreter ---- */");
+	mpi_write_part(f, collc_mpi_runtime_text, MPI_COMM_FROM, MPI_COMM_TO);
 	char fn[128];
 	mpi_write_function(s, c_name(s, fn, sizeof fn), "", f);
 	if (o->with_main) {

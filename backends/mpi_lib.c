@@ -5,9 +5,9 @@
  * mpi_lib_write and the mpi-lib target.
  *
  * The source holds the runtime's schedule-independent part once (types,
- * ops, reductions; the library's plan lookup, communicator cache and
+ * ops, reductions; the communicator cache; the library's plan lookup and
  * counts), then per schedule its tables, the interpreter and its entry
- * function, every name of theirs renamed by #define for that schedule (the
+ * point (the MPI target's function), every name of theirs renamed by #define for that schedule (the
  * interpreter is the same text for every schedule, so it is written as it
  * stands, not edited), then the plan, the named entry points, the
  * dispatchers with MPI's signatures and, under -DCOLLC_PMPI, MPI's own
@@ -321,8 +321,8 @@ write_renames(FILE *f, int idx, const Word *w, int nw, bool define)
 		fputs("#undef COLLC_SYMMETRIC\n#undef COLLC_REWIRE\n", f);
 }
 
-/* Schedule idx: its tables, interpreter and entry function under its own
- * names, then its public entry point. */
+/* Schedule idx: its tables, interpreter and entry point, the interpreter's
+ * names its own. */
 static void
 write_schedule(FILE *f, const Sched *s, int idx, const char *prefix, const Word *w, int nw)
 {
@@ -333,31 +333,14 @@ write_schedule(FILE *f, const Sched *s, int idx, const char *prefix, const Word 
 	mpi_write_tables(s, f);
 	mpi_write_part(f, collc_mpi_runtime_text, INTERP_FROM, SHARED_FROM);
 	mpi_write_part(f, collc_mpi_runtime_text, SHARED_TO, INTERP_TO);
-	char body[64];
-	snprintf(body, sizeof body, "collc_body__s%d", idx);
-	mpi_write_function(s, body, "static ", f);
+	/* its entry point: the function the MPI target writes, under the prefix */
+	size_t n = strlen(prefix) + strlen(s->name) + 2;
+	char *fn = xmalloc(n);
+	snprintf(fn, n, "%s_%s", prefix, s->name);
+	mpi_write_function(s, fn, "", f);
+	free(fn);
 	fputc('\n', f);
 	write_renames(f, idx, w, nw, false);
-	const LibKind *k = &lib_kind[s->kind];
-	fprintf(f, "\n/* %s, on its own communicator (docs/mpi.md) */\nint\n%s_%s(%s)\n{\n",
-	        s->name, prefix, s->name, mpi_signature(s->kind));
-	fprintf(f, "\tMPI_Comm own;\n\tint rc = collc_lib_own(comm, %d, &own);\n", s->nrank);
-	if (s->kind == CK_ALLTOALL) {
-		/* in place: the input is recvbuf's, copied aside, since the
-		 * schedule reads its input while it writes its output */
-		fprintf(f, "\tvoid *copy = NULL;\n\tint type_kind;\n\tsize_t esize;\n"
-		           "\tif (rc == MPI_SUCCESS && sendbuf == MPI_IN_PLACE &&\n"
-		           "\t    collc_type(recvtype, &type_kind, &esize) == MPI_SUCCESS) {\n"
-		           "\t\tsize_t bytes = (size_t)%d * recvcount * esize;\n"
-		           "\t\tif (!(copy = malloc(bytes + 1)))\n\t\t\treturn MPI_ERR_NO_MEM;\n"
-		           "\t\tmemcpy(copy, recvbuf, bytes);\n"
-		           "\t\tsendbuf = copy;\n\t\tsendcount = recvcount;\n\t\tsendtype = recvtype;\n"
-		           "\t}\n", s->nrank);
-		fprintf(f, "\tif (rc == MPI_SUCCESS)\n\t\trc = %s(%s, own);\n\tfree(copy);\n"
-		           "\treturn rc;\n}\n", body, k->args);
-	} else {
-		fprintf(f, "\treturn rc != MPI_SUCCESS ? rc : %s(%s, own);\n}\n", body, k->args);
-	}
 }
 
 /* The plan's entries as the runtime's collc_entry, and the counts. */
@@ -446,6 +429,7 @@ write_source(FILE *f, const MpiLibPlan *plan, const LibScheds *ls, const char *p
 	fprintf(f, "#include \"%s\"\n\n#include <limits.h>\n#include <stdint.h>\n#include <stdio.h>\n"
 	           "#include <stdlib.h>\n#include <string.h>\n", header);
 	mpi_write_part(f, collc_mpi_runtime_text, SHARED_FROM, SHARED_TO);
+	mpi_write_part(f, collc_mpi_runtime_text, MPI_COMM_FROM, MPI_COMM_TO);
 	mpi_write_part(f, collc_mpi_runtime_text, LIB_FROM, LIB_TO);
 	int nw;
 	Word *w = interpreter_names(&nw);

@@ -61,10 +61,15 @@ extern const char collc_mpi_runtime_text[], collc_mpi_main_text[];
 const char *mpi_part(const char *text, const char *from, const char *to, size_t *len);
 /* Writes them, after a blank line. */
 void mpi_write_part(FILE *, const char *text, const char *from, const char *to);
+/* The runtime's part both targets write once: collc_lib_own, the
+ * duplicate communicator a schedule runs on. */
+#define MPI_COMM_FROM "/* ---- the communicator ---- */"
+#define MPI_COMM_TO "/* ---- end of the communicator ---- */"
 /* The schedule's constants (NRANK, NCHUNK, ...) and tables, as the
  * interpreter reads them. */
 void mpi_write_tables(const Sched *, FILE *);
-/* The function running s, named fn, after `storage` ("" or "static "). */
+/* The function running s on a duplicate of its communicator, named fn,
+ * after `storage` ("" or "static "). */
 void mpi_write_function(const Sched *s, const char *fn, const char *storage, FILE *);
 /* Its parameters, those of MPI's counterpart with size_t counts. */
 const char *mpi_signature(CollKind);

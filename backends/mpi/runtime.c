@@ -11,12 +11,14 @@
  * ring that rewires its circuits, COLLC_REWIRE with NREWIRE and
  * collc_rewire[] (the rounds before which every rank waits at a barrier). What it establishes:
  * collc_run(), which runs this rank's part of the schedule on a buffer.
- * The library target (backends/mpi_lib.c) writes the interpreter once per
- * schedule, its names renamed (all but the schedule-independent part from
- * the T_FLOAT line to collc_reduce, written once), and after it the lines
- * between the "---- the library ----" markers: a plan entry's type, the
- * lookup of the entry a call matches, the communicator each user
- * communicator keeps for the schedules, and the counts' report.
+ * Both targets then write the lines between the "---- the communicator
+ * ----" markers (collc_lib_own: the duplicate of the caller's communicator
+ * the schedule runs on). The library target (backends/mpi_lib.c) writes
+ * the interpreter once per schedule, its names renamed (all but the
+ * schedule-independent part from the T_FLOAT line to collc_reduce, written
+ * once), and the lines between the "---- the library ----" markers: a plan
+ * entry's type, the lookup of the entry a call matches and the counts'
+ * report.
  *
  * Compiled alone (make mpi-runtime-check, with every MPI found, in both
  * forms: -DCOLLC_SYMMETRIC=0 or 1), the lines above the first marker stand
@@ -579,48 +581,11 @@ static int collc_run(int me, void *work, size_t block, size_t esize, int type, i
 /* ---- end of the interpreter ---- */
 
 
-/* ---- the library ---- */
+/* ---- the communicator ---- */
 
-/* What a library of the mpi-lib target adds once (backends/mpi_lib.c writes
- * the interpreter above once per schedule, its names renamed, and the plan,
- * entry points and dispatchers after this): choosing a plan entry for a
- * call, the communicator the schedules run on, the counts and their report. */
-enum { COLLC_K_ALLREDUCE, COLLC_K_REDUCE_SCATTER, COLLC_K_ALLGATHER, COLLC_K_ALLTOALL,
-       COLLC_K_BCAST, COLLC_K_REDUCE };
-
-/* A plan entry: calls of `kind` on communicators of nrank ranks (to `root`
- * for bcast and reduce, else -1) whose size in bytes (nccl-tests': the whole
- * vector of allreduce, reduce-scatter and allgather, a rank's whole buffer
- * of alltoall, the vector of bcast and reduce) lies in [lo, hi) run schedule
- * `sched` (an index into the file's schedules). */
-typedef struct { int kind, nrank, root; unsigned long long lo, hi; int sched; } collc_entry;
-
-/* The first of the plan's n entries that a call matches, or -1: it is then
- * MPI's. Everything looked at is the same at every rank of a call (MPI
- * requires it), so every rank makes the same choice. op: MPI_OP_NULL for
- * the kinds without one; root: -1 for the kinds without one. */
-static int collc_lib_pick(const collc_entry *plan, int n, int kind, MPI_Comm comm, int count,
-                          MPI_Datatype type, MPI_Op op, int root)
-{
-	int size, inter, type_kind, op_kind;
-	size_t esize;
-	if (comm == MPI_COMM_NULL || count < 0 || collc_type(type, &type_kind, &esize) != MPI_SUCCESS)
-		return -1;
-	if (op != MPI_OP_NULL && collc_opkind(op, &op_kind) != MPI_SUCCESS)
-		return -1;
-	if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
-		return -1;
-	MPI_Comm_size(comm, &size);
-	unsigned long long bytes = (unsigned long long)count * esize;
-	if (kind == COLLC_K_REDUCE_SCATTER || kind == COLLC_K_ALLGATHER || kind == COLLC_K_ALLTOALL)
-		bytes *= (unsigned long long)size;
-	for (int e = 0; e < n; e++)
-		if (plan[e].kind == kind && plan[e].nrank == size && plan[e].root == root &&
-		    plan[e].lo <= bytes && bytes < plan[e].hi)
-			return e;
-	return -1;
-}
-
+/* Every program and library of the MPI targets runs its schedules on a
+ * duplicate of the caller's communicator, kept as the communicator's
+ * attribute (written once, after the interpreter). */
 /* The key under which each user communicator keeps its duplicate (one per
  * library: each has its own key and its own duplicates). */
 static int collc_lib_keyval = MPI_KEYVAL_INVALID;
@@ -667,6 +632,50 @@ static int collc_lib_own(MPI_Comm comm, int nrank, MPI_Comm *own)
 	if (rc == MPI_SUCCESS)
 		*own = *kept;
 	return rc;
+}
+
+/* ---- end of the communicator ---- */
+
+/* ---- the library ---- */
+
+/* What a library of the mpi-lib target adds once (backends/mpi_lib.c writes
+ * the interpreter above once per schedule, its names renamed, and the plan,
+ * entry points and dispatchers after this): choosing a plan entry for a
+ * call, and the counts' report. */
+enum { COLLC_K_ALLREDUCE, COLLC_K_REDUCE_SCATTER, COLLC_K_ALLGATHER, COLLC_K_ALLTOALL,
+       COLLC_K_BCAST, COLLC_K_REDUCE };
+
+/* A plan entry: calls of `kind` on communicators of nrank ranks (to `root`
+ * for bcast and reduce, else -1) whose size in bytes (nccl-tests': the whole
+ * vector of allreduce, reduce-scatter and allgather, a rank's whole buffer
+ * of alltoall, the vector of bcast and reduce) lies in [lo, hi) run schedule
+ * `sched` (an index into the file's schedules). */
+typedef struct { int kind, nrank, root; unsigned long long lo, hi; int sched; } collc_entry;
+
+/* The first of the plan's n entries that a call matches, or -1: it is then
+ * MPI's. Everything looked at is the same at every rank of a call (MPI
+ * requires it), so every rank makes the same choice. op: MPI_OP_NULL for
+ * the kinds without one; root: -1 for the kinds without one. */
+static int collc_lib_pick(const collc_entry *plan, int n, int kind, MPI_Comm comm, int count,
+                          MPI_Datatype type, MPI_Op op, int root)
+{
+	int size, inter, type_kind, op_kind;
+	size_t esize;
+	if (comm == MPI_COMM_NULL || count < 0 || collc_type(type, &type_kind, &esize) != MPI_SUCCESS)
+		return -1;
+	if (op != MPI_OP_NULL && collc_opkind(op, &op_kind) != MPI_SUCCESS)
+		return -1;
+	if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
+		return -1;
+	MPI_Comm_size(comm, &size);
+	unsigned long long bytes = (unsigned long long)count * esize;
+	if (kind == COLLC_K_REDUCE_SCATTER || kind == COLLC_K_ALLGATHER || kind == COLLC_K_ALLTOALL)
+		bytes *= (unsigned long long)size;
+	for (int e = 0; e < n; e++)
+		if (plan[e].kind == kind && plan[e].nrank == size && plan[e].root == root &&
+		    plan[e].lo <= bytes && bytes < plan[e].hi)
+			return e;
+	return -1;
 }
 
 /* With COLLC_MPI_REPORT set in the environment, one line per rank on
