@@ -120,6 +120,12 @@ has_word(const char *text, size_t len, const char *name)
 	return false;
 }
 
+bool
+mpi_name_taken(const char *fn)
+{
+	return has_word(collc_mpi_runtime_text, strlen(collc_mpi_runtime_text), fn);
+}
+
 /* The interpreter's collc_ names that are a schedule's own (not those of
  * its schedule-independent part): each schedule renames them. *n of them,
  * xmalloc'd, pointing into the runtime's text with their lengths. */
@@ -253,6 +259,16 @@ check_plan(const MpiLibPlan *plan, const LibScheds *ls, const char *prefix, bool
 				         ls->s[i]->name);
 				return -1;
 			}
+		size_t n = strlen(prefix) + strlen(ls->s[i]->name) + 2;
+		char *fn = xmalloc(n);
+		snprintf(fn, n, "%s_%s", prefix, ls->s[i]->name);
+		bool taken = mpi_name_taken(fn);
+		if (taken)
+			error_at(ls->s[i]->loc, "'%s' would be the library's %s, a name of its runtime's: "
+			         "rename the collective or choose another --prefix", ls->s[i]->name, fn);
+		free(fn);
+		if (taken)
+			return -1;
 		for (int j = 0; j < i; j++)
 			if (strcmp(ls->s[i]->name, ls->s[j]->name) == 0) {
 				error_at(ls->s[i]->loc, "two schedules of the plan are named '%s'",

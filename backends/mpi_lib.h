@@ -71,6 +71,9 @@ void mpi_write_tables(const Sched *, FILE *);
 /* The function running s on a duplicate of its communicator, named fn,
  * after `storage` ("" or "static "). */
 void mpi_write_function(const Sched *s, const char *fn, const char *storage, FILE *);
+/* Whether fn is a name the runtime defines (an entry point named so would
+ * not compile). */
+bool mpi_name_taken(const char *fn);
 /* Its parameters, those of MPI's counterpart with size_t counts. */
 const char *mpi_signature(CollKind);
 

@@ -773,7 +773,8 @@ test_lib_ambiguous(void)
 	free(err);
 }
 
-/* What the target refuses, with nothing written. */
+/* What the target refuses, with nothing written (and a name the MPI
+ * target refuses for the same reason). */
 static void
 test_lib_errors(void)
 {
@@ -782,6 +783,13 @@ test_lib_errors(void)
 		 "error: --prefix 'my-lib' is not a C identifier"},
 		{"topology R = ring(4);\ncollective allreduce Allreduce on R { algorithm ring; }\n", "p",
 		 "e.coll:2:39: error: 'Allreduce' would be the library's p_Allreduce"},
+		/* collc_run is the interpreter's: the file would not compile */
+		{"topology R = ring(4);\ncollective allreduce run on R { algorithm ring; }\n", "collc",
+		 "e.coll:2:33: error: 'run' would be the library's collc_run, a name of its runtime's"},
+		/* the MPI target's function, likewise ("-o DIR" names its file) */
+		{"topology R = ring(4);\ncollective allreduce run on R { algorithm ring; }\n", NULL,
+		 "e.coll:2:33: error: 'run' would be the function collc_run, a name of the MPI "
+		 "runtime's"},
 	};
 	for (size_t i = 0; i < countof(cases); i++) {
 		char path[300], cmd[1024];
@@ -789,8 +797,9 @@ test_lib_errors(void)
 		FILE *f = fopen(path, "w");
 		fputs(cases[i].text, f);
 		fclose(f);
-		snprintf(cmd, sizeof cmd, "rm -rf %s/elib && %s build %s --target mpi-lib --prefix %s "
-		         "-o %s/elib 2>%s/elog", dir, COLLC_BIN, path, cases[i].prefix, dir, dir);
+		snprintf(cmd, sizeof cmd, "rm -rf %s/elib && %s build %s --target %s%s -o %s/elib "
+		         "2>%s/elog", dir, COLLC_BIN, path, cases[i].prefix ? "mpi-lib --prefix " : "mpi",
+		         cases[i].prefix ? cases[i].prefix : "", dir, dir);
 		int rc = sh(cmd);
 		snprintf(path, sizeof path, "%s/elog", dir);
 		char *out = slurp(path, NULL);
