@@ -1,12 +1,12 @@
 /* backend.c: the table of backends behind --target. */
 #include <string.h>
 
-#include "backend.h"
+#include "mpi_lib.h"
 
 static const Backend *const backends[] = {&dot_backend, &ir_backend, &mpi_backend,
                                              &sim_backend, &msccl_backend};
-static const DirBackend *const dir_backends[] = {&chakra_backend};
-static const char *const names[] = {"dot", "ir", "mpi", "sim", "msccl", "chakra"};
+static const DirBackend *const dir_backends[] = {&chakra_backend, &mpi_lib_backend};
+static const char *const names[] = {"dot", "ir", "mpi", "sim", "msccl", "chakra", "mpi-lib"};
 
 const Backend *
 backend_find(const char *name)
@@ -29,7 +29,7 @@ backend_find_dir(const char *name)
 const char *
 backend_names(void)
 {
-	return "dot, ir, mpi, sim, msccl, chakra";
+	return "dot, ir, mpi, sim, msccl, chakra, mpi-lib";
 }
 
 const char *const *

@@ -17,6 +17,7 @@ typedef struct BuildOpts {
 	int64_t min_bytes;      /* msccl --min-bytes: selected from this size (0: any) */
 	int64_t max_bytes;      /* msccl --max-bytes: up to this size, inclusive (0: any) */
 	bool with_main;         /* --with-main: mpi adds a main that checks against MPI */
+	const char *prefix;     /* mpi-lib --prefix P: P.c, P.h, names P_... (NULL: collc) */
 	int64_t bytes;          /* --size: the vector of size-dependent outputs (chakra) */
 } BuildOpts;
 

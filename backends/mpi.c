@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend.h"
+#include "mpi_lib.h"
 
 /* Numbers, many to a line, so tables stay compact and readable. */
 static void
@@ -41,8 +41,8 @@ c_name(const Sched *s, char *buf, size_t len)
 }
 
 /* The function's parameters, as MPI's counterpart has them. */
-static const char *
-signature(CollKind k)
+const char *
+mpi_signature(CollKind k)
 {
 	switch (k) {
 	case CK_ALLREDUCE:
@@ -182,14 +182,11 @@ symmetric_tables(const Sched *s, FILE *f)
 	free(inv);
 }
 
-/* The MPI runtime and main (backends/mpi/runtime.c and main.c), embedded
- * at build time; what lies between their markers goes into the program. */
-extern const char collc_mpi_runtime_text[], collc_mpi_main_text[];
-
-/* Writes text's lines from the one holding `from` to the one before the
- * line holding `to` (NULL: to the end), after a blank line. */
-static void
-emit_part(FILE *f, const char *text, const char *from, const char *to)
+/* The MPI runtime and main (backends/mpi/runtime.c and main.c) are
+ * embedded at build time; what lies between their markers goes into the
+ * program (mpi_lib.h). */
+const char *
+mpi_part(const char *text, const char *from, const char *to, size_t *len)
 {
 	const char *a = strstr(text, from), *b = to && a ? strstr(a, to) : NULL;
 	while (a && a > text && a[-1] != '\n')
@@ -198,37 +195,49 @@ emit_part(FILE *f, const char *text, const char *from, const char *to)
 		b--;
 	if (!a)
 		die("the embedded MPI runtime has no '%s' line", from);
-	fputc('\n', f);
-	fwrite(a, 1, b ? (size_t)(b - a) : strlen(a), f);
+	*len = b ? (size_t)(b - a) : strlen(a);
+	return a;
 }
 
-static void
-emit_function(const Sched *s, FILE *f)
+void
+mpi_write_part(FILE *f, const char *text, const char *from, const char *to)
 {
-	char fn[128];
-	c_name(s, fn, sizeof fn);
+	size_t len;
+	const char *a = mpi_part(text, from, to, &len);
+	fputc('\n', f);
+	fwrite(a, 1, len, f);
+}
+
+void
+mpi_write_function(const Sched *s, const char *fn, const char *storage, FILE *f)
+{
 	CollKind k = s->kind;
-	fprintf(f, "\n/* %s: %s by %s on %d ranks. Returns MPI_SUCCESS, MPI_ERR_COMM when the\n"
+	fprintf(f, "\n/* %s: %s by %s on %d ranks, on a duplicate of the communicator (made\n"
+	           " * on the first call on it). Returns MPI_SUCCESS, MPI_ERR_COMM when the\n"
 	           " * communicator does not have %d ranks, MPI_ERR_TYPE for a datatype other than\n"
 	           " * float, double, 32- and 64-bit integers, MPI_ERR_OP for an op other than\n"
 	           " * MPI_SUM, MPI_PROD, MPI_MAX and MPI_MIN,%s MPI_ERR_COUNT when a message\n"
 	           " * would pass INT_MAX bytes, MPI_ERR_NO_MEM. */\n",
 	        fn, coll_kind_name[k], s->algorithm, s->nrank, s->nrank,
 	        k == CK_BROADCAST || k == CK_REDUCE ? " MPI_ERR_ROOT for another root," : "");
-	fprintf(f, "int\n%s(%s)\n{\n", fn, signature(k));
+	fprintf(f, "%sint\n%s(%s)\n{\n", storage, fn, mpi_signature(k));
 	fputs("\tint size, me, type_kind = 0, op_kind = 0;\n"
 	      "\t(void)op_kind; /* the collectives without an op do not use it */\n"
 	      "\tsize_t esize = 0;\n"
 	      "\tMPI_Comm_size(comm, &size);\n"
 	      "\tMPI_Comm_rank(comm, &me);\n"
 	      "\tif (size != NRANK)\n"
-	      "\t\treturn MPI_ERR_COMM;\n", f);
+	      "\t\treturn MPI_ERR_COMM;\n"
+	      "\t/* the schedule runs on comm's own duplicate: its messages never meet the caller's */\n"
+	      "\tint rc = collc_lib_own(comm, NRANK, &comm);\n"
+	      "\tif (rc != MPI_SUCCESS)\n"
+	      "\t\treturn rc;\n", f);
 	switch (k) {
 	case CK_ALLREDUCE:
 	case CK_REDUCE:
 		if (k == CK_REDUCE)
 			fputs("\tif (root != ROOT)\n\t\treturn MPI_ERR_ROOT;\n", f);
-		fputs("\tint rc = collc_type(type, &type_kind, &esize);\n"
+		fputs("\trc = collc_type(type, &type_kind, &esize);\n"
 		      "\tif (rc == MPI_SUCCESS)\n"
 		      "\t\trc = collc_opkind(op, &op_kind);\n"
 		      "\tif (rc != MPI_SUCCESS)\n"
@@ -251,7 +260,7 @@ emit_function(const Sched *s, FILE *f)
 		}
 		break;
 	case CK_REDUCE_SCATTER:
-		fputs("\tint rc = collc_type(type, &type_kind, &esize);\n"
+		fputs("\trc = collc_type(type, &type_kind, &esize);\n"
 		      "\tif (rc == MPI_SUCCESS)\n"
 		      "\t\trc = collc_opkind(op, &op_kind);\n"
 		      "\tif (rc != MPI_SUCCESS)\n"
@@ -271,7 +280,7 @@ emit_function(const Sched *s, FILE *f)
 		      "\treturn rc;\n", f);
 		break;
 	case CK_ALLGATHER:
-		fputs("\tint rc = collc_type(recvtype, &type_kind, &esize);\n"
+		fputs("\trc = collc_type(recvtype, &type_kind, &esize);\n"
 		      "\tif (rc != MPI_SUCCESS)\n"
 		      "\t\treturn rc;\n"
 		      "\tif (sendbuf != MPI_IN_PLACE && (sendtype != recvtype || sendcount != recvcount))\n"
@@ -281,17 +290,18 @@ emit_function(const Sched *s, FILE *f)
 		      "\treturn collc_run(me, recvbuf, recvcount, esize, type_kind, 0, comm);\n", f);
 		break;
 	case CK_ALLTOALL:
-		fputs("\tint rc = collc_type(recvtype, &type_kind, &esize);\n"
+		fputs("\trc = collc_type(recvtype, &type_kind, &esize);\n"
 		      "\tif (rc != MPI_SUCCESS)\n"
 		      "\t\treturn rc;\n"
-		      "\tif (sendtype != recvtype || sendcount != recvcount)\n"
+		      "\tif (sendbuf != MPI_IN_PLACE && (sendtype != recvtype || sendcount != recvcount))\n"
 		      "\t\treturn MPI_ERR_TYPE;\n"
 		      "\t/* block (s, d) of the whole exchange is slot s * NRANK + d of work */\n"
 		      "\tsize_t n = recvcount * esize;\n"
 		      "\tchar *work = malloc((size_t)NRANK * NRANK * n + 1);\n"
 		      "\tif (!work)\n"
 		      "\t\treturn MPI_ERR_NO_MEM;\n"
-		      "\tmemcpy(work + (size_t)me * NRANK * n, sendbuf, (size_t)NRANK * n);\n"
+		      "\tmemcpy(work + (size_t)me * NRANK * n, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf,\n"
+		      "\t       (size_t)NRANK * n);\n"
 		      "\trc = collc_run(me, work, recvcount, esize, type_kind, 0, comm);\n"
 		      "\tfor (int s = 0; rc == MPI_SUCCESS && s < NRANK; s++)\n"
 		      "\t\tmemcpy((char *)recvbuf + (size_t)s * n, work + ((size_t)s * NRANK + (size_t)me) * n, n);\n"
@@ -301,7 +311,7 @@ emit_function(const Sched *s, FILE *f)
 	case CK_BROADCAST:
 		fputs("\tif (root != ROOT)\n"
 		      "\t\treturn MPI_ERR_ROOT;\n"
-		      "\tint rc = collc_type(type, &type_kind, &esize);\n"
+		      "\trc = collc_type(type, &type_kind, &esize);\n"
 		      "\tif (rc != MPI_SUCCESS)\n"
 		      "\t\treturn rc;\n"
 		      "\treturn collc_run(me, buffer, count, esize, type_kind, 0, comm);\n", f);
@@ -401,15 +411,37 @@ emit_mpi(const Prog *p, const BuildOpts *o, FILE *f)
 		return -1;
 	}
 	const Sched *s = sel[0];
-	Arena a = {0};
-	Layout L;
-	layout_build(&a, s, &L);
+	char fn[128];
+	if (mpi_name_taken(c_name(s, fn, sizeof fn))) {
+		error_at(s->loc, "'%s' would be the function %s, a name of the MPI runtime's: rename "
+		         "the collective", s->name, fn);
+		return -1;
+	}
 	fprintf(f, "/*\n * %s: %s by %s, %d ranks, %d chunks, %d rounds.\n"
 	           " * Generated by collc from a verified schedule; the function below runs it\n"
 	           " * over MPI (see collc's docs/mpi.md). Compile with mpicc -std=c11.\n */\n",
 	        s->name, coll_kind_name[s->kind], s->algorithm, s->nrank, s->nchunk, s->nround);
 	fputs("#include <limits.h>\n#include <mpi.h>\n#include <stdint.h>\n#include <stdlib.h>\n"
 	      "#include <string.h>\n\n", f);
+	mpi_write_tables(s, f);
+	mpi_write_part(f, collc_mpi_runtime_text, "/* ---- the interpreter ---- */",
+	               "/* ---- end of the interpreter ---- */");
+	mpi_write_part(f, collc_mpi_runtime_text, MPI_COMM_FROM, MPI_COMM_TO);
+	mpi_write_function(s, fn, "", f);
+	if (o->with_main) {
+		fputs("\n", f);
+		main_calls(s, f);
+		mpi_write_part(f, collc_mpi_main_text, "/* ---- --with-main:", NULL);
+	}
+	return 0;
+}
+
+void
+mpi_write_tables(const Sched *s, FILE *f)
+{
+	Arena a = {0};
+	Layout L;
+	layout_build(&a, s, &L);
 	fprintf(f, "enum { NRANK = %d, NCHUNK = %d, NBLOCK = %d, CHUNKS_PER_BLOCK = %d, ROOT = %d, "
 	           "COLLC_TAG = 0x5c0 };\n", s->nrank, s->nchunk, L.nblock, L.per, s->root);
 	if (L.packed >= 0)
@@ -426,15 +458,6 @@ emit_mpi(const Prog *p, const BuildOpts *o, FILE *f)
 	table(f, "static const int chunk_piece", L.piece, s->nchunk);
 	arena_free(&a);
 	emit_rewire(s, f);
-	emit_part(f, collc_mpi_runtime_text, "/* ---- the interpreter ---- */",
-	          "/* ---- end of the interpreter ---- */");
-	emit_function(s, f);
-	if (o->with_main) {
-		fputs("\n", f);
-		main_calls(s, f);
-		emit_part(f, collc_mpi_main_text, "/* ---- --with-main:", NULL);
-	}
-	return 0;
 }
 
 const Backend mpi_backend = {"mpi", ".c", emit_mpi};

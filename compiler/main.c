@@ -312,6 +312,8 @@ build_opt(void *ctx, const char *name, const char *value)
 		*(name[1] == 'i' ? &opts->min_bytes : &opts->max_bytes) = (int64_t)v;
 	} else if (strcmp(name, "collective") == 0) {
 		opts->collective = value;
+	} else if (strcmp(name, "prefix") == 0) {
+		opts->prefix = value;
 	} else if (strcmp(name, "tree-copy") == 0) {
 		if ((opts->tree_copy = parse_count(value, 0, 1 << 30)) < 0)
 			return usage_error("build: --tree-copy takes a copy number");
@@ -320,11 +322,12 @@ build_opt(void *ctx, const char *name, const char *value)
 }
 
 static const CliOpt build_opts[] = {
-	{"target", 0, "T", "what to write: dot, ir, mpi, msccl, sim or chakra"},
-	{"output", 'o', "OUT", "write to OUT (written whole; chakra: a directory) instead of stdout"},
+	{"target", 0, "T", "what to write: dot, ir, mpi, mpi-lib, msccl, sim or chakra"},
+	{"output", 'o', "OUT", "write to OUT (written whole; chakra, mpi-lib: a directory) instead of stdout"},
 	{"collective", 0, "NAME", "only the collective NAME"},
 	{"size", 0, "S", "the vector size 'algorithm auto' chooses for (default 1MiB)"},
 	{"with-main", 0, NULL, "mpi: add a main that checks it against MPI's own collective"},
+	{"prefix", 0, "P", "mpi-lib: write DIR/P.c and DIR/P.h, names P_... (default collc)"},
 	{"tree-copy", 0, "N", "dot: draw copy N of the base tree"},
 	{"channels", 0, "N", "msccl: channels (1..32)"},
 	{"instances", 0, "N", "msccl: instances (1..32)"},
@@ -432,6 +435,7 @@ const CliCommand cli_build = {
 	"  ir      the schedule text format (check reads it back)\n"
 	"  dot     the topology with a tree\n"
 	"  mpi     a C function for MPI\n"
+	"  mpi-lib an MPI library and PMPI drop-in, P.c and P.h in -o DIR (docs/mpi.md)\n"
 	"  msccl   MSCCL XML for the executor (docs/msccl.md)\n"
 	"  sim     the simulator's input (docs/sim.md)\n"
 	"  chakra  Chakra execution traces and ASTRA-sim configs (docs/astra-sim.md)\n",

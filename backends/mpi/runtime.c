@@ -11,6 +11,14 @@
  * ring that rewires its circuits, COLLC_REWIRE with NREWIRE and
  * collc_rewire[] (the rounds before which every rank waits at a barrier). What it establishes:
  * collc_run(), which runs this rank's part of the schedule on a buffer.
+ * Both targets then write the lines between the "---- the communicator
+ * ----" markers (collc_lib_own: the duplicate of the caller's communicator
+ * the schedule runs on). The library target (backends/mpi_lib.c) writes
+ * the interpreter once per schedule, its names renamed (all but the
+ * schedule-independent part from the T_FLOAT line to collc_reduce, written
+ * once), and the lines between the "---- the library ----" markers: a plan
+ * entry's type, the lookup of the entry a call matches and the counts'
+ * report.
  *
  * Compiled alone (make mpi-runtime-check, with every MPI found, in both
  * forms: -DCOLLC_SYMMETRIC=0 or 1), the lines above the first marker stand
@@ -19,6 +27,7 @@
 #include <limits.h>
 #include <mpi.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -571,17 +580,146 @@ static int collc_run(int me, void *work, size_t block, size_t esize, int type, i
 }
 /* ---- end of the interpreter ---- */
 
+
+/* ---- the communicator ---- */
+
+/* Every program and library of the MPI targets runs its schedules on a
+ * duplicate of the caller's communicator, kept as the communicator's
+ * attribute (written once, after the interpreter). */
+/* The key under which each user communicator keeps its duplicate (one per
+ * library: each has its own key and its own duplicates). */
+static int collc_lib_keyval = MPI_KEYVAL_INVALID;
+
+/* comm is freed (MPI_Comm_free, or MPI_Finalize for the predefined ones):
+ * so is its duplicate. */
+static int collc_lib_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
+{
+	(void)comm;
+	(void)keyval;
+	(void)extra;
+	MPI_Comm *own = attr;
+	int rc = MPI_Comm_free(own);
+	free(own);
+	return rc;
+}
+
+/* The communicator a schedule runs on for comm: comm's duplicate, made on
+ * the first call on comm (a collective call: every rank of comm makes it)
+ * and kept as comm's attribute, so that the schedule's messages never meet
+ * the caller's, whatever tags they use. MPI_ERR_COMM, before anything is
+ * sent, for a null or inter-communicator or one of another size than nrank. */
+static int collc_lib_own(MPI_Comm comm, int nrank, MPI_Comm *own)
+{
+	int size, inter, found = 0, rc = MPI_SUCCESS;
+	MPI_Comm *kept = NULL;
+	if (comm == MPI_COMM_NULL || MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter ||
+	    MPI_Comm_size(comm, &size) != MPI_SUCCESS || size != nrank)
+		return MPI_ERR_COMM;
+	if (collc_lib_keyval == MPI_KEYVAL_INVALID)
+		rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, collc_lib_delete, &collc_lib_keyval,
+		                            NULL);
+	if (rc == MPI_SUCCESS)
+		rc = MPI_Comm_get_attr(comm, collc_lib_keyval, &kept, &found);
+	if (rc == MPI_SUCCESS && !found) {
+		if (!(kept = malloc(sizeof *kept)))
+			return MPI_ERR_NO_MEM;
+		rc = MPI_Comm_dup(comm, kept);
+		if (rc == MPI_SUCCESS)
+			rc = MPI_Comm_set_attr(comm, collc_lib_keyval, kept);
+		else
+			free(kept);
+	}
+	if (rc == MPI_SUCCESS)
+		*own = *kept;
+	return rc;
+}
+
+/* ---- end of the communicator ---- */
+
+/* ---- the library ---- */
+
+/* What a library of the mpi-lib target adds once (backends/mpi_lib.c writes
+ * the interpreter above once per schedule, its names renamed, and the plan,
+ * entry points and dispatchers after this): choosing a plan entry for a
+ * call, and the counts' report. */
+enum { COLLC_K_ALLREDUCE, COLLC_K_REDUCE_SCATTER, COLLC_K_ALLGATHER, COLLC_K_ALLTOALL,
+       COLLC_K_BCAST, COLLC_K_REDUCE };
+
+/* A plan entry: calls of `kind` on communicators of nrank ranks (to `root`
+ * for bcast and reduce, else -1) whose size in bytes (nccl-tests': the whole
+ * vector of allreduce, reduce-scatter and allgather, a rank's whole buffer
+ * of alltoall, the vector of bcast and reduce) lies in [lo, hi) run schedule
+ * `sched` (an index into the file's schedules). */
+typedef struct { int kind, nrank, root; unsigned long long lo, hi; int sched; } collc_entry;
+
+/* The first of the plan's n entries that a call matches, or -1: it is then
+ * MPI's. Everything looked at is the same at every rank of a call (MPI
+ * requires it), so every rank makes the same choice. op: MPI_OP_NULL for
+ * the kinds without one; root: -1 for the kinds without one. */
+static int collc_lib_pick(const collc_entry *plan, int n, int kind, MPI_Comm comm, int count,
+                          MPI_Datatype type, MPI_Op op, int root)
+{
+	int size, inter, type_kind, op_kind;
+	size_t esize;
+	if (comm == MPI_COMM_NULL || count < 0 || collc_type(type, &type_kind, &esize) != MPI_SUCCESS)
+		return -1;
+	if (op != MPI_OP_NULL && collc_opkind(op, &op_kind) != MPI_SUCCESS)
+		return -1;
+	if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
+		return -1;
+	MPI_Comm_size(comm, &size);
+	unsigned long long bytes = (unsigned long long)count * esize;
+	if (kind == COLLC_K_REDUCE_SCATTER || kind == COLLC_K_ALLGATHER || kind == COLLC_K_ALLTOALL)
+		bytes *= (unsigned long long)size;
+	for (int e = 0; e < n; e++)
+		if (plan[e].kind == kind && plan[e].nrank == size && plan[e].root == root &&
+		    plan[e].lo <= bytes && bytes < plan[e].hi)
+			return e;
+	return -1;
+}
+
+/* With COLLC_MPI_REPORT set in the environment, one line per rank on
+ * stderr: the calls each entry point ran and those passed to MPI (the
+ * drop-in prints it at MPI_Finalize, where an unmodified program cannot ask). */
+static void collc_lib_report(const char *lib, int nsched, const char *const *names,
+                             const long long *ran, long long passed)
+{
+	if (!getenv("COLLC_MPI_REPORT"))
+		return;
+	char line[1024];
+	int me = -1, n;
+	MPI_Comm_rank(MPI_COMM_WORLD, &me);
+	n = snprintf(line, sizeof line, "%s: rank %d: ran", lib, me);
+	for (int i = 0; i < nsched && n > 0 && (size_t)n < sizeof line; i++)
+		n += snprintf(line + n, sizeof line - (size_t)n, " %s %lld", names[i], ran[i]);
+	if (n > 0 && (size_t)n < sizeof line)
+		snprintf(line + n, sizeof line - (size_t)n, "; passed to MPI %lld\n", passed);
+	fputs(line, stderr);
+}
+/* ---- end of the library ---- */
+
 /* Alone, a caller uses every function above (not written into programs). */
 int collc_runtime_check(void *work, size_t count, MPI_Comm comm);
 
 int
 collc_runtime_check(void *work, size_t count, MPI_Comm comm)
 {
-	int type, op, me;
+	static const collc_entry plan[1] = {{COLLC_K_ALLREDUCE, NRANK, -1, 0, ~0ULL, 0}};
+	static const char *const names[1] = {"AR"};
+	long long ran[1] = {0};
+	int type, op, me, rc;
 	size_t esize;
+	MPI_Comm own;
 	if (collc_type(MPI_FLOAT, &type, &esize) != MPI_SUCCESS ||
 	    collc_opkind(MPI_SUM, &op) != MPI_SUCCESS)
 		return MPI_ERR_TYPE;
-	MPI_Comm_rank(comm, &me);
-	return collc_run(me, work, count, esize, type, op, comm);
+	if (collc_lib_pick(plan, 1, COLLC_K_ALLREDUCE, comm, (int)count, MPI_FLOAT, MPI_SUM, -1) < 0)
+		return MPI_ERR_COMM;
+	if ((rc = collc_lib_own(comm, NRANK, &own)) != MPI_SUCCESS)
+		return rc;
+	MPI_Comm_rank(own, &me);
+	rc = collc_run(me, work, count, esize, type, op, own);
+	ran[0] += rc == MPI_SUCCESS;
+	collc_lib_report("check", 1, names, ran, 0);
+	return rc;
 }

@@ -17,7 +17,7 @@ _collc()
 		return
 	fi
 	case $prev in
-	--target) COMPREPLY=($(compgen -W "dot ir mpi msccl sim chakra" -- "$cur")); return ;;
+	--target) COMPREPLY=($(compgen -W "dot ir mpi mpi-lib msccl sim chakra" -- "$cur")); return ;;
 	--mode) COMPREPLY=($(compgen -W "packet flow" -- "$cur")); return ;;
 	--sync) COMPREPLY=($(compgen -W "rounds deps" -- "$cur")); return ;;
 	--links) COMPREPLY=($(compgen -W "shared private" -- "$cur")); return ;;

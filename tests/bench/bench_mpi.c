@@ -9,8 +9,12 @@
  * machine disturb the ratio less. First, the plan each rank of SP on a
  * 64x64 torus derives on its first call (4096 ranks: too many to run
  * here, so tests/mpi/plan_time.c times 16 of them in one process; target
- * <= 0.1 s per rank). Needs mpicc and mpirun (make deps); without them it
- * says so and skips.
+ * <= 0.1 s per rank). Last, a library of the mpi-lib target (ring, then
+ * SP on a ring of 8) through its MPI_Allreduce-shaped dispatcher against
+ * MPI_Allreduce, 8 ranks, 4 KiB to 64 MiB (tests/mpi/lib_bench.c): the
+ * ratio per size, and beside it the anchor, MPI_Allreduce timed again
+ * against itself (how much this machine's load moves a ratio). Needs
+ * mpicc and mpirun (make deps); without them it says so and skips.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -80,6 +84,34 @@ plan_time(const char *dir)
 		       "SP allreduce, torus(64, 64)", mean, worst, 0.1, worst / 0.1, ranks, ops);
 }
 
+/* The library of cases[i] (prefix benchlib, its collective AR) against
+ * MPI_Allreduce at every size. */
+static void
+lib_sweep(const char *dir, size_t i)
+{
+	char cmd[4096];
+	snprintf(cmd, sizeof cmd, "%s/lib.coll", dir);
+	FILE *f = fopen(cmd, "w");
+	if (!f)
+		return;
+	fputs(cases[i].text, f);
+	fclose(f);
+	printf("\nmpi-lib: %s, benchlib_Allreduce against MPI_Allreduce, floats, best of %d; "
+	       "ratio = lib / MPI (target %.1f), anchor = MPI again / MPI\n", cases[i].name, ITERS,
+	       1.1);
+	fflush(stdout);
+	snprintf(cmd, sizeof cmd,
+	         "rm -rf %s/lib && %s build %s/lib.coll --target mpi-lib --prefix benchlib -o %s/lib "
+	         "&& mpicc -std=c11 -O2 -I%s/lib tests/mpi/lib_bench.c %s/lib/benchlib.c "
+	         "-o %s/lib_bench && "
+	         "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+	         "OMPI_MCA_mpi_yield_when_idle=1 mpirun --oversubscribe --bind-to none -np %d "
+	         "%s/lib_bench %d",
+	         dir, COLLC_BIN, dir, dir, dir, dir, dir, cases[i].np, dir, ITERS);
+	if (system(cmd) != 0)
+		printf("%-28s failed\n", cases[i].name);
+}
+
 int
 main(void)
 {
@@ -124,6 +156,8 @@ main(void)
 		printf("%-28s %12.4f %12.4f %8.2f %8.2f%s\n", cases[i].name, tc, tm, tm > 0 ? tc / tm : 0,
 		       1.1, strstr(line, "WRONG") ? "  (WRONG RESULT)" : "");
 	}
+	for (size_t i = 0; i < 2; i++) /* ring and SP on 8 ranks */
+		lib_sweep(dir, i);
 	char rm[128];
 	snprintf(rm, sizeof rm, "rm -rf %s", dir);
 	return system(rm) == 0 ? 0 : 1;

@@ -6,7 +6,10 @@
  * 13, 61, 1024, 4099 and 65537 on int32 (exact) and float (within
  * reduction-order tolerance), and exits non-zero on any difference. Every
  * reduction operator and datatype the target promises is checked by
- * tests/mpi/ops.c, linked with the generated function.
+ * tests/mpi/ops.c, linked with the generated function. The library target
+ * (mpi-lib) is run as a PMPI drop-in under an unmodified program
+ * (tests/mpi/dropin.c) with both MPIs, and linked twice, under two
+ * prefixes, into one program (tests/mpi/two_libs.c).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -14,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "mpi_lib.h"
 #include "tests.h"
 
 #ifndef COLLC_BIN
@@ -539,6 +543,396 @@ test_pipelined_6x6(void)
 	}
 }
 
+/* ---- the library target (mpi-lib) ---- */
+
+/* The counts a drop-in's COLLC_MPI_REPORT lines give ("P: rank R: ran A n
+ * B m ...; passed to MPI k"): per rank, the calls ran and passed. -1 for a
+ * rank without a line. */
+static void
+report_counts(const char *out, const char *lib, int p, long *ran, long *passed)
+{
+	for (int r = 0; r < p; r++)
+		ran[r] = passed[r] = -1;
+	char head[64];
+	snprintf(head, sizeof head, "%s: rank ", lib);
+	for (const char *q = out; (q = strstr(q, head)); q++) {
+		int r = atoi(q + strlen(head));
+		const char *e = strchr(q, ';'), *t = strstr(q, ": ran ");
+		if (r < 0 || r >= p || !e || !t || t > e)
+			continue;
+		long n = 0;
+		for (t += 5; t < e;) { /* " NAME n" pairs */
+			t += strspn(t, " ");
+			t += strcspn(t, " ;");
+			n += strtol(t, (char **)&t, 10);
+		}
+		ran[r] = n;
+		passed[r] = strtol(e + strlen("; passed to MPI"), NULL, 10);
+	}
+}
+
+/* tests/mpi/dropin.c, built with mpi's compiler and no collc header, run
+ * on 4 ranks with the library of tests/mpi/dropin.coll LD_PRELOADed (its
+ * -DCOLLC_PMPI build; env: the launcher's options that set the ranks'
+ * environment, the library's path following): every result right, and
+ * each rank's report says the library ran exactly the calls the plan
+ * covers and passed the others. */
+static void
+run_dropin(const MpiImpl *mpi, const char *env)
+{
+	if (!have_mpi || system("command -v mpicc.mpich >/dev/null && command -v mpiexec.mpich "
+	                        ">/dev/null") != 0) {
+		assert_named(0, __LINE__, __FILE__, "Open MPI and MPICH are needed (make deps)");
+		return;
+	}
+	char cmd[4096];
+	snprintf(cmd, sizeof cmd,
+	         "rm -rf %s/drop && %s build tests/mpi/dropin.coll --target mpi-lib --prefix drop "
+	         "-o %s/drop >%s/dlog 2>&1 && "
+	         "%s -std=c11 -Wall -Wextra -Werror -O2 -fPIC -shared -DCOLLC_PMPI %s/drop/drop.c "
+	         "-o %s/drop/libdrop.so >>%s/dlog 2>&1 && "
+	         "%s -std=c11 -Wall -Wextra -Werror -O2 tests/mpi/dropin.c -o %s/drop/dropin "
+	         ">>%s/dlog 2>&1 && "
+	         "%s -np 4 %s%s/drop/libdrop.so %s/drop/dropin >>%s/dlog 2>&1",
+	         dir, COLLC_BIN, dir, dir, mpi->cc, dir, dir, dir, mpi->cc, dir, dir, mpi->run,
+	         env, dir, dir, dir);
+	int rc = sh(cmd);
+	char log[300];
+	snprintf(log, sizeof log, "%s/dlog", dir);
+	char *out = slurp(log, NULL);
+	long covered = -1, other = -1, ran[4], passed[4];
+	const char *calls = out ? strstr(out, "calls: covered ") : NULL;
+	if (calls)
+		sscanf(calls, "calls: covered %ld other %ld", &covered, &other);
+	report_counts(out ? out : "", "drop", 4, ran, passed);
+	bool counts = covered > 0 && other > 0;
+	for (int r = 0; r < 4; r++)
+		counts &= ran[r] == covered && passed[r] == other;
+	assert_named(rc == 0 && out && strstr(out, "ok: ") && counts, __LINE__, __FILE__,
+	             "the drop-in under %s: exit %d, covered %ld other %ld, rank 0 ran %ld passed "
+	             "%ld\n%.3000s", mpi->cc, rc, covered, other, ran[0], passed[0], out ? out : "");
+	free(out);
+}
+
+static void
+test_lib_dropin(void)
+{
+	/* each launcher's way of setting the ranks' environment, up to the path */
+	run_dropin(&open_mpi, "-x COLLC_MPI_REPORT=1 -x LD_PRELOAD=");
+	run_dropin(&mpich, "-genv COLLC_MPI_REPORT 1 -genv LD_PRELOAD ");
+}
+
+/* Writes liba: a plan as collc tune would make one, three ranges for one
+ * kind (AR below 4 KiB, SP to 64 KiB, AR again), through mpi_lib_write. */
+static int
+write_liba(void)
+{
+	static const char text[] =
+		"topology R = ring(4);\ngroup G on R { translate; map x -> -x; }\n"
+		"tree B = bfs(R, root 0);\n"
+		"collective allreduce AR on R { algorithm ring; }\n"
+		"collective allreduce SP on R { algorithm symmetric(trees B, group G); }\n";
+	Checked c;
+	Prog p = {0};
+	check_str(&c, text);
+	int rc = c.errors || lower(c.file, &p) != 0 || p.nsched != 2 ? -1 : 0;
+	if (rc == 0) {
+		const Sched *ar = p.sched[0], *sp = p.sched[1];
+		MpiLibEntry e[3] = {{CK_ALLREDUCE, 4, -1, 0, 4096, ar},
+		                    {CK_ALLREDUCE, 4, -1, 4096, 65536, sp},
+		                    {CK_ALLREDUCE, 4, -1, 65536, MPI_LIB_ANY_SIZE, ar}};
+		MpiLibPlan plan = {3, e};
+		char path[300];
+		snprintf(path, sizeof path, "%s/two/liba.c", dir);
+		FILE *fc = fopen(path, "w");
+		snprintf(path, sizeof path, "%s/two/liba.h", dir);
+		FILE *fh = fopen(path, "w");
+		rc = fc && fh ? mpi_lib_write(fc, fh, &plan, "liba", "liba.h") : -1;
+		if (fc)
+			fclose(fc);
+		if (fh)
+			fclose(fh);
+	}
+	prog_free(&p);
+	checked_free(&c);
+	return rc;
+}
+
+/* Two libraries in one program (both have an AR), each size of liba's plan
+ * running its range's schedule; every external name under the prefix. */
+static void
+test_lib_two_prefixes(void)
+{
+	if (!have_mpi) {
+		assert_named(0, __LINE__, __FILE__, "mpicc and mpirun are needed");
+		return;
+	}
+	char cmd[4096];
+	snprintf(cmd, sizeof cmd, "rm -rf %s/two && mkdir %s/two", dir, dir);
+	CU_ASSERT_EQUAL_FATAL(sh(cmd), 0);
+	CU_ASSERT_EQUAL_FATAL(write_liba(), 0);
+	snprintf(cmd, sizeof cmd,
+	         "printf 'topology R = ring(4);\\ncollective allreduce AR on R { algorithm "
+	         "recursive_doubling; }\\n' >%s/two/b.coll && "
+	         "%s build %s/two/b.coll --target mpi-lib --prefix libb -o %s/two >%s/tlog 2>&1 && "
+	         "for cc in mpicc mpicc.mpich; do $cc -std=c11 -Wall -Wextra -Wpedantic -Werror -O2 "
+	         "-I%s/two tests/mpi/two_libs.c %s/two/liba.c %s/two/libb.c -o %s/two/t.$cc "
+	         ">>%s/tlog 2>&1 || exit 1; done && "
+	         "%s -np 4 %s/two/t.mpicc >>%s/tlog 2>&1",
+	         dir, COLLC_BIN, dir, dir, dir, dir, dir, dir, dir, dir, MPIRUN, dir, dir);
+	int rc = sh(cmd);
+	char log[300];
+	snprintf(log, sizeof log, "%s/tlog", dir);
+	char *out = slurp(log, NULL);
+	assert_named(rc == 0 && out && strstr(out, "ok\n"), __LINE__, __FILE__,
+	             "two libraries in one program: exit %d\n%.3000s", rc, out ? out : "");
+	free(out);
+	/* external names: the prefix's, and MPI's in the drop-in */
+	snprintf(cmd, sizeof cmd,
+	         "cd %s/two && mpicc -std=c11 -O2 -c liba.c -o a.o && "
+	         "mpicc -std=c11 -O2 -DCOLLC_PMPI -c liba.c -o p.o && "
+	         "nm -g --defined-only a.o | awk '{print $3}' | grep -v '^liba_' >names; "
+	         "nm -g --defined-only p.o | awk '{print $3}' | grep -v '^liba_' | grep -v '^MPI_' "
+	         ">>names; nm -g --defined-only p.o | grep -q ' MPI_Allreduce$' && "
+	         "! nm -g --defined-only p.o | grep -q ' MPI_Bcast$' && test ! -s names", dir);
+	assert_named(sh(cmd) == 0, __LINE__, __FILE__, "liba.o defines only liba_ names, and the "
+	             "drop-in MPI_Allreduce but not MPI_Bcast (its plan has no broadcast)");
+}
+
+/* Every form of schedule in one library (explicit, symmetric, rewiring an
+ * optical ring, rooted), each under its own names: compiles warning-free
+ * under both MPIs (and Open MPI's wrapper over clang, when there is one),
+ * linked and as the drop-in. */
+static void
+test_lib_forms(void)
+{
+	if (!have_mpi || system("command -v mpicc.mpich >/dev/null") != 0) {
+		assert_named(0, __LINE__, __FILE__, "mpicc and mpicc.mpich are needed");
+		return;
+	}
+	char cmd[4096];
+	snprintf(cmd, sizeof cmd,
+	         "rm -rf %s/forms && mkdir %s/forms && cd %s/forms && printf '%s' >f.coll && "
+	         "%s/%s build f.coll --target mpi-lib --prefix forms -o . >log 2>&1 && "
+	         "ccs='mpicc mpicc.mpich'; command -v clang >/dev/null && ccs=\"$ccs clang\"; "
+	         "for cc in $ccs; do [ $cc = clang ] && cc='env OMPI_CC=clang mpicc'; "
+	         "for m in -UCOLLC_PMPI -DCOLLC_PMPI; do "
+	         "$cc -std=c11 -Wall -Wextra -Wpedantic -Wshadow -Wmissing-prototypes -Werror -O2 "
+	         "-fPIC $m -c forms.c -o forms.o >>log 2>&1 || exit 1; done; done",
+	         dir, dir, dir,
+	         "network { reconfig_delay = 1 us; }\\ntopology O = optical_ring(8, ports 16);\\n"
+	         "topology R = ring(8);\\ngroup G on R { translate; map x -> -x; }\\n"
+	         "tree B = bfs(R, root 0);\\n"
+	         "collective alltoall X on O { algorithm bridge(reconfigs 1); }\\n"
+	         "collective allreduce AR on O { algorithm r_hd(reconfigs 1); }\\n"
+	         "collective reduce_scatter SP on R { algorithm symmetric(trees B, group G); }\\n"
+	         "collective allgather AG on R { algorithm ring; }\\n"
+	         "collective broadcast BC on R { algorithm binomial_tree; root 3; }\\n"
+	         "collective reduce RD on R { algorithm chain; root 2; }\\n",
+	         getenv("PWD") ? getenv("PWD") : ".", COLLC_BIN);
+	int rc = sh(cmd);
+	char log[300];
+	snprintf(log, sizeof log, "%s/forms/log", dir);
+	char *out = slurp(log, NULL);
+	assert_named(rc == 0, __LINE__, __FILE__, "every form in one library: exit %d\n%.3000s", rc,
+	             out ? out : "");
+	free(out);
+}
+
+/* Two allreduces on the same ranks over every size: both entry points, a
+ * note from collc, and the drop-in refuses to compile. */
+static void
+test_lib_ambiguous(void)
+{
+	if (!have_mpi) {
+		assert_named(0, __LINE__, __FILE__, "mpicc is needed");
+		return;
+	}
+	char cmd[4096];
+	snprintf(cmd, sizeof cmd,
+	         "rm -rf %s/amb && mkdir %s/amb && printf 'topology R = ring(4);\\n"
+	         "collective allreduce AR on R { algorithm ring; }\\n"
+	         "collective allreduce AR2 on R { algorithm recursive_doubling; }\\n' >%s/amb/a.coll && "
+	         "%s build %s/amb/a.coll --target mpi-lib --prefix amb -o %s/amb 2>%s/amb/note && "
+	         "grep -q 'int amb_AR(' %s/amb/amb.h && grep -q 'int amb_AR2(' %s/amb/amb.h && "
+	         "mpicc -std=c11 -Wall -Wextra -Werror -c %s/amb/amb.c -o %s/amb/amb.o && "
+	         "! mpicc -std=c11 -DCOLLC_PMPI -c %s/amb/amb.c -o %s/amb/p.o 2>%s/amb/err",
+	         dir, dir, dir, COLLC_BIN, dir, dir, dir, dir, dir, dir, dir, dir, dir, dir);
+	int rc = sh(cmd);
+	char path[300];
+	snprintf(path, sizeof path, "%s/amb/note", dir);
+	char *note = slurp(path, NULL);
+	snprintf(path, sizeof path, "%s/amb/err", dir);
+	char *err = slurp(path, NULL);
+	assert_named(rc == 0 && note && strstr(note, "a.coll:3:") &&
+	             strstr(note, "note: 'AR' and 'AR2' are both allreduce on 4 ranks") &&
+	             err && strstr(err, "choose by size with a plan"), __LINE__, __FILE__,
+	             "two allreduces over every size: exit %d\n%s\n%s", rc, note ? note : "",
+	             err ? err : "");
+	free(note);
+	free(err);
+}
+
+/* What the target refuses, with nothing written (and a name the MPI
+ * target refuses for the same reason). */
+static void
+test_lib_errors(void)
+{
+	static const struct { const char *text, *prefix, *want; } cases[] = {
+		{"topology R = ring(4);\ncollective allreduce AR on R { algorithm ring; }\n", "my-lib",
+		 "error: --prefix 'my-lib' is not a C identifier"},
+		{"topology R = ring(4);\ncollective allreduce Allreduce on R { algorithm ring; }\n", "p",
+		 "e.coll:2:39: error: 'Allreduce' would be the library's p_Allreduce"},
+		/* collc_run is the interpreter's: the file would not compile */
+		{"topology R = ring(4);\ncollective allreduce run on R { algorithm ring; }\n", "collc",
+		 "e.coll:2:33: error: 'run' would be the library's collc_run, a name of its runtime's"},
+		/* the MPI target's function, likewise ("-o DIR" names its file) */
+		{"topology R = ring(4);\ncollective allreduce run on R { algorithm ring; }\n", NULL,
+		 "e.coll:2:33: error: 'run' would be the function collc_run, a name of the MPI "
+		 "runtime's"},
+	};
+	for (size_t i = 0; i < countof(cases); i++) {
+		char path[300], cmd[1024];
+		snprintf(path, sizeof path, "%s/e.coll", dir);
+		FILE *f = fopen(path, "w");
+		fputs(cases[i].text, f);
+		fclose(f);
+		snprintf(cmd, sizeof cmd, "rm -rf %s/elib && %s build %s --target %s%s -o %s/elib "
+		         "2>%s/elog", dir, COLLC_BIN, path, cases[i].prefix ? "mpi-lib --prefix " : "mpi",
+		         cases[i].prefix ? cases[i].prefix : "", dir, dir);
+		int rc = sh(cmd);
+		snprintf(path, sizeof path, "%s/elog", dir);
+		char *out = slurp(path, NULL);
+		snprintf(path, sizeof path, "%s/elib", dir);
+		assert_named(rc == 1 && out && strstr(out, cases[i].want) && access(path, F_OK) != 0,
+		             __LINE__, __FILE__, "case %zu: exit %d, wanted \"%s\" and no %s:\n%s", i, rc,
+		             cases[i].want, path, out ? out : "");
+		free(out);
+	}
+}
+
+/* docs/mpi.md's two ways (link with the header, preload the drop-in): the
+ * "$ " lines of its library section, run as printed in a scratch directory
+ * holding examples/, tests/ and bin/collc, each succeeding, and the first
+ * line the page shows after a command in its output. Open MPI's consent to
+ * root and to more ranks than cores come from the environment. */
+static void
+test_lib_doc(void)
+{
+	if (!have_mpi) {
+		assert_named(0, __LINE__, __FILE__, "mpicc and mpirun are needed");
+		return;
+	}
+	char *doc = slurp("docs/mpi.md", NULL), cwd[1024], cmd[4096];
+	CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(getcwd(cwd, sizeof cwd));
+	const char *bin = COLLC_BIN;
+	snprintf(cmd, sizeof cmd, "rm -rf %s/doc && mkdir -p %s/doc/bin && ln -s %s/examples "
+	         "%s/tests %s/doc/ && ln -s %s%s%s %s/doc/bin/collc", dir, dir, cwd, cwd, dir,
+	         bin[0] == '/' ? "" : cwd, bin[0] == '/' ? "" : "/", bin, dir);
+	CU_ASSERT_EQUAL_FATAL(sh(cmd), 0);
+	char *from = strstr(doc, "\n## The library"), *to = from ? strstr(from, "\n**The plan.**") : NULL;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(to);
+	*to = 0;
+	int ran = 0;
+	for (char *l = from, *next; l && *l; l = next) {
+		next = strchr(l + 1, '\n');
+		if (next)
+			*next++ = 0;
+		if (strncmp(l, "$ ", 2) != 0)
+			continue;
+		/* the first line shown after it, unless another command */
+		char shown[256] = "";
+		if (next && strncmp(next, "$ ", 2) != 0 && strncmp(next, "```", 3) != 0)
+			snprintf(shown, sizeof shown, "%.*s", (int)strcspn(next, "\n"), next);
+		snprintf(cmd, sizeof cmd, "cd %s/doc && OMPI_ALLOW_RUN_AS_ROOT=1 "
+		         "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 "
+		         "OMPI_MCA_mpi_yield_when_idle=1 %s >%s/doc/out 2>&1", dir, l + 2, dir);
+		int rc = sh(cmd);
+		snprintf(cmd, sizeof cmd, "%s/doc/out", dir);
+		char *out = slurp(cmd, NULL);
+		assert_named(rc == 0 && out && strstr(out, shown), __LINE__, __FILE__,
+		             "docs/mpi.md: `%s`: exit %d, wanted \"%s\":\n%.2000s", l + 2, rc, shown,
+		             out ? out : "");
+		free(out);
+		ran++;
+	}
+	assert_named(ran >= 7, __LINE__, __FILE__, "docs/mpi.md shows %d commands for the library", ran);
+	free(doc);
+}
+
+/* mpi_lib_write on plans as a tuner would hand them: the diagnostics (with
+ * the source, "" when it writes) and the source it writes. */
+static int
+plan_write(const char *text, const MpiLibEntry *e, int n, char **src, char **diag)
+{
+	Checked c;
+	Prog p = {0};
+	check_str(&c, text);
+	CU_ASSERT_FATAL(c.errors == 0 && lower(c.file, &p) == 0 && p.nsched == 2);
+	MpiLibEntry *entry = malloc((size_t)n * sizeof *entry);
+	for (int i = 0; i < n; i++) {
+		entry[i] = e[i];
+		entry[i].sched = p.sched[e[i].sched == NULL ? 0 : 1]; /* NULL: the first, else the second */
+	}
+	MpiLibPlan plan = {n, entry};
+	size_t len;
+	char *hdr = NULL;
+	FILE *d = open_memstream(diag, &len), *fc = open_memstream(src, &len),
+	     *fh = open_memstream(&hdr, &len);
+	diag_stream(d);
+	diag_reset();
+	diag_source("t.coll", text, strlen(text));
+	int rc = mpi_lib_write(fc, fh, &plan, "tuned", "tuned.h");
+	diag_stream(NULL);
+	diag_reset();
+	fclose(d), fclose(fc), fclose(fh);
+	free(hdr), free(entry);
+	prog_free(&p);
+	checked_free(&c);
+	return rc;
+}
+
+static void
+test_lib_plan_checks(void)
+{
+	static const char text[] =
+		"topology R = ring(4);\n"
+		"collective allreduce RING on R { algorithm ring; }\n"
+		"collective allreduce RD on R { algorithm recursive_doubling; }\n";
+	static const Sched second; /* stands for the second schedule in plan_write */
+	static const struct {
+		MpiLibEntry e[3];
+		int n, rc;
+		const char *diag, *src;
+	} cases[] = {
+		/* two ranges, two schedules: no overlap, no #error */
+		{{{CK_ALLREDUCE, 4, -1, 0, 8192, NULL}, {CK_ALLREDUCE, 4, -1, 8192, MPI_LIB_ANY_SIZE, &second}},
+		 2, 0, "", "{COLLC_K_ALLREDUCE, 4, -1, 8192ULL, 9223372036854775807ULL, 1}, /* RD */"},
+		/* overlapping ranges of two schedules: noted, and the drop-in refuses */
+		{{{CK_ALLREDUCE, 4, -1, 0, 8192, NULL}, {CK_ALLREDUCE, 4, -1, 4096, MPI_LIB_ANY_SIZE, &second}},
+		 2, 0, "note: 'RING' and 'RD' are both allreduce on 4 ranks for the same sizes",
+		 "#error \"two schedules of the plan cover the same calls"},
+		{{{CK_REDUCE_SCATTER, 4, -1, 0, MPI_LIB_ANY_SIZE, NULL}}, 1, -1,
+		 "t.coll:2:34: error: the plan's entry for reduce_scatter on 4 ranks (root -1) names "
+		 "'RING', allreduce on 4 ranks (root -1)", NULL},
+		{{{CK_ALLREDUCE, 4, -1, 100, 100, NULL}}, 1, -1,
+		 "error: the plan's entry for 'RING' has no sizes: [100, 100)", NULL},
+		{{{CK_ALLREDUCE, 8, -1, 0, 100, NULL}}, 1, -1, "names 'RING', allreduce on 4 ranks", NULL},
+	};
+	for (size_t i = 0; i < countof(cases); i++) {
+		char *src = NULL, *diag = NULL;
+		int rc = plan_write(text, cases[i].e, cases[i].n, &src, &diag);
+		bool ok = rc == cases[i].rc && diag &&
+		          (cases[i].diag[0] ? strstr(diag, cases[i].diag) != NULL : diag[0] == 0) &&
+		          (!cases[i].src || (src && strstr(src, cases[i].src))) &&
+		          (cases[i].n != 2 || cases[i].diag[0] || !strstr(src, "#error"));
+		assert_named(ok, __LINE__, __FILE__, "plan case %zu: rc %d, diagnostics:\n%s", i, rc,
+		             diag ? diag : "");
+		free(src), free(diag);
+	}
+}
+
 CU_TestInfo mpi_tests[] = {
 	{"every reduction operator and datatype against MPI", test_ops_and_types},
 	{"user schedules (examples/user-*.coll) against MPI", test_user_schedules},
@@ -553,5 +947,13 @@ CU_TestInfo mpi_tests[] = {
 	{"pipelined trees on 4x4 SMBi / SMAlter against MPI", test_pipelined_trees},
 	{"pipelined trees on 6x6 SMBi (the example) and SMAlter, 36 ranks, against MPI",
 	 test_pipelined_6x6},
+	{"mpi-lib: the PMPI drop-in under an unmodified program, Open MPI and MPICH",
+	 test_lib_dropin},
+	{"mpi-lib: two libraries in one program, a plan of size ranges", test_lib_two_prefixes},
+	{"mpi-lib: every schedule form in one library, both MPIs", test_lib_forms},
+	{"mpi-lib: two collectives of one kind and size", test_lib_ambiguous},
+	{"mpi-lib: a bad prefix, a name of the library's own", test_lib_errors},
+	{"mpi-lib: docs/mpi.md's two ways, as printed", test_lib_doc},
+	{"mpi-lib: mpi_lib_write on plans of several ranges, and bad entries", test_lib_plan_checks},
 	CU_TEST_INFO_NULL,
 };

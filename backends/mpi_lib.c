@@ -1,0 +1,571 @@
+/*
+ * mpi_lib.c: a plan of verified schedules as an MPI library, one .c and
+ * one .h (docs/mpi.md). Needs mpi.c's tables, entry function and the
+ * embedded runtime (backends/mpi/runtime.c); establishes mpi_lib_plan_of,
+ * mpi_lib_write and the mpi-lib target.
+ *
+ * The source holds the runtime's schedule-independent part once (types,
+ * ops, reductions; the communicator cache; the library's plan lookup and
+ * counts), then per schedule its tables, the interpreter and its entry
+ * point (the MPI target's function), every name of theirs renamed by #define for that schedule (the
+ * interpreter is the same text for every schedule, so it is written as it
+ * stands, not edited), then the plan, the named entry points, the
+ * dispatchers with MPI's signatures and, under -DCOLLC_PMPI, MPI's own
+ * names over PMPI. Every external name starts with the prefix; everything
+ * else is static.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "mpi_lib.h"
+
+/* What a kind's dispatcher takes and passes on. The parameter names are
+ * mpi_signature's, so one argument list serves MPI's call and the entry
+ * point's. */
+typedef struct LibKind {
+	const char *mpi;   /* MPI_<mpi> */
+	const char *key;   /* the runtime's COLLC_K_ constant */
+	const char *sig;   /* MPI's parameters (int counts) */
+	const char *args;  /* the arguments, but for the communicator */
+	const char *pick;  /* collc_lib_pick's count, type, op and root */
+	bool two_types;    /* allgather, alltoall: send and receive counts and types */
+} LibKind;
+
+static const LibKind lib_kind[NCOLLKIND] = {
+	[CK_ALLREDUCE] = {"Allreduce", "COLLC_K_ALLREDUCE",
+	                  "const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, "
+	                  "MPI_Comm comm",
+	                  "sendbuf, recvbuf, count, type, op", "count, type, op, -1", false},
+	[CK_REDUCE_SCATTER] = {"Reduce_scatter_block", "COLLC_K_REDUCE_SCATTER",
+	                       "const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype type, "
+	                       "MPI_Op op, MPI_Comm comm",
+	                       "sendbuf, recvbuf, recvcount, type, op", "recvcount, type, op, -1", false},
+	[CK_ALLGATHER] = {"Allgather", "COLLC_K_ALLGATHER",
+	                  "const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, "
+	                  "int recvcount, MPI_Datatype recvtype, MPI_Comm comm",
+	                  "sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype",
+	                  "recvcount, recvtype, MPI_OP_NULL, -1", true},
+	[CK_ALLTOALL] = {"Alltoall", "COLLC_K_ALLTOALL",
+	                 "const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, "
+	                 "int recvcount, MPI_Datatype recvtype, MPI_Comm comm",
+	                 "sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype",
+	                 "recvcount, recvtype, MPI_OP_NULL, -1", true},
+	[CK_BROADCAST] = {"Bcast", "COLLC_K_BCAST",
+	                  "void *buffer, int count, MPI_Datatype type, int root, MPI_Comm comm",
+	                  "buffer, count, type, root", "count, type, MPI_OP_NULL, root", false},
+	[CK_REDUCE] = {"Reduce", "COLLC_K_REDUCE",
+	               "const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, "
+	               "int root, MPI_Comm comm",
+	               "sendbuf, recvbuf, count, type, op, root", "count, type, op, root", false},
+};
+
+/* The names the library's own functions take after the prefix. */
+static const char *const lib_own_names[] = {"Allreduce", "Reduce_scatter_block", "Allgather",
+                                            "Alltoall", "Bcast", "Reduce", "ran", "passed",
+                                            "report"};
+
+/* The names mpi_write_tables gives the schedule's constants and tables
+ * (the interpreter's own are found in its text: every collc_ name it
+ * defines). */
+static const char *const table_names[] = {
+	"NRANK", "NCHUNK", "NBLOCK", "CHUNKS_PER_BLOCK", "ROOT", "COLLC_TAG", "NBASE", "ORDER",
+	"NNODE", "NDIM", "AFFINE", "NREWIRE", "op_start", "op_table", "op_chunks", "base_table",
+	"dims", "rank_node", "elements", "inverse", "chunk_block", "chunk_piece"};
+
+#define INTERP_FROM "/* ---- the interpreter ---- */"
+#define INTERP_TO "/* ---- end of the interpreter ---- */"
+#define SHARED_FROM "enum { T_FLOAT" /* the interpreter's schedule-independent part */
+#define SHARED_TO "/* Elements [start, end) of chunk c"
+#define LIB_FROM "/* ---- the library ---- */"
+#define LIB_TO "/* ---- end of the library ---- */"
+
+static bool
+is_ident(const char *s)
+{
+	if (!s || !(*s == '_' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')))
+		return false;
+	for (; *s; s++)
+		if (!(*s == '_' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9')))
+			return false;
+	return true;
+}
+
+static bool
+ident_char(char c)
+{
+	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+/* The first n bytes at needle in text[0..len), or NULL (memmem is not POSIX). */
+static const char *
+find(const char *text, size_t len, const char *needle, size_t n)
+{
+	for (size_t i = 0; i + n <= len; i++)
+		if (text[i] == needle[0] && memcmp(text + i, needle, n) == 0)
+			return text + i;
+	return NULL;
+}
+
+/* Whether name occurs as a whole word in text[0..len). */
+static bool
+has_word(const char *text, size_t len, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = text; (p = find(p, len - (size_t)(p - text), name, n)); p += n)
+		if ((p == text || !ident_char(p[-1])) && (p + n == text + len || !ident_char(p[n])))
+			return true;
+	return false;
+}
+
+bool
+mpi_name_taken(const char *fn)
+{
+	return has_word(collc_mpi_runtime_text, strlen(collc_mpi_runtime_text), fn);
+}
+
+/* The interpreter's collc_ names that are a schedule's own (not those of
+ * its schedule-independent part): each schedule renames them. *n of them,
+ * xmalloc'd, pointing into the runtime's text with their lengths. */
+typedef struct Word {
+	const char *at;
+	int len;
+} Word;
+
+static Word *
+interpreter_names(int *n)
+{
+	size_t len, shared_len;
+	const char *text = mpi_part(collc_mpi_runtime_text, INTERP_FROM, INTERP_TO, &len);
+	const char *shared = mpi_part(collc_mpi_runtime_text, SHARED_FROM, SHARED_TO, &shared_len);
+	Word *w = NULL;
+	int cap = 0;
+	*n = 0;
+	for (const char *p = text; (p = find(p, len - (size_t)(p - text), "collc_", 6));) {
+		const char *e = p;
+		while (e < text + len && ident_char(*e))
+			e++;
+		bool word = p == text || !ident_char(p[-1]), seen = false;
+		char name[128];
+		snprintf(name, sizeof name, "%.*s", (int)(e - p), p);
+		for (int i = 0; i < *n && !seen; i++)
+			seen = w[i].len == (int)(e - p) && memcmp(w[i].at, p, (size_t)(e - p)) == 0;
+		if (word && !seen && e - p < (long)sizeof name && !has_word(shared, shared_len, name)) {
+			if (*n == cap)
+				w = xrealloc(w, (size_t)(cap = cap ? 2 * cap : 32) * sizeof *w);
+			w[(*n)++] = (Word){p, (int)(e - p)};
+		}
+		p = e;
+	}
+	return w;
+}
+
+/* ---- the plan ---- */
+
+int
+mpi_lib_plan_of(Arena *a, const Prog *p, const BuildOpts *o, MpiLibPlan *plan)
+{
+	const Sched **sel = arena_array(a, (size_t)p->nsched + 1, sizeof *sel);
+	int n = backend_select(p, o, sel, p->nsched);
+	if (n == 0) {
+		error_file("no schedule to write: the file builds none%s",
+		           o->collective ? " by that name" : "");
+		return -1;
+	}
+	MpiLibEntry *e = arena_array(a, (size_t)n, sizeof *e);
+	for (int i = 0; i < n; i++) {
+		bool rooted = sel[i]->kind == CK_BROADCAST || sel[i]->kind == CK_REDUCE;
+		e[i] = (MpiLibEntry){sel[i]->kind, sel[i]->nrank, rooted ? sel[i]->root : -1, 0,
+		                     MPI_LIB_ANY_SIZE, sel[i]};
+	}
+	*plan = (MpiLibPlan){n, e};
+	return 0;
+}
+
+/* The plan's distinct schedules, in the order of their first entries;
+ * sched_of[e]: entry e's index among them. */
+typedef struct LibScheds {
+	int n;
+	const Sched **s;
+	int *sched_of;
+} LibScheds;
+
+static void
+lib_scheds(const MpiLibPlan *plan, LibScheds *ls)
+{
+	ls->n = 0;
+	ls->s = xmalloc((size_t)plan->nentry * sizeof *ls->s);
+	ls->sched_of = xmalloc((size_t)plan->nentry * sizeof *ls->sched_of);
+	for (int e = 0; e < plan->nentry; e++) {
+		int k = 0;
+		while (k < ls->n && ls->s[k] != plan->entry[e].sched)
+			k++;
+		if (k == ls->n)
+			ls->s[ls->n++] = plan->entry[e].sched;
+		ls->sched_of[e] = k;
+	}
+}
+
+static void
+lib_scheds_free(LibScheds *ls)
+{
+	free(ls->s);
+	free(ls->sched_of);
+}
+
+/* An entry that cannot be written: -1 after reporting. */
+static int
+check_entry(const MpiLibEntry *e)
+{
+	const Sched *s = e->sched;
+	bool rooted = s->kind == CK_BROADCAST || s->kind == CK_REDUCE;
+	if (e->kind != s->kind || e->nrank != s->nrank || e->root != (rooted ? s->root : -1)) {
+		error_at(s->loc, "the plan's entry for %s on %d ranks (root %d) names '%s', %s on %d "
+		         "ranks (root %d)", coll_kind_name[e->kind], e->nrank, e->root, s->name,
+		         coll_kind_name[s->kind], s->nrank, rooted ? s->root : -1);
+		return -1;
+	}
+	if (e->lo < 0 || e->hi <= e->lo) {
+		error_at(s->loc, "the plan's entry for '%s' has no sizes: [%lld, %lld)", s->name,
+		         (long long)e->lo, (long long)e->hi);
+		return -1;
+	}
+	return 0;
+}
+
+/* -1 after reporting: a bad prefix, entry or name. *ambiguous: two entries
+ * of one kind, ranks and root whose ranges overlap (noted). */
+static int
+check_plan(const MpiLibPlan *plan, const LibScheds *ls, const char *prefix, bool *ambiguous)
+{
+	if (!is_ident(prefix) || strlen(prefix) > 64) {
+		error_file("--prefix '%s' is not a C identifier of at most 64 characters", prefix);
+		return -1;
+	}
+	if (plan->nentry == 0) {
+		error_file("no schedule to write: the plan is empty");
+		return -1;
+	}
+	for (int e = 0; e < plan->nentry; e++)
+		if (check_entry(&plan->entry[e]) != 0)
+			return -1;
+	for (int i = 0; i < ls->n; i++) {
+		for (size_t k = 0; k < countof(lib_own_names); k++)
+			if (strcmp(ls->s[i]->name, lib_own_names[k]) == 0) {
+				error_at(ls->s[i]->loc, "'%s' would be the library's %s_%s, which dispatches "
+				         "(docs/mpi.md): rename the collective", ls->s[i]->name, prefix,
+				         ls->s[i]->name);
+				return -1;
+			}
+		size_t n = strlen(prefix) + strlen(ls->s[i]->name) + 2;
+		char *fn = xmalloc(n);
+		snprintf(fn, n, "%s_%s", prefix, ls->s[i]->name);
+		bool taken = mpi_name_taken(fn);
+		if (taken)
+			error_at(ls->s[i]->loc, "'%s' would be the library's %s, a name of its runtime's: "
+			         "rename the collective or choose another --prefix", ls->s[i]->name, fn);
+		free(fn);
+		if (taken)
+			return -1;
+		for (int j = 0; j < i; j++)
+			if (strcmp(ls->s[i]->name, ls->s[j]->name) == 0) {
+				error_at(ls->s[i]->loc, "two schedules of the plan are named '%s'",
+				         ls->s[i]->name);
+				return -1;
+			}
+	}
+	*ambiguous = false;
+	for (int i = 0; i < plan->nentry; i++)
+		for (int j = 0; j < i; j++) {
+			const MpiLibEntry *x = &plan->entry[i], *y = &plan->entry[j];
+			if (x->kind != y->kind || x->nrank != y->nrank || x->root != y->root ||
+			    x->lo >= y->hi || y->lo >= x->hi || x->sched == y->sched)
+				continue;
+			note_at(x->sched->loc, "'%s' and '%s' are both %s on %d ranks for the same sizes: "
+			        "each keeps its entry point, the dispatcher takes '%s', and the PMPI "
+			        "drop-in will not compile; choose by size with a plan", y->sched->name,
+			        x->sched->name, coll_kind_name[x->kind], x->nrank, y->sched->name);
+			*ambiguous = true;
+		}
+	return 0;
+}
+
+/* ---- the source ---- */
+
+static void
+write_size(FILE *f, int64_t v)
+{
+	if (v == MPI_LIB_ANY_SIZE)
+		fputs("any", f);
+	else
+		fprintf(f, "%lld", (long long)v);
+}
+
+/* The plan, as the file's opening comment lists it. */
+static void
+write_plan_comment(FILE *f, const MpiLibPlan *plan)
+{
+	for (int e = 0; e < plan->nentry; e++) {
+		const MpiLibEntry *x = &plan->entry[e];
+		fprintf(f, " *   %s on %d ranks", coll_kind_name[x->kind], x->nrank);
+		if (x->root >= 0)
+			fprintf(f, " to root %d", x->root);
+		fputs(", sizes [", f);
+		write_size(f, x->lo);
+		fputs(", ", f);
+		write_size(f, x->hi);
+		fprintf(f, ") bytes: %s (%s)\n", x->sched->name, x->sched->algorithm);
+	}
+}
+
+static void
+write_renames(FILE *f, int idx, const Word *w, int nw, bool define)
+{
+	for (size_t i = 0; i < countof(table_names); i++)
+		if (define)
+			fprintf(f, "#define %s %s__s%d\n", table_names[i], table_names[i], idx);
+		else
+			fprintf(f, "#undef %s\n", table_names[i]);
+	for (int i = 0; i < nw; i++)
+		if (define)
+			fprintf(f, "#define %.*s %.*s__s%d\n", w[i].len, w[i].at, w[i].len, w[i].at, idx);
+		else
+			fprintf(f, "#undef %.*s\n", w[i].len, w[i].at);
+	if (!define)
+		fputs("#undef COLLC_SYMMETRIC\n#undef COLLC_REWIRE\n", f);
+}
+
+/* Schedule idx: its tables, interpreter and entry point, the interpreter's
+ * names its own. */
+static void
+write_schedule(FILE *f, const Sched *s, int idx, const char *prefix, const Word *w, int nw)
+{
+	fprintf(f, "\n/* ==== schedule %d: %s, %s by %s on %d ranks, %d chunks, %d rounds ==== */\n",
+	        idx, s->name, coll_kind_name[s->kind], s->algorithm, s->nrank, s->nchunk, s->nround);
+	fputs("/* the interpreter's names, this schedule's own from here to its #undefs */\n", f);
+	write_renames(f, idx, w, nw, true);
+	mpi_write_tables(s, f);
+	mpi_write_part(f, collc_mpi_runtime_text, INTERP_FROM, SHARED_FROM);
+	mpi_write_part(f, collc_mpi_runtime_text, SHARED_TO, INTERP_TO);
+	/* its entry point: the function the MPI target writes, under the prefix */
+	size_t n = strlen(prefix) + strlen(s->name) + 2;
+	char *fn = xmalloc(n);
+	snprintf(fn, n, "%s_%s", prefix, s->name);
+	mpi_write_function(s, fn, "", f);
+	free(fn);
+	fputc('\n', f);
+	write_renames(f, idx, w, nw, false);
+}
+
+/* The plan's entries as the runtime's collc_entry, and the counts. */
+static void
+write_plan_table(FILE *f, const MpiLibPlan *plan, const LibScheds *ls)
+{
+	fprintf(f, "\n/* ==== the plan: a call runs the first entry it matches ==== */\n"
+	           "enum { COLLC_LIB_NENTRY = %d, COLLC_LIB_NSCHED = %d };\n"
+	           "static const collc_entry collc_lib_plan[COLLC_LIB_NENTRY] = {\n",
+	        plan->nentry, ls->n);
+	for (int e = 0; e < plan->nentry; e++) {
+		const MpiLibEntry *x = &plan->entry[e];
+		fprintf(f, "\t{%s, %d, %d, %lluULL, %lluULL, %d}, /* %s */\n", lib_kind[x->kind].key,
+		        x->nrank, x->root, (unsigned long long)x->lo, (unsigned long long)x->hi,
+		        ls->sched_of[e], x->sched->name);
+	}
+	fputs("};\nstatic const char *const collc_lib_names[COLLC_LIB_NSCHED] = {", f);
+	for (int i = 0; i < ls->n; i++)
+		fprintf(f, "%s\"%s\"", i ? ", " : "", ls->s[i]->name);
+	fputs("};\n/* calls each schedule ran, calls passed to MPI's own collective */\n"
+	      "static long long collc_lib_ran[COLLC_LIB_NSCHED], collc_lib_passed;\n", f);
+	fputs("\n#ifdef COLLC_PMPI\n#define COLLC_MPI(f) PMPI_##f\n#else\n#define COLLC_MPI(f) MPI_##f\n"
+	      "#endif\n", f);
+}
+
+/* Kind k's dispatcher: MPI's signature, the plan's schedule or MPI's own. */
+static void
+write_dispatcher(FILE *f, CollKind kind, const LibScheds *ls, const char *prefix)
+{
+	const LibKind *k = &lib_kind[kind];
+	fprintf(f, "\n/* MPI_%s's parameters: the plan's schedule for a call it covers, else "
+	           "MPI's own */\nint\n%s_%s(%s)\n{\n", k->mpi, prefix, k->mpi, k->sig);
+	fprintf(f, "\tint e = collc_lib_pick(collc_lib_plan, COLLC_LIB_NENTRY, %s, comm, %s);\n",
+	        k->key, k->pick);
+	if (k->two_types)
+		fputs("\tif (e >= 0 && sendbuf != MPI_IN_PLACE && (sendcount != recvcount || "
+		      "sendtype != recvtype))\n\t\te = -1; /* same signature, other types: MPI's */\n", f);
+	fputs("\tswitch (e < 0 ? -1 : collc_lib_plan[e].sched) {\n", f);
+	for (int i = 0; i < ls->n; i++)
+		if (ls->s[i]->kind == kind)
+			fprintf(f, "\tcase %d:\n\t\tcollc_lib_ran[%d]++;\n\t\treturn %s_%s(%s, comm);\n", i,
+			        i, prefix, ls->s[i]->name, k->args);
+	fprintf(f, "\tdefault:\n\t\tcollc_lib_passed++;\n\t\treturn COLLC_MPI(%s)(%s, comm);\n\t}\n}\n",
+	        k->mpi, k->args);
+}
+
+/* The counts, the report, and under COLLC_PMPI MPI's names. */
+static void
+write_tail(FILE *f, const bool *has, const char *prefix, bool ambiguous)
+{
+	fprintf(f, "\nlong long\n%s_ran(const char *name)\n{\n\tlong long n = 0;\n"
+	           "\tfor (int i = 0; i < COLLC_LIB_NSCHED; i++)\n"
+	           "\t\tif (!name || strcmp(name, collc_lib_names[i]) == 0)\n"
+	           "\t\t\tn += collc_lib_ran[i];\n\treturn n;\n}\n", prefix);
+	fprintf(f, "\nlong long\n%s_passed(void)\n{\n\treturn collc_lib_passed;\n}\n", prefix);
+	fprintf(f, "\nvoid\n%s_report(void)\n{\n\tcollc_lib_report(\"%s\", COLLC_LIB_NSCHED, "
+	           "collc_lib_names, collc_lib_ran, collc_lib_passed);\n}\n", prefix, prefix);
+	fputs("\n/* ==== the PMPI drop-in: MPI's names for the kinds of the plan ==== */\n"
+	      "#ifdef COLLC_PMPI\n", f);
+	if (ambiguous)
+		fputs("#error \"two schedules of the plan cover the same calls (collc said which): the "
+		      "drop-in cannot choose; choose by size with a plan\"\n", f);
+	for (int kind = 0; kind < NCOLLKIND; kind++) {
+		if (!has[kind])
+			continue;
+		const LibKind *k = &lib_kind[kind];
+		fprintf(f, "int\nMPI_%s(%s)\n{\n\treturn %s_%s(%s, comm);\n}\n\n", k->mpi, k->sig,
+		        prefix, k->mpi, k->args);
+	}
+	fprintf(f, "int\nMPI_Finalize(void)\n{\n\t%s_report();\n\treturn PMPI_Finalize();\n}\n"
+	           "#endif\n", prefix);
+}
+
+static void
+write_source(FILE *f, const MpiLibPlan *plan, const LibScheds *ls, const char *prefix,
+             const char *header, bool ambiguous)
+{
+	fprintf(f, "/*\n * %s.c: an MPI library generated by collc from verified schedules "
+	           "(collc's\n * docs/mpi.md). The plan: a call runs the first entry it matches, "
+	           "any other\n * MPI's own collective; sizes as nccl-tests counts them.\n", prefix);
+	write_plan_comment(f, plan);
+	fprintf(f, " * Link it with its header %s, or build the PMPI drop-in (MPI's own names):\n"
+	           " *   mpicc -std=c11 -O2 -fPIC -shared -DCOLLC_PMPI %s.c -o lib%s.so\n"
+	           " * and LD_PRELOAD it. Threads: as MPI_THREAD_SERIALIZED, one call at a time\n"
+	           " * in a process (docs/mpi.md).\n */\n", header, prefix, prefix);
+	fprintf(f, "#include \"%s\"\n\n#include <limits.h>\n#include <stdint.h>\n#include <stdio.h>\n"
+	           "#include <stdlib.h>\n#include <string.h>\n", header);
+	mpi_write_part(f, collc_mpi_runtime_text, SHARED_FROM, SHARED_TO);
+	mpi_write_part(f, collc_mpi_runtime_text, MPI_COMM_FROM, MPI_COMM_TO);
+	mpi_write_part(f, collc_mpi_runtime_text, LIB_FROM, LIB_TO);
+	int nw;
+	Word *w = interpreter_names(&nw);
+	for (int i = 0; i < ls->n; i++)
+		write_schedule(f, ls->s[i], i, prefix, w, nw);
+	free(w);
+	write_plan_table(f, plan, ls);
+	bool has[NCOLLKIND] = {false};
+	for (int e = 0; e < plan->nentry; e++)
+		has[plan->entry[e].kind] = true;
+	for (int kind = 0; kind < NCOLLKIND; kind++)
+		if (has[kind])
+			write_dispatcher(f, (CollKind)kind, ls, prefix);
+	write_tail(f, has, prefix, ambiguous);
+}
+
+/* ---- the header ---- */
+
+static void
+write_header(FILE *f, const MpiLibPlan *plan, const LibScheds *ls, const char *prefix,
+             const char *header)
+{
+	fprintf(f, "/*\n * %s: the MPI library %s.c, generated by collc (collc's docs/mpi.md).\n"
+	           " * Its plan:\n", header, prefix);
+	write_plan_comment(f, plan);
+	fprintf(f, " * Calls into the library are made one at a time in a process (as\n"
+	           " * MPI_THREAD_SERIALIZED allows); any number of communicators.\n */\n"
+	           "#ifndef %s_H\n#define %s_H\n\n#include <mpi.h>\n#include <stddef.h>\n\n"
+	           "#ifdef __cplusplus\nextern \"C\" {\n#endif\n", prefix, prefix);
+	fputs("\n/* Each schedule, whatever the size: MPI_SUCCESS, or MPI_ERR_COMM (another size\n"
+	      " * of communicator, or an inter-communicator), MPI_ERR_TYPE, MPI_ERR_OP,\n"
+	      " * MPI_ERR_ROOT, MPI_ERR_COUNT, MPI_ERR_NO_MEM as docs/mpi.md says. */\n", f);
+	for (int i = 0; i < ls->n; i++)
+		fprintf(f, "int %s_%s(%s); /* %s by %s on %d ranks */\n", prefix, ls->s[i]->name,
+		        mpi_signature(ls->s[i]->kind), coll_kind_name[ls->s[i]->kind],
+		        ls->s[i]->algorithm, ls->s[i]->nrank);
+	fputs("\n/* MPI's parameters: the plan's schedule for a call it covers (communicator\n"
+	      " * size, predefined datatype, op, root and size), else MPI's own collective. */\n", f);
+	bool has[NCOLLKIND] = {false};
+	for (int e = 0; e < plan->nentry; e++)
+		has[plan->entry[e].kind] = true;
+	for (int kind = 0; kind < NCOLLKIND; kind++)
+		if (has[kind])
+			fprintf(f, "int %s_%s(%s);\n", prefix, lib_kind[kind].mpi, lib_kind[kind].sig);
+	fprintf(f, "\n/* Calls the schedule `name` ran through the dispatchers (NULL: all of\n"
+	           " * them), and calls they passed to MPI, in this process. */\n"
+	           "long long %s_ran(const char *name);\nlong long %s_passed(void);\n"
+	           "/* With COLLC_MPI_REPORT set, prints both to stderr (the drop-in does at\n"
+	           " * MPI_Finalize). */\nvoid %s_report(void);\n", prefix, prefix, prefix);
+	fputs("\n#ifdef __cplusplus\n}\n#endif\n#endif\n", f);
+}
+
+int
+mpi_lib_write(FILE *c, FILE *h, const MpiLibPlan *plan, const char *prefix, const char *header)
+{
+	LibScheds ls;
+	lib_scheds(plan, &ls);
+	bool ambiguous = false;
+	int rc = check_plan(plan, &ls, prefix, &ambiguous);
+	if (rc == 0) {
+		write_source(c, plan, &ls, prefix, header, ambiguous);
+		write_header(h, plan, &ls, prefix, header);
+	}
+	lib_scheds_free(&ls);
+	return rc;
+}
+
+/* ---- the target ---- */
+
+/* Writes m to dir/name whole; -1 after reporting. */
+static int
+write_in(const char *dir, const char *name, MemOut *m)
+{
+	char err[512];
+	size_t n = strlen(dir) + strlen(name) + 2;
+	char *path = xmalloc(n);
+	snprintf(path, n, "%s/%s", dir, name);
+	int rc = memout_write(m, path, err, sizeof err);
+	if (rc != 0)
+		error_file("%s", err);
+	free(path);
+	return rc;
+}
+
+int
+mpi_lib_write_dir(const MpiLibPlan *plan, const char *prefix, const char *dir)
+{
+	MemOut c, h;
+	size_t n = strlen(prefix) + 3;
+	char *cname = xmalloc(n), *hname = xmalloc(n);
+	snprintf(cname, n, "%s.c", prefix);
+	snprintf(hname, n, "%s.h", prefix);
+	int rc = mpi_lib_write(memout_open(&c), memout_open(&h), plan, prefix, hname);
+	if (rc == 0 && mkdir(dir, 0777) != 0 && errno != EEXIST) {
+		error_file("cannot make directory '%s': %s", dir, strerror(errno));
+		rc = -1;
+	}
+	if (rc == 0)
+		rc = write_in(dir, hname, &h);
+	else
+		memout_drop(&h);
+	if (rc == 0)
+		rc = write_in(dir, cname, &c);
+	else
+		memout_drop(&c);
+	free(cname);
+	free(hname);
+	return rc;
+}
+
+static int
+emit_lib(const Prog *p, const BuildOpts *o, const char *dir)
+{
+	Arena a = {0};
+	MpiLibPlan plan;
+	int rc = mpi_lib_plan_of(&a, p, o, &plan);
+	if (rc == 0)
+		rc = mpi_lib_write_dir(&plan, o->prefix ? o->prefix : "collc", dir);
+	arena_free(&a);
+	return rc;
+}
+
+const DirBackend mpi_lib_backend = {"mpi-lib", emit_lib};
