@@ -137,7 +137,10 @@ static int
 run_auto(Runner *u, const SimArgs *a, const Sched *s)
 {
 	Simulated *cand = arena_array(&u->arena, NALG, sizeof *cand);
-	for (int k = 0; k < a->nsize; k++) {
+	Routes routes;
+	routes_init(&routes, s->topo, ROUTE_SHORTEST);
+	int rc = 0;
+	for (int k = 0; k < a->nsize && rc == 0; k++) {
 		SimOpts o = a->opts;
 		u->prog.what = s->name;
 		human_bytes(a->sizes[k], u->prog.size, sizeof u->prog.size);
@@ -146,17 +149,19 @@ run_auto(Runner *u, const SimArgs *a, const Sched *s)
 		u->prog.k = k + 1;
 		o.progress = on_progress;
 		o.progress_ctx = &u->prog;
-		int best = fastest(cand, simulate_candidates(&u->arena, s, a->sizes[k], &o, cand));
+		int best = fastest(cand, simulate_candidates(&u->arena, &routes, s, a->sizes[k], &o, cand));
 		if (best < 0) {
 			error_at(s->loc, "auto: no algorithm of the library applies to '%s'", s->name);
-			return -1;
+			rc = -1;
+			break;
 		}
 		add_row(u, (Row){.name = s->name, .kind = cand[best].net->coll[0].kind,
 		                 .algorithm = sched_label(&u->arena, "auto:", cand[best].s),
 		                 .size = a->sizes[k], .net = cand[best].net, .coll = 0,
 		                 .r = cand[best].r});
 	}
-	return 0;
+	routes_free(&routes); /* the rows hold the nets, which copy the routes */
+	return rc;
 }
 
 static int

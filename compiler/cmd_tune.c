@@ -27,6 +27,7 @@
 #include "cli.h"
 #include "backend.h"
 #include "driver.h"
+#include "mpi_lib.h"
 #include "perf.h"
 #include "svgplot.h"
 #include "table.h"
@@ -36,6 +37,7 @@ enum { TUNE_MAX_SIZES = 64, TUNE_MAX_CANDS = NALG + 64 };
 typedef struct TuneArgs {
 	const char *path, *out, *plot, *collective;
 	const char *msccl_dir;  /* --msccl-dir DIR: one XML per range */
+	const char *mpi_lib, *prefix; /* --mpi-lib DIR [--prefix P]: P.c and P.h */
 	double sizes[TUNE_MAX_SIZES];
 	int nsize;
 	bool csv, json;
@@ -56,6 +58,7 @@ typedef struct Tuned {
 	Cand *cand;
 	int ncand;
 	int *best, *second;  /* per size: candidate indices; second -1 if alone */
+	Routes routes;       /* the library candidates' (kept with them, for deployment) */
 	double busbw_factor;
 } Tuned;
 
@@ -146,7 +149,7 @@ tune_size(Tuner *u, Tuned *t, const Prog *p, int k)
 	}
 	progress(u, t->s, k, "the library");
 	Simulated *lib = arena_array(&u->arena, NALG, sizeof *lib);
-	int n = simulate_candidates(&u->arena, t->s, size, &u->a->opts, lib);
+	int n = simulate_candidates(&u->arena, &t->routes, t->s, size, &u->a->opts, lib);
 	for (int i = 0; i < n; i++)
 		record(u, t, lib[i].s->algorithm, &lib[i], k);
 	return 0;
@@ -184,6 +187,7 @@ tune_one(Tuner *u, const Prog *p, const Sched *s)
 	t->best = arena_array(&u->arena, (size_t)n, sizeof *t->best);
 	t->second = arena_array(&u->arena, (size_t)n, sizeof *t->second);
 	t->busbw_factor = perf_busbw_factor(coll_kind_name[s->kind], s->nrank);
+	routes_init(&t->routes, s->topo, ROUTE_SHORTEST);
 	int rc = 0;
 	for (int k = 0; k < n && rc == 0; k++)
 		rc = tune_size(u, t, p, k);
@@ -486,6 +490,54 @@ write_msccl_dir(const Tuner *u)
 	return rc;
 }
 
+/* ---- deployment: an MPI library ---- */
+
+/* The plan as mpi_lib_write's entries: a range of a collective runs its
+ * choice, under the name NAME_R (the range's number: two ranges may run
+ * schedules of one name, or one schedule). The first range reaches down to
+ * 0 bytes and the last up without bound: a library takes every size of
+ * what the plan covers (its kinds, rank counts and roots); calls of
+ * anything else pass through to the MPI's own collective. */
+static int
+write_mpi_lib(Tuner *u)
+{
+	const TuneArgs *a = u->a;
+	int n = 0, cap = 0;
+	MpiLibEntry *e = NULL;
+	for (int i = 0; i < u->nt; i++) {
+		const Tuned *t = &u->t[i];
+		for (int k = 0, r = 0; k < a->nsize; r++) {
+			int j = range_end(t, a->nsize, k);
+			double lo, hi;
+			range_of(a, k, j, &lo, &hi);
+			const Sched *chosen = t->cand[t->best[k]].sched[k];
+			Sched *x = NEW(&u->arena, Sched);
+			/* simulated in the rank form (no group: a copy's routes made as it is
+			 * expanded), which the MPI target writes out explicitly */
+			*x = chosen->base && !chosen->group ? *sched_expand(&u->arena, chosen) : *chosen;
+			x->name = arena_printf(&u->arena, "%s_%d", t->s->name, r);
+			if (n == cap) {
+				cap = cap ? 2 * cap : 8;
+				e = xrealloc(e, (size_t)cap * sizeof *e);
+			}
+			bool rooted = KIND(x->kind) & KINDS_ROOTED;
+			/* below the plan, its smallest size's choice; above, its largest's */
+			e[n++] = (MpiLibEntry){.kind = x->kind, .nrank = x->nrank, .root = rooted ? x->root : -1,
+			                       .lo = k == 0 ? 0 : (int64_t)lo,
+			                       .hi = j + 1 == a->nsize ? MPI_LIB_ANY_SIZE : (int64_t)hi + 1,
+			                       .sched = x};
+			k = j + 1;
+		}
+	}
+	MpiLibPlan plan = {.nentry = n, .entry = e};
+	int rc = mpi_lib_write_dir(&plan, a->prefix ? a->prefix : "collc", a->mpi_lib) != 0;
+	free(e);
+	if (rc == 0)
+		fprintf(stderr, "tune: %d ranges in %s/%s.c and %s.h (docs/mpi.md)\n", n, a->mpi_lib,
+		        a->prefix ? a->prefix : "collc", a->prefix ? a->prefix : "collc");
+	return rc;
+}
+
 /* ---- the command ---- */
 
 static int
@@ -521,6 +573,10 @@ tune_opt(void *ctx, const char *name, const char *value)
 		a->plot = value;
 	} else if (strcmp(name, "msccl-dir") == 0) {
 		a->msccl_dir = value;
+	} else if (strcmp(name, "mpi-lib") == 0) {
+		a->mpi_lib = value;
+	} else if (strcmp(name, "prefix") == 0) {
+		a->prefix = value;
 	} else if (strcmp(name, "output") == 0) {
 		a->out = value;
 	} else if (strcmp(name, "csv") == 0) {
@@ -542,6 +598,8 @@ static const CliOpt tune_opts[] = {
 	{"output", 'o', "OUT", "write the table, CSV or JSON to OUT"},
 	{"plot", 0, "G.svg", "plot every candidate's busbw and the chosen envelope"},
 	{"msccl-dir", 0, "DIR", "write the plan as MSCCL XML, a file per range, for MSCCL_ALGO_DIR"},
+	{"mpi-lib", 0, "DIR", "write the plan as an MPI library, DIR/P.c and DIR/P.h (docs/mpi.md)"},
+	{"prefix", 0, "P", "--mpi-lib: the library's names start with P_ (default collc)"},
 };
 
 static int cmd_tune(int argc, char **argv);
@@ -616,6 +674,10 @@ cmd_tune(int argc, char **argv)
 		rc = plot(&u);
 	if (rc == 0 && a.msccl_dir)
 		rc = write_msccl_dir(&u);
+	if (rc == 0 && a.mpi_lib)
+		rc = write_mpi_lib(&u);
+	for (int i = 0; i < u.nt; i++)
+		routes_free(&u.t[i].routes);
 	sized_free(&u.sized);
 	input_free(&in);
 	arena_free(&u.arena);

@@ -300,11 +300,10 @@ simulate_one(Arena *a, const Sched *s, double size, const SimOpts *o, Simulated 
 }
 
 int
-simulate_candidates(Arena *a, const Sched *s, double size, const SimOpts *o, Simulated *out)
+simulate_candidates(Arena *a, Routes *routes, const Sched *s, double size, const SimOpts *o,
+                    Simulated *out)
 {
-	Routes routes;
-	routes_init(&routes, s->topo, ROUTE_SHORTEST);
-	AlgCtx c = alg_ctx_of(a, s, &routes);
+	AlgCtx c = alg_ctx_of(a, s, routes);
 	c.size = size;
 	c.compact = true; /* symmetric forms stream */
 	const char *names[NALG];
@@ -315,7 +314,6 @@ simulate_candidates(Arena *a, const Sched *s, double size, const SimOpts *o, Sim
 			out[m].net->coll[0].name = s->name;
 			m++;
 		}
-	routes_free(&routes);
 	return m;
 }
 

@@ -92,9 +92,10 @@ bool simulate_one(Arena *, const Sched *s, double size, const SimOpts *o, Simula
 /* The library's candidates for s's collective at `size`, as `auto` has
  * them (alg_auto: what the language accepts, built for the size), each
  * simulated with o; those the simulator cannot run are left out. Their
- * count, in out[0..NALG). `auto` in sim and sweep takes the fastest;
- * tune shows them all. */
-int simulate_candidates(Arena *, const Sched *s, double size, const SimOpts *o,
+ * count, in out[0..NALG). The candidates hold on to routes (shortest
+ * paths on s's topology): free it after them. `auto` in sim and sweep
+ * takes the fastest; tune shows them all. */
+int simulate_candidates(Arena *, Routes *routes, const Sched *s, double size, const SimOpts *o,
                         Simulated *out);
 /* The fastest of out[0..n), or -1 if n is 0. */
 int fastest(const Simulated *out, int n);

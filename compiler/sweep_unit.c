@@ -225,7 +225,11 @@ point_run(const Spec *s, const Source *g, double size, Record *r, char *err, siz
 	if (rc == 0 && strncmp(alg, "auto:", 5) == 0) {
 		/* as collc sim: every candidate simulated at this size, the fastest */
 		Simulated *cand = arena_array(&sim, NALG, sizeof *cand);
-		int best = fastest(cand, simulate_candidates(&sim, prog.sched[0], size, &s->opts, cand));
+		Routes routes;
+		routes_init(&routes, prog.sched[0]->topo, ROUTE_SHORTEST);
+		int best = fastest(cand, simulate_candidates(&sim, &routes, prog.sched[0], size, &s->opts,
+		                                             cand));
+		routes_free(&routes); /* the result is copied out below */
 		if (best < 0) {
 			error_at(prog.sched[0]->loc, "auto: no algorithm of the library applies to '%s'",
 			         prog.sched[0]->name);

@@ -578,7 +578,7 @@ report_counts(const char *out, const char *lib, int p, long *ran, long *passed)
  * each rank's report says the library ran exactly the calls the plan
  * covers and passed the others. */
 static void
-run_dropin(const MpiImpl *mpi, const char *env)
+run_dropin(const MpiImpl *mpi, const char *env, bool tuned)
 {
 	if (!have_mpi || system("command -v mpicc.mpich >/dev/null && command -v mpiexec.mpich "
 	                        ">/dev/null") != 0) {
@@ -586,15 +586,23 @@ run_dropin(const MpiImpl *mpi, const char *env)
 		return;
 	}
 	char cmd[4096];
+	/* the library of the file's collectives, or of collc tune's plan over
+	 * them from 4 bytes to 1 MiB (every size dropin.c calls) */
+	char make[1024];
+	if (tuned)
+		snprintf(make, sizeof make, "%s tune tests/mpi/dropin.coll --sizes 4B..1MiB --mode flow "
+		         "--mpi-lib %s/drop --prefix drop -o %s/plan.txt", COLLC_BIN, dir, dir);
+	else
+		snprintf(make, sizeof make, "%s build tests/mpi/dropin.coll --target mpi-lib --prefix drop "
+		         "-o %s/drop", COLLC_BIN, dir);
 	snprintf(cmd, sizeof cmd,
-	         "rm -rf %s/drop && %s build tests/mpi/dropin.coll --target mpi-lib --prefix drop "
-	         "-o %s/drop >%s/dlog 2>&1 && "
+	         "rm -rf %s/drop && %s >%s/dlog 2>&1 && "
 	         "%s -std=c11 -Wall -Wextra -Werror -O2 -fPIC -shared -DCOLLC_PMPI %s/drop/drop.c "
 	         "-o %s/drop/libdrop.so >>%s/dlog 2>&1 && "
 	         "%s -std=c11 -Wall -Wextra -Werror -O2 tests/mpi/dropin.c -o %s/drop/dropin "
 	         ">>%s/dlog 2>&1 && "
 	         "%s -np 4 %s%s/drop/libdrop.so %s/drop/dropin >>%s/dlog 2>&1",
-	         dir, COLLC_BIN, dir, dir, mpi->cc, dir, dir, dir, mpi->cc, dir, dir, mpi->run,
+	         dir, make, dir, mpi->cc, dir, dir, dir, mpi->cc, dir, dir, mpi->run,
 	         env, dir, dir, dir);
 	int rc = sh(cmd);
 	char log[300];
@@ -618,8 +626,23 @@ static void
 test_lib_dropin(void)
 {
 	/* each launcher's way of setting the ranks' environment, up to the path */
-	run_dropin(&open_mpi, "-x COLLC_MPI_REPORT=1 -x LD_PRELOAD=");
-	run_dropin(&mpich, "-genv COLLC_MPI_REPORT 1 -genv LD_PRELOAD ");
+	run_dropin(&open_mpi, "-x COLLC_MPI_REPORT=1 -x LD_PRELOAD=", false);
+	run_dropin(&mpich, "-genv COLLC_MPI_REPORT 1 -genv LD_PRELOAD ", false);
+}
+
+/* The same program with the library of collc tune's plan (several ranges
+ * per collective, each its fastest schedule) preloaded. */
+static void
+test_tuned_dropin(void)
+{
+	run_dropin(&open_mpi, "-x COLLC_MPI_REPORT=1 -x LD_PRELOAD=", true);
+	run_dropin(&mpich, "-genv COLLC_MPI_REPORT 1 -genv LD_PRELOAD ", true);
+	char path[300];
+	snprintf(path, sizeof path, "%s/plan.txt", dir);
+	char *plan = slurp(path, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(plan);
+	CU_ASSERT_PTR_NOT_NULL(strstr(plan, "plan:\n"));
+	free(plan);
 }
 
 /* Writes liba: a plan as collc tune would make one, three ranges for one
@@ -955,5 +978,7 @@ CU_TestInfo mpi_tests[] = {
 	{"mpi-lib: a bad prefix, a name of the library's own", test_lib_errors},
 	{"mpi-lib: docs/mpi.md's two ways, as printed", test_lib_doc},
 	{"mpi-lib: mpi_lib_write on plans of several ranges, and bad entries", test_lib_plan_checks},
+	{"collc tune --mpi-lib: the plan's library as a drop-in under Open MPI and MPICH",
+	 test_tuned_dropin},
 	CU_TEST_INFO_NULL,
 };
