@@ -518,7 +518,7 @@ test_sim_compare(void)
 	int rows = 0;
 	for (const char *l = strchr(table + 1, '\n'); l && l[1]; l = strchr(l + 1, '\n')) {
 		char name[32], base[32], size[32];
-		double speedup, energy, link, router, stat, tb, tr;
+		double speedup, energy, link, router, stat, tb = 0, tr = 0;
 		int n = sscanf(l + 1, "%31s %31s %31s %lfx %lfx %lf %lf %lf", name, base, size, &speedup,
 		               &energy, &link, &router, &stat);
 		assert_named(n == 8, __LINE__, __FILE__, "comparison row: %.60s", l + 1);
