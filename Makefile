@@ -165,7 +165,7 @@ test: deps-check readme-deps $(O)/backends/mpi/check.ok $(O)/tests/run $(COLLC)
 # the quick tier: every suite's fast tests (test_main.c's slow[] left out),
 # the golden files and the docs' commands among them
 check: deps-check readme-deps $(O)/tests/run $(COLLC)
-	$(O)/tests/run --quick
+	$(O)/tests/run --quick --jobs 2
 	tests/funclen.sh
 
 # line coverage of the suites (gcov, lcov): per folder, then overall
