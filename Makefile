@@ -178,11 +178,13 @@ coverage-run: $(O)/tests/run $(COLLC)
 	@command -v lcov >/dev/null || { echo "coverage: lcov is needed (apt-get install lcov)"; exit 1; }
 	lcov --quiet --zerocounters --directory $(O)
 	-$(O)/tests/run $(COV_TESTS) >$(O)/tests.log 2>&1; tail -6 $(O)/tests.log
-	lcov --quiet --capture --directory $(O) --base-directory . --output-file $(O)/all.info
-	@for d in $(COV_DIRS) '{$(shell echo $(COV_DIRS) | tr ' ' ,)}'; do \
-		lcov --quiet --extract $(O)/all.info "$(CURDIR)/$$d/*" --output-file $(O)/part.info && \
-		lcov --summary $(O)/part.info 2>&1 | sed -n "s|^ *lines\.*: *\([0-9.]*%\) (\(.*\))|$$d  \1  (\2)|p"; \
-	done | sed 's/^{.*}/overall/' | column -t
+	lcov --quiet --capture --directory $(O) --base-directory . --output-file $(O)/all.info 2>&1 \
+		| grep -v 'redefined at' || true
+	@set -f; for d in $(COV_DIRS) overall; do \
+		pat="$(CURDIR)/$$d/*"; [ $$d = overall ] && pat="$(COV_DIRS:%=$(CURDIR)/%/*)"; \
+		lcov --quiet --extract $(O)/all.info $$pat --output-file $(O)/part.info 2>/dev/null; \
+		lcov --summary $(O)/part.info 2>&1 | sed -n "s|^ *lines\.*: *\([0-9.]*%\) (\(.*\))|$$d \1 (\2)|p"; \
+	done | column -t
 
 # every checkable claim of the seeds regenerated (docs/reproduce.md)
 reproduce: $(COLLC)
