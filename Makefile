@@ -2,8 +2,10 @@
 #   make            build bin/collc
 #   make test       build and run every test (CUnit suites and golden files)
 #   make check      the quick tier, under a minute: every suite but the tests
-#                   tests/unit/test_main.c lists as slow, the golden files and
-#                   the docs' commands (`tests/run --times` shows each test's time)
+#                   tests/unit/test_main.c lists as slow (chosen by measurement:
+#                   `tests/run --times` prints each test's time), the golden
+#                   files and the docs' commands among them, in 2 processes
+#                   (docs/testing.md, "The quick tier")
 #   make coverage   the suites built with gcov (objects in build/cov), then line
 #                   coverage per folder and overall by lcov; COV_TESTS=--quick
 #                   runs only the quick tier
@@ -63,8 +65,8 @@ endif
 
 XML_CFLAGS := $(shell pkg-config --cflags libxml-2.0 2>/dev/null || echo -I/usr/include/libxml2)
 XML_LIBS   := $(shell pkg-config --libs libxml-2.0 2>/dev/null || echo -lxml2)
-override CPPFLAGS += -D_POSIX_C_SOURCE=200809L -Ibase -Icompiler -Igrammar -Iir -Ibackends -Iruntime \
-            -I$(O)/grammar -I$(O)/backends $(XML_CFLAGS)
+override CPPFLAGS += -D_POSIX_C_SOURCE=200809L -Ibase -Icompiler -Igrammar -Iir -Ibackends \
+            -Iruntime -I$(O)/grammar -I$(O)/backends $(XML_CFLAGS)
 override LDLIBS += $(XML_LIBS) -lprotobuf-c -lpthread -lm
 
 # Debian packages: build tools, libraries, and what the tests run. The one
@@ -93,7 +95,8 @@ $(COLLC): $(O)/compiler/main.o $(LIBOBJ)
 $(O)/tests/run: $(TOBJ) $(LIBOBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcunit
 
-$(O)/tests/%.o: override CPPFLAGS += -Itests/unit -Itests/fuzz -Iir -Ibackends -DCOLLC_BIN='"$(COLLC)"'
+$(O)/tests/%.o: override CPPFLAGS += -Itests/unit -Itests/fuzz -Iir -Ibackends \
+                                     -DCOLLC_BIN='"$(COLLC)"'
 
 $(O)/%.o: %.c
 	@mkdir -p $(@D)
@@ -292,11 +295,11 @@ reproducible-check:
 		mkdir -p $(REPRO)/$$d && \
 		tar -cf - --exclude=./build --exclude=./bin --exclude=./.git . | tar -xf - -C $(REPRO)/$$d && \
 		echo "== build in $(REPRO)/$$d" && \
-		$(MAKE) -s -C $(REPRO)/$$d all build/default/tests/run || exit 1; \
+		$(MAKE) -s -C $(REPRO)/$$d all $(O)/tests/run || exit 1; \
 	done
-	cmp $(REPRO)/one/bin/collc $(REPRO)/second-copy/bin/collc
-	cmp $(REPRO)/one/build/default/tests/run $(REPRO)/second-copy/build/default/tests/run
-	@echo "reproducible-check: bin/collc and the test runner are the same bytes in both"
+	cmp $(REPRO)/one/$(COLLC) $(REPRO)/second-copy/$(COLLC)
+	cmp $(REPRO)/one/$(O)/tests/run $(REPRO)/second-copy/$(O)/tests/run
+	@echo "reproducible-check: $(COLLC) and the test runner are the same bytes in both"
 	rm -rf $(REPRO)
 
 # what `make install` puts where (uninstall removes exactly these)
