@@ -7,8 +7,8 @@
 #                   files and the docs' commands among them, in 2 processes
 #                   (docs/testing.md, "The quick tier")
 #   make coverage   the suites built with gcov (objects in build/cov), then line
-#                   coverage per folder and overall by lcov; COV_TESTS=--quick
-#                   runs only the quick tier
+#                   coverage per folder and overall by lcov; COV_TESTS='--quick
+#                   --jobs 2' runs only the quick tier
 #   make reproducible-check  build twice in two directories, compare the binaries
 #   make SAN=1 test the same under AddressSanitizer and UBSan (objects in build/san)
 #   make bench      time and peak memory of the large cases, against their targets
