@@ -1,6 +1,15 @@
 # collc: a schedule compiler for collective communication.
 #   make            build bin/collc
 #   make test       build and run every test (CUnit suites and golden files)
+#   make check      the quick tier, under a minute: every suite but the tests
+#                   tests/unit/test_main.c lists as slow (chosen by measurement:
+#                   `tests/run --times` prints each test's time), the golden
+#                   files and the docs' commands among them, in 2 processes
+#                   (docs/testing.md, "The quick tier")
+#   make coverage   the suites built with gcov (objects in build/cov), then line
+#                   coverage per folder and overall by lcov; COV_TESTS='--quick
+#                   --jobs 2' runs only the quick tier
+#   make reproducible-check  build twice in two directories, compare the binaries
 #   make SAN=1 test the same under AddressSanitizer and UBSan (objects in build/san)
 #   make bench      time and peak memory of the large cases, against their targets
 #   make fuzz       build the libFuzzer targets (tests/fuzz, clang) and run each
@@ -11,6 +20,10 @@
 #   make install PREFIX=/usr/local   collc, its man page, docs, examples, bash
 #                   completion and Vim syntax; make uninstall PREFIX=... removes them
 #   make clean
+#
+# CFLAGS, CPPFLAGS, LDFLAGS and LDLIBS given on the command line add to the
+# flags collc needs (C11, the warnings, the sanitizers of SAN=1), never replace
+# them: `make CFLAGS=-O0` is still a C11 build with every warning.
 
 CC     ?= cc
 BISON  ?= bison
@@ -20,23 +33,31 @@ PREFIX ?= /usr/local
 WARN   := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
           -Wmissing-prototypes -Wwrite-strings -Wformat=2 -Wvla
 CFLAGS ?= -O2 -g
-CFLAGS += -std=c11 $(WARN)
+# the source paths compiled into the objects (debug information) are relative
+# to the checkout, so two checkouts build the same bytes (reproducible-check)
+override CFLAGS += -std=c11 $(WARN) -ffile-prefix-map=$(CURDIR)=.
 ifdef WERROR
-CFLAGS += -Werror
+override CFLAGS += -Werror
 endif
 
 ifdef SAN
 O      := build/san
 BINDIR := build/san/bin
-CFLAGS += -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
-LDFLAGS += -fsanitize=address,undefined
+override CFLAGS += -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
+          -fno-sanitize-recover=all
+override LDFLAGS += -fsanitize=address,undefined
 else ifdef FUZZ
 CC     := clang
 O      := build/fuzz
 BINDIR := build/fuzz/bin
-CFLAGS += -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined \
+override CFLAGS += -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined \
           -fno-sanitize-recover=all -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
-LDFLAGS += -fsanitize=address,undefined
+override LDFLAGS += -fsanitize=address,undefined
+else ifdef COV
+O      := build/cov
+BINDIR := build/cov/bin
+override CFLAGS += -O0 --coverage
+override LDFLAGS += --coverage
 else
 O      := build/default
 BINDIR := bin
@@ -44,13 +65,15 @@ endif
 
 XML_CFLAGS := $(shell pkg-config --cflags libxml-2.0 2>/dev/null || echo -I/usr/include/libxml2)
 XML_LIBS   := $(shell pkg-config --libs libxml-2.0 2>/dev/null || echo -lxml2)
-CPPFLAGS += -D_POSIX_C_SOURCE=200809L -Ibase -Icompiler -Igrammar -Iir -Ibackends -Iruntime \
-            -I$(O)/grammar -I$(O)/backends $(XML_CFLAGS)
-LDLIBS   += $(XML_LIBS) -lprotobuf-c -lpthread -lm
+override CPPFLAGS += -D_POSIX_C_SOURCE=200809L -Ibase -Icompiler -Igrammar -Iir -Ibackends \
+            -Iruntime -I$(O)/grammar -I$(O)/backends $(XML_CFLAGS)
+override LDLIBS += $(XML_LIBS) -lprotobuf-c -lpthread -lm
 
-# Debian packages: build tools, libraries, and what the tests run.
+# Debian packages: build tools, libraries, and what the tests run. The one
+# list: `make deps` installs it, `make deps-check` looks for it, and README.md's
+# set-up paragraph names it word for word (`make readme-deps` checks that).
 DEPS := make gcc flex bison pkg-config libcunit1-dev libxml2-dev openmpi-bin libopenmpi-dev \
-        protobuf-c-compiler libprotobuf-c-dev man-db mpich python3
+        protobuf-c-compiler libprotobuf-c-dev man-db mpich python3 chromium graphviz lcov
 
 GEN    := $(O)/grammar/coll.tab.c $(O)/grammar/coll.lex.c $(O)/backends/chakra_et.pb-c.c \
           $(O)/backends/mpi_text.c $(O)/backends/explain_text.c
@@ -72,7 +95,8 @@ $(COLLC): $(O)/compiler/main.o $(LIBOBJ)
 $(O)/tests/run: $(TOBJ) $(LIBOBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcunit
 
-$(O)/tests/%.o: CPPFLAGS += -Itests/unit -Itests/fuzz -Iir -Ibackends -DCOLLC_BIN='"$(COLLC)"'
+$(O)/tests/%.o: override CPPFLAGS += -Itests/unit -Itests/fuzz -Iir -Ibackends \
+                                     -DCOLLC_BIN='"$(COLLC)"'
 
 $(O)/%.o: %.c
 	@mkdir -p $(@D)
@@ -134,14 +158,43 @@ $(O)/grammar/coll.lex.c $(O)/grammar/coll.lex.h &: grammar/coll.l $(O)/grammar/c
 	@mkdir -p $(@D)
 	$(FLEX) -o $(O)/grammar/coll.lex.c --header-file=$(O)/grammar/coll.lex.h $<
 
-# every object may include the generated headers: build them first
-$(patsubst %.c,$(O)/%.o,$(SRC)) $(TOBJ) $(BENCH:%=%.o): $(O)/grammar/coll.tab.h $(O)/grammar/coll.lex.h \
-	$(O)/backends/chakra_et.pb-c.h
+# A generated header is made before the objects whose source includes it by
+# name (grep), as an order-only prerequisite: from then on the compiler's .d
+# files list who reads it, so touching backends/chakra_et.proto rebuilds its
+# users only. (coll.lex.c's own rule already waits for coll.tab.h.)
+users_of = $(patsubst %.c,$(O)/%.o,$(shell grep -l '^\#include "$(1)"' $(SRC) $(TSRC)))
+$(call users_of,coll.tab.h): | $(O)/grammar/coll.tab.h
+$(call users_of,coll.lex.h): | $(O)/grammar/coll.lex.h
+$(call users_of,chakra_et.pb-c.h): | $(O)/backends/chakra_et.pb-c.h
 
-test: deps-check $(O)/backends/mpi/check.ok $(O)/tests/run $(COLLC)
+test: deps-check readme-deps $(O)/backends/mpi/check.ok $(O)/tests/run $(COLLC)
 	$(O)/tests/run
 	tests/funclen.sh
 	python3 tests/reproduce.py --quick --collc $(COLLC) --out $(O)/reproduce-quick
+
+# the quick tier: every suite's fast tests (test_main.c's slow[] left out),
+# the golden files and the docs' commands among them
+check: deps-check readme-deps $(O)/tests/run $(COLLC)
+	$(O)/tests/run --quick --jobs 2
+	tests/funclen.sh
+
+# line coverage of the suites (gcov, lcov): per folder, then overall
+COV_TESTS ?=
+COV_DIRS  := base grammar ir runtime backends compiler
+coverage:
+	$(MAKE) COV=1 coverage-run
+
+coverage-run: $(O)/tests/run $(COLLC)
+	@command -v lcov >/dev/null || { echo "coverage: lcov is needed (apt-get install lcov)"; exit 1; }
+	lcov --quiet --zerocounters --directory $(O)
+	-$(O)/tests/run $(COV_TESTS) >$(O)/tests.log 2>&1; tail -6 $(O)/tests.log
+	lcov --quiet --capture --directory $(O) --base-directory . --output-file $(O)/all.info 2>&1 \
+		| grep -v 'redefined at' || true
+	@set -f; for d in $(COV_DIRS) overall; do \
+		pat="$(CURDIR)/$$d/*"; [ $$d = overall ] && pat="$(COV_DIRS:%=$(CURDIR)/%/*)"; \
+		lcov --quiet --extract $(O)/all.info $$pat --output-file $(O)/part.info 2>/dev/null; \
+		lcov --summary $(O)/part.info 2>&1 | sed -n "s|^ *lines\.*: *\([0-9.]*%\) (\(.*\))|$$d \1 (\2)|p"; \
+	done | column -t
 
 # every checkable claim of the seeds regenerated (docs/reproduce.md)
 reproduce: $(COLLC)
@@ -230,8 +283,31 @@ deps:
 # test needs CUnit, libxml2, Open MPI and MPICH: say how to get them instead of failing later
 deps-check:
 	@command -v dpkg-query >/dev/null || exit 0; \
-	missing=$$(for p in flex bison libcunit1-dev libxml2-dev openmpi-bin libopenmpi-dev mpich protobuf-c-compiler libprotobuf-c-dev man-db python3; do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
+	missing=$$(for p in $(DEPS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then echo "missing:$$(echo ' '$$missing); run 'make deps' (as root)"; exit 1; fi
+
+# README.md's set-up paragraph: "runs `make deps`, which installs `PACKAGES`"
+readme-deps:
+	@got=$$(tr '\n' ' ' <README.md | sed -n 's/.*runs `make deps`, which installs `\([^`]*\)`.*/\1/p' \
+		| tr -s ' '); \
+	[ "$$got" = "$(strip $(DEPS))" ] || { echo "README.md lists the packages '$$got'"; \
+		echo "the Makefile's DEPS are      '$(strip $(DEPS))'"; exit 1; }
+
+# two copies of the sources in directories of different lengths, each built
+# from scratch: the binaries must be the same bytes (no build path inside)
+REPRO := build/repro
+reproducible-check:
+	rm -rf $(REPRO)
+	@for d in one second-copy; do \
+		mkdir -p $(REPRO)/$$d && \
+		tar -cf - --exclude=./build --exclude=./bin --exclude=./.git . | tar -xf - -C $(REPRO)/$$d && \
+		echo "== build in $(REPRO)/$$d" && \
+		$(MAKE) -s -C $(REPRO)/$$d all $(O)/tests/run || exit 1; \
+	done
+	cmp $(REPRO)/one/$(COLLC) $(REPRO)/second-copy/$(COLLC)
+	cmp $(REPRO)/one/$(O)/tests/run $(REPRO)/second-copy/$(O)/tests/run
+	@echo "reproducible-check: $(COLLC) and the test runner are the same bytes in both"
+	rm -rf $(REPRO)
 
 # what `make install` puts where (uninstall removes exactly these)
 DOCDIR   = $(PREFIX)/share/doc/collc
@@ -270,7 +346,8 @@ uninstall:
 clean:
 	rm -rf build bin
 
-.PHONY: all test reproduce bench fuzz fuzz-build fuzz-run mutate demo deps deps-check install \
-        install-files uninstall clean mpi-runtime-check
+.PHONY: all test check coverage coverage-run reproducible-check reproduce bench fuzz fuzz-build \
+        fuzz-run mutate demo deps deps-check readme-deps install install-files uninstall clean \
+        mpi-runtime-check
 .SECONDARY:
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

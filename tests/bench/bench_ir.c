@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "ast.h"
+#include "bench_target.h"
 #include "ir.h"
 
 typedef struct Case {
@@ -84,7 +85,7 @@ main(void)
 {
 	printf("%-40s %9s %8s %7s %10s %10s %7s %7s\n", "case (build, verify, measure)", "time s",
 	       "target", "ratio", "peak MiB", "target", "ratio", "rounds");
-	int failed = 0;
+	int failed = 0, missed = 0;
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		int fds[2];
 		if (pipe(fds) != 0)
@@ -113,6 +114,8 @@ main(void)
 		printf("%-40s %9.3f %8.1f %7.3f %10.1f %10.0f %7.3f %7d\n", cases[i].name, t,
 		       cases[i].target_s, t / cases[i].target_s, mib, cases[i].target_mib,
 		       mib / cases[i].target_mib, rounds);
+		missed += missed_target(cases[i].name, "time", t, cases[i].target_s, "s");
+		missed += missed_target(cases[i].name, "peak memory", mib, cases[i].target_mib, "MiB");
 	}
-	return failed != 0;
+	return bench_summary("bench_ir", missed, failed);
 }

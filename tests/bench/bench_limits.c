@@ -17,6 +17,7 @@
 
 #include "ast.h"
 #include "bench_child.h"
+#include "bench_target.h"
 #include "backend.h"
 #include "ir.h"
 
@@ -32,8 +33,9 @@ static const struct {
 	{"collc run --size 1e12 (cli golden)", "run tests/golden/cli/ring4.coll --size 1e12"},
 };
 
-/* Runs collc with args, prints its wall and CPU time beside the target. */
-static void
+/* Runs collc with args, prints its wall and CPU time beside the target;
+ * 1 when it missed the target or did not exit 1 (a refusal). */
+static int
 time_one(const char *name, const char *args)
 {
 	char cmd[1024];
@@ -41,26 +43,32 @@ time_one(const char *name, const char *args)
 	double t0 = wall_seconds(), c0 = children_cpu();
 	int st = system(cmd);
 	double t = wall_seconds() - t0, c = children_cpu() - c0;
-	printf("%-40s %8.3f %8.3f %7.2f %6.3f %5d\n", name, t, c, 1.0, t / 1.0,
-	       WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	int rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	printf("%-40s %8.3f %8.3f %7.2f %6.3f %5d\n", name, t, c, 1.0, t / 1.0, rc);
+	if (rc != 1)
+		printf("  missed target: %s: exit status %d, a refusal (1) wanted\n", name, rc);
+	return missed_target(name, "wall time", t, 1.0, "s") + (rc != 1);
 }
 
-static void
+/* The number of refusals that missed their target. */
+static int
 time_refusals(void)
 {
 	printf("%-40s %8s %8s %7s %6s %5s\n", "refused case (collc binary)", "wall s", "cpu s",
 	       "target", "ratio", "exit");
 	glob_t g;
+	int missed = 0;
 	if (glob("tests/golden/limit-*.coll", 0, NULL, &g) == 0 &&
 	    glob("tests/golden/limit-*.ir", GLOB_APPEND, NULL, &g) == 0)
 		for (size_t i = 0; i < g.gl_pathc; i++) {
 			char args[512];
 			snprintf(args, sizeof args, "check %s", g.gl_pathv[i]);
-			time_one(g.gl_pathv[i] + strlen("tests/golden/"), args);
+			missed += time_one(g.gl_pathv[i] + strlen("tests/golden/"), args);
 		}
 	globfree(&g);
 	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
-		time_one(refused[i].name, refused[i].args);
+		missed += time_one(refused[i].name, refused[i].args);
+	return missed;
 }
 
 /* In a child (its own peak memory): build, write the IR text, time its
@@ -103,7 +111,7 @@ read_large(const void *unused, int fd)
 int
 main(void)
 {
-	time_refusals();
+	int missed = time_refusals();
 	char buf[128];
 	bool ok = in_child(read_large, NULL, buf, sizeof buf);
 	double tr = 0, tv = 0;
@@ -111,10 +119,11 @@ main(void)
 	size_t bytes = 0;
 	printf("\n%-40s %8s %8s %8s %9s\n", "schedule text file", "read s", "verify s", "peak MiB",
 	       "MiB read");
-	if (!ok || sscanf(buf, "%lf %lf %ld %zu", &tr, &tv, &kib, &bytes) != 4)
+	ok = ok && sscanf(buf, "%lf %lf %ld %zu", &tr, &tv, &kib, &bytes) == 4;
+	if (!ok)
 		printf("%-40s failed\n", "chain broadcast, 1048576 ranks");
 	else
 		printf("%-40s %8.3f %8.3f %8.1f %9.1f\n", "chain broadcast, 1048576 ranks", tr, tv,
 		       (double)kib / 1024, (double)bytes / (1 << 20));
-	return 0;
+	return bench_summary("bench_limits", missed, !ok);
 }

@@ -21,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_target.h"
+
 #ifndef COLLC_BIN
 #define COLLC_BIN "bin/collc"
 #endif
@@ -51,15 +53,16 @@ static const char sp64[] =
 	"tree B = bfs(T, root (0, 0));\n"
 	"collective allreduce AR on T { algorithm symmetric(trees B, group G); }\n";
 
-/* SP 64x64: each rank's plan, derived once per process. */
-static void
+/* SP 64x64: each rank's plan, derived once per process; 1 when it missed
+ * its target, 2 when it did not run. */
+static int
 plan_time(const char *dir)
 {
 	char cmd[4096];
 	snprintf(cmd, sizeof cmd, "%s/sp64.coll", dir);
 	FILE *f = fopen(cmd, "w");
 	if (!f)
-		return;
+		return 2;
 	fputs(sp64, f);
 	fclose(f);
 	snprintf(cmd, sizeof cmd,
@@ -77,11 +80,16 @@ plan_time(const char *dir)
 		pclose(p);
 	printf("%-36s %10s %10s %8s %8s\n", "plan derivation, per rank", "mean s", "max s",
 	       "target", "ratio");
-	if (!ok)
+	if (!ok) {
 		printf("%-36s failed: %s\n", "SP allreduce, torus(64, 64)", line);
-	else
-		printf("%-36s %10.4f %10.4f %8.2f %8.3f   (%d of 4096 ranks; %d messages)\n\n",
-		       "SP allreduce, torus(64, 64)", mean, worst, 0.1, worst / 0.1, ranks, ops);
+		return 2;
+	}
+	printf("%-36s %10.4f %10.4f %8.2f %8.3f   (%d of 4096 ranks; %d messages)\n",
+	       "SP allreduce, torus(64, 64)", mean, worst, 0.1, worst / 0.1, ranks, ops);
+	int missed = missed_target("SP allreduce, torus(64, 64)", "slowest rank's plan", worst, 0.1,
+	                           "s");
+	putchar('\n');
+	return missed;
 }
 
 /* The library of cases[i] (prefix benchlib, its collective AR) against
@@ -122,7 +130,7 @@ main(void)
 	char dir[] = "/tmp/collc-bench-mpi-XXXXXX";
 	if (!mkdtemp(dir))
 		return 1;
-	plan_time(dir);
+	int plan = plan_time(dir), missed = plan == 1, failed = plan == 2;
 	printf("%-28s %12s %12s %8s %8s   (best of %d)\n", "64 MiB of floats", "collc s", "MPI s",
 	       "ratio", "target", ITERS);
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -148,6 +156,7 @@ main(void)
 			printf("%-28s failed: %s\n", cases[i].name, line);
 			if (p)
 				pclose(p);
+			failed++;
 			continue;
 		}
 		pclose(p);
@@ -155,10 +164,14 @@ main(void)
 		tm /= 1e6;
 		printf("%-28s %12.4f %12.4f %8.2f %8.2f%s\n", cases[i].name, tc, tm, tm > 0 ? tc / tm : 0,
 		       1.1, strstr(line, "WRONG") ? "  (WRONG RESULT)" : "");
+		failed += strstr(line, "WRONG") != NULL;
+		missed += missed_target(cases[i].name, "collc / MPI time", tm > 0 ? tc / tm : 0, 1.1,
+		                        "x");
 	}
 	for (size_t i = 0; i < 2; i++) /* ring and SP on 8 ranks */
 		lib_sweep(dir, i);
 	char rm[128];
 	snprintf(rm, sizeof rm, "rm -rf %s", dir);
-	return system(rm) == 0 ? 0 : 1;
+	failed += system(rm) != 0;
+	return bench_summary("bench_mpi", missed, failed);
 }

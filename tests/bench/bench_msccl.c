@@ -25,6 +25,7 @@
 #include "backend.h"
 #include "base.h"
 #include "bench_child.h"
+#include "bench_target.h"
 #include "driver.h"
 #include "msccl.h"
 
@@ -163,6 +164,7 @@ main(void)
 	printf("%-30s %8s %8s %7s %6s %9s %9s %11s %11s %8s %6s %5s\n",
 	       "collc build --target msccl", "wall s", "cpu s", "target", "ratio", "XML MB",
 	       "cpu s/MB", "ring(128)", "x ring(128)", "programs", "widths", "exit");
+	int missed = 0, failed = 0;
 	for (size_t i = 0; i < NCASE; i++) {
 		if (i != ANCHOR)
 			run_case(i, &wall[i], &cpu[i], &mb[i], &status[i]);
@@ -187,7 +189,9 @@ main(void)
 		printf("%-30s %8.3f %8.3f %7s %6s %9.1f %9s %11s %11s %8s %6s %5d\n", cases[i].name,
 		       wall[i], cpu[i], target, ratio, mb[i], per, anc, rel, programs, widths,
 		       status[i]);
+		missed += missed_target(cases[i].name, "wall time", wall[i], cases[i].target, "s");
+		failed += status[i] != 0;
 		fflush(stdout);
 	}
-	return 0;
+	return bench_summary("bench_msccl", missed, failed);
 }

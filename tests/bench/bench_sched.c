@@ -15,6 +15,7 @@
 
 #include "ast.h"
 #include "bench_child.h"
+#include "bench_target.h"
 #include "ir.h"
 
 typedef struct Case {
@@ -69,6 +70,7 @@ main(void)
 {
 	printf("%-40s %8s %8s %8s %7s %6s %8s %7s %6s %9s\n", "case", "build s", "verify s",
 	       "total s", "target", "ratio", "peak MiB", "target", "ratio", "messages");
+	int missed = 0, failed = 0;
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char buf[128];
 		bool ok = in_child(run, &cases[i], buf, sizeof buf);
@@ -77,6 +79,7 @@ main(void)
 		int nmsg = 0;
 		if (!ok || sscanf(buf, "%lf %lf %ld %d", &tb, &tv, &kib, &nmsg) != 4) {
 			printf("%-40s failed\n", cases[i].name);
+			failed++;
 			continue;
 		}
 		const Case *c = &cases[i];
@@ -84,6 +87,8 @@ main(void)
 		printf("%-40s %8.3f %8.3f %8.3f %7.2f %6.3f %8.1f %7.0f %6.3f %9d\n", c->name, tb, tv,
 		       tb + tv, c->target_s, (tb + tv) / c->target_s, mib, c->target_mib,
 		       mib / c->target_mib, nmsg);
+		missed += missed_target(c->name, "total time", tb + tv, c->target_s, "s");
+		missed += missed_target(c->name, "peak memory", mib, c->target_mib, "MiB");
 	}
-	return 0;
+	return bench_summary("bench_sched", missed, failed);
 }

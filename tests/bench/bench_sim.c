@@ -41,6 +41,7 @@
 #include "sim.h"
 #include "simbuild.h"
 #include "bench_child.h"
+#include "bench_target.h"
 
 typedef struct Case {
 	const char *name;
@@ -306,8 +307,9 @@ ratio(double v, double target)
 		printf(" %7s %6s", "-", "-");
 }
 
+/* The in-process cases; adds their misses and failures to the counts. */
 static void
-bench_cases(void)
+bench_cases(int *missed, int *failed)
 {
 	printf("%-42s %8s %7s %6s %8s %7s %6s %8s %7s %6s %9s %6s\n", "case", "sim s", "target",
 	       "ratio", "total s", "target", "ratio", "peak MiB", "target", "ratio", "messages",
@@ -320,6 +322,7 @@ bench_cases(void)
 		if (!in_child(run, &cases[i], buf, sizeof buf) ||
 		    sscanf(buf, "%lf %lf %ld %d %lf", &ts, &tt, &kib, &nmsg, &g) != 5) {
 			printf("%-42s did not run\n", cases[i].name);
+			++*failed;
 			continue;
 		}
 		printf("%-42s %8.4f", cases[i].name, ts);
@@ -329,6 +332,10 @@ bench_cases(void)
 		printf(" %8.1f", (double)kib / 1024);
 		ratio((double)kib / 1024, cases[i].target_mib);
 		printf(" %9d %6.3f\n", nmsg, g);
+		*missed += missed_target(cases[i].name, "sim time", ts, cases[i].target_sim_s, "s") +
+		           missed_target(cases[i].name, "total time", tt, cases[i].target_total_s, "s") +
+		           missed_target(cases[i].name, "peak memory", (double)kib / 1024,
+		                         cases[i].target_mib, "MiB");
 	}
 }
 
@@ -339,9 +346,10 @@ main(int argc, char **argv)
 		bench_engines();
 		return 0;
 	}
-	bench_cases();
+	int missed = 0, failed = 0;
+	bench_cases(&missed, &failed);
 	if (argc > 1 && strcmp(argv[1], "cases") == 0)
-		return 0;
+		return bench_summary("bench_sim", missed, failed);
 	printf("\n%-42s %8s %7s %6s %8s %7s %6s\n", "case (the collc binary, end to end)", "cpu s",
 	       "target", "ratio", "peak MiB", "target", "ratio");
 	for (size_t i = 0; i < sizeof procs / sizeof procs[0]; i++) {
@@ -349,6 +357,7 @@ main(int argc, char **argv)
 		long kib;
 		if (!run_collc(procs[i].text, procs[i].mode, &cpu, &kib)) {
 			printf("%-42s did not run\n", procs[i].name);
+			failed++;
 			continue;
 		}
 		printf("%-42s %8.3f", procs[i].name, cpu);
@@ -356,7 +365,10 @@ main(int argc, char **argv)
 		printf(" %8.1f", (double)kib / 1024);
 		ratio((double)kib / 1024, procs[i].target_mib);
 		putchar('\n');
+		missed += missed_target(procs[i].name, "cpu time", cpu, procs[i].target_s, "s") +
+		          missed_target(procs[i].name, "peak memory", (double)kib / 1024,
+		                        procs[i].target_mib, "MiB");
 	}
 	bench_engines();
-	return 0;
+	return bench_summary("bench_sim", missed, failed);
 }

@@ -28,13 +28,23 @@ static void
 test_large_block(void)
 {
 	Arena a = {0};
-	size_t n = 3u << 20;
+	size_t n = 3u << 20, dirty = 0;
 	unsigned char *p = arena_alloc(&a, n);
-	p[0] = 1;
-	p[n - 1] = 2;
+	for (size_t i = 0; i < n; i++)
+		dirty += p[i] != 0;
+	CU_ASSERT_EQUAL(dirty, 0);
+	memset(p, 0xab, n);
+	/* the next allocation comes from a new chunk: outside the block, zeroed,
+	 * and writing it leaves the block as it was */
 	unsigned char *q = arena_alloc(&a, 16);
-	CU_ASSERT(q != NULL);
-	CU_ASSERT_EQUAL(p[n - 1], 2);
+	uintptr_t pb = (uintptr_t)p, qb = (uintptr_t)q;
+	CU_ASSERT(qb + 16 <= pb || qb >= pb + n);
+	for (size_t i = 0; i < 16; i++)
+		dirty += q[i] != 0;
+	memset(q, 0x5a, 16);
+	for (size_t i = 0; i < n; i++)
+		dirty += p[i] != 0xab;
+	CU_ASSERT_EQUAL(dirty, 0);
 	arena_free(&a);
 }
 

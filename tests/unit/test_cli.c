@@ -1013,6 +1013,70 @@ test_tune_msccl_dir(void)
 	free(out), free(err);
 }
 
+/* The time(us) of NAME's row at SIZE in sim's main table (up to the first
+ * blank line, before the comparison table). */
+static bool
+sim_row(const char *out, const char *name, const char *size, double *us)
+{
+	const char *end = strstr(out, "\n\n");
+	for (const char *l = out; l && *l && (!end || l < end); l = strchr(l, '\n'), l = l ? l + 1 : 0) {
+		char n[32], alg[64], sz[32], type[16], redop[16];
+		double count;
+		if (sscanf(l, "%31s %63s %31s %lf %15s %15s %lf", n, alg, sz, &count, type, redop,
+		           us) == 7 &&
+		    strcmp(n, name) == 0 && strcmp(sz, size) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* sim --compare: each row against the baseline of its kind and size; the
+ * speedup is the baseline's time over the row's (checked against the times
+ * of the main table), and the energy is its three parts' sum. */
+static void
+test_sim_compare(void)
+{
+	char *out, *err, args[1024];
+	write_in(tmpdir, "cmp.coll", "topology R = ring(8);\n"
+	                       "collective allreduce A on R { algorithm ring; }\n"
+	                       "collective allreduce B on R { algorithm recursive_doubling; }\n"
+	                       "collective allgather G on R { algorithm ring; }\n");
+	snprintf(args, sizeof args, "sim %s/cmp.coll --sizes 1MiB,4MiB --compare A", tmpdir);
+	CU_ASSERT_EQUAL(collc(args, &out, &err), 0);
+	const char *table = out ? strstr(out, "\ncollective  baseline") : NULL;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(table);
+	int rows = 0;
+	for (const char *l = strchr(table + 1, '\n'); l && l[1]; l = strchr(l + 1, '\n')) {
+		char name[32], base[32], size[32];
+		double speedup, energy, link, router, stat, tb = 0, tr = 0;
+		int n = sscanf(l + 1, "%31s %31s %31s %lfx %lfx %lf %lf %lf", name, base, size, &speedup,
+		               &energy, &link, &router, &stat);
+		assert_named(n == 8, __LINE__, __FILE__, "comparison row: %.60s", l + 1);
+		if (n != 8)
+			break;
+		rows++;
+		/* only B has a baseline: A is it, G (allgather) has none of its kind */
+		CU_ASSERT_STRING_EQUAL(name, "B");
+		CU_ASSERT_STRING_EQUAL(base, "A");
+		CU_ASSERT(sim_row(out, "A", size, &tb) && sim_row(out, "B", size, &tr));
+		assert_named(tr > 0 && fabs(speedup - tb / tr) < 2e-3, __LINE__, __FILE__,
+		             "%s B: speedup %.3f, times %.2f / %.2f us", size, speedup, tb, tr);
+		CU_ASSERT(speedup < 1); /* recursive doubling sends whole vectors: slower */
+		CU_ASSERT(fabs(link + router + stat - energy) < 2e-3);
+	}
+	CU_ASSERT_EQUAL(rows, 2);
+	free(out), free(err);
+	/* an unknown baseline, and a table that CSV has no place for */
+	snprintf(args, sizeof args, "sim %s/cmp.coll --sizes 1MiB --compare Z", tmpdir);
+	CU_ASSERT_EQUAL(collc(args, &out, &err), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "--compare: no collective named 'Z' was simulated"));
+	free(out), free(err);
+	snprintf(args, sizeof args, "sim %s/cmp.coll --sizes 1MiB --compare A --csv", tmpdir);
+	CU_ASSERT_EQUAL(collc(args, &out, &err), 2);
+	CU_ASSERT_STRING_EQUAL(out, "");
+	free(out), free(err);
+}
+
 CU_TestInfo cli_tests[] = {
 	{"sweep: shards merge byte-identically; busbw; statuses; spec errors", test_sweep},
 	{"sweep: a size's row is the same whatever else the sizes line holds", test_sweep_sizes},
@@ -1029,6 +1093,7 @@ CU_TestInfo cli_tests[] = {
 	{"sweep: its network axes are the registry's swept parameters", test_sweep_axes_registry},
 	{"tune --msccl-dir: the executor's selection picks the planned file, 1 KiB to 1 GiB",
 	 test_tune_msccl_dir},
+	{"sim --compare: speedup and energy against the baseline", test_sim_compare},
 	{"write errors, symbolic links, modes", test_write_errors_and_links},
 	{"help, version, usage errors", test_help_and_version},
 	{"golden command lines: --opt=value, help, suggestions", test_cli_golden},

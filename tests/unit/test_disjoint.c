@@ -11,6 +11,10 @@
 #include "ir.h"
 #include "tests.h"
 
+#ifndef COLLC_BIN
+#define COLLC_BIN "bin/collc"
+#endif
+
 /* The independent check: 0 when the trees are spanning arborescences on
  * their links, pairwise link-disjoint; else a line number of the failure. */
 static int
@@ -389,6 +393,101 @@ test_algorithm1_block(void)
 	case_free(&c);
 }
 
+/* One tree line of `collc check`'s printout on the 4x4 SuperMeshAlter:
+ * "  NAME: tree K of SET rooted at (r, c): height H, 15 edges: (r, c)->(r, c)[+] ...".
+ * checked on its own terms: it spans the 16 chiplets from its root over mesh
+ * links ('+', the pair's added parallel link, only where the file doubles a
+ * pair), with the height printed. Its directed links are marked in used[],
+ * which is how two trees of one set are found to share one. 0, or the line
+ * of the check that failed. */
+static int
+check_tree_line(const char *l, int k, char *set, int *root, unsigned char used[16][16][2])
+{
+	static const int doubled[][2] = {{0, 1}, {2, 3}, {12, 13}, {14, 15},
+	                                 {0, 4}, {8, 12}, {3, 7}, {11, 15}};
+	int num, r, c, height, nedge, n;
+	if (sscanf(l, "%*s tree %d of %15s rooted at (%d, %d): height %d, %d edges:%n", &num, set,
+	           &r, &c, &height, &nedge, &n) != 6 || num != k || nedge != 15)
+		return __LINE__;
+	*root = 4 * r + c;
+	int parent[16], seen = 0;
+	for (int v = 0; v < 16; v++)
+		parent[v] = -1;
+	for (const char *p = l + n;;) {
+		int a, b, x, y, m;
+		if (sscanf(p, " (%d, %d)->(%d, %d)%n", &a, &b, &x, &y, &m) != 4)
+			break;
+		p += m;
+		bool plus = *p == '+';
+		p += plus;
+		int u = 4 * a + b, v = 4 * x + y, pair = 0;
+		if (a < 0 || a > 3 || b < 0 || b > 3 || x < 0 || x > 3 || y < 0 || y > 3 ||
+		    abs(a - x) + abs(b - y) != 1 || v == *root || parent[v] >= 0)
+			return __LINE__;
+		for (size_t i = 0; i < countof(doubled); i++)
+			pair |= (doubled[i][0] == u && doubled[i][1] == v) ||
+			        (doubled[i][0] == v && doubled[i][1] == u);
+		if ((plus && !pair) || used[u][v][plus]++)
+			return __LINE__;
+		parent[v] = u;
+		seen++;
+	}
+	if (seen != 15)
+		return __LINE__;
+	int most = 0;
+	for (int v = 0; v < 16; v++) {
+		int depth = 0;
+		for (int w = v; w != *root; w = parent[w])
+			if (w < 0 || ++depth > 16)
+				return __LINE__; /* not reaching the root */
+		most = depth > most ? depth : most;
+	}
+	return most == height ? 0 : __LINE__;
+}
+
+/* `collc check` prints the link-disjoint trees of a pipelined schedule
+ * (examples/supermesh-disjoint.coll): per collective, every tree of every
+ * set in order, rooted where the file asks, spanning, of the printed
+ * height, and no directed link shared by two trees of one set. */
+static void
+test_check_prints_trees(void)
+{
+	static const int roots[16] = {0, 3, 15, 12, 1, 7, 14, 8, 2, 11, 13, 4, 5, 6, 10, 9};
+	static const struct {
+		const char *name;
+		int ntree;
+	} colls[] = {{"AR", 4}, {"RS", 16}, {"AG", 16}};
+	FILE *f = popen(COLLC_BIN " check examples/supermesh-disjoint.coll 2>&1", "r");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	char line[4096];
+	int count[3] = {0}, other = 0;
+	unsigned char used[16][16][2];
+	while (fgets(line, sizeof line, f)) {
+		size_t i = 0;
+		while (i < countof(colls) && !(strncmp(line, "  ", 2) == 0 &&
+		                               strncmp(line + 2, colls[i].name, 2) == 0 &&
+		                               strncmp(line + 4, ": tree ", 7) == 0))
+			i++;
+		if (i == countof(colls)) {
+			other += strstr(line, " tree ") != NULL;
+			continue;
+		}
+		int k = count[i]++;
+		if (k % 4 == 0)
+			memset(used, 0, sizeof used); /* a new set: its trees share no link */
+		char set[16];
+		int root = -1, bad = check_tree_line(line, k + 1, set, &root, used);
+		static const char *const sets[] = {"C", "S1", "S2", "S3"};
+		assert_named(bad == 0 && k < 16 && strcmp(set, sets[k / 4]) == 0 && root == roots[k],
+		             __LINE__, __FILE__, "check at line %d, root %d: %s", bad, root, line);
+	}
+	CU_ASSERT_EQUAL(pclose(f), 0);
+	for (size_t i = 0; i < countof(colls); i++)
+		assert_named(count[i] == colls[i].ntree, __LINE__, __FILE__, "%s: %d trees printed",
+		             colls[i].name, count[i]);
+	CU_ASSERT_EQUAL(other, 0);
+}
+
 CU_TestInfo disjoint_tests[] = {
 	{"which root sets Algorithm 1 builds", test_algorithm1_coverage},
 	{"Algorithm 1's block: the near k - 1 rows and columns", test_algorithm1_block},
@@ -399,5 +498,6 @@ CU_TestInfo disjoint_tests[] = {
 	{"tori and hyperx", test_torus_hyperx},
 	{"random regular graphs", test_random_regular},
 	{"a cut proves absence", test_cut_proves_absence},
+	{"collc check prints the trees: spanning, disjoint, heights", test_check_prints_trees},
 	CU_TEST_INFO_NULL,
 };

@@ -94,12 +94,20 @@ replay(const char *ext, void (*target)(const char *, const uint8_t *, size_t, FI
 	glob_t g;
 	char pattern[64];
 	snprintf(pattern, sizeof pattern, "tests/golden/*.%s", ext);
-	if (glob(pattern, 0, NULL, &g) != 0)
-		return; /* none yet */
+	/* every reader has regression files: none found is a failure (a moved
+	 * folder or a run from elsewhere would otherwise pass, checking nothing) */
+	int rc = glob(pattern, 0, NULL, &g);
+	assert_named(rc == 0 && g.gl_pathc > 0, __LINE__, __FILE__,
+	             "%s: no golden files (run from the repository root)", pattern);
+	if (rc != 0)
+		return;
 	for (size_t i = 0; i < g.gl_pathc; i++) {
 		const char *path = g.gl_pathv[i];
 		size_t len;
 		char *text = slurp(path, &len);
+		assert_named(text != NULL, __LINE__, __FILE__, "read %s", path);
+		if (!text)
+			continue;
 		char *copy = strdup(path);
 		char *diag = NULL;
 		size_t dlen;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "alg.h"
+#include "backend.h"
 #include "exec.h"
 #include "sim.h"
 #include "simbuild.h"
@@ -616,7 +617,100 @@ test_composition(void)
 	checked_free(&c);
 }
 
+/* Schedule text in memory (ir_backend), or NULL. */
+static char *
+ir_text(const Prog *p)
+{
+	char *buf = NULL;
+	size_t len;
+	FILE *mem = open_memstream(&buf, &len);
+	BuildOpts o = {0};
+	int rc = ir_backend.emit(p, &o, mem);
+	fclose(mem);
+	if (rc != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* Reads schedule text and verifies every schedule, diagnostics muted; 0 when both pass. */
+static int
+ir_back(const char *text, Prog *q)
+{
+	memset(q, 0, sizeof *q);
+	diag_mute(true);
+	diag_reset();
+	diag_source("o.ir", text, strlen(text));
+	int rc = ir_read(text, strlen(text), q);
+	for (int i = 0; rc == 0 && i < q->nsched; i++)
+		rc = verify(q->sched[i]);
+	diag_mute(false);
+	diag_reset();
+	return rc;
+}
+
+/* The circuit configurations of bridge schedules (16 nodes on 8 port pairs),
+ * written as schedule text and read back: the same phases (round, rewired or
+ * kept, every block's next), and the routes are checked against them: a
+ * phase read back wrong is refused. */
+static void
+test_phases_ir_round_trip(void)
+{
+	static const char text[] =
+		"topology O = optical_ring(16, ports 16);\n"
+		"collective alltoall A on O { algorithm bridge(reconfigs 2); }\n"
+		"collective allreduce B on O { algorithm bridge(reconfigs 1); }\n";
+	Checked c;
+	check_text(&c, "o.coll", text, strlen(text));
+	CU_ASSERT_EQUAL_FATAL(c.errors, 0);
+	Prog p = {0}, q;
+	diag_mute(true);
+	int built = lower(c.file, &p);
+	diag_mute(false);
+	CU_ASSERT_EQUAL_FATAL(built, 0);
+	CU_ASSERT_EQUAL_FATAL(p.nsched, 2);
+	char *ir = ir_text(&p);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ir);
+	CU_ASSERT_EQUAL_FATAL(ir_back(ir, &q), 0);
+	CU_ASSERT_EQUAL_FATAL(q.nsched, 2);
+	int nb = optical_nblock(p.sched[0]->topo);
+	CU_ASSERT_EQUAL(nb, 8);
+	for (int k = 0; k < 2; k++) {
+		const Sched *a = p.sched[k], *b = q.sched[k];
+		/* the initial ring, then one phase per reconfiguration: A's two, and
+		 * B's reduce-scatter and allgather halves one each */
+		CU_ASSERT_EQUAL(a->nphase, 3);
+		CU_ASSERT_EQUAL(sched_nreconfig(b), 2);
+		int same = a->nphase == b->nphase;
+		for (int i = 0; same && i < a->nphase; i++) {
+			same = a->phase[i].round == b->phase[i].round &&
+			       a->phase[i].reconfig == b->phase[i].reconfig;
+			for (int u = 0; same && u < nb; u++)
+				same = a->phase[i].next[u] == b->phase[i].next[u];
+		}
+		assert_named(same, __LINE__, __FILE__, "%s: the phases read back are those written",
+		             a->name);
+	}
+	/* and the text read back writes the same bytes */
+	char *again = ir_text(&q);
+	CU_ASSERT(again && strcmp(ir, again) == 0);
+	free(again);
+	prog_free(&q);
+	/* A's last phase (4 subrings of 2 blocks) turned back into the initial
+	 * ring: its rounds' routes use circuits that no longer exist */
+	char *last = strstr(ir, "phase 3 rewired 4 5 6 7 0 1 2 3\n");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(last);
+	memcpy(last, "phase 3 rewired 1 2 3 4 5 6 7 0\n", strlen("phase 3 rewired 1 2 3 4 5 6 7 0\n"));
+	CU_ASSERT_NOT_EQUAL(ir_back(ir, &q), 0);
+	prog_free(&q);
+	free(ir);
+	prog_free(&p);
+	checked_free(&c);
+}
+
 CU_TestInfo optical_tests[] = {
+	{"circuit configurations read back from schedule text", test_phases_ir_round_trip},
 	{"a route crosses each block once at most", test_route_room},
 	{"user schedules compose s_bruck, refuse a rewiring bridge", test_composition},
 	{"n = 64, delta = 10 us: 10x over static Bruck, shrinking with delta; mirrored 2x",
