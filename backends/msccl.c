@@ -77,6 +77,9 @@ typedef struct Op {
 	int chain;          /* send: the receive's accumulator chain (0: the chunk itself) */
 	int host;           /* a local op run in this op's tb, not the local one; -1 */
 	bool chainfirst;    /* ... whose first receive it is: r, not rrc */
+	int mate;           /* send: its receive; receive: its send; -1 */
+	int fwd;            /* send: the receive whose run it passes on unchanged, -1 */
+	bool forwarded;     /* receive: a later send passes its run on (fwd) */
 } Op;
 
 /* Many reducing receives of one chunk in one round (k-SP's star: 63 into
@@ -231,7 +234,8 @@ new_op(Lower *L, int rank, int peer, OpKind kind, int round, OpPhase phase)
 	Op *o = &L->op[L->nop];
 	memset(o, 0, sizeof *o);
 	*o = (Op){.rank = rank, .peer = peer, .kind = kind, .round = round, .phase = phase,
-	          .seq = L->nop, .fused = -1, .first = L->ncl, .reader = -1, .host = -1};
+	          .seq = L->nop, .fused = -1, .first = L->ncl, .reader = -1, .host = -1,
+	          .mate = -1, .fwd = -1};
 	return L->nop++;
 }
 
@@ -493,6 +497,25 @@ start_instance(Lower *L, int inst)
 		}
 }
 
+/* The receive whose run send op o passes on unchanged (the same chunks in
+ * the same order, read where it wrote them, waiting for nothing else), or
+ * -1: a candidate for fusion into rcs, rrs or rrcs (fuse), if the two share
+ * a tb, which keep_flows() arranges. */
+static int
+passed_on(const Lower *L, int o)
+{
+	const Op *x = &L->op[o];
+	if (x->ndep != 1)
+		return -1;
+	const Op *w = &L->op[x->dep[0]];
+	if (!is_recv(w->kind) || w->n != x->n || w->dst.buf != x->src.buf ||
+	    w->dst.off != x->src.off || w->rank != x->rank)
+		return -1;
+	if (memcmp(&L->cl[w->first], &L->cl[x->first], (size_t)x->n * sizeof(int)) != 0)
+		return -1;
+	return x->dep[0];
+}
+
 /* The sends of message g: one op per run of its chunks contiguous at the
  * sender, at the receiver's target and (reduce) at the receiver's operand,
  * each reading its chunks. Needs plan_chains for the round. */
@@ -559,6 +582,7 @@ lower_sends(Lower *L, const Msg *g, int round, int inst)
 			push_chunk(L, o, mc[k + j]);
 			read_chunk(L, o, g->src, mc[k + j]);
 		}
+		L->op[o].fwd = passed_on(L, o);
 		k += len;
 	}
 	free(mc);
@@ -598,6 +622,8 @@ lower_receives(Lower *L, int sfirst, int send_end, int round, int inst)
 		int o = new_op(L, dst, src, red && !L->op[so].chainfirst ? OP_RECV_REDUCE : OP_RECV_COPY,
 		               round, PH_RECV);
 		Op *x = &L->op[o];
+		L->op[so].mate = o;
+		x->mate = so;
 		const Op *sx = &L->op[so];
 		x->cnt = sx->cnt;
 		x->chan = sx->chan;
@@ -713,6 +739,41 @@ lower_instance(Lower *L, int inst)
 	}
 	copy_home(L, inst);
 	return 0;
+}
+
+/* A flow: a run received and passed on unchanged, hop after hop (a ring's
+ * chunk, reduced on its way round and then copied round). Each hop's
+ * receive fuses with the send that passes it on (rcs, rrs, rrcs) only if
+ * the two share a tb, so only if they share a channel: the whole flow
+ * keeps the channel of its first send, and flows take the channels in
+ * turn at their first sender (the spread's (seq + src + dst) would put
+ * every flow of a ring on channels of one parity, since src + dst = 2r + 1).
+ * A send passes a run on only when it is the run's one reader: a tree's
+ * run copied to several children stays spread. Needs the ops of one
+ * instance, [from, L->nop) in creation order (a receive before the sends
+ * that pass it on); pinned or unpaired widths keep the spread's channels. */
+static void
+keep_flows(Lower *L, int from, int inst)
+{
+	for (int o = from; o < L->nop; o++) {
+		Op *x = &L->op[o];
+		if (x->kind == OP_SEND && x->fwd >= 0 && L->op[x->fwd].reader == o)
+			L->op[x->fwd].forwarded = true;
+		else if (x->kind == OP_SEND)
+			x->fwd = -1;
+	}
+	int *heads = xcalloc((size_t)L->R + 1, sizeof *heads); /* flows begun per rank */
+	for (int o = from; o < L->nop; o++) {
+		Op *x = &L->op[o];
+		if (x->kind != OP_SEND || x->mate < 0)
+			continue;
+		if (x->fwd >= 0)
+			x->chan = L->op[x->fwd].chan;
+		else if (L->op[x->mate].forwarded)
+			x->chan = inst * L->nch + (heads[x->rank]++ + x->rank) % L->nch;
+		L->op[x->mate].chan = x->chan;
+	}
+	free(heads);
 }
 
 /* Program order inside a tb before interleave(): round, sends first, message. */
@@ -1161,16 +1222,19 @@ static void
 emit_op(const Lower *L, const Op *x, int sidx, MStep *ms)
 {
 	const Op *fz = x->fused >= 0 ? &L->op[x->fused] : NULL;
+	/* an operand the type does not use (the executor ignores it): i 0, the
+	 * fewest bytes */
+	const BLoc none = {MB_I, 0};
 	switch (x->kind) {
 	case OP_SEND:
-		set_step(ms, sidx, MT_S, x->src, x->src, x->cnt);
+		set_step(ms, sidx, MT_S, x->src, none, x->cnt);
 		break;
 	case OP_RECV_COPY:
-		set_step(ms, sidx, fz ? MT_RCS : MT_R, x->dst, x->dst, x->cnt);
+		set_step(ms, sidx, fz ? MT_RCS : MT_R, none, x->dst, x->cnt);
 		break;
 	case OP_RECV_REDUCE:
 		set_step(ms, sidx, x->nostore ? MT_RRS : fz ? MT_RRCS : MT_RRC, x->src,
-		         x->nostore ? x->src : x->dst, x->cnt);
+		         x->nostore ? none : x->dst, x->cnt);
 		break;
 	case OP_LOCAL_COPY:
 		set_step(ms, sidx, MT_CPY, x->src, x->dst, x->cnt);
@@ -1347,7 +1411,10 @@ build(Arena *a, const Sched *s, const Layout *lay, const BuildOpts *o, Width wd,
 	int lowered = 0;
 	for (int i = 0; lowered == 0 && i < L->inst; i++) {
 		memset(L->connseq, 0, (size_t)R * R * sizeof(int));
+		int from = L->nop;
 		lowered = lower_instance(L, i);
+		if (lowered == 0 && !L->pinned && !L->unpaired)
+			keep_flows(L, from, i);
 	}
 	arena_own(a, L->op); /* no op is added after this */
 	if (lowered != 0)
