@@ -1305,6 +1305,29 @@ plan_rank(Lower *L, RankB *k, Waits *w, int r, int maxsteps, Built *b, int *wors
 	return stepof;
 }
 
+/* Whether a rank's elements, as the executor's parser stores them (<algo>,
+ * every <gpu>, the rank's <tb>s and <step>s), are over its limit; the
+ * worst rank is named in b->why. Needs plan_rank. */
+static bool
+nodes_over(const RankB *rb, int R, Built *b)
+{
+	long worst = 0;
+	for (int r = 0; r < R; r++) {
+		long nodes = 1 + R + rb[r].ntb, steps = 0;
+		for (int t = 0; t < rb[r].ntb; t++)
+			steps += rb[r].tb[t].nstep;
+		nodes += steps;
+		if (nodes > MSCCL_MAX_NODES && nodes > worst) {
+			worst = nodes;
+			snprintf(b->why, sizeof b->why, "rank %d has %ld elements (<algo>, %d <gpu>, %d "
+			         "<tb> and %ld <step>); the executor's parser stores at most %d per rank "
+			         "(rule 7)", r, nodes, R, rb[r].ntb, steps, MSCCL_MAX_NODES);
+		}
+	}
+	b->excess = (double)worst / MSCCL_MAX_NODES;
+	return worst > 0;
+}
+
 /* One rank's gpu: its tbs and their steps. Needs plan_rank. */
 static void
 emit_rank(Lower *L, RankB *k, Waits *w, int **stepof, int r, int *line, MGpu *g)
@@ -1438,6 +1461,8 @@ build(Arena *a, const Sched *s, const Layout *lay, const BuildOpts *o, Width wd,
 		b->by_steps = true;
 		return 1;
 	}
+	if (nodes_over(rb, R, b))
+		return 1;
 	for (int r = 0; r < R; r++)
 		emit_rank(L, &rb[r], &w, stepof[r], r, &line, &p->gpu[r]);
 	mark_hasdep(p);
@@ -1765,6 +1790,13 @@ msccl_lower_counted(Arena *a, const Sched *sched, const BuildOpts *o, MProg *out
 	MscclStats none;
 	stats = stats ? stats : &none;
 	memset(stats, 0, sizeof *stats);
+	if (strlen(sched->name) > MSCCL_MAX_VALUE) {
+		error_at(sched->loc, "'%.20s...' cannot be written for MSCCL: its name is %zu bytes, "
+		         "and the executor's parser holds attribute values of at most %d bytes (a "
+		         "longer name overflows its buffer)", sched->name, strlen(sched->name),
+		         MSCCL_MAX_VALUE);
+		return -1;
+	}
 	if (sched->nrank > MSCCL_MAX_GPUS) {
 		error_at(sched->loc, "'%s' has %d ranks: MSCCL programs here have at most %d "
 		         "(ngpus; the symbolic check's limit)", sched->name, sched->nrank, MSCCL_MAX_GPUS);
