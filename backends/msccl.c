@@ -30,8 +30,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <libxml/xmlwriter.h>
-
 #include "backend.h"
 #include "msccl.h"
 
@@ -741,27 +739,62 @@ lower_instance(Lower *L, int inst)
 	return 0;
 }
 
+/* Whether each send of [from, L->nop) is its connection's only run of its
+ * round: alone[o - from]. Ops are made round by round. */
+static bool *
+alone_runs(const Lower *L, int from)
+{
+	int R = L->R, n = L->nop - from;
+	bool *alone = xcalloc((size_t)n + 1, 1);
+	int *count = xcalloc((size_t)R * R + 1, sizeof *count);
+	for (int i = 0, j; i < n; i = j) {
+		int round = L->op[from + i].round;
+		for (j = i; j < n && L->op[from + j].round == round; j++)
+			if (L->op[from + j].kind == OP_SEND)
+				count[L->op[from + j].rank * R + L->op[from + j].peer]++;
+		for (int k = i; k < j; k++) {
+			const Op *x = &L->op[from + k];
+			if (x->kind == OP_SEND)
+				alone[k] = count[x->rank * R + x->peer] == 1;
+		}
+		for (int k = i; k < j; k++)
+			if (L->op[from + k].kind == OP_SEND)
+				count[L->op[from + k].rank * R + L->op[from + k].peer] = 0;
+	}
+	free(count);
+	return alone;
+}
+
 /* A flow: a run received and passed on unchanged, hop after hop (a ring's
- * chunk, reduced on its way round and then copied round). Each hop's
- * receive fuses with the send that passes it on (rcs, rrs, rrcs) only if
- * the two share a tb, so only if they share a channel: the whole flow
- * keeps the channel of its first send, and flows take the channels in
- * turn at their first sender (the spread's (seq + src + dst) would put
- * every flow of a ring on channels of one parity, since src + dst = 2r + 1).
- * A send passes a run on only when it is the run's one reader: a tree's
- * run copied to several children stays spread. Needs the ops of one
- * instance, [from, L->nop) in creation order (a receive before the sends
- * that pass it on); pinned or unpaired widths keep the spread's channels. */
+ * chunk, reduced on its way round and then copied round). A hop's receive
+ * fuses with the send that passes it on (rcs, rrs, rrcs) only if the two
+ * share a tb, so a channel, and follow each other in it: the flow keeps
+ * the channel of its first send where each hop is its connection's only
+ * run of its round and is passed on in the next round (as in a ring), and
+ * flows take the channels in turn at their first sender (the spread's
+ * (seq + src + dst) would put every flow of a ring on channels of one
+ * parity, since src + dst = 2r + 1). A send passes a run on only as its
+ * one reader: a tree's run copied to several children stays spread, and
+ * so do runs sharing a connection in a round (an alltoall's relays, whose
+ * tbs kept together would exceed the step limit). Needs the ops of one
+ * instance, [from, L->nop), in creation order; pinned or unpaired widths
+ * keep the spread's channels. */
 static void
 keep_flows(Lower *L, int from, int inst)
 {
+	bool *alone = alone_runs(L, from);
 	for (int o = from; o < L->nop; o++) {
 		Op *x = &L->op[o];
-		if (x->kind == OP_SEND && x->fwd >= 0 && L->op[x->fwd].reader == o)
+		if (x->kind != OP_SEND)
+			continue;
+		const Op *w = x->fwd >= 0 ? &L->op[x->fwd] : NULL;
+		if (w && w->reader == o && w->round + 1 == x->round && w->mate >= from &&
+		    alone[o - from] && alone[w->mate - from])
 			L->op[x->fwd].forwarded = true;
-		else if (x->kind == OP_SEND)
+		else
 			x->fwd = -1;
 	}
+	free(alone);
 	int *heads = xcalloc((size_t)L->R + 1, sizeof *heads); /* flows begun per rank */
 	for (int o = from; o < L->nop; o++) {
 		Op *x = &L->op[o];
@@ -1473,70 +1506,142 @@ build(Arena *a, const Sched *s, const Layout *lay, const BuildOpts *o, Width wd,
 
 static const char *const bufs[] = {"i", "o", "s"};
 
+/* The XML as the executor's parser reads it: no declaration, one element
+ * per line, two-space indentation, each element's attributes on its line
+ * in double quotes, plain decimals (what libxml2's text writer wrote, made
+ * here directly: formatting each number through the writer was a third of
+ * a ring(128) build). */
+typedef struct XOut {
+	char *buf;
+	size_t len, cap;
+} XOut;
+
+static void
+xo_reserve(XOut *o, size_t n)
+{
+	if (o->len + n <= o->cap)
+		return;
+	while (o->len + n > o->cap)
+		o->cap = o->cap ? 2 * o->cap : 1 << 16;
+	o->buf = xrealloc(o->buf, o->cap);
+}
+
+static void
+xo_str(XOut *o, const char *str)
+{
+	size_t n = strlen(str);
+	xo_reserve(o, n);
+	memcpy(o->buf + o->len, str, n);
+	o->len += n;
+}
+
+static void
+xo_long(XOut *o, long long v)
+{
+	char tmp[24];
+	int n = 0;
+	unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+	do
+		tmp[n++] = (char)('0' + u % 10);
+	while ((u /= 10) > 0);
+	xo_reserve(o, (size_t)n + 1);
+	if (v < 0)
+		o->buf[o->len++] = '-';
+	while (n > 0)
+		o->buf[o->len++] = tmp[--n];
+}
+
+/* ` key="v"`, a number */
+static void
+xo_num(XOut *o, const char *key, long long v)
+{
+	xo_str(o, " ");
+	xo_str(o, key);
+	xo_str(o, "=\"");
+	xo_long(o, v);
+	xo_str(o, "\"");
+}
+
+/* ` key="v"`, a string, escaped as libxml2 escapes attribute values */
+static void
+xo_text(XOut *o, const char *key, const char *v)
+{
+	xo_str(o, " ");
+	xo_str(o, key);
+	xo_str(o, "=\"");
+	for (; *v; v++) {
+		const char *e = *v == '&' ? "&amp;" : *v == '<' ? "&lt;" : *v == '>' ? "&gt;"
+		                : *v == '"' ? "&quot;" : *v == '\n' ? "&#10;" : *v == '\r' ? "&#13;"
+		                : *v == '\t' ? "&#9;" : NULL;
+		if (e) {
+			xo_str(o, e);
+		} else {
+			xo_reserve(o, 1);
+			o->buf[o->len++] = *v;
+		}
+	}
+	xo_str(o, "\"");
+}
+
+static void
+xo_step(XOut *o, const MStep *st)
+{
+	xo_str(o, "      <step");
+	xo_num(o, "s", st->s);
+	xo_text(o, "type", mtype_name[st->type]);
+	xo_text(o, "srcbuf", bufs[st->srcbuf]);
+	xo_num(o, "srcoff", st->srcoff);
+	xo_text(o, "dstbuf", bufs[st->dstbuf]);
+	xo_num(o, "dstoff", st->dstoff);
+	xo_num(o, "cnt", st->cnt);
+	xo_num(o, "depid", st->depid);
+	xo_num(o, "deps", st->deps);
+	xo_num(o, "hasdep", st->hasdep);
+	xo_str(o, "/>\n");
+}
+
 static int
 write_xml(const MProg *p, FILE *f)
 {
-	xmlBufferPtr xb = xmlBufferCreate();
-	xmlTextWriterPtr w = xmlNewTextWriterMemory(xb, 0);
-	if (!xb || !w)
-		die("libxml2: cannot create a writer");
-	xmlTextWriterSetIndent(w, 1);
-	xmlTextWriterSetIndentString(w, (const xmlChar *)"  ");
-	/* no xmlTextWriterStartDocument: the executor refuses a declaration */
-#define EL(n) xmlTextWriterStartElement(w, (const xmlChar *)(n))
-#define AT(n, ...) xmlTextWriterWriteFormatAttribute(w, (const xmlChar *)(n), __VA_ARGS__)
-	EL("algo");
-	AT("name", "%s", p->name);
-	AT("proto", "%s", mproto_name[p->proto]);
-	AT("nchannels", "%d", p->nchannels);
-	AT("nchunksperloop", "%d", p->nchunksperloop);
-	AT("ngpus", "%d", p->ngpus);
-	AT("coll", "%s", p->coll_name);
-	AT("inplace", "%d", p->inplace);
+	XOut o = {0};
+	xo_str(&o, "<algo");
+	xo_text(&o, "name", p->name);
+	xo_text(&o, "proto", mproto_name[p->proto]);
+	xo_num(&o, "nchannels", p->nchannels);
+	xo_num(&o, "nchunksperloop", p->nchunksperloop);
+	xo_num(&o, "ngpus", p->ngpus);
+	xo_text(&o, "coll", p->coll_name);
+	xo_num(&o, "inplace", p->inplace);
 	if (!p->legacy)
-		AT("outofplace", "%d", p->outofplace);
-	AT("minBytes", "%lld", (long long)p->min_bytes);
-	AT("maxBytes", "%lld", (long long)p->max_bytes);
+		xo_num(&o, "outofplace", p->outofplace);
+	xo_num(&o, "minBytes", p->min_bytes);
+	xo_num(&o, "maxBytes", p->max_bytes);
+	xo_str(&o, ">\n");
 	for (int g = 0; g < p->ngpus; g++) {
 		const MGpu *gp = &p->gpu[g];
-		EL("gpu");
-		AT("id", "%d", g);
-		AT("i_chunks", "%d", gp->i_chunks);
-		AT("o_chunks", "%d", gp->o_chunks);
-		AT("s_chunks", "%d", gp->s_chunks);
+		xo_str(&o, "  <gpu");
+		xo_num(&o, "id", g);
+		xo_num(&o, "i_chunks", gp->i_chunks);
+		xo_num(&o, "o_chunks", gp->o_chunks);
+		xo_num(&o, "s_chunks", gp->s_chunks);
+		xo_str(&o, gp->ntb ? ">\n" : ">");
 		for (int t = 0; t < gp->ntb; t++) {
 			const MTb *tb = &gp->tb[t];
-			EL("tb");
-			AT("id", "%d", tb->id);
-			AT("send", "%d", tb->send);
-			AT("recv", "%d", tb->recv);
-			AT("chan", "%d", tb->chan);
-			for (int k = 0; k < tb->nstep; k++) {
-				const MStep *st = &tb->step[k];
-				EL("step");
-				AT("s", "%d", st->s);
-				AT("type", "%s", mtype_name[st->type]);
-				AT("srcbuf", "%s", bufs[st->srcbuf]);
-				AT("srcoff", "%d", st->srcoff);
-				AT("dstbuf", "%s", bufs[st->dstbuf]);
-				AT("dstoff", "%d", st->dstoff);
-				AT("cnt", "%d", st->cnt);
-				AT("depid", "%d", st->depid);
-				AT("deps", "%d", st->deps);
-				AT("hasdep", "%d", st->hasdep);
-				xmlTextWriterEndElement(w);
-			}
-			xmlTextWriterFullEndElement(w);
+			xo_str(&o, "    <tb");
+			xo_num(&o, "id", tb->id);
+			xo_num(&o, "send", tb->send);
+			xo_num(&o, "recv", tb->recv);
+			xo_num(&o, "chan", tb->chan);
+			xo_str(&o, tb->nstep ? ">\n" : ">");
+			for (int k = 0; k < tb->nstep; k++)
+				xo_step(&o, &tb->step[k]);
+			xo_str(&o, tb->nstep ? "    </tb>\n" : "</tb>\n");
 		}
-		xmlTextWriterFullEndElement(w);
+		xo_str(&o, gp->ntb ? "  </gpu>\n" : "</gpu>\n");
 	}
-	xmlTextWriterFullEndElement(w);
-#undef EL
-#undef AT
-	xmlFreeTextWriter(w);
-	fputs((const char *)xmlBufferContent(xb), f);
-	fputc('\n', f);
-	xmlBufferFree(xb);
+	xo_str(&o, "</algo>\n\n"); /* the blank line the libxml2 writer left */
+	fwrite(o.buf, 1, o.len, f);
+	free(o.buf);
 	return 0;
 }
 
