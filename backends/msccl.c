@@ -30,8 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend.h"
-#include "msccl.h"
+#include "msccl_lower.h"
 
 typedef struct BLoc {
 	int buf, off; /* MBuf, chunk; buf -1: not held */

@@ -23,6 +23,7 @@
 #include <sys/wait.h>
 
 #include "backend.h"
+#include "msccl_lower.h"
 #include "base.h"
 #include "bench_child.h"
 #include "driver.h"

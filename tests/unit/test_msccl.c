@@ -9,6 +9,7 @@
 #include <sys/resource.h>
 
 #include "backend.h"
+#include "msccl_lower.h"
 #include "exec.h"
 #include "msccl.h"
 #include "tests.h"
