@@ -777,10 +777,11 @@ alone_runs(const Lower *L, int from)
  * so do runs sharing a connection in a round (an alltoall's relays, whose
  * tbs kept together would exceed the step limit). Needs the ops of one
  * instance, [from, L->nop), in creation order; pinned or unpaired widths
- * keep the spread's channels. */
-static void
+ * keep the spread's channels. Returns the runs that kept a flow's channel. */
+static int
 keep_flows(Lower *L, int from, int inst)
 {
+	int kept = 0;
 	bool *alone = alone_runs(L, from);
 	for (int o = from; o < L->nop; o++) {
 		Op *x = &L->op[o];
@@ -799,13 +800,16 @@ keep_flows(Lower *L, int from, int inst)
 		Op *x = &L->op[o];
 		if (x->kind != OP_SEND || x->mate < 0)
 			continue;
-		if (x->fwd >= 0)
+		if (x->fwd >= 0) {
 			x->chan = L->op[x->fwd].chan;
+			kept++;
+		}
 		else if (L->op[x->mate].forwarded)
 			x->chan = inst * L->nch + (heads[x->rank]++ + x->rank) % L->nch;
 		L->op[x->mate].chan = x->chan;
 	}
 	free(heads);
+	return kept;
 }
 
 /* Program order inside a tb before interleave(): round, sends first, message. */
@@ -1051,6 +1055,7 @@ typedef struct Built {
 	bool pair_over;  /* an exchange's tb (send and receive peer the same) has more ops
 	                    than the step limit, nops aside: pinned, at every width */
 	bool any_width;  /* ... whatever the channels: no use trying more */
+	int flows;       /* runs passed on that kept their flow's channel (keep_flows) */
 } Built;
 
 static void
@@ -1446,6 +1451,7 @@ typedef struct Width {
 	int maxcnt;
 	bool unpaired;
 	bool mirror;
+	bool flows;     /* spread: flows keep their channel (keep_flows) */
 } Width;
 
 /* Lowers one schedule at one width: positions, ops per instance, thread
@@ -1468,8 +1474,8 @@ build(Arena *a, const Sched *s, const Layout *lay, const BuildOpts *o, Width wd,
 		memset(L->connseq, 0, (size_t)R * R * sizeof(int));
 		int from = L->nop;
 		lowered = lower_instance(L, i);
-		if (lowered == 0 && !L->pinned && !L->unpaired)
-			keep_flows(L, from, i);
+		if (lowered == 0 && wd.flows)
+			b->flows += keep_flows(L, from, i);
 	}
 	arena_own(a, L->op); /* no op is added after this */
 	if (lowered != 0)
@@ -1501,6 +1507,17 @@ build(Arena *a, const Sched *s, const Layout *lay, const BuildOpts *o, Width wd,
 	fill_header(p, L, o, wd.nch);
 	b->nch = wd.nch;
 	return 0;
+}
+
+/* The steps of a built program, nops included. */
+static long
+total_steps(const MProg *p)
+{
+	long n = 0;
+	for (int g = 0; g < p->ngpus; g++)
+		for (int t = 0; t < p->gpu[g].ntb; t++)
+			n += p->gpu[g].tb[t].nstep;
+	return n;
 }
 
 static const char *const bufs[] = {"i", "o", "s"};
@@ -1727,6 +1744,37 @@ typedef struct Search {
 	MscclStats *stats;
 } Search;
 
+/* build() at a width; spread with paired tbs, flows keep their channel,
+ * and where any did, the plain spread is built too and the better kept:
+ * the one that fits, else the one with fewer steps (a flow kept on one
+ * channel can cost elsewhere: TTO's trees on a mesh took 16 more steps of
+ * 3340), else the closer to fitting. *ta holds the program kept. */
+static int
+build_best(Arena *ta, const Search *S, Width wd, Built *b)
+{
+	wd.flows = !wd.pinned && !wd.unpaired;
+	int rc = build(ta, S->s, S->lay, S->o, wd, b);
+	if (rc < 0 || b->flows == 0 || b->any_width)
+		return rc;
+	Arena ta2 = {0};
+	Built *b2 = xcalloc(1, sizeof *b2);
+	wd.flows = false;
+	S->stats->widths++;
+	int rc2 = build(&ta2, S->s, S->lay, S->o, wd, b2);
+	bool take2 = rc2 == 0 ? rc != 0 || total_steps(&b2->p) < total_steps(&b->p)
+	             : rc2 == 1 && rc == 1 && b2->excess < b->excess;
+	if (take2) {
+		arena_free(ta);
+		*ta = ta2;
+		*b = *b2;
+		rc = rc2;
+	} else {
+		arena_free(&ta2);
+	}
+	free(b2);
+	return rc;
+}
+
 /* The widths search_widths tries, each twice (spread, then pinned): the
  * given one, or 1, 2, 4, ... channels per instance up to the executor's. */
 static int
@@ -1815,8 +1863,8 @@ search_widths(const Search *S, int maxcnt, bool unpaired, bool mirror, bool piec
 		/* each attempt in its own arena: only the one written is kept */
 		Arena ta = {0};
 		S->stats->widths++;
-		int rc = build(&ta, S->s, S->lay, o,
-		               (Width){tries[t], t % 2 == 1, maxcnt, unpaired, mirror}, &b);
+		Width wd = {tries[t], t % 2 == 1, maxcnt, unpaired, mirror, false};
+		int rc = build_best(&ta, S, wd, &b);
 		if (rc == 1 && b.any_width && !last) {
 			diag_mute(false);
 			last = true;
