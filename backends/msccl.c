@@ -125,6 +125,7 @@ typedef struct Lower {
 	bool *has0;         /* (rank, chunk) -> one of them comes in on chain 0 */
 	Chains *ch;         /* per rank, this round */
 	int *occupant;      /* alltoall: rank * N + input offset -> the chunk it holds at first */
+	long npassed;       /* sends that pass a receive's run on (passed_on): fusions at most */
 } Lower;
 
 static void
@@ -580,6 +581,7 @@ lower_sends(Lower *L, const Msg *g, int round, int inst)
 			read_chunk(L, o, g->src, mc[k + j]);
 		}
 		L->op[o].fwd = passed_on(L, o);
+		L->npassed += L->op[o].fwd >= 0;
 		k += len;
 	}
 	free(mc);
@@ -1056,6 +1058,8 @@ typedef struct Built {
 	                    than the step limit, nops aside: pinned, at every width */
 	bool any_width;  /* ... whatever the channels: no use trying more */
 	int flows;       /* runs passed on that kept their flow's channel (keep_flows) */
+	long floor;      /* no program of these ops has fewer steps: each fuses at most
+	                    the sends that pass a run on, whatever the channels */
 } Built;
 
 static void
@@ -1505,6 +1509,7 @@ build(Arena *a, const Sched *s, const Layout *lay, const BuildOpts *o, Width wd,
 		emit_rank(L, &rb[r], &w, stepof[r], r, &line, &p->gpu[r]);
 	mark_hasdep(p);
 	fill_header(p, L, o, wd.nch);
+	b->floor = L->nop - L->npassed;
 	b->nch = wd.nch;
 	return 0;
 }
@@ -1754,8 +1759,8 @@ build_best(Arena *ta, const Search *S, Width wd, Built *b)
 {
 	wd.flows = !wd.pinned && !wd.unpaired;
 	int rc = build(ta, S->s, S->lay, S->o, wd, b);
-	if (rc < 0 || b->flows == 0 || b->any_width)
-		return rc;
+	if (rc < 0 || b->flows == 0 || b->any_width || (rc == 0 && total_steps(&b->p) == b->floor))
+		return rc; /* no flows, or none can do better (a ring: every hop fused, no nop) */
 	Arena ta2 = {0};
 	Built *b2 = xcalloc(1, sizeof *b2);
 	wd.flows = false;
