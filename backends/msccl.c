@@ -23,9 +23,13 @@
  *
  * The passes of one width (build): place_chunks, lower_instance per
  * instance (start_instance, then per round lower_sends, lower_receives,
- * merge_chains; copy_home), form_tbs (assign_tbs, fuse, fuse_re), and per
- * rank emit_rank (live_positions, cross_tb_waits, number_steps, emit_tb),
- * then mark_hasdep and fill_header.
+ * merge_chains; copy_home) and keep_flows (a run passed on hop after hop
+ * keeps one channel, so its receives and sends fuse), form_tbs
+ * (assign_tbs, fuse, fuse_re), and per rank emit_rank (live_positions,
+ * cross_tb_waits, number_steps, emit_tb), then mark_hasdep and
+ * fill_header; build_best keeps the better of a width with flows and
+ * without. The XML is written directly (write_xml), within the executor
+ * parser's limits (4095 elements a rank, values of 255 bytes).
  */
 #include <stdlib.h>
 #include <string.h>

@@ -417,7 +417,11 @@ rank_hopeless(const MscclBound *b, int r, int nch, int inst, bool pinned, bool u
 	for (int p = 0; p < R; p++) {
 		long out = b->conn[cnt][(long)r * R + p], in = b->conn[cnt][(long)p * R + r];
 		/* run j of a connection goes to channel j + src + dst mod nch
-		 * (pinned: all to one): min(runs, nch) tbs each way */
+		 * (pinned: all to one): min(runs, nch) tbs each way. Flows that
+		 * keep one channel (msccl.c keep_flows) may take fewer; a width
+		 * skipped here is then one whose plain spread cannot fit, and
+		 * the search goes on wider, so the skip costs a width, never a
+		 * wrong program */
 		if (per == 1 && (out > maxsteps || in > maxsteps))
 			return true;
 		stbs += out < per ? out : per;
