@@ -23,17 +23,18 @@
  *
  * The passes of one width (build): place_chunks, lower_instance per
  * instance (start_instance, then per round lower_sends, lower_receives,
- * merge_chains; copy_home), form_tbs (assign_tbs, fuse, fuse_re), and per
- * rank emit_rank (live_positions, cross_tb_waits, number_steps, emit_tb),
- * then mark_hasdep and fill_header.
+ * merge_chains; copy_home) and keep_flows (a run passed on hop after hop
+ * keeps one channel, so its receives and sends fuse), form_tbs
+ * (assign_tbs, fuse, fuse_re), and per rank emit_rank (live_positions,
+ * cross_tb_waits, number_steps, emit_tb), then mark_hasdep and
+ * fill_header; build_best keeps the better of a width with flows and
+ * without. The XML is written directly (write_xml), within the executor
+ * parser's limits (4095 elements a rank, values of 255 bytes).
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include <libxml/xmlwriter.h>
-
-#include "backend.h"
-#include "msccl.h"
+#include "msccl_lower.h"
 
 typedef struct BLoc {
 	int buf, off; /* MBuf, chunk; buf -1: not held */
@@ -77,6 +78,9 @@ typedef struct Op {
 	int chain;          /* send: the receive's accumulator chain (0: the chunk itself) */
 	int host;           /* a local op run in this op's tb, not the local one; -1 */
 	bool chainfirst;    /* ... whose first receive it is: r, not rrc */
+	int mate;           /* send: its receive; receive: its send; -1 */
+	int fwd;            /* send: the receive whose run it passes on unchanged, -1 */
+	bool forwarded;     /* receive: a later send passes its run on (fwd) */
 } Op;
 
 /* Many reducing receives of one chunk in one round (k-SP's star: 63 into
@@ -125,6 +129,7 @@ typedef struct Lower {
 	bool *has0;         /* (rank, chunk) -> one of them comes in on chain 0 */
 	Chains *ch;         /* per rank, this round */
 	int *occupant;      /* alltoall: rank * N + input offset -> the chunk it holds at first */
+	long npassed;       /* sends that pass a receive's run on (passed_on): fusions at most */
 } Lower;
 
 static void
@@ -231,7 +236,8 @@ new_op(Lower *L, int rank, int peer, OpKind kind, int round, OpPhase phase)
 	Op *o = &L->op[L->nop];
 	memset(o, 0, sizeof *o);
 	*o = (Op){.rank = rank, .peer = peer, .kind = kind, .round = round, .phase = phase,
-	          .seq = L->nop, .fused = -1, .first = L->ncl, .reader = -1, .host = -1};
+	          .seq = L->nop, .fused = -1, .first = L->ncl, .reader = -1, .host = -1,
+	          .mate = -1, .fwd = -1};
 	return L->nop++;
 }
 
@@ -493,6 +499,25 @@ start_instance(Lower *L, int inst)
 		}
 }
 
+/* The receive whose run send op o passes on unchanged (the same chunks in
+ * the same order, read where it wrote them, waiting for nothing else), or
+ * -1: a candidate for fusion into rcs, rrs or rrcs (fuse), if the two share
+ * a tb, which keep_flows() arranges. */
+static int
+passed_on(const Lower *L, int o)
+{
+	const Op *x = &L->op[o];
+	if (x->ndep != 1)
+		return -1;
+	const Op *w = &L->op[x->dep[0]];
+	if (!is_recv(w->kind) || w->n != x->n || w->dst.buf != x->src.buf ||
+	    w->dst.off != x->src.off || w->rank != x->rank)
+		return -1;
+	if (memcmp(&L->cl[w->first], &L->cl[x->first], (size_t)x->n * sizeof(int)) != 0)
+		return -1;
+	return x->dep[0];
+}
+
 /* The sends of message g: one op per run of its chunks contiguous at the
  * sender, at the receiver's target and (reduce) at the receiver's operand,
  * each reading its chunks. Needs plan_chains for the round. */
@@ -559,6 +584,8 @@ lower_sends(Lower *L, const Msg *g, int round, int inst)
 			push_chunk(L, o, mc[k + j]);
 			read_chunk(L, o, g->src, mc[k + j]);
 		}
+		L->op[o].fwd = passed_on(L, o);
+		L->npassed += L->op[o].fwd >= 0;
 		k += len;
 	}
 	free(mc);
@@ -598,6 +625,8 @@ lower_receives(Lower *L, int sfirst, int send_end, int round, int inst)
 		int o = new_op(L, dst, src, red && !L->op[so].chainfirst ? OP_RECV_REDUCE : OP_RECV_COPY,
 		               round, PH_RECV);
 		Op *x = &L->op[o];
+		L->op[so].mate = o;
+		x->mate = so;
 		const Op *sx = &L->op[so];
 		x->cnt = sx->cnt;
 		x->chan = sx->chan;
@@ -713,6 +742,80 @@ lower_instance(Lower *L, int inst)
 	}
 	copy_home(L, inst);
 	return 0;
+}
+
+/* Whether each send of [from, L->nop) is its connection's only run of its
+ * round: alone[o - from]. Ops are made round by round. */
+static bool *
+alone_runs(const Lower *L, int from)
+{
+	int R = L->R, n = L->nop - from;
+	bool *alone = xcalloc((size_t)n + 1, 1);
+	int *count = xcalloc((size_t)R * R + 1, sizeof *count);
+	for (int i = 0, j; i < n; i = j) {
+		int round = L->op[from + i].round;
+		for (j = i; j < n && L->op[from + j].round == round; j++)
+			if (L->op[from + j].kind == OP_SEND)
+				count[L->op[from + j].rank * R + L->op[from + j].peer]++;
+		for (int k = i; k < j; k++) {
+			const Op *x = &L->op[from + k];
+			if (x->kind == OP_SEND)
+				alone[k] = count[x->rank * R + x->peer] == 1;
+		}
+		for (int k = i; k < j; k++)
+			if (L->op[from + k].kind == OP_SEND)
+				count[L->op[from + k].rank * R + L->op[from + k].peer] = 0;
+	}
+	free(count);
+	return alone;
+}
+
+/* A flow: a run received and passed on unchanged, hop after hop (a ring's
+ * chunk, reduced on its way round and then copied round). A hop's receive
+ * fuses with the send that passes it on (rcs, rrs, rrcs) only if the two
+ * share a tb, so a channel, and follow each other in it: the flow keeps
+ * the channel of its first send where each hop is its connection's only
+ * run of its round and is passed on in the next round (as in a ring), and
+ * flows take the channels in turn at their first sender (the spread's
+ * (seq + src + dst) would put every flow of a ring on channels of one
+ * parity, since src + dst = 2r + 1). A send passes a run on only as its
+ * one reader: a tree's run copied to several children stays spread, and
+ * so do runs sharing a connection in a round (an alltoall's relays, whose
+ * tbs kept together would exceed the step limit). Needs the ops of one
+ * instance, [from, L->nop), in creation order; pinned or unpaired widths
+ * keep the spread's channels. Returns the runs that kept a flow's channel. */
+static int
+keep_flows(Lower *L, int from, int inst)
+{
+	int kept = 0;
+	bool *alone = alone_runs(L, from);
+	for (int o = from; o < L->nop; o++) {
+		Op *x = &L->op[o];
+		if (x->kind != OP_SEND)
+			continue;
+		const Op *w = x->fwd >= 0 ? &L->op[x->fwd] : NULL;
+		if (w && w->reader == o && w->round + 1 == x->round && w->mate >= from &&
+		    alone[o - from] && alone[w->mate - from])
+			L->op[x->fwd].forwarded = true;
+		else
+			x->fwd = -1;
+	}
+	free(alone);
+	int *heads = xcalloc((size_t)L->R + 1, sizeof *heads); /* flows begun per rank */
+	for (int o = from; o < L->nop; o++) {
+		Op *x = &L->op[o];
+		if (x->kind != OP_SEND || x->mate < 0)
+			continue;
+		if (x->fwd >= 0) {
+			x->chan = L->op[x->fwd].chan;
+			kept++;
+		}
+		else if (L->op[x->mate].forwarded)
+			x->chan = inst * L->nch + (heads[x->rank]++ + x->rank) % L->nch;
+		L->op[x->mate].chan = x->chan;
+	}
+	free(heads);
+	return kept;
 }
 
 /* Program order inside a tb before interleave(): round, sends first, message. */
@@ -958,6 +1061,9 @@ typedef struct Built {
 	bool pair_over;  /* an exchange's tb (send and receive peer the same) has more ops
 	                    than the step limit, nops aside: pinned, at every width */
 	bool any_width;  /* ... whatever the channels: no use trying more */
+	int flows;       /* runs passed on that kept their flow's channel (keep_flows) */
+	long floor;      /* no program of these ops has fewer steps: each fuses at most
+	                    the sends that pass a run on, whatever the channels */
 } Built;
 
 static void
@@ -1161,16 +1267,19 @@ static void
 emit_op(const Lower *L, const Op *x, int sidx, MStep *ms)
 {
 	const Op *fz = x->fused >= 0 ? &L->op[x->fused] : NULL;
+	/* an operand the type does not use (the executor ignores it): i 0, the
+	 * fewest bytes */
+	const BLoc none = {MB_I, 0};
 	switch (x->kind) {
 	case OP_SEND:
-		set_step(ms, sidx, MT_S, x->src, x->src, x->cnt);
+		set_step(ms, sidx, MT_S, x->src, none, x->cnt);
 		break;
 	case OP_RECV_COPY:
-		set_step(ms, sidx, fz ? MT_RCS : MT_R, x->dst, x->dst, x->cnt);
+		set_step(ms, sidx, fz ? MT_RCS : MT_R, none, x->dst, x->cnt);
 		break;
 	case OP_RECV_REDUCE:
 		set_step(ms, sidx, x->nostore ? MT_RRS : fz ? MT_RRCS : MT_RRC, x->src,
-		         x->nostore ? x->src : x->dst, x->cnt);
+		         x->nostore ? none : x->dst, x->cnt);
 		break;
 	case OP_LOCAL_COPY:
 		set_step(ms, sidx, MT_CPY, x->src, x->dst, x->cnt);
@@ -1239,6 +1348,29 @@ plan_rank(Lower *L, RankB *k, Waits *w, int r, int maxsteps, Built *b, int *wors
 		}
 	}
 	return stepof;
+}
+
+/* Whether a rank's elements, as the executor's parser stores them (<algo>,
+ * every <gpu>, the rank's <tb>s and <step>s), are over its limit; the
+ * worst rank is named in b->why. Needs plan_rank. */
+static bool
+nodes_over(const RankB *rb, int R, Built *b)
+{
+	long worst = 0;
+	for (int r = 0; r < R; r++) {
+		long nodes = 1 + R + rb[r].ntb, steps = 0;
+		for (int t = 0; t < rb[r].ntb; t++)
+			steps += rb[r].tb[t].nstep;
+		nodes += steps;
+		if (nodes > MSCCL_MAX_NODES && nodes > worst) {
+			worst = nodes;
+			snprintf(b->why, sizeof b->why, "rank %d has %ld elements (<algo>, %d <gpu>, %d "
+			         "<tb> and %ld <step>); the executor's parser stores at most %d per rank "
+			         "(rule 7)", r, nodes, R, rb[r].ntb, steps, MSCCL_MAX_NODES);
+		}
+	}
+	b->excess = (double)worst / MSCCL_MAX_NODES;
+	return worst > 0;
 }
 
 /* One rank's gpu: its tbs and their steps. Needs plan_rank. */
@@ -1327,6 +1459,7 @@ typedef struct Width {
 	int maxcnt;
 	bool unpaired;
 	bool mirror;
+	bool flows;     /* spread: flows keep their channel (keep_flows) */
 } Width;
 
 /* Lowers one schedule at one width: positions, ops per instance, thread
@@ -1347,7 +1480,10 @@ build(Arena *a, const Sched *s, const Layout *lay, const BuildOpts *o, Width wd,
 	int lowered = 0;
 	for (int i = 0; lowered == 0 && i < L->inst; i++) {
 		memset(L->connseq, 0, (size_t)R * R * sizeof(int));
+		int from = L->nop;
 		lowered = lower_instance(L, i);
+		if (lowered == 0 && wd.flows)
+			b->flows += keep_flows(L, from, i);
 	}
 	arena_own(a, L->op); /* no op is added after this */
 	if (lowered != 0)
@@ -1371,80 +1507,166 @@ build(Arena *a, const Sched *s, const Layout *lay, const BuildOpts *o, Width wd,
 		b->by_steps = true;
 		return 1;
 	}
+	if (nodes_over(rb, R, b))
+		return 1;
 	for (int r = 0; r < R; r++)
 		emit_rank(L, &rb[r], &w, stepof[r], r, &line, &p->gpu[r]);
 	mark_hasdep(p);
 	fill_header(p, L, o, wd.nch);
+	b->floor = L->nop - L->npassed;
 	b->nch = wd.nch;
 	return 0;
 }
 
+/* The steps of a built program, nops included. */
+static long
+total_steps(const MProg *p)
+{
+	long n = 0;
+	for (int g = 0; g < p->ngpus; g++)
+		for (int t = 0; t < p->gpu[g].ntb; t++)
+			n += p->gpu[g].tb[t].nstep;
+	return n;
+}
+
 static const char *const bufs[] = {"i", "o", "s"};
+
+/* The XML as the executor's parser reads it: no declaration, one element
+ * per line, two-space indentation, each element's attributes on its line
+ * in double quotes, plain decimals (what libxml2's text writer wrote, made
+ * here directly: formatting each number through the writer was a third of
+ * a ring(128) build). */
+typedef struct XOut {
+	char *buf;
+	size_t len, cap;
+} XOut;
+
+static void
+xo_reserve(XOut *o, size_t n)
+{
+	if (o->len + n <= o->cap)
+		return;
+	while (o->len + n > o->cap)
+		o->cap = o->cap ? 2 * o->cap : 1 << 16;
+	o->buf = xrealloc(o->buf, o->cap);
+}
+
+static void
+xo_str(XOut *o, const char *str)
+{
+	size_t n = strlen(str);
+	xo_reserve(o, n);
+	memcpy(o->buf + o->len, str, n);
+	o->len += n;
+}
+
+static void
+xo_long(XOut *o, long long v)
+{
+	char tmp[24];
+	int n = 0;
+	unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+	do
+		tmp[n++] = (char)('0' + u % 10);
+	while ((u /= 10) > 0);
+	xo_reserve(o, (size_t)n + 1);
+	if (v < 0)
+		o->buf[o->len++] = '-';
+	while (n > 0)
+		o->buf[o->len++] = tmp[--n];
+}
+
+/* ` key="v"`, a number */
+static void
+xo_num(XOut *o, const char *key, long long v)
+{
+	xo_str(o, " ");
+	xo_str(o, key);
+	xo_str(o, "=\"");
+	xo_long(o, v);
+	xo_str(o, "\"");
+}
+
+/* ` key="v"`, a string, escaped as libxml2 escapes attribute values */
+static void
+xo_text(XOut *o, const char *key, const char *v)
+{
+	xo_str(o, " ");
+	xo_str(o, key);
+	xo_str(o, "=\"");
+	for (; *v; v++) {
+		const char *e = *v == '&' ? "&amp;" : *v == '<' ? "&lt;" : *v == '>' ? "&gt;"
+		                : *v == '"' ? "&quot;" : *v == '\n' ? "&#10;" : *v == '\r' ? "&#13;"
+		                : *v == '\t' ? "&#9;" : NULL;
+		if (e) {
+			xo_str(o, e);
+		} else {
+			xo_reserve(o, 1);
+			o->buf[o->len++] = *v;
+		}
+	}
+	xo_str(o, "\"");
+}
+
+static void
+xo_step(XOut *o, const MStep *st)
+{
+	xo_str(o, "      <step");
+	xo_num(o, "s", st->s);
+	xo_text(o, "type", mtype_name[st->type]);
+	xo_text(o, "srcbuf", bufs[st->srcbuf]);
+	xo_num(o, "srcoff", st->srcoff);
+	xo_text(o, "dstbuf", bufs[st->dstbuf]);
+	xo_num(o, "dstoff", st->dstoff);
+	xo_num(o, "cnt", st->cnt);
+	xo_num(o, "depid", st->depid);
+	xo_num(o, "deps", st->deps);
+	xo_num(o, "hasdep", st->hasdep);
+	xo_str(o, "/>\n");
+}
 
 static int
 write_xml(const MProg *p, FILE *f)
 {
-	xmlBufferPtr xb = xmlBufferCreate();
-	xmlTextWriterPtr w = xmlNewTextWriterMemory(xb, 0);
-	if (!xb || !w)
-		die("libxml2: cannot create a writer");
-	xmlTextWriterSetIndent(w, 1);
-	xmlTextWriterSetIndentString(w, (const xmlChar *)"  ");
-	/* no xmlTextWriterStartDocument: the executor refuses a declaration */
-#define EL(n) xmlTextWriterStartElement(w, (const xmlChar *)(n))
-#define AT(n, ...) xmlTextWriterWriteFormatAttribute(w, (const xmlChar *)(n), __VA_ARGS__)
-	EL("algo");
-	AT("name", "%s", p->name);
-	AT("proto", "%s", mproto_name[p->proto]);
-	AT("nchannels", "%d", p->nchannels);
-	AT("nchunksperloop", "%d", p->nchunksperloop);
-	AT("ngpus", "%d", p->ngpus);
-	AT("coll", "%s", p->coll_name);
-	AT("inplace", "%d", p->inplace);
+	XOut o = {0};
+	xo_str(&o, "<algo");
+	xo_text(&o, "name", p->name);
+	xo_text(&o, "proto", mproto_name[p->proto]);
+	xo_num(&o, "nchannels", p->nchannels);
+	xo_num(&o, "nchunksperloop", p->nchunksperloop);
+	xo_num(&o, "ngpus", p->ngpus);
+	xo_text(&o, "coll", p->coll_name);
+	xo_num(&o, "inplace", p->inplace);
 	if (!p->legacy)
-		AT("outofplace", "%d", p->outofplace);
-	AT("minBytes", "%lld", (long long)p->min_bytes);
-	AT("maxBytes", "%lld", (long long)p->max_bytes);
+		xo_num(&o, "outofplace", p->outofplace);
+	xo_num(&o, "minBytes", p->min_bytes);
+	xo_num(&o, "maxBytes", p->max_bytes);
+	xo_str(&o, ">\n");
 	for (int g = 0; g < p->ngpus; g++) {
 		const MGpu *gp = &p->gpu[g];
-		EL("gpu");
-		AT("id", "%d", g);
-		AT("i_chunks", "%d", gp->i_chunks);
-		AT("o_chunks", "%d", gp->o_chunks);
-		AT("s_chunks", "%d", gp->s_chunks);
+		xo_str(&o, "  <gpu");
+		xo_num(&o, "id", g);
+		xo_num(&o, "i_chunks", gp->i_chunks);
+		xo_num(&o, "o_chunks", gp->o_chunks);
+		xo_num(&o, "s_chunks", gp->s_chunks);
+		xo_str(&o, gp->ntb ? ">\n" : ">");
 		for (int t = 0; t < gp->ntb; t++) {
 			const MTb *tb = &gp->tb[t];
-			EL("tb");
-			AT("id", "%d", tb->id);
-			AT("send", "%d", tb->send);
-			AT("recv", "%d", tb->recv);
-			AT("chan", "%d", tb->chan);
-			for (int k = 0; k < tb->nstep; k++) {
-				const MStep *st = &tb->step[k];
-				EL("step");
-				AT("s", "%d", st->s);
-				AT("type", "%s", mtype_name[st->type]);
-				AT("srcbuf", "%s", bufs[st->srcbuf]);
-				AT("srcoff", "%d", st->srcoff);
-				AT("dstbuf", "%s", bufs[st->dstbuf]);
-				AT("dstoff", "%d", st->dstoff);
-				AT("cnt", "%d", st->cnt);
-				AT("depid", "%d", st->depid);
-				AT("deps", "%d", st->deps);
-				AT("hasdep", "%d", st->hasdep);
-				xmlTextWriterEndElement(w);
-			}
-			xmlTextWriterFullEndElement(w);
+			xo_str(&o, "    <tb");
+			xo_num(&o, "id", tb->id);
+			xo_num(&o, "send", tb->send);
+			xo_num(&o, "recv", tb->recv);
+			xo_num(&o, "chan", tb->chan);
+			xo_str(&o, tb->nstep ? ">\n" : ">");
+			for (int k = 0; k < tb->nstep; k++)
+				xo_step(&o, &tb->step[k]);
+			xo_str(&o, tb->nstep ? "    </tb>\n" : "</tb>\n");
 		}
-		xmlTextWriterFullEndElement(w);
+		xo_str(&o, gp->ntb ? "  </gpu>\n" : "</gpu>\n");
 	}
-	xmlTextWriterFullEndElement(w);
-#undef EL
-#undef AT
-	xmlFreeTextWriter(w);
-	fputs((const char *)xmlBufferContent(xb), f);
-	fputc('\n', f);
-	xmlBufferFree(xb);
+	xo_str(&o, "</algo>\n\n"); /* the blank line the libxml2 writer left */
+	fwrite(o.buf, 1, o.len, f);
+	free(o.buf);
 	return 0;
 }
 
@@ -1530,6 +1752,37 @@ typedef struct Search {
 	bool skip;                /* the first search skips what the bound proves cannot fit */
 	MscclStats *stats;
 } Search;
+
+/* build() at a width; spread with paired tbs, flows keep their channel,
+ * and where any did, the plain spread is built too and the better kept:
+ * the one that fits, else the one with fewer steps (a flow kept on one
+ * channel can cost elsewhere: TTO's trees on a mesh took 16 more steps of
+ * 3340), else the closer to fitting. *ta holds the program kept. */
+static int
+build_best(Arena *ta, const Search *S, Width wd, Built *b)
+{
+	wd.flows = !wd.pinned && !wd.unpaired;
+	int rc = build(ta, S->s, S->lay, S->o, wd, b);
+	if (rc < 0 || b->flows == 0 || b->any_width || (rc == 0 && total_steps(&b->p) == b->floor))
+		return rc; /* no flows, or none can do better (a ring: every hop fused, no nop) */
+	Arena ta2 = {0};
+	Built *b2 = xcalloc(1, sizeof *b2);
+	wd.flows = false;
+	S->stats->widths++;
+	int rc2 = build(&ta2, S->s, S->lay, S->o, wd, b2);
+	bool take2 = rc2 == 0 ? rc != 0 || total_steps(&b2->p) < total_steps(&b->p)
+	             : rc2 == 1 && rc == 1 && b2->excess < b->excess;
+	if (take2) {
+		arena_free(ta);
+		*ta = ta2;
+		*b = *b2;
+		rc = rc2;
+	} else {
+		arena_free(&ta2);
+	}
+	free(b2);
+	return rc;
+}
 
 /* The widths search_widths tries, each twice (spread, then pinned): the
  * given one, or 1, 2, 4, ... channels per instance up to the executor's. */
@@ -1619,8 +1872,8 @@ search_widths(const Search *S, int maxcnt, bool unpaired, bool mirror, bool piec
 		/* each attempt in its own arena: only the one written is kept */
 		Arena ta = {0};
 		S->stats->widths++;
-		int rc = build(&ta, S->s, S->lay, o,
-		               (Width){tries[t], t % 2 == 1, maxcnt, unpaired, mirror}, &b);
+		Width wd = {tries[t], t % 2 == 1, maxcnt, unpaired, mirror, false};
+		int rc = build_best(&ta, S, wd, &b);
 		if (rc == 1 && b.any_width && !last) {
 			diag_mute(false);
 			last = true;
@@ -1698,6 +1951,13 @@ msccl_lower_counted(Arena *a, const Sched *sched, const BuildOpts *o, MProg *out
 	MscclStats none;
 	stats = stats ? stats : &none;
 	memset(stats, 0, sizeof *stats);
+	if (strlen(sched->name) > MSCCL_MAX_VALUE) {
+		error_at(sched->loc, "'%.20s...' cannot be written for MSCCL: its name is %zu bytes, "
+		         "and the executor's parser holds attribute values of at most %d bytes (a "
+		         "longer name overflows its buffer)", sched->name, strlen(sched->name),
+		         MSCCL_MAX_VALUE);
+		return -1;
+	}
 	if (sched->nrank > MSCCL_MAX_GPUS) {
 		error_at(sched->loc, "'%s' has %d ranks: MSCCL programs here have at most %d "
 		         "(ngpus; the symbolic check's limit)", sched->name, sched->nrank, MSCCL_MAX_GPUS);

@@ -45,8 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend.h"
-#include "msccl.h"
+#include "msccl_lower.h"
 
 enum { BOUND_MAX_REPS = 16 }; /* ranks of distinct orbits bounded, at most */
 
@@ -265,44 +264,18 @@ choose_reps(const Sched *s, bool *chosen)
 }
 
 /* A symmetric schedule: the copies of its base transfers sent or received
- * by the chosen ranks. Element by element, the image of each node the base
- * transfers use once (not two per copy: a node has many transfers). */
+ * by the chosen ranks (sched_copies, the walk the layout makes too). */
 static void
 symmetric_steps(const Sched *s, const Layout *lay, const bool *chosen, Counting *cnt)
 {
-	const Group *g = s->group;
-	int nnode = s->topo->nnode, nused = 0;
-	int *img = xmalloc(((size_t)nnode + 1) * sizeof *img);
-	int *used = xmalloc(((size_t)nnode + 1) * sizeof *used);
-	for (int u = 0; u < nnode; u++)
-		img[u] = -1;
-	for (int i = 0; i < s->nbase; i++)
-		for (int k = 0; k < 2; k++) {
-			int u = k ? s->base[i].dst : s->base[i].src;
-			if (img[u] < 0)
-				img[u] = 0, used[nused++] = u;
-		}
-	BoundCopy *v = NULL;
-	long n = 0, cap = 0;
-	for (int e = 0; e < g->order; e++) {
-		for (int k = 0; k < nused; k++)
-			img[used[k]] = s->node_rank[group_node(g, e, used[k])];
-		for (int i = 0; i < s->nbase; i++) {
-			const BaseXfer *x = &s->base[i];
-			int src = img[x->src], dst = img[x->dst];
-			if (!chosen[src] && !chosen[dst])
-				continue;
-			if (n == cap) {
-				cap = cap ? 2 * cap : 1024;
-				v = xrealloc(v, (size_t)cap * sizeof *v);
-			}
-			v[n++] = (BoundCopy){x->round, src, dst, (int)x->op,
-			                     run_key(s, lay, x->tree * g->order + e, dst),
-			                     send_key(s, lay, x->tree * g->order + e, src)};
-		}
-	}
-	free(img);
-	free(used);
+	XferCopy *x;
+	long n = sched_copies(s, chosen, &x);
+	BoundCopy *v = xmalloc(((size_t)n + 1) * sizeof *v);
+	for (long i = 0; i < n; i++)
+		v[i] = (BoundCopy){x[i].round, x[i].src, x[i].dst, x[i].op,
+		                   run_key(s, lay, x[i].chunk, x[i].dst),
+		                   send_key(s, lay, x[i].chunk, x[i].src)};
+	free(x);
 	if (n > 0)
 		sort_n(v, (size_t)n, sizeof *v, copy_cmp);
 	count_runs(v, n, cnt);
@@ -444,7 +417,11 @@ rank_hopeless(const MscclBound *b, int r, int nch, int inst, bool pinned, bool u
 	for (int p = 0; p < R; p++) {
 		long out = b->conn[cnt][(long)r * R + p], in = b->conn[cnt][(long)p * R + r];
 		/* run j of a connection goes to channel j + src + dst mod nch
-		 * (pinned: all to one): min(runs, nch) tbs each way */
+		 * (pinned: all to one): min(runs, nch) tbs each way. Flows that
+		 * keep one channel (msccl.c keep_flows) may take fewer; a width
+		 * skipped here is then one whose plain spread cannot fit, and
+		 * the search goes on wider, so the skip costs a width, never a
+		 * wrong program */
 		if (per == 1 && (out > maxsteps || in > maxsteps))
 			return true;
 		stbs += out < per ? out : per;

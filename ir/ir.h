@@ -412,6 +412,18 @@ typedef struct Layout {
 /* The layout of a verified schedule (symmetric ones are not expanded). */
 void layout_build(Arena *, const Sched *, Layout *);
 
+/* A copy of a symmetric schedule's base transfer: group element e maps
+ * base transfer i (of tree t) to ranks src -> dst, moving chunk t * order
+ * + e. sched_copies lists them element by element, the image of each node
+ * the base transfers use computed once per element, keeping only those
+ * whose src or dst is in keep (NULL: every one); *out is malloc'd (free
+ * it), the count is returned. The walk the layout (message sets) and
+ * MSCCL's bound (steps per connection) share. */
+typedef struct XferCopy {
+	int round, src, dst, op, chunk;
+} XferCopy;
+long sched_copies(const Sched *, const bool *keep, XferCopy **out);
+
 /* An explicit schedule's dependencies, per message i: read[read_off[i] ..
  * read_off[i + 1]) are the earlier messages that delivered a chunk it
  * carries to its sender (latest first per chunk, each once); write[...]

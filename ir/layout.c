@@ -18,6 +18,10 @@
  *    chunk, so that a backend writing in place knows which output slot
  *    still holds input to send.
  *
+ * sched_copies() walks a symmetric schedule's copies of base transfers
+ * without expanding it; the layout's message sets and MSCCL's bound
+ * (backends/msccl_bound.c) both count from it.
+ *
  * msg_deps() gives an explicit schedule's per-message dependencies: what
  * a message reads at its sender and what it overwrites at its receiver.
  * The backends keep their own cost measures (steps, packed bytes, time).
@@ -63,15 +67,49 @@ sets_add(ChunkSets *cs, const int *chunk, int n)
 	cs->off[++cs->n] = cs->nchunk;
 }
 
-/* One copy of a base transfer, grouped as a message by (round, src, dst, op). */
-typedef struct Copy {
-	int round, src, dst, op, chunk;
-} Copy;
+long
+sched_copies(const Sched *s, const bool *keep, XferCopy **out)
+{
+	const Group *g = s->group;
+	int nnode = s->topo->nnode, nused = 0;
+	int *img = xmalloc(((size_t)nnode + 1) * sizeof *img);
+	int *used = xmalloc(((size_t)nnode + 1) * sizeof *used);
+	for (int u = 0; u < nnode; u++)
+		img[u] = -1;
+	for (int i = 0; i < s->nbase; i++)
+		for (int k = 0; k < 2; k++) {
+			int u = k ? s->base[i].dst : s->base[i].src;
+			if (img[u] < 0)
+				img[u] = 0, used[nused++] = u;
+		}
+	XferCopy *v = NULL;
+	long n = 0, cap = 0;
+	for (int e = 0; e < g->order; e++) {
+		for (int k = 0; k < nused; k++)
+			img[used[k]] = s->node_rank[group_node(g, e, used[k])];
+		for (int i = 0; i < s->nbase; i++) {
+			const BaseXfer *x = &s->base[i];
+			int src = img[x->src], dst = img[x->dst];
+			if (keep && !keep[src] && !keep[dst])
+				continue;
+			if (n == cap) {
+				cap = cap ? 2 * cap : 1024;
+				v = xrealloc(v, (size_t)cap * sizeof *v);
+			}
+			v[n++] = (XferCopy){x->round, src, dst, (int)x->op, x->tree * g->order + e};
+		}
+	}
+	free(img);
+	free(used);
+	*out = v;
+	return n;
+}
 
+/* Copies grouped as messages by (round, src, dst, op), then by chunk. */
 static int
 copy_order(const void *a, const void *b)
 {
-	const Copy *x = a, *y = b;
+	const XferCopy *x = a, *y = b;
 	const int kx[] = {x->round, x->src, x->dst, x->op, x->chunk};
 	const int ky[] = {y->round, y->src, y->dst, y->op, y->chunk};
 	for (int i = 0; i < 5; i++)
@@ -89,19 +127,12 @@ message_sets(const Sched *s, ChunkSets *cs)
 			sets_add(cs, s->chunks + s->msg[i].first, s->msg[i].n);
 		return true;
 	}
-	const Group *g = s->group;
-	long n = (long)s->nbase * g->order;
-	if (n > ORDER_EXPAND_LIMIT)
+	if ((long)s->nbase * s->group->order > ORDER_EXPAND_LIMIT)
 		return false;
-	Copy *c = xmalloc((size_t)(n + 1) * sizeof *c);
-	for (int i = 0; i < s->nbase; i++)
-		for (int e = 0; e < g->order; e++) {
-			const BaseXfer *x = &s->base[i];
-			c[(long)i * g->order + e] = (Copy){x->round, s->node_rank[group_node(g, e, x->src)],
-			                                   s->node_rank[group_node(g, e, x->dst)], x->op,
-			                                   x->tree * g->order + e};
-		}
-	sort_n(c, (size_t)n, sizeof *c, copy_order);
+	XferCopy *c;
+	long n = sched_copies(s, NULL, &c);
+	if (n > 0)
+		sort_n(c, (size_t)n, sizeof *c, copy_order);
 	int *buf = xmalloc((size_t)(s->nchunk + 1) * sizeof *buf);
 	for (long i = 0, j; i < n; i = j) {
 		int k = 0;

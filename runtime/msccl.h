@@ -27,6 +27,10 @@ enum {
 	MSCCL_MAX_REDUCE_FUSION = 16, /* re steps the executor fuses into one reduction */
 	MSCCL_MAX_DEPID = 127,        /* int8 */
 	MSCCL_MAX_OFFSET = 32767,     /* int16 */
+	MSCCL_MAX_NODES = 4095,       /* elements the parser stores per rank: <algo>, every
+	                               * <gpu>, the rank's <tb>s and <step>s (4096 slots; it
+	                               * refuses the file once the last is taken) */
+	MSCCL_MAX_VALUE = 255,        /* bytes of an attribute value (MAX_STR_LEN) */
 	MSCCL_MAX_GPUS = 1024,        /* what collc checks and runs: the symbolic check
 	                               * holds a set of up to ngpus contributions per chunk */
 };

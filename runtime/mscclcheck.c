@@ -306,6 +306,16 @@ check_shape(const MProg *p)
 			         g, gp->ntb, maxtbs);
 			err = -1;
 		}
+		long nodes = 1 + p->ngpus + gp->ntb;
+		for (int t = 0; t < gp->ntb; t++)
+			nodes += gp->tb[t].nstep;
+		if (nodes > MSCCL_MAX_NODES) {
+			error_at(gl, "rule 7 (steps): gpu %d's %d thread blocks and their steps, with "
+			         "<algo> and the %d <gpu> elements, make %ld elements; the executor's "
+			         "parser stores at most %d per rank", g, gp->ntb, p->ngpus, nodes,
+			         MSCCL_MAX_NODES);
+			err = -1;
+		}
 		for (int t = 0; t < gp->ntb; t++)
 			if (gp->tb[t].id != t) {
 				bool dup = t > 0 && gp->tb[t].id == gp->tb[t - 1].id;

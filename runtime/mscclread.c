@@ -135,10 +135,18 @@ lex_check(Reader *r)
 			if (i >= n || t[i] != '"')
 				LEXFAIL("rule 1 (lexical form): attribute values must be in double quotes");
 			ADV();
+			size_t vs = i;
+			int vcol = col;
 			while (i < n && t[i] != '"' && t[i] != '\n')
 				ADV();
 			if (i >= n || t[i] != '"')
 				LEXFAIL("rule 1 (lexical form): unterminated attribute value");
+			if (i - vs > MSCCL_MAX_VALUE) {
+				col = vcol;
+				LEXFAIL("rule 1 (lexical form): an attribute value of %zu bytes; the "
+				        "executor's parser holds at most %d (a longer one overflows its buffer)",
+				        i - vs, MSCCL_MAX_VALUE);
+			}
 			ADV();
 		}
 	}

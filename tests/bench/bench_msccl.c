@@ -14,7 +14,19 @@
  * and checked to find the one it wrote, and "widths" how many width
  * attempts it lowered (msccl_lower_counted, in a child of its own): one
  * program is what keeps emission linear.
+ *
+ * With MSCCL_TOOLS=DIR (a checkout of Azure/msccl-tools, run with the
+ * system's python3 and its Debian packages: python3-lxml, -humanfriendly,
+ * -igraph, -tabulate, -z3), ring allreduce at 64, 128 and 256 ranks is
+ * built side by side by collc and by msccl-tools' ring
+ * (examples/mscclang/allreduce_a100_ring.py N C 1 --protocol Simple at
+ * collc's channel count C): bytes, <step>s, <tb>s and CPU seconds of each
+ * (the fastest of 3 runs), and collc's CPU against msccl-tools' at 128
+ * ranks, whose target is 50 times less (docs/msccl.md, "Against
+ * msccl-tools"); a miss prints "missed target". --versus-only runs this
+ * comparison alone.
  */
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +35,7 @@
 #include <sys/wait.h>
 
 #include "backend.h"
+#include "msccl_lower.h"
 #include "base.h"
 #include "bench_child.h"
 #include "bench_target.h"
@@ -152,9 +165,118 @@ run_case(size_t i, double *wall, double *cpu, double *mb, int *status)
 	}
 }
 
-int
-main(void)
+/* Counts of a file: bytes, <step> and <tb> elements, nchannels; false if
+ * unreadable. */
+static bool
+xml_counts(const char *path, long *bytes, long *steps, long *tbs, int *nch)
 {
+	size_t len;
+	char err[256];
+	char *t = read_file(path, &len, err, sizeof err);
+	if (!t)
+		return false;
+	*bytes = (long)len;
+	*steps = *tbs = 0;
+	for (const char *q = t; (q = strstr(q, "<step ")) != NULL; q++)
+		(*steps)++;
+	for (const char *q = t; (q = strstr(q, "<tb ")) != NULL; q++)
+		(*tbs)++;
+	const char *c = strstr(t, "nchannels=\"");
+	*nch = c ? atoi(c + strlen("nchannels=\"")) : 0;
+	free(t);
+	return true;
+}
+
+/* The fastest CPU seconds of 3 runs of cmd (its children's), -1 if it fails. */
+static double
+cpu_of(const char *cmd)
+{
+	double best = -1;
+	for (int k = 0; k < 3; k++) {
+		double c0 = children_cpu();
+		int st = system(cmd);
+		double c = children_cpu() - c0;
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+			return -1;
+		best = best < 0 || c < best ? c : best;
+	}
+	return best;
+}
+
+/* collc's ring allreduce against msccl-tools' at 64, 128 and 256 ranks;
+ * the targets missed. */
+static int
+versus_msccl_tools(void)
+{
+	const char *dir = getenv("MSCCL_TOOLS");
+	int missed = 0;
+	if (!dir) {
+		printf("\nmsccl-tools: not compared (set MSCCL_TOOLS to a checkout of "
+		       "Azure/msccl-tools)\n");
+		return 0;
+	}
+	printf("\n%-14s %10s %8s %6s %4s %8s   %10s %8s %6s %8s %8s\n", "ring allreduce",
+	       "collc B", "steps", "tbs", "ch", "cpu s", "tools B", "steps", "tbs", "cpu s",
+	       "cpu x");
+	const int ranks[] = {64, 128, 256};
+	for (int i = 0; i < 3; i++) {
+		const char *in = "/tmp/collc_bench_ring.coll", *cx = "/tmp/collc_bench_ring.xml",
+		           *tx = "/tmp/collc_bench_ring_tools.xml";
+		FILE *f = fopen(in, "w");
+		if (!f)
+			return missed + 1;
+		fprintf(f, "topology T = ring(%d);\ncollective allreduce AR on T { algorithm ring; }\n",
+		        ranks[i]);
+		fclose(f);
+		char cmd[1024];
+		snprintf(cmd, sizeof cmd, "%s build %s --target msccl -o %s", COLLC_BIN, in, cx);
+		double ccpu = cpu_of(cmd);
+		long cb = 0, cs = 0, ct = 0, tb = 0, ts = 0, tt = 0;
+		int cn = 0, tn = 0;
+		if (ccpu < 0 || !xml_counts(cx, &cb, &cs, &ct, &cn)) {
+			printf("ring(%d): collc failed\n", ranks[i]);
+			continue;
+		}
+		snprintf(cmd, sizeof cmd, "cd '%s' && PYTHONPATH='%s' /usr/bin/python3 "
+		         "examples/mscclang/allreduce_a100_ring.py %d %d 1 --protocol Simple > %s",
+		         dir, dir, ranks[i], cn, tx);
+		double tcpu = cpu_of(cmd);
+		if (tcpu < 0 || !xml_counts(tx, &tb, &ts, &tt, &tn)) {
+			printf("ring(%d): msccl-tools failed: %s\n", ranks[i], cmd);
+			continue;
+		}
+		double x = ccpu > 0 ? tcpu / ccpu : 0;
+		printf("ring(%-3d)      %10ld %8ld %6ld %4d %8.3f   %10ld %8ld %6ld %8.3f %8.1f\n",
+		       ranks[i], cb, cs, ct, cn, ccpu, tb, ts, tt, tcpu, x);
+		if (cb > tb || cs > ts || ct > tt) {
+			printf("missed target: ring(%d)'s XML is larger than msccl-tools'\n", ranks[i]);
+			missed++;
+		}
+		if (ranks[i] == 128 && x < 50) {
+			printf("missed target: ring(128) takes %.1fx less CPU than msccl-tools; the "
+			       "target is 50x\n", x);
+			missed++;
+		}
+		remove(in);
+		remove(cx);
+		remove(tx);
+	}
+	return missed;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option longopts[] = {{"versus-only", no_argument, NULL, 'v'},
+	                                         {NULL, 0, NULL, 0}};
+	int c;
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1)
+		if (c == 'v') {
+			return versus_msccl_tools() ? 1 : 0;
+		} else {
+			fprintf(stderr, "usage: %s [--versus-only]\n", argv[0]);
+			return 2;
+		}
 	enum { NCASE = sizeof cases / sizeof cases[0] };
 	double wall[NCASE], cpu[NCASE], mb[NCASE];
 	int status[NCASE];
@@ -193,5 +315,6 @@ main(void)
 		failed += status[i] != 0;
 		fflush(stdout);
 	}
+	missed += versus_msccl_tools();
 	return bench_summary("bench_msccl", missed, failed);
 }

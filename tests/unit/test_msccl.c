@@ -9,6 +9,7 @@
 #include <sys/resource.h>
 
 #include "backend.h"
+#include "msccl_lower.h"
 #include "exec.h"
 #include "msccl.h"
 #include "tests.h"
@@ -269,9 +270,10 @@ test_examples_roundtrip(void)
 	assert_named(built >= 79, __LINE__, __FILE__, "at least 79 example schedules built (%d)", built);
 }
 
-/* The golden limit errors: each its own run through the backend. */
+/* The golden limit errors: each its own run through the backend, with
+ * --instances inst (0: the default). */
 static void
-limit_golden(const char *name)
+limit_golden(const char *name, int inst)
 {
 	char path[256], errpath[256];
 	snprintf(path, sizeof path, "tests/golden/%s.coll", name);
@@ -292,7 +294,7 @@ limit_golden(const char *name)
 	diag_source(base, text, len);
 	int rc = -1;
 	if (c.errors == 0 && lower(c.file, &p) == 0) {
-		BuildOpts bo = {0};
+		BuildOpts bo = {.instances = inst};
 		FILE *x = fopen("/dev/null", "w");
 		rc = msccl_backend.emit(&p, &bo, x);
 		fclose(x);
@@ -330,15 +332,18 @@ cpu_seconds(void)
 static void
 test_limit_golden(void)
 {
-	limit_golden("msccl-beyond-limits");
-	limit_golden("msccl-too-many-ranks"); /* the symbolic check's 1024 */
+	limit_golden("msccl-beyond-limits", 0);
+	limit_golden("msccl-too-many-ranks", 0); /* the symbolic check's 1024 */
+	/* the executor's parser: 4095 elements per rank, 255-byte values */
+	limit_golden("msccl-too-many-nodes", 8);
+	limit_golden("msccl-long-name", 0);
 	/* never fitting, refused by the bound before any width is built: the
 	 * width search took 16 s and 95 s of CPU (5.5 and 9.6 GB) to refuse
 	 * them; the bound takes about 0.1 s (CPU time, which load barely moves) */
 	const char *never[] = {"msccl-never-fits-torus-64x16", "msccl-never-fits-hyperx"};
 	for (int i = 0; i < 2; i++) {
 		double t0 = cpu_seconds();
-		limit_golden(never[i]);
+		limit_golden(never[i], 0);
 		double t = cpu_seconds() - t0;
 		assert_named(t < 1.0, __LINE__, __FILE__, "%s is refused in under a second of CPU "
 		             "(%.2f s)", never[i], t);
@@ -427,6 +432,14 @@ nchunks_per_loop(const char *xml)
 {
 	const char *n = strstr(xml, "nchunksperloop=\"");
 	return n ? atoi(n + strlen("nchunksperloop=\"")) : 0;
+}
+
+/* The nchannels the XML declares (0 if none). */
+static int
+nchannels_of(const char *xml)
+{
+	const char *n = strstr(xml, "nchannels=\"");
+	return n ? atoi(n + strlen("nchannels=\"")) : 0;
 }
 
 /* --channels, --instances, --proto, --legacy and --min/--max-bytes: each shows in the XML, and
@@ -720,6 +733,90 @@ test_fused_steps(void)
 	free(xml);
 }
 
+/* Ring allreduce at 64, 128 and 256 ranks against msccl-tools' ring at
+ * the channel count collc chooses: Azure/msccl-tools @ 7e7d6bf,
+ * examples/mscclang/allreduce_a100_ring.py N C 1 --protocol Simple (C = 2,
+ * 4, 8: 1 instance, 2C-1 chunks a rank on each of its C channels), run
+ * with Debian's python3 packages on 2026-12-02 (docs/msccl.md, "Against
+ * msccl-tools"). collc's file has no more bytes, <step>s or <tb>s, and runs
+ * right (64 ranks here; 128 and 256 by collc run, in the docs). */
+static void
+test_ring_vs_msccl_tools(void)
+{
+	static const struct {
+		int ranks, nchannels, tbs, steps;
+		long bytes;
+	} tools[] = {
+		{64, 2, 128, 8128, 966426},
+		{128, 4, 512, 32640, 3892152},
+		{256, 8, 2048, 130816, 15696456},
+	};
+	for (size_t i = 0; i < countof(tools); i++) {
+		char text[200];
+		snprintf(text, sizeof text, "topology R = ring(%d);\n"
+		         "collective allreduce AR on R { algorithm ring; }\n", tools[i].ranks);
+		BuildOpts bo = {0};
+		size_t xlen;
+		char *xml = built_xml(__LINE__, text, &bo, &xlen, "ring(%d)", tools[i].ranks);
+		if (!xml)
+			continue;
+		int nch = nchannels_of(xml), tbs = count_of(xml, "<tb "), steps = count_of(xml, "<step ");
+		assert_named(nch == tools[i].nchannels && tbs <= tools[i].tbs &&
+		             steps <= tools[i].steps && (long)xlen <= tools[i].bytes, __LINE__, __FILE__,
+		             "ring(%d): %d channels, %d tbs, %d steps, %zu bytes; msccl-tools: %d, %d, "
+		             "%d, %ld", tools[i].ranks, nch, tbs, steps, xlen, tools[i].nchannels,
+		             tools[i].tbs, tools[i].steps, tools[i].bytes);
+		if (tools[i].ranks == 64)
+			runs_right(__LINE__, "ring64.xml", xml, xlen, 64 * 4 * 16, RD_INT32, "ring(64)");
+		free(xml);
+	}
+}
+
+/* The executor's parser stores <algo>, every <gpu> and one rank's <tb>s and
+ * <step>s in 4096 slots and refuses the file once the last is taken: the
+ * reader counts them (rule 7). gpu 0 here has 64 tbs of 64 nops: 4163. */
+static void
+test_parser_nodes(void)
+{
+	for (int nstep = 63; nstep <= 64; nstep++) {
+		/* 1 + 2 + 64 + 64 * 63 = 4099 is over too; 62 steps: 4035, under */
+		int steps = nstep == 63 ? 62 : 64;
+		size_t cap = 1 << 20, len = 0;
+		char *x = malloc(cap);
+		len += (size_t)snprintf(x + len, cap - len, "<algo name=\"n\" proto=\"Simple\" "
+		                        "nchannels=\"1\" nchunksperloop=\"2\" ngpus=\"2\" coll=\"allreduce\" "
+		                        "inplace=\"1\" outofplace=\"1\" minBytes=\"0\" maxBytes=\"0\">\n");
+		for (int g = 0; g < 2; g++) {
+			len += (size_t)snprintf(x + len, cap - len, "  <gpu id=\"%d\" i_chunks=\"2\" "
+			                        "o_chunks=\"2\" s_chunks=\"0\">\n", g);
+			for (int t = 0; g == 0 && t < 64; t++) {
+				len += (size_t)snprintf(x + len, cap - len, "    <tb id=\"%d\" send=\"-1\" "
+				                        "recv=\"-1\" chan=\"0\">\n", t);
+				for (int k = 0; k < steps; k++)
+					len += (size_t)snprintf(x + len, cap - len, "      <step s=\"%d\" "
+					                        "type=\"nop\" srcbuf=\"i\" srcoff=\"-1\" dstbuf=\"o\" "
+					                        "dstoff=\"-1\" cnt=\"0\" depid=\"-1\" deps=\"-1\" "
+					                        "hasdep=\"0\"/>\n", k);
+				len += (size_t)snprintf(x + len, cap - len, "    </tb>\n");
+			}
+			len += (size_t)snprintf(x + len, cap - len, "  </gpu>\n");
+		}
+		len += (size_t)snprintf(x + len, cap - len, "</algo>\n");
+		char *diag = NULL;
+		int rc = run_text("nodes.xml", x, len, false, false, 0, RD_INT32, &diag);
+		bool over = strstr(diag, "rule 7 (steps): gpu 0's 64 thread blocks and their steps, "
+		                         "with <algo> and the 2 <gpu> elements, make 4163 elements; "
+		                         "the executor's parser stores at most 4095 per rank") != NULL;
+		if (steps == 64)
+			assert_named(rc != 0 && over, __LINE__, __FILE__, "4163 elements refused: %s", diag);
+		else
+			assert_named(!strstr(diag, "elements;"), __LINE__, __FILE__, "4035 elements pass "
+			             "the count: %s", diag);
+		free(diag);
+		free(x);
+	}
+}
+
 /* A star (k-SP at depth 1) on a 4x4 torus, allreduce and reduce_scatter:
  * every root chunk gets 15 reducing receives in one round. Instead of one
  * chain of 15 tbs each waiting for the one before, peer p adds into
@@ -745,7 +842,7 @@ test_fan_in_chains(void)
 		CU_ASSERT_EQUAL(count_of(xml, "type=\"rrc\" srcbuf=\"i\""), 16);
 		CU_ASSERT_EQUAL(count_of(xml, "type=\"rrc\" srcbuf=\"o\""), 60 - 16);
 		/* chains 1..3: an r starts each, then 3 rrc (2 on the root's own residue) */
-		CU_ASSERT_EQUAL(count_of(xml, "type=\"r\" srcbuf=\"s\""), 16 * 3);
+		CU_ASSERT_EQUAL(lines_with(xml, "type=\"r\"", "dstbuf=\"s\""), 16 * 3);
 		CU_ASSERT_EQUAL(count_of(xml, "type=\"rrc\" srcbuf=\"s\""), 4 * 9 + 12 * 8);
 		CU_ASSERT_EQUAL(count_of(xml, "type=\"re\""), 16 * 3);
 		/* one fused reduction per root: the first re waits (3 nops: for chain 0
@@ -1137,7 +1234,7 @@ test_one_program(void)
 		int exchange, widths, nchannels;
 	} cases[] = {
 		{"ring128.coll", "topology T = ring(128);\n"
-		                 "collective allreduce AR on T { algorithm ring; }\n", 0, 2, 8},
+		                 "collective allreduce AR on T { algorithm ring; }\n", 0, 1, 4},
 		{"sp8x16.coll", "topology T = torus(8, 16);\n"
 		                "group G on T { translate; map (x, y) -> (-x, -y); }\n"
 		                "tree B = bfs(T, root (0, 0));\n"
@@ -1397,6 +1494,8 @@ CU_TestInfo msccl_tests[] = {
 	{"a deadlock names the blocked tbs and steps", test_deadlock_report},
 	{"examples: build, check, read back, run, verify", test_examples_roundtrip},
 	{"a schedule beyond the limits: the golden error", test_limit_golden},
+	{"ring(64/128/256) allreduce: no larger than msccl-tools' ring", test_ring_vs_msccl_tools},
+	{"the executor parser's 4095 elements per rank", test_parser_nodes},
 	{"spine-leaf SP, 128 and 512 hosts: shape and every check", test_spine_leaf},
 	{"one program built and checked: ring(128), SP 8x16", test_one_program},
 	{"--channels: the error names the closest attempt, a note the other", test_channels_error_closest},
