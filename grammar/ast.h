@@ -28,6 +28,7 @@ typedef enum QtyKind {
 	Q_TIME,   /* seconds */
 	Q_ENERGY, /* joules */
 	Q_POWER,  /* watts */
+	Q_PACKETS, /* a buffer's packets (a size in bytes also serves) */
 } QtyKind;
 
 typedef struct UnitInfo {

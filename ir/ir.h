@@ -30,6 +30,9 @@ typedef struct Net {
 	double router_energy_per_bit; /* per bit per router a message passes through */
 	double port_static_power;     /* watts per router port (docs/sim.md 4), over the run time */
 	double link_static_power;     /* watts per directed link, over the run time */
+	/* packet mode's switching (docs/sim.md 2.1): cut-through unless set */
+	bool store_and_forward;
+	double buffer_packets, buffer_bytes; /* a cut-through input buffer; 0: unset */
 } Net;
 
 extern const Net net_defaults;

@@ -81,6 +81,10 @@ apply_params(Net *n, const Block *b)
 		const Item *it = &b->item[i];
 		if (it->kind != IT_PARAM)
 			continue;
+		if (strcmp(it->name, "switching") == 0) {
+			n->store_and_forward = strcmp(it->value->text, "store_and_forward") == 0;
+			continue;
+		}
 		const Expr *e = it->value->kind == EX_NEG ? it->value->lhs : it->value;
 		double v = expr_number(e) * (it->value->kind == EX_NEG ? -1 : 1);
 		if (strcmp(it->name, "link_bandwidth") == 0)
@@ -103,6 +107,10 @@ apply_params(Net *n, const Block *b)
 			n->port_static_power = v;
 		else if (strcmp(it->name, "link_static_power") == 0)
 			n->link_static_power = v;
+		else if (strcmp(it->name, "buffer") == 0 && expr_qty(e) == Q_SIZE)
+			n->buffer_bytes = v, n->buffer_packets = 0;
+		else if (strcmp(it->name, "buffer") == 0)
+			n->buffer_packets = v, n->buffer_bytes = 0;
 	}
 }
 
