@@ -41,16 +41,6 @@ sim_msg_bytes(const SimMsg *m, int64_t bytes)
 }
 
 int64_t
-sim_buffer_packets(const SimNet *n)
-{
-	if (n->buffer_pkts > 0)
-		return n->buffer_pkts;
-	if (n->buffer_bytes > 0)
-		return n->buffer_bytes >= n->mtu ? n->buffer_bytes / n->mtu : 1;
-	return SIM_DEFAULT_BUFFER;
-}
-
-int64_t
 sim_ser_ps(int64_t b, int64_t bw)
 {
 	return muldiv_ceil(b, 8000000000000, bw);
@@ -385,12 +375,10 @@ typedef struct SimRun {
 	bool over_budget;                  /* the work passed the budget: stopped */
 	bool over_memory;                  /* the live hops passed MAX_LOOP_LIVE_HOPS: stopped */
 	bool *busy;
-	/* cut-through (vct): the buffers in use, the slowest link each live hop's
-	 * packets have crossed, and what each link is sending */
+	/* cut-through (vct): the buffers in use and what each link is sending */
 	bool vct;
-	int64_t nbuf;      /* packets per buffer */
+	int64_t *nbuf;     /* per link: the packets of a buffer at its far end */
 	Credits cred;
-	int64_t *hop_bw;   /* parallel to hop[] */
 	int *cur_j;        /* 2 x the hop index of the packet a link sends, + 1 if it is
 	                    * its message's last (cur: the message) */
 	bool stuck;        /* a drain ended with buffers held: a deadlock (a bug) */
@@ -471,19 +459,15 @@ packet_ps(SimRun *r, int64_t b, int l)
 	return r->memo_ser;
 }
 
-/* Serialization of a packet of b bytes at bandwidth bw on link l (cut-through
- * sends a packet at the slowest rate it has crossed). */
+/* Cut-through: when a packet that starts on link l at t may start on the
+ * next link, nl: after the hop delay, and on a faster link no sooner than
+ * sending it there at that link's rate ends as its tail arrives (the tail
+ * cannot overtake the bytes still coming). */
 static inline int64_t
-packet_bw_ps(SimRun *r, int64_t b, int64_t bw, int l)
+vct_next_ps(SimRun *r, int64_t b, int l, int nl, int64_t t, int64_t ser)
 {
-	if (bw == r->net->link[l].bw)
-		return packet_ps(r, b, l);
-	if (b != r->memo_b || bw != r->memo_bw) {
-		r->memo_b = b;
-		r->memo_bw = bw;
-		r->memo_ser = sim_ser_ps(b, bw);
-	}
-	return r->memo_ser;
+	int64_t next = packet_ps(r, b, nl), wait = ser > next ? ser - next : 0;
+	return t + r->hop_ps[l] + wait;
 }
 
 /* Message m's bytes and packets: npkt = ceil(size / mtu), npkt - 1 of an MTU
@@ -562,8 +546,6 @@ hop_grow(SimRun *r)
 		memcpy(grown, r->hop, (size_t)old * sizeof *grown);
 	free(r->hop);
 	r->hop = grown;
-	if (r->vct)
-		r->hop_bw = xrealloc(r->hop_bw, (size_t)r->nhop_cap * sizeof *r->hop_bw);
 	for (int i = r->nhop_cap - 1; i >= old; i--)
 		r->hop[i].qnext = r->hop_free, r->hop_free = i;
 }
@@ -718,7 +700,7 @@ static bool
 cred_take(SimRun *r, int l, int cls, int x)
 {
 	Credit *k = cred_get(&r->cred, l, cls);
-	if (k->used < r->nbuf) {
+	if (k->used < r->nbuf[l]) {
 		k->used++;
 		return true;
 	}
@@ -870,11 +852,10 @@ link_done(SimRun *r, int l, int64_t t)
 /*
  * Cut-through. Link l sends the next packet of hop e (its rotation's
  * entry) at t: the packet's head goes on at once, to be at the next hop
- * (and free to leave it) after the hop delay, while its tail takes the
- * packet's serialization at the slowest rate it has crossed (it cannot
- * leave faster than it came), which is when the link is free again, when
- * the buffer the packet leaves gets its slot back (link_done_vct) and, at
- * the last hop, when the packet is delivered (plus the hop delay).
+ * (and free to leave it) after the hop delay (vct_next_ps), while its tail
+ * takes the link's serialization, which is when the link is free again,
+ * when the buffer the packet leaves gets its slot back (link_done_vct)
+ * and, at the last hop, when the packet is delivered (plus the hop delay).
  */
 static void
 send_vct(SimRun *r, int l, int e, int64_t t)
@@ -883,7 +864,6 @@ send_vct(SimRun *r, int l, int e, int64_t t)
 		int m = -2 - e;
 		e = hop_new(r, m, 0, -1, 0);
 		r->hop[e].w = r->hop[e].npkt;
-		r->hop_bw[e] = r->net->link[l].bw;
 	}
 	Hop *h = &r->hop[e];
 	int k = h->next++, j = h->j, m = h->msg;
@@ -891,7 +871,7 @@ send_vct(SimRun *r, int l, int e, int64_t t)
 		push_tail(r, l, e);
 	bool last = k == h->npkt - 1;
 	int64_t b = last ? h->lastb : r->net->mtu;
-	int64_t ser = packet_bw_ps(r, b, r->hop_bw[e], l);
+	int64_t ser = packet_ps(r, b, l);
 	r->busy[l] = true;
 	r->cur[l] = m;
 	r->cur_j[l] = 2 * j + last;
@@ -904,6 +884,8 @@ send_vct(SimRun *r, int l, int e, int64_t t)
 			hop_release(r, e);
 		return;
 	}
+	int nl = (j + 1) % HOP_WINDOW ? h->win[(j + 1) % HOP_WINDOW] : r->c->hops[h->route + j + 1];
+	int64_t at = vct_next_ps(r, b, l, nl, t, ser);
 	int d = h->ahead;
 	if (d >= 0 && r->hop[d].j == j + 1) {
 		/* the hop ahead is live: the packet joins it */
@@ -912,16 +894,11 @@ send_vct(SimRun *r, int l, int e, int64_t t)
 		if (++h->j % HOP_WINDOW == 0)
 			hop_window(r, h, h->j);
 		h->next = k;
-		int64_t bw = r->net->link[hop_link(h)].bw;
-		if (bw < r->hop_bw[e])
-			r->hop_bw[e] = bw;
 	} else {
 		d = hop_new(r, m, j + 1, e, k);
-		int64_t bw = r->net->link[hop_link(&r->hop[d])].bw;
-		r->hop_bw[d] = bw < r->hop_bw[e] ? bw : r->hop_bw[e];
 	}
 	r->hop[d].in++;
-	ev_push(&r->q, t + r->hop_ps[l], EV_ARRIVE, d);
+	ev_push(&r->q, at, EV_ARRIVE, d);
 	if (empty)
 		hop_release(r, e);
 }
@@ -1022,13 +999,14 @@ drain(SimRun *r)
  */
 /*
  * Cut-through, a message alone: packet k starts on link j at
- *   S_j(k) = max(S_{j-1}(k) + hop(l_{j-1}), S_j(k-1) + ser_j(k-1))
- * and sends at the slowest rate crossed so far; it arrives a hop delay
- * after its tail left the last link. Credits never hold it up when it has
- * at most a buffer of packets, or when no link after the first is slower
- * (its packets then never wait past the first link) and a buffer covers a
- * hop delay and a packet: (nbuf - 1) ser(mtu) >= hop(l_j). Otherwise -1:
- * the event loop runs it. With private links buffers are not modelled.
+ *   S_j(k) = max(S_{j-1}(k) + hop(l_{j-1}) + max(0, ser_{j-1}(k) - ser_j(k)),
+ *                S_j(k-1) + ser_j(k-1))
+ * (vct_next_ps) and arrives a hop delay after its tail left the last link.
+ * Credits never hold it up when it has at most a buffer of packets, or
+ * when no link after the first is slower (its packets then never wait past
+ * the first link, one ser_0 apart) and a buffer covers a hop delay and a
+ * packet: (nbuf - 1) ser_0(mtu) >= hop(l_j). Otherwise -1: the event loop
+ * runs it. With private links buffers are not modelled.
  */
 static int64_t
 run_alone_vct(SimRun *r, int m, int64_t t)
@@ -1039,24 +1017,28 @@ run_alone_vct(SimRun *r, int m, int64_t t)
 	const SimLink *link = r->net->link;
 	int nhop = msg->nhop;
 	int64_t np = cut->npkt, bw0 = link[route[0]].bw;
-	if (np > r->nbuf && !r->o->private_links)
-		for (int j = 1; j < nhop; j++)
-			if (link[route[j]].bw < bw0 ||
-			    (r->nbuf - 1) * r->full_ser[route[0]] < r->hop_ps[route[j - 1]])
-				return -1;
+	bool binds = false; /* some buffer could fill */
+	for (int j = 0; j + 1 < nhop && !r->o->private_links; j++) {
+		int64_t nb = r->nbuf[route[j]];
+		if (np > nb && (nb - 1) * r->full_ser[route[0]] < r->hop_ps[route[j]])
+			return -1;
+		binds |= np > nb;
+	}
+	for (int j = 1; binds && j < nhop; j++)
+		if (link[route[j]].bw < bw0)
+			return -1;
 	int64_t *done = r->done_ps_link, *busy = r->busy_ps, *bytes = r->link_bytes;
 	for (int64_t k = 0; k < np; k++) {
-		int64_t b = k == np - 1 ? cut->last : r->net->mtu, arrive = t, bw = bw0;
+		int64_t b = k == np - 1 ? cut->last : r->net->mtu, arrive = t;
 		for (int j = 0; j < nhop; j++) {
 			int l = route[j];
-			if (link[l].bw < bw)
-				bw = link[l].bw;
-			int64_t ser = packet_bw_ps(r, b, bw, l);
+			int64_t ser = packet_ps(r, b, l);
 			int64_t start = k > 0 && done[l] > arrive ? done[l] : arrive;
 			done[l] = start + ser;
 			busy[l] += ser;
 			bytes[l] += b;
-			arrive = start + r->hop_ps[l];
+			if (j + 1 < nhop)
+				arrive = vct_next_ps(r, b, l, route[j + 1], start, ser);
 		}
 	}
 	return done[route[nhop - 1]] + r->hop_ps[route[nhop - 1]];
@@ -1359,6 +1341,37 @@ least_packet_work(const SimRun *r)
 	return w;
 }
 
+/*
+ * Cut-through's buffers, in packets, per link (the buffer at its far end):
+ * the network's, or by default enough to keep the link busy through a
+ * slot's round trip, at least SIM_DEFAULT_BUFFER: a slot taken when a
+ * packet starts on l comes back when its tail leaves the next router, a
+ * hop delay and at most the slowest packet time out of it later, so
+ *   ceil((hop(l) + max ser(mtu) out of l's far end) / ser_l(mtu)) + 1
+ * packets cover it (docs/sim.md 2.1).
+ */
+static int64_t *
+buffer_sizes(const SimNet *n, const int64_t *full_ser, const int64_t *hop_ps)
+{
+	int64_t *nbuf = xcalloc((size_t)n->nlink + 1, sizeof *nbuf);
+	int64_t fixed = n->buffer_pkts > 0    ? n->buffer_pkts
+	                : n->buffer_bytes > 0 ? (n->buffer_bytes >= n->mtu ? n->buffer_bytes / n->mtu : 1)
+	                                      : 0;
+	int64_t *out_ser = xcalloc((size_t)n->nnode + 1, sizeof *out_ser);
+	for (int l = 0; l < n->nlink; l++)
+		if (full_ser[l] > out_ser[n->link[l].src])
+			out_ser[n->link[l].src] = full_ser[l];
+	for (int l = 0; l < n->nlink; l++) {
+		int64_t ser = full_ser[l] > 0 ? full_ser[l] : 1;
+		int64_t cover = (hop_ps[l] + out_ser[n->link[l].dst] + ser - 1) / ser + 1;
+		nbuf[l] = fixed ? fixed : cover > SIM_DEFAULT_BUFFER ? cover : SIM_DEFAULT_BUFFER;
+		if (nbuf[l] > SIM_MAX_BUFFER)
+			nbuf[l] = SIM_MAX_BUFFER;
+	}
+	free(out_ser);
+	return nbuf;
+}
+
 /* Rounds mode, packets: each round alone (lone messages computed, else the
  * event loop), starting when the one before has ended. */
 static int64_t
@@ -1420,7 +1433,6 @@ run_packets(SimRun *r)
 	r->red_free = xcalloc((size_t)n->nnode, sizeof *r->red_free);
 	r->done_ps_link = xcalloc((size_t)n->nlink, sizeof *r->done_ps_link);
 	r->vct = n->switching == SIM_CUT_THROUGH;
-	r->nbuf = sim_buffer_packets(n);
 	if (r->vct)
 		r->cur_j = xcalloc((size_t)n->nlink, sizeof *r->cur_j);
 	for (int l = 0; l < n->nlink; l++) {
@@ -1428,6 +1440,8 @@ run_packets(SimRun *r)
 		r->full_ser[l] = sim_ser_ps(n->mtu, n->link[l].bw);
 		r->hop_ps[l] = n->link[l].lat_ps + n->router_ps;
 	}
+	if (r->vct)
+		r->nbuf = buffer_sizes(n, r->full_ser, r->hop_ps);
 	int64_t end = 0;
 	r->stamp = xcalloc((size_t)n->nlink, sizeof *r->stamp);
 	r->saved_busy_ps = xcalloc((size_t)n->nlink, sizeof *r->saved_busy_ps);
@@ -1464,7 +1478,7 @@ run_packets(SimRun *r)
 	free(r->hop_ps), free(r->busy_ps), free(r->red_free);
 	ev_free(&r->q);
 	free(r->done_ps_link), free(r->stamp), free(r->saved_busy_ps), free(r->saved_bytes);
-	free(r->cur_j), free(r->hop_bw), free(r->cred.slot);
+	free(r->cur_j), free(r->cred.slot), free(r->nbuf);
 }
 
 /* ---- flow mode ---- */

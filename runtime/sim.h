@@ -21,10 +21,11 @@ enum { SIM_VERSION = 1, SIM_MAX_MTU = 1 << 20 };
 
 /* Packet mode's switching (docs/sim.md 2.1): virtual cut-through with
  * finite input buffers and credits (the default), or store-and-forward
- * with unbounded buffers. A buffer holds SIM_DEFAULT_BUFFER packets unless
- * the network sets it, and at most SIM_MAX_BUFFER. */
+ * with unbounded buffers. A buffer holds what the network sets (at most
+ * SIM_MAX_BUFFER packets), or by default what covers its link's credit
+ * round trip, at least SIM_DEFAULT_BUFFER packets. */
 typedef enum SimSwitching { SIM_CUT_THROUGH, SIM_STORE_AND_FORWARD } SimSwitching;
-enum { SIM_DEFAULT_BUFFER = 8, SIM_MAX_BUFFER = 1 << 20 };
+enum { SIM_DEFAULT_BUFFER = 32, SIM_MAX_BUFFER = 1 << 20 };
 
 typedef struct SimLink {
 	int src, dst;          /* nodes */
@@ -173,9 +174,6 @@ int sim_run(Arena *, const SimNet *, int c, int64_t bytes, const SimOpts *, SimR
 int64_t sim_msg_bytes(const SimMsg *, int64_t bytes);
 /* Serialization of b bytes on a link: ceil(8 b 10^12 / bw) picoseconds. */
 int64_t sim_ser_ps(int64_t b, int64_t bw);
-/* The packets a cut-through input buffer holds (from buffer_pkts,
- * buffer_bytes or the default). */
-int64_t sim_buffer_packets(const SimNet *);
 /* B_v: the smallest total outgoing bandwidth of a rank's node (bits/s). */
 double sim_injection_bw(const SimNet *, int c);
 
