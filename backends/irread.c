@@ -687,7 +687,7 @@ ir_read(const char *text, size_t len, Prog *p)
 			topology_end(&r, &t);
 			topology_header(&r, &t);
 		} else if (strcmp(w, "net") == 0 || strcmp(w, "energy") == 0 || strcmp(w, "switch") == 0 ||
-		           strcmp(w, "link") == 0) {
+		           strcmp(w, "switching") == 0 || strcmp(w, "link") == 0) {
 			topology_line(&r, &t, w);
 		} else if (strcmp(w, "schedule") == 0) {
 			topology_end(&r, &t);

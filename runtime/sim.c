@@ -1196,8 +1196,8 @@ max_round_msgs(const SimColl *c)
  * huge fraction in a .sim file, a congested schedule) keeps packet mode
  * busy for minutes or holds the memory of that many packets. Cut-through's
  * loop takes about twice store-and-forward's time a packet-hop (its
- * buffers and credits; bench_sim engines), so there its packet-hops count
- * VCT_LOOP_COST each.
+ * buffers and credits; bench_sim engines), so its limit is
+ * MAX_LOOP_PACKET_HOPS / VCT_LOOP_COST.
  */
 enum { VCT_LOOP_COST = 2 };
 
@@ -1208,9 +1208,10 @@ loop_cost(const SimRun *r)
 }
 
 static double
-work_share(Work w)
+work_share(const SimRun *r, Work w)
 {
-	return w.closed / (double)MAX_PACKET_HOPS + w.loop / (double)MAX_LOOP_PACKET_HOPS;
+	return w.closed / (double)MAX_PACKET_HOPS +
+	       w.loop * loop_cost(r) / (double)MAX_LOOP_PACKET_HOPS;
 }
 
 /* Packets of a message of num/den of the vector (at least 1: an empty
@@ -1234,7 +1235,7 @@ packet_work(const SimRun *r, const SimMsg *msg, int n, bool loop)
 		int nhop = msg[m].nhop;
 		double np = packets_of(r, msg[m].num, msg[m].den);
 		if (loop)
-			w.loop += np * (nhop > 1 ? nhop : 1) * loop_cost(r);
+			w.loop += np * (nhop > 1 ? nhop : 1);
 		else
 			w.closed += nhop > 1 ? np * nhop : 1;
 	}
@@ -1246,7 +1247,7 @@ packet_budget(SimRun *r, Work add)
 {
 	r->work.closed += add.closed;
 	r->work.loop += add.loop;
-	r->over_budget = work_share(r->work) > 1;
+	r->over_budget = work_share(r, r->work) > 1;
 	return !r->over_budget;
 }
 
@@ -1297,11 +1298,11 @@ least_work_of(const SimRun *r, HopClass *k, int n)
 	                                   : (double)r->c->nround * r->net->nlink;
 	Work w = {0, 0};
 	for (int i = 0; i < n; i++)
-		w.loop += k[i].lnp * k[i].slots;
+		w.loop += k[i].np * k[i].slots;
 	qsort(k, (size_t)n, sizeof *k, cmp_hop_class);
 	for (int i = 0; i < n && cap > 0 && hop_class_save(&k[i]) > 0; i++) {
 		double x = k[i].slots < cap ? k[i].slots : cap;
-		w.loop -= x * k[i].lnp;
+		w.loop -= x * k[i].np;
 		w.closed += x * (k[i].single ? 1 : k[i].np);
 		cap -= x;
 	}
@@ -1448,7 +1449,7 @@ run_packets(SimRun *r)
 	r->saved_bytes = xcalloc((size_t)n->nlink, sizeof *r->saved_bytes);
 	if (r->o->sync == SIM_ROUNDS) {
 		Work least = least_packet_work(r);
-		if (work_share(least) > 1)
+		if (work_share(r, least) > 1)
 			r->work = least, r->over_budget = true;
 		else
 			end = packet_rounds(r);
@@ -1969,9 +1970,11 @@ sim_run(Arena *a, const SimNet *n, int ci, int64_t bytes, const SimOpts *o, SimR
 	res->loop_hops = r.work.loop;
 	if (r.over_budget) {
 		snprintf(err, errlen, "'%s' at %lld bytes crosses links with at least %.3g packets in "
-		         "the event loop and %.3g in closed form; packet mode simulates at most %.3g "
-		         "and %.3g, or a mix (%d s of CPU; try flow mode)", c->name, (long long)bytes,
-		         r.work.loop, r.work.closed, (double)MAX_LOOP_PACKET_HOPS,
+		         "the event loop and %.3g in closed form; packet mode (%s) simulates at most "
+		         "%.3g and %.3g, or a mix (%d s of CPU; try flow mode)", c->name,
+		         (long long)bytes, r.work.loop, r.work.closed,
+		         r.vct ? "cut-through" : "store-and-forward",
+		         (double)MAX_LOOP_PACKET_HOPS / loop_cost(&r),
 		         (double)MAX_PACKET_HOPS, PACKET_BUDGET_SECONDS);
 		return -1;
 	}

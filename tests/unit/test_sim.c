@@ -239,7 +239,7 @@ test_packet_budget(void)
 	CU_ASSERT_EQUAL(sim_run(&two.a, &two.net, 0, 1 << 20, &packet, &r, err, sizeof err), 0);
 	CU_ASSERT_EQUAL(r.time_ps, closed_form(1 << 20, 2, mtu, 400000000000, 400000));
 	CU_ASSERT_EQUAL(sim_run(&two.a, &two.net, 0, over, &packet, &r, err, sizeof err), -1);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "packet mode simulates at most"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "packet mode (store-and-forward) simulates at most"));
 	CU_ASSERT_EQUAL(sim_run(&two.a, &two.net, 0, over, &deps, &r, err, sizeof err), -1);
 	CU_ASSERT_EQUAL(sim_run(&two.a, &two.net, 0, over, &flow, &r, err, sizeof err), 0);
 	arena_free(&one.a);
@@ -289,7 +289,7 @@ test_packet_budget_mix(void)
 	SimResult r;
 	char err[512] = "";
 	CU_ASSERT_EQUAL(sim_run(&h.a, &h.net, 0, np_a * mtu, &packet, &r, err, sizeof err), -1);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "packet mode simulates at most"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "packet mode (store-and-forward) simulates at most"));
 	CU_ASSERT_EQUAL(r.loop_hops, 6.0 * (double)np_b);
 	CU_ASSERT_EQUAL(r.packet_hops - r.loop_hops, 2.0 * (double)np_a + 2.0 * (double)np_b);
 	CU_ASSERT(r.loop_hops < MAX_LOOP_PACKET_HOPS &&
@@ -315,7 +315,7 @@ test_packet_budget_refuses_hd(void)
 	SimResult r;
 	char err[512] = "";
 	CU_ASSERT_EQUAL(sim_run(&b.sim, &b.net, 0, 1 << 20, &packet, &r, err, sizeof err), -1);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "packet mode simulates at most"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "packet mode (store-and-forward) simulates at most"));
 	/* 16384 ranks, rounds of distance 2^k: 5.4e8 hops in messages of more
 	 * than one; at most 28 rounds x 32768 links of them lone */
 	CU_ASSERT(r.loop_hops > 5.2e8 && r.loop_hops > MAX_LOOP_PACKET_HOPS);
