@@ -1835,6 +1835,91 @@ test_vct_single_message(void)
 }
 
 /*
+ * Links of different rates: a packet goes on as its head arrives onto a
+ * link as slow or slower, and onto a faster one so that its tail does not
+ * outrun it, so a message alone with room in every buffer crosses at its
+ * slowest link's rate, once: T = h d + sum of ser_slowest(packet), by the
+ * closed form (rounds) and the event loop (deps). With buffers of 2 packets
+ * behind a slower link the closed form does not apply, and the event loop
+ * gives the same time round by round as by dependencies.
+ */
+static void
+test_vct_unequal_links(void)
+{
+	static const int64_t rates[][3] = {{400, 800, 800}, {800, 400, 0}, {800, 400, 800},
+	                                   {400, 400, 200}};
+	const int64_t mtu = 4096, d = 400000, M = 16 * mtu - 100;
+	for (size_t i = 0; i < countof(rates); i++)
+		for (int64_t buffer = 0; buffer <= 2; buffer += 2) {
+			int hops = rates[i][2] ? 3 : 2;
+			int64_t slow = rates[i][0];
+			for (int j = 0; j < hops; j++)
+				slow = rates[i][j] < slow ? rates[i][j] : slow;
+			int64_t want = hops * d + 15 * sim_ser_ps(mtu, slow * 1000000000) +
+			               sim_ser_ps(mtu - 100, slow * 1000000000);
+			int64_t got[2];
+			for (int sync = 0; sync < 2; sync++) {
+				Hand h;
+				hand_vct(&h, hops + 1, mtu, buffer);
+				for (int j = 0; j < hops; j++)
+					h.net.link[j].bw = rates[i][j] * 1000000000;
+				hand_msg(&h, 0, 0, hops, 1, 1, 0, NULL);
+				got[sync] = hand_run(&h, M, SIM_PACKET, sync ? SIM_DEPS : SIM_ROUNDS).time_ps;
+				arena_free(&h.a);
+			}
+			assert_named(got[0] == got[1] && (buffer || got[0] == want), __LINE__, __FILE__,
+			             "rates %lld/%lld/%lld, buffer %lld: rounds %lld ps, deps %lld, want %lld",
+			             (long long)rates[i][0], (long long)rates[i][1], (long long)rates[i][2],
+			             (long long)buffer, (long long)got[0], (long long)got[1],
+			             (long long)want);
+		}
+}
+
+/* The switching and the buffer through the .sim text as collc sim reads it:
+ * written only when set, read back, and a bad word refused. */
+static void
+test_vct_text(void)
+{
+	static const struct { SimSwitching sw; int64_t pkts, bytes; const char *words; } cases[] = {
+		{SIM_CUT_THROUGH, 0, 0, NULL},
+		{SIM_CUT_THROUGH, 3, 0, " buffer_packets 3\n"},
+		{SIM_STORE_AND_FORWARD, 0, 10000, " switching store_and_forward buffer_bytes 10000\n"},
+	};
+	for (size_t i = 0; i < countof(cases); i++) {
+		Hand h;
+		hand_vct(&h, 3, 4096, cases[i].pkts);
+		h.net.switching = cases[i].sw;
+		h.net.buffer_bytes = cases[i].bytes;
+		hand_msg(&h, 0, 0, 2, 1, 1, 0, NULL);
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *mem = open_memstream(&buf, &len);
+		sim_write(&h.net, mem);
+		fclose(mem);
+		CU_ASSERT(cases[i].words ? strstr(buf, cases[i].words) != NULL
+		                         : strstr(buf, "switching") == NULL && strstr(buf, "buffer") == NULL);
+		SimNet back;
+		diag_source("t.sim", buf, len);
+		CU_ASSERT_EQUAL_FATAL(sim_read(&h.a, buf, len, &back), 0);
+		CU_ASSERT(back.switching == cases[i].sw && back.buffer_pkts == cases[i].pkts &&
+		          back.buffer_bytes == cases[i].bytes);
+		/* the net line with a switching no router has */
+		char *at = strstr(buf, " step_ps 0");
+		CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+		at += strlen(" step_ps 0");
+		size_t n = len + 32;
+		char *bad = malloc(n);
+		int blen = snprintf(bad, n, "%.*s switching wormhole%s", (int)(at - buf), buf, at);
+		diag_mute(true);
+		CU_ASSERT_EQUAL(sim_read(&h.a, bad, (size_t)blen, &back), -1);
+		diag_mute(false);
+		diag_reset();
+		free(bad), free(buf);
+		arena_free(&h.a);
+	}
+}
+
+/*
  * Back-pressure through a chain 0 -> 1 -> 2 -> 3 whose last link is 4 times
  * slower (no latencies): message A (8 packets, 0 -> 3) and then, queued
  * behind it on the sender's link, B (one packet, 0 -> 1). With buffers of
@@ -2037,6 +2122,9 @@ CU_TestInfo sim_tests[] = {
 	{"private links: each message alone on its route, closed forms", test_private_links},
 	{"ring(halfway): floor(p/2) rounds per phase, closed form", test_ring_halfway},
 	{"cut-through: one message over h hops, the serialization once", test_vct_single_message},
+	{"cut-through: links of different rates, closed form and event loop",
+	 test_vct_unequal_links},
+	{"cut-through: switching and buffer through the .sim text", test_vct_text},
 	{"cut-through: back-pressure through a chain, by hand", test_vct_backpressure},
 	{"cut-through: two messages contending for a buffer, by hand",
 	 test_vct_buffer_contention},
