@@ -1026,7 +1026,8 @@ run_alone_vct(SimRun *r, int m, int64_t t)
 	bool binds = false; /* some buffer could fill */
 	for (int j = 0; j + 1 < nhop && !r->o->private_links; j++) {
 		int64_t nb = r->nbuf[route[j]];
-		if (np > nb && (nb - 1) * r->full_ser[route[0]] < r->hop_ps[route[j]])
+		int64_t ser = r->full_ser[route[0]]; /* >= 1; divided, as nb x ser may pass 2^63 */
+		if (np > nb && (r->hop_ps[route[j]] + ser - 1) / ser > nb - 1)
 			return -1;
 		binds |= np > nb;
 	}
@@ -1370,9 +1371,11 @@ buffer_sizes(const SimNet *n, const int64_t *full_ser, const int64_t *hop_ps)
 		if (full_ser[l] > out_ser[n->link[l].src])
 			out_ser[n->link[l].src] = full_ser[l];
 	for (int l = 0; l < n->nlink; l++) {
-		int64_t ser = full_ser[l] > 0 ? full_ser[l] : 1;
-		int64_t cover = (hop_ps[l] + out_ser[n->link[l].dst] + ser - 1) / ser + 1;
-		nbuf[l] = fixed ? fixed : cover > SIM_DEFAULT_BUFFER ? cover : SIM_DEFAULT_BUFFER;
+		/* in doubles: a link nothing uses may have any latency and rate */
+		double ser = full_ser[l] > 0 ? (double)full_ser[l] : 1;
+		double cover = ceil(((double)hop_ps[l] + (double)out_ser[n->link[l].dst]) / ser) + 1;
+		cover = cover > SIM_MAX_BUFFER ? SIM_MAX_BUFFER : cover;
+		nbuf[l] = fixed ? fixed : cover > SIM_DEFAULT_BUFFER ? (int64_t)cover : SIM_DEFAULT_BUFFER;
 		if (nbuf[l] > SIM_MAX_BUFFER)
 			nbuf[l] = SIM_MAX_BUFFER;
 	}
