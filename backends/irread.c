@@ -227,6 +227,15 @@ topology_line(Reader *r, Pending *t, const char *w)
 		n->router_energy_per_bit = real(r);
 		n->port_static_power = real(r);
 		n->link_static_power = real(r);
+	} else if (strcmp(w, "switching") == 0) {
+		Net *n = &t->net;
+		char kind[32] = "";
+		if (!word(r, kind, sizeof kind) ||
+		    (strcmp(kind, "cut_through") != 0 && strcmp(kind, "store_and_forward") != 0))
+			fail(r, "expected cut_through or store_and_forward");
+		n->store_and_forward = strcmp(kind, "store_and_forward") == 0;
+		n->buffer_packets = real(r);
+		n->buffer_bytes = real(r);
 	} else if (strcmp(w, "switch") == 0) {
 		t->sw[integer(r, 0, t->nnode - 1)] = 1;
 		t->any_switch = true;
@@ -272,7 +281,8 @@ topology_end(Reader *r, Pending *t)
 	    !finite_nonneg(n->router_latency) || !finite_nonneg(n->step_overhead) ||
 	    !(n->mtu >= 1 && n->mtu <= 1e300) || !finite_nonneg(n->energy_per_bit) ||
 	    !finite_nonneg(n->reconfig_delay) || !finite_nonneg(n->router_energy_per_bit) ||
-	    !finite_nonneg(n->port_static_power) || !finite_nonneg(n->link_static_power))
+	    !finite_nonneg(n->port_static_power) || !finite_nonneg(n->link_static_power) ||
+	    !finite_nonneg(n->buffer_packets) || !finite_nonneg(n->buffer_bytes))
 		fail(r, "a network parameter is out of range (bandwidth and mtu positive, the rest "
 		        "zero or more, all finite)");
 	for (int i = 0; i < t->nlink && !r->failed; i++) {
@@ -677,7 +687,7 @@ ir_read(const char *text, size_t len, Prog *p)
 			topology_end(&r, &t);
 			topology_header(&r, &t);
 		} else if (strcmp(w, "net") == 0 || strcmp(w, "energy") == 0 || strcmp(w, "switch") == 0 ||
-		           strcmp(w, "link") == 0) {
+		           strcmp(w, "switching") == 0 || strcmp(w, "link") == 0) {
 			topology_line(&r, &t, w);
 		} else if (strcmp(w, "schedule") == 0) {
 			topology_end(&r, &t);

@@ -45,6 +45,12 @@ write_topology(const Topo *t, FILE *f)
 		num(f, n->link_static_power);
 		fputc('\n', f);
 	}
+	if (n->store_and_forward || n->buffer_packets > 0 || n->buffer_bytes > 0) {
+		fprintf(f, "switching %s", n->store_and_forward ? "store_and_forward" : "cut_through");
+		num(f, n->buffer_packets);
+		num(f, n->buffer_bytes);
+		fputc('\n', f);
+	}
 	for (int node = 0; node < t->nnode; node++)
 		if (t->is_switch && t->is_switch[node])
 			fprintf(f, "switch %d\n", node);

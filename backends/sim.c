@@ -628,6 +628,14 @@ sim_net_of_topo(Arena *a, const Topo *t, SimNet *out)
 	out->port_static_w = t->net.port_static_power;
 	out->link_static_w = t->net.link_static_power;
 	out->nport = router_ports(t);
+	out->switching = t->net.store_and_forward ? SIM_STORE_AND_FORWARD : SIM_CUT_THROUGH;
+	if (t->net.buffer_packets > SIM_MAX_BUFFER) {
+		error_at(t->loc, "the simulator takes a buffer of at most %d packets, not %.0f",
+		         SIM_MAX_BUFFER, t->net.buffer_packets);
+		return -1;
+	}
+	out->buffer_pkts = llround(t->net.buffer_packets);
+	out->buffer_bytes = t->net.buffer_bytes < 1e18 ? llround(t->net.buffer_bytes) : (int64_t)1e18;
 	return 0;
 }
 

@@ -67,7 +67,7 @@ topo_forms_phrase(unsigned topos, char *buf, size_t len)
 }
 
 #define PARAM(name, kind, positive, per_link, swept, field) \
-	{name, kind, positive, per_link, swept, offsetof(Net, field)}
+	{name, NV_NUMBER, kind, positive, per_link, swept, offsetof(Net, field)}
 const NetParam net_params[] = {
 	PARAM("link_bandwidth", Q_RATE, true, true, true, bandwidth),
 	PARAM("link_latency", Q_TIME, false, true, true, link_latency),
@@ -79,6 +79,8 @@ const NetParam net_params[] = {
 	PARAM("router_energy_per_bit", Q_ENERGY, false, false, false, router_energy_per_bit),
 	PARAM("port_static_power", Q_POWER, false, false, false, port_static_power),
 	PARAM("link_static_power", Q_POWER, false, false, false, link_static_power),
+	{"switching", NV_SWITCHING, Q_COUNT, false, false, false, 0}, /* a word */
+	{"buffer", NV_BUFFER, Q_PACKETS, true, false, false, 0},
 };
 #undef PARAM
 const int nnet_params = (int)(sizeof net_params / sizeof net_params[0]);

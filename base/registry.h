@@ -37,6 +37,7 @@ typedef enum QtyKind {
 	Q_TIME,   /* seconds */
 	Q_ENERGY, /* joules */
 	Q_POWER,  /* watts */
+	Q_PACKETS, /* a buffer's packets (a size in bytes also serves) */
 } QtyKind;
 
 /* ---- signatures: the parameters of a form or an algorithm ---- */
@@ -100,10 +101,21 @@ typedef struct Net {
 	double router_energy_per_bit; /* per bit per router a message passes through */
 	double port_static_power;     /* watts per router port (docs/sim.md 4), over the run time */
 	double link_static_power;     /* watts per directed link, over the run time */
+	/* packet mode's switching (docs/sim.md 2.1): cut-through unless set */
+	bool store_and_forward;
+	double buffer_packets, buffer_bytes; /* a cut-through input buffer; 0: unset */
 } Net;
+
+/* How a parameter's value lands in Net. */
+typedef enum NetValue {
+	NV_NUMBER,    /* the quantity, in its kind's base unit, at `offset` */
+	NV_SWITCHING, /* cut_through | store_and_forward: store_and_forward */
+	NV_BUFFER,    /* packets (buffer_packets) or a size (buffer_bytes) */
+} NetValue;
 
 typedef struct NetParam {
 	const char *name;  /* as written in a `network { }` block */
+	NetValue value;
 	QtyKind kind;
 	bool positive;     /* > 0, else >= 0 */
 	bool per_link;     /* may be set on one link of a graph */

@@ -49,6 +49,8 @@ const UnitInfo unit_table[] = {
 	{"uW", Q_POWER, 1, 1e6},
 	{"mW", Q_POWER, 1, 1e3},
 	{"W", Q_POWER, 1, 1},
+	{"packets", Q_PACKETS, 1, 1},
+	{"packet", Q_PACKETS, 1, 1},
 };
 const int unit_count = (int)countof(unit_table);
 
@@ -71,6 +73,7 @@ qty_kind_name(QtyKind k)
 	case Q_TIME: return "a time (ps, ns, us, ms, s)";
 	case Q_ENERGY: return "an energy (fJ, pJ, nJ, uJ, mJ, J)";
 	case Q_POWER: return "a power (uW, mW, W)";
+	case Q_PACKETS: return "a buffer size (packets, or B, KiB, ...)";
 	}
 	return "?";
 }

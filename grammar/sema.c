@@ -428,7 +428,7 @@ check_quantity(const Item *it, const NetParam *pi)
 	}
 	QtyKind k = expr_qty(e);
 	double v = expr_number(e);
-	if (k != pi->kind && !(k == Q_COUNT && v == 0)) {
+	if (k != pi->kind && !(k == Q_COUNT && v == 0) && !(pi->kind == Q_PACKETS && k == Q_SIZE)) {
 		error_at(e->loc, "'%s' takes %s, got %s", pi->name, qty_kind_name(pi->kind),
 		         qty_kind_name(k));
 		return false;
@@ -441,11 +441,22 @@ check_quantity(const Item *it, const NetParam *pi)
 		error_at(e->loc, "'%s' must be greater than zero", pi->name);
 		return false;
 	}
-	if (pi->kind == Q_SIZE && v != floor(v)) {
-		error_at(e->loc, "'%s' must be a whole number of bytes", pi->name);
+	if ((k == Q_SIZE || k == Q_PACKETS) && v != floor(v)) {
+		error_at(e->loc, "'%s' must be a whole number of %s", pi->name,
+		         k == Q_SIZE ? "bytes" : "packets");
 		return false;
 	}
 	return true;
+}
+
+/* switching = cut_through | store_and_forward (docs/sim.md 2.1) */
+static void
+check_switching(const Item *it)
+{
+	const Expr *e = it->value;
+	if (e->kind != EX_NAME || (strcmp(e->text, "cut_through") != 0 &&
+	                           strcmp(e->text, "store_and_forward") != 0))
+		error_at(e->loc, "'switching' is cut_through or store_and_forward");
 }
 
 static void
@@ -478,7 +489,10 @@ check_params(Sema *s, const Block *b, bool per_link)
 				note_at(b->item[j].name_loc, "first set here");
 				break;
 			}
-		check_quantity(it, pi);
+		if (pi->value == NV_SWITCHING)
+			check_switching(it);
+		else
+			check_quantity(it, pi);
 	}
 }
 

@@ -82,8 +82,18 @@ apply_params(Net *n, const Block *b)
 		const NetParam *p = it->kind == IT_PARAM ? net_param_find(it->name) : NULL;
 		if (!p)
 			continue;
+		if (p->value == NV_SWITCHING) {
+			n->store_and_forward = strcmp(it->value->text, "store_and_forward") == 0;
+			continue;
+		}
 		const Expr *e = it->value->kind == EX_NEG ? it->value->lhs : it->value;
-		*net_field(n, p) = expr_number(e) * (it->value->kind == EX_NEG ? -1 : 1);
+		double v = expr_number(e) * (it->value->kind == EX_NEG ? -1 : 1);
+		if (p->value == NV_BUFFER && expr_qty(e) == Q_SIZE)
+			n->buffer_bytes = v, n->buffer_packets = 0;
+		else if (p->value == NV_BUFFER)
+			n->buffer_packets = v, n->buffer_bytes = 0;
+		else
+			*net_field(n, p) = v;
 	}
 }
 

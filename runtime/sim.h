@@ -19,6 +19,14 @@
 
 enum { SIM_VERSION = 1, SIM_MAX_MTU = 1 << 20 };
 
+/* Packet mode's switching (docs/sim.md 2.1): virtual cut-through with
+ * finite input buffers and credits (the default), or store-and-forward
+ * with unbounded buffers. A buffer holds what the network sets (at most
+ * SIM_MAX_BUFFER packets), or by default what covers its link's credit
+ * round trip, at least SIM_DEFAULT_BUFFER packets. */
+typedef enum SimSwitching { SIM_CUT_THROUGH, SIM_STORE_AND_FORWARD } SimSwitching;
+enum { SIM_DEFAULT_BUFFER = 32, SIM_MAX_BUFFER = 1 << 20 };
+
 typedef struct SimLink {
 	int src, dst;          /* nodes */
 	int64_t bw;            /* bits per second */
@@ -101,6 +109,11 @@ typedef struct SimNet {
 	int64_t router_ps;     /* per hop */
 	int64_t step_ps;       /* step overhead */
 	int64_t reconfig_ps;   /* an optical switch's reconfiguration delay */
+	SimSwitching switching;
+	int64_t buffer_pkts;   /* cut-through: packets per input buffer (port and virtual
+	                        * channel), or 0 */
+	int64_t buffer_bytes;  /* or bytes (whole packets of an mtu, at least one), or 0:
+	                        * SIM_DEFAULT_BUFFER packets */
 	double router_energy_per_bit; /* joules per bit per router passed (ends included) */
 	double port_static_w;         /* watts per router port */
 	int64_t nport;                /* router ports of all nodes (docs/sim.md 4) */

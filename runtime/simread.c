@@ -351,6 +351,25 @@ want_real(Rd *r, double *out, const char *what)
 	return 0;
 }
 
+/* The net line's optional end: 'switching store_and_forward', then
+ * 'buffer_packets N' or 'buffer_bytes N' (absent: cut-through, the
+ * default buffer). */
+static int
+read_switching(Rd *r, SimNet *n)
+{
+	if (take_word(r, "switching")) {
+		if (take_word(r, "store_and_forward"))
+			n->switching = SIM_STORE_AND_FORWARD;
+		else if (!take_word(r, "cut_through"))
+			return fail(r, "expected cut_through or store_and_forward");
+	}
+	if (take_word(r, "buffer_packets"))
+		return want_int(r, 1, SIM_MAX_BUFFER, &n->buffer_pkts, "the buffer (packets)");
+	if (take_word(r, "buffer_bytes"))
+		return want_int(r, 1, INT64_MAX / 4, &n->buffer_bytes, "the buffer (bytes)");
+	return 0;
+}
+
 /* The optional line after 'net': the energy model's router and static terms. */
 static int
 read_energy(Rd *r, SimNet *n)
@@ -394,7 +413,7 @@ sim_read(Arena *a, const char *text, size_t len, SimNet *n)
 	if (take_word(&r, "reconfig_ps") &&
 	    want_int(&r, 0, INT64_MAX / 4, &n->reconfig_ps, "the reconfiguration delay (ps)"))
 		return -1;
-	if (end_line(&r))
+	if (read_switching(&r, n) || end_line(&r))
 		return -1;
 	if (!next_line(&r))
 		return fail(&r, "expected the 'topology' line");
@@ -491,6 +510,12 @@ sim_write(const SimNet *n, FILE *f)
 	        (long long)n->router_ps, (long long)n->step_ps);
 	if (rewires) /* only then: files without optical switches read as before */
 		fprintf(f, " reconfig_ps %lld", (long long)n->reconfig_ps);
+	if (n->switching == SIM_STORE_AND_FORWARD) /* cut-through is the default */
+		fputs(" switching store_and_forward", f);
+	if (n->buffer_pkts > 0)
+		fprintf(f, " buffer_packets %lld", (long long)n->buffer_pkts);
+	else if (n->buffer_bytes > 0)
+		fprintf(f, " buffer_bytes %lld", (long long)n->buffer_bytes);
 	fputc('\n', f);
 	if (n->router_energy_per_bit > 0 || n->port_static_w > 0 || n->link_static_w > 0)
 		fprintf(f, "energy router_j_per_bit %.17g port_w %.17g ports %lld link_w %.17g\n",
