@@ -1336,6 +1336,70 @@ test_scale_128_256(void)
 	}
 }
 
+/* The elements the executor's parser stores for each rank (1 <algo>, every
+ * <gpu>, the rank's <tb>s and <step>s): the largest. */
+static int
+max_elements(const MProg *p, int *tbs, int *steps)
+{
+	int most = 0;
+	*tbs = *steps = 0;
+	for (int g = 0; g < p->ngpu; g++) {
+		int nstep = 0;
+		for (int t = 0; t < p->gpu[g].ntb; t++)
+			nstep += p->gpu[g].tb[t].nstep;
+		int n = 1 + p->ngpu + p->gpu[g].ntb + nstep;
+		most = n > most ? n : most;
+		*tbs = p->gpu[g].ntb > *tbs ? p->gpu[g].ntb : *tbs;
+		*steps = nstep > *steps ? nstep : *steps;
+	}
+	return most;
+}
+
+/* A GPU cluster of nodes x 8 GPUs on a spine-leaf (examples/
+ * gpu-cluster-1024.coll): the hierarchical allreduce at 128 and 256 GPUs
+ * read back and run on CPU threads with real data, at 1024 written within
+ * every limit of the executor (per rank: thread blocks, steps per tb,
+ * parser elements) and checked symbolically. */
+static void
+test_gpu_cluster(void)
+{
+	static const int nodes[] = {16, 32, 128};
+	for (size_t i = 0; i < countof(nodes); i++) {
+		if (UNDER_ASAN && nodes[i] > 16)
+			break; /* hours under the sanitizers */
+		char text[256];
+		snprintf(text, sizeof text, "topology C = spine_leaf(spines 16, leaves %d, hosts 8);\n"
+		         "collective allreduce AR on C { algorithm hierarchical(ring, ring); }\n", nodes[i]);
+		BuildOpts bo = {0};
+		size_t xlen = 0;
+		char *xml = built_xml(__LINE__, text, &bo, &xlen, "%d x 8 GPUs", nodes[i]);
+		if (!xml)
+			continue;
+		Arena a = {0};
+		MProg p;
+		diag_source("cluster.xml", xml, xlen);
+		CU_ASSERT_EQUAL_FATAL(msccl_read(&a, xml, xlen, false, &p), 0);
+		int tbs, steps, elements = max_elements(&p, &tbs, &steps);
+		assert_named(p.ngpus == nodes[i] * 8 && tbs <= MSCCL_MAX_TBS && elements <= 4095 &&
+		             max_attr(xml, " s=\"") < MSCCL_MAX_STEPS, __LINE__, __FILE__,
+		             "%d GPUs: %d tbs, %d steps, %d parser elements a rank at most", p.ngpus,
+		             tbs, steps, elements);
+		printf("\n    %d GPUs: at most %d tbs, %d steps and %d parser elements a rank, %zu bytes",
+		       p.ngpus, tbs, steps, elements, xlen);
+		if (nodes[i] <= 32) {
+			char *diag = NULL;
+			int rc = run_sized("cluster.xml", xml, xlen, false, !UNDER_ASAN, 8 * nodes[i] * 64,
+			                   false, RD_INT32, &diag);
+			assert_named(rc == 0, __LINE__, __FILE__, "%d GPUs run: %s", p.ngpus, diag);
+			free(diag);
+		} else {
+			CU_ASSERT_EQUAL(msccl_check_run(&p, 2, false), 0);
+		}
+		arena_free(&a);
+		free(xml);
+	}
+}
+
 /* An in-place allgather: i[k] is o[rank*N/R + k], so the copy home of a
  * rank's own chunk writes what its sends read. collc's files order it
  * after them; the checker finds the race in a file that does not
@@ -1500,5 +1564,6 @@ CU_TestInfo msccl_tests[] = {
 	{"one program built and checked: ring(128), SP 8x16", test_one_program},
 	{"--channels: the error names the closest attempt, a note the other", test_channels_error_closest},
 	{"the backend's check cites the XML it would write, then the collective", test_check_cites_xml},
+	{"a GPU cluster of 8-GPU nodes: 128 and 256 run, 1024 within every limit", test_gpu_cluster},
 	CU_TEST_INFO_NULL,
 };
