@@ -3,40 +3,65 @@
 
 #include "mpi_lib.h"
 
-static const Backend *const backends[] = {&dot_backend, &ir_backend, &mpi_backend,
-                                             &sim_backend, &msccl_backend};
-static const DirBackend *const dir_backends[] = {&chakra_backend, &mpi_lib_backend};
-static const char *const names[] = {"dot", "ir", "mpi", "sim", "msccl", "chakra", "mpi-lib"};
+/* The targets of --target, in the order the help lists them: each a
+ * backend writing a stream or one writing a directory. */
+static const struct {
+	const Backend *stream;
+	const DirBackend *dir;
+} targets[] = {
+	{&ir_backend, NULL},    {&dot_backend, NULL}, {&mpi_backend, NULL},   {NULL, &mpi_lib_backend},
+	{&msccl_backend, NULL}, {&sim_backend, NULL}, {NULL, &chakra_backend},
+};
+
+static const char *
+target_name(size_t i)
+{
+	return targets[i].stream ? targets[i].stream->name : targets[i].dir->name;
+}
 
 const Backend *
 backend_find(const char *name)
 {
-	for (size_t i = 0; i < countof(backends); i++)
-		if (strcmp(backends[i]->name, name) == 0)
-			return backends[i];
+	for (size_t i = 0; i < countof(targets); i++)
+		if (targets[i].stream && strcmp(target_name(i), name) == 0)
+			return targets[i].stream;
 	return NULL;
 }
 
 const DirBackend *
 backend_find_dir(const char *name)
 {
-	for (size_t i = 0; i < countof(dir_backends); i++)
-		if (strcmp(dir_backends[i]->name, name) == 0)
-			return dir_backends[i];
+	for (size_t i = 0; i < countof(targets); i++)
+		if (targets[i].dir && strcmp(target_name(i), name) == 0)
+			return targets[i].dir;
 	return NULL;
 }
 
-const char *
-backend_names(void)
+int
+backend_target_names(const char **names, int max)
 {
-	return "dot, ir, mpi, sim, msccl, chakra, mpi-lib";
+	int n = 0;
+	for (size_t i = 0; i < countof(targets) && n < max; i++)
+		names[n++] = target_name(i);
+	return n;
 }
 
-const char *const *
-backend_name_list(int *n)
+void
+backend_names(char *buf, size_t len)
 {
-	*n = (int)countof(names);
-	return names;
+	size_t n = 0;
+	buf[0] = 0;
+	for (size_t i = 0; i < countof(targets) && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "", target_name(i));
+}
+
+void
+backend_print_targets(FILE *f)
+{
+	fprintf(f, "targets:\n");
+	for (size_t i = 0; i < countof(targets); i++)
+		fprintf(f, "  %-7s %s\n", target_name(i),
+		        targets[i].stream ? targets[i].stream->summary : targets[i].dir->summary);
 }
 
 int

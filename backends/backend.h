@@ -23,6 +23,7 @@ typedef struct BuildOpts {
 
 typedef struct Backend {
 	const char *name;   /* --target NAME */
+	const char *summary; /* one line of `collc help build`'s target list */
 	const char *suffix; /* default output suffix */
 	/* 0, or -1 after reporting (the driver's diag source is the .coll) */
 	int (*emit)(const Prog *, const BuildOpts *, FILE *);
@@ -32,6 +33,7 @@ typedef struct Backend {
  * them under a temporary name and renames the directory when complete. */
 typedef struct DirBackend {
 	const char *name;
+	const char *summary;
 	int (*emit_dir)(const Prog *, const BuildOpts *, const char *dir);
 } DirBackend;
 extern const DirBackend chakra_backend;
@@ -49,8 +51,11 @@ struct MProg;
 int msccl_lower(Arena *, const Sched *, const BuildOpts *, struct MProg *);
 extern const Backend sim_backend;
 const Backend *backend_find(const char *name);
-const char *backend_names(void); /* "dot, ir" */
-const char *const *backend_name_list(int *n); /* the names of backend_names() */
+/* The targets, in backend.c's one table: their names (up to max; the
+ * count), "ir, dot, ..." into buf, and the help's list, a line each. */
+int backend_target_names(const char **names, int max);
+void backend_names(char *buf, size_t len);
+void backend_print_targets(FILE *);
 
 /* Which schedules a build covers: the named one, or all. -1 if no match. */
 int backend_select(const Prog *, const BuildOpts *, const Sched **out, int max);

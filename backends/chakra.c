@@ -359,4 +359,5 @@ emit_chakra(const Prog *p, const BuildOpts *o, const char *dir)
 	return rc;
 }
 
-const DirBackend chakra_backend = {"chakra", emit_chakra};
+const DirBackend chakra_backend = {
+	"chakra", "Chakra execution traces and ASTRA-sim configs (docs/astra-sim.md)", emit_chakra};

@@ -359,4 +359,4 @@ emit_dot(const Prog *p, const BuildOpts *o, FILE *f)
 	return 0;
 }
 
-const Backend dot_backend = {"dot", ".dot", emit_dot};
+const Backend dot_backend = {"dot", "the topology with a tree", ".dot", emit_dot};

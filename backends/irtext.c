@@ -169,4 +169,5 @@ emit_ir(const Prog *p, const BuildOpts *o, FILE *f)
 	return 0;
 }
 
-const Backend ir_backend = {"ir", ".collir", emit_ir};
+const Backend ir_backend = {"ir", "the schedule text format (check reads it back)", ".collir",
+                            emit_ir};

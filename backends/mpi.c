@@ -460,4 +460,4 @@ mpi_write_tables(const Sched *s, FILE *f)
 	emit_rewire(s, f);
 }
 
-const Backend mpi_backend = {"mpi", ".c", emit_mpi};
+const Backend mpi_backend = {"mpi", "a C function for MPI", ".c", emit_mpi};

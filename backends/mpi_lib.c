@@ -568,4 +568,5 @@ emit_lib(const Prog *p, const BuildOpts *o, const char *dir)
 	return rc;
 }
 
-const DirBackend mpi_lib_backend = {"mpi-lib", emit_lib};
+const DirBackend mpi_lib_backend = {
+	"mpi-lib", "an MPI library and PMPI drop-in, P.c and P.h in -o DIR (docs/mpi.md)", emit_lib};

@@ -2110,4 +2110,5 @@ emit_msccl(const Prog *prog, const BuildOpts *o, FILE *f)
 	return rc;
 }
 
-const Backend msccl_backend = {"msccl", ".xml", emit_msccl};
+const Backend msccl_backend = {"msccl", "MSCCL XML for the executor (docs/msccl.md)", ".xml",
+                               emit_msccl};

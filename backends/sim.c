@@ -726,4 +726,4 @@ emit_sim(const Prog *p, const BuildOpts *o, FILE *f)
 	return rc;
 }
 
-const Backend sim_backend = {"sim", ".sim", emit_sim};
+const Backend sim_backend = {"sim", "the simulator's input (docs/sim.md)", ".sim", emit_sim};

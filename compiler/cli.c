@@ -178,6 +178,10 @@ cli_help(const CliCommand *cmd, FILE *f)
 	fprintf(f, "%-26s%s\n", "  -h, --help", "this text");
 	if (cmd->details)
 		fprintf(f, "\n%s", cmd->details);
+	if (cmd->more_help) {
+		fputc('\n', f);
+		cmd->more_help(f);
+	}
 }
 
 void

@@ -26,6 +26,7 @@ typedef struct CliCommand {
 	const CliOpt *opt;
 	int nopt;
 	int (*run)(int argc, char **argv); /* argv[0] is the command's name */
+	void (*more_help)(FILE *); /* after the details: a list from a table (or NULL) */
 } CliCommand;
 
 /* One option met: name is its long name, value NULL for a flag. Returns 0,

@@ -96,7 +96,7 @@ const CliCommand cli_explain = {
 	"--html a page to step through in a browser (one file, no network). A wrong user\n"
 	"schedule is shown up to its fault, and the exit status is 1.\n"
 	"Small cases only: a larger schedule is refused with an error naming the limit.\n",
-	explain_opts, countof(explain_opts), cmd_explain};
+	explain_opts, countof(explain_opts), cmd_explain, NULL};
 
 /* A user schedule the teacher refused: its rounds up to the fault, with
  * the counterexample collc printed. rc stays 1. */

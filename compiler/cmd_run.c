@@ -207,7 +207,7 @@ const CliCommand cli_run = {
 	"are nccl-tests': size (bytes), count (elements), type, redop, time(us),\n"
 	"algbw = size / time and busbw = algbw x the collective's factor, in GB/s\n"
 	"(docs/cli.md).\n",
-	run_opts, countof(run_opts), cmd_run};
+	run_opts, countof(run_opts), cmd_run, NULL};
 
 static int
 cmd_run(int argc, char **argv)

@@ -610,7 +610,7 @@ const CliCommand cli_sim = {
 	"The columns are nccl-tests': size (bytes), count (elements of float), type, redop,\n"
 	"time(us), algbw = size / time and busbw = algbw x the collective's factor (GB/s);\n"
 	"bound is busbw over the topology's bound for the collective kind (docs/sim.md).\n",
-	sim_opts, countof(sim_opts), cmd_sim};
+	sim_opts, countof(sim_opts), cmd_sim, NULL};
 
 /* "0..7", "7..0", "0,2,4..6": the node of each XML rank, or -1. */
 static int

@@ -521,7 +521,7 @@ const CliCommand cli_sweep = {
 	"`file F.coll` sweeps the collectives of a .coll file over routing, network and sizes.\n"
 	"Each point is built for its own size; one that cannot be built is an error.\n"
 	"Rows have nccl-tests' columns (size, count, type, redop, time_us, algbw, busbw).\n",
-	sweep_opts, countof(sweep_opts), cmd_sweep};
+	sweep_opts, countof(sweep_opts), cmd_sweep, NULL};
 
 /* argv[0] is "sweep"; -1 after --help, else 0 or a usage error's status. */
 static int

@@ -612,7 +612,7 @@ const CliCommand cli_tune = {
 	"every size; prints per size the choice, its time and busbw, the runner-up and\n"
 	"its margin, then the plan: neighbouring sizes with the same choice merged into\n"
 	"byte ranges (docs/cli.md).\n",
-	tune_opts, countof(tune_opts), cmd_tune};
+	tune_opts, countof(tune_opts), cmd_tune, NULL};
 
 static int
 tune_file(Tuner *u, Input *in)

@@ -322,7 +322,7 @@ build_opt(void *ctx, const char *name, const char *value)
 }
 
 static const CliOpt build_opts[] = {
-	{"target", 0, "T", "what to write: dot, ir, mpi, mpi-lib, msccl, sim or chakra"},
+	{"target", 0, "T", "what to write: one of the targets below"},
 	{"output", 'o', "OUT", "write to OUT (written whole; chakra, mpi-lib: a directory) instead of stdout"},
 	{"collective", 0, "NAME", "only the collective NAME"},
 	{"size", 0, "S", "the vector size 'algorithm auto' chooses for (default 1MiB)"},
@@ -340,8 +340,8 @@ static const CliOpt build_opts[] = {
 static int
 backend_unknown(const char *target)
 {
-	int n;
-	const char *const *names = backend_name_list(&n);
+	const char *names[32];
+	int n = backend_target_names(names, 32);
 	return cli_choice("build", "target", target, names, n) < 0 ? 2 : 0;
 }
 
@@ -361,7 +361,11 @@ cmd_build(int argc, char **argv)
 		return usage_error("build: --min-bytes %lld is above --max-bytes %lld",
 		                   (long long)opts.min_bytes, (long long)opts.max_bytes);
 	if (!target)
-		return usage_error("build: --target is one of %s", backend_names());
+	{
+		char names[256];
+		backend_names(names, sizeof names);
+		return usage_error("build: --target is one of %s", names);
+	}
 	const Backend *b = backend_find(target);
 	const DirBackend *dirb = b ? NULL : backend_find_dir(target);
 	if (!b && !dirb)
@@ -428,20 +432,12 @@ const CliCommand cli_check = {
 	"FILE is a .coll file or a schedule written by 'build --target ir'. The table gives\n"
 	"each schedule's ranks, chunks, rounds, messages, volume, psi, theta, omega, group\n"
 	"order, link orbits and model time for a vector of --size bytes (docs/cli.md).\n",
-	check_opts, countof(check_opts), cmd_check};
+	check_opts, countof(check_opts), cmd_check, NULL};
 const CliCommand cli_build = {
 	"build", "FILE", "build and verify the schedules, then write them for a target",
-	"targets:\n"
-	"  ir      the schedule text format (check reads it back)\n"
-	"  dot     the topology with a tree\n"
-	"  mpi     a C function for MPI\n"
-	"  mpi-lib an MPI library and PMPI drop-in, P.c and P.h in -o DIR (docs/mpi.md)\n"
-	"  msccl   MSCCL XML for the executor (docs/msccl.md)\n"
-	"  sim     the simulator's input (docs/sim.md)\n"
-	"  chakra  Chakra execution traces and ASTRA-sim configs (docs/astra-sim.md)\n",
-	build_opts, countof(build_opts), cmd_build};
+	NULL, build_opts, countof(build_opts), cmd_build, backend_print_targets};
 const CliCommand cli_fmt = {"fmt", "FILE", "print FILE in canonical form (docs/language.md)",
-                            NULL, fmt_opts, countof(fmt_opts), cmd_fmt};
+                            NULL, fmt_opts, countof(fmt_opts), cmd_fmt, NULL};
 
 /* Every command: one entry each (its options and help live beside it). */
 static const CliCommand *const commands[] = {&cli_check, &cli_build, &cli_fmt, &cli_run,

@@ -17,7 +17,10 @@ _collc()
 		return
 	fi
 	case $prev in
-	--target) COMPREPLY=($(compgen -W "dot ir mpi mpi-lib msccl sim chakra" -- "$cur")); return ;;
+	--target)
+		# the targets `collc help build` lists (backends/backend.c's one table)
+		opts=$(collc help build 2>/dev/null | sed -n '/^targets:/,/^$/s/^  \([a-z][a-z-]*\) .*/\1/p')
+		COMPREPLY=($(compgen -W "$opts" -- "$cur")); return ;;
 	--mode) COMPREPLY=($(compgen -W "packet flow" -- "$cur")); return ;;
 	--sync) COMPREPLY=($(compgen -W "rounds deps" -- "$cur")); return ;;
 	--links) COMPREPLY=($(compgen -W "shared private" -- "$cur")); return ;;
