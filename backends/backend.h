@@ -40,13 +40,13 @@ extern const DirBackend chakra_backend;
 const DirBackend *backend_find_dir(const char *name);
 
 extern const Backend dot_backend, ir_backend, mpi_backend, msccl_backend;
-/* irread.c: the schedule text that ir_backend (irtext.c) writes, back into
+/* irtext_read.c: the schedule text that ir_backend (to_irtext.c) writes, back into
  * a Prog; -1 after reporting. */
 int ir_read(const char *text, size_t len, Prog *);
 bool ir_is_text(const char *text, size_t len);
-/* msccl.c: a schedule as an MSCCL program, checked by every rule; -1 after
+/* to_msccl.c: a schedule as an MSCCL program, checked by every rule; -1 after
  * reporting (a limit names its value and the collective's line). The
- * backend's internals (its search, the bound) are in msccl_lower.h. */
+ * backend's internals (its search, the bound) are in to_msccl.h. */
 struct MProg;
 int msccl_lower(Arena *, const Sched *, const BuildOpts *, struct MProg *);
 extern const Backend sim_backend;

@@ -1,6 +1,6 @@
 /*
- * mpi_lib.h: the MPI library target (mpi_lib.c) and what it shares with the
- * MPI target (mpi.c). A library is written from a plan: a list of entries,
+ * mpi_lib.h: the MPI library target (to_mpi_lib.c) and what it shares with the
+ * MPI target (to_mpi.c). A library is written from a plan: a list of entries,
  * each a collective kind on a rank count (to a root, for the rooted kinds)
  * over a range of sizes, and the verified schedule that runs it. `build
  * --target mpi-lib` makes a plan of a file's collectives (each its own
@@ -51,7 +51,7 @@ int mpi_lib_write_dir(const MpiLibPlan *, const char *prefix, const char *dir);
 
 extern const DirBackend mpi_lib_backend;
 
-/* ---- mpi.c's parts, which the library writes too ---- */
+/* ---- to_mpi.c's parts, which the library writes too ---- */
 
 /* The MPI runtime and --with-main's main (backends/mpi/runtime.c and
  * main.c), embedded at build time. */

@@ -102,7 +102,7 @@ enum {
 	PACKET_BUDGET_SECONDS = 15,
 	MAX_LOOP_PACKET_HOPS = 1 << (27 - LIMIT_SHIFT),
 	/* The event loop's memory: a message's packets at one hop of its route
-	 * (runtime/sim.c, Hop: 64 bytes), live from when the first leaves the
+	 * (runtime/sim_engine.c, Hop: 64 bytes), live from when the first leaves the
 	 * hop before to when the last leaves. A message has at most min(its
 	 * packets, its hops) at once, one for a packet alone; 2^24 are 1 GiB.
 	 * A run that needs more is stopped when it would, and refused. */
@@ -111,7 +111,7 @@ enum {
 };
 
 /* The simulator keeps packet times in 64-bit picoseconds: a run whose time
- * could pass 2^62 ps (53 days) is refused before it starts (runtime/sim.c,
+ * could pass 2^62 ps (53 days) is refused before it starts (runtime/sim_engine.c,
  * time_bound_s), rather than wrapping. */
 #define MAX_SIM_SECONDS 4611686.018427388
 

@@ -10,7 +10,7 @@
 #include "cli.h"
 #include "driver.h"
 #include "exec.h"
-#include "msccl.h"
+#include "msccl_program.h"
 #include "perf.h"
 #include "refdata.h"
 #include "table.h"

@@ -12,8 +12,8 @@
 #include "cli.h"
 #include "driver.h"
 #include "perf.h"
-#include "simbuild.h"
-#include "simxml.h"
+#include "to_sim.h"
+#include "msccl_to_sim.h"
 #include "svgplot.h"
 #include "table.h"
 

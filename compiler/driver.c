@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "driver.h"
-#include "simbuild.h"
+#include "to_sim.h"
 
 int
 usage_error(const char *fmt, ...)

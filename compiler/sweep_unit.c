@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "simbuild.h"
+#include "to_sim.h"
 #include "sweep.h"
 
 /* ---- one unit: a .coll text, or the file, checked once ---- */

@@ -8,7 +8,7 @@
  * or torus whose translations are automorphisms (translations_apply).
  * Establishes: a symmetric schedule whose base trees are the chunks'
  * allgather trees (its reduce tree when nothing is copied), which the
- * verifier proves by symmetry and backends/sim.c streams round by round,
+ * verifier proves by symmetry and backends/to_sim.c streams round by round,
  * never holding more than one round's messages.
  */
 #include <string.h>

@@ -20,13 +20,13 @@
  *
  * sched_copies() walks a symmetric schedule's copies of base transfers
  * without expanding it; the layout's message sets and MSCCL's bound
- * (backends/msccl_bound.c) both count from it.
+ * (backends/to_msccl_bound.c) both count from it.
  *
  * msg_deps() gives an explicit schedule's per-message dependencies: what
  * a message reads at its sender and what it overwrites at its receiver.
  * The backends keep their own cost measures (steps, packed bytes, time).
  *
- * Not used by backends/simxml.c, on purpose: a foreign MSCCL program has
+ * Not used by backends/msccl_to_sim.c, on purpose: a foreign MSCCL program has
  * no chunk sets to order and its buffers and offsets are fixed; the
  * executor's step order is its meaning, so its dependencies come from the
  * program as written (docs/ir.md, 7.2).

@@ -34,7 +34,7 @@
  * that carries the proved run of the base chunk to the copy's (contributions relabeled alike, the owner
  * XOR m: sched_check_symmetric). It holds no routes: the Routes make each
  * message's when the simulator asks for its round, and the stream checks
- * there that it joins the message's ends (backends/simrank.c), for every
+ * there that it joins the message's ends (backends/to_sim_rank.c), for every
  * message and not only the base transfers' (whose routes, held here,
  * would cost as much as a round's: about p^2/3 links for recursive
  * doubling on a ring).

@@ -2,7 +2,7 @@
  * sim.h: the link-level simulator (docs/sim.md). Its input is plain data —
  * nodes, directed links, and per collective the messages with their routes,
  * sizes as fractions of the vector, rounds and dependencies — read from the
- * .sim text format (simread.c) or built from the IR by backends/sim.c,
+ * .sim text format (sim_text.c) or built from the IR by backends/to_sim.c,
  * which may also give a collective round by round (SimStream).
  * Nothing here sees the AST or the IR.
  *
@@ -57,7 +57,7 @@ typedef struct SimRound {
 	int *hops;
 } SimRound;
 
-/* A collective given round by round (backends/sim.c streams symmetric
+/* A collective given round by round (backends/to_sim.c streams symmetric
  * schedules so): the memory of one round instead of every message. The
  * buffers a call returns are the stream's, valid until its next call. */
 /* A class of a stream's messages, for packet mode's work before the run:
@@ -122,7 +122,7 @@ typedef struct SimNet {
 	SimColl *coll;
 } SimNet;
 
-/* simread.c: the .sim text (located errors through error_at; the caller sets
+/* sim_text.c: the .sim text (located errors through error_at; the caller sets
  * diag_source). 0, or -1 after reporting. */
 int sim_read(Arena *, const char *text, size_t len, SimNet *);
 bool sim_is_text(const char *text, size_t len);

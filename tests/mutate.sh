@@ -1,7 +1,7 @@
 #!/bin/sh
 # mutate.sh: a mutation sample over the passes. Flips one operator or
 # constant at a time (+ and -, < and <=, > and >=, == and !=, && and ||,
-# 0 and 1, N and N + 1) in ir/, runtime/sim.c and backends/, rebuilds the
+# 0 and 1, N and N + 1) in ir/, runtime/sim_engine.c and backends/, rebuilds the
 # test runner in a copy of the tree, runs the suites that cover the file,
 # and lists the mutants no test noticed (survivors). A survivor is either a
 # missing test or a change that cannot matter: close it with a test, or say
@@ -20,7 +20,7 @@ seed=${2:-1}
 root=$(pwd)
 work=$root/build/mutate
 src=$work/src
-files=${MUTATE_FILES:-$(ls ir/*.c runtime/sim.c backends/*.c)}
+files=${MUTATE_FILES:-$(ls ir/*.c runtime/sim_engine.c backends/*.c)}
 # every suite but the slow ones (msccl, mpi, cli, limits, docs), quickest
 # first: a pass's own suite (layout, usersched, optical, ...) must run, or
 # what only it checks shows up as a survivor
@@ -95,9 +95,9 @@ if ! nice $mk >"$work/build.log" 2>&1; then
 fi
 suites_for() {
 	case $1 in
-	backends/msccl.c) echo "$fast msccl" ;;
-	backends/mpi.c) echo "$fast mpi" ;;
-	backends/dot.c | backends/backend.c) echo "$fast cli" ;;
+	backends/to_msccl.c) echo "$fast msccl" ;;
+	backends/to_mpi.c) echo "$fast mpi" ;;
+	backends/to_dot.c | backends/backend.c) echo "$fast cli" ;;
 	*) echo "$fast" ;;
 	esac
 }

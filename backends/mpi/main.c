@@ -2,7 +2,7 @@
  * main.c: the main that `--with-main` adds to a program of the MPI target.
  * collc embeds this file at build time and writes the lines from the
  * "----" marker on after the program's function and these macros, which
- * backends/mpi.c defines per collective: CALL_COLLC and CALL_MPI (the two
+ * backends/to_mpi.c defines per collective: CALL_COLLC and CALL_MPI (the two
  * calls on in, out and ref), OUT_COUNT (elements of out to compare),
  * WORK_FACTOR (elements of in per count), SIZE_FACTOR (elements of the
  * collective's size per count, nccl-tests' "size"), BUS_FACTOR (busbw per

@@ -13,7 +13,7 @@
  * collc_run(), which runs this rank's part of the schedule on a buffer.
  * Both targets then write the lines between the "---- the communicator
  * ----" markers (collc_lib_own: the duplicate of the caller's communicator
- * the schedule runs on). The library target (backends/mpi_lib.c) writes
+ * the schedule runs on). The library target (backends/to_mpi_lib.c) writes
  * the interpreter once per schedule, its names renamed (all but the
  * schedule-independent part from the T_FLOAT line to collc_reduce, written
  * once), and the lines between the "---- the library ----" markers: a plan
@@ -638,7 +638,7 @@ static int collc_lib_own(MPI_Comm comm, int nrank, MPI_Comm *own)
 
 /* ---- the library ---- */
 
-/* What a library of the mpi-lib target adds once (backends/mpi_lib.c writes
+/* What a library of the mpi-lib target adds once (backends/to_mpi_lib.c writes
  * the interpreter above once per schedule, its names renamed, and the plan,
  * entry points and dispatchers after this): choosing a plan entry for a
  * call, and the counts' report. */

@@ -35,12 +35,12 @@
 #include <sys/wait.h>
 
 #include "backend.h"
-#include "msccl_lower.h"
+#include "to_msccl.h"
 #include "base.h"
 #include "bench_child.h"
 #include "bench_target.h"
 #include "driver.h"
-#include "msccl.h"
+#include "msccl_program.h"
 
 #ifndef COLLC_BIN
 #define COLLC_BIN "bin/collc"

@@ -12,7 +12,7 @@
 #include "backend.h"
 #include "bench_target.h"
 #include "driver.h"
-#include "msccl.h"
+#include "msccl_program.h"
 
 static const char mpi_src[] =
 	"#include <mpi.h>\n#include <stdio.h>\n#include <stdlib.h>\n"

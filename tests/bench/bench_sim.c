@@ -39,7 +39,7 @@
 #include "ast.h"
 #include "ir.h"
 #include "sim.h"
-#include "simbuild.h"
+#include "to_sim.h"
 #include "bench_child.h"
 #include "bench_target.h"
 

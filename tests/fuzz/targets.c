@@ -10,7 +10,7 @@
 #include "ast.h"
 #include "backend.h"
 #include "ir.h"
-#include "msccl.h"
+#include "msccl_program.h"
 #include "sim.h"
 #include "targets.h"
 

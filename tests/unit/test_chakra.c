@@ -1,5 +1,5 @@
 /*
- * test_chakra.c: Chakra execution traces (backends/chakra.c) decoded back
+ * test_chakra.c: Chakra execution traces (backends/to_chakra.c) decoded back
  * with protobuf-c and read as ASTRA-sim 2.x reads them: each attribute
  * through the one field its feeder takes (Chakra 214f2c5, the commit
  * ASTRA-sim 4f387bc pins: src/feeder/et_feeder_node.cpp), dependencies
@@ -22,7 +22,7 @@
 #include "chakra_et.pb-c.h"
 #include "ir.h"
 #include "sim.h"
-#include "simbuild.h"
+#include "to_sim.h"
 #include "tests.h"
 
 typedef struct RankTrace {

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "driver.h"
-#include "msccl.h"
+#include "msccl_program.h"
 #include "sweep.h"
 #include "tests.h"
 

@@ -9,9 +9,9 @@
 #include <sys/resource.h>
 
 #include "backend.h"
-#include "msccl_lower.h"
+#include "to_msccl.h"
 #include "exec.h"
-#include "msccl.h"
+#include "msccl_program.h"
 #include "tests.h"
 
 static const char *
@@ -1011,7 +1011,7 @@ test_channels_error_closest(void)
 
 /* collc run promises sum, prod, max and min on float, double, int32 and
  * int64, for a .coll file's schedules (exec.c) and for MSCCL XML
- * (mscclrun.c, in place and out of place): each pair runs and verifies on
+ * (msccl_run.c, in place and out of place): each pair runs and verifies on
  * the reducing collectives, and alltoall moves every type. */
 static void
 test_run_ops_and_types(void)

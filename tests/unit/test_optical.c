@@ -14,7 +14,7 @@
 #include "backend.h"
 #include "exec.h"
 #include "sim.h"
-#include "simbuild.h"
+#include "to_sim.h"
 #include "tests.h"
 
 typedef struct Ring {

@@ -12,9 +12,9 @@
 #include <string.h>
 
 #include "backend.h"
-#include "msccl.h"
+#include "msccl_program.h"
 #include "sim.h"
-#include "simbuild.h"
+#include "to_sim.h"
 #include "svgplot.h"
 #include "tests.h"
 

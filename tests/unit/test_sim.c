@@ -11,7 +11,7 @@
 
 #include "ir.h"
 #include "sim.h"
-#include "simbuild.h"
+#include "to_sim.h"
 #include "tests.h"
 
 #define NET400 "network { link_bandwidth = 400 Gbps; link_latency = 100 ns; " \

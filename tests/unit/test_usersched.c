@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "simbuild.h"
+#include "to_sim.h"
 #include "tests.h"
 
 /* Lowers text; the Prog (caller frees) and the diagnostics (malloc'd). */

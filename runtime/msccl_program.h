@@ -1,5 +1,5 @@
 /*
- * msccl.h: the MSCCL program form (an algorithm XML file as plain data),
+ * msccl_program.h: the MSCCL program form (an algorithm XML file as plain data),
  * its reader and validator, and the CPU interpreter (collc run). The
  * format, its limits and the 16 rules are in docs/msccl.md, numbered as the
  * errors cite them. Each element keeps its
@@ -104,12 +104,12 @@ typedef struct MIndex {
 void msccl_index(const MProg *p, MIndex *ix);
 void msccl_index_free(MIndex *ix);
 
-/* mscclread.c: reads an algorithm file into p (memory from a), checking
- * the lexical form of rule 1 and rules 2-13 and 16 (mscclcheck.c).
+/* msccl_read.c: reads an algorithm file into p (memory from a), checking
+ * the lexical form of rule 1 and rules 2-13 and 16 (msccl_check.c).
  * Diagnostics go through error_at against diag_source(path, text). 0 or -1. */
 int msccl_read(Arena *a, const char *text, size_t len, bool legacy, MProg *p);
 
-/* mscclcheck.c: rules 2-13 and 16 on a program in memory (read, or built by
+/* msccl_check.c: rules 2-13 and 16 on a program in memory (read, or built by
  * the backend), each failure reported with its rule and XML line. */
 int msccl_check(const MProg *p);
 /* Rules 14, 15 and 17 without data: runs the program step by step with
@@ -152,7 +152,7 @@ int msccl_buf_chunks(const MProg *p, int rank, MBuf real);
 /* The tb of a rank with the given id (validated programs: tb[id]). */
 const MTb *msccl_tb(const MProg *p, int rank, int id);
 
-/* mscclrun.c: the CPU interpreter. */
+/* msccl_run.c: the CPU interpreter. */
 typedef struct RunOpts {
 	int64_t bytes;    /* total bytes of the larger buffer (count * multiplier * size) */
 	RDtype dtype;

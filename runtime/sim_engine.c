@@ -1,5 +1,5 @@
 /*
- * sim.c: the simulator's engine (docs/sim.md has the model exactly).
+ * sim_engine.c: the simulator's engine (docs/sim.md has the model exactly).
  *
  * Packet mode: a message of M bytes is cut into ceil(M / mtu) packets that
  * move store-and-forward along its route. A link sends one packet at a time;

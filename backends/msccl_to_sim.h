@@ -1,13 +1,13 @@
 /*
- * simxml.h: an MSCCL algorithm (runtime/msccl.h) placed on a topology of
- * the IR as the simulator's input (simxml.c), so `collc sim FILE.xml
+ * msccl_to_sim.h: an MSCCL algorithm (runtime/msccl_program.h) placed on a topology of
+ * the IR as the simulator's input (msccl_to_sim.c), so `collc sim FILE.xml
  * --topology T.coll` compares foreign algorithms with collc's own.
  */
 #ifndef COLLC_SIMXML_H
 #define COLLC_SIMXML_H
 
 #include "ir.h"
-#include "msccl.h"
+#include "msccl_program.h"
 #include "sim.h"
 
 /* Limits: the messages of one program, and the dependency entries the

@@ -1,6 +1,6 @@
 /*
- * irread.c: reads the IR text format (docs/ir.md) back into a Prog, the
- * inverse of irtext.c. The reader lives beside its writer so that the
+ * irtext_read.c: reads the IR text format (docs/ir.md) back into a Prog, the
+ * inverse of to_irtext.c. The reader lives beside its writer so that the
  * format changes in one folder; it is here, not in ir/, because the writer
  * is a backend (ir_backend in the table of backend.h) and ir/ includes no
  * backend header, while a reader needs only the IR. A symmetric schedule's group is rebuilt

@@ -1,6 +1,6 @@
 /*
- * simxml.c: an MSCCL program on a topology as the simulator's input
- * (simxml.h).
+ * msccl_to_sim.c: an MSCCL program on a topology as the simulator's input
+ * (msccl_to_sim.h).
  *
  * Needs: a program that passed msccl_read (rules 2-13 and 16: one sending
  * and one receiving tb per connection and channel, dependencies inside the
@@ -23,8 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "simbuild.h"
-#include "simxml.h"
+#include "to_sim.h"
+#include "msccl_to_sim.h"
 
 /* A step of the program, flattened: rank, tb index, step index. */
 typedef struct StepRef {

@@ -1,8 +1,8 @@
 /*
- * mscclread.c: reads an MSCCL algorithm XML file. The executor's parser is
+ * msccl_read.c: reads an MSCCL algorithm XML file. The executor's parser is
  * hand-written and stricter than XML (spec 2.1), so a lexical pass checks
  * rule 1 on the raw text first; libxml2 then gives the element tree with
- * line numbers, and mscclcheck.c applies rules 2-13 and 16.
+ * line numbers, and msccl_check.c applies rules 2-13 and 16.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -11,7 +11,7 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
-#include "msccl.h"
+#include "msccl_program.h"
 
 const char *const mtype_name[NMTYPE] = {"s", "r", "rcs", "rrs", "rrc", "rrcs", "cpy", "re", "nop"};
 const char *const mproto_name[3] = {"Simple", "LL", "LL128"};

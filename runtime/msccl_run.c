@@ -1,5 +1,5 @@
 /*
- * mscclrun.c: the CPU interpreter of MSCCL programs (spec section 12). One
+ * msccl_run.c: the CPU interpreter of MSCCL programs (spec section 12). One
  * thread per (rank, tb); real input, output and scratch buffers per rank,
  * aliased as the runtime aliases them in place; a FIFO per (src, dst, chan)
  * holding at most `capacity` messages; progress flags for dependencies.
@@ -15,7 +15,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "msccl.h"
+#include "msccl_program.h"
 
 enum { TILE_BYTES = 256 << 10, FLAG_TILE = 1 << 16, TB_STACK = 256 << 10 };
 
@@ -278,7 +278,7 @@ tb_main(void *arg)
 }
 
 /* The watchdog's report: every blocked thread block and the wait its
- * thread declared (Tb.wait, step, tile, read atomically). mscclverify.c's
+ * thread declared (Tb.wait, step, tile, read atomically). msccl_verify.c's
  * report_deadlock prints the same shape but cannot share this one: it
  * works the wait out from the sequential verifier's state (pc, flags, FIFO
  * counts), which the threads here do not keep. */

@@ -1,5 +1,5 @@
 /*
- * mscclverify.c: rules 14, 15 and 17 without data. The program runs step
+ * msccl_verify.c: rules 14, 15 and 17 without data. The program runs step
  * by step, one thread block at a time, with FIFOs of the given capacity
  * (one message per step, or per chunk) and progress flags, exactly as the
  * interpreter model (spec section 12) says; values are symbols: which chunk
@@ -32,7 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "msccl.h"
+#include "msccl_program.h"
 
 enum {
 	SET_NONE = 0,  /* unwritten (zeroed memory), or a value already wrong */
@@ -612,7 +612,7 @@ try_step(VState *v, int g, const MTb *tb)
 
 /* Rule 14's report: every blocked thread block and what it waits for,
  * worked out from the sequential run's state (its pc, the flags, the FIFOs'
- * counts). mscclrun.c's report_deadlock prints the same shape but cannot
+ * counts). msccl_run.c's report_deadlock prints the same shape but cannot
  * share this one: there the state is live threads', each declaring its own
  * wait in atomics (Tb.wait, step, tile), and nothing here exists there. */
 static void

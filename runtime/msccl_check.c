@@ -1,15 +1,15 @@
 /*
- * mscclcheck.c: the spec's validation rules (msccl-xml.md section 13) on an
+ * msccl_check.c: the spec's validation rules (msccl-xml.md section 13) on an
  * MSCCL program in memory. One implementation serves the reader (files) and
  * the backend (what it is about to write). Rules 14, 15 and 17 need
- * execution and are in mscclverify.c: msccl_check_run steps the program
+ * execution and are in msccl_verify.c: msccl_check_run steps the program
  * sequentially with bounded FIFOs and symbolic chunk values, so it is
  * deterministic and needs no threads.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "msccl.h"
+#include "msccl_program.h"
 
 bool
 mtype_sends(MType t)

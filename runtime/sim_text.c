@@ -1,5 +1,5 @@
 /*
- * simread.c: the .sim text format (docs/sim.md, "The .sim format"),
+ * sim_text.c: the .sim text format (docs/sim.md, "The .sim format"),
  * version 1: read into the engine's input, and written from it. Line
  * based, one record per line, tokens separated by blanks, '#' starts a
  * comment line. Every error is located (line:col) and the file is rejected

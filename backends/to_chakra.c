@@ -1,5 +1,5 @@
 /*
- * chakra.c: `build --target chakra -o DIR`: each schedule as Chakra
+ * to_chakra.c: `build --target chakra -o DIR`: each schedule as Chakra
  * execution traces, the input ASTRA-sim 2.x replays, plus the ASTRA-sim
  * network and system files for its topology (docs/astra-sim.md).
  *
@@ -32,7 +32,7 @@
 #include "backend.h"
 #include "chakra_et.pb-c.h"
 #include "sim.h"
-#include "simbuild.h"
+#include "to_sim.h"
 
 enum { DEFAULT_BYTES = 1 << 20 };
 

@@ -1,5 +1,5 @@
 /*
- * mpi.c: a schedule as a standalone C program for MPI. One collective per
+ * to_mpi.c: a schedule as a standalone C program for MPI. One collective per
  * file (--collective NAME when the file has several): a function with the
  * shape of the matching MPI collective that runs the verified schedule
  * round by round with nonblocking sends and receives, reducing with the

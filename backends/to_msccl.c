@@ -1,5 +1,5 @@
 /*
- * msccl.c: a schedule -> an MSCCL program -> XML for the MSCCL executor
+ * to_msccl.c: a schedule -> an MSCCL program -> XML for the MSCCL executor
  * (docs/msccl.md). Chunks lie where the shared layout puts them
  * (ir/layout.c: those travelling together are neighbours); every message
  * becomes a send on the sender and a receive on the receiver, one step per
@@ -13,11 +13,11 @@
  * a receive peer per channel; steps go round by round, a tb alternating
  * its sends and receives inside a round (a receive after the sends it
  * waits for), so FIFOs of depth 2 suffice on exchanges. The program is
- * checked with the same rules as files read back (runtime/mscclcheck.c),
+ * checked with the same rules as files read back (runtime/msccl_check.c),
  * including a run with bounded FIFOs that proves it deadlock-free and
  * correct in every mode, before a byte is written; a width that fails is
  * retried wider or with each connection pinned. Which search comes first,
- * and which widths are not worth building, the bound of msccl_bound.c
+ * and which widths are not worth building, the bound of to_msccl_bound.c
  * estimates, so that one program is normally built and checked
  * (lower_checked).
  *
@@ -34,7 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "msccl_lower.h"
+#include "to_msccl.h"
 
 typedef struct BLoc {
 	int buf, off; /* MBuf, chunk; buf -1: not held */
@@ -1966,7 +1966,7 @@ msccl_lower_counted(Arena *a, const Sched *sched, const BuildOpts *o, MProg *out
 	Layout lay;
 	layout_build(a, sched, &lay);
 	/* before expanding or building any width: what can never fit is refused
-	 * in a pass over the messages (msccl_bound.c) */
+	 * in a pass over the messages (to_msccl_bound.c) */
 	MscclBound bound;
 	msccl_bound_build(sched, &lay, &bound);
 	int rc = msccl_refuse_unfit(sched, &bound, o) != 0 ? -1

@@ -1,5 +1,5 @@
 /*
- * sim.c: the IR as the simulator's input, and `build --target sim` (the
+ * to_sim.c: the IR as the simulator's input, and `build --target sim` (the
  * .sim text, docs/sim.md). Explicit schedules convert message by message,
  * with the layout pass's read dependencies (ir/layout.c: msg_deps) and
  * their instance (Msg.instance: Bucket's independent pipelines, which the
@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "backend.h"
-#include "simbuild.h"
+#include "to_sim.h"
 
 /* Symmetric schedules up to this many (base transfer, element) pairs are
  * expanded, which gives their dependencies. */

@@ -1,5 +1,5 @@
 /*
- * simbuild.h: schedules of the IR as the simulator's input (backends/sim.c).
+ * to_sim.h: schedules of the IR as the simulator's input (backends/to_sim.c).
  */
 #ifndef COLLC_SIMBUILD_H
 #define COLLC_SIMBUILD_H
@@ -27,7 +27,7 @@ int sim_stream_scheds(Arena *, const Sched *const *, int n, SimNet *);
 
 /* A streamed collective's messages in all (SimColl counts them in an int). */
 enum { MAX_STREAM_MSGS = 1 << 30 };
-/* The rank form (Sched.xor_routes) as a stream (simrank.c). 0, or -1 after
+/* The rank form (Sched.xor_routes) as a stream (to_sim_rank.c). 0, or -1 after
  * reporting. */
 int rank_stream_coll(Arena *, const Sched *, SimColl *);
 

@@ -1,5 +1,5 @@
 /*
- * dot.c: Graphviz DOT of a topology with its trees drawn over it, for
+ * to_dot.c: Graphviz DOT of a topology with its trees drawn over it, for
  * teaching. Nodes of 2D topologies are pinned at their coordinates, and
  * those of 3D tori as a row of 2D slices (render with `neato -n2` or
  * `dot -Kneato`); circles are as wide as the longest node name and the

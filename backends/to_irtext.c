@@ -1,6 +1,6 @@
 /*
- * irtext.c: the schedule as text (docs/ir.md, "The IR text format"), the
- * format irread.c (beside it) reads back. Version 1. A symmetric schedule is written
+ * to_irtext.c: the schedule as text (docs/ir.md, "The IR text format"), the
+ * format irtext_read.c (beside it) reads back. Version 1. A symmetric schedule is written
  * in its compact form (group generators, base trees, base transfers), an
  * explicit one message by message. Doubles are written
  * in the shortest form that reads back as the same bits.

@@ -1,15 +1,15 @@
 /*
- * msccl_lower.h: the MSCCL backend's internals, shared by its two files
- * (msccl.c, the lowering and its width search; msccl_bound.c, the lower
+ * to_msccl.h: the MSCCL backend's internals, shared by its two files
+ * (to_msccl.c, the lowering and its width search; to_msccl_bound.c, the lower
  * bounds that steer it) and by the tests that look inside them. Nothing
  * else includes it: the backend's interface is msccl_backend and
- * msccl_lower in backend.h, the program form is runtime/msccl.h.
+ * msccl_lower in backend.h, the program form is runtime/msccl_program.h.
  */
 #ifndef COLLC_MSCCL_LOWER_H
 #define COLLC_MSCCL_LOWER_H
 
 #include "backend.h"
-#include "msccl.h"
+#include "msccl_program.h"
 
 /* What msccl_lower did to find its program: emission is linear in the XML
  * when one program is built and checked (the bound's estimate was right). */
@@ -19,7 +19,7 @@ typedef struct MscclStats {
 } MscclStats;
 int msccl_lower_counted(Arena *, const Sched *, const BuildOpts *, MProg *,
                         MscclStats *);
-/* msccl_bound.c: lower bounds on a schedule's MSCCL steps per connection
+/* to_msccl_bound.c: lower bounds on a schedule's MSCCL steps per connection
  * (per instance, a step per run of chunks), counted before any width is
  * built on the chosen ranks (one of each orbit of a symmetric schedule's
  * group; every rank of an explicit one). */

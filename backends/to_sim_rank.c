@@ -1,5 +1,5 @@
 /*
- * simrank.c: the rank form of a symmetric schedule (Sched.xor_routes:
+ * to_sim_rank.c: the rank form of a symmetric schedule (Sched.xor_routes:
  * halving_doubling, recursive_halving and recursive_doubling on 2^L
  * ranks) as the simulator's stream, round by round.
  * Copy m of base transfer x leaves rank src ^ m for dst ^ m, so the copies
@@ -29,7 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "simbuild.h"
+#include "to_sim.h"
 
 /* A round's hops: links buf[org + lo .. org + hi), positions relative to
  * org. Routes are added at either end, so org starts in the middle of room

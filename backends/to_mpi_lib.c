@@ -1,6 +1,6 @@
 /*
- * mpi_lib.c: a plan of verified schedules as an MPI library, one .c and
- * one .h (docs/mpi.md). Needs mpi.c's tables, entry function and the
+ * to_mpi_lib.c: a plan of verified schedules as an MPI library, one .c and
+ * one .h (docs/mpi.md). Needs to_mpi.c's tables, entry function and the
  * embedded runtime (backends/mpi/runtime.c); establishes mpi_lib_plan_of,
  * mpi_lib_write and the mpi-lib target.
  *
