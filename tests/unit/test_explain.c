@@ -684,7 +684,26 @@ test_browser_fragment(void)
 	free(png);
 	free(dom);
 	free(console);
-	
+	/* against the reference layouts (tests/golden/explain/NAME.layout, made
+	 * by tests/explain_layout.py grid): where the panels, links, arrows and
+	 * grid are, compared loosely, not the pixels */
+	free(explain_cmd("examples/user-ring.coll --collective RING --html @/ring.html", &status));
+	free(browse("@/ring.html", "round=3",
+	            "--hide-scrollbars --window-size=900,700 --screenshot=@/ring.png", &console));
+	free(console);
+	static const char *const shots[][2] = {{"@/sp4.png", "sp4-round2"}, {"@/ring.png", "ring-round3"}};
+	for (size_t i = 0; i < countof(shots); i++) {
+		char cmd[PATH_MAX + 256];
+		snprintf(cmd, sizeof cmd, "python3 tests/explain_layout.py compare %s "
+		         "tests/golden/explain/%s.layout >&2", X(shots[i][0]), shots[i][1]);
+		assert_named(system(cmd) == 0, __LINE__, __FILE__, "the layout of %s is not %s's",
+		             shots[i][0], shots[i][1]);
+	}
+	/* and the two differ: the comparison tells pages apart */
+	char cmd[PATH_MAX + 256];
+	snprintf(cmd, sizeof cmd, "python3 tests/explain_layout.py compare %s "
+	         "tests/golden/explain/sp4-round2.layout >/dev/null", X("@/ring.png"));
+	CU_ASSERT_NOT_EQUAL(system(cmd), 0);
 }
 
 /* Each topology layout (tiers, a graph on a circle, a mesh, HyperX, a
