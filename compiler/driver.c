@@ -43,16 +43,14 @@ no_schedule_named(const Prog *p, const char *name)
 	free(names);
 }
 
-/* Every built schedule (or in->only's) through the verifier; 1 if one
- * fails. */
-static int
-verify_all(Input *in)
+int
+verify_prog(const Prog *p, const char *only, bool progress)
 {
-	int rc = 0, n = in->prog.nsched;
-	bool tty = in->progress && isatty(2);
+	int rc = 0, n = p->nsched;
+	bool tty = progress && isatty(2);
 	for (int i = 0; i < n; i++) {
-		const Sched *s = in->prog.sched[i];
-		if (in->only && strcmp(s->name, in->only) != 0)
+		const Sched *s = p->sched[i];
+		if (only && strcmp(s->name, only) != 0)
 			continue;
 		if (tty)
 			fprintf(stderr, "\033[Kcheck: verifying '%s' (%d of %d) ...\r", s->name, i + 1, n);
@@ -61,6 +59,14 @@ verify_all(Input *in)
 	if (tty)
 		fputs("\033[K", stderr);
 	return rc;
+}
+
+int
+lower_verified(File *f, Prog *p, const char *only, bool progress)
+{
+	if (lower(f, p) != 0 || nerrors() > 0)
+		return 1;
+	return verify_prog(p, only, progress);
 }
 
 /* Reads, parses and checks; with `build`, lowers to the IR too (an IR
@@ -81,7 +87,7 @@ load(const char *path, Input *in, bool build, double size)
 		in->is_ir = true;
 		if (ir_read(in->text, len, &in->prog) != 0 || nerrors() > 0)
 			return 1;
-		return verify_all(in);
+		return verify_prog(&in->prog, in->only, in->progress);
 	}
 	size_t lead = strspn(in->text, " \t\r\n");
 	if (lead < len && in->text[lead] == '<') {
@@ -94,8 +100,8 @@ load(const char *path, Input *in, bool build, double size)
 	if (nerrors() == 0)
 		sema(in->file);
 	in->prog.auto_size = size;
-	if (nerrors() == 0 && build && lower(in->file, &in->prog) == 0 && nerrors() == 0)
-		return verify_all(in);
+	if (nerrors() == 0 && build)
+		return lower_verified(in->file, &in->prog, in->only, in->progress);
 	return nerrors() > 0;
 }
 

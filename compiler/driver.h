@@ -31,6 +31,11 @@ int usage_error(const char *fmt, ...) PRINTF_LIKE(1, 2);
  * nothing unverified reaches a command. 0 if clean. */
 int load(const char *path, Input *, bool build, double size);
 void input_free(Input *);
+/* The one way from a checked file to schedules (load and sweep take it):
+ * lowered, then every schedule (or only's) verified; 1 after reporting. */
+int lower_verified(File *, Prog *, const char *only, bool progress);
+/* The verifier over p's schedules (or only's); an IR file's too. */
+int verify_prog(const Prog *, const char *only, bool progress);
 /* The error for --collective NAME naming no built schedule, with the
  * nearest name. */
 void no_schedule_named(const Prog *, const char *name);

@@ -211,12 +211,12 @@ point_run(const Spec *s, const Source *g, double size, Record *r, char *err, siz
 	Prog prog = {.auto_size = size, .compact = rounds};
 	Arena sim = {0};
 	SimNet net = {0};
-	int rc = lower(g->f, &prog) != 0 || nerrors() > 0 ? -1 : 0;
+	int rc = lower_verified(g->f, &prog, NULL, false) != 0 ? -1 : 0;
 	if (rc == 0 && prog.nskipped) {
 		error_at(prog.skipped[0]->loc, "collc has no generator for this algorithm yet");
 		rc = -1;
 	}
-	if (rc == 0 && (prog.nsched != 1 || verify(prog.sched[0]) != 0 ||
+	if (rc == 0 && (prog.nsched != 1 ||
 	                (rounds ? sim_stream_scheds : sim_from_scheds)(
 	                    &sim, (const Sched *const *)prog.sched, 1, &net) != 0))
 		rc = -1;
