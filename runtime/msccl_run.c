@@ -383,20 +383,26 @@ static int
 check_selected(const MProg *p, const RunOpts *o, size_t es)
 {
 	int64_t total = o->bytes / (int64_t)es;
+	/* what to run instead: the nearest size the executor selects it for */
+	char near[96] = "";
+	int64_t b = msccl_nearest_size(p, o->bytes, es);
+	if (b > 0)
+		snprintf(near, sizeof near, "; the nearest size it runs is %lld bytes (--size %lld)",
+		         (long long)b, (long long)b);
 	if (total <= 0 || total % p->nchunksperloop != 0 || total * (int64_t)es != o->bytes) {
 		error_at((Loc){p->line, 1}, "rule 16 (selection): %lld bytes of %s are not a whole "
 		         "number of elements per chunk for nchunksperloop=%d; the executor would not "
-		         "select this algorithm", (long long)o->bytes, rdtype_name(o->dtype),
-		         p->nchunksperloop);
+		         "select this algorithm%s", (long long)o->bytes, rdtype_name(o->dtype),
+		         p->nchunksperloop, near);
 		return -1;
 	}
 	if (!msccl_selects(p, o->bytes, es)) {
 		error_at((Loc){p->line, 1}, "rule 16 (selection): %lld bytes are outside the file's "
 		         "range minBytes=%lld maxBytes=%lld (%s); the executor would not select this "
-		         "algorithm", (long long)o->bytes, (long long)p->min_bytes,
+		         "algorithm%s", (long long)o->bytes, (long long)p->min_bytes,
 		         (long long)p->max_bytes,
 		         p->legacy ? "legacy: maxBytes exclusive"
-		                   : "inclusive, maxBytes=0 unlimited");
+		                   : "inclusive, maxBytes=0 unlimited", near);
 		return -1;
 	}
 	if ((o->inplace && !p->inplace) || (!o->inplace && !p->outofplace)) {
