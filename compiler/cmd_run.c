@@ -209,6 +209,11 @@ const CliCommand cli_run = {
 	"(docs/cli.md).\n",
 	run_opts, countof(run_opts), cmd_run, NULL};
 
+/* The columns are nccl-tests', the machine is not: say so under them. */
+static const char cpu_note[] =
+	"time, algbw and busbw: CPU threads of this machine running the schedule (a check of "
+	"the\nresults, not a GPU's or a network's figures: collc sim models those)\n";
+
 static int
 cmd_run(int argc, char **argv)
 {
@@ -238,6 +243,7 @@ cmd_run(int argc, char **argv)
 		if (rc == 0) {
 			printf("# %s\n", path);
 			table_print(&t, stdout);
+			fputs(cpu_note, stdout);
 		}
 		table_free(&t);
 		free(text);
@@ -276,6 +282,7 @@ cmd_run(int argc, char **argv)
 	if (rc == 0) {
 		printf("# %s\n", path);
 		table_print(&t, stdout);
+		fputs(cpu_note, stdout);
 	}
 	table_free(&t);
 	input_free(&in);
