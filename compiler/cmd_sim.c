@@ -467,12 +467,19 @@ plot_busbw(const Runner *u, const SimArgs *a)
 		if (k == ns)
 			names[ns++] = u->rows[i].name;
 	}
+	/* the legend says what each line ran (auto: its first pick), the title where */
+	const char **legend = arena_array((Arena *)&u->arena, (size_t)ns + 1, sizeof *legend);
+	for (int k = 0; k < ns; k++)
+		for (int i = 0; i < u->nrow && !legend[k]; i++)
+			if (strcmp(u->rows[i].name, names[k]) == 0)
+				legend[k] = arena_printf((Arena *)&u->arena, "%s: %s", names[k],
+				                         u->rows[i].algorithm);
 	PlotSeries *s = xcalloc((size_t)ns + 1, sizeof *s);
 	double *y = xmalloc(((size_t)ns * a->nsize + 1) * sizeof *y);
 	double bound = 0;
 	for (int k = 0; k < ns; k++) {
 		s[k].y = y + (size_t)k * a->nsize;
-		s[k].name = names[k];
+		s[k].name = legend[k];
 		for (int j = 0; j < a->nsize; j++)
 			y[(size_t)k * a->nsize + j] = -1;
 	}
@@ -490,7 +497,10 @@ plot_busbw(const Runner *u, const SimArgs *a)
 		/* auto names the pick per size; the legend keeps the collective */
 	}
 	MemOut m;
-	svg_busbw(memout_open(&m), "busbw (GB/s) by message size", a->sizes, a->nsize, s, ns,
+	const char *title = arena_printf((Arena *)&u->arena, "busbw (GB/s) by message size on %s "
+	                                 "(%s mode)", u->nrow ? u->rows[0].net->topo : "?",
+	                                 a->opts.mode == SIM_FLOW ? "flow" : "packet");
+	svg_busbw(memout_open(&m), title, a->sizes, a->nsize, s, ns,
 	          bound);
 	free(s), free(y);
 	return write_output(a->plot, &m);
