@@ -910,6 +910,9 @@ test_bound_holds(void)
 	for (size_t i = 0; i < g.gl_pathc; i++)
 		for (int mode = 0; mode < 2; mode++) {
 			char args[512], *out, *err;
+			/* under the sanitizers the packet runs take most of an hour: flow only */
+			if (mode && UNDER_ASAN)
+				continue;
 			snprintf(args, sizeof args, "sim %s --csv %s", g.gl_pathv[i],
 			         mode ? "--mode packet --sizes 4KiB,1MiB" : "--mode flow --sizes 4KiB,1MiB,256MiB");
 			CU_ASSERT_EQUAL(collc(args, &out, &err), 0);
@@ -930,7 +933,7 @@ test_bound_holds(void)
 			free(out), free(err);
 		}
 	globfree(&g);
-	CU_ASSERT(rows > 400);
+	CU_ASSERT(rows > (UNDER_ASAN ? 200 : 400));
 }
 
 /* The sweep's network axes are the registry's swept parameters, NNET of
