@@ -555,7 +555,7 @@ lower_library(Lowering *L, const Decl *d, CollKind kind, const Topo *t, Routes *
 	if (!alg->flag) {
 		const Call *call = alg->call;
 		c.algorithm = call->name;
-		if (strcmp(call->name, "pipelined_trees") == 0 && labelled(call, "trees") &&
+		if (alg_find(call->name) == ALG_pipelined_trees && labelled(call, "trees") &&
 		    pipelined_sets(L, labelled(call, "trees"), &c) != 0)
 			return -1;
 		const Arg *ports = labelled(call, "ports"), *seg = labelled(call, "segments");
@@ -683,7 +683,7 @@ lower_collective(Lowering *L, const Decl *d)
 		return s ? 0 : -1;
 	}
 	int rc = 1; /* 1: no generator for this algorithm in this version */
-	if (!alg->flag && strcmp(alg->call->name, "symmetric") == 0) {
+	if (!alg->flag && alg_find(alg->call->name) == ALG_symmetric) {
 		const Arg *trees = labelled(alg->call, "trees");
 		const Arg *group = labelled(alg->call, "group");
 		Group *g = L->group[decl_index(L, find(L, group->val.v[0]->text))];
@@ -709,7 +709,8 @@ lower_collective(Lowering *L, const Decl *d)
 		if (rc == 0 && g)
 			rc = check_symmetric_size(alg->loc, d->name, ntree, g->order);
 		if (rc == 0) {
-			s = sched_new(L->a, d->name, d->loc, kind, "symmetric", t, rank_node, nrank);
+			s = sched_new(L->a, d->name, d->loc, kind, alg_forms[ALG_symmetric].name, t, rank_node,
+			              nrank);
 			for (int i = 0; i < ntree && rc == 0; i++)
 				rc = check_span(s, list[i], list[i]->name, trees->loc);
 			if (rc == 0)
@@ -729,7 +730,7 @@ lower_collective(Lowering *L, const Decl *d)
 			}
 		}
 	}
-	if (alg->flag || strcmp(alg->call->name, "symmetric") != 0)
+	if (alg->flag || alg_find(alg->call->name) != ALG_symmetric)
 		rc = lower_library(L, d, kind, t, routes, rank_node, nrank, alg);
 	free(rank_node);
 	return rc;
