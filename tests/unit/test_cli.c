@@ -969,9 +969,10 @@ test_tune_msccl_dir(void)
 	CU_ASSERT(g.gl_pathc >= 2);
 	Arena a = {0};
 	MProg *p = arena_array(&a, g.gl_pathc, sizeof *p);
+	char **texts = arena_array(&a, g.gl_pathc, sizeof *texts); /* the programs point into them */
 	for (size_t f = 0; f < g.gl_pathc; f++) {
 		size_t len;
-		char *text = slurp(g.gl_pathv[f], &len);
+		char *text = texts[f] = slurp(g.gl_pathv[f], &len);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(text);
 		diag_source(g.gl_pathv[f], text, len);
 		CU_ASSERT_EQUAL(msccl_read(&a, text, len, false, &p[f]), 0);
@@ -1007,6 +1008,8 @@ test_tune_msccl_dir(void)
 		CU_ASSERT_FALSE(msccl_selects(&p[f], 512, 4));
 		CU_ASSERT_FALSE(msccl_selects(&p[f], 2147483648LL, 4));
 	}
+	for (size_t f = 0; f < g.gl_pathc; f++)
+		free(texts[f]);
 	arena_free(&a);
 	globfree(&g);
 	free(out), free(err);
