@@ -95,12 +95,11 @@ typedef struct Runner {
 	SizedFile sized;     /* the file lowered for other sizes (freed at the end) */
 } Runner;
 
-static int
-simulate(Runner *u, const SimArgs *a, const SimNet *net, int c, double size, const char *alg,
-         Row *out)
+/* a's options, with the progress line saying `what` runs at `size` */
+static SimOpts
+progress_opts(Runner *u, const SimArgs *a, const char *what, double size)
 {
-	char err[512];
-	u->prog.what = net->coll[c].name;
+	u->prog.what = what;
 	human_bytes(size, u->prog.size, sizeof u->prog.size);
 	u->prog.t_run = wall_seconds();
 	u->prog.n = a->nsize;
@@ -110,6 +109,15 @@ simulate(Runner *u, const SimArgs *a, const SimNet *net, int c, double size, con
 	SimOpts o = a->opts;
 	o.progress = on_progress;
 	o.progress_ctx = &u->prog;
+	return o;
+}
+
+static int
+simulate(Runner *u, const SimArgs *a, const SimNet *net, int c, double size, const char *alg,
+         Row *out)
+{
+	char err[512];
+	SimOpts o = progress_opts(u, a, net->coll[c].name, size);
 	*out = (Row){.name = net->coll[c].name, .kind = net->coll[c].kind,
 	             .algorithm = alg ? alg : net->coll[c].algorithm, .size = size, .net = net,
 	             .coll = c};
@@ -141,14 +149,7 @@ run_auto(Runner *u, const SimArgs *a, const Sched *s)
 	routes_init(&routes, s->topo, ROUTE_SHORTEST);
 	int rc = 0;
 	for (int k = 0; k < a->nsize && rc == 0; k++) {
-		SimOpts o = a->opts;
-		u->prog.what = s->name;
-		human_bytes(a->sizes[k], u->prog.size, sizeof u->prog.size);
-		u->prog.t_run = wall_seconds();
-		u->prog.n = a->nsize;
-		u->prog.k = k + 1;
-		o.progress = on_progress;
-		o.progress_ctx = &u->prog;
+		SimOpts o = progress_opts(u, a, s->name, a->sizes[k]);
 		int best = fastest(cand, simulate_candidates(&u->arena, &routes, s, a->sizes[k], &o, cand));
 		if (best < 0) {
 			error_at(s->loc, "auto: no algorithm of the library applies to '%s'", s->name);
@@ -545,18 +546,8 @@ sim_opt(void *ctx, const char *name, const char *value)
 	} else if (strcmp(name, "size") == 0) {
 		if ((a->link_size = parse_bytes(value)) < 1)
 			return usage_error("sim: --size takes a whole number of bytes such as 1MiB");
-	} else if (strcmp(name, "mode") == 0) {
-		static const char *const modes[] = {"packet", "flow"};
-		int k = cli_choice("sim", name, value, modes, 2);
-		if (k < 0)
-			return 2;
-		a->opts.mode = k ? SIM_FLOW : SIM_PACKET;
-	} else if (strcmp(name, "sync") == 0) {
-		static const char *const syncs[] = {"rounds", "deps"};
-		int k = cli_choice("sim", name, value, syncs, 2);
-		if (k < 0)
-			return 2;
-		a->opts.sync = k ? SIM_DEPS : SIM_ROUNDS;
+	} else if (strcmp(name, "mode") == 0 || strcmp(name, "sync") == 0) {
+		return sim_mode_opt("sim", name, value, &a->opts);
 	} else if (strcmp(name, "links") == 0) {
 		static const char *const links[] = {"shared", "private"};
 		int k = cli_choice("sim", name, value, links, 2);
@@ -711,15 +702,6 @@ run_xml(Runner *u, const SimArgs *a, const char *text, size_t len)
 	return rc;
 }
 
-/* Whether path names an SVG file (plots are SVG only: a .png would be SVG
- * under the wrong name). */
-static bool
-svg_name(const char *path)
-{
-	size_t n = strlen(path);
-	return n > 4 && strcmp(path + n - 4, ".svg") == 0;
-}
-
 static int
 parse_args(int argc, char **argv, SimArgs *a)
 {
@@ -738,7 +720,7 @@ parse_args(int argc, char **argv, SimArgs *a)
 	if (a->link_size >= 0 && !a->plot_links)
 		return usage_error("sim: %s", "--size S is the size --plot-links draws; for the sizes to "
 		                              "simulate, give --sizes");
-	if ((a->plot && !svg_name(a->plot)) || (a->plot_links && !svg_name(a->plot_links)))
+	if ((a->plot && !is_svg_name(a->plot)) || (a->plot_links && !is_svg_name(a->plot_links)))
 		return usage_error("sim: %s", "plots are written as SVG: give --plot and --plot-links a "
 		                              "name ending in .svg");
 	if (a->plot_links) {

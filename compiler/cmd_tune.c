@@ -555,18 +555,8 @@ tune_opt(void *ctx, const char *name, const char *value)
 		if ((a->nsize = parse_size_list(value, a->sizes, TUNE_MAX_SIZES)) < 0)
 			return usage_error("tune: --sizes takes A..B (powers of two from A to B) or a list "
 			                   "A,B,C of whole numbers of bytes, such as 64KiB");
-	} else if (strcmp(name, "mode") == 0) {
-		static const char *const modes[] = {"packet", "flow"};
-		int k = cli_choice("tune", name, value, modes, 2);
-		if (k < 0)
-			return 2;
-		a->opts.mode = k ? SIM_FLOW : SIM_PACKET;
-	} else if (strcmp(name, "sync") == 0) {
-		static const char *const syncs[] = {"rounds", "deps"};
-		int k = cli_choice("tune", name, value, syncs, 2);
-		if (k < 0)
-			return 2;
-		a->opts.sync = k ? SIM_DEPS : SIM_ROUNDS;
+	} else if (strcmp(name, "mode") == 0 || strcmp(name, "sync") == 0) {
+		return sim_mode_opt("tune", name, value, &a->opts);
 	} else if (strcmp(name, "collective") == 0) {
 		a->collective = value;
 	} else if (strcmp(name, "plot") == 0) {
@@ -652,7 +642,7 @@ cmd_tune(int argc, char **argv)
 		return usage_error("tune: give a .coll file");
 	if (strcmp(a.path, "-") == 0)
 		return usage_error("tune reads a .coll file by name, not from stdin");
-	if (a.plot && (strlen(a.plot) < 5 || strcmp(a.plot + strlen(a.plot) - 4, ".svg") != 0))
+	if (a.plot && !is_svg_name(a.plot))
 		return usage_error("tune: plots are written as SVG: give --plot a name ending in .svg");
 	/* ranges need the sizes in order, each once */
 	qsort(a.sizes, (size_t)a.nsize, sizeof *a.sizes, cmp_double);

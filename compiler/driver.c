@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "driver.h"
 #include "to_sim.h"
 
@@ -331,4 +332,26 @@ fastest(const Simulated *out, int n)
 		if (best < 0 || out[i].r.time_s < out[best].r.time_s)
 			best = i;
 	return best;
+}
+
+int
+sim_mode_opt(const char *cmd, const char *name, const char *value, SimOpts *o)
+{
+	static const char *const modes[] = {"packet", "flow"}, *const syncs[] = {"rounds", "deps"};
+	bool mode = strcmp(name, "mode") == 0;
+	int k = cli_choice(cmd, name, value, mode ? modes : syncs, 2);
+	if (k < 0)
+		return 2;
+	if (mode)
+		o->mode = k ? SIM_FLOW : SIM_PACKET;
+	else
+		o->sync = k ? SIM_DEPS : SIM_ROUNDS;
+	return 0;
+}
+
+bool
+is_svg_name(const char *path)
+{
+	size_t n = strlen(path);
+	return n > 4 && strcmp(path + n - 4, ".svg") == 0;
 }

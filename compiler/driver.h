@@ -105,6 +105,13 @@ int simulate_candidates(Arena *, Routes *routes, const Sched *s, double size, co
 /* The fastest of out[0..n), or -1 if n is 0. */
 int fastest(const Simulated *out, int n);
 
+/* --mode packet|flow and --sync rounds|deps (sim, tune) into o; 0, or 2
+ * after a usage error naming the choices. */
+int sim_mode_opt(const char *cmd, const char *name, const char *value, SimOpts *o);
+/* Whether path names an SVG file (plots are SVG only: a .png would be SVG
+ * under the wrong name). */
+bool is_svg_name(const char *path);
+
 /* Writes what m holds to out ("-" or NULL: stdout) whole and frees it;
  * 1 after reporting. */
 int write_output(const char *out, MemOut *m);
