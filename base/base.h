@@ -80,6 +80,9 @@ void diag_stream(FILE *);   /* where diagnostics go; stderr by default */
 void diag_reset(void);      /* forget the error count (tests, or a new file) */
 void error_at(Loc, const char *fmt, ...) PRINTF_LIKE(2, 3);
 void note_at(Loc, const char *fmt, ...) PRINTF_LIKE(2, 3);
+/* A located warning: printed as an error is, but not counted (the exit
+ * status and the outputs are unchanged). */
+void warning_at(Loc, const char *fmt, ...) PRINTF_LIKE(2, 3);
 void error_file(const char *fmt, ...) PRINTF_LIKE(1, 2); /* no location */
 int nerrors(void);
 int diag_too_many(void);    /* the error limit was reached: stop parsing */

@@ -176,6 +176,18 @@ error_at(Loc loc, const char *fmt, ...)
 }
 
 void
+warning_at(Loc loc, const char *fmt, ...)
+{
+	if (mute_depth > 0 || error_count >= DIAG_MAX_ERRORS)
+		return;
+	muted = false; /* its notes follow it */
+	va_list ap;
+	va_start(ap, fmt);
+	report("warning", loc, fmt, ap);
+	va_end(ap);
+}
+
+void
 note_at(Loc loc, const char *fmt, ...)
 {
 	if (mute_depth > 0)

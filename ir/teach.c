@@ -73,6 +73,9 @@ typedef struct Teach {
 	int *wround;    /* the round of that write, -1 */
 	Bits *payload;  /* per pool entry, what it carried */
 	int *prov;      /* per pool entry, the writer of the cell it was read from */
+	int empty_reduce, nempty; /* the first reduce into a cell holding nothing (-1), and
+	                           * how many chunks such reduces moved */
+	int empty_chunk;          /* the chunk of the first */
 } Teach;
 
 static int
@@ -160,6 +163,10 @@ teach_write(Teach *T, int k)
 				        u->list->x[T->writer[cell]].round + 1);
 			keep_fault(u, x->round, x, c, x->dst);
 			return false;
+		}
+		if (x->op == X_REDUCE && T->state[cell] == 0 && T->nempty++ == 0) {
+			T->empty_reduce = k;
+			T->empty_chunk = c;
 		}
 		T->state[cell] = x->op == X_COPY ? in : T->state[cell] | in;
 		T->writer[cell] = k;
@@ -274,11 +281,29 @@ check_contention(const TeachIn *u)
 	return rc;
 }
 
+/* A reduce into a chunk its receiver holds nothing of adds to nothing: it
+ * is a copy, and more likely a slip (an allgather written with reduce)
+ * than meant. Legal, so a warning, at the first such send. */
+static void
+warn_empty_reduce(const Teach *T)
+{
+	if (T->nempty == 0)
+		return;
+	const TeachIn *u = T->u;
+	const Transfer *x = &u->list->x[T->empty_reduce];
+	char more[64] = "";
+	if (T->nempty > 1)
+		snprintf(more, sizeof more, " (%d chunks arrive this way in all)", T->nempty);
+	warning_at(x->loc, "in %s, rank %d reduces chunk %d from rank %d into nothing: it holds none "
+	           "of chunk %d yet, so the reduce is a copy%s; write 'copy' if that is meant",
+	           when(u, x), x->dst, T->empty_chunk, x->src, T->empty_chunk, more);
+}
+
 static int
 teach(const TeachIn *u)
 {
 	size_t cells = (size_t)u->s->nrank * (size_t)u->s->nchunk;
-	Teach T = {.u = u};
+	Teach T = {.u = u, .empty_reduce = -1};
 	T.state = xcalloc(cells, sizeof *T.state);
 	T.writer = xmalloc(cells * sizeof *T.writer);
 	T.wround = xmalloc(cells * sizeof *T.wround);
@@ -305,6 +330,7 @@ teach(const TeachIn *u)
 		i = j;
 	}
 	ok = ok && teach_end(&T);
+	warn_empty_reduce(&T);
 	free(T.state), free(T.writer), free(T.wround), free(T.payload), free(T.prov);
 	return ok ? 0 : -1;
 }
