@@ -20,7 +20,7 @@
 enum { MAX_SIZES = 64 };
 
 typedef struct SimArgs {
-	const char *path, *out, *plot, *plot_links, *collective;
+	const char *path, *out, *plot, *plot_time, *plot_links, *collective;
 	const char *compare;   /* baselines, "A,B,C": a comparison table after the rows */
 	const char *topology, *ranks; /* FILE.xml: where its ranks run */
 	bool legacy;                  /* FILE.xml: the microsoft/msccl dialect */
@@ -455,34 +455,33 @@ write_mem(const char *path, void (*fn)(const Runner *, FILE *), const Runner *u)
 	return write_output(path, &m);
 }
 
-static int
-plot_busbw(const Runner *u, const SimArgs *a)
+/* The plots' series: one per collective in the order first met, the
+ * legend saying what it ran (auto: its first pick), y its busbw or its
+ * time (us) at each of a's sizes, -1 where not simulated; *bound the
+ * largest bound. The caller frees the series and *y. */
+static PlotSeries *
+size_series(const Runner *u, const SimArgs *a, bool time, double **y, int *ns, double *bound)
 {
-	/* one series per collective, in the order first met */
 	const char **names = arena_array((Arena *)&u->arena, (size_t)u->nrow + 1, sizeof *names);
-	int ns = 0;
+	*ns = 0;
 	for (int i = 0; i < u->nrow; i++) {
 		int k = 0;
-		while (k < ns && strcmp(names[k], u->rows[i].name) != 0)
+		while (k < *ns && strcmp(names[k], u->rows[i].name) != 0)
 			k++;
-		if (k == ns)
-			names[ns++] = u->rows[i].name;
+		if (k == *ns)
+			names[(*ns)++] = u->rows[i].name;
 	}
-	/* the legend says what each line ran (auto: its first pick), the title where */
-	const char **legend = arena_array((Arena *)&u->arena, (size_t)ns + 1, sizeof *legend);
-	for (int k = 0; k < ns; k++)
-		for (int i = 0; i < u->nrow && !legend[k]; i++)
-			if (strcmp(u->rows[i].name, names[k]) == 0)
-				legend[k] = arena_printf((Arena *)&u->arena, "%s: %s", names[k],
-				                         u->rows[i].algorithm);
-	PlotSeries *s = xcalloc((size_t)ns + 1, sizeof *s);
-	double *y = xmalloc(((size_t)ns * a->nsize + 1) * sizeof *y);
-	double bound = 0;
-	for (int k = 0; k < ns; k++) {
-		s[k].y = y + (size_t)k * a->nsize;
-		s[k].name = legend[k];
+	PlotSeries *s = xcalloc((size_t)*ns + 1, sizeof *s);
+	*y = xmalloc(((size_t)*ns * a->nsize + 1) * sizeof **y);
+	*bound = 0;
+	for (int k = 0; k < *ns; k++) {
+		s[k].y = *y + (size_t)k * a->nsize;
 		for (int j = 0; j < a->nsize; j++)
-			y[(size_t)k * a->nsize + j] = -1;
+			(*y)[(size_t)k * a->nsize + j] = -1;
+		for (int i = 0; i < u->nrow && !s[k].name; i++)
+			if (strcmp(u->rows[i].name, names[k]) == 0)
+				s[k].name = arena_printf((Arena *)&u->arena, "%s: %s", names[k],
+				                         u->rows[i].algorithm);
 	}
 	for (int i = 0; i < u->nrow; i++) {
 		const Row *r = &u->rows[i];
@@ -492,19 +491,43 @@ plot_busbw(const Runner *u, const SimArgs *a)
 		while (a->sizes[j] != r->size)
 			j++;
 		Figures g = figures(r);
-		y[(size_t)k * a->nsize + j] = g.busbw;
-		if (g.bound > bound)
-			bound = g.bound;
-		/* auto names the pick per size; the legend keeps the collective */
+		(*y)[(size_t)k * a->nsize + j] = time ? r->r.time_s * 1e6 : g.busbw;
+		if (g.bound > *bound)
+			*bound = g.bound;
 	}
+	return s;
+}
+
+/* "torus 8x8": a network's form and its dimensions (when it has them). */
+static const char *
+net_title(Arena *a, const SimNet *n)
+{
+	char dims[64] = "";
+	for (int k = 0, at = 0; k < n->ndim && at < (int)sizeof dims - 12; k++)
+		at += snprintf(dims + at, sizeof dims - (size_t)at, "%s%d", k ? "x" : " ", n->size[k]);
+	return arena_printf(a, "%s%s", n->topo, dims);
+}
+
+/* --plot (busbw) or --plot-time (time), titled with the network and mode;
+ * the legend names each collective's algorithm. */
+static int
+plot_sizes(const Runner *u, const SimArgs *a, bool time)
+{
+	double *y, bound;
+	int ns;
+	PlotSeries *s = size_series(u, a, time, &y, &ns, &bound);
 	MemOut m;
-	const char *title = arena_printf((Arena *)&u->arena, "busbw (GB/s) by message size on %s "
-	                                 "(%s mode)", u->nrow ? u->rows[0].net->topo : "?",
+	Arena *ar = (Arena *)&u->arena;
+	const char *title = arena_printf(ar, "%s by message size on %s (%s mode)",
+	                                 time ? "time (us)" : "busbw (GB/s)",
+	                                 u->nrow ? net_title(ar, u->rows[0].net) : "?",
 	                                 a->opts.mode == SIM_FLOW ? "flow" : "packet");
-	svg_busbw(memout_open(&m), title, a->sizes, a->nsize, s, ns,
-	          bound);
+	if (time)
+		svg_time(memout_open(&m), title, a->sizes, a->nsize, s, ns);
+	else
+		svg_busbw(memout_open(&m), title, a->sizes, a->nsize, s, ns, bound);
 	free(s), free(y);
-	return write_output(a->plot, &m);
+	return write_output(time ? a->plot_time : a->plot, &m);
 }
 
 static int
@@ -564,6 +587,8 @@ sim_opt(void *ctx, const char *name, const char *value)
 		a->compare = value;
 	} else if (strcmp(name, "plot") == 0) {
 		a->plot = value;
+	} else if (strcmp(name, "plot-time") == 0) {
+		a->plot_time = value;
 	} else if (strcmp(name, "plot-links") == 0) {
 		a->plot_links = value;
 	} else if (strcmp(name, "output") == 0) {
@@ -599,6 +624,7 @@ static const CliOpt sim_opts[] = {
 	{"json", 0, NULL, "print JSON (with per-round and per-link figures)"},
 	{"output", 'o', "OUT", "write the table, CSV or JSON to OUT"},
 	{"plot", 0, "G.svg", "plot busbw against size"},
+	{"plot-time", 0, "T.svg", "plot time against size (log-log)"},
 	{"plot-links", 0, "L.svg", "draw link utilization at --size (2D tori and meshes)"},
 	{"size", 0, "S", "the size --plot-links draws"},
 };
@@ -720,9 +746,10 @@ parse_args(int argc, char **argv, SimArgs *a)
 	if (a->link_size >= 0 && !a->plot_links)
 		return usage_error("sim: %s", "--size S is the size --plot-links draws; for the sizes to "
 		                              "simulate, give --sizes");
-	if ((a->plot && !is_svg_name(a->plot)) || (a->plot_links && !is_svg_name(a->plot_links)))
-		return usage_error("sim: %s", "plots are written as SVG: give --plot and --plot-links a "
-		                              "name ending in .svg");
+	if ((a->plot && !is_svg_name(a->plot)) || (a->plot_time && !is_svg_name(a->plot_time)) ||
+	    (a->plot_links && !is_svg_name(a->plot_links)))
+		return usage_error("sim: %s", "plots are written as SVG: give --plot, --plot-time and "
+		                              "--plot-links a name ending in .svg");
 	if (a->plot_links) {
 		if (a->link_size < 0)
 			return usage_error("sim: %s", "--plot-links needs --size S");
@@ -793,7 +820,9 @@ cmd_sim(int argc, char **argv)
 	if (rc == 0)
 		rc = write_mem(a.out, a.json ? print_json : a.csv ? print_csv : print_table, &u);
 	if (rc == 0 && a.plot)
-		rc = plot_busbw(&u, &a);
+		rc = plot_sizes(&u, &a, false);
+	if (rc == 0 && a.plot_time)
+		rc = plot_sizes(&u, &a, true);
 	if (rc == 0 && a.plot_links)
 		rc = plot_links(&u, &a);
 	free(text);

@@ -1,7 +1,8 @@
 /*
- * svgplot.c: the SVG charts of `collc sim --plot` and `--plot-links`. Plain
- * SVG 1.1 text with inline styles, no scripts or fonts to fetch, so a file
- * opens the same in any browser.
+ * svgplot.c: the SVG charts of `collc sim --plot`, `--plot-time` and
+ * `--plot-links`, and of `collc sweep --plots`. Plain SVG 1.1 text with
+ * inline styles, no scripts or fonts to fetch, so a file opens the same in
+ * any browser.
  */
 #include <math.h>
 #include <string.h>
@@ -62,78 +63,162 @@ head(FILE *f, int w, int h, const char *title)
 	fputs("</text>\n", f);
 }
 
-void
-svg_busbw(FILE *f, const char *title, const double *x, int nx, const PlotSeries *s, int ns,
-            double bound)
+/* A chart's frame: plot area, x on a log2 scale, y linear from 0 or on a
+ * log10 scale over whole decades. */
+typedef struct Frame {
+	double L, T, pw, ph;
+	double lx0, lx1;    /* log2 of the x range */
+	double y0, y1;      /* the y range: values, or log10 of them */
+	bool ylog;
+} Frame;
+
+static double
+frame_x(const Frame *g, double v)
 {
-	const int W = 820, H = 520, L = 80, R = 200, T = 50, B = 60;
-	const double pw = W - L - R, ph = H - T - B;
-	double ymax = bound;
-	for (int i = 0; i < ns; i++)
-		for (int j = 0; j < nx; j++)
-			if (s[i].y[j] > ymax)
-				ymax = s[i].y[j];
-	ymax = ymax > 0 ? ymax * 1.08 : 1;
-	double lx0 = log2(x[0]), lx1 = log2(x[nx - 1]);
-	if (lx1 <= lx0)
-		lx0 -= 1, lx1 += 1;
-	head(f, W, H, title);
-#define PX(v) (L + (log2(v) - lx0) / (lx1 - lx0) * pw)
-#define PY(v) (T + ph - (v) / ymax * ph)
-	/* grid and y ticks, in GB/s */
-	double step = nice_step(ymax, 6);
-	for (double v = 0; v <= ymax + 1e-9; v += step) {
-		double y = PY(v);
-		fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", L,
-		        y, L + pw, y);
-		fprintf(f, "<text x=\"%d\" y=\"%.1f\" font-size=\"12\" text-anchor=\"end\">%g</text>\n",
-		        L - 6, y + 4, v);
+	return g->L + (log2(v) - g->lx0) / (g->lx1 - g->lx0) * g->pw;
+}
+
+static double
+frame_y(const Frame *g, double v)
+{
+	double t = g->ylog ? log10(v) : v;
+	return g->T + g->ph - (t - g->y0) / (g->y1 - g->y0) * g->ph;
+}
+
+/* Whether y is drawn: measured (>= 0), and positive on a log scale. */
+static bool
+drawn(const Frame *g, double y)
+{
+	return g->ylog ? y > 0 : y >= 0;
+}
+
+/* The y grid and its labels: 0 to the top in steps of 1, 2 or 5 x 10^k,
+ * or one line per decade (labelled every few when there are many). */
+static void
+y_grid(FILE *f, const Frame *g)
+{
+	if (g->ylog) {
+		int n = (int)lround(g->y1 - g->y0), every = n > 8 ? (n + 7) / 8 : 1;
+		for (int k = 0; k <= n; k++) {
+			double v = pow(10, g->y0 + k), y = frame_y(g, v);
+			fprintf(f, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+			           "stroke=\"#ddd\"/>\n", g->L, y, g->L + g->pw, y);
+			if (k % every == 0)
+				fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" font-size=\"12\" "
+				           "text-anchor=\"end\">%g</text>\n", g->L - 6, y + 4, v);
+		}
+		return;
 	}
+	double step = nice_step(g->y1, 6);
+	for (double v = 0; v <= g->y1 + 1e-9; v += step) {
+		double y = frame_y(g, v);
+		fprintf(f, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n",
+		        g->L, y, g->L + g->pw, y);
+		fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" font-size=\"12\" text-anchor=\"end\">%g</text>\n",
+		        g->L - 6, y + 4, v);
+	}
+}
+
+/* The x grid at the sizes, labelled with units (at most about 12). */
+static void
+x_grid(FILE *f, const Frame *g, const double *x, int nx)
+{
 	int every = nx > 12 ? (nx + 11) / 12 : 1;
 	for (int j = 0; j < nx; j++) {
-		double px = PX(x[j]);
-		fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#eee\"/>\n", px,
-		        T, px, T + ph);
+		double px = frame_x(g, x[j]);
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#eee\"/>\n", px,
+		        g->T, px, g->T + g->ph);
 		if (j % every)
 			continue;
 		char lab[32];
 		size_label(x[j], lab, sizeof lab);
 		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\">%s"
-		           "</text>\n", px, T + ph + 18, lab);
+		           "</text>\n", px, g->T + g->ph + 18, lab);
 	}
-	fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" "
-	           "stroke=\"black\"/>\n", L, T, pw, ph);
-	fprintf(f, "<text x=\"%.1f\" y=\"%d\" font-size=\"13\" text-anchor=\"middle\">message size "
-	           "(log scale)</text>\n", L + pw / 2, H - 16);
-	fprintf(f, "<text x=\"18\" y=\"%.1f\" font-size=\"13\" text-anchor=\"middle\" "
-	           "transform=\"rotate(-90 18 %.1f)\">busbw (GB/s)</text>\n", T + ph / 2, T + ph / 2);
-	if (bound > 0) {
-		fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\" "
-		           "stroke-dasharray=\"6,4\"/>\n", L, PY(bound), L + pw, PY(bound));
-		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">bound "
-		           "%g GB/s</text>\n", L + pw - 4, PY(bound) - 5, bound);
-	}
+}
+
+/* One polyline with its points per series, and the legend at the right. */
+static void
+series_lines(FILE *f, const Frame *g, const double *x, int nx, const PlotSeries *s, int ns)
+{
 	for (int i = 0; i < ns; i++) {
 		const char *col = palette[i % countof(palette)];
 		fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", col);
 		for (int j = 0; j < nx; j++)
-			if (s[i].y[j] >= 0)
-				fprintf(f, "%.1f,%.1f ", PX(x[j]), PY(s[i].y[j]));
+			if (drawn(g, s[i].y[j]))
+				fprintf(f, "%.1f,%.1f ", frame_x(g, x[j]), frame_y(g, s[i].y[j]));
 		fputs("\"/>\n", f);
 		for (int j = 0; j < nx; j++)
-			if (s[i].y[j] >= 0)
-				fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n", PX(x[j]),
-				        PY(s[i].y[j]), col);
-		double ly = T + 10 + 20 * i;
+			if (drawn(g, s[i].y[j]))
+				fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n",
+				        frame_x(g, x[j]), frame_y(g, s[i].y[j]), col);
+		double ly = g->T + 10 + 20 * i;
 		fprintf(f, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"%s\" "
-		           "stroke-width=\"2\"/>\n", L + pw + 14, ly, L + pw + 38, ly, col);
-		fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" font-size=\"12\">", L + pw + 44, ly + 4);
+		           "stroke-width=\"2\"/>\n", g->L + g->pw + 14, ly, g->L + g->pw + 38, ly, col);
+		fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" font-size=\"12\">", g->L + g->pw + 44, ly + 4);
 		esc(f, s[i].name);
 		fputs("</text>\n", f);
 	}
-#undef PX
-#undef PY
+}
+
+/* A chart of the series against x (bytes, log2 scale); bound > 0 draws a
+ * dashed line at that y. */
+static void
+chart(FILE *f, const char *title, const double *x, int nx, const PlotSeries *s, int ns,
+      bool ylog, const char *xlabel, const char *ylabel, double bound)
+{
+	const int W = 820, H = 520;
+	Frame g = {.L = 80, .T = 50, .pw = W - 80 - 200, .ph = H - 50 - 60, .ylog = ylog};
+	double lo = INFINITY, hi = bound;
+	for (int i = 0; i < ns; i++)
+		for (int j = 0; j < nx; j++)
+			if (drawn(&g, s[i].y[j])) {
+				lo = s[i].y[j] < lo ? s[i].y[j] : lo;
+				hi = s[i].y[j] > hi ? s[i].y[j] : hi;
+			}
+	if (ylog) { /* whole decades around the values */
+		g.y0 = hi > 0 ? floor(log10(lo)) : 0;
+		g.y1 = hi > 0 ? ceil(log10(hi)) : 1;
+		if (g.y1 <= g.y0)
+			g.y1 = g.y0 + 1;
+	} else {
+		g.y1 = hi > 0 ? hi * 1.08 : 1;
+	}
+	g.lx0 = log2(x[0]), g.lx1 = log2(x[nx - 1]);
+	if (g.lx1 <= g.lx0)
+		g.lx0 -= 1, g.lx1 += 1;
+	head(f, W, H, title);
+	y_grid(f, &g);
+	x_grid(f, &g, x, nx);
+	fprintf(f, "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" "
+	           "stroke=\"black\"/>\n", g.L, g.T, g.pw, g.ph);
+	fprintf(f, "<text x=\"%.1f\" y=\"%d\" font-size=\"13\" text-anchor=\"middle\">%s</text>\n",
+	        g.L + g.pw / 2, H - 16, xlabel);
+	fprintf(f, "<text x=\"18\" y=\"%.1f\" font-size=\"13\" text-anchor=\"middle\" "
+	           "transform=\"rotate(-90 18 %.1f)\">%s</text>\n", g.T + g.ph / 2, g.T + g.ph / 2,
+	        ylabel);
+	if (bound > 0) {
+		fprintf(f, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\" "
+		           "stroke-dasharray=\"6,4\"/>\n", g.L, frame_y(&g, bound), g.L + g.pw,
+		        frame_y(&g, bound));
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">bound "
+		           "%g GB/s</text>\n", g.L + g.pw - 4, frame_y(&g, bound) - 5, bound);
+	}
+	series_lines(f, &g, x, nx, s, ns);
 	fputs("</svg>\n", f);
+}
+
+void
+svg_busbw(FILE *f, const char *title, const double *x, int nx, const PlotSeries *s, int ns,
+          double bound)
+{
+	chart(f, title, x, nx, s, ns, false, "message size (log scale)", "busbw (GB/s)", bound);
+}
+
+void
+svg_time(FILE *f, const char *title, const double *x, int nx, const PlotSeries *s, int ns)
+{
+	chart(f, title, x, nx, s, ns, true, "size (bytes)", "time (us)", 0);
 }
 
 /* Cold to warm: blue, cyan, yellow, red as utilization goes 0 to 1. */

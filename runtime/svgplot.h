@@ -17,6 +17,9 @@ typedef struct PlotSeries {
  * series, with the bound as a dashed line (0: none). */
 void svg_busbw(FILE *, const char *title, const double *x, int nx, const PlotSeries *,
                  int ns, double bound);
+/* Time (us) against message size (bytes), both on log scales (the y axis
+ * over whole decades), one line per series; y <= 0: no point. */
+void svg_time(FILE *, const char *title, const double *x, int nx, const PlotSeries *, int ns);
 /* Whether svg_links draws this network (2D tori and meshes). */
 bool svg_links_draws(const SimNet *);
 /* Link utilization (0..1 per link) drawn on a 2D torus or mesh; false when

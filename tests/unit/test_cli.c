@@ -249,8 +249,8 @@ test_sim(void)
 	                                   "5.68192e-06, 7.1024e-06, 8.52288e-06]"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"link_bytes\": [0, 6144, 0, 6144, 0, 6144, 0, 6144]"));
 	free(out), free(err);
-	snprintf(args, sizeof args, "sim %s/r4.coll --sizes 4KiB..64KiB --plot %s/g.svg -o %s/t.txt",
-	         tmpdir, tmpdir, tmpdir);
+	snprintf(args, sizeof args, "sim %s/r4.coll --sizes 4KiB..64KiB --plot %s/g.svg "
+	         "--plot-time %s/time.svg -o %s/t.txt", tmpdir, tmpdir, tmpdir, tmpdir);
 	CU_ASSERT_EQUAL(collc(args, &out, &err), 0);
 	free(out), free(err);
 	snprintf(path, sizeof path, "%s/g.svg", tmpdir);
@@ -258,6 +258,19 @@ test_sim(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(svg);
 	CU_ASSERT_PTR_NOT_NULL(strstr(svg, "<svg "));
 	CU_ASSERT_PTR_NOT_NULL(strstr(svg, "</svg>"));
+	free(svg);
+	/* the time plot: one line per collective, five points, titled with the network */
+	snprintf(path, sizeof path, "%s/time.svg", tmpdir);
+	svg = slurp(path, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(svg);
+	CU_ASSERT_PTR_NOT_NULL(strstr(svg, ">time (us) by message size on ring 4 (packet mode)<"));
+	const char *line = strstr(svg, "<polyline ");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(line);
+	CU_ASSERT_PTR_NULL(strstr(line + 1, "<polyline "));
+	int commas = 0;
+	for (const char *c = strstr(line, "points="); *c != '/'; c++)
+		commas += *c == ',';
+	CU_ASSERT_EQUAL(commas, 5);
 	free(svg);
 	snprintf(path, sizeof path, "%s/t.txt", tmpdir);
 	char *table = slurp(path, NULL);

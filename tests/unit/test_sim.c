@@ -11,6 +11,7 @@
 
 #include "ir.h"
 #include "sim.h"
+#include "svgplot.h"
 #include "to_sim.h"
 #include "tests.h"
 
@@ -2071,6 +2072,69 @@ test_vct_supermesh_artifact(void)
 	}
 }
 
+
+/* The points of the n-th polyline of an SVG (x, y pairs); their count. */
+static int
+polyline_points(const char *svg, int n, double *x, double *y, int max)
+{
+	const char *p = svg;
+	for (int k = 0; k <= n; k++) {
+		p = strstr(p, "<polyline ");
+		if (!p)
+			return -1;
+		p += 10;
+	}
+	p = strstr(p, "points=\"") + 8;
+	int np = 0;
+	char *end;
+	while (np < max && *p != '"') {
+		x[np] = strtod(p, &end);
+		y[np] = strtod(end + 1, &end);
+		np++;
+		p = end + (*end == ' ');
+	}
+	return np;
+}
+
+/* --plot-time's chart: log-log, so times a decade apart at sizes 4x apart
+ * are equally spaced on both axes, a larger time higher up, the axes
+ * labelled in us and bytes with unit ticks, an unsimulated size no point. */
+static void
+test_time_plot(void)
+{
+	double x[] = {4096, 16384, 65536, 262144};
+	double a[] = {1, 10, 100, 1000}, b[] = {5, 5, 50, -1};
+	PlotSeries s[] = {{"A: ring", a}, {"B: bucket", b}};
+	char *svg = NULL;
+	size_t len;
+	FILE *f = open_memstream(&svg, &len);
+	svg_time(f, "time (us) by message size on torus 4x4 (flow mode)", x, 4, s, 2);
+	fclose(f);
+	double px[8], py[8];
+	CU_ASSERT_EQUAL_FATAL(polyline_points(svg, 0, px, py, 8), 4);
+	for (int j = 1; j < 4; j++) {
+		CU_ASSERT(px[j] > px[j - 1]);
+		CU_ASSERT(py[j] < py[j - 1]); /* SVG y grows downwards */
+		CU_ASSERT_DOUBLE_EQUAL(px[j] - px[j - 1], px[1] - px[0], 0.11);
+		CU_ASSERT_DOUBLE_EQUAL(py[j] - py[j - 1], py[1] - py[0], 0.11);
+	}
+	/* the axis spans the whole decades 1..1000 us: the extremes at its ends */
+	CU_ASSERT_DOUBLE_EQUAL(py[0], 460, 0.01);
+	CU_ASSERT_DOUBLE_EQUAL(py[3], 50, 0.01);
+	double qx[8], qy[8];
+	CU_ASSERT_EQUAL_FATAL(polyline_points(svg, 1, qx, qy, 8), 3);
+	CU_ASSERT_DOUBLE_EQUAL(qy[0], qy[1], 1e-9);   /* equal times, equal heights */
+	CU_ASSERT(qy[0] < py[0] && qy[0] > py[1]);    /* 5 us between 1 and 10 */
+	CU_ASSERT_DOUBLE_EQUAL(qy[2] - qy[1], py[2] - py[1], 0.11); /* x10: one decade */
+	CU_ASSERT_DOUBLE_EQUAL(qx[2], px[2], 1e-9);
+	const char *want[] = {">time (us)</text>", ">size (bytes)</text>", ">4 KiB</text>",
+	                      ">256 KiB</text>", ">1</text>", ">1000</text>", ">A: ring</text>",
+	                      "on torus 4x4 (flow mode)</text>"};
+	for (size_t k = 0; k < sizeof want / sizeof *want; k++)
+		assert_named(strstr(svg, want[k]) != NULL, __LINE__, __FILE__, "time plot has %s", want[k]);
+	free(svg);
+}
+
 CU_TestInfo sim_tests[] = {
 	{"flow mode by dependencies: starts in time order", test_flow_start_order},
 	{"every cost term of packet and flow, rounds and deps: closed forms", test_cost_terms},
@@ -2132,5 +2196,6 @@ CU_TestInfo sim_tests[] = {
 	 test_vct_torus_alltoall},
 	{"cut-through: the SuperMesh artifact case within 5 % of BookSim, both modes",
 	 test_vct_supermesh_artifact},
+	{"--plot-time: log-log positions follow the times, axes in us and bytes", test_time_plot},
 	CU_TEST_INFO_NULL,
 };
