@@ -11,15 +11,21 @@
  *
  * Work is spread over worker processes (fork), one record per point coming
  * back through a pipe; the parent keeps the rows by point number, so the
- * output does not depend on which worker ran what. `--shard i/n` keeps the
- * points p with p mod n = i; `--merge` sorts shards' rows by point number,
- * which gives the one-machine file byte for byte.
+ * output does not depend on which worker ran what. Units run in unit_at's
+ * order, which samples the whole grid evenly, so the progress line's
+ * estimate (the mean cost of the points done) holds for the points left.
+ * `--shard i/n` keeps the points p with p mod n = i; `--merge` sorts
+ * shards' rows by point number, which gives the one-machine file byte for
+ * byte. SIGINT stops the run: the rows done so far are written (a partial
+ * CSV, whole rows only) and `--resume` runs the rest into the same bytes
+ * an uninterrupted run writes.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -36,6 +42,7 @@
 typedef struct Progress {
 	double t0, last;
 	long done, total;
+	double wdone, wtotal; /* point_weight's sums: of the points back, of all */
 	bool tty;
 } Progress;
 
@@ -48,12 +55,51 @@ progress_show(Progress *p, bool final)
 	p->last = now;
 	char left[48] = "";
 	if (p->done > 0 && p->done < p->total)
-		snprintf(left, sizeof left, ", about %.0f s left",
-		         el / (double)p->done * (double)(p->total - p->done));
+		snprintf(left, sizeof left, ", about %.0f s left", sweep_left(p->wdone, p->wtotal, el));
 	fprintf(stderr, "%ssweep: %ld of %ld points, %.0f s elapsed%s%s", p->tty ? "\r" : "",
 	        p->done, p->total, el, left, p->tty && !final ? "\033[K" : "\n");
 	if (p->tty && final)
 		fputs("\033[K", stderr);
+}
+
+/* Golden-ratio strides visit 0..n-1 evenly at every length (the
+ * three-gap theorem): the units run first are spread over every topology,
+ * group, algorithm and network value, never the grid's cheap corner. */
+int
+unit_at(int nunit, int i)
+{
+	long k = lround(nunit * 0.6180339887498949);
+	for (; k > 1; k++) { /* the next stride prime to nunit */
+		long a = nunit, b = k;
+		while (b) {
+			long t = a % b;
+			a = b, b = t;
+		}
+		if (a == 1)
+			break;
+	}
+	if (k < 1)
+		k = 1;
+	return (int)((long)i * k % nunit);
+}
+
+double
+point_weight(const Spec *s, long p)
+{
+	if (s->cf.f)
+		return 1; /* a file's collectives: their ranks are known once built */
+	double most = 1;
+	for (int g = 0; g < s->groups.n; g++)
+		if (atof(s->groups.v[g]) > most)
+			most = atof(s->groups.v[g]);
+	const char *g = s->groups.v[unit_of(s, (int)(p / s->nsize)).group];
+	return strcmp(g, "all") == 0 ? most : atof(g);
+}
+
+double
+sweep_left(double done, double total, double elapsed)
+{
+	return done > 0 ? elapsed / done * (total - done) : 0;
 }
 
 /* The unit's routing (when the spec lists it) and network values, each
@@ -108,19 +154,95 @@ report_failure(const Spec *s, const Record *r)
 	}
 }
 
-/* Runs every unit of the shard on `workers` processes; rec[point] filled.
- * A failed point stops its worker; the lowest failed point is reported
- * (each worker runs its points in order, so it is the lowest of all). */
+/* SIGINT during a run: set by the handler, read between polls. */
+static volatile sig_atomic_t interrupted;
+
+static void
+on_sigint(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+/* The test hook COLLC_SWEEP_INTERRUPT=N: the first worker, once it has
+ * sent N points, sends its parent SIGINT as a terminal would and waits to
+ * be ended, so that a test stops a run part way through the real handler. */
+static long
+interrupt_after(int w)
+{
+	const char *v = getenv("COLLC_SWEEP_INTERRUPT");
+	return v && w == 0 ? atol(v) : -1;
+}
+
+/* Worker w's units, in unit_at's order; after a failed point only the
+ * units below it (one of them may fail lower: the lowest is reported). */
+static void
+worker(const Spec *s, int w, int workers, int shard, int nshard, const bool *skip, int fd)
+{
+	int below = s->nunit;
+	long sent = 0, stop = interrupt_after(w);
+	for (int i = w; i < s->nunit; i += workers) {
+		int u = unit_at(s->nunit, i);
+		int n = u < below ? run_unit(s, u, shard, nshard, skip, fd) : 0;
+		if (n < 0)
+			below = u;
+		sent += n > 0 ? n : 0;
+		if (stop >= 0 && sent >= stop) {
+			kill(getppid(), SIGINT);
+			for (;;)
+				pause();
+		}
+	}
+	_exit(0);
+}
+
+/* Reads the records waiting in worker w's pipe; false at its end. */
+static bool
+take_record(const Spec *s, int fd, Record *rec, bool *have, Record *failed, Progress *pg)
+{
+	Record r;
+	ssize_t n = read(fd, &r, sizeof r);
+	if (n == (ssize_t)sizeof r && r.point >= 0 && r.point < s->nunit * s->nsize) {
+		if (!r.ok && (failed->point < 0 || r.point < failed->point))
+			*failed = r;
+		rec[r.point] = r;
+		have[r.point] = true;
+		pg->done++;
+		pg->wdone += point_weight(s, r.point);
+		progress_show(pg, false);
+	}
+	return n > 0;
+}
+
+/* Runs every unit of the shard on `workers` processes; rec[point] filled,
+ * the points `skip` marks left out. A failed point stops its worker; the
+ * lowest failed point is reported. 1 when SIGINT stopped the run (the
+ * points back are in rec), 0 when every point is back, -1 after an error. */
 static int
-run_all(const Spec *s, int shard, int nshard, int workers, Record *rec, bool *have)
+run_all(const Spec *s, int shard, int nshard, int workers, const bool *skip, Record *rec,
+        bool *have)
 {
 	Record failed = {.point = -1};
 	long total = 0;
+	double wtotal = 0;
 	for (long p = 0; p < (long)s->nunit * s->nsize; p++)
-		total += p % nshard == shard;
-	Progress pg = {.t0 = wall_seconds(), .total = total, .tty = isatty(2)};
+		if (p % nshard == shard && !skip[p]) {
+			total++;
+			wtotal += point_weight(s, p);
+		}
+	Progress pg = {.t0 = wall_seconds(), .total = total, .wtotal = wtotal, .tty = isatty(2)};
 	struct pollfd pfd[MAX_WORKERS];
 	pid_t pid[MAX_WORKERS];
+	/* SIGINT is held but in ppoll: the workers, which inherit the mask, are
+	 * ended by the parent once it has their finished points */
+	sigset_t block, old;
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	struct sigaction sa = {.sa_handler = on_sigint}, prev;
+	sigemptyset(&sa.sa_mask);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	sigaction(SIGINT, &sa, &prev);
+	interrupted = 0;
 	fflush(NULL);
 	for (int w = 0; w < workers; w++) {
 		int fds[2];
@@ -131,31 +253,29 @@ run_all(const Spec *s, int shard, int nshard, int workers, Record *rec, bool *ha
 			die("fork: %s", strerror(errno));
 		if (pid[w] == 0) {
 			close(fds[0]);
-			for (int u = w; u < s->nunit; u += workers)
-				if (!run_unit(s, u, shard, nshard, fds[1]))
-					break;
-			_exit(0);
+			worker(s, w, workers, shard, nshard, skip, fds[1]);
 		}
 		close(fds[1]);
 		pfd[w] = (struct pollfd){.fd = fds[0], .events = POLLIN};
 	}
 	int open = workers, rc = 0;
+	bool stopped = false;
 	while (open > 0) {
-		if (poll(pfd, (nfds_t)workers, -1) < 0 && errno != EINTR)
-			die("poll: %s", strerror(errno));
+		if (interrupted && !stopped) {
+			stopped = true; /* what is in the pipes is kept; nothing more runs */
+			for (int w = 0; w < workers; w++)
+				if (pfd[w].fd >= 0)
+					kill(pid[w], SIGTERM);
+		}
+		if (ppoll(pfd, (nfds_t)workers, NULL, &old) < 0) {
+			if (errno != EINTR)
+				die("poll: %s", strerror(errno));
+			continue;
+		}
 		for (int w = 0; w < workers; w++) {
 			if (pfd[w].fd < 0 || !(pfd[w].revents & (POLLIN | POLLHUP)))
 				continue;
-			Record r;
-			ssize_t n = read(pfd[w].fd, &r, sizeof r);
-			if (n == (ssize_t)sizeof r && r.point >= 0 && r.point < s->nunit * s->nsize) {
-				if (!r.ok && (failed.point < 0 || r.point < failed.point))
-					failed = r;
-				rec[r.point] = r;
-				have[r.point] = true;
-				pg.done++;
-				progress_show(&pg, false);
-			} else if (n <= 0) {
+			if (!take_record(s, pfd[w].fd, rec, have, &failed, &pg)) {
 				close(pfd[w].fd);
 				pfd[w].fd = -1;
 				open--;
@@ -164,14 +284,22 @@ run_all(const Spec *s, int shard, int nshard, int workers, Record *rec, bool *ha
 	}
 	for (int w = 0; w < workers; w++) {
 		int st;
-		if (waitpid(pid[w], &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		if (waitpid(pid[w], &st, 0) < 0 || (!stopped && (!WIFEXITED(st) || WEXITSTATUS(st) != 0)))
 			rc = -1;
 	}
+	/* a SIGINT after the last poll is taken here, not by the old handler */
+	struct timespec zero = {0, 0};
+	if (sigtimedwait(&block, NULL, &zero) == SIGINT)
+		interrupted = 1;
+	sigaction(SIGINT, &prev, NULL);
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	progress_show(&pg, true);
 	if (failed.point >= 0) {
 		report_failure(s, &failed);
 		return -1;
 	}
+	if (interrupted && pg.done < total)
+		return 1;
 	if (rc != 0 || pg.done != total) {
 		fprintf(stderr, "collc: error: sweep: a worker failed (%ld of %ld points back)\n",
 		        pg.done, total);
@@ -246,16 +374,26 @@ row_fields(const Spec *s, const Record *r, char (*v)[64], const char **note)
 }
 
 static void
-write_csv(const Spec *s, const Record *rec, const bool *have, FILE *f)
+csv_header(const Spec *s, FILE *f)
 {
 	const char *sep = "";
 	for (int c = 0; c < NCOL; c++)
 		if (has_col(s, c))
 			fprintf(f, "%s%s", sep, columns[c]), sep = ",";
 	fputc('\n', f);
+}
+
+/* The rows in point order: those run now (have), and those a stopped run
+ * wrote, as it wrote them (kept, or NULL). */
+static void
+write_csv(const Spec *s, const Record *rec, const bool *have, char *const *kept, FILE *f)
+{
+	csv_header(s, f);
 	char v[NCOL][64];
 	const char *note;
 	for (long p = 0; p < (long)s->nunit * s->nsize; p++) {
+		if (kept && kept[p])
+			fprintf(f, "%s\n", kept[p]);
 		if (!have[p])
 			continue;
 		row_fields(s, &rec[p], v, &note);
@@ -359,11 +497,18 @@ write_plots(const Spec *s, const Record *rec, const bool *have, const char *dir)
 }
 
 static int
-emit(const char *out, void (*fn)(const Spec *, const Record *, const bool *, FILE *),
-     const Spec *s, const Record *rec, const bool *have)
+emit_csv(const char *out, const Spec *s, const Record *rec, const bool *have, char *const *kept)
 {
 	MemOut m;
-	fn(s, rec, have, memout_open(&m));
+	write_csv(s, rec, have, kept, memout_open(&m));
+	return write_output(out, &m);
+}
+
+static int
+emit_json(const char *out, const Spec *s, const Record *rec, const bool *have)
+{
+	MemOut m;
+	write_json(s, rec, have, memout_open(&m));
 	return write_output(out, &m);
 }
 
@@ -457,7 +602,9 @@ merge(char **files, int n, const char *out)
 		for (size_t i = 0; i < nrow && rc == 0; i++)
 			if (rows[i].point != (long)i) {
 				fprintf(stderr, "collc: error: merge: point %zu is %s\n", i,
-				        rows[i].point < (long)i ? "in two shards" : "in no shard");
+				        rows[i].point < (long)i ? "in two shards"
+				                                : "in no shard (a stopped shard's file? finish "
+				                                  "it first with --resume)");
 				rc = 1;
 			}
 	}
@@ -480,7 +627,7 @@ merge(char **files, int n, const char *out)
 /* ---- the command ---- */
 
 typedef struct SweepArgs {
-	const char *spec, *out, *json, *plots;
+	const char *spec, *out, *json, *plots, *resume;
 	int shard, nshard, jobs;
 	bool merge;
 } SweepArgs;
@@ -510,6 +657,7 @@ static const CliOpt sweep_opts[] = {
 	{"shard", 0, "i/n|mpi", "only the points whose number is i modulo n (mpi: i and n from "
 	                        "the MPI launcher)"},
 	{"merge", 0, NULL, "join the shard files given as operands, in point order"},
+	{"resume", 0, "PART.csv", "keep the rows of a stopped run's CSV and run the other points"},
 };
 
 int cmd_sweep(int argc, char **argv);
@@ -520,7 +668,8 @@ const CliCommand cli_sweep = {
 	"SPEC lists, one key per line, the values of each grid dimension (docs/sweep.md);\n"
 	"`file F.coll` sweeps the collectives of a .coll file over routing, network and sizes.\n"
 	"Each point is built for its own size; one that cannot be built is an error.\n"
-	"Rows have nccl-tests' columns (size, count, type, redop, time_us, algbw, busbw).\n",
+	"Rows have nccl-tests' columns (size, count, type, redop, time_us, algbw, busbw).\n"
+	"Ctrl-C writes the rows done (exit 130); --resume runs the rest.\n",
 	sweep_opts, countof(sweep_opts), cmd_sweep, NULL};
 
 /* argv[0] is "sweep"; -1 after --help, else 0 or a usage error's status. */
@@ -531,7 +680,8 @@ sweep_args(int argc, char **argv, SweepArgs *a)
 	    {"output", required_argument, 0, 'o'}, {"json", required_argument, 0, 'J'},
 	    {"plots", required_argument, 0, 'P'},  {"shard", required_argument, 0, 'S'},
 	    {"jobs", required_argument, 0, 'j'},   {"merge", no_argument, 0, 'M'},
-	    {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+	    {"resume", required_argument, 0, 'R'}, {"help", no_argument, 0, 'h'},
+	    {0, 0, 0, 0}};
 	*a = (SweepArgs){.nshard = 1};
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	a->jobs = ncpu > 0 ? (int)(ncpu < MAX_WORKERS ? ncpu : MAX_WORKERS) : 1;
@@ -544,6 +694,7 @@ sweep_args(int argc, char **argv, SweepArgs *a)
 		case 'J': a->json = optarg; break;
 		case 'P': a->plots = optarg; break;
 		case 'M': a->merge = true; break;
+		case 'R': a->resume = optarg; break;
 		case 'h': cli_help(&cli_sweep, stdout); return -1;
 		case 'S':
 			if (parse_shard(optarg, a) != 0)
@@ -564,8 +715,117 @@ sweep_args(int argc, char **argv, SweepArgs *a)
 		return usage_error("sweep: one SPEC file expected");
 	if (a->merge && optind >= argc)
 		return usage_error("sweep --merge: shard files expected");
+	if (a->resume && (a->merge || a->json || a->plots))
+		return usage_error("sweep: --resume finishes a stopped run's CSV; --json and --plots "
+		                   "need every point's record: run the whole sweep for them");
 	a->spec = argv[optind];
 	return 0;
+}
+
+/* ---- --resume: a stopped run's rows kept as written ---- */
+
+/* Past one CSV field (quoted or not) and its comma. */
+static const char *
+csv_skip(const char *p)
+{
+	if (*p == '"') {
+		for (p++; *p && !(*p == '"' && p[1] != '"'); p += *p == '"' ? 2 : 1)
+			;
+		p += *p == '"';
+	} else {
+		p += strcspn(p, ",");
+	}
+	return p + (*p == ',');
+}
+
+/* Whether row `l` is point p of this spec: its fields up to the size as
+ * this run would write them (the ranks column of a file's collective is
+ * its rank count, read from the row). */
+static bool
+row_is_point(const Spec *s, const char *l, long p)
+{
+	const char *ranks = csv_skip(csv_skip(l));
+	Record r = {.point = (int)p, .nrank = atoi(ranks)};
+	char v[NCOL][64];
+	const char *note;
+	row_fields(s, &r, v, &note);
+	MemOut m;
+	FILE *f = memout_open(&m);
+	for (int c = 0; c <= 12; c++)
+		if (has_col(s, c)) {
+			csv_field(f, v[c]);
+			fputc(',', f);
+		}
+	memout_close(&m);
+	bool same = strncmp(l, m.buf, m.len) == 0;
+	free(m.buf);
+	return same;
+}
+
+/* Reads a stopped run's CSV: kept[p] the row of each point it holds (in
+ * `text`, which the caller frees), skip[p] set. 0, or 1 after an error. */
+static int
+read_partial(const Spec *s, const char *path, int shard, int nshard, char **text, char **kept,
+             bool *skip)
+{
+	char err[512];
+	size_t len;
+	if (!(*text = read_file(path, &len, err, sizeof err))) {
+		fprintf(stderr, "collc: error: %s\n", err);
+		return 1;
+	}
+	MemOut m;
+	csv_header(s, memout_open(&m));
+	memout_close(&m);
+	bool head = len >= m.len && memcmp(*text, m.buf, m.len) == 0;
+	free(m.buf);
+	if (!head) {
+		fprintf(stderr, "collc: error: %s: not a CSV of this spec's sweep (its header differs)\n",
+		        path);
+		return 1;
+	}
+	long npoint = (long)s->nunit * s->nsize, line = 1;
+	for (char *l = *text + m.len, *e; *l; l = e) {
+		line++;
+		e = l + strcspn(l, "\n");
+		if (*e)
+			*e++ = 0;
+		long p = row_point(l, false);
+		const char *why = p < 0 || p >= npoint ? "a row without one of the spec's point numbers"
+		                  : p % nshard != shard ? "a point of another shard"
+		                  : skip[p]              ? "a point given twice"
+		                  : !row_is_point(s, l, p) ? "a row that is not this spec's point"
+		                                           : NULL;
+		if (why) {
+			fprintf(stderr, "collc: error: %s:%ld: %s: %.60s\n", path, line, why, l);
+			return 1;
+		}
+		kept[p] = l;
+		skip[p] = true;
+	}
+	return 0;
+}
+
+/* After SIGINT: how far the run got and the command that finishes it. */
+static void
+report_stop(const SweepArgs *a, const bool *have, char *const *kept, long npoint)
+{
+	long done = 0, total = 0;
+	for (long p = 0; p < npoint; p++) {
+		total += p % a->nshard == a->shard;
+		done += have[p] || kept[p];
+	}
+	char shard[48] = "";
+	if (a->nshard > 1)
+		snprintf(shard, sizeof shard, " --shard %d/%d", a->shard, a->nshard);
+	if (a->out && strcmp(a->out, "-") != 0)
+		fprintf(stderr, "collc: sweep stopped: %ld of %ld points done, written to %s; resume "
+		        "with: collc sweep %s%s --resume %s -o %s\n", done, total, a->out, a->spec, shard,
+		        a->out, a->out);
+	else
+		fprintf(stderr, "collc: sweep stopped: %ld of %ld points done, written to standard "
+		        "output; save them to a file F and resume with: collc sweep %s%s --resume F -o "
+		        "OUT.csv\n", done, total, a->spec, shard);
 }
 
 int
@@ -585,16 +845,25 @@ cmd_sweep(int argc, char **argv)
 	}
 	long npoint = (long)s->nunit * s->nsize;
 	Record *rec = xcalloc((size_t)npoint + 1, sizeof *rec);
-	bool *have = xcalloc((size_t)npoint + 1, sizeof *have);
+	bool *have = xcalloc((size_t)npoint + 1, sizeof *have), *skip = xcalloc((size_t)npoint + 1, 1);
+	char **kept = xcalloc((size_t)npoint + 1, sizeof *kept), *part = NULL;
+	if (a.resume)
+		rc = read_partial(s, a.resume, a.shard, a.nshard, &part, kept, skip);
 	int workers = a.jobs < s->nunit ? a.jobs : s->nunit;
-	rc = run_all(s, a.shard, a.nshard, workers > 0 ? workers : 1, rec, have) != 0;
-	if (rc == 0)
-		rc = emit(a.out ? a.out : "-", write_csv, s, rec, have);
-	if (rc == 0 && a.json)
-		rc = emit(a.json, write_json, s, rec, have);
-	if (rc == 0 && a.plots)
+	int run = rc ? -1 : run_all(s, a.shard, a.nshard, workers > 0 ? workers : 1, skip, rec, have);
+	/* stopped by SIGINT: the rows done so far, whole, and exit 130 as a shell would */
+	if (run >= 0)
+		rc = emit_csv(a.out ? a.out : "-", s, rec, have, kept);
+	if (run == 1 && rc == 0) {
+		report_stop(&a, have, kept, npoint);
+		rc = 130;
+	}
+	rc = run < 0 ? 1 : rc;
+	if (run == 0 && rc == 0 && a.json)
+		rc = emit_json(a.json, s, rec, have);
+	if (run == 0 && rc == 0 && a.plots)
 		rc = write_plots(s, rec, have, a.plots);
-	free(rec), free(have);
+	free(rec), free(have), free(skip), free(kept), free(part);
 	spec_free(s, text);
 	return rc;
 }

@@ -80,6 +80,8 @@ typedef struct Record {
 	bool ok;
 	int nrank;
 	double time_s;
+	double work;       /* ok: the messages it built and simulated (the progress
+	                    * estimate's model of a point's cost is checked on it) */
 	Loc at;            /* failed: the spec's value to blame */
 	Loc coll_at;       /* failed in the .coll file: where collc's message points */
 	char note[NOTE_LEN]; /* ok: auto's choice; failed: collc's message */
@@ -98,8 +100,23 @@ int spec_error(const Spec *, Loc, const char *fmt, ...) PRINTF_LIKE(3, 4);
 Loc first_error(const char *diag, const char *name, char *note);
 /* Unit u's coordinates in the grid. */
 Unit unit_of(const Spec *, int u);
-/* Builds unit u and simulates its points in the shard, one Record each
- * written to fd; false once a point failed (the worker stops there). */
-bool run_unit(const Spec *, int u, int shard, int nshard, int fd);
+/* Builds unit u and simulates its points in the shard but those `skip`
+ * marks (NULL: none), one Record each written to fd: how many, or -1 once
+ * a point failed (the worker stops there). */
+int run_unit(const Spec *, int u, int shard, int nshard, const bool *skip, int fd);
+/* The unit a sweep runs i-th (cmd_sweep.c): a stride of about 0.618 nunit,
+ * prime to nunit, so every stretch of the run samples the whole grid (small
+ * and large groups, every topology and algorithm) and the points done so
+ * far cost what the average point costs. */
+int unit_at(int nunit, int i);
+/* The progress estimate's model of point p's cost, up to a factor: its
+ * ranks (a ring moves p messages a round; the grid's points cost 2 to 8064
+ * messages from 2 to 64 ranks), the largest group for `all`, 1 for a
+ * .coll file's collectives (not known before they are built). */
+double point_weight(const Spec *, long p);
+/* The seconds left when points of weight `done` of `total` took `elapsed`:
+ * the done points' cost per weight times the weight left (unit_at makes
+ * the done points a fair sample of the grid). */
+double sweep_left(double done, double total, double elapsed);
 
 #endif

@@ -221,14 +221,17 @@ point_run(const Spec *s, const Source *g, double size, Record *r, char *err, siz
 	                    &sim, (const Sched *const *)prog.sched, 1, &net) != 0))
 		rc = -1;
 	SimResult res;
+	double work = rc == 0 ? net.coll[0].nmsg : 0;
 	const char *alg = rc == 0 ? prog.sched[0]->algorithm : "";
 	if (rc == 0 && strncmp(alg, "auto:", 5) == 0) {
 		/* as collc sim: every candidate simulated at this size, the fastest */
 		Simulated *cand = arena_array(&sim, NALG, sizeof *cand);
 		Routes routes;
 		routes_init(&routes, prog.sched[0]->topo, ROUTE_SHORTEST);
-		int best = fastest(cand, simulate_candidates(&sim, &routes, prog.sched[0], size, &s->opts,
-		                                             cand));
+		int ncand = simulate_candidates(&sim, &routes, prog.sched[0], size, &s->opts, cand);
+		int best = fastest(cand, ncand);
+		for (int i = 0; i < ncand; i++)
+			work += cand[i].net->coll[0].nmsg;
 		routes_free(&routes); /* the result is copied out below */
 		if (best < 0) {
 			error_at(prog.sched[0]->loc, "auto: no algorithm of the library applies to '%s'",
@@ -243,6 +246,7 @@ point_run(const Spec *s, const Source *g, double size, Record *r, char *err, siz
 	}
 	if (rc == 0) {
 		r->time_s = res.time_s;
+		r->work = work;
 		r->nrank = net.coll[0].nrank;
 		snprintf(r->note, sizeof r->note, "%s", strncmp(alg, "auto:", 5) == 0 ? alg : "");
 	}
@@ -271,10 +275,11 @@ point_failed(const Spec *s, const Source *g, const Unit *x, const char *diag, co
 		r->at = spec_loc_of(g, gen, p->at);
 }
 
-/* Builds unit u and simulates the sizes whose point is in the shard; false
- * once a point failed (the worker stops: its later points are larger). */
-bool
-run_unit(const Spec *s, int u, int shard, int nshard, int fd)
+/* Builds unit u and simulates the sizes whose point is in the shard and not
+ * skipped (done before an interruption): the points sent, or -1 once a
+ * point failed (the worker stops: its later points are larger). */
+int
+run_unit(const Spec *s, int u, int shard, int nshard, const bool *skip, int fd)
 {
 	Unit x = unit_of(s, u);
 	MemOut diag;
@@ -283,9 +288,10 @@ run_unit(const Spec *s, int u, int shard, int nshard, int fd)
 	diag_stream(df);
 	Source g = {0};
 	bool built = false, ok = true;
+	int sent = 0;
 	for (int k = 0; k < s->nsize && ok; k++) {
 		Record r = {.point = u * s->nsize + k, .ok = true};
-		if (r.point % nshard != shard)
+		if (r.point % nshard != shard || (skip && skip[r.point]))
 			continue;
 		char err[256] = "";
 		if (!built)
@@ -299,10 +305,11 @@ run_unit(const Spec *s, int u, int shard, int nshard, int fd)
 		}
 		if (write(fd, &r, sizeof r) != (ssize_t)sizeof r)
 			_exit(3);
+		sent++;
 	}
 	diag_stream(stderr);
 	memout_drop(&diag);
 	arena_free(&g.arena);
 	free(g.text);
-	return ok;
+	return ok ? sent : -1;
 }

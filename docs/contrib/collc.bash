@@ -28,7 +28,7 @@ _collc()
 	--op) COMPREPLY=($(compgen -W "sum prod max min" -- "$cur")); return ;;
 	--proto) COMPREPLY=($(compgen -W "Simple LL LL128" -- "$cur")); return ;;
 	--topology) COMPREPLY=($(compgen -f -X '!*.coll' -- "$cur")); return ;;
-	-o|--output|--plot|--plot-time|--plot-links) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+	-o|--output|--plot|--plot-time|--plot-links|--resume) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	esac
 	if [[ $cur == -* ]]; then
 		opts=$(collc help "$cmd" 2>/dev/null | grep -o -- '--[a-z][a-z-]*' | sort -u)
