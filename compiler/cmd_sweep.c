@@ -13,7 +13,8 @@
  * back through a pipe; the parent keeps the rows by point number, so the
  * output does not depend on which worker ran what. Units run in unit_at's
  * order, which samples the whole grid evenly, so the progress line's
- * estimate (the mean cost of the points done) holds for the points left.
+ * estimate (the cost of the points done per point_weight) holds for the
+ * points left.
  * `--shard i/n` keeps the points p with p mod n = i; `--merge` sorts
  * shards' rows by point number, which gives the one-machine file byte for
  * byte. SIGINT stops the run: the rows done so far are written (a partial
@@ -196,7 +197,7 @@ worker(const Spec *s, int w, int workers, int shard, int nshard, const bool *ski
 	_exit(0);
 }
 
-/* Reads the records waiting in worker w's pipe; false at its end. */
+/* Reads one record from a worker's pipe; false at the pipe's end. */
 static bool
 take_record(const Spec *s, int fd, Record *rec, bool *have, Record *failed, Progress *pg)
 {
