@@ -949,6 +949,156 @@ test_bound_holds(void)
 	CU_ASSERT(rows > (UNDER_ASAN ? 200 : 400));
 }
 
+/* A line of an example saying that packet and flow mode differ for one
+ * collective at one size, with the figures measured (docs/sim.md 2.2):
+ *   // sim: packet and flow differ: NAME at SIZE: packet P us, flow F us */
+typedef struct DiffNote {
+	char name[64];
+	double size, packet_us, flow_us;
+	bool seen;
+} DiffNote;
+
+enum { MAX_DIFF_NOTES = 32 };
+
+static const char diff_tag[] = "sim: packet and flow differ: ";
+
+/* The notes of an example's text; -1 (and a named failure) for one that
+ * does not read. */
+static int
+read_diff_notes(const char *path, const char *text, DiffNote *notes)
+{
+	int n = 0;
+	for (const char *p = strstr(text, diff_tag); p; p = strstr(p + 1, diff_tag)) {
+		char size[32];
+		DiffNote d = {0};
+		int ok = n < MAX_DIFF_NOTES &&
+		         sscanf(p + strlen(diff_tag), "%63s at %31[^:]: packet %lf us, flow %lf us",
+		                d.name, size, &d.packet_us, &d.flow_us) == 4 &&
+		         (d.size = parse_size(size)) > 0;
+		assert_named(ok, __LINE__, __FILE__, "%s: a note that does not read: %.80s", path, p);
+		if (!ok)
+			return -1;
+		notes[n++] = d;
+	}
+	return n;
+}
+
+/* The CSV's time_us (8th column) of collective `name` at `size`, or -1. */
+static double
+csv_time(const char *csv, const char *name, double size)
+{
+	size_t len = strlen(name);
+	for (const char *l = csv; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		if (strncmp(l, name, len) != 0 || l[len] != ',')
+			continue;
+		const char *c = l;
+		double cols[8];
+		for (int k = 0; k < 8 && c; k++) {
+			cols[k] = strtod(c, NULL);
+			c = strchr(c, ',') ? strchr(c, ',') + 1 : NULL;
+		}
+		if (c && cols[3] == size)
+			return cols[7];
+	}
+	return -1;
+}
+
+/* Packet mode's time of `name` at `size` by itself: -1 when the work
+ * budget refuses it (docs/limits.md), -2 on any other failure. */
+static double
+packet_alone(const char *path, const char *name, double size)
+{
+	char args[512], *out, *err;
+	snprintf(args, sizeof args, "sim %s --csv --mode packet --collective %s --sizes %.0f", path,
+	         name, size);
+	int rc = collc(args, &out, &err);
+	double t = rc == 0 ? csv_time(out, name, size) : strstr(err, "packet mode") ? -1 : -2;
+	free(out), free(err);
+	return t;
+}
+
+/* Packet and flow mode agree within 5 % on every example's collectives at
+ * 1, 16 and 256 MiB, or the example says why in a note (above) whose
+ * figures are the ones measured; a note for a pair that agrees is stale and
+ * fails, as does one naming nothing that ran. A packet run the work budget
+ * refuses is left out (flow mode runs every size). */
+static void
+test_packet_flow_agree(void)
+{
+	/* under the sanitizers the packet runs take most of an hour */
+	if (UNDER_ASAN)
+		return;
+	static const double sizes[] = {1 << 20, 16 << 20, 256 << 20};
+	glob_t g;
+	CU_ASSERT_EQUAL_FATAL(glob("examples/*.coll", 0, NULL, &g), 0);
+	int pairs = 0, refused = 0, noted = 0;
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		const char *path = g.gl_pathv[i];
+		char *text = slurp(path, NULL);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+		DiffNote notes[MAX_DIFF_NOTES];
+		int nnote = read_diff_notes(path, text, notes);
+		free(text);
+		char args[512], *flow, *packet, *err;
+		snprintf(args, sizeof args, "sim %s --csv --mode flow --sizes 1MiB,16MiB,256MiB", path);
+		CU_ASSERT_EQUAL(collc(args, &flow, &err), 0);
+		free(err);
+		snprintf(args, sizeof args, "sim %s --csv --mode packet --sizes 1MiB,16MiB,256MiB", path);
+		bool whole = collc(args, &packet, &err) == 0; /* else one collective and size at a time */
+		free(err);
+		for (char *save, *line = strtok_r(flow, "\n", &save); line;
+		     line = strtok_r(NULL, "\n", &save)) {
+			if (strncmp(line, "collective,", 11) == 0)
+				continue;
+			char name[64];
+			CU_ASSERT_FATAL(sscanf(line, "%63[^,]", name) == 1);
+			for (size_t k = 0; k < countof(sizes); k++) {
+				double f = csv_time(line, name, sizes[k]);
+				if (f < 0)
+					continue;
+				double p = whole ? csv_time(packet, name, sizes[k])
+				                 : packet_alone(path, name, sizes[k]);
+				/* refused only past 1 MiB, and only by itself */
+				assert_named(p != -2 && (p != -1 || (!whole && sizes[k] > (1 << 20))),
+				             __LINE__, __FILE__, "%s: %s at %.0f B: packet mode failed", path,
+				             name, sizes[k]);
+				if (p < 0) {
+					refused++;
+					continue;
+				}
+				pairs++;
+				DiffNote *d = NULL;
+				for (int n = 0; n < nnote && !d; n++)
+					if (strcmp(notes[n].name, name) == 0 && notes[n].size == sizes[k])
+						d = &notes[n];
+				double diff = (p - f) / f * 100;
+				if (d) {
+					d->seen = true;
+					noted++;
+				}
+				if (fabs(diff) <= 5) {
+					assert_named(!d, __LINE__, __FILE__, "%s: %s at %.0f B agree (packet %.1f us, "
+					             "flow %.1f us, %+.1f %%): its note is stale", path, name,
+					             sizes[k], p, f, diff);
+					continue;
+				}
+				assert_named(d && fabs(d->packet_us - p) <= 0.05 + 1e-9 * p &&
+				             fabs(d->flow_us - f) <= 0.05 + 1e-9 * f, __LINE__, __FILE__,
+				             "%s: %s at %.0f B: packet %.1f us, flow %.1f us (%+.1f %%), and %s",
+				             path, name, sizes[k], p, f, diff,
+				             d ? "its note's figures are not these" : "no note says why");
+			}
+		}
+		for (int n = 0; n < nnote; n++)
+			assert_named(notes[n].seen, __LINE__, __FILE__, "%s: the note on %s at %.0f B "
+			             "names no pair that ran", path, notes[n].name, notes[n].size);
+		free(flow), free(packet);
+	}
+	globfree(&g);
+	/* 130 of 136 pairs at 256 MiB, 2026-12-02 */
+	CU_ASSERT(pairs > 350 && refused < 20 && noted > 0);
+}
+
 /* The sweep's network axes are the registry's swept parameters, NNET of
  * them, each a parameter the language knows. */
 static void
@@ -1297,6 +1447,8 @@ CU_TestInfo cli_tests[] = {
 	{"tune: the choice at every size is the fastest candidate; ranges cover the sizes once",
 	 test_tune},
 	{"sim: the bound never exceeds 100% (examples x 4 KiB, 1 MiB, 256 MiB)", test_bound_holds},
+	{"sim: packet and flow within 5% at 1, 16, 256 MiB on every example, or it says why",
+	 test_packet_flow_agree},
 	{"sweep: its network axes are the registry's swept parameters", test_sweep_axes_registry},
 	{"tune --msccl-dir: the executor's selection picks the planned file, 1 KiB to 1 GiB",
 	 test_tune_msccl_dir},

@@ -52,6 +52,7 @@ static const struct {
 	{"cli", "sweep: shards merge byte-identically; busbw; statuses; spec errors"},
 	/* added with their tests, each over 1.5 s on the machine that chose the above */
 	{"cli", "sim: the bound never exceeds 100% (examples x 4 KiB, 1 MiB, 256 MiB)"},
+	{"cli", "sim: packet and flow within 5% at 1, 16, 256 MiB on every example, or it says why"},
 	{"cli", "tune --msccl-dir: the executor's selection picks the planned file, 1 KiB to 1 GiB"},
 	{"mpi", "mpi-lib: the PMPI drop-in under an unmodified program, Open MPI and MPICH"},
 	{"mpi", "mpi-lib: two libraries in one program, a plan of size ranges"},
