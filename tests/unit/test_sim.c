@@ -498,6 +498,19 @@ check_ring_rep_equals_expanded(int p)
 				             rd.time_s, rc.time_s);
 				CU_ASSERT(mode == SIM_FLOW || rd.time_ps == rc.time_ps);
 			}
+	/* a link unlike its orbit (half the bandwidth): node 0's messages no
+	 * longer stand for a round, so every round is made whole, and the run
+	 * is still the expanded one's */
+	e.net.link[3].bw /= 2, c.net.link[3].bw /= 2;
+	for (int mode = SIM_PACKET; mode <= SIM_FLOW; mode++) {
+		SimOpts o = {.mode = (SimMode)mode, .sync = SIM_ROUNDS};
+		SimResult re, rc;
+		char err[256];
+		CU_ASSERT_EQUAL(sim_run(&e.sim, &e.net, 0, 65539, &o, &re, err, sizeof err), 0);
+		CU_ASSERT_EQUAL(sim_run(&c.sim, &c.net, 0, 65539, &o, &rc, err, sizeof err), 0);
+		assert_same_result(&re, &rc, "a link unlike its orbit");
+		CU_ASSERT(mode == SIM_FLOW || rc.packet_hops == 2.0 * (p - 1) * p);
+	}
 	built_free(&e), built_free(&c);
 }
 
