@@ -140,13 +140,16 @@ keys_add(Keys *ks, const int *k, int n)
 		ks->count[found]++;
 		return;
 	}
+	/* small first: every round's keys are open at once (node0_keys), and a
+	 * ring's rounds hold one or two (ring(65536): 131070 rounds, which
+	 * took 200 MB at 64 keys and 256 ints of room each) */
 	if (ks->n == ks->cap) {
-		ks->cap = ks->cap ? 2 * ks->cap : 64;
+		ks->cap = ks->cap ? 2 * ks->cap : 2;
 		ks->off = xrealloc(ks->off, (size_t)ks->cap * sizeof *ks->off);
 		ks->count = xrealloc(ks->count, (size_t)ks->cap * sizeof *ks->count);
 	}
 	if (!ks->data || ks->len + n > ks->capdata) { /* never NULL: NULL + 0 is undefined */
-		ks->capdata = 2 * (ks->len + n) + 256;
+		ks->capdata = 2 * (ks->len + n) + 8;
 		ks->data = xrealloc(ks->data, (size_t)ks->capdata * sizeof *ks->data);
 	}
 	copy_n(ks->data + ks->len, k, (size_t)n, sizeof *k);
@@ -411,6 +414,9 @@ typedef struct Stream {
 	int *hops;
 	int *kdst;         /* per key of a round: its receiver from the node at hand */
 	int64_t *korder;   /* (receiver, key): the keys in the order of the explicit form */
+	int rep_rank;      /* node 0's rank, whose messages represent a round */
+	SimMsg *rmsg;      /* its messages in a round (the most keys' room) */
+	int *rhops;        /* and their routes (the longest round's keys' links) */
 } Stream;
 
 /* The keys of one round into the arena (no hash slots: the stream only
@@ -436,10 +442,10 @@ cmp_i64(const void *pa, const void *pb)
 	return (a > b) - (a < b);
 }
 
-/* The messages of node v (rank q) in round r, after *n of them, in the
- * explicit form's order: by receiver, then key. */
+/* The messages of node v (rank q) in round r into msg and hops, after *n
+ * and *h of them, in the explicit form's order: by receiver, then key. */
 static void
-node_msgs(Stream *st, int r, int q, int *n, int *h)
+node_msgs(Stream *st, int r, int q, SimMsg *msg, int *hops, int *n, int *h)
 {
 	const Sched *s = st->s;
 	const Topo *t = s->topo;
@@ -458,8 +464,8 @@ node_msgs(Stream *st, int r, int q, int *n, int *h)
 		int i = (int)(st->korder[j] & 0xffffffff);
 		const int *k = ks->data + ks->off[i];
 		int len = k[1];
-		translate_route(t, k + 2, st->hops + *h, len, delta, +1);
-		st->msg[(*n)++] = (SimMsg){.round = r, .src = q, .dst = st->kdst[i], .nhop = len,
+		translate_route(t, k + 2, hops + *h, len, delta, +1);
+		msg[(*n)++] = (SimMsg){.round = r, .src = q, .dst = st->kdst[i], .nhop = len,
 		                           .hop = *h, .num = (int64_t)ks->count[i] * st->mult,
 		                           .den = s->nchunk, .reduce = key_reduces(k),
 		                           .instance = key_instance(k)};
@@ -478,11 +484,60 @@ stream_round(void *ctx, int r)
 	} else {
 		int n = 0, h = 0;
 		for (int q = 0; q < st->s->nrank; q++)
-			node_msgs(st, r, q, &n, &h);
+			node_msgs(st, r, q, st->msg, st->hops, &n, &h);
 		st->nmsg = n;
 	}
 	st->built = r;
 	return (SimRound){st->msg, st->nmsg, st->hops};
+}
+
+/* Node 0's messages of round r: the round is their translates by every
+ * node (SimStream.round_rep). */
+static SimRound
+stream_round_rep(void *ctx, int r)
+{
+	Stream *st = ctx;
+	int n = 0, h = 0;
+	node_msgs(st, r, st->rep_rank, st->rmsg, st->rhops, &n, &h);
+	return (SimRound){st->rmsg, n, st->rhops};
+}
+
+/* The orbits of the links under the translations (each link's translate
+ * leaving node 0), when the translations act on the links and the links of
+ * an orbit are alike; else NULL. The translations act freely on the nodes,
+ * so on the links too: every orbit holds nnode links. */
+static int *
+link_orbits(Arena *a, const Topo *t)
+{
+	int *orbit = arena_array(a, (size_t)t->nlink + 1, sizeof *orbit);
+	for (int l = 0; l < t->nlink; l++) {
+		const Link *k = &t->link[l];
+		int delta[MAX_DIMS];
+		topo_coords(t, k->src, delta);
+		int o = topo_find_link(t, translate(t, k->src, delta, -1),
+		                       translate(t, k->dst, delta, -1), k->copy);
+		if (o < 0 || t->link[o].bandwidth != k->bandwidth || t->link[o].latency != k->latency)
+			return NULL;
+		orbit[l] = o;
+	}
+	return orbit;
+}
+
+/* Whether node 0's keys of a round cross no orbit of links twice, so that
+ * their translates share no link: the simulator then runs the round by
+ * node 0's messages alone (runtime/sim_engine.c, sym_lone). */
+static bool
+keys_lone(const Keys *ks, const int *orbit, int *stamp, int mark)
+{
+	for (int i = 0; i < ks->n; i++) {
+		const int *k = ks->data + ks->off[i];
+		for (int j = 0; j < k[1]; j++) {
+			if (stamp[orbit[k[2 + j]]] == mark)
+				return false;
+			stamp[orbit[k[2 + j]]] = mark;
+		}
+	}
+	return true;
 }
 
 /* A stream of the translates of node 0's messages, one round at a time. */
@@ -493,9 +548,16 @@ stream_coll(Arena *a, const Sched *s, const int *fix, int nfix, SimColl *c)
 	Keys *ks = node0_keys(s, fix, nfix, key);
 	free(key);
 	Stream *st = NEW(a, Stream);
-	*st = (Stream){.s = s, .mult = s->kind == CK_ALLTOALL ? s->nrank : 1, .built = -1};
+	*st = (Stream){.s = s, .mult = s->kind == CK_ALLTOALL ? s->nrank : 1, .built = -1,
+	               .rep_rank = s->node_rank[0]};
 	st->ks = arena_array(a, (size_t)s->nround + 1, sizeof *st->ks);
-	long total = 0, most = 0, most_hops = 0, most_keys = 0, nshape = 0;
+	const Topo *t = s->topo;
+	int *orbit = s->nrank == t->nnode && st->rep_rank >= 0 ? link_orbits(a, t) : NULL;
+	int *stamp = xcalloc((size_t)t->nlink + 1, sizeof *stamp);
+	/* messages in all, and those the simulator makes: a round whose
+	 * translates share no link is made as node 0's messages alone */
+	long total = 0, made = 0, most = 0, most_hops = 0, most_keys = 0, most_rep_hops = 0;
+	long nshape = 0;
 	for (int r = 0; r < s->nround; r++)
 		nshape += ks[r].n;
 	SimShape *shape = arena_array(a, (size_t)nshape + 1, sizeof *shape);
@@ -510,25 +572,33 @@ stream_coll(Arena *a, const Sched *s, const int *fix, int nfix, SimColl *c)
 			                             .hops = len > 1 ? (double)len * s->nrank : 0};
 		}
 		total += (long)ks[r].n * s->nrank;
+		made += orbit && keys_lone(&ks[r], orbit, stamp, r + 1) ? ks[r].n
+		                                                         : (long)ks[r].n * s->nrank;
+		most_rep_hops = ks[r].len > most_rep_hops ? ks[r].len : most_rep_hops;
 		most = ks[r].n * (long)s->nrank > most ? ks[r].n * (long)s->nrank : most;
 		most_hops = hops > most_hops ? hops : most_hops;
 		most_keys = ks[r].n > most_keys ? ks[r].n : most_keys;
 		st->ks[r] = keys_into(a, &ks[r]);
 	}
-	free(ks);
-	if (total > MAX_STREAM_MSGS || most_hops > MAX_STREAM_MSGS) {
-		error_at(s->loc, "'%s' sends %ld messages; the simulator takes at most %d", s->name,
-		         total, MAX_STREAM_MSGS);
+	free(ks), free(stamp);
+	if (made > MAX_STREAM_MSGS || most_hops > MAX_STREAM_MSGS) {
+		error_at(s->loc, "'%s' sends %ld messages (%ld hops in a round at most); the simulator "
+		         "takes at most %d", s->name, made, most_hops, MAX_STREAM_MSGS);
 		return -1;
 	}
 	st->msg = arena_array(a, (size_t)most + 1, sizeof *st->msg);
 	st->hops = arena_array(a, (size_t)most_hops + 1, sizeof *st->hops);
 	st->kdst = arena_array(a, (size_t)most_keys + 1, sizeof *st->kdst);
 	st->korder = arena_array(a, (size_t)most_keys + 1, sizeof *st->korder);
+	st->rmsg = arena_array(a, (size_t)most_keys + 1, sizeof *st->rmsg);
+	st->rhops = arena_array(a, (size_t)most_rep_hops + 1, sizeof *st->rhops);
 	st->pub = (SimStream){.ctx = st, .round = stream_round, .max_round_msgs = (int)most,
-	                      .shape = shape, .nshape = (int)nshape};
+	                      .shape = shape, .nshape = (int)nshape, .nmsg = total,
+	                      .ncopy = orbit ? s->nrank : 0, .link_orbit = orbit,
+	                      .round_rep = orbit ? stream_round_rep : NULL,
+	                      .max_rep_msgs = (int)most_keys};
 	c->stream = &st->pub;
-	c->nmsg = (int)total;
+	c->nmsg = 0;
 	c->has_deps = false;
 	return 0;
 }

@@ -243,9 +243,9 @@ rank_stream_coll(Arena *a, const Sched *s, SimColl *c)
 	st->caphops = most_hops;
 	st->order = arena_array(a, (size_t)most_keys + 1, sizeof *st->order);
 	st->pub = (SimStream){.ctx = st, .round = rank_round, .max_round_msgs = (int)most,
-	                      .shape = shape, .nshape = st->first[s->nround]};
+	                      .shape = shape, .nshape = st->first[s->nround], .nmsg = total};
 	c->stream = &st->pub;
-	c->nmsg = (int)total;
+	c->nmsg = 0;
 	c->has_deps = false;
 	return 0;
 }

@@ -68,12 +68,26 @@ typedef struct SimShape {
 	double single, hops;
 } SimShape;
 
+/* A stream may also say that its rounds are symmetric (ncopy > 0): a group
+ * of ncopy permutations of the nodes and links (the translations of a torus
+ * or ring) acts freely on the links, link_orbit[l] naming the orbit of link
+ * l (a link id; every orbit holds ncopy links), and every round is the
+ * images under it of a few representatives (round_rep: node 0's messages),
+ * each image a message of the round with the image route, the same size,
+ * operation and instance. The engine then runs a round whose messages
+ * share no link as its representatives alone, when the links of an orbit
+ * are alike (docs/sim.md 6.1), and asks for the whole round otherwise. */
 typedef struct SimStream {
 	void *ctx;
 	SimRound (*round)(void *ctx, int round);
 	int max_round_msgs;    /* the largest round's messages */
 	const SimShape *shape; /* every round's messages by class (nshape), or NULL */
 	int nshape;
+	int64_t nmsg;          /* every round's messages (may pass an int) */
+	int ncopy;             /* symmetric: the group's order, or 0 */
+	const int *link_orbit; /* nlink, when ncopy > 0 */
+	SimRound (*round_rep)(void *ctx, int round); /* when ncopy > 0 */
+	int max_rep_msgs;      /* the most representatives of a round */
 } SimStream;
 
 typedef struct SimColl {
@@ -83,7 +97,7 @@ typedef struct SimColl {
 	int nrank;
 	int *rank_node;
 	int nround;
-	int nmsg;              /* every round's */
+	int nmsg;              /* every round's (0 when streamed: SimStream.nmsg) */
 	SimMsg *msg;           /* sorted by round; NULL when streamed */
 	int *hops;
 	int *deps;

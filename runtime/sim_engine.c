@@ -386,6 +386,17 @@ typedef struct SimRun {
 	int ncompleted;
 	int epoch_hi;      /* deps mode: messages from here wait for a reconfiguration
 	                    * or a barrier */
+	/* symmetric rounds (SimStream.ncopy): what every link of an orbit got in
+	 * the rounds run by their representatives, added to the links at the
+	 * end; the links the round at hand's representatives cross, each once,
+	 * with their counts before it */
+	int ncopy;         /* or 0: every round is run whole */
+	const int *orbit;
+	int *orbit_stamp, *sym_stamp;
+	int64_t *orbit_busy_ps, *orbit_bytes;
+	int *sym_link;
+	int64_t *sym_busy0, *sym_bytes0;
+	int nsym, capsym;
 } SimRun;
 
 /* The stall before a round: the reconfiguration delay if the circuits are
@@ -1273,12 +1284,21 @@ typedef struct HopClass {
 	double np, slots; /* packets of each message, hops of them all */
 	double lnp;       /* the loop's work a hop of them (np x loop_cost) */
 	bool single;      /* one-hop messages (closed work 1 a hop, else np) */
+	double share;     /* the part of a lone hop's closed work done: 1, or 1 / ncopy
+	                   * when a symmetric stream runs lone rounds by their
+	                   * representatives */
 } HopClass;
+
+static double
+hop_class_closed(const HopClass *k)
+{
+	return (k->single ? 1 : k->np) * k->share;
+}
 
 static double
 hop_class_save(const HopClass *k)
 {
-	return k->lnp / (double)MAX_LOOP_PACKET_HOPS - (k->single ? 1 : k->np) / (double)MAX_PACKET_HOPS;
+	return k->lnp / (double)MAX_LOOP_PACKET_HOPS - hop_class_closed(k) / (double)MAX_PACKET_HOPS;
 }
 
 /* Most saving first; equal classes in one order, so a class split in two
@@ -1308,7 +1328,7 @@ least_work_of(const SimRun *r, HopClass *k, int n)
 	for (int i = 0; i < n && cap > 0 && hop_class_save(&k[i]) > 0; i++) {
 		double x = k[i].slots < cap ? k[i].slots : cap;
 		w.loop -= x * k[i].np;
-		w.closed += x * (k[i].single ? 1 : k[i].np);
+		w.closed += x * hop_class_closed(&k[i]);
 		cap -= x;
 	}
 	return w;
@@ -1322,11 +1342,12 @@ least_packet_work(const SimRun *r)
 	HopClass *k;
 	if (c->stream) {
 		k = xcalloc(2 * (size_t)c->stream->nshape + 1, sizeof *k);
+		double share = r->ncopy ? 1.0 / r->ncopy : 1;
 		for (int i = 0; i < c->stream->nshape; i++) {
 			const SimShape *x = &c->stream->shape[i];
 			double np = packets_of(r, x->num, x->den);
-			k[n++] = (HopClass){np, x->single, np * loop_cost(r), true};
-			k[n++] = (HopClass){np, x->hops, np * loop_cost(r), false};
+			k[n++] = (HopClass){np, x->single, np * loop_cost(r), true, share};
+			k[n++] = (HopClass){np, x->hops, np * loop_cost(r), false, share};
 		}
 	} else {
 		/* runs of one fraction and kind: few in any schedule, one per
@@ -1338,7 +1359,7 @@ least_packet_work(const SimRun *r)
 			if (m == 0 || x->num != x[-1].num || x->den != x[-1].den ||
 			    single != (x[-1].nhop <= 1))
 				k[n++] = (HopClass){packets_of(r, x->num, x->den), 0,
-				                    packets_of(r, x->num, x->den) * loop_cost(r), single};
+				                    packets_of(r, x->num, x->den) * loop_cost(r), single, 1};
 			k[n - 1].slots += single ? 1 : x->nhop;
 		}
 	}
@@ -1380,6 +1401,166 @@ buffer_sizes(const SimNet *n, const int64_t *full_ser, const int64_t *hop_ps)
 	return nbuf;
 }
 
+/*
+ * Symmetric rounds (SimStream.ncopy, docs/sim.md 6.1). When a stream's
+ * group acts freely on the links and the links of each orbit are alike, a
+ * round whose messages share no link is its representatives' round ncopy
+ * times over: each image crosses links like its representative's, alone,
+ * so it arrives when its representative does and adds the same to its
+ * links. The round is then run on the representatives only, and what they
+ * added to their links is kept per orbit and given to every link of the
+ * orbit at the end (sym_unfold): the same integers as the whole round's,
+ * so the results are the same to the bit. Rounds whose messages share
+ * links are run whole (the event loop's order of arbitration is not the
+ * same under the group).
+ */
+static void
+sym_init(SimRun *r)
+{
+	const SimStream *st = r->c->stream;
+	const SimNet *n = r->net;
+	if (r->o->sync != SIM_ROUNDS || !st || st->ncopy <= 0 || !st->link_orbit || !st->round_rep)
+		return;
+	int *count = xcalloc((size_t)n->nlink + 1, sizeof *count);
+	bool ok = true;
+	for (int l = 0; l < n->nlink && ok; l++) {
+		int o = st->link_orbit[l];
+		ok = o >= 0 && o < n->nlink && st->link_orbit[o] == o;
+		if (!ok)
+			break;
+		count[o]++;
+		const SimLink *a = &n->link[l], *b = &n->link[o];
+		ok = a->bw == b->bw && a->lat_ps == b->lat_ps && (!r->nbuf || r->nbuf[l] == r->nbuf[o]);
+	}
+	for (int l = 0; l < n->nlink && ok; l++)
+		ok = count[l] == 0 || count[l] == st->ncopy;
+	free(count);
+	if (!ok)
+		return;
+	r->ncopy = st->ncopy;
+	r->orbit = st->link_orbit;
+	r->orbit_stamp = xcalloc((size_t)n->nlink + 1, sizeof *r->orbit_stamp);
+	r->sym_stamp = xcalloc((size_t)n->nlink + 1, sizeof *r->sym_stamp);
+	r->orbit_busy_ps = xcalloc((size_t)n->nlink + 1, sizeof *r->orbit_busy_ps);
+	r->orbit_bytes = xcalloc((size_t)n->nlink + 1, sizeof *r->orbit_bytes);
+}
+
+static void
+sym_free(SimRun *r)
+{
+	free(r->orbit_stamp), free(r->sym_stamp), free(r->orbit_busy_ps), free(r->orbit_bytes);
+	free(r->sym_link), free(r->sym_busy0), free(r->sym_bytes0);
+}
+
+/* Round `round`'s representatives as a collective of their own. */
+static void
+rep_view(const SimColl *whole, int round, SimColl *view)
+{
+	SimRound x = whole->stream->round_rep(whole->stream->ctx, round);
+	*view = *whole;
+	view->deps = NULL;
+	view->stream = NULL;
+	view->msg = x.msg;
+	view->nmsg = x.nmsg;
+	view->hops = x.hops;
+}
+
+/* Whether the images of view's representatives share no link (no orbit is
+ * crossed twice; with private links they never share) and, with a
+ * reduction rate, at most one of them reduces (so each node's reduction
+ * engine takes one image a round, as the representative's does); then the
+ * links they cross are listed with their counts before the round. */
+static bool
+sym_lone(SimRun *r, const SimColl *view, int mark)
+{
+	int nred = 0;
+	r->nsym = 0;
+	for (int m = 0; m < view->nmsg; m++) {
+		const SimMsg *x = &view->msg[m];
+		nred += x->reduce;
+		for (int j = 0; j < x->nhop; j++) {
+			int l = view->hops[x->hop + j], o = r->orbit[l];
+			if (r->orbit_stamp[o] == mark && !r->o->private_links)
+				return false;
+			r->orbit_stamp[o] = mark;
+			if (r->sym_stamp[l] == mark)
+				continue;
+			r->sym_stamp[l] = mark;
+			if (r->nsym == r->capsym) {
+				r->capsym = r->capsym ? 2 * r->capsym : 64;
+				r->sym_link = xrealloc(r->sym_link, (size_t)r->capsym * sizeof *r->sym_link);
+				r->sym_busy0 = xrealloc(r->sym_busy0, (size_t)r->capsym * sizeof *r->sym_busy0);
+				r->sym_bytes0 = xrealloc(r->sym_bytes0, (size_t)r->capsym * sizeof *r->sym_bytes0);
+			}
+			r->sym_link[r->nsym] = l;
+			r->sym_busy0[r->nsym] = r->busy_ps ? r->busy_ps[l] : 0;
+			r->sym_bytes0[r->nsym++] = r->link_bytes[l];
+		}
+	}
+	return r->o->reduce_rate <= 0 || nred <= 1;
+}
+
+/* What the representatives added to their links goes to their orbits, and
+ * the router energy counts every image's bytes. */
+static void
+sym_fold(SimRun *r, const SimColl *view)
+{
+	for (int i = 0; i < r->nsym; i++) {
+		int l = r->sym_link[i], o = r->orbit[l];
+		if (r->busy_ps) {
+			r->orbit_busy_ps[o] += r->busy_ps[l] - r->sym_busy0[i];
+			r->busy_ps[l] = r->sym_busy0[i];
+		}
+		r->orbit_bytes[o] += r->link_bytes[l] - r->sym_bytes0[i];
+		r->link_bytes[l] = r->sym_bytes0[i];
+	}
+	if (r->net->router_energy_per_bit > 0) {
+		double sum = 0;
+		for (int m = 0; m < view->nmsg; m++)
+			sum += (double)sim_msg_bytes(&view->msg[m], r->bytes);
+		r->msg_bytes += sum * r->ncopy;
+	}
+}
+
+/* Every link gets what its orbit got. */
+static void
+sym_unfold(SimRun *r)
+{
+	for (int l = 0; l < r->net->nlink && r->ncopy; l++) {
+		int o = r->orbit[l];
+		if (r->busy_ps)
+			r->busy_ps[l] += r->orbit_busy_ps[o];
+		r->link_bytes[l] += r->orbit_bytes[o];
+	}
+}
+
+/* Packet mode: round `round` by its representatives, when their images
+ * share no link and each is computed alone (lone messages: no reduction
+ * rate, and under cut-through no buffer that could fill). True with
+ * r->latest_ps its end; else nothing has changed. */
+static bool
+sym_packet_round(SimRun *r, const SimColl *whole, int round, int64_t start)
+{
+	if (!r->ncopy || r->o->reduce_rate > 0)
+		return false;
+	SimColl view;
+	rep_view(whole, round, &view);
+	if (!sym_lone(r, &view, round + 1))
+		return false;
+	r->c = &view;
+	Work w = packet_work(r, view.msg, view.nmsg, false);
+	bool lone = false;
+	if (packet_budget(r, w))
+		run_lone_round(r, 0, start, -(round + 1), &lone); /* r->stamp's marks are its own */
+	r->c = whole;
+	if (!lone) {
+		r->work.closed -= w.closed;
+		return false;
+	}
+	sym_fold(r, &view);
+	return true;
+}
+
 /* Rounds mode, packets: each round alone (lone messages computed, else the
  * event loop), starting when the one before has ended. */
 static int64_t
@@ -1391,10 +1572,16 @@ packet_rounds(SimRun *r)
 	int64_t end = 0;
 	for (int m = 0, round = 0; round < whole->nround; round++) {
 		int64_t start = end + stall_ps(r, round) + n->step_ps;
+		r->latest_ps = start;
+		if (sym_packet_round(r, whole, round, start)) {
+			end = r->latest_ps;
+			r->res->round_end[round] = (double)end * 1e-12;
+			progress(r, (double)(round + 1) / whole->nround);
+			continue;
+		}
 		round_view(r, whole, round, &m, &view);
 		r->c = &view;
 		bool lone = false;
-		r->latest_ps = start;
 		Work lone_work = packet_work(r, view.msg, view.nmsg, false);
 		if (packet_budget(r, lone_work))
 			run_lone_round(r, 0, start, round + 1, &lone);
@@ -1450,6 +1637,7 @@ run_packets(SimRun *r)
 	}
 	if (r->vct)
 		r->nbuf = buffer_sizes(n, r->full_ser, r->hop_ps);
+	sym_init(r);
 	int64_t end = 0;
 	r->stamp = xcalloc((size_t)n->nlink, sizeof *r->stamp);
 	r->saved_busy_ps = xcalloc((size_t)n->nlink, sizeof *r->saved_busy_ps);
@@ -1477,6 +1665,7 @@ run_packets(SimRun *r)
 			r->res->round_end[round] = (double)r->round_end_ps[round] * 1e-12;
 		free(r->ready_ps), free(r->round_end_ps);
 	}
+	sym_unfold(r);
 	r->res->time_ps = end;
 	r->res->time_s = (double)end * 1e-12;
 	for (int l = 0; l < n->nlink; l++)
@@ -1487,6 +1676,7 @@ run_packets(SimRun *r)
 	ev_free(&r->q);
 	free(r->done_ps_link), free(r->stamp), free(r->saved_busy_ps), free(r->saved_bytes);
 	free(r->cur_j), free(r->cred.slot), free(r->nbuf);
+	sym_free(r);
 }
 
 /* ---- flow mode ---- */
@@ -1746,6 +1936,28 @@ flow_loop(SimRun *r, Flows *f, double t)
 	}
 }
 
+/* Flow mode: round `round` by its representatives, when their images share
+ * no link (each flow then has its links to itself, and its image the same
+ * rates and times). True with the round's end in the result; else nothing
+ * has changed. */
+static bool
+sym_flow_round(SimRun *r, Flows *f, const SimColl *whole, int round, double start)
+{
+	if (!r->ncopy)
+		return false;
+	SimColl view;
+	rep_view(whole, round, &view);
+	if (!sym_lone(r, &view, round + 1))
+		return false;
+	r->c = &view;
+	for (int i = 0; i < view.nmsg; i++)
+		start_flow(r, f, i, start);
+	flow_loop(r, f, start);
+	r->c = whole;
+	sym_fold(r, &view);
+	return true;
+}
+
 static void
 run_flows(SimRun *r)
 {
@@ -1768,18 +1980,21 @@ run_flows(SimRun *r)
 	r->red_free_s = xcalloc((size_t)n->nnode, sizeof *r->red_free_s);
 	for (int l = 0; l < n->nlink; l++)
 		f.lat_s[l] = (double)(n->link[l].lat_ps + n->router_ps) * 1e-12;
+	sym_init(r);
 	double step = (double)n->step_ps * 1e-12, end = 0;
 	if (r->o->sync == SIM_ROUNDS) {
 		SimColl view;
 		for (int m = 0, round = 0; round < c->nround; round++) {
 			double start = end + (double)stall_ps(r, round) * 1e-12 + step;
 			r->res->round_end[round] = start;
-			round_view(r, c, round, &m, &view);
-			r->c = &view;
-			for (int i = 0; i < view.nmsg; i++)
-				start_flow(r, &f, i, start);
-			flow_loop(r, &f, start);
-			r->c = c;
+			if (!sym_flow_round(r, &f, c, round, start)) {
+				round_view(r, c, round, &m, &view);
+				r->c = &view;
+				for (int i = 0; i < view.nmsg; i++)
+					start_flow(r, &f, i, start);
+				flow_loop(r, &f, start);
+				r->c = c;
+			}
 			end = r->res->round_end[round];
 			progress(r, (double)(round + 1) / c->nround);
 		}
@@ -1801,6 +2016,8 @@ run_flows(SimRun *r)
 			if (r->done_s[m] > end)
 				end = r->done_s[m];
 	}
+	sym_unfold(r);
+	sym_free(r);
 	r->res->time_s = end;
 	r->res->time_ps = (int64_t)llround(end * 1e12);
 	for (int l = 0; l < n->nlink; l++)
