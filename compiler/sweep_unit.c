@@ -221,7 +221,7 @@ point_run(const Spec *s, const Source *g, double size, Record *r, char *err, siz
 	                    &sim, (const Sched *const *)prog.sched, 1, &net) != 0))
 		rc = -1;
 	SimResult res;
-	double work = rc == 0 ? net.coll[0].nmsg : 0;
+	double work = rc == 0 ? (double)sim_coll_nmsg(&net.coll[0]) : 0;
 	const char *alg = rc == 0 ? prog.sched[0]->algorithm : "";
 	if (rc == 0 && strncmp(alg, "auto:", 5) == 0) {
 		/* as collc sim: every candidate simulated at this size, the fastest */
@@ -231,7 +231,7 @@ point_run(const Spec *s, const Source *g, double size, Record *r, char *err, siz
 		int ncand = simulate_candidates(&sim, &routes, prog.sched[0], size, &s->opts, cand);
 		int best = fastest(cand, ncand);
 		for (int i = 0; i < ncand; i++)
-			work += cand[i].net->coll[0].nmsg;
+			work += (double)sim_coll_nmsg(&cand[i].net->coll[0]);
 		routes_free(&routes); /* the result is copied out below */
 		if (best < 0) {
 			error_at(prog.sched[0]->loc, "auto: no algorithm of the library applies to '%s'",

@@ -186,6 +186,8 @@ int sim_run(Arena *, const SimNet *, int c, int64_t bytes, const SimOpts *, SimR
             char *err, size_t errlen);
 /* The bytes of a message for a vector of `bytes`: ceil(bytes x num / den). */
 int64_t sim_msg_bytes(const SimMsg *, int64_t bytes);
+/* Every round's messages of c, streamed or not. */
+int64_t sim_coll_nmsg(const SimColl *c);
 /* Serialization of b bytes on a link: ceil(8 b 10^12 / bw) picoseconds. */
 int64_t sim_ser_ps(int64_t b, int64_t bw);
 /* Deps mode's issue order (docs/sim.md 3): prev[m] (nmsg) = the message

@@ -41,6 +41,12 @@ sim_msg_bytes(const SimMsg *m, int64_t bytes)
 }
 
 int64_t
+sim_coll_nmsg(const SimColl *c)
+{
+	return c->stream ? c->stream->nmsg : c->nmsg;
+}
+
+int64_t
 sim_ser_ps(int64_t b, int64_t bw)
 {
 	return muldiv_ceil(b, 8000000000000, bw);
