@@ -702,6 +702,10 @@ int check_topology_links(Loc, const char *desc, double nlink);
 double sched_min_chunks(CollKind, int nrank, int chunks);
 /* An explicit schedule's (rank, chunk) pairs and chunk transfers. */
 int check_sched_size(Loc, const char *name, CollKind, int nrank, double nchunk);
+/* A symmetric schedule's expansion: its copies of base transfers (each a
+ * message of the explicit form) against MAX_TRANSFERS, then its cells and
+ * transfers as check_sched_size counts them. */
+int check_expand_size(Loc, const char *name, CollKind, int nrank, double nchunk, double copies);
 /* A symmetric schedule's chunks: trees x group order. */
 int check_symmetric_size(Loc, const char *name, int ntree, int order);
 /* A group's generators times the topology's nodes and links, each

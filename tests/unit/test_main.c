@@ -63,6 +63,7 @@ static const struct {
 	{"explain", "chromium: every layout opens without a script error"},
 	{"explain", "SP on an 8x8 torus: every cell, under 2 MB"},
 	{"msccl", "a GPU cluster of 8-GPU nodes: 128 and 256 run, 1024 within every limit"},
+	{"symm", "every example: the proof by symmetry and the expansion agree"},
 	{NULL, NULL},
 };
 
