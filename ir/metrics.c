@@ -228,6 +228,7 @@ symmetric_messages(const Sched *s)
 	int *key = xmalloc(((size_t)t->nnode + 2) * sizeof *key);
 	int *moved = xmalloc(((size_t)t->nnode + 2) * sizeof *moved);
 	int *stamp = fast ? xcalloc((size_t)t->nlink + 1, sizeof *stamp) : NULL;
+	int *seen = fast ? xcalloc((size_t)t->nlink + 1, sizeof *seen) : NULL;
 	KeySet ks = {0};
 	long total = 0;
 	BaseRounds br;
@@ -247,6 +248,12 @@ symmetric_messages(const Sched *s)
 					moved[k] = topo_find_link(t, shift(t, lk->src, delta),
 					                          shift(t, lk->dst, delta), lk->copy);
 				}
+				/* a one-hop route moved onto a link already seen this round
+				 * has its images counted */
+				if (len == 1 && seen[moved[0]] == r + 1)
+					continue;
+				if (len == 1)
+					seen[moved[0]] = r + 1;
 				for (int f = 0; f < nfix; f++) {
 					for (int k = 0; k < len; k++)
 						key[k] = group_link(g, fix[f], moved[k]);
@@ -268,7 +275,7 @@ symmetric_messages(const Sched *s)
 			}
 		}
 	}
-	free(ks.data), free(ks.off), free(key), free(moved), free(fix), free(stamp);
+	free(ks.data), free(ks.off), free(key), free(moved), free(fix), free(stamp), free(seen);
 	base_rounds_free(&br);
 	hash_free(&ks.index);
 	return total;
