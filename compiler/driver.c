@@ -45,7 +45,7 @@ no_schedule_named(const Prog *p, const char *name)
 }
 
 int
-verify_prog(const Prog *p, const char *only, bool progress)
+verify_prog(const Prog *p, const char *only, bool progress, bool full)
 {
 	int rc = 0, n = p->nsched;
 	bool tty = progress && isatty(2);
@@ -55,7 +55,7 @@ verify_prog(const Prog *p, const char *only, bool progress)
 			continue;
 		if (tty)
 			fprintf(stderr, "\033[Kcheck: verifying '%s' (%d of %d) ...\r", s->name, i + 1, n);
-		rc |= verify(s) != 0;
+		rc |= (full ? verify_full(s) : verify(s)) != 0;
 	}
 	if (tty)
 		fputs("\033[K", stderr);
@@ -63,11 +63,11 @@ verify_prog(const Prog *p, const char *only, bool progress)
 }
 
 int
-lower_verified(File *f, Prog *p, const char *only, bool progress)
+lower_verified(File *f, Prog *p, const char *only, bool progress, bool full)
 {
 	if (lower(f, p) != 0 || nerrors() > 0)
 		return 1;
-	return verify_prog(p, only, progress);
+	return verify_prog(p, only, progress, full);
 }
 
 /* Reads, parses and checks; with `build`, lowers to the IR too (an IR
@@ -88,7 +88,7 @@ load(const char *path, Input *in, bool build, double size)
 		in->is_ir = true;
 		if (ir_read(in->text, len, &in->prog) != 0 || nerrors() > 0)
 			return 1;
-		return verify_prog(&in->prog, in->only, in->progress);
+		return verify_prog(&in->prog, in->only, in->progress, in->full_verify);
 	}
 	size_t lead = strspn(in->text, " \t\r\n");
 	if (lead < len && in->text[lead] == '<') {
@@ -102,7 +102,7 @@ load(const char *path, Input *in, bool build, double size)
 		sema(in->file);
 	in->prog.auto_size = size;
 	if (nerrors() == 0 && build)
-		return lower_verified(in->file, &in->prog, in->only, in->progress);
+		return lower_verified(in->file, &in->prog, in->only, in->progress, in->full_verify);
 	return nerrors() > 0;
 }
 

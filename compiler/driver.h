@@ -21,6 +21,8 @@ typedef struct Input {
 	bool is_ir;
 	const char *only; /* set before load: verify only this collective (--collective) */
 	bool progress;    /* set before load: "verifying 'X' (i of n)" on a terminal */
+	bool full_verify; /* set before load: symmetric schedules proved on their expansion too
+	                     (check --full-verify; verify_full) */
 } Input;
 
 /* "collc: MESSAGE" and a hint on stderr; returns 2. */
@@ -33,9 +35,11 @@ int load(const char *path, Input *, bool build, double size);
 void input_free(Input *);
 /* The one way from a checked file to schedules (load and sweep take it):
  * lowered, then every schedule (or only's) verified; 1 after reporting. */
-int lower_verified(File *, Prog *, const char *only, bool progress);
-/* The verifier over p's schedules (or only's); an IR file's too. */
-int verify_prog(const Prog *, const char *only, bool progress);
+int lower_verified(File *, Prog *, const char *only, bool progress, bool full);
+/* The verifier over p's schedules (or only's); an IR file's too. A
+ * symmetric schedule is proved by symmetry (verify), and with `full` on
+ * its expansion as well (verify_full). */
+int verify_prog(const Prog *, const char *only, bool progress, bool full);
 /* The error for --collective NAME naming no built schedule, with the
  * nearest name. */
 void no_schedule_named(const Prog *, const char *name);

@@ -202,7 +202,7 @@ make_rows(const Input *in, int *nrows)
 
 typedef struct CheckArgs {
 	double size;
-	bool json, trees;
+	bool json, trees, full_verify;
 } CheckArgs;
 
 static int
@@ -213,6 +213,8 @@ check_opt(void *ctx, const char *name, const char *value)
 		a->json = true;
 	else if (strcmp(name, "trees") == 0)
 		a->trees = true;
+	else if (strcmp(name, "full-verify") == 0)
+		a->full_verify = true;
 	else if ((a->size = parse_bytes(value)) < 1)
 		return usage_error("check: --size takes a whole number of bytes, such as 1MiB or 65536");
 	return 0;
@@ -222,6 +224,7 @@ static const CliOpt check_opts[] = {
 	{"size", 0, "S", "the vector size of the model time (default 1MiB)"},
 	{"json", 0, NULL, "print JSON instead of the table"},
 	{"trees", 0, NULL, "list every edge of the link-disjoint trees pipelined schedules use"},
+	{"full-verify", 0, NULL, "prove symmetric schedules copy by copy, not by symmetry"},
 };
 
 static int
@@ -238,7 +241,7 @@ cmd_check(int argc, char **argv)
 	bool tty = isatty(2);
 	if (tty)
 		fprintf(stderr, "check: building %s ...\r", path); /* diagnostics overwrite it */
-	Input in = {.progress = true};
+	Input in = {.progress = true, .full_verify = a.full_verify};
 	int rc = load(path, &in, true, size);
 	Row *rows = NULL;
 	int n = 0;

@@ -211,7 +211,7 @@ point_run(const Spec *s, const Source *g, double size, Record *r, char *err, siz
 	Prog prog = {.auto_size = size, .compact = rounds};
 	Arena sim = {0};
 	SimNet net = {0};
-	int rc = lower_verified(g->f, &prog, NULL, false) != 0 ? -1 : 0;
+	int rc = lower_verified(g->f, &prog, NULL, false, false) != 0 ? -1 : 0;
 	if (rc == 0 && prog.nskipped) {
 		error_at(prog.skipped[0]->loc, "collc has no generator for this algorithm yet");
 		rc = -1;

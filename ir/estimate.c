@@ -123,6 +123,20 @@ check_sched_size(Loc loc, const char *name, CollKind kind, int nrank, double nch
 }
 
 int
+check_expand_size(Loc loc, const char *name, CollKind kind, int nrank, double nchunk,
+                  double copies)
+{
+	if (copies > MAX_TRANSFERS) {
+		char a[32];
+		error_at(loc, "expanding the symmetric schedule of '%s' makes %s messages (copies of "
+		         "its base transfers); collc expands at most %d (docs/limits.md)", name,
+		         count_str(copies, a, sizeof a), MAX_TRANSFERS);
+		return -1;
+	}
+	return check_sched_size(loc, name, kind, nrank, nchunk);
+}
+
+int
 check_symmetric_size(Loc loc, const char *name, int ntree, int order)
 {
 	double nchunk = (double)ntree * order;

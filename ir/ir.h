@@ -663,6 +663,25 @@ int verify_phases(const Sched *);
 int sched_nreconfig(const Sched *);
 void metrics(const Sched *, double bytes, Metrics *);
 
+/* A symmetric schedule's base transfers by round (metrics.c): round r's are
+ * base[idx[first[r] .. first[r + 1])], in base order. */
+typedef struct BaseRounds {
+	int *first, *idx;
+} BaseRounds;
+void base_rounds(const Sched *, BaseRounds *);
+void base_rounds_free(BaseRounds *);
+/* Round r's link loads of a symmetric schedule (not the rank form) by
+ * symmetry, in chunks: orbit_load[o] (nlink_orbits, overwritten) is what
+ * every link of link orbit o carries. Returns the round's chunk-hops. */
+long sym_round_loads(const Sched *, const BaseRounds *, int round, long *orbit_load);
+/* Proves a symmetric schedule on its expansion, every copy run as an
+ * explicit schedule's messages are, and checks that the expansion's link
+ * loads and rounds are the ones symmetry gives (verify_full.c). The
+ * expansion's size is estimated first, against MAX_TRANSFERS and
+ * MAX_CELLS: a located error naming the limit and -1. Explicit schedules
+ * go to verify(). */
+int verify_full(const Sched *);
+
 /* The rank form's messages leaving rank 0, per round: rank v's are the same
  * with dst XOR v (symm.c). Round r's are key[first[r] .. first[r + 1]),
  * by (dst, op), each with the chunks it carries. The caller frees both.
@@ -683,6 +702,10 @@ int check_topology_links(Loc, const char *desc, double nlink);
 double sched_min_chunks(CollKind, int nrank, int chunks);
 /* An explicit schedule's (rank, chunk) pairs and chunk transfers. */
 int check_sched_size(Loc, const char *name, CollKind, int nrank, double nchunk);
+/* A symmetric schedule's expansion: its copies of base transfers (each a
+ * message of the explicit form) against MAX_TRANSFERS, then its cells and
+ * transfers as check_sched_size counts them. */
+int check_expand_size(Loc, const char *name, CollKind, int nrank, double nchunk, double copies);
 /* A symmetric schedule's chunks: trees x group order. */
 int check_symmetric_size(Loc, const char *name, int ntree, int order);
 /* A group's generators times the topology's nodes and links, each

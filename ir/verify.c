@@ -28,7 +28,23 @@
  * every route must exist in the configuration of its round.
  * A symmetric schedule is proved by symmetry: each base tree is run in
  * full, and every copy is its image under an automorphism that maps the
- * ranks onto themselves (checked when the schedule was built). In the rank
+ * ranks onto themselves (checked when the schedule was built). The
+ * argument (docs/ir.md 6.4): (1) every element g is an automorphism, so
+ * the image of a base route from u to v is a route of links from g(u) to
+ * g(v); (2) g permutes the ranks (pi_g) and chunk (b, g)'s owner is
+ * pi_g(b's owner): sched_check_symmetric; (3) base tree b's chunk, run
+ * alone here, ends in the postcondition with nothing sent before it is
+ * held and nothing counted twice (so the tree spans the ranks and its
+ * rounds complete the reduction and the broadcast). Chunk (b, g)'s run is
+ * then b's with every rank r renamed pi_g(r): the same rounds, initial
+ * sets renamed, set union and disjointness kept by renaming; each kind's
+ * postcondition is invariant under a renaming that carries owner to
+ * owner. Chunks never interact, so every chunk ends correct. The group
+ * need not act freely or transitively: that gives balance (omega), not
+ * correctness. Link loads (metrics.c, sym_round_loads) are orbit sums:
+ * the elements carrying base link l' to l are a coset of l''s stabilizer,
+ * |G| / |orbit(l')| of them. verify_full.c checks both on the expansion
+ * (collc check --full-verify). In the rank
  * form (halving-doubling, recursive halving and doubling on 2^L ranks) a
  * copy is the image under XOR by a rank instead, a relabeling of the ranks
  * that carries the proved run of the base chunk to the copy's (contributions relabeled alike, the owner

@@ -41,6 +41,15 @@ static const Case cases[] = {
 	 "trees P = balanced_pair(T, root (0, 0));\n"
 	 "collective allreduce AR on T { algorithm symmetric(trees P, group G); }\n",
 	 2.0, 1024},
+	/* issue 27: a million ranks, proved and measured by symmetry (the base
+	 * tree run once, loads as orbit sums): its expansion would be 8.8e12
+	 * messages */
+	{"SP allreduce, torus 1024x1024",
+	 "topology T = torus(1024, 1024);\n"
+	 "group G on T { translate; map (x, y) -> (-x, -y); map (x, y) -> (y, x); }\n"
+	 "tree B = bfs(T, root (0, 0));\n"
+	 "collective allreduce AR on T { algorithm symmetric(trees B, group G); }\n",
+	 10.0, 2048},
 	/* issue 11: four link-disjoint corner trees (the general method: the
 	 * seed's Algorithm 1 gets stuck on SMAlter) and the pipelined allreduce
 	 * over them, 256 segments per tree (what the cost model picks at 256 MiB

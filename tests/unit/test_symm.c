@@ -2,10 +2,12 @@
  * test_symm.c: tree symmetrization end to end, from .coll text to verified
  * schedules with the metrics algorithms.md derives (section numbers below).
  */
+#include <glob.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "ir.h"
 #include "tests.h"
 
@@ -460,6 +462,275 @@ test_group_include(void)
 	done(&c, &p);
 }
 
+
+/* ---- the proof by symmetry against the expansion (verify_full.c) ---- */
+
+/* Runs f(s) with the diagnostics captured in *diag (malloc'd). */
+static int
+captured(int (*f)(const Sched *), const Sched *s, char **diag)
+{
+	size_t len;
+	*diag = NULL;
+	FILE *mem = open_memstream(diag, &len);
+	diag_stream(mem);
+	int rc = f(s);
+	diag_stream(NULL);
+	fclose(mem);
+	diag_reset();
+	return rc;
+}
+
+/* The expansion's chunks on every link in round r, counted here from its
+ * messages [*next, end of round r) (sorted by round), against
+ * sym_round_loads'. The number of links that differ. */
+static int
+loads_differ(const Sched *s, const Sched *x, const BaseRounds *br, int r, int *next)
+{
+	const Topo *t = s->topo;
+	long *orbit = calloc((size_t)s->group->nlink_orbits, sizeof *orbit);
+	long *load = calloc((size_t)t->nlink, sizeof *load);
+	sym_round_loads(s, br, r, orbit);
+	int i = *next;
+	for (; i < x->nmsg && x->msg[i].round == r; i++)
+		for (int k = 0; k < sched_route_len(x, x->msg[i].route); k++)
+			load[x->route_link[x->route_off[x->msg[i].route] + k]] += x->msg[i].n;
+	*next = i;
+	int bad = 0;
+	for (int l = 0; l < t->nlink; l++)
+		bad += load[l] != orbit[s->group->link_orbit[l]];
+	free(orbit), free(load);
+	return bad;
+}
+
+/* One symmetric schedule of an example: both proofs accept it, and the
+ * expansion's rounds, messages, figures and per-link loads in every round
+ * are the ones the symmetric form gives. */
+static void
+orbit_agrees(const char *path, const Sched *s)
+{
+	char *d1, *d2;
+	int vo = captured(verify, s, &d1), vf = captured(verify_full, s, &d2);
+	assert_named(vo == 0 && vf == 0, __LINE__, __FILE__, "%s '%s': by symmetry %d (%s), "
+	             "expanded %d (%s)", path, s->name, vo, d1, vf, d2);
+	free(d1), free(d2);
+	Arena a = {0};
+	const Sched *x = sched_expand(&a, s);
+	Metrics ms, mx;
+	metrics(s, 1 << 20, &ms);
+	metrics(x, 1 << 20, &mx);
+	assert_named(ms.rounds == mx.rounds && ms.messages == mx.messages &&
+	             NEAR(ms.volume, mx.volume) && NEAR(ms.psi, mx.psi) &&
+	             NEAR(ms.theta, mx.theta) && NEAR(ms.omega, mx.omega) &&
+	             NEAR(ms.model_time, mx.model_time), __LINE__, __FILE__,
+	             "%s '%s': symmetric %d rounds %ld messages omega %g, expanded %d %ld %g", path,
+	             s->name, ms.rounds, ms.messages, ms.omega, mx.rounds, mx.messages, mx.omega);
+	BaseRounds br;
+	base_rounds(s, &br);
+	for (int r = 0, next = 0; r < s->nround; r++) {
+		int bad = loads_differ(s, x, &br, r, &next);
+		assert_named(bad == 0, __LINE__, __FILE__, "%s '%s' round %d: %d links' loads differ",
+		             path, s->name, r + 1, bad);
+	}
+	base_rounds_free(&br);
+	arena_free(&a);
+}
+
+/* The whole output of a command line (stdout and its status; stderr
+ * dropped), malloc'd. */
+static char *
+run_collc(const char *args, int *status)
+{
+	char cmd[1024];
+	snprintf(cmd, sizeof cmd, "%s %s 2>/dev/null", COLLC_BIN, args);
+	FILE *f = popen(cmd, "r");
+	char *out = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&out, &len);
+	int ch;
+	while (f && (ch = fgetc(f)) != EOF)
+		fputc(ch, mem);
+	fclose(mem);
+	*status = f ? pclose(f) : -1;
+	return out;
+}
+
+/* collc check prints the same with and without --full-verify. */
+static void
+check_output_same(const char *path)
+{
+	static const char *const modes[] = {"", "--json "};
+	for (size_t k = 0; k < countof(modes); k++) {
+		char a[512], b[512];
+		snprintf(a, sizeof a, "check %s%s", modes[k], path);
+		snprintf(b, sizeof b, "check --full-verify %s%s", modes[k], path);
+		int sa, sb;
+		char *oa = run_collc(a, &sa), *ob = run_collc(b, &sb);
+		assert_named(sa == 0 && sb == 0 && strcmp(oa, ob) == 0 && strstr(oa, "group"),
+		             __LINE__, __FILE__, "%s: 'collc %s' (status %d)\n%s\n'collc %s' (status "
+		             "%d)\n%s", path, a, sa, oa, b, sb, ob);
+		free(oa), free(ob);
+	}
+}
+
+static void
+test_orbit_vs_full_examples(void)
+{
+	glob_t g;
+	CU_ASSERT_EQUAL_FATAL(glob("examples/*.coll", 0, NULL, &g), 0);
+	int nsym = 0;
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		size_t len;
+		char *text = slurp(g.gl_pathv[i], &len);
+		Checked c;
+		Prog p;
+		int rc = build(text, &c, &p);
+		assert_named(rc == 0, __LINE__, __FILE__, "%s: %s", g.gl_pathv[i], c.diag);
+		bool any = false;
+		for (int j = 0; rc == 0 && j < p.nsched; j++)
+			if (p.sched[j]->base && p.sched[j]->group &&
+			    /* the two largest (2^23 copies) take minutes under ASAN */
+			    !(UNDER_ASAN && (long)p.sched[j]->nbase * p.sched[j]->group->order > 1 << 20)) {
+				orbit_agrees(g.gl_pathv[i], p.sched[j]);
+				any = true;
+				nsym++;
+			}
+		if (any)
+			check_output_same(g.gl_pathv[i]);
+		done(&c, &p);
+		free(text);
+	}
+	globfree(&g);
+	assert_named(nsym >= 20, __LINE__, __FILE__, "%d symmetric schedules in examples/", nsym);
+}
+
+/* Reads an IR text into p, the diagnostics in *diag (malloc'd); 0 if clean. */
+static int
+read_ir(const char *text, Prog *p, char **diag)
+{
+	memset(p, 0, sizeof *p);
+	size_t len;
+	FILE *mem = open_memstream(diag, &len);
+	diag_stream(mem);
+	diag_source("sp.ir", text, strlen(text));
+	int rc = ir_read(text, strlen(text), p) != 0 || nerrors() > 0 ? -1 : 0;
+	diag_stream(NULL);
+	fclose(mem);
+	diag_reset();
+	return rc;
+}
+
+/* text with its line `from` (whole) replaced by `to` (malloc'd). */
+static char *
+replace_line(const char *text, const char *from, const char *to)
+{
+	char key[128];
+	snprintf(key, sizeof key, "\n%s\n", from);
+	const char *at = strstr(text, key);
+	if (!at)
+		return NULL;
+	size_t head = (size_t)(at - text) + 1, n = strlen(text) + strlen(to) + 2;
+	char *out = malloc(n);
+	snprintf(out, n, "%.*s%s%s", (int)head, text, to, at + strlen(key) - 1);
+	return out;
+}
+
+/* SP on torus(4, 4) in the IR text, mutated: the proof by symmetry and
+ * the expansion reject the same inputs, with the same located error, and
+ * the expansion rejects on its own (run as an explicit schedule). A
+ * structural fault (a generator the owners do not follow) is the reader's,
+ * before either proof (sched_check_symmetric, which both share). */
+static void
+test_orbit_vs_full_mutants(void)
+{
+	static const struct {
+		const char *what, *from, *to, *diag;
+	} cases[] = {
+		{"a base tree that does not span (node 1 never reduces)", "base 3 0 1 0 r 0", "",
+		 "(base tree 1) does not implement allreduce: at the end rank 0's chunk 0 is wrong: "
+		 "it lacks the contribution of rank 1"},
+		{"an edge that is not a link (1 -> 0 routed over 2 -> 3)", "route 0 1 6", "route 0 1 11",
+		 "the message from rank 1 to rank 0 in round 4 has no valid route"},
+		{"a broadcast before the reduce is done", "base 4 0 0 1 c 1", "base 0 0 0 1 c 1",
+		 "(base tree 1): in round 4 rank 0 adds to chunk 0 a contribution it already holds"},
+		{"a reduce sent twice", "base 2 0 2 1 r 2", "base 2 0 2 1 r 2\nbase 2 0 2 1 r 2",
+		 "(base tree 1): in round 3 rank 1 adds to chunk 0 a contribution it already holds"},
+		{"a reduce turned into a copy", "base 0 0 10 6 r 18", "base 0 0 10 6 c 18",
+		 "it lacks the contribution of rank 6"},
+		{"a generator that is not the group's (owners then wrong)",
+		 "generator affine 1 0 0 1 1 0", "generator affine 1 0 0 1 2 0",
+		 "chunk 1's owner is rank 4, not the rank at its tree's root"},
+	};
+	int st;
+	char *ir = run_collc("build --target ir -o - examples/sp-torus-4x4.coll", &st);
+	CU_ASSERT_EQUAL_FATAL(st, 0);
+	for (size_t i = 0; i < countof(cases); i++) {
+		char *text = replace_line(ir, cases[i].from, cases[i].to);
+		assert_named(text != NULL, __LINE__, __FILE__, "case %zu: no line '%s'", i,
+		             cases[i].from);
+		Prog p;
+		char *dr = NULL;
+		if (!text || read_ir(text, &p, &dr) != 0) {
+			assert_named(dr && strstr(dr, cases[i].diag) && strstr(dr, "sp.ir:69:1: error: "),
+			             __LINE__, __FILE__, "case %zu (%s): the reader says\n%s", i,
+			             cases[i].what, dr ? dr : "");
+			free(dr), free(text);
+			prog_free(&p);
+			continue;
+		}
+		free(dr);
+		const Sched *s = p.sched[0];
+		char *d1, *d2, *d3 = NULL;
+		int vo = captured(verify, s, &d1), vf = captured(verify_full, s, &d2), vx = -1;
+		/* the expansion alone, where it is defined */
+		if (captured(sched_check_symmetric, s, &d3) == 0) {
+			Arena a = {0};
+			free(d3);
+			vx = captured(verify, sched_expand(&a, s), &d3);
+			arena_free(&a);
+		}
+		assert_named(vo != 0 && vf != 0 && vx != 0 && strcmp(d1, d2) == 0 &&
+		             strstr(d1, "sp.ir:69:1: error: ") && strstr(d1, cases[i].diag),
+		             __LINE__, __FILE__, "case %zu (%s): by symmetry %d\n%s\nfull %d\n%s\n"
+		             "expansion alone %d\n%s", i, cases[i].what, vo, d1, vf, d2, vx, d3);
+		free(d1), free(d2), free(d3), free(text);
+		prog_free(&p);
+	}
+	free(ir);
+}
+
+/* --full-verify estimates the expansion first: SP on torus(64, 64) checks
+ * by symmetry, and its 1.3e8 copies are refused, naming the limit. */
+static void
+test_full_verify_limit(void)
+{
+	char dir[] = "/tmp/collc-symm-XXXXXX";
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	write_in(dir, "sp64.coll", "topology T = torus(64, 64);\n"
+	         "group G on T { translate; map (x, y) -> (-x, -y); map (x, y) -> (y, x); }\n"
+	         "tree B = bfs(T, root (0, 0));\n"
+	         "collective allreduce AR on T { algorithm symmetric(trees B, group G); }\n");
+	char args[256], cmd[512];
+	snprintf(args, sizeof args, "check %s/sp64.coll", dir);
+	int st;
+	char *out = run_collc(args, &st);
+	assert_named(st == 0 && strstr(out, "16384") != NULL, __LINE__, __FILE__,
+	             "check by symmetry: status %d\n%s", st, out);
+	free(out);
+	snprintf(cmd, sizeof cmd, "%s check --full-verify %s/sp64.coll 2>&1", COLLC_BIN, dir);
+	FILE *f = popen(cmd, "r");
+	char buf[4096] = "";
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	buf[n] = 0;
+	st = pclose(f);
+	assert_named(WEXITSTATUS(st) == 1 &&
+	             strstr(buf, "sp64.coll:4:1: error: expanding the symmetric schedule of 'AR' "
+	                         "makes 1.3e8 messages") &&
+	             strstr(buf, "collc expands at most 67108864 (docs/limits.md)"),
+	             __LINE__, __FILE__, "status %d:\n%s", st, buf);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+}
+
 CU_TestInfo symm_tests[] = {
 	{"include brings every generator of the group", test_group_include},
 	{"message counts of partial translation groups", test_message_counts},
@@ -473,5 +744,8 @@ CU_TestInfo symm_tests[] = {
 	{"expansion agrees with the symmetric form", test_expansion_agrees},
 	{"spine-leaf host links", test_spine_leaf},
 	{"sub-communicators and spanning", test_sub_communicator},
+	{"every example: the proof by symmetry and the expansion agree", test_orbit_vs_full_examples},
+	{"mutants: the proof by symmetry rejects what the expansion rejects", test_orbit_vs_full_mutants},
+	{"--full-verify estimates the expansion against the limits", test_full_verify_limit},
 	CU_TEST_INFO_NULL,
 };
