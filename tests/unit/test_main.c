@@ -56,7 +56,7 @@ static const struct {
 	{"mpi", "mpi-lib: the PMPI drop-in under an unmodified program, Open MPI and MPICH"},
 	{"mpi", "mpi-lib: two libraries in one program, a plan of size ranges"},
 	{"mpi", "mpi-lib: every schedule form in one library, both MPIs"},
-	{"mpi", "mpi-lib: docs/mpi.md's two ways, as printed"},
+	{"docs", "docs/mpi.md's, msccl.md's and sweep.md's commands run as printed"},
 	{"mpi", "collc tune --mpi-lib: the plan's library as a drop-in under Open MPI and MPICH"},
 	{"explain", "chromium: every round of every page against the text"},
 	{"explain", "chromium: #round=N, #tree=K, an aggregated page, a screenshot"},
