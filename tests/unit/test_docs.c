@@ -14,9 +14,9 @@
  * other must succeed. A ```coll block whose first line is "// build/NAME.coll"
  * is that file. Each page runs in a scratch copy of the root (links to the
  * repository's files, its own bin/ and empty build/), so nothing it writes
- * reaches the checkout. The pages that run MPI programs or sweeps are the
- * slow tier's (slow_docs). No link leaves the repository and nothing cites
- * ../shared.
+ * reaches the checkout. The commands of the pages that run MPI programs or
+ * sweeps, and the few others of seconds, are the slow tier's (slow_docs,
+ * slow_cmds). No link leaves the repository and nothing cites ../shared.
  */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include <ctype.h>
@@ -41,9 +41,20 @@
  * in its set-up section). */
 #define CONVENTION "run from the repository root after `make`, with `export PATH=$PWD/bin:$PATH`"
 
-/* The pages whose commands take minutes: MPI programs (mpirun), sweeps, and
- * msccl.md's 1024-GPU build (17 s at load average 7). */
+/* The slow tier's commands: every one of the pages that run MPI programs
+ * (mpirun), sweeps and msccl.md's 1024-GPU build (25, 4 and 16 s at load
+ * average 9), and the commands of other pages that took over 1.5 s there.
+ * None of the latter reads what an earlier command of its page wrote (the
+ * quick tier does not run them, the slow tier runs nothing else there). */
 static const char *const slow_docs[] = {"docs/mpi.md", "docs/msccl.md", "docs/sweep.md", NULL};
+static const struct {
+	const char *page, *prefix;
+} slow_cmds[] = {
+	{"docs/cli.md", "collc tune examples/torus-8x8-compare.coll --collective SP --sizes 1KiB..1GiB"},
+	{"docs/bridge.md", "sh examples/bridge-sweep.sh"},
+	{"docs/sim.md", "collc sim build/ring4096.coll"},
+	{NULL, NULL},
+};
 
 /* A page as lines: line[i] is line i + 1 (the fence's indentation is taken
  * off a block's lines as they are read). */
@@ -75,6 +86,9 @@ struct Visit {
 	int commands, markers, failed;
 	bool used[64];     /* rows of justified in use */
 	bool saw_console, saw_convention;
+	bool script;       /* the block being read is a script file ("#!") */
+	int tier;          /* the commands run: 0 quick, 1 slow, -1 all */
+	bool slow_used[8]; /* slow_cmds matched */
 };
 
 static bool
@@ -189,6 +203,7 @@ walk_page(Visit *v, const Page *p)
 				v->coll(v, p, i + 1, text);
 			free(text);
 		} else if (v->other) {
+			v->script = false;
 			for (int k = i + 1; k < j; k++)
 				v->other(v, p, k + 1, lang, unindent(p->line[k], indent));
 		}
@@ -269,6 +284,28 @@ output_matches(const char *const *want, int nw, char *const *got, int ng, int *a
 	if (i > *at)
 		*at = i, *gat = j;
 	return i == nw && j == ng;
+}
+
+static bool
+is_slow(const char *doc)
+{
+	for (int i = 0; slow_docs[i]; i++)
+		if (strcmp(slow_docs[i], doc) == 0)
+			return true;
+	return false;
+}
+
+/* Whether a command is the slow tier's; marks the slow_cmds entry it matches. */
+static bool
+cmd_is_slow(Visit *v, const Page *p, const Cmd *c)
+{
+	for (int i = 0; slow_cmds[i].page; i++)
+		if (strcmp(slow_cmds[i].page, p->name) == 0 &&
+		    strncmp(c->text, slow_cmds[i].prefix, strlen(slow_cmds[i].prefix)) == 0) {
+			v->slow_used[i] = true;
+			return true;
+		}
+	return is_slow(p->name);
 }
 
 /* The row of docs/testing.md's table that allows this command's markers. */
@@ -356,6 +393,8 @@ print_diff(const Visit *v, const Page *p, const Cmd *c)
 static void
 run_one(Visit *v, const Page *p, const Cmd *c)
 {
+	if (v->tier >= 0 && cmd_is_slow(v, p, c) != (v->tier == 1))
+		return;
 	v->commands++;
 	int marks = 0;
 	for (int i = 0; i < c->nshown; i++)
@@ -461,15 +500,6 @@ make_root(const char *root, const char *cwd)
 	return true;
 }
 
-static bool
-is_slow(const char *doc)
-{
-	for (int i = 0; slow_docs[i]; i++)
-		if (strcmp(slow_docs[i], doc) == 0)
-			return true;
-	return false;
-}
-
 /* The pages of docs/ (README.md comes first, by the callers). */
 static int
 all_pages(glob_t *g)
@@ -486,7 +516,7 @@ seconds(void)
 }
 
 static void
-run_page(const char *name, const char *base, const char *cwd)
+run_page(const char *name, const char *base, const char *cwd, int tier)
 {
 	char root[PATH_MAX], work[PATH_MAX];
 	snprintf(root, sizeof root, "%s/root", base);
@@ -495,14 +525,15 @@ run_page(const char *name, const char *base, const char *cwd)
 	char cmd[2 * PATH_MAX + 32];
 	snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s", work, work);
 	CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
-	Visit v = {.cmd = run_one, .coll = write_coll, .root = root, .work = work};
+	Visit v = {.cmd = run_one, .coll = write_coll, .root = root, .work = work, .tier = tier};
 	read_justified(&v);
 	Page p;
 	CU_ASSERT_FATAL(load_page(&p, name));
 	double t0 = seconds();
 	walk_page(&v, &p);
-	printf("\n  docs: %s: %d commands in %.1f s%s", name, v.commands, seconds() - t0,
-	       v.failed ? " (some FAILED: the page's lines against the output above)" : "");
+	if (v.commands)
+		printf("\n  docs: %s: %d commands in %.1f s%s", name, v.commands, seconds() - t0,
+		       v.failed ? " (some FAILED: the page's lines against the output above)" : "");
 	free_page(&p);
 	free(v.justified);
 	free(v.jtext);
@@ -517,12 +548,15 @@ run_tier(bool slow)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(base));
 	glob_t g;
 	CU_ASSERT_EQUAL_FATAL(all_pages(&g), 0);
-	/* COLLC_DOCS_PAGE=docs/X.md: that page alone, whichever tier's test runs */
+	/* COLLC_DOCS_PAGE=docs/X.md: every command of that page alone, whichever
+	 * tier's test runs */
 	const char *only = getenv("COLLC_DOCS_PAGE");
 	for (size_t i = 0; i <= g.gl_pathc; i++) {
 		const char *page = i == 0 ? "README.md" : g.gl_pathv[i - 1];
-		if (only && *only ? strcmp(only, page) == 0 : is_slow(page) == slow)
-			run_page(page, base, cwd);
+		if (!only || !*only)
+			run_page(page, base, cwd, slow);
+		else if (strcmp(only, page) == 0)
+			run_page(page, base, cwd, -1);
 	}
 	globfree(&g);
 	char cmd[PATH_MAX];
@@ -556,6 +590,7 @@ static void
 static_cmd(Visit *v, const Page *p, const Cmd *c)
 {
 	v->commands++;
+	cmd_is_slow(v, p, c);
 	int marks = 0;
 	for (int i = 0; i < c->nshown; i++)
 		marks += markers_in(c->shown[i]);
@@ -572,15 +607,12 @@ static_cmd(Visit *v, const Page *p, const Cmd *c)
 	             "cores", p->name, c->line, c->text);
 }
 
-static bool script_block;
-
 static void
 static_other(Visit *v, const Page *p, int line, const char *lang, const char *l)
 {
-	(void)v;
 	(void)lang;
 	if (strncmp(l, "#!", 2) == 0)
-		script_block = true;
+		v->script = true;
 	assert_named(strncmp(l, "$ ", 2) != 0, line, p->name, "%s:%d: a command outside a "
 	             "```console block: %s", p->name, line, l);
 	if (strncmp(l, "collc ", 6) != 0 && strncmp(l, "bin/collc ", 10) != 0)
@@ -592,7 +624,7 @@ static_other(Visit *v, const Page *p, int line, const char *lang, const char *l)
 			placeholder = true;
 	/* a synopsis: a placeholder, or a description aligned after the command */
 	placeholder = placeholder || strstr(l, "  ") != NULL;
-	assert_named(placeholder || script_block, line, p->name, "%s:%d: a collc command outside a "
+	assert_named(placeholder || v->script, line, p->name, "%s:%d: a collc command outside a "
 	             "```console block (a synopsis names FILE or the like): %s", p->name, line, l);
 }
 
@@ -607,7 +639,6 @@ test_conventions(void)
 		Page p;
 		CU_ASSERT_FATAL(load_page(&p, i == 0 ? "README.md" : g.gl_pathv[i - 1]));
 		v.saw_console = v.saw_convention = false;
-		script_block = false;
 		walk_page(&v, &p);
 		free_page(&p);
 	}
@@ -616,6 +647,9 @@ test_conventions(void)
 		assert_named(v.used[r], __LINE__, __FILE__, "docs/testing.md lists `%s` of %s as output "
 		             "that varies, but no ~ field of that command is shown", v.justified[2 * r + 1],
 		             v.justified[2 * r]);
+	for (int i = 0; slow_cmds[i].page; i++)
+		assert_named(v.slow_used[i], __LINE__, __FILE__, "slow_cmds: %s shows no `%s...`",
+		             slow_cmds[i].page, slow_cmds[i].prefix);
 	CU_ASSERT(v.commands > 50);
 	printf("\n  docs: %d commands, %d ~ fields (for %d commands)", v.commands, v.markers,
 	       v.njustified);
@@ -766,8 +800,8 @@ test_algorithm_table(void)
 }
 
 CU_TestInfo docs_tests[] = {
-	{"every command of README and docs/ runs as printed (but slow_docs')", test_commands_quick},
-	{"docs/mpi.md's, msccl.md's and sweep.md's commands run as printed", test_commands_slow},
+	{"every command of README and docs/ runs as printed (but the slow ones)", test_commands_quick},
+	{"the docs' slow commands run as printed (MPI, sweeps, large builds)", test_commands_slow},
 	{"commands in console blocks, written collc; every ~ field justified", test_conventions},
 	{"no link leaves the repository; nothing cites ../shared", test_links_inside},
 	{"language.md's algorithm table is the registry's", test_algorithm_table},
