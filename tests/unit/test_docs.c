@@ -43,7 +43,8 @@
 
 /* The slow tier's commands: every one of the pages that run MPI programs
  * (mpirun), sweeps and msccl.md's 1024-GPU build (25, 4 and 16 s at load
- * average 9), and the commands of other pages that took over 1.5 s there.
+ * average 9), and the commands of other pages that took over 1.5 s there
+ * (reproduce.md's search of a grid of models 72 s).
  * None of the latter reads what an earlier command of its page wrote (the
  * quick tier does not run them, the slow tier runs nothing else there). */
 static const char *const slow_docs[] = {"docs/mpi.md", "docs/msccl.md", "docs/sweep.md", NULL};
@@ -53,6 +54,7 @@ static const struct {
 	{"docs/cli.md", "collc tune examples/torus-8x8-compare.coll --collective SP --sizes 1KiB..1GiB"},
 	{"docs/bridge.md", "sh examples/bridge-sweep.sh"},
 	{"docs/sim.md", "collc sim build/ring4096.coll"},
+	{"docs/reproduce.md", "python3 tests/ev_search.py"},
 	{NULL, NULL},
 };
 
