@@ -90,7 +90,7 @@ struct Visit {
 	bool saw_console, saw_convention;
 	bool script;       /* the block being read is a script file ("#!") */
 	int tier;          /* the commands run: 0 quick, 1 slow, -1 all */
-	bool slow_used[8]; /* slow_cmds matched */
+	bool slow_used[sizeof slow_cmds / sizeof *slow_cmds]; /* slow_cmds matched */
 };
 
 static bool
