@@ -14,7 +14,7 @@
  * other must succeed. A ```coll block whose first line is "// build/NAME.coll"
  * is that file. Each page runs in a scratch copy of the root (links to the
  * repository's files, its own bin/ and empty build/), so nothing it writes
- * reaches the checkout. The commands of the pages that run MPI programs or
+ * reaches the checkout, which git status must find as it was. The commands of the pages that run MPI programs or
  * sweeps, and the few others of seconds, are the slow tier's (slow_docs,
  * slow_cmds). No link leaves the repository and nothing cites ../shared.
  */
@@ -520,6 +520,24 @@ seconds(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* What git says of the checkout (files changed or new), "" without git. */
+static char *
+checkout_state(void)
+{
+	FILE *f = popen("git status --porcelain --untracked-files=all 2>/dev/null", "r");
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+	if (f && mem)
+		for (int ch; (ch = getc(f)) != EOF;)
+			putc(ch, mem);
+	if (f)
+		pclose(f);
+	if (mem)
+		fclose(mem);
+	return text;
+}
+
 static void
 run_page(const char *name, const char *base, const char *cwd, int tier)
 {
@@ -535,7 +553,14 @@ run_page(const char *name, const char *base, const char *cwd, int tier)
 	Page p;
 	CU_ASSERT_FATAL(load_page(&p, name));
 	double t0 = seconds();
+	char *before = checkout_state();
 	walk_page(&v, &p);
+	char *after = checkout_state();
+	assert_named(before && after && strcmp(before, after) == 0, __LINE__, __FILE__,
+	             "%s: its commands changed the checkout (they write into build/ only):\n"
+	             "before:\n%s\nafter:\n%s", name, before ? before : "", after ? after : "");
+	free(before);
+	free(after);
 	if (v.commands)
 		printf("\n  docs: %s: %d commands in %.1f s%s", name, v.commands, seconds() - t0,
 		       v.failed ? " (some FAILED: the page's lines against the output above)" : "");
