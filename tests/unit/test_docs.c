@@ -1,21 +1,33 @@
 /*
- * test_docs.c: the documentation as a user reads it. Every collc command
- * shown in README.md and the pages of docs/ runs as printed: lines after a "$ "
- * prompt in a fenced block and the lines of ```sh blocks, run from a
- * scratch directory that holds the repository's examples/ and tests/ and
- * the files the same page shows in ```coll blocks (the last one before the
- * command, under the .coll name the command uses). A command whose printed
- * output shows an error must fail, any other must succeed, and the first
- * line printed after it must be in its output. No link leaves the
- * repository and nothing cites ../shared.
+ * test_docs.c: the documentation as a user reads it.
+ *
+ * Every command a page shows runs as printed and prints what the page shows
+ * (docs/testing.md, "The docs' commands"). A command is a "$ " line of a
+ * ```console block (a line ending in a backslash goes on), run from the
+ * repository root after `make` with bin/ first on the PATH and nothing else
+ * in the environment (the convention the top of each page states); the
+ * lines after it, up to the next "$ " or the block's end, are everything it
+ * prints (stdout and stderr), compared line by line. A line "..." stands
+ * for any number of lines; a field "~TEXT" for any one field (a time of a
+ * real run), allowed only for the commands docs/testing.md's table lists
+ * with its reason. A command whose output shows an error must fail, any
+ * other must succeed. A ```coll block whose first line is "// build/NAME.coll"
+ * is that file. Each page runs in a scratch copy of the root (links to the
+ * repository's files, its own bin/ and empty build/), so nothing it writes
+ * reaches the checkout, which git status must find as it was. The commands of the pages that run MPI programs or
+ * sweeps, and the few others of seconds, are the slow tier's (slow_docs,
+ * slow_cmds). No link leaves the repository and nothing cites ../shared.
  */
 #define _XOPEN_SOURCE 700 /* realpath */
+#include <ctype.h>
+#include <dirent.h>
 #include <glob.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "registry.h"
@@ -25,168 +37,654 @@
 #define COLLC_BIN "bin/collc"
 #endif
 
-static char scratch[] = "/tmp/collc-docs-XXXXXX";
+/* What each page with commands says before its first one (README.md says it
+ * in its set-up section). */
+#define CONVENTION "run from the repository root after `make`, with `export PATH=$PWD/bin:$PATH`"
+
+/* The slow tier's commands: every one of the pages that run MPI programs
+ * (mpirun), sweeps and msccl.md's 1024-GPU build (25, 4 and 16 s at load
+ * average 9), and the commands of other pages that took over 1.5 s there
+ * (reproduce.md's search of a grid of models 72 s).
+ * None of the latter reads what an earlier command of its page wrote (the
+ * quick tier does not run them, the slow tier runs nothing else there). */
+static const char *const slow_docs[] = {"docs/mpi.md", "docs/msccl.md", "docs/sweep.md", NULL};
+static const struct {
+	const char *page, *prefix;
+} slow_cmds[] = {
+	{"docs/cli.md", "collc tune examples/torus-8x8-compare.coll --collective SP --sizes 1KiB..1GiB"},
+	{"docs/bridge.md", "sh examples/bridge-sweep.sh"},
+	{"docs/sim.md", "collc sim build/ring4096.coll"},
+	{"docs/reproduce.md", "python3 tests/ev_search.py"},
+	{NULL, NULL},
+};
+
+/* A page as lines: line[i] is line i + 1 (the fence's indentation is taken
+ * off a block's lines as they are read). */
+typedef struct Page {
+	const char *name;
+	char *text;
+	char **line;
+	int n;
+} Page;
+
+/* One command of a console block and what the page shows it printing. */
+typedef struct Cmd {
+	int line;           /* the "$ " line */
+	char text[4096];    /* the command, continuation lines included */
+	const char **shown; /* its output lines */
+	int nshown, first;  /* how many; the page's line of the first */
+} Cmd;
+
+typedef struct Visit Visit;
+struct Visit {
+	void (*cmd)(Visit *, const Page *, const Cmd *);
+	void (*coll)(Visit *, const Page *, int line, const char *text); /* a build/ file */
+	void (*other)(Visit *, const Page *, int line, const char *lang, const char *l);
+	const char *root;  /* scratch root (runs) */
+	const char *work;  /* where the command script and its output go */
+	char *jtext;       /* docs/testing.md, cut up by read_justified */
+	char **justified;  /* its table: page, command prefix, ... */
+	int njustified;
+	int commands, markers, failed;
+	bool used[64];     /* rows of justified in use */
+	bool saw_console, saw_convention;
+	bool script;       /* the block being read is a script file ("#!") */
+	int tier;          /* the commands run: 0 quick, 1 slow, -1 all */
+	bool slow_used[sizeof slow_cmds / sizeof *slow_cmds]; /* slow_cmds matched */
+};
 
 static bool
-exists_in(const char *dir, const char *name)
+load_page(Page *p, const char *name)
 {
-	char path[PATH_MAX];
-	struct stat st;
-	snprintf(path, sizeof path, "%s/%s", dir, name);
-	return stat(path, &st) == 0;
-}
-
-/* Writes the page's last ```coll block under every .coll name in cmd that
- * the scratch directory does not have. */
-static void
-provide_files(const char *cmd, const char *coll)
-{
-	char word[256];
-	for (const char *p = cmd; *p;) {
-		while (*p == ' ')
-			p++;
-		size_t n = strcspn(p, " ");
-		if (n > 5 && n < sizeof word && strncmp(p + n - 5, ".coll", 5) == 0) {
-			snprintf(word, sizeof word, "%.*s", (int)n, p);
-			if (coll && !strchr(word, '/') && !exists_in(scratch, word)) {
-				char path[PATH_MAX];
-				snprintf(path, sizeof path, "%s/%s", scratch, word);
-				FILE *f = fopen(path, "w");
-				if (f) {
-					fputs(coll, f);
-					fclose(f);
-				}
-			}
-		}
-		p += n;
+	p->name = name;
+	p->text = slurp(name, NULL);
+	if (!p->text)
+		return false;
+	size_t cap = 64;
+	p->line = malloc(cap * sizeof *p->line);
+	p->n = 0;
+	for (char *l = p->text, *next; l; l = next) {
+		next = strchr(l, '\n');
+		if (next)
+			*next++ = 0;
+		if (!next && !*l)
+			break;
+		if ((size_t)p->n == cap)
+			p->line = realloc(p->line, (cap *= 2) * sizeof *p->line);
+		p->line[p->n++] = l;
 	}
+	return true;
 }
 
 static void
-run_shown(const char *doc, int line, const char *cmd, const char *shown, const char *coll)
+free_page(Page *p)
 {
-	provide_files(cmd, coll);
-	char full[4096];
-	snprintf(full, sizeof full, "cd %s && PATH=%s/bin:$PATH %s >out.txt 2>&1", scratch, scratch,
-	         cmd);
-	int st = system(full);
-	int rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-	char path[PATH_MAX];
-	snprintf(path, sizeof path, "%s/out.txt", scratch);
-	char *out = slurp(path, NULL);
-	bool want_fail = shown && (strstr(shown, "error") || strncmp(shown, "collc: ", 7) == 0);
-	assert_named(want_fail ? rc != 0 : rc == 0, line, doc, "%s:%d: '%s' exits %d:\n%s", doc,
-	             line, cmd, rc, out ? out : "");
-	if (shown && *shown) {
-		char first[512];
-		snprintf(first, sizeof first, "%.*s", (int)strcspn(shown, "\n"), shown);
-		assert_named(out && strstr(out, first) != NULL, line, doc,
-		             "%s:%d: '%s' does not print\n%s\nbut\n%s", doc, line, cmd, first,
-		             out ? out : "");
-	}
-	free(out);
+	free(p->line);
+	free(p->text);
 }
 
-/* The command of a line, or NULL: collc commands only (make, mpicc and
- * mpirun lines need the build and MPI around them). */
+static int
+indent_of(const char *l)
+{
+	return (int)strspn(l, " ");
+}
+
+/* A block line without the fence's indentation. */
 static const char *
-collc_command(const char *line)
+unindent(const char *l, int indent)
 {
-	if (strncmp(line, "bin/collc ", 10) == 0 || strncmp(line, "collc ", 6) == 0)
-		return line;
-	return NULL;
+	int k = 0;
+	while (k < indent && l[k] == ' ')
+		k++;
+	return l + k;
 }
 
-static void
-check_doc(const char *doc)
+static bool
+is_fence(const char *l)
 {
-	char *text = slurp(doc, NULL);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
-	char *coll = NULL, lang[32] = "";
-	bool in = false;
-	char *block = NULL;
-	size_t blen = 0;
-	int lineno = 0, start = 0;
+	return strncmp(l + indent_of(l), "```", 3) == 0;
+}
+
+/* The commands of a console block, lines [from, to), in order. */
+static void
+walk_console(Visit *v, const Page *p, int from, int to, int indent)
+{
+	const char **shown = malloc((size_t)(to - from + 1) * sizeof *shown);
+	for (int k = from; k < to;) {
+		const char *l = unindent(p->line[k], indent);
+		Cmd c = {.line = k + 1, .shown = shown};
+		if (strncmp(l, "$ ", 2) != 0) {
+			assert_named(0, k + 1, p->name, "%s:%d: output before any command in a console block:"
+			             " %s", p->name, k + 1, l);
+			k++;
+			continue;
+		}
+		snprintf(c.text, sizeof c.text, "%s", l + 2);
+		size_t len;
+		while ((len = strlen(c.text)) > 0 && c.text[len - 1] == '\\' && k + 1 < to)
+			snprintf(c.text + len, sizeof c.text - len, "\n%s", unindent(p->line[++k], indent));
+		c.first = k + 2;
+		for (k++; k < to && strncmp(unindent(p->line[k], indent), "$ ", 2) != 0; k++)
+			shown[c.nshown++] = unindent(p->line[k], indent);
+		v->cmd(v, p, &c);
+	}
+	free(shown);
+}
+
+/* Every fenced block of a page: console blocks' commands, build/ files,
+ * and the other blocks' lines. */
+static void
+walk_page(Visit *v, const Page *p)
+{
+	for (int i = 0; i < p->n; i++) {
+		if (!v->saw_console && strstr(p->line[i], CONVENTION))
+			v->saw_convention = true;
+		if (!is_fence(p->line[i]))
+			continue;
+		int indent = indent_of(p->line[i]), j = i + 1;
+		char lang[32];
+		snprintf(lang, sizeof lang, "%s", p->line[i] + indent + 3);
+		while (j < p->n && !is_fence(p->line[j]))
+			j++;
+		if (strcmp(lang, "console") == 0) {
+			if (!v->saw_console)
+				assert_named(v->saw_convention, i + 1, p->name, "%s: no \"%s\" before its "
+				             "first command (line %d)", p->name, CONVENTION, i + 1);
+			v->saw_console = true;
+			walk_console(v, p, i + 1, j, indent);
+		} else if (strcmp(lang, "coll") == 0 && i + 1 < j &&
+		           strncmp(unindent(p->line[i + 1], indent), "// build/", 9) == 0) {
+			size_t len = 0;
+			for (int k = i + 1; k < j; k++)
+				len += strlen(p->line[k]) + 1;
+			char *text = malloc(len + 1), *w = text;
+			for (int k = i + 1; k < j; k++)
+				w += sprintf(w, "%s\n", unindent(p->line[k], indent));
+			*w = 0;
+			if (v->coll)
+				v->coll(v, p, i + 1, text);
+			free(text);
+		} else if (v->other) {
+			v->script = false;
+			for (int k = i + 1; k < j; k++)
+				v->other(v, p, k + 1, lang, unindent(p->line[k], indent));
+		}
+		i = j;
+	}
+}
+
+/* A field "~TEXT" of a shown line: any one field of the output. */
+static bool
+is_marker(const char *field)
+{
+	return field[0] == '~' && field[1] && field[1] != ' ';
+}
+
+static int
+markers_in(const char *l)
+{
+	int n = 0;
+	for (const char *f = l; *f; f += strcspn(f, " "), f += strspn(f, " "))
+		if ((f == l || f[-1] == ' ') && is_marker(f))
+			n++;
+	return n;
+}
+
+static bool
+is_ellipsis(const char *l)
+{
+	return strcmp(l + strspn(l, " "), "...") == 0;
+}
+
+/* A shown line against an output line: the same text, or with markers the
+ * same fields but for the marked ones (the widths of the columns vary with
+ * the values). Trailing blanks never count. */
+static bool
+line_matches(const char *want, const char *got)
+{
+	size_t wn = strlen(want), gn = strlen(got);
+	while (wn && want[wn - 1] == ' ')
+		wn--;
+	while (gn && (got[gn - 1] == ' ' || got[gn - 1] == '\r'))
+		gn--;
+	if (!markers_in(want))
+		return wn == gn && strncmp(want, got, wn) == 0;
+	const char *w = want + strspn(want, " "), *g = got + strspn(got, " ");
+	while (*w && *g) {
+		size_t a = strcspn(w, " "), b = strcspn(g, " ");
+		if (!is_marker(w) && (a != b || strncmp(w, g, a) != 0))
+			return false;
+		w += a, g += b;
+		w += strspn(w, " "), g += strspn(g, " ");
+	}
+	return !*w && !*g;
+}
+
+/* The shown lines against the output's, "..." matching any run of lines (the
+ * usual wildcard walk, backtracking to the last "..."). On a mismatch, *at
+ * and *got are the furthest shown line reached and the output line there. */
+static bool
+output_matches(const char *const *want, int nw, char *const *got, int ng, int *at, int *gat)
+{
+	int i = 0, j = 0, star = -1, mark = 0;
+	*at = 0, *gat = 0;
+	while (j < ng) {
+		if (i < nw && is_ellipsis(want[i])) {
+			star = i++, mark = j;
+		} else if (i < nw && line_matches(want[i], got[j])) {
+			i++, j++;
+		} else if (star >= 0) {
+			i = star + 1, j = ++mark;
+		} else {
+			break;
+		}
+		if (i > *at)
+			*at = i, *gat = j;
+	}
+	while (i < nw && is_ellipsis(want[i]))
+		i++;
+	if (i > *at)
+		*at = i, *gat = j;
+	return i == nw && j == ng;
+}
+
+static bool
+is_slow(const char *doc)
+{
+	for (int i = 0; slow_docs[i]; i++)
+		if (strcmp(slow_docs[i], doc) == 0)
+			return true;
+	return false;
+}
+
+/* Whether a command is the slow tier's; marks the slow_cmds entry it matches. */
+static bool
+cmd_is_slow(Visit *v, const Page *p, const Cmd *c)
+{
+	for (int i = 0; slow_cmds[i].page; i++)
+		if (strcmp(slow_cmds[i].page, p->name) == 0 &&
+		    strncmp(c->text, slow_cmds[i].prefix, strlen(slow_cmds[i].prefix)) == 0) {
+			v->slow_used[i] = true;
+			return true;
+		}
+	return is_slow(p->name);
+}
+
+/* The row of docs/testing.md's table that allows this command's markers. */
+static int
+justification(const Visit *v, const Page *p, const Cmd *c)
+{
+	for (int r = 0; r < v->njustified; r++)
+		if (strcmp(v->justified[2 * r], p->name) == 0 &&
+		    strncmp(c->text, v->justified[2 * r + 1], strlen(v->justified[2 * r + 1])) == 0)
+			return r;
+	return -1;
+}
+
+/* The output file as lines (blanks at their ends kept for the message). */
+static int
+split_lines(char *text, char ***lines)
+{
+	int n = 0;
+	size_t cap = 16;
+	*lines = malloc(cap * sizeof **lines);
 	for (char *l = text, *next; l && *l; l = next) {
 		next = strchr(l, '\n');
 		if (next)
 			*next++ = 0;
-		lineno++;
-		const char *t = l + strspn(l, " ");
-		if (strncmp(t, "```", 3) == 0) {
-			if (!in) {
-				in = true;
-				snprintf(lang, sizeof lang, "%s", t + 3);
-				free(block);
-				block = calloc(1, 1);
-				blen = 0;
-				start = lineno;
-				continue;
-			}
-			in = false;
-			if (strcmp(lang, "coll") == 0) {
-				free(coll);
-				coll = block;
-				block = NULL;
-			} else if (block) {
-				/* run the block's commands */
-				int ln = start;
-				char *save = block;
-				for (char *b = block, *bn; b && *b; b = bn, ln++) {
-					bn = strchr(b, '\n');
-					if (bn)
-						*bn++ = 0;
-					const char *cmd = NULL;
-					if (strncmp(b, "$ ", 2) == 0)
-						cmd = collc_command(b + 2);
-					else if (strcmp(lang, "sh") == 0 && b[0] != '#')
-						cmd = collc_command(b);
-					if (!cmd)
-						continue;
-					/* what is shown after a prompt, up to the next one */
-					char shown[2048] = "";
-					if (b[0] == '$' && bn && strncmp(bn, "$ ", 2) != 0) {
-						size_t n = strcspn(bn, "$");
-						snprintf(shown, sizeof shown, "%.*s", (int)n, bn);
-					}
-					run_shown(doc, ln + 1, cmd, b[0] == '$' ? shown : NULL, coll);
-				}
-				free(save);
-				block = NULL;
-			}
-			continue;
-		}
-		if (in && block) {
-			size_t n = strlen(l);
-			block = realloc(block, blen + n + 2);
-			memcpy(block + blen, l, n);
-			blen += n;
-			block[blen++] = '\n';
-			block[blen] = 0;
-		}
+		if ((size_t)n == cap)
+			*lines = realloc(*lines, (cap *= 2) * sizeof **lines);
+		(*lines)[n++] = l;
 	}
-	free(block), free(coll), free(text);
+	return n;
+}
+
+static bool
+shows_error(const Cmd *c)
+{
+	for (int i = 0; i < c->nshown; i++)
+		if (strstr(c->shown[i], "error:") || strncmp(c->shown[i], "collc: ", 7) == 0)
+			return true;
+	return false;
+}
+
+/* Runs one command in a fresh shell: the scratch root as its directory, an
+ * environment of PATH (bin/ first) and HOME alone (the user's: a fresh one
+ * costs Graphviz's font cache tens of seconds), Open MPI's consent to
+ * run as root when the tests run as root. */
+static int
+run_cmd(const Visit *v, const Cmd *c)
+{
+	char path[PATH_MAX], sh[6 * PATH_MAX];
+	snprintf(path, sizeof path, "%s/cmd.sh", v->work);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fprintf(f, "%s\n", c->text);
+	fclose(f);
+	const char *home = getenv("HOME");
+	snprintf(sh, sizeof sh, "cd %s && env -i PATH=%s/bin:/usr/local/bin:/usr/bin:/bin HOME=%s "
+	         "LANG=C.UTF-8 %s timeout 1800 bash --noprofile --norc %s/cmd.sh >%s/out.txt 2>&1 "
+	         "</dev/null", v->root, v->root, home && *home && !strchr(home, ' ') ? home : v->work,
+	         geteuid() == 0 ? "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1" : "",
+	         v->work, v->work);
+	int st = system(sh);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Prints the page's lines against the output's (diff -u) for whoever fixes it. */
+static void
+print_diff(const Visit *v, const Page *p, const Cmd *c)
+{
+	char path[PATH_MAX], sh[3 * PATH_MAX + 8192];
+	snprintf(path, sizeof path, "%s/shown.txt", v->work);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return;
+	for (int i = 0; i < c->nshown; i++)
+		fprintf(f, "%s\n", c->shown[i]);
+	fclose(f);
+	printf("\n%s:%d: $ %s\n", p->name, c->line, c->text);
+	fflush(stdout);
+	snprintf(sh, sizeof sh, "cd %s && diff -u --label '%s:%d (shown)' --label 'printed' "
+	         "shown.txt out.txt | head -60", v->work, p->name, c->first);
+	if (system(sh) != 0)
+		printf("(diff failed)\n");
 }
 
 static void
-test_commands_run(void)
+run_one(Visit *v, const Page *p, const Cmd *c)
 {
-	char cmd[PATH_MAX * 8], cwd[PATH_MAX];
-	CU_ASSERT_PTR_NOT_NULL_FATAL(getcwd(cwd, sizeof cwd));
-	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(scratch));
+	if (v->tier >= 0 && cmd_is_slow(v, p, c) != (v->tier == 1))
+		return;
+	/* an address-space limit stops a sanitized collc before main (its shadow memory) */
+	if (UNDER_ASAN && strstr(c->text, "ulimit -v"))
+		return;
+	v->commands++;
+	int marks = 0;
+	for (int i = 0; i < c->nshown; i++)
+		marks += markers_in(c->shown[i]);
+	v->markers += marks;
+	if (marks)
+		assert_named(justification(v, p, c) >= 0, c->line, p->name, "%s:%d: `%s` shows %d "
+		             "~ fields, but docs/testing.md's table of output that varies does not list "
+		             "it", p->name, c->line, c->text, marks);
+	int rc = run_cmd(v, c);
+	char path[PATH_MAX];
+	snprintf(path, sizeof path, "%s/out.txt", v->work);
+	char *out = slurp(path, NULL), **got;
+	int ng = split_lines(out ? out : (char[]){""}, &got), at, gat;
+	bool ok = output_matches(c->shown, c->nshown, got, ng, &at, &gat);
+	bool want_fail = shows_error(c);
+	bool rc_ok = want_fail ? rc != 0 && rc != 124 && rc < 126 : rc == 0;
+	if (!ok)
+		assert_named(0, c->first + at, p->name, "%s:%d: `%s`: the page's line %d shows\n"
+		             "  %s\nbut output line %d is\n  %s", p->name, c->line, c->text,
+		             c->first + at, at < c->nshown ? c->shown[at] : "(the end of the output)",
+		             gat + 1, gat < ng ? got[gat] : "(the end of the output)");
+	if (!rc_ok)
+		assert_named(0, c->line, p->name, "%s:%d: `%s` exits %d; the page shows %s", p->name,
+		             c->line, c->text, rc, want_fail ? "an error" : "no error");
+	if (!ok || !rc_ok) {
+		v->failed++;
+		print_diff(v, p, c);
+	}
+	free(got);
+	free(out);
+}
+
+/* A ```coll block headed "// build/NAME.coll": written there for the commands after it. */
+static void
+write_coll(Visit *v, const Page *p, int line, const char *text)
+{
+	char name[256];
+	snprintf(name, sizeof name, "%.*s", (int)strcspn(text + 3, " \n:"), text + 3);
+	char path[PATH_MAX];
+	snprintf(path, sizeof path, "%s/%s", v->root, name);
+	FILE *f = fopen(path, "w");
+	assert_named(f != NULL, line, p->name, "%s:%d: cannot write %s", p->name, line, path);
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+/* docs/testing.md's table of output that varies: "| `PAGE` | `COMMAND...` | why |"
+ * rows after the heading "### Output that varies" (pairs in v->justified). */
+static void
+read_justified(Visit *v)
+{
+	v->jtext = slurp("docs/testing.md", NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(v->jtext);
+	char *sec = strstr(v->jtext, "\n### Output that varies");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(sec);
+	char *end = strstr(sec + 1, "\n#");
+	if (end)
+		*end = 0;
+	v->justified = malloc(2 * 64 * sizeof *v->justified);
+	for (char *save, *l = strtok_r(sec, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		char *a = strstr(l, "| `"), *b = a ? strchr(a + 3, '`') : NULL;
+		char *c = b ? strstr(b, "| `") : NULL, *d = c ? strchr(c + 3, '`') : NULL;
+		if (a != l || !d || v->njustified == 64)
+			continue;
+		*b = 0, *d = 0;
+		v->justified[2 * v->njustified] = a + 3;
+		v->justified[2 * v->njustified + 1] = c + 3;
+		v->njustified++;
+	}
+	CU_ASSERT(v->njustified > 0);
+}
+
+/* A scratch root for one page: a link to each entry of the repository's root
+ * but bin/ and build/, its own bin/collc and an empty build/. */
+static bool
+make_root(const char *root, const char *cwd)
+{
+	char cmd[6 * PATH_MAX + 64];
 	const char *bin = COLLC_BIN;
-	snprintf(cmd, sizeof cmd, "mkdir -p %s/bin && ln -s %s/examples %s/tests %s/ && "
-	         "ln -s %s%s%s %s/bin/collc", scratch, cwd, cwd, scratch, bin[0] == '/' ? "" : cwd,
-	         bin[0] == '/' ? "" : "/", bin, scratch);
+	snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s/bin %s/build && ln -s %s%s%s %s/bin/collc",
+	         root, root, root, bin[0] == '/' ? "" : cwd, bin[0] == '/' ? "" : "/", bin, root);
+	if (system(cmd) != 0)
+		return false;
+	DIR *d = opendir(cwd);
+	if (!d)
+		return false;
+	for (struct dirent *e; (e = readdir(d));) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
+		    strcmp(e->d_name, "bin") == 0 || strcmp(e->d_name, "build") == 0)
+			continue;
+		char from[2 * PATH_MAX], to[2 * PATH_MAX];
+		snprintf(from, sizeof from, "%s/%s", cwd, e->d_name);
+		snprintf(to, sizeof to, "%s/%s", root, e->d_name);
+		if (symlink(from, to) != 0) {
+			closedir(d);
+			return false;
+		}
+	}
+	closedir(d);
+	return true;
+}
+
+/* The pages of docs/ (README.md comes first, by the callers). */
+static int
+all_pages(glob_t *g)
+{
+	return glob("docs/*.md", 0, NULL, g);
+}
+
+static double
+seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* What git says of the checkout (files changed or new), "" without git. */
+static char *
+checkout_state(void)
+{
+	FILE *f = popen("git status --porcelain --untracked-files=all 2>/dev/null", "r");
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+	if (f && mem)
+		for (int ch; (ch = getc(f)) != EOF;)
+			putc(ch, mem);
+	if (f)
+		pclose(f);
+	if (mem)
+		fclose(mem);
+	return text;
+}
+
+static void
+run_page(const char *name, const char *base, const char *cwd, int tier)
+{
+	char root[PATH_MAX], work[PATH_MAX];
+	snprintf(root, sizeof root, "%s/root", base);
+	snprintf(work, sizeof work, "%s/work", base);
+	CU_ASSERT_FATAL(make_root(root, cwd));
+	char cmd[2 * PATH_MAX + 32];
+	snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s", work, work);
 	CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+	Visit v = {.cmd = run_one, .coll = write_coll, .root = root, .work = work, .tier = tier};
+	read_justified(&v);
+	Page p;
+	CU_ASSERT_FATAL(load_page(&p, name));
+	double t0 = seconds();
+	char *before = checkout_state();
+	walk_page(&v, &p);
+	char *after = checkout_state();
+	assert_named(before && after && strcmp(before, after) == 0, __LINE__, __FILE__,
+	             "%s: its commands changed the checkout (they write into build/ only):\n"
+	             "before:\n%s\nafter:\n%s", name, before ? before : "", after ? after : "");
+	free(before);
+	free(after);
+	if (v.commands)
+		printf("\n  docs: %s: %d commands in %.1f s%s", name, v.commands, seconds() - t0,
+		       v.failed ? " (some FAILED: the page's lines against the output above)" : "");
+	free_page(&p);
+	free(v.justified);
+	free(v.jtext);
+}
+
+/* The pages of one tier, each in its own scratch root. */
+static void
+run_tier(bool slow)
+{
+	char cwd[PATH_MAX], base[] = "/tmp/collc-docs-XXXXXX";
+	CU_ASSERT_PTR_NOT_NULL_FATAL(getcwd(cwd, sizeof cwd));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(base));
 	glob_t g;
-	check_doc("README.md");
-	CU_ASSERT_EQUAL_FATAL(glob("docs/*.md", 0, NULL, &g), 0);
-	for (size_t i = 0; i < g.gl_pathc; i++)
-		check_doc(g.gl_pathv[i]);
+	CU_ASSERT_EQUAL_FATAL(all_pages(&g), 0);
+	/* COLLC_DOCS_PAGE=docs/X.md: every command of that page alone, whichever
+	 * tier's test runs */
+	const char *only = getenv("COLLC_DOCS_PAGE");
+	for (size_t i = 0; i <= g.gl_pathc; i++) {
+		const char *page = i == 0 ? "README.md" : g.gl_pathv[i - 1];
+		if (!only || !*only)
+			run_page(page, base, cwd, slow);
+		else if (strcmp(only, page) == 0)
+			run_page(page, base, cwd, -1);
+	}
 	globfree(&g);
-	snprintf(cmd, sizeof cmd, "rm -rf %s", scratch);
+	char cmd[PATH_MAX];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", base);
 	CU_ASSERT_EQUAL(system(cmd), 0);
+}
+
+static void
+test_commands_quick(void)
+{
+	run_tier(false);
+}
+
+static void
+test_commands_slow(void)
+{
+	for (int i = 0; slow_docs[i]; i++)
+		assert_named(access(slow_docs[i], R_OK) == 0, __LINE__, __FILE__, "slow_docs: no %s",
+		             slow_docs[i]);
+	run_tier(true);
+}
+
+/* The page's conventions, without running anything: every command is in a
+ * console block (no "$ " line elsewhere; a collc line elsewhere is a usage
+ * synopsis, with a placeholder such as FILE or a description aligned after
+ * it, or a line of a script file,
+ * which starts "#!"); commands are written `collc`, not bin/collc; mpirun
+ * gets --oversubscribe (Open MPI runs no more ranks than cores without it);
+ * every ~ field is justified, and every row of the table is used. */
+static void
+static_cmd(Visit *v, const Page *p, const Cmd *c)
+{
+	v->commands++;
+	cmd_is_slow(v, p, c);
+	int marks = 0;
+	for (int i = 0; i < c->nshown; i++)
+		marks += markers_in(c->shown[i]);
+	v->markers += marks;
+	int r = justification(v, p, c);
+	if (r >= 0 && marks)
+		v->used[r] = true;
+	assert_named(strncmp(c->text, "bin/collc", 9) != 0 && !strstr(c->text, " bin/collc"),
+	             c->line, p->name, "%s:%d: `%s`: the pages write collc (bin/ is on the PATH)",
+	             p->name, c->line, c->text);
+	const char *mpirun = strstr(c->text, "mpirun ");
+	assert_named(!mpirun || strstr(mpirun, "--oversubscribe"), c->line, p->name,
+	             "%s:%d: `%s`: Open MPI's mpirun needs --oversubscribe for more ranks than "
+	             "cores", p->name, c->line, c->text);
+}
+
+static void
+static_other(Visit *v, const Page *p, int line, const char *lang, const char *l)
+{
+	(void)lang;
+	if (strncmp(l, "#!", 2) == 0)
+		v->script = true;
+	assert_named(strncmp(l, "$ ", 2) != 0, line, p->name, "%s:%d: a command outside a "
+	             "```console block: %s", p->name, line, l);
+	if (strncmp(l, "collc ", 6) != 0 && strncmp(l, "bin/collc ", 10) != 0)
+		return;
+	bool placeholder = false;
+	for (const char *w = l; *w; w++)
+		if (isupper((unsigned char)w[0]) && isupper((unsigned char)w[1]) &&
+		    isupper((unsigned char)w[2]) && (w == l || !isalnum((unsigned char)w[-1])))
+			placeholder = true;
+	/* a synopsis: a placeholder, or a description aligned after the command */
+	placeholder = placeholder || strstr(l, "  ") != NULL;
+	assert_named(placeholder || v->script, line, p->name, "%s:%d: a collc command outside a "
+	             "```console block (a synopsis names FILE or the like): %s", p->name, line, l);
+}
+
+static void
+test_conventions(void)
+{
+	Visit v = {.cmd = static_cmd, .other = static_other};
+	read_justified(&v);
+	glob_t g;
+	CU_ASSERT_EQUAL_FATAL(all_pages(&g), 0);
+	for (size_t i = 0; i <= g.gl_pathc; i++) {
+		Page p;
+		CU_ASSERT_FATAL(load_page(&p, i == 0 ? "README.md" : g.gl_pathv[i - 1]));
+		v.saw_console = v.saw_convention = false;
+		walk_page(&v, &p);
+		free_page(&p);
+	}
+	globfree(&g);
+	for (int r = 0; r < v.njustified; r++)
+		assert_named(v.used[r], __LINE__, __FILE__, "docs/testing.md lists `%s` of %s as output "
+		             "that varies, but no ~ field of that command is shown", v.justified[2 * r + 1],
+		             v.justified[2 * r]);
+	for (int i = 0; slow_cmds[i].page; i++)
+		assert_named(v.slow_used[i], __LINE__, __FILE__, "slow_cmds: %s shows no `%s...`",
+		             slow_cmds[i].page, slow_cmds[i].prefix);
+	CU_ASSERT(v.commands > 50);
+	printf("\n  docs: %d commands, %d ~ fields (for %d commands)", v.commands, v.markers,
+	       v.njustified);
+	free(v.justified);
+	free(v.jtext);
 }
 
 /* Every relative link of a page names a file of the repository. */
@@ -332,7 +830,9 @@ test_algorithm_table(void)
 }
 
 CU_TestInfo docs_tests[] = {
-	{"every collc command in README and docs runs as printed", test_commands_run},
+	{"every command of README and docs/ runs as printed (but the slow ones)", test_commands_quick},
+	{"the docs' slow commands run as printed (MPI, sweeps, large builds)", test_commands_slow},
+	{"commands in console blocks, written collc; every ~ field justified", test_conventions},
 	{"no link leaves the repository; nothing cites ../shared", test_links_inside},
 	{"language.md's algorithm table is the registry's", test_algorithm_table},
 	CU_TEST_INFO_NULL,

@@ -24,8 +24,9 @@
 
 /* The tests `--quick` leaves out: the first 17 took 1.5 s or more in a full
  * `run --times` (the project's 2-core machine under load, 2026-12-02; 336 s
- * of the 353 s the run took), except the golden files' and the docs'
- * commands, which the quick tier keeps whole (2.2 and 1.6 s). Every suite
+ * of the 353 s the run took), except the golden files' (2.2 s), which the
+ * quick tier keeps; the docs' commands are split by command into a quick
+ * test and a slow one (tests/unit/test_docs.c, slow_docs and slow_cmds). Every suite
  * keeps its other tests, so the quick tier still reaches every module. A
  * name here that is not a test is an error: a renamed test must not drop out
  * of this list unnoticed. (ring(16384) streamed, once 12 s, left it with
@@ -57,7 +58,7 @@ static const struct {
 	{"mpi", "mpi-lib: the PMPI drop-in under an unmodified program, Open MPI and MPICH"},
 	{"mpi", "mpi-lib: two libraries in one program, a plan of size ranges"},
 	{"mpi", "mpi-lib: every schedule form in one library, both MPIs"},
-	{"mpi", "mpi-lib: docs/mpi.md's two ways, as printed"},
+	{"docs", "the docs' slow commands run as printed (MPI, sweeps, large builds)"},
 	{"mpi", "collc tune --mpi-lib: the plan's library as a drop-in under Open MPI and MPICH"},
 	{"explain", "chromium: every round of every page against the text"},
 	{"explain", "chromium: #round=N, #tree=K, an aggregated page, a screenshot"},

@@ -834,56 +834,6 @@ test_lib_errors(void)
 	}
 }
 
-/* docs/mpi.md's two ways (link with the header, preload the drop-in): the
- * "$ " lines of its library section, run as printed in a scratch directory
- * holding examples/, tests/ and bin/collc, each succeeding, and the first
- * line the page shows after a command in its output. Open MPI's consent to
- * root and to more ranks than cores come from the environment. */
-static void
-test_lib_doc(void)
-{
-	if (!have_mpi) {
-		assert_named(0, __LINE__, __FILE__, "mpicc and mpirun are needed");
-		return;
-	}
-	char *doc = slurp("docs/mpi.md", NULL), cwd[1024], cmd[4096];
-	CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(getcwd(cwd, sizeof cwd));
-	const char *bin = COLLC_BIN;
-	snprintf(cmd, sizeof cmd, "rm -rf %s/doc && mkdir -p %s/doc/bin && ln -s %s/examples "
-	         "%s/tests %s/doc/ && ln -s %s%s%s %s/doc/bin/collc", dir, dir, cwd, cwd, dir,
-	         bin[0] == '/' ? "" : cwd, bin[0] == '/' ? "" : "/", bin, dir);
-	CU_ASSERT_EQUAL_FATAL(sh(cmd), 0);
-	char *from = strstr(doc, "\n## The library"), *to = from ? strstr(from, "\n**The plan.**") : NULL;
-	CU_ASSERT_PTR_NOT_NULL_FATAL(to);
-	*to = 0;
-	int ran = 0;
-	for (char *l = from, *next; l && *l; l = next) {
-		next = strchr(l + 1, '\n');
-		if (next)
-			*next++ = 0;
-		if (strncmp(l, "$ ", 2) != 0)
-			continue;
-		/* the first line shown after it, unless another command */
-		char shown[256] = "";
-		if (next && strncmp(next, "$ ", 2) != 0 && strncmp(next, "```", 3) != 0)
-			snprintf(shown, sizeof shown, "%.*s", (int)strcspn(next, "\n"), next);
-		snprintf(cmd, sizeof cmd, "cd %s/doc && OMPI_ALLOW_RUN_AS_ROOT=1 "
-		         "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 "
-		         "OMPI_MCA_mpi_yield_when_idle=1 %s >%s/doc/out 2>&1", dir, l + 2, dir);
-		int rc = sh(cmd);
-		snprintf(cmd, sizeof cmd, "%s/doc/out", dir);
-		char *out = slurp(cmd, NULL);
-		assert_named(rc == 0 && out && strstr(out, shown), __LINE__, __FILE__,
-		             "docs/mpi.md: `%s`: exit %d, wanted \"%s\":\n%.2000s", l + 2, rc, shown,
-		             out ? out : "");
-		free(out);
-		ran++;
-	}
-	assert_named(ran >= 7, __LINE__, __FILE__, "docs/mpi.md shows %d commands for the library", ran);
-	free(doc);
-}
-
 /* mpi_lib_write on plans as a tuner would hand them: the diagnostics (with
  * the source, "" when it writes) and the source it writes. */
 static int
@@ -976,7 +926,6 @@ CU_TestInfo mpi_tests[] = {
 	{"mpi-lib: every schedule form in one library, both MPIs", test_lib_forms},
 	{"mpi-lib: two collectives of one kind and size", test_lib_ambiguous},
 	{"mpi-lib: a bad prefix, a name of the library's own", test_lib_errors},
-	{"mpi-lib: docs/mpi.md's two ways, as printed", test_lib_doc},
 	{"mpi-lib: mpi_lib_write on plans of several ranges, and bad entries", test_lib_plan_checks},
 	{"collc tune --mpi-lib: the plan's library as a drop-in under Open MPI and MPICH",
 	 test_tuned_dropin},
