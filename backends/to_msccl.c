@@ -77,6 +77,7 @@ typedef struct Op {
 	bool nostore;       /* a fused reduce whose value only travels on: rrs */
 	int chain;          /* send: the receive's accumulator chain (0: the chunk itself) */
 	int host;           /* a local op run in this op's tb, not the local one; -1 */
+	int lane;           /* a local op: its local tb (staged: many), 0 otherwise */
 	bool chainfirst;    /* ... whose first receive it is: r, not rrc */
 	int mate;           /* send: its receive; receive: its send; -1 */
 	int fwd;            /* send: the receive whose run it passes on unchanged, -1 */
@@ -110,6 +111,9 @@ typedef struct Lower {
 	int maxcnt;         /* chunks per sending step at most */
 	bool unpaired;      /* tbs send or receive, never both: exchanges stream */
 	bool mirror;        /* an exchange's higher rank receives first (interleave) */
+	bool staged;        /* receives land in scratch, in arrival order, and are copied home
+	                       at the end; a reduce-scatter's input is first copied to scratch
+	                       in the order its messages take it (stage_inputs) */
 	int *pos;           /* IR chunk -> position in the MSCCL vector (allreduce, AG, RS) */
 	int *ipos, *opos;   /* alltoall: positions on the source and on the destination */
 	BLoc *loc;          /* rank * nchunk + chunk */
@@ -183,7 +187,7 @@ static BLoc
 write_target(Lower *L, int r, int c, int inst)
 {
 	BLoc h = home(L, r, c, inst);
-	if (h.buf == -2) {
+	if (h.buf == -2 || L->staged) {
 		int k = r * L->s->nchunk + c;
 		if (L->loc[k].buf == MB_S)
 			return L->loc[k];
@@ -336,7 +340,32 @@ static BLoc
 recv_sees(Lower *L, int r, int c, int inst)
 {
 	int k = r * L->s->nchunk + c;
-	return L->rwritten[k] == L->batch ? home(L, r, c, inst) : L->loc[k];
+	/* staged, a chunk reduced into is in scratch already and stays there */
+	return L->rwritten[k] == L->batch && !L->staged ? home(L, r, c, inst) : L->loc[k];
+}
+
+/* Staged: whether the receiver's targets of chunks cp and c (in that order
+ * in a run) are neighbours: both already in its scratch, next to each
+ * other, or both new to it (new chunks take consecutive scratch slots). */
+static bool
+staged_next(const Lower *L, int r, int cp, int c)
+{
+	BLoc a = L->loc[r * L->s->nchunk + cp], b = L->loc[r * L->s->nchunk + c];
+	if (a.buf != MB_S && b.buf != MB_S)
+		return a.buf < 0 && b.buf < 0;
+	return next_to(a, b);
+}
+
+/* Staged: the local tb (lane) of a copy to or from scratch slot q, so that
+ * consecutive slots share one (a run's copies then end on one tb: one wait
+ * for them), a few steps under the limit left for nops and the copies
+ * outside scratch. Local tbs take no connection, so they need not be one
+ * per channel. */
+enum { STAGE_LANE = MSCCL_MAX_STEPS - 4 };
+static int
+staged_lane(int q)
+{
+	return q / STAGE_LANE;
 }
 
 typedef struct KeyedChunk {
@@ -553,7 +582,7 @@ lower_sends(Lower *L, const Msg *g, int round, int inst)
 			if (!next_to(L->loc[g->src * nc + cp], L->loc[g->src * nc + c]))
 				break;
 			BLoc hp = home(L, g->dst, cp, inst), hc = home(L, g->dst, c, inst);
-			if (hp.buf == -2 || !next_to(hp, hc))
+			if (L->staged ? !staged_next(L, g->dst, cp, c) : hp.buf == -2 || !next_to(hp, hc))
 				break;
 			if (g->op == X_REDUCE && chain_of(L, g->dst, c, g->src) != chain)
 				break;
@@ -690,14 +719,19 @@ copy_home(Lower *L, int inst)
 			/* a parked alltoall chunk is copied home by the tb of the send that
 			 * frees its slot, after it: no local tb, no wait on the tail */
 			int host = at.buf == MB_S ? alias_last_reader(L, r, h.off) : -1;
+			/* staged, the copies of scratch spread over a local tb per channel;
+			 * they write outputs nothing reads, so a read of scratch is no race */
+			bool spread = L->staged && at.buf == MB_S;
+			int chan = inst * L->nch, lane = spread ? staged_lane(at.off) : 0;
 			Op *po = open >= 0 ? &L->op[open] : NULL;
 			if (po && next_to((BLoc){po->src.buf, po->src.off + po->cnt - 1}, at) &&
 			    next_to((BLoc){po->dst.buf, po->dst.off + po->cnt - 1}, h) &&
-			    po->cnt < MSCCL_MAX_COUNT - 1 && po->host == host) {
+			    po->cnt < MSCCL_MAX_COUNT - 1 && po->host == host && po->lane == lane) {
 				po->cnt++;
 				push_chunk(L, open, c);
 				read_chunk(L, open, r, c);
-				copy_reads_first(L, open, r, c);
+				if (!spread)
+					copy_reads_first(L, open, r, c);
 				clobber_alias(L, open, r, h.off);
 				continue;
 			}
@@ -707,14 +741,94 @@ copy_home(Lower *L, int inst)
 			L->op[open].src = at;
 			L->op[open].dst = h;
 			L->op[open].cnt = 1;
-			L->op[open].chan = inst * L->nch;
+			L->op[open].chan = chan;
+			L->op[open].lane = lane;
 			L->op[open].host = host;
 			push_chunk(L, open, c);
 			read_chunk(L, open, r, c);
-			copy_reads_first(L, open, r, c);
+			if (!spread)
+				copy_reads_first(L, open, r, c);
 			clobber_alias(L, open, r, h.off);
 		}
 	}
+}
+
+/* By first message (key), then layout position. */
+static int
+first_pos_cmp(const void *x, const void *y, void *ctx)
+{
+	const Lower *L = ctx;
+	const KeyedChunk *a = x, *b = y;
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	if (L->pos[a->c] != L->pos[b->c])
+		return L->pos[a->c] < L->pos[b->c] ? -1 : 1;
+	return (a->c > b->c) - (a->c < b->c);
+}
+
+/* Staged reduce-scatter: each rank's input chunks copied to scratch in the
+ * order its messages first take them (sent or reduced into), each
+ * message's chunks in layout order, so that a message a rank sends or
+ * reduces into is one run there (the input holds them where their owners'
+ * blocks lie: a hierarchical schedule's strided sets). The copies run
+ * before the first round, a local tb per share of the slots. */
+static void
+stage_inputs(Lower *L, int inst)
+{
+	const Sched *s = L->s;
+	int nc = s->nchunk;
+	/* first[r * nc + c]: the index, among rank r's messages, of the first to
+	 * carry chunk c; one pass over the messages for every rank */
+	int *first = xmalloc(((size_t)L->R * nc + 1) * sizeof *first);
+	int *seen = xcalloc((size_t)L->R + 1, sizeof *seen);
+	for (long k = 0; k < (long)L->R * nc; k++)
+		first[k] = -1;
+	for (int m = 0; m < s->nmsg; m++) {
+		const Msg *g = &s->msg[m];
+		for (int side = 0; side < 2; side++) {
+			int r = side ? g->dst : g->src;
+			for (int j = 0; j < g->n; j++) {
+				int *f = &first[(long)r * nc + s->chunks[g->first + j]];
+				if (*f < 0)
+					*f = seen[r];
+			}
+			seen[r]++;
+		}
+	}
+	free(seen);
+	KeyedChunk *kc = xmalloc(((size_t)nc + 1) * sizeof *kc);
+	for (int r = 0; r < L->R; r++) {
+		int n = 0, *f = &first[(long)r * nc];
+		for (int c = 0; c < nc; c++)
+			if (f[c] >= 0 && L->loc[r * nc + c].buf == MB_I)
+				kc[n++] = (KeyedChunk){0, c};
+		for (int i = 0; i < n; i++)
+			kc[i].key = f[kc[i].c];
+		sort_with(kc, (size_t)n, sizeof *kc, first_pos_cmp, L);
+		int round = s->nmsg ? s->msg[0].round : 0, base = L->scratch[r], open = -1;
+		for (int i = 0; i < n; i++) {
+			int c = kc[i].c, lane = staged_lane(base + i);
+			BLoc at = L->loc[r * nc + c], to = {MB_S, base + i};
+			Op *po = open >= 0 ? &L->op[open] : NULL;
+			if (po && po->lane == lane && po->cnt < MSCCL_MAX_COUNT - 1 &&
+			    next_to((BLoc){po->src.buf, po->src.off + po->cnt - 1}, at)) {
+				po->cnt++;
+			} else {
+				open = new_op(L, r, -1, OP_LOCAL_COPY, round, PH_SEND);
+				L->op[open].src = at;
+				L->op[open].dst = to;
+				L->op[open].cnt = 1;
+				L->op[open].chan = inst * L->nch;
+				L->op[open].lane = lane;
+			}
+			push_chunk(L, open, c);
+			read_chunk(L, open, r, c);
+			write_chunk(L, open, r, c, to);
+		}
+		L->scratch[r] += n;
+	}
+	free(first);
+	free(kc);
 }
 
 /* One instance of the schedule's messages as ops, round by round: the
@@ -725,6 +839,8 @@ lower_instance(Lower *L, int inst)
 {
 	const Sched *s = L->s;
 	start_instance(L, inst);
+	if (L->staged && s->kind == CK_REDUCE_SCATTER)
+		stage_inputs(L, inst);
 	int m = 0;
 	while (m < s->nmsg) {
 		int round = s->msg[m].round, end = m;
@@ -834,6 +950,7 @@ op_cmp(const void *x, const void *y, void *ctx)
 
 typedef struct TbB {
 	int send, recv, chan;
+	int lane;  /* a local tb (send and recv -1): its lane */
 	int *ops;
 	int nops, capops;
 	int nstep; /* with nops */
@@ -850,9 +967,16 @@ tb_for(Lower *L, RankB *rb, int send, int recv, int chan)
 	(void)L;
 	for (int t = 0; t < rb->ntb; t++)
 		if (rb->tb[t].chan == chan && ((send >= 0 && rb->tb[t].send == send) ||
-		                               (recv >= 0 && rb->tb[t].recv == recv) ||
-		                               (send < 0 && recv < 0 && rb->tb[t].send < 0 &&
-		                                rb->tb[t].recv < 0)))
+		                               (recv >= 0 && rb->tb[t].recv == recv)))
+			return t;
+	return -1;
+}
+
+static int
+local_tb(const RankB *rb, int lane)
+{
+	for (int t = 0; t < rb->ntb; t++)
+		if (rb->tb[t].send < 0 && rb->tb[t].recv < 0 && rb->tb[t].lane == lane)
 			return t;
 	return -1;
 }
@@ -926,13 +1050,17 @@ interleave(Lower *L, TbB *t)
 
 /* Thread blocks of one rank: per channel, a send peer p is paired with the
  * receive peer p (an exchange), else 2r - p (a ring's neighbour), else any
- * left; local copies get a tb of their own. */
+ * left; local copies get a tb of their own (staged, one per channel: they
+ * are many). */
 static void
 assign_tbs(Lower *L, int r, const int *ops, int nops, RankB *rb)
 {
 	int R = L->R, nchan = L->nch * L->inst;
 	bool *sp = xcalloc((size_t)R * nchan, 1), *rp = xcalloc((size_t)R * nchan, 1);
-	bool local = false;
+	int nlane = 0;
+	for (int i = 0; i < nops; i++)
+		nlane = L->op[ops[i]].lane >= nlane ? L->op[ops[i]].lane + 1 : nlane;
+	bool *local = xcalloc((size_t)nlane + 1, 1);
 	for (int i = 0; i < nops; i++) {
 		const Op *x = &L->op[ops[i]];
 		if (x->kind == OP_SEND)
@@ -940,7 +1068,7 @@ assign_tbs(Lower *L, int r, const int *ops, int nops, RankB *rb)
 		else if (is_recv(x->kind))
 			rp[x->chan * R + x->peer] = true;
 		else if (x->host < 0)
-			local = true;
+			local[x->lane] = true;
 	}
 	for (int ch = 0; ch < nchan; ch++) {
 		for (int pass = 0; pass < (L->unpaired ? 0 : 3); pass++)
@@ -969,17 +1097,18 @@ assign_tbs(Lower *L, int r, const int *ops, int nops, RankB *rb)
 			}
 		}
 	}
-	if (local) {
-		TbB t = {.send = -1, .recv = -1, .chan = 0};
-		VEC_PUSH(L->a, rb->tb, rb->ntb, rb->captb, t);
-	}
+	for (int k = 0; k < nlane; k++)
+		if (local[k]) {
+			TbB t = {.send = -1, .recv = -1, .chan = k % nchan, .lane = k};
+			VEC_PUSH(L->a, rb->tb, rb->ntb, rb->captb, t);
+		}
 	for (int i = 0; i < nops; i++) {
 		int o = ops[i];
 		Op *x = &L->op[o];
 		int t = x->kind == OP_SEND ? tb_for(L, rb, x->peer, -1, x->chan)
 		        : is_recv(x->kind) ? tb_for(L, rb, -1, x->peer, x->chan)
 		        : x->host >= 0 ? L->op[x->host].tb
-		                       : tb_for(L, rb, -1, -1, 0);
+		                       : local_tb(rb, x->lane);
 		x->tb = t;
 		VEC_PUSH(L->a, rb->tb[t].ops, rb->tb[t].nops, rb->tb[t].capops, o);
 	}
@@ -989,6 +1118,7 @@ assign_tbs(Lower *L, int r, const int *ops, int nops, RankB *rb)
 	}
 	free(sp);
 	free(rp);
+	free(local);
 }
 
 /* A receive followed in its tb by a send of exactly what it wrote, which
@@ -1460,6 +1590,7 @@ typedef struct Width {
 	bool unpaired;
 	bool mirror;
 	bool flows;     /* spread: flows keep their channel (keep_flows) */
+	bool staged;    /* receives through scratch, copied home (Lower.staged) */
 } Width;
 
 /* Lowers one schedule at one width: positions, ops per instance, thread
@@ -1470,7 +1601,7 @@ build(Arena *a, const Sched *s, const Layout *lay, const BuildOpts *o, Width wd,
 {
 	Lower L0 = {.a = a, .s = s, .R = s->nrank, .inst = o->instances > 0 ? o->instances : 1,
 	            .nch = wd.nch, .pinned = wd.pinned, .maxcnt = wd.maxcnt,
-	            .unpaired = wd.unpaired, .mirror = wd.mirror};
+	            .unpaired = wd.unpaired, .mirror = wd.mirror, .staged = wd.staged};
 	Lower *L = &L0;
 	int R = s->nrank;
 	int rc = place_chunks(L, lay, b);
@@ -1751,6 +1882,7 @@ typedef struct Search {
 	const BuildOpts *o;
 	bool skip;                /* the first search skips what the bound proves cannot fit */
 	MscclStats *stats;
+	bool staged;              /* builds staged widths (the bound does not apply) */
 } Search;
 
 /* build() at a width; spread with paired tbs, flows keep their channel,
@@ -1856,7 +1988,7 @@ search_widths(const Search *S, int maxcnt, bool unpaired, bool mirror, bool piec
 		 * in the first, when S->skip (msccl_lower runs it again without
 		 * skipping if it fails, for the report). One channel over the step
 		 * limit skips, as its build would, the widths it cannot reach. */
-		if ((pieces || S->skip) &&
+		if ((pieces || S->skip) && !S->staged &&
 		    msccl_bound_hopeless(S->bound, tries[t], inst, t % 2 == 1, unpaired, maxcnt,
 		                         maxsteps)) {
 			double excess = msccl_bound_excess(S->bound, maxcnt, maxsteps);
@@ -1872,7 +2004,7 @@ search_widths(const Search *S, int maxcnt, bool unpaired, bool mirror, bool piec
 		/* each attempt in its own arena: only the one written is kept */
 		Arena ta = {0};
 		S->stats->widths++;
-		Width wd = {tries[t], t % 2 == 1, maxcnt, unpaired, mirror, false};
+		Width wd = {tries[t], t % 2 == 1, maxcnt, unpaired, mirror, false, S->staged};
 		int rc = build_best(&ta, S, wd, &b);
 		if (rc == 1 && b.any_width && !last) {
 			diag_mute(false);
@@ -1924,6 +2056,16 @@ search_widths(const Search *S, int maxcnt, bool unpaired, bool mirror, bool piec
 	return stops;
 }
 
+/* Whether a staged program may fit where the plain one does not: an
+ * allgather's or reduce-scatter's homes are its ranks' blocks, so a set of
+ * blocks strided through the vector (a hierarchical schedule's intra-node
+ * sets) is a step per block there, and one run in scratch. */
+static bool
+staging_helps(const Sched *s)
+{
+	return s->kind == CK_ALLGATHER || s->kind == CK_REDUCE_SCATTER;
+}
+
 /* The first search: paired tbs, sending steps of up to 71 chunks. It skips
  * the widths the bound proves cannot fit, quietly; if it finds nothing,
  * the search again without skipping, for the report of the widths tried. */
@@ -1932,6 +2074,11 @@ first_search(Search *S, MProg *out)
 {
 	diag_mute(true);
 	int stops = search_widths(S, MSCCL_MAX_COUNT - 1, false, false, false, out);
+	if (stops < 0 && staging_helps(S->s)) {
+		S->staged = true;
+		stops = search_widths(S, MSCCL_MAX_COUNT - 1, false, false, false, out);
+		S->staged = stops >= 0;
+	}
 	diag_mute(false);
 	if (stops < 0) {
 		S->skip = false;
@@ -2010,7 +2157,7 @@ lower_checked(Arena *a, const Sched *sched, const Layout *layp, const MscclBound
 {
 	Layout lay = *layp;
 	Search S = {a, sched, sched->base ? sched_expand(a, sched) : sched, &lay, bound, o, true,
-	            stats};
+	            stats, false};
 	int exchange = bound->exchange_run[o->instances > 1];
 	bool stops_likely = o->channels <= 0 && exchange > msccl_capacity(build_proto(o));
 	int stops = stops_likely ? 1 : first_search(&S, out);

@@ -30,6 +30,10 @@ typedef struct MscclBound {
 	/* [m][src * nrank + dst]: at least this many steps with sending steps of
 	 * at most msccl_bound_maxcnt[m] chunks, for chosen src or dst */
 	long *conn[MSCCL_BOUND_NCNT];
+	/* allgather, reduce-scatter (else NULL): the same with each (round, src,
+	 * dst)'s chunks one run, as staged lowering may make them; the refusal's
+	 * bound (msccl_refuse_unfit) */
+	long *staged;
 	bool *chosen;      /* the ranks bounded */
 	/* the largest k such that two ranks (one chosen) send each other runs
 	 * of k chunks in one round (at 71 a step; contiguous at both ends, as
