@@ -19,7 +19,10 @@
  * retried wider or with each connection pinned. Which search comes first,
  * and which widths are not worth building, the bound of to_msccl_bound.c
  * estimates, so that one program is normally built and checked
- * (lower_checked).
+ * (lower_checked). An allgather or reduce-scatter that fits no width is
+ * searched again staged (Lower.staged: receives in scratch in arrival
+ * order, copied home at the end; stage_inputs): its homes are fixed by
+ * the ranks' blocks, which a hierarchical schedule's sets cross strided.
  *
  * The passes of one width (build): place_chunks, lower_instance per
  * instance (start_instance, then per round lower_sends, lower_receives,
