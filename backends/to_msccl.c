@@ -2069,19 +2069,37 @@ staging_helps(const Sched *s)
 	return s->kind == CK_ALLGATHER || s->kind == CK_REDUCE_SCATTER;
 }
 
+/* Staged comes first where the bound estimates the plain program's busiest
+ * connection at this many times the staged one's steps: the homes cut
+ * every message into pieces (a hierarchical schedule's strided sets), and
+ * the plain widths would be built only to fail or to take more steps. */
+enum { STAGING_FIRST_GAIN = 4 };
+
 /* The first search: paired tbs, sending steps of up to 71 chunks. It skips
  * the widths the bound proves cannot fit, quietly; if it finds nothing,
- * the search again without skipping, for the report of the widths tried. */
+ * the search again without skipping, for the report of the widths tried.
+ * An allgather or reduce-scatter is searched staged too, first where
+ * S->staged says so (STAGING_FIRST_GAIN). Staged, a ring's steps are long
+ * (a set of blocks each), and sent first on every rank they stop chunk by
+ * chunk: unpaired tbs, checked chunk by chunk, are tried first, then
+ * paired. S->staged ends as the program found. */
 static int
 first_search(Search *S, MProg *out)
 {
 	diag_mute(true);
-	int stops = search_widths(S, MSCCL_MAX_COUNT - 1, false, false, false, out);
-	if (stops < 0 && staging_helps(S->s)) {
-		S->staged = true;
-		stops = search_widths(S, MSCCL_MAX_COUNT - 1, false, false, false, out);
-		S->staged = stops >= 0;
+	int stops = -1;
+	bool first = S->staged;
+	for (int i = 0; i < 2 && stops < 0; i++) {
+		S->staged = i == 0 ? first : !first;
+		if (S->staged && !staging_helps(S->s))
+			continue;
+		if (S->staged && search_widths(S, MSCCL_MAX_COUNT - 1, true, false, true, out) == 0)
+			stops = 0;
+		else
+			stops = search_widths(S, MSCCL_MAX_COUNT - 1, false, false, false, out);
 	}
+	if (stops < 0)
+		S->staged = false;
 	diag_mute(false);
 	if (stops < 0) {
 		S->skip = false;
@@ -2161,9 +2179,11 @@ lower_checked(Arena *a, const Sched *sched, const Layout *layp, const MscclBound
 	Layout lay = *layp;
 	Search S = {a, sched, sched->base ? sched_expand(a, sched) : sched, &lay, bound, o, true,
 	            stats, false};
+	S.staged = staging_helps(S.s) && msccl_bound_staging_gain(bound) >= STAGING_FIRST_GAIN;
 	int exchange = bound->exchange_run[o->instances > 1];
 	bool stops_likely = o->channels <= 0 && exchange > msccl_capacity(build_proto(o));
 	int stops = stops_likely ? 1 : first_search(&S, out);
+	stats->staged = S.staged;
 	if (stops <= 0)
 		return stops;
 	diag_mute(true);
@@ -2177,6 +2197,7 @@ lower_checked(Arena *a, const Sched *sched, const Layout *layp, const MscclBound
 			safe = true;
 		}
 	}
+	stats->staged = S.staged;
 	diag_mute(false);
 	if (safe)
 		return 0;
@@ -2221,6 +2242,30 @@ reconfig_comment(const Sched *s, FILE *f)
 	        s->nround, sched_nreconfig(s));
 }
 
+/* What the backend chose, on o->notes: channels, instances and protocol,
+ * each given by an option or chosen (the width search), and the shape. */
+static void
+say_choice(const Sched *s, const MProg *p, const BuildOpts *o, const MscclStats *st)
+{
+	int inst = o->instances > 0 ? o->instances : 1, tbs = 0, steps = 0;
+	for (int g = 0; g < p->ngpus; g++) {
+		int n = 0;
+		for (int t = 0; t < p->gpu[g].ntb; t++)
+			n += p->gpu[g].tb[t].nstep;
+		tbs = p->gpu[g].ntb > tbs ? p->gpu[g].ntb : tbs;
+		steps = n > steps ? n : steps;
+	}
+	static const char *const proto[] = {[MP_SIMPLE] = "Simple", [MP_LL] = "LL",
+	                                    [MP_LL128] = "LL128"};
+	fprintf(o->notes, "collc: build: note: '%s' for MSCCL: %d channel%s (%d per instance, %s), "
+	        "%d instance%s (%s), protocol %s (%s)%s; at most %d thread block%s and %d step%s a "
+	        "rank\n", s->name, p->nchannels, p->nchannels == 1 ? "" : "s", p->nchannels / inst,
+	        o->channels > 0 ? "--channels" : "the fewest that fit", inst, inst == 1 ? "" : "s",
+	        o->instances > 0 ? "--instances" : "default", proto[p->proto],
+	        o->proto ? "--proto" : "default", st->staged ? ", staged through scratch" : "", tbs,
+	        tbs == 1 ? "" : "s", steps, steps == 1 ? "" : "s");
+}
+
 static int
 emit_msccl(const Prog *prog, const BuildOpts *o, FILE *f)
 {
@@ -2236,7 +2281,10 @@ emit_msccl(const Prog *prog, const BuildOpts *o, FILE *f)
 	}
 	Arena a = {0};
 	MProg p;
-	int rc = msccl_lower(&a, sel[0], o, &p);
+	MscclStats st;
+	int rc = msccl_lower_counted(&a, sel[0], o, &p, &st);
+	if (rc == 0 && o->notes)
+		say_choice(sel[0], &p, o, &st);
 	bool rooted = sel[0]->kind == CK_BROADCAST || sel[0]->kind == CK_REDUCE;
 	if (rc == 0 && (sched_nreconfig(sel[0]) > 0 || rooted)) {
 		/* the comment goes first inside <algo>, which stays the file's start */

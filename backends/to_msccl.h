@@ -16,6 +16,7 @@
 typedef struct MscclStats {
 	int widths;    /* width attempts lowered (a limit over stops one before its steps) */
 	int programs;  /* programs built whole and checked */
+	bool staged;   /* the program found is staged (receives through scratch) */
 } MscclStats;
 int msccl_lower_counted(Arena *, const Sched *, const BuildOpts *, MProg *,
                         MscclStats *);
@@ -43,6 +44,9 @@ typedef struct MscclBound {
 	int exchange_run[2];
 } MscclBound;
 void msccl_bound_build(const Sched *, const Layout *, MscclBound *);
+/* The busiest connection's steps, plain over staged (0: not an allgather or
+ * reduce-scatter, or nothing sent): how much staging may save. */
+double msccl_bound_staging_gain(const MscclBound *);
 void msccl_bound_free(MscclBound *);
 /* Refuses a schedule that can never fit the executor's limits; 0, or -1
  * after reporting (the estimate and the limit, at the collective). */

@@ -373,6 +373,17 @@ msccl_bound_build(const Sched *s, const Layout *lay, MscclBound *b)
 	free(k.group);
 }
 
+double
+msccl_bound_staging_gain(const MscclBound *b)
+{
+	long plain = 0, staged = 0;
+	for (long k = 0; b->staged && k < (long)b->nrank * b->nrank; k++) {
+		plain = b->conn[0][k] > plain ? b->conn[0][k] : plain;
+		staged = b->staged[k] > staged ? b->staged[k] : staged;
+	}
+	return staged > 0 ? (double)plain / staged : 0;
+}
+
 void
 msccl_bound_free(MscclBound *b)
 {

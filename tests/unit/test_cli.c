@@ -948,6 +948,54 @@ test_sweep_axes_registry(void)
 	CU_ASSERT_PTR_NULL(net_key(NNET));
 }
 
+/* build --target msccl says what it chose on stderr (a note), agreeing
+ * with the file: the channels the width search found, or the options
+ * given, named as given; a staged allgather says so. */
+static void
+test_build_msccl_note(void)
+{
+	char *out, *err, args[512];
+	snprintf(args, sizeof args, "build %s/good.coll --target msccl -o %s/good.xml", tmpdir,
+	         tmpdir);
+	CU_ASSERT_EQUAL_FATAL(collc(args, &out, &err), 0);
+	char path[256];
+	snprintf(path, sizeof path, "%s/good.xml", tmpdir);
+	char *xml = slurp(path, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(xml);
+	const char *nc = strstr(xml, "nchannels=\"");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(nc);
+	int nch = atoi(nc + 11);
+	char want[256];
+	snprintf(want, sizeof want, "collc: build: note: 'A' for MSCCL: %d channel%s (%d per "
+	         "instance, the fewest that fit), 1 instance (default), protocol Simple (default); "
+	         "at most ", nch, nch == 1 ? "" : "s", nch);
+	assert_named(strncmp(err, want, strlen(want)) == 0 && strchr(err, '\n') == err + strlen(err) - 1,
+	             __LINE__, __FILE__, "one note line, '%s...': %s", want, err);
+	CU_ASSERT_STRING_EQUAL(out, "");
+	free(xml), free(out), free(err);
+	snprintf(args, sizeof args, "build %s/good.coll --target msccl --channels 2 --instances 2 "
+	         "--proto LL -o %s/good2.xml", tmpdir, tmpdir);
+	CU_ASSERT_EQUAL_FATAL(collc(args, &out, &err), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "'A' for MSCCL: 4 channels (2 per instance, --channels), "
+	                                   "2 instances (--instances), protocol LL (--proto); at most "));
+	free(out), free(err);
+	/* the hierarchical allgather of 16 nodes of 8 GPUs is staged */
+	write_in(tmpdir, "ag128.coll", "topology C = spine_leaf(spines 16, leaves 16, hosts 8);\n"
+	         "collective allgather AG on C { algorithm hierarchical(ring, ring); }\n");
+	snprintf(args, sizeof args, "build %s/ag128.coll --target msccl -o %s/ag128.xml", tmpdir,
+	         tmpdir);
+	CU_ASSERT_EQUAL_FATAL(collc(args, &out, &err), 0);
+	assert_named(strstr(err, "protocol Simple (default), staged through scratch; at most 7 "
+	                         "thread blocks and 175 steps a rank\n") != NULL, __LINE__, __FILE__,
+	             "%s", err);
+	free(out), free(err);
+	/* other commands say nothing of it: the XML on stdout, stderr empty */
+	snprintf(args, sizeof args, "build %s/good.coll --target ir", tmpdir);
+	CU_ASSERT_EQUAL(collc(args, &out, &err), 0);
+	CU_ASSERT_STRING_EQUAL(err, "");
+	free(out), free(err);
+}
+
 /* tune --msccl-dir: walking sizes from 1 KiB to 1 GiB, the executor's
  * rule (files in path order, the first whose range and chunking select
  * the size) picks the file of the planned range every time; every file
@@ -1084,6 +1132,8 @@ test_sim_compare(void)
 }
 
 CU_TestInfo cli_tests[] = {
+	{"build --target msccl: a note says the channels, instances and protocol chosen",
+	 test_build_msccl_note},
 	{"sweep: shards merge byte-identically; busbw; statuses; spec errors", test_sweep},
 	{"sweep: a size's row is the same whatever else the sizes line holds", test_sweep_sizes},
 	{"sweep: a .coll file's collectives (SP, user schedules) over routing, network, sizes",
