@@ -2082,7 +2082,9 @@ enum { STAGING_FIRST_GAIN = 4 };
  * S->staged says so (STAGING_FIRST_GAIN). Staged, a ring's steps are long
  * (a set of blocks each), and sent first on every rank they stop chunk by
  * chunk: unpaired tbs, checked chunk by chunk, are tried first, then
- * paired. S->staged ends as the program found. */
+ * paired. A staged program found first gives way to a plain one with fewer
+ * steps that passes every check as it is. S->staged ends as the program
+ * found. */
 static int
 first_search(Search *S, MProg *out)
 {
@@ -2097,6 +2099,17 @@ first_search(Search *S, MProg *out)
 			stops = 0;
 		else
 			stops = search_widths(S, MSCCL_MAX_COUNT - 1, false, false, false, out);
+	}
+	if (stops == 0 && first) {
+		/* staged first: a plain program that fits as it is and has fewer
+		 * steps (no copies) is kept instead */
+		MProg plain;
+		S->staged = false;
+		if (search_widths(S, MSCCL_MAX_COUNT - 1, false, false, false, &plain) == 0 &&
+		    total_steps(&plain) < total_steps(out))
+			*out = plain;
+		else
+			S->staged = true;
 	}
 	if (stops < 0)
 		S->staged = false;
