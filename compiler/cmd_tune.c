@@ -284,16 +284,18 @@ msccl_pick(const TuneArgs *a, const Tuned *t, int k)
 
 /* The end of the range starting at sample i: the last sample with the
  * same choice (label, so a schedule rebuilt per size splits a range) and,
- * for a kind MSCCL runs, the same MSCCL protocol and instances. */
+ * by_msccl for a kind MSCCL runs, the same MSCCL protocol and instances
+ * (the plan and its MSCCL files; an MPI library's ranges need not split). */
 static int
-range_end(const TuneArgs *a, const Tuned *t, int i)
+range_end(const TuneArgs *a, const Tuned *t, int i, bool by_msccl)
 {
 	const char *l = t->cand[t->best[i]].label[i];
 	MscclPick m = msccl_pick(a, t, i);
 	int j = i;
 	while (j + 1 < a->nsize && strcmp(t->cand[t->best[j + 1]].label[j + 1], l) == 0) {
 		MscclPick n = msccl_pick(a, t, j + 1);
-		if (msccl_kind(t->s->kind) && (n.proto != m.proto || n.instances != m.instances))
+		if (by_msccl && msccl_kind(t->s->kind) &&
+		    (n.proto != m.proto || n.instances != m.instances))
 			break;
 		j++;
 	}
@@ -356,7 +358,7 @@ print_table(const Tuner *u, FILE *f)
 		table_free(&tab);
 		fprintf(f, "plan:\n");
 		for (int k = 0; k < a->nsize;) {
-			int j = range_end(a, t, k);
+			int j = range_end(a, t, k, true);
 			double lo, hi;
 			range_of(a, k, j, &lo, &hi);
 			char l[32], h[32];
@@ -390,7 +392,7 @@ print_csv(const Tuner *u, FILE *f)
 	for (int i = 0; i < u->nt; i++) {
 		const Tuned *t = &u->t[i];
 		for (int k = 0; k < a->nsize;) {
-			int j = range_end(a, t, k);
+			int j = range_end(a, t, k, true);
 			double lo, hi;
 			range_of(a, k, j, &lo, &hi);
 			MscclPick pk = msccl_pick(a, t, k);
@@ -441,7 +443,7 @@ print_json(const Tuner *u, FILE *f)
 		}
 		fprintf(f, "],\n  \"plan\": [");
 		for (int k = 0, n = 0; k < a->nsize; n++) {
-			int j = range_end(a, t, k);
+			int j = range_end(a, t, k, true);
 			double lo, hi;
 			range_of(a, k, j, &lo, &hi);
 			fprintf(f, "%s\n   {\"min_bytes\": %.0f, \"max_bytes\": %.0f, \"choice\": ",
@@ -535,7 +537,7 @@ build_dir_files(const Tuner *u, DirFile **out, int *nout)
 		if (!msccl_kind(t->s->kind))
 			continue;
 		for (int k = 0, r = 0; k < a->nsize; r++) {
-			int j = range_end(a, t, k);
+			int j = range_end(a, t, k, true);
 			double lo, hi;
 			range_of(a, k, j, &lo, &hi);
 			const Sched *x = t->cand[t->best[k]].sched[k];
@@ -642,7 +644,7 @@ write_mpi_lib(Tuner *u)
 	for (int i = 0; i < u->nt; i++) {
 		const Tuned *t = &u->t[i];
 		for (int k = 0, r = 0; k < a->nsize; r++) {
-			int j = range_end(a, t, k);
+			int j = range_end(a, t, k, false);
 			double lo, hi;
 			range_of(a, k, j, &lo, &hi);
 			const Sched *chosen = t->cand[t->best[k]].sched[k];
