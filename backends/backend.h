@@ -19,6 +19,8 @@ typedef struct BuildOpts {
 	bool with_main;         /* --with-main: mpi adds a main that checks against MPI */
 	const char *prefix;     /* mpi-lib --prefix P: P.c, P.h, names P_... (NULL: collc) */
 	int64_t bytes;          /* --size: the vector of size-dependent outputs (chakra) */
+	FILE *notes;            /* where a backend says what it chose (msccl: channels,
+	                           instances, protocol), or NULL: `collc build` passes stderr */
 } BuildOpts;
 
 typedef struct Backend {

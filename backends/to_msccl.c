@@ -19,7 +19,10 @@
  * retried wider or with each connection pinned. Which search comes first,
  * and which widths are not worth building, the bound of to_msccl_bound.c
  * estimates, so that one program is normally built and checked
- * (lower_checked).
+ * (lower_checked). An allgather or reduce-scatter that fits no width is
+ * searched again staged (Lower.staged: receives in scratch in arrival
+ * order, copied home at the end; stage_inputs): its homes are fixed by
+ * the ranks' blocks, which a hierarchical schedule's sets cross strided.
  *
  * The passes of one width (build): place_chunks, lower_instance per
  * instance (start_instance, then per round lower_sends, lower_receives,
@@ -77,6 +80,7 @@ typedef struct Op {
 	bool nostore;       /* a fused reduce whose value only travels on: rrs */
 	int chain;          /* send: the receive's accumulator chain (0: the chunk itself) */
 	int host;           /* a local op run in this op's tb, not the local one; -1 */
+	int lane;           /* a local op: its local tb (staged: many), 0 otherwise */
 	bool chainfirst;    /* ... whose first receive it is: r, not rrc */
 	int mate;           /* send: its receive; receive: its send; -1 */
 	int fwd;            /* send: the receive whose run it passes on unchanged, -1 */
@@ -110,6 +114,9 @@ typedef struct Lower {
 	int maxcnt;         /* chunks per sending step at most */
 	bool unpaired;      /* tbs send or receive, never both: exchanges stream */
 	bool mirror;        /* an exchange's higher rank receives first (interleave) */
+	bool staged;        /* receives land in scratch, in arrival order, and are copied home
+	                       at the end; a reduce-scatter's input is first copied to scratch
+	                       in the order its messages take it (stage_inputs) */
 	int *pos;           /* IR chunk -> position in the MSCCL vector (allreduce, AG, RS) */
 	int *ipos, *opos;   /* alltoall: positions on the source and on the destination */
 	BLoc *loc;          /* rank * nchunk + chunk */
@@ -183,7 +190,7 @@ static BLoc
 write_target(Lower *L, int r, int c, int inst)
 {
 	BLoc h = home(L, r, c, inst);
-	if (h.buf == -2) {
+	if (h.buf == -2 || L->staged) {
 		int k = r * L->s->nchunk + c;
 		if (L->loc[k].buf == MB_S)
 			return L->loc[k];
@@ -336,7 +343,32 @@ static BLoc
 recv_sees(Lower *L, int r, int c, int inst)
 {
 	int k = r * L->s->nchunk + c;
-	return L->rwritten[k] == L->batch ? home(L, r, c, inst) : L->loc[k];
+	/* staged, a chunk reduced into is in scratch already and stays there */
+	return L->rwritten[k] == L->batch && !L->staged ? home(L, r, c, inst) : L->loc[k];
+}
+
+/* Staged: whether the receiver's targets of chunks cp and c (in that order
+ * in a run) are neighbours: both already in its scratch, next to each
+ * other, or both new to it (new chunks take consecutive scratch slots). */
+static bool
+staged_next(const Lower *L, int r, int cp, int c)
+{
+	BLoc a = L->loc[r * L->s->nchunk + cp], b = L->loc[r * L->s->nchunk + c];
+	if (a.buf != MB_S && b.buf != MB_S)
+		return a.buf < 0 && b.buf < 0;
+	return next_to(a, b);
+}
+
+/* Staged: the local tb (lane) of a copy to or from scratch slot q, so that
+ * consecutive slots share one (a run's copies then end on one tb: one wait
+ * for them), a few steps under the limit left for nops and the copies
+ * outside scratch. Local tbs take no connection, so they need not be one
+ * per channel. */
+enum { STAGE_LANE = MSCCL_MAX_STEPS - 4 };
+static int
+staged_lane(int q)
+{
+	return q / STAGE_LANE;
 }
 
 typedef struct KeyedChunk {
@@ -553,7 +585,7 @@ lower_sends(Lower *L, const Msg *g, int round, int inst)
 			if (!next_to(L->loc[g->src * nc + cp], L->loc[g->src * nc + c]))
 				break;
 			BLoc hp = home(L, g->dst, cp, inst), hc = home(L, g->dst, c, inst);
-			if (hp.buf == -2 || !next_to(hp, hc))
+			if (L->staged ? !staged_next(L, g->dst, cp, c) : hp.buf == -2 || !next_to(hp, hc))
 				break;
 			if (g->op == X_REDUCE && chain_of(L, g->dst, c, g->src) != chain)
 				break;
@@ -690,14 +722,19 @@ copy_home(Lower *L, int inst)
 			/* a parked alltoall chunk is copied home by the tb of the send that
 			 * frees its slot, after it: no local tb, no wait on the tail */
 			int host = at.buf == MB_S ? alias_last_reader(L, r, h.off) : -1;
+			/* staged, the copies of scratch spread over a local tb per channel;
+			 * they write outputs nothing reads, so a read of scratch is no race */
+			bool spread = L->staged && at.buf == MB_S;
+			int chan = inst * L->nch, lane = spread ? staged_lane(at.off) : 0;
 			Op *po = open >= 0 ? &L->op[open] : NULL;
 			if (po && next_to((BLoc){po->src.buf, po->src.off + po->cnt - 1}, at) &&
 			    next_to((BLoc){po->dst.buf, po->dst.off + po->cnt - 1}, h) &&
-			    po->cnt < MSCCL_MAX_COUNT - 1 && po->host == host) {
+			    po->cnt < MSCCL_MAX_COUNT - 1 && po->host == host && po->lane == lane) {
 				po->cnt++;
 				push_chunk(L, open, c);
 				read_chunk(L, open, r, c);
-				copy_reads_first(L, open, r, c);
+				if (!spread)
+					copy_reads_first(L, open, r, c);
 				clobber_alias(L, open, r, h.off);
 				continue;
 			}
@@ -707,14 +744,94 @@ copy_home(Lower *L, int inst)
 			L->op[open].src = at;
 			L->op[open].dst = h;
 			L->op[open].cnt = 1;
-			L->op[open].chan = inst * L->nch;
+			L->op[open].chan = chan;
+			L->op[open].lane = lane;
 			L->op[open].host = host;
 			push_chunk(L, open, c);
 			read_chunk(L, open, r, c);
-			copy_reads_first(L, open, r, c);
+			if (!spread)
+				copy_reads_first(L, open, r, c);
 			clobber_alias(L, open, r, h.off);
 		}
 	}
+}
+
+/* By first message (key), then layout position. */
+static int
+first_pos_cmp(const void *x, const void *y, void *ctx)
+{
+	const Lower *L = ctx;
+	const KeyedChunk *a = x, *b = y;
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	if (L->pos[a->c] != L->pos[b->c])
+		return L->pos[a->c] < L->pos[b->c] ? -1 : 1;
+	return (a->c > b->c) - (a->c < b->c);
+}
+
+/* Staged reduce-scatter: each rank's input chunks copied to scratch in the
+ * order its messages first take them (sent or reduced into), each
+ * message's chunks in layout order, so that a message a rank sends or
+ * reduces into is one run there (the input holds them where their owners'
+ * blocks lie: a hierarchical schedule's strided sets). The copies run
+ * before the first round, a local tb per share of the slots. */
+static void
+stage_inputs(Lower *L, int inst)
+{
+	const Sched *s = L->s;
+	int nc = s->nchunk;
+	/* first[r * nc + c]: the index, among rank r's messages, of the first to
+	 * carry chunk c; one pass over the messages for every rank */
+	int *first = xmalloc(((size_t)L->R * nc + 1) * sizeof *first);
+	int *seen = xcalloc((size_t)L->R + 1, sizeof *seen);
+	for (long k = 0; k < (long)L->R * nc; k++)
+		first[k] = -1;
+	for (int m = 0; m < s->nmsg; m++) {
+		const Msg *g = &s->msg[m];
+		for (int side = 0; side < 2; side++) {
+			int r = side ? g->dst : g->src;
+			for (int j = 0; j < g->n; j++) {
+				int *f = &first[(long)r * nc + s->chunks[g->first + j]];
+				if (*f < 0)
+					*f = seen[r];
+			}
+			seen[r]++;
+		}
+	}
+	free(seen);
+	KeyedChunk *kc = xmalloc(((size_t)nc + 1) * sizeof *kc);
+	for (int r = 0; r < L->R; r++) {
+		int n = 0, *f = &first[(long)r * nc];
+		for (int c = 0; c < nc; c++)
+			if (f[c] >= 0 && L->loc[r * nc + c].buf == MB_I)
+				kc[n++] = (KeyedChunk){0, c};
+		for (int i = 0; i < n; i++)
+			kc[i].key = f[kc[i].c];
+		sort_with(kc, (size_t)n, sizeof *kc, first_pos_cmp, L);
+		int round = s->nmsg ? s->msg[0].round : 0, base = L->scratch[r], open = -1;
+		for (int i = 0; i < n; i++) {
+			int c = kc[i].c, lane = staged_lane(base + i);
+			BLoc at = L->loc[r * nc + c], to = {MB_S, base + i};
+			Op *po = open >= 0 ? &L->op[open] : NULL;
+			if (po && po->lane == lane && po->cnt < MSCCL_MAX_COUNT - 1 &&
+			    next_to((BLoc){po->src.buf, po->src.off + po->cnt - 1}, at)) {
+				po->cnt++;
+			} else {
+				open = new_op(L, r, -1, OP_LOCAL_COPY, round, PH_SEND);
+				L->op[open].src = at;
+				L->op[open].dst = to;
+				L->op[open].cnt = 1;
+				L->op[open].chan = inst * L->nch;
+				L->op[open].lane = lane;
+			}
+			push_chunk(L, open, c);
+			read_chunk(L, open, r, c);
+			write_chunk(L, open, r, c, to);
+		}
+		L->scratch[r] += n;
+	}
+	free(first);
+	free(kc);
 }
 
 /* One instance of the schedule's messages as ops, round by round: the
@@ -725,6 +842,8 @@ lower_instance(Lower *L, int inst)
 {
 	const Sched *s = L->s;
 	start_instance(L, inst);
+	if (L->staged && s->kind == CK_REDUCE_SCATTER)
+		stage_inputs(L, inst);
 	int m = 0;
 	while (m < s->nmsg) {
 		int round = s->msg[m].round, end = m;
@@ -834,6 +953,7 @@ op_cmp(const void *x, const void *y, void *ctx)
 
 typedef struct TbB {
 	int send, recv, chan;
+	int lane;  /* a local tb (send and recv -1): its lane */
 	int *ops;
 	int nops, capops;
 	int nstep; /* with nops */
@@ -850,9 +970,16 @@ tb_for(Lower *L, RankB *rb, int send, int recv, int chan)
 	(void)L;
 	for (int t = 0; t < rb->ntb; t++)
 		if (rb->tb[t].chan == chan && ((send >= 0 && rb->tb[t].send == send) ||
-		                               (recv >= 0 && rb->tb[t].recv == recv) ||
-		                               (send < 0 && recv < 0 && rb->tb[t].send < 0 &&
-		                                rb->tb[t].recv < 0)))
+		                               (recv >= 0 && rb->tb[t].recv == recv)))
+			return t;
+	return -1;
+}
+
+static int
+local_tb(const RankB *rb, int lane)
+{
+	for (int t = 0; t < rb->ntb; t++)
+		if (rb->tb[t].send < 0 && rb->tb[t].recv < 0 && rb->tb[t].lane == lane)
 			return t;
 	return -1;
 }
@@ -926,13 +1053,17 @@ interleave(Lower *L, TbB *t)
 
 /* Thread blocks of one rank: per channel, a send peer p is paired with the
  * receive peer p (an exchange), else 2r - p (a ring's neighbour), else any
- * left; local copies get a tb of their own. */
+ * left; local copies get a tb of their own (staged, one per channel: they
+ * are many). */
 static void
 assign_tbs(Lower *L, int r, const int *ops, int nops, RankB *rb)
 {
 	int R = L->R, nchan = L->nch * L->inst;
 	bool *sp = xcalloc((size_t)R * nchan, 1), *rp = xcalloc((size_t)R * nchan, 1);
-	bool local = false;
+	int nlane = 0;
+	for (int i = 0; i < nops; i++)
+		nlane = L->op[ops[i]].lane >= nlane ? L->op[ops[i]].lane + 1 : nlane;
+	bool *local = xcalloc((size_t)nlane + 1, 1);
 	for (int i = 0; i < nops; i++) {
 		const Op *x = &L->op[ops[i]];
 		if (x->kind == OP_SEND)
@@ -940,7 +1071,7 @@ assign_tbs(Lower *L, int r, const int *ops, int nops, RankB *rb)
 		else if (is_recv(x->kind))
 			rp[x->chan * R + x->peer] = true;
 		else if (x->host < 0)
-			local = true;
+			local[x->lane] = true;
 	}
 	for (int ch = 0; ch < nchan; ch++) {
 		for (int pass = 0; pass < (L->unpaired ? 0 : 3); pass++)
@@ -969,17 +1100,18 @@ assign_tbs(Lower *L, int r, const int *ops, int nops, RankB *rb)
 			}
 		}
 	}
-	if (local) {
-		TbB t = {.send = -1, .recv = -1, .chan = 0};
-		VEC_PUSH(L->a, rb->tb, rb->ntb, rb->captb, t);
-	}
+	for (int k = 0; k < nlane; k++)
+		if (local[k]) {
+			TbB t = {.send = -1, .recv = -1, .chan = k % nchan, .lane = k};
+			VEC_PUSH(L->a, rb->tb, rb->ntb, rb->captb, t);
+		}
 	for (int i = 0; i < nops; i++) {
 		int o = ops[i];
 		Op *x = &L->op[o];
 		int t = x->kind == OP_SEND ? tb_for(L, rb, x->peer, -1, x->chan)
 		        : is_recv(x->kind) ? tb_for(L, rb, -1, x->peer, x->chan)
 		        : x->host >= 0 ? L->op[x->host].tb
-		                       : tb_for(L, rb, -1, -1, 0);
+		                       : local_tb(rb, x->lane);
 		x->tb = t;
 		VEC_PUSH(L->a, rb->tb[t].ops, rb->tb[t].nops, rb->tb[t].capops, o);
 	}
@@ -989,6 +1121,7 @@ assign_tbs(Lower *L, int r, const int *ops, int nops, RankB *rb)
 	}
 	free(sp);
 	free(rp);
+	free(local);
 }
 
 /* A receive followed in its tb by a send of exactly what it wrote, which
@@ -1460,6 +1593,7 @@ typedef struct Width {
 	bool unpaired;
 	bool mirror;
 	bool flows;     /* spread: flows keep their channel (keep_flows) */
+	bool staged;    /* receives through scratch, copied home (Lower.staged) */
 } Width;
 
 /* Lowers one schedule at one width: positions, ops per instance, thread
@@ -1470,7 +1604,7 @@ build(Arena *a, const Sched *s, const Layout *lay, const BuildOpts *o, Width wd,
 {
 	Lower L0 = {.a = a, .s = s, .R = s->nrank, .inst = o->instances > 0 ? o->instances : 1,
 	            .nch = wd.nch, .pinned = wd.pinned, .maxcnt = wd.maxcnt,
-	            .unpaired = wd.unpaired, .mirror = wd.mirror};
+	            .unpaired = wd.unpaired, .mirror = wd.mirror, .staged = wd.staged};
 	Lower *L = &L0;
 	int R = s->nrank;
 	int rc = place_chunks(L, lay, b);
@@ -1751,6 +1885,7 @@ typedef struct Search {
 	const BuildOpts *o;
 	bool skip;                /* the first search skips what the bound proves cannot fit */
 	MscclStats *stats;
+	bool staged;              /* builds staged widths (the bound does not apply) */
 } Search;
 
 /* build() at a width; spread with paired tbs, flows keep their channel,
@@ -1856,7 +1991,7 @@ search_widths(const Search *S, int maxcnt, bool unpaired, bool mirror, bool piec
 		 * in the first, when S->skip (msccl_lower runs it again without
 		 * skipping if it fails, for the report). One channel over the step
 		 * limit skips, as its build would, the widths it cannot reach. */
-		if ((pieces || S->skip) &&
+		if ((pieces || S->skip) && !S->staged &&
 		    msccl_bound_hopeless(S->bound, tries[t], inst, t % 2 == 1, unpaired, maxcnt,
 		                         maxsteps)) {
 			double excess = msccl_bound_excess(S->bound, maxcnt, maxsteps);
@@ -1872,7 +2007,7 @@ search_widths(const Search *S, int maxcnt, bool unpaired, bool mirror, bool piec
 		/* each attempt in its own arena: only the one written is kept */
 		Arena ta = {0};
 		S->stats->widths++;
-		Width wd = {tries[t], t % 2 == 1, maxcnt, unpaired, mirror, false};
+		Width wd = {tries[t], t % 2 == 1, maxcnt, unpaired, mirror, false, S->staged};
 		int rc = build_best(&ta, S, wd, &b);
 		if (rc == 1 && b.any_width && !last) {
 			diag_mute(false);
@@ -1924,14 +2059,60 @@ search_widths(const Search *S, int maxcnt, bool unpaired, bool mirror, bool piec
 	return stops;
 }
 
+/* Whether a staged program may fit where the plain one does not: an
+ * allgather's or reduce-scatter's homes are its ranks' blocks, so a set of
+ * blocks strided through the vector (a hierarchical schedule's intra-node
+ * sets) is a step per block there, and one run in scratch. */
+static bool
+staging_helps(const Sched *s)
+{
+	return s->kind == CK_ALLGATHER || s->kind == CK_REDUCE_SCATTER;
+}
+
+/* Staged comes first where the bound estimates the plain program's busiest
+ * connection at this many times the staged one's steps: the homes cut
+ * every message into pieces (a hierarchical schedule's strided sets), and
+ * the plain widths would be built only to fail or to take more steps. */
+enum { STAGING_FIRST_GAIN = 4 };
+
 /* The first search: paired tbs, sending steps of up to 71 chunks. It skips
  * the widths the bound proves cannot fit, quietly; if it finds nothing,
- * the search again without skipping, for the report of the widths tried. */
+ * the search again without skipping, for the report of the widths tried.
+ * An allgather or reduce-scatter is searched staged too, first where
+ * S->staged says so (STAGING_FIRST_GAIN). Staged, a ring's steps are long
+ * (a set of blocks each), and sent first on every rank they stop chunk by
+ * chunk: unpaired tbs, checked chunk by chunk, are tried first, then
+ * paired. A staged program found first gives way to a plain one with fewer
+ * steps that passes every check as it is. S->staged ends as the program
+ * found. */
 static int
 first_search(Search *S, MProg *out)
 {
 	diag_mute(true);
-	int stops = search_widths(S, MSCCL_MAX_COUNT - 1, false, false, false, out);
+	int stops = -1;
+	bool first = S->staged;
+	for (int i = 0; i < 2 && stops < 0; i++) {
+		S->staged = i == 0 ? first : !first;
+		if (S->staged && !staging_helps(S->s))
+			continue;
+		if (S->staged && search_widths(S, MSCCL_MAX_COUNT - 1, true, false, true, out) == 0)
+			stops = 0;
+		else
+			stops = search_widths(S, MSCCL_MAX_COUNT - 1, false, false, false, out);
+	}
+	if (stops == 0 && first) {
+		/* staged first: a plain program that fits as it is and has fewer
+		 * steps (no copies) is kept instead */
+		MProg plain;
+		S->staged = false;
+		if (search_widths(S, MSCCL_MAX_COUNT - 1, false, false, false, &plain) == 0 &&
+		    total_steps(&plain) < total_steps(out))
+			*out = plain;
+		else
+			S->staged = true;
+	}
+	if (stops < 0)
+		S->staged = false;
 	diag_mute(false);
 	if (stops < 0) {
 		S->skip = false;
@@ -2010,10 +2191,12 @@ lower_checked(Arena *a, const Sched *sched, const Layout *layp, const MscclBound
 {
 	Layout lay = *layp;
 	Search S = {a, sched, sched->base ? sched_expand(a, sched) : sched, &lay, bound, o, true,
-	            stats};
+	            stats, false};
+	S.staged = staging_helps(S.s) && msccl_bound_staging_gain(bound) >= STAGING_FIRST_GAIN;
 	int exchange = bound->exchange_run[o->instances > 1];
 	bool stops_likely = o->channels <= 0 && exchange > msccl_capacity(build_proto(o));
 	int stops = stops_likely ? 1 : first_search(&S, out);
+	stats->staged = S.staged;
 	if (stops <= 0)
 		return stops;
 	diag_mute(true);
@@ -2027,6 +2210,7 @@ lower_checked(Arena *a, const Sched *sched, const Layout *layp, const MscclBound
 			safe = true;
 		}
 	}
+	stats->staged = S.staged;
 	diag_mute(false);
 	if (safe)
 		return 0;
@@ -2071,6 +2255,30 @@ reconfig_comment(const Sched *s, FILE *f)
 	        s->nround, sched_nreconfig(s));
 }
 
+/* What the backend chose, on o->notes: channels, instances and protocol,
+ * each given by an option or chosen (the width search), and the shape. */
+static void
+say_choice(const Sched *s, const MProg *p, const BuildOpts *o, const MscclStats *st)
+{
+	int inst = o->instances > 0 ? o->instances : 1, tbs = 0, steps = 0;
+	for (int g = 0; g < p->ngpus; g++) {
+		int n = 0;
+		for (int t = 0; t < p->gpu[g].ntb; t++)
+			n += p->gpu[g].tb[t].nstep;
+		tbs = p->gpu[g].ntb > tbs ? p->gpu[g].ntb : tbs;
+		steps = n > steps ? n : steps;
+	}
+	static const char *const proto[] = {[MP_SIMPLE] = "Simple", [MP_LL] = "LL",
+	                                    [MP_LL128] = "LL128"};
+	fprintf(o->notes, "collc: build: note: '%s' for MSCCL: %d channel%s (%d per instance, %s), "
+	        "%d instance%s (%s), protocol %s (%s)%s; at most %d thread block%s and %d step%s a "
+	        "rank\n", s->name, p->nchannels, p->nchannels == 1 ? "" : "s", p->nchannels / inst,
+	        o->channels > 0 ? "--channels" : "the fewest that fit", inst, inst == 1 ? "" : "s",
+	        o->instances > 0 ? "--instances" : "default", proto[p->proto],
+	        o->proto ? "--proto" : "default", st->staged ? ", staged through scratch" : "", tbs,
+	        tbs == 1 ? "" : "s", steps, steps == 1 ? "" : "s");
+}
+
 static int
 emit_msccl(const Prog *prog, const BuildOpts *o, FILE *f)
 {
@@ -2086,7 +2294,10 @@ emit_msccl(const Prog *prog, const BuildOpts *o, FILE *f)
 	}
 	Arena a = {0};
 	MProg p;
-	int rc = msccl_lower(&a, sel[0], o, &p);
+	MscclStats st;
+	int rc = msccl_lower_counted(&a, sel[0], o, &p, &st);
+	if (rc == 0 && o->notes)
+		say_choice(sel[0], &p, o, &st);
 	bool rooted = sel[0]->kind == CK_BROADCAST || sel[0]->kind == CK_REDUCE;
 	if (rc == 0 && (sched_nreconfig(sel[0]) > 0 || rooted)) {
 		/* the comment goes first inside <algo>, which stays the file's start */

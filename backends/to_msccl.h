@@ -16,6 +16,7 @@
 typedef struct MscclStats {
 	int widths;    /* width attempts lowered (a limit over stops one before its steps) */
 	int programs;  /* programs built whole and checked */
+	bool staged;   /* the program found is staged (receives through scratch) */
 } MscclStats;
 int msccl_lower_counted(Arena *, const Sched *, const BuildOpts *, MProg *,
                         MscclStats *);
@@ -30,6 +31,10 @@ typedef struct MscclBound {
 	/* [m][src * nrank + dst]: at least this many steps with sending steps of
 	 * at most msccl_bound_maxcnt[m] chunks, for chosen src or dst */
 	long *conn[MSCCL_BOUND_NCNT];
+	/* allgather, reduce-scatter (else NULL): the same with each (round, src,
+	 * dst)'s chunks one run, as staged lowering may make them; the refusal's
+	 * bound (msccl_refuse_unfit) */
+	long *staged;
 	bool *chosen;      /* the ranks bounded */
 	/* the largest k such that two ranks (one chosen) send each other runs
 	 * of k chunks in one round (at 71 a step; contiguous at both ends, as
@@ -39,6 +44,9 @@ typedef struct MscclBound {
 	int exchange_run[2];
 } MscclBound;
 void msccl_bound_build(const Sched *, const Layout *, MscclBound *);
+/* The busiest connection's steps, plain over staged (0: not an allgather or
+ * reduce-scatter, or nothing sent): how much staging may save. */
+double msccl_bound_staging_gain(const MscclBound *);
 void msccl_bound_free(MscclBound *);
 /* Refuses a schedule that can never fit the executor's limits; 0, or -1
  * after reporting (the estimate and the limit, at the collective). */

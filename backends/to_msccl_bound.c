@@ -26,6 +26,11 @@
  *    against the 64 tbs per rank collc writes (rule 4);
  *  - a connection has at most one tb per channel (rule 6), so it carries at
  *    most (channels x 64) steps, with at most 32 channels in all.
+ * An allgather or reduce-scatter may be lowered staged (to_msccl.c: receives
+ * land in scratch in arrival order, its input copied there first), where a
+ * message's chunks may be one run whatever their homes: it is refused only
+ * if it cannot fit even with every (round, sender, receiver) one run of at
+ * most 71 chunks a step (MscclBound.staged).
  * A symmetric schedule is bounded on one rank of each orbit of its group
  * (a few of them): any rank's need is a lower bound on the worst rank's,
  * and counting a rank's messages costs one pass over the copies of the
@@ -100,6 +105,7 @@ typedef struct Counting {
 	int R;
 	int block;  /* several instances interleave blocks of this many positions (0: none) */
 	long *conn[MSCCL_BOUND_NCNT];
+	long *staged;  /* steps if each group were one run (71 chunks a step), or NULL */
 	BoundGroup *group;
 	long ngroup, capgroup;
 } Counting;
@@ -170,8 +176,9 @@ count_runs(const BoundCopy *v, long n, Counting *k)
 			k->conn[m][(long)v[i].src * k->R + v[i].dst]++;
 			len = 1;
 		}
-	long len[2] = {0, 0}, run[2] = {0, 0};
+	long len[2] = {0, 0}, run[2] = {0, 0}, size = 0;
 	for (long i = 0; i < n; i++) {
+		size++;
 		bool sent = i > 0 && v[i].skey >= 0 && v[i - 1].skey >= 0 &&
 		            v[i].skey == v[i - 1].skey + 1; /* contiguous at the sender too */
 		bool block = k->block == 0 || (i > 0 && v[i].key / k->block == v[i - 1].key / k->block);
@@ -183,6 +190,10 @@ count_runs(const BoundCopy *v, long n, Counting *k)
 		if (i + 1 == n || !same_group(&v[i + 1], &v[i])) {
 			add_group(k, &v[i], run);
 			run[0] = run[1] = 0;
+			if (k->staged)
+				k->staged[(long)v[i].src * k->R + v[i].dst] +=
+				    (size + msccl_bound_maxcnt[0] - 1) / msccl_bound_maxcnt[0];
+			size = 0;
 		}
 	}
 }
@@ -343,6 +354,8 @@ msccl_bound_build(const Sched *s, const Layout *lay, MscclBound *b)
 	Counting k = {.R = R, .block = s->kind == CK_ALLREDUCE ? 0 : lay->per};
 	for (int m = 0; m < MSCCL_BOUND_NCNT; m++)
 		b->conn[m] = k.conn[m] = xcalloc((size_t)R * R + 1, sizeof(long));
+	if (s->kind == CK_ALLGATHER || s->kind == CK_REDUCE_SCATTER)
+		b->staged = k.staged = xcalloc((size_t)R * R + 1, sizeof(long));
 	b->chosen = xcalloc((size_t)R + 1, 1);
 	if (lay->short_block >= 0)
 		return; /* no layout: nothing counted, nothing refused (to_msccl.c names it) */
@@ -360,11 +373,23 @@ msccl_bound_build(const Sched *s, const Layout *lay, MscclBound *b)
 	free(k.group);
 }
 
+double
+msccl_bound_staging_gain(const MscclBound *b)
+{
+	long plain = 0, staged = 0;
+	for (long k = 0; b->staged && k < (long)b->nrank * b->nrank; k++) {
+		plain = b->conn[0][k] > plain ? b->conn[0][k] : plain;
+		staged = b->staged[k] > staged ? b->staged[k] : staged;
+	}
+	return staged > 0 ? (double)plain / staged : 0;
+}
+
 void
 msccl_bound_free(MscclBound *b)
 {
 	for (int m = 0; m < MSCCL_BOUND_NCNT; m++)
 		free(b->conn[m]);
+	free(b->staged);
 	free(b->chosen);
 }
 
@@ -384,7 +409,8 @@ msccl_refuse_unfit(const Sched *s, const MscclBound *b, const BuildOpts *o)
 	for (int r = 0; r < R; r++) {
 		if (!b->chosen[r])
 			continue;
-		RankNeed k = rank_need(b->conn[0], R, r, inst, maxsteps);
+		/* staged, a message may be one run in scratch: the weaker bound holds */
+		RankNeed k = rank_need(b->staged ? b->staged : b->conn[0], R, r, inst, maxsteps);
 		bool over = k.tbs > MSCCL_MAX_TBS || (k.conn + maxsteps - 1) / maxsteps > W;
 		if (over && (worst < 0 || k.tbs > wk.tbs)) {
 			worst = r;

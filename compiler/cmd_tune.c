@@ -42,6 +42,10 @@ typedef struct TuneArgs {
 	int nsize;
 	bool csv, json;
 	SimOpts opts;
+	/* MSCCL per range: --proto, --instances, --channels fix them (0 / NULL:
+	 * chosen per range, msccl_pick; channels by the backend's width search) */
+	const char *proto;
+	int instances, channels;
 } TuneArgs;
 
 /* One candidate of one collective: its figures at every size. */
@@ -211,16 +215,99 @@ range_of(const TuneArgs *a, int i, int j, double *lo, double *hi)
 	*hi = j + 1 < a->nsize ? a->sizes[j + 1] - 1 : a->sizes[j];
 }
 
+/* ---- MSCCL per range: the protocol and the instances ----
+ *
+ * The model is NCCL's ring model (src/graph/tuning.cc, ncclTopoTuneModel,
+ * the network rows): a protocol p costs a base latency, a latency per
+ * step of the schedule, and its share of the bandwidth: LL moves 4 bytes
+ * of data in each 8-byte store with its flag and NCCL rates it at 1/4 of
+ * the bandwidth across nodes, LL128 120 bytes of each 128 (NCCL: 0.92),
+ * Simple all of it. At sample k, with t_k the simulated time of the
+ * range's choice and R its rounds, T_p = base_p + R * step_p + t_k / eff_p
+ * (the simulated time stands for the bandwidth term: at full bandwidth,
+ * as Simple runs). Each sample takes the protocol of least T_p, and the
+ * plan's ranges split where it changes. Instances, Simple only: the most
+ * (1, 2, 4 or 8) that keep a chunk of the sample's size at 512 KiB or more
+ * (NCCL's Simple slot: a 4 MiB buffer in 8 steps), so that large sizes
+ * fill more channels while a step stays past its latency; the backend's
+ * width search then chooses the channels, the fewest that fit. */
+static bool
+msccl_kind(CollKind k)
+{
+	return k == CK_ALLREDUCE || k == CK_REDUCE_SCATTER || k == CK_ALLGATHER || k == CK_ALLTOALL;
+}
+
+enum { NPROTO = 3, MSCCL_MAX_INSTANCES = 8 };
+static const char *const proto_name[NPROTO] = {"Simple", "LL", "LL128"};
+static const double proto_base_us[NPROTO] = {8.4, 6.6, 14.0};
+static const double proto_step_us[NPROTO] = {9.6, 2.7, 4.0};
+static const double proto_eff[NPROTO] = {1.0, 0.25, 0.92};
+static const double instance_min_chunk = 512.0 * 1024;
+
+typedef struct MscclPick {
+	int proto, instances;
+	bool proto_fixed, instances_fixed, channels_fixed;
+} MscclPick;
+
+static double
+proto_time(const Tuned *t, int k, int p)
+{
+	const Cand *b = &t->cand[t->best[k]];
+	return proto_base_us[p] * 1e-6 + b->sched[k]->nround * proto_step_us[p] * 1e-6 +
+	       b->time_s[k] / proto_eff[p];
+}
+
+/* The MSCCL configuration at sample k of t: the protocol of least T_p
+ * there (ties: Simple, LL, LL128), the instances for its size; or what
+ * the options fix. */
+static MscclPick
+msccl_pick(const TuneArgs *a, const Tuned *t, int k)
+{
+	MscclPick m = {.proto = 0, .instances = 1, .proto_fixed = a->proto != NULL,
+	               .instances_fixed = a->instances > 0, .channels_fixed = a->channels > 0};
+	for (int p = 1; !m.proto_fixed && p < NPROTO; p++)
+		if (proto_time(t, k, p) < proto_time(t, k, m.proto))
+			m.proto = p;
+	for (int p = 0; m.proto_fixed && p < NPROTO; p++)
+		if (strcmp(a->proto, proto_name[p]) == 0)
+			m.proto = p;
+	if (m.instances_fixed) {
+		m.instances = a->instances;
+	} else if (m.proto == 0) {
+		int nchunk = t->cand[t->best[k]].sched[k]->nchunk;
+		while (m.instances < MSCCL_MAX_INSTANCES &&
+		       a->sizes[k] / ((double)nchunk * m.instances * 2) >= instance_min_chunk)
+			m.instances *= 2;
+	}
+	return m;
+}
+
 /* The end of the range starting at sample i: the last sample with the
- * same choice (label, so a schedule rebuilt per size splits a range). */
+ * same choice (label, so a schedule rebuilt per size splits a range) and,
+ * by_msccl for a kind MSCCL runs, the same MSCCL protocol and instances
+ * (the plan and its MSCCL files; an MPI library's ranges need not split). */
 static int
-range_end(const Tuned *t, int nsize, int i)
+range_end(const TuneArgs *a, const Tuned *t, int i, bool by_msccl)
 {
 	const char *l = t->cand[t->best[i]].label[i];
+	MscclPick m = msccl_pick(a, t, i);
 	int j = i;
-	while (j + 1 < nsize && strcmp(t->cand[t->best[j + 1]].label[j + 1], l) == 0)
+	while (j + 1 < a->nsize && strcmp(t->cand[t->best[j + 1]].label[j + 1], l) == 0) {
+		MscclPick n = msccl_pick(a, t, j + 1);
+		if (by_msccl && msccl_kind(t->s->kind) &&
+		    (n.proto != m.proto || n.instances != m.instances))
+			break;
 		j++;
+	}
 	return j;
+}
+
+static void
+print_pick(const MscclPick *m, FILE *f)
+{
+	fprintf(f, "MSCCL %s%s, %d instance%s%s", proto_name[m->proto],
+	        m->proto_fixed ? " (--proto)" : "", m->instances, m->instances == 1 ? "" : "s",
+	        m->instances_fixed ? " (--instances)" : "");
 }
 
 static double
@@ -271,7 +358,7 @@ print_table(const Tuner *u, FILE *f)
 		table_free(&tab);
 		fprintf(f, "plan:\n");
 		for (int k = 0; k < a->nsize;) {
-			int j = range_end(t, a->nsize, k);
+			int j = range_end(a, t, k, true);
 			double lo, hi;
 			range_of(a, k, j, &lo, &hi);
 			char l[32], h[32];
@@ -279,13 +366,21 @@ print_table(const Tuner *u, FILE *f)
 			human_bytes(j + 1 < a->nsize ? hi + 1 : hi, h, sizeof h);
 			char span[80];
 			snprintf(span, sizeof span, "%s to %s%s", l, j + 1 < a->nsize ? "under " : "", h);
-			fprintf(f, "  %12.0f .. %-12.0f %-28s %s\n", lo, hi, span,
+			fprintf(f, "  %12.0f .. %-12.0f %-28s %s", lo, hi, span,
 			        t->cand[t->best[k]].label[k]);
+			if (msccl_kind(t->s->kind)) {
+				MscclPick m = msccl_pick(a, t, k);
+				fputs("  [", f);
+				print_pick(&m, f);
+				fputs("]", f);
+			}
+			fputs("\n", f);
 			k = j + 1;
 		}
 	}
 	fprintf(f, "size in bytes; time of the choice; busbw in GB/s as nccl-tests computes it;\n"
-	           "margin: how much slower the runner-up is\n");
+	           "margin: how much slower the runner-up is; [MSCCL ...]: the protocol and\n"
+	           "instances of the range's MSCCL file (--msccl-dir; docs/cli.md, tune)\n");
 }
 
 static void
@@ -293,20 +388,26 @@ print_csv(const Tuner *u, FILE *f)
 {
 	const TuneArgs *a = u->a;
 	fprintf(f, "collective,kind,size,choice,time_us,busbw_GBps,runner_up,margin_pct,"
-	           "range_min_bytes,range_max_bytes\n");
+	           "range_min_bytes,range_max_bytes,msccl_proto,msccl_instances\n");
 	for (int i = 0; i < u->nt; i++) {
 		const Tuned *t = &u->t[i];
 		for (int k = 0; k < a->nsize;) {
-			int j = range_end(t, a->nsize, k);
+			int j = range_end(a, t, k, true);
 			double lo, hi;
 			range_of(a, k, j, &lo, &hi);
+			MscclPick pk = msccl_pick(a, t, k);
+			bool ms = msccl_kind(t->s->kind);
 			for (int m = k; m <= j; m++) {
 				const Cand *b = &t->cand[t->best[m]];
-				fprintf(f, "%s,%s,%.0f,%s,%.12g,%.12g,%s,%.6g,%.0f,%.0f\n", t->s->name,
+				fprintf(f, "%s,%s,%.0f,%s,%.12g,%.12g,%s,%.6g,%.0f,%.0f,", t->s->name,
 				        coll_kind_name[t->s->kind], a->sizes[m], b->label[m],
 				        b->time_s[m] * 1e6, busbw_at(t, a, m),
 				        t->second[m] >= 0 ? t->cand[t->second[m]].label[m] : "",
 				        t->second[m] >= 0 ? margin_at(t, m) : 0, lo, hi);
+				if (ms)
+					fprintf(f, "%s,%d\n", proto_name[pk.proto], pk.instances);
+				else
+					fputs(",\n", f);
 			}
 			k = j + 1;
 		}
@@ -342,12 +443,19 @@ print_json(const Tuner *u, FILE *f)
 		}
 		fprintf(f, "],\n  \"plan\": [");
 		for (int k = 0, n = 0; k < a->nsize; n++) {
-			int j = range_end(t, a->nsize, k);
+			int j = range_end(a, t, k, true);
 			double lo, hi;
 			range_of(a, k, j, &lo, &hi);
 			fprintf(f, "%s\n   {\"min_bytes\": %.0f, \"max_bytes\": %.0f, \"choice\": ",
 			        n ? "," : "", lo, hi);
 			json_string(f, t->cand[t->best[k]].label[k]);
+			if (msccl_kind(t->s->kind)) {
+				MscclPick m = msccl_pick(a, t, k);
+				fprintf(f, ", \"msccl\": {\"proto\": \"%s\", \"instances\": %d, "
+				        "\"proto_fixed\": %s, \"instances_fixed\": %s}", proto_name[m.proto],
+				        m.instances, m.proto_fixed ? "true" : "false",
+				        m.instances_fixed ? "true" : "false");
+			}
 			fprintf(f, "}");
 			k = j + 1;
 		}
@@ -401,10 +509,21 @@ typedef struct DirFile {
 	MemOut m;
 } DirFile;
 
-static bool
-msccl_kind(CollKind k)
+/* What a file of the directory carries, on stderr: the protocol and the
+ * instances (the model's, or fewer where the model's did not fit), the
+ * channels (the backend's width search, or --channels), each marked when
+ * an option fixed it. */
+static void
+say_file(const char *name, MemOut *m, const MscclPick *pk, int instances, bool channels_fixed)
 {
-	return k == CK_ALLREDUCE || k == CK_REDUCE_SCATTER || k == CK_ALLGATHER || k == CK_ALLTOALL;
+	fflush(m->f);
+	const char *nc = m->buf ? strstr(m->buf, "nchannels=\"") : NULL;
+	fprintf(stderr, "tune: %s: MSCCL %s%s, %d instance%s%s, %d channel%s%s\n", name,
+	        proto_name[pk->proto], pk->proto_fixed ? " (--proto)" : "", instances,
+	        instances == 1 ? "" : "s", pk->instances_fixed ? " (--instances)"
+	        : instances < pk->instances ? " (fewer than the model's: limits)" : "",
+	        nc ? atoi(nc + 11) : 0, nc && atoi(nc + 11) == 1 ? "" : "s",
+	        channels_fixed ? " (--channels)" : "");
 }
 
 static int
@@ -418,7 +537,7 @@ build_dir_files(const Tuner *u, DirFile **out, int *nout)
 		if (!msccl_kind(t->s->kind))
 			continue;
 		for (int k = 0, r = 0; k < a->nsize; r++) {
-			int j = range_end(t, a->nsize, k);
+			int j = range_end(a, t, k, true);
 			double lo, hi;
 			range_of(a, k, j, &lo, &hi);
 			const Sched *x = t->cand[t->best[k]].sched[k];
@@ -427,12 +546,30 @@ build_dir_files(const Tuner *u, DirFile **out, int *nout)
 				f = xrealloc(f, (size_t)cap * sizeof *f);
 			}
 			snprintf(f[n].name, sizeof f[n].name, "%s-%02d-%.0f-%.0f.xml", t->s->name, r, lo, hi);
+			MscclPick pk = msccl_pick(a, t, k);
 			BuildOpts o = {.collective = x->name, .min_bytes = (int64_t)lo,
-			               .max_bytes = (int64_t)hi};
+			               .max_bytes = (int64_t)hi, .proto = proto_name[pk.proto],
+			               .channels = a->channels};
 			Prog one = {.sched = (Sched **)&x, .nsched = 1};
-			FILE *mem = memout_open(&f[n].m);
 			n++;
-			if (msccl_backend.emit(&one, &o, mem) != 0) {
+			/* the model's instances, else fewer (one always fits if anything does) */
+			int rc = -1;
+			for (int inst = pk.instances; rc != 0 && inst >= 1; inst /= 2) {
+				bool last = inst == 1 || pk.instances_fixed;
+				o.instances = inst;
+				FILE *mem = memout_open(&f[n - 1].m);
+				if (!last)
+					diag_mute(true);
+				rc = msccl_backend.emit(&one, &o, mem);
+				if (!last)
+					diag_mute(false);
+				if (rc == 0 || last)
+					break;
+				memout_drop(&f[n - 1].m);
+			}
+			if (rc == 0)
+				say_file(f[n - 1].name, &f[n - 1].m, &pk, o.instances, a->channels > 0);
+			if (rc != 0) {
 				note_at(t->s->loc, "the plan's choice for %.0f..%.0f bytes of '%s' is %s", lo, hi,
 				        t->s->name, t->cand[t->best[k]].label[k]);
 				*out = f, *nout = n;
@@ -507,7 +644,7 @@ write_mpi_lib(Tuner *u)
 	for (int i = 0; i < u->nt; i++) {
 		const Tuned *t = &u->t[i];
 		for (int k = 0, r = 0; k < a->nsize; r++) {
-			int j = range_end(t, a->nsize, k);
+			int j = range_end(a, t, k, false);
 			double lo, hi;
 			range_of(a, k, j, &lo, &hi);
 			const Sched *chosen = t->cand[t->best[k]].sched[k];
@@ -573,6 +710,17 @@ tune_opt(void *ctx, const char *name, const char *value)
 		a->csv = true;
 	} else if (strcmp(name, "json") == 0) {
 		a->json = true;
+	} else if (strcmp(name, "proto") == 0) {
+		int k = cli_choice("tune", name, value, proto_name, NPROTO);
+		if (k < 0)
+			return 2;
+		a->proto = proto_name[k];
+	} else if (strcmp(name, "instances") == 0 || strcmp(name, "channels") == 0) {
+		char *end;
+		long v = strtol(value, &end, 10);
+		if (end == value || *end || v < 1 || v > 32)
+			return usage_error("tune: --%s takes 1..32", name);
+		*(name[0] == 'i' ? &a->instances : &a->channels) = (int)v;
 	}
 	return 0;
 }
@@ -590,6 +738,9 @@ static const CliOpt tune_opts[] = {
 	{"msccl-dir", 0, "DIR", "write the plan as MSCCL XML, a file per range, for MSCCL_ALGO_DIR"},
 	{"mpi-lib", 0, "DIR", "write the plan as an MPI library, DIR/P.c and DIR/P.h (docs/mpi.md)"},
 	{"prefix", 0, "P", "--mpi-lib: the library's names start with P_ (default collc)"},
+	{"proto", 0, "P", "MSCCL files: Simple, LL or LL128 for every range (default: per range)"},
+	{"instances", 0, "N", "MSCCL files: N instances for every range (default: per range)"},
+	{"channels", 0, "N", "MSCCL files: N channels per instance (default: the fewest that fit)"},
 };
 
 static int cmd_tune(int argc, char **argv);

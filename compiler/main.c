@@ -360,6 +360,7 @@ cmd_build(int argc, char **argv)
 	BuildOpts opts = a.opts;
 	double size = a.size;
 	opts.bytes = (int64_t)size;
+	opts.notes = stderr;
 	if (opts.max_bytes && opts.min_bytes > opts.max_bytes)
 		return usage_error("build: --min-bytes %lld is above --max-bytes %lld",
 		                   (long long)opts.min_bytes, (long long)opts.max_bytes);

@@ -1111,6 +1111,108 @@ test_sweep_axes_registry(void)
 	CU_ASSERT_PTR_NULL(net_key(NNET));
 }
 
+/* build --target msccl says what it chose on stderr (a note), agreeing
+ * with the file: the channels the width search found, or the options
+ * given, named as given; a staged allgather says so. */
+static void
+test_build_msccl_note(void)
+{
+	char *out, *err, args[512];
+	snprintf(args, sizeof args, "build %s/good.coll --target msccl -o %s/good.xml", tmpdir,
+	         tmpdir);
+	CU_ASSERT_EQUAL_FATAL(collc(args, &out, &err), 0);
+	char path[256];
+	snprintf(path, sizeof path, "%s/good.xml", tmpdir);
+	char *xml = slurp(path, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(xml);
+	const char *nc = strstr(xml, "nchannels=\"");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(nc);
+	int nch = atoi(nc + 11);
+	char want[256];
+	snprintf(want, sizeof want, "collc: build: note: 'A' for MSCCL: %d channel%s (%d per "
+	         "instance, the fewest that fit), 1 instance (default), protocol Simple (default); "
+	         "at most ", nch, nch == 1 ? "" : "s", nch);
+	assert_named(strncmp(err, want, strlen(want)) == 0 && strchr(err, '\n') == err + strlen(err) - 1,
+	             __LINE__, __FILE__, "one note line, '%s...': %s", want, err);
+	CU_ASSERT_STRING_EQUAL(out, "");
+	free(xml), free(out), free(err);
+	snprintf(args, sizeof args, "build %s/good.coll --target msccl --channels 2 --instances 2 "
+	         "--proto LL -o %s/good2.xml", tmpdir, tmpdir);
+	CU_ASSERT_EQUAL_FATAL(collc(args, &out, &err), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "'A' for MSCCL: 4 channels (2 per instance, --channels), "
+	                                   "2 instances (--instances), protocol LL (--proto); at most "));
+	free(out), free(err);
+	/* the hierarchical allgather of 16 nodes of 8 GPUs is staged */
+	write_in(tmpdir, "ag128.coll", "topology C = spine_leaf(spines 16, leaves 16, hosts 8);\n"
+	         "collective allgather AG on C { algorithm hierarchical(ring, ring); }\n");
+	snprintf(args, sizeof args, "build %s/ag128.coll --target msccl -o %s/ag128.xml", tmpdir,
+	         tmpdir);
+	CU_ASSERT_EQUAL_FATAL(collc(args, &out, &err), 0);
+	assert_named(strstr(err, "protocol Simple (default), staged through scratch; at most 7 "
+	                         "thread blocks and 175 steps a rank\n") != NULL, __LINE__, __FILE__,
+	             "%s", err);
+	free(out), free(err);
+	/* other commands say nothing of it: the XML on stdout, stderr empty */
+	snprintf(args, sizeof args, "build %s/good.coll --target ir", tmpdir);
+	CU_ASSERT_EQUAL(collc(args, &out, &err), 0);
+	CU_ASSERT_STRING_EQUAL(err, "");
+	free(out), free(err);
+}
+
+static int
+count_in(const char *text, const char *what)
+{
+	int n = 0;
+	for (const char *q = strstr(text, what); q; q = strstr(q + 1, what))
+		n++;
+	return n;
+}
+
+/* tune's MSCCL choice per range: by the model, deterministic (the same
+ * text twice), and what --proto and --instances fix stays fixed and is
+ * marked so in the text, the CSV and the JSON. */
+static void
+test_tune_msccl_choice(void)
+{
+	const char *base = "tune examples/torus-8x8-compare.coll --collective SP --sizes "
+	                   "1KiB..1GiB --mode flow";
+	char args[512], *out, *err, *out2;
+	CU_ASSERT_EQUAL_FATAL(collc(base, &out, &err), 0);
+	free(err);
+	CU_ASSERT_EQUAL_FATAL(collc(base, &out2, &err), 0);
+	CU_ASSERT_STRING_EQUAL(out, out2);
+	/* LL for the smallest range, Simple with instances for the largest */
+	const char *plan = strstr(out, "plan:\n");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(plan);
+	CU_ASSERT_PTR_NOT_NULL(strstr(plan, "1 KiB to under 32 KiB        SWL: swing  [MSCCL LL, "
+	                                    "1 instance]"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(plan, "[MSCCL Simple, 8 instances]"));
+	CU_ASSERT_PTR_NULL(strstr(plan, "(--proto)"));
+	free(out), free(out2), free(err);
+	snprintf(args, sizeof args, "%s --proto LL128 --instances 2", base);
+	CU_ASSERT_EQUAL_FATAL(collc(args, &out, &err), 0);
+	int ranges = 0;
+	const char *fixed = "[MSCCL LL128 (--proto), 2 instances (--instances)]";
+	for (const char *q = strstr(out, "plan:\n"); (q = strstr(q + 1, "[MSCCL ")) && q[7] != '.';
+	     ranges++) /* each range's, up to the legend's "[MSCCL ...]" */
+		CU_ASSERT_EQUAL(strncmp(q, fixed, strlen(fixed)), 0);
+	CU_ASSERT(ranges >= 2);
+	free(out), free(err);
+	snprintf(args, sizeof args, "%s --proto LL128 --instances 2 --csv", base);
+	CU_ASSERT_EQUAL_FATAL(collc(args, &out, &err), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, ",msccl_proto,msccl_instances\n"));
+	CU_ASSERT_EQUAL(count_in(out, ",LL128,2\n"), count_in(out, "\n") - 1);
+	free(out), free(err);
+	snprintf(args, sizeof args, "%s --proto Simple --json", base);
+	CU_ASSERT_EQUAL_FATAL(collc(args, &out, &err), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"msccl\": {\"proto\": \"Simple\", \"instances\": 1, "
+	                                   "\"proto_fixed\": true, \"instances_fixed\": false}"));
+	CU_ASSERT_PTR_NULL(strstr(out, "\"proto\": \"LL"));
+	free(out), free(err);
+	CU_ASSERT_EQUAL(collc("tune examples/torus-8x8-compare.coll --proto LL64", &out, &err), 2);
+	free(out), free(err);
+}
+
 /* tune --msccl-dir: walking sizes from 1 KiB to 1 GiB, the executor's
  * rule (files in path order, the first whose range and chunking select
  * the size) picks the file of the planned range every time; every file
@@ -1143,28 +1245,52 @@ test_tune_msccl_dir(void)
 		CU_ASSERT_EQUAL(msccl_check_run(&p[f], msccl_capacity(p[f].proto), false), 0);
 		diag_reset();
 	}
-	int walked = 0;
+	int walked = 0, picked = 0;
 	for (double size = 1024; size <= 1073741824.0; size *= 1.5) {
 		double bytes = floor(size / 1024) * 1024; /* whole chunks of floats */
-		/* the planned range's first byte: the CSV row's range_min for this size's range */
+		/* the planned range's first byte and MSCCL protocol: the CSV row's
+		 * range_min, range_max and msccl_proto for this size's range */
 		double want_lo = -1;
+		char want_proto[16] = "";
 		for (char *l = strchr(out, '\n') + 1; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
 			double lo, hi;
+			char proto[16];
 			const char *c = l;
 			for (int k = 0; k < 8 && c; k++)
 				c = strchr(c, ',') ? strchr(c, ',') + 1 : NULL;
-			if (c && sscanf(c, "%lf,%lf", &lo, &hi) == 2 && lo <= bytes && bytes <= hi)
+			if (c && sscanf(c, "%lf,%lf,%15[A-Za-z0-9]", &lo, &hi, proto) == 3 &&
+			    lo <= bytes && bytes <= hi) {
 				want_lo = lo;
+				snprintf(want_proto, sizeof want_proto, "%s", proto);
+			}
 		}
-		int first = -1;
-		for (size_t f = 0; f < g.gl_pathc && first < 0; f++)
-			if (msccl_selects(&p[f], (int64_t)bytes, 4))
+		int first = -1, planned = -1;
+		for (size_t f = 0; f < g.gl_pathc; f++) {
+			if (first < 0 && msccl_selects(&p[f], (int64_t)bytes, 4))
 				first = (int)f;
-		assert_named(first >= 0 && want_lo >= 0 && p[first].min_bytes == (int64_t)want_lo,
-		             __LINE__, __FILE__, "%.0f bytes: the executor picks %s, the plan's range "
-		             "starts at %.0f", bytes, first >= 0 ? g.gl_pathv[first] : "nothing", want_lo);
+			if (p[f].min_bytes == (int64_t)want_lo)
+				planned = (int)f;
+		}
+		CU_ASSERT_FATAL(planned >= 0);
+		/* a size the planned file's chunks (nchunksperloop, times its
+		 * instances) do not cut into whole elements runs NCCL's own */
+		bool whole = (int64_t)bytes / 4 % p[planned].nchunksperloop == 0;
+		assert_named(whole ? first == planned : first < 0, __LINE__, __FILE__,
+		             "%.0f bytes: the executor picks %s, the plan's file is %s (%d chunks)",
+		             bytes, first >= 0 ? g.gl_pathv[first] : "nothing", g.gl_pathv[planned],
+		             p[planned].nchunksperloop);
+		static const char *const pname[] = {[MP_SIMPLE] = "Simple", [MP_LL] = "LL",
+		                                    [MP_LL128] = "LL128"};
+		assert_named(strcmp(pname[p[planned].proto], want_proto) == 0, __LINE__, __FILE__,
+		             "%s: proto %s, the plan's %s", g.gl_pathv[planned],
+		             pname[p[planned].proto], want_proto);
 		walked++;
+		picked += first >= 0;
 	}
+	/* small sizes LL, large Simple (the model: docs/cli.md, tune) */
+	CU_ASSERT_EQUAL(p[0].proto, MP_LL);
+	CU_ASSERT_EQUAL(p[g.gl_pathc - 1].proto, MP_SIMPLE);
+	CU_ASSERT(picked > 25);
 	CU_ASSERT(walked > 30);
 	/* outside the plan, no file: NCCL's own algorithm runs */
 	for (size_t f = 0; f < g.gl_pathc; f++) {
@@ -1431,6 +1557,8 @@ test_sweep_estimate(void)
 }
 
 CU_TestInfo cli_tests[] = {
+	{"build --target msccl: a note says the channels, instances and protocol chosen",
+	 test_build_msccl_note},
 	{"sweep: shards merge byte-identically; busbw; statuses; spec errors", test_sweep},
 	{"sweep: a size's row is the same whatever else the sizes line holds", test_sweep_sizes},
 	{"sweep: SIGINT writes the rows done and exits 130; --resume finishes the same bytes",
@@ -1450,6 +1578,8 @@ CU_TestInfo cli_tests[] = {
 	{"sim: packet and flow within 5% at 1, 16, 256 MiB on every example, or it says why",
 	 test_packet_flow_agree},
 	{"sweep: its network axes are the registry's swept parameters", test_sweep_axes_registry},
+	{"tune: MSCCL protocol and instances per range, or as --proto and --instances fix them",
+	 test_tune_msccl_choice},
 	{"tune --msccl-dir: the executor's selection picks the planned file, 1 KiB to 1 GiB",
 	 test_tune_msccl_dir},
 	{"sim --compare: speedup and energy against the baseline", test_sim_compare},

@@ -10,8 +10,9 @@
  * prints (stdout and stderr), compared line by line. A line "..." stands
  * for any number of lines; a field "~TEXT" for any one field (a time of a
  * real run), allowed only for the commands docs/testing.md's table lists
- * with its reason. A command whose output shows an error must fail, any
- * other must succeed. A ```coll block whose first line is "// build/NAME.coll"
+ * with its reason. A command whose output shows an error (or a line of
+ * collc's own, "collc: ...", but for its notes) must fail, any other must
+ * succeed. A ```coll block whose first line is "// build/NAME.coll"
  * is that file. Each page runs in a scratch copy of the root (links to the
  * repository's files, its own bin/ and empty build/), so nothing it writes
  * reaches the checkout, which git status must find as it was. The commands of the pages that run MPI programs or
@@ -343,7 +344,8 @@ static bool
 shows_error(const Cmd *c)
 {
 	for (int i = 0; i < c->nshown; i++)
-		if (strstr(c->shown[i], "error:") || strncmp(c->shown[i], "collc: ", 7) == 0)
+		if (strstr(c->shown[i], "error:") ||
+		    (strncmp(c->shown[i], "collc: ", 7) == 0 && !strstr(c->shown[i], ": note: ")))
 			return true;
 	return false;
 }

@@ -1251,7 +1251,7 @@ test_one_program(void)
 		Arena a = {0};
 		MProg mp;
 		BuildOpts bo = {0};
-		MscclStats st = {-1, -1};
+		MscclStats st = {-1, -1, false};
 		MscclBound bound = {0};
 		int rc = -1;
 		if (c.errors == 0 && lower(c.file, &p) == 0) {
@@ -1358,49 +1358,69 @@ max_elements(const MProg *p, int *tbs, int *steps)
 	return most;
 }
 
-/* A GPU cluster of nodes x 8 GPUs on a spine-leaf (examples/
- * gpu-cluster-1024.coll): the hierarchical allreduce at 128 and 256 GPUs
- * read back and run on CPU threads with real data, at 1024 written within
- * every limit of the executor (per rank: thread blocks, steps per tb,
- * parser elements) and checked symbolically. */
+/* One cluster file of nodes x 8 GPUs on a spine-leaf (examples/
+ * gpu-cluster-1024.coll): built, read back, within every limit of the
+ * executor (per rank: thread blocks, steps per tb, parser elements;
+ * printed), staged or not as expected (its copies out of scratch), and run
+ * on CPU threads with real data (up to 32 nodes) or checked symbolically
+ * from outside the backend. */
+static void
+cluster_case(const char *kind, int nodes, int channels, bool staged)
+{
+	char text[256];
+	snprintf(text, sizeof text, "topology C = spine_leaf(spines 16, leaves %d, hosts 8);\n"
+	         "collective %s X on C { algorithm hierarchical(ring, ring); }\n", nodes, kind);
+	BuildOpts bo = {.channels = channels};
+	size_t xlen = 0;
+	char *xml = built_xml(__LINE__, text, &bo, &xlen, "%s, %d x 8 GPUs, channels %d", kind,
+	                      nodes, channels);
+	if (!xml)
+		return;
+	Arena a = {0};
+	MProg p;
+	diag_source("cluster.xml", xml, xlen);
+	CU_ASSERT_EQUAL_FATAL(msccl_read(&a, xml, xlen, false, &p), 0);
+	int tbs, steps, elements = max_elements(&p, &tbs, &steps);
+	assert_named(p.ngpus == nodes * 8 && tbs <= MSCCL_MAX_TBS && elements <= 4095 &&
+	             max_attr(xml, " s=\"") < MSCCL_MAX_STEPS, __LINE__, __FILE__,
+	             "%s, %d GPUs: %d tbs, %d steps, %d parser elements a rank at most", kind,
+	             p.ngpus, tbs, steps, elements);
+	assert_named((count_of(xml, "type=\"cpy\" srcbuf=\"s\"") > 0) == staged, __LINE__,
+	             __FILE__, "%s, %d GPUs, channels %d: staged %d", kind, p.ngpus, channels,
+	             staged);
+	printf("\n    %s %d GPUs%s: %d channels, at most %d tbs, %d steps and %d parser elements "
+	       "a rank, %zu bytes", kind, p.ngpus, channels ? " (--channels)" : "", p.nchannels, tbs,
+	       steps, elements, xlen);
+	if (nodes <= 32) {
+		char *diag = NULL;
+		int rc = run_sized("cluster.xml", xml, xlen, false, !UNDER_ASAN, 8 * nodes * 64, false,
+		                   RD_INT32, &diag);
+		assert_named(rc == 0, __LINE__, __FILE__, "%s, %d GPUs run: %s", kind, p.ngpus, diag);
+		free(diag);
+	} else {
+		CU_ASSERT_EQUAL(msccl_check_run(&p, 2, false), 0);
+	}
+	arena_free(&a);
+	free(xml);
+}
+
+/* Hierarchical allreduce, reduce-scatter and allgather on 128, 256 and
+ * 1024 GPUs. Rank 8n + g owns block 8n + g, so the blocks an intra-node
+ * ring moves (8m + g' for every node m) are strided through a rank's
+ * blocks: a reduce-scatter or allgather is written staged (receives in
+ * scratch in arrival order, copied home at the end; the reduce-scatter's
+ * input copied there first), the only way it fits at 1024 GPUs. */
 static void
 test_gpu_cluster(void)
 {
+	static const char *const kinds[] = {"allreduce", "reduce_scatter", "allgather"};
 	static const int nodes[] = {16, 32, 128};
-	for (size_t i = 0; i < countof(nodes); i++) {
-		if (UNDER_ASAN && nodes[i] > 16)
-			break; /* hours under the sanitizers */
-		char text[256];
-		snprintf(text, sizeof text, "topology C = spine_leaf(spines 16, leaves %d, hosts 8);\n"
-		         "collective allreduce AR on C { algorithm hierarchical(ring, ring); }\n", nodes[i]);
-		BuildOpts bo = {0};
-		size_t xlen = 0;
-		char *xml = built_xml(__LINE__, text, &bo, &xlen, "%d x 8 GPUs", nodes[i]);
-		if (!xml)
-			continue;
-		Arena a = {0};
-		MProg p;
-		diag_source("cluster.xml", xml, xlen);
-		CU_ASSERT_EQUAL_FATAL(msccl_read(&a, xml, xlen, false, &p), 0);
-		int tbs, steps, elements = max_elements(&p, &tbs, &steps);
-		assert_named(p.ngpus == nodes[i] * 8 && tbs <= MSCCL_MAX_TBS && elements <= 4095 &&
-		             max_attr(xml, " s=\"") < MSCCL_MAX_STEPS, __LINE__, __FILE__,
-		             "%d GPUs: %d tbs, %d steps, %d parser elements a rank at most", p.ngpus,
-		             tbs, steps, elements);
-		printf("\n    %d GPUs: at most %d tbs, %d steps and %d parser elements a rank, %zu bytes",
-		       p.ngpus, tbs, steps, elements, xlen);
-		if (nodes[i] <= 32) {
-			char *diag = NULL;
-			int rc = run_sized("cluster.xml", xml, xlen, false, !UNDER_ASAN, 8 * nodes[i] * 64,
-			                   false, RD_INT32, &diag);
-			assert_named(rc == 0, __LINE__, __FILE__, "%d GPUs run: %s", p.ngpus, diag);
-			free(diag);
-		} else {
-			CU_ASSERT_EQUAL(msccl_check_run(&p, 2, false), 0);
+	for (size_t k = 0; k < countof(kinds); k++)
+		for (size_t i = 0; i < countof(nodes); i++) {
+			if (UNDER_ASAN && nodes[i] > 16)
+				break; /* hours under the sanitizers */
+			cluster_case(kinds[k], nodes[i], 0, k > 0);
 		}
-		arena_free(&a);
-		free(xml);
-	}
 }
 
 /* An in-place allgather: i[k] is o[rank*N/R + k], so the copy home of a
@@ -1567,6 +1587,6 @@ CU_TestInfo msccl_tests[] = {
 	{"one program built and checked: ring(128), SP 8x16", test_one_program},
 	{"--channels: the error names the closest attempt, a note the other", test_channels_error_closest},
 	{"the backend's check cites the XML it would write, then the collective", test_check_cites_xml},
-	{"a GPU cluster of 8-GPU nodes: 128 and 256 run, 1024 within every limit", test_gpu_cluster},
+	{"a GPU cluster of 8-GPU nodes: AR, RS and AG, 128 and 256 run, 1024 within every limit", test_gpu_cluster},
 	CU_TEST_INFO_NULL,
 };
