@@ -2,9 +2,9 @@
  * dropin.c: an ordinary MPI program, built without any collc header, that
  * the tests run with a library of the mpi-lib target LD_PRELOADed as a
  * PMPI drop-in (tests/unit/test_mpi.c). It calls the six collectives the
- * drop-in may take over on MPI_COMM_WORLD, on a duplicate of it and on
- * halves of it (MPI_Comm_split), at several counts, in place and not, with
- * roots, ops and datatypes a plan may or may not cover, and checks every
+ * drop-in may take over on MPI_COMM_WORLD, on a duplicate of it, on halves
+ * of it and on it in reverse rank order (MPI_Comm_split), at several counts,
+ * in place and not, with roots, ops and datatypes a plan may or may not cover, and checks every
  * result against what the collective must give (small integers: exact in
  * every type and order). A wildcard receive on MPI_COMM_WORLD stays posted
  * throughout, so a library whose messages travelled on the caller's
@@ -245,6 +245,11 @@ main(int argc, char **argv)
 	all_kinds(dup);
 	MPI_Comm_free(&dup); /* the library's duplicate of it goes with it */
 	MPI_Comm_split(MPI_COMM_WORLD, me < np / 2, me, &half);
+	all_kinds(half);
+	MPI_Comm_free(&half);
+	/* every rank another rank than in MPI_COMM_WORLD: each schedule plans
+	 * again here and again after */
+	MPI_Comm_split(MPI_COMM_WORLD, 0, np - me, &half);
 	all_kinds(half);
 	MPI_Comm_free(&half);
 	all_kinds(MPI_COMM_WORLD); /* after the frees: its duplicate is still there */
