@@ -255,10 +255,10 @@ static int collc_plan_state(collc_plan *pl)
 	/* real statuses: with MPICH, gcc -O2 takes MPI_STATUSES_IGNORE for an
 	 * array Waitsome writes (-Wstringop-overflow) */
 	pl->status = malloc(n * sizeof *pl->status);
+	for (int k = 0; pl->type && k < pl->nop; k++) /* collc_free_plan may free them */
+		pl->type[k] = MPI_DATATYPE_NULL;
 	if (!pl->type || !pl->req || !pl->at || !pl->arrived || !pl->status)
 		return -1;
-	for (int k = 0; k < pl->nop; k++)
-		pl->type[k] = MPI_DATATYPE_NULL;
 	return 0;
 }
 
@@ -525,52 +525,113 @@ static size_t collc_scratch(collc_plan *pl, int i, int j, size_t block, size_t e
 	return need;
 }
 
+/* What the schedule keeps from call to call: the plan of the rank it was
+ * made for (-1: none), with its datatypes, and the scratch space (a fresh
+ * large allocation costs a page fault per page on every call). */
+static struct {
+	collc_plan plan;
+	int planned_for;
+	char *space;
+	size_t cap;
+	int keyval; /* MPI_COMM_SELF's attribute that frees it all at MPI_Finalize */
+} collc_kept = {.planned_for = -1, .keyval = MPI_KEYVAL_INVALID};
+
+/* The plan and everything made for it (the datatypes are MPI's objects). */
+static void collc_free_plan(collc_plan *pl)
+{
+	if (pl->type)
+		collc_free_types(pl);
+	free(pl->op);
+#if COLLC_SYMMETRIC
+	free(pl->chunk); /* else the file's own op_chunks */
+#endif
+	free(pl->type);
+	free(pl->req);
+	free(pl->at);
+	free(pl->arrived);
+	free(pl->status);
+	memset(pl, 0, sizeof *pl);
+}
+
+/* MPI_Finalize deletes MPI_COMM_SELF's attributes first, while MPI still
+ * works (the standard's way to run code there): what collc_kept holds goes,
+ * datatypes included, so no MPI reports them leaked. */
+static int collc_release(MPI_Comm comm, int keyval, void *attr, void *extra)
+{
+	(void)comm;
+	(void)keyval;
+	(void)attr;
+	(void)extra;
+	if (collc_kept.planned_for >= 0)
+		collc_free_plan(&collc_kept.plan);
+	collc_kept.planned_for = -1;
+	free(collc_kept.space);
+	collc_kept.space = NULL;
+	collc_kept.cap = 0;
+	return MPI_Comm_free_keyval(&collc_kept.keyval);
+}
+
+/* The plan for rank me, made on the first call (and again when the rank
+ * changes); the first makes sure MPI_Finalize frees it. */
+static int collc_plan_for(int me)
+{
+	if (collc_kept.planned_for == me)
+		return MPI_SUCCESS;
+	if (collc_kept.keyval == MPI_KEYVAL_INVALID) {
+		int rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, collc_release, &collc_kept.keyval,
+		                                NULL);
+		if (rc == MPI_SUCCESS)
+			rc = MPI_Comm_set_attr(MPI_COMM_SELF, collc_kept.keyval, NULL);
+		if (rc != MPI_SUCCESS)
+			return rc;
+	}
+	if (collc_kept.planned_for >= 0)
+		collc_free_plan(&collc_kept.plan);
+	collc_kept.planned_for = -1;
+	if (collc_make_plan(me, &collc_kept.plan) != 0) {
+		collc_free_plan(&collc_kept.plan);
+		return MPI_ERR_NO_MEM;
+	}
+	collc_kept.planned_for = me;
+	return MPI_SUCCESS;
+}
+
 /* Runs the plan on work (NBLOCK blocks of `block` elements), round by round. */
 static int collc_run(int me, void *work, size_t block, size_t esize, int type, int op,
                      MPI_Comm comm)
 {
-	static collc_plan plan;
-	static int planned_for = -1;
-	/* kept from call to call: a fresh large allocation costs a page fault
-	 * per page on every call */
-	static char *space;
-	static size_t cap;
-	if (planned_for != me) {
-		if (planned_for >= 0)
-			collc_free_types(&plan);
-		if (collc_make_plan(me, &plan) != 0)
-			return MPI_ERR_NO_MEM;
-		planned_for = me;
+	int rc = collc_plan_for(me);
+	if (rc != MPI_SUCCESS)
+		return rc;
+	collc_plan *pl = &collc_kept.plan;
+	if (pl->type_block != block || pl->type_esize != esize) {
+		collc_free_types(pl);
+		pl->type_block = block;
+		pl->type_esize = esize;
 	}
-	if (plan.type_block != block || plan.type_esize != esize) {
-		collc_free_types(&plan);
-		plan.type_block = block;
-		plan.type_esize = esize;
-	}
-	int rc = MPI_SUCCESS;
 #ifdef COLLC_REWIRE
 	int rewired = 0; /* reconfigurations of the optical switch passed */
 #endif
-	for (int i = 0, j = 0; i < plan.nop && rc == MPI_SUCCESS; i = j) {
+	for (int i = 0, j = 0; i < pl->nop && rc == MPI_SUCCESS; i = j) {
 #ifdef COLLC_REWIRE
 		/* the circuits are rewired before this round: every rank waits */
-		for (; rewired < NREWIRE && collc_rewire[rewired] <= plan.op[i].round; rewired++)
+		for (; rewired < NREWIRE && collc_rewire[rewired] <= pl->op[i].round; rewired++)
 			MPI_Barrier(comm);
 #endif
-		while (j < plan.nop && plan.op[j].round == plan.op[i].round)
+		while (j < pl->nop && pl->op[j].round == pl->op[i].round)
 			j++;
-		size_t need = collc_scratch(&plan, i, j, block, esize);
-		if (need > cap || !space) { /* never NULL: offsets into it stay defined */
-			free(space);
-			cap = need;
-			if (!(space = malloc(cap + 1))) {
-				cap = 0;
+		size_t need = collc_scratch(pl, i, j, block, esize);
+		if (need > collc_kept.cap || !collc_kept.space) { /* never NULL: offsets stay defined */
+			free(collc_kept.space);
+			collc_kept.cap = need;
+			if (!(collc_kept.space = malloc(need + 1))) {
+				collc_kept.cap = 0;
 				return MPI_ERR_NO_MEM;
 			}
 		}
-		rc = collc_post(&plan, i, j, work, space, block, esize, comm);
+		rc = collc_post(pl, i, j, work, collc_kept.space, block, esize, comm);
 		if (rc == MPI_SUCCESS)
-			rc = collc_complete(&plan, i, j, work, space, block, esize, type, op);
+			rc = collc_complete(pl, i, j, work, collc_kept.space, block, esize, type, op);
 	}
 #ifdef COLLC_REWIRE
 	for (; rewired < NREWIRE; rewired++) /* rewirings after this rank's last round */
@@ -603,6 +664,40 @@ static int collc_lib_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
 	return rc;
 }
 
+/* At the start of MPI_Finalize (MPI_COMM_SELF's attributes go first, while
+ * MPI still works): MPI_COMM_WORLD's duplicate and the key go, rather than
+ * being left to whatever the MPI does with MPI_COMM_WORLD's attributes
+ * later. A program's own communicators it has not freed keep theirs. */
+static int collc_lib_finalize(MPI_Comm comm, int keyval, void *attr, void *extra)
+{
+	(void)comm;
+	(void)attr;
+	(void)extra;
+	void *kept;
+	int found = 0, rc = MPI_Comm_get_attr(MPI_COMM_WORLD, collc_lib_keyval, &kept, &found);
+	if (rc == MPI_SUCCESS && found) /* Open MPI takes deleting none as an error */
+		rc = MPI_Comm_delete_attr(MPI_COMM_WORLD, collc_lib_keyval);
+	if (rc == MPI_SUCCESS)
+		rc = MPI_Comm_free_keyval(&collc_lib_keyval);
+	if (rc == MPI_SUCCESS)
+		rc = MPI_Comm_free_keyval(&keyval);
+	return rc;
+}
+
+/* The key, made on the first call, with MPI_COMM_SELF's attribute that
+ * frees it at MPI_Finalize. */
+static int collc_lib_key(void)
+{
+	int self = MPI_KEYVAL_INVALID;
+	int rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, collc_lib_delete, &collc_lib_keyval,
+	                                NULL);
+	if (rc == MPI_SUCCESS)
+		rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, collc_lib_finalize, &self, NULL);
+	if (rc == MPI_SUCCESS)
+		rc = MPI_Comm_set_attr(MPI_COMM_SELF, self, NULL);
+	return rc;
+}
+
 /* The communicator a schedule runs on for comm: comm's duplicate, made on
  * the first call on comm (a collective call: every rank of comm makes it)
  * and kept as comm's attribute, so that the schedule's messages never meet
@@ -616,8 +711,7 @@ static int collc_lib_own(MPI_Comm comm, int nrank, MPI_Comm *own)
 	    MPI_Comm_size(comm, &size) != MPI_SUCCESS || size != nrank)
 		return MPI_ERR_COMM;
 	if (collc_lib_keyval == MPI_KEYVAL_INVALID)
-		rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, collc_lib_delete, &collc_lib_keyval,
-		                            NULL);
+		rc = collc_lib_key();
 	if (rc == MPI_SUCCESS)
 		rc = MPI_Comm_get_attr(comm, collc_lib_keyval, &kept, &found);
 	if (rc == MPI_SUCCESS && !found) {

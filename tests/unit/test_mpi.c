@@ -574,12 +574,16 @@ report_counts(const char *out, const char *lib, int p, long *ran, long *passed)
 /* tests/mpi/dropin.c, built with mpi's compiler and no collc header, run
  * on 4 ranks with the library of tests/mpi/dropin.coll LD_PRELOADed (its
  * -DCOLLC_PMPI build; env: the launcher's options that set the ranks'
- * environment, the library's path following): every result right, and
- * each rank's report says the library ran exactly the calls the plan
- * covers and passed the others. */
+ * environment, the preload list following) and tests/mpi/leaks.c beside
+ * it: every result right; each rank's report says the library ran exactly
+ * the calls the plan covers and passed the others; each process leaves no
+ * MPI object of the drop-in's or the program's behind after MPI_Finalize,
+ * and MPICH's datatype engine reports no leaked handle. The program's
+ * counts go to *covered and *other (-1 if it printed none). */
 static void
-run_dropin(const MpiImpl *mpi, const char *env, bool tuned)
+run_dropin(const MpiImpl *mpi, const char *env, bool tuned, long *covered, long *other)
 {
+	*covered = *other = -1;
 	if (!have_mpi || system("command -v mpicc.mpich >/dev/null && command -v mpiexec.mpich "
 	                        ">/dev/null") != 0) {
 		assert_named(0, __LINE__, __FILE__, "Open MPI and MPICH are needed (make deps)");
@@ -599,35 +603,58 @@ run_dropin(const MpiImpl *mpi, const char *env, bool tuned)
 	         "rm -rf %s/drop && %s >%s/dlog 2>&1 && "
 	         "%s -std=c11 -Wall -Wextra -Werror -O2 -fPIC -shared -DCOLLC_PMPI %s/drop/drop.c "
 	         "-o %s/drop/libdrop.so >>%s/dlog 2>&1 && "
+	         "%s -std=c11 -Wall -Wextra -Wpedantic -Werror -O2 -fPIC -shared tests/mpi/leaks.c "
+	         "-o %s/drop/libleaks.so >>%s/dlog 2>&1 && "
 	         "%s -std=c11 -Wall -Wextra -Werror -O2 tests/mpi/dropin.c -o %s/drop/dropin "
 	         ">>%s/dlog 2>&1 && "
-	         "%s -np 4 %s%s/drop/libdrop.so %s/drop/dropin >>%s/dlog 2>&1",
-	         dir, make, dir, mpi->cc, dir, dir, dir, mpi->cc, dir, dir, mpi->run,
-	         env, dir, dir, dir);
+	         "%s -np 4 %s%s/drop/libdrop.so:%s/drop/libleaks.so %s/drop/dropin >>%s/dlog 2>&1",
+	         dir, make, dir, mpi->cc, dir, dir, dir, mpi->cc, dir, dir, mpi->cc, dir, dir,
+	         mpi->run, env, dir, dir, dir, dir);
 	int rc = sh(cmd);
 	char log[300];
 	snprintf(log, sizeof log, "%s/dlog", dir);
 	char *out = slurp(log, NULL);
-	long covered = -1, other = -1, ran[4], passed[4];
+	long ran[4], passed[4];
 	const char *calls = out ? strstr(out, "calls: covered ") : NULL;
 	if (calls)
-		sscanf(calls, "calls: covered %ld other %ld", &covered, &other);
+		sscanf(calls, "calls: covered %ld other %ld", covered, other);
 	report_counts(out ? out : "", "drop", 4, ran, passed);
-	bool counts = covered > 0 && other > 0;
+	bool counts = *covered > 0 && *other > 0;
 	for (int r = 0; r < 4; r++)
-		counts &= ran[r] == covered && passed[r] == other;
+		counts &= ran[r] == *covered && passed[r] == *other;
 	assert_named(rc == 0 && out && strstr(out, "ok: ") && counts, __LINE__, __FILE__,
 	             "the drop-in under %s: exit %d, covered %ld other %ld, rank 0 ran %ld passed "
-	             "%ld\n%.3000s", mpi->cc, rc, covered, other, ran[0], passed[0], out ? out : "");
+	             "%ld\n%.3000s", mpi->cc, rc, *covered, *other, ran[0], passed[0], out ? out : "");
+	/* every process's account, and nothing MPI calls leaked */
+	static const char clean[] = "mpi objects left: 0 datatypes, 0 communicators, 0 keys, "
+	                            "0 requests\n";
+	int nclean = 0;
+	for (const char *q = out; q && (q = strstr(q, clean)); q += sizeof clean - 1)
+		nclean++;
+	assert_named(out && nclean == 4 && !strstr(out, "leaked") && !strstr(out, "yaksa"),
+	             __LINE__, __FILE__, "the drop-in under %s leaves MPI objects at MPI_Finalize "
+	             "(%d of 4 processes clean)\n%.3000s", mpi->cc, nclean, out ? out : "");
 	free(out);
+}
+
+/* Both MPIs: the program makes the same calls under each, so the drop-in
+ * covers the same ones and passes the same others. */
+static void
+dropin_both(bool tuned)
+{
+	long cov_o, oth_o, cov_m, oth_m;
+	/* each launcher's way of setting the ranks' environment, up to the path */
+	run_dropin(&open_mpi, "-x COLLC_MPI_REPORT=1 -x LD_PRELOAD=", tuned, &cov_o, &oth_o);
+	run_dropin(&mpich, "-genv COLLC_MPI_REPORT 1 -genv LD_PRELOAD ", tuned, &cov_m, &oth_m);
+	assert_named(cov_o > 0 && cov_o == cov_m && oth_o == oth_m, __LINE__, __FILE__,
+	             "the drop-in covers %ld calls and passes %ld under Open MPI, %ld and %ld under "
+	             "MPICH", cov_o, oth_o, cov_m, oth_m);
 }
 
 static void
 test_lib_dropin(void)
 {
-	/* each launcher's way of setting the ranks' environment, up to the path */
-	run_dropin(&open_mpi, "-x COLLC_MPI_REPORT=1 -x LD_PRELOAD=", false);
-	run_dropin(&mpich, "-genv COLLC_MPI_REPORT 1 -genv LD_PRELOAD ", false);
+	dropin_both(false);
 }
 
 /* The same program with the library of collc tune's plan (several ranges
@@ -635,8 +662,7 @@ test_lib_dropin(void)
 static void
 test_tuned_dropin(void)
 {
-	run_dropin(&open_mpi, "-x COLLC_MPI_REPORT=1 -x LD_PRELOAD=", true);
-	run_dropin(&mpich, "-genv COLLC_MPI_REPORT 1 -genv LD_PRELOAD ", true);
+	dropin_both(true);
 	char path[300];
 	snprintf(path, sizeof path, "%s/plan.txt", dir);
 	char *plan = slurp(path, NULL);
