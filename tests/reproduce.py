@@ -115,8 +115,9 @@ class Collc:
 
     # ---- collc sim ----
     def sim(self, f, coll, size, field="time_us", mode=None):
-        # packet level as the seeds' simulators below 4 MiB; flow mode (within
-        # 2 % there, docs/sim.md) for the large ones
+        # packet level (cut-through, the default) as the seeds' simulators below
+        # 4 MiB; flow mode for the large ones (within 2 % at 64 MiB, docs/sim.md
+        # 2.2; up to 5 % at 4 MiB, docs/reproduce.md)
         mode = mode or ("packet" if nbytes(size) < 4 << 20 else "flow")
         self.check(f, coll, "rounds")
         # Bucket runs phase by phase (its barriers, docs/sim.md 3): by
