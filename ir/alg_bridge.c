@@ -536,6 +536,19 @@ check_shape(const AlgCtx *c, BridgeAlg alg)
 		         alg == BA_RHD ? "" : "after the first");
 		return -1;
 	}
+	/* A step of fewer than B nodes stays behind one port pair: it runs on the
+	 * ring whatever the circuits, so only the steps of B nodes or more have a
+	 * configuration of their own to switch to (bridge: offsets 2B .. p/2;
+	 * r_hd: B .. p/2, none when two blocks make the matching the ring). */
+	int nb = optical_nblock(t), b = clog2(B);
+	int can = alg == BA_RHD ? (nb > 2 ? s - b : 0) : (s - 1 - b > 0 ? s - 1 - b : 0);
+	if (c->reconfigs > can) {
+		error_at(c->loc, "%s(reconfigs %d) on '%s': at most %d, as its ports %d put %d nodes "
+		         "behind each port pair (%d pair%s): a step within them runs on the ring "
+		         "whatever the circuits", c->algorithm, c->reconfigs, t->name, can, t->variant,
+		         B, nb, nb == 1 ? "" : "s");
+		return -1;
+	}
 	return 0;
 }
 
