@@ -1540,6 +1540,21 @@ sym_unfold(SimRun *r)
 	}
 }
 
+/* Runs the symmetric path's round on its representatives: r->c becomes
+ * `view` (node 0's messages of `round`) when the stream is symmetric and
+ * no two images share a link; false (r->c unchanged) otherwise. */
+static bool
+sym_enter(SimRun *r, const SimColl *whole, int round, SimColl *view)
+{
+	if (!r->ncopy)
+		return false;
+	rep_view(whole, round, view);
+	if (!sym_lone(r, view, round + 1))
+		return false;
+	r->c = view;
+	return true;
+}
+
 /* Packet mode: round `round` by its representatives, when their images
  * share no link and each is computed alone (lone messages: no reduction
  * rate, and under cut-through no buffer that could fill). True with
@@ -1547,13 +1562,9 @@ sym_unfold(SimRun *r)
 static bool
 sym_packet_round(SimRun *r, const SimColl *whole, int round, int64_t start)
 {
-	if (!r->ncopy || r->o->reduce_rate > 0)
-		return false;
 	SimColl view;
-	rep_view(whole, round, &view);
-	if (!sym_lone(r, &view, round + 1))
+	if (r->o->reduce_rate > 0 || !sym_enter(r, whole, round, &view))
 		return false;
-	r->c = &view;
 	Work w = packet_work(r, view.msg, view.nmsg, false);
 	bool lone = false;
 	if (packet_budget(r, w))
@@ -1949,13 +1960,9 @@ flow_loop(SimRun *r, Flows *f, double t)
 static bool
 sym_flow_round(SimRun *r, Flows *f, const SimColl *whole, int round, double start)
 {
-	if (!r->ncopy)
-		return false;
 	SimColl view;
-	rep_view(whole, round, &view);
-	if (!sym_lone(r, &view, round + 1))
+	if (!sym_enter(r, whole, round, &view))
 		return false;
-	r->c = &view;
 	for (int i = 0; i < view.nmsg; i++)
 		start_flow(r, f, i, start);
 	flow_loop(r, f, start);
