@@ -62,7 +62,7 @@ void human_bytes_fixed(double bytes, char *buf, size_t len);
 int parse_size_list(const char *arg, double *sizes, int max);
 
 /* A .coll file lowered again for each size a schedule chose something for
- * (Sched.size_chosen: auto's pick, segments, reconfigurations), so that
+ * (Sched.size_chosen: auto's pick, segments, chunks, reconfigurations), so that
  * what runs at a size depends on that size alone. The caller loaded it
  * once for `base` bytes; set path and base, zero the rest. */
 typedef struct SizedFile {

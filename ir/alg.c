@@ -2,6 +2,7 @@
  * alg.c: the classic algorithm library's front door: dispatch by name,
  * the candidates of `auto`, and the helpers every generator uses.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -117,6 +118,19 @@ is_pow(int p, int base)
 	while (p > 1 && p % base == 0)
 		p /= base;
 	return p == 1;
+}
+
+int
+pipeline_segments(const AlgCtx *c, double fill, double share, double msgs_per_seg)
+{
+	const Net *n = &c->topo->net;
+	double alpha = n->step_overhead + n->link_latency + n->router_latency;
+	double beta = 8 / n->bandwidth;
+	/* no depth to fill (a chain of 2), or no size: one segment */
+	double m = alpha > 0 && fill > 0 && share > 0 ? sqrt(fill * beta * share / alpha) : 1;
+	if (msgs_per_seg > 0 && m > MAX_PIPELINE_MSGS / msgs_per_seg)
+		m = MAX_PIPELINE_MSGS / msgs_per_seg;
+	return m < 1 ? 1 : (int)m;
 }
 
 int

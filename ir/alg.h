@@ -37,6 +37,16 @@ int clog2(int p);                 /* ceil */
 bool is_pow(int p, int base);
 int imod(int a, int n);
 
+/* A pipeline's segment count left to the cost model (pipelined_trees'
+ * segments, chain's segments, tto's chunks): M minimising
+ * (M + fill)(alpha + beta share / M) for the size AlgCtx.size assumes, i.e.
+ * sqrt(fill beta share / alpha), with fill the slots beyond M (the pipeline's
+ * depth) and share the bytes one pipeline carries; capped so that the
+ * schedule's M msgs_per_seg messages stay within MAX_PIPELINE_MSGS; at
+ * least 1. */
+enum { MAX_PIPELINE_MSGS = 1 << 21 };
+int pipeline_segments(const AlgCtx *, double fill, double share, double msgs_per_seg);
+
 /* The symmetric form under the translations of a whole ring or torus
  * (alg_translate.c): begin, add every transfer of each base tree's chunk
  * (nodes; the chunk starts at node 0), end. */

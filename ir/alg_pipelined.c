@@ -19,17 +19,15 @@
  *   reduce_scatter  the tree rooted at r reduces block r to r; the sets run
  *                   one after another, M + h - 1 slots each;
  *   allgather       the tree rooted at r broadcasts block r; likewise.
- * Without `segments`, M minimises the cost model's (M + H)(alpha + beta
- * D / (trees M)) for the file's message size, capped so that the schedule
- * stays within MAX_PIPELINE_MSGS messages.
+ * Without `segments`, M is pipeline_segments' (alg.c) for the file's
+ * message size: fill 2h - 1 (allreduce) or h - 1, a tree's share of the
+ * vector.
  */
-#include <math.h>
 #include <stdlib.h>
 
 #include "alg.h"
 
 enum {
-	MAX_PIPELINE_MSGS = 1 << 21,  /* the default segment count keeps within this */
 	MAX_ROOT_SET_NODES = 16 * 16, /* every root set built here: a set of trees per 4 nodes */
 };
 
@@ -141,22 +139,14 @@ set_height(Tree **tr, int n)
 
 /* M from the cost model (module comment), within the message budget. */
 static int
-default_segments(const AlgCtx *c, Tree **tr, const int *set_size, int nset)
+default_segments(const AlgCtx *c, Tree **tr, const int *set_size)
 {
-	const Net *n = &c->topo->net;
 	int p = c->topo->nnode, h = set_height(tr, set_size[0]);
-	double alpha = n->step_overhead + n->link_latency + n->router_latency;
-	double beta = 8 / n->bandwidth;
-	double fill = c->kind == CK_ALLREDUCE ? 2 * h - 1 : h - 1;
-	double share = c->kind == CK_ALLREDUCE ? c->size / set_size[0] : c->size / p;
-	double m = alpha > 0 ? sqrt(fill * beta * share / alpha) : 1;
-	double msgs_per_seg = (double)(c->kind == CK_ALLREDUCE ? 2 : 1) * (p - 1) *
-	                      (c->kind == CK_ALLREDUCE ? set_size[0] : p);
-	(void)nset;
-	double cap = MAX_PIPELINE_MSGS / msgs_per_seg;
-	if (m > cap)
-		m = cap;
-	return m < 1 ? 1 : (int)m;
+	bool ar = c->kind == CK_ALLREDUCE;
+	double fill = ar ? 2 * h - 1 : h - 1;
+	double share = ar ? c->size / set_size[0] : c->size / p;
+	double msgs_per_seg = (double)(ar ? 2 : 1) * (p - 1) * (ar ? set_size[0] : p);
+	return pipeline_segments(c, fill, share, msgs_per_seg);
 }
 
 /* One tree's messages from slot `off`: up (reduce) and/or down (broadcast). */
@@ -200,7 +190,7 @@ alg_pipelined(const AlgCtx *c)
 	}
 	if (check_sets(c, tr, set_size, nset) != 0)
 		return NULL;
-	int m = c->segments ? c->segments : default_segments(c, tr, set_size, nset);
+	int m = c->segments ? c->segments : default_segments(c, tr, set_size);
 	double msgs = (double)m * (c->kind == CK_ALLREDUCE ? 2 : 1) * (c->topo->nnode - 1) *
 	              (c->kind == CK_ALLREDUCE ? set_size[0] : c->topo->nnode);
 	if (msgs > 64.0 * MAX_PIPELINE_MSGS) {

@@ -4,9 +4,10 @@
  *                  broadcast round k, v < 2^k sends to v + 2^k; reduce is
  *                  the same tree run backwards; ceil(log2 p) rounds
  *   chain          the ranks in order from the root, the vector cut into S
- *                  segments (chain(segments S), default 8, or `chunks`):
- *                  position i forwards segment c in round i + c, so the
- *                  pipeline takes p - 2 + S rounds
+ *                  segments (chain(segments S) or `chunks`; else the cost
+ *                  model's for the size, pipeline_segments with fill p - 2
+ *                  and the whole vector): position i forwards segment c in
+ *                  round i + c, so the pipeline takes p - 2 + S rounds
  */
 #include <string.h>
 
@@ -18,7 +19,8 @@ alg_rooted(const AlgCtx *c)
 	int p = c->nrank, root = c->root;
 	bool chain = strcmp(c->algorithm, "chain") == 0;
 	bool bcast = c->kind == CK_BROADCAST;
-	int S = chain ? (c->segments ? c->segments : c->chunks ? c->chunks : 8) : 1;
+	int fixed = c->segments ? c->segments : c->chunks;
+	int S = !chain ? 1 : fixed ? fixed : pipeline_segments(c, p - 2, c->size, p - 1);
 	AlgCtx one = *c;
 	if (chain)
 		one.chunks = 0;
@@ -35,6 +37,8 @@ alg_rooted(const AlgCtx *c)
 					gen_send(&g, (p - 2 - i) + k, imod(root + i + 1, p), imod(root + i, p),
 					         X_REDUCE);
 			}
+		g.s->choice = arena_printf(c->arena, "%ssegments %d", fixed ? "fixed " : "", S);
+		g.s->size_chosen = !fixed;
 	} else {
 		int L = clog2(p);
 		for (int k = 0; k < L; k++)

@@ -11,6 +11,8 @@
  * tree height over the ranks, the rank at depth d sends chunk c up in slot
  * (h - d) + c and receives it back in slot h + (d - 1) + c: reduce and
  * broadcast of different chunks overlap, M + 2h - 1 slots (= rounds).
+ * Without `chunks` (3M), M is pipeline_segments' (alg.c) for the file's
+ * message size: fill 2h - 1 with h = 2k - 3, a third of the vector.
  * Reduce and broadcast of different trees share some links (9.4); on a
  * supermesh the broadcast crosses a doubled pair over its added link.
  */
@@ -142,10 +144,8 @@ alg_tto(const AlgCtx *c)
 		         "'%s' is %s", t->name, shape);
 		return NULL;
 	}
-	int k = t->size[0];
-	/* default: twice the 2h - 1 slots of filling and draining the pipeline,
-	 * so that at most a third of the slots run below full width */
-	int m = 2 * (2 * (2 * k - 3) - 1);
+	int k = t->size[0], h = 2 * k - 3;
+	int m = pipeline_segments(c, 2 * h - 1, c->size / NTREE, 2.0 * NTREE * (c->nrank - 1));
 	if (c->chunks) {
 		if (c->chunks % NTREE) {
 			error_at(c->loc, "tto cuts the vector into 3 thirds (one per tree) of M pipeline "
@@ -175,5 +175,7 @@ alg_tto(const AlgCtx *c)
 	free(parent);
 	free(rank_depth);
 	free(member);
+	g.s->choice = arena_printf(c->arena, "%schunks %d", c->chunks ? "fixed " : "", NTREE * m);
+	g.s->size_chosen = !c->chunks;
 	return gen_end(&g);
 }

@@ -288,10 +288,10 @@ typedef struct Sched {
 	CollKind kind;
 	const char *algorithm;
 	/* A parameter the algorithm leaves free, as built: "segments 12", or
-	 * "fixed segments 16" where the file gives it. With size_chosen it was
-	 * chosen for the size the cost model assumed (AlgCtx.size,
-	 * Prog.auto_size): `collc sim` rebuilds the schedule for every size it
-	 * runs. NULL: none. No commas (a CSV cell). */
+	 * "fixed segments 16" where the file gives it (tto: "chunks 54"). With
+	 * size_chosen it was chosen for the size the cost model assumed
+	 * (AlgCtx.size, Prog.auto_size): `collc sim` rebuilds the schedule for
+	 * every size it runs. NULL: none. No commas (a CSV cell). */
 	const char *choice;
 	bool size_chosen;
 	const Topo *topo;
@@ -459,8 +459,8 @@ typedef struct AlgCtx {
 	int ports;            /* ring(ports N); 0 = the algorithm's default */
 	bool halfway;         /* ring(halfway): two ports, whole blocks, half the ring each way */
 	bool latency;         /* swing / trivance (latency) */
-	int segments;         /* chain(segments S); 0 = default */
-	int chunks;           /* `chunks N`; 0 = auto */
+	int segments;         /* chain(segments S); 0 = the cost model's for size */
+	int chunks;           /* `chunks N`; 0 = auto (tto: the cost model's for size) */
 	int root;             /* broadcast, reduce: communicator rank */
 	int reconfigs;        /* bridge(reconfigs R), r_hd(reconfigs R); -1 = choose */
 	bool mirrored;        /* bridge(..., mirrored): a copy on the reverse fibers */

@@ -78,7 +78,7 @@ read_large(const void *unused, int fd)
 {
 	(void)unused;
 	static const char text[] = "topology R = ring(1048576);\n"
-	                           "collective broadcast B on R { algorithm chain; }\n";
+	                           "collective broadcast B on R { algorithm chain(segments 8); }\n";
 	Arena a = {0};
 	diag_source("bench.coll", text, strlen(text));
 	File *f = parse_text(&a, "bench.coll", text, strlen(text));

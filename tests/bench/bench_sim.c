@@ -77,7 +77,7 @@ static const Case cases[] = {
 	 256 << 20, SIM_FLOW, 0, 0, 0, SIM_DEPS},
 	{"tto allreduce, mesh(4, 4), 1 MiB, packet",
 	 "topology M = mesh(4, 4);\n"
-	 "collective allreduce AR on M { algorithm tto; ranks 0..11, 13..15; }\n",
+	 "collective allreduce AR on M { algorithm tto; ranks 0..11, 13..15; chunks 54; }\n",
 	 1 << 20, SIM_PACKET, 0.1, 0, 0, SIM_ROUNDS},
 	{"dbt allreduce, mesh(4, 4), 1 MiB, packet",
 	 "topology M = mesh(4, 4);\n"

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alg.h"
 #include "ir.h"
 #include "tests.h"
 
@@ -592,9 +593,10 @@ test_tto_trees_disjoint(void)
 	}
 }
 
-/* Builds tto on the k x k mesh without (k-1, 0); m = 0: the default. */
+/* Builds tto on the k x k mesh without (k-1, 0); m = 0: the cost model's
+ * for `size` bytes. */
 static Sched *
-tto_build(Place *pl, Arena *a, int k, int m, char **diag)
+tto_build_sized(Place *pl, Arena *a, int k, int m, double size, char **diag)
 {
 	place_init(pl, TK_MESH, 2, k, k, 0);
 	int p = 0;
@@ -603,8 +605,14 @@ tto_build(Place *pl, Arena *a, int k, int m, char **diag)
 			pl->rank_node[p++] = v;
 	AlgCtx c = {.arena = a, .name = "X", .loc = {1, 1}, .kind = CK_ALLREDUCE, .topo = pl->t,
 	            .routes = &pl->routes, .rank_node = pl->rank_node, .nrank = p,
-	            .algorithm = "tto", .chunks = 3 * m};
+	            .algorithm = "tto", .chunks = 3 * m, .size = size};
 	return build_ctx(&c, diag);
+}
+
+static Sched *
+tto_build(Place *pl, Arena *a, int k, int m, char **diag)
+{
+	return tto_build_sized(pl, a, k, m, 0, diag);
 }
 
 /* Verified; M + 2h - 1 rounds with h = 2k - 3 (the excluded chiplet's
@@ -614,13 +622,15 @@ tto_build(Place *pl, Arena *a, int k, int m, char **diag)
 static void
 test_tto_schedule(void)
 {
+	/* 0: twice the 2h - 1 slots of filling and draining, a steady state */
 	static const int ms[] = {1, 2, 5, 0};
 	for (int k = 2; k <= 7; k++)
 		for (size_t i = 0; i < countof(ms); i++) {
 			Place pl;
 			Arena a = {0};
 			char *diag = NULL;
-			Sched *s = tto_build(&pl, &a, k, ms[i], &diag);
+			int h = 2 * k - 3, m = ms[i] ? ms[i] : 2 * (2 * h - 1);
+			Sched *s = tto_build(&pl, &a, k, m, &diag);
 			assert_named(s != NULL, __LINE__, __FILE__, "k=%d M=%d: %s", k, ms[i], diag);
 			free(diag);
 			if (!s) {
@@ -628,7 +638,6 @@ test_tto_schedule(void)
 				place_free(&pl);
 				continue;
 			}
-			int h = 2 * k - 3, m = ms[i] ? ms[i] : 2 * (2 * h - 1);
 			assert_named(s->nchunk == 3 * m && s->nround == m + 2 * h - 1, __LINE__, __FILE__,
 			             "k=%d M=%d: %d chunks, %d rounds, want %d", k, m, s->nchunk, s->nround,
 			             m + 2 * h - 1);
@@ -692,6 +701,101 @@ test_tto_rank_order(void)
 	             __LINE__, __FILE__, "reversed ranks: %s", diag);
 	free(diag);
 	arena_free(&a);
+	place_free(&pl);
+}
+
+/* The cost model's count by hand: floor(sqrt(fill beta share / alpha)) on
+ * the default network (400 Gbps, 100 ns a hop, no overheads), at least 1. */
+static int
+model_count(double fill, double share)
+{
+	double m = floor(sqrt(fill * (8 / 400e9) * share / 100e-9));
+	return m < 1 ? 1 : (int)m;
+}
+
+/* chain on ring(p) from rank 0: `segments` and `chunks` as given (0: none). */
+static Sched *
+chain_build(Place *pl, Arena *a, int p, int segments, int chunks, double size, char **diag)
+{
+	place_init(pl, TK_RING, 1, p, 0, 0);
+	AlgCtx c = {.arena = a, .name = "X", .loc = {1, 1}, .kind = CK_BROADCAST, .topo = pl->t,
+	            .routes = &pl->routes, .rank_node = pl->rank_node, .nrank = p, .whole = true,
+	            .algorithm = "chain", .segments = segments, .chunks = chunks, .size = size};
+	return build_ctx(&c, diag);
+}
+
+/* Checks one build's count, rounds and the label the output shows. */
+static void
+check_chosen(int line, const Sched *s, const char *diag, int nchunk, int nround,
+             const char *choice, bool size_chosen)
+{
+	assert_named(s != NULL, line, __FILE__, "%s", diag ? diag : "");
+	if (!s)
+		return;
+	assert_named(s->nchunk == nchunk && s->nround == nround, line, __FILE__,
+	             "%d chunks, %d rounds; want %d, %d", s->nchunk, s->nround, nchunk, nround);
+	assert_named(s->choice && strcmp(s->choice, choice) == 0 && s->size_chosen == size_chosen,
+	             line, __FILE__, "choice '%s' (size_chosen %d); want '%s' (%d)",
+	             s->choice ? s->choice : "(none)", s->size_chosen, choice, size_chosen);
+}
+
+/* chain's segments and tto's chunks, left free, are the cost model's for
+ * the size (pipeline_segments: chain fill p - 2 and the whole vector; tto
+ * fill 2h - 1 with h = 2k - 3 and a third of it), growing with it; given,
+ * they stay as given at every size and the label says "fixed". */
+static void
+test_size_chosen_counts(void)
+{
+	static const double sizes[] = {4096, 1 << 20, 64.0 * (1 << 20)};
+	int prev_chain = 0, prev_tto = 0;
+	for (size_t i = 0; i < countof(sizes); i++) {
+		double z = sizes[i];
+		char want[64];
+		Place pl;
+		Arena a = {0};
+		char *diag = NULL;
+		int S = model_count(8 - 2, z);
+		snprintf(want, sizeof want, "segments %d", S);
+		check_chosen(__LINE__, chain_build(&pl, &a, 8, 0, 0, z, &diag), diag, S, 6 + S, want,
+		             true);
+		CU_ASSERT(S > prev_chain);
+		prev_chain = S;
+		free(diag), diag = NULL, place_free(&pl);
+		check_chosen(__LINE__, chain_build(&pl, &a, 8, 8, 0, z, &diag), diag, 8, 6 + 8,
+		             "fixed segments 8", false);
+		free(diag), diag = NULL, place_free(&pl);
+		check_chosen(__LINE__, chain_build(&pl, &a, 8, 0, 16, z, &diag), diag, 16, 6 + 16,
+		             "fixed segments 16", false);
+		free(diag), diag = NULL, place_free(&pl);
+		/* two ranks: nothing to fill, one segment whatever the size */
+		check_chosen(__LINE__, chain_build(&pl, &a, 2, 0, 0, z, &diag), diag, 1, 1,
+		             "segments 1", true);
+		free(diag), diag = NULL, place_free(&pl);
+
+		int h = 2 * 4 - 3, M = model_count(2 * h - 1, z / 3);
+		snprintf(want, sizeof want, "chunks %d", 3 * M);
+		check_chosen(__LINE__, tto_build_sized(&pl, &a, 4, 0, z, &diag), diag, 3 * M,
+		             M + 2 * h - 1, want, true);
+		CU_ASSERT(M > prev_tto);
+		prev_tto = M;
+		free(diag), diag = NULL, place_free(&pl);
+		check_chosen(__LINE__, tto_build_sized(&pl, &a, 4, 64, z, &diag), diag, 192,
+		             64 + 2 * h - 1, "fixed chunks 192", false);
+		free(diag), place_free(&pl);
+		arena_free(&a);
+	}
+	/* the figures at the two ends */
+	CU_ASSERT_EQUAL(model_count(6, 4096), 2);
+	CU_ASSERT_EQUAL(prev_chain, 283);
+	CU_ASSERT_EQUAL(model_count(9, 4096 / 3.0), 1);
+	CU_ASSERT_EQUAL(prev_tto, 200);
+	/* the message cap: M msgs_per_seg within MAX_PIPELINE_MSGS */
+	Place pl;
+	place_init(&pl, TK_RING, 1, 8, 0, 0);
+	AlgCtx c = {.topo = pl.t};
+	CU_ASSERT_EQUAL(pipeline_segments(&c, 1000, 1e15, 7), MAX_PIPELINE_MSGS / 7);
+	CU_ASSERT_EQUAL(pipeline_segments(&c, 6, 64.0 * (1 << 20), 7), 283);
+	CU_ASSERT_EQUAL(pipeline_segments(&c, 0, 1e15, 7), 1);
 	place_free(&pl);
 }
 
@@ -1023,6 +1127,8 @@ CU_TestInfo alg_tests[] = {
 	{"TTO's trees are link-disjoint, k = 2..9", test_tto_trees_disjoint},
 	{"TTO: rounds M + 2h - 1, link loads, verified", test_tto_schedule},
 	{"TTO takes its ranks in any order", test_tto_rank_order},
+	{"chain's segments and TTO's chunks: the cost model's per size, or fixed as given",
+	 test_size_chosen_counts},
 	{"algorithms that cannot run say why", test_cannot_run},
 	{"the registry and the language agree: every algorithm x topology form x kind",
 	 test_registry_language},

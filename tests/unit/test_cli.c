@@ -777,8 +777,8 @@ sorted_rows(const char *csv)
 }
 
 /* A size's row is the same byte for byte whatever else --sizes holds:
- * auto's pick, pipelined_trees' segments and bridge's reconfigurations
- * are chosen per size. */
+ * auto's pick, pipelined_trees' and chain's segments, tto's chunks and
+ * bridge's reconfigurations are chosen per size. */
 static void
 test_sim_sizes_permuted(void)
 {
@@ -787,7 +787,13 @@ test_sim_sizes_permuted(void)
 	         "topology SB = supermesh(4, 4, bi);\n"
 	         "topology T = torus(4, 4);\n"
 	         "topology O = optical_ring(16, ports 32);\n"
+	         "topology M = mesh(4, 4);\n"
+	         "topology R = ring(8);\n"
 	         "collective allreduce P on SB { algorithm pipelined_trees; }\n"
+	         "collective broadcast C on R { algorithm chain; root 3; }\n"
+	         "collective allreduce D on M { algorithm tto; ranks 0..11, 13..15; }\n"
+	         "collective reduce G on R { algorithm chain(segments 8); root 0; }\n"
+	         "collective allreduce H on M { algorithm tto; chunks 192; ranks 0..11, 13..15; }\n"
 	         "collective allreduce A on T { algorithm auto; }\n"
 	         "collective allreduce B on O { algorithm bridge; }\n"
 	         "collective allreduce F on SB { algorithm pipelined_trees(segments 4); }\n");
@@ -823,6 +829,13 @@ test_sim_sizes_permuted(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(first, "P,allreduce,pipelined_trees (segments 1),4096,"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(first, "P,allreduce,pipelined_trees (segments 192),67108864,"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(first, "F,allreduce,pipelined_trees (fixed segments 4),67108864,"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(first, "C,broadcast,chain (segments 2),4096,"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(first, "C,broadcast,chain (segments 283),67108864,"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(first, "G,reduce,chain (fixed segments 8),4096,"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(first, "G,reduce,chain (fixed segments 8),67108864,"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(first, "D,allreduce,tto (chunks 3),4096,"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(first, "D,allreduce,tto (chunks 600),67108864,"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(first, "H,allreduce,tto (fixed chunks 192),4096,"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(first, "B,allreduce,bridge (reconfigs 0),4096,"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(first, "B,allreduce,bridge (reconfigs 6),67108864,"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(first, "A,allreduce,auto:swing,67108864,"));

@@ -253,7 +253,7 @@ static void
 test_ir_read_large(void)
 {
 	static const char text[] = "topology R = ring(200000);\n"
-	                           "collective broadcast B on R { algorithm chain; }\n";
+	                           "collective broadcast B on R { algorithm chain(segments 8); }\n";
 	Checked c;
 	check_text(&c, "big.coll", text, strlen(text));
 	CU_ASSERT_EQUAL_FATAL(c.errors, 0);

@@ -27,11 +27,13 @@ typedef struct Built {
 	int rc;
 } Built;
 
-/* Lowers and verifies every schedule; rc -1 with diagnostics on failure. */
+/* Lowers and verifies every schedule for the cost model's `size` bytes
+ * (what the algorithms choose by size); rc -1 with diagnostics on failure. */
 static void
-build(Built *b, const char *text)
+build_at(Built *b, const char *text, double size)
 {
 	memset(b, 0, sizeof *b);
+	b->prog.auto_size = size;
 	FILE *mem = open_memstream(&b->diag, &b->len);
 	diag_stream(mem);
 	diag_reset();
@@ -47,6 +49,12 @@ build(Built *b, const char *text)
 	diag_stream(NULL);
 	fclose(mem);
 	diag_reset();
+}
+
+static void
+build(Built *b, const char *text)
+{
+	build_at(b, text, 0);
 }
 
 static void
@@ -396,14 +404,16 @@ test_seed_energy(void)
 }
 
 /* The same algorithm on mesh and SMBi now differs where parallel links
- * help: TTO's broadcast crosses a doubled pair over its added link. */
+ * help: TTO's broadcast crosses a doubled pair over its added link (once
+ * its pipeline overlaps: M chunks for 1 MiB, 79 of them). */
 static void
 test_tto_supermesh(void)
 {
 	Built b;
-	build(&b, SEED_NET "topology M = mesh(4, 4);\ntopology S = supermesh(4, 4, bi);\n"
-	      "collective allreduce TM on M { algorithm tto; ranks 0..11, 13..15; }\n"
-	      "collective allreduce TS on S { algorithm tto; ranks 0..11, 13..15; }\n");
+	build_at(&b, SEED_NET "topology M = mesh(4, 4);\ntopology S = supermesh(4, 4, bi);\n"
+	         "collective allreduce TM on M { algorithm tto; ranks 0..11, 13..15; }\n"
+	         "collective allreduce TS on S { algorithm tto; ranks 0..11, 13..15; }\n", 1 << 20);
+	CU_ASSERT_STRING_EQUAL(b.prog.sched[0]->choice, "chunks 237");
 	CU_ASSERT_EQUAL_FATAL(b.rc, 0);
 	double t[2];
 	for (int i = 0; i < 2; i++) {

@@ -1704,7 +1704,7 @@ test_tto(void)
 	Built b;
 	CU_ASSERT_EQUAL_FATAL(build_text(&b, NET400 "step_overhead = 1 us; }\n"
 	                                 "topology M = mesh(4, 4);\ncollective allreduce TTO on M {"
-	                                 " algorithm tto; ranks 0..11, 13..15; }\n", "TTO"), 0);
+	                                 " algorithm tto; ranks 0..11, 13..15; chunks 54; }\n", "TTO"), 0);
 	const Sched *x = b.prog.sched[0];
 	int m = x->nchunk / 3, h = 2 * 4 - 3, q = 2;
 	CU_ASSERT_EQUAL_FATAL(x->nround, m + 2 * h - 1);
@@ -1752,7 +1752,7 @@ test_pipelines_both_modes(void)
 {
 	static const char *const text[] = {
 		NET400 "step_overhead = 1 us; }\ntopology M = mesh(4, 4);\ncollective allreduce X on M {"
-		" algorithm tto; ranks 0..11, 13..15; }\n",
+		" algorithm tto; ranks 0..11, 13..15; chunks 54; }\n",
 		NET400 "step_overhead = 1 us; }\ntopology S = supermesh(4, 4, bi);\n"
 		"trees C = disjoint(S, roots 0, 3, 15, 12);\ncollective allreduce X on S {"
 		" algorithm pipelined_trees(trees C, segments 24); }\n",
