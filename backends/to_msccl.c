@@ -2214,8 +2214,10 @@ lower_checked(Arena *a, const Sched *sched, const Layout *layp, const MscclBound
 	diag_mute(false);
 	if (safe)
 		return 0;
-	if (stops_likely && (stops = first_search(&S, out)) <= 0)
-		return stops; /* the estimate was wrong */
+	if (stops_likely && (stops = first_search(&S, out)) <= 0) {
+		stats->staged = S.staged; /* first_search leaves it as the program found */
+		return stops;             /* the estimate was wrong */
+	}
 	int largest = 0; /* for the error: the long program's longest sending step */
 	for (int g = 0; g < out->ngpus; g++)
 		for (int t = 0; t < out->gpu[g].ntb; t++)
