@@ -2399,8 +2399,10 @@ test_vs_booksim2(void)
 		{torus, "RING", 1 << 20, SIM_ROUNDS, 142.632, 142.09},
 		{torus, "RING", 16 << 20, SIM_ROUNDS, 763.056, 761.40},
 		{torus, "HD", 1 << 20, SIM_ROUNDS, 68.032, 66.33},
+		{torus, "HD", 16 << 20, SIM_ROUNDS, 979.940, 970.43},
 		{torus, "RING", 1 << 20, SIM_DEPS, 98.632, 98.09},
 		{torus, "HD", 1 << 20, SIM_DEPS, 68.038, 66.33},
+		{torus, "HD", 16 << 20, SIM_DEPS, 980.974, 971.07},
 	};
 	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
 		Built b;
