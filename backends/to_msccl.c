@@ -1541,8 +1541,10 @@ mark_hasdep(MProg *p)
 static MProto
 build_proto(const BuildOpts *o)
 {
-	return !o->proto || strcmp(o->proto, "Simple") == 0 ? MP_SIMPLE
-	       : strcmp(o->proto, "LL") == 0 ? MP_LL : MP_LL128;
+	for (int p = 0; o->proto && p < NPROTO; p++)
+		if (strcmp(o->proto, mproto_name[p]) == 0)
+			return (MProto)p;
+	return MP_SIMPLE;
 }
 
 /* The algo element's attributes and the buffer sizes. */
@@ -2270,13 +2272,11 @@ say_choice(const Sched *s, const MProg *p, const BuildOpts *o, const MscclStats 
 		tbs = p->gpu[g].ntb > tbs ? p->gpu[g].ntb : tbs;
 		steps = n > steps ? n : steps;
 	}
-	static const char *const proto[] = {[MP_SIMPLE] = "Simple", [MP_LL] = "LL",
-	                                    [MP_LL128] = "LL128"};
 	fprintf(o->notes, "collc: build: note: '%s' for MSCCL: %d channel%s (%d per instance, %s), "
 	        "%d instance%s (%s), protocol %s (%s)%s; at most %d thread block%s and %d step%s a "
 	        "rank\n", s->name, p->nchannels, p->nchannels == 1 ? "" : "s", p->nchannels / inst,
 	        o->channels > 0 ? "--channels" : "the fewest that fit", inst, inst == 1 ? "" : "s",
-	        o->instances > 0 ? "--instances" : "default", proto[p->proto],
+	        o->instances > 0 ? "--instances" : "default", mproto_name[p->proto],
 	        o->proto ? "--proto" : "default", st->staged ? ", staged through scratch" : "", tbs,
 	        tbs == 1 ? "" : "s", steps, steps == 1 ? "" : "s");
 }

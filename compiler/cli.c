@@ -141,6 +141,14 @@ cli_parse(const CliCommand *cmd, int argc, char **argv, void *ctx, CliOnOpt on_o
 }
 
 int
+cli_count(const char *value, int lo, int hi)
+{
+	char *end;
+	long v = strtol(value, &end, 10);
+	return end != value && !*end && v >= lo && v <= hi ? (int)v : -1;
+}
+
+int
 cli_choice(const char *cmd, const char *opt, const char *value, const char *const *choices, int n)
 {
 	for (int i = 0; i < n; i++)

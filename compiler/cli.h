@@ -44,6 +44,8 @@ int cli_parse(const CliCommand *cmd, int argc, char **argv, void *ctx, CliOnOpt 
  * choices (and the nearest one). */
 int cli_choice(const char *cmd, const char *opt, const char *value, const char *const *choices,
                int n);
+/* A count option's value within lo..hi (decimal digits alone), or -1. */
+int cli_count(const char *value, int lo, int hi);
 /* A command's help: usage line, summary, options, details. */
 void cli_help(const CliCommand *, FILE *);
 /* The whole usage text: commands and their summaries. */

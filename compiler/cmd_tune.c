@@ -28,6 +28,7 @@
 #include "backend.h"
 #include "driver.h"
 #include "mpi_lib.h"
+#include "msccl_program.h"
 #include "perf.h"
 #include "svgplot.h"
 #include "table.h"
@@ -237,8 +238,8 @@ msccl_kind(CollKind k)
 	return k == CK_ALLREDUCE || k == CK_REDUCE_SCATTER || k == CK_ALLGATHER || k == CK_ALLTOALL;
 }
 
-enum { NPROTO = 3, MSCCL_MAX_INSTANCES = 8 };
-static const char *const proto_name[NPROTO] = {"Simple", "LL", "LL128"};
+/* indexed by MProto (msccl_program.h; mproto_name its names) */
+enum { MSCCL_MAX_INSTANCES = 8 };
 static const double proto_base_us[NPROTO] = {8.4, 6.6, 14.0};
 static const double proto_step_us[NPROTO] = {9.6, 2.7, 4.0};
 static const double proto_eff[NPROTO] = {1.0, 0.25, 0.92};
@@ -269,7 +270,7 @@ msccl_pick(const TuneArgs *a, const Tuned *t, int k)
 		if (proto_time(t, k, p) < proto_time(t, k, m.proto))
 			m.proto = p;
 	for (int p = 0; m.proto_fixed && p < NPROTO; p++)
-		if (strcmp(a->proto, proto_name[p]) == 0)
+		if (strcmp(a->proto, mproto_name[p]) == 0)
 			m.proto = p;
 	if (m.instances_fixed) {
 		m.instances = a->instances;
@@ -305,7 +306,7 @@ range_end(const TuneArgs *a, const Tuned *t, int i, bool by_msccl)
 static void
 print_pick(const MscclPick *m, FILE *f)
 {
-	fprintf(f, "MSCCL %s%s, %d instance%s%s", proto_name[m->proto],
+	fprintf(f, "MSCCL %s%s, %d instance%s%s", mproto_name[m->proto],
 	        m->proto_fixed ? " (--proto)" : "", m->instances, m->instances == 1 ? "" : "s",
 	        m->instances_fixed ? " (--instances)" : "");
 }
@@ -405,7 +406,7 @@ print_csv(const Tuner *u, FILE *f)
 				        t->second[m] >= 0 ? t->cand[t->second[m]].label[m] : "",
 				        t->second[m] >= 0 ? margin_at(t, m) : 0, lo, hi);
 				if (ms)
-					fprintf(f, "%s,%d\n", proto_name[pk.proto], pk.instances);
+					fprintf(f, "%s,%d\n", mproto_name[pk.proto], pk.instances);
 				else
 					fputs(",\n", f);
 			}
@@ -452,7 +453,7 @@ print_json(const Tuner *u, FILE *f)
 			if (msccl_kind(t->s->kind)) {
 				MscclPick m = msccl_pick(a, t, k);
 				fprintf(f, ", \"msccl\": {\"proto\": \"%s\", \"instances\": %d, "
-				        "\"proto_fixed\": %s, \"instances_fixed\": %s}", proto_name[m.proto],
+				        "\"proto_fixed\": %s, \"instances_fixed\": %s}", mproto_name[m.proto],
 				        m.instances, m.proto_fixed ? "true" : "false",
 				        m.instances_fixed ? "true" : "false");
 			}
@@ -519,7 +520,7 @@ say_file(const char *name, MemOut *m, const MscclPick *pk, int instances, bool c
 	fflush(m->f);
 	const char *nc = m->buf ? strstr(m->buf, "nchannels=\"") : NULL;
 	fprintf(stderr, "tune: %s: MSCCL %s%s, %d instance%s%s, %d channel%s%s\n", name,
-	        proto_name[pk->proto], pk->proto_fixed ? " (--proto)" : "", instances,
+	        mproto_name[pk->proto], pk->proto_fixed ? " (--proto)" : "", instances,
 	        instances == 1 ? "" : "s", pk->instances_fixed ? " (--instances)"
 	        : instances < pk->instances ? " (fewer than the model's: limits)" : "",
 	        nc ? atoi(nc + 11) : 0, nc && atoi(nc + 11) == 1 ? "" : "s",
@@ -548,7 +549,7 @@ build_dir_files(const Tuner *u, DirFile **out, int *nout)
 			snprintf(f[n].name, sizeof f[n].name, "%s-%02d-%.0f-%.0f.xml", t->s->name, r, lo, hi);
 			MscclPick pk = msccl_pick(a, t, k);
 			BuildOpts o = {.collective = x->name, .min_bytes = (int64_t)lo,
-			               .max_bytes = (int64_t)hi, .proto = proto_name[pk.proto],
+			               .max_bytes = (int64_t)hi, .proto = mproto_name[pk.proto],
 			               .channels = a->channels};
 			Prog one = {.sched = (Sched **)&x, .nsched = 1};
 			n++;
@@ -711,16 +712,15 @@ tune_opt(void *ctx, const char *name, const char *value)
 	} else if (strcmp(name, "json") == 0) {
 		a->json = true;
 	} else if (strcmp(name, "proto") == 0) {
-		int k = cli_choice("tune", name, value, proto_name, NPROTO);
+		int k = cli_choice("tune", name, value, mproto_name, NPROTO);
 		if (k < 0)
 			return 2;
-		a->proto = proto_name[k];
+		a->proto = mproto_name[k];
 	} else if (strcmp(name, "instances") == 0 || strcmp(name, "channels") == 0) {
-		char *end;
-		long v = strtol(value, &end, 10);
-		if (end == value || *end || v < 1 || v > 32)
+		int v = cli_count(value, 1, 32);
+		if (v < 0)
 			return usage_error("tune: --%s takes 1..32", name);
-		*(name[0] == 'i' ? &a->instances : &a->channels) = (int)v;
+		*(name[0] == 'i' ? &a->instances : &a->channels) = v;
 	}
 	return 0;
 }

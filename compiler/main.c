@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "driver.h"
+#include "msccl_program.h"
 #include "table.h"
 
 #ifndef COLLC_VERSION
@@ -271,15 +272,6 @@ typedef struct BuildArgs {
 	double size;
 } BuildArgs;
 
-/* a count option's value within lo..hi, or -1 */
-static int
-parse_count(const char *value, int lo, int hi)
-{
-	char *end;
-	long v = strtol(value, &end, 10);
-	return end != value && !*end && v >= lo && v <= hi ? (int)v : -1;
-}
-
 static int
 build_opt(void *ctx, const char *name, const char *value)
 {
@@ -295,17 +287,16 @@ build_opt(void *ctx, const char *name, const char *value)
 		if ((a->size = parse_bytes(value)) < 1)
 			return usage_error("build: --size takes a whole number of bytes, such as 1MiB");
 	} else if (strcmp(name, "channels") == 0) {
-		if ((opts->channels = parse_count(value, 1, 32)) < 0)
+		if ((opts->channels = cli_count(value, 1, 32)) < 0)
 			return usage_error("build: --channels takes 1..32");
 	} else if (strcmp(name, "instances") == 0) {
-		if ((opts->instances = parse_count(value, 1, 32)) < 0)
+		if ((opts->instances = cli_count(value, 1, 32)) < 0)
 			return usage_error("build: --instances takes 1..32");
 	} else if (strcmp(name, "proto") == 0) {
-		static const char *const protos[] = {"Simple", "LL", "LL128"};
-		int k = cli_choice("build", name, value, protos, 3);
+		int k = cli_choice("build", name, value, mproto_name, NPROTO);
 		if (k < 0)
 			return 2;
-		opts->proto = protos[k];
+		opts->proto = mproto_name[k];
 	} else if (strcmp(name, "legacy") == 0) {
 		opts->legacy = true;
 	} else if (strcmp(name, "min-bytes") == 0 || strcmp(name, "max-bytes") == 0) {
@@ -318,7 +309,7 @@ build_opt(void *ctx, const char *name, const char *value)
 	} else if (strcmp(name, "prefix") == 0) {
 		opts->prefix = value;
 	} else if (strcmp(name, "tree-copy") == 0) {
-		if ((opts->tree_copy = parse_count(value, 0, 1 << 30)) < 0)
+		if ((opts->tree_copy = cli_count(value, 0, 1 << 30)) < 0)
 			return usage_error("build: --tree-copy takes a copy number");
 	}
 	return 0;

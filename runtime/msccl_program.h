@@ -45,12 +45,12 @@ bool mtype_reads_src(MType);  /* uses srcbuf/srcoff */
 bool mtype_writes_dst(MType); /* uses dstbuf/dstoff */
 
 typedef enum MBuf { MB_I, MB_O, MB_S } MBuf;
-typedef enum MProto { MP_SIMPLE, MP_LL, MP_LL128 } MProto;
+typedef enum MProto { MP_SIMPLE, MP_LL, MP_LL128, NPROTO } MProto;
 typedef enum MColl {
 	MC_ALLREDUCE, MC_ALLGATHER, MC_REDUCESCATTER, MC_ALLTOALL, MC_BROADCAST, MC_REDUCE,
 	MC_CUSTOM,
 } MColl;
-extern const char *const mproto_name[3];
+extern const char *const mproto_name[NPROTO];
 
 typedef struct MStep {
 	int s;

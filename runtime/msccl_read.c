@@ -14,7 +14,7 @@
 #include "msccl_program.h"
 
 const char *const mtype_name[NMTYPE] = {"s", "r", "rcs", "rrs", "rrc", "rrcs", "cpy", "re", "nop"};
-const char *const mproto_name[3] = {"Simple", "LL", "LL128"};
+const char *const mproto_name[NPROTO] = {"Simple", "LL", "LL128"};
 
 typedef struct Reader {
 	Arena *a;
@@ -302,11 +302,11 @@ read_algo(Reader *r, xmlNode *n, MProg *p)
 	const char *proto = attr(r, n, "proto", true);
 	if (proto) {
 		int k = 0;
-		while (k < 3 && strcmp(mproto_name[k], proto) != 0)
+		while (k < NPROTO && strcmp(mproto_name[k], proto) != 0)
 			k++;
-		if (k == 3)
+		if (k == NPROTO)
 			FAIL(r, p->line, "rule 2 (algo): proto=\"%s\" is not Simple, LL or LL128", proto);
-		p->proto = k < 3 ? (MProto)k : MP_SIMPLE;
+		p->proto = k < NPROTO ? (MProto)k : MP_SIMPLE;
 	}
 	p->nchannels = inum(r, n, "nchannels");
 	p->nchunksperloop = inum(r, n, "nchunksperloop");
