@@ -4,10 +4,12 @@
  * it ran with, on exact contribution sets (one bit per rank: at most 64
  * ranks), and reports the first fault at the send at fault: a chunk sent
  * before the sender holds any of it, a contribution added twice (with a note
- * at the transfer that brought it first), a chunk received twice in a round
- * with one of them a copy, or a rank's chunk that ends wrong (what it lacks
- * or holds that does not belong, the last transfer into it, and in a note
- * the first transfer on the path its data took). Also checks the promise of
+ * at the transfer that brought it into the receiver's chunk, with its loop
+ * variables: found by replaying that one cell, since the chunk's last writer
+ * is often another send), a chunk received twice in a round with one of them
+ * a copy, or a rank's chunk that ends wrong (what it lacks or holds that does
+ * not belong, the last transfer into it, and in notes the first transfer on
+ * the path its data took and the copy that dropped a contribution it had). Also checks the promise of
  * a contention_free schedule: no directed link carries two messages in one
  * round. Needs the schedule's layout (kind, chunks, owners) and the
  * transfers sorted by round; sees no AST. verify() proves the built
@@ -131,6 +133,55 @@ teach_read(Teach *T, int i, int j)
 	return true;
 }
 
+/* Where rank `rank`'s chunk `chunk` got the contribution of rank `from`:
+ * replays the transfers before `end` into that cell (their payloads were
+ * kept when read) and returns the one that last brought the contribution
+ * in, -1 if the rank held it from the start. *lost is the copy that later
+ * replaced it, if one did (-1). */
+static int
+contribution_origin(const Teach *T, int end, int rank, int chunk, int from, int *lost)
+{
+	const TeachIn *u = T->u;
+	Bits init, want, bit = 1ull << from;
+	bool care;
+	sched_small_expected(u->s, rank, chunk, &init, &want, &care);
+	bool held = init & bit;
+	int origin = -1;
+	*lost = -1;
+	for (int k = 0; k < end; k++) {
+		const Transfer *x = &u->list->x[k];
+		for (int m = 0; x->dst == rank && m < x->n; m++) {
+			if (u->list->chunk[x->first + m] != chunk)
+				continue;
+			bool in = T->payload[x->first + m] & bit;
+			if (in && !held)
+				origin = k, *lost = -1;
+			else if (!in && held && x->op == X_COPY)
+				*lost = k;
+			held = in || (held && x->op != X_COPY);
+		}
+	}
+	return origin;
+}
+
+/* The note under "counted twice": the transfer that first brought one of
+ * the doubled contributions into the receiver's chunk, in the user's terms.
+ * Skipped when the only doubled contribution is the receiver's own. */
+static void
+note_origin(const Teach *T, int k, int rank, int chunk, Bits twice)
+{
+	const TeachIn *u = T->u;
+	for (int r = 0; r < 64; r++) {
+		int lost, o = twice >> r & 1 ? contribution_origin(T, k, rank, chunk, r, &lost) : -1;
+		if (o < 0)
+			continue;
+		const Transfer *x = &u->list->x[o];
+		note_at(x->loc, "rank %d's chunk %d got rank %d's contribution from this transfer, sent by "
+		        "rank %d in %s", rank, chunk, r, x->src, when(u, x));
+		return;
+	}
+}
+
 static bool
 teach_write(Teach *T, int k)
 {
@@ -152,15 +203,11 @@ teach_write(Teach *T, int k)
 		}
 		if (x->op == X_REDUCE && (T->state[cell] & in)) {
 			Bits twice = T->state[cell] & in;
-			int r = __builtin_ctzll(twice);
 			bits_text(twice, held, sizeof held);
 			error_at(x->loc, "in %s, rank %d adds chunk %d from rank %d, but both already "
 			         "hold the contribution of rank%s %s: it would be counted twice", when(u, x),
 			         x->dst, c, x->src, __builtin_popcountll(twice) > 1 ? "s" : "", held);
-			if (T->writer[cell] >= 0)
-				note_at(u->list->x[T->writer[cell]].loc, "rank %d's chunk %d got rank %d's contribution "
-				        "from this transfer, in round %d", x->dst, c, r,
-				        u->list->x[T->writer[cell]].round + 1);
+			note_origin(T, k, x->dst, c, twice);
 			keep_fault(u, x->round, x, c, x->dst);
 			return false;
 		}
@@ -192,6 +239,27 @@ path_origin(const Teach *T, int w, int chunk)
 		w = prev;
 	}
 	return w;
+}
+
+/* The note under a chunk that ends lacking contributions: the copy that
+ * replaced one it had held (the lowest rank's first), unless that copy is
+ * the chunk's last transfer, which the error names. (A chunk never ends
+ * holding too much: every kind's data starts where it belongs.) */
+static void
+note_lost_contribution(const Teach *T, int rank, int chunk, Bits lacks, int last)
+{
+	const TeachIn *u = T->u;
+	for (int r = 0; r < 64; r++) {
+		int lost;
+		if (!(lacks >> r & 1) || (contribution_origin(T, u->list->n, rank, chunk, r, &lost), lost < 0))
+			continue;
+		if (lost == last)
+			return; /* the error names the copy already */
+		const Transfer *x = &u->list->x[lost];
+		note_at(x->loc, "rank %d's chunk %d held rank %d's contribution until this copy from rank "
+		        "%d replaced it, in %s", rank, chunk, r, x->src, when(u, x));
+		return;
+	}
 }
 
 static bool
@@ -238,6 +306,7 @@ teach_end(Teach *T)
 				note_at(u->list->x[o].loc, "its data started on its way here: rank %d sent chunk %d to "
 				        "rank %d in %s, the first transfer on its path", u->list->x[o].src, c,
 				        u->list->x[o].dst, when(u, &u->list->x[o]));
+			note_lost_contribution(T, r, c, want & ~got, w);
 			keep_fault(u, s->nround - 1, x, c, r);
 			return false;
 		}
