@@ -194,7 +194,8 @@ walk_page(Visit *v, const Page *p)
 			v->saw_console = true;
 			walk_console(v, p, i + 1, j, indent);
 		} else if (strcmp(lang, "coll") == 0 && i + 1 < j &&
-		           strncmp(unindent(p->line[i + 1], indent), "// build/", 9) == 0) {
+		           (strncmp(unindent(p->line[i + 1], indent), "// build/", 9) == 0 ||
+		            strncmp(unindent(p->line[i + 1], indent), "// examples/", 12) == 0)) {
 			size_t len = 0;
 			for (int k = i + 1; k < j; k++)
 				len += strlen(p->line[k]) + 1;
@@ -435,7 +436,9 @@ run_one(Visit *v, const Page *p, const Cmd *c)
 	free(out);
 }
 
-/* A ```coll block headed "// build/NAME.coll": written there for the commands after it. */
+/* A ```coll block headed "// build/NAME.coll": written there for the commands
+ * after it. One headed "// examples/NAME.coll" is that example, as shipped:
+ * the block must equal the file, so a reader can run it without saving it. */
 static void
 write_coll(Visit *v, const Page *p, int line, const char *text)
 {
@@ -443,6 +446,13 @@ write_coll(Visit *v, const Page *p, int line, const char *text)
 	snprintf(name, sizeof name, "%.*s", (int)strcspn(text + 3, " \n:"), text + 3);
 	char path[PATH_MAX];
 	snprintf(path, sizeof path, "%s/%s", v->root, name);
+	if (strncmp(name, "examples/", 9) == 0) {
+		char *shipped = slurp(name, NULL);
+		assert_named(shipped && strcmp(shipped, text) == 0, line, p->name,
+		             "%s:%d: the block differs from %s", p->name, line, name);
+		free(shipped);
+		return;
+	}
 	FILE *f = fopen(path, "w");
 	assert_named(f != NULL, line, p->name, "%s:%d: cannot write %s", p->name, line, path);
 	if (f) {
