@@ -67,6 +67,7 @@ void topo_coords(const Topo *, int node, int *coord);
 int topo_node(const Topo *, const int *coord); /* coordinates taken modulo the sizes */
 int topo_find_link(const Topo *, int src, int dst, int copy); /* -1 if none */
 int topo_nlinks_between(const Topo *, int src, int dst);
+bool topo_has_parallel_links(const Topo *); /* some u -> v has copy 1 */
 const char *topo_kind_name(TopoKind);
 void topo_describe(const Topo *, char *buf, size_t len); /* "torus(8, 8)" */
 void topo_node_name(const Topo *, int node, char *buf, size_t len); /* "(0, 3)" or "5" */
@@ -552,6 +553,11 @@ void transfers_sort(TransferList *);
  * round; else a located error at the second transfer and -1 (and the fault
  * in *trace unless it is NULL or holds one). Sorted list. */
 int teach_contention(const Sched *, const TransferList *, Arena *, TeachTrace *);
+/* Two sends of one round merged into one message (same ends, operation and
+ * route) on a route with parallel links: a warning, or under contention_free
+ * an error (-1), at the later send with a note at the other. */
+int teach_merged(const Sched *, const TransferList *, Arena *, bool contention_free,
+                 TeachTrace *);
 /* Runs the (sorted) transfers on exact sets against the collective s
  * describes (at most 64 ranks); -1 after a located counterexample, kept in
  * *trace as teach_contention does. A chunk that ends wrong with no transfer

@@ -350,6 +350,96 @@ check_contention(const TeachIn *u)
 	return rc;
 }
 
+/* Two sends of one round with the same ends, operation and route are one
+ * message (sched.c merges them): where a link of that route has parallel
+ * siblings, the merged message loads one of them and leaves the others
+ * idle, which the writer rarely means (on a size-2 torus dimension both
+ * directions reach one neighbour). Same pairs sort together. */
+static int
+cmp_merge_key(const void *pa, const void *pb, void *ctx)
+{
+	const TransferList *l = ctx;
+	const Transfer *a = &l->x[*(const int *)pa], *b = &l->x[*(const int *)pb];
+	if (a->src != b->src || a->dst != b->dst || a->op != b->op)
+		return a->src != b->src ? (a->src < b->src ? -1 : 1)
+		       : a->dst != b->dst ? (a->dst < b->dst ? -1 : 1) : (a->op < b->op ? -1 : 1);
+	if (a->nlink != b->nlink)
+		return a->nlink < b->nlink ? -1 : 1;
+	int c = memcmp(l->link + a->lfirst, l->link + b->lfirst, (size_t)a->nlink * sizeof *l->link);
+	return c ? c : (*(const int *)pa > *(const int *)pb) - (*(const int *)pa < *(const int *)pb);
+}
+
+static bool
+same_message(const TransferList *l, int i, int j)
+{
+	const Transfer *a = &l->x[i], *b = &l->x[j];
+	return a->src == b->src && a->dst == b->dst && a->op == b->op && a->nlink == b->nlink &&
+	       memcmp(l->link + a->lfirst, l->link + b->lfirst, (size_t)a->nlink * sizeof *l->link) == 0;
+}
+
+/* The first link of x's route with a parallel sibling, or -1. */
+static int
+parallel_link(const Topo *t, const TransferList *l, const Transfer *x)
+{
+	for (int k = 0; k < x->nlink; k++) {
+		const Link *e = &t->link[l->link[x->lfirst + k]];
+		if (topo_nlinks_between(t, e->src, e->dst) > 1)
+			return l->link[x->lfirst + k];
+	}
+	return -1;
+}
+
+int
+teach_merged(const Sched *s, const TransferList *l, Arena *a, bool contention_free,
+             TeachTrace *trace)
+{
+	TeachIn u = {.s = s, .list = l, .arena = a, .trace = trace};
+	const Topo *t = s->topo;
+	int *idx = xmalloc(((size_t)l->n + 1) * sizeof *idx);
+	int first = -1, other = -1, link = -1, npairs = 0;
+	for (int i = 0; i < l->n;) {
+		int j = i, n = 0;
+		while (j < l->n && l->x[j].round == l->x[i].round)
+			idx[n++] = j++;
+		sort_with(idx, (size_t)n, sizeof *idx, cmp_merge_key, (void *)l);
+		for (int k = 1; k < n; k++) {
+			int e = same_message(l, idx[k - 1], idx[k]) ? parallel_link(t, l, &l->x[idx[k]]) : -1;
+			if (e < 0)
+				continue;
+			npairs++;
+			/* the earliest round's first later send (idx[k - 1] < idx[k]) */
+			if (first < 0 || (l->x[idx[k]].round == l->x[first].round && idx[k] < first))
+				first = idx[k], other = idx[k - 1], link = e;
+		}
+		i = j;
+	}
+	free(idx);
+	if (npairs == 0)
+		return 0;
+	const Transfer *x = &l->x[first], *o = &l->x[other];
+	const Link *e = &t->link[link];
+	int nlinks = topo_nlinks_between(t, e->src, e->dst);
+	char na[64], nb[64], more[64] = "";
+	topo_node_name(t, e->src, na, sizeof na);
+	topo_node_name(t, e->dst, nb, sizeof nb);
+	if (npairs > 1)
+		snprintf(more, sizeof more, " (%d such pairs in all)", npairs);
+	const char *what = arena_printf(a, "in %s, rank %d sends to rank %d twice, and the two sends "
+	                                "are one message over link %d of the %d parallel links from "
+	                                "node %s to node %s, %s idle%s; give each its own link: "
+	                                "'over link 0' on one, 'over link 1' on the other",
+	                                when(&u, x), x->src, x->dst, e->copy, nlinks, na, nb,
+	                                nlinks == 2 ? "the other" : "the others", more);
+	if (contention_free) {
+		error_at(x->loc, "the schedule is declared contention_free, but %s", what);
+		keep_fault(&u, x->round, x, l->n && x->n ? l->chunk[x->first] : 0, -1);
+	} else {
+		warning_at(x->loc, "%s", what);
+	}
+	note_at(o->loc, "the other send, in %s", when(&u, o));
+	return contention_free ? -1 : 0;
+}
+
 /* A reduce into a chunk its receiver holds nothing of adds to nothing: it
  * is a copy, and more likely a slip (an allgather written with reduce)
  * than meant. Legal, so a warning, at the first such send. */

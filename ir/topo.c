@@ -370,6 +370,15 @@ topo_nlinks_between(const Topo *t, int src, int dst)
 	return n;
 }
 
+bool
+topo_has_parallel_links(const Topo *t)
+{
+	for (int i = 0; i < t->nlink; i++)
+		if (t->link[i].copy > 0)
+			return true;
+	return false;
+}
+
 const char *
 topo_kind_name(TopoKind k)
 {

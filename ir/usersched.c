@@ -508,7 +508,7 @@ estimate(Run *u)
 	if (at < 0) {
 		u->teach = u->p <= TEACH_RANKS && (long)u->p * u->nchunk <= TEACH_CELLS &&
 		           total.sends <= TEACH_SENDS;
-		u->keep = u->teach || u->contention_free;
+		u->keep = u->teach || u->contention_free || topo_has_parallel_links(u->t);
 		return 0;
 	}
 	if (total.sends > MAX_SENDS)
@@ -1040,7 +1040,9 @@ usersched_build(const AlgCtx *c, const Item *item, const UserSymmetry *sym)
 			rc = sched_end(&u->b); /* -1: routes past MAX_ROUTE_HOPS, reported */
 		if (rc == 0) {
 			transfers_sort(&u->tl);
-			if (u->contention_free)
+			if (u->keep)
+				rc = teach_merged(s, &u->tl, u->a, u->contention_free, c->trace);
+			if (rc == 0 && u->contention_free)
 				rc = teach_contention(s, &u->tl, u->a, c->trace);
 			if (rc == 0 && u->teach)
 				rc = teach_transfers(s, &u->tl, item->loc, u->a, c->trace);
