@@ -481,12 +481,33 @@ svg_messages(const Replay *R, const SvgGeom *g, const ExplainFault *fault, FILE 
 	free(nin), free(nout), free(kin), free(kout);
 }
 
+/* The legend's text, a line each, so that a narrow timeline (few rounds)
+ * still has room for it: svg_legend_width says how much. */
+static const char *const legend_lines[] = {
+	"solid: reduce, dashed: copy, thick: several chunks",
+	"under each rank after each round, its chunks: white nothing, blue part of the "
+	"contributions, navy complete",
+};
+enum { LEGEND_CHAR_PX = 7 }; /* a 12 px sans-serif character, generously */
+
+static int
+svg_legend_width(const Sched *s)
+{
+	int w = 0;
+	for (size_t i = 0; i < countof(legend_lines); i++)
+		if ((int)strlen(legend_lines[i]) * LEGEND_CHAR_PX > w)
+			w = (int)strlen(legend_lines[i]) * LEGEND_CHAR_PX;
+	int chunks = s->nchunk > NPALETTE ? 100 * LEGEND_CHAR_PX : s->nchunk * 40;
+	return w > chunks ? w : chunks;
+}
+
 static void
 svg_legend(const Sched *s, int x, int y, FILE *f)
 {
-	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"12\">solid: reduce, dashed: copy, thick: "
-	           "several chunks; under each rank after each round, its chunks: white nothing, "
-	           "blue part of the contributions, navy complete</text>\n", x, y);
+	for (size_t i = 0; i < countof(legend_lines); i++)
+		fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"12\">%s</text>\n", x, y + 18 * (int)i,
+		        legend_lines[i]);
+	y += 18 * ((int)countof(legend_lines) - 1);
 	if (s->nchunk > NPALETTE) {
 		fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"12\">coloured by operation (%d chunks "
 		           "are too many to tell apart by colour; hover an arrow for its chunks):"
@@ -521,9 +542,9 @@ explain_svg_fault(const Sched *s, const ExplainFault *fault, FILE *f)
 	g.col = g.strip + 110;
 	g.left = 76 + g.strip / 2; /* the start's strips clear of the rank names */
 	int w = g.left + nround * g.col + g.strip / 2 + 30, legend = g.top + p * g.row + 10;
-	int h = legend + 56;
-	if (w < 760)
-		w = 760;
+	int h = legend + 56 + 18 * ((int)countof(legend_lines) - 1);
+	if (w < g.left + svg_legend_width(s) + 20)
+		w = g.left + svg_legend_width(s) + 20;
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 	           "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" "
 	           "height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"sans-serif\">\n"

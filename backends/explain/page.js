@@ -91,8 +91,8 @@
     sv('path', {d: 'M0,0 L10,5 L0,10 z', fill: m[1]}, mk);
   });
   var gLinks = sv('g', {id: 'links'}, topo);
-  var gTrees = sv('g', {id: 'trees'}, topo);
   var gArrows = sv('g', {id: 'arrows'}, topo);
+  var gTrees = sv('g', {id: 'trees'}, topo); /* above the arrows, which dim while it shows */
   var gNodes = sv('g', {id: 'nodes'}, topo);
 
   /* a hop u -> v shifted `off` to its right: [x1, y1, x2, y2] */
@@ -334,7 +334,9 @@
   var treeSel = null, treeShow = null;
   function drawTree() {
     while (gTrees.firstChild) gTrees.removeChild(gTrees.firstChild);
-    if (!treeShow || !treeShow.checked) return;
+    var on = !!(treeShow && treeShow.checked);
+    topo.setAttribute('class', on ? 'treeon' : '');
+    if (!on) return;
     var T = D.trees, k = +treeSel.value, b = (k / T.copies) | 0, e = k % T.copies;
     var par = T.base[b], map = T.map[e];
     par.forEach(function (p, v) {

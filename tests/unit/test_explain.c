@@ -381,7 +381,7 @@ test_svg(void)
 	char *svg = slurp(X("@/sp.svg"), &len);
 	CU_ASSERT_FATAL(svg != NULL);
 	CU_ASSERT(strstr(svg, "coloured by operation (16 chunks") != NULL);
-	CU_ASSERT(strstr(svg, "width=\"1850\" height=\"578\"") != NULL);
+	CU_ASSERT(strstr(svg, "width=\"1850\" height=\"596\"") != NULL);
 	int strips = 0, wraps = 0;
 	for (const char *q = svg; (q = strstr(q, "<g><title>rank ")) != NULL; q++)
 		strips++;
@@ -390,6 +390,20 @@ test_svg(void)
 		wraps += strstr(q, "</g>") > strstr(q, "/><path d=");
 	CU_ASSERT(wraps > 0);
 	CU_ASSERT(strstr(svg, "stroke=\"#ffff") == NULL); /* no faint yellow or cyan */
+	free(svg);
+	free(text);
+	/* a narrow timeline (2 rounds) is still as wide as its legend's longest
+	 * line, 7 px a character from its left edge: no legend cut short */
+	text = explain_cmd("tests/golden/user-double-count.coll --svg @/narrow.svg", &status);
+	svg = slurp(X("@/narrow.svg"), &len);
+	CU_ASSERT_FATAL(svg != NULL);
+	const char *line = strstr(svg, ">under each rank after each round");
+	const char *x = line ? strstr(line - 40, "x=\"") : NULL;
+	int width = 0, left = x ? atoi(x + 3) : 0;
+	CU_ASSERT_FATAL(line != NULL && x != NULL);
+	const char *w = strstr(svg, "<svg ");
+	CU_ASSERT(w && sscanf(strstr(w, "width=\"") + 7, "%d", &width) == 1);
+	CU_ASSERT(width >= left + 7 * (int)(strstr(line, "</text>") - line - 1));
 	free(svg);
 	free(text);
 }
