@@ -625,9 +625,25 @@ test_commands_slow(void)
  * console block (no "$ " line elsewhere; a collc line elsewhere is a usage
  * synopsis, with a placeholder such as FILE or a description aligned after
  * it, or a line of a script file,
- * which starts "#!"); commands are written `collc`, not bin/collc; mpirun
+ * which starts "#!"); commands are written `collc`, not bin/collc; no command
+ * or ```sh line names a scratch or home folder outside the repository; mpirun
  * gets --oversubscribe (Open MPI runs no more ranks than cores without it);
  * every ~ field is justified, and every row of the table is used. */
+/* A path a command would read or write outside the repository, which a
+ * reader's machine need not have (a scratch or home folder), or NULL.
+ * (`make install PREFIX=...` writes outside by design and names none.) */
+static const char *
+outside_path(const char *l)
+{
+	static const char *const dirs[] = {"/tmp/", "/work/", "/home/", "/root/", "~/"};
+	for (size_t i = 0; i < countof(dirs); i++) {
+		const char *at = strstr(l, dirs[i]);
+		if (at && (at == l || strchr(" =:'\"(", at[-1])))
+			return at;
+	}
+	return NULL;
+}
+
 static void
 static_cmd(Visit *v, const Page *p, const Cmd *c)
 {
@@ -647,14 +663,18 @@ static_cmd(Visit *v, const Page *p, const Cmd *c)
 	assert_named(!mpirun || strstr(mpirun, "--oversubscribe"), c->line, p->name,
 	             "%s:%d: `%s`: Open MPI's mpirun needs --oversubscribe for more ranks than "
 	             "cores", p->name, c->line, c->text);
+	assert_named(!outside_path(c->text), c->line, p->name, "%s:%d: `%s`: a path outside the "
+	             "repository (files go to build/)", p->name, c->line, c->text);
 }
 
 static void
 static_other(Visit *v, const Page *p, int line, const char *lang, const char *l)
 {
-	(void)lang;
 	if (strncmp(l, "#!", 2) == 0)
 		v->script = true;
+	assert_named(strcmp(lang, "sh") != 0 || !outside_path(l), line, p->name, "%s:%d: a path "
+	             "outside the repository (files go to build/, other projects beside it in ../): "
+	             "%s", p->name, line, l);
 	assert_named(strncmp(l, "$ ", 2) != 0, line, p->name, "%s:%d: a command outside a "
 	             "```console block: %s", p->name, line, l);
 	if (strncmp(l, "collc ", 6) != 0 && strncmp(l, "bin/collc ", 10) != 0)
