@@ -10,8 +10,9 @@ the page draws its panels, arrows and grid, not the pixels themselves, so a
 font or an anti-aliasing difference between machines leaves it alone while a
 moved or missing panel does not. Two grids match when they have the same
 shape and, of the cells where either draws (2 tenths or more), at least
-85 % are within 2 tenths (two different pages of the same size fail this:
-their panels and arrows are elsewhere). Reads the
+85 % are within 1 tenth (two different pages of the same size fail this:
+their panels and arrows are elsewhere; a ring's page against a torus's, both
+with a message list under the drawing, agree on 44 %). Reads the
 8-bit RGB/RGBA, non-interlaced PNGs headless Chromium writes (zlib only).
 """
 import struct
@@ -91,9 +92,9 @@ def main():
             return 1
         drawn = [(int(a), int(b)) for g, r in zip(got, want) for a, b in zip(g, r)
                  if int(a) >= 2 or int(b) >= 2]
-        near = sum(abs(a - b) <= 2 for a, b in drawn)
+        near = sum(abs(a - b) <= 1 for a, b in drawn)
         if not drawn or near * 100 < len(drawn) * 85:
-            print("layout: %d of %d drawn cells within 2 tenths of the reference (85 %% needed)\n%s"
+            print("layout: %d of %d drawn cells within 1 tenth of the reference (85 %% needed)\n%s"
                   % (near, len(drawn), "\n".join(got)))
             return 1
         return 0

@@ -90,6 +90,7 @@
                            markerHeight: 4, orient: 'auto'}, defs);
     sv('path', {d: 'M0,0 L10,5 L0,10 z', fill: m[1]}, mk);
   });
+  var msgBox = el('div', {id: 'messages'}, left); /* under the drawing */
   var gLinks = sv('g', {id: 'links'}, topo);
   var gArrows = sv('g', {id: 'arrows'}, topo);
   var gTrees = sv('g', {id: 'trees'}, topo); /* above the arrows, which dim while it shows */
@@ -235,6 +236,26 @@
     });
   }
 
+  /* who sends what to whom in round k, one line a message (the first
+   * MSG_LINES; the rest counted), the fault's in red */
+  var MSG_LINES = 64;
+  function listMessages(k) {
+    msgBox.textContent = '';
+    if (k === 0 || !D.full) return;
+    var ms = D.steps[k - 1].m;
+    el('h2', {}, msgBox, 'Messages of round ' + k);
+    var ol = el('ol', {id: 'msglist'}, msgBox);
+    ms.slice(0, MSG_LINES).forEach(function (m, i) {
+      var bad = FAULT && FAULT.mround === k - 1 && FAULT.msg === i;
+      el('li', bad ? {'class': 'bad'} : {}, ol, 'rank ' + m[0] + ' \u2192 rank ' + m[1] + ': ' +
+         (m[2] ? 'copy' : 'reduce') + ' chunk' + (m[3].indexOf(' ') >= 0 ? 's ' : ' ') + m[3] +
+         ' (' + m[4].length + ' hop' + (m[4].length === 1 ? '' : 's') + ')' +
+         (bad ? ': the fault' : ''));
+    });
+    if (ms.length > MSG_LINES)
+      el('div', {'class': 'note'}, msgBox, 'and ' + (ms.length - MSG_LINES) + ' more');
+  }
+
   function drawLoads(k) {
     var loads = [], top = 0;
     linkEl.forEach(function (e) {
@@ -378,6 +399,7 @@
     el('div', {}, roundBox, k === 0 ? 'before any message' :
        (D.full ? s.m.length : s.n) + ' message(s)' + (D.full ? ' drawn along their routes ' +
        '(orange: reduce, blue dashed: copy)' : ' (too many to draw: links by load)'));
+    listMessages(k);
     drawArrows(k);
     drawLoads(k);
     drawHoldings(k);

@@ -636,6 +636,13 @@ test_browser_fragment(void)
 	/* after round 3 rank 1's chunk 7 holds ranks 6, 7 and 0 and 1: {0,1,6,7} */
 	CU_ASSERT(strstr(text, "  rank 1   0:{1} 1:{1} 2:{1} 3:{1} 4:{1} 5:{0,1,6,7} 6:{0,1,7} "
 	                       "7:{0,1}\n") != NULL);
+	/* round 3's message list: 8 lines, rank 0 sending chunk 5 to rank 1 (the text form's) */
+	CU_ASSERT(strstr(text, "  rank 0 -> rank 1  reduce chunk 5  (1 hop)\n") != NULL);
+	CU_ASSERT(strstr(dom, "<li>rank 0 \u2192 rank 1: reduce chunk 5 (1 hop)</li>") != NULL);
+	int items = 0;
+	for (const char *q = strstr(dom, "id=\"msglist\""); q && (q = strstr(q, "<li")) != NULL; q++)
+		items++;
+	CU_ASSERT_EQUAL(items, 8);
 	CU_ASSERT(strstr(dom, "data-r=\"1\" data-c=\"5\" data-v=\"8\"") != NULL);
 	CU_ASSERT(strstr(dom, "data-r=\"1\" data-c=\"7\" data-v=\"4\"") != NULL);
 	CU_ASSERT(console[0] == 0);
