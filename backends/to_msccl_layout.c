@@ -53,8 +53,6 @@ BLoc
 home(Lower *L, int r, int c, int inst)
 {
 	const Sched *s = L->s;
-	int N1 = L->N / L->inst; /* one instance's chunks */
-	(void)N1;
 	int p;
 	switch (s->kind) {
 	case CK_ALLREDUCE:

@@ -146,20 +146,41 @@ build_best(Arena *ta, const Search *S, Width wd, Built *b)
 	return rc;
 }
 
-/* The widths search_widths tries, each twice (spread, then pinned): the
- * given one, or 1, 2, 4, ... channels per instance up to the executor's. */
+/* How a width's connections take its channels: each spread over them (the
+ * peers' sum staggers the channels, so a rank's many peers spread), or each
+ * pinned to one (fewer tbs for many peers; Lower.pinned). */
+typedef enum ConnMode { CONN_SPREAD, CONN_PINNED, NCONN_MODE } ConnMode;
+
+/* The order search_widths tries the modes in at each width: spread first. */
+static const ConnMode conn_order[NCONN_MODE] = {CONN_SPREAD, CONN_PINNED};
+
+/* Each mode in words, for the errors. */
+static const char *const conn_how[NCONN_MODE] = {
+	[CONN_SPREAD] = "each connection spread over the channels",
+	[CONN_PINNED] = "each connection pinned to one channel",
+};
+
+/* One attempt of search_widths: nch channels per instance, in a mode. */
+typedef struct Try {
+	int nch;
+	ConnMode mode;
+} Try;
+
+/* The attempts search_widths makes, each width in every mode (conn_order):
+ * the given one, or 1, 2, 4, ... channels per instance up to the
+ * executor's. */
 static int
-width_tries(const BuildOpts *o, int inst, int tries[16])
+width_tries(const BuildOpts *o, int inst, Try tries[16])
 {
-	int ntry = 0;
-	if (o->channels > 0) {
-		tries[ntry++] = o->channels;
-		tries[ntry++] = o->channels;
-	} else
-		for (int nch = 1; nch * inst <= MSCCL_MAX_CHANNELS; nch *= 2) {
-			tries[ntry++] = nch;
-			tries[ntry++] = nch;
-		}
+	int widths[8], nwidth = 0, ntry = 0;
+	if (o->channels > 0)
+		widths[nwidth++] = o->channels;
+	else
+		for (int nch = 1; nch * inst <= MSCCL_MAX_CHANNELS; nch *= 2)
+			widths[nwidth++] = nch;
+	for (int w = 0; w < nwidth; w++)
+		for (int m = 0; m < NCONN_MODE; m++)
+			tries[ntry++] = (Try){widths[w], conn_order[m]};
 	return ntry;
 }
 
@@ -180,15 +201,14 @@ search_widths(const Search *S, int maxcnt, bool unpaired, bool mirror, bool piec
 	 * the channels, then with each pinned to one (fewer tbs for many peers);
 	 * if none fits, report the attempt closest to fitting (and with
 	 * --channels, the other way too) */
-	int tries[16], ntry = width_tries(o, inst, tries);
+	Try tries[16];
+	int ntry = width_tries(o, inst, tries);
 	if (ntry == 0) {
 		error_at(sched->loc, "'%s': --instances %d leaves no channel: at most %d channels",
 		         sched->name, inst, MSCCL_MAX_CHANNELS);
 		return -1;
 	}
-	static const char *const how[] = {"each connection spread over the channels",
-	                                  "each connection pinned to one channel"};
-	char why[2][400] = {"", ""}; /* --channels: spread's and pinned's limit */
+	char why[NCONN_MODE][400] = {"", ""}; /* --channels: each mode's limit */
 	char closest[400] = "";
 	double closest_excess = 0;
 	int closest_try = 0;
@@ -203,12 +223,13 @@ search_widths(const Search *S, int maxcnt, bool unpaired, bool mirror, bool piec
 	bool pinned_over = false, pair_over = false;
 	int stops = 0;
 	for (int t = 0; t < ntry; t++) {
-		bool last = t == ntry - 1;
-		if (t % 2 == 1 && tries[t] == 1 && !last)
+		bool last = t == ntry - 1, pinned = tries[t].mode == CONN_PINNED;
+		int nch = tries[t].nch;
+		if (pinned && nch == 1 && !last)
 			continue; /* one channel: pinned is the same program */
-		if (!last && (tries[t] < skip_below || (t % 2 == 1 && pinned_over)))
+		if (!last && (nch < skip_below || (pinned && pinned_over)))
 			continue;
-		if (pieces && t % 2 == 1 && pair_over) {
+		if (pieces && pinned && pair_over) {
 			if (last)
 				return -1;
 			continue;
@@ -219,10 +240,10 @@ search_widths(const Search *S, int maxcnt, bool unpaired, bool mirror, bool piec
 		 * skipping if it fails, for the report). One channel over the step
 		 * limit skips, as its build would, the widths it cannot reach. */
 		if ((pieces || S->skip) && !S->staged &&
-		    msccl_bound_hopeless(S->bound, tries[t], inst, t % 2 == 1, unpaired, maxcnt,
+		    msccl_bound_hopeless(S->bound, nch, inst, pinned, unpaired, maxcnt,
 		                         maxsteps)) {
 			double excess = msccl_bound_excess(S->bound, maxcnt, maxsteps);
-			if (tries[t] == 1 && excess > 1)
+			if (nch == 1 && excess > 1)
 				skip_below = excess / width_slack;
 			if (last)
 				return -1;
@@ -234,21 +255,21 @@ search_widths(const Search *S, int maxcnt, bool unpaired, bool mirror, bool piec
 		/* each attempt in its own arena: only the one written is kept */
 		Arena ta = {0};
 		S->stats->widths++;
-		Width wd = {tries[t], t % 2 == 1, maxcnt, unpaired, mirror, false, S->staged};
+		Width wd = {nch, pinned, maxcnt, unpaired, mirror, false, S->staged};
 		int rc = build_best(&ta, S, wd, &b);
 		if (rc == 1 && b.any_width && !last) {
 			diag_mute(false);
 			last = true;
 		}
-		if (rc == 1 && b.by_steps && t % 2 == 0)
-			skip_below = tries[t] * b.excess / width_slack;
-		pinned_over |= rc == 1 && b.by_steps && t % 2 == 1;
+		if (rc == 1 && b.by_steps && !pinned)
+			skip_below = nch * b.excess / width_slack;
+		pinned_over |= rc == 1 && b.by_steps && pinned;
 		/* one channel or pinned, the two directions of an exchange share a
 		 * tb whose ops are the same at every width: over the step limit
 		 * with its ops alone, no pinned width fits, the last one neither */
-		pair_over |= rc == 1 && b.pair_over && (tries[t] == 1 || t % 2 == 1);
+		pair_over |= rc == 1 && b.pair_over && (nch == 1 || pinned);
 		if (rc == 1 && !b.any_width) {
-			snprintf(why[t % 2], sizeof why[0], "%s", b.why);
+			snprintf(why[tries[t].mode], sizeof why[0], "%s", b.why);
 			if (closest_excess == 0 || b.excess < closest_excess) {
 				closest_excess = b.excess;
 				closest_try = t;
@@ -258,16 +279,19 @@ search_widths(const Search *S, int maxcnt, bool unpaired, bool mirror, bool piec
 		if (rc == 1 && last && b.any_width)
 			error_at(sched->loc, "'%s' does not fit MSCCL's limits: %s", sched->name, b.why);
 		else if (rc == 1 && last && o->channels > 0) {
-			int c = closest_try % 2;
+			ConnMode c = tries[closest_try].mode;
+			ConnMode oc = c == CONN_SPREAD ? CONN_PINNED : CONN_SPREAD;
 			error_at(sched->loc, "'%s' does not fit MSCCL's limits over %d channel%s: %s",
-			         sched->name, tries[t] * inst, tries[t] * inst == 1 ? "" : "s", closest);
-			if (why[!c][0] && strcmp(why[!c], closest) != 0)
-				note_at(sched->loc, "that is with %s; with %s: %s", how[c], how[!c], why[!c]);
+			         sched->name, nch * inst, nch * inst == 1 ? "" : "s", closest);
+			if (why[oc][0] && strcmp(why[oc], closest) != 0)
+				note_at(sched->loc, "that is with %s; with %s: %s", conn_how[c], conn_how[oc],
+				        why[oc]);
 		} else if (rc == 1 && last)
 			error_at(sched->loc, "'%s' does not fit MSCCL's limits at any width up to %d "
 			         "channels; the closest, %d channel%s with %s: %s", sched->name,
-			         tries[t] * inst, tries[closest_try] * inst,
-			         tries[closest_try] * inst == 1 ? "" : "s", how[closest_try % 2], closest);
+			         nch * inst, tries[closest_try].nch * inst,
+			         tries[closest_try].nch * inst == 1 ? "" : "s", conn_how[tries[closest_try].mode],
+			         closest);
 		S->stats->programs += rc == 0;
 		stops = rc == 0 ? check_width(&b.p, sched, pieces, last) : 0;
 		if (stops < 0)
