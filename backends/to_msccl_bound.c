@@ -1,11 +1,11 @@
 /*
  * to_msccl_bound.c: schedules that can never fit the MSCCL executor's limits,
- * refused before to_msccl.c builds a single width. It needs a verified
+ * refused before to_msccl_search.c builds a single width. It needs a verified
  * schedule (explicit or symmetric, not expanded) and its shared layout
  * (ir/layout.c); it establishes nothing but a diagnostic: 0 when the
  * schedule may fit, -1 after reporting a lower bound over a limit.
  *
- * Why the bound holds whatever to_msccl.c chooses (channels, spread or pinned,
+ * Why the bound holds whatever the lowering chooses (channels, spread or pinned,
  * paired or unpaired tbs, sending steps of 71, 2 or 1 chunks):
  *  - every message of every instance is lowered on its own, one send step
  *    per run of chunks that lie at consecutive offsets of the receiver's
@@ -15,7 +15,7 @@
  *    strictly with the layout's positions, so a message takes at least
  *    the sum, over the maximal blocks of consecutive positions of its
  *    chunks, of ceil(block / 71) steps. Grouping messages coarser than
- *    to_msccl.c does (by round, sender, receiver and op only) can only merge
+ *    to_msccl_ops.c does (by round, sender, receiver and op only) can only merge
  *    blocks, so the count stays a lower bound;
  *  - a send step sits on a thread block whose send peer is its receiver
  *    (fusion folds it into a receive step of that same tb), a receive step
@@ -26,7 +26,7 @@
  *    against the 64 tbs per rank collc writes (rule 4);
  *  - a connection has at most one tb per channel (rule 6), so it carries at
  *    most (channels x 64) steps, with at most 32 channels in all.
- * An allgather or reduce-scatter may be lowered staged (to_msccl.c: receives
+ * An allgather or reduce-scatter may be lowered staged (to_msccl_stage.c: receives
  * land in scratch in arrival order, its input copied there first), where a
  * message's chunks may be one run whatever their homes: it is refused only
  * if it cannot fit even with every (round, sender, receiver) one run of at
@@ -36,10 +36,10 @@
  * and counting a rank's messages costs one pass over the copies of the
  * base transfers, keeping only those that touch the chosen ranks.
  * The same counts, made for sending steps of at most 71, 2 and 1 chunks
- * (the maxcnt to_msccl.c lowers with), tell per width whether a width can fit
- * at all (msccl_bound_hopeless): to_msccl.c's width searches skip those that
+ * (the maxcnt the lowering uses), tell per width whether a width can fit
+ * at all (msccl_bound_hopeless): to_msccl_search.c's searches skip those that
  * cannot, and one channel's count says which wider widths a build there
- * would have ruled out (msccl_bound_excess). And they give to_msccl.c its
+ * would have ruled out (msccl_bound_excess). And they give the search its
  * estimate of the configuration: the longest runs two ranks send each
  * other in one round (exchange_run) say whether paired tbs, both sending
  * first, stop chunk by chunk, so that the search which cannot is skipped.
@@ -54,7 +54,7 @@
 
 enum { BOUND_MAX_REPS = 16 }; /* ranks of distinct orbits bounded, at most */
 
-/* The sending steps' largest counts to_msccl.c lowers with (msccl_lower). */
+/* The sending steps' largest counts the searches lower with (first_search, lower_checked). */
 const int msccl_bound_maxcnt[MSCCL_BOUND_NCNT] = {MSCCL_MAX_COUNT - 1, 2, 1};
 
 /* One chunk a message moves: grouped by (round, src, dst, op), then the
@@ -76,7 +76,7 @@ copy_cmp(const void *a, const void *b)
 	return 0;
 }
 
-/* Where chunk c lands on receiver d, in an order in which to_msccl.c's home
+/* Where chunk c lands on receiver d, in an order in which to_msccl_layout.c's home
  * offsets grow strictly; -1 where it has no home there (scratch). */
 static int
 run_key(const Sched *s, const Layout *lay, int c, int d)
@@ -140,7 +140,7 @@ continues(const BoundCopy *v, long i, long len, int maxcnt)
 	       v[i].key == v[i - 1].key + 1 && len < maxcnt;
 }
 
-/* Where sender d holds chunk c, in an order in which to_msccl.c's runs at the
+/* Where sender d holds chunk c, in an order in which to_msccl_ops.c's runs at the
  * sender grow, when the layout alone says so: an alltoall's own chunk in
  * its input, an allreduce's, allgather's or broadcast's chunk at its
  * position (in i or o); -1 where lowering decides (a relayed or partially
@@ -350,7 +350,7 @@ msccl_bound_build(const Sched *s, const Layout *lay, MscclBound *b)
 	int R = s->nrank;
 	memset(b, 0, sizeof *b);
 	b->nrank = R;
-	/* to_msccl.c's blocks: an allreduce's instance takes the whole vector */
+	/* to_msccl_layout.c's blocks: an allreduce's instance takes the whole vector */
 	Counting k = {.R = R, .block = s->kind == CK_ALLREDUCE ? 0 : lay->per};
 	for (int m = 0; m < MSCCL_BOUND_NCNT; m++)
 		b->conn[m] = k.conn[m] = xcalloc((size_t)R * R + 1, sizeof(long));
@@ -358,7 +358,7 @@ msccl_bound_build(const Sched *s, const Layout *lay, MscclBound *b)
 		b->staged = k.staged = xcalloc((size_t)R * R + 1, sizeof(long));
 	b->chosen = xcalloc((size_t)R + 1, 1);
 	if (lay->short_block >= 0)
-		return; /* no layout: nothing counted, nothing refused (to_msccl.c names it) */
+		return; /* no layout: nothing counted, nothing refused (place_chunks names it) */
 	if (s->base) {
 		choose_reps(s, b->chosen);
 		symmetric_steps(s, lay, b->chosen, &k);
@@ -403,7 +403,7 @@ msccl_refuse_unfit(const Sched *s, const MscclBound *b, const BuildOpts *o)
 	for (int nch = 1; o->channels <= 0 && nch * inst <= MSCCL_MAX_CHANNELS; nch *= 2)
 		W = nch * inst;
 	if (W == 0)
-		return 0; /* to_msccl.c names it */
+		return 0; /* search_widths names it */
 	int worst = -1;
 	RankNeed wk = {0};
 	for (int r = 0; r < R; r++) {
@@ -431,7 +431,7 @@ msccl_refuse_unfit(const Sched *s, const MscclBound *b, const BuildOpts *o)
 /* One chosen rank's connections at one width: whether the rank needs more
  * tbs than the limit, or more than 32 sending or receiving tbs on a
  * channel, or (pinned, or one channel) some tb more than maxsteps steps. A spread width over the step limit is not called
- * hopeless: to_msccl.c's search learns from that failure which widths to skip
+ * hopeless: search_widths learns from that failure which widths to skip
  * next (from one channel: msccl_bound_excess). */
 static bool
 rank_hopeless(const MscclBound *b, int r, int nch, int inst, bool pinned, bool unpaired,
@@ -444,7 +444,7 @@ rank_hopeless(const MscclBound *b, int r, int nch, int inst, bool pinned, bool u
 		long out = b->conn[cnt][(long)r * R + p], in = b->conn[cnt][(long)p * R + r];
 		/* run j of a connection goes to channel j + src + dst mod nch
 		 * (pinned: all to one): min(runs, nch) tbs each way. Flows that
-		 * keep one channel (to_msccl.c keep_flows) may take fewer; a width
+		 * keep one channel (to_msccl_ops.c keep_flows) may take fewer; a width
 		 * skipped here is then one whose plain spread cannot fit, and
 		 * the search goes on wider, so the skip costs a width, never a
 		 * wrong program */

@@ -95,7 +95,7 @@ if ! nice $mk >"$work/build.log" 2>&1; then
 fi
 suites_for() {
 	case $1 in
-	backends/to_msccl.c) echo "$fast msccl" ;;
+	backends/to_msccl*.c) echo "$fast msccl" ;;
 	backends/to_mpi.c) echo "$fast mpi" ;;
 	backends/to_dot.c | backends/backend.c) echo "$fast cli" ;;
 	*) echo "$fast" ;;
