@@ -151,10 +151,11 @@ typedef struct Work {
 } Work;
 
 /* One run of one collective at one size: what sim_run sets up for every
- * engine (net, c, o, bytes, res, link_bytes; by dependencies waiting,
- * ready, rdep, qnext and the queues' qfree), and each engine's own state
- * beside it (packet mode's links, hops and queue, cut-through's buffers,
- * the symmetric path's orbits; flow mode keeps most of its own in Flows). */
+ * engine (net, c, o, engine, bytes, res, link_bytes; by dependencies
+ * waiting, rdep_off, rdep, qnext, qfree_ps, qfree_s and msg_bytes), and
+ * each engine's own state beside it (packet mode's links, hops and queue,
+ * cut-through's buffers, the symmetric path's orbits; flow mode keeps most
+ * of its own in Flows). */
 struct SimRun {
 	const SimNet *net;
 	const SimColl *c;
