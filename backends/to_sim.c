@@ -525,7 +525,7 @@ link_orbits(Arena *a, const Topo *t)
 
 /* Whether node 0's keys of a round cross no orbit of links twice, so that
  * their translates share no link: the simulator then runs the round by
- * node 0's messages alone (runtime/sim_engine.c, sym_lone). */
+ * node 0's messages alone (runtime/sim_symmetric.c, sym_lone). */
 static bool
 keys_lone(const Keys *ks, const int *orbit, int *stamp, int mark)
 {

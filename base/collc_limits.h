@@ -102,7 +102,7 @@ enum {
 	PACKET_BUDGET_SECONDS = 15,
 	MAX_LOOP_PACKET_HOPS = 1 << (27 - LIMIT_SHIFT),
 	/* The event loop's memory: a message's packets at one hop of its route
-	 * (runtime/sim_engine.c, Hop: 64 bytes), live from when the first leaves the
+	 * (runtime/sim_engine.h, Hop: 64 bytes), live from when the first leaves the
 	 * hop before to when the last leaves. A message has at most min(its
 	 * packets, its hops) at once, one for a packet alone; 2^24 are 1 GiB.
 	 * A run that needs more is stopped when it would, and refused. */

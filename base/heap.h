@@ -1,8 +1,8 @@
 /*
  * heap.h: a 4-ary min-heap over a caller's array of fixed-size elements,
  * ordered by a comparison the caller gives. The simulator keeps two queues
- * on its hot paths with it (runtime/sim_engine.c: packet mode's buckets by (time,
- * kind), flow mode's message starts by (time, id)).
+ * on its hot paths with it (runtime/sim_events.c: packet mode's buckets by
+ * (time, kind); runtime/sim_flow.c: flow mode's message starts by (time, id)).
  *
  * The caller owns the array and its count and grows it (the event queue
  * sizes its heap with its buckets); the heap only orders. `less` must be a

@@ -1,7 +1,8 @@
 #!/bin/sh
 # mutate.sh: a mutation sample over the passes. Flips one operator or
 # constant at a time (+ and -, < and <=, > and >=, == and !=, && and ||,
-# 0 and 1, N and N + 1) in ir/, runtime/sim_engine.c and backends/, rebuilds the
+# 0 and 1, N and N + 1) in ir/, the simulator's engine (runtime/sim_*.c but
+# its text reader) and backends/, rebuilds the
 # test runner in a copy of the tree, runs the suites that cover the file,
 # and lists the mutants no test noticed (survivors). A survivor is either a
 # missing test or a change that cannot matter: close it with a test, or say
@@ -20,7 +21,7 @@ seed=${2:-1}
 root=$(pwd)
 work=$root/build/mutate
 src=$work/src
-files=${MUTATE_FILES:-$(ls ir/*.c runtime/sim_engine.c backends/*.c)}
+files=${MUTATE_FILES:-$(ls ir/*.c runtime/sim_*.c backends/*.c | grep -v sim_text)}
 # every suite but the slow ones (msccl, mpi, cli, limits, docs), quickest
 # first: a pass's own suite (layout, usersched, optical, ...) must run, or
 # what only it checks shows up as a survivor

@@ -7,6 +7,7 @@
 # `diff -r`: a refactor that changes no output leaves no difference.
 #   tests/same-output.sh /tmp/collc-main /tmp/out-main
 #   tests/same-output.sh bin/collc /tmp/out-mine && diff -r /tmp/out-main /tmp/out-mine
+# tests/same-sim.sh does the same for the simulator's results (docs/testing.md).
 set -u
 if [ $# -lt 2 ]; then
 	echo "usage: $0 COLLC OUTDIR [EXAMPLE.coll...]" >&2
