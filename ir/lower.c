@@ -110,17 +110,43 @@ labelled(const Call *c, const char *label)
 
 /* The links the declaration asks for, against MAX_LINKS, before building. */
 static int
-check_topology_size(const Decl *d, const int *size, int n, int spines, int nlink)
+check_topology_size(const Decl *d, double links)
 {
-	const Call *c = d->form;
-	int kind = topo_form_find(c->name);
-	double links = kind >= 0 && kind != TK_GRAPH
-	               ? topo_link_estimate((TopoKind)kind, n, size, spines) : nlink;
 	char desc[128];
-	snprintf(desc, sizeof desc, "topology '%s' (%s)", d->name, c->name);
+	snprintf(desc, sizeof desc, "topology '%s' (%s)", d->name, d->form->name);
 	return check_topology_links(d->loc, desc, links);
 }
 
+/* A block form (graph): its links as written, each with its parameters. */
+static Topo *
+lower_graph(Lowering *L, const Decl *d, Net net)
+{
+	const NodeSpace *sp = d->space;
+	int nlink = 0, cap = 0;
+	Link *links = NULL;
+	for (int i = 0; i < d->body->nitem; i++) {
+		const Item *it = &d->body->item[i];
+		if (it->kind != IT_LINK)
+			continue;
+		Net ln = net;
+		if (it->body)
+			apply_params(&ln, it->body);
+		int a = (int)ast_resolve_node(sp, it->from, false);
+		int b = (int)ast_resolve_node(sp, it->to, false);
+		for (int dir = 0; dir < (it->flag ? 2 : 1); dir++) {
+			Link l = {.src = dir ? b : a, .dst = dir ? a : b, .dim = -1,
+			          .bandwidth = ln.bandwidth, .latency = ln.link_latency,
+			          .energy_per_bit = ln.energy_per_bit};
+			VEC_PUSH(L->a, links, nlink, cap, l);
+		}
+	}
+	if (check_topology_size(d, nlink) != 0)
+		return NULL;
+	return topo_graph(L->a, d->name, (int)sp->nodes, sp->is_switch, nlink, links, net);
+}
+
+/* Any form: from the node space sema bound (Decl.space) by the form's
+ * builder, or from its block. */
 static int
 lower_topology(Lowering *L, const Decl *d)
 {
@@ -129,60 +155,21 @@ lower_topology(Lowering *L, const Decl *d)
 		for (int i = 0; i < d->body->nitem; i++)
 			if (d->body->item[i].kind == IT_NETWORK)
 				apply_params(&net, d->body->item[i].body);
-	const Call *c = d->form;
 	const NodeSpace *sp = d->space;
+	const TopoBuilder *b = &topo_builders[sp->kind];
 	Topo *t;
-	int size[MAX_DIMS], n = 0;
-	for (int i = 0; i < c->narg && n < MAX_DIMS; i++)
-		if (!c->arg[i].label && c->arg[i].val.v[0]->kind != EX_NAME)
-			size[n++] = int_of(c->arg[i].val.v[0]);
-	if (strcmp(c->name, "spine_leaf") == 0) {
-		size[0] = int_of(labelled(c, "leaves")->val.v[0]);
-		size[1] = int_of(labelled(c, "hosts")->val.v[0]);
-		if (check_topology_size(d, size, 2, int_of(labelled(c, "spines")->val.v[0]), 0) != 0)
-			return -1;
-	} else if (d->form && strcmp(c->name, "graph") != 0 &&
-	           check_topology_size(d, size, n, 0, 0) != 0) {
+	if (!b->build) {
+		t = lower_graph(L, d, net);
+	} else {
+		TopoShape shape = {.ndim = sp->ndim, .switches = (int)sp->switches,
+		                   .variant = (int)sp->variant};
+		for (int i = 0; i < sp->ndim; i++)
+			shape.size[i] = (int)sp->size[i];
+		t = check_topology_size(d, b->links(&shape)) == 0 ? b->build(L->a, d->name, &shape, net)
+		                                                   : NULL;
+	}
+	if (!t)
 		return -1;
-	}
-	int kind = topo_form_find(c->name);
-	t = NULL;
-	if (kind == TK_TORUS || kind == TK_MESH || kind == TK_SUPERMESH || kind == TK_HYPERX ||
-	    kind == TK_RING || kind == TK_FULL) {
-		int variant = kind == TK_SUPERMESH && strcmp(c->arg[2].val.v[0]->text, "alter") == 0;
-		t = topo_new(L->a, (TopoKind)kind, d->name, n, size, variant, net);
-	}
-	if (!t && strcmp(c->name, "spine_leaf") == 0) {
-		t = topo_spine_leaf(L->a, d->name, int_of(labelled(c, "spines")->val.v[0]),
-		                    int_of(labelled(c, "leaves")->val.v[0]),
-		                    int_of(labelled(c, "hosts")->val.v[0]), net);
-	} else if (!t && strcmp(c->name, "optical_ring") == 0) {
-		const Arg *ports = labelled(c, "ports");
-		t = topo_optical_ring(L->a, d->name, size[0], ports ? int_of(ports->val.v[0]) : 2 * size[0],
-		                      net);
-	} else if (!t) { /* graph */
-		int nlink = 0, cap = 0;
-		Link *links = NULL;
-		for (int i = 0; i < d->body->nitem; i++) {
-			const Item *it = &d->body->item[i];
-			if (it->kind != IT_LINK)
-				continue;
-			Net ln = net;
-			if (it->body)
-				apply_params(&ln, it->body);
-			int a = (int)ast_resolve_node(sp, it->from, false);
-			int b = (int)ast_resolve_node(sp, it->to, false);
-			for (int dir = 0; dir < (it->flag ? 2 : 1); dir++) {
-				Link l = {.src = dir ? b : a, .dst = dir ? a : b, .dim = -1,
-				          .bandwidth = ln.bandwidth, .latency = ln.link_latency,
-				          .energy_per_bit = ln.energy_per_bit};
-				VEC_PUSH(L->a, links, nlink, cap, l);
-			}
-		}
-		if (check_topology_size(d, size, 0, 0, nlink) != 0)
-			return -1;
-		t = topo_graph(L->a, d->name, (int)sp->nodes, sp->is_switch, nlink, links, net);
-	}
 	t->loc = d->loc;
 	L->topo[decl_index(L, d)] = t;
 	Prog *p = L->p;

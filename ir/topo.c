@@ -370,10 +370,112 @@ topo_nlinks_between(const Topo *t, int src, int dst)
 	return n;
 }
 
+/* ---- the forms' builders and link estimates (topo_builders[]) ---- */
+
+static double
+ranks_of(const TopoShape *s)
+{
+	double n = 1;
+	for (int i = 0; i < s->ndim; i++)
+		n *= s->size[i];
+	return n;
+}
+
+static double
+grid_links(const TopoShape *s)
+{
+	return 2 * s->ndim * ranks_of(s);
+}
+
+static double
+supermesh_links(const TopoShape *s) /* the doubled perimeter on top */
+{
+	return grid_links(s) + 4.0 * (s->size[0] + s->size[1]);
+}
+
+static double
+hyperx_links(const TopoShape *s)
+{
+	double n = ranks_of(s), links = 0;
+	for (int i = 0; i < s->ndim; i++)
+		links += n * (s->size[i] - 1);
+	return links;
+}
+
+static double
+full_links(const TopoShape *s)
+{
+	return ranks_of(s) * (ranks_of(s) - 1);
+}
+
+static double
+optical_links(const TopoShape *s) /* optical links and the electrical ones of a block */
+{
+	return 3 * ranks_of(s);
+}
+
+static double
+spine_leaf_links(const TopoShape *s) /* size: leaves, hosts; the switches: leaves, spines */
+{
+	return 2.0 * s->size[0] * s->size[1] + 2.0 * s->size[0] * (s->switches - s->size[0]);
+}
+
+#define GRID_BUILDER(fn, kind) \
+	static Topo *fn(Arena *a, const char *name, const TopoShape *s, Net net) \
+	{ \
+		return topo_new(a, kind, name, s->ndim, s->size, s->variant, net); \
+	}
+GRID_BUILDER(build_torus, TK_TORUS)
+GRID_BUILDER(build_mesh, TK_MESH)
+GRID_BUILDER(build_supermesh, TK_SUPERMESH)
+GRID_BUILDER(build_hyperx, TK_HYPERX)
+GRID_BUILDER(build_ring, TK_RING)
+GRID_BUILDER(build_full, TK_FULL)
+#undef GRID_BUILDER
+
+static Topo *
+build_spine_leaf(Arena *a, const char *name, const TopoShape *s, Net net)
+{
+	return topo_spine_leaf(a, name, s->switches - s->size[0], s->size[0], s->size[1], net);
+}
+
+static Topo *
+build_optical_ring(Arena *a, const char *name, const TopoShape *s, Net net)
+{
+	return topo_optical_ring(a, name, s->size[0], s->variant, net);
+}
+
+const TopoBuilder topo_builders[NTOPOKIND] = {
+	[TK_TORUS] = {build_torus, grid_links},
+	[TK_MESH] = {build_mesh, grid_links},
+	[TK_SUPERMESH] = {build_supermesh, supermesh_links},
+	[TK_HYPERX] = {build_hyperx, hyperx_links},
+	[TK_SPINE_LEAF] = {build_spine_leaf, spine_leaf_links},
+	[TK_RING] = {build_ring, grid_links},
+	[TK_FULL] = {build_full, full_links},
+	[TK_OPTICAL_RING] = {build_optical_ring, optical_links},
+	[TK_GRAPH] = {NULL, NULL}, /* a block form: lower.c builds it from its links */
+};
+
+double
+topo_link_estimate(TopoKind kind, const TopoShape *s)
+{
+	return topo_builders[kind].links(s);
+}
+
+TopoShape
+topo_shape_of(const Topo *t)
+{
+	TopoShape s = {.ndim = t->ndim, .switches = t->nnode - t->nrank, .variant = t->variant};
+	for (int i = 0; i < t->ndim; i++)
+		s.size[i] = t->size[i];
+	return s;
+}
+
 const char *
 topo_kind_name(TopoKind k)
 {
-	return topo_forms[k].name;
+	return topo_forms[k].form.name;
 }
 
 void

@@ -1027,7 +1027,7 @@ test_registry_language(void)
 				bool refused = language_refuses((TopoKind)t, (CollKind)k, (AlgId)a);
 				assert_named(applies != refused, __LINE__, __FILE__,
 				             "%s %s on %s: the registry says %s, the language %s",
-				             alg_forms[a].name, coll_kind_name[k], topo_forms[t].name,
+				             alg_forms[a].name, coll_kind_name[k], topo_forms[t].form.name,
 				             applies ? "applies" : "does not apply",
 				             refused ? "refuses" : "accepts");
 				agree += applies != refused;
@@ -1066,7 +1066,7 @@ test_auto_picks_what_the_language_accepts(void)
 				if (alg_auto_candidate((AlgId)a, (CollKind)k, &(Topo){.kind = (TopoKind)t}))
 					assert_named(!language_refuses((TopoKind)t, (CollKind)k, (AlgId)a), __LINE__,
 					             __FILE__, "auto tries %s for %s on %s, which the language refuses",
-					             alg_forms[a].name, coll_kind_name[k], topo_forms[t].name);
+					             alg_forms[a].name, coll_kind_name[k], topo_forms[t].form.name);
 			char *text = coll_text((TopoKind)t, (CollKind)k, "auto");
 			for (size_t i = 0; i < countof(sizes); i++) {
 				char *pick = built_algorithm(text, sizes[i]);
@@ -1078,7 +1078,7 @@ test_auto_picks_what_the_language_accepts(void)
 				char *again = built_algorithm(named, sizes[i]);
 				assert_named(again != NULL, __LINE__, __FILE__,
 				             "auto picks %s for %s on %s at %.0f bytes; 'algorithm %s' does not build",
-				             name, coll_kind_name[k], topo_forms[t].name, sizes[i], name);
+				             name, coll_kind_name[k], topo_forms[t].form.name, sizes[i], name);
 				picks++;
 				free(again);
 				free(named);
