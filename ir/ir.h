@@ -516,6 +516,22 @@ bool alg_auto_candidate(AlgId, CollKind, const Topo *);
  * cost model (lower.c), collc sim by simulating each (cmd_sim.c). */
 int alg_auto(const AlgCtx *c, Sched **out, const char **names, int max);
 
+/* ---- lower.c: an algorithm call's options, for `algorithm` and `use` ---- */
+
+struct Call;
+struct Bound;
+/* How one parameter of an algorithm (algorithms.def's PARAMS) sets AlgCtx:
+ * read NULL when lowering takes it elsewhere (trees, group). */
+typedef struct AlgOption {
+	const char *key; /* the parameter's label, or its words if positional */
+	bool (*read)(AlgCtx *, const ParamSpec *, const struct Bound *);
+} AlgOption;
+const AlgOption *alg_option(const ParamSpec *); /* NULL: no entry (a test fails) */
+/* The call bound to its algorithm's registry signature, each parameter
+ * read into c by its AlgOption: a word only as the parameter the algorithm
+ * declares. false after reporting a value that is not an integer. */
+bool alg_call_options(Arena *, AlgCtx *c, const struct Call *call);
+
 /* ---- usersched.c: a collective's `schedule { ... }` block ---- */
 
 struct Item;

@@ -224,7 +224,40 @@ test_routes(void)
 	arena_free(&a);
 }
 
+/* ir's table of builders against the registry's forms: a builder and a
+ * link estimate for every form but a block form, and the estimate of each
+ * built topology_form_decl instance at least its links. */
+static void
+test_builders_complete(void)
+{
+	for (int t = 0; t < NTOPOKIND; t++) {
+		const TopoBuilder *b = &topo_builders[t];
+		bool block = topo_forms[t].block;
+		assert_named(!b->build == block && !b->links == block, __LINE__, __FILE__,
+		             "%s: a builder and an estimate exactly when it is not a block form",
+		             topo_forms[t].form.name);
+		if (block || !b->build)
+			continue;
+		char text[256];
+		snprintf(text, sizeof text, "topology T = %s;", topo_form_decl[t]);
+		Checked c;
+		check_str(&c, text);
+		Prog p = {0};
+		CU_ASSERT_EQUAL(c.errors, 0);
+		if (c.errors == 0 && lower(c.file, &p) == 0) {
+			const Topo *x = p.topo[0];
+			TopoShape shape = topo_shape_of(x);
+			assert_named(x->kind == (TopoKind)t && topo_link_estimate(x->kind, &shape) >= x->nlink,
+			             __LINE__, __FILE__, "%s: the form built, its links estimated",
+			             topo_form_decl[t]);
+		}
+		prog_free(&p);
+		checked_free(&c);
+	}
+}
+
 CU_TestInfo topo_tests[] = {
+	{"every form has a builder and an estimate (topo_builders[])", test_builders_complete},
 	{"tori and rings", test_tori},
 	{"meshes and supermeshes", test_meshes},
 	{"hyperx, full, spine-leaf, optical ring, graph", test_others},
