@@ -26,32 +26,31 @@ coll_kind_find(const char *name)
 #define COUNT(label, lo) {label, A_INT, 1, 1, lo, MAX_NODES, NULL}
 const TopoForm topo_forms[NTOPOKIND] = {
 	[TK_TORUS] = {{"torus", "torus(n1, n2, ...), each size at least 2", {SIZES}, 0, 0},
-	              {TR_DIMS}, true, false, 0},
+	              {TR_DIMS}, .translations = true, .grid = true},
 	[TK_MESH] = {{"mesh", "mesh(n1, n2, ...), each size at least 2", {SIZES}, 0, 0},
-	             {TR_DIMS}, false, false, 0},
+	             {TR_DIMS}, .grid = true},
 	[TK_SUPERMESH] = {{"supermesh", "supermesh(rows, cols, bi | alter)",
 	                   {{NULL, A_INT, 2, 2, 2, MAX_NODES, NULL},
 	                    {NULL, A_WORD, 1, 1, 0, 0, "bi|alter"}}, 0, 0},
-	                  {TR_DIMS, TR_VARIANT}, false, false, 0},
+	                  {TR_DIMS, TR_VARIANT}, .grid = true},
 	[TK_HYPERX] = {{"hyperx", "hyperx(n1, n2, ...), each size at least 2", {SIZES}, 0, 0},
-	               {TR_DIMS}, true, false, 0},
+	               {TR_DIMS}, .translations = true},
 	[TK_SPINE_LEAF] = {{"spine_leaf", "spine_leaf(spines S, leaves L, hosts H)",
 	                    {COUNT("spines", 1), COUNT("leaves", 1), COUNT("hosts", 1)}, 0, 0},
-	                   {TR_SWITCHES, TR_DIM_SWITCHES, TR_DIMS}, true, false, 0},
+	                   {TR_SWITCHES, TR_DIM_SWITCHES, TR_DIMS}, .translations = true},
 	[TK_RING] = {{"ring", "ring(n), n at least 2", {COUNT(NULL, 2)}, 0, 0},
-	             {TR_DIMS}, true, false, 0},
+	             {TR_DIMS}, .translations = true},
 	[TK_FULL] = {{"full", "full(n), n at least 2", {COUNT(NULL, 2)}, 0, 0},
-	             {TR_DIMS}, false, false, 0},
+	             {TR_DIMS}},
 	[TK_OPTICAL_RING] = {{"optical_ring", "optical_ring(n, ports P), n at least 2, P in 2..2n",
 	                      {COUNT(NULL, 2), {"ports", A_INT, 0, 1, 2, 2 * (int64_t)MAX_NODES, NULL}},
 	                      0, 0},
-	                     {TR_DIMS, TR_VARIANT}, false, false, 2},
+	                     {TR_DIMS, TR_VARIANT}, .variant_per_rank = 2},
 	[TK_GRAPH] = {{"graph", "graph { nodes N; link a -> b; ... }", {{0}}, 0, 0},
-	              {TR_NONE}, false, true, 0},
+	              {TR_NONE}, .block = true},
 };
 #undef SIZES
 #undef COUNT
-
 
 int
 topo_form_find(const char *name)

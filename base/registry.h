@@ -99,6 +99,8 @@ typedef struct TopoForm {
 	unsigned char role[MAX_PARAMS]; /* TopoRole per parameter */
 	bool translations;              /* has a translation group (translations(T)) */
 	bool block;                     /* no arguments: nodes, switches and links in a block */
+	bool grid;                      /* links join neighbours on the ranks' grid (+-1 along a
+	                                   dimension): router ports, link plots */
 	int variant_per_rank;           /* a TR_VARIANT integer: when absent this many per
 	                                   rank, and at most that many */
 } TopoForm;
