@@ -127,6 +127,10 @@ typedef struct Bound { /* the values bound to one ParamSpec */
  * checked here (sema does). */
 int ast_bind(Arena *, const Call *, const FormSpec *, Bound *out, bool report,
              bool *bad_label);
+/* ast_bind reporting, then each parameter's count and each value checked
+ * against its ParamSpec (kind, range, words; nodes inside ctx when given).
+ * What sema does to every call of a form or an algorithm, and to `use`. */
+bool ast_bind_check(Arena *, const Call *, const FormSpec *, const NodeSpace *ctx, Bound *out);
 /* A topology form's node space from its bound (checked) arguments, by the
  * roles of its registry entry; reports sizes over MAX_NODES and a
  * TR_VARIANT over its per-rank most. Not for block forms. */

@@ -204,109 +204,11 @@ topo_shape(const Sema *s, int topo)
 	return &s->sym[topo].shape;
 }
 
-/* "bi|alter" as "'bi' or 'alter'" (without the outer quotes) */
-static const char *
-words_text(const char *words, char *buf, size_t len)
-{
-	size_t w = 0;
-	for (const char *q = words; *q && w + 8 < len; q++)
-		w += (size_t)snprintf(buf + w, len - w, "%s", *q == '|' ? "' or '" : (char[]){*q, 0});
-	return buf;
-}
-
-/* How many values parameter ps got, against its min and max. */
-static bool
-check_count(const Call *c, const FormSpec *f, const ParamSpec *ps, const Bound *b,
-            bool bad_label)
-{
-	if (b->n < ps->min) {
-		if (bad_label)
-			; /* the misspelt label was reported; "needs X" would say it twice */
-		else if (b->n == 0 && ps->label)
-			error_at(c->loc, "%s needs '%s' (usage: %s)", f->name, ps->label, f->usage);
-		else if (b->n == 0 && ps->kind == A_WORD)
-			error_at(c->loc, "%s needs '%s' (usage: %s)", f->name,
-			         words_text(ps->words, (char[64]){0}, 64), f->usage);
-		else if (b->n == 0)
-			error_at(c->loc, "%s needs %s (usage: %s)", f->name,
-			         c->narg ? "more arguments" : "arguments", f->usage);
-		else
-			error_at(b->loc, "%s needs %s%d %s (usage: %s)", f->name,
-			         ps->min == ps->max ? "" : "at least ", ps->min,
-			         ps->label ? ps->label : "arguments", f->usage);
-		return false;
-	}
-	if (ps->max && b->n > ps->max) {
-		error_at(b->v[ps->max]->loc, "%s takes at most %d %s (usage: %s)", f->name, ps->max,
-		         ps->label ? ps->label : "arguments", f->usage);
-		return false;
-	}
-	return true;
-}
-
-/* One value of parameter ps: of the parameter's kind, and in range. */
-static bool
-check_value(const FormSpec *f, const ParamSpec *ps, const Expr *e, const NodeSpace *ctx)
-{
-	int64_t v;
-	switch (ps->kind) {
-	case A_END:
-		break;
-	case A_TOPO:
-	case A_GROUP:
-	case A_TREES:
-		if (e->kind != EX_NAME) {
-			error_at(e->loc, "expected the name of a %s",
-			         ps->kind == A_TOPO ? "topology" : ps->kind == A_GROUP ? "group" : "tree");
-			return false;
-		}
-		break;
-	case A_INT:
-		if (!ast_eval_int(e, &v, true))
-			return false;
-		if (v < ps->lo || v > ps->hi) {
-			error_at(e->loc, "%s %s of %s must be at %s %lld, got %lld",
-			         ps->label ? "the" : "each", ps->label ? ps->label : "size", f->name,
-			         v < ps->lo ? "least" : "most", (long long)(v < ps->lo ? ps->lo : ps->hi),
-			         (long long)v);
-			return false;
-		}
-		break;
-	case A_NODE:
-		if (ctx && ast_resolve_node(ctx, e, true) < 0)
-			return false;
-		break;
-	case A_WORD:
-		if (e->kind != EX_NAME || ast_word_index(e->text, ps->words) < 0) {
-			char words[64];
-			error_at(e->loc, "%s takes '%s' here", f->name,
-			         words_text(ps->words, words, sizeof words));
-			return false;
-		}
-		break;
-	}
-	return true;
-}
-
-/* Binds a call's arguments to a signature and checks each value's kind. */
+/* Binds a call's arguments to a signature and checks each value (bind.c). */
 static bool
 bind_call(Sema *s, const Call *c, const FormSpec *f, const NodeSpace *ctx, Bound *out)
 {
-	bool bad_label;
-	int bound = ast_bind(&s->arena, c, f, out, true, &bad_label);
-	if (bound < 0)
-		return false;
-	bool ok = bound == 1;
-	for (int i = 0; i < MAX_PARAMS && f->param[i].kind != A_END; i++) {
-		const ParamSpec *ps = &f->param[i];
-		if (!check_count(c, f, ps, &out[i], bad_label)) {
-			ok = false;
-			continue;
-		}
-		for (int j = 0; j < out[i].n; j++)
-			ok &= check_value(f, ps, out[i].v[j], ctx);
-	}
-	return ok;
+	return ast_bind_check(&s->arena, c, f, ctx, out);
 }
 
 /* The first positional topology argument, resolved: the context of node references. */
