@@ -41,7 +41,7 @@ const TopoForm topo_forms[NTOPOKIND] = {
 	[TK_RING] = {{"ring", "ring(n), n at least 2", {COUNT(NULL, 2)}, 0, 0},
 	             {TR_DIMS}, .translations = true},
 	[TK_FULL] = {{"full", "full(n), n at least 2", {COUNT(NULL, 2)}, 0, 0},
-	             {TR_DIMS}},
+	             {TR_DIMS}, .translations = false},
 	[TK_OPTICAL_RING] = {{"optical_ring", "optical_ring(n, ports P), n at least 2, P in 2..2n",
 	                      {COUNT(NULL, 2), {"ports", A_INT, 0, 1, 2, 2 * (int64_t)MAX_NODES, NULL}},
 	                      0, 0},
