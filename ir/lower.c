@@ -538,14 +538,14 @@ static bool
 opt_int(const Bound *b, int *out)
 {
 	int64_t v;
-	if (!ast_eval_int(b->v[0], &v, true)) /* `use` values reach here unchecked */
+	if (!ast_eval_int(b->v[0], &v, true)) /* sema checked it: reports only if not */
 		return false;
 	*out = (int)v;
 	return true;
 }
 
-/* The bound word's index in the parameter's words, or -1 (a `use` may pass
- * a word the algorithm does not take: it means nothing there). */
+/* The bound word's index in the parameter's words, or -1 (sema refuses
+ * such a word, for `algorithm` and `use` alike). */
 static int
 opt_word(const ParamSpec *ps, const Bound *b)
 {
