@@ -186,10 +186,7 @@ topology_header(Reader *r, Pending *t)
 		fail(r, "expected: topology NAME KIND dims ...");
 		return;
 	}
-	t->kind = -1;
-	for (int i = 0; i <= TK_GRAPH; i++)
-		if (strcmp(topo_kind_name((TopoKind)i), kind) == 0)
-			t->kind = i;
+	t->kind = topo_form_find(kind);
 	if (t->kind < 0) {
 		fail(r, "unknown topology kind");
 		return;
@@ -260,6 +257,28 @@ finite_nonneg(double v)
 	return v >= 0 && v <= 1e300; /* false for nan and inf */
 }
 
+/* The form's parameters' roles against the parts: a form with switches has
+ * one coordinate per dimension parameter and at least its least switches
+ * after the ranks; a block form (graph) no dimensions, or one of its nodes
+ * (topo_graph: affine maps read node coordinates through them); any other
+ * form exactly its cells. */
+static bool
+dims_give_nodes(const TopoForm *tf, const Pending *t, long cells)
+{
+	int dims = 0;
+	long least = 0;
+	for (int i = 0; i < MAX_PARAMS; i++) {
+		if (tf->role[i] == TR_DIM_SWITCHES && dims < t->ndim)
+			least += t->size[dims];
+		if (tf->role[i] == TR_SWITCHES)
+			least += tf->form.param[i].lo;
+		dims += tf->role[i] == TR_DIMS || tf->role[i] == TR_DIM_SWITCHES;
+	}
+	if (least > 0)
+		return t->ndim == dims && cells + least <= t->nnode;
+	return cells == t->nnode || (tf->block && t->ndim == 0);
+}
+
 static void
 topology_end(Reader *r, Pending *t)
 {
@@ -270,11 +289,7 @@ topology_end(Reader *r, Pending *t)
 	long cells = 1;
 	for (int i = 0; i < t->ndim; i++)
 		cells *= t->size[i];
-	/* a graph has no dimensions, or one of its nodes (topo_graph): affine maps
-	 * read node coordinates through them */
-	bool spine = t->kind == TK_SPINE_LEAF, graph = t->kind == TK_GRAPH;
-	if (spine ? t->ndim != 2 || cells + t->size[0] >= t->nnode
-	          : cells != t->nnode && !(graph && t->ndim == 0))
+	if (!dims_give_nodes(&topo_forms[t->kind], t, cells))
 		fail(r, "the topology's dims do not give its node count");
 	const Net *n = &t->net;
 	if (!(n->bandwidth > 0 && n->bandwidth <= 1e300) || !finite_nonneg(n->link_latency) ||

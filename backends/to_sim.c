@@ -664,7 +664,7 @@ router_ports(const Topo *t)
 	int *deg = xcalloc((size_t)t->nnode + 1, sizeof *deg);
 	for (int l = 0; l < t->nlink; l++)
 		deg[t->link[l].src]++;
-	bool grid = t->kind == TK_MESH || t->kind == TK_TORUS || t->kind == TK_SUPERMESH;
+	bool grid = topo_forms[t->kind].grid;
 	int64_t ports = 0;
 	for (int v = 0; v < t->nnode; v++)
 		ports += 1 + (grid && deg[v] < 2 * t->ndim ? 2 * t->ndim : deg[v]);

@@ -22,33 +22,41 @@ coll_kind_find(const char *name)
 	return -1;
 }
 
-const FormSpec topo_forms[NTOPOKIND] = {
-	[TK_TORUS] = {"torus", "torus(n1, n2, ...), each size at least 2",
-	              {{NULL, A_INT, 1, MAX_DIMS, 2, MAX_NODES, NULL}}, 0, 0},
-	[TK_MESH] = {"mesh", "mesh(n1, n2, ...), each size at least 2",
-	             {{NULL, A_INT, 1, MAX_DIMS, 2, MAX_NODES, NULL}}, 0, 0},
-	[TK_SUPERMESH] = {"supermesh", "supermesh(rows, cols, bi | alter)",
-	                  {{NULL, A_INT, 2, 2, 2, MAX_NODES, NULL},
-	                   {NULL, A_WORD, 1, 1, 0, 0, "bi|alter"}}, 0, 0},
-	[TK_HYPERX] = {"hyperx", "hyperx(n1, n2, ...), each size at least 2",
-	               {{NULL, A_INT, 1, MAX_DIMS, 2, MAX_NODES, NULL}}, 0, 0},
-	[TK_SPINE_LEAF] = {"spine_leaf", "spine_leaf(spines S, leaves L, hosts H)",
-	                   {{"spines", A_INT, 1, 1, 1, MAX_NODES, NULL},
-	                    {"leaves", A_INT, 1, 1, 1, MAX_NODES, NULL},
-	                    {"hosts", A_INT, 1, 1, 1, MAX_NODES, NULL}}, 0, 0},
-	[TK_RING] = {"ring", "ring(n), n at least 2", {{NULL, A_INT, 1, 1, 2, MAX_NODES, NULL}}, 0, 0},
-	[TK_FULL] = {"full", "full(n), n at least 2", {{NULL, A_INT, 1, 1, 2, MAX_NODES, NULL}}, 0, 0},
-	[TK_OPTICAL_RING] = {"optical_ring", "optical_ring(n, ports P), n at least 2, P in 2..2n",
-	                     {{NULL, A_INT, 1, 1, 2, MAX_NODES, NULL},
-	                      {"ports", A_INT, 0, 1, 2, 2 * (int64_t)MAX_NODES, NULL}}, 0, 0},
-	[TK_GRAPH] = {"graph", "graph { nodes N; link a -> b; ... }", {{0}}, 0, 0},
+#define SIZES {NULL, A_INT, 1, MAX_DIMS, 2, MAX_NODES, NULL}
+#define COUNT(label, lo) {label, A_INT, 1, 1, lo, MAX_NODES, NULL}
+const TopoForm topo_forms[NTOPOKIND] = {
+	[TK_TORUS] = {{"torus", "torus(n1, n2, ...), each size at least 2", {SIZES}, 0, 0},
+	              {TR_DIMS}, .translations = true, .grid = true},
+	[TK_MESH] = {{"mesh", "mesh(n1, n2, ...), each size at least 2", {SIZES}, 0, 0},
+	             {TR_DIMS}, .grid = true},
+	[TK_SUPERMESH] = {{"supermesh", "supermesh(rows, cols, bi | alter)",
+	                   {{NULL, A_INT, 2, 2, 2, MAX_NODES, NULL},
+	                    {NULL, A_WORD, 1, 1, 0, 0, "bi|alter"}}, 0, 0},
+	                  {TR_DIMS, TR_VARIANT}, .grid = true},
+	[TK_HYPERX] = {{"hyperx", "hyperx(n1, n2, ...), each size at least 2", {SIZES}, 0, 0},
+	               {TR_DIMS}, .translations = true},
+	[TK_SPINE_LEAF] = {{"spine_leaf", "spine_leaf(spines S, leaves L, hosts H)",
+	                    {COUNT("spines", 1), COUNT("leaves", 1), COUNT("hosts", 1)}, 0, 0},
+	                   {TR_SWITCHES, TR_DIM_SWITCHES, TR_DIMS}, .translations = true},
+	[TK_RING] = {{"ring", "ring(n), n at least 2", {COUNT(NULL, 2)}, 0, 0},
+	             {TR_DIMS}, .translations = true},
+	[TK_FULL] = {{"full", "full(n), n at least 2", {COUNT(NULL, 2)}, 0, 0},
+	             {TR_DIMS}, .translations = false},
+	[TK_OPTICAL_RING] = {{"optical_ring", "optical_ring(n, ports P), n at least 2, P in 2..2n",
+	                      {COUNT(NULL, 2), {"ports", A_INT, 0, 1, 2, 2 * (int64_t)MAX_NODES, NULL}},
+	                      0, 0},
+	                     {TR_DIMS, TR_VARIANT}, .variant_per_rank = 2},
+	[TK_GRAPH] = {{"graph", "graph { nodes N; link a -> b; ... }", {{0}}, 0, 0},
+	              {TR_NONE}, .block = true},
 };
+#undef SIZES
+#undef COUNT
 
 int
 topo_form_find(const char *name)
 {
 	for (int k = 0; k < NTOPOKIND; k++)
-		if (strcmp(topo_forms[k].name, name) == 0)
+		if (strcmp(topo_forms[k].form.name, name) == 0)
 			return k;
 	return -1;
 }
@@ -60,7 +68,7 @@ topo_forms_phrase(unsigned topos, char *buf, size_t len)
 	buf[0] = 0;
 	for (int k = 0; k < NTOPOKIND && n < len; k++)
 		if (topos & TOPO(k)) {
-			const char *name = topo_forms[k].name;
+			const char *name = topo_forms[k].form.name;
 			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? " or " : strchr("aeiou", name[0]) ? "an " : "a ",
 			                      name);
 		}

@@ -82,7 +82,30 @@ typedef enum TopoKind {
 #define TOPO(k) (1u << (k)) /* a set of topology forms is a mask of these bits */
 #define ANY_TOPO 0u
 
-extern const FormSpec topo_forms[NTOPOKIND]; /* indexed by TopoKind; name is the form's word */
+/* What a topology form's parameter says about its node space: the node
+ * space of every form but a block form follows from these alone. */
+typedef enum TopoRole {
+	TR_NONE,
+	TR_DIMS,         /* each value the size of a coordinate of the ranks */
+	TR_DIM_SWITCHES, /* one coordinate's size, and as many switches after the ranks */
+	TR_SWITCHES,     /* that many switches after the ranks */
+	TR_VARIANT,      /* Topo.variant: a word's index in its words, or the integer */
+} TopoRole;
+
+/* A topology form: everything the language and the IR text say of it
+ * (ir/topo.c's topo_builders[] adds how to build it). */
+typedef struct TopoForm {
+	FormSpec form;                  /* the word, the usage, the parameters */
+	unsigned char role[MAX_PARAMS]; /* TopoRole per parameter */
+	bool translations;              /* has a translation group (translations(T)) */
+	bool block;                     /* no arguments: nodes, switches and links in a block */
+	bool grid;                      /* links join neighbours on the ranks' grid (+-1 along a
+	                                   dimension): router ports, link plots */
+	int variant_per_rank;           /* a TR_VARIANT integer: when absent this many per
+	                                   rank, and at most that many */
+} TopoForm;
+
+extern const TopoForm topo_forms[NTOPOKIND]; /* indexed by TopoKind */
 int topo_form_find(const char *name);        /* TopoKind, or -1 */
 /* "a torus", "a mesh or supermesh": the forms of a TOPO mask, for messages. */
 void topo_forms_phrase(unsigned topos, char *buf, size_t len);

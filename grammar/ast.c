@@ -402,24 +402,40 @@ ast_eval_int(const Expr *e, int64_t *out, bool report)
 	return false;
 }
 
+/* The form with the arguments that size it (its TR_DIMS, TR_DIM_SWITCHES
+ * and TR_SWITCHES parameters, labelled as written): "torus(8, 8)". */
 void
 ast_space_name(char *buf, size_t len, const NodeSpace *sh)
 {
-	int n = snprintf(buf, len, "%s(", sh->form);
-	for (int i = 0; i < sh->ndim && n > 0 && (size_t)n < len; i++)
-		n += snprintf(buf + n, len - (size_t)n, "%s%lld", i ? ", " : "", (long long)sh->size[i]);
 	if (sh->ndim == 0) {
 		snprintf(buf, len, "%s of %lld nodes", sh->form, (long long)sh->nodes);
 		return;
 	}
-	if (strcmp(sh->form, "spine_leaf") == 0) {
-		snprintf(buf, len, "spine_leaf(spines %lld, leaves %lld, hosts %lld)",
-		         (long long)(sh->nodes - sh->ranks - sh->size[0]), (long long)sh->size[0],
-		         (long long)sh->size[1]);
-		return;
+	const TopoForm *tf = &topo_forms[sh->kind];
+	int labelled = 0, d = 0; /* labelled parameters take one coordinate each */
+	for (int i = 0; i < MAX_PARAMS; i++)
+		labelled += tf->form.param[i].label &&
+		            (tf->role[i] == TR_DIMS || tf->role[i] == TR_DIM_SWITCHES);
+	size_t n = (size_t)snprintf(buf, len, "%s(", sh->form);
+	const char *sep = "";
+	for (int i = 0; i < MAX_PARAMS && n < len; i++) {
+		const ParamSpec *ps = &tf->form.param[i];
+		TopoRole r = (TopoRole)tf->role[i];
+		if (r != TR_DIMS && r != TR_DIM_SWITCHES && r != TR_SWITCHES)
+			continue;
+		if (ps->label) {
+			n += (size_t)snprintf(buf + n, len - n, "%s%s %lld", sep, ps->label,
+			                      (long long)sh->arg[i]);
+			d += r != TR_SWITCHES;
+		} else {
+			for (int k = 0; k < sh->ndim - labelled && n < len; k++, d++)
+				n += (size_t)snprintf(buf + n, len - n, "%s%lld", k ? ", " : sep,
+				                      (long long)sh->size[d]);
+		}
+		sep = ", ";
 	}
-	if (n > 0 && (size_t)n < len)
-		snprintf(buf + n, len - (size_t)n, ")");
+	if (n < len)
+		snprintf(buf + n, len - n, ")");
 }
 
 /* A node reference: a coordinate tuple or an id. Returns the id, or -1. */

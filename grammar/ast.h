@@ -82,14 +82,18 @@ bool ast_eval_int(const Expr *, int64_t *, bool report);
 
 /* A topology's node space: enough to resolve node references without building it. */
 typedef struct NodeSpace {
-	const char *form;
+	TopoKind kind;
+	const char *form;      /* topo_forms[kind]'s word */
 	int ndim;              /* coordinates of a rank; 0: ids only */
 	int64_t size[MAX_DIMS];
 	int64_t nodes;         /* ranks and switches */
 	int64_t ranks;         /* ids 0..ranks-1 unless `switches` says otherwise */
 	unsigned char *is_switch; /* graph with switches: per node, else NULL */
-	bool translations;     /* has a translation group (torus, ring, hyperx) */
+	bool translations;     /* has a translation group (the form's entry says) */
 	bool ok;               /* the shape is known (no error in the form) */
+	int64_t arg[MAX_PARAMS]; /* the first value of each integer parameter */
+	int64_t switches;      /* after the ranks (a form's TR_SWITCHES parameters) */
+	int64_t variant;       /* Topo.variant (the TR_VARIANT parameter) */
 } NodeSpace;
 
 /* ---- calls: forms such as torus(8, 8), bfs(T, root (0, 0)), ring ---- */
@@ -107,6 +111,32 @@ typedef struct Call {
 	Arg *arg;
 	int narg, caparg;
 } Call;
+
+/* ---- binding a call to a signature (bind.c), shared by sema and lowering ---- */
+
+typedef struct Bound { /* the values bound to one ParamSpec */
+	Expr **v;
+	int n;
+	Loc loc;
+} Bound;
+
+/* The call's arguments onto the form's parameters: a labelled one to its
+ * label, a positional one to the current positional parameter up to its
+ * max. 1 when all bind, 0 after errors (*bad_label: a label was unknown),
+ * -1 after too many arguments. Reports only when `report`; values are not
+ * checked here (sema does). */
+int ast_bind(Arena *, const Call *, const FormSpec *, Bound *out, bool report,
+             bool *bad_label);
+/* ast_bind reporting, then each parameter's count and each value checked
+ * against its ParamSpec (kind, range, words; nodes inside ctx when given).
+ * What sema does to every call of a form or an algorithm, and to `use`. */
+bool ast_bind_check(Arena *, const Call *, const FormSpec *, const NodeSpace *ctx, Bound *out);
+/* A topology form's node space from its bound (checked) arguments, by the
+ * roles of its registry entry; reports sizes over MAX_NODES and a
+ * TR_VARIANT over its per-rank most. Not for block forms. */
+void ast_topo_space(Arena *, TopoKind, const Bound *, NodeSpace *);
+/* The index of word in "a|b|c", or -1. */
+int ast_word_index(const char *word, const char *words);
 
 /* ---- blocks and their items ---- */
 

@@ -231,19 +231,19 @@ check_use(const Scope *sc, const Stmt *s)
 	if (strcmp(c->name, "symmetric") == 0)
 		error_at(c->loc, "use takes an algorithm of the library; a symmetric schedule is a "
 		         "collective of its own");
-	for (int i = 0; i < c->narg; i++) {
-		const Arg *a = &c->arg[i];
-		if (a->label && strcmp(a->label, "ports") != 0 && strcmp(a->label, "segments") != 0 &&
-		    strcmp(a->label, "reconfigs") != 0)
-			error_at(a->loc, "use passes ports, segments and reconfigs to an algorithm; '%s' is "
-			         "not one of them", a->label);
-		else if (!a->label && (a->val.v[0]->kind != EX_NAME ||
-		                       (strcmp(a->val.v[0]->text, "bandwidth") != 0 &&
-		                        strcmp(a->val.v[0]->text, "latency") != 0 &&
-		                        strcmp(a->val.v[0]->text, "mirrored") != 0 &&
-		                        strcmp(a->val.v[0]->text, "halfway") != 0)))
-			error_at(a->loc, "use passes bandwidth, latency, mirrored or halfway, ports, segments "
-			         "and reconfigs to an algorithm");
+	/* the options as `algorithm` takes them (the registry's PARAMS), but
+	 * trees: those are a collective's own */
+	int alg = alg_find(c->name);
+	if (alg >= 0 && alg != ALG_symmetric) {
+		Arena a = {0};
+		Bound b[MAX_PARAMS];
+		const FormSpec *f = &alg_forms[alg];
+		if (ast_bind_check(&a, c, f, NULL, b))
+			for (int i = 0; i < MAX_PARAMS && f->param[i].kind != A_END; i++)
+				if (b[i].n && f->param[i].kind == A_TREES)
+					error_at(b[i].loc, "use passes an algorithm's numbers and words; its '%s' "
+					         "are the collective's own", f->param[i].label);
+		arena_free(&a);
 	}
 	for (int i = 0; i < s->list.n; i++)
 		check_expr(sc, s->list.v[i], true);

@@ -40,13 +40,7 @@ typedef struct Sema {
 	Hash names; /* the symbols by name */
 } Sema;
 
-/* ---- signatures: ArgKind, ParamSpec and FormSpec are registry.h's ---- */
-
-typedef struct Bound { /* the values bound to one ParamSpec */
-	Expr **v;
-	int n;
-	Loc loc;
-} Bound;
+/* ---- signatures: ArgKind, ParamSpec and FormSpec are registry.h's, Bound ast.h's ---- */
 
 #define INT_ANY INT64_MIN, INT64_MAX
 
@@ -86,19 +80,6 @@ lowest_form(unsigned topos)
 	return k;
 }
 
-static const char *
-form_names(Sema *s, const FormSpec *t, int n, const char ***out)
-{
-	const char **names = arena_array(&s->arena, (size_t)n, sizeof *names);
-	char *list = arena_strdup(&s->arena, "");
-	for (int i = 0; i < n; i++) {
-		names[i] = t[i].name;
-		list = arena_printf(&s->arena, "%s%s%s", list, i ? ", " : "", t[i].name);
-	}
-	*out = names;
-	return list;
-}
-
 static void
 unknown_word(Sema *s, Loc loc, const char *what, const char *word,
              const char *const *cand, int ncand, const char *valid)
@@ -113,16 +94,28 @@ unknown_word(Sema *s, Loc loc, const char *what, const char *word,
 		error_at(loc, "unknown %s '%s'", what, word);
 }
 
-static const FormSpec *
-find_form(Sema *s, const Call *c, const FormSpec *t, int n, const char *what)
+/* The form c names in table t: n entries of `stride` bytes, each starting
+ * with its FormSpec (a TopoForm does). Reports an unknown one; -1 then. */
+static int
+find_form(Sema *s, const Call *c, const void *t, int n, size_t stride, const char *what)
 {
-	for (int i = 0; i < n; i++)
-		if (strcmp(t[i].name, c->name) == 0)
-			return &t[i];
-	const char **names;
-	const char *list = form_names(s, t, n, &names);
+	const char **names = arena_array(&s->arena, (size_t)n, sizeof *names);
+	const char *list = "";
+	for (int i = 0; i < n; i++) {
+		names[i] = ((const FormSpec *)(const void *)((const char *)t + (size_t)i * stride))->name;
+		if (strcmp(names[i], c->name) == 0)
+			return i;
+		list = arena_printf(&s->arena, "%s%s%s", list, i ? ", " : "", names[i]);
+	}
 	unknown_word(s, c->loc, what, c->name, names, n, list);
-	return NULL;
+	return -1;
+}
+
+static const FormSpec *
+find_spec(Sema *s, const Call *c, const FormSpec *t, int n, const char *what)
+{
+	int i = find_form(s, c, t, n, sizeof *t, what);
+	return i < 0 ? NULL : &t[i];
 }
 
 static bool
@@ -211,194 +204,11 @@ topo_shape(const Sema *s, int topo)
 	return &s->sym[topo].shape;
 }
 
-/* "bi|alter" as "'bi' or 'alter'" (without the outer quotes) */
-static const char *
-words_text(const char *words, char *buf, size_t len)
-{
-	size_t w = 0;
-	for (const char *q = words; *q && w + 8 < len; q++)
-		w += (size_t)snprintf(buf + w, len - w, "%s", *q == '|' ? "' or '" : (char[]){*q, 0});
-	return buf;
-}
-
-static bool
-word_in(const char *word, const char *words)
-{
-	size_t n = strlen(word);
-	for (const char *p = words; *p;) {
-		const char *bar = strchr(p, '|');
-		size_t len = bar ? (size_t)(bar - p) : strlen(p);
-		if (len == n && memcmp(p, word, n) == 0)
-			return true;
-		p += len + (bar != NULL);
-	}
-	return false;
-}
-
-/* A label the form does not have: the nearest one it has, if any. */
-static void
-unknown_label(const FormSpec *f, const Arg *arg)
-{
-	const char *labels[MAX_PARAMS];
-	int nl = 0;
-	for (int i = 0; i < MAX_PARAMS; i++)
-		if (f->param[i].label)
-			labels[nl++] = f->param[i].label;
-	const char *near = nearest_name(arg->label, labels, nl);
-	if (near)
-		error_at(arg->loc, "%s has no argument '%s'; did you mean '%s'? (usage: %s)", f->name,
-		         arg->label, near, f->usage);
-	else
-		error_at(arg->loc, "%s has no argument '%s' (usage: %s)", f->name, arg->label,
-		         f->usage);
-}
-
-/* The call's arguments onto the form's parameters: a labelled one to its
- * label, a positional one to the current positional parameter up to its
- * max. 1 when all bind, 0 after errors (*bad_label: a label was unknown),
- * -1 after too many arguments (nothing more to say). */
-static int
-bind_args(Sema *s, const Call *c, const FormSpec *f, Bound *out, bool *bad_label)
-{
-	int ok = 1, npos = 0, posi = 0;
-	const ParamSpec *pos[MAX_PARAMS];
-	for (int i = 0; i < MAX_PARAMS && f->param[i].kind != A_END; i++)
-		if (!f->param[i].label)
-			pos[npos++] = &f->param[i];
-	for (int a = 0; a < c->narg; a++) {
-		const Arg *arg = &c->arg[a];
-		int pi = -1;
-		if (arg->label) {
-			for (int i = 0; i < MAX_PARAMS; i++)
-				if (f->param[i].label && strcmp(f->param[i].label, arg->label) == 0)
-					pi = i;
-			if (pi < 0) {
-				unknown_label(f, arg);
-				ok = 0;
-				*bad_label = true;
-				continue;
-			}
-			if (out[pi].n > 0) {
-				error_at(arg->loc, "'%s' is given twice", arg->label);
-				ok = 0;
-				continue;
-			}
-			out[pi].v = arg->val.v;
-			out[pi].n = arg->val.n;
-			out[pi].loc = arg->loc;
-		} else {
-			while (posi < npos && pos[posi]->max && (out[pos[posi] - f->param].n >= pos[posi]->max))
-				posi++;
-			if (posi >= npos) {
-				error_at(arg->loc, "too many arguments to %s (usage: %s)", f->name, f->usage);
-				return -1;
-			}
-			pi = (int)(pos[posi] - f->param);
-			Bound *b = &out[pi];
-			if (b->n == 0) {
-				b->v = arena_array(&s->arena, (size_t)c->narg, sizeof *b->v);
-				b->loc = arg->loc;
-			}
-			b->v[b->n++] = arg->val.v[0];
-		}
-	}
-	return ok;
-}
-
-/* How many values parameter ps got, against its min and max. */
-static bool
-check_count(const Call *c, const FormSpec *f, const ParamSpec *ps, const Bound *b,
-            bool bad_label)
-{
-	if (b->n < ps->min) {
-		if (bad_label)
-			; /* the misspelt label was reported; "needs X" would say it twice */
-		else if (b->n == 0 && ps->label)
-			error_at(c->loc, "%s needs '%s' (usage: %s)", f->name, ps->label, f->usage);
-		else if (b->n == 0 && ps->kind == A_WORD)
-			error_at(c->loc, "%s needs '%s' (usage: %s)", f->name,
-			         words_text(ps->words, (char[64]){0}, 64), f->usage);
-		else if (b->n == 0)
-			error_at(c->loc, "%s needs %s (usage: %s)", f->name,
-			         c->narg ? "more arguments" : "arguments", f->usage);
-		else
-			error_at(b->loc, "%s needs %s%d %s (usage: %s)", f->name,
-			         ps->min == ps->max ? "" : "at least ", ps->min,
-			         ps->label ? ps->label : "arguments", f->usage);
-		return false;
-	}
-	if (ps->max && b->n > ps->max) {
-		error_at(b->v[ps->max]->loc, "%s takes at most %d %s (usage: %s)", f->name, ps->max,
-		         ps->label ? ps->label : "arguments", f->usage);
-		return false;
-	}
-	return true;
-}
-
-/* One value of parameter ps: of the parameter's kind, and in range. */
-static bool
-check_value(const FormSpec *f, const ParamSpec *ps, const Expr *e, const NodeSpace *ctx)
-{
-	int64_t v;
-	switch (ps->kind) {
-	case A_END:
-		break;
-	case A_TOPO:
-	case A_GROUP:
-	case A_TREES:
-		if (e->kind != EX_NAME) {
-			error_at(e->loc, "expected the name of a %s",
-			         ps->kind == A_TOPO ? "topology" : ps->kind == A_GROUP ? "group" : "tree");
-			return false;
-		}
-		break;
-	case A_INT:
-		if (!ast_eval_int(e, &v, true))
-			return false;
-		if (v < ps->lo || v > ps->hi) {
-			error_at(e->loc, "%s %s of %s must be at %s %lld, got %lld",
-			         ps->label ? "the" : "each", ps->label ? ps->label : "size", f->name,
-			         v < ps->lo ? "least" : "most", (long long)(v < ps->lo ? ps->lo : ps->hi),
-			         (long long)v);
-			return false;
-		}
-		break;
-	case A_NODE:
-		if (ctx && ast_resolve_node(ctx, e, true) < 0)
-			return false;
-		break;
-	case A_WORD:
-		if (e->kind != EX_NAME || !word_in(e->text, ps->words)) {
-			char words[64];
-			error_at(e->loc, "%s takes '%s' here", f->name,
-			         words_text(ps->words, words, sizeof words));
-			return false;
-		}
-		break;
-	}
-	return true;
-}
-
-/* Binds a call's arguments to a signature and checks each value's kind. */
+/* Binds a call's arguments to a signature and checks each value (bind.c). */
 static bool
 bind_call(Sema *s, const Call *c, const FormSpec *f, const NodeSpace *ctx, Bound *out)
 {
-	bool bad_label = false;
-	memset(out, 0, sizeof(Bound) * MAX_PARAMS);
-	int bound = bind_args(s, c, f, out, &bad_label);
-	if (bound < 0)
-		return false;
-	bool ok = bound == 1;
-	for (int i = 0; i < MAX_PARAMS && f->param[i].kind != A_END; i++) {
-		const ParamSpec *ps = &f->param[i];
-		if (!check_count(c, f, ps, &out[i], bad_label)) {
-			ok = false;
-			continue;
-		}
-		for (int j = 0; j < out[i].n; j++)
-			ok &= check_value(f, ps, out[i].v[j], ctx);
-	}
-	return ok;
+	return ast_bind_check(&s->arena, c, f, ctx, out);
 }
 
 /* The first positional topology argument, resolved: the context of node references. */
@@ -522,28 +332,6 @@ item_word(ItemKind k)
 }
 
 static void
-shape_dims(NodeSpace *sh, const Bound *b, int64_t extra_nodes)
-{
-	sh->ndim = b->n;
-	int64_t n = 1;
-	for (int i = 0; i < b->n; i++) {
-		ast_eval_int(b->v[i], &sh->size[i], false);
-		if (__builtin_mul_overflow(n, sh->size[i], &n) || n > MAX_NODES) {
-			error_at(b->v[i]->loc, "%s has more than %d nodes", sh->form, MAX_NODES);
-			sh->ok = false;
-			return;
-		}
-	}
-	sh->ranks = n;
-	sh->nodes = n + extra_nodes;
-	if (sh->nodes > MAX_NODES) {
-		error_at(b->v[0]->loc, "%s has more than %d nodes (switches included)", sh->form,
-		         MAX_NODES);
-		sh->ok = false;
-	}
-}
-
-static void
 check_graph_body(Sema *s, Decl *d, NodeSpace *sh)
 {
 	const Item *nodes = NULL;
@@ -619,48 +407,25 @@ static void
 check_topology(Sema *s, Decl *d)
 {
 	NodeSpace sh = {0};
-	const FormSpec *f = find_form(s, d->form, topo_forms, NTOPOKIND, "topology form");
-	if (f) {
-		sh.form = f->name;
-		Bound b[MAX_PARAMS];
-		if (strcmp(f->name, "graph") == 0) {
-			if (d->form->narg > 0)
-				error_at(d->form->arg[0].loc, "graph takes no arguments; give its nodes and "
-				                              "links in a block");
-			else if (!d->body)
-				error_at(d->form->loc, "a graph needs a block: graph { nodes N; link a -> b; }");
-			else
-				check_graph_body(s, d, &sh);
-		} else if (bind_call(s, d->form, f, NULL, b)) {
-			sh.ok = true;
-			if (strcmp(f->name, "spine_leaf") == 0) {
-				int64_t spines, leaves, hosts;
-				ast_eval_int(b[0].v[0], &spines, false);
-				ast_eval_int(b[1].v[0], &leaves, false);
-				ast_eval_int(b[2].v[0], &hosts, false);
-				Bound dims = {.v = (Expr *[]){b[1].v[0], b[2].v[0]}, .n = 2};
-				shape_dims(&sh, &dims, leaves + spines);
-				if (sh.ok) { /* ids after the hosts are the leaf and spine switches */
-					sh.is_switch = arena_alloc(s->out, (size_t)sh.nodes);
-					memset(sh.is_switch + sh.ranks, 1, (size_t)(sh.nodes - sh.ranks));
-				}
-			} else {
-				shape_dims(&sh, &b[0], 0);
-			}
-			if (strcmp(f->name, "optical_ring") == 0 && b[1].n) {
-				int64_t ports;
-				ast_eval_int(b[1].v[0], &ports, false);
-				if (ports > 2 * sh.ranks)
-					error_at(b[1].v[0]->loc, "optical_ring(%lld) has at most %lld ports, got %lld",
-					         (long long)sh.ranks, (long long)(2 * sh.ranks), (long long)ports);
-			}
-			sh.translations = strcmp(f->name, "torus") == 0 || strcmp(f->name, "ring") == 0 ||
-			                  strcmp(f->name, "spine_leaf") == 0 ||
-			                  strcmp(f->name, "hyperx") == 0;
-		}
+	int k = find_form(s, d->form, topo_forms, NTOPOKIND, sizeof *topo_forms, "topology form");
+	const TopoForm *tf = k >= 0 ? &topo_forms[k] : NULL;
+	Bound b[MAX_PARAMS];
+	if (tf && tf->block) {
+		sh.kind = (TopoKind)k;
+		sh.form = tf->form.name;
+		if (d->form->narg > 0)
+			error_at(d->form->arg[0].loc, "%s takes no arguments; give its nodes and links in a "
+			         "block", sh.form);
+		else if (!d->body)
+			error_at(d->form->loc, "a %s needs a block: %s { nodes N; link a -> b; }", sh.form,
+			         sh.form);
+		else
+			check_graph_body(s, d, &sh);
+	} else if (tf && bind_call(s, d->form, &tf->form, NULL, b)) {
+		ast_topo_space(s->out, (TopoKind)k, b, &sh);
 	}
 	if (d->body) {
-		bool graph = f && strcmp(f->name, "graph") == 0;
+		bool graph = tf && tf->block;
 		int networks = 0;
 		for (int i = 0; i < d->body->nitem; i++) {
 			const Item *it = &d->body->item[i];
@@ -670,12 +435,12 @@ check_topology(Sema *s, Decl *d)
 				check_params(s, it->body, false);
 			} else if (!(graph && (it->kind == IT_NODES || it->kind == IT_SWITCHES ||
 			                       it->kind == IT_LINK))) {
-				if (graph || !f)
+				if (graph || !tf)
 					error_at(it->loc, "%s does not belong in a topology block",
 					         item_word(it->kind));
 				else
 					error_at(it->loc, "%s belongs only in a graph topology; %s's block "
-					         "takes only 'network { ... }'", item_word(it->kind), f->name);
+					         "takes only 'network { ... }'", item_word(it->kind), tf->form.name);
 			}
 		}
 	}
@@ -820,7 +585,7 @@ check_group(Sema *s, Decl *d)
 {
 	int topo = -1;
 	if (d->form) {
-		const FormSpec *f = find_form(s, d->form, group_forms, (int)countof(group_forms),
+		const FormSpec *f = find_spec(s, d->form, group_forms, (int)countof(group_forms),
 		                              "group form");
 		if (f) {
 			Bound b[MAX_PARAMS];
@@ -968,7 +733,7 @@ check_tree(Sema *s, Decl *d)
 	int topo = -1;
 	SymKind kind = d->kind == DC_TREES ? S_TREES : S_TREE;
 	if (d->form) {
-		const FormSpec *f = find_form(s, d->form, tree_forms, (int)countof(tree_forms),
+		const FormSpec *f = find_spec(s, d->form, tree_forms, (int)countof(tree_forms),
 		                              "tree form");
 		if (f) {
 			topo = call_topology(s, d->form);
@@ -981,8 +746,8 @@ check_tree(Sema *s, Decl *d)
 			else if (f->kinds == 1 && kind == S_TREES)
 				error_at(d->loc, "%s makes one tree: declare '%s' with 'tree'", f->name,
 				         d->name);
-			int form = sh ? topo_form_find(sh->form) : -1;
-			const char *needs = f->topos ? topo_forms[lowest_form(f->topos)].name : NULL;
+			int form = sh ? (int)sh->kind : -1;
+			const char *needs = f->topos ? topo_forms[lowest_form(f->topos)].form.name : NULL;
 			if (ok && sh && needs && !(form >= 0 && (f->topos & TOPO(form))))
 				error_at(d->form->loc, "%s needs a %s topology; '%s' is %s", f->name, needs,
 				         s->sym[topo].name, sh->form);
@@ -1010,7 +775,7 @@ check_algorithm(Sema *s, Decl *d, const Item *it, int kind, int topo)
 {
 	if (it->flag)
 		return; /* auto */
-	const FormSpec *f = find_form(s, it->call, alg_forms, NALG, "algorithm");
+	const FormSpec *f = find_spec(s, it->call, alg_forms, NALG, "algorithm");
 	if (!f)
 		return;
 	AlgId a = (AlgId)(f - alg_forms);
@@ -1026,7 +791,7 @@ check_algorithm(Sema *s, Decl *d, const Item *it, int kind, int topo)
 		error_at(it->call->loc, "%s does not implement %s (it implements %s)", f->name,
 		         d->ckind, list);
 	}
-	int form = sh ? topo_form_find(sh->form) : -1;
+	int form = sh ? (int)sh->kind : -1;
 	if (form >= 0 && !alg_runs_on(a, (TopoKind)form)) {
 		char forms[64];
 		topo_forms_phrase(f->topos, forms, sizeof forms);
@@ -1122,7 +887,7 @@ check_collective(Sema *s, Decl *d)
 				         (long long)v);
 			break;
 		case IT_ROUTING:
-			if (!word_in(it->name, "shortest_path|dor")) {
+			if (ast_word_index(it->name, "shortest_path|dor") < 0) {
 				static const char *const policies[] = {"shortest_path", "dor"};
 				unknown_word(s, it->name_loc, "routing", it->name, policies, 2,
 				             "shortest_path, dor");

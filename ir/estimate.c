@@ -34,36 +34,6 @@ count_str(double v, char *buf, size_t len)
 	return buf;
 }
 
-double
-topo_link_estimate(TopoKind kind, int ndim, const int *size, int variant)
-{
-	double n = 1, hyperx = 0;
-	for (int i = 0; i < ndim; i++)
-		n *= size[i];
-	for (int i = 0; i < ndim; i++)
-		hyperx += n * (size[i] - 1);
-	switch (kind) {
-	case TK_TORUS:
-	case TK_RING:
-	case TK_MESH:
-		return 2 * ndim * n;
-	case TK_SUPERMESH: /* the doubled perimeter on top */
-		return 2 * ndim * n + 4.0 * (size[0] + size[1]);
-	case TK_HYPERX:
-		return hyperx;
-	case TK_FULL:
-		return n * (n - 1);
-	case TK_OPTICAL_RING:
-		return 3 * n; /* optical links and the electrical ones of a block */
-	case TK_SPINE_LEAF: /* size: leaves, hosts; variant: spines */
-		return 2.0 * size[0] * size[1] + 2.0 * size[0] * variant;
-	case TK_GRAPH:
-	case NTOPOKIND:
-		break;
-	}
-	return 0;
-}
-
 int
 check_topology_links(Loc loc, const char *desc, double nlink)
 {

@@ -48,6 +48,24 @@ typedef struct Topo {
 	Net net;
 } Topo;
 
+/* A form's numbers: what its arguments say (sema's NodeSpace) and what a
+ * built topology keeps (topo_shape_of). */
+typedef struct TopoShape {
+	int ndim, size[MAX_DIMS]; /* the ranks' coordinates */
+	int switches;             /* nodes after the ranks */
+	int variant;              /* Topo.variant */
+} TopoShape;
+
+/* How the IR builds each form and estimates its links first: indexed by
+ * TopoKind, {NULL, NULL} exactly for block forms (lower.c builds a graph
+ * from its block); test_topo checks the table against the registry. */
+typedef struct TopoBuilder {
+	Topo *(*build)(Arena *, const char *name, const TopoShape *, Net);
+	double (*links)(const TopoShape *); /* directed links, before building */
+} TopoBuilder;
+extern const TopoBuilder topo_builders[NTOPOKIND];
+TopoShape topo_shape_of(const Topo *);
+
 /* Builders; each returns a topology whose links are sorted and indexed. */
 /* torus, ring, mesh, supermesh (variant 0 bi, 1 alter), hyperx, full */
 Topo *topo_new(Arena *, TopoKind, const char *name, int ndim, const int *size, int variant,
@@ -499,6 +517,22 @@ bool alg_auto_candidate(AlgId, CollKind, const Topo *);
  * cost model (lower.c), collc sim by simulating each (cmd_sim.c). */
 int alg_auto(const AlgCtx *c, Sched **out, const char **names, int max);
 
+/* ---- lower.c: an algorithm call's options, for `algorithm` and `use` ---- */
+
+struct Call;
+struct Bound;
+/* How one parameter of an algorithm (algorithms.def's PARAMS) sets AlgCtx:
+ * read NULL when lowering takes it elsewhere (trees, group). */
+typedef struct AlgOption {
+	const char *key; /* the parameter's label, or its words if positional */
+	bool (*read)(AlgCtx *, const ParamSpec *, const struct Bound *);
+} AlgOption;
+const AlgOption *alg_option(const ParamSpec *); /* NULL: no entry (a test fails) */
+/* The call bound to its algorithm's registry signature, each parameter
+ * read into c by its AlgOption: a word only as the parameter the algorithm
+ * declares. false after reporting a value that is not an integer. */
+bool alg_call_options(Arena *, AlgCtx *c, const struct Call *call);
+
 /* ---- usersched.c: a collective's `schedule { ... }` block ---- */
 
 struct Item;
@@ -700,9 +734,8 @@ int rank_form_keys(const Sched *, RankKey **key, int **first);
 /* ---- estimate.c: work estimated from a declaration's numbers, against
  * the limits of collc_limits.h; each check reports at loc and returns -1 ---- */
 
-/* Directed links of a built-in topology (spine_leaf: size = leaves, hosts
- * and variant = spines; optical_ring: size[0] nodes). */
-double topo_link_estimate(TopoKind, int ndim, const int *size, int variant);
+/* Directed links of a form built from its shape (topo_builders[]'s estimate). */
+double topo_link_estimate(TopoKind, const TopoShape *);
 int check_topology_links(Loc, const char *desc, double nlink);
 /* The fewest chunks a schedule of this kind has (`chunks N` if given). */
 double sched_min_chunks(CollKind, int nrank, int chunks);

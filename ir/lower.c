@@ -110,17 +110,43 @@ labelled(const Call *c, const char *label)
 
 /* The links the declaration asks for, against MAX_LINKS, before building. */
 static int
-check_topology_size(const Decl *d, const int *size, int n, int spines, int nlink)
+check_topology_size(const Decl *d, double links)
 {
-	const Call *c = d->form;
-	int kind = topo_form_find(c->name);
-	double links = kind >= 0 && kind != TK_GRAPH
-	               ? topo_link_estimate((TopoKind)kind, n, size, spines) : nlink;
 	char desc[128];
-	snprintf(desc, sizeof desc, "topology '%s' (%s)", d->name, c->name);
+	snprintf(desc, sizeof desc, "topology '%s' (%s)", d->name, d->form->name);
 	return check_topology_links(d->loc, desc, links);
 }
 
+/* A block form (graph): its links as written, each with its parameters. */
+static Topo *
+lower_graph(Lowering *L, const Decl *d, Net net)
+{
+	const NodeSpace *sp = d->space;
+	int nlink = 0, cap = 0;
+	Link *links = NULL;
+	for (int i = 0; i < d->body->nitem; i++) {
+		const Item *it = &d->body->item[i];
+		if (it->kind != IT_LINK)
+			continue;
+		Net ln = net;
+		if (it->body)
+			apply_params(&ln, it->body);
+		int a = (int)ast_resolve_node(sp, it->from, false);
+		int b = (int)ast_resolve_node(sp, it->to, false);
+		for (int dir = 0; dir < (it->flag ? 2 : 1); dir++) {
+			Link l = {.src = dir ? b : a, .dst = dir ? a : b, .dim = -1,
+			          .bandwidth = ln.bandwidth, .latency = ln.link_latency,
+			          .energy_per_bit = ln.energy_per_bit};
+			VEC_PUSH(L->a, links, nlink, cap, l);
+		}
+	}
+	if (check_topology_size(d, nlink) != 0)
+		return NULL;
+	return topo_graph(L->a, d->name, (int)sp->nodes, sp->is_switch, nlink, links, net);
+}
+
+/* Any form: from the node space sema bound (Decl.space) by the form's
+ * builder, or from its block. */
 static int
 lower_topology(Lowering *L, const Decl *d)
 {
@@ -129,60 +155,23 @@ lower_topology(Lowering *L, const Decl *d)
 		for (int i = 0; i < d->body->nitem; i++)
 			if (d->body->item[i].kind == IT_NETWORK)
 				apply_params(&net, d->body->item[i].body);
-	const Call *c = d->form;
 	const NodeSpace *sp = d->space;
+	const TopoBuilder *b = &topo_builders[sp->kind];
 	Topo *t;
-	int size[MAX_DIMS], n = 0;
-	for (int i = 0; i < c->narg && n < MAX_DIMS; i++)
-		if (!c->arg[i].label && c->arg[i].val.v[0]->kind != EX_NAME)
-			size[n++] = int_of(c->arg[i].val.v[0]);
-	if (strcmp(c->name, "spine_leaf") == 0) {
-		size[0] = int_of(labelled(c, "leaves")->val.v[0]);
-		size[1] = int_of(labelled(c, "hosts")->val.v[0]);
-		if (check_topology_size(d, size, 2, int_of(labelled(c, "spines")->val.v[0]), 0) != 0)
-			return -1;
-	} else if (d->form && strcmp(c->name, "graph") != 0 &&
-	           check_topology_size(d, size, n, 0, 0) != 0) {
+	if (topo_forms[sp->kind].block) {
+		t = lower_graph(L, d, net);
+	} else {
+		if (!b->build) /* test_topo's "every form has a builder" fails first */
+			die("lower: no builder for %s in topo_builders[]", sp->form);
+		TopoShape shape = {.ndim = sp->ndim, .switches = (int)sp->switches,
+		                   .variant = (int)sp->variant};
+		for (int i = 0; i < sp->ndim; i++)
+			shape.size[i] = (int)sp->size[i];
+		t = check_topology_size(d, b->links(&shape)) == 0 ? b->build(L->a, d->name, &shape, net)
+		                                                   : NULL;
+	}
+	if (!t)
 		return -1;
-	}
-	int kind = topo_form_find(c->name);
-	t = NULL;
-	if (kind == TK_TORUS || kind == TK_MESH || kind == TK_SUPERMESH || kind == TK_HYPERX ||
-	    kind == TK_RING || kind == TK_FULL) {
-		int variant = kind == TK_SUPERMESH && strcmp(c->arg[2].val.v[0]->text, "alter") == 0;
-		t = topo_new(L->a, (TopoKind)kind, d->name, n, size, variant, net);
-	}
-	if (!t && strcmp(c->name, "spine_leaf") == 0) {
-		t = topo_spine_leaf(L->a, d->name, int_of(labelled(c, "spines")->val.v[0]),
-		                    int_of(labelled(c, "leaves")->val.v[0]),
-		                    int_of(labelled(c, "hosts")->val.v[0]), net);
-	} else if (!t && strcmp(c->name, "optical_ring") == 0) {
-		const Arg *ports = labelled(c, "ports");
-		t = topo_optical_ring(L->a, d->name, size[0], ports ? int_of(ports->val.v[0]) : 2 * size[0],
-		                      net);
-	} else if (!t) { /* graph */
-		int nlink = 0, cap = 0;
-		Link *links = NULL;
-		for (int i = 0; i < d->body->nitem; i++) {
-			const Item *it = &d->body->item[i];
-			if (it->kind != IT_LINK)
-				continue;
-			Net ln = net;
-			if (it->body)
-				apply_params(&ln, it->body);
-			int a = (int)ast_resolve_node(sp, it->from, false);
-			int b = (int)ast_resolve_node(sp, it->to, false);
-			for (int dir = 0; dir < (it->flag ? 2 : 1); dir++) {
-				Link l = {.src = dir ? b : a, .dst = dir ? a : b, .dim = -1,
-				          .bandwidth = ln.bandwidth, .latency = ln.link_latency,
-				          .energy_per_bit = ln.energy_per_bit};
-				VEC_PUSH(L->a, links, nlink, cap, l);
-			}
-		}
-		if (check_topology_size(d, size, 0, 0, nlink) != 0)
-			return -1;
-		t = topo_graph(L->a, d->name, (int)sp->nodes, sp->is_switch, nlink, links, net);
-	}
 	t->loc = d->loc;
 	L->topo[decl_index(L, d)] = t;
 	Prog *p = L->p;
@@ -543,6 +532,122 @@ alg_ctx(Lowering *L, const Decl *d, CollKind kind, const Topo *t, Routes *routes
 	return c;
 }
 
+/* ---- an algorithm call's options ---- */
+
+static bool
+opt_int(const Bound *b, int *out)
+{
+	int64_t v;
+	if (!ast_eval_int(b->v[0], &v, true)) /* sema checked it: reports only if not */
+		return false;
+	*out = (int)v;
+	return true;
+}
+
+/* The bound word's index in the parameter's words, or -1 (sema refuses
+ * such a word, for `algorithm` and `use` alike). */
+static int
+opt_word(const ParamSpec *ps, const Bound *b)
+{
+	return b->v[0]->kind == EX_NAME ? ast_word_index(b->v[0]->text, ps->words) : -1;
+}
+
+static bool
+opt_ports(AlgCtx *c, const ParamSpec *ps, const Bound *b)
+{
+	(void)ps;
+	return opt_int(b, &c->ports);
+}
+
+static bool
+opt_segments(AlgCtx *c, const ParamSpec *ps, const Bound *b)
+{
+	(void)ps;
+	return opt_int(b, &c->segments);
+}
+
+static bool
+opt_reconfigs(AlgCtx *c, const ParamSpec *ps, const Bound *b)
+{
+	(void)ps;
+	return opt_int(b, &c->reconfigs);
+}
+
+static bool
+opt_halfway(AlgCtx *c, const ParamSpec *ps, const Bound *b)
+{
+	c->halfway = opt_word(ps, b) == 0;
+	return true;
+}
+
+static bool
+opt_latency(AlgCtx *c, const ParamSpec *ps, const Bound *b)
+{
+	c->latency = opt_word(ps, b) == 1; /* bandwidth|latency */
+	return true;
+}
+
+static bool
+opt_mirrored(AlgCtx *c, const ParamSpec *ps, const Bound *b)
+{
+	c->mirrored = opt_word(ps, b) == 0;
+	return true;
+}
+
+static bool
+opt_dim_algs(AlgCtx *c, const ParamSpec *ps, const Bound *b)
+{
+	(void)ps;
+	for (int k = 0; k < b->n && c->ndim_alg < MAX_DIMS; k++)
+		if (b->v[k]->kind == EX_NAME)
+			c->dim_alg[c->ndim_alg++] = b->v[k]->text;
+	return true;
+}
+
+/* Where each parameter of algorithms.def lands in AlgCtx, keyed by its
+ * label, or by its words for a positional word parameter; NULL: lowered
+ * with the trees (symmetric's in lower_collective, pipelined_trees' in
+ * pipelined_sets). test_alg checks every parameter of the registry has one. */
+static const AlgOption alg_options[] = {
+	{"ports", opt_ports},
+	{"segments", opt_segments},
+	{"reconfigs", opt_reconfigs},
+	{"halfway", opt_halfway},
+	{"bandwidth|latency", opt_latency},
+	{"mirrored", opt_mirrored},
+	{"ring|direct|halving_doubling|double_binary_tree", opt_dim_algs},
+	{"trees", NULL},
+	{"group", NULL},
+};
+
+const AlgOption *
+alg_option(const ParamSpec *ps)
+{
+	const char *key = ps->label ? ps->label : ps->words;
+	for (size_t i = 0; key && i < countof(alg_options); i++)
+		if (strcmp(alg_options[i].key, key) == 0)
+			return &alg_options[i];
+	return NULL;
+}
+
+bool
+alg_call_options(Arena *a, AlgCtx *c, const Call *call)
+{
+	int id = alg_find(call->name);
+	if (id < 0)
+		return true; /* alg_build says it is missing */
+	const FormSpec *f = &alg_forms[id];
+	Bound b[MAX_PARAMS];
+	bool bad_label;
+	ast_bind(a, call, f, b, false, &bad_label);
+	for (int i = 0; i < MAX_PARAMS && f->param[i].kind != A_END; i++) {
+		const AlgOption *o = b[i].n ? alg_option(&f->param[i]) : NULL;
+		if (o && o->read && !o->read(c, &f->param[i], &b[i]))
+			return false;
+	}
+	return true;
+}
+
 /* An algorithm of the classic library, or `auto`: every one that applies,
  * the fastest under the cost model for the file's message size. */
 static int
@@ -558,24 +663,7 @@ lower_library(Lowering *L, const Decl *d, CollKind kind, const Topo *t, Routes *
 		if (alg_find(call->name) == ALG_pipelined_trees && labelled(call, "trees") &&
 		    pipelined_sets(L, labelled(call, "trees"), &c) != 0)
 			return -1;
-		const Arg *ports = labelled(call, "ports"), *seg = labelled(call, "segments");
-		const Arg *reconfigs = labelled(call, "reconfigs");
-		if (ports)
-			c.ports = int_of(ports->val.v[0]);
-		c.reconfigs = reconfigs ? int_of(reconfigs->val.v[0]) : -1;
-		if (seg)
-			c.segments = int_of(seg->val.v[0]);
-		for (int i = 0; i < call->narg; i++)
-			if (!call->arg[i].label && call->arg[i].val.v[0]->kind == EX_NAME) {
-				c.latency |= strcmp(call->arg[i].val.v[0]->text, "latency") == 0;
-				c.mirrored |= strcmp(call->arg[i].val.v[0]->text, "mirrored") == 0;
-				c.halfway |= strcmp(call->arg[i].val.v[0]->text, "halfway") == 0;
-			}
-		/* hierarchical(A, B, ...): the positional words, one per dimension */
-		for (int i = 0; i < call->narg; i++)
-			for (int k = 0; !call->arg[i].label && k < call->arg[i].val.n; k++)
-				if (call->arg[i].val.v[k]->kind == EX_NAME && c.ndim_alg < MAX_DIMS)
-					c.dim_alg[c.ndim_alg++] = call->arg[i].val.v[k]->text;
+		alg_call_options(L->a, &c, call); /* sema checked the values */
 		s = alg_build(&c, &missing);
 		if (missing)
 			return 1;

@@ -379,33 +379,182 @@ topo_has_parallel_links(const Topo *t)
 	return false;
 }
 
+/* ---- the forms' builders and link estimates (topo_builders[]) ---- */
+
+static double
+ranks_of(const TopoShape *s)
+{
+	double n = 1;
+	for (int i = 0; i < s->ndim; i++)
+		n *= s->size[i];
+	return n;
+}
+
+static double
+grid_links(const TopoShape *s)
+{
+	return 2 * s->ndim * ranks_of(s);
+}
+
+static double
+supermesh_links(const TopoShape *s) /* the doubled perimeter on top */
+{
+	return grid_links(s) + 4.0 * (s->size[0] + s->size[1]);
+}
+
+static double
+hyperx_links(const TopoShape *s)
+{
+	double n = ranks_of(s), links = 0;
+	for (int i = 0; i < s->ndim; i++)
+		links += n * (s->size[i] - 1);
+	return links;
+}
+
+static double
+full_links(const TopoShape *s)
+{
+	return ranks_of(s) * (ranks_of(s) - 1);
+}
+
+static double
+optical_links(const TopoShape *s) /* optical links and the electrical ones of a block */
+{
+	return 3 * ranks_of(s);
+}
+
+static double
+spine_leaf_links(const TopoShape *s) /* size: leaves, hosts; the switches: leaves, spines */
+{
+	return 2.0 * s->size[0] * s->size[1] + 2.0 * s->size[0] * (s->switches - s->size[0]);
+}
+
+#define GRID_BUILDER(fn, kind) \
+	static Topo *fn(Arena *a, const char *name, const TopoShape *s, Net net) \
+	{ \
+		return topo_new(a, kind, name, s->ndim, s->size, s->variant, net); \
+	}
+GRID_BUILDER(build_torus, TK_TORUS)
+GRID_BUILDER(build_mesh, TK_MESH)
+GRID_BUILDER(build_supermesh, TK_SUPERMESH)
+GRID_BUILDER(build_hyperx, TK_HYPERX)
+GRID_BUILDER(build_ring, TK_RING)
+GRID_BUILDER(build_full, TK_FULL)
+#undef GRID_BUILDER
+
+static Topo *
+build_spine_leaf(Arena *a, const char *name, const TopoShape *s, Net net)
+{
+	return topo_spine_leaf(a, name, s->switches - s->size[0], s->size[0], s->size[1], net);
+}
+
+static Topo *
+build_optical_ring(Arena *a, const char *name, const TopoShape *s, Net net)
+{
+	return topo_optical_ring(a, name, s->size[0], s->variant, net);
+}
+
+const TopoBuilder topo_builders[NTOPOKIND] = {
+	[TK_TORUS] = {build_torus, grid_links},
+	[TK_MESH] = {build_mesh, grid_links},
+	[TK_SUPERMESH] = {build_supermesh, supermesh_links},
+	[TK_HYPERX] = {build_hyperx, hyperx_links},
+	[TK_SPINE_LEAF] = {build_spine_leaf, spine_leaf_links},
+	[TK_RING] = {build_ring, grid_links},
+	[TK_FULL] = {build_full, full_links},
+	[TK_OPTICAL_RING] = {build_optical_ring, optical_links},
+	[TK_GRAPH] = {NULL, NULL}, /* a block form: lower.c builds it from its links */
+};
+
+double
+topo_link_estimate(TopoKind kind, const TopoShape *s)
+{
+	return topo_builders[kind].links(s);
+}
+
+TopoShape
+topo_shape_of(const Topo *t)
+{
+	TopoShape s = {.ndim = t->ndim, .switches = t->nnode - t->nrank, .variant = t->variant};
+	for (int i = 0; i < t->ndim; i++)
+		s.size[i] = t->size[i];
+	return s;
+}
+
 const char *
 topo_kind_name(TopoKind k)
 {
-	return topo_forms[k].name;
+	return topo_forms[k].form.name;
 }
 
+/* Word i of "a|b|c" into buf. */
+static const char *
+nth_word(const char *words, int i, char *buf, size_t len)
+{
+	for (; i > 0 && strchr(words, '|'); i--)
+		words = strchr(words, '|') + 1;
+	snprintf(buf, len, "%.*s", (int)strcspn(words, "|"), words);
+	return buf;
+}
+
+/* The form's arguments from its registry entry's roles, as a declaration
+ * writes them: "torus(8, 8)", "spine_leaf(spines 2, leaves 4, hosts 2)",
+ * "optical_ring(8, ports 16)", "graph(12 nodes)". */
 void
 topo_describe(const Topo *t, char *buf, size_t len)
 {
-	int n = snprintf(buf, len, "%s(", topo_kind_name(t->kind));
-	if (t->kind == TK_GRAPH) {
-		snprintf(buf + n, len - (size_t)n, "%d nodes)", t->nnode);
+	const TopoForm *tf = &topo_forms[t->kind];
+	size_t n = (size_t)snprintf(buf, len, "%s(", tf->form.name);
+	if (tf->block) {
+		snprintf(buf + n, len - n, "%d nodes)", t->nnode);
 		return;
 	}
-	if (t->kind == TK_SPINE_LEAF) {
-		snprintf(buf + n, len - (size_t)n, "spines %d, leaves %d, hosts %d)",
-		         t->nnode - t->nrank - t->size[0], t->size[0], t->size[1]);
-		return;
+	int labelled = 0, switches = t->nnode - t->nrank, d = 0;
+	for (int i = 0; i < MAX_PARAMS; i++) {
+		bool dim = tf->role[i] == TR_DIMS || tf->role[i] == TR_DIM_SWITCHES;
+		labelled += dim && tf->form.param[i].label;
 	}
-	for (int i = 0; i < t->ndim && (size_t)n < len; i++)
-		n += snprintf(buf + n, len - (size_t)n, "%s%d", i ? ", " : "", t->size[i]);
-	if ((size_t)n < len && t->kind == TK_SUPERMESH)
-		n += snprintf(buf + n, len - (size_t)n, ", %s", t->variant ? "alter" : "bi");
-	if ((size_t)n < len && t->kind == TK_OPTICAL_RING)
-		n += snprintf(buf + n, len - (size_t)n, ", ports %d", t->variant);
-	if ((size_t)n < len)
-		snprintf(buf + n, len - (size_t)n, ")");
+	/* a TR_SWITCHES parameter is what the TR_DIM_SWITCHES ones leave */
+	for (int i = 0, k = 0; i < MAX_PARAMS; i++) {
+		bool dim = tf->role[i] == TR_DIMS || tf->role[i] == TR_DIM_SWITCHES;
+		if (tf->role[i] == TR_DIM_SWITCHES)
+			switches -= t->size[k];
+		k += dim ? (tf->form.param[i].label ? 1 : t->ndim - labelled) : 0;
+	}
+	const char *sep = "";
+	for (int i = 0; i < MAX_PARAMS && tf->role[i] != TR_NONE && n < len; i++, sep = ", ") {
+		const ParamSpec *ps = &tf->form.param[i];
+		const char *label = ps->label ? ps->label : "";
+		char word[32];
+		int v = 0;
+		switch ((TopoRole)tf->role[i]) {
+		case TR_DIMS:
+		case TR_DIM_SWITCHES:
+			if (!ps->label) {
+				for (int k = 0; k < t->ndim - labelled && n < len; k++, d++)
+					n += (size_t)snprintf(buf + n, len - n, "%s%d", k ? ", " : sep, t->size[d]);
+				continue;
+			}
+			v = t->size[d++];
+			break;
+		case TR_SWITCHES:
+			v = switches; /* one such parameter */
+			break;
+		case TR_VARIANT:
+			if (ps->kind == A_WORD) {
+				n += (size_t)snprintf(buf + n, len - n, "%s%s", sep,
+				                      nth_word(ps->words, t->variant, word, sizeof word));
+				continue;
+			}
+			v = t->variant;
+			break;
+		case TR_NONE:
+			break;
+		}
+		n += (size_t)snprintf(buf + n, len - n, "%s%s%s%d", sep, label, *label ? " " : "", v);
+	}
+	if (n < len)
+		snprintf(buf + n, len - n, ")");
 }
 
 void

@@ -707,25 +707,9 @@ exec_use(Run *u, const Stmt *s)
 	for (int i = 0; c.whole && i < nrank; i++)
 		c.whole = rank_node[i] == i;
 	c.root = 0;
-	for (int i = 0; i < s->call->narg; i++) {
-		const Arg *a = &s->call->arg[i];
-		int64_t v = 0;
-		if (a->label && !ast_eval_int(a->val.v[0], &v, true)) {
-			free(rank_node);
-			return fail(u);
-		}
-		if (a->label && strcmp(a->label, "ports") == 0)
-			c.ports = (int)v;
-		else if (a->label && strcmp(a->label, "reconfigs") == 0)
-			c.reconfigs = (int)v;
-		else if (a->label)
-			c.segments = (int)v;
-		else if (strcmp(a->val.v[0]->text, "mirrored") == 0)
-			c.mirrored = true;
-		else if (strcmp(a->val.v[0]->text, "halfway") == 0)
-			c.halfway = true;
-		else
-			c.latency = strcmp(a->val.v[0]->text, "latency") == 0;
+	if (!alg_call_options(u->a, &c, s->call)) {
+		free(rank_node);
+		return fail(u);
 	}
 	bool missing = false;
 	Sched *x = alg_build(&c, &missing);

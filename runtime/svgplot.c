@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "registry.h"
 #include "svgplot.h"
 
 static const char *const palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
@@ -240,8 +241,8 @@ heat(double u, char *buf, size_t len)
 bool
 svg_links_draws(const SimNet *n)
 {
-	return n->ndim == 2 && (strcmp(n->topo, "torus") == 0 || strcmp(n->topo, "mesh") == 0 ||
-	                        strcmp(n->topo, "supermesh") == 0);
+	int k = topo_form_find(n->topo);
+	return n->ndim == 2 && k >= 0 && topo_forms[k].grid;
 }
 
 int

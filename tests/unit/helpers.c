@@ -114,3 +114,19 @@ write_in(const char *dir, const char *name, const char *text)
 	fputs(text, f);
 	fclose(f);
 }
+
+/* One small topology of every form, indexed by TopoKind: a form added to
+ * the registry without one here fails to compile (test_alg builds every
+ * algorithm on each, test_backend round-trips each through the IR text). */
+const char *const topo_form_decl[] = {
+	[TK_TORUS] = "torus(4, 4)",
+	[TK_MESH] = "mesh(4, 4)",
+	[TK_SUPERMESH] = "supermesh(4, 4, bi)",
+	[TK_HYPERX] = "hyperx(4, 4)",
+	[TK_SPINE_LEAF] = "spine_leaf(spines 2, leaves 4, hosts 2)",
+	[TK_RING] = "ring(8)",
+	[TK_FULL] = "full(8)",
+	[TK_OPTICAL_RING] = "optical_ring(8, ports 4)",
+	[TK_GRAPH] = "graph { nodes 4; link 0 <-> 1; link 1 <-> 2; link 2 <-> 3; link 3 <-> 0; }",
+};
+_Static_assert(countof(topo_form_decl) == NTOPOKIND, "a topology of every form");

@@ -975,20 +975,6 @@ test_hierarchical(void)
 
 /* ---- the registry, the language and `auto` agree ---- */
 
-/* One small topology of every form, indexed by TopoKind: a form added to
- * the registry without one here fails to compile. */
-static const char *const form_decl[] = {
-	[TK_TORUS] = "torus(4, 4)",
-	[TK_MESH] = "mesh(4, 4)",
-	[TK_SUPERMESH] = "supermesh(4, 4, bi)",
-	[TK_HYPERX] = "hyperx(4, 4)",
-	[TK_SPINE_LEAF] = "spine_leaf(spines 2, leaves 4, hosts 2)",
-	[TK_RING] = "ring(8)",
-	[TK_FULL] = "full(8)",
-	[TK_OPTICAL_RING] = "optical_ring(8, ports 4)",
-	[TK_GRAPH] = "graph { nodes 4; link 0 <-> 1; link 1 <-> 2; link 2 <-> 3; link 3 <-> 0; }",
-};
-_Static_assert(countof(form_decl) == NTOPOKIND, "a topology of every form");
 
 static char *
 coll_text(TopoKind t, CollKind k, const char *alg)
@@ -997,7 +983,7 @@ coll_text(TopoKind t, CollKind k, const char *alg)
 	size_t len;
 	FILE *f = open_memstream(&text, &len);
 	fprintf(f, "topology T = %s;\ncollective %s X on T {\n    algorithm %s;\n%s}\n",
-	        form_decl[t], coll_kind_name[k], alg, KIND(k) & KINDS_ROOTED ? "    root 0;\n" : "");
+	        topo_form_decl[t], coll_kind_name[k], alg, KIND(k) & KINDS_ROOTED ? "    root 0;\n" : "");
 	fclose(f);
 	return text;
 }
@@ -1027,7 +1013,7 @@ test_registry_language(void)
 				bool refused = language_refuses((TopoKind)t, (CollKind)k, (AlgId)a);
 				assert_named(applies != refused, __LINE__, __FILE__,
 				             "%s %s on %s: the registry says %s, the language %s",
-				             alg_forms[a].name, coll_kind_name[k], topo_forms[t].name,
+				             alg_forms[a].name, coll_kind_name[k], topo_forms[t].form.name,
 				             applies ? "applies" : "does not apply",
 				             refused ? "refuses" : "accepts");
 				agree += applies != refused;
@@ -1066,7 +1052,7 @@ test_auto_picks_what_the_language_accepts(void)
 				if (alg_auto_candidate((AlgId)a, (CollKind)k, &(Topo){.kind = (TopoKind)t}))
 					assert_named(!language_refuses((TopoKind)t, (CollKind)k, (AlgId)a), __LINE__,
 					             __FILE__, "auto tries %s for %s on %s, which the language refuses",
-					             alg_forms[a].name, coll_kind_name[k], topo_forms[t].name);
+					             alg_forms[a].name, coll_kind_name[k], topo_forms[t].form.name);
 			char *text = coll_text((TopoKind)t, (CollKind)k, "auto");
 			for (size_t i = 0; i < countof(sizes); i++) {
 				char *pick = built_algorithm(text, sizes[i]);
@@ -1078,7 +1064,7 @@ test_auto_picks_what_the_language_accepts(void)
 				char *again = built_algorithm(named, sizes[i]);
 				assert_named(again != NULL, __LINE__, __FILE__,
 				             "auto picks %s for %s on %s at %.0f bytes; 'algorithm %s' does not build",
-				             name, coll_kind_name[k], topo_forms[t].name, sizes[i], name);
+				             name, coll_kind_name[k], topo_forms[t].form.name, sizes[i], name);
 				picks++;
 				free(again);
 				free(named);
@@ -1108,7 +1094,57 @@ test_auto_ring_64mib(void)
 	free(named);
 }
 
+/* Every parameter of every algorithm (algorithms.def's PARAMS) is read
+ * into AlgCtx by an entry of lower.c's option table; and a word is read
+ * only as the parameter its algorithm declares: ring(halfway) sets halfway,
+ * swing(latency) latency, and neither sets the other's field. */
+static void
+test_alg_options(void)
+{
+	for (int a = 0; a < NALG; a++)
+		for (int i = 0; i < MAX_PARAMS && alg_forms[a].param[i].kind != A_END; i++)
+			assert_named(alg_option(&alg_forms[a].param[i]) != NULL, __LINE__, __FILE__,
+			             "%s's parameter %d has an entry in lower.c's alg_options[]",
+			             alg_forms[a].name, i + 1);
+	static const struct {
+		const char *call;
+		bool halfway, latency, mirrored;
+		int ports, ndim_alg;
+	} cases[] = {
+		{"ring(halfway)", true, false, false, 0, 0},
+		{"ring(ports 2)", false, false, false, 2, 0},
+		{"swing(latency)", false, true, false, 0, 0},
+		{"swing(bandwidth)", false, false, false, 0, 0},
+		{"s_bruck(mirrored)", false, false, true, 0, 0},
+		{"hierarchical(ring, direct)", false, false, false, 0, 2},
+		{"ring(latency)", false, false, false, 0, 0}, /* as a `use` may pass it */
+	};
+	for (size_t k = 0; k < countof(cases); k++) {
+		char text[256];
+		snprintf(text, sizeof text, "topology T = ring(4); collective allreduce X on T { "
+		         "algorithm %s; }", cases[k].call);
+		Checked c;
+		check_str(&c, text);
+		const Item *it = NULL;
+		for (int d = 0; d < c.file->ndecl; d++)
+			if (c.file->decl[d].kind == DC_COLLECTIVE)
+				it = &c.file->decl[d].body->item[0];
+		CU_ASSERT_PTR_NOT_NULL_FATAL(it);
+		Arena ar = {0};
+		AlgCtx x = {.arena = &ar, .reconfigs = -1};
+		CU_ASSERT(alg_call_options(&ar, &x, it->call));
+		assert_named(x.halfway == cases[k].halfway && x.latency == cases[k].latency &&
+		             x.mirrored == cases[k].mirrored && x.ports == cases[k].ports &&
+		             x.ndim_alg == cases[k].ndim_alg, __LINE__, __FILE__,
+		             "%s: halfway %d latency %d mirrored %d ports %d dims %d", cases[k].call,
+		             x.halfway, x.latency, x.mirrored, x.ports, x.ndim_alg);
+		arena_free(&ar);
+		checked_free(&c);
+	}
+}
+
 CU_TestInfo alg_tests[] = {
+	{"algorithm options: read as the parameter the algorithm declares", test_alg_options},
 	{"sched_end: round order and merged messages", test_sched_order},
 	{"every registry algorithm of any-rank domain, every kind and rank count 2..64 verifies",
 	 test_every_rank_count},

@@ -896,7 +896,37 @@ test_algorithm_table(void)
 	free(text);
 }
 
+/* language.md §7.2's table of topology forms against the registry: one row
+ * per form, in the registry's order, its signature the form's word with its
+ * arguments (or its block). */
+static void
+test_topology_table(void)
+{
+	char *text = slurp("docs/language.md", NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	char *sec = strstr(text, "\n### 7.2 `topology`");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(sec);
+	char *end = strstr(sec + 1, "\n### ");
+	if (end)
+		*end = 0;
+	int row = 0;
+	for (char *save, *line = strtok_r(sec, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char word[32], sig[64];
+		if (sscanf(line, "| `%31[a-z_]` | `%63[a-z_]", word, sig) != 2)
+			continue;
+		const char *want = row < NTOPOKIND ? topo_forms[row].form.name : "(none)";
+		assert_named(strcmp(word, want) == 0 && strcmp(sig, want) == 0, __LINE__, __FILE__,
+		             "language.md §7.2 row %d is %s (%s...); the registry's form %d is %s",
+		             row + 1, word, sig, row + 1, want);
+		row++;
+	}
+	assert_named(row == NTOPOKIND, __LINE__, __FILE__,
+	             "language.md §7.2 has %d form rows; the registry %d forms", row, NTOPOKIND);
+	free(text);
+}
+
 CU_TestInfo docs_tests[] = {
+	{"language.md's topology table is the registry's", test_topology_table},
 	{"every command of README and docs/ runs as printed (but the slow ones)", test_commands_quick},
 	{"the docs' slow commands run as printed (MPI, sweeps, large builds)", test_commands_slow},
 	{"commands in console blocks, written collc; every ~ field justified", test_conventions},

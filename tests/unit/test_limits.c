@@ -324,9 +324,8 @@ test_link_estimates(void)
 		Prog p = {0};
 		CU_ASSERT_EQUAL_FATAL(lower(c.file, &p), 0);
 		const Topo *t = p.topo[0];
-		double est = t->kind == TK_SPINE_LEAF
-		                 ? topo_link_estimate(t->kind, 2, t->size, t->nnode - t->nrank - t->size[0])
-		                 : topo_link_estimate(t->kind, t->ndim, t->size, t->variant);
+		TopoShape shape = topo_shape_of(t);
+		double est = topo_link_estimate(t->kind, &shape);
 		assert_named(cases[i].exact ? est == t->nlink : est >= t->nlink, __LINE__, __FILE__,
 		             "%s: estimate %.0f, built %d links", cases[i].decl, est, t->nlink);
 		prog_free(&p);

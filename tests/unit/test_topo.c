@@ -224,7 +224,68 @@ test_routes(void)
 	arena_free(&a);
 }
 
+/* ir's table of builders against the registry's forms: a builder and a
+ * link estimate for every form but a block form, and the estimate of each
+ * built topology_form_decl instance at least its links. */
+static void
+test_builders_complete(void)
+{
+	for (int t = 0; t < NTOPOKIND; t++) {
+		const TopoBuilder *b = &topo_builders[t];
+		bool block = topo_forms[t].block;
+		assert_named(!b->build == block && !b->links == block, __LINE__, __FILE__,
+		             "%s: a builder and an estimate exactly when it is not a block form",
+		             topo_forms[t].form.name);
+		if (block || !b->build)
+			continue;
+		char text[256];
+		snprintf(text, sizeof text, "topology T = %s;", topo_form_decl[t]);
+		Checked c;
+		check_str(&c, text);
+		Prog p = {0};
+		CU_ASSERT_EQUAL(c.errors, 0);
+		if (c.errors == 0 && lower(c.file, &p) == 0) {
+			const Topo *x = p.topo[0];
+			TopoShape shape = topo_shape_of(x);
+			assert_named(x->kind == (TopoKind)t && topo_link_estimate(x->kind, &shape) >= x->nlink,
+			             __LINE__, __FILE__, "%s: the form built, its links estimated",
+			             topo_form_decl[t]);
+		}
+		prog_free(&p);
+		checked_free(&c);
+	}
+}
+
+/* topo_describe from the registry's roles writes a form as it is declared
+ * with every argument given. */
+static void
+test_describe_every_form(void)
+{
+	static const char *const decl[] = {
+		"torus(4, 4, 2)", "mesh(3, 5)", "supermesh(4, 6, alter)", "supermesh(4, 4, bi)",
+		"hyperx(3, 4)", "spine_leaf(spines 3, leaves 4, hosts 2)", "ring(8)", "full(5)",
+		"optical_ring(8, ports 16)", "optical_ring(8, ports 4)",
+	};
+	for (size_t i = 0; i < countof(decl); i++) {
+		char text[128], buf[128];
+		snprintf(text, sizeof text, "topology T = %s;", decl[i]);
+		Checked c;
+		check_str(&c, text);
+		Prog p = {0};
+		if (c.errors == 0 && lower(c.file, &p) == 0)
+			topo_describe(p.topo[0], buf, sizeof buf);
+		else
+			snprintf(buf, sizeof buf, "(did not build)");
+		assert_named(strcmp(buf, decl[i]) == 0, __LINE__, __FILE__, "%s described as %s",
+		             decl[i], buf);
+		prog_free(&p);
+		checked_free(&c);
+	}
+}
+
 CU_TestInfo topo_tests[] = {
+	{"topo_describe: every form as declared", test_describe_every_form},
+	{"every form has a builder and an estimate (topo_builders[])", test_builders_complete},
 	{"tori and rings", test_tori},
 	{"meshes and supermeshes", test_meshes},
 	{"hyperx, full, spine-leaf, optical ring, graph", test_others},

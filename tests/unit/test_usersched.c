@@ -478,7 +478,32 @@ test_other_kinds(void)
 	checked_free(&c);
 }
 
+/* `use` passes an algorithm's options as `algorithm` does: bound to the
+ * registry's PARAMS and checked there (ranges, labels, words), trees not. */
+static void
+test_use_options(void)
+{
+	Checked c;
+	check_str(&c, "topology T = ring(8);\n"
+	              "collective allgather A on T {\n"
+	              "    schedule {\n"
+	              "        use ring(ports 3) for allgather;\n"
+	              "        use s_bruck(reconfigs 1) for allgather;\n"
+	              "        use swing(sideways) for allgather;\n"
+	              "        use pipelined_trees(trees X) for allgather;\n"
+	              "        use ring(halfway) for allgather;\n"
+	              "    }\n"
+	              "}\n");
+	CU_ASSERT_EQUAL(c.errors, 4);
+	ASSERT_DIAG(&c, ":4:24: error: the ports of ring must be at most 2, got 3");
+	ASSERT_DIAG(&c, ":5:21: error: s_bruck has no argument 'reconfigs'");
+	ASSERT_DIAG(&c, ":6:19: error: swing takes 'bandwidth' or 'latency' here");
+	ASSERT_DIAG(&c, ":7:29: error: use passes an algorithm's numbers and words; its 'trees'");
+	checked_free(&c);
+}
+
 CU_TestInfo usersched_tests[] = {
+	{"use: an algorithm's options checked by its registry entry", test_use_options},
 	{"broadcast from a root, alltoall equal to pairwise", test_other_kinds},
 	{"collc run executes the user examples", test_examples_run},
 	{"explain: round by round, busiest links, timeline, limit", test_explain},

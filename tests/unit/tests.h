@@ -30,6 +30,10 @@ typedef struct Checked {
 	char *diag; /* everything diag printed (malloc'd) */
 } Checked;
 
+/* One small declaration of every topology form, indexed by TopoKind
+ * (helpers.c): "torus(4, 4)". */
+extern const char *const topo_form_decl[];
+
 /* Parses and (when the parse is clean) checks `text` as file `name`. */
 void check_text(Checked *, const char *name, const char *text, size_t len);
 void check_str(Checked *, const char *text);
