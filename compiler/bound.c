@@ -258,7 +258,8 @@ bound_print(const Sched *const *s, int n, FILE *out)
 void
 bound_json(BoundCache *cache, const Sched *s, FILE *out)
 {
-	const SchedBound *e = &cache->sb[sched_bound(cache, s)];
+	int at = sched_bound(cache, s); /* before reading sb, which it may move */
+	const SchedBound *e = &cache->sb[at];
 	const CutBound b = e->b;
 	if (e->st != CUT_OK) {
 		fputs("null", out);
