@@ -293,6 +293,8 @@ main(int argc, char **argv)
 		{.pName = "arena", .pTests = arena_tests},
 		{.pName = "heap", .pTests = heap_tests},
 		{.pName = "hash", .pTests = hash_tests},
+		{.pName = "flow", .pTests = flow_tests},
+		{.pName = "cutbound", .pTests = cutbound_tests},
 		{.pName = "diag", .pTests = diag_tests},
 		{.pName = "lexer", .pTests = lexer_tests},
 		{.pName = "parser", .pTests = parser_tests},

@@ -12,6 +12,8 @@ extern CU_TestInfo arena_tests[], heap_tests[], diag_tests[], lexer_tests[], par
 	mpi_tests[], msccl_tests[], usersched_tests[], disjoint_tests[], pipelined_tests[],
 	chakra_tests[], perf_tests[], docs_tests[], limits_tests[], optical_tests[], explain_tests[];
 extern CU_TestInfo hash_tests[]; /* base/hash.h */
+extern CU_TestInfo flow_tests[]; /* ir/flow.h */
+extern CU_TestInfo cutbound_tests[]; /* ir/cutbound.h */
 
 int cli_setup(void);
 int cli_teardown(void);
