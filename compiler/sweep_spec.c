@@ -56,7 +56,7 @@ split_list(char *text, List *l, const char *bol, int line)
 			*p = 0;
 			char *v = trim(start);
 			if (*v) {
-				if (l->n == MAX_VALUES)
+				if (l->n == MAX_SWEEP_VALUES)
 					return -1;
 				l->at[l->n] = (Loc){line, (int)(v - bol) + 1};
 				l->v[l->n++] = v;
@@ -99,8 +99,9 @@ spec_sizes(Spec *s, const List *l)
 			return spec_error(s, l->at[i], "sizes: '%s' is not a size or a range A..B",
 			                  l->v[i]);
 		for (double v = lo; v <= hi * (1 + 1e-12); v *= 2) {
-			if (s->nsize == MAX_VALUES)
-				return spec_error(s, l->at[i], "sizes: more than %s sizes", "64");
+			if (s->nsize == MAX_SWEEP_VALUES)
+				return spec_error(s, l->at[i], "sizes: more than %d sizes",
+				                  MAX_SWEEP_VALUES);
 			s->sizes[s->nsize++] = floor(v);
 		}
 	}

@@ -233,7 +233,6 @@ int supermesh_root_sets(const Topo *, int *roots, int *set_size);
  * dim 1 the others, dir +1 forward, -1 the reverse fiber). Only the static
  * ring (dim 0 and electrical links) routes schedules without phases.
  */
-enum { OPTICAL_MAX_BLOCKS = 4096 }; /* port pairs whose circuits the topology lists */
 
 typedef struct Phase {
 	int round;      /* in force from this round to the next phase's */
