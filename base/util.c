@@ -23,7 +23,7 @@ edit_distance(const char *a, const char *b)
 	size_t la = strlen(a), lb = strlen(b);
 	if (la > MAX || lb > MAX)
 		return la > lb ? (int)la : (int)lb; /* not worth comparing */
-	static int d[MAX + 1][MAX + 1];
+	int d[MAX + 1][MAX + 1]; /* 17 KB on the stack: no state between calls */
 	for (size_t i = 0; i <= la; i++)
 		d[i][0] = (int)i;
 	for (size_t j = 0; j <= lb; j++)

@@ -21,7 +21,7 @@ enum { NNET = 5 };
 const char *net_key(int k); /* k < NNET */
 
 typedef struct List {
-	char *v[MAX_SWEEP_VALUES];
+	const char *v[MAX_SWEEP_VALUES];
 	Loc at[MAX_SWEEP_VALUES]; /* where each value is in the spec */
 	Loc key;            /* its key's line (line 0: not in the spec) */
 	int n;

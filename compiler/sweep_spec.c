@@ -420,7 +420,7 @@ file_axes(Spec *s)
 static int
 library_pairs(Spec *s)
 {
-	static char dflt_group[] = "all";
+	static const char dflt_group[] = "all";
 	if (s->colls.key.line)
 		return spec_error(s, s->colls.key, "%s", "'collectives' names collectives of the "
 		                  "spec's .coll file: add a `file` line");
@@ -452,7 +452,7 @@ library_pairs(Spec *s)
 static int
 spec_finish(Spec *s)
 {
-	static char dflt_route[] = "shortest_path", none[] = "", dflt_group[] = "all";
+	static const char dflt_route[] = "shortest_path", none[] = "", dflt_group[] = "all";
 	if (!s->nsize)
 		return spec_error(s, (Loc){0, 0}, "%s", "a spec needs a sizes line");
 	s->route_given = s->routing.n > 0;
