@@ -492,10 +492,16 @@ void tto_tree_parents(const Topo *, int which, int *parent);
  * it has a generator and the language accepts it there (alg_applies). */
 bool alg_auto_candidate(AlgId, CollKind, const Topo *);
 /* `algorithm auto`: every candidate that builds for c's collective and
- * verifies (errors muted), each with its own chunk count; out[i] named
+ * verifies (errors muted), each with its own chunk count; one that builds
+ * but fails verification is left out with a note at c->loc saying what
+ * failed (a bug in its generator, not a refusal); out[i] named
  * names[i]. The count (at most NALG). collc check picks among them by the
  * cost model (lower.c), collc sim by simulating each (cmd_sim.c). */
 int alg_auto(const AlgCtx *c, Sched **out, const char **names, int max);
+/* alg_auto with the proof given (verify_quiet's form): a test's own, to
+ * see the note on a candidate that fails. */
+typedef int AutoCheck(const Sched *, char *why, size_t len);
+int alg_auto_checked(const AlgCtx *c, Sched **out, const char **names, int max, AutoCheck *);
 
 /* ---- usersched.c: a collective's `schedule { ... }` block ---- */
 
@@ -656,6 +662,10 @@ typedef struct Metrics {
 /* Proves the schedule implements its collective; reports what fails at the
  * collective's location. */
 int verify(const Sched *);
+/* verify with nothing reported: -1 and what failed first in why (a located
+ * message's text, without the location), for `auto`'s note on a candidate
+ * that fails. */
+int verify_quiet(const Sched *, char *why, size_t len);
 /* The phases of an optical schedule: valid configurations, every route on
  * the configuration of its round (optical.c; verify runs it). */
 int verify_phases(const Sched *);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "driver.h"
 #include "ir.h"
 #include "tests.h"
 
@@ -38,9 +39,7 @@ check_built(Checked *c, const char *name, const char *text, size_t len)
 	diag_reset();
 	diag_source(name, text, len);
 	Prog p = {0};
-	if (lower(c->file, &p) == 0)
-		for (int i = 0; i < p.nsched; i++)
-			verify(p.sched[i]);
+	lower_verified(c->file, &p, NULL, false, false); /* the driver's path (load) */
 	prog_free(&p);
 	c->errors = nerrors();
 	diag_stream(NULL);

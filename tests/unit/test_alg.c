@@ -977,7 +977,7 @@ test_hierarchical(void)
 
 /* One small topology of every form, indexed by TopoKind: a form added to
  * the registry without one here fails to compile. */
-static const char *const form_decl[] = {
+const char *const form_decl[] = {
 	[TK_TORUS] = "torus(4, 4)",
 	[TK_MESH] = "mesh(4, 4)",
 	[TK_SUPERMESH] = "supermesh(4, 4, bi)",
@@ -1135,5 +1135,9 @@ CU_TestInfo alg_tests[] = {
 	{"auto tries and picks only what the language accepts", test_auto_picks_what_the_language_accepts},
 	{"auto on ring(8) at 64 MiB picks multiport_ring, which the language accepts there",
 	 test_auto_ring_64mib},
+	{"every registry algorithm, kind and topology form: lowered and verified as the driver does",
+	 test_every_form_builds},
+	{"auto leaves out a candidate that fails verification with a located note",
+	 test_auto_notes_failed_candidate},
 	CU_TEST_INFO_NULL,
 };

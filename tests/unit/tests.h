@@ -33,7 +33,8 @@ typedef struct Checked {
 /* Parses and (when the parse is clean) checks `text` as file `name`. */
 void check_text(Checked *, const char *name, const char *text, size_t len);
 void check_str(Checked *, const char *text);
-/* check_text, then (when clean) lower to the IR and verify every schedule. */
+/* check_text, then (when clean) lower to the IR and verify every schedule,
+ * as the driver does (lower_verified). */
 void check_built(Checked *, const char *name, const char *text, size_t len);
 void checked_free(Checked *);
 /* The canonical form of a clean Checked (malloc'd). */
@@ -61,6 +62,11 @@ void write_in(const char *dir, const char *name, const char *text);
 	CU_assertImplementation(strstr((c)->diag, (needle)) != NULL, __LINE__,            \
 	                        diag_msg((c), (needle)), __FILE__, "", CU_FALSE)
 const char *diag_msg(const Checked *, const char *needle);
+/* One small topology of every form, indexed by TopoKind (test_alg.c). */
+extern const char *const form_decl[];
+/* Every registry algorithm on every form and kind it accepts (test_alg_forms.c). */
+void test_every_form_builds(void);
+void test_auto_notes_failed_candidate(void);
 /* One assertion with a message built at run time (CUnit copies it). */
 void assert_named(int ok, int line, const char *file, const char *fmt, ...) PRINTF_LIKE(4, 5);
 
