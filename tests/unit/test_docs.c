@@ -831,7 +831,126 @@ test_algorithm_table(void)
 	free(text);
 }
 
+/* ---- the commands and targets: collc's help, the man page, cli.md ---- */
+
+/* What `collc ARGS` prints, stdout and stderr together (malloc'd). */
+static char *
+collc_says(const char *args)
+{
+	char cmd[512];
+	snprintf(cmd, sizeof cmd, "%s %s 2>&1", COLLC_BIN, args);
+	FILE *f = popen(cmd, "r");
+	if (!f)
+		return strdup("");
+	char *text = NULL;
+	size_t len = 0, cap = 0, n;
+	char buf[4096];
+	while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
+		if (len + n + 1 > cap) {
+			cap = 2 * (len + n + 1);
+			text = realloc(text, cap);
+		}
+		memcpy(text + len, buf, n);
+		len += n;
+	}
+	pclose(f);
+	if (!text)
+		return strdup("");
+	text[len] = 0;
+	return text;
+}
+
+/* The words of `text` after each occurrence of `lead` that start with a
+ * letter (up to a char not in [a-z-]; roff's \- is a -), as one sorted,
+ * space-separated list: "build check fmt". */
+static void
+words_after(const char *text, const char *end, const char *lead, char *out, size_t len)
+{
+	char w[64][32];
+	int n = 0;
+	for (const char *p = strstr(text, lead); p && (!end || p < end) && n < 64;
+	     p = strstr(p + 1, lead)) {
+		const char *q = p + strlen(lead);
+		size_t k = 0;
+		if (!(*q >= 'a' && *q <= 'z'))
+			continue; /* an option (-o, --version) or a placeholder (COMMAND) */
+		for (; k + 1 < sizeof w[0] && ((*q >= 'a' && *q <= 'z') || *q == '-' ||
+		       (q[0] == '\\' && q[1] == '-')); q++)
+			if (*q != '\\')
+				w[n][k++] = *q;
+		w[n][k] = 0;
+		bool dup = k == 0;
+		for (int i = 0; i < n && !dup; i++)
+			dup = strcmp(w[i], w[n]) == 0;
+		n += !dup;
+	}
+	qsort(w, (size_t)n, sizeof w[0], (int (*)(const void *, const void *))strcmp);
+	out[0] = 0;
+	for (int i = 0; i < n; i++)
+		snprintf(out + strlen(out), len - strlen(out), "%s%s", i ? " " : "", w[i]);
+}
+
+/* `collc help` (its commands), `collc help build` (its targets: backend.c's
+ * table), the man page's COMMANDS and build paragraph, and cli.md's
+ * synopsis and `--target` list name the same commands and targets; the
+ * messages cli.md quotes for a missing and a misspelt target are collc's. */
+static void
+test_commands_and_targets(void)
+{
+	char *help = collc_says("help"), *build = collc_says("help build");
+	char *man = slurp("docs/collc.1", NULL), *cli = slurp("docs/cli.md", NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(man);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(cli);
+	char want[1024], got[1024];
+	/* commands: "  NAME ..." lines of the help's "commands:" block */
+	const char *cmds = strstr(help, "commands:\n"), *opts = strstr(help, "\noptions:");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(cmds);
+	words_after(cmds, opts, "\n  ", want, sizeof want);
+	CU_ASSERT(strstr(want, "check") && strstr(want, "build") && strstr(want, "help"));
+	const char *man_cmds = strstr(man, ".SH COMMANDS"), *man_end = strstr(man, ".SH BANDWIDTH");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(man_cmds);
+	words_after(man_cmds, man_end, "\n.BI \"", got, sizeof got);
+	assert_named(strcmp(want, got) == 0, __LINE__, __FILE__,
+	             "collc help's commands: %s; collc.1's COMMANDS: %s", want, got);
+	const char *syn = strstr(cli, "\n```\ncollc "), *syn_end = syn ? strstr(syn + 5, "```") : NULL;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(syn);
+	words_after(syn, syn_end, "\ncollc ", got, sizeof got);
+	assert_named(strcmp(want, got) == 0, __LINE__, __FILE__,
+	             "collc help's commands: %s; cli.md's synopsis: %s", want, got);
+	/* targets: "  NAME  ..." lines of the help's "targets:" block */
+	const char *tg = strstr(build, "targets:\n");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tg);
+	words_after(tg, NULL, "\n  ", want, sizeof want);
+	CU_ASSERT(strstr(want, "msccl") && strstr(want, "ir"));
+	const char *man_build = strstr(man, ".BI \"build \""), *man_next = man_build ?
+	                        strstr(man_build, "\n.RS") : NULL;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(man_build);
+	words_after(man_build, man_next, "\n.B ", got, sizeof got);
+	assert_named(strcmp(want, got) == 0, __LINE__, __FILE__,
+	             "collc help build's targets: %s; collc.1's build paragraph: %s", want, got);
+	words_after(cli, NULL, "\n- `--target ", got, sizeof got);
+	assert_named(strcmp(want, got) == 0, __LINE__, __FILE__,
+	             "collc help build's targets: %s; cli.md's --target list: %s", want, got);
+	/* the messages cli.md quotes, as collc prints them */
+	char *none = collc_says("build examples/ring-classic.coll");
+	char *typo = collc_says("build examples/ring-classic.coll --target msccal");
+	static const char *const quoted[] = {"(`build: --target is one of ", "(`build: --target 'msccal'"};
+	const char *said[] = {none, typo};
+	for (size_t i = 0; i < countof(quoted); i++) {
+		const char *q = strstr(cli, quoted[i]);
+		assert_named(q != NULL, __LINE__, __FILE__, "cli.md quotes no %s...`", quoted[i] + 2);
+		if (!q)
+			continue;
+		char msg[256];
+		sscanf(q + 2, "%255[^`]", msg);
+		assert_named(strstr(said[i], msg) != NULL, __LINE__, __FILE__,
+		             "cli.md quotes `%s`; collc says: %s", msg, said[i]);
+	}
+	free(none), free(typo), free(help), free(build), free(man), free(cli);
+}
+
 CU_TestInfo docs_tests[] = {
+	{"collc help, collc.1 and cli.md: the same commands and targets", test_commands_and_targets},
 	{"every command of README and docs/ runs as printed (but the slow ones)", test_commands_quick},
 	{"the docs' slow commands run as printed (MPI, sweeps, large builds)", test_commands_slow},
 	{"commands in console blocks, written collc; every ~ field justified", test_conventions},
