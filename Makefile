@@ -59,6 +59,8 @@ else ifdef COV
 O      := build/cov
 BINDIR := build/cov/bin
 override CFLAGS += -O0 --coverage
+# sweep's workers write their gcov counters before _exit (worker_exit)
+override CPPFLAGS += -DCOLLC_COVERAGE
 override LDFLAGS += --coverage
 else
 O      := build/default

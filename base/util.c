@@ -1,5 +1,5 @@
 /*
- * util.c: string distance for "did you mean" hints, and whole-file I/O:
+ * util.c: string distance for "did you mean" hints, a worker's exit, and whole-file I/O:
  * inputs are read whole (the diagnostics quote them), outputs are written
  * to a temporary name and renamed so that a failure never leaves half a file.
  */
@@ -13,6 +13,19 @@
 #include <unistd.h>
 
 #include "base.h"
+
+#ifdef COLLC_COVERAGE
+void __gcov_dump(void); /* libgcov's: writes the counters of this process */
+#endif
+
+void
+worker_exit(int status)
+{
+#ifdef COLLC_COVERAGE
+	__gcov_dump();
+#endif
+	_exit(status);
+}
 
 /* Optimal string alignment distance: insertions, deletions, substitutions
  * and transpositions of neighbours ("tours" is one edit from "torus"). */

@@ -194,7 +194,7 @@ worker(const Spec *s, int w, int workers, int shard, int nshard, const bool *ski
 				pause();
 		}
 	}
-	_exit(0);
+	worker_exit(0);
 }
 
 /* Reads one record from a worker's pipe; false at the pipe's end. */

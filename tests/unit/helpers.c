@@ -2,6 +2,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "driver.h"
 #include "ir.h"
@@ -112,4 +113,18 @@ write_in(const char *dir, const char *name, const char *text)
 		return;
 	fputs(text, f);
 	fclose(f);
+}
+
+int
+load_scaled(int seconds)
+{
+	double load = 0;
+	FILE *f = fopen("/proc/loadavg", "r");
+	if (f) {
+		if (fscanf(f, "%lf", &load) != 1)
+			load = 0;
+		fclose(f);
+	}
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	return (int)(seconds * (1 + load / (ncpu > 0 ? (double)ncpu : 1)));
 }

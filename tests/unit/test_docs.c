@@ -366,10 +366,10 @@ run_cmd(const Visit *v, const Cmd *c)
 	fclose(f);
 	const char *home = getenv("HOME");
 	snprintf(sh, sizeof sh, "cd %s && env -i PATH=%s/bin:/usr/local/bin:/usr/bin:/bin HOME=%s "
-	         "LANG=C.UTF-8 %s timeout 1800 bash --noprofile --norc %s/cmd.sh >%s/out.txt 2>&1 "
+	         "LANG=C.UTF-8 %s timeout %d bash --noprofile --norc %s/cmd.sh >%s/out.txt 2>&1 "
 	         "</dev/null", v->root, v->root, home && *home && !strchr(home, ' ') ? home : v->work,
 	         geteuid() == 0 ? "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1" : "",
-	         v->work, v->work);
+	         load_scaled(1800), v->work, v->work);
 	int st = system(sh);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
@@ -949,7 +949,104 @@ test_commands_and_targets(void)
 	free(none), free(typo), free(help), free(build), free(man), free(cli);
 }
 
+/* ---- the layers: hacking.md's list against the sources' includes ---- */
+
+enum { MAX_LAYERS = 8 };
+
+/* The folders of hacking.md's layers block, top first ("compiler", ...). */
+static int
+doc_layers(const char *doc, char layer[][16])
+{
+	const char *p = strstr(doc, "## The layers");
+	p = p ? strstr(p, "\n```\n") : NULL;
+	const char *end = p ? strstr(p + 5, "\n```") : NULL;
+	int n = 0;
+	for (const char *l = p ? p + 5 : NULL; l && l < end && n < MAX_LAYERS;
+	     l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		if (*l >= 'a' && *l <= 'z' && sscanf(l, "%15[a-z]/", layer[n]) == 1)
+			n++;
+	return n;
+}
+
+/* The layer (index, 0 the top) whose folder holds `name`, or -1: a system
+ * header, a generated one or a test's own. */
+static int
+header_layer(const char *name, char layer[][16], int n)
+{
+	for (int i = 0; i < n; i++) {
+		char path[PATH_MAX];
+		snprintf(path, sizeof path, "%s/%s", layer[i], name);
+		if (access(path, F_OK) == 0)
+			return i;
+	}
+	if (strcmp(name, "coll.tab.h") == 0)
+		return header_layer("ast.h", layer, n); /* grammar's bison header */
+	if (strcmp(name, "chakra_et.pb-c.h") == 0)
+		return header_layer("backend.h", layer, n); /* backends' protobuf-c header */
+	return -1;
+}
+
+/* Every `#include "..."` of the sources names a header of the file's own
+ * layer or one below it, in the order hacking.md lists them; in runtime/,
+ * only the schedule executor (exec.h, exec.c) sees the IR. */
+static void
+test_layers(void)
+{
+	char *doc = slurp("docs/hacking.md", NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+	char layer[MAX_LAYERS][16];
+	int n = doc_layers(doc, layer);
+	assert_named(n == 6, __LINE__, __FILE__, "hacking.md lists %d layers, not 6", n);
+	int ir = -1, files = 0, includes = 0;
+	for (int i = 0; i < n; i++)
+		if (strcmp(layer[i], "ir") == 0)
+			ir = i;
+	CU_ASSERT_FATAL(ir >= 0);
+	for (int i = 0; i < n; i++) {
+		static const char *const ext[] = {"c", "h", "l", "y"};
+		for (size_t e = 0; e < countof(ext); e++) {
+			char pattern[160];
+			snprintf(pattern, sizeof pattern, "%s/*.%s", layer[i], ext[e]);
+			glob_t g;
+			if (glob(pattern, 0, NULL, &g) != 0)
+				continue;
+			for (size_t k = 0; k < g.gl_pathc; k++) {
+				char *text = slurp(g.gl_pathv[k], NULL);
+				if (!text)
+					continue;
+				files++;
+				const char *base = strrchr(g.gl_pathv[k], '/') + 1;
+				bool executor = strncmp(base, "exec.", 5) == 0;
+				for (const char *q = strstr(text, "#include \""); q;
+				     q = strstr(q + 1, "#include \"")) {
+					char name[128];
+					if (sscanf(q + 10, "%127[^\"]", name) != 1)
+						continue;
+					int at = header_layer(name, layer, n);
+					if (at < 0)
+						continue;
+					includes++;
+					assert_named(at >= i, __LINE__, __FILE__, "%s includes %s of %s/, a "
+					             "layer above its own (docs/hacking.md)", g.gl_pathv[k], name,
+					             layer[at]);
+					bool sees_ir = at == ir || strcmp(name, "exec.h") == 0;
+					assert_named(!(strcmp(layer[i], "runtime") == 0 && sees_ir && !executor),
+					             __LINE__, __FILE__, "%s includes %s: in runtime/ only the "
+					             "executor (exec.h) sees the IR (docs/hacking.md)",
+					             g.gl_pathv[k], name);
+				}
+				free(text);
+			}
+			globfree(&g);
+		}
+	}
+	assert_named(files >= 90 && includes >= 140, __LINE__, __FILE__,
+	             "%d files and %d includes of the layers' headers read", files, includes);
+	free(doc);
+}
+
 CU_TestInfo docs_tests[] = {
+	{"source files include only their own layer and those below", test_layers},
 	{"collc help, collc.1 and cli.md: the same commands and targets", test_commands_and_targets},
 	{"every command of README and docs/ runs as printed (but the slow ones)", test_commands_quick},
 	{"the docs' slow commands run as printed (MPI, sweeps, large builds)", test_commands_slow},

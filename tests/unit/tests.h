@@ -41,6 +41,10 @@ void checked_free(Checked *);
 char *fmt_string(const File *);
 /* Reads a whole file into memory (malloc'd, NUL-terminated), or NULL. */
 char *slurp(const char *path, size_t *len);
+/* A wall-clock limit of `seconds` on an idle machine, scaled by the load:
+ * times 1 + the load average per core (/proc/loadavg), so that a test's
+ * time limit holds on the shared, loaded machine too. */
+int load_scaled(int seconds);
 /* Writes text to dir/name. */
 void write_in(const char *dir, const char *name, const char *text);
 
