@@ -158,6 +158,11 @@ enum {
 	 * are listed and only the static ring routes. */
 	OPTICAL_MAX_BLOCKS = 4096,
 
+	/* MSCCL's rule 17 (runtime/msccl_verify.c): the race check keeps a
+	 * vector clock over a gpu's thread blocks at each step that waits;
+	 * 2^26 int16 entries are 128 MiB (a 256-rank SP file needs about 10^6). */
+	MAX_RACE_CLOCKS = 1 << 26,
+
 	/* Value lists: `collc sim` and `collc tune` --sizes, and each key of a
 	 * sweep spec (its sizes included), held in fixed arrays; a sweep runs
 	 * at most MAX_SWEEP_JOBS workers (a pipe and a process each). */
