@@ -15,6 +15,8 @@
 #   make fuzz       build the libFuzzer targets (tests/fuzz, clang) and run each
 #                   for FUZZ_SECONDS (default 60); finds land in build/fuzz/fuzz/finds
 #   make mutate     a mutation sample over the passes (tests/mutate.sh)
+#   make update-goldens  rewrite every golden file from the built collc, then
+#                   show git diff --stat of what changed (read it first)
 #   make demo       install dependencies, build, compile a bundled example
 #   make deps       install the Debian packages collc needs (as root), or print the line
 #   make install PREFIX=/usr/local   collc, its man page, docs, examples, bash
@@ -57,6 +59,8 @@ else ifdef COV
 O      := build/cov
 BINDIR := build/cov/bin
 override CFLAGS += -O0 --coverage
+# sweep's workers write their gcov counters before _exit (worker_exit)
+override CPPFLAGS += -DCOLLC_COVERAGE
 override LDFLAGS += --coverage
 else
 O      := build/default
@@ -177,6 +181,25 @@ test: deps-check readme-deps $(O)/backends/mpi/check.ok $(O)/tests/run $(COLLC)
 check: deps-check readme-deps $(O)/tests/run $(COLLC)
 	$(O)/tests/run --quick --jobs 2
 	tests/funclen.sh
+
+# every golden file rewritten from what the built collc does: tests/golden's
+# diagnostics and canonical forms (.err, .fmt) and the readers' finds (.ir,
+# .xml, .sim), the MSCCL limit errors (.msccl-err), the command lines of
+# tests/golden/cli (.out) and the explain page's reference layouts (chromium);
+# then what changed, to read before committing (docs/testing.md)
+GOLDEN_TESTS := golden \
+	"msccl:a schedule beyond the limits: the golden error" \
+	"cli:golden command lines: --opt=value, help, suggestions" \
+	"explain:chromium: \#round=N, \#tree=K, an aggregated page, a screenshot"
+update-goldens: $(O)/tests/run $(COLLC)
+	@for t in $(GOLDEN_TESTS); do \
+		suite=$${t%%:*}; name=$${t#*:}; [ "$$name" = "$$t" ] && name=; \
+		echo "update-goldens: $$suite $$name"; \
+		COLLC_UPDATE_GOLDEN=1 $(O)/tests/run $$suite $${name:+"$$name"} \
+			>$(O)/update-goldens.log 2>&1 || { cat $(O)/update-goldens.log; exit 1; }; \
+	done
+	@git diff --stat -- tests/golden
+	@git status --short --untracked-files=all -- tests/golden | grep '^??' || true
 
 # line coverage of the suites (gcov, lcov): per folder, then overall
 COV_TESTS ?=
@@ -346,7 +369,7 @@ uninstall:
 clean:
 	rm -rf build bin
 
-.PHONY: all test check coverage coverage-run reproducible-check reproduce bench fuzz fuzz-build \
+.PHONY: all test check update-goldens coverage coverage-run reproducible-check reproduce bench fuzz fuzz-build \
         fuzz-run mutate demo deps deps-check readme-deps install install-files uninstall clean \
         mpi-runtime-check
 .SECONDARY:

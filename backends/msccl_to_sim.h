@@ -10,10 +10,6 @@
 #include "msccl_program.h"
 #include "sim.h"
 
-/* Limits: the messages of one program, and the dependency entries the
- * conversion may write. */
-enum { SIMXML_MAX_MSGS = 1 << 20, SIMXML_MAX_DEPS = 1 << 24 };
-
 /* The network of topology t with one collective: program p's messages,
  * rank r running on node rank_node[r] (ngpus of them). Each sending step
  * is a message of cnt/nchunksperloop of the vector, routed on shortest

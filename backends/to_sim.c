@@ -20,10 +20,6 @@
 #include "backend.h"
 #include "to_sim.h"
 
-/* Symmetric schedules up to this many (base transfer, element) pairs are
- * expanded, which gives their dependencies. */
-enum { EXPAND_LIMIT = 1 << 22 };
-
 typedef struct Out {
 	Arena *a;
 	SimMsg *msg;
@@ -767,7 +763,7 @@ convert(Arena *a, const Sched *const *s, int n, const Conversion *how, SimNet *o
 int
 sim_from_scheds(Arena *a, const Sched *const *s, int n, SimNet *out)
 {
-	return convert(a, s, n, &(Conversion){EXPAND_LIMIT, false}, out);
+	return convert(a, s, n, &(Conversion){MAX_SIM_EXPAND, false}, out);
 }
 
 int
@@ -779,7 +775,7 @@ sim_from_scheds_limit(Arena *a, const Sched *const *s, int n, long expand_limit,
 int
 sim_stream_scheds(Arena *a, const Sched *const *s, int n, SimNet *out)
 {
-	return convert(a, s, n, &(Conversion){EXPAND_LIMIT, true}, out);
+	return convert(a, s, n, &(Conversion){MAX_SIM_EXPAND, true}, out);
 }
 
 static int

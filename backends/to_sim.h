@@ -25,10 +25,6 @@ int sim_from_scheds_limit(Arena *, const Sched *const *, int n, long expand_limi
  * at a time, whatever their size. */
 int sim_stream_scheds(Arena *, const Sched *const *, int n, SimNet *);
 
-/* A streamed collective's messages that the simulator makes, in all (a
- * round run by its representatives makes only those: to_sim.c), and the
- * hops of one round (held at once). */
-enum { MAX_STREAM_MSGS = 1 << 30 };
 /* The rank form (Sched.xor_routes) as a stream (to_sim_rank.c). 0, or -1 after
  * reporting. */
 int rank_stream_coll(Arena *, const Sched *, SimColl *);

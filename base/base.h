@@ -115,6 +115,11 @@ int cmp_int(const void *a, const void *b); /* sort_n's comparison of ints, ascen
 void sort_with(void *base, size_t n, size_t size,
                int (*cmp)(const void *, const void *, void *ctx), void *ctx);
 
+/* _exit for a forked worker: a coverage build (COLLC_COVERAGE, `make
+ * coverage`) first writes the worker's gcov counters, which _exit would
+ * drop; any other build is _exit itself. */
+_Noreturn void worker_exit(int status);
+
 int edit_distance(const char *a, const char *b);
 /* The candidate nearest to `name` (NULL if none is close enough to help). */
 const char *nearest_name(const char *name, const char *const *cand, int ncand);

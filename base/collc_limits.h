@@ -115,6 +115,66 @@ enum {
 	 * passes each: about 16 ns per unit on spine_leaf(32, 256, 8) (2048
 	 * ranks, 1.0e8 units, 1.6 s of CPU), so the limit is about 2 s. */
 	MAX_CUT_WORK = 1 << (27 - LIMIT_SHIFT),
+	/* The simulator's input (backends/to_sim.c). A symmetric schedule is
+	 * expanded into messages, which gives their dependencies, up to this
+	 * many (base transfer, element) pairs (4M messages with their
+	 * dependencies, about 0.5 GiB); past it, it must be streamed (the
+	 * translation kind), else it is refused with the count. */
+	MAX_SIM_EXPAND = 1 << 22,
+	/* A streamed collective's messages that the simulator makes, in all (a
+	 * round run by its representatives makes only those), and the hops of
+	 * one round (held at once, 4 bytes each: 4 GiB). */
+	MAX_STREAM_MSGS = 1 << 30,
+	/* An MSCCL XML file given to `collc sim`: its messages, and the
+	 * dependency entries the conversion writes (ints, 64 MiB). */
+	SIMXML_MAX_MSGS = 1 << 20,
+	SIMXML_MAX_DEPS = 1 << 24,
+
+	/* The language's nesting: brackets and braces open at once (the parser
+	 * keeps where each opened) and an expression's depth, so that nothing
+	 * recurses without bound. */
+	MAX_NESTING = 256,
+	/* A schedule block: names bound at once when it is checked (the scope
+	 * is a fixed array searched by name), and when it runs (builtins
+	 * included); its chunk transfers and loop iterations, estimated before
+	 * its loops are expanded (4M transfers hold the teacher's sets; 64M
+	 * iterations are a few seconds); the library schedules it uses. */
+	MAX_SCHED_SCOPE = 512,
+	MAX_SCHED_VARS = 600,
+	MAX_SCHED_SENDS = 1 << 22,
+	MAX_SCHED_ITERS = 1 << 26,
+	MAX_SCHED_USES = 1 << 16,
+
+	/* Library algorithms. A pipeline's messages (pipelined_trees, chain,
+	 * tto): the segment count the cost model picks keeps them within
+	 * MAX_PIPELINE_MSGS (2M); a user's `segments` may go to 64 times that
+	 * (pipelined_trees), about 4 GiB of messages. */
+	MAX_PIPELINE_MSGS = 1 << 21,
+	/* pipelined_trees without `trees` builds every SuperMesh root set
+	 * (k^2 / 4 sets of trees on a k x k mesh, each tree a search over the
+	 * mesh); docs/algorithms.md and the pipelined suite cover it up to
+	 * 16 x 16, larger meshes give their sets as `trees`. */
+	MAX_ROOT_SET_NODES = 16 * 16,
+	/* bridge, s_bruck, g_bruck, r_hd on an optical ring: a power of two of
+	 * ranks up to this; bridge's exact search over reconfiguration points
+	 * is over subsets of the log2 p steps, so it grows with p. */
+	BRIDGE_MAX_RANKS = 256,
+	/* optical_ring: port pairs whose circuits (offsets +-2^k blocks, 2
+	 * log2 blocks of them per block) the topology lists; past it, none
+	 * are listed and only the static ring routes. */
+	OPTICAL_MAX_BLOCKS = 4096,
+
+	/* MSCCL's rule 17 (runtime/msccl_verify.c): the race check keeps a
+	 * vector clock over a gpu's thread blocks at each step that waits;
+	 * 2^26 int16 entries are 128 MiB (a 256-rank SP file needs about 10^6). */
+	MAX_RACE_CLOCKS = 1 << 26,
+
+	/* Value lists: `collc sim` and `collc tune` --sizes, and each key of a
+	 * sweep spec (its sizes included), held in fixed arrays; a sweep runs
+	 * at most MAX_SWEEP_JOBS workers (a pipe and a process each). */
+	MAX_SIZES = 64,
+	MAX_SWEEP_VALUES = 64,
+	MAX_SWEEP_JOBS = 64,
 };
 
 /* The simulator keeps packet times in 64-bit picoseconds: a run whose time

@@ -1,5 +1,5 @@
 /*
- * util.c: string distance for "did you mean" hints, and whole-file I/O:
+ * util.c: string distance for "did you mean" hints, a worker's exit, and whole-file I/O:
  * inputs are read whole (the diagnostics quote them), outputs are written
  * to a temporary name and renamed so that a failure never leaves half a file.
  */
@@ -14,6 +14,19 @@
 
 #include "base.h"
 
+#ifdef COLLC_COVERAGE
+void __gcov_dump(void); /* libgcov's: writes the counters of this process */
+#endif
+
+void
+worker_exit(int status)
+{
+#ifdef COLLC_COVERAGE
+	__gcov_dump();
+#endif
+	_exit(status);
+}
+
 /* Optimal string alignment distance: insertions, deletions, substitutions
  * and transpositions of neighbours ("tours" is one edit from "torus"). */
 int
@@ -23,7 +36,7 @@ edit_distance(const char *a, const char *b)
 	size_t la = strlen(a), lb = strlen(b);
 	if (la > MAX || lb > MAX)
 		return la > lb ? (int)la : (int)lb; /* not worth comparing */
-	static int d[MAX + 1][MAX + 1];
+	int d[MAX + 1][MAX + 1]; /* 17 KB on the stack: no state between calls */
 	for (size_t i = 0; i <= la; i++)
 		d[i][0] = (int)i;
 	for (size_t j = 0; j <= lb; j++)

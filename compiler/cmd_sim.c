@@ -18,8 +18,6 @@
 #include "svgplot.h"
 #include "table.h"
 
-enum { MAX_SIZES = 64 };
-
 typedef struct SimArgs {
 	const char *path, *out, *plot, *plot_time, *plot_links, *collective;
 	const char *compare;   /* baselines, "A,B,C": a comparison table after the rows */

@@ -194,7 +194,7 @@ worker(const Spec *s, int w, int workers, int shard, int nshard, const bool *ski
 				pause();
 		}
 	}
-	_exit(0);
+	worker_exit(0);
 }
 
 /* Reads one record from a worker's pipe; false at the pipe's end. */
@@ -232,8 +232,8 @@ run_all(const Spec *s, int shard, int nshard, int workers, const bool *skip, Rec
 			wtotal += point_weight(s, p);
 		}
 	Progress pg = {.t0 = wall_seconds(), .total = total, .wtotal = wtotal, .tty = isatty(2)};
-	struct pollfd pfd[MAX_WORKERS];
-	pid_t pid[MAX_WORKERS];
+	struct pollfd pfd[MAX_SWEEP_JOBS];
+	pid_t pid[MAX_SWEEP_JOBS];
 	/* SIGINT is held but in ppoll: the workers, which inherit the mask, are
 	 * ended by the parent once it has their finished points */
 	sigset_t block, old;
@@ -685,7 +685,7 @@ sweep_args(int argc, char **argv, SweepArgs *a)
 	    {0, 0, 0, 0}};
 	*a = (SweepArgs){.nshard = 1};
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	a->jobs = ncpu > 0 ? (int)(ncpu < MAX_WORKERS ? ncpu : MAX_WORKERS) : 1;
+	a->jobs = ncpu > 0 ? (int)(ncpu < MAX_SWEEP_JOBS ? ncpu : MAX_SWEEP_JOBS) : 1;
 	optind = 0;
 	opterr = 0;
 	int c;
@@ -704,8 +704,8 @@ sweep_args(int argc, char **argv, SweepArgs *a)
 			break;
 		case 'j':
 			a->jobs = atoi(optarg);
-			if (a->jobs < 1 || a->jobs > MAX_WORKERS)
-				return usage_error("sweep: --jobs takes 1..%d", MAX_WORKERS);
+			if (a->jobs < 1 || a->jobs > MAX_SWEEP_JOBS)
+				return usage_error("sweep: --jobs takes 1..%d", MAX_SWEEP_JOBS);
 			break;
 		default:
 			return usage_error("sweep: unknown option '%s' (collc help sweep)",

@@ -34,13 +34,13 @@
 #include "svgplot.h"
 #include "table.h"
 
-enum { TUNE_MAX_SIZES = 64, TUNE_MAX_CANDS = NALG + 64 };
+enum { TUNE_MAX_CANDS = NALG + 64 };
 
 typedef struct TuneArgs {
 	const char *path, *out, *plot, *collective;
 	const char *msccl_dir;  /* --msccl-dir DIR: one XML per range */
 	const char *mpi_lib, *prefix; /* --mpi-lib DIR [--prefix P]: P.c and P.h */
-	double sizes[TUNE_MAX_SIZES];
+	double sizes[MAX_SIZES];
 	int nsize;
 	bool csv, json;
 	SimOpts opts;
@@ -705,7 +705,7 @@ tune_opt(void *ctx, const char *name, const char *value)
 {
 	TuneArgs *a = ctx;
 	if (strcmp(name, "sizes") == 0) {
-		if ((a->nsize = parse_size_list(value, a->sizes, TUNE_MAX_SIZES)) < 0)
+		if ((a->nsize = parse_size_list(value, a->sizes, MAX_SIZES)) < 0)
 			return usage_error("tune: --sizes takes A..B (powers of two from A to B) or a list "
 			                   "A,B,C of whole numbers of bytes, such as 64KiB");
 	} else if (strcmp(name, "mode") == 0 || strcmp(name, "sync") == 0) {
@@ -800,7 +800,7 @@ static int
 cmd_tune(int argc, char **argv)
 {
 	TuneArgs a = {0};
-	a.nsize = parse_size_list("4KiB..256MiB", a.sizes, TUNE_MAX_SIZES);
+	a.nsize = parse_size_list("4KiB..256MiB", a.sizes, MAX_SIZES);
 	int rc = cli_parse(&cli_tune, argc, argv, &a, tune_opt, &a.path);
 	if (rc)
 		return rc < 0 ? 0 : rc;

@@ -13,7 +13,7 @@
 #include "driver.h"
 #include "sim.h"
 
-enum { MAX_VALUES = 64, MAX_WORKERS = 64, NOTE_LEN = 160, MAX_PAIRS = NCOLLKIND * MAX_VALUES };
+enum { NOTE_LEN = 160, MAX_PAIRS = NCOLLKIND * MAX_SWEEP_VALUES };
 
 /* The network keys a spec may list, in column order (sweep_spec.c). */
 /* The network parameters a sweep varies: the registry's `swept` ones. */
@@ -21,8 +21,8 @@ enum { NNET = 5 };
 const char *net_key(int k); /* k < NNET */
 
 typedef struct List {
-	char *v[MAX_VALUES];
-	Loc at[MAX_VALUES]; /* where each value is in the spec */
+	const char *v[MAX_SWEEP_VALUES];
+	Loc at[MAX_SWEEP_VALUES]; /* where each value is in the spec */
 	Loc key;            /* its key's line (line 0: not in the spec) */
 	int n;
 } List;
@@ -54,13 +54,13 @@ typedef struct Spec {
 	size_t orig_len;
 	List topo, groups, routing, net[NNET], file, colls;
 	List alg[NCOLLKIND];       /* per collective kind: its algorithms */
-	double sizes[MAX_VALUES];
+	double sizes[MAX_SWEEP_VALUES];
 	Loc sizes_at;
 	int nsize;
 	SimOpts opts;
 	bool route_given;          /* a routing line (file: else each collective's own) */
 	CollFile cf;               /* file mode when cf.f */
-	const Block *net_block[NNET][MAX_VALUES]; /* file: `network { key = value; }` */
+	const Block *net_block[NNET][MAX_SWEEP_VALUES]; /* file: `network { key = value; }` */
 	Arena mem;                 /* labels, net blocks */
 	/* derived: the units in order */
 	int nunit;

@@ -56,7 +56,7 @@ split_list(char *text, List *l, const char *bol, int line)
 			*p = 0;
 			char *v = trim(start);
 			if (*v) {
-				if (l->n == MAX_VALUES)
+				if (l->n == MAX_SWEEP_VALUES)
 					return -1;
 				l->at[l->n] = (Loc){line, (int)(v - bol) + 1};
 				l->v[l->n++] = v;
@@ -99,8 +99,9 @@ spec_sizes(Spec *s, const List *l)
 			return spec_error(s, l->at[i], "sizes: '%s' is not a size or a range A..B",
 			                  l->v[i]);
 		for (double v = lo; v <= hi * (1 + 1e-12); v *= 2) {
-			if (s->nsize == MAX_VALUES)
-				return spec_error(s, l->at[i], "sizes: more than %s sizes", "64");
+			if (s->nsize == MAX_SWEEP_VALUES)
+				return spec_error(s, l->at[i], "sizes: more than %d sizes",
+				                  MAX_SWEEP_VALUES);
 			s->sizes[s->nsize++] = floor(v);
 		}
 	}
@@ -419,7 +420,7 @@ file_axes(Spec *s)
 static int
 library_pairs(Spec *s)
 {
-	static char dflt_group[] = "all";
+	static const char dflt_group[] = "all";
 	if (s->colls.key.line)
 		return spec_error(s, s->colls.key, "%s", "'collectives' names collectives of the "
 		                  "spec's .coll file: add a `file` line");
@@ -451,7 +452,7 @@ library_pairs(Spec *s)
 static int
 spec_finish(Spec *s)
 {
-	static char dflt_route[] = "shortest_path", none[] = "", dflt_group[] = "all";
+	static const char dflt_route[] = "shortest_path", none[] = "", dflt_group[] = "all";
 	if (!s->nsize)
 		return spec_error(s, (Loc){0, 0}, "%s", "a spec needs a sizes line");
 	s->route_given = s->routing.n > 0;

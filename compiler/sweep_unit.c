@@ -304,7 +304,7 @@ run_unit(const Spec *s, int u, int shard, int nshard, const bool *skip, int fd)
 			point_failed(s, &g, &x, diag.buf ? diag.buf : "", err, &r);
 		}
 		if (write(fd, &r, sizeof r) != (ssize_t)sizeof r)
-			_exit(3);
+			worker_exit(3);
 		sent++;
 	}
 	diag_stream(stderr);

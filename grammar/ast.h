@@ -272,7 +272,6 @@ typedef struct File {
 
 /* ---- coll.y's side: the parser's context and the builders (ast.c) its actions call ---- */
 
-enum { MAX_NESTING = 256 }; /* brackets and braces, so nothing recurses without bound */
 
 typedef struct Parse {
 	Arena *arena;

@@ -77,11 +77,9 @@ ast_schedule_mod(Parse *p, Schedule *s, Call *mod)
 
 /* ---- checks ---- */
 
-enum { MAX_SCOPE = 512 };
-
 typedef struct Scope {
-	const char *name[MAX_SCOPE];
-	Loc loc[MAX_SCOPE];
+	const char *name[MAX_SCHED_SCOPE];
+	Loc loc[MAX_SCHED_SCOPE];
 	int n;
 	bool overflow;
 } Scope;
@@ -107,7 +105,7 @@ find_helper(const char *name)
 static void
 unknown_name(const Scope *sc, const Expr *e)
 {
-	const char *cand[MAX_SCOPE + 8];
+	const char *cand[MAX_SCHED_SCOPE + 8];
 	int n = 0;
 	for (int i = 0; i < sc->n; i++)
 		cand[n++] = sc->name[i];
@@ -203,9 +201,9 @@ bind(Scope *sc, const char *name, Loc loc)
 		}
 		return;
 	}
-	if (sc->n == MAX_SCOPE) {
+	if (sc->n == MAX_SCHED_SCOPE) {
 		if (!sc->overflow)
-			error_at(loc, "more than %d names bound at once in a schedule", MAX_SCOPE);
+			error_at(loc, "more than %d names bound at once in a schedule", MAX_SCHED_SCOPE);
 		sc->overflow = true;
 		return;
 	}

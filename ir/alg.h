@@ -42,9 +42,8 @@ int imod(int a, int n);
  * (M + fill)(alpha + beta share / M) for the size AlgCtx.size assumes, i.e.
  * sqrt(fill beta share / alpha), with fill the slots beyond M (the pipeline's
  * depth) and share the bytes one pipeline carries; capped so that the
- * schedule's M msgs_per_seg messages stay within MAX_PIPELINE_MSGS; at
- * least 1. */
-enum { MAX_PIPELINE_MSGS = 1 << 21 };
+ * schedule's M msgs_per_seg messages stay within MAX_PIPELINE_MSGS
+ * (collc_limits.h); at least 1. */
 int pipeline_segments(const AlgCtx *, double fill, double share, double msgs_per_seg);
 
 /* The symmetric form under the translations of a whole ring or torus

@@ -37,8 +37,6 @@
 
 #include "alg.h"
 
-enum { BRIDGE_MAX_RANKS = 256 };
-
 typedef enum BridgeAlg { BA_BRIDGE, BA_SBRUCK, BA_GBRUCK, BA_RHD } BridgeAlg;
 typedef enum CfgKind { CFG_SUBRING, CFG_XOR } CfgKind;
 

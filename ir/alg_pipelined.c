@@ -27,10 +27,6 @@
 
 #include "alg.h"
 
-enum {
-	MAX_ROOT_SET_NODES = 16 * 16, /* every root set built here: a set of trees per 4 nodes */
-};
-
 /* The sets of a square (super)mesh: the corners for allreduce, all for the
  * rest. NULL after a located error. */
 static Tree **

@@ -252,7 +252,6 @@ int supermesh_root_sets(const Topo *, int *roots, int *set_size);
  * dim 1 the others, dir +1 forward, -1 the reverse fiber). Only the static
  * ring (dim 0 and electrical links) routes schedules without phases.
  */
-enum { OPTICAL_MAX_BLOCKS = 4096 }; /* port pairs whose circuits the topology lists */
 
 typedef struct Phase {
 	int round;      /* in force from this round to the next phase's */
@@ -512,10 +511,16 @@ void tto_tree_parents(const Topo *, int which, int *parent);
  * it has a generator and the language accepts it there (alg_applies). */
 bool alg_auto_candidate(AlgId, CollKind, const Topo *);
 /* `algorithm auto`: every candidate that builds for c's collective and
- * verifies (errors muted), each with its own chunk count; out[i] named
+ * verifies (errors muted), each with its own chunk count; one that builds
+ * but fails verification is left out with a note at c->loc saying what
+ * failed (a bug in its generator, not a refusal); out[i] named
  * names[i]. The count (at most NALG). collc check picks among them by the
  * cost model (lower.c), collc sim by simulating each (cmd_sim.c). */
 int alg_auto(const AlgCtx *c, Sched **out, const char **names, int max);
+/* alg_auto with the proof given (verify_quiet's form): a test's own, to
+ * see the note on a candidate that fails. */
+typedef int AutoCheck(const Sched *, char *why, size_t len);
+int alg_auto_checked(const AlgCtx *c, Sched **out, const char **names, int max, AutoCheck *);
 
 /* ---- lower.c: an algorithm call's options, for `algorithm` and `use` ---- */
 
@@ -697,6 +702,10 @@ typedef struct Metrics {
 /* Proves the schedule implements its collective; reports what fails at the
  * collective's location. */
 int verify(const Sched *);
+/* verify with nothing reported: -1 and what failed first in why (a located
+ * message's text, without the location), for `auto`'s note on a candidate
+ * that fails. */
+int verify_quiet(const Sched *, char *why, size_t len);
 /* The phases of an optical schedule: valid configurations, every route on
  * the configuration of its round (optical.c; verify runs it). */
 int verify_phases(const Sched *);

@@ -248,12 +248,11 @@ msg_order_in_round(const Msg *a, const Msg *b)
 	return a->first < b->first ? -1 : a->first > b->first;
 }
 
-static const Msg *sort_msgs; /* qsort has no context argument: set around one call */
-
 static int
-index_order(const void *pa, const void *pb)
+index_order(const void *pa, const void *pb, void *msgs)
 {
-	return msg_order_in_round(&sort_msgs[*(const int *)pa], &sort_msgs[*(const int *)pb]);
+	const Msg *m = msgs;
+	return msg_order_in_round(&m[*(const int *)pa], &m[*(const int *)pb]);
 }
 
 /*
@@ -281,10 +280,8 @@ msg_sorted_order(const Sched *s)
 		bool sorted = true;
 		for (j = i + 1; j < n && s->msg[idx[j]].round == round; j++)
 			sorted &= msg_order_in_round(&s->msg[idx[j - 1]], &s->msg[idx[j]]) < 0;
-		if (!sorted) {
-			sort_msgs = s->msg;
-			qsort(idx + i, (size_t)(j - i), sizeof *idx, index_order);
-		}
+		if (!sorted)
+			sort_with(idx + i, (size_t)(j - i), sizeof *idx, index_order, s->msg);
 	}
 	return idx;
 }

@@ -11,8 +11,8 @@
  * Three steps. (1) Estimate: before anything is expanded, the body is
  * walked once with each loop's trip count taken at its bounds' extremes
  * (the loop variable set to the first and the last value of its range), so
- * a loop nest that would make more than MAX_SENDS chunk transfers, or run
- * more than MAX_ITERS iterations, is refused at the statement that crosses
+ * a loop nest that would make more than MAX_SCHED_SENDS chunk transfers, or run
+ * more than MAX_SCHED_ITERS iterations, is refused at the statement that crosses
  * the limit, naming the estimate. (2) Run: statements execute in order with
  * a round cursor; `round` takes the next round, `together` starts every
  * round and `use` inside it at the same round, `use` appends a library
@@ -32,10 +32,6 @@
 #include "ast.h"
 
 enum {
-	MAX_SENDS = 1 << 22,   /* chunk transfers one schedule may expand to */
-	MAX_ITERS = 1 << 26,   /* loop iterations, sends or not */
-	MAX_USES = 1 << 16,    /* library schedules one schedule may use */
-	MAX_VARS = 600,        /* builtins and the let and for names bound at once */
 	TEACH_RANKS = 64,      /* the teacher's exact sets are one word */
 	TEACH_CELLS = 1 << 20, /* ranks x chunks */
 	TEACH_SENDS = 1 << 18, /* transfers it keeps with their source */
@@ -54,8 +50,8 @@ typedef struct Run {
 	int p, nchunk;
 	bool contention_free;
 	/* the environment: builtins first */
-	const char *name[MAX_VARS];
-	int64_t val[MAX_VARS];
+	const char *name[MAX_SCHED_VARS];
+	int64_t val[MAX_SCHED_VARS];
 	int nvar;
 	/* where a name was last found: a use always finds the same binding at
 	 * the same place (bindings are never shadowed, blocks unwind in order),
@@ -395,7 +391,7 @@ eval_range(Run *u, const Expr *e, int64_t *lo, int64_t *hi)
 static void
 bind(Run *u, const char *name, int64_t v)
 {
-	if (u->nvar == MAX_VARS)
+	if (u->nvar == MAX_SCHED_VARS)
 		die("usersched: more names than sema allows");
 	u->name[u->nvar] = name;
 	u->val[u->nvar++] = v;
@@ -499,7 +495,7 @@ estimate(Run *u)
 		Work x = est_stmt(u, l->v[i], 0);
 		total.sends += x.sends;
 		total.iters += x.iters;
-		if (total.sends > MAX_SENDS || total.iters > MAX_ITERS)
+		if (total.sends > MAX_SCHED_SENDS || total.iters > MAX_SCHED_ITERS)
 			at = i;
 	}
 	diag_mute(false);
@@ -511,12 +507,12 @@ estimate(Run *u)
 		u->keep = u->teach || u->contention_free || topo_has_parallel_links(u->t);
 		return 0;
 	}
-	if (total.sends > MAX_SENDS)
+	if (total.sends > MAX_SCHED_SENDS)
 		error_at(l->v[at]->loc, "this schedule would send about %.0f chunk transfers; the limit "
-		         "is %d (estimated before expanding its loops)", total.sends, MAX_SENDS);
+		         "is %d (estimated before expanding its loops)", total.sends, MAX_SCHED_SENDS);
 	else
 		error_at(l->v[at]->loc, "this schedule would run about %.0f loop iterations; the limit "
-		         "is %d (estimated before expanding its loops)", total.iters, MAX_ITERS);
+		         "is %d (estimated before expanding its loops)", total.iters, MAX_SCHED_ITERS);
 	return -1;
 }
 
@@ -590,9 +586,9 @@ exec_send(Run *u, const Stmt *s)
 		return fail(u);
 	}
 	u->sends += hi - lo + 1;
-	if (u->sends > MAX_SENDS) {
+	if (u->sends > MAX_SCHED_SENDS) {
 		error_at(s->loc, "the schedule sends more than %d chunk transfers (its loop bounds "
-		         "grow past the estimate)", MAX_SENDS);
+		         "grow past the estimate)", MAX_SCHED_SENDS);
 		return fail(u);
 	}
 	int n = (int)(hi - lo + 1);
@@ -683,8 +679,8 @@ use_ranks(Run *u, const Stmt *s, int *rank_node, int *nrank)
 static bool
 exec_use(Run *u, const Stmt *s)
 {
-	if (++u->uses > MAX_USES) {
-		error_at(s->loc, "the schedule uses more than %d library schedules", MAX_USES);
+	if (++u->uses > MAX_SCHED_USES) {
+		error_at(s->loc, "the schedule uses more than %d library schedules", MAX_SCHED_USES);
 		return fail(u);
 	}
 	int *rank_node = xmalloc((size_t)u->p * sizeof *rank_node), nrank = u->p;
@@ -738,8 +734,8 @@ exec_use(Run *u, const Stmt *s)
 		       x->route_link + x->route_off[m->route], sched_route_len(x, m->route), s->loc);
 	}
 	free(rank_node);
-	if (u->sends > MAX_SENDS) {
-		error_at(s->loc, "the schedule sends more than %d chunk transfers", MAX_SENDS);
+	if (u->sends > MAX_SCHED_SENDS) {
+		error_at(s->loc, "the schedule sends more than %d chunk transfers", MAX_SCHED_SENDS);
 		return fail(u);
 	}
 	return true;
@@ -755,9 +751,9 @@ exec_for(Run *u, const Stmt *s)
 	bind(u, s->name, lo);
 	for (int64_t i = lo; i <= hi && !u->failed; i++) {
 		u->val[n] = i;
-		if (++u->iters > MAX_ITERS) {
+		if (++u->iters > MAX_SCHED_ITERS) {
 			error_at(s->loc, "the schedule runs more than %d loop iterations (its loop bounds "
-			         "grow past the estimate)", MAX_ITERS);
+			         "grow past the estimate)", MAX_SCHED_ITERS);
 			return fail(u);
 		}
 		exec_stmts(u, s->body);

@@ -232,8 +232,29 @@ describe(const State *st, const Set *got, const Set *want, char *buf, size_t len
 		snprintf(buf, len, "it differs");
 }
 
+/* Where a failure goes: reported at the collective (why NULL), or written
+ * into why for a caller that reports it its own way (verify_quiet). */
+typedef struct Verdict {
+	char *why;
+	size_t len;
+} Verdict;
+
+static void failed(const Verdict *, const Sched *, const char *fmt, ...) PRINTF_LIKE(3, 4);
+
+static void
+failed(const Verdict *v, const Sched *s, const char *fmt, ...)
+{
+	char text[600];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(v->why ? v->why : text, v->why ? v->len : sizeof text, fmt, ap);
+	va_end(ap);
+	if (!v->why)
+		error_at(s->loc, "%s", text);
+}
+
 static bool
-check_routes(const Sched *s)
+check_routes(const Sched *s, const Verdict *v)
 {
 	const Topo *t = s->topo;
 	for (int i = 0; i < s->nmsg; i++) {
@@ -247,8 +268,8 @@ check_routes(const Sched *s)
 			at = t->link[l[k]].dst;
 		}
 		if (!ok || at != s->rank_node[m->dst]) {
-			error_at(s->loc, "schedule of '%s': the message from rank %d to rank %d in round "
-			         "%d has no valid route", s->name, m->src, m->dst, m->round + 1);
+			failed(v, s, "schedule of '%s': the message from rank %d to rank %d in round %d "
+			       "has no valid route", s->name, m->src, m->dst, m->round + 1);
 			return false;
 		}
 	}
@@ -465,9 +486,9 @@ run_chunk(Run *u, const ByChunk *bc, int c, Fault *f)
 /* Runs an explicit schedule; reports the first fault. what: "" or " (tree 2)";
  * routed: its routes are checked (a rank form's base run has none). */
 static int
-run_explicit(const Sched *s, const char *what, bool routed)
+run_explicit(const Sched *s, const char *what, bool routed, const Verdict *v)
 {
-	if (routed && !check_routes(s))
+	if (routed && !check_routes(s, v))
 		return -1;
 	Run u = {.s = s, .what = what, .st = state_new(s->nrank, s->nchunk)};
 	size_t n = (size_t)set_words(u.st);
@@ -482,14 +503,14 @@ run_explicit(const Sched *s, const char *what, bool routed)
 	for (int c = 0; c < s->nchunk; c++)
 		run_chunk(&u, &bc, c, &f);
 	if (f.found)
-		error_at(s->loc, "%s", f.text);
+		failed(v, s, "%s", f.text);
 	free(bc.start), free(bc.msg), free(bc.place);
 	free(u.a), free(u.payload), free(u.written);
 	state_free(u.st);
 	return f.found ? -1 : 0;
 }
 
-static int verify_sched(const Sched *);
+static int verify_sched(const Sched *, const Verdict *);
 
 /* The base schedule of one tree, as an explicit schedule of one chunk (in
  * the rank form its messages take the empty route: routes are made, and
@@ -524,21 +545,30 @@ verify(const Sched *s)
 	snprintf(what, sizeof what, "the proof that '%s' implements %s", s->name,
 	         coll_kind_name[s->kind]);
 	diag_building(s->loc, what); /* named if memory runs out */
-	int rc = verify_sched(s);
+	int rc = verify_sched(s, &(Verdict){0});
 	diag_built();
+	return rc;
+}
+
+int
+verify_quiet(const Sched *s, char *why, size_t len)
+{
+	diag_mute(true);
+	int rc = verify_sched(s, &(Verdict){why, len});
+	diag_mute(false);
 	return rc;
 }
 
 /* Barriers ascend inside the rounds: one before round 0 or past the last
  * would hold nothing back, and a dependency-driven run takes them in order. */
 static int
-verify_barriers(const Sched *s)
+verify_barriers(const Sched *s, const Verdict *v)
 {
 	for (int i = 0; i < s->nbarrier; i++) {
 		int r = s->barrier[i];
 		if (r < 1 || r >= s->nround || (i > 0 && r <= s->barrier[i - 1])) {
-			error_at(s->loc, "schedule of '%s': barrier %d (before round %d) is out of order "
-			         "or outside rounds 2..%d", s->name, i + 1, r + 1, s->nround);
+			failed(v, s, "schedule of '%s': barrier %d (before round %d) is out of order or "
+			       "outside rounds 2..%d", s->name, i + 1, r + 1, s->nround);
 			return -1;
 		}
 	}
@@ -546,20 +576,31 @@ verify_barriers(const Sched *s)
 }
 
 static int
-verify_sched(const Sched *s)
+verify_sched(const Sched *s, const Verdict *v)
 {
-	if (verify_phases(s) != 0 || verify_barriers(s) != 0)
+	/* the phases' and the symmetric form's checks report for themselves:
+	 * a quiet run names which failed */
+	if (verify_phases(s) != 0) {
+		if (v->why)
+			snprintf(v->why, v->len, "schedule of '%s': its circuit phases", s->name);
+		return -1;
+	}
+	if (verify_barriers(s, v) != 0)
 		return -1;
 	if (!s->base)
-		return run_explicit(s, "", true);
-	if (sched_check_symmetric(s) != 0)
+		return run_explicit(s, "", true, v);
+	if (sched_check_symmetric(s) != 0) {
+		if (v->why)
+			snprintf(v->why, v->len, "schedule of '%s': its symmetric form (trees and group)",
+			         s->name);
 		return -1;
+	}
 	Arena a = {0};
 	int rc = 0;
 	for (int b = 0; b < s->ntree && rc == 0; b++) {
 		char what[48];
 		snprintf(what, sizeof what, " (base tree %d)", b + 1);
-		rc = run_explicit(tree_schedule(&a, s, b), what, !s->xor_routes);
+		rc = run_explicit(tree_schedule(&a, s, b), what, !s->xor_routes, v);
 	}
 	arena_free(&a);
 	return rc;

@@ -38,7 +38,6 @@ enum {
 	SET_NONE = 0,  /* unwritten (zeroed memory), or a value already wrong */
 	SET_ALL = -2,  /* every rank */
 	SET_ONE = -1,  /* one rank: Sym.one */
-	RACE_BUDGET = 1 << 26, /* vector clock entries the race check may hold */
 };
 
 typedef struct Sym {
@@ -284,10 +283,10 @@ races_init(VState *v)
 			steps += (size_t)p->gpu[g].tb[t].nstep;
 		clocks += steps * (size_t)p->gpu[g].ntb;
 	}
-	if (clocks > RACE_BUDGET) {
+	if (clocks > MAX_RACE_CLOCKS) {
 		error_at((Loc){p->line, 1}, "rule 17 (races): checking races needs up to %zu clock "
 		         "entries (steps times thread blocks, summed over the gpus); collc checks at "
-		         "most %d", clocks, RACE_BUDGET);
+		         "most %d", clocks, MAX_RACE_CLOCKS);
 		return -1;
 	}
 	rc->on = true;

@@ -26,6 +26,11 @@ files=${MUTATE_FILES:-$(ls ir/*.c runtime/sim_*.c backends/*.c | grep -v sim_tex
 # first: a pass's own suite (layout, usersched, optical, ...) must run, or
 # what only it checks shows up as a survivor
 fast=${MUTATE_SUITES:-"topo layout group backend symm robust perf chakra disjoint pipelined usersched optical alg golden sim"}
+# a suite's limits: MUTATE_CPU seconds of CPU per process (ulimit -t: a
+# mutant that loops is stopped after the same work however loaded the
+# machine is), and a wall-clock backstop for one that waits without working
+# (a deadlock): MUTATE_TIMEOUT seconds times 1 + the load average per core
+cpu_limit=${MUTATE_CPU:-300}
 per_suite_timeout=${MUTATE_TIMEOUT:-300}
 # MUTATE_SAN=1: build the mutants with the sanitizers, so that a flip that
 # only reads out of bounds is caught too (slower)
@@ -94,6 +99,11 @@ if ! nice $mk >"$work/build.log" 2>&1; then
 	echo "mutate: the unmutated tree does not build (see $work/build.log)"
 	exit 1
 fi
+limited() {
+	wall=$(awk -v t="$per_suite_timeout" -v n="$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)" \
+		'{ printf "%d", t * (1 + $1 / n) }' /proc/loadavg 2>/dev/null || echo "$per_suite_timeout")
+	(ulimit -t "$cpu_limit" && exec timeout "$wall" nice "$@")
+}
 suites_for() {
 	case $1 in
 	backends/to_msccl*.c) echo "$fast msccl" ;;
@@ -103,7 +113,7 @@ suites_for() {
 	esac
 }
 for s in $fast; do
-	if ! timeout "$per_suite_timeout" nice $runner "$s" >"$work/base.log" 2>&1; then
+	if ! limited $runner "$s" >"$work/base.log" 2>&1; then
 		echo "mutate: suite $s fails before any mutation (see $work/base.log)"
 		exit 1
 	fi
@@ -124,7 +134,7 @@ while IFS="$(printf '\t')" read -r file line col from to <&3; do
 	else
 		verdict=survived
 		for s in $(suites_for "$file"); do
-			if ! timeout "$per_suite_timeout" nice $runner "$s" >"$work/m.log" 2>&1; then
+			if ! limited $runner "$s" >"$work/m.log" 2>&1; then
 				verdict="caught by $s"
 				break
 			fi

@@ -2,7 +2,9 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "driver.h"
 #include "ir.h"
 #include "tests.h"
 
@@ -38,9 +40,7 @@ check_built(Checked *c, const char *name, const char *text, size_t len)
 	diag_reset();
 	diag_source(name, text, len);
 	Prog p = {0};
-	if (lower(c->file, &p) == 0)
-		for (int i = 0; i < p.nsched; i++)
-			verify(p.sched[i]);
+	lower_verified(c->file, &p, NULL, false, false); /* the driver's path (load) */
 	prog_free(&p);
 	c->errors = nerrors();
 	diag_stream(NULL);
@@ -130,3 +130,16 @@ const char *const topo_form_decl[] = {
 	[TK_GRAPH] = "graph { nodes 4; link 0 <-> 1; link 1 <-> 2; link 2 <-> 3; link 3 <-> 0; }",
 };
 _Static_assert(countof(topo_form_decl) == NTOPOKIND, "a topology of every form");
+int
+load_scaled(int seconds)
+{
+	double load = 0;
+	FILE *f = fopen("/proc/loadavg", "r");
+	if (f) {
+		if (fscanf(f, "%lf", &load) != 1)
+			load = 0;
+		fclose(f);
+	}
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	return (int)(seconds * (1 + load / (ncpu > 0 ? (double)ncpu : 1)));
+}

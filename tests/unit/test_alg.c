@@ -1171,5 +1171,9 @@ CU_TestInfo alg_tests[] = {
 	{"auto tries and picks only what the language accepts", test_auto_picks_what_the_language_accepts},
 	{"auto on ring(8) at 64 MiB picks multiport_ring, which the language accepts there",
 	 test_auto_ring_64mib},
+	{"every registry algorithm, kind and topology form: lowered and verified as the driver does",
+	 test_every_form_builds},
+	{"auto leaves out a candidate that fails verification with a located note",
+	 test_auto_notes_failed_candidate},
 	CU_TEST_INFO_NULL,
 };

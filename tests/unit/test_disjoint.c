@@ -336,6 +336,34 @@ test_cut_proves_absence(void)
 	case_free(&c);
 }
 
+/* The count the refusal prints is of the trees rooted outside the set, not
+ * of all trees: two K4s joined by one pair of links, roots 0 and 1 on the
+ * left and 4 on the right. The right side is the only set with fewer links
+ * in (1) than trees rooted outside it (2 of the 3). */
+static void
+test_cut_counts_roots_outside(void)
+{
+	Link l[32];
+	int n = 0;
+	for (int side = 0; side < 8; side += 4)
+		for (int u = side; u < side + 4; u++)
+			for (int v = side; v < side + 4; v++)
+				if (u != v)
+					l[n++] = (Link){.src = u, .dst = v, .dim = -1};
+	l[n++] = (Link){.src = 3, .dst = 4, .dim = -1};
+	l[n++] = (Link){.src = 4, .dst = 3, .dim = -1};
+	Case c = {0};
+	c.t = topo_graph(&c.arena, "G", 8, NULL, n, l, net_defaults);
+	int roots[3] = {0, 1, 4};
+	CU_ASSERT(cut_violated(c.t, roots, 3));
+	build(&c, roots, 3);
+	CU_ASSERT_PTR_NULL(c.tr);
+	assert_named(strstr(c.diag, "the nodes {4, 5, 6, 7} have 1 link coming in from the other "
+	                            "nodes, but the 2 trees rooted outside them need one each") != NULL,
+	             __LINE__, __FILE__, "%s", c.diag);
+	case_free(&c);
+}
+
 /* Which root sets the seed's Algorithm 1 builds (A) and which it leaves to
  * the general method (g), set by set in the order of supermesh_root_sets,
  * with the trees checked independently either way. Algorithm 1 is a greedy
@@ -498,6 +526,8 @@ CU_TestInfo disjoint_tests[] = {
 	{"tori and hyperx", test_torus_hyperx},
 	{"random regular graphs", test_random_regular},
 	{"a cut proves absence", test_cut_proves_absence},
+	{"the refusal counts the trees rooted outside the set (two K4s, a root on each side)",
+	 test_cut_counts_roots_outside},
 	{"collc check --trees prints the trees: spanning, disjoint, heights", test_check_prints_trees},
 	CU_TEST_INFO_NULL,
 };

@@ -370,10 +370,10 @@ run_cmd(const Visit *v, const Cmd *c)
 	fclose(f);
 	const char *home = getenv("HOME");
 	snprintf(sh, sizeof sh, "cd %s && env -i PATH=%s/bin:/usr/local/bin:/usr/bin:/bin HOME=%s "
-	         "LANG=C.UTF-8 timeout 1800 %s bash --noprofile --norc %s/cmd.sh >%s/out.txt 2>&1 "
+	         "LANG=C.UTF-8 timeout %d %s bash --noprofile --norc %s/cmd.sh >%s/out.txt 2>&1 "
 	         "</dev/null", v->root, v->root,
 	         !v->as_user && home && *home && !strchr(home, ' ') ? home : v->work,
-	         v->as_user ? AS_USER : "", v->work, v->work);
+	         load_scaled(1800), v->as_user ? AS_USER : "", v->work, v->work);
 	int st = system(sh);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
@@ -925,7 +925,223 @@ test_topology_table(void)
 	free(text);
 }
 
+/* ---- the commands and targets: collc's help, the man page, cli.md ---- */
+
+/* What `collc ARGS` prints, stdout and stderr together (malloc'd). */
+static char *
+collc_says(const char *args)
+{
+	char cmd[512];
+	snprintf(cmd, sizeof cmd, "%s %s 2>&1", COLLC_BIN, args);
+	FILE *f = popen(cmd, "r");
+	if (!f)
+		return strdup("");
+	char *text = NULL;
+	size_t len = 0, cap = 0, n;
+	char buf[4096];
+	while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
+		if (len + n + 1 > cap) {
+			cap = 2 * (len + n + 1);
+			text = realloc(text, cap);
+		}
+		memcpy(text + len, buf, n);
+		len += n;
+	}
+	pclose(f);
+	if (!text)
+		return strdup("");
+	text[len] = 0;
+	return text;
+}
+
+/* The words of `text` after each occurrence of `lead` that start with a
+ * letter (up to a char not in [a-z-]; roff's \- is a -), as one sorted,
+ * space-separated list: "build check fmt". */
+static void
+words_after(const char *text, const char *end, const char *lead, char *out, size_t len)
+{
+	char w[64][32];
+	int n = 0;
+	for (const char *p = strstr(text, lead); p && (!end || p < end) && n < 64;
+	     p = strstr(p + 1, lead)) {
+		const char *q = p + strlen(lead);
+		size_t k = 0;
+		if (!(*q >= 'a' && *q <= 'z'))
+			continue; /* an option (-o, --version) or a placeholder (COMMAND) */
+		for (; k + 1 < sizeof w[0] && ((*q >= 'a' && *q <= 'z') || *q == '-' ||
+		       (q[0] == '\\' && q[1] == '-')); q++)
+			if (*q != '\\')
+				w[n][k++] = *q;
+		w[n][k] = 0;
+		bool dup = k == 0;
+		for (int i = 0; i < n && !dup; i++)
+			dup = strcmp(w[i], w[n]) == 0;
+		n += !dup;
+	}
+	qsort(w, (size_t)n, sizeof w[0], (int (*)(const void *, const void *))strcmp);
+	out[0] = 0;
+	for (int i = 0; i < n; i++)
+		snprintf(out + strlen(out), len - strlen(out), "%s%s", i ? " " : "", w[i]);
+}
+
+/* `collc help` (its commands), `collc help build` (its targets: backend.c's
+ * table), the man page's COMMANDS and build paragraph, and cli.md's
+ * synopsis and `--target` list name the same commands and targets; the
+ * messages cli.md quotes for a missing and a misspelt target are collc's. */
+static void
+test_commands_and_targets(void)
+{
+	char *help = collc_says("help"), *build = collc_says("help build");
+	char *man = slurp("docs/collc.1", NULL), *cli = slurp("docs/cli.md", NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(man);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(cli);
+	char want[1024], got[1024];
+	/* commands: "  NAME ..." lines of the help's "commands:" block */
+	const char *cmds = strstr(help, "commands:\n"), *opts = strstr(help, "\noptions:");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(cmds);
+	words_after(cmds, opts, "\n  ", want, sizeof want);
+	CU_ASSERT(strstr(want, "check") && strstr(want, "build") && strstr(want, "help"));
+	const char *man_cmds = strstr(man, ".SH COMMANDS"), *man_end = strstr(man, ".SH BANDWIDTH");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(man_cmds);
+	words_after(man_cmds, man_end, "\n.BI \"", got, sizeof got);
+	assert_named(strcmp(want, got) == 0, __LINE__, __FILE__,
+	             "collc help's commands: %s; collc.1's COMMANDS: %s", want, got);
+	const char *syn = strstr(cli, "\n```\ncollc "), *syn_end = syn ? strstr(syn + 5, "```") : NULL;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(syn);
+	words_after(syn, syn_end, "\ncollc ", got, sizeof got);
+	assert_named(strcmp(want, got) == 0, __LINE__, __FILE__,
+	             "collc help's commands: %s; cli.md's synopsis: %s", want, got);
+	/* targets: "  NAME  ..." lines of the help's "targets:" block */
+	const char *tg = strstr(build, "targets:\n");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tg);
+	words_after(tg, NULL, "\n  ", want, sizeof want);
+	CU_ASSERT(strstr(want, "msccl") && strstr(want, "ir"));
+	const char *man_build = strstr(man, ".BI \"build \""), *man_next = man_build ?
+	                        strstr(man_build, "\n.RS") : NULL;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(man_build);
+	words_after(man_build, man_next, "\n.B ", got, sizeof got);
+	assert_named(strcmp(want, got) == 0, __LINE__, __FILE__,
+	             "collc help build's targets: %s; collc.1's build paragraph: %s", want, got);
+	words_after(cli, NULL, "\n- `--target ", got, sizeof got);
+	assert_named(strcmp(want, got) == 0, __LINE__, __FILE__,
+	             "collc help build's targets: %s; cli.md's --target list: %s", want, got);
+	/* the messages cli.md quotes, as collc prints them */
+	char *none = collc_says("build examples/ring-classic.coll");
+	char *typo = collc_says("build examples/ring-classic.coll --target msccal");
+	static const char *const quoted[] = {"(`build: --target is one of ", "(`build: --target 'msccal'"};
+	const char *said[] = {none, typo};
+	for (size_t i = 0; i < countof(quoted); i++) {
+		const char *q = strstr(cli, quoted[i]);
+		assert_named(q != NULL, __LINE__, __FILE__, "cli.md quotes no %s...`", quoted[i] + 2);
+		if (!q)
+			continue;
+		char msg[256];
+		sscanf(q + 2, "%255[^`]", msg);
+		assert_named(strstr(said[i], msg) != NULL, __LINE__, __FILE__,
+		             "cli.md quotes `%s`; collc says: %s", msg, said[i]);
+	}
+	free(none), free(typo), free(help), free(build), free(man), free(cli);
+}
+
+/* ---- the layers: hacking.md's list against the sources' includes ---- */
+
+enum { MAX_LAYERS = 8 };
+
+/* The folders of hacking.md's layers block, top first ("compiler", ...). */
+static int
+doc_layers(const char *doc, char layer[][16])
+{
+	const char *p = strstr(doc, "## The layers");
+	p = p ? strstr(p, "\n```\n") : NULL;
+	const char *end = p ? strstr(p + 5, "\n```") : NULL;
+	int n = 0;
+	for (const char *l = p ? p + 5 : NULL; l && l < end && n < MAX_LAYERS;
+	     l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		if (*l >= 'a' && *l <= 'z' && sscanf(l, "%15[a-z]/", layer[n]) == 1)
+			n++;
+	return n;
+}
+
+/* The layer (index, 0 the top) whose folder holds `name`, or -1: a system
+ * header, a generated one or a test's own. */
+static int
+header_layer(const char *name, char layer[][16], int n)
+{
+	for (int i = 0; i < n; i++) {
+		char path[PATH_MAX];
+		snprintf(path, sizeof path, "%s/%s", layer[i], name);
+		if (access(path, F_OK) == 0)
+			return i;
+	}
+	if (strcmp(name, "coll.tab.h") == 0)
+		return header_layer("ast.h", layer, n); /* grammar's bison header */
+	if (strcmp(name, "chakra_et.pb-c.h") == 0)
+		return header_layer("backend.h", layer, n); /* backends' protobuf-c header */
+	return -1;
+}
+
+/* Every `#include "..."` of the sources names a header of the file's own
+ * layer or one below it, in the order hacking.md lists them; in runtime/,
+ * only the schedule executor (exec.h, exec.c) sees the IR. */
+static void
+test_layers(void)
+{
+	char *doc = slurp("docs/hacking.md", NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+	char layer[MAX_LAYERS][16];
+	int n = doc_layers(doc, layer);
+	assert_named(n == 6, __LINE__, __FILE__, "hacking.md lists %d layers, not 6", n);
+	int ir = -1, files = 0, includes = 0;
+	for (int i = 0; i < n; i++)
+		if (strcmp(layer[i], "ir") == 0)
+			ir = i;
+	CU_ASSERT_FATAL(ir >= 0);
+	for (int i = 0; i < n; i++) {
+		static const char *const ext[] = {"c", "h", "l", "y"};
+		for (size_t e = 0; e < countof(ext); e++) {
+			char pattern[160];
+			snprintf(pattern, sizeof pattern, "%s/*.%s", layer[i], ext[e]);
+			glob_t g;
+			if (glob(pattern, 0, NULL, &g) != 0)
+				continue;
+			for (size_t k = 0; k < g.gl_pathc; k++) {
+				char *text = slurp(g.gl_pathv[k], NULL);
+				if (!text)
+					continue;
+				files++;
+				const char *base = strrchr(g.gl_pathv[k], '/') + 1;
+				bool executor = strncmp(base, "exec.", 5) == 0;
+				for (const char *q = strstr(text, "#include \""); q;
+				     q = strstr(q + 1, "#include \"")) {
+					char name[128];
+					if (sscanf(q + 10, "%127[^\"]", name) != 1)
+						continue;
+					int at = header_layer(name, layer, n);
+					if (at < 0)
+						continue;
+					includes++;
+					assert_named(at >= i, __LINE__, __FILE__, "%s includes %s of %s/, a "
+					             "layer above its own (docs/hacking.md)", g.gl_pathv[k], name,
+					             layer[at]);
+					bool sees_ir = at == ir || strcmp(name, "exec.h") == 0;
+					assert_named(!(strcmp(layer[i], "runtime") == 0 && sees_ir && !executor),
+					             __LINE__, __FILE__, "%s includes %s: in runtime/ only the "
+					             "executor (exec.h) sees the IR (docs/hacking.md)",
+					             g.gl_pathv[k], name);
+				}
+				free(text);
+			}
+			globfree(&g);
+		}
+	}
+	assert_named(files >= 90 && includes >= 140, __LINE__, __FILE__,
+	             "%d files and %d includes of the layers' headers read", files, includes);
+	free(doc);
+}
+
 CU_TestInfo docs_tests[] = {
+	{"source files include only their own layer and those below", test_layers},
+	{"collc help, collc.1 and cli.md: the same commands and targets", test_commands_and_targets},
 	{"language.md's topology table is the registry's", test_topology_table},
 	{"every command of README and docs/ runs as printed (but the slow ones)", test_commands_quick},
 	{"the docs' slow commands run as printed (MPI, sweeps, large builds)", test_commands_slow},

@@ -9,6 +9,7 @@
 #define _XOPEN_SOURCE 700 /* realpath */
 #include <glob.h>
 #include <libgen.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -391,7 +392,119 @@ test_route_hop_estimate(void)
 	}
 }
 
+/* Every limit of base/collc_limits.h, with its value as compiled. The test
+ * below reads the header's names: one missing here fails it. */
+static const struct { const char *name; double value; } limit_values[] = {
+#define L(n) {#n, (double)(n)}
+	L(MAX_DIMS), L(MAX_NODES), L(MAX_CHUNKS), L(MAX_INSTANCES), L(MAX_LINKS), L(MAX_CELLS),
+	L(MAX_TRANSFERS), L(MAX_GROUP_ORDER), L(MAX_PERM_INTS), L(MAX_AUTO_NODES),
+	L(MAX_GENERATOR_IMAGES), L(MAX_SYMM_CHUNKS), L(COLL_BYTES_PER_INPUT_BYTE),
+	L(SCHED_TEXT_BYTES_PER_INPUT_BYTE), L(SIM_TEXT_BYTES_PER_INPUT_BYTE),
+	L(MSCCL_XML_BYTES_PER_INPUT_BYTE), L(MAX_COLL_INPUT_BYTES), L(MAX_TEXT_INPUT_BYTES),
+	L(MAX_XML_INPUT_BYTES), L(MAX_ROUTE_HOPS), L(MAX_ROUNDS), L(PACKET_BUDGET_SECONDS),
+	L(MAX_LOOP_PACKET_HOPS), L(MAX_LOOP_LIVE_HOPS), L(MAX_PACKET_HOPS), L(MAX_SIM_EXPAND),
+	L(MAX_STREAM_MSGS), L(SIMXML_MAX_MSGS), L(SIMXML_MAX_DEPS), L(MAX_NESTING),
+	L(MAX_SCHED_SCOPE), L(MAX_SCHED_VARS), L(MAX_SCHED_SENDS), L(MAX_SCHED_ITERS),
+	L(MAX_SCHED_USES), L(MAX_PIPELINE_MSGS), L(MAX_ROOT_SET_NODES), L(BRIDGE_MAX_RANKS),
+	L(OPTICAL_MAX_BLOCKS), L(MAX_RACE_CLOCKS), L(MAX_SIZES), L(MAX_SWEEP_VALUES), L(MAX_SWEEP_JOBS),
+	L(MAX_SIM_SECONDS),
+#undef L
+};
+
+static int
+limit_index(const char *name, size_t len)
+{
+	for (size_t i = 0; i < countof(limit_values); i++)
+		if (strlen(limit_values[i].name) == len && memcmp(limit_values[i].name, name, len) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* The numbers of a table cell, parenthesised asides left out: "1,073,741,824
+ * (2^30) and 134,217,728 (2^27)" gives 1073741824 and 134217728. */
+static int
+cell_numbers(const char *cell, const char *end, double *num, int max)
+{
+	int n = 0, paren = 0;
+	for (const char *q = cell; q < end && n < max; q++) {
+		paren += *q == '(' ? 1 : *q == ')' ? -1 : 0;
+		if (paren || !(*q >= '0' && *q <= '9') || (q > cell && (q[-1] == '^' ||
+		    q[-1] == '_' || (q[-1] >= 'A' && q[-1] <= 'Z'))))
+			continue;
+		double v = 0;
+		for (; q < end && ((*q >= '0' && *q <= '9') || (*q == ',' && q[1] >= '0' &&
+		       q[1] <= '9')); q++)
+			if (*q != ',')
+				v = v * 10 + (*q - '0');
+		num[n++] = v;
+	}
+	return n;
+}
+
+/* docs/limits.md names every limit of base/collc_limits.h, and a row of its
+ * tables that starts with limits' names gives their values as compiled
+ * (MAX_SIM_SECONDS to the second). */
+static void
+test_limits_doc(void)
+{
+	char *h = slurp("base/collc_limits.h", NULL), *doc = slurp("docs/limits.md", NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+	/* the header's names: `NAME =` inside its enum, and its #defines but LIMIT_SHIFT */
+	int seen = 0;
+	for (char *l = h; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		char name[64];
+		if (sscanf(l, "\t%63[A-Z0-9_] =", name) != 1 &&
+		    (sscanf(l, "#define %63[A-Z0-9_] ", name) != 1 || strncmp(name, "COLLC_", 6) == 0 ||
+		     strcmp(name, "LIMIT_SHIFT") == 0))
+			continue;
+		seen++;
+		assert_named(limit_index(name, strlen(name)) >= 0, __LINE__, __FILE__,
+		             "%s (collc_limits.h) is not in test_limits.c's limit_values[]", name);
+		char quoted[80];
+		snprintf(quoted, sizeof quoted, "`%s`", name);
+		assert_named(strstr(doc, quoted) != NULL, __LINE__, __FILE__,
+		             "%s (collc_limits.h) is not named in docs/limits.md", name);
+	}
+	CU_ASSERT_EQUAL(seen, (int)countof(limit_values));
+	/* rows "| `A`, `B` | value of A and value of B | ..." */
+	int rows = 0;
+	for (char *l = doc; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		if (strncmp(l, "| `", 3) != 0)
+			continue;
+		char *cell = strstr(l + 1, " | "), *eol = strchr(l, '\n');
+		if (!cell || !eol || cell > eol)
+			continue;
+		int which[8], k = 0;
+		for (char *q = l + 2; q < cell && k < 8 && *q == '`';) {
+			char *close = strchr(q + 1, '`');
+			int i = close ? limit_index(q + 1, (size_t)(close - q - 1)) : -1;
+			if (i < 0)
+				break;
+			which[k++] = i;
+			q = close + 1;
+			q += strspn(q, ", ");
+		}
+		if (k == 0)
+			continue;
+		cell += 3;
+		char *cell_end = strstr(cell, " | ");
+		double num[8];
+		int n = cell_numbers(cell, cell_end ? cell_end : eol, num, k);
+		for (int j = 0; j < k; j++)
+			assert_named(j < n && num[j] == floor(limit_values[which[j]].value), __LINE__,
+			             __FILE__, "docs/limits.md gives %s as %.0f; collc_limits.h has %.0f",
+			             limit_values[which[j]].name, j < n ? num[j] : -1.0,
+			             limit_values[which[j]].value);
+		rows++;
+	}
+	CU_ASSERT(rows >= 20);
+	free(h);
+	free(doc);
+}
+
 CU_TestInfo limits_tests[] = {
+	{"docs/limits.md names every limit of collc_limits.h with its value", test_limits_doc},
 	{"golden limit files: exit 1 and their exact errors", test_golden_limits},
 	{"a 1 KB schedule text file with 2^30 chunks", test_ir_chunks},
 	{"collc run --size beyond memory", test_run_size},

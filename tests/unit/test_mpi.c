@@ -257,6 +257,47 @@ chunk_order_note(const char *text)
 	return slurp(path, NULL);
 }
 
+/* The generated main's busbw is algbw times nccl-tests' factor for the kind:
+ * 2(p-1)/p for allreduce, (p-1)/p for reduce-scatter and allgather, on p
+ * ranks; read from the program --with-main writes. */
+static void
+test_busbw_factor(void)
+{
+	static const struct { const char *kind, *alg; double twice; } kinds[] = {
+		{"allreduce", "ring", 2}, {"reduce_scatter", "ring", 1}, {"allgather", "ring", 1}};
+	static const int ranks[] = {2, 6, 8};
+	int read = 0;
+	for (size_t k = 0; k < countof(kinds); k++)
+		for (size_t r = 0; r < countof(ranks); r++) {
+			char path[256], cmd[1024];
+			snprintf(path, sizeof path, "%s/bus.coll", dir);
+			FILE *f = fopen(path, "w");
+			CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+			fprintf(f, "topology R = ring(%d);\ncollective %s X on R { algorithm %s; }\n",
+			        ranks[r], kinds[k].kind, kinds[k].alg);
+			fclose(f);
+			snprintf(cmd, sizeof cmd, "%s build %s --target mpi --with-main -o %s/bus.c",
+			         COLLC_BIN, path, dir);
+			CU_ASSERT_EQUAL_FATAL(sh(cmd), 0);
+			snprintf(path, sizeof path, "%s/bus.c", dir);
+			char *c = slurp(path, NULL);
+			CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+			const char *def = strstr(c, "#define BUS_FACTOR ");
+			double factor = -1, p = ranks[r];
+			if (def && sscanf(def, "#define BUS_FACTOR %lf", &factor) == 1)
+				read++;
+			double want = kinds[k].twice * (p - 1) / p;
+			assert_named(fabs(factor - want) < 1e-12, __LINE__, __FILE__,
+			             "%s on %d ranks: BUS_FACTOR %.17g, nccl-tests' %.17g", kinds[k].kind,
+			             ranks[r], factor, want);
+			/* and the busbw column is algbw times it */
+			CU_ASSERT_PTR_NOT_NULL(strstr(c, "return BUS_FACTOR;"));
+			CU_ASSERT_PTR_NOT_NULL(strstr(c, "algbw, algbw * collc_bus_factor()"));
+			free(c);
+		}
+	CU_ASSERT_EQUAL(read, (int)(countof(kinds) * countof(ranks)));
+}
+
 /* Chunks are ordered so that messages are runs of the buffer (no packing);
  * an order that would pack more than the schedule's own is not taken. */
 static void
@@ -941,6 +982,8 @@ CU_TestInfo mpi_tests[] = {
 	{"a communicator of the wrong size", test_wrong_size},
 	{"Bridge on an optical ring against MPI, barriers at reconfigurations", test_optical},
 	{"chunk order: messages as runs of the buffer", test_chunk_order},
+	{"--with-main: busbw is algbw x 2(p-1)/p (allreduce), (p-1)/p (reduce-scatter, allgather)",
+	 test_busbw_factor},
 	{"each rank's symmetric plan against the definition", test_symmetric_plans},
 	{"Open MPI and MPICH at -O2 without warnings; nccl-tests' columns", test_both_mpis_and_columns},
 	{"pipelined trees on 4x4 SMBi / SMAlter against MPI", test_pipelined_trees},

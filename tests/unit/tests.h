@@ -39,13 +39,18 @@ extern const char *const topo_form_decl[];
 /* Parses and (when the parse is clean) checks `text` as file `name`. */
 void check_text(Checked *, const char *name, const char *text, size_t len);
 void check_str(Checked *, const char *text);
-/* check_text, then (when clean) lower to the IR and verify every schedule. */
+/* check_text, then (when clean) lower to the IR and verify every schedule,
+ * as the driver does (lower_verified). */
 void check_built(Checked *, const char *name, const char *text, size_t len);
 void checked_free(Checked *);
 /* The canonical form of a clean Checked (malloc'd). */
 char *fmt_string(const File *);
 /* Reads a whole file into memory (malloc'd, NUL-terminated), or NULL. */
 char *slurp(const char *path, size_t *len);
+/* A wall-clock limit of `seconds` on an idle machine, scaled by the load:
+ * times 1 + the load average per core (/proc/loadavg), so that a test's
+ * time limit holds on the shared, loaded machine too. */
+int load_scaled(int seconds);
 /* Writes text to dir/name. */
 void write_in(const char *dir, const char *name, const char *text);
 
@@ -67,6 +72,9 @@ void write_in(const char *dir, const char *name, const char *text);
 	CU_assertImplementation(strstr((c)->diag, (needle)) != NULL, __LINE__,            \
 	                        diag_msg((c), (needle)), __FILE__, "", CU_FALSE)
 const char *diag_msg(const Checked *, const char *needle);
+/* Every registry algorithm on every form and kind it accepts (test_alg_forms.c). */
+void test_every_form_builds(void);
+void test_auto_notes_failed_candidate(void);
 /* One assertion with a message built at run time (CUnit copies it). */
 void assert_named(int ok, int line, const char *file, const char *fmt, ...) PRINTF_LIKE(4, 5);
 

@@ -1,0 +1,22 @@
+/* test_cli.h: what the cli suite's files share (test_cli.c, test_cli_sweep.c). */
+#ifndef COLLC_TEST_CLI_H
+#define COLLC_TEST_CLI_H
+
+#include <stdbool.h>
+
+extern char cli_tmpdir[]; /* the suite's scratch folder (cli_setup) */
+/* Runs `collc ARGS`, capturing stdout and stderr; returns the exit status. */
+int cli_collc(const char *args, char **out, char **err);
+/* Whether NAME (in cli_tmpdir unless absolute) exists. */
+bool cli_exists(const char *name);
+
+/* test_cli_sweep.c */
+void test_sweep(void);
+void test_sweep_sizes(void);
+void test_sweep_file(void);
+void test_sweep_file_network(void);
+void test_sweep_axes_registry(void);
+void test_sweep_interrupt(void);
+void test_sweep_estimate(void);
+
+#endif
