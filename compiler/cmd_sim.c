@@ -563,12 +563,14 @@ sim_opt(void *ctx, const char *name, const char *value)
 {
 	SimArgs *a = ctx;
 	if (strcmp(name, "sizes") == 0) {
-		if ((a->nsize = parse_size_list(value, a->sizes, MAX_SIZES)) < 0)
-			return usage_error("sim: --sizes takes A..B (powers of two from A to B) or "
-			                   "a list A,B,C of whole numbers of bytes, such as 64KiB");
+		char err[256];
+		if ((a->nsize = parse_size_list(value, a->sizes, MAX_SIZES, err, sizeof err)) < 0)
+			return usage_error("sim: --sizes: %s; it takes A..B (powers of two from A to B) or "
+			                   "a list A,B,C of whole numbers of bytes", err);
 	} else if (strcmp(name, "size") == 0) {
 		if ((a->link_size = parse_bytes(value)) < 1)
-			return usage_error("sim: --size takes a whole number of bytes such as 1MiB");
+			return size_usage("sim", name, value, a->link_size,
+			                  "a whole number of bytes such as 1MiB");
 	} else if (strcmp(name, "mode") == 0 || strcmp(name, "sync") == 0) {
 		return sim_mode_opt("sim", name, value, &a->opts);
 	} else if (strcmp(name, "links") == 0) {

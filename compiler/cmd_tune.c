@@ -690,9 +690,10 @@ tune_opt(void *ctx, const char *name, const char *value)
 {
 	TuneArgs *a = ctx;
 	if (strcmp(name, "sizes") == 0) {
-		if ((a->nsize = parse_size_list(value, a->sizes, TUNE_MAX_SIZES)) < 0)
-			return usage_error("tune: --sizes takes A..B (powers of two from A to B) or a list "
-			                   "A,B,C of whole numbers of bytes, such as 64KiB");
+		char err[256];
+		if ((a->nsize = parse_size_list(value, a->sizes, TUNE_MAX_SIZES, err, sizeof err)) < 0)
+			return usage_error("tune: --sizes: %s; it takes A..B (powers of two from A to B) or "
+			                   "a list A,B,C of whole numbers of bytes", err);
 	} else if (strcmp(name, "mode") == 0 || strcmp(name, "sync") == 0) {
 		return sim_mode_opt("tune", name, value, &a->opts);
 	} else if (strcmp(name, "collective") == 0) {
@@ -785,7 +786,7 @@ static int
 cmd_tune(int argc, char **argv)
 {
 	TuneArgs a = {0};
-	a.nsize = parse_size_list("4KiB..256MiB", a.sizes, TUNE_MAX_SIZES);
+	a.nsize = parse_size_list("4KiB..256MiB", a.sizes, TUNE_MAX_SIZES, NULL, 0);
 	int rc = cli_parse(&cli_tune, argc, argv, &a, tune_opt, &a.path);
 	if (rc)
 		return rc < 0 ? 0 : rc;

@@ -95,6 +95,9 @@ spec_sizes(Spec *s, const List *l)
 		} else {
 			lo = hi = parse_size(l->v[i]);
 		}
+		if (hi > MAX_SIZE_BYTES)
+			return spec_error(s, l->at[i], "sizes: '%s%s%s' is beyond %s", l->v[i],
+			                  dots ? ".." : "", dots ? dots + 2 : "", SIZE_LIMIT_TEXT);
 		if (lo < 1 || hi < lo)
 			return spec_error(s, l->at[i], "sizes: '%s' is not a size or a range A..B",
 			                  l->v[i]);

@@ -12,9 +12,12 @@ extern CU_TestInfo arena_tests[], heap_tests[], diag_tests[], lexer_tests[], par
 	mpi_tests[], msccl_tests[], usersched_tests[], disjoint_tests[], pipelined_tests[],
 	chakra_tests[], perf_tests[], docs_tests[], limits_tests[], optical_tests[], explain_tests[];
 extern CU_TestInfo hash_tests[]; /* base/hash.h */
+extern CU_TestInfo hostile_tests[]; /* issue 38's findings */
 
 int cli_setup(void);
 int cli_teardown(void);
+int hostile_setup(void);
+int hostile_teardown(void);
 int limits_setup(void);
 int limits_teardown(void);
 int explain_setup(void);
