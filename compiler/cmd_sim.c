@@ -674,6 +674,28 @@ parse_ranks(const char *text, int *node, int max)
 	return n;
 }
 
+/* --ranks: every node a rank of t, and no node twice (two ranks on one
+ * node would exchange nothing over the network and time to zero). */
+static int
+check_rank_nodes(Arena *a, const int *node, int n, const Topo *t)
+{
+	int *first = arena_array(a, (size_t)t->nnode + 1, sizeof *first);
+	for (int r = 0; r < n; r++) {
+		if (node[r] >= t->nnode || (t->is_switch && t->is_switch[node[r]])) {
+			error_file("--ranks: node %d is not a rank of %s (it has %d)", node[r], t->name,
+			           t->nrank);
+			return 1;
+		}
+		if (first[node[r]]) {
+			error_file("--ranks: node %d is listed twice (for XML ranks %d and %d); each "
+			           "rank needs a node of its own", node[r], first[node[r]] - 1, r);
+			return 1;
+		}
+		first[node[r]] = r + 1;
+	}
+	return 0;
+}
+
 /* FILE.xml on the first topology of --topology T.coll, rank r on node
  * --ranks[r] (default: the r-th node that is not a switch). */
 static int
@@ -702,12 +724,7 @@ run_xml(Runner *u, const SimArgs *a, const char *text, size_t len)
 			           "0..%d or %d..0)", a->ranks, p.ngpus, p.ngpus - 1, p.ngpus - 1);
 			rc = 1;
 		}
-		for (int r = 0; rc == 0 && r < p.ngpus; r++)
-			if (node[r] >= t->nnode || (t->is_switch && t->is_switch[node[r]])) {
-				error_file("--ranks: node %d is not a rank of %s (it has %d)", node[r],
-				           t->name, t->nrank);
-				rc = 1;
-			}
+		rc = rc == 0 ? check_rank_nodes(&u->arena, node, p.ngpus, t) : rc;
 	} else if (rc == 0) {
 		int r = 0;
 		for (int v = 0; v < t->nnode && r < p.ngpus; v++)

@@ -133,8 +133,35 @@ test_sizes_any_length(void)
 	EXPECT("tune --sizes 1..1e30 r4.coll", 2, "'1e30' is beyond 2^53 - 1 bytes");
 }
 
+/* A: sim FILE.xml --ranks with a node twice put ranks on one node and
+ * printed 0.00 us, exit 0. */
+static void
+test_ranks_twice(void)
+{
+	static const struct { const char *ranks, *want; } bad[] = {
+	    {"0,0,0,0", "error: --ranks: node 0 is listed twice (for XML ranks 0 and 1); each rank "
+	                "needs a node of its own"},
+	    {"0..2,1", "error: --ranks: node 1 is listed twice (for XML ranks 1 and 3)"},
+	    {"3..0", NULL},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		char line[600];
+		snprintf(line, sizeof line, "sim %s/tests/fixtures/msccl/generated/"
+		         "msccltools_allpairs_allgather_4r_ll.xml --topology r4.coll --ranks %s",
+		         getenv("PWD"), bad[i].ranks);
+		if (bad[i].want) {
+			EXPECT(line, 1, bad[i].want);
+		} else {
+			char *out, *err;
+			CU_ASSERT_EQUAL(collc(line, &out, &err), 0);
+			free(out), free(err);
+		}
+	}
+}
+
 CU_TestInfo hostile_tests[] = {
     {"A: a size of 2^53 bytes or more is refused, naming the limit", test_size_limit},
     {"A: --sizes of any length; more than 64 names the cap", test_sizes_any_length},
+    {"A: sim FILE.xml --ranks naming a node twice is an error", test_ranks_twice},
     CU_TEST_INFO_NULL,
 };
