@@ -509,6 +509,13 @@ read_tree_line(Reader *r, SchedBody *b)
 	int *parent = arena_array(r->a, (size_t)t->nnode, sizeof *parent);
 	for (int v = 0; v < t->nnode && !r->failed; v++)
 		parent[v] = (int)integer(r, -1, t->nnode - 1);
+	for (int i = 0; i < nroot && !r->failed; i++) /* the walk up stops at a root */
+		if (parent[roots[i]] != -1) {
+			char what[128];
+			snprintf(what, sizeof what, "tree %d: its root %d has parent %d; a root's parent is -1",
+			         id, roots[i], parent[roots[i]]);
+			fail(r, what);
+		}
 	if (r->failed)
 		return;
 	if (!s->tree)
