@@ -356,10 +356,22 @@ static Sched *
 read_sched_header(Reader *r, SchedBody *b)
 {
 	char name[4096], kind[32], alg[4096], topo[4096], form[16];
+	skip_space(r);
+	const char *name_at = r->at;
 	if (!word(r, name, sizeof name) || !word(r, kind, sizeof kind) || !word(r, alg, sizeof alg)) {
 		fail(r, "expected: schedule NAME KIND ALGORITHM topology T ...");
 		return NULL;
 	}
+	for (int i = 0; i < r->p->nsched; i++)
+		if (strcmp(r->p->sched[i]->name, name) == 0) {
+			/* names a collective, as a .coll file's do: every backend keys on it */
+			char what[4200];
+			snprintf(what, sizeof what, "'%s' is already defined above: a schedule's name is "
+			         "its collective's, and names are unique", name);
+			r->at = name_at;
+			fail(r, what);
+			return NULL;
+		}
 	int k = -1;
 	for (int i = 0; i < NCOLLKIND; i++)
 		if (strcmp(coll_kind_name[i], kind) == 0)
