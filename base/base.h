@@ -156,4 +156,29 @@ void memout_close(MemOut *);  /* m->buf and m->len then hold the bytes */
 int memout_write(MemOut *, const char *path, char *err, size_t errlen);
 void memout_drop(MemOut *);   /* closes m and frees its bytes unwritten */
 
+/* Temporaries removed if SIGINT or SIGTERM ends the run (tmpfiles.c): a
+ * path held is unlinked (or, a directory, removed when empty) by the
+ * signal's handler; its slot, or -1 for nothing. */
+int tmp_hold(const char *path);
+void tmp_release(int slot);
+
+/* A directory output (tmpfiles.c), built in TARGET.PID.tmp beside its
+ * target and moved into place whole. outdir_begin makes it; `pattern`
+ * (NULL-ended) names the files the output writes (".et": a suffix;
+ * "drop.c": a name). outdir_path names a file in it (malloc'd, held).
+ * outdir_commit fsyncs each file and the directory, carries the target's
+ * other files (the user's) into it, renames the old output aside, the new
+ * one in, and removes the old: no file of an earlier output stays.
+ * outdir_abort removes the new one. 0, or -1 with a message in err. */
+typedef struct OutDir {
+	char *target, *stage;
+	const char *const *pattern;
+	int slot, *file, nfile, cap;
+} OutDir;
+int outdir_begin(OutDir *, const char *target, const char *const *pattern, char *err,
+                 size_t errlen);
+char *outdir_path(OutDir *, const char *name);
+int outdir_commit(OutDir *, char *err, size_t errlen);
+void outdir_abort(OutDir *);
+
 #endif

@@ -443,10 +443,15 @@ write_json(const Spec *s, const Record *rec, const bool *have, FILE *f)
 /* One busbw plot per unit family (all but the pair), series per pair of
  * the same collective kind (its algorithms, or the file's collectives). */
 static int
-write_plots(const Spec *s, const Record *rec, const bool *have, const char *dir)
+write_plots(const Spec *s, const Record *rec, const bool *have, const char *target)
 {
-	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-		fprintf(stderr, "collc: error: %s: %s\n", dir, strerror(errno));
+	/* built beside the target and moved into place whole: no plot of an
+	 * earlier, larger sweep stays beside the new ones */
+	static const char *const written[] = {".svg", NULL};
+	OutDir dir;
+	char err[512];
+	if (outdir_begin(&dir, target, written, err, sizeof err) != 0) {
+		fprintf(stderr, "collc: error: %s\n", err);
 		return 1;
 	}
 	int rc = 0;
@@ -488,10 +493,18 @@ write_plots(const Spec *s, const Record *rec, const bool *have, const char *dir)
 		else
 			snprintf(title, sizeof title, "%s %s, ranks %s, %s", coll_kind_name[kind],
 			         s->topo.v[x.topo], s->groups.v[x.group], s->routing.v[x.route]);
-		snprintf(path, sizeof path, "%s/sweep-%05d.svg", dir, u);
+		snprintf(path, sizeof path, "sweep-%05d.svg", u);
+		char *in = outdir_path(&dir, path);
 		MemOut m;
 		svg_busbw(memout_open(&m), title, s->sizes, s->nsize, ser, ns, 0);
-		rc = write_output(path, &m);
+		rc = write_output(in, &m);
+		free(in);
+	}
+	if (rc == 0 && outdir_commit(&dir, err, sizeof err) != 0) {
+		fprintf(stderr, "collc: error: %s\n", err);
+		rc = 1;
+	} else if (rc != 0) {
+		outdir_abort(&dir);
 	}
 	free(y), free(ser);
 	return rc;
