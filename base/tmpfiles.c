@@ -199,12 +199,13 @@ outdir_begin(OutDir *o, const char *target, const char *const *pattern, char *er
 	snprintf(o->stage, n, "%s.%ld.tmp", path, (long)getpid());
 	free(real);
 	remove_dir(o->stage); /* a killed run's of this pid, if any */
+	o->slot = tmp_hold(o->stage); /* before it exists: a signal never finds it unheld */
 	if (mkdir(o->stage, 0777) != 0) {
 		snprintf(err, errlen, "cannot create '%s': %s", o->stage, strerror(errno));
+		tmp_release(o->slot);
 		free(o->target), free(o->stage);
 		return -1;
 	}
-	o->slot = tmp_hold(o->stage);
 	return 0;
 }
 

@@ -5,10 +5,13 @@
  * would, with the located error, the whole-or-absent output and the message
  * that replaced it asserted.
  */
+#include <dirent.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tests.h"
@@ -159,9 +162,138 @@ test_ranks_twice(void)
 	}
 }
 
+/* ---- B: outputs whole or absent ---- */
+
+/* Whether any name in dir ends in ".tmp" (a temporary left behind). */
+static bool
+tmp_left(const char *dir, char *name, size_t len)
+{
+	DIR *d = opendir(dir);
+	bool found = false;
+	for (struct dirent *e; d && !found && (e = readdir(d));) {
+		size_t n = strlen(e->d_name);
+		found = n > 4 && strcmp(e->d_name + n - 4, ".tmp") == 0;
+		if (found)
+			snprintf(name, len, "%s", e->d_name);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/* Runs `collc ARGS` in tmpdir and sends it `sig` as soon as its temporary
+ * OUT.PID.tmp (a file being written, or a directory being built) appears:
+ * the signal lands mid-write. Its wait status, or -1 when it finished
+ * before the temporary was seen. */
+static int
+kill_mid_write(const char *args, const char *out, int sig)
+{
+	fflush(stdout), fflush(stderr);
+	pid_t pid = fork();
+	if (pid == 0) {
+		char cmd[4096];
+		snprintf(cmd, sizeof cmd, "cd %s && exec %s/%s %s 2>/dev/null", tmpdir, getenv("PWD"),
+		         COLLC_BIN, args);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	char tmp[512];
+	snprintf(tmp, sizeof tmp, "%s/%s.%ld.tmp", tmpdir, out, (long)pid);
+	struct stat st;
+	int status = 0;
+	const struct timespec nap = {0, 20000};
+	for (long i = 0; i < 3000000; i++) { /* a minute at most */
+		if (stat(tmp, &st) == 0) {
+			kill(pid, sig);
+			break;
+		}
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			return -1;
+		nanosleep(&nap, NULL);
+	}
+	waitpid(pid, &status, 0);
+	return status;
+}
+
+/* SIGINT and SIGTERM mid-write: the run ends by the signal, no temporary
+ * remains, and the previous output is as it was (a file: -o of the
+ * schedule text; a directory: chakra's traces). */
+static void
+test_signal_mid_write(void)
+{
+	write_in(tmpdir, "r512.coll", "topology R = ring(512);\n"
+	                              "collective allreduce AR on R { algorithm ring; }\n");
+	static const struct { const char *args, *out, *old; } kinds[] = {
+	    {"build r512.coll --target ir -o out.ir", "out.ir", "out.ir"},
+	    {"build r512.coll --target chakra -o traces", "traces", "traces/AR.0.et"},
+	};
+	static const int sigs[] = {SIGINT, SIGTERM};
+	char cmd[1024];
+	for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++)
+		for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+			snprintf(cmd, sizeof cmd, "cd %s && rm -rf %s && mkdir -p traces && "
+			         "echo old >%s", tmpdir, kinds[k].out, kinds[k].old);
+			CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+			int st = kill_mid_write(kinds[k].args, kinds[k].out, sigs[i]);
+			assert_named(st != -1 && WIFSIGNALED(st) && WTERMSIG(st) == sigs[i], __LINE__,
+			             __FILE__, "collc %s: not ended by signal %d mid-write (status %d)",
+			             kinds[k].args, sigs[i], st);
+			char left[256] = "";
+			assert_named(!tmp_left(tmpdir, left, sizeof left), __LINE__, __FILE__,
+			             "collc %s, signal %d: '%s' left behind", kinds[k].args, sigs[i], left);
+			char path[512];
+			snprintf(path, sizeof path, "%s/%s", tmpdir, kinds[k].old);
+			char *old = slurp(path, NULL);
+			assert_named(old && strcmp(old, "old\n") == 0, __LINE__, __FILE__,
+			             "collc %s, signal %d: the old output is not intact", kinds[k].args,
+			             sigs[i]);
+			free(old);
+		}
+}
+
+/* A full disk (a tmpfs of 1 MiB): the write fails with exit 1 and a
+ * message, no temporary remains, and the previous output is as it was (a
+ * file, and a directory of traces). Skipped, saying so, where mount is not
+ * permitted. */
+static void
+test_full_disk(void)
+{
+	char disk[512], cmd[2048];
+	snprintf(disk, sizeof disk, "%s/disk", tmpdir);
+	snprintf(cmd, sizeof cmd, "mkdir -p %s && mount -t tmpfs -o size=1m tmpfs %s 2>/dev/null",
+	         disk, disk);
+	if (system(cmd) != 0) {
+		printf("\n    (full-disk test skipped: mounting a tmpfs is not permitted here)\n");
+		return;
+	}
+	write_in(tmpdir, "r512.coll", "topology R = ring(512);\n"
+	                              "collective allreduce AR on R { algorithm ring; }\n");
+	snprintf(cmd, sizeof cmd, "mkdir -p %s/traces && echo old >%s/traces/AR.0.et && "
+	         "echo old >%s/out.ir", disk, disk, disk);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+	EXPECT("build r512.coll --target ir -o disk/out.ir", 1, "No space left on device");
+	EXPECT("build r512.coll --target chakra -o disk/traces", 1, "No space left on device");
+	char left[256] = "";
+	assert_named(!tmp_left(disk, left, sizeof left), __LINE__, __FILE__,
+	             "full disk: '%s' left behind", left);
+	static const char *const kept[] = {"out.ir", "traces/AR.0.et"};
+	for (size_t i = 0; i < sizeof kept / sizeof *kept; i++) {
+		char path[600];
+		snprintf(path, sizeof path, "%s/%s", disk, kept[i]);
+		char *old = slurp(path, NULL);
+		assert_named(old && strcmp(old, "old\n") == 0, __LINE__, __FILE__,
+		             "full disk: %s is not as it was", kept[i]);
+		free(old);
+	}
+	snprintf(cmd, sizeof cmd, "umount %s", disk);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+}
+
 CU_TestInfo hostile_tests[] = {
     {"A: a size of 2^53 bytes or more is refused, naming the limit", test_size_limit},
     {"A: --sizes of any length; more than 64 names the cap", test_sizes_any_length},
     {"A: sim FILE.xml --ranks naming a node twice is an error", test_ranks_twice},
+    {"B: SIGINT and SIGTERM mid-write leave no temporary and the old output", test_signal_mid_write},
+    {"B: a full disk leaves no temporary and the old output (tmpfs)", test_full_disk},
     CU_TEST_INFO_NULL,
 };
