@@ -17,7 +17,7 @@
  * points left.
  * `--shard i/n` keeps the points p with p mod n = i; `--merge` sorts
  * shards' rows by point number, which gives the one-machine file byte for
- * byte. SIGINT stops the run: the rows done so far are written (a partial
+ * byte. SIGINT or SIGTERM stops the run: the rows done so far are written (a partial
  * CSV, whole rows only) and `--resume` runs the rest into the same bytes
  * an uninterrupted run writes.
  */
@@ -32,6 +32,9 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 #include "cli.h"
 #include "perf.h"
@@ -155,23 +158,48 @@ report_failure(const Spec *s, const Record *r)
 	}
 }
 
-/* SIGINT during a run: set by the handler, read between polls. */
+/* SIGINT or SIGTERM during a run: the signal, set by the handler and read
+ * between polls; either keeps the finished rows. */
 static volatile sig_atomic_t interrupted;
 
 static void
-on_sigint(int sig)
+on_stop(int sig)
 {
-	(void)sig;
-	interrupted = 1;
+	interrupted = sig;
 }
 
-/* The test hook COLLC_SWEEP_INTERRUPT=N: the first worker, once it has
- * sent N points, sends its parent SIGINT as a terminal would and waits to
- * be ended, so that a test stops a run part way through the real handler. */
+/* A worker dies with its parent, whatever ends the parent (even SIGKILL,
+ * which leaves no handler a chance to end the workers): on Linux the
+ * kernel sends it SIGKILL (PR_SET_PDEATHSIG), and a parent gone before
+ * that was set is seen by getppid. SIGTERM, which the parent holds and
+ * handles, is the worker's to die by again. */
+static void
+worker_start(pid_t parent)
+{
+#ifdef __linux__
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+	if (getppid() != parent)
+		_exit(1);
+	struct sigaction dfl = {.sa_handler = SIG_DFL};
+	sigemptyset(&dfl.sa_mask);
+	sigaction(SIGTERM, &dfl, NULL);
+	sigset_t term;
+	sigemptyset(&term);
+	sigaddset(&term, SIGTERM);
+	sigprocmask(SIG_UNBLOCK, &term, NULL);
+}
+
+/* The test hook COLLC_SWEEP_INTERRUPT=N[:SIG]: the first worker, once it
+ * has sent N points, sends its parent SIGINT (or signal SIG) as a terminal
+ * or a job scheduler would and waits to be ended, so that a test stops a
+ * run part way through the real handler. */
 static long
-interrupt_after(int w)
+interrupt_after(int w, int *sig)
 {
 	const char *v = getenv("COLLC_SWEEP_INTERRUPT");
+	const char *colon = v ? strchr(v, ':') : NULL;
+	*sig = colon ? atoi(colon + 1) : SIGINT;
 	return v && w == 0 ? atol(v) : -1;
 }
 
@@ -181,7 +209,8 @@ static void
 worker(const Spec *s, int w, int workers, int shard, int nshard, const bool *skip, int fd)
 {
 	int below = s->nunit;
-	long sent = 0, stop = interrupt_after(w);
+	int sig;
+	long sent = 0, stop = interrupt_after(w, &sig);
 	for (int i = w; i < s->nunit; i += workers) {
 		int u = unit_at(s->nunit, i);
 		int n = u < below ? run_unit(s, u, shard, nshard, skip, fd) : 0;
@@ -189,7 +218,7 @@ worker(const Spec *s, int w, int workers, int shard, int nshard, const bool *ski
 			below = u;
 		sent += n > 0 ? n : 0;
 		if (stop >= 0 && sent >= stop) {
-			kill(getppid(), SIGINT);
+			kill(getppid(), sig);
 			for (;;)
 				pause();
 		}
@@ -217,8 +246,9 @@ take_record(const Spec *s, int fd, Record *rec, bool *have, Record *failed, Prog
 
 /* Runs every unit of the shard on `workers` processes; rec[point] filled,
  * the points `skip` marks left out. A failed point stops its worker; the
- * lowest failed point is reported. 1 when SIGINT stopped the run (the
- * points back are in rec), 0 when every point is back, -1 after an error. */
+ * lowest failed point is reported. The signal when SIGINT or SIGTERM
+ * stopped the run (the points back are in rec), 0 when every point is
+ * back, -1 after an error. */
 static int
 run_all(const Spec *s, int shard, int nshard, int workers, const bool *skip, Record *rec,
         bool *have)
@@ -234,16 +264,20 @@ run_all(const Spec *s, int shard, int nshard, int workers, const bool *skip, Rec
 	Progress pg = {.t0 = wall_seconds(), .total = total, .wtotal = wtotal, .tty = isatty(2)};
 	struct pollfd pfd[MAX_WORKERS];
 	pid_t pid[MAX_WORKERS];
-	/* SIGINT is held but in ppoll: the workers, which inherit the mask, are
-	 * ended by the parent once it has their finished points */
+	/* SIGINT and SIGTERM are held but in ppoll: the workers, which inherit
+	 * SIGINT's mask (a terminal's Ctrl-C reaches them too), are ended by the
+	 * parent once it has their finished points */
 	sigset_t block, old;
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
-	struct sigaction sa = {.sa_handler = on_sigint}, prev;
+	sigaddset(&block, SIGTERM);
+	struct sigaction sa = {.sa_handler = on_stop}, prev, prev_term;
 	sigemptyset(&sa.sa_mask);
 	sigprocmask(SIG_BLOCK, &block, &old);
 	sigaction(SIGINT, &sa, &prev);
+	sigaction(SIGTERM, &sa, &prev_term);
 	interrupted = 0;
+	pid_t parent = getpid();
 	fflush(NULL);
 	for (int w = 0; w < workers; w++) {
 		int fds[2];
@@ -254,6 +288,7 @@ run_all(const Spec *s, int shard, int nshard, int workers, const bool *skip, Rec
 			die("fork: %s", strerror(errno));
 		if (pid[w] == 0) {
 			close(fds[0]);
+			worker_start(parent);
 			worker(s, w, workers, shard, nshard, skip, fds[1]);
 		}
 		close(fds[1]);
@@ -288,11 +323,13 @@ run_all(const Spec *s, int shard, int nshard, int workers, const bool *skip, Rec
 		if (waitpid(pid[w], &st, 0) < 0 || (!stopped && (!WIFEXITED(st) || WEXITSTATUS(st) != 0)))
 			rc = -1;
 	}
-	/* a SIGINT after the last poll is taken here, not by the old handler */
+	/* a signal after the last poll is taken here, not by the old handler */
 	struct timespec zero = {0, 0};
-	if (sigtimedwait(&block, NULL, &zero) == SIGINT)
-		interrupted = 1;
+	int late = sigtimedwait(&block, NULL, &zero);
+	if (late == SIGINT || late == SIGTERM)
+		interrupted = late;
 	sigaction(SIGINT, &prev, NULL);
+	sigaction(SIGTERM, &prev_term, NULL);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	progress_show(&pg, true);
 	if (failed.point >= 0) {
@@ -300,7 +337,7 @@ run_all(const Spec *s, int shard, int nshard, int workers, const bool *skip, Rec
 		return -1;
 	}
 	if (interrupted && pg.done < total)
-		return 1;
+		return interrupted;
 	if (rc != 0 || pg.done != total) {
 		fprintf(stderr, "collc: error: sweep: a worker failed (%ld of %ld points back)\n",
 		        pg.done, total);
@@ -820,7 +857,7 @@ read_partial(const Spec *s, const char *path, int shard, int nshard, char **text
 	return 0;
 }
 
-/* After SIGINT: how far the run got and the command that finishes it. */
+/* After SIGINT or SIGTERM: how far the run got and the command that finishes it. */
 static void
 report_stop(const SweepArgs *a, const bool *have, char *const *kept, long npoint)
 {
@@ -865,12 +902,13 @@ cmd_sweep(int argc, char **argv)
 		rc = read_partial(s, a.resume, a.shard, a.nshard, &part, kept, skip);
 	int workers = a.jobs < s->nunit ? a.jobs : s->nunit;
 	int run = rc ? -1 : run_all(s, a.shard, a.nshard, workers > 0 ? workers : 1, skip, rec, have);
-	/* stopped by SIGINT: the rows done so far, whole, and exit 130 as a shell would */
+	/* stopped by SIGINT or SIGTERM: the rows done so far, whole, and exit
+	 * 128 + the signal (130, 143) as a shell would */
 	if (run >= 0)
 		rc = emit_csv(a.out ? a.out : "-", s, rec, have, kept);
-	if (run == 1 && rc == 0) {
+	if (run > 0 && rc == 0) {
 		report_stop(&a, have, kept, npoint);
-		rc = 130;
+		rc = 128 + run;
 	}
 	rc = run < 0 ? 1 : rc;
 	if (run == 0 && rc == 0 && a.json)

@@ -6,7 +6,9 @@
  * that replaced it asserted.
  */
 #include <dirent.h>
+#include <errno.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -289,11 +291,104 @@ test_full_disk(void)
 	CU_ASSERT_EQUAL(system(cmd), 0);
 }
 
+/* SIGTERM stops a sweep as SIGINT does: the finished rows written whole,
+ * how to resume, and exit 143 (128 + 15). */
+static void
+test_sweep_sigterm(void)
+{
+	write_in(tmpdir, "t.sweep", "topology torus(4, 4), torus(2, 8)\n"
+	                            "allreduce ring, halving_doubling\nallgather ring\n"
+	                            "sizes 64KiB, 1MiB, 4MiB\nmode flow\n");
+	char *out, *err;
+	CU_ASSERT_EQUAL(collc("sweep t.sweep -j 2 -o full.csv", &out, &err), 0);
+	free(out), free(err);
+	setenv("COLLC_SWEEP_INTERRUPT", "2:15", 1);
+	int st = collc("sweep t.sweep -j 2 -o part.csv", &out, &err);
+	unsetenv("COLLC_SWEEP_INTERRUPT");
+	CU_ASSERT_EQUAL(st, 143);
+	CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "collc: sweep stopped: "));
+	CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "resume with: collc sweep t.sweep --resume part.csv"));
+	free(out), free(err);
+	char path[512];
+	snprintf(path, sizeof path, "%s/part.csv", tmpdir);
+	char *part = slurp(path, NULL);
+	snprintf(path, sizeof path, "%s/full.csv", tmpdir);
+	char *full = slurp(path, NULL);
+	CU_ASSERT_FATAL(part && full);
+	long rows = 0;
+	for (const char *l = strchr(part, '\n'); l && l[1]; l = strchr(l + 1, '\n')) {
+		char line[600];
+		size_t n = strcspn(l + 1, "\n") + 2;
+		snprintf(line, n < sizeof line ? n + 0 : sizeof line, "%s", l);
+		CU_ASSERT_PTR_NOT_NULL(strstr(full, line)); /* each kept row is the full run's */
+		rows++;
+	}
+	CU_ASSERT(rows >= 2 && rows < 18);
+	free(part), free(full);
+}
+
+/* Sweep workers die with their parent, even by SIGKILL, which no handler
+ * sees: this process adopts the orphans (a subreaper) and finds each
+ * killed at once by the kernel's SIGKILL (PR_SET_PDEATHSIG), not ended by
+ * a broken pipe after its point, seconds later. */
+static void
+test_sweep_workers_die(void)
+{
+	write_in(tmpdir, "w.sweep", "topology torus(16, 16)\nallreduce halving_doubling\n"
+	                            "routing shortest_path, dor\nsizes 32MiB, 64MiB, 128MiB\n"
+	                            "mode packet\n");
+	CU_ASSERT_EQUAL_FATAL(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	fflush(stdout), fflush(stderr);
+	pid_t pid = fork();
+	if (pid == 0) {
+		char bin[512], spec[512];
+		snprintf(bin, sizeof bin, "%s/%s", getenv("PWD"), COLLC_BIN);
+		snprintf(spec, sizeof spec, "%s/w.sweep", tmpdir);
+		freopen("/dev/null", "w", stdout), freopen("/dev/null", "w", stderr);
+		execl(bin, "collc", "sweep", spec, "-j", "2", (char *)NULL);
+		_exit(127);
+	}
+	/* the workers running: /proc lists the parent's children */
+	char kids[128], buf[256] = "";
+	snprintf(kids, sizeof kids, "/proc/%ld/task/%ld/children", (long)pid, (long)pid);
+	const struct timespec nap = {0, 10000000};
+	for (int i = 0; i < 1000 && strchr(buf, ' ') == strrchr(buf, ' '); i++) {
+		FILE *f = fopen(kids, "r");
+		buf[0] = 0;
+		if (f && !fgets(buf, sizeof buf, f))
+			buf[0] = 0;
+		if (f)
+			fclose(f);
+		nanosleep(&nap, NULL);
+	}
+	kill(pid, SIGKILL);
+	int st, nworker = 0, killed = 0;
+	waitpid(pid, &st, 0);
+	double t0 = (double)time(NULL);
+	for (pid_t w; (double)time(NULL) - t0 < 30;) {
+		w = waitpid(-1, &st, WNOHANG);
+		if (w < 0 && errno == ECHILD)
+			break;
+		if (w > 0) {
+			nworker++;
+			killed += WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL;
+		} else {
+			nanosleep(&nap, NULL);
+		}
+	}
+	prctl(PR_SET_CHILD_SUBREAPER, 0);
+	assert_named(nworker == 2 && killed == 2, __LINE__, __FILE__,
+	             "sweep's workers after their parent's SIGKILL: %d reaped, %d killed by SIGKILL "
+	             "(children were: %s)", nworker, killed, buf);
+}
+
 CU_TestInfo hostile_tests[] = {
     {"A: a size of 2^53 bytes or more is refused, naming the limit", test_size_limit},
     {"A: --sizes of any length; more than 64 names the cap", test_sizes_any_length},
     {"A: sim FILE.xml --ranks naming a node twice is an error", test_ranks_twice},
     {"B: SIGINT and SIGTERM mid-write leave no temporary and the old output", test_signal_mid_write},
     {"B: a full disk leaves no temporary and the old output (tmpfs)", test_full_disk},
+    {"B: SIGTERM stops a sweep as SIGINT does, keeping the finished rows", test_sweep_sigterm},
+    {"B: sweep workers die with their parent, even by SIGKILL", test_sweep_workers_die},
     CU_TEST_INFO_NULL,
 };
