@@ -59,6 +59,11 @@ hostile_setup(void)
 {
 	if (!mkdtemp(tmpdir))
 		return -1;
+	char link[512], examples[512];
+	snprintf(link, sizeof link, "%s/examples", tmpdir);
+	snprintf(examples, sizeof examples, "%s/examples", getenv("PWD"));
+	if (symlink(examples, link) != 0) /* the examples, as from the root */
+		return -1;
 	write_in(tmpdir, "r4.coll", "network { link_bandwidth = 400 Gbps; link_latency = 100 ns; }\n"
 	                            "topology R = ring(4);\n"
 	                            "collective allreduce AR on R { algorithm ring; }\n");
@@ -194,8 +199,8 @@ kill_mid_write(const char *args, const char *out, int sig)
 	pid_t pid = fork();
 	if (pid == 0) {
 		char cmd[4096];
-		snprintf(cmd, sizeof cmd, "cd %s && exec %s/%s %s 2>/dev/null", tmpdir, getenv("PWD"),
-		         COLLC_BIN, args);
+		snprintf(cmd, sizeof cmd, "cd %s && exec %s/%s %s >/dev/null 2>&1", tmpdir,
+		         getenv("PWD"), COLLC_BIN, args);
 		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
 		_exit(127);
 	}
@@ -218,8 +223,9 @@ kill_mid_write(const char *args, const char *out, int sig)
 }
 
 /* SIGINT and SIGTERM mid-write: the run ends by the signal, no temporary
- * remains, and the previous output is as it was (a file: -o of the
- * schedule text; a directory: chakra's traces). */
+ * remains, and the previous output is as it was, for each kind of output:
+ * a file (-o of the schedule text) and each directory output (chakra's
+ * traces, an MPI library, tune's MSCCL files, sweep's plots). */
 static void
 test_signal_mid_write(void)
 {
@@ -228,13 +234,19 @@ test_signal_mid_write(void)
 	static const struct { const char *args, *out, *old; } kinds[] = {
 	    {"build r512.coll --target ir -o out.ir", "out.ir", "out.ir"},
 	    {"build r512.coll --target chakra -o traces", "traces", "traces/AR.0.et"},
+	    {"build r512.coll --target mpi-lib -o lib", "lib", "lib/collc.h"},
+	    {"tune examples/torus-8x8-compare.coll --collective SP --sizes 1KiB..64KiB "
+	     "--mode flow --msccl-dir algos", "algos", "algos/SP-00-1024-32767.xml"},
+	    {"sweep p.sweep --plots plots", "plots", "plots/sweep-00000.svg"},
 	};
+	write_in(tmpdir, "p.sweep", "topology torus(4, 4), ring(16)\nallreduce ring\n"
+	                            "sizes 1KiB..1MiB\nmode flow\n");
 	static const int sigs[] = {SIGINT, SIGTERM};
 	char cmd[1024];
 	for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++)
 		for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
-			snprintf(cmd, sizeof cmd, "cd %s && rm -rf %s && mkdir -p traces && "
-			         "echo old >%s", tmpdir, kinds[k].out, kinds[k].old);
+			snprintf(cmd, sizeof cmd, "cd %s && rm -rf %s && mkdir -p $(dirname %s) && "
+			         "echo old >%s", tmpdir, kinds[k].out, kinds[k].old, kinds[k].old);
 			CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
 			int st = kill_mid_write(kinds[k].args, kinds[k].out, sigs[i]);
 			assert_named(st != -1 && WIFSIGNALED(st) && WTERMSIG(st) == sigs[i], __LINE__,
