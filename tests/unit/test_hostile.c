@@ -394,6 +394,41 @@ test_sweep_workers_die(void)
 	             "(children were: %s)", nworker, killed, buf);
 }
 
+/* ---- C: messages that say what is wrong and where ---- */
+
+/* A sweep spec: a value with ';' or '}' (it said "cannot be simulated: "
+ * with the generated file's syntax error), a NUL byte (it said "a spec
+ * needs a sizes line" or ran on), a key given twice (the later won
+ * silently). */
+static void
+test_spec_messages(void)
+{
+	static const struct { const char *spec; size_t len; const char *want; } bad[] = {
+	    {"topology torus(4, 4);\nallreduce ring\nsizes 1MiB\n", 0,
+	     "s.sweep:1:21: error: 'topology': a value cannot hold ';'"},
+	    {"topology torus(4, 4)\nallreduce ring}\nsizes 1MiB\n", 0,
+	     "s.sweep:2:15: error: 'allreduce': a value cannot hold '}'"},
+	    {"topology torus(4, 4)\nallreduce ring\x00\nsizes 1MiB\n", 48,
+	     "s.sweep:2:15: error: a NUL byte: a spec is text"},
+	    {"topology torus(4, 4)\nallreduce ring\nsizes 1MiB\nsizes 4MiB\n", 0,
+	     "s.sweep:4:1: error: 'sizes' is given twice; give all its values on one line, the "
+	     "first at line 3"},
+	    {"topology torus(4, 4)\nallreduce ring\nmode flow\nsizes 1MiB\nmode packet\n", 0,
+	     "s.sweep:5:1: error: 'mode' is given twice"},
+	    {"topology torus(4, 4)\nallreduce ring\nallreduce swing\nsizes 1MiB\n", 0,
+	     "s.sweep:3:1: error: 'allreduce' is given twice"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		char path[512];
+		snprintf(path, sizeof path, "%s/s.sweep", tmpdir);
+		FILE *f = fopen(path, "wb");
+		CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+		fwrite(bad[i].spec, 1, bad[i].len ? bad[i].len : strlen(bad[i].spec), f);
+		fclose(f);
+		EXPECT("sweep s.sweep -o s.csv", 1, bad[i].want);
+	}
+}
+
 CU_TestInfo hostile_tests[] = {
     {"A: a size of 2^53 bytes or more is refused, naming the limit", test_size_limit},
     {"A: --sizes of any length; more than 64 names the cap", test_sizes_any_length},
@@ -402,5 +437,6 @@ CU_TestInfo hostile_tests[] = {
     {"B: a full disk leaves no temporary and the old output (tmpfs)", test_full_disk},
     {"B: SIGTERM stops a sweep as SIGINT does, keeping the finished rows", test_sweep_sigterm},
     {"B: sweep workers die with their parent, even by SIGKILL", test_sweep_workers_die},
+    {"C: a spec's ';' or '}', NUL byte and repeated key are located errors", test_spec_messages},
     CU_TEST_INFO_NULL,
 };
