@@ -825,16 +825,31 @@ read_partial(const Spec *s, const char *path, int shard, int nshard, char **text
 		fprintf(stderr, "collc: error: %s\n", err);
 		return 1;
 	}
+	/* a file saved with CRLF line ends (an editor, a copy through Windows)
+	 * is the same rows: its CRs go */
+	size_t k = 0;
+	for (size_t i = 0; i < len; i++)
+		if (!((*text)[i] == '\r' && i + 1 < len && (*text)[i + 1] == '\n'))
+			(*text)[k++] = (*text)[i];
+	(*text)[len = k] = 0;
 	MemOut m;
 	csv_header(s, memout_open(&m));
 	memout_close(&m);
-	bool head = len >= m.len && memcmp(*text, m.buf, m.len) == 0;
-	free(m.buf);
+	size_t col = 0;
+	while (col < m.len && col < len && (*text)[col] == m.buf[col])
+		col++;
+	bool head = col == m.len;
 	if (!head) {
-		fprintf(stderr, "collc: error: %s: not a CSV of this spec's sweep (its header differs)\n",
-		        path);
-		return 1;
+		size_t bol = col; /* the header's column where they part, by field */
+		while (bol > 0 && m.buf[bol - 1] != ',')
+			bol--;
+		fprintf(stderr, "collc: error: %s:1:%zu: not a CSV of this spec's sweep: its header "
+		        "differs from the spec's at column %zu (the spec's has '%.*s')\n", path, col + 1,
+		        col + 1, (int)strcspn(m.buf + bol, ",\n"), m.buf + bol);
 	}
+	free(m.buf);
+	if (!head)
+		return 1;
 	long npoint = (long)s->nunit * s->nsize, line = 1;
 	for (char *l = *text + m.len, *e; *l; l = e) {
 		line++;

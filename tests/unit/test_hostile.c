@@ -429,6 +429,35 @@ test_spec_messages(void)
 	}
 }
 
+/* --resume of a CSV saved with CRLF line ends resumes (it said "its header
+ * differs"), into the bytes of a whole run; a header that does differ
+ * says where. */
+static void
+test_resume_crlf(void)
+{
+	write_in(tmpdir, "r.sweep", "topology torus(4, 4)\nallreduce ring, swing\n"
+	                            "sizes 1MiB, 4MiB\nmode flow\n");
+	char *out, *err;
+	CU_ASSERT_EQUAL(collc("sweep r.sweep -o whole.csv", &out, &err), 0);
+	free(out), free(err);
+	char cmd[1024];
+	snprintf(cmd, sizeof cmd, "cd %s && head -3 whole.csv | sed 's/$/\\r/' >crlf.csv && "
+	         "sed 's/^point,/pointx,/' whole.csv >bad.csv", tmpdir);
+	CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+	CU_ASSERT_EQUAL(collc("sweep r.sweep --resume crlf.csv -o resumed.csv", &out, &err), 0);
+	free(out), free(err);
+	char path[512];
+	snprintf(path, sizeof path, "%s/whole.csv", tmpdir);
+	char *whole = slurp(path, NULL);
+	snprintf(path, sizeof path, "%s/resumed.csv", tmpdir);
+	char *resumed = slurp(path, NULL);
+	CU_ASSERT(whole && resumed && strcmp(whole, resumed) == 0);
+	free(whole), free(resumed);
+	EXPECT("sweep r.sweep --resume bad.csv -o x.csv", 1,
+	       "bad.csv:1:6: not a CSV of this spec's sweep: its header differs from the spec's at "
+	       "column 6 (the spec's has 'point')");
+}
+
 CU_TestInfo hostile_tests[] = {
     {"A: a size of 2^53 bytes or more is refused, naming the limit", test_size_limit},
     {"A: --sizes of any length; more than 64 names the cap", test_sizes_any_length},
@@ -438,5 +467,6 @@ CU_TestInfo hostile_tests[] = {
     {"B: SIGTERM stops a sweep as SIGINT does, keeping the finished rows", test_sweep_sigterm},
     {"B: sweep workers die with their parent, even by SIGKILL", test_sweep_workers_die},
     {"C: a spec's ';' or '}', NUL byte and repeated key are located errors", test_spec_messages},
+    {"C: --resume of a CRLF CSV resumes; a differing header says where", test_resume_crlf},
     CU_TEST_INFO_NULL,
 };
