@@ -138,6 +138,13 @@ InputKind input_kind(const char *path, const char *head, size_t len);
 /* The largest input of a format read: its cap (collc_limits.h), or less when
  * the memory budget cannot hold its reading at its bytes per input byte. */
 size_t input_limit(InputKind kind);
+/* A UTF-8 byte-order mark (EF BB BF) opens text, and what a reader that
+ * meets one says (an editor on Windows adds it; it was "3 unexpected
+ * bytes"). */
+#define BOM_MESSAGE \
+	"a UTF-8 byte-order mark (bytes EF BB BF) starts the file; collc reads UTF-8 without one: " \
+	"save the file without it"
+bool starts_with_bom(const char *text, size_t len);
 /* Writes through a temporary name then renames, so no half file is left. */
 int write_file_atomic(const char *path, const char *data, size_t len,
                       char *err, size_t errlen);

@@ -396,6 +396,12 @@ sort_with(void *base, size_t n, size_t size,
 	free(tmp);
 }
 
+bool
+starts_with_bom(const char *text, size_t len)
+{
+	return len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0;
+}
+
 int
 text_only(const char *text, size_t len)
 {

@@ -526,6 +526,8 @@ spec_read(const char *path, Spec *s, char **textp)
 	s->orig = xmalloc(len + 1);
 	memcpy(s->orig, text, len + 1);
 	s->orig_len = len;
+	if (starts_with_bom(text, len))
+		return spec_error(s, (Loc){1, 1}, "%s", BOM_MESSAGE);
 	const char *nul = memchr(text, 0, len);
 	if (nul)
 		return spec_error(s, loc_of(text, nul), "%s", "a NUL byte: a spec is text");

@@ -399,7 +399,7 @@ test_sweep_workers_die(void)
 /* A sweep spec: a value with ';' or '}' (it said "cannot be simulated: "
  * with the generated file's syntax error), a NUL byte (it said "a spec
  * needs a sizes line" or ran on), a key given twice (the later won
- * silently). */
+ * silently), a byte-order mark ("unknown key"). */
 static void
 test_spec_messages(void)
 {
@@ -417,6 +417,8 @@ test_spec_messages(void)
 	     "s.sweep:5:1: error: 'mode' is given twice"},
 	    {"topology torus(4, 4)\nallreduce ring\nallreduce swing\nsizes 1MiB\n", 0,
 	     "s.sweep:3:1: error: 'allreduce' is given twice"},
+	    {"\xef\xbb\xbftopology torus(4, 4)\nallreduce ring\nsizes 1MiB\n", 0,
+	     "s.sweep:1:1: error: a UTF-8 byte-order mark (bytes EF BB BF) starts the file"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		char path[512];
