@@ -111,9 +111,11 @@ input_too_large(const char *path, InputKind kind, size_t size, bool known, char 
                 size_t errlen)
 {
 	size_t limit = input_limit(kind);
-	snprintf(err, errlen, "'%s' is %s%zu MiB; collc reads %s of at most %zu MiB here "
+	bool in = strcmp(path, "-") == 0; /* reading stopped at the limit: nothing more was read */
+	snprintf(err, errlen, "%s%s%s is %s%zu MiB; collc reads %s of at most %zu MiB here "
 	         "(reading one takes up to %d bytes of memory per byte, and a run may use %.1f GiB, "
-	         "half the physical memory; docs/limits.md)", path, known ? "" : "over ",
+	         "half the physical memory; docs/limits.md)", in ? "" : "'",
+	         in ? "standard input" : path, in ? "" : "'", known ? "" : "over ",
 	         known ? (size + (1 << 20) - 1) >> 20 : size >> 20, input_format[kind].what,
 	         limit >> 20, input_format[kind].per_byte, memory_budget() / (1 << 30));
 }

@@ -460,6 +460,32 @@ test_resume_crlf(void)
 	       "column 6 (the spec's has 'point')");
 }
 
+/* Standard input over its limit is named as standard input (it was '-'),
+ * and reading stops at the limit: 400 MB piped in, refused as over at
+ * most 256 MiB (the .coll cap), so the rest was never read. */
+static void
+test_stdin_limit(void)
+{
+	char *out, *err;
+	int st = collc("check - < /dev/null", &out, &err);
+	free(out), free(err);
+	CU_ASSERT_EQUAL(st, 0);
+	char cmd[1024];
+	snprintf(cmd, sizeof cmd, "cd %s && { printf 'topology R = ring(4);\\n'; "
+	         "head -c 400000000 /dev/zero; } | %s/%s check - 2>err", tmpdir, getenv("PWD"),
+	         COLLC_BIN);
+	st = system(cmd);
+	CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 1);
+	char path[512];
+	snprintf(path, sizeof path, "%s/err", tmpdir);
+	err = slurp(path, NULL);
+	const char *at = err ? strstr(err, "collc: error: standard input is over ") : NULL;
+	int mib = 0;
+	CU_ASSERT(at && sscanf(at, "collc: error: standard input is over %d MiB", &mib) == 1 &&
+	          mib > 0 && mib <= 256);
+	free(err);
+}
+
 CU_TestInfo hostile_tests[] = {
     {"A: a size of 2^53 bytes or more is refused, naming the limit", test_size_limit},
     {"A: --sizes of any length; more than 64 names the cap", test_sizes_any_length},
@@ -470,5 +496,6 @@ CU_TestInfo hostile_tests[] = {
     {"B: sweep workers die with their parent, even by SIGKILL", test_sweep_workers_die},
     {"C: a spec's ';' or '}', NUL byte and repeated key are located errors", test_spec_messages},
     {"C: --resume of a CRLF CSV resumes; a differing header says where", test_resume_crlf},
+    {"C: standard input over its limit is named so, read no further", test_stdin_limit},
     CU_TEST_INFO_NULL,
 };
