@@ -486,6 +486,30 @@ test_stdin_limit(void)
 	free(err);
 }
 
+/* -o through a symbolic link whose target does not exist yet: the target
+ * is written and the link stays (it was replaced by a file), as
+ * docs/cli.md says of links. */
+static void
+test_dangling_link(void)
+{
+	char link[512], target[512];
+	snprintf(link, sizeof link, "%s/link.coll", tmpdir);
+	snprintf(target, sizeof target, "%s/sub/target.coll", tmpdir);
+	snprintf(target, sizeof target, "%s/sub", tmpdir);
+	mkdir(target, 0777);
+	unlink(link);
+	CU_ASSERT_EQUAL_FATAL(symlink("sub/target.coll", link), 0);
+	char *out, *err;
+	CU_ASSERT_EQUAL(collc("fmt r4.coll -o link.coll", &out, &err), 0);
+	free(out), free(err);
+	struct stat st;
+	CU_ASSERT(lstat(link, &st) == 0 && S_ISLNK(st.st_mode));
+	snprintf(target, sizeof target, "%s/sub/target.coll", tmpdir);
+	char *text = slurp(target, NULL);
+	CU_ASSERT(text && strstr(text, "topology R = ring(4);"));
+	free(text);
+}
+
 CU_TestInfo hostile_tests[] = {
     {"A: a size of 2^53 bytes or more is refused, naming the limit", test_size_limit},
     {"A: --sizes of any length; more than 64 names the cap", test_sizes_any_length},
@@ -497,5 +521,6 @@ CU_TestInfo hostile_tests[] = {
     {"C: a spec's ';' or '}', NUL byte and repeated key are located errors", test_spec_messages},
     {"C: --resume of a CRLF CSV resumes; a differing header says where", test_resume_crlf},
     {"C: standard input over its limit is named so, read no further", test_stdin_limit},
+    {"C: -o through a dangling symbolic link writes its target, the link kept", test_dangling_link},
     CU_TEST_INFO_NULL,
 };
