@@ -145,6 +145,25 @@ real(Reader *r)
 	return v;
 }
 
+/* A network or link value: finite, and positive (`positive`) or zero or
+ * more; a located error at the value otherwise (a NaN was reported at the
+ * schedule line, where the topology's values were checked together). */
+static double
+quantity(Reader *r, bool positive, const char *what)
+{
+	skip_space(r);
+	const char *at = r->at;
+	double v = real(r);
+	if (!r->failed && !(positive ? v > 0 && v <= 1e300 : v >= 0 && v <= 1e300)) {
+		char msg[160];
+		snprintf(msg, sizeof msg, "%s must be %s and finite", what,
+		         positive ? "positive" : "zero or more");
+		r->at = at;
+		fail(r, msg);
+	}
+	return v;
+}
+
 static void
 line_end(Reader *r)
 {
@@ -212,18 +231,18 @@ topology_line(Reader *r, Pending *t, const char *w)
 	}
 	if (strcmp(w, "net") == 0) {
 		Net *n = &t->net;
-		n->bandwidth = real(r);
-		n->link_latency = real(r);
-		n->router_latency = real(r);
-		n->step_overhead = real(r);
-		n->mtu = real(r);
-		n->energy_per_bit = real(r);
-		n->reconfig_delay = real(r);
+		n->bandwidth = quantity(r, true, "the bandwidth");
+		n->link_latency = quantity(r, false, "the link latency");
+		n->router_latency = quantity(r, false, "the router latency");
+		n->step_overhead = quantity(r, false, "the step overhead");
+		n->mtu = quantity(r, true, "the mtu");
+		n->energy_per_bit = quantity(r, false, "the energy per bit");
+		n->reconfig_delay = quantity(r, false, "the reconfiguration delay");
 	} else if (strcmp(w, "energy") == 0) {
 		Net *n = &t->net;
-		n->router_energy_per_bit = real(r);
-		n->port_static_power = real(r);
-		n->link_static_power = real(r);
+		n->router_energy_per_bit = quantity(r, false, "the router energy per bit");
+		n->port_static_power = quantity(r, false, "the port static power");
+		n->link_static_power = quantity(r, false, "the link static power");
 	} else if (strcmp(w, "switching") == 0) {
 		Net *n = &t->net;
 		char kind[32] = "";
@@ -231,8 +250,8 @@ topology_line(Reader *r, Pending *t, const char *w)
 		    (strcmp(kind, "cut_through") != 0 && strcmp(kind, "store_and_forward") != 0))
 			fail(r, "expected cut_through or store_and_forward");
 		n->store_and_forward = strcmp(kind, "store_and_forward") == 0;
-		n->buffer_packets = real(r);
-		n->buffer_bytes = real(r);
+		n->buffer_packets = quantity(r, false, "the buffer's packets");
+		n->buffer_bytes = quantity(r, false, "the buffer's bytes");
 	} else if (strcmp(w, "switch") == 0) {
 		t->sw[integer(r, 0, t->nnode - 1)] = 1;
 		t->any_switch = true;
@@ -240,11 +259,11 @@ topology_line(Reader *r, Pending *t, const char *w)
 		Link l = {.src = (int)integer(r, 0, t->nnode - 1), .dst = (int)integer(r, 0, t->nnode - 1),
 		          .dim = (int)integer(r, -1, MAX_DIMS - 1),
 		          .dir = (int)integer(r, -MAX_NODES, MAX_NODES)};
-		l.bandwidth = real(r);
-		l.latency = real(r);
-		l.energy_per_bit = real(r);
-		if (l.bandwidth <= 0)
-			fail(r, "a link's bandwidth must be positive");
+		l.bandwidth = quantity(r, true, "a link's bandwidth");
+		l.latency = quantity(r, false, "a link's latency");
+		l.energy_per_bit = quantity(r, false, "a link's energy per bit");
+		if (l.src == l.dst)
+			fail(r, "a link from a node to itself");
 		if (t->nlink > 0 && l.src < t->links[t->nlink - 1].src)
 			fail(r, "links must be in order of their source");
 		VEC_PUSH(r->a, t->links, t->nlink, t->cap, l);
@@ -371,10 +390,22 @@ static Sched *
 read_sched_header(Reader *r, SchedBody *b)
 {
 	char name[4096], kind[32], alg[4096], topo[4096], form[16];
+	skip_space(r);
+	const char *name_at = r->at;
 	if (!word(r, name, sizeof name) || !word(r, kind, sizeof kind) || !word(r, alg, sizeof alg)) {
 		fail(r, "expected: schedule NAME KIND ALGORITHM topology T ...");
 		return NULL;
 	}
+	for (int i = 0; i < r->p->nsched; i++)
+		if (strcmp(r->p->sched[i]->name, name) == 0) {
+			/* names a collective, as a .coll file's do: every backend keys on it */
+			char what[4200];
+			snprintf(what, sizeof what, "'%s' is already defined above: a schedule's name is "
+			         "its collective's, and names are unique", name);
+			r->at = name_at;
+			fail(r, what);
+			return NULL;
+		}
 	int k = -1;
 	for (int i = 0; i < NCOLLKIND; i++)
 		if (strcmp(coll_kind_name[i], kind) == 0)
@@ -524,6 +555,13 @@ read_tree_line(Reader *r, SchedBody *b)
 	int *parent = arena_array(r->a, (size_t)t->nnode, sizeof *parent);
 	for (int v = 0; v < t->nnode && !r->failed; v++)
 		parent[v] = (int)integer(r, -1, t->nnode - 1);
+	for (int i = 0; i < nroot && !r->failed; i++) /* the walk up stops at a root */
+		if (parent[roots[i]] != -1) {
+			char what[128];
+			snprintf(what, sizeof what, "tree %d: its root %d has parent %d; a root's parent is -1",
+			         id, roots[i], parent[roots[i]]);
+			fail(r, what);
+		}
 	if (r->failed)
 		return;
 	if (!s->tree)

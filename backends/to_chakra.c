@@ -266,21 +266,21 @@ write_system(const Sched *s, FILE *f)
 	      "  \"boost-mode\": 0\n}\n", f);
 }
 
-/* Writes what m holds to dir/name and frees it; -1 after reporting. */
+/* Writes what m holds to name in the directory being built and frees it;
+ * -1 after reporting. */
 static int
-write_mem_file(const char *dir, const char *name, MemOut *m)
+write_mem_file(OutDir *dir, const char *name, MemOut *m)
 {
-	char path[4096], err[512];
-	snprintf(path, sizeof path, "%s/%s", dir, name);
-	if (memout_write(m, path, err, sizeof err) != 0) {
+	char err[512], *path = outdir_path(dir, name);
+	int rc = memout_write(m, path, err, sizeof err);
+	if (rc != 0)
 		error_file("%s", err);
-		return -1;
-	}
-	return 0;
+	free(path);
+	return rc;
 }
 
 static int
-emit_traces(const Sched *s, int64_t bytes, const char *dir)
+emit_traces(const Sched *s, int64_t bytes, OutDir *dir)
 {
 	Arena a = {0};
 	SimNet net;
@@ -322,7 +322,7 @@ emit_traces(const Sched *s, int64_t bytes, const char *dir)
 }
 
 static int
-emit_config(const Sched *s, const char *dir, void (*fn)(const Sched *, FILE *), const char *name)
+emit_config(const Sched *s, OutDir *dir, void (*fn)(const Sched *, FILE *), const char *name)
 {
 	MemOut m;
 	fn(s, memout_open(&m));
@@ -330,8 +330,13 @@ emit_config(const Sched *s, const char *dir, void (*fn)(const Sched *, FILE *), 
 }
 
 static int
-emit_chakra(const Prog *p, const BuildOpts *o, const char *dir)
+emit_chakra(const Prog *p, const BuildOpts *o, const char *target)
 {
+	/* built beside the target and moved into place whole: no trace of a
+	 * larger earlier build survives beside the new ones */
+	static const char *const written[] = {".et", "network.yml", "system.json", NULL};
+	OutDir dir;
+	char err[512];
 	const Sched **ss = xcalloc((size_t)p->nsched + 1, sizeof *ss);
 	int n = backend_select(p, o, ss, p->nsched);
 	int rc = 0;
@@ -339,21 +344,28 @@ emit_chakra(const Prog *p, const BuildOpts *o, const char *dir)
 		error_file("no schedule is built from this file");
 		rc = -1;
 	}
-	if (rc == 0 && mkdir(dir, 0777) != 0 && errno != EEXIST) {
-		error_file("cannot make directory '%s': %s", dir, strerror(errno));
+	if (rc == 0 && outdir_begin(&dir, target, written, err, sizeof err) != 0) {
+		error_file("%s", err);
 		rc = -1;
 	}
+	bool staged = rc == 0;
 	int64_t bytes = o->bytes > 0 ? o->bytes : DEFAULT_BYTES;
 	for (int i = 0; rc == 0 && i < n; i++)
-		rc = emit_traces(ss[i], bytes, dir);
+		rc = emit_traces(ss[i], bytes, &dir);
 	const char *why = NULL;
 	if (rc == 0 && astra_dim_kind(ss[0], &why)) {
-		rc = emit_config(ss[0], dir, write_network, "network.yml");
+		rc = emit_config(ss[0], &dir, write_network, "network.yml");
 		if (rc == 0)
-			rc = emit_config(ss[0], dir, write_system, "system.json");
+			rc = emit_config(ss[0], &dir, write_system, "system.json");
 	} else if (rc == 0) {
 		note_at(ss[0]->loc, "no network.yml for %s: %s; the traces are written",
 		        ss[0]->topo->name, why);
+	}
+	if (rc == 0 && outdir_commit(&dir, err, sizeof err) != 0) {
+		error_file("%s", err);
+		rc = -1;
+	} else if (rc != 0 && staged) {
+		outdir_abort(&dir);
 	}
 	free(ss);
 	return rc;

@@ -517,12 +517,9 @@ mpi_lib_write(FILE *c, FILE *h, const MpiLibPlan *plan, const char *prefix, cons
 
 /* Writes m to dir/name whole; -1 after reporting. */
 static int
-write_in(const char *dir, const char *name, MemOut *m)
+write_in(OutDir *dir, const char *name, MemOut *m)
 {
-	char err[512];
-	size_t n = strlen(dir) + strlen(name) + 2;
-	char *path = xmalloc(n);
-	snprintf(path, n, "%s/%s", dir, name);
+	char err[512], *path = outdir_path(dir, name);
 	int rc = memout_write(m, path, err, sizeof err);
 	if (rc != 0)
 		error_file("%s", err);
@@ -531,26 +528,38 @@ write_in(const char *dir, const char *name, MemOut *m)
 }
 
 int
-mpi_lib_write_dir(const MpiLibPlan *plan, const char *prefix, const char *dir)
+mpi_lib_write_dir(const MpiLibPlan *plan, const char *prefix, const char *target)
 {
+	/* built beside the target and moved into place whole: a full disk
+	 * never leaves a new header beside an old source */
 	MemOut c, h;
+	OutDir dir;
+	char err[512];
 	size_t n = strlen(prefix) + 3;
 	char *cname = xmalloc(n), *hname = xmalloc(n);
 	snprintf(cname, n, "%s.c", prefix);
 	snprintf(hname, n, "%s.h", prefix);
+	const char *const written[] = {cname, hname, NULL}; /* another prefix's files stay */
 	int rc = mpi_lib_write(memout_open(&c), memout_open(&h), plan, prefix, hname);
-	if (rc == 0 && mkdir(dir, 0777) != 0 && errno != EEXIST) {
-		error_file("cannot make directory '%s': %s", dir, strerror(errno));
+	if (rc == 0 && outdir_begin(&dir, target, written, err, sizeof err) != 0) {
+		error_file("%s", err);
 		rc = -1;
 	}
+	bool staged = rc == 0;
 	if (rc == 0)
-		rc = write_in(dir, hname, &h);
+		rc = write_in(&dir, hname, &h);
 	else
 		memout_drop(&h);
 	if (rc == 0)
-		rc = write_in(dir, cname, &c);
+		rc = write_in(&dir, cname, &c);
 	else
 		memout_drop(&c);
+	if (rc == 0 && outdir_commit(&dir, err, sizeof err) != 0) {
+		error_file("%s", err);
+		rc = -1;
+	} else if (rc != 0 && staged) {
+		outdir_abort(&dir);
+	}
 	free(cname);
 	free(hname);
 	return rc;

@@ -143,6 +143,13 @@ InputKind input_kind(const char *path, const char *head, size_t len);
 /* The largest input of a format read: its cap (collc_limits.h), or less when
  * the memory budget cannot hold its reading at its bytes per input byte. */
 size_t input_limit(InputKind kind);
+/* A UTF-8 byte-order mark (EF BB BF) opens text, and what a reader that
+ * meets one says (an editor on Windows adds it; it was "3 unexpected
+ * bytes"). */
+#define BOM_MESSAGE \
+	"a UTF-8 byte-order mark (bytes EF BB BF) starts the file; collc reads UTF-8 without one: " \
+	"save the file without it"
+bool starts_with_bom(const char *text, size_t len);
 /* Writes through a temporary name then renames, so no half file is left. */
 int write_file_atomic(const char *path, const char *data, size_t len,
                       char *err, size_t errlen);
@@ -160,5 +167,30 @@ void memout_close(MemOut *);  /* m->buf and m->len then hold the bytes */
  * and frees them; 0, or -1 and a message in err[]. */
 int memout_write(MemOut *, const char *path, char *err, size_t errlen);
 void memout_drop(MemOut *);   /* closes m and frees its bytes unwritten */
+
+/* Temporaries removed if SIGINT or SIGTERM ends the run (tmpfiles.c): a
+ * path held is unlinked (or, a directory, removed when empty) by the
+ * signal's handler; its slot, or -1 for nothing. */
+int tmp_hold(const char *path);
+void tmp_release(int slot);
+
+/* A directory output (tmpfiles.c), built in TARGET.PID.tmp beside its
+ * target and moved into place whole. outdir_begin makes it; `pattern`
+ * (NULL-ended) names the files the output writes (".et": a suffix;
+ * "drop.c": a name). outdir_path names a file in it (malloc'd, held).
+ * outdir_commit fsyncs each file and the directory, carries the target's
+ * other files (the user's) into it, renames the old output aside, the new
+ * one in, and removes the old: no file of an earlier output stays.
+ * outdir_abort removes the new one. 0, or -1 with a message in err. */
+typedef struct OutDir {
+	char *target, *stage;
+	const char *const *pattern;
+	int slot, *file, nfile, cap;
+} OutDir;
+int outdir_begin(OutDir *, const char *target, const char *const *pattern, char *err,
+                 size_t errlen);
+char *outdir_path(OutDir *, const char *name);
+int outdir_commit(OutDir *, char *err, size_t errlen);
+void outdir_abort(OutDir *);
 
 #endif

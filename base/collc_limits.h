@@ -182,4 +182,13 @@ enum {
  * time_bound_s), rather than wrapping. */
 #define MAX_SIM_SECONDS 4611686.018427388
 
+/* A vector size (--size, --sizes, a sweep spec's sizes), in bytes: sizes
+ * travel as doubles, which hold every whole number exactly only up to 2^53,
+ * and the simulator takes them as 64-bit bytes, multiplied by 8e12 into
+ * bit-picoseconds (128-bit) and by 8 into bits (doubles, exact up to 2^56).
+ * From 2^53 a size may be rounded silently (2^53 + 1 reads as 2^53); from
+ * 2^63 it wraps negative. So a size of 2^53 bytes (8 PiB) or more is
+ * refused where it is read. */
+#define MAX_SIZE_BYTES 9007199254740991.0 /* 2^53 - 1 */
+
 #endif

@@ -95,11 +95,40 @@ stream(void)
 	return out ? out : stderr;
 }
 
-/* A byte as it may appear in a terminal: control characters become '?'. */
-static int
-shown(unsigned char c)
+/* One character of a quoted line as a terminal may show it, into buf (at
+ * least 16 bytes), and its columns; the bytes it takes. A control
+ * character (C0, DEL, C1) and a byte that is not UTF-8 are shown escaped,
+ * "\x01", and so is a bidirectional control, "\u202E", which would
+ * otherwise reorder what the reader sees (CVE-2021-42574); a tab is kept. */
+static size_t
+glyph(const unsigned char *q, const unsigned char *end, char *buf, int *cols)
 {
-	return (c < 0x20 && c != '\t') || c == 0x7f ? '?' : c;
+	unsigned c = q[0];
+	size_t n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3
+	         : (c & 0xf8) == 0xf0 ? 4 : 0;
+	unsigned cp = n == 1 ? c : n ? c & (0x7fu >> n) : 0;
+	for (size_t i = 1; i < n; i++) {
+		if (q + i >= end || (q[i] & 0xc0) != 0x80) {
+			n = 0; /* a sequence cut short */
+			break;
+		}
+		cp = cp << 6 | (q[i] & 0x3fu);
+	}
+	static const unsigned least[] = {0, 0, 0x80, 0x800, 0x10000};
+	if (n == 0 || cp < least[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
+		*cols = snprintf(buf, 16, "\\x%02X", c); /* not UTF-8: the byte alone */
+		return 1;
+	}
+	bool control = (cp < 0x20 && cp != '\t') || (cp >= 0x7f && cp < 0xa0);
+	bool bidi = (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) ||
+	            cp == 0x200e || cp == 0x200f || cp == 0x061c;
+	if (control && cp < 0x80)
+		*cols = snprintf(buf, 16, "\\x%02X", cp);
+	else if (control || bidi)
+		*cols = snprintf(buf, 16, "\\u%04X", cp);
+	else
+		memcpy(buf, q, n), buf[n] = 0, *cols = 1;
+	return n;
 }
 
 static void
@@ -125,18 +154,25 @@ quote(Loc loc)
 	}
 	if (from > p)
 		fputs("...", f);
-	for (const char *q = from; q < to; q++)
-		fputc(shown((unsigned char)*q), f);
+	char g[16];
+	int cols;
+	for (const char *q = from; q < to;) {
+		q += glyph((const unsigned char *)q, (const unsigned char *)to, g, &cols);
+		fputs(g, f);
+	}
 	if (to < eol)
 		fputs("...", f);
 	fputc('\n', f);
 	if (from > p)
 		fputs("   ", f);
-	for (const char *q = from; q < at; q++) {
-		unsigned char c = (unsigned char)*q;
-		if ((c & 0xc0) == 0x80)
-			continue; /* a UTF-8 continuation byte takes no column */
-		fputc(c == '\t' ? '\t' : ' ', f);
+	/* the caret under the column: a tab as a tab, each character as the
+	 * columns it was shown in */
+	for (const char *q = from; q < at;) {
+		q += glyph((const unsigned char *)q, (const unsigned char *)to, g, &cols);
+		if (g[0] == '\t')
+			fputc('\t', f);
+		else
+			fprintf(f, "%*s", cols, "");
 	}
 	fputs("^\n", f);
 }

@@ -124,9 +124,11 @@ input_too_large(const char *path, InputKind kind, size_t size, bool known, char 
                 size_t errlen)
 {
 	size_t limit = input_limit(kind);
-	snprintf(err, errlen, "'%s' is %s%zu MiB; collc reads %s of at most %zu MiB here "
+	bool in = strcmp(path, "-") == 0; /* reading stopped at the limit: nothing more was read */
+	snprintf(err, errlen, "%s%s%s is %s%zu MiB; collc reads %s of at most %zu MiB here "
 	         "(reading one takes up to %d bytes of memory per byte, and a run may use %.1f GiB, "
-	         "half the physical memory; docs/limits.md)", path, known ? "" : "over ",
+	         "half the physical memory; docs/limits.md)", in ? "" : "'",
+	         in ? "standard input" : path, in ? "" : "'", known ? "" : "over ",
 	         known ? (size + (1 << 20) - 1) >> 20 : size >> 20, input_format[kind].what,
 	         limit >> 20, input_format[kind].per_byte, memory_budget() / (1 << 30));
 }
@@ -198,6 +200,33 @@ write_all(FILE *f, const char *data, size_t len)
 	return ok ? 0 : -1;
 }
 
+/* The file a symbolic link whose target does not exist names (malloc'd),
+ * followed link by link (at most 40, as the kernel does), relative to each
+ * link's directory; NULL when path is no such link. */
+static char *
+dangling_target(const char *path)
+{
+	struct stat st;
+	char *cur = NULL;
+	for (int hops = 0; hops < 40 && lstat(cur ? cur : path, &st) == 0 && S_ISLNK(st.st_mode);
+	     hops++) {
+		const char *at = cur ? cur : path;
+		char link[4096];
+		ssize_t n = readlink(at, link, sizeof link - 1);
+		if (n < 0)
+			break;
+		link[n] = 0;
+		const char *slash = strrchr(at, '/');
+		size_t dir = link[0] == '/' || !slash ? 0 : (size_t)(slash - at) + 1;
+		char *next = xmalloc(dir + (size_t)n + 1);
+		memcpy(next, at, dir);
+		memcpy(next + dir, link, (size_t)n + 1);
+		free(cur);
+		cur = next;
+	}
+	return cur;
+}
+
 int
 write_file_atomic(const char *path, const char *data, size_t len,
                   char *err, size_t errlen)
@@ -209,8 +238,11 @@ write_file_atomic(const char *path, const char *data, size_t len,
 		}
 		return 0;
 	}
-	/* A symbolic link is written through: the temporary goes beside its target. */
+	/* A symbolic link is written through: the temporary goes beside its
+	 * target, and the link stays, even when its target does not exist yet. */
 	char *real = realpath(path, NULL);
+	if (!real)
+		real = dangling_target(path);
 	const char *target = real ? real : path;
 	struct stat st;
 	bool exists = stat(target, &st) == 0;
@@ -228,9 +260,11 @@ write_file_atomic(const char *path, const char *data, size_t len,
 	size_t n = strlen(target) + 32;
 	char *tmp = xmalloc(n);
 	snprintf(tmp, n, "%s.%ld.tmp", target, (long)getpid());
+	int held = tmp_hold(tmp); /* removed if SIGINT or SIGTERM ends the run */
 	FILE *f = fopen(tmp, "wb");
 	if (!f) {
 		snprintf(err, errlen, "cannot create '%s': %s", tmp, strerror(errno));
+		tmp_release(held);
 		free(tmp);
 		free(real);
 		return -1;
@@ -245,6 +279,7 @@ write_file_atomic(const char *path, const char *data, size_t len,
 		snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
 		remove(tmp);
 	}
+	tmp_release(held);
 	free(tmp);
 	free(real);
 	return ok ? 0 : -1;
@@ -374,6 +409,12 @@ sort_with(void *base, size_t n, size_t size,
 	char *tmp = xmalloc(n * size);
 	merge_sort(base, tmp, 0, n, size, cmp, ctx);
 	free(tmp);
+}
+
+bool
+starts_with_bom(const char *text, size_t len)
+{
+	return len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0;
 }
 
 int

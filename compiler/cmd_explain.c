@@ -150,8 +150,9 @@ cmd_explain(int argc, char **argv)
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	if (ea.size && (ea.bytes = parse_bytes(ea.size)) < 0)
-		return usage_error("explain: --size %s: give a whole number of bytes, 1MiB or 1048576",
-		                   ea.size);
+		return ea.bytes == -2 ? size_usage("explain", "size", ea.size, ea.bytes, "")
+		                      : usage_error("explain: --size %s: give a whole number of bytes, "
+		                                    "1MiB or 1048576", ea.size);
 	Input in = {.only = ea.collective};
 	TeachTrace trace = {0};
 	char *why = NULL;

@@ -565,12 +565,14 @@ sim_opt(void *ctx, const char *name, const char *value)
 {
 	SimArgs *a = ctx;
 	if (strcmp(name, "sizes") == 0) {
-		if ((a->nsize = parse_size_list(value, a->sizes, MAX_SIZES)) < 0)
-			return usage_error("sim: --sizes takes A..B (powers of two from A to B) or "
-			                   "a list A,B,C of whole numbers of bytes, such as 64KiB");
+		char err[256];
+		if ((a->nsize = parse_size_list(value, a->sizes, MAX_SIZES, err, sizeof err)) < 0)
+			return usage_error("sim: --sizes: %s; it takes A..B (powers of two from A to B) or "
+			                   "a list A,B,C of whole numbers of bytes", err);
 	} else if (strcmp(name, "size") == 0) {
 		if ((a->link_size = parse_bytes(value)) < 1)
-			return usage_error("sim: --size takes a whole number of bytes such as 1MiB");
+			return size_usage("sim", name, value, a->link_size,
+			                  "a whole number of bytes such as 1MiB");
 	} else if (strcmp(name, "mode") == 0 || strcmp(name, "sync") == 0) {
 		return sim_mode_opt("sim", name, value, &a->opts);
 	} else if (strcmp(name, "links") == 0) {
@@ -674,6 +676,28 @@ parse_ranks(const char *text, int *node, int max)
 	return n;
 }
 
+/* --ranks: every node a rank of t, and no node twice (two ranks on one
+ * node would exchange nothing over the network and time to zero). */
+static int
+check_rank_nodes(Arena *a, const int *node, int n, const Topo *t)
+{
+	int *first = arena_array(a, (size_t)t->nnode + 1, sizeof *first);
+	for (int r = 0; r < n; r++) {
+		if (node[r] >= t->nnode || (t->is_switch && t->is_switch[node[r]])) {
+			error_file("--ranks: node %d is not a rank of %s (it has %d)", node[r], t->name,
+			           t->nrank);
+			return 1;
+		}
+		if (first[node[r]]) {
+			error_file("--ranks: node %d is listed twice (for XML ranks %d and %d); each "
+			           "rank needs a node of its own", node[r], first[node[r]] - 1, r);
+			return 1;
+		}
+		first[node[r]] = r + 1;
+	}
+	return 0;
+}
+
 /* FILE.xml on the first topology of --topology T.coll, rank r on node
  * --ranks[r] (default: the r-th node that is not a switch). */
 static int
@@ -702,12 +726,7 @@ run_xml(Runner *u, const SimArgs *a, const char *text, size_t len)
 			           "0..%d or %d..0)", a->ranks, p.ngpus, p.ngpus - 1, p.ngpus - 1);
 			rc = 1;
 		}
-		for (int r = 0; rc == 0 && r < p.ngpus; r++)
-			if (node[r] >= t->nnode || (t->is_switch && t->is_switch[node[r]])) {
-				error_file("--ranks: node %d is not a rank of %s (it has %d)", node[r],
-				           t->name, t->nrank);
-				rc = 1;
-			}
+		rc = rc == 0 ? check_rank_nodes(&u->arena, node, p.ngpus, t) : rc;
 	} else if (rc == 0) {
 		int r = 0;
 		for (int v = 0; v < t->nnode && r < p.ngpus; v++)

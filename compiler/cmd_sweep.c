@@ -17,7 +17,7 @@
  * points left.
  * `--shard i/n` keeps the points p with p mod n = i; `--merge` sorts
  * shards' rows by point number, which gives the one-machine file byte for
- * byte. SIGINT stops the run: the rows done so far are written (a partial
+ * byte. SIGINT or SIGTERM stops the run: the rows done so far are written (a partial
  * CSV, whole rows only) and `--resume` runs the rest into the same bytes
  * an uninterrupted run writes.
  */
@@ -32,6 +32,9 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 #include "cli.h"
 #include "perf.h"
@@ -155,23 +158,48 @@ report_failure(const Spec *s, const Record *r)
 	}
 }
 
-/* SIGINT during a run: set by the handler, read between polls. */
+/* SIGINT or SIGTERM during a run: the signal, set by the handler and read
+ * between polls; either keeps the finished rows. */
 static volatile sig_atomic_t interrupted;
 
 static void
-on_sigint(int sig)
+on_stop(int sig)
 {
-	(void)sig;
-	interrupted = 1;
+	interrupted = sig;
 }
 
-/* The test hook COLLC_SWEEP_INTERRUPT=N: the first worker, once it has
- * sent N points, sends its parent SIGINT as a terminal would and waits to
- * be ended, so that a test stops a run part way through the real handler. */
+/* A worker dies with its parent, whatever ends the parent (even SIGKILL,
+ * which leaves no handler a chance to end the workers): on Linux the
+ * kernel sends it SIGKILL (PR_SET_PDEATHSIG), and a parent gone before
+ * that was set is seen by getppid. SIGTERM, which the parent holds and
+ * handles, is the worker's to die by again. */
+static void
+worker_start(pid_t parent)
+{
+#ifdef __linux__
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+	if (getppid() != parent)
+		_exit(1);
+	struct sigaction dfl = {.sa_handler = SIG_DFL};
+	sigemptyset(&dfl.sa_mask);
+	sigaction(SIGTERM, &dfl, NULL);
+	sigset_t term;
+	sigemptyset(&term);
+	sigaddset(&term, SIGTERM);
+	sigprocmask(SIG_UNBLOCK, &term, NULL);
+}
+
+/* The test hook COLLC_SWEEP_INTERRUPT=N[:SIG]: the first worker, once it
+ * has sent N points, sends its parent SIGINT (or signal SIG) as a terminal
+ * or a job scheduler would and waits to be ended, so that a test stops a
+ * run part way through the real handler. */
 static long
-interrupt_after(int w)
+interrupt_after(int w, int *sig)
 {
 	const char *v = getenv("COLLC_SWEEP_INTERRUPT");
+	const char *colon = v ? strchr(v, ':') : NULL;
+	*sig = colon ? atoi(colon + 1) : SIGINT;
 	return v && w == 0 ? atol(v) : -1;
 }
 
@@ -181,7 +209,8 @@ static void
 worker(const Spec *s, int w, int workers, int shard, int nshard, const bool *skip, int fd)
 {
 	int below = s->nunit;
-	long sent = 0, stop = interrupt_after(w);
+	int sig;
+	long sent = 0, stop = interrupt_after(w, &sig);
 	for (int i = w; i < s->nunit; i += workers) {
 		int u = unit_at(s->nunit, i);
 		int n = u < below ? run_unit(s, u, shard, nshard, skip, fd) : 0;
@@ -189,7 +218,7 @@ worker(const Spec *s, int w, int workers, int shard, int nshard, const bool *ski
 			below = u;
 		sent += n > 0 ? n : 0;
 		if (stop >= 0 && sent >= stop) {
-			kill(getppid(), SIGINT);
+			kill(getppid(), sig);
 			for (;;)
 				pause();
 		}
@@ -217,8 +246,9 @@ take_record(const Spec *s, int fd, Record *rec, bool *have, Record *failed, Prog
 
 /* Runs every unit of the shard on `workers` processes; rec[point] filled,
  * the points `skip` marks left out. A failed point stops its worker; the
- * lowest failed point is reported. 1 when SIGINT stopped the run (the
- * points back are in rec), 0 when every point is back, -1 after an error. */
+ * lowest failed point is reported. The signal when SIGINT or SIGTERM
+ * stopped the run (the points back are in rec), 0 when every point is
+ * back, -1 after an error. */
 static int
 run_all(const Spec *s, int shard, int nshard, int workers, const bool *skip, Record *rec,
         bool *have)
@@ -234,16 +264,20 @@ run_all(const Spec *s, int shard, int nshard, int workers, const bool *skip, Rec
 	Progress pg = {.t0 = wall_seconds(), .total = total, .wtotal = wtotal, .tty = isatty(2)};
 	struct pollfd pfd[MAX_SWEEP_JOBS];
 	pid_t pid[MAX_SWEEP_JOBS];
-	/* SIGINT is held but in ppoll: the workers, which inherit the mask, are
-	 * ended by the parent once it has their finished points */
+	/* SIGINT and SIGTERM are held but in ppoll: the workers, which inherit
+	 * SIGINT's mask (a terminal's Ctrl-C reaches them too), are ended by the
+	 * parent once it has their finished points */
 	sigset_t block, old;
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
-	struct sigaction sa = {.sa_handler = on_sigint}, prev;
+	sigaddset(&block, SIGTERM);
+	struct sigaction sa = {.sa_handler = on_stop}, prev, prev_term;
 	sigemptyset(&sa.sa_mask);
 	sigprocmask(SIG_BLOCK, &block, &old);
 	sigaction(SIGINT, &sa, &prev);
+	sigaction(SIGTERM, &sa, &prev_term);
 	interrupted = 0;
+	pid_t parent = getpid();
 	fflush(NULL);
 	for (int w = 0; w < workers; w++) {
 		int fds[2];
@@ -254,6 +288,7 @@ run_all(const Spec *s, int shard, int nshard, int workers, const bool *skip, Rec
 			die("fork: %s", strerror(errno));
 		if (pid[w] == 0) {
 			close(fds[0]);
+			worker_start(parent);
 			worker(s, w, workers, shard, nshard, skip, fds[1]);
 		}
 		close(fds[1]);
@@ -288,11 +323,13 @@ run_all(const Spec *s, int shard, int nshard, int workers, const bool *skip, Rec
 		if (waitpid(pid[w], &st, 0) < 0 || (!stopped && (!WIFEXITED(st) || WEXITSTATUS(st) != 0)))
 			rc = -1;
 	}
-	/* a SIGINT after the last poll is taken here, not by the old handler */
+	/* a signal after the last poll is taken here, not by the old handler */
 	struct timespec zero = {0, 0};
-	if (sigtimedwait(&block, NULL, &zero) == SIGINT)
-		interrupted = 1;
+	int late = sigtimedwait(&block, NULL, &zero);
+	if (late == SIGINT || late == SIGTERM)
+		interrupted = late;
 	sigaction(SIGINT, &prev, NULL);
+	sigaction(SIGTERM, &prev_term, NULL);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	progress_show(&pg, true);
 	if (failed.point >= 0) {
@@ -300,7 +337,7 @@ run_all(const Spec *s, int shard, int nshard, int workers, const bool *skip, Rec
 		return -1;
 	}
 	if (interrupted && pg.done < total)
-		return 1;
+		return interrupted;
 	if (rc != 0 || pg.done != total) {
 		fprintf(stderr, "collc: error: sweep: a worker failed (%ld of %ld points back)\n",
 		        pg.done, total);
@@ -443,10 +480,15 @@ write_json(const Spec *s, const Record *rec, const bool *have, FILE *f)
 /* One busbw plot per unit family (all but the pair), series per pair of
  * the same collective kind (its algorithms, or the file's collectives). */
 static int
-write_plots(const Spec *s, const Record *rec, const bool *have, const char *dir)
+write_plots(const Spec *s, const Record *rec, const bool *have, const char *target)
 {
-	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-		fprintf(stderr, "collc: error: %s: %s\n", dir, strerror(errno));
+	/* built beside the target and moved into place whole: no plot of an
+	 * earlier, larger sweep stays beside the new ones */
+	static const char *const written[] = {".svg", NULL};
+	OutDir dir;
+	char err[512];
+	if (outdir_begin(&dir, target, written, err, sizeof err) != 0) {
+		fprintf(stderr, "collc: error: %s\n", err);
 		return 1;
 	}
 	int rc = 0;
@@ -488,10 +530,18 @@ write_plots(const Spec *s, const Record *rec, const bool *have, const char *dir)
 		else
 			snprintf(title, sizeof title, "%s %s, ranks %s, %s", coll_kind_name[kind],
 			         s->topo.v[x.topo], s->groups.v[x.group], s->routing.v[x.route]);
-		snprintf(path, sizeof path, "%s/sweep-%05d.svg", dir, u);
+		snprintf(path, sizeof path, "sweep-%05d.svg", u);
+		char *in = outdir_path(&dir, path);
 		MemOut m;
 		svg_busbw(memout_open(&m), title, s->sizes, s->nsize, ser, ns, 0);
-		rc = write_output(path, &m);
+		rc = write_output(in, &m);
+		free(in);
+	}
+	if (rc == 0 && outdir_commit(&dir, err, sizeof err) != 0) {
+		fprintf(stderr, "collc: error: %s\n", err);
+		rc = 1;
+	} else if (rc != 0) {
+		outdir_abort(&dir);
 	}
 	free(y), free(ser);
 	return rc;
@@ -775,16 +825,31 @@ read_partial(const Spec *s, const char *path, int shard, int nshard, char **text
 		fprintf(stderr, "collc: error: %s\n", err);
 		return 1;
 	}
+	/* a file saved with CRLF line ends (an editor, a copy through Windows)
+	 * is the same rows: its CRs go */
+	size_t k = 0;
+	for (size_t i = 0; i < len; i++)
+		if (!((*text)[i] == '\r' && i + 1 < len && (*text)[i + 1] == '\n'))
+			(*text)[k++] = (*text)[i];
+	(*text)[len = k] = 0;
 	MemOut m;
 	csv_header(s, memout_open(&m));
 	memout_close(&m);
-	bool head = len >= m.len && memcmp(*text, m.buf, m.len) == 0;
-	free(m.buf);
+	size_t col = 0;
+	while (col < m.len && col < len && (*text)[col] == m.buf[col])
+		col++;
+	bool head = col == m.len;
 	if (!head) {
-		fprintf(stderr, "collc: error: %s: not a CSV of this spec's sweep (its header differs)\n",
-		        path);
-		return 1;
+		size_t bol = col; /* the header's column where they part, by field */
+		while (bol > 0 && m.buf[bol - 1] != ',')
+			bol--;
+		fprintf(stderr, "collc: error: %s:1:%zu: not a CSV of this spec's sweep: its header "
+		        "differs from the spec's at column %zu (the spec's has '%.*s')\n", path, col + 1,
+		        col + 1, (int)strcspn(m.buf + bol, ",\n"), m.buf + bol);
 	}
+	free(m.buf);
+	if (!head)
+		return 1;
 	long npoint = (long)s->nunit * s->nsize, line = 1;
 	for (char *l = *text + m.len, *e; *l; l = e) {
 		line++;
@@ -807,7 +872,7 @@ read_partial(const Spec *s, const char *path, int shard, int nshard, char **text
 	return 0;
 }
 
-/* After SIGINT: how far the run got and the command that finishes it. */
+/* After SIGINT or SIGTERM: how far the run got and the command that finishes it. */
 static void
 report_stop(const SweepArgs *a, const bool *have, char *const *kept, long npoint)
 {
@@ -852,12 +917,13 @@ cmd_sweep(int argc, char **argv)
 		rc = read_partial(s, a.resume, a.shard, a.nshard, &part, kept, skip);
 	int workers = a.jobs < s->nunit ? a.jobs : s->nunit;
 	int run = rc ? -1 : run_all(s, a.shard, a.nshard, workers > 0 ? workers : 1, skip, rec, have);
-	/* stopped by SIGINT: the rows done so far, whole, and exit 130 as a shell would */
+	/* stopped by SIGINT or SIGTERM: the rows done so far, whole, and exit
+	 * 128 + the signal (130, 143) as a shell would */
 	if (run >= 0)
 		rc = emit_csv(a.out ? a.out : "-", s, rec, have, kept);
-	if (run == 1 && rc == 0) {
+	if (run > 0 && rc == 0) {
 		report_stop(&a, have, kept, npoint);
-		rc = 130;
+		rc = 128 + run;
 	}
 	rc = run < 0 ? 1 : rc;
 	if (run == 0 && rc == 0 && a.json)

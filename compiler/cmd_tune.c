@@ -601,45 +601,44 @@ build_dir_files(const Tuner *u, DirFile **out, int *nout)
 static int
 write_msccl_dir(const Tuner *u)
 {
-	const char *dir = u->a->msccl_dir;
+	/* built beside the target and moved into place whole: the executor
+	 * loads every file in it, so no file of an earlier plan may stay */
+	static const char *const written[] = {".xml", NULL};
+	const char *target = u->a->msccl_dir;
 	DirFile *f;
+	OutDir dir;
+	char err[512];
 	int n, rc = build_dir_files(u, &f, &n);
 	if (rc == 0 && n == 0) {
 		error_file("tune: --msccl-dir: no collective of the plan is one MSCCL runs "
 		           "(allreduce, reduce_scatter, allgather, alltoall)");
 		rc = 1;
 	}
-	if (rc == 0 && mkdir(dir, 0777) != 0) {
-		error_file("cannot create '%s': %s%s", dir, strerror(errno),
-		           errno == EEXIST ? " (give a new directory: the executor loads every file in it)"
-		                           : "");
+	if (rc == 0 && outdir_begin(&dir, target, written, err, sizeof err) != 0) {
+		error_file("%s", err);
 		rc = 1;
 	}
-	bool made = rc == 0;
-	int written = 0;
+	bool staged = rc == 0;
 	for (int i = 0; i < n; i++) {
-		char path[4096], err[512];
-		snprintf(path, sizeof path, "%s/%s", dir, f[i].name);
+		char *path = rc == 0 ? outdir_path(&dir, f[i].name) : NULL;
 		if (rc == 0 && memout_write(&f[i].m, path, err, sizeof err) != 0) {
 			error_file("%s", err);
 			rc = 1;
-		} else if (rc != 0) {
+		} else if (!path) {
 			memout_drop(&f[i].m);
-		} else {
-			written++;
 		}
+		free(path);
 	}
-	/* no half a plan: what was written goes with the directory */
-	for (int i = 0; rc != 0 && made && i < written; i++) {
-		char path[4096];
-		snprintf(path, sizeof path, "%s/%s", dir, f[i].name);
-		unlink(path);
+	if (rc == 0 && outdir_commit(&dir, err, sizeof err) != 0) {
+		error_file("%s", err);
+		rc = 1;
+	} else if (rc != 0 && staged) {
+		outdir_abort(&dir); /* no half a plan */
 	}
-	if (rc != 0 && made)
-		rmdir(dir);
 	free(f);
 	if (rc == 0)
-		fprintf(stderr, "tune: %d MSCCL files in %s; run with MSCCL_ALGO_DIR=%s\n", n, dir, dir);
+		fprintf(stderr, "tune: %d MSCCL files in %s; run with MSCCL_ALGO_DIR=%s\n", n, target,
+		        target);
 	return rc;
 }
 
@@ -705,9 +704,10 @@ tune_opt(void *ctx, const char *name, const char *value)
 {
 	TuneArgs *a = ctx;
 	if (strcmp(name, "sizes") == 0) {
-		if ((a->nsize = parse_size_list(value, a->sizes, MAX_SIZES)) < 0)
-			return usage_error("tune: --sizes takes A..B (powers of two from A to B) or a list "
-			                   "A,B,C of whole numbers of bytes, such as 64KiB");
+		char err[256];
+		if ((a->nsize = parse_size_list(value, a->sizes, MAX_SIZES, err, sizeof err)) < 0)
+			return usage_error("tune: --sizes: %s; it takes A..B (powers of two from A to B) or "
+			                   "a list A,B,C of whole numbers of bytes", err);
 	} else if (strcmp(name, "mode") == 0 || strcmp(name, "sync") == 0) {
 		return sim_mode_opt("tune", name, value, &a->opts);
 	} else if (strcmp(name, "collective") == 0) {
@@ -800,7 +800,7 @@ static int
 cmd_tune(int argc, char **argv)
 {
 	TuneArgs a = {0};
-	a.nsize = parse_size_list("4KiB..256MiB", a.sizes, MAX_SIZES);
+	a.nsize = parse_size_list("4KiB..256MiB", a.sizes, MAX_SIZES, NULL, 0);
 	int rc = cli_parse(&cli_tune, argc, argv, &a, tune_opt, &a.path);
 	if (rc)
 		return rc < 0 ? 0 : rc;

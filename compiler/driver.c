@@ -9,8 +9,20 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "collc_limits.h"
 #include "driver.h"
 #include "to_sim.h"
+
+/* The hint after a usage error: the command's own help when known. */
+static int
+usage_hint(const char *cmd, int len)
+{
+	if (cmd)
+		fprintf(stderr, "\nTry 'collc %.*s --help'.\n", len, cmd);
+	else
+		fprintf(stderr, "\nTry 'collc --help'.\n");
+	return 2;
+}
 
 int
 usage_error(const char *fmt, ...)
@@ -19,14 +31,11 @@ usage_error(const char *fmt, ...)
 	va_start(ap, fmt);
 	fprintf(stderr, "collc: ");
 	vfprintf(stderr, fmt, ap);
+	va_end(ap);
 	/* "CMD: ..." points at the command's own help */
 	const char *colon = strchr(fmt, ':');
-	if (colon && colon - fmt < 16 && !memchr(fmt, ' ', (size_t)(colon - fmt)) && fmt[0] != '%')
-		fprintf(stderr, "\nTry 'collc %.*s --help'.\n", (int)(colon - fmt), fmt);
-	else
-		fprintf(stderr, "\nTry 'collc --help'.\n");
-	va_end(ap);
-	return 2;
+	bool cmd = colon && colon - fmt < 16 && !memchr(fmt, ' ', (size_t)(colon - fmt)) && fmt[0] != '%';
+	return usage_hint(cmd ? fmt : NULL, cmd ? (int)(colon - fmt) : 0);
 }
 
 void
@@ -142,7 +151,19 @@ double
 parse_bytes(const char *text)
 {
 	double v = parse_quantity(text, Q_SIZE);
+	if (v > MAX_SIZE_BYTES)
+		return -2;
 	return v >= 1 && v == floor(v) ? v : -1;
+}
+
+int
+size_usage(const char *cmd, const char *opt, const char *value, double got, const char *want)
+{
+	if (got == -2)
+		fprintf(stderr, "collc: %s: --%s %s: beyond %s", cmd, opt, value, SIZE_LIMIT_TEXT);
+	else
+		fprintf(stderr, "collc: %s: --%s takes %s", cmd, opt, want);
+	return usage_hint(cmd, (int)strlen(cmd));
 }
 
 void
@@ -210,28 +231,56 @@ human_time(double t, char *buf, size_t len)
 		snprintf(buf, len, "%.3f s", t);
 }
 
-int
-parse_size_list(const char *arg, double *sizes, int max)
+/* One size of a list: its value, or -1 with the reason in err. */
+static double
+list_size(const char *tok, char *err, size_t errlen)
 {
-	char buf[256];
-	snprintf(buf, sizeof buf, "%s", arg);
+	double s = parse_bytes(tok);
+	if (s == -2)
+		snprintf(err, errlen, "'%s' is beyond %s", tok, SIZE_LIMIT_TEXT);
+	else if (s < 1)
+		snprintf(err, errlen, "'%s' is not a whole number of bytes, such as 64KiB", tok);
+	return s < 1 ? -1 : s;
+}
+
+int
+parse_size_list(const char *arg, double *sizes, int max, char *err, size_t errlen)
+{
+	size_t len = strlen(arg) + 1;
+	char *buf = memcpy(xmalloc(len), arg, len); /* any length: no list is cut */
 	int n = 0;
 	char *dots = strstr(buf, "..");
 	if (dots) {
 		*dots = 0;
-		double lo = parse_bytes(buf), hi = parse_bytes(dots + 2);
-		if (lo < 1 || hi < lo)
-			return -1;
-		for (double s = lo; s <= hi * (1 + 1e-12) && n < max; s *= 2)
+		double lo = list_size(buf, err, errlen), hi = lo < 1 ? -1 : list_size(dots + 2, err, errlen);
+		if (lo >= 1 && hi >= 1 && hi < lo)
+			snprintf(err, errlen, "%s..%s: the range ends below its start", buf, dots + 2);
+		for (double s = lo; lo >= 1 && hi >= lo && s <= hi * (1 + 1e-12); s *= 2) {
+			if (n == max) {
+				snprintf(err, errlen, "%s..%s has more than %d sizes, the most one run takes",
+				         buf, dots + 2, max);
+				n = -1;
+				break;
+			}
 			sizes[n++] = floor(s);
-		return n;
+		}
+		free(buf);
+		return lo >= 1 && hi >= lo ? n : -1;
 	}
-	for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-		double s = parse_bytes(tok);
-		if (s < 1 || n == max)
-			return -1;
-		sizes[n++] = floor(s);
+	char *save = NULL;
+	for (char *tok = strtok_r(buf, ",", &save); tok && n >= 0; tok = strtok_r(NULL, ",", &save)) {
+		if (n == max) {
+			snprintf(err, errlen, "more than %d sizes, the most one run takes", max);
+			n = -1;
+		} else if ((sizes[n] = list_size(tok, err, errlen)) < 1) {
+			n = -1;
+		} else {
+			n++;
+		}
 	}
+	if (n == 0)
+		snprintf(err, errlen, "'%s' names no size", arg);
+	free(buf);
 	return n > 0 ? n : -1;
 }
 

@@ -45,8 +45,15 @@ int verify_prog(const Prog *, const char *only, bool progress, bool full);
 void no_schedule_named(const Prog *, const char *name);
 /* "1MiB", "64 KiB", "1048576": bytes, or -1. */
 double parse_size(const char *);
-/* A size on the command line: a whole number of bytes, at least 1; or -1. */
+/* A size on the command line: a whole number of bytes, at least 1; -1 if
+ * not one, -2 beyond MAX_SIZE_BYTES (collc_limits.h). */
 double parse_bytes(const char *);
+/* The limit, as messages name it. */
+#define SIZE_LIMIT_TEXT \
+	"2^53 - 1 bytes (just under 8 PiB), the largest size collc represents exactly (docs/limits.md)"
+/* The usage error for --opt value refused by parse_bytes (got): its limit
+ * for -2, else "CMD: --OPT takes WANT"; returns 2. */
+int size_usage(const char *cmd, const char *opt, const char *value, double got, const char *want);
 /* A number with an optional unit of the given kind, in the kind's base
  * unit (bytes, bits/s, seconds, joules); a plain number as is; -1 if bad. */
 double parse_quantity(const char *, QtyKind);
@@ -57,9 +64,10 @@ void human_bytes(double bytes, char *buf, size_t len);
 void human_time(double seconds, char *buf, size_t len);
 /* "64.00 KiB", "1.50 MiB": two decimals above bytes, for table columns */
 void human_bytes_fixed(double bytes, char *buf, size_t len);
-/* "64KiB..256MiB" (every power of two from A to B) or "1KiB,4KiB,1MiB":
- * whole numbers of bytes into sizes (at most max); their count, or -1. */
-int parse_size_list(const char *arg, double *sizes, int max);
+/* "64KiB..256MiB" (every power of two from A to B) or "1KiB,4KiB,1MiB",
+ * of any length: whole numbers of bytes into sizes (at most max); their
+ * count, or -1 with what is wrong in err. */
+int parse_size_list(const char *arg, double *sizes, int max, char *err, size_t errlen);
 
 /* A .coll file lowered again for each size a schedule chose something for
  * (Sched.size_chosen: auto's pick, segments, chunks, reconfigurations), so that

@@ -230,7 +230,8 @@ check_opt(void *ctx, const char *name, const char *value)
 	else if (strcmp(name, "full-verify") == 0)
 		a->full_verify = true;
 	else if ((a->size = parse_bytes(value)) < 1)
-		return usage_error("check: --size takes a whole number of bytes, such as 1MiB or 65536");
+		return size_usage("check", name, value, a->size,
+		                  "a whole number of bytes, such as 1MiB or 65536");
 	return 0;
 }
 
@@ -298,7 +299,8 @@ build_opt(void *ctx, const char *name, const char *value)
 		opts->with_main = true;
 	} else if (strcmp(name, "size") == 0) {
 		if ((a->size = parse_bytes(value)) < 1)
-			return usage_error("build: --size takes a whole number of bytes, such as 1MiB");
+			return size_usage("build", name, value, a->size,
+			                  "a whole number of bytes, such as 1MiB");
 	} else if (strcmp(name, "channels") == 0) {
 		if ((opts->channels = cli_count(value, 1, 32)) < 0)
 			return usage_error("build: --channels takes 1..32");

@@ -95,6 +95,9 @@ spec_sizes(Spec *s, const List *l)
 		} else {
 			lo = hi = parse_size(l->v[i]);
 		}
+		if (hi > MAX_SIZE_BYTES)
+			return spec_error(s, l->at[i], "sizes: '%s%s%s' is beyond %s", l->v[i],
+			                  dots ? ".." : "", dots ? dots + 2 : "", SIZE_LIMIT_TEXT);
 		if (lo < 1 || hi < lo)
 			return spec_error(s, l->at[i], "sizes: '%s' is not a size or a range A..B",
 			                  l->v[i]);
@@ -483,6 +486,31 @@ spec_finish(Spec *s)
 	return 0;
 }
 
+/* Where byte `at` of text is (line and column from 1). */
+static Loc
+loc_of(const char *text, const char *at)
+{
+	Loc l = {1, 1};
+	for (const char *c = text; c < at; c++)
+		l = *c == '\n' ? (Loc){l.line + 1, 1} : (Loc){l.line, l.col + 1};
+	return l;
+}
+
+/* A key given twice is an error, not a silent win of the later line. */
+static int
+spec_once(Spec *s, Loc at, const char *key, const char **seen, Loc *seen_at, int *nseen)
+{
+	for (int i = 0; i < *nseen; i++)
+		if (strcmp(seen[i], key) == 0) {
+			spec_error(s, at, "'%s' is given twice; give all its values on one line, the first "
+			           "at line %d", key, seen_at[i].line);
+			return -1;
+		}
+	if (*nseen < 64)
+		seen[*nseen] = key, seen_at[(*nseen)++] = at;
+	return 0;
+}
+
 /* Reads SPEC; the text stays allocated (the lists point into it). */
 int
 spec_read(const char *path, Spec *s, char **textp)
@@ -499,7 +527,15 @@ spec_read(const char *path, Spec *s, char **textp)
 	s->orig = xmalloc(len + 1);
 	memcpy(s->orig, text, len + 1);
 	s->orig_len = len;
+	if (starts_with_bom(text, len))
+		return spec_error(s, (Loc){1, 1}, "%s", BOM_MESSAGE);
+	const char *nul = memchr(text, 0, len);
+	if (nul)
+		return spec_error(s, loc_of(text, nul), "%s", "a NUL byte: a spec is text");
 	int line = 0;
+	const char *seen[64];
+	Loc seen_at[64];
+	int nseen = 0;
 	for (char *p = text, *nl; p && *p; p = nl) {
 		nl = strchr(p, '\n');
 		if (nl)
@@ -520,6 +556,13 @@ spec_read(const char *path, Spec *s, char **textp)
 		if (*l == ':')
 			l++;
 		char *val = trim(l);
+		if (spec_once(s, at, key, seen, seen_at, &nseen) != 0)
+			return -1;
+		size_t bad = strcspn(val, ";{}");
+		if (val[bad] && strcmp(key, "file") != 0)
+			return spec_error(s, (Loc){line, (int)(val + bad - p) + 1},
+			                  "'%s': a value cannot hold '%c' (a spec's values are words of the "
+			                  ".coll language, separated by commas)", key, val[bad]);
 		List *list = spec_list(s, key);
 		if (strcmp(key, "sizes") == 0) {
 			List sizes;

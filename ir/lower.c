@@ -182,31 +182,49 @@ lower_topology(Lowering *L, const Decl *d)
 
 /* ---- groups ---- */
 
-/* An affine expression at integer values of the map's variables. */
-static long
-eval_affine(const Expr *e, const Expr *vars, const long *val)
+/* An affine expression at integer values of the map's variables, into
+ * *out; false after a located error when a step overflows (a coefficient
+ * like 9223372036854775807 * x) or the value leaves an int (the group's
+ * matrices hold ints). */
+static bool
+eval_affine(const Expr *e, const Expr *vars, const long *val, long *out)
 {
+	long a = 0, b = 0;
+	bool ovf = false;
 	switch (e->kind) {
 	case EX_INT:
-		return e->ival;
+		*out = e->ival;
+		break;
 	case EX_NAME:
 		for (int i = 0; i < vars->nelem; i++)
 			if (strcmp(vars->elem[i]->text, e->text) == 0)
-				return val[i];
-		die("lower: unbound '%s'", e->text);
+				*out = val[i];
+		break;
 	case EX_TUPLE:
-		return eval_affine(e->elem[0], vars, val);
+		return eval_affine(e->elem[0], vars, val, out);
 	case EX_NEG:
-		return -eval_affine(e->lhs, vars, val);
 	case EX_ADD:
-		return eval_affine(e->lhs, vars, val) + eval_affine(e->rhs, vars, val);
 	case EX_SUB:
-		return eval_affine(e->lhs, vars, val) - eval_affine(e->rhs, vars, val);
 	case EX_MUL:
-		return eval_affine(e->lhs, vars, val) * eval_affine(e->rhs, vars, val);
+		if (!eval_affine(e->lhs, vars, val, &a) ||
+		    (e->kind != EX_NEG && !eval_affine(e->rhs, vars, val, &b)))
+			return false;
+		ovf = e->kind == EX_NEG   ? __builtin_sub_overflow(0L, a, out)
+		      : e->kind == EX_ADD ? __builtin_add_overflow(a, b, out)
+		      : e->kind == EX_SUB ? __builtin_sub_overflow(a, b, out)
+		                          : __builtin_mul_overflow(a, b, out);
+		break;
 	default:
 		die("lower: not affine");
 	}
+	if (ovf || *out < INT_MIN || *out > INT_MAX) {
+		if (ovf)
+			error_at(e->loc, "integer overflow in the map: a step is beyond 64 bits");
+		else
+			error_at(e->loc, "integer overflow in the map: %ld is beyond 2^31 - 1 in size", *out);
+		return false;
+	}
+	return true;
 }
 
 static void
@@ -225,7 +243,7 @@ push_translations(Lowering *L, GenList *g, const Topo *t, Loc loc)
 		push_gen(L, g, unit[i]);
 }
 
-static void
+static int
 map_generator(Lowering *L, const Topo *t, const NodeSpace *sp, const Item *it, GenList *out)
 {
 	const Expr *from = it->list.v[0];
@@ -239,16 +257,25 @@ map_generator(Lowering *L, const Topo *t, const NodeSpace *sp, const Item *it, G
 		const Expr *to = it->list.v[1];
 		int d = vars->nelem;
 		g.affine = true;
-		long val[MAX_DIMS] = {0};
+		long val[MAX_DIMS] = {0}, x;
 		for (int i = 0; i < d; i++) {
 			const Expr *ei = to->kind == EX_TUPLE && to->nelem == d && d > 1 ? to->elem[i] : to;
-			g.vec[i] = (int)eval_affine(ei, vars, val);
+			if (!eval_affine(ei, vars, val, &x))
+				return -1;
+			g.vec[i] = (int)x;
 		}
 		for (int j = 0; j < d; j++) {
 			val[j] = 1;
 			for (int i = 0; i < d; i++) {
 				const Expr *ei = to->kind == EX_TUPLE && to->nelem == d && d > 1 ? to->elem[i] : to;
-				g.mat[i * d + j] = (int)(eval_affine(ei, vars, val) - g.vec[i]);
+				if (!eval_affine(ei, vars, val, &x))
+					return -1;
+				if (x - g.vec[i] < INT_MIN || x - g.vec[i] > INT_MAX) {
+					error_at(ei->loc, "integer overflow in the map: a coefficient is beyond "
+					         "2^31 - 1 in size");
+					return -1;
+				}
+				g.mat[i * d + j] = (int)(x - g.vec[i]);
 			}
 			val[j] = 0;
 		}
@@ -261,6 +288,7 @@ map_generator(Lowering *L, const Topo *t, const NodeSpace *sp, const Item *it, G
 				(int)ast_resolve_node(sp, it->list.v[i + 1], false);
 	}
 	push_gen(L, out, g);
+	return 0;
 }
 
 /* Room for every generator of d's body at once: grown by doubling, the
@@ -330,8 +358,9 @@ lower_group(Lowering *L, const Decl *d)
 					else
 						x.vec[0] = int_of(it->value);
 					push_gen(L, gens, x);
-				} else if (it->kind == IT_MAP) {
-					map_generator(L, t, sp, it, gens);
+				} else if (it->kind == IT_MAP && map_generator(L, t, sp, it, gens) != 0) {
+					L->group[idx] = NULL;
+					return;
 				} else if (it->kind == IT_INCLUDE) {
 					const GenList *inc = &L->gens[decl_index(L, find(L, it->name))];
 					for (int k = 0; k < inc->n; k++)

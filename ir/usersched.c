@@ -208,6 +208,10 @@ math_helper(Run *u, const Expr *e, const int64_t *v, int64_t *out)
 	} else if (strcmp(f, "min") == 0 || strcmp(f, "max") == 0) {
 		*out = (v[0] < v[1]) == (f[1] == 'i') ? v[0] : v[1];
 	} else if (strcmp(f, "abs") == 0) {
+		if (v[0] == INT64_MIN) { /* its absolute value is not an int64 */
+			error_at(e->loc, "integer overflow: abs(%lld) is beyond 2^63 - 1", (long long)v[0]);
+			return fail(u);
+		}
 		*out = v[0] < 0 ? -v[0] : v[0];
 	} else if (strcmp(f, "bit") == 0) {
 		if (v[1] < 0 || v[1] > 62) {

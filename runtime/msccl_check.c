@@ -285,9 +285,12 @@ check_shape(const MProg *p)
 	for (int g = 0; g < p->ngpu; g++) {
 		const MGpu *gp = &p->gpu[g];
 		Loc gl = {gp->line, 1};
-		if (gp->id != g) {
-			error_at(gl, "rule 3 (gpus): gpu %d is %s", g,
-			         g > 0 && gp->id == p->gpu[g - 1].id ? "listed twice" : "missing");
+		if (gp->id != g) { /* in id order: a repeat is the id before, else g is missing */
+			if (g > 0 && gp->id == p->gpu[g - 1].id)
+				error_at(gl, "rule 3 (gpus): gpu id %d is listed twice (first at line %d)",
+				         gp->id, p->gpu[g - 1].line);
+			else
+				error_at(gl, "rule 3 (gpus): gpu %d is missing (ids run 0 to ngpus - 1)", g);
 			return -1;
 		}
 		if (gp->s_chunks < 0 || gp->i_chunks < 0 || gp->o_chunks < 0) {
@@ -669,6 +672,56 @@ graph_free(StepGraph *G)
 	free(G->last);
 }
 
+/* Step v of the graph: its tb's index (by G->base) and the step. */
+static const MStep *
+step_of(const MProg *p, const MIndex *ix, const StepGraph *G, int v)
+{
+	int id = 0;
+	while (id + 1 < ix->ntb && G->base[id + 1] <= v)
+		id++;
+	return &tb_at(p, ix, id)->step[v - G->base[id]];
+}
+
+typedef struct { char s[64]; } StepName;
+
+/* "gpu 1 tb 0 step 3" */
+static StepName
+step_name(const MProg *p, const MIndex *ix, const StepGraph *G, int v)
+{
+	int id = 0;
+	while (id + 1 < ix->ntb && G->base[id + 1] <= v)
+		id++;
+	int g = ix->rank[id];
+	StepName n;
+	snprintf(n.s, sizeof n.s, "gpu %d tb %d step %d", g, id - ix->base[g],
+	         step_of(p, ix, G, v)->s);
+	return n;
+}
+
+/* What step v, left on a cycle, waits on: a step also left there, named
+ * with the edge (its dependency, the step before it in its tb, or the
+ * send it receives from). */
+static void
+waited_on(const MProg *p, const MIndex *ix, const StepGraph *G, int v, char *out, size_t len)
+{
+	snprintf(out, len, "a step that never runs");
+	for (int u = 0; u < G->n; u++) {
+		if (G->indeg[u] <= 0)
+			continue;
+		const char *edge = NULL;
+		for (int w = G->head[u]; w >= 0 && !edge; w = G->nexts[w])
+			edge = w == v ? "its dependency" : NULL;
+		if (!edge && !G->last[u] && u + 1 == v)
+			edge = "the step before it in its tb";
+		if (!edge && G->peer[u] == v)
+			edge = "the send it receives from";
+		if (edge) {
+			snprintf(out, len, "%s, %s", edge, step_name(p, ix, G, u).s);
+			return;
+		}
+	}
+}
+
 /* Rule 13: program order, dependencies and send->receive pairs are acyclic. */
 static int
 check_acyclic(const MProg *p, const MIndex *ix)
@@ -700,15 +753,13 @@ check_acyclic(const MProg *p, const MIndex *ix)
 		for (int i = 0; i < G.n && bad < 0; i++)
 			if (G.indeg[i] > 0)
 				bad = i;
-		int id = 0;
-		while (id + 1 < ix->ntb && G.base[id + 1] <= bad)
-			id++;
-		int g = ix->rank[id], t = id - ix->base[g];
-		const MStep *st = &tb_at(p, ix, id)->step[bad - G.base[id]];
+		const MStep *st = step_of(p, ix, &G, bad);
+		char what[160];
+		waited_on(p, ix, &G, bad, what, sizeof what);
 		error_at((Loc){st->line, 1},
-		         "rule 13 (acyclicity): gpu %d tb %d step %d is on a cycle of program order, "
-		         "dependencies and send/receive pairs (it waits on tb %d step %d), so it can "
-		         "never run", g, t, st->s, st->depid, st->deps);
+		         "rule 13 (acyclicity): %s is on a cycle of program order, dependencies and "
+		         "send/receive pairs (it waits on %s), so it can never run",
+		         step_name(p, ix, &G, bad).s, what);
 		rc = -1;
 	}
 	graph_free(&G);

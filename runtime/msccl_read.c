@@ -83,9 +83,14 @@ lex_check(Reader *r)
 				ADV();
 			continue;
 		}
-		if (i + 1 < n && t[i + 1] == '?')
+		if (i + 1 < n && t[i + 1] == '?' && n - i >= 6 && strncmp(t + i, "<?xml", 5) == 0 &&
+		    (t[i + 5] == ' ' || t[i + 5] == '?'))
 			LEXFAIL("rule 1 (lexical form): an XML declaration; the executor's parser reads "
 			        "'?xml' as an element and stops ('expected >, got '?'')");
+		if (i + 1 < n && t[i + 1] == '?')
+			LEXFAIL("rule 1 (lexical form): a processing instruction ('<?%.*s'); the executor's "
+			        "parser reads it as an element and stops ('expected >, got '?'')",
+			        (int)strcspn(t + i + 2, " ?>\n"), t + i + 2);
 		bool closing = i + 1 < n && t[i + 1] == '/';
 		ADV();
 		if (closing)

@@ -172,7 +172,7 @@ test_ir_reader_soundness(void)
 	static const struct { const char *from, *to, *want; } cuts[] = {
 		{"dims 2 3 3", "dims 2 3 4", "the topology's dims do not give its node count"},
 		{"\nend\n", "\n", "the schedule has no 'end' line"},
-		{"net 400000000000", "net nan", "a network parameter is out of range"},
+		{"net 400000000000", "net nan", "x.collir:3:5: error: the bandwidth must be positive and finite"},
 		{"owner 0 ", "owner 1 ", "chunk 0's owner is rank 1, not the rank at its tree's root"},
 		{"generators 3", "generators 4", "generator count differs"},
 	};

@@ -46,11 +46,22 @@ test_last_line_without_newline(void)
 	free(s);
 }
 
+/* Control characters, bidirectional controls and bytes that are not
+ * UTF-8 are escaped in the quoted line (they were '?', or passed through:
+ * a U+202E reversed the line on the reader's terminal), the caret under
+ * the column as shown. */
 static void
 test_control_bytes_shown(void)
 {
 	char *s = capture("a\x01\x7f" "b\n", (Loc){1, 4}, "m");
-	CU_ASSERT_STRING_EQUAL(s, "f.coll:1:4: error: m\na??b\n   ^\n");
+	CU_ASSERT_STRING_EQUAL(s, "f.coll:1:4: error: m\na\\x01\\x7Fb\n         ^\n");
+	free(s);
+	s = capture("x \xe2\x80\xae" "cba y\n", (Loc){1, 9}, "m"); /* U+202E */
+	CU_ASSERT_STRING_EQUAL(s, "f.coll:1:9: error: m\nx \\u202Ecba y\n           ^\n");
+	free(s);
+	s = capture("\xff\xc3(\xed\xa0\x80\xc2\x85z\n", (Loc){1, 10}, "m"); /* bad, C1 */
+	CU_ASSERT_STRING_EQUAL(s, "f.coll:1:10: error: m\n\\xFF\\xC3(\\xED\\xA0\\x80\\u0085z\n"
+	                          "                            ^\n");
 	free(s);
 }
 
@@ -122,7 +133,7 @@ CU_TestInfo diag_tests[] = {
 	{"file:line:col, source line, caret", test_format_and_caret},
 	{"tabs kept in the caret line", test_tabs_kept},
 	{"last line without newline", test_last_line_without_newline},
-	{"control bytes shown as ?", test_control_bytes_shown},
+	{"control, bidi and invalid UTF-8 escaped in the quoted line", test_control_bytes_shown},
 	{"UTF-8 takes one column", test_utf8_caret},
 	{"long lines quoted as a window", test_long_line_window},
 	{"at most 20 errors", test_error_limit},

@@ -322,6 +322,8 @@ main(int argc, char **argv)
 		 .pCleanupFunc = limits_teardown},
 		{.pName = "mpi", .pTests = mpi_tests, .pInitFunc = mpi_setup, .pCleanupFunc = mpi_teardown},
 		{.pName = "cli", .pTests = cli_tests, .pInitFunc = cli_setup, .pCleanupFunc = cli_teardown},
+		{.pName = "hostile", .pTests = hostile_tests, .pInitFunc = hostile_setup,
+		 .pCleanupFunc = hostile_teardown},
 		CU_SUITE_INFO_NULL,
 	};
 	if (CU_initialize_registry() != CUE_SUCCESS)

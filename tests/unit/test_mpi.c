@@ -803,12 +803,12 @@ test_lib_forms(void)
 	char cmd[4096];
 	snprintf(cmd, sizeof cmd,
 	         "rm -rf %s/forms && mkdir %s/forms && cd %s/forms && printf '%s' >f.coll && "
-	         "%s/%s build f.coll --target mpi-lib --prefix forms -o . >log 2>&1 && "
+	         "%s/%s build f.coll --target mpi-lib --prefix forms -o lib >log 2>&1 && "
 	         "ccs='mpicc mpicc.mpich'; command -v clang >/dev/null && ccs=\"$ccs clang\"; "
 	         "for cc in $ccs; do [ $cc = clang ] && cc='env OMPI_CC=clang mpicc'; "
 	         "for m in -UCOLLC_PMPI -DCOLLC_PMPI; do "
 	         "$cc -std=c11 -Wall -Wextra -Wpedantic -Wshadow -Wmissing-prototypes -Werror -O2 "
-	         "-fPIC $m -c forms.c -o forms.o >>log 2>&1 || exit 1; done; done",
+	         "-fPIC $m -c lib/forms.c -o forms.o >>log 2>&1 || exit 1; done; done",
 	         dir, dir, dir,
 	         "network { reconfig_delay = 1 us; }\\ntopology O = optical_ring(8, ports 16);\\n"
 	         "topology R = ring(8);\\ngroup G on R { translate; map x -> -x; }\\n"
@@ -843,10 +843,10 @@ test_lib_ambiguous(void)
 	         "rm -rf %s/amb && mkdir %s/amb && printf 'topology R = ring(4);\\n"
 	         "collective allreduce AR on R { algorithm ring; }\\n"
 	         "collective allreduce AR2 on R { algorithm recursive_doubling; }\\n' >%s/amb/a.coll && "
-	         "%s build %s/amb/a.coll --target mpi-lib --prefix amb -o %s/amb 2>%s/amb/note && "
-	         "grep -q 'int amb_AR(' %s/amb/amb.h && grep -q 'int amb_AR2(' %s/amb/amb.h && "
-	         "mpicc -std=c11 -Wall -Wextra -Werror -c %s/amb/amb.c -o %s/amb/amb.o && "
-	         "! mpicc -std=c11 -DCOLLC_PMPI -c %s/amb/amb.c -o %s/amb/p.o 2>%s/amb/err",
+	         "%s build %s/amb/a.coll --target mpi-lib --prefix amb -o %s/amb/lib 2>%s/amb/note && "
+	         "grep -q 'int amb_AR(' %s/amb/lib/amb.h && grep -q 'int amb_AR2(' %s/amb/lib/amb.h && "
+	         "mpicc -std=c11 -Wall -Wextra -Werror -c %s/amb/lib/amb.c -o %s/amb/amb.o && "
+	         "! mpicc -std=c11 -DCOLLC_PMPI -c %s/amb/lib/amb.c -o %s/amb/p.o 2>%s/amb/err",
 	         dir, dir, dir, COLLC_BIN, dir, dir, dir, dir, dir, dir, dir, dir, dir, dir);
 	int rc = sh(cmd);
 	char path[300];

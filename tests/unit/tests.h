@@ -14,9 +14,12 @@ extern CU_TestInfo arena_tests[], heap_tests[], diag_tests[], lexer_tests[], par
 extern CU_TestInfo hash_tests[]; /* base/hash.h */
 extern CU_TestInfo flow_tests[]; /* ir/flow.h */
 extern CU_TestInfo cutbound_tests[]; /* ir/cutbound.h */
+extern CU_TestInfo hostile_tests[]; /* issue 38's findings */
 
 int cli_setup(void);
 int cli_teardown(void);
+int hostile_setup(void);
+int hostile_teardown(void);
 int limits_setup(void);
 int limits_teardown(void);
 int explain_setup(void);

@@ -1,0 +1,526 @@
+/*
+ * test_hostile.c: the findings of issue 38's hostile-input review, one test
+ * each (docs/testing.md): an input that gave a silently wrong result, left a
+ * file behind, or an unclear message, run through the binary as a user
+ * would, with the located error, the whole-or-absent output and the message
+ * that replaced it asserted.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tests.h"
+
+#ifndef COLLC_BIN
+#define COLLC_BIN "bin/collc"
+#endif
+
+static char tmpdir[] = "/tmp/collc-hostile-XXXXXX";
+
+/* Runs `collc ARGS` (a shell line), capturing stdout and stderr; the exit
+ * status, or -1 when killed. */
+static int
+collc(const char *args, char **out, char **err)
+{
+	char cmd[8192];
+	snprintf(cmd, sizeof cmd, "cd %s && %s/%s %s >out 2>err", tmpdir, getenv("PWD"), COLLC_BIN,
+	         args);
+	int st = system(cmd);
+	char path[256];
+	snprintf(path, sizeof path, "%s/out", tmpdir);
+	*out = slurp(path, NULL);
+	snprintf(path, sizeof path, "%s/err", tmpdir);
+	*err = slurp(path, NULL);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* collc ARGS exits with `status` and its stderr holds `want`. */
+static void
+expect(int line, const char *args, int status, const char *want)
+{
+	char *out, *err;
+	int st = collc(args, &out, &err);
+	assert_named(st == status && err && strstr(err, want), line, __FILE__,
+	             "collc %s: expected exit %d and\n%s\ngot exit %d and\n%s%s", args, status, want,
+	             st, out ? out : "", err ? err : "");
+	free(out), free(err);
+}
+#define EXPECT(args, status, want) expect(__LINE__, args, status, want)
+
+int
+hostile_setup(void)
+{
+	if (!mkdtemp(tmpdir))
+		return -1;
+	char link[512], examples[512];
+	snprintf(link, sizeof link, "%s/examples", tmpdir);
+	snprintf(examples, sizeof examples, "%s/examples", getenv("PWD"));
+	if (symlink(examples, link) != 0) /* the examples, as from the root */
+		return -1;
+	write_in(tmpdir, "r4.coll", "network { link_bandwidth = 400 Gbps; link_latency = 100 ns; }\n"
+	                            "topology R = ring(4);\n"
+	                            "collective allreduce AR on R { algorithm ring; }\n");
+	return 0;
+}
+
+int
+hostile_teardown(void)
+{
+	char cmd[256];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* A: a size of 2^53 bytes or more is refused where it is read (it printed a
+ * busbw of 5.4e12 GB/s and a negative energy at 2^63), naming the limit;
+ * 2^53 - 1 still runs. */
+static void
+test_size_limit(void)
+{
+	static const char *const over[] = {"9223372036854775808", "9007199254740992", "1e19",
+	                                   "1e16"};
+	for (size_t i = 0; i < sizeof over / sizeof *over; i++) {
+		char args[256];
+		snprintf(args, sizeof args, "sim --mode flow --sizes %s r4.coll", over[i]);
+		EXPECT(args, 2, "is beyond 2^53 - 1 bytes (just under 8 PiB), the largest size collc "
+		                "represents exactly (docs/limits.md)");
+		snprintf(args, sizeof args, "sim --mode packet --sizes 1KiB..%s r4.coll", over[i]);
+		EXPECT(args, 2, "is beyond 2^53 - 1 bytes");
+		snprintf(args, sizeof args, "check --size %s r4.coll", over[i]);
+		EXPECT(args, 2, "check: --size");
+		EXPECT(args, 2, "beyond 2^53 - 1 bytes");
+		snprintf(args, sizeof args, "build --size %s r4.coll", over[i]);
+		EXPECT(args, 2, "beyond 2^53 - 1 bytes");
+		char spec[256];
+		snprintf(spec, sizeof spec, "file r4.coll\nmode flow\nsizes 1KiB, %s\n", over[i]);
+		write_in(tmpdir, "big.sweep", spec);
+		EXPECT("sweep big.sweep -o big.csv", 1,
+		       "big.sweep:3:13: error: sizes: '");
+		EXPECT("sweep big.sweep -o big.csv", 1, "' is beyond 2^53 - 1 bytes");
+		struct stat st;
+		char path[256];
+		snprintf(path, sizeof path, "%s/big.csv", tmpdir);
+		CU_ASSERT_NOT_EQUAL(stat(path, &st), 0);
+	}
+	char *out, *err;
+	CU_ASSERT_EQUAL(collc("sim --mode flow --sizes 9007199254740991 r4.coll", &out, &err), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, " 9007199254740991 "));
+	CU_ASSERT_PTR_NULL(strstr(out, " -")); /* no negative figure */
+	free(out), free(err);
+}
+
+/* A: --sizes of any length (a list of 259 characters was cut at 255 and a
+ * 419-byte size simulated); more than 64 sizes names the cap. */
+static void
+test_sizes_any_length(void)
+{
+	char list[1024] = "100", args[1200];
+	int n = 1;
+	while (strlen(list) < 250)
+		n++, strcat(list, ",1048576");
+	strcat(list, ",4194304");
+	n++;
+	CU_ASSERT(strlen(list) > 255);
+	snprintf(args, sizeof args, "sim --mode flow --csv --sizes %s r4.coll", list);
+	char *out, *err;
+	CU_ASSERT_EQUAL(collc(args, &out, &err), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, ",4194304,"));
+	CU_ASSERT_PTR_NULL(strstr(out, ",419,"));
+	free(out), free(err);
+	char many[2048] = "1";
+	for (int i = 2; i <= 65; i++)
+		snprintf(many + strlen(many), sizeof many - strlen(many), ",%d", i);
+	snprintf(args, sizeof args, "sim --sizes %s r4.coll", many);
+	EXPECT(args, 2, "sim: --sizes: more than 64 sizes, the most one run takes");
+	EXPECT("sim --sizes 1..1e30 r4.coll", 2, "beyond 2^53 - 1 bytes");
+	EXPECT("tune --sizes 1..1e30 r4.coll", 2, "'1e30' is beyond 2^53 - 1 bytes");
+}
+
+/* A: sim FILE.xml --ranks with a node twice put ranks on one node and
+ * printed 0.00 us, exit 0. */
+static void
+test_ranks_twice(void)
+{
+	static const struct { const char *ranks, *want; } bad[] = {
+	    {"0,0,0,0", "error: --ranks: node 0 is listed twice (for XML ranks 0 and 1); each rank "
+	                "needs a node of its own"},
+	    {"0..2,1", "error: --ranks: node 1 is listed twice (for XML ranks 1 and 3)"},
+	    {"3..0", NULL},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		char line[600];
+		snprintf(line, sizeof line, "sim %s/tests/fixtures/msccl/generated/"
+		         "msccltools_allpairs_allgather_4r_ll.xml --topology r4.coll --ranks %s",
+		         getenv("PWD"), bad[i].ranks);
+		if (bad[i].want) {
+			EXPECT(line, 1, bad[i].want);
+		} else {
+			char *out, *err;
+			CU_ASSERT_EQUAL(collc(line, &out, &err), 0);
+			free(out), free(err);
+		}
+	}
+}
+
+/* ---- B: outputs whole or absent ---- */
+
+/* Whether any name in dir ends in ".tmp" (a temporary left behind). */
+static bool
+tmp_left(const char *dir, char *name, size_t len)
+{
+	DIR *d = opendir(dir);
+	bool found = false;
+	for (struct dirent *e; d && !found && (e = readdir(d));) {
+		size_t n = strlen(e->d_name);
+		found = n > 4 && strcmp(e->d_name + n - 4, ".tmp") == 0;
+		if (found)
+			snprintf(name, len, "%s", e->d_name);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/* Runs `collc ARGS` in tmpdir and sends it `sig` as soon as its temporary
+ * OUT.PID.tmp (a file being written, or a directory being built) appears:
+ * the signal lands mid-write. Its wait status, or -1 when it finished
+ * before the temporary was seen. */
+static int
+kill_mid_write(const char *args, const char *out, int sig)
+{
+	fflush(stdout), fflush(stderr);
+	pid_t pid = fork();
+	if (pid == 0) {
+		char cmd[4096];
+		snprintf(cmd, sizeof cmd, "cd %s && exec %s/%s %s >/dev/null 2>&1", tmpdir,
+		         getenv("PWD"), COLLC_BIN, args);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	char tmp[512];
+	snprintf(tmp, sizeof tmp, "%s/%s.%ld.tmp", tmpdir, out, (long)pid);
+	struct stat st;
+	int status = 0;
+	const struct timespec nap = {0, 20000};
+	for (long i = 0; i < 3000000; i++) { /* a minute at most */
+		if (stat(tmp, &st) == 0) {
+			kill(pid, sig);
+			break;
+		}
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			return -1;
+		nanosleep(&nap, NULL);
+	}
+	waitpid(pid, &status, 0);
+	return status;
+}
+
+/* SIGINT and SIGTERM mid-write: the run ends by the signal, no temporary
+ * remains, and the previous output is as it was, for each kind of output:
+ * a file (-o of the schedule text) and each directory output (chakra's
+ * traces, an MPI library, tune's MSCCL files, sweep's plots). */
+static void
+test_signal_mid_write(void)
+{
+	write_in(tmpdir, "r512.coll", "topology R = ring(512);\n"
+	                              "collective allreduce AR on R { algorithm ring; }\n");
+	static const struct { const char *args, *out, *old; } kinds[] = {
+	    {"build r512.coll --target ir -o out.ir", "out.ir", "out.ir"},
+	    {"build r512.coll --target chakra -o traces", "traces", "traces/AR.0.et"},
+	    {"build r512.coll --target mpi-lib -o lib", "lib", "lib/collc.h"},
+	    {"tune examples/torus-8x8-compare.coll --collective SP --sizes 1KiB..64KiB "
+	     "--mode flow --msccl-dir algos", "algos", "algos/SP-00-1024-32767.xml"},
+	    {"sweep p.sweep --plots plots", "plots", "plots/sweep-00000.svg"},
+	};
+	write_in(tmpdir, "p.sweep", "topology torus(4, 4), ring(16)\nallreduce ring\n"
+	                            "sizes 1KiB..1MiB\nmode flow\n");
+	static const int sigs[] = {SIGINT, SIGTERM};
+	char cmd[1024];
+	for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++)
+		for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+			snprintf(cmd, sizeof cmd, "cd %s && rm -rf %s && mkdir -p $(dirname %s) && "
+			         "echo old >%s", tmpdir, kinds[k].out, kinds[k].old, kinds[k].old);
+			CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+			int st = kill_mid_write(kinds[k].args, kinds[k].out, sigs[i]);
+			assert_named(st != -1 && WIFSIGNALED(st) && WTERMSIG(st) == sigs[i], __LINE__,
+			             __FILE__, "collc %s: not ended by signal %d mid-write (status %d)",
+			             kinds[k].args, sigs[i], st);
+			char left[256] = "";
+			assert_named(!tmp_left(tmpdir, left, sizeof left), __LINE__, __FILE__,
+			             "collc %s, signal %d: '%s' left behind", kinds[k].args, sigs[i], left);
+			char path[512];
+			snprintf(path, sizeof path, "%s/%s", tmpdir, kinds[k].old);
+			char *old = slurp(path, NULL);
+			assert_named(old && strcmp(old, "old\n") == 0, __LINE__, __FILE__,
+			             "collc %s, signal %d: the old output is not intact", kinds[k].args,
+			             sigs[i]);
+			free(old);
+		}
+}
+
+/* A full disk (a tmpfs of 1 MiB): the write fails with exit 1 and a
+ * message, no temporary remains, and the previous output is as it was (a
+ * file, and a directory of traces). Skipped, saying so, where mount is not
+ * permitted. */
+static void
+test_full_disk(void)
+{
+	char disk[512], cmd[2048];
+	snprintf(disk, sizeof disk, "%s/disk", tmpdir);
+	snprintf(cmd, sizeof cmd, "mkdir -p %s && mount -t tmpfs -o size=1m tmpfs %s 2>/dev/null",
+	         disk, disk);
+	if (system(cmd) != 0) {
+		printf("\n    (full-disk test skipped: mounting a tmpfs is not permitted here)\n");
+		return;
+	}
+	write_in(tmpdir, "r512.coll", "topology R = ring(512);\n"
+	                              "collective allreduce AR on R { algorithm ring; }\n");
+	snprintf(cmd, sizeof cmd, "mkdir -p %s/traces && echo old >%s/traces/AR.0.et && "
+	         "echo old >%s/out.ir", disk, disk, disk);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+	EXPECT("build r512.coll --target ir -o disk/out.ir", 1, "No space left on device");
+	EXPECT("build r512.coll --target chakra -o disk/traces", 1, "No space left on device");
+	char left[256] = "";
+	assert_named(!tmp_left(disk, left, sizeof left), __LINE__, __FILE__,
+	             "full disk: '%s' left behind", left);
+	static const char *const kept[] = {"out.ir", "traces/AR.0.et"};
+	for (size_t i = 0; i < sizeof kept / sizeof *kept; i++) {
+		char path[600];
+		snprintf(path, sizeof path, "%s/%s", disk, kept[i]);
+		char *old = slurp(path, NULL);
+		assert_named(old && strcmp(old, "old\n") == 0, __LINE__, __FILE__,
+		             "full disk: %s is not as it was", kept[i]);
+		free(old);
+	}
+	snprintf(cmd, sizeof cmd, "umount %s", disk);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+}
+
+/* SIGTERM stops a sweep as SIGINT does: the finished rows written whole,
+ * how to resume, and exit 143 (128 + 15). */
+static void
+test_sweep_sigterm(void)
+{
+	write_in(tmpdir, "t.sweep", "topology torus(4, 4), torus(2, 8)\n"
+	                            "allreduce ring, halving_doubling\nallgather ring\n"
+	                            "sizes 64KiB, 1MiB, 4MiB\nmode flow\n");
+	char *out, *err;
+	CU_ASSERT_EQUAL(collc("sweep t.sweep -j 2 -o full.csv", &out, &err), 0);
+	free(out), free(err);
+	setenv("COLLC_SWEEP_INTERRUPT", "2:15", 1);
+	int st = collc("sweep t.sweep -j 2 -o part.csv", &out, &err);
+	unsetenv("COLLC_SWEEP_INTERRUPT");
+	CU_ASSERT_EQUAL(st, 143);
+	CU_ASSERT(err && strstr(err, "collc: sweep stopped: "));
+	CU_ASSERT(err && strstr(err, "resume with: collc sweep t.sweep --resume part.csv"));
+	free(out), free(err);
+	char path[512];
+	snprintf(path, sizeof path, "%s/part.csv", tmpdir);
+	char *part = slurp(path, NULL);
+	snprintf(path, sizeof path, "%s/full.csv", tmpdir);
+	char *full = slurp(path, NULL);
+	CU_ASSERT_FATAL(part && full);
+	long rows = 0;
+	for (const char *l = strchr(part, '\n'); l && l[1]; l = strchr(l + 1, '\n')) {
+		char line[600];
+		size_t n = strcspn(l + 1, "\n") + 2;
+		snprintf(line, n < sizeof line ? n + 0 : sizeof line, "%s", l);
+		CU_ASSERT_PTR_NOT_NULL(strstr(full, line)); /* each kept row is the full run's */
+		rows++;
+	}
+	CU_ASSERT(rows >= 2 && rows < 18);
+	free(part), free(full);
+}
+
+/* Sweep workers die with their parent, even by SIGKILL, which no handler
+ * sees: this process adopts the orphans (a subreaper) and finds each
+ * killed at once by the kernel's SIGKILL (PR_SET_PDEATHSIG), not ended by
+ * a broken pipe after its point, seconds later. */
+static void
+test_sweep_workers_die(void)
+{
+	write_in(tmpdir, "w.sweep", "topology torus(16, 16)\nallreduce halving_doubling\n"
+	                            "routing shortest_path, dor\nsizes 32MiB, 64MiB, 128MiB\n"
+	                            "mode packet\n");
+	CU_ASSERT_EQUAL_FATAL(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	fflush(stdout), fflush(stderr);
+	pid_t pid = fork();
+	if (pid == 0) {
+		char bin[512], spec[512];
+		snprintf(bin, sizeof bin, "%s/%s", getenv("PWD"), COLLC_BIN);
+		snprintf(spec, sizeof spec, "%s/w.sweep", tmpdir);
+		freopen("/dev/null", "w", stdout), freopen("/dev/null", "w", stderr);
+		execl(bin, "collc", "sweep", spec, "-j", "2", (char *)NULL);
+		_exit(127);
+	}
+	/* the workers running: /proc lists the parent's children */
+	char kids[128], buf[256] = "";
+	snprintf(kids, sizeof kids, "/proc/%ld/task/%ld/children", (long)pid, (long)pid);
+	const struct timespec nap = {0, 10000000};
+	for (int i = 0; i < 1000 && strchr(buf, ' ') == strrchr(buf, ' '); i++) {
+		FILE *f = fopen(kids, "r");
+		buf[0] = 0;
+		if (f && !fgets(buf, sizeof buf, f))
+			buf[0] = 0;
+		if (f)
+			fclose(f);
+		nanosleep(&nap, NULL);
+	}
+	kill(pid, SIGKILL);
+	int st, nworker = 0, killed = 0;
+	waitpid(pid, &st, 0);
+	double t0 = (double)time(NULL);
+	for (pid_t w; (double)time(NULL) - t0 < 30;) {
+		w = waitpid(-1, &st, WNOHANG);
+		if (w < 0 && errno == ECHILD)
+			break;
+		if (w > 0) {
+			nworker++;
+			killed += WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL;
+		} else {
+			nanosleep(&nap, NULL);
+		}
+	}
+	prctl(PR_SET_CHILD_SUBREAPER, 0);
+	assert_named(nworker == 2 && killed == 2, __LINE__, __FILE__,
+	             "sweep's workers after their parent's SIGKILL: %d reaped, %d killed by SIGKILL "
+	             "(children were: %s)", nworker, killed, buf);
+}
+
+/* ---- C: messages that say what is wrong and where ---- */
+
+/* A sweep spec: a value with ';' or '}' (it said "cannot be simulated: "
+ * with the generated file's syntax error), a NUL byte (it said "a spec
+ * needs a sizes line" or ran on), a key given twice (the later won
+ * silently), a byte-order mark ("unknown key"). */
+static void
+test_spec_messages(void)
+{
+	static const struct { const char *spec; size_t len; const char *want; } bad[] = {
+	    {"topology torus(4, 4);\nallreduce ring\nsizes 1MiB\n", 0,
+	     "s.sweep:1:21: error: 'topology': a value cannot hold ';'"},
+	    {"topology torus(4, 4)\nallreduce ring}\nsizes 1MiB\n", 0,
+	     "s.sweep:2:15: error: 'allreduce': a value cannot hold '}'"},
+	    {"topology torus(4, 4)\nallreduce ring\x00\nsizes 1MiB\n", 48,
+	     "s.sweep:2:15: error: a NUL byte: a spec is text"},
+	    {"topology torus(4, 4)\nallreduce ring\nsizes 1MiB\nsizes 4MiB\n", 0,
+	     "s.sweep:4:1: error: 'sizes' is given twice; give all its values on one line, the "
+	     "first at line 3"},
+	    {"topology torus(4, 4)\nallreduce ring\nmode flow\nsizes 1MiB\nmode packet\n", 0,
+	     "s.sweep:5:1: error: 'mode' is given twice"},
+	    {"topology torus(4, 4)\nallreduce ring\nallreduce swing\nsizes 1MiB\n", 0,
+	     "s.sweep:3:1: error: 'allreduce' is given twice"},
+	    {"\xef\xbb\xbftopology torus(4, 4)\nallreduce ring\nsizes 1MiB\n", 0,
+	     "s.sweep:1:1: error: a UTF-8 byte-order mark (bytes EF BB BF) starts the file"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		char path[512];
+		snprintf(path, sizeof path, "%s/s.sweep", tmpdir);
+		FILE *f = fopen(path, "wb");
+		CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+		fwrite(bad[i].spec, 1, bad[i].len ? bad[i].len : strlen(bad[i].spec), f);
+		fclose(f);
+		EXPECT("sweep s.sweep -o s.csv", 1, bad[i].want);
+	}
+}
+
+/* --resume of a CSV saved with CRLF line ends resumes (it said "its header
+ * differs"), into the bytes of a whole run; a header that does differ
+ * says where. */
+static void
+test_resume_crlf(void)
+{
+	write_in(tmpdir, "r.sweep", "topology torus(4, 4)\nallreduce ring, swing\n"
+	                            "sizes 1MiB, 4MiB\nmode flow\n");
+	char *out, *err;
+	CU_ASSERT_EQUAL(collc("sweep r.sweep -o whole.csv", &out, &err), 0);
+	free(out), free(err);
+	char cmd[1024];
+	snprintf(cmd, sizeof cmd, "cd %s && head -3 whole.csv | sed 's/$/\\r/' >crlf.csv && "
+	         "sed 's/^point,/pointx,/' whole.csv >bad.csv", tmpdir);
+	CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+	CU_ASSERT_EQUAL(collc("sweep r.sweep --resume crlf.csv -o resumed.csv", &out, &err), 0);
+	free(out), free(err);
+	char path[512];
+	snprintf(path, sizeof path, "%s/whole.csv", tmpdir);
+	char *whole = slurp(path, NULL);
+	snprintf(path, sizeof path, "%s/resumed.csv", tmpdir);
+	char *resumed = slurp(path, NULL);
+	CU_ASSERT(whole && resumed && strcmp(whole, resumed) == 0);
+	free(whole), free(resumed);
+	EXPECT("sweep r.sweep --resume bad.csv -o x.csv", 1,
+	       "bad.csv:1:6: not a CSV of this spec's sweep: its header differs from the spec's at "
+	       "column 6 (the spec's has 'point')");
+}
+
+/* Standard input over its limit is named as standard input (it was '-'),
+ * and reading stops at the limit: 400 MB piped in, refused as over at
+ * most 256 MiB (the .coll cap), so the rest was never read. */
+static void
+test_stdin_limit(void)
+{
+	char *out, *err;
+	int st = collc("check - < /dev/null", &out, &err);
+	free(out), free(err);
+	CU_ASSERT_EQUAL(st, 0);
+	char cmd[1024];
+	snprintf(cmd, sizeof cmd, "cd %s && { printf 'topology R = ring(4);\\n'; "
+	         "head -c 400000000 /dev/zero; } | %s/%s check - 2>err", tmpdir, getenv("PWD"),
+	         COLLC_BIN);
+	st = system(cmd);
+	CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 1);
+	char path[512];
+	snprintf(path, sizeof path, "%s/err", tmpdir);
+	err = slurp(path, NULL);
+	const char *at = err ? strstr(err, "collc: error: standard input is over ") : NULL;
+	int mib = 0;
+	CU_ASSERT(at && sscanf(at, "collc: error: standard input is over %d MiB", &mib) == 1 &&
+	          mib > 0 && mib <= 256);
+	free(err);
+}
+
+/* -o through a symbolic link whose target does not exist yet: the target
+ * is written and the link stays (it was replaced by a file), as
+ * docs/cli.md says of links. */
+static void
+test_dangling_link(void)
+{
+	char link[512], target[512];
+	snprintf(link, sizeof link, "%s/link.coll", tmpdir);
+	snprintf(target, sizeof target, "%s/sub/target.coll", tmpdir);
+	snprintf(target, sizeof target, "%s/sub", tmpdir);
+	mkdir(target, 0777);
+	unlink(link);
+	CU_ASSERT_EQUAL_FATAL(symlink("sub/target.coll", link), 0);
+	char *out, *err;
+	CU_ASSERT_EQUAL(collc("fmt r4.coll -o link.coll", &out, &err), 0);
+	free(out), free(err);
+	struct stat st;
+	CU_ASSERT(lstat(link, &st) == 0 && S_ISLNK(st.st_mode));
+	snprintf(target, sizeof target, "%s/sub/target.coll", tmpdir);
+	char *text = slurp(target, NULL);
+	CU_ASSERT(text && strstr(text, "topology R = ring(4);"));
+	free(text);
+}
+
+CU_TestInfo hostile_tests[] = {
+    {"A: a size of 2^53 bytes or more is refused, naming the limit", test_size_limit},
+    {"A: --sizes of any length; more than 64 names the cap", test_sizes_any_length},
+    {"A: sim FILE.xml --ranks naming a node twice is an error", test_ranks_twice},
+    {"B: SIGINT and SIGTERM mid-write leave no temporary and the old output", test_signal_mid_write},
+    {"B: a full disk leaves no temporary and the old output (tmpfs)", test_full_disk},
+    {"B: SIGTERM stops a sweep as SIGINT does, keeping the finished rows", test_sweep_sigterm},
+    {"B: sweep workers die with their parent, even by SIGKILL", test_sweep_workers_die},
+    {"C: a spec's ';' or '}', NUL byte and repeated key are located errors", test_spec_messages},
+    {"C: --resume of a CRLF CSV resumes; a differing header says where", test_resume_crlf},
+    {"C: standard input over its limit is named so, read no further", test_stdin_limit},
+    {"C: -o through a dangling symbolic link writes its target, the link kept", test_dangling_link},
+    CU_TEST_INFO_NULL,
+};
