@@ -19,6 +19,15 @@
  *   dor sends them all one way. On nearest-neighbour traffic there is one
  *   minimal path and ecmp = dor.
  *   Applies to tori, rings, meshes and HyperX; elsewhere it is shortest_path.
+ * fastest (`routing fastest`, and a collective's default): the widest paths
+ *   first (the largest least bandwidth on the way: a message of many
+ *   packets streams at its slowest link's rate, in the simulator's packet
+ *   and flow modes alike), of those the fewest hops, and among those as
+ *   ecmp (or shortest_path) chooses, over the links at least that wide. The
+ *   widths are found by a bottleneck Dijkstra per destination (cached) and
+ *   compared as given, never summed: exact. Where every link has one
+ *   bandwidth nothing is searched and no link is left out, so the routes
+ *   are ecmp's to the link (docs/ir.md 2).
  * dor: dimension order, written out explicitly (tori, rings, meshes,
  *   supermeshes on their mesh links, HyperX); a cross-check of the above.
  * spine_leaf: between hosts of one leaf through the leaf; between leaves
@@ -29,7 +38,8 @@
  *   `link` lines) are capacity: a route crossing a pair with k parallel
  *   links takes copy (src + dst) mod k there, so routes between different
  *   pairs spread over the copies the way ECMP hashing does (docs/ir.md
- *   "Parallel links"). Tori of side 2 keep their two directions apart.
+ *   "Parallel links"); under fastest, k counts the copies at least as wide
+ *   as the route. Tori of side 2 keep their two directions apart.
  */
 #include <float.h>
 #include <stdlib.h>
