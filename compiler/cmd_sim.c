@@ -148,7 +148,7 @@ run_auto(Runner *u, const SimArgs *a, const Sched *s)
 {
 	Simulated *cand = arena_array(&u->arena, NALG, sizeof *cand);
 	Routes routes;
-	routes_init(&routes, s->topo, ROUTE_SHORTEST);
+	routes_init(&routes, s->topo, s->routing); /* the file's routing */
 	int rc = 0;
 	for (int k = 0; k < a->nsize && rc == 0; k++) {
 		SimOpts o = progress_opts(u, a, s->name, a->sizes[k]);

@@ -195,7 +195,7 @@ tune_one(Tuner *u, const Prog *p, const Sched *s)
 	t->second = arena_array(&u->arena, (size_t)n, sizeof *t->second);
 	t->busbw_factor = perf_busbw_factor(coll_kind_name[s->kind], s->nrank);
 	t->bound = bound_busbw_sched(s) / 1e9;
-	routes_init(&t->routes, s->topo, ROUTE_SHORTEST);
+	routes_init(&t->routes, s->topo, s->routing); /* the file's routing */
 	int rc = 0;
 	for (int k = 0; k < n && rc == 0; k++)
 		rc = tune_size(u, t, p, k);

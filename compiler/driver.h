@@ -109,8 +109,8 @@ bool simulate_one(Arena *, const Sched *s, double size, const SimOpts *o, Simula
 /* The library's candidates for s's collective at `size`, as `auto` has
  * them (alg_auto: what the language accepts, built for the size), each
  * simulated with o; those the simulator cannot run are left out. Their
- * count, in out[0..NALG). The candidates hold on to routes (shortest
- * paths on s's topology): free it after them. `auto` in sim and sweep
+ * count, in out[0..NALG). The candidates hold on to routes (on s's
+ * topology, by s->routing: the file's, as s's own): free it after them. `auto` in sim and sweep
  * takes the fastest; tune shows them all. */
 int simulate_candidates(Arena *, Routes *routes, const Sched *s, double size, const SimOpts *o,
                         Simulated *out);

@@ -307,7 +307,7 @@ add_file_pair(Spec *s, int decl, Loc at)
 	const Item *route = item_in(d->body, IT_ROUTING);
 	s->pair[s->npair++] = (Pair){.kind = kind, .alg = alg_label(s, d), .name = d->name,
 	            .topo = form_label(s, d->topo->form),
-	            .route = route ? route->name : "shortest_path", .decl = decl, .at = at};
+	            .route = route ? route->name : "fastest", .decl = decl, .at = at};
 	return 0;
 }
 

@@ -227,7 +227,7 @@ point_run(const Spec *s, const Source *g, double size, Record *r, char *err, siz
 		/* as collc sim: every candidate simulated at this size, the fastest */
 		Simulated *cand = arena_array(&sim, NALG, sizeof *cand);
 		Routes routes;
-		routes_init(&routes, prog.sched[0]->topo, ROUTE_SHORTEST);
+		routes_init(&routes, prog.sched[0]->topo, prog.sched[0]->routing);
 		int ncand = simulate_candidates(&sim, &routes, prog.sched[0], size, &s->opts, cand);
 		int best = fastest(cand, ncand);
 		for (int i = 0; i < ncand; i++)

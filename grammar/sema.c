@@ -887,10 +887,10 @@ check_collective(Sema *s, Decl *d)
 				         (long long)v);
 			break;
 		case IT_ROUTING:
-			if (ast_word_index(it->name, "shortest_path|dor") < 0) {
-				static const char *const policies[] = {"shortest_path", "dor"};
-				unknown_word(s, it->name_loc, "routing", it->name, policies, 2,
-				             "shortest_path, dor");
+			if (ast_word_index(it->name, "fastest|shortest_path|dor") < 0) {
+				static const char *const policies[] = {"fastest", "shortest_path", "dor"};
+				unknown_word(s, it->name_loc, "routing", it->name, policies, 3,
+				             "fastest, shortest_path, dor");
 			}
 			break;
 		case IT_RANKS:

@@ -94,8 +94,14 @@ void topo_node_name(const Topo *, int node, char *buf, size_t len); /* "(0, 3)" 
 
 /* ROUTE_SHORTEST: one fixed minimal path (first closer port), used to build
  * trees; ROUTE_ECMP: what `routing shortest_path` means for a collective's
- * messages, a minimal path chosen per flow by hashing (route.c). */
-typedef enum RoutePolicy { ROUTE_SHORTEST, ROUTE_DOR, ROUTE_ECMP, NROUTE_POLICY } RoutePolicy;
+ * messages, a minimal path chosen per flow by hashing (route.c);
+ * ROUTE_FASTEST: `routing fastest` and a collective's default, the widest
+ * paths (largest least bandwidth), of those the fewest hops, chosen among
+ * as ROUTE_ECMP chooses: the same routes as ROUTE_ECMP where the links
+ * are alike. */
+typedef enum RoutePolicy {
+	ROUTE_SHORTEST, ROUTE_DOR, ROUTE_ECMP, ROUTE_FASTEST, NROUTE_POLICY
+} RoutePolicy;
 
 /* Routes are computed on demand and cached per (src, dst): no all-pairs table. */
 typedef struct Route {
@@ -115,6 +121,11 @@ typedef struct Routes {
 	int *scratch;   /* one route being built (nnode links at most) */
 	int *dist;      /* generic graphs: BFS distances to one destination */
 	int dist_to;    /* the destination dist[] holds, or -1 */
+	double dist_floor; /* ... over the links of at least this bandwidth */
+	double min_bw;  /* the least bandwidth of a routable link */
+	bool uniform;   /* every routable link has that bandwidth */
+	double *width;  /* ROUTE_FASTEST: each node's widest path to width_to */
+	int width_to;   /* the destination width[] holds, or -1 */
 } Routes;
 
 void routes_init(Routes *, const Topo *, RoutePolicy);
@@ -326,6 +337,8 @@ typedef struct Sched {
 	int nroute;
 	int *route_off;
 	int *route_link;
+	RoutePolicy routing; /* the collective's routing (the file's `routing`, or
+	                      * its default): what its other algorithms route by */
 	/* explicit form: messages sorted by round */
 	int nmsg;
 	Msg *msg;

@@ -745,6 +745,17 @@ user_symmetry(Lowering *L, const Decl *d, const Item *user, UserSymmetry *out)
 	return 0;
 }
 
+/* A collective's `routing`: fastest (route.c) without one. */
+static RoutePolicy
+routing_policy(const Decl *d)
+{
+	const Item *routing = item_of(d, IT_ROUTING);
+	return !routing                                   ? ROUTE_FASTEST
+	       : strcmp(routing->name, "dor") == 0           ? ROUTE_DOR
+	       : strcmp(routing->name, "shortest_path") == 0 ? ROUTE_ECMP
+	                                                     : ROUTE_FASTEST;
+}
+
 static int
 lower_collective(Lowering *L, const Decl *d)
 {
@@ -755,7 +766,7 @@ lower_collective(Lowering *L, const Decl *d)
 		if (strcmp(coll_kind_name[k], d->ckind) == 0)
 			kind = (CollKind)k;
 	const Item *routing = item_of(d, IT_ROUTING);
-	RoutePolicy policy = routing && strcmp(routing->name, "dor") == 0 ? ROUTE_DOR : ROUTE_ECMP;
+	RoutePolicy policy = routing_policy(d);
 	if (policy == ROUTE_DOR && !grid_topology(t)) {
 		error_at(routing->name_loc, "dor routing needs a torus, ring, mesh, supermesh or hyperx; "
 		         "'%s' is %s", t->name, topo_kind_name(t->kind));
@@ -888,12 +899,17 @@ lower(const File *f, Prog *p)
 		case DC_TREES:
 			lower_tree(&L, d);
 			break;
-		case DC_COLLECTIVE:
+		case DC_COLLECTIVE: {
+			int first = p->nsched;
 			if (lower_collective(&L, d) == 1) {
 				p->skipped = xrealloc(p->skipped, (size_t)(p->nskipped + 1) * sizeof *p->skipped);
 				p->skipped[p->nskipped++] = d;
 			}
+			/* what sim, tune and sweep build its other candidates with */
+			for (int k = first; k < p->nsched; k++)
+				p->sched[k]->routing = routing_policy(d);
 			break;
+		}
 		}
 	}
 	diag_built();

@@ -19,6 +19,15 @@
  *   dor sends them all one way. On nearest-neighbour traffic there is one
  *   minimal path and ecmp = dor.
  *   Applies to tori, rings, meshes and HyperX; elsewhere it is shortest_path.
+ * fastest (`routing fastest`, and a collective's default): the widest paths
+ *   first (the largest least bandwidth on the way: a message of many
+ *   packets streams at its slowest link's rate, in the simulator's packet
+ *   and flow modes alike), of those the fewest hops, and among those as
+ *   ecmp (or shortest_path) chooses, over the links at least that wide. The
+ *   widths are found by a bottleneck Dijkstra per destination (cached) and
+ *   compared as given, never summed: exact. Where every link has one
+ *   bandwidth nothing is searched and no link is left out, so the routes
+ *   are ecmp's to the link (docs/ir.md 2).
  * dor: dimension order, written out explicitly (tori, rings, meshes,
  *   supermeshes on their mesh links, HyperX); a cross-check of the above.
  * spine_leaf: between hosts of one leaf through the leaf; between leaves
@@ -29,8 +38,10 @@
  *   `link` lines) are capacity: a route crossing a pair with k parallel
  *   links takes copy (src + dst) mod k there, so routes between different
  *   pairs spread over the copies the way ECMP hashing does (docs/ir.md
- *   "Parallel links"). Tori of side 2 keep their two directions apart.
+ *   "Parallel links"); under fastest, k counts the copies at least as wide
+ *   as the route. Tori of side 2 keep their two directions apart.
  */
+#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,6 +61,22 @@ ecmp_topology(const Topo *t)
 	       t->kind == TK_HYPERX;
 }
 
+/* The static view routes over every link but an optical ring's switchable
+ * circuits (dim 1), which only a schedule's configurations bring up. */
+static bool
+routable(const Topo *t, int link)
+{
+	return t->kind != TK_OPTICAL_RING || t->link[link].dim != 1;
+}
+
+/* A link a route of least bandwidth `floor` may take: routable, and at
+ * least that wide (floor 0: every routable link). */
+static bool
+usable(const Topo *t, int link, double floor)
+{
+	return routable(t, link) && t->link[link].bandwidth >= floor;
+}
+
 void
 routes_init(Routes *r, const Topo *t, RoutePolicy policy)
 {
@@ -60,6 +87,15 @@ routes_init(Routes *r, const Topo *t, RoutePolicy policy)
 	r->slot = arena_array(&r->arena, (size_t)r->nslot, sizeof *r->slot);
 	r->scratch = arena_array(&r->arena, (size_t)t->nnode + 1, sizeof *r->scratch);
 	r->dist_to = -1;
+	r->width_to = -1;
+	r->min_bw = 0;
+	for (int i = 0; i < t->nlink; i++)
+		if (routable(t, i) && (r->min_bw == 0 || t->link[i].bandwidth < r->min_bw))
+			r->min_bw = t->link[i].bandwidth;
+	r->uniform = true;
+	for (int i = 0; i < t->nlink; i++)
+		if (routable(t, i) && t->link[i].bandwidth != r->min_bw)
+			r->uniform = false;
 }
 
 void
@@ -96,35 +132,37 @@ grid_distance(const Topo *t, int src, int dst)
 	return d;
 }
 
-/* The static view routes over every link but an optical ring's switchable
- * circuits (dim 1), which only a schedule's configurations bring up. */
-static bool
-routable(const Topo *t, int link)
+/* The links into each node: link ids in[off[v] .. off[v + 1]) end at v,
+ * in port order of their sources. The caller frees both. */
+static int *
+in_links(const Topo *t, int **off)
 {
-	return t->kind != TK_OPTICAL_RING || t->link[link].dim != 1;
-}
-
-/* BFS over reversed links: the distance of every node to `dst`. */
-static void
-bfs_to(Routes *r, int dst)
-{
-	const Topo *t = r->topo;
-	if (r->dist_to == dst)
-		return;
-	if (!r->dist) {
-		r->dist = arena_array(&r->arena, (size_t)t->nnode, sizeof *r->dist);
-		/* in-links by destination, for the reversed search */
-	}
-	int *queue = xmalloc((size_t)t->nnode * sizeof *queue);
 	int *in_off = xcalloc((size_t)t->nnode + 1, sizeof *in_off);
-	int *in = xmalloc((size_t)t->nlink * sizeof *in);
+	int *in = xmalloc((size_t)t->nlink * sizeof *in + 1);
+	int *fill = xcalloc((size_t)t->nnode, sizeof *fill);
 	for (int i = 0; i < t->nlink; i++)
 		in_off[t->link[i].dst + 1]++;
 	for (int v = 0; v < t->nnode; v++)
 		in_off[v + 1] += in_off[v];
-	int *fill = xcalloc((size_t)t->nnode, sizeof *fill);
 	for (int i = 0; i < t->nlink; i++)
-		in[in_off[t->link[i].dst] + fill[t->link[i].dst]++] = routable(t, i) ? t->link[i].src : -1;
+		in[in_off[t->link[i].dst] + fill[t->link[i].dst]++] = i;
+	free(fill);
+	*off = in_off;
+	return in;
+}
+
+/* BFS over reversed links of at least `floor` bandwidth: the distance of
+ * every node to `dst` over them. */
+static void
+bfs_to(Routes *r, int dst, double floor)
+{
+	const Topo *t = r->topo;
+	if (r->dist_to == dst && r->dist_floor == floor)
+		return;
+	if (!r->dist)
+		r->dist = arena_array(&r->arena, (size_t)t->nnode, sizeof *r->dist);
+	int *in_off, *in = in_links(t, &in_off);
+	int *queue = xmalloc((size_t)t->nnode * sizeof *queue);
 	for (int v = 0; v < t->nnode; v++)
 		r->dist[v] = -1;
 	int head = 0, tail = 0;
@@ -132,14 +170,95 @@ bfs_to(Routes *r, int dst)
 	queue[tail++] = dst;
 	while (head < tail) {
 		int v = queue[head++];
-		for (int i = in_off[v]; i < in_off[v + 1]; i++)
-			if (in[i] >= 0 && r->dist[in[i]] < 0) {
-				r->dist[in[i]] = r->dist[v] + 1;
-				queue[tail++] = in[i];
+		for (int i = in_off[v]; i < in_off[v + 1]; i++) {
+			int u = t->link[in[i]].src;
+			if (usable(t, in[i], floor) && r->dist[u] < 0) {
+				r->dist[u] = r->dist[v] + 1;
+				queue[tail++] = u;
 			}
+		}
 	}
-	free(queue), free(in_off), free(in), free(fill);
+	free(queue), free(in_off), free(in);
 	r->dist_to = dst;
+	r->dist_floor = floor;
+}
+
+/* A max-heap of nodes by the width of their best path found so far. */
+typedef struct Wide {
+	double w;
+	int v;
+} Wide;
+
+static void
+wide_push(Wide *h, int *n, Wide x)
+{
+	int i = (*n)++;
+	for (; i > 0 && h[(i - 1) / 2].w < x.w; i = (i - 1) / 2)
+		h[i] = h[(i - 1) / 2];
+	h[i] = x;
+}
+
+static Wide
+wide_pop(Wide *h, int *n)
+{
+	Wide top = h[0], x = h[--*n];
+	int i = 0;
+	for (int c = 1; c < *n; i = c, c = 2 * c + 1) {
+		if (c + 1 < *n && h[c + 1].w > h[c].w)
+			c++;
+		if (h[c].w <= x.w)
+			break;
+		h[i] = h[c];
+	}
+	h[i] = x;
+	return top;
+}
+
+/* Dijkstra over reversed links for the bottleneck: width[v] is the largest
+ * least bandwidth of a path v -> dst (0: none). Widths are minima of the
+ * links' own values, never sums: compared exactly. */
+static void
+widths_to(Routes *r, int dst)
+{
+	const Topo *t = r->topo;
+	if (!r->width)
+		r->width = arena_array(&r->arena, (size_t)t->nnode, sizeof *r->width);
+	for (int v = 0; v < t->nnode; v++)
+		r->width[v] = 0;
+	int *in_off, *in = in_links(t, &in_off);
+	Wide *heap = xmalloc(((size_t)t->nlink + 1) * sizeof *heap);
+	unsigned char *done = xcalloc((size_t)t->nnode, 1);
+	int n = 0;
+	r->width[dst] = DBL_MAX;
+	wide_push(heap, &n, (Wide){DBL_MAX, dst});
+	while (n > 0) {
+		Wide x = wide_pop(heap, &n);
+		if (done[x.v])
+			continue;
+		done[x.v] = 1;
+		for (int i = in_off[x.v]; i < in_off[x.v + 1]; i++) {
+			const Link *l = &t->link[in[i]];
+			double w = l->bandwidth < x.w ? l->bandwidth : x.w;
+			if (routable(t, in[i]) && !done[l->src] && w > r->width[l->src]) {
+				r->width[l->src] = w; /* a strict gain: at most one push per link */
+				wide_push(heap, &n, (Wide){w, l->src});
+			}
+		}
+	}
+	free(in_off), free(in), free(heap), free(done);
+	r->width_to = dst;
+}
+
+/* The bandwidth of the widest path src -> dst: every link's where they are
+ * alike (no search), 0 when there is none. */
+static double
+widest(Routes *r, int src, int dst)
+{
+	if (r->uniform)
+		return r->min_bw;
+	if (r->width_to != dst)
+		widths_to(r, dst);
+	return r->width[src];
 }
 
 int
@@ -155,8 +274,19 @@ topo_distance(Routes *r, int src, int dst)
 {
 	if (closed_form(r->topo))
 		return grid_distance(r->topo, src, dst);
-	bfs_to(r, dst);
+	bfs_to(r, dst, 0);
 	return r->dist[src];
+}
+
+/* The hops from v to dst over the links of at least `floor` bandwidth: the
+ * distance itself when no link is narrower than floor. */
+static int
+hops_to(Routes *r, int v, int dst, double floor)
+{
+	if (floor <= r->min_bw)
+		return topo_distance(r, v, dst);
+	bfs_to(r, dst, floor);
+	return r->dist[v];
 }
 
 /* Whether some rank cannot reach another: every rank must reach rank 0 and
@@ -168,7 +298,7 @@ routes_split(Routes *r, const int *rank_node, int nrank, int *from, int *to)
 	const Topo *t = r->topo;
 	if (closed_form(t) || nrank < 2)
 		return false;
-	bfs_to(r, rank_node[0]);
+	bfs_to(r, rank_node[0], 0);
 	for (int i = 1; i < nrank; i++)
 		if (r->dist[rank_node[i]] < 0) {
 			*from = i, *to = 0;
@@ -243,18 +373,20 @@ dor(Routes *r, int src, int dst)
 	return hops;
 }
 
+/* The fewest-hop path over links of at least `floor` bandwidth: at each
+ * hop the first such link in port order that brings it one hop closer. */
 static int
-greedy(Routes *r, int src, int dst)
+greedy(Routes *r, int src, int dst, double floor)
 {
 	const Topo *t = r->topo;
-	int left = topo_distance(r, src, dst);
+	int left = hops_to(r, src, dst, floor);
 	if (left < 0)
 		return -1;
 	int v = src, hops = 0;
 	while (v != dst) {
 		int next = -1;
 		for (int i = t->out[v]; i < t->out[v + 1] && next < 0; i++)
-			if (routable(t, i) && topo_distance(r, t->link[i].dst, dst) == left - 1)
+			if (usable(t, i, floor) && hops_to(r, t->link[i].dst, dst, floor) == left - 1)
 				next = i;
 		if (next < 0)
 			die("route: no link closer to %d from %d", dst, v);
@@ -265,16 +397,19 @@ greedy(Routes *r, int src, int dst)
 	return hops;
 }
 
-/* One of the minimal paths: at each hop the (src mod c)-th of the c closer links. */
+/* One of the minimal paths over links of at least `floor` bandwidth: at
+ * each hop the (src mod c)-th of the c closer such links. */
 static int
-ecmp(Routes *r, int src, int dst)
+ecmp(Routes *r, int src, int dst, double floor)
 {
 	const Topo *t = r->topo;
-	int left = topo_distance(r, src, dst), v = src, hops = 0;
+	int left = hops_to(r, src, dst, floor), v = src, hops = 0;
+	if (left < 0)
+		return -1;
 	while (v != dst) {
 		int closer[2 * MAX_DIMS * 2], n = 0;
 		for (int i = t->out[v]; i < t->out[v + 1]; i++)
-			if (topo_distance(r, t->link[i].dst, dst) == left - 1 &&
+			if (usable(t, i, floor) && hops_to(r, t->link[i].dst, dst, floor) == left - 1 &&
 			    n < (int)(sizeof closer / sizeof *closer))
 				closer[n++] = i;
 		if (n == 0)
@@ -312,7 +447,7 @@ spine_leaf(Routes *r, int src, int dst)
 	int hosts = t->size[1], leaves = t->size[0], ranks = t->nrank;
 	int spines = t->nnode - ranks - leaves;
 	if (src >= ranks || dst >= ranks)
-		return greedy(r, src, dst); /* a switch at an end: not used by schedules */
+		return greedy(r, src, dst, 0); /* a switch at an end: not used by schedules */
 	int ls = ranks + src / hosts, ld = ranks + dst / hosts;
 	int path[5] = {src, ls, -1, -1, dst}, n = 0;
 	if (ls == ld) {
@@ -350,29 +485,37 @@ find_slot(const Routes *r, int src, int dst)
 	}
 }
 
-/* Each hop over a pair with k parallel links moves to copy (src + dst) mod k. */
+/* Each hop over a pair with k parallel links of at least `floor` bandwidth
+ * moves to the ((src + dst) mod k)-th of them (copy (src + dst) mod k when
+ * none is narrower). */
 static void
-spread_copies(const Topo *t, int src, int dst, int *links, int len)
+spread_copies(const Topo *t, int src, int dst, int *links, int len, double floor)
 {
 	for (int i = 0; i < len; i++) {
 		const Link *l = &t->link[links[i]];
-		int k = topo_nlinks_between(t, l->src, l->dst);
-		if (k > 1)
-			links[i] = topo_find_link(t, l->src, l->dst, (src + dst) % k);
+		int u = l->src, v = l->dst, k = 0;
+		for (int j = t->out[u]; j < t->out[u + 1]; j++)
+			k += t->link[j].dst == v && usable(t, j, floor);
+		for (int j = t->out[u], m = k > 1 ? (src + dst) % k : -1; m >= 0; j++)
+			if (t->link[j].dst == v && usable(t, j, floor) && m-- == 0)
+				links[i] = j;
 	}
 }
 
-/* The route src -> dst into r->scratch; its hop count, or -1. */
+/* The route src -> dst into r->scratch; its hop count, or -1. fastest
+ * routes as ecmp over the links at least as wide as its widest path. */
 static int
 compute(Routes *r, int src, int dst)
 {
+	bool minimal = r->policy == ROUTE_ECMP || r->policy == ROUTE_FASTEST;
+	double floor = r->policy == ROUTE_FASTEST && src != dst ? widest(r, src, dst) : 0;
 	int len = src == dst                        ? 0
 	          : r->topo->kind == TK_SPINE_LEAF ? spine_leaf(r, src, dst)
 	          : r->policy == ROUTE_DOR         ? dor(r, src, dst)
-	          : r->policy == ROUTE_ECMP && ecmp_topology(r->topo) ? ecmp(r, src, dst)
-	                                           : greedy(r, src, dst);
+	          : minimal && ecmp_topology(r->topo) ? ecmp(r, src, dst, floor)
+	                                           : greedy(r, src, dst, floor);
 	if (r->topo->kind == TK_SUPERMESH || r->topo->kind == TK_GRAPH)
-		spread_copies(r->topo, src, dst, r->scratch, len);
+		spread_copies(r->topo, src, dst, r->scratch, len, floor);
 	return len;
 }
 

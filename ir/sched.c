@@ -34,6 +34,7 @@ sched_new(Arena *a, const char *name, Loc loc, CollKind kind, const char *algori
 	for (int r = 0; r < nrank; r++)
 		s->node_rank[rank_node[r]] = r;
 	s->route_off = arena_array(a, 1, sizeof *s->route_off);
+	s->routing = ROUTE_FASTEST; /* a collective's default; lower.c sets the file's */
 	return s;
 }
 

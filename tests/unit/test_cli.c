@@ -1047,6 +1047,68 @@ test_sim_compare(void)
 	free(out), free(err);
 }
 
+/* The k-th comma-separated field (0 first) after `key` on its line of text,
+ * as a number; -1 when there is none. */
+static double
+csv_field(const char *text, const char *key, int k)
+{
+	const char *line = text ? strstr(text, key) : NULL;
+	if (!line)
+		return -1;
+	line += strlen(key);
+	for (int i = 0; i < k && line; i++) {
+		line = strpbrk(line, ",\n");
+		line = line && *line == ',' ? line + 1 : NULL;
+	}
+	return line ? strtod(line, NULL) : -1;
+}
+
+/* auto's candidates in sim, sweep and tune are routed as the collective
+ * says (its routing, or the default), so auto's pick and the same algorithm
+ * named take the same time. They were routed by the trees' fixed minimal
+ * routes, which on torus(8, 8) send alltoall's pairwise in dimension order:
+ * 74.94 us for auto:pairwise against 82.65 us for pairwise. */
+static void
+test_auto_routing(void)
+{
+	static const char *const routing[] = {"", "routing shortest_path;", "routing fastest;",
+	                                      "routing dor;"};
+	for (int i = 0; i < 4; i++) {
+		char text[512], args[512], *out, *err;
+		snprintf(text, sizeof text,
+		         "topology T = torus(8, 8);\n"
+		         "collective alltoall A on T { algorithm auto; %s }\n"
+		         "collective alltoall P on T { algorithm pairwise; %s }\n",
+		         routing[i], routing[i]);
+		write_in(tmpdir, "route.coll", text);
+		write_in(tmpdir, "route.sweep", "file route.coll\nsizes 1MiB\n");
+		snprintf(args, sizeof args, "sim %s/route.coll --sizes 1MiB --csv", tmpdir);
+		CU_ASSERT_EQUAL(cli_collc(args, &out, &err), 0);
+		double a = csv_field(out, "A,alltoall,auto:pairwise,", 4);
+		double b = csv_field(out, "P,alltoall,pairwise,", 4);
+		assert_named(a > 0 && a == b, __LINE__, __FILE__,
+		             "sim, '%s': auto:pairwise %g us, pairwise %g us", routing[i], a, b);
+		free(out), free(err);
+		snprintf(args, sizeof args, "sweep %s/route.sweep", tmpdir);
+		CU_ASSERT_EQUAL(cli_collc(args, &out, &err), 0);
+		a = csv_field(out, ",A,auto,", 10);
+		b = csv_field(out, ",P,pairwise,", 10);
+		assert_named(a > 0 && a == b, __LINE__, __FILE__,
+		             "sweep, '%s': auto %g us, pairwise %g us", routing[i], a, b);
+		free(out), free(err);
+		snprintf(args, sizeof args, "tune %s/route.coll --collective A --sizes 1MiB --json",
+		         tmpdir);
+		CU_ASSERT_EQUAL(cli_collc(args, &out, &err), 0);
+		const char *own = out ? strstr(out, "\"P: pairwise\": ") : NULL;
+		const char *lib = out ? strstr(out, "\"pairwise\": ") : NULL;
+		a = own ? strtod(own + strlen("\"P: pairwise\": "), NULL) : -1;
+		b = lib ? strtod(lib + strlen("\"pairwise\": "), NULL) : -2;
+		assert_named(a > 0 && a == b, __LINE__, __FILE__,
+		             "tune, '%s': P %g us, the library's pairwise %g us", routing[i], a, b);
+		free(out), free(err);
+	}
+}
+
 CU_TestInfo cli_tests[] = {
 	{"build --target msccl: a note says the channels, instances and protocol chosen",
 	 test_build_msccl_note},
@@ -1065,6 +1127,8 @@ CU_TestInfo cli_tests[] = {
 	 test_sim_sizes_permuted},
 	{"tune: the choice at every size is the fastest candidate; ranges cover the sizes once",
 	 test_tune},
+	{"sim, sweep, tune: auto's candidates routed as the file says (auto = the named pick)",
+	 test_auto_routing},
 	{"sim: the bound never exceeds 100% (examples x 4 KiB, 1 MiB, 256 MiB)", test_bound_holds},
 	{"sim: packet and flow within 5% at 1, 16, 256 MiB on every example, or it says why",
 	 test_packet_flow_agree},

@@ -1,4 +1,5 @@
 /* test_topo.c: the link sets of every topology form, and routes. */
+#include <float.h>
 #include <string.h>
 
 #include "ir.h"
@@ -283,6 +284,238 @@ test_describe_every_form(void)
 	}
 }
 
+/* Bandwidths of a GPU box: xGMI links and a switch's (bits/s). */
+#define XGMI 512e9 /* 64 GB/s */
+#define PCIE 128e9 /* 16 GB/s */
+
+static int
+add_pair(Link *l, int n, int a, int b, double bw)
+{
+	l[n++] = (Link){.src = a, .dst = b, .dim = -1, .bandwidth = bw};
+	l[n++] = (Link){.src = b, .dst = a, .dim = -1, .bandwidth = bw};
+	return n;
+}
+
+/* The nodes a policy's route visits after src, each plus 1, as a number:
+ * 0 2 -> 13. */
+static int
+route_digits(const Topo *t, RoutePolicy policy, int src, int dst)
+{
+	Routes r;
+	routes_init(&r, t, policy);
+	int nodes[16], n = route_nodes(&r, src, dst, nodes), v = 0;
+	for (int i = 0; i < n; i++)
+		v = 10 * v + nodes[i] + 1;
+	routes_free(&r);
+	return n < 0 ? -1 : v;
+}
+
+/* Routes by bandwidth on hand-made graphs where the fewest hops are slower. */
+static void
+test_routes_fastest(void)
+{
+	Arena a = {0};
+	Link l[64];
+	/* four GPUs on a ring of xGMI links, and a switch (4) whose links are
+	 * written first: by hops 0 -> 2 goes through the switch (port order),
+	 * by bandwidth over two xGMI hops */
+	int n = 0;
+	for (int g = 0; g < 4; g++)
+		n = add_pair(l, n, g, 4, PCIE);
+	for (int g = 0; g < 4; g++)
+		n = add_pair(l, n, g, (g + 1) % 4, XGMI);
+	unsigned char sw[5] = {0, 0, 0, 0, 1};
+	Topo *box = topo_graph(&a, "B", 5, sw, n, l, net_defaults);
+	CU_ASSERT_EQUAL(route_digits(box, ROUTE_ECMP, 0, 2), 53);    /* 4, 2 */
+	CU_ASSERT_EQUAL(route_digits(box, ROUTE_FASTEST, 0, 2), 23); /* 1, 2 */
+	CU_ASSERT_EQUAL(route_digits(box, ROUTE_FASTEST, 1, 3), 14); /* 0, 3 */
+	CU_ASSERT_EQUAL(route_digits(box, ROUTE_FASTEST, 0, 1), 2);
+	/* three xGMI hops beat one slow link; of two xGMI paths the shorter */
+	n = add_pair(l, 0, 0, 1, PCIE);
+	n = add_pair(l, n, 0, 3, XGMI);
+	n = add_pair(l, n, 3, 4, XGMI);
+	n = add_pair(l, n, 4, 1, XGMI);
+	n = add_pair(l, n, 0, 2, XGMI);
+	n = add_pair(l, n, 2, 1, XGMI);
+	Topo *detour = topo_graph(&a, "D", 5, NULL, n, l, net_defaults);
+	CU_ASSERT_EQUAL(route_digits(detour, ROUTE_ECMP, 0, 1), 2);
+	CU_ASSERT_EQUAL(route_digits(detour, ROUTE_FASTEST, 0, 1), 32); /* 2, 1 */
+	CU_ASSERT_EQUAL(route_digits(detour, ROUTE_FASTEST, 3, 1), 52); /* 4, 1 */
+	/* one-way links: a fast cycle 1 -> 2 -> 0 and a slow pair 0 <-> 1 */
+	n = add_pair(l, 0, 0, 1, PCIE);
+	l[n++] = (Link){.src = 1, .dst = 2, .dim = -1, .bandwidth = XGMI};
+	l[n++] = (Link){.src = 2, .dst = 0, .dim = -1, .bandwidth = XGMI};
+	Topo *oneway = topo_graph(&a, "W", 3, NULL, n, l, net_defaults);
+	CU_ASSERT_EQUAL(route_digits(oneway, ROUTE_ECMP, 1, 0), 1);
+	CU_ASSERT_EQUAL(route_digits(oneway, ROUTE_FASTEST, 1, 0), 31); /* 2, 0 */
+	CU_ASSERT_EQUAL(route_digits(oneway, ROUTE_FASTEST, 0, 1), 2);  /* the only way */
+	CU_ASSERT_EQUAL(route_digits(oneway, ROUTE_FASTEST, 0, 2), 23); /* 1, 2 */
+	/* parallel links 0 -> 1: a slow copy first, then two fast ones; routes
+	 * spread over the fast copies alone, (src + dst) mod 2 */
+	n = 0;
+	l[n++] = (Link){.src = 0, .dst = 1, .dim = -1, .bandwidth = PCIE};
+	l[n++] = (Link){.src = 0, .dst = 1, .dim = -1, .bandwidth = XGMI};
+	l[n++] = (Link){.src = 0, .dst = 1, .dim = -1, .bandwidth = XGMI};
+	n = add_pair(l, n, 1, 2, XGMI);
+	l[n++] = (Link){.src = 1, .dst = 0, .dim = -1, .bandwidth = XGMI};
+	Topo *par = topo_graph(&a, "P", 3, NULL, n, l, net_defaults);
+	Routes r, e;
+	routes_init(&r, par, ROUTE_FASTEST);
+	routes_init(&e, par, ROUTE_ECMP);
+	const int *lk;
+	CU_ASSERT_EQUAL(route_get(&r, 0, 1, &lk), 1);
+	CU_ASSERT_EQUAL(par->link[lk[0]].copy, 2);
+	CU_ASSERT_EQUAL(route_get(&r, 0, 2, &lk), 2);
+	CU_ASSERT_EQUAL(par->link[lk[0]].copy, 1);
+	CU_ASSERT_EQUAL(route_get(&e, 0, 1, &lk), 1);
+	CU_ASSERT_EQUAL(par->link[lk[0]].copy, 1); /* (0 + 1) mod 3 */
+	CU_ASSERT_EQUAL(route_get(&e, 0, 2, &lk), 2);
+	CU_ASSERT_EQUAL(par->link[lk[0]].copy, 2);
+	routes_free(&r);
+	routes_free(&e);
+	arena_free(&a);
+}
+
+/* Every pair's ROUTE_FASTEST and ROUTE_ECMP routes are the same links. */
+static int
+fastest_differs(const Topo *t)
+{
+	Routes x, y;
+	routes_init(&x, t, ROUTE_FASTEST);
+	routes_init(&y, t, ROUTE_ECMP);
+	int differ = 0;
+	for (int i = 0; i < t->nnode; i++)
+		for (int j = 0; j < t->nnode; j++) {
+			const int *lx, *ly;
+			int nx = route_get(&x, i, j, &lx), ny = route_get(&y, i, j, &ly);
+			differ += nx != ny || (nx > 0 && memcmp(lx, ly, (size_t)nx * sizeof *lx) != 0);
+		}
+	routes_free(&x);
+	routes_free(&y);
+	return differ;
+}
+
+/* Where every link has one bandwidth, fastest is shortest_path to the link. */
+static void
+test_routes_uniform(void)
+{
+	Arena a = {0};
+	Topo *t[] = {make(&a, TK_TORUS, 2, 5, 6, 0),  make(&a, TK_TORUS, 3, 2, 4, 3),
+	             make(&a, TK_RING, 1, 8, 0, 0),   make(&a, TK_MESH, 2, 4, 5, 0),
+	             make(&a, TK_HYPERX, 2, 3, 4, 0), make(&a, TK_FULL, 1, 6, 0, 0),
+	             supermesh(&a, 4, 4, 0),          supermesh(&a, 4, 6, 1),
+	             topo_spine_leaf(&a, "F", 4, 4, 4, net_defaults),
+	             topo_optical_ring(&a, "O", 8, 16, net_defaults), NULL, NULL};
+	/* the Petersen graph with one doubled edge and a one-way chord, all
+	 * links at 16 GB/s; then every link at the default */
+	Link l[64];
+	int n = 0;
+	for (int i = 0; i < 5; i++) {
+		n = add_pair(l, n, i, (i + 1) % 5, PCIE);
+		n = add_pair(l, n, i, i + 5, PCIE);
+		n = add_pair(l, n, 5 + i, 5 + (i + 2) % 5, PCIE);
+	}
+	n = add_pair(l, n, 0, 1, PCIE);
+	l[n++] = (Link){.src = 0, .dst = 2, .dim = -1, .bandwidth = PCIE};
+	t[10] = topo_graph(&a, "P", 10, NULL, n, l, net_defaults);
+	for (int i = 0; i < n; i++)
+		l[i].bandwidth = net_defaults.bandwidth;
+	t[11] = topo_graph(&a, "Q", 10, NULL, n, l, net_defaults);
+	for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
+		char name[64];
+		topo_describe(t[i], name, sizeof name);
+		assert_named(fastest_differs(t[i]) == 0, __LINE__, __FILE__,
+		             "fastest != shortest_path on %s (%zu)", name, i);
+	}
+	arena_free(&a);
+}
+
+/* By brute force: the largest b such that links of at least b join src to
+ * dst (0: none), and the fewest hops over them. */
+static double
+brute_widest(const Topo *t, int src, int dst, int *hops)
+{
+	double best = 0;
+	*hops = -1;
+	for (int k = 0; k < t->nlink; k++) {
+		double b = t->link[k].bandwidth;
+		int dist[16], queue[16], head = 0, tail = 0;
+		for (int v = 0; v < t->nnode; v++)
+			dist[v] = -1;
+		dist[src] = 0;
+		queue[tail++] = src;
+		while (head < tail) {
+			int v = queue[head++];
+			for (int i = t->out[v]; i < t->out[v + 1]; i++)
+				if (t->link[i].bandwidth >= b && dist[t->link[i].dst] < 0) {
+					dist[t->link[i].dst] = dist[v] + 1;
+					queue[tail++] = t->link[i].dst;
+				}
+		}
+		if (dist[dst] >= 0 && b > best) {
+			best = b;
+			*hops = dist[dst];
+		}
+	}
+	return best;
+}
+
+/* Generated graphs (one-way and parallel links, four bandwidths): every
+ * fastest route is a path from src to dst as wide as any, and of the
+ * widest paths one with the fewest hops. */
+static void
+test_routes_fastest_generated(void)
+{
+	static const double bw[4] = {64e9, 128e9, 256e9, 512e9};
+	unsigned seed = 33;
+	int bad = 0, pairs = 0, detours = 0;
+	for (int g = 0; g < 200; g++) {
+		Arena a = {0};
+		Link l[48];
+		int nnode = 4 + g % 9, n = 0;
+		while (n < 12 + g % 30) {
+			seed = seed * 1103515245u + 12345u;
+			int u = (int)(seed >> 8) % nnode, v = (int)(seed >> 16) % nnode;
+			double b = bw[(seed >> 24) % 4];
+			if (u == v)
+				continue;
+			l[n++] = (Link){.src = u, .dst = v, .dim = -1, .bandwidth = b};
+			if ((seed >> 28) % 4 != 0 && n < 48) /* a quarter one-way */
+				l[n++] = (Link){.src = v, .dst = u, .dim = -1, .bandwidth = b};
+		}
+		Topo *t = topo_graph(&a, "G", nnode, NULL, n, l, net_defaults);
+		Routes r, e;
+		routes_init(&r, t, ROUTE_FASTEST);
+		routes_init(&e, t, ROUTE_ECMP);
+		for (int s = 0; s < nnode; s++)
+			for (int d = 0; d < nnode; d++) {
+				if (s == d)
+					continue;
+				int hops;
+				double w = brute_widest(t, s, d, &hops), least = DBL_MAX;
+				const int *lk, *le;
+				int len = route_get(&r, s, d, &lk), elen = route_get(&e, s, d, &le);
+				int at = s;
+				for (int i = 0; i < len; i++) {
+					bad += t->link[lk[i]].src != at;
+					at = t->link[lk[i]].dst;
+					least = t->link[lk[i]].bandwidth < least ? t->link[lk[i]].bandwidth : least;
+				}
+				bad += len != hops || (len > 0 && (at != d || least != w));
+				detours += len > elen;
+				pairs += len > 0;
+			}
+		routes_free(&r);
+		routes_free(&e);
+		arena_free(&a);
+	}
+	assert_named(bad == 0, __LINE__, __FILE__, "%d of %d fastest routes not widest-then-fewest",
+	             bad, pairs);
+	/* the instances hold routes that are longer than the fewest hops */
+	assert_named(detours > 100 && pairs > 2000, __LINE__, __FILE__, "%d detours, %d pairs",
+	             detours, pairs);
+}
+
 CU_TestInfo topo_tests[] = {
 	{"topo_describe: every form as declared", test_describe_every_form},
 	{"every form has a builder and an estimate (topo_builders[])", test_builders_complete},
@@ -290,5 +523,9 @@ CU_TestInfo topo_tests[] = {
 	{"meshes and supermeshes", test_meshes},
 	{"hyperx, full, spine-leaf, optical ring, graph", test_others},
 	{"routes: shortest_path, dor, cache", test_routes},
+	{"routes: fastest by bandwidth (xGMI detour, one-way, parallel links)", test_routes_fastest},
+	{"routes: fastest = shortest_path where every link has one bandwidth", test_routes_uniform},
+	{"routes: fastest is widest then fewest hops on generated graphs",
+	 test_routes_fastest_generated},
 	CU_TEST_INFO_NULL,
 };
