@@ -1080,16 +1080,16 @@ test_auto_routing(void)
 		         "collective alltoall A on T { algorithm auto; %s }\n"
 		         "collective alltoall P on T { algorithm pairwise; %s }\n",
 		         routing[i], routing[i]);
-		write_in(tmpdir, "route.coll", text);
-		write_in(tmpdir, "route.sweep", "file route.coll\nsizes 1MiB\n");
-		snprintf(args, sizeof args, "sim %s/route.coll --sizes 1MiB --csv", tmpdir);
+		write_in(cli_tmpdir, "route.coll", text);
+		write_in(cli_tmpdir, "route.sweep", "file route.coll\nsizes 1MiB\n");
+		snprintf(args, sizeof args, "sim %s/route.coll --sizes 1MiB --csv", cli_tmpdir);
 		CU_ASSERT_EQUAL(cli_collc(args, &out, &err), 0);
 		double a = csv_field(out, "A,alltoall,auto:pairwise,", 4);
 		double b = csv_field(out, "P,alltoall,pairwise,", 4);
 		assert_named(a > 0 && a == b, __LINE__, __FILE__,
 		             "sim, '%s': auto:pairwise %g us, pairwise %g us", routing[i], a, b);
 		free(out), free(err);
-		snprintf(args, sizeof args, "sweep %s/route.sweep", tmpdir);
+		snprintf(args, sizeof args, "sweep %s/route.sweep", cli_tmpdir);
 		CU_ASSERT_EQUAL(cli_collc(args, &out, &err), 0);
 		a = csv_field(out, ",A,auto,", 10);
 		b = csv_field(out, ",P,pairwise,", 10);
@@ -1097,7 +1097,7 @@ test_auto_routing(void)
 		             "sweep, '%s': auto %g us, pairwise %g us", routing[i], a, b);
 		free(out), free(err);
 		snprintf(args, sizeof args, "tune %s/route.coll --collective A --sizes 1MiB --json",
-		         tmpdir);
+		         cli_tmpdir);
 		CU_ASSERT_EQUAL(cli_collc(args, &out, &err), 0);
 		const char *own = out ? strstr(out, "\"P: pairwise\": ") : NULL;
 		const char *lib = out ? strstr(out, "\"pairwise\": ") : NULL;
