@@ -294,6 +294,7 @@ main(int argc, char **argv)
 		{.pName = "heap", .pTests = heap_tests},
 		{.pName = "hash", .pTests = hash_tests},
 		{.pName = "flow", .pTests = flow_tests},
+		{.pName = "cutbound", .pTests = cutbound_tests},
 		{.pName = "packing", .pTests = packing_tests},
 		{.pName = "diag", .pTests = diag_tests},
 		{.pName = "lexer", .pTests = lexer_tests},

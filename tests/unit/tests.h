@@ -13,6 +13,7 @@ extern CU_TestInfo arena_tests[], heap_tests[], diag_tests[], lexer_tests[], par
 	chakra_tests[], perf_tests[], docs_tests[], limits_tests[], optical_tests[], explain_tests[];
 extern CU_TestInfo hash_tests[]; /* base/hash.h */
 extern CU_TestInfo flow_tests[]; /* ir/flow.h */
+extern CU_TestInfo cutbound_tests[]; /* ir/cutbound.h */
 extern CU_TestInfo packing_tests[]; /* ir/packing.h */
 
 int cli_setup(void);

@@ -1,0 +1,93 @@
+/*
+ * cutbound.h: the throughput bound of a collective on a network, from the
+ * capacities of its cuts (cutbound.c; docs/algorithms.md, "The cut bound").
+ *
+ * Needs: plain data (nodes, directed links with bits/s, the ranks' nodes),
+ * so that the IR's topologies (check) and the simulator's networks (sim,
+ * tune) are measured by the same code.
+ * Establishes, for a set S of nodes, B+(S) the capacity of the links
+ * leaving S and r(S) the ranks on its nodes, N ranks in all:
+ *   allgather       x* = min B+(S) / r(S) over S holding a rank and missing
+ *                   one; busbw <= (N - 1) x*, attained (ForestColl)
+ *   reduce_scatter  the same on the reversed links
+ *   allreduce       upper: busbw <= 2(N - 1)/N lambda, lambda = min B+(S)
+ *                   over S holding a rank and missing one; achievable: the
+ *                   reduce-scatter then allgather composition,
+ *                   2(N - 1) / (1/x*_rs + 1/x*_ag)
+ *   broadcast       busbw <= min over ranks v of maxflow(root, v)
+ *   reduce          the same on the reversed links
+ *   alltoall        no cut bound here (CUT_NONE)
+ * every rate exact: capacities are divided by their greatest common divisor
+ * and every x* is a fraction of integers, found by Newton's (Dinkelbach's)
+ * iteration on minimum cuts (ir/flow.h), with the cut that binds.
+ */
+#ifndef COLLC_CUTBOUND_H
+#define COLLC_CUTBOUND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "registry.h"
+
+typedef struct CutLink {
+	int src, dst;
+	int64_t bw; /* bits per second, >= 0 */
+} CutLink;
+
+typedef struct CutNet {
+	int nnode, nlink;
+	const CutLink *link;
+	int nrank;
+	const int *rank_node; /* rank -> node */
+	int root;             /* broadcast, reduce: the root rank */
+} CutNet;
+
+/* An exact rate in bits per second: num / den, den > 0, in lowest terms. */
+typedef struct Frac {
+	int64_t num, den;
+} Frac;
+
+typedef enum CutStatus {
+	CUT_OK,        /* rate and cut below hold */
+	CUT_NONE,      /* no cut bound for this kind (alltoall) */
+	CUT_UNBOUNDED, /* no set separates two ranks: one rank, or all on one node */
+	CUT_TOO_LARGE, /* the work or the integers would pass their limits */
+} CutStatus;
+
+/* The binding rate of one bound and a set S that attains it. */
+typedef struct CutRate {
+	Frac rate;            /* allgather, reduce_scatter: x* per rank; else lambda */
+	unsigned char *cut;   /* nnode: S (side 1), malloc'd; NULL unless CUT_OK */
+	int64_t cut_bw;       /* B+(S) (reduce_scatter, reduce: the reversed links'), bits/s */
+	int cut_ranks;        /* r(S) */
+} CutRate;
+
+typedef struct CutBound {
+	CollKind kind;
+	CutStatus status;
+	CutRate bound;        /* the kind's bound; allreduce: lambda (upper) */
+	CutRate rs, ag;       /* allreduce: the two phases' x* (achievable) */
+	double busbw;         /* the upper bound on busbw, bytes/s (nccl-tests' factors) */
+	double achievable;    /* a busbw some schedule reaches when links carry any
+	                       * fraction of a chunk: allgather, reduce_scatter the
+	                       * bound (ForestColl); allreduce the composition; 0 else */
+} CutBound;
+
+/* The bound of a collective of kind k on n. Returns its status; the caller
+ * frees with cutbound_free. */
+CutStatus cutbound(const CutNet *n, CollKind k, CutBound *out);
+void cutbound_free(CutBound *);
+/* The same on a topology's links (bandwidth rounded to whole bits/s). */
+struct Topo;
+CutStatus cutbound_topo(const struct Topo *, const int *rank_node, int nrank, int root,
+                        CollKind k, CutBound *out);
+
+/* The work cutbound does, in link visits of its max flows' worst case
+ * bound (targets x (nodes + links)), against MAX_CUT_WORK. */
+double cutbound_work(const CutNet *n);
+
+/* a/b < c/d, exactly */
+int frac_cmp(Frac a, Frac b);
+double frac_value(Frac);
+
+#endif
