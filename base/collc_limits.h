@@ -121,4 +121,13 @@ enum {
  * time_bound_s), rather than wrapping. */
 #define MAX_SIM_SECONDS 4611686.018427388
 
+/* Tree packings (ir/packing.c): copies per root tried one by one up to
+ * MAX_PACK_TRIES, then the exact count if within MAX_PACK_COPIES; a link
+ * carries at most MAX_PACK_CAP copies (sums of them stay in int64). */
+enum {
+	MAX_PACK_TRIES = 16,
+	MAX_PACK_COPIES = 1 << 20,
+	MAX_PACK_CAP = 1 << 30,
+};
+
 #endif

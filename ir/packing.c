@@ -29,6 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collc_limits.h"
+
 #include "flow.h"
 #include "packing.h"
 
@@ -516,5 +518,112 @@ pack_trees(Arena *a, const PackInput *in, Packing *out)
 		*out = (Packing){.nrank = in->nrank};
 	free(sk);
 	pk_free(&p);
+	return st;
+}
+
+/* ---- a collective at its cut bound ---- */
+
+const char *const pack_status_text[] = {
+	[PACK_OK] = "packed",
+	[PACK_INFEASIBLE] = "the capacities do not meet the cut condition",
+	[PACK_STUCK] = "a switch could not be split off (its links in and out differ)",
+	[PACK_NO_BOUND] = "no cut bound to pack at",
+	[PACK_TOO_LARGE] = "the copies per root or the capacities pass their limits",
+};
+
+__extension__ typedef __int128 Wide;
+
+static int64_t
+gcd64(int64_t a, int64_t b)
+{
+	while (b) {
+		int64_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* floor(k bw / rate) on every link; false past the limit. */
+static bool
+scaled_caps(const CutNet *n, Frac rate, int64_t k, int64_t *cap)
+{
+	for (int l = 0; l < n->nlink; l++) {
+		Wide c = (Wide)k * n->link[l].bw * rate.den / rate.num;
+		if (c > MAX_PACK_CAP)
+			return false;
+		cap[l] = (int64_t)c;
+	}
+	return true;
+}
+
+/* The least k in 1 .. MAX_PACK_TRIES, else the exact k0 (within
+ * MAX_PACK_COPIES), whose capacities meet the cut condition; 0 if none. */
+static int64_t
+least_copies(const CutNet *n, Frac rate, PackInput *in, int64_t *cap, int64_t *quota, int root)
+{
+	int64_t g = 0;
+	for (int l = 0; l < n->nlink; l++)
+		g = gcd64(g, n->link[l].bw);
+	int64_t k0 = rate.num / gcd64(rate.num, (int64_t)((Wide)rate.den * g % rate.num));
+	for (int64_t k = 1; k <= k0 && k <= MAX_PACK_COPIES; k = k < MAX_PACK_TRIES ? k + 1 : k0) {
+		if (!scaled_caps(n, rate, k, cap))
+			return 0;
+		for (int i = 0; i < n->nrank; i++)
+			quota[i] = root < 0 || i == root ? k : 0;
+		if (pack_feasible(in))
+			return k;
+		if (k == k0)
+			break;
+	}
+	return 0;
+}
+
+/* Routes from the child: the links of the reversed graph's route, backwards. */
+static void
+turn_inward(Packing *pk)
+{
+	for (int t = 0; t < pk->ntree; t++)
+		for (int x = 0; x < pk->nrank; x++) {
+			int *r = pk->tree[t].route[x];
+			for (int i = 0, j = pk->tree[t].nhop[x] - 1; i < j; i++, j--) {
+				int tmp = r[i];
+				r[i] = r[j];
+				r[j] = tmp;
+			}
+		}
+}
+
+PackStatus
+pack_collective(Arena *a, const CutNet *n, CollKind kind, CollPacking *out)
+{
+	*out = (CollPacking){.kind = kind};
+	bool rooted = kind == CK_BROADCAST || kind == CK_REDUCE;
+	out->inward = kind == CK_REDUCE_SCATTER || kind == CK_REDUCE;
+	if (!rooted && kind != CK_ALLGATHER && !out->inward)
+		return PACK_NO_BOUND;
+	CutBound b;
+	if (cutbound(n, kind, &b) != CUT_OK)
+		return PACK_NO_BOUND;
+	out->rate = b.bound.rate;
+	cutbound_free(&b);
+	if (out->rate.num <= 0)
+		return PACK_NO_BOUND;
+	int *src = xmalloc(((size_t)n->nlink + 1) * sizeof *src);
+	int *dst = xmalloc(((size_t)n->nlink + 1) * sizeof *dst);
+	for (int l = 0; l < n->nlink; l++) {
+		src[l] = out->inward ? n->link[l].dst : n->link[l].src;
+		dst[l] = out->inward ? n->link[l].src : n->link[l].dst;
+	}
+	out->cap = arena_array(a, (size_t)n->nlink + 1, sizeof *out->cap);
+	int64_t *quota = xmalloc((size_t)n->nrank * sizeof *quota);
+	PackInput in = {n->nnode, n->nrank, n->rank_node, n->nlink, src, dst, out->cap, quota};
+	out->k = least_copies(n, out->rate, &in, out->cap, quota, rooted ? n->root : -1);
+	PackStatus st = out->k ? pack_trees(a, &in, &out->pk) : PACK_TOO_LARGE;
+	if (st == PACK_OK && out->inward)
+		turn_inward(&out->pk);
+	free(src);
+	free(dst);
+	free(quota);
 	return st;
 }

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "base.h"
+#include "cutbound.h"
 
 typedef struct PackInput {
 	int nnode;            /* ranks and switches, 0 .. nnode - 1 */
@@ -49,7 +50,12 @@ typedef enum PackStatus {
 	PACK_OK,
 	PACK_INFEASIBLE, /* the cut condition fails: the capacities cannot hold the quotas */
 	PACK_STUCK,      /* a switch could not be split off (a case outside the theorems) */
+	PACK_NO_BOUND,   /* cutbound gives no rate (alltoall, allreduce, one rank, too large) */
+	PACK_TOO_LARGE,  /* the copies per root or the capacities pass their limits */
 } PackStatus;
+
+/* What each status means, for messages. */
+extern const char *const pack_status_text[];
 
 /* The trees, allocated in the arena; the packing is empty unless PACK_OK. */
 PackStatus pack_trees(Arena *, const PackInput *, Packing *);
@@ -57,5 +63,27 @@ PackStatus pack_trees(Arena *, const PackInput *, Packing *);
 /* Whether every rank t can receive sum(quota) units of flow (the cut
  * condition pack_trees needs), switches kept as they are. */
 bool pack_feasible(const PackInput *);
+
+
+/*
+ * A collective's trees at its cut bound (cutbound.h): allgather and
+ * reduce_scatter k copies rooted at every rank, broadcast and reduce k at
+ * the root. Link l carries at most cap = floor(k bw_l / rate) copies, a
+ * copy 1/k of its root's block (broadcast, reduce: of the vector), so the
+ * block takes block / rate on every link: the bound's time. k is the least
+ * whose capacities meet the cut condition (fewest copies); rate * k / bw
+ * integral for every link makes them meet it (docs/algorithms.md).
+ */
+typedef struct CollPacking {
+	CollKind kind;
+	Frac rate;   /* bits/s: x* per rank (allgather, reduce_scatter), else lambda */
+	int64_t k;
+	bool inward; /* reduce_scatter, reduce: in-trees; data moves child -> parent and
+	              * route[x] runs from rank x to its parent */
+	int64_t *cap; /* nlink: the copies each link may carry */
+	Packing pk;
+} CollPacking;
+
+PackStatus pack_collective(Arena *, const CutNet *, CollKind, CollPacking *);
 
 #endif

@@ -302,9 +302,134 @@ test_checker_fails(void)
 	arena_free(&a);
 }
 
+/* ---- collectives at cutbound's rate ---- */
+
+static void
+reverse(Graph *g)
+{
+	for (int l = 0; l < g->nlink; l++) {
+		int t = g->src[l];
+		g->src[l] = g->dst[l];
+		g->dst[l] = t;
+	}
+}
+
+/* lambda: the least B+(S) over S holding the root and missing a rank. */
+static int64_t
+brute_root_cut(const Graph *g, int root)
+{
+	int64_t best = -1;
+	for (unsigned mask = 1; mask < (1u << g->nnode) - 1; mask++) {
+		bool miss = false;
+		for (int i = 0; i < g->nrank; i++)
+			miss |= !(mask >> g->rank_node[i] & 1);
+		if (!(mask >> g->rank_node[root] & 1) || !miss)
+			continue;
+		int64_t c = 0;
+		for (int l = 0; l < g->nlink; l++)
+			c += (mask >> g->src[l] & 1) && !(mask >> g->dst[l] & 1) ? g->bw[l] : 0;
+		best = best < 0 || c < best ? c : best;
+	}
+	return best;
+}
+
+/* The faults of a collective's packing on g (the real links): copies per
+ * root, trees spanning along chained routes in the direction data moves,
+ * and load x (block / k) <= bw x (block / rate) on every link. */
+static int
+coll_faults(const Graph *g, const CollPacking *cp, int root)
+{
+	bool rooted = cp->kind == CK_BROADCAST || cp->kind == CK_REDUCE;
+	int bad = 0;
+	int64_t per_root[MAXN] = {0}, load[MAXL] = {0};
+	for (int t = 0; t < cp->pk.ntree; t++) {
+		const PackTree *tr = &cp->pk.tree[t];
+		per_root[tr->root] += tr->mult;
+		bad += tr->mult <= 0 || tr->parent[tr->root] != -1;
+		for (int x = 0; x < g->nrank; x++) {
+			int p = tr->parent[x];
+			if (x == tr->root)
+				continue;
+			bad += p < 0 || tr->depth[x] != tr->depth[p] + 1 || tr->nhop[x] < 1;
+			if (p < 0)
+				continue;
+			int at = g->rank_node[cp->inward ? x : p];
+			for (int h = 0; h < tr->nhop[x]; h++) {
+				int l = tr->route[x][h];
+				bad += g->src[l] != at || (h > 0 && g->is_rank[at]);
+				at = g->dst[l];
+				load[l] += tr->mult;
+			}
+			bad += at != g->rank_node[cp->inward ? p : x];
+		}
+	}
+	for (int i = 0; i < g->nrank; i++)
+		bad += per_root[i] != (!rooted || i == root ? cp->k : 0);
+	for (int l = 0; l < g->nlink; l++)
+		bad += load[l] * cp->rate.num > cp->k * g->bw[l] * cp->rate.den;
+	return bad;
+}
+
+/* Packs kind on g and checks it at the rate found by every subset. */
+static int
+check_kind(const Graph *g, CollKind kind, int root, int *ntree)
+{
+	CutLink link[MAXL];
+	for (int l = 0; l < g->nlink; l++)
+		link[l] = (CutLink){g->src[l], g->dst[l], g->bw[l]};
+	CutNet n = {g->nnode, g->nlink, link, g->nrank, g->rank_node, root};
+	Arena a = {0};
+	CollPacking cp;
+	PackStatus st = pack_collective(&a, &n, kind, &cp);
+	if (st != PACK_OK) {
+		assert_named(0, __LINE__, __FILE__, "%s: %s", coll_kind_name[kind],
+		             pack_status_text[st]);
+		arena_free(&a);
+		return 1;
+	}
+	Graph r = *g;
+	if (cp.inward)
+		reverse(&r);
+	int64_t P, Q = 1;
+	if (kind == CK_BROADCAST || kind == CK_REDUCE)
+		P = brute_root_cut(&r, root);
+	else
+		brute_rate(&r, &P, &Q);
+	int bad = coll_faults(g, &cp, root) + (cp.rate.num * Q != P * cp.rate.den);
+	*ntree += cp.pk.ntree;
+	arena_free(&a);
+	return bad;
+}
+
+static void
+test_collectives(void)
+{
+	static const CollKind kinds[] = {CK_ALLGATHER, CK_REDUCE_SCATTER, CK_BROADCAST, CK_REDUCE};
+	uint64_t seed = 33;
+	int faults = 0, cases = 0, ntree = 0;
+	for (int round = 0; round < 60; round++) {
+		Graph g;
+		int nr = 2 + (int)(next_rand(&seed) % 5), ns = (int)(next_rand(&seed) % 4);
+		random_graph(&g, &seed, nr, ns);
+		for (int l = 0; l < g.nlink; l++)
+			g.bw[l] *= 12500000000; /* bits/s: 12.5 Gb/s steps */
+		int root = (int)(next_rand(&seed) % nr);
+		for (size_t k = 0; k < countof(kinds); k++, cases++)
+			faults += check_kind(&g, kinds[k], root, &ntree);
+	}
+	Graph g;
+	two_box(&g, 4, 3600000000000, 400000000000); /* 450 and 50 GB/s */
+	for (size_t k = 0; k < countof(kinds); k++, cases++)
+		faults += check_kind(&g, kinds[k], 5, &ntree);
+	CU_ASSERT(cases >= 240);
+	CU_ASSERT(ntree >= cases);
+	CU_ASSERT_EQUAL(faults, 0);
+}
+
 CU_TestInfo packing_tests[] = {
 	{"random graphs with switches: trees span, loads fit x*", test_random_graphs},
 	{"two-box clusters: rate by hand, packing at it", test_two_box},
 	{"the checks catch a load over capacity and a broken route", test_checker_fails},
+	{"allgather, reduce_scatter, broadcast, reduce at cutbound's rate", test_collectives},
 	CU_TEST_INFO_NULL,
 };
