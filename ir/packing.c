@@ -179,10 +179,11 @@ move_pieces(Pk *p, int u, int w, int v, int64_t gamma)
 	}
 }
 
-/* Splits off as much of u -> w -> v as keeps the cut condition. A failed
- * try's violated set T (s in T, a rank not) has u, v on one side and w on
- * the other, so it lost exactly gamma: it allows its old surplus. */
-static void
+/* Splits off as much of u -> w -> v as keeps the cut condition; whether
+ * any was. A failed try's violated set T (s in T, a rank not) has u, v on
+ * one side and w on the other, so it lost exactly gamma: it allows its old
+ * surplus. */
+static bool
 split_pair(Pk *p, int u, int w, int v)
 {
 	int64_t cu = arc_cap(p, u, w), cv = arc_cap(p, w, v);
@@ -191,15 +192,17 @@ split_pair(Pk *p, int u, int w, int v)
 		apply_split(p, u, w, v, gamma);
 		if (first_short_rank(p) < 0) {
 			move_pieces(p, u, w, v, gamma);
-			return;
+			return true;
 		}
 		apply_split(p, u, w, v, -gamma);
 		int64_t allowed = p->cut + gamma - p->K;
 		gamma = allowed < gamma ? allowed : gamma - 1;
 	}
+	return false;
 }
 
-/* Splits every pair at switch w, then drops what is left at it. */
+/* Splits the pairs at switch w, again while a pass splits any (a split
+ * elsewhere may free a pair tried before), then drops what is left. */
 static PackStatus
 split_switch(Pk *p, int w, int *ins, int *outs)
 {
@@ -210,10 +213,14 @@ split_switch(Pk *p, int w, int *ins, int *outs)
 		if (v != w && arc_cap(p, w, v) > 0)
 			outs[nout++] = v;
 	}
-	for (int j = 0; j < nout; j++)
-		for (int i = 0; i < nin; i++)
-			if (ins[i] != outs[j] && arc_cap(p, ins[i], w) > 0 && arc_cap(p, w, outs[j]) > 0)
-				split_pair(p, ins[i], w, outs[j]);
+	for (bool again = true; again;) {
+		again = false;
+		for (int j = 0; j < nout; j++)
+			for (int i = 0; i < nin; i++)
+				if (ins[i] != outs[j] && arc_cap(p, ins[i], w) > 0 &&
+				    arc_cap(p, w, outs[j]) > 0)
+					again |= split_pair(p, ins[i], w, outs[j]);
+	}
 	for (int v = 0; v < p->n; v++) {
 		if (p->eid[pair(p, v, w)] >= 0)
 			set_arc_cap(p, v, w, 0);
