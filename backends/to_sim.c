@@ -618,6 +618,7 @@ coll_of_sched(Arena *a, const Sched *s, const Conversion *how, SimColl *c)
 	c->algorithm = s->algorithm;
 	c->nrank = s->nrank;
 	c->rank_node = s->rank_node;
+	c->root = s->root;
 	c->nround = s->nround;
 	if (!s->base) {
 		explicit_coll(a, s, c);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bound.h"
 #include "cli.h"
 #include "driver.h"
 #include "perf.h"
@@ -83,6 +84,7 @@ typedef struct Row {
 	SimResult r;
 	const SimNet *net;
 	int coll;
+	double bound;      /* busbw bound, bytes/s (bound.h), set by add_row */
 } Row;
 
 typedef struct Runner {
@@ -93,6 +95,7 @@ typedef struct Runner {
 	int rc;
 	const char *compare; /* --compare's baselines, or NULL */
 	SizedFile sized;     /* the file lowered for other sizes (freed at the end) */
+	BoundCache bounds;   /* each network's bound, computed once */
 } Runner;
 
 /* a's options, with the progress line saying `what` runs at `size` */
@@ -134,6 +137,7 @@ simulate(Runner *u, const SimArgs *a, const SimNet *net, int c, double size, con
 static void
 add_row(Runner *u, Row r)
 {
+	r.bound = bound_busbw(&u->bounds, r.net, r.coll);
 	VEC_PUSH(&u->arena, u->rows, u->nrow, u->caprow, r);
 }
 
@@ -316,7 +320,7 @@ figures(const Row *r)
 	Figures f = {.count = floor(r->size / 4), .redop = perf_redop(r->kind, "sum")};
 	f.algbw = r->r.time_s > 0 ? r->size / r->r.time_s / 1e9 : 0;
 	f.busbw = f.algbw * perf_busbw_factor(r->kind, c->nrank);
-	f.bound = perf_bound_busbw(r->net, r->coll) / 1e9;
+	f.bound = r->bound / 1e9;
 	f.ratio = f.bound > 0 ? f.busbw / f.bound : 0;
 	return f;
 }
@@ -371,8 +375,8 @@ print_table(const Runner *u, FILE *f)
 	table_print(&t, f);
 	table_free(&t);
 	fputs("size in bytes; algbw and busbw in GB/s as nccl-tests computes them; bound: busbw "
-	      "as a\nshare of the most any schedule of this kind can reach on this topology "
-	      "(docs/sim.md)\n", f);
+	      "as a\nshare of the most any schedule of this kind can reach on these links, by "
+	      "their cuts\nand the ranks' injection (docs/sim.md)\n", f);
 	if (u->compare)
 		print_comparison(u, u->compare, f);
 }
@@ -828,6 +832,7 @@ cmd_sim(int argc, char **argv)
 	free(text);
 	input_free(&in);
 	sized_free(&u.sized);
+	bound_cache_free(&u.bounds);
 	arena_free(&u.arena);
 	return rc;
 }

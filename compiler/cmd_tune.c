@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bound.h"
 #include "cli.h"
 #include "backend.h"
 #include "driver.h"
@@ -65,6 +66,7 @@ typedef struct Tuned {
 	int *best, *second;  /* per size: candidate indices; second -1 if alone */
 	Routes routes;       /* the library candidates' (kept with them, for deployment) */
 	double busbw_factor;
+	double bound;        /* GB/s: the busbw bound on its topology (bound.h) */
 } Tuned;
 
 typedef struct Tuner {
@@ -192,6 +194,7 @@ tune_one(Tuner *u, const Prog *p, const Sched *s)
 	t->best = arena_array(&u->arena, (size_t)n, sizeof *t->best);
 	t->second = arena_array(&u->arena, (size_t)n, sizeof *t->second);
 	t->busbw_factor = perf_busbw_factor(coll_kind_name[s->kind], s->nrank);
+	t->bound = bound_busbw_sched(s) / 1e9;
 	routes_init(&t->routes, s->topo, ROUTE_SHORTEST);
 	int rc = 0;
 	for (int k = 0; k < n && rc == 0; k++)
@@ -327,6 +330,13 @@ margin_at(const Tuned *t, int k)
 	return b > 0 ? (s - b) / b * 100 : 0;
 }
 
+/* the choice's busbw as a share of the bound (0 without one) */
+static double
+share_at(const Tuned *t, const TuneArgs *a, int k)
+{
+	return t->bound > 0 ? busbw_at(t, a, k) / t->bound : 0;
+}
+
 static void
 print_table(const Tuner *u, FILE *f)
 {
@@ -335,18 +345,20 @@ print_table(const Tuner *u, FILE *f)
 		const Tuned *t = &u->t[i];
 		char desc[128];
 		topo_describe(t->s->topo, desc, sizeof desc);
-		fprintf(f, "%s%s: %s on %d ranks of %s, %d candidates\n", i ? "\n" : "", t->s->name,
-		        coll_kind_name[t->s->kind], t->s->nrank, desc, t->ncand);
-		static const char *const head[] = {"size", "choice", "time(us)", "busbw",
+		fprintf(f, "%s%s: %s on %d ranks of %s, %d candidates; busbw bound %.2f GB/s\n",
+		        i ? "\n" : "", t->s->name, coll_kind_name[t->s->kind], t->s->nrank, desc,
+		        t->ncand, t->bound);
+		static const char *const head[] = {"size", "choice", "time(us)", "busbw", "bound",
 		                                   "runner-up", "margin"};
 		Table tab;
-		table_init(&tab, (int)countof(head), head, "rlrrlr");
+		table_init(&tab, (int)countof(head), head, "rlrrrlr");
 		for (int k = 0; k < a->nsize; k++) {
 			const Cand *b = &t->cand[t->best[k]];
 			table_cell(&tab, "%.0f", a->sizes[k]);
 			table_cell(&tab, "%s", b->label[k]);
 			table_cell(&tab, "%.2f", b->time_s[k] * 1e6);
 			table_cell(&tab, "%.2f", busbw_at(t, a, k));
+			table_cell(&tab, "%.1f%%", share_at(t, a, k) * 100);
 			if (t->second[k] >= 0) {
 				table_cell(&tab, "%s", t->cand[t->second[k]].label[k]);
 				table_cell(&tab, "+%.1f%%", margin_at(t, k));
@@ -380,6 +392,7 @@ print_table(const Tuner *u, FILE *f)
 		}
 	}
 	fprintf(f, "size in bytes; time of the choice; busbw in GB/s as nccl-tests computes it;\n"
+	           "bound: busbw as a share of the most any schedule can reach (collc sim's bound);\n"
 	           "margin: how much slower the runner-up is; [MSCCL ...]: the protocol and\n"
 	           "instances of the range's MSCCL file (--msccl-dir; docs/cli.md, tune)\n");
 }
@@ -389,7 +402,8 @@ print_csv(const Tuner *u, FILE *f)
 {
 	const TuneArgs *a = u->a;
 	fprintf(f, "collective,kind,size,choice,time_us,busbw_GBps,runner_up,margin_pct,"
-	           "range_min_bytes,range_max_bytes,msccl_proto,msccl_instances\n");
+	           "range_min_bytes,range_max_bytes,msccl_proto,msccl_instances,bound_busbw_GBps,"
+	           "bound_ratio\n");
 	for (int i = 0; i < u->nt; i++) {
 		const Tuned *t = &u->t[i];
 		for (int k = 0; k < a->nsize;) {
@@ -406,9 +420,10 @@ print_csv(const Tuner *u, FILE *f)
 				        t->second[m] >= 0 ? t->cand[t->second[m]].label[m] : "",
 				        t->second[m] >= 0 ? margin_at(t, m) : 0, lo, hi);
 				if (ms)
-					fprintf(f, "%s,%d\n", mproto_name[pk.proto], pk.instances);
+					fprintf(f, "%s,%d,", mproto_name[pk.proto], pk.instances);
 				else
-					fputs(",\n", f);
+					fputs(",,", f);
+				fprintf(f, "%.12g,%.12g\n", t->bound, share_at(t, a, m));
 			}
 			k = j + 1;
 		}
@@ -424,14 +439,14 @@ print_json(const Tuner *u, FILE *f)
 		const Tuned *t = &u->t[i];
 		fprintf(f, "%s\n {\"name\": ", i ? "," : "");
 		json_string(f, t->s->name);
-		fprintf(f, ", \"kind\": \"%s\", \"ranks\": %d,\n  \"sizes\": [", coll_kind_name[t->s->kind],
-		        t->s->nrank);
+		fprintf(f, ", \"kind\": \"%s\", \"ranks\": %d, \"bound_busbw_GBps\": %.12g,\n  \"sizes\": [",
+		        coll_kind_name[t->s->kind], t->s->nrank, t->bound);
 		for (int k = 0; k < a->nsize; k++) {
 			const Cand *b = &t->cand[t->best[k]];
 			fprintf(f, "%s\n   {\"size\": %.0f, \"choice\": ", k ? "," : "", a->sizes[k]);
 			json_string(f, b->label[k]);
-			fprintf(f, ", \"time_us\": %.12g, \"busbw_GBps\": %.12g, \"candidates\": {",
-			        b->time_s[k] * 1e6, busbw_at(t, a, k));
+			fprintf(f, ", \"time_us\": %.12g, \"busbw_GBps\": %.12g, \"bound_ratio\": %.12g, "
+			        "\"candidates\": {", b->time_s[k] * 1e6, busbw_at(t, a, k), share_at(t, a, k));
 			for (int c = 0, first = 1; c < t->ncand; c++) {
 				if (t->cand[c].time_s[k] < 0)
 					continue;

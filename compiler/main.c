@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bound.h"
 #include "cli.h"
 #include "driver.h"
 #include "msccl_program.h"
@@ -34,6 +35,7 @@ typedef struct Row {
 static void
 print_json(const Row *rows, int n, FILE *out)
 {
+	BoundCache cache = {0};
 	fprintf(out, "{\"collectives\": [");
 	for (int i = 0; i < n; i++) {
 		const Row *r = &rows[i];
@@ -48,7 +50,7 @@ print_json(const Row *rows, int n, FILE *out)
 			fprintf(out, ", \"ranks\": null, \"chunks\": null, \"rounds\": null, "
 			             "\"messages\": null, \"volume_bytes\": null, \"psi\": null, "
 			             "\"theta\": null, \"omega\": null, \"group_order\": null, "
-			             "\"link_orbits\": null, \"model_time_s\": null}");
+			             "\"link_orbits\": null, \"model_time_s\": null, \"cut_bound\": null}");
 			continue;
 		}
 		fprintf(out, ", \"ranks\": %d, \"chunks\": %d, \"rounds\": %d, \"messages\": %ld, "
@@ -61,9 +63,12 @@ print_json(const Row *rows, int n, FILE *out)
 			        s->group->nlink_orbits);
 		else
 			fprintf(out, "\"group_order\": null, \"link_orbits\": null, ");
-		fprintf(out, "\"model_time_s\": %.17g}", r->m.model_time);
+		fprintf(out, "\"model_time_s\": %.17g, \"cut_bound\": ", r->m.model_time);
+		bound_json(&cache, s, out);
+		fputc('}', out);
 	}
 	fprintf(out, "\n]}\n");
+	bound_cache_free(&cache);
 }
 
 /* The link-disjoint trees a pipelined schedule streams through: height,
@@ -164,6 +169,15 @@ print_table(const char *path, const Row *rows, int n, double size, bool trees, F
 			        s->nrank - t->nroot);
 		}
 	}
+	if (built == 0)
+		return;
+	fprintf(out, "bounds from the links' cuts (busbw in nccl-tests' terms; docs/algorithms.md, "
+	             "\"The cut bound\"):\n");
+	BoundCache cache = {0};
+	for (int i = 0; i < n; i++)
+		if (rows[i].s)
+			bound_print(&cache, rows[i].s, out);
+	bound_cache_free(&cache);
 }
 
 /* The rows of a check: every collective of a .coll file (built or not), or

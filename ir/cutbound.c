@@ -76,6 +76,7 @@ typedef struct Scaled {
 	int64_t g;           /* the divisor of every capacity (bits/s) */
 	const CutLink *link;
 	bool reversed;
+	bool transitive, symmetric; /* as CutNet's; the links reversed are the same */
 	int *w;              /* nnode: ranks on the node */
 	int64_t total;       /* the sum of the scaled capacities */
 } Scaled;
@@ -104,7 +105,7 @@ static CutStatus
 scale(const CutNet *n, bool reversed, Scaled *s)
 {
 	*s = (Scaled){.nnode = n->nnode, .nlink = n->nlink, .nrank = n->nrank, .link = n->link,
-	              .reversed = reversed};
+	              .reversed = reversed, .transitive = n->transitive};
 	for (int l = 0; l < n->nlink; l++)
 		if (n->link[l].bw > 0)
 			s->g = gcd64(n->link[l].bw, s->g);
@@ -189,8 +190,11 @@ rate_per_rank(const Scaled *s, CutRate *best)
 	int *src_edge = xmalloc(((size_t)s->nnode + 1) * sizeof *src_edge);
 	FlowGraph *g = graph_of(s, true, src_edge);
 	int ss = s->nnode;
+	bool one = s->transitive;
 	for (int v = 0; v < s->nnode; v++) {
-		while (s->w[v]) {
+		if (!s->w[v])
+			continue;
+		for (;;) {
 			int64_t p = best->rate.num, q = best->rate.den;
 			flow_reset(g);
 			for (int l = 0; l < s->nlink; l++)
@@ -204,6 +208,8 @@ rate_per_rank(const Scaled *s, CutRate *best)
 			flow_source_side(g, ss, side);
 			take_cut(s, side, best);
 		}
+		if (one)
+			break; /* every other target is this one's image */
 	}
 	flow_free(g);
 	free(src_edge);
@@ -228,7 +234,8 @@ rank_connectivity(const Scaled *s, int root_node, CutRate *best)
 	for (int v = 0; v < s->nnode; v++) {
 		if (!s->w[v] || v == a)
 			continue;
-		for (int dir = 0; dir < 1 + (root_node < 0); dir++) {
+		/* symmetric links: every cut's capacity is the same both ways */
+		for (int dir = 0; dir < 1 + (root_node < 0 && !s->symmetric); dir++) {
 			int from = dir ? v : a, to = dir ? a : v;
 			flow_reset(g);
 			int64_t f = flow_max(g, from, to, have ? best->rate.num : FLOW_INF);
@@ -248,6 +255,8 @@ rank_connectivity(const Scaled *s, int root_node, CutRate *best)
 	flow_free(g);
 	free(side);
 }
+
+static bool symmetric(const CutNet *);
 
 /* The rates back in bits/s: times g. */
 static void
@@ -286,6 +295,7 @@ run_kind(const CutNet *n, CollKind k, CutBound *out)
 	bool rev = k == CK_REDUCE_SCATTER || k == CK_REDUCE;
 	Scaled s;
 	CutStatus st = scale(n, rev, &s);
+	s.symmetric = k == CK_ALLREDUCE && symmetric(n);
 	int root = k == CK_BROADCAST || k == CK_REDUCE ? n->rank_node[n->root] : -1;
 	if (st == CUT_OK) {
 		switch (k) {
@@ -312,6 +322,80 @@ run_kind(const CutNet *n, CollKind k, CutBound *out)
 	return st;
 }
 
+static int
+cmp_link(const void *a, const void *b)
+{
+	const CutLink *x = a, *y = b;
+	if (x->src != y->src)
+		return x->src < y->src ? -1 : 1;
+	if (x->dst != y->dst)
+		return x->dst < y->dst ? -1 : 1;
+	return (x->bw > y->bw) - (x->bw < y->bw);
+}
+
+/* Whether the links reversed are the same links (every link has a twin the
+ * other way of its bandwidth): then reduce-scatter's cuts are allgather's. */
+static bool
+symmetric(const CutNet *n)
+{
+	size_t m = (size_t)n->nlink;
+	CutLink *a = xmalloc((m + 1) * sizeof *a), *b = xmalloc((m + 1) * sizeof *b);
+	for (size_t l = 0; l < m; l++) {
+		a[l] = n->link[l];
+		b[l] = (CutLink){n->link[l].dst, n->link[l].src, n->link[l].bw};
+	}
+	sort_n(a, m, sizeof *a, cmp_link);
+	sort_n(b, m, sizeof *b, cmp_link);
+	bool same = m == 0 || memcmp(a, b, m * sizeof *a) == 0;
+	free(a);
+	free(b);
+	return same;
+}
+
+/* The gossip bound of allreduce (docs/algorithms.md): every element takes
+ * 2(N - 1) sends from rank to rank, each leaving a rank's node, so busbw
+ * is at most the ranks' summed outgoing bandwidth over N. Bits/s times N. */
+static Wide
+gossip_sum(const CutNet *n)
+{
+	int64_t *out = xcalloc((size_t)n->nnode + 1, sizeof *out);
+	Wide sum = 0;
+	for (int l = 0; l < n->nlink; l++)
+		out[n->link[l].src] += n->link[l].bw > 0 ? n->link[l].bw : 0;
+	for (int r = 0; r < n->nrank; r++)
+		sum += out[n->rank_node[r]];
+	free(out);
+	return sum;
+}
+
+/* allreduce beyond lambda: the phases' x* and the gossip bound */
+static CutStatus
+allreduce_parts(const CutNet *n, CutBound *out)
+{
+	CutBound rs = {0}, ag = {0};
+	CutStatus st = run_kind(n, CK_ALLGATHER, &ag);
+	if (st == CUT_OK && symmetric(n)) {
+		rs = ag;
+		rs.bound.cut = xmalloc((size_t)n->nnode + 1);
+		memcpy(rs.bound.cut, ag.bound.cut, (size_t)n->nnode);
+	} else if (st == CUT_OK) {
+		st = run_kind(n, CK_REDUCE_SCATTER, &rs);
+	}
+	out->rs = rs.bound;
+	out->ag = ag.bound;
+	if (st != CUT_OK)
+		return st;
+	out->achievable = composition_busbw(rs.bound.rate, ag.bound.rate, n->nrank);
+	/* gossip < 2(N-1)/N lambda, compared exactly: sum < 2(N-1) lambda */
+	Wide sum = gossip_sum(n);
+	Wide lam2 = (Wide)2 * (n->nrank - 1) * out->bound.rate.num;
+	if ((Wide)sum * out->bound.rate.den < lam2) {
+		out->gossip = true;
+		out->busbw = (double)sum / n->nrank / 8;
+	}
+	return CUT_OK;
+}
+
 CutStatus
 cutbound(const CutNet *n, CollKind k, CutBound *out)
 {
@@ -321,16 +405,8 @@ cutbound(const CutNet *n, CollKind k, CutBound *out)
 	if (cutbound_work(n) > MAX_CUT_WORK)
 		return out->status = CUT_TOO_LARGE;
 	CutStatus st = run_kind(n, k, out);
-	if (st == CUT_OK && k == CK_ALLREDUCE) {
-		CutBound rs = {0}, ag = {0};
-		st = run_kind(n, CK_REDUCE_SCATTER, &rs);
-		if (st == CUT_OK)
-			st = run_kind(n, CK_ALLGATHER, &ag);
-		out->rs = rs.bound;
-		out->ag = ag.bound;
-		if (st == CUT_OK)
-			out->achievable = composition_busbw(rs.bound.rate, ag.bound.rate, n->nrank);
-	}
+	if (st == CUT_OK && k == CK_ALLREDUCE)
+		st = allreduce_parts(n, out);
 	if (st != CUT_OK) {
 		cutbound_free(out);
 		*out = (CutBound){.kind = k};
@@ -347,6 +423,24 @@ cutbound_free(CutBound *b)
 	b->bound.cut = b->rs.cut = b->ag.cut = NULL;
 }
 
+/* Whether every link has the same bandwidth and every node the same
+ * number of links out and in (what translations keep). */
+bool
+cutnet_uniform(const CutNet *n)
+{
+	int *deg = xcalloc(2 * (size_t)n->nnode + 1, sizeof *deg);
+	bool ok = true;
+	for (int l = 0; l < n->nlink; l++) {
+		ok &= n->link[l].bw == n->link[0].bw;
+		deg[2 * n->link[l].src]++;
+		deg[2 * n->link[l].dst + 1]++;
+	}
+	for (int v = 0; v < 2 * n->nnode; v++)
+		ok &= deg[v] == deg[v & 1];
+	free(deg);
+	return ok;
+}
+
 CutStatus
 cutbound_topo(const Topo *t, const int *rank_node, int nrank, int root, CollKind k,
               CutBound *out)
@@ -356,6 +450,9 @@ cutbound_topo(const Topo *t, const int *rank_node, int nrank, int root, CollKind
 		link[l] = (CutLink){t->link[l].src, t->link[l].dst, llround(t->link[l].bandwidth)};
 	CutNet n = {.nnode = t->nnode, .nlink = t->nlink, .link = link, .nrank = nrank,
 	            .rank_node = rank_node, .root = root};
+	bool translations = t->kind == TK_TORUS || t->kind == TK_RING || t->kind == TK_HYPERX ||
+	                    t->kind == TK_FULL;
+	n.transitive = translations && !t->is_switch && nrank == t->nnode && cutnet_uniform(&n);
 	CutStatus st = cutbound(&n, k, out);
 	free(link);
 	return st;

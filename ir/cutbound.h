@@ -11,7 +11,8 @@
  *                   one; busbw <= (N - 1) x*, attained (ForestColl)
  *   reduce_scatter  the same on the reversed links
  *   allreduce       upper: busbw <= 2(N - 1)/N lambda, lambda = min B+(S)
- *                   over S holding a rank and missing one; achievable: the
+ *                   over S holding a rank and missing one, and <= the ranks'
+ *                   summed outgoing bandwidth over N (gossip); achievable: the
  *                   reduce-scatter then allgather composition,
  *                   2(N - 1) / (1/x*_rs + 1/x*_ag)
  *   broadcast       busbw <= min over ranks v of maxflow(root, v)
@@ -40,6 +41,10 @@ typedef struct CutNet {
 	int nrank;
 	const int *rank_node; /* rank -> node */
 	int root;             /* broadcast, reduce: the root rank */
+	bool transitive;      /* every rank node is mapped to every other by an
+	                       * automorphism of the links and their bandwidths (the
+	                       * translations of a torus, ring, hyperx or full
+	                       * topology): one target of x*'s flows stands for all */
 } CutNet;
 
 /* An exact rate in bits per second: num / den, den > 0, in lowest terms. */
@@ -68,6 +73,8 @@ typedef struct CutBound {
 	CutRate bound;        /* the kind's bound; allreduce: lambda (upper) */
 	CutRate rs, ag;       /* allreduce: the two phases' x* (achievable) */
 	double busbw;         /* the upper bound on busbw, bytes/s (nccl-tests' factors) */
+	bool gossip;          /* allreduce: the gossip bound (the ranks' summed outgoing
+	                       * bandwidth over N) is below 2(N-1)/N lambda and is busbw */
 	double achievable;    /* a busbw some schedule reaches when links carry any
 	                       * fraction of a chunk: allgather, reduce_scatter the
 	                       * bound (ForestColl); allreduce the composition; 0 else */
@@ -85,6 +92,10 @@ CutStatus cutbound_topo(const struct Topo *, const int *rank_node, int nrank, in
 /* The work cutbound does, in link visits of its max flows' worst case
  * bound (targets x (nodes + links)), against MAX_CUT_WORK. */
 double cutbound_work(const CutNet *n);
+
+/* Whether every link has the same bandwidth and every node as many links
+ * out, and in, as every other: what a transitive CutNet must have. */
+bool cutnet_uniform(const CutNet *);
 
 /* a/b < c/d, exactly */
 int frac_cmp(Frac a, Frac b);

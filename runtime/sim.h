@@ -96,6 +96,8 @@ typedef struct SimColl {
 	                        * 'collective' line), or line 0 (refusals name it) */
 	int nrank;
 	int *rank_node;
+	int root;              /* broadcast, reduce: the root rank (0 when the input
+	                        * does not say); only the bound reads it */
 	int nround;
 	int nmsg;              /* every round's (0 when streamed: SimStream.nmsg) */
 	SimMsg *msg;           /* sorted by round; NULL when streamed */

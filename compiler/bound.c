@@ -1,0 +1,251 @@
+/*
+ * bound.c: the busbw bounds the commands print (bound.h).
+ *
+ * Needs: a simulator network (sim, tune) or a verified schedule (check).
+ * Establishes: sim's and tune's bound, the tighter of the cut bound
+ * (ir/cutbound.c, exact) and perf_bound_busbw (runtime/perf.c: injection,
+ * gossip and all-to-all's hop count), computed once per network and
+ * collective; check's line saying what binds, in which model. The cut
+ * bound sees only links and ranks, so a network is a cache key by those.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bound.h"
+#include "cutbound.h"
+#include "driver.h"
+#include "perf.h"
+#include "to_sim.h"
+
+typedef struct BoundEntry {
+	const SimNet *net;
+	int coll;
+	double busbw;
+} BoundEntry;
+
+/* Whether the cut bounds of a's collective ca and b's cb are the same
+ * problem: kind, ranks, root and links (src, dst, bandwidth). */
+static bool
+same_problem(const SimNet *a, int ca, const SimNet *b, int cb)
+{
+	const SimColl *x = &a->coll[ca], *y = &b->coll[cb];
+	if (a->nnode != b->nnode || a->nlink != b->nlink || x->nrank != y->nrank ||
+	    x->root != y->root || strcmp(x->kind, y->kind) != 0)
+		return false;
+	if (x->rank_node != y->rank_node &&
+	    memcmp(x->rank_node, y->rank_node, (size_t)x->nrank * sizeof *x->rank_node) != 0)
+		return false;
+	for (int l = 0; a->link != b->link && l < a->nlink; l++)
+		if (a->link[l].src != b->link[l].src || a->link[l].dst != b->link[l].dst ||
+		    a->link[l].bw != b->link[l].bw)
+			return false;
+	return true;
+}
+
+/* The cut bound of collective c of n, bytes/s; 0 when there is none. */
+static double
+cut_busbw(const SimNet *n, int c)
+{
+	const SimColl *sc = &n->coll[c];
+	int k = coll_kind_find(sc->kind);
+	if (k < 0)
+		return 0;
+	CutLink *link = xmalloc(((size_t)n->nlink + 1) * sizeof *link);
+	for (int l = 0; l < n->nlink; l++)
+		link[l] = (CutLink){n->link[l].src, n->link[l].dst, n->link[l].bw};
+	CutNet cn = {.nnode = n->nnode, .nlink = n->nlink, .link = link, .nrank = sc->nrank,
+	             .rank_node = sc->rank_node, .root = sc->root};
+	/* the translation-symmetric forms, as sim_net_of_topo names them */
+	static const char *const forms[] = {"torus", "ring", "hyperx", "full"};
+	for (size_t i = 0; i < countof(forms); i++)
+		cn.transitive |= n->topo && strcmp(n->topo, forms[i]) == 0;
+	cn.transitive = cn.transitive && sc->nrank == n->nnode && cutnet_uniform(&cn);
+	CutBound b;
+	double bw = cutbound(&cn, (CollKind)k, &b) == CUT_OK ? b.busbw : 0;
+	cutbound_free(&b);
+	free(link);
+	return bw;
+}
+
+double
+bound_busbw(BoundCache *cache, const SimNet *n, int c)
+{
+	for (int i = 0; i < cache->n; i++)
+		if (same_problem(cache->e[i].net, cache->e[i].coll, n, c))
+			return cache->e[i].busbw;
+	double today = perf_bound_busbw(n, c), cut = cut_busbw(n, c);
+	double bw = cut > 0 && cut < today ? cut : today;
+	if (cache->n == cache->cap) {
+		cache->cap = cache->cap ? 2 * cache->cap : 8;
+		cache->e = xrealloc(cache->e, (size_t)cache->cap * sizeof *cache->e);
+	}
+	cache->e[cache->n++] = (BoundEntry){n, c, bw};
+	return bw;
+}
+
+double
+bound_busbw_sched(const Sched *s)
+{
+	Arena a = {0};
+	SimNet *n = NEW(&a, SimNet);
+	double bw = 0;
+	if (sim_net_of_topo(&a, s->topo, n) == 0) {
+		SimColl *c = NEW(&a, SimColl);
+		*c = (SimColl){.name = s->name, .kind = coll_kind_name[s->kind], .nrank = s->nrank,
+		               .rank_node = s->rank_node, .root = s->root};
+		n->ncoll = 1;
+		n->coll = c;
+		/* not cached: the network dies with this arena */
+		BoundCache mine = {0};
+		bw = bound_busbw(&mine, n, 0);
+		bound_cache_free(&mine);
+	}
+	arena_free(&a);
+	return bw;
+}
+
+typedef struct SchedBound {
+	const Sched *s;
+	CutStatus st;
+	CutBound b;
+} SchedBound;
+
+/* The cut bound of s, computed once per topology, kind, ranks and root. */
+static const SchedBound *
+sched_bound(BoundCache *cache, const Sched *s)
+{
+	for (int i = 0; i < cache->nsb; i++) {
+		const Sched *o = cache->sb[i].s;
+		if (o->topo == s->topo && o->kind == s->kind && o->root == s->root &&
+		    o->nrank == s->nrank &&
+		    memcmp(o->rank_node, s->rank_node, (size_t)s->nrank * sizeof *s->rank_node) == 0)
+			return &cache->sb[i];
+	}
+	if (cache->nsb == cache->capsb) {
+		cache->capsb = cache->capsb ? 2 * cache->capsb : 8;
+		cache->sb = xrealloc(cache->sb, (size_t)cache->capsb * sizeof *cache->sb);
+	}
+	SchedBound *e = &cache->sb[cache->nsb++];
+	e->s = s;
+	e->st = cutbound_topo(s->topo, s->rank_node, s->nrank, s->root, s->kind, &e->b);
+	return e;
+}
+
+void
+bound_cache_free(BoundCache *cache)
+{
+	for (int i = 0; i < cache->nsb; i++)
+		cutbound_free(&cache->sb[i].b);
+	free(cache->sb);
+	free(cache->e);
+	*cache = (BoundCache){0};
+}
+
+/* "{0, 1, 2, 3, 8}", "all but {5}" or "12 nodes: {0, 1, 2, 3, ...}" */
+static void
+name_cut(const Topo *t, const unsigned char *cut, char *buf, size_t len)
+{
+	int in = 0;
+	for (int v = 0; v < t->nnode; v++)
+		in += cut[v] != 0;
+	bool rest = in > 6 && t->nnode - in <= 6;
+	int shown = 0, want = rest ? t->nnode - in : in;
+	size_t at = 0;
+	if (rest)
+		at += (size_t)snprintf(buf, len, "all but {");
+	else if (in > 6)
+		at += (size_t)snprintf(buf, len, "%d nodes: {", in);
+	else
+		at += (size_t)snprintf(buf, len, "{");
+	for (int v = 0; v < t->nnode && at < len && shown < (want > 6 ? 4 : want); v++) {
+		if ((cut[v] != 0) == rest)
+			continue;
+		char nm[48];
+		topo_node_name(t, v, nm, sizeof nm);
+		at += (size_t)snprintf(buf + at, len - at, "%s%s", shown++ ? ", " : "", nm);
+	}
+	if (at < len)
+		snprintf(buf + at, len - at, "%s}", want > 6 ? ", ..." : "");
+}
+
+static void
+gbps(double bytes_per_s, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.2f GB/s", bytes_per_s / 1e9);
+}
+
+/* Whether every switch sends as much as it receives: then tree packing
+ * attains allgather's and reduce-scatter's bound (docs/algorithms.md). */
+static bool
+switches_balanced(const Topo *t)
+{
+	double *net = xcalloc((size_t)t->nnode + 1, sizeof *net);
+	for (int l = 0; l < t->nlink; l++) {
+		net[t->link[l].src] += t->link[l].bandwidth;
+		net[t->link[l].dst] -= t->link[l].bandwidth;
+	}
+	bool ok = true;
+	for (int v = 0; v < t->nnode; v++)
+		ok &= !t->is_switch || !t->is_switch[v] || net[v] == 0;
+	free(net);
+	return ok;
+}
+
+void
+bound_print(BoundCache *cache, const Sched *s, FILE *out)
+{
+	const SchedBound *e = sched_bound(cache, s);
+	CutStatus st = e->st;
+	const CutBound b = e->b;
+	if (st != CUT_OK) {
+		fprintf(out, "  %s: %s\n", s->name,
+		        st == CUT_NONE        ? "no cut bound for all-to-all (collc sim's: by hops)"
+		        : st == CUT_UNBOUNDED ? "no cut bound: no link separates two ranks"
+		                              : "no cut bound: the network passes MAX_CUT_WORK "
+		                                "(docs/limits.md)");
+		return;
+	}
+	char bw[32], cut[160], cbw[32], ach[32];
+	gbps(b.busbw, bw, sizeof bw);
+	gbps(b.achievable, ach, sizeof ach);
+	name_cut(s->topo, b.bound.cut, cut, sizeof cut);
+	gbps((double)b.bound.cut_bw / 8, cbw, sizeof cbw);
+	bool in = s->kind == CK_REDUCE_SCATTER || s->kind == CK_REDUCE;
+	fprintf(out, "  %s: busbw at most %s", s->name, bw);
+	if (s->kind == CK_ALLREDUCE)
+		fprintf(out, " (upper bound); reduce-scatter + allgather reach %s", ach);
+	else if (s->kind != CK_BROADCAST && s->kind != CK_REDUCE)
+		fprintf(out, "%s", switches_balanced(s->topo) ? ", attained by tree packing" : "");
+	if (b.gossip) {
+		gbps(b.busbw * s->nrank, cbw, sizeof cbw);
+		fprintf(out, "\n    binds: gossip, every element's 2(N-1) sends over the ranks' %s "
+		        "out\n", cbw);
+		return;
+	}
+	fprintf(out, "\n    binds: %s %s %s", cbw, in ? "into" : "out of", cut);
+	if (s->kind == CK_ALLGATHER || s->kind == CK_REDUCE_SCATTER)
+		fprintf(out, ", %d rank%s", b.bound.cut_ranks, b.bound.cut_ranks == 1 ? "" : "s");
+	else if (s->kind != CK_ALLREDUCE)
+		fputs(", the root's side", out);
+	fputc('\n', out);
+}
+
+void
+bound_json(BoundCache *cache, const Sched *s, FILE *out)
+{
+	const SchedBound *e = sched_bound(cache, s);
+	const CutBound b = e->b;
+	if (e->st != CUT_OK) {
+		fputs("null", out);
+		return;
+	}
+	fprintf(out, "{\"busbw_GBps\": %.17g, \"achievable_busbw_GBps\": %.17g, \"gossip\": %s, "
+	             "\"rate_bps\": [%lld, %lld], \"cut_bps\": %lld, \"cut_ranks\": %d, \"cut\": [",
+	        b.busbw / 1e9, b.achievable / 1e9, b.gossip ? "true" : "false",
+	        (long long)b.bound.rate.num, (long long)b.bound.rate.den, (long long)b.bound.cut_bw,
+	        b.bound.cut_ranks);
+	for (int v = 0, k = 0; v < s->topo->nnode; v++)
+		if (b.bound.cut[v])
+			fprintf(out, "%s%d", k++ ? ", " : "", v);
+	fputs("]}", out);
+}
