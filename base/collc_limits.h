@@ -128,6 +128,8 @@ enum {
 	MAX_PACK_TRIES = 16,
 	MAX_PACK_COPIES = 1 << 20,
 	MAX_PACK_CAP = 1 << 30,
+	/* pack_work's estimate (link visits of its max flows) */
+	MAX_PACK_WORK = 1 << (30 - LIMIT_SHIFT),
 };
 
 #endif

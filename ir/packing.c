@@ -634,3 +634,25 @@ pack_collective(Arena *a, const CutNet *n, CollKind kind, CollPacking *out)
 	free(quota);
 	return st;
 }
+
+double
+pack_work(const CutNet *n)
+{
+	int *in = xcalloc((size_t)n->nnode, sizeof *in), *out = xcalloc((size_t)n->nnode, sizeof *out);
+	unsigned char *is_rank = xcalloc((size_t)n->nnode, 1);
+	for (int l = 0; l < n->nlink; l++) {
+		out[n->link[l].src]++;
+		in[n->link[l].dst]++;
+	}
+	for (int i = 0; i < n->nrank; i++)
+		is_rank[n->rank_node[i]] = 1;
+	double pairs = 0, N = n->nrank;
+	for (int v = 0; v < n->nnode; v++)
+		if (!is_rank[v])
+			pairs += (double)in[v] * out[v];
+	free(in);
+	free(out);
+	free(is_rank);
+	double flows = 2 * pairs * N + 2 * N * N + MAX_PACK_TRIES * N;
+	return flows * ((double)n->nnode + n->nlink + N);
+}

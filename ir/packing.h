@@ -86,4 +86,10 @@ typedef struct CollPacking {
 
 PackStatus pack_collective(Arena *, const CutNet *, CollKind, CollPacking *);
 
+/* The work pack_collective may do on n, estimated before it runs, in link
+ * visits: max flows of (nodes + links + ranks) each, 2 N per pair of arcs
+ * at a switch (phase 1), 2 N^2 to grow the trees, N per copy count tried.
+ * Against MAX_PACK_WORK. */
+double pack_work(const CutNet *n);
+
 #endif

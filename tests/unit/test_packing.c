@@ -7,6 +7,7 @@
  * through switches, k copies per root, and every link's load at most its
  * bandwidth times the optimal time, in exact integers. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -377,7 +378,8 @@ check_kind(const Graph *g, CollKind kind, int root, int *ntree)
 	CutLink link[MAXL];
 	for (int l = 0; l < g->nlink; l++)
 		link[l] = (CutLink){g->src[l], g->dst[l], g->bw[l]};
-	CutNet n = {g->nnode, g->nlink, link, g->nrank, g->rank_node, root};
+	CutNet n = {.nnode = g->nnode, .nlink = g->nlink, .link = link, .nrank = g->nrank,
+	            .rank_node = g->rank_node, .root = root};
 	Arena a = {0};
 	CollPacking cp;
 	PackStatus st = pack_collective(&a, &n, kind, &cp);
@@ -426,10 +428,63 @@ test_collectives(void)
 	CU_ASSERT_EQUAL(faults, 0);
 }
 
+/* ---- the library algorithm ---- */
+
+/* `packing` builds and verifies for every kind it implements on graphs
+ * with switches, tori and sub-communicators (non-member nodes relay). */
+static void
+test_algorithm_verifies(void)
+{
+	static const char *const topo[] = {
+		"topology T = torus(3, 4);",
+		"topology T = ring(7);",
+		"topology T = graph { nodes 7; switches 5, 6; link 0 <-> 5; link 1 <-> 5; "
+		"link 2 <-> 5; link 2 <-> 6; link 3 <-> 6; link 4 <-> 6 { link_bandwidth = 50 Gbps; } "
+		"link 0 -> 1; link 3 -> 4; }",
+		"topology T = spine_leaf(spines 2, leaves 3, hosts 2);",
+	};
+	static const char *const coll[] = {
+		"collective allgather X on T { algorithm packing; }",
+		"collective reduce_scatter X on T { algorithm packing; }",
+		"collective allreduce X on T { algorithm packing; }",
+		"collective broadcast X on T { algorithm packing; root 1; }",
+		"collective reduce X on T { algorithm packing; root 2; }",
+		"collective allgather X on T { algorithm packing; ranks 0, 2, 3; }",
+	};
+	int built = 0;
+	for (size_t t = 0; t < countof(topo); t++)
+		for (size_t k = 0; k < countof(coll); k++) {
+			char text[1024];
+			snprintf(text, sizeof text, "%s\n%s\n", topo[t], coll[k]);
+			Checked c;
+			check_built(&c, "t.coll", text, strlen(text));
+			assert_named(c.errors == 0, __LINE__, __FILE__, "%s: %s", text, c.diag);
+			built += c.errors == 0;
+			checked_free(&c);
+		}
+	CU_ASSERT_EQUAL(built, (int)(countof(topo) * countof(coll)));
+}
+
+/* Past MAX_PACK_WORK the algorithm refuses, located, before any flow. */
+static void
+test_algorithm_refuses(void)
+{
+	const char *text = "topology T = spine_leaf(spines 16, leaves 32, hosts 8);\n"
+	                   "collective allgather X on T { algorithm packing; }\n";
+	Checked c;
+	check_built(&c, "t.coll", text, strlen(text));
+	CU_ASSERT(c.errors > 0);
+	ASSERT_DIAG(&c, "t.coll:2:31: error: packing on 'T' with 256 ranks would do about");
+	ASSERT_DIAG(&c, "(MAX_PACK_WORK)");
+	checked_free(&c);
+}
+
 CU_TestInfo packing_tests[] = {
 	{"random graphs with switches: trees span, loads fit x*", test_random_graphs},
 	{"two-box clusters: rate by hand, packing at it", test_two_box},
 	{"the checks catch a load over capacity and a broken route", test_checker_fails},
 	{"allgather, reduce_scatter, broadcast, reduce at cutbound's rate", test_collectives},
+	{"the algorithm builds and verifies every kind", test_algorithm_verifies},
+	{"the algorithm refuses work past its limit", test_algorithm_refuses},
 	CU_TEST_INFO_NULL,
 };
