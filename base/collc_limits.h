@@ -109,11 +109,12 @@ enum {
 	MAX_LOOP_LIVE_HOPS = 1 << (24 - LIMIT_SHIFT),
 	MAX_PACKET_HOPS = 1 << (30 - LIMIT_SHIFT),
 
-	/* The cut bound (ir/cutbound.c): its max flows' passes over the graph,
-	 * estimated as (ranks + 2) x 2 x (nodes + links + ranks) before any is
-	 * run; past the limit the bound is left out (said so where printed).
-	 * A 1024-rank GPU cluster is 17 million and takes about 0.1 s. */
-	MAX_CUT_WORK = 1 << (28 - LIMIT_SHIFT),
+	/* The cut bound (ir/cutbound.c): its max flows times a pass over the
+	 * graph each (cutbound_work), estimated before any is run; past the
+	 * limit the bound is left out, and said so. Dinic's flows take a few
+	 * passes each: about 16 ns per unit on spine_leaf(32, 256, 8) (2048
+	 * ranks, 1.0e8 units, 1.6 s of CPU), so the limit is about 2 s. */
+	MAX_CUT_WORK = 1 << (27 - LIMIT_SHIFT),
 };
 
 /* The simulator keeps packet times in 64-bit picoseconds: a run whose time

@@ -110,8 +110,9 @@ typedef struct SchedBound {
 	CutBound b;
 } SchedBound;
 
-/* The cut bound of s, computed once per topology, kind, ranks and root. */
-static const SchedBound *
+/* The index in the cache of s's cut bound, computed once per topology,
+ * kind, ranks and root. */
+static int
 sched_bound(BoundCache *cache, const Sched *s)
 {
 	for (int i = 0; i < cache->nsb; i++) {
@@ -119,16 +120,16 @@ sched_bound(BoundCache *cache, const Sched *s)
 		if (o->topo == s->topo && o->kind == s->kind && o->root == s->root &&
 		    o->nrank == s->nrank &&
 		    memcmp(o->rank_node, s->rank_node, (size_t)s->nrank * sizeof *s->rank_node) == 0)
-			return &cache->sb[i];
+			return i;
 	}
 	if (cache->nsb == cache->capsb) {
 		cache->capsb = cache->capsb ? 2 * cache->capsb : 8;
 		cache->sb = xrealloc(cache->sb, (size_t)cache->capsb * sizeof *cache->sb);
 	}
-	SchedBound *e = &cache->sb[cache->nsb++];
+	SchedBound *e = &cache->sb[cache->nsb];
 	e->s = s;
 	e->st = cutbound_topo(s->topo, s->rank_node, s->nrank, s->root, s->kind, &e->b);
-	return e;
+	return cache->nsb++;
 }
 
 void
@@ -191,49 +192,74 @@ switches_balanced(const Topo *t)
 	return ok;
 }
 
-void
-bound_print(BoundCache *cache, const Sched *s, FILE *out)
+/* One bound's line: what limits busbw, and where. */
+static void
+print_one(const Sched *s, const SchedBound *e, FILE *out)
 {
-	const SchedBound *e = sched_bound(cache, s);
-	CutStatus st = e->st;
-	const CutBound b = e->b;
-	if (st != CUT_OK) {
-		fprintf(out, "  %s: %s\n", s->name,
-		        st == CUT_NONE        ? "no cut bound for all-to-all (collc sim's: by hops)"
-		        : st == CUT_UNBOUNDED ? "no cut bound: no link separates two ranks"
-		                              : "no cut bound: the network passes MAX_CUT_WORK "
-		                                "(docs/limits.md)");
+	const CutBound *b = &e->b;
+	if (e->st != CUT_OK) {
+		fprintf(out, "%s\n", e->st == CUT_NONE ? "no cut bound for all-to-all (collc sim's "
+		                                         "bound counts hops)"
+		                     : e->st == CUT_UNBOUNDED ? "no cut bound: no link separates two ranks"
+		                     : "no cut bound: the network passes MAX_CUT_WORK (docs/limits.md)");
 		return;
 	}
 	char bw[32], cut[160], cbw[32], ach[32];
-	gbps(b.busbw, bw, sizeof bw);
-	gbps(b.achievable, ach, sizeof ach);
-	name_cut(s->topo, b.bound.cut, cut, sizeof cut);
-	gbps((double)b.bound.cut_bw / 8, cbw, sizeof cbw);
-	bool in = s->kind == CK_REDUCE_SCATTER || s->kind == CK_REDUCE;
-	fprintf(out, "  %s: busbw at most %s", s->name, bw);
-	if (s->kind == CK_ALLREDUCE)
-		fprintf(out, " (upper bound); reduce-scatter + allgather reach %s", ach);
-	else if (s->kind != CK_BROADCAST && s->kind != CK_REDUCE)
-		fprintf(out, "%s", switches_balanced(s->topo) ? ", attained by tree packing" : "");
-	if (b.gossip) {
-		gbps(b.busbw * s->nrank, cbw, sizeof cbw);
-		fprintf(out, "\n    binds: gossip, every element's 2(N-1) sends over the ranks' %s "
-		        "out\n", cbw);
-		return;
+	gbps(b->busbw, bw, sizeof bw);
+	gbps(b->achievable, ach, sizeof ach);
+	name_cut(s->topo, b->bound.cut, cut, sizeof cut);
+	gbps((double)b->bound.cut_bw / 8, cbw, sizeof cbw);
+	const char *way = s->kind == CK_REDUCE_SCATTER || s->kind == CK_REDUCE ? "into" : "out of";
+	fprintf(out, "%s busbw <= %s", coll_kind_name[s->kind], bw);
+	switch (s->kind) {
+	case CK_ALLREDUCE:
+		if (b->gossip) {
+			gbps(b->busbw * s->nrank, cbw, sizeof cbw);
+			fprintf(out, " (upper bound: gossip, the ranks' %s out over %d)", cbw, s->nrank);
+		} else {
+			fprintf(out, " (upper bound: %s out of %s)", cbw, cut);
+		}
+		fprintf(out, "; reduce-scatter + allgather reach %s\n", ach);
+		break;
+	case CK_ALLGATHER:
+	case CK_REDUCE_SCATTER:
+		fprintf(out, "%s (%s %s %s, %d rank%s)\n",
+		        switches_balanced(s->topo) ? ", attained" : "", cbw, way, cut,
+		        b->bound.cut_ranks, b->bound.cut_ranks == 1 ? "" : "s");
+		break;
+	default:
+		fprintf(out, " (%s %s %s, the root's side)\n", cbw, way, cut);
 	}
-	fprintf(out, "\n    binds: %s %s %s", cbw, in ? "into" : "out of", cut);
-	if (s->kind == CK_ALLGATHER || s->kind == CK_REDUCE_SCATTER)
-		fprintf(out, ", %d rank%s", b.bound.cut_ranks, b.bound.cut_ranks == 1 ? "" : "s");
-	else if (s->kind != CK_ALLREDUCE)
-		fputs(", the root's side", out);
-	fputc('\n', out);
+}
+
+void
+bound_print(const Sched *const *s, int n, FILE *out)
+{
+	BoundCache cache = {0};
+	bool *done = xcalloc((size_t)n + 1, sizeof *done);
+	fprintf(out, "bounds from the links' cuts (docs/algorithms.md, \"The cut bound\"):\n");
+	for (int i = 0; i < n; i++) {
+		if (done[i])
+			continue;
+		int e = sched_bound(&cache, s[i]);
+		/* the collectives of the same problem share the line */
+		for (int j = i, k = 0; j < n; j++)
+			if (!done[j] && sched_bound(&cache, s[j]) == e) {
+				fprintf(out, "%s%s", k++ ? ", " : "  ", s[j]->name);
+				done[j] = true;
+			}
+		fputs(": ", out);
+		print_one(s[i], &cache.sb[e], out);
+	}
+	free(done);
+	bound_cache_free(&cache);
 }
 
 void
 bound_json(BoundCache *cache, const Sched *s, FILE *out)
 {
-	const SchedBound *e = sched_bound(cache, s);
+	int at = sched_bound(cache, s); /* before reading sb, which it may move */
+	const SchedBound *e = &cache->sb[at];
 	const CutBound b = e->b;
 	if (e->st != CUT_OK) {
 		fputs("null", out);

@@ -26,9 +26,10 @@ double bound_busbw(BoundCache *, const SimNet *, int c);
 double bound_busbw_sched(const Sched *);
 void bound_cache_free(BoundCache *);
 
-/* check: one line on the cut bound of s (what binds, the model) and its
- * JSON object. */
-void bound_print(BoundCache *, const Sched *s, FILE *);
+/* check: a line per cut bound of the schedules (those of one topology,
+ * kind, ranks and root share it): what binds, upper or attained; and a
+ * schedule's JSON object. */
+void bound_print(const Sched *const *s, int n, FILE *);
 void bound_json(BoundCache *, const Sched *s, FILE *);
 
 #endif

@@ -171,13 +171,12 @@ print_table(const char *path, const Row *rows, int n, double size, bool trees, F
 	}
 	if (built == 0)
 		return;
-	fprintf(out, "bounds from the links' cuts (busbw in nccl-tests' terms; docs/algorithms.md, "
-	             "\"The cut bound\"):\n");
-	BoundCache cache = {0};
-	for (int i = 0; i < n; i++)
+	const Sched **built_s = xcalloc((size_t)n + 1, sizeof *built_s);
+	for (int i = 0, k = 0; i < n; i++)
 		if (rows[i].s)
-			bound_print(&cache, rows[i].s, out);
-	bound_cache_free(&cache);
+			built_s[k++] = rows[i].s;
+	bound_print(built_s, built, out);
+	free(built_s);
 }
 
 /* The rows of a check: every collective of a .coll file (built or not), or

@@ -284,9 +284,18 @@ composition_busbw(Frac rs, Frac ag, int nrank)
 }
 
 double
-cutbound_work(const CutNet *n)
+cutbound_work(const CutNet *n, CollKind k)
 {
-	return ((double)n->nrank + 2) * 2 * ((double)n->nnode + n->nlink + n->nrank);
+	double pass = (double)n->nnode + n->nlink + n->nrank + 1, x = 0, lam = 0;
+	if (k == CK_ALLGATHER || k == CK_REDUCE_SCATTER || k == CK_ALLREDUCE)
+		x = n->transitive ? 1 : n->nrank;
+	if (k == CK_REDUCE_SCATTER || (k == CK_ALLREDUCE && !symmetric(n)))
+		x *= 2; /* allreduce: both phases */
+	if (k == CK_BROADCAST || k == CK_REDUCE)
+		lam = n->nrank;
+	if (k == CK_ALLREDUCE)
+		lam = symmetric(n) ? n->nrank : 2.0 * n->nrank;
+	return (x + lam + 1) * pass;
 }
 
 static CutStatus
@@ -402,7 +411,7 @@ cutbound(const CutNet *n, CollKind k, CutBound *out)
 	*out = (CutBound){.kind = k};
 	if (k == CK_ALLTOALL)
 		return out->status = CUT_NONE;
-	if (cutbound_work(n) > MAX_CUT_WORK)
+	if (cutbound_work(n, k) > MAX_CUT_WORK)
 		return out->status = CUT_TOO_LARGE;
 	CutStatus st = run_kind(n, k, out);
 	if (st == CUT_OK && k == CK_ALLREDUCE)

@@ -92,9 +92,11 @@ CutStatus cutbound_topo(const struct Topo *, const int *rank_node, int nrank, in
  * the caller frees them once done with n). */
 CutLink *cutnet_topo(const struct Topo *, const int *rank_node, int nrank, int root, CutNet *n);
 
-/* The work cutbound does, in link visits of its max flows' worst case
- * bound (targets x (nodes + links)), against MAX_CUT_WORK. */
-double cutbound_work(const CutNet *n);
+/* The work of cutbound: its max flows (one per target of x*, one per rank
+ * for lambda, as the kind needs them), each counted as one pass over the
+ * graph (nodes + links + ranks); cutbound refuses more than MAX_CUT_WORK
+ * (CUT_TOO_LARGE) before any flow. */
+double cutbound_work(const CutNet *n, CollKind k);
 
 /* Whether every link has the same bandwidth and every node as many links
  * out, and in, as every other: what a transitive CutNet must have. */

@@ -5,6 +5,7 @@
  * on which every kind's rate must equal, as a fraction, the least ratio
  * over every node subset, and the cut returned must attain it. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -323,10 +324,60 @@ test_gpu_cluster(void)
 	arena_free(&a);
 }
 
+/* What a command prints (stdout), malloc'd. */
+static char *
+run_collc(const char *args)
+{
+	char cmd[512];
+	snprintf(cmd, sizeof cmd, "bin/collc %s 2>/dev/null", args);
+	FILE *p = popen(cmd, "r");
+	if (!p)
+		return NULL;
+	size_t n = 0, cap = 1 << 16;
+	char *out = malloc(cap);
+	for (size_t got; (got = fread(out + n, 1, cap - 1 - n, p)) > 0;)
+		if ((n += got) == cap - 1)
+			out = realloc(out, cap *= 2);
+	out[n] = 0;
+	pclose(p);
+	return out;
+}
+
+/* examples/gpu-boxes-cut.coll through the commands: check names the box as
+ * the cut, sim's bound is the cut's (not the GPUs' 300 GB/s), tune's share
+ * is of it. */
+static void
+test_commands(void)
+{
+	char *out = run_collc("check examples/gpu-boxes-cut.coll");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "  AG: allgather busbw <= 21.88 GB/s, attained (12.50 GB/s "
+	                                   "out of {4, 5, 6, 7, 9}, 4 ranks)\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "  AR: allreduce busbw <= 21.88 GB/s (upper bound: 12.50 "
+	                                   "GB/s out of {0, 1, 2, 3, 8}); reduce-scatter + allgather "
+	                                   "reach 21.88 GB/s\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "  BC: broadcast busbw <= 12.50 GB/s (12.50 GB/s out of "
+	                                   "{0, 1, 2, 3, 8}, the root's side)\n"));
+	free(out);
+	out = run_collc("sim examples/gpu-boxes-cut.coll --sizes 64MiB --csv");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\nAG,allgather,ring,67108864,16777216,float,none,"));
+	CU_ASSERT_EQUAL(strstr(out, ",21.875,0.57117") != NULL, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, ",12.5,0.2448"));
+	CU_ASSERT_PTR_NULL(strstr(out, ",300,"));
+	free(out);
+	out = run_collc("tune examples/gpu-boxes-cut.coll --collective AG --sizes 64MiB");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "; busbw bound 21.88 GB/s\n"));
+	free(out);
+}
+
 CU_TestInfo cutbound_tests[] = {
 	{"closed forms: rings, full graphs, tori, meshes, spine-leaf", test_closed_forms},
 	{"two GPU boxes joined by NIC links, both ways and one-way", test_two_boxes},
-	{"random graphs: every kind equals the least ratio over every subset", test_random_against_every_subset},
+	{"random graphs: every kind equals the least ratio over every subset",
+	 test_random_against_every_subset},
 	{"a 1024-GPU cluster within the work limit", test_gpu_cluster},
+	{"check, sim and tune on two GPU boxes: the box's cut binds", test_commands},
 	CU_TEST_INFO_NULL,
 };
