@@ -6,11 +6,13 @@
  * packing checked: each tree spans every rank along routes of real links
  * through switches, k copies per root, and every link's load at most its
  * bandwidth times the optimal time, in exact integers. */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir.h"
 #include "packing.h"
 #include "tests.h"
 
@@ -465,6 +467,56 @@ test_algorithm_verifies(void)
 	CU_ASSERT_EQUAL(built, (int)(countof(topo) * countof(coll)));
 }
 
+/* The schedule itself meets the bound: on examples/gpu-cluster-2x8.coll
+ * and xgmi-box-16.coll, every link of the allgather carries at most
+ * bw x (block / x*) bytes over the whole schedule (x* from cutbound), and
+ * the schedule moves every block to every other rank. */
+static void
+test_schedule_loads(void)
+{
+	static const char *const path[] = {"examples/gpu-cluster-2x8.coll",
+	                                   "examples/xgmi-box-16.coll"};
+	for (size_t f = 0; f < countof(path); f++) {
+		size_t len;
+		char *text = slurp(path[f], &len);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+		Checked c;
+		check_text(&c, path[f], text, len);
+		CU_ASSERT_EQUAL_FATAL(c.errors, 0);
+		diag_source(path[f], text, len);
+		Prog p = {0};
+		CU_ASSERT_EQUAL_FATAL(lower(c.file, &p), 0);
+		const Sched *s = p.sched[0]; /* AG */
+		CU_ASSERT_EQUAL_FATAL(s->kind, CK_ALLGATHER);
+		CU_ASSERT_EQUAL(verify((Sched *)s), 0);
+		const Topo *t = s->topo;
+		CutBound b;
+		CU_ASSERT_EQUAL_FATAL(cutbound_topo(t, s->rank_node, s->nrank, 0, CK_ALLGATHER, &b),
+		                      CUT_OK);
+		int64_t *chunks = calloc((size_t)t->nlink, sizeof *chunks), total = 0;
+		for (int m = 0; m < s->nmsg; m++) {
+			const Msg *g = &s->msg[m];
+			for (int i = s->route_off[g->route]; i < s->route_off[g->route + 1]; i++)
+				chunks[s->route_link[i]] += g->n;
+			total += g->n;
+		}
+		/* chunks_l (size / nchunk) <= bw_l (size / N) / x*, x* = num / den */
+		int over = 0;
+		for (int l = 0; l < t->nlink; l++)
+			over += (__extension__(__int128)chunks[l] * s->nrank * b.bound.rate.num >
+			         (__extension__(__int128)llround(t->link[l].bandwidth) * s->nchunk *
+			          b.bound.rate.den));
+		CU_ASSERT_EQUAL(over, 0);
+		CU_ASSERT(total >= (int64_t)s->nchunk / s->nrank * s->nrank * (s->nrank - 1));
+		free(chunks);
+		cutbound_free(&b);
+		prog_free(&p);
+		diag_reset();
+		checked_free(&c);
+		free(text);
+	}
+}
+
 /* Past MAX_PACK_WORK the algorithm refuses, located, before any flow. */
 static void
 test_algorithm_refuses(void)
@@ -485,6 +537,7 @@ CU_TestInfo packing_tests[] = {
 	{"the checks catch a load over capacity and a broken route", test_checker_fails},
 	{"allgather, reduce_scatter, broadcast, reduce at cutbound's rate", test_collectives},
 	{"the algorithm builds and verifies every kind", test_algorithm_verifies},
+	{"the schedules' link volumes meet the bound (2 x 8 GPUs, xGMI)", test_schedule_loads},
 	{"the algorithm refuses work past its limit", test_algorithm_refuses},
 	CU_TEST_INFO_NULL,
 };
