@@ -148,8 +148,9 @@ alg_packing(const AlgCtx *c)
 	} else {
 		phase_messages(&g, &ph[0], M, 0, rooted, ph[0].cp.inward);
 	}
-	g.s->choice = arena_printf(c->arena, "segments %d, %d trees, %lld copies per root", M, ntree,
-	                           (long long)U);
+	/* no commas: the choice is a CSV field of collc sim */
+	g.s->choice = arena_printf(c->arena, "segments %d of %d trees with %lld copies per root", M,
+	                           ntree, (long long)U);
 	g.s->size_chosen = true;
 	return gen_end(&g);
 }
