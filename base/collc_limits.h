@@ -190,5 +190,15 @@ enum {
  * 2^63 it wraps negative. So a size of 2^53 bytes (8 PiB) or more is
  * refused where it is read. */
 #define MAX_SIZE_BYTES 9007199254740991.0 /* 2^53 - 1 */
+/* Tree packings (ir/packing.c): copies per root tried one by one up to
+ * MAX_PACK_TRIES, then the exact count if within MAX_PACK_COPIES; a link
+ * carries at most MAX_PACK_CAP copies (sums of them stay in int64). */
+enum {
+	MAX_PACK_TRIES = 16,
+	MAX_PACK_COPIES = 1 << 20,
+	MAX_PACK_CAP = 1 << 30,
+	/* pack_work's estimate (link visits of its max flows) */
+	MAX_PACK_WORK = 1 << (30 - LIMIT_SHIFT),
+};
 
 #endif

@@ -96,6 +96,7 @@ Sched *alg_pairwise(const AlgCtx *);
 Sched *alg_rooted(const AlgCtx *);      /* binomial_tree, chain */
 Sched *alg_tto(const AlgCtx *);
 Sched *alg_pipelined(const AlgCtx *);
+Sched *alg_packing(const AlgCtx *);     /* optimal tree packings (ir/packing.c) */
 Sched *alg_hierarchical(const AlgCtx *);
 Sched *alg_bridge(const AlgCtx *);      /* bridge, s_bruck, g_bruck, r_hd (optical rings) */
 /* bridge with the reconfiguration points given: bit i, before step i + 1

@@ -450,18 +450,26 @@ cutnet_uniform(const CutNet *n)
 	return ok;
 }
 
-CutStatus
-cutbound_topo(const Topo *t, const int *rank_node, int nrank, int root, CollKind k,
-              CutBound *out)
+CutLink *
+cutnet_topo(const Topo *t, const int *rank_node, int nrank, int root, CutNet *n)
 {
 	CutLink *link = xmalloc(((size_t)t->nlink + 1) * sizeof *link);
 	for (int l = 0; l < t->nlink; l++)
 		link[l] = (CutLink){t->link[l].src, t->link[l].dst, llround(t->link[l].bandwidth)};
-	CutNet n = {.nnode = t->nnode, .nlink = t->nlink, .link = link, .nrank = nrank,
-	            .rank_node = rank_node, .root = root};
+	*n = (CutNet){.nnode = t->nnode, .nlink = t->nlink, .link = link, .nrank = nrank,
+	              .rank_node = rank_node, .root = root};
 	bool translations = t->kind == TK_TORUS || t->kind == TK_RING || t->kind == TK_HYPERX ||
 	                    t->kind == TK_FULL;
-	n.transitive = translations && !t->is_switch && nrank == t->nnode && cutnet_uniform(&n);
+	n->transitive = translations && !t->is_switch && nrank == t->nnode && cutnet_uniform(n);
+	return link;
+}
+
+CutStatus
+cutbound_topo(const Topo *t, const int *rank_node, int nrank, int root, CollKind k,
+              CutBound *out)
+{
+	CutNet n;
+	CutLink *link = cutnet_topo(t, rank_node, nrank, root, &n);
 	CutStatus st = cutbound(&n, k, out);
 	free(link);
 	return st;

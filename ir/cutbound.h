@@ -88,6 +88,9 @@ void cutbound_free(CutBound *);
 struct Topo;
 CutStatus cutbound_topo(const struct Topo *, const int *rank_node, int nrank, int root,
                         CollKind k, CutBound *out);
+/* The CutNet cutbound_topo measures, into *n; returns its links (malloc'd,
+ * the caller frees them once done with n). */
+CutLink *cutnet_topo(const struct Topo *, const int *rank_node, int nrank, int root, CutNet *n);
 
 /* The work of cutbound: its max flows (one per target of x*, one per rank
  * for lambda, as the kind needs them), each counted as one pass over the

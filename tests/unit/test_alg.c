@@ -104,6 +104,7 @@ static const struct {
 	{"s_bruck", "the optical suite"},
 	{"g_bruck", "the optical suite"},
 	{"r_hd", "the optical suite"},
+	{"packing", "the packing suite: its work grows with the switches' links"},
 };
 
 static bool

@@ -295,6 +295,7 @@ main(int argc, char **argv)
 		{.pName = "hash", .pTests = hash_tests},
 		{.pName = "flow", .pTests = flow_tests},
 		{.pName = "cutbound", .pTests = cutbound_tests},
+		{.pName = "packing", .pTests = packing_tests},
 		{.pName = "diag", .pTests = diag_tests},
 		{.pName = "lexer", .pTests = lexer_tests},
 		{.pName = "parser", .pTests = parser_tests},

@@ -15,6 +15,7 @@ extern CU_TestInfo hash_tests[]; /* base/hash.h */
 extern CU_TestInfo flow_tests[]; /* ir/flow.h */
 extern CU_TestInfo cutbound_tests[]; /* ir/cutbound.h */
 extern CU_TestInfo hostile_tests[]; /* issue 38's findings */
+extern CU_TestInfo packing_tests[]; /* ir/packing.h */
 
 int cli_setup(void);
 int cli_teardown(void);

@@ -1,0 +1,156 @@
+/*
+ * alg_packing.c: `packing`, collectives streamed through the optimal tree
+ * packings of ir/packing.c (docs/algorithms.md "Optimal tree packings").
+ *
+ * Needs: a kind with a cut bound on the ranks (cutbound.h) and switches
+ * that split off (packing.h), its work within MAX_PACK_WORK.
+ * Establishes an explicit schedule in which a tree copy of multiplicity m
+ * in a packing of k copies per root carries m/k of its root's block (of
+ * the vector for broadcast and reduce), cut into M segments, each tree
+ * edge one message per segment along the edge's route:
+ *   allgather, broadcast     segment j reaches a rank at depth d in slot
+ *                            off + d - 1 + j;
+ *   reduce_scatter, reduce   a rank at depth d sends segment j, reduced,
+ *                            to its parent in slot off + h - d + j (h the
+ *                            tree's height);
+ *   allreduce                reduce_scatter's packing from slot 0, then
+ *                            allgather's from slot M + H - 1 (H the
+ *                            reduce-scatter trees' greatest height).
+ * Every tree runs at once, so a round puts on link l at most cap_l
+ * segments of 1/(kM) of a block: the link loads of the packing, whose
+ * time is the cut bound's. M is pipeline_segments' for the size (fill the
+ * greatest height - 1, a tree copy's average share).
+ */
+#include <stdlib.h>
+
+#include "alg.h"
+#include "collc_limits.h"
+#include "packing.h"
+
+/* The packing of one phase, with the sub-chunks a unit of its copies owns. */
+typedef struct PackPhase {
+	CollPacking cp;
+	int64_t per_copy; /* units of a block per copy: U / k */
+	int height;
+} PackPhase;
+
+static int64_t
+gcd64(int64_t a, int64_t b)
+{
+	while (b) {
+		int64_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* Packs one kind on the ranks; -1 after reporting. */
+static int
+pack_phase(const AlgCtx *c, const CutNet *n, CollKind kind, PackPhase *ph)
+{
+	PackStatus st = pack_collective(c->arena, n, kind, &ph->cp);
+	if (st != PACK_OK) {
+		error_at(c->loc, "packing cannot pack %s trees on '%s': %s", coll_kind_name[kind],
+		         c->topo->name, pack_status_text[st]);
+		return -1;
+	}
+	ph->height = 0;
+	for (int t = 0; t < ph->cp.pk.ntree; t++)
+		if (ph->cp.pk.tree[t].height > ph->height)
+			ph->height = ph->cp.pk.tree[t].height;
+	return 0;
+}
+
+/* One phase's messages from slot off: every copy's segments down (copy)
+ * or up (reduce) its tree. */
+static void
+phase_messages(Gen *g, const PackPhase *ph, int M, int off, bool rooted, bool up)
+{
+	int p = g->p;
+	int64_t *base = xcalloc((size_t)p, sizeof *base); /* next unit of each root's block */
+	for (int t = 0; t < ph->cp.pk.ntree; t++) {
+		const PackTree *tr = &ph->cp.pk.tree[t];
+		int block = rooted ? 0 : tr->root;
+		int64_t units = tr->mult * ph->per_copy;
+		for (int x = 0; x < p; x++) {
+			if (x == tr->root)
+				continue;
+			int d = tr->depth[x], par = tr->parent[x];
+			for (int j = 0; j < M; j++) {
+				for (int64_t u = base[tr->root]; u < base[tr->root] + units; u++)
+					gen_block(g, block, (int)(u * M + j));
+				if (up)
+					gen_send_route(g, off + tr->height - d + j, x, par, X_REDUCE, tr->route[x],
+					               tr->nhop[x]);
+				else
+					gen_send_route(g, off + d - 1 + j, par, x, X_COPY, tr->route[x],
+					               tr->nhop[x]);
+			}
+		}
+		base[tr->root] += units;
+	}
+	free(base);
+}
+
+/* The phases of c's kind, packed; how many (0 after reporting). */
+static int
+pack_phases(const AlgCtx *c, PackPhase *ph)
+{
+	CutNet n;
+	CutLink *link = cutnet_topo(c->topo, c->rank_node, c->nrank, c->root, &n);
+	int nph = 0;
+	double work = pack_work(&n);
+	if (work > MAX_PACK_WORK)
+		error_at(c->loc, "packing on '%s' with %d ranks would do about %.3g units of work; the "
+		         "limit is %d (MAX_PACK_WORK)", c->topo->name, c->nrank, work, MAX_PACK_WORK);
+	else if (c->kind == CK_ALLREDUCE)
+		nph = pack_phase(c, &n, CK_REDUCE_SCATTER, &ph[0]) == 0 &&
+		      pack_phase(c, &n, CK_ALLGATHER, &ph[1]) == 0 ? 2 : 0;
+	else
+		nph = pack_phase(c, &n, c->kind, &ph[0]) == 0;
+	free(link);
+	return nph;
+}
+
+Sched *
+alg_packing(const AlgCtx *c)
+{
+	PackPhase ph[2];
+	int nph = pack_phases(c, ph);
+	if (nph == 0)
+		return NULL;
+	/* U units per block: every phase's k divides it */
+	int64_t U = ph[0].cp.k;
+	if (nph == 2)
+		U = U / gcd64(U, ph[1].cp.k) * ph[1].cp.k;
+	int ntree = 0, height = 0;
+	for (int i = 0; i < nph; i++) {
+		ph[i].per_copy = U / ph[i].cp.k;
+		ntree += ph[i].cp.pk.ntree;
+		height += ph[i].height;
+	}
+	bool rooted = c->kind == CK_BROADCAST || c->kind == CK_REDUCE;
+	int nblock = rooted ? 1 : c->nrank;
+	double edges = (double)ntree * (c->nrank - 1);
+	int M = pipeline_segments(c, height - nph, c->size * nph / ntree, edges);
+	if (U > MAX_PIPELINE_MSGS || (double)U * M > MAX_PIPELINE_MSGS) {
+		error_at(c->loc, "packing cuts each block into %lld x %d sub-chunks; the limit is %d",
+		         (long long)U, M, MAX_PIPELINE_MSGS);
+		return NULL;
+	}
+	Gen g;
+	if (gen_begin(&g, c, nblock, (int)U * M) != 0)
+		return NULL;
+	if (c->kind == CK_ALLREDUCE) {
+		phase_messages(&g, &ph[0], M, 0, false, true);
+		phase_messages(&g, &ph[1], M, M + ph[0].height - 1, false, false);
+	} else {
+		phase_messages(&g, &ph[0], M, 0, rooted, ph[0].cp.inward);
+	}
+	/* no commas: the choice is a CSV field of collc sim */
+	g.s->choice = arena_printf(c->arena, "segments %d of %d trees with %lld copies per root", M,
+	                           ntree, (long long)U);
+	g.s->size_chosen = true;
+	return gen_end(&g);
+}

@@ -1,0 +1,95 @@
+/*
+ * packing.h: packings of spanning out-trees whose link loads fit given
+ * integer capacities (packing.c; docs/algorithms.md "Optimal tree
+ * packings").
+ *
+ * The input is a directed graph of ranks and switches whose link l may be
+ * used by at most cap[l] tree copies, and a quota of copies per root rank.
+ * When every rank t can receive K = sum(quota) units of flow from a source
+ * joined to each rank r by quota[r] (the cut condition; for allgather it is
+ * what the optimal rate x* makes true with cap = floor(k b / x*) and quota
+ * k), pack_trees returns trees over the ranks, each with a multiplicity,
+ * whose multiplicities sum to quota[r] at every root r, every tree spanning
+ * every rank, each tree edge a route of links (through switches, or one
+ * link between two ranks), and no link used by more copies than its cap.
+ */
+#ifndef COLLC_PACKING_H
+#define COLLC_PACKING_H
+
+#include <stdint.h>
+
+#include "base.h"
+#include "cutbound.h"
+
+typedef struct PackInput {
+	int nnode;            /* ranks and switches, 0 .. nnode - 1 */
+	int nrank;
+	const int *rank_node; /* rank i is node rank_node[i]; every other node is a switch */
+	int nlink;
+	const int *src, *dst; /* link l goes from src[l] to dst[l] */
+	const int64_t *cap;   /* link l carries at most cap[l] tree copies */
+	const int64_t *quota; /* nrank: the copies of trees rooted at each rank */
+} PackInput;
+
+typedef struct PackTree {
+	int root;     /* a rank */
+	int64_t mult; /* copies of this tree */
+	int height;   /* edges of its longest root-to-rank path */
+	int *parent;  /* nrank: the parent rank, -1 at the root */
+	int *depth;   /* nrank */
+	int *nhop;    /* nrank: links of the route parent -> rank (0 at the root) */
+	int **route;  /* nrank: those links, from the parent */
+} PackTree;
+
+typedef struct Packing {
+	int nrank, ntree;
+	PackTree *tree; /* by root, then in the order built */
+} Packing;
+
+typedef enum PackStatus {
+	PACK_OK,
+	PACK_INFEASIBLE, /* the cut condition fails: the capacities cannot hold the quotas */
+	PACK_STUCK,      /* a switch could not be split off (a case outside the theorems) */
+	PACK_NO_BOUND,   /* cutbound gives no rate (alltoall, allreduce, one rank, too large) */
+	PACK_TOO_LARGE,  /* the copies per root or the capacities pass their limits */
+} PackStatus;
+
+/* What each status means, for messages. */
+extern const char *const pack_status_text[];
+
+/* The trees, allocated in the arena; the packing is empty unless PACK_OK. */
+PackStatus pack_trees(Arena *, const PackInput *, Packing *);
+
+/* Whether every rank t can receive sum(quota) units of flow (the cut
+ * condition pack_trees needs), switches kept as they are. */
+bool pack_feasible(const PackInput *);
+
+
+/*
+ * A collective's trees at its cut bound (cutbound.h): allgather and
+ * reduce_scatter k copies rooted at every rank, broadcast and reduce k at
+ * the root. Link l carries at most cap = floor(k bw_l / rate) copies, a
+ * copy 1/k of its root's block (broadcast, reduce: of the vector), so the
+ * block takes block / rate on every link: the bound's time. k is the least
+ * whose capacities meet the cut condition (fewest copies); rate * k / bw
+ * integral for every link makes them meet it (docs/algorithms.md).
+ */
+typedef struct CollPacking {
+	CollKind kind;
+	Frac rate;   /* bits/s: x* per rank (allgather, reduce_scatter), else lambda */
+	int64_t k;
+	bool inward; /* reduce_scatter, reduce: in-trees; data moves child -> parent and
+	              * route[x] runs from rank x to its parent */
+	int64_t *cap; /* nlink: the copies each link may carry */
+	Packing pk;
+} CollPacking;
+
+PackStatus pack_collective(Arena *, const CutNet *, CollKind, CollPacking *);
+
+/* The work pack_collective may do on n, estimated before it runs, in link
+ * visits: max flows of (nodes + links + ranks) each, 2 N per pair of arcs
+ * at a switch (phase 1), 2 N^2 to grow the trees, N per copy count tried.
+ * Against MAX_PACK_WORK. */
+double pack_work(const CutNet *n);
+
+#endif

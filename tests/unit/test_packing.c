@@ -1,0 +1,543 @@
+/* test_packing.c: ir/packing.h, spanning out-trees packed at the optimal
+ * allgather rate. On generated graphs (random ranks and switches, random
+ * capacities, one-way and parallel links; two-box GPU clusters) the rate
+ * x* is found here by trying every node subset, the capacities scaled to
+ * floor(k b / x*) for the least k that meets the cut condition, and every
+ * packing checked: each tree spans every rank along routes of real links
+ * through switches, k copies per root, and every link's load at most its
+ * bandwidth times the optimal time, in exact integers. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir.h"
+#include "packing.h"
+#include "tests.h"
+
+enum { MAXN = 14, MAXL = 160 };
+
+typedef struct Graph {
+	int nnode, nrank, nlink;
+	int rank_node[MAXN];
+	unsigned char is_rank[MAXN];
+	int src[MAXL], dst[MAXL];
+	int64_t bw[MAXL]; /* integer bandwidths */
+} Graph;
+
+static uint64_t
+next_rand(uint64_t *s)
+{
+	*s = *s * 6364136223846793005u + 1442695040888963407u;
+	return *s >> 33;
+}
+
+static void
+add_link(Graph *g, int u, int v, int64_t bw)
+{
+	g->src[g->nlink] = u;
+	g->dst[g->nlink] = v;
+	g->bw[g->nlink++] = bw;
+}
+
+static void
+add_both(Graph *g, int u, int v, int64_t bw)
+{
+	add_link(g, u, v, bw);
+	add_link(g, v, u, bw);
+}
+
+static int64_t
+gcd64(int64_t a, int64_t b)
+{
+	while (b) {
+		int64_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* x* = P / Q: the least B+(S) / |S n ranks| over every S holding a rank
+ * and missing one. */
+static void
+brute_rate(const Graph *g, int64_t *P, int64_t *Q)
+{
+	*P = -1;
+	*Q = 1;
+	for (unsigned mask = 1; mask < (1u << g->nnode) - 1; mask++) {
+		int in = 0, out = 0;
+		for (int i = 0; i < g->nrank; i++) {
+			bool b = mask >> g->rank_node[i] & 1;
+			in += b;
+			out += !b;
+		}
+		if (!in || !out)
+			continue;
+		int64_t c = 0;
+		for (int l = 0; l < g->nlink; l++)
+			c += (mask >> g->src[l] & 1) && !(mask >> g->dst[l] & 1) ? g->bw[l] : 0;
+		if (*P < 0 || c * *Q < *P * in) {
+			*P = c;
+			*Q = in;
+		}
+	}
+	int64_t d = gcd64(*P, *Q);
+	if (d) {
+		*P /= d;
+		*Q /= d;
+	}
+}
+
+typedef struct Case {
+	Graph g;
+	int64_t P, Q, k;
+	int64_t cap[MAXL], quota[MAXN];
+	PackInput in;
+} Case;
+
+/* The least k whose capacities floor(k b Q / P) meet the cut condition;
+ * k0 = P / gcd(P, Q gcd(b)) makes them exact, so one exists. */
+static bool
+scale(Case *c)
+{
+	Graph *g = &c->g;
+	brute_rate(g, &c->P, &c->Q);
+	if (c->P <= 0)
+		return false;
+	int64_t gb = 0;
+	for (int l = 0; l < g->nlink; l++)
+		gb = gcd64(gb, g->bw[l]);
+	int64_t k0 = c->P / gcd64(c->P, c->Q * gb);
+	c->in = (PackInput){g->nnode, g->nrank, g->rank_node, g->nlink, g->src, g->dst, c->cap,
+	                    c->quota};
+	for (c->k = 1; c->k <= k0; c->k++) {
+		for (int l = 0; l < g->nlink; l++)
+			c->cap[l] = c->k * g->bw[l] * c->Q / c->P;
+		for (int i = 0; i < g->nrank; i++)
+			c->quota[i] = c->k;
+		if (pack_feasible(&c->in))
+			return true;
+	}
+	return false;
+}
+
+/* Every fact the packing promises, counted as faults. */
+static int
+packing_faults(const Case *c, const Packing *pk)
+{
+	const Graph *g = &c->g;
+	int bad = 0;
+	int64_t per_root[MAXN] = {0}, load[MAXL] = {0};
+	for (int t = 0; t < pk->ntree; t++) {
+		const PackTree *tr = &pk->tree[t];
+		bad += tr->mult <= 0 || tr->parent[tr->root] != -1 || tr->depth[tr->root] != 0;
+		per_root[tr->root] += tr->mult;
+		for (int x = 0; x < g->nrank; x++) {
+			if (x == tr->root)
+				continue;
+			int p = tr->parent[x];
+			/* depths one more than the parent's: the parents lead to the root */
+			bad += p < 0 || p >= g->nrank || tr->depth[x] != tr->depth[p] + 1 ||
+			       tr->depth[x] > tr->height;
+			if (p < 0 || tr->nhop[x] < 1)
+				continue;
+			int at = g->rank_node[p];
+			for (int h = 0; h < tr->nhop[x]; h++) {
+				int l = tr->route[x][h];
+				bad += g->src[l] != at || (h > 0 && g->is_rank[at]);
+				at = g->dst[l];
+				load[l] += tr->mult;
+			}
+			bad += at != g->rank_node[x];
+		}
+	}
+	for (int i = 0; i < g->nrank; i++)
+		bad += per_root[i] != c->k;
+	/* load x (block / k) <= bw x (block / x*): load P <= k bw Q */
+	for (int l = 0; l < g->nlink; l++)
+		bad += load[l] > c->cap[l] || load[l] * c->P > c->k * g->bw[l] * c->Q;
+	return bad;
+}
+
+/* nr ranks, ns switches; a one-way ring through the ranks keeps them
+ * connected; switches joined both ways at equal bandwidth (in = out at
+ * every switch), ranks by one-way and parallel links. */
+static void
+random_graph(Graph *g, uint64_t *seed, int nr, int ns)
+{
+	memset(g, 0, sizeof *g);
+	g->nnode = nr + ns;
+	g->nrank = nr;
+	for (int i = 0; i < nr; i++) {
+		g->rank_node[i] = i;
+		g->is_rank[i] = 1;
+	}
+	for (int i = 0; i < nr; i++)
+		add_link(g, i, (i + 1) % nr, 1 + (int64_t)(next_rand(seed) % 9));
+	int extra = (int)(next_rand(seed) % (2 * nr + 1));
+	for (int e = 0; e < extra; e++) {
+		int u = (int)(next_rand(seed) % nr), v = (int)(next_rand(seed) % nr);
+		if (u != v)
+			add_link(g, u, v, 1 + (int64_t)(next_rand(seed) % 9));
+	}
+	for (int w = nr; w < nr + ns; w++) {
+		int deg = 2 + (int)(next_rand(seed) % (nr - 1));
+		for (int d = 0; d < deg; d++)
+			add_both(g, w, (int)(next_rand(seed) % (nr + ns)),
+			         1 + (int64_t)(next_rand(seed) % 9));
+	}
+	/* drop switch loops the draw may have made */
+	int m = 0;
+	for (int l = 0; l < g->nlink; l++)
+		if (g->src[l] != g->dst[l]) {
+			g->src[m] = g->src[l];
+			g->dst[m] = g->dst[l];
+			g->bw[m++] = g->bw[l];
+		}
+	g->nlink = m;
+}
+
+static void
+test_random_graphs(void)
+{
+	uint64_t seed = 2402;
+	int cases = 0, with_switches = 0, faults = 0, failed = 0;
+	for (int round = 0; round < 120; round++) {
+		Case c;
+		int nr = 2 + (int)(next_rand(&seed) % 5), ns = (int)(next_rand(&seed) % 4);
+		random_graph(&c.g, &seed, nr, ns);
+		if (!scale(&c))
+			continue;
+		Arena a = {0};
+		Packing pk;
+		PackStatus st = pack_trees(&a, &c.in, &pk);
+		failed += st != PACK_OK;
+		if (st == PACK_OK)
+			faults += packing_faults(&c, &pk);
+		if (st != PACK_OK)
+			assert_named(0, __LINE__, __FILE__, "round %d: status %d", round, (int)st);
+		cases++;
+		with_switches += ns > 0;
+		arena_free(&a);
+	}
+	CU_ASSERT(cases >= 100);
+	CU_ASSERT(with_switches >= 50);
+	CU_ASSERT_EQUAL(failed, 0);
+	CU_ASSERT_EQUAL(faults, 0);
+}
+
+/* Two boxes of `gpus` GPUs: each GPU both ways to its box's NVSwitch at
+ * nv, and to rail switch g (shared by GPU g of both boxes) at nic. */
+static void
+two_box(Graph *g, int gpus, int64_t nv, int64_t nic)
+{
+	memset(g, 0, sizeof *g);
+	g->nrank = 2 * gpus;
+	g->nnode = 2 * gpus + 2 + gpus;
+	for (int i = 0; i < g->nrank; i++) {
+		g->rank_node[i] = i;
+		g->is_rank[i] = 1;
+	}
+	for (int b = 0; b < 2; b++)
+		for (int i = 0; i < gpus; i++) {
+			add_both(g, b * gpus + i, 2 * gpus + b, nv);
+			add_both(g, b * gpus + i, 2 * gpus + 2 + i, nic);
+		}
+}
+
+static void
+test_two_box(void)
+{
+	static const struct {
+		int gpus;
+		int64_t nv, nic, P, Q;
+	} box[] = {
+		{4, 450, 50, 50, 1}, /* the box: 4 NICs of 50 out of 4 ranks */
+		{4, 30, 50, 10, 1},  /* all but a rail and its 2 GPUs: 2 x 30 in, 6 ranks */
+		{3, 7, 2, 9, 5},     /* likewise, 7 + 2 for 5 (the box gives 2) */
+		{2, 5, 3, 8, 3},
+	};
+	for (size_t i = 0; i < countof(box); i++) {
+		Case c;
+		two_box(&c.g, box[i].gpus, box[i].nv, box[i].nic);
+		CU_ASSERT_FATAL(scale(&c));
+		assert_named(c.P == box[i].P && c.Q == box[i].Q, __LINE__, __FILE__, "case %zu: x* %lld/%lld", i, (long long)c.P, (long long)c.Q);
+		CU_ASSERT_EQUAL(c.P, box[i].P);
+		CU_ASSERT_EQUAL(c.Q, box[i].Q);
+		Arena a = {0};
+		Packing pk;
+		CU_ASSERT_EQUAL_FATAL(pack_trees(&a, &c.in, &pk), PACK_OK);
+		CU_ASSERT_EQUAL(packing_faults(&c, &pk), 0);
+		CU_ASSERT(pk.ntree >= c.g.nrank);
+		arena_free(&a);
+	}
+}
+
+/* The faults counted above do count: a packing with one copy too many on
+ * a link, or a route cut short, is caught. */
+static void
+test_checker_fails(void)
+{
+	Case c;
+	two_box(&c.g, 2, 5, 3);
+	CU_ASSERT_FATAL(scale(&c));
+	Arena a = {0};
+	Packing pk;
+	CU_ASSERT_EQUAL_FATAL(pack_trees(&a, &c.in, &pk), PACK_OK);
+	CU_ASSERT_EQUAL(packing_faults(&c, &pk), 0);
+	pk.tree[0].mult++;
+	CU_ASSERT(packing_faults(&c, &pk) > 0);
+	pk.tree[0].mult--;
+	int x = pk.tree[0].root == 0 ? 1 : 0;
+	pk.tree[0].nhop[x]--;
+	CU_ASSERT(packing_faults(&c, &pk) > 0);
+	arena_free(&a);
+	/* capacities one short of the cut condition: refused */
+	two_box(&c.g, 2, 5, 3);
+	CU_ASSERT_FATAL(scale(&c));
+	for (int l = 0; l < c.g.nlink; l++)
+		c.cap[l]--;
+	CU_ASSERT(!pack_feasible(&c.in));
+	CU_ASSERT_EQUAL(pack_trees(&a, &c.in, &pk), PACK_INFEASIBLE);
+	CU_ASSERT_EQUAL(pk.ntree, 0);
+	arena_free(&a);
+}
+
+/* ---- collectives at cutbound's rate ---- */
+
+static void
+reverse(Graph *g)
+{
+	for (int l = 0; l < g->nlink; l++) {
+		int t = g->src[l];
+		g->src[l] = g->dst[l];
+		g->dst[l] = t;
+	}
+}
+
+/* lambda: the least B+(S) over S holding the root and missing a rank. */
+static int64_t
+brute_root_cut(const Graph *g, int root)
+{
+	int64_t best = -1;
+	for (unsigned mask = 1; mask < (1u << g->nnode) - 1; mask++) {
+		bool miss = false;
+		for (int i = 0; i < g->nrank; i++)
+			miss |= !(mask >> g->rank_node[i] & 1);
+		if (!(mask >> g->rank_node[root] & 1) || !miss)
+			continue;
+		int64_t c = 0;
+		for (int l = 0; l < g->nlink; l++)
+			c += (mask >> g->src[l] & 1) && !(mask >> g->dst[l] & 1) ? g->bw[l] : 0;
+		best = best < 0 || c < best ? c : best;
+	}
+	return best;
+}
+
+/* The faults of a collective's packing on g (the real links): copies per
+ * root, trees spanning along chained routes in the direction data moves,
+ * and load x (block / k) <= bw x (block / rate) on every link. */
+static int
+coll_faults(const Graph *g, const CollPacking *cp, int root)
+{
+	bool rooted = cp->kind == CK_BROADCAST || cp->kind == CK_REDUCE;
+	int bad = 0;
+	int64_t per_root[MAXN] = {0}, load[MAXL] = {0};
+	for (int t = 0; t < cp->pk.ntree; t++) {
+		const PackTree *tr = &cp->pk.tree[t];
+		per_root[tr->root] += tr->mult;
+		bad += tr->mult <= 0 || tr->parent[tr->root] != -1;
+		for (int x = 0; x < g->nrank; x++) {
+			int p = tr->parent[x];
+			if (x == tr->root)
+				continue;
+			bad += p < 0 || tr->depth[x] != tr->depth[p] + 1 || tr->nhop[x] < 1;
+			if (p < 0)
+				continue;
+			int at = g->rank_node[cp->inward ? x : p];
+			for (int h = 0; h < tr->nhop[x]; h++) {
+				int l = tr->route[x][h];
+				bad += g->src[l] != at || (h > 0 && g->is_rank[at]);
+				at = g->dst[l];
+				load[l] += tr->mult;
+			}
+			bad += at != g->rank_node[cp->inward ? p : x];
+		}
+	}
+	for (int i = 0; i < g->nrank; i++)
+		bad += per_root[i] != (!rooted || i == root ? cp->k : 0);
+	for (int l = 0; l < g->nlink; l++)
+		bad += load[l] * cp->rate.num > cp->k * g->bw[l] * cp->rate.den;
+	return bad;
+}
+
+/* Packs kind on g and checks it at the rate found by every subset. */
+static int
+check_kind(const Graph *g, CollKind kind, int root, int *ntree)
+{
+	CutLink link[MAXL];
+	for (int l = 0; l < g->nlink; l++)
+		link[l] = (CutLink){g->src[l], g->dst[l], g->bw[l]};
+	CutNet n = {.nnode = g->nnode, .nlink = g->nlink, .link = link, .nrank = g->nrank,
+	            .rank_node = g->rank_node, .root = root};
+	Arena a = {0};
+	CollPacking cp;
+	PackStatus st = pack_collective(&a, &n, kind, &cp);
+	if (st != PACK_OK) {
+		assert_named(0, __LINE__, __FILE__, "%s: %s", coll_kind_name[kind],
+		             pack_status_text[st]);
+		arena_free(&a);
+		return 1;
+	}
+	Graph r = *g;
+	if (cp.inward)
+		reverse(&r);
+	int64_t P, Q = 1;
+	if (kind == CK_BROADCAST || kind == CK_REDUCE)
+		P = brute_root_cut(&r, root);
+	else
+		brute_rate(&r, &P, &Q);
+	int bad = coll_faults(g, &cp, root) + (cp.rate.num * Q != P * cp.rate.den);
+	*ntree += cp.pk.ntree;
+	arena_free(&a);
+	return bad;
+}
+
+static void
+test_collectives(void)
+{
+	static const CollKind kinds[] = {CK_ALLGATHER, CK_REDUCE_SCATTER, CK_BROADCAST, CK_REDUCE};
+	uint64_t seed = 33;
+	int faults = 0, cases = 0, ntree = 0;
+	for (int round = 0; round < 60; round++) {
+		Graph g;
+		int nr = 2 + (int)(next_rand(&seed) % 5), ns = (int)(next_rand(&seed) % 4);
+		random_graph(&g, &seed, nr, ns);
+		for (int l = 0; l < g.nlink; l++)
+			g.bw[l] *= 12500000000; /* bits/s: 12.5 Gb/s steps */
+		int root = (int)(next_rand(&seed) % nr);
+		for (size_t k = 0; k < countof(kinds); k++, cases++)
+			faults += check_kind(&g, kinds[k], root, &ntree);
+	}
+	Graph g;
+	two_box(&g, 4, 3600000000000, 400000000000); /* 450 and 50 GB/s */
+	for (size_t k = 0; k < countof(kinds); k++, cases++)
+		faults += check_kind(&g, kinds[k], 5, &ntree);
+	CU_ASSERT(cases >= 240);
+	CU_ASSERT(ntree >= cases);
+	CU_ASSERT_EQUAL(faults, 0);
+}
+
+/* ---- the library algorithm ---- */
+
+/* `packing` builds and verifies for every kind it implements on graphs
+ * with switches, tori and sub-communicators (non-member nodes relay). */
+static void
+test_algorithm_verifies(void)
+{
+	static const char *const topo[] = {
+		"topology T = torus(3, 4);",
+		"topology T = ring(7);",
+		"topology T = graph { nodes 7; switches 5, 6; link 0 <-> 5; link 1 <-> 5; "
+		"link 2 <-> 5; link 2 <-> 6; link 3 <-> 6; link 4 <-> 6 { link_bandwidth = 50 Gbps; } "
+		"link 0 -> 1; link 3 -> 4; }",
+		"topology T = spine_leaf(spines 2, leaves 3, hosts 2);",
+	};
+	static const char *const coll[] = {
+		"collective allgather X on T { algorithm packing; }",
+		"collective reduce_scatter X on T { algorithm packing; }",
+		"collective allreduce X on T { algorithm packing; }",
+		"collective broadcast X on T { algorithm packing; root 1; }",
+		"collective reduce X on T { algorithm packing; root 2; }",
+		"collective allgather X on T { algorithm packing; ranks 0, 2, 3; }",
+	};
+	int built = 0;
+	for (size_t t = 0; t < countof(topo); t++)
+		for (size_t k = 0; k < countof(coll); k++) {
+			char text[1024];
+			snprintf(text, sizeof text, "%s\n%s\n", topo[t], coll[k]);
+			Checked c;
+			check_built(&c, "t.coll", text, strlen(text));
+			assert_named(c.errors == 0, __LINE__, __FILE__, "%s: %s", text, c.diag);
+			built += c.errors == 0;
+			checked_free(&c);
+		}
+	CU_ASSERT_EQUAL(built, (int)(countof(topo) * countof(coll)));
+}
+
+/* The schedule itself meets the bound: on examples/gpu-cluster-2x8.coll
+ * and xgmi-box-16.coll, every link of the allgather carries at most
+ * bw x (block / x*) bytes over the whole schedule (x* from cutbound), and
+ * the schedule moves every block to every other rank. */
+static void
+test_schedule_loads(void)
+{
+	static const char *const path[] = {"examples/gpu-cluster-2x8.coll",
+	                                   "examples/xgmi-box-16.coll"};
+	for (size_t f = 0; f < countof(path); f++) {
+		size_t len;
+		char *text = slurp(path[f], &len);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+		Checked c;
+		check_text(&c, path[f], text, len);
+		CU_ASSERT_EQUAL_FATAL(c.errors, 0);
+		diag_source(path[f], text, len);
+		Prog p = {0};
+		CU_ASSERT_EQUAL_FATAL(lower(c.file, &p), 0);
+		const Sched *s = p.sched[0]; /* AG */
+		CU_ASSERT_EQUAL_FATAL(s->kind, CK_ALLGATHER);
+		CU_ASSERT_EQUAL(verify((Sched *)s), 0);
+		const Topo *t = s->topo;
+		CutBound b;
+		CU_ASSERT_EQUAL_FATAL(cutbound_topo(t, s->rank_node, s->nrank, 0, CK_ALLGATHER, &b),
+		                      CUT_OK);
+		int64_t *chunks = calloc((size_t)t->nlink, sizeof *chunks), total = 0;
+		for (int m = 0; m < s->nmsg; m++) {
+			const Msg *g = &s->msg[m];
+			for (int i = s->route_off[g->route]; i < s->route_off[g->route + 1]; i++)
+				chunks[s->route_link[i]] += g->n;
+			total += g->n;
+		}
+		/* chunks_l (size / nchunk) <= bw_l (size / N) / x*, x* = num / den */
+		int over = 0;
+		for (int l = 0; l < t->nlink; l++)
+			over += (__extension__(__int128)chunks[l] * s->nrank * b.bound.rate.num >
+			         (__extension__(__int128)llround(t->link[l].bandwidth) * s->nchunk *
+			          b.bound.rate.den));
+		CU_ASSERT_EQUAL(over, 0);
+		CU_ASSERT(total >= (int64_t)s->nchunk / s->nrank * s->nrank * (s->nrank - 1));
+		free(chunks);
+		cutbound_free(&b);
+		prog_free(&p);
+		diag_reset();
+		checked_free(&c);
+		free(text);
+	}
+}
+
+/* Past MAX_PACK_WORK the algorithm refuses, located, before any flow. */
+static void
+test_algorithm_refuses(void)
+{
+	const char *text = "topology T = spine_leaf(spines 16, leaves 32, hosts 8);\n"
+	                   "collective allgather X on T { algorithm packing; }\n";
+	Checked c;
+	check_built(&c, "t.coll", text, strlen(text));
+	CU_ASSERT(c.errors > 0);
+	ASSERT_DIAG(&c, "t.coll:2:31: error: packing on 'T' with 256 ranks would do about");
+	ASSERT_DIAG(&c, "(MAX_PACK_WORK)");
+	checked_free(&c);
+}
+
+CU_TestInfo packing_tests[] = {
+	{"random graphs with switches: trees span, loads fit x*", test_random_graphs},
+	{"two-box clusters: rate by hand, packing at it", test_two_box},
+	{"the checks catch a load over capacity and a broken route", test_checker_fails},
+	{"allgather, reduce_scatter, broadcast, reduce at cutbound's rate", test_collectives},
+	{"the algorithm builds and verifies every kind", test_algorithm_verifies},
+	{"the schedules' link volumes meet the bound (2 x 8 GPUs, xGMI)", test_schedule_loads},
+	{"the algorithm refuses work past its limit", test_algorithm_refuses},
+	CU_TEST_INFO_NULL,
+};
