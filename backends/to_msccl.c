@@ -45,6 +45,12 @@ msccl_lower_counted(Arena *a, const Sched *sched, const BuildOpts *o, MProg *out
 		         "(ngpus; the symbolic check's limit)", sched->name, sched->nrank, MSCCL_MAX_GPUS);
 		return -1;
 	}
+	/* a symmetric schedule in rank form (recursive doubling and halving on
+	 * 2^L ranks, as tune and sim build it: base transfers and no group) is
+	 * lowered from its messages; the layout and the bound read a group's
+	 * copies */
+	if (sched->base && !sched->group)
+		sched = sched_expand(a, sched);
 	Layout lay;
 	layout_build(a, sched, &lay);
 	/* before expanding or building any width: what can never fit is refused

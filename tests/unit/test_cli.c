@@ -1109,7 +1109,29 @@ test_auto_routing(void)
 	}
 }
 
+/* tune --msccl-dir on ring(4): recursive doubling wins the small sizes in
+ * the rank form tune builds (base transfers, no group), which the MSCCL
+ * lowering read as a group's copies and crashed on; it lowers from its
+ * messages, and the executor model runs the file and checks its results. */
+static void
+test_tune_msccl_rank_form(void)
+{
+	write_in(cli_tmpdir, "r4.coll", "topology T = ring(4);\n"
+	                                "collective allreduce AR on T { algorithm ring; }\n");
+	char args[512], *out, *err;
+	snprintf(args, sizeof args, "tune %s/r4.coll --sizes 1KiB..1MiB --mode flow --msccl-dir "
+	         "%s/r4dir", cli_tmpdir, cli_tmpdir);
+	CU_ASSERT_EQUAL(cli_collc(args, &out, &err), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "MSCCL files in"));
+	free(out), free(err);
+	snprintf(args, sizeof args, "run %s/r4dir/AR-00-1024-4095.xml", cli_tmpdir);
+	CU_ASSERT_EQUAL(cli_collc(args, &out, &err), 0);
+	free(out), free(err);
+}
+
 CU_TestInfo cli_tests[] = {
+	{"tune --msccl-dir: a rank-form candidate (recursive doubling on ring(4)) lowers",
+	 test_tune_msccl_rank_form},
 	{"build --target msccl: a note says the channels, instances and protocol chosen",
 	 test_build_msccl_note},
 	{"sweep: shards merge byte-identically; busbw; statuses; spec errors", test_sweep},
