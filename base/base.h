@@ -121,6 +121,9 @@ void sort_with(void *base, size_t n, size_t size,
 _Noreturn void worker_exit(int status);
 
 int edit_distance(const char *a, const char *b);
+/* The greatest common divisor of a and b (b >= 0; gcd64(a, 0) = a): exact
+ * rates as fractions (the cut bound, tree packings). */
+int64_t gcd64(int64_t a, int64_t b);
 /* The candidate nearest to `name` (NULL if none is close enough to help). */
 const char *nearest_name(const char *name, const char *const *cand, int ncand);
 /* The text formats (schedule text, .sim) are text: a NUL or another control

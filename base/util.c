@@ -431,3 +431,14 @@ text_only(const char *text, size_t len)
 	}
 	return 0;
 }
+
+int64_t
+gcd64(int64_t a, int64_t b)
+{
+	while (b) {
+		int64_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}

@@ -34,17 +34,6 @@ typedef struct PackPhase {
 	int height;
 } PackPhase;
 
-static int64_t
-gcd64(int64_t a, int64_t b)
-{
-	while (b) {
-		int64_t t = a % b;
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
 /* Packs one kind on the ranks; -1 after reporting. */
 static int
 pack_phase(const AlgCtx *c, const CutNet *n, CollKind kind, PackPhase *ph)

@@ -35,17 +35,6 @@
 #include "flow.h"
 #include "ir.h"
 
-static int64_t
-gcd64(int64_t a, int64_t b)
-{
-	while (b) {
-		int64_t t = a % b;
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
 static Frac
 frac(int64_t num, int64_t den)
 {

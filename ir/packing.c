@@ -540,17 +540,6 @@ const char *const pack_status_text[] = {
 
 __extension__ typedef __int128 Wide;
 
-static int64_t
-gcd64(int64_t a, int64_t b)
-{
-	while (b) {
-		int64_t t = a % b;
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
 /* floor(k bw / rate) on every link; false past the limit. */
 static bool
 scaled_caps(const CutNet *n, Frac rate, int64_t k, int64_t *cap)

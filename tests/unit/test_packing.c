@@ -48,17 +48,6 @@ add_both(Graph *g, int u, int v, int64_t bw)
 	add_link(g, v, u, bw);
 }
 
-static int64_t
-gcd64(int64_t a, int64_t b)
-{
-	while (b) {
-		int64_t t = a % b;
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
 /* x* = P / Q: the least B+(S) / |S n ranks| over every S holding a rank
  * and missing one. */
 static void
