@@ -312,6 +312,13 @@ static int
 refused(const SimNet *n, const SimColl *c, int64_t bytes, const SimOpts *o, char *err,
         size_t errlen)
 {
+	/* the plain-data boundary checks what every reader already refuses (a
+	 * size wrapped negative); a large one is the time bound's below */
+	if (bytes <= 0) {
+		snprintf(err, errlen, "'%s': %lld bytes is not a size collc simulates", c->name,
+		         (long long)bytes);
+		return -1;
+	}
 	double bound = time_bound_s(n, c, bytes, o);
 	if (!(bound <= MAX_SIM_SECONDS)) {
 		snprintf(err, errlen, "'%s' at %lld bytes could take up to %.3g s of simulated time; "

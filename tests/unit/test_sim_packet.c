@@ -70,6 +70,14 @@ test_time_bound(void)
 		CU_ASSERT_PTR_NOT_NULL(strstr(err, "collc simulates at most"));
 		CU_ASSERT_EQUAL(sim_run(&huge.a, &huge.net, 0, 1024, &modes[i], &r, err, sizeof err), -1);
 	}
+	/* a size that wrapped negative (2^63 and more read as int64) or 0 is refused at the
+	 * boundary, whatever the reader let through */
+	for (size_t i = 0; i < countof(modes); i++) {
+		CU_ASSERT_EQUAL(sim_run(&one.a, &one.net, 0, INT64_MIN, &modes[i], &r, err, sizeof err),
+		                -1);
+		CU_ASSERT_PTR_NOT_NULL(strstr(err, "is not a size collc simulates"));
+		CU_ASSERT_EQUAL(sim_run(&one.a, &one.net, 0, 0, &modes[i], &r, err, sizeof err), -1);
+	}
 	CU_ASSERT_EQUAL(sim_run(&one.a, &one.net, 0, 100000000000000000, &modes[0], &r, err,
 	                        sizeof err), 0);
 	CU_ASSERT_EQUAL(r.time_ps, closed_form(100000000000000000, 1, mtu, 400000000000, 400000));
