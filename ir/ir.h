@@ -736,6 +736,11 @@ void base_rounds_free(BaseRounds *);
  * symmetry, in chunks: orbit_load[o] (nlink_orbits, overwritten) is what
  * every link of link orbit o carries. Returns the round's chunk-hops. */
 long sym_round_loads(const Sched *, const BaseRounds *, int round, long *orbit_load);
+/* The same added to orbit_load as it is, each orbit it makes non-zero
+ * listed in touched[] (*ntouched counts them): linear in the round's hops,
+ * for callers that zero only those again. */
+long sym_round_loads_sparse(const Sched *, const BaseRounds *, int round, long *orbit_load,
+                            int *touched, int *ntouched);
 /* Proves a symmetric schedule on its expansion, every copy run as an
  * explicit schedule's messages are, and checks that the expansion's link
  * loads and rounds are the ones symmetry gives (verify_full.c). The

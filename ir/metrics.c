@@ -295,9 +295,20 @@ base_rounds_free(BaseRounds *br)
 long
 sym_round_loads(const Sched *s, const BaseRounds *br, int round, long *orbit_load)
 {
+	memset(orbit_load, 0, (size_t)s->group->nlink_orbits * sizeof *orbit_load);
+	return sym_round_loads_sparse(s, br, round, orbit_load, NULL, NULL);
+}
+
+/* As sym_round_loads, adding to orbit_load as it is (zero where the caller
+ * wants a round's own loads) and listing in touched[] (when given) each
+ * orbit it made non-zero: a round costs its transfers' hops, not the
+ * orbits, so a long chain of rounds stays linear. */
+long
+sym_round_loads_sparse(const Sched *s, const BaseRounds *br, int round, long *orbit_load,
+                       int *touched, int *ntouched)
+{
 	const Group *g = s->group;
 	long total = 0;
-	memset(orbit_load, 0, (size_t)g->nlink_orbits * sizeof *orbit_load);
 	for (int j = br->first[round]; j < br->first[round + 1]; j++) {
 		const BaseXfer *x = &s->base[br->idx[j]];
 		int len = sched_route_len(s, x->route);
@@ -305,6 +316,8 @@ sym_round_loads(const Sched *s, const BaseRounds *br, int round, long *orbit_loa
 		total += (long)g->order * len;
 		for (int k = 0; k < len; k++) {
 			int o = g->link_orbit[l[k]];
+			if (touched && orbit_load[o] == 0)
+				touched[(*ntouched)++] = o;
 			orbit_load[o] += g->order / g->orbit_size[o];
 		}
 	}
@@ -318,21 +331,24 @@ symmetric_metrics(const Sched *s, double bytes, Metrics *m)
 	const Topo *t = s->topo;
 	double chunk = chunk_bytes(s, bytes);
 	long *orbit_load = xcalloc((size_t)g->nlink_orbits, sizeof *orbit_load);
+	int *touched = xmalloc(((size_t)g->nlink_orbits + 1) * sizeof *touched);
 	BaseRounds br;
 	base_rounds(s, &br);
 	double vol = 0, phys = 0, q = 0, mean_sum = 0;
 	for (int r = 0; r < s->nround; r++) {
-		double total = (double)sym_round_loads(s, &br, r, orbit_load) * chunk;
+		int nt = 0;
+		double total = (double)sym_round_loads_sparse(s, &br, r, orbit_load, touched, &nt) * chunk;
 		vol += (double)g->order * (br.first[r + 1] - br.first[r]) * chunk;
 		phys += total;
 		long max = 0;
-		for (int o = 0; o < g->nlink_orbits; o++)
-			if (orbit_load[o] > max)
-				max = orbit_load[o];
+		for (int i = 0; i < nt; i++) { /* the round's orbits, then zero again */
+			max = orbit_load[touched[i]] > max ? orbit_load[touched[i]] : max;
+			orbit_load[touched[i]] = 0;
+		}
 		q += (double)max * chunk;
 		mean_sum += total / t->nlink;
 	}
-	free(orbit_load);
+	free(orbit_load), free(touched);
 	base_rounds_free(&br);
 	m->messages = symmetric_messages(s);
 	m->by_symmetry = true;

@@ -3,10 +3,16 @@
  * megabytes). The front end must report, never crash, hang or read out of
  * bounds; the sanitizer build (make SAN=1 test) checks the last part.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tests.h"
+
+#ifndef COLLC_BIN
+#define COLLC_BIN "bin/collc"
+#endif
 
 static char *
 repeat(const char *head, const char *unit, size_t times, const char *tail)
@@ -152,7 +158,36 @@ test_long_explicit_tree(void)
 	free(text);
 }
 
+/* A chain tree of 262143 edges on ring(262144), symmetric under the
+ * trivial group: 524286 rounds over 524288 link orbits. Its metrics took
+ * rounds x orbits (a 1,048,575-edge chain: 70 CPU minutes); now each round
+ * costs its own hops. Run by the binary under a limit of CPU seconds (not
+ * wall time: the machine may be loaded), which the quadratic pass overran
+ * many times over (about 250 s) and the linear one meets (well under 2 s). */
+static void
+test_chain_metrics_linear(void)
+{
+	size_t n = 262144;
+	char path[] = "/tmp/collc-chain-XXXXXX";
+	int fd = mkstemp(path);
+	CU_ASSERT_FATAL(fd >= 0);
+	FILE *f = fdopen(fd, "w");
+	CU_ASSERT_FATAL(f != NULL);
+	fprintf(f, "topology T = ring(%zu);\ngroup G on T { map 0 -> 0; }\ntree E on T root 0 {\n", n);
+	for (size_t v = 1; v < n; v++)
+		fprintf(f, "%zu -> %zu;\n", v, v - 1);
+	fprintf(f, "}\ncollective allreduce AR on T { algorithm symmetric(trees E, group G); }\n");
+	fclose(f);
+	char cmd[512];
+	snprintf(cmd, sizeof cmd, "ulimit -t 30; %s check %s >/dev/null 2>&1", COLLC_BIN, path);
+	int st = system(cmd);
+	assert_named(st == 0, __LINE__, __FILE__, "collc check of a %zu-node chain tree, symmetric: "
+	             "status %d within 30 CPU seconds", n, st);
+	remove(path);
+}
+
 CU_TestInfo robust_tests[] = {
+	{"a symmetric chain of 262143 edges: metrics linear in the rounds", test_chain_metrics_linear},
 	{"explicit trees of 200000 edges", test_long_explicit_tree},
 	{"empty files and comments", test_empty_and_comments},
 	{"NUL bytes", test_nul_bytes},
