@@ -60,6 +60,16 @@ msccl_lower_counted(Arena *a, const Sched *sched, const BuildOpts *o, MProg *out
 	int rc = msccl_refuse_unfit(sched, &bound, o) != 0 ? -1
 	         : lower_checked(a, sched, &lay, &bound, o, out, stats);
 	msccl_bound_free(&bound);
+	/* the executor selects a file for a size of whole elements per chunk
+	 * (rule 16): a range holding no multiple of nchunksperloop bytes (the
+	 * smallest element, a byte) is a file no call can select */
+	if (rc == 0 && msccl_nearest_size(out, out->min_bytes, 1) < 0) {
+		error_at(sched->loc, "'%s' for MSCCL: no size from --min-bytes %lld to --max-bytes %lld "
+		         "is a whole number of bytes per chunk (nchunksperloop=%d), so the executor "
+		         "would never select the file; widen the range", sched->name,
+		         (long long)o->min_bytes, (long long)o->max_bytes, out->nchunksperloop);
+		rc = -1;
+	}
 	return rc;
 }
 

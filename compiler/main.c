@@ -315,9 +315,11 @@ build_opt(void *ctx, const char *name, const char *value)
 	} else if (strcmp(name, "legacy") == 0) {
 		opts->legacy = true;
 	} else if (strcmp(name, "min-bytes") == 0 || strcmp(name, "max-bytes") == 0) {
-		double v = parse_bytes(value);
-		if (v < 1 || v > 1e15)
-			return usage_error("build: --%s takes a size such as 64KiB or 65536", name);
+		bool unbounded = name[1] == 'a' && strcmp(value, "0") == 0; /* maxBytes="0": no bound */
+		double v = unbounded ? 0 : parse_bytes(value);
+		if (!unbounded && (v < 1 || v > 1e15))
+			return usage_error("build: --%s takes a size such as 64KiB or 65536%s", name,
+			                   name[1] == 'a' ? " (0: no upper bound)" : "");
 		*(name[1] == 'i' ? &opts->min_bytes : &opts->max_bytes) = (int64_t)v;
 	} else if (strcmp(name, "collective") == 0) {
 		opts->collective = value;
