@@ -253,7 +253,11 @@ write_system(const Sched *s, FILE *f)
 	/* endpoint-delay 1 (ns), not 0: ASTRA-sim's native collectives
 	 * schedule their memory-bus steps that far ahead, and a step at the
 	 * current time trips the analytical event queue's assertion that time
-	 * moves on. The traces' sends and receives do not use it. */
+	 * moves on. The traces' sends and receives do not use it.
+	 * localBWAware: ASTRA-sim's multi-dimensional collective then runs
+	 * each dimension on the share the dimensions before it left, as
+	 * collc's hierarchical(ring, ring, ...) does; "baseline" runs every
+	 * dimension on the whole vector. */
 	fputs("{\n  \"scheduling-policy\": \"FIFO\",\n  \"endpoint-delay\": 1,\n"
 	      "  \"active-chunks-per-dimension\": 1,\n  \"preferred-dataset-splits\": 1,\n", f);
 	for (size_t k = 0; k < countof(impl); k++) {
@@ -262,7 +266,7 @@ write_system(const Sched *s, FILE *f)
 			fprintf(f, "%s\"ring\"", d ? ", " : "");
 		fputs("],\n", f);
 	}
-	fputs("  \"collective-optimization\": \"baseline\",\n  \"local-mem-bw\": 1600,\n"
+	fputs("  \"collective-optimization\": \"localBWAware\",\n  \"local-mem-bw\": 1600,\n"
 	      "  \"boost-mode\": 0\n}\n", f);
 }
 
