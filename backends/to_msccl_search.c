@@ -173,6 +173,8 @@ static int
 width_tries(const BuildOpts *o, int inst, Try tries[16])
 {
 	int widths[8], nwidth = 0, ntry = 0;
+	if (o->channels > 0 && (int64_t)o->channels * inst > MSCCL_MAX_CHANNELS)
+		return 0; /* the instances copy every channel: too many */
 	if (o->channels > 0)
 		widths[nwidth++] = o->channels;
 	else
@@ -203,6 +205,14 @@ search_widths(const Search *S, int maxcnt, bool unpaired, bool mirror, bool piec
 	 * --channels, the other way too) */
 	Try tries[16];
 	int ntry = width_tries(o, inst, tries);
+	if (ntry == 0 && o->channels > 0) {
+		error_at(sched->loc,
+		         "'%s': --instances %d x --channels %d is %lld channels; the executor runs at "
+		         "most %d",
+		         sched->name, inst, o->channels, (long long)inst * o->channels,
+		         MSCCL_MAX_CHANNELS);
+		return -1;
+	}
 	if (ntry == 0) {
 		error_at(sched->loc, "'%s': --instances %d leaves no channel: at most %d channels",
 		         sched->name, inst, MSCCL_MAX_CHANNELS);

@@ -636,6 +636,17 @@ test_build_options(void)
 	             "instances error: %s", diag);
 	free(diag);
 	free(xml);
+	/* instances times channels over the executor's: named as such, not as a
+	 * rule the written XML would break */
+	BuildOpts wide = {.instances = 8, .channels = 8};
+	diag = NULL;
+	xml = build_xml(ring, &wide, &xlen, &diag);
+	CU_ASSERT_PTR_NULL(xml);
+	assert_named(strstr(diag, "--instances 8 x --channels 8 is 64 channels; the executor runs "
+	                          "at most 32") != NULL,
+	             __LINE__, __FILE__, "instances x channels error: %s", diag);
+	free(diag);
+	free(xml);
 }
 
 /* The executor's parser stores <algo>, every <gpu> and one rank's <tb>s and
