@@ -67,6 +67,9 @@ typedef struct Tuned {
 	Routes routes;       /* the library candidates' (kept with them, for deployment) */
 	double busbw_factor;
 	double bound;        /* GB/s: the busbw bound on its topology (bound.h) */
+	int *built_instances; /* per size: the instances its range's MSCCL file was built
+	                       * with (--msccl-dir; fewer than the model's where those did
+	                       * not fit), 0 before it is built */
 } Tuned;
 
 typedef struct Tuner {
@@ -193,6 +196,7 @@ tune_one(Tuner *u, const Prog *p, const Sched *s)
 	t->cand = arena_array(&u->arena, TUNE_MAX_CANDS, sizeof *t->cand);
 	t->best = arena_array(&u->arena, (size_t)n, sizeof *t->best);
 	t->second = arena_array(&u->arena, (size_t)n, sizeof *t->second);
+	t->built_instances = arena_array(&u->arena, (size_t)n, sizeof *t->built_instances);
 	t->busbw_factor = perf_busbw_factor(coll_kind_name[s->kind], s->nrank);
 	t->bound = bound_busbw_sched(s) / 1e9;
 	routes_init(&t->routes, s->topo, s->routing); /* the file's routing */
@@ -250,6 +254,7 @@ static const double instance_min_chunk = 512.0 * 1024;
 
 typedef struct MscclPick {
 	int proto, instances;
+	int model_instances; /* the model's, where the file was built with fewer */
 	bool proto_fixed, instances_fixed, channels_fixed;
 } MscclPick;
 
@@ -262,8 +267,9 @@ proto_time(const Tuned *t, int k, int p)
 }
 
 /* The MSCCL configuration at sample k of t: the protocol of least T_p
- * there (ties: Simple, LL, LL128), the instances for its size; or what
- * the options fix. */
+ * there (ties: Simple, LL, LL128), the instances for its size (once its
+ * file is built, the instances it was built with); or what the options
+ * fix. */
 static MscclPick
 msccl_pick(const TuneArgs *a, const Tuned *t, int k)
 {
@@ -283,6 +289,9 @@ msccl_pick(const TuneArgs *a, const Tuned *t, int k)
 		       a->sizes[k] / ((double)nchunk * m.instances * 2) >= instance_min_chunk)
 			m.instances *= 2;
 	}
+	m.model_instances = m.instances;
+	if (t->built_instances[k] > 0)
+		m.instances = t->built_instances[k];
 	return m;
 }
 
@@ -299,7 +308,7 @@ range_end(const TuneArgs *a, const Tuned *t, int i, bool by_msccl)
 	while (j + 1 < a->nsize && strcmp(t->cand[t->best[j + 1]].label[j + 1], l) == 0) {
 		MscclPick n = msccl_pick(a, t, j + 1);
 		if (by_msccl && msccl_kind(t->s->kind) &&
-		    (n.proto != m.proto || n.instances != m.instances))
+		    (n.proto != m.proto || n.model_instances != m.model_instances))
 			break;
 		j++;
 	}
@@ -311,7 +320,9 @@ print_pick(const MscclPick *m, FILE *f)
 {
 	fprintf(f, "MSCCL %s%s, %d instance%s%s", mproto_name[m->proto],
 	        m->proto_fixed ? " (--proto)" : "", m->instances, m->instances == 1 ? "" : "s",
-	        m->instances_fixed ? " (--instances)" : "");
+	        m->instances_fixed                        ? " (--instances)"
+	        : m->instances < m->model_instances ? " (fewer than the model's: limits)"
+	                                            : "");
 }
 
 static double
@@ -537,19 +548,22 @@ say_file(const char *name, MemOut *m, const MscclPick *pk, int instances, bool c
 	fprintf(stderr, "tune: %s: MSCCL %s%s, %d instance%s%s, %d channel%s%s\n", name,
 	        mproto_name[pk->proto], pk->proto_fixed ? " (--proto)" : "", instances,
 	        instances == 1 ? "" : "s", pk->instances_fixed ? " (--instances)"
-	        : instances < pk->instances ? " (fewer than the model's: limits)" : "",
+	        : instances < pk->model_instances ? " (fewer than the model's: limits)" : "",
 	        nc ? atoi(nc + 11) : 0, nc && atoi(nc + 11) == 1 ? "" : "s",
 	        channels_fixed ? " (--channels)" : "");
 }
 
+/* Builds every file of the plan's MSCCL directory in memory, and records
+ * in each Tuned the instances each range was built with (for the plan's
+ * text, printed after). 0, or -1 after reporting. */
 static int
-build_dir_files(const Tuner *u, DirFile **out, int *nout)
+build_dir_files(Tuner *u, DirFile **out, int *nout)
 {
 	const TuneArgs *a = u->a;
 	int n = 0, cap = 0;
 	DirFile *f = NULL;
 	for (int i = 0; i < u->nt; i++) {
-		const Tuned *t = &u->t[i];
+		Tuned *t = &u->t[i];
 		if (!msccl_kind(t->s->kind))
 			continue;
 		for (int k = 0, r = 0; k < a->nsize; r++) {
@@ -583,8 +597,11 @@ build_dir_files(const Tuner *u, DirFile **out, int *nout)
 					break;
 				memout_drop(&f[n - 1].m);
 			}
-			if (rc == 0)
+			if (rc == 0) {
 				say_file(f[n - 1].name, &f[n - 1].m, &pk, o.instances, a->channels > 0);
+				for (int m = k; m <= j; m++)
+					t->built_instances[m] = o.instances;
+			}
 			if (rc != 0) {
 				note_at(t->s->loc, "the plan's choice for %.0f..%.0f bytes of '%s' is %s", lo, hi,
 				        t->s->name, t->cand[t->best[k]].label[k]);
@@ -595,25 +612,24 @@ build_dir_files(const Tuner *u, DirFile **out, int *nout)
 		}
 	}
 	*out = f, *nout = n;
+	if (n == 0) {
+		error_file("tune: --msccl-dir: no collective of the plan is one MSCCL runs "
+		           "(allreduce, reduce_scatter, allgather, alltoall)");
+		return -1;
+	}
 	return 0;
 }
 
+/* Writes the files build_dir_files built (rc its result) and frees them. */
 static int
-write_msccl_dir(const Tuner *u)
+write_msccl_dir(const Tuner *u, DirFile *f, int n, int rc)
 {
 	/* built beside the target and moved into place whole: the executor
 	 * loads every file in it, so no file of an earlier plan may stay */
 	static const char *const written[] = {".xml", NULL};
 	const char *target = u->a->msccl_dir;
-	DirFile *f;
 	OutDir dir;
 	char err[512];
-	int n, rc = build_dir_files(u, &f, &n);
-	if (rc == 0 && n == 0) {
-		error_file("tune: --msccl-dir: no collective of the plan is one MSCCL runs "
-		           "(allreduce, reduce_scatter, allgather, alltoall)");
-		rc = 1;
-	}
 	if (rc == 0 && outdir_begin(&dir, target, written, err, sizeof err) != 0) {
 		error_file("%s", err);
 		rc = 1;
@@ -820,6 +836,12 @@ cmd_tune(int argc, char **argv)
 	Tuner u = {.a = &a, .tty = isatty(2)};
 	Input in = {0};
 	rc = tune_file(&u, &in);
+	/* the MSCCL files are built before the plan is printed, which shows
+	 * the instances they were built with */
+	DirFile *dirf = NULL;
+	int ndirf = 0;
+	if (rc == 0 && a.msccl_dir && build_dir_files(&u, &dirf, &ndirf) != 0)
+		rc = 1;
 	if (rc == 0) {
 		MemOut m;
 		FILE *f = memout_open(&m);
@@ -828,8 +850,8 @@ cmd_tune(int argc, char **argv)
 	}
 	if (rc == 0 && a.plot)
 		rc = plot(&u);
-	if (rc == 0 && a.msccl_dir)
-		rc = write_msccl_dir(&u);
+	if (a.msccl_dir) /* written if all went well; freed in any case */
+		rc = write_msccl_dir(&u, dirf, ndirf, rc);
 	if (rc == 0 && a.mpi_lib)
 		rc = write_mpi_lib(&u);
 	for (int i = 0; i < u.nt; i++)

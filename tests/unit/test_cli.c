@@ -921,21 +921,27 @@ test_tune_msccl_dir(void)
 		diag_reset();
 	}
 	int walked = 0, picked = 0;
-	for (double size = 1024; size <= 1073741824.0; size *= 1.5) {
+	/* ... and the last size, 1 GiB: the range of one size */
+	for (double size = 1024, last = 0; !last; size *= 1.5) {
+		if (size >= 1073741824.0)
+			size = 1073741824.0, last = 1;
 		double bytes = floor(size / 1024) * 1024; /* whole chunks of floats */
 		/* the planned range's first byte and MSCCL protocol: the CSV row's
 		 * range_min, range_max and msccl_proto for this size's range */
 		double want_lo = -1;
 		char want_proto[16] = "";
+		int want_inst = 0;
 		for (char *l = strchr(out, '\n') + 1; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
 			double lo, hi;
 			char proto[16];
+			int inst;
 			const char *c = l;
 			for (int k = 0; k < 8 && c; k++)
 				c = strchr(c, ',') ? strchr(c, ',') + 1 : NULL;
-			if (c && sscanf(c, "%lf,%lf,%15[A-Za-z0-9]", &lo, &hi, proto) == 3 &&
+			if (c && sscanf(c, "%lf,%lf,%15[A-Za-z0-9],%d", &lo, &hi, proto, &inst) == 4 &&
 			    lo <= bytes && bytes <= hi) {
 				want_lo = lo;
+				want_inst = inst;
 				snprintf(want_proto, sizeof want_proto, "%s", proto);
 			}
 		}
@@ -959,6 +965,15 @@ test_tune_msccl_dir(void)
 		assert_named(strcmp(pname[p[planned].proto], want_proto) == 0, __LINE__, __FILE__,
 		             "%s: proto %s, the plan's %s", g.gl_pathv[planned],
 		             pname[p[planned].proto], want_proto);
+		/* the plan's instances are the ones the file was built with (where
+		 * the model's did not fit, fewer: standard error says which) */
+		char said[320];
+		const char *base = strrchr(g.gl_pathv[planned], '/') + 1;
+		snprintf(said, sizeof said, "tune: %s: MSCCL %s, %d instance", base, want_proto,
+		         want_inst);
+		assert_named(strstr(err, said) != NULL, __LINE__, __FILE__,
+		             "the plan says %d instances for %s; standard error: %s", want_inst, base,
+		             err);
 		walked++;
 		picked += first >= 0;
 	}
