@@ -998,6 +998,26 @@ test_tune_msccl_dir(void)
 	free(out), free(err);
 }
 
+/* tune --msccl-dir whose range cannot be built (8 instances x 8 channels
+ * is over the executor's 32): exit status 1 (it was 255), the reason and
+ * the plan's choice said, and neither the plan (-o) nor the directory
+ * written. */
+static void
+test_tune_msccl_dir_fails(void)
+{
+	char args[1024], *out, *err, dir[256], plan[256];
+	snprintf(dir, sizeof dir, "%s/algos-wide", cli_tmpdir);
+	snprintf(plan, sizeof plan, "%s/plan-wide.txt", cli_tmpdir);
+	snprintf(args, sizeof args, "tune examples/torus-8x8-compare.coll --collective SP --sizes "
+	         "1MiB --mode flow --instances 8 --channels 8 --msccl-dir %s -o %s", dir, plan);
+	CU_ASSERT_EQUAL(cli_collc(args, &out, &err), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "is 64 channels; the executor runs at most 32"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "note: the plan's choice for 1048576..1048576 bytes"));
+	CU_ASSERT_NOT_EQUAL(access(dir, F_OK), 0);
+	CU_ASSERT_NOT_EQUAL(access(plan, F_OK), 0);
+	free(out), free(err);
+}
+
 /* The time(us) of NAME's row at SIZE in sim's main table (up to the first
  * blank line, before the comparison table). */
 static bool
@@ -1172,6 +1192,8 @@ CU_TestInfo cli_tests[] = {
 	{"sweep: its network axes are the registry's swept parameters", test_sweep_axes_registry},
 	{"tune: MSCCL protocol and instances per range, or as --proto and --instances fix them",
 	 test_tune_msccl_choice},
+	{"tune --msccl-dir: a range that cannot be built is exit 1, nothing written",
+	 test_tune_msccl_dir_fails},
 	{"tune --msccl-dir: the executor's selection picks the planned file, 1 KiB to 1 GiB",
 	 test_tune_msccl_dir},
 	{"sim --compare: speedup and energy against the baseline", test_sim_compare},
