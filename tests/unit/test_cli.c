@@ -998,6 +998,67 @@ test_tune_msccl_dir(void)
 	free(out), free(err);
 }
 
+/* Every command's failure paths end with status 1 (the input or the run
+ * failed, said on standard error) or 2 (usage), never another: a
+ * command's -1 once reached the shell as 255. */
+static void
+test_exit_statuses(void)
+{
+	static const char bad_coll[] = "topology T = ring(4);\n"
+	                               "collective allreduce A on T { algorithm nosuch; }\n";
+	static const char syntax[] = "topology T = ring(4)\n";
+	char badp[256], synp[256];
+	snprintf(badp, sizeof badp, "%s/exit-bad.coll", cli_tmpdir);
+	snprintf(synp, sizeof synp, "%s/exit-syntax.coll", cli_tmpdir);
+	FILE *f = fopen(badp, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs(bad_coll, f);
+	fclose(f);
+	f = fopen(synp, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs(syntax, f);
+	fclose(f);
+	static const char *const cmds[] = {"check", "build --target ir", "fmt", "run", "sim",
+	                                   "explain", "sweep", "tune"};
+	/* per command: a missing file, an unknown name, a syntax error (1); an
+	 * unknown option (2) */
+	for (size_t c = 0; c < countof(cmds); c++) {
+		const char *files[] = {"/nonexistent/x.coll", badp, synp};
+		char args[600], *out, *err;
+		for (size_t k = 0; k < countof(files); k++) {
+			snprintf(args, sizeof args, "%s %s", cmds[c], files[k]);
+			int rc = cli_collc(args, &out, &err);
+			assert_named(rc == 1 && strstr(err, "error"), __LINE__, __FILE__,
+			             "collc %s: status %d (want 1), %s", args, rc, err);
+			free(out), free(err);
+		}
+		snprintf(args, sizeof args, "%s --no-such-option %s", cmds[c], badp);
+		int rc = cli_collc(args, &out, &err);
+		assert_named(rc == 2, __LINE__, __FILE__, "collc %s: status %d (want 2)", args, rc);
+		free(out), free(err);
+	}
+	/* deeper failures: a run, a width, an output, a plan */
+	char dir[300], args[700];
+	snprintf(dir, sizeof dir, "%s/no/such/dir", cli_tmpdir);
+	/* the command, and what follows the missing directory (NULL: none) */
+	const char *const deep[][2] = {
+	    {"run examples/tour.coll --collective NOPE", NULL},
+	    {"explain examples/tour.coll --collective NOPE", NULL},
+	    {"build examples/tour.coll --target msccl --instances 8 --channels 8 -o ", "/w.xml"},
+	    {"build examples/tour.coll --target ir -o ", "/x.ir"},
+	    {"tune examples/tour.coll --sizes 1KiB --msccl-dir ", "/algos"},
+	};
+	for (size_t k = 0; k < countof(deep); k++) {
+		char *out, *err;
+		snprintf(args, sizeof args, "%s%s%s", deep[k][0], deep[k][1] ? dir : "",
+		         deep[k][1] ? deep[k][1] : "");
+		int rc = cli_collc(args, &out, &err);
+		assert_named(rc == 1 && strstr(err, "error"), __LINE__, __FILE__,
+		             "collc %s: status %d (want 1), %s", args, rc, err);
+		free(out), free(err);
+	}
+}
+
 /* tune --msccl-dir whose range cannot be built (8 instances x 8 channels
  * is over the executor's 32): exit status 1 (it was 255), the reason and
  * the plan's choice said, and neither the plan (-o) nor the directory
@@ -1192,6 +1253,7 @@ CU_TestInfo cli_tests[] = {
 	{"sweep: its network axes are the registry's swept parameters", test_sweep_axes_registry},
 	{"tune: MSCCL protocol and instances per range, or as --proto and --instances fix them",
 	 test_tune_msccl_choice},
+	{"every command's failure paths: status 1 or 2, never another", test_exit_statuses},
 	{"tune --msccl-dir: a range that cannot be built is exit 1, nothing written",
 	 test_tune_msccl_dir_fails},
 	{"tune --msccl-dir: the executor's selection picks the planned file, 1 KiB to 1 GiB",
