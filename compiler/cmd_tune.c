@@ -381,10 +381,13 @@ print_table(const Tuner *u, FILE *f)
 		table_print(&tab, f);
 		table_free(&tab);
 		fprintf(f, "plan:\n");
+		double plan_lo = 0, plan_hi = 0;
 		for (int k = 0; k < a->nsize;) {
 			int j = range_end(a, t, k, true);
 			double lo, hi;
 			range_of(a, k, j, &lo, &hi);
+			plan_lo = k == 0 ? lo : plan_lo;
+			plan_hi = hi;
 			char l[32], h[32];
 			human_bytes(lo, l, sizeof l);
 			human_bytes(j + 1 < a->nsize ? hi + 1 : hi, h, sizeof h);
@@ -400,6 +403,14 @@ print_table(const Tuner *u, FILE *f)
 			}
 			fputs("\n", f);
 			k = j + 1;
+		}
+		if (msccl_kind(t->s->kind)) {
+			char l[32], h[32];
+			human_bytes(plan_lo, l, sizeof l);
+			human_bytes(plan_hi, h, sizeof h);
+			fprintf(f, "  outside the plan (MSCCL): below %s, above %s, and at a size that does "
+			        "not cut into its\n  range's file's chunks in whole elements, NCCL's own "
+			        "algorithm runs\n", l, h);
 		}
 	}
 	fprintf(f, "size in bytes; time of the choice; busbw in GB/s as nccl-tests computes it;\n"
@@ -553,6 +564,48 @@ say_file(const char *name, MemOut *m, const MscclPick *pk, int instances, bool c
 	        channels_fixed ? " (--channels)" : "");
 }
 
+/* The choice as a file name's part: "SP_forest: symmetric" ->
+ * "SP_forest-symmetric" (letters, digits and '_' kept, any run of others
+ * one '-'). */
+static void
+choice_slug(const char *key, char *out, size_t cap)
+{
+	size_t n = 0;
+	for (const char *p = key; *p && n + 1 < cap; p++) {
+		bool word = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		            (*p >= '0' && *p <= '9') || *p == '_';
+		if (word)
+			out[n++] = *p;
+		else if (n > 0 && out[n - 1] != '-')
+			out[n++] = '-';
+	}
+	while (n > 0 && out[n - 1] == '-')
+		n--;
+	out[n] = 0;
+}
+
+/* The executor runs the first file of MSCCL_ALGO_DIR that matches a call's
+ * collective, GPU count and size: two plans for one kind and rank count
+ * in one directory would shadow each other. -1 after reporting. */
+static int
+one_plan_per_kind(const Tuner *u)
+{
+	for (int i = 0; i < u->nt; i++)
+		for (int j = 0; j < i; j++) {
+			const Sched *a = u->t[j].s, *b = u->t[i].s;
+			if (!msccl_kind(b->kind) || a->kind != b->kind || a->nrank != b->nrank)
+				continue;
+			error_at(b->loc,
+			         "tune --msccl-dir: '%s' and '%s' are both %s plans for %d ranks; the "
+			         "executor runs the first file that matches a call, so one would shadow "
+			         "the other: tune one of them (--collective NAME)",
+			         a->name, b->name, coll_kind_name[b->kind], b->nrank);
+			note_at(a->loc, "'%s' is declared here", a->name);
+			return -1;
+		}
+	return 0;
+}
+
 /* Builds every file of the plan's MSCCL directory in memory, and records
  * in each Tuned the instances each range was built with (for the plan's
  * text, printed after). 0, or -1 after reporting. */
@@ -562,6 +615,9 @@ build_dir_files(Tuner *u, DirFile **out, int *nout)
 	const TuneArgs *a = u->a;
 	int n = 0, cap = 0;
 	DirFile *f = NULL;
+	*out = NULL, *nout = 0;
+	if (one_plan_per_kind(u) != 0)
+		return -1;
 	for (int i = 0; i < u->nt; i++) {
 		Tuned *t = &u->t[i];
 		if (!msccl_kind(t->s->kind))
@@ -575,7 +631,11 @@ build_dir_files(Tuner *u, DirFile **out, int *nout)
 				cap = cap ? 2 * cap : 8;
 				f = xrealloc(f, (size_t)cap * sizeof *f);
 			}
-			snprintf(f[n].name, sizeof f[n].name, "%s-%02d-%.0f-%.0f.xml", t->s->name, r, lo, hi);
+			/* in path order, the executor's: the range's number first */
+			char choice[128];
+			choice_slug(t->cand[t->best[k]].key, choice, sizeof choice);
+			snprintf(f[n].name, sizeof f[n].name, "%s-%02d-%s-%.0f-%.0f.xml", t->s->name, r,
+			         choice, lo, hi);
 			MscclPick pk = msccl_pick(a, t, k);
 			BuildOpts o = {.collective = x->name, .min_bytes = (int64_t)lo,
 			               .max_bytes = (int64_t)hi, .proto = mproto_name[pk.proto],

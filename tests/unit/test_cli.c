@@ -1059,6 +1059,36 @@ test_exit_statuses(void)
 	}
 }
 
+/* tune --msccl-dir of a file with two allreduces on the same 64 ranks:
+ * refused, naming both (the executor would run the first file matching a
+ * call, whichever plan it came from), and nothing written; one of them
+ * alone is a plan whose file names carry the chosen schedule. */
+static void
+test_tune_msccl_dir_two_plans(void)
+{
+	char args[1024], *out, *err, dir[256];
+	snprintf(dir, sizeof dir, "%s/algos-two", cli_tmpdir);
+	snprintf(args, sizeof args, "tune examples/torus-8x8-compare.coll --sizes 1MiB --mode flow "
+	         "--msccl-dir %s", dir);
+	CU_ASSERT_EQUAL(cli_collc(args, &out, &err), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "error: tune --msccl-dir: 'SP' and 'SP_forest' are both "
+	                                   "allreduce plans for 64 ranks"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "note: 'SP' is declared here"));
+	CU_ASSERT_NOT_EQUAL(access(dir, F_OK), 0);
+	free(out), free(err);
+	snprintf(args, sizeof args, "tune examples/torus-8x8-compare.coll --collective SP --sizes "
+	         "1MiB --mode flow --msccl-dir %s", dir);
+	CU_ASSERT_EQUAL(cli_collc(args, &out, &err), 0);
+	/* the plan's choice at 1 MiB is SP_forest's symmetric schedule */
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "SP_forest: symmetric"));
+	char path[400];
+	snprintf(path, sizeof path, "%s/SP-00-SP_forest-symmetric-1048576-1048576.xml", dir);
+	assert_named(access(path, F_OK) == 0, __LINE__, __FILE__, "no %s: %s", path, err);
+	/* and says what runs outside it */
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "NCCL's own algorithm runs"));
+	free(out), free(err);
+}
+
 /* tune --msccl-dir whose range cannot be built (8 instances x 8 channels
  * is over the executor's 32): exit status 1 (it was 255), the reason and
  * the plan's choice said, and neither the plan (-o) nor the directory
@@ -1220,7 +1250,7 @@ test_tune_msccl_rank_form(void)
 	CU_ASSERT_EQUAL(cli_collc(args, &out, &err), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "MSCCL files in"));
 	free(out), free(err);
-	snprintf(args, sizeof args, "run %s/r4dir/AR-00-1024-4095.xml", cli_tmpdir);
+	snprintf(args, sizeof args, "run %s/r4dir/AR-00-recursive_doubling-1024-4095.xml", cli_tmpdir);
 	CU_ASSERT_EQUAL(cli_collc(args, &out, &err), 0);
 	free(out), free(err);
 }
@@ -1254,6 +1284,8 @@ CU_TestInfo cli_tests[] = {
 	{"tune: MSCCL protocol and instances per range, or as --proto and --instances fix them",
 	 test_tune_msccl_choice},
 	{"every command's failure paths: status 1 or 2, never another", test_exit_statuses},
+	{"tune --msccl-dir: two plans for one kind and rank count refused; names carry the choice",
+	 test_tune_msccl_dir_two_plans},
 	{"tune --msccl-dir: a range that cannot be built is exit 1, nothing written",
 	 test_tune_msccl_dir_fails},
 	{"tune --msccl-dir: the executor's selection picks the planned file, 1 KiB to 1 GiB",

@@ -236,7 +236,7 @@ test_signal_mid_write(void)
 	    {"build r512.coll --target chakra -o traces", "traces", "traces/AR.0.et"},
 	    {"build r512.coll --target mpi-lib -o lib", "lib", "lib/collc.h"},
 	    {"tune examples/torus-8x8-compare.coll --collective SP --sizes 1KiB..64KiB "
-	     "--mode flow --msccl-dir algos", "algos", "algos/SP-00-1024-32767.xml"},
+	     "--mode flow --msccl-dir algos", "algos", "algos/SP-00-SWL-swing-1024-32767.xml"},
 	    {"sweep p.sweep --plots plots", "plots", "plots/sweep-00000.svg"},
 	};
 	write_in(tmpdir, "p.sweep", "topology torus(4, 4), ring(16)\nallreduce ring\n"
