@@ -251,6 +251,10 @@ FUZZ_BIN     := $(FUZZ_TARGETS:%=$(O)/fuzz/fuzz_%)
 fuzz:
 	$(MAKE) FUZZ=1 fuzz-run
 
+# nightly, not CI: an hour per reader, the corpus kept between runs
+fuzz-long:
+	$(MAKE) FUZZ=1 FUZZ_SECONDS=3600 fuzz-run
+
 $(O)/fuzz/fuzz_%.o: tests/fuzz/fuzz_main.c tests/fuzz/targets.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Itests/fuzz -DFUZZ_TARGET=fuzz_$* $(CFLAGS) -c -o $@ $<
@@ -369,7 +373,7 @@ uninstall:
 clean:
 	rm -rf build bin
 
-.PHONY: all test check update-goldens coverage coverage-run reproducible-check reproduce bench fuzz fuzz-build \
+.PHONY: all test check update-goldens coverage coverage-run reproducible-check reproduce bench fuzz fuzz-long fuzz-build \
         fuzz-run mutate demo deps deps-check readme-deps install install-files uninstall clean \
         mpi-runtime-check
 .SECONDARY:
