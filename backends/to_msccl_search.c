@@ -186,6 +186,22 @@ width_tries(const BuildOpts *o, int inst, Try tries[16])
 	return ntry;
 }
 
+/* Why width_tries found no width: the instances alone, or times the
+ * --channels given, are over the executor's channels. */
+static void
+no_width(const Sched *sched, const BuildOpts *o, int inst)
+{
+	if (o->channels > 0)
+		error_at(sched->loc,
+		         "'%s': --instances %d x --channels %d is %lld channels; the executor runs at "
+		         "most %d",
+		         sched->name, inst, o->channels, (long long)inst * o->channels,
+		         MSCCL_MAX_CHANNELS);
+	else
+		error_at(sched->loc, "'%s': --instances %d leaves no channel: at most %d channels",
+		         sched->name, inst, MSCCL_MAX_CHANNELS);
+}
+
 /* Builds the program at the first width that fits, sending steps of at most
  * maxcnt chunks; with pieces it must also pass rule 14 chunk by chunk.
  * 0, -1 after an error, or (without pieces) 1: the program fits and passes
@@ -205,17 +221,8 @@ search_widths(const Search *S, int maxcnt, bool unpaired, bool mirror, bool piec
 	 * --channels, the other way too) */
 	Try tries[16];
 	int ntry = width_tries(o, inst, tries);
-	if (ntry == 0 && o->channels > 0) {
-		error_at(sched->loc,
-		         "'%s': --instances %d x --channels %d is %lld channels; the executor runs at "
-		         "most %d",
-		         sched->name, inst, o->channels, (long long)inst * o->channels,
-		         MSCCL_MAX_CHANNELS);
-		return -1;
-	}
 	if (ntry == 0) {
-		error_at(sched->loc, "'%s': --instances %d leaves no channel: at most %d channels",
-		         sched->name, inst, MSCCL_MAX_CHANNELS);
+		no_width(sched, o, inst);
 		return -1;
 	}
 	char why[NCONN_MODE][400] = {"", ""}; /* --channels: each mode's limit */
