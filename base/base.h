@@ -142,7 +142,7 @@ const char *nearest_name(const char *name, const char *const *cand, int ncand);
 /* The text formats (schedule text, .sim) are text: a NUL or another control
  * byte (not tab, CR or LF) is reported at its place, since a name holding
  * one would be written back cut short. 0, or -1 after reporting. */
-int text_only(const char *text, size_t len);
+int text_only(Diag *, const char *text, size_t len);
 /* Reads a whole file; NULL and a message in err[] on failure. "-" is stdin.
  * Its format (input_kind, from its first bytes) sets the size limit. */
 char *read_file(const char *path, size_t *len, char *err, size_t errlen);

@@ -137,7 +137,7 @@ same_collective(const Sched *a, const Sched *b)
 
 /* Every candidate of s (and of the file's collectives like it) at size k. */
 static int
-tune_size(Tuner *u, Tuned *t, const Prog *p, int k)
+tune_size(Diag *dg, Tuner *u, Tuned *t, const Prog *p, int k)
 {
 	double size = u->a->sizes[k];
 	Simulated x;
@@ -145,18 +145,18 @@ tune_size(Tuner *u, Tuned *t, const Prog *p, int k)
 		const Sched *o = p->sched[j];
 		if (!same_collective(o, t->s) || strncmp(o->algorithm, "auto:", 5) == 0)
 			continue;
-		const Sched *built = sched_for_size(&u->sized, size, o);
+		const Sched *built = sched_for_size(dg, &u->sized, size, o);
 		if (!built)
 			return -1;
 		const char *key = arena_printf(&u->arena, "%s: %s", o->name, o->algorithm);
 		progress(u, t->s, k, key);
 		add_cand(u, t, key); /* its place in the order, even where it cannot run */
-		if (simulate_one(&u->arena, built, size, &u->a->opts, &x))
+		if (simulate_one(dg, &u->arena, built, size, &u->a->opts, &x))
 			record(u, t, key, &x, k);
 	}
 	progress(u, t->s, k, "the library");
 	Simulated *lib = arena_array(&u->arena, NALG, sizeof *lib);
-	int n = simulate_candidates(&u->arena, &t->routes, t->s, size, &u->a->opts, lib);
+	int n = simulate_candidates(dg, &u->arena, &t->routes, t->s, size, &u->a->opts, lib);
 	for (int i = 0; i < n; i++)
 		record(u, t, lib[i].s->algorithm, &lib[i], k);
 	return 0;
@@ -185,7 +185,7 @@ choose(Tuned *t, int nsize)
 }
 
 static int
-tune_one(Tuner *u, const Prog *p, const Sched *s)
+tune_one(Diag *dg, Tuner *u, const Prog *p, const Sched *s)
 {
 	Tuned *t = &u->t[u->nt++];
 	int n = u->a->nsize;
@@ -194,15 +194,15 @@ tune_one(Tuner *u, const Prog *p, const Sched *s)
 	t->best = arena_array(&u->arena, (size_t)n, sizeof *t->best);
 	t->second = arena_array(&u->arena, (size_t)n, sizeof *t->second);
 	t->busbw_factor = perf_busbw_factor(coll_kind_name[s->kind], s->nrank);
-	t->bound = bound_busbw_sched(s) / 1e9;
+	t->bound = bound_busbw_sched(dg, s) / 1e9;
 	routes_init(&t->routes, s->topo, s->routing); /* the file's routing */
 	int rc = 0;
 	for (int k = 0; k < n && rc == 0; k++)
-		rc = tune_size(u, t, p, k);
+		rc = tune_size(dg, u, t, p, k);
 	choose(t, n);
 	for (int k = 0; rc == 0 && k < n; k++)
 		if (t->best[k] < 0) {
-			error_at(s->loc, "tune: nothing runs '%s' at %.0f bytes", s->name, u->a->sizes[k]);
+			error_at(dg, s->loc, "tune: nothing runs '%s' at %.0f bytes", s->name, u->a->sizes[k]);
 			rc = -1;
 		}
 	return rc;
@@ -482,11 +482,11 @@ print_json(const Tuner *u, FILE *f)
 
 /* Every candidate's busbw by size, and the chosen envelope. */
 static int
-plot(const Tuner *u)
+plot(Diag *dg, const Tuner *u)
 {
 	const TuneArgs *a = u->a;
 	if (u->nt != 1) {
-		error_file("tune: --plot draws one collective; choose it with --collective");
+		error_file(dg, "tune: --plot draws one collective; choose it with --collective");
 		return 1;
 	}
 	const Tuned *t = &u->t[0];
@@ -543,7 +543,7 @@ say_file(const char *name, MemOut *m, const MscclPick *pk, int instances, bool c
 }
 
 static int
-build_dir_files(const Tuner *u, DirFile **out, int *nout)
+build_dir_files(Diag *dg, const Tuner *u, DirFile **out, int *nout)
 {
 	const TuneArgs *a = u->a;
 	int n = 0, cap = 0;
@@ -575,10 +575,10 @@ build_dir_files(const Tuner *u, DirFile **out, int *nout)
 				o.instances = inst;
 				FILE *mem = memout_open(&f[n - 1].m);
 				if (!last)
-					diag_mute(true);
-				rc = msccl_backend.emit(&one, &o, mem);
+					diag_mute(dg, true);
+				rc = msccl_backend.emit(dg, &one, &o, mem);
 				if (!last)
-					diag_mute(false);
+					diag_mute(dg, false);
 				if (rc == 0 || last)
 					break;
 				memout_drop(&f[n - 1].m);
@@ -586,7 +586,7 @@ build_dir_files(const Tuner *u, DirFile **out, int *nout)
 			if (rc == 0)
 				say_file(f[n - 1].name, &f[n - 1].m, &pk, o.instances, a->channels > 0);
 			if (rc != 0) {
-				note_at(t->s->loc, "the plan's choice for %.0f..%.0f bytes of '%s' is %s", lo, hi,
+				note_at(dg, t->s->loc, "the plan's choice for %.0f..%.0f bytes of '%s' is %s", lo, hi,
 				        t->s->name, t->cand[t->best[k]].label[k]);
 				*out = f, *nout = n;
 				return -1;
@@ -599,7 +599,7 @@ build_dir_files(const Tuner *u, DirFile **out, int *nout)
 }
 
 static int
-write_msccl_dir(const Tuner *u)
+write_msccl_dir(Diag *dg, const Tuner *u)
 {
 	/* built beside the target and moved into place whole: the executor
 	 * loads every file in it, so no file of an earlier plan may stay */
@@ -608,21 +608,21 @@ write_msccl_dir(const Tuner *u)
 	DirFile *f;
 	OutDir dir;
 	char err[512];
-	int n, rc = build_dir_files(u, &f, &n);
+	int n, rc = build_dir_files(dg, u, &f, &n);
 	if (rc == 0 && n == 0) {
-		error_file("tune: --msccl-dir: no collective of the plan is one MSCCL runs "
+		error_file(dg, "tune: --msccl-dir: no collective of the plan is one MSCCL runs "
 		           "(allreduce, reduce_scatter, allgather, alltoall)");
 		rc = 1;
 	}
 	if (rc == 0 && outdir_begin(&dir, target, written, err, sizeof err) != 0) {
-		error_file("%s", err);
+		error_file(dg, "%s", err);
 		rc = 1;
 	}
 	bool staged = rc == 0;
 	for (int i = 0; i < n; i++) {
 		char *path = rc == 0 ? outdir_path(&dir, f[i].name) : NULL;
 		if (rc == 0 && memout_write(&f[i].m, path, err, sizeof err) != 0) {
-			error_file("%s", err);
+			error_file(dg, "%s", err);
 			rc = 1;
 		} else if (!path) {
 			memout_drop(&f[i].m);
@@ -630,7 +630,7 @@ write_msccl_dir(const Tuner *u)
 		free(path);
 	}
 	if (rc == 0 && outdir_commit(&dir, err, sizeof err) != 0) {
-		error_file("%s", err);
+		error_file(dg, "%s", err);
 		rc = 1;
 	} else if (rc != 0 && staged) {
 		outdir_abort(&dir); /* no half a plan */
@@ -651,7 +651,7 @@ write_msccl_dir(const Tuner *u)
  * what the plan covers (its kinds, rank counts and roots); calls of
  * anything else pass through to the MPI's own collective. */
 static int
-write_mpi_lib(Tuner *u)
+write_mpi_lib(Diag *dg, Tuner *u)
 {
 	const TuneArgs *a = u->a;
 	int n = 0, cap = 0;
@@ -666,7 +666,7 @@ write_mpi_lib(Tuner *u)
 			Sched *x = NEW(&u->arena, Sched);
 			/* simulated in the rank form (no group: a copy's routes made as it is
 			 * expanded), which the MPI target writes out explicitly */
-			*x = chosen->base && !chosen->group ? *sched_expand(&u->arena, chosen) : *chosen;
+			*x = chosen->base && !chosen->group ? *sched_expand(dg, &u->arena, chosen) : *chosen;
 			x->name = arena_printf(&u->arena, "%s_%d", t->s->name, r);
 			if (n == cap) {
 				cap = cap ? 2 * cap : 8;
@@ -682,7 +682,7 @@ write_mpi_lib(Tuner *u)
 		}
 	}
 	MpiLibPlan plan = {.nentry = n, .entry = e};
-	int rc = mpi_lib_write_dir(&plan, a->prefix ? a->prefix : "collc", a->mpi_lib) != 0;
+	int rc = mpi_lib_write_dir(dg, &plan, a->prefix ? a->prefix : "collc", a->mpi_lib) != 0;
 	free(e);
 	if (rc == 0)
 		fprintf(stderr, "tune: %d ranges in %s/%s.c and %s.h (docs/mpi.md)\n", n, a->mpi_lib,
@@ -758,7 +758,7 @@ static const CliOpt tune_opts[] = {
 	{"channels", 0, "N", "MSCCL files: N channels per instance (default: the fewest that fit)"},
 };
 
-static int cmd_tune(int argc, char **argv);
+static int cmd_tune(Diag *, int argc, char **argv);
 
 const CliCommand cli_tune = {
 	"tune", "FILE.coll",
@@ -771,33 +771,33 @@ const CliCommand cli_tune = {
 	tune_opts, countof(tune_opts), cmd_tune, NULL};
 
 static int
-tune_file(Tuner *u, Input *in)
+tune_file(Diag *dg, Tuner *u, Input *in)
 {
 	TuneArgs *a = u->a;
 	in->prog.compact = true;
 	in->only = a->collective;
-	int rc = load(a->path, in, true, a->sizes[0]);
+	int rc = load(dg, a->path, in, true, a->sizes[0]);
 	u->sized = (SizedFile){.path = a->path, .base = a->sizes[0]};
 	if (rc == 0) {
 		u->t = arena_array(&u->arena, (size_t)in->prog.nsched + 1, sizeof *u->t);
 		for (int i = 0; rc == 0 && i < in->prog.nsched; i++)
 			if (!a->collective || strcmp(in->prog.sched[i]->name, a->collective) == 0)
-				rc = tune_one(u, &in->prog, in->prog.sched[i]) != 0;
+				rc = tune_one(dg, u, &in->prog, in->prog.sched[i]) != 0;
 	}
 	if (u->shown)
 		fputs("\r\033[K", stderr);
 	if (rc == 0 && u->nt == 0) {
 		if (a->collective)
-			no_schedule_named(&in->prog, a->collective);
+			no_schedule_named(dg, &in->prog, a->collective);
 		else
-			error_file("no schedule is built from this file");
+			error_file(dg, "no schedule is built from this file");
 		rc = 1;
 	}
 	return rc;
 }
 
 static int
-cmd_tune(int argc, char **argv)
+cmd_tune(Diag *dg, int argc, char **argv)
 {
 	TuneArgs a = {0};
 	a.nsize = parse_size_list("4KiB..256MiB", a.sizes, MAX_SIZES, NULL, 0);
@@ -819,7 +819,7 @@ cmd_tune(int argc, char **argv)
 	a.nsize = n;
 	Tuner u = {.a = &a, .tty = isatty(2)};
 	Input in = {0};
-	rc = tune_file(&u, &in);
+	rc = tune_file(dg, &u, &in);
 	if (rc == 0) {
 		MemOut m;
 		FILE *f = memout_open(&m);
@@ -827,11 +827,11 @@ cmd_tune(int argc, char **argv)
 		rc = write_output(a.out, &m);
 	}
 	if (rc == 0 && a.plot)
-		rc = plot(&u);
+		rc = plot(dg, &u);
 	if (rc == 0 && a.msccl_dir)
-		rc = write_msccl_dir(&u);
+		rc = write_msccl_dir(dg, &u);
 	if (rc == 0 && a.mpi_lib)
-		rc = write_mpi_lib(&u);
+		rc = write_mpi_lib(dg, &u);
 	for (int i = 0; i < u.nt; i++)
 		routes_free(&u.t[i].routes);
 	sized_free(&u.sized);

@@ -124,14 +124,14 @@ run_once(size_t i, double *wall, double *cpu, double *mb, int *status)
 /* In a child: the case's schedule lowered once more, in process, for the
  * backend's counts; writes "widths programs" to fd. */
 static int
-count_child(const void *arg, int fd)
+count_child(Diag *dg, const void *arg, int fd)
 {
 	size_t i = *(const size_t *)arg;
 	const char *in = case_input(i, "/tmp/collc_bench_msccl_count.coll");
 	Input input = {0};
-	diag_reset();
-	diag_mute(true);
-	int rc = in ? load(in, &input, true, 1 << 20) : -1; /* build's default --size */
+	diag_reset(dg);
+	diag_mute(dg, true);
+	int rc = in ? load(dg, in, &input, true, 1 << 20) : -1; /* build's default --size */
 	if (in && cases[i].text)
 		remove(in);
 	BuildOpts bo = {.collective = cases[i].coll};
@@ -141,7 +141,7 @@ count_child(const void *arg, int fd)
 	Arena a = {0};
 	MProg p;
 	MscclStats st;
-	if (msccl_lower_counted(&a, s, &bo, &p, &st) != 0)
+	if (msccl_lower_counted(dg, &a, s, &bo, &p, &st) != 0)
 		return 1;
 	char line[64];
 	int n = snprintf(line, sizeof line, "%d %d\n", st.widths, st.programs);
