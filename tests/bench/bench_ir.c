@@ -92,6 +92,8 @@ run(Diag *dg, const Case *c, int fd)
 int
 main(void)
 {
+	Diag diag = diag_new(), *dg = &diag; /* the bench's diagnostics */
+	diag_on_oom(dg);
 	printf("%-40s %9s %8s %7s %10s %10s %7s %7s\n", "case (build, verify, measure)", "time s",
 	       "target", "ratio", "peak MiB", "target", "ratio", "rounds");
 	int failed = 0, missed = 0;

@@ -74,8 +74,9 @@ time_refusals(void)
 /* In a child (its own peak memory): build, write the IR text, time its
  * reading and verifying. Prints "read_s verify_s peak_kib bytes". */
 static int
-read_large(Diag *dg, const void *unused, int fd)
+read_large(const void *unused, int fd)
 {
+	Diag d = diag_new(), *dg = &d; /* the child's diagnostics */
 	(void)unused;
 	static const char text[] = "topology R = ring(1048576);\n"
 	                           "collective broadcast B on R { algorithm chain(segments 8); }\n";

@@ -124,8 +124,9 @@ run_once(size_t i, double *wall, double *cpu, double *mb, int *status)
 /* In a child: the case's schedule lowered once more, in process, for the
  * backend's counts; writes "widths programs" to fd. */
 static int
-count_child(Diag *dg, const void *arg, int fd)
+count_child(const void *arg, int fd)
 {
+	Diag d = diag_new(), *dg = &d; /* the child's diagnostics */
 	size_t i = *(const size_t *)arg;
 	const char *in = case_input(i, "/tmp/collc_bench_msccl_count.coll");
 	Input input = {0};

@@ -50,6 +50,8 @@ mpi_time(void)
 int
 main(void)
 {
+	Diag diag = diag_new(), *dg = &diag; /* the bench's diagnostics */
+	diag_on_oom(dg);
 	Input in = {0};
 	diag_reset(dg);
 	if (load(dg, "examples/ring-classic.coll", &in, true, 64 << 20) != 0) {

@@ -41,8 +41,9 @@ static const Case cases[] = {
 
 /* In the child: prints "build_s verify_s peak_kib messages". */
 static int
-run(Diag *dg, const void *arg, int fd)
+run(const void *arg, int fd)
 {
+	Diag d = diag_new(), *dg = &d; /* the child's diagnostics */
 	const Case *c = arg;
 	Arena a = {0};
 	diag_source(dg, "bench.coll", c->text, strlen(c->text));

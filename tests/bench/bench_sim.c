@@ -203,8 +203,9 @@ build_sim(Diag *dg, Arena *a, Arena *sa, const char *text, bool compact, Prog *p
 }
 
 static int
-run(Diag *dg, const void *arg, int fd)
+run(const void *arg, int fd)
 {
+	Diag d = diag_new(), *dg = &d; /* the child's diagnostics */
 	const Case *c = arg;
 	double t0 = process_cpu();
 	Arena a = {0}, sa = {0};
@@ -255,8 +256,9 @@ static const Engine engines[] = {
  * writes the simulation's CPU seconds, its work in and out of the event
  * loop, the peak memory and sim_run's status. */
 static int
-run_engine(Diag *dg, const void *arg, int fd)
+run_engine(const void *arg, int fd)
 {
+	Diag d = diag_new(), *dg = &d; /* the child's diagnostics */
 	const Engine *e = arg;
 	Arena a = {0}, sa = {0};
 	Prog p;

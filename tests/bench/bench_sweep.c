@@ -72,6 +72,8 @@ run(Diag *dg, const Spec *s, int (*order)(int, int), double *lo, double *hi)
 int
 main(void)
 {
+	Diag diag = diag_new(), *dg = &diag; /* the bench's diagnostics */
+	diag_on_oom(dg);
 	static const char *const cases[][2] = {
 	    {"torus64-eval.sweep (flow, private links)", NULL},
 	    {"torus64-eval.sweep in packet mode, shared links", "mode packet\nlinks shared\n"},

@@ -38,6 +38,8 @@ static const char text[] =
 int
 main(void)
 {
+	Diag diag = diag_new(), *dg = &diag; /* the bench's diagnostics */
+	diag_on_oom(dg);
 	const double target = 1.0;
 	double t0 = wall_seconds(), c0 = process_cpu();
 	Arena a = {0};

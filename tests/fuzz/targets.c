@@ -72,7 +72,7 @@ same_text(const char *once, size_t len1, const char *twice, size_t len2, const c
 
 /* What reads a written text back into *obj (in arena a if it needs one); 0
  * on success. */
-typedef int (*Reader)(Arena *a, const char *text, size_t len, void *obj);
+typedef int (*Reader)(Diag *, Arena *a, const char *text, size_t len, void *obj);
 
 /* Writes x, reads the text back into *y and writes that again: the text
  * must read back and come out the same. `format` names it in the finds. */
@@ -84,7 +84,7 @@ round_trip(Diag *dg, Writer w, const void *x, Reader r, void *y, FILE *diag, con
 	char *once = to_text(w, x, &len1);
 	Arena b = {0};
 	start(dg, "written", once, len1, diag);
-	if (r(&b, once, len1, y) != 0 || nerrors(dg) != 0) {
+	if (r(dg, &b, once, len1, y) != 0 || nerrors(dg) != 0) {
 		snprintf(find, sizeof find, "written %s does not read back", format);
 		broken(find);
 	}
@@ -107,7 +107,8 @@ static int
 write_ir(const void *p, FILE *out)
 {
 	BuildOpts o = {0};
-	return ir_backend.emit(dg, p, &o, out);
+	Diag none = diag_new(); /* writing the IR text reports nothing */
+	return ir_backend.emit(&none, p, &o, out);
 }
 
 static int
@@ -131,8 +132,9 @@ read_sim(Diag *dg, Arena *a, const char *text, size_t len, void *n)
 }
 
 void
-fuzz_coll(Diag *dg, const char *name, const uint8_t *data, size_t size, FILE *diag)
+fuzz_coll(const char *name, const uint8_t *data, size_t size, FILE *diag)
 {
+	Diag d = diag_new(), *dg = &d; /* this input's diagnostics */
 	char *text = text_of(data, size);
 	Arena a = {0};
 	start(dg, name, text, size, diag);
@@ -170,8 +172,9 @@ fuzz_coll(Diag *dg, const char *name, const uint8_t *data, size_t size, FILE *di
 }
 
 void
-fuzz_msccl(Diag *dg, const char *name, const uint8_t *data, size_t size, FILE *diag)
+fuzz_msccl(const char *name, const uint8_t *data, size_t size, FILE *diag)
 {
+	Diag d = diag_new(), *dg = &d; /* this input's diagnostics */
 	char *text = text_of(data, size);
 	for (int legacy = 0; legacy <= 1; legacy++) {
 		Arena a = {0};
@@ -188,8 +191,9 @@ fuzz_msccl(Diag *dg, const char *name, const uint8_t *data, size_t size, FILE *d
 }
 
 void
-fuzz_ir(Diag *dg, const char *name, const uint8_t *data, size_t size, FILE *diag)
+fuzz_ir(const char *name, const uint8_t *data, size_t size, FILE *diag)
 {
+	Diag d = diag_new(), *dg = &d; /* this input's diagnostics */
 	char *text = text_of(data, size);
 	Prog p = {0};
 	start(dg, name, text, size, diag);
@@ -209,8 +213,9 @@ fuzz_ir(Diag *dg, const char *name, const uint8_t *data, size_t size, FILE *diag
 }
 
 void
-fuzz_sim(Diag *dg, const char *name, const uint8_t *data, size_t size, FILE *diag)
+fuzz_sim(const char *name, const uint8_t *data, size_t size, FILE *diag)
 {
+	Diag d = diag_new(), *dg = &d; /* this input's diagnostics */
 	char *text = text_of(data, size);
 	Arena a = {0};
 	SimNet n;

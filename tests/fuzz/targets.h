@@ -15,15 +15,15 @@
 
 /* .coll: parse, sema, lower, verify; fmt output parses to an equal AST and
  * is a fixed point. */
-void fuzz_coll(Diag *, const char *name, const uint8_t *data, size_t size, FILE *diag);
+void fuzz_coll(const char *name, const uint8_t *data, size_t size, FILE *diag);
 /* MSCCL XML: read and check (rules 1-13, 16) in both dialects; a valid
  * program also runs rules 14-15 symbolically. */
-void fuzz_msccl(Diag *, const char *name, const uint8_t *data, size_t size, FILE *diag);
+void fuzz_msccl(const char *name, const uint8_t *data, size_t size, FILE *diag);
 /* Schedule text: read, verify, write back; the written text reads back and
  * is written the same. */
-void fuzz_ir(Diag *, const char *name, const uint8_t *data, size_t size, FILE *diag);
+void fuzz_ir(const char *name, const uint8_t *data, size_t size, FILE *diag);
 /* .sim: read, run each collective at two tiny sizes in both modes and both
  * synchronisations; written back, it reads the same. */
-void fuzz_sim(Diag *, const char *name, const uint8_t *data, size_t size, FILE *diag);
+void fuzz_sim(const char *name, const uint8_t *data, size_t size, FILE *diag);
 
 #endif

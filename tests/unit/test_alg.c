@@ -68,7 +68,7 @@ static Sched *
 build(Diag *dg, Place *pl, Arena *a, const char *alg, CollKind kind, int p, int ports, bool latency,
       char **diag)
 {
-	AlgCtx c = {.arena = a, .name = "X", .loc = {1, 1}, .kind = kind, .topo = pl->t,
+	AlgCtx c = {.diag = dg, .arena = a, .name = "X", .loc = {1, 1}, .kind = kind, .topo = pl->t,
 	            .routes = &pl->routes, .rank_node = pl->rank_node, .nrank = p,
 	            .whole = p == pl->t->nrank, .algorithm = alg, .ports = ports,
 	            .latency = latency};
@@ -612,7 +612,7 @@ tto_build_sized(Diag *dg, Place *pl, Arena *a, int k, int m, double size, char *
 	for (int v = 0; v < k * k; v++)
 		if (v != (k - 1) * k)
 			pl->rank_node[p++] = v;
-	AlgCtx c = {.arena = a, .name = "X", .loc = {1, 1}, .kind = CK_ALLREDUCE, .topo = pl->t,
+	AlgCtx c = {.diag = dg, .arena = a, .name = "X", .loc = {1, 1}, .kind = CK_ALLREDUCE, .topo = pl->t,
 	            .routes = &pl->routes, .rank_node = pl->rank_node, .nrank = p,
 	            .algorithm = "tto", .chunks = 3 * m, .size = size};
 	return build_ctx(&c, diag);
@@ -704,7 +704,7 @@ test_tto_rank_order(void)
 		pl.rank_node[i] = pl.rank_node[j];
 		pl.rank_node[j] = x;
 	}
-	AlgCtx c = {.arena = &a, .name = "X", .loc = {1, 1}, .kind = CK_ALLREDUCE, .topo = pl.t,
+	AlgCtx c = {.diag = dg, .arena = &a, .name = "X", .loc = {1, 1}, .kind = CK_ALLREDUCE, .topo = pl.t,
 	            .routes = &pl.routes, .rank_node = pl.rank_node, .nrank = 15,
 	            .algorithm = "tto", .chunks = 9};
 	Sched *r = build_ctx(&c, &diag);
@@ -729,7 +729,7 @@ static Sched *
 chain_build(Diag *dg, Place *pl, Arena *a, int p, int segments, int chunks, double size, char **diag)
 {
 	place_init(pl, TK_RING, 1, p, 0, 0);
-	AlgCtx c = {.arena = a, .name = "X", .loc = {1, 1}, .kind = CK_BROADCAST, .topo = pl->t,
+	AlgCtx c = {.diag = dg, .arena = a, .name = "X", .loc = {1, 1}, .kind = CK_BROADCAST, .topo = pl->t,
 	            .routes = &pl->routes, .rank_node = pl->rank_node, .nrank = p, .whole = true,
 	            .algorithm = "chain", .segments = segments, .chunks = chunks, .size = size};
 	return build_ctx(&c, diag);
@@ -804,7 +804,7 @@ test_size_chosen_counts(void)
 	/* the message cap: M msgs_per_seg within MAX_PIPELINE_MSGS */
 	Place pl;
 	place_init(&pl, TK_RING, 1, 8, 0, 0);
-	AlgCtx c = {.topo = pl.t};
+	AlgCtx c = {.diag = dg, .topo = pl.t};
 	CU_ASSERT_EQUAL(pipeline_segments(&c, 1000, 1e15, 7), MAX_PIPELINE_MSGS / 7);
 	CU_ASSERT_EQUAL(pipeline_segments(&c, 6, 64.0 * (1 << 20), 7), 283);
 	CU_ASSERT_EQUAL(pipeline_segments(&c, 0, 1e15, 7), 1);
@@ -909,7 +909,7 @@ test_hierarchical(void)
 		place_init(&pl, cases[i].k, 2, cases[i].n0, cases[i].n1, 0);
 		Arena a = {0};
 		char *diag = NULL;
-		AlgCtx c = {.arena = &a, .name = "X", .loc = {1, 1}, .kind = cases[i].kind,
+		AlgCtx c = {.diag = dg, .arena = &a, .name = "X", .loc = {1, 1}, .kind = cases[i].kind,
 		            .topo = pl.t, .routes = &pl.routes, .rank_node = pl.rank_node,
 		            .nrank = pl.t->nrank, .whole = true, .algorithm = "hierarchical",
 		            .dim_alg = {cases[i].a0, cases[i].a1}, .ndim_alg = 2};
@@ -945,7 +945,7 @@ test_hierarchical(void)
 		for (int r = 0; r < 32; r++)
 			rank_node[r] = r;
 		char *diag = NULL;
-		AlgCtx c = {.arena = &a, .name = "X", .loc = {1, 1}, .kind = sl[i].kind, .topo = t,
+		AlgCtx c = {.diag = dg, .arena = &a, .name = "X", .loc = {1, 1}, .kind = sl[i].kind, .topo = t,
 		            .routes = &routes, .rank_node = rank_node, .nrank = 32, .whole = true,
 		            .algorithm = "hierarchical", .dim_alg = {sl[i].a0, sl[i].a1},
 		            .ndim_alg = 2};
@@ -967,7 +967,7 @@ test_hierarchical(void)
 	place_init(&pl, TK_TORUS, 2, 6, 4, 0);
 	Arena a = {0};
 	char *diag = NULL;
-	AlgCtx c = {.arena = &a, .name = "X", .loc = {1, 1}, .kind = CK_ALLREDUCE, .topo = pl.t,
+	AlgCtx c = {.diag = dg, .arena = &a, .name = "X", .loc = {1, 1}, .kind = CK_ALLREDUCE, .topo = pl.t,
 	            .routes = &pl.routes, .rank_node = pl.rank_node, .nrank = pl.t->nrank,
 	            .whole = true, .algorithm = "hierarchical",
 	            .dim_alg = {"halving_doubling", "ring"}, .ndim_alg = 2};
@@ -1150,7 +1150,7 @@ test_alg_options(void)
 				it = &c.file->decl[d].body->item[0];
 		CU_ASSERT_PTR_NOT_NULL_FATAL(it);
 		Arena ar = {0};
-		AlgCtx x = {.arena = &ar, .reconfigs = -1};
+		AlgCtx x = {.diag = dg, .arena = &ar, .reconfigs = -1};
 		CU_ASSERT(alg_call_options(&ar, &x, it->call));
 		assert_named(x.halfway == cases[k].halfway && x.latency == cases[k].latency &&
 		             x.mirrored == cases[k].mirrored && x.ports == cases[k].ports &&

@@ -25,7 +25,7 @@ int run_text(Diag *, const char *name, const char *text, size_t len, bool legacy
 char *build_xml(Diag *, const char *text, const BuildOpts *bo, size_t *xlen, char **diag);
 /* build_xml, asserting (at line) that the case fmt names builds; NULL if not. */
 char *built_xml(Diag *, int line, const char *text, const BuildOpts *bo, size_t *xlen,
-                const char *fmt, ...) PRINTF_LIKE(5, 6);
+                const char *fmt, ...) PRINTF_LIKE(6, 7);
 
 /* test_msccl_lower.c */
 void test_fused_steps(void);

@@ -478,13 +478,13 @@ test_group_include(void)
 
 /* Runs f(s) with the diagnostics captured in *diag (malloc'd). */
 static int
-captured(Diag *dg, int (*f)(const Sched *), const Sched *s, char **diag)
+captured(Diag *dg, int (*f)(Diag *, const Sched *), const Sched *s, char **diag)
 {
 	size_t len;
 	*diag = NULL;
 	FILE *mem = open_memstream(diag, &len);
 	diag_stream(dg, mem);
-	int rc = f(s);
+	int rc = f(dg, s);
 	diag_stream(dg, NULL);
 	fclose(mem);
 	diag_reset(dg);
