@@ -6,7 +6,7 @@
 
 #include "ast.h"
 
-extern CU_TestInfo arena_tests[], heap_tests[], diag_tests[], lexer_tests[], parser_tests[], sema_tests[],
+extern CU_TestInfo arena_tests[], heap_tests[], diag_tests[], globals_tests[], lexer_tests[], parser_tests[], sema_tests[],
 	fmt_tests[], golden_tests[], robust_tests[], cli_tests[], topo_tests[],
 	group_tests[], symm_tests[], layout_tests[], backend_tests[], alg_tests[], sim_tests[],
 	mpi_tests[], msccl_tests[], usersched_tests[], disjoint_tests[], pipelined_tests[],
