@@ -7,6 +7,8 @@
  *
  * Errors are counted, not fatal: each phase reports all it finds and the
  * driver stops between phases, so nothing is written once an error exists.
+ * All of it is per run, in the Diag the caller passes (base.h); the one
+ * global is the Diag out_of_memory reports through.
  */
 #include <stdbool.h>
 #include <stdlib.h>
