@@ -28,7 +28,7 @@ typedef struct Backend {
 	const char *summary; /* one line of `collc help build`'s target list */
 	const char *suffix; /* default output suffix */
 	/* 0, or -1 after reporting (the driver's diag source is the .coll) */
-	int (*emit)(const Prog *, const BuildOpts *, FILE *);
+	int (*emit)(Diag *, const Prog *, const BuildOpts *, FILE *);
 } Backend;
 
 /* A backend that writes a directory of files (one per rank): it writes
@@ -36,7 +36,7 @@ typedef struct Backend {
 typedef struct DirBackend {
 	const char *name;
 	const char *summary;
-	int (*emit_dir)(const Prog *, const BuildOpts *, const char *dir);
+	int (*emit_dir)(Diag *, const Prog *, const BuildOpts *, const char *dir);
 } DirBackend;
 extern const DirBackend chakra_backend;
 const DirBackend *backend_find_dir(const char *name);
@@ -44,13 +44,13 @@ const DirBackend *backend_find_dir(const char *name);
 extern const Backend dot_backend, ir_backend, mpi_backend, msccl_backend;
 /* irtext_read.c: the schedule text that ir_backend (to_irtext.c) writes, back into
  * a Prog; -1 after reporting. */
-int ir_read(const char *text, size_t len, Prog *);
+int ir_read(Diag *, const char *text, size_t len, Prog *);
 bool ir_is_text(const char *text, size_t len);
 /* to_msccl.c: a schedule as an MSCCL program, checked by every rule; -1 after
  * reporting (a limit names its value and the collective's line). The
  * backend's internals (its search, the bound) are in to_msccl.h. */
 struct MProg;
-int msccl_lower(Arena *, const Sched *, const BuildOpts *, struct MProg *);
+int msccl_lower(Diag *, Arena *, const Sched *, const BuildOpts *, struct MProg *);
 extern const Backend sim_backend;
 const Backend *backend_find(const char *name);
 /* The targets, in backend.c's one table: their names (up to max; the

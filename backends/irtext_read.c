@@ -16,6 +16,7 @@
 #include "backend.h"
 
 typedef struct Reader {
+	Diag *diag;  /* where this pass's diagnostics go (the run's, from the driver) */
 	Prog *p;
 	Arena *a;
 	const char *text, *end;
@@ -39,7 +40,7 @@ static void
 fail(Reader *r, const char *what)
 {
 	if (!r->failed)
-		error_at(here(r), "%s", what);
+		error_at(r->diag, here(r), "%s", what);
 	r->failed = true;
 }
 
@@ -440,12 +441,12 @@ read_sched_header(Reader *r, SchedBody *b)
 	/* the work declared, before anything is sized by it */
 	Loc head = {r->lineno, 1};
 	if (b->sym && b->nchunk > MAX_SYMM_CHUNKS) {
-		error_at(head, "the symmetric schedule '%s' declares %d chunks; collc builds at most %d "
+		error_at(r->diag, head, "the symmetric schedule '%s' declares %d chunks; collc builds at most %d "
 		         "(docs/limits.md)", name, b->nchunk, MAX_SYMM_CHUNKS);
 		r->failed = true;
 		return NULL;
 	}
-	if (!b->sym && check_sched_size(head, name, (CollKind)k, b->nrank, b->nchunk) != 0) {
+	if (!b->sym && check_sched_size(r->diag, head, name, (CollKind)k, b->nrank, b->nchunk) != 0) {
 		r->failed = true;
 		return NULL;
 	}
@@ -568,7 +569,7 @@ read_tree_line(Reader *r, SchedBody *b)
 		s->tree = arena_array(r->a, 64, sizeof *s->tree);
 	Routes routes;
 	routes_init(&routes, t, ROUTE_SHORTEST);
-	Tree *tr = tree_from_parents(r->a, t, &routes, roots, nroot, parent, here(r));
+	Tree *tr = tree_from_parents(r->diag, r->a, t, &routes, roots, nroot, parent, here(r));
 	routes_free(&routes);
 	if (!tr) {
 		r->failed = true;
@@ -655,7 +656,7 @@ static void
 finish_schedule(Reader *r, SchedBody *b)
 {
 	Sched *s = b->s;
-	if (sched_end(&r->sb) != 0) {
+	if (sched_end(r->diag, &r->sb) != 0) {
 		r->failed = true;
 		return;
 	}
@@ -666,11 +667,11 @@ finish_schedule(Reader *r, SchedBody *b)
 		fail(r, "alltoall schedules need a2a_src and a2a_dst lines");
 	if (!b->sym)
 		return;
-	s->group = group_build(r->a, b->t, arena_strdup(r->a, b->gname), s->loc, b->gens, b->ngen);
+	s->group = group_build(r->diag, r->a, b->t, arena_strdup(r->a, b->gname), s->loc, b->gens, b->ngen);
 	s->ntree = b->ntree;
 	if (!s->group)
 		r->failed = true;
-	else if (sched_check_symmetric(s) != 0)
+	else if (sched_check_symmetric(r->diag, s) != 0)
 		r->failed = true;
 	else if (s->nchunk != b->ntree * s->group->order)
 		fail(r, "a symmetric schedule has trees x group order chunks");
@@ -720,10 +721,10 @@ read_schedule(Reader *r)
 }
 
 int
-ir_read(const char *text, size_t len, Prog *p)
+ir_read(Diag *dg, const char *text, size_t len, Prog *p)
 {
-	Reader r = {.p = p, .a = &p->arena, .text = text, .end = text + len, .line = text};
-	if (text_only(text, len) != 0)
+	Reader r = {.diag = dg, .p = p, .a = &p->arena, .text = text, .end = text + len, .line = text};
+	if (text_only(dg, text, len) != 0)
 		return -1;
 	if (!next_line(&r) || !expect(&r, "collc-ir") || integer(&r, 1, 1) != 1 || r.failed) {
 		if (!r.failed)

@@ -32,7 +32,7 @@ typedef struct MpiLibPlan {
 /* The plan of the collectives o selects in p (all, or --collective's),
  * each its own entry over every size, in the file's order (allocated in
  * the arena). 0, or -1 after reporting. */
-int mpi_lib_plan_of(Arena *, const Prog *, const BuildOpts *, MpiLibPlan *);
+int mpi_lib_plan_of(Diag *, Arena *, const Prog *, const BuildOpts *, MpiLibPlan *);
 
 /* Writes plan's library: the source to c, the header to h (which c
  * includes as "header"); every external name starts with prefix and '_'.
@@ -42,12 +42,12 @@ int mpi_lib_plan_of(Arena *, const Prog *, const BuildOpts *, MpiLibPlan *);
  * own. Two entries of one kind, rank count and root whose ranges overlap
  * are noted: each schedule keeps its entry point, the dispatchers take the
  * first, and the PMPI drop-in refuses to compile. */
-int mpi_lib_write(FILE *c, FILE *h, const MpiLibPlan *, const char *prefix, const char *header);
+int mpi_lib_write(Diag *, FILE *c, FILE *h, const MpiLibPlan *, const char *prefix, const char *header);
 
 /* The same into dir (made if missing): dir/PREFIX.c and dir/PREFIX.h, each
  * written whole (nothing is written when the plan is refused). 0, or -1
  * after reporting. */
-int mpi_lib_write_dir(const MpiLibPlan *, const char *prefix, const char *dir);
+int mpi_lib_write_dir(Diag *, const MpiLibPlan *, const char *prefix, const char *dir);
 
 extern const DirBackend mpi_lib_backend;
 

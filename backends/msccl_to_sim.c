@@ -62,7 +62,7 @@ receives(MType t)
 
 /* Numbers the sending steps and pairs the receiving ones. */
 static int
-pair_messages(Conv *c, Arena *a)
+pair_messages(Diag *dg, Conv *c, Arena *a)
 {
 	const MProg *p = c->p;
 	int ntb = 0;
@@ -90,7 +90,7 @@ pair_messages(Conv *c, Arena *a)
 				if (mtype_sends(p->gpu[g].tb[t].step[s].type))
 					c->msg_of[flat(c, g, t, s)] = c->nmsg++;
 	if (c->nmsg > SIMXML_MAX_MSGS) {
-		error_at((Loc){p->line, 1}, "the program sends %d messages; the simulator takes at "
+		error_at(dg, (Loc){p->line, 1}, "the program sends %d messages; the simulator takes at "
 		         "most %d from one XML file", c->nmsg, SIMXML_MAX_MSGS);
 		return -1;
 	}
@@ -121,7 +121,7 @@ pair_messages(Conv *c, Arena *a)
 				       !mtype_sends(peer->tb[st].step[next].type))
 					next++;
 				if (st < 0 || next >= peer->tb[st].nstep) {
-					error_at((Loc){tb->step[s].line, 1}, "this step receives from rank %d on "
+					error_at(dg, (Loc){tb->step[s].line, 1}, "this step receives from rank %d on "
 					         "channel %d, which sends nothing more to rank %d there", tb->recv,
 					         tb->chan, g);
 					return -1;
@@ -137,13 +137,13 @@ pair_messages(Conv *c, Arena *a)
 
 /* The set of messages rank g has received when flat step i completes. */
 static const uint64_t *
-done_set(Conv *c, Arena *a, int g, int t, int s)
+done_set(Diag *dg, Conv *c, Arena *a, int g, int t, int s)
 {
 	int i = flat(c, g, t, s);
 	if (c->state[i] == 2)
 		return c->done[i];
 	if (c->state[i] == 1) {
-		error_at((Loc){c->p->gpu[g].tb[t].step[s].line, 1}, "this step depends on itself "
+		error_at(dg, (Loc){c->p->gpu[g].tb[t].step[s].line, 1}, "this step depends on itself "
 		         "through depid/deps: the program cannot run");
 		return NULL;
 	}
@@ -152,14 +152,14 @@ done_set(Conv *c, Arena *a, int g, int t, int s)
 	uint64_t *d = arena_array(a, words, sizeof *d);
 	const MStep *st = &c->p->gpu[g].tb[t].step[s];
 	if (s > 0) {
-		const uint64_t *prev = done_set(c, a, g, t, s - 1);
+		const uint64_t *prev = done_set(dg, c, a, g, t, s - 1);
 		if (!prev)
 			return NULL;
 		for (size_t w = 0; w < words; w++)
 			d[w] |= prev[w];
 	}
 	if (st->depid >= 0 && st->deps >= 0) {
-		const uint64_t *dep = done_set(c, a, g, st->depid, st->deps);
+		const uint64_t *dep = done_set(dg, c, a, g, st->depid, st->deps);
 		if (!dep)
 			return NULL;
 		for (size_t w = 0; w < words; w++)
@@ -176,21 +176,21 @@ done_set(Conv *c, Arena *a, int g, int t, int s)
 
 /* rounds: the longest chain of dependencies ending at each message */
 static int
-round_of(int m, const int *ndep, int *const *dep, int *round, char *state, const MProg *p,
+round_of(Diag *dg, int m, const int *ndep, int *const *dep, int *round, char *state, const MProg *p,
          const StepRef *ref)
 {
 	if (state[m] == 2)
 		return round[m];
 	if (state[m] == 1) {
 		const MStep *st = &p->gpu[ref[m].rank].tb[ref[m].tb].step[ref[m].step];
-		error_at((Loc){st->line, 1}, "this send waits, through other ranks, for its own "
+		error_at(dg, (Loc){st->line, 1}, "this send waits, through other ranks, for its own "
 		         "arrival: the program deadlocks");
 		return -1;
 	}
 	state[m] = 1;
 	int r = 0;
 	for (int k = 0; k < ndep[m]; k++) {
-		int x = round_of(dep[m][k], ndep, dep, round, state, p, ref);
+		int x = round_of(dg, dep[m][k], ndep, dep, round, state, p, ref);
 		if (x < 0)
 			return -1;
 		if (x + 1 > r)
@@ -215,14 +215,14 @@ by_round(const void *pa, const void *pb)
 }
 
 int
-sim_from_msccl(Arena *a, const MProg *p, const Topo *t, const int *rank_node, SimNet *out)
+sim_from_msccl(Diag *dg, Arena *a, const MProg *p, const Topo *t, const int *rank_node, SimNet *out)
 {
 	memset(out, 0, sizeof *out);
-	if (sim_net_of_topo(a, t, out) != 0)
+	if (sim_net_of_topo(dg, a, t, out) != 0)
 		return -1;
 	Arena tmp = {0};
 	Conv c = {.p = p};
-	int rc = pair_messages(&c, &tmp);
+	int rc = pair_messages(dg, &c, &tmp);
 	if (rc == 0) {
 		c.done = arena_array(&tmp, (size_t)c.nstep + 1, sizeof *c.done);
 		c.state = arena_array(&tmp, (size_t)c.nstep + 1, 1);
@@ -244,7 +244,7 @@ sim_from_msccl(Arena *a, const MProg *p, const Topo *t, const int *rank_node, Si
 	long total = 0;
 	for (int m = 0; rc == 0 && m < c.nmsg; m++) {
 		const StepRef *r = &c.ref[m];
-		const uint64_t *d = done_set(&c, &tmp, r->rank, r->tb, r->step);
+		const uint64_t *d = done_set(dg, &c, &tmp, r->rank, r->tb, r->step);
 		if (!d) {
 			rc = -1;
 			break;
@@ -254,7 +254,7 @@ sim_from_msccl(Arena *a, const MProg *p, const Topo *t, const int *rank_node, Si
 			n += (int)(d[k / 64] >> (k % 64) & 1);
 		total += n;
 		if (total > SIMXML_MAX_DEPS) {
-			error_at((Loc){p->line, 1}, "the program's messages wait for more than %d earlier "
+			error_at(dg, (Loc){p->line, 1}, "the program's messages wait for more than %d earlier "
 			         "ones in all; the simulator refuses it", SIMXML_MAX_DEPS);
 			rc = -1;
 			break;
@@ -268,7 +268,7 @@ sim_from_msccl(Arena *a, const MProg *p, const Topo *t, const int *rank_node, Si
 	char *state = arena_array(&tmp, (size_t)c.nmsg + 1, 1);
 	int nround = 0;
 	for (int m = 0; rc == 0 && m < c.nmsg; m++) {
-		int r = round_of(m, ndep, dep, round, state, p, c.ref);
+		int r = round_of(dg, m, ndep, dep, round, state, p, c.ref);
 		if (r < 0)
 			rc = -1;
 		else if (r + 1 > nround)
@@ -301,7 +301,7 @@ sim_from_msccl(Arena *a, const MProg *p, const Topo *t, const int *rank_node, Si
 			const MTb *tb = &p->gpu[r->rank].tb[r->tb];
 			int hops = topo_distance(&routes, rank_node[r->rank], rank_node[tb->send]);
 			if (hops < 0) {
-				error_at((Loc){tb->step[r->step].line, 1}, "rank %d's node cannot reach rank "
+				error_at(dg, (Loc){tb->step[r->step].line, 1}, "rank %d's node cannot reach rank "
 				         "%d's on %s", r->rank, tb->send, t->name);
 				rc = -1;
 			}

@@ -16,6 +16,6 @@
  * paths; it depends on every message its rank received before it in the
  * program's order (its threadblock's earlier steps and their depid/deps,
  * transitively). 0, or -1 after reporting against the XML's lines. */
-int sim_from_msccl(Arena *, const MProg *p, const Topo *t, const int *rank_node, SimNet *);
+int sim_from_msccl(Diag *, Arena *, const MProg *p, const Topo *t, const int *rank_node, SimNet *);
 
 #endif

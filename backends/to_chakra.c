@@ -273,22 +273,22 @@ write_system(const Sched *s, FILE *f)
 /* Writes what m holds to name in the directory being built and frees it;
  * -1 after reporting. */
 static int
-write_mem_file(OutDir *dir, const char *name, MemOut *m)
+write_mem_file(Diag *dg, OutDir *dir, const char *name, MemOut *m)
 {
 	char err[512], *path = outdir_path(dir, name);
 	int rc = memout_write(m, path, err, sizeof err);
 	if (rc != 0)
-		error_file("%s", err);
+		error_file(dg, "%s", err);
 	free(path);
 	return rc;
 }
 
 static int
-emit_traces(const Sched *s, int64_t bytes, OutDir *dir)
+emit_traces(Diag *dg, const Sched *s, int64_t bytes, OutDir *dir)
 {
 	Arena a = {0};
 	SimNet net;
-	if (sim_from_scheds(&a, &s, 1, &net) != 0) {
+	if (sim_from_scheds(dg, &a, &s, 1, &net) != 0) {
 		arena_free(&a);
 		return -1;
 	}
@@ -316,7 +316,7 @@ emit_traces(const Sched *s, int64_t bytes, OutDir *dir)
 		char name[256];
 		snprintf(name, sizeof name, "%s.%d.et", s->name, r);
 		if (rc == 0)
-			rc = write_mem_file(dir, name, &tr[r].out);
+			rc = write_mem_file(dg, dir, name, &tr[r].out);
 		else
 			memout_drop(&tr[r].out);
 	}
@@ -326,15 +326,15 @@ emit_traces(const Sched *s, int64_t bytes, OutDir *dir)
 }
 
 static int
-emit_config(const Sched *s, OutDir *dir, void (*fn)(const Sched *, FILE *), const char *name)
+emit_config(Diag *dg, const Sched *s, OutDir *dir, void (*fn)(const Sched *, FILE *), const char *name)
 {
 	MemOut m;
 	fn(s, memout_open(&m));
-	return write_mem_file(dir, name, &m);
+	return write_mem_file(dg, dir, name, &m);
 }
 
 static int
-emit_chakra(const Prog *p, const BuildOpts *o, const char *target)
+emit_chakra(Diag *dg, const Prog *p, const BuildOpts *o, const char *target)
 {
 	/* built beside the target and moved into place whole: no trace of a
 	 * larger earlier build survives beside the new ones */
@@ -345,28 +345,28 @@ emit_chakra(const Prog *p, const BuildOpts *o, const char *target)
 	int n = backend_select(p, o, ss, p->nsched);
 	int rc = 0;
 	if (n == 0) {
-		error_file("no schedule is built from this file");
+		error_file(dg, "no schedule is built from this file");
 		rc = -1;
 	}
 	if (rc == 0 && outdir_begin(&dir, target, written, err, sizeof err) != 0) {
-		error_file("%s", err);
+		error_file(dg, "%s", err);
 		rc = -1;
 	}
 	bool staged = rc == 0;
 	int64_t bytes = o->bytes > 0 ? o->bytes : DEFAULT_BYTES;
 	for (int i = 0; rc == 0 && i < n; i++)
-		rc = emit_traces(ss[i], bytes, &dir);
+		rc = emit_traces(dg, ss[i], bytes, &dir);
 	const char *why = NULL;
 	if (rc == 0 && astra_dim_kind(ss[0], &why)) {
-		rc = emit_config(ss[0], &dir, write_network, "network.yml");
+		rc = emit_config(dg, ss[0], &dir, write_network, "network.yml");
 		if (rc == 0)
-			rc = emit_config(ss[0], &dir, write_system, "system.json");
+			rc = emit_config(dg, ss[0], &dir, write_system, "system.json");
 	} else if (rc == 0) {
-		note_at(ss[0]->loc, "no network.yml for %s: %s; the traces are written",
+		note_at(dg, ss[0]->loc, "no network.yml for %s: %s; the traces are written",
 		        ss[0]->topo->name, why);
 	}
 	if (rc == 0 && outdir_commit(&dir, err, sizeof err) != 0) {
-		error_file("%s", err);
+		error_file(dg, "%s", err);
 		rc = -1;
 	} else if (rc != 0 && staged) {
 		outdir_abort(&dir);

@@ -179,12 +179,12 @@ draw_nodes_links(const Topo *t, FILE *f)
  * edge parent -> child drawn on its own link (a pair's parallel links are
  * separate lines). */
 static int
-draw_disjoint(const Sched *s, int first, FILE *f)
+draw_disjoint(Diag *dg, const Sched *s, int first, FILE *f)
 {
 	static const char *const colour[] = {"red", "blue", "darkgreen", "orange"};
 	const Topo *t = s->topo;
 	if (first < 0 || first >= s->ntree) {
-		error_file("--tree-copy %d: '%s' has trees 0..%d", first, s->name, s->ntree - 1);
+		error_file(dg, "--tree-copy %d: '%s' has trees 0..%d", first, s->name, s->ntree - 1);
 		return -1;
 	}
 	char desc[128];
@@ -315,7 +315,7 @@ emit_configurations(const Sched *s, FILE *f)
 }
 
 static int
-emit_dot(const Prog *p, const BuildOpts *o, FILE *f)
+emit_dot(Diag *dg, const Prog *p, const BuildOpts *o, FILE *f)
 {
 	const Sched *sel[64];
 	int n = backend_select(p, o, sel, 64);
@@ -331,19 +331,19 @@ emit_dot(const Prog *p, const BuildOpts *o, FILE *f)
 		if (sel[i]->ntree > 0 && sel[i]->tree[0]->link)
 			piped = sel[i];
 	if (piped)
-		return draw_disjoint(piped, o->tree_copy, f);
+		return draw_disjoint(dg, piped, o->tree_copy, f);
 	const Topo *t = s ? s->topo : p->ntopo ? p->topo[0] : NULL;
 	if (!t) {
-		error_file("nothing to draw: the file has no topology");
+		error_file(dg, "nothing to draw: the file has no topology");
 		return -1;
 	}
 	if (o->collective && !s) {
-		error_file("'%s' is not a symmetric collective of this file", o->collective);
+		error_file(dg, "'%s' is not a symmetric collective of this file", o->collective);
 		return -1;
 	}
 	int copy = o->tree_copy;
 	if (s && (copy < 0 || copy >= s->ntree * s->group->order)) {
-		error_file("--tree-copy %d: '%s' has copies 0..%d", copy, s->name,
+		error_file(dg, "--tree-copy %d: '%s' has copies 0..%d", copy, s->name,
 		           s->ntree * s->group->order - 1);
 		return -1;
 	}

@@ -150,8 +150,9 @@ write_schedule(const Sched *s, FILE *f)
 }
 
 static int
-emit_ir(const Prog *p, const BuildOpts *o, FILE *f)
+emit_ir(Diag *dg, const Prog *p, const BuildOpts *o, FILE *f)
 {
+	(void)dg; /* writing the IR text reports nothing */
 	const Sched **sel = xmalloc(((size_t)p->nsched + 1) * sizeof *sel);
 	int n = backend_select(p, o, sel, p->nsched);
 	fputs("collc-ir 1\n", f);

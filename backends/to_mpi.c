@@ -398,22 +398,22 @@ emit_rewire(const Sched *s, FILE *f)
 }
 
 static int
-emit_mpi(const Prog *p, const BuildOpts *o, FILE *f)
+emit_mpi(Diag *dg, const Prog *p, const BuildOpts *o, FILE *f)
 {
 	const Sched *sel[2];
 	int n = backend_select(p, o, sel, 2);
 	if (n == 0) {
-		error_file("no schedule to write: the file builds none%s", o->collective ? " by that name" : "");
+		error_file(dg, "no schedule to write: the file builds none%s", o->collective ? " by that name" : "");
 		return -1;
 	}
 	if (n > 1) {
-		error_file("the MPI target writes one collective per file: choose one with --collective");
+		error_file(dg, "the MPI target writes one collective per file: choose one with --collective");
 		return -1;
 	}
 	const Sched *s = sel[0];
 	char fn[128];
 	if (mpi_name_taken(c_name(s, fn, sizeof fn))) {
-		error_at(s->loc, "'%s' would be the function %s, a name of the MPI runtime's: rename "
+		error_at(dg, s->loc, "'%s' would be the function %s, a name of the MPI runtime's: rename "
 		         "the collective", s->name, fn);
 		return -1;
 	}

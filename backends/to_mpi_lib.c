@@ -165,12 +165,12 @@ interpreter_names(int *n)
 /* ---- the plan ---- */
 
 int
-mpi_lib_plan_of(Arena *a, const Prog *p, const BuildOpts *o, MpiLibPlan *plan)
+mpi_lib_plan_of(Diag *dg, Arena *a, const Prog *p, const BuildOpts *o, MpiLibPlan *plan)
 {
 	const Sched **sel = arena_array(a, (size_t)p->nsched + 1, sizeof *sel);
 	int n = backend_select(p, o, sel, p->nsched);
 	if (n == 0) {
-		error_file("no schedule to write: the file builds none%s",
+		error_file(dg, "no schedule to write: the file builds none%s",
 		           o->collective ? " by that name" : "");
 		return -1;
 	}
@@ -217,18 +217,18 @@ lib_scheds_free(LibScheds *ls)
 
 /* An entry that cannot be written: -1 after reporting. */
 static int
-check_entry(const MpiLibEntry *e)
+check_entry(Diag *dg, const MpiLibEntry *e)
 {
 	const Sched *s = e->sched;
 	bool rooted = s->kind == CK_BROADCAST || s->kind == CK_REDUCE;
 	if (e->kind != s->kind || e->nrank != s->nrank || e->root != (rooted ? s->root : -1)) {
-		error_at(s->loc, "the plan's entry for %s on %d ranks (root %d) names '%s', %s on %d "
+		error_at(dg, s->loc, "the plan's entry for %s on %d ranks (root %d) names '%s', %s on %d "
 		         "ranks (root %d)", coll_kind_name[e->kind], e->nrank, e->root, s->name,
 		         coll_kind_name[s->kind], s->nrank, rooted ? s->root : -1);
 		return -1;
 	}
 	if (e->lo < 0 || e->hi <= e->lo) {
-		error_at(s->loc, "the plan's entry for '%s' has no sizes: [%lld, %lld)", s->name,
+		error_at(dg, s->loc, "the plan's entry for '%s' has no sizes: [%lld, %lld)", s->name,
 		         (long long)e->lo, (long long)e->hi);
 		return -1;
 	}
@@ -238,23 +238,23 @@ check_entry(const MpiLibEntry *e)
 /* -1 after reporting: a bad prefix, entry or name. *ambiguous: two entries
  * of one kind, ranks and root whose ranges overlap (noted). */
 static int
-check_plan(const MpiLibPlan *plan, const LibScheds *ls, const char *prefix, bool *ambiguous)
+check_plan(Diag *dg, const MpiLibPlan *plan, const LibScheds *ls, const char *prefix, bool *ambiguous)
 {
 	if (!is_ident(prefix) || strlen(prefix) > 64) {
-		error_file("--prefix '%s' is not a C identifier of at most 64 characters", prefix);
+		error_file(dg, "--prefix '%s' is not a C identifier of at most 64 characters", prefix);
 		return -1;
 	}
 	if (plan->nentry == 0) {
-		error_file("no schedule to write: the plan is empty");
+		error_file(dg, "no schedule to write: the plan is empty");
 		return -1;
 	}
 	for (int e = 0; e < plan->nentry; e++)
-		if (check_entry(&plan->entry[e]) != 0)
+		if (check_entry(dg, &plan->entry[e]) != 0)
 			return -1;
 	for (int i = 0; i < ls->n; i++) {
 		for (size_t k = 0; k < countof(lib_own_names); k++)
 			if (strcmp(ls->s[i]->name, lib_own_names[k]) == 0) {
-				error_at(ls->s[i]->loc, "'%s' would be the library's %s_%s, which dispatches "
+				error_at(dg, ls->s[i]->loc, "'%s' would be the library's %s_%s, which dispatches "
 				         "(docs/mpi.md): rename the collective", ls->s[i]->name, prefix,
 				         ls->s[i]->name);
 				return -1;
@@ -264,14 +264,14 @@ check_plan(const MpiLibPlan *plan, const LibScheds *ls, const char *prefix, bool
 		snprintf(fn, n, "%s_%s", prefix, ls->s[i]->name);
 		bool taken = mpi_name_taken(fn);
 		if (taken)
-			error_at(ls->s[i]->loc, "'%s' would be the library's %s, a name of its runtime's: "
+			error_at(dg, ls->s[i]->loc, "'%s' would be the library's %s, a name of its runtime's: "
 			         "rename the collective or choose another --prefix", ls->s[i]->name, fn);
 		free(fn);
 		if (taken)
 			return -1;
 		for (int j = 0; j < i; j++)
 			if (strcmp(ls->s[i]->name, ls->s[j]->name) == 0) {
-				error_at(ls->s[i]->loc, "two schedules of the plan are named '%s'",
+				error_at(dg, ls->s[i]->loc, "two schedules of the plan are named '%s'",
 				         ls->s[i]->name);
 				return -1;
 			}
@@ -283,7 +283,7 @@ check_plan(const MpiLibPlan *plan, const LibScheds *ls, const char *prefix, bool
 			if (x->kind != y->kind || x->nrank != y->nrank || x->root != y->root ||
 			    x->lo >= y->hi || y->lo >= x->hi || x->sched == y->sched)
 				continue;
-			note_at(x->sched->loc, "'%s' and '%s' are both %s on %d ranks for the same sizes: "
+			note_at(dg, x->sched->loc, "'%s' and '%s' are both %s on %d ranks for the same sizes: "
 			        "each keeps its entry point, the dispatcher takes '%s', and the PMPI "
 			        "drop-in will not compile; choose by size with a plan", y->sched->name,
 			        x->sched->name, coll_kind_name[x->kind], x->nrank, y->sched->name);
@@ -499,12 +499,12 @@ write_header(FILE *f, const MpiLibPlan *plan, const LibScheds *ls, const char *p
 }
 
 int
-mpi_lib_write(FILE *c, FILE *h, const MpiLibPlan *plan, const char *prefix, const char *header)
+mpi_lib_write(Diag *dg, FILE *c, FILE *h, const MpiLibPlan *plan, const char *prefix, const char *header)
 {
 	LibScheds ls;
 	lib_scheds(plan, &ls);
 	bool ambiguous = false;
-	int rc = check_plan(plan, &ls, prefix, &ambiguous);
+	int rc = check_plan(dg, plan, &ls, prefix, &ambiguous);
 	if (rc == 0) {
 		write_source(c, plan, &ls, prefix, header, ambiguous);
 		write_header(h, plan, &ls, prefix, header);
@@ -517,18 +517,18 @@ mpi_lib_write(FILE *c, FILE *h, const MpiLibPlan *plan, const char *prefix, cons
 
 /* Writes m to dir/name whole; -1 after reporting. */
 static int
-write_in(OutDir *dir, const char *name, MemOut *m)
+write_in(Diag *dg, OutDir *dir, const char *name, MemOut *m)
 {
 	char err[512], *path = outdir_path(dir, name);
 	int rc = memout_write(m, path, err, sizeof err);
 	if (rc != 0)
-		error_file("%s", err);
+		error_file(dg, "%s", err);
 	free(path);
 	return rc;
 }
 
 int
-mpi_lib_write_dir(const MpiLibPlan *plan, const char *prefix, const char *target)
+mpi_lib_write_dir(Diag *dg, const MpiLibPlan *plan, const char *prefix, const char *target)
 {
 	/* built beside the target and moved into place whole: a full disk
 	 * never leaves a new header beside an old source */
@@ -540,22 +540,22 @@ mpi_lib_write_dir(const MpiLibPlan *plan, const char *prefix, const char *target
 	snprintf(cname, n, "%s.c", prefix);
 	snprintf(hname, n, "%s.h", prefix);
 	const char *const written[] = {cname, hname, NULL}; /* another prefix's files stay */
-	int rc = mpi_lib_write(memout_open(&c), memout_open(&h), plan, prefix, hname);
+	int rc = mpi_lib_write(dg, memout_open(&c), memout_open(&h), plan, prefix, hname);
 	if (rc == 0 && outdir_begin(&dir, target, written, err, sizeof err) != 0) {
-		error_file("%s", err);
+		error_file(dg, "%s", err);
 		rc = -1;
 	}
 	bool staged = rc == 0;
 	if (rc == 0)
-		rc = write_in(&dir, hname, &h);
+		rc = write_in(dg, &dir, hname, &h);
 	else
 		memout_drop(&h);
 	if (rc == 0)
-		rc = write_in(&dir, cname, &c);
+		rc = write_in(dg, &dir, cname, &c);
 	else
 		memout_drop(&c);
 	if (rc == 0 && outdir_commit(&dir, err, sizeof err) != 0) {
-		error_file("%s", err);
+		error_file(dg, "%s", err);
 		rc = -1;
 	} else if (rc != 0 && staged) {
 		outdir_abort(&dir);
@@ -566,13 +566,13 @@ mpi_lib_write_dir(const MpiLibPlan *plan, const char *prefix, const char *target
 }
 
 static int
-emit_lib(const Prog *p, const BuildOpts *o, const char *dir)
+emit_lib(Diag *dg, const Prog *p, const BuildOpts *o, const char *dir)
 {
 	Arena a = {0};
 	MpiLibPlan plan;
-	int rc = mpi_lib_plan_of(&a, p, o, &plan);
+	int rc = mpi_lib_plan_of(dg, &a, p, o, &plan);
 	if (rc == 0)
-		rc = mpi_lib_write_dir(&plan, o->prefix ? o->prefix : "collc", dir);
+		rc = mpi_lib_write_dir(dg, &plan, o->prefix ? o->prefix : "collc", dir);
 	arena_free(&a);
 	return rc;
 }

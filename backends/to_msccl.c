@@ -27,21 +27,21 @@
 #include "to_msccl.h"
 
 int
-msccl_lower_counted(Arena *a, const Sched *sched, const BuildOpts *o, MProg *out,
+msccl_lower_counted(Diag *dg, Arena *a, const Sched *sched, const BuildOpts *o, MProg *out,
                     MscclStats *stats)
 {
 	MscclStats none;
 	stats = stats ? stats : &none;
 	memset(stats, 0, sizeof *stats);
 	if (strlen(sched->name) > MSCCL_MAX_VALUE) {
-		error_at(sched->loc, "'%.20s...' cannot be written for MSCCL: its name is %zu bytes, "
+		error_at(dg, sched->loc, "'%.20s...' cannot be written for MSCCL: its name is %zu bytes, "
 		         "and the executor's parser holds attribute values of at most %d bytes (a "
 		         "longer name overflows its buffer)", sched->name, strlen(sched->name),
 		         MSCCL_MAX_VALUE);
 		return -1;
 	}
 	if (sched->nrank > MSCCL_MAX_GPUS) {
-		error_at(sched->loc, "'%s' has %d ranks: MSCCL programs here have at most %d "
+		error_at(dg, sched->loc, "'%s' has %d ranks: MSCCL programs here have at most %d "
 		         "(ngpus; the symbolic check's limit)", sched->name, sched->nrank, MSCCL_MAX_GPUS);
 		return -1;
 	}
@@ -50,21 +50,21 @@ msccl_lower_counted(Arena *a, const Sched *sched, const BuildOpts *o, MProg *out
 	 * lowered from its messages; the layout and the bound read a group's
 	 * copies */
 	if (sched->base && !sched->group)
-		sched = sched_expand(a, sched);
+		sched = sched_expand(dg, a, sched);
 	Layout lay;
 	layout_build(a, sched, &lay);
 	/* before expanding or building any width: what can never fit is refused
 	 * in a pass over the messages (to_msccl_bound.c) */
 	MscclBound bound;
 	msccl_bound_build(sched, &lay, &bound);
-	int rc = msccl_refuse_unfit(sched, &bound, o) != 0 ? -1
-	         : lower_checked(a, sched, &lay, &bound, o, out, stats);
+	int rc = msccl_refuse_unfit(dg, sched, &bound, o) != 0 ? -1
+	         : lower_checked(dg, a, sched, &lay, &bound, o, out, stats);
 	msccl_bound_free(&bound);
 	/* the executor selects a file for a size of whole elements per chunk
 	 * (rule 16): a range holding no multiple of nchunksperloop bytes (the
 	 * smallest element, a byte) is a file no call can select */
 	if (rc == 0 && msccl_nearest_size(out, out->min_bytes, 1) < 0) {
-		error_at(sched->loc, "'%s' for MSCCL: no size from --min-bytes %lld to --max-bytes %lld "
+		error_at(dg, sched->loc, "'%s' for MSCCL: no size from --min-bytes %lld to --max-bytes %lld "
 		         "is a whole number of bytes per chunk (nchunksperloop=%d), so the executor "
 		         "would never select the file; widen the range", sched->name,
 		         (long long)o->min_bytes, (long long)o->max_bytes, out->nchunksperloop);
@@ -74,9 +74,9 @@ msccl_lower_counted(Arena *a, const Sched *sched, const BuildOpts *o, MProg *out
 }
 
 int
-msccl_lower(Arena *a, const Sched *sched, const BuildOpts *o, MProg *out)
+msccl_lower(Diag *dg, Arena *a, const Sched *sched, const BuildOpts *o, MProg *out)
 {
-	return msccl_lower_counted(a, sched, o, out, NULL);
+	return msccl_lower_counted(dg, a, sched, o, out, NULL);
 }
 
 /* The executor reads no root: a broadcast or reduce file is for the root
@@ -125,12 +125,12 @@ say_choice(const Sched *s, const MProg *p, const BuildOpts *o, const MscclStats 
 }
 
 static int
-emit_msccl(const Prog *prog, const BuildOpts *o, FILE *f)
+emit_msccl(Diag *dg, const Prog *prog, const BuildOpts *o, FILE *f)
 {
 	const Sched *sel[2];
 	int n = backend_select(prog, o, sel, 2);
 	if (n == 0) {
-		error_file("no schedule to write: the file builds none");
+		error_file(dg, "no schedule to write: the file builds none");
 		return -1;
 	}
 	if (n > 1 && !o->collective) {
@@ -140,7 +140,7 @@ emit_msccl(const Prog *prog, const BuildOpts *o, FILE *f)
 	Arena a = {0};
 	MProg p;
 	MscclStats st;
-	int rc = msccl_lower_counted(&a, sel[0], o, &p, &st);
+	int rc = msccl_lower_counted(dg, &a, sel[0], o, &p, &st);
 	if (rc == 0 && o->notes)
 		say_choice(sel[0], &p, o, &st);
 	bool rooted = sel[0]->kind == CK_BROADCAST || sel[0]->kind == CK_REDUCE;

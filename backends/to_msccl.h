@@ -34,7 +34,7 @@ typedef struct MscclStats {
 	int programs;  /* programs built whole and checked */
 	bool staged;   /* the program found is staged (receives through scratch) */
 } MscclStats;
-int msccl_lower_counted(Arena *, const Sched *, const BuildOpts *, MProg *,
+int msccl_lower_counted(Diag *, Arena *, const Sched *, const BuildOpts *, MProg *,
                         MscclStats *);
 /* to_msccl_bound.c: lower bounds on a schedule's MSCCL steps per connection
  * (per instance, a step per run of chunks), counted before any width is
@@ -66,7 +66,7 @@ double msccl_bound_staging_gain(const MscclBound *);
 void msccl_bound_free(MscclBound *);
 /* Refuses a schedule that can never fit the executor's limits; 0, or -1
  * after reporting (the estimate and the limit, at the collective). */
-int msccl_refuse_unfit(const Sched *, const MscclBound *, const BuildOpts *);
+int msccl_refuse_unfit(Diag *, const Sched *, const MscclBound *, const BuildOpts *);
 /* Whether no program of nch channels per instance (each connection pinned
  * to one, or spread; tbs paired or not; sending steps of at most maxcnt
  * chunks) can fit: a rank over its tbs, or pinned or on one channel, a tb
@@ -81,7 +81,7 @@ double msccl_bound_excess(const MscclBound *, int maxcnt, int maxsteps);
  * by chunk too); -1 if it fails. With report, the errors are printed with
  * the XML it would write as their source (named "<MSCCL XML for 'NAME'>"),
  * then a note at the collective. */
-int msccl_check_built(const MProg *, const Sched *, bool pieces, bool report);
+int msccl_check_built(Diag *, const MProg *, const Sched *, bool pieces, bool report);
 
 /* ---- The lowering's state (to_msccl_*.c) ---- */
 
@@ -147,6 +147,7 @@ typedef struct Chains {
 } Chains;
 
 typedef struct Lower {
+	Diag *diag;  /* where this pass's diagnostics go (the run's, from the driver) */
 	Arena *a;
 	const Sched *s;
 	int R, N, inst, nch, bs;
@@ -266,12 +267,12 @@ void fill_header(MProg *, const Lower *, const BuildOpts *, int nch);
 
 /* to_msccl_check.c */
 bool nodes_over(const RankB *, int R, Built *);
-int check_width(const MProg *, const Sched *, bool pieces, bool last);
+int check_width(Diag *, const MProg *, const Sched *, bool pieces, bool last);
 
 /* to_msccl_xml.c */
 int write_xml(const MProg *, FILE *);
 
 /* to_msccl_search.c: msccl_lower past the bound (its refusal): the searches */
-int lower_checked(Arena *, const Sched *, const Layout *, const MscclBound *,
+int lower_checked(Diag *, Arena *, const Sched *, const Layout *, const MscclBound *,
                   const BuildOpts *, MProg *, MscclStats *);
 #endif

@@ -326,18 +326,18 @@ rank_need(const long *conn, int R, int r, int inst, int maxsteps)
 }
 
 static void
-report(const Sched *s, const char *width, int r, RankNeed k, int maxsteps, int W)
+report(Diag *dg, const Sched *s, const char *width, int r, RankNeed k, int maxsteps, int W)
 {
 	const char *base = "estimated from the schedule's messages before building: a step per "
 	                   "run of at most 71 chunks at consecutive offsets";
 	if (k.tbs > MSCCL_MAX_TBS)
-		error_at(s->loc, "'%s' does not fit MSCCL's limits %s: rank %d sends at least %ld "
+		error_at(dg, s->loc, "'%s' does not fit MSCCL's limits %s: rank %d sends at least %ld "
 		         "steps to %d peers and receives at least %ld (%s); a thread block has one "
 		         "send peer, one receive peer and at most %d steps, so the rank needs at least "
 		         "%ld thread blocks; the limit is %d per rank (rule 4)", s->name, width, r,
 		         k.sends, k.peers, k.recvs, base, maxsteps, k.tbs, MSCCL_MAX_TBS);
 	else
-		error_at(s->loc, "'%s' does not fit MSCCL's limits %s: rank %d sends at least %ld "
+		error_at(dg, s->loc, "'%s' does not fit MSCCL's limits %s: rank %d sends at least %ld "
 		         "steps to rank %d (%s); a connection has one thread block of at most %d "
 		         "steps per channel, so it needs at least %ld channels; the limit is %d "
 		         "(rules 6, 7)", s->name, width, r, k.conn, k.conn_peer, base, maxsteps,
@@ -394,7 +394,7 @@ msccl_bound_free(MscclBound *b)
 }
 
 int
-msccl_refuse_unfit(const Sched *s, const MscclBound *b, const BuildOpts *o)
+msccl_refuse_unfit(Diag *dg, const Sched *s, const MscclBound *b, const BuildOpts *o)
 {
 	int R = s->nrank, inst = o->instances > 0 ? o->instances : 1;
 	int maxsteps = o->legacy ? MSCCL_MAX_STEPS_LEGACY : MSCCL_MAX_STEPS;
@@ -424,7 +424,7 @@ msccl_refuse_unfit(const Sched *s, const MscclBound *b, const BuildOpts *o)
 		snprintf(width, sizeof width, "over %d channel%s", W, W == 1 ? "" : "s");
 	else
 		snprintf(width, sizeof width, "at any width");
-	report(s, width, worst, wk, maxsteps, W);
+	report(dg, s, width, worst, wk, maxsteps, W);
 	return -1;
 }
 

@@ -36,19 +36,19 @@ nodes_over(const RankB *rb, int R, Built *b)
 }
 
 static int
-check_rules(const MProg *p, bool pieces)
+check_rules(Diag *dg, const MProg *p, bool pieces)
 {
 	int cap = msccl_capacity(p->proto);
-	return msccl_check(p) != 0 || msccl_check_run(p, cap, false) != 0 ||
-	       (pieces && msccl_check_run(p, cap, true) != 0) ? -1 : 0;
+	return msccl_check(dg, p) != 0 || msccl_check_run(dg, p, cap, false) != 0 ||
+	       (pieces && msccl_check_run(dg, p, cap, true) != 0) ? -1 : 0;
 }
 
 int
-msccl_check_built(const MProg *p, const Sched *sched, bool pieces, bool report)
+msccl_check_built(Diag *dg, const MProg *p, const Sched *sched, bool pieces, bool report)
 {
-	diag_mute(true);
-	int rc = check_rules(p, pieces);
-	diag_mute(false);
+	diag_mute(dg, true);
+	int rc = check_rules(dg, p, pieces);
+	diag_mute(dg, false);
 	if (rc == 0 || !report)
 		return rc;
 	/* again, with the XML as the diagnostics' source */
@@ -57,11 +57,15 @@ msccl_check_built(const MProg *p, const Sched *sched, bool pieces, bool report)
 	write_xml(p, memout_open(&xml));
 	memout_close(&xml);
 	snprintf(name, sizeof name, "<MSCCL XML for '%s'>", sched->name);
-	DiagSource coll = diag_current();
-	diag_source(name, xml.buf, xml.len);
-	check_rules(p, pieces);
-	diag_restore(coll);
-	note_at(sched->loc, "in the MSCCL program built for '%s' over %d channel%s: the errors "
+	/* a second Diag for the XML: the run's state (stream, count, limit)
+	 * with the XML as its source; what it counted is the run's */
+	Diag xd = *dg;
+	diag_source(&xd, name, xml.buf, xml.len);
+	check_rules(&xd, p, pieces);
+	dg->errors = xd.errors;
+	dg->muted = xd.muted;
+	dg->announced = xd.announced;
+	note_at(dg, sched->loc, "in the MSCCL program built for '%s' over %d channel%s: the errors "
 	        "above cite the XML collc would write", sched->name, p->nchannels,
 	        p->nchannels == 1 ? "" : "s");
 	free(xml.buf);
@@ -72,12 +76,12 @@ msccl_check_built(const MProg *p, const Sched *sched, bool pieces, bool report)
  * include the flow with whole messages: what check_width has not already
  * passed. On a failure with report, every rule again, for its report. */
 static int
-check_values(const MProg *p, const Sched *sched, bool pieces, bool report)
+check_values(Diag *dg, const MProg *p, const Sched *sched, bool pieces, bool report)
 {
-	diag_mute(true);
-	int rc = msccl_check_run(p, msccl_capacity(p->proto), false) != 0 ? -1 : 0;
-	diag_mute(false);
-	return rc == 0 || !report ? rc : msccl_check_built(p, sched, pieces, true);
+	diag_mute(dg, true);
+	int rc = msccl_check_run(dg, p, msccl_capacity(p->proto), false) != 0 ? -1 : 0;
+	diag_mute(dg, false);
+	return rc == 0 || !report ? rc : msccl_check_built(dg, p, sched, pieces, true);
 }
 
 /* The checks of a width that builds, each run once, cheapest first: the
@@ -90,19 +94,19 @@ check_values(const MProg *p, const Sched *sched, bool pieces, bool report)
  * for its report. 0 passes, -1 fails, 1 (without pieces) passes with a
  * message per step but stops chunk by chunk. */
 int
-check_width(const MProg *p, const Sched *sched, bool pieces, bool last)
+check_width(Diag *dg, const MProg *p, const Sched *sched, bool pieces, bool last)
 {
 	int cap = msccl_capacity(p->proto);
-	diag_mute(true);
-	bool rules = msccl_check(p) == 0;
-	bool chunkwise = rules && msccl_check_flow(p, cap, true) == 0;
-	bool flows = chunkwise || (rules && !pieces && msccl_check_flow(p, cap, false) == 0);
-	diag_mute(false);
+	diag_mute(dg, true);
+	bool rules = msccl_check(dg, p) == 0;
+	bool chunkwise = rules && msccl_check_flow(dg, p, cap, true) == 0;
+	bool flows = chunkwise || (rules && !pieces && msccl_check_flow(dg, p, cap, false) == 0);
+	diag_mute(dg, false);
 	if (flows && !chunkwise)
 		return 1;
 	if (!flows && !last)
 		return -1;
 	if (!flows)
-		return msccl_check_built(p, sched, pieces, true);
-	return check_values(p, sched, pieces, last);
+		return msccl_check_built(dg, p, sched, pieces, true);
+	return check_values(dg, p, sched, pieces, last);
 }

@@ -21,7 +21,7 @@ place_chunks(Lower *L, const Layout *lay, Built *b)
 	const Sched *s = L->s;
 	int nc = s->nchunk, R = s->nrank;
 	if (lay->short_block >= 0) {
-		error_at(s->loc, "'%s' cannot be written for MSCCL: rank %d owns %d of its %d "
+		error_at(L->diag, s->loc, "'%s' cannot be written for MSCCL: rank %d owns %d of its %d "
 		         "chunks, and MSCCL's %s needs every rank to own %d", s->name, lay->short_block,
 		         lay->short_count, nc, coll_kind_name[s->kind], nc / R);
 		return -1;

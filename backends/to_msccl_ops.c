@@ -300,7 +300,7 @@ lower_receives(Lower *L, int sfirst, int send_end, int round, int inst)
 		if (red) {
 			x->src = L->loc[dst * nc + c0];
 			if (x->src.buf < 0) {
-				error_at(s->loc, "'%s': rank %d reduces into chunk %d before holding it",
+				error_at(L->diag, s->loc, "'%s': rank %d reduces into chunk %d before holding it",
 				         s->name, dst, c0);
 				return -1;
 			}

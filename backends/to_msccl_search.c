@@ -40,9 +40,9 @@ typedef struct Width {
  * blocks and fusion, step numbers, header. 0, or 1 with b->why set when a
  * limit does not fit, or -1 after an error. */
 static int
-build(Arena *a, const Sched *s, const Layout *lay, const BuildOpts *o, Width wd, Built *b)
+build(Diag *dg, Arena *a, const Sched *s, const Layout *lay, const BuildOpts *o, Width wd, Built *b)
 {
-	Lower L0 = {.a = a, .s = s, .R = s->nrank, .inst = o->instances > 0 ? o->instances : 1,
+	Lower L0 = {.diag = dg, .a = a, .s = s, .R = s->nrank, .inst = o->instances > 0 ? o->instances : 1,
 	            .nch = wd.nch, .pinned = wd.pinned, .maxcnt = wd.maxcnt,
 	            .unpaired = wd.unpaired, .mirror = wd.mirror, .staged = wd.staged};
 	Lower *L = &L0;
@@ -121,17 +121,17 @@ typedef struct Search {
  * channel can cost elsewhere: TTO's trees on a mesh took 16 more steps of
  * 3340), else the closer to fitting. *ta holds the program kept. */
 static int
-build_best(Arena *ta, const Search *S, Width wd, Built *b)
+build_best(Diag *dg, Arena *ta, const Search *S, Width wd, Built *b)
 {
 	wd.flows = !wd.pinned && !wd.unpaired;
-	int rc = build(ta, S->s, S->lay, S->o, wd, b);
+	int rc = build(dg, ta, S->s, S->lay, S->o, wd, b);
 	if (rc < 0 || b->flows == 0 || b->any_width || (rc == 0 && total_steps(&b->p) == b->floor))
 		return rc; /* no flows, or none can do better (a ring: every hop fused, no nop) */
 	Arena ta2 = {0};
 	Built *b2 = xcalloc(1, sizeof *b2);
 	wd.flows = false;
 	S->stats->widths++;
-	int rc2 = build(&ta2, S->s, S->lay, S->o, wd, b2);
+	int rc2 = build(dg, &ta2, S->s, S->lay, S->o, wd, b2);
 	bool take2 = rc2 == 0 ? rc != 0 || total_steps(&b2->p) < total_steps(&b->p)
 	             : rc2 == 1 && rc == 1 && b2->excess < b->excess;
 	if (take2) {
@@ -189,16 +189,16 @@ width_tries(const BuildOpts *o, int inst, Try tries[16])
 /* Why width_tries found no width: the instances alone, or times the
  * --channels given, are over the executor's channels. */
 static void
-no_width(const Sched *sched, const BuildOpts *o, int inst)
+no_width(Diag *dg, const Sched *sched, const BuildOpts *o, int inst)
 {
 	if (o->channels > 0)
-		error_at(sched->loc,
+		error_at(dg, sched->loc,
 		         "'%s': --instances %d x --channels %d is %lld channels; the executor runs at "
 		         "most %d",
 		         sched->name, inst, o->channels, (long long)inst * o->channels,
 		         MSCCL_MAX_CHANNELS);
 	else
-		error_at(sched->loc, "'%s': --instances %d leaves no channel: at most %d channels",
+		error_at(dg, sched->loc, "'%s': --instances %d leaves no channel: at most %d channels",
 		         sched->name, inst, MSCCL_MAX_CHANNELS);
 }
 
@@ -207,7 +207,7 @@ no_width(const Sched *sched, const BuildOpts *o, int inst)
  * 0, -1 after an error, or (without pieces) 1: the program fits and passes
  * with a message per step but stops chunk by chunk (check_width). */
 static int
-search_widths(const Search *S, int maxcnt, bool unpaired, bool mirror, bool pieces, MProg *out)
+search_widths(Diag *dg, const Search *S, int maxcnt, bool unpaired, bool mirror, bool pieces, MProg *out)
 {
 	const Sched *sched = S->sched;
 	const BuildOpts *o = S->o;
@@ -222,7 +222,7 @@ search_widths(const Search *S, int maxcnt, bool unpaired, bool mirror, bool piec
 	Try tries[16];
 	int ntry = width_tries(o, inst, tries);
 	if (ntry == 0) {
-		no_width(sched, o, inst);
+		no_width(dg, sched, o, inst);
 		return -1;
 	}
 	char why[NCONN_MODE][400] = {"", ""}; /* --channels: each mode's limit */
@@ -267,15 +267,15 @@ search_widths(const Search *S, int maxcnt, bool unpaired, bool mirror, bool piec
 			continue;
 		}
 		if (!last)
-			diag_mute(true); /* a nesting count: undone below */
+			diag_mute(dg, true); /* a nesting count: undone below */
 		memset(&b, 0, sizeof b);
 		/* each attempt in its own arena: only the one written is kept */
 		Arena ta = {0};
 		S->stats->widths++;
 		Width wd = {nch, pinned, maxcnt, unpaired, mirror, false, S->staged};
-		int rc = build_best(&ta, S, wd, &b);
+		int rc = build_best(dg, &ta, S, wd, &b);
 		if (rc == 1 && b.any_width && !last) {
-			diag_mute(false);
+			diag_mute(dg, false);
 			last = true;
 		}
 		if (rc == 1 && b.by_steps && !pinned)
@@ -294,27 +294,27 @@ search_widths(const Search *S, int maxcnt, bool unpaired, bool mirror, bool piec
 			}
 		}
 		if (rc == 1 && last && b.any_width)
-			error_at(sched->loc, "'%s' does not fit MSCCL's limits: %s", sched->name, b.why);
+			error_at(dg, sched->loc, "'%s' does not fit MSCCL's limits: %s", sched->name, b.why);
 		else if (rc == 1 && last && o->channels > 0) {
 			ConnMode c = tries[closest_try].mode;
 			ConnMode oc = c == CONN_SPREAD ? CONN_PINNED : CONN_SPREAD;
-			error_at(sched->loc, "'%s' does not fit MSCCL's limits over %d channel%s: %s",
+			error_at(dg, sched->loc, "'%s' does not fit MSCCL's limits over %d channel%s: %s",
 			         sched->name, nch * inst, nch * inst == 1 ? "" : "s", closest);
 			if (why[oc][0] && strcmp(why[oc], closest) != 0)
-				note_at(sched->loc, "that is with %s; with %s: %s", conn_how[c], conn_how[oc],
+				note_at(dg, sched->loc, "that is with %s; with %s: %s", conn_how[c], conn_how[oc],
 				        why[oc]);
 		} else if (rc == 1 && last)
-			error_at(sched->loc, "'%s' does not fit MSCCL's limits at any width up to %d "
+			error_at(dg, sched->loc, "'%s' does not fit MSCCL's limits at any width up to %d "
 			         "channels; the closest, %d channel%s with %s: %s", sched->name,
 			         nch * inst, tries[closest_try].nch * inst,
 			         tries[closest_try].nch * inst == 1 ? "" : "s", conn_how[tries[closest_try].mode],
 			         closest);
 		S->stats->programs += rc == 0;
-		stops = rc == 0 ? check_width(&b.p, sched, pieces, last) : 0;
+		stops = rc == 0 ? check_width(dg, &b.p, sched, pieces, last) : 0;
 		if (stops < 0)
 			rc = -1;
 		if (!last)
-			diag_mute(false);
+			diag_mute(dg, false);
 		if (rc == 0) {
 			arena_move(S->a, &ta);
 			break;
@@ -354,26 +354,26 @@ enum { STAGING_FIRST_GAIN = 4 };
  * steps that passes every check as it is. S->staged ends as the program
  * found. */
 static int
-first_search(Search *S, MProg *out)
+first_search(Diag *dg, Search *S, MProg *out)
 {
-	diag_mute(true);
+	diag_mute(dg, true);
 	int stops = -1;
 	bool first = S->staged;
 	for (int i = 0; i < 2 && stops < 0; i++) {
 		S->staged = i == 0 ? first : !first;
 		if (S->staged && !staging_helps(S->s))
 			continue;
-		if (S->staged && search_widths(S, MSCCL_MAX_COUNT - 1, true, false, true, out) == 0)
+		if (S->staged && search_widths(dg, S, MSCCL_MAX_COUNT - 1, true, false, true, out) == 0)
 			stops = 0;
 		else
-			stops = search_widths(S, MSCCL_MAX_COUNT - 1, false, false, false, out);
+			stops = search_widths(dg, S, MSCCL_MAX_COUNT - 1, false, false, false, out);
 	}
 	if (stops == 0 && first) {
 		/* staged first: a plain program that fits as it is and has fewer
 		 * steps (no copies) is kept instead */
 		MProg plain;
 		S->staged = false;
-		if (search_widths(S, MSCCL_MAX_COUNT - 1, false, false, false, &plain) == 0 &&
+		if (search_widths(dg, S, MSCCL_MAX_COUNT - 1, false, false, false, &plain) == 0 &&
 		    total_steps(&plain) < total_steps(out))
 			*out = plain;
 		else
@@ -381,10 +381,10 @@ first_search(Search *S, MProg *out)
 	}
 	if (stops < 0)
 		S->staged = false;
-	diag_mute(false);
+	diag_mute(dg, false);
 	if (stops < 0) {
 		S->skip = false;
-		stops = search_widths(S, MSCCL_MAX_COUNT - 1, false, false, false, out);
+		stops = search_widths(dg, S, MSCCL_MAX_COUNT - 1, false, false, false, out);
 		S->skip = true;
 	}
 	return stops;
@@ -414,35 +414,35 @@ first_search(Search *S, MProg *out)
  * is no width to search: the first search's two attempts, and their
  * error, come first as they always did. */
 int
-lower_checked(Arena *a, const Sched *sched, const Layout *layp, const MscclBound *bound,
+lower_checked(Diag *dg, Arena *a, const Sched *sched, const Layout *layp, const MscclBound *bound,
               const BuildOpts *o, MProg *out, MscclStats *stats)
 {
 	Layout lay = *layp;
-	Search S = {a, sched, sched->base ? sched_expand(a, sched) : sched, &lay, bound, o, true,
+	Search S = {a, sched, sched->base ? sched_expand(dg, a, sched) : sched, &lay, bound, o, true,
 	            stats, false};
 	S.staged = staging_helps(S.s) && msccl_bound_staging_gain(bound) >= STAGING_FIRST_GAIN;
 	int exchange = bound->exchange_run[o->instances > 1];
 	bool stops_likely = o->channels <= 0 && exchange > msccl_capacity(build_proto(o));
-	int stops = stops_likely ? 1 : first_search(&S, out);
+	int stops = stops_likely ? 1 : first_search(dg, &S, out);
 	stats->staged = S.staged;
 	if (stops <= 0)
 		return stops;
-	diag_mute(true);
+	diag_mute(dg, true);
 	bool safe = false;
 	for (int m = 3; !safe && m >= 0; m--) {
 		MProg other;
 		bool unpaired = m == 3, mirror = m == 0;
-		if (search_widths(&S, unpaired || mirror ? MSCCL_MAX_COUNT - 1 : m, unpaired, mirror,
+		if (search_widths(dg, &S, unpaired || mirror ? MSCCL_MAX_COUNT - 1 : m, unpaired, mirror,
 		                  true, &other) == 0) {
 			*out = other;
 			safe = true;
 		}
 	}
 	stats->staged = S.staged;
-	diag_mute(false);
+	diag_mute(dg, false);
 	if (safe)
 		return 0;
-	if (stops_likely && (stops = first_search(&S, out)) <= 0) {
+	if (stops_likely && (stops = first_search(dg, &S, out)) <= 0) {
 		stats->staged = S.staged; /* first_search leaves it as the program found */
 		return stops;             /* the estimate was wrong */
 	}
@@ -453,7 +453,7 @@ lower_checked(Arena *a, const Sched *sched, const Layout *layp, const MscclBound
 				if (mtype_sends(out->gpu[g].tb[t].step[k].type) &&
 				    out->gpu[g].tb[t].step[k].cnt > largest)
 					largest = out->gpu[g].tb[t].step[k].cnt;
-	error_at(sched->loc, "'%s' does not fit MSCCL's limits without a deadlock at large "
+	error_at(dg, sched->loc, "'%s' does not fit MSCCL's limits without a deadlock at large "
 	         "sizes: its sending steps of up to %d chunks stop when the executor moves them "
 	         "a chunk per call (rule 14: a connection holds %d calls), and with tbs that "
 	         "only send or only receive, steps of 1 or 2 chunks, or exchanges received "

@@ -331,7 +331,7 @@ round_deps(const Sched *s, const Keys *ks, const MsgDeps *bd, const int *fix, in
 /* Every message, the translates of node 0's by each node, with their
  * dependencies: what `build --target sim` writes and --sync deps runs. */
 static int
-translates_coll(Arena *a, const Sched *s, const int *fix, int nfix, SimColl *c)
+translates_coll(Diag *dg, Arena *a, const Sched *s, const int *fix, int nfix, SimColl *c)
 {
 	const Topo *t = s->topo;
 	Out o = {.a = a};
@@ -343,7 +343,7 @@ translates_coll(Arena *a, const Sched *s, const int *fix, int nfix, SimColl *c)
 	for (int r = 0; r < s->nround; r++)
 		total += (long)t->nnode * ks[r].n;
 	if (total > MAX_TRANSFERS) {
-		error_at(s->loc, "'%s' sends %ld messages; the simulator holds at most %d at once, as "
+		error_at(dg, s->loc, "'%s' sends %ld messages; the simulator holds at most %d at once, as "
 		         "--sync deps and a .sim file need (round by round it takes them a round at a "
 		         "time)", s->name, total, MAX_TRANSFERS);
 		for (int r = 0; r < s->nround; r++)
@@ -538,7 +538,7 @@ keys_lone(const Keys *ks, const int *orbit, int *stamp, int mark)
 
 /* A stream of the translates of node 0's messages, one round at a time. */
 static int
-stream_coll(Arena *a, const Sched *s, const int *fix, int nfix, SimColl *c)
+stream_coll(Diag *dg, Arena *a, const Sched *s, const int *fix, int nfix, SimColl *c)
 {
 	int *key = xmalloc(((size_t)s->topo->nnode + 3) * sizeof *key);
 	Keys *ks = node0_keys(s, fix, nfix, key);
@@ -578,7 +578,7 @@ stream_coll(Arena *a, const Sched *s, const int *fix, int nfix, SimColl *c)
 	}
 	free(ks), free(stamp);
 	if (made > MAX_STREAM_MSGS || most_hops > MAX_STREAM_MSGS) {
-		error_at(s->loc, "'%s' sends %ld messages (%ld hops in a round at most); the simulator "
+		error_at(dg, s->loc, "'%s' sends %ld messages (%ld hops in a round at most); the simulator "
 		         "takes at most %d", s->name, made, most_hops, MAX_STREAM_MSGS);
 		return -1;
 	}
@@ -606,7 +606,7 @@ typedef struct Conversion {
 } Conversion;
 
 static int
-coll_of_sched(Arena *a, const Sched *s, const Conversion *how, SimColl *c)
+coll_of_sched(Diag *dg, Arena *a, const Sched *s, const Conversion *how, SimColl *c)
 {
 	c->name = s->name;
 	c->loc = s->loc;
@@ -621,26 +621,26 @@ coll_of_sched(Arena *a, const Sched *s, const Conversion *how, SimColl *c)
 		return 0;
 	}
 	if (s->xor_routes && how->stream)
-		return rank_stream_coll(a, s, c);
+		return rank_stream_coll(dg, a, s, c);
 	const Group *g = s->group;
 	long order = g ? g->order : s->nrank; /* the rank form's copies: one per rank */
 	int *fix = xmalloc((size_t)order * sizeof *fix);
 	int nfix = s->nphase || !g ? 0 : stabilizer(g, s->topo, fix), rc = 0;
 	if (nfix && how->stream) {
-		rc = stream_coll(a, s, fix, nfix, c);
+		rc = stream_coll(dg, a, s, fix, nfix, c);
 	} else if ((long)s->nbase * order <= how->expand_limit) {
 		Arena tmp = {0};
-		explicit_coll(a, sched_expand(&tmp, s), c);
+		explicit_coll(a, sched_expand(dg, &tmp, s), c);
 		arena_free(&tmp);
 	} else if (nfix) {
-		rc = translates_coll(a, s, fix, nfix, c);
+		rc = translates_coll(dg, a, s, fix, nfix, c);
 	} else if (!g) {
-		error_at(s->loc, "'%s' is too large to expand for the simulator: %ld copies of base "
+		error_at(dg, s->loc, "'%s' is too large to expand for the simulator: %ld copies of base "
 		         "transfers (at most %ld); round by round (--sync rounds) it is streamed",
 		         s->name, (long)s->nbase * order, how->expand_limit);
 		rc = -1;
 	} else {
-		error_at(s->loc, "'%s' is too large for the simulator: %ld copies of base transfers "
+		error_at(dg, s->loc, "'%s' is too large for the simulator: %ld copies of base transfers "
 		         "to expand (at most %ld unless its group holds every translation of a torus, "
 		         "ring, hyperx or full topology)", s->name, (long)s->nbase * order,
 		         how->expand_limit);
@@ -670,7 +670,7 @@ router_ports(const Topo *t)
 }
 
 int
-sim_net_of_topo(Arena *a, const Topo *t, SimNet *out)
+sim_net_of_topo(Diag *dg, Arena *a, const Topo *t, SimNet *out)
 {
 	out->topo = topo_kind_name(t->kind);
 	out->ndim = t->ndim;
@@ -686,7 +686,7 @@ sim_net_of_topo(Arena *a, const Topo *t, SimNet *out)
 	}
 	out->mtu = llround(t->net.mtu);
 	if (out->mtu < 1 || out->mtu > SIM_MAX_MTU) {
-		error_at(t->loc, "the simulator takes an mtu of 1 B to 1 MiB, not %.0f B", t->net.mtu);
+		error_at(dg, t->loc, "the simulator takes an mtu of 1 B to 1 MiB, not %.0f B", t->net.mtu);
 		return -1;
 	}
 	out->router_ps = llround(t->net.router_latency * 1e12);
@@ -697,7 +697,7 @@ sim_net_of_topo(Arena *a, const Topo *t, SimNet *out)
 	out->nport = router_ports(t);
 	out->switching = t->net.store_and_forward ? SIM_STORE_AND_FORWARD : SIM_CUT_THROUGH;
 	if (t->net.buffer_packets > SIM_MAX_BUFFER) {
-		error_at(t->loc, "the simulator takes a buffer of at most %d packets, not %.0f",
+		error_at(dg, t->loc, "the simulator takes a buffer of at most %d packets, not %.0f",
 		         SIM_MAX_BUFFER, t->net.buffer_packets);
 		return -1;
 	}
@@ -731,27 +731,27 @@ barrier_rounds(Arena *a, const Sched *s, SimColl *c)
 }
 
 static int
-convert(Arena *a, const Sched *const *s, int n, const Conversion *how, SimNet *out)
+convert(Diag *dg, Arena *a, const Sched *const *s, int n, const Conversion *how, SimNet *out)
 {
 	memset(out, 0, sizeof *out);
 	if (n == 0) {
-		error_file("no schedule to simulate");
+		error_file(dg, "no schedule to simulate");
 		return -1;
 	}
 	const Topo *t = s[0]->topo;
 	for (int i = 1; i < n; i++)
 		if (s[i]->topo != t) {
-			error_at(s[i]->loc, "'%s' is on topology '%s' and '%s' on '%s': a .sim file holds "
+			error_at(dg, s[i]->loc, "'%s' is on topology '%s' and '%s' on '%s': a .sim file holds "
 			         "one topology (choose with --collective)", s[0]->name, t->name, s[i]->name,
 			         s[i]->topo->name);
 			return -1;
 		}
-	if (sim_net_of_topo(a, t, out) != 0)
+	if (sim_net_of_topo(dg, a, t, out) != 0)
 		return -1;
 	out->ncoll = n;
 	out->coll = arena_array(a, (size_t)n, sizeof *out->coll);
 	for (int i = 0; i < n; i++) {
-		if (coll_of_sched(a, s[i], how, &out->coll[i]) != 0)
+		if (coll_of_sched(dg, a, s[i], how, &out->coll[i]) != 0)
 			return -1;
 		reconfig_rounds(a, s[i], &out->coll[i]);
 		barrier_rounds(a, s[i], &out->coll[i]);
@@ -761,31 +761,31 @@ convert(Arena *a, const Sched *const *s, int n, const Conversion *how, SimNet *o
 }
 
 int
-sim_from_scheds(Arena *a, const Sched *const *s, int n, SimNet *out)
+sim_from_scheds(Diag *dg, Arena *a, const Sched *const *s, int n, SimNet *out)
 {
-	return convert(a, s, n, &(Conversion){MAX_SIM_EXPAND, false}, out);
+	return convert(dg, a, s, n, &(Conversion){MAX_SIM_EXPAND, false}, out);
 }
 
 int
-sim_from_scheds_limit(Arena *a, const Sched *const *s, int n, long expand_limit, SimNet *out)
+sim_from_scheds_limit(Diag *dg, Arena *a, const Sched *const *s, int n, long expand_limit, SimNet *out)
 {
-	return convert(a, s, n, &(Conversion){expand_limit, false}, out);
+	return convert(dg, a, s, n, &(Conversion){expand_limit, false}, out);
 }
 
 int
-sim_stream_scheds(Arena *a, const Sched *const *s, int n, SimNet *out)
+sim_stream_scheds(Diag *dg, Arena *a, const Sched *const *s, int n, SimNet *out)
 {
-	return convert(a, s, n, &(Conversion){MAX_SIM_EXPAND, true}, out);
+	return convert(dg, a, s, n, &(Conversion){MAX_SIM_EXPAND, true}, out);
 }
 
 static int
-emit_sim(const Prog *p, const BuildOpts *o, FILE *f)
+emit_sim(Diag *dg, const Prog *p, const BuildOpts *o, FILE *f)
 {
 	const Sched **sel = xmalloc(((size_t)p->nsched + 1) * sizeof *sel);
 	int n = backend_select(p, o, sel, p->nsched);
 	Arena a = {0};
 	SimNet net;
-	int rc = sim_from_scheds(&a, sel, n, &net);
+	int rc = sim_from_scheds(dg, &a, sel, n, &net);
 	if (rc == 0)
 		sim_write(&net, f);
 	arena_free(&a);

@@ -200,7 +200,7 @@ rank_round(void *ctx, int r)
 }
 
 int
-rank_stream_coll(Arena *a, const Sched *s, SimColl *c)
+rank_stream_coll(Diag *dg, Arena *a, const Sched *s, SimColl *c)
 {
 	RankStream *st = NEW(a, RankStream);
 	*st = (RankStream){.s = s};
@@ -229,7 +229,7 @@ rank_stream_coll(Arena *a, const Sched *s, SimColl *c)
 		most_hops = hops > most_hops ? hops : most_hops;
 	}
 	if (total > MAX_STREAM_MSGS || most_hops > MAX_STREAM_MSGS) {
-		error_at(s->loc, "'%s' sends %ld messages over %ld hops in a round at most; the "
+		error_at(dg, s->loc, "'%s' sends %ld messages over %ld hops in a round at most; the "
 		         "simulator takes at most %d", s->name, total, most_hops, MAX_STREAM_MSGS);
 		return -1;
 	}

@@ -67,32 +67,45 @@ typedef struct Loc {
 
 enum { DIAG_MAX_ERRORS = 20 };
 
-void diag_source(const char *file, const char *text, size_t len);
-/* The source diagnostics name and quote, saved to be restored after
- * checking a generated text (which becomes the source meanwhile). */
-typedef struct DiagSource {
-	const char *file, *text;
-	size_t len;
-} DiagSource;
-DiagSource diag_current(void);
-void diag_restore(DiagSource);
-void diag_stream(FILE *);   /* where diagnostics go; stderr by default */
-void diag_reset(void);      /* forget the error count (tests, or a new file) */
-void error_at(Loc, const char *fmt, ...) PRINTF_LIKE(2, 3);
-void note_at(Loc, const char *fmt, ...) PRINTF_LIKE(2, 3);
+/* The diagnostics of one run (or of one generated text checked within it):
+ * every diagnostic function takes it first, as Lua's take lua_State. The
+ * driver owns the run's Diag and each pass carries it in its context. */
+typedef struct Diag {
+	const char *file;   /* the source diagnostics name ("<input>" by default) */
+	const char *text;   /* its text, quoted under located diagnostics; NULL: none */
+	size_t len;         /* the bytes of text */
+	FILE *out;          /* where diagnostics go; NULL: stderr */
+	int errors;         /* errors counted so far (nerrors) */
+	int mute_depth;     /* > 0 in trial builds: errors neither print nor count */
+	bool muted;         /* the last error was past the limit: its notes go too */
+	bool announced;     /* "too many errors" was said */
+	Loc building_loc;   /* what the run is building, for out_of_memory ... */
+	char building[160]; /* ... and its name ("" when nothing is) */
+} Diag;
+
+/* A Diag naming "<input>", writing to stderr, with no errors. */
+Diag diag_new(void);
+void diag_source(Diag *, const char *file, const char *text, size_t len);
+void diag_stream(Diag *, FILE *); /* where diagnostics go; stderr by default */
+void diag_reset(Diag *);          /* forget the error count (tests, or a new file) */
+void error_at(Diag *, Loc, const char *fmt, ...) PRINTF_LIKE(3, 4);
+void note_at(Diag *, Loc, const char *fmt, ...) PRINTF_LIKE(3, 4);
 /* A located warning: printed as an error is, but not counted (the exit
  * status and the outputs are unchanged). */
-void warning_at(Loc, const char *fmt, ...) PRINTF_LIKE(2, 3);
-void error_file(const char *fmt, ...) PRINTF_LIKE(1, 2); /* no location */
-int nerrors(void);
-int diag_too_many(void);    /* the error limit was reached: stop parsing */
-void diag_stopping(void);   /* says once that the limit stopped the run */
-void diag_mute(bool on);    /* trial builds: errors neither print nor count */
+void warning_at(Diag *, Loc, const char *fmt, ...) PRINTF_LIKE(3, 4);
+void error_file(Diag *, const char *fmt, ...) PRINTF_LIKE(2, 3); /* no location */
+int nerrors(const Diag *);
+int diag_too_many(const Diag *); /* the error limit was reached: stop parsing */
+void diag_stopping(Diag *);      /* says once that the limit stopped the run */
+void diag_mute(Diag *, bool on); /* trial builds: errors neither print nor count */
 _Noreturn void die(const char *fmt, ...) PRINTF_LIKE(1, 2); /* internal bug */
 /* What the run is building, for an out-of-memory error: "schedule 'AR'"
  * at its declaration; diag_built() forgets it. */
-void diag_building(Loc, const char *what);
-void diag_built(void);
+void diag_building(Diag *, Loc, const char *what);
+void diag_built(Diag *);
+/* The Diag out_of_memory reports through: registered once at start-up by
+ * main (and the test runner, fuzzers, benches); NULL: a default one. */
+void diag_on_oom(Diag *);
 /* An allocation of `bytes` failed: a located error naming what was being
  * built, exit 1. Outputs are written whole at the end, so none is left. */
 _Noreturn void out_of_memory(size_t bytes);
@@ -129,7 +142,7 @@ const char *nearest_name(const char *name, const char *const *cand, int ncand);
 /* The text formats (schedule text, .sim) are text: a NUL or another control
  * byte (not tab, CR or LF) is reported at its place, since a name holding
  * one would be written back cut short. 0, or -1 after reporting. */
-int text_only(const char *text, size_t len);
+int text_only(Diag *, const char *text, size_t len);
 /* Reads a whole file; NULL and a message in err[] on failure. "-" is stdin.
  * Its format (input_kind, from its first bytes) sets the size limit. */
 char *read_file(const char *path, size_t *len, char *err, size_t errlen);

@@ -7,6 +7,8 @@
  *
  * Errors are counted, not fatal: each phase reports all it finds and the
  * driver stops between phases, so nothing is written once an error exists.
+ * All of it is per run, in the Diag the caller passes (base.h); the one
+ * global is the Diag out_of_memory reports through.
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -14,85 +16,72 @@
 
 #include "base.h"
 
-static const char *src_file = "<input>";
-static const char *src_text;
-static size_t src_len;
-static FILE *out;
-static int error_count;
-static bool muted;     /* the last error was past the limit: its notes go too */
-static bool announced; /* "too many errors" was said */
-static int mute_depth;
-static Loc building_loc; /* what the run is building, for out_of_memory */
-static char building[160];
+/* The one process-wide pointer: malloc may fail anywhere, in code that
+ * has no Diag at hand (xmalloc, the arenas), as a signal may arrive
+ * anywhere; main registers the run's Diag here once (diag_on_oom). */
+static Diag *oom_diag;
+
+Diag
+diag_new(void)
+{
+	return (Diag){.file = "<input>"};
+}
 
 void
-diag_mute(bool on)
+diag_mute(Diag *d, bool on)
 {
-	mute_depth += on ? 1 : -1;
+	d->mute_depth += on ? 1 : -1;
 }
 
 /* Lines longer than this are quoted as a window around the column. */
 enum { QUOTE_WIDTH = 120 };
 
 void
-diag_source(const char *file, const char *text, size_t len)
+diag_source(Diag *d, const char *file, const char *text, size_t len)
 {
-	src_file = file;
-	src_text = text;
-	src_len = len;
-}
-
-DiagSource
-diag_current(void)
-{
-	return (DiagSource){src_file, src_text, src_len};
+	d->file = file;
+	d->text = text;
+	d->len = len;
 }
 
 void
-diag_restore(DiagSource d)
+diag_stream(Diag *d, FILE *f)
 {
-	diag_source(d.file, d.text, d.len);
+	d->out = f;
 }
 
 void
-diag_stream(FILE *f)
+diag_reset(Diag *d)
 {
-	out = f;
-}
-
-void
-diag_reset(void)
-{
-	error_count = 0;
-	muted = announced = false;
-}
-
-void
-diag_stopping(void)
-{
-	if (announced)
-		return;
-	announced = true;
-	fprintf(out ? out : stderr, "%s: error: too many errors (%d), stopping\n", src_file,
-	        DIAG_MAX_ERRORS);
-}
-
-int
-nerrors(void)
-{
-	return error_count;
-}
-
-int
-diag_too_many(void)
-{
-	return error_count >= DIAG_MAX_ERRORS;
+	d->errors = 0;
+	d->muted = d->announced = false;
 }
 
 static FILE *
-stream(void)
+stream(const Diag *d)
 {
-	return out ? out : stderr;
+	return d->out ? d->out : stderr;
+}
+
+void
+diag_stopping(Diag *d)
+{
+	if (d->announced)
+		return;
+	d->announced = true;
+	fprintf(stream(d), "%s: error: too many errors (%d), stopping\n", d->file, DIAG_MAX_ERRORS);
+}
+
+int
+nerrors(const Diag *d)
+{
+	return d->errors;
+}
+
+int
+diag_too_many(const Diag *d)
+{
+	return d->errors >= DIAG_MAX_ERRORS;
 }
 
 /* One character of a quoted line as a terminal may show it, into buf (at
@@ -132,10 +121,10 @@ glyph(const unsigned char *q, const unsigned char *end, char *buf, int *cols)
 }
 
 static void
-quote(Loc loc)
+quote(const Diag *d, Loc loc)
 {
-	FILE *f = stream();
-	const char *p = src_text, *end = src_text + src_len;
+	FILE *f = stream(d);
+	const char *p = d->text, *end = d->text + d->len;
 	for (int l = 1; p < end && l < loc.line; p++)
 		if (*p == '\n')
 			l++;
@@ -177,73 +166,74 @@ quote(Loc loc)
 	fputs("^\n", f);
 }
 
-static void report(const char *kind, Loc loc, const char *fmt, va_list ap) PRINTF_LIKE(3, 0);
+static void report(const Diag *, const char *kind, Loc loc, const char *fmt, va_list ap)
+	PRINTF_LIKE(4, 0);
 
 static void
-report(const char *kind, Loc loc, const char *fmt, va_list ap)
+report(const Diag *d, const char *kind, Loc loc, const char *fmt, va_list ap)
 {
-	FILE *f = stream();
+	FILE *f = stream(d);
 	if (loc.line > 0)
-		fprintf(f, "%s:%d:%d: %s: ", src_file, loc.line, loc.col, kind);
+		fprintf(f, "%s:%d:%d: %s: ", d->file, loc.line, loc.col, kind);
 	else
-		fprintf(f, "%s: %s: ", src_file, kind);
+		fprintf(f, "%s: %s: ", d->file, kind);
 	vfprintf(f, fmt, ap);
 	fputc('\n', f);
-	if (loc.line > 0 && src_text)
-		quote(loc);
+	if (loc.line > 0 && d->text)
+		quote(d, loc);
 }
 
 void
-error_at(Loc loc, const char *fmt, ...)
+error_at(Diag *d, Loc loc, const char *fmt, ...)
 {
-	if (mute_depth > 0)
+	if (d->mute_depth > 0)
 		return;
-	if (error_count >= DIAG_MAX_ERRORS) {
-		muted = true;
-		diag_stopping();
+	if (d->errors >= DIAG_MAX_ERRORS) {
+		d->muted = true;
+		diag_stopping(d);
 		return;
 	}
-	muted = false;
+	d->muted = false;
 	va_list ap;
 	va_start(ap, fmt);
-	report("error", loc, fmt, ap);
+	report(d, "error", loc, fmt, ap);
 	va_end(ap);
-	error_count++;
+	d->errors++;
 }
 
 void
-warning_at(Loc loc, const char *fmt, ...)
+warning_at(Diag *d, Loc loc, const char *fmt, ...)
 {
-	if (mute_depth > 0 || error_count >= DIAG_MAX_ERRORS)
+	if (d->mute_depth > 0 || d->errors >= DIAG_MAX_ERRORS)
 		return;
-	muted = false; /* its notes follow it */
+	d->muted = false; /* its notes follow it */
 	va_list ap;
 	va_start(ap, fmt);
-	report("warning", loc, fmt, ap);
-	va_end(ap);
-}
-
-void
-note_at(Loc loc, const char *fmt, ...)
-{
-	if (mute_depth > 0)
-		return;
-	if (muted)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	report("note", loc, fmt, ap);
+	report(d, "warning", loc, fmt, ap);
 	va_end(ap);
 }
 
 void
-error_file(const char *fmt, ...)
+note_at(Diag *d, Loc loc, const char *fmt, ...)
+{
+	if (d->mute_depth > 0)
+		return;
+	if (d->muted)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	report(d, "note", loc, fmt, ap);
+	va_end(ap);
+}
+
+void
+error_file(Diag *d, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	report("error", (Loc){0, 0}, fmt, ap);
+	report(d, "error", (Loc){0, 0}, fmt, ap);
 	va_end(ap);
-	error_count++;
+	d->errors++;
 }
 
 void
@@ -259,28 +249,36 @@ die(const char *fmt, ...)
 }
 
 void
-diag_building(Loc loc, const char *what)
+diag_building(Diag *d, Loc loc, const char *what)
 {
-	building_loc = loc;
-	snprintf(building, sizeof building, "%s", what);
+	d->building_loc = loc;
+	snprintf(d->building, sizeof d->building, "%s", what);
 }
 
 void
-diag_built(void)
+diag_built(Diag *d)
 {
-	building_loc = (Loc){0, 0};
-	building[0] = 0;
+	d->building_loc = (Loc){0, 0};
+	d->building[0] = 0;
+}
+
+void
+diag_on_oom(Diag *d)
+{
+	oom_diag = d;
 }
 
 /* Called when malloc has failed: prints from fixed storage only. */
 void
 out_of_memory(size_t bytes)
 {
+	Diag fallback = diag_new();
+	Diag *d = oom_diag ? oom_diag : &fallback;
 	double mib = (double)bytes / (1 << 20);
-	if (building[0])
-		error_at(building_loc, "out of memory building %s (an allocation of %.1f MiB failed)",
-		         building, mib);
+	if (d->building[0])
+		error_at(d, d->building_loc, "out of memory building %s (an allocation of %.1f MiB failed)",
+		         d->building, mib);
 	else
-		error_file("out of memory (an allocation of %.1f MiB failed)", mib);
+		error_file(d, "out of memory (an allocation of %.1f MiB failed)", mib);
 	exit(1);
 }

@@ -418,13 +418,13 @@ starts_with_bom(const char *text, size_t len)
 }
 
 int
-text_only(const char *text, size_t len)
+text_only(Diag *dg, const char *text, size_t len)
 {
 	Loc at = {1, 1};
 	for (size_t i = 0; i < len; i++) {
 		unsigned char b = (unsigned char)text[i];
 		if ((b < 0x20 && b != '\n' && b != '\t' && b != '\r') || b == 0x7f) {
-			error_at(at, "unexpected byte 0x%02x", b);
+			error_at(dg, at, "unexpected byte 0x%02x", b);
 			return -1;
 		}
 		at = b == '\n' ? (Loc){at.line + 1, 1} : (Loc){at.line, at.col + 1};

@@ -84,12 +84,12 @@ bound_busbw(BoundCache *cache, const SimNet *n, int c)
 }
 
 double
-bound_busbw_sched(const Sched *s)
+bound_busbw_sched(Diag *dg, const Sched *s)
 {
 	Arena a = {0};
 	SimNet *n = NEW(&a, SimNet);
 	double bw = 0;
-	if (sim_net_of_topo(&a, s->topo, n) == 0) {
+	if (sim_net_of_topo(dg, &a, s->topo, n) == 0) {
 		SimColl *c = NEW(&a, SimColl);
 		*c = (SimColl){.name = s->name, .kind = coll_kind_name[s->kind], .nrank = s->nrank,
 		               .rank_node = s->rank_node, .root = s->root};

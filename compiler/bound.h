@@ -23,7 +23,7 @@ typedef struct BoundCache {
 
 double bound_busbw(BoundCache *, const SimNet *, int c);
 /* The same for a schedule, on its topology. */
-double bound_busbw_sched(const Sched *);
+double bound_busbw_sched(Diag *, const Sched *);
 void bound_cache_free(BoundCache *);
 
 /* check: a line per cut bound of the schedules (those of one topology,

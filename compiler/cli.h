@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "base.h"
+
 typedef struct CliOpt {
 	const char *name;   /* the long name, without "--" */
 	char letter;        /* a short form ("-o"), or 0 */
@@ -25,7 +27,7 @@ typedef struct CliCommand {
 	const char *details;   /* paragraphs after the options (or NULL) */
 	const CliOpt *opt;
 	int nopt;
-	int (*run)(int argc, char **argv); /* argv[0] is the command's name */
+	int (*run)(Diag *, int argc, char **argv); /* argv[0] is the command's name */
 	void (*more_help)(FILE *); /* after the details: a list from a table (or NULL) */
 } CliCommand;
 

@@ -23,14 +23,14 @@ typedef struct ExplainArgs {
 /* The outputs of one schedule x (explicit; sym its symmetric form or
  * NULL), up to the fault when there is one. */
 static int
-explain_outputs(const Sched *x, const Sched *sym, const ExplainFault *fault,
+explain_outputs(Diag *dg, const Sched *x, const Sched *sym, const ExplainFault *fault,
                 const ExplainArgs *ea, FILE *out)
 {
 	const Sched *shown = sym ? sym : x;
 	int full = 1;
-	if (ea->html && (full = explain_check_page(shown)) < 0)
+	if (ea->html && (full = explain_check_page(dg, shown)) < 0)
 		return 1;
-	if ((!ea->html || ea->svg) && explain_check_size(shown) != 0)
+	if ((!ea->html || ea->svg) && explain_check_size(dg, shown) != 0)
 		return 1;
 	if (explain_text_fits(shown))
 		explain_text_fault(x, fault, out);
@@ -53,13 +53,13 @@ explain_outputs(const Sched *x, const Sched *sym, const ExplainFault *fault,
 }
 
 static int
-explain_one(const Sched *s, const ExplainArgs *ea, FILE *out)
+explain_one(Diag *dg, const Sched *s, const ExplainArgs *ea, FILE *out)
 {
-	if (ea->html ? explain_check_page(s) < 0 : explain_check_size(s) != 0)
+	if (ea->html ? explain_check_page(dg, s) < 0 : explain_check_size(dg, s) != 0)
 		return 1;
 	Arena a = {0};
-	const Sched *x = s->base ? sched_expand(&a, s) : s;
-	int rc = explain_outputs(x, s->base ? s : NULL, NULL, ea, out);
+	const Sched *x = s->base ? sched_expand(dg, &a, s) : s;
+	int rc = explain_outputs(dg, x, s->base ? s : NULL, NULL, ea, out);
 	arena_free(&a);
 	return rc;
 }
@@ -86,7 +86,7 @@ static const CliOpt explain_opts[] = {
 	{"size", 0, "BYTES", "the message size the page's loads and metrics assume (1MiB)"},
 };
 
-static int cmd_explain(int argc, char **argv);
+static int cmd_explain(Diag *, int argc, char **argv);
 
 const CliCommand cli_explain = {
 	"explain", "FILE",
@@ -101,25 +101,25 @@ const CliCommand cli_explain = {
 /* A user schedule the teacher refused: its rounds up to the fault, with
  * the counterexample collc printed. rc stays 1. */
 static void
-explain_trace(const TeachTrace *tr, const char *why, const ExplainArgs *ea, FILE *out)
+explain_trace(Diag *dg, const TeachTrace *tr, const char *why, const ExplainArgs *ea, FILE *out)
 {
 	ExplainFault f = explain_fault_of(tr, why);
-	explain_outputs(tr->s, NULL, &f, ea, out);
+	explain_outputs(dg, tr->s, NULL, &f, ea, out);
 }
 
 /* Builds the file with diagnostics kept (the page quotes them) and
  * echoed to stderr. */
 static int
-explain_load(const char *path, Input *in, TeachTrace *trace, char **why)
+explain_load(Diag *dg, const char *path, Input *in, TeachTrace *trace, char **why)
 {
 	size_t len;
 	FILE *mem = open_memstream(why, &len);
 	if (mem)
-		diag_stream(mem);
+		diag_stream(dg, mem);
 	in->prog.trace = trace;
-	int rc = load(path, in, true, 1 << 20);
+	int rc = load(dg, path, in, true, 1 << 20);
 	if (mem) {
-		diag_stream(NULL);
+		diag_stream(dg, NULL);
 		fclose(mem);
 		fputs(*why, stderr);
 	}
@@ -127,7 +127,7 @@ explain_load(const char *path, Input *in, TeachTrace *trace, char **why)
 }
 
 static int
-explain_selected(Input *in, const ExplainArgs *ea, FILE *mem)
+explain_selected(Diag *dg, Input *in, const ExplainArgs *ea, FILE *mem)
 {
 	int rc = 0, shown = 0;
 	for (int i = 0; rc == 0 && i < in->prog.nsched; i++) {
@@ -136,13 +136,13 @@ explain_selected(Input *in, const ExplainArgs *ea, FILE *mem)
 			continue;
 		if (shown++)
 			fputc('\n', mem);
-		rc = explain_one(s, ea, mem); /* load verified it */
+		rc = explain_one(dg, s, ea, mem); /* load verified it */
 	}
 	return rc;
 }
 
 static int
-cmd_explain(int argc, char **argv)
+cmd_explain(Diag *dg, int argc, char **argv)
 {
 	const char *path = NULL;
 	ExplainArgs ea = {.bytes = 1 << 20};
@@ -156,11 +156,11 @@ cmd_explain(int argc, char **argv)
 	Input in = {.only = ea.collective};
 	TeachTrace trace = {0};
 	char *why = NULL;
-	rc = explain_load(path, &in, &trace, &why);
+	rc = explain_load(dg, path, &in, &trace, &why);
 	MemOut m;
 	FILE *mem = memout_open(&m);
 	if (rc && trace.s && (!ea.collective || strcmp(trace.s->name, ea.collective) == 0)) {
-		explain_trace(&trace, why, &ea, mem);
+		explain_trace(dg, &trace, why, &ea, mem);
 		write_output(NULL, &m);
 		free(why);
 		input_free(&in);
@@ -172,16 +172,16 @@ cmd_explain(int argc, char **argv)
 		nsel += !ea.collective || strcmp(in.prog.sched[i]->name, ea.collective) == 0;
 	if (rc == 0 && nsel == 0) {
 		if (ea.collective)
-			no_schedule_named(&in.prog, ea.collective);
+			no_schedule_named(dg, &in.prog, ea.collective);
 		else
-			error_file("no schedule is built from this file");
+			error_file(dg, "no schedule is built from this file");
 		rc = 1;
 	}
 	if (rc == 0 && (ea.svg || ea.html) && nsel > 1)
 		rc = usage_error("explain: --svg and --html draw one collective; choose it with "
 		                 "--collective");
 	if (rc == 0)
-		rc = explain_selected(&in, &ea, mem);
+		rc = explain_selected(dg, &in, &ea, mem);
 	if (rc == 0)
 		rc = write_output(NULL, &m);
 	else

@@ -52,7 +52,7 @@ run_row(Table *t, const char *name, const char *kind, int p, const char *mode, d
 /* The buffers a run holds at once against the memory budget; a located
  * error naming both when they do not fit (docs/limits.md). */
 static int
-check_run_memory(Loc loc, const char *what, double need, double bytes)
+check_run_memory(Diag *dg, Loc loc, const char *what, double need, double bytes)
 {
 	double budget = memory_budget();
 	if (need <= budget)
@@ -61,7 +61,7 @@ check_run_memory(Loc loc, const char *what, double need, double bytes)
 	human_bytes(need, n, sizeof n);
 	human_bytes(budget, b, sizeof b);
 	human_bytes(bytes, sz, sizeof sz);
-	error_at(loc, "%s at --size %s holds %s of buffers; collc run allows %s here (half the "
+	error_at(dg, loc, "%s at --size %s holds %s of buffers; collc run allows %s here (half the "
 	         "physical memory; docs/limits.md)", what, sz, n, b);
 	return -1;
 }
@@ -79,17 +79,17 @@ xml_run_bytes(const MProg *p, const RunOpts *o)
 }
 
 static int
-run_xml(Table *t, const char *text, size_t len, bool legacy, RunOpts *o, int modes,
+run_xml(Diag *dg, Table *t, const char *text, size_t len, bool legacy, RunOpts *o, int modes,
         bool size_given)
 {
 	Arena a = {0};
 	MProg p;
-	int rc = msccl_read(&a, text, len, legacy, &p) != 0;
+	int rc = msccl_read(dg, &a, text, len, legacy, &p) != 0;
 	if (rc == 0 && !size_given) {
 		/* the default size, moved into the range the executor selects the file for */
 		int64_t b = msccl_nearest_size(&p, o->bytes, rdtype_size(o->dtype));
 		if (b < 0) {
-			error_at((Loc){p.line, 1}, "rule 16 (selection): no size of %s is a whole "
+			error_at(dg, (Loc){p.line, 1}, "rule 16 (selection): no size of %s is a whole "
 			         "number of elements per chunk (nchunksperloop=%d) inside minBytes=%lld "
 			         "maxBytes=%lld", rdtype_name(o->dtype), p.nchunksperloop,
 			         (long long)p.min_bytes, (long long)p.max_bytes);
@@ -104,12 +104,12 @@ run_xml(Table *t, const char *text, size_t len, bool legacy, RunOpts *o, int mod
 			o->bytes = b;
 		}
 	}
-	if (rc == 0 && check_run_memory((Loc){p.line, 1}, "this program", xml_run_bytes(&p, o),
+	if (rc == 0 && check_run_memory(dg, (Loc){p.line, 1}, "this program", xml_run_bytes(&p, o),
 	                                (double)o->bytes) != 0)
 		rc = 1;
 	/* the symbolic run first: it names a race (rule 17), which threads may
 	 * never show, and a deadlock or wrong result by step and rule */
-	if (rc == 0 && msccl_check_run(&p, o->capacity > 0 ? o->capacity : msccl_capacity(p.proto),
+	if (rc == 0 && msccl_check_run(dg, &p, o->capacity > 0 ? o->capacity : msccl_capacity(p.proto),
 	                               false) != 0)
 		rc = 1;
 	for (int m = 0; rc == 0 && m < 2; m++) {
@@ -118,7 +118,7 @@ run_xml(Table *t, const char *text, size_t len, bool legacy, RunOpts *o, int mod
 			continue;
 		o->inplace = inplace;
 		RunResult res;
-		if (msccl_run(&p, o, &res) != 0) {
+		if (msccl_run(dg, &p, o, &res) != 0) {
 			rc = 1;
 			break;
 		}
@@ -127,7 +127,7 @@ run_xml(Table *t, const char *text, size_t len, bool legacy, RunOpts *o, int mod
 		        res.checked ? "verified" : "ran (custom: no check)");
 	}
 	if (rc == 0 && !(((modes & 1) && p.inplace) || ((modes & 2) && p.outofplace))) {
-		error_at((Loc){p.line, 1}, "the file is not declared for the mode asked (inplace=%d "
+		error_at(dg, (Loc){p.line, 1}, "the file is not declared for the mode asked (inplace=%d "
 		         "outofplace=%d)", p.inplace, p.outofplace);
 		rc = 1;
 	}
@@ -198,7 +198,7 @@ static const CliOpt run_opts[] = {
 	{"collective", 0, "NAME", ".coll: only the collective NAME"},
 };
 
-static int cmd_run(int argc, char **argv);
+static int cmd_run(Diag *, int argc, char **argv);
 
 const CliCommand cli_run = {
 	"run", "FILE.xml|FILE.coll",
@@ -215,7 +215,7 @@ static const char cpu_note[] =
 	"the\nresults, not a GPU's or a network's figures: collc sim models those)\n";
 
 static int
-cmd_run(int argc, char **argv)
+cmd_run(Diag *dg, int argc, char **argv)
 {
 	const char *path = NULL;
 	RunArgs a = {.o = {.bytes = 1 << 20, .dtype = RD_FLOAT, .op = RO_SUM, .timeout = 2.0},
@@ -236,10 +236,10 @@ cmd_run(int argc, char **argv)
 			fprintf(stderr, "collc: error: %s\n", err);
 			return 1;
 		}
-		diag_source(path, text, len);
+		diag_source(dg, path, text, len);
 		Table t;
 		run_table(&t, "mode");
-		int rc = run_xml(&t, text, len, legacy, &o, modes, size_given);
+		int rc = run_xml(dg, &t, text, len, legacy, &o, modes, size_given);
 		if (rc == 0) {
 			printf("# %s\n", path);
 			table_print(&t, stdout);
@@ -250,7 +250,7 @@ cmd_run(int argc, char **argv)
 		return rc;
 	}
 	Input in = {.only = coll};
-	int rc = load(path, &in, true, (double)o.bytes);
+	int rc = load(dg, path, &in, true, (double)o.bytes);
 	int ran = 0;
 	Table t;
 	run_table(&t, "algorithm");
@@ -259,7 +259,7 @@ cmd_run(int argc, char **argv)
 		if (coll && strcmp(coll, s->name) != 0)
 			continue;
 		/* every rank's vector, and one round in flight (at most as much again) */
-		if (check_run_memory(s->loc, arena_printf(&in.arena, "'%s'", s->name),
+		if (check_run_memory(dg, s->loc, arena_printf(&in.arena, "'%s'", s->name),
 		                                       2.0 * s->nrank * (double)o.bytes,
 		                                       (double)o.bytes) != 0) {
 			rc = 1;
@@ -267,7 +267,7 @@ cmd_run(int argc, char **argv)
 		}
 		ExecOpts eo = {.bytes = o.bytes, .dtype = o.dtype, .op = o.op};
 		double sec;
-		if (exec_sched(s, &eo, &sec) != 0) {
+		if (exec_sched(dg, s, &eo, &sec) != 0) {
 			rc = 1;
 			break;
 		}
@@ -276,7 +276,7 @@ cmd_run(int argc, char **argv)
 		ran++;
 	}
 	if (rc == 0 && coll && ran == 0) {
-		no_schedule_named(&in.prog, coll);
+		no_schedule_named(dg, &in.prog, coll);
 		rc = 1;
 	}
 	if (rc == 0) {

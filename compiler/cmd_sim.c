@@ -114,7 +114,7 @@ progress_opts(Runner *u, const SimArgs *a, const char *what, double size)
 }
 
 static int
-simulate(Runner *u, const SimArgs *a, const SimNet *net, int c, double size, const char *alg,
+simulate(Diag *dg, Runner *u, const SimArgs *a, const SimNet *net, int c, double size, const char *alg,
          Row *out)
 {
 	char err[512];
@@ -124,9 +124,9 @@ simulate(Runner *u, const SimArgs *a, const SimNet *net, int c, double size, con
 	             .coll = c};
 	if (sim_run(&u->arena, net, c, (int64_t)size, &o, &out->r, err, sizeof err) != 0) {
 		if (net->coll[c].loc.line > 0)
-			error_at(net->coll[c].loc, "%s", err);
+			error_at(dg, net->coll[c].loc, "%s", err);
 		else
-			error_file("%s", err);
+			error_file(dg, "%s", err);
 		return -1;
 	}
 	return 0;
@@ -144,7 +144,7 @@ add_row(Runner *u, Row r)
  * size's row depends on nothing else in --sizes. The candidates stay in
  * u's arena: the rows' nets point into them. */
 static int
-run_auto(Runner *u, const SimArgs *a, const Sched *s)
+run_auto(Diag *dg, Runner *u, const SimArgs *a, const Sched *s)
 {
 	Simulated *cand = arena_array(&u->arena, NALG, sizeof *cand);
 	Routes routes;
@@ -152,9 +152,9 @@ run_auto(Runner *u, const SimArgs *a, const Sched *s)
 	int rc = 0;
 	for (int k = 0; k < a->nsize && rc == 0; k++) {
 		SimOpts o = progress_opts(u, a, s->name, a->sizes[k]);
-		int best = fastest(cand, simulate_candidates(&u->arena, &routes, s, a->sizes[k], &o, cand));
+		int best = fastest(cand, simulate_candidates(dg, &u->arena, &routes, s, a->sizes[k], &o, cand));
 		if (best < 0) {
-			error_at(s->loc, "auto: no algorithm of the library applies to '%s'", s->name);
+			error_at(dg, s->loc, "auto: no algorithm of the library applies to '%s'", s->name);
 			rc = -1;
 			break;
 		}
@@ -168,11 +168,11 @@ run_auto(Runner *u, const SimArgs *a, const Sched *s)
 }
 
 static int
-run_net(Runner *u, const SimArgs *a, const SimNet *net)
+run_net(Diag *dg, Runner *u, const SimArgs *a, const SimNet *net)
 {
 	/* before any simulation: a plot that cannot be drawn fails now */
 	if (a->plot_links && !svg_links_draws(net)) {
-		error_file("--plot-links draws 2D tori and meshes; this network is a %s", net->topo);
+		error_file(dg, "--plot-links draws 2D tori and meshes; this network is a %s", net->topo);
 		return -1;
 	}
 	for (int c = 0; c < net->ncoll; c++) {
@@ -180,7 +180,7 @@ run_net(Runner *u, const SimArgs *a, const SimNet *net)
 			continue;
 		for (int k = 0; k < a->nsize; k++) {
 			Row r;
-			if (simulate(u, a, net, c, a->sizes[k], NULL, &r) != 0)
+			if (simulate(dg, u, a, net, c, a->sizes[k], NULL, &r) != 0)
 				return -1;
 			add_row(u, r);
 		}
@@ -192,23 +192,23 @@ run_net(Runner *u, const SimArgs *a, const SimNet *net)
 
 /* One collective of the file at every size. */
 static int
-run_sched(Runner *u, const SimArgs *a, SizedFile *z, const Sched *s)
+run_sched(Diag *dg, Runner *u, const SimArgs *a, SizedFile *z, const Sched *s)
 {
 	if (strncmp(s->algorithm, "auto:", 5) == 0)
-		return run_auto(u, a, s);
+		return run_auto(dg, u, a, s);
 	if (!s->size_chosen) {
 		SimNet *net = NEW(&u->arena, SimNet);
-		if (sched_to_sim(&u->arena, s, a->opts.sync, net) != 0)
+		if (sched_to_sim(dg, &u->arena, s, a->opts.sync, net) != 0)
 			return -1;
 		net->coll[0].algorithm = sched_label(&u->arena, "", s);
-		return run_net(u, a, net);
+		return run_net(dg, u, a, net);
 	}
 	for (int k = 0; k < a->nsize; k++) {
-		const Sched *sk = sched_for_size(z, a->sizes[k], s);
+		const Sched *sk = sched_for_size(dg, z, a->sizes[k], s);
 		SimNet *net = NEW(&u->arena, SimNet);
 		Row r;
-		if (!sk || sched_to_sim(&u->arena, sk, a->opts.sync, net) != 0 ||
-		    simulate(u, a, net, 0, a->sizes[k], sched_label(&u->arena, "", sk), &r) != 0)
+		if (!sk || sched_to_sim(dg, &u->arena, sk, a->opts.sync, net) != 0 ||
+		    simulate(dg, u, a, net, 0, a->sizes[k], sched_label(&u->arena, "", sk), &r) != 0)
 			return -1;
 		add_row(u, r);
 	}
@@ -218,11 +218,11 @@ run_sched(Runner *u, const SimArgs *a, SizedFile *z, const Sched *s)
 /* Every selected collective of the .coll file at a->path (in: its first
  * load, kept by the caller). */
 static int
-run_coll(Runner *u, const SimArgs *a, Input *in)
+run_coll(Diag *dg, Runner *u, const SimArgs *a, Input *in)
 {
 	in->prog.compact = true; /* the ring on a ring: symmetric, then streamed */
 	in->only = a->collective;
-	int rc = load(a->path, in, true, a->sizes[0]);
+	int rc = load(dg, a->path, in, true, a->sizes[0]);
 	SizedFile z = {.path = a->path, .base = a->sizes[0]};
 	bool any = false;
 	for (int i = 0; rc == 0 && i < in->prog.nsched; i++) {
@@ -230,13 +230,13 @@ run_coll(Runner *u, const SimArgs *a, Input *in)
 		if (a->collective && strcmp(s->name, a->collective) != 0)
 			continue;
 		any = true;
-		rc = run_sched(u, a, &z, s) != 0;
+		rc = run_sched(dg, u, a, &z, s) != 0;
 	}
 	if (rc == 0 && !any) {
 		if (a->collective)
-			no_schedule_named(&in->prog, a->collective);
+			no_schedule_named(dg, &in->prog, a->collective);
 		else
-			error_file("no schedule is built from this file");
+			error_file(dg, "no schedule is built from this file");
 		rc = 1;
 	}
 	/* freed after the output: the rows' nets point into these schedules */
@@ -433,7 +433,7 @@ print_json(const Runner *u, FILE *f)
 
 /* Every name given to --compare is a collective that was simulated. */
 static int
-check_compare(const Runner *u, const char *list)
+check_compare(Diag *dg, const Runner *u, const char *list)
 {
 	char buf[256];
 	snprintf(buf, sizeof buf, "%s", list);
@@ -442,7 +442,7 @@ check_compare(const Runner *u, const char *list)
 		for (int i = 0; i < u->nrow && !found; i++)
 			found = strcmp(u->rows[i].name, tok) == 0;
 		if (!found) {
-			error_file("--compare: no collective named '%s' was simulated", tok);
+			error_file(dg, "--compare: no collective named '%s' was simulated", tok);
 			return 1;
 		}
 	}
@@ -533,14 +533,14 @@ plot_sizes(const Runner *u, const SimArgs *a, bool time)
 }
 
 static int
-plot_links(const Runner *u, const SimArgs *a)
+plot_links(Diag *dg, const Runner *u, const SimArgs *a)
 {
 	const Row *r = NULL;
 	for (int i = 0; i < u->nrow && !r; i++)
 		if (u->rows[i].size == a->link_size)
 			r = &u->rows[i];
 	if (!r) {
-		error_file("--plot-links: nothing was simulated at that --size");
+		error_file(dg, "--plot-links: nothing was simulated at that --size");
 		return 1;
 	}
 	double *util = xmalloc(((size_t)r->r.nlink + 1) * sizeof *util);
@@ -555,7 +555,7 @@ plot_links(const Runner *u, const SimArgs *a)
 	if (ok)
 		return write_output(a->plot_links, &m);
 	memout_drop(&m);
-	error_file("--plot-links draws 2D tori, meshes and supermeshes; '%s' is on a %s", r->name,
+	error_file(dg, "--plot-links draws 2D tori, meshes and supermeshes; '%s' is on a %s", r->name,
 	           r->net->topo);
 	return 1;
 }
@@ -633,7 +633,7 @@ static const CliOpt sim_opts[] = {
 	{"size", 0, "S", "the size --plot-links draws"},
 };
 
-static int cmd_sim(int argc, char **argv);
+static int cmd_sim(Diag *, int argc, char **argv);
 
 const CliCommand cli_sim = {
 	"sim", "FILE.sim|FILE.coll|FILE.xml",
@@ -679,17 +679,17 @@ parse_ranks(const char *text, int *node, int max)
 /* --ranks: every node a rank of t, and no node twice (two ranks on one
  * node would exchange nothing over the network and time to zero). */
 static int
-check_rank_nodes(Arena *a, const int *node, int n, const Topo *t)
+check_rank_nodes(Diag *dg, Arena *a, const int *node, int n, const Topo *t)
 {
 	int *first = arena_array(a, (size_t)t->nnode + 1, sizeof *first);
 	for (int r = 0; r < n; r++) {
 		if (node[r] >= t->nnode || (t->is_switch && t->is_switch[node[r]])) {
-			error_file("--ranks: node %d is not a rank of %s (it has %d)", node[r], t->name,
+			error_file(dg, "--ranks: node %d is not a rank of %s (it has %d)", node[r], t->name,
 			           t->nrank);
 			return 1;
 		}
 		if (first[node[r]]) {
-			error_file("--ranks: node %d is listed twice (for XML ranks %d and %d); each "
+			error_file(dg, "--ranks: node %d is listed twice (for XML ranks %d and %d); each "
 			           "rank needs a node of its own", node[r], first[node[r]] - 1, r);
 			return 1;
 		}
@@ -701,49 +701,49 @@ check_rank_nodes(Arena *a, const int *node, int n, const Topo *t)
 /* FILE.xml on the first topology of --topology T.coll, rank r on node
  * --ranks[r] (default: the r-th node that is not a switch). */
 static int
-run_xml(Runner *u, const SimArgs *a, const char *text, size_t len)
+run_xml(Diag *dg, Runner *u, const SimArgs *a, const char *text, size_t len)
 {
 	if (!a->topology)
 		return usage_error("sim: an MSCCL XML file needs --topology T.coll (the network it "
 		                   "runs on)") != 0;
 	Input in = {0};
-	int rc = load(a->topology, &in, true, a->sizes[0]);
+	int rc = load(dg, a->topology, &in, true, a->sizes[0]);
 	if (rc == 0 && in.prog.ntopo == 0) {
-		error_file("%s declares no topology", a->topology);
+		error_file(dg, "%s declares no topology", a->topology);
 		rc = 1;
 	}
 	const Topo *t = rc == 0 ? in.prog.topo[0] : NULL;
 	MProg p;
 	if (rc == 0) {
-		diag_source(a->path, text, len);
-		rc = msccl_read(&u->arena, text, len, a->legacy, &p) != 0;
+		diag_source(dg, a->path, text, len);
+		rc = msccl_read(dg, &u->arena, text, len, a->legacy, &p) != 0;
 	}
 	int *node = rc == 0 ? arena_array(&u->arena, (size_t)p.ngpus + 1, sizeof *node) : NULL;
 	if (rc == 0 && a->ranks) {
 		int n = parse_ranks(a->ranks, node, p.ngpus + 1);
 		if (n != p.ngpus) {
-			error_file("--ranks '%s': give the node of each of the file's %d ranks (such as "
+			error_file(dg, "--ranks '%s': give the node of each of the file's %d ranks (such as "
 			           "0..%d or %d..0)", a->ranks, p.ngpus, p.ngpus - 1, p.ngpus - 1);
 			rc = 1;
 		}
-		rc = rc == 0 ? check_rank_nodes(&u->arena, node, p.ngpus, t) : rc;
+		rc = rc == 0 ? check_rank_nodes(dg, &u->arena, node, p.ngpus, t) : rc;
 	} else if (rc == 0) {
 		int r = 0;
 		for (int v = 0; v < t->nnode && r < p.ngpus; v++)
 			if (!t->is_switch || !t->is_switch[v])
 				node[r++] = v;
 		if (r < p.ngpus) {
-			error_file("the file has %d ranks and %s only %d", p.ngpus, t->name, t->nrank);
+			error_file(dg, "the file has %d ranks and %s only %d", p.ngpus, t->name, t->nrank);
 			rc = 1;
 		}
 	}
 	SimNet *net = NEW(&u->arena, SimNet);
 	if (rc == 0)
-		rc = sim_from_msccl(&u->arena, &p, t, node, net) != 0;
+		rc = sim_from_msccl(dg, &u->arena, &p, t, node, net) != 0;
 	if (rc == 0) {
 		SimArgs b = *a;
 		b.opts.sync = SIM_DEPS; /* an XML program is ordered by its dependencies */
-		rc = run_net(u, &b, net) != 0;
+		rc = run_net(dg, u, &b, net) != 0;
 	}
 	input_free(&in);
 	return rc;
@@ -784,7 +784,7 @@ parse_args(int argc, char **argv, SimArgs *a)
 }
 
 static int
-cmd_sim(int argc, char **argv)
+cmd_sim(Diag *dg, int argc, char **argv)
 {
 	SimArgs a = {0};
 	int rc = parse_args(argc, argv, &a);
@@ -808,22 +808,22 @@ cmd_sim(int argc, char **argv)
 		                   "'%s' is not one", a.path);
 	}
 	if (xml) {
-		rc = run_xml(&u, &a, text, len);
+		rc = run_xml(dg, &u, &a, text, len);
 	} else if (sim_is_text(text, len)) {
-		diag_source(strcmp(a.path, "-") ? a.path : "<stdin>", text, len);
+		diag_source(dg, strcmp(a.path, "-") ? a.path : "<stdin>", text, len);
 		SimNet *net = NEW(&u.arena, SimNet);
-		rc = sim_read(&u.arena, text, len, net) != 0 || nerrors() > 0;
+		rc = sim_read(dg, &u.arena, text, len, net) != 0 || nerrors(dg) > 0;
 		if (rc == 0 && a.collective) {
 			bool found = false;
 			for (int c = 0; c < net->ncoll; c++)
 				found |= strcmp(net->coll[c].name, a.collective) == 0;
 			if (!found) {
-				error_file("no collective named '%s' in this file", a.collective);
+				error_file(dg, "no collective named '%s' in this file", a.collective);
 				rc = 1;
 			}
 		}
 		if (rc == 0)
-			rc = run_net(&u, &a, net) != 0;
+			rc = run_net(dg, &u, &a, net) != 0;
 	} else {
 		/* stdin cannot be read twice: load reads the path itself */
 		if (strcmp(a.path, "-") == 0) {
@@ -831,12 +831,12 @@ cmd_sim(int argc, char **argv)
 			fprintf(stderr, "collc: error: sim reads a .coll file by name, not from stdin\n");
 			return 1;
 		}
-		rc = run_coll(&u, &a, &in);
+		rc = run_coll(dg, &u, &a, &in);
 	}
 	if (u.prog.shown)
 		fputs("\r\033[K", stderr);
 	if (rc == 0 && a.compare)
-		rc = check_compare(&u, a.compare);
+		rc = check_compare(dg, &u, a.compare);
 	u.compare = a.compare;
 	if (rc == 0)
 		rc = write_mem(a.out, a.json ? print_json : a.csv ? print_csv : print_table, &u);
@@ -845,7 +845,7 @@ cmd_sim(int argc, char **argv)
 	if (rc == 0 && a.plot_time)
 		rc = plot_sizes(&u, &a, true);
 	if (rc == 0 && a.plot_links)
-		rc = plot_links(&u, &a);
+		rc = plot_links(dg, &u, &a);
 	free(text);
 	input_free(&in);
 	sized_free(&u.sized);

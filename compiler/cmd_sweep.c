@@ -142,19 +142,19 @@ point_desc(const Spec *s, const Record *r, char *buf, size_t len)
 /* A point that failed: an error at the spec value to blame, and a note
  * where collc's message points in the .coll file. */
 static void
-report_failure(const Spec *s, const Record *r)
+report_failure(Diag *dg, const Spec *s, const Record *r)
 {
 	char desc[768];
 	point_desc(s, r, desc, sizeof desc);
-	diag_reset();
+	diag_reset(dg);
 	/* a tree or a group cannot be declared in a spec: the file can */
 	bool decl = !s->cf.f && (strncmp(r->note, "unknown tree", 12) == 0 ||
 	                         strncmp(r->note, "unknown group", 13) == 0);
-	spec_error(s, r->at, "point %d (%s) cannot be simulated: %s%s", r->point, desc, r->note,
+	spec_error(dg, s, r->at, "point %d (%s) cannot be simulated: %s%s", r->point, desc, r->note,
 	           decl ? " (declare trees and groups in a .coll file and name it with `file`)" : "");
 	if (s->cf.f && r->coll_at.line) {
-		diag_source(s->cf.path, s->cf.text, s->cf.len);
-		note_at(r->coll_at, "in '%s'", s->pair[unit_of(s, r->point / s->nsize).pair].name);
+		diag_source(dg, s->cf.path, s->cf.text, s->cf.len);
+		note_at(dg, r->coll_at, "in '%s'", s->pair[unit_of(s, r->point / s->nsize).pair].name);
 	}
 }
 
@@ -206,14 +206,14 @@ interrupt_after(int w, int *sig)
 /* Worker w's units, in unit_at's order; after a failed point only the
  * units below it (one of them may fail lower: the lowest is reported). */
 static void
-worker(const Spec *s, int w, int workers, int shard, int nshard, const bool *skip, int fd)
+worker(Diag *dg, const Spec *s, int w, int workers, int shard, int nshard, const bool *skip, int fd)
 {
 	int below = s->nunit;
 	int sig;
 	long sent = 0, stop = interrupt_after(w, &sig);
 	for (int i = w; i < s->nunit; i += workers) {
 		int u = unit_at(s->nunit, i);
-		int n = u < below ? run_unit(s, u, shard, nshard, skip, fd) : 0;
+		int n = u < below ? run_unit(dg, s, u, shard, nshard, skip, fd) : 0;
 		if (n < 0)
 			below = u;
 		sent += n > 0 ? n : 0;
@@ -250,7 +250,7 @@ take_record(const Spec *s, int fd, Record *rec, bool *have, Record *failed, Prog
  * stopped the run (the points back are in rec), 0 when every point is
  * back, -1 after an error. */
 static int
-run_all(const Spec *s, int shard, int nshard, int workers, const bool *skip, Record *rec,
+run_all(Diag *dg, const Spec *s, int shard, int nshard, int workers, const bool *skip, Record *rec,
         bool *have)
 {
 	Record failed = {.point = -1};
@@ -289,7 +289,7 @@ run_all(const Spec *s, int shard, int nshard, int workers, const bool *skip, Rec
 		if (pid[w] == 0) {
 			close(fds[0]);
 			worker_start(parent);
-			worker(s, w, workers, shard, nshard, skip, fds[1]);
+			worker(dg, s, w, workers, shard, nshard, skip, fds[1]);
 		}
 		close(fds[1]);
 		pfd[w] = (struct pollfd){.fd = fds[0], .events = POLLIN};
@@ -333,7 +333,7 @@ run_all(const Spec *s, int shard, int nshard, int workers, const bool *skip, Rec
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	progress_show(&pg, true);
 	if (failed.point >= 0) {
-		report_failure(s, &failed);
+		report_failure(dg, s, &failed);
 		return -1;
 	}
 	if (interrupted && pg.done < total)
@@ -711,7 +711,7 @@ static const CliOpt sweep_opts[] = {
 	{"resume", 0, "PART.csv", "keep the rows of a stopped run's CSV and run the other points"},
 };
 
-int cmd_sweep(int argc, char **argv);
+int cmd_sweep(Diag *, int argc, char **argv);
 
 const CliCommand cli_sweep = {
 	"sweep", "SPEC | --merge SHARD...",
@@ -895,7 +895,7 @@ report_stop(const SweepArgs *a, const bool *have, char *const *kept, long npoint
 }
 
 int
-cmd_sweep(int argc, char **argv)
+cmd_sweep(Diag *dg, int argc, char **argv)
 {
 	SweepArgs a;
 	int rc = sweep_args(argc, argv, &a);
@@ -905,7 +905,7 @@ cmd_sweep(int argc, char **argv)
 		return merge(argv + optind, argc - optind, a.out ? a.out : "-");
 	Spec *s = xcalloc(1, sizeof *s);
 	char *text = NULL;
-	if (spec_read(a.spec, s, &text) != 0) {
+	if (spec_read(dg, a.spec, s, &text) != 0) {
 		spec_free(s, text);
 		return 1;
 	}
@@ -916,7 +916,7 @@ cmd_sweep(int argc, char **argv)
 	if (a.resume)
 		rc = read_partial(s, a.resume, a.shard, a.nshard, &part, kept, skip);
 	int workers = a.jobs < s->nunit ? a.jobs : s->nunit;
-	int run = rc ? -1 : run_all(s, a.shard, a.nshard, workers > 0 ? workers : 1, skip, rec, have);
+	int run = rc ? -1 : run_all(dg, s, a.shard, a.nshard, workers > 0 ? workers : 1, skip, rec, have);
 	/* stopped by SIGINT or SIGTERM: the rows done so far, whole, and exit
 	 * 128 + the signal (130, 143) as a shell would */
 	if (run >= 0)

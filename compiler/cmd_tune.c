@@ -140,7 +140,7 @@ same_collective(const Sched *a, const Sched *b)
 
 /* Every candidate of s (and of the file's collectives like it) at size k. */
 static int
-tune_size(Tuner *u, Tuned *t, const Prog *p, int k)
+tune_size(Diag *dg, Tuner *u, Tuned *t, const Prog *p, int k)
 {
 	double size = u->a->sizes[k];
 	Simulated x;
@@ -148,18 +148,18 @@ tune_size(Tuner *u, Tuned *t, const Prog *p, int k)
 		const Sched *o = p->sched[j];
 		if (!same_collective(o, t->s) || strncmp(o->algorithm, "auto:", 5) == 0)
 			continue;
-		const Sched *built = sched_for_size(&u->sized, size, o);
+		const Sched *built = sched_for_size(dg, &u->sized, size, o);
 		if (!built)
 			return -1;
 		const char *key = arena_printf(&u->arena, "%s: %s", o->name, o->algorithm);
 		progress(u, t->s, k, key);
 		add_cand(u, t, key); /* its place in the order, even where it cannot run */
-		if (simulate_one(&u->arena, built, size, &u->a->opts, &x))
+		if (simulate_one(dg, &u->arena, built, size, &u->a->opts, &x))
 			record(u, t, key, &x, k);
 	}
 	progress(u, t->s, k, "the library");
 	Simulated *lib = arena_array(&u->arena, NALG, sizeof *lib);
-	int n = simulate_candidates(&u->arena, &t->routes, t->s, size, &u->a->opts, lib);
+	int n = simulate_candidates(dg, &u->arena, &t->routes, t->s, size, &u->a->opts, lib);
 	for (int i = 0; i < n; i++)
 		record(u, t, lib[i].s->algorithm, &lib[i], k);
 	return 0;
@@ -188,7 +188,7 @@ choose(Tuned *t, int nsize)
 }
 
 static int
-tune_one(Tuner *u, const Prog *p, const Sched *s)
+tune_one(Diag *dg, Tuner *u, const Prog *p, const Sched *s)
 {
 	Tuned *t = &u->t[u->nt++];
 	int n = u->a->nsize;
@@ -198,15 +198,15 @@ tune_one(Tuner *u, const Prog *p, const Sched *s)
 	t->second = arena_array(&u->arena, (size_t)n, sizeof *t->second);
 	t->built_instances = arena_array(&u->arena, (size_t)n, sizeof *t->built_instances);
 	t->busbw_factor = perf_busbw_factor(coll_kind_name[s->kind], s->nrank);
-	t->bound = bound_busbw_sched(s) / 1e9;
+	t->bound = bound_busbw_sched(dg, s) / 1e9;
 	routes_init(&t->routes, s->topo, s->routing); /* the file's routing */
 	int rc = 0;
 	for (int k = 0; k < n && rc == 0; k++)
-		rc = tune_size(u, t, p, k);
+		rc = tune_size(dg, u, t, p, k);
 	choose(t, n);
 	for (int k = 0; rc == 0 && k < n; k++)
 		if (t->best[k] < 0) {
-			error_at(s->loc, "tune: nothing runs '%s' at %.0f bytes", s->name, u->a->sizes[k]);
+			error_at(dg, s->loc, "tune: nothing runs '%s' at %.0f bytes", s->name, u->a->sizes[k]);
 			rc = -1;
 		}
 	return rc;
@@ -504,11 +504,11 @@ print_json(const Tuner *u, FILE *f)
 
 /* Every candidate's busbw by size, and the chosen envelope. */
 static int
-plot(const Tuner *u)
+plot(Diag *dg, const Tuner *u)
 {
 	const TuneArgs *a = u->a;
 	if (u->nt != 1) {
-		error_file("tune: --plot draws one collective; choose it with --collective");
+		error_file(dg, "tune: --plot draws one collective; choose it with --collective");
 		return 1;
 	}
 	const Tuned *t = &u->t[0];
@@ -588,19 +588,19 @@ choice_slug(const char *key, char *out, size_t cap)
  * collective, GPU count and size: two plans for one kind and rank count
  * in one directory would shadow each other. -1 after reporting. */
 static int
-one_plan_per_kind(const Tuner *u)
+one_plan_per_kind(Diag *dg, const Tuner *u)
 {
 	for (int i = 0; i < u->nt; i++)
 		for (int j = 0; j < i; j++) {
 			const Sched *a = u->t[j].s, *b = u->t[i].s;
 			if (!msccl_kind(b->kind) || a->kind != b->kind || a->nrank != b->nrank)
 				continue;
-			error_at(b->loc,
+			error_at(dg, b->loc,
 			         "tune --msccl-dir: '%s' and '%s' are both %s plans for %d ranks; the "
 			         "executor runs the first file that matches a call, so one would shadow "
 			         "the other: tune one of them (--collective NAME)",
 			         a->name, b->name, coll_kind_name[b->kind], b->nrank);
-			note_at(a->loc, "'%s' is declared here", a->name);
+			note_at(dg, a->loc, "'%s' is declared here", a->name);
 			return -1;
 		}
 	return 0;
@@ -610,13 +610,13 @@ one_plan_per_kind(const Tuner *u)
  * in each Tuned the instances each range was built with (for the plan's
  * text, printed after). 0, or -1 after reporting. */
 static int
-build_dir_files(Tuner *u, DirFile **out, int *nout)
+build_dir_files(Diag *dg, Tuner *u, DirFile **out, int *nout)
 {
 	const TuneArgs *a = u->a;
 	int n = 0, cap = 0;
 	DirFile *f = NULL;
 	*out = NULL, *nout = 0;
-	if (one_plan_per_kind(u) != 0)
+	if (one_plan_per_kind(dg, u) != 0)
 		return -1;
 	for (int i = 0; i < u->nt; i++) {
 		Tuned *t = &u->t[i];
@@ -649,10 +649,10 @@ build_dir_files(Tuner *u, DirFile **out, int *nout)
 				o.instances = inst;
 				FILE *mem = memout_open(&f[n - 1].m);
 				if (!last)
-					diag_mute(true);
-				rc = msccl_backend.emit(&one, &o, mem);
+					diag_mute(dg, true);
+				rc = msccl_backend.emit(dg, &one, &o, mem);
 				if (!last)
-					diag_mute(false);
+					diag_mute(dg, false);
 				if (rc == 0 || last)
 					break;
 				memout_drop(&f[n - 1].m);
@@ -663,7 +663,7 @@ build_dir_files(Tuner *u, DirFile **out, int *nout)
 					t->built_instances[m] = o.instances;
 			}
 			if (rc != 0) {
-				note_at(t->s->loc, "the plan's choice for %.0f..%.0f bytes of '%s' is %s", lo, hi,
+				note_at(dg, t->s->loc, "the plan's choice for %.0f..%.0f bytes of '%s' is %s", lo, hi,
 				        t->s->name, t->cand[t->best[k]].label[k]);
 				*out = f, *nout = n;
 				return -1;
@@ -673,7 +673,7 @@ build_dir_files(Tuner *u, DirFile **out, int *nout)
 	}
 	*out = f, *nout = n;
 	if (n == 0) {
-		error_file("tune: --msccl-dir: no collective of the plan is one MSCCL runs "
+		error_file(dg, "tune: --msccl-dir: no collective of the plan is one MSCCL runs "
 		           "(allreduce, reduce_scatter, allgather, alltoall)");
 		return -1;
 	}
@@ -682,7 +682,7 @@ build_dir_files(Tuner *u, DirFile **out, int *nout)
 
 /* Writes the files build_dir_files built (rc its result) and frees them. */
 static int
-write_msccl_dir(const Tuner *u, DirFile *f, int n, int rc)
+write_msccl_dir(Diag *dg, const Tuner *u, DirFile *f, int n, int rc)
 {
 	/* built beside the target and moved into place whole: the executor
 	 * loads every file in it, so no file of an earlier plan may stay */
@@ -691,14 +691,14 @@ write_msccl_dir(const Tuner *u, DirFile *f, int n, int rc)
 	OutDir dir;
 	char err[512];
 	if (rc == 0 && outdir_begin(&dir, target, written, err, sizeof err) != 0) {
-		error_file("%s", err);
+		error_file(dg, "%s", err);
 		rc = 1;
 	}
 	bool staged = rc == 0;
 	for (int i = 0; i < n; i++) {
 		char *path = rc == 0 ? outdir_path(&dir, f[i].name) : NULL;
 		if (rc == 0 && memout_write(&f[i].m, path, err, sizeof err) != 0) {
-			error_file("%s", err);
+			error_file(dg, "%s", err);
 			rc = 1;
 		} else if (!path) {
 			memout_drop(&f[i].m);
@@ -706,7 +706,7 @@ write_msccl_dir(const Tuner *u, DirFile *f, int n, int rc)
 		free(path);
 	}
 	if (rc == 0 && outdir_commit(&dir, err, sizeof err) != 0) {
-		error_file("%s", err);
+		error_file(dg, "%s", err);
 		rc = 1;
 	} else if (rc != 0 && staged) {
 		outdir_abort(&dir); /* no half a plan */
@@ -727,7 +727,7 @@ write_msccl_dir(const Tuner *u, DirFile *f, int n, int rc)
  * what the plan covers (its kinds, rank counts and roots); calls of
  * anything else pass through to the MPI's own collective. */
 static int
-write_mpi_lib(Tuner *u)
+write_mpi_lib(Diag *dg, Tuner *u)
 {
 	const TuneArgs *a = u->a;
 	int n = 0, cap = 0;
@@ -742,7 +742,7 @@ write_mpi_lib(Tuner *u)
 			Sched *x = NEW(&u->arena, Sched);
 			/* simulated in the rank form (no group: a copy's routes made as it is
 			 * expanded), which the MPI target writes out explicitly */
-			*x = chosen->base && !chosen->group ? *sched_expand(&u->arena, chosen) : *chosen;
+			*x = chosen->base && !chosen->group ? *sched_expand(dg, &u->arena, chosen) : *chosen;
 			x->name = arena_printf(&u->arena, "%s_%d", t->s->name, r);
 			if (n == cap) {
 				cap = cap ? 2 * cap : 8;
@@ -758,7 +758,7 @@ write_mpi_lib(Tuner *u)
 		}
 	}
 	MpiLibPlan plan = {.nentry = n, .entry = e};
-	int rc = mpi_lib_write_dir(&plan, a->prefix ? a->prefix : "collc", a->mpi_lib) != 0;
+	int rc = mpi_lib_write_dir(dg, &plan, a->prefix ? a->prefix : "collc", a->mpi_lib) != 0;
 	free(e);
 	if (rc == 0)
 		fprintf(stderr, "tune: %d ranges in %s/%s.c and %s.h (docs/mpi.md)\n", n, a->mpi_lib,
@@ -834,7 +834,7 @@ static const CliOpt tune_opts[] = {
 	{"channels", 0, "N", "MSCCL files: N channels per instance (default: the fewest that fit)"},
 };
 
-static int cmd_tune(int argc, char **argv);
+static int cmd_tune(Diag *, int argc, char **argv);
 
 const CliCommand cli_tune = {
 	"tune", "FILE.coll",
@@ -847,33 +847,33 @@ const CliCommand cli_tune = {
 	tune_opts, countof(tune_opts), cmd_tune, NULL};
 
 static int
-tune_file(Tuner *u, Input *in)
+tune_file(Diag *dg, Tuner *u, Input *in)
 {
 	TuneArgs *a = u->a;
 	in->prog.compact = true;
 	in->only = a->collective;
-	int rc = load(a->path, in, true, a->sizes[0]);
+	int rc = load(dg, a->path, in, true, a->sizes[0]);
 	u->sized = (SizedFile){.path = a->path, .base = a->sizes[0]};
 	if (rc == 0) {
 		u->t = arena_array(&u->arena, (size_t)in->prog.nsched + 1, sizeof *u->t);
 		for (int i = 0; rc == 0 && i < in->prog.nsched; i++)
 			if (!a->collective || strcmp(in->prog.sched[i]->name, a->collective) == 0)
-				rc = tune_one(u, &in->prog, in->prog.sched[i]) != 0;
+				rc = tune_one(dg, u, &in->prog, in->prog.sched[i]) != 0;
 	}
 	if (u->shown)
 		fputs("\r\033[K", stderr);
 	if (rc == 0 && u->nt == 0) {
 		if (a->collective)
-			no_schedule_named(&in->prog, a->collective);
+			no_schedule_named(dg, &in->prog, a->collective);
 		else
-			error_file("no schedule is built from this file");
+			error_file(dg, "no schedule is built from this file");
 		rc = 1;
 	}
 	return rc;
 }
 
 static int
-cmd_tune(int argc, char **argv)
+cmd_tune(Diag *dg, int argc, char **argv)
 {
 	TuneArgs a = {0};
 	a.nsize = parse_size_list("4KiB..256MiB", a.sizes, MAX_SIZES, NULL, 0);
@@ -895,12 +895,12 @@ cmd_tune(int argc, char **argv)
 	a.nsize = n;
 	Tuner u = {.a = &a, .tty = isatty(2)};
 	Input in = {0};
-	rc = tune_file(&u, &in);
+	rc = tune_file(dg, &u, &in);
 	/* the MSCCL files are built before the plan is printed, which shows
 	 * the instances they were built with */
 	DirFile *dirf = NULL;
 	int ndirf = 0;
-	if (rc == 0 && a.msccl_dir && build_dir_files(&u, &dirf, &ndirf) != 0)
+	if (rc == 0 && a.msccl_dir && build_dir_files(dg, &u, &dirf, &ndirf) != 0)
 		rc = 1;
 	if (rc == 0) {
 		MemOut m;
@@ -909,11 +909,11 @@ cmd_tune(int argc, char **argv)
 		rc = write_output(a.out, &m);
 	}
 	if (rc == 0 && a.plot)
-		rc = plot(&u);
+		rc = plot(dg, &u);
 	if (a.msccl_dir) /* written if all went well; freed in any case */
-		rc = write_msccl_dir(&u, dirf, ndirf, rc);
+		rc = write_msccl_dir(dg, &u, dirf, ndirf, rc);
 	if (rc == 0 && a.mpi_lib)
-		rc = write_mpi_lib(&u);
+		rc = write_mpi_lib(dg, &u);
 	for (int i = 0; i < u.nt; i++)
 		routes_free(&u.t[i].routes);
 	sized_free(&u.sized);

@@ -39,22 +39,22 @@ usage_error(const char *fmt, ...)
 }
 
 void
-no_schedule_named(const Prog *p, const char *name)
+no_schedule_named(Diag *dg, const Prog *p, const char *name)
 {
 	const char **names = xcalloc((size_t)p->nsched + 1, sizeof *names);
 	for (int i = 0; i < p->nsched; i++)
 		names[i] = p->sched[i]->name;
 	const char *near = nearest_name(name, names, p->nsched);
 	if (near)
-		error_file("no schedule named '%s' is built from this file; did you mean '%s'?", name,
+		error_file(dg, "no schedule named '%s' is built from this file; did you mean '%s'?", name,
 		           near);
 	else
-		error_file("no schedule named '%s' is built from this file", name);
+		error_file(dg, "no schedule named '%s' is built from this file", name);
 	free(names);
 }
 
 int
-verify_prog(const Prog *p, const char *only, bool progress, bool full)
+verify_prog(Diag *dg, const Prog *p, const char *only, bool progress, bool full)
 {
 	int rc = 0, n = p->nsched;
 	bool tty = progress && isatty(2);
@@ -64,7 +64,7 @@ verify_prog(const Prog *p, const char *only, bool progress, bool full)
 			continue;
 		if (tty)
 			fprintf(stderr, "\033[Kcheck: verifying '%s' (%d of %d) ...\r", s->name, i + 1, n);
-		rc |= (full ? verify_full(s) : verify(s)) != 0;
+		rc |= (full ? verify_full(dg, s) : verify(dg, s)) != 0;
 	}
 	if (tty)
 		fputs("\033[K", stderr);
@@ -72,17 +72,17 @@ verify_prog(const Prog *p, const char *only, bool progress, bool full)
 }
 
 int
-lower_verified(File *f, Prog *p, const char *only, bool progress, bool full)
+lower_verified(Diag *dg, File *f, Prog *p, const char *only, bool progress, bool full)
 {
-	if (lower(f, p) != 0 || nerrors() > 0)
+	if (lower(dg, f, p) != 0 || nerrors(dg) > 0)
 		return 1;
-	return verify_prog(p, only, progress, full);
+	return verify_prog(dg, p, only, progress, full);
 }
 
 /* Reads, parses and checks; with `build`, lowers to the IR too (an IR
  * file is read instead). 0 when the file is clean. */
 int
-load(const char *path, Input *in, bool build, double size)
+load(Diag *dg, const char *path, Input *in, bool build, double size)
 {
 	size_t len;
 	char err[512];
@@ -92,12 +92,12 @@ load(const char *path, Input *in, bool build, double size)
 		fprintf(stderr, "collc: error: %s\n", err);
 		return 1;
 	}
-	diag_source(shown, in->text, len);
+	diag_source(dg, shown, in->text, len);
 	if (build && ir_is_text(in->text, len)) {
 		in->is_ir = true;
-		if (ir_read(in->text, len, &in->prog) != 0 || nerrors() > 0)
+		if (ir_read(dg, in->text, len, &in->prog) != 0 || nerrors(dg) > 0)
 			return 1;
-		return verify_prog(&in->prog, in->only, in->progress, in->full_verify);
+		return verify_prog(dg, &in->prog, in->only, in->progress, in->full_verify);
 	}
 	size_t lead = strspn(in->text, " \t\r\n");
 	if (lead < len && in->text[lead] == '<') {
@@ -106,13 +106,13 @@ load(const char *path, Input *in, bool build, double size)
 		        "%s', or simulate it with 'collc sim %s --topology T.coll'\n", shown, shown, shown);
 		return 1;
 	}
-	in->file = parse_text(&in->arena, shown, in->text, len);
-	if (nerrors() == 0)
-		sema(in->file);
+	in->file = parse_text(dg, &in->arena, shown, in->text, len);
+	if (nerrors(dg) == 0)
+		sema(dg, in->file);
 	in->prog.auto_size = size;
-	if (nerrors() == 0 && build)
-		return lower_verified(in->file, &in->prog, in->only, in->progress, in->full_verify);
-	return nerrors() > 0;
+	if (nerrors(dg) == 0 && build)
+		return lower_verified(dg, in->file, &in->prog, in->only, in->progress, in->full_verify);
+	return nerrors(dg) > 0;
 }
 
 void
@@ -285,7 +285,7 @@ parse_size_list(const char *arg, double *sizes, int max, char *err, size_t errle
 }
 
 const Sched *
-sched_for_size(SizedFile *z, double size, const Sched *s)
+sched_for_size(Diag *dg, SizedFile *z, double size, const Sched *s)
 {
 	if (!s->size_chosen || size == z->base)
 		return s;
@@ -301,7 +301,7 @@ sched_for_size(SizedFile *z, double size, const Sched *s)
 		z->in[i] = (Input){.prog.compact = true};
 		z->size[i] = size;
 		z->nin++;
-		if (load(z->path, &z->in[i], true, size) != 0)
+		if (load(dg, z->path, &z->in[i], true, size) != 0)
 			return NULL;
 	}
 	for (int j = 0; j < z->in[i].prog.nsched; j++)
@@ -328,45 +328,45 @@ sched_label(Arena *a, const char *prefix, const Sched *s)
 }
 
 AlgCtx
-alg_ctx_of(Arena *a, const Sched *s, Routes *routes)
+alg_ctx_of(Diag *dg, Arena *a, const Sched *s, Routes *routes)
 {
-	AlgCtx c = alg_ctx_new(a, s->name, s->loc, s->kind, s->topo, routes, s->rank_node, s->nrank);
+	AlgCtx c = alg_ctx_new(dg, a, s->name, s->loc, s->kind, s->topo, routes, s->rank_node, s->nrank);
 	c.root = s->root;
 	return c;
 }
 
 int
-sched_to_sim(Arena *a, const Sched *s, SimSync sync, SimNet *net)
+sched_to_sim(Diag *dg, Arena *a, const Sched *s, SimSync sync, SimNet *net)
 {
-	return (sync == SIM_ROUNDS ? sim_stream_scheds : sim_from_scheds)(a, &s, 1, net);
+	return (sync == SIM_ROUNDS ? sim_stream_scheds : sim_from_scheds)(dg, a, &s, 1, net);
 }
 
 bool
-simulate_one(Arena *a, const Sched *s, double size, const SimOpts *o, Simulated *x)
+simulate_one(Diag *dg, Arena *a, const Sched *s, double size, const SimOpts *o, Simulated *x)
 {
 	x->s = s;
 	x->net = NEW(a, SimNet);
 	char err[512];
-	diag_mute(true);
-	bool ok = sched_to_sim(a, s, o->sync, x->net) == 0 &&
+	diag_mute(dg, true);
+	bool ok = sched_to_sim(dg, a, s, o->sync, x->net) == 0 &&
 	          (o->sync != SIM_DEPS || x->net->coll[0].has_deps) &&
 	          sim_run(a, x->net, 0, (int64_t)size, o, &x->r, err, sizeof err) == 0;
-	diag_mute(false);
+	diag_mute(dg, false);
 	return ok;
 }
 
 int
-simulate_candidates(Arena *a, Routes *routes, const Sched *s, double size, const SimOpts *o,
+simulate_candidates(Diag *dg, Arena *a, Routes *routes, const Sched *s, double size, const SimOpts *o,
                     Simulated *out)
 {
-	AlgCtx c = alg_ctx_of(a, s, routes);
+	AlgCtx c = alg_ctx_of(dg, a, s, routes);
 	c.size = size;
 	c.compact = true; /* symmetric forms stream */
 	const char *names[NALG];
 	Sched *cand[NALG];
 	int n = alg_auto(&c, cand, names, NALG), m = 0;
 	for (int i = 0; i < n; i++)
-		if (simulate_one(a, cand[i], size, o, &out[m])) {
+		if (simulate_one(dg, a, cand[i], size, o, &out[m])) {
 			out[m].net->coll[0].name = s->name;
 			m++;
 		}

@@ -31,18 +31,18 @@ int usage_error(const char *fmt, ...) PRINTF_LIKE(1, 2);
  * IR file is read instead), `auto` choosing for `size` bytes, and verifies
  * every schedule (or in->only's): the one place schedules are proven, so
  * nothing unverified reaches a command. 0 if clean. */
-int load(const char *path, Input *, bool build, double size);
+int load(Diag *, const char *path, Input *, bool build, double size);
 void input_free(Input *);
 /* The one way from a checked file to schedules (load and sweep take it):
  * lowered, then every schedule (or only's) verified; 1 after reporting. */
-int lower_verified(File *, Prog *, const char *only, bool progress, bool full);
+int lower_verified(Diag *, File *, Prog *, const char *only, bool progress, bool full);
 /* The verifier over p's schedules (or only's); an IR file's too. A
  * symmetric schedule is proved by symmetry (verify), and with `full` on
  * its expansion as well (verify_full). */
-int verify_prog(const Prog *, const char *only, bool progress, bool full);
+int verify_prog(Diag *, const Prog *, const char *only, bool progress, bool full);
 /* The error for --collective NAME naming no built schedule, with the
  * nearest name. */
-void no_schedule_named(const Prog *, const char *name);
+void no_schedule_named(Diag *, const Prog *, const char *name);
 /* "1MiB", "64 KiB", "1048576": bytes, or -1. */
 double parse_size(const char *);
 /* A size on the command line: a whole number of bytes, at least 1; -1 if
@@ -83,19 +83,19 @@ typedef struct SizedFile {
 /* s as built for `size`: s itself when it chose nothing for the size (or
  * size is base), else the same collective of the file lowered and verified
  * for size. NULL after reporting. */
-const Sched *sched_for_size(SizedFile *, double size, const Sched *s);
+const Sched *sched_for_size(Diag *, SizedFile *, double size, const Sched *s);
 void sized_free(SizedFile *);
 /* "pipelined_trees (segments 12)": prefix, the algorithm and what it
  * chose (Sched.choice), for the algorithm column of rows and plans. */
 const char *sched_label(Arena *, const char *prefix, const Sched *);
 /* The AlgCtx of a schedule's collective, to build it with another
  * algorithm (auto's candidates, tune's). */
-AlgCtx alg_ctx_of(Arena *, const Sched *, Routes *);
+AlgCtx alg_ctx_of(Diag *, Arena *, const Sched *, Routes *);
 
 /* s as the simulator's input: streamed round by round where it can be
  * (sync rounds), else with every message's dependencies. 0, or -1 after
  * reporting. */
-int sched_to_sim(Arena *, const Sched *, SimSync, SimNet *);
+int sched_to_sim(Diag *, Arena *, const Sched *, SimSync, SimNet *);
 
 /* One candidate simulated: its schedule, input and result (arena memory). */
 typedef struct Simulated {
@@ -105,14 +105,14 @@ typedef struct Simulated {
 } Simulated;
 /* s simulated at `size` with o; false (nothing said) if the simulator
  * cannot run it there. */
-bool simulate_one(Arena *, const Sched *s, double size, const SimOpts *o, Simulated *x);
+bool simulate_one(Diag *, Arena *, const Sched *s, double size, const SimOpts *o, Simulated *x);
 /* The library's candidates for s's collective at `size`, as `auto` has
  * them (alg_auto: what the language accepts, built for the size), each
  * simulated with o; those the simulator cannot run are left out. Their
  * count, in out[0..NALG). The candidates hold on to routes (on s's
  * topology, by s->routing: the file's, as s's own): free it after them. `auto` in sim and sweep
  * takes the fastest; tune shows them all. */
-int simulate_candidates(Arena *, Routes *routes, const Sched *s, double size, const SimOpts *o,
+int simulate_candidates(Diag *, Arena *, Routes *routes, const Sched *s, double size, const SimOpts *o,
                         Simulated *out);
 /* The fastest of out[0..n), or -1 if n is 0. */
 int fastest(const Simulated *out, int n);

@@ -182,7 +182,7 @@ print_table(const char *path, const Row *rows, int n, double size, bool trees, F
 /* The rows of a check: every collective of a .coll file (built or not), or
  * every schedule of an IR file. */
 static Row *
-make_rows(const Input *in, int *nrows)
+make_rows(Diag *dg, const Input *in, int *nrows)
 {
 	const Prog *p = &in->prog;
 	int n = in->is_ir ? p->nsched : 0;
@@ -205,7 +205,7 @@ make_rows(const Input *in, int *nrows)
 				rows[k].algorithm = rows[k].s->algorithm; /* auto says which */
 			}
 			else
-				note_at(d->name_loc, "'%s' is checked but not built: collc has no generator "
+				note_at(dg, d->name_loc, "'%s' is checked but not built: collc has no generator "
 				        "for algorithm '%s' yet", d->name, rows[k].algorithm);
 			k++;
 		}
@@ -243,7 +243,7 @@ static const CliOpt check_opts[] = {
 };
 
 static int
-cmd_check(int argc, char **argv)
+cmd_check(Diag *dg, int argc, char **argv)
 {
 	const char *path = NULL;
 	CheckArgs a = {.size = 1 << 20};
@@ -257,11 +257,11 @@ cmd_check(int argc, char **argv)
 	if (tty)
 		fprintf(stderr, "check: building %s ...\r", path); /* diagnostics overwrite it */
 	Input in = {.progress = true, .full_verify = a.full_verify};
-	int rc = load(path, &in, true, size);
+	int rc = load(dg, path, &in, true, size);
 	Row *rows = NULL;
 	int n = 0;
 	if (rc == 0) {
-		rows = make_rows(&in, &n);
+		rows = make_rows(dg, &in, &n);
 		for (int i = 0; i < n; i++)
 			if (rows[i].s)
 				metrics(rows[i].s, size, &rows[i].m);
@@ -357,7 +357,7 @@ backend_unknown(const char *target)
 }
 
 static int
-cmd_build(int argc, char **argv)
+cmd_build(Diag *dg, int argc, char **argv)
 {
 	const char *path = NULL;
 	BuildArgs a = {.size = 1 << 20};
@@ -385,20 +385,20 @@ cmd_build(int argc, char **argv)
 	if (dirb && !out)
 		return usage_error("build: --target %s writes a directory: give -o DIR", target);
 	Input in = {.only = opts.collective};
-	int rc = load(path, &in, true, size);
+	int rc = load(dg, path, &in, true, size);
 	if (rc == 0 && opts.collective) {
 		const Sched *one;
 		if (backend_select(&in.prog, &opts, &one, 1) == 0) {
-			no_schedule_named(&in.prog, opts.collective);
+			no_schedule_named(dg, &in.prog, opts.collective);
 			rc = 1;
 		}
 	}
 	/* nothing unverified leaves the compiler: load proved every schedule */
 	if (rc == 0 && dirb) {
-		rc = dirb->emit_dir(&in.prog, &opts, out) != 0;
+		rc = dirb->emit_dir(dg, &in.prog, &opts, out) != 0;
 	} else if (rc == 0) {
 		MemOut m;
-		rc = b->emit(&in.prog, &opts, memout_open(&m)) != 0;
+		rc = b->emit(dg, &in.prog, &opts, memout_open(&m)) != 0;
 		if (rc == 0)
 			rc = write_output(out, &m);
 		else
@@ -421,14 +421,14 @@ static const CliOpt fmt_opts[] = {
 };
 
 static int
-cmd_fmt(int argc, char **argv)
+cmd_fmt(Diag *dg, int argc, char **argv)
 {
 	const char *path = NULL, *out = NULL;
 	int bad = cli_parse(&cli_fmt, argc, argv, &out, fmt_opt, &path);
 	if (bad)
 		return bad < 0 ? 0 : bad;
 	Input in = {0};
-	int rc = load(path, &in, false, 0);
+	int rc = load(dg, path, &in, false, 0);
 	if (rc == 0) {
 		MemOut m;
 		fmt_file(in.file, memout_open(&m));
@@ -485,7 +485,11 @@ main(int argc, char **argv)
 	const CliCommand *c = cli_find(commands, NCMD, cmd);
 	if (!c)
 		return 2;
-	int rc = c->run(argc - 1, argv + 1);
+	/* the run's diagnostics: handed down to every pass, and registered for
+	 * out-of-memory errors, which arise where no Diag is at hand */
+	Diag diag = diag_new();
+	diag_on_oom(&diag);
+	int rc = c->run(&diag, argc - 1, argv + 1);
 	/* a full disk or a closed pipe is an error, not a success */
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "collc: error: cannot write to standard output\n");

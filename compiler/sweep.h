@@ -90,10 +90,10 @@ typedef struct Record {
 /* Reads SPEC into s (the grid checked, a named .coll file parsed and
  * checked); the text stays allocated in *text (the lists point into it).
  * 0, or -1 after a located error. */
-int spec_read(const char *path, Spec *s, char **text);
+int spec_read(Diag *, const char *path, Spec *s, char **text);
 void spec_free(Spec *, char *text);
 /* A located error in the spec (its line quoted, a caret); -1. */
-int spec_error(const Spec *, Loc, const char *fmt, ...) PRINTF_LIKE(3, 4);
+int spec_error(Diag *, const Spec *, Loc, const char *fmt, ...) PRINTF_LIKE(4, 5);
 /* The first error of a captured diagnostic: its message (after "error: ")
  * into note (NOTE_LEN), and where it points in the file `name` (line 0:
  * nowhere). */
@@ -103,7 +103,7 @@ Unit unit_of(const Spec *, int u);
 /* Builds unit u and simulates its points in the shard but those `skip`
  * marks (NULL: none), one Record each written to fd: how many, or -1 once
  * a point failed (the worker stops there). */
-int run_unit(const Spec *, int u, int shard, int nshard, const bool *skip, int fd);
+int run_unit(Diag *, const Spec *, int u, int shard, int nshard, const bool *skip, int fd);
 /* The unit a sweep runs i-th (cmd_sweep.c): a stride of about 0.618 nunit,
  * prime to nunit, so every stretch of the run samples the whole grid (small
  * and large groups, every topology and algorithm) and the points done so

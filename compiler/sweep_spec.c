@@ -70,20 +70,20 @@ split_list(char *text, List *l, const char *bol, int line)
 
 /* A located error in the spec (its line quoted, a caret); -1. */
 int
-spec_error(const Spec *s, Loc at, const char *fmt, ...)
+spec_error(Diag *dg, const Spec *s, Loc at, const char *fmt, ...)
 {
 	char msg[1024];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	diag_source(s->path, s->orig, s->orig_len);
-	error_at(at, "%s", msg);
+	diag_source(dg, s->path, s->orig, s->orig_len);
+	error_at(dg, at, "%s", msg);
 	return -1;
 }
 
 static int
-spec_sizes(Spec *s, const List *l)
+spec_sizes(Diag *dg, Spec *s, const List *l)
 {
 	s->nsize = 0;
 	for (int i = 0; i < l->n; i++) {
@@ -96,14 +96,14 @@ spec_sizes(Spec *s, const List *l)
 			lo = hi = parse_size(l->v[i]);
 		}
 		if (hi > MAX_SIZE_BYTES)
-			return spec_error(s, l->at[i], "sizes: '%s%s%s' is beyond %s", l->v[i],
+			return spec_error(dg, s, l->at[i], "sizes: '%s%s%s' is beyond %s", l->v[i],
 			                  dots ? ".." : "", dots ? dots + 2 : "", SIZE_LIMIT_TEXT);
 		if (lo < 1 || hi < lo)
-			return spec_error(s, l->at[i], "sizes: '%s' is not a size or a range A..B",
+			return spec_error(dg, s, l->at[i], "sizes: '%s' is not a size or a range A..B",
 			                  l->v[i]);
 		for (double v = lo; v <= hi * (1 + 1e-12); v *= 2) {
 			if (s->nsize == MAX_SWEEP_VALUES)
-				return spec_error(s, l->at[i], "sizes: more than %d sizes",
+				return spec_error(dg, s, l->at[i], "sizes: more than %d sizes",
 				                  MAX_SWEEP_VALUES);
 			s->sizes[s->nsize++] = floor(v);
 		}
@@ -112,7 +112,7 @@ spec_sizes(Spec *s, const List *l)
 }
 
 static int
-spec_option(Spec *s, Loc at, const char *key, const char *val)
+spec_option(Diag *dg, Spec *s, Loc at, const char *key, const char *val)
 {
 	if (strcmp(key, "mode") == 0 && (strcmp(val, "packet") == 0 || strcmp(val, "flow") == 0)) {
 		s->opts.mode = val[0] == 'p' ? SIM_PACKET : SIM_FLOW;
@@ -127,8 +127,8 @@ spec_option(Spec *s, Loc at, const char *key, const char *val)
 		return 0;
 	}
 	if (strcmp(key, "mode") == 0 || strcmp(key, "sync") == 0 || strcmp(key, "links") == 0)
-		return spec_error(s, at, "'%s' takes packet|flow, rounds|deps or shared|private", key);
-	return spec_error(s, at, "unknown key '%s' (topology, groups, a collective kind, file, "
+		return spec_error(dg, s, at, "'%s' takes packet|flow, rounds|deps or shared|private", key);
+	return spec_error(dg, s, at, "unknown key '%s' (topology, groups, a collective kind, file, "
 	                  "collectives, routing, link_bandwidth, link_latency, router_latency, "
 	                  "step_overhead, mtu, sizes, mode, sync, links)", key);
 }
@@ -188,7 +188,7 @@ first_error(const char *diag, const char *name, char *note)
  * parsed and checked as a .coll text; an error is reported at the value in
  * the spec. Returns the checked file (in s->mem), or NULL after the error. */
 static File *
-check_value(Spec *s, Loc at, const char *before, const char *value, const char *after)
+check_value(Diag *dg, Spec *s, Loc at, const char *before, const char *value, const char *after)
 {
 	char *text = arena_printf(&s->mem, "%s%s%s", before, value, after);
 	const char *nl = strrchr(before, '\n');
@@ -196,24 +196,24 @@ check_value(Spec *s, Loc at, const char *before, const char *value, const char *
 	for (const char *c = before; *c; c++)
 		vline += *c == '\n';
 	MemOut diag;
-	diag_reset();
-	diag_stream(memout_open(&diag));
-	diag_source("value.coll", text, strlen(text));
-	File *f = parse_text(&s->mem, "value.coll", text, strlen(text));
-	if (nerrors() == 0)
-		sema(f);
+	diag_reset(dg);
+	diag_stream(dg, memout_open(&diag));
+	diag_source(dg, "value.coll", text, strlen(text));
+	File *f = parse_text(dg, &s->mem, "value.coll", text, strlen(text));
+	if (nerrors(dg) == 0)
+		sema(dg, f);
 	fflush(diag.f);
-	diag_stream(stderr);
+	diag_stream(dg, stderr);
 	char note[NOTE_LEN];
 	Loc e = first_error(diag.buf ? diag.buf : "", "value.coll", note);
 	memout_drop(&diag);
-	if (nerrors() == 0)
+	if (nerrors(dg) == 0)
 		return f;
-	diag_reset();
+	diag_reset(dg);
 	int off = e.line == vline && e.col > vcol ? e.col - vcol : 0;
 	if (off >= (int)strlen(value))
 		off = 0;
-	spec_error(s, (Loc){at.line, at.col + off}, "%s", note);
+	spec_error(dg, s, (Loc){at.line, at.col + off}, "%s", note);
 	return NULL;
 }
 
@@ -229,31 +229,31 @@ item_in(const Block *b, ItemKind kind)
 /* Network values and routing policies checked once; a file's units take
  * the network values as parsed blocks. */
 static int
-spec_check_values(Spec *s)
+spec_check_values(Diag *dg, Spec *s)
 {
 	for (int k = 0; k < NNET; k++)
 		for (int i = 0; i < s->net[k].n; i++) {
 			char before[64];
 			snprintf(before, sizeof before, "network {\n    %s = ", net_key(k));
-			File *f = check_value(s, s->net[k].at[i], before, s->net[k].v[i], ";\n}\n");
+			File *f = check_value(dg, s, s->net[k].at[i], before, s->net[k].v[i], ";\n}\n");
 			if (!f)
 				return -1;
 			/* one value, not more text (a file's units take the item itself) */
 			const Block *b = f->ndecl == 1 ? f->decl[0].body : NULL;
 			if (!b || b->nitem != 1)
-				return spec_error(s, s->net[k].at[i], "%s: '%s' is not one value", net_key(k),
+				return spec_error(dg, s, s->net[k].at[i], "%s: '%s' is not one value", net_key(k),
 				                  s->net[k].v[i]);
 			s->net_block[k][i] = b;
 		}
 	for (int i = 0; i < s->routing.n; i++) {
-		File *f = check_value(s, s->routing.at[i], "topology T = ring(2);\ncollective allreduce "
+		File *f = check_value(dg, s, s->routing.at[i], "topology T = ring(2);\ncollective allreduce "
 		                      "X on T {\n    algorithm ring;\n    routing ", s->routing.v[i],
 		                      ";\n}\n");
 		if (!f)
 			return -1;
 		const Item *r = f->ndecl == 2 ? item_in(f->decl[1].body, IT_ROUTING) : NULL;
 		if (!r || strcmp(r->name, s->routing.v[i]) != 0)
-			return spec_error(s, s->routing.at[i], "routing: '%s' is not one policy",
+			return spec_error(dg, s, s->routing.at[i], "routing: '%s' is not one policy",
 			                  s->routing.v[i]);
 	}
 	return 0;
@@ -295,11 +295,11 @@ alg_label(Spec *s, const Decl *d)
 }
 
 static int
-add_file_pair(Spec *s, int decl, Loc at)
+add_file_pair(Diag *dg, Spec *s, int decl, Loc at)
 {
 	const Decl *d = &s->cf.f->decl[decl];
 	if (s->npair == MAX_PAIRS)
-		return spec_error(s, at, "more than %d collectives", MAX_PAIRS);
+		return spec_error(dg, s, at, "more than %d collectives", MAX_PAIRS);
 	int kind = 0;
 	for (int k = 0; k < NCOLLKIND; k++)
 		if (strcmp(coll_kind_name[k], d->ckind) == 0)
@@ -313,7 +313,7 @@ add_file_pair(Spec *s, int decl, Loc at)
 
 /* The collectives the spec names (or all of the file's), as pairs. */
 static int
-file_pairs(Spec *s)
+file_pairs(Diag *dg, Spec *s)
 {
 	const File *f = s->cf.f;
 	const char *names[MAX_PAIRS];
@@ -322,11 +322,11 @@ file_pairs(Spec *s)
 		if (f->decl[i].kind == DC_COLLECTIVE)
 			names[nname++] = f->decl[i].name;
 	if (!nname)
-		return spec_error(s, s->file.at[0], "%s declares no collective", s->cf.path);
+		return spec_error(dg, s, s->file.at[0], "%s declares no collective", s->cf.path);
 	if (!s->colls.n || (s->colls.n == 1 && strcmp(s->colls.v[0], "all") == 0)) {
 		Loc at = s->colls.n ? s->colls.at[0] : s->file.at[0];
 		for (int i = 0; i < f->ndecl; i++)
-			if (f->decl[i].kind == DC_COLLECTIVE && add_file_pair(s, i, at) != 0)
+			if (f->decl[i].kind == DC_COLLECTIVE && add_file_pair(dg, s, i, at) != 0)
 				return -1;
 		return 0;
 	}
@@ -337,14 +337,14 @@ file_pairs(Spec *s)
 				d = i;
 		for (int j = 0; j < k; j++)
 			if (strcmp(s->colls.v[j], s->colls.v[k]) == 0)
-				return spec_error(s, s->colls.at[k], "collective '%s' is named twice",
+				return spec_error(dg, s, s->colls.at[k], "collective '%s' is named twice",
 				                  s->colls.v[k]);
 		const char *near = d < 0 ? nearest_name(s->colls.v[k], names, nname) : NULL;
 		if (d < 0)
-			return spec_error(s, s->colls.at[k], "%s declares no collective '%s'%s%s%s",
+			return spec_error(dg, s, s->colls.at[k], "%s declares no collective '%s'%s%s%s",
 			                  s->cf.path, s->colls.v[k], near ? "; did you mean '" : "",
 			                  near ? near : "", near ? "'?" : " (name its collectives, or 'all')");
-		if (add_file_pair(s, d, s->colls.at[k]) != 0)
+		if (add_file_pair(dg, s, d, s->colls.at[k]) != 0)
 			return -1;
 	}
 	return 0;
@@ -354,7 +354,7 @@ file_pairs(Spec *s)
  * (its `network` block or a link's) would not change that topology:
  * refused, not silently ignored. */
 static int
-file_net_conflicts(Spec *s)
+file_net_conflicts(Diag *dg, Spec *s)
 {
 	for (int i = 0; i < s->npair; i++) {
 		const Decl *t = s->cf.f->decl[s->pair[i].decl].topo;
@@ -365,7 +365,7 @@ file_net_conflicts(Spec *s)
 				for (int k = 0; k < NNET; k++)
 					if (s->net[k].n && b->item[m].kind == IT_PARAM &&
 					    strcmp(b->item[m].name, net_key(k)) == 0)
-						return spec_error(s, s->net[k].key, "topology '%s' sets its own %s "
+						return spec_error(dg, s, s->net[k].key, "topology '%s' sets its own %s "
 						                  "(%s:%d), which the spec's values would not "
 						                  "change", t->name, net_key(k), s->cf.path,
 						                  b->item[m].loc.line);
@@ -376,7 +376,7 @@ file_net_conflicts(Spec *s)
 
 /* The file, beside the spec unless absolute: read, parsed and checked. */
 static int
-spec_file(Spec *s)
+spec_file(Diag *dg, Spec *s)
 {
 	CollFile *c = &s->cf;
 	const char *v = s->file.v[0], *slash = strrchr(s->path, '/');
@@ -386,22 +386,22 @@ spec_file(Spec *s)
 	char err[512];
 	c->text = read_file(c->path, &c->len, err, sizeof err);
 	if (!c->text)
-		return spec_error(s, s->file.at[0], "%s", err);
-	diag_reset();
-	diag_source(c->path, c->text, c->len);
-	File *f = parse_text(&c->arena, c->path, c->text, c->len);
-	if (nerrors() == 0)
-		sema(f);
-	if (nerrors() > 0)
+		return spec_error(dg, s, s->file.at[0], "%s", err);
+	diag_reset(dg);
+	diag_source(dg, c->path, c->text, c->len);
+	File *f = parse_text(dg, &c->arena, c->path, c->text, c->len);
+	if (nerrors(dg) == 0)
+		sema(dg, f);
+	if (nerrors(dg) > 0)
 		return -1; /* reported in the file */
 	c->f = f;
-	return file_pairs(s) != 0 || file_net_conflicts(s) != 0 ? -1 : 0;
+	return file_pairs(dg, s) != 0 || file_net_conflicts(dg, s) != 0 ? -1 : 0;
 }
 
 /* A file's collectives keep their topologies and ranks: the keys that set
  * them are refused. */
 static int
-file_axes(Spec *s)
+file_axes(Diag *dg, Spec *s)
 {
 	const List *no[2 + NCOLLKIND] = {&s->topo, &s->groups};
 	const char *name[2 + NCOLLKIND] = {"topology", "groups"};
@@ -409,11 +409,11 @@ file_axes(Spec *s)
 		no[2 + k] = &s->alg[k], name[2 + k] = coll_kind_name[k];
 	for (size_t i = 0; i < countof(no); i++)
 		if (no[i]->key.line)
-			return spec_error(s, no[i]->key, "'%s' does not combine with `file`: the file's "
+			return spec_error(dg, s, no[i]->key, "'%s' does not combine with `file`: the file's "
 			                  "collectives keep their topologies, ranks and algorithms, and "
 			                  "are swept over routing, network values and sizes", name[i]);
 	if (s->file.n > 1)
-		return spec_error(s, s->file.at[1], "%s", "one .coll file per spec");
+		return spec_error(dg, s, s->file.at[1], "%s", "one .coll file per spec");
 	return 0;
 }
 
@@ -421,14 +421,14 @@ file_axes(Spec *s)
 
 /* Library mode: the (collective, algorithm) pairs and the defaults. */
 static int
-library_pairs(Spec *s)
+library_pairs(Diag *dg, Spec *s)
 {
 	static const char dflt_group[] = "all";
 	if (s->colls.key.line)
-		return spec_error(s, s->colls.key, "%s", "'collectives' names collectives of the "
+		return spec_error(dg, s, s->colls.key, "%s", "'collectives' names collectives of the "
 		                  "spec's .coll file: add a `file` line");
 	if (!s->topo.n)
-		return spec_error(s, (Loc){0, 0}, "%s", "a spec needs a topology line (or a `file` "
+		return spec_error(dg, s, (Loc){0, 0}, "%s", "a spec needs a topology line (or a `file` "
 		                  "line) and a sizes line");
 	if (!s->groups.n)
 		s->groups.v[s->groups.n++] = dflt_group;
@@ -438,14 +438,14 @@ library_pairs(Spec *s)
 			s->pair[s->npair++] = (Pair){.kind = k, .alg = s->alg[k].v[i], .decl = -1,
 			                             .at = s->alg[k].at[i]};
 	if (!s->npair)
-		return spec_error(s, (Loc){0, 0}, "%s", "a spec needs a line of algorithms for a "
+		return spec_error(dg, s, (Loc){0, 0}, "%s", "a spec needs a line of algorithms for a "
 		                  "collective kind, e.g. 'allreduce ring, halving_doubling', or a "
 		                  "`file` line");
 	for (int i = 0; i < s->groups.n; i++) {
 		char *end;
 		long g = strtol(s->groups.v[i], &end, 10);
 		if (strcmp(s->groups.v[i], "all") != 0 && (*end || g < 1 || g > 1 << 20))
-			return spec_error(s, s->groups.at[i], "groups: '%s' is not a rank count or 'all'",
+			return spec_error(dg, s, s->groups.at[i], "groups: '%s' is not a rank count or 'all'",
 			                  s->groups.v[i]);
 	}
 	return 0;
@@ -453,21 +453,21 @@ library_pairs(Spec *s)
 
 /* The pairs, the defaults and the strides of the unit numbering. */
 static int
-spec_finish(Spec *s)
+spec_finish(Diag *dg, Spec *s)
 {
 	static const char dflt_route[] = "shortest_path", none[] = "", dflt_group[] = "all";
 	if (!s->nsize)
-		return spec_error(s, (Loc){0, 0}, "%s", "a spec needs a sizes line");
+		return spec_error(dg, s, (Loc){0, 0}, "%s", "a spec needs a sizes line");
 	s->route_given = s->routing.n > 0;
-	if (spec_check_values(s) != 0)
+	if (spec_check_values(dg, s) != 0)
 		return -1;
 	if (s->file.n) {
-		if (file_axes(s) != 0 || spec_file(s) != 0)
+		if (file_axes(dg, s) != 0 || spec_file(dg, s) != 0)
 			return -1;
 		/* one topology and group each: the file's, per collective */
 		s->topo.v[s->topo.n++] = none;
 		s->groups.v[s->groups.n++] = dflt_group;
-	} else if (library_pairs(s) != 0) {
+	} else if (library_pairs(dg, s) != 0) {
 		return -1;
 	}
 	if (!s->routing.n)
@@ -481,7 +481,7 @@ spec_finish(Spec *s)
 	s->per_topo = s->per_group * s->groups.n;
 	double units = (double)s->per_topo * s->topo.n;
 	if (units * s->nsize > 1e7)
-		return spec_error(s, (Loc){0, 0}, "%s", "the grid has more than 10^7 points");
+		return spec_error(dg, s, (Loc){0, 0}, "%s", "the grid has more than 10^7 points");
 	s->nunit = (int)units;
 	return 0;
 }
@@ -498,11 +498,11 @@ loc_of(const char *text, const char *at)
 
 /* A key given twice is an error, not a silent win of the later line. */
 static int
-spec_once(Spec *s, Loc at, const char *key, const char **seen, Loc *seen_at, int *nseen)
+spec_once(Diag *dg, Spec *s, Loc at, const char *key, const char **seen, Loc *seen_at, int *nseen)
 {
 	for (int i = 0; i < *nseen; i++)
 		if (strcmp(seen[i], key) == 0) {
-			spec_error(s, at, "'%s' is given twice; give all its values on one line, the first "
+			spec_error(dg, s, at, "'%s' is given twice; give all its values on one line, the first "
 			           "at line %d", key, seen_at[i].line);
 			return -1;
 		}
@@ -513,7 +513,7 @@ spec_once(Spec *s, Loc at, const char *key, const char **seen, Loc *seen_at, int
 
 /* Reads SPEC; the text stays allocated (the lists point into it). */
 int
-spec_read(const char *path, Spec *s, char **textp)
+spec_read(Diag *dg, const char *path, Spec *s, char **textp)
 {
 	char err[512];
 	size_t len;
@@ -528,10 +528,10 @@ spec_read(const char *path, Spec *s, char **textp)
 	memcpy(s->orig, text, len + 1);
 	s->orig_len = len;
 	if (starts_with_bom(text, len))
-		return spec_error(s, (Loc){1, 1}, "%s", BOM_MESSAGE);
+		return spec_error(dg, s, (Loc){1, 1}, "%s", BOM_MESSAGE);
 	const char *nul = memchr(text, 0, len);
 	if (nul)
-		return spec_error(s, loc_of(text, nul), "%s", "a NUL byte: a spec is text");
+		return spec_error(dg, s, loc_of(text, nul), "%s", "a NUL byte: a spec is text");
 	int line = 0;
 	const char *seen[64];
 	Loc seen_at[64];
@@ -556,11 +556,11 @@ spec_read(const char *path, Spec *s, char **textp)
 		if (*l == ':')
 			l++;
 		char *val = trim(l);
-		if (spec_once(s, at, key, seen, seen_at, &nseen) != 0)
+		if (spec_once(dg, s, at, key, seen, seen_at, &nseen) != 0)
 			return -1;
 		size_t bad = strcspn(val, ";{}");
 		if (val[bad] && strcmp(key, "file") != 0)
-			return spec_error(s, (Loc){line, (int)(val + bad - p) + 1},
+			return spec_error(dg, s, (Loc){line, (int)(val + bad - p) + 1},
 			                  "'%s': a value cannot hold '%c' (a spec's values are words of the "
 			                  ".coll language, separated by commas)", key, val[bad]);
 		List *list = spec_list(s, key);
@@ -568,17 +568,17 @@ spec_read(const char *path, Spec *s, char **textp)
 			List sizes;
 			s->sizes_at = at;
 			split_list(val, &sizes, p, line);
-			if (spec_sizes(s, &sizes) != 0)
+			if (spec_sizes(dg, s, &sizes) != 0)
 				return -1;
 		} else if (list) {
 			if (split_list(val, list, p, line) != 0)
-				return spec_error(s, at, "'%s': more than 64 values", key);
+				return spec_error(dg, s, at, "'%s': more than 64 values", key);
 			list->key = at;
-		} else if (spec_option(s, at, key, val) != 0) {
+		} else if (spec_option(dg, s, at, key, val) != 0) {
 			return -1;
 		}
 	}
-	return spec_finish(s);
+	return spec_finish(dg, s);
 }
 
 Unit

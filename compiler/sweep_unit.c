@@ -182,21 +182,21 @@ unit_file(const Spec *s, const Unit *x, Arena *a)
 /* The unit parsed and checked, ready to lower at each size; -1 after
  * errors (in the captured diagnostics). */
 static int
-unit_source(const Spec *s, const Unit *x, Source *g)
+unit_source(Diag *dg, const Spec *s, const Unit *x, Source *g)
 {
 	if (s->cf.f) {
 		g->name = s->cf.path;
-		diag_source(g->name, s->cf.text, s->cf.len);
+		diag_source(dg, g->name, s->cf.text, s->cf.len);
 		g->f = unit_file(s, x, &g->arena);
 		return 0;
 	}
 	unit_coll(s, x, g);
 	g->name = "sweep.coll";
-	diag_source(g->name, g->text, strlen(g->text));
-	g->f = parse_text(&g->arena, g->name, g->text, strlen(g->text));
-	if (nerrors() == 0)
-		sema(g->f);
-	return nerrors() > 0 ? -1 : 0;
+	diag_source(dg, g->name, g->text, strlen(g->text));
+	g->f = parse_text(dg, &g->arena, g->name, g->text, strlen(g->text));
+	if (nerrors(dg) == 0)
+		sema(dg, g->f);
+	return nerrors(dg) > 0 ? -1 : 0;
 }
 
 /* One point: the unit lowered for this size (`auto`'s choice,
@@ -204,21 +204,21 @@ unit_source(const Spec *s, const Unit *x, Source *g)
  * it), verified and simulated. 0, or -1 with the error in the captured
  * diagnostics or in err. */
 static int
-point_run(const Spec *s, const Source *g, double size, Record *r, char *err, size_t errlen)
+point_run(Diag *dg, const Spec *s, const Source *g, double size, Record *r, char *err, size_t errlen)
 {
 	bool rounds = s->opts.sync == SIM_ROUNDS;
 	/* as collc sim: round by round, large symmetric schedules and rings stream */
 	Prog prog = {.auto_size = size, .compact = rounds};
 	Arena sim = {0};
 	SimNet net = {0};
-	int rc = lower_verified(g->f, &prog, NULL, false, false) != 0 ? -1 : 0;
+	int rc = lower_verified(dg, g->f, &prog, NULL, false, false) != 0 ? -1 : 0;
 	if (rc == 0 && prog.nskipped) {
-		error_at(prog.skipped[0]->loc, "collc has no generator for this algorithm yet");
+		error_at(dg, prog.skipped[0]->loc, "collc has no generator for this algorithm yet");
 		rc = -1;
 	}
 	if (rc == 0 && (prog.nsched != 1 ||
 	                (rounds ? sim_stream_scheds : sim_from_scheds)(
-	                    &sim, (const Sched *const *)prog.sched, 1, &net) != 0))
+	                    dg, &sim, (const Sched *const *)prog.sched, 1, &net) != 0))
 		rc = -1;
 	SimResult res;
 	double work = rc == 0 ? (double)sim_coll_nmsg(&net.coll[0]) : 0;
@@ -228,13 +228,13 @@ point_run(const Spec *s, const Source *g, double size, Record *r, char *err, siz
 		Simulated *cand = arena_array(&sim, NALG, sizeof *cand);
 		Routes routes;
 		routes_init(&routes, prog.sched[0]->topo, prog.sched[0]->routing);
-		int ncand = simulate_candidates(&sim, &routes, prog.sched[0], size, &s->opts, cand);
+		int ncand = simulate_candidates(dg, &sim, &routes, prog.sched[0], size, &s->opts, cand);
 		int best = fastest(cand, ncand);
 		for (int i = 0; i < ncand; i++)
 			work += (double)sim_coll_nmsg(&cand[i].net->coll[0]);
 		routes_free(&routes); /* the result is copied out below */
 		if (best < 0) {
-			error_at(prog.sched[0]->loc, "auto: no algorithm of the library applies to '%s'",
+			error_at(dg, prog.sched[0]->loc, "auto: no algorithm of the library applies to '%s'",
 			         prog.sched[0]->name);
 			rc = -1;
 		} else {
@@ -279,13 +279,13 @@ point_failed(const Spec *s, const Source *g, const Unit *x, const char *diag, co
  * skipped (done before an interruption): the points sent, or -1 once a
  * point failed (the worker stops: its later points are larger). */
 int
-run_unit(const Spec *s, int u, int shard, int nshard, const bool *skip, int fd)
+run_unit(Diag *dg, const Spec *s, int u, int shard, int nshard, const bool *skip, int fd)
 {
 	Unit x = unit_of(s, u);
 	MemOut diag;
 	FILE *df = memout_open(&diag);
-	diag_reset();
-	diag_stream(df);
+	diag_reset(dg);
+	diag_stream(dg, df);
 	Source g = {0};
 	bool built = false, ok = true;
 	int sent = 0;
@@ -295,10 +295,10 @@ run_unit(const Spec *s, int u, int shard, int nshard, const bool *skip, int fd)
 			continue;
 		char err[256] = "";
 		if (!built)
-			ok = unit_source(s, &x, &g) == 0;
+			ok = unit_source(dg, s, &x, &g) == 0;
 		built = true;
 		if (ok)
-			ok = point_run(s, &g, s->sizes[k], &r, err, sizeof err) == 0;
+			ok = point_run(dg, s, &g, s->sizes[k], &r, err, sizeof err) == 0;
 		if (!ok) {
 			fflush(df);
 			point_failed(s, &g, &x, diag.buf ? diag.buf : "", err, &r);
@@ -307,7 +307,7 @@ run_unit(const Spec *s, int u, int shard, int nshard, const bool *skip, int fd)
 			worker_exit(3);
 		sent++;
 	}
-	diag_stream(stderr);
+	diag_stream(dg, stderr);
 	memout_drop(&diag);
 	arena_free(&g.arena);
 	free(g.text);

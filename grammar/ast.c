@@ -125,7 +125,7 @@ ast_with_unit(Parse *p, Expr *num, const char *unit, Loc loc)
 	(void)p;
 	int u = unit_find(unit, strlen(unit));
 	if (num->unit >= 0)
-		error_at(loc, "'%s' after a number that already has the unit '%s'", unit,
+		error_at(p->diag, loc, "'%s' after a number that already has the unit '%s'", unit,
 		         unit_table[num->unit].name);
 	else if (u < 0) {
 		const char *names[64];
@@ -152,9 +152,9 @@ ast_with_unit(Parse *p, Expr *num, const char *unit, Loc loc)
 		if (!near)
 			near = nearest_name(unit, names, unit_count);
 		if (near)
-			error_at(loc, "unknown unit '%s'; did you mean '%s'?", unit, near);
+			error_at(p->diag, loc, "unknown unit '%s'; did you mean '%s'?", unit, near);
 		else
-			error_at(loc, "unknown unit '%s'", unit);
+			error_at(p->diag, loc, "unknown unit '%s'", unit);
 	} else
 		num->unit = u;
 	return num;
@@ -173,7 +173,7 @@ static Expr *
 bounded(Parse *p, Expr *e)
 {
 	if (e->depth > MAX_NESTING && !p->stop) {
-		error_at(e->loc, "expression nested more than %d deep", MAX_NESTING);
+		error_at(p->diag, e->loc, "expression nested more than %d deep", MAX_NESTING);
 		p->stop = true;
 	}
 	return e;
@@ -340,7 +340,7 @@ ast_comment(Parse *p, Loc loc, int end_line, const char *text, size_t len)
 			if (*c == '\n')
 				at = (Loc){at.line + 1, 1};
 		}
-		error_at(at, "unexpected byte 0x00 in a comment");
+		error_at(p->diag, at, "unexpected byte 0x00 in a comment");
 		return;
 	}
 	char *copy = arena_strndup(p->arena, text, len);
@@ -358,14 +358,14 @@ ast_comment(Parse *p, Loc loc, int end_line, const char *text, size_t len)
 
 /* Constant integer arithmetic, overflow-checked. */
 bool
-ast_eval_int(const Expr *e, int64_t *out, bool report)
+ast_eval_int(Diag *dg, const Expr *e, int64_t *out, bool report)
 {
 	int64_t a, b;
 	switch (e->kind) {
 	case EX_INT:
 		if (e->unit >= 0) {
 			if (report)
-				error_at(e->loc, "expected a plain integer, got %s",
+				error_at(dg, e->loc, "expected a plain integer, got %s",
 				         qty_kind_name(expr_qty(e)));
 			return false;
 		}
@@ -373,24 +373,24 @@ ast_eval_int(const Expr *e, int64_t *out, bool report)
 		return true;
 	case EX_TUPLE:
 		if (e->nelem == 1)
-			return ast_eval_int(e->elem[0], out, report);
+			return ast_eval_int(dg, e->elem[0], out, report);
 		break;
 	case EX_NEG:
-		if (!ast_eval_int(e->lhs, &a, report))
+		if (!ast_eval_int(dg, e->lhs, &a, report))
 			return false;
 		*out = -a;
 		return true;
 	case EX_ADD:
 	case EX_SUB:
 	case EX_MUL:
-		if (!ast_eval_int(e->lhs, &a, report) || !ast_eval_int(e->rhs, &b, report))
+		if (!ast_eval_int(dg, e->lhs, &a, report) || !ast_eval_int(dg, e->rhs, &b, report))
 			return false;
 		bool ovf = e->kind == EX_ADD   ? __builtin_add_overflow(a, b, out)
 		           : e->kind == EX_SUB ? __builtin_sub_overflow(a, b, out)
 		                               : __builtin_mul_overflow(a, b, out);
 		if (ovf) {
 			if (report)
-				error_at(e->loc, "integer overflow");
+				error_at(dg, e->loc, "integer overflow");
 			return false;
 		}
 		return true;
@@ -398,7 +398,7 @@ ast_eval_int(const Expr *e, int64_t *out, bool report)
 		break;
 	}
 	if (report)
-		error_at(e->loc, "expected an integer");
+		error_at(dg, e->loc, "expected an integer");
 	return false;
 }
 
@@ -440,7 +440,7 @@ ast_space_name(char *buf, size_t len, const NodeSpace *sh)
 
 /* A node reference: a coordinate tuple or an id. Returns the id, or -1. */
 int64_t
-ast_resolve_node(const NodeSpace *sh, const Expr *e, bool rank_only)
+ast_resolve_node(Diag *dg, const NodeSpace *sh, const Expr *e, bool rank_only)
 {
 	char name[128];
 	ast_space_name(name, sizeof name, sh);
@@ -448,19 +448,19 @@ ast_resolve_node(const NodeSpace *sh, const Expr *e, bool rank_only)
 	if (e->kind == EX_TUPLE && e->nelem > 1) {
 		if (e->nelem != sh->ndim) {
 			if (sh->ndim == 0)
-				error_at(e->loc, "nodes of %s have no coordinates; name them by id", name);
+				error_at(dg, e->loc, "nodes of %s have no coordinates; name them by id", name);
 			else
-				error_at(e->loc, "node has %d coordinates; %s has %d", e->nelem, name,
+				error_at(dg, e->loc, "node has %d coordinates; %s has %d", e->nelem, name,
 				         sh->ndim);
 			return -1;
 		}
 		id = 0;
 		for (int i = 0; i < e->nelem; i++) {
 			int64_t c;
-			if (!ast_eval_int(e->elem[i], &c, true))
+			if (!ast_eval_int(dg, e->elem[i], &c, true))
 				return -1;
 			if (c < 0 || c >= sh->size[i]) {
-				error_at(e->elem[i]->loc, "coordinate %d of this node is %lld; %s takes 0..%lld",
+				error_at(dg, e->elem[i]->loc, "coordinate %d of this node is %lld; %s takes 0..%lld",
 				         i + 1, (long long)c, name, (long long)sh->size[i] - 1);
 				return -1;
 			}
@@ -468,16 +468,16 @@ ast_resolve_node(const NodeSpace *sh, const Expr *e, bool rank_only)
 		}
 		return id;
 	}
-	if (!ast_eval_int(e, &id, true))
+	if (!ast_eval_int(dg, e, &id, true))
 		return -1;
 	int64_t limit = rank_only && !sh->is_switch ? sh->ranks : sh->nodes;
 	if (id < 0 || id >= limit) {
-		error_at(e->loc, "node %lld is outside %s (%s 0..%lld)", (long long)id, name,
+		error_at(dg, e->loc, "node %lld is outside %s (%s 0..%lld)", (long long)id, name,
 		         limit == sh->nodes ? "nodes" : "ranks", (long long)limit - 1);
 		return -1;
 	}
 	if (rank_only && sh->is_switch && sh->is_switch[id]) {
-		error_at(e->loc, "node %lld is a switch, not a rank", (long long)id);
+		error_at(dg, e->loc, "node %lld is a switch, not a rank", (long long)id);
 		return -1;
 	}
 	return id;
@@ -485,7 +485,7 @@ ast_resolve_node(const NodeSpace *sh, const Expr *e, bool rank_only)
 
 
 int64_t
-ast_expand_ranks(const NodeSpace *sh, const ExprList *list, int64_t *out, unsigned char *member)
+ast_expand_ranks(Diag *dg, const NodeSpace *sh, const ExprList *list, int64_t *out, unsigned char *member)
 {
 	int64_t count = 0;
 	bool ok = true;
@@ -493,10 +493,10 @@ ast_expand_ranks(const NodeSpace *sh, const ExprList *list, int64_t *out, unsign
 		const Expr *e = list->v[j];
 		int64_t lo, hi;
 		if (e->kind == EX_RANGE) {
-			lo = ast_resolve_node(sh, e->lhs, true);
-			hi = ast_resolve_node(sh, e->rhs, true);
+			lo = ast_resolve_node(dg, sh, e->lhs, true);
+			hi = ast_resolve_node(dg, sh, e->rhs, true);
 		} else {
-			lo = hi = ast_resolve_node(sh, e, true);
+			lo = hi = ast_resolve_node(dg, sh, e, true);
 		}
 		if (lo < 0 || hi < 0) {
 			ok = false;
@@ -505,12 +505,12 @@ ast_expand_ranks(const NodeSpace *sh, const ExprList *list, int64_t *out, unsign
 		int64_t step = lo <= hi ? 1 : -1; /* 7..4 counts down: an order, e.g. a snake */
 		for (int64_t v = lo;; v += step) {
 			if (sh->is_switch && sh->is_switch[v]) {
-				error_at(e->loc, "node %lld is a switch, not a rank", (long long)v);
+				error_at(dg, e->loc, "node %lld is a switch, not a rank", (long long)v);
 				ok = false;
 				break;
 			}
 			if (member[v]) {
-				error_at(e->loc, "rank %lld is listed twice", (long long)v);
+				error_at(dg, e->loc, "rank %lld is listed twice", (long long)v);
 				ok = false;
 				break;
 			}

@@ -78,7 +78,7 @@ struct Expr {
 double expr_number(const Expr *);
 QtyKind expr_qty(const Expr *);
 /* Constant integer arithmetic, overflow-checked; reports when `report`. */
-bool ast_eval_int(const Expr *, int64_t *, bool report);
+bool ast_eval_int(Diag *, const Expr *, int64_t *, bool report);
 
 /* A topology's node space: enough to resolve node references without building it. */
 typedef struct NodeSpace {
@@ -125,16 +125,16 @@ typedef struct Bound { /* the values bound to one ParamSpec */
  * max. 1 when all bind, 0 after errors (*bad_label: a label was unknown),
  * -1 after too many arguments. Reports only when `report`; values are not
  * checked here (sema does). */
-int ast_bind(Arena *, const Call *, const FormSpec *, Bound *out, bool report,
+int ast_bind(Diag *, Arena *, const Call *, const FormSpec *, Bound *out, bool report,
              bool *bad_label);
 /* ast_bind reporting, then each parameter's count and each value checked
  * against its ParamSpec (kind, range, words; nodes inside ctx when given).
  * What sema does to every call of a form or an algorithm, and to `use`. */
-bool ast_bind_check(Arena *, const Call *, const FormSpec *, const NodeSpace *ctx, Bound *out);
+bool ast_bind_check(Diag *, Arena *, const Call *, const FormSpec *, const NodeSpace *ctx, Bound *out);
 /* A topology form's node space from its bound (checked) arguments, by the
  * roles of its registry entry; reports sizes over MAX_NODES and a
  * TR_VARIANT over its per-rank most. Not for block forms. */
-void ast_topo_space(Arena *, TopoKind, const Bound *, NodeSpace *);
+void ast_topo_space(Diag *, Arena *, TopoKind, const Bound *, NodeSpace *);
 /* The index of word in "a|b|c", or -1. */
 int ast_word_index(const char *word, const char *words);
 
@@ -274,6 +274,7 @@ typedef struct File {
 
 
 typedef struct Parse {
+	Diag *diag;  /* where this pass's diagnostics go (the run's, from the driver) */
 	Arena *arena;
 	File *file;
 	const char *src; /* the text being parsed */
@@ -327,13 +328,13 @@ void ast_comment(Parse *, Loc, int end_line, const char *text, size_t len);
  * `arena`. Reports syntax errors through diag; returns NULL only when no
  * tree could be built at all. Callers stop on nerrors() > 0.
  */
-File *parse_text(Arena *, const char *path, const char *text, size_t len);
+File *parse_text(Diag *, Arena *, const char *path, const char *text, size_t len);
 
 /* ---- sema.c: checks that need no topology built ---- */
 
 /* Reports every error it finds; returns the number of errors. Annotates
  * each Decl with its node space or topology (see Decl). */
-int sema(File *);
+int sema(Diag *, File *);
 
 /* schedule.c: the front-end checks of a collective's `schedule` block:
  * names bound, helpers known with their arity, reduce or copy, rounds that
@@ -341,7 +342,7 @@ int sema(File *);
  * space: the collective's topology's nodes (NULL if it has an error), for
  * the roots of `symmetric(group G, roots ...)`; group_ok(ctx, name) checks
  * (and reports) the group's name against the declarations above. */
-void sema_schedule(const Item *, const NodeSpace *space,
+void sema_schedule(Diag *, const Item *, const NodeSpace *space,
                    bool (*group_ok)(void *ctx, const Expr *name), void *ctx);
 /* The names every schedule body sees (p, nchunks, dims, root). */
 extern const char *const sched_builtin_names[];
@@ -359,10 +360,10 @@ extern const int sched_nhelpers;
 
 /* A coordinate tuple or an id; reports and returns -1 when it is outside
  * the space (or a switch, when rank_only). */
-int64_t ast_resolve_node(const NodeSpace *, const Expr *, bool rank_only);
+int64_t ast_resolve_node(Diag *, const NodeSpace *, const Expr *, bool rank_only);
 /* A `ranks` list in order (ranges count up or down); reports switches and
  * repeats. member (nodes bytes, zeroed) marks the ranks. -1 on an error. */
-int64_t ast_expand_ranks(const NodeSpace *, const ExprList *, int64_t *out,
+int64_t ast_expand_ranks(Diag *, const NodeSpace *, const ExprList *, int64_t *out,
                          unsigned char *member);
 /* "torus(8, 8)", "graph of 12 nodes" */
 void ast_space_name(char *buf, size_t len, const NodeSpace *);

@@ -12,7 +12,7 @@
 
 /* A label the form does not have: the nearest one it has, if any. */
 static void
-unknown_label(const FormSpec *f, const Arg *arg)
+unknown_label(Diag *dg, const FormSpec *f, const Arg *arg)
 {
 	const char *labels[MAX_PARAMS];
 	int nl = 0;
@@ -21,10 +21,10 @@ unknown_label(const FormSpec *f, const Arg *arg)
 			labels[nl++] = f->param[i].label;
 	const char *near = nearest_name(arg->label, labels, nl);
 	if (near)
-		error_at(arg->loc, "%s has no argument '%s'; did you mean '%s'? (usage: %s)", f->name,
+		error_at(dg, arg->loc, "%s has no argument '%s'; did you mean '%s'? (usage: %s)", f->name,
 		         arg->label, near, f->usage);
 	else
-		error_at(arg->loc, "%s has no argument '%s' (usage: %s)", f->name, arg->label,
+		error_at(dg, arg->loc, "%s has no argument '%s' (usage: %s)", f->name, arg->label,
 		         f->usage);
 }
 
@@ -38,7 +38,7 @@ label_index(const FormSpec *f, const char *label)
 }
 
 int
-ast_bind(Arena *a, const Call *c, const FormSpec *f, Bound *out, bool report, bool *bad_label)
+ast_bind(Diag *dg, Arena *a, const Call *c, const FormSpec *f, Bound *out, bool report, bool *bad_label)
 {
 	int ok = 1, npos = 0, posi = 0;
 	const ParamSpec *pos[MAX_PARAMS];
@@ -53,9 +53,9 @@ ast_bind(Arena *a, const Call *c, const FormSpec *f, Bound *out, bool report, bo
 			int pi = label_index(f, arg->label);
 			if (pi < 0 || out[pi].n > 0) {
 				if (report && pi < 0)
-					unknown_label(f, arg);
+					unknown_label(dg, f, arg);
 				else if (report)
-					error_at(arg->loc, "'%s' is given twice", arg->label);
+					error_at(dg, arg->loc, "'%s' is given twice", arg->label);
 				*bad_label |= pi < 0;
 				ok = 0;
 				continue;
@@ -67,7 +67,7 @@ ast_bind(Arena *a, const Call *c, const FormSpec *f, Bound *out, bool report, bo
 			posi++;
 		if (posi >= npos) {
 			if (report)
-				error_at(arg->loc, "too many arguments to %s (usage: %s)", f->name, f->usage);
+				error_at(dg, arg->loc, "too many arguments to %s (usage: %s)", f->name, f->usage);
 			return -1;
 		}
 		Bound *b = &out[pos[posi] - f->param];
@@ -92,28 +92,28 @@ words_text(const char *words, char *buf, size_t len)
 
 /* How many values parameter ps got, against its min and max. */
 static bool
-check_count(const Call *c, const FormSpec *f, const ParamSpec *ps, const Bound *b,
+check_count(Diag *dg, const Call *c, const FormSpec *f, const ParamSpec *ps, const Bound *b,
             bool bad_label)
 {
 	if (b->n < ps->min) {
 		if (bad_label)
 			; /* the misspelt label was reported; "needs X" would say it twice */
 		else if (b->n == 0 && ps->label)
-			error_at(c->loc, "%s needs '%s' (usage: %s)", f->name, ps->label, f->usage);
+			error_at(dg, c->loc, "%s needs '%s' (usage: %s)", f->name, ps->label, f->usage);
 		else if (b->n == 0 && ps->kind == A_WORD)
-			error_at(c->loc, "%s needs '%s' (usage: %s)", f->name,
+			error_at(dg, c->loc, "%s needs '%s' (usage: %s)", f->name,
 			         words_text(ps->words, (char[64]){0}, 64), f->usage);
 		else if (b->n == 0)
-			error_at(c->loc, "%s needs %s (usage: %s)", f->name,
+			error_at(dg, c->loc, "%s needs %s (usage: %s)", f->name,
 			         c->narg ? "more arguments" : "arguments", f->usage);
 		else
-			error_at(b->loc, "%s needs %s%d %s (usage: %s)", f->name,
+			error_at(dg, b->loc, "%s needs %s%d %s (usage: %s)", f->name,
 			         ps->min == ps->max ? "" : "at least ", ps->min,
 			         ps->label ? ps->label : "arguments", f->usage);
 		return false;
 	}
 	if (ps->max && b->n > ps->max) {
-		error_at(b->v[ps->max]->loc, "%s takes at most %d %s (usage: %s)", f->name, ps->max,
+		error_at(dg, b->v[ps->max]->loc, "%s takes at most %d %s (usage: %s)", f->name, ps->max,
 		         ps->label ? ps->label : "arguments", f->usage);
 		return false;
 	}
@@ -122,7 +122,7 @@ check_count(const Call *c, const FormSpec *f, const ParamSpec *ps, const Bound *
 
 /* One value of parameter ps: of the parameter's kind, and in range. */
 static bool
-check_value(const FormSpec *f, const ParamSpec *ps, const Expr *e, const NodeSpace *ctx)
+check_value(Diag *dg, const FormSpec *f, const ParamSpec *ps, const Expr *e, const NodeSpace *ctx)
 {
 	int64_t v;
 	switch (ps->kind) {
@@ -132,16 +132,16 @@ check_value(const FormSpec *f, const ParamSpec *ps, const Expr *e, const NodeSpa
 	case A_GROUP:
 	case A_TREES:
 		if (e->kind != EX_NAME) {
-			error_at(e->loc, "expected the name of a %s",
+			error_at(dg, e->loc, "expected the name of a %s",
 			         ps->kind == A_TOPO ? "topology" : ps->kind == A_GROUP ? "group" : "tree");
 			return false;
 		}
 		break;
 	case A_INT:
-		if (!ast_eval_int(e, &v, true))
+		if (!ast_eval_int(dg, e, &v, true))
 			return false;
 		if (v < ps->lo || v > ps->hi) {
-			error_at(e->loc, "%s %s of %s must be at %s %lld, got %lld",
+			error_at(dg, e->loc, "%s %s of %s must be at %s %lld, got %lld",
 			         ps->label ? "the" : "each", ps->label ? ps->label : "size", f->name,
 			         v < ps->lo ? "least" : "most", (long long)(v < ps->lo ? ps->lo : ps->hi),
 			         (long long)v);
@@ -149,13 +149,13 @@ check_value(const FormSpec *f, const ParamSpec *ps, const Expr *e, const NodeSpa
 		}
 		break;
 	case A_NODE:
-		if (ctx && ast_resolve_node(ctx, e, true) < 0)
+		if (ctx && ast_resolve_node(dg, ctx, e, true) < 0)
 			return false;
 		break;
 	case A_WORD:
 		if (e->kind != EX_NAME || ast_word_index(e->text, ps->words) < 0) {
 			char words[64];
-			error_at(e->loc, "%s takes '%s' here", f->name,
+			error_at(dg, e->loc, "%s takes '%s' here", f->name,
 			         words_text(ps->words, words, sizeof words));
 			return false;
 		}
@@ -165,21 +165,21 @@ check_value(const FormSpec *f, const ParamSpec *ps, const Expr *e, const NodeSpa
 }
 
 bool
-ast_bind_check(Arena *a, const Call *c, const FormSpec *f, const NodeSpace *ctx, Bound *out)
+ast_bind_check(Diag *dg, Arena *a, const Call *c, const FormSpec *f, const NodeSpace *ctx, Bound *out)
 {
 	bool bad_label;
-	int bound = ast_bind(a, c, f, out, true, &bad_label);
+	int bound = ast_bind(dg, a, c, f, out, true, &bad_label);
 	if (bound < 0)
 		return false;
 	bool ok = bound == 1;
 	for (int i = 0; i < MAX_PARAMS && f->param[i].kind != A_END; i++) {
 		const ParamSpec *ps = &f->param[i];
-		if (!check_count(c, f, ps, &out[i], bad_label)) {
+		if (!check_count(dg, c, f, ps, &out[i], bad_label)) {
 			ok = false;
 			continue;
 		}
 		for (int j = 0; j < out[i].n; j++)
-			ok &= check_value(f, ps, out[i].v[j], ctx);
+			ok &= check_value(dg, f, ps, out[i].v[j], ctx);
 	}
 	return ok;
 }
@@ -204,13 +204,13 @@ ast_word_index(const char *word, const char *words)
 
 /* The sizes of a TR_DIMS or TR_DIM_SWITCHES parameter onto sh's coordinates. */
 static bool
-add_dims(NodeSpace *sh, const Bound *b, int64_t *ranks)
+add_dims(Diag *dg, NodeSpace *sh, const Bound *b, int64_t *ranks)
 {
 	for (int j = 0; j < b->n; j++) {
 		int64_t *size = &sh->size[sh->ndim++];
-		ast_eval_int(b->v[j], size, false);
+		ast_eval_int(dg, b->v[j], size, false);
 		if (__builtin_mul_overflow(*ranks, *size, ranks) || *ranks > MAX_NODES) {
-			error_at(b->v[j]->loc, "%s has more than %d nodes", sh->form, MAX_NODES);
+			error_at(dg, b->v[j]->loc, "%s has more than %d nodes", sh->form, MAX_NODES);
 			return false;
 		}
 	}
@@ -219,7 +219,7 @@ add_dims(NodeSpace *sh, const Bound *b, int64_t *ranks)
 
 /* The TR_VARIANT parameter: a word's index, the integer, or its default. */
 static void
-set_variant(NodeSpace *sh, const TopoForm *tf, const ParamSpec *ps, const Bound *b)
+set_variant(Diag *dg, NodeSpace *sh, const TopoForm *tf, const ParamSpec *ps, const Bound *b)
 {
 	int64_t most = tf->variant_per_rank * sh->ranks;
 	if (!b->n) {
@@ -227,18 +227,18 @@ set_variant(NodeSpace *sh, const TopoForm *tf, const ParamSpec *ps, const Bound 
 	} else if (ps->kind == A_WORD) {
 		sh->variant = ast_word_index(b->v[0]->text, ps->words);
 	} else {
-		ast_eval_int(b->v[0], &sh->variant, false);
+		ast_eval_int(dg, b->v[0], &sh->variant, false);
 		if (most && sh->variant > most) {
 			char name[128];
 			ast_space_name(name, sizeof name, sh);
-			error_at(b->v[0]->loc, "%s has at most %lld %s, got %lld", name, (long long)most,
+			error_at(dg, b->v[0]->loc, "%s has at most %lld %s, got %lld", name, (long long)most,
 			         ps->label, (long long)sh->variant);
 		}
 	}
 }
 
 void
-ast_topo_space(Arena *a, TopoKind k, const Bound *b, NodeSpace *sh)
+ast_topo_space(Diag *dg, Arena *a, TopoKind k, const Bound *b, NodeSpace *sh)
 {
 	const TopoForm *tf = &topo_forms[k];
 	int64_t ranks = 1;
@@ -250,10 +250,10 @@ ast_topo_space(Arena *a, TopoKind k, const Bound *b, NodeSpace *sh)
 	sh->ok = true;
 	for (int i = 0; i < MAX_PARAMS && tf->form.param[i].kind != A_END; i++) {
 		if (b[i].n && tf->form.param[i].kind == A_INT)
-			ast_eval_int(b[i].v[0], &sh->arg[i], false);
+			ast_eval_int(dg, b[i].v[0], &sh->arg[i], false);
 		if (tf->role[i] == TR_DIMS || tf->role[i] == TR_DIM_SWITCHES) {
 			first = first ? first : b[i].v[0];
-			if (!add_dims(sh, &b[i], &ranks)) {
+			if (!add_dims(dg, sh, &b[i], &ranks)) {
 				sh->ok = false;
 				return;
 			}
@@ -266,7 +266,7 @@ ast_topo_space(Arena *a, TopoKind k, const Bound *b, NodeSpace *sh)
 	sh->ranks = ranks;
 	sh->nodes = ranks + sh->switches;
 	if (sh->nodes > MAX_NODES) {
-		error_at(first->loc, "%s has more than %d nodes (switches included)", sh->form,
+		error_at(dg, first->loc, "%s has more than %d nodes (switches included)", sh->form,
 		         MAX_NODES);
 		sh->ok = false;
 		return;
@@ -276,5 +276,5 @@ ast_topo_space(Arena *a, TopoKind k, const Bound *b, NodeSpace *sh)
 		memset(sh->is_switch + sh->ranks, 1, (size_t)sh->switches);
 	}
 	if (variant >= 0)
-		set_variant(sh, tf, &tf->form.param[variant], &b[variant]);
+		set_variant(dg, sh, tf, &tf->form.param[variant], &b[variant]);
 }

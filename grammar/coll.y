@@ -431,7 +431,7 @@ misspelt_keyword(Parse *p)
 	const char *near = nearest_name(word, cand, nc);
 	if (!near)
 		return false;
-	error_at(p->prev_loc, "syntax error: '%s' is not a keyword; did you mean '%s'?", word, near);
+	error_at(p->diag, p->prev_loc, "syntax error: '%s' is not a keyword; did you mean '%s'?", word, near);
 	return true;
 }
 
@@ -447,12 +447,12 @@ yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner, Parse *p)
 	yysymbol_kind_t tok = yypcontext_token(ctx);
 	Loc loc = LOC(*yypcontext_location(ctx));
 	if (tok == YYSYMBOL_YYEMPTY) {
-		error_at(loc, "syntax error");
+		error_at(p->diag, loc, "syntax error");
 		return 0;
 	}
 	if (tok == YYSYMBOL_YYEOF && p->nesting > 0) {
 		Loc open = p->open[p->nesting - 1];
-		error_at(loc, "unexpected end of file: the '%c' at line %d, column %d is not closed",
+		error_at(p->diag, loc, "unexpected end of file: the '%c' at line %d, column %d is not closed",
 		         p->src[p->open_off[p->nesting - 1]], open.line, open.col);
 		return 0;
 	}
@@ -461,7 +461,7 @@ yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner, Parse *p)
 		return 0;
 	keyword_hint(p, tok, expected, n, hint, sizeof hint);
 	if (hint[0]) {
-		error_at(loc, "syntax error, unexpected %s%s", token_text(p, tok, buf, sizeof buf), hint);
+		error_at(p->diag, loc, "syntax error, unexpected %s%s", token_text(p, tok, buf, sizeof buf), hint);
 		return 0;
 	}
 	int len = snprintf(msg, sizeof msg, "syntax error, unexpected %s",
@@ -470,7 +470,7 @@ yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner, Parse *p)
 	for (int i = 0; i < n; i++)
 		decl |= expected[i] == YYSYMBOL_KW_COLLECTIVE;
 	if (decl) {
-		error_at(loc, "%s, expecting a declaration (network, topology, group, tree, trees "
+		error_at(p->diag, loc, "%s, expecting a declaration (network, topology, group, tree, trees "
 		         "or collective)", msg);
 		return 0;
 	}
@@ -485,7 +485,7 @@ yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner, Parse *p)
 		len += snprintf(msg + len, sizeof msg - (size_t)len, "%s%s",
 		                i == 0 ? ", expecting " : i == n - 1 ? " or " : ", ", name);
 	}
-	error_at(loc, "%s", msg);
+	error_at(p->diag, loc, "%s", msg);
 	return 0;
 }
 
@@ -496,9 +496,9 @@ yyerror(YYLTYPE *loc, yyscan_t scanner, Parse *p, const char *msg)
 	if (p->stop)
 		return;
 	if (strcmp(msg, "memory exhausted") == 0) {
-		error_at(LOC(*loc), "expression nested too deeply");
+		error_at(p->diag, LOC(*loc), "expression nested too deeply");
 		p->stop = true;
 		return;
 	}
-	error_at(LOC(*loc), "%s", msg);
+	error_at(p->diag, LOC(*loc), "%s", msg);
 }

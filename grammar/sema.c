@@ -32,6 +32,7 @@ typedef struct Sym {
 } Sym;
 
 typedef struct Sema {
+	Diag *diag;  /* where this pass's diagnostics go (the run's, from the driver) */
 	Arena arena;  /* freed when sema returns */
 	Arena *out;   /* the File's arena: what annotates the tree */
 	const File *file; /* being checked: names defined later, for "used before" */
@@ -87,11 +88,11 @@ unknown_word(Sema *s, Loc loc, const char *what, const char *word,
 	(void)s;
 	const char *near = nearest_name(word, cand, ncand);
 	if (near)
-		error_at(loc, "unknown %s '%s'; did you mean '%s'?", what, word, near);
+		error_at(s->diag, loc, "unknown %s '%s'; did you mean '%s'?", what, word, near);
 	else if (valid)
-		error_at(loc, "unknown %s '%s' (known: %s)", what, word, valid);
+		error_at(s->diag, loc, "unknown %s '%s' (known: %s)", what, word, valid);
 	else
-		error_at(loc, "unknown %s '%s'", what, word);
+		error_at(s->diag, loc, "unknown %s '%s'", what, word);
 }
 
 /* The form c names in table t: n entries of `stride` bytes, each starting
@@ -157,8 +158,8 @@ use_sym(Sema *s, const char *name, Loc loc, unsigned want, const char *what)
 		const Decl *later = find_decl(s->file, name);
 		if (later && (later->loc.line > loc.line ||
 		              (later->loc.line == loc.line && later->loc.col > loc.col))) {
-			error_at(loc, "'%s' is used before its definition", name);
-			note_at(later->name_loc, "'%s' is defined here", name);
+			error_at(s->diag, loc, "'%s' is used before its definition", name);
+			note_at(s->diag, later->name_loc, "'%s' is defined here", name);
 			return -1;
 		}
 		const char **cand = arena_array(&s->arena, (size_t)s->nsym + 1, sizeof *cand);
@@ -168,13 +169,13 @@ use_sym(Sema *s, const char *name, Loc loc, unsigned want, const char *what)
 				cand[n++] = s->sym[j].name;
 		const char *near = nearest_name(name, cand, n);
 		if (near)
-			error_at(loc, "unknown %s '%s'; did you mean '%s'?", what, name, near);
+			error_at(s->diag, loc, "unknown %s '%s'; did you mean '%s'?", what, name, near);
 		else
-			error_at(loc, "unknown %s '%s'", what, name);
+			error_at(s->diag, loc, "unknown %s '%s'", what, name);
 		return -1;
 	}
 	if (!(want & (1u << s->sym[i].kind))) {
-		error_at(loc, "'%s' is a %s, not a %s", name, sym_kind_name[s->sym[i].kind], what);
+		error_at(s->diag, loc, "'%s' is a %s, not a %s", name, sym_kind_name[s->sym[i].kind], what);
 		return -1;
 	}
 	return i;
@@ -185,8 +186,8 @@ define_sym(Sema *s, Decl *d, SymKind kind, int topo)
 {
 	int old = find_sym(s, d->name);
 	if (old >= 0) {
-		error_at(d->name_loc, "'%s' is already defined", d->name);
-		note_at(s->sym[old].decl->name_loc, "the first definition of '%s' is here", d->name);
+		error_at(s->diag, d->name_loc, "'%s' is already defined", d->name);
+		note_at(s->diag, s->sym[old].decl->name_loc, "the first definition of '%s' is here", d->name);
 		return;
 	}
 	Sym sym = {.name = d->name, .kind = kind, .decl = d, .topo = topo};
@@ -208,7 +209,7 @@ topo_shape(const Sema *s, int topo)
 static bool
 bind_call(Sema *s, const Call *c, const FormSpec *f, const NodeSpace *ctx, Bound *out)
 {
-	return ast_bind_check(&s->arena, c, f, ctx, out);
+	return ast_bind_check(s->diag, &s->arena, c, f, ctx, out);
 }
 
 /* The first positional topology argument, resolved: the context of node references. */
@@ -224,7 +225,7 @@ call_topology(Sema *s, const Call *c)
 /* ---- network blocks ---- */
 
 static bool
-check_quantity(const Item *it, const NetParam *pi)
+check_quantity(Diag *dg, const Item *it, const NetParam *pi)
 {
 	const Expr *e = it->value;
 	bool neg = false;
@@ -233,26 +234,26 @@ check_quantity(const Item *it, const NetParam *pi)
 		e = e->lhs;
 	}
 	if (e->kind != EX_INT && e->kind != EX_REAL) {
-		error_at(it->value->loc, "'%s' takes %s", pi->name, qty_kind_name(pi->kind));
+		error_at(dg, it->value->loc, "'%s' takes %s", pi->name, qty_kind_name(pi->kind));
 		return false;
 	}
 	QtyKind k = expr_qty(e);
 	double v = expr_number(e);
 	if (k != pi->kind && !(k == Q_COUNT && v == 0) && !(pi->kind == Q_PACKETS && k == Q_SIZE)) {
-		error_at(e->loc, "'%s' takes %s, got %s", pi->name, qty_kind_name(pi->kind),
+		error_at(dg, e->loc, "'%s' takes %s, got %s", pi->name, qty_kind_name(pi->kind),
 		         qty_kind_name(k));
 		return false;
 	}
 	if (neg && v != 0) {
-		error_at(it->value->loc, "'%s' must not be negative", pi->name);
+		error_at(dg, it->value->loc, "'%s' must not be negative", pi->name);
 		return false;
 	}
 	if (pi->positive && v <= 0) {
-		error_at(e->loc, "'%s' must be greater than zero", pi->name);
+		error_at(dg, e->loc, "'%s' must be greater than zero", pi->name);
 		return false;
 	}
 	if ((k == Q_SIZE || k == Q_PACKETS) && v != floor(v)) {
-		error_at(e->loc, "'%s' must be a whole number of %s", pi->name,
+		error_at(dg, e->loc, "'%s' must be a whole number of %s", pi->name,
 		         k == Q_SIZE ? "bytes" : "packets");
 		return false;
 	}
@@ -261,12 +262,12 @@ check_quantity(const Item *it, const NetParam *pi)
 
 /* switching = cut_through | store_and_forward (docs/sim.md 2.1) */
 static void
-check_switching(const Item *it)
+check_switching(Diag *dg, const Item *it)
 {
 	const Expr *e = it->value;
 	if (e->kind != EX_NAME || (strcmp(e->text, "cut_through") != 0 &&
 	                           strcmp(e->text, "store_and_forward") != 0))
-		error_at(e->loc, "'switching' is cut_through or store_and_forward");
+		error_at(dg, e->loc, "'switching' is cut_through or store_and_forward");
 }
 
 static void
@@ -278,7 +279,7 @@ check_params(Sema *s, const Block *b, bool per_link)
 	for (int i = 0; i < b->nitem; i++) {
 		const Item *it = &b->item[i];
 		if (it->kind != IT_PARAM) {
-			error_at(it->loc, "only 'name = value;' parameters belong in a %s",
+			error_at(s->diag, it->loc, "only 'name = value;' parameters belong in a %s",
 			         per_link ? "link's block" : "network block");
 			continue;
 		}
@@ -289,20 +290,20 @@ check_params(Sema *s, const Block *b, bool per_link)
 			continue;
 		}
 		if (per_link && !pi->per_link) {
-			error_at(it->name_loc, "'%s' cannot be set per link (per link: link_bandwidth, "
+			error_at(s->diag, it->name_loc, "'%s' cannot be set per link (per link: link_bandwidth, "
 			                       "link_latency, energy_per_bit)", it->name);
 			continue;
 		}
 		for (int j = 0; j < i; j++)
 			if (b->item[j].kind == IT_PARAM && strcmp(b->item[j].name, it->name) == 0) {
-				error_at(it->name_loc, "'%s' is set twice", it->name);
-				note_at(b->item[j].name_loc, "first set here");
+				error_at(s->diag, it->name_loc, "'%s' is set twice", it->name);
+				note_at(s->diag, b->item[j].name_loc, "first set here");
 				break;
 			}
 		if (pi->value == NV_SWITCHING)
-			check_switching(it);
+			check_switching(s->diag, it);
 		else
-			check_quantity(it, pi);
+			check_quantity(s->diag, it, pi);
 	}
 }
 
@@ -340,15 +341,15 @@ check_graph_body(Sema *s, Decl *d, NodeSpace *sh)
 		if (it->kind != IT_NODES)
 			continue;
 		if (nodes) {
-			error_at(it->loc, "'nodes' is given twice");
-			note_at(nodes->loc, "first given here");
+			error_at(s->diag, it->loc, "'nodes' is given twice");
+			note_at(s->diag, nodes->loc, "first given here");
 			continue;
 		}
 		nodes = it;
 		int64_t n;
-		if (ast_eval_int(it->value, &n, true)) {
+		if (ast_eval_int(s->diag, it->value, &n, true)) {
 			if (n < 2 || n > MAX_NODES)
-				error_at(it->value->loc, "a graph has 2..%d nodes, got %lld", MAX_NODES,
+				error_at(s->diag, it->value->loc, "a graph has 2..%d nodes, got %lld", MAX_NODES,
 				         (long long)n);
 			else {
 				sh->nodes = sh->ranks = n;
@@ -357,7 +358,7 @@ check_graph_body(Sema *s, Decl *d, NodeSpace *sh)
 		}
 	}
 	if (!nodes) {
-		error_at(d->form->loc, "a graph needs 'nodes N;'");
+		error_at(s->diag, d->form->loc, "a graph needs 'nodes N;'");
 		return;
 	}
 	if (!sh->ok)
@@ -371,15 +372,15 @@ check_graph_body(Sema *s, Decl *d, NodeSpace *sh)
 				const Expr *e = it->list.v[j];
 				int64_t lo, hi;
 				if (e->kind == EX_RANGE) {
-					lo = ast_resolve_node(sh, e->lhs, false);
-					hi = ast_resolve_node(sh, e->rhs, false);
+					lo = ast_resolve_node(s->diag, sh, e->lhs, false);
+					hi = ast_resolve_node(s->diag, sh, e->rhs, false);
 				} else {
-					lo = hi = ast_resolve_node(sh, e, false);
+					lo = hi = ast_resolve_node(s->diag, sh, e, false);
 				}
 				if (lo < 0 || hi < 0)
 					continue;
 				if (lo > hi)
-					error_at(e->loc, "empty range %lld..%lld", (long long)lo, (long long)hi);
+					error_at(s->diag, e->loc, "empty range %lld..%lld", (long long)lo, (long long)hi);
 				for (int64_t v = lo; v <= hi; v++) {
 					if (!sh->is_switch[v])
 						sh->ranks--;
@@ -389,15 +390,15 @@ check_graph_body(Sema *s, Decl *d, NodeSpace *sh)
 		}
 	}
 	if (sh->ranks < 1)
-		error_at(d->form->loc, "every node of this graph is a switch: it has no ranks");
+		error_at(s->diag, d->form->loc, "every node of this graph is a switch: it has no ranks");
 	for (int i = 0; i < d->body->nitem; i++) {
 		const Item *it = &d->body->item[i];
 		if (it->kind != IT_LINK)
 			continue;
-		int64_t a = ast_resolve_node(sh, it->from, false);
-		int64_t b = ast_resolve_node(sh, it->to, false);
+		int64_t a = ast_resolve_node(s->diag, sh, it->from, false);
+		int64_t b = ast_resolve_node(s->diag, sh, it->to, false);
 		if (a >= 0 && a == b)
-			error_at(it->to->loc, "link from node %lld to itself", (long long)a);
+			error_at(s->diag, it->to->loc, "link from node %lld to itself", (long long)a);
 		if (it->body)
 			check_params(s, it->body, true);
 	}
@@ -414,15 +415,15 @@ check_topology(Sema *s, Decl *d)
 		sh.kind = (TopoKind)k;
 		sh.form = tf->form.name;
 		if (d->form->narg > 0)
-			error_at(d->form->arg[0].loc, "%s takes no arguments; give its nodes and links in a "
+			error_at(s->diag, d->form->arg[0].loc, "%s takes no arguments; give its nodes and links in a "
 			         "block", sh.form);
 		else if (!d->body)
-			error_at(d->form->loc, "a %s needs a block: %s { nodes N; link a -> b; }", sh.form,
+			error_at(s->diag, d->form->loc, "a %s needs a block: %s { nodes N; link a -> b; }", sh.form,
 			         sh.form);
 		else
 			check_graph_body(s, d, &sh);
 	} else if (tf && bind_call(s, d->form, &tf->form, NULL, b)) {
-		ast_topo_space(s->out, (TopoKind)k, b, &sh);
+		ast_topo_space(s->diag, s->out, (TopoKind)k, b, &sh);
 	}
 	if (d->body) {
 		bool graph = tf && tf->block;
@@ -431,15 +432,15 @@ check_topology(Sema *s, Decl *d)
 			const Item *it = &d->body->item[i];
 			if (it->kind == IT_NETWORK) {
 				if (networks++)
-					error_at(it->loc, "a topology has one network block");
+					error_at(s->diag, it->loc, "a topology has one network block");
 				check_params(s, it->body, false);
 			} else if (!(graph && (it->kind == IT_NODES || it->kind == IT_SWITCHES ||
 			                       it->kind == IT_LINK))) {
 				if (graph || !tf)
-					error_at(it->loc, "%s does not belong in a topology block",
+					error_at(s->diag, it->loc, "%s does not belong in a topology block",
 					         item_word(it->kind));
 				else
-					error_at(it->loc, "%s belongs only in a graph topology; %s's block "
+					error_at(s->diag, it->loc, "%s belongs only in a graph topology; %s's block "
 					         "takes only 'network { ... }'", item_word(it->kind), tf->form.name);
 			}
 		}
@@ -460,41 +461,41 @@ check_topology(Sema *s, Decl *d)
 /* An affine coordinate expression: integers, the map's variables, + - and
  * multiplication by a constant. */
 static bool
-check_affine(const Expr *e, const Expr *vars)
+check_affine(Diag *dg, const Expr *e, const Expr *vars)
 {
 	int64_t v;
 	switch (e->kind) {
 	case EX_INT:
-		return ast_eval_int(e, &v, true);
+		return ast_eval_int(dg, e, &v, true);
 	case EX_NAME:
 		for (int i = 0; i < vars->nelem; i++)
 			if (strcmp(vars->elem[i]->text, e->text) == 0)
 				return true;
-		error_at(e->loc, "'%s' is not a coordinate of this map", e->text);
+		error_at(dg, e->loc, "'%s' is not a coordinate of this map", e->text);
 		return false;
 	case EX_TUPLE:
 		if (e->nelem == 1)
-			return check_affine(e->elem[0], vars);
-		error_at(e->loc, "expected a coordinate expression");
+			return check_affine(dg, e->elem[0], vars);
+		error_at(dg, e->loc, "expected a coordinate expression");
 		return false;
 	case EX_NEG:
-		return check_affine(e->lhs, vars);
+		return check_affine(dg, e->lhs, vars);
 	case EX_ADD:
 	case EX_SUB:
 	{
-		bool left = check_affine(e->lhs, vars); /* both sides report */
-		bool right = check_affine(e->rhs, vars);
+		bool left = check_affine(dg, e->lhs, vars); /* both sides report */
+		bool right = check_affine(dg, e->rhs, vars);
 		return left && right;
 	}
 	case EX_MUL:
-		if (ast_eval_int(e->lhs, &v, false))
-			return check_affine(e->rhs, vars);
-		if (ast_eval_int(e->rhs, &v, false))
-			return check_affine(e->lhs, vars);
-		error_at(e->loc, "a map is affine: multiply coordinates by constants only");
+		if (ast_eval_int(dg, e->lhs, &v, false))
+			return check_affine(dg, e->rhs, vars);
+		if (ast_eval_int(dg, e->rhs, &v, false))
+			return check_affine(dg, e->lhs, vars);
+		error_at(dg, e->loc, "a map is affine: multiply coordinates by constants only");
 		return false;
 	default:
-		error_at(e->loc, "expected a coordinate expression");
+		error_at(dg, e->loc, "expected a coordinate expression");
 		return false;
 	}
 }
@@ -518,38 +519,38 @@ check_map(Sema *s, const Item *it, const NodeSpace *sh)
 	const Expr *from = it->list.v[0];
 	if (is_var_tuple(from)) {
 		if (it->list.n > 2) {
-			error_at(it->list.v[2]->loc, "an affine map has one pair: map (x, y) -> (...)");
+			error_at(s->diag, it->list.v[2]->loc, "an affine map has one pair: map (x, y) -> (...)");
 			return;
 		}
 		Expr one = {.kind = EX_TUPLE, .loc = from->loc, .elem = (Expr **)&it->list.v[0], .nelem = 1};
 		const Expr *vars = from->kind == EX_TUPLE ? from : &one;
 		if (sh && sh->ndim == 0) {
-			error_at(from->loc, "nodes of a graph have no coordinates; map node ids: "
+			error_at(s->diag, from->loc, "nodes of a graph have no coordinates; map node ids: "
 			                    "map 0 -> 1, 1 -> 0;");
 			return;
 		}
 		if (sh && vars->nelem != sh->ndim) {
-			error_at(from->loc, "this map has %d coordinates; the topology has %d",
+			error_at(s->diag, from->loc, "this map has %d coordinates; the topology has %d",
 			         vars->nelem, sh->ndim);
 			return;
 		}
 		for (int i = 0; i < vars->nelem; i++)
 			for (int j = 0; j < i; j++)
 				if (strcmp(vars->elem[i]->text, vars->elem[j]->text) == 0)
-					error_at(vars->elem[i]->loc, "coordinate '%s' is named twice",
+					error_at(s->diag, vars->elem[i]->loc, "coordinate '%s' is named twice",
 					         vars->elem[i]->text);
 		const Expr *to = it->list.v[1];
 		int nto = to->kind == EX_TUPLE ? to->nelem : 1;
 		if (nto != vars->nelem) {
-			error_at(to->loc, "the image has %d coordinates; the map takes %d", nto,
+			error_at(s->diag, to->loc, "the image has %d coordinates; the map takes %d", nto,
 			         vars->nelem);
 			return;
 		}
 		if (to->kind == EX_TUPLE && to->nelem > 1) {
 			for (int i = 0; i < to->nelem; i++)
-				check_affine(to->elem[i], vars);
+				check_affine(s->diag, to->elem[i], vars);
 		} else {
-			check_affine(to, vars);
+			check_affine(s->diag, to, vars);
 		}
 		return;
 	}
@@ -559,20 +560,20 @@ check_map(Sema *s, const Item *it, const NodeSpace *sh)
 	(void)s;
 	unsigned char *seen_from = xcalloc((size_t)sh->nodes, 1);
 	unsigned char *seen_to = xcalloc((size_t)sh->nodes, 1);
-	int errors = nerrors();
+	int errors = nerrors(s->diag);
 	for (int i = 0; i + 1 < it->list.n; i += 2) {
-		int64_t a = ast_resolve_node(sh, it->list.v[i], false);
-		int64_t b = ast_resolve_node(sh, it->list.v[i + 1], false);
+		int64_t a = ast_resolve_node(s->diag, sh, it->list.v[i], false);
+		int64_t b = ast_resolve_node(s->diag, sh, it->list.v[i + 1], false);
 		if (a >= 0 && seen_from[a]++)
-			error_at(it->list.v[i]->loc, "node %lld is mapped twice", (long long)a);
+			error_at(s->diag, it->list.v[i]->loc, "node %lld is mapped twice", (long long)a);
 		if (b >= 0 && seen_to[b]++)
-			error_at(it->list.v[i + 1]->loc, "two nodes map to node %lld", (long long)b);
+			error_at(s->diag, it->list.v[i + 1]->loc, "two nodes map to node %lld", (long long)b);
 	}
 	/* nodes not listed stay put, so the listed ones must permute among themselves */
-	for (int i = 1; i < it->list.n && nerrors() == errors; i += 2) {
-		int64_t b = ast_resolve_node(sh, it->list.v[i], false);
+	for (int i = 1; i < it->list.n && nerrors(s->diag) == errors; i += 2) {
+		int64_t b = ast_resolve_node(s->diag, sh, it->list.v[i], false);
 		if (b >= 0 && !seen_from[b]) /* a node outside the topology is reported below */
-			error_at(it->list.v[i]->loc, "node %lld is a target but is not mapped itself: "
+			error_at(s->diag, it->list.v[i]->loc, "node %lld is a target but is not mapped itself: "
 			         "this map is not a permutation (say where %lld goes)", (long long)b,
 			         (long long)b);
 	}
@@ -593,7 +594,7 @@ check_group(Sema *s, Decl *d)
 				topo = use_sym(s, b[0].v[0]->text, b[0].v[0]->loc, 1u << S_TOPOLOGY, "topology");
 				const NodeSpace *sh = topo_shape(s, topo);
 				if (sh && strcmp(f->name, "translations") == 0 && !sh->translations)
-					error_at(d->form->loc, "%s has no translation group (translations exist on "
+					error_at(s->diag, d->form->loc, "%s has no translation group (translations exist on "
 					         "torus, ring, hyperx and spine_leaf)", sh->form);
 			}
 		}
@@ -605,23 +606,23 @@ check_group(Sema *s, Decl *d)
 			switch (it->kind) {
 			case IT_TRANSLATE:
 				if (sh && !sh->translations) {
-					error_at(it->loc, "%s has no translations (they exist on torus, ring, "
+					error_at(s->diag, it->loc, "%s has no translations (they exist on torus, ring, "
 					         "hyperx and spine_leaf); use 'map'", sh->form);
 					break;
 				}
 				if (it->value && sh) {
 					int n = it->value->kind == EX_TUPLE ? it->value->nelem : 1;
 					if (n != sh->ndim) {
-						error_at(it->value->loc, "a translation of %s has %d coordinates",
+						error_at(s->diag, it->value->loc, "a translation of %s has %d coordinates",
 						         sh->form, sh->ndim);
 						break;
 					}
 					int64_t v;
 					if (n == 1)
-						ast_eval_int(it->value, &v, true);
+						ast_eval_int(s->diag, it->value, &v, true);
 					else
 						for (int j = 0; j < n; j++)
-							ast_eval_int(it->value->elem[j], &v, true);
+							ast_eval_int(s->diag, it->value->elem[j], &v, true);
 				}
 				break;
 			case IT_MAP:
@@ -630,12 +631,12 @@ check_group(Sema *s, Decl *d)
 			case IT_INCLUDE: {
 				int g = use_sym(s, it->name, it->name_loc, 1u << S_GROUP, "group");
 				if (g >= 0 && topo >= 0 && s->sym[g].topo != topo)
-					error_at(it->name_loc, "group '%s' acts on '%s', not on '%s'", it->name,
+					error_at(s->diag, it->name_loc, "group '%s' acts on '%s', not on '%s'", it->name,
 					         s->sym[g].topo >= 0 ? s->sym[s->sym[g].topo].name : "?", d->on);
 				break;
 			}
 			default:
-				error_at(it->loc, "%s does not belong in a group block (it takes translate, "
+				error_at(s->diag, it->loc, "%s does not belong in a group block (it takes translate, "
 				         "map and include)", item_word(it->kind));
 				break;
 			}
@@ -650,7 +651,7 @@ static void
 check_explicit_tree(Sema *s, Decl *d, int topo)
 {
 	const NodeSpace *sh = topo_shape(s, topo);
-	int64_t root = sh ? ast_resolve_node(sh, d->root, true) : -1;
+	int64_t root = sh ? ast_resolve_node(s->diag, sh, d->root, true) : -1;
 	int64_t *parent = NULL;
 	const Item **by = NULL;
 	if (sh) {
@@ -663,28 +664,28 @@ check_explicit_tree(Sema *s, Decl *d, int topo)
 	for (int i = 0; i < d->body->nitem; i++) {
 		const Item *it = &d->body->item[i];
 		if (it->kind != IT_EDGE) {
-			error_at(it->loc, "%s does not belong in a tree block (it takes edges: child -> "
+			error_at(s->diag, it->loc, "%s does not belong in a tree block (it takes edges: child -> "
 			         "parent;)", item_word(it->kind));
 			ok = false;
 			continue;
 		}
 		if (!sh)
 			continue;
-		int64_t c = ast_resolve_node(sh, it->from, true);
-		int64_t p = ast_resolve_node(sh, it->to, true);
+		int64_t c = ast_resolve_node(s->diag, sh, it->from, true);
+		int64_t p = ast_resolve_node(s->diag, sh, it->to, true);
 		if (c < 0 || p < 0) {
 			ok = false;
 			continue;
 		}
 		if (c == p) {
-			error_at(it->from->loc, "edge from node %lld to itself", (long long)c);
+			error_at(s->diag, it->from->loc, "edge from node %lld to itself", (long long)c);
 			ok = false;
 		} else if (c == root) {
-			error_at(it->from->loc, "the root has no parent");
+			error_at(s->diag, it->from->loc, "the root has no parent");
 			ok = false;
 		} else if (parent[c] >= 0) {
-			error_at(it->from->loc, "node %lld has a second parent", (long long)c);
-			note_at(by[c]->loc, "its first parent is given here");
+			error_at(s->diag, it->from->loc, "node %lld has a second parent", (long long)c);
+			note_at(s->diag, by[c]->loc, "its first parent is given here");
 			ok = false;
 		} else {
 			parent[c] = p;
@@ -713,12 +714,12 @@ check_explicit_tree(Sema *s, Decl *d, int topo)
 		for (int64_t w = v; state[w] == 1; w = parent[w])
 			state[w] = cycle || stray ? 3 : 2;
 		if (cycle) {
-			error_at(by[u]->loc, "tree '%s' has a cycle through node %lld", d->name,
+			error_at(s->diag, by[u]->loc, "tree '%s' has a cycle through node %lld", d->name,
 			         (long long)u);
 			break;
 		}
 		if (stray) {
-			error_at(d->name_loc, "tree '%s' is not connected: node %lld is a parent but "
+			error_at(s->diag, d->name_loc, "tree '%s' is not connected: node %lld is a parent but "
 			         "has no parent itself, so it does not reach the root", d->name,
 			         (long long)u);
 			break;
@@ -741,24 +742,24 @@ check_tree(Sema *s, Decl *d)
 			Bound b[MAX_PARAMS];
 			bool ok = bind_call(s, d->form, f, sh, b);
 			if (f->kinds == 2 && kind == S_TREE)
-				error_at(d->loc, "%s makes several trees: declare '%s' with 'trees'", f->name,
+				error_at(s->diag, d->loc, "%s makes several trees: declare '%s' with 'trees'", f->name,
 				         d->name);
 			else if (f->kinds == 1 && kind == S_TREES)
-				error_at(d->loc, "%s makes one tree: declare '%s' with 'tree'", f->name,
+				error_at(s->diag, d->loc, "%s makes one tree: declare '%s' with 'tree'", f->name,
 				         d->name);
 			int form = sh ? (int)sh->kind : -1;
 			const char *needs = f->topos ? topo_forms[lowest_form(f->topos)].form.name : NULL;
 			if (ok && sh && needs && !(form >= 0 && (f->topos & TOPO(form))))
-				error_at(d->form->loc, "%s needs a %s topology; '%s' is %s", f->name, needs,
+				error_at(s->diag, d->form->loc, "%s needs a %s topology; '%s' is %s", f->name, needs,
 				         s->sym[topo].name, sh->form);
 			else if (ok && sh && needs && sh->ndim != 2)
-				error_at(d->form->loc, "%s needs a two-dimensional %s", f->name, needs);
+				error_at(s->diag, d->form->loc, "%s needs a two-dimensional %s", f->name, needs);
 			if (ok && sh && (strcmp(f->name, "forest") == 0 || strcmp(f->name, "disjoint") == 0)) {
 				int ri = f->param[1].label ? 1 : 0;
 				for (int i = 0; i < b[ri].n; i++)
 					for (int j = 0; j < i; j++)
-						if (ast_resolve_node(sh, b[ri].v[i], true) == ast_resolve_node(sh, b[ri].v[j], true))
-							error_at(b[ri].v[i]->loc, "root given twice");
+						if (ast_resolve_node(s->diag, sh, b[ri].v[i], true) == ast_resolve_node(s->diag, sh, b[ri].v[j], true))
+							error_at(s->diag, b[ri].v[i]->loc, "root given twice");
 			}
 		}
 	} else {
@@ -788,14 +789,14 @@ check_algorithm(Sema *s, Decl *d, const Item *it, int kind, int topo)
 			if (alg_implements(a, (CollKind)k))
 				n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", n ? ", " : "",
 				                      coll_kind_name[k]);
-		error_at(it->call->loc, "%s does not implement %s (it implements %s)", f->name,
+		error_at(s->diag, it->call->loc, "%s does not implement %s (it implements %s)", f->name,
 		         d->ckind, list);
 	}
 	int form = sh ? (int)sh->kind : -1;
 	if (form >= 0 && !alg_runs_on(a, (TopoKind)form)) {
 		char forms[64];
 		topo_forms_phrase(f->topos, forms, sizeof forms);
-		error_at(it->call->loc, "%s runs on %s topology; '%s' is %s", f->name, forms, d->on,
+		error_at(s->diag, it->call->loc, "%s runs on %s topology; '%s' is %s", f->name, forms, d->on,
 		         sh->form);
 	}
 	Bound b[MAX_PARAMS];
@@ -811,7 +812,7 @@ check_algorithm(Sema *s, Decl *d, const Item *it, int kind, int topo)
 			else if (ps->kind == A_TREES)
 				sym = use_sym(s, e->text, e->loc, (1u << S_TREE) | (1u << S_TREES), "tree");
 			if (sym >= 0 && topo >= 0 && s->sym[sym].topo >= 0 && s->sym[sym].topo != topo)
-				error_at(e->loc, "%s '%s' is on topology '%s'; the collective is on '%s'",
+				error_at(s->diag, e->loc, "%s '%s' is on topology '%s'; the collective is on '%s'",
 				         sym_kind_name[s->sym[sym].kind], e->text,
 				         s->sym[s->sym[sym].topo].name, d->on);
 		}
@@ -819,13 +820,13 @@ check_algorithm(Sema *s, Decl *d, const Item *it, int kind, int topo)
 }
 
 static void
-check_ranks(const Item *it, const NodeSpace *sh, unsigned char *member)
+check_ranks(Diag *dg, const Item *it, const NodeSpace *sh, unsigned char *member)
 {
-	int errors = nerrors();
+	int errors = nerrors(dg);
 	int64_t *order = xmalloc((size_t)sh->nodes * sizeof *order);
-	int64_t count = ast_expand_ranks(sh, &it->list, order, member);
-	if (count == 1 && nerrors() == errors)
-		error_at(it->loc, "a collective needs at least 2 ranks");
+	int64_t count = ast_expand_ranks(dg, sh, &it->list, order, member);
+	if (count == 1 && nerrors(dg) == errors)
+		error_at(dg, it->loc, "a collective needs at least 2 ranks");
 	free(order);
 }
 
@@ -842,7 +843,7 @@ schedule_group_ok(void *ctx, const Expr *e)
 	GroupUse *u = ctx;
 	int sym = use_sym(u->s, e->text, e->loc, 1u << S_GROUP, "group");
 	if (sym >= 0 && u->topo >= 0 && u->s->sym[sym].topo >= 0 && u->s->sym[sym].topo != u->topo) {
-		error_at(e->loc, "group '%s' is on topology '%s'; the collective is on '%s'", e->text,
+		error_at(u->s->diag, e->loc, "group '%s' is on topology '%s'; the collective is on '%s'", e->text,
 		         u->s->sym[u->s->sym[sym].topo].name, u->d->on);
 		return false;
 	}
@@ -865,14 +866,14 @@ check_collective(Sema *s, Decl *d)
 		const Item *it = &b->item[i];
 		if (it->kind != IT_ALGORITHM && it->kind != IT_CHUNKS && it->kind != IT_ROUTING &&
 		    it->kind != IT_RANKS && it->kind != IT_ROOT && it->kind != IT_SCHEDULE) {
-			error_at(it->loc, "%s does not belong in a collective block (it takes "
+			error_at(s->diag, it->loc, "%s does not belong in a collective block (it takes "
 			         "algorithm or schedule, chunks, routing, ranks and root)",
 			         item_word(it->kind));
 			continue;
 		}
 		if (first[it->kind]) {
-			error_at(it->loc, "%s is given twice", item_word(it->kind));
-			note_at(first[it->kind]->loc, "first given here");
+			error_at(s->diag, it->loc, "%s is given twice", item_word(it->kind));
+			note_at(s->diag, first[it->kind]->loc, "first given here");
 			continue;
 		}
 		first[it->kind] = it;
@@ -882,8 +883,8 @@ check_collective(Sema *s, Decl *d)
 			check_algorithm(s, d, it, kind, topo);
 			break;
 		case IT_CHUNKS:
-			if (!it->flag && ast_eval_int(it->value, &v, true) && (v < 1 || v > MAX_CHUNKS))
-				error_at(it->value->loc, "chunks must be in 1..%d, got %lld", MAX_CHUNKS,
+			if (!it->flag && ast_eval_int(s->diag, it->value, &v, true) && (v < 1 || v > MAX_CHUNKS))
+				error_at(s->diag, it->value->loc, "chunks must be in 1..%d, got %lld", MAX_CHUNKS,
 				         (long long)v);
 			break;
 		case IT_ROUTING:
@@ -896,54 +897,54 @@ check_collective(Sema *s, Decl *d)
 		case IT_RANKS:
 			if (!it->flag && sh) {
 				member = xcalloc((size_t)sh->nodes, 1);
-				check_ranks(it, sh, member);
+				check_ranks(s->diag, it, sh, member);
 			}
 			break;
 		case IT_SCHEDULE: {
 			GroupUse use = {s, d, topo};
-			sema_schedule(it, sh, schedule_group_ok, &use);
+			sema_schedule(s->diag, it, sh, schedule_group_ok, &use);
 			break;
 		}
 		case IT_ROOT:
 			if (kind >= 0 && !(KIND(kind) & KINDS_ROOTED))
-				error_at(it->loc, "%s has no root (only broadcast and reduce do)", d->ckind);
+				error_at(s->diag, it->loc, "%s has no root (only broadcast and reduce do)", d->ckind);
 			else if (sh)
-				root = ast_resolve_node(sh, it->value, true);
+				root = ast_resolve_node(s->diag, sh, it->value, true);
 			break;
 		default:
 			break;
 		}
 	}
 	if (!first[IT_ALGORITHM] && !first[IT_SCHEDULE])
-		error_at(d->name_loc, "collective '%s' needs an algorithm, e.g. 'algorithm ring;'",
+		error_at(s->diag, d->name_loc, "collective '%s' needs an algorithm, e.g. 'algorithm ring;'",
 		         d->name);
 	if (first[IT_ALGORITHM] && first[IT_SCHEDULE]) {
-		error_at(first[IT_SCHEDULE]->loc, "a collective has an algorithm or a schedule, not both");
-		note_at(first[IT_ALGORITHM]->loc, "the algorithm is here");
+		error_at(s->diag, first[IT_SCHEDULE]->loc, "a collective has an algorithm or a schedule, not both");
+		note_at(s->diag, first[IT_ALGORITHM]->loc, "the algorithm is here");
 	}
 	if (sh && !member && sh->ranks < 2)
-		error_at(d->name_loc, "a collective needs at least 2 ranks");
+		error_at(s->diag, d->name_loc, "a collective needs at least 2 ranks");
 	if (root >= 0 && member && !member[root])
-		error_at(first[IT_ROOT]->value->loc, "the root must be one of the collective's ranks");
+		error_at(s->diag, first[IT_ROOT]->value->loc, "the root must be one of the collective's ranks");
 	free(member);
 	define_sym(s, d, S_COLLECTIVE, topo);
 }
 
 int
-sema(File *f)
+sema(Diag *dg, File *f)
 {
-	int before = nerrors();
-	Sema s = {.out = f->arena, .file = f};
+	int before = nerrors(dg);
+	Sema s = {.diag = dg, .out = f->arena, .file = f};
 	int networks = 0;
 	for (int i = 0; i < f->ndecl; i++) {
 		Decl *d = &f->decl[i];
 		switch (d->kind) {
 		case DC_NETWORK:
 			if (networks++) {
-				error_at(d->loc, "a file has one network block");
+				error_at(dg, d->loc, "a file has one network block");
 				for (int j = 0; j < i; j++)
 					if (f->decl[j].kind == DC_NETWORK) {
-						note_at(f->decl[j].loc, "the first one is here");
+						note_at(dg, f->decl[j].loc, "the first one is here");
 						break;
 					}
 			}
@@ -966,5 +967,5 @@ sema(File *f)
 	}
 	arena_free(&s.arena);
 	hash_free(&s.names);
-	return nerrors() - before;
+	return nerrors(dg) - before;
 }

@@ -28,7 +28,7 @@ alg_build(const AlgCtx *c, bool *missing)
 	}
 	Generator *gen = generator[a];
 	if (!alg_implements((AlgId)a, c->kind)) {
-		error_at(c->loc, "%s does not implement %s", c->algorithm, coll_kind_name[c->kind]);
+		error_at(c->diag, c->loc, "%s does not implement %s", c->algorithm, coll_kind_name[c->kind]);
 		return NULL;
 	}
 	if (c->compact && gen == alg_ring && ring_symmetric_applies(c))
@@ -38,17 +38,17 @@ alg_build(const AlgCtx *c, bool *missing)
 	if (c->compact && gen == alg_recursive && xor_rank_form_applies(c))
 		return alg_xor_rank_form(c);
 	/* before the generator sizes anything (p * p blocks may not fit an int) */
-	if (check_sched_size(c->loc, c->name, c->kind, c->nrank,
+	if (check_sched_size(c->diag, c->loc, c->name, c->kind, c->nrank,
 	                     sched_min_chunks(c->kind, c->nrank, c->chunks)) != 0)
 		return NULL;
 	return gen(c);
 }
 
 AlgCtx
-alg_ctx_new(Arena *a, const char *name, Loc loc, CollKind kind, const Topo *t, Routes *routes,
+alg_ctx_new(Diag *dg, Arena *a, const char *name, Loc loc, CollKind kind, const Topo *t, Routes *routes,
             const int *rank_node, int nrank)
 {
-	AlgCtx c = {.arena = a, .name = name, .loc = loc, .kind = kind, .topo = t, .routes = routes,
+	AlgCtx c = {.diag = dg, .arena = a, .name = name, .loc = loc, .kind = kind, .topo = t, .routes = routes,
 	            .rank_node = rank_node, .nrank = nrank, .reconfigs = -1};
 	c.whole = nrank == t->nrank;
 	for (int i = 0; c.whole && i < nrank; i++)
@@ -79,14 +79,14 @@ alg_auto_checked(const AlgCtx *c, Sched **out, const char **names, int max, Auto
 		try.algorithm = alg_forms[a].name;
 		try.chunks = 0;
 		bool missing = false;
-		diag_mute(true);
+		diag_mute(c->diag, true);
 		Sched *x = alg_build(&try, &missing);
-		diag_mute(false);
+		diag_mute(c->diag, false);
 		/* a refusal (x NULL) is the generator saying the instance is not
 		 * its own; a schedule that fails its proof is a bug, named */
 		char why[600];
-		if (x && check(x, why, sizeof why) != 0) {
-			note_at(c->loc, "auto: left out %s, whose schedule fails verification: %s",
+		if (x && check(c->diag, x, why, sizeof why) != 0) {
+			note_at(c->diag, c->loc, "auto: left out %s, whose schedule fails verification: %s",
 			        alg_forms[a].name, why);
 		} else if (x) {
 			out[n] = x;
@@ -154,7 +154,7 @@ gen_begin(Gen *g, const AlgCtx *c, int nblock, int m)
 	g->mult = 1;
 	if (c->chunks) {
 		if (c->chunks % (nblock * m) != 0) {
-			error_at(c->loc, "%s cuts the vector into %d chunks here (%d blocks x %d); chunks "
+			error_at(c->diag, c->loc, "%s cuts the vector into %d chunks here (%d blocks x %d); chunks "
 			         "%d is not a multiple of that", c->algorithm, nblock * m, nblock, m,
 			         c->chunks);
 			return -1;
@@ -162,7 +162,7 @@ gen_begin(Gen *g, const AlgCtx *c, int nblock, int m)
 		g->mult = c->chunks / (nblock * m);
 	}
 	m *= g->mult;
-	if (check_sched_size(c->loc, c->name, c->kind, c->nrank, (double)nblock * m) != 0)
+	if (check_sched_size(c->diag, c->loc, c->name, c->kind, c->nrank, (double)nblock * m) != 0)
 		return -1;
 	g->s = sched_new(c->arena, c->name, c->loc, c->kind, c->algorithm, c->topo, c->rank_node,
 	                 c->nrank);
@@ -186,9 +186,9 @@ gen_begin(Gen *g, const AlgCtx *c, int nblock, int m)
 }
 
 Sched *
-gen_end(Gen *g)
+gen_end(Diag *dg, Gen *g)
 {
-	int rc = sched_end(&g->b);
+	int rc = sched_end(dg, &g->b);
 	free(g->buf);
 	return rc == 0 ? g->s : NULL;
 }

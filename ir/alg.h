@@ -24,7 +24,7 @@ typedef struct Gen {
 /* Starts a schedule of nblock blocks of m sub-chunks each; `chunks N` must
  * be a multiple of nblock * m. -1 after reporting. */
 int gen_begin(Gen *, const AlgCtx *, int nblock, int m);
-Sched *gen_end(Gen *);
+Sched *gen_end(Diag *, Gen *);
 /* Collects chunks for the next message. */
 void gen_block(Gen *, int block, int sub);      /* one sub-chunk; sub < 0: all m */
 void gen_send(Gen *, int round, int src, int dst, XferOp);  /* routed by the ctx */
@@ -61,7 +61,7 @@ bool translations_apply(const Topo *);
 int translates_begin(Translates *, const AlgCtx *, int ntree);   /* -1 after reporting */
 void translates_xfer(Translates *, int tree, int round, int src, int dst, XferOp,
                      const int *links, int nlink);
-Sched *translates_end(Translates *);                          /* NULL after reporting */
+Sched *translates_end(Diag *, Translates *);                          /* NULL after reporting */
 /* Base tree b of a symmetric form from its transfers: a node's parent is
  * whoever copies the chunk to it, or with no copies (a reduce_scatter),
  * whom it reduces it into. NULL after reporting. */

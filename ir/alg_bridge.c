@@ -493,7 +493,7 @@ build(const AlgCtx *c, CollKind kind, BridgeAlg alg, const Cfg *plan, int nround
 	run_steps(&e, kind, alg, c->mirrored);
 	free(e.links);
 	free(e.round_next);
-	Sched *s = gen_end(&e.g);
+	Sched *s = gen_end(c->diag, &e.g);
 	set_phases(c, s, plan, nround);
 	return s;
 }
@@ -504,32 +504,32 @@ check_shape(const AlgCtx *c, BridgeAlg alg)
 	const Topo *t = c->topo;
 	int p = c->nrank, B = optical_block(t);
 	if (t->kind != TK_OPTICAL_RING) {
-		error_at(c->loc, "%s runs on an optical_ring; '%s' is %s", c->algorithm, t->name,
+		error_at(c->diag, c->loc, "%s runs on an optical_ring; '%s' is %s", c->algorithm, t->name,
 		         topo_kind_name(t->kind));
 		return -1;
 	}
 	if (!c->whole) {
-		error_at(c->loc, "%s needs every node of '%s' in id order as its ranks", c->algorithm,
+		error_at(c->diag, c->loc, "%s needs every node of '%s' in id order as its ranks", c->algorithm,
 		         t->name);
 		return -1;
 	}
 	if (!is_pow(p, 2) || p < 2 || p > BRIDGE_MAX_RANKS) {
-		error_at(c->loc, "%s needs a power of two from 2 to %d nodes; '%s' has %d",
+		error_at(c->diag, c->loc, "%s needs a power of two from 2 to %d nodes; '%s' has %d",
 		         c->algorithm, BRIDGE_MAX_RANKS, t->name, p);
 		return -1;
 	}
 	if (!is_pow(B, 2)) {
-		error_at(c->loc, "%s needs port pairs shared by a power of two of nodes; '%s' puts %d "
+		error_at(c->diag, c->loc, "%s needs port pairs shared by a power of two of nodes; '%s' puts %d "
 		         "behind each (ports %d)", c->algorithm, t->name, B, t->variant);
 		return -1;
 	}
 	if (alg == BA_RHD && c->mirrored) {
-		error_at(c->loc, "r_hd uses both directions already; it has no mirrored copy");
+		error_at(c->diag, c->loc, "r_hd uses both directions already; it has no mirrored copy");
 		return -1;
 	}
 	int s = clog2(p), most = alg == BA_RHD ? s : s - 1;
 	if (c->reconfigs > most) {
-		error_at(c->loc, "%s(reconfigs %d) on %d nodes: at most %d (one before each of the "
+		error_at(c->diag, c->loc, "%s(reconfigs %d) on %d nodes: at most %d (one before each of the "
 		         "%d steps %s)", c->algorithm, c->reconfigs, p, most, most,
 		         alg == BA_RHD ? "" : "after the first");
 		return -1;
@@ -541,7 +541,7 @@ check_shape(const AlgCtx *c, BridgeAlg alg)
 	int nb = optical_nblock(t), b = clog2(B);
 	int can = alg == BA_RHD ? (nb > 2 ? s - b : 0) : (s - 1 - b > 0 ? s - 1 - b : 0);
 	if (c->reconfigs > can) {
-		error_at(c->loc, "%s(reconfigs %d) on '%s': at most %d, as its ports %d put %d nodes "
+		error_at(c->diag, c->loc, "%s(reconfigs %d) on '%s': at most %d, as its ports %d put %d nodes "
 		         "behind each port pair (%d pair%s): a step within them runs on the ring "
 		         "whatever the circuits", c->algorithm, c->reconfigs, t->name, can, t->variant,
 		         B, nb, nb == 1 ? "" : "s");

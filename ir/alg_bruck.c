@@ -89,7 +89,7 @@ alg_bruck(const AlgCtx *c)
 		bruck_allgather(&g, 0);
 	else
 		bruck_allgather(&g, bruck_reduce_scatter(&g, 0));
-	return gen_end(&g);
+	return gen_end(c->diag, &g);
 }
 
 Sched *
@@ -106,5 +106,5 @@ alg_pairwise(const AlgCtx *c)
 			gen_block(&g, r * p + to, -1);
 			gen_send(&g, k - 1, r, to, X_COPY);
 		}
-	return gen_end(&g);
+	return gen_end(c->diag, &g);
 }

@@ -80,7 +80,7 @@ alg_bucket(const AlgCtx *c)
 {
 	const Topo *t = c->topo;
 	if (!(t->kind == TK_TORUS || t->kind == TK_RING) || !c->whole) {
-		error_at(c->loc, "bucket runs on every rank of a torus (its rings are the torus's "
+		error_at(c->diag, c->loc, "bucket runs on every rank of a torus (its rings are the torus's "
 		         "rings); '%s' is %s", c->name, c->whole ? "not on a torus" : "a sub-communicator");
 		return NULL;
 	}
@@ -103,7 +103,7 @@ alg_bucket(const AlgCtx *c)
 				for (int s = 0; s < t->size[dims[k]] - 1; s++)
 					phase_step(&g, dims, k, e, s, sub, phase * l + s, X_COPY);
 		}
-	return phase_barriers(c->arena, gen_end(&g), l);
+	return phase_barriers(c->arena, gen_end(c->diag, &g), l);
 }
 
 /* ---- Bucket in symmetric form (for collc sim) ---- */
@@ -179,5 +179,5 @@ alg_bucket_symmetric(const AlgCtx *c)
 					for (int s = 0; s < t->size[dims[k]] - 1; s++)
 						base_step(&tr, b, dims, k, e, s, phase * l + s, X_COPY);
 			}
-	return phase_barriers(c->arena, translates_end(&tr), l);
+	return phase_barriers(c->arena, translates_end(c->diag, &tr), l);
 }

@@ -142,13 +142,13 @@ vtorus_init(VTorus *v, const AlgCtx *c, bool swing)
 				/* the whole torus in id order runs on coordinates; any other
 				 * order of its ranks is a ring, which swing folds */
 				if (swing)
-					error_at(c->loc, "swing on a %s needs every side a power of 2; %s has "
+					error_at(c->diag, c->loc, "swing on a %s needs every side a power of 2; %s has "
 					         "a side of %d (list the ranks in another order, such as 'ranks "
 					         "%d..0', to run it on a ring of them, or give it a sub-%s "
 					         "whose sides are powers of 2)", topo_kind_name(t->kind), t->name,
 					         v->n[i], t->nrank - 1, topo_kind_name(t->kind));
 				else
-					error_at(c->loc, "trivance on a %s needs every side a power of 3; %s "
+					error_at(c->diag, c->loc, "trivance on a %s needs every side a power of 3; %s "
 					         "has a side of %d (give it a sub-%s whose sides are powers of "
 					         "3, or a ring of 3^t ranks)", topo_kind_name(t->kind), t->name,
 					         v->n[i], topo_kind_name(t->kind));
@@ -162,7 +162,7 @@ vtorus_init(VTorus *v, const AlgCtx *c, bool swing)
 			v->n[0] = 1 << ilog2(c->nrank); /* fold */
 			v->rem = c->nrank - v->n[0];
 		} else if (!swing && (!is_pow(c->nrank, 3) || c->nrank < 3)) {
-			error_at(c->loc, "trivance needs 3^t ranks on a ring (3, 9, 27, ...); '%s' has %d",
+			error_at(c->diag, c->loc, "trivance needs 3^t ranks on a ring (3, 9, 27, ...); '%s' has %d",
 			         c->name, c->nrank);
 			return -1;
 		}
@@ -223,7 +223,7 @@ static Sched *
 cyclic(const AlgCtx *c, bool swing)
 {
 	if (c->latency && c->kind != CK_ALLREDUCE) {
-		error_at(c->loc, "%s(latency) implements allreduce only (it sends the whole vector "
+		error_at(c->diag, c->loc, "%s(latency) implements allreduce only (it sends the whole vector "
 		         "every step); use %s(bandwidth) for %s", c->algorithm, c->algorithm,
 		         coll_kind_name[c->kind]);
 		return NULL;
@@ -288,7 +288,7 @@ cyclic(const AlgCtx *c, bool swing)
 		}
 	}
 	vtorus_free(&v);
-	return gen_end(&g);
+	return gen_end(c->diag, &g);
 }
 
 Sched *

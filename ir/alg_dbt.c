@@ -42,7 +42,7 @@ alg_dbt(const AlgCtx *c)
 	int C = 1;
 	if (c->chunks) {
 		if (c->chunks % 2) {
-			error_at(c->loc, "double_binary_tree needs an even chunk count (two trees, C "
+			error_at(c->diag, c->loc, "double_binary_tree needs an even chunk count (two trees, C "
 			         "pipeline chunks each); chunks %d is odd", c->chunks);
 			return NULL;
 		}
@@ -76,5 +76,5 @@ alg_dbt(const AlgCtx *c)
 		}
 	}
 	free(depth);
-	return gen_end(&g);
+	return gen_end(c->diag, &g);
 }

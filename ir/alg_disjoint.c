@@ -217,7 +217,7 @@ node_list(const Topo *t, const int *nodes, int n, char *buf, size_t len)
 /* Proves absence: the counting bound, else the set the last search could
  * not fill (the nodes it reached). -1 after reporting at loc. */
 static int
-report_absence(Lovasz *L, const int *roots, Loc loc)
+report_absence(Diag *dg, Lovasz *L, const int *roots, Loc loc)
 {
 	const Topo *t = L->t;
 	int k = L->k, n = L->n;
@@ -228,7 +228,7 @@ report_absence(Lovasz *L, const int *roots, Loc loc)
 		if (t->kind == TK_MESH && t->ndim == 2 && t->size[0] == t->size[1])
 			snprintf(why, sizeof why, "; an N x N mesh has 4N^2 - 4N directed links and %d "
 			         "trees need 4N^2 - 4 when N = %d, so a mesh never fits 4", k, t->size[0]);
-		error_at(loc, "no %d link-disjoint spanning trees on '%s' (%s): each needs its own link "
+		error_at(dg, loc, "no %d link-disjoint spanning trees on '%s' (%s): each needs its own link "
 		         "into every node but its root, %d x %d = %d directed links, and it has %d%s",
 		         k, t->name, shape, k, n - 1, k * (n - 1), t->nlink, why);
 		return -1;
@@ -246,7 +246,7 @@ report_absence(Lovasz *L, const int *roots, Loc loc)
 			in += L->seen[t->link[L->in_link[e]].src] != L->stamp;
 	char list[400];
 	node_list(t, set, nset, list, sizeof list);
-	error_at(loc, "no %d link-disjoint spanning trees with these roots on '%s' (%s): the nodes "
+	error_at(dg, loc, "no %d link-disjoint spanning trees with these roots on '%s' (%s): the nodes "
 	         "{%s} have %d link%s coming in from the other nodes, but the %d tree%s rooted "
 	         "outside them need%s one each", k, t->name, shape, list, in, in == 1 ? "" : "s",
 	         rooted_out, rooted_out == 1 ? "" : "s", rooted_out == 1 ? "s" : "");
@@ -292,7 +292,7 @@ take(Lovasz *L, Tree **tr, int j, int l, int *depth_j)
 /* The general method; 0, or -1 after reporting. Trees start as set up in tr
  * (a root each, or what Algorithm 1 left): the condition is checked first. */
 static int
-lovasz(Lovasz *L, Tree **tr, const int *roots, Loc loc)
+lovasz(Diag *dg, Lovasz *L, Tree **tr, const int *roots, Loc loc)
 {
 	int k = L->k, n = L->n;
 	int *next = xmalloc((size_t)(n + k) * sizeof *next);
@@ -305,7 +305,7 @@ lovasz(Lovasz *L, Tree **tr, const int *roots, Loc loc)
 			depth[j * n + v] = L->member[j * n + v] ? tr[j]->depth[v] : -1;
 	for (int v = 0; v < n && rc == 0; v++)
 		if (!flow_reaches(L, v, next, how))
-			rc = report_absence(L, roots, loc);
+			rc = report_absence(dg, L, roots, loc);
 	while (rc == 0) {
 		int j = -1;
 		for (int i = 0; i < k; i++)
@@ -467,12 +467,12 @@ square_grid(const Topo *t)
 }
 
 Tree **
-disjoint_trees(Arena *a, const Topo *t, Routes *r, const int *roots, int k, Loc loc,
+disjoint_trees(Diag *dg, Arena *a, const Topo *t, Routes *r, const int *roots, int k, Loc loc,
                DisjointMethod *method)
 {
 	int n = t->nnode;
 	if (t->is_switch) {
-		error_at(loc, "disjoint trees span every node; '%s' has switches, which hold no data",
+		error_at(dg, loc, "disjoint trees span every node; '%s' has switches, which hold no data",
 		         t->name);
 		return NULL;
 	}
@@ -481,7 +481,7 @@ disjoint_trees(Arena *a, const Topo *t, Routes *r, const int *roots, int k, Loc 
 	 * refuse what could run for minutes rather than hang */
 	double work = (double)k * k * n * (double)(2 * n + t->nlink) * k;
 	if (work > 4e11) {
-		error_at(loc, "disjoint: %d trees on %d nodes and %d links is beyond what collc builds "
+		error_at(dg, loc, "disjoint: %d trees on %d nodes and %d links is beyond what collc builds "
 		         "(about %.0e steps of max-flow; the limit is 4e11)", k, n, t->nlink, work);
 		return NULL;
 	}
@@ -508,7 +508,7 @@ disjoint_trees(Arena *a, const Topo *t, Routes *r, const int *roots, int k, Loc 
 		*method = DISJOINT_ALGORITHM1;
 	} else {
 		reset_trees(&L, tr, roots);
-		rc = lovasz(&L, tr, roots, loc);
+		rc = lovasz(dg, &L, tr, roots, loc);
 	}
 	free(depth);
 	lovasz_free(&L);

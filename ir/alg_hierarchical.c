@@ -163,7 +163,7 @@ static int
 dim_algs(const AlgCtx *c, int d, const int *order, DimAlg *a)
 {
 	if (c->ndim_alg != d) {
-		error_at(c->loc, "hierarchical takes one algorithm per dimension: %s has %d, "
+		error_at(c->diag, c->loc, "hierarchical takes one algorithm per dimension: %s has %d, "
 		         "hierarchical(...) names %d", c->topo->name, d, c->ndim_alg);
 		return -1;
 	}
@@ -174,17 +174,17 @@ dim_algs(const AlgCtx *c, int d, const int *order, DimAlg *a)
 		       : strcmp(w, "halving_doubling") == 0 ? DA_HD
 		                                            : DA_DBT;
 		if (a[k] == DA_DBT && (k != d - 1 || c->kind != CK_ALLREDUCE)) {
-			error_at(c->loc, "hierarchical: double_binary_tree is an allreduce: it runs along "
+			error_at(c->diag, c->loc, "hierarchical: double_binary_tree is an allreduce: it runs along "
 			         "the last dimension of an allreduce only");
 			return -1;
 		}
 		if (a[k] == DA_DBT && c->topo->size[order[k]] > 64) {
-			error_at(c->loc, "hierarchical: double_binary_tree along a dimension of at most 64 "
+			error_at(c->diag, c->loc, "hierarchical: double_binary_tree along a dimension of at most 64 "
 			         "ranks; it has %d", c->topo->size[order[k]]);
 			return -1;
 		}
 		if (a[k] == DA_HD && !is_pow(c->topo->size[order[k]], 2)) {
-			error_at(c->loc, "hierarchical: halving_doubling along dimension %d needs a power "
+			error_at(c->diag, c->loc, "hierarchical: halving_doubling along dimension %d needs a power "
 			         "of 2 ranks; it has %d", k, c->topo->size[order[k]]);
 			return -1;
 		}
@@ -199,7 +199,7 @@ alg_hierarchical(const AlgCtx *c)
 	bool grid = t->kind == TK_TORUS || t->kind == TK_MESH || t->kind == TK_HYPERX ||
 	            t->kind == TK_RING || t->kind == TK_SPINE_LEAF;
 	if (!grid || !c->whole) {
-		error_at(c->loc, "hierarchical runs on every rank of a torus, mesh, HyperX, ring or "
+		error_at(c->diag, c->loc, "hierarchical runs on every rank of a torus, mesh, HyperX, ring or "
 		         "spine-leaf network, dimension by dimension; '%s' is %s", c->name,
 		         grid ? "a sub-communicator" : "on another topology");
 		return NULL;
@@ -227,5 +227,5 @@ alg_hierarchical(const AlgCtx *c)
 	if (c->kind != CK_REDUCE_SCATTER)
 		for (int k = last - 1; k >= 0; k--)
 			phase(&h, k, a[k], false);
-	return gen_end(&g);
+	return gen_end(c->diag, &g);
 }

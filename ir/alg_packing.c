@@ -40,7 +40,7 @@ pack_phase(const AlgCtx *c, const CutNet *n, CollKind kind, PackPhase *ph)
 {
 	PackStatus st = pack_collective(c->arena, n, kind, &ph->cp);
 	if (st != PACK_OK) {
-		error_at(c->loc, "packing cannot pack %s trees on '%s': %s", coll_kind_name[kind],
+		error_at(c->diag, c->loc, "packing cannot pack %s trees on '%s': %s", coll_kind_name[kind],
 		         c->topo->name, pack_status_text[st]);
 		return -1;
 	}
@@ -91,7 +91,7 @@ pack_phases(const AlgCtx *c, PackPhase *ph)
 	int nph = 0;
 	double work = pack_work(&n);
 	if (work > MAX_PACK_WORK)
-		error_at(c->loc, "packing on '%s' with %d ranks would do about %.3g units of work; the "
+		error_at(c->diag, c->loc, "packing on '%s' with %d ranks would do about %.3g units of work; the "
 		         "limit is %d (MAX_PACK_WORK)", c->topo->name, c->nrank, work, MAX_PACK_WORK);
 	else if (c->kind == CK_ALLREDUCE)
 		nph = pack_phase(c, &n, CK_REDUCE_SCATTER, &ph[0]) == 0 &&
@@ -124,7 +124,7 @@ alg_packing(const AlgCtx *c)
 	double edges = (double)ntree * (c->nrank - 1);
 	int M = pipeline_segments(c, height - nph, c->size * nph / ntree, edges);
 	if (U > MAX_PIPELINE_MSGS || (double)U * M > MAX_PIPELINE_MSGS) {
-		error_at(c->loc, "packing cuts each block into %lld x %d sub-chunks; the limit is %d",
+		error_at(c->diag, c->loc, "packing cuts each block into %lld x %d sub-chunks; the limit is %d",
 		         (long long)U, M, MAX_PIPELINE_MSGS);
 		return NULL;
 	}
@@ -141,5 +141,5 @@ alg_packing(const AlgCtx *c)
 	g.s->choice = arena_printf(c->arena, "segments %d of %d trees with %lld copies per root", M,
 	                           ntree, (long long)U);
 	g.s->size_chosen = true;
-	return gen_end(&g);
+	return gen_end(c->diag, &g);
 }

@@ -35,12 +35,12 @@ root_set_trees(const AlgCtx *c, int *set_size, int *nset)
 	const Topo *t = c->topo;
 	if (!((t->kind == TK_MESH || t->kind == TK_SUPERMESH) && t->ndim == 2 &&
 	      t->size[0] == t->size[1])) {
-		error_at(c->loc, "pipelined_trees without trees builds the SuperMesh root sets of a "
+		error_at(c->diag, c->loc, "pipelined_trees without trees builds the SuperMesh root sets of a "
 		         "square mesh or supermesh; give it `trees` of disjoint(...) on '%s'", t->name);
 		return NULL;
 	}
 	if (c->kind != CK_ALLREDUCE && t->nnode > MAX_ROOT_SET_NODES) {
-		error_at(c->loc, "pipelined_trees builds all %d root sets only up to %d nodes; '%s' has "
+		error_at(c->diag, c->loc, "pipelined_trees builds all %d root sets only up to %d nodes; '%s' has "
 		         "%d: give the sets as `trees` of disjoint(...)", t->nnode / 4,
 		         MAX_ROOT_SET_NODES, t->name, t->nnode);
 		return NULL;
@@ -53,7 +53,7 @@ root_set_trees(const AlgCtx *c, int *set_size, int *nset)
 	int at = 0;
 	for (int i = 0; i < n; i++) {
 		DisjointMethod m;
-		Tree **tr = disjoint_trees(c->arena, t, c->routes, roots + at, set_size[i], c->loc, &m);
+		Tree **tr = disjoint_trees(c->diag, c->arena, t, c->routes, roots + at, set_size[i], c->loc, &m);
 		if (!tr) {
 			free(roots);
 			return NULL;
@@ -73,13 +73,13 @@ check_sets(const AlgCtx *c, Tree **tr, const int *set_size, int nset)
 {
 	const Topo *t = c->topo;
 	if (!c->whole) {
-		error_at(c->ranks_loc.line ? c->ranks_loc : c->loc, "pipelined_trees runs on every "
+		error_at(c->diag, c->ranks_loc.line ? c->ranks_loc : c->loc, "pipelined_trees runs on every "
 		         "node of '%s' (its trees span them all); leave out the `ranks` clause",
 		         t->name);
 		return -1;
 	}
 	if (c->kind == CK_ALLREDUCE && nset != 1) {
-		error_at(c->loc, "pipelined_trees streams an allreduce through one set of disjoint "
+		error_at(c->diag, c->loc, "pipelined_trees streams an allreduce through one set of disjoint "
 		         "trees (the corner set on a supermesh); '%s' gives %d sets", c->name, nset);
 		return -1;
 	}
@@ -100,7 +100,7 @@ check_sets(const AlgCtx *c, Tree **tr, const int *set_size, int nset)
 		if (twice >= 0 || missing >= 0) {
 			char node[64];
 			topo_node_name(t, twice >= 0 ? twice : missing, node, sizeof node);
-			error_at(c->loc, "pipelined_trees %s: the tree rooted at r carries block r, so "
+			error_at(c->diag, c->loc, "pipelined_trees %s: the tree rooted at r carries block r, so "
 			         "the sets need every node as a root exactly once; %s is a root %s",
 			         coll_kind_name[c->kind], node, twice >= 0 ? "twice" : "of none");
 			return -1;
@@ -114,7 +114,7 @@ check_sets(const AlgCtx *c, Tree **tr, const int *set_size, int nset)
 				char a[64], b[64];
 				topo_node_name(t, v, a, sizeof a);
 				topo_node_name(t, tr[j]->parent[v], b, sizeof b);
-				error_at(c->loc, "pipelined_trees reduces over the reverse of each tree link; "
+				error_at(c->diag, c->loc, "pipelined_trees reduces over the reverse of each tree link; "
 				         "'%s' has no link %s -> %s of copy %d", t->name, a, b,
 				         t->link[l].copy);
 				return -1;
@@ -190,7 +190,7 @@ alg_pipelined(const AlgCtx *c)
 	double msgs = (double)m * (c->kind == CK_ALLREDUCE ? 2 : 1) * (c->topo->nnode - 1) *
 	              (c->kind == CK_ALLREDUCE ? set_size[0] : c->topo->nnode);
 	if (msgs > 64.0 * MAX_PIPELINE_MSGS) {
-		error_at(c->loc, "pipelined_trees with %d segments makes %.0f messages; the limit is %d "
+		error_at(c->diag, c->loc, "pipelined_trees with %d segments makes %.0f messages; the limit is %d "
 		         "(fewer segments, or leave `segments` out)", m, msgs, 64 * MAX_PIPELINE_MSGS);
 		return NULL;
 	}
@@ -215,5 +215,5 @@ alg_pipelined(const AlgCtx *c)
 	/* for check's report and the DOT drawing */
 	g.s->tree = tr;
 	g.s->ntree = c->kind == CK_ALLREDUCE ? set_size[0] : c->topo->nnode;
-	return gen_end(&g);
+	return gen_end(c->diag, &g);
 }

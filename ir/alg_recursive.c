@@ -151,7 +151,7 @@ alg_recursive(const AlgCtx *c)
 	}
 	free(lo);
 	free(hi);
-	return gen_end(&g);
+	return gen_end(c->diag, &g);
 }
 
 /* ---- the rank form (for collc sim) ---- */
@@ -270,7 +270,7 @@ whole_tree(const AlgCtx *c)
 		parent[v] = -1;
 	for (int v = 1; v < c->nrank; v++)
 		parent[c->rank_node[v]] = c->rank_node[v & (v - 1)];
-	return tree_from_parents(c->arena, c->topo, c->routes, &c->rank_node[0], 1, parent,
+	return tree_from_parents(c->diag, c->arena, c->topo, c->routes, &c->rank_node[0], 1, parent,
 	                         c->loc);
 }
 
@@ -292,7 +292,7 @@ Sched *
 alg_xor_rank_form(const AlgCtx *c)
 {
 	int p = c->nrank, L = ilog2(p), ntree = c->chunks ? c->chunks / p : 1, f = xor_form(c);
-	if (check_symmetric_size(c->loc, c->name, ntree, p) != 0)
+	if (check_symmetric_size(c->diag, c->loc, c->name, ntree, p) != 0)
 		return NULL;
 	Sched *s = sched_new(c->arena, c->name, c->loc, c->kind, c->algorithm, c->topo, c->rank_node,
 	                     p);

@@ -86,7 +86,7 @@ alg_ring(const AlgCtx *c)
 {
 	int ports = c->ports ? c->ports : c->halfway ? 2 : 1;
 	if (c->halfway && ports != 2) {
-		error_at(c->loc, "ring(halfway) sends every block both ways round: it takes ports 2, "
+		error_at(c->diag, c->loc, "ring(halfway) sends every block both ways round: it takes ports 2, "
 		         "not 1, in '%s'", c->name);
 		return NULL;
 	}
@@ -95,7 +95,7 @@ alg_ring(const AlgCtx *c)
 		if (gen_begin(&g, c, c->nrank, 1) != 0)
 			return NULL;
 		run_halfway(&g, 0);
-		return gen_end(&g);
+		return gen_end(c->diag, &g);
 	}
 	Gen g;
 	if (gen_begin(&g, c, c->nrank, ports) != 0)
@@ -107,7 +107,7 @@ alg_ring(const AlgCtx *c)
 	if (ports == 2)
 		run_ring(&g, order, -1, 1, 0, NULL);
 	free(order);
-	return gen_end(&g);
+	return gen_end(c->diag, &g);
 }
 
 /* The staircase decomposition of a 2D torus into two Hamiltonian cycles
@@ -152,7 +152,7 @@ alg_multiport_ring(const AlgCtx *c)
 	const Topo *t = c->topo;
 	bool torus = t->kind == TK_TORUS || t->kind == TK_RING;
 	if (!torus || !c->whole || t->ndim > 2 || (t->ndim == 2 && (t->size[0] < 3 || t->size[1] < 3))) {
-		error_at(c->loc, "multiport_ring needs a whole 1D or 2D torus (sides at least 3) to "
+		error_at(c->diag, c->loc, "multiport_ring needs a whole 1D or 2D torus (sides at least 3) to "
 		         "decompose into directed Hamiltonian cycles; '%s' is not one", c->name);
 		return NULL;
 	}
@@ -169,7 +169,7 @@ alg_multiport_ring(const AlgCtx *c)
 				links[i] = gen_link(&g, i, 0, +1);
 			}
 		} else if (staircase(&g, cyc, order, links) != 0) {
-			error_at(c->loc, "multiport_ring: the staircase decomposition does not split "
+			error_at(c->diag, c->loc, "multiport_ring: the staircase decomposition does not split "
 			         "torus(%d, %d) into Hamiltonian cycles (it works on n x n and on some "
 			         "m x n with m >= n); use bucket or symmetric here", t->size[0], t->size[1]);
 			free(order), free(links), free(rorder), free(rlinks);
@@ -189,7 +189,7 @@ alg_multiport_ring(const AlgCtx *c)
 		run_ring(&g, rorder, +1, 2 * cyc + 1, 0, rlinks);
 	}
 	free(order), free(links), free(rorder), free(rlinks);
-	return gen_end(&g);
+	return gen_end(c->diag, &g);
 }
 
 /* ---- the ring in symmetric form (for collc sim) ---- */
@@ -252,5 +252,5 @@ alg_ring_symmetric(const AlgCtx *c)
 		int dir = b / mult == 0 ? +1 : -1;
 		ring_base_transfers(c, &tr, b, dir);
 	}
-	return translates_end(&tr);
+	return translates_end(c->diag, &tr);
 }

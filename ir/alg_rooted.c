@@ -52,5 +52,5 @@ alg_rooted(const AlgCtx *c)
 					gen_send(&g, L - 1 - k, z, a, X_REDUCE);
 			}
 	}
-	return gen_end(&g);
+	return gen_end(c->diag, &g);
 }

@@ -42,10 +42,10 @@ translates_begin(Translates *tr, const AlgCtx *c, int ntree)
 {
 	const Topo *t = c->topo;
 	memset(tr, 0, sizeof *tr);
-	if (check_symmetric_size(c->loc, c->name, ntree, c->nrank) != 0)
+	if (check_symmetric_size(c->diag, c->loc, c->name, ntree, c->nrank) != 0)
 		return -1;
 	GroupGen gen = {.loc = c->loc, .affine = true, .all_translations = true};
-	Group *g = group_build(c->arena, t, "translations", c->loc, &gen, 1);
+	Group *g = group_build(c->diag, c->arena, t, "translations", c->loc, &gen, 1);
 	if (!g)
 		return -1;
 	Sched *s = sched_new(c->arena, c->name, c->loc, c->kind, c->algorithm, t, c->rank_node,
@@ -92,11 +92,11 @@ transfers_tree(const AlgCtx *c, const Sched *s, int b, int root)
 		else
 			parent[x->src] = x->dst;
 	}
-	return tree_from_parents(c->arena, c->topo, c->routes, &root, 1, parent, c->loc);
+	return tree_from_parents(c->diag, c->arena, c->topo, c->routes, &root, 1, parent, c->loc);
 }
 
 Sched *
-translates_end(Translates *tr)
+translates_end(Diag *dg, Translates *tr)
 {
 	const AlgCtx *c = tr->c;
 	Sched *s = tr->s;
@@ -105,7 +105,7 @@ translates_end(Translates *tr)
 	for (int b = 0; b < s->ntree; b++)
 		if (!(s->tree[b] = transfers_tree(c, s, b, root)))
 			return NULL;
-	if (sched_end(&tr->sb) != 0)
+	if (sched_end(dg, &tr->sb) != 0)
 		return NULL;
 	s->owner = arena_array(c->arena, (size_t)s->nchunk, sizeof *s->owner);
 	for (int b = 0; b < s->ntree; b++)

@@ -69,7 +69,7 @@ check_ranks(const AlgCtx *c, bool *member)
 		snprintf(fix, sizeof fix, "ranks 0..%d, %d..%d;", out - 1, out + 1, k * k - 1);
 	topo_node_name(t, out, node, sizeof node);
 	if (member[out]) {
-		error_at(at, "tto leaves chiplet %s out (its staircase tree, rooted at (0, %d), "
+		error_at(c->diag, at, "tto leaves chiplet %s out (its staircase tree, rooted at (0, %d), "
 		         "cannot reach it); give '%s' the other %d chiplets: `%s`", node, k - 1, c->name,
 		         k * k - 1, fix);
 		return -1;
@@ -78,7 +78,7 @@ check_ranks(const AlgCtx *c, bool *member)
 		if (v != out && !member[v]) {
 			char missing[64];
 			topo_node_name(t, v, missing, sizeof missing);
-			error_at(at, "tto runs on every chiplet of '%s' but %s; '%s' leaves out %s too "
+			error_at(c->diag, at, "tto runs on every chiplet of '%s' but %s; '%s' leaves out %s too "
 			         "(`%s` gives it the others)", t->name, node, c->name, missing, fix);
 			return -1;
 		}
@@ -140,7 +140,7 @@ alg_tto(const AlgCtx *c)
 	    t->size[0] != t->size[1]) {
 		char shape[64];
 		topo_describe(t, shape, sizeof shape);
-		error_at(c->loc, "tto runs on a square k x k mesh or supermesh (its three trees are built on one); "
+		error_at(c->diag, c->loc, "tto runs on a square k x k mesh or supermesh (its three trees are built on one); "
 		         "'%s' is %s", t->name, shape);
 		return NULL;
 	}
@@ -148,7 +148,7 @@ alg_tto(const AlgCtx *c)
 	int m = pipeline_segments(c, 2 * h - 1, c->size / NTREE, 2.0 * NTREE * (c->nrank - 1));
 	if (c->chunks) {
 		if (c->chunks % NTREE) {
-			error_at(c->loc, "tto cuts the vector into 3 thirds (one per tree) of M pipeline "
+			error_at(c->diag, c->loc, "tto cuts the vector into 3 thirds (one per tree) of M pipeline "
 			         "chunks each; chunks %d is not a multiple of 3", c->chunks);
 			return NULL;
 		}
@@ -177,5 +177,5 @@ alg_tto(const AlgCtx *c)
 	free(member);
 	g.s->choice = arena_printf(c->arena, "%schunks %d", c->chunks ? "fixed " : "", NTREE * m);
 	g.s->size_chosen = !c->chunks;
-	return gen_end(&g);
+	return gen_end(c->diag, &g);
 }

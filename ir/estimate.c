@@ -35,12 +35,12 @@ count_str(double v, char *buf, size_t len)
 }
 
 int
-check_topology_links(Loc loc, const char *desc, double nlink)
+check_topology_links(Diag *dg, Loc loc, const char *desc, double nlink)
 {
 	if (nlink <= MAX_LINKS)
 		return 0;
 	char n[32];
-	error_at(loc, "%s has %s directed links; collc builds topologies of at most %d links "
+	error_at(dg, loc, "%s has %s directed links; collc builds topologies of at most %d links "
 	         "(docs/limits.md)", desc, count_str(nlink, n, sizeof n), MAX_LINKS);
 	return -1;
 }
@@ -71,19 +71,19 @@ sched_min_chunks(CollKind kind, int nrank, int chunks)
 }
 
 int
-check_sched_size(Loc loc, const char *name, CollKind kind, int nrank, double nchunk)
+check_sched_size(Diag *dg, Loc loc, const char *name, CollKind kind, int nrank, double nchunk)
 {
 	char a[32], b[32];
 	double cells = (double)nrank * nchunk, moves = min_transfers(kind, nrank, nchunk);
 	if (moves > MAX_TRANSFERS) {
-		error_at(loc, "the schedule of '%s' has at least %s chunk transfers (%s chunks over "
+		error_at(dg, loc, "the schedule of '%s' has at least %s chunk transfers (%s chunks over "
 		         "%d ranks); collc builds at most %d (docs/limits.md)", name,
 		         count_str(moves, a, sizeof a), count_str(nchunk, b, sizeof b), nrank,
 		         MAX_TRANSFERS);
 		return -1;
 	}
 	if (cells > MAX_CELLS) {
-		error_at(loc, "the schedule of '%s' has %s (rank, chunk) pairs (%d ranks x %s chunks) "
+		error_at(dg, loc, "the schedule of '%s' has %s (rank, chunk) pairs (%d ranks x %s chunks) "
 		         "to verify; collc builds at most %d (docs/limits.md)", name,
 		         count_str(cells, a, sizeof a), nrank, count_str(nchunk, b, sizeof b),
 		         MAX_CELLS);
@@ -93,27 +93,27 @@ check_sched_size(Loc loc, const char *name, CollKind kind, int nrank, double nch
 }
 
 int
-check_expand_size(Loc loc, const char *name, CollKind kind, int nrank, double nchunk,
+check_expand_size(Diag *dg, Loc loc, const char *name, CollKind kind, int nrank, double nchunk,
                   double copies)
 {
 	if (copies > MAX_TRANSFERS) {
 		char a[32];
-		error_at(loc, "expanding the symmetric schedule of '%s' makes %s messages (copies of "
+		error_at(dg, loc, "expanding the symmetric schedule of '%s' makes %s messages (copies of "
 		         "its base transfers); collc expands at most %d (docs/limits.md)", name,
 		         count_str(copies, a, sizeof a), MAX_TRANSFERS);
 		return -1;
 	}
-	return check_sched_size(loc, name, kind, nrank, nchunk);
+	return check_sched_size(dg, loc, name, kind, nrank, nchunk);
 }
 
 int
-check_symmetric_size(Loc loc, const char *name, int ntree, int order)
+check_symmetric_size(Diag *dg, Loc loc, const char *name, int ntree, int order)
 {
 	double nchunk = (double)ntree * order;
 	if (nchunk <= MAX_SYMM_CHUNKS)
 		return 0;
 	char a[32];
-	error_at(loc, "symmetric cuts the vector of '%s' into %s chunks (%d tree%s x a group of "
+	error_at(dg, loc, "symmetric cuts the vector of '%s' into %s chunks (%d tree%s x a group of "
 	         "order %d); collc builds at most %d (docs/limits.md)", name,
 	         count_str(nchunk, a, sizeof a), ntree, ntree == 1 ? "" : "s", order,
 	         MAX_SYMM_CHUNKS);
@@ -121,7 +121,7 @@ check_symmetric_size(Loc loc, const char *name, int ntree, int order)
 }
 
 int
-check_group_generators(Loc loc, const char *name, int ngen, int nnode, int nlink)
+check_group_generators(Diag *dg, Loc loc, const char *name, int ngen, int nnode, int nlink)
 {
 	/* each generator is also held, a GroupGen (its ints counted as images):
 	 * on a small topology that is most of a generator's memory */
@@ -130,7 +130,7 @@ check_group_generators(Loc loc, const char *name, int ngen, int nnode, int nlink
 	if (images <= MAX_GENERATOR_IMAGES)
 		return 0;
 	char a[32];
-	error_at(loc, "the group '%s' has %d generators on %d nodes and %d links: %s node and link "
+	error_at(dg, loc, "the group '%s' has %d generators on %d nodes and %d links: %s node and link "
 	         "images to check, with the generators; collc checks at most %d (docs/limits.md)",
 	         name, ngen, nnode, nlink, count_str(images, a, sizeof a), MAX_GENERATOR_IMAGES);
 	return -1;
@@ -210,7 +210,7 @@ route_hops_estimate(const Topo *t, const int *rank_node, const Msg *msg, int nms
 }
 
 int
-check_route_hops(Loc loc, const char *name, const Topo *t, const int *rank_node, const Msg *msg,
+check_route_hops(Diag *dg, Loc loc, const char *name, const Topo *t, const int *rank_node, const Msg *msg,
                  int nmsg, double interned)
 {
 	size_t pairs;
@@ -218,7 +218,7 @@ check_route_hops(Loc loc, const char *name, const Topo *t, const int *rank_node,
 	if (hops <= MAX_ROUTE_HOPS)
 		return 0;
 	char a[32], b[32];
-	error_at(loc, "the routes of '%s' take at least %s hops (%s distinct (source, destination) "
+	error_at(dg, loc, "the routes of '%s' take at least %s hops (%s distinct (source, destination) "
 	         "pairs, each at least its distance apart); collc builds at most %d (docs/limits.md)",
 	         name, count_str(hops, a, sizeof a), count_str((double)pairs, b, sizeof b),
 	         MAX_ROUTE_HOPS);

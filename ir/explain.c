@@ -21,7 +21,7 @@ explain_text_fits(const Sched *s)
 }
 
 int
-explain_check_size(const Sched *s)
+explain_check_size(Diag *dg, const Sched *s)
 {
 	long chunks = s->nchunk;
 	const char *what = NULL;
@@ -34,14 +34,14 @@ explain_check_size(const Sched *s)
 		what = "rounds", have = s->nround;
 	if (!what)
 		return 0;
-	error_at(s->loc, "explain shows schedules of at most %d ranks, %d chunks and %d rounds; "
+	error_at(dg, s->loc, "explain shows schedules of at most %d ranks, %d chunks and %d rounds; "
 	         "'%s' has %ld %s (explain a smaller instance of it, or draw it with --html)",
 	         EXPLAIN_MAX_RANKS, EXPLAIN_MAX_CHUNKS, EXPLAIN_MAX_ROUNDS, s->name, have, what);
 	return -1;
 }
 
 int
-explain_check_page(const Sched *s)
+explain_check_page(Diag *dg, const Sched *s)
 {
 	double cells = (double)s->nrank * s->nchunk;
 	if (s->nrank <= EXPLAIN_PAGE_RANKS && s->nchunk <= EXPLAIN_PAGE_CHUNKS &&
@@ -54,7 +54,7 @@ explain_check_page(const Sched *s)
 	                   : s->nround > EXPLAIN_MAX_ROUNDS ? "rounds" : "(rank, chunk) cells";
 	double have = s->nrank > EXPLAIN_AGG_RANKS ? s->nrank
 	              : s->nround > EXPLAIN_MAX_ROUNDS ? s->nround : cells;
-	error_at(s->loc, "explain --html shows schedules of at most %d ranks, %d rounds and %d "
+	error_at(dg, s->loc, "explain --html shows schedules of at most %d ranks, %d rounds and %d "
 	         "(rank, chunk) cells (every cell up to %d ranks and %d chunks); '%s' has %.0f %s",
 	         EXPLAIN_AGG_RANKS, EXPLAIN_MAX_ROUNDS, EXPLAIN_AGG_CELLS, EXPLAIN_PAGE_RANKS,
 	         EXPLAIN_PAGE_CHUNKS, s->name, have, what);

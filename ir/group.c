@@ -105,7 +105,7 @@ pair_signature(const Topo *t, int u, int v)
 
 /* Checks that img is an automorphism; reports the first broken link. */
 static int
-check_automorphism(const Topo *t, const int *img, Loc loc)
+check_automorphism(Diag *dg, const Topo *t, const int *img, Loc loc)
 {
 	char desc[128], a[64], b[64], la[160], lb[160];
 	topo_describe(t, desc, sizeof desc);
@@ -119,7 +119,7 @@ check_automorphism(const Topo *t, const int *img, Loc loc)
 			topo_node_name(t, u, a, sizeof a);
 			topo_node_name(t, v, b, sizeof b);
 			topo_node_name(t, img[v], la, sizeof la);
-			error_at(loc, "this map is not a permutation of the nodes of %s: %s and %s "
+			error_at(dg, loc, "this map is not a permutation of the nodes of %s: %s and %s "
 			         "both map to %s", desc, a, b, la);
 			rc = -1;
 		}
@@ -128,7 +128,7 @@ check_automorphism(const Topo *t, const int *img, Loc loc)
 		if (rc == 0 && sw != sw2) {
 			topo_node_name(t, v, a, sizeof a);
 			topo_node_name(t, img[v], b, sizeof b);
-			error_at(loc, "this map is not an automorphism of %s: it maps %s %s to %s %s",
+			error_at(dg, loc, "this map is not an automorphism of %s: it maps %s %s to %s %s",
 			         desc, sw ? "switch" : "rank", a, sw2 ? "switch" : "rank", b);
 			rc = -1;
 		}
@@ -140,7 +140,7 @@ check_automorphism(const Topo *t, const int *img, Loc loc)
 		if (j >= 0 && !same_params(l, &t->link[j])) {
 			link_text(t, l->src, l->dst, la, sizeof la);
 			link_text(t, img[l->src], img[l->dst], lb, sizeof lb);
-			error_at(loc, "this map is not an automorphism of %s: link %s maps to %s, "
+			error_at(dg, loc, "this map is not an automorphism of %s: link %s maps to %s, "
 			         "whose bandwidth, latency or energy differ", desc, la, lb);
 			rc = -1;
 			break;
@@ -153,10 +153,10 @@ check_automorphism(const Topo *t, const int *img, Loc loc)
 			link_text(t, l->src, l->dst, la, sizeof la);
 			link_text(t, img[l->src], img[l->dst], lb, sizeof lb);
 			if (got == 0)
-				error_at(loc, "this map is not an automorphism of %s: link %s maps to %s, "
+				error_at(dg, loc, "this map is not an automorphism of %s: link %s maps to %s, "
 				         "which is not a link", desc, la, lb);
 			else
-				error_at(loc, "this map is not an automorphism of %s: %s has %d parallel "
+				error_at(dg, loc, "this map is not an automorphism of %s: %s has %d parallel "
 				         "links, its image %s has %d", desc, la, want, lb, got);
 			rc = -1;
 		}
@@ -375,7 +375,7 @@ dense_index(Closure *c, Closure *lin, int **gens, int ngen, const int *id)
 }
 
 static Group *
-close_group(Arena *a, const Topo *t, const char *name, Loc loc, bool affine, int **gens,
+close_group(Diag *dg, Arena *a, const Topo *t, const char *name, Loc loc, bool affine, int **gens,
             int ngen, int **img)
 {
 	Closure c = {.t = t, .affine = affine};
@@ -392,7 +392,7 @@ close_group(Arena *a, const Topo *t, const char *name, Loc loc, bool affine, int
 	int rc = walk(&c, gens, ngen, id);
 	Group *g = NULL;
 	if (rc != 0) {
-		error_at(loc, "the group '%s' has more than %d elements (or is too large to hold); "
+		error_at(dg, loc, "the group '%s' has more than %d elements (or is too large to hold); "
 		         "name fewer generators", name, c.order);
 	} else {
 		g = NEW(a, Group);
@@ -441,7 +441,7 @@ group_unit_translations(const Topo *t, Loc loc, GroupGen *out)
 /* keep: gen itself, to be the group's generators when no `translate;` needs
  * expanding (else NULL: the group holds a copy). */
 static Group *
-build(Arena *a, const Topo *t, const char *name, Loc loc, const GroupGen *gen, int ngen,
+build(Diag *dg, Arena *a, const Topo *t, const char *name, Loc loc, const GroupGen *gen, int ngen,
       GroupGen *keep)
 {
 	bool affine = coordinate_topology(t);
@@ -455,7 +455,7 @@ build(Arena *a, const Topo *t, const char *name, Loc loc, const GroupGen *gen, i
 		n += gen[k].all_translations ? group_unit_translations(t, loc, NULL) : 1;
 		any_translate |= gen[k].all_translations;
 	}
-	if (check_group_generators(loc, name, n, t->nnode, t->nlink) != 0)
+	if (check_group_generators(dg, loc, name, n, t->nnode, t->nlink) != 0)
 		return NULL;
 	int **gens = xcalloc((size_t)n + 1, sizeof *gens), **img = xcalloc((size_t)n + 1, sizeof *img);
 	/* the generators as given when none is `translate;` (a GroupGen is 300
@@ -480,7 +480,7 @@ build(Arena *a, const Topo *t, const char *name, Loc loc, const GroupGen *gen, i
 			else
 				img[k][v] = affine_node(t, unit[k].mat, unit[k].vec, v);
 		}
-		if (check_automorphism(t, img[k], unit[k].loc) != 0)
+		if (check_automorphism(dg, t, img[k], unit[k].loc) != 0)
 			rc = -1;
 		if (affine) {
 			gens[k] = xmalloc((size_t)(d * d + d) * sizeof *gens[k]);
@@ -493,7 +493,7 @@ build(Arena *a, const Topo *t, const char *name, Loc loc, const GroupGen *gen, i
 			gens[k] = img[k];
 		}
 	}
-	Group *g = rc == 0 ? close_group(a, t, name, loc, affine, gens, m, img) : NULL;
+	Group *g = rc == 0 ? close_group(dg, a, t, name, loc, affine, gens, m, img) : NULL;
 	if (g && keep && !expanded) { /* the caller's, its maps' permutations those of img */
 		g->ngen = m;
 		g->gen = keep;
@@ -519,15 +519,15 @@ build(Arena *a, const Topo *t, const char *name, Loc loc, const GroupGen *gen, i
 }
 
 Group *
-group_build(Arena *a, const Topo *t, const char *name, Loc loc, const GroupGen *gen, int ngen)
+group_build(Diag *dg, Arena *a, const Topo *t, const char *name, Loc loc, const GroupGen *gen, int ngen)
 {
-	return build(a, t, name, loc, gen, ngen, NULL);
+	return build(dg, a, t, name, loc, gen, ngen, NULL);
 }
 
 Group *
-group_build_keeping(Arena *a, const Topo *t, const char *name, Loc loc, GroupGen *gen, int ngen)
+group_build_keeping(Diag *dg, Arena *a, const Topo *t, const char *name, Loc loc, GroupGen *gen, int ngen)
 {
-	return build(a, t, name, loc, gen, ngen, gen);
+	return build(dg, a, t, name, loc, gen, ngen, gen);
 }
 
 /* ---- inverses ---- */
@@ -691,12 +691,12 @@ search(Search *s, int i)
 }
 
 Group *
-group_automorphisms(Arena *a, const Topo *t, const char *name, Loc loc)
+group_automorphisms(Diag *dg, Arena *a, const Topo *t, const char *name, Loc loc)
 {
 	char desc[128];
 	topo_describe(t, desc, sizeof desc);
 	if (t->nnode > MAX_AUTO_NODES) {
-		error_at(loc, "automorphisms() is computed for topologies of at most %d nodes; %s has "
+		error_at(dg, loc, "automorphisms() is computed for topologies of at most %d nodes; %s has "
 		         "%d (name the generators in a group block)", MAX_AUTO_NODES, desc, t->nnode);
 		return NULL;
 	}
@@ -727,7 +727,7 @@ group_automorphisms(Arena *a, const Topo *t, const char *name, Loc loc)
 	search(&s, 0);
 	Group *g = NULL;
 	if (s.overflow) {
-		error_at(loc, "%s has more than %d automorphisms: too many to hold; name generators in "
+		error_at(dg, loc, "%s has more than %d automorphisms: too many to hold; name generators in "
 		         "a group block", desc, s.nfound);
 	} else {
 		/* the identity first */

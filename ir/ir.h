@@ -194,15 +194,15 @@ struct GroupGen {
 
 
 /* Checks each generator is an automorphism, closes, finds link orbits. */
-Group *group_build(Arena *, const Topo *, const char *name, Loc, const GroupGen *, int ngen);
+Group *group_build(Diag *, Arena *, const Topo *, const char *name, Loc, const GroupGen *, int ngen);
 /* The same, keeping the generators (arena memory of the same arena, none
  * `translate;`) as the group's rather than a copy: a file's generators are
  * held once. */
-Group *group_build_keeping(Arena *, const Topo *, const char *name, Loc, GroupGen *, int ngen);
+Group *group_build_keeping(Diag *, Arena *, const Topo *, const char *name, Loc, GroupGen *, int ngen);
 /* `translate;` as unit translations, one per dimension (a spine-leaf's
  * two): their number, and them in out unless it is NULL. */
 int group_unit_translations(const Topo *, Loc, GroupGen *out);
-Group *group_automorphisms(Arena *, const Topo *, const char *name, Loc);
+Group *group_automorphisms(Diag *, Arena *, const Topo *, const char *name, Loc);
 int group_node(const Group *, int elem, int node);
 int group_link(const Group *, int elem, int link);
 /* The index of each element's inverse (order ints; the caller frees). */
@@ -232,7 +232,7 @@ Tree *tree_forest(Arena *, const Topo *, Routes *, int a, int b);
 int tree_balanced_pair(Arena *, const Topo *, int root, Tree **out); /* 2 trees */
 Tree *tree_spine_leaf(Arena *, const Topo *);
 /* Explicit: parent[] given (one root, or a forest's two); reports a cycle. */
-Tree *tree_from_parents(Arena *, const Topo *, Routes *, const int *roots, int nroot,
+Tree *tree_from_parents(Diag *, Arena *, const Topo *, Routes *, const int *roots, int nroot,
                         int *parent, Loc);
 int tree_finish(Tree *, Routes *); /* depths, height, weight; -1 on a cycle */
 
@@ -240,7 +240,7 @@ int tree_finish(Tree *, Routes *); /* depths, height, weight; -1 on a cycle */
  * them (algorithms.md 9.3). NULL after a located error at loc that proves
  * none exist. */
 typedef enum DisjointMethod { DISJOINT_ALGORITHM1, DISJOINT_GENERAL } DisjointMethod;
-Tree **disjoint_trees(Arena *, const Topo *, Routes *, const int *roots, int nroot, Loc,
+Tree **disjoint_trees(Diag *, Arena *, const Topo *, Routes *, const int *roots, int nroot, Loc,
                       DisjointMethod *);
 /* The SuperMesh root sets of a square (super)mesh, outer ring inwards:
  * roots[] in set order (every node once), set_size[] per set; returns the
@@ -396,21 +396,21 @@ void sched_msg_route(SchedBuilder *, int round, int src, int dst, XferOp, const 
 int sched_route(SchedBuilder *, const int *links, int nlink);
 /* Sorts by round, merges same (round, src, dst, route, op, instance); -1 after
  * reporting when the routes passed MAX_ROUTE_HOPS (nothing is kept). */
-int sched_end(SchedBuilder *);
+int sched_end(Diag *, SchedBuilder *);
 void sched_abort(SchedBuilder *); /* drops what was built (after an error) */
 int sched_route_len(const Sched *, int route);
 
 /* symm.c: tree symmetrization. Trees must span exactly the ranks. */
-Sched *symmetrize(Arena *, const char *name, Loc, CollKind, const Topo *, Routes *,
+Sched *symmetrize(Diag *, Arena *, const char *name, Loc, CollKind, const Topo *, Routes *,
                   Tree **trees, int ntree, const Group *, const int *rank_node, int nrank);
 /* Expands a symmetric schedule into explicit messages (small cases, tests). */
-Sched *sched_expand(Arena *, const Sched *);
+Sched *sched_expand(Diag *, Arena *, const Sched *);
 /* What a symmetric schedule's proof by symmetry stands on, checked: every
  * group element keeps the ranks, and each chunk's owner is its tree's root
  * moved by its element. -1 after reporting. */
-int sched_check_symmetric(const Sched *);
+int sched_check_symmetric(Diag *, const Sched *);
 /* Every element of g maps the schedule's ranks to ranks; else reports at loc. */
-int group_keeps_ranks(const Sched *, const Group *, Loc);
+int group_keeps_ranks(Diag *, const Sched *, const Group *, Loc);
 
 /* ---- layout.c: where chunks lie, and what each message waits for ---- */
 
@@ -475,6 +475,7 @@ void base_deps(Arena *, const Sched *, MsgDeps *);
 
 /* What a generator needs: the communicator and the algorithm's options. */
 typedef struct AlgCtx {
+	Diag *diag;  /* where this pass's diagnostics go (the run's, from the driver) */
 	Arena *arena;
 	const char *name;     /* the collective */
 	Loc loc;              /* where errors about it point */
@@ -511,7 +512,7 @@ typedef struct AlgCtx {
 /* A collective's context with no options chosen (reconfigs -1: choose;
  * `whole` from the ranks): lowering adds the file's options, `auto` and
  * tune's candidates in collc sim and tune take it as it is. */
-AlgCtx alg_ctx_new(Arena *, const char *name, Loc, CollKind, const Topo *, Routes *,
+AlgCtx alg_ctx_new(Diag *, Arena *, const char *name, Loc, CollKind, const Topo *, Routes *,
                    const int *rank_node, int nrank);
 /* Builds the named algorithm's schedule; NULL after a located error that
  * says why it cannot run here. 1 in *missing when collc has no generator. */
@@ -532,7 +533,7 @@ bool alg_auto_candidate(AlgId, CollKind, const Topo *);
 int alg_auto(const AlgCtx *c, Sched **out, const char **names, int max);
 /* alg_auto with the proof given (verify_quiet's form): a test's own, to
  * see the note on a candidate that fails. */
-typedef int AutoCheck(const Sched *, char *why, size_t len);
+typedef int AutoCheck(Diag *, const Sched *, char *why, size_t len);
 int alg_auto_checked(const AlgCtx *c, Sched **out, const char **names, int max, AutoCheck *);
 
 /* ---- lower.c: an algorithm call's options, for `algorithm` and `use` ---- */
@@ -604,17 +605,17 @@ void transfers_sort(TransferList *);
 /* A contention_free schedule: no directed link carries two messages in a
  * round; else a located error at the second transfer and -1 (and the fault
  * in *trace unless it is NULL or holds one). Sorted list. */
-int teach_contention(const Sched *, const TransferList *, Arena *, TeachTrace *);
+int teach_contention(Diag *, const Sched *, const TransferList *, Arena *, TeachTrace *);
 /* Two sends of one round merged into one message (same ends, operation and
  * route) on a route with parallel links: a warning, or under contention_free
  * an error (-1), at the later send with a note at the other. */
-int teach_merged(const Sched *, const TransferList *, Arena *, bool contention_free,
+int teach_merged(Diag *, const Sched *, const TransferList *, Arena *, bool contention_free,
                  TeachTrace *);
 /* Runs the (sorted) transfers on exact sets against the collective s
  * describes (at most 64 ranks); -1 after a located counterexample, kept in
  * *trace as teach_contention does. A chunk that ends wrong with no transfer
  * into it is reported at `whole`. */
-int teach_transfers(const Sched *, const TransferList *, Loc whole, Arena *, TeachTrace *);
+int teach_transfers(Diag *, const Sched *, const TransferList *, Loc whole, Arena *, TeachTrace *);
 /* For schedules of at most 64 ranks: the set of ranks whose contribution
  * (rank r, chunk c) starts with and must end with, one bit per rank (the
  * verifier's model, docs/ir.md section 6); *care false where the collective
@@ -639,10 +640,10 @@ enum {
 /* 0 if an explicit or symmetric schedule is small enough for the text form
  * and the SVG (the limits above, chunks counted after expansion); else a
  * located error at the collective naming the limit, and -1. */
-int explain_check_size(const Sched *);
+int explain_check_size(Diag *, const Sched *);
 /* The same for the page: 1 in full detail, 0 aggregated, -1 refused after
  * a located error naming the limit. */
-int explain_check_page(const Sched *);
+int explain_check_page(Diag *, const Sched *);
 /* Whether the text form's limits hold, without reporting. */
 bool explain_text_fits(const Sched *);
 
@@ -714,14 +715,14 @@ typedef struct Metrics {
 
 /* Proves the schedule implements its collective; reports what fails at the
  * collective's location. */
-int verify(const Sched *);
+int verify(Diag *, const Sched *);
 /* verify with nothing reported: -1 and what failed first in why (a located
  * message's text, without the location), for `auto`'s note on a candidate
  * that fails. */
-int verify_quiet(const Sched *, char *why, size_t len);
+int verify_quiet(Diag *, const Sched *, char *why, size_t len);
 /* The phases of an optical schedule: valid configurations, every route on
  * the configuration of its round (optical.c; verify runs it). */
-int verify_phases(const Sched *);
+int verify_phases(Diag *, const Sched *);
 int sched_nreconfig(const Sched *);
 void metrics(const Sched *, double bytes, Metrics *);
 
@@ -747,7 +748,7 @@ long sym_round_loads_sparse(const Sched *, const BaseRounds *, int round, long *
  * expansion's size is estimated first, against MAX_TRANSFERS and
  * MAX_CELLS: a located error naming the limit and -1. Explicit schedules
  * go to verify(). */
-int verify_full(const Sched *);
+int verify_full(Diag *, const Sched *);
 
 /* The rank form's messages leaving rank 0, per round: rank v's are the same
  * with dst XOR v (symm.c). Round r's are key[first[r] .. first[r + 1]),
@@ -763,25 +764,25 @@ int rank_form_keys(const Sched *, RankKey **key, int **first);
 
 /* Directed links of a form built from its shape (topo_builders[]'s estimate). */
 double topo_link_estimate(TopoKind, const TopoShape *);
-int check_topology_links(Loc, const char *desc, double nlink);
+int check_topology_links(Diag *, Loc, const char *desc, double nlink);
 /* The fewest chunks a schedule of this kind has (`chunks N` if given). */
 double sched_min_chunks(CollKind, int nrank, int chunks);
 /* An explicit schedule's (rank, chunk) pairs and chunk transfers. */
-int check_sched_size(Loc, const char *name, CollKind, int nrank, double nchunk);
+int check_sched_size(Diag *, Loc, const char *name, CollKind, int nrank, double nchunk);
 /* A symmetric schedule's expansion: its copies of base transfers (each a
  * message of the explicit form) against MAX_TRANSFERS, then its cells and
  * transfers as check_sched_size counts them. */
-int check_expand_size(Loc, const char *name, CollKind, int nrank, double nchunk, double copies);
+int check_expand_size(Diag *, Loc, const char *name, CollKind, int nrank, double nchunk, double copies);
 /* A symmetric schedule's chunks: trees x group order. */
-int check_symmetric_size(Loc, const char *name, int ntree, int order);
+int check_symmetric_size(Diag *, Loc, const char *name, int ntree, int order);
 /* A group's generators times the topology's nodes and links, each
  * generator's images to hold and check, against MAX_GENERATOR_IMAGES. */
-int check_group_generators(Loc, const char *name, int ngen, int nnode, int nlink);
+int check_group_generators(Diag *, Loc, const char *name, int ngen, int nnode, int nlink);
 /* The hops of the routes the messages still to be routed (route < 0, ranks
  * src and dst) need, each distinct (source, destination) pair at least its
  * distance apart, plus the `interned` hops already held, against
  * MAX_ROUTE_HOPS: before any of them is built. -1 after reporting. */
-int check_route_hops(Loc, const char *name, const Topo *, const int *rank_node, const Msg *,
+int check_route_hops(Diag *, Loc, const char *name, const Topo *, const int *rank_node, const Msg *,
                      int nmsg, double interned);
 /* That estimate alone (routes of the messages with route < 0) and the
  * distinct pairs it counted. */
@@ -809,7 +810,7 @@ typedef struct Prog {
 } Prog;
 
 /* Builds every topology, group, tree and schedule; -1 after reporting. */
-int lower(const struct File *, Prog *);
+int lower(Diag *, const struct File *, Prog *);
 void prog_free(Prog *);
 
 #endif

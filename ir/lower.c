@@ -26,6 +26,7 @@ typedef struct GenList {
 } GenList;
 
 typedef struct Lowering {
+	Diag *diag;  /* where this pass's diagnostics go (the run's, from the driver) */
 	Prog *p;
 	Arena *a;
 	const File *f;
@@ -64,10 +65,10 @@ routes_for(Lowering *L, const Decl *topo, RoutePolicy policy)
 }
 
 static int
-int_of(const Expr *e)
+int_of(Diag *dg, const Expr *e)
 {
 	int64_t v = 0;
-	if (!ast_eval_int(e, &v, false))
+	if (!ast_eval_int(dg, e, &v, false))
 		die("lower: not an integer");
 	return (int)v;
 }
@@ -110,11 +111,11 @@ labelled(const Call *c, const char *label)
 
 /* The links the declaration asks for, against MAX_LINKS, before building. */
 static int
-check_topology_size(const Decl *d, double links)
+check_topology_size(Diag *dg, const Decl *d, double links)
 {
 	char desc[128];
 	snprintf(desc, sizeof desc, "topology '%s' (%s)", d->name, d->form->name);
-	return check_topology_links(d->loc, desc, links);
+	return check_topology_links(dg, d->loc, desc, links);
 }
 
 /* A block form (graph): its links as written, each with its parameters. */
@@ -131,8 +132,8 @@ lower_graph(Lowering *L, const Decl *d, Net net)
 		Net ln = net;
 		if (it->body)
 			apply_params(&ln, it->body);
-		int a = (int)ast_resolve_node(sp, it->from, false);
-		int b = (int)ast_resolve_node(sp, it->to, false);
+		int a = (int)ast_resolve_node(L->diag, sp, it->from, false);
+		int b = (int)ast_resolve_node(L->diag, sp, it->to, false);
 		for (int dir = 0; dir < (it->flag ? 2 : 1); dir++) {
 			Link l = {.src = dir ? b : a, .dst = dir ? a : b, .dim = -1,
 			          .bandwidth = ln.bandwidth, .latency = ln.link_latency,
@@ -140,7 +141,7 @@ lower_graph(Lowering *L, const Decl *d, Net net)
 			VEC_PUSH(L->a, links, nlink, cap, l);
 		}
 	}
-	if (check_topology_size(d, nlink) != 0)
+	if (check_topology_size(L->diag, d, nlink) != 0)
 		return NULL;
 	return topo_graph(L->a, d->name, (int)sp->nodes, sp->is_switch, nlink, links, net);
 }
@@ -167,7 +168,7 @@ lower_topology(Lowering *L, const Decl *d)
 		                   .variant = (int)sp->variant};
 		for (int i = 0; i < sp->ndim; i++)
 			shape.size[i] = (int)sp->size[i];
-		t = check_topology_size(d, b->links(&shape)) == 0 ? b->build(L->a, d->name, &shape, net)
+		t = check_topology_size(L->diag, d, b->links(&shape)) == 0 ? b->build(L->a, d->name, &shape, net)
 		                                                   : NULL;
 	}
 	if (!t)
@@ -187,7 +188,7 @@ lower_topology(Lowering *L, const Decl *d)
  * like 9223372036854775807 * x) or the value leaves an int (the group's
  * matrices hold ints). */
 static bool
-eval_affine(const Expr *e, const Expr *vars, const long *val, long *out)
+eval_affine(Diag *dg, const Expr *e, const Expr *vars, const long *val, long *out)
 {
 	long a = 0, b = 0;
 	bool ovf = false;
@@ -201,13 +202,13 @@ eval_affine(const Expr *e, const Expr *vars, const long *val, long *out)
 				*out = val[i];
 		break;
 	case EX_TUPLE:
-		return eval_affine(e->elem[0], vars, val, out);
+		return eval_affine(dg, e->elem[0], vars, val, out);
 	case EX_NEG:
 	case EX_ADD:
 	case EX_SUB:
 	case EX_MUL:
-		if (!eval_affine(e->lhs, vars, val, &a) ||
-		    (e->kind != EX_NEG && !eval_affine(e->rhs, vars, val, &b)))
+		if (!eval_affine(dg, e->lhs, vars, val, &a) ||
+		    (e->kind != EX_NEG && !eval_affine(dg, e->rhs, vars, val, &b)))
 			return false;
 		ovf = e->kind == EX_NEG   ? __builtin_sub_overflow(0L, a, out)
 		      : e->kind == EX_ADD ? __builtin_add_overflow(a, b, out)
@@ -219,9 +220,9 @@ eval_affine(const Expr *e, const Expr *vars, const long *val, long *out)
 	}
 	if (ovf || *out < INT_MIN || *out > INT_MAX) {
 		if (ovf)
-			error_at(e->loc, "integer overflow in the map: a step is beyond 64 bits");
+			error_at(dg, e->loc, "integer overflow in the map: a step is beyond 64 bits");
 		else
-			error_at(e->loc, "integer overflow in the map: %ld is beyond 2^31 - 1 in size", *out);
+			error_at(dg, e->loc, "integer overflow in the map: %ld is beyond 2^31 - 1 in size", *out);
 		return false;
 	}
 	return true;
@@ -260,7 +261,7 @@ map_generator(Lowering *L, const Topo *t, const NodeSpace *sp, const Item *it, G
 		long val[MAX_DIMS] = {0}, x;
 		for (int i = 0; i < d; i++) {
 			const Expr *ei = to->kind == EX_TUPLE && to->nelem == d && d > 1 ? to->elem[i] : to;
-			if (!eval_affine(ei, vars, val, &x))
+			if (!eval_affine(L->diag, ei, vars, val, &x))
 				return -1;
 			g.vec[i] = (int)x;
 		}
@@ -268,10 +269,10 @@ map_generator(Lowering *L, const Topo *t, const NodeSpace *sp, const Item *it, G
 			val[j] = 1;
 			for (int i = 0; i < d; i++) {
 				const Expr *ei = to->kind == EX_TUPLE && to->nelem == d && d > 1 ? to->elem[i] : to;
-				if (!eval_affine(ei, vars, val, &x))
+				if (!eval_affine(L->diag, ei, vars, val, &x))
 					return -1;
 				if (x - g.vec[i] < INT_MIN || x - g.vec[i] > INT_MAX) {
-					error_at(ei->loc, "integer overflow in the map: a coefficient is beyond "
+					error_at(L->diag, ei->loc, "integer overflow in the map: a coefficient is beyond "
 					         "2^31 - 1 in size");
 					return -1;
 				}
@@ -284,8 +285,8 @@ map_generator(Lowering *L, const Topo *t, const NodeSpace *sp, const Item *it, G
 		for (int v = 0; v < t->nnode; v++)
 			g.perm[v] = v;
 		for (int i = 0; i + 1 < it->list.n; i += 2)
-			g.perm[ast_resolve_node(sp, it->list.v[i], false)] =
-				(int)ast_resolve_node(sp, it->list.v[i + 1], false);
+			g.perm[ast_resolve_node(L->diag, sp, it->list.v[i], false)] =
+				(int)ast_resolve_node(L->diag, sp, it->list.v[i + 1], false);
 	}
 	push_gen(L, out, g);
 	return 0;
@@ -312,7 +313,7 @@ reserve_gens(Lowering *L, const Decl *d, const Topo *t, GenList *gens)
 	if (d->form)
 		n += group_unit_translations(t, d->loc, NULL);
 	/* before the room is taken: group_build checks the same count */
-	if (check_group_generators(d->loc, d->name, n < INT_MAX ? (int)n : INT_MAX, t->nnode,
+	if (check_group_generators(L->diag, d->loc, d->name, n < INT_MAX ? (int)n : INT_MAX, t->nnode,
 	                           t->nlink) != 0)
 		return -1;
 	if (n > gens->cap && n < INT_MAX) {
@@ -331,7 +332,7 @@ lower_group(Lowering *L, const Decl *d)
 	GenList *gens = &L->gens[idx];
 	Group *g = NULL;
 	if (d->form && strcmp(d->form->name, "automorphisms") == 0) {
-		g = group_automorphisms(L->a, t, d->name, d->loc);
+		g = group_automorphisms(L->diag, L->a, t, d->name, d->loc);
 		/* as generators of groups that include it: every element, as the
 		 * group holds them (not copied: there may be millions) */
 		if (g)
@@ -354,9 +355,9 @@ lower_group(Lowering *L, const Decl *d)
 						x.mat[k * t->ndim + k] = 1;
 					if (it->value->kind == EX_TUPLE && it->value->nelem > 1)
 						for (int k = 0; k < it->value->nelem; k++)
-							x.vec[k] = int_of(it->value->elem[k]);
+							x.vec[k] = int_of(L->diag, it->value->elem[k]);
 					else
-						x.vec[0] = int_of(it->value);
+						x.vec[0] = int_of(L->diag, it->value);
 					push_gen(L, gens, x);
 				} else if (it->kind == IT_MAP && map_generator(L, t, sp, it, gens) != 0) {
 					L->group[idx] = NULL;
@@ -368,7 +369,7 @@ lower_group(Lowering *L, const Decl *d)
 				}
 			}
 		}
-		g = group_build_keeping(L->a, t, d->name, d->loc, gens->gen, gens->n);
+		g = group_build_keeping(L->diag, L->a, t, d->name, d->loc, gens->gen, gens->n);
 	}
 	L->group[idx] = g; /* NULL after its error */
 }
@@ -376,9 +377,9 @@ lower_group(Lowering *L, const Decl *d)
 /* ---- trees ---- */
 
 static int
-node_arg(const Decl *topo, const Call *c, const char *label, int k)
+node_arg(Diag *dg, const Decl *topo, const Call *c, const char *label, int k)
 {
-	return (int)ast_resolve_node(topo->space, labelled(c, label)->val.v[k], true);
+	return (int)ast_resolve_node(dg, topo->space, labelled(c, label)->val.v[k], true);
 }
 
 static int
@@ -398,40 +399,40 @@ lower_tree(Lowering *L, const Decl *d)
 			parent[v] = -1;
 		for (int i = 0; i < d->body->nitem; i++) {
 			const Item *it = &d->body->item[i];
-			parent[ast_resolve_node(d->topo->space, it->from, true)] =
-				(int)ast_resolve_node(d->topo->space, it->to, true);
+			parent[ast_resolve_node(L->diag, d->topo->space, it->from, true)] =
+				(int)ast_resolve_node(L->diag, d->topo->space, it->to, true);
 		}
-		int root = (int)ast_resolve_node(d->topo->space, d->root, true);
-		set->tree[0] = tree_from_parents(L->a, t, r, &root, 1, parent, d->loc);
+		int root = (int)ast_resolve_node(L->diag, d->topo->space, d->root, true);
+		set->tree[0] = tree_from_parents(L->diag, L->a, t, r, &root, 1, parent, d->loc);
 		if (!set->tree[0])
 			return -1;
 	} else if (strcmp(c->name, "bfs") == 0) {
-		set->tree[0] = tree_bfs(L->a, t, r, node_arg(d->topo, c, "root", 0));
+		set->tree[0] = tree_bfs(L->a, t, r, node_arg(L->diag, d->topo, c, "root", 0));
 	} else if (strcmp(c->name, "khop") == 0) {
-		set->tree[0] = tree_khop(L->a, t, r, node_arg(d->topo, c, "root", 0),
-		                         int_of(labelled(c, "depth")->val.v[0]));
+		set->tree[0] = tree_khop(L->a, t, r, node_arg(L->diag, d->topo, c, "root", 0),
+		                         int_of(L->diag, labelled(c, "depth")->val.v[0]));
 	} else if (strcmp(c->name, "windmill") == 0) {
 		if (t->size[0] != t->size[1]) {
-			error_at(c->loc, "windmill needs a square hyperx (n x n)");
+			error_at(L->diag, c->loc, "windmill needs a square hyperx (n x n)");
 			return -1;
 		}
-		set->tree[0] = tree_windmill(L->a, t, node_arg(d->topo, c, "root", 0));
+		set->tree[0] = tree_windmill(L->a, t, node_arg(L->diag, d->topo, c, "root", 0));
 	} else if (strcmp(c->name, "forest") == 0) {
-		int a = node_arg(d->topo, c, "roots", 0), b = node_arg(d->topo, c, "roots", 1);
+		int a = node_arg(L->diag, d->topo, c, "roots", 0), b = node_arg(L->diag, d->topo, c, "roots", 1);
 		if (topo_distance(r, a, b) != 1 || topo_distance(r, b, a) != 1) {
-			error_at(labelled(c, "roots")->loc, "the two roots of a forest must be neighbours "
+			error_at(L->diag, labelled(c, "roots")->loc, "the two roots of a forest must be neighbours "
 			         "(they swap their halves over one link)");
 			return -1;
 		}
 		set->tree[0] = tree_forest(L->a, t, r, a, b);
 	} else if (strcmp(c->name, "balanced_pair") == 0) {
 		if (t->ndim != 2 || t->size[0] < 3 || t->size[1] < 3) {
-			error_at(c->loc, "balanced_pair needs a 2D torus with both sides at least 3");
+			error_at(L->diag, c->loc, "balanced_pair needs a 2D torus with both sides at least 3");
 			return -1;
 		}
 		n = 2;
-		if (tree_balanced_pair(L->a, t, node_arg(d->topo, c, "root", 0), set->tree) != 0) {
-			error_at(c->loc, "balanced_pair found no balanced split on %s (a level has more "
+		if (tree_balanced_pair(L->a, t, node_arg(L->diag, d->topo, c, "root", 0), set->tree) != 0) {
+			error_at(L->diag, c->loc, "balanced_pair found no balanced split on %s (a level has more "
 			         "nodes on one axis than the free nodes can offset)", t->name);
 			return -1;
 		}
@@ -439,10 +440,10 @@ lower_tree(Lowering *L, const Decl *d)
 		const Arg *ra = labelled(c, "roots");
 		int *roots = arena_array(L->a, (size_t)ra->val.n, sizeof *roots);
 		for (int i = 0; i < ra->val.n; i++)
-			roots[i] = node_arg(d->topo, c, "roots", i);
+			roots[i] = node_arg(L->diag, d->topo, c, "roots", i);
 		set->disjoint = true;
 		DisjointMethod how;
-		set->tree = disjoint_trees(L->a, t, r, roots, ra->val.n, c->loc, &how);
+		set->tree = disjoint_trees(L->diag, L->a, t, r, roots, ra->val.n, c->loc, &how);
 		if (!set->tree)
 			return -1;
 		n = ra->val.n;
@@ -475,7 +476,7 @@ grid_topology(const Topo *t)
 
 /* Every tree must cover exactly the collective's ranks. */
 static int
-check_span(const Sched *s, const Tree *tr, const char *tree, Loc loc)
+check_span(Diag *dg, const Sched *s, const Tree *tr, const char *tree, Loc loc)
 {
 	const Topo *t = s->topo;
 	char node[64];
@@ -485,10 +486,10 @@ check_span(const Sched *s, const Tree *tr, const char *tree, Loc loc)
 			continue;
 		topo_node_name(t, v, node, sizeof node);
 		if (in_coll)
-			error_at(loc, "tree '%s' does not span the ranks of '%s': node %s is not in it",
+			error_at(dg, loc, "tree '%s' does not span the ranks of '%s': node %s is not in it",
 			         tree, s->name, node);
 		else
-			error_at(loc, "tree '%s' reaches node %s, which is not a rank of '%s'", tree, node,
+			error_at(dg, loc, "tree '%s' reaches node %s, which is not a rank of '%s'", tree, node,
 			         s->name);
 		return -1;
 	}
@@ -513,7 +514,7 @@ pipelined_sets(Lowering *L, const Arg *trees, AlgCtx *c)
 		if (set->n == 0 && set->disjoint)
 			return -1; /* its error was reported where it was declared */
 		if (!set->disjoint) {
-			error_at(trees->val.v[i]->loc, "pipelined_trees streams through sets of "
+			error_at(L->diag, trees->val.v[i]->loc, "pipelined_trees streams through sets of "
 			         "link-disjoint trees; '%s' is not one: declare it `trees %s = "
 			         "disjoint(T, roots ...)`", trees->val.v[i]->text, trees->val.v[i]->text);
 			return -1;
@@ -540,7 +541,7 @@ static AlgCtx
 alg_ctx(Lowering *L, const Decl *d, CollKind kind, const Topo *t, Routes *routes,
         const int *rank_node, int nrank, Loc loc)
 {
-	AlgCtx c = alg_ctx_new(L->a, d->name, loc, kind, t, routes, rank_node, nrank);
+	AlgCtx c = alg_ctx_new(L->diag, L->a, d->name, loc, kind, t, routes, rank_node, nrank);
 	c.size = L->p->auto_size;
 	c.compact = L->p->compact;
 	c.trace = L->p->trace;
@@ -549,11 +550,11 @@ alg_ctx(Lowering *L, const Decl *d, CollKind kind, const Topo *t, Routes *routes
 		c.ranks_loc = ranks->loc;
 	const Item *chunks = item_of(d, IT_CHUNKS);
 	if (chunks && !chunks->flag)
-		c.chunks = int_of(chunks->value);
+		c.chunks = int_of(L->diag, chunks->value);
 	const Item *root = item_of(d, IT_ROOT);
 	c.root = 0; /* without `root`, rank 0 of the collective */
 	if (root) {
-		int node = (int)ast_resolve_node(d->topo->space, root->value, true);
+		int node = (int)ast_resolve_node(L->diag, d->topo->space, root->value, true);
 		for (int i = 0; i < nrank; i++)
 			if (rank_node[i] == node)
 				c.root = i;
@@ -564,10 +565,10 @@ alg_ctx(Lowering *L, const Decl *d, CollKind kind, const Topo *t, Routes *routes
 /* ---- an algorithm call's options ---- */
 
 static bool
-opt_int(const Bound *b, int *out)
+opt_int(Diag *dg, const Bound *b, int *out)
 {
 	int64_t v;
-	if (!ast_eval_int(b->v[0], &v, true)) /* sema checked it: reports only if not */
+	if (!ast_eval_int(dg, b->v[0], &v, true)) /* sema checked it: reports only if not */
 		return false;
 	*out = (int)v;
 	return true;
@@ -585,21 +586,21 @@ static bool
 opt_ports(AlgCtx *c, const ParamSpec *ps, const Bound *b)
 {
 	(void)ps;
-	return opt_int(b, &c->ports);
+	return opt_int(c->diag, b, &c->ports);
 }
 
 static bool
 opt_segments(AlgCtx *c, const ParamSpec *ps, const Bound *b)
 {
 	(void)ps;
-	return opt_int(b, &c->segments);
+	return opt_int(c->diag, b, &c->segments);
 }
 
 static bool
 opt_reconfigs(AlgCtx *c, const ParamSpec *ps, const Bound *b)
 {
 	(void)ps;
-	return opt_int(b, &c->reconfigs);
+	return opt_int(c->diag, b, &c->reconfigs);
 }
 
 static bool
@@ -668,7 +669,7 @@ alg_call_options(Arena *a, AlgCtx *c, const Call *call)
 	const FormSpec *f = &alg_forms[id];
 	Bound b[MAX_PARAMS];
 	bool bad_label;
-	ast_bind(a, call, f, b, false, &bad_label);
+	ast_bind(c->diag, a, call, f, b, false, &bad_label);
 	for (int i = 0; i < MAX_PARAMS && f->param[i].kind != A_END; i++) {
 		const AlgOption *o = b[i].n ? alg_option(&f->param[i]) : NULL;
 		if (o && o->read && !o->read(c, &f->param[i], &b[i]))
@@ -710,7 +711,7 @@ lower_library(Lowering *L, const Decl *d, CollKind kind, const Topo *t, Routes *
 			}
 		}
 		if (!s) {
-			error_at(alg->loc, "auto: no algorithm of the library applies to '%s'", d->name);
+			error_at(L->diag, alg->loc, "auto: no algorithm of the library applies to '%s'", d->name);
 			return -1;
 		}
 		s->algorithm = arena_printf(L->a, "auto:%s", s->algorithm);
@@ -740,7 +741,7 @@ user_symmetry(Lowering *L, const Decl *d, const Item *user, UserSymmetry *out)
 		out->nroot = roots->val.n;
 		out->root = arena_array(L->a, (size_t)out->nroot, sizeof *out->root);
 		for (int k = 0; k < out->nroot; k++)
-			out->root[k] = (int)ast_resolve_node(d->topo->space, roots->val.v[k], true);
+			out->root[k] = (int)ast_resolve_node(L->diag, d->topo->space, roots->val.v[k], true);
 	}
 	return 0;
 }
@@ -768,7 +769,7 @@ lower_collective(Lowering *L, const Decl *d)
 	const Item *routing = item_of(d, IT_ROUTING);
 	RoutePolicy policy = routing_policy(d);
 	if (policy == ROUTE_DOR && !grid_topology(t)) {
-		error_at(routing->name_loc, "dor routing needs a torus, ring, mesh, supermesh or hyperx; "
+		error_at(L->diag, routing->name_loc, "dor routing needs a torus, ring, mesh, supermesh or hyperx; "
 		         "'%s' is %s", t->name, topo_kind_name(t->kind));
 		return -1;
 	}
@@ -780,7 +781,7 @@ lower_collective(Lowering *L, const Decl *d)
 	if (ranks && !ranks->flag) {
 		int64_t *order = xmalloc((size_t)t->nnode * sizeof *order);
 		unsigned char *member = xcalloc((size_t)t->nnode, 1);
-		nrank = (int)ast_expand_ranks(d->topo->space, &ranks->list, order, member);
+		nrank = (int)ast_expand_ranks(L->diag, d->topo->space, &ranks->list, order, member);
 		for (int i = 0; i < nrank; i++)
 			rank_node[i] = (int)order[i];
 		free(order);
@@ -792,7 +793,7 @@ lower_collective(Lowering *L, const Decl *d)
 	}
 	int from, to;
 	if (routes_split(routes, rank_node, nrank, &from, &to)) {
-		error_at(d->loc, "in '%s', rank %d (node %d) has no route to rank %d (node %d): every "
+		error_at(L->diag, d->loc, "in '%s', rank %d (node %d) has no route to rank %d (node %d): every "
 		         "rank of a collective must reach every other", t->name, from, rank_node[from],
 		         to, rank_node[to]);
 		free(rank_node);
@@ -825,7 +826,7 @@ lower_collective(Lowering *L, const Decl *d)
 			if (set->n == 0 && !set->disjoint)
 				rc = -1; /* its error was reported where it was declared */
 			else if (set->n == 0) {
-				error_at(trees->val.v[i]->loc, "symmetric takes bfs, khop, windmill, forest, "
+				error_at(L->diag, trees->val.v[i]->loc, "symmetric takes bfs, khop, windmill, forest, "
 				         "balanced_pair or explicit trees; '%s' is a set of disjoint trees "
 				         "(for pipelined_trees)", trees->val.v[i]->text);
 				rc = -1;
@@ -835,23 +836,23 @@ lower_collective(Lowering *L, const Decl *d)
 		}
 		Sched *s = NULL;
 		if (rc == 0 && g)
-			rc = check_symmetric_size(alg->loc, d->name, ntree, g->order);
+			rc = check_symmetric_size(L->diag, alg->loc, d->name, ntree, g->order);
 		if (rc == 0) {
 			s = sched_new(L->a, d->name, d->loc, kind, alg_forms[ALG_symmetric].name, t, rank_node,
 			              nrank);
 			for (int i = 0; i < ntree && rc == 0; i++)
-				rc = check_span(s, list[i], list[i]->name, trees->loc);
+				rc = check_span(L->diag, s, list[i], list[i]->name, trees->loc);
 			if (rc == 0)
-				rc = group_keeps_ranks(s, g, group->loc);
+				rc = group_keeps_ranks(L->diag, s, g, group->loc);
 		}
 		if (rc == 0) {
-			s = symmetrize(L->a, d->name, d->loc, kind, t, routes, list, ntree, g, rank_node,
+			s = symmetrize(L->diag, L->a, d->name, d->loc, kind, t, routes, list, ntree, g, rank_node,
 			               nrank);
 			const Item *chunks = item_of(d, IT_CHUNKS);
-			if (chunks && !chunks->flag && int_of(chunks->value) != s->nchunk) {
-				error_at(chunks->value->loc, "symmetric cuts the vector into %d chunks (%d "
+			if (chunks && !chunks->flag && int_of(L->diag, chunks->value) != s->nchunk) {
+				error_at(L->diag, chunks->value->loc, "symmetric cuts the vector into %d chunks (%d "
 				         "tree%s x a group of order %d); chunks %d is not that", s->nchunk,
-				         ntree, ntree == 1 ? "" : "s", g->order, int_of(chunks->value));
+				         ntree, ntree == 1 ? "" : "s", g->order, int_of(L->diag, chunks->value));
 				rc = -1;
 			} else {
 				add_sched(L, s);
@@ -865,16 +866,16 @@ lower_collective(Lowering *L, const Decl *d)
 }
 
 int
-lower(const File *f, Prog *p)
+lower(Diag *dg, const File *f, Prog *p)
 {
-	Lowering L = {.p = p, .a = &p->arena, .f = f, .net = net_defaults};
+	Lowering L = {.diag = dg, .p = p, .a = &p->arena, .f = f, .net = net_defaults};
 	size_t n = (size_t)f->ndecl + 1;
 	L.topo = arena_array(L.a, n, sizeof *L.topo);
 	L.group = arena_array(L.a, n, sizeof *L.group);
 	L.gens = arena_array(L.a, n, sizeof *L.gens);
 	L.trees = arena_array(L.a, n, sizeof *L.trees);
 	L.routes = arena_array(L.a, NROUTE_POLICY * n, sizeof *L.routes);
-	int errors = nerrors();
+	int errors = nerrors(dg);
 	p->nskipped = 0;
 	/* the network block is file-wide, wherever it stands */
 	for (int i = 0; i < f->ndecl; i++)
@@ -884,7 +885,7 @@ lower(const File *f, Prog *p)
 		const Decl *d = &f->decl[i];
 		char what[160];
 		snprintf(what, sizeof what, "'%s'", d->name ? d->name : "network");
-		diag_building(d->loc, what); /* named if memory runs out */
+		diag_building(dg, d->loc, what); /* named if memory runs out */
 		switch (d->kind) {
 		case DC_NETWORK:
 			break;
@@ -912,10 +913,10 @@ lower(const File *f, Prog *p)
 		}
 		}
 	}
-	diag_built();
+	diag_built(dg);
 	p->routes = L.routes;
 	p->nroutes = NROUTE_POLICY * (int)n;
-	return nerrors() > errors ? -1 : 0;
+	return nerrors(dg) > errors ? -1 : 0;
 }
 
 void

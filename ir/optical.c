@@ -154,19 +154,19 @@ sched_nreconfig(const Sched *s)
 }
 
 static int
-check_phase_list(const Sched *s)
+check_phase_list(Diag *dg, const Sched *s)
 {
 	char why[160];
 	for (int i = 0; i < s->nphase; i++) {
 		const Phase *p = &s->phase[i];
 		int bad = i == 0 ? p->round != 0 : p->round <= s->phase[i - 1].round;
 		if (bad || p->round >= (s->nround > 0 ? s->nround : 1)) {
-			error_at(s->loc, "schedule of '%s': configuration %d starts at round %d, out of "
+			error_at(dg, s->loc, "schedule of '%s': configuration %d starts at round %d, out of "
 			         "order", s->name, i + 1, p->round + 1);
 			return -1;
 		}
 		if (optical_check_config(s->topo, p->next, why, sizeof why) != 0) {
-			error_at(s->loc, "schedule of '%s': configuration %d (from round %d) is not a set "
+			error_at(dg, s->loc, "schedule of '%s': configuration %d (from round %d) is not a set "
 			         "of directed cycles: %s", s->name, i + 1, p->round + 1, why);
 			return -1;
 		}
@@ -175,17 +175,17 @@ check_phase_list(const Sched *s)
 }
 
 int
-verify_phases(const Sched *s)
+verify_phases(Diag *dg, const Sched *s)
 {
 	const Topo *t = s->topo;
 	if (t->kind != TK_OPTICAL_RING) {
 		if (s->nphase == 0)
 			return 0;
-		error_at(s->loc, "schedule of '%s': circuit configurations on %s, which has no "
+		error_at(dg, s->loc, "schedule of '%s': circuit configurations on %s, which has no "
 		         "optical switch", s->name, topo_kind_name(t->kind));
 		return -1;
 	}
-	if (check_phase_list(s) != 0)
+	if (check_phase_list(dg, s) != 0)
 		return -1;
 	int nb = optical_nblock(t);
 	int *ring = xmalloc((size_t)nb * sizeof *ring);
@@ -200,7 +200,7 @@ verify_phases(const Sched *s)
 		for (int k = s->route_off[m->route]; k < s->route_off[m->route + 1] && rc == 0; k++)
 			if (!live(t, next, s->route_link[k])) {
 				const Link *l = &t->link[s->route_link[k]];
-				error_at(s->loc, "schedule of '%s': the message from rank %d to rank %d in round "
+				error_at(dg, s->loc, "schedule of '%s': the message from rank %d to rank %d in round "
 				         "%d uses the circuit %d -> %d, which the configuration of that round "
 				         "does not set up", s->name, m->src, m->dst, m->round + 1, l->src,
 				         l->dst);

@@ -216,11 +216,11 @@ renumber_routes(SchedBuilder *b)
 /* Routes sched_msg's messages, in the order they came, after their hops
  * are held against MAX_ROUTE_HOPS (-1 after reporting). */
 static int
-route_messages(SchedBuilder *b)
+route_messages(Diag *dg, SchedBuilder *b)
 {
 	Sched *s = b->s;
 	double interned = s->route_off ? s->route_off[s->nroute] : 0;
-	if (check_route_hops(s->loc, s->name, s->topo, s->rank_node, s->msg, s->nmsg, interned) != 0)
+	if (check_route_hops(dg, s->loc, s->name, s->topo, s->rank_node, s->msg, s->nmsg, interned) != 0)
 		return -1;
 	bool mixed = s->nroute > 0;
 	for (int i = 0; i < s->nmsg && !b->too_big; i++)
@@ -315,15 +315,15 @@ same_key(const Msg *a, const Msg *b)
 }
 
 int
-sched_end(SchedBuilder *b)
+sched_end(Diag *dg, SchedBuilder *b)
 {
 	Sched *s = b->s;
-	if (b->unrouted && !b->too_big && route_messages(b) != 0) {
+	if (b->unrouted && !b->too_big && route_messages(dg, b) != 0) {
 		sched_abort(b);
 		return -1;
 	}
 	if (b->too_big) {
-		error_at(s->loc, "the routes of '%s' take more than %d hops (each distinct route "
+		error_at(dg, s->loc, "the routes of '%s' take more than %d hops (each distinct route "
 		         "counted once); collc builds at most that (docs/limits.md)", s->name,
 		         MAX_ROUTE_HOPS);
 		sched_abort(b);

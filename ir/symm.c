@@ -40,7 +40,7 @@ add_base(Arena *a, Sched *s, int *cap, BaseXfer x)
 }
 
 Sched *
-symmetrize(Arena *a, const char *name, Loc loc, CollKind kind, const Topo *t, Routes *routes,
+symmetrize(Diag *dg, Arena *a, const char *name, Loc loc, CollKind kind, const Topo *t, Routes *routes,
            Tree **trees, int ntree, const Group *g, const int *rank_node, int nrank)
 {
 	Sched *s = sched_new(a, name, loc, kind, "symmetric", t, rank_node, nrank);
@@ -108,7 +108,7 @@ symmetrize(Arena *a, const char *name, Loc loc, CollKind kind, const Topo *t, Ro
 			if (s->base[i].round + 1 > s->nround)
 				s->nround = s->base[i].round + 1;
 	}
-	sched_end(&sb);
+	sched_end(dg, &sb);
 	/* chunk (b, g) ends (RS) or starts (AG) at the image of b's first root */
 	s->owner = arena_array(a, (size_t)s->nchunk, sizeof *s->owner);
 	for (int b = 0; b < ntree; b++)
@@ -120,7 +120,7 @@ symmetrize(Arena *a, const char *name, Loc loc, CollKind kind, const Topo *t, Ro
 /* The rank form: copy m of base transfer x between ranks src ^ m and
  * dst ^ m, routed as an explicit schedule's message is. */
 static Sched *
-expand_ranks(Arena *a, const Sched *sym, Sched *s)
+expand_ranks(Diag *dg, Arena *a, const Sched *sym, Sched *s)
 {
 	SchedBuilder sb;
 	sched_begin(&sb, a, s, sym->xor_routes);
@@ -133,7 +133,7 @@ expand_ranks(Arena *a, const Sched *sym, Sched *s)
 			sched_msg(&sb, x->round, src ^ m, dst ^ m, x->op, &chunk, 1);
 		}
 	}
-	sched_end(&sb);
+	sched_end(dg, &sb);
 	s->nround = sym->nround;
 	s->nbarrier = sym->nbarrier;
 	s->barrier = sym->barrier;
@@ -141,7 +141,7 @@ expand_ranks(Arena *a, const Sched *sym, Sched *s)
 }
 
 Sched *
-sched_expand(Arena *a, const Sched *sym)
+sched_expand(Diag *dg, Arena *a, const Sched *sym)
 {
 	const Group *g = sym->group;
 	const Topo *t = sym->topo;
@@ -151,7 +151,7 @@ sched_expand(Arena *a, const Sched *sym)
 	s->owner = sym->owner;
 	s->root = sym->root;
 	if (sym->xor_routes)
-		return expand_ranks(a, sym, s);
+		return expand_ranks(dg, a, sym, s);
 	SchedBuilder sb;
 	sched_begin(&sb, a, s, NULL);
 	int *links = xmalloc(((size_t)t->nnode + 1) * sizeof *links);
@@ -169,7 +169,7 @@ sched_expand(Arena *a, const Sched *sym)
 		}
 	}
 	free(links);
-	sched_end(&sb);
+	sched_end(dg, &sb);
 	s->nround = sym->nround;
 	s->nbarrier = sym->nbarrier;
 	s->barrier = sym->barrier;
@@ -177,7 +177,7 @@ sched_expand(Arena *a, const Sched *sym)
 }
 
 int
-group_keeps_ranks(const Sched *s, const Group *g, Loc loc)
+group_keeps_ranks(Diag *dg, const Sched *s, const Group *g, Loc loc)
 {
 	if (s->nrank == s->topo->nrank)
 		return 0; /* automorphisms map ranks to ranks */
@@ -188,7 +188,7 @@ group_keeps_ranks(const Sched *s, const Group *g, Loc loc)
 			if (s->node_rank[w] < 0) {
 				topo_node_name(s->topo, s->rank_node[r], a, sizeof a);
 				topo_node_name(s->topo, w, b, sizeof b);
-				error_at(loc, "group '%s' moves node %s of '%s' to node %s, outside its ranks",
+				error_at(dg, loc, "group '%s' moves node %s of '%s' to node %s, outside its ranks",
 				         g->name, a, s->name, b);
 				return -1;
 			}
@@ -200,18 +200,18 @@ group_keeps_ranks(const Sched *s, const Group *g, Loc loc)
  * they number a power of two; chunk (b, m)'s owner is then the root's rank
  * XOR m. */
 static int
-check_rank_form(const Sched *s)
+check_rank_form(Diag *dg, const Sched *s)
 {
 	int p = s->nrank;
 	if (p < 2 || (p & (p - 1)) != 0) {
-		error_at(s->loc, "schedule of '%s': the rank form needs a power of two of ranks, not %d",
+		error_at(dg, s->loc, "schedule of '%s': the rank form needs a power of two of ranks, not %d",
 		         s->name, p);
 		return -1;
 	}
 	for (int t = 0; s->owner && t < s->ntree; t++)
 		for (int m = 0; m < p; m++)
 			if (s->owner[t * p + m] != (s->node_rank[s->tree[t]->root[0]] ^ m)) {
-				error_at(s->loc, "schedule of '%s': chunk %d's owner is rank %d, not the rank "
+				error_at(dg, s->loc, "schedule of '%s': chunk %d's owner is rank %d, not the rank "
 				         "at its tree's root XOR %d", s->name, t * p + m, s->owner[t * p + m], m);
 				return -1;
 			}
@@ -219,16 +219,16 @@ check_rank_form(const Sched *s)
 }
 
 int
-sched_check_symmetric(const Sched *s)
+sched_check_symmetric(Diag *dg, const Sched *s)
 {
 	const Group *g = s->group;
 	char a[64];
-	if (s->xor_routes ? check_rank_form(s) != 0 : group_keeps_ranks(s, g, s->loc) != 0)
+	if (s->xor_routes ? check_rank_form(dg, s) != 0 : group_keeps_ranks(dg, s, g, s->loc) != 0)
 		return -1;
 	for (int t = 0; g && s->owner && t < s->ntree; t++)
 		for (int e = 0; e < g->order; e++)
 			if (s->owner[t * g->order + e] != s->node_rank[group_node(g, e, s->tree[t]->root[0])]) {
-				error_at(s->loc, "schedule of '%s': chunk %d's owner is rank %d, not the rank "
+				error_at(dg, s->loc, "schedule of '%s': chunk %d's owner is rank %d, not the rank "
 				         "at its tree's root", s->name, t * g->order + e,
 				         s->owner[t * g->order + e]);
 				return -1;
@@ -237,7 +237,7 @@ sched_check_symmetric(const Sched *s)
 		for (int v = 0; v < s->topo->nnode; v++)
 			if ((s->tree[t]->depth[v] >= 0) != (s->node_rank[v] >= 0)) {
 				topo_node_name(s->topo, v, a, sizeof a);
-				error_at(s->loc, "schedule of '%s': base tree %d and the ranks differ at node %s",
+				error_at(dg, s->loc, "schedule of '%s': base tree %d and the ranks differ at node %s",
 				         s->name, t + 1, a);
 				return -1;
 			}

@@ -69,6 +69,7 @@ sched_small_expected(const Sched *s, int r, int c, uint64_t *init, uint64_t *wan
 }
 
 typedef struct Teach {
+	Diag *diag;  /* where this pass's diagnostics go (the run's, from the driver) */
 	const TeachIn *u;
 	Bits *state;    /* rank * nchunk + chunk */
 	int *writer;    /* the transfer that last wrote the cell, or -1 */
@@ -123,7 +124,7 @@ teach_read(Teach *T, int i, int j)
 			T->payload[x->first + m] = T->state[cell];
 			T->prov[x->first + m] = T->writer[cell];
 			if (T->state[cell] == 0) {
-				error_at(x->loc, "in %s, rank %d sends chunk %d to rank %d, but it holds "
+				error_at(T->diag, x->loc, "in %s, rank %d sends chunk %d to rank %d, but it holds "
 				         "nothing of chunk %d yet", when(u, x), x->src, c, x->dst, c);
 				keep_fault(u, x->round, x, c, x->src);
 				return false;
@@ -176,7 +177,7 @@ note_origin(const Teach *T, int k, int rank, int chunk, Bits twice)
 		if (o < 0)
 			continue;
 		const Transfer *x = &u->list->x[o];
-		note_at(x->loc, "rank %d's chunk %d got rank %d's contribution from this transfer, sent by "
+		note_at(T->diag, x->loc, "rank %d's chunk %d got rank %d's contribution from this transfer, sent by "
 		        "rank %d in %s", rank, chunk, r, x->src, when(u, x));
 		return;
 	}
@@ -194,9 +195,9 @@ teach_write(Teach *T, int k)
 		Bits in = T->payload[x->first + m];
 		if (T->wround[cell] == x->round &&
 		    (x->op == X_COPY || u->list->x[T->writer[cell]].op == X_COPY)) {
-			error_at(x->loc, "in %s, rank %d receives chunk %d twice, and one of the two "
+			error_at(T->diag, x->loc, "in %s, rank %d receives chunk %d twice, and one of the two "
 			         "is a copy: which one wins?", when(u, x), x->dst, c);
-			note_at(u->list->x[T->writer[cell]].loc, "the other transfer of chunk %d to rank %d in "
+			note_at(T->diag, u->list->x[T->writer[cell]].loc, "the other transfer of chunk %d to rank %d in "
 			        "that round", c, x->dst);
 			keep_fault(u, x->round, x, c, x->dst);
 			return false;
@@ -204,7 +205,7 @@ teach_write(Teach *T, int k)
 		if (x->op == X_REDUCE && (T->state[cell] & in)) {
 			Bits twice = T->state[cell] & in;
 			bits_text(twice, held, sizeof held);
-			error_at(x->loc, "in %s, rank %d adds chunk %d from rank %d, but both already "
+			error_at(T->diag, x->loc, "in %s, rank %d adds chunk %d from rank %d, but both already "
 			         "hold the contribution of rank%s %s: it would be counted twice", when(u, x),
 			         x->dst, c, x->src, __builtin_popcountll(twice) > 1 ? "s" : "", held);
 			note_origin(T, k, x->dst, c, twice);
@@ -256,7 +257,7 @@ note_lost_contribution(const Teach *T, int rank, int chunk, Bits lacks, int last
 		if (lost == last)
 			return; /* the error names the copy already */
 		const Transfer *x = &u->list->x[lost];
-		note_at(x->loc, "rank %d's chunk %d held rank %d's contribution until this copy from rank "
+		note_at(T->diag, x->loc, "rank %d's chunk %d held rank %d's contribution until this copy from rank "
 		        "%d replaced it, in %s", rank, chunk, r, x->src, when(u, x));
 		return;
 	}
@@ -290,20 +291,20 @@ teach_end(Teach *T)
 				         sizeof have), have), __builtin_popcountll(want) > 1 ? "" : "s");
 			int w = T->writer[cell];
 			if (w < 0) {
-				error_at(u->whole, "schedule of '%s' does not implement %s: at the end rank "
+				error_at(T->diag, u->whole, "schedule of '%s' does not implement %s: at the end rank "
 				         "%d's chunk %d is wrong: %s; no transfer ever delivers chunk %d to rank "
 				         "%d", s->name, coll_kind_name[s->kind], r, c, why, c, r);
 				keep_fault(u, s->nround - 1, NULL, c, r);
 				return false;
 			}
 			const Transfer *x = &u->list->x[w];
-			error_at(x->loc, "schedule of '%s' does not implement %s: at the end rank %d's chunk "
+			error_at(T->diag, x->loc, "schedule of '%s' does not implement %s: at the end rank %d's chunk "
 			         "%d is wrong: %s; the last transfer into it is this one, from rank %d in %s%s",
 			         s->name, coll_kind_name[s->kind], r, c, why, x->src, when(u, x),
 			         x->op == X_COPY ? ", a copy: it replaced what the rank held" : "");
 			int o = path_origin(T, w, c);
 			if (o != w)
-				note_at(u->list->x[o].loc, "its data started on its way here: rank %d sent chunk %d to "
+				note_at(T->diag, u->list->x[o].loc, "its data started on its way here: rank %d sent chunk %d to "
 				        "rank %d in %s, the first transfer on its path", u->list->x[o].src, c,
 				        u->list->x[o].dst, when(u, &u->list->x[o]));
 			note_lost_contribution(T, r, c, want & ~got, w);
@@ -317,7 +318,7 @@ teach_end(Teach *T)
  * (transfers with the same ends and operation are one message). The
  * transfers are in round order. */
 static int
-check_contention(const TeachIn *u)
+check_contention(Diag *dg, const TeachIn *u)
 {
 	const Topo *t = u->s->topo;
 	int *round = xmalloc((size_t)t->nlink * sizeof *round), *user = xmalloc((size_t)t->nlink * sizeof *user);
@@ -333,10 +334,10 @@ check_contention(const TeachIn *u)
 				char a[64], b[64];
 				topo_node_name(t, t->link[l].src, a, sizeof a);
 				topo_node_name(t, t->link[l].dst, b, sizeof b);
-				error_at(x->loc, "the schedule is declared contention_free, but in %s link %s -> "
+				error_at(dg, x->loc, "the schedule is declared contention_free, but in %s link %s -> "
 				         "%s carries two transfers: this one (rank %d to rank %d) and another",
 				         when(u, x), a, b, x->src, x->dst);
-				note_at(o->loc, "the other transfer over it: rank %d to rank %d in %s", o->src,
+				note_at(dg, o->loc, "the other transfer over it: rank %d to rank %d in %s", o->src,
 				        o->dst, when(u, o));
 				keep_fault(u, x->round, x, u->list->chunk[x->first], -1);
 				rc = -1;
@@ -390,7 +391,7 @@ parallel_link(const Topo *t, const TransferList *l, const Transfer *x)
 }
 
 int
-teach_merged(const Sched *s, const TransferList *l, Arena *a, bool contention_free,
+teach_merged(Diag *dg, const Sched *s, const TransferList *l, Arena *a, bool contention_free,
              TeachTrace *trace)
 {
 	TeachIn u = {.s = s, .list = l, .arena = a, .trace = trace};
@@ -431,12 +432,12 @@ teach_merged(const Sched *s, const TransferList *l, Arena *a, bool contention_fr
 	                                when(&u, x), x->src, x->dst, e->copy, nlinks, na, nb,
 	                                nlinks == 2 ? "the other" : "the others", more);
 	if (contention_free) {
-		error_at(x->loc, "the schedule is declared contention_free, but %s", what);
+		error_at(dg, x->loc, "the schedule is declared contention_free, but %s", what);
 		keep_fault(&u, x->round, x, l->n && x->n ? l->chunk[x->first] : 0, -1);
 	} else {
-		warning_at(x->loc, "%s", what);
+		warning_at(dg, x->loc, "%s", what);
 	}
-	note_at(o->loc, "the other send, in %s", when(&u, o));
+	note_at(dg, o->loc, "the other send, in %s", when(&u, o));
 	return contention_free ? -1 : 0;
 }
 
@@ -453,16 +454,16 @@ warn_empty_reduce(const Teach *T)
 	char more[64] = "";
 	if (T->nempty > 1)
 		snprintf(more, sizeof more, " (%d chunks arrive this way in all)", T->nempty);
-	warning_at(x->loc, "in %s, rank %d reduces chunk %d from rank %d into nothing: it holds none "
+	warning_at(T->diag, x->loc, "in %s, rank %d reduces chunk %d from rank %d into nothing: it holds none "
 	           "of chunk %d yet, so the reduce is a copy%s; write 'copy' if that is meant",
 	           when(u, x), x->dst, T->empty_chunk, x->src, T->empty_chunk, more);
 }
 
 static int
-teach(const TeachIn *u)
+teach(Diag *dg, const TeachIn *u)
 {
 	size_t cells = (size_t)u->s->nrank * (size_t)u->s->nchunk;
-	Teach T = {.u = u, .empty_reduce = -1};
+	Teach T = {.diag = dg, .u = u, .empty_reduce = -1};
 	T.state = xcalloc(cells, sizeof *T.state);
 	T.writer = xmalloc(cells * sizeof *T.writer);
 	T.wround = xmalloc(cells * sizeof *T.wround);
@@ -503,15 +504,15 @@ transfers_sort(TransferList *l)
 }
 
 int
-teach_contention(const Sched *s, const TransferList *l, Arena *a, TeachTrace *trace)
+teach_contention(Diag *dg, const Sched *s, const TransferList *l, Arena *a, TeachTrace *trace)
 {
 	TeachIn u = {.s = s, .list = l, .arena = a, .trace = trace};
-	return check_contention(&u);
+	return check_contention(dg, &u);
 }
 
 int
-teach_transfers(const Sched *s, const TransferList *l, Loc whole, Arena *a, TeachTrace *trace)
+teach_transfers(Diag *dg, const Sched *s, const TransferList *l, Loc whole, Arena *a, TeachTrace *trace)
 {
 	TeachIn u = {.s = s, .list = l, .whole = whole, .arena = a, .trace = trace};
-	return teach(&u);
+	return teach(dg, &u);
 }

@@ -283,7 +283,7 @@ tree_balanced_pair(Arena *a, const Topo *t, int root, Tree **out)
 }
 
 Tree *
-tree_from_parents(Arena *a, const Topo *t, Routes *r, const int *roots, int nroot, int *parent,
+tree_from_parents(Diag *dg, Arena *a, const Topo *t, Routes *r, const int *roots, int nroot, int *parent,
                   Loc loc)
 {
 	Tree *tr = new_tree(a, t, roots[0]);
@@ -292,7 +292,7 @@ tree_from_parents(Arena *a, const Topo *t, Routes *r, const int *roots, int nroo
 	memcpy(tr->parent, parent, (size_t)t->nnode * sizeof *parent);
 	tr->loc = loc;
 	if (tree_finish(tr, r) != 0) {
-		error_at(loc, "this tree has a cycle or a node that does not reach the root");
+		error_at(dg, loc, "this tree has a cycle or a node that does not reach the root");
 		return NULL;
 	}
 	return tr;

@@ -40,6 +40,7 @@ enum {
 };
 
 typedef struct Run {
+	Diag *diag;  /* where this pass's diagnostics go (the run's, from the driver) */
 	const AlgCtx *c;
 	const Topo *t;
 	const Item *item;
@@ -99,7 +100,7 @@ lookup(Run *u, const Expr *e, int64_t *out)
 			u->cache[h].binder = u->name[i];
 			u->cache[h].slot = i;
 			if (i == 3 && u->c->kind != CK_BROADCAST && u->c->kind != CK_REDUCE) {
-				error_at(e->loc, "'root' is the root of a broadcast or reduce; a %s has none",
+				error_at(u->diag, e->loc, "'root' is the root of a broadcast or reduce; a %s has none",
 				         coll_kind_name[u->c->kind]);
 				return fail(u);
 			}
@@ -115,7 +116,7 @@ rank_arg(Run *u, const Expr *e, int64_t *r)
 	if (!eval(u, e, r))
 		return false;
 	if (*r < 0 || *r >= u->p) {
-		error_at(e->loc, "rank %lld is outside 0..%d (p = %d); wrap it with mod p",
+		error_at(u->diag, e->loc, "rank %lld is outside 0..%d (p = %d); wrap it with mod p",
 		         (long long)*r, u->p - 1, u->p);
 		return fail(u);
 	}
@@ -127,7 +128,7 @@ need_coords(Run *u, const Expr *e)
 {
 	if (u->t->ndim > 0)
 		return true;
-	error_at(e->loc, "%s: '%s' has no coordinates (its nodes are named by id)", e->text,
+	error_at(u->diag, e->loc, "%s: '%s' has no coordinates (its nodes are named by id)", e->text,
 	         u->t->name);
 	return fail(u);
 }
@@ -138,7 +139,7 @@ dim_arg(Run *u, const Expr *e, int64_t *d)
 	if (!eval(u, e, d))
 		return false;
 	if (*d < 0 || *d >= u->t->ndim) {
-		error_at(e->loc, "dimension %lld is outside 0..%d ('%s' has %d)", (long long)*d,
+		error_at(u->diag, e->loc, "dimension %lld is outside 0..%d ('%s' has %d)", (long long)*d,
 		         u->t->ndim - 1, u->t->name, u->t->ndim);
 		return fail(u);
 	}
@@ -153,7 +154,7 @@ rank_at(Run *u, const Expr *e, int node, int64_t *out)
 	if (r < 0) {
 		char name[64];
 		topo_node_name(u->t, node, name, sizeof name);
-		error_at(e->loc, "node %s is not a rank of '%s'", name, u->c->name);
+		error_at(u->diag, e->loc, "node %s is not a rank of '%s'", name, u->c->name);
 		return fail(u);
 	}
 	*out = r;
@@ -172,7 +173,7 @@ topo_helper(Run *u, const Expr *e, const int64_t *v, int64_t *out)
 		*out = coord[v[1]];
 	} else if (strcmp(e->text, "rank") == 0) {
 		if (e->nelem != t->ndim) {
-			error_at(e->loc, "rank takes %d coordinates on '%s', got %d", t->ndim, t->name,
+			error_at(u->diag, e->loc, "rank takes %d coordinates on '%s', got %d", t->ndim, t->name,
 			         e->nelem);
 			return fail(u);
 		}
@@ -181,14 +182,14 @@ topo_helper(Run *u, const Expr *e, const int64_t *v, int64_t *out)
 		return rank_at(u, e, topo_node(t, coord), out);
 	} else { /* neighbor */
 		if (v[2] != 1 && v[2] != -1) {
-			error_at(e->elem[2]->loc, "neighbor's direction is +1 or -1, got %lld",
+			error_at(u->diag, e->elem[2]->loc, "neighbor's direction is +1 or -1, got %lld",
 			         (long long)v[2]);
 			return fail(u);
 		}
 		topo_coords(t, u->c->rank_node[v[0]], coord);
 		int next = coord[v[1]] + (int)v[2];
 		if (t->kind == TK_MESH && (next < 0 || next >= t->size[v[1]])) {
-			error_at(e->loc, "rank %lld has no neighbour in direction %+lld of dimension %lld "
+			error_at(u->diag, e->loc, "rank %lld has no neighbour in direction %+lld of dimension %lld "
 			         "(the edge of mesh '%s')", (long long)v[0], (long long)v[2],
 			         (long long)v[1], t->name);
 			return fail(u);
@@ -209,20 +210,20 @@ math_helper(Run *u, const Expr *e, const int64_t *v, int64_t *out)
 		*out = (v[0] < v[1]) == (f[1] == 'i') ? v[0] : v[1];
 	} else if (strcmp(f, "abs") == 0) {
 		if (v[0] == INT64_MIN) { /* its absolute value is not an int64 */
-			error_at(e->loc, "integer overflow: abs(%lld) is beyond 2^63 - 1", (long long)v[0]);
+			error_at(u->diag, e->loc, "integer overflow: abs(%lld) is beyond 2^63 - 1", (long long)v[0]);
 			return fail(u);
 		}
 		*out = v[0] < 0 ? -v[0] : v[0];
 	} else if (strcmp(f, "bit") == 0) {
 		if (v[1] < 0 || v[1] > 62) {
-			error_at(e->elem[1]->loc, "bit takes a bit number in 0..62, got %lld", (long long)v[1]);
+			error_at(u->diag, e->elem[1]->loc, "bit takes a bit number in 0..62, got %lld", (long long)v[1]);
 			return fail(u);
 		}
 		*out = v[0] >> v[1] & 1;
 	} else if (strcmp(f, "pow") == 0) {
 		int64_t r = 1, base = v[0];
 		if (v[1] < 0) {
-			error_at(e->elem[1]->loc, "pow takes an exponent of at least 0, got %lld",
+			error_at(u->diag, e->elem[1]->loc, "pow takes an exponent of at least 0, got %lld",
 			         (long long)v[1]);
 			return fail(u);
 		}
@@ -231,14 +232,14 @@ math_helper(Run *u, const Expr *e, const int64_t *v, int64_t *out)
 			if (!ovf && k > 1)
 				ovf = __builtin_mul_overflow(base, base, &base);
 			if (ovf) {
-				error_at(e->loc, "integer overflow");
+				error_at(u->diag, e->loc, "integer overflow");
 				return fail(u);
 			}
 		}
 		*out = r;
 	} else { /* log2, clog2 */
 		if (v[0] < 1) {
-			error_at(e->elem[0]->loc, "%s takes a number of at least 1, got %lld", f,
+			error_at(u->diag, e->elem[0]->loc, "%s takes a number of at least 1, got %lld", f,
 			         (long long)v[0]);
 			return fail(u);
 		}
@@ -260,7 +261,7 @@ call(Run *u, const Expr *e, int64_t *out)
 	if (topo && !need_coords(u, e))
 		return false;
 	if (e->nelem > MAX_DIMS + 1) {
-		error_at(e->loc, "%s takes at most %d values", f, MAX_DIMS);
+		error_at(u->diag, e->loc, "%s takes at most %d values", f, MAX_DIMS);
 		return fail(u);
 	}
 	for (int i = 0; i < e->nelem; i++) {
@@ -277,12 +278,12 @@ call(Run *u, const Expr *e, int64_t *out)
 		return topo_helper(u, e, v, out);
 	if (strcmp(f, "owner") == 0) {
 		if (u->c->kind != CK_REDUCE_SCATTER && u->c->kind != CK_ALLGATHER) {
-			error_at(e->loc, "owner(c) is the rank a chunk belongs to in a reduce_scatter or "
+			error_at(u->diag, e->loc, "owner(c) is the rank a chunk belongs to in a reduce_scatter or "
 			         "allgather; a %s has no owners", coll_kind_name[u->c->kind]);
 			return fail(u);
 		}
 		if (v[0] < 0 || v[0] >= u->nchunk) {
-			error_at(e->elem[0]->loc, "chunk %lld is outside 0..%d", (long long)v[0],
+			error_at(u->diag, e->elem[0]->loc, "chunk %lld is outside 0..%d", (long long)v[0],
 			         u->nchunk - 1);
 			return fail(u);
 		}
@@ -303,7 +304,7 @@ arith(Run *u, const Expr *e, int64_t a, int64_t b, int64_t *out)
 	case EX_DIV:
 	case EX_MOD:
 		if (e->kind == EX_DIV ? b == 0 : b <= 0) {
-			error_at(e->rhs->loc, e->kind == EX_DIV ? "division by zero"
+			error_at(u->diag, e->rhs->loc, e->kind == EX_DIV ? "division by zero"
 			                                        : "mod takes a positive right side, got %lld",
 			         (long long)b);
 			return fail(u);
@@ -323,7 +324,7 @@ arith(Run *u, const Expr *e, int64_t a, int64_t b, int64_t *out)
 	default: die("usersched: operator %d", (int)e->kind);
 	}
 	if (ovf) {
-		error_at(e->loc, "integer overflow");
+		error_at(u->diag, e->loc, "integer overflow");
 		return fail(u);
 	}
 	return true;
@@ -347,7 +348,7 @@ eval(Run *u, const Expr *e, int64_t *out)
 		if (!eval(u, e->lhs, &a))
 			return false;
 		if (a == INT64_MIN) {
-			error_at(e->loc, "integer overflow");
+			error_at(u->diag, e->loc, "integer overflow");
 			return fail(u);
 		}
 		*out = -a;
@@ -493,7 +494,7 @@ estimate(Run *u)
 	const StmtList *l = u->item->sched->body;
 	Work total = {0, 0};
 	int n = u->nvar;
-	diag_mute(true);
+	diag_mute(u->diag, true);
 	int at = -1;
 	for (int i = 0; i < l->n && at < 0; i++) {
 		Work x = est_stmt(u, l->v[i], 0);
@@ -502,7 +503,7 @@ estimate(Run *u)
 		if (total.sends > MAX_SCHED_SENDS || total.iters > MAX_SCHED_ITERS)
 			at = i;
 	}
-	diag_mute(false);
+	diag_mute(u->diag, false);
 	u->nvar = n;
 	u->failed = false;
 	if (at < 0) {
@@ -512,10 +513,10 @@ estimate(Run *u)
 		return 0;
 	}
 	if (total.sends > MAX_SCHED_SENDS)
-		error_at(l->v[at]->loc, "this schedule would send about %.0f chunk transfers; the limit "
+		error_at(u->diag, l->v[at]->loc, "this schedule would send about %.0f chunk transfers; the limit "
 		         "is %d (estimated before expanding its loops)", total.sends, MAX_SCHED_SENDS);
 	else
-		error_at(l->v[at]->loc, "this schedule would run about %.0f loop iterations; the limit "
+		error_at(u->diag, l->v[at]->loc, "this schedule would run about %.0f loop iterations; the limit "
 		         "is %d (estimated before expanding its loops)", total.iters, MAX_SCHED_ITERS);
 	return -1;
 }
@@ -577,21 +578,21 @@ exec_send(Run *u, const Stmt *s)
 	    !rank_arg(u, s->to, &dst))
 		return false;
 	if (hi < lo) {
-		error_at(s->value->loc, "empty chunk range %lld..%lld", (long long)lo, (long long)hi);
+		error_at(u->diag, s->value->loc, "empty chunk range %lld..%lld", (long long)lo, (long long)hi);
 		return fail(u);
 	}
 	if (lo < 0 || hi >= u->nchunk) {
-		error_at(s->value->loc, "chunk %lld is outside 0..%d (nchunks = %d)",
+		error_at(u->diag, s->value->loc, "chunk %lld is outside 0..%d (nchunks = %d)",
 		         (long long)(lo < 0 ? lo : hi), u->nchunk - 1, u->nchunk);
 		return fail(u);
 	}
 	if (src == dst) {
-		error_at(s->loc, "rank %lld sends to itself", (long long)src);
+		error_at(u->diag, s->loc, "rank %lld sends to itself", (long long)src);
 		return fail(u);
 	}
 	u->sends += hi - lo + 1;
 	if (u->sends > MAX_SCHED_SENDS) {
-		error_at(s->loc, "the schedule sends more than %d chunk transfers (its loop bounds "
+		error_at(u->diag, s->loc, "the schedule sends more than %d chunk transfers (its loop bounds "
 		         "grow past the estimate)", MAX_SCHED_SENDS);
 		return fail(u);
 	}
@@ -613,7 +614,7 @@ exec_send(Run *u, const Stmt *s)
 		if (one < 0) {
 			topo_node_name(u->t, a, na, sizeof na);
 			topo_node_name(u->t, b, nb, sizeof nb);
-			error_at(s->link ? s->link->loc : s->loc, "there is no link%s from node %s (rank "
+			error_at(u->diag, s->link ? s->link->loc : s->loc, "there is no link%s from node %s (rank "
 			         "%lld) to node %s (rank %lld); leave out 'over link' to route it",
 			         s->link ? " of that number" : "", na, (long long)src, nb, (long long)dst);
 			return fail(u);
@@ -623,7 +624,7 @@ exec_send(Run *u, const Stmt *s)
 	} else if ((nlink = route_get(u->c->routes, a, b, &links)) < 0) {
 		topo_node_name(u->t, a, na, sizeof na);
 		topo_node_name(u->t, b, nb, sizeof nb);
-		error_at(s->loc, "node %s cannot reach node %s", na, nb);
+		error_at(u->diag, s->loc, "node %s cannot reach node %s", na, nb);
 		return fail(u);
 	}
 	XferOp op = strcmp(s->name, "reduce") == 0 ? X_REDUCE : X_COPY;
@@ -658,7 +659,7 @@ use_ranks(Run *u, const Stmt *s, int *rank_node, int *nrank)
 		int64_t step = lo <= hi ? 1 : -1; /* ranges count down as in `ranks` */
 		for (int64_t r = lo; ok; r += step) {
 			if (r < 0 || r >= u->p || seen[r]) {
-				error_at(e->loc, r < 0 || r >= u->p ? "rank %lld is outside 0..%d"
+				error_at(u->diag, e->loc, r < 0 || r >= u->p ? "rank %lld is outside 0..%d"
 				                                     : "rank %lld is listed twice",
 				         (long long)r, u->p - 1);
 				ok = fail(u);
@@ -672,7 +673,7 @@ use_ranks(Run *u, const Stmt *s, int *rank_node, int *nrank)
 	}
 	free(seen);
 	if (ok && *nrank < 2) {
-		error_at(s->loc, "use needs at least 2 ranks");
+		error_at(u->diag, s->loc, "use needs at least 2 ranks");
 		ok = fail(u);
 	}
 	return ok;
@@ -684,7 +685,7 @@ static bool
 exec_use(Run *u, const Stmt *s)
 {
 	if (++u->uses > MAX_SCHED_USES) {
-		error_at(s->loc, "the schedule uses more than %d library schedules", MAX_SCHED_USES);
+		error_at(u->diag, s->loc, "the schedule uses more than %d library schedules", MAX_SCHED_USES);
 		return fail(u);
 	}
 	int *rank_node = xmalloc((size_t)u->p * sizeof *rank_node), nrank = u->p;
@@ -714,11 +715,11 @@ exec_use(Run *u, const Stmt *s)
 	bool missing = false;
 	Sched *x = alg_build(&c, &missing);
 	if (missing)
-		error_at(s->call->loc, "unknown algorithm '%s' (use takes a library algorithm)",
+		error_at(u->diag, s->call->loc, "unknown algorithm '%s' (use takes a library algorithm)",
 		         s->call->name);
 	if (x && sched_nreconfig(x) > 0) {
 		/* its rounds would need the switch's configurations in the composed schedule */
-		error_at(s->call->loc, "use %s: a schedule that rewires the optical circuits cannot be "
+		error_at(u->diag, s->call->loc, "use %s: a schedule that rewires the optical circuits cannot be "
 		         "composed; use one without reconfigurations (s_bruck, bridge(reconfigs 0))",
 		         s->call->name);
 		x = NULL;
@@ -739,7 +740,7 @@ exec_use(Run *u, const Stmt *s)
 	}
 	free(rank_node);
 	if (u->sends > MAX_SCHED_SENDS) {
-		error_at(s->loc, "the schedule sends more than %d chunk transfers", MAX_SCHED_SENDS);
+		error_at(u->diag, s->loc, "the schedule sends more than %d chunk transfers", MAX_SCHED_SENDS);
 		return fail(u);
 	}
 	return true;
@@ -756,7 +757,7 @@ exec_for(Run *u, const Stmt *s)
 	for (int64_t i = lo; i <= hi && !u->failed; i++) {
 		u->val[n] = i;
 		if (++u->iters > MAX_SCHED_ITERS) {
-			error_at(s->loc, "the schedule runs more than %d loop iterations (its loop bounds "
+			error_at(u->diag, s->loc, "the schedule runs more than %d loop iterations (its loop bounds "
 			         "grow past the estimate)", MAX_SCHED_ITERS);
 			return fail(u);
 		}
@@ -847,19 +848,19 @@ symmetric_layout(Run *u)
 	Sched *s = u->s;
 	char node[64];
 	if (c->kind != CK_ALLREDUCE && c->kind != CK_REDUCE_SCATTER && c->kind != CK_ALLGATHER) {
-		error_at(y->loc, "a symmetric schedule implements allreduce, reduce_scatter or "
+		error_at(u->diag, y->loc, "a symmetric schedule implements allreduce, reduce_scatter or "
 		         "allgather, not %s", coll_kind_name[c->kind]);
 		return -1;
 	}
 	for (int b = 0; b < y->nroot; b++)
 		if (s->node_rank[y->root[b]] < 0) {
 			topo_node_name(u->t, y->root[b], node, sizeof node);
-			error_at(y->loc, "root %s is not a rank of '%s'", node, c->name);
+			error_at(u->diag, y->loc, "root %s is not a rank of '%s'", node, c->name);
 			return -1;
 		}
 	long whole = (long)y->nroot * y->group->order;
 	if (c->chunks && c->chunks != whole) {
-		error_at(y->loc, "symmetric cuts the vector into %ld chunks (%d tree%s x a group of "
+		error_at(u->diag, y->loc, "symmetric cuts the vector into %ld chunks (%d tree%s x a group of "
 		         "order %d); chunks %d is not that", whole, y->nroot, y->nroot == 1 ? "" : "s",
 		         y->group->order, c->chunks);
 		return -1;
@@ -882,7 +883,7 @@ layout(Run *u)
 	int per = c->kind == CK_ALLTOALL ? u->p * u->p : u->p;
 	if ((c->kind == CK_ALLTOALL || c->kind == CK_REDUCE_SCATTER || c->kind == CK_ALLGATHER) &&
 	    u->nchunk % per != 0) {
-		error_at(u->item->loc, "a %s schedule cuts the vector into a multiple of %d chunks (%s "
+		error_at(u->diag, u->item->loc, "a %s schedule cuts the vector into a multiple of %d chunks (%s "
 		         "per rank%s); chunks %d is not one", coll_kind_name[c->kind], per,
 		         c->kind == CK_ALLTOALL ? "p blocks" : "a block",
 		         c->kind == CK_ALLTOALL ? ", one per destination" : "", u->nchunk);
@@ -926,13 +927,13 @@ base_tree(Run *u, const Sched *base, int b)
 			if (base->chunks[m->first + k] == b && parent[child] < 0 && child != root)
 				parent[child] = up;
 	}
-	Tree *tr = tree_from_parents(u->a, t, u->c->routes, &root, 1, parent, u->sym->loc);
+	Tree *tr = tree_from_parents(u->diag, u->a, t, u->c->routes, &root, 1, parent, u->sym->loc);
 	char node[64], rn[64];
 	for (int r = 0; tr && r < u->p; r++)
 		if (tr->depth[u->c->rank_node[r]] < 0) {
 			topo_node_name(t, u->c->rank_node[r], node, sizeof node);
 			topo_node_name(t, root, rn, sizeof rn);
-			error_at(u->sym->loc, "the base transfers of tree %d (root %s) do not reach node %s "
+			error_at(u->diag, u->sym->loc, "the base transfers of tree %d (root %s) do not reach node %s "
 			         "(rank %d): a symmetric schedule's transfers of each chunk form a tree over "
 			         "the ranks", b, rn, node, r);
 			return NULL;
@@ -955,7 +956,7 @@ symmetric_form(Run *u, const Sched *base)
 	for (int b = 0; b < y->nroot; b++)
 		if (!(s->tree[b] = base_tree(u, base, b)))
 			return NULL;
-	if (group_keeps_ranks(s, y->group, y->loc) != 0)
+	if (group_keeps_ranks(u->diag, s, y->group, y->loc) != 0)
 		return NULL;
 	s->nchunk = y->nroot * y->group->order;
 	s->nround = base->nround;
@@ -973,7 +974,7 @@ symmetric_form(Run *u, const Sched *base)
 			VEC_PUSH(u->a, s->base, s->nbase, cap, x);
 		}
 	}
-	sched_end(&sb);
+	sched_end(u->diag, &sb);
 	s->owner = arena_array(u->a, (size_t)s->nchunk, sizeof *s->owner);
 	for (int b = 0; b < y->nroot; b++)
 		for (int e = 0; e < y->group->order; e++)
@@ -995,6 +996,7 @@ Sched *
 usersched_build(const AlgCtx *c, const Item *item, const UserSymmetry *sym)
 {
 	Run *u = xcalloc(1, sizeof *u);
+	u->diag = c->diag;
 	u->sym = sym;
 	u->c = c;
 	u->t = c->topo;
@@ -1017,19 +1019,19 @@ usersched_build(const AlgCtx *c, const Item *item, const UserSymmetry *sym)
 		sched_begin(&u->b, c->arena, s, c->routes);
 		rc = exec_stmts(u, item->sched->body) ? 0 : -1;
 		if (rc == 0 && s->nmsg == 0) {
-			error_at(item->loc, "schedule of '%s' sends nothing", c->name);
+			error_at(c->diag, item->loc, "schedule of '%s' sends nothing", c->name);
 			rc = -1;
 		}
 		if (rc == 0)
-			rc = sched_end(&u->b); /* -1: routes past MAX_ROUTE_HOPS, reported */
+			rc = sched_end(c->diag, &u->b); /* -1: routes past MAX_ROUTE_HOPS, reported */
 		if (rc == 0) {
 			transfers_sort(&u->tl);
 			if (u->keep)
-				rc = teach_merged(s, &u->tl, u->a, u->contention_free, c->trace);
+				rc = teach_merged(c->diag, s, &u->tl, u->a, u->contention_free, c->trace);
 			if (rc == 0 && u->contention_free)
-				rc = teach_contention(s, &u->tl, u->a, c->trace);
+				rc = teach_contention(c->diag, s, &u->tl, u->a, c->trace);
 			if (rc == 0 && u->teach)
-				rc = teach_transfers(s, &u->tl, item->loc, u->a, c->trace);
+				rc = teach_transfers(c->diag, s, &u->tl, item->loc, u->a, c->trace);
 			if (rc == 0 && sym)
 				s = symmetric_form(u, s);
 			if (!s)

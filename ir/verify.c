@@ -239,10 +239,11 @@ typedef struct Verdict {
 	size_t len;
 } Verdict;
 
-static void failed(const Verdict *, const Sched *, const char *fmt, ...) PRINTF_LIKE(3, 4);
+static void failed(Diag *, const Verdict *, const Sched *, const char *fmt, ...)
+	PRINTF_LIKE(4, 5);
 
 static void
-failed(const Verdict *v, const Sched *s, const char *fmt, ...)
+failed(Diag *dg, const Verdict *v, const Sched *s, const char *fmt, ...)
 {
 	char text[600];
 	va_list ap;
@@ -250,11 +251,11 @@ failed(const Verdict *v, const Sched *s, const char *fmt, ...)
 	vsnprintf(v->why ? v->why : text, v->why ? v->len : sizeof text, fmt, ap);
 	va_end(ap);
 	if (!v->why)
-		error_at(s->loc, "%s", text);
+		error_at(dg, s->loc, "%s", text);
 }
 
 static bool
-check_routes(const Sched *s, const Verdict *v)
+check_routes(Diag *dg, const Sched *s, const Verdict *v)
 {
 	const Topo *t = s->topo;
 	for (int i = 0; i < s->nmsg; i++) {
@@ -268,7 +269,7 @@ check_routes(const Sched *s, const Verdict *v)
 			at = t->link[l[k]].dst;
 		}
 		if (!ok || at != s->rank_node[m->dst]) {
-			failed(v, s, "schedule of '%s': the message from rank %d to rank %d in round %d "
+			failed(dg, v, s, "schedule of '%s': the message from rank %d to rank %d in round %d "
 			       "has no valid route", s->name, m->src, m->dst, m->round + 1);
 			return false;
 		}
@@ -486,9 +487,9 @@ run_chunk(Run *u, const ByChunk *bc, int c, Fault *f)
 /* Runs an explicit schedule; reports the first fault. what: "" or " (tree 2)";
  * routed: its routes are checked (a rank form's base run has none). */
 static int
-run_explicit(const Sched *s, const char *what, bool routed, const Verdict *v)
+run_explicit(Diag *dg, const Sched *s, const char *what, bool routed, const Verdict *v)
 {
-	if (routed && !check_routes(s, v))
+	if (routed && !check_routes(dg, s, v))
 		return -1;
 	Run u = {.s = s, .what = what, .st = state_new(s->nrank, s->nchunk)};
 	size_t n = (size_t)set_words(u.st);
@@ -503,20 +504,20 @@ run_explicit(const Sched *s, const char *what, bool routed, const Verdict *v)
 	for (int c = 0; c < s->nchunk; c++)
 		run_chunk(&u, &bc, c, &f);
 	if (f.found)
-		failed(v, s, "%s", f.text);
+		failed(dg, v, s, "%s", f.text);
 	free(bc.start), free(bc.msg), free(bc.place);
 	free(u.a), free(u.payload), free(u.written);
 	state_free(u.st);
 	return f.found ? -1 : 0;
 }
 
-static int verify_sched(const Sched *, const Verdict *);
+static int verify_sched(Diag *, const Sched *, const Verdict *);
 
 /* The base schedule of one tree, as an explicit schedule of one chunk (in
  * the rank form its messages take the empty route: routes are made, and
  * checked, as the simulator asks for them). */
 static Sched *
-tree_schedule(Arena *a, const Sched *s, int tree)
+tree_schedule(Diag *dg, Arena *a, const Sched *s, int tree)
 {
 	Sched *t = sched_new(a, s->name, s->loc, s->kind, s->algorithm, s->topo, s->rank_node,
 	                     s->nrank);
@@ -534,40 +535,40 @@ tree_schedule(Arena *a, const Sched *s, int tree)
 		sched_msg_route(&b, x->round, s->node_rank[x->src], s->node_rank[x->dst], x->op, &zero,
 		                1, links, s->xor_routes ? 0 : sched_route_len(s, x->route));
 	}
-	sched_end(&b);
+	sched_end(dg, &b);
 	return t;
 }
 
 int
-verify(const Sched *s)
+verify(Diag *dg, const Sched *s)
 {
 	char what[160];
 	snprintf(what, sizeof what, "the proof that '%s' implements %s", s->name,
 	         coll_kind_name[s->kind]);
-	diag_building(s->loc, what); /* named if memory runs out */
-	int rc = verify_sched(s, &(Verdict){0});
-	diag_built();
+	diag_building(dg, s->loc, what); /* named if memory runs out */
+	int rc = verify_sched(dg, s, &(Verdict){0});
+	diag_built(dg);
 	return rc;
 }
 
 int
-verify_quiet(const Sched *s, char *why, size_t len)
+verify_quiet(Diag *dg, const Sched *s, char *why, size_t len)
 {
-	diag_mute(true);
-	int rc = verify_sched(s, &(Verdict){why, len});
-	diag_mute(false);
+	diag_mute(dg, true);
+	int rc = verify_sched(dg, s, &(Verdict){why, len});
+	diag_mute(dg, false);
 	return rc;
 }
 
 /* Barriers ascend inside the rounds: one before round 0 or past the last
  * would hold nothing back, and a dependency-driven run takes them in order. */
 static int
-verify_barriers(const Sched *s, const Verdict *v)
+verify_barriers(Diag *dg, const Sched *s, const Verdict *v)
 {
 	for (int i = 0; i < s->nbarrier; i++) {
 		int r = s->barrier[i];
 		if (r < 1 || r >= s->nround || (i > 0 && r <= s->barrier[i - 1])) {
-			failed(v, s, "schedule of '%s': barrier %d (before round %d) is out of order or "
+			failed(dg, v, s, "schedule of '%s': barrier %d (before round %d) is out of order or "
 			       "outside rounds 2..%d", s->name, i + 1, r + 1, s->nround);
 			return -1;
 		}
@@ -576,20 +577,20 @@ verify_barriers(const Sched *s, const Verdict *v)
 }
 
 static int
-verify_sched(const Sched *s, const Verdict *v)
+verify_sched(Diag *dg, const Sched *s, const Verdict *v)
 {
 	/* the phases' and the symmetric form's checks report for themselves:
 	 * a quiet run names which failed */
-	if (verify_phases(s) != 0) {
+	if (verify_phases(dg, s) != 0) {
 		if (v->why)
 			snprintf(v->why, v->len, "schedule of '%s': its circuit phases", s->name);
 		return -1;
 	}
-	if (verify_barriers(s, v) != 0)
+	if (verify_barriers(dg, s, v) != 0)
 		return -1;
 	if (!s->base)
-		return run_explicit(s, "", true, v);
-	if (sched_check_symmetric(s) != 0) {
+		return run_explicit(dg, s, "", true, v);
+	if (sched_check_symmetric(dg, s) != 0) {
 		if (v->why)
 			snprintf(v->why, v->len, "schedule of '%s': its symmetric form (trees and group)",
 			         s->name);
@@ -600,7 +601,7 @@ verify_sched(const Sched *s, const Verdict *v)
 	for (int b = 0; b < s->ntree && rc == 0; b++) {
 		char what[48];
 		snprintf(what, sizeof what, " (base tree %d)", b + 1);
-		rc = run_explicit(tree_schedule(&a, s, b), what, !s->xor_routes, v);
+		rc = run_explicit(dg, tree_schedule(dg, &a, s, b), what, !s->xor_routes, v);
 	}
 	arena_free(&a);
 	return rc;

@@ -32,17 +32,17 @@
 /* The expansion's messages, and its chunks' cells, against the limits an
  * explicit schedule meets. */
 static int
-check_expansion(const Sched *s)
+check_expansion(Diag *dg, const Sched *s)
 {
 	long copies = s->group ? s->group->order : s->nrank;
-	return check_expand_size(s->loc, s->name, s->kind, s->nrank, s->nchunk,
+	return check_expand_size(dg, s->loc, s->name, s->kind, s->nrank, s->nchunk,
 	                         (double)s->nbase * copies);
 }
 
 /* The first link whose load in the expansion x differs from what the
  * symmetric s gives, per round; 0 when none does. */
 static int
-compare_loads(const Sched *s, const Sched *x)
+compare_loads(Diag *dg, const Sched *s, const Sched *x)
 {
 	const Group *g = s->group;
 	const Topo *t = s->topo;
@@ -74,14 +74,14 @@ compare_loads(const Sched *s, const Sched *x)
 				char a[64], b[64];
 				topo_node_name(t, t->link[l].src, a, sizeof a);
 				topo_node_name(t, t->link[l].dst, b, sizeof b);
-				error_at(s->loc, "schedule of '%s': its expansion puts %ld chunks on link %s->%s "
+				error_at(dg, s->loc, "schedule of '%s': its expansion puts %ld chunks on link %s->%s "
 				         "in round %d, symmetry %ld", s->name, load[l], a, b, r + 1,
 				         orbit[g->link_orbit[l]]);
 				rc = -1;
 			}
 		}
 		if (rc == 0 && got != want) {
-			error_at(s->loc, "schedule of '%s': its expansion sends %ld chunk-hops in round %d, "
+			error_at(dg, s->loc, "schedule of '%s': its expansion sends %ld chunk-hops in round %d, "
 			         "symmetry %ld", s->name, got, r + 1, want);
 			rc = -1;
 		}
@@ -95,39 +95,39 @@ compare_loads(const Sched *s, const Sched *x)
 
 /* The expansion proved and its figures compared; -1 after reporting. */
 static int
-check_expanded(const Sched *s)
+check_expanded(Diag *dg, const Sched *s)
 {
 	Arena a = {0};
-	const Sched *x = sched_expand(&a, s);
-	int rc = verify(x);
+	const Sched *x = sched_expand(dg, &a, s);
+	int rc = verify(dg, x);
 	if (rc == 0 && x->nround != s->nround) {
-		error_at(s->loc, "schedule of '%s': its expansion has %d rounds, the symmetric form %d",
+		error_at(dg, s->loc, "schedule of '%s': its expansion has %d rounds, the symmetric form %d",
 		         s->name, x->nround, s->nround);
 		rc = -1;
 	}
 	if (rc == 0 && s->group)
-		rc = compare_loads(s, x);
+		rc = compare_loads(dg, s, x);
 	arena_free(&a);
 	return rc;
 }
 
 int
-verify_full(const Sched *s)
+verify_full(Diag *dg, const Sched *s)
 {
 	if (!s->base)
-		return verify(s);
-	if (sched_check_symmetric(s) != 0 || check_expansion(s) != 0)
+		return verify(dg, s);
+	if (sched_check_symmetric(dg, s) != 0 || check_expansion(dg, s) != 0)
 		return -1;
-	diag_mute(true);
-	int rc = check_expanded(s);
-	diag_mute(false);
+	diag_mute(dg, true);
+	int rc = check_expanded(dg, s);
+	diag_mute(dg, false);
 	if (rc == 0)
 		return 0;
 	/* Rejected: the base tree's counterexample is the one to show, when the
 	 * proof by symmetry finds it (the expansion's first fault is one of its
 	 * images, under another chunk and rank); else the expansion's own,
 	 * which would be a fault of that proof. */
-	if (verify(s) != 0)
+	if (verify(dg, s) != 0)
 		return -1;
-	return check_expanded(s);
+	return check_expanded(dg, s);
 }

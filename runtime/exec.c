@@ -58,16 +58,16 @@ promise(const Sched *s, int r, int c)
 }
 
 int
-exec_sched(const Sched *sched, const ExecOpts *o, double *seconds)
+exec_sched(Diag *dg, const Sched *sched, const ExecOpts *o, double *seconds)
 {
 	Arena a = {0};
-	const Sched *s = sched->base ? sched_expand(&a, sched) : sched;
+	const Sched *s = sched->base ? sched_expand(dg, &a, sched) : sched;
 	RDtype dt = o->dtype;
 	ROp op = o->op;
 	size_t es = rdtype_size(dt);
 	int64_t E = o->bytes / (int64_t)es;
 	if (E < s->nchunk) {
-		error_at(sched->loc, "'%s' cuts the vector into %d chunks: --size must give at least "
+		error_at(dg, sched->loc, "'%s' cuts the vector into %d chunks: --size must give at least "
 		         "that many %s elements", sched->name, s->nchunk, rdtype_name(dt));
 		arena_free(&a);
 		return -1;
@@ -144,7 +144,7 @@ exec_sched(const Sched *sched, const ExecOpts *o, double *seconds)
 			}
 			int64_t bad;
 			if (rt_compare(buf[r] + lo * (int64_t)es, want, len, dt, &bad) != 0) {
-				error_at(sched->loc, "wrong result: '%s' (%s) leaves rank %d's chunk %d wrong "
+				error_at(dg, sched->loc, "wrong result: '%s' (%s) leaves rank %d's chunk %d wrong "
 				         "at element %lld (%s %s)", sched->name, coll_kind_name[s->kind], r, c,
 				         (long long)(lo + bad), rdtype_name(dt), rop_name(op));
 				rc = -1;

@@ -16,6 +16,6 @@ typedef struct ExecOpts {
 } ExecOpts;
 
 /* -1 after reporting a wrong result. */
-int exec_sched(const Sched *, const ExecOpts *, double *seconds);
+int exec_sched(Diag *, const Sched *, const ExecOpts *, double *seconds);
 
 #endif

@@ -243,42 +243,42 @@ declared(const MGpu *g, MBuf b)
 
 /* Rules 2-4: the header, the gpus and the tb ids. */
 static int
-check_shape(const MProg *p)
+check_shape(Diag *dg, const MProg *p)
 {
 	int err = 0;
 	Loc at = {p->line, 1};
 	if (p->nchannels < 1 || p->nchannels > MSCCL_MAX_CHANNELS) {
-		error_at(at, "rule 5 (channels): nchannels=%d must be in 1..%d", p->nchannels,
+		error_at(dg, at, "rule 5 (channels): nchannels=%d must be in 1..%d", p->nchannels,
 		         MSCCL_MAX_CHANNELS);
 		err = -1;
 	}
 	if (p->ngpus < 2 || p->ngpus > MSCCL_MAX_GPUS) {
-		error_at(at, "rule 2 (algo): ngpus=%d must be in 2..%d", p->ngpus, MSCCL_MAX_GPUS);
+		error_at(dg, at, "rule 2 (algo): ngpus=%d must be in 2..%d", p->ngpus, MSCCL_MAX_GPUS);
 		return -1;
 	}
 	if (p->nchunksperloop < 1 || p->nchunksperloop > MSCCL_MAX_OFFSET + 1) {
-		error_at(at, "rule 2 (algo): nchunksperloop=%d must be in 1..%d", p->nchunksperloop,
+		error_at(dg, at, "rule 2 (algo): nchunksperloop=%d must be in 1..%d", p->nchunksperloop,
 		         MSCCL_MAX_OFFSET + 1);
 		return -1;
 	}
 	if (msccl_multiplier(p) > 1 && p->nchunksperloop % p->ngpus != 0) {
-		error_at(at, "rule 3 (gpus): nchunksperloop=%d of %s must be a multiple of ngpus=%d",
+		error_at(dg, at, "rule 3 (gpus): nchunksperloop=%d of %s must be a multiple of ngpus=%d",
 		         p->nchunksperloop, p->coll_name, p->ngpus);
 		return -1;
 	}
 	if ((p->inplace != 0 && p->inplace != 1) || (p->outofplace != 0 && p->outofplace != 1)) {
-		error_at(at, "rule 2 (algo): inplace and outofplace are 0 or 1");
+		error_at(dg, at, "rule 2 (algo): inplace and outofplace are 0 or 1");
 		err = -1;
 	}
 	if (p->min_bytes < 0 || p->max_bytes < 0 ||
 	    (p->max_bytes != 0 && p->min_bytes > p->max_bytes) || (p->legacy && p->max_bytes == 0)) {
-		error_at(at, "rule 16 (selection): minBytes=%lld and maxBytes=%lld select nothing%s",
+		error_at(dg, at, "rule 16 (selection): minBytes=%lld and maxBytes=%lld select nothing%s",
 		         (long long)p->min_bytes, (long long)p->max_bytes,
 		         p->legacy ? " (legacy: maxBytes is exclusive and 0 means never)" : "");
 		err = -1;
 	}
 	if (p->ngpu != p->ngpus) {
-		error_at(at, "rule 3 (gpus): ngpus=%d but the file has %d <gpu> elements", p->ngpus,
+		error_at(dg, at, "rule 3 (gpus): ngpus=%d but the file has %d <gpu> elements", p->ngpus,
 		         p->ngpu);
 		return -1;
 	}
@@ -287,25 +287,25 @@ check_shape(const MProg *p)
 		Loc gl = {gp->line, 1};
 		if (gp->id != g) { /* in id order: a repeat is the id before, else g is missing */
 			if (g > 0 && gp->id == p->gpu[g - 1].id)
-				error_at(gl, "rule 3 (gpus): gpu id %d is listed twice (first at line %d)",
+				error_at(dg, gl, "rule 3 (gpus): gpu id %d is listed twice (first at line %d)",
 				         gp->id, p->gpu[g - 1].line);
 			else
-				error_at(gl, "rule 3 (gpus): gpu %d is missing (ids run 0 to ngpus - 1)", g);
+				error_at(dg, gl, "rule 3 (gpus): gpu %d is missing (ids run 0 to ngpus - 1)", g);
 			return -1;
 		}
 		if (gp->s_chunks < 0 || gp->i_chunks < 0 || gp->o_chunks < 0) {
-			error_at(gl, "rule 3 (gpus): chunk counts of gpu %d must not be negative", g);
+			error_at(dg, gl, "rule 3 (gpus): chunk counts of gpu %d must not be negative", g);
 			err = -1;
 		}
 		if (p->legacy && ((gp->i_chunks > 0 && gp->i_chunks != msccl_ichunks(p)) ||
 		                  (gp->o_chunks > 0 && gp->o_chunks != msccl_ochunks(p)))) {
-			error_at(gl, "rule 3 (gpus): the legacy runtime needs i_chunks=%d and o_chunks=%d "
+			error_at(dg, gl, "rule 3 (gpus): the legacy runtime needs i_chunks=%d and o_chunks=%d "
 			         "(or 0) on gpu %d", msccl_ichunks(p), msccl_ochunks(p), g);
 			err = -1;
 		}
 		int maxtbs = p->legacy ? MSCCL_MAX_TBS_LEGACY : MSCCL_MAX_TBS_EXEC;
 		if (gp->ntb > maxtbs) {
-			error_at(gl, "rule 4 (thread blocks): gpu %d has %d thread blocks; the limit is %d",
+			error_at(dg, gl, "rule 4 (thread blocks): gpu %d has %d thread blocks; the limit is %d",
 			         g, gp->ntb, maxtbs);
 			err = -1;
 		}
@@ -313,7 +313,7 @@ check_shape(const MProg *p)
 		for (int t = 0; t < gp->ntb; t++)
 			nodes += gp->tb[t].nstep;
 		if (nodes > MSCCL_MAX_NODES) {
-			error_at(gl, "rule 7 (steps): gpu %d's %d thread blocks and their steps, with "
+			error_at(dg, gl, "rule 7 (steps): gpu %d's %d thread blocks and their steps, with "
 			         "<algo> and the %d <gpu> elements, make %ld elements; the executor's "
 			         "parser stores at most %d per rank", g, gp->ntb, p->ngpus, nodes,
 			         MSCCL_MAX_NODES);
@@ -322,7 +322,7 @@ check_shape(const MProg *p)
 		for (int t = 0; t < gp->ntb; t++)
 			if (gp->tb[t].id != t) {
 				bool dup = t > 0 && gp->tb[t].id == gp->tb[t - 1].id;
-				error_at((Loc){gp->tb[t].line, 1},
+				error_at(dg, (Loc){gp->tb[t].line, 1},
 				         dup ? "rule 4 (thread blocks): duplicate thread block id %d on gpu %d"
 				             : "rule 4 (thread blocks): thread block %d is missing on gpu %d",
 				         dup ? gp->tb[t].id : t, g);
@@ -335,13 +335,13 @@ check_shape(const MProg *p)
 /* Rule 9: a step's count, and the chunks it reads and writes inside the
  * buffers (as declared, and as the collective makes them). */
 static int
-check_step_buffers(const MProg *p, int g, const MStep *st)
+check_step_buffers(Diag *dg, const MProg *p, int g, const MStep *st)
 {
 	const MGpu *gp = &p->gpu[g];
 	Loc sl = {st->line, 1};
 	if (st->type != MT_NOP) {
 		if (st->cnt < 1 || st->cnt >= MSCCL_MAX_COUNT) {
-			error_at(sl, "rule 9 (counts): count (%d) must be positive and less than %d",
+			error_at(dg, sl, "rule 9 (counts): count (%d) must be positive and less than %d",
 			         st->cnt, MSCCL_MAX_COUNT);
 			return -1;
 		}
@@ -358,7 +358,7 @@ check_step_buffers(const MProg *p, int g, const MStep *st)
 					lim = truth;
 			}
 			if (off < 0 || off > MSCCL_MAX_OFFSET || off + st->cnt > lim) {
-				error_at(sl, "rule 9 (offsets): %s chunks [%d, %d) of buffer %s are outside "
+				error_at(dg, sl, "rule 9 (offsets): %s chunks [%d, %d) of buffer %s are outside "
 				         "its %d chunks on gpu %d", side ? "destination" : "source", off,
 				         off + st->cnt, bufname[b], lim, g);
 				return -1;
@@ -372,31 +372,31 @@ check_step_buffers(const MProg *p, int g, const MStep *st)
  * of another, which sets its flag; a nop carries a wait, and a chain of
  * nops ends in a step that waits too. */
 static int
-check_step_deps(const MGpu *gp, int g, const MTb *tb, int k)
+check_step_deps(Diag *dg, const MGpu *gp, int g, const MTb *tb, int k)
 {
 	const MStep *st = &tb->step[k];
 	Loc sl = {st->line, 1};
 	/* rule 11: dependencies */
 	if ((st->depid < 0) != (st->deps < 0) || st->depid < -1 || st->deps < -1) {
-		error_at(sl, "rule 11 (dependencies): depid=%d deps=%d: both -1 or both set",
+		error_at(dg, sl, "rule 11 (dependencies): depid=%d deps=%d: both -1 or both set",
 		         st->depid, st->deps);
 		return -1;
 	}
 	if (st->depid >= 0) {
 		if (st->depid >= gp->ntb || st->depid > MSCCL_MAX_DEPID) {
-			error_at(sl, "rule 11 (dependencies): depid=%d names no thread block of gpu %d "
+			error_at(dg, sl, "rule 11 (dependencies): depid=%d names no thread block of gpu %d "
 			         "(ids 0..%d, and at most %d)", st->depid, g, gp->ntb - 1,
 			         MSCCL_MAX_DEPID);
 			return -1;
 		}
 		const MTb *d = &gp->tb[st->depid];
 		if (st->deps >= d->nstep || (st->depid == tb->id && st->deps >= k)) {
-			error_at(sl, "rule 11 (dependencies): deps=%d is not %s step of tb %d on gpu %d",
+			error_at(dg, sl, "rule 11 (dependencies): deps=%d is not %s step of tb %d on gpu %d",
 			         st->deps, st->depid == tb->id ? "an earlier" : "a", st->depid, g);
 			return -1;
 		}
 		if (d->step[st->deps].hasdep != 1) {
-			error_at(sl, "rule 11 (dependencies): step %d of tb %d on gpu %d is waited on "
+			error_at(dg, sl, "rule 11 (dependencies): step %d of tb %d on gpu %d is waited on "
 			         "but has hasdep=0, so its flag is never set and the wait hangs "
 			         "(line %d)", st->deps, st->depid, g, d->step[st->deps].line);
 			return -1;
@@ -404,14 +404,14 @@ check_step_deps(const MGpu *gp, int g, const MTb *tb, int k)
 	}
 	if (st->type == MT_NOP) {
 		if (st->depid < 0) {
-			error_at(sl, "rule 11 (dependencies): a nop must carry a dependency");
+			error_at(dg, sl, "rule 11 (dependencies): a nop must carry a dependency");
 			return -1;
 		}
 		int j = k + 1;
 		while (j < tb->nstep && tb->step[j].type == MT_NOP)
 			j++;
 		if (j == tb->nstep || tb->step[j].depid < 0) {
-			error_at(sl, "rule 11 (dependencies): when there is a chain of dependencies, "
+			error_at(dg, sl, "rule 11 (dependencies): when there is a chain of dependencies, "
 			         "the last one must be part of the first step after the nops, but %s",
 			         j == tb->nstep ? "the nops end the thread block"
 			                        : "that step has depid=-1");
@@ -423,7 +423,7 @@ check_step_deps(const MGpu *gp, int g, const MTb *tb, int k)
 
 /* Rules 5-9, 11 and 12 on one tb. */
 static int
-check_tb(const MProg *p, int g, const MTb *tb)
+check_tb(Diag *dg, const MProg *p, int g, const MTb *tb)
 {
 	const MGpu *gp = &p->gpu[g];
 	Loc at = {tb->line, 1};
@@ -431,18 +431,18 @@ check_tb(const MProg *p, int g, const MTb *tb)
 	for (int side = 0; side < 2; side++) {
 		int peer = side ? tb->recv : tb->send;
 		if (peer < -1 || peer >= p->ngpus || peer == g) {
-			error_at(at, "rule 5 (peers): %s peer %d of tb %d on gpu %d must be -1 or another "
+			error_at(dg, at, "rule 5 (peers): %s peer %d of tb %d on gpu %d must be -1 or another "
 			         "rank below ngpus=%d", side ? "recv" : "send", peer, tb->id, g, p->ngpus);
 			return -1;
 		}
 	}
 	if (tb->chan < 0 || tb->chan >= p->nchannels) {
-		error_at(at, "rule 5 (channels): chan=%d of tb %d on gpu %d must be below nchannels=%d",
+		error_at(dg, at, "rule 5 (channels): chan=%d of tb %d on gpu %d must be below nchannels=%d",
 		         tb->chan, tb->id, g, p->nchannels);
 		return -1;
 	}
 	if (tb->nstep > maxsteps) {
-		error_at(at, "rule 7 (steps): tb %d on gpu %d has %d steps; the limit is %d", tb->id, g,
+		error_at(dg, at, "rule 7 (steps): tb %d on gpu %d has %d steps; the limit is %d", tb->id, g,
 		         tb->nstep, maxsteps);
 		return -1;
 	}
@@ -450,25 +450,25 @@ check_tb(const MProg *p, int g, const MTb *tb)
 		const MStep *st = &tb->step[k];
 		Loc sl = {st->line, 1};
 		if (st->s != k) {
-			error_at(sl, "rule 7 (steps): step s=%d is at position %d of tb %d on gpu %d; s "
+			error_at(dg, sl, "rule 7 (steps): step s=%d is at position %d of tb %d on gpu %d; s "
 			         "must count 0, 1, 2, ... in order", st->s, k, tb->id, g);
 			return -1;
 		}
 		if (mtype_sends(st->type) && tb->send < 0) {
-			error_at(sl, "rule 8 (peers): there is a send (%s) in thread block %d on gpu %d "
+			error_at(dg, sl, "rule 8 (peers): there is a send (%s) in thread block %d on gpu %d "
 			         "without a send peer", mtype_name[st->type], tb->id, g);
 			return -1;
 		}
 		if (mtype_recvs(st->type) && tb->recv < 0) {
-			error_at(sl, "rule 8 (peers): there is a receive (%s) in thread block %d on gpu %d "
+			error_at(dg, sl, "rule 8 (peers): there is a receive (%s) in thread block %d on gpu %d "
 			         "without a recv peer", mtype_name[st->type], tb->id, g);
 			return -1;
 		}
 		if (st->hasdep != 0 && st->hasdep != 1) {
-			error_at(sl, "rule 7 (steps): hasdep=%d must be 0 or 1", st->hasdep);
+			error_at(dg, sl, "rule 7 (steps): hasdep=%d must be 0 or 1", st->hasdep);
 			return -1;
 		}
-		if (check_step_buffers(p, g, st) != 0 || check_step_deps(gp, g, tb, k) != 0)
+		if (check_step_buffers(dg, p, g, st) != 0 || check_step_deps(dg, gp, g, tb, k) != 0)
 			return -1;
 		/* rule 12: a run of re fused by the executor takes the last cnt */
 		if (st->type == MT_RE && k > 0) {
@@ -476,7 +476,7 @@ check_tb(const MProg *p, int g, const MTb *tb)
 			if (pr->type == MT_RE && pr->dstbuf == st->dstbuf && pr->dstoff == st->dstoff &&
 			    pr->srcbuf == st->srcbuf && st->depid < 0 && pr->hasdep == 0 &&
 			    pr->cnt != st->cnt) {
-				error_at(sl, "rule 12 (re fusion): consecutive re steps into the same chunk "
+				error_at(dg, sl, "rule 12 (re fusion): consecutive re steps into the same chunk "
 				         "are fused and must have equal cnt (%d, then %d)", pr->cnt, st->cnt);
 				return -1;
 			}
@@ -487,7 +487,7 @@ check_tb(const MProg *p, int g, const MTb *tb)
 
 /* Rule 6: one tb per (peer, chan) each way; 32 per channel each way. */
 static int
-check_conns(const MProg *p, const MIndex *ix)
+check_conns(Diag *dg, const MProg *p, const MIndex *ix)
 {
 	for (int side = 0; side < 2; side++) {
 		int n;
@@ -496,7 +496,7 @@ check_conns(const MProg *p, const MIndex *ix)
 			if (k[i].g == k[i - 1].g && k[i].peer == k[i - 1].peer && k[i].chan == k[i - 1].chan) {
 				const MGpu *gp = &p->gpu[k[i].g];
 				int u = k[i - 1].id - ix->base[k[i].g], t = k[i].id - ix->base[k[i].g];
-				error_at((Loc){gp->tb[t].line, 1},
+				error_at(dg, (Loc){gp->tb[t].line, 1},
 				         "rule 6 (connections): tbs %d and %d of gpu %d both %s peer %d "
 				         "on channel %d; one connection serves one thread block",
 				         u, t, k[i].g, side ? "receive from" : "send to", k[i].peer, k[i].chan);
@@ -516,7 +516,7 @@ check_conns(const MProg *p, const MIndex *ix)
 		}
 		for (int c = 0; c < p->nchannels && rc == 0; c++)
 			if (ns[c] > MSCCL_MAX_TBS_PER_CHAN || nr[c] > MSCCL_MAX_TBS_PER_CHAN) {
-				error_at((Loc){gp->line, 1}, "rule 6 (connections): gpu %d has %d sending and "
+				error_at(dg, (Loc){gp->line, 1}, "rule 6 (connections): gpu %d has %d sending and "
 				         "%d receiving tbs on channel %d; the limit is %d each", g, ns[c], nr[c],
 				         c, MSCCL_MAX_TBS_PER_CHAN);
 				rc = -1;
@@ -535,7 +535,7 @@ tb_at(const MProg *p, const MIndex *ix, int id)
 /* Rule 10 on the connection of sending tb t of gpu a: its sends and the
  * peer's receives pair in order with equal cnt. */
 static int
-check_connection(const MProg *p, const MIndex *ix, int a, int t)
+check_connection(Diag *dg, const MProg *p, const MIndex *ix, int a, int t)
 {
 	const MTb *s = &p->gpu[a].tb[t];
 	const MTb *r = tb_at(p, ix, ix->receiver[ix->base[a] + t]);
@@ -549,7 +549,7 @@ check_connection(const MProg *p, const MIndex *ix, int a, int t)
 		if (!si && !rj)
 			return 0;
 		if (si && !rj) {
-			error_at((Loc){s->step[i].line, 1},
+			error_at(dg, (Loc){s->step[i].line, 1},
 			         "rule 10 (matching): gpu %d tb %d step %d sends to gpu %d on "
 			         "channel %d, but %s", a, t, i, s->send, s->chan,
 			         r ? "no receive is left there to match it"
@@ -557,14 +557,14 @@ check_connection(const MProg *p, const MIndex *ix, int a, int t)
 			return -1;
 		}
 		if (!si) {
-			error_at((Loc){r->step[j].line, 1},
+			error_at(dg, (Loc){r->step[j].line, 1},
 			         "rule 10 (matching): gpu %d tb %d step %d receives from gpu %d on "
 			         "channel %d, but no send is left there to match it", s->send,
 			         r->id, j, a, s->chan);
 			return -1;
 		}
 		if (s->step[i].cnt != r->step[j].cnt) {
-			error_at((Loc){r->step[j].line, 1},
+			error_at(dg, (Loc){r->step[j].line, 1},
 			         "rule 10 (matching): gpu %d tb %d step %d receives cnt=%d but the "
 			         "matching send (gpu %d tb %d step %d, line %d) has cnt=%d",
 			         s->send, r->id, j, r->step[j].cnt, a, t, i, s->step[i].line,
@@ -578,11 +578,11 @@ check_connection(const MProg *p, const MIndex *ix, int a, int t)
 
 /* Rule 10: each connection's sends and receives pair in order, equal cnt. */
 static int
-check_matching(const MProg *p, const MIndex *ix)
+check_matching(Diag *dg, const MProg *p, const MIndex *ix)
 {
 	for (int a = 0; a < p->ngpus; a++)
 		for (int t = 0; t < p->gpu[a].ntb; t++)
-			if (p->gpu[a].tb[t].send >= 0 && check_connection(p, ix, a, t) != 0)
+			if (p->gpu[a].tb[t].send >= 0 && check_connection(dg, p, ix, a, t) != 0)
 				return -1;
 	/* a receiving tb whose peer has no sending tb at all */
 	for (int b = 0; b < p->ngpus; b++)
@@ -592,7 +592,7 @@ check_matching(const MProg *p, const MIndex *ix)
 				continue;
 			for (int j = 0; j < r->nstep; j++)
 				if (mtype_recvs(r->step[j].type)) {
-					error_at((Loc){r->step[j].line, 1},
+					error_at(dg, (Loc){r->step[j].line, 1},
 					         "rule 10 (matching): gpu %d tb %d step %d receives from gpu %d on "
 					         "channel %d, where no thread block sends to it", b, t, j, r->recv,
 					         r->chan);
@@ -724,7 +724,7 @@ waited_on(const MProg *p, const MIndex *ix, const StepGraph *G, int v, char *out
 
 /* Rule 13: program order, dependencies and send->receive pairs are acyclic. */
 static int
-check_acyclic(const MProg *p, const MIndex *ix)
+check_acyclic(Diag *dg, const MProg *p, const MIndex *ix)
 {
 	StepGraph G = {0};
 	graph_build(p, ix, &G);
@@ -756,7 +756,7 @@ check_acyclic(const MProg *p, const MIndex *ix)
 		const MStep *st = step_of(p, ix, &G, bad);
 		char what[160];
 		waited_on(p, ix, &G, bad, what, sizeof what);
-		error_at((Loc){st->line, 1},
+		error_at(dg, (Loc){st->line, 1},
 		         "rule 13 (acyclicity): %s is on a cycle of program order, dependencies and "
 		         "send/receive pairs (it waits on %s), so it can never run",
 		         step_name(p, ix, &G, bad).s, what);
@@ -768,18 +768,18 @@ check_acyclic(const MProg *p, const MIndex *ix)
 }
 
 int
-msccl_check(const MProg *p)
+msccl_check(Diag *dg, const MProg *p)
 {
-	if (check_shape(p) != 0)
+	if (check_shape(dg, p) != 0)
 		return -1;
 	for (int g = 0; g < p->ngpus; g++)
 		for (int t = 0; t < p->gpu[g].ntb; t++)
-			if (check_tb(p, g, &p->gpu[g].tb[t]) != 0)
+			if (check_tb(dg, p, g, &p->gpu[g].tb[t]) != 0)
 				return -1;
 	MIndex ix;
 	msccl_index(p, &ix);
-	int rc = check_conns(p, &ix) != 0 || check_matching(p, &ix) != 0 ||
-	         check_acyclic(p, &ix) != 0 ? -1 : 0;
+	int rc = check_conns(dg, p, &ix) != 0 || check_matching(dg, p, &ix) != 0 ||
+	         check_acyclic(dg, p, &ix) != 0 ? -1 : 0;
 	msccl_index_free(&ix);
 	return rc;
 }

@@ -107,11 +107,11 @@ void msccl_index_free(MIndex *ix);
 /* msccl_read.c: reads an algorithm file into p (memory from a), checking
  * the lexical form of rule 1 and rules 2-13 and 16 (msccl_check.c).
  * Diagnostics go through error_at against diag_source(path, text). 0 or -1. */
-int msccl_read(Arena *a, const char *text, size_t len, bool legacy, MProg *p);
+int msccl_read(Diag *, Arena *a, const char *text, size_t len, bool legacy, MProg *p);
 
 /* msccl_check.c: rules 2-13 and 16 on a program in memory (read, or built by
  * the backend), each failure reported with its rule and XML line. */
-int msccl_check(const MProg *p);
+int msccl_check(Diag *, const MProg *p);
 /* Rules 14, 15 and 17 without data: runs the program step by step with
  * bounded FIFOs (capacity in messages) and symbolic values in every
  * declared mode. With pieces, a step moves chunk by chunk, a message per
@@ -121,12 +121,12 @@ int msccl_check(const MProg *p);
  * that touch the same chunk unordered (rule 17) are found. Reports a
  * deadlock, a race or a wrong result; 0 or -1. Work O(steps x chunks x
  * ngpus / 64). */
-int msccl_check_run(const MProg *p, int capacity, bool pieces);
+int msccl_check_run(Diag *, const MProg *p, int capacity, bool pieces);
 /* Rule 14 and the matching of cnt alone: FIFOs and flags, no values, no
  * races, in one declared mode. Whether a step can move depends on flags
  * and FIFOs only, never on the data or the aliasing, so one mode decides
  * the deadlock for both. O(steps), or O(steps x cnt) with pieces. */
-int msccl_check_flow(const MProg *p, int capacity, bool pieces);
+int msccl_check_flow(Diag *, const MProg *p, int capacity, bool pieces);
 /* The root of a broadcast (the one gpu that receives nothing) or a reduce
  * (the one that sends nothing); -1 if none or several, or another coll. */
 int msccl_root(const MProg *p);
@@ -174,6 +174,6 @@ typedef struct RunResult {
  * checks every rank's output against a reference. Errors (deadlock, wrong
  * result, unmatched sends) are reported with error_at at the XML lines
  * involved; 0 or -1. */
-int msccl_run(const MProg *p, const RunOpts *o, RunResult *r);
+int msccl_run(Diag *, const MProg *p, const RunOpts *o, RunResult *r);
 
 #endif

@@ -17,6 +17,7 @@ const char *const mtype_name[NMTYPE] = {"s", "r", "rcs", "rrs", "rrc", "rrcs", "
 const char *const mproto_name[NPROTO] = {"Simple", "LL", "LL128"};
 
 typedef struct Reader {
+	Diag *diag;  /* where this pass's diagnostics go (the run's, from the driver) */
 	Arena *a;
 	const char *text;
 	size_t len;
@@ -46,7 +47,7 @@ line_loc(const Reader *r, int line)
 
 #define FAIL(r, line, ...)                          \
 	do {                                            \
-		error_at(line_loc((r), (line)), __VA_ARGS__); \
+		error_at((r)->diag, line_loc((r), (line)), __VA_ARGS__); \
 		(r)->errors++;                              \
 	} while (0)
 
@@ -61,7 +62,7 @@ lex_check(Reader *r)
 #define ADV() (t[i] == '\n' ? (line++, col = 1) : col++, i++)
 #define LEXFAIL(...)                                  \
 	do {                                              \
-		error_at((Loc){line, col}, __VA_ARGS__);       \
+		error_at(r->diag, (Loc){line, col}, __VA_ARGS__);       \
 		return -1;                                    \
 	} while (0)
 	if (n >= 3 && (unsigned char)t[0] == 0xEF && (unsigned char)t[1] == 0xBB)
@@ -378,14 +379,14 @@ by_tb_id(const void *x, const void *y)
 }
 
 int
-msccl_read(Arena *a, const char *text, size_t len, bool legacy, MProg *p)
+msccl_read(Diag *dg, Arena *a, const char *text, size_t len, bool legacy, MProg *p)
 {
 	memset(p, 0, sizeof *p);
-	Reader r = {.a = a, .text = text, .len = len, .legacy = legacy};
+	Reader r = {.diag = dg, .a = a, .text = text, .len = len, .legacy = legacy};
 	if (lex_check(&r) != 0)
 		return -1;
 	if (len > (size_t)MAX_XML_INPUT_BYTES) {
-		error_at((Loc){1, 1}, "the file is too large");
+		error_at(dg, (Loc){1, 1}, "the file is too large");
 		return -1;
 	}
 	xmlDoc *doc = xmlReadMemory(text, (int)len, NULL, NULL,
@@ -396,14 +397,14 @@ msccl_read(Arena *a, const char *text, size_t len, bool legacy, MProg *p)
 		char msg[256];
 		snprintf(msg, sizeof msg, "%s", e && e->message ? e->message : "parse error");
 		msg[strcspn(msg, "\n")] = 0;
-		error_at((Loc){e ? e->line : 1, e && e->int2 > 0 ? e->int2 : 1},
+		error_at(dg, (Loc){e ? e->line : 1, e && e->int2 > 0 ? e->int2 : 1},
 		         "rule 1 (lexical form): not well-formed XML: %s", msg);
 		xmlResetLastError();
 		return -1;
 	}
 	xmlNode *root = xmlDocGetRootElement(doc);
 	if (!root || !is(root, "algo")) {
-		error_at((Loc){1, 1}, "rule 1 (lexical form): <algo> must be the first element");
+		error_at(dg, (Loc){1, 1}, "rule 1 (lexical form): <algo> must be the first element");
 		xmlFreeDoc(doc);
 		return -1;
 	}
@@ -415,5 +416,5 @@ msccl_read(Arena *a, const char *text, size_t len, bool legacy, MProg *p)
 	sort_n(p->gpu, (size_t)p->ngpu, sizeof *p->gpu, by_gpu_id);
 	for (int g = 0; g < p->ngpu; g++)
 		sort_n(p->gpu[g].tb, (size_t)p->gpu[g].ntb, sizeof *p->gpu[g].tb, by_tb_id);
-	return msccl_check(p);
+	return msccl_check(dg, p);
 }

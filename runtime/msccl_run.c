@@ -283,7 +283,7 @@ tb_main(void *arg)
  * works the wait out from the sequential verifier's state (pc, flags, FIFO
  * counts), which the threads here do not keep. */
 static void
-report_deadlock(Run *r)
+report_deadlock(Diag *dg, Run *r)
 {
 	const MProg *p = r->p;
 	int shown = 0;
@@ -306,16 +306,16 @@ report_deadlock(Run *r)
 			else
 				snprintf(why, sizeof why, "is running");
 			if (shown == 0)
-				error_at((Loc){st->line, 1}, "deadlock: no step completed for %.1f s: gpu %d "
+				error_at(dg, (Loc){st->line, 1}, "deadlock: no step completed for %.1f s: gpu %d "
 				         "tb %d step %d (%s, tile %d) %s", r->o->timeout, g, t, st->s,
 				         mtype_name[st->type], atomic_load(&me->tile), why);
 			else if (shown < 8)
-				note_at((Loc){st->line, 1}, "blocked too: gpu %d tb %d step %d (%s) %s", g, t,
+				note_at(dg, (Loc){st->line, 1}, "blocked too: gpu %d tb %d step %d (%s) %s", g, t,
 				        st->s, mtype_name[st->type], why);
 			shown++;
 		}
 	if (shown > 8)
-		note_at((Loc){p->line, 1}, "%d thread blocks are blocked in all", shown);
+		note_at(dg, (Loc){p->line, 1}, "%d thread blocks are blocked in all", shown);
 }
 
 /* The expected output of rank g, element e of its output buffer. */
@@ -343,7 +343,7 @@ expect(const MProg *p, const RunOpts *o, int64_t S, int g, int root, int64_t e, 
 }
 
 static int
-verify_output(Run *r)
+verify_output(Diag *dg, Run *r)
 {
 	const MProg *p = r->p;
 	int64_t n = (int64_t)msccl_ochunks(p) * r->S;
@@ -364,7 +364,7 @@ verify_output(Run *r)
 			       (size_t)(r->S * (int64_t)r->es));
 		int64_t bad;
 		if (rt_compare(got, want, n, r->o->dtype, &bad) != 0) {
-			error_at((Loc){p->gpu[g].line, 1}, "wrong result: %s %s %s of %s: gpu %d output "
+			error_at(dg, (Loc){p->gpu[g].line, 1}, "wrong result: %s %s %s of %s: gpu %d output "
 			         "element %lld (chunk %lld) differs from the reference",
 			         r->o->inplace ? "in-place" : "out-of-place", p->coll_name,
 			         rop_name(r->o->op), rdtype_name(r->o->dtype), g, (long long)bad,
@@ -380,7 +380,7 @@ verify_output(Run *r)
 /* Rule 16 and the declared modes: whether the executor would run the file
  * at o->bytes in o's mode; -1 after reporting why not. */
 static int
-check_selected(const MProg *p, const RunOpts *o, size_t es)
+check_selected(Diag *dg, const MProg *p, const RunOpts *o, size_t es)
 {
 	int64_t total = o->bytes / (int64_t)es;
 	/* what to run instead: the nearest size the executor selects it for */
@@ -390,14 +390,14 @@ check_selected(const MProg *p, const RunOpts *o, size_t es)
 		snprintf(near, sizeof near, "; the nearest size it runs is %lld bytes (--size %lld)",
 		         (long long)b, (long long)b);
 	if (total <= 0 || total % p->nchunksperloop != 0 || total * (int64_t)es != o->bytes) {
-		error_at((Loc){p->line, 1}, "rule 16 (selection): %lld bytes of %s are not a whole "
+		error_at(dg, (Loc){p->line, 1}, "rule 16 (selection): %lld bytes of %s are not a whole "
 		         "number of elements per chunk for nchunksperloop=%d; the executor would not "
 		         "select this algorithm%s", (long long)o->bytes, rdtype_name(o->dtype),
 		         p->nchunksperloop, near);
 		return -1;
 	}
 	if (!msccl_selects(p, o->bytes, es)) {
-		error_at((Loc){p->line, 1}, "rule 16 (selection): %lld bytes are outside the file's "
+		error_at(dg, (Loc){p->line, 1}, "rule 16 (selection): %lld bytes are outside the file's "
 		         "range minBytes=%lld maxBytes=%lld (%s); the executor would not select this "
 		         "algorithm%s", (long long)o->bytes, (long long)p->min_bytes,
 		         (long long)p->max_bytes,
@@ -406,7 +406,7 @@ check_selected(const MProg *p, const RunOpts *o, size_t es)
 		return -1;
 	}
 	if ((o->inplace && !p->inplace) || (!o->inplace && !p->outofplace)) {
-		error_at((Loc){p->line, 1}, "the file declares %s=0: it is not run %s",
+		error_at(dg, (Loc){p->line, 1}, "the file declares %s=0: it is not run %s",
 		         o->inplace ? "inplace" : "outofplace",
 		         o->inplace ? "in place" : "out of place");
 		return -1;
@@ -508,7 +508,7 @@ start_tbs(Run *r)
 /* The watchdog: progress or an end, else a deadlock (reported, the run
  * stopped: -1). Then every thread joined. */
 static int
-watch_tbs(Run *r)
+watch_tbs(Diag *dg, Run *r)
 {
 	long last = -1;
 	double since = wall_seconds();
@@ -521,7 +521,7 @@ watch_tbs(Run *r)
 			last = pr;
 			since = wall_seconds();
 		} else if (wall_seconds() - since > r->o->timeout) {
-			report_deadlock(r);
+			report_deadlock(dg, r);
 			stop_run(r);
 			rc = -1;
 		}
@@ -535,18 +535,18 @@ watch_tbs(Run *r)
 /* After a clean run: an error a tb reported, or messages never received
  * (rule 10). -1 after reporting. */
 static int
-check_finished(Run *r)
+check_finished(Diag *dg, Run *r)
 {
 	const MProg *p = r->p;
 	if (r->errmsg[0]) {
-		error_at((Loc){r->errline, 1}, "%s", r->errmsg);
+		error_at(dg, (Loc){r->errline, 1}, "%s", r->errmsg);
 		return -1;
 	}
 	for (size_t f = 0; f < r->nfifo; f++)
 		if (r->fifo[f].n) {
 			int src = r->ix.rank[f];
 			const MTb *tb = &p->gpu[src].tb[f - (size_t)r->ix.base[src]];
-			error_at((Loc){p->gpu[src].line, 1}, "rule 10 (matching): %d message%s from gpu %d "
+			error_at(dg, (Loc){p->gpu[src].line, 1}, "rule 10 (matching): %d message%s from gpu %d "
 			         "to gpu %d on channel %d never received", r->fifo[f].n,
 			         r->fifo[f].n == 1 ? "" : "s", src, tb->send, tb->chan);
 			return -1;
@@ -584,25 +584,25 @@ free_run(Run *r)
 }
 
 int
-msccl_run(const MProg *p, const RunOpts *o, RunResult *res)
+msccl_run(Diag *dg, const MProg *p, const RunOpts *o, RunResult *res)
 {
 	memset(res, 0, sizeof *res);
 	Run r = {.p = p, .o = o, .cap = o->capacity > 0 ? o->capacity : msccl_capacity(p->proto),
 	         .es = rdtype_size(o->dtype)};
-	if (check_selected(p, o, r.es) != 0)
+	if (check_selected(dg, p, o, r.es) != 0)
 		return -1;
 	size_run(&r);
 	alloc_run(&r);
 	double t0 = wall_seconds();
 	start_tbs(&r);
-	int rc = watch_tbs(&r);
+	int rc = watch_tbs(dg, &r);
 	res->seconds = wall_seconds() - t0;
 	if (rc == 0)
-		rc = check_finished(&r);
+		rc = check_finished(dg, &r);
 	res->bytes = o->bytes;
 	res->checked = p->coll != MC_CUSTOM;
 	if (rc == 0 && res->checked) {
-		rc = verify_output(&r);
+		rc = verify_output(dg, &r);
 		res->verified = rc == 0;
 	}
 	free_run(&r);

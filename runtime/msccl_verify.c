@@ -270,7 +270,7 @@ expected(const VState *v, int g, int k)
 /* Sets up the clocks and chunk tables, or leaves the check off when a
  * program is too large for it (reported: -1). */
 static int
-races_init(VState *v)
+races_init(Diag *dg, VState *v)
 {
 	const MProg *p = v->p;
 	Races *rc = &v->race;
@@ -284,7 +284,7 @@ races_init(VState *v)
 		clocks += steps * (size_t)p->gpu[g].ntb;
 	}
 	if (clocks > MAX_RACE_CLOCKS) {
-		error_at((Loc){p->line, 1}, "rule 17 (races): checking races needs up to %zu clock "
+		error_at(dg, (Loc){p->line, 1}, "rule 17 (races): checking races needs up to %zu clock "
 		         "entries (steps times thread blocks, summed over the gpus); collc checks at "
 		         "most %d", clocks, MAX_RACE_CLOCKS);
 		return -1;
@@ -416,7 +416,7 @@ ordered(VState *v, int g, int u, int i, int t)
 /* One access of step st (tb t of gpu g) to a real chunk; -1 after
  * reporting a race with an earlier access. */
 static int
-races_access(VState *v, int g, int t, const MStep *st, MBuf real, int off, bool write)
+races_access(Diag *dg, VState *v, int g, int t, const MStep *st, MBuf real, int off, bool write)
 {
 	const MProg *p = v->p;
 	Races *rc = &v->race;
@@ -437,7 +437,7 @@ races_access(VState *v, int g, int t, const MStep *st, MBuf real, int off, bool 
 	if (other >= 0) {
 		const MStep *os = &p->gpu[g].tb[other >> 16].step[other & 0xffff];
 		static const char *const name[] = {"input", "output", "scratch"};
-		error_at((Loc){st->line, 1}, "rule 17 (races): gpu %d tb %d step %d (%s) %s %s chunk %d%s "
+		error_at(dg, (Loc){st->line, 1}, "rule 17 (races): gpu %d tb %d step %d (%s) %s %s chunk %d%s "
 		         "while tb %d step %d (%s, line %d) %s it, and neither waits for the other "
 		         "(only program order and depid/deps order the thread blocks of a rank)", g, t,
 		         st->s, mtype_name[st->type], write ? "writes" : "reads", name[real], off,
@@ -461,7 +461,7 @@ races_access(VState *v, int g, int t, const MStep *st, MBuf real, int off, bool 
 
 /* The accesses of step st (tb t of gpu g), reads first. */
 static int
-races_step(VState *v, int g, int t, const MStep *st)
+races_step(Diag *dg, VState *v, int g, int t, const MStep *st)
 {
 	races_enter(v, g, t, st);
 	if (st->type == MT_NOP)
@@ -473,7 +473,7 @@ races_step(VState *v, int g, int t, const MStep *st)
 		for (int c = 0; used && c < st->cnt; c++) {
 			MBuf real;
 			int o = msccl_resolve(v->p, g, v->inplace, b, off + c, &real);
-			if (races_access(v, g, t, st, real, o, side == 1) != 0)
+			if (races_access(dg, v, g, t, st, real, o, side == 1) != 0)
 				return -1;
 		}
 	}
@@ -551,7 +551,7 @@ piece_done(VState *v, int id, const MStep *st, int done)
  * sending call by call, so a piece is a message of one chunk (the smallest
  * call) that still carries its step's cnt for the matching rule. */
 static int
-try_step(VState *v, int g, const MTb *tb)
+try_step(Diag *dg, VState *v, int g, const MTb *tb)
 {
 	int id = tb_id(v, g, tb->id);
 	const MStep *st = &tb->step[v->pc[id]];
@@ -559,7 +559,7 @@ try_step(VState *v, int g, const MTb *tb)
 	int first = v->pieces ? *part : 0, n = v->pieces ? 1 : st->cnt;
 	if (!step_ready(v, g, tb, st, first))
 		return 0;
-	if (v->race.on && races_step(v, g, tb->id, st) != 0)
+	if (v->race.on && races_step(dg, v, g, tb->id, st) != 0)
 		return -1;
 	if (st->type == MT_NOP)
 		return 1;
@@ -570,7 +570,7 @@ try_step(VState *v, int g, const MTb *tb)
 	if (in) {
 		int slot = in->head;
 		if (in->cnt[slot] != st->cnt) {
-			error_at((Loc){st->line, 1}, "rule 10 (matching): gpu %d tb %d step %d receives "
+			error_at(dg, (Loc){st->line, 1}, "rule 10 (matching): gpu %d tb %d step %d receives "
 			         "cnt=%d but the message from gpu %d holds %d chunks", g, tb->id, st->s,
 			         st->cnt, tb->recv, in->cnt[slot]);
 			return -1;
@@ -615,7 +615,7 @@ try_step(VState *v, int g, const MTb *tb)
  * share this one: there the state is live threads', each declaring its own
  * wait in atomics (Tb.wait, step, tile), and nothing here exists there. */
 static void
-report_deadlock(VState *v)
+report_deadlock(Diag *dg, VState *v)
 {
 	const MProg *p = v->p;
 	int shown = 0;
@@ -638,18 +638,18 @@ report_deadlock(VState *v)
 				snprintf(why, sizeof why, "waits for room to send to gpu %d on channel %d "
 				         "(FIFO full, %d messages)", tb->send, tb->chan, v->cap);
 			if (shown == 0)
-				error_at((Loc){st->line, 1}, "rule 14 (deadlock): %s run with FIFO capacity "
+				error_at(dg, (Loc){st->line, 1}, "rule 14 (deadlock): %s run with FIFO capacity "
 				         "%d%s stops: gpu %d tb %d step %d (%s) %s",
 				         v->inplace ? "an in-place" : "an out-of-place", v->cap,
 				         v->pieces ? ", a message per chunk," : "", g, t, st->s,
 				         mtype_name[st->type], why);
 			else if (shown < 8)
-				note_at((Loc){st->line, 1}, "blocked too: gpu %d tb %d step %d (%s) %s", g, t,
+				note_at(dg, (Loc){st->line, 1}, "blocked too: gpu %d tb %d step %d (%s) %s", g, t,
 				        st->s, mtype_name[st->type], why);
 			shown++;
 		}
 	if (shown > 8)
-		note_at((Loc){p->line, 1}, "%d thread blocks are blocked in all", shown);
+		note_at(dg, (Loc){p->line, 1}, "%d thread blocks are blocked in all", shown);
 }
 
 /* The sweeps of run_steps without visiting thread blocks that cannot
@@ -748,13 +748,13 @@ wake_waiters(VState *v, Sweeps *w, int u)
 /* Tb id as far as it can go; wakes whom its steps unblock. 1 moved, 0 not,
  * -1 after an error. */
 static int
-run_tb(VState *v, Sweeps *w, int id)
+run_tb(Diag *dg, VState *v, Sweeps *w, int id)
 {
 	const MProg *p = v->p;
 	int g = v->ix.rank[id];
 	const MTb *tb = &p->gpu[g].tb[id - v->ix.base[g]];
 	int *pc = &v->pc[id], r, moved = 0;
-	for (int flag = v->flag[id]; *pc < tb->nstep && (r = try_step(v, g, tb)) != 0;) {
+	for (int flag = v->flag[id]; *pc < tb->nstep && (r = try_step(dg, v, g, tb)) != 0;) {
 		if (r < 0)
 			return -1;
 		/* a message in the receiver's FIFO, room in the sender's: only a
@@ -779,7 +779,7 @@ run_tb(VState *v, Sweeps *w, int id)
 /* Sweeps over the tbs, each running as far as it can, until all are done
  * (0) or none can move (a deadlock) or a step fails (-1, reported). */
 static int
-run_steps(VState *v)
+run_steps(Diag *dg, VState *v)
 {
 	int n = v->ix.ntb, rc = 0;
 	Sweeps w = {.heap = xmalloc(((size_t)n + 1) * sizeof(int)),
@@ -802,7 +802,7 @@ run_steps(VState *v)
 		while (rc == 0 && w.nheap > 0) {
 			w.cur = heap_pop(&w);
 			w.queued[w.cur] = false;
-			rc = run_tb(v, &w, w.cur) < 0 ? -1 : 0;
+			rc = run_tb(dg, v, &w, w.cur) < 0 ? -1 : 0;
 		}
 		if (rc != 0)
 			break;
@@ -812,7 +812,7 @@ run_steps(VState *v)
 		for (int t = 0; t < v->p->gpu[g].ntb; t++)
 			left |= v->pc[tb_id(v, g, t)] < v->p->gpu[g].tb[t].nstep;
 	if (left) {
-		report_deadlock(v);
+		report_deadlock(dg, v);
 		rc = -1;
 	}
 	for (int id = 0; id < n; id++)
@@ -845,14 +845,14 @@ msccl_root(const MProg *p)
  * other ranks: a broadcast's sendbuff and a reduce's recvbuff are only the
  * root's (may be NULL elsewhere). -1 after reporting. */
 static int
-check_root(VState *v)
+check_root(Diag *dg, VState *v)
 {
 	const MProg *p = v->p;
 	v->root = msccl_root(p);
 	if (p->coll != MC_BROADCAST && p->coll != MC_REDUCE)
 		return 0;
 	if (v->root < 0) {
-		error_at((Loc){p->line, 1}, "rule 15 (correctness): a %s needs one root: exactly one "
+		error_at(dg, (Loc){p->line, 1}, "rule 15 (correctness): a %s needs one root: exactly one "
 		         "gpu that %s", p->coll_name,
 		         p->coll == MC_BROADCAST ? "receives nothing" : "sends nothing");
 		return -1;
@@ -864,7 +864,7 @@ check_root(VState *v)
 				const MStep *st = &p->gpu[g].tb[t].step[k];
 				if ((mtype_reads_src(st->type) && st->srcbuf == none) ||
 				    (mtype_writes_dst(st->type) && st->dstbuf == none)) {
-					error_at((Loc){st->line, 1}, "rule 15 (correctness): gpu %d step %d of tb "
+					error_at(dg, (Loc){st->line, 1}, "rule 15 (correctness): gpu %d step %d of tb "
 					         "%d uses buffer %s, but only the root (gpu %d) of a %s has one: "
 					         "NCCL passes %s elsewhere", g, st->s, t, none == MB_I ? "i" : "o",
 					         v->root, p->coll_name,
@@ -877,7 +877,7 @@ check_root(VState *v)
 
 /* Output chunk k of gpu g against the promise; -1 after reporting. */
 static int
-check_chunk(VState *v, int g, int k)
+check_chunk(Diag *dg, VState *v, int g, int k)
 {
 	const MProg *p = v->p;
 	Sym got = *at(v, g, MB_O, k), want = expected(v, g, k);
@@ -904,21 +904,21 @@ check_chunk(VState *v, int g, int k)
 		snprintf(why, sizeof why, "holds %d of the %d contributions (not gpu %d's)", got.n,
 		         want.n, miss);
 	}
-	error_at((Loc){p->gpu[g].line, 1}, "rule 15 (correctness): %s %s: output chunk %d of gpu %d "
+	error_at(dg, (Loc){p->gpu[g].line, 1}, "rule 15 (correctness): %s %s: output chunk %d of gpu %d "
 	         "%s", v->inplace ? "in-place" : "out-of-place", p->coll_name, k, g, why);
 	return -1;
 }
 
 /* After the run: FIFOs empty (rule 10), outputs as promised (rule 15). */
 static int
-check_end(VState *v)
+check_end(Diag *dg, VState *v)
 {
 	const MProg *p = v->p;
 	for (int id = 0; id < v->ix.ntb; id++)
 		if (v->fifo[id].n) {
 			int src = v->ix.rank[id];
 			const MTb *tb = &p->gpu[src].tb[id - v->ix.base[src]];
-			error_at((Loc){p->gpu[src].line, 1}, "rule 10 (matching): %d message%s from gpu %d "
+			error_at(dg, (Loc){p->gpu[src].line, 1}, "rule 10 (matching): %d message%s from gpu %d "
 			         "to gpu %d on channel %d %s never received", v->fifo[id].n,
 			         v->fifo[id].n == 1 ? "" : "s", src, tb->send, tb->chan,
 			         v->fifo[id].n == 1 ? "is" : "are");
@@ -926,7 +926,7 @@ check_end(VState *v)
 		}
 	for (int g = 0; p->coll != MC_CUSTOM && !v->flow && g < p->ngpus; g++)
 		for (int k = 0; k < msccl_ochunks(p); k++)
-			if (check_chunk(v, g, k) != 0)
+			if (check_chunk(dg, v, g, k) != 0)
 				return -1;
 	return 0;
 }
@@ -987,54 +987,54 @@ teardown(VState *v)
 /* One run in one mode: the flow alone, or values too (and with races,
  * rule 17). */
 static int
-run_mode(const MProg *p, bool inplace, int cap, bool pieces, bool flow, bool races)
+run_mode(Diag *dg, const MProg *p, bool inplace, int cap, bool pieces, bool flow, bool races)
 {
 	VState v = {.p = p, .inplace = inplace, .cap = cap, .pieces = pieces, .flow = flow,
 	            .root = -1};
-	if (check_root(&v) != 0)
+	if (check_root(dg, &v) != 0)
 		return -1;
 	setup(&v);
 	int rc = 0;
 	if (!flow && races)
-		rc = races_init(&v);
+		rc = races_init(dg, &v);
 	if (rc == 0)
-		rc = run_steps(&v);
+		rc = run_steps(dg, &v);
 	if (rc == 0)
-		rc = check_end(&v);
+		rc = check_end(dg, &v);
 	teardown(&v);
 	return rc;
 }
 
 static int
-check_modes(const MProg *p)
+check_modes(Diag *dg, const MProg *p)
 {
 	if (!p->inplace && !p->outofplace) {
-		error_at((Loc){p->line, 1}, "rule 2 (algo): inplace=0 and outofplace=0: never used");
+		error_at(dg, (Loc){p->line, 1}, "rule 2 (algo): inplace=0 and outofplace=0: never used");
 		return -1;
 	}
 	return 0;
 }
 
 int
-msccl_check_flow(const MProg *p, int capacity, bool pieces)
+msccl_check_flow(Diag *dg, const MProg *p, int capacity, bool pieces)
 {
-	if (check_modes(p) != 0)
+	if (check_modes(dg, p) != 0)
 		return -1;
 	/* which step can move depends on flags and FIFOs only: one mode decides */
-	return run_mode(p, p->inplace, capacity, pieces, true, false);
+	return run_mode(dg, p, p->inplace, capacity, pieces, true, false);
 }
 
 int
-msccl_check_run(const MProg *p, int capacity, bool pieces)
+msccl_check_run(Diag *dg, const MProg *p, int capacity, bool pieces)
 {
 	if (pieces)
-		return msccl_check_flow(p, capacity, true);
-	if (check_modes(p) != 0)
+		return msccl_check_flow(dg, p, capacity, true);
+	if (check_modes(dg, p) != 0)
 		return -1;
 	/* races in one mode (see the opening comment): in place if it runs so */
-	if (p->inplace && run_mode(p, true, capacity, false, false, true) != 0)
+	if (p->inplace && run_mode(dg, p, true, capacity, false, false, true) != 0)
 		return -1;
-	if (p->outofplace && run_mode(p, false, capacity, false, false, !p->inplace) != 0)
+	if (p->outofplace && run_mode(dg, p, false, capacity, false, false, !p->inplace) != 0)
 		return -1;
 	return 0;
 }

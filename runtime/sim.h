@@ -140,7 +140,7 @@ typedef struct SimNet {
 
 /* sim_text.c: the .sim text (located errors through error_at; the caller sets
  * diag_source). 0, or -1 after reporting. */
-int sim_read(Arena *, const char *text, size_t len, SimNet *);
+int sim_read(Diag *, Arena *, const char *text, size_t len, SimNet *);
 bool sim_is_text(const char *text, size_t len);
 /* The .sim text of a network and its collectives. */
 void sim_write(const SimNet *, FILE *);

@@ -21,6 +21,7 @@ sim_is_text(const char *text, size_t len)
 }
 
 typedef struct Rd {
+	Diag *diag;  /* where this pass's diagnostics go (the run's, from the driver) */
 	Arena *a;
 	const char *p, *end, *line_start;
 	int line;
@@ -84,7 +85,7 @@ next_line(Rd *r)
 static int
 fail(Rd *r, const char *what)
 {
-	error_at(r->tok, "%s", what);
+	error_at(r->diag, r->tok, "%s", what);
 	return -1;
 }
 
@@ -100,7 +101,7 @@ want_room(Rd *r, int64_t count, int min_line, const char *what)
 	int64_t room = (int64_t)(r->end - r->p) / min_line;
 	if (count <= room)
 		return 0;
-	error_at(r->tok, "the file announces %lld %s, but what is left of it holds at most %lld",
+	error_at(r->diag, r->tok, "the file announces %lld %s, but what is left of it holds at most %lld",
 	         (long long)count, what, (long long)room);
 	return -1;
 }
@@ -110,7 +111,7 @@ want_word(Rd *r, const char *w)
 {
 	const char *t = token(r);
 	if (!t || strcmp(t, w) != 0) {
-		error_at(r->tok, "expected '%s'%s%s%s", w, t ? ", found '" : " here", t ? t : "",
+		error_at(r->diag, r->tok, "expected '%s'%s%s%s", w, t ? ", found '" : " here", t ? t : "",
 		         t ? "'" : "");
 		return -1;
 	}
@@ -122,14 +123,14 @@ want_int(Rd *r, int64_t lo, int64_t hi, int64_t *out, const char *what)
 {
 	const char *t = token(r);
 	if (!t) {
-		error_at(r->tok, "expected %s", what);
+		error_at(r->diag, r->tok, "expected %s", what);
 		return -1;
 	}
 	char *e;
 	errno = 0;
 	long long v = strtoll(t, &e, 10);
 	if (*e || errno || v < lo || v > hi) {
-		error_at(r->tok, "%s must be an integer in %lld..%lld, not '%s'", what, (long long)lo,
+		error_at(r->diag, r->tok, "%s must be an integer in %lld..%lld, not '%s'", what, (long long)lo,
 		         (long long)hi, t);
 		return -1;
 	}
@@ -152,11 +153,11 @@ want_name(Rd *r, const char **out, const char *what)
 {
 	const char *t = token(r);
 	if (!t) {
-		error_at(r->tok, "expected %s", what);
+		error_at(r->diag, r->tok, "expected %s", what);
 		return -1;
 	}
 	if (r->long_tok) {
-		error_at(r->tok, "%s is at most %zu bytes", what, sizeof r->buf - 1);
+		error_at(r->diag, r->tok, "%s is at most %zu bytes", what, sizeof r->buf - 1);
 		return -1;
 	}
 	*out = arena_strdup(r->a, t);
@@ -188,7 +189,7 @@ end_line(Rd *r)
 {
 	const char *t = token(r);
 	if (t) {
-		error_at(r->tok, "unexpected '%s' at the end of the line", t);
+		error_at(r->diag, r->tok, "unexpected '%s' at the end of the line", t);
 		return -1;
 	}
 	return 0;
@@ -256,7 +257,7 @@ read_coll(Rd *r, SimNet *n, SimColl *c)
 	for (int i = 0; i < c->nmsg; i++) {
 		SimMsg *m = &c->msg[i];
 		if (!next_line(r)) {
-			error_at(here(r), "expected %d messages, found %d", c->nmsg, i);
+			error_at(r->diag, here(r), "expected %d messages, found %d", c->nmsg, i);
 			goto out;
 		}
 		const char *op;
@@ -345,7 +346,7 @@ want_real(Rd *r, double *out, const char *what)
 	char *e;
 	*out = t ? strtod(t, &e) : -1;
 	if (!t || *e || !(*out >= 0 && *out <= 1e300)) {
-		error_at(r->tok, "expected %s (a finite number >= 0)", what);
+		error_at(r->diag, r->tok, "expected %s (a finite number >= 0)", what);
 		return -1;
 	}
 	return 0;
@@ -389,11 +390,11 @@ read_energy(Rd *r, SimNet *n)
 }
 
 int
-sim_read(Arena *a, const char *text, size_t len, SimNet *n)
+sim_read(Diag *dg, Arena *a, const char *text, size_t len, SimNet *n)
 {
-	Rd r = {.a = a, .p = text, .end = text + len, .line_start = text, .line = 1};
+	Rd r = {.diag = dg, .a = a, .p = text, .end = text + len, .line_start = text, .line = 1};
 	memset(n, 0, sizeof *n);
-	if (text_only(text, len) != 0)
+	if (text_only(dg, text, len) != 0)
 		return -1;
 	int64_t v;
 	if (want_word(&r, magic) || want_int(&r, 1, 1 << 20, &v, "the format version"))

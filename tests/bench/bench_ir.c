@@ -63,20 +63,20 @@ static const Case cases[] = {
 
 /* In the child: the pipeline; prints "seconds peak_kib rounds". */
 static int
-run(const Case *c, int fd)
+run(Diag *dg, const Case *c, int fd)
 {
 	double t0 = wall_seconds();
 	Arena a = {0};
-	diag_source("bench.coll", c->text, strlen(c->text));
-	File *f = parse_text(&a, "bench.coll", c->text, strlen(c->text));
-	if (nerrors() || sema(f))
+	diag_source(dg, "bench.coll", c->text, strlen(c->text));
+	File *f = parse_text(dg, &a, "bench.coll", c->text, strlen(c->text));
+	if (nerrors(dg) || sema(dg, f))
 		return 1;
 	Prog p = {0};
-	if (lower(f, &p) != 0)
+	if (lower(dg, f, &p) != 0)
 		return 1;
 	Metrics m = {0};
 	for (int i = 0; i < p.nsched; i++) {
-		if (verify(p.sched[i]) != 0)
+		if (verify(dg, p.sched[i]) != 0)
 			return 1;
 		metrics(p.sched[i], 1 << 20, &m);
 	}
@@ -92,6 +92,8 @@ run(const Case *c, int fd)
 int
 main(void)
 {
+	Diag diag = diag_new(), *dg = &diag; /* the bench's diagnostics */
+	diag_on_oom(dg);
 	printf("%-40s %9s %8s %7s %10s %10s %7s %7s\n", "case (build, verify, measure)", "time s",
 	       "target", "ratio", "peak MiB", "target", "ratio", "rounds");
 	int failed = 0, missed = 0;
@@ -102,7 +104,7 @@ main(void)
 		pid_t pid = fork();
 		if (pid == 0) {
 			close(fds[0]);
-			_exit(run(&cases[i], fds[1]));
+			_exit(run(dg, &cases[i], fds[1]));
 		}
 		close(fds[1]);
 		char buf[128] = "";

@@ -76,30 +76,31 @@ time_refusals(void)
 static int
 read_large(const void *unused, int fd)
 {
+	Diag d = diag_new(), *dg = &d; /* the child's diagnostics */
 	(void)unused;
 	static const char text[] = "topology R = ring(1048576);\n"
 	                           "collective broadcast B on R { algorithm chain(segments 8); }\n";
 	Arena a = {0};
-	diag_source("bench.coll", text, strlen(text));
-	File *f = parse_text(&a, "bench.coll", text, strlen(text));
+	diag_source(dg, "bench.coll", text, strlen(text));
+	File *f = parse_text(dg, &a, "bench.coll", text, strlen(text));
 	Prog p = {0};
-	if (nerrors() || sema(f) || lower(f, &p) != 0)
+	if (nerrors(dg) || sema(dg, f) || lower(dg, f, &p) != 0)
 		return 1;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *mem = open_memstream(&buf, &len);
 	BuildOpts o = {0};
-	if (ir_backend.emit(&p, &o, mem) != 0)
+	if (ir_backend.emit(dg, &p, &o, mem) != 0)
 		return 1;
 	fclose(mem);
 	prog_free(&p);
 	Prog q = {0};
-	diag_source("bench.ir", buf, len);
+	diag_source(dg, "bench.ir", buf, len);
 	double t0 = wall_seconds();
-	if (ir_read(buf, len, &q) != 0 || q.nsched != 1)
+	if (ir_read(dg, buf, len, &q) != 0 || q.nsched != 1)
 		return 1;
 	double t1 = wall_seconds();
-	if (verify(q.sched[0]) != 0)
+	if (verify(dg, q.sched[0]) != 0)
 		return 1;
 	double t2 = wall_seconds();
 	struct rusage ru;

@@ -126,12 +126,13 @@ run_once(size_t i, double *wall, double *cpu, double *mb, int *status)
 static int
 count_child(const void *arg, int fd)
 {
+	Diag d = diag_new(), *dg = &d; /* the child's diagnostics */
 	size_t i = *(const size_t *)arg;
 	const char *in = case_input(i, "/tmp/collc_bench_msccl_count.coll");
 	Input input = {0};
-	diag_reset();
-	diag_mute(true);
-	int rc = in ? load(in, &input, true, 1 << 20) : -1; /* build's default --size */
+	diag_reset(dg);
+	diag_mute(dg, true);
+	int rc = in ? load(dg, in, &input, true, 1 << 20) : -1; /* build's default --size */
 	if (in && cases[i].text)
 		remove(in);
 	BuildOpts bo = {.collective = cases[i].coll};
@@ -141,7 +142,7 @@ count_child(const void *arg, int fd)
 	Arena a = {0};
 	MProg p;
 	MscclStats st;
-	if (msccl_lower_counted(&a, s, &bo, &p, &st) != 0)
+	if (msccl_lower_counted(dg, &a, s, &bo, &p, &st) != 0)
 		return 1;
 	char line[64];
 	int n = snprintf(line, sizeof line, "%d %d\n", st.widths, st.programs);

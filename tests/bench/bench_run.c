@@ -50,9 +50,11 @@ mpi_time(void)
 int
 main(void)
 {
+	Diag diag = diag_new(), *dg = &diag; /* the bench's diagnostics */
+	diag_on_oom(dg);
 	Input in = {0};
-	diag_reset();
-	if (load("examples/ring-classic.coll", &in, true, 64 << 20) != 0) {
+	diag_reset(dg);
+	if (load(dg, "examples/ring-classic.coll", &in, true, 64 << 20) != 0) {
 		printf("bench_run: cannot build examples/ring-classic.coll; skipped\n");
 		return 0;
 	}
@@ -61,7 +63,7 @@ main(void)
 	backend_select(&in.prog, &bo, &s, 1);
 	Arena a = {0};
 	MProg p;
-	if (msccl_lower(&a, s, &bo, &p) != 0) {
+	if (msccl_lower(dg, &a, s, &bo, &p) != 0) {
 		printf("bench_run: the ring does not lower; skipped\n");
 		return 0;
 	}
@@ -69,7 +71,7 @@ main(void)
 	RunOpts o = {.bytes = bytes, .dtype = RD_FLOAT, .op = RO_SUM, .inplace = false,
 	             .timeout = 30};
 	RunResult res;
-	if (msccl_run(&p, &o, &res) != 0) {
+	if (msccl_run(dg, &p, &o, &res) != 0) {
 		printf("bench_run: the run failed\n");
 		return bench_summary("bench_run", 0, 1);
 	}

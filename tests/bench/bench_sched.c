@@ -43,18 +43,19 @@ static const Case cases[] = {
 static int
 run(const void *arg, int fd)
 {
+	Diag d = diag_new(), *dg = &d; /* the child's diagnostics */
 	const Case *c = arg;
 	Arena a = {0};
-	diag_source("bench.coll", c->text, strlen(c->text));
-	File *f = parse_text(&a, "bench.coll", c->text, strlen(c->text));
-	if (nerrors() || sema(f))
+	diag_source(dg, "bench.coll", c->text, strlen(c->text));
+	File *f = parse_text(dg, &a, "bench.coll", c->text, strlen(c->text));
+	if (nerrors(dg) || sema(dg, f))
 		return 1;
 	double t0 = process_cpu();
 	Prog p = {0};
-	if (lower(f, &p) != 0 || p.nsched != 1)
+	if (lower(dg, f, &p) != 0 || p.nsched != 1)
 		return 1;
 	double t1 = process_cpu();
-	if (verify(p.sched[0]) != 0)
+	if (verify(dg, p.sched[0]) != 0)
 		return 1;
 	double t2 = process_cpu();
 	struct rusage ru;

@@ -187,30 +187,31 @@ run_collc(const char *text, const char *mode, double *cpu, double *wall, long *k
 /* The simulator's input of .coll text's one collective: explicit, or
  * (compact) symmetric or streamed as collc sim builds it. 0, or 1. */
 static int
-build_sim(Arena *a, Arena *sa, const char *text, bool compact, Prog *p, SimNet *net)
+build_sim(Diag *dg, Arena *a, Arena *sa, const char *text, bool compact, Prog *p, SimNet *net)
 {
-	diag_source("bench.coll", text, strlen(text));
-	File *f = parse_text(a, "bench.coll", text, strlen(text));
-	if (nerrors() || sema(f))
+	diag_source(dg, "bench.coll", text, strlen(text));
+	File *f = parse_text(dg, a, "bench.coll", text, strlen(text));
+	if (nerrors(dg) || sema(dg, f))
 		return 1;
 	*p = (Prog){.compact = compact};
-	if (lower(f, p) != 0 || p->nsched != 1)
+	if (lower(dg, f, p) != 0 || p->nsched != 1)
 		return 1;
 	const Sched *s = p->sched[0];
 	if (compact)
-		return sim_stream_scheds(sa, &s, 1, net) != 0;
-	return sim_from_scheds(sa, &s, 1, net) != 0;
+		return sim_stream_scheds(dg, sa, &s, 1, net) != 0;
+	return sim_from_scheds(dg, sa, &s, 1, net) != 0;
 }
 
 static int
 run(const void *arg, int fd)
 {
+	Diag d = diag_new(), *dg = &d; /* the child's diagnostics */
 	const Case *c = arg;
 	double t0 = process_cpu();
 	Arena a = {0}, sa = {0};
 	Prog p;
 	SimNet net;
-	if (build_sim(&a, &sa, c->text, false, &p, &net) != 0)
+	if (build_sim(dg, &a, &sa, c->text, false, &p, &net) != 0)
 		return 1;
 	double t1 = process_cpu();
 	SimOpts o = {.mode = c->mode, .sync = c->sync};
@@ -257,11 +258,12 @@ static const Engine engines[] = {
 static int
 run_engine(const void *arg, int fd)
 {
+	Diag d = diag_new(), *dg = &d; /* the child's diagnostics */
 	const Engine *e = arg;
 	Arena a = {0}, sa = {0};
 	Prog p;
 	SimNet net;
-	if (build_sim(&a, &sa, e->text, true, &p, &net) != 0)
+	if (build_sim(dg, &a, &sa, e->text, true, &p, &net) != 0)
 		return 1;
 	/* the closed forms over every message: a symmetric stream's lone rounds
 	 * would run node 0's alone (docs/sim.md 6.1), which is not the rate the

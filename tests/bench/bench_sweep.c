@@ -31,7 +31,7 @@ in_order(int nunit, int i)
 /* Runs every unit in `order`, one process; *lo and *hi the estimate's
  * ratios to the CPU time left; the run's CPU seconds. */
 static double
-run(const Spec *s, int (*order)(int, int), double *lo, double *hi)
+run(Diag *dg, const Spec *s, int (*order)(int, int), double *lo, double *hi)
 {
 	if (s->nunit < 1)
 		return 0;
@@ -42,7 +42,7 @@ run(const Spec *s, int (*order)(int, int), double *lo, double *hi)
 		int u = order(s->nunit, i), fds[2];
 		if (pipe(fds) != 0)
 			exit(1);
-		run_unit(s, u, 0, 1, NULL, fds[1]);
+		run_unit(dg, s, u, 0, 1, NULL, fds[1]);
 		close(fds[1]);
 		Record r;
 		while (read(fds[0], &r, sizeof r) == (ssize_t)sizeof r)
@@ -72,6 +72,8 @@ run(const Spec *s, int (*order)(int, int), double *lo, double *hi)
 int
 main(void)
 {
+	Diag diag = diag_new(), *dg = &diag; /* the bench's diagnostics */
+	diag_on_oom(dg);
 	static const char *const cases[][2] = {
 	    {"torus64-eval.sweep (flow, private links)", NULL},
 	    {"torus64-eval.sweep in packet mode, shared links", "mode packet\nlinks shared\n"},
@@ -104,11 +106,11 @@ main(void)
 		fclose(f);
 		Spec *s = calloc(1, sizeof *s);
 		char *text = NULL;
-		if (spec_read(path, s, &text) != 0)
+		if (spec_read(dg, path, s, &text) != 0)
 			return 1;
 		double lo, hi, lo0, hi0;
-		double cpu = run(s, unit_at, &lo, &hi);
-		run(s, in_order, &lo0, &hi0);
+		double cpu = run(dg, s, unit_at, &lo, &hi);
+		run(dg, s, in_order, &lo0, &hi0);
 		double worst = hi > 1 / lo ? hi : 1 / lo;
 		char a[32], b[32];
 		snprintf(a, sizeof a, "%.2f .. %.2f", lo, hi);

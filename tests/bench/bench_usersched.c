@@ -38,18 +38,20 @@ static const char text[] =
 int
 main(void)
 {
+	Diag diag = diag_new(), *dg = &diag; /* the bench's diagnostics */
+	diag_on_oom(dg);
 	const double target = 1.0;
 	double t0 = wall_seconds(), c0 = process_cpu();
 	Arena a = {0};
-	diag_source("bench.coll", text, strlen(text));
-	File *f = parse_text(&a, "bench.coll", text, strlen(text));
-	if (nerrors() || sema(f))
+	diag_source(dg, "bench.coll", text, strlen(text));
+	File *f = parse_text(dg, &a, "bench.coll", text, strlen(text));
+	if (nerrors(dg) || sema(dg, f))
 		return 1;
 	Prog p = {0};
-	if (lower(f, &p) != 0 || p.nsched != 1)
+	if (lower(dg, f, &p) != 0 || p.nsched != 1)
 		return 1;
 	double t1 = wall_seconds(), c1 = process_cpu();
-	if (verify(p.sched[0]) != 0)
+	if (verify(dg, p.sched[0]) != 0)
 		return 1;
 	double t2 = wall_seconds();
 	const Sched *s = p.sched[0];

@@ -26,18 +26,18 @@ text_of(const uint8_t *data, size_t size)
 }
 
 static void
-start(const char *name, const char *text, size_t len, FILE *diag)
+start(Diag *dg, const char *name, const char *text, size_t len, FILE *diag)
 {
-	diag_stream(diag);
-	diag_reset();
-	diag_source(name, text, len);
+	diag_stream(dg, diag);
+	diag_reset(dg);
+	diag_source(dg, name, text, len);
 }
 
 static void
-finish(void)
+finish(Diag *dg)
 {
-	diag_stream(NULL);
-	diag_reset();
+	diag_stream(dg, NULL);
+	diag_reset(dg);
 }
 
 static _Noreturn void
@@ -72,19 +72,19 @@ same_text(const char *once, size_t len1, const char *twice, size_t len2, const c
 
 /* What reads a written text back into *obj (in arena a if it needs one); 0
  * on success. */
-typedef int (*Reader)(Arena *a, const char *text, size_t len, void *obj);
+typedef int (*Reader)(Diag *, Arena *a, const char *text, size_t len, void *obj);
 
 /* Writes x, reads the text back into *y and writes that again: the text
  * must read back and come out the same. `format` names it in the finds. */
 static void
-round_trip(Writer w, const void *x, Reader r, void *y, FILE *diag, const char *format)
+round_trip(Diag *dg, Writer w, const void *x, Reader r, void *y, FILE *diag, const char *format)
 {
 	char find[128];
 	size_t len1, len2;
 	char *once = to_text(w, x, &len1);
 	Arena b = {0};
-	start("written", once, len1, diag);
-	if (r(&b, once, len1, y) != 0 || nerrors() != 0) {
+	start(dg, "written", once, len1, diag);
+	if (r(dg, &b, once, len1, y) != 0 || nerrors(dg) != 0) {
 		snprintf(find, sizeof find, "written %s does not read back", format);
 		broken(find);
 	}
@@ -107,7 +107,8 @@ static int
 write_ir(const void *p, FILE *out)
 {
 	BuildOpts o = {0};
-	return ir_backend.emit(p, &o, out);
+	Diag none = diag_new(); /* writing the IR text reports nothing */
+	return ir_backend.emit(&none, p, &o, out);
 }
 
 static int
@@ -118,45 +119,46 @@ write_sim(const void *n, FILE *out)
 }
 
 static int
-read_ir(Arena *a, const char *text, size_t len, void *p)
+read_ir(Diag *dg, Arena *a, const char *text, size_t len, void *p)
 {
 	(void)a; /* a Prog holds its own arena */
-	return ir_read(text, len, p);
+	return ir_read(dg, text, len, p);
 }
 
 static int
-read_sim(Arena *a, const char *text, size_t len, void *n)
+read_sim(Diag *dg, Arena *a, const char *text, size_t len, void *n)
 {
-	return sim_read(a, text, len, n);
+	return sim_read(dg, a, text, len, n);
 }
 
 void
 fuzz_coll(const char *name, const uint8_t *data, size_t size, FILE *diag)
 {
+	Diag d = diag_new(), *dg = &d; /* this input's diagnostics */
 	char *text = text_of(data, size);
 	Arena a = {0};
-	start(name, text, size, diag);
-	File *f = parse_text(&a, name, text, size);
-	if (nerrors() == 0)
-		sema(f);
-	if (nerrors() == 0) {
+	start(dg, name, text, size, diag);
+	File *f = parse_text(dg, &a, name, text, size);
+	if (nerrors(dg) == 0)
+		sema(dg, f);
+	if (nerrors(dg) == 0) {
 		Prog p = {0};
 		p.auto_size = 1 << 20;
-		if (lower(f, &p) == 0)
+		if (lower(dg, f, &p) == 0)
 			for (int i = 0; i < p.nsched; i++)
-				verify(p.sched[i]); /* as check does: a failure is reported */
+				verify(dg, p.sched[i]); /* as check does: a failure is reported */
 		prog_free(&p);
 	}
-	if (nerrors() == 0) {
+	if (nerrors(dg) == 0) {
 		/* the canonical form parses to the same file and is a fixed point */
 		size_t len1, len2;
 		char *once = to_text(write_fmt, f, &len1);
 		Arena b = {0};
-		start("fmt", once, len1, diag);
-		File *g = parse_text(&b, "fmt", once, len1);
-		if (nerrors() == 0)
-			sema(g);
-		if (nerrors() != 0 || !ast_equal(f, g))
+		start(dg, "fmt", once, len1, diag);
+		File *g = parse_text(dg, &b, "fmt", once, len1);
+		if (nerrors(dg) == 0)
+			sema(dg, g);
+		if (nerrors(dg) != 0 || !ast_equal(f, g))
 			broken("fmt output does not parse back to the same file");
 		char *twice = to_text(write_fmt, g, &len2);
 		same_text(once, len1, twice, len2, "fmt is not a fixed point");
@@ -164,7 +166,7 @@ fuzz_coll(const char *name, const uint8_t *data, size_t size, FILE *diag)
 		free(once);
 		arena_free(&b);
 	}
-	finish();
+	finish(dg);
 	arena_free(&a);
 	free(text);
 }
@@ -172,16 +174,17 @@ fuzz_coll(const char *name, const uint8_t *data, size_t size, FILE *diag)
 void
 fuzz_msccl(const char *name, const uint8_t *data, size_t size, FILE *diag)
 {
+	Diag d = diag_new(), *dg = &d; /* this input's diagnostics */
 	char *text = text_of(data, size);
 	for (int legacy = 0; legacy <= 1; legacy++) {
 		Arena a = {0};
 		MProg p;
-		start(name, text, size, diag);
-		if (msccl_read(&a, text, size, legacy, &p) == 0 && p.ngpu <= 64) {
-			msccl_check_run(&p, msccl_capacity(p.proto), false);
-			msccl_check_run(&p, msccl_capacity(p.proto), true);
+		start(dg, name, text, size, diag);
+		if (msccl_read(dg, &a, text, size, legacy, &p) == 0 && p.ngpu <= 64) {
+			msccl_check_run(dg, &p, msccl_capacity(p.proto), false);
+			msccl_check_run(dg, &p, msccl_capacity(p.proto), true);
 		}
-		finish();
+		finish(dg);
 		arena_free(&a);
 	}
 	free(text);
@@ -190,20 +193,21 @@ fuzz_msccl(const char *name, const uint8_t *data, size_t size, FILE *diag)
 void
 fuzz_ir(const char *name, const uint8_t *data, size_t size, FILE *diag)
 {
+	Diag d = diag_new(), *dg = &d; /* this input's diagnostics */
 	char *text = text_of(data, size);
 	Prog p = {0};
-	start(name, text, size, diag);
-	if (ir_read(text, size, &p) == 0 && nerrors() == 0) {
+	start(dg, name, text, size, diag);
+	if (ir_read(dg, text, size, &p) == 0 && nerrors(dg) == 0) {
 		bool ok = true;
 		for (int i = 0; i < p.nsched; i++)
-			ok &= verify(p.sched[i]) == 0;
+			ok &= verify(dg, p.sched[i]) == 0;
 		if (ok && p.nsched > 0) {
 			Prog q = {0};
-			round_trip(write_ir, &p, read_ir, &q, diag, "schedule text");
+			round_trip(dg, write_ir, &p, read_ir, &q, diag, "schedule text");
 			prog_free(&q);
 		}
 	}
-	finish();
+	finish(dg);
 	prog_free(&p);
 	free(text);
 }
@@ -211,11 +215,12 @@ fuzz_ir(const char *name, const uint8_t *data, size_t size, FILE *diag)
 void
 fuzz_sim(const char *name, const uint8_t *data, size_t size, FILE *diag)
 {
+	Diag d = diag_new(), *dg = &d; /* this input's diagnostics */
 	char *text = text_of(data, size);
 	Arena a = {0};
 	SimNet n;
-	start(name, text, size, diag);
-	if (sim_read(&a, text, size, &n) == 0 && nerrors() == 0) {
+	start(dg, name, text, size, diag);
+	if (sim_read(dg, &a, text, size, &n) == 0 && nerrors(dg) == 0) {
 		static const int64_t sizes[] = {64, 1024};
 		for (int c = 0; c < n.ncoll; c++)
 			for (int k = 0; k < 2; k++)
@@ -230,9 +235,9 @@ fuzz_sim(const char *name, const uint8_t *data, size_t size, FILE *diag)
 					arena_free(&run);
 				}
 		SimNet m;
-		round_trip(write_sim, &n, read_sim, &m, diag, ".sim text");
+		round_trip(dg, write_sim, &n, read_sim, &m, diag, ".sim text");
 	}
-	finish();
+	finish(dg);
 	arena_free(&a);
 	free(text);
 }

@@ -9,49 +9,49 @@
 #include "tests.h"
 
 void
-check_text(Checked *c, const char *name, const char *text, size_t len)
+check_text(Diag *dg, Checked *c, const char *name, const char *text, size_t len)
 {
 	memset(c, 0, sizeof *c);
 	size_t dlen;
 	FILE *mem = open_memstream(&c->diag, &dlen);
-	diag_stream(mem);
-	diag_reset();
-	diag_source(name, text, len);
-	c->file = parse_text(&c->arena, name, text, len);
-	if (nerrors() == 0)
-		sema(c->file);
-	c->errors = nerrors();
-	diag_stream(NULL);
+	diag_stream(dg, mem);
+	diag_reset(dg);
+	diag_source(dg, name, text, len);
+	c->file = parse_text(dg, &c->arena, name, text, len);
+	if (nerrors(dg) == 0)
+		sema(dg, c->file);
+	c->errors = nerrors(dg);
+	diag_stream(dg, NULL);
 	fclose(mem);
-	diag_reset();
+	diag_reset(dg);
 }
 
 void
-check_built(Checked *c, const char *name, const char *text, size_t len)
+check_built(Diag *dg, Checked *c, const char *name, const char *text, size_t len)
 {
-	check_text(c, name, text, len);
+	check_text(dg, c, name, text, len);
 	if (c->errors)
 		return;
 	size_t dlen;
 	free(c->diag);
 	c->diag = NULL;
 	FILE *mem = open_memstream(&c->diag, &dlen);
-	diag_stream(mem);
-	diag_reset();
-	diag_source(name, text, len);
+	diag_stream(dg, mem);
+	diag_reset(dg);
+	diag_source(dg, name, text, len);
 	Prog p = {0};
-	lower_verified(c->file, &p, NULL, false, false); /* the driver's path (load) */
+	lower_verified(dg, c->file, &p, NULL, false, false); /* the driver's path (load) */
 	prog_free(&p);
-	c->errors = nerrors();
-	diag_stream(NULL);
+	c->errors = nerrors(dg);
+	diag_stream(dg, NULL);
 	fclose(mem);
-	diag_reset();
+	diag_reset(dg);
 }
 
 void
-check_str(Checked *c, const char *text)
+check_str(Diag *dg, Checked *c, const char *text)
 {
-	check_text(c, "t.coll", text, strlen(text));
+	check_text(dg, c, "t.coll", text, strlen(text));
 }
 
 void

@@ -51,24 +51,24 @@ build_ctx(const AlgCtx *c, char **diag)
 {
 	size_t len;
 	FILE *mem = open_memstream(diag, &len);
-	diag_stream(mem);
-	diag_reset();
-	diag_source("x", "x\n", 2);
+	diag_stream(c->diag, mem);
+	diag_reset(c->diag);
+	diag_source(c->diag, "x", "x\n", 2);
 	bool missing;
 	Sched *s = alg_build(c, &missing);
-	if (s && verify(s) != 0)
+	if (s && verify(c->diag, s) != 0)
 		s = NULL;
-	diag_stream(NULL);
+	diag_stream(c->diag, NULL);
 	fclose(mem);
-	diag_reset();
+	diag_reset(c->diag);
 	return s;
 }
 
 static Sched *
-build(Place *pl, Arena *a, const char *alg, CollKind kind, int p, int ports, bool latency,
+build(Diag *dg, Place *pl, Arena *a, const char *alg, CollKind kind, int p, int ports, bool latency,
       char **diag)
 {
-	AlgCtx c = {.arena = a, .name = "X", .loc = {1, 1}, .kind = kind, .topo = pl->t,
+	AlgCtx c = {.diag = dg, .arena = a, .name = "X", .loc = {1, 1}, .kind = kind, .topo = pl->t,
 	            .routes = &pl->routes, .rank_node = pl->rank_node, .nrank = p,
 	            .whole = p == pl->t->nrank, .algorithm = alg, .ports = ports,
 	            .latency = latency};
@@ -133,7 +133,7 @@ test_registry_covered(void)
 
 /* Builds alg (a variant) for kind on p ranks of every place; the count built. */
 static int
-build_everywhere(Place *pls, int npl, const char *alg, int ports, bool latency, CollKind kind)
+build_everywhere(Diag *dg, Place *pls, int npl, const char *alg, int ports, bool latency, CollKind kind)
 {
 	int built = 0;
 	bool threes = strcmp(alg, "trivance") == 0; /* 3^t ranks */
@@ -143,7 +143,7 @@ build_everywhere(Place *pls, int npl, const char *alg, int ports, bool latency, 
 		for (int t = 0; t < npl; t++) {
 			Arena ar = {0};
 			char *diag = NULL;
-			Sched *s = build(&pls[t], &ar, alg, kind, p, ports, latency, &diag);
+			Sched *s = build(dg, &pls[t], &ar, alg, kind, p, ports, latency, &diag);
 			assert_named(s != NULL, __LINE__, __FILE__, "%s%s%s %s, %d ranks on %s: %s", alg,
 			             ports == 2 ? "(ports 2)" : "", latency ? "(latency)" : "",
 			             coll_kind_name[kind], p, topo_kind_name(pls[t].t->kind), diag);
@@ -158,6 +158,7 @@ build_everywhere(Place *pls, int npl, const char *alg, int ports, bool latency, 
 static void
 test_every_rank_count(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	Place pls[4];
 	place_init(&pls[0], TK_RING, 1, 64, 0, 0);
 	place_init(&pls[1], TK_TORUS, 2, 8, 8, 0);
@@ -170,10 +171,10 @@ test_every_rank_count(void)
 		algs++;
 		for (int k = 0; k < NCOLLKIND; k++)
 			if (alg_implements((AlgId)a, (CollKind)k))
-				built += build_everywhere(pls, 4, alg_forms[a].name, 0, false, (CollKind)k);
+				built += build_everywhere(dg, pls, 4, alg_forms[a].name, 0, false, (CollKind)k);
 	}
 	for (size_t v = 0; v < countof(variants); v++)
-		built += build_everywhere(pls, 4, variants[v].alg, variants[v].ports, variants[v].latency,
+		built += build_everywhere(dg, pls, 4, variants[v].alg, variants[v].ports, variants[v].latency,
 		                          variants[v].kind);
 	CU_ASSERT_EQUAL(algs + (int)countof(narrower), NALG);
 	CU_ASSERT(built > 4000);
@@ -183,11 +184,11 @@ test_every_rank_count(void)
 
 /* Rounds and psi of one build (whole topology or the first p ranks). */
 static bool
-measure(Place *pl, const char *alg, CollKind kind, int p, bool latency, Metrics *m)
+measure(Diag *dg, Place *pl, const char *alg, CollKind kind, int p, bool latency, Metrics *m)
 {
 	Arena a = {0};
 	char *diag = NULL;
-	Sched *s = build(pl, &a, alg, kind, p, 0, latency, &diag);
+	Sched *s = build(dg, pl, &a, alg, kind, p, 0, latency, &diag);
 	if (s)
 		metrics(s, 1 << 20, m);
 	else
@@ -200,37 +201,38 @@ measure(Place *pl, const char *alg, CollKind kind, int p, bool latency, Metrics 
 static void
 test_closed_forms(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	Place ring;
 	place_init(&ring, TK_RING, 1, 64, 0, 0);
 	Metrics m;
 	bool ok;
 	for (int p = 2; p <= 64; p++) {
-		ok = measure(&ring, "ring", CK_ALLREDUCE, p, false, &m);
+		ok = measure(dg, &ring, "ring", CK_ALLREDUCE, p, false, &m);
 		assert_named(ok &&
 		             m.rounds == 2 * (p - 1) && near(m.psi, 1, 1e-12), __LINE__, __FILE__,
 		             "ring allreduce on %d ranks: %d rounds, psi %g", p, m.rounds, m.psi);
-		ok = measure(&ring, "bruck", CK_ALLTOALL, p, false, &m);
+		ok = measure(dg, &ring, "bruck", CK_ALLTOALL, p, false, &m);
 		assert_named(ok &&
 		             m.rounds == (int)ceil(log2(p)), __LINE__, __FILE__,
 		             "bruck alltoall on %d ranks: %d rounds", p, m.rounds);
-		ok = measure(&ring, "pairwise", CK_ALLTOALL, p, false, &m);
+		ok = measure(dg, &ring, "pairwise", CK_ALLTOALL, p, false, &m);
 		assert_named(ok &&
 		             m.rounds == p - 1 && near(m.psi, 1, 1e-12), __LINE__, __FILE__,
 		             "pairwise on %d ranks: %d rounds, psi %g", p, m.rounds, m.psi);
 		if ((p & (p - 1)) == 0) {
 			int L = (int)log2(p);
-			ok = measure(&ring, "halving_doubling", CK_ALLREDUCE, p, false, &m);
+			ok = measure(dg, &ring, "halving_doubling", CK_ALLREDUCE, p, false, &m);
 			assert_named(ok &&
 			             m.rounds == 2 * L && near(m.psi, 1, 1e-12), __LINE__, __FILE__,
 			             "halving-doubling on %d ranks: %d rounds, psi %g", p, m.rounds, m.psi);
-			ok = measure(&ring, "swing", CK_ALLREDUCE, p, false, &m);
+			ok = measure(dg, &ring, "swing", CK_ALLREDUCE, p, false, &m);
 			assert_named(ok &&
 			             m.rounds == 2 * L && near(m.psi, 1, 1e-12), __LINE__, __FILE__,
 			             "swing(bandwidth) on %d ranks: %d rounds, psi %g", p, m.rounds, m.psi);
 		}
 	}
 	/* a non-power of two folds: two more rounds */
-	ok = measure(&ring, "halving_doubling", CK_ALLREDUCE, 12, false, &m);
+	ok = measure(dg, &ring, "halving_doubling", CK_ALLREDUCE, 12, false, &m);
 	assert_named(ok &&
 	             m.rounds == 2 * 3 + 2, __LINE__, __FILE__, "halving-doubling on 12: %d rounds",
 	             m.rounds);
@@ -241,7 +243,7 @@ test_closed_forms(void)
 		Place pl;
 		int d = tori[i][0], n = tori[i][1];
 		place_init(&pl, TK_TORUS, d, n, n, n);
-		ok = measure(&pl, "bucket", CK_ALLREDUCE, pl.t->nrank, false, &m);
+		ok = measure(dg, &pl, "bucket", CK_ALLREDUCE, pl.t->nrank, false, &m);
 		assert_named(ok &&
 		             m.rounds == 2 * d * (n - 1) && near(m.psi, 1, 1e-12) &&
 		             near(m.theta, 1, 1e-12) && near(m.omega, 1, 1e-12), __LINE__, __FILE__,
@@ -262,6 +264,7 @@ test_closed_forms(void)
 static void
 test_bucket_instances(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	static const int rect[][2] = {{4, 8}, {8, 4}, {3, 5}, {6, 6}};
 	for (size_t i = 0; i < countof(rect); i++) {
 		int m = rect[i][0], n = rect[i][1], p = m * n;
@@ -269,7 +272,7 @@ test_bucket_instances(void)
 		place_init(&pl, TK_TORUS, 2, m, n, 0);
 		Arena a = {0};
 		char *diag = NULL;
-		Sched *s = build(&pl, &a, "bucket", CK_ALLREDUCE, p, 0, false, &diag);
+		Sched *s = build(dg, &pl, &a, "bucket", CK_ALLREDUCE, p, 0, false, &diag);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(s);
 		int per = 2 * (m - 1) + 2 * (n - 1), count[4] = {0}, bad = 0;
 		for (int k = 0; k < s->nmsg; k++) {
@@ -335,6 +338,7 @@ swing_rect_closed_form(const int side[2], double *theta_omega)
 static void
 test_swing_rectangles(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	/* 16x4: rounds 1-4 one hop on both sides, rounds 5 and 6 all four ports
 	 * on the 16-ring at distances 3 and 5 (link loads 6 and 10): theta
 	 * 1.1270, theta * omega 1.3016 */
@@ -346,7 +350,7 @@ test_swing_rectangles(void)
 		int L = (int)lround(log2(sides[i][0] * sides[i][1]));
 		Metrics m = {0};
 		/* measured first: the message's arguments are read when the call is made */
-		bool built = measure(&pl, "swing", CK_ALLREDUCE, pl.t->nrank, false, &m);
+		bool built = measure(dg, &pl, "swing", CK_ALLREDUCE, pl.t->nrank, false, &m);
 		assert_named(built && m.rounds == 2 * L && near(m.psi, 1, 1e-12) && near(m.theta, theta, 1e-9) &&
 		             near(m.theta * m.omega, to, 1e-9), __LINE__, __FILE__,
 		             "swing(bandwidth) on %dx%d: rounds %d psi %g theta %.4f (want %.4f) "
@@ -361,6 +365,7 @@ test_swing_rectangles(void)
 static void
 test_swing_trivance_theta(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	/* SwingB multiport on 2^m x 2^m: omega 1, theta as algorithms.md 5.3 */
 	static const struct { int n; double theta; } sw[] = {{4, 1.000}, {8, 1.095}, {16, 1.141}};
 	Metrics m;
@@ -369,7 +374,7 @@ test_swing_trivance_theta(void)
 		Place pl;
 		place_init(&pl, TK_TORUS, 2, sw[i].n, sw[i].n, 0);
 		int L = 2 * (int)log2(sw[i].n);
-		ok = measure(&pl, "swing", CK_ALLREDUCE, pl.t->nrank, false, &m);
+		ok = measure(dg, &pl, "swing", CK_ALLREDUCE, pl.t->nrank, false, &m);
 		assert_named(ok &&
 		             m.rounds == 2 * L && near(m.psi, 1, 1e-12) && near(m.omega, 1, 1e-9) &&
 		             fabs(m.theta - sw[i].theta) < 0.0005, __LINE__, __FILE__,
@@ -383,7 +388,7 @@ test_swing_trivance_theta(void)
 		Place pl;
 		place_init(&pl, TK_HYPERX, 2, n, n, 0);
 		int L = 2 * (int)log2(n);
-		ok = measure(&pl, "swing", CK_ALLREDUCE, pl.t->nrank, false, &m);
+		ok = measure(dg, &pl, "swing", CK_ALLREDUCE, pl.t->nrank, false, &m);
 		assert_named(ok &&
 		             m.rounds == 2 * L && near(m.psi, 1, 1e-12) && near(m.theta, 1, 1e-12) &&
 		             near(m.omega, 2.0 * (n - 1) / 4, 1e-9), __LINE__, __FILE__,
@@ -398,7 +403,7 @@ test_swing_trivance_theta(void)
 		Place pl;
 		place_init(&pl, tv[i].d == 1 ? TK_RING : TK_TORUS, tv[i].d, tv[i].n, tv[i].n, 0);
 		int t = (int)lround(log(tv[i].n) / log(3)) * tv[i].d;
-		ok = measure(&pl, "trivance", CK_ALLREDUCE, pl.t->nrank, false, &m);
+		ok = measure(dg, &pl, "trivance", CK_ALLREDUCE, pl.t->nrank, false, &m);
 		assert_named(ok &&
 		             m.rounds == 2 * t && near(m.psi, 1, 1e-12) && near(m.omega, 1, 1e-9) &&
 		             fabs(m.theta - tv[i].theta) < 0.0005, __LINE__, __FILE__,
@@ -411,6 +416,7 @@ test_swing_trivance_theta(void)
 static void
 test_multiport_ring(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	/* 2d Hamiltonian rings: psi = theta = omega = 1, 2(p-1) rounds */
 	static const int shapes[][2] = {{3, 3}, {4, 4}, {5, 5}, {8, 8}, {8, 4}, {9, 3}, {16, 4}};
 	Metrics m;
@@ -419,7 +425,7 @@ test_multiport_ring(void)
 		Place pl;
 		place_init(&pl, TK_TORUS, 2, shapes[i][0], shapes[i][1], 0);
 		int p = pl.t->nrank;
-		ok = measure(&pl, "multiport_ring", CK_ALLREDUCE, p, false, &m);
+		ok = measure(dg, &pl, "multiport_ring", CK_ALLREDUCE, p, false, &m);
 		assert_named(ok &&
 		             m.rounds == 2 * (p - 1) && near(m.psi, 1, 1e-12) &&
 		             near(m.theta, 1, 1e-12) && near(m.omega, 1, 1e-9), __LINE__, __FILE__,
@@ -434,6 +440,7 @@ test_multiport_ring(void)
 static void
 test_placements(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	static const struct {
 		int ndim, s0, s1, s2, g;
 		int hops[4];   /* HD/RD/RH partner hops for masks 1, 2, 4, 8 */
@@ -466,7 +473,7 @@ test_placements(void)
 		/* the DBT's longest edge, from its built schedule's routes */
 		Arena a = {0};
 		char *diag = NULL;
-		Sched *s = build(&pl, &a, "double_binary_tree", CK_ALLREDUCE, g, 0, false, &diag);
+		Sched *s = build(dg, &pl, &a, "double_binary_tree", CK_ALLREDUCE, g, 0, false, &diag);
 		int longest = 0;
 		for (int r = 0; s && r < s->nroute; r++)
 			longest = sched_route_len(s, r) > longest ? sched_route_len(s, r) : longest;
@@ -483,6 +490,7 @@ test_placements(void)
 static void
 test_evaluation(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	static const int shapes[][4] = {{2, 8, 8, 0}, {2, 4, 16, 0}, {2, 2, 32, 0}, {3, 4, 4, 4}};
 	static const struct { CollKind kind; const char *alg; int ports; } per[] = {
 		{CK_ALLREDUCE, "ring", 1}, {CK_ALLREDUCE, "ring", 2}, {CK_ALLREDUCE, "halving_doubling", 0},
@@ -500,7 +508,7 @@ test_evaluation(void)
 			for (size_t a = 0; a < countof(per); a++) {
 				Arena ar = {0};
 				char *diag = NULL;
-				Sched *x = build(&pl, &ar, per[a].alg, per[a].kind, groups[g], per[a].ports,
+				Sched *x = build(dg, &pl, &ar, per[a].alg, per[a].kind, groups[g], per[a].ports,
 				                 false, &diag);
 				assert_named(x != NULL, __LINE__, __FILE__, "%s on %d chips of shape %d: %s",
 				             per[a].alg, groups[g], (int)s, diag);
@@ -597,23 +605,23 @@ test_tto_trees_disjoint(void)
 /* Builds tto on the k x k mesh without (k-1, 0); m = 0: the cost model's
  * for `size` bytes. */
 static Sched *
-tto_build_sized(Place *pl, Arena *a, int k, int m, double size, char **diag)
+tto_build_sized(Diag *dg, Place *pl, Arena *a, int k, int m, double size, char **diag)
 {
 	place_init(pl, TK_MESH, 2, k, k, 0);
 	int p = 0;
 	for (int v = 0; v < k * k; v++)
 		if (v != (k - 1) * k)
 			pl->rank_node[p++] = v;
-	AlgCtx c = {.arena = a, .name = "X", .loc = {1, 1}, .kind = CK_ALLREDUCE, .topo = pl->t,
+	AlgCtx c = {.diag = dg, .arena = a, .name = "X", .loc = {1, 1}, .kind = CK_ALLREDUCE, .topo = pl->t,
 	            .routes = &pl->routes, .rank_node = pl->rank_node, .nrank = p,
 	            .algorithm = "tto", .chunks = 3 * m, .size = size};
 	return build_ctx(&c, diag);
 }
 
 static Sched *
-tto_build(Place *pl, Arena *a, int k, int m, char **diag)
+tto_build(Diag *dg, Place *pl, Arena *a, int k, int m, char **diag)
 {
-	return tto_build_sized(pl, a, k, m, 0, diag);
+	return tto_build_sized(dg, pl, a, k, m, 0, diag);
 }
 
 /* Verified; M + 2h - 1 rounds with h = 2k - 3 (the excluded chiplet's
@@ -623,6 +631,7 @@ tto_build(Place *pl, Arena *a, int k, int m, char **diag)
 static void
 test_tto_schedule(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	/* 0: twice the 2h - 1 slots of filling and draining, a steady state */
 	static const int ms[] = {1, 2, 5, 0};
 	for (int k = 2; k <= 7; k++)
@@ -631,7 +640,7 @@ test_tto_schedule(void)
 			Arena a = {0};
 			char *diag = NULL;
 			int h = 2 * k - 3, m = ms[i] ? ms[i] : 2 * (2 * h - 1);
-			Sched *s = tto_build(&pl, &a, k, m, &diag);
+			Sched *s = tto_build(dg, &pl, &a, k, m, &diag);
 			assert_named(s != NULL, __LINE__, __FILE__, "k=%d M=%d: %s", k, ms[i], diag);
 			free(diag);
 			if (!s) {
@@ -681,10 +690,11 @@ test_tto_schedule(void)
 static void
 test_tto_rank_order(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	Place pl;
 	Arena a = {0};
 	char *diag = NULL;
-	Sched *s = tto_build(&pl, &a, 4, 3, &diag);
+	Sched *s = tto_build(dg, &pl, &a, 4, 3, &diag);
 	CU_ASSERT_FATAL(s != NULL);
 	int nround = s->nround, nmsg = s->nmsg;
 	free(diag);
@@ -694,7 +704,7 @@ test_tto_rank_order(void)
 		pl.rank_node[i] = pl.rank_node[j];
 		pl.rank_node[j] = x;
 	}
-	AlgCtx c = {.arena = &a, .name = "X", .loc = {1, 1}, .kind = CK_ALLREDUCE, .topo = pl.t,
+	AlgCtx c = {.diag = dg, .arena = &a, .name = "X", .loc = {1, 1}, .kind = CK_ALLREDUCE, .topo = pl.t,
 	            .routes = &pl.routes, .rank_node = pl.rank_node, .nrank = 15,
 	            .algorithm = "tto", .chunks = 9};
 	Sched *r = build_ctx(&c, &diag);
@@ -716,10 +726,10 @@ model_count(double fill, double share)
 
 /* chain on ring(p) from rank 0: `segments` and `chunks` as given (0: none). */
 static Sched *
-chain_build(Place *pl, Arena *a, int p, int segments, int chunks, double size, char **diag)
+chain_build(Diag *dg, Place *pl, Arena *a, int p, int segments, int chunks, double size, char **diag)
 {
 	place_init(pl, TK_RING, 1, p, 0, 0);
-	AlgCtx c = {.arena = a, .name = "X", .loc = {1, 1}, .kind = CK_BROADCAST, .topo = pl->t,
+	AlgCtx c = {.diag = dg, .arena = a, .name = "X", .loc = {1, 1}, .kind = CK_BROADCAST, .topo = pl->t,
 	            .routes = &pl->routes, .rank_node = pl->rank_node, .nrank = p, .whole = true,
 	            .algorithm = "chain", .segments = segments, .chunks = chunks, .size = size};
 	return build_ctx(&c, diag);
@@ -747,6 +757,7 @@ check_chosen(int line, const Sched *s, const char *diag, int nchunk, int nround,
 static void
 test_size_chosen_counts(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	static const double sizes[] = {4096, 1 << 20, 64.0 * (1 << 20)};
 	int prev_chain = 0, prev_tto = 0;
 	for (size_t i = 0; i < countof(sizes); i++) {
@@ -757,30 +768,30 @@ test_size_chosen_counts(void)
 		char *diag = NULL;
 		int S = model_count(8 - 2, z);
 		snprintf(want, sizeof want, "segments %d", S);
-		check_chosen(__LINE__, chain_build(&pl, &a, 8, 0, 0, z, &diag), diag, S, 6 + S, want,
+		check_chosen(__LINE__, chain_build(dg, &pl, &a, 8, 0, 0, z, &diag), diag, S, 6 + S, want,
 		             true);
 		CU_ASSERT(S > prev_chain);
 		prev_chain = S;
 		free(diag), diag = NULL, place_free(&pl);
-		check_chosen(__LINE__, chain_build(&pl, &a, 8, 8, 0, z, &diag), diag, 8, 6 + 8,
+		check_chosen(__LINE__, chain_build(dg, &pl, &a, 8, 8, 0, z, &diag), diag, 8, 6 + 8,
 		             "fixed segments 8", false);
 		free(diag), diag = NULL, place_free(&pl);
-		check_chosen(__LINE__, chain_build(&pl, &a, 8, 0, 16, z, &diag), diag, 16, 6 + 16,
+		check_chosen(__LINE__, chain_build(dg, &pl, &a, 8, 0, 16, z, &diag), diag, 16, 6 + 16,
 		             "fixed segments 16", false);
 		free(diag), diag = NULL, place_free(&pl);
 		/* two ranks: nothing to fill, one segment whatever the size */
-		check_chosen(__LINE__, chain_build(&pl, &a, 2, 0, 0, z, &diag), diag, 1, 1,
+		check_chosen(__LINE__, chain_build(dg, &pl, &a, 2, 0, 0, z, &diag), diag, 1, 1,
 		             "segments 1", true);
 		free(diag), diag = NULL, place_free(&pl);
 
 		int h = 2 * 4 - 3, M = model_count(2 * h - 1, z / 3);
 		snprintf(want, sizeof want, "chunks %d", 3 * M);
-		check_chosen(__LINE__, tto_build_sized(&pl, &a, 4, 0, z, &diag), diag, 3 * M,
+		check_chosen(__LINE__, tto_build_sized(dg, &pl, &a, 4, 0, z, &diag), diag, 3 * M,
 		             M + 2 * h - 1, want, true);
 		CU_ASSERT(M > prev_tto);
 		prev_tto = M;
 		free(diag), diag = NULL, place_free(&pl);
-		check_chosen(__LINE__, tto_build_sized(&pl, &a, 4, 64, z, &diag), diag, 192,
+		check_chosen(__LINE__, tto_build_sized(dg, &pl, &a, 4, 64, z, &diag), diag, 192,
 		             64 + 2 * h - 1, "fixed chunks 192", false);
 		free(diag), place_free(&pl);
 		arena_free(&a);
@@ -793,7 +804,7 @@ test_size_chosen_counts(void)
 	/* the message cap: M msgs_per_seg within MAX_PIPELINE_MSGS */
 	Place pl;
 	place_init(&pl, TK_RING, 1, 8, 0, 0);
-	AlgCtx c = {.topo = pl.t};
+	AlgCtx c = {.diag = dg, .topo = pl.t};
 	CU_ASSERT_EQUAL(pipeline_segments(&c, 1000, 1e15, 7), MAX_PIPELINE_MSGS / 7);
 	CU_ASSERT_EQUAL(pipeline_segments(&c, 6, 64.0 * (1 << 20), 7), 283);
 	CU_ASSERT_EQUAL(pipeline_segments(&c, 0, 1e15, 7), 1);
@@ -803,6 +814,7 @@ test_size_chosen_counts(void)
 static void
 test_cannot_run(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	static const struct { TopoKind k; int ndim, s0, s1, p; const char *alg; bool latency;
 		CollKind kind; const char *want; } bad[] = {
 		{TK_RING, 1, 16, 0, 8, "trivance", false, CK_ALLREDUCE, "trivance needs 3^t ranks"},
@@ -826,7 +838,7 @@ test_cannot_run(void)
 		place_init(&pl, bad[i].k, bad[i].ndim, bad[i].s0, bad[i].s1, bad[i].s1);
 		Arena a = {0};
 		char *diag = NULL;
-		Sched *s = build(&pl, &a, bad[i].alg, bad[i].kind, bad[i].p, 0, bad[i].latency, &diag);
+		Sched *s = build(dg, &pl, &a, bad[i].alg, bad[i].kind, bad[i].p, 0, bad[i].latency, &diag);
 		assert_named(!s && strstr(diag, bad[i].want), __LINE__, __FILE__,
 		             "%s: want '%s', got '%s'", bad[i].alg, bad[i].want, diag);
 		free(diag);
@@ -840,6 +852,7 @@ test_cannot_run(void)
 static void
 test_sched_order(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	Arena a = {0};
 	int size[1] = {4}, rank_node[4] = {0, 1, 2, 3};
 	Topo *t = topo_new(&a, TK_RING, "R", 1, size, 0, net_defaults);
@@ -854,7 +867,7 @@ test_sched_order(void)
 	sched_msg(&b, 0, 1, 2, X_COPY, &c1, 1);
 	sched_msg(&b, 1, 2, 3, X_COPY, &c2, 1);
 	sched_msg(&b, 0, 1, 2, X_COPY, &c0, 1);
-	sched_end(&b);
+	sched_end(dg, &b);
 	CU_ASSERT_EQUAL_FATAL(s->nmsg, 3);
 	CU_ASSERT_EQUAL(s->nround, 3);
 	for (int i = 0; i < 3; i++)
@@ -871,6 +884,7 @@ test_sched_order(void)
 static void
 test_hierarchical(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	static const struct {
 		TopoKind k;
 		int n0, n1;
@@ -895,7 +909,7 @@ test_hierarchical(void)
 		place_init(&pl, cases[i].k, 2, cases[i].n0, cases[i].n1, 0);
 		Arena a = {0};
 		char *diag = NULL;
-		AlgCtx c = {.arena = &a, .name = "X", .loc = {1, 1}, .kind = cases[i].kind,
+		AlgCtx c = {.diag = dg, .arena = &a, .name = "X", .loc = {1, 1}, .kind = cases[i].kind,
 		            .topo = pl.t, .routes = &pl.routes, .rank_node = pl.rank_node,
 		            .nrank = pl.t->nrank, .whole = true, .algorithm = "hierarchical",
 		            .dim_alg = {cases[i].a0, cases[i].a1}, .ndim_alg = 2};
@@ -931,7 +945,7 @@ test_hierarchical(void)
 		for (int r = 0; r < 32; r++)
 			rank_node[r] = r;
 		char *diag = NULL;
-		AlgCtx c = {.arena = &a, .name = "X", .loc = {1, 1}, .kind = sl[i].kind, .topo = t,
+		AlgCtx c = {.diag = dg, .arena = &a, .name = "X", .loc = {1, 1}, .kind = sl[i].kind, .topo = t,
 		            .routes = &routes, .rank_node = rank_node, .nrank = 32, .whole = true,
 		            .algorithm = "hierarchical", .dim_alg = {sl[i].a0, sl[i].a1},
 		            .ndim_alg = 2};
@@ -953,7 +967,7 @@ test_hierarchical(void)
 	place_init(&pl, TK_TORUS, 2, 6, 4, 0);
 	Arena a = {0};
 	char *diag = NULL;
-	AlgCtx c = {.arena = &a, .name = "X", .loc = {1, 1}, .kind = CK_ALLREDUCE, .topo = pl.t,
+	AlgCtx c = {.diag = dg, .arena = &a, .name = "X", .loc = {1, 1}, .kind = CK_ALLREDUCE, .topo = pl.t,
 	            .routes = &pl.routes, .rank_node = pl.rank_node, .nrank = pl.t->nrank,
 	            .whole = true, .algorithm = "hierarchical",
 	            .dim_alg = {"halving_doubling", "ring"}, .ndim_alg = 2};
@@ -992,11 +1006,11 @@ coll_text(TopoKind t, CollKind k, const char *alg)
 /* Whether the language refuses the algorithm for the kind or the form
  * (its two messages), whatever it says of the arguments. */
 static bool
-language_refuses(TopoKind t, CollKind k, AlgId a)
+language_refuses(Diag *dg, TopoKind t, CollKind k, AlgId a)
 {
 	char *text = coll_text(t, k, alg_forms[a].name);
 	Checked c;
-	check_str(&c, text);
+	check_str(dg, &c, text);
 	bool refused = strstr(c.diag, "does not implement") || strstr(c.diag, " runs on ");
 	checked_free(&c);
 	free(text);
@@ -1006,12 +1020,13 @@ language_refuses(TopoKind t, CollKind k, AlgId a)
 static void
 test_registry_language(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	int agree = 0;
 	for (int t = 0; t < NTOPOKIND; t++)
 		for (int k = 0; k < NCOLLKIND; k++)
 			for (int a = 0; a < NALG; a++) {
 				bool applies = alg_applies((AlgId)a, (CollKind)k, (TopoKind)t);
-				bool refused = language_refuses((TopoKind)t, (CollKind)k, (AlgId)a);
+				bool refused = language_refuses(dg, (TopoKind)t, (CollKind)k, (AlgId)a);
 				assert_named(applies != refused, __LINE__, __FILE__,
 				             "%s %s on %s: the registry says %s, the language %s",
 				             alg_forms[a].name, coll_kind_name[k], topo_forms[t].form.name,
@@ -1024,18 +1039,18 @@ test_registry_language(void)
 
 /* The collective's one schedule built at `size`; its algorithm, or NULL. */
 static char *
-built_algorithm(const char *text, double size)
+built_algorithm(Diag *dg, const char *text, double size)
 {
 	Checked c;
-	check_str(&c, text);
+	check_str(dg, &c, text);
 	char *alg = NULL;
 	if (c.errors == 0) {
-		diag_mute(true);
+		diag_mute(dg, true);
 		Prog p = {.auto_size = size};
-		if (lower(c.file, &p) == 0 && p.nsched == 1 && verify(p.sched[0]) == 0)
+		if (lower(dg, c.file, &p) == 0 && p.nsched == 1 && verify(dg, p.sched[0]) == 0)
 			alg = strdup(p.sched[0]->algorithm);
-		diag_mute(false);
-		diag_reset();
+		diag_mute(dg, false);
+		diag_reset(dg);
 		prog_free(&p);
 	}
 	checked_free(&c);
@@ -1045,24 +1060,25 @@ built_algorithm(const char *text, double size)
 static void
 test_auto_picks_what_the_language_accepts(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	static const double sizes[] = {4096, 1 << 20, 64 << 20};
 	int picks = 0;
 	for (int t = 0; t < NTOPOKIND; t++)
 		for (int k = 0; k < NCOLLKIND; k++) {
 			for (int a = 0; a < NALG; a++)
 				if (alg_auto_candidate((AlgId)a, (CollKind)k, &(Topo){.kind = (TopoKind)t}))
-					assert_named(!language_refuses((TopoKind)t, (CollKind)k, (AlgId)a), __LINE__,
+					assert_named(!language_refuses(dg, (TopoKind)t, (CollKind)k, (AlgId)a), __LINE__,
 					             __FILE__, "auto tries %s for %s on %s, which the language refuses",
 					             alg_forms[a].name, coll_kind_name[k], topo_forms[t].form.name);
 			char *text = coll_text((TopoKind)t, (CollKind)k, "auto");
 			for (size_t i = 0; i < countof(sizes); i++) {
-				char *pick = built_algorithm(text, sizes[i]);
+				char *pick = built_algorithm(dg, text, sizes[i]);
 				if (!pick)
 					continue; /* nothing applies: auto's own error */
 				CU_ASSERT_PTR_NOT_NULL(strstr(pick, "auto:"));
 				const char *name = strchr(pick, ':') ? strchr(pick, ':') + 1 : pick;
 				char *named = coll_text((TopoKind)t, (CollKind)k, name);
-				char *again = built_algorithm(named, sizes[i]);
+				char *again = built_algorithm(dg, named, sizes[i]);
 				assert_named(again != NULL, __LINE__, __FILE__,
 				             "auto picks %s for %s on %s at %.0f bytes; 'algorithm %s' does not build",
 				             name, coll_kind_name[k], topo_forms[t].form.name, sizes[i], name);
@@ -1083,12 +1099,13 @@ test_auto_picks_what_the_language_accepts(void)
 static void
 test_auto_ring_64mib(void)
 {
-	char *pick = built_algorithm("topology R = ring(8);\n"
+	Diag dgv = diag_new(), *dg = &dgv;
+	char *pick = built_algorithm(dg, "topology R = ring(8);\n"
 	                             "collective allreduce A on R { algorithm auto; }\n", 64 << 20);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(pick);
 	CU_ASSERT_STRING_EQUAL(pick, "auto:multiport_ring");
 	free(pick);
-	char *named = built_algorithm("topology R = ring(8);\n"
+	char *named = built_algorithm(dg, "topology R = ring(8);\n"
 	                              "collective allreduce A on R { algorithm multiport_ring; }\n",
 	                              64 << 20);
 	CU_ASSERT_PTR_NOT_NULL(named);
@@ -1102,6 +1119,7 @@ test_auto_ring_64mib(void)
 static void
 test_alg_options(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	for (int a = 0; a < NALG; a++)
 		for (int i = 0; i < MAX_PARAMS && alg_forms[a].param[i].kind != A_END; i++)
 			assert_named(alg_option(&alg_forms[a].param[i]) != NULL, __LINE__, __FILE__,
@@ -1125,14 +1143,14 @@ test_alg_options(void)
 		snprintf(text, sizeof text, "topology T = ring(4); collective allreduce X on T { "
 		         "algorithm %s; }", cases[k].call);
 		Checked c;
-		check_str(&c, text);
+		check_str(dg, &c, text);
 		const Item *it = NULL;
 		for (int d = 0; d < c.file->ndecl; d++)
 			if (c.file->decl[d].kind == DC_COLLECTIVE)
 				it = &c.file->decl[d].body->item[0];
 		CU_ASSERT_PTR_NOT_NULL_FATAL(it);
 		Arena ar = {0};
-		AlgCtx x = {.arena = &ar, .reconfigs = -1};
+		AlgCtx x = {.diag = dg, .arena = &ar, .reconfigs = -1};
 		CU_ASSERT(alg_call_options(&ar, &x, it->call));
 		assert_named(x.halfway == cases[k].halfway && x.latency == cases[k].latency &&
 		             x.mirrored == cases[k].mirrored && x.ports == cases[k].ports &&

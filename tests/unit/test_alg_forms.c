@@ -77,6 +77,7 @@ instance(TopoKind t, CollKind k, AlgId a)
 void
 test_every_form_builds(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	int built = 0, refused = 0, met[countof(refusals)] = {0};
 	for (int a = 0; a < NALG; a++)
 		for (int t = 0; t < NTOPOKIND; t++)
@@ -85,7 +86,7 @@ test_every_form_builds(void)
 					continue;
 				char *text = instance((TopoKind)t, (CollKind)k, (AlgId)a);
 				Checked c;
-				check_built(&c, "forms.coll", text, strlen(text));
+				check_built(dg, &c, "forms.coll", text, strlen(text));
 				int r = -1;
 				for (size_t i = 0; i < countof(refusals) && r < 0; i++)
 					if (strcmp(refusals[i].alg, alg_forms[a].name) == 0 &&
@@ -123,10 +124,10 @@ test_every_form_builds(void)
 /* A proof that fails the ring's schedules and passes the others': what a
  * ring generator that dropped a message would meet. */
 static int
-fail_ring(const Sched *s, char *why, size_t len)
+fail_ring(Diag *dg, const Sched *s, char *why, size_t len)
 {
 	if (strcmp(s->algorithm, "ring") != 0)
-		return verify_quiet(s, why, len);
+		return verify_quiet(dg, s, why, len);
 	snprintf(why, len, "schedule of '%s': a test's failure", s->name);
 	return -1;
 }
@@ -137,6 +138,7 @@ fail_ring(const Sched *s, char *why, size_t len)
 void
 test_auto_notes_failed_candidate(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	Arena a = {0};
 	int size[1] = {8}, rank_node[8];
 	Topo *t = topo_new(&a, TK_RING, "R", 1, size, 0, net_defaults);
@@ -144,14 +146,14 @@ test_auto_notes_failed_candidate(void)
 	routes_init(&routes, t, ROUTE_SHORTEST);
 	for (int i = 0; i < 8; i++)
 		rank_node[i] = i;
-	AlgCtx c = alg_ctx_new(&a, "AR", (Loc){2, 5}, CK_ALLREDUCE, t, &routes, rank_node, 8);
+	AlgCtx c = alg_ctx_new(dg, &a, "AR", (Loc){2, 5}, CK_ALLREDUCE, t, &routes, rank_node, 8);
 	char *diag = NULL;
 	size_t dlen;
 	FILE *mem = open_memstream(&diag, &dlen);
-	diag_stream(mem);
-	diag_reset();
+	diag_stream(dg, mem);
+	diag_reset(dg);
 	const char *src = "topology R = ring(8);\n    algorithm auto;\n";
-	diag_source("auto.coll", src, strlen(src));
+	diag_source(dg, "auto.coll", src, strlen(src));
 	Sched *honest[NALG], *cand[NALG];
 	const char *hnames[NALG], *names[NALG];
 	int nh = alg_auto(&c, honest, hnames, NALG);
@@ -163,14 +165,14 @@ test_auto_notes_failed_candidate(void)
 			ring = honest[i];
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ring);
 	char why[600] = "";
-	CU_ASSERT_EQUAL(verify_quiet(ring, why, sizeof why), 0);
+	CU_ASSERT_EQUAL(verify_quiet(dg, ring, why, sizeof why), 0);
 	ring->nmsg--;
-	int rc = verify_quiet(ring, why, sizeof why);
+	int rc = verify_quiet(dg, ring, why, sizeof why);
 	ring->nmsg++;
-	int errors = nerrors();
-	diag_stream(NULL);
+	int errors = nerrors(dg);
+	diag_stream(dg, NULL);
 	fclose(mem);
-	diag_reset();
+	diag_reset(dg);
 	CU_ASSERT_EQUAL(errors, 0); /* a note, not an error */
 	CU_ASSERT_EQUAL(n, nh - 1);
 	for (int i = 0; i < n; i++)

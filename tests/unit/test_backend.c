@@ -12,16 +12,16 @@
 
 /* Builds text, emits it with backend b, returns the output (malloc'd). */
 static char *
-emit(const char *text, const Backend *b, BuildOpts o, Prog *p, Checked *c)
+emit(Diag *dg, const char *text, const Backend *b, BuildOpts o, Prog *p, Checked *c)
 {
 	memset(p, 0, sizeof *p);
-	check_str(c, text);
-	if (c->errors || lower(c->file, p) != 0)
+	check_str(dg, c, text);
+	if (c->errors || lower(dg, c->file, p) != 0)
 		return NULL;
 	char *buf = NULL;
 	size_t len;
 	FILE *mem = open_memstream(&buf, &len);
-	int rc = b->emit(p, &o, mem);
+	int rc = b->emit(dg, p, &o, mem);
 	fclose(mem);
 	if (rc != 0) {
 		free(buf);
@@ -31,20 +31,20 @@ emit(const char *text, const Backend *b, BuildOpts o, Prog *p, Checked *c)
 }
 
 static int
-read_back(const char *ir, Prog *q, char **diag)
+read_back(Diag *dg, const char *ir, Prog *q, char **diag)
 {
 	size_t len;
 	FILE *mem = open_memstream(diag, &len);
-	diag_stream(mem);
-	diag_reset();
-	diag_source("x.collir", ir, strlen(ir));
+	diag_stream(dg, mem);
+	diag_reset(dg);
+	diag_source(dg, "x.collir", ir, strlen(ir));
 	memset(q, 0, sizeof *q);
-	int rc = ir_read(ir, strlen(ir), q);
+	int rc = ir_read(dg, ir, strlen(ir), q);
 	for (int i = 0; rc == 0 && i < q->nsched; i++)
-		rc = verify(q->sched[i]);
-	diag_stream(NULL);
+		rc = verify(dg, q->sched[i]);
+	diag_stream(dg, NULL);
 	fclose(mem);
-	diag_reset();
+	diag_reset(dg);
 	return rc;
 }
 
@@ -74,10 +74,11 @@ static const char *const programs[] = {
 static void
 test_ir_round_trip(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	for (size_t i = 0; i < countof(programs); i++) {
 		Checked c;
 		Prog p, q;
-		char *ir = emit(programs[i], &ir_backend, (BuildOpts){0}, &p, &c);
+		char *ir = emit(dg, programs[i], &ir_backend, (BuildOpts){0}, &p, &c);
 		assert_named(ir != NULL, __LINE__, __FILE__, "program %zu builds: %s", i, c.diag);
 		if (!ir) {
 			prog_free(&p);
@@ -89,7 +90,7 @@ test_ir_round_trip(void)
 			assert_named(strstr(ir, " instance 3\n") != NULL, __LINE__, __FILE__,
 			             "program %zu: its IR text names instance 3", i);
 		char *diag = NULL;
-		int rc = read_back(ir, &q, &diag);
+		int rc = read_back(dg, ir, &q, &diag);
 		assert_named(rc == 0 && q.nsched == p.nsched, __LINE__, __FILE__,
 		             "program %zu reads back: %s", i, diag);
 		for (int k = 0; rc == 0 && k < p.nsched; k++) {
@@ -108,7 +109,7 @@ test_ir_round_trip(void)
 		FILE *mem = open_memstream(&again, &len);
 		BuildOpts o = {0};
 		if (rc == 0)
-			ir_backend.emit(&q, &o, mem);
+			ir_backend.emit(dg, &q, &o, mem);
 		fclose(mem);
 		assert_named(rc == 0 && strcmp(ir, again) == 0, __LINE__, __FILE__,
 		             "program %zu: IR -> read -> IR is identical", i);
@@ -124,6 +125,7 @@ test_ir_round_trip(void)
 static void
 test_ir_reader_errors(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	static const struct { const char *text, *want; } bad[] = {
 		{"", "x.collir: error: not a collc IR file (it starts with 'collc-ir 1')"},
 		{"topology T = ring(4);\n", "x.collir:1:1: error: expected 'collc-ir'"},
@@ -150,7 +152,7 @@ test_ir_reader_errors(void)
 	for (size_t i = 0; i < countof(bad); i++) {
 		Prog q;
 		char *diag = NULL;
-		int rc = read_back(bad[i].text, &q, &diag);
+		int rc = read_back(dg, bad[i].text, &q, &diag);
 		assert_named(rc != 0 && strstr(diag, bad[i].want), __LINE__, __FILE__,
 		             "bad IR %zu: want '%s', got '%s'", i, bad[i].want, diag);
 		free(diag);
@@ -162,9 +164,10 @@ test_ir_reader_errors(void)
 static void
 test_ir_reader_soundness(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	Checked c;
 	Prog p;
-	char *ir = emit("topology T = torus(3, 3); group G on T { translate; map (x, y) -> (-x, -y); } "
+	char *ir = emit(dg, "topology T = torus(3, 3); group G on T { translate; map (x, y) -> (-x, -y); } "
 	                "tree B = bfs(T, root 0); "
 	                "collective reduce_scatter RS on T { algorithm symmetric(trees B, group G); }",
 	                &ir_backend, (BuildOpts){0}, &p, &c);
@@ -186,7 +189,7 @@ test_ir_reader_soundness(void)
 		snprintf(bad, n, "%.*s%s%s", (int)(at - ir), ir, cuts[i].to, at + strlen(cuts[i].from));
 		Prog q;
 		char *diag = NULL;
-		int rc = read_back(bad, &q, &diag);
+		int rc = read_back(dg, bad, &q, &diag);
 		assert_named(rc != 0 && strstr(diag, cuts[i].want), __LINE__, __FILE__,
 		             "damage %zu: want '%s', got '%s'", i, cuts[i].want, diag);
 		free(diag);
@@ -201,9 +204,10 @@ test_ir_reader_soundness(void)
 static void
 test_dot(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	Checked c;
 	Prog p;
-	char *dot = emit("topology T = torus(3, 3); group G on T { translate; } "
+	char *dot = emit(dg, "topology T = torus(3, 3); group G on T { translate; } "
 	                 "tree B = bfs(T, root 0); "
 	                 "collective allreduce AR on T { algorithm symmetric(trees B, group G); }",
 	                 &dot_backend, (BuildOpts){.tree_copy = 4}, &p, &c);
@@ -229,7 +233,7 @@ test_dot(void)
 	prog_free(&p);
 	checked_free(&c);
 	/* two base trees: one colour each; labels of 10x10 fit their circles */
-	dot = emit("topology T = torus(10, 10); group G on T { translate; } "
+	dot = emit(dg, "topology T = torus(10, 10); group G on T { translate; } "
 	           "tree B = bfs(T, root 0); tree C = bfs(T, root 1); "
 	           "collective allreduce AR on T { algorithm symmetric(trees B, C, group G); }",
 	           &dot_backend, (BuildOpts){0}, &p, &c);
@@ -244,7 +248,7 @@ test_dot(void)
 	checked_free(&c);
 	/* an optical ring's configurations: each draws the circuits it wires
 	 * (node v to v + 1, then to v + 2 after the rewiring) */
-	dot = emit("topology O = optical_ring(8, ports 16); "
+	dot = emit(dg, "topology O = optical_ring(8, ports 16); "
 	           "collective alltoall A on O { algorithm bridge(reconfigs 1); }",
 	           &dot_backend, (BuildOpts){.collective = "A"}, &p, &c);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(dot);
@@ -293,6 +297,7 @@ topo_differs(const Topo *a, const Topo *b)
 static void
 test_ir_every_form(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	for (int t = 0; t < NTOPOKIND; t++) {
 		char *text = NULL;
 		size_t tlen;
@@ -302,14 +307,14 @@ test_ir_every_form(void)
 		fclose(f);
 		Checked c, again;
 		Prog p, q = {0};
-		char *ir = emit(text, &ir_backend, (BuildOpts){0}, &p, &c);
+		char *ir = emit(dg, text, &ir_backend, (BuildOpts){0}, &p, &c);
 		assert_named(ir != NULL, __LINE__, __FILE__, "%s builds: %s", topo_form_decl[t], c.diag);
 		char *canon = c.errors ? NULL : fmt_string(c.file);
-		check_str(&again, canon ? canon : "");
+		check_str(dg, &again, canon ? canon : "");
 		assert_named(canon && again.errors == 0 && ast_equal(c.file, again.file), __LINE__,
 		             __FILE__, "%s: fmt prints what reads back as the same file", topo_form_decl[t]);
 		char *diag = NULL, *ir2 = NULL;
-		int rc = ir ? read_back(ir, &q, &diag) : -1;
+		int rc = ir ? read_back(dg, ir, &q, &diag) : -1;
 		assert_named(rc == 0 && q.ntopo == 1 && p.ntopo == 1, __LINE__, __FILE__,
 		             "%s reads back: %s", topo_form_decl[t], diag ? diag : "");
 		const char *why = rc == 0 && q.ntopo == 1 ? topo_differs(p.topo[0], q.topo[0]) : "unread";
@@ -319,7 +324,7 @@ test_ir_every_form(void)
 			size_t len;
 			FILE *mem = open_memstream(&ir2, &len);
 			BuildOpts o = {0};
-			ir_backend.emit(&q, &o, mem);
+			ir_backend.emit(dg, &q, &o, mem);
 			fclose(mem);
 		}
 		assert_named(ir && ir2 && strcmp(ir, ir2) == 0, __LINE__, __FILE__,

@@ -256,16 +256,16 @@ check_deps(const SimColl *sc, const RankTrace *tr, int i, const ChakraProtoMsg__
 
 /* Writes the traces of the one schedule in text to a new directory. */
 static void
-build_traces(const char *text, int64_t bytes, char *dir, Checked *c, Prog *prog)
+build_traces(Diag *dg, const char *text, int64_t bytes, char *dir, Checked *c, Prog *prog)
 {
-	check_built(c, "t.coll", text, strlen(text));
+	check_built(dg, c, "t.coll", text, strlen(text));
 	CU_ASSERT_EQUAL_FATAL(c->errors, 0);
 	memset(prog, 0, sizeof *prog);
-	lower(c->file, prog);
+	lower(dg, c->file, prog);
 	CU_ASSERT_EQUAL_FATAL(prog->nsched, 1);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
 	BuildOpts o = {.bytes = bytes};
-	CU_ASSERT_EQUAL_FATAL(chakra_backend.emit_dir(prog, &o, dir), 0);
+	CU_ASSERT_EQUAL_FATAL(chakra_backend.emit_dir(dg, prog, &o, dir), 0);
 }
 
 static void
@@ -299,16 +299,16 @@ decode_ranks(const char *dir, const char *name, int nrank, RankTrace *tr)
 
 /* Returns how many sends wait for the one before them on their queue. */
 static int
-check_traces(const char *text, const char *name, int64_t bytes)
+check_traces(Diag *dg, const char *text, const char *name, int64_t bytes)
 {
 	Checked c;
 	Prog prog;
 	char dir[] = "/tmp/collc-chakra-XXXXXX";
-	build_traces(text, bytes, dir, &c, &prog);
+	build_traces(dg, text, bytes, dir, &c, &prog);
 	const Sched *s = prog.sched[0];
 	Arena a = {0};
 	SimNet net;
-	CU_ASSERT_EQUAL_FATAL(sim_from_scheds(&a, &s, 1, &net), 0);
+	CU_ASSERT_EQUAL_FATAL(sim_from_scheds(dg, &a, &s, 1, &net), 0);
 	const SimColl *sc = &net.coll[0];
 	CU_ASSERT_FATAL(sc->has_deps);
 	RankTrace *tr = calloc((size_t)sc->nrank, sizeof *tr);
@@ -343,8 +343,9 @@ check_traces(const char *text, const char *name, int64_t bytes)
 static void
 test_ring8(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	/* every rank sends all its messages to its successor: one queue each */
-	int ordered = check_traces("topology R = ring(8);\n"
+	int ordered = check_traces(dg, "topology R = ring(8);\n"
 	                           "collective allreduce AR on R { algorithm ring; }\n",
 	                           "AR", 1 << 20);
 	CU_ASSERT_EQUAL(ordered, 8 * (2 * 7 - 1));
@@ -353,7 +354,8 @@ test_ring8(void)
 static void
 test_sp_4x4(void)
 {
-	CU_ASSERT(check_traces("topology T = torus(4, 4);\n"
+	Diag dgv = diag_new(), *dg = &dgv;
+	CU_ASSERT(check_traces(dg, "topology T = torus(4, 4);\n"
 	                       "group G on T { translate; map (x, y) -> (y, x); }\n"
 	                       "tree B = bfs(T, root 0);\n"
 	                       "collective allreduce SP on T {algorithm symmetric(trees B, group G);}\n",
@@ -363,8 +365,9 @@ test_sp_4x4(void)
 static void
 test_pipelined(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	/* a leaf's segments depend on nothing: only the queue orders them */
-	CU_ASSERT(check_traces("topology T = torus(4, 4);\n"
+	CU_ASSERT(check_traces(dg, "topology T = torus(4, 4);\n"
 	                       "trees C = disjoint(T, roots 0, 5, 10, 15);\n"
 	                       "collective allreduce PT on T {\n"
 	                       "    algorithm pipelined_trees(trees C, segments 4);\n}\n",
@@ -461,12 +464,12 @@ astra_ring_neighbours(const AstraNet *a, int u, int v)
 /* The rings of network.yml are the torus's links, both ways; units are
  * ASTRA-sim's (GB/s = 2^30 B/s, ns). */
 static void
-check_network(const char *text)
+check_network(Diag *dg, const char *text)
 {
 	Checked c;
 	Prog prog;
 	char dir[] = "/tmp/collc-chakra-XXXXXX";
-	build_traces(text, 1 << 20, dir, &c, &prog);
+	build_traces(dg, text, 1 << 20, dir, &c, &prog);
 	const Topo *t = prog.sched[0]->topo;
 	AstraNet a;
 	read_astra_net(dir, &a);
@@ -505,19 +508,21 @@ check_network(const char *text)
 static void
 test_network_torus(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	/* not square: a transposed npus_count puts (0, 1) and (1, 0) wrong */
-	check_network("network { link_bandwidth = 400 Gbps; link_latency = 150 ns;\n"
+	check_network(dg, "network { link_bandwidth = 400 Gbps; link_latency = 150 ns;\n"
 	              "  router_latency = 300 ns; }\n"
 	              "topology T = torus(8, 4);\n"
 	              "collective allreduce AR on T { algorithm ring; }\n");
-	check_network("topology T = torus(2, 3, 4);\n"
+	check_network(dg, "topology T = torus(2, 3, 4);\n"
 	              "collective allreduce AR on T { algorithm ring; }\n");
 }
 
 static void
 test_network_ring(void)
 {
-	check_network("topology R = ring(8);\n"
+	Diag dgv = diag_new(), *dg = &dgv;
+	check_network(dg, "topology R = ring(8);\n"
 	              "collective allreduce AR on R { algorithm ring; }\n");
 }
 

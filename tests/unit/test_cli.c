@@ -895,6 +895,7 @@ test_tune_msccl_choice(void)
 static void
 test_tune_msccl_dir(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	char args[1024], *out, *err, dir[256];
 	snprintf(dir, sizeof dir, "%s/algos", cli_tmpdir);
 	snprintf(args, sizeof args, "tune examples/torus-8x8-compare.coll --collective SP --sizes "
@@ -914,11 +915,11 @@ test_tune_msccl_dir(void)
 		size_t len;
 		char *text = texts[f] = slurp(g.gl_pathv[f], &len);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(text);
-		diag_source(g.gl_pathv[f], text, len);
-		CU_ASSERT_EQUAL(msccl_read(&a, text, len, false, &p[f]), 0);
-		CU_ASSERT_EQUAL(msccl_check(&p[f]), 0);
-		CU_ASSERT_EQUAL(msccl_check_run(&p[f], msccl_capacity(p[f].proto), false), 0);
-		diag_reset();
+		diag_source(dg, g.gl_pathv[f], text, len);
+		CU_ASSERT_EQUAL(msccl_read(dg, &a, text, len, false, &p[f]), 0);
+		CU_ASSERT_EQUAL(msccl_check(dg, &p[f]), 0);
+		CU_ASSERT_EQUAL(msccl_check_run(dg, &p[f], msccl_capacity(p[f].proto), false), 0);
+		diag_reset(dg);
 	}
 	int walked = 0, picked = 0;
 	/* ... and the last size, 1 GiB: the range of one size */

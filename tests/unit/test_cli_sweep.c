@@ -464,14 +464,14 @@ test_sweep_interrupt(void)
 /* The work (messages built and simulated) of every point of SPEC, unit by
  * unit as a worker runs them. */
 static double *
-sweep_work(const char *spec, Spec *s, char **text)
+sweep_work(Diag *dg, const char *spec, Spec *s, char **text)
 {
-	CU_ASSERT_EQUAL_FATAL(spec_read(spec, s, text), 0);
+	CU_ASSERT_EQUAL_FATAL(spec_read(dg, spec, s, text), 0);
 	double *work = calloc((size_t)s->nunit * s->nsize, sizeof *work);
 	for (int u = 0; u < s->nunit; u++) {
 		int fds[2];
 		CU_ASSERT_EQUAL_FATAL(pipe(fds), 0);
-		CU_ASSERT_EQUAL(run_unit(s, u, 0, 1, NULL, fds[1]), s->nsize);
+		CU_ASSERT_EQUAL(run_unit(dg, s, u, 0, 1, NULL, fds[1]), s->nsize);
 		close(fds[1]);
 		Record r;
 		while (read(fds[0], &r, sizeof r) == (ssize_t)sizeof r) {
@@ -542,9 +542,10 @@ in_order(int nunit, int i)
 void
 test_sweep_estimate(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	Spec *s = calloc(1, sizeof *s);
 	char *text = NULL;
-	double *work = sweep_work("examples/reproduce/torus64-eval.sweep", s, &text);
+	double *work = sweep_work(dg, "examples/reproduce/torus64-eval.sweep", s, &text);
 	double most = 0, least = INFINITY;
 	for (long p = 0; p < (long)s->nunit * s->nsize; p++)
 		most = work[p] > most ? work[p] : most, least = work[p] < least ? work[p] : least;

@@ -5,25 +5,26 @@
 #include "tests.h"
 
 static char *
-capture(const char *text, Loc loc, const char *msg)
+capture(Diag *dg, const char *text, Loc loc, const char *msg)
 {
 	char *buf = NULL;
 	size_t len;
 	FILE *mem = open_memstream(&buf, &len);
-	diag_stream(mem);
-	diag_reset();
-	diag_source("f.coll", text, strlen(text));
-	error_at(loc, "%s", msg);
-	diag_stream(NULL);
+	diag_stream(dg, mem);
+	diag_reset(dg);
+	diag_source(dg, "f.coll", text, strlen(text));
+	error_at(dg, loc, "%s", msg);
+	diag_stream(dg, NULL);
 	fclose(mem);
-	diag_reset();
+	diag_reset(dg);
 	return buf;
 }
 
 static void
 test_format_and_caret(void)
 {
-	char *s = capture("network {\n    mtu = 4 XB;\n}\n", (Loc){2, 13}, "unknown unit 'XB'");
+	Diag dgv = diag_new(), *dg = &dgv;
+	char *s = capture(dg, "network {\n    mtu = 4 XB;\n}\n", (Loc){2, 13}, "unknown unit 'XB'");
 	CU_ASSERT_STRING_EQUAL(s, "f.coll:2:13: error: unknown unit 'XB'\n"
 	                          "    mtu = 4 XB;\n"
 	                          "            ^\n");
@@ -33,7 +34,8 @@ test_format_and_caret(void)
 static void
 test_tabs_kept(void)
 {
-	char *s = capture("\t\tring(1);\n", (Loc){1, 3}, "m");
+	Diag dgv = diag_new(), *dg = &dgv;
+	char *s = capture(dg, "\t\tring(1);\n", (Loc){1, 3}, "m");
 	CU_ASSERT_STRING_EQUAL(s, "f.coll:1:3: error: m\n\t\tring(1);\n\t\t^\n");
 	free(s);
 }
@@ -41,7 +43,8 @@ test_tabs_kept(void)
 static void
 test_last_line_without_newline(void)
 {
-	char *s = capture("a\nbc", (Loc){2, 2}, "m");
+	Diag dgv = diag_new(), *dg = &dgv;
+	char *s = capture(dg, "a\nbc", (Loc){2, 2}, "m");
 	CU_ASSERT_STRING_EQUAL(s, "f.coll:2:2: error: m\nbc\n ^\n");
 	free(s);
 }
@@ -53,13 +56,14 @@ test_last_line_without_newline(void)
 static void
 test_control_bytes_shown(void)
 {
-	char *s = capture("a\x01\x7f" "b\n", (Loc){1, 4}, "m");
+	Diag dgv = diag_new(), *dg = &dgv;
+	char *s = capture(dg, "a\x01\x7f" "b\n", (Loc){1, 4}, "m");
 	CU_ASSERT_STRING_EQUAL(s, "f.coll:1:4: error: m\na\\x01\\x7Fb\n         ^\n");
 	free(s);
-	s = capture("x \xe2\x80\xae" "cba y\n", (Loc){1, 9}, "m"); /* U+202E */
+	s = capture(dg, "x \xe2\x80\xae" "cba y\n", (Loc){1, 9}, "m"); /* U+202E */
 	CU_ASSERT_STRING_EQUAL(s, "f.coll:1:9: error: m\nx \\u202Ecba y\n           ^\n");
 	free(s);
-	s = capture("\xff\xc3(\xed\xa0\x80\xc2\x85z\n", (Loc){1, 10}, "m"); /* bad, C1 */
+	s = capture(dg, "\xff\xc3(\xed\xa0\x80\xc2\x85z\n", (Loc){1, 10}, "m"); /* bad, C1 */
 	CU_ASSERT_STRING_EQUAL(s, "f.coll:1:10: error: m\n\\xFF\\xC3(\\xED\\xA0\\x80\\u0085z\n"
 	                          "                            ^\n");
 	free(s);
@@ -68,8 +72,9 @@ test_control_bytes_shown(void)
 static void
 test_utf8_caret(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	/* "é" is two bytes but one column on a terminal */
-	char *s = capture("// \xc3\xa9\nx \xc3\xa9 y\n", (Loc){2, 6}, "m");
+	char *s = capture(dg, "// \xc3\xa9\nx \xc3\xa9 y\n", (Loc){2, 6}, "m");
 	CU_ASSERT_STRING_EQUAL(s, "f.coll:2:6: error: m\nx \xc3\xa9 y\n    ^\n");
 	free(s);
 }
@@ -77,12 +82,13 @@ test_utf8_caret(void)
 static void
 test_long_line_window(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	size_t n = 100000;
 	char *text = malloc(n + 1);
 	memset(text, 'a', n);
 	text[n] = '\0';
 	text[50000] = 'X';
-	char *s = capture(text, (Loc){1, 50001}, "m");
+	char *s = capture(dg, text, (Loc){1, 50001}, "m");
 	const char *line2 = strchr(s, '\n') + 1;
 	const char *line3 = strchr(line2, '\n') + 1;
 	CU_ASSERT(strlen(s) < 400);
@@ -100,19 +106,20 @@ test_long_line_window(void)
 static void
 test_error_limit(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	char *buf = NULL;
 	size_t len;
 	FILE *mem = open_memstream(&buf, &len);
-	diag_stream(mem);
-	diag_reset();
-	diag_source("f.coll", "x\n", 2);
+	diag_stream(dg, mem);
+	diag_reset(dg);
+	diag_source(dg, "f.coll", "x\n", 2);
 	for (int i = 0; i < 50; i++)
-		error_at((Loc){1, 1}, "e%d", i);
-	CU_ASSERT_EQUAL(nerrors(), DIAG_MAX_ERRORS);
-	CU_ASSERT(diag_too_many());
-	diag_stream(NULL);
+		error_at(dg, (Loc){1, 1}, "e%d", i);
+	CU_ASSERT_EQUAL(nerrors(dg), DIAG_MAX_ERRORS);
+	CU_ASSERT(diag_too_many(dg));
+	diag_stream(dg, NULL);
 	fclose(mem);
-	diag_reset();
+	diag_reset(dg);
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "e19\n"));
 	CU_ASSERT_PTR_NULL(strstr(buf, "e20\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "too many errors (20), stopping"));

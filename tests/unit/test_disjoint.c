@@ -57,20 +57,20 @@ typedef struct Case {
 } Case;
 
 static void
-build(Case *c, const int *roots, int k)
+build(Diag *dg, Case *c, const int *roots, int k)
 {
 	if (c->routes.topo) /* built before: start afresh */
 		routes_free(&c->routes);
 	free(c->diag);
 	c->diag = NULL;
 	FILE *mem = open_memstream(&c->diag, &c->len);
-	diag_stream(mem);
-	diag_reset();
-	diag_source("x", "x\n", 2);
+	diag_stream(dg, mem);
+	diag_reset(dg);
+	diag_source(dg, "x", "x\n", 2);
 	routes_init(&c->routes, c->t, ROUTE_SHORTEST);
 	Loc at = {.line = 1, .col = 1};
-	c->tr = disjoint_trees(&c->arena, c->t, &c->routes, roots, k, at, &c->method);
-	diag_stream(NULL);
+	c->tr = disjoint_trees(dg, &c->arena, c->t, &c->routes, roots, k, at, &c->method);
+	diag_stream(dg, NULL);
 	fclose(mem);
 }
 
@@ -94,9 +94,9 @@ grid(Case *c, TopoKind kind, int ndim, int a, int b, int variant)
 }
 
 static void
-expect_trees(Case *c, const int *roots, int k, int max_height)
+expect_trees(Diag *dg, Case *c, const int *roots, int k, int max_height)
 {
-	build(c, roots, k);
+	build(dg, c, roots, k);
 	assert_named(c->tr != NULL, __LINE__, __FILE__, "no trees: %s", c->diag ? c->diag : "");
 	if (!c->tr)
 		return;
@@ -110,6 +110,7 @@ expect_trees(Case *c, const int *roots, int k, int max_height)
 static void
 test_supermesh_corners(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	for (int variant = 0; variant < 2; variant++) {
 		Case c;
 		grid(&c, TK_SUPERMESH, 2, 4, 4, variant);
@@ -117,7 +118,7 @@ test_supermesh_corners(void)
 		/* the authors' saved trees: height 6 on 4x4, SMBi and SMAlter; on SMBi
 		 * Algorithm 1 builds them, on SMAlter (4 spare links) it gets stuck
 		 * and the general method does */
-		expect_trees(&c, roots, 4, 6);
+		expect_trees(dg, &c, roots, 4, 6);
 		for (int j = 0; c.tr && j < 4; j++)
 			CU_ASSERT_EQUAL(c.tr[j]->height, 6);
 		CU_ASSERT_EQUAL(c.method, variant ? DISJOINT_GENERAL : DISJOINT_ALGORITHM1);
@@ -125,7 +126,7 @@ test_supermesh_corners(void)
 		/* 6x6 corners: 2(k - 1) = 10, as the authors' */
 		grid(&c, TK_SUPERMESH, 2, 6, 6, variant);
 		int r6[4] = {0, 5, 35, 30};
-		expect_trees(&c, r6, 4, 10);
+		expect_trees(dg, &c, r6, 4, 10);
 		for (int j = 0; c.tr && j < 4; j++)
 			CU_ASSERT_EQUAL(c.tr[j]->height, 10);
 		case_free(&c);
@@ -135,6 +136,7 @@ test_supermesh_corners(void)
 static void
 test_supermesh_root_sets_build(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	/* every root set of 4x4 and 6x6 SMBi / SMAlter, and 5x5 SMAlter's sets of 3 */
 	static const int sides[] = {4, 6, 5};
 	for (size_t s = 0; s < countof(sides); s++)
@@ -147,7 +149,7 @@ test_supermesh_root_sets_build(void)
 			for (int i = 0, at = 0; i < nset; at += size[i++]) {
 				Case one = {0};
 				one.t = c.t;
-				expect_trees(&one, roots + at, size[i], 4 * k);
+				expect_trees(dg, &one, roots + at, size[i], 4 * k);
 				routes_free(&one.routes);
 				arena_free(&one.arena);
 				free(one.diag);
@@ -192,15 +194,16 @@ test_root_sets(void)
 static void
 test_mesh_refused(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	Case c;
 	grid(&c, TK_MESH, 2, 4, 4, 0);
 	int roots[4] = {0, 3, 15, 12};
-	build(&c, roots, 4);
+	build(dg, &c, roots, 4);
 	CU_ASSERT_PTR_NULL(c.tr);
 	CU_ASSERT_PTR_NOT_NULL(strstr(c.diag, "4 x 15 = 60 directed links, and it has 48"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(c.diag, "4N^2 - 4N"));
 	/* three corner trees fit the count (45 <= 48) but not the cut at (3, 0) */
-	build(&c, roots, 3);
+	build(dg, &c, roots, 3);
 	CU_ASSERT_PTR_NULL(c.tr);
 	CU_ASSERT_PTR_NOT_NULL(strstr(c.diag, "coming in from the other nodes"));
 	case_free(&c);
@@ -209,24 +212,25 @@ test_mesh_refused(void)
 static void
 test_torus_hyperx(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	Case c;
 	grid(&c, TK_TORUS, 2, 4, 4, 0);
 	int roots[6] = {0, 5, 10, 15};
-	expect_trees(&c, roots, 4, 15);
+	expect_trees(dg, &c, roots, 4, 15);
 	CU_ASSERT_EQUAL(c.method, DISJOINT_GENERAL);
 	case_free(&c);
 	grid(&c, TK_TORUS, 2, 8, 8, 0);
 	int r8[4] = {0, 9, 18, 27};
-	expect_trees(&c, r8, 4, 63);
+	expect_trees(dg, &c, r8, 4, 63);
 	case_free(&c);
 	grid(&c, TK_HYPERX, 2, 4, 4, 0); /* degree 6 */
 	int rh[6] = {0, 1, 2, 3, 4, 8};
-	expect_trees(&c, rh, 6, 15);
+	expect_trees(dg, &c, rh, 6, 15);
 	case_free(&c);
 	/* a fifth tree on the 4x4 torus: 5 x 15 = 75 > 64 links */
 	grid(&c, TK_TORUS, 2, 4, 4, 0);
 	int r5[5] = {0, 1, 2, 3, 4};
-	build(&c, r5, 5);
+	build(dg, &c, r5, 5);
 	CU_ASSERT_PTR_NULL(c.tr);
 	case_free(&c);
 }
@@ -287,6 +291,7 @@ cut_violated(const Topo *t, const int *roots, int k)
 static void
 test_random_regular(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	static const struct { int n, d; } g[] = {{12, 3}, {20, 4}, {30, 5}, {40, 4}};
 	for (size_t i = 0; i < countof(g); i++)
 		for (unsigned seed = 1; seed <= 3; seed++) {
@@ -297,7 +302,7 @@ test_random_regular(void)
 				roots[j] = j * 2;
 			/* random d-regular graphs are d-edge-connected (with high
 			 * probability, and for these seeds), so d trees exist */
-			build(&c, roots, g[i].d);
+			build(dg, &c, roots, g[i].d);
 			if (!c.tr && g[i].n <= 16) /* then some set must violate the cut condition */
 				assert_named(cut_violated(c.t, roots, g[i].d), __LINE__, __FILE__,
 				             "graph %zu seed %u: refused but every cut holds: %s", i, seed,
@@ -317,6 +322,7 @@ test_random_regular(void)
 static void
 test_cut_proves_absence(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	/* two 4-cycles (both directions) joined by one pair of links: every set
 	 * on one side has 1 link in, so 2 trees rooted on the other side fail */
 	Link l[20];
@@ -330,7 +336,7 @@ test_cut_proves_absence(void)
 	Case c = {0};
 	c.t = topo_graph(&c.arena, "G", 8, NULL, n, l, net_defaults);
 	int roots[2] = {0, 1};
-	build(&c, roots, 2);
+	build(dg, &c, roots, 2);
 	CU_ASSERT_PTR_NULL(c.tr);
 	CU_ASSERT_PTR_NOT_NULL(strstr(c.diag, "{4, 5, 6, 7} have 1 link coming in"));
 	case_free(&c);
@@ -343,6 +349,7 @@ test_cut_proves_absence(void)
 static void
 test_cut_counts_roots_outside(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	Link l[32];
 	int n = 0;
 	for (int side = 0; side < 8; side += 4)
@@ -356,7 +363,7 @@ test_cut_counts_roots_outside(void)
 	c.t = topo_graph(&c.arena, "G", 8, NULL, n, l, net_defaults);
 	int roots[3] = {0, 1, 4};
 	CU_ASSERT(cut_violated(c.t, roots, 3));
-	build(&c, roots, 3);
+	build(dg, &c, roots, 3);
 	CU_ASSERT_PTR_NULL(c.tr);
 	assert_named(strstr(c.diag, "the nodes {4, 5, 6, 7} have 1 link coming in from the other "
 	                            "nodes, but the 2 trees rooted outside them need one each") != NULL,
@@ -374,6 +381,7 @@ test_cut_counts_roots_outside(void)
 static void
 test_algorithm1_coverage(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	static const struct { int side, variant; const char *want; } cases[] = {
 		{4, 0, "AAAA"}, {4, 1, "gggg"},
 		{5, 0, "AAAAAAA"}, {5, 1, "gAAggggg"},
@@ -390,7 +398,7 @@ test_algorithm1_coverage(void)
 		for (int s = 0, at = 0; s < nset; at += size[s++]) {
 			Case one = {0};
 			one.t = c.t;
-			expect_trees(&one, roots + at, size[s], 4 * k);
+			expect_trees(dg, &one, roots + at, size[s], 4 * k);
 			got[s] = one.method == DISJOINT_ALGORITHM1 ? 'A' : 'g';
 			got[s + 1] = 0;
 			routes_free(&one.routes);
@@ -411,10 +419,11 @@ test_algorithm1_coverage(void)
 static void
 test_algorithm1_block(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	Case c;
 	grid(&c, TK_SUPERMESH, 2, 4, 4, 0);
 	int roots[4] = {5, 6, 10, 9};
-	expect_trees(&c, roots, 4, 7);
+	expect_trees(dg, &c, roots, 4, 7);
 	CU_ASSERT_EQUAL(c.method, DISJOINT_ALGORITHM1);
 	/* the root walks to its nearest border first: 5 -> 1 */
 	CU_ASSERT(c.tr && c.tr[0]->parent[1] == 5);

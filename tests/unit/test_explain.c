@@ -278,16 +278,16 @@ test_page_matches_text(void)
 
 /* Builds a file in process: its Prog (the caller frees), 0 when clean. */
 static int
-build_file(const char *path, Checked *c, Prog *p)
+build_file(Diag *dg, const char *path, Checked *c, Prog *p)
 {
 	size_t len;
 	char *text = slurp(path, &len);
 	memset(p, 0, sizeof *p);
-	check_built(c, path, text ? text : "", text ? len : 0);
+	check_built(dg, c, path, text ? text : "", text ? len : 0);
 	int rc = c->errors || !text ? -1 : 0;
 	if (rc == 0) {
-		diag_source(path, text, len);
-		rc = lower(c->file, p);
+		diag_source(dg, path, text, len);
+		rc = lower(dg, c->file, p);
 	}
 	free(text);
 	return rc;
@@ -299,13 +299,14 @@ build_file(const char *path, Checked *c, Prog *p)
 static void
 test_page_8x8(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	Checked c;
 	Prog p;
-	CU_ASSERT_FATAL(build_file("examples/sp-torus-8x8.coll", &c, &p) == 0);
+	CU_ASSERT_FATAL(build_file(dg, "examples/sp-torus-8x8.coll", &c, &p) == 0);
 	const Sched *s = p.sched[0];
-	CU_ASSERT_EQUAL(explain_check_page(s), 1);
+	CU_ASSERT_EQUAL(explain_check_page(dg, s), 1);
 	Arena a = {0};
-	const Sched *x = sched_expand(&a, s);
+	const Sched *x = sched_expand(dg, &a, s);
 	char *text = NULL, *page = NULL;
 	size_t tlen, plen;
 	FILE *f = open_memstream(&text, &tlen);
@@ -564,6 +565,7 @@ have_chromium(void)
 static void
 test_browser_rounds(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	if (!have_chromium())
 		return;
 	browser_case("@/ring.html", "examples/user-ring.coll --collective RING",
@@ -575,9 +577,9 @@ test_browser_rounds(void)
 	/* 8x8: the text form from the library (past the command's limits) */
 	Checked c;
 	Prog p;
-	CU_ASSERT_FATAL(build_file("examples/sp-torus-8x8.coll", &c, &p) == 0);
+	CU_ASSERT_FATAL(build_file(dg, "examples/sp-torus-8x8.coll", &c, &p) == 0);
 	Arena a = {0};
-	const Sched *x = sched_expand(&a, p.sched[0]);
+	const Sched *x = sched_expand(dg, &a, p.sched[0]);
 	char *text = NULL, *page = NULL;
 	size_t tlen, plen;
 	FILE *f = open_memstream(&text, &tlen);

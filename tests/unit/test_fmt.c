@@ -10,23 +10,23 @@
 
 /* Checks the round trip on one text; returns the canonical form (malloc'd). */
 static char *
-round_trip(const char *name, const char *text, size_t len)
+round_trip(Diag *dg, const char *name, const char *text, size_t len)
 {
 	Checked a, b, c;
-	check_text(&a, name, text, len);
+	check_text(dg, &a, name, text, len);
 	assert_named(a.errors == 0, __LINE__, __FILE__, "%s checks clean: %s", name, a.diag);
 	if (a.errors) {
 		checked_free(&a);
 		return NULL;
 	}
 	char *once = fmt_string(a.file);
-	check_text(&b, name, once, strlen(once));
+	check_text(dg, &b, name, once, strlen(once));
 	assert_named(b.errors == 0 && ast_equal(a.file, b.file), __LINE__, __FILE__,
 	             "%s: fmt's output has the same tree", name);
 	char *twice = b.errors ? strdup("") : fmt_string(b.file);
 	assert_named(strcmp(once, twice) == 0, __LINE__, __FILE__, "%s: fmt of fmt is identical", name);
 	/* every comment survives, in order */
-	check_text(&c, name, twice, strlen(twice));
+	check_text(dg, &c, name, twice, strlen(twice));
 	int kept = c.file && c.file->ncomment == a.file->ncomment;
 	for (int i = 0; kept && i < a.file->ncomment; i++)
 		kept = strstr(c.file->comment[i].text, a.file->comment[i].text) != NULL ||
@@ -40,7 +40,7 @@ round_trip(const char *name, const char *text, size_t len)
 }
 
 static void
-round_trip_glob(const char *pattern, bool must_be_canonical)
+round_trip_glob(Diag *dg, const char *pattern, bool must_be_canonical)
 {
 	glob_t g;
 	int found = glob(pattern, 0, NULL, &g) == 0 ? (int)g.gl_pathc : 0;
@@ -50,11 +50,11 @@ round_trip_glob(const char *pattern, bool must_be_canonical)
 		if (!text)
 			continue;
 		Checked probe;
-		check_text(&probe, g.gl_pathv[i], text, len);
+		check_text(dg, &probe, g.gl_pathv[i], text, len);
 		bool clean = probe.errors == 0;
 		checked_free(&probe);
 		if (clean || must_be_canonical) {
-			char *canon = round_trip(g.gl_pathv[i], text, len);
+			char *canon = round_trip(dg, g.gl_pathv[i], text, len);
 			if (must_be_canonical && canon)
 				assert_named(strcmp(canon, text) == 0, __LINE__, __FILE__,
 				             "%s is in canonical form (collc fmt)", g.gl_pathv[i]);
@@ -70,18 +70,21 @@ round_trip_glob(const char *pattern, bool must_be_canonical)
 static void
 test_examples(void)
 {
-	round_trip_glob("examples/*.coll", true);
+	Diag dgv = diag_new(), *dg = &dgv;
+	round_trip_glob(dg, "examples/*.coll", true);
 }
 
 static void
 test_golden_inputs(void)
 {
-	round_trip_glob("tests/golden/*.coll", false);
+	Diag dgv = diag_new(), *dg = &dgv;
+	round_trip_glob(dg, "tests/golden/*.coll", false);
 }
 
 static void
 test_layout(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	const char *in =
 		"// head\n"
 		"network{link_bandwidth=400Gbps;mtu=4KiB;// m\n"
@@ -109,7 +112,7 @@ test_layout(void)
 		"    (1, 1) -> (0, 1);\n"
 		"}\n";
 	Checked c;
-	check_str(&c, in);
+	check_str(dg, &c, in);
 	CU_ASSERT_EQUAL_FATAL(c.errors, 0);
 	char *out = fmt_string(c.file);
 	CU_ASSERT_STRING_EQUAL(out, want);
@@ -120,12 +123,13 @@ test_layout(void)
 static void
 test_equal_sees_differences(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	Checked a, b;
-	check_str(&a, "topology T = torus(4, 4);");
-	check_str(&b, "topology T = torus(4, 5);");
+	check_str(dg, &a, "topology T = torus(4, 4);");
+	check_str(dg, &b, "topology T = torus(4, 5);");
 	CU_ASSERT(!ast_equal(a.file, b.file));
 	checked_free(&b);
-	check_str(&b, "topology T = torus(4, 4); // c");
+	check_str(dg, &b, "topology T = torus(4, 4); // c");
 	CU_ASSERT(ast_equal(a.file, b.file));
 	checked_free(&b);
 	checked_free(&a);
@@ -137,9 +141,10 @@ test_equal_sees_differences(void)
 static void
 test_line_comment_to_newline(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	const char *in = "topology T = torus(4, 4);\r\n// a\r\vb\rc\r\n"
 	                 "collective allreduce A on T { algorithm ring; }\r\n";
-	char *canon = round_trip("lone-cr", in, strlen(in));
+	char *canon = round_trip(dg, "lone-cr", in, strlen(in));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(canon);
 	CU_ASSERT_PTR_NOT_NULL(strstr(canon, "\n// a\r\vb\rc\ncollective"));
 	free(canon);

@@ -42,6 +42,7 @@ compare(const char *input, const char *expected_path, const char *actual)
 static void
 test_golden(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	glob_t g;
 	CU_ASSERT_EQUAL_FATAL(glob("tests/golden/*.coll", 0, NULL, &g), 0);
 	int negative = 0;
@@ -54,7 +55,7 @@ test_golden(void)
 			continue;
 		char *copy = strdup(path);
 		Checked c;
-		check_built(&c, basename(copy), text, len);
+		check_built(dg, &c, basename(copy), text, len);
 		char *err = swap_suffix(path, ".err");
 		char *fmt = swap_suffix(path, ".fmt");
 		FILE *probe = fopen(err, "r");
@@ -138,13 +139,14 @@ test_golden_readers(void)
 static void
 test_examples_check(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	glob_t g;
 	CU_ASSERT_EQUAL_FATAL(glob("examples/*.coll", 0, NULL, &g), 0);
 	for (size_t i = 0; i < g.gl_pathc; i++) {
 		size_t len;
 		char *text = slurp(g.gl_pathv[i], &len);
 		Checked c;
-		check_built(&c, g.gl_pathv[i], text ? text : "", text ? len : 0);
+		check_built(dg, &c, g.gl_pathv[i], text ? text : "", text ? len : 0);
 		assert_named(text && c.errors == 0, __LINE__, __FILE__,
 		             "example %s checks clean and every schedule built verifies: %s",
 		             g.gl_pathv[i], c.diag);

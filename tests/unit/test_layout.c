@@ -12,11 +12,11 @@
 
 /* The first schedule of text, lowered and verified, expanded if symmetric. */
 static const Sched *
-build(const char *text, Prog *p, Checked *c)
+build(Diag *dg, const char *text, Prog *p, Checked *c)
 {
 	memset(p, 0, sizeof *p);
-	check_str(c, text);
-	if (c->errors || lower(c->file, p) != 0 || p->nsched < 1) {
+	check_str(dg, c, text);
+	if (c->errors || lower(dg, c->file, p) != 0 || p->nsched < 1) {
 		assert_named(0, __LINE__, __FILE__, "does not build: %s", c->diag ? c->diag : "");
 		return NULL;
 	}
@@ -87,6 +87,7 @@ check_deps(const char *label, const Sched *s)
 static void
 test_deps(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	static const struct { const char *label, *text; } cases[] = {
 		{"ring allreduce on 5", "topology R = ring(5);\n"
 		 "collective allreduce AR on R { algorithm ring; }\n"},
@@ -101,10 +102,10 @@ test_deps(void)
 	for (size_t i = 0; i < countof(cases); i++) {
 		Prog p;
 		Checked c;
-		const Sched *s = build(cases[i].text, &p, &c);
+		const Sched *s = build(dg, cases[i].text, &p, &c);
 		if (s) {
 			Arena a = {0};
-			check_deps(cases[i].label, s->base ? sched_expand(&a, s) : s);
+			check_deps(cases[i].label, s->base ? sched_expand(dg, &a, s) : s);
 			arena_free(&a);
 		}
 		prog_free(&p);
@@ -116,6 +117,7 @@ test_deps(void)
 static void
 test_blocks(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	static const struct { const char *text; int nblock; long packed, own; } cases[] = {
 		{"topology R = ring(8);\ngroup G on R { translate; map x -> -x; }\n"
 		 "tree B = bfs(R, root 0);\n"
@@ -143,7 +145,7 @@ test_blocks(void)
 	for (size_t i = 0; i < countof(cases); i++) {
 		Prog p;
 		Checked c;
-		const Sched *s = build(cases[i].text, &p, &c);
+		const Sched *s = build(dg, cases[i].text, &p, &c);
 		if (!s) {
 			prog_free(&p);
 			checked_free(&c);

@@ -13,8 +13,9 @@ param_value(const Checked *c, int item)
 static void
 test_units(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	Checked c;
-	check_str(&c, "network {\n"
+	check_str(dg, &c, "network {\n"
 	              "  link_bandwidth = 400 Gbps;\n"
 	              "  link_latency = 25ns;\n"
 	              "  mtu = 4 KiB;\n"
@@ -38,6 +39,7 @@ test_units(void)
 static void
 test_bits_and_bytes(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	/* rates are in bits per second: GBps is 8 Gbps, GiBps 8 * 2^30 bps */
 	static const struct { const char *unit; double bps; } t[] = {
 		{"bps", 1}, {"Kbps", 1e3}, {"Mbps", 1e6}, {"Gbps", 1e9}, {"Tbps", 1e12},
@@ -49,7 +51,7 @@ test_bits_and_bytes(void)
 		char text[128];
 		snprintf(text, sizeof text, "network { link_bandwidth = 2 %s; }", t[i].unit);
 		Checked c;
-		check_str(&c, text);
+		check_str(dg, &c, text);
 		assert_named(c.errors == 0 && fabs(expr_number(param_value(&c, 0)) - 2 * t[i].bps) < 1e-3,
 		             __LINE__, __FILE__, "2 %s is %g bps", t[i].unit, 2 * t[i].bps);
 		checked_free(&c);
@@ -59,6 +61,7 @@ test_bits_and_bytes(void)
 static void
 test_sizes(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	static const struct { const char *unit; double bytes; } t[] = {
 		{"B", 1}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"KiB", 1024}, {"MiB", 1048576},
 		{"GiB", 1073741824},
@@ -67,7 +70,7 @@ test_sizes(void)
 		char text[128];
 		snprintf(text, sizeof text, "network { mtu = 3%s; }", t[i].unit);
 		Checked c;
-		check_str(&c, text);
+		check_str(dg, &c, text);
 		assert_named(c.errors == 0 && expr_number(param_value(&c, 0)) == 3 * t[i].bytes,
 		             __LINE__, __FILE__, "3%s is %g bytes", t[i].unit, 3 * t[i].bytes);
 		checked_free(&c);
@@ -77,8 +80,9 @@ test_sizes(void)
 static void
 test_positions(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	Checked c;
-	check_str(&c, "// header\n"
+	check_str(dg, &c, "// header\n"
 	              "topology  T = torus(8,\n"
 	              "\t8);\n"
 	              "/* a\n   b */ tree B = bfs(T, root (0, 0));\n");
@@ -105,12 +109,13 @@ test_positions(void)
 static void
 test_int_limits(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	Checked c;
-	check_str(&c, "topology T = ring(9223372036854775807);");
+	check_str(dg, &c, "topology T = ring(9223372036854775807);");
 	CU_ASSERT_EQUAL(c.errors, 1);
 	ASSERT_DIAG(&c, "t.coll:1:19: error: each size of ring must be at most 1048576");
 	checked_free(&c);
-	check_str(&c, "topology T = ring(9223372036854775808);");
+	check_str(dg, &c, "topology T = ring(9223372036854775808);");
 	ASSERT_DIAG(&c, "t.coll:1:19: error: integer '9223372036854775808' does not fit in 64 bits");
 	checked_free(&c);
 }
@@ -118,8 +123,9 @@ test_int_limits(void)
 static void
 test_bad_bytes(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	Checked c;
-	check_str(&c, "topology T = ring(4); @@@ $");
+	check_str(dg, &c, "topology T = ring(4); @@@ $");
 	CU_ASSERT_EQUAL(c.errors, 2);
 	ASSERT_DIAG(&c, "t.coll:1:23: error: 3 unexpected bytes, starting with '@'");
 	ASSERT_DIAG(&c, "t.coll:1:27: error: unexpected '$'");
@@ -129,8 +135,9 @@ test_bad_bytes(void)
 static void
 test_range_is_not_a_decimal(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	Checked c;
-	check_str(&c, "topology T = ring(8); collective allgather A on T { algorithm ring; ranks 1..5; }");
+	check_str(dg, &c, "topology T = ring(8); collective allgather A on T { algorithm ring; ranks 1..5; }");
 	CU_ASSERT_EQUAL_FATAL(c.errors, 0);
 	const Item *r = &c.file->decl[1].body->item[1];
 	CU_ASSERT_EQUAL(r->kind, IT_RANKS);

@@ -253,26 +253,27 @@ test_out_of_memory(void)
 static void
 test_ir_read_large(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	static const char text[] = "topology R = ring(200000);\n"
 	                           "collective broadcast B on R { algorithm chain(segments 8); }\n";
 	Checked c;
-	check_text(&c, "big.coll", text, strlen(text));
+	check_text(dg, &c, "big.coll", text, strlen(text));
 	CU_ASSERT_EQUAL_FATAL(c.errors, 0);
 	Prog p = {0};
-	CU_ASSERT_EQUAL_FATAL(lower(c.file, &p), 0);
+	CU_ASSERT_EQUAL_FATAL(lower(dg, c.file, &p), 0);
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *mem = open_memstream(&buf, &len);
 	BuildOpts o = {0};
-	CU_ASSERT_EQUAL(ir_backend.emit(&p, &o, mem), 0);
+	CU_ASSERT_EQUAL(ir_backend.emit(dg, &p, &o, mem), 0);
 	fclose(mem);
 	Prog q = {0};
-	diag_source("big.ir", buf, len);
-	CU_ASSERT_EQUAL(ir_read(buf, len, &q), 0);
+	diag_source(dg, "big.ir", buf, len);
+	CU_ASSERT_EQUAL(ir_read(dg, buf, len, &q), 0);
 	CU_ASSERT_EQUAL_FATAL(q.nsched, 1);
 	CU_ASSERT_EQUAL(q.sched[0]->nrank, 200000);
 	CU_ASSERT_EQUAL(q.sched[0]->nmsg, p.sched[0]->nmsg);
-	CU_ASSERT_EQUAL(verify(q.sched[0]), 0);
+	CU_ASSERT_EQUAL(verify(dg, q.sched[0]), 0);
 	prog_free(&q);
 	/* a rank listed twice is still found: the last two ranks on one node */
 	char *rn = strstr(buf, "\nrank_nodes ");
@@ -291,11 +292,11 @@ test_ir_read_large(void)
 	snprintf(dup + k, len + 16 - (size_t)k, "%s", eol);
 	Prog d = {0};
 	FILE *sink = fopen("/dev/null", "w");
-	diag_stream(sink);
-	diag_source("dup.ir", dup, strlen(dup));
-	CU_ASSERT_NOT_EQUAL(ir_read(dup, strlen(dup), &d), 0);
-	diag_stream(NULL);
-	diag_reset();
+	diag_stream(dg, sink);
+	diag_source(dg, "dup.ir", dup, strlen(dup));
+	CU_ASSERT_NOT_EQUAL(ir_read(dg, dup, strlen(dup), &d), 0);
+	diag_stream(dg, NULL);
+	diag_reset(dg);
 	fclose(sink);
 	prog_free(&d);
 	free(dup);
@@ -309,6 +310,7 @@ test_ir_read_large(void)
 static void
 test_link_estimates(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	static const struct { const char *decl; TopoKind kind; bool exact; } cases[] = {
 		{"topology T = torus(4, 5, 3);", TK_TORUS, true},
 		{"topology T = ring(7);", TK_RING, true},
@@ -321,9 +323,9 @@ test_link_estimates(void)
 	};
 	for (size_t i = 0; i < countof(cases); i++) {
 		Checked c;
-		check_str(&c, cases[i].decl);
+		check_str(dg, &c, cases[i].decl);
 		Prog p = {0};
-		CU_ASSERT_EQUAL_FATAL(lower(c.file, &p), 0);
+		CU_ASSERT_EQUAL_FATAL(lower(dg, c.file, &p), 0);
 		const Topo *t = p.topo[0];
 		TopoShape shape = topo_shape_of(t);
 		double est = topo_link_estimate(t->kind, &shape);
@@ -334,19 +336,19 @@ test_link_estimates(void)
 	}
 	/* symmetric: trees x order against MAX_SYMM_CHUNKS */
 	FILE *sink = fopen("/dev/null", "w");
-	diag_stream(sink);
-	CU_ASSERT_EQUAL(check_symmetric_size((Loc){1, 1}, "X", 4, MAX_SYMM_CHUNKS / 4), 0);
-	CU_ASSERT_EQUAL(check_symmetric_size((Loc){1, 1}, "X", 5, MAX_SYMM_CHUNKS / 4), -1);
+	diag_stream(dg, sink);
+	CU_ASSERT_EQUAL(check_symmetric_size(dg, (Loc){1, 1}, "X", 4, MAX_SYMM_CHUNKS / 4), 0);
+	CU_ASSERT_EQUAL(check_symmetric_size(dg, (Loc){1, 1}, "X", 5, MAX_SYMM_CHUNKS / 4), -1);
 	/* ring(4096) allreduce fits, ring(8192) has 2 x 8191 x 8192 transfers at least */
-	CU_ASSERT_EQUAL(check_sched_size((Loc){1, 1}, "X", CK_ALLREDUCE, 4096, 4096), 0);
-	CU_ASSERT_EQUAL(check_sched_size((Loc){1, 1}, "X", CK_ALLREDUCE, 8192, 8192), -1);
-	CU_ASSERT_EQUAL(check_sched_size((Loc){1, 1}, "X", CK_BROADCAST, 8192, 8192), 0);
-	CU_ASSERT_EQUAL(check_sched_size((Loc){1, 1}, "X", CK_BROADCAST, 8193, 8193), -1);
+	CU_ASSERT_EQUAL(check_sched_size(dg, (Loc){1, 1}, "X", CK_ALLREDUCE, 4096, 4096), 0);
+	CU_ASSERT_EQUAL(check_sched_size(dg, (Loc){1, 1}, "X", CK_ALLREDUCE, 8192, 8192), -1);
+	CU_ASSERT_EQUAL(check_sched_size(dg, (Loc){1, 1}, "X", CK_BROADCAST, 8192, 8192), 0);
+	CU_ASSERT_EQUAL(check_sched_size(dg, (Loc){1, 1}, "X", CK_BROADCAST, 8193, 8193), -1);
 	/* (rank, chunk) pairs alone */
-	CU_ASSERT_EQUAL(check_sched_size((Loc){1, 1}, "X", CK_ALLTOALL, 4096, 16384), 0);
-	CU_ASSERT_EQUAL(check_sched_size((Loc){1, 1}, "X", CK_ALLTOALL, 4096, 16385), -1);
-	diag_stream(NULL);
-	diag_reset();
+	CU_ASSERT_EQUAL(check_sched_size(dg, (Loc){1, 1}, "X", CK_ALLTOALL, 4096, 16384), 0);
+	CU_ASSERT_EQUAL(check_sched_size(dg, (Loc){1, 1}, "X", CK_ALLTOALL, 4096, 16385), -1);
+	diag_stream(dg, NULL);
+	diag_reset(dg);
 	fclose(sink);
 }
 
@@ -356,6 +358,7 @@ test_link_estimates(void)
 static void
 test_route_hop_estimate(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	static const struct { const char *text; bool exact; } cases[] = {
 		{"topology R = ring(1000);\n"
 		 "collective broadcast X on R { algorithm binomial_tree; root 17; }", true},
@@ -370,10 +373,10 @@ test_route_hop_estimate(void)
 	};
 	for (size_t i = 0; i < countof(cases); i++) {
 		Checked c;
-		check_text(&c, "hops.coll", cases[i].text, strlen(cases[i].text));
+		check_text(dg, &c, "hops.coll", cases[i].text, strlen(cases[i].text));
 		CU_ASSERT_EQUAL_FATAL(c.errors, 0);
 		Prog p = {0};
-		CU_ASSERT_EQUAL_FATAL(lower(c.file, &p), 0);
+		CU_ASSERT_EQUAL_FATAL(lower(dg, c.file, &p), 0);
 		const Sched *s = p.sched[0];
 		Msg *unrouted = malloc(((size_t)s->nmsg + 1) * sizeof *unrouted);
 		for (int k = 0; k < s->nmsg; k++) {

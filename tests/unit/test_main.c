@@ -297,6 +297,7 @@ main(int argc, char **argv)
 		{.pName = "cutbound", .pTests = cutbound_tests},
 		{.pName = "packing", .pTests = packing_tests},
 		{.pName = "diag", .pTests = diag_tests},
+		{.pName = "globals", .pTests = globals_tests},
 		{.pName = "lexer", .pTests = lexer_tests},
 		{.pName = "parser", .pTests = parser_tests},
 		{.pName = "sema", .pTests = sema_tests},

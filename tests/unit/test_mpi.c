@@ -715,7 +715,7 @@ test_tuned_dropin(void)
 /* Writes liba: a plan as collc tune would make one, three ranges for one
  * kind (AR below 4 KiB, SP to 64 KiB, AR again), through mpi_lib_write. */
 static int
-write_liba(void)
+write_liba(Diag *dg)
 {
 	static const char text[] =
 		"topology R = ring(4);\ngroup G on R { translate; map x -> -x; }\n"
@@ -724,8 +724,8 @@ write_liba(void)
 		"collective allreduce SP on R { algorithm symmetric(trees B, group G); }\n";
 	Checked c;
 	Prog p = {0};
-	check_str(&c, text);
-	int rc = c.errors || lower(c.file, &p) != 0 || p.nsched != 2 ? -1 : 0;
+	check_str(dg, &c, text);
+	int rc = c.errors || lower(dg, c.file, &p) != 0 || p.nsched != 2 ? -1 : 0;
 	if (rc == 0) {
 		const Sched *ar = p.sched[0], *sp = p.sched[1];
 		MpiLibEntry e[3] = {{CK_ALLREDUCE, 4, -1, 0, 4096, ar},
@@ -737,7 +737,7 @@ write_liba(void)
 		FILE *fc = fopen(path, "w");
 		snprintf(path, sizeof path, "%s/two/liba.h", dir);
 		FILE *fh = fopen(path, "w");
-		rc = fc && fh ? mpi_lib_write(fc, fh, &plan, "liba", "liba.h") : -1;
+		rc = fc && fh ? mpi_lib_write(dg, fc, fh, &plan, "liba", "liba.h") : -1;
 		if (fc)
 			fclose(fc);
 		if (fh)
@@ -753,6 +753,7 @@ write_liba(void)
 static void
 test_lib_two_prefixes(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	if (!have_mpi) {
 		assert_named(0, __LINE__, __FILE__, "mpicc and mpirun are needed");
 		return;
@@ -760,7 +761,7 @@ test_lib_two_prefixes(void)
 	char cmd[4096];
 	snprintf(cmd, sizeof cmd, "rm -rf %s/two && mkdir %s/two", dir, dir);
 	CU_ASSERT_EQUAL_FATAL(sh(cmd), 0);
-	CU_ASSERT_EQUAL_FATAL(write_liba(), 0);
+	CU_ASSERT_EQUAL_FATAL(write_liba(dg), 0);
 	snprintf(cmd, sizeof cmd,
 	         "printf 'topology R = ring(4);\\ncollective allreduce AR on R { algorithm "
 	         "recursive_doubling; }\\n' >%s/two/b.coll && "
@@ -904,12 +905,12 @@ test_lib_errors(void)
 /* mpi_lib_write on plans as a tuner would hand them: the diagnostics (with
  * the source, "" when it writes) and the source it writes. */
 static int
-plan_write(const char *text, const MpiLibEntry *e, int n, char **src, char **diag)
+plan_write(Diag *dg, const char *text, const MpiLibEntry *e, int n, char **src, char **diag)
 {
 	Checked c;
 	Prog p = {0};
-	check_str(&c, text);
-	CU_ASSERT_FATAL(c.errors == 0 && lower(c.file, &p) == 0 && p.nsched == 2);
+	check_str(dg, &c, text);
+	CU_ASSERT_FATAL(c.errors == 0 && lower(dg, c.file, &p) == 0 && p.nsched == 2);
 	MpiLibEntry *entry = malloc((size_t)n * sizeof *entry);
 	for (int i = 0; i < n; i++) {
 		entry[i] = e[i];
@@ -920,12 +921,12 @@ plan_write(const char *text, const MpiLibEntry *e, int n, char **src, char **dia
 	char *hdr = NULL;
 	FILE *d = open_memstream(diag, &len), *fc = open_memstream(src, &len),
 	     *fh = open_memstream(&hdr, &len);
-	diag_stream(d);
-	diag_reset();
-	diag_source("t.coll", text, strlen(text));
-	int rc = mpi_lib_write(fc, fh, &plan, "tuned", "tuned.h");
-	diag_stream(NULL);
-	diag_reset();
+	diag_stream(dg, d);
+	diag_reset(dg);
+	diag_source(dg, "t.coll", text, strlen(text));
+	int rc = mpi_lib_write(dg, fc, fh, &plan, "tuned", "tuned.h");
+	diag_stream(dg, NULL);
+	diag_reset(dg);
 	fclose(d), fclose(fc), fclose(fh);
 	free(hdr), free(entry);
 	prog_free(&p);
@@ -936,6 +937,7 @@ plan_write(const char *text, const MpiLibEntry *e, int n, char **src, char **dia
 static void
 test_lib_plan_checks(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	static const char text[] =
 		"topology R = ring(4);\n"
 		"collective allreduce RING on R { algorithm ring; }\n"
@@ -962,7 +964,7 @@ test_lib_plan_checks(void)
 	};
 	for (size_t i = 0; i < countof(cases); i++) {
 		char *src = NULL, *diag = NULL;
-		int rc = plan_write(text, cases[i].e, cases[i].n, &src, &diag);
+		int rc = plan_write(dg, text, cases[i].e, cases[i].n, &src, &diag);
 		bool ok = rc == cases[i].rc && diag &&
 		          (cases[i].diag[0] ? strstr(diag, cases[i].diag) != NULL : diag[0] == 0) &&
 		          (!cases[i].src || (src && strstr(src, cases[i].src))) &&

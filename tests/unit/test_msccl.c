@@ -30,17 +30,17 @@ fixtures(void)
  * the diagnostics in *diag. With fit, the size run is the one nearest to
  * `bytes` that the file is selected for, as `collc run` picks it. */
 int
-run_sized(const char *name, const char *text, size_t len, bool legacy, bool run, int64_t bytes,
+run_sized(Diag *dg, const char *name, const char *text, size_t len, bool legacy, bool run, int64_t bytes,
           bool fit, RDtype dt, char **diag)
 {
 	size_t dlen;
 	FILE *mem = open_memstream(diag, &dlen);
-	diag_stream(mem);
-	diag_reset();
-	diag_source(name, text, len);
+	diag_stream(dg, mem);
+	diag_reset(dg);
+	diag_source(dg, name, text, len);
 	Arena a = {0};
 	MProg p;
-	int rc = msccl_read(&a, text, len, legacy, &p);
+	int rc = msccl_read(dg, &a, text, len, legacy, &p);
 	if (rc == 0 && fit)
 		bytes = msccl_nearest_size(&p, bytes, rdtype_size(dt));
 	for (int m = 0; rc == 0 && run && m < 2; m++) {
@@ -49,27 +49,28 @@ run_sized(const char *name, const char *text, size_t len, bool legacy, bool run,
 		RunOpts o = {.bytes = bytes, .dtype = dt, .op = RO_SUM, .inplace = m == 0,
 		             .timeout = RUN_TIMEOUT};
 		RunResult res;
-		rc = msccl_run(&p, &o, &res);
+		rc = msccl_run(dg, &p, &o, &res);
 		if (rc == 0 && p.coll != MC_CUSTOM && !res.verified)
 			rc = -1;
 	}
 	arena_free(&a);
-	diag_stream(NULL);
+	diag_stream(dg, NULL);
 	fclose(mem);
-	diag_reset();
+	diag_reset(dg);
 	return rc;
 }
 
 int
-run_text(const char *name, const char *text, size_t len, bool legacy, bool run, int64_t bytes,
+run_text(Diag *dg, const char *name, const char *text, size_t len, bool legacy, bool run, int64_t bytes,
          RDtype dt, char **diag)
 {
-	return run_sized(name, text, len, legacy, run, bytes, false, dt, diag);
+	return run_sized(dg, name, text, len, legacy, run, bytes, false, dt, diag);
 }
 
 static void
 test_fixtures_run(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	char pat[512];
 	int n = 0;
 	for (int d = 0; d < 2; d++) {
@@ -85,14 +86,14 @@ test_fixtures_run(void)
 			bool legacy = strstr(g.gl_pathv[i], "/legacy-") != NULL;
 			char *diag = NULL;
 			/* near 1536 KiB, inside the sizes each file is selected for */
-			int rc = text ? run_sized(g.gl_pathv[i], text, len, legacy, true, 1536 << 10,
+			int rc = text ? run_sized(dg, g.gl_pathv[i], text, len, legacy, true, 1536 << 10,
 			                          true, RD_FLOAT, &diag) : -1;
 			assert_named(rc == 0, __LINE__, __FILE__, "%s runs and verifies: %s",
 			             g.gl_pathv[i], diag ? diag : "");
 			if (legacy && text) {
 				free(diag);
 				diag = NULL;
-				rc = run_text(g.gl_pathv[i], text, len, false, false, 0, RD_FLOAT, &diag);
+				rc = run_text(dg, g.gl_pathv[i], text, len, false, false, 0, RD_FLOAT, &diag);
 				assert_named(rc != 0 && strstr(diag, "rule 2"), __LINE__, __FILE__,
 				             "%s is refused without --legacy: %s", g.gl_pathv[i], diag);
 			}
@@ -108,6 +109,7 @@ test_fixtures_run(void)
 static void
 test_fixtures_negative(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	static const struct {
 		const char *file, *want;
 		bool legacy, run;
@@ -144,7 +146,7 @@ test_fixtures_negative(void)
 		if (!text)
 			continue;
 		char *diag = NULL;
-		int rc = run_text(path, text, len, neg[i].legacy, neg[i].run, 1 << 16, RD_INT32, &diag);
+		int rc = run_text(dg, path, text, len, neg[i].legacy, neg[i].run, 1 << 16, RD_INT32, &diag);
 		assert_named(rc != 0 && strstr(diag, neg[i].want) && strstr(diag, ": error: "),
 		             __LINE__, __FILE__, "%s fails with '%s': %s", neg[i].file, neg[i].want, diag);
 		free(diag);
@@ -157,6 +159,7 @@ test_fixtures_negative(void)
 static void
 test_deadlock_report(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	char path[512];
 	snprintf(path, sizeof path, "%s/generated/msccltools_allpairs_allreduce_2r_1inst_ll.xml",
 	         fixtures());
@@ -165,20 +168,20 @@ test_deadlock_report(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
 	Arena a = {0};
 	MProg p;
-	diag_source(path, text, len);
-	CU_ASSERT_EQUAL_FATAL(msccl_read(&a, text, len, false, &p), 0);
+	diag_source(dg, path, text, len);
+	CU_ASSERT_EQUAL_FATAL(msccl_read(dg, &a, text, len, false, &p), 0);
 	p.gpu[0].tb[1].step[1].hasdep = 0;
 	char *diag = NULL;
 	size_t dlen;
 	FILE *mem = open_memstream(&diag, &dlen);
-	diag_stream(mem);
+	diag_stream(dg, mem);
 	RunOpts o = {.bytes = 1 << 12, .dtype = RD_INT32, .op = RO_SUM, .inplace = true,
 	             .timeout = 0.3};
 	RunResult res;
-	int rc = msccl_run(&p, &o, &res);
-	diag_stream(NULL);
+	int rc = msccl_run(dg, &p, &o, &res);
+	diag_stream(dg, NULL);
 	fclose(mem);
-	diag_reset();
+	diag_reset(dg);
 	assert_named(rc != 0 && strstr(diag, "deadlock") && strstr(diag, "gpu 0 tb 0 step 0") &&
 	                 strstr(diag, "waits for tb 1 step 1"),
 	             __LINE__, __FILE__, "deadlock named: %s", diag);
@@ -197,6 +200,7 @@ test_deadlock_report(void)
 static void
 test_examples_roundtrip(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	glob_t g;
 	CU_ASSERT_EQUAL_FATAL(glob("examples/*.coll", 0, NULL, &g), 0);
 	int built = 0;
@@ -204,13 +208,13 @@ test_examples_roundtrip(void)
 		size_t len;
 		char *text = slurp(g.gl_pathv[i], &len);
 		Checked c;
-		check_text(&c, g.gl_pathv[i], text, len);
+		check_text(dg, &c, g.gl_pathv[i], text, len);
 		Prog p = {0};
 		char *diag = NULL;
 		size_t dlen;
 		FILE *mem = open_memstream(&diag, &dlen);
-		diag_stream(mem);
-		if (c.errors == 0 && lower(c.file, &p) == 0) {
+		diag_stream(dg, mem);
+		if (c.errors == 0 && lower(dg, c.file, &p) == 0) {
 			for (int k = 0; k < p.nsched; k++) {
 				const Sched *s = p.sched[k];
 				if (s->nrank > 64)
@@ -219,8 +223,8 @@ test_examples_roundtrip(void)
 				char *xml = NULL;
 				size_t xlen;
 				FILE *x = open_memstream(&xml, &xlen);
-				diag_source(g.gl_pathv[i], text, len);
-				int rc = msccl_backend.emit(&p, &bo, x);
+				diag_source(dg, g.gl_pathv[i], text, len);
+				int rc = msccl_backend.emit(dg, &p, &bo, x);
 				fclose(x);
 				fflush(mem);
 				assert_named(rc == 0, __LINE__, __FILE__, "%s '%s' fits MSCCL: %s",
@@ -232,8 +236,8 @@ test_examples_roundtrip(void)
 				CU_ASSERT(strncmp(xml, "<algo ", 6) == 0);
 				Arena a = {0};
 				MProg mp;
-				diag_source("built.xml", xml, xlen);
-				int r2 = msccl_read(&a, xml, xlen, false, &mp);
+				diag_source(dg, "built.xml", xml, xlen);
+				int r2 = msccl_read(dg, &a, xml, xlen, false, &mp);
 				assert_named(r2 == 0, __LINE__, __FILE__, "%s '%s' reads back",
 				             g.gl_pathv[i], s->name);
 				/* (dtype int32?, elements per chunk, out of place?) */
@@ -246,7 +250,7 @@ test_examples_roundtrip(void)
 					             .dtype = plan[j][0] ? RD_INT32 : RD_FLOAT, .op = RO_SUM,
 					             .inplace = !oop, .timeout = RUN_TIMEOUT};
 					RunResult res;
-					r2 = msccl_run(&mp, &o, &res);
+					r2 = msccl_run(dg, &mp, &o, &res);
 					assert_named(r2 == 0, __LINE__, __FILE__, "%s '%s' runs and verifies (%s, "
 					             "%s, %d elements per chunk)", g.gl_pathv[i], s->name,
 					             oop ? "out of place" : "in place", plan[j][0] ? "int32" : "float",
@@ -257,10 +261,10 @@ test_examples_roundtrip(void)
 				free(xml);
 			}
 		}
-		diag_stream(NULL);
+		diag_stream(dg, NULL);
 		fclose(mem);
 		free(diag);
-		diag_reset();
+		diag_reset(dg);
 		prog_free(&p);
 		checked_free(&c);
 		free(text);
@@ -273,7 +277,7 @@ test_examples_roundtrip(void)
 /* The golden limit errors: each its own run through the backend, with
  * --instances inst (0: the default). */
 static void
-limit_golden(const char *name, int inst)
+limit_golden(Diag *dg, const char *name, int inst)
 {
 	char path[256], errpath[256];
 	snprintf(path, sizeof path, "tests/golden/%s.coll", name);
@@ -284,24 +288,24 @@ limit_golden(const char *name, int inst)
 	char base[256];
 	snprintf(base, sizeof base, "%s.coll", name);
 	Checked c;
-	check_text(&c, base, text, len);
+	check_text(dg, &c, base, text, len);
 	Prog p = {0};
 	char *diag = NULL;
 	size_t dlen;
 	FILE *mem = open_memstream(&diag, &dlen);
-	diag_stream(mem);
-	diag_reset();
-	diag_source(base, text, len);
+	diag_stream(dg, mem);
+	diag_reset(dg);
+	diag_source(dg, base, text, len);
 	int rc = -1;
-	if (c.errors == 0 && lower(c.file, &p) == 0) {
+	if (c.errors == 0 && lower(dg, c.file, &p) == 0) {
 		BuildOpts bo = {.instances = inst};
 		FILE *x = fopen("/dev/null", "w");
-		rc = msccl_backend.emit(&p, &bo, x);
+		rc = msccl_backend.emit(dg, &p, &bo, x);
 		fclose(x);
 	}
-	diag_stream(NULL);
+	diag_stream(dg, NULL);
 	fclose(mem);
-	diag_reset();
+	diag_reset(dg);
 	CU_ASSERT_NOT_EQUAL(rc, 0);
 	char *want = slurp(errpath, &len);
 	if (getenv("COLLC_UPDATE_GOLDEN")) {
@@ -332,18 +336,19 @@ cpu_seconds(void)
 static void
 test_limit_golden(void)
 {
-	limit_golden("msccl-beyond-limits", 0);
-	limit_golden("msccl-too-many-ranks", 0); /* the symbolic check's 1024 */
+	Diag dgv = diag_new(), *dg = &dgv;
+	limit_golden(dg, "msccl-beyond-limits", 0);
+	limit_golden(dg, "msccl-too-many-ranks", 0); /* the symbolic check's 1024 */
 	/* the executor's parser: 4095 elements per rank, 255-byte values */
-	limit_golden("msccl-too-many-nodes", 8);
-	limit_golden("msccl-long-name", 0);
+	limit_golden(dg, "msccl-too-many-nodes", 8);
+	limit_golden(dg, "msccl-long-name", 0);
 	/* never fitting, refused by the bound before any width is built: the
 	 * width search took 16 s and 95 s of CPU (5.5 and 9.6 GB) to refuse
 	 * them; the bound takes about 0.1 s (CPU time, which load barely moves) */
 	const char *never[] = {"msccl-never-fits-torus-64x16", "msccl-never-fits-hyperx"};
 	for (int i = 0; i < 2; i++) {
 		double t0 = cpu_seconds();
-		limit_golden(never[i], 0);
+		limit_golden(dg, never[i], 0);
 		double t = cpu_seconds() - t0;
 		assert_named(t < 1.0, __LINE__, __FILE__, "%s is refused in under a second of CPU "
 		             "(%.2f s)", never[i], t);
@@ -353,25 +358,25 @@ test_limit_golden(void)
 /* Builds `text`'s first collective with `bo`; the XML (malloc'd) or NULL
  * after an error, whose diagnostics go to *diag. */
 char *
-build_xml(const char *text, const BuildOpts *bo, size_t *xlen, char **diag)
+build_xml(Diag *dg, const char *text, const BuildOpts *bo, size_t *xlen, char **diag)
 {
 	Checked c;
-	check_str(&c, text);
+	check_str(dg, &c, text);
 	Prog p = {0};
 	size_t dlen;
 	FILE *mem = open_memstream(diag, &dlen);
-	diag_stream(mem);
-	diag_source("opts.coll", text, strlen(text));
+	diag_stream(dg, mem);
+	diag_source(dg, "opts.coll", text, strlen(text));
 	char *xml = NULL;
 	int rc = -1;
-	if (c.errors == 0 && lower(c.file, &p) == 0) {
+	if (c.errors == 0 && lower(dg, c.file, &p) == 0) {
 		FILE *x = open_memstream(&xml, xlen);
-		rc = msccl_backend.emit(&p, bo, x);
+		rc = msccl_backend.emit(dg, &p, bo, x);
 		fclose(x);
 	}
-	diag_stream(NULL);
+	diag_stream(dg, NULL);
 	fclose(mem);
-	diag_reset();
+	diag_reset(dg);
 	prog_free(&p);
 	checked_free(&c);
 	if (rc != 0) {
@@ -382,14 +387,14 @@ build_xml(const char *text, const BuildOpts *bo, size_t *xlen, char **diag)
 }
 
 char *
-built_xml(int line, const char *text, const BuildOpts *bo, size_t *xlen, const char *fmt, ...)
+built_xml(Diag *dg, int line, const char *text, const BuildOpts *bo, size_t *xlen, const char *fmt, ...)
 {
 	char what[512], *diag = NULL;
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof what, fmt, ap);
 	va_end(ap);
-	char *xml = build_xml(text, bo, xlen, &diag);
+	char *xml = build_xml(dg, text, bo, xlen, &diag);
 	assert_named(xml != NULL, line, __FILE__, "%s builds: %s", what, diag);
 	free(diag);
 	return xml;
@@ -403,13 +408,14 @@ built_xml(int line, const char *text, const BuildOpts *bo, size_t *xlen, const c
 static void
 test_selection_range(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	static const char ring[] = "topology R = ring(4);\n"
 	                           "collective allreduce AR on R { algorithm ring; }\n";
 	int64_t step = 4 * 4; /* nchunksperloop 4, int32 */
 	for (int legacy = 0; legacy < 2; legacy++) {
 		BuildOpts bo = {.legacy = legacy, .min_bytes = 1024, .max_bytes = 64 << 10};
 		size_t xlen;
-		char *xml = built_xml(__LINE__, ring, &bo, &xlen, "legacy=%d", legacy);
+		char *xml = built_xml(dg, __LINE__, ring, &bo, &xlen, "legacy=%d", legacy);
 		if (!xml)
 			continue;
 		struct {
@@ -419,7 +425,7 @@ test_selection_range(void)
 		             {(64 << 10) + step, false}, {1 << 20, false}};
 		for (size_t i = 0; i < countof(sizes); i++) {
 			char *diag = NULL;
-			int rc = run_text("sel.xml", xml, xlen, legacy, true, sizes[i].bytes, RD_INT32, &diag);
+			int rc = run_text(dg, "sel.xml", xml, xlen, legacy, true, sizes[i].bytes, RD_INT32, &diag);
 			if (sizes[i].runs)
 				assert_named(rc == 0, __LINE__, __FILE__, "legacy=%d %lld bytes run: %s", legacy,
 				             (long long)sizes[i].bytes, diag);
@@ -432,7 +438,7 @@ test_selection_range(void)
 		}
 		Arena a = {0};
 		MProg p;
-		CU_ASSERT_EQUAL_FATAL(msccl_read(&a, xml, xlen, legacy, &p), 0);
+		CU_ASSERT_EQUAL_FATAL(msccl_read(dg, &a, xml, xlen, legacy, &p), 0);
 		CU_ASSERT_EQUAL(msccl_nearest_size(&p, 1 << 20, 4), 64 << 10);
 		CU_ASSERT_EQUAL(msccl_nearest_size(&p, 1, 4), 1024);
 		CU_ASSERT_EQUAL(msccl_nearest_size(&p, 4000, 4), 4000);
@@ -485,6 +491,7 @@ tb_figures(const MProg *p)
 static void
 test_piecewise_deadlock(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	static const char xml[] =
 	    "<algo name=\"x\" proto=\"Simple\" nchannels=\"1\" nchunksperloop=\"6\" ngpus=\"2\" "
 	    "coll=\"allgather\" inplace=\"1\" outofplace=\"1\" minBytes=\"0\" maxBytes=\"0\">\n"
@@ -510,19 +517,19 @@ test_piecewise_deadlock(void)
 	char *diag = NULL;
 	size_t dlen;
 	FILE *mem = open_memstream(&diag, &dlen);
-	diag_stream(mem);
-	diag_reset();
-	diag_source("x.xml", xml, sizeof xml - 1);
+	diag_stream(dg, mem);
+	diag_reset(dg);
+	diag_source(dg, "x.xml", xml, sizeof xml - 1);
 	Arena a = {0};
 	MProg p;
-	CU_ASSERT_EQUAL_FATAL(msccl_read(&a, xml, sizeof xml - 1, false, &p), 0);
-	CU_ASSERT_EQUAL(msccl_check_run(&p, 2, false), 0);
-	CU_ASSERT_EQUAL(msccl_check_run(&p, 8, true), 0);
-	CU_ASSERT_NOT_EQUAL(msccl_check_run(&p, 2, true), 0);
+	CU_ASSERT_EQUAL_FATAL(msccl_read(dg, &a, xml, sizeof xml - 1, false, &p), 0);
+	CU_ASSERT_EQUAL(msccl_check_run(dg, &p, 2, false), 0);
+	CU_ASSERT_EQUAL(msccl_check_run(dg, &p, 8, true), 0);
+	CU_ASSERT_NOT_EQUAL(msccl_check_run(dg, &p, 2, true), 0);
 	arena_free(&a);
-	diag_stream(NULL);
+	diag_stream(dg, NULL);
 	fclose(mem);
-	diag_reset();
+	diag_reset(dg);
 	assert_named(strstr(diag, "rule 14 (deadlock)") && strstr(diag, "FIFO full"), __LINE__,
 	             __FILE__, "the piecewise run stops on a full FIFO: %s", diag);
 	free(diag);
@@ -531,12 +538,12 @@ test_piecewise_deadlock(void)
 	                           "collective allreduce AR on R { algorithm ring; }\n";
 	BuildOpts bo = {0};
 	size_t xlen;
-	char *rx = built_xml(__LINE__, ring, &bo, &xlen, "ring");
+	char *rx = built_xml(dg, __LINE__, ring, &bo, &xlen, "ring");
 	if (!rx)
 		return;
-	diag_source("ring.xml", rx, xlen);
-	CU_ASSERT_EQUAL_FATAL(msccl_read(&a, rx, xlen, false, &p), 0);
-	CU_ASSERT_EQUAL(msccl_check_run(&p, 2, true), 0);
+	diag_source(dg, "ring.xml", rx, xlen);
+	CU_ASSERT_EQUAL_FATAL(msccl_read(dg, &a, rx, xlen, false, &p), 0);
+	CU_ASSERT_EQUAL(msccl_check_run(dg, &p, 2, true), 0);
 	arena_free(&a);
 	free(rx);
 
@@ -546,13 +553,13 @@ test_piecewise_deadlock(void)
 	size_t len;
 	char *sp = slurp("examples/sp-torus-3x3-explicit.coll", &len);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(sp);
-	rx = built_xml(__LINE__, sp, &bo, &xlen, "SP 3x3");
+	rx = built_xml(dg, __LINE__, sp, &bo, &xlen, "SP 3x3");
 	free(sp);
 	if (!rx)
 		return;
-	diag_source("sp.xml", rx, xlen);
-	CU_ASSERT_EQUAL_FATAL(msccl_read(&a, rx, xlen, false, &p), 0);
-	CU_ASSERT_EQUAL(msccl_check_run(&p, 2, true), 0);
+	diag_source(dg, "sp.xml", rx, xlen);
+	CU_ASSERT_EQUAL_FATAL(msccl_read(dg, &a, rx, xlen, false, &p), 0);
+	CU_ASSERT_EQUAL(msccl_check_run(dg, &p, 2, true), 0);
 	TbFigures f3 = tb_figures(&p);
 	CU_ASSERT(f3.longest_send > 2);
 	CU_ASSERT_EQUAL(f3.paired, 0);
@@ -565,11 +572,11 @@ test_piecewise_deadlock(void)
 	sp = slurp("examples/full-affine-group.coll", &len);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(sp);
 	BuildOpts all = {.collective = "SP_all"};
-	rx = built_xml(__LINE__, sp, &all, &xlen, "SP_all");
+	rx = built_xml(dg, __LINE__, sp, &all, &xlen, "SP_all");
 	if (rx) {
-		diag_source("all.xml", rx, xlen);
-		CU_ASSERT_EQUAL_FATAL(msccl_read(&a, rx, xlen, false, &p), 0);
-		CU_ASSERT_EQUAL(msccl_check_run(&p, 2, true), 0);
+		diag_source(dg, "all.xml", rx, xlen);
+		CU_ASSERT_EQUAL_FATAL(msccl_read(dg, &a, rx, xlen, false, &p), 0);
+		CU_ASSERT_EQUAL(msccl_check_run(dg, &p, 2, true), 0);
 		TbFigures fa = tb_figures(&p);
 		CU_ASSERT_EQUAL(fa.paired, 0);
 		CU_ASSERT(fa.longest > 2);
@@ -582,6 +589,7 @@ test_piecewise_deadlock(void)
 static void
 test_build_options(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	const char *ring = "topology R = ring(8);\n"
 	                   "collective allreduce AR on R { algorithm ring; }\n";
 	struct {
@@ -601,7 +609,7 @@ test_build_options(void)
 	};
 	for (size_t i = 0; i < countof(cases); i++) {
 		size_t xlen;
-		char *xml = built_xml(__LINE__, ring, &cases[i].bo, &xlen, "case %zu", i);
+		char *xml = built_xml(dg, __LINE__, ring, &cases[i].bo, &xlen, "case %zu", i);
 		if (!xml)
 			continue;
 		char *head_end = strchr(xml, '>');
@@ -615,7 +623,7 @@ test_build_options(void)
 		*head_end = '>';
 		for (int legacy = 0; legacy < 2; legacy++) {
 			char *diag = NULL;
-			int rc = run_text("opts.xml", xml, xlen, legacy, true, 8 * 4 * 1024, RD_INT32, &diag);
+			int rc = run_text(dg, "opts.xml", xml, xlen, legacy, true, 8 * 4 * 1024, RD_INT32, &diag);
 			/* the other dialect refuses it: a legacy file lacks outofplace, and a
 			 * new one's maxBytes="0" selects nothing in the legacy runtime */
 			if (legacy == (int)cases[i].bo.legacy)
@@ -630,7 +638,7 @@ test_build_options(void)
 	BuildOpts bad = {.instances = 64};
 	size_t xlen;
 	char *diag = NULL;
-	char *xml = build_xml(ring, &bad, &xlen, &diag);
+	char *xml = build_xml(dg, ring, &bad, &xlen, &diag);
 	CU_ASSERT_PTR_NULL(xml);
 	assert_named(strstr(diag, "--instances 64 leaves no channel") != NULL, __LINE__, __FILE__,
 	             "instances error: %s", diag);
@@ -640,7 +648,7 @@ test_build_options(void)
 	 * rule the written XML would break */
 	BuildOpts wide = {.instances = 8, .channels = 8};
 	diag = NULL;
-	xml = build_xml(ring, &wide, &xlen, &diag);
+	xml = build_xml(dg, ring, &wide, &xlen, &diag);
 	CU_ASSERT_PTR_NULL(xml);
 	assert_named(strstr(diag, "--instances 8 x --channels 8 is 64 channels; the executor runs "
 	                          "at most 32") != NULL,
@@ -655,6 +663,7 @@ test_build_options(void)
 static void
 test_parser_nodes(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	for (int nstep = 63; nstep <= 64; nstep++) {
 		/* 1 + 2 + 64 + 64 * 63 = 4099 is over too; 62 steps: 4035, under */
 		int steps = nstep == 63 ? 62 : 64;
@@ -680,7 +689,7 @@ test_parser_nodes(void)
 		}
 		len += (size_t)snprintf(x + len, cap - len, "</algo>\n");
 		char *diag = NULL;
-		int rc = run_text("nodes.xml", x, len, false, false, 0, RD_INT32, &diag);
+		int rc = run_text(dg, "nodes.xml", x, len, false, false, 0, RD_INT32, &diag);
 		bool over = strstr(diag, "rule 7 (steps): gpu 0's 64 thread blocks and their steps, "
 		                         "with <algo> and the 2 <gpu> elements, make 4163 elements; "
 		                         "the executor's parser stores at most 4095 per rank") != NULL;
@@ -701,6 +710,7 @@ test_parser_nodes(void)
 static void
 test_run_ops_and_types(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	static const struct { const char *kind, *alg; bool xml; } cases[] = {
 		{"allreduce", "ring", true},
 		{"reduce_scatter", "recursive_halving", true},
@@ -714,39 +724,39 @@ test_run_ops_and_types(void)
 		snprintf(text, sizeof text, "topology T = ring(4);\ncollective %s X on T { algorithm %s; }\n",
 		         cases[i].kind, cases[i].alg);
 		Checked c;
-		check_text(&c, "t.coll", text, strlen(text));
+		check_text(dg, &c, "t.coll", text, strlen(text));
 		Prog p = {0};
-		CU_ASSERT_FATAL(c.errors == 0 && lower(c.file, &p) == 0 && p.nsched == 1);
+		CU_ASSERT_FATAL(c.errors == 0 && lower(dg, c.file, &p) == 0 && p.nsched == 1);
 		BuildOpts bo = {0};
 		size_t xlen = 0;
 		char *diag = NULL;
-		char *xml = cases[i].xml ? build_xml(text, &bo, &xlen, &diag) : NULL;
+		char *xml = cases[i].xml ? build_xml(dg, text, &bo, &xlen, &diag) : NULL;
 		free(diag);
 		Arena a = {0};
 		MProg mp;
-		diag_source("x.xml", xml ? xml : "", xlen);
-		CU_ASSERT_FATAL(!cases[i].xml || (xml && msccl_read(&a, xml, xlen, false, &mp) == 0));
+		diag_source(dg, "x.xml", xml ? xml : "", xlen);
+		CU_ASSERT_FATAL(!cases[i].xml || (xml && msccl_read(dg, &a, xml, xlen, false, &mp) == 0));
 		for (int op = RO_SUM; op <= RO_MIN; op++)
 			for (int dt = RD_FLOAT; dt <= RD_INT64; dt++) {
 				diag = NULL;
 				size_t dlen;
 				FILE *mem = open_memstream(&diag, &dlen);
-				diag_stream(mem);
+				diag_stream(dg, mem);
 				double secs;
 				ExecOpts eo = {.bytes = 64 * 12 * 8, .dtype = dt, .op = op};
-				int rc = exec_sched(p.sched[0], &eo, &secs);
+				int rc = exec_sched(dg, p.sched[0], &eo, &secs);
 				for (int m = 0; xml && rc == 0 && m < 2; m++) {
 					RunOpts o = {.bytes = (int64_t)mp.nchunksperloop * 8 * 5, .dtype = dt,
 					             .op = op, .inplace = m == 0, .timeout = RUN_TIMEOUT,
 					             .quiet = true};
 					RunResult res;
-					rc = msccl_run(&mp, &o, &res);
+					rc = msccl_run(dg, &mp, &o, &res);
 					if (rc == 0 && !res.verified)
 						rc = -1;
 				}
-				diag_stream(NULL);
+				diag_stream(dg, NULL);
 				fclose(mem);
-				diag_reset();
+				diag_reset(dg);
 				assert_named(rc == 0, __LINE__, __FILE__, "%s %s: %s on %s runs and verifies: %s",
 				             cases[i].kind, cases[i].alg, rop_name(op), rdtype_name(dt), diag);
 				free(diag);
@@ -766,29 +776,30 @@ test_run_ops_and_types(void)
 static void
 test_check_cites_xml(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	static const char text[] = "topology R = ring(4);\n"
 	                           "collective allreduce AR on R { algorithm ring; }\n";
 	Checked c;
-	check_str(&c, text);
+	check_str(dg, &c, text);
 	Prog p = {0};
 	char *diag = NULL;
 	size_t dlen;
 	FILE *mem = open_memstream(&diag, &dlen);
-	diag_stream(mem);
-	diag_reset();
-	diag_source("cite.coll", text, strlen(text));
+	diag_stream(dg, mem);
+	diag_reset(dg);
+	diag_source(dg, "cite.coll", text, strlen(text));
 	Arena a = {0};
 	MProg mp;
 	BuildOpts bo = {0};
 	int built = -1, rc = 0;
-	if (c.errors == 0 && lower(c.file, &p) == 0 &&
-	    (built = msccl_lower(&a, p.sched[0], &bo, &mp)) == 0) {
+	if (c.errors == 0 && lower(dg, c.file, &p) == 0 &&
+	    (built = msccl_lower(dg, &a, p.sched[0], &bo, &mp)) == 0) {
 		mp.gpu[1].tb[0].step[0].cnt = 0; /* rule 9: counts are positive */
-		rc = msccl_check_built(&mp, p.sched[0], false, true);
+		rc = msccl_check_built(dg, &mp, p.sched[0], false, true);
 	}
-	diag_stream(NULL);
+	diag_stream(dg, NULL);
 	fclose(mem);
-	diag_reset();
+	diag_reset(dg);
 	const char *err = diag ? strstr(diag, "<MSCCL XML for 'AR'>:") : NULL;
 	const char *quoted = err ? strchr(err, '\n') : NULL;
 	assert_named(built == 0 && rc == -1 && err && strstr(err, "error: rule 9 (counts)") &&

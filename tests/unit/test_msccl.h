@@ -15,17 +15,17 @@
 /* Reads (and with run, runs in every declared mode) one file; returns 0 and
  * the diagnostics in *diag. With fit, the size run is the one nearest to
  * `bytes` that the file is selected for, as `collc run` picks it. */
-int run_sized(const char *name, const char *text, size_t len, bool legacy, bool run,
+int run_sized(Diag *, const char *name, const char *text, size_t len, bool legacy, bool run,
               int64_t bytes, bool fit, RDtype dt, char **diag);
 /* run_sized at exactly `bytes`. */
-int run_text(const char *name, const char *text, size_t len, bool legacy, bool run,
+int run_text(Diag *, const char *name, const char *text, size_t len, bool legacy, bool run,
              int64_t bytes, RDtype dt, char **diag);
 /* Builds `text`'s first collective with `bo`; the XML (malloc'd) or NULL
  * after an error, whose diagnostics go to *diag. */
-char *build_xml(const char *text, const BuildOpts *bo, size_t *xlen, char **diag);
+char *build_xml(Diag *, const char *text, const BuildOpts *bo, size_t *xlen, char **diag);
 /* build_xml, asserting (at line) that the case fmt names builds; NULL if not. */
-char *built_xml(int line, const char *text, const BuildOpts *bo, size_t *xlen,
-                const char *fmt, ...) PRINTF_LIKE(5, 6);
+char *built_xml(Diag *, int line, const char *text, const BuildOpts *bo, size_t *xlen,
+                const char *fmt, ...) PRINTF_LIKE(6, 7);
 
 /* test_msccl_lower.c */
 void test_fused_steps(void);

@@ -17,11 +17,11 @@
 /* Runs xml in every declared mode with `bytes` of dt, asserting (at line)
  * that it runs to the right result; what names it. */
 static void
-runs_right(int line, const char *name, const char *xml, size_t xlen, int64_t bytes, RDtype dt,
+runs_right(Diag *dg, int line, const char *name, const char *xml, size_t xlen, int64_t bytes, RDtype dt,
            const char *what)
 {
 	char *diag = NULL;
-	int rc = run_text(name, xml, xlen, false, true, bytes, dt, &diag);
+	int rc = run_text(dg, name, xml, xlen, false, true, bytes, dt, &diag);
 	assert_named(rc == 0, line, __FILE__, "%s: %s", what, diag);
 	free(diag);
 }
@@ -29,14 +29,14 @@ runs_right(int line, const char *name, const char *xml, size_t xlen, int64_t byt
 /* runs_right four ways: float and int32, at 1 and at 37 elements per chunk
  * of the nchunk a loop moves. */
 static void
-runs_right_four_ways(int line, const char *name, const char *xml, size_t xlen, int64_t nchunk,
+runs_right_four_ways(Diag *dg, int line, const char *name, const char *xml, size_t xlen, int64_t nchunk,
                      const char *what)
 {
 	for (int k = 0; k < 4; k++) {
 		char how[600];
 		snprintf(how, sizeof how, "%s (%s, %d elements per chunk)", what,
 		         k < 2 ? "float" : "int32", k % 2 ? 37 : 1);
-		runs_right(line, name, xml, xlen, nchunk * 4 * (k % 2 ? 37 : 1),
+		runs_right(dg, line, name, xml, xlen, nchunk * 4 * (k % 2 ? 37 : 1),
 		           k < 2 ? RD_FLOAT : RD_INT32, how);
 	}
 }
@@ -87,11 +87,12 @@ lines_with(const char *text, const char *a, const char *b)
 void
 test_fused_steps(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	const char *ring = "topology R = ring(8);\n"
 	                   "collective allreduce AR on R { algorithm ring; }\n";
 	BuildOpts bo = {0};
 	size_t xlen;
-	char *xml = built_xml(__LINE__, ring, &bo, &xlen, "ring");
+	char *xml = built_xml(dg, __LINE__, ring, &bo, &xlen, "ring");
 	if (!xml)
 		return;
 	CU_ASSERT_EQUAL(count_of(xml, "type=\"s\""), 8);
@@ -101,7 +102,7 @@ test_fused_steps(void)
 	CU_ASSERT_EQUAL(count_of(xml, "type=\"r\""), 8);
 	CU_ASSERT_EQUAL(count_of(xml, "type=\"rrc\""), 0);
 	CU_ASSERT_EQUAL(count_of(xml, "type=\"nop\""), 0);
-	runs_right(__LINE__, "ring.xml", xml, xlen, 8 * 4 * 1024, RD_INT32, "ring with rrs runs");
+	runs_right(dg, __LINE__, "ring.xml", xml, xlen, 8 * 4 * 1024, RD_INT32, "ring with rrs runs");
 	free(xml);
 }
 
@@ -115,6 +116,7 @@ test_fused_steps(void)
 void
 test_ring_vs_msccl_tools(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	static const struct {
 		int ranks, nchannels, tbs, steps;
 		long bytes;
@@ -132,7 +134,7 @@ test_ring_vs_msccl_tools(void)
 		         "collective allreduce AR on R { algorithm ring; }\n", tools[i].ranks);
 		BuildOpts bo = {0};
 		size_t xlen;
-		char *xml = built_xml(__LINE__, text, &bo, &xlen, "ring(%d)", tools[i].ranks);
+		char *xml = built_xml(dg, __LINE__, text, &bo, &xlen, "ring(%d)", tools[i].ranks);
 		if (!xml)
 			continue;
 		int nch = nchannels_of(xml), tbs = count_of(xml, "<tb "), steps = count_of(xml, "<step ");
@@ -142,7 +144,7 @@ test_ring_vs_msccl_tools(void)
 		             "%d, %ld", tools[i].ranks, nch, tbs, steps, xlen, tools[i].nchannels,
 		             tools[i].tbs, tools[i].steps, tools[i].bytes);
 		if (tools[i].ranks == 64)
-			runs_right(__LINE__, "ring64.xml", xml, xlen, 64 * 4 * 16, RD_INT32, "ring(64)");
+			runs_right(dg, __LINE__, "ring64.xml", xml, xlen, 64 * 4 * 16, RD_INT32, "ring(64)");
 		free(xml);
 	}
 }
@@ -156,6 +158,7 @@ test_ring_vs_msccl_tools(void)
 void
 test_fan_in_chains(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	static const char *const kinds[] = {"allreduce", "reduce_scatter"};
 	for (size_t n = 0; n < countof(kinds); n++) {
 		char star[400];
@@ -165,7 +168,7 @@ test_fan_in_chains(void)
 		         "collective %s S on T { algorithm symmetric(trees K1, group Tr); }\n", kinds[n]);
 		BuildOpts bo = {0};
 		size_t xlen;
-		char *xml = built_xml(__LINE__, star, &bo, &xlen, "the %s star", kinds[n]);
+		char *xml = built_xml(dg, __LINE__, star, &bo, &xlen, "the %s star", kinds[n]);
 		if (!xml)
 			continue;
 		/* chain 0: the root's input plus peers 0, 4, 8, 12 (not itself) */
@@ -182,7 +185,7 @@ test_fan_in_chains(void)
 		CU_ASSERT(strstr(xml, "s_chunks=\"3\"") != NULL);
 		char what[64];
 		snprintf(what, sizeof what, "the %s star runs in both modes", kinds[n]);
-		runs_right_four_ways(__LINE__, "star.xml", xml, xlen, 16, what);
+		runs_right_four_ways(dg, __LINE__, "star.xml", xml, xlen, 16, what);
 		free(xml);
 	}
 }
@@ -193,6 +196,7 @@ test_fan_in_chains(void)
 void
 test_library_algorithms(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	static const struct {
 		const char *topo, *kind, *alg;
 	} cases[] = {
@@ -232,14 +236,14 @@ test_library_algorithms(void)
 		         cases[i].topo, cases[i].kind, cases[i].alg);
 		BuildOpts bo = {0};
 		size_t xlen;
-		char *xml = built_xml(__LINE__, text, &bo, &xlen, "%s %s on %s", cases[i].kind,
+		char *xml = built_xml(dg, __LINE__, text, &bo, &xlen, "%s %s on %s", cases[i].kind,
 		                      cases[i].alg, cases[i].topo);
 		if (!xml)
 			continue;
 		char what[256];
 		snprintf(what, sizeof what, "%s %s on %s runs", cases[i].kind, cases[i].alg,
 		         cases[i].topo);
-		runs_right_four_ways(__LINE__, "x.xml", xml, xlen, nchunks_per_loop(xml), what);
+		runs_right_four_ways(dg, __LINE__, "x.xml", xml, xlen, nchunks_per_loop(xml), what);
 		free(xml);
 	}
 }
@@ -251,17 +255,18 @@ test_library_algorithms(void)
 void
 test_two_children_one_round(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	const char *sp = "topology T = torus(6, 6);\n"
 	                 "group G on T { translate; map (x, y) -> (-x, -y); map (x, y) -> (y, x); }\n"
 	                 "tree B = bfs(T, root (0, 0));\n"
 	                 "collective allreduce AR on T { algorithm symmetric(trees B, group G); }\n";
 	BuildOpts bo = {.channels = 8};
 	size_t xlen;
-	char *xml = built_xml(__LINE__, sp, &bo, &xlen, "SP 6x6 over 8 channels");
+	char *xml = built_xml(dg, __LINE__, sp, &bo, &xlen, "SP 6x6 over 8 channels");
 	if (!xml)
 		return;
 	CU_ASSERT(strstr(xml, "nchannels=\"8\"") != NULL);
-	runs_right(__LINE__, "sp66.xml", xml, xlen, 144 * 4 * 3, RD_INT32, "SP 6x6 runs in both modes");
+	runs_right(dg, __LINE__, "sp66.xml", xml, xlen, 144 * 4 * 3, RD_INT32, "SP 6x6 runs in both modes");
 	free(xml);
 }
 
@@ -273,6 +278,7 @@ test_two_children_one_round(void)
 void
 test_alltoall_in_place(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	static const struct {
 		int ranks, chunks, instances;
 		const char *alg;
@@ -290,7 +296,7 @@ test_alltoall_in_place(void)
 		         "algorithm %s;%s }\n", cases[i].ranks, cases[i].alg, chunks);
 		BuildOpts bo = {.instances = cases[i].instances};
 		size_t xlen;
-		char *xml = built_xml(__LINE__, text, &bo, &xlen, "%s alltoall on %d ranks",
+		char *xml = built_xml(dg, __LINE__, text, &bo, &xlen, "%s alltoall on %d ranks",
 		                      cases[i].alg, cases[i].ranks);
 		if (!xml)
 			continue;
@@ -299,7 +305,7 @@ test_alltoall_in_place(void)
 		char what[128];
 		snprintf(what, sizeof what, "%s alltoall on %d ranks runs in both modes", cases[i].alg,
 		         cases[i].ranks);
-		runs_right_four_ways(__LINE__, "a2a.xml", xml, xlen, nchunks_per_loop(xml), what);
+		runs_right_four_ways(dg, __LINE__, "a2a.xml", xml, xlen, nchunks_per_loop(xml), what);
 		/* pairwise on 5: each rank hears from 2 peers before it sends them
 		 * their blocks, so those receives are parked and copied home by the
 		 * tb that sends, right after (no wait); the own block is copied too */
@@ -320,6 +326,7 @@ test_alltoall_in_place(void)
 void
 test_channels_error_closest(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	const char *sp = "topology T = torus(6, 6);\n"
 	                 "group G on T { translate; map (x, y) -> (-x, -y); map (x, y) -> (y, x); }\n"
 	                 "tree B = bfs(T, root (0, 0));\n"
@@ -327,7 +334,7 @@ test_channels_error_closest(void)
 	BuildOpts bo = {.channels = 2};
 	size_t xlen;
 	char *diag = NULL;
-	char *xml = build_xml(sp, &bo, &xlen, &diag);
+	char *xml = build_xml(dg, sp, &bo, &xlen, &diag);
 	CU_ASSERT_PTR_NULL(xml);
 	const char *err = strstr(diag, "error: 'AR' does not fit MSCCL's limits over 2 channels: "
 	                         "thread block 0 of rank 33 (send 3, recv 3, channel 0) needs 70 steps");
@@ -362,21 +369,21 @@ typedef struct SpineLeafCase {
  * that it passes every rule collc checks, from outside the backend: the
  * symbolic run in both modes and rule 14 chunk by chunk. */
 static void
-spine_leaf_case(const SpineLeafCase *k)
+spine_leaf_case(Diag *dg, const SpineLeafCase *k)
 {
 	Checked c;
-	check_text(&c, k->name, k->text, strlen(k->text));
+	check_text(dg, &c, k->name, k->text, strlen(k->text));
 	Prog p = {0};
 	Arena a = {0};
 	MProg mp;
 	BuildOpts bo = {.collective = "SP"};
 	const Sched *sp = NULL;
 	int rc = -1;
-	if (c.errors == 0 && lower(c.file, &p) == 0) {
+	if (c.errors == 0 && lower(dg, c.file, &p) == 0) {
 		for (int i = 0; i < p.nsched; i++)
 			if (strcmp(p.sched[i]->name, "SP") == 0)
 				sp = p.sched[i];
-		rc = sp ? msccl_lower(&a, sp, &bo, &mp) : -1;
+		rc = sp ? msccl_lower(dg, &a, sp, &bo, &mp) : -1;
 	}
 	assert_named(rc == 0, __LINE__, __FILE__, "%s SP fits MSCCL", k->name);
 	if (rc == 0) {
@@ -399,7 +406,7 @@ spine_leaf_case(const SpineLeafCase *k)
 		             __LINE__, __FILE__, "%s: ngpus %d, %d channels, %d tbs, %d steps a tb, "
 		             "sends of %d chunks, %ld steps", k->name, mp.ngpus, mp.nchannels, maxtb,
 		             maxstep, maxcnt, steps);
-		CU_ASSERT_EQUAL(msccl_check_built(&mp, sp, true, false), 0);
+		CU_ASSERT_EQUAL(msccl_check_built(dg, &mp, sp, true, false), 0);
 	}
 	arena_free(&a);
 	prog_free(&p);
@@ -421,6 +428,7 @@ spine_leaf_case(const SpineLeafCase *k)
 void
 test_spine_leaf(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	static const char quarter[] =
 	    "topology F = spine_leaf(spines 8, leaves 16, hosts 8);\n"
 	    "group G on F { map (l, h) -> (l + 1, h); map (l, h) -> (l, h + 1); }\n"
@@ -428,14 +436,14 @@ test_spine_leaf(void)
 	    "collective allreduce SP on F {\n"
 	    "    algorithm symmetric(trees K, group G); chunks auto; routing shortest_path;\n}\n";
 	SpineLeafCase q = {"spine-leaf-128.coll", quarter, 128, 1, 45, 19, 15, 32944};
-	spine_leaf_case(&q);
+	spine_leaf_case(dg, &q);
 	if (UNDER_ASAN)
 		return;
 	size_t len;
 	char *text = slurp("examples/spine-leaf.coll", &len);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
 	SpineLeafCase whole = {"spine-leaf.coll", text, 512, 8, 47, 41, 31, 392224};
-	spine_leaf_case(&whole);
+	spine_leaf_case(dg, &whole);
 	free(text);
 }
 
@@ -451,6 +459,7 @@ test_spine_leaf(void)
 void
 test_one_program(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	static const struct {
 		const char *name, *text;
 		int exchange, widths, nchannels;
@@ -465,7 +474,7 @@ test_one_program(void)
 	};
 	for (size_t i = 0; i < countof(cases); i++) {
 		Checked c;
-		check_text(&c, cases[i].name, cases[i].text, strlen(cases[i].text));
+		check_text(dg, &c, cases[i].name, cases[i].text, strlen(cases[i].text));
 		Prog p = {0};
 		Arena a = {0};
 		MProg mp;
@@ -473,11 +482,11 @@ test_one_program(void)
 		MscclStats st = {-1, -1, false};
 		MscclBound bound = {0};
 		int rc = -1;
-		if (c.errors == 0 && lower(c.file, &p) == 0) {
+		if (c.errors == 0 && lower(dg, c.file, &p) == 0) {
 			Layout lay;
 			layout_build(&a, p.sched[0], &lay);
 			msccl_bound_build(p.sched[0], &lay, &bound);
-			rc = msccl_lower_counted(&a, p.sched[0], &bo, &mp, &st);
+			rc = msccl_lower_counted(dg, &a, p.sched[0], &bo, &mp, &st);
 		}
 		assert_named(rc == 0 && bound.exchange_run[0] == cases[i].exchange && st.programs == 1 &&
 		             st.widths == cases[i].widths && mp.nchannels == cases[i].nchannels,
@@ -502,6 +511,7 @@ test_one_program(void)
 void
 test_scale_128_256(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 
 	static const struct {
 		const char *text;
@@ -527,7 +537,7 @@ test_scale_128_256(void)
 	for (size_t i = 0; i < ncase; i++) {
 		BuildOpts bo = {0};
 		size_t xlen = 0;
-		char *xml = built_xml(__LINE__, cases[i].text, &bo, &xlen, "case %zu", i);
+		char *xml = built_xml(dg, __LINE__, cases[i].text, &bo, &xlen, "case %zu", i);
 		if (!xml)
 			continue;
 		char want[64];
@@ -540,18 +550,18 @@ test_scale_128_256(void)
 		/* under the sanitizers thousands of threads take most of an hour:
 		 * there every case runs symbolically, as collc run does first */
 		bool threads = max_attr(xml, "<tb id=\"") * cases[i].ranks <= 8192 && !UNDER_ASAN;
-		int rc = run_sized("big.xml", xml, xlen, false, threads, cases[i].bytes, false,
+		int rc = run_sized(dg, "big.xml", xml, xlen, false, threads, cases[i].bytes, false,
 		                   RD_INT32, &diag);
 		assert_named(rc == 0, __LINE__, __FILE__, "case %zu reads back and runs: %s", i, diag);
 		free(diag);
 		if (!threads) {
 			Arena a = {0};
 			MProg p;
-			diag_source("big.xml", xml, xlen);
-			CU_ASSERT_EQUAL(msccl_read(&a, xml, xlen, false, &p), 0);
+			diag_source(dg, "big.xml", xml, xlen);
+			CU_ASSERT_EQUAL(msccl_read(dg, &a, xml, xlen, false, &p), 0);
 			CU_ASSERT(p.inplace && p.outofplace);
-			CU_ASSERT_EQUAL(msccl_check_run(&p, 2, false), 0);
-			CU_ASSERT_EQUAL(msccl_check_run(&p, 2, true), 0);
+			CU_ASSERT_EQUAL(msccl_check_run(dg, &p, 2, false), 0);
+			CU_ASSERT_EQUAL(msccl_check_run(dg, &p, 2, true), 0);
 			arena_free(&a);
 		}
 		free(xml);
@@ -584,21 +594,21 @@ max_elements(const MProg *p, int *tbs, int *steps)
  * on CPU threads with real data (up to 32 nodes) or checked symbolically
  * from outside the backend. */
 static void
-cluster_case(const char *kind, int nodes, int channels, bool staged)
+cluster_case(Diag *dg, const char *kind, int nodes, int channels, bool staged)
 {
 	char text[256];
 	snprintf(text, sizeof text, "topology C = spine_leaf(spines 16, leaves %d, hosts 8);\n"
 	         "collective %s X on C { algorithm hierarchical(ring, ring); }\n", nodes, kind);
 	BuildOpts bo = {.channels = channels};
 	size_t xlen = 0;
-	char *xml = built_xml(__LINE__, text, &bo, &xlen, "%s, %d x 8 GPUs, channels %d", kind,
+	char *xml = built_xml(dg, __LINE__, text, &bo, &xlen, "%s, %d x 8 GPUs, channels %d", kind,
 	                      nodes, channels);
 	if (!xml)
 		return;
 	Arena a = {0};
 	MProg p;
-	diag_source("cluster.xml", xml, xlen);
-	CU_ASSERT_EQUAL_FATAL(msccl_read(&a, xml, xlen, false, &p), 0);
+	diag_source(dg, "cluster.xml", xml, xlen);
+	CU_ASSERT_EQUAL_FATAL(msccl_read(dg, &a, xml, xlen, false, &p), 0);
 	int tbs, steps, elements = max_elements(&p, &tbs, &steps);
 	assert_named(p.ngpus == nodes * 8 && tbs <= MSCCL_MAX_TBS && elements <= 4095 &&
 	             max_attr(xml, " s=\"") < MSCCL_MAX_STEPS, __LINE__, __FILE__,
@@ -612,12 +622,12 @@ cluster_case(const char *kind, int nodes, int channels, bool staged)
 	       steps, elements, xlen);
 	if (nodes <= 32) {
 		char *diag = NULL;
-		int rc = run_sized("cluster.xml", xml, xlen, false, !UNDER_ASAN, 8 * nodes * 64, false,
+		int rc = run_sized(dg, "cluster.xml", xml, xlen, false, !UNDER_ASAN, 8 * nodes * 64, false,
 		                   RD_INT32, &diag);
 		assert_named(rc == 0, __LINE__, __FILE__, "%s, %d GPUs run: %s", kind, p.ngpus, diag);
 		free(diag);
 	} else {
-		CU_ASSERT_EQUAL(msccl_check_run(&p, 2, false), 0);
+		CU_ASSERT_EQUAL(msccl_check_run(dg, &p, 2, false), 0);
 	}
 	arena_free(&a);
 	free(xml);
@@ -632,13 +642,14 @@ cluster_case(const char *kind, int nodes, int channels, bool staged)
 void
 test_gpu_cluster(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	static const char *const kinds[] = {"allreduce", "reduce_scatter", "allgather"};
 	static const int nodes[] = {16, 32, 128};
 	for (size_t k = 0; k < countof(kinds); k++)
 		for (size_t i = 0; i < countof(nodes); i++) {
 			if (UNDER_ASAN && nodes[i] > 16)
 				break; /* hours under the sanitizers */
-			cluster_case(kinds[k], nodes[i], 0, k > 0);
+			cluster_case(dg, kinds[k], nodes[i], 0, k > 0);
 		}
 }
 
@@ -649,10 +660,11 @@ test_gpu_cluster(void)
 void
 test_allgather_race(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	const char *text = "topology T = ring(4);\ncollective allgather AG on T { algorithm ring; }\n";
 	BuildOpts bo = {0};
 	size_t xlen = 0;
-	char *xml = built_xml(__LINE__, text, &bo, &xlen, "ring allgather");
+	char *xml = built_xml(dg, __LINE__, text, &bo, &xlen, "ring allgather");
 	CU_ASSERT_EQUAL(count_of(xml, "type=\"cpy\""), 4);
 	CU_ASSERT_EQUAL(count_of(xml, "type=\"cpy\" srcbuf=\"i\" srcoff=\"0\" dstbuf=\"o\""), 4);
 	CU_ASSERT_EQUAL(count_of(xml, "cnt=\"1\" depid=\"-1\" deps=\"-1\" hasdep=\"0\"/>\n    </tb>\n"
@@ -664,17 +676,17 @@ test_allgather_race(void)
 	char *diag = NULL;
 	size_t dlen;
 	FILE *mem = open_memstream(&diag, &dlen);
-	diag_stream(mem);
-	diag_reset();
-	diag_source("race.xml", racy, len);
+	diag_stream(dg, mem);
+	diag_reset(dg);
+	diag_source(dg, "race.xml", racy, len);
 	Arena a = {0};
 	MProg p;
-	CU_ASSERT_EQUAL(msccl_read(&a, racy, len, false, &p), 0);
-	CU_ASSERT_NOT_EQUAL(msccl_check_run(&p, 2, false), 0);
+	CU_ASSERT_EQUAL(msccl_read(dg, &a, racy, len, false, &p), 0);
+	CU_ASSERT_NOT_EQUAL(msccl_check_run(dg, &p, 2, false), 0);
 	arena_free(&a);
-	diag_stream(NULL);
+	diag_stream(dg, NULL);
 	fclose(mem);
-	diag_reset();
+	diag_reset(dg);
 	assert_named(strstr(diag, "race.xml:8:1: error: rule 17 (races): gpu 0 tb 1 step 0 (cpy) "
 	                          "writes output chunk 0 (in place) while tb 0 step 0 (s, line 4) "
 	                          "reads it") != NULL, __LINE__, __FILE__, "located race: %s", diag);
@@ -689,6 +701,7 @@ test_allgather_race(void)
 void
 test_broadcast_reduce(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	size_t len;
 	char *text = slurp("examples/rooted-broadcast-reduce.coll", &len);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
@@ -702,7 +715,7 @@ test_broadcast_reduce(void)
 	for (size_t i = 0; i < countof(cases); i++) {
 		BuildOpts bo = {.collective = cases[i].name};
 		size_t xlen = 0;
-		char *xml = built_xml(__LINE__, text, &bo, &xlen, "%s", cases[i].name);
+		char *xml = built_xml(dg, __LINE__, text, &bo, &xlen, "%s", cases[i].name);
 		if (!xml)
 			continue;
 		char want[160];
@@ -712,12 +725,12 @@ test_broadcast_reduce(void)
 		CU_ASSERT_PTR_NOT_NULL(strstr(xml, want));
 		Arena a = {0};
 		MProg p;
-		diag_source("r.xml", xml, xlen);
-		CU_ASSERT_EQUAL(msccl_read(&a, xml, xlen, false, &p), 0);
+		diag_source(dg, "r.xml", xml, xlen);
+		CU_ASSERT_EQUAL(msccl_read(dg, &a, xml, xlen, false, &p), 0);
 		CU_ASSERT_EQUAL(msccl_root(&p), cases[i].root);
 		arena_free(&a);
 		char *diag = NULL;
-		int rc = run_sized("r.xml", xml, xlen, false, true, 1 << 14, true, RD_INT32, &diag);
+		int rc = run_sized(dg, "r.xml", xml, xlen, false, true, 1 << 14, true, RD_INT32, &diag);
 		assert_named(rc == 0, __LINE__, __FILE__, "%s runs: %s", cases[i].name, diag);
 		free(diag);
 		free(xml);
@@ -731,18 +744,19 @@ test_broadcast_reduce(void)
 void
 test_copy_home_runs(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	const char *text = "topology R = ring(4);\n"
 	                   "collective broadcast B on R { algorithm chain(segments 8); root 0; }\n";
 	BuildOpts bo = {0};
 	size_t xlen = 0;
-	char *xml = built_xml(__LINE__, text, &bo, &xlen, "chain");
+	char *xml = built_xml(dg, __LINE__, text, &bo, &xlen, "chain");
 	if (!xml)
 		return;
 	CU_ASSERT_EQUAL(count_of(xml, "type=\"cpy\""), 1);
 	CU_ASSERT_EQUAL(lines_with(xml, "type=\"cpy\" srcbuf=\"i\" srcoff=\"0\" dstbuf=\"o\" "
 	                                "dstoff=\"0\" cnt=\"8\"", "<step "), 1);
 	char *diag = NULL;
-	int rc = run_sized("b.xml", xml, xlen, false, true, 1 << 14, true, RD_INT32, &diag);
+	int rc = run_sized(dg, "b.xml", xml, xlen, false, true, 1 << 14, true, RD_INT32, &diag);
 	assert_named(rc == 0, __LINE__, __FILE__, "chain runs: %s", diag);
 	free(diag);
 	free(xml);
@@ -755,6 +769,7 @@ test_copy_home_runs(void)
 void
 test_layout_runs(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	static const struct {
 		const char *file, *coll;
 		int steps;
@@ -770,7 +785,7 @@ test_layout_runs(void)
 		BuildOpts bo = {.collective = cases[i].coll};
 		size_t xlen = 0;
 		char *diag = NULL;
-		char *xml = build_xml(text, &bo, &xlen, &diag);
+		char *xml = build_xml(dg, text, &bo, &xlen, &diag);
 		assert_named(xml && count_of(xml, "<step ") == cases[i].steps, __LINE__, __FILE__,
 		             "%s %s: %d steps, want %d", cases[i].file, cases[i].coll,
 		             xml ? count_of(xml, "<step ") : -1, cases[i].steps);

@@ -22,6 +22,7 @@ typedef struct Ring {
 	Topo *t;
 	Routes routes;
 	int rank_node[1024];
+	Diag diag; /* c's diagnostics */
 	AlgCtx c;
 } Ring;
 
@@ -30,6 +31,7 @@ static void
 ring_init(Ring *r, int n, int ports, CollKind kind, const char *alg, int reconfigs)
 {
 	memset(r, 0, sizeof *r);
+	r->diag = diag_new();
 	Net net = net_defaults;
 	net.bandwidth = 800e9;
 	net.link_latency = 1e-6;
@@ -39,7 +41,7 @@ ring_init(Ring *r, int n, int ports, CollKind kind, const char *alg, int reconfi
 	routes_init(&r->routes, r->t, ROUTE_SHORTEST);
 	for (int i = 0; i < n; i++)
 		r->rank_node[i] = i;
-	r->c = (AlgCtx){.arena = &r->arena, .name = "X", .kind = kind, .topo = r->t,
+	r->c = (AlgCtx){.diag = &r->diag, .arena = &r->arena, .name = "X", .kind = kind, .topo = r->t,
 	                .routes = &r->routes, .rank_node = r->rank_node, .nrank = n, .whole = true,
 	                .algorithm = alg, .reconfigs = reconfigs, .size = 1 << 20};
 }
@@ -54,12 +56,12 @@ ring_free(Ring *r)
 static Sched *
 quiet_build(const AlgCtx *c, bool points, unsigned mask)
 {
-	diag_mute(true);
+	diag_mute(c->diag, true);
 	bool missing;
 	Sched *s = points ? alg_bridge_points(c, mask) : alg_build(c, &missing);
-	if (s && verify(s) != 0)
+	if (s && verify(c->diag, s) != 0)
 		s = NULL;
-	diag_mute(false);
+	diag_mute(c->diag, false);
 	return s;
 }
 
@@ -359,6 +361,7 @@ test_every_variant(void)
 static void
 test_executes(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	static const char *const algs[] = {"bridge", "s_bruck", "g_bruck", "r_hd"};
 	static const CollKind kinds[] = {CK_ALLTOALL, CK_REDUCE_SCATTER, CK_ALLGATHER, CK_ALLREDUCE};
 	for (int ports = 32; ports >= 16; ports /= 2)
@@ -374,9 +377,9 @@ test_executes(void)
 					CU_ASSERT_PTR_NOT_NULL_FATAL(s);
 					ExecOpts o = {.bytes = 16 * 1024 + 4 * 37, .dtype = RD_INT32, .op = RO_SUM};
 					double sec;
-					diag_mute(true);
-					int rc = exec_sched(s, &o, &sec);
-					diag_mute(false);
+					diag_mute(dg, true);
+					int rc = exec_sched(dg, s, &o, &sec);
+					diag_mute(dg, false);
 					assert_named(rc == 0, __LINE__, __FILE__, "%s%s %s, ports %d: wrong result",
 					             algs[a], mir ? "(mirrored)" : "", coll_kind_name[kinds[k]], ports);
 					ring_free(&r);
@@ -433,6 +436,7 @@ test_baselines(void)
 static void
 test_errors(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	Ring r;
 	ring_init(&r, 12, 0, CK_ALLTOALL, "bridge", 1);
 	CU_ASSERT_PTR_NULL(quiet_build(&r.c, false, 0));
@@ -453,21 +457,21 @@ test_errors(void)
 	/* the subrings brought in a round early: round 1's routes break */
 	int keep = s->phase[1].round;
 	s->phase[1].round = 1;
-	diag_mute(true);
-	CU_ASSERT_EQUAL(verify_phases(s), -1);
-	diag_mute(false);
+	diag_mute(dg, true);
+	CU_ASSERT_EQUAL(verify_phases(dg, s), -1);
+	diag_mute(dg, false);
 	s->phase[1].round = keep;
-	CU_ASSERT_EQUAL(verify_phases(s), 0);
+	CU_ASSERT_EQUAL(verify_phases(dg, s), 0);
 	ring_free(&r);
 }
 
 /* One run of a schedule in the simulator: picoseconds, and the reconfigurations. */
 static int64_t
-simulate(const Sched *s, int64_t bytes, SimMode mode, SimSync sync, int *nrec)
+simulate(Diag *dg, const Sched *s, int64_t bytes, SimMode mode, SimSync sync, int *nrec)
 {
 	Arena a = {0};
 	SimNet net;
-	CU_ASSERT_EQUAL_FATAL(sim_from_scheds(&a, &s, 1, &net), 0);
+	CU_ASSERT_EQUAL_FATAL(sim_from_scheds(dg, &a, &s, 1, &net), 0);
 	/* the closed form is store-and-forward's (cut-through overlaps a round's
 	 * longest route with its busiest link: docs/sim.md 2.1) */
 	net.switching = SIM_STORE_AND_FORWARD;
@@ -504,6 +508,7 @@ closed_form_ps(const Sched *s, int64_t bytes)
 static void
 test_sim_closed_form(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	static const CollKind kinds[] = {CK_ALLTOALL, CK_REDUCE_SCATTER, CK_ALLGATHER, CK_ALLREDUCE};
 	static const char *const algs[] = {"bridge", "s_bruck", "g_bruck"};
 	for (size_t k = 0; k < 4; k++)
@@ -521,7 +526,7 @@ test_sim_closed_form(void)
 				for (int mode = 0; mode < 2; mode++)
 					for (int sync = 0; sync < 2; sync++) {
 						int nrec;
-						int64_t got = simulate(s, bytes, (SimMode)mode, (SimSync)sync, &nrec);
+						int64_t got = simulate(dg, s, bytes, (SimMode)mode, (SimSync)sync, &nrec);
 						assert_named(got == want && nrec == sched_nreconfig(s), __LINE__,
 						             __FILE__, "%s %s R %d %s %s: %lld ps, closed form %lld ps, "
 						             "%d reconfigurations", algs[a], coll_kind_name[kinds[k]], R,
@@ -531,7 +536,7 @@ test_sim_closed_form(void)
 				/* flow mode at 64 MiB, many packets per message */
 				int nrec;
 				int64_t big = 64 << 20;
-				int64_t got = simulate(s, big, SIM_FLOW, SIM_ROUNDS, &nrec);
+				int64_t got = simulate(dg, s, big, SIM_FLOW, SIM_ROUNDS, &nrec);
 				assert_named(llabs(got - closed_form_ps(s, big)) <= 1, __LINE__, __FILE__,
 				             "%s %s R %d flow 64 MiB: %lld ps, closed form %lld ps", algs[a],
 				             coll_kind_name[kinds[k]], R, (long long)got,
@@ -549,8 +554,8 @@ speedup(const AlgCtx *a, const AlgCtx *b, int64_t bytes, int *nb)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(x);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(y);
 	int nx;
-	double tx = (double)simulate(x, bytes, SIM_FLOW, SIM_ROUNDS, &nx);
-	return tx / (double)simulate(y, bytes, SIM_FLOW, SIM_ROUNDS, nb);
+	double tx = (double)simulate(a->diag, x, bytes, SIM_FLOW, SIM_ROUNDS, &nx);
+	return tx / (double)simulate(a->diag, y, bytes, SIM_FLOW, SIM_ROUNDS, nb);
 }
 
 /* n = 64, 800 Gb/s, 1 us per hop, alpha_step 1.7 us: Bridge alltoall
@@ -601,6 +606,7 @@ test_speedup_vs_static(void)
 static void
 test_composition(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	static const char ok[] =
 		"topology O = optical_ring(8);\n"
 		"collective allreduce B on O { chunks 16; schedule {\n"
@@ -610,10 +616,10 @@ test_composition(void)
 		"collective allreduce A on O { schedule {\n"
 		"  use bridge(reconfigs 1) for reduce_scatter; use s_bruck for allgather; } }\n";
 	Checked c;
-	check_built(&c, "ok.coll", ok, sizeof ok - 1);
+	check_built(dg, &c, "ok.coll", ok, sizeof ok - 1);
 	assert_named(c.errors == 0, __LINE__, __FILE__, "%s", c.diag);
 	checked_free(&c);
-	check_built(&c, "bad.coll", bad, sizeof bad - 1);
+	check_built(dg, &c, "bad.coll", bad, sizeof bad - 1);
 	CU_ASSERT(c.errors > 0);
 	ASSERT_DIAG(&c, "bad.coll:3:7: error: use bridge: a schedule that rewires the optical "
 	                "circuits cannot be composed");
@@ -628,7 +634,8 @@ ir_text(const Prog *p)
 	size_t len;
 	FILE *mem = open_memstream(&buf, &len);
 	BuildOpts o = {0};
-	int rc = ir_backend.emit(p, &o, mem);
+	Diag none = diag_new(); /* writing the IR text reports nothing */
+	int rc = ir_backend.emit(&none, p, &o, mem);
 	fclose(mem);
 	if (rc != 0) {
 		free(buf);
@@ -639,17 +646,17 @@ ir_text(const Prog *p)
 
 /* Reads schedule text and verifies every schedule, diagnostics muted; 0 when both pass. */
 static int
-ir_back(const char *text, Prog *q)
+ir_back(Diag *dg, const char *text, Prog *q)
 {
 	memset(q, 0, sizeof *q);
-	diag_mute(true);
-	diag_reset();
-	diag_source("o.ir", text, strlen(text));
-	int rc = ir_read(text, strlen(text), q);
+	diag_mute(dg, true);
+	diag_reset(dg);
+	diag_source(dg, "o.ir", text, strlen(text));
+	int rc = ir_read(dg, text, strlen(text), q);
 	for (int i = 0; rc == 0 && i < q->nsched; i++)
-		rc = verify(q->sched[i]);
-	diag_mute(false);
-	diag_reset();
+		rc = verify(dg, q->sched[i]);
+	diag_mute(dg, false);
+	diag_reset(dg);
 	return rc;
 }
 
@@ -660,22 +667,23 @@ ir_back(const char *text, Prog *q)
 static void
 test_phases_ir_round_trip(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	static const char text[] =
 		"topology O = optical_ring(16, ports 16);\n"
 		"collective alltoall A on O { algorithm bridge(reconfigs 2); }\n"
 		"collective allreduce B on O { algorithm bridge(reconfigs 1); }\n";
 	Checked c;
-	check_text(&c, "o.coll", text, strlen(text));
+	check_text(dg, &c, "o.coll", text, strlen(text));
 	CU_ASSERT_EQUAL_FATAL(c.errors, 0);
 	Prog p = {0}, q;
-	diag_mute(true);
-	int built = lower(c.file, &p);
-	diag_mute(false);
+	diag_mute(dg, true);
+	int built = lower(dg, c.file, &p);
+	diag_mute(dg, false);
 	CU_ASSERT_EQUAL_FATAL(built, 0);
 	CU_ASSERT_EQUAL_FATAL(p.nsched, 2);
 	char *ir = ir_text(&p);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ir);
-	CU_ASSERT_EQUAL_FATAL(ir_back(ir, &q), 0);
+	CU_ASSERT_EQUAL_FATAL(ir_back(dg, ir, &q), 0);
 	CU_ASSERT_EQUAL_FATAL(q.nsched, 2);
 	int nb = optical_nblock(p.sched[0]->topo);
 	CU_ASSERT_EQUAL(nb, 8);
@@ -705,7 +713,7 @@ test_phases_ir_round_trip(void)
 	char *last = strstr(ir, "phase 3 rewired 4 5 6 7 0 1 2 3\n");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(last);
 	memcpy(last, "phase 3 rewired 1 2 3 4 5 6 7 0\n", strlen("phase 3 rewired 1 2 3 4 5 6 7 0\n"));
-	CU_ASSERT_NOT_EQUAL(ir_back(ir, &q), 0);
+	CU_ASSERT_NOT_EQUAL(ir_back(dg, ir, &q), 0);
 	prog_free(&q);
 	free(ir);
 	prog_free(&p);

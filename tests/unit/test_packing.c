@@ -426,6 +426,7 @@ test_collectives(void)
 static void
 test_algorithm_verifies(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	static const char *const topo[] = {
 		"topology T = torus(3, 4);",
 		"topology T = ring(7);",
@@ -448,7 +449,7 @@ test_algorithm_verifies(void)
 			char text[1024];
 			snprintf(text, sizeof text, "%s\n%s\n", topo[t], coll[k]);
 			Checked c;
-			check_built(&c, "t.coll", text, strlen(text));
+			check_built(dg, &c, "t.coll", text, strlen(text));
 			assert_named(c.errors == 0, __LINE__, __FILE__, "%s: %s", text, c.diag);
 			built += c.errors == 0;
 			checked_free(&c);
@@ -463,6 +464,7 @@ test_algorithm_verifies(void)
 static void
 test_schedule_loads(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	static const char *const path[] = {"examples/gpu-cluster-2x8.coll",
 	                                   "examples/xgmi-box-16.coll"};
 	for (size_t f = 0; f < countof(path); f++) {
@@ -470,14 +472,14 @@ test_schedule_loads(void)
 		char *text = slurp(path[f], &len);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(text);
 		Checked c;
-		check_text(&c, path[f], text, len);
+		check_text(dg, &c, path[f], text, len);
 		CU_ASSERT_EQUAL_FATAL(c.errors, 0);
-		diag_source(path[f], text, len);
+		diag_source(dg, path[f], text, len);
 		Prog p = {0};
-		CU_ASSERT_EQUAL_FATAL(lower(c.file, &p), 0);
+		CU_ASSERT_EQUAL_FATAL(lower(dg, c.file, &p), 0);
 		const Sched *s = p.sched[0]; /* AG */
 		CU_ASSERT_EQUAL_FATAL(s->kind, CK_ALLGATHER);
-		CU_ASSERT_EQUAL(verify((Sched *)s), 0);
+		CU_ASSERT_EQUAL(verify(dg, (Sched *)s), 0);
 		const Topo *t = s->topo;
 		CutBound b;
 		CU_ASSERT_EQUAL_FATAL(cutbound_topo(t, s->rank_node, s->nrank, 0, CK_ALLGATHER, &b),
@@ -500,7 +502,7 @@ test_schedule_loads(void)
 		free(chunks);
 		cutbound_free(&b);
 		prog_free(&p);
-		diag_reset();
+		diag_reset(dg);
 		checked_free(&c);
 		free(text);
 	}
@@ -510,10 +512,11 @@ test_schedule_loads(void)
 static void
 test_algorithm_refuses(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	const char *text = "topology T = spine_leaf(spines 16, leaves 32, hosts 8);\n"
 	                   "collective allgather X on T { algorithm packing; }\n";
 	Checked c;
-	check_built(&c, "t.coll", text, strlen(text));
+	check_built(dg, &c, "t.coll", text, strlen(text));
 	CU_ASSERT(c.errors > 0);
 	ASSERT_DIAG(&c, "t.coll:2:31: error: packing on 'T' with 256 ranks would do about");
 	ASSERT_DIAG(&c, "(MAX_PACK_WORK)");

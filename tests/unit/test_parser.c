@@ -6,8 +6,9 @@
 static void
 test_label_lists(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	Checked c;
-	check_str(&c, "topology S = supermesh(6, 6, alter);\n"
+	check_str(dg, &c, "topology S = supermesh(6, 6, alter);\n"
 	              "trees D = disjoint(S, roots (0, 0), (0, 5), (5, 5), (5, 0));\n");
 	CU_ASSERT_EQUAL_FATAL(c.errors, 0);
 	const Call *f = c.file->decl[1].form;
@@ -24,8 +25,9 @@ test_label_lists(void)
 static void
 test_declarations(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	Checked c;
-	check_str(&c, "network { mtu = 4 KiB; }\n"
+	check_str(dg, &c, "network { mtu = 4 KiB; }\n"
 	              "topology T = torus(4, 4) { network { link_latency = 10 ns; } }\n"
 	              "group G on T { translate; map (x, y) -> (y, x); }\n"
 	              "group Tr = translations(T);\n"
@@ -56,8 +58,9 @@ test_declarations(void)
 static void
 test_expressions(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	Checked c;
-	check_str(&c, "topology T = torus(5, 5);\n"
+	check_str(dg, &c, "topology T = torus(5, 5);\n"
 	              "group G on T { map (x, y) -> (2 * x - y + 1, -(x)); }\n");
 	CU_ASSERT_EQUAL_FATAL(c.errors, 0);
 	const Item *m = &c.file->decl[1].body->item[0];
@@ -77,8 +80,9 @@ test_expressions(void)
 static void
 test_items(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	Checked c;
-	check_str(&c, "topology K = graph {\n"
+	check_str(dg, &c, "topology K = graph {\n"
 	              "  nodes 6; switches 4..5;\n"
 	              "  link 0 <-> 4; link 1 <-> 4; link 2 <-> 5; link 3 <-> 5;\n"
 	              "  link 4 -> 5 { link_bandwidth = 800 Gbps; } link 5 -> 4;\n"
@@ -106,9 +110,10 @@ test_items(void)
 static void
 test_recovery(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	/* three statements broken three ways: all three reported, the rest parsed */
 	Checked c;
-	check_str(&c, "topology T = torus(8 8);\n"
+	check_str(dg, &c, "topology T = torus(8 8);\n"
 	              "tree B = bfs(T root 0);\n"
 	              "group G on T { translate; map (x, y) -> ; translate; }\n"
 	              "topology R = ring(4);\n");
@@ -125,11 +130,12 @@ test_recovery(void)
 static void
 test_recovery_stops_at_20(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	char text[4096] = "";
 	for (int i = 0; i < 40; i++)
 		strcat(text, "topology = ;\n");
 	Checked c;
-	check_str(&c, text);
+	check_str(dg, &c, text);
 	CU_ASSERT_EQUAL(c.errors, 20);
 	ASSERT_DIAG(&c, "t.coll:20:10: error:");
 	CU_ASSERT_PTR_NULL(strstr(c.diag, "t.coll:21:"));

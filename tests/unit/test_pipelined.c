@@ -30,31 +30,31 @@ typedef struct Built {
 /* Lowers and verifies every schedule for the cost model's `size` bytes
  * (what the algorithms choose by size); rc -1 with diagnostics on failure. */
 static void
-build_at(Built *b, const char *text, double size)
+build_at(Diag *dg, Built *b, const char *text, double size)
 {
 	memset(b, 0, sizeof *b);
 	b->prog.auto_size = size;
 	FILE *mem = open_memstream(&b->diag, &b->len);
-	diag_stream(mem);
-	diag_reset();
-	diag_source("t.coll", text, strlen(text));
-	b->file = parse_text(&b->arena, "t.coll", text, strlen(text));
-	if (nerrors() == 0)
-		sema(b->file);
-	if (nerrors() == 0)
-		lower(b->file, &b->prog);
-	for (int i = 0; nerrors() == 0 && i < b->prog.nsched; i++)
-		verify(b->prog.sched[i]);
-	b->rc = nerrors() ? -1 : 0;
-	diag_stream(NULL);
+	diag_stream(dg, mem);
+	diag_reset(dg);
+	diag_source(dg, "t.coll", text, strlen(text));
+	b->file = parse_text(dg, &b->arena, "t.coll", text, strlen(text));
+	if (nerrors(dg) == 0)
+		sema(dg, b->file);
+	if (nerrors(dg) == 0)
+		lower(dg, b->file, &b->prog);
+	for (int i = 0; nerrors(dg) == 0 && i < b->prog.nsched; i++)
+		verify(dg, b->prog.sched[i]);
+	b->rc = nerrors(dg) ? -1 : 0;
+	diag_stream(dg, NULL);
 	fclose(mem);
-	diag_reset();
+	diag_reset(dg);
 }
 
 static void
-build(Built *b, const char *text)
+build(Diag *dg, Built *b, const char *text)
 {
-	build_at(b, text, 0);
+	build_at(dg, b, text, 0);
 }
 
 static void
@@ -115,7 +115,7 @@ supermesh_text(int k, const char *variant, int m)
 /* The trees' heights per set, read back from the messages: in set i the
  * slots run M + h_i - 1; the test recomputes h from the disjoint trees. */
 static int
-expected_rounds(const Topo *t, CollKind kind, int m)
+expected_rounds(Diag *dg, const Topo *t, CollKind kind, int m)
 {
 	Arena a = {0};
 	Routes r;
@@ -128,7 +128,7 @@ expected_rounds(const Topo *t, CollKind kind, int m)
 	for (int i = 0, at = 0; i < nset; at += set[i++]) {
 		DisjointMethod how;
 		Loc loc = {0};
-		Tree **tr = disjoint_trees(&a, t, &r, roots + at, set[i], loc, &how);
+		Tree **tr = disjoint_trees(dg, &a, t, &r, roots + at, set[i], loc, &how);
 		int h = 0;
 		for (int j = 0; tr && j < set[i]; j++)
 			h = tr[j]->height > h ? tr[j]->height : h;
@@ -169,6 +169,7 @@ check_links(const Sched *s)
 static void
 test_round_counts(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	static const struct { int k; const char *variant; } cases[] = {
 		{4, "bi"}, {4, "alter"}, {6, "bi"}, {6, "alter"}, {5, "alter"}, {5, "bi"},
 	};
@@ -176,12 +177,12 @@ test_round_counts(void)
 		int m = 5;
 		char *text = supermesh_text(cases[i].k, cases[i].variant, m);
 		Built b;
-		build(&b, text);
+		build(dg, &b, text);
 		assert_named(b.rc == 0, __LINE__, __FILE__, "%dx%d %s: %s", cases[i].k, cases[i].k,
 		             cases[i].variant, b.diag);
 		for (int c = 0; b.rc == 0 && c < b.prog.nsched; c++) {
 			const Sched *s = b.prog.sched[c];
-			int want = expected_rounds(s->topo, s->kind, m);
+			int want = expected_rounds(dg, s->topo, s->kind, m);
 			assert_named(s->nround == want, __LINE__, __FILE__, "%dx%d %s %s: %d rounds, "
 			             "want %d", cases[i].k, cases[i].k, cases[i].variant, s->name,
 			             s->nround, want);
@@ -198,9 +199,10 @@ test_round_counts(void)
 static void
 test_seed_worked_example(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	char *text = supermesh_text(4, "alter", 2048);
 	Built b;
-	build(&b, text);
+	build(dg, &b, text);
 	CU_ASSERT_EQUAL_FATAL(b.rc, 0);
 	const Sched *rs = sched_named(&b, "RS");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(rs);
@@ -209,7 +211,7 @@ test_seed_worked_example(void)
 	             4 * (2048 + 6));
 	CU_ASSERT(9.0 * 2048 / rs->nround > 2);
 	const Sched *ar = sched_named(&b, "AR");
-	CU_ASSERT_EQUAL(ar->nround, expected_rounds(ar->topo, CK_ALLREDUCE, 2048));
+	CU_ASSERT_EQUAL(ar->nround, expected_rounds(dg, ar->topo, CK_ALLREDUCE, 2048));
 	built_free(&b);
 	free(text);
 }
@@ -217,6 +219,7 @@ test_seed_worked_example(void)
 static void
 test_errors(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	static const struct { const char *text, *want; } cases[] = {
 		{"topology S = supermesh(4, 4, bi);\ntree T = bfs(S, root 0);\n"
 		 "collective allreduce X on S { algorithm pipelined_trees(trees T); }\n",
@@ -243,7 +246,7 @@ test_errors(void)
 	};
 	for (size_t i = 0; i < countof(cases); i++) {
 		Built b;
-		build(&b, cases[i].text);
+		build(dg, &b, cases[i].text);
 		assert_named(b.rc != 0 && strstr(b.diag, cases[i].want), __LINE__, __FILE__,
 		             "case %zu: want '%s' in: %s", i, cases[i].want, b.diag);
 		built_free(&b);
@@ -254,14 +257,15 @@ test_errors(void)
 static void
 test_without_trees_and_auto(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	Built b;
-	build(&b, SEED_NET "topology S = supermesh(4, 4, bi);\n"
+	build(dg, &b, SEED_NET "topology S = supermesh(4, 4, bi);\n"
 	      "collective reduce_scatter X on S { algorithm pipelined_trees; }\n"
 	      "collective allreduce Y on S { algorithm auto; }\n");
 	CU_ASSERT_EQUAL_FATAL(b.rc, 0);
 	const Sched *x = sched_named(&b, "X");
 	CU_ASSERT_EQUAL(x->nchunk % 16, 0);
-	CU_ASSERT_EQUAL(x->nround, expected_rounds(x->topo, CK_REDUCE_SCATTER, x->nchunk / 16));
+	CU_ASSERT_EQUAL(x->nround, expected_rounds(dg, x->topo, CK_REDUCE_SCATTER, x->nchunk / 16));
 	const Sched *y = sched_named(&b, "Y");
 	CU_ASSERT_PTR_NOT_NULL(y);
 	built_free(&b);
@@ -271,13 +275,14 @@ test_without_trees_and_auto(void)
 static void
 test_msccl_runs(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	static const struct { int k; const char *variant; } cases[] = {
 		{4, "bi"}, {4, "alter"}, {6, "alter"}, {6, "bi"},
 	};
 	for (size_t i = 0; i < countof(cases); i++) {
 		char *text = supermesh_text(cases[i].k, cases[i].variant, 2);
 		Built b;
-		build(&b, text);
+		build(dg, &b, text);
 		CU_ASSERT_EQUAL_FATAL(b.rc, 0);
 		for (int c = 0; c < b.prog.nsched; c++) {
 			const Sched *s = b.prog.sched[c];
@@ -285,28 +290,28 @@ test_msccl_runs(void)
 			char *xml = NULL, *diag = NULL;
 			size_t xlen, dlen;
 			FILE *x = open_memstream(&xml, &xlen), *mem = open_memstream(&diag, &dlen);
-			diag_stream(mem);
-			diag_source("t.coll", text, strlen(text));
-			int rc = msccl_backend.emit(&b.prog, &bo, x);
+			diag_stream(dg, mem);
+			diag_source(dg, "t.coll", text, strlen(text));
+			int rc = msccl_backend.emit(dg, &b.prog, &bo, x);
 			fclose(x);
 			Arena a = {0};
 			MProg mp;
 			if (rc == 0) {
-				diag_source("t.xml", xml, xlen);
-				rc = msccl_read(&a, xml, xlen, false, &mp);
+				diag_source(dg, "t.xml", xml, xlen);
+				rc = msccl_read(dg, &a, xml, xlen, false, &mp);
 			}
 			RunResult res = {0};
 			for (int dt = 0; rc == 0 && dt < 2; dt++) {
 				RunOpts o = {.bytes = (int64_t)mp.nchunksperloop * 4 * (dt ? 3 : 1),
 				             .dtype = dt ? RD_INT32 : RD_FLOAT, .op = RO_SUM,
 				             .inplace = mp.inplace, .timeout = RUN_TIMEOUT};
-				rc = msccl_run(&mp, &o, &res);
+				rc = msccl_run(dg, &mp, &o, &res);
 				if (rc == 0 && !res.verified)
 					rc = -1;
 			}
-			diag_stream(NULL);
+			diag_stream(dg, NULL);
 			fclose(mem);
-			diag_reset();
+			diag_reset(dg);
 			assert_named(rc == 0, __LINE__, __FILE__, "%dx%d %s '%s': %s", cases[i].k,
 			             cases[i].k, cases[i].variant, s->name, diag);
 			arena_free(&a);
@@ -320,14 +325,14 @@ test_msccl_runs(void)
 
 /* The simulated time of one schedule, round by round; 0 if it does not run. */
 static double
-simulate(const Sched *s, int64_t bytes, SimMode mode)
+simulate(Diag *dg, const Sched *s, int64_t bytes, SimMode mode)
 {
 	Arena a = {0};
 	SimNet net;
 	SimResult r = {0};
 	char err[256];
 	SimOpts o = {.mode = mode, .sync = SIM_ROUNDS};
-	int rc = s ? sim_from_scheds(&a, &s, 1, &net) : -1;
+	int rc = s ? sim_from_scheds(dg, &a, &s, 1, &net) : -1;
 	if (rc == 0)
 		rc = sim_run(&a, &net, 0, bytes, &o, &r, err, sizeof err);
 	CU_ASSERT_EQUAL(rc, 0);
@@ -339,17 +344,18 @@ simulate(const Sched *s, int64_t bytes, SimMode mode)
 static void
 test_seed_ratios(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	size_t len;
 	char *text = slurp("examples/supermesh-vs-mesh.coll", &len);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
 	Built b;
-	build(&b, text);
+	build(dg, &b, text);
 	CU_ASSERT_EQUAL_FATAL(b.rc, 0);
 	static const char *const names[] = {"AR_mesh", "AR_bi", "AR_alter", "RS_mesh", "RS_bi",
 	                                    "RS_alter", "AG_mesh", "AG_bi", "AG_alter"};
 	double time[9];
 	for (int i = 0; i < 9; i++) {
-		time[i] = simulate(sched_named(&b, names[i]), 256 << 20, SIM_FLOW);
+		time[i] = simulate(dg, sched_named(&b, names[i]), 256 << 20, SIM_FLOW);
 	}
 	for (int c = 0; c < 3; c++)
 		for (int v = 1; v <= 2; v++) {
@@ -368,11 +374,12 @@ test_seed_ratios(void)
 static void
 test_seed_energy(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	size_t len;
 	char *text = slurp("examples/supermesh-energy-8x8.coll", &len);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
 	Built b;
-	build(&b, text);
+	build(dg, &b, text);
 	CU_ASSERT_EQUAL_FATAL(b.rc, 0);
 	static const char *const names[] = {"AR_mesh", "AR_bi", "AR_alter"};
 	SimResult r[3];
@@ -383,7 +390,7 @@ test_seed_energy(void)
 		SimOpts o = {.mode = SIM_FLOW, .sync = SIM_ROUNDS};
 		const Sched *s = sched_named(&b, names[i]);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-		CU_ASSERT_EQUAL_FATAL(sim_from_scheds(&a, &s, 1, &net), 0);
+		CU_ASSERT_EQUAL_FATAL(sim_from_scheds(dg, &a, &s, 1, &net), 0);
 		CU_ASSERT_EQUAL_FATAL(sim_run(&a, &net, 0, 64 << 20, &o, &r[i], err, sizeof err), 0);
 		r[i].round_end = NULL, r[i].link_bytes = NULL, r[i].link_busy = NULL;
 		arena_free(&a);
@@ -409,15 +416,16 @@ test_seed_energy(void)
 static void
 test_tto_supermesh(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	Built b;
-	build_at(&b, SEED_NET "topology M = mesh(4, 4);\ntopology S = supermesh(4, 4, bi);\n"
+	build_at(dg, &b, SEED_NET "topology M = mesh(4, 4);\ntopology S = supermesh(4, 4, bi);\n"
 	         "collective allreduce TM on M { algorithm tto; ranks 0..11, 13..15; }\n"
 	         "collective allreduce TS on S { algorithm tto; ranks 0..11, 13..15; }\n", 1 << 20);
 	CU_ASSERT_STRING_EQUAL(b.prog.sched[0]->choice, "chunks 237");
 	CU_ASSERT_EQUAL_FATAL(b.rc, 0);
 	double t[2];
 	for (int i = 0; i < 2; i++) {
-		t[i] = simulate(b.prog.sched[i], 1 << 20, SIM_PACKET);
+		t[i] = simulate(dg, b.prog.sched[i], 1 << 20, SIM_PACKET);
 	}
 	assert_named(t[1] < t[0] * 0.97, __LINE__, __FILE__, "TTO mesh %g s, SMBi %g s", t[0], t[1]);
 	built_free(&b);
@@ -428,6 +436,7 @@ test_tto_supermesh(void)
 static void
 test_report_and_dot(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	FILE *summary = popen("bin/collc check examples/supermesh-disjoint.coll 2>&1", "r");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(summary);
 	char all[8192];
@@ -454,13 +463,13 @@ test_report_and_dot(void)
 	size_t len;
 	char *text = slurp("examples/supermesh-disjoint.coll", &len);
 	Built b;
-	build(&b, text);
+	build(dg, &b, text);
 	CU_ASSERT_EQUAL_FATAL(b.rc, 0);
 	BuildOpts bo = {.collective = "AR"};
 	char *dot = NULL;
 	size_t dlen;
 	FILE *f = open_memstream(&dot, &dlen);
-	CU_ASSERT_EQUAL(dot_backend.emit(&b.prog, &bo, f), 0);
+	CU_ASSERT_EQUAL(dot_backend.emit(dg, &b.prog, &bo, f), 0);
 	fclose(f);
 	static const char *const colour[] = {"[color=red,", "[color=blue,", "[color=darkgreen,",
 	                                     "[color=orange,"};
@@ -479,14 +488,15 @@ test_report_and_dot(void)
 static void
 test_plot_links(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	Built b;
-	build(&b, SEED_NET "topology S = supermesh(4, 4, alter);\n"
+	build(dg, &b, SEED_NET "topology S = supermesh(4, 4, alter);\n"
 	      "collective allreduce X on S { algorithm pipelined_trees(segments 4); }\n");
 	CU_ASSERT_EQUAL_FATAL(b.rc, 0);
 	const Sched *s = b.prog.sched[0];
 	Arena a = {0};
 	SimNet net;
-	CU_ASSERT_EQUAL_FATAL(sim_from_scheds(&a, &s, 1, &net), 0);
+	CU_ASSERT_EQUAL_FATAL(sim_from_scheds(dg, &a, &s, 1, &net), 0);
 	double *util = calloc((size_t)net.nlink, sizeof *util);
 	char *svg = NULL;
 	size_t len;

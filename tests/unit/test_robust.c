@@ -27,10 +27,10 @@ repeat(const char *head, const char *unit, size_t times, const char *tail)
 }
 
 static void
-run(const char *what, const char *text, size_t len, int errors, const char *needle)
+run(Diag *dg, const char *what, const char *text, size_t len, int errors, const char *needle)
 {
 	Checked c;
-	check_text(&c, "r.coll", text, len);
+	check_text(dg, &c, "r.coll", text, len);
 	assert_named(c.errors == errors, __LINE__, __FILE__, "%s: %d errors, expected %d: %.500s", what,
 	             c.errors, errors, c.diag);
 	if (needle)
@@ -42,25 +42,28 @@ run(const char *what, const char *text, size_t len, int errors, const char *need
 static void
 test_empty_and_comments(void)
 {
-	run("empty file", "", 0, 0, NULL);
-	run("only whitespace", " \n\t\n", 4, 0, NULL);
-	run("only comments", "// a\n/* b */", 12, 0, NULL);
-	run("unterminated comment", "topology T = ring(4);\n/* never closed", 37, 1,
+	Diag dgv = diag_new(), *dg = &dgv;
+	run(dg, "empty file", "", 0, 0, NULL);
+	run(dg, "only whitespace", " \n\t\n", 4, 0, NULL);
+	run(dg, "only comments", "// a\n/* b */", 12, 0, NULL);
+	run(dg, "unterminated comment", "topology T = ring(4);\n/* never closed", 37, 1,
 	    "r.coll:2:1: error: unterminated comment");
 }
 
 static void
 test_nul_bytes(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	const char text[] = "topology T\0 = ring(4);";
-	run("NUL byte", text, sizeof text - 1, 1, "r.coll:1:11: error: unexpected byte 0x00");
+	run(dg, "NUL byte", text, sizeof text - 1, 1, "r.coll:1:11: error: unexpected byte 0x00");
 	char zeros[4096] = {0};
-	run("all NUL", zeros, sizeof zeros, 1, "4096 unexpected bytes, starting with byte 0x00");
+	run(dg, "all NUL", zeros, sizeof zeros, 1, "4096 unexpected bytes, starting with byte 0x00");
 }
 
 static void
 test_binary_garbage(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	/* a fixed pseudo-random stream: the same garbage on every run */
 	size_t n = 1 << 16;
 	char *g = malloc(n);
@@ -72,7 +75,7 @@ test_binary_garbage(void)
 		g[i] = (char)(x & 0xff);
 	}
 	Checked c;
-	check_text(&c, "r.coll", g, n);
+	check_text(dg, &c, "r.coll", g, n);
 	CU_ASSERT_EQUAL(c.errors, DIAG_MAX_ERRORS);
 	ASSERT_DIAG(&c, "too many errors (20), stopping");
 	checked_free(&c);
@@ -82,26 +85,28 @@ test_binary_garbage(void)
 static void
 test_long_lines(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	char *s = repeat("topology T = ring(4); ", " ", 1 << 20, "topology = ;");
-	run("1 MiB line", s, strlen(s), 1, "r.coll:1:1048608: error: syntax error, unexpected '='");
+	run(dg, "1 MiB line", s, strlen(s), 1, "r.coll:1:1048608: error: syntax error, unexpected '='");
 	free(s);
 	s = repeat("topology ", "a", 1 << 20, " = ring(4);");
-	run("1 MiB identifier", s, strlen(s), 0, NULL);
+	run(dg, "1 MiB identifier", s, strlen(s), 0, NULL);
 	free(s);
 	s = repeat("/*", "*", 1 << 20, "");
-	run("1 MiB unterminated comment", s, strlen(s), 1, "r.coll:1:1: error: unterminated comment");
+	run(dg, "1 MiB unterminated comment", s, strlen(s), 1, "r.coll:1:1: error: unterminated comment");
 	free(s);
 }
 
 static void
 test_numbers(void)
 {
-	run("64-bit overflow", "network { mtu = 18446744073709551616 B; }", 41, 1,
+	Diag dgv = diag_new(), *dg = &dgv;
+	run(dg, "64-bit overflow", "network { mtu = 18446744073709551616 B; }", 41, 1,
 	    "integer '18446744073709551616' does not fit in 64 bits");
 	char *s = repeat("network { energy_per_bit = ", "9", 400, ".5 pJ; }");
-	run("huge decimal", s, strlen(s), 1, "is too large");
+	run(dg, "huge decimal", s, strlen(s), 1, "is too large");
 	free(s);
-	run("overflow in arithmetic",
+	run(dg, "overflow in arithmetic",
 	    "topology T = ring(4); tree E on T root 4611686018427387904 * 4 { }", 66, 1,
 	    "r.coll:1:40: error: integer overflow");
 }
@@ -109,31 +114,33 @@ test_numbers(void)
 static void
 test_deep_nesting(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	char *s = repeat("topology T = ring(4); tree E on T root ", "(", 100000, "0");
-	run("100000 open brackets", s, strlen(s), 1, "brackets nested more than 256 deep");
+	run(dg, "100000 open brackets", s, strlen(s), 1, "brackets nested more than 256 deep");
 	free(s);
 	s = repeat("topology T = ring(4); tree E on T root ", "-", 100000, "0 { }");
-	run("100000 unary minus", s, strlen(s), 1, "expression nested too deeply");
+	run(dg, "100000 unary minus", s, strlen(s), 1, "expression nested too deeply");
 	free(s);
 	s = repeat("topology T = ring(4); tree E on T root 0", " + 0", 100000, " { }");
-	run("a sum of 100000 terms", s, strlen(s), 1, "expression nested more than 256 deep");
+	run(dg, "a sum of 100000 terms", s, strlen(s), 1, "expression nested more than 256 deep");
 	free(s);
 	s = repeat("network ", "{ ", 1000, "");
 	/* the second brace is already a syntax error; the depth limit still holds */
-	run("1000 open braces", s, strlen(s), 2, "brackets nested more than 256 deep");
+	run(dg, "1000 open braces", s, strlen(s), 2, "brackets nested more than 256 deep");
 	free(s);
 }
 
 static void
 test_many_declarations(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	size_t n = 20000;
 	char *text = malloc(n * 40);
 	size_t len = 0;
 	for (size_t i = 0; i < n; i++)
 		len += (size_t)sprintf(text + len, "topology T%zu = ring(%zu);\n", i, i % 100 + 2);
 	Checked c;
-	check_text(&c, "r.coll", text, len);
+	check_text(dg, &c, "r.coll", text, len);
 	CU_ASSERT_EQUAL(c.errors, 0);
 	CU_ASSERT_EQUAL(c.file->ndecl, (int)n);
 	checked_free(&c);
@@ -143,6 +150,7 @@ test_many_declarations(void)
 static void
 test_long_explicit_tree(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	/* a chain of 200000 edges: checking spans and cycles is linear */
 	size_t n = 200000;
 	char *text = malloc(n * 32 + 64);
@@ -150,11 +158,11 @@ test_long_explicit_tree(void)
 	for (size_t v = 1; v < n; v++)
 		len += (size_t)sprintf(text + len, "%zu -> %zu;\n", v, v - 1);
 	len += (size_t)sprintf(text + len, "}\n");
-	run("a chain tree of 200000 edges", text, len, 0, NULL);
+	run(dg, "a chain tree of 200000 edges", text, len, 0, NULL);
 	/* the same with the last edge closing a cycle far from the root */
 	len -= 2;
 	len += (size_t)sprintf(text + len, "%d -> %zu;\n}\n", 1, n - 1);
-	run("a second parent", text, len, 1, "node 1 has a second parent");
+	run(dg, "a second parent", text, len, 1, "node 1 has a second parent");
 	free(text);
 }
 

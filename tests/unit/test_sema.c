@@ -62,9 +62,10 @@ static const char *const accepted[] = {
 static void
 test_accepted(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	for (size_t i = 0; i < countof(accepted); i++) {
 		Checked c;
-		check_str(&c, accepted[i]);
+		check_str(dg, &c, accepted[i]);
 		assert_named(c.errors == 0, __LINE__, __FILE__, "accepted[%zu]: %s", i, c.diag);
 		checked_free(&c);
 	}
@@ -73,9 +74,10 @@ test_accepted(void)
 static void
 test_every_rank_checked(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	/* a sub-communicator covers exactly the ranks listed, each once */
 	Checked c;
-	check_str(&c, "topology T = torus(4, 4);\n"
+	check_str(dg, &c, "topology T = torus(4, 4);\n"
 	              "collective allreduce A on T { algorithm ring; ranks 0..7, 3; }\n");
 	CU_ASSERT_EQUAL(c.errors, 1);
 	ASSERT_DIAG(&c, "t.coll:2:59: error: rank 3 is listed twice");
@@ -85,20 +87,21 @@ test_every_rank_checked(void)
 static void
 test_tree_span_and_cycle(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	Checked c;
-	check_str(&c, "topology R = ring(5);\n"
+	check_str(dg, &c, "topology R = ring(5);\n"
 	              "tree E on R root 0 { 1 -> 0; 2 -> 1; 3 -> 4; 4 -> 3; }\n");
 	CU_ASSERT_EQUAL(c.errors, 1);
 	ASSERT_DIAG(&c, "t.coll:2:38: error: tree 'E' has a cycle through node 3");
 	checked_free(&c);
-	check_str(&c, "topology R = ring(5);\n"
+	check_str(dg, &c, "topology R = ring(5);\n"
 	              "tree E on R root 0 { 1 -> 0; 2 -> 4; 3 -> 2; }\n");
 	CU_ASSERT_EQUAL(c.errors, 1);
 	ASSERT_DIAG(&c, "t.coll:2:6: error: tree 'E' is not connected: node 4 is a parent but has "
 	                "no parent itself");
 	checked_free(&c);
 	/* a tree over part of the nodes is fine here (a sub-communicator's tree) */
-	check_str(&c, "topology R = ring(5);\n"
+	check_str(dg, &c, "topology R = ring(5);\n"
 	              "tree E on R root 0 { 1 -> 0; 2 -> 1; 3 -> 2; }\n");
 	CU_ASSERT_EQUAL(c.errors, 0);
 	checked_free(&c);
@@ -107,8 +110,9 @@ test_tree_span_and_cycle(void)
 static void
 test_switches_are_not_ranks(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	Checked c;
-	check_str(&c, "topology K = graph { nodes 4; switches 3; link 0 <-> 3; link 1 <-> 3;"
+	check_str(dg, &c, "topology K = graph { nodes 4; switches 3; link 0 <-> 3; link 1 <-> 3;"
 	              " link 2 <-> 3; }\n"
 	              "tree E on K root 0 { 1 -> 0; 2 -> 0; }\n"
 	              "collective allreduce A on K { algorithm ring; ranks 0, 3; }\n");
@@ -120,9 +124,10 @@ test_switches_are_not_ranks(void)
 static void
 test_errors_are_all_reported(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	/* sema goes on after an error: three independent mistakes, three messages */
 	Checked c;
-	check_str(&c, "topology T = torus(4, 4);\n"
+	check_str(dg, &c, "topology T = torus(4, 4);\n"
 	              "tree B = bfs(T, root (4, 0));\n"
 	              "group G = translations(T2);\n"
 	              "collective allreduce A on T { algorithm pairwise; }\n");

@@ -17,31 +17,31 @@
 
 /* Lowers a .coll text and converts schedule `which` (by name). */
 int
-build_text(Built *b, const char *text, const char *which)
+build_text(Diag *dg, Built *b, const char *text, const char *which)
 {
-	return build_as(b, text, which, WAY_EXPANDED);
+	return build_as(dg, b, text, which, WAY_EXPANDED);
 }
 
 int
-build_as(Built *b, const char *text, const char *which, Way way)
+build_as(Diag *dg, Built *b, const char *text, const char *which, Way way)
 {
 	memset(b, 0, sizeof *b);
-	diag_reset();
+	diag_reset(dg);
 	b->prog.compact = way != WAY_EXPANDED;
-	b->file = parse_text(&b->arena, "t.coll", text, strlen(text));
-	if (nerrors() == 0)
-		sema(b->file);
-	if (nerrors() == 0)
-		lower(b->file, &b->prog);
-	if (nerrors())
+	b->file = parse_text(dg, &b->arena, "t.coll", text, strlen(text));
+	if (nerrors(dg) == 0)
+		sema(dg, b->file);
+	if (nerrors(dg) == 0)
+		lower(dg, b->file, &b->prog);
+	if (nerrors(dg))
 		return -1;
 	for (int i = 0; i < b->prog.nsched; i++)
 		if (strcmp(b->prog.sched[i]->name, which) == 0) {
 			const Sched *s = b->prog.sched[i];
-			if (verify(s) != 0)
+			if (verify(dg, s) != 0)
 				return -1;
-			int rc = way == WAY_STREAMED ? sim_stream_scheds(&b->sim, &s, 1, &b->net)
-			                             : sim_from_scheds(&b->sim, &s, 1, &b->net);
+			int rc = way == WAY_STREAMED ? sim_stream_scheds(dg, &b->sim, &s, 1, &b->net)
+			                             : sim_from_scheds(dg, &b->sim, &s, 1, &b->net);
 			/* the closed forms below are store-and-forward's unless a test
 			 * says otherwise (docs/sim.md 2.1) */
 			b->net.switching = SIM_STORE_AND_FORWARD;
@@ -51,12 +51,12 @@ build_as(Built *b, const char *text, const char *which, Way way)
 }
 
 void
-built_free(Built *b)
+built_free(Diag *dg, Built *b)
 {
 	prog_free(&b->prog);
 	arena_free(&b->arena);
 	arena_free(&b->sim);
-	diag_reset();
+	diag_reset(dg);
 }
 
 SimResult

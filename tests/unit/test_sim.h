@@ -44,9 +44,9 @@ typedef struct Hand {
 /* Lowers a .coll text and converts schedule `which` (by name), as `way`
  * says (build_text: expanded); the network is store-and-forward unless a
  * test sets it. 0, or -1. */
-int build_as(Built *b, const char *text, const char *which, Way way);
-int build_text(Built *b, const char *text, const char *which);
-void built_free(Built *b);
+int build_as(Diag *, Built *b, const char *text, const char *which, Way way);
+int build_text(Diag *, Built *b, const char *text, const char *which);
+void built_free(Diag *, Built *b);
 /* Runs the built collective at `bytes`, asserting that it ran. */
 SimResult run_built(Built *b, int64_t bytes, SimMode mode, SimSync sync);
 void hand_init(Hand *h, int nnode, int64_t mtu);

@@ -92,6 +92,7 @@ test_vct_unequal_links(void)
 void
 test_vct_text(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	static const struct { SimSwitching sw; int64_t pkts, bytes; const char *words; } cases[] = {
 		{SIM_CUT_THROUGH, 0, 0, NULL},
 		{SIM_CUT_THROUGH, 3, 0, " buffer_packets 3\n"},
@@ -111,8 +112,8 @@ test_vct_text(void)
 		CU_ASSERT(cases[i].words ? strstr(buf, cases[i].words) != NULL
 		                         : strstr(buf, "switching") == NULL && strstr(buf, "buffer") == NULL);
 		SimNet back;
-		diag_source("t.sim", buf, len);
-		CU_ASSERT_EQUAL_FATAL(sim_read(&h.a, buf, len, &back), 0);
+		diag_source(dg, "t.sim", buf, len);
+		CU_ASSERT_EQUAL_FATAL(sim_read(dg, &h.a, buf, len, &back), 0);
 		CU_ASSERT(back.switching == cases[i].sw && back.buffer_pkts == cases[i].pkts &&
 		          back.buffer_bytes == cases[i].bytes);
 		/* the net line with a switching no router has */
@@ -122,10 +123,10 @@ test_vct_text(void)
 		size_t n = len + 32;
 		char *bad = malloc(n);
 		int blen = snprintf(bad, n, "%.*s switching wormhole%s", (int)(at - buf), buf, at);
-		diag_mute(true);
-		CU_ASSERT_EQUAL(sim_read(&h.a, bad, (size_t)blen, &back), -1);
-		diag_mute(false);
-		diag_reset();
+		diag_mute(dg, true);
+		CU_ASSERT_EQUAL(sim_read(dg, &h.a, bad, (size_t)blen, &back), -1);
+		diag_mute(dg, false);
+		diag_reset(dg);
 		free(bad), free(buf);
 		arena_free(&h.a);
 	}
@@ -228,6 +229,7 @@ assert_all_delivered(const Built *b, const SimResult *r, int64_t bytes)
 void
 test_vct_torus_alltoall(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	for (int side = 4; side <= 8; side += 4)
 		for (int sync = 0; sync < 2; sync++) {
 			char text[512];
@@ -235,7 +237,7 @@ test_vct_torus_alltoall(void)
 			         "topology T = torus(%d, %d);\n"
 			         "collective alltoall A on T { algorithm pairwise; }\n", side, side);
 			Built b;
-			CU_ASSERT_EQUAL_FATAL(build_text(&b, text, "A"), 0);
+			CU_ASSERT_EQUAL_FATAL(build_text(dg, &b, text, "A"), 0);
 			b.net.switching = SIM_CUT_THROUGH;
 			int64_t bytes = (int64_t)side * side * 4 * 4096 + 100;
 			SimSync how = sync ? SIM_DEPS : SIM_ROUNDS;
@@ -247,7 +249,7 @@ test_vct_torus_alltoall(void)
 				          r1.link_bytes[l] == r2.link_bytes[l]);
 			for (int k = 0; k < r1.nround; k++)
 				CU_ASSERT(r1.round_end[k] == r2.round_end[k]);
-			built_free(&b);
+			built_free(dg, &b);
 		}
 }
 
@@ -261,6 +263,7 @@ test_vct_torus_alltoall(void)
 void
 test_vct_supermesh_artifact(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	static const char net[] =
 		"network { link_bandwidth = 25 GBps; link_latency = 20 ns; }\n"
 		"topology M = mesh(4, 4);\ntopology SB = supermesh(4, 4, bi);\n"
@@ -271,10 +274,10 @@ test_vct_supermesh_artifact(void)
 		double t[2];
 		for (int i = 0; i < 2; i++) {
 			Built b;
-			CU_ASSERT_EQUAL_FATAL(build_text(&b, net, i ? "AR_bi" : "AR_mesh"), 0);
+			CU_ASSERT_EQUAL_FATAL(build_text(dg, &b, net, i ? "AR_bi" : "AR_mesh"), 0);
 			b.net.switching = SIM_CUT_THROUGH;
 			t[i] = run_built(&b, 1 << 20, mode ? SIM_FLOW : SIM_PACKET, SIM_ROUNDS).time_s;
-			built_free(&b);
+			built_free(dg, &b);
 		}
 		double ratio = t[0] / t[1];
 		assert_named(fabs(ratio / 1.308 - 1) < 0.05, __LINE__, __FILE__,
@@ -293,6 +296,7 @@ test_vct_supermesh_artifact(void)
 void
 test_vs_booksim2(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	static const char supermesh[] =
 		"network { link_bandwidth = 25 GBps; link_latency = 20 ns; }\n"
 		"topology M = mesh(4, 4);\ntopology SB = supermesh(4, 4, bi);\n"
@@ -331,7 +335,7 @@ test_vs_booksim2(void)
 	};
 	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
 		Built b;
-		CU_ASSERT_EQUAL_FATAL(build_text(&b, c[i].net, c[i].name), 0);
+		CU_ASSERT_EQUAL_FATAL(build_text(dg, &b, c[i].net, c[i].name), 0);
 		b.net.switching = SIM_CUT_THROUGH;
 		double us = run_built(&b, c[i].bytes, SIM_PACKET, c[i].sync).time_s * 1e6;
 		assert_named(fabs(us - c[i].collc_us) < 0.005, __LINE__, __FILE__,
@@ -340,6 +344,6 @@ test_vs_booksim2(void)
 		assert_named(fabs(us / c[i].booksim_us - 1) < 0.05, __LINE__, __FILE__,
 		             "%s at %lld B: collc %.2f us, BookSim2 %.2f us", c[i].name,
 		             (long long)c[i].bytes, us, c[i].booksim_us);
-		built_free(&b);
+		built_free(dg, &b);
 	}
 }

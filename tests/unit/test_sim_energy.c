@@ -67,6 +67,7 @@ test_energy_terms(void)
 void
 test_router_ports(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	static const char *const topo[] = {"mesh(4, 4)", "supermesh(4, 4, alter)",
 	                                   "supermesh(4, 4, bi)"};
 	static const int64_t want[] = {80, 80, 88};
@@ -76,7 +77,7 @@ test_router_ports(void)
 		         NET400 "port_static_power = 1 W; }\ntopology T = %s;\n"
 		         "collective allreduce AR on T { algorithm ring; }\n", topo[i]);
 		Built b;
-		CU_ASSERT_EQUAL_FATAL(build_text(&b, text, "AR"), 0);
+		CU_ASSERT_EQUAL_FATAL(build_text(dg, &b, text, "AR"), 0);
 		assert_named(b.net.nport == want[i], __LINE__, __FILE__, "%s: %lld ports, want %lld",
 		             topo[i], (long long)b.net.nport, (long long)want[i]);
 		CU_ASSERT_EQUAL(b.net.port_static_w, 1);
@@ -87,12 +88,12 @@ test_router_ports(void)
 		fclose(mem);
 		Arena a = {0};
 		SimNet back;
-		diag_source("t.sim", buf, len);
-		CU_ASSERT_EQUAL_FATAL(sim_read(&a, buf, len, &back), 0);
+		diag_source(dg, "t.sim", buf, len);
+		CU_ASSERT_EQUAL_FATAL(sim_read(dg, &a, buf, len, &back), 0);
 		CU_ASSERT_EQUAL(back.nport, want[i]);
 		CU_ASSERT_EQUAL(back.port_static_w, 1);
 		free(buf);
 		arena_free(&a);
-		built_free(&b);
+		built_free(dg, &b);
 	}
 }

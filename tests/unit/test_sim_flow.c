@@ -12,6 +12,7 @@
 void
 test_flow_vs_packet(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	static const char *const texts[] = {
 		NET400 "}\ntopology R = ring(8);\ncollective allreduce X on R { algorithm ring; }\n",
 		NET400 "}\ntopology T = torus(4, 4);\ngroup G on T { translate; map (x, y) -> (-x, -y); "
@@ -23,7 +24,7 @@ test_flow_vs_packet(void)
 	};
 	for (size_t i = 0; i < countof(texts); i++) {
 		Built b;
-		CU_ASSERT_EQUAL_FATAL(build_text(&b, texts[i], "X"), 0);
+		CU_ASSERT_EQUAL_FATAL(build_text(dg, &b, texts[i], "X"), 0);
 		for (int sync = 0; sync < 2; sync++) {
 			SimResult p = run_built(&b, 64 << 20, SIM_PACKET, (SimSync)sync);
 			SimResult f = run_built(&b, 64 << 20, SIM_FLOW, (SimSync)sync);
@@ -31,7 +32,7 @@ test_flow_vs_packet(void)
 			             "case %zu sync %d: packet %.6g s, flow %.6g s", i, sync, p.time_s,
 			             f.time_s);
 		}
-		built_free(&b);
+		built_free(dg, &b);
 	}
 	/* two messages sharing a link: fair shares in both modes */
 	Hand x;
@@ -53,6 +54,7 @@ test_flow_vs_packet(void)
 void
 test_flow_start_order(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	static const char text[] =
 		"collc-sim 1\nnet mtu 4096 router_ps 0 step_ps 0\n"
 		"topology graph 1 4 nodes 4 links 4\n"
@@ -63,8 +65,8 @@ test_flow_start_order(void)
 		"m 1 1 2 1 4 copy 1 1 1 1\nm 2 2 0 1 4 copy 1 2 1 0\n";
 	Arena a = {0};
 	SimNet net;
-	diag_source("t.sim", text, strlen(text));
-	CU_ASSERT_EQUAL_FATAL(sim_read(&a, text, strlen(text), &net), 0);
+	diag_source(dg, "t.sim", text, strlen(text));
+	CU_ASSERT_EQUAL_FATAL(sim_read(dg, &a, text, strlen(text), &net), 0);
 	SimOpts o = {.mode = SIM_FLOW, .sync = SIM_DEPS};
 	SimResult res;
 	char err[256];

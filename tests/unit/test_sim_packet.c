@@ -172,8 +172,9 @@ test_packet_budget_mix(void)
 void
 test_packet_budget_refuses_hd(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	Built b;
-	CU_ASSERT_EQUAL_FATAL(build_as(&b, "topology R = ring(16384);\n"
+	CU_ASSERT_EQUAL_FATAL(build_as(dg, &b, "topology R = ring(16384);\n"
 	                                   "collective allreduce HD on R { algorithm "
 	                                   "halving_doubling; }\n", "HD", WAY_STREAMED), 0);
 	CU_ASSERT_PTR_NOT_NULL(b.net.coll[0].stream);
@@ -188,19 +189,20 @@ test_packet_budget_refuses_hd(void)
 	CU_ASSERT(r.packet_hops < 5.6e8);
 	for (int k = 0; k < r.nround; k++)
 		CU_ASSERT_EQUAL(r.round_end[k], 0);
-	built_free(&b);
+	built_free(dg, &b);
 }
 
 void
 test_ring_allreduce(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	for (int p = 2; p <= 16; p++) {
 		char text[512];
 		snprintf(text, sizeof text,
 		         NET400 "step_overhead = 1 us; }\ntopology R = ring(%d);\n"
 		         "collective allreduce AR on R { algorithm ring; }\n", p);
 		Built b;
-		CU_ASSERT_EQUAL_FATAL(build_text(&b, text, "AR"), 0);
+		CU_ASSERT_EQUAL_FATAL(build_text(dg, &b, text, "AR"), 0);
 		int64_t o = 1000000, d = 400000, bw = 400000000000;
 		/* one packet holds the block */
 		int64_t N = (int64_t)p * 1024;
@@ -218,7 +220,7 @@ test_ring_allreduce(void)
 		r = run_built(&b, N, SIM_PACKET, SIM_ROUNDS);
 		assert_named(r.time_ps == want, __LINE__, __FILE__, "ring(%d), pipelined: %lld, want %lld",
 		             p, (long long)r.time_ps, (long long)want);
-		built_free(&b);
+		built_free(dg, &b);
 	}
 }
 
@@ -331,34 +333,36 @@ contended_rounds(Built *b, int64_t bytes)
 void
 test_contention_torus(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	Built b;
-	CU_ASSERT_EQUAL_FATAL(build_text(&b, NET400 "}\ntopology T = torus(8, 8);\n"
+	CU_ASSERT_EQUAL_FATAL(build_text(dg, &b, NET400 "}\ntopology T = torus(8, 8);\n"
 	                                 "collective allreduce HD on T { algorithm halving_doubling; }\n",
 	                                 "HD"), 0);
 	int hd = contended_rounds(&b, 1 << 20);
 	assert_named(hd > 0, __LINE__, __FILE__, "halving-doubling: %d contended rounds", hd);
-	built_free(&b);
-	CU_ASSERT_EQUAL_FATAL(build_text(&b, NET400 "}\ntopology T = torus(8, 8);\n"
+	built_free(dg, &b);
+	CU_ASSERT_EQUAL_FATAL(build_text(dg, &b, NET400 "}\ntopology T = torus(8, 8);\n"
 	                                 "group G on T { translate; map (x, y) -> (-x, -y); "
 	                                 "map (x, y) -> (y, x); }\ntree B = bfs(T, root (0, 0));\n"
 	                                 "collective allreduce SP on T { algorithm symmetric(trees B, "
 	                                 "group G); }\n", "SP"), 0);
 	int sp = contended_rounds(&b, 1 << 20);
 	assert_named(sp == 0, __LINE__, __FILE__, "SP: %d contended rounds", sp);
-	built_free(&b);
+	built_free(dg, &b);
 }
 
 void
 test_sp_goodput(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	Built b;
-	CU_ASSERT_EQUAL_FATAL(build_text(&b, sp8, "SP"), 0);
+	CU_ASSERT_EQUAL_FATAL(build_text(dg, &b, sp8, "SP"), 0);
 	SimResult r = run_built(&b, 256 << 20, SIM_FLOW, SIM_ROUNDS);
 	assert_named(r.bound_ratio >= 0.95, __LINE__, __FILE__, "SP 8x8 256 MiB: %.4f of the bound",
 	             r.bound_ratio);
 	CU_ASSERT(r.bound_ratio <= 1);
 	CU_ASSERT_EQUAL(r.bound_bps, 800e9);
-	built_free(&b);
+	built_free(dg, &b);
 	/* the rectangles, with the two-tree construction (seed's figures) */
 	static const struct { int x, y; double seed; } rect[] = {
 		{64, 16, 0.972}, {128, 8, 0.955}, {256, 4, 0.914}};
@@ -369,21 +373,22 @@ test_sp_goodput(void)
 		         "trees P = balanced_pair(T, root (0, 0));\n"
 		         "collective allreduce SP on T { algorithm symmetric(trees P, group G); }\n",
 		         rect[i].x, rect[i].y);
-		CU_ASSERT_EQUAL_FATAL(build_text(&b, text, "SP"), 0);
+		CU_ASSERT_EQUAL_FATAL(build_text(dg, &b, text, "SP"), 0);
 		r = run_built(&b, 256 << 20, SIM_FLOW, SIM_ROUNDS);
 		assert_named(r.bound_ratio >= rect[i].seed, __LINE__, __FILE__,
 		             "SP %dx%d 256 MiB: %.4f of the bound, seed %.3f", rect[i].x, rect[i].y,
 		             r.bound_ratio, rect[i].seed);
-		built_free(&b);
+		built_free(dg, &b);
 	}
 }
 
 void
 test_sp_vs_bucket(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	Built sp, bk;
-	CU_ASSERT_EQUAL_FATAL(build_text(&sp, sp8, "SP"), 0);
-	CU_ASSERT_EQUAL_FATAL(build_text(&bk, sp8, "BK"), 0);
+	CU_ASSERT_EQUAL_FATAL(build_text(dg, &sp, sp8, "SP"), 0);
+	CU_ASSERT_EQUAL_FATAL(build_text(dg, &bk, sp8, "BK"), 0);
 	SimResult a = run_built(&sp, 64 << 10, SIM_PACKET, SIM_ROUNDS);
 	SimResult c = run_built(&bk, 64 << 10, SIM_PACKET, SIM_ROUNDS);
 	double speedup = c.time_s / a.time_s;
@@ -391,8 +396,8 @@ test_sp_vs_bucket(void)
 	/* about the round ratio (the seed measured 1.74x on 8x8) */
 	assert_named(speedup > 1.5 && speedup <= rounds * 1.05, __LINE__, __FILE__,
 	             "SP over Bucket at 64 KiB: %.3fx, round ratio %.3f", speedup, rounds);
-	built_free(&sp);
-	built_free(&bk);
+	built_free(dg, &sp);
+	built_free(dg, &bk);
 }
 
 /* Messages of no bytes (a fraction 0 of the vector) take no time in
@@ -425,8 +430,9 @@ test_empty_messages(void)
 void
 test_tto(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	Built b;
-	CU_ASSERT_EQUAL_FATAL(build_text(&b, NET400 "step_overhead = 1 us; }\n"
+	CU_ASSERT_EQUAL_FATAL(build_text(dg, &b, NET400 "step_overhead = 1 us; }\n"
 	                                 "topology M = mesh(4, 4);\ncollective allreduce TTO on M {"
 	                                 " algorithm tto; ranks 0..11, 13..15; chunks 54; }\n", "TTO"), 0);
 	const Sched *x = b.prog.sched[0];
@@ -460,7 +466,7 @@ test_tto(void)
 	assert_named(r.time_ps == want && ideal < want && want <= shared, __LINE__, __FILE__,
 	             "TTO 4x4, M = %d: %lld ps, per-round form %lld, ideal %lld, all shared %lld", m,
 	             (long long)r.time_ps, (long long)want, (long long)ideal, (long long)shared);
-	built_free(&b);
+	built_free(dg, &b);
 }
 
 /* shortest_path (ECMP over minimal paths) sends halving-doubling's exchanges
@@ -469,6 +475,7 @@ test_tto(void)
 void
 test_routing_policies(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	static const char *const src[] = {
 	    "network { link_bandwidth = 400 GBps; link_latency = 0.025 us; }\n"
 	    "topology T = torus(8, 8);\n"
@@ -483,8 +490,8 @@ test_routing_policies(void)
 		snprintf(dor, sizeof dor, "%.*sdor; }\n", (int)(strstr(src[k], "shortest_path") -
 		         src[k]), src[k]);
 		Built a, b;
-		CU_ASSERT_EQUAL_FATAL(build_text(&a, src[k], "X"), 0);
-		CU_ASSERT_EQUAL_FATAL(build_text(&b, dor, "X"), 0);
+		CU_ASSERT_EQUAL_FATAL(build_text(dg, &a, src[k], "X"), 0);
+		CU_ASSERT_EQUAL_FATAL(build_text(dg, &b, dor, "X"), 0);
 		SimResult ra = run_built(&a, 4 << 20, SIM_PACKET, SIM_ROUNDS);
 		SimResult rb = run_built(&b, 4 << 20, SIM_PACKET, SIM_ROUNDS);
 		if (k == 0)
@@ -495,8 +502,8 @@ test_routing_policies(void)
 			assert_named(ra.time_ps == rb.time_ps, __LINE__, __FILE__, "ring of row 0: "
 			             "shortest_path %lld ps, dor %lld ps", (long long)ra.time_ps,
 			             (long long)rb.time_ps);
-		built_free(&a);
-		built_free(&b);
+		built_free(dg, &a);
+		built_free(dg, &b);
 	}
 }
 
@@ -509,12 +516,13 @@ test_routing_policies(void)
 void
 test_private_links(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	const char *src = "network { link_bandwidth = 400 GBps; link_latency = 0.1 us; "
 	                  "router_latency = 0 ns; step_overhead = 0.5 us; mtu = 1 MiB; }\n"
 	                  "topology T = ring(8);\n"
 	                  "collective allreduce X on T { algorithm halving_doubling; }\n";
 	Built b;
-	CU_ASSERT_EQUAL_FATAL(build_text(&b, src, "X"), 0);
+	CU_ASSERT_EQUAL_FATAL(build_text(dg, &b, src, "X"), 0);
 	int64_t N = 1 << 20, bw = 400000000000LL * 8, d = 100000, o = 500000;
 	int64_t packet = 0;
 	double flow = 0;
@@ -548,7 +556,7 @@ test_private_links(void)
 	SimResult r;
 	char err[256];
 	CU_ASSERT_NOT_EQUAL(sim_run(&b.sim, &b.net, 0, N, &dep, &r, err, sizeof err), 0);
-	built_free(&b);
+	built_free(dg, &b);
 }
 
 /* ring(halfway) on ring(p): floor(p/2) rounds per phase, every rank sends a
@@ -558,6 +566,7 @@ test_private_links(void)
 void
 test_ring_halfway(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	for (int p = 2; p <= 9; p++) {
 		char src[512];
 		snprintf(src, sizeof src, "network { link_bandwidth = 400 GBps; link_latency = 0.1 us; "
@@ -565,13 +574,13 @@ test_ring_halfway(void)
 		         "topology T = ring(%d);\n"
 		         "collective allreduce X on T { algorithm ring(halfway); }\n", p);
 		Built b;
-		CU_ASSERT_EQUAL_FATAL(build_text(&b, src, "X"), 0);
+		CU_ASSERT_EQUAL_FATAL(build_text(dg, &b, src, "X"), 0);
 		CU_ASSERT_EQUAL(b.prog.sched[0]->nround, 2 * (p / 2));
 		int64_t N = (int64_t)p * 4096;
 		int64_t want = 2 * (p / 2) * (500000 + 100000 + sim_ser_ps(N / p, 400000000000LL * 8));
 		SimResult r = run_built(&b, N, SIM_PACKET, SIM_ROUNDS);
 		assert_named(r.time_ps == want, __LINE__, __FILE__, "ring(halfway) on ring(%d): %lld ps, "
 		             "closed form %lld", p, (long long)r.time_ps, (long long)want);
-		built_free(&b);
+		built_free(dg, &b);
 	}
 }

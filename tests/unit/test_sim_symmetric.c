@@ -17,14 +17,14 @@
  * T = 2(p - 1)(o + d + ser(N / p)), one packet per block, in packet mode,
  * and T = 2(p - 1)(o + d + 8 (N / p) / B) in flow mode. */
 static void
-check_ring_closed_form(int p)
+check_ring_closed_form(Diag *dg, int p)
 {
 	char text[512];
 	snprintf(text, sizeof text,
 	         NET400 "step_overhead = 1 us; }\ntopology R = ring(%d);\n"
 	         "collective allreduce AR on R { algorithm ring; }\n", p);
 	Built b;
-	CU_ASSERT_EQUAL_FATAL(build_as(&b, text, "AR", WAY_STREAMED), 0);
+	CU_ASSERT_EQUAL_FATAL(build_as(dg, &b, text, "AR", WAY_STREAMED), 0);
 	const Sched *s = b.prog.sched[0];
 	const SimColl *c = &b.net.coll[0];
 	CU_ASSERT(s->base != NULL && s->nbase == 2 * (p - 1) && s->group->order == p);
@@ -44,7 +44,7 @@ check_ring_closed_form(int p)
 	}
 	CU_ASSERT(most == 2.0 * (p - 1) * 1024 && total == most * p);
 	if (p > 1024) { /* the flow mode's closed form is checked on the smaller rings */
-		built_free(&b);
+		built_free(dg, &b);
 		return;
 	}
 	double fwant = 2.0 * (p - 1) * (1e-6 + 400e-9 + 8.0 * 1024 / 400e9);
@@ -56,15 +56,16 @@ check_ring_closed_form(int p)
 	SimResult rd;
 	char err[256];
 	CU_ASSERT_EQUAL(sim_run(&b.sim, &b.net, 0, N, &od, &rd, err, sizeof err), -1);
-	built_free(&b);
+	built_free(dg, &b);
 }
 
 void
 test_ring_streamed(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	for (int p = 3; p <= 16; p++)
-		check_ring_closed_form(p);
-	check_ring_closed_form(1024);
+		check_ring_closed_form(dg, p);
+	check_ring_closed_form(dg, 1024);
 }
 
 /* ring(16384), which collc sim could not hold expanded (537M messages):
@@ -72,18 +73,19 @@ test_ring_streamed(void)
 void
 test_ring_16384(void)
 {
-	check_ring_closed_form(16384);
+	Diag dgv = diag_new(), *dg = &dgv;
+	check_ring_closed_form(dg, 16384);
 	/* --sync deps holds every message: ring(8192)'s 134M are refused, located */
 	Built b;
-	diag_mute(true);
-	CU_ASSERT_EQUAL(build_as(&b, "topology R = ring(8192);\n"
+	diag_mute(dg, true);
+	CU_ASSERT_EQUAL(build_as(dg, &b, "topology R = ring(8192);\n"
 	                         "collective allreduce AR on R { algorithm ring; }\n", "AR",
 	                         WAY_COMPACT), -1);
-	diag_mute(false);
+	diag_mute(dg, false);
 	/* built and verified in its symmetric form: the conversion refused it */
 	CU_ASSERT(b.prog.nsched == 1 && b.prog.sched[0]->base != NULL);
-	CU_ASSERT(b.prog.nsched == 1 && verify(b.prog.sched[0]) == 0);
-	built_free(&b);
+	CU_ASSERT(b.prog.nsched == 1 && verify(dg, b.prog.sched[0]) == 0);
+	built_free(dg, &b);
 }
 
 /* Two results of one collective, equal to the last bit. */
@@ -110,7 +112,7 @@ assert_same_result(const SimResult *x, const SimResult *y, const char *what)
  * message of a round being alike); the work done is node 0's 2(p - 1)
  * messages, where the expanded run computes all 2(p - 1)p. */
 static void
-check_ring_rep_equals_expanded(int p)
+check_ring_rep_equals_expanded(Diag *dg, int p)
 {
 	char text[512];
 	snprintf(text, sizeof text,
@@ -119,8 +121,8 @@ check_ring_rep_equals_expanded(int p)
 	         p);
 	static const int64_t sizes[] = {1000, 65539, 1 << 20};
 	Built e, c;
-	CU_ASSERT_EQUAL_FATAL(build_as(&e, text, "AR", WAY_EXPANDED), 0);
-	CU_ASSERT_EQUAL_FATAL(build_as(&c, text, "AR", WAY_STREAMED), 0);
+	CU_ASSERT_EQUAL_FATAL(build_as(dg, &e, text, "AR", WAY_EXPANDED), 0);
+	CU_ASSERT_EQUAL_FATAL(build_as(dg, &c, text, "AR", WAY_STREAMED), 0);
 	const SimStream *st = c.net.coll[0].stream;
 	CU_ASSERT_FATAL(st != NULL && e.net.coll[0].stream == NULL);
 	CU_ASSERT(st->ncopy == p && st->max_rep_msgs == 1);
@@ -161,7 +163,7 @@ check_ring_rep_equals_expanded(int p)
 		assert_same_result(&re, &rc, "a link unlike its orbit");
 		CU_ASSERT(mode == SIM_FLOW || rc.packet_hops == 2.0 * (p - 1) * p);
 	}
-	built_free(&e), built_free(&c);
+	built_free(dg, &e), built_free(dg, &c);
 }
 
 /* The ring on ring(p) at N bytes, by its representatives, against the
@@ -171,14 +173,14 @@ check_ring_rep_equals_expanded(int p)
  * and T = 2(p - 1)(o + d + 8 (N / p) / B) in flow mode; every forward link
  * carries 2(p - 1) blocks; node 0's messages alone were computed. */
 static void
-check_ring_rep_closed_form(int p, int64_t N)
+check_ring_rep_closed_form(Diag *dg, int p, int64_t N)
 {
 	char text[512];
 	snprintf(text, sizeof text,
 	         NET400 "step_overhead = 1 us; }\ntopology R = ring(%d);\n"
 	         "collective allreduce AR on R { algorithm ring; }\n", p);
 	Built b;
-	CU_ASSERT_EQUAL_FATAL(build_as(&b, text, "AR", WAY_STREAMED), 0);
+	CU_ASSERT_EQUAL_FATAL(build_as(dg, &b, text, "AR", WAY_STREAMED), 0);
 	const SimStream *st = b.net.coll[0].stream;
 	CU_ASSERT_FATAL(st != NULL && st->ncopy == p);
 	CU_ASSERT(st->nmsg == 2 * (int64_t)(p - 1) * p);
@@ -201,17 +203,18 @@ check_ring_rep_closed_form(int p, int64_t N)
 	SimResult f = run_built(&b, N, SIM_FLOW, SIM_ROUNDS);
 	assert_named(fabs(f.time_s - fwant) <= 1e-9 * fwant, __LINE__, __FILE__,
 	             "ring(%d), flow: %.12g s, want %.12g s", p, f.time_s, fwant);
-	built_free(&b);
+	built_free(dg, &b);
 }
 
 void
 test_ring_rep(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	static const int ps[] = {8, 64, 256};
 	for (size_t i = 0; i < countof(ps); i++)
-		check_ring_rep_equals_expanded(ps[i]);
-	check_ring_rep_closed_form(4096, 1 << 20);
-	check_ring_rep_closed_form(4096, 1000003);
+		check_ring_rep_equals_expanded(dg, ps[i]);
+	check_ring_rep_closed_form(dg, 4096, 1 << 20);
+	check_ring_rep_closed_form(dg, 4096, 1000003);
 }
 
 /* ring(65536) at 1 MiB (issue 27): 8.6e9 messages, of which the simulator
@@ -219,7 +222,8 @@ test_ring_rep(void)
 void
 test_ring_65536(void)
 {
-	check_ring_rep_closed_form(65536, 1 << 20);
+	Diag dgv = diag_new(), *dg = &dgv;
+	check_ring_rep_closed_form(dg, 65536, 1 << 20);
 }
 
 /* Collective `which` of text simulated from its symmetric form, streamed
@@ -227,13 +231,13 @@ test_ring_65536(void)
  * form: the same times, round ends, link loads and energy, in both modes,
  * with and without a reduction cost, at sizes of one and many packets. */
 static void
-check_compact_equals_expanded(const char *text, const char *which)
+check_compact_equals_expanded(Diag *dg, const char *text, const char *which)
 {
 	static const int64_t sizes[] = {1000, 65539, 1 << 20};
 	Built e, c, d;
-	CU_ASSERT_EQUAL_FATAL(build_as(&e, text, which, WAY_EXPANDED), 0);
-	CU_ASSERT_EQUAL_FATAL(build_as(&c, text, which, WAY_STREAMED), 0);
-	CU_ASSERT_EQUAL_FATAL(build_as(&d, text, which, WAY_COMPACT), 0);
+	CU_ASSERT_EQUAL_FATAL(build_as(dg, &e, text, which, WAY_EXPANDED), 0);
+	CU_ASSERT_EQUAL_FATAL(build_as(dg, &c, text, which, WAY_STREAMED), 0);
+	CU_ASSERT_EQUAL_FATAL(build_as(dg, &d, text, which, WAY_COMPACT), 0);
 	CU_ASSERT(c.net.coll[0].stream != NULL);
 	for (size_t k = 0; k < countof(sizes); k++)
 		for (int mode = SIM_PACKET; mode <= SIM_FLOW; mode++)
@@ -284,7 +288,7 @@ check_compact_equals_expanded(const char *text, const char *which)
 		         mode == SIM_PACKET ? "packet" : "flow");
 		assert_same_result(&re, &rc, what);
 	}
-	built_free(&e), built_free(&c), built_free(&d);
+	built_free(dg, &e), built_free(dg, &c), built_free(dg, &d);
 }
 
 static const char rings[] =
@@ -330,27 +334,28 @@ static const char hds[] =
 void
 test_compact_equals_expanded(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	static const char *const ring_names[] = {"A1", "A2", "A3", "RS", "AG", "TA", "TG"};
 	for (size_t i = 0; i < countof(ring_names); i++)
-		check_compact_equals_expanded(rings, ring_names[i]);
-	check_compact_equals_expanded(sp8, "SP");
-	check_compact_equals_expanded(NET400 "}\ntopology H = hyperx(4, 4);\n"
+		check_compact_equals_expanded(dg, rings, ring_names[i]);
+	check_compact_equals_expanded(dg, sp8, "SP");
+	check_compact_equals_expanded(dg, NET400 "}\ntopology H = hyperx(4, 4);\n"
 	                              "group G on H { translate; map (x, y) -> (-y, x); }\n"
 	                              "tree W = windmill(H, root (0, 0));\n"
 	                              "collective allreduce SP on H { algorithm symmetric(trees W, "
 	                              "group G); }\n", "SP");
-	check_compact_equals_expanded(NET400 "}\ntopology T = torus(4, 6);\n"
+	check_compact_equals_expanded(dg, NET400 "}\ntopology T = torus(4, 6);\n"
 	                              "group G on T { translate; map (x, y) -> (-x, -y); }\n"
 	                              "tree B = bfs(T, root (0, 0));\n"
 	                              "collective reduce_scatter SP on T { algorithm symmetric(trees B, "
 	                              "group G); }\n", "SP");
 	static const char *const bucket_names[] = {"B1", "B2", "B3", "B4", "B5"};
 	for (size_t i = 0; i < countof(bucket_names); i++)
-		check_compact_equals_expanded(buckets, bucket_names[i]);
+		check_compact_equals_expanded(dg, buckets, bucket_names[i]);
 	static const char *const hd_names[] = {"H1", "H2", "H3", "H4", "H5", "G1", "G2", "G3",
 	                                       "S1", "S2", "S3", "D1", "D2", "D3", "D4", "D5"};
 	for (size_t i = 0; i < countof(hd_names); i++)
-		check_compact_equals_expanded(hds, hd_names[i]);
+		check_compact_equals_expanded(dg, hds, hd_names[i]);
 }
 
 /* halving_doubling on 2^L ranks in the rank form: one base tree per piece,
@@ -361,8 +366,9 @@ test_compact_equals_expanded(void)
 void
 test_hd_rank_form(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	Built b;
-	CU_ASSERT_EQUAL_FATAL(build_as(&b, hds, "H3", WAY_STREAMED), 0);
+	CU_ASSERT_EQUAL_FATAL(build_as(dg, &b, hds, "H3", WAY_STREAMED), 0);
 	const Sched *s = b.prog.sched[2];
 	CU_ASSERT(s->base != NULL && s->group == NULL && s->xor_routes != NULL);
 	CU_ASSERT_EQUAL(s->ntree, 2);
@@ -386,7 +392,7 @@ test_hd_rank_form(void)
 		CU_ASSERT(d2->base[i].route == -1 && d2->base[i].op == X_REDUCE &&
 		          (d2->node_rank[d2->base[i].src] ^ d2->node_rank[d2->base[i].dst]) ==
 		          1 << d2->base[i].round);
-	CU_ASSERT_EQUAL(verify(d2), 0);
+	CU_ASSERT_EQUAL(verify(dg, d2), 0);
 	/* the figures `algorithm auto` ranks by: those of the expanded schedule */
 	for (int i = 0; i < b.prog.nsched; i++) {
 		Metrics mr, me;
@@ -394,7 +400,7 @@ test_hd_rank_form(void)
 		const Sched *r = b.prog.sched[i];
 		CU_ASSERT_PTR_NOT_NULL(r->xor_routes);
 		metrics(r, 1 << 20, &mr);
-		metrics(sched_expand(&a, r), 1 << 20, &me);
+		metrics(sched_expand(dg, &a, r), 1 << 20, &me);
 		CU_ASSERT_EQUAL(mr.rounds, me.rounds);
 		CU_ASSERT_EQUAL(mr.messages, me.messages);
 		CU_ASSERT_DOUBLE_EQUAL(mr.volume, me.volume, 1e-9 * me.volume);
@@ -406,24 +412,24 @@ test_hd_rank_form(void)
 	/* a base transfer that copies instead of reducing: the proof fails */
 	BaseXfer *x = &b.prog.sched[2]->base[0];
 	x->op = X_COPY;
-	diag_mute(true);
-	CU_ASSERT_NOT_EQUAL(verify(s), 0);
+	diag_mute(dg, true);
+	CU_ASSERT_NOT_EQUAL(verify(dg, s), 0);
 	/* recursive halving's last reduce into rank 0 goes to rank 2: rank 0
 	 * misses rank 1's part */
-	CU_ASSERT_EQUAL(verify(s2), 0);
+	CU_ASSERT_EQUAL(verify(dg, s2), 0);
 	b.prog.sched[9]->base[s2->nbase - 1].dst = s2->rank_node[2];
-	CU_ASSERT_NOT_EQUAL(verify(s2), 0);
+	CU_ASSERT_NOT_EQUAL(verify(dg, s2), 0);
 	/* recursive doubling's allreduce: a rank that copies in place of
 	 * reducing in the last step loses its own half of the contributions */
 	b.prog.sched[12]->base[d2->nbase - 1].op = X_COPY;
-	CU_ASSERT_NOT_EQUAL(verify(d2), 0);
-	diag_mute(false);
-	built_free(&b);
-	CU_ASSERT_EQUAL_FATAL(build_as(&b, NET400 "}\ntopology R = ring(12);\n"
+	CU_ASSERT_NOT_EQUAL(verify(dg, d2), 0);
+	diag_mute(dg, false);
+	built_free(dg, &b);
+	CU_ASSERT_EQUAL_FATAL(build_as(dg, &b, NET400 "}\ntopology R = ring(12);\n"
 	                               "collective allreduce H on R { algorithm halving_doubling; }\n",
 	                               "H", WAY_STREAMED), 0);
 	CU_ASSERT(b.prog.sched[0]->base == NULL && b.prog.sched[0]->nmsg > 0);
-	built_free(&b);
+	built_free(dg, &b);
 }
 
 /* Recursive doubling's allreduce in the rank form against closed forms: on
@@ -435,6 +441,7 @@ test_hd_rank_form(void)
 void
 test_rd_allreduce_closed_forms(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	static const char net[] = "network { link_bandwidth = 400 GBps; link_latency = 0.1 us; "
 	                          "router_latency = 0 ns; step_overhead = 0.5 us; mtu = %s; }\n"
 	                          "topology T = %s;\n"
@@ -443,7 +450,7 @@ test_rd_allreduce_closed_forms(void)
 	char text[512];
 	Built b;
 	snprintf(text, sizeof text, net, "64 KiB", "full(8)");
-	CU_ASSERT_EQUAL_FATAL(build_as(&b, text, "X", WAY_STREAMED), 0);
+	CU_ASSERT_EQUAL_FATAL(build_as(dg, &b, text, "X", WAY_STREAMED), 0);
 	CU_ASSERT(b.prog.sched[0]->xor_routes != NULL && b.net.coll[0].stream != NULL);
 	int64_t want = 3 * (o + d + 16 * sim_ser_ps(N / 16, bw));
 	double fwant = 3 * (o * 1e-12 + d * 1e-12 + 8.0 * (double)N / (double)bw);
@@ -453,9 +460,9 @@ test_rd_allreduce_closed_forms(void)
 	r = run_built(&b, N, SIM_FLOW, SIM_ROUNDS);
 	assert_named(fabs(r.time_s - fwant) <= 1e-9 * fwant, __LINE__, __FILE__, "full(8), flow: "
 	             "%.9g s, closed form %.9g", r.time_s, fwant);
-	built_free(&b);
+	built_free(dg, &b);
 	snprintf(text, sizeof text, net, "1 MiB", "ring(8)");
-	CU_ASSERT_EQUAL_FATAL(build_as(&b, text, "X", WAY_STREAMED), 0);
+	CU_ASSERT_EQUAL_FATAL(build_as(dg, &b, text, "X", WAY_STREAMED), 0);
 	CU_ASSERT(b.prog.sched[0]->xor_routes != NULL && b.net.coll[0].stream != NULL);
 	want = 0, fwant = 0;
 	for (int k = 0; k < 3; k++) {
@@ -477,7 +484,7 @@ test_rd_allreduce_closed_forms(void)
 			             "ring(8), flow, private links: %.9g s, closed form %.9g", r.time_s,
 			             fwant);
 	}
-	built_free(&b);
+	built_free(dg, &b);
 }
 
 /* Recursive doubling's allreduce on ranks that are not a power of two (the
@@ -488,14 +495,15 @@ test_rd_allreduce_closed_forms(void)
 void
 test_rd_allreduce_fold(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	static const char *const topos[] = {"ring(12)", "torus(3, 4)"};
 	for (size_t i = 0; i < countof(topos); i++) {
 		char text[256];
 		snprintf(text, sizeof text, NET400 "}\ntopology T = %s;\n"
 		         "collective allreduce X on T { algorithm recursive_doubling; }\n", topos[i]);
 		Built e, c;
-		CU_ASSERT_EQUAL_FATAL(build_as(&e, text, "X", WAY_EXPANDED), 0);
-		CU_ASSERT_EQUAL_FATAL(build_as(&c, text, "X", WAY_COMPACT), 0);
+		CU_ASSERT_EQUAL_FATAL(build_as(dg, &e, text, "X", WAY_EXPANDED), 0);
+		CU_ASSERT_EQUAL_FATAL(build_as(dg, &c, text, "X", WAY_COMPACT), 0);
 		const Sched *se = e.prog.sched[0], *sc = c.prog.sched[0];
 		CU_ASSERT(se->nchunk == 12 && sc->nchunk == 1 && sc->base == NULL);
 		CU_ASSERT(se->nmsg == sc->nmsg && sc->nmsg == 4 + 8 * 3 + 4);
@@ -509,7 +517,7 @@ test_rd_allreduce_fold(void)
 				         sync == SIM_ROUNDS ? "rounds" : "deps");
 				assert_same_result(&re, &rc, what);
 			}
-		built_free(&e), built_free(&c);
+		built_free(dg, &e), built_free(dg, &c);
 	}
 }
 
@@ -521,6 +529,7 @@ test_rd_allreduce_fold(void)
 void
 test_rank_form_shared_hops(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	static const char *const names[] = {"H", "G", "S", "D"};
 	static const char text[] =
 		NET400 "}\ntopology R = ring(64);\n"
@@ -530,7 +539,7 @@ test_rank_form_shared_hops(void)
 		"collective allreduce D on R { algorithm recursive_doubling; }\n";
 	for (size_t i = 0; i < countof(names); i++) {
 		Built b;
-		CU_ASSERT_EQUAL_FATAL(build_as(&b, text, names[i], WAY_STREAMED), 0);
+		CU_ASSERT_EQUAL_FATAL(build_as(dg, &b, text, names[i], WAY_STREAMED), 0);
 		const Sched *s = NULL;
 		for (int k = 0; k < b.prog.nsched; k++)
 			if (strcmp(b.prog.sched[k]->name, names[i]) == 0)
@@ -560,7 +569,7 @@ test_rank_form_shared_hops(void)
 		assert_named(most_route == 64 * 32 && most_pool <= 3 * 64, __LINE__, __FILE__,
 		             "%s: a round's routes take %ld links, held in %ld", names[i], most_route,
 		             most_pool);
-		built_free(&b);
+		built_free(dg, &b);
 	}
 }
 
@@ -571,8 +580,9 @@ test_rank_form_shared_hops(void)
 void
 test_bucket_compact(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	Built b;
-	CU_ASSERT_EQUAL_FATAL(build_as(&b, buckets, "B4", WAY_STREAMED), 0);
+	CU_ASSERT_EQUAL_FATAL(build_as(dg, &b, buckets, "B4", WAY_STREAMED), 0);
 	const Sched *s = b.prog.sched[3];
 	CU_ASSERT(s->base != NULL && s->group->order == 36 && s->ntree == 12);
 	CU_ASSERT_EQUAL(s->nbase, 12 * 2 * 35);
@@ -580,12 +590,12 @@ test_bucket_compact(void)
 	CU_ASSERT_EQUAL(s->nround, 2 * 3 * 3);
 	CU_ASSERT(s->nbarrier == 5 && s->barrier[0] == 3 && s->barrier[4] == 15);
 	CU_ASSERT(b.net.coll[0].stream != NULL && b.net.coll[0].msg == NULL);
-	built_free(&b);
-	CU_ASSERT_EQUAL_FATAL(build_as(&b, NET400 "}\ntopology T = torus(2, 4);\n"
+	built_free(dg, &b);
+	CU_ASSERT_EQUAL_FATAL(build_as(dg, &b, NET400 "}\ntopology T = torus(2, 4);\n"
 	                               "collective allreduce B on T { algorithm bucket; }\n",
 	                               "B", WAY_STREAMED), 0);
 	CU_ASSERT(b.prog.sched[0]->base == NULL && b.prog.sched[0]->nmsg > 0);
-	built_free(&b);
+	built_free(dg, &b);
 }
 
 /* The aggregated message (round, sender, op, route) of c, or -1; `from`
@@ -640,13 +650,13 @@ dep_pairs(const SimColl *c, const int *to, int *n)
  * translates message of its round, sender and route, the sizes add up, and
  * the dependencies are exactly the expanded ones carried over. */
 static void
-check_translates(const char *text, int64_t bytes)
+check_translates(Diag *dg, const char *text, int64_t bytes)
 {
 	Built b;
-	CU_ASSERT_EQUAL_FATAL(build_text(&b, text, "SP"), 0);
+	CU_ASSERT_EQUAL_FATAL(build_text(dg, &b, text, "SP"), 0);
 	const Sched *s = b.prog.sched[0];
 	SimNet tr;
-	CU_ASSERT_EQUAL_FATAL(sim_from_scheds_limit(&b.sim, &s, 1, 0, &tr), 0);
+	CU_ASSERT_EQUAL_FATAL(sim_from_scheds_limit(dg, &b.sim, &s, 1, 0, &tr), 0);
 	const SimColl *e = &b.net.coll[0], *c = &tr.coll[0];
 	CU_ASSERT_FATAL(e->has_deps && c->has_deps);
 	CU_ASSERT(c->nmsg <= e->nmsg);
@@ -690,20 +700,21 @@ check_translates(const char *text, int64_t bytes)
 	CU_ASSERT_EQUAL(sim_run(&b.sim, &tr, 0, bytes, &o, &r, err, sizeof err), 0);
 	CU_ASSERT(r.time_ps > 0);
 	free(pe), free(pc), free(to), free(num), free(from);
-	built_free(&b);
+	built_free(dg, &b);
 }
 
 void
 test_translates_deps(void)
 {
-	check_translates(sp8, 1 << 20);
-	check_translates(NET400 "}\ntopology T = torus(4, 8);\n"
+	Diag dgv = diag_new(), *dg = &dgv;
+	check_translates(dg, sp8, 1 << 20);
+	check_translates(dg, NET400 "}\ntopology T = torus(4, 8);\n"
 	                 "group G on T { translate; map (x, y) -> (-x, -y); }\n"
 	                 "tree B = bfs(T, root (0, 0));\n"
 	                 "collective allreduce SP on T { algorithm symmetric(trees B, group G); }\n",
 	                 64 << 10);
 	/* a HyperX's translations (coordinates modulo the sizes) and quarter turns */
-	check_translates(NET400 "}\ntopology H = hyperx(4, 4);\n"
+	check_translates(dg, NET400 "}\ntopology H = hyperx(4, 4);\n"
 	                 "group G on H { translate; map (x, y) -> (-y, x); }\n"
 	                 "tree W = windmill(H, root (0, 0));\n"
 	                 "collective allreduce SP on H { algorithm symmetric(trees W, group G); }\n",
@@ -713,7 +724,7 @@ test_translates_deps(void)
 	 * schedule is expanded (and refused when that is not allowed), never
 	 * taken for translates */
 	Built b;
-	CU_ASSERT_EQUAL_FATAL(build_as(&b, "topology R = ring(8);\n"
+	CU_ASSERT_EQUAL_FATAL(build_as(dg, &b, "topology R = ring(8);\n"
 	                               "group G on R { map x -> 1 - x; translate 2; }\n"
 	                               "tree B = bfs(R, root 0);\n"
 	                               "collective allreduce SP on R { algorithm symmetric(trees B, "
@@ -721,8 +732,8 @@ test_translates_deps(void)
 	CU_ASSERT(b.net.coll[0].stream == NULL && b.net.coll[0].has_deps);
 	SimNet none;
 	const Sched *s = b.prog.sched[0];
-	diag_mute(true);
-	CU_ASSERT_EQUAL(sim_from_scheds_limit(&b.sim, &s, 1, 0, &none), -1);
-	diag_mute(false);
-	built_free(&b);
+	diag_mute(dg, true);
+	CU_ASSERT_EQUAL(sim_from_scheds_limit(dg, &b.sim, &s, 1, 0, &none), -1);
+	diag_mute(dg, false);
+	built_free(dg, &b);
 }

@@ -13,16 +13,17 @@
 void
 test_modes(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	/* agree: ring allreduce (one message per rank per round, equal sizes
 	 * and routes) with several packets per message */
 	Built b;
-	CU_ASSERT_EQUAL_FATAL(build_text(&b, NET400 "step_overhead = 500 ns; }\n"
+	CU_ASSERT_EQUAL_FATAL(build_text(dg, &b, NET400 "step_overhead = 500 ns; }\n"
 	                                 "topology T = ring(12);\n"
 	                                 "collective allreduce AR on T { algorithm ring; }\n", "AR"), 0);
 	SimResult r = run_built(&b, 1 << 20, SIM_PACKET, SIM_ROUNDS);
 	SimResult d = run_built(&b, 1 << 20, SIM_PACKET, SIM_DEPS);
 	CU_ASSERT_EQUAL(r.time_ps, d.time_ps);
-	built_free(&b);
+	built_free(dg, &b);
 	/* differ: a long message holds its round back in round mode, while in
 	 * dependency mode an independent chain runs past it */
 	Hand x;
@@ -89,8 +90,9 @@ test_barrier(void)
 void
 test_bucket_phases(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	Built b;
-	CU_ASSERT_EQUAL_FATAL(build_as(&b, NET400 "step_overhead = 500 ns; }\n"
+	CU_ASSERT_EQUAL_FATAL(build_as(dg, &b, NET400 "step_overhead = 500 ns; }\n"
 	                               "topology T = torus(8, 4);\n"
 	                               "collective allreduce B on T { algorithm bucket; }\n",
 	                               "B", WAY_COMPACT), 0);
@@ -103,7 +105,7 @@ test_bucket_phases(void)
 	CU_ASSERT(within(r.time_s, want, 1e-9));
 	SimResult lock = run_built(&b, 1 << 20, SIM_FLOW, SIM_ROUNDS);
 	CU_ASSERT(lock.time_s > want * 1.05);
-	built_free(&b);
+	built_free(dg, &b);
 }
 
 /* Instances (SimMsg.instance) are queued apart by dependencies. On the chain
@@ -158,6 +160,7 @@ test_instance_queues(void)
 void
 test_pipelines_both_modes(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	static const char *const text[] = {
 		NET400 "step_overhead = 1 us; }\ntopology M = mesh(4, 4);\ncollective allreduce X on M {"
 		" algorithm tto; ranks 0..11, 13..15; chunks 54; }\n",
@@ -167,7 +170,7 @@ test_pipelines_both_modes(void)
 	};
 	for (size_t i = 0; i < countof(text); i++) {
 		Built b;
-		CU_ASSERT_EQUAL_FATAL(build_text(&b, text[i], "X"), 0);
+		CU_ASSERT_EQUAL_FATAL(build_text(dg, &b, text[i], "X"), 0);
 		const Sched *x = b.prog.sched[0];
 		int ntree = i == 0 ? 3 : 4, m = x->nchunk / ntree, h = (x->nround - m + 1) / 2;
 		CU_ASSERT_EQUAL(x->nround, m + 2 * h - 1);
@@ -183,7 +186,7 @@ test_pipelines_both_modes(void)
 		SimResult fd = run_built(&b, bytes, SIM_FLOW, SIM_DEPS);
 		assert_named(fd.time_s <= rr.time_s * 1.02, __LINE__, __FILE__, "flow deps %g s, "
 		             "rounds %g s", fd.time_s, rr.time_s);
-		built_free(&b);
+		built_free(dg, &b);
 	}
 }
 

@@ -14,8 +14,9 @@
 void
 test_text_round_trip(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	Built b;
-	CU_ASSERT_EQUAL_FATAL(build_text(&b, sp8, "BK"), 0);
+	CU_ASSERT_EQUAL_FATAL(build_text(dg, &b, sp8, "BK"), 0);
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *mem = open_memstream(&buf, &len);
@@ -24,8 +25,8 @@ test_text_round_trip(void)
 	CU_ASSERT(sim_is_text(buf, len));
 	Arena a = {0};
 	SimNet back;
-	diag_source("t.sim", buf, len);
-	CU_ASSERT_EQUAL_FATAL(sim_read(&a, buf, len, &back), 0);
+	diag_source(dg, "t.sim", buf, len);
+	CU_ASSERT_EQUAL_FATAL(sim_read(dg, &a, buf, len, &back), 0);
 	CU_ASSERT_EQUAL(back.nlink, b.net.nlink);
 	CU_ASSERT_EQUAL(back.coll[0].nmsg, b.net.coll[0].nmsg);
 	/* Bucket's four instances survive the text */
@@ -62,20 +63,20 @@ test_text_round_trip(void)
 	char *diag = NULL;
 	size_t dlen = 0;
 	FILE *dm = open_memstream(&diag, &dlen);
-	diag_stream(dm);
-	diag_reset();
-	diag_source("bad.sim", bad, blen);
+	diag_stream(dg, dm);
+	diag_reset(dg);
+	diag_source(dg, "bad.sim", bad, blen);
 	Arena a2 = {0};
-	CU_ASSERT_EQUAL(sim_read(&a2, bad, blen, &back), -1);
-	diag_stream(NULL);
+	CU_ASSERT_EQUAL(sim_read(dg, &a2, bad, blen, &back), -1);
+	diag_stream(dg, NULL);
 	fclose(dm);
 	CU_ASSERT(strstr(diag, "bad.sim:") != NULL && strstr(diag, "error: ") != NULL &&
 	          strstr(diag, "does not start where the route is") != NULL);
-	diag_reset();
+	diag_reset(dg);
 	free(diag), free(bad), free(buf);
 	arena_free(&a2);
 	arena_free(&a);
-	built_free(&b);
+	built_free(dg, &b);
 }
 
 /* The points of the n-th polyline of an SVG (x, y pairs); their count. */

@@ -20,23 +20,23 @@ near(double a, double b)
 
 /* Compiles text into a Prog; returns its diagnostics (malloc'd) in *diag. */
 static int
-build(const char *text, Checked *c, Prog *p)
+build(Diag *dg, const char *text, Checked *c, Prog *p)
 {
 	memset(p, 0, sizeof *p);
-	check_str(c, text);
+	check_str(dg, c, text);
 	if (c->errors)
 		return -1;
 	size_t len;
 	char *more = NULL;
 	FILE *mem = open_memstream(&more, &len);
-	diag_stream(mem);
-	diag_source("t.coll", text, strlen(text));
-	int rc = lower(c->file, p);
+	diag_stream(dg, mem);
+	diag_source(dg, "t.coll", text, strlen(text));
+	int rc = lower(dg, c->file, p);
 	for (int i = 0; rc == 0 && i < p->nsched; i++)
-		rc = verify(p->sched[i]);
-	diag_stream(NULL);
+		rc = verify(dg, p->sched[i]);
+	diag_stream(dg, NULL);
 	fclose(mem);
-	diag_reset();
+	diag_reset(dg);
 	free(c->diag);
 	c->diag = more;
 	return rc;
@@ -44,9 +44,9 @@ build(const char *text, Checked *c, Prog *p)
 
 /* build, and the first schedule's metrics at 1 MiB (all zero if it fails). */
 static int
-build_measured(const char *text, Checked *c, Prog *p, Metrics *m)
+build_measured(Diag *dg, const char *text, Checked *c, Prog *p, Metrics *m)
 {
-	int rc = build(text, c, p);
+	int rc = build(dg, text, c, p);
 	*m = (Metrics){0};
 	if (rc == 0)
 		metrics(p->sched[0], 1 << 20, m);
@@ -61,7 +61,7 @@ done(Checked *c, Prog *p)
 }
 
 static void
-sp_case(int d, int n)
+sp_case(Diag *dg, int d, int n)
 {
 	static const char *const swap[] = {"", "(x) -> (x)", "(x, y) -> (y, x)",
 	                                   "(x, y, z) -> (y, z, x)", "(x, y, z, w) -> (y, z, w, x)"};
@@ -80,7 +80,7 @@ sp_case(int d, int n)
 	Checked c;
 	Prog p;
 	Metrics m;
-	int rc = build_measured(text, &c, &p, &m);
+	int rc = build_measured(dg, text, &c, &p, &m);
 	long p_ = 1;
 	for (int i = 0; i < d; i++)
 		p_ *= n;
@@ -99,16 +99,17 @@ sp_case(int d, int n)
 static void
 test_sp_tori(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	for (int n = 3; n <= 10; n++)
-		sp_case(2, n);
+		sp_case(dg, 2, n);
 	for (int n = 3; n <= 6; n++)
-		sp_case(3, n);
+		sp_case(dg, 3, n);
 	for (int n = 3; n <= 5; n++)
-		sp_case(4, n);
+		sp_case(dg, 4, n);
 }
 
 static void
-rect_case(int m, int n, int want_rounds)
+rect_case(Diag *dg, int m, int n, int want_rounds)
 {
 	char text[512];
 	snprintf(text, sizeof text,
@@ -118,7 +119,7 @@ rect_case(int m, int n, int want_rounds)
 	         "collective allreduce AR on T { algorithm symmetric(trees P, group G); }\n", m, n);
 	Checked c;
 	Prog p;
-	int rc = build(text, &c, &p);
+	int rc = build(dg, text, &c, &p);
 	Metrics mt = {0};
 	if (rc == 0)
 		metrics(p.sched[0], 1 << 20, &mt);
@@ -132,18 +133,20 @@ rect_case(int m, int n, int want_rounds)
 static void
 test_rectangles(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	static const int shapes[][2] = {{3, 4}, {3, 5}, {4, 6}, {5, 8}, {6, 4}, {7, 3}, {4, 16},
 	                                {3, 3}, {5, 7}, {8, 4}, {9, 3}};
 	for (size_t i = 0; i < countof(shapes); i++)
-		rect_case(shapes[i][0], shapes[i][1], 2 * (shapes[i][0] / 2 + shapes[i][1] / 2));
-	rect_case(64, 16, 80);
-	rect_case(128, 8, 136);
-	rect_case(256, 4, 260);
+		rect_case(dg, shapes[i][0], shapes[i][1], 2 * (shapes[i][0] / 2 + shapes[i][1] / 2));
+	rect_case(dg, 64, 16, 80);
+	rect_case(dg, 128, 8, 136);
+	rect_case(dg, 256, 4, 260);
 }
 
 static void
 test_hyperx_windmill(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	for (int n = 3; n <= 8; n++) {
 		char text[512];
 		snprintf(text, sizeof text,
@@ -155,7 +158,7 @@ test_hyperx_windmill(void)
 		Checked c;
 		Prog p;
 		Metrics m;
-		int rc = build_measured(text, &c, &p, &m);
+		int rc = build_measured(dg, text, &c, &p, &m);
 		assert_named(rc == 0 && m.rounds == 4 && NEAR(m.psi, 1) && NEAR(m.theta, 1) &&
 		             NEAR(m.omega, 1), __LINE__, __FILE__,
 		             "windmill on hyperx(%d, %d): rounds %d, psi %g theta %g omega %g %s", n, n,
@@ -187,6 +190,7 @@ test_windmill_4x4(void)
 static void
 test_forest(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	static const int ns[] = {4, 6, 8};
 	for (size_t i = 0; i < countof(ns); i++) {
 		int n = ns[i];
@@ -200,7 +204,7 @@ test_forest(void)
 		Checked c;
 		Prog p;
 		Metrics m;
-		int rc = build_measured(text, &c, &p, &m);
+		int rc = build_measured(dg, text, &c, &p, &m);
 		int H = 2 * (n / 2);
 		assert_named(rc == 0 && m.rounds == 2 * H - 1 && NEAR(m.psi, 1) && NEAR(m.theta, 1) &&
 		             NEAR(m.omega, 1), __LINE__, __FILE__,
@@ -213,6 +217,7 @@ test_forest(void)
 static void
 test_khop(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	/* algorithms.md 8.5: W(T) on 8x8 by the compression heuristic */
 	static const int k[] = {1, 2, 3, 4, 5, 6, 8};
 	static const long W[] = {256, 156, 115, 94, 84, 78, 63};
@@ -227,7 +232,7 @@ test_khop(void)
 		Checked c;
 		Prog p;
 		Metrics m;
-		int rc = build_measured(text, &c, &p, &m);
+		int rc = build_measured(dg, text, &c, &p, &m);
 		const Tree *t = rc == 0 ? p.sched[0]->tree[0] : NULL;
 		assert_named(rc == 0 && t->height <= k[i] && m.rounds == 2 * t->height &&
 		             t->weight == W[i] && NEAR(m.theta, (double)W[i] / 63) &&
@@ -243,6 +248,7 @@ test_khop(void)
 static void
 test_expansion_agrees(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	static const char *const cases[] = {
 		"topology T = torus(4, 4); group G on T { translate; map (x, y) -> (-x, -y); "
 		"map (x, y) -> (y, x); } tree B = bfs(T, root 0);",
@@ -268,25 +274,25 @@ test_expansion_agrees(void)
 			         "group G); }\n", cases[i], kinds[k], topo[0]);
 			Checked c;
 			Prog p;
-			int rc = build(text, &c, &p);
+			int rc = build(dg, text, &c, &p);
 			assert_named(rc == 0, __LINE__, __FILE__, "case %zu %s: %s", i, kinds[k], c.diag);
 			if (rc != 0) {
 				done(&c, &p);
 				continue;
 			}
 			Arena a = {0};
-			Sched *x = sched_expand(&a, p.sched[0]);
+			Sched *x = sched_expand(dg, &a, p.sched[0]);
 			Metrics ms, mx;
 			metrics(p.sched[0], 3 << 20, &ms);
 			metrics(x, 3 << 20, &mx);
 			size_t len;
 			char *d2 = NULL;
 			FILE *mem = open_memstream(&d2, &len);
-			diag_stream(mem);
-			int vx = verify(x);
-			diag_stream(NULL);
+			diag_stream(dg, mem);
+			int vx = verify(dg, x);
+			diag_stream(dg, NULL);
 			fclose(mem);
-			diag_reset();
+			diag_reset(dg);
 			assert_named(vx == 0 && ms.rounds == mx.rounds && ms.messages == mx.messages &&
 			             NEAR(ms.volume, mx.volume) && NEAR(ms.psi, mx.psi) &&
 			             NEAR(ms.theta, mx.theta) && NEAR(ms.omega, mx.omega) &&
@@ -310,13 +316,14 @@ test_expansion_agrees(void)
 static void
 test_spine_leaf(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	const char *text = "topology F = spine_leaf(spines 4, leaves 8, hosts 4);\n"
 	                   "group G on F { translate; }\n"
 	                   "tree B = bfs(F, root (0, 0));\n"
 	                   "collective allreduce AR on F { algorithm symmetric(trees B, group G); }\n";
 	Checked c;
 	Prog p;
-	int rc = build(text, &c, &p);
+	int rc = build(dg, text, &c, &p);
 	assert_named(rc == 0, __LINE__, __FILE__, "spine-leaf builds: %s", c.diag);
 	if (rc != 0) {
 		done(&c, &p);
@@ -326,7 +333,7 @@ test_spine_leaf(void)
 	CU_ASSERT_EQUAL(s->nround, 4);
 	CU_ASSERT_EQUAL(s->nchunk, 32);
 	Arena a = {0};
-	Sched *x = sched_expand(&a, s);
+	Sched *x = sched_expand(dg, &a, s);
 	const Topo *t = s->topo;
 	int bad = 0;
 	for (int r = 0; r < 2; r++) {
@@ -357,7 +364,7 @@ test_spine_leaf(void)
 /* An allreduce on ranks 0..7 of a 4x4 torus (a 2x4 box) over one tree,
  * symmetrized by the group with the given generators. */
 static int
-build_box(const char *generators, Checked *c, Prog *p)
+build_box(Diag *dg, const char *generators, Checked *c, Prog *p)
 {
 	char text[512];
 	snprintf(text, sizeof text, "topology T = torus(4, 4);\n"
@@ -365,26 +372,27 @@ build_box(const char *generators, Checked *c, Prog *p)
 	         "tree E on T root 0 { 1 -> 0; 2 -> 1; 3 -> 0; 4 -> 0; 5 -> 4; 6 -> 5; 7 -> 4; }\n"
 	         "collective allreduce AR on T { algorithm symmetric(trees E, group G); "
 	         "ranks 0..7; }\n", generators);
-	return build(text, c, p);
+	return build(dg, text, c, p);
 }
 
 static void
 test_sub_communicator(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	/* the translations of a 4x4 torus move rank 0..7's rows: not allowed */
 	Checked c;
 	Prog p;
-	int rc = build_box("translate;", &c, &p);
+	int rc = build_box(dg, "translate;", &c, &p);
 	CU_ASSERT_EQUAL(rc, -1);
 	ASSERT_DIAG(&c, "t.coll:4:61: error: group 'G' moves node (");
 	ASSERT_DIAG(&c, "of 'AR' to node (2, 0), outside its ranks");
 	done(&c, &p);
 	/* the same ranks with a group that keeps them: translations along y only */
-	rc = build_box("translate (0, 1); map (x, y) -> (1 - x, y);", &c, &p);
+	rc = build_box(dg, "translate (0, 1); map (x, y) -> (1 - x, y);", &c, &p);
 	assert_named(rc == 0, __LINE__, __FILE__, "a 2x4 box of a 4x4 torus: %s", c.diag);
 	done(&c, &p);
 	/* a tree that misses a rank of the collective */
-	rc = build("topology T = torus(3, 3);\n"
+	rc = build(dg, "topology T = torus(3, 3);\n"
 	           "group G on T { translate; }\n"
 	           "tree E on T root 0 { 1 -> 0; 2 -> 0; }\n"
 	           "collective allreduce AR on T { algorithm symmetric(trees E, group G); }\n", &c, &p);
@@ -398,6 +406,7 @@ test_sub_communicator(void)
 static void
 test_message_counts(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	static const char *const cases[] = {
 		"topology T = torus(4, 4); group G on T { map (x, y) -> (1 - x, y); "
 		"map (x, y) -> (x, 1 - y); translate (2, 0); translate (0, 2); } "
@@ -410,11 +419,11 @@ test_message_counts(void)
 	for (size_t i = 0; i < countof(cases); i++) {
 		Checked c;
 		Prog p;
-		int rc = build(cases[i], &c, &p);
+		int rc = build(dg, cases[i], &c, &p);
 		assert_named(rc == 0, __LINE__, __FILE__, "case %zu: %s", i, c.diag);
 		if (rc == 0) {
 			Arena a = {0};
-			Sched *x = sched_expand(&a, p.sched[0]);
+			Sched *x = sched_expand(dg, &a, p.sched[0]);
 			Metrics ms, mx;
 			metrics(p.sched[0], 1 << 20, &ms);
 			metrics(x, 1 << 20, &mx);
@@ -430,9 +439,10 @@ test_message_counts(void)
 static void
 test_network_file_wide(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	Checked c;
 	Prog p;
-	int rc = build("topology R = ring(3);\nnetwork { link_bandwidth = 100 Gbps; }\n", &c, &p);
+	int rc = build(dg, "topology R = ring(3);\nnetwork { link_bandwidth = 100 Gbps; }\n", &c, &p);
 	CU_ASSERT_EQUAL(rc, 0);
 	CU_ASSERT(p.ntopo == 1 && p.topo[0]->net.bandwidth == 100e9 &&
 	          p.topo[0]->link[0].bandwidth == 100e9);
@@ -445,9 +455,10 @@ test_network_file_wide(void)
 static void
 test_group_include(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	Checked c;
 	Prog p;
-	int rc = build("topology T = torus(4, 4);\n"
+	int rc = build(dg, "topology T = torus(4, 4);\n"
 	               "group Tr = translations(T);\n"
 	               "group G on T {\n    include Tr;\n    map (x, y) -> (-x, -y);\n"
 	               "    map (x, y) -> (y, x);\n}\n"
@@ -467,16 +478,16 @@ test_group_include(void)
 
 /* Runs f(s) with the diagnostics captured in *diag (malloc'd). */
 static int
-captured(int (*f)(const Sched *), const Sched *s, char **diag)
+captured(Diag *dg, int (*f)(Diag *, const Sched *), const Sched *s, char **diag)
 {
 	size_t len;
 	*diag = NULL;
 	FILE *mem = open_memstream(diag, &len);
-	diag_stream(mem);
-	int rc = f(s);
-	diag_stream(NULL);
+	diag_stream(dg, mem);
+	int rc = f(dg, s);
+	diag_stream(dg, NULL);
 	fclose(mem);
-	diag_reset();
+	diag_reset(dg);
 	return rc;
 }
 
@@ -506,15 +517,15 @@ loads_differ(const Sched *s, const Sched *x, const BaseRounds *br, int r, int *n
  * expansion's rounds, messages, figures and per-link loads in every round
  * are the ones the symmetric form gives. */
 static void
-orbit_agrees(const char *path, const Sched *s)
+orbit_agrees(Diag *dg, const char *path, const Sched *s)
 {
 	char *d1, *d2;
-	int vo = captured(verify, s, &d1), vf = captured(verify_full, s, &d2);
+	int vo = captured(dg, verify, s, &d1), vf = captured(dg, verify_full, s, &d2);
 	assert_named(vo == 0 && vf == 0, __LINE__, __FILE__, "%s '%s': by symmetry %d (%s), "
 	             "expanded %d (%s)", path, s->name, vo, d1, vf, d2);
 	free(d1), free(d2);
 	Arena a = {0};
-	const Sched *x = sched_expand(&a, s);
+	const Sched *x = sched_expand(dg, &a, s);
 	Metrics ms, mx;
 	metrics(s, 1 << 20, &ms);
 	metrics(x, 1 << 20, &mx);
@@ -575,6 +586,7 @@ check_output_same(const char *path)
 static void
 test_orbit_vs_full_examples(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	glob_t g;
 	CU_ASSERT_EQUAL_FATAL(glob("examples/*.coll", 0, NULL, &g), 0);
 	int nsym = 0;
@@ -583,14 +595,14 @@ test_orbit_vs_full_examples(void)
 		char *text = slurp(g.gl_pathv[i], &len);
 		Checked c;
 		Prog p;
-		int rc = build(text, &c, &p);
+		int rc = build(dg, text, &c, &p);
 		assert_named(rc == 0, __LINE__, __FILE__, "%s: %s", g.gl_pathv[i], c.diag);
 		bool any = false;
 		for (int j = 0; rc == 0 && j < p.nsched; j++)
 			if (p.sched[j]->base && p.sched[j]->group &&
 			    /* the two largest (2^23 copies) take minutes under ASAN */
 			    !(UNDER_ASAN && (long)p.sched[j]->nbase * p.sched[j]->group->order > 1 << 20)) {
-				orbit_agrees(g.gl_pathv[i], p.sched[j]);
+				orbit_agrees(dg, g.gl_pathv[i], p.sched[j]);
 				any = true;
 				nsym++;
 			}
@@ -605,17 +617,17 @@ test_orbit_vs_full_examples(void)
 
 /* Reads an IR text into p, the diagnostics in *diag (malloc'd); 0 if clean. */
 static int
-read_ir(const char *text, Prog *p, char **diag)
+read_ir(Diag *dg, const char *text, Prog *p, char **diag)
 {
 	memset(p, 0, sizeof *p);
 	size_t len;
 	FILE *mem = open_memstream(diag, &len);
-	diag_stream(mem);
-	diag_source("sp.ir", text, strlen(text));
-	int rc = ir_read(text, strlen(text), p) != 0 || nerrors() > 0 ? -1 : 0;
-	diag_stream(NULL);
+	diag_stream(dg, mem);
+	diag_source(dg, "sp.ir", text, strlen(text));
+	int rc = ir_read(dg, text, strlen(text), p) != 0 || nerrors(dg) > 0 ? -1 : 0;
+	diag_stream(dg, NULL);
 	fclose(mem);
-	diag_reset();
+	diag_reset(dg);
 	return rc;
 }
 
@@ -642,6 +654,7 @@ replace_line(const char *text, const char *from, const char *to)
 static void
 test_orbit_vs_full_mutants(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	static const struct {
 		const char *what, *from, *to, *diag;
 	} cases[] = {
@@ -669,7 +682,7 @@ test_orbit_vs_full_mutants(void)
 		             cases[i].from);
 		Prog p;
 		char *dr = NULL;
-		if (!text || read_ir(text, &p, &dr) != 0) {
+		if (!text || read_ir(dg, text, &p, &dr) != 0) {
 			assert_named(dr && strstr(dr, cases[i].diag) && strstr(dr, "sp.ir:69:1: error: "),
 			             __LINE__, __FILE__, "case %zu (%s): the reader says\n%s", i,
 			             cases[i].what, dr ? dr : "");
@@ -680,12 +693,12 @@ test_orbit_vs_full_mutants(void)
 		free(dr);
 		const Sched *s = p.sched[0];
 		char *d1, *d2, *d3 = NULL;
-		int vo = captured(verify, s, &d1), vf = captured(verify_full, s, &d2), vx = -1;
+		int vo = captured(dg, verify, s, &d1), vf = captured(dg, verify_full, s, &d2), vx = -1;
 		/* the expansion alone, where it is defined */
-		if (captured(sched_check_symmetric, s, &d3) == 0) {
+		if (captured(dg, sched_check_symmetric, s, &d3) == 0) {
 			Arena a = {0};
 			free(d3);
-			vx = captured(verify, sched_expand(&a, s), &d3);
+			vx = captured(dg, verify, sched_expand(dg, &a, s), &d3);
 			arena_free(&a);
 		}
 		assert_named(vo != 0 && vf != 0 && vx != 0 && strcmp(d1, d2) == 0 &&

@@ -231,6 +231,7 @@ test_routes(void)
 static void
 test_builders_complete(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	for (int t = 0; t < NTOPOKIND; t++) {
 		const TopoBuilder *b = &topo_builders[t];
 		bool block = topo_forms[t].block;
@@ -242,10 +243,10 @@ test_builders_complete(void)
 		char text[256];
 		snprintf(text, sizeof text, "topology T = %s;", topo_form_decl[t]);
 		Checked c;
-		check_str(&c, text);
+		check_str(dg, &c, text);
 		Prog p = {0};
 		CU_ASSERT_EQUAL(c.errors, 0);
-		if (c.errors == 0 && lower(c.file, &p) == 0) {
+		if (c.errors == 0 && lower(dg, c.file, &p) == 0) {
 			const Topo *x = p.topo[0];
 			TopoShape shape = topo_shape_of(x);
 			assert_named(x->kind == (TopoKind)t && topo_link_estimate(x->kind, &shape) >= x->nlink,
@@ -262,6 +263,7 @@ test_builders_complete(void)
 static void
 test_describe_every_form(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	static const char *const decl[] = {
 		"torus(4, 4, 2)", "mesh(3, 5)", "supermesh(4, 6, alter)", "supermesh(4, 4, bi)",
 		"hyperx(3, 4)", "spine_leaf(spines 3, leaves 4, hosts 2)", "ring(8)", "full(5)",
@@ -271,9 +273,9 @@ test_describe_every_form(void)
 		char text[128], buf[128];
 		snprintf(text, sizeof text, "topology T = %s;", decl[i]);
 		Checked c;
-		check_str(&c, text);
+		check_str(dg, &c, text);
 		Prog p = {0};
-		if (c.errors == 0 && lower(c.file, &p) == 0)
+		if (c.errors == 0 && lower(dg, c.file, &p) == 0)
 			topo_describe(p.topo[0], buf, sizeof buf);
 		else
 			snprintf(buf, sizeof buf, "(did not build)");

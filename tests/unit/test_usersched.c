@@ -15,25 +15,25 @@
 
 /* Lowers text; the Prog (caller frees) and the diagnostics (malloc'd). */
 static int
-build(const char *text, Checked *c, Prog *p)
+build(Diag *dg, const char *text, Checked *c, Prog *p)
 {
 	memset(p, 0, sizeof *p);
-	check_text(c, "t.coll", text, strlen(text));
+	check_text(dg, c, "t.coll", text, strlen(text));
 	if (c->errors)
 		return -1;
 	size_t dlen;
 	free(c->diag);
 	FILE *mem = open_memstream(&c->diag, &dlen);
-	diag_stream(mem);
-	diag_reset();
-	diag_source("t.coll", text, strlen(text));
-	int rc = lower(c->file, p);
+	diag_stream(dg, mem);
+	diag_reset(dg);
+	diag_source(dg, "t.coll", text, strlen(text));
+	int rc = lower(dg, c->file, p);
 	for (int i = 0; rc == 0 && i < p->nsched; i++)
-		rc = verify(p->sched[i]);
-	c->errors = nerrors();
-	diag_stream(NULL);
+		rc = verify(dg, p->sched[i]);
+	c->errors = nerrors(dg);
+	diag_stream(dg, NULL);
 	fclose(mem);
-	diag_reset();
+	diag_reset(dg);
 	return rc;
 }
 
@@ -91,13 +91,13 @@ same_messages(const Sched *a, const Sched *b, char *why, size_t len)
 }
 
 static double
-sim_time(const Sched *s)
+sim_time(Diag *dg, const Sched *s)
 {
 	Arena a = {0};
 	SimNet net;
 	const Sched *one[1] = {s};
 	double t = -1;
-	if (sim_from_scheds(&a, one, 1, &net) == 0) {
+	if (sim_from_scheds(dg, &a, one, 1, &net) == 0) {
 		SimOpts o = {.mode = SIM_PACKET, .sync = SIM_ROUNDS};
 		SimResult r;
 		char err[256];
@@ -112,6 +112,7 @@ sim_time(const Sched *s)
 static void
 test_examples_equal_library(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	static const struct { const char *file, *user, *kind, *alg, *extra, *pre; } cases[] = {
 		{"examples/user-ring.coll", "RING", "allreduce", "ring", "", ""},
 		{"examples/user-ring-bidirectional.coll", "BIRING", "allreduce", "ring(ports 2)", "", ""},
@@ -135,7 +136,7 @@ test_examples_equal_library(void)
 		fclose(f);
 		Checked c;
 		Prog p;
-		int rc = build(both, &c, &p);
+		int rc = build(dg, both, &c, &p);
 		assert_named(rc == 0, __LINE__, __FILE__, "%s builds: %s", cases[i].file, c.diag);
 		char lib[32], why[256] = "";
 		snprintf(lib, sizeof lib, "LIBRARY_%zu", i);
@@ -143,14 +144,14 @@ test_examples_equal_library(void)
 		Arena ex = {0};
 		if (u && l && u->base && l->base) { /* symmetric: both written out in full */
 			CU_ASSERT(u->group == l->group && u->ntree == l->ntree);
-			u = sched_expand(&ex, u);
-			l = sched_expand(&ex, l);
+			u = sched_expand(dg, &ex, u);
+			l = sched_expand(dg, &ex, l);
 		}
 		bool same = u && l && !u->base && !l->base && same_messages(u, l, why, sizeof why);
 		assert_named(same, __LINE__, __FILE__, "%s '%s' equals %s message for message: %s",
 		             cases[i].file, cases[i].user, cases[i].alg, why);
 		if (same) {
-			double tu = sim_time(u), tl = sim_time(l);
+			double tu = sim_time(dg, u), tl = sim_time(dg, l);
 			assert_named(tu > 0 && tu == tl, __LINE__, __FILE__, "%s simulates as %s does: "
 			             "%g s against %g s", cases[i].user, cases[i].alg, tu, tl);
 		}
@@ -169,9 +170,10 @@ test_examples_equal_library(void)
 static void
 test_composition(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	Checked c;
 	Prog p;
-	int rc = build("topology T = torus(4, 4);\n"
+	int rc = build(dg, "topology T = torus(4, 4);\n"
 	               "collective allreduce H on T {\n"
 	               "    chunks 4;\n"
 	               "    schedule contention_free {\n"
@@ -201,9 +203,10 @@ test_composition(void)
 static void
 test_estimate(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	Checked c;
 	Prog p;
-	build("topology R = ring(1024);\n"
+	build(dg, "topology R = ring(1024);\n"
 	      "collective allreduce A on R {\n"
 	      "    schedule {\n"
 	      "        for s in 0..1000000 { round { for r in 0..p - 1 { send 0 from r to (r + 1) mod p reduce; } } }\n"
@@ -213,7 +216,7 @@ test_estimate(void)
 	                "transfers; the limit is 4194304 (estimated before expanding its loops)");
 	prog_free(&p);
 	checked_free(&c);
-	build("topology R = ring(4);\n"
+	build(dg, "topology R = ring(4);\n"
 	      "collective allreduce A on R {\n"
 	      "    schedule {\n"
 	      "        for i in 0..1000000000 { for j in 0..i { } }\n"
@@ -223,7 +226,7 @@ test_estimate(void)
 	prog_free(&p);
 	checked_free(&c);
 	/* pow by squaring: a huge exponent of 1 or -1 is quick; uses are counted */
-	int rc = build("topology R = ring(4);\n"
+	int rc = build(dg, "topology R = ring(4);\n"
 	               "collective allreduce A on R {\n"
 	               "    schedule {\n"
 	               "        let x = pow(1, 1000000000000000) + pow(-1, 999999999999) + pow(2, 62) / pow(2, 61);\n"
@@ -234,7 +237,7 @@ test_estimate(void)
 	assert_named(rc == 0, __LINE__, __FILE__, "pow: %s", c.diag);
 	prog_free(&p);
 	checked_free(&c);
-	build("topology R = ring(4);\n"
+	build(dg, "topology R = ring(4);\n"
 	      "collective allreduce A on R {\n"
 	      "    schedule { for i in 0..100000000 { use ring for allreduce ranks 0..1; } }\n"
 	      "}\n", &c, &p);
@@ -258,9 +261,10 @@ test_estimate(void)
 static void
 test_large_ring(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	Checked c;
 	Prog p;
-	int rc = build("topology R = ring(1024);\n"
+	int rc = build(dg, "topology R = ring(1024);\n"
 	               "collective allreduce A on R {\n" RING_ALLREDUCE_SCHEDULE "}\n", &c, &p);
 	assert_named(rc == 0, __LINE__, __FILE__, "1024-rank ring: %s", c.diag);
 	CU_ASSERT(rc == 0 && p.sched[0]->nround == 2046 && p.sched[0]->nmsg == 2046 * 1024);
@@ -273,6 +277,7 @@ test_large_ring(void)
 static void
 test_fmt_roundtrip(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	const char *text =
 		"topology T = torus(4, 4);\n"
 		"collective allgather A on T {\n"
@@ -289,10 +294,10 @@ test_fmt_roundtrip(void)
 		"    }\n"
 		"}\n";
 	Checked a, b;
-	check_str(&a, text);
+	check_str(dg, &a, text);
 	CU_ASSERT_EQUAL_FATAL(a.errors, 0);
 	char *once = fmt_string(a.file);
-	check_str(&b, once);
+	check_str(dg, &b, once);
 	CU_ASSERT_EQUAL(b.errors, 0);
 	char *twice = fmt_string(b.file);
 	CU_ASSERT(ast_equal(a.file, b.file));
@@ -312,10 +317,11 @@ test_fmt_roundtrip(void)
 static void
 test_explain(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	Checked c;
 	Prog p;
 	int rc;
-	rc = build("topology R = ring(4);\n"
+	rc = build(dg, "topology R = ring(4);\n"
 	           "collective allreduce A on R {\n" RING_ALLREDUCE_SCHEDULE "}\n"
 	           "topology T = torus(8, 8);\n"
 	           "collective allreduce BIG on T { algorithm ring; }\n"
@@ -370,12 +376,12 @@ test_explain(void)
 	size_t dlen;
 	char *diag = NULL;
 	FILE *mem = open_memstream(&diag, &dlen);
-	diag_stream(mem);
-	CU_ASSERT_EQUAL(explain_check_size(p.sched[1]), -1);
-	CU_ASSERT_EQUAL(explain_check_size(p.sched[0]), 0);
-	diag_stream(NULL);
+	diag_stream(dg, mem);
+	CU_ASSERT_EQUAL(explain_check_size(dg, p.sched[1]), -1);
+	CU_ASSERT_EQUAL(explain_check_size(dg, p.sched[0]), 0);
+	diag_stream(dg, NULL);
 	fclose(mem);
-	diag_reset();
+	diag_reset(dg);
 	CU_ASSERT(strstr(diag, "explain shows schedules of at most 16 ranks, 64 chunks and 256 "
 	                       "rounds; 'BIG' has 64 ranks") != NULL);
 	free(diag);
@@ -455,10 +461,11 @@ test_examples_run(void)
 static void
 test_other_kinds(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	Checked c;
 	Prog p;
 	/* a broadcast whose rank 0 sends what it does not hold yet is refused */
-	int rc = build(OTHER_KINDS
+	int rc = build(dg, OTHER_KINDS
 	               "collective broadcast WRONG on T {\n"
 	               "    root 5;\n"
 	               "    schedule { round { send 0 from 0 to 1 copy; } }\n"
@@ -468,7 +475,7 @@ test_other_kinds(void)
 	                "holds nothing of chunk 0 yet");
 	prog_free(&p);
 	checked_free(&c);
-	rc = build(OTHER_KINDS, &c, &p);
+	rc = build(dg, OTHER_KINDS, &c, &p);
 	assert_named(rc == 0, __LINE__, __FILE__, "broadcast and alltoall: %s", c.diag);
 	char why[256] = "";
 	CU_ASSERT(rc == 0 && p.sched[0]->root == 5 && p.sched[0]->nround == 3);
@@ -483,8 +490,9 @@ test_other_kinds(void)
 static void
 test_use_options(void)
 {
+	Diag dgv = diag_new(), *dg = &dgv;
 	Checked c;
-	check_str(&c, "topology T = ring(8);\n"
+	check_str(dg, &c, "topology T = ring(8);\n"
 	              "collective allgather A on T {\n"
 	              "    schedule {\n"
 	              "        use ring(ports 3) for allgather;\n"

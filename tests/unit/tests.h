@@ -6,7 +6,7 @@
 
 #include "ast.h"
 
-extern CU_TestInfo arena_tests[], heap_tests[], diag_tests[], lexer_tests[], parser_tests[], sema_tests[],
+extern CU_TestInfo arena_tests[], heap_tests[], diag_tests[], globals_tests[], lexer_tests[], parser_tests[], sema_tests[],
 	fmt_tests[], golden_tests[], robust_tests[], cli_tests[], topo_tests[],
 	group_tests[], symm_tests[], layout_tests[], backend_tests[], alg_tests[], sim_tests[],
 	mpi_tests[], msccl_tests[], usersched_tests[], disjoint_tests[], pipelined_tests[],
@@ -41,11 +41,11 @@ typedef struct Checked {
 extern const char *const topo_form_decl[];
 
 /* Parses and (when the parse is clean) checks `text` as file `name`. */
-void check_text(Checked *, const char *name, const char *text, size_t len);
-void check_str(Checked *, const char *text);
+void check_text(Diag *, Checked *, const char *name, const char *text, size_t len);
+void check_str(Diag *, Checked *, const char *text);
 /* check_text, then (when clean) lower to the IR and verify every schedule,
  * as the driver does (lower_verified). */
-void check_built(Checked *, const char *name, const char *text, size_t len);
+void check_built(Diag *, Checked *, const char *name, const char *text, size_t len);
 void checked_free(Checked *);
 /* The canonical form of a clean Checked (malloc'd). */
 char *fmt_string(const File *);
