@@ -58,6 +58,7 @@ phase_messages(Gen *g, const PackPhase *ph, int M, int off, bool rooted, bool up
 {
 	int p = g->p;
 	int64_t *base = xcalloc((size_t)p, sizeof *base); /* next unit of each root's block */
+	int inst = 0;
 	for (int t = 0; t < ph->cp.pk.ntree; t++) {
 		const PackTree *tr = &ph->cp.pk.tree[t];
 		int block = rooted ? 0 : tr->root;
@@ -67,18 +68,24 @@ phase_messages(Gen *g, const PackPhase *ph, int M, int off, bool rooted, bool up
 				continue;
 			int d = tr->depth[x], par = tr->parent[x];
 			for (int j = 0; j < M; j++) {
-				for (int64_t u = base[tr->root]; u < base[tr->root] + units; u++)
-					gen_block(g, block, (int)(u * M + j));
-				if (up)
-					gen_send_route(g, off + tr->height - d + j, x, par, X_REDUCE, tr->route[x],
-					               tr->nhop[x]);
-				else
-					gen_send_route(g, off + d - 1 + j, par, x, X_COPY, tr->route[x],
-					               tr->nhop[x]);
+				for (int64_t cpy = 0; cpy < tr->mult; cpy++) {
+					g->b.instance = inst + (int)cpy;
+					int64_t u0 = base[tr->root] + cpy * ph->per_copy;
+					for (int64_t u = u0; u < u0 + ph->per_copy; u++)
+						gen_block(g, block, (int)(u * M + j));
+					if (up)
+						gen_send_route(g, off + tr->height - d + j, x, par, X_REDUCE,
+						               tr->route[x], tr->nhop[x]);
+					else
+						gen_send_route(g, off + d - 1 + j, par, x, X_COPY, tr->route[x],
+						               tr->nhop[x]);
+				}
 			}
 		}
 		base[tr->root] += units;
+		inst += (int)tr->mult;
 	}
+	g->b.instance = 0;
 	free(base);
 }
 

@@ -184,10 +184,11 @@ move_pieces(Pk *p, int u, int w, int v, int64_t gamma)
  * one side and w on the other, so it lost exactly gamma: it allows its old
  * surplus. */
 static bool
-split_pair(Pk *p, int u, int w, int v)
+split_pair(Pk *p, int u, int w, int v, int64_t want)
 {
 	int64_t cu = arc_cap(p, u, w), cv = arc_cap(p, w, v);
 	int64_t gamma = cu < cv ? cu : cv;
+	gamma = want < gamma ? want : gamma;
 	while (gamma > 0) {
 		apply_split(p, u, w, v, gamma);
 		if (first_short_rank(p) < 0) {
@@ -213,13 +214,32 @@ split_switch(Pk *p, int w, int *ins, int *outs)
 		if (v != w && arc_cap(p, w, v) > 0)
 			outs[nout++] = v;
 	}
+	/* First each in-arc spread evenly over the out-arcs (the i-th starting
+	 * at the i-th, so that remainders spread too): a switch becomes a
+	 * complete graph of its neighbours rather than a chain of whole arcs,
+	 * and the trees grown on it are shallow (pipeline fill). */
+	for (int i = 0; i < nin; i++) {
+		int64_t left = arc_cap(p, ins[i], w);
+		int nv = nout - (arc_cap(p, w, ins[i]) > 0);
+		for (int jj = 0; jj < nout && nv > 0; jj++) {
+			int v = outs[(i + jj) % nout];
+			if (v == ins[i])
+				continue;
+			int64_t want = (left + nv - 1) / nv;
+			int64_t before = arc_cap(p, ins[i], w);
+			if (want > 0 && arc_cap(p, w, v) > 0)
+				split_pair(p, ins[i], w, v, want);
+			left -= before - arc_cap(p, ins[i], w);
+			nv--;
+		}
+	}
 	for (bool again = true; again;) {
 		again = false;
 		for (int j = 0; j < nout; j++)
 			for (int i = 0; i < nin; i++)
 				if (ins[i] != outs[j] && arc_cap(p, ins[i], w) > 0 &&
 				    arc_cap(p, w, outs[j]) > 0)
-					again |= split_pair(p, ins[i], w, outs[j]);
+					again |= split_pair(p, ins[i], w, outs[j], INT64_MAX);
 	}
 	for (int v = 0; v < p->n; v++) {
 		if (p->eid[pair(p, v, w)] >= 0)
