@@ -18,8 +18,13 @@
  *                            reduce-scatter trees' greatest height).
  * Every tree runs at once, so a round puts on link l at most cap_l
  * segments of 1/(kM) of a block: the link loads of the packing, whose
- * time is the cut bound's. M is pipeline_segments' for the size (fill the
- * greatest height - 1, a tree copy's average share).
+ * time is the cut bound's. Each copy's messages are their own instance
+ * (Msg.instance): never merged, so a link's flows in a round are equal
+ * units in number proportional to its capacity, which max-min fair
+ * sharing (the simulator's flow mode, and a network's) ends together. M
+ * is pipeline_segments_time's for the size: the phase's time at the bound
+ * streamed, a round's cost the slowest route's latency, the fill the
+ * copies' mean height - 1.
  */
 #include <stdlib.h>
 
@@ -32,6 +37,7 @@ typedef struct PackPhase {
 	CollPacking cp;
 	int64_t per_copy; /* units of a block per copy: U / k */
 	int height;
+	double fill; /* a copy's height - 1, averaged over the copies */
 } PackPhase;
 
 /* Packs one kind on the ranks; -1 after reporting. */
@@ -45,9 +51,15 @@ pack_phase(const AlgCtx *c, const CutNet *n, CollKind kind, PackPhase *ph)
 		return -1;
 	}
 	ph->height = 0;
-	for (int t = 0; t < ph->cp.pk.ntree; t++)
-		if (ph->cp.pk.tree[t].height > ph->height)
-			ph->height = ph->cp.pk.tree[t].height;
+	double copies = 0, fill = 0;
+	for (int t = 0; t < ph->cp.pk.ntree; t++) {
+		const PackTree *tr = &ph->cp.pk.tree[t];
+		if (tr->height > ph->height)
+			ph->height = tr->height;
+		copies += (double)tr->mult;
+		fill += (double)tr->mult * (tr->height - 1);
+	}
+	ph->fill = fill / copies;
 	return 0;
 }
 
@@ -89,6 +101,35 @@ phase_messages(Gen *g, const PackPhase *ph, int M, int off, bool rooted, bool up
 	free(base);
 }
 
+/* A phase's time at its bound, unpipelined: a copy carries 1/k of its
+ * root's block (of the vector when rooted) and the capacities make every
+ * link done in block / rate (packing.h). */
+static double
+phase_stream_time(const AlgCtx *c, const PackPhase *ph, bool rooted)
+{
+	double block = rooted ? c->size : c->size / c->nrank;
+	return 8 * block * (double)ph->cp.rate.den / (double)ph->cp.rate.num;
+}
+
+/* A round's fixed cost: the step overhead and the latency of the slowest
+ * route of the phase's tree edges (a route through a switch pays each hop). */
+static double
+phase_alpha(const AlgCtx *c, const PackPhase *ph)
+{
+	const Net *n = &c->topo->net;
+	double worst = 0;
+	for (int t = 0; t < ph->cp.pk.ntree; t++) {
+		const PackTree *tr = &ph->cp.pk.tree[t];
+		for (int x = 0; x < c->nrank; x++) {
+			double lat = 0;
+			for (int h = 0; h < tr->nhop[x]; h++)
+				lat += c->topo->link[tr->route[x][h]].latency + n->router_latency;
+			worst = lat > worst ? lat : worst;
+		}
+	}
+	return n->step_overhead + worst;
+}
+
 /* The phases of c's kind, packed; how many (0 after reporting). */
 static int
 pack_phases(const AlgCtx *c, PackPhase *ph)
@@ -120,16 +161,29 @@ alg_packing(const AlgCtx *c)
 	int64_t U = ph[0].cp.k;
 	if (nph == 2)
 		U = U / gcd64(U, ph[1].cp.k) * ph[1].cp.k;
-	int ntree = 0, height = 0;
+	int ntree = 0;
+	double copies = 0;
 	for (int i = 0; i < nph; i++) {
 		ph[i].per_copy = U / ph[i].cp.k;
 		ntree += ph[i].cp.pk.ntree;
-		height += ph[i].height;
+		for (int t = 0; t < ph[i].cp.pk.ntree; t++)
+			copies += (double)ph[i].cp.pk.tree[t].mult;
 	}
 	bool rooted = c->kind == CK_BROADCAST || c->kind == CK_REDUCE;
 	int nblock = rooted ? 1 : c->nrank;
-	double edges = (double)ntree * (c->nrank - 1);
-	int M = pipeline_segments(c, height - nph, c->size * nph / ntree, edges);
+	double edges = copies * (c->nrank - 1); /* messages per segment: one per copy and edge */
+	double stream = 0, alpha = 0, fill = 0;
+	for (int i = 0; i < nph; i++) {
+		fill += ph[i].fill;
+		stream += phase_stream_time(c, &ph[i], rooted);
+		alpha = phase_alpha(c, &ph[i]) > alpha ? phase_alpha(c, &ph[i]) : alpha;
+	}
+	/* nph phases of M rounds each. The fill is the copies' mean height - 1,
+	 * not the greatest: a round of the drain holds only the deep copies'
+	 * last edges, which take a fraction of a full round (measured on the
+	 * two examples of docs/algorithms.md at 1 GiB: the greatest's M 0.1 to
+	 * 0.6 points of the bound below the mean's). */
+	int M = pipeline_segments_time(fill / nph, stream / nph, alpha, edges);
 	if (U > MAX_PIPELINE_MSGS || (double)U * M > MAX_PIPELINE_MSGS) {
 		error_at(c->loc, "packing cuts each block into %lld x %d sub-chunks; the limit is %d",
 		         (long long)U, M, MAX_PIPELINE_MSGS);
