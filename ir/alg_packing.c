@@ -178,12 +178,14 @@ alg_packing(const AlgCtx *c)
 		stream += phase_stream_time(c, &ph[i], rooted);
 		alpha = phase_alpha(c, &ph[i]) > alpha ? phase_alpha(c, &ph[i]) : alpha;
 	}
-	/* nph phases of M rounds each. The fill is the copies' mean height - 1,
-	 * not the greatest: a round of the drain holds only the deep copies'
-	 * last edges, which take a fraction of a full round (measured on the
-	 * two examples of docs/algorithms.md at 1 GiB: the greatest's M 0.1 to
-	 * 0.6 points of the bound below the mean's). */
-	int M = pipeline_segments_time(fill / nph, stream / nph, alpha, edges);
+	/* Allreduce's phases overlap (the allgather's segment j leaves a root
+	 * once the reduce-scatter's has reached it), so the streams and the
+	 * fills add. The fill is the copies' mean height - 1, not the
+	 * greatest: a round of the drain holds only the deep copies' last
+	 * edges, which take a fraction of a full round (measured on the two
+	 * examples of docs/algorithms.md at 1 GiB: the greatest's M 0.1 to 0.6
+	 * points of the bound below the mean's). */
+	int M = pipeline_segments_time(fill, stream, alpha, edges);
 	if (U > MAX_PIPELINE_MSGS || (double)U * M > MAX_PIPELINE_MSGS) {
 		error_at(c->loc, "packing cuts each block into %lld x %d sub-chunks; the limit is %d",
 		         (long long)U, M, MAX_PIPELINE_MSGS);
@@ -194,7 +196,7 @@ alg_packing(const AlgCtx *c)
 		return NULL;
 	if (c->kind == CK_ALLREDUCE) {
 		phase_messages(&g, &ph[0], M, 0, false, true);
-		phase_messages(&g, &ph[1], M, M + ph[0].height - 1, false, false);
+		phase_messages(&g, &ph[1], M, ph[0].height, false, false);
 	} else {
 		phase_messages(&g, &ph[0], M, 0, rooted, ph[0].cp.inward);
 	}
