@@ -13,9 +13,11 @@
  *   reduce_scatter, reduce   a rank at depth d sends segment j, reduced,
  *                            to its parent in slot off + h - d + j (h the
  *                            tree's height);
- *   allreduce                reduce_scatter's packing from slot 0, then
- *                            allgather's from slot M + H - 1 (H the
- *                            reduce-scatter trees' greatest height).
+ *   allreduce                reduce_scatter's packing from slot 0 and
+ *                            allgather's from slot H (H the reduce-scatter
+ *                            trees' greatest height): its segment j leaves
+ *                            a root once every reduce-scatter copy has
+ *                            brought segment j there (slot h - 1 + j).
  * Every tree runs at once, so a round puts on link l at most cap_l
  * segments of 1/(kM) of a block: the link loads of the packing, whose
  * time is the cut bound's. Each copy's messages are their own instance
