@@ -136,9 +136,14 @@ pipeline_segments(const AlgCtx *c, double fill, double share, double msgs_per_se
 {
 	const Net *n = &c->topo->net;
 	double alpha = n->step_overhead + n->link_latency + n->router_latency;
-	double beta = 8 / n->bandwidth;
+	return pipeline_segments_time(fill, 8 * share / n->bandwidth, alpha, msgs_per_seg);
+}
+
+int
+pipeline_segments_time(double fill, double stream, double alpha, double msgs_per_seg)
+{
 	/* no depth to fill (a chain of 2), or no size: one segment */
-	double m = alpha > 0 && fill > 0 && share > 0 ? sqrt(fill * beta * share / alpha) : 1;
+	double m = alpha > 0 && fill > 0 && stream > 0 ? sqrt(fill * stream / alpha) : 1;
 	if (msgs_per_seg > 0 && m > MAX_PIPELINE_MSGS / msgs_per_seg)
 		m = MAX_PIPELINE_MSGS / msgs_per_seg;
 	return m < 1 ? 1 : (int)m;

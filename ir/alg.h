@@ -45,6 +45,10 @@ int imod(int a, int n);
  * schedule's M msgs_per_seg messages stay within MAX_PIPELINE_MSGS
  * (collc_limits.h); at least 1. */
 int pipeline_segments(const AlgCtx *, double fill, double share, double msgs_per_seg);
+/* The same from the time the whole stream takes unpipelined (seconds) and a
+ * round's fixed cost alpha: sqrt(fill * stream / alpha), at least 1, the
+ * messages per segment times the segments within MAX_PIPELINE_MSGS. */
+int pipeline_segments_time(double fill, double stream, double alpha, double msgs_per_seg);
 
 /* The symmetric form under the translations of a whole ring or torus
  * (alg_translate.c): begin, add every transfer of each base tree's chunk

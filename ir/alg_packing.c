@@ -13,13 +13,20 @@
  *   reduce_scatter, reduce   a rank at depth d sends segment j, reduced,
  *                            to its parent in slot off + h - d + j (h the
  *                            tree's height);
- *   allreduce                reduce_scatter's packing from slot 0, then
- *                            allgather's from slot M + H - 1 (H the
- *                            reduce-scatter trees' greatest height).
+ *   allreduce                reduce_scatter's packing from slot 0 and
+ *                            allgather's from slot H (H the reduce-scatter
+ *                            trees' greatest height): its segment j leaves
+ *                            a root once every reduce-scatter copy has
+ *                            brought segment j there (slot h - 1 + j).
  * Every tree runs at once, so a round puts on link l at most cap_l
  * segments of 1/(kM) of a block: the link loads of the packing, whose
- * time is the cut bound's. M is pipeline_segments' for the size (fill the
- * greatest height - 1, a tree copy's average share).
+ * time is the cut bound's. Each copy's messages are their own instance
+ * (Msg.instance): never merged, so a link's flows in a round are equal
+ * units in number proportional to its capacity, which max-min fair
+ * sharing (the simulator's flow mode, and a network's) ends together. M
+ * is pipeline_segments_time's for the size: the phase's time at the bound
+ * streamed, a round's cost the slowest route's latency, the fill the
+ * copies' mean height - 1.
  */
 #include <stdlib.h>
 
@@ -32,6 +39,7 @@ typedef struct PackPhase {
 	CollPacking cp;
 	int64_t per_copy; /* units of a block per copy: U / k */
 	int height;
+	double fill; /* a copy's height - 1, averaged over the copies */
 } PackPhase;
 
 /* Packs one kind on the ranks; -1 after reporting. */
@@ -45,9 +53,15 @@ pack_phase(const AlgCtx *c, const CutNet *n, CollKind kind, PackPhase *ph)
 		return -1;
 	}
 	ph->height = 0;
-	for (int t = 0; t < ph->cp.pk.ntree; t++)
-		if (ph->cp.pk.tree[t].height > ph->height)
-			ph->height = ph->cp.pk.tree[t].height;
+	double copies = 0, fill = 0;
+	for (int t = 0; t < ph->cp.pk.ntree; t++) {
+		const PackTree *tr = &ph->cp.pk.tree[t];
+		if (tr->height > ph->height)
+			ph->height = tr->height;
+		copies += (double)tr->mult;
+		fill += (double)tr->mult * (tr->height - 1);
+	}
+	ph->fill = fill / copies;
 	return 0;
 }
 
@@ -58,6 +72,7 @@ phase_messages(Gen *g, const PackPhase *ph, int M, int off, bool rooted, bool up
 {
 	int p = g->p;
 	int64_t *base = xcalloc((size_t)p, sizeof *base); /* next unit of each root's block */
+	int inst = 0;
 	for (int t = 0; t < ph->cp.pk.ntree; t++) {
 		const PackTree *tr = &ph->cp.pk.tree[t];
 		int block = rooted ? 0 : tr->root;
@@ -67,19 +82,54 @@ phase_messages(Gen *g, const PackPhase *ph, int M, int off, bool rooted, bool up
 				continue;
 			int d = tr->depth[x], par = tr->parent[x];
 			for (int j = 0; j < M; j++) {
-				for (int64_t u = base[tr->root]; u < base[tr->root] + units; u++)
-					gen_block(g, block, (int)(u * M + j));
-				if (up)
-					gen_send_route(g, off + tr->height - d + j, x, par, X_REDUCE, tr->route[x],
-					               tr->nhop[x]);
-				else
-					gen_send_route(g, off + d - 1 + j, par, x, X_COPY, tr->route[x],
-					               tr->nhop[x]);
+				for (int64_t cpy = 0; cpy < tr->mult; cpy++) {
+					g->b.instance = inst + (int)cpy;
+					int64_t u0 = base[tr->root] + cpy * ph->per_copy;
+					for (int64_t u = u0; u < u0 + ph->per_copy; u++)
+						gen_block(g, block, (int)(u * M + j));
+					if (up)
+						gen_send_route(g, off + tr->height - d + j, x, par, X_REDUCE,
+						               tr->route[x], tr->nhop[x]);
+					else
+						gen_send_route(g, off + d - 1 + j, par, x, X_COPY, tr->route[x],
+						               tr->nhop[x]);
+				}
 			}
 		}
 		base[tr->root] += units;
+		inst += (int)tr->mult;
 	}
+	g->b.instance = 0;
 	free(base);
+}
+
+/* A phase's time at its bound, unpipelined: a copy carries 1/k of its
+ * root's block (of the vector when rooted) and the capacities make every
+ * link done in block / rate (packing.h). */
+static double
+phase_stream_time(const AlgCtx *c, const PackPhase *ph, bool rooted)
+{
+	double block = rooted ? c->size : c->size / c->nrank;
+	return 8 * block * (double)ph->cp.rate.den / (double)ph->cp.rate.num;
+}
+
+/* A round's fixed cost: the step overhead and the latency of the slowest
+ * route of the phase's tree edges (a route through a switch pays each hop). */
+static double
+phase_alpha(const AlgCtx *c, const PackPhase *ph)
+{
+	const Net *n = &c->topo->net;
+	double worst = 0;
+	for (int t = 0; t < ph->cp.pk.ntree; t++) {
+		const PackTree *tr = &ph->cp.pk.tree[t];
+		for (int x = 0; x < c->nrank; x++) {
+			double lat = 0;
+			for (int h = 0; h < tr->nhop[x]; h++)
+				lat += c->topo->link[tr->route[x][h]].latency + n->router_latency;
+			worst = lat > worst ? lat : worst;
+		}
+	}
+	return n->step_overhead + worst;
 }
 
 /* The phases of c's kind, packed; how many (0 after reporting). */
@@ -113,16 +163,31 @@ alg_packing(const AlgCtx *c)
 	int64_t U = ph[0].cp.k;
 	if (nph == 2)
 		U = U / gcd64(U, ph[1].cp.k) * ph[1].cp.k;
-	int ntree = 0, height = 0;
+	int ntree = 0;
+	double copies = 0;
 	for (int i = 0; i < nph; i++) {
 		ph[i].per_copy = U / ph[i].cp.k;
 		ntree += ph[i].cp.pk.ntree;
-		height += ph[i].height;
+		for (int t = 0; t < ph[i].cp.pk.ntree; t++)
+			copies += (double)ph[i].cp.pk.tree[t].mult;
 	}
 	bool rooted = c->kind == CK_BROADCAST || c->kind == CK_REDUCE;
 	int nblock = rooted ? 1 : c->nrank;
-	double edges = (double)ntree * (c->nrank - 1);
-	int M = pipeline_segments(c, height - nph, c->size * nph / ntree, edges);
+	double edges = copies * (c->nrank - 1); /* messages per segment: one per copy and edge */
+	double stream = 0, alpha = 0, fill = 0;
+	for (int i = 0; i < nph; i++) {
+		fill += ph[i].fill;
+		stream += phase_stream_time(c, &ph[i], rooted);
+		alpha = phase_alpha(c, &ph[i]) > alpha ? phase_alpha(c, &ph[i]) : alpha;
+	}
+	/* Allreduce's phases overlap (the allgather's segment j leaves a root
+	 * once the reduce-scatter's has reached it), so the streams and the
+	 * fills add. The fill is the copies' mean height - 1, not the
+	 * greatest: a round of the drain holds only the deep copies' last
+	 * edges, which take a fraction of a full round (measured on the two
+	 * examples of docs/algorithms.md at 1 GiB: the greatest's M 0.1 to 0.6
+	 * points of the bound below the mean's). */
+	int M = pipeline_segments_time(fill, stream, alpha, edges);
 	if (U > MAX_PIPELINE_MSGS || (double)U * M > MAX_PIPELINE_MSGS) {
 		error_at(c->diag, c->loc, "packing cuts each block into %lld x %d sub-chunks; the limit is %d",
 		         (long long)U, M, MAX_PIPELINE_MSGS);
@@ -133,7 +198,7 @@ alg_packing(const AlgCtx *c)
 		return NULL;
 	if (c->kind == CK_ALLREDUCE) {
 		phase_messages(&g, &ph[0], M, 0, false, true);
-		phase_messages(&g, &ph[1], M, M + ph[0].height - 1, false, false);
+		phase_messages(&g, &ph[1], M, ph[0].height, false, false);
 	} else {
 		phase_messages(&g, &ph[0], M, 0, rooted, ph[0].cp.inward);
 	}
