@@ -229,7 +229,7 @@ $(O)/tests/bench_%: $(O)/tests/bench/bench_%.o $(LIBOBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 bench: $(BENCH) $(COLLC)
-	@for b in $(BENCH); do echo "== $$b"; $$b || exit 1; done
+	@rc=0; for b in $(BENCH); do echo "== $$b"; $$b || rc=1; done; exit $$rc # every bench runs
 
 # fuzzing: one libFuzzer target per reader (tests/fuzz/targets.c), seeded from
 # the examples, the golden files and the MSCCL fixtures (inputs up to 64 KiB).

@@ -68,13 +68,15 @@ run(const void *arg, int fd)
 	const Case *c = arg;
 	char *text = c->boxes ? cluster_text(c->boxes, c->gpus) : strdup(c->text);
 	Arena a = {0};
-	diag_source("bench.coll", text, strlen(text));
-	File *f = parse_text(&a, "bench.coll", text, strlen(text));
-	if (nerrors() || sema(f))
+	Diag diag = diag_new(), *dg = &diag; /* the child's diagnostics */
+	diag_on_oom(dg);
+	diag_source(dg, "bench.coll", text, strlen(text));
+	File *f = parse_text(dg, &a, "bench.coll", text, strlen(text));
+	if (nerrors(dg) || sema(dg, f))
 		return 1;
 	double t0 = process_cpu();
 	Prog p = {0};
-	if (lower(f, &p) != 0 || p.nsched != 1) {
+	if (lower(dg, f, &p) != 0 || p.nsched != 1) {
 		dprintf(fd, "refused\n");
 		return 1;
 	}
