@@ -712,6 +712,86 @@ test_tuned_dropin(void)
 	free(plan);
 }
 
+/* tests/mpi/hostile.c's cases (issue 37), each run with the drop-in of
+ * tests/mpi/hostile.coll and tests/mpi/leaks.c preloaded under mpi (env:
+ * its launcher's options up to the preload list), under a time limit:
+ * every result right, the report's counts the program's (what the drop-in
+ * runs, what it passes to MPI), nothing left at MPI_Finalize. */
+static void
+run_hostile(const MpiImpl *mpi, const char *env, const char *tag)
+{
+	static const struct { const char *name; int p; } cases[] = {
+		{"big", 2}, {"finalize", 4}, {"session", 4}, {"threads", 4}, {"bytes", 4}};
+	char cmd[4096], log[300];
+	snprintf(log, sizeof log, "%s/hostile/%s.log", dir, tag);
+	snprintf(cmd, sizeof cmd,
+	         "cd %s/hostile && "
+	         "%s -std=c11 -Wall -Wextra -Werror -O2 -fPIC -shared -DCOLLC_PMPI lib/hostile.c "
+	         "-o libh.%s.so >%s 2>&1 && "
+	         "%s -std=c11 -O2 -fPIC -shared %s/tests/mpi/leaks.c -o libleaks.%s.so >>%s 2>&1 && "
+	         "%s -std=c11 -Wall -Wextra -Wpedantic -Werror -O2 -pthread %s/tests/mpi/hostile.c "
+	         "-o hostile.%s >>%s 2>&1",
+	         dir, mpi->cc, tag, log, mpi->cc, getenv("PWD") ? getenv("PWD") : ".", tag, log,
+	         mpi->cc, getenv("PWD") ? getenv("PWD") : ".", tag, log);
+	int rc = sh(cmd);
+	char *out = slurp(log, NULL);
+	assert_named(rc == 0, __LINE__, __FILE__, "building the hostile cases with %s: exit %d\n%.3000s",
+	             mpi->cc, rc, out ? out : "");
+	free(out);
+	if (rc != 0)
+		return;
+	for (size_t i = 0; i < countof(cases); i++) {
+		int p = cases[i].p;
+		snprintf(cmd, sizeof cmd,
+		         "cd %s/hostile && timeout 120 %s -np %d %s%s/hostile/libh.%s.so:%s/hostile/"
+		         "libleaks.%s.so ./hostile.%s %s >%s 2>&1",
+		         dir, mpi->run, p, env, dir, tag, dir, tag, tag, cases[i].name, log);
+		rc = sh(cmd);
+		out = slurp(log, NULL);
+		char ok[64];
+		snprintf(ok, sizeof ok, "ok: %s ", cases[i].name);
+		long covered = -1, other = -1, ran[4], passed[4];
+		const char *calls = out ? strstr(out, "calls: covered ") : NULL;
+		if (calls)
+			sscanf(calls, "calls: covered %ld other %ld", &covered, &other);
+		report_counts(out ? out : "", "hostile", p, ran, passed);
+		bool counts = true, session = strcmp(cases[i].name, "session") == 0;
+		for (int r = 0; r < p && !session; r++) /* a session's program calls no MPI_Finalize */
+			counts &= covered >= 0 && ran[r] == covered && passed[r] == other;
+		static const char clean[] = "mpi objects left: 0 datatypes, 0 communicators, 0 keys, "
+		                            "0 requests\n";
+		int nclean = 0;
+		for (const char *q = out; q && (q = strstr(q, clean)); q += sizeof clean - 1)
+			nclean++;
+		assert_named(rc == 0 && out && strstr(out, ok) && counts && (session || nclean == p) &&
+		             !strstr(out, "yaksa"), __LINE__, __FILE__,
+		             "hostile %s on %d ranks under %s: exit %d, covered %ld other %ld, rank 0 "
+		             "ran %ld passed %ld, %d of %d processes clean\n%.3000s", cases[i].name, p,
+		             mpi->cc, rc, covered, other, ran[0], passed[0], nclean, p, out ? out : "");
+		free(out);
+	}
+}
+
+/* Issue 37's failures under both MPIs: a broadcast past what a schedule
+ * represents, a collective in a delete callback at MPI_Finalize, a session
+ * without MPI_Init, two threads at once, every predefined type as bytes. */
+static void
+test_lib_hostile(void)
+{
+	if (!have_mpi || system("command -v mpicc.mpich >/dev/null && command -v mpiexec.mpich "
+	                        ">/dev/null && command -v timeout >/dev/null") != 0) {
+		assert_named(0, __LINE__, __FILE__, "Open MPI, MPICH and timeout are needed (make deps)");
+		return;
+	}
+	char cmd[1024];
+	snprintf(cmd, sizeof cmd, "rm -rf %s/hostile && mkdir %s/hostile && %s build "
+	         "tests/mpi/hostile.coll --target mpi-lib --prefix hostile -o %s/hostile/lib",
+	         dir, dir, COLLC_BIN, dir);
+	CU_ASSERT_EQUAL_FATAL(sh(cmd), 0);
+	run_hostile(&open_mpi, "-x COLLC_MPI_REPORT=1 -x LD_PRELOAD=", "ompi");
+	run_hostile(&mpich, "-genv COLLC_MPI_REPORT 1 -genv LD_PRELOAD ", "mpich");
+}
+
 /* Writes liba: a plan as collc tune would make one, three ranges for one
  * kind (AR below 4 KiB, SP to 64 KiB, AR again), through mpi_lib_write. */
 static int
@@ -998,5 +1078,6 @@ CU_TestInfo mpi_tests[] = {
 	{"mpi-lib: mpi_lib_write on plans of several ranges, and bad entries", test_lib_plan_checks},
 	{"collc tune --mpi-lib: the plan's library as a drop-in under Open MPI and MPICH",
 	 test_tuned_dropin},
+	{"mpi-lib: issue 37's hostile calls under Open MPI and MPICH", test_lib_hostile},
 	CU_TEST_INFO_NULL,
 };
