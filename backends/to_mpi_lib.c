@@ -63,8 +63,8 @@ static const LibKind lib_kind[NCOLLKIND] = {
 
 /* The names the library's own functions take after the prefix. */
 static const char *const lib_own_names[] = {"Allreduce", "Reduce_scatter_block", "Allgather",
-                                            "Alltoall", "Bcast", "Reduce", "ran", "passed",
-                                            "report"};
+                                            "Alltoall", "Bcast", "Reduce", "Reduce_scatter",
+                                            "ran", "passed", "report"};
 
 /* The names mpi_write_tables gives the schedule's constants and tables
  * (the interpreter's own are found in its text: every collc_ name it
@@ -376,10 +376,31 @@ write_plan_table(FILE *f, const MpiLibPlan *plan, const LibScheds *ls)
 	fputs("};\nstatic const char *const collc_lib_names[COLLC_LIB_NSCHED] = {", f);
 	for (int i = 0; i < ls->n; i++)
 		fprintf(f, "%s\"%s\"", i ? ", " : "", ls->s[i]->name);
-	fputs("};\n/* calls each schedule ran, calls passed to MPI's own collective */\n"
-	      "static long long collc_lib_ran[COLLC_LIB_NSCHED], collc_lib_passed;\n", f);
+	fputs("};\n/* calls each schedule ran, calls passed to MPI's own collective (from\n"
+	      " * concurrent threads too, under MPI_THREAD_MULTIPLE) */\n"
+	      "static long long collc_lib_ran[COLLC_LIB_NSCHED];\n"
+	      "static _Atomic long long collc_lib_passed;\n", f);
 	fputs("\n#ifdef COLLC_PMPI\n#define COLLC_MPI(f) PMPI_##f\n#else\n#define COLLC_MPI(f) MPI_##f\n"
 	      "#endif\n", f);
+}
+
+/* The end of a dispatcher, from its entry e: a call of no bytes returns
+ * at once, a covered one runs its schedule (a failure through comm's error
+ * handler), any other is MPI's `mpi` with `args`. */
+static void
+write_dispatch_switch(FILE *f, CollKind kind, const LibScheds *ls, const char *prefix,
+                      const char *args, const char *mpi, const char *mpi_args)
+{
+	fputs("\tif (e >= 0 && bytes == 0) { /* nothing to move: no message, no duplicate */\n"
+	      "\t\tcollc_lib_ran[collc_lib_plan[e].sched]++;\n\t\treturn MPI_SUCCESS;\n\t}\n"
+	      "\tswitch (e < 0 ? -1 : collc_lib_plan[e].sched) {\n", f);
+	for (int i = 0; i < ls->n; i++)
+		if (ls->s[i]->kind == kind)
+			fprintf(f, "\tcase %d:\n\t\tcollc_lib_ran[%d]++;\n"
+			           "\t\treturn collc_lib_result(comm, %s_%s(%s, comm));\n", i, i, prefix,
+			        ls->s[i]->name, args);
+	fprintf(f, "\tdefault:\n\t\tcollc_lib_passed++;\n\t\treturn COLLC_MPI(%s)(%s, comm);\n\t}\n}\n",
+	        mpi, mpi_args);
 }
 
 /* Kind k's dispatcher: MPI's signature, the plan's schedule or MPI's own. */
@@ -389,18 +410,37 @@ write_dispatcher(FILE *f, CollKind kind, const LibScheds *ls, const char *prefix
 	const LibKind *k = &lib_kind[kind];
 	fprintf(f, "\n/* MPI_%s's parameters: the plan's schedule for a call it covers, else "
 	           "MPI's own */\nint\n%s_%s(%s)\n{\n", k->mpi, prefix, k->mpi, k->sig);
-	fprintf(f, "\tint e = collc_lib_pick(collc_lib_plan, COLLC_LIB_NENTRY, %s, comm, %s);\n",
+	fprintf(f, "\tunsigned long long bytes;\n"
+	           "\tint e = collc_lib_pick(collc_lib_plan, COLLC_LIB_NENTRY, %s, comm, %s, &bytes);\n",
 	        k->key, k->pick);
 	if (k->two_types)
 		fputs("\tif (e >= 0 && sendbuf != MPI_IN_PLACE && (sendcount != recvcount || "
 		      "sendtype != recvtype))\n\t\te = -1; /* same signature, other types: MPI's */\n", f);
-	fputs("\tswitch (e < 0 ? -1 : collc_lib_plan[e].sched) {\n", f);
-	for (int i = 0; i < ls->n; i++)
-		if (ls->s[i]->kind == kind)
-			fprintf(f, "\tcase %d:\n\t\tcollc_lib_ran[%d]++;\n\t\treturn %s_%s(%s, comm);\n", i,
-			        i, prefix, ls->s[i]->name, k->args);
-	fprintf(f, "\tdefault:\n\t\tcollc_lib_passed++;\n\t\treturn COLLC_MPI(%s)(%s, comm);\n\t}\n}\n",
-	        k->mpi, k->args);
+	write_dispatch_switch(f, kind, ls, prefix, k->args, k->mpi, k->args);
+}
+
+/* MPI_Reduce_scatter's dispatcher: counts per rank, the reduce-scatter
+ * schedule's when they are all equal (MPI requires the same counts at every
+ * rank, so every rank chooses alike). */
+static void
+write_reduce_scatter(FILE *f, const LibScheds *ls, const char *prefix)
+{
+	fprintf(f, "\n/* MPI_Reduce_scatter's parameters: equal counts are %s_Reduce_scatter_block's "
+	           "*/\nint\n%s_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], "
+	           "MPI_Datatype type, MPI_Op op, MPI_Comm comm)\n{\n", prefix, prefix);
+	fputs("\tunsigned long long bytes = 0;\n"
+	      "\tint e = -1, inter = 1, size = 0, n = -1;\n"
+	      "\tif (collc_lib_usable() && comm != MPI_COMM_NULL && recvcounts &&\n"
+	      "\t    MPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && !inter &&\n"
+	      "\t    MPI_Comm_size(comm, &size) == MPI_SUCCESS && size > 0) {\n"
+	      "\t\tn = recvcounts[0];\n"
+	      "\t\tfor (int i = 1; i < size && n >= 0; i++)\n"
+	      "\t\t\tif (recvcounts[i] != n)\n\t\t\t\tn = -1;\n"
+	      "\t\tif (n >= 0)\n"
+	      "\t\t\te = collc_lib_pick(collc_lib_plan, COLLC_LIB_NENTRY, COLLC_K_REDUCE_SCATTER, comm, "
+	      "n, type, op, -1, &bytes);\n\t}\n", f);
+	write_dispatch_switch(f, CK_REDUCE_SCATTER, ls, prefix, "sendbuf, recvbuf, (size_t)n, type, op",
+	                      "Reduce_scatter", "sendbuf, recvbuf, recvcounts, type, op");
 }
 
 /* The counts, the report, and under COLLC_PMPI MPI's names. */
@@ -426,8 +466,14 @@ write_tail(FILE *f, const bool *has, const char *prefix, bool ambiguous)
 		fprintf(f, "int\nMPI_%s(%s)\n{\n\treturn %s_%s(%s, comm);\n}\n\n", k->mpi, k->sig,
 		        prefix, k->mpi, k->args);
 	}
-	fprintf(f, "int\nMPI_Finalize(void)\n{\n\t%s_report();\n\treturn PMPI_Finalize();\n}\n"
-	           "#endif\n", prefix);
+	if (has[CK_REDUCE_SCATTER])
+		fprintf(f, "int\nMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int "
+		           "recvcounts[], MPI_Datatype type, MPI_Op op, MPI_Comm comm)\n{\n\treturn "
+		           "%s_Reduce_scatter(sendbuf, recvbuf, recvcounts, type, op, comm);\n}\n\n", prefix);
+	/* from here every call is MPI's: a delete callback that MPI_Finalize
+	 * runs may call collectives, and the library makes nothing then */
+	fprintf(f, "int\nMPI_Finalize(void)\n{\n\t%s_report();\n\tcollc_lib_closed = 1;\n"
+	           "\treturn PMPI_Finalize();\n}\n#endif\n", prefix);
 }
 
 static void
@@ -440,8 +486,8 @@ write_source(FILE *f, const MpiLibPlan *plan, const LibScheds *ls, const char *p
 	write_plan_comment(f, plan);
 	fprintf(f, " * Link it with its header %s, or build the PMPI drop-in (MPI's own names):\n"
 	           " *   mpicc -std=c11 -O2 -fPIC -shared -DCOLLC_PMPI %s.c -o lib%s.so\n"
-	           " * and LD_PRELOAD it. Threads: as MPI_THREAD_SERIALIZED, one call at a time\n"
-	           " * in a process (docs/mpi.md).\n */\n", header, prefix, prefix);
+	           " * and LD_PRELOAD it. Threads: under MPI_THREAD_MULTIPLE every call is MPI's;\n"
+	           " * the entry points take one call at a time in a process (docs/mpi.md).\n */\n", header, prefix, prefix);
 	fprintf(f, "#include \"%s\"\n\n#include <limits.h>\n#include <stdint.h>\n#include <stdio.h>\n"
 	           "#include <stdlib.h>\n#include <string.h>\n", header);
 	mpi_write_part(f, collc_mpi_runtime_text, SHARED_FROM, SHARED_TO);
@@ -459,6 +505,8 @@ write_source(FILE *f, const MpiLibPlan *plan, const LibScheds *ls, const char *p
 	for (int kind = 0; kind < NCOLLKIND; kind++)
 		if (has[kind])
 			write_dispatcher(f, (CollKind)kind, ls, prefix);
+	if (has[CK_REDUCE_SCATTER])
+		write_reduce_scatter(f, ls, prefix);
 	write_tail(f, has, prefix, ambiguous);
 }
 
@@ -471,8 +519,9 @@ write_header(FILE *f, const MpiLibPlan *plan, const LibScheds *ls, const char *p
 	fprintf(f, "/*\n * %s: the MPI library %s.c, generated by collc (collc's docs/mpi.md).\n"
 	           " * Its plan:\n", header, prefix);
 	write_plan_comment(f, plan);
-	fprintf(f, " * Calls into the library are made one at a time in a process (as\n"
-	           " * MPI_THREAD_SERIALIZED allows); any number of communicators.\n */\n"
+	fprintf(f, " * Calls of the entry points are made one at a time in a process (as\n"
+	           " * MPI_THREAD_SERIALIZED allows; under MPI_THREAD_MULTIPLE the dispatchers\n"
+	           " * pass every call to MPI); any number of communicators.\n */\n"
 	           "#ifndef %s_H\n#define %s_H\n\n#include <mpi.h>\n#include <stddef.h>\n\n"
 	           "#ifdef __cplusplus\nextern \"C\" {\n#endif\n", prefix, prefix);
 	fputs("\n/* Each schedule, whatever the size: MPI_SUCCESS, or MPI_ERR_COMM (another size\n"
@@ -490,6 +539,10 @@ write_header(FILE *f, const MpiLibPlan *plan, const LibScheds *ls, const char *p
 	for (int kind = 0; kind < NCOLLKIND; kind++)
 		if (has[kind])
 			fprintf(f, "int %s_%s(%s);\n", prefix, lib_kind[kind].mpi, lib_kind[kind].sig);
+	if (has[CK_REDUCE_SCATTER])
+		fprintf(f, "/* MPI_Reduce_scatter's: counts per rank */\nint %s_Reduce_scatter(const void "
+		           "*sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype type, MPI_Op op, "
+		           "MPI_Comm comm);\n", prefix);
 	fprintf(f, "\n/* Calls the schedule `name` ran through the dispatchers (NULL: all of\n"
 	           " * them), and calls they passed to MPI, in this process. */\n"
 	           "long long %s_ran(const char *name);\nlong long %s_passed(void);\n"

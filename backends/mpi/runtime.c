@@ -332,6 +332,25 @@ static inline int collc_opkind(MPI_Op op, int *kind)
 	return MPI_SUCCESS;
 }
 
+/* A datatype the moving collectives (allgather, alltoall, broadcast) take
+ * as bytes, whatever its values: a predefined one whose elements lie end to
+ * end (its size its extent, from 0: MPI_SHORT_INT's padding is not), of
+ * *size bytes each. */
+static inline int collc_bytes_type(MPI_Datatype t, size_t *size)
+{
+	int s, ni, na, nd, combiner;
+	MPI_Aint lb, extent, tlb, textent;
+	if (t == MPI_DATATYPE_NULL ||
+	    MPI_Type_get_envelope(t, &ni, &na, &nd, &combiner) != MPI_SUCCESS ||
+	    combiner != MPI_COMBINER_NAMED || MPI_Type_size(t, &s) != MPI_SUCCESS ||
+	    MPI_Type_get_extent(t, &lb, &extent) != MPI_SUCCESS ||
+	    MPI_Type_get_true_extent(t, &tlb, &textent) != MPI_SUCCESS || s <= 0 || lb != 0 ||
+	    tlb != 0 || extent != s || textent != s)
+		return MPI_ERR_TYPE;
+	*size = (size_t)s;
+	return MPI_SUCCESS;
+}
+
 /* the op is chosen outside the loop, so each loop is a plain vectorizable one */
 #define COLLC_LOOP(T, EXPR)                  \
 	do {                                      \
@@ -650,6 +669,11 @@ static int collc_run(int me, void *work, size_t block, size_t esize, int type, i
 /* The key under which each user communicator keeps its duplicate (one per
  * library: each has its own key and its own duplicates). */
 static int collc_lib_keyval = MPI_KEYVAL_INVALID;
+/* MPI_Finalize has begun (the drop-in's, or MPI_COMM_SELF's attribute
+ * below deleted): nothing may be made or kept any more, for a collective
+ * that a delete callback calls then would set an attribute on
+ * MPI_COMM_SELF while MPI deletes them (MPICH spins there forever). */
+static int collc_lib_closed;
 
 /* comm is freed (MPI_Comm_free, or MPI_Finalize for the predefined ones):
  * so is its duplicate. */
@@ -674,6 +698,7 @@ static int collc_lib_finalize(MPI_Comm comm, int keyval, void *attr, void *extra
 	(void)attr;
 	(void)extra;
 	void *kept;
+	collc_lib_closed = 1;
 	int found = 0, rc = MPI_Comm_get_attr(MPI_COMM_WORLD, collc_lib_keyval, &kept, &found);
 	if (rc == MPI_SUCCESS && found) /* Open MPI takes deleting none as an error */
 		rc = MPI_Comm_delete_attr(MPI_COMM_WORLD, collc_lib_keyval);
@@ -702,7 +727,10 @@ static int collc_lib_key(void)
  * the first call on comm (a collective call: every rank of comm makes it)
  * and kept as comm's attribute, so that the schedule's messages never meet
  * the caller's, whatever tags they use. MPI_ERR_COMM, before anything is
- * sent, for a null or inter-communicator or one of another size than nrank. */
+ * sent, for a null or inter-communicator or one of another size than nrank;
+ * MPI_ERR_OTHER once MPI_Finalize has begun (above). The duplicate returns
+ * its errors (MPI_ERRORS_RETURN), so that a library reports each through
+ * the caller's communicator, once. */
 static int collc_lib_own(MPI_Comm comm, int nrank, MPI_Comm *own)
 {
 	int size, inter, found = 0, rc = MPI_SUCCESS;
@@ -710,6 +738,8 @@ static int collc_lib_own(MPI_Comm comm, int nrank, MPI_Comm *own)
 	if (comm == MPI_COMM_NULL || MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter ||
 	    MPI_Comm_size(comm, &size) != MPI_SUCCESS || size != nrank)
 		return MPI_ERR_COMM;
+	if (collc_lib_closed)
+		return MPI_ERR_OTHER;
 	if (collc_lib_keyval == MPI_KEYVAL_INVALID)
 		rc = collc_lib_key();
 	if (rc == MPI_SUCCESS)
@@ -718,6 +748,8 @@ static int collc_lib_own(MPI_Comm comm, int nrank, MPI_Comm *own)
 		if (!(kept = malloc(sizeof *kept)))
 			return MPI_ERR_NO_MEM;
 		rc = MPI_Comm_dup(comm, kept);
+		if (rc == MPI_SUCCESS)
+			rc = MPI_Comm_set_errhandler(*kept, MPI_ERRORS_RETURN);
 		if (rc == MPI_SUCCESS)
 			rc = MPI_Comm_set_attr(comm, collc_lib_keyval, kept);
 		else
@@ -746,30 +778,64 @@ enum { COLLC_K_ALLREDUCE, COLLC_K_REDUCE_SCATTER, COLLC_K_ALLGATHER, COLLC_K_ALL
  * `sched` (an index into the file's schedules). */
 typedef struct { int kind, nrank, root; unsigned long long lo, hi; int sched; } collc_entry;
 
+/* Whether the library may run a schedule now, or must pass every call to
+ * MPI: MPI initialized the world way (MPI_Init: a program of MPI-4 sessions
+ * alone has no MPI_COMM_SELF for the library's attributes), not finalizing,
+ * and calls never concurrent (below MPI_THREAD_MULTIPLE: a schedule keeps
+ * its plan and scratch space from call to call). Asked at every call: a
+ * few loads in the MPI, nothing kept that threads would share. */
+static int collc_lib_usable(void)
+{
+	int init = 0, fin = 1, level = MPI_THREAD_MULTIPLE;
+	if (collc_lib_closed || MPI_Initialized(&init) != MPI_SUCCESS || !init ||
+	    MPI_Finalized(&fin) != MPI_SUCCESS || fin)
+		return 0;
+	return MPI_Query_thread(&level) == MPI_SUCCESS && level != MPI_THREAD_MULTIPLE;
+}
+
 /* The first of the plan's n entries that a call matches, or -1: it is then
  * MPI's. Everything looked at is the same at every rank of a call (MPI
  * requires it), so every rank makes the same choice. op: MPI_OP_NULL for
- * the kinds without one; root: -1 for the kinds without one. */
+ * the kinds without one, which move any predefined contiguous type as
+ * bytes; root: -1 for the kinds without one. *bytes: the call's size. A
+ * call whose working buffer passes INT_MAX bytes is MPI's: one message of
+ * the schedule could then pass MPI's int count, which the schedule would
+ * find only at that round, with other ranks already waiting. */
 static int collc_lib_pick(const collc_entry *plan, int n, int kind, MPI_Comm comm, int count,
-                          MPI_Datatype type, MPI_Op op, int root)
+                          MPI_Datatype type, MPI_Op op, int root, unsigned long long *bytes)
 {
 	int size, inter, type_kind, op_kind;
 	size_t esize;
-	if (comm == MPI_COMM_NULL || count < 0 || collc_type(type, &type_kind, &esize) != MPI_SUCCESS)
+	*bytes = 0;
+	if (!collc_lib_usable() || comm == MPI_COMM_NULL || count < 0)
 		return -1;
-	if (op != MPI_OP_NULL && collc_opkind(op, &op_kind) != MPI_SUCCESS)
+	if (op == MPI_OP_NULL ? collc_bytes_type(type, &esize) != MPI_SUCCESS
+	                      : collc_type(type, &type_kind, &esize) != MPI_SUCCESS ||
+	                            collc_opkind(op, &op_kind) != MPI_SUCCESS)
 		return -1;
 	if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
 		return -1;
 	MPI_Comm_size(comm, &size);
-	unsigned long long bytes = (unsigned long long)count * esize;
+	*bytes = (unsigned long long)count * esize;
 	if (kind == COLLC_K_REDUCE_SCATTER || kind == COLLC_K_ALLGATHER || kind == COLLC_K_ALLTOALL)
-		bytes *= (unsigned long long)size;
+		*bytes *= (unsigned long long)size;
+	if ((kind == COLLC_K_ALLTOALL ? *bytes * (unsigned long long)size : *bytes) > INT_MAX)
+		return -1;
 	for (int e = 0; e < n; e++)
 		if (plan[e].kind == kind && plan[e].nrank == size && plan[e].root == root &&
-		    plan[e].lo <= bytes && bytes < plan[e].hi)
+		    plan[e].lo <= *bytes && *bytes < plan[e].hi)
 			return e;
 	return -1;
+}
+
+/* A schedule's result as MPI gives it: a failure goes through comm's error
+ * handler (MPI_ERRORS_ARE_FATAL aborts, as MPI's own collective would),
+ * then returns. */
+static int collc_lib_result(MPI_Comm comm, int rc)
+{
+	if (rc != MPI_SUCCESS)
+		MPI_Comm_call_errhandler(comm, rc);
+	return rc;
 }
 
 /* With COLLC_MPI_REPORT set in the environment, one line per rank on
@@ -803,16 +869,18 @@ collc_runtime_check(void *work, size_t count, MPI_Comm comm)
 	long long ran[1] = {0};
 	int type, op, me, rc;
 	size_t esize;
+	unsigned long long bytes;
 	MPI_Comm own;
 	if (collc_type(MPI_FLOAT, &type, &esize) != MPI_SUCCESS ||
-	    collc_opkind(MPI_SUM, &op) != MPI_SUCCESS)
+	    collc_opkind(MPI_SUM, &op) != MPI_SUCCESS || collc_bytes_type(MPI_BYTE, &esize) != 0)
 		return MPI_ERR_TYPE;
-	if (collc_lib_pick(plan, 1, COLLC_K_ALLREDUCE, comm, (int)count, MPI_FLOAT, MPI_SUM, -1) < 0)
-		return MPI_ERR_COMM;
+	if (collc_lib_pick(plan, 1, COLLC_K_ALLREDUCE, comm, (int)count, MPI_FLOAT, MPI_SUM, -1,
+	                   &bytes) < 0)
+		return collc_lib_result(comm, MPI_ERR_COMM);
 	if ((rc = collc_lib_own(comm, NRANK, &own)) != MPI_SUCCESS)
 		return rc;
 	MPI_Comm_rank(own, &me);
-	rc = collc_run(me, work, count, esize, type, op, own);
+	rc = collc_run(me, work, count, sizeof(float), type, op, own);
 	ran[0] += rc == MPI_SUCCESS;
 	collc_lib_report("check", 1, names, ran, 0);
 	return rc;

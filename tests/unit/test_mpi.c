@@ -743,7 +743,7 @@ run_hostile(const MpiImpl *mpi, const char *env, const char *tag)
 	for (size_t i = 0; i < countof(cases); i++) {
 		int p = cases[i].p;
 		snprintf(cmd, sizeof cmd,
-		         "cd %s/hostile && timeout 120 %s -np %d %s%s/hostile/libh.%s.so:%s/hostile/"
+		         "cd %s/hostile && timeout 120 env %s -np %d %s%s/hostile/libh.%s.so:%s/hostile/"
 		         "libleaks.%s.so ./hostile.%s %s >%s 2>&1",
 		         dir, mpi->run, p, env, dir, tag, dir, tag, tag, cases[i].name, log);
 		rc = sh(cmd);
@@ -763,7 +763,9 @@ run_hostile(const MpiImpl *mpi, const char *env, const char *tag)
 		int nclean = 0;
 		for (const char *q = out; q && (q = strstr(q, clean)); q += sizeof clean - 1)
 			nclean++;
-		assert_named(rc == 0 && out && strstr(out, ok) && counts && (session || nclean == p) &&
+		/* an MPI before 4 has no sessions: that program never initializes MPI */
+		bool none = session && nclean == 0 && out && strstr(out, "has no sessions");
+		assert_named(rc == 0 && out && strstr(out, ok) && counts && (nclean == p || none) &&
 		             !strstr(out, "yaksa"), __LINE__, __FILE__,
 		             "hostile %s on %d ranks under %s: exit %d, covered %ld other %ld, rank 0 "
 		             "ran %ld passed %ld, %d of %d processes clean\n%.3000s", cases[i].name, p,
