@@ -30,6 +30,7 @@ typedef struct LibKind {
 	const char *sig;   /* MPI's parameters (int counts) */
 	const char *args;  /* the arguments, but for the communicator */
 	const char *pick;  /* collc_lib_pick's count, type, op and root */
+	const char *cal;   /* the calibration's arguments (in, out, count; root), but comm */
 	bool two_types;    /* allgather, alltoall: send and receive counts and types */
 } LibKind;
 
@@ -37,34 +38,40 @@ static const LibKind lib_kind[NCOLLKIND] = {
 	[CK_ALLREDUCE] = {"Allreduce", "COLLC_K_ALLREDUCE",
 	                  "const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, "
 	                  "MPI_Comm comm",
-	                  "sendbuf, recvbuf, count, type, op", "count, type, op, -1", false},
+	                  "sendbuf, recvbuf, count, type, op", "count, type, op, -1",
+	                  "in, out, count, MPI_FLOAT, MPI_SUM", false},
 	[CK_REDUCE_SCATTER] = {"Reduce_scatter_block", "COLLC_K_REDUCE_SCATTER",
 	                       "const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype type, "
 	                       "MPI_Op op, MPI_Comm comm",
-	                       "sendbuf, recvbuf, recvcount, type, op", "recvcount, type, op, -1", false},
+	                       "sendbuf, recvbuf, recvcount, type, op", "recvcount, type, op, -1",
+	                       "in, out, count, MPI_FLOAT, MPI_SUM", false},
 	[CK_ALLGATHER] = {"Allgather", "COLLC_K_ALLGATHER",
 	                  "const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, "
 	                  "int recvcount, MPI_Datatype recvtype, MPI_Comm comm",
 	                  "sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype",
-	                  "recvcount, recvtype, MPI_OP_NULL, -1", true},
+	                  "recvcount, recvtype, MPI_OP_NULL, -1",
+	                  "in, count, MPI_BYTE, out, count, MPI_BYTE", true},
 	[CK_ALLTOALL] = {"Alltoall", "COLLC_K_ALLTOALL",
 	                 "const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, "
 	                 "int recvcount, MPI_Datatype recvtype, MPI_Comm comm",
 	                 "sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype",
-	                 "recvcount, recvtype, MPI_OP_NULL, -1", true},
+	                 "recvcount, recvtype, MPI_OP_NULL, -1",
+	                 "in, count, MPI_BYTE, out, count, MPI_BYTE", true},
 	[CK_BROADCAST] = {"Bcast", "COLLC_K_BCAST",
 	                  "void *buffer, int count, MPI_Datatype type, int root, MPI_Comm comm",
-	                  "buffer, count, type, root", "count, type, MPI_OP_NULL, root", false},
+	                  "buffer, count, type, root", "count, type, MPI_OP_NULL, root",
+	                  "out, count, MPI_BYTE, root", false},
 	[CK_REDUCE] = {"Reduce", "COLLC_K_REDUCE",
 	               "const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, "
 	               "int root, MPI_Comm comm",
-	               "sendbuf, recvbuf, count, type, op, root", "count, type, op, root", false},
+	               "sendbuf, recvbuf, count, type, op, root", "count, type, op, root",
+	               "in, out, count, MPI_FLOAT, MPI_SUM, root", false},
 };
 
 /* The names the library's own functions take after the prefix. */
 static const char *const lib_own_names[] = {"Allreduce", "Reduce_scatter_block", "Allgather",
                                             "Alltoall", "Bcast", "Reduce", "Reduce_scatter",
-                                            "ran", "passed", "report"};
+                                            "ran", "passed", "report", "calibrate"};
 
 /* The names mpi_write_tables gives the schedule's constants and tables
  * (the interpreter's own are found in its text: every collc_ name it
@@ -80,6 +87,8 @@ static const char *const table_names[] = {
 #define SHARED_TO "/* Elements [start, end) of chunk c"
 #define LIB_FROM "/* ---- the library ---- */"
 #define LIB_TO "/* ---- end of the library ---- */"
+#define CAL_FROM "/* ---- the calibration ---- */"
+#define CAL_TO "/* ---- end of the calibration ---- */"
 
 static bool
 is_ident(const char *s)
@@ -391,9 +400,10 @@ static void
 write_dispatch_switch(FILE *f, CollKind kind, const LibScheds *ls, const char *prefix,
                       const char *args, const char *mpi, const char *mpi_args)
 {
-	fputs("\tif (e >= 0 && bytes == 0) { /* nothing to move: no message, no duplicate */\n"
-	      "\t\tcollc_lib_ran[collc_lib_plan[e].sched]++;\n\t\treturn MPI_SUCCESS;\n\t}\n"
-	      "\tswitch (e < 0 ? -1 : collc_lib_plan[e].sched) {\n", f);
+	fprintf(f, "\tif (e >= 0 && bytes == 0) { /* nothing to move: no message, no duplicate */\n"
+	           "\t\tcollc_lib_ran[collc_lib_plan[e].sched]++;\n\t\treturn MPI_SUCCESS;\n\t}\n"
+	           "\te = collc_lib_follow(\"%s\", COLLC_LIB_NENTRY, e, bytes); /* the calibration's */\n"
+	           "\tswitch (e < 0 ? -1 : collc_lib_plan[e].sched) {\n", prefix);
 	for (int i = 0; i < ls->n; i++)
 		if (ls->s[i]->kind == kind)
 			fprintf(f, "\tcase %d:\n\t\tcollc_lib_ran[%d]++;\n"
@@ -401,6 +411,25 @@ write_dispatch_switch(FILE *f, CollKind kind, const LibScheds *ls, const char *p
 			        ls->s[i]->name, args);
 	fprintf(f, "\tdefault:\n\t\tcollc_lib_passed++;\n\t\treturn COLLC_MPI(%s)(%s, comm);\n\t}\n}\n",
 	        mpi, mpi_args);
+}
+
+/* The calibration's call of entry e: its schedule or MPI's collective. */
+static void
+write_try(FILE *f, const bool *has, const LibScheds *ls, const char *prefix)
+{
+	fputs("\n/* Entry e's call once, for the calibration: its schedule (ours) or MPI's\n"
+	      " * collective, on floats (the reducing kinds) or bytes */\n"
+	      "static int\ncollc_lib_try(int e, int ours, void *in, void *out, int count, MPI_Comm comm)\n"
+	      "{\n\tint root = collc_lib_plan[e].root;\n\t(void)root;\n\t(void)in;\n"
+	      "\tswitch (ours ? collc_lib_plan[e].sched : -1 - collc_lib_plan[e].kind) {\n", f);
+	for (int i = 0; i < ls->n; i++)
+		fprintf(f, "\tcase %d:\n\t\treturn %s_%s(%s, comm);\n", i, prefix, ls->s[i]->name,
+		        lib_kind[ls->s[i]->kind].cal);
+	for (int kind = 0; kind < NCOLLKIND; kind++)
+		if (has[kind])
+			fprintf(f, "\tcase -1 - %s:\n\t\treturn COLLC_MPI(%s)(%s, comm);\n", lib_kind[kind].key,
+			        lib_kind[kind].mpi, lib_kind[kind].cal);
+	fputs("\tdefault:\n\t\treturn MPI_ERR_ARG;\n\t}\n}\n", f);
 }
 
 /* Kind k's dispatcher: MPI's signature, the plan's schedule or MPI's own. */
@@ -454,6 +483,9 @@ write_tail(FILE *f, const bool *has, const char *prefix, bool ambiguous)
 	fprintf(f, "\nlong long\n%s_passed(void)\n{\n\treturn collc_lib_passed;\n}\n", prefix);
 	fprintf(f, "\nvoid\n%s_report(void)\n{\n\tcollc_lib_report(\"%s\", COLLC_LIB_NSCHED, "
 	           "collc_lib_names, collc_lib_ran, collc_lib_passed);\n}\n", prefix, prefix);
+	fprintf(f, "\nint\n%s_calibrate(MPI_Comm comm, const char *path, unsigned long long max)\n{\n"
+	           "\treturn collc_lib_calibrate(\"%s\", collc_lib_plan, COLLC_LIB_NENTRY, collc_lib_names, "
+	           "collc_lib_try, comm, path, max);\n}\n", prefix, prefix);
 	fputs("\n/* ==== the PMPI drop-in: MPI's names for the kinds of the plan ==== */\n"
 	      "#ifdef COLLC_PMPI\n", f);
 	if (ambiguous)
@@ -472,8 +504,12 @@ write_tail(FILE *f, const bool *has, const char *prefix, bool ambiguous)
 		           "%s_Reduce_scatter(sendbuf, recvbuf, recvcounts, type, op, comm);\n}\n\n", prefix);
 	/* from here every call is MPI's: a delete callback that MPI_Finalize
 	 * runs may call collectives, and the library makes nothing then */
-	fprintf(f, "int\nMPI_Finalize(void)\n{\n\t%s_report();\n\tcollc_lib_closed = 1;\n"
-	           "\treturn PMPI_Finalize();\n}\n#endif\n", prefix);
+	fprintf(f, "int\nMPI_Finalize(void)\n{\n"
+	           "\tconst char *cal = getenv(\"COLLC_MPI_CALIBRATE\"), *max = getenv(\"COLLC_MPI_CALIBRATE_MAX\");\n"
+	           "\tif (cal) /* the calibration mode: every rank of MPI_COMM_WORLD measures */\n"
+	           "\t\t%s_calibrate(MPI_COMM_WORLD, cal, max ? strtoull(max, NULL, 10) : 4ULL << 20);\n"
+	           "\t%s_report();\n\tcollc_lib_closed = 1;\n"
+	           "\treturn PMPI_Finalize();\n}\n#endif\n", prefix, prefix);
 }
 
 static void
@@ -499,6 +535,7 @@ write_source(FILE *f, const MpiLibPlan *plan, const LibScheds *ls, const char *p
 		write_schedule(f, ls->s[i], i, prefix, w, nw);
 	free(w);
 	write_plan_table(f, plan, ls);
+	mpi_write_part(f, collc_mpi_runtime_text, CAL_FROM, CAL_TO);
 	bool has[NCOLLKIND] = {false};
 	for (int e = 0; e < plan->nentry; e++)
 		has[plan->entry[e].kind] = true;
@@ -507,6 +544,7 @@ write_source(FILE *f, const MpiLibPlan *plan, const LibScheds *ls, const char *p
 			write_dispatcher(f, (CollKind)kind, ls, prefix);
 	if (has[CK_REDUCE_SCATTER])
 		write_reduce_scatter(f, ls, prefix);
+	write_try(f, has, ls, prefix);
 	write_tail(f, has, prefix, ambiguous);
 }
 
@@ -547,7 +585,12 @@ write_header(FILE *f, const MpiLibPlan *plan, const LibScheds *ls, const char *p
 	           " * them), and calls they passed to MPI, in this process. */\n"
 	           "long long %s_ran(const char *name);\nlong long %s_passed(void);\n"
 	           "/* With COLLC_MPI_REPORT set, prints both to stderr (the drop-in does at\n"
-	           " * MPI_Finalize). */\nvoid %s_report(void);\n", prefix, prefix, prefix);
+	           " * MPI_Finalize). */\nvoid %s_report(void);\n"
+	           "/* Times each entry of comm's size, its schedule against MPI's collective,\n"
+	           " * at sizes up to max bytes, and writes the plan to follow to path (rank 0);\n"
+	           " * COLLC_MPI_PLAN=path makes the dispatchers follow it (docs/mpi.md). */\n"
+	           "int %s_calibrate(MPI_Comm comm, const char *path, unsigned long long max);\n",
+	        prefix, prefix, prefix, prefix);
 	fputs("\n#ifdef __cplusplus\n}\n#endif\n#endif\n", f);
 }
 
