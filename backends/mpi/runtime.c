@@ -936,7 +936,9 @@ static int collc_cal_entry(FILE *out, const collc_entry *x, int e, const char *n
 	}
 	size_t cap = (size_t)(max < x->hi ? max : x->hi) * 2 + 64;
 	char *in = malloc(cap), *buf = malloc(cap);
-	if (!in || !buf) {
+	int have = in && buf, all = 0; /* every rank goes on, or none: no rank waits alone */
+	COLLC_MPI(Allreduce)(&have, &all, 1, MPI_INT, MPI_MIN, comm);
+	if (!all) {
 		free(in);
 		free(buf);
 		return MPI_ERR_NO_MEM;
@@ -971,6 +973,8 @@ static int collc_lib_calibrate(const char *lib, const collc_entry *plan, int n,
 	int p, me, rc = MPI_SUCCESS;
 	MPI_Comm_size(comm, &p);
 	MPI_Comm_rank(comm, &me);
+	if (max > (1ULL << 30)) /* 1 GiB: what a calibration on one machine can hold */
+		max = 1ULL << 30;
 	FILE *out = me == 0 ? fopen(path, "w") : NULL;
 	int opened = me != 0 || out != NULL;
 	COLLC_MPI(Bcast)(&opened, 1, MPI_INT, 0, comm);
