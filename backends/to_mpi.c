@@ -212,13 +212,17 @@ void
 mpi_write_function(const Sched *s, const char *fn, const char *storage, FILE *f)
 {
 	CollKind k = s->kind;
+	bool moves = k == CK_ALLGATHER || k == CK_ALLTOALL || k == CK_BROADCAST;
 	fprintf(f, "\n/* %s: %s by %s on %d ranks, on a duplicate of the communicator (made\n"
 	           " * on the first call on it). Returns MPI_SUCCESS, MPI_ERR_COMM when the\n"
 	           " * communicator does not have %d ranks, MPI_ERR_TYPE for a datatype other than\n"
-	           " * float, double, 32- and 64-bit integers, MPI_ERR_OP for an op other than\n"
-	           " * MPI_SUM, MPI_PROD, MPI_MAX and MPI_MIN,%s MPI_ERR_COUNT when a message\n"
-	           " * would pass INT_MAX bytes, MPI_ERR_NO_MEM. */\n",
+	           " * %s,%s MPI_ERR_COUNT when a message\n"
+	           " * would pass INT_MAX bytes, MPI_ERR_OTHER once MPI_Finalize has begun,\n"
+	           " * MPI_ERR_NO_MEM. */\n",
 	        fn, coll_kind_name[k], s->algorithm, s->nrank, s->nrank,
+	        moves ? "a predefined contiguous one (moved as bytes)"
+	              : "float, double, 32- and 64-bit integers, MPI_ERR_OP for an op other than\n"
+	                " * MPI_SUM, MPI_PROD, MPI_MAX and MPI_MIN",
 	        k == CK_BROADCAST || k == CK_REDUCE ? " MPI_ERR_ROOT for another root," : "");
 	fprintf(f, "%sint\n%s(%s)\n{\n", storage, fn, mpi_signature(k));
 	fputs("\tint size, me, type_kind = 0, op_kind = 0;\n"
@@ -280,7 +284,7 @@ mpi_write_function(const Sched *s, const char *fn, const char *storage, FILE *f)
 		      "\treturn rc;\n", f);
 		break;
 	case CK_ALLGATHER:
-		fputs("\trc = collc_type(recvtype, &type_kind, &esize);\n"
+		fputs("\trc = collc_bytes_type(recvtype, &esize); /* moved as bytes */\n"
 		      "\tif (rc != MPI_SUCCESS)\n"
 		      "\t\treturn rc;\n"
 		      "\tif (sendbuf != MPI_IN_PLACE && (sendtype != recvtype || sendcount != recvcount))\n"
@@ -290,7 +294,7 @@ mpi_write_function(const Sched *s, const char *fn, const char *storage, FILE *f)
 		      "\treturn collc_run(me, recvbuf, recvcount, esize, type_kind, 0, comm);\n", f);
 		break;
 	case CK_ALLTOALL:
-		fputs("\trc = collc_type(recvtype, &type_kind, &esize);\n"
+		fputs("\trc = collc_bytes_type(recvtype, &esize); /* moved as bytes */\n"
 		      "\tif (rc != MPI_SUCCESS)\n"
 		      "\t\treturn rc;\n"
 		      "\tif (sendbuf != MPI_IN_PLACE && (sendtype != recvtype || sendcount != recvcount))\n"
@@ -311,7 +315,7 @@ mpi_write_function(const Sched *s, const char *fn, const char *storage, FILE *f)
 	case CK_BROADCAST:
 		fputs("\tif (root != ROOT)\n"
 		      "\t\treturn MPI_ERR_ROOT;\n"
-		      "\trc = collc_type(type, &type_kind, &esize);\n"
+		      "\trc = collc_bytes_type(type, &esize); /* moved as bytes */\n"
 		      "\tif (rc != MPI_SUCCESS)\n"
 		      "\t\treturn rc;\n"
 		      "\treturn collc_run(me, buffer, count, esize, type_kind, 0, comm);\n", f);

@@ -30,6 +30,7 @@ typedef struct LibKind {
 	const char *sig;   /* MPI's parameters (int counts) */
 	const char *args;  /* the arguments, but for the communicator */
 	const char *pick;  /* collc_lib_pick's count, type, op and root */
+	const char *cal;   /* the calibration's arguments (in, out, count; root), but comm */
 	bool two_types;    /* allgather, alltoall: send and receive counts and types */
 } LibKind;
 
@@ -37,34 +38,40 @@ static const LibKind lib_kind[NCOLLKIND] = {
 	[CK_ALLREDUCE] = {"Allreduce", "COLLC_K_ALLREDUCE",
 	                  "const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, "
 	                  "MPI_Comm comm",
-	                  "sendbuf, recvbuf, count, type, op", "count, type, op, -1", false},
+	                  "sendbuf, recvbuf, count, type, op", "count, type, op, -1",
+	                  "in, out, count, MPI_FLOAT, MPI_SUM", false},
 	[CK_REDUCE_SCATTER] = {"Reduce_scatter_block", "COLLC_K_REDUCE_SCATTER",
 	                       "const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype type, "
 	                       "MPI_Op op, MPI_Comm comm",
-	                       "sendbuf, recvbuf, recvcount, type, op", "recvcount, type, op, -1", false},
+	                       "sendbuf, recvbuf, recvcount, type, op", "recvcount, type, op, -1",
+	                       "in, out, count, MPI_FLOAT, MPI_SUM", false},
 	[CK_ALLGATHER] = {"Allgather", "COLLC_K_ALLGATHER",
 	                  "const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, "
 	                  "int recvcount, MPI_Datatype recvtype, MPI_Comm comm",
 	                  "sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype",
-	                  "recvcount, recvtype, MPI_OP_NULL, -1", true},
+	                  "recvcount, recvtype, MPI_OP_NULL, -1",
+	                  "in, count, MPI_BYTE, out, count, MPI_BYTE", true},
 	[CK_ALLTOALL] = {"Alltoall", "COLLC_K_ALLTOALL",
 	                 "const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, "
 	                 "int recvcount, MPI_Datatype recvtype, MPI_Comm comm",
 	                 "sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype",
-	                 "recvcount, recvtype, MPI_OP_NULL, -1", true},
+	                 "recvcount, recvtype, MPI_OP_NULL, -1",
+	                 "in, count, MPI_BYTE, out, count, MPI_BYTE", true},
 	[CK_BROADCAST] = {"Bcast", "COLLC_K_BCAST",
 	                  "void *buffer, int count, MPI_Datatype type, int root, MPI_Comm comm",
-	                  "buffer, count, type, root", "count, type, MPI_OP_NULL, root", false},
+	                  "buffer, count, type, root", "count, type, MPI_OP_NULL, root",
+	                  "out, count, MPI_BYTE, root", false},
 	[CK_REDUCE] = {"Reduce", "COLLC_K_REDUCE",
 	               "const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, "
 	               "int root, MPI_Comm comm",
-	               "sendbuf, recvbuf, count, type, op, root", "count, type, op, root", false},
+	               "sendbuf, recvbuf, count, type, op, root", "count, type, op, root",
+	               "in, out, count, MPI_FLOAT, MPI_SUM, root", false},
 };
 
 /* The names the library's own functions take after the prefix. */
 static const char *const lib_own_names[] = {"Allreduce", "Reduce_scatter_block", "Allgather",
-                                            "Alltoall", "Bcast", "Reduce", "ran", "passed",
-                                            "report"};
+                                            "Alltoall", "Bcast", "Reduce", "Reduce_scatter",
+                                            "ran", "passed", "report", "calibrate"};
 
 /* The names mpi_write_tables gives the schedule's constants and tables
  * (the interpreter's own are found in its text: every collc_ name it
@@ -80,6 +87,8 @@ static const char *const table_names[] = {
 #define SHARED_TO "/* Elements [start, end) of chunk c"
 #define LIB_FROM "/* ---- the library ---- */"
 #define LIB_TO "/* ---- end of the library ---- */"
+#define CAL_FROM "/* ---- the calibration ---- */"
+#define CAL_TO "/* ---- end of the calibration ---- */"
 
 static bool
 is_ident(const char *s)
@@ -376,10 +385,51 @@ write_plan_table(FILE *f, const MpiLibPlan *plan, const LibScheds *ls)
 	fputs("};\nstatic const char *const collc_lib_names[COLLC_LIB_NSCHED] = {", f);
 	for (int i = 0; i < ls->n; i++)
 		fprintf(f, "%s\"%s\"", i ? ", " : "", ls->s[i]->name);
-	fputs("};\n/* calls each schedule ran, calls passed to MPI's own collective */\n"
-	      "static long long collc_lib_ran[COLLC_LIB_NSCHED], collc_lib_passed;\n", f);
+	fputs("};\n/* calls each schedule ran, calls passed to MPI's own collective (from\n"
+	      " * concurrent threads too, under MPI_THREAD_MULTIPLE) */\n"
+	      "static long long collc_lib_ran[COLLC_LIB_NSCHED];\n"
+	      "static _Atomic long long collc_lib_passed;\n", f);
 	fputs("\n#ifdef COLLC_PMPI\n#define COLLC_MPI(f) PMPI_##f\n#else\n#define COLLC_MPI(f) MPI_##f\n"
 	      "#endif\n", f);
+}
+
+/* The end of a dispatcher, from its entry e: a call of no bytes returns
+ * at once, a covered one runs its schedule (a failure through comm's error
+ * handler), any other is MPI's `mpi` with `args`. */
+static void
+write_dispatch_switch(FILE *f, CollKind kind, const LibScheds *ls, const char *prefix,
+                      const char *args, const char *mpi, const char *mpi_args)
+{
+	fprintf(f, "\tif (e >= 0 && bytes == 0) { /* nothing to move: no message, no duplicate */\n"
+	           "\t\tcollc_lib_ran[collc_lib_plan[e].sched]++;\n\t\treturn MPI_SUCCESS;\n\t}\n"
+	           "\te = collc_lib_follow(\"%s\", COLLC_LIB_NENTRY, e, bytes); /* the calibration's */\n"
+	           "\tswitch (e < 0 ? -1 : collc_lib_plan[e].sched) {\n", prefix);
+	for (int i = 0; i < ls->n; i++)
+		if (ls->s[i]->kind == kind)
+			fprintf(f, "\tcase %d:\n\t\tcollc_lib_ran[%d]++;\n"
+			           "\t\treturn collc_lib_result(comm, %s_%s(%s, comm));\n", i, i, prefix,
+			        ls->s[i]->name, args);
+	fprintf(f, "\tdefault:\n\t\tcollc_lib_passed++;\n\t\treturn COLLC_MPI(%s)(%s, comm);\n\t}\n}\n",
+	        mpi, mpi_args);
+}
+
+/* The calibration's call of entry e: its schedule or MPI's collective. */
+static void
+write_try(FILE *f, const bool *has, const LibScheds *ls, const char *prefix)
+{
+	fputs("\n/* Entry e's call once, for the calibration: its schedule (ours) or MPI's\n"
+	      " * collective, on floats (the reducing kinds) or bytes */\n"
+	      "static int\ncollc_lib_try(int e, int ours, void *in, void *out, int count, MPI_Comm comm)\n"
+	      "{\n\tint root = collc_lib_plan[e].root;\n\t(void)root;\n\t(void)in;\n"
+	      "\tswitch (ours ? collc_lib_plan[e].sched : -1 - collc_lib_plan[e].kind) {\n", f);
+	for (int i = 0; i < ls->n; i++)
+		fprintf(f, "\tcase %d:\n\t\treturn %s_%s(%s, comm);\n", i, prefix, ls->s[i]->name,
+		        lib_kind[ls->s[i]->kind].cal);
+	for (int kind = 0; kind < NCOLLKIND; kind++)
+		if (has[kind])
+			fprintf(f, "\tcase -1 - %s:\n\t\treturn COLLC_MPI(%s)(%s, comm);\n", lib_kind[kind].key,
+			        lib_kind[kind].mpi, lib_kind[kind].cal);
+	fputs("\tdefault:\n\t\treturn MPI_ERR_ARG;\n\t}\n}\n", f);
 }
 
 /* Kind k's dispatcher: MPI's signature, the plan's schedule or MPI's own. */
@@ -389,18 +439,37 @@ write_dispatcher(FILE *f, CollKind kind, const LibScheds *ls, const char *prefix
 	const LibKind *k = &lib_kind[kind];
 	fprintf(f, "\n/* MPI_%s's parameters: the plan's schedule for a call it covers, else "
 	           "MPI's own */\nint\n%s_%s(%s)\n{\n", k->mpi, prefix, k->mpi, k->sig);
-	fprintf(f, "\tint e = collc_lib_pick(collc_lib_plan, COLLC_LIB_NENTRY, %s, comm, %s);\n",
+	fprintf(f, "\tunsigned long long bytes;\n"
+	           "\tint e = collc_lib_pick(collc_lib_plan, COLLC_LIB_NENTRY, %s, comm, %s, &bytes);\n",
 	        k->key, k->pick);
 	if (k->two_types)
 		fputs("\tif (e >= 0 && sendbuf != MPI_IN_PLACE && (sendcount != recvcount || "
 		      "sendtype != recvtype))\n\t\te = -1; /* same signature, other types: MPI's */\n", f);
-	fputs("\tswitch (e < 0 ? -1 : collc_lib_plan[e].sched) {\n", f);
-	for (int i = 0; i < ls->n; i++)
-		if (ls->s[i]->kind == kind)
-			fprintf(f, "\tcase %d:\n\t\tcollc_lib_ran[%d]++;\n\t\treturn %s_%s(%s, comm);\n", i,
-			        i, prefix, ls->s[i]->name, k->args);
-	fprintf(f, "\tdefault:\n\t\tcollc_lib_passed++;\n\t\treturn COLLC_MPI(%s)(%s, comm);\n\t}\n}\n",
-	        k->mpi, k->args);
+	write_dispatch_switch(f, kind, ls, prefix, k->args, k->mpi, k->args);
+}
+
+/* MPI_Reduce_scatter's dispatcher: counts per rank, the reduce-scatter
+ * schedule's when they are all equal (MPI requires the same counts at every
+ * rank, so every rank chooses alike). */
+static void
+write_reduce_scatter(FILE *f, const LibScheds *ls, const char *prefix)
+{
+	fprintf(f, "\n/* MPI_Reduce_scatter's parameters: equal counts are %s_Reduce_scatter_block's "
+	           "*/\nint\n%s_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], "
+	           "MPI_Datatype type, MPI_Op op, MPI_Comm comm)\n{\n", prefix, prefix);
+	fputs("\tunsigned long long bytes = 0;\n"
+	      "\tint e = -1, inter = 1, size = 0, n = -1;\n"
+	      "\tif (collc_lib_usable() && comm != MPI_COMM_NULL && recvcounts &&\n"
+	      "\t    MPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && !inter &&\n"
+	      "\t    MPI_Comm_size(comm, &size) == MPI_SUCCESS && size > 0) {\n"
+	      "\t\tn = recvcounts[0];\n"
+	      "\t\tfor (int i = 1; i < size && n >= 0; i++)\n"
+	      "\t\t\tif (recvcounts[i] != n)\n\t\t\t\tn = -1;\n"
+	      "\t\tif (n >= 0)\n"
+	      "\t\t\te = collc_lib_pick(collc_lib_plan, COLLC_LIB_NENTRY, COLLC_K_REDUCE_SCATTER, comm, "
+	      "n, type, op, -1, &bytes);\n\t}\n", f);
+	write_dispatch_switch(f, CK_REDUCE_SCATTER, ls, prefix, "sendbuf, recvbuf, (size_t)n, type, op",
+	                      "Reduce_scatter", "sendbuf, recvbuf, recvcounts, type, op");
 }
 
 /* The counts, the report, and under COLLC_PMPI MPI's names. */
@@ -414,6 +483,9 @@ write_tail(FILE *f, const bool *has, const char *prefix, bool ambiguous)
 	fprintf(f, "\nlong long\n%s_passed(void)\n{\n\treturn collc_lib_passed;\n}\n", prefix);
 	fprintf(f, "\nvoid\n%s_report(void)\n{\n\tcollc_lib_report(\"%s\", COLLC_LIB_NSCHED, "
 	           "collc_lib_names, collc_lib_ran, collc_lib_passed);\n}\n", prefix, prefix);
+	fprintf(f, "\nint\n%s_calibrate(MPI_Comm comm, const char *path, unsigned long long max)\n{\n"
+	           "\treturn collc_lib_calibrate(\"%s\", collc_lib_plan, COLLC_LIB_NENTRY, collc_lib_names, "
+	           "collc_lib_try, comm, path, max);\n}\n", prefix, prefix);
 	fputs("\n/* ==== the PMPI drop-in: MPI's names for the kinds of the plan ==== */\n"
 	      "#ifdef COLLC_PMPI\n", f);
 	if (ambiguous)
@@ -426,8 +498,18 @@ write_tail(FILE *f, const bool *has, const char *prefix, bool ambiguous)
 		fprintf(f, "int\nMPI_%s(%s)\n{\n\treturn %s_%s(%s, comm);\n}\n\n", k->mpi, k->sig,
 		        prefix, k->mpi, k->args);
 	}
-	fprintf(f, "int\nMPI_Finalize(void)\n{\n\t%s_report();\n\treturn PMPI_Finalize();\n}\n"
-	           "#endif\n", prefix);
+	if (has[CK_REDUCE_SCATTER])
+		fprintf(f, "int\nMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int "
+		           "recvcounts[], MPI_Datatype type, MPI_Op op, MPI_Comm comm)\n{\n\treturn "
+		           "%s_Reduce_scatter(sendbuf, recvbuf, recvcounts, type, op, comm);\n}\n\n", prefix);
+	/* from here every call is MPI's: a delete callback that MPI_Finalize
+	 * runs may call collectives, and the library makes nothing then */
+	fprintf(f, "int\nMPI_Finalize(void)\n{\n"
+	           "\tconst char *cal = getenv(\"COLLC_MPI_CALIBRATE\"), *max = getenv(\"COLLC_MPI_CALIBRATE_MAX\");\n"
+	           "\tif (cal) /* the calibration mode: every rank of MPI_COMM_WORLD measures */\n"
+	           "\t\t%s_calibrate(MPI_COMM_WORLD, cal, max ? strtoull(max, NULL, 10) : 4ULL << 20);\n"
+	           "\t%s_report();\n\tcollc_lib_closed = 1;\n"
+	           "\treturn PMPI_Finalize();\n}\n#endif\n", prefix, prefix);
 }
 
 static void
@@ -440,8 +522,8 @@ write_source(FILE *f, const MpiLibPlan *plan, const LibScheds *ls, const char *p
 	write_plan_comment(f, plan);
 	fprintf(f, " * Link it with its header %s, or build the PMPI drop-in (MPI's own names):\n"
 	           " *   mpicc -std=c11 -O2 -fPIC -shared -DCOLLC_PMPI %s.c -o lib%s.so\n"
-	           " * and LD_PRELOAD it. Threads: as MPI_THREAD_SERIALIZED, one call at a time\n"
-	           " * in a process (docs/mpi.md).\n */\n", header, prefix, prefix);
+	           " * and LD_PRELOAD it. Threads: under MPI_THREAD_MULTIPLE every call is MPI's;\n"
+	           " * the entry points take one call at a time in a process (docs/mpi.md).\n */\n", header, prefix, prefix);
 	fprintf(f, "#include \"%s\"\n\n#include <limits.h>\n#include <stdint.h>\n#include <stdio.h>\n"
 	           "#include <stdlib.h>\n#include <string.h>\n", header);
 	mpi_write_part(f, collc_mpi_runtime_text, SHARED_FROM, SHARED_TO);
@@ -453,12 +535,16 @@ write_source(FILE *f, const MpiLibPlan *plan, const LibScheds *ls, const char *p
 		write_schedule(f, ls->s[i], i, prefix, w, nw);
 	free(w);
 	write_plan_table(f, plan, ls);
+	mpi_write_part(f, collc_mpi_runtime_text, CAL_FROM, CAL_TO);
 	bool has[NCOLLKIND] = {false};
 	for (int e = 0; e < plan->nentry; e++)
 		has[plan->entry[e].kind] = true;
 	for (int kind = 0; kind < NCOLLKIND; kind++)
 		if (has[kind])
 			write_dispatcher(f, (CollKind)kind, ls, prefix);
+	if (has[CK_REDUCE_SCATTER])
+		write_reduce_scatter(f, ls, prefix);
+	write_try(f, has, ls, prefix);
 	write_tail(f, has, prefix, ambiguous);
 }
 
@@ -471,8 +557,9 @@ write_header(FILE *f, const MpiLibPlan *plan, const LibScheds *ls, const char *p
 	fprintf(f, "/*\n * %s: the MPI library %s.c, generated by collc (collc's docs/mpi.md).\n"
 	           " * Its plan:\n", header, prefix);
 	write_plan_comment(f, plan);
-	fprintf(f, " * Calls into the library are made one at a time in a process (as\n"
-	           " * MPI_THREAD_SERIALIZED allows); any number of communicators.\n */\n"
+	fprintf(f, " * Calls of the entry points are made one at a time in a process (as\n"
+	           " * MPI_THREAD_SERIALIZED allows; under MPI_THREAD_MULTIPLE the dispatchers\n"
+	           " * pass every call to MPI); any number of communicators.\n */\n"
 	           "#ifndef %s_H\n#define %s_H\n\n#include <mpi.h>\n#include <stddef.h>\n\n"
 	           "#ifdef __cplusplus\nextern \"C\" {\n#endif\n", prefix, prefix);
 	fputs("\n/* Each schedule, whatever the size: MPI_SUCCESS, or MPI_ERR_COMM (another size\n"
@@ -490,11 +577,20 @@ write_header(FILE *f, const MpiLibPlan *plan, const LibScheds *ls, const char *p
 	for (int kind = 0; kind < NCOLLKIND; kind++)
 		if (has[kind])
 			fprintf(f, "int %s_%s(%s);\n", prefix, lib_kind[kind].mpi, lib_kind[kind].sig);
+	if (has[CK_REDUCE_SCATTER])
+		fprintf(f, "/* MPI_Reduce_scatter's: counts per rank */\nint %s_Reduce_scatter(const void "
+		           "*sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype type, MPI_Op op, "
+		           "MPI_Comm comm);\n", prefix);
 	fprintf(f, "\n/* Calls the schedule `name` ran through the dispatchers (NULL: all of\n"
 	           " * them), and calls they passed to MPI, in this process. */\n"
 	           "long long %s_ran(const char *name);\nlong long %s_passed(void);\n"
 	           "/* With COLLC_MPI_REPORT set, prints both to stderr (the drop-in does at\n"
-	           " * MPI_Finalize). */\nvoid %s_report(void);\n", prefix, prefix, prefix);
+	           " * MPI_Finalize). */\nvoid %s_report(void);\n"
+	           "/* Times each entry of comm's size, its schedule against MPI's collective,\n"
+	           " * at sizes up to max bytes, and writes the plan to follow to path (rank 0);\n"
+	           " * COLLC_MPI_PLAN=path makes the dispatchers follow it (docs/mpi.md). */\n"
+	           "int %s_calibrate(MPI_Comm comm, const char *path, unsigned long long max);\n",
+	        prefix, prefix, prefix, prefix);
 	fputs("\n#ifdef __cplusplus\n}\n#endif\n#endif\n", f);
 }
 

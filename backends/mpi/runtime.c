@@ -49,6 +49,7 @@ static const int op_chunks[8] = {0, 1, 1, 0, 1, 0, 0, 1};
 #endif
 static const int chunk_block[2] = {0, 0};
 static const int chunk_piece[2] = {0, 1};
+#define COLLC_MPI(f) MPI_##f /* a library's MPI names: PMPI_ in the drop-in */
 /* ---- the interpreter ---- */
 
 /* run: the op's chunks are one run of the buffer, in order; alone: no other
@@ -329,6 +330,25 @@ static inline int collc_opkind(MPI_Op op, int *kind)
 		*kind = O_MIN;
 	else
 		return MPI_ERR_OP;
+	return MPI_SUCCESS;
+}
+
+/* A datatype the moving collectives (allgather, alltoall, broadcast) take
+ * as bytes, whatever its values: a predefined one whose elements lie end to
+ * end (its size its extent, from 0: MPI_SHORT_INT's padding is not), of
+ * *size bytes each. */
+static inline int collc_bytes_type(MPI_Datatype t, size_t *size)
+{
+	int s, ni, na, nd, combiner;
+	MPI_Aint lb, extent, tlb, textent;
+	if (t == MPI_DATATYPE_NULL ||
+	    MPI_Type_get_envelope(t, &ni, &na, &nd, &combiner) != MPI_SUCCESS ||
+	    combiner != MPI_COMBINER_NAMED || MPI_Type_size(t, &s) != MPI_SUCCESS ||
+	    MPI_Type_get_extent(t, &lb, &extent) != MPI_SUCCESS ||
+	    MPI_Type_get_true_extent(t, &tlb, &textent) != MPI_SUCCESS || s <= 0 || lb != 0 ||
+	    tlb != 0 || extent != s || textent != s)
+		return MPI_ERR_TYPE;
+	*size = (size_t)s;
 	return MPI_SUCCESS;
 }
 
@@ -650,6 +670,11 @@ static int collc_run(int me, void *work, size_t block, size_t esize, int type, i
 /* The key under which each user communicator keeps its duplicate (one per
  * library: each has its own key and its own duplicates). */
 static int collc_lib_keyval = MPI_KEYVAL_INVALID;
+/* MPI_Finalize has begun (the drop-in's, or MPI_COMM_SELF's attribute
+ * below deleted): nothing may be made or kept any more, for a collective
+ * that a delete callback calls then would set an attribute on
+ * MPI_COMM_SELF while MPI deletes them (MPICH spins there forever). */
+static int collc_lib_closed;
 
 /* comm is freed (MPI_Comm_free, or MPI_Finalize for the predefined ones):
  * so is its duplicate. */
@@ -674,6 +699,7 @@ static int collc_lib_finalize(MPI_Comm comm, int keyval, void *attr, void *extra
 	(void)attr;
 	(void)extra;
 	void *kept;
+	collc_lib_closed = 1;
 	int found = 0, rc = MPI_Comm_get_attr(MPI_COMM_WORLD, collc_lib_keyval, &kept, &found);
 	if (rc == MPI_SUCCESS && found) /* Open MPI takes deleting none as an error */
 		rc = MPI_Comm_delete_attr(MPI_COMM_WORLD, collc_lib_keyval);
@@ -702,7 +728,10 @@ static int collc_lib_key(void)
  * the first call on comm (a collective call: every rank of comm makes it)
  * and kept as comm's attribute, so that the schedule's messages never meet
  * the caller's, whatever tags they use. MPI_ERR_COMM, before anything is
- * sent, for a null or inter-communicator or one of another size than nrank. */
+ * sent, for a null or inter-communicator or one of another size than nrank;
+ * MPI_ERR_OTHER once MPI_Finalize has begun (above). The duplicate returns
+ * its errors (MPI_ERRORS_RETURN), so that a library reports each through
+ * the caller's communicator, once. */
 static int collc_lib_own(MPI_Comm comm, int nrank, MPI_Comm *own)
 {
 	int size, inter, found = 0, rc = MPI_SUCCESS;
@@ -710,6 +739,8 @@ static int collc_lib_own(MPI_Comm comm, int nrank, MPI_Comm *own)
 	if (comm == MPI_COMM_NULL || MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter ||
 	    MPI_Comm_size(comm, &size) != MPI_SUCCESS || size != nrank)
 		return MPI_ERR_COMM;
+	if (collc_lib_closed)
+		return MPI_ERR_OTHER;
 	if (collc_lib_keyval == MPI_KEYVAL_INVALID)
 		rc = collc_lib_key();
 	if (rc == MPI_SUCCESS)
@@ -718,6 +749,8 @@ static int collc_lib_own(MPI_Comm comm, int nrank, MPI_Comm *own)
 		if (!(kept = malloc(sizeof *kept)))
 			return MPI_ERR_NO_MEM;
 		rc = MPI_Comm_dup(comm, kept);
+		if (rc == MPI_SUCCESS)
+			rc = MPI_Comm_set_errhandler(*kept, MPI_ERRORS_RETURN);
 		if (rc == MPI_SUCCESS)
 			rc = MPI_Comm_set_attr(comm, collc_lib_keyval, kept);
 		else
@@ -746,30 +779,64 @@ enum { COLLC_K_ALLREDUCE, COLLC_K_REDUCE_SCATTER, COLLC_K_ALLGATHER, COLLC_K_ALL
  * `sched` (an index into the file's schedules). */
 typedef struct { int kind, nrank, root; unsigned long long lo, hi; int sched; } collc_entry;
 
+/* Whether the library may run a schedule now, or must pass every call to
+ * MPI: MPI initialized the world way (MPI_Init: a program of MPI-4 sessions
+ * alone has no MPI_COMM_SELF for the library's attributes), not finalizing,
+ * and calls never concurrent (below MPI_THREAD_MULTIPLE: a schedule keeps
+ * its plan and scratch space from call to call). Asked at every call: a
+ * few loads in the MPI, nothing kept that threads would share. */
+static int collc_lib_usable(void)
+{
+	int init = 0, fin = 1, level = MPI_THREAD_MULTIPLE;
+	if (collc_lib_closed || MPI_Initialized(&init) != MPI_SUCCESS || !init ||
+	    MPI_Finalized(&fin) != MPI_SUCCESS || fin)
+		return 0;
+	return MPI_Query_thread(&level) == MPI_SUCCESS && level != MPI_THREAD_MULTIPLE;
+}
+
 /* The first of the plan's n entries that a call matches, or -1: it is then
  * MPI's. Everything looked at is the same at every rank of a call (MPI
  * requires it), so every rank makes the same choice. op: MPI_OP_NULL for
- * the kinds without one; root: -1 for the kinds without one. */
+ * the kinds without one, which move any predefined contiguous type as
+ * bytes; root: -1 for the kinds without one. *bytes: the call's size. A
+ * call whose working buffer passes INT_MAX bytes is MPI's: one message of
+ * the schedule could then pass MPI's int count, which the schedule would
+ * find only at that round, with other ranks already waiting. */
 static int collc_lib_pick(const collc_entry *plan, int n, int kind, MPI_Comm comm, int count,
-                          MPI_Datatype type, MPI_Op op, int root)
+                          MPI_Datatype type, MPI_Op op, int root, unsigned long long *bytes)
 {
 	int size, inter, type_kind, op_kind;
 	size_t esize;
-	if (comm == MPI_COMM_NULL || count < 0 || collc_type(type, &type_kind, &esize) != MPI_SUCCESS)
+	*bytes = 0;
+	if (!collc_lib_usable() || comm == MPI_COMM_NULL || count < 0)
 		return -1;
-	if (op != MPI_OP_NULL && collc_opkind(op, &op_kind) != MPI_SUCCESS)
+	if (op == MPI_OP_NULL ? collc_bytes_type(type, &esize) != MPI_SUCCESS
+	                      : collc_type(type, &type_kind, &esize) != MPI_SUCCESS ||
+	                            collc_opkind(op, &op_kind) != MPI_SUCCESS)
 		return -1;
 	if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
 		return -1;
 	MPI_Comm_size(comm, &size);
-	unsigned long long bytes = (unsigned long long)count * esize;
+	*bytes = (unsigned long long)count * esize;
 	if (kind == COLLC_K_REDUCE_SCATTER || kind == COLLC_K_ALLGATHER || kind == COLLC_K_ALLTOALL)
-		bytes *= (unsigned long long)size;
+		*bytes *= (unsigned long long)size;
+	if ((kind == COLLC_K_ALLTOALL ? *bytes * (unsigned long long)size : *bytes) > INT_MAX)
+		return -1;
 	for (int e = 0; e < n; e++)
 		if (plan[e].kind == kind && plan[e].nrank == size && plan[e].root == root &&
-		    plan[e].lo <= bytes && bytes < plan[e].hi)
+		    plan[e].lo <= *bytes && *bytes < plan[e].hi)
 			return e;
 	return -1;
+}
+
+/* A schedule's result as MPI gives it: a failure goes through comm's error
+ * handler (MPI_ERRORS_ARE_FATAL aborts, as MPI's own collective would),
+ * then returns. */
+static int collc_lib_result(MPI_Comm comm, int rc)
+{
+	if (rc != MPI_SUCCESS)
+		MPI_Comm_call_errhandler(comm, rc);
+	return rc;
 }
 
 /* With COLLC_MPI_REPORT set in the environment, one line per rank on
@@ -792,8 +859,201 @@ static void collc_lib_report(const char *lib, int nsched, const char *const *nam
 }
 /* ---- end of the library ---- */
 
+/* ---- the calibration ---- */
+
+/* What a library adds after its plan (it needs the plan's COLLC_MPI):
+ * measuring each entry's schedule against MPI's own collective on this
+ * machine, and following what was measured (docs/mpi.md, Calibration).
+ * try(e, ours, in, out, count, comm) makes entry e's call once, with its
+ * schedule (ours) or MPI's collective, on float (the reducing kinds) or
+ * byte elements. */
+typedef int (*collc_try_fn)(int e, int ours, void *in, void *out, int count, MPI_Comm comm);
+
+enum { COLLC_CAL_ROWS = 4096, COLLC_CAL_WARMUP = 2, COLLC_CAL_ROUNDS = 2 };
+
+/* A range of an entry's sizes and who runs it: 1 the schedule, 0 MPI. */
+typedef struct { int entry, ours; unsigned long long lo, hi; } collc_cal_row;
+
+/* The plan followed (COLLC_MPI_PLAN): its rows, or none read yet (-1);
+ * a file that cannot be followed makes every covered call MPI's (-2). */
+static struct {
+	int n;
+	collc_cal_row row[COLLC_CAL_ROWS];
+} collc_cal = {-1, {{0, 0, 0, 0}}};
+
+static int collc_cal_reduces(int kind)
+{
+	return kind == COLLC_K_ALLREDUCE || kind == COLLC_K_REDUCE_SCATTER || kind == COLLC_K_REDUCE;
+}
+
+/* The bytes that one element of a call's count stands for at this size
+ * (elements of 4 bytes or 1, times the ranks for the kinds whose size is
+ * every rank's). */
+static unsigned long long collc_cal_unit(int kind, int p)
+{
+	unsigned long long u = collc_cal_reduces(kind) ? 4 : 1;
+	if (kind == COLLC_K_REDUCE_SCATTER || kind == COLLC_K_ALLGATHER || kind == COLLC_K_ALLTOALL)
+		u *= (unsigned long long)p;
+	return u;
+}
+
+/* The slowest rank's mean time of one call, in seconds (as IMB's t_max):
+ * warm-up calls first, each call from a barrier. */
+static double collc_cal_time(collc_try_fn f, int e, int ours, void *in, void *out, int count,
+                             MPI_Comm comm, int iters)
+{
+	double sum = 0, worst = 0;
+	for (int i = -COLLC_CAL_WARMUP; i < iters; i++) {
+		COLLC_MPI(Barrier)(comm);
+		double t = MPI_Wtime();
+		f(e, ours, in, out, count, comm);
+		if (i >= 0)
+			sum += MPI_Wtime() - t;
+	}
+	sum /= iters;
+	COLLC_MPI(Allreduce)(&sum, &worst, 1, MPI_DOUBLE, MPI_MAX, comm);
+	return worst;
+}
+
+/* Entry e's sizes from lo up to max, each a power of 4 times the unit
+ * (every size of [lo, hi) below the first is the first's), measured both
+ * ways in turn (the best of COLLC_CAL_ROUNDS rounds each), one row a size
+ * to rank 0's out. The rows end at hi; a range with no size to measure is
+ * MPI's. */
+static int collc_cal_entry(FILE *out, const collc_entry *x, int e, const char *name,
+                           collc_try_fn f, unsigned long long max, MPI_Comm comm)
+{
+	int p, me;
+	MPI_Comm_size(comm, &p);
+	MPI_Comm_rank(comm, &me);
+	unsigned long long unit = collc_cal_unit(x->kind, p), s = unit;
+	while (s < x->lo || s < 64)
+		s *= 4;
+	if (s >= x->hi || s > max || s / unit > INT_MAX) {
+		if (out)
+			fprintf(out, "%d %llu %llu mpi %s: no size to measure\n", e, x->lo, x->hi, name);
+		return MPI_SUCCESS;
+	}
+	size_t cap = (size_t)(max < x->hi ? max : x->hi) * 2 + 64;
+	char *in = malloc(cap), *buf = malloc(cap);
+	int have = in && buf, all = 0; /* every rank goes on, or none: no rank waits alone */
+	COLLC_MPI(Allreduce)(&have, &all, 1, MPI_INT, MPI_MIN, comm);
+	if (!all) {
+		free(in);
+		free(buf);
+		return MPI_ERR_NO_MEM;
+	}
+	memset(in, 1, cap); /* small floats: no overflow, no denormals */
+	for (unsigned long long lo = x->lo; s < x->hi && s <= max; s *= 4) {
+		int count = (int)(s / unit), iters = s <= 65536 ? 20 : 5;
+		double t[2] = {1e30, 1e30};
+		for (int r = 0; r < COLLC_CAL_ROUNDS; r++)
+			for (int ours = 0; ours < 2; ours++) {
+				double v = collc_cal_time(f, e, ours, in, buf, count, comm, iters);
+				t[ours] = v < t[ours] ? v : t[ours];
+			}
+		unsigned long long hi = s * 4 < x->hi && s * 4 <= max ? s * 4 : x->hi;
+		if (out)
+			fprintf(out, "%d %llu %llu %s %s: %llu B collc %.2f us MPI %.2f us\n", e, lo, hi,
+			        t[1] < t[0] ? "collc" : "mpi", name, s, t[1] * 1e6, t[0] * 1e6);
+		lo = hi;
+	}
+	free(in);
+	free(buf);
+	return MPI_SUCCESS;
+}
+
+/* Measures every entry of comm's size and writes the plan to follow to
+ * path (rank 0). Every rank gets the same times (the slowest rank's), so
+ * the rows are the same everywhere. */
+static int collc_lib_calibrate(const char *lib, const collc_entry *plan, int n,
+                               const char *const *names, collc_try_fn f, MPI_Comm comm,
+                               const char *path, unsigned long long max)
+{
+	int p, me, rc = MPI_SUCCESS;
+	MPI_Comm_size(comm, &p);
+	MPI_Comm_rank(comm, &me);
+	if (max > (1ULL << 30)) /* 1 GiB: what a calibration on one machine can hold */
+		max = 1ULL << 30;
+	FILE *out = me == 0 ? fopen(path, "w") : NULL;
+	int opened = me != 0 || out != NULL;
+	COLLC_MPI(Bcast)(&opened, 1, MPI_INT, 0, comm);
+	if (!opened) {
+		if (me == 0)
+			fprintf(stderr, "%s: cannot write the calibration to %s\n", lib, path);
+		return MPI_ERR_FILE;
+	}
+	if (out)
+		fprintf(out, "# %s: %d entries; %d ranks; times: the slowest rank's mean, best of %d "
+		        "rounds (%d warm-up calls each); entry lo hi (bytes) who\n",
+		        lib, n, p, COLLC_CAL_ROUNDS, COLLC_CAL_WARMUP);
+	for (int e = 0; e < n && rc == MPI_SUCCESS; e++)
+		if (plan[e].nrank == p && plan[e].root < p)
+			rc = collc_cal_entry(out, &plan[e], e, names[plan[e].sched], f, max, comm);
+	if (out && fclose(out) != 0)
+		rc = MPI_ERR_FILE;
+	return rc;
+}
+
+/* Reads the plan to follow from path: -2 (every covered call MPI's, with
+ * a word on stderr) when it is not the calibration of this library. */
+static int collc_cal_read(const char *lib, int n, const char *path)
+{
+	FILE *in = fopen(path, "r");
+	char line[512], want[128];
+	int rows = 0, ok = in != NULL;
+	snprintf(want, sizeof want, "# %s: %d entries;", lib, n);
+	if (ok)
+		ok = fgets(line, sizeof line, in) && strncmp(line, want, strlen(want)) == 0;
+	while (ok && fgets(line, sizeof line, in)) {
+		collc_cal_row r;
+		char who[8];
+		if (rows == COLLC_CAL_ROWS ||
+		    sscanf(line, "%d %llu %llu %7s", &r.entry, &r.lo, &r.hi, who) != 4 || r.entry < 0 ||
+		    r.entry >= n || (strcmp(who, "collc") != 0 && strcmp(who, "mpi") != 0))
+			ok = 0;
+		r.ours = strcmp(who, "collc") == 0;
+		if (ok)
+			collc_cal.row[rows++] = r;
+	}
+	if (in)
+		fclose(in);
+	if (!ok)
+		fprintf(stderr, "%s: %s is not a calibration of this library (docs/mpi.md): every call "
+		        "is MPI's\n", lib, path);
+	return ok ? rows : -2;
+}
+
+/* Entry e for a call of `bytes`, as the plan to follow says (COLLC_MPI_PLAN
+ * unset: every entry its schedule): e, or -1 where MPI measured faster or
+ * nothing was measured. */
+static int collc_lib_follow(const char *lib, int n, int e, unsigned long long bytes)
+{
+	if (e < 0)
+		return e;
+	if (collc_cal.n == -1) {
+		const char *path = getenv("COLLC_MPI_PLAN");
+		collc_cal.n = path ? collc_cal_read(lib, n, path) : -3;
+	}
+	if (collc_cal.n == -3)
+		return e;
+	for (int i = 0; i < collc_cal.n; i++)
+		if (collc_cal.row[i].entry == e && collc_cal.row[i].lo <= bytes &&
+		    bytes < collc_cal.row[i].hi)
+			return collc_cal.row[i].ours ? e : -1;
+	return -1;
+}
+/* ---- end of the calibration ---- */
+
 /* Alone, a caller uses every function above (not written into programs). */
 int collc_runtime_check(void *work, size_t count, MPI_Comm comm);
+
+static int collc_check_try(int e, int ours, void *in, void *out, int count, MPI_Comm comm)
+{
+	(void)e;
+	(void)ours;
+	return MPI_Allreduce(in, out, count, MPI_FLOAT, MPI_SUM, comm);
+}
 
 int
 collc_runtime_check(void *work, size_t count, MPI_Comm comm)
@@ -803,16 +1063,22 @@ collc_runtime_check(void *work, size_t count, MPI_Comm comm)
 	long long ran[1] = {0};
 	int type, op, me, rc;
 	size_t esize;
+	unsigned long long bytes;
 	MPI_Comm own;
 	if (collc_type(MPI_FLOAT, &type, &esize) != MPI_SUCCESS ||
-	    collc_opkind(MPI_SUM, &op) != MPI_SUCCESS)
+	    collc_opkind(MPI_SUM, &op) != MPI_SUCCESS || collc_bytes_type(MPI_BYTE, &esize) != 0)
 		return MPI_ERR_TYPE;
-	if (collc_lib_pick(plan, 1, COLLC_K_ALLREDUCE, comm, (int)count, MPI_FLOAT, MPI_SUM, -1) < 0)
-		return MPI_ERR_COMM;
+	if (getenv("COLLC_MPI_CALIBRATE"))
+		return collc_lib_calibrate("check", plan, 1, names, collc_check_try, comm,
+		                           getenv("COLLC_MPI_CALIBRATE"), 1 << 20);
+	int e = collc_lib_pick(plan, 1, COLLC_K_ALLREDUCE, comm, (int)count, MPI_FLOAT, MPI_SUM, -1,
+	                       &bytes);
+	if (collc_lib_follow("check", 1, e, bytes) < 0)
+		return collc_lib_result(comm, MPI_ERR_COMM);
 	if ((rc = collc_lib_own(comm, NRANK, &own)) != MPI_SUCCESS)
 		return rc;
 	MPI_Comm_rank(own, &me);
-	rc = collc_run(me, work, count, esize, type, op, own);
+	rc = collc_run(me, work, count, sizeof(float), type, op, own);
 	ran[0] += rc == MPI_SUCCESS;
 	collc_lib_report("check", 1, names, ran, 0);
 	return rc;

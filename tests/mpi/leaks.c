@@ -3,7 +3,8 @@
  * (tests/unit/test_mpi.c, docs/mpi.md): it counts the MPI objects made and
  * freed through MPI's names by the program and the drop-in alike (datatypes
  * of MPI_Type_create_hindexed and MPI_Type_contiguous, communicators of
- * MPI_Comm_dup and MPI_Comm_split, attribute keys, requests of MPI_Isend and
+ * MPI_Comm_dup and MPI_Comm_split (and MPI-4's MPI_Comm_create_from_group),
+ * attribute keys, requests of MPI_Isend and
  * MPI_Irecv completed by MPI_Wait and MPI_Waitsome: the calls dropin.c and
  * the libraries make), and once the process
  * exits, after MPI_Finalize and whatever it frees, prints on stderr
@@ -48,6 +49,21 @@ leaks_count(long *what, long n, int rc)
 	return rc;
 }
 
+/* every process that initializes MPI reports, whatever it makes */
+int
+MPI_Init(int *argc, char ***argv)
+{
+	leaks_start();
+	return PMPI_Init(argc, argv);
+}
+
+int
+MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+	leaks_start();
+	return PMPI_Init_thread(argc, argv, required, provided);
+}
+
 int
 MPI_Type_create_hindexed(int n, const int len[], const MPI_Aint disp[], MPI_Datatype old,
                          MPI_Datatype *t)
@@ -79,6 +95,17 @@ MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *out)
 	int rc = PMPI_Comm_split(comm, color, key, out);
 	return leaks_count(&comms, *out != MPI_COMM_NULL, rc);
 }
+
+#if MPI_VERSION >= 4
+/* a communicator of an MPI-4 session (tests/mpi/hostile.c) */
+int
+MPI_Comm_create_from_group(MPI_Group group, const char *tag, MPI_Info info,
+                           MPI_Errhandler handler, MPI_Comm *out)
+{
+	int rc = PMPI_Comm_create_from_group(group, tag, info, handler, out);
+	return leaks_count(&comms, *out != MPI_COMM_NULL, rc);
+}
+#endif
 
 int
 MPI_Comm_free(MPI_Comm *comm)

@@ -58,6 +58,7 @@ static const struct {
 	{"mpi", "mpi-lib: the PMPI drop-in under an unmodified program, Open MPI and MPICH"},
 	{"mpi", "mpi-lib: two libraries in one program, a plan of size ranges"},
 	{"mpi", "mpi-lib: every schedule form in one library, both MPIs"},
+	{"mpi", "mpi-lib: issue 37's hostile calls under Open MPI and MPICH"},
 	{"docs", "the docs' slow commands run as printed (MPI, sweeps, large builds)"},
 	{"mpi", "collc tune --mpi-lib: the plan's library as a drop-in under Open MPI and MPICH"},
 	{"explain", "chromium: every round of every page against the text"},

@@ -712,6 +712,150 @@ test_tuned_dropin(void)
 	free(plan);
 }
 
+/* tests/mpi/hostile.c's cases (issue 37), each run with the drop-in of
+ * tests/mpi/hostile.coll and tests/mpi/leaks.c preloaded under mpi (env:
+ * its launcher's options up to the preload list), under a time limit:
+ * every result right, the report's counts the program's (what the drop-in
+ * runs, what it passes to MPI), nothing left at MPI_Finalize. */
+/* The calibration of hostile.coll's drop-in at path, as the library writes
+ * it: the header, then for each of the 4-rank entries (0 to 4; the 2-rank
+ * broadcast, 5, is not of MPI_COMM_WORLD's size) rows from 0 to no bound,
+ * each following the last, each giving the sizes to whichever measured
+ * faster. "" or what is wrong. */
+static const char *
+calibration_wrong(const char *path)
+{
+	static char why[256];
+	char *text = slurp(path, NULL), *line = text ? strchr(text, '\n') : NULL;
+	unsigned long long next[6] = {0}, end = 9223372036854775807ULL;
+	bool done[6] = {false};
+	snprintf(why, sizeof why, "no calibration");
+	if (!text || strncmp(text, "# hostile: 6 entries; 4 ranks;", 30) != 0 || !line) {
+		free(text);
+		return why;
+	}
+	why[0] = 0;
+	for (line++; *line && !why[0]; line = strchr(line, '\n') + 1) {
+		int e;
+		unsigned long long lo, hi, size;
+		char who[8], name[16];
+		double tc, tm;
+		if (sscanf(line, "%d %llu %llu %7s %15[^:]: %llu B collc %lf us MPI %lf us", &e, &lo, &hi,
+		           who, name, &size, &tc, &tm) != 8 || e < 0 || e > 4 || done[e] ||
+		    lo != next[e] || hi <= lo || size < lo || size >= hi ||
+		    strcmp(who, tc < tm ? "collc" : "mpi") != 0)
+			snprintf(why, sizeof why, "row %.80s", line);
+		next[e] = hi;
+		done[e] = hi == end;
+		if (!strchr(line, '\n'))
+			break;
+	}
+	for (int e = 0; e < 5 && !why[0]; e++)
+		if (!done[e])
+			snprintf(why, sizeof why, "entry %d's rows do not reach every size", e);
+	free(text);
+	return why;
+}
+
+static void
+run_hostile(const MpiImpl *mpi, const char *env, const char *tag)
+{
+	/* plan: 1 calibrates (to cal.TAG), 2 follows that, 3 follows a file
+	 * that is not a calibration of this library; under Open MPI only: MPICH
+	 * polls, and with 4 ranks on this machine's 2 loaded cores each of the
+	 * calibration's thousands of calls and barriers cost about 16 ms (116 s
+	 * for the calibration up to 4 KiB, 14 s for osu, measured 2026-12-05) */
+	static const struct { const char *name; int p, plan; } cases[] = {
+		{"big", 2, 0}, {"finalize", 4, 0}, {"session", 4, 0}, {"threads", 4, 0},
+		{"bytes", 4, 0}, {"osu", 4, 1}, {"osu", 4, 2}, {"osu", 4, 3}};
+	bool ompi = mpi == &open_mpi;
+	char cmd[4096], log[300];
+	snprintf(log, sizeof log, "%s/hostile/%s.log", dir, tag);
+	snprintf(cmd, sizeof cmd,
+	         "cd %s/hostile && "
+	         "%s -std=c11 -Wall -Wextra -Werror -O2 -fPIC -shared -DCOLLC_PMPI lib/hostile.c "
+	         "-o libh.%s.so >%s 2>&1 && "
+	         "%s -std=c11 -O2 -fPIC -shared %s/tests/mpi/leaks.c -o libleaks.%s.so >>%s 2>&1 && "
+	         "%s -std=c11 -Wall -Wextra -Wpedantic -Werror -O2 -pthread %s/tests/mpi/hostile.c "
+	         "-o hostile.%s >>%s 2>&1",
+	         dir, mpi->cc, tag, log, mpi->cc, getenv("PWD") ? getenv("PWD") : ".", tag, log,
+	         mpi->cc, getenv("PWD") ? getenv("PWD") : ".", tag, log);
+	int rc = sh(cmd);
+	char *out = slurp(log, NULL);
+	assert_named(rc == 0, __LINE__, __FILE__, "building the hostile cases with %s: exit %d\n%.3000s",
+	             mpi->cc, rc, out ? out : "");
+	free(out);
+	if (rc != 0)
+		return;
+	for (size_t i = 0; i < countof(cases) && (ompi || !cases[i].plan); i++) {
+		int p = cases[i].p;
+		char set[600] = "", path[300];
+		snprintf(path, sizeof path, "%s/hostile/%s.%s", dir, cases[i].plan == 3 ? "bad" : "cal",
+		         tag);
+		if (cases[i].plan == 1)
+			snprintf(set, sizeof set, ompi ? "-x COLLC_MPI_CALIBRATE=%s -x "
+			         "COLLC_MPI_CALIBRATE_MAX=4096" : "-genv COLLC_MPI_CALIBRATE %s -genv "
+			         "COLLC_MPI_CALIBRATE_MAX 4096", path);
+		else if (cases[i].plan)
+			snprintf(set, sizeof set, ompi ? "-x COLLC_MPI_PLAN=%s" : "-genv COLLC_MPI_PLAN %s",
+			         path);
+		snprintf(cmd, sizeof cmd,
+		         "cd %s/hostile && echo '# other: 6 entries; 4 ranks' >bad.%s && timeout 120 env "
+		         "%s -np %d %s %s%s/hostile/libh.%s.so:%s/hostile/libleaks.%s.so ./hostile.%s %s "
+		         ">%s 2>&1",
+		         dir, tag, mpi->run, p, set, env, dir, tag, dir, tag, tag, cases[i].name, log);
+		rc = sh(cmd);
+		out = slurp(log, NULL);
+		char ok[64];
+		snprintf(ok, sizeof ok, "ok: %s ", cases[i].name);
+		long covered = -1, other = -1, ran[4], passed[4];
+		const char *calls = out ? strstr(out, "calls: covered ") : NULL;
+		if (calls)
+			sscanf(calls, "calls: covered %ld other %ld", &covered, &other);
+		report_counts(out ? out : "", "hostile", p, ran, passed);
+		bool counts = true, session = strcmp(cases[i].name, "session") == 0;
+		for (int r = 0; r < p && !session; r++) /* a session's program calls no MPI_Finalize */
+			counts &= covered >= 0 && ran[r] == covered && passed[r] == other;
+		static const char clean[] = "mpi objects left: 0 datatypes, 0 communicators, 0 keys, "
+		                            "0 requests\n";
+		int nclean = 0;
+		for (const char *q = out; q && (q = strstr(q, clean)); q += sizeof clean - 1)
+			nclean++;
+		/* an MPI before 4 has no sessions: that program never initializes MPI */
+		bool none = session && nclean == 0 && out && strstr(out, "has no sessions");
+		const char *cal = cases[i].plan == 1 ? calibration_wrong(path) : "";
+		bool said = cases[i].plan != 3 || (out && strstr(out, "is not a calibration of this "
+		                                                   "library") && covered == 0);
+		assert_named(rc == 0 && out && strstr(out, ok) && counts && (nclean == p || none) &&
+		             !strstr(out, "yaksa") && !cal[0] && said, __LINE__, __FILE__,
+		             "hostile %s (plan %d) on %d ranks under %s: exit %d, covered %ld other %ld, "
+		             "rank 0 ran %ld passed %ld, %d of %d processes clean %s\n%.3000s",
+		             cases[i].name, cases[i].plan, p, mpi->cc, rc, covered, other, ran[0],
+		             passed[0], nclean, p, cal, out ? out : "");
+		free(out);
+	}
+}
+
+/* Issue 37's failures under both MPIs: a broadcast past what a schedule
+ * represents, a collective in a delete callback at MPI_Finalize, a session
+ * without MPI_Init, two threads at once, every predefined type as bytes. */
+static void
+test_lib_hostile(void)
+{
+	if (!have_mpi || system("command -v mpicc.mpich >/dev/null && command -v mpiexec.mpich "
+	                        ">/dev/null && command -v timeout >/dev/null") != 0) {
+		assert_named(0, __LINE__, __FILE__, "Open MPI, MPICH and timeout are needed (make deps)");
+		return;
+	}
+	char cmd[1024];
+	snprintf(cmd, sizeof cmd, "rm -rf %s/hostile && mkdir %s/hostile && %s build "
+	         "tests/mpi/hostile.coll --target mpi-lib --prefix hostile -o %s/hostile/lib",
+	         dir, dir, COLLC_BIN, dir);
+	CU_ASSERT_EQUAL_FATAL(sh(cmd), 0);
+	run_hostile(&open_mpi, "-x COLLC_MPI_REPORT=1 -x LD_PRELOAD=", "ompi");
+	run_hostile(&mpich, "-genv COLLC_MPI_REPORT 1 -genv LD_PRELOAD ", "mpich");
+}
+
 /* Writes liba: a plan as collc tune would make one, three ranges for one
  * kind (AR below 4 KiB, SP to 64 KiB, AR again), through mpi_lib_write. */
 static int
@@ -1000,5 +1144,6 @@ CU_TestInfo mpi_tests[] = {
 	{"mpi-lib: mpi_lib_write on plans of several ranges, and bad entries", test_lib_plan_checks},
 	{"collc tune --mpi-lib: the plan's library as a drop-in under Open MPI and MPICH",
 	 test_tuned_dropin},
+	{"mpi-lib: issue 37's hostile calls under Open MPI and MPICH", test_lib_hostile},
 	CU_TEST_INFO_NULL,
 };
