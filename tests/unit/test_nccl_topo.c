@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ir.h"
+#include "targets.h"
 #include "tests.h"
 
 #define FIX "tests/fixtures/nccl-topo/"
@@ -317,6 +318,27 @@ test_cli_loads(void)
 	}
 }
 
+/* The fuzz target on every fixture and on each cut short: no abort. */
+static void
+test_fuzz_target(void)
+{
+	const char *files[] = {"ibm-h100-topo.xml", "nccl-tests-256-h200-baremetal.xml",
+	                       "nccl-tests-256-h200-vm.xml", "azure-ndv4-topo.xml"};
+	FILE *null = fopen("/dev/null", "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(null);
+	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+		char path[256];
+		size_t len = 0;
+		snprintf(path, sizeof path, FIX "%s", files[i]);
+		char *text = slurp(path, &len);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+		for (size_t cut = len; cut > 0; cut = cut > 997 ? cut - 997 : 0)
+			fuzz_ncclxml(path, (const uint8_t *)text, cut, null);
+		free(text);
+	}
+	fclose(null);
+}
+
 CU_TestInfo nccl_topo_tests[] = {
 	{"IBM's 8 x H100 file: GPUs, NVLinks, NVSwitches, NICs, PCIe, CPUs", test_ibm_h100},
 	{"nccl-tests #256: H200 bare metal and VM dumps", test_issue_256},
@@ -325,5 +347,6 @@ CU_TestInfo nccl_topo_tests[] = {
 	{"errors located in the XML", test_errors},
 	{"direct GPU NVLinks, c2c, arm64 CPUs", test_direct_nvlinks},
 	{"collc nccl-topo's declaration checks and builds", test_cli_loads},
+	{"the fuzz target on the fixtures, whole and cut short", test_fuzz_target},
 	CU_TEST_INFO_NULL,
 };
