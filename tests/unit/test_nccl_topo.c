@@ -13,6 +13,9 @@
 #include "targets.h"
 #include "tests.h"
 
+#ifndef COLLC_BIN
+#define COLLC_BIN "bin/collc"
+#endif
 #define FIX "tests/fixtures/nccl-topo/"
 
 typedef struct Read {
