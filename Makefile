@@ -245,7 +245,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_TIMEOUT ?= 10
 FUZZ_RSS_MB  ?= 2048
 FUZZ_SEED    ?= 0
-FUZZ_TARGETS := coll msccl ir sim
+FUZZ_TARGETS := coll msccl ir sim ncclxml
 FUZZ_BIN     := $(FUZZ_TARGETS:%=$(O)/fuzz/fuzz_%)
 
 fuzz:

@@ -58,5 +58,6 @@ const CliCommand *cli_find(const CliCommand *const *cmds, int n, const char *nam
 extern const CliCommand cli_check, cli_build, cli_fmt, cli_run, cli_sim, cli_explain;
 extern const CliCommand cli_sweep; /* cmd_sweep.c */
 extern const CliCommand cli_tune;  /* cmd_tune.c */
+extern const CliCommand cli_nccl_topo; /* cmd_nccl_topo.c */
 
 #endif

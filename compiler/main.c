@@ -453,7 +453,8 @@ const CliCommand cli_fmt = {"fmt", "FILE", "print FILE in canonical form (docs/l
 
 /* Every command: one entry each (its options and help live beside it). */
 static const CliCommand *const commands[] = {&cli_check, &cli_build, &cli_fmt, &cli_run,
-                                             &cli_sim, &cli_explain, &cli_sweep, &cli_tune};
+                                             &cli_sim, &cli_explain, &cli_sweep, &cli_tune,
+                                             &cli_nccl_topo};
 
 int
 main(int argc, char **argv)

@@ -702,6 +702,64 @@ void explain_svg_fault(const Sched *, const ExplainFault *, FILE *);
 void explain_html(const Sched *x, const Sched *sym, const ExplainFault *, double bytes,
                   bool full, FILE *);
 
+/* ---- nccl_topo.c: NCCL's topology XML (NCCL_TOPO_DUMP_FILE) as a box ---- */
+
+/* What NCCL's topo.cc builds from the file, as plain data: nodes, and
+ * directed links with NCCL's bandwidths (GB/s, merged per pair as
+ * ncclTopoConnectNodes adds them). Every NVSwitch target is NCCL's one NVS
+ * node; nvswitch_targets counts the distinct bus ids the GPUs name. */
+typedef enum NcclNodeKind { NCCL_GPU, NCCL_CPU, NCCL_PCI, NCCL_NIC, NCCL_NVS, NNCCLNODE } NcclNodeKind;
+typedef enum NcclLinkKind { NCCL_NVL, NCCL_PCI_LINK, NCCL_SYS, NCCL_C2C, NCCL_LOC, NNCCLLINK } NcclLinkKind;
+typedef struct NcclNode {
+	NcclNodeKind kind;
+	const char *label; /* "0000:18:00.0", "numa 0", "mlx5_0", "nvswitch" */
+	Loc loc;           /* its element in the XML */
+} NcclNode;
+typedef struct NcclLink {
+	int src, dst;      /* NcclBox nodes */
+	NcclLinkKind kind;
+	double gbs;        /* GB/s, this direction */
+	int nvlinks;       /* NVL: the NVLinks it stands for */
+} NcclLink;
+typedef struct NcclGpu {
+	int node, rank, dev, sm;
+	int nvs_links, gpu_links; /* NVLinks to NVSwitches, to other GPUs */
+	double nvlink_gbs;        /* one NVLink, NCCL's table for sm */
+	double pci_gbs;           /* its PCI link */
+	Loc loc;
+} NcclGpu;
+typedef struct NcclNet {
+	int nic;                  /* its NIC node */
+	const char *name;
+	int dev, port, gdr;
+	double gbs;               /* speed (Mb/s) / 8000, as NCCL */
+	Loc loc;
+} NcclNet;
+typedef struct NcclBox {
+	NcclNode *node;
+	int nnode;
+	NcclLink *link;
+	int nlink;
+	NcclGpu *gpu;             /* by rank: gpu[r].rank == r */
+	int ngpu;
+	NcclNet *net;
+	int nnet;
+	int ncpu, npci, nnic;     /* CPU (NUMA) nodes, PCI switches, NICs */
+	int nvs;                  /* the NVS node, or -1 */
+	int nvswitch_targets;
+} NcclBox;
+extern const char *const nccl_node_kind_name[NNCCLNODE];
+extern const char *const nccl_link_kind_name[NNCCLLINK];
+/* Reads text (diagnostics located in it; the caller set diag_source).
+ * 0, or -1 after errors; the box lives in the arena. */
+int nccl_box_read(Arena *, const char *text, size_t len, NcclBox *);
+double nccl_nvlink_gbs(int sm);                      /* ncclTopoNVLinkBw */
+double nccl_pci_gbs(const char *link_speed, int width); /* width x speed / 80 */
+/* The box as a graph: GPUs are ranks 0..ngpu-1 by rank, every other node a
+ * switch after them in the box's order; a link's bandwidth is NCCL's. */
+Topo *nccl_box_topo(Arena *, const char *name, const NcclBox *, Net);
+int nccl_box_topo_node(const NcclBox *, int box_node); /* its Topo node */
+
 /* ---- verify.c and metrics.c ---- */
 
 typedef struct Metrics {

@@ -1,6 +1,6 @@
 #!/bin/sh
-# seeds.sh COLLC DIR: the fuzz targets' seed corpora in DIR/{coll,msccl,ir,sim}:
-# the examples and golden files as they are, the MSCCL fixtures, and each
+# seeds.sh COLLC DIR: the fuzz targets' seed corpora in DIR/{coll,msccl,ir,sim,ncclxml}:
+# the examples and golden files as they are, the MSCCL and NCCL topology fixtures, and each
 # example and clean golden file built to MSCCL XML, schedule text and .sim.
 # Left out: inputs over 64 KiB (the targets run with -max_len=65536) and
 # .coll files that the instrumented collc (COLLC) does not check within
@@ -10,7 +10,7 @@ set -eu
 collc=$1
 dir=$2
 rm -rf "$dir"
-mkdir -p "$dir/coll" "$dir/msccl" "$dir/ir" "$dir/sim"
+mkdir -p "$dir/coll" "$dir/msccl" "$dir/ir" "$dir/sim" "$dir/ncclxml"
 small() { [ "$(wc -c <"$1")" -le 65536 ]; }
 quick() { timeout 2 "$collc" check "$1" >/dev/null 2>&1 || [ $? -ne 124 ]; }
 take() { # take FILE TARGET
@@ -20,6 +20,7 @@ for f in examples/*.coll tests/golden/*.coll; do
 	if quick "$f"; then take "$f" coll; fi
 done
 for f in tests/fixtures/msccl/*/*.xml tests/golden/*.xml; do [ -e "$f" ] && take "$f" msccl; done
+for f in tests/fixtures/nccl-topo/*.xml; do take "$f" ncclxml; done
 for f in tests/golden/*.ir; do [ -e "$f" ] && take "$f" ir; done
 for f in tests/golden/*.sim; do [ -e "$f" ] && take "$f" sim; done
 for f in examples/*.coll tests/golden/ok-*.coll tests/golden/msccl-*.coll; do
@@ -34,6 +35,6 @@ for f in examples/*.coll tests/golden/ok-*.coll tests/golden/msccl-*.coll; do
 		fi
 	done
 done
-for t in coll msccl ir sim; do
+for t in coll msccl ir sim ncclxml; do
 	echo "seeds: $t $(ls "$dir/$t" | wc -l)"
 done

@@ -25,5 +25,8 @@ void fuzz_ir(const char *name, const uint8_t *data, size_t size, FILE *diag);
 /* .sim: read, run each collective at two tiny sizes in both modes and both
  * synchronisations; written back, it reads the same. */
 void fuzz_sim(const char *name, const uint8_t *data, size_t size, FILE *diag);
+/* NCCL topology XML: read as a box; a box read is built as a graph whose
+ * ranks are its GPUs by rank and whose links are its links. */
+void fuzz_ncclxml(const char *name, const uint8_t *data, size_t size, FILE *diag);
 
 #endif

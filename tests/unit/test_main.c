@@ -304,6 +304,7 @@ main(int argc, char **argv)
 		{.pName = "sema", .pTests = sema_tests},
 		{.pName = "fmt", .pTests = fmt_tests},
 		{.pName = "topo", .pTests = topo_tests},
+		{.pName = "nccl_topo", .pTests = nccl_topo_tests},
 		{.pName = "group", .pTests = group_tests},
 		{.pName = "symm", .pTests = symm_tests},
 		{.pName = "alg", .pTests = alg_tests},

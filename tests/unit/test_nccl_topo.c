@@ -1,0 +1,355 @@
+/*
+ * test_nccl_topo.c: NCCL's topology XML (ir/nccl_topo.c) on the public
+ * dumps of tests/fixtures/nccl-topo (each box against what its file says),
+ * NCCL's bandwidth tables, located errors, and the graph that
+ * `collc nccl-topo` writes loading, checking and building.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir.h"
+#include "targets.h"
+#include "tests.h"
+
+#ifndef COLLC_BIN
+#define COLLC_BIN "bin/collc"
+#endif
+#define FIX "tests/fixtures/nccl-topo/"
+
+typedef struct Read {
+	Arena arena;
+	NcclBox box;
+	int rc;
+	char *diag;
+} Read;
+
+static void
+read_text(Read *r, const char *name, const char *text, size_t len)
+{
+	memset(r, 0, sizeof *r);
+	size_t dlen;
+	FILE *mem = open_memstream(&r->diag, &dlen);
+	diag_stream(mem);
+	diag_reset();
+	diag_source(name, text, len);
+	r->rc = nccl_box_read(&r->arena, text, len, &r->box);
+	diag_stream(NULL);
+	fclose(mem);
+	diag_reset();
+}
+
+static void
+read_fixture(Read *r, const char *path, char **text)
+{
+	size_t len = 0;
+	*text = slurp(path, &len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(*text);
+	read_text(r, path, *text, len);
+}
+
+static void
+read_free(Read *r, char *text)
+{
+	arena_free(&r->arena);
+	free(r->diag);
+	free(text);
+}
+
+static bool
+near(double a, double b)
+{
+	return fabs(a - b) <= 1e-9 * fabs(b);
+}
+
+/* The link src -> dst's GB/s, or -1. */
+static double
+link_gbs(const NcclBox *b, int src, int dst)
+{
+	for (int i = 0; i < b->nlink; i++)
+		if (b->link[i].src == src && b->link[i].dst == dst)
+			return b->link[i].gbs;
+	return -1;
+}
+
+/* Every GPU: nvs NVLinks of 20.6 GB/s (sm 90) to the one NVS node, both
+ * ways, its PCIe link at pci GB/s; the counts the file gives. */
+static void
+check_box(const NcclBox *b, int ngpu, int targets, int ncpu, int npci, int nnic, double net_gbs,
+          double pci)
+{
+	CU_ASSERT_EQUAL(b->ngpu, ngpu);
+	CU_ASSERT_EQUAL(b->nvswitch_targets, targets);
+	CU_ASSERT_EQUAL(b->ncpu, ncpu);
+	CU_ASSERT_EQUAL(b->npci, npci);
+	CU_ASSERT_EQUAL(b->nnic, nnic);
+	CU_ASSERT_EQUAL(b->nnet, nnic);
+	CU_ASSERT_FATAL(b->nvs >= 0);
+	for (int g = 0; g < b->ngpu; g++) {
+		const NcclGpu *x = &b->gpu[g];
+		CU_ASSERT_EQUAL(x->rank, g);
+		CU_ASSERT_EQUAL(x->sm, 90);
+		CU_ASSERT_EQUAL(x->nvs_links, 18);
+		CU_ASSERT_EQUAL(x->gpu_links, 0);
+		CU_ASSERT(near(x->nvlink_gbs, 20.6));
+		CU_ASSERT(near(x->pci_gbs, pci));
+		CU_ASSERT(near(link_gbs(b, x->node, b->nvs), 370.8));
+		CU_ASSERT(near(link_gbs(b, b->nvs, x->node), 370.8));
+	}
+	for (int i = 0; i < b->nnet; i++)
+		CU_ASSERT(near(b->net[i].gbs, net_gbs));
+}
+
+static void
+test_ibm_h100(void)
+{
+	Read r;
+	char *text;
+	read_fixture(&r, FIX "ibm-h100-topo.xml", &text);
+	CU_ASSERT_EQUAL_FATAL(r.rc, 0);
+	const NcclBox *b = &r.box;
+	/* 8 GPUs, 4 NVSwitches named, 2 CPUs, 8 PCIe switches, 8 NICs of 200 Gb/s */
+	check_box(b, 8, 4, 2, 8, 8, 25.0, 48.0);
+	int cpu0 = -1, cpu1 = -1, bridges = 0;
+	for (int v = 0; v < b->nnode; v++)
+		if (b->node[v].kind == NCCL_CPU)
+			*(cpu0 < 0 ? &cpu0 : &cpu1) = v;
+	/* modelid 143 = 0x8F: NCCL's Sapphire Rapids figure; 2.5 GT/s x1 bridges */
+	CU_ASSERT(near(link_gbs(b, cpu0, cpu1), 22.0));
+	CU_ASSERT(near(link_gbs(b, cpu1, cpu0), 22.0));
+	for (int i = 0; i < b->nlink; i++)
+		bridges += b->link[i].kind == NCCL_PCI_LINK && near(b->link[i].gbs, 0.1875);
+	CU_ASSERT_EQUAL(bridges, 16);
+	CU_ASSERT_STRING_EQUAL(b->node[b->gpu[7].node].label, "0000:ea:00.0");
+	CU_ASSERT_EQUAL(b->gpu[7].loc.line, 117);
+	Topo *t = nccl_box_topo(&r.arena, "B", b, net_defaults);
+	CU_ASSERT_EQUAL(t->nnode, 27);
+	CU_ASSERT_EQUAL(t->nrank, 8);
+	CU_ASSERT_EQUAL(t->nlink, b->nlink);
+	int nvs = nccl_box_topo_node(b, b->nvs);
+	CU_ASSERT_EQUAL(nvs, 26);
+	for (int g = 0; g < 8; g++) {
+		int l = topo_find_link(t, g, nvs, 0);
+		CU_ASSERT_FATAL(l >= 0);
+		CU_ASSERT(near(t->link[l].bandwidth, 370.8 * 8e9));
+	}
+	read_free(&r, text);
+}
+
+static void
+test_issue_256(void)
+{
+	Read r;
+	char *text;
+	read_fixture(&r, FIX "nccl-tests-256-h200-baremetal.xml", &text);
+	CU_ASSERT_EQUAL_FATAL(r.rc, 0);
+	check_box(&r.box, 3, 4, 1, 3, 3, 50.0, 48.0);
+	read_free(&r, text);
+	/* the VM: every NVLink to one virtual target; PCIe Gen4 x16 */
+	read_fixture(&r, FIX "nccl-tests-256-h200-vm.xml", &text);
+	CU_ASSERT_EQUAL_FATAL(r.rc, 0);
+	check_box(&r.box, 1, 1, 1, 0, 1, 50.0, 24.0);
+	read_free(&r, text);
+}
+
+static void
+test_no_gpus(void)
+{
+	Read r;
+	char *text;
+	read_fixture(&r, FIX "azure-ndv4-topo.xml", &text);
+	CU_ASSERT_EQUAL(r.rc, -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.diag, "azure-ndv4-topo.xml:1:1: error: no <gpu> element"));
+	read_free(&r, text);
+}
+
+/* NCCL's tables (src/graph/topo.h and topo.cc at 5067397c). */
+static void
+test_tables(void)
+{
+	CU_ASSERT(near(nccl_nvlink_gbs(60), 18.0));
+	CU_ASSERT(near(nccl_nvlink_gbs(70), 20.0));
+	CU_ASSERT(near(nccl_nvlink_gbs(80), 20.0));
+	CU_ASSERT(near(nccl_nvlink_gbs(86), 12.0));
+	CU_ASSERT(near(nccl_nvlink_gbs(89), 20.0));
+	CU_ASSERT(near(nccl_nvlink_gbs(90), 20.6));
+	CU_ASSERT(near(nccl_nvlink_gbs(100), 40.1));
+	CU_ASSERT(near(nccl_nvlink_gbs(50), 20.0));
+	CU_ASSERT(near(nccl_pci_gbs("32.0 GT/s PCIe", 16), 48.0));
+	CU_ASSERT(near(nccl_pci_gbs("16 GT/s", 16), 24.0));
+	CU_ASSERT(near(nccl_pci_gbs("8.0 GT/s PCIe", 0), 12.0)); /* width 0 is 16 */
+	CU_ASSERT(near(nccl_pci_gbs("2.5 GT/s PCIe", 1), 0.1875));
+	CU_ASSERT(near(nccl_pci_gbs("64.0 GT/s PCIe", 2), 12.0));
+	CU_ASSERT(near(nccl_pci_gbs("unknown", 16), 12.0)); /* NCCL's fallback: Gen3 */
+}
+
+static const char *const head =
+	"<system version=\"1\">\n"
+	"  <cpu numaid=\"0\" arch=\"x86_64\" vendor=\"AuthenticAMD\">\n";
+
+/* A small box with one line changed: the error and where it points. */
+static void
+expect_error(const char *body, const char *where_what)
+{
+	char text[2048];
+	snprintf(text, sizeof text, "%s%s  </cpu>\n</system>\n", head, body);
+	Read r;
+	read_text(&r, "t.xml", text, strlen(text));
+	CU_ASSERT_EQUAL(r.rc, -1);
+	if (!strstr(r.diag, where_what))
+		fprintf(stderr, "\nexpected '%s' in:\n%s", where_what, r.diag);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.diag, where_what));
+	read_free(&r, NULL);
+}
+
+static void
+test_errors(void)
+{
+	const char *gpu0 = "    <pci busid=\"0000:01:00.0\" class=\"0x030200\" link_speed=\"16 GT/s\" "
+	                   "link_width=\"16\">\n      <gpu dev=\"0\" sm=\"80\" rank=\"0\">\n";
+	char b[1024];
+	snprintf(b, sizeof b, "%s        <nvlink target=\"0000:09:00.0\" count=\"4\" "
+	         "tclass=\"0x030200\"/>\n      </gpu>\n    </pci>\n", gpu0);
+	expect_error(b, "t.xml:5:9: error: <nvlink target=\"0000:09:00.0\">: no GPU");
+	snprintf(b, sizeof b, "%s        <nvlink target=\"x\" count=\"4\" tclass=\"0x010000\"/>\n"
+	         "      </gpu>\n    </pci>\n", gpu0);
+	expect_error(b, "t.xml:5:9: error: <nvlink tclass=\"0x010000\">");
+	snprintf(b, sizeof b, "%s        <nvlink target=\"x\" count=\"many\" tclass=\"0x068000\"/>\n"
+	         "      </gpu>\n    </pci>\n", gpu0);
+	expect_error(b, "t.xml:5:9: error: <nvlink count=\"many\">: not an integer");
+	expect_error("    <pci busid=\"0000:01:00.0\" class=\"0x030200\" link_width=\"16\">\n"
+	             "      <gpu dev=\"0\" rank=\"0\"/>\n    </pci>\n",
+	             "t.xml:4:7: error: <gpu> has no sm= attribute");
+	expect_error("    <pci busid=\"0000:01:00.0\" class=\"0x030200\" link_width=\"16\">\n"
+	             "      <gpu sm=\"90\" rank=\"0\"/>\n    </pci>\n"
+	             "    <pci busid=\"0000:02:00.0\" class=\"0x030200\" link_width=\"16\">\n"
+	             "      <gpu sm=\"90\" rank=\"0\"/>\n    </pci>\n",
+	             "this rank is taken twice");
+	expect_error("    <pci busid=\"0000:01:00.0\" class=\"0x030200\" link_width=\"16\">\n"
+	             "      <gpu sm=\"90\" rank=\"1\"/>\n    </pci>\n", "a rank is missing");
+	expect_error("    <pci class=\"0x060400\" link_width=\"16\"/>\n",
+	             "t.xml:3:5: error: <pci> needs busid= and class=");
+	expect_error("    <pci busid=\"0000:01:00.0\" class=\"0x030200\" link_width=\"16\">\n",
+	             "t.xml:6:1: error: not well-formed XML");
+
+	Read r;
+	const char *dtd = "<!DOCTYPE system [<!ENTITY x \"y\">]>\n<system version=\"1\"/>\n";
+	read_text(&r, "t.xml", dtd, strlen(dtd));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.diag, "t.xml:1:1: error: a DOCTYPE or ENTITY declaration"));
+	read_free(&r, NULL);
+	const char *other = "<algo name=\"x\"/>\n";
+	read_text(&r, "t.xml", other, strlen(other));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.diag, "t.xml:1:1: error: an NCCL topology file begins"));
+	read_free(&r, NULL);
+}
+
+/* Direct GPU-to-GPU NVLinks (a DGX-1-like hybrid cube mesh pair) and a c2c
+ * link: the counts and NCCL's bandwidths, one way each as the file lists. */
+static void
+test_direct_nvlinks(void)
+{
+	const char *text =
+		"<system version=\"1\">\n"
+		"  <cpu numaid=\"0\" arch=\"arm64\">\n"
+		"    <pci busid=\"0000:01:00.0\" class=\"0x030200\" link_speed=\"8.0 GT/s PCIe\" link_width=\"16\">\n"
+		"      <gpu dev=\"0\" sm=\"70\" rank=\"0\">\n"
+		"        <nvlink target=\"0000:02:00.0\" count=\"2\" tclass=\"0x030200\"/>\n"
+		"        <c2c bw=\"20000\" count=\"3\"/>\n"
+		"      </gpu>\n"
+		"    </pci>\n"
+		"    <pci busid=\"0000:02:00.0\" class=\"0x030200\" link_speed=\"8.0 GT/s PCIe\" link_width=\"16\">\n"
+		"      <gpu dev=\"1\" sm=\"70\" rank=\"1\">\n"
+		"        <nvlink target=\"0000:01:00.0\" count=\"2\" tclass=\"0x030200\"/>\n"
+		"      </gpu>\n"
+		"    </pci>\n"
+		"  </cpu>\n"
+		"  <cpu numaid=\"1\" arch=\"arm64\"/>\n"
+		"</system>\n";
+	Read r;
+	read_text(&r, "t.xml", text, strlen(text));
+	CU_ASSERT_EQUAL_FATAL(r.rc, 0);
+	const NcclBox *b = &r.box;
+	CU_ASSERT_EQUAL(b->ngpu, 2);
+	CU_ASSERT_EQUAL(b->nvs, -1);
+	CU_ASSERT_EQUAL(b->gpu[0].gpu_links, 2);
+	CU_ASSERT(near(link_gbs(b, b->gpu[0].node, b->gpu[1].node), 40.0));
+	CU_ASSERT(near(link_gbs(b, b->gpu[1].node, b->gpu[0].node), 40.0));
+	CU_ASSERT(near(link_gbs(b, b->gpu[0].node, 0), 12.0)); /* PCIe Gen3 x16 */
+	int c2c = 0;
+	for (int i = 0; i < b->nlink; i++)
+		c2c += b->link[i].kind == NCCL_C2C && near(b->link[i].gbs, 60.0);
+	CU_ASSERT_EQUAL(c2c, 2);
+	CU_ASSERT(near(link_gbs(b, 0, b->nnode - 1), 6.0)); /* arm64: NCCL's ARM_BW */
+	read_free(&r, NULL);
+}
+
+/* `collc nccl-topo` on every fixture that has GPUs: the declaration it
+ * writes checks, and an allreduce ring builds and verifies on it. */
+static void
+test_cli_loads(void)
+{
+	const char *files[] = {"ibm-h100-topo.xml", "nccl-tests-256-h200-baremetal.xml",
+	                       "nccl-tests-256-h200-vm.xml"};
+	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+		char cmd[512];
+		snprintf(cmd, sizeof cmd, COLLC_BIN " nccl-topo " FIX "%s", files[i]);
+		FILE *p = popen(cmd, "r");
+		CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+		char *out = NULL;
+		size_t len = 0, cap = 0;
+		char buf[4096];
+		for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) {
+			if (len + n + 256 > cap) {
+				cap = 2 * (len + n + 256);
+				out = realloc(out, cap);
+			}
+			memcpy(out + len, buf, n);
+			len += n;
+		}
+		CU_ASSERT_EQUAL(pclose(p), 0);
+		CU_ASSERT_FATAL(out != NULL);
+		const char *coll = i == 2 ? "" : "collective allreduce AR on B {\n    algorithm ring;\n}\n";
+		memcpy(out + len, coll, strlen(coll) + 1);
+		Checked c;
+		check_built(&c, files[i], out, strlen(out));
+		CU_ASSERT_EQUAL(c.errors, 0);
+		if (c.errors)
+			fprintf(stderr, "\n%s", c.diag);
+		checked_free(&c);
+		free(out);
+	}
+}
+
+/* The fuzz target on every fixture and on each cut short: no abort. */
+static void
+test_fuzz_target(void)
+{
+	const char *files[] = {"ibm-h100-topo.xml", "nccl-tests-256-h200-baremetal.xml",
+	                       "nccl-tests-256-h200-vm.xml", "azure-ndv4-topo.xml"};
+	FILE *null = fopen("/dev/null", "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(null);
+	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+		char path[256];
+		size_t len = 0;
+		snprintf(path, sizeof path, FIX "%s", files[i]);
+		char *text = slurp(path, &len);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+		for (size_t cut = len; cut > 0; cut = cut > 997 ? cut - 997 : 0)
+			fuzz_ncclxml(path, (const uint8_t *)text, cut, null);
+		free(text);
+	}
+	fclose(null);
+}
+
+CU_TestInfo nccl_topo_tests[] = {
+	{"IBM's 8 x H100 file: GPUs, NVLinks, NVSwitches, NICs, PCIe, CPUs", test_ibm_h100},
+	{"nccl-tests #256: H200 bare metal and VM dumps", test_issue_256},
+	{"Azure's ndv4 file (no <gpu>): a located error naming what is missing", test_no_gpus},
+	{"NCCL's NVLink and PCIe bandwidth tables", test_tables},
+	{"errors located in the XML", test_errors},
+	{"direct GPU NVLinks, c2c, arm64 CPUs", test_direct_nvlinks},
+	{"collc nccl-topo's declaration checks and builds", test_cli_loads},
+	{"the fuzz target on the fixtures, whole and cut short", test_fuzz_target},
+	CU_TEST_INFO_NULL,
+};
