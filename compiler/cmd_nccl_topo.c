@@ -103,7 +103,7 @@ write_decl(FILE *f, const char *path, const char *name, const NcclBox *b)
 }
 
 static int
-cmd_nccl_topo(int argc, char **argv)
+cmd_nccl_topo(Diag *dg, int argc, char **argv)
 {
 	NtArgs a = {.name = "B"};
 	int bad = cli_parse(&cli_nccl_topo, argc, argv, &a, nt_opt, &a.path);
@@ -116,10 +116,10 @@ cmd_nccl_topo(int argc, char **argv)
 		fprintf(stderr, "collc: error: %s\n", err);
 		return 1;
 	}
-	diag_source(a.path, text, len);
+	diag_source(dg, a.path, text, len);
 	Arena arena = {0};
 	NcclBox box;
-	int rc = nccl_box_read(&arena, text, len, &box) != 0;
+	int rc = nccl_box_read(dg, &arena, text, len, &box) != 0;
 	if (rc == 0) {
 		MemOut m;
 		write_decl(memout_open(&m), a.path, a.name, &box);

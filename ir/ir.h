@@ -752,7 +752,7 @@ extern const char *const nccl_node_kind_name[NNCCLNODE];
 extern const char *const nccl_link_kind_name[NNCCLLINK];
 /* Reads text (diagnostics located in it; the caller set diag_source).
  * 0, or -1 after errors; the box lives in the arena. */
-int nccl_box_read(Arena *, const char *text, size_t len, NcclBox *);
+int nccl_box_read(Diag *, Arena *, const char *text, size_t len, NcclBox *);
 double nccl_nvlink_gbs(int sm);                      /* ncclTopoNVLinkBw */
 double nccl_pci_gbs(const char *link_speed, int width); /* width x speed / 80 */
 /* The box as a graph: GPUs are ranks 0..ngpu-1 by rank, every other node a

@@ -2,7 +2,7 @@
  * nccl_topo.c: NCCL's topology XML (what NCCL_TOPO_DUMP_FILE writes and
  * NCCL_TOPO_FILE reads) as a box: plain data (ir.h's NcclBox), then a graph.
  *
- * Needs: the file's text, with diag_source set to it. Establishes: the
+ * Needs: the file's text, with the Diag's source set to it. Establishes: the
  * nodes and links NCCL's src/graph/topo.cc builds from the same file (the
  * rules and their NCCL sources in docs/nccl-topo.md), GPUs sorted by rank
  * and numbered 0..n-1, every link's bandwidth in GB/s as NCCL gives it;
@@ -25,6 +25,7 @@ const char *const nccl_link_kind_name[NNCCLLINK] = {"NVLink", "PCI", "SYS", "C2C
 #define LOC_GBS 5000.0
 
 typedef struct Reader {
+	Diag *dg;
 	Arena *a;
 	const char *text;
 	size_t len;
@@ -67,7 +68,7 @@ node_loc(const Reader *r, const xmlNode *x)
 
 #define FAIL(r, x, ...)                             \
 	do {                                            \
-		error_at(node_loc((r), (x)), __VA_ARGS__);  \
+		error_at((r)->dg, node_loc((r), (x)), __VA_ARGS__); \
 		(r)->errors++;                              \
 	} while (0)
 
@@ -455,7 +456,7 @@ read_system(Reader *r, const xmlNode *sys)
 	sort_n(b->gpu, (size_t)b->ngpu, sizeof *b->gpu, by_rank);
 	for (int g = 0; g < b->ngpu; g++)
 		if (b->gpu[g].rank != g) {
-			error_at(b->gpu[g].loc, "<gpu rank=\"%d\">: the GPUs' ranks must be 0..%d, each once "
+			error_at(r->dg, b->gpu[g].loc, "<gpu rank=\"%d\">: the GPUs' ranks must be 0..%d, each once "
 			         "(%s)", b->gpu[g].rank, b->ngpu - 1,
 			         g > 0 && b->gpu[g - 1].rank == b->gpu[g].rank ? "this rank is taken twice"
 			                                                      : "a rank is missing");
@@ -484,7 +485,7 @@ refuse_dtd(Reader *r)
 			line++;
 		if (r->text[i] == '<' && i + 2 < r->len && r->text[i + 1] == '!' &&
 		    (r->text[i + 2] == 'D' || r->text[i + 2] == 'E' || r->text[i + 2] == 'd')) {
-			error_at(line_loc(r, line), "a DOCTYPE or ENTITY declaration: NCCL's topology files "
+			error_at(r->dg, line_loc(r, line), "a DOCTYPE or ENTITY declaration: NCCL's topology files "
 			         "have none, and collc reads none");
 			return -1;
 		}
@@ -493,13 +494,13 @@ refuse_dtd(Reader *r)
 }
 
 int
-nccl_box_read(Arena *a, const char *text, size_t len, NcclBox *box)
+nccl_box_read(Diag *dg, Arena *a, const char *text, size_t len, NcclBox *box)
 {
 	memset(box, 0, sizeof *box);
 	box->nvs = -1;
-	Reader r = {.a = a, .text = text, .len = len, .box = box};
+	Reader r = {.dg = dg, .a = a, .text = text, .len = len, .box = box};
 	if (len > (size_t)MAX_XML_INPUT_BYTES) {
-		error_at((Loc){1, 1}, "the file is larger than %d bytes (docs/limits.md)",
+		error_at(dg, (Loc){1, 1}, "the file is larger than %d bytes (docs/limits.md)",
 		         MAX_XML_INPUT_BYTES);
 		return -1;
 	}
@@ -513,14 +514,14 @@ nccl_box_read(Arena *a, const char *text, size_t len, NcclBox *box)
 		char msg[256];
 		snprintf(msg, sizeof msg, "%s", e && e->message ? e->message : "parse error");
 		msg[strcspn(msg, "\n")] = 0;
-		error_at((Loc){e && e->line > 0 ? e->line : 1, e && e->int2 > 0 ? e->int2 : 1},
+		error_at(dg, (Loc){e && e->line > 0 ? e->line : 1, e && e->int2 > 0 ? e->int2 : 1},
 		         "not well-formed XML: %s", msg);
 		xmlResetLastError();
 		return -1;
 	}
 	xmlNode *root = xmlDocGetRootElement(doc);
 	if (!root || !is(root, "system"))
-		error_at(root ? node_loc(&r, root) : (Loc){1, 1}, "an NCCL topology file begins with "
+		error_at(dg, root ? node_loc(&r, root) : (Loc){1, 1}, "an NCCL topology file begins with "
 		         "<system version=\"1\">");
 	else
 		read_system(&r, root);

@@ -193,11 +193,12 @@ fuzz_msccl(const char *name, const uint8_t *data, size_t size, FILE *diag)
 void
 fuzz_ncclxml(const char *name, const uint8_t *data, size_t size, FILE *diag)
 {
+	Diag d = diag_new(), *dg = &d; /* this input's diagnostics */
 	char *text = text_of(data, size);
 	Arena a = {0};
 	NcclBox b;
-	start(name, text, size, diag);
-	if (nccl_box_read(&a, text, size, &b) == 0) {
+	start(dg, name, text, size, diag);
+	if (nccl_box_read(dg, &a, text, size, &b) == 0) {
 		Topo *t = nccl_box_topo(&a, "B", &b, net_defaults);
 		if (t->nrank != b.ngpu || t->nnode != b.nnode || t->nlink != b.nlink)
 			abort();
@@ -205,7 +206,7 @@ fuzz_ncclxml(const char *name, const uint8_t *data, size_t size, FILE *diag)
 			if (b.gpu[g].rank != g || nccl_box_topo_node(&b, b.gpu[g].node) != g)
 				abort();
 	}
-	finish();
+	finish(dg);
 	arena_free(&a);
 	free(text);
 }

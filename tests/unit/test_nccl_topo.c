@@ -31,13 +31,11 @@ read_text(Read *r, const char *name, const char *text, size_t len)
 	memset(r, 0, sizeof *r);
 	size_t dlen;
 	FILE *mem = open_memstream(&r->diag, &dlen);
-	diag_stream(mem);
-	diag_reset();
-	diag_source(name, text, len);
-	r->rc = nccl_box_read(&r->arena, text, len, &r->box);
-	diag_stream(NULL);
+	Diag d = diag_new(), *dg = &d; /* this read's diagnostics */
+	diag_stream(dg, mem);
+	diag_source(dg, name, text, len);
+	r->rc = nccl_box_read(dg, &r->arena, text, len, &r->box);
 	fclose(mem);
-	diag_reset();
 }
 
 static void
@@ -312,7 +310,8 @@ test_cli_loads(void)
 		const char *coll = i == 2 ? "" : "collective allreduce AR on B {\n    algorithm ring;\n}\n";
 		memcpy(out + len, coll, strlen(coll) + 1);
 		Checked c;
-		check_built(&c, files[i], out, strlen(out));
+		Diag d = diag_new(); /* this build's diagnostics */
+		check_built(&d, &c, files[i], out, strlen(out));
 		CU_ASSERT_EQUAL(c.errors, 0);
 		if (c.errors)
 			fprintf(stderr, "\n%s", c.diag);
