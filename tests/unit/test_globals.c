@@ -23,6 +23,12 @@ static const struct {
 	{"compiler/cmd_sweep.c", "interrupted", "set by the SIGINT handler, read by the sweep"},
 	{"backends/mpi/runtime.c", "collc_lib_keyval",
 	 "the MPI drop-in's keyval: MPI's attribute API makes it process-wide"},
+	{"backends/mpi/runtime.c", "collc_lib_closed",
+	 "MPI_Finalize has begun: finalize is the process's, and the intercepted calls carry no "
+	 "context of the drop-in's"},
+	{"backends/mpi/runtime.c", "collc_cal",
+	 "the calibrated plan (COLLC_MPI_PLAN) the drop-in follows, read once per process: the "
+	 "intercepted MPI calls carry no context of the drop-in's"},
 };
 
 /* The text with comments, strings and character constants blanked (the
