@@ -108,13 +108,48 @@ const CliCommand cli_explain = {
 	"Small cases only: a larger schedule is refused with an error naming the limit.\n",
 	explain_opts, countof(explain_opts), cmd_explain, NULL};
 
-/* A user schedule the teacher refused: its rounds up to the fault, with
- * the counterexample collc printed. rc stays 1. */
-static void
-explain_trace(const TeachTrace *tr, const char *why, const ExplainArgs *ea, FILE *out)
+/* The source's path as a page shows it: as given when relative; an
+ * absolute one relative to the working directory when under it, else its
+ * name (a handout shows no home directory). */
+static const char *
+page_path(const char *path, char *buf, size_t len)
 {
-	ExplainFault f = explain_fault_of(tr, why);
+	if (path[0] != '/')
+		return path;
+	size_t n;
+	if (getcwd(buf, len) && (n = strlen(buf)) > 1 && strncmp(path, buf, n) == 0 &&
+	    path[n] == '/')
+		return path + n + 1;
+	const char *slash = strrchr(path, '/');
+	return slash + 1;
+}
+
+/* A user schedule the teacher refused: its rounds up to the fault, with
+ * the counterexample collc printed (on the page, an absolute path of the
+ * file as page_path shows it). rc stays 1. */
+static void
+explain_trace(const TeachTrace *tr, const char *why, const char *path, const ExplainArgs *ea,
+              FILE *out)
+{
+	char cwd[4096];
+	const char *shown = page_path(path, cwd, sizeof cwd);
+	char *text = NULL;
+	size_t len = 0, n = strlen(path);
+	FILE *t = open_memstream(&text, &len);
+	for (const char *q = why; t && *q;) {
+		const char *at = shown != path ? strstr(q, path) : NULL;
+		if (!at) {
+			fputs(q, t);
+			break;
+		}
+		fprintf(t, "%.*s%s", (int)(at - q), q, shown);
+		q = at + n;
+	}
+	if (t)
+		fclose(t);
+	ExplainFault f = explain_fault_of(tr, text ? text : why);
 	explain_outputs(tr->s, NULL, &f, ea, out);
+	free(text);
 }
 
 /* Builds the file with diagnostics kept (the page quotes them) and
@@ -176,22 +211,6 @@ split_names(ExplainArgs *ea)
 		ea->names[ea->nnames++] = p;
 	}
 	return 0;
-}
-
-/* The source's path as a page shows it: as given when relative; an
- * absolute one relative to the working directory when under it, else its
- * name (a handout shows no home directory). */
-static const char *
-page_path(const char *path, char *buf, size_t len)
-{
-	if (path[0] != '/')
-		return path;
-	size_t n;
-	if (getcwd(buf, len) && (n = strlen(buf)) > 1 && strncmp(path, buf, n) == 0 &&
-	    path[n] == '/')
-		return path + n + 1;
-	const char *slash = strrchr(path, '/');
-	return slash + 1;
 }
 
 /* Two schedules on one page share its drawing: the same topology (its
@@ -320,7 +339,7 @@ cmd_explain(int argc, char **argv)
 	free(ea.list);
 	if (rc && trace.s && ea.nnames == 0 &&
 	    (!ea.collective || strcmp(trace.s->name, ea.collective) == 0)) {
-		explain_trace(&trace, why, &ea, mem);
+		explain_trace(&trace, why, path, &ea, mem);
 		write_output(NULL, &m);
 		free(why);
 		input_free(&in);

@@ -510,6 +510,15 @@ test_compare_refusals(void)
 	CU_ASSERT(page && strstr(page, "{\"file\":\"examples/torus-4x4-compare.coll\",") != NULL &&
 	          strstr(page, abs) == NULL);
 	free(page);
+	/* and so does a wrong schedule's counterexample on its page (stderr keeps it as typed) */
+	CU_ASSERT_FATAL(realpath("examples/wrong/ring-extra-round.coll", abs) != NULL);
+	snprintf(args, sizeof args, "%s --html @/wrongabs.html", abs);
+	free(explain_cmd(args, &status));
+	CU_ASSERT_EQUAL(status, 1);
+	page = slurp(X("@/wrongabs.html"), &len);
+	CU_ASSERT(page && strstr(page, "\"text\":\"examples/wrong/ring-extra-round.coll:14:21: "
+	                                "error: in round 8") != NULL && strstr(page, abs) == NULL);
+	free(page);
 }
 
 /* ---- in the browser ---- */
