@@ -131,10 +131,13 @@ $(O)/backends/mpi_text.c: $(MPI_RT)
 	done; } >$@.tmp && mv $@.tmp $@
 
 # the explain page's script and style as C strings, the same way
-$(O)/backends/explain_text.c: backends/explain/page.js backends/explain/page.css
+# (page.js: one schedule; compare.js: two or three side by side)
+$(O)/backends/explain_text.c: backends/explain/page.js backends/explain/page.css \
+                              backends/explain/compare.js
 	@mkdir -p $(@D)
-	{ for f in js css; do echo "extern const char collc_explain_$${f}[];"; \
-	    echo "const char collc_explain_$${f}[] = {"; od -An -v -tx1 backends/explain/page.$$f | \
+	{ for f in page.js:js page.css:css compare.js:compare_js; do n=$${f#*:}; \
+	    echo "extern const char collc_explain_$${n}[];"; \
+	    echo "const char collc_explain_$${n}[] = {"; od -An -v -tx1 backends/explain/$${f%:*} | \
 	    sed 's/ *\([0-9a-f][0-9a-f]\)/0x\1,/g'; echo "0};"; done; } >$@.tmp && mv $@.tmp $@
 
 # the MPI runtime compiled alone, in both forms, by every MPI installed (Open

@@ -8,9 +8,12 @@
  * wrong is shown up to its fault, the error beside it; the exit status
  * stays 1. Small cases only: a larger schedule is refused with a located
  * error naming the limit (the page's limits are higher than the text's).
+ * --collective A,B[,C] with --html writes the compare page: the schedules
+ * of one topology side by side, stepped in lockstep (explain_html_compare).
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "driver.h"
@@ -18,6 +21,11 @@
 typedef struct ExplainArgs {
 	const char *collective, *svg, *html, *size;
 	double bytes;
+	/* --collective A,B,C: the names (in a copy of the list), at most
+	 * EXPLAIN_MAX_COMPARE; nnames 1 for one name */
+	char *list;
+	const char *names[EXPLAIN_MAX_COMPARE];
+	int nnames;
 } ExplainArgs;
 
 /* The outputs of one schedule x (explicit; sym its symmetric form or
@@ -80,7 +88,7 @@ explain_opt(void *ctx, const char *name, const char *value)
 }
 
 static const CliOpt explain_opts[] = {
-	{"collective", 0, "NAME", "only the collective NAME"},
+	{"collective", 0, "NAME", "only the collective NAME (A,B,C with --html: side by side)"},
 	{"svg", 0, "OUT.svg", "write a timeline of the one collective shown"},
 	{"html", 0, "OUT.html", "write an interactive page of the one collective shown"},
 	{"size", 0, "BYTES", "the message size the page's loads and metrics assume (1MiB)"},
@@ -95,16 +103,53 @@ const CliCommand cli_explain = {
 	"contributions, and the busiest links; --svg writes a timeline of one collective,\n"
 	"--html a page to step through in a browser (one file, no network). A wrong user\n"
 	"schedule is shown up to its fault, and the exit status is 1.\n"
+	"--collective A,B,C with --html writes a page stepping two or three schedules of\n"
+	"one topology side by side.\n"
 	"Small cases only: a larger schedule is refused with an error naming the limit.\n",
 	explain_opts, countof(explain_opts), cmd_explain, NULL};
 
-/* A user schedule the teacher refused: its rounds up to the fault, with
- * the counterexample collc printed. rc stays 1. */
-static void
-explain_trace(Diag *dg, const TeachTrace *tr, const char *why, const ExplainArgs *ea, FILE *out)
+/* The source's path as a page shows it: as given when relative; an
+ * absolute one relative to the working directory when under it, else its
+ * name (a handout shows no home directory). */
+static const char *
+page_path(const char *path, char *buf, size_t len)
 {
-	ExplainFault f = explain_fault_of(tr, why);
+	if (path[0] != '/')
+		return path;
+	size_t n;
+	if (getcwd(buf, len) && (n = strlen(buf)) > 1 && strncmp(path, buf, n) == 0 &&
+	    path[n] == '/')
+		return path + n + 1;
+	const char *slash = strrchr(path, '/');
+	return slash + 1;
+}
+
+/* A user schedule the teacher refused: its rounds up to the fault, with
+ * the counterexample collc printed (on the page, an absolute path of the
+ * file as page_path shows it). rc stays 1. */
+static void
+explain_trace(Diag *dg, const TeachTrace *tr, const char *why, const char *path,
+              const ExplainArgs *ea, FILE *out)
+{
+	char cwd[4096];
+	const char *shown = page_path(path, cwd, sizeof cwd);
+	char *text = NULL;
+	size_t len = 0, n = strlen(path);
+	FILE *t = open_memstream(&text, &len);
+	for (const char *q = why; t && *q;) {
+		const char *at = shown != path ? strstr(q, path) : NULL;
+		if (!at) {
+			fputs(q, t);
+			break;
+		}
+		fprintf(t, "%.*s%s", (int)(at - q), q, shown);
+		q = at + n;
+	}
+	if (t)
+		fclose(t);
+	ExplainFault f = explain_fault_of(tr, text ? text : why);
 	explain_outputs(dg, tr->s, NULL, &f, ea, out);
+	free(text);
 }
 
 /* Builds the file with diagnostics kept (the page quotes them) and
@@ -141,6 +186,118 @@ explain_selected(Diag *dg, Input *in, const ExplainArgs *ea, FILE *mem)
 	return rc;
 }
 
+/* --collective A,B,C: the names into ea->names; a usage error (2) for
+ * more than EXPLAIN_MAX_COMPARE, an empty name or one named twice. */
+static int
+split_names(ExplainArgs *ea)
+{
+	if (!ea->collective || !strchr(ea->collective, ','))
+		return 0;
+	ea->list = xmalloc(strlen(ea->collective) + 1);
+	strcpy(ea->list, ea->collective);
+	ea->collective = NULL;
+	for (char *p = ea->list, *next; p; p = next) {
+		next = strchr(p, ',');
+		if (next)
+			*next++ = 0;
+		if (!*p)
+			return usage_error("explain: --collective: an empty name in the list");
+		if (ea->nnames == EXPLAIN_MAX_COMPARE)
+			return usage_error("explain: --collective: at most %d schedules side by side",
+			                   EXPLAIN_MAX_COMPARE);
+		for (int i = 0; i < ea->nnames; i++)
+			if (strcmp(ea->names[i], p) == 0)
+				return usage_error("explain: --collective: '%s' named twice", p);
+		ea->names[ea->nnames++] = p;
+	}
+	return 0;
+}
+
+/* Two schedules on one page share its drawing: the same topology (its
+ * description, nodes and links). */
+static bool
+same_topology(const Topo *a, const Topo *b)
+{
+	char da[128], db[128];
+	topo_describe(a, da, sizeof da);
+	topo_describe(b, db, sizeof db);
+	return a == b || (strcmp(da, db) == 0 && a->nnode == b->nnode && a->nlink == b->nlink);
+}
+
+/* The named schedules of a compare page in s[], their order; located
+ * errors for one of another topology or past the page's full detail. */
+static int
+compare_select(Diag *dg, const Input *in, const ExplainArgs *ea, const Sched *s[])
+{
+	for (int k = 0; k < ea->nnames; k++) {
+		s[k] = NULL;
+		for (int i = 0; i < in->prog.nsched && !s[k]; i++)
+			if (strcmp(in->prog.sched[i]->name, ea->names[k]) == 0)
+				s[k] = in->prog.sched[i];
+		if (!s[k]) {
+			no_schedule_named(dg, &in->prog, ea->names[k]);
+			return 1;
+		}
+		if (!same_topology(s[k]->topo, s[0]->topo)) {
+			char da[128], db[128];
+			topo_describe(s[0]->topo, da, sizeof da);
+			topo_describe(s[k]->topo, db, sizeof db);
+			error_at(dg, s[k]->loc, "'%s' is on %s, '%s' on %s: a compare page steps schedules "
+			         "of one topology", s[k]->name, db, s[0]->name, da);
+			return 1;
+		}
+		int full = explain_check_page(dg, s[k]);
+		if (full < 0)
+			return 1;
+		if (full == 0) {
+			error_at(dg, s[k]->loc, "a compare page shows every cell: at most %d ranks and %d "
+			         "chunks; '%s' has %d ranks and %d chunks (open it alone with --html)",
+			         EXPLAIN_PAGE_RANKS, EXPLAIN_PAGE_CHUNKS, s[k]->name, s[k]->nrank,
+			         s[k]->nchunk);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* --collective A,B,C: each one's text form (when it fits), then with
+ * --html the page of them side by side. */
+static int
+explain_compare(Diag *dg, const Input *in, const ExplainArgs *ea, const char *path, FILE *mem)
+{
+	const Sched *s[EXPLAIN_MAX_COMPARE], *x[EXPLAIN_MAX_COMPARE],
+	            *sym[EXPLAIN_MAX_COMPARE];
+	if (compare_select(dg, in, ea, s) != 0)
+		return 1;
+	if (!ea->html) {
+		int rc = 0;
+		for (int k = 0; rc == 0 && k < ea->nnames; k++) {
+			fputs(k ? "\n" : "", mem);
+			rc = explain_one(dg, s[k], ea, mem);
+		}
+		return rc;
+	}
+	Arena a = {0};
+	for (int k = 0; k < ea->nnames; k++) {
+		x[k] = s[k]->base ? sched_expand(dg, &a, s[k]) : s[k];
+		sym[k] = s[k]->base ? s[k] : NULL;
+		if (explain_text_fits(s[k]))
+			explain_text(x[k], mem);
+		else
+			fprintf(mem, "'%s': %d ranks, %d chunks, %d rounds, past the text form's limits: "
+			        "the page shows it\n", x[k]->name, x[k]->nrank, x[k]->nchunk,
+			        x[k]->nround);
+		fputs(k + 1 < ea->nnames ? "\n" : "", mem);
+	}
+	char cwd[4096];
+	MemOut m;
+	explain_html_compare(x, sym, ea->nnames, ea->bytes, page_path(path, cwd, sizeof cwd),
+	                     memout_open(&m));
+	int rc = write_output(ea->html, &m);
+	arena_free(&a);
+	return rc;
+}
+
 static int
 cmd_explain(Diag *dg, int argc, char **argv)
 {
@@ -153,14 +310,36 @@ cmd_explain(Diag *dg, int argc, char **argv)
 		return ea.bytes == -2 ? size_usage("explain", "size", ea.size, ea.bytes, "")
 		                      : usage_error("explain: --size %s: give a whole number of bytes, "
 		                                    "1MiB or 1048576", ea.size);
+	if ((rc = split_names(&ea)) != 0) {
+		free(ea.list);
+		return rc;
+	}
+	if (ea.nnames > 0 && ea.svg) {
+		free(ea.list);
+		return usage_error("explain: --svg draws one collective; --collective A,B,C goes "
+		                   "with --html");
+	}
 	Input in = {.only = ea.collective};
 	TeachTrace trace = {0};
 	char *why = NULL;
 	rc = explain_load(dg, path, &in, &trace, &why);
 	MemOut m;
 	FILE *mem = memout_open(&m);
-	if (rc && trace.s && (!ea.collective || strcmp(trace.s->name, ea.collective) == 0)) {
-		explain_trace(dg, &trace, why, &ea, mem);
+	if (rc == 0 && ea.nnames > 0) { /* side by side */
+		free(why);
+		rc = explain_compare(dg, &in, &ea, path, mem);
+		if (rc == 0)
+			rc = write_output(NULL, &m);
+		else
+			memout_drop(&m);
+		free(ea.list);
+		input_free(&in);
+		return rc;
+	}
+	free(ea.list);
+	if (rc && trace.s && ea.nnames == 0 &&
+	    (!ea.collective || strcmp(trace.s->name, ea.collective) == 0)) {
+		explain_trace(dg, &trace, why, path, &ea, mem);
 		write_output(NULL, &m);
 		free(why);
 		input_free(&in);

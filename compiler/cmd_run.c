@@ -98,9 +98,10 @@ run_xml(Diag *dg, Table *t, const char *text, size_t len, bool legacy, RunOpts *
 			if (b != o->bytes)
 				fprintf(stderr, "collc: run: note: %lld B is not a size this file runs (a whole "
 				        "number of %s per chunk, nchunksperloop=%d, inside its minBytes..maxBytes); "
-				        "running %lld B, the nearest that is (give --size to choose)\n",
+				        "running %lld B, %s (give --size to choose)\n",
 				        (long long)o->bytes, rdtype_name(o->dtype), p.nchunksperloop,
-				        (long long)b);
+				        (long long)b, b > o->bytes ? "the smallest size it is selected for"
+				                                   : "the nearest that is");
 			o->bytes = b;
 		}
 	}

@@ -477,8 +477,48 @@ write_json(const Spec *s, const Record *rec, const bool *have, FILE *f)
 	fputs(first ? "]}\n" : "\n]}\n", f);
 }
 
+/* A plot's file name from its title: letters and digits kept (lower
+ * case), every other run one '-', at most 100 characters; "-U" (the
+ * configuration) added when an earlier plot took the name. */
+static void
+plot_name(const char *title, int u, char (*taken)[112], int ntaken, char *out, size_t len)
+{
+	char slug[112];
+	size_t n = 0;
+	for (const char *c = title; *c && n < 100; c++) {
+		bool word = (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') ||
+		            (*c >= 'A' && *c <= 'Z');
+		if (word)
+			slug[n++] = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
+		else if (n > 0 && slug[n - 1] != '-')
+			slug[n++] = '-';
+	}
+	while (n > 0 && slug[n - 1] == '-')
+		n--;
+	slug[n] = 0;
+	bool clash = false;
+	for (int i = 0; i < ntaken && !clash; i++)
+		clash = strcmp(taken[i], slug) == 0;
+	snprintf(taken[ntaken], sizeof taken[0], "%s", slug);
+	if (clash)
+		snprintf(out, len, "%s-%d.svg", slug, u);
+	else
+		snprintf(out, len, "%s.svg", slug);
+}
+
+/* The .coll file as the spec names it (relative to the spec), or its
+ * name when the spec gives an absolute path: a plot shows no directory
+ * outside the project. */
+static const char *
+plot_file(const Spec *s)
+{
+	const char *v = s->file.v[0], *slash = strrchr(v, '/');
+	return v[0] == '/' && slash ? slash + 1 : v;
+}
+
 /* One busbw plot per unit family (all but the pair), series per pair of
- * the same collective kind (its algorithms, or the file's collectives). */
+ * the same collective kind (its algorithms, or the file's collectives),
+ * named and titled by its configuration. */
 static int
 write_plots(const Spec *s, const Record *rec, const bool *have, const char *target)
 {
@@ -494,6 +534,8 @@ write_plots(const Spec *s, const Record *rec, const bool *have, const char *targ
 	int rc = 0;
 	double *y = xmalloc(((size_t)MAX_PAIRS * s->nsize + 1) * sizeof *y);
 	PlotSeries *ser = xmalloc(MAX_PAIRS * sizeof *ser);
+	char (*taken)[112] = xmalloc(((size_t)s->nunit + 1) * sizeof *taken);
+	int ntaken = 0;
 	for (int u = 0; u < s->nunit && rc == 0; u++) {
 		Unit x = unit_of(s, u);
 		int kind = s->pair[x.pair].kind, first = 0;
@@ -526,11 +568,13 @@ write_plots(const Spec *s, const Record *rec, const bool *have, const char *targ
 		char axes[512];
 		axes_desc(s, &x, axes, sizeof axes);
 		if (s->cf.f)
-			snprintf(title, sizeof title, "%s, %s%s", coll_kind_name[kind], s->cf.path, axes);
+			snprintf(title, sizeof title, "%s, %s%s", coll_kind_name[kind], plot_file(s), axes);
 		else
-			snprintf(title, sizeof title, "%s %s, ranks %s, %s", coll_kind_name[kind],
-			         s->topo.v[x.topo], s->groups.v[x.group], s->routing.v[x.route]);
-		snprintf(path, sizeof path, "sweep-%05d.svg", u);
+			snprintf(title, sizeof title, "%s %s, ranks %s, %s%s", coll_kind_name[kind],
+			         s->topo.v[x.topo], s->groups.v[x.group], s->routing.v[x.route],
+			         strstr(axes, ", routing ") == axes ? axes + strcspn(axes + 2, ",") + 2
+			                                            : axes);
+		plot_name(title, u, taken, ntaken++, path, sizeof path);
 		char *in = outdir_path(&dir, path);
 		MemOut m;
 		svg_busbw(memout_open(&m), title, s->sizes, s->nsize, ser, ns, 0);
@@ -543,7 +587,7 @@ write_plots(const Spec *s, const Record *rec, const bool *have, const char *targ
 	} else if (rc != 0) {
 		outdir_abort(&dir);
 	}
-	free(y), free(ser);
+	free(y), free(ser), free(taken);
 	return rc;
 }
 

@@ -10,6 +10,8 @@
  * (ring on a circle, grids with wrap-around stubs, spine-leaf in tiers) is
  * computed here; the drawing, the slider and the keys are the page's script
  * (backends/explain/page.js, embedded by the Makefile as the MPI runtime is).
+ * The compare page holds two or three schedules' data, one object each as
+ * the single page's, and its own script (backends/explain/compare.js).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -19,7 +21,7 @@
 
 static const double PI = 3.14159265358979323846;
 
-extern const char collc_explain_js[], collc_explain_css[];
+extern const char collc_explain_js[], collc_explain_css[], collc_explain_compare_js[];
 
 /* A JSON string, '<' escaped so that no text closes the script element. */
 static void
@@ -358,4 +360,29 @@ explain_html(const Sched *x, const Sched *sym, const ExplainFault *fault, double
 	fprintf(f, "<script id=\"data\" type=\"application/json\">\n");
 	page_data(x, sym, fault, bytes, full, f);
 	fprintf(f, "\n</script>\n<script>\n%s</script>\n</body>\n</html>\n", collc_explain_js);
+}
+
+void
+explain_html_compare(const Sched *const x[], const Sched *const sym[], int n, double bytes,
+                     const char *file, FILE *f)
+{
+	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+	           "<title>collc explain: ");
+	for (int i = 0; i < n; i++) {
+		fputs(i ? ", " : "", f);
+		for (const char *c = x[i]->name; *c; c++)
+			fputc(*c == '<' || *c == '&' ? '_' : *c, f);
+	}
+	fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body class=\"compare\">\n",
+	        collc_explain_css);
+	fprintf(f, "<script id=\"data\" type=\"application/json\">\n{\"file\":");
+	js_string(f, file);
+	fprintf(f, ",\"scheds\":[\n");
+	for (int i = 0; i < n; i++) {
+		fputs(i ? ",\n" : "", f);
+		page_data(x[i], sym[i], NULL, bytes, true, f);
+	}
+	fprintf(f, "]}\n</script>\n<script>\n%s</script>\n</body>\n</html>\n",
+	        collc_explain_compare_js);
 }

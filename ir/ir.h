@@ -630,11 +630,12 @@ void sched_small_expected(const Sched *, int r, int c, uint64_t *init, uint64_t 
  * EXPLAIN_MAX_ROUNDS rounds. The page (--html) shows every cell up to
  * EXPLAIN_PAGE_RANKS ranks and EXPLAIN_PAGE_CHUNKS chunks, and aggregates
  * (link heat, holdings as a density) up to EXPLAIN_AGG_RANKS ranks and
- * EXPLAIN_AGG_CELLS (rank, chunk) cells; EXPLAIN_MAX_ROUNDS rounds both. */
+ * EXPLAIN_AGG_CELLS (rank, chunk) cells; EXPLAIN_MAX_ROUNDS rounds both. The
+ * compare page steps up to EXPLAIN_MAX_COMPARE schedules, each in full. */
 enum {
 	EXPLAIN_MAX_RANKS = 16, EXPLAIN_MAX_CHUNKS = 64, EXPLAIN_MAX_ROUNDS = 256,
 	EXPLAIN_PAGE_RANKS = 64, EXPLAIN_PAGE_CHUNKS = 256, EXPLAIN_AGG_RANKS = 1024,
-	EXPLAIN_AGG_CELLS = 1 << 22,
+	EXPLAIN_AGG_CELLS = 1 << 22, EXPLAIN_MAX_COMPARE = 3,
 };
 
 /* 0 if an explicit or symmetric schedule is small enough for the text form
@@ -701,6 +702,12 @@ void explain_svg_fault(const Sched *, const ExplainFault *, FILE *);
  * size the metrics and link loads assume, full from explain_check_page. */
 void explain_html(const Sched *x, const Sched *sym, const ExplainFault *, double bytes,
                   bool full, FILE *);
+/* The compare page: n (2..EXPLAIN_MAX_COMPARE) schedules of one topology
+ * stepped in lockstep, each in full detail (explain_check_page 1); x[i]
+ * explicit, sym[i] its symmetric form or NULL; file is the source's path as
+ * the page shows it (relative). */
+void explain_html_compare(const Sched *const x[], const Sched *const sym[], int n,
+                          double bytes, const char *file, FILE *);
 
 /* ---- nccl_topo.c: NCCL's topology XML (NCCL_TOPO_DUMP_FILE) as a box ---- */
 

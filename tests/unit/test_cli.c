@@ -1256,7 +1256,30 @@ test_tune_msccl_rank_form(void)
 	free(out), free(err);
 }
 
+/* run on a file whose range starts above the default 1 MiB (a tune file of
+ * the large sizes): the smallest size the executor selects it for, in whole
+ * floats per chunk (3000001 up to 16-byte steps: 3000016), not a larger one */
+static void
+test_run_range_start(void)
+{
+	write_in(cli_tmpdir, "r4big.coll", "topology T = ring(4);\n"
+	                                   "collective allreduce AR on T { algorithm ring; }\n");
+	char args[512], *out, *err;
+	snprintf(args, sizeof args, "build %s/r4big.coll --target msccl --min-bytes 3000001 "
+	         "--max-bytes 0 -o %s/r4big.xml", cli_tmpdir, cli_tmpdir);
+	CU_ASSERT_EQUAL(cli_collc(args, &out, &err), 0);
+	free(out), free(err);
+	snprintf(args, sizeof args, "run %s/r4big.xml", cli_tmpdir);
+	CU_ASSERT_EQUAL(cli_collc(args, &out, &err), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "running 3000016 B, the smallest size it is selected "
+	                                   "for (give --size to choose)"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "in-place      3000016  750004  float"));
+	free(out), free(err);
+}
+
 CU_TestInfo cli_tests[] = {
+	{"run: a file whose range starts above 1 MiB runs at the smallest size selected",
+	 test_run_range_start},
 	{"tune --msccl-dir: a rank-form candidate (recursive doubling on ring(4)) lowers",
 	 test_tune_msccl_rank_form},
 	{"build --target msccl: a note says the channels, instances and protocol chosen",

@@ -107,7 +107,18 @@ test_sweep(void)
 	                                   "bridge runs on an optical_ring topology"));
 	CU_ASSERT(!cli_exists("mixed.csv"));
 	free(out), free(err);
-	CU_ASSERT_TRUE(cli_exists("plots/sweep-00000.svg"));
+	/* plots named and titled by their configuration, the network values too */
+	CU_ASSERT_TRUE(cli_exists("plots/allreduce-torus-8-8-ranks-4-shortest-path-link-bandwidth-"
+	                          "400-gbps-link-latency-0-025-us.svg"));
+	CU_ASSERT_TRUE(cli_exists("plots/alltoall-torus-4-4-ranks-16-dor-link-bandwidth-400-gbps-"
+	                          "link-latency-0-5-us.svg"));
+	CU_ASSERT_FALSE(cli_exists("plots/sweep-00000.svg"));
+	snprintf(path, sizeof path, "%s/plots/allreduce-torus-8-8-ranks-4-shortest-path-link-"
+	         "bandwidth-400-gbps-link-latency-0-5-us.svg", cli_tmpdir);
+	char *svg = slurp(path, NULL);
+	CU_ASSERT(svg && strstr(svg, ">allreduce torus(8, 8), ranks 4, shortest_path, "
+	                             "link_bandwidth 400 GBps, link_latency 0.5 us<") != NULL);
+	free(svg);
 	free(all);
 	/* links private: Bruck's six steps of 2 MiB on 2x32 take 6 x 2 MiB / 400 GB/s
 	 * (no latency), however many of them cross one link */
@@ -251,7 +262,16 @@ test_sweep_file(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(all, "\n0,\"torus(4, 4)\",16,allreduce,SP,\"symmetric(trees B, "
 	                                   "group G)\",shortest_path,800 Gbps,"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(all, "\n8,ring(4),4,allgather,UR,schedule,shortest_path,"));
-	CU_ASSERT_TRUE(cli_exists("fplots/sweep-00000.svg") && cli_exists("fplots/sweep-00004.svg"));
+	CU_ASSERT_TRUE(cli_exists("fplots/allreduce-f-coll-routing-shortest-path-link-bandwidth-"
+	                          "800-gbps.svg") &&
+	               cli_exists("fplots/allgather-f-coll-routing-dor-link-bandwidth-800-gbps.svg"));
+	/* the file as the spec names it: no directory of the run in the title */
+	snprintf(path, sizeof path, "%s/fplots/allreduce-f-coll-routing-dor-link-bandwidth-800-"
+	         "gbps.svg", cli_tmpdir);
+	char *svg = slurp(path, NULL);
+	CU_ASSERT(svg && strstr(svg, ">allreduce, f.coll, routing dor, link_bandwidth 800 Gbps<") &&
+	          !strstr(svg, cli_tmpdir));
+	free(svg);
 	/* SP at 800 Gb/s is collc sim's on the file with that bandwidth */
 	char *sp = strstr(all, "\n0,"), *tail;
 	double t = 0, want = 0;

@@ -459,6 +459,69 @@ test_limits(void)
 	
 }
 
+
+/* The compare page's refusals, located or usage (2), nothing written; the
+ * source's path on the page never absolute. */
+static void
+test_compare_refusals(void)
+{
+	write_in(tmpdir, "two.coll", "topology T = torus(4, 4);\n"
+	         "topology U = torus(4, 8);\n"
+	         "collective allreduce A on T { algorithm ring; }\n"
+	         "collective allreduce B on U { algorithm ring; }\n"
+	         "collective allreduce C on T { algorithm recursive_doubling; }\n");
+	static const struct {
+		const char *args, *err;
+		int status;
+	} cases[] = {
+		{"@/two.coll --collective A,B --html @/cmp.html",
+		 "@/two.coll:4:31: error: 'B' is on torus(4, 8), 'A' on torus(4, 4): a compare page "
+		 "steps schedules of one topology", 1},
+		{"@/two.coll --collective A,C,A --html @/cmp.html", "'A' named twice", 2},
+		{"@/two.coll --collective A,C,B,A --html @/cmp.html", "at most 3 schedules", 2},
+		{"@/two.coll --collective A,,C --html @/cmp.html", "an empty name", 2},
+		{"@/two.coll --collective A,D --html @/cmp.html", "no schedule named 'D'", 1},
+		{"@/two.coll --collective A,C --svg @/cmp.svg", "--svg draws one collective", 2},
+	};
+	for (size_t i = 0; i < countof(cases); i++) {
+		char cmd[1024];
+		int status;
+		snprintf(cmd, sizeof cmd, "%s explain %s 2>&1", COLLC_BIN, X(cases[i].args));
+		char *err = run(cmd, &status);
+		assert_named(status == cases[i].status && strstr(err, X(cases[i].err)) != NULL,
+		             __LINE__, __FILE__, "explain %s: status %d, %s", cases[i].args, status,
+		             err);
+		CU_ASSERT(access(X("@/cmp.html"), F_OK) != 0 && access(X("@/cmp.svg"), F_OK) != 0);
+		free(err);
+	}
+	/* A and C share the topology: the page, and the text of both */
+	int status;
+	char *text = explain_cmd("@/two.coll --collective A,C --html @/cmp.html", &status);
+	CU_ASSERT(status == 0 && strstr(text, "'A': allreduce on torus(4, 4)") == text &&
+	          strstr(text, "\n'C': allreduce on torus(4, 4)") != NULL);
+	free(text);
+	/* an absolute path shows relative to the working directory */
+	char abs[PATH_MAX], args[PATH_MAX + 128];
+	CU_ASSERT_FATAL(realpath("examples/torus-4x4-compare.coll", abs) != NULL);
+	snprintf(args, sizeof args, "%s --collective RING,SP --html @/cmp.html", abs);
+	free(explain_cmd(args, &status));
+	CU_ASSERT_EQUAL(status, 0);
+	size_t len;
+	char *page = slurp(X("@/cmp.html"), &len);
+	CU_ASSERT(page && strstr(page, "{\"file\":\"examples/torus-4x4-compare.coll\",") != NULL &&
+	          strstr(page, abs) == NULL);
+	free(page);
+	/* and so does a wrong schedule's counterexample on its page (stderr keeps it as typed) */
+	CU_ASSERT_FATAL(realpath("examples/wrong/ring-extra-round.coll", abs) != NULL);
+	snprintf(args, sizeof args, "%s --html @/wrongabs.html", abs);
+	free(explain_cmd(args, &status));
+	CU_ASSERT_EQUAL(status, 1);
+	page = slurp(X("@/wrongabs.html"), &len);
+	CU_ASSERT(page && strstr(page, "\"text\":\"examples/wrong/ring-extra-round.coll:14:21: "
+	                                "error: in round 8") != NULL && strstr(page, abs) == NULL);
+	free(page);
+}
+
 /* ---- in the browser ---- */
 
 /* Loads path#fragment in headless Chromium (its own profile, no network
@@ -734,6 +797,98 @@ test_browser_fragment(void)
 	CU_ASSERT_NOT_EQUAL(system(cmd), 0);
 }
 
+
+/* The compare page of ring, recursive doubling and SP on torus(4, 4):
+ * stepped through every round in the browser, each column's arrows and
+ * message lines are its text form's, round by round (a column past its
+ * last round draws nothing); #tree=K draws SP's tree above dimmed arrows. */
+static void
+test_browser_compare(void)
+{
+	if (!have_chromium())
+		return;
+	static const char *const names[] = {"RING", "RD", "SP"};
+	int status, rounds = 0;
+	char *texts[3];
+	for (int j = 0; j < 3; j++) {
+		char args[256];
+		snprintf(args, sizeof args, "examples/torus-4x4-compare.coll --collective %s",
+		         names[j]);
+		texts[j] = explain_cmd(args, &status);
+		CU_ASSERT_EQUAL(status, 0);
+		int r = 0;
+		CU_ASSERT(sscanf(strstr(texts[j], " chunks, ") + 9, "%d rounds", &r) == 1);
+		rounds = r > rounds ? r : rounds;
+	}
+	free(explain_cmd("examples/torus-4x4-compare.coll --collective RING,RD,SP --html "
+	                 "@/cmp.html", &status));
+	CU_ASSERT_EQUAL_FATAL(status, 0);
+	char *console;
+	char *dom = browse("@/cmp.html", "round=0&dump", "--dump-dom", &console);
+	CU_ASSERT_FATAL(dom != NULL);
+	assert_named(strstr(dom, "<div id=\"errors\"></div>") != NULL && console[0] == 0, __LINE__,
+	             __FILE__, "the compare page reported errors: %s", console);
+	const char *q = strstr(dom, "<pre id=\"dump\">");
+	CU_ASSERT_FATAL(q != NULL);
+	int checked = 0;
+	for (int k = 0; k <= rounds; k++)
+		for (int j = 0; j < 3; j++) {
+			char head[64];
+			snprintf(head, sizeof head, "round %d %s arrows ", k, names[j]);
+			const char *h = strstr(q, head);
+			int arrows = -1, lines = -1;
+			if (!h || sscanf(h + strlen(head), "%d lines %d", &arrows, &lines) != 2) {
+				assert_named(0, __LINE__, __FILE__, "no dump of round %d of %s", k, names[j]);
+				continue;
+			}
+			/* the text form's round k: its count, then its lines */
+			char rh[64];
+			snprintf(rh, sizeof rh, "\nround %d: ", k);
+			const char *t = k ? strstr(texts[j], rh) : NULL;
+			int want = t ? atoi(t + strlen(rh)) : 0;
+			assert_named(arrows == want && lines == want, __LINE__, __FILE__, "round %d of %s: "
+			             "%d arrows and %d lines drawn, %d messages", k, names[j], arrows,
+			             lines, want);
+			const char *pl = strchr(h, '\n') + 1, *tl = t ? strchr(t + 1, '\n') + 1 : NULL;
+			for (int m = 0; m < want && m < lines; m++) { /* "  rank 0 -&gt; rank 1  ..." */
+				const char *pe = strchr(pl, '\n'), *te = strchr(tl, '\n');
+				char page[256], text[256];
+				snprintf(text, sizeof text, "%.*s", (int)(te - tl - 2), tl + 2);
+				size_t n = 0;
+				for (const char *c = pl + 2; c < pe && n + 1 < sizeof page; c++)
+					if (strncmp(c, "&gt;", 4) == 0)
+						page[n++] = '>', c += 3;
+					else
+						page[n++] = *c;
+				page[n] = 0;
+				assert_named(strcmp(page, text) == 0, __LINE__, __FILE__, "round %d of %s, "
+				             "message %d: the page says '%s', the text '%s'", k, names[j], m,
+				             page, text);
+				checked++;
+				pl = pe + 1, tl = te + 1;
+			}
+		}
+	printf("\n    %d rounds, %d message lines against the text forms ", rounds, checked);
+	CU_ASSERT(checked == 480 + 64 + 512); /* every message of the three */
+	free(dom);
+	free(console);
+	/* #tree=5 on round 3: SP's copy 5 (15 edges) over its dimmed arrows */
+	dom = browse("@/cmp.html", "round=3&tree=5", "--dump-dom", &console);
+	CU_ASSERT_FATAL(dom != NULL);
+	int edges = 0;
+	for (const char *e = dom; (e = strstr(e, "class=\"tree\"")) != NULL; e++)
+		edges++;
+	CU_ASSERT_EQUAL(edges, 15);
+	CU_ASSERT(strstr(dom, "class=\"topo treeon\"") != NULL);
+	CU_ASSERT(strstr(dom, ">round 3 of 30</span>") != NULL);
+	CU_ASSERT(strstr(dom, ">Done after round 4 (of 30)</div>") == NULL); /* RD's 3 of 4 */
+	CU_ASSERT(console[0] == 0);
+	free(dom);
+	free(console);
+	for (int j = 0; j < 3; j++)
+		free(texts[j]);
+}
+
 /* Each topology layout (tiers, a graph on a circle, a mesh, HyperX, a
  * SuperMesh, a 3D torus, full, an optical ring) opens with no script error. */
 static void
@@ -772,8 +927,11 @@ CU_TestInfo explain_tests[] = {
 	{"the SVG timeline: by operation, stubs, holdings", test_svg},
 	{"limits: located refusals", test_limits},
 	{"dot: tree edges over wrap-around links as stubs", test_dot_wrap},
+	{"compare page: refusals located, the path relative", test_compare_refusals},
 	{"chromium: every round of every page against the text", test_browser_rounds},
 	{"chromium: #round=N, #tree=K, an aggregated page, a screenshot", test_browser_fragment},
 	{"chromium: every layout opens without a script error", test_browser_kinds},
+	{"chromium: the compare page, every round of ring, RD and SP against the text",
+	 test_browser_compare},
 	CU_TEST_INFO_NULL,
 };

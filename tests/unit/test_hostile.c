@@ -237,7 +237,8 @@ test_signal_mid_write(void)
 	    {"build r512.coll --target mpi-lib -o lib", "lib", "lib/collc.h"},
 	    {"tune examples/torus-8x8-compare.coll --collective SP --sizes 1KiB..64KiB "
 	     "--mode flow --msccl-dir algos", "algos", "algos/SP-00-SWL-swing-1024-32767.xml"},
-	    {"sweep p.sweep --plots plots", "plots", "plots/sweep-00000.svg"},
+	    {"sweep p.sweep --plots plots", "plots",
+	     "plots/allreduce-torus-4-4-ranks-all-shortest-path.svg"},
 	};
 	write_in(tmpdir, "p.sweep", "topology torus(4, 4), ring(16)\nallreduce ring\n"
 	                            "sizes 1KiB..1MiB\nmode flow\n");

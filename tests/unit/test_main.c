@@ -64,6 +64,7 @@ static const struct {
 	{"explain", "chromium: every round of every page against the text"},
 	{"explain", "chromium: #round=N, #tree=K, an aggregated page, a screenshot"},
 	{"explain", "chromium: every layout opens without a script error"},
+	{"explain", "chromium: the compare page, every round of ring, RD and SP against the text"},
 	{"explain", "SP on an 8x8 torus: every cell, under 2 MB"},
 	{"msccl", "a GPU cluster of 8-GPU nodes: AR, RS and AG, 128 and 256 run, 1024 within every limit"},
 	/* builds and simulates the 64-chip evaluation's 2304 points in process: 0.6 s of CPU,
