@@ -90,6 +90,12 @@ typedef struct SimStream {
 	int max_rep_msgs;      /* the most representatives of a round */
 } SimStream;
 
+/* How deps mode orders a sender's messages beyond their dependencies
+ * (docs/sim.md 3): one queue per first link and instance (a schedule's
+ * messages), or none, when the dependencies already hold every order (the
+ * executor model's slices: backends/msccl_exec.c). */
+typedef enum SimQueue { SIM_QUEUE_LINK, SIM_QUEUE_NONE } SimQueue;
+
 typedef struct SimColl {
 	const char *name, *kind, *algorithm;
 	Loc loc;               /* where the input declares it (a .coll schedule, a .sim
@@ -104,6 +110,7 @@ typedef struct SimColl {
 	int *hops;
 	int *deps;
 	bool has_deps;         /* dependencies are known (else only rounds) */
+	SimQueue queue;        /* deps mode's issue queues */
 	const SimStream *stream; /* or NULL; streamed: no msg, hops or deps, rounds mode only */
 	unsigned char *reconfig; /* nround, or NULL: an optical switch is rewired before
 	                          * the round; every link idles reconfig_ps after the

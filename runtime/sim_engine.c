@@ -218,13 +218,15 @@ static void
 issue_queues(SimRun *r)
 {
 	const SimColl *c = r->c;
-	int *prev = xmalloc((size_t)c->nmsg * sizeof *prev + 1);
-	sim_queue_prev(c, r->net->nlink, prev);
 	r->qnext = xmalloc((size_t)c->nmsg * sizeof *r->qnext + 1);
 	r->qfree_ps = xcalloc((size_t)c->nmsg + 1, sizeof *r->qfree_ps);
 	r->qfree_s = xcalloc((size_t)c->nmsg + 1, sizeof *r->qfree_s);
 	for (int m = 0; m < c->nmsg; m++)
 		r->qnext[m] = -1;
+	if (c->queue == SIM_QUEUE_NONE) /* the dependencies hold every order */
+		return;
+	int *prev = xmalloc((size_t)c->nmsg * sizeof *prev + 1);
+	sim_queue_prev(c, r->net->nlink, prev);
 	for (int m = 0; m < c->nmsg; m++)
 		if (prev[m] >= 0) {
 			r->qnext[prev[m]] = m;
