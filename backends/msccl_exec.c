@@ -11,19 +11,21 @@
  * message of its slice's wire bytes to the tb's send peer on the
  * topology's shortest route, any other op a message of no bytes and no
  * hop (it completes as soon as it may start). Each op waits for
- *   - the op before it in its tb (a tb runs its steps in order),
+ *   - the op before it in its tb to have left (a tb runs its steps in
+ *     order; a send is done for its tb when its last byte has left, as a
+ *     GPU's stores into the peer's buffer do not wait for the far end):
+ *     the tb's queue, SimMsg.instance = the tb, SIM_QUEUE_INSTANCE,
  *   - the slice it receives (the k-th receiving op of a connection takes
- *     the k-th sending op's slice),
+ *     the k-th sending op's slice), on its arrival,
  *   - at the first op of a step with depid/deps: the last op of that step
  *     of tb depid in the same iteration (the flag the executor polls),
  *   - when it sends the k-th slice of its connection, k >= window: the
  *     receiving op of slice k - window (the slot it reuses is free only
  *     when that op is done: NCCL_STEPS slots, StepPerSlice per slice).
- * So the dependencies hold every order: the collective's queue is
- * SIM_QUEUE_NONE, and the step overhead is 0 (the kernel is launched once;
- * a slice costs its bytes and its route's latency). Rounds are the longest
- * chain of dependencies, messages sorted by round; a cycle is a deadlock
- * under the slots' flow control and is reported at a step of it.
+ * The step overhead is 0 (the kernel is launched once; a slice costs its
+ * bytes and its route's latency). Rounds are the longest chain of these
+ * waits, messages sorted by round; a cycle is a deadlock under the slots'
+ * flow control and is reported at a step of it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -363,7 +365,7 @@ emit(Exec *e, Arena *a, const Topo *t, const int *rank_node, const int *level, i
 	int rc = 0;
 	for (int o = 0; o < e->nop && rc == 0; o++) {
 		const MTb *tb = tb_at(e, e->tb_of[o]);
-		for (int k = 0; k < 4; k++)
+		for (int k = 1; k < 4; k++)
 			ndep += e->dep[4 * (size_t)o + k] >= 0;
 		if (!mtype_sends(step_at(e, o)->type))
 			continue;
@@ -378,7 +380,7 @@ emit(Exec *e, Arena *a, const Topo *t, const int *rank_node, const int *level, i
 	}
 	*sc = (SimColl){.name = p->name ? p->name : "xml", .kind = p->coll_name,
 	                .algorithm = "msccl-executor", .nrank = p->ngpus, .nround = nlevel,
-	                .nmsg = e->nop, .has_deps = true, .queue = SIM_QUEUE_NONE};
+	                .nmsg = e->nop, .has_deps = true, .queue = SIM_QUEUE_INSTANCE};
 	sc->rank_node = arena_array(a, (size_t)p->ngpus + 1, sizeof *sc->rank_node);
 	memcpy(sc->rank_node, rank_node, (size_t)p->ngpus * sizeof *rank_node);
 	sc->msg = arena_array(a, n, sizeof *sc->msg);
@@ -399,7 +401,8 @@ emit(Exec *e, Arena *a, const Topo *t, const int *rank_node, const int *level, i
 			m.num = wire_bytes(e, e->data[o]);
 			m.den = e->bytes;
 		}
-		for (int j = 0; j < 4; j++) {
+		m.instance = e->tb_of[o]; /* the tb's queue orders it after the op before */
+		for (int j = 1; j < 4; j++) {
 			int w = e->dep[4 * (size_t)o + j];
 			if (w >= 0)
 				sc->deps[d++] = pos[w];

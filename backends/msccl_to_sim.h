@@ -44,7 +44,7 @@ ExecShape exec_shape(const MProg *p, int64_t bytes);
  * step's chunks moved in slices through its connection's slots with flow
  * control, depid/deps waits, one message per slice (a protocol's wire
  * bytes) and a message of no bytes for a slice that sends nothing. Run it
- * with --sync deps (its dependencies hold every order: SIM_QUEUE_NONE).
+ * with --sync deps (each tb a queue: SIM_QUEUE_INSTANCE).
  * 0, or -1 after reporting against the XML's lines (a deadlock under the
  * slots' flow control, a program past SIMXML_EXEC_MAX_OPS slices). */
 int sim_from_msccl_exec(Arena *, const MProg *p, const Topo *t, const int *rank_node,

@@ -90,11 +90,14 @@ typedef struct SimStream {
 	int max_rep_msgs;      /* the most representatives of a round */
 } SimStream;
 
-/* How deps mode orders a sender's messages beyond their dependencies
- * (docs/sim.md 3): one queue per first link and instance (a schedule's
- * messages), or none, when the dependencies already hold every order (the
- * executor model's slices: backends/msccl_exec.c). */
-typedef enum SimQueue { SIM_QUEUE_LINK, SIM_QUEUE_NONE } SimQueue;
+/* How deps mode orders messages beyond their dependencies (docs/sim.md 3):
+ * one queue per first link and instance (a schedule's messages: a sender
+ * posts each link's messages in order), or one queue per instance whatever
+ * the sender and link (a thread block: the executor model, whose instance
+ * is the tb, backends/msccl_exec.c). A message starts no sooner than the
+ * one before it in its queue has left its sender (its last byte or packet
+ * sent; a message of no hop or byte: when it started). */
+typedef enum SimQueue { SIM_QUEUE_LINK, SIM_QUEUE_INSTANCE } SimQueue;
 
 typedef struct SimColl {
 	const char *name, *kind, *algorithm;

@@ -199,15 +199,18 @@ sim_queue_prev(const SimColl *c, int nlink, int *prev)
 	for (int m = 0; m < c->nmsg; m++)
 		if (c->msg[m].instance >= ninst)
 			ninst = c->msg[m].instance + 1;
-	size_t nq = (size_t)nlink * (size_t)ninst;
+	bool by_link = c->queue == SIM_QUEUE_LINK;
+	size_t nq = by_link ? (size_t)nlink * (size_t)ninst : (size_t)ninst;
 	int *last = xmalloc((nq + 1) * sizeof *last);
 	for (size_t q = 0; q < nq; q++)
 		last[q] = -1;
 	for (int m = 0; m < c->nmsg; m++) {
 		prev[m] = -1;
-		if (c->msg[m].nhop == 0)
+		if (by_link && c->msg[m].nhop == 0)
 			continue;
-		size_t q = (size_t)c->hops[c->msg[m].hop] * (size_t)ninst + (size_t)c->msg[m].instance;
+		size_t q = (size_t)c->msg[m].instance;
+		if (by_link)
+			q += (size_t)c->hops[c->msg[m].hop] * (size_t)ninst;
 		prev[m] = last[q];
 		last[q] = m;
 	}
@@ -223,8 +226,6 @@ issue_queues(SimRun *r)
 	r->qfree_s = xcalloc((size_t)c->nmsg + 1, sizeof *r->qfree_s);
 	for (int m = 0; m < c->nmsg; m++)
 		r->qnext[m] = -1;
-	if (c->queue == SIM_QUEUE_NONE) /* the dependencies hold every order */
-		return;
 	int *prev = xmalloc((size_t)c->nmsg * sizeof *prev + 1);
 	sim_queue_prev(c, r->net->nlink, prev);
 	for (int m = 0; m < c->nmsg; m++)
