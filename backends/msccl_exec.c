@@ -1,5 +1,5 @@
 /*
- * msccl_exec.c: the executor model (docs/sim.md 8): an MSCCL program, at
+ * msccl_exec.c: the executor model (docs/sim.md 7): an MSCCL program, at
  * one size, as msccl-executor-nccl runs it, lowered to the simulator's
  * input so that flow (or packet) mode shares the links.
  *
@@ -33,7 +33,7 @@
 #include "to_sim.h"
 #include "msccl_to_sim.h"
 
-/* Constants of msccl-executor-nccl (docs/sim.md 8 cites each): NCCL_STEPS
+/* Constants of msccl-executor-nccl (docs/sim.md 7 cites each): NCCL_STEPS
  * (src/include/device.h), MSCCL_CHUNKSTEPS = NCCL_STEPS / 2 and
  * MSCCL_SLICESTEPS = NCCL_STEPS / 4 (src/include/msccl/msccl_struct.h), the
  * default buffers of src/init.cc: Simple 4 MiB; LL 8 lines x 512 threads x

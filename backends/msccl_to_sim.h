@@ -18,7 +18,7 @@
  * transitively). 0, or -1 after reporting against the XML's lines. */
 int sim_from_msccl(Arena *, const MProg *p, const Topo *t, const int *rank_node, SimNet *);
 
-/* msccl_exec.c: the executor model (docs/sim.md 8). A protocol's constants
+/* msccl_exec.c: the executor model (docs/sim.md 7). A protocol's constants
  * as msccl-executor-nccl has them (the defaults of src/init.cc,
  * src/device/primitives.h, src/include/msccl/msccl_struct.h). */
 typedef struct ExecProto {

@@ -633,8 +633,7 @@ static const CliOpt sim_opts[] = {
 	{"topology", 0, "T.coll", "FILE.xml: the .coll file whose topology runs the XML"},
 	{"ranks", 0, "LIST", "FILE.xml: the node of each XML rank (default 0..p-1)"},
 	{"legacy", 0, NULL, "FILE.xml: read the older microsoft/msccl dialect"},
-	{"model", 0, "M", "FILE.xml: executor (default: slices, slots, thread blocks; flow "
-	                  "mode unless --mode) or steps (a message per step)"},
+	{"model", 0, "M", "FILE.xml: executor (default; flow mode) or steps (a message a step)"},
 	{"csv", 0, NULL, "print CSV"},
 	{"json", 0, NULL, "print JSON (with per-round and per-link figures)"},
 	{"output", 'o', "OUT", "write the table, CSV or JSON to OUT"},

@@ -1,5 +1,5 @@
 /*
- * test_sim_exec.c: the executor model (docs/sim.md 8, backends/msccl_exec.c)
+ * test_sim_exec.c: the executor model (docs/sim.md 7, backends/msccl_exec.c)
  * against its closed forms: a chain of thread blocks pipelines its slices,
  * the protocols carry their shares of a link, a ring allreduce on 1, 2, 4
  * and 8 channels takes the ring's time, a tree of chains pipelines like one
@@ -206,7 +206,7 @@ test_exec_protocols(void)
 			             "%s, h %d: %.9g s, want %.9g", pr[i].name, h, got, (s + h - 1) * tau);
 		}
 	}
-	/* the constants, as docs/sim.md 8 cites them */
+	/* the constants, as docs/sim.md 7 cites them */
 	CU_ASSERT_EQUAL(exec_proto(MP_SIMPLE).slot_bytes, 524288);
 	CU_ASSERT_EQUAL(exec_proto(MP_SIMPLE).window, 4);
 	CU_ASSERT_EQUAL(exec_proto(MP_LL).chunk_data, 32768);
@@ -292,6 +292,17 @@ test_exec_foreign_tree(void)
 		assert_named(within(got, want, 1e-9), __LINE__, __FILE__,
 		             "%d iterations: %.9g s, want %.9g", it, got, want);
 	}
+	free(text);
+	/* past SIMXML_EXEC_MAX_OPS slice operations (msccl-tools' all-pairs LL
+	 * allreduce at 1 GiB: 256 iterations of 128 chunks' steps), refused */
+	snprintf(path, sizeof path, "%s/generated/msccltools_allpairs_allreduce_8r_2inst_ll.xml",
+	         dir ? dir : "tests/fixtures/msccl");
+	text = read_file(path, &len, err, sizeof err);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	n = 8;
+	t = topo_new(&a, TK_FULL, "F", 1, &n, 0, net);
+	CU_ASSERT_EQUAL(exec_time(text, len, t, (int64_t)1 << 30), -1);
+	CU_ASSERT(exec_time(text, len, t, 16 << 20) > 0);
 	free(text);
 	arena_free(&a);
 }
