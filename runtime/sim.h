@@ -91,13 +91,16 @@ typedef struct SimStream {
 } SimStream;
 
 /* How deps mode orders messages beyond their dependencies (docs/sim.md 3):
- * one queue per first link and instance (a schedule's messages: a sender
- * posts each link's messages in order), or one queue per instance whatever
- * the sender and link (a thread block: the executor model, whose instance
- * is the tb, backends/msccl_exec.c). A message starts no sooner than the
- * one before it in its queue has left its sender (its last byte or packet
- * sent; a message of no hop or byte: when it started). */
-typedef enum SimQueue { SIM_QUEUE_LINK, SIM_QUEUE_INSTANCE } SimQueue;
+ * one queue per first link, receiver and instance (a thread block per peer
+ * and channel, as the MSCCL executor runs a schedule: the default); one
+ * queue per first link and instance (a NIC's send queue, whatever the
+ * receivers: hand-made inputs); or one queue per instance whatever the
+ * sender and link (a thread block of an MSCCL program in the executor
+ * model, whose instance is the tb, backends/msccl_exec.c). A message
+ * starts no sooner than the one before it in its queue has left its sender
+ * (its last byte or packet sent; a message of no hop or byte: when it
+ * started). */
+typedef enum SimQueue { SIM_QUEUE_PEER, SIM_QUEUE_LINK, SIM_QUEUE_INSTANCE } SimQueue;
 
 typedef struct SimColl {
 	const char *name, *kind, *algorithm;
@@ -203,8 +206,7 @@ int64_t sim_coll_nmsg(const SimColl *c);
 /* Serialization of b bytes on a link: ceil(8 b 10^12 / bw) picoseconds. */
 int64_t sim_ser_ps(int64_t b, int64_t bw);
 /* Deps mode's issue order (docs/sim.md 3): prev[m] (nmsg) = the message
- * posted just before m on its sender's queue (same first link, same
- * instance), or -1. */
+ * posted just before m on its queue (SimColl.queue), or -1. */
 void sim_queue_prev(const SimColl *, int nlink, int *prev);
 /* B_v: the smallest total outgoing bandwidth of a rank's node (bits/s). */
 double sim_injection_bw(const SimNet *, int c);
