@@ -542,12 +542,61 @@ say_file(const char *name, MemOut *m, const MscclPick *pk, int instances, bool c
 	        channels_fixed ? " (--channels)" : "");
 }
 
+/* Schedule x as range lo..hi's file in f: the model's instances, else
+ * fewer (one always fits if anything does). Quiet: no diagnostic at all
+ * (a trial). 0, with the instances used, or -1. */
+static int
+emit_range(const TuneArgs *a, const Sched *x, const MscclPick *pk, double lo, double hi,
+           bool quiet, DirFile *f, int *instances)
+{
+	BuildOpts o = {.collective = x->name, .min_bytes = (int64_t)lo, .max_bytes = (int64_t)hi,
+	               .proto = mproto_name[pk->proto], .channels = a->channels};
+	Prog one = {.sched = (Sched **)&x, .nsched = 1};
+	int rc = -1;
+	for (int inst = pk->instances; rc != 0 && inst >= 1; inst /= 2) {
+		bool last = inst == 1 || pk->instances_fixed;
+		o.instances = inst;
+		FILE *mem = memout_open(&f->m);
+		if (!last || quiet)
+			diag_mute(true);
+		rc = msccl_backend.emit(&one, &o, mem);
+		if (!last || quiet)
+			diag_mute(false);
+		if (rc != 0 && (!last || quiet)) /* else the caller drops it, unwritten */
+			memout_drop(&f->m);
+		if (last)
+			break;
+	}
+	*instances = o.instances;
+	return rc;
+}
+
+/* The candidates of t at size k, fastest first (ties by index), that ran
+ * there: into order; their count. */
+static int
+ranked(const Tuned *t, int k, int *order)
+{
+	int n = 0;
+	for (int c = 0; c < t->ncand; c++)
+		if (t->cand[c].time_s[k] >= 0 && t->cand[c].sched[k])
+			order[n++] = c;
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && t->cand[order[j]].time_s[k] < t->cand[order[j - 1]].time_s[k];
+		     j--) {
+			int x = order[j];
+			order[j] = order[j - 1];
+			order[j - 1] = x;
+		}
+	return n;
+}
+
 static int
 build_dir_files(const Tuner *u, DirFile **out, int *nout)
 {
 	const TuneArgs *a = u->a;
 	int n = 0, cap = 0;
 	DirFile *f = NULL;
+	int *order = xmalloc((size_t)TUNE_MAX_CANDS * sizeof *order);
 	for (int i = 0; i < u->nt; i++) {
 		const Tuned *t = &u->t[i];
 		if (!msccl_kind(t->s->kind))
@@ -556,44 +605,46 @@ build_dir_files(const Tuner *u, DirFile **out, int *nout)
 			int j = range_end(a, t, k, true);
 			double lo, hi;
 			range_of(a, k, j, &lo, &hi);
-			const Sched *x = t->cand[t->best[k]].sched[k];
 			if (n == cap) {
 				cap = cap ? 2 * cap : 8;
 				f = xrealloc(f, (size_t)cap * sizeof *f);
 			}
+			memset(&f[n], 0, sizeof f[n]);
 			snprintf(f[n].name, sizeof f[n].name, "%s-%02d-%.0f-%.0f.xml", t->s->name, r, lo, hi);
 			MscclPick pk = msccl_pick(a, t, k);
-			BuildOpts o = {.collective = x->name, .min_bytes = (int64_t)lo,
-			               .max_bytes = (int64_t)hi, .proto = mproto_name[pk.proto],
-			               .channels = a->channels};
-			Prog one = {.sched = (Sched **)&x, .nsched = 1};
 			n++;
-			/* the model's instances, else fewer (one always fits if anything does) */
-			int rc = -1;
-			for (int inst = pk.instances; rc != 0 && inst >= 1; inst /= 2) {
-				bool last = inst == 1 || pk.instances_fixed;
-				o.instances = inst;
-				FILE *mem = memout_open(&f[n - 1].m);
-				if (!last)
-					diag_mute(true);
-				rc = msccl_backend.emit(&one, &o, mem);
-				if (!last)
-					diag_mute(false);
-				if (rc == 0 || last)
-					break;
-				memout_drop(&f[n - 1].m);
+			/* the plan's choice; if it does not fit MSCCL's limits, the next
+			 * fastest candidate at the range's first size that does, with a
+			 * note: one candidate never fails the plan (issue 35) */
+			int nr = ranked(t, k, order), inst = 0, rc = -1, used = t->best[k];
+			for (int c = -1; rc != 0 && c < nr; c++) {
+				int cand = c < 0 ? t->best[k] : order[c];
+				if (c >= 0 && cand == t->best[k])
+					continue;
+				rc = emit_range(a, t->cand[cand].sched[k], &pk, lo, hi, true, &f[n - 1], &inst);
+				used = cand;
 			}
+			if (rc == 0 && used != t->best[k])
+				note_at(t->s->loc, "%s, the plan's choice for %.0f..%.0f bytes of '%s', does "
+				        "not fit MSCCL's limits (collc build --target msccl says why); %s holds "
+				        "the fastest that fits, %s", t->cand[t->best[k]].label[k], lo, hi,
+				        t->s->name, f[n - 1].name, t->cand[used].label[k]);
+			if (rc != 0) /* nothing fits: the choice's own errors */
+				rc = emit_range(a, t->cand[t->best[k]].sched[k], &pk, lo, hi, false, &f[n - 1],
+				                &inst);
 			if (rc == 0)
-				say_file(f[n - 1].name, &f[n - 1].m, &pk, o.instances, a->channels > 0);
+				say_file(f[n - 1].name, &f[n - 1].m, &pk, inst, a->channels > 0);
 			if (rc != 0) {
 				note_at(t->s->loc, "the plan's choice for %.0f..%.0f bytes of '%s' is %s", lo, hi,
 				        t->s->name, t->cand[t->best[k]].label[k]);
 				*out = f, *nout = n;
+				free(order);
 				return -1;
 			}
 			k = j + 1;
 		}
 	}
+	free(order);
 	*out = f, *nout = n;
 	return 0;
 }
