@@ -48,6 +48,7 @@ typedef struct TuneArgs {
 	 * chosen per range, msccl_pick; channels by the backend's width search) */
 	const char *proto;
 	int instances, channels;
+	bool sync_set;          /* --sync was given (else deps for --msccl-dir) */
 } TuneArgs;
 
 /* One candidate of one collective: its figures at every size. */
@@ -760,6 +761,7 @@ tune_opt(void *ctx, const char *name, const char *value)
 			return usage_error("tune: --sizes: %s; it takes A..B (powers of two from A to B) or "
 			                   "a list A,B,C of whole numbers of bytes", err);
 	} else if (strcmp(name, "mode") == 0 || strcmp(name, "sync") == 0) {
+		a->sync_set |= strcmp(name, "sync") == 0;
 		return sim_mode_opt("tune", name, value, &a->opts);
 	} else if (strcmp(name, "collective") == 0) {
 		a->collective = value;
@@ -795,7 +797,7 @@ static const CliOpt tune_opts[] = {
 	{"sizes", 0, "A..B|A,B,..", "vector sizes: powers of two from A to B, or a list "
 	                            "(default 4KiB..256MiB)"},
 	{"mode", 0, "M", "packet (default) or flow"},
-	{"sync", 0, "S", "rounds (default) or deps"},
+	{"sync", 0, "S", "rounds (default) or deps (the default with --msccl-dir)"},
 	{"collective", 0, "NAME", "only the collective NAME"},
 	{"csv", 0, NULL, "print CSV: a row per size with its range"},
 	{"json", 0, NULL, "print JSON: per size every candidate's time, and the plan"},
@@ -861,6 +863,10 @@ cmd_tune(int argc, char **argv)
 		return usage_error("tune reads a .coll file by name, not from stdin");
 	if (a.plot && !is_svg_name(a.plot))
 		return usage_error("tune: plots are written as SVG: give --plot a name ending in .svg");
+	/* a plan for the MSCCL executor is ranked as the executor runs a schedule:
+	 * by dependencies, a thread block per peer and channel (docs/sim.md 3) */
+	if (a.msccl_dir && !a.sync_set)
+		a.opts.sync = SIM_DEPS;
 	/* ranges need the sizes in order, each once */
 	qsort(a.sizes, (size_t)a.nsize, sizeof *a.sizes, cmp_double);
 	int n = 0;
