@@ -18,4 +18,36 @@
  * transitively). 0, or -1 after reporting against the XML's lines. */
 int sim_from_msccl(Diag *, Arena *, const MProg *p, const Topo *t, const int *rank_node, SimNet *);
 
+/* msccl_exec.c: the executor model (docs/sim.md 7). A protocol's constants
+ * as msccl-executor-nccl has them (the defaults of src/init.cc,
+ * src/device/primitives.h, src/include/msccl/msccl_struct.h). */
+typedef struct ExecProto {
+	int64_t slot_bytes;    /* a connection's FIFO slot: buffSize / NCCL_STEPS, wire bytes */
+	int64_t chunk_data;    /* data bytes of one MSCCL chunk per iteration (chunkSize) */
+	int slices;            /* slices per primitive call (SlicePerChunk) */
+	int window;            /* slices a connection holds at once: NCCL_STEPS / StepPerSlice */
+	int wire_num, wire_den; /* bytes on the wire per byte of data */
+} ExecProto;
+ExecProto exec_proto(MProto);
+
+/* A program's shape at a size: the bytes of one MSCCL chunk, the loop's
+ * iterations over it, and the chunks one primitive call moves at most. */
+typedef struct ExecShape {
+	int64_t chunk;
+	int64_t iters;
+	int max_count;         /* maxAllowedCount */
+} ExecShape;
+ExecShape exec_shape(const MProg *p, int64_t bytes);
+
+/* The network of topology t with program p at `bytes` (the larger buffer)
+ * as the executor runs it: every thread block's steps in order, each
+ * step's chunks moved in slices through its connection's slots with flow
+ * control, depid/deps waits, one message per slice (a protocol's wire
+ * bytes) and a message of no bytes for a slice that sends nothing. Run it
+ * with --sync deps (each tb a queue: SIM_QUEUE_INSTANCE).
+ * 0, or -1 after reporting against the XML's lines (a deadlock under the
+ * slots' flow control, a program past SIMXML_EXEC_MAX_OPS slices). */
+int sim_from_msccl_exec(Diag *, Arena *, const MProg *p, const Topo *t, const int *rank_node,
+                        int64_t bytes, SimNet *);
+
 #endif

@@ -129,6 +129,10 @@ enum {
 	 * dependency entries the conversion writes (ints, 64 MiB). */
 	SIMXML_MAX_MSGS = 1 << 20,
 	SIMXML_MAX_DEPS = 1 << 24,
+	/* The executor model's slice operations of one program at one size
+	 * (docs/sim.md 7): a message each, with at most four dependencies; flow
+	 * mode's work grows with them times the flows at once. */
+	SIMXML_EXEC_MAX_OPS = 1 << 19,
 
 	/* The language's nesting: brackets and braces open at once (the parser
 	 * keeps where each opened) and an expression's depth, so that nothing

@@ -23,6 +23,8 @@ typedef struct SimArgs {
 	const char *compare;   /* baselines, "A,B,C": a comparison table after the rows */
 	const char *topology, *ranks; /* FILE.xml: where its ranks run */
 	bool legacy;                  /* FILE.xml: the microsoft/msccl dialect */
+	bool steps;                   /* FILE.xml: --model steps (a message per step) */
+	bool mode_set;                /* --mode was given */
 	double sizes[MAX_SIZES];
 	int nsize;
 	double link_size;
@@ -574,7 +576,14 @@ sim_opt(void *ctx, const char *name, const char *value)
 			return size_usage("sim", name, value, a->link_size,
 			                  "a whole number of bytes such as 1MiB");
 	} else if (strcmp(name, "mode") == 0 || strcmp(name, "sync") == 0) {
+		a->mode_set |= strcmp(name, "mode") == 0;
 		return sim_mode_opt("sim", name, value, &a->opts);
+	} else if (strcmp(name, "model") == 0) {
+		static const char *const models[] = {"executor", "steps"};
+		int k = cli_choice("sim", name, value, models, 2);
+		if (k < 0)
+			return 2;
+		a->steps = k == 1;
 	} else if (strcmp(name, "links") == 0) {
 		static const char *const links[] = {"shared", "private"};
 		int k = cli_choice("sim", name, value, links, 2);
@@ -624,6 +633,7 @@ static const CliOpt sim_opts[] = {
 	{"topology", 0, "T.coll", "FILE.xml: the .coll file whose topology runs the XML"},
 	{"ranks", 0, "LIST", "FILE.xml: the node of each XML rank (default 0..p-1)"},
 	{"legacy", 0, NULL, "FILE.xml: read the older microsoft/msccl dialect"},
+	{"model", 0, "M", "FILE.xml: executor (default; flow mode) or steps (a message a step)"},
 	{"csv", 0, NULL, "print CSV"},
 	{"json", 0, NULL, "print JSON (with per-round and per-link figures)"},
 	{"output", 'o', "OUT", "write the table, CSV or JSON to OUT"},
@@ -698,6 +708,22 @@ check_rank_nodes(Diag *dg, Arena *a, const int *node, int n, const Topo *t)
 	return 0;
 }
 
+/* The executor model (docs/sim.md 8): program p lowered for each size. */
+static int
+run_xml_exec(Diag *dg, Runner *u, const SimArgs *a, const MProg *p, const Topo *t,
+             const int *node)
+{
+	for (int k = 0; k < a->nsize; k++) {
+		SimNet *net = NEW(&u->arena, SimNet);
+		Row r;
+		if (sim_from_msccl_exec(dg, &u->arena, p, t, node, (int64_t)a->sizes[k], net) != 0 ||
+		    simulate(dg, u, a, net, 0, a->sizes[k], NULL, &r) != 0)
+			return -1;
+		add_row(u, r);
+	}
+	return 0;
+}
+
 /* FILE.xml on the first topology of --topology T.coll, rank r on node
  * --ranks[r] (default: the r-th node that is not a switch). */
 static int
@@ -737,13 +763,17 @@ run_xml(Diag *dg, Runner *u, const SimArgs *a, const char *text, size_t len)
 			rc = 1;
 		}
 	}
-	SimNet *net = NEW(&u->arena, SimNet);
-	if (rc == 0)
+	SimArgs b = *a;
+	b.opts.sync = SIM_DEPS; /* an XML program is ordered by its dependencies */
+	if (rc == 0 && a->steps) {
+		SimNet *net = NEW(&u->arena, SimNet);
 		rc = sim_from_msccl(dg, &u->arena, &p, t, node, net) != 0;
-	if (rc == 0) {
-		SimArgs b = *a;
-		b.opts.sync = SIM_DEPS; /* an XML program is ordered by its dependencies */
-		rc = run_net(dg, u, &b, net) != 0;
+		rc = rc == 0 ? run_net(dg, u, &b, net) != 0 : rc;
+	} else if (rc == 0) {
+		/* the executor model: slices and iterations depend on the size */
+		if (!a->mode_set)
+			b.opts.mode = SIM_FLOW;
+		rc = run_xml_exec(dg, u, &b, &p, t, node) != 0;
 	}
 	input_free(&in);
 	return rc;
@@ -802,9 +832,9 @@ cmd_sim(Diag *dg, int argc, char **argv)
 	}
 	size_t plen = strlen(a.path);
 	bool xml = plen > 4 && strcmp(a.path + plen - 4, ".xml") == 0;
-	if ((a.topology || a.ranks || a.legacy) && !xml) {
+	if ((a.topology || a.ranks || a.legacy || a.steps) && !xml) {
 		free(text);
-		return usage_error("sim: --topology, --ranks and --legacy are for MSCCL XML files; "
+		return usage_error("sim: --topology, --ranks, --legacy and --model are for MSCCL XML files; "
 		                   "'%s' is not one", a.path);
 	}
 	if (xml) {

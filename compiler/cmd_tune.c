@@ -70,6 +70,8 @@ typedef struct Tuned {
 	int *built_instances; /* per size: the instances its range's MSCCL file was built
 	                       * with (--msccl-dir; fewer than the model's where those did
 	                       * not fit), 0 before it is built */
+	int *built_choice;    /* per size: the candidate its range's file holds (the next
+	                       * fastest that fits where the choice does not), -1 before */
 } Tuned;
 
 typedef struct Tuner {
@@ -187,6 +189,30 @@ choose(Tuned *t, int nsize)
 	}
 }
 
+static bool msccl_kind(CollKind k);
+
+/* The executor runs the first file of MSCCL_ALGO_DIR that matches a call's
+ * collective, GPU count and size: two plans for one kind and rank count
+ * in one directory would shadow each other. -1 after reporting. */
+static int
+shadowed_plan(Diag *dg, const Prog *p, const char *only, int i)
+{
+	const Sched *b = p->sched[i];
+	for (int j = 0; j < i; j++) {
+		const Sched *a = p->sched[j];
+		if (only || !msccl_kind(b->kind) || a->kind != b->kind || a->nrank != b->nrank)
+			continue;
+		error_at(dg, b->loc,
+		         "tune --msccl-dir: '%s' and '%s' are both %s plans for %d ranks; the "
+		         "executor runs the first file that matches a call, so one would shadow "
+		         "the other: tune one of them (--collective NAME)",
+		         a->name, b->name, coll_kind_name[b->kind], b->nrank);
+		note_at(dg, a->loc, "'%s' is declared here", a->name);
+		return -1;
+	}
+	return 0;
+}
+
 static int
 tune_one(Diag *dg, Tuner *u, const Prog *p, const Sched *s)
 {
@@ -197,6 +223,9 @@ tune_one(Diag *dg, Tuner *u, const Prog *p, const Sched *s)
 	t->best = arena_array(&u->arena, (size_t)n, sizeof *t->best);
 	t->second = arena_array(&u->arena, (size_t)n, sizeof *t->second);
 	t->built_instances = arena_array(&u->arena, (size_t)n, sizeof *t->built_instances);
+	t->built_choice = arena_array(&u->arena, (size_t)n, sizeof *t->built_choice);
+	for (int k = 0; k < n; k++)
+		t->built_choice[k] = -1;
 	t->busbw_factor = perf_busbw_factor(coll_kind_name[s->kind], s->nrank);
 	t->bound = bound_busbw_sched(dg, s) / 1e9;
 	routes_init(&t->routes, s->topo, s->routing); /* the file's routing */
@@ -325,6 +354,14 @@ print_pick(const MscclPick *m, FILE *f)
 	                                            : "");
 }
 
+/* The candidate the plan runs at sample k: its MSCCL file's (the next
+ * fastest that fits where the choice does not), else the choice. */
+static int
+plan_choice(const Tuned *t, int k)
+{
+	return t->built_choice[k] >= 0 ? t->built_choice[k] : t->best[k];
+}
+
 static double
 busbw_at(const Tuned *t, const TuneArgs *a, int k)
 {
@@ -394,7 +431,7 @@ print_table(const Tuner *u, FILE *f)
 			char span[80];
 			snprintf(span, sizeof span, "%s to %s%s", l, j + 1 < a->nsize ? "under " : "", h);
 			fprintf(f, "  %12.0f .. %-12.0f %-28s %s", lo, hi, span,
-			        t->cand[t->best[k]].label[k]);
+			        t->cand[plan_choice(t, k)].label[k]);
 			if (msccl_kind(t->s->kind)) {
 				MscclPick m = msccl_pick(a, t, k);
 				fputs("  [", f);
@@ -486,7 +523,7 @@ print_json(const Tuner *u, FILE *f)
 			range_of(a, k, j, &lo, &hi);
 			fprintf(f, "%s\n   {\"min_bytes\": %.0f, \"max_bytes\": %.0f, \"choice\": ",
 			        n ? "," : "", lo, hi);
-			json_string(f, t->cand[t->best[k]].label[k]);
+			json_string(f, t->cand[plan_choice(t, k)].label[k]);
 			if (msccl_kind(t->s->kind)) {
 				MscclPick m = msccl_pick(a, t, k);
 				fprintf(f, ", \"msccl\": {\"proto\": \"%s\", \"instances\": %d, "
@@ -584,26 +621,52 @@ choice_slug(const char *key, char *out, size_t cap)
 	out[n] = 0;
 }
 
-/* The executor runs the first file of MSCCL_ALGO_DIR that matches a call's
- * collective, GPU count and size: two plans for one kind and rank count
- * in one directory would shadow each other. -1 after reporting. */
+/* Schedule x as range lo..hi's file in f: the model's instances, else
+ * fewer (one always fits if anything does). Quiet: no diagnostic at all
+ * (a trial). 0, with the instances used, or -1. */
 static int
-one_plan_per_kind(Diag *dg, const Tuner *u)
+emit_range(Diag *dg, const TuneArgs *a, const Sched *x, const MscclPick *pk, double lo,
+           double hi, bool quiet, DirFile *f, int *instances)
 {
-	for (int i = 0; i < u->nt; i++)
-		for (int j = 0; j < i; j++) {
-			const Sched *a = u->t[j].s, *b = u->t[i].s;
-			if (!msccl_kind(b->kind) || a->kind != b->kind || a->nrank != b->nrank)
-				continue;
-			error_at(dg, b->loc,
-			         "tune --msccl-dir: '%s' and '%s' are both %s plans for %d ranks; the "
-			         "executor runs the first file that matches a call, so one would shadow "
-			         "the other: tune one of them (--collective NAME)",
-			         a->name, b->name, coll_kind_name[b->kind], b->nrank);
-			note_at(dg, a->loc, "'%s' is declared here", a->name);
-			return -1;
+	BuildOpts o = {.collective = x->name, .min_bytes = (int64_t)lo, .max_bytes = (int64_t)hi,
+	               .proto = mproto_name[pk->proto], .channels = a->channels};
+	Prog one = {.sched = (Sched **)&x, .nsched = 1};
+	int rc = -1;
+	for (int inst = pk->instances; rc != 0 && inst >= 1; inst /= 2) {
+		bool last = inst == 1 || pk->instances_fixed;
+		o.instances = inst;
+		FILE *mem = memout_open(&f->m);
+		if (!last || quiet)
+			diag_mute(dg, true);
+		rc = msccl_backend.emit(dg, &one, &o, mem);
+		if (!last || quiet)
+			diag_mute(dg, false);
+		if (rc != 0 && (!last || quiet)) /* else the caller drops it, unwritten */
+			memout_drop(&f->m);
+		if (last)
+			break;
+	}
+	*instances = o.instances;
+	return rc;
+}
+
+/* The candidates of t at size k, fastest first (ties by index), that ran
+ * there: into order; their count. */
+static int
+ranked(const Tuned *t, int k, int *order)
+{
+	int n = 0;
+	for (int c = 0; c < t->ncand; c++)
+		if (t->cand[c].time_s[k] >= 0 && t->cand[c].sched[k])
+			order[n++] = c;
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && t->cand[order[j]].time_s[k] < t->cand[order[j - 1]].time_s[k];
+		     j--) {
+			int x = order[j];
+			order[j] = order[j - 1];
+			order[j - 1] = x;
 		}
-	return 0;
+	return n;
 }
 
 /* Builds every file of the plan's MSCCL directory in memory, and records
@@ -616,8 +679,7 @@ build_dir_files(Diag *dg, Tuner *u, DirFile **out, int *nout)
 	int n = 0, cap = 0;
 	DirFile *f = NULL;
 	*out = NULL, *nout = 0;
-	if (one_plan_per_kind(dg, u) != 0)
-		return -1;
+	int *order = xmalloc((size_t)TUNE_MAX_CANDS * sizeof *order);
 	for (int i = 0; i < u->nt; i++) {
 		Tuned *t = &u->t[i];
 		if (!msccl_kind(t->s->kind))
@@ -626,51 +688,59 @@ build_dir_files(Diag *dg, Tuner *u, DirFile **out, int *nout)
 			int j = range_end(a, t, k, true);
 			double lo, hi;
 			range_of(a, k, j, &lo, &hi);
-			const Sched *x = t->cand[t->best[k]].sched[k];
 			if (n == cap) {
 				cap = cap ? 2 * cap : 8;
 				f = xrealloc(f, (size_t)cap * sizeof *f);
 			}
-			/* in path order, the executor's: the range's number first */
-			char choice[128];
-			choice_slug(t->cand[t->best[k]].key, choice, sizeof choice);
-			snprintf(f[n].name, sizeof f[n].name, "%s-%02d-%s-%.0f-%.0f.xml", t->s->name, r,
-			         choice, lo, hi);
+			memset(&f[n], 0, sizeof f[n]);
 			MscclPick pk = msccl_pick(a, t, k);
-			BuildOpts o = {.collective = x->name, .min_bytes = (int64_t)lo,
-			               .max_bytes = (int64_t)hi, .proto = mproto_name[pk.proto],
-			               .channels = a->channels};
-			Prog one = {.sched = (Sched **)&x, .nsched = 1};
 			n++;
-			/* the model's instances, else fewer (one always fits if anything does) */
-			int rc = -1;
-			for (int inst = pk.instances; rc != 0 && inst >= 1; inst /= 2) {
-				bool last = inst == 1 || pk.instances_fixed;
-				o.instances = inst;
-				FILE *mem = memout_open(&f[n - 1].m);
-				if (!last)
-					diag_mute(dg, true);
-				rc = msccl_backend.emit(dg, &one, &o, mem);
-				if (!last)
-					diag_mute(dg, false);
-				if (rc == 0 || last)
-					break;
-				memout_drop(&f[n - 1].m);
+			/* the plan's choice; if it does not fit MSCCL's limits, the next
+			 * fastest candidate at the range's first size that does, with a
+			 * note: one candidate never fails the plan */
+			int nr = ranked(t, k, order), inst = 0, rc = -1, used = t->best[k];
+			for (int c = -1; rc != 0 && c < nr; c++) {
+				int cand = c < 0 ? t->best[k] : order[c];
+				if (c >= 0 && cand == t->best[k])
+					continue;
+				rc = emit_range(dg, a, t->cand[cand].sched[k], &pk, lo, hi, true, &f[n - 1],
+				                &inst);
+				used = cand;
 			}
+			if (rc != 0) { /* nothing fits: the choice's own errors */
+				used = t->best[k];
+				rc = emit_range(dg, a, t->cand[used].sched[k], &pk, lo, hi, false, &f[n - 1],
+				                &inst);
+			}
+			/* in path order, the executor's: the range's number first, then
+			 * the schedule the file holds */
+			char choice[128];
+			choice_slug(t->cand[used].key, choice, sizeof choice);
+			snprintf(f[n - 1].name, sizeof f[n - 1].name, "%s-%02d-%s-%.0f-%.0f.xml", t->s->name,
+			         r, choice, lo, hi);
+			if (rc == 0 && used != t->best[k])
+				note_at(dg, t->s->loc, "%s, the plan's choice for %.0f..%.0f bytes of '%s', does "
+				        "not fit MSCCL's limits (collc build --target msccl says why); %s holds "
+				        "the fastest that fits, %s", t->cand[t->best[k]].label[k], lo, hi,
+				        t->s->name, f[n - 1].name, t->cand[used].label[k]);
 			if (rc == 0) {
-				say_file(f[n - 1].name, &f[n - 1].m, &pk, o.instances, a->channels > 0);
-				for (int m = k; m <= j; m++)
-					t->built_instances[m] = o.instances;
+				say_file(f[n - 1].name, &f[n - 1].m, &pk, inst, a->channels > 0);
+				for (int m = k; m <= j; m++) {
+					t->built_instances[m] = inst;
+					t->built_choice[m] = used;
+				}
 			}
 			if (rc != 0) {
 				note_at(dg, t->s->loc, "the plan's choice for %.0f..%.0f bytes of '%s' is %s", lo, hi,
 				        t->s->name, t->cand[t->best[k]].label[k]);
 				*out = f, *nout = n;
+				free(order);
 				return -1;
 			}
 			k = j + 1;
 		}
 	}
+	free(order);
 	*out = f, *nout = n;
 	if (n == 0) {
 		error_file(dg, "tune: --msccl-dir: no collective of the plan is one MSCCL runs "
@@ -854,6 +924,9 @@ tune_file(Diag *dg, Tuner *u, Input *in)
 	in->only = a->collective;
 	int rc = load(dg, a->path, in, true, a->sizes[0]);
 	u->sized = (SizedFile){.path = a->path, .base = a->sizes[0]};
+	/* before any simulation: a directory holds one plan per kind and ranks */
+	for (int i = 0; rc == 0 && a->msccl_dir && i < in->prog.nsched; i++)
+		rc = shadowed_plan(dg, &in->prog, a->collective, i) != 0;
 	if (rc == 0) {
 		u->t = arena_array(&u->arena, (size_t)in->prog.nsched + 1, sizeof *u->t);
 		for (int i = 0; rc == 0 && i < in->prog.nsched; i++)
@@ -886,6 +959,8 @@ cmd_tune(Diag *dg, int argc, char **argv)
 		return usage_error("tune reads a .coll file by name, not from stdin");
 	if (a.plot && !is_svg_name(a.plot))
 		return usage_error("tune: plots are written as SVG: give --plot a name ending in .svg");
+	/* a plan for the MSCCL executor is ranked as the executor runs a schedule:
+	 * by dependencies, a thread block per peer and channel (docs/sim.md 3) */
 	/* ranges need the sizes in order, each once */
 	qsort(a.sizes, (size_t)a.nsize, sizeof *a.sizes, cmp_double);
 	int n = 0;

@@ -90,6 +90,18 @@ typedef struct SimStream {
 	int max_rep_msgs;      /* the most representatives of a round */
 } SimStream;
 
+/* How deps mode orders messages beyond their dependencies (docs/sim.md 3):
+ * one queue per first link, receiver and instance (a thread block per peer
+ * and channel, as the MSCCL executor runs a schedule: the default); one
+ * queue per first link and instance (a NIC's send queue, whatever the
+ * receivers: hand-made inputs); or one queue per instance whatever the
+ * sender and link (a thread block of an MSCCL program in the executor
+ * model, whose instance is the tb, backends/msccl_exec.c). A message
+ * starts no sooner than the one before it in its queue has left its sender
+ * (its last byte or packet sent; a message of no hop or byte: when it
+ * started). */
+typedef enum SimQueue { SIM_QUEUE_PEER, SIM_QUEUE_LINK, SIM_QUEUE_INSTANCE } SimQueue;
+
 typedef struct SimColl {
 	const char *name, *kind, *algorithm;
 	Loc loc;               /* where the input declares it (a .coll schedule, a .sim
@@ -104,6 +116,7 @@ typedef struct SimColl {
 	int *hops;
 	int *deps;
 	bool has_deps;         /* dependencies are known (else only rounds) */
+	SimQueue queue;        /* deps mode's issue queues */
 	const SimStream *stream; /* or NULL; streamed: no msg, hops or deps, rounds mode only */
 	unsigned char *reconfig; /* nround, or NULL: an optical switch is rewired before
 	                          * the round; every link idles reconfig_ps after the
@@ -193,8 +206,7 @@ int64_t sim_coll_nmsg(const SimColl *c);
 /* Serialization of b bytes on a link: ceil(8 b 10^12 / bw) picoseconds. */
 int64_t sim_ser_ps(int64_t b, int64_t bw);
 /* Deps mode's issue order (docs/sim.md 3): prev[m] (nmsg) = the message
- * posted just before m on its sender's queue (same first link, same
- * instance), or -1. */
+ * posted just before m on its queue (SimColl.queue), or -1. */
 void sim_queue_prev(const SimColl *, int nlink, int *prev);
 /* B_v: the smallest total outgoing bandwidth of a rank's node (bits/s). */
 double sim_injection_bw(const SimNet *, int c);

@@ -192,39 +192,59 @@ max_round_msgs(const SimColl *c)
  * a link, so one instance's messages never wait behind another's. Different
  * queues (senders, links, instances) still share fairly. The Chakra backend
  * writes the same order as control dependencies, so both use this. */
+/* A message's queue: its first link, its receiver (SIM_QUEUE_PEER) and its
+ * instance, or the instance alone (SIM_QUEUE_INSTANCE). */
+typedef struct QKey {
+	int link, dst, instance, m;
+} QKey;
+
+static int
+qkey_cmp(const void *pa, const void *pb)
+{
+	const QKey *a = pa, *b = pb;
+	if (a->link != b->link)
+		return (a->link > b->link) - (a->link < b->link);
+	if (a->dst != b->dst)
+		return (a->dst > b->dst) - (a->dst < b->dst);
+	if (a->instance != b->instance)
+		return (a->instance > b->instance) - (a->instance < b->instance);
+	return (a->m > b->m) - (a->m < b->m);
+}
+
 void
 sim_queue_prev(const SimColl *c, int nlink, int *prev)
 {
-	int ninst = 1;
-	for (int m = 0; m < c->nmsg; m++)
-		if (c->msg[m].instance >= ninst)
-			ninst = c->msg[m].instance + 1;
-	size_t nq = (size_t)nlink * (size_t)ninst;
-	int *last = xmalloc((nq + 1) * sizeof *last);
-	for (size_t q = 0; q < nq; q++)
-		last[q] = -1;
+	(void)nlink;
+	QKey *k = xmalloc(((size_t)c->nmsg + 1) * sizeof *k);
+	int n = 0;
 	for (int m = 0; m < c->nmsg; m++) {
+		const SimMsg *x = &c->msg[m];
 		prev[m] = -1;
-		if (c->msg[m].nhop == 0)
-			continue;
-		size_t q = (size_t)c->hops[c->msg[m].hop] * (size_t)ninst + (size_t)c->msg[m].instance;
-		prev[m] = last[q];
-		last[q] = m;
+		if (c->queue == SIM_QUEUE_INSTANCE)
+			k[n++] = (QKey){-1, -1, x->instance, m};
+		else if (x->nhop > 0)
+			k[n++] = (QKey){c->hops[x->hop], c->queue == SIM_QUEUE_PEER ? x->dst : -1,
+			                x->instance, m};
 	}
-	free(last);
+	sort_n(k, (size_t)n, sizeof *k, qkey_cmp);
+	for (int i = 1; i < n; i++)
+		if (k[i].link == k[i - 1].link && k[i].dst == k[i - 1].dst &&
+		    k[i].instance == k[i - 1].instance)
+			prev[k[i].m] = k[i - 1].m;
+	free(k);
 }
 
 static void
 issue_queues(SimRun *r)
 {
 	const SimColl *c = r->c;
-	int *prev = xmalloc((size_t)c->nmsg * sizeof *prev + 1);
-	sim_queue_prev(c, r->net->nlink, prev);
 	r->qnext = xmalloc((size_t)c->nmsg * sizeof *r->qnext + 1);
 	r->qfree_ps = xcalloc((size_t)c->nmsg + 1, sizeof *r->qfree_ps);
 	r->qfree_s = xcalloc((size_t)c->nmsg + 1, sizeof *r->qfree_s);
 	for (int m = 0; m < c->nmsg; m++)
 		r->qnext[m] = -1;
+	int *prev = xmalloc((size_t)c->nmsg * sizeof *prev + 1);
+	sim_queue_prev(c, r->net->nlink, prev);
 	for (int m = 0; m < c->nmsg; m++)
 		if (prev[m] >= 0) {
 			r->qnext[prev[m]] = m;

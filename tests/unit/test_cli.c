@@ -1277,11 +1277,31 @@ test_run_range_start(void)
 	free(out), free(err);
 }
 
+/* tune --msccl-dir on the 2 x 8 cluster at 64 MiB, by dependencies: the
+ * plan's choice (a packing) needs more steps per thread block than MSCCL
+ * allows at any width; the file holds the fastest candidate that fits, a
+ * note says so, and the plan is written (it failed, status 1, before). */
+static void
+test_tune_msccl_unfit(void)
+{
+	char args[512], *out, *err;
+	snprintf(args, sizeof args, "tune examples/gpu-cluster-2x8.coll --collective AR --sizes 64MiB "
+	         "--sync deps --msccl-dir %s/unfit", cli_tmpdir);
+	CU_ASSERT_EQUAL(cli_collc(args, &out, &err), 0);
+	assert_named(strstr(err, "note: AR: packing") && strstr(err, "does not fit MSCCL's limits") &&
+	             strstr(err, "AR-00-halving_doubling-67108864-67108864.xml holds the fastest that fits") &&
+	             strstr(err, "1 MSCCL files in"), __LINE__, __FILE__, "%s", err);
+	free(out), free(err);
+	CU_ASSERT(cli_exists("unfit/AR-00-halving_doubling-67108864-67108864.xml"));
+}
+
 CU_TestInfo cli_tests[] = {
 	{"run: a file whose range starts above 1 MiB runs at the smallest size selected",
 	 test_run_range_start},
 	{"tune --msccl-dir: a rank-form candidate (recursive doubling on ring(4)) lowers",
 	 test_tune_msccl_rank_form},
+	{"tune --msccl-dir: a choice that does not fit MSCCL leaves the next that fits, a note",
+	 test_tune_msccl_unfit},
 	{"build --target msccl: a note says the channels, instances and protocol chosen",
 	 test_build_msccl_note},
 	{"sweep: shards merge byte-identically; busbw; statuses; spec errors", test_sweep},

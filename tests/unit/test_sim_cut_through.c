@@ -153,6 +153,7 @@ test_vct_backpressure(void)
 		for (int l = 0; l < 3; l++)
 			h.net.link[l].lat_ps = 0;
 		h.net.link[2].bw = 100000000000;
+		h.c.queue = SIM_QUEUE_LINK; /* B waits behind A on the link, as in a NIC */
 		hand_msg(&h, 0, 0, 3, 1, 1, 0, NULL);
 		hand_msg(&h, 1, 0, 1, 1, 8, 0, NULL);
 		SimResult r = hand_run(&h, 8 * mtu, SIM_PACKET, SIM_DEPS);

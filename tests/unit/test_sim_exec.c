@@ -1,0 +1,309 @@
+/*
+ * test_sim_exec.c: the executor model (docs/sim.md 7, backends/msccl_exec.c)
+ * against its closed forms: a chain of thread blocks pipelines its slices,
+ * the protocols carry their shares of a link, a ring allreduce on 1, 2, 4
+ * and 8 channels takes the ring's time, a tree of chains pipelines like one
+ * chain, and a foreign tree program pipelines by its loop's iterations.
+ * Programs are written as XML here and read as `collc sim` reads them; links
+ * have no latency unless a test says, so times are bytes over bandwidth.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "msccl_to_sim.h"
+#include "test_sim.h"
+
+enum { XML_CAP = 1 << 16 };
+static const double BW = 8e9; /* bits/s: 1e9 bytes/s, so a byte takes a nanosecond */
+
+typedef struct Xml {
+	char buf[XML_CAP];
+	size_t len;
+} Xml;
+
+static void PRINTF_LIKE(2, 3)
+put(Xml *x, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(x->buf + x->len, XML_CAP - x->len, fmt, ap);
+	va_end(ap);
+	CU_ASSERT_FATAL(n >= 0 && x->len + (size_t)n < XML_CAP);
+	x->len += (size_t)n;
+}
+
+static void
+head(Xml *x, const char *proto, int ncpl, int nchan, int ngpus, const char *coll)
+{
+	x->len = 0;
+	put(x, "<algo name=\"t\" proto=\"%s\" nchannels=\"%d\" nchunksperloop=\"%d\" ngpus=\"%d\" "
+	    "coll=\"%s\" inplace=\"1\" outofplace=\"0\" minBytes=\"0\" maxBytes=\"0\">\n", proto,
+	    nchan, ncpl, ngpus, coll);
+}
+
+static void
+step(Xml *x, int s, const char *type, int off, int cnt, int depid, int deps, int hasdep)
+{
+	put(x, "<step s=\"%d\" type=\"%s\" srcbuf=\"i\" srcoff=\"%d\" dstbuf=\"i\" dstoff=\"%d\" "
+	    "cnt=\"%d\" depid=\"%d\" deps=\"%d\" hasdep=\"%d\"/>\n", s, type, off, off, cnt, depid,
+	    deps, hasdep);
+}
+
+/* One tb on gpu g with a single step: a chain's link. */
+static void
+one_step_gpu(Xml *x, int g, int nchunks, int send, int recv, const char *type, int cnt)
+{
+	put(x, "<gpu id=\"%d\" i_chunks=\"%d\" o_chunks=\"0\" s_chunks=\"0\">\n", g, nchunks);
+	put(x, "<tb id=\"0\" send=\"%d\" recv=\"%d\" chan=\"0\">\n", send, recv);
+	step(x, 0, type, 0, cnt, -1, -1, 0);
+	put(x, "</tb>\n</gpu>\n");
+}
+
+/* A chain 0 -> 1 -> ... -> h: rank 0 sends C chunks, ranks 1 .. h - 1 pass
+ * them on (rcs), rank h receives. */
+static void
+chain_xml(Xml *x, const char *proto, int h, int c)
+{
+	head(x, proto, c, 1, h + 1, "broadcast");
+	for (int g = 0; g <= h; g++)
+		one_step_gpu(x, g, c, g < h ? g + 1 : -1, g > 0 ? g - 1 : -1,
+		             g == 0 ? "s" : g < h ? "rcs" : "r", c);
+	put(x, "</algo>\n");
+}
+
+/* A ring allreduce on p ranks and k channels: channel c reduces and
+ * gathers chunks c p .. c p + p - 1 around the ring r -> r + 1. */
+static void
+ring_xml(Xml *x, int p, int k)
+{
+	head(x, "Simple", p * k, k, p, "allreduce");
+	for (int r = 0; r < p; r++) {
+		put(x, "<gpu id=\"%d\" i_chunks=\"%d\" o_chunks=\"0\" s_chunks=\"0\">\n", r, p * k);
+		for (int c = 0; c < k; c++) {
+			put(x, "<tb id=\"%d\" send=\"%d\" recv=\"%d\" chan=\"%d\">\n", c, (r + 1) % p,
+			    (r + p - 1) % p, c);
+			for (int t = 0; t <= 2 * p - 2; t++) {
+				const char *type = t == 0 ? "s" : t < p - 1 ? "rrs" : t == p - 1 ? "rrcs"
+				                   : t < 2 * p - 2 ? "rcs" : "r";
+				step(x, t, type, c * p + ((r - t) % p + p) % p, 1, -1, -1, 0);
+			}
+			put(x, "</tb>\n");
+		}
+		put(x, "</gpu>\n");
+	}
+	put(x, "</algo>\n");
+}
+
+/* A broadcast tree of two chains from rank 0: 0 -> 1 -> 2 and 0 -> 3 -> 4,
+ * rank 0 a tb per child. */
+static void
+tree_xml(Xml *x, int c)
+{
+	head(x, "Simple", c, 1, 5, "broadcast");
+	put(x, "<gpu id=\"0\" i_chunks=\"%d\" o_chunks=\"0\" s_chunks=\"0\">\n", c);
+	put(x, "<tb id=\"0\" send=\"1\" recv=\"-1\" chan=\"0\">\n");
+	step(x, 0, "s", 0, c, -1, -1, 0);
+	put(x, "</tb>\n<tb id=\"1\" send=\"3\" recv=\"-1\" chan=\"0\">\n");
+	step(x, 0, "s", 0, c, -1, -1, 0);
+	put(x, "</tb>\n</gpu>\n");
+	one_step_gpu(x, 1, c, 2, 0, "rcs", c);
+	one_step_gpu(x, 2, c, -1, 1, "r", c);
+	one_step_gpu(x, 3, c, 4, 0, "rcs", c);
+	one_step_gpu(x, 4, c, -1, 3, "r", c);
+	put(x, "</algo>\n");
+}
+
+/* The program's time at `bytes` on t (rank r on node r), flow mode by
+ * dependencies, in seconds; -1 if it fails. */
+static double
+exec_time(const char *text, size_t len, const Topo *t, int64_t bytes)
+{
+	Arena a = {0};
+	MProg p;
+	Diag d = diag_new(), *dg = &d; /* this read's diagnostics */
+	diag_source(dg, "t.xml", text, len);
+	double s = -1;
+	if (msccl_read(dg, &a, text, len, false, &p) == 0) {
+		int node[64];
+		for (int r = 0; r < p.ngpus && r < 64; r++)
+			node[r] = r;
+		SimNet net;
+		SimResult res;
+		SimOpts o = {.mode = SIM_FLOW, .sync = SIM_DEPS};
+		char err[256];
+		if (sim_from_msccl_exec(dg, &a, &p, t, node, bytes, &net) == 0 &&
+		    sim_run(&a, &net, 0, bytes, &o, &res, err, sizeof err) == 0)
+			s = res.time_s;
+	}
+	arena_free(&a);
+	return s;
+}
+
+static Topo *
+full_topo(Arena *a, int n, double latency)
+{
+	Net net = net_defaults;
+	net.bandwidth = BW;
+	net.link_latency = latency;
+	net.router_latency = 0;
+	return topo_new(a, TK_FULL, "F", 1, &n, 0, net);
+}
+
+/* h thread blocks in a chain moving C chunks in S slices: (S + h - 1)
+ * slice times, whatever C, the loop's iterations I and h (Simple: 2 slices
+ * of a call, a call a 2 MiB chunk at these sizes, so S = 2 C I). */
+void
+test_exec_chain(void)
+{
+	Arena a = {0};
+	Xml *x = malloc(sizeof *x);
+	for (int h = 1; h <= 5; h += 2)
+		for (int c = 1; c <= 3; c += 2)
+			for (int it = 1; it <= 2; it++) {
+				chain_xml(x, "Simple", h, c);
+				int64_t bytes = (int64_t)c * it * (2 << 20);
+				double tau = (1 << 20) * 8 / BW, s = 2.0 * c * it;
+				double got = exec_time(x->buf, x->len, full_topo(&a, h + 1, 0), bytes);
+				assert_named(within(got, (s + h - 1) * tau, 1e-9), __LINE__, __FILE__,
+				             "h %d, C %d, %d iterations: %.9g s, want (%g + %d - 1) x %.6g",
+				             h, c, it, got, s, h, tau);
+			}
+	/* with a hop latency d every slice arrives d later: + h d */
+	chain_xml(x, "Simple", 3, 2);
+	double d = 1e-6, tau = (1 << 20) * 8 / BW;
+	double got = exec_time(x->buf, x->len, full_topo(&a, 4, d), 2 * (2 << 20));
+	assert_named(within(got, (4 + 3 - 1) * tau + 3 * d, 1e-9), __LINE__, __FILE__,
+	             "latency: %.9g s", got);
+	free(x);
+	arena_free(&a);
+}
+
+/* A protocol's share of a link: Simple all of it, LL half (a 16-byte line
+ * carries 8 bytes of data), LL128 120/128; one hop and a chain of three,
+ * each (S + h - 1) times its slice's wire bytes. */
+void
+test_exec_protocols(void)
+{
+	static const struct {
+		const char *name;
+		MProto proto;
+		double share;
+	} pr[] = {{"Simple", MP_SIMPLE, 1}, {"LL", MP_LL, 0.5}, {"LL128", MP_LL128, 120.0 / 128}};
+	Arena a = {0};
+	Xml *x = malloc(sizeof *x);
+	for (size_t i = 0; i < countof(pr); i++) {
+		ExecProto e = exec_proto(pr[i].proto);
+		int iters = 4;
+		int64_t bytes = e.chunk_data * iters;
+		double s = (double)e.slices * iters;
+		double tau = (double)e.chunk_data / e.slices / pr[i].share * 8 / BW;
+		for (int h = 1; h <= 3; h += 2) {
+			chain_xml(x, pr[i].name, h, 1);
+			double got = exec_time(x->buf, x->len, full_topo(&a, h + 1, 0), bytes);
+			assert_named(within(got, (s + h - 1) * tau, 1e-9), __LINE__, __FILE__,
+			             "%s, h %d: %.9g s, want %.9g", pr[i].name, h, got, (s + h - 1) * tau);
+		}
+	}
+	/* the constants, as docs/sim.md 7 cites them */
+	CU_ASSERT_EQUAL(exec_proto(MP_SIMPLE).slot_bytes, 524288);
+	CU_ASSERT_EQUAL(exec_proto(MP_SIMPLE).window, 4);
+	CU_ASSERT_EQUAL(exec_proto(MP_LL).chunk_data, 32768);
+	CU_ASSERT_EQUAL(exec_proto(MP_LL128).chunk_data, 576000);
+	CU_ASSERT_EQUAL(exec_proto(MP_LL128).window, 8);
+	free(x);
+	arena_free(&a);
+}
+
+/* A ring allreduce on p = 4 ranks of a ring, 1, 2, 4 and 8 channels: each
+ * link carries 2 (p - 1) / p of the vector back to back, so the time is
+ * 2 (p - 1) N / (p B) for every channel count (the channels share the
+ * links fairly; a chunk is whole slices). */
+void
+test_exec_ring_channels(void)
+{
+	Arena a = {0};
+	Xml *x = malloc(sizeof *x);
+	int p = 4;
+	Net net = net_defaults;
+	net.bandwidth = BW;
+	net.link_latency = 0;
+	net.router_latency = 0;
+	Topo *t = topo_new(&a, TK_RING, "R", 1, &p, 0, net);
+	int64_t bytes = 64 << 20;
+	double want = 2.0 * (p - 1) / p * (double)bytes * 8 / BW;
+	for (int k = 1; k <= 8; k *= 2) {
+		ring_xml(x, p, k);
+		double got = exec_time(x->buf, x->len, t, bytes);
+		assert_named(within(got, want, 1e-9), __LINE__, __FILE__,
+		             "%d channels: %.9g s, want %.9g", k, got, want);
+	}
+	free(x);
+	arena_free(&a);
+}
+
+/* A tree of two chains from the root pipelines as one chain of its depth:
+ * (S + 2 - 1) slice times, the root's two thread blocks on their own links. */
+void
+test_exec_tree(void)
+{
+	Arena a = {0};
+	Xml *x = malloc(sizeof *x);
+	for (int c = 1; c <= 4; c *= 2) {
+		tree_xml(x, c);
+		double tau = (1 << 20) * 8 / BW, s = 2.0 * c;
+		double got = exec_time(x->buf, x->len, full_topo(&a, 5, 0), (int64_t)c * (2 << 20));
+		assert_named(within(got, (s + 1) * tau, 1e-9), __LINE__, __FILE__,
+		             "C %d: %.9g s, want %.9g", c, got, (s + 1) * tau);
+	}
+	free(x);
+	arena_free(&a);
+}
+
+/* msccl-scheduler's tree allreduce for 4 GPUs (LL, 24 channels, a tb per
+ * chunk and hop, one step each) on full(4) at 100 GB/s: a tb cannot pass a
+ * step on before it is whole, so one loop iteration is its 6 hops one
+ * after another, 12 chunks sharing each hop's link; the iterations
+ * pipeline, each adding what the busiest link carries per iteration (24
+ * chunks): T(I) = (6 x 12 + (I - 1) x 24) x w / B, w = 2 x 32 KiB on the
+ * wire for a 32 KiB chunk of data. */
+void
+test_exec_foreign_tree(void)
+{
+	const char *dir = getenv("COLLC_FIXTURES");
+	char path[512], err[256];
+	snprintf(path, sizeof path, "%s/collected/mscclsched_ncv4_ar_tree_12_LL.xml",
+	         dir ? dir : "tests/fixtures/msccl");
+	size_t len;
+	char *text = read_file(path, &len, err, sizeof err);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	Arena a = {0};
+	Net net = net_defaults;
+	net.bandwidth = 800e9;
+	net.link_latency = 0;
+	net.router_latency = 0;
+	int n = 4;
+	Topo *t = topo_new(&a, TK_FULL, "F", 1, &n, 0, net);
+	double w = 2 * 32768 * 8 / 800e9;
+	for (int it = 1; it <= 5; it++) {
+		double got = exec_time(text, len, t, (int64_t)24 * 32768 * it);
+		double want = (6 * 12 + (it - 1) * 24) * w;
+		assert_named(within(got, want, 1e-9), __LINE__, __FILE__,
+		             "%d iterations: %.9g s, want %.9g", it, got, want);
+	}
+	free(text);
+	/* past SIMXML_EXEC_MAX_OPS slice operations (msccl-tools' all-pairs LL
+	 * allreduce at 1 GiB: 256 iterations of 128 chunks' steps), refused */
+	snprintf(path, sizeof path, "%s/generated/msccltools_allpairs_allreduce_8r_2inst_ll.xml",
+	         dir ? dir : "tests/fixtures/msccl");
+	text = read_file(path, &len, err, sizeof err);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	n = 8;
+	t = topo_new(&a, TK_FULL, "F", 1, &n, 0, net);
+	CU_ASSERT_EQUAL(exec_time(text, len, t, (int64_t)1 << 30), -1);
+	CU_ASSERT(exec_time(text, len, t, 16 << 20) > 0);
+	free(text);
+	arena_free(&a);
+}
