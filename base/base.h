@@ -133,6 +133,9 @@ void sort_with(void *base, size_t n, size_t size,
  * drop; any other build is _exit itself. */
 _Noreturn void worker_exit(int status);
 
+/* Line `line` of an XML text and the column of its first '<': libxml2
+ * gives an element its line only (the MSCCL and NCCL topology readers). */
+Loc xml_element_loc(const char *text, size_t len, int line);
 int edit_distance(const char *a, const char *b);
 /* The greatest common divisor of a and b (b >= 0; gcd64(a, 0) = a): exact
  * rates as fractions (the cut bound, tree packings). */

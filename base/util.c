@@ -442,3 +442,22 @@ gcd64(int64_t a, int64_t b)
 	}
 	return a;
 }
+
+Loc
+xml_element_loc(const char *text, size_t len, int line)
+{
+	int l = 1;
+	size_t i = 0;
+	while (i < len && l < line) {
+		if (text[i] == '\n')
+			l++;
+		i++;
+	}
+	int col = 1;
+	for (size_t j = i; j < len && text[j] != '\n'; j++)
+		if (text[j] == '<') {
+			col = (int)(j - i) + 1;
+			break;
+		}
+	return (Loc){line, col};
+}

@@ -43,20 +43,7 @@ typedef struct CpuInfo {
 static Loc
 line_loc(const Reader *r, int line)
 {
-	int l = 1;
-	size_t i = 0;
-	while (i < r->len && l < line) {
-		if (r->text[i] == '\n')
-			l++;
-		i++;
-	}
-	int col = 1;
-	for (size_t j = i; j < r->len && r->text[j] != '\n'; j++)
-		if (r->text[j] == '<') {
-			col = (int)(j - i) + 1;
-			break;
-		}
-	return (Loc){line, col};
+	return xml_element_loc(r->text, r->len, line);
 }
 
 static Loc
