@@ -50,7 +50,7 @@ const TopoForm topo_forms[NTOPOKIND] = {
 	                          "NIC g of every box on rail switch g",
 	               {COUNT("boxes", 1), COUNT("gpus", 2),
 	                {"nic_gbps", A_INT, 1, 1, 1, MAX_NIC_GBPS, NULL}}, 0, 0},
-	              {TR_DIM_SWITCHES, TR_DIM_SWITCHES, TR_VARIANT}},
+	              {TR_DIM_SWITCHES, TR_DIM_SWITCHES, TR_VARIANT}, .translations = true},
 	[TK_GRAPH] = {{"graph", "graph { nodes N; link a -> b; ... }", {{0}}, 0, 0},
 	              {TR_NONE}, .block = true},
 };
