@@ -46,6 +46,11 @@ const TopoForm topo_forms[NTOPOKIND] = {
 	                      {COUNT(NULL, 2), {"ports", A_INT, 0, 1, 2, 2 * (int64_t)MAX_NODES, NULL}},
 	                      0, 0},
 	                     {TR_DIMS, TR_VARIANT}, .variant_per_rank = 2},
+	[TK_RAILS] = {{"rails", "rails(boxes B, gpus G, nic_gbps N): B boxes of G GPUs on a switch, "
+	                          "NIC g of every box on rail switch g",
+	               {COUNT("boxes", 1), COUNT("gpus", 2),
+	                {"nic_gbps", A_INT, 1, 1, 1, MAX_NIC_GBPS, NULL}}, 0, 0},
+	              {TR_DIM_SWITCHES, TR_DIM_SWITCHES, TR_VARIANT}, .translations = true},
 	[TK_GRAPH] = {{"graph", "graph { nodes N; link a -> b; ... }", {{0}}, 0, 0},
 	              {TR_NONE}, .block = true},
 };

@@ -75,7 +75,7 @@ typedef struct FormSpec {
 
 typedef enum TopoKind {
 	TK_TORUS, TK_MESH, TK_SUPERMESH, TK_HYPERX, TK_SPINE_LEAF, TK_RING, TK_FULL,
-	TK_OPTICAL_RING, TK_GRAPH,
+	TK_OPTICAL_RING, TK_RAILS, TK_GRAPH,
 	NTOPOKIND,
 } TopoKind;
 

@@ -6,7 +6,9 @@
  * Needs: every rank of a torus, mesh or HyperX (or a ring: one dimension),
  * in id order, or every host of a spine-leaf network, whose two levels are
  * dimension 0 (the hosts of a leaf, through its switch) and dimension 1
- * (the same host of every leaf, through the spines); one algorithm per
+ * (the same host of every leaf, through the spines), or every GPU of a
+ * rails cluster (dimension 0 the GPUs of a box through its switch,
+ * dimension 1 GPU g of every box through rail g); one algorithm per
  * dimension: ring (one direction, +1),
  * direct (each rank exchanges with every rank of its line in one round,
  * routed), halving_doubling (recursive halving, then doubling; the
@@ -197,17 +199,18 @@ alg_hierarchical(const AlgCtx *c)
 {
 	const Topo *t = c->topo;
 	bool grid = t->kind == TK_TORUS || t->kind == TK_MESH || t->kind == TK_HYPERX ||
-	            t->kind == TK_RING || t->kind == TK_SPINE_LEAF;
+	            t->kind == TK_RING || t->kind == TK_SPINE_LEAF || t->kind == TK_RAILS;
 	if (!grid || !c->whole) {
-		error_at(c->diag, c->loc, "hierarchical runs on every rank of a torus, mesh, HyperX, ring or "
-		         "spine-leaf network, dimension by dimension; '%s' is %s", c->name,
+		error_at(c->diag, c->loc, "hierarchical runs on every rank of a torus, mesh, HyperX, ring, "
+		         "spine-leaf or rails network, dimension by dimension; '%s' is %s", c->name,
 		         grid ? "a sub-communicator" : "on another topology");
 		return NULL;
 	}
 	int d = t->ndim;
 	Hier h = {.t = t, .d = d};
-	for (int k = 0; k < d; k++) /* spine-leaf: the leaf's hosts first */
-		h.order[k] = t->kind == TK_SPINE_LEAF ? d - 1 - k : k;
+	bool inner_first = t->kind == TK_SPINE_LEAF || t->kind == TK_RAILS;
+	for (int k = 0; k < d; k++) /* spine-leaf, rails: the leaf's hosts, the box's GPUs first */
+		h.order[k] = inner_first ? d - 1 - k : k;
 	DimAlg a[MAX_DIMS];
 	if (dim_algs(c, d, h.order, a) != 0)
 		return NULL;

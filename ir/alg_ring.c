@@ -7,6 +7,10 @@
  *   ring(halfway)   two ports (as ring(ports 2)) on whole blocks, each block covering half the
  *                   ring each way: floor(p/2) rounds per phase instead of
  *                   p - 1, each round sending a block (N/p) on both ports
+ *   nccl_ring       on rails(boxes B, gpus G, ...): G channels, as NCCL's ring
+ *                   search builds them on rail-connected boxes, each on 1/G of
+ *                   every block; channel c visits each box's GPUs from c up,
+ *                   so its ring leaves every box through a different NIC
  *   multiport_ring  2d directed Hamiltonian cycles of a torus that use
  *                   every directed link once (the staircase decomposition
  *                   of 2D tori), each on 1/2d of every block
@@ -253,4 +257,34 @@ alg_ring_symmetric(const AlgCtx *c)
 		ring_base_transfers(c, &tr, b, dir);
 	}
 	return translates_end(c->diag, &tr);
+}
+
+/* NCCL's rings per channel on a rails cluster: channel c's ring goes
+ * through box 0, 1, ..., each box's GPUs in the order c, c + 1, ...,
+ * c + G - 1 (mod G), so it crosses between boxes from GPU c - 1 to GPU c
+ * of the next box, over rail c - 1 or c, a rail no other channel crosses
+ * on there: the G channels spread the traffic between boxes over every
+ * NIC, as NCCL's channels do (docs/gpu-clusters.md). */
+Sched *
+alg_nccl_ring(const AlgCtx *c)
+{
+	const Topo *t = c->topo;
+	if (t->kind != TK_RAILS || !c->whole) {
+		error_at(c->diag, c->loc, "nccl_ring runs on every GPU of a rails cluster (a channel per "
+		         "NIC); '%s' is not on one", c->name);
+		return NULL;
+	}
+	int boxes = t->size[0], gpus = t->size[1], p = c->nrank;
+	Gen g;
+	if (gen_begin(&g, c, p, gpus) != 0)
+		return NULL;
+	int *order = xmalloc((size_t)p * sizeof *order);
+	for (int ch = 0; ch < gpus; ch++) {
+		for (int b = 0, i = 0; b < boxes; b++)
+			for (int k = 0; k < gpus; k++)
+				order[i++] = b * gpus + (ch + k) % gpus;
+		run_ring(&g, order, +1, ch, 0, NULL);
+	}
+	free(order);
+	return gen_end(c->diag, &g);
 }

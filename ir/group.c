@@ -68,6 +68,20 @@ spine_leaf_node(const Topo *t, const int *mat, const int *vec, int v)
 	return t->nrank + leaves + mod(y, spines);
 }
 
+/* rails: the GPUs move affinely; box switch b goes where GPU (b, 0)'s box
+ * goes, rail switch g where GPU (0, g)'s index goes (a translation moves
+ * whole boxes and whole rails; check_automorphism checks any other map). */
+static int
+rails_node(const Topo *t, const int *mat, const int *vec, int v)
+{
+	int boxes = t->size[0], gpus = t->size[1];
+	if (v < t->nrank)
+		return affine_node(t, mat, vec, v);
+	if (v < t->nrank + boxes)
+		return t->nrank + affine_node(t, mat, vec, (v - t->nrank) * gpus) / gpus;
+	return t->nrank + boxes + affine_node(t, mat, vec, v - t->nrank - boxes) % gpus;
+}
+
 static void
 link_text(const Topo *t, int u, int v, char *buf, size_t len)
 {
@@ -477,6 +491,8 @@ build(Diag *dg, Arena *a, const Topo *t, const char *name, Loc loc, const GroupG
 				img[k][v] = unit[k].perm[v];
 			else if (t->kind == TK_SPINE_LEAF)
 				img[k][v] = spine_leaf_node(t, unit[k].mat, unit[k].vec, v);
+			else if (t->kind == TK_RAILS)
+				img[k][v] = rails_node(t, unit[k].mat, unit[k].vec, v);
 			else
 				img[k][v] = affine_node(t, unit[k].mat, unit[k].vec, v);
 		}

@@ -71,6 +71,9 @@ TopoShape topo_shape_of(const Topo *);
 Topo *topo_new(Arena *, TopoKind, const char *name, int ndim, const int *size, int variant,
                Net);
 Topo *topo_spine_leaf(Arena *, const char *name, int spines, int leaves, int hosts, Net);
+/* rails: boxes x gpus GPUs (box-major), a switch per box, a rail switch per
+ * GPU index; NIC links at nic_gbps Gbit/s, the others at net.bandwidth. */
+Topo *topo_rails(Arena *, const char *name, int boxes, int gpus, int nic_gbps, Net);
 /* optical_ring: the static ring (dim 0) plus every circuit the algorithms
  * may switch in (dim 1; optical.c). */
 Topo *topo_optical_ring(Arena *, const char *name, int n, int ports, Net);

@@ -14,6 +14,10 @@
  *                      then spines, spine -> leaves
  *   optical_ring:      u -> u+1 (the static ring view; see docs/ir.md),
  *                      then the circuits a configuration may switch in
+ *   rails:             GPUs first (id box * gpus + index), then each box's
+ *                      switch (NVSwitch), then the rail switches; a GPU's
+ *                      links: its box switch, then its NIC's rail switch;
+ *                      box switch -> its GPUs; rail g -> GPU g of each box
  *   graph:             in the order the links were written
  */
 #include <stdlib.h>
@@ -264,6 +268,33 @@ topo_spine_leaf(Arena *a, const char *name, int spines, int leaves, int hosts, N
 	return t;
 }
 
+/* B boxes of G GPUs as DGX-like clusters are cabled: each box's GPUs meet
+ * at its switch at the network's link_bandwidth (NVLink); GPU g's NIC, at
+ * nic_gbps, goes to rail switch g, which joins GPU g of every box. The NIC
+ * is the GPU's link to its rail (a NIC has no data of its own). */
+Topo *
+topo_rails(Arena *a, const char *name, int boxes, int gpus, int nic_gbps, Net net)
+{
+	Builder b;
+	int size[2] = {boxes, gpus};
+	Topo *t = new_topo(&b, a, TK_RAILS, name, 2, size, net);
+	int ranks = boxes * gpus, rail0 = ranks + boxes;
+	t->variant = nic_gbps;
+	t->nnode = ranks + boxes + gpus;
+	t->is_switch = arena_alloc(a, (size_t)t->nnode);
+	memset(t->is_switch + ranks, 1, (size_t)(boxes + gpus));
+	for (int r = 0; r < ranks; r++) {
+		add_link(&b, r, ranks + r / gpus, -1, 0);
+		add_link(&b, ranks + r / gpus, r, -1, 0);
+		add_link(&b, r, rail0 + r % gpus, -1, 0);
+		t->link[t->nlink - 1].bandwidth = nic_gbps * 1e9;
+		add_link(&b, rail0 + r % gpus, r, -1, 0);
+		t->link[t->nlink - 1].bandwidth = nic_gbps * 1e9;
+	}
+	finish(&b);
+	return t;
+}
+
 /* The circuits an optical ring's switch may be asked for beyond the initial
  * ring: block offsets +-2^k, forward (last node of b to first of b + d) and
  * the reverse fibers of every forward one, the ring's included (ir.h). */
@@ -429,6 +460,12 @@ spine_leaf_links(const TopoShape *s) /* size: leaves, hosts; the switches: leave
 	return 2.0 * s->size[0] * s->size[1] + 2.0 * s->size[0] * (s->switches - s->size[0]);
 }
 
+static double
+rails_links(const TopoShape *s) /* size: boxes, gpus; each GPU two links each way */
+{
+	return 4.0 * s->size[0] * s->size[1];
+}
+
 #define GRID_BUILDER(fn, kind) \
 	static Topo *fn(Arena *a, const char *name, const TopoShape *s, Net net) \
 	{ \
@@ -449,6 +486,12 @@ build_spine_leaf(Arena *a, const char *name, const TopoShape *s, Net net)
 }
 
 static Topo *
+build_rails(Arena *a, const char *name, const TopoShape *s, Net net)
+{
+	return topo_rails(a, name, s->size[0], s->size[1], s->variant, net);
+}
+
+static Topo *
 build_optical_ring(Arena *a, const char *name, const TopoShape *s, Net net)
 {
 	return topo_optical_ring(a, name, s->size[0], s->variant, net);
@@ -463,6 +506,7 @@ const TopoBuilder topo_builders[NTOPOKIND] = {
 	[TK_RING] = {build_ring, grid_links},
 	[TK_FULL] = {build_full, full_links},
 	[TK_OPTICAL_RING] = {build_optical_ring, optical_links},
+	[TK_RAILS] = {build_rails, rails_links},
 	[TK_GRAPH] = {NULL, NULL}, /* a block form: lower.c builds it from its links */
 };
 

@@ -105,6 +105,7 @@ static const struct {
 	{"g_bruck", "the optical suite"},
 	{"r_hd", "the optical suite"},
 	{"packing", "the packing suite: its work grows with the switches' links"},
+	{"nccl_ring", "the packing suite's test_nccl_ring_closed_form: rails clusters"},
 };
 
 static bool

@@ -41,7 +41,7 @@ static const struct {
 	unsigned kinds, forms;
 	const char *message;
 } refusals[] = {
-	{"pipelined_trees", KIND(CK_ALLREDUCE), TOPO(TK_SPINE_LEAF),
+	{"pipelined_trees", KIND(CK_ALLREDUCE), TOPO(TK_SPINE_LEAF) | TOPO(TK_RAILS),
 	 "disjoint trees span every node; 'T' has switches"},
 	{"pipelined_trees", KIND(CK_REDUCE_SCATTER) | KIND(CK_ALLGATHER), TOPO(TK_MESH),
 	 "no 4 link-disjoint spanning trees on 'T'"},
@@ -49,9 +49,9 @@ static const struct {
 	 ALL_FORMS & ~TOPO(TK_MESH) & ~TOPO(TK_SUPERMESH),
 	 "pipelined_trees without trees builds the SuperMesh root sets of a square mesh"},
 	/* the registry gives hierarchical every form (ANY_TOPO); its generator
-	 * takes these five: the language accepts what lowering then refuses */
+	 * takes these six: the language accepts what lowering then refuses */
 	{"hierarchical", ~0u, TOPO(TK_SUPERMESH) | TOPO(TK_FULL) | TOPO(TK_OPTICAL_RING) | TOPO(TK_GRAPH),
-	 "hierarchical runs on every rank of a torus, mesh, HyperX, ring or spine-leaf network"},
+	 "hierarchical runs on every rank of a torus, mesh, HyperX, ring, spine-leaf or rails network"},
 };
 
 static char *

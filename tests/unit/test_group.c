@@ -109,6 +109,16 @@ test_orbits(void)
 	g = build(dg, &a, s, &all_translations, 1, &diag);
 	CU_ASSERT(g && g->order == 32 && !g->affine && g->node_transitive);
 	free(diag);
+	/* rails translations on generated sizes: order boxes x gpus, transitive on
+	 * the GPUs, the box switches and rails moved with them (each generator
+	 * checked an automorphism) */
+	for (int boxes = 1; boxes <= 4; boxes++)
+		for (int gpus = 2; gpus <= 5; gpus++) {
+			Topo *rt = topo_rails(&a, "C", boxes, gpus, 100, net_defaults);
+			g = build(dg, &a, rt, &all_translations, 1, &diag);
+			CU_ASSERT(g && g->order == boxes * gpus && g->node_transitive);
+			free(diag);
+		}
 	arena_free(&a);
 }
 

@@ -628,6 +628,55 @@ test_share_of_bound(void)
 	assert_shares("examples/xgmi-box-16.coll", "packing", 0.93);
 }
 
+/* The busbw a schedule's link volumes allow: the most loaded link (bytes
+ * over bandwidth) sets the time of the whole allgather of N bytes, busbw
+ * (p - 1) / p x N / time, in bits/s (N cancels). */
+static double
+volume_busbw(const Sched *s)
+{
+	const Topo *t = s->topo;
+	double *chunks = calloc((size_t)t->nlink, sizeof *chunks), worst = 0;
+	for (int m = 0; m < s->nmsg; m++)
+		for (int i = s->route_off[s->msg[m].route]; i < s->route_off[s->msg[m].route + 1]; i++)
+			chunks[s->route_link[i]] += s->msg[m].n;
+	for (int l = 0; l < t->nlink; l++)
+		worst = fmax(worst, chunks[l] / t->link[l].bandwidth);
+	free(chunks);
+	return (s->nrank - 1.0) / s->nrank * (double)s->nchunk / worst;
+}
+
+/* The baseline's closed form on generated rails clusters (NVLink 9 x the
+ * NIC, as DGX H100's 450 vs 50 GB/s): nccl_ring's G channels cross
+ * between boxes each on its own NIC, so its allgather reaches G NICs'
+ * bandwidth, G x nic_gbps; one ring crosses on one NIC, 1 x nic_gbps. */
+static void
+test_nccl_ring_closed_form(void)
+{
+	Diag dgv = diag_new(), *dg = &dgv;
+	for (int boxes = 2; boxes <= 4; boxes++)
+		for (int gpus = 2; gpus <= 8; gpus += 2) {
+			char text[512];
+			snprintf(text, sizeof text,
+			         "network { link_bandwidth = 3600 Gbps; }\n"
+			         "topology C = rails(boxes %d, gpus %d, nic_gbps 400);\n"
+			         "collective allgather N on C { algorithm nccl_ring; }\n"
+			         "collective allgather R on C { algorithm ring; }\n", boxes, gpus);
+			Checked c;
+			check_text(dg, &c, "n.coll", text, strlen(text));
+			CU_ASSERT_EQUAL_FATAL(c.errors, 0);
+			Prog p = {0};
+			CU_ASSERT_EQUAL_FATAL(lower(dg, c.file, &p), 0);
+			CU_ASSERT_EQUAL(verify(dg, p.sched[0]), 0);
+			double n = volume_busbw(p.sched[0]), r = volume_busbw(p.sched[1]);
+			assert_named(fabs(n - gpus * 400e9) < 1e-6 * n && fabs(r - 400e9) < 1e-6 * r,
+			             __LINE__, __FILE__, "rails(%d, %d): nccl_ring %.3g, ring %.3g bit/s",
+			             boxes, gpus, n, r);
+			prog_free(&p);
+			diag_reset(dg);
+			checked_free(&c);
+		}
+}
+
 /* Past MAX_PACK_WORK the algorithm refuses, located, before any flow. */
 static void
 test_algorithm_refuses(void)
@@ -652,5 +701,6 @@ CU_TestInfo packing_tests[] = {
 	{"the schedules' link volumes meet the bound (2 x 8 GPUs, xGMI)", test_schedule_loads},
 	{"the algorithm refuses work past its limit", test_algorithm_refuses},
 	{"auto picks packing at 95 % of the bound in flow mode (multi-box)", test_share_of_bound},
+	{"nccl_ring on rails: G NICs' busbw by link volumes, ring one", test_nccl_ring_closed_form},
 	CU_TEST_INFO_NULL,
 };

@@ -158,6 +158,99 @@ test_others(void)
 	arena_free(&a);
 }
 
+/* rails(boxes B, gpus G, nic_gbps N) on generated sizes: GPU (b, g) is
+ * b * G + g with two links each way, to its box switch at link_bandwidth
+ * and to rail switch g at N Gbit/s; rails join only GPU g of every box;
+ * two boxes of 8 are the graph examples/gpu-cluster-2x8.coll once wrote. */
+static void
+test_rails(void)
+{
+	Arena a = {0};
+	for (int boxes = 1; boxes <= 5; boxes++)
+		for (int gpus = 2; gpus <= 9; gpus++) {
+			int ranks = boxes * gpus, nic = 100 * gpus;
+			Topo *t = topo_rails(&a, "C", boxes, gpus, nic, net_defaults);
+			CU_ASSERT_EQUAL(t->nnode, ranks + boxes + gpus);
+			CU_ASSERT_EQUAL(t->nrank, ranks);
+			CU_ASSERT_EQUAL(t->nlink, 4 * ranks);
+			CU_ASSERT_EQUAL(t->nlink, (int)topo_link_estimate(TK_RAILS, &(TopoShape){
+			                    .ndim = 2, .size = {boxes, gpus}}));
+			for (int r = 0; r < ranks; r++) {
+				int box = ranks + r / gpus, rail = ranks + boxes + r % gpus;
+				CU_ASSERT(!t->is_switch[r] && t->is_switch[box] && t->is_switch[rail]);
+				CU_ASSERT_EQUAL(degree(t, r), 2);
+				int up = topo_find_link(t, r, box, 0), nl = topo_find_link(t, r, rail, 0);
+				CU_ASSERT_FATAL(up >= 0 && nl >= 0);
+				CU_ASSERT_EQUAL(t->link[up].bandwidth, net_defaults.bandwidth);
+				CU_ASSERT_EQUAL(t->link[nl].bandwidth, nic * 1e9);
+				CU_ASSERT(topo_find_link(t, box, r, 0) >= 0 && topo_find_link(t, rail, r, 0) >= 0);
+			}
+			for (int g = 0; g < gpus; g++)
+				CU_ASSERT_EQUAL(degree(t, ranks + boxes + g), boxes);
+			for (int b = 0; b < boxes; b++)
+				CU_ASSERT_EQUAL(degree(t, ranks + b), gpus);
+		}
+	/* the graph of the 2 x 8 example as it was written, link by link */
+	Link links[4 * 16];
+	unsigned char sw[26] = {0};
+	int n = 0;
+	for (int v = 16; v < 26; v++)
+		sw[v] = 1;
+	for (int r = 0; r < 16; r++) {
+		int nvs = 16 + r / 8, rail = 18 + r % 8;
+		links[n++] = (Link){.src = r, .dst = nvs, .bandwidth = 3600e9};
+		links[n++] = (Link){.src = nvs, .dst = r, .bandwidth = 3600e9};
+		links[n++] = (Link){.src = r, .dst = rail, .bandwidth = 400e9};
+		links[n++] = (Link){.src = rail, .dst = r, .bandwidth = 400e9};
+	}
+	Net net = net_defaults;
+	net.bandwidth = 3600e9;
+	Topo *g = topo_graph(&a, "G", 26, sw, n, links, net);
+	Topo *c = topo_rails(&a, "C", 2, 8, 400, net);
+	CU_ASSERT_EQUAL_FATAL(c->nlink, g->nlink);
+	for (int i = 0; i < c->nlink; i++)
+		CU_ASSERT(c->link[i].src == g->link[i].src && c->link[i].dst == g->link[i].dst &&
+		          c->link[i].bandwidth == g->link[i].bandwidth);
+	char buf[64];
+	topo_describe(c, buf, sizeof buf);
+	CU_ASSERT_STRING_EQUAL(buf, "rails(boxes 2, gpus 8, nic_gbps 400)");
+	topo_node_name(c, 11, buf, sizeof buf);
+	CU_ASSERT_STRING_EQUAL(buf, "(1, 3)");
+	arena_free(&a);
+}
+
+/* The form's mistakes, each located. */
+static void
+test_rails_errors(void)
+{
+	static const struct {
+		const char *text, *message;
+	} cases[] = {
+		{"topology C = rails(boxes 2, gpus 8);\n", "1:14: error: rails needs 'nic_gbps'"},
+		{"topology C = rails(boxes 0, gpus 8, nic_gbps 400);\n",
+		 "1:26: error: the boxes of rails must be at least 1, got 0"},
+		{"topology C = rails(boxes 2, gpus 1, nic_gbps 400);\n",
+		 "1:34: error: the gpus of rails must be at least 2, got 1"},
+		{"topology C = rails(boxes 2000, gpus 800, nic_gbps 400);\n",
+		 "1:37: error: rails has more than"},
+		{"topology C = rails(boxes 2, gpus 8, nic_gbps 0);\n", "1:46: error: the nic_gbps of rails"},
+		{"topology C = rails(boxes 2, gpus 8, nic_gbps 400);\n"
+		 "collective broadcast B on C { algorithm packing; root 16; }\n",
+		 "2:55: error: node 16 is a switch, not a rank"},
+		{"topology C = rails(boxes 2, gpus 8, nic_gbps 400);\n"
+		 "collective broadcast B on C { algorithm packing; root (1, 8); }\n",
+		 "2:59: error: coordinate 2 of this node is 8; rails(boxes 2, gpus 8) takes 0..7"},
+	};
+	Diag dgv = diag_new(), *dg = &dgv;
+	for (size_t i = 0; i < countof(cases); i++) {
+		Checked c;
+		check_str(dg, &c, cases[i].text);
+		CU_ASSERT(c.errors > 0);
+		ASSERT_DIAG(&c, cases[i].message);
+		checked_free(&c);
+	}
+}
+
 static int
 route_nodes(Routes *r, int src, int dst, int *nodes)
 {
@@ -524,6 +617,8 @@ CU_TestInfo topo_tests[] = {
 	{"tori and rings", test_tori},
 	{"meshes and supermeshes", test_meshes},
 	{"hyperx, full, spine-leaf, optical ring, graph", test_others},
+	{"rails: generated sizes, and the 2 x 8 graph it replaces", test_rails},
+	{"rails: every mistake located", test_rails_errors},
 	{"routes: shortest_path, dor, cache", test_routes},
 	{"routes: fastest by bandwidth (xGMI detour, one-way, parallel links)", test_routes_fastest},
 	{"routes: fastest = shortest_path where every link has one bandwidth", test_routes_uniform},
