@@ -151,10 +151,11 @@ run_auto(Diag *dg, Runner *u, const SimArgs *a, const Sched *s)
 	Simulated *cand = arena_array(&u->arena, NALG, sizeof *cand);
 	Routes routes;
 	routes_init(&routes, s->topo, s->routing); /* the file's routing */
+	PackMemo *memo = pack_memo_new();
 	int rc = 0;
 	for (int k = 0; k < a->nsize && rc == 0; k++) {
 		SimOpts o = progress_opts(u, a, s->name, a->sizes[k]);
-		int best = fastest(cand, simulate_candidates(dg, &u->arena, &routes, s, a->sizes[k], &o, cand));
+		int best = fastest(cand, simulate_candidates(dg, &u->arena, &routes, memo, s, a->sizes[k], &o, cand));
 		if (best < 0) {
 			error_at(dg, s->loc, "auto: no algorithm of the library applies to '%s'", s->name);
 			rc = -1;
@@ -166,6 +167,7 @@ run_auto(Diag *dg, Runner *u, const SimArgs *a, const Sched *s)
 		                 .r = cand[best].r});
 	}
 	routes_free(&routes); /* the rows hold the nets, which copy the routes */
+	pack_memo_free(memo);
 	return rc;
 }
 

@@ -65,6 +65,7 @@ typedef struct Tuned {
 	int ncand;
 	int *best, *second;  /* per size: candidate indices; second -1 if alone */
 	Routes routes;       /* the library candidates' (kept with them, for deployment) */
+	PackMemo *pack_memo; /* packing's trees, the same at every size (kept with them too) */
 	double busbw_factor;
 	double bound;        /* GB/s: the busbw bound on its topology (bound.h) */
 	int *built_instances; /* per size: the instances its range's MSCCL file was built
@@ -161,7 +162,7 @@ tune_size(Diag *dg, Tuner *u, Tuned *t, const Prog *p, int k)
 	}
 	progress(u, t->s, k, "the library");
 	Simulated *lib = arena_array(&u->arena, NALG, sizeof *lib);
-	int n = simulate_candidates(dg, &u->arena, &t->routes, t->s, size, &u->a->opts, lib);
+	int n = simulate_candidates(dg, &u->arena, &t->routes, t->pack_memo, t->s, size, &u->a->opts, lib);
 	for (int i = 0; i < n; i++)
 		record(u, t, lib[i].s->algorithm, &lib[i], k);
 	return 0;
@@ -229,6 +230,7 @@ tune_one(Diag *dg, Tuner *u, const Prog *p, const Sched *s)
 	t->busbw_factor = perf_busbw_factor(coll_kind_name[s->kind], s->nrank);
 	t->bound = bound_busbw_sched(dg, s) / 1e9;
 	routes_init(&t->routes, s->topo, s->routing); /* the file's routing */
+	t->pack_memo = pack_memo_new();
 	int rc = 0;
 	for (int k = 0; k < n && rc == 0; k++)
 		rc = tune_size(dg, u, t, p, k);
@@ -989,8 +991,10 @@ cmd_tune(Diag *dg, int argc, char **argv)
 		rc = write_msccl_dir(dg, &u, dirf, ndirf, rc);
 	if (rc == 0 && a.mpi_lib)
 		rc = write_mpi_lib(dg, &u);
-	for (int i = 0; i < u.nt; i++)
+	for (int i = 0; i < u.nt; i++) {
 		routes_free(&u.t[i].routes);
+		pack_memo_free(u.t[i].pack_memo);
+	}
 	sized_free(&u.sized);
 	input_free(&in);
 	arena_free(&u.arena);

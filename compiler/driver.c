@@ -356,11 +356,12 @@ simulate_one(Diag *dg, Arena *a, const Sched *s, double size, const SimOpts *o, 
 }
 
 int
-simulate_candidates(Diag *dg, Arena *a, Routes *routes, const Sched *s, double size, const SimOpts *o,
-                    Simulated *out)
+simulate_candidates(Diag *dg, Arena *a, Routes *routes, PackMemo *memo, const Sched *s, double size,
+                    const SimOpts *o, Simulated *out)
 {
 	AlgCtx c = alg_ctx_of(dg, a, s, routes);
 	c.size = size;
+	c.pack_memo = memo;
 	c.compact = true; /* symmetric forms stream */
 	const char *names[NALG];
 	Sched *cand[NALG];

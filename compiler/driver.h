@@ -110,10 +110,12 @@ bool simulate_one(Diag *, Arena *, const Sched *s, double size, const SimOpts *o
  * them (alg_auto: what the language accepts, built for the size), each
  * simulated with o; those the simulator cannot run are left out. Their
  * count, in out[0..NALG). The candidates hold on to routes (on s's
- * topology, by s->routing: the file's, as s's own): free it after them. `auto` in sim and sweep
- * takes the fastest; tune shows them all. */
-int simulate_candidates(Diag *, Arena *, Routes *routes, const Sched *s, double size, const SimOpts *o,
-                        Simulated *out);
+ * topology, by s->routing: the file's, as s's own): free it after them. memo
+ * (or NULL) keeps `packing`'s trees from one size to the next of the same
+ * collective; it too outlives the candidates. `auto` in sim and sweep takes
+ * the fastest; tune shows them all. */
+int simulate_candidates(Diag *, Arena *, Routes *routes, PackMemo *memo, const Sched *s, double size,
+                        const SimOpts *o, Simulated *out);
 /* The fastest of out[0..n), or -1 if n is 0. */
 int fastest(const Simulated *out, int n);
 

@@ -228,7 +228,7 @@ point_run(Diag *dg, const Spec *s, const Source *g, double size, Record *r, char
 		Simulated *cand = arena_array(&sim, NALG, sizeof *cand);
 		Routes routes;
 		routes_init(&routes, prog.sched[0]->topo, prog.sched[0]->routing);
-		int ncand = simulate_candidates(dg, &sim, &routes, prog.sched[0], size, &s->opts, cand);
+		int ncand = simulate_candidates(dg, &sim, &routes, NULL, prog.sched[0], size, &s->opts, cand);
 		int best = fastest(cand, ncand);
 		for (int i = 0; i < ncand; i++)
 			work += (double)sim_coll_nmsg(&cand[i].net->coll[0]);

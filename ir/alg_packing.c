@@ -42,15 +42,79 @@ typedef struct PackPhase {
 	double fill; /* a copy's height - 1, averaged over the copies */
 } PackPhase;
 
-/* Packs one kind on the ranks; -1 after reporting. */
+/* The packings of one collective kept across sizes (AlgCtx.pack_memo):
+ * tune and collc sim build every candidate at every size, and a packing
+ * depends on the network, the ranks and the kind, never on the size (only
+ * the segments do). An entry holds its key, so a memo handed to another
+ * collective by mistake misses rather than answers. */
+enum { PACK_MEMO_MAX = 4 };
+struct PackMemo {
+	Arena arena; /* the kept packings' trees */
+	int n;
+	struct PackMemoEntry {
+		const Topo *topo;
+		const int *rank_node;
+		int nrank, root;
+		CollKind kind;
+		PackStatus st;
+		PackPhase ph;
+	} e[PACK_MEMO_MAX];
+};
+
+PackMemo *
+pack_memo_new(void)
+{
+	return xcalloc(1, sizeof(PackMemo));
+}
+
+void
+pack_memo_free(PackMemo *m)
+{
+	if (!m)
+		return;
+	arena_free(&m->arena);
+	free(m);
+}
+
+static struct PackMemoEntry *
+memo_find(const AlgCtx *c, CollKind kind)
+{
+	PackMemo *m = c->pack_memo;
+	for (int i = 0; m && i < m->n; i++) {
+		struct PackMemoEntry *e = &m->e[i];
+		if (e->topo == c->topo && e->rank_node == c->rank_node && e->nrank == c->nrank &&
+		    e->root == c->root && e->kind == kind)
+			return e;
+	}
+	return NULL;
+}
+
+static void
+memo_add(const AlgCtx *c, CollKind kind, PackStatus st, const PackPhase *ph)
+{
+	PackMemo *m = c->pack_memo;
+	if (m && m->n < PACK_MEMO_MAX)
+		m->e[m->n++] = (struct PackMemoEntry){c->topo, c->rank_node, c->nrank, c->root, kind, st, *ph};
+}
+
+/* Packs one kind on the ranks (n NULL: the memo holds it); -1 after
+ * reporting. */
 static int
 pack_phase(const AlgCtx *c, const CutNet *n, CollKind kind, PackPhase *ph)
 {
-	PackStatus st = pack_collective(c->arena, n, kind, &ph->cp);
+	struct PackMemoEntry *e = memo_find(c, kind);
+	PackStatus st = e ? e->st : pack_collective(c->pack_memo ? &c->pack_memo->arena : c->arena, n,
+	                                             kind, &ph->cp);
 	if (st != PACK_OK) {
+		if (!e)
+			memo_add(c, kind, st, ph);
 		error_at(c->diag, c->loc, "packing cannot pack %s trees on '%s': %s", coll_kind_name[kind],
 		         c->topo->name, pack_status_text[st]);
 		return -1;
+	}
+	if (e) {
+		*ph = e->ph;
+		return 0;
 	}
 	ph->height = 0;
 	double copies = 0, fill = 0;
@@ -62,6 +126,7 @@ pack_phase(const AlgCtx *c, const CutNet *n, CollKind kind, PackPhase *ph)
 		fill += (double)tr->mult * (tr->height - 1);
 	}
 	ph->fill = fill / copies;
+	memo_add(c, kind, st, ph);
 	return 0;
 }
 
@@ -136,6 +201,22 @@ phase_alpha(const AlgCtx *c, const PackPhase *ph)
 static int
 pack_phases(const AlgCtx *c, PackPhase *ph)
 {
+	CollKind kinds[2] = {c->kind};
+	int nk = 1;
+	if (c->kind == CK_ALLREDUCE) {
+		kinds[0] = CK_REDUCE_SCATTER;
+		kinds[1] = CK_ALLGATHER;
+		nk = 2;
+	}
+	bool kept = true;
+	for (int i = 0; i < nk; i++)
+		kept = kept && memo_find(c, kinds[i]);
+	if (kept) {
+		for (int i = 0; i < nk; i++)
+			if (pack_phase(c, NULL, kinds[i], &ph[i]) != 0)
+				return 0;
+		return nk;
+	}
 	CutNet n;
 	CutLink *link = cutnet_topo(c->topo, c->rank_node, c->nrank, c->root, &n);
 	int nph = 0;
@@ -143,11 +224,12 @@ pack_phases(const AlgCtx *c, PackPhase *ph)
 	if (work > MAX_PACK_WORK)
 		error_at(c->diag, c->loc, "packing on '%s' with %d ranks would do about %.3g units of work; the "
 		         "limit is %d (MAX_PACK_WORK)", c->topo->name, c->nrank, work, MAX_PACK_WORK);
-	else if (c->kind == CK_ALLREDUCE)
-		nph = pack_phase(c, &n, CK_REDUCE_SCATTER, &ph[0]) == 0 &&
-		      pack_phase(c, &n, CK_ALLGATHER, &ph[1]) == 0 ? 2 : 0;
-	else
-		nph = pack_phase(c, &n, c->kind, &ph[0]) == 0;
+	else {
+		nph = nk;
+		for (int i = 0; i < nk && nph; i++)
+			if (pack_phase(c, &n, kinds[i], &ph[i]) != 0)
+				nph = 0;
+	}
 	free(link);
 	return nph;
 }

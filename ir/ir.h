@@ -510,7 +510,15 @@ typedef struct AlgCtx {
 	const char *dim_alg[MAX_DIMS]; /* hierarchical(A, B, ...): per dimension */
 	int ndim_alg;
 	struct TeachTrace *trace; /* a user schedule's first fault is kept here (explain), or NULL */
+	struct PackMemo *pack_memo; /* packings kept across the sizes of this collective, or NULL */
 } AlgCtx;
+
+/* `packing`'s trees for one collective, kept while tune or collc sim build
+ * its candidates at every size (the trees do not depend on the size); the
+ * caller owns it (alg_packing.c). */
+typedef struct PackMemo PackMemo;
+PackMemo *pack_memo_new(void);
+void pack_memo_free(PackMemo *);
 
 /* A collective's context with no options chosen (reconfigs -1: choose;
  * `whole` from the ranks): lowering adds the file's options, `auto` and
