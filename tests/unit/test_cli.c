@@ -848,7 +848,7 @@ count_in(const char *text, const char *what)
 static void
 test_tune_msccl_choice(void)
 {
-	const char *base = "tune examples/torus-8x8-compare.coll --collective SP --sizes "
+	const char *base = "tune examples/torus-4x4-compare.coll --collective SP --sizes "
 	                   "1KiB..1GiB --mode flow";
 	char args[512], *out, *err, *out2;
 	CU_ASSERT_EQUAL_FATAL(cli_collc(base, &out, &err), 0);
@@ -858,8 +858,8 @@ test_tune_msccl_choice(void)
 	/* LL for the smallest range, Simple with instances for the largest */
 	const char *plan = strstr(out, "plan:\n");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(plan);
-	CU_ASSERT_PTR_NOT_NULL(strstr(plan, "1 KiB to under 32 KiB        SWL: swing  [MSCCL LL, "
-	                                    "1 instance]"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(plan, "1 KiB to under 4 KiB         RD: recursive_doubling  "
+	                                    "[MSCCL LL, 1 instance]"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(plan, "[MSCCL Simple, 8 instances]"));
 	CU_ASSERT_PTR_NULL(strstr(plan, "(--proto)"));
 	free(out), free(out2), free(err);
@@ -898,7 +898,7 @@ test_tune_msccl_dir(void)
 	Diag dgv = diag_new(), *dg = &dgv;
 	char args[1024], *out, *err, dir[256];
 	snprintf(dir, sizeof dir, "%s/algos", cli_tmpdir);
-	snprintf(args, sizeof args, "tune examples/torus-8x8-compare.coll --collective SP --sizes "
+	snprintf(args, sizeof args, "tune examples/torus-4x4-compare.coll --collective SP --sizes "
 	         "1KiB..1GiB --mode flow --csv --msccl-dir %s", dir);
 	CU_ASSERT_EQUAL_FATAL(cli_collc(args, &out, &err), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "run with MSCCL_ALGO_DIR="));
@@ -1289,10 +1289,10 @@ test_tune_msccl_unfit(void)
 	         "--sync deps --msccl-dir %s/unfit", cli_tmpdir);
 	CU_ASSERT_EQUAL(cli_collc(args, &out, &err), 0);
 	assert_named(strstr(err, "note: AR: packing") && strstr(err, "does not fit MSCCL's limits") &&
-	             strstr(err, "AR-00-halving_doubling-67108864-67108864.xml holds the fastest that fits") &&
+	             strstr(err, "AR-00-nccl_ring-67108864-67108864.xml holds the fastest that fits") &&
 	             strstr(err, "1 MSCCL files in"), __LINE__, __FILE__, "%s", err);
 	free(out), free(err);
-	CU_ASSERT(cli_exists("unfit/AR-00-halving_doubling-67108864-67108864.xml"));
+	CU_ASSERT(cli_exists("unfit/AR-00-nccl_ring-67108864-67108864.xml"));
 }
 
 CU_TestInfo cli_tests[] = {
