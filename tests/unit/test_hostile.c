@@ -235,8 +235,8 @@ test_signal_mid_write(void)
 	    {"build r512.coll --target ir -o out.ir", "out.ir", "out.ir"},
 	    {"build r512.coll --target chakra -o traces", "traces", "traces/AR.0.et"},
 	    {"build r512.coll --target mpi-lib -o lib", "lib", "lib/collc.h"},
-	    {"tune examples/torus-8x8-compare.coll --collective SP --sizes 1KiB..64KiB "
-	     "--mode flow --msccl-dir algos", "algos", "algos/SP-00-SWL-swing-1024-32767.xml"},
+	    {"tune examples/torus-4x4-compare.coll --collective SP --sizes 1KiB..64KiB "
+	     "--mode flow --msccl-dir algos", "algos", "algos/SP-00-RD-recursive_doubling-1024-4095.xml"},
 	    {"sweep p.sweep --plots plots", "plots",
 	     "plots/allreduce-torus-4-4-ranks-all-shortest-path.svg"},
 	};
