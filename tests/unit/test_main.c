@@ -71,6 +71,12 @@ static const struct {
 	 * 1.8 s at load average 10 */
 	{"cli", "sweep: the progress estimate within 2x of the time left, on counted work"},
 	{"symm", "every example: the proof by symmetry and the expansion agree"},
+	/* tune and sweep over many sizes: 3 to 16 s of CPU each (2026-12-05), 5 to 10
+	 * times that under the sanitizers, whose CI run is the quick tier */
+	{"cli", "tune: MSCCL protocol and instances per range, or as --proto and --instances fix them"},
+	{"cli", "sweep: a size's row is the same whatever else the sizes line holds"},
+	{"cli", "tune: the choice at every size is the fastest candidate; ranges cover the sizes once"},
+	{"cli", "sim: a size's row is the same whatever else --sizes holds (auto, segments, reconfigs)"},
 	{NULL, NULL},
 };
 
