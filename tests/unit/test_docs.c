@@ -931,6 +931,45 @@ test_topology_table(void)
 	free(text);
 }
 
+/* Whether the libFuzzer dictionary has the quoted word. */
+static bool
+dict_has(const char *dict, const char *word)
+{
+	char quoted[80];
+	snprintf(quoted, sizeof quoted, "\"%s\"\n", word);
+	return strstr(dict, quoted) != NULL;
+}
+
+/* The .coll fuzz target's dictionary (tests/fuzz/coll.dict) has every word
+ * of the registry: each topology form and algorithm with its labels, each
+ * network parameter. A form added without its words would leave the
+ * fuzzer to find them byte by byte. */
+static void
+test_fuzz_dictionary(void)
+{
+	char *dict = slurp("tests/fuzz/coll.dict", NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(dict);
+	const FormSpec *form[NTOPOKIND + NALG];
+	int n = 0;
+	for (int k = 0; k < NTOPOKIND; k++)
+		form[n++] = &topo_forms[k].form;
+	for (int k = 0; k < NALG; k++)
+		form[n++] = &alg_forms[k];
+	for (int i = 0; i < n; i++) {
+		assert_named(dict_has(dict, form[i]->name), __LINE__, __FILE__,
+		             "tests/fuzz/coll.dict lacks the form '%s'", form[i]->name);
+		for (int j = 0; j < MAX_PARAMS && form[i]->param[j].kind != A_END; j++)
+			if (form[i]->param[j].label)
+				assert_named(dict_has(dict, form[i]->param[j].label), __LINE__, __FILE__,
+				             "tests/fuzz/coll.dict lacks '%s' of %s", form[i]->param[j].label,
+				             form[i]->name);
+	}
+	for (int k = 0; k < nnet_params; k++)
+		assert_named(dict_has(dict, net_params[k].name), __LINE__, __FILE__,
+		             "tests/fuzz/coll.dict lacks the network parameter '%s'", net_params[k].name);
+	free(dict);
+}
+
 /* ---- the commands and targets: collc's help, the man page, cli.md ---- */
 
 /* What `collc ARGS` prints, stdout and stderr together (malloc'd). */
@@ -1149,6 +1188,8 @@ CU_TestInfo docs_tests[] = {
 	{"source files include only their own layer and those below", test_layers},
 	{"collc help, collc.1 and cli.md: the same commands and targets", test_commands_and_targets},
 	{"language.md's topology table is the registry's", test_topology_table},
+	{"the fuzz dictionary has every form, label and network parameter of the registry",
+	 test_fuzz_dictionary},
 	{"every command of README and docs/ runs as printed (but the slow ones)", test_commands_quick},
 	{"the docs' slow commands run as printed (MPI, sweeps, large builds)", test_commands_slow},
 	{"commands in console blocks, written collc; every ~ field justified", test_conventions},
