@@ -299,8 +299,8 @@ int defines_add(Defines *, const char *arg, char *err, size_t errlen);
  * errors; 2 when defs->v[*unknown] names no parameter of f (nothing said:
  * a usage error for the caller). */
 int params_apply(Diag *, File *, const Defines *, int *unknown);
-/* After an error: a note at each parameter a name took, with its value and
- * where it came from ("with n = 7 (-D n=7)"). */
+/* After an error, when defs gives a value: a note at each parameter a name
+ * took, with its value and where it came from ("with n = 7 (-D n=7)"). */
 void params_note(Diag *, const File *, const Defines *);
 /* Every EX_NAME `name` in e becomes v (Expr.param keeps the name): `p` in
  * a collective's `chunks`. */

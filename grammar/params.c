@@ -226,7 +226,8 @@ ast_subst_name(Expr *e, const char *name, int64_t v)
 void
 params_note(Diag *dg, const File *f, const Defines *defs)
 {
-	for (int i = 0; f && f->params_done && i < f->ndecl; i++) {
+	/* without -D the values are the file's own, which its text shows */
+	for (int i = 0; f && f->params_done && defs && defs->n > 0 && i < f->ndecl; i++) {
 		const Decl *d = &f->decl[i];
 		if (d->kind != DC_PARAM || !d->pused)
 			continue;
