@@ -113,7 +113,7 @@
     return c.d.trees.base.length * c.d.trees.copies - 1;
   })));
   if (withTrees.length) {
-    var tb = el('div', {id: 'treebox'}, ctl);
+    var tb = el('div', {id: 'treebox'}, ctl.bar);
     var lab = el('label', {}, tb);
     treeShow = el('input', {type: 'checkbox', id: 'treeshow'}, lab);
     lab.appendChild(document.createTextNode(' draw the trees (green: child to parent) of ' +
