@@ -80,15 +80,42 @@ subst_call(Params *ps, Call *c)
 		subst_list(ps, &c->arg[i].val);
 }
 
-static void
-no_shadow(Params *ps, const char *name, Loc loc)
+/* A variable (a schedule's let or for, an affine map's) named as a
+ * parameter above would read as the parameter's value: refused. */
+static bool
+no_shadow(Params *ps, const char *name, Loc loc, const char *what)
 {
 	int at;
 	const Decl *d = param_named(ps, name, &at);
 	if (d && at < ps->upto) {
-		error_at(ps->diag, loc, "'%s' is a parameter of the file: a schedule variable "
-		         "cannot take its name", name);
+		error_at(ps->diag, loc, "'%s' is a parameter of the file: %s cannot take its name", name,
+		         what);
 		note_at(ps->diag, d->name_loc, "the parameter is declared here");
+		return false;
+	}
+	return true;
+}
+
+/* `map (x, y) -> (e1, e2)`: the left side's names are the map's
+ * variables, not parameters; a permutation's sides are node references. */
+static void
+subst_map(Params *ps, Item *it)
+{
+	for (int i = 0; i + 1 < it->list.n; i += 2) {
+		Expr *from = it->list.v[i];
+		bool vars = from->kind == EX_NAME, ok = true;
+		for (int k = 0; from->kind == EX_TUPLE && k < from->nelem; k++)
+			vars |= from->elem[k]->kind == EX_NAME;
+		if (from->kind == EX_NAME)
+			ok = no_shadow(ps, from->text, from->loc, "an affine map's variable");
+		for (int k = 0; from->kind == EX_TUPLE && k < from->nelem; k++)
+			if (from->elem[k]->kind == EX_NAME)
+				ok &= no_shadow(ps, from->elem[k]->text, from->elem[k]->loc,
+				                "an affine map's variable");
+		if (!vars)
+			subst_expr(ps, from);
+		if (ok)
+			subst_expr(ps, it->list.v[i + 1]);
 	}
 }
 
@@ -98,7 +125,7 @@ subst_stmts(Params *ps, StmtList *l)
 	for (int i = 0; l && i < l->n; i++) {
 		Stmt *s = l->v[i];
 		if (s->kind == ST_LET || s->kind == ST_FOR)
-			no_shadow(ps, s->name, s->name_loc);
+			no_shadow(ps, s->name, s->name_loc, "a schedule variable");
 		subst_expr(ps, s->value);
 		subst_expr(ps, s->from);
 		subst_expr(ps, s->to);
@@ -116,7 +143,10 @@ subst_block(Params *ps, Block *b)
 	for (int i = 0; b && i < b->nitem; i++) {
 		Item *it = &b->item[i];
 		subst_expr(ps, it->value);
-		subst_list(ps, &it->list);
+		if (it->kind == IT_MAP)
+			subst_map(ps, it);
+		else
+			subst_list(ps, &it->list);
 		subst_expr(ps, it->from);
 		subst_expr(ps, it->to);
 		subst_call(ps, it->call);
