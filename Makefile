@@ -131,11 +131,12 @@ $(O)/backends/mpi_text.c: $(MPI_RT)
 	done; } >$@.tmp && mv $@.tmp $@
 
 # the explain page's script and style as C strings, the same way
-# (page.js: one schedule; compare.js: two or three side by side)
+# (common.js: what both pages draw with, before page.js: one schedule, or
+# compare.js: two or three side by side)
 $(O)/backends/explain_text.c: backends/explain/page.js backends/explain/page.css \
-                              backends/explain/compare.js
+                              backends/explain/compare.js backends/explain/common.js
 	@mkdir -p $(@D)
-	{ for f in page.js:js page.css:css compare.js:compare_js; do n=$${f#*:}; \
+	{ for f in page.js:js page.css:css compare.js:compare_js common.js:common_js; do n=$${f#*:}; \
 	    echo "extern const char collc_explain_$${n}[];"; \
 	    echo "const char collc_explain_$${n}[] = {"; od -An -v -tx1 backends/explain/$${f%:*} | \
 	    sed 's/ *\([0-9a-f][0-9a-f]\)/0x\1,/g'; echo "0};"; done; } >$@.tmp && mv $@.tmp $@

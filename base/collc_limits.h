@@ -178,6 +178,7 @@ enum {
 	 * sweep spec (its sizes included), held in fixed arrays; a sweep runs
 	 * at most MAX_SWEEP_JOBS workers (a pipe and a process each). */
 	MAX_SIZES = 64,
+	MAX_PARAMS_FILE = 64,      /* `param` declarations of a file, and -D values */
 	MAX_SWEEP_VALUES = 64,
 	MAX_SWEEP_JOBS = 64,
 };

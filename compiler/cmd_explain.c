@@ -26,6 +26,7 @@ typedef struct ExplainArgs {
 	char *list;
 	const char *names[EXPLAIN_MAX_COMPARE];
 	int nnames;
+	Defines defs;
 } ExplainArgs;
 
 /* The outputs of one schedule x (explicit; sym its symmetric form or
@@ -82,6 +83,8 @@ explain_opt(void *ctx, const char *name, const char *value)
 		a->html = value;
 	else if (strcmp(name, "size") == 0)
 		a->size = value;
+	else if (strcmp(name, "define") == 0)
+		return define_opt("explain", &a->defs, value);
 	else
 		a->collective = value;
 	return 0;
@@ -92,6 +95,7 @@ static const CliOpt explain_opts[] = {
 	{"svg", 0, "OUT.svg", "write a timeline of the one collective shown"},
 	{"html", 0, "OUT.html", "write an interactive page of the one collective shown"},
 	{"size", 0, "BYTES", "the message size the page's loads and metrics assume (1MiB)"},
+	DEFINE_OPT,
 };
 
 static int cmd_explain(Diag *, int argc, char **argv);
@@ -319,7 +323,7 @@ cmd_explain(Diag *dg, int argc, char **argv)
 		return usage_error("explain: --svg draws one collective; --collective A,B,C goes "
 		                   "with --html");
 	}
-	Input in = {.only = ea.collective};
+	Input in = {.only = ea.collective, .defs = &ea.defs};
 	TeachTrace trace = {0};
 	char *why = NULL;
 	rc = explain_load(dg, path, &in, &trace, &why);

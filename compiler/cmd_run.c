@@ -141,6 +141,7 @@ typedef struct RunArgs {
 	RunOpts o;
 	bool legacy, size_given;
 	int modes;  /* bit 0 in-place, bit 1 out-of-place */
+	Defines defs;
 } RunArgs;
 
 static int
@@ -183,6 +184,8 @@ run_opt(void *ctx, const char *name, const char *value)
 			return usage_error("run: --timeout takes seconds");
 	} else if (strcmp(name, "collective") == 0) {
 		a->coll = value;
+	} else if (strcmp(name, "define") == 0) {
+		return define_opt("run", &a->defs, value);
 	}
 	return 0;
 }
@@ -197,6 +200,7 @@ static const CliOpt run_opts[] = {
 	{"capacity", 0, "N", "XML: messages a connection holds (1..64)"},
 	{"timeout", 0, "SEC", "XML: report a deadlock after SEC seconds without progress"},
 	{"collective", 0, "NAME", ".coll: only the collective NAME"},
+	DEFINE_OPT,
 };
 
 static int cmd_run(Diag *, int argc, char **argv);
@@ -250,7 +254,7 @@ cmd_run(Diag *dg, int argc, char **argv)
 		free(text);
 		return rc;
 	}
-	Input in = {.only = coll};
+	Input in = {.only = coll, .defs = &a.defs};
 	int rc = load(dg, path, &in, true, (double)o.bytes);
 	int ran = 0;
 	Table t;

@@ -30,6 +30,7 @@ typedef struct SimArgs {
 	double link_size;
 	bool csv, json;
 	SimOpts opts;
+	Defines defs;
 } SimArgs;
 
 /* A rate with a unit (100GBps, 800Gbps), or a bare number of bytes per
@@ -227,7 +228,7 @@ run_coll(Diag *dg, Runner *u, const SimArgs *a, Input *in)
 	in->prog.compact = true; /* the ring on a ring: symmetric, then streamed */
 	in->only = a->collective;
 	int rc = load(dg, a->path, in, true, a->sizes[0]);
-	SizedFile z = {.path = a->path, .base = a->sizes[0]};
+	SizedFile z = {.path = a->path, .base = a->sizes[0], .defs = &a->defs};
 	bool any = false;
 	for (int i = 0; rc == 0 && i < in->prog.nsched; i++) {
 		const Sched *s = in->prog.sched[i];
@@ -618,6 +619,8 @@ sim_opt(void *ctx, const char *name, const char *value)
 		a->ranks = value;
 	} else if (strcmp(name, "legacy") == 0) {
 		a->legacy = true;
+	} else if (strcmp(name, "define") == 0) {
+		return define_opt("sim", &a->defs, value);
 	}
 	return 0;
 }
@@ -639,6 +642,7 @@ static const CliOpt sim_opts[] = {
 	{"csv", 0, NULL, "print CSV"},
 	{"json", 0, NULL, "print JSON (with per-round and per-link figures)"},
 	{"output", 'o', "OUT", "write the table, CSV or JSON to OUT"},
+	DEFINE_OPT,
 	{"plot", 0, "G.svg", "plot busbw against size"},
 	{"plot-time", 0, "T.svg", "plot time against size (log-log)"},
 	{"plot-links", 0, "L.svg", "draw link utilization at --size (2D tori and meshes)"},
@@ -734,7 +738,7 @@ run_xml(Diag *dg, Runner *u, const SimArgs *a, const char *text, size_t len)
 	if (!a->topology)
 		return usage_error("sim: an MSCCL XML file needs --topology T.coll (the network it "
 		                   "runs on)") != 0;
-	Input in = {0};
+	Input in = {.defs = &a->defs};
 	int rc = load(dg, a->topology, &in, true, a->sizes[0]);
 	if (rc == 0 && in.prog.ntopo == 0) {
 		error_file(dg, "%s declares no topology", a->topology);
@@ -824,7 +828,7 @@ cmd_sim(Diag *dg, int argc, char **argv)
 		return rc < 0 ? 0 : rc;
 	Runner u = {0};
 	u.prog = (Progress){.t0 = wall_seconds(), .tty = isatty(2)};
-	Input in = {0};
+	Input in = {.defs = &a.defs};
 	size_t len;
 	char err[512];
 	char *text = read_file(a.path, &len, err, sizeof err);

@@ -113,8 +113,13 @@ axes_desc(const Spec *s, const Unit *x, char *buf, size_t len)
 {
 	int n = 0;
 	buf[0] = 0;
-	if (s->route_given)
-		n += snprintf(buf, len, ", routing %s", s->routing.v[x->route]);
+	if (s->nparam) {
+		char combo[256];
+		combo_label(s, x->topo, combo, sizeof combo);
+		n += snprintf(buf, len, ", %s", combo);
+	}
+	if (s->route_given && n >= 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, ", routing %s", s->routing.v[x->route]);
 	for (int k = 0; k < NNET; k++)
 		if (s->net[k].n && n >= 0 && (size_t)n < len)
 			n += snprintf(buf + n, len - (size_t)n, ", %s %s", net_key(k),
@@ -365,16 +370,17 @@ csv_field(FILE *f, const char *v)
 }
 
 static const char *const columns[] = {
-    "point", "topology", "ranks", "collective", "name", "algorithm", "routing", "link_bandwidth",
-    "link_latency", "router_latency", "step_overhead", "mtu", "size", "count", "type", "redop",
-    "time_us", "algbw_GBps", "busbw_GBps", "status", "note"};
-enum { NCOL = 21, COL_NAME = 4, COL_NOTE = 20 };
+    "point", "topology", "ranks", "collective", "name", "params", "algorithm", "routing",
+    "link_bandwidth", "link_latency", "router_latency", "step_overhead", "mtu", "size", "count",
+    "type", "redop", "time_us", "algbw_GBps", "busbw_GBps", "status", "note"};
+enum { NCOL = 22, COL_NAME = 4, COL_PARAMS = 5, COL_SIZE = 13, COL_NOTE = 21 };
 
-/* Whether column c is written: `name` only for a spec's .coll file. */
+/* Whether column c is written: `name` only for a spec's .coll file,
+ * `params` only when it sweeps the file's parameters. */
 static bool
 has_col(const Spec *s, int c)
 {
-	return c != COL_NAME || s->cf.f;
+	return (c != COL_NAME || s->cf.f) && (c != COL_PARAMS || s->nparam);
 }
 
 /* The fields of one row as strings (numbers already formatted). */
@@ -393,21 +399,22 @@ row_fields(const Spec *s, const Record *r, char (*v)[64], const char **note)
 		snprintf(v[2], 64, "%s", s->groups.v[x.group]);
 	snprintf(v[3], 64, "%s", kind);
 	snprintf(v[4], 64, "%s", p->name ? p->name : "");
-	snprintf(v[5], 64, "%s", p->alg);
-	snprintf(v[6], 64, "%s", s->route_given ? s->routing.v[x.route] : p->route ? p->route
+	combo_label(s, x.topo, v[5], 64);
+	snprintf(v[6], 64, "%s", p->alg);
+	snprintf(v[7], 64, "%s", s->route_given ? s->routing.v[x.route] : p->route ? p->route
 	                                                                           : s->routing.v[0]);
 	for (int k = 0; k < NNET; k++)
-		snprintf(v[7 + k], 64, "%s", s->net[k].n ? s->net[k].v[x.net[k]] : "");
-	snprintf(v[12], 64, "%.0f", size);
-	snprintf(v[13], 64, "%.0f", floor(size / 4));
-	snprintf(v[14], 64, "float");
-	snprintf(v[15], 64, "%s", perf_redop(kind, "sum"));
+		snprintf(v[8 + k], 64, "%s", s->net[k].n ? s->net[k].v[x.net[k]] : "");
+	snprintf(v[COL_SIZE], 64, "%.0f", size);
+	snprintf(v[14], 64, "%.0f", floor(size / 4));
+	snprintf(v[15], 64, "float");
+	snprintf(v[16], 64, "%s", perf_redop(kind, "sum"));
 	bool ok = r->ok && r->time_s > 0;
 	double algbw = ok ? size / r->time_s / 1e9 : 0;
 	double num[3] = {r->time_s * 1e6, algbw, algbw * perf_busbw_factor(kind, r->nrank)};
 	for (int k = 0; k < 3; k++) /* empty when not simulated */
-		snprintf(v[16 + k], 64, "%.3f", num[k]), v[16 + k][ok ? 63 : 0] = 0;
-	snprintf(v[19], 64, "%s", "ok");
+		snprintf(v[17 + k], 64, "%.3f", num[k]), v[17 + k][ok ? 63 : 0] = 0;
+	snprintf(v[20], 64, "%s", "ok");
 	*note = r->note;
 }
 
@@ -464,7 +471,7 @@ write_json(const Spec *s, const Record *rec, const bool *have, FILE *f)
 				continue;
 			fprintf(f, "%s\"%s\": ", c ? ", " : "", columns[c]);
 			const char *val = c == COL_NOTE ? note : v[c];
-			bool number = c == 0 || c == 12 || c == 13 || (c >= 16 && c <= 18);
+			bool number = c == 0 || c == COL_SIZE || c == COL_SIZE + 1 || (c >= 17 && c <= 19);
 			if (number && *val)
 				fputs(val, f);
 			else if (number)
@@ -846,7 +853,7 @@ row_is_point(const Spec *s, const char *l, long p)
 	row_fields(s, &r, v, &note);
 	MemOut m;
 	FILE *f = memout_open(&m);
-	for (int c = 0; c <= 12; c++)
+	for (int c = 0; c <= COL_SIZE; c++)
 		if (has_col(s, c)) {
 			csv_field(f, v[c]);
 			fputc(',', f);

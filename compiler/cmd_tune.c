@@ -48,6 +48,7 @@ typedef struct TuneArgs {
 	 * chosen per range, msccl_pick; channels by the backend's width search) */
 	const char *proto;
 	int instances, channels;
+	Defines defs;
 } TuneArgs;
 
 /* One candidate of one collective: its figures at every size. */
@@ -884,6 +885,8 @@ tune_opt(void *ctx, const char *name, const char *value)
 		if (v < 0)
 			return usage_error("tune: --%s takes 1..32", name);
 		*(name[0] == 'i' ? &a->instances : &a->channels) = v;
+	} else if (strcmp(name, "define") == 0) {
+		return define_opt("tune", &a->defs, value);
 	}
 	return 0;
 }
@@ -894,6 +897,7 @@ static const CliOpt tune_opts[] = {
 	{"mode", 0, "M", "packet (default) or flow"},
 	{"sync", 0, "S", "rounds (default) or deps"},
 	{"collective", 0, "NAME", "only the collective NAME"},
+	DEFINE_OPT,
 	{"csv", 0, NULL, "print CSV: a row per size with its range"},
 	{"json", 0, NULL, "print JSON: per size every candidate's time, and the plan"},
 	{"output", 'o', "OUT", "write the table, CSV or JSON to OUT"},
@@ -924,8 +928,9 @@ tune_file(Diag *dg, Tuner *u, Input *in)
 	TuneArgs *a = u->a;
 	in->prog.compact = true;
 	in->only = a->collective;
+	in->defs = &a->defs;
 	int rc = load(dg, a->path, in, true, a->sizes[0]);
-	u->sized = (SizedFile){.path = a->path, .base = a->sizes[0]};
+	u->sized = (SizedFile){.path = a->path, .base = a->sizes[0], .defs = &a->defs};
 	/* before any simulation: a directory holds one plan per kind and ranks */
 	for (int i = 0; rc == 0 && a->msccl_dir && i < in->prog.nsched; i++)
 		rc = shadowed_plan(dg, &in->prog, a->collective, i) != 0;

@@ -79,6 +79,47 @@ lower_verified(Diag *dg, File *f, Prog *p, const char *only, bool progress, bool
 	return verify_prog(dg, p, only, progress, full);
 }
 
+/* "collc: CMD: MESSAGE" and the command's help hint; 2. */
+static int
+cmd_usage(const char *cmd, const char *fmt, ...) PRINTF_LIKE(2, 3);
+
+static int
+cmd_usage(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "collc: %s: ", cmd);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	return usage_hint(cmd, (int)strlen(cmd));
+}
+
+/* The usage error for a -D naming no parameter of f: its parameters, and
+ * the nearest one. 2. */
+static int
+unknown_define(const File *f, const Defines *defs, int k)
+{
+	const char *names[MAX_PARAMS_FILE];
+	char list[512] = "";
+	size_t n = 0;
+	int np = 0;
+	for (int i = 0; i < f->ndecl; i++)
+		if (f->decl[i].kind == DC_PARAM && np < MAX_PARAMS_FILE) {
+			names[np] = f->decl[i].name;
+			n += (size_t)snprintf(list + n, n < sizeof list ? sizeof list - n : 0, "%s%s",
+			                      np ? ", " : "", names[np]);
+			np++;
+		}
+	const char *near = nearest_name(defs->v[k].name, names, np);
+	if (np == 0)
+		return cmd_usage(defs->cmd, "-D %s: %s declares no parameters", defs->v[k].arg, f->path);
+	if (near)
+		return cmd_usage(defs->cmd, "-D %s: %s has no parameter '%s'; did you mean '%s'? (it has %s)",
+		                 defs->v[k].arg, f->path, defs->v[k].name, near, list);
+	return cmd_usage(defs->cmd, "-D %s: %s has no parameter '%s' (it has %s)", defs->v[k].arg,
+	                 f->path, defs->v[k].name, list);
+}
+
 /* Reads, parses and checks; with `build`, lowers to the IR too (an IR
  * file is read instead). 0 when the file is clean. */
 int
@@ -107,12 +148,31 @@ load(Diag *dg, const char *path, Input *in, bool build, double size)
 		return 1;
 	}
 	in->file = parse_text(dg, &in->arena, shown, in->text, len);
-	if (nerrors(dg) == 0)
+	if (nerrors(dg) > 0)
+		return 1;
+	int unknown;
+	int rc = params_apply(dg, in->file, in->defs, &unknown);
+	if (rc == 2)
+		return unknown_define(in->file, in->defs, unknown);
+	if (rc == 0) {
 		sema(dg, in->file);
-	in->prog.auto_size = size;
-	if (nerrors(dg) == 0 && build)
-		return lower_verified(dg, in->file, &in->prog, in->only, in->progress, in->full_verify);
-	return nerrors(dg) > 0;
+		in->prog.auto_size = size;
+		if (nerrors(dg) == 0 && build)
+			rc = lower_verified(dg, in->file, &in->prog, in->only, in->progress, in->full_verify);
+		if (nerrors(dg) > 0)
+			params_note(dg, in->file, in->defs); /* which values made the file invalid */
+	}
+	return rc != 0 || nerrors(dg) > 0;
+}
+
+int
+define_opt(const char *cmd, Defines *defs, const char *value)
+{
+	char err[256];
+	defs->cmd = cmd;
+	if (defines_add(defs, value, err, sizeof err) != 0)
+		return cmd_usage(cmd, "%s", err);
+	return 0;
 }
 
 void
@@ -298,7 +358,7 @@ sched_for_size(Diag *dg, SizedFile *z, double size, const Sched *s)
 			z->in = xrealloc(z->in, (size_t)z->cap * sizeof *z->in);
 			z->size = xrealloc(z->size, (size_t)z->cap * sizeof *z->size);
 		}
-		z->in[i] = (Input){.prog.compact = true};
+		z->in[i] = (Input){.prog.compact = true, .defs = z->defs};
 		z->size[i] = size;
 		z->nin++;
 		if (load(dg, z->path, &z->in[i], true, size) != 0)

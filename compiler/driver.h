@@ -23,7 +23,14 @@ typedef struct Input {
 	bool progress;    /* set before load: "verifying 'X' (i of n)" on a terminal */
 	bool full_verify; /* set before load: symmetric schedules proved on their expansion too
 	                     (check --full-verify; verify_full) */
+	const Defines *defs; /* set before load: the command line's -D values (or NULL) */
 } Input;
+
+/* The -D option of the commands that load a .coll file (check, build, sim,
+ * tune, explain, run), and its handler: defs takes value; 0, or 2 after a
+ * usage error naming cmd. */
+#define DEFINE_OPT {"define", 'D', "NAME=V", "set the file's parameter NAME to the integer V (repeatable)"}
+int define_opt(const char *cmd, Defines *, const char *value);
 
 /* "collc: MESSAGE" and a hint on stderr; returns 2. */
 int usage_error(const char *fmt, ...) PRINTF_LIKE(1, 2);
@@ -75,6 +82,7 @@ int parse_size_list(const char *arg, double *sizes, int max, char *err, size_t e
  * once for `base` bytes; set path and base, zero the rest. */
 typedef struct SizedFile {
 	const char *path;
+	const Defines *defs; /* the -D values it was loaded with */
 	double base;
 	Input *in;      /* nin loads, for size[i] */
 	double *size;

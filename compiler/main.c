@@ -217,6 +217,7 @@ make_rows(Diag *dg, const Input *in, int *nrows)
 typedef struct CheckArgs {
 	double size;
 	bool json, trees, full_verify;
+	Defines defs;
 } CheckArgs;
 
 static int
@@ -229,6 +230,8 @@ check_opt(void *ctx, const char *name, const char *value)
 		a->trees = true;
 	else if (strcmp(name, "full-verify") == 0)
 		a->full_verify = true;
+	else if (strcmp(name, "define") == 0)
+		return define_opt("check", &a->defs, value);
 	else if ((a->size = parse_bytes(value)) < 1)
 		return size_usage("check", name, value, a->size,
 		                  "a whole number of bytes, such as 1MiB or 65536");
@@ -240,6 +243,7 @@ static const CliOpt check_opts[] = {
 	{"json", 0, NULL, "print JSON instead of the table"},
 	{"trees", 0, NULL, "list every edge of the link-disjoint trees pipelined schedules use"},
 	{"full-verify", 0, NULL, "prove symmetric schedules copy by copy, not by symmetry"},
+	DEFINE_OPT,
 };
 
 static int
@@ -256,7 +260,7 @@ cmd_check(Diag *dg, int argc, char **argv)
 	bool tty = isatty(2);
 	if (tty)
 		fprintf(stderr, "check: building %s ...\r", path); /* diagnostics overwrite it */
-	Input in = {.progress = true, .full_verify = a.full_verify};
+	Input in = {.progress = true, .full_verify = a.full_verify, .defs = &a.defs};
 	int rc = load(dg, path, &in, true, size);
 	Row *rows = NULL;
 	int n = 0;
@@ -284,6 +288,7 @@ typedef struct BuildArgs {
 	const char *out, *target;
 	BuildOpts opts;
 	double size;
+	Defines defs;
 } BuildArgs;
 
 static int
@@ -328,6 +333,8 @@ build_opt(void *ctx, const char *name, const char *value)
 	} else if (strcmp(name, "tree-copy") == 0) {
 		if ((opts->tree_copy = cli_count(value, 0, 1 << 30)) < 0)
 			return usage_error("build: --tree-copy takes a copy number");
+	} else if (strcmp(name, "define") == 0) {
+		return define_opt("build", &a->defs, value);
 	}
 	return 0;
 }
@@ -336,6 +343,7 @@ static const CliOpt build_opts[] = {
 	{"target", 0, "T", "what to write: one of the targets below"},
 	{"output", 'o', "OUT", "write to OUT (written whole; chakra, mpi-lib: a directory) instead of stdout"},
 	{"collective", 0, "NAME", "only the collective NAME"},
+	DEFINE_OPT,
 	{"size", 0, "S", "the vector size 'algorithm auto' chooses for (default 1MiB)"},
 	{"with-main", 0, NULL, "mpi: add a main that checks it against MPI's own collective"},
 	{"prefix", 0, "P", "mpi-lib: write DIR/P.c and DIR/P.h, names P_... (default collc)"},
@@ -384,7 +392,7 @@ cmd_build(Diag *dg, int argc, char **argv)
 		return backend_unknown(target);
 	if (dirb && !out)
 		return usage_error("build: --target %s writes a directory: give -o DIR", target);
-	Input in = {.only = opts.collective};
+	Input in = {.only = opts.collective, .defs = &a.defs};
 	int rc = load(dg, path, &in, true, size);
 	if (rc == 0 && opts.collective) {
 		const Sched *one;

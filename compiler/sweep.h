@@ -13,7 +13,7 @@
 #include "driver.h"
 #include "sim.h"
 
-enum { NOTE_LEN = 160, MAX_PAIRS = NCOLLKIND * MAX_SWEEP_VALUES };
+enum { NOTE_LEN = 160, MAX_PAIRS = NCOLLKIND * MAX_SWEEP_VALUES, MAX_SWEEP_PARAMS = 8 };
 
 /* The network keys a spec may list, in column order (sweep_spec.c). */
 /* The network parameters a sweep varies: the registry's `swept` ones. */
@@ -61,6 +61,12 @@ typedef struct Spec {
 	bool route_given;          /* a routing line (file: else each collective's own) */
 	CollFile cf;               /* file mode when cf.f */
 	const Block *net_block[NNET][MAX_SWEEP_VALUES]; /* file: `network { key = value; }` */
+	/* file: `param NAME = A, B, ...` lines, the file's parameters swept; a
+	 * combination of their values (the last fastest) is the unit's topo
+	 * coordinate, ncombo of them (1 without param lines) */
+	const char *param_name[MAX_SWEEP_PARAMS];
+	List param[MAX_SWEEP_PARAMS];
+	int nparam, ncombo;
 	Arena mem;                 /* labels, net blocks */
 	/* derived: the units in order */
 	int nunit;
@@ -98,6 +104,10 @@ int spec_error(Diag *, const Spec *, Loc, const char *fmt, ...) PRINTF_LIKE(4, 5
  * into note (NOTE_LEN), and where it points in the file `name` (line 0:
  * nowhere). */
 Loc first_error(const char *diag, const char *name, char *note);
+/* File mode: the -D values of parameter combination c (Unit.topo), and
+ * its label ("n=4 k=2"; "" without param lines). */
+void spec_combo(const Spec *, int c, Defines *out);
+void combo_label(const Spec *, int c, char *buf, size_t len);
 /* Unit u's coordinates in the grid. */
 Unit unit_of(const Spec *, int u);
 /* Builds unit u and simulates its points in the shard but those `skip`

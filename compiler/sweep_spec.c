@@ -68,6 +68,98 @@ split_list(char *text, List *l, const char *bol, int line)
 	}
 }
 
+/* `param NAME = A, B, ...` (the `=` optional): the values of a file's
+ * parameter, each an int64 as -D takes it. */
+static int
+spec_param(Diag *dg, Spec *s, Loc at, char *val, const char *bol)
+{
+	char *name = val;
+	while (*val && *val != ' ' && *val != '\t' && *val != '=')
+		val++;
+	char *end = val;
+	val += strspn(val, " \t");
+	if (*val == '=')
+		val++;
+	*end = 0;
+	if (!*name)
+		return spec_error(dg, s, at, "%s", "'param' takes a parameter's name and its values: "
+		                  "param n = 2, 4, 8");
+	for (int i = 0; i < s->nparam; i++)
+		if (strcmp(s->param_name[i], name) == 0)
+			return spec_error(dg, s, at, "parameter '%s' is given twice; give all its values on "
+			                  "one line, the first at line %d", name, s->param[i].key.line);
+	if (s->nparam == MAX_SWEEP_PARAMS)
+		return spec_error(dg, s, at, "more than %d param lines", MAX_SWEEP_PARAMS);
+	List *l = &s->param[s->nparam];
+	if (split_list(val, l, bol, at.line) != 0)
+		return spec_error(dg, s, at, "'param %s': more than 64 values", name);
+	if (l->n == 0)
+		return spec_error(dg, s, at, "'param %s' has no values", name);
+	l->key = at;
+	for (int i = 0; i < l->n; i++) {
+		Defines one = {0};
+		char arg[96], err[256];
+		snprintf(arg, sizeof arg, "%s=%s", name, l->v[i]);
+		if (strlen(l->v[i]) > 40 || defines_add(&one, arg, err, sizeof err) != 0)
+			return spec_error(dg, s, l->at[i], "param %s: '%s' is not an integer in "
+			                  "-2^63..2^63-1", name, l->v[i]);
+	}
+	s->param_name[s->nparam++] = name;
+	return 0;
+}
+
+/* The spec's param lines against the file's parameters; the number of
+ * combinations of their values. */
+static int
+file_params(Diag *dg, Spec *s)
+{
+	const File *f = s->cf.f;
+	s->ncombo = 1;
+	for (int i = 0; i < s->nparam; i++) {
+		bool found = false;
+		const char *names[MAX_PARAMS_FILE];
+		int n = 0;
+		for (int k = 0; k < f->ndecl; k++)
+			if (f->decl[k].kind == DC_PARAM) {
+				found |= strcmp(f->decl[k].name, s->param_name[i]) == 0;
+				if (n < MAX_PARAMS_FILE)
+					names[n++] = f->decl[k].name;
+			}
+		const char *near = nearest_name(s->param_name[i], names, n);
+		if (!found)
+			return spec_error(dg, s, s->param[i].key, "%s has no parameter '%s'%s%s%s",
+			                  s->cf.path, s->param_name[i], near ? "; did you mean '" : "",
+			                  near ? near : "", near ? "'?" : "");
+		s->ncombo *= s->param[i].n;
+	}
+	return 0;
+}
+
+void
+spec_combo(const Spec *s, int c, Defines *out)
+{
+	*out = (Defines){.cmd = "sweep"};
+	for (int i = s->nparam - 1; i >= 0; i--) {
+		const List *l = &s->param[i];
+		char arg[96], err[256];
+		snprintf(arg, sizeof arg, "%s=%s", s->param_name[i], l->v[c % l->n]);
+		defines_add(out, arg, err, sizeof err); /* checked when read */
+		c /= l->n;
+	}
+}
+
+void
+combo_label(const Spec *s, int c, char *buf, size_t len)
+{
+	Defines d;
+	spec_combo(s, c, &d);
+	size_t n = 0;
+	buf[0] = 0;
+	for (int i = d.n - 1; i >= 0 && n < len; i--) /* in the spec's order */
+		n += (size_t)snprintf(buf + n, len - n, "%s%s=%lld", i == d.n - 1 ? "" : " ",
+		                      d.v[i].name, (long long)d.v[i].value);
+}
+
 /* A located error in the spec (its line quoted, a caret); -1. */
 int
 spec_error(Diag *dg, const Spec *s, Loc at, const char *fmt, ...)
@@ -129,7 +221,7 @@ spec_option(Diag *dg, Spec *s, Loc at, const char *key, const char *val)
 	if (strcmp(key, "mode") == 0 || strcmp(key, "sync") == 0 || strcmp(key, "links") == 0)
 		return spec_error(dg, s, at, "'%s' takes packet|flow, rounds|deps or shared|private", key);
 	return spec_error(dg, s, at, "unknown key '%s' (topology, groups, a collective kind, file, "
-	                  "collectives, routing, link_bandwidth, link_latency, router_latency, "
+	                  "collectives, param, routing, link_bandwidth, link_latency, router_latency, "
 	                  "step_overhead, mtu, sizes, mode, sync, links)", key);
 }
 
@@ -464,9 +556,14 @@ spec_finish(Diag *dg, Spec *s)
 	if (s->file.n) {
 		if (file_axes(dg, s) != 0 || spec_file(dg, s) != 0)
 			return -1;
+		if (file_params(dg, s) != 0)
+			return -1;
 		/* one topology and group each: the file's, per collective */
 		s->topo.v[s->topo.n++] = none;
 		s->groups.v[s->groups.n++] = dflt_group;
+	} else if (s->nparam) {
+		return spec_error(dg, s, s->param[0].key, "%s", "'param' sets a parameter of the spec's "
+		                  ".coll file: add a `file` line");
 	} else if (library_pairs(dg, s) != 0) {
 		return -1;
 	}
@@ -479,7 +576,7 @@ spec_finish(Diag *dg, Spec *s)
 	s->per_pair = s->per_route * s->routing.n;
 	s->per_group = s->per_pair * s->npair;
 	s->per_topo = s->per_group * s->groups.n;
-	double units = (double)s->per_topo * s->topo.n;
+	double units = (double)s->per_topo * (s->file.n ? s->ncombo : s->topo.n);
 	if (units * s->nsize > 1e7)
 		return spec_error(dg, s, (Loc){0, 0}, "%s", "the grid has more than 10^7 points");
 	s->nunit = (int)units;
@@ -556,6 +653,11 @@ spec_read(Diag *dg, const char *path, Spec *s, char **textp)
 		if (*l == ':')
 			l++;
 		char *val = trim(l);
+		if (strcmp(key, "param") == 0) {
+			if (spec_param(dg, s, at, val, p) != 0)
+				return -1;
+			continue;
+		}
 		if (spec_once(dg, s, at, key, seen, seen_at, &nseen) != 0)
 			return -1;
 		size_t bad = strcspn(val, ";{}");

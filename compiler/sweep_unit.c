@@ -144,9 +144,8 @@ route_override(const Spec *s, const Unit *x, const Decl *d, Arena *a)
  * not built), its routing and network values from the spec. The copies'
  * topology pointers follow the declarations into the new array. */
 static File *
-unit_file(const Spec *s, const Unit *x, Arena *a)
+unit_file(const Spec *s, const Unit *x, const File *f, Arena *a)
 {
-	const File *f = s->cf.f;
 	const Pair *p = &s->pair[x->pair];
 	File *u = NEW(a, File);
 	*u = *f;
@@ -187,7 +186,20 @@ unit_source(Diag *dg, const Spec *s, const Unit *x, Source *g)
 	if (s->cf.f) {
 		g->name = s->cf.path;
 		diag_source(dg, g->name, s->cf.text, s->cf.len);
-		g->f = unit_file(s, x, &g->arena);
+		const File *f = s->cf.f;
+		if (s->nparam) {
+			/* the unit's parameter values: the file read again with them */
+			Defines defs;
+			int unknown;
+			spec_combo(s, x->topo, &defs);
+			File *pf = parse_text(dg, &g->arena, g->name, s->cf.text, s->cf.len);
+			if (nerrors(dg) == 0 && params_apply(dg, pf, &defs, &unknown) == 0)
+				sema(dg, pf);
+			if (nerrors(dg) > 0)
+				return -1;
+			f = pf;
+		}
+		g->f = unit_file(s, x, f, &g->arena);
 		return 0;
 	}
 	unit_coll(s, x, g);

@@ -394,6 +394,18 @@ ast_eval_int(Diag *dg, const Expr *e, int64_t *out, bool report)
 			return false;
 		}
 		return true;
+	case EX_NAME:
+		if (!report)
+			return false;
+		if (strcmp(e->text, "p") == 0 || strcmp(e->text, "nchunks") == 0 ||
+		    strcmp(e->text, "dims") == 0)
+			error_at(dg, e->loc, "'%s' is known only inside a schedule%s; here an integer is a "
+			         "number, a parameter or + - * of them", e->text,
+			         e->text[0] == 'p' ? " and in a collective's 'chunks'" : "");
+		else
+			error_at(dg, e->loc, "expected an integer: '%s' is not a parameter (declare it above "
+			         "with 'param %s = VALUE;')", e->text, e->text);
+		return false;
 	default:
 		break;
 	}

@@ -72,6 +72,7 @@ struct Expr {
 	Expr **elem;      /* EX_TUPLE */
 	int nelem;
 	int depth;        /* nesting depth, bounded by the parser */
+	const char *param; /* EX_INT that params.c put for a parameter's name: the name (fmt) */
 };
 
 /* A number literal's value in its kind's base unit. */
@@ -235,6 +236,7 @@ typedef enum DeclKind {
 	DC_TREE,       /* tree B = form;  |  tree E on T root R { edges }    */
 	DC_TREES,      /* trees D = form;                                    */
 	DC_COLLECTIVE, /* collective KIND NAME on T { items }                */
+	DC_PARAM,      /* param N = expr;   (params.c substitutes its value)  */
 } DeclKind;
 
 typedef struct Decl {
@@ -248,6 +250,10 @@ typedef struct Decl {
 	const char *on;    /* `on T`, or NULL */
 	Loc on_loc;
 	Expr *root;        /* explicit tree */
+	Expr *value;       /* DC_PARAM: its default */
+	int64_t pval;      /* DC_PARAM, set by params.c: its value ... */
+	int pdef;          /* ... the -D that gave it (Defines index), or -1 ... */
+	bool pused;        /* ... and whether a name below took it */
 	Call *form;        /* `= form`, or NULL */
 	Block *body;       /* or NULL */
 	/* set by sema on a clean file: */
@@ -268,7 +274,37 @@ typedef struct File {
 	int ndecl, capdecl;
 	Comment *comment; /* in source order */
 	int ncomment, capcomment;
+	bool params_done; /* params_apply has run */
 } File;
+
+/* ---- params.c: parameters ---- */
+
+/* One -D NAME=VALUE of the command line. */
+typedef struct Define {
+	char name[64];
+	int64_t value;
+	const char *arg; /* as given, for notes */
+} Define;
+
+typedef struct Defines {
+	Define v[MAX_PARAMS_FILE];
+	int n;
+	const char *cmd; /* the command they were given to, for usage errors */
+} Defines;
+
+/* arg ("n=8") into defs: 0, or -1 with what is wrong in err (a usage error). */
+int defines_add(Defines *, const char *arg, char *err, size_t errlen);
+/* Evaluates f's parameters (defs' values over their defaults; defs may be
+ * NULL) and replaces every use of one by its value. 0; 1 after located
+ * errors; 2 when defs->v[*unknown] names no parameter of f (nothing said:
+ * a usage error for the caller). */
+int params_apply(Diag *, File *, const Defines *, int *unknown);
+/* After an error, when defs gives a value: a note at each parameter a name
+ * took, with its value and where it came from ("with n = 7 (-D n=7)"). */
+void params_note(Diag *, const File *, const Defines *);
+/* Every EX_NAME `name` in e becomes v (Expr.param keeps the name): `p` in
+ * a collective's `chunks`. */
+void ast_subst_name(Expr *, const char *name, int64_t v);
 
 /* ---- coll.y's side: the parser's context and the builders (ast.c) its actions call ---- */
 

@@ -45,7 +45,7 @@ static void yyerror(YYLTYPE *, yyscan_t, Parse *, const char *);
 %token KW_SCHEDULE "schedule" KW_ROUND "round" KW_TOGETHER "together" KW_FOR "for"
 %token KW_IN "in" KW_LET "let" KW_IF "if" KW_ELSE "else" KW_SEND "send" KW_FROM "from"
 %token KW_TO "to" KW_OVER "over" KW_USE "use" KW_MOD "mod" KW_AND "and" KW_OR "or"
-%token KW_NOT "not"
+%token KW_NOT "not" KW_PARAM "param"
 %token ARROW "->" BIARROW "<->" DOTDOT ".." EQ "==" NE "!=" LE "<=" GE ">="
 
 %type <Expr *> expr sum term unary primary number
@@ -93,6 +93,9 @@ decl
 	| "trees" IDENT '=' call ';'
 		{ Decl *d = ast_decl(p, DC_TREES, LOC(@1), @$.last_line);
 		  d->name = $2; d->name_loc = LOC(@2); d->form = $4; }
+	| "param" IDENT '=' expr ';'
+		{ Decl *d = ast_decl(p, DC_PARAM, LOC(@1), @$.last_line);
+		  d->name = $2; d->name_loc = LOC(@2); d->value = $4; }
 	| "collective" IDENT IDENT "on" IDENT block opt_semi
 		{ Decl *d = ast_decl(p, DC_COLLECTIVE, LOC(@1), @6.last_line);
 		  d->ckind = $2; d->ckind_loc = LOC(@2); d->name = $3; d->name_loc = LOC(@3);
@@ -470,8 +473,8 @@ yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner, Parse *p)
 	for (int i = 0; i < n; i++)
 		decl |= expected[i] == YYSYMBOL_KW_COLLECTIVE;
 	if (decl) {
-		error_at(p->diag, loc, "%s, expecting a declaration (network, topology, group, tree, trees "
-		         "or collective)", msg);
+		error_at(p->diag, loc, "%s, expecting a declaration (param, network, topology, group, "
+		         "tree, trees or collective)", msg);
 		return 0;
 	}
 	for (int i = 0; n <= MAX_LISTED && i < n && (size_t)len < sizeof msg; i++) {

@@ -199,7 +199,10 @@ expr(Printer *p, const Expr *e)
 	};
 	switch (e->kind) {
 	case EX_INT:
-		fprintf(p->out, "%lld", (long long)e->ival);
+		if (e->param) /* a parameter's value stands there: print the name */
+			fputs(e->param, p->out);
+		else
+			fprintf(p->out, "%lld", (long long)e->ival);
 		break;
 	case EX_REAL:
 	case EX_NAME:
@@ -470,6 +473,10 @@ decl(Printer *p, const Decl *d, Loc next)
 	case DC_COLLECTIVE:
 		fprintf(p->out, "collective %s %s", d->ckind, d->name);
 		break;
+	case DC_PARAM:
+		fprintf(p->out, "param %s = ", d->name);
+		expr(p, d->value);
+		break;
 	}
 	if (d->on)
 		fprintf(p->out, " on %s", d->on);
@@ -524,7 +531,7 @@ expr_eq(const Expr *a, const Expr *b)
 		return false;
 	switch (a->kind) {
 	case EX_INT:
-		return a->ival == b->ival;
+		return a->ival == b->ival && str_eq(a->param, b->param);
 	case EX_REAL:
 		return a->rval == b->rval;
 	case EX_NAME:
@@ -635,7 +642,7 @@ ast_equal(const File *a, const File *b)
 	for (int i = 0; i < a->ndecl; i++) {
 		const Decl *x = &a->decl[i], *y = &b->decl[i];
 		if (x->kind != y->kind || !str_eq(x->name, y->name) || !str_eq(x->ckind, y->ckind) ||
-		    !str_eq(x->on, y->on) || !expr_eq(x->root, y->root) || !call_eq(x->form, y->form) ||
+		    !str_eq(x->on, y->on) || !expr_eq(x->root, y->root) || !expr_eq(x->value, y->value) || !call_eq(x->form, y->form) ||
 		    !block_eq(x->body, y->body))
 			return false;
 	}

@@ -830,6 +830,29 @@ check_ranks(Diag *dg, const Item *it, const NodeSpace *sh, unsigned char *member
 	free(order);
 }
 
+/* The collective's ranks: those its `ranks` list marks, else its topology's. */
+static int64_t
+rank_count(const NodeSpace *sh, const unsigned char *member)
+{
+	if (!member && !sh->is_switch)
+		return sh->ranks;
+	int64_t n = 0;
+	for (int64_t i = 0; i < sh->nodes; i++)
+		n += member ? member[i] != 0 : !sh->is_switch[i];
+	return n;
+}
+
+/* `chunks E`: E may name p, the collective's rank count (`chunks 4 * p;`). */
+static void
+check_chunks(Sema *s, const Item *it, int64_t ranks)
+{
+	int64_t v;
+	ast_subst_name(it->value, "p", ranks);
+	if (ast_eval_int(s->diag, it->value, &v, true) && (v < 1 || v > MAX_CHUNKS))
+		error_at(s->diag, it->value->loc, "chunks must be in 1..%d, got %lld", MAX_CHUNKS,
+		         (long long)v);
+}
+
 /* The group of a symmetric user schedule: declared above, on the collective's topology. */
 typedef struct GroupUse {
 	Sema *s;
@@ -877,15 +900,11 @@ check_collective(Sema *s, Decl *d)
 			continue;
 		}
 		first[it->kind] = it;
-		int64_t v;
 		switch (it->kind) {
 		case IT_ALGORITHM:
 			check_algorithm(s, d, it, kind, topo);
 			break;
-		case IT_CHUNKS:
-			if (!it->flag && ast_eval_int(s->diag, it->value, &v, true) && (v < 1 || v > MAX_CHUNKS))
-				error_at(s->diag, it->value->loc, "chunks must be in 1..%d, got %lld", MAX_CHUNKS,
-				         (long long)v);
+		case IT_CHUNKS: /* below: `p` is known once the ranks are */
 			break;
 		case IT_ROUTING:
 			if (ast_word_index(it->name, "fastest|shortest_path|dor") < 0) {
@@ -922,6 +941,8 @@ check_collective(Sema *s, Decl *d)
 		error_at(s->diag, first[IT_SCHEDULE]->loc, "a collective has an algorithm or a schedule, not both");
 		note_at(s->diag, first[IT_ALGORITHM]->loc, "the algorithm is here");
 	}
+	if (first[IT_CHUNKS] && !first[IT_CHUNKS]->flag && sh)
+		check_chunks(s, first[IT_CHUNKS], rank_count(sh, member));
 	if (sh && !member && sh->ranks < 2)
 		error_at(s->diag, d->name_loc, "a collective needs at least 2 ranks");
 	if (root >= 0 && member && !member[root])
@@ -935,7 +956,9 @@ sema(Diag *dg, File *f)
 {
 	int before = nerrors(dg);
 	Sema s = {.diag = dg, .out = f->arena, .file = f};
-	int networks = 0;
+	int networks = 0, unknown;
+	if (!f->params_done && params_apply(dg, f, NULL, &unknown) != 0)
+		return nerrors(dg) - before;
 	for (int i = 0; i < f->ndecl; i++) {
 		Decl *d = &f->decl[i];
 		switch (d->kind) {
@@ -962,6 +985,8 @@ sema(Diag *dg, File *f)
 			break;
 		case DC_COLLECTIVE:
 			check_collective(&s, d);
+			break;
+		case DC_PARAM: /* params.c evaluated it */
 			break;
 		}
 	}

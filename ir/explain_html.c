@@ -21,7 +21,8 @@
 
 static const double PI = 3.14159265358979323846;
 
-extern const char collc_explain_js[], collc_explain_css[], collc_explain_compare_js[];
+extern const char collc_explain_js[], collc_explain_css[], collc_explain_compare_js[],
+	collc_explain_common_js[];
 
 /* A JSON string, '<' escaped so that no text closes the script element. */
 static void
@@ -359,7 +360,8 @@ explain_html(const Sched *x, const Sched *sym, const ExplainFault *fault, double
 	fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n", collc_explain_css);
 	fprintf(f, "<script id=\"data\" type=\"application/json\">\n");
 	page_data(x, sym, fault, bytes, full, f);
-	fprintf(f, "\n</script>\n<script>\n%s</script>\n</body>\n</html>\n", collc_explain_js);
+	fprintf(f, "\n</script>\n<script>\n%s</script>\n<script>\n%s</script>\n</body>\n</html>\n",
+	        collc_explain_common_js, collc_explain_js);
 }
 
 void
@@ -383,6 +385,6 @@ explain_html_compare(const Sched *const x[], const Sched *const sym[], int n, do
 		fputs(i ? ",\n" : "", f);
 		page_data(x[i], sym[i], NULL, bytes, true, f);
 	}
-	fprintf(f, "]}\n</script>\n<script>\n%s</script>\n</body>\n</html>\n",
-	        collc_explain_compare_js);
+	fprintf(f, "]}\n</script>\n<script>\n%s</script>\n<script>\n%s</script>\n</body>\n</html>\n",
+	        collc_explain_common_js, collc_explain_compare_js);
 }

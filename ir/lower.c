@@ -888,6 +888,7 @@ lower(Diag *dg, const File *f, Prog *p)
 		diag_building(dg, d->loc, what); /* named if memory runs out */
 		switch (d->kind) {
 		case DC_NETWORK:
+		case DC_PARAM: /* params.c put its value where it is used */
 			break;
 		case DC_TOPOLOGY:
 			if (lower_topology(&L, d) != 0)

@@ -8,42 +8,18 @@
  * round's messages as the text form prints them. #round=N opens round N,
  * #tree=K draws copy K of the symmetric schedules' trees (above the arrows,
  * which dim), #round=N&dump writes every round as drawn into #dump (the
- * browser tests read it). The geometry of a link (shifted, pulled back, a
- * wrap-around as two stubs) is page.js's. */
+ * browser tests read it). Links, nodes, arrows and the round controls are
+ * drawn by common.js, as on the single page. */
 (function () {
   'use strict';
-  var errors = [];
-  window.addEventListener('error', function (e) {
-    errors.push(String(e.message));
-    var box = document.getElementById('errors');
-    if (box) box.textContent = errors.join('\n');
-  });
+  var X = collcExplain; /* common.js */
+  X.catchErrors();
   var ALL = JSON.parse(document.getElementById('data').textContent);
   var S = ALL.scheds, T0 = S[0];
-  var NS = 'http://www.w3.org/2000/svg';
-  var COPY = '#0072b2', REDUCE = '#d55e00';
+  var COPY = X.COPY, REDUCE = X.REDUCE;
   var N = Math.max.apply(null, S.map(function (d) { return d.rounds; }));
   var MSG_LINES = 256;
-
-  function el(tag, attrs, parent, text) {
-    var e = document.createElement(tag);
-    for (var k in attrs) e.setAttribute(k, attrs[k]);
-    if (text !== undefined) e.textContent = text;
-    if (parent) parent.appendChild(e);
-    return e;
-  }
-  function sv(tag, attrs, parent) {
-    var e = document.createElementNS(NS, tag);
-    for (var k in attrs) e.setAttribute(k, attrs[k]);
-    if (parent) parent.appendChild(e);
-    return e;
-  }
-  function bytes(b) {
-    var u = ['B', 'KiB', 'MiB', 'GiB', 'TiB'], k = 0;
-    while (b >= 1024 && k < 4) { b /= 1024; k++; }
-    return (k === 0 || b === Math.floor(b) ? b.toFixed(0) : b.toFixed(2)) + ' ' + u[k];
-  }
-  function usec(s) { return (s * 1e6).toFixed(3) + ' us'; }
+  var el = X.el, sv = X.sv, bytes = X.bytes, usec = X.usec;
   function name(v) { return T0.nodes[v][3]; }
   /* "3 0 1 2 7" -> "0-3, 7", as the text form writes a message's chunks */
   function ranges(list) {
@@ -64,30 +40,8 @@
       r.text + '  (' + m[4].length + ' hop' + (m[4].length === 1 ? '' : 's') + ')';
   }
 
-  /* ---- geometry (page.js's) ---- */
-  var W = T0.W, H = T0.H, G = T0.grid, R = Math.max(5, Math.min(14, G * 0.3));
-  function shifted(x1, y1, x2, y2, off) {
-    var dx = x2 - x1, dy = y2 - y1, len = Math.sqrt(dx * dx + dy * dy) || 1;
-    var ox = -dy / len * off, oy = dx / len * off;
-    return [x1 + ox, y1 + oy, x2 + ox, y2 + oy];
-  }
-  function pullBack(s, back) {
-    if (!back) return s;
-    var dx = s[2] - s[0], dy = s[3] - s[1], len = Math.sqrt(dx * dx + dy * dy) || 1;
-    var k = Math.max(0, len - back) / len;
-    return [s[0], s[1], s[0] + dx * k, s[1] + dy * k];
-  }
-  function seg(s) {
-    return 'M' + s[0].toFixed(1) + ',' + s[1].toFixed(1) + ' L' + s[2].toFixed(1) + ',' +
-      s[3].toFixed(1);
-  }
-  function linkPath(i, off, back) {
-    var L = T0.links[i], a = T0.nodes[L[0]], b = T0.nodes[L[1]];
-    if (L.length > 2)
-      return seg(shifted(a[0], a[1], a[0] + L[2], a[1] + L[3], off)) + ' ' +
-        seg(pullBack(shifted(b[0] - L[2], b[1] - L[3], b[0], b[1], off), back));
-    return seg(pullBack(shifted(a[0], a[1], b[0], b[1], off), back));
-  }
+  var W = T0.W, H = T0.H, R = X.radius(T0.grid);
+  function linkPath(i, off, back) { return X.linkPath(T0, i, off, back); }
 
   /* ---- one scale for every schedule's loads: bytes on a link in a round ---- */
   var TOP = 1;
@@ -104,14 +58,7 @@
   el('div', {id: 'sub'}, body, 'from ' + ALL.file + '; ' + bytes(T0.bytes) + ' a rank; ' +
      'link load: purple, darker and wider the busier, on one scale for every schedule (the ' +
      'darkest: ' + bytes(TOP) + ' on a link in a round); orange: reduce, blue dashed: copy');
-  var ctl = el('div', {id: 'controls'}, body);
-  var bStart = el('button', {id: 'start', title: 'the start (Home)'}, ctl, '|<');
-  var bPrev = el('button', {id: 'prev', title: 'the round before (left arrow)'}, ctl, '<');
-  var bPlay = el('button', {id: 'play', title: 'play or pause (space)'}, ctl, 'play');
-  var bNext = el('button', {id: 'next', title: 'the next round (right arrow)'}, ctl, '>');
-  var bEnd = el('button', {id: 'end', title: 'the last round (End)'}, ctl, '>|');
-  var slider = el('input', {id: 'slider', type: 'range', min: 0, max: N, value: 0}, ctl);
-  var label = el('span', {id: 'roundlabel'}, ctl);
+  var ctl = X.controls(body, N), slider = ctl.slider, label = ctl.label;
   var row = el('div', {id: 'cmp'}, body);
   el('div', {id: 'errors'}, body);
   var dump = el('pre', {id: 'dump'}, body);
@@ -138,11 +85,7 @@
     c.bars.forEach(function (b, k) { b.addEventListener('click', function () { show(k); }); });
     var svg = sv('svg', {'class': 'topo', viewBox: '0 0 ' + W + ' ' + H}, col);
     var defs = sv('defs', {}, svg);
-    [['hr', REDUCE], ['hc', COPY], ['ht', '#009e73']].forEach(function (mk) {
-      var e = sv('marker', {id: mk[0] + j, viewBox: '0 0 10 10', refX: 8, refY: 5,
-                            markerWidth: 4, markerHeight: 4, orient: 'auto'}, defs);
-      sv('path', {d: 'M0,0 L10,5 L0,10 z', fill: mk[1]}, e);
-    });
+    X.markers(defs, [['hr', REDUCE], ['hc', COPY], ['ht', X.TREE]], j);
     c.svg = svg;
     var gLinks = sv('g', {}, svg);
     c.gArrows = sv('g', {'class': 'arrows'}, svg);
@@ -155,16 +98,9 @@
       return e;
     });
     T0.nodes.forEach(function (n, v) {
-      var g = sv('g', {}, gNodes), sw = n[2] < 0;
-      if (sw) sv('rect', {x: n[0] - R, y: n[1] - R * 0.7, width: 2 * R, height: 1.4 * R,
-                          fill: '#eee', stroke: '#777'}, g);
-      else sv('circle', {cx: n[0], cy: n[1], r: R, fill: '#fff', stroke: '#555'}, g);
-      if (R >= 7) {
-        var t = sv('text', {x: n[0], y: n[1] + 3.5, 'font-size': Math.min(10, R * 0.9),
-                            'text-anchor': 'middle'}, g);
-        t.textContent = sw ? 's' + v : String(n[2]);
-      }
-      sv('title', {}, g).textContent = (sw ? 'switch ' : 'rank ' + n[2] + ' at node ') + n[3];
+      var g = sv('g', {}, gNodes);
+      X.node(g, n, v, R);
+      X.nodeTitle(g, n);
     });
     c.status = el('div', {'class': 'status'}, col);
     c.list = el('ol', {'class': 'msglist'}, col);
@@ -177,7 +113,7 @@
     return c.d.trees.base.length * c.d.trees.copies - 1;
   })));
   if (withTrees.length) {
-    var tb = el('div', {id: 'treebox'}, ctl);
+    var tb = el('div', {id: 'treebox'}, ctl.bar);
     var lab = el('label', {}, tb);
     treeShow = el('input', {type: 'checkbox', id: 'treeshow'}, lab);
     lab.appendChild(document.createTextNode(' draw the trees (green: child to parent) of ' +
@@ -198,7 +134,7 @@
       T.base[b].forEach(function (p, v) {
         if (p < 0) return;
         var a = T0.nodes[map[v]], q = T0.nodes[map[p]];
-        sv('path', {d: seg(pullBack([a[0], a[1], q[0], q[1]], R + 2)), 'class': 'tree',
+        sv('path', {d: X.seg(X.pullBack([a[0], a[1], q[0], q[1]], R + 2)), 'class': 'tree',
                     'marker-end': 'url(#ht' + cols.indexOf(c) + ')'}, g);
       });
     });
@@ -228,19 +164,13 @@
       (s.m.length === 1 ? '' : 's');
     s.l.forEach(function (x) {
       var b = x[1] * d.chunk_bytes, share = b / TOP, e = c.links[x[0]];
-      e.setAttribute('stroke', 'hsl(280, 45%, ' + (88 - 33 * share).toFixed(0) + '%)');
-      e.setAttribute('stroke-width', (1 + 4 * share).toFixed(1));
+      X.paintLoad(e, share);
       e.firstChild.textContent += ': ' + bytes(b) + ', ' + (100 * share).toFixed(0) +
         '% of the busiest of the page';
     });
     var used = {};
     s.m.forEach(function (m) {
-      var p = '';
-      m[4].forEach(function (l, h) {
-        var n = used[l] = (used[l] || 0) + 1;
-        p += (h ? ' ' : '') + linkPath(l, 3 + 4 * n, h === m[4].length - 1 ? R + 2 : 0);
-      });
-      var a = sv('path', {d: p, stroke: m[2] ? COPY : REDUCE, 'stroke-width': 2,
+      var a = sv('path', {d: X.routePath(T0, m, used, R), stroke: m[2] ? COPY : REDUCE, 'stroke-width': 2,
                           'class': 'arrow', 'marker-end': 'url(#' + (m[2] ? 'hc' : 'hr') + j +
                           ')'}, c.gArrows);
       if (m[2]) a.setAttribute('stroke-dasharray', '6,3');
@@ -264,35 +194,7 @@
     }
   }
 
-  var timer = null;
-  function play() {
-    if (timer) { clearInterval(timer); timer = null; bPlay.textContent = 'play'; return; }
-    if (cur >= N) show(0);
-    bPlay.textContent = 'pause';
-    timer = setInterval(function () {
-      if (cur >= N) { play(); return; }
-      show(cur + 1);
-    }, 800);
-  }
-  bStart.addEventListener('click', function () { show(0); });
-  bPrev.addEventListener('click', function () { show(cur - 1); });
-  bNext.addEventListener('click', function () { show(cur + 1); });
-  bEnd.addEventListener('click', function () { show(N); });
-  bPlay.addEventListener('click', play);
-  slider.addEventListener('input', function () { show(+slider.value); });
-  document.addEventListener('keydown', function (e) {
-    if (e.target && e.target.tagName === 'INPUT' && e.target.type !== 'range') return;
-    var k = {ArrowRight: cur + 1, ArrowLeft: cur - 1, Home: 0, End: N}[e.key];
-    if (k !== undefined) { show(k); e.preventDefault(); }
-    else if (e.key === ' ') { play(); e.preventDefault(); }
-  });
-  function fromHash() {
-    var m = /round=(\d+)/.exec(location.hash);
-    return m ? +m[1] : 0;
-  }
-  window.addEventListener('hashchange', function () {
-    if (fromHash() !== cur) show(fromHash());
-  });
+  var fromHash = X.step(ctl, N, show, function () { return cur; }, 0);
 
   /* #dump: every round as drawn, read back from the page: per column the
    * arrows and the message lines */

@@ -7,36 +7,12 @@
  * #dump (the browser tests read it). */
 (function () {
   'use strict';
-  var errors = [];
-  window.addEventListener('error', function (e) {
-    errors.push(String(e.message));
-    var box = document.getElementById('errors');
-    if (box) box.textContent = errors.join('\n');
-  });
+  var X = collcExplain; /* common.js */
+  X.catchErrors();
   var D = JSON.parse(document.getElementById('data').textContent);
-  var NS = 'http://www.w3.org/2000/svg';
   var P = D.ranks, C = D.chunks, N = D.shown, FAULT = D.fault || null;
-  var COPY = '#0072b2', REDUCE = '#d55e00', BAD = '#cc0000';
-
-  function el(tag, attrs, parent, text) {
-    var e = document.createElement(tag);
-    for (var k in attrs) e.setAttribute(k, attrs[k]);
-    if (text !== undefined) e.textContent = text;
-    if (parent) parent.appendChild(e);
-    return e;
-  }
-  function sv(tag, attrs, parent) {
-    var e = document.createElementNS(NS, tag);
-    for (var k in attrs) e.setAttribute(k, attrs[k]);
-    if (parent) parent.appendChild(e);
-    return e;
-  }
-  function bytes(b) {
-    var u = ['B', 'KiB', 'MiB', 'GiB', 'TiB'], k = 0;
-    while (b >= 1024 && k < 4) { b /= 1024; k++; }
-    return (k === 0 || b === Math.floor(b) ? b.toFixed(0) : b.toFixed(2)) + ' ' + u[k];
-  }
-  function usec(s) { return (s * 1e6).toFixed(3) + ' us'; }
+  var COPY = X.COPY, REDUCE = X.REDUCE, BAD = X.BAD;
+  var el = X.el, sv = X.sv, bytes = X.bytes, usec = X.usec;
   function name(v) { return D.nodes[v][3]; }
 
   /* ---- the page's parts ---- */
@@ -47,14 +23,7 @@
      (D.full ? '' : '; aggregated: too many ranks or chunks to show one by one, so links are' +
       ' drawn by their load (heat) and ranks by the share of their result they hold') +
      (FAULT ? '; WRONG: shown up to its fault in round ' + (FAULT.round + 1) : ''));
-  var ctl = el('div', {id: 'controls'}, body);
-  var bStart = el('button', {id: 'start', title: 'the start (Home)'}, ctl, '|<');
-  var bPrev = el('button', {id: 'prev', title: 'the round before (left arrow)'}, ctl, '<');
-  var bPlay = el('button', {id: 'play', title: 'play or pause (space)'}, ctl, 'play');
-  var bNext = el('button', {id: 'next', title: 'the next round (right arrow)'}, ctl, '>');
-  var bEnd = el('button', {id: 'end', title: 'the last round (End)'}, ctl, '>|');
-  var slider = el('input', {id: 'slider', type: 'range', min: 0, max: N, value: 0}, ctl);
-  var label = el('span', {id: 'roundlabel'}, ctl);
+  var ctl = X.controls(body, N), slider = ctl.slider, label = ctl.label;
   var strip = el('div', {id: 'timeline', title: 'rounds: each bar the round\'s busiest link'},
                  body);
   var main = el('div', {id: 'main'}, body);
@@ -82,49 +51,18 @@
 
   /* ---- the topology ---- */
   var W = D.W, H = D.H, G = D.grid;
-  var R = Math.max(5, Math.min(14, G * 0.3));
+  var R = X.radius(G);
   var topo = sv('svg', {id: 'topo', viewBox: '0 0 ' + W + ' ' + H, width: W, height: H}, left);
   var defs = sv('defs', {}, topo);
-  [['hr', REDUCE], ['hc', COPY], ['hb', BAD], ['ht', '#009e73']].forEach(function (m) {
-    var mk = sv('marker', {id: m[0], viewBox: '0 0 10 10', refX: 8, refY: 5, markerWidth: 4,
-                           markerHeight: 4, orient: 'auto'}, defs);
-    sv('path', {d: 'M0,0 L10,5 L0,10 z', fill: m[1]}, mk);
-  });
+  X.markers(defs, [['hr', REDUCE], ['hc', COPY], ['hb', BAD], ['ht', X.TREE]], '');
   var msgBox = el('div', {id: 'messages'}, left); /* under the drawing */
   var gLinks = sv('g', {id: 'links'}, topo);
   var gArrows = sv('g', {id: 'arrows'}, topo);
   var gTrees = sv('g', {id: 'trees'}, topo); /* above the arrows, which dim while it shows */
   var gNodes = sv('g', {id: 'nodes'}, topo);
 
-  /* a hop u -> v shifted `off` to its right: [x1, y1, x2, y2] */
-  function shifted(x1, y1, x2, y2, off) {
-    var dx = x2 - x1, dy = y2 - y1, len = Math.sqrt(dx * dx + dy * dy) || 1;
-    var ox = -dy / len * off, oy = dx / len * off;
-    return [x1 + ox, y1 + oy, x2 + ox, y2 + oy];
-  }
-  /* The path of link i shifted off to its right, its end pulled back by
-   * `back`; a wrap-around link is two stubs (out of the grid at its source,
-   * back in at its destination). */
-  function linkPath(i, off, back) {
-    var L = D.links[i], a = D.nodes[L[0]], b = D.nodes[L[1]], s;
-    if (L.length > 2) {
-      var p = shifted(a[0], a[1], a[0] + L[2], a[1] + L[3], off);
-      var q = shifted(b[0] - L[2], b[1] - L[3], b[0], b[1], off);
-      q = pullBack(q, back);
-      return 'M' + p[0].toFixed(1) + ',' + p[1].toFixed(1) + ' L' + p[2].toFixed(1) + ',' +
-             p[3].toFixed(1) + ' M' + q[0].toFixed(1) + ',' + q[1].toFixed(1) + ' L' +
-             q[2].toFixed(1) + ',' + q[3].toFixed(1);
-    }
-    s = pullBack(shifted(a[0], a[1], b[0], b[1], off), back);
-    return 'M' + s[0].toFixed(1) + ',' + s[1].toFixed(1) + ' L' + s[2].toFixed(1) + ',' +
-           s[3].toFixed(1);
-  }
-  function pullBack(s, back) {
-    if (!back) return s;
-    var dx = s[2] - s[0], dy = s[3] - s[1], len = Math.sqrt(dx * dx + dy * dy) || 1;
-    var k = Math.max(0, len - back) / len;
-    return [s[0], s[1], s[0] + dx * k, s[1] + dy * k];
-  }
+  function linkPath(i, off, back) { return X.linkPath(D, i, off, back); }
+  var pullBack = X.pullBack;
 
   var linkEl = D.links.map(function (L, i) {
     var e = sv('path', {d: linkPath(i, 1.5, 0), stroke: '#c8c8c8', 'stroke-width': 1,
@@ -137,21 +75,13 @@
   var nodeEl = D.nodes.map(function (n, v) {
     var g = sv('g', {}, gNodes);
     var sw = n[2] < 0;
-    var shape = sw ? sv('rect', {x: n[0] - R, y: n[1] - R * 0.7, width: 2 * R, height: 1.4 * R,
-                                 fill: '#eee', stroke: '#777'}, g)
-                   : sv('circle', {cx: n[0], cy: n[1], r: R, fill: '#fff', stroke: '#555'}, g);
-    if (R >= 7) {
-      var t = sv('text', {x: n[0], y: n[1] + 3.5, 'font-size': Math.min(10, R * 0.9),
-                          'text-anchor': 'middle'}, g);
-      t.textContent = sw ? 's' + v : String(n[2]);
-    }
+    var shape = X.node(g, n, v, R);
     if (G >= 50 && !sw && n[3] !== String(n[2])) { /* the coordinates, when there is room */
       var ct = sv('text', {x: n[0] - R * 0.8, y: n[1] - R * 0.8 - 2, 'font-size': 9,
                            fill: '#555', 'text-anchor': 'end'}, g); /* between the links */
       ct.textContent = n[3];
     }
-    var tt = sv('title', {}, g);
-    tt.textContent = (sw ? 'switch ' : 'rank ' + n[2] + ' at node ') + n[3];
+    X.nodeTitle(g, n);
     return shape;
   });
 
@@ -220,11 +150,7 @@
     var used = {};
     D.steps[k - 1].m.forEach(function (m, i) {
       var bad = FAULT && FAULT.mround === k - 1 && FAULT.msg === i;
-      var d = '';
-      m[4].forEach(function (l, h) {
-        var n = used[l] = (used[l] || 0) + 1;
-        d += (h ? ' ' : '') + linkPath(l, 3 + 4 * n, h === m[4].length - 1 ? R + 2 : 0);
-      });
+      var d = X.routePath(D, m, used, R);
       var col = bad ? BAD : m[2] ? COPY : REDUCE;
       var p = sv('path', {d: d, stroke: col, 'stroke-width': bad ? 3.5 : 2, 'class': 'arrow',
                           'marker-end': 'url(#' + (bad ? 'hb' : m[2] ? 'hc' : 'hr') + ')',
@@ -273,8 +199,7 @@
     }
     loads.forEach(function (x) {
       var share = top ? x[1] / top : 0, e = linkEl[x[0]];
-      e.setAttribute('stroke', 'hsl(280, 45%, ' + (88 - 33 * share).toFixed(0) + '%)');
-      e.setAttribute('stroke-width', (1 + 4 * share).toFixed(1));
+      X.paintLoad(e, share);
       e.firstChild.textContent = name(D.links[x[0]][0]) + ' -> ' + name(D.links[x[0]][1]) +
         ': ' + (D.full ? bytes(x[1] * D.chunk_bytes) + ', ' : 'about ') +
         (100 * share).toFixed(0) + '% of the busiest';
@@ -412,35 +337,7 @@
     }
   }
 
-  var timer = null;
-  function play() {
-    if (timer) { clearInterval(timer); timer = null; bPlay.textContent = 'play'; return; }
-    if (cur >= N) show(0);
-    bPlay.textContent = 'pause';
-    timer = setInterval(function () {
-      if (cur >= N) { play(); return; }
-      show(cur + 1);
-    }, 800);
-  }
-  bStart.addEventListener('click', function () { show(0); });
-  bPrev.addEventListener('click', function () { show(cur - 1); });
-  bNext.addEventListener('click', function () { show(cur + 1); });
-  bEnd.addEventListener('click', function () { show(N); });
-  bPlay.addEventListener('click', play);
-  slider.addEventListener('input', function () { show(+slider.value); });
-  document.addEventListener('keydown', function (e) {
-    if (e.target && e.target.tagName === 'INPUT' && e.target.type !== 'range') return;
-    var k = {ArrowRight: cur + 1, ArrowLeft: cur - 1, Home: 0, End: N}[e.key];
-    if (k !== undefined) { show(k); e.preventDefault(); }
-    else if (e.key === ' ') { play(); e.preventDefault(); }
-  });
-  function fromHash() {
-    var m = /round=(\d+)/.exec(location.hash);
-    return m ? +m[1] : FAULT ? N : 0;
-  }
-  window.addEventListener('hashchange', function () {
-    if (fromHash() !== cur) show(fromHash());
-  });
+  var fromHash = X.step(ctl, N, show, function () { return cur; }, FAULT ? N : 0);
 
   /* #dump: every round as the page drew it, read back from the page */
   function dumpAll() {

@@ -1314,6 +1314,8 @@ CU_TestInfo cli_tests[] = {
 	 test_sweep_file},
 	{"sweep: a file without a network block; the failed point whatever --jobs",
 	 test_sweep_file_network},
+	{"check, sim and sweep: a user schedule on 2x2 to 8x8 tori by -D, and a sweep of sizes and "
+	 "parameters", test_sweep_params},
 	{"sim: closed form through CSV, .sim and JSON; plots; errors write nothing", test_sim},
 	{"sim: a size's row is the same whatever else --sizes holds (auto, segments, reconfigs)",
 	 test_sim_sizes_permuted},

@@ -15,6 +15,7 @@ void test_sweep(void);
 void test_sweep_sizes(void);
 void test_sweep_file(void);
 void test_sweep_file_network(void);
+void test_sweep_params(void);
 void test_sweep_axes_registry(void);
 void test_sweep_interrupt(void);
 void test_sweep_estimate(void);

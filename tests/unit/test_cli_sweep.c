@@ -590,3 +590,83 @@ test_sweep_estimate(void)
 	free(work);
 	spec_free(s, text);
 }
+
+/* The field `col` (0-based) of CSV row `l`, no quotes in the fields before. */
+static double
+csv_num(const char *l, int col)
+{
+	for (int i = 0; i < col; i++) {
+		if (*l == '"')
+			l = strchr(l + 1, '"') + 1;
+		l = strchr(l, ',') + 1;
+	}
+	return atof(l);
+}
+
+/* Issue 36's "done when": one user-schedule file verifies and simulates on
+ * 2x2 through 8x8 tori with -D (its rounds, messages and ranks the closed
+ * form's: 4(n-1) rounds of n^2 messages), and a sweep runs it over sizes
+ * and parameter values in one spec, each row the time `collc sim -D` gives. */
+void
+test_sweep_params(void)
+{
+	char args[1024], *out, *err, cwd[1024];
+	for (int n = 2; n <= 8; n++) {
+		snprintf(args, sizeof args, "check examples/user-torus-2d.coll -D n=%d", n);
+		CU_ASSERT_EQUAL(cli_collc(args, &out, &err), 0);
+		const char *l = strstr(out, "\nAR2D ");
+		int ranks = 0, chunks = 0, rounds = 0, msgs = 0;
+		CU_ASSERT_PTR_NOT_NULL_FATAL(l);
+		CU_ASSERT_EQUAL(sscanf(l, " AR2D allreduce schedule %d %d %d %d", &ranks, &chunks, &rounds,
+		                       &msgs), 4);
+		assert_named(ranks == n * n && chunks == n * n && rounds == 4 * (n - 1) &&
+		             msgs == 4 * (n - 1) * n * n, __LINE__, __FILE__, "n = %d: %s", n, out);
+		free(out), free(err);
+		snprintf(args, sizeof args, "sim examples/user-torus-2d.coll -D n=%d --collective AR2D "
+		         "--mode flow", n);
+		CU_ASSERT_EQUAL(cli_collc(args, &out, &err), 0);
+		CU_ASSERT_PTR_NOT_NULL(strstr(out, "\nAR2D        schedule   1048576  262144  float  sum"));
+		free(out), free(err);
+	}
+	CU_ASSERT_PTR_NOT_NULL_FATAL(getcwd(cwd, sizeof cwd));
+	char text[2048];
+	snprintf(text, sizeof text, "file %s/examples/user-torus-2d.coll\ncollectives AR2D\n"
+	         "param n = 2, 8\nsizes 64KiB, 1MiB\nmode flow\n", cwd);
+	write_in(cli_tmpdir, "p.sweep", text);
+	snprintf(args, sizeof args, "sweep %s/p.sweep --jobs 2", cli_tmpdir);
+	CU_ASSERT_EQUAL_FATAL(cli_collc(args, &out, &err), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, ",name,params,algorithm,"));
+	const char *row = strchr(out, '\n');
+	int rows = 0;
+	for (int n = 2; n <= 8; n += 6)
+		for (int k = 0; k < 2; k++, rows++) {
+			CU_ASSERT_PTR_NOT_NULL_FATAL(row);
+			row++;
+			char tag[32], *sim, *serr;
+			snprintf(tag, sizeof tag, ",AR2D,n=%d,", n);
+			CU_ASSERT_PTR_NOT_NULL(strstr(row, tag));
+			CU_ASSERT_EQUAL(csv_num(row, 2), n * n); /* ranks */
+			snprintf(args, sizeof args, "sim examples/user-torus-2d.coll -D n=%d --collective "
+			         "AR2D --sizes %s --mode flow --csv", n, k ? "1MiB" : "64KiB");
+			CU_ASSERT_EQUAL(cli_collc(args, &sim, &serr), 0);
+			/* sim's CSV: collective, kind, algorithm, size, count, type, redop, time_us, ... */
+			const char *srow = strchr(sim, '\n');
+			CU_ASSERT_PTR_NOT_NULL_FATAL(srow);
+			assert_named(fabs(csv_num(srow + 1, 7) - csv_num(row, 17)) < 1e-3, __LINE__, __FILE__,
+			             "n = %d: sweep's time %s, sim's %s", n, row, srow + 1);
+			free(sim), free(serr);
+			row = strchr(row, '\n');
+		}
+	CU_ASSERT_EQUAL(rows, 4);
+	free(out), free(err);
+	/* a value the file cannot take: an error naming it, and nothing written */
+	snprintf(text, sizeof text, "file %s/examples/user-torus-2d.coll\nparam n = 3, 1\n"
+	         "sizes 1MiB\n", cwd);
+	write_in(cli_tmpdir, "p1.sweep", text);
+	snprintf(args, sizeof args, "sweep %s/p1.sweep --jobs 1", cli_tmpdir);
+	CU_ASSERT_EQUAL(cli_collc(args, &out, &err), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "n=1, 1 MiB) cannot be simulated: each size of torus must "
+	                                   "be at least 2, got 1"));
+	CU_ASSERT_STRING_EQUAL(out, "");
+	free(out), free(err);
+}

@@ -3,7 +3,7 @@ if exists("b:current_syntax")
   finish
 endif
 
-syn keyword collDecl network topology group tree trees collective
+syn keyword collDecl param network topology group tree trees collective
 syn keyword collKeyword on root translate map include nodes switches link algorithm chunks routing ranks all auto
 syn keyword collKind allreduce reduce_scatter allgather alltoall broadcast reduce
 syn keyword collTopo torus mesh ring full hyperx spine_leaf supermesh optical_ring graph
