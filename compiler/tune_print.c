@@ -178,7 +178,8 @@ tune_print_csv(const Tuner *u, FILE *f)
 	const TuneArgs *a = u->a;
 	fprintf(f, "collective,kind,size,choice,time_us,busbw_GBps,runner_up,margin_pct,"
 	           "range_min_bytes,range_max_bytes,msccl_proto,msccl_instances,bound_busbw_GBps,"
-	           "bound_ratio\n");
+	           "bound_ratio%s\n", u->progs ? ",program_time_us,program_busbw_GBps,msccl_channels"
+	                                     : "");
 	for (int i = 0; i < u->nt; i++) {
 		const Tuned *t = &u->t[i];
 		for (int k = 0; k < a->nsize;) {
@@ -198,7 +199,13 @@ tune_print_csv(const Tuner *u, FILE *f)
 					fprintf(f, "%s,%d,", mproto_name[pk.proto], pk.instances);
 				else
 					fputs(",,", f);
-				fprintf(f, "%.12g,%.12g\n", t->bound, share_at(t, a, m));
+				fprintf(f, "%.12g,%.12g", t->bound, share_at(t, a, m));
+				if (t->by_program)
+					fprintf(f, ",%.12g,%.12g,%d", b->prog[m].time_s * 1e6,
+					        tune_busbw_of(t, a, m, b->prog[m].time_s), pk.nchannels);
+				else if (u->progs) /* a kind MSCCL does not run */
+					fputs(",,,", f);
+				fputs("\n", f);
 			}
 			k = j + 1;
 		}
@@ -220,8 +227,12 @@ tune_print_json(const Tuner *u, FILE *f)
 			const Cand *b = &t->cand[t->best[k]];
 			fprintf(f, "%s\n   {\"size\": %.0f, \"choice\": ", k ? "," : "", a->sizes[k]);
 			json_string(f, b->label[k]);
-			fprintf(f, ", \"time_us\": %.12g, \"busbw_GBps\": %.12g, \"bound_ratio\": %.12g, "
-			        "\"candidates\": {", b->time_s[k] * 1e6, tune_busbw_at(t, a, k), share_at(t, a, k));
+			fprintf(f, ", \"time_us\": %.12g, \"busbw_GBps\": %.12g, \"bound_ratio\": %.12g, ",
+			        b->time_s[k] * 1e6, tune_busbw_at(t, a, k), share_at(t, a, k));
+			if (t->by_program)
+				fprintf(f, "\"program_time_us\": %.12g, \"program_busbw_GBps\": %.12g, ",
+				        b->prog[k].time_s * 1e6, tune_busbw_of(t, a, k, b->prog[k].time_s));
+			fprintf(f, "\"candidates\": {");
 			for (int c = 0, first = 1; c < t->ncand; c++) {
 				if (t->cand[c].time_s[k] < 0)
 					continue;
@@ -243,9 +254,12 @@ tune_print_json(const Tuner *u, FILE *f)
 			if (tune_msccl_kind(t->s->kind)) {
 				MscclPick m = tune_msccl_pick(a, t, k);
 				fprintf(f, ", \"msccl\": {\"proto\": \"%s\", \"instances\": %d, "
-				        "\"proto_fixed\": %s, \"instances_fixed\": %s}", mproto_name[m.proto],
+				        "\"proto_fixed\": %s, \"instances_fixed\": %s", mproto_name[m.proto],
 				        m.instances, m.proto_fixed ? "true" : "false",
 				        m.instances_fixed ? "true" : "false");
+				if (m.nchannels > 0)
+					fprintf(f, ", \"channels\": %d", m.nchannels);
+				fputs("}", f);
 			}
 			fprintf(f, "}");
 			k = j + 1;
