@@ -11,8 +11,8 @@
  * halving-doubling's program at 256 MiB reaches 284 GB/s on one channel
  * and 482 on two, and Simple beats LL128 there although NCCL's model
  * (tune's protocol pick) prefers LL128. The search, per size:
- *   1. every protocol ps allows, at the instances of tune's model and at 1,
- *      on the fewest channels that fit;
+ *   1. every protocol ps allows, at the instances of tune's model (fewer
+ *      where none fits), on the fewest channels that fit;
  *   2. the fastest of those with 2, 4, 8, ... channels per instance above
  *      the fewest, while a doubling is faster (the executor's 32 channels
  *      at most).
@@ -144,21 +144,25 @@ exec_time(Diag *dg, ProgCache *c, const Sched *s, ProgEntry *e, double size, con
 	return e->t_hi + (e->t_hi - e->t_lo) / (ITER_HI - ITER_LO) * (size / piece - ITER_HI);
 }
 
-/* One configuration at `size` into *best if it is faster; true if it ran. */
-static bool
+/* One configuration at `size` into *best if it is faster: TRY_RAN, or
+ * TRY_UNFIT (no program fits its limits), or TRY_STOPPED (the model cannot
+ * run it at this size). */
+enum { TRY_RAN, TRY_UNFIT, TRY_STOPPED };
+
+static int
 try_config(Diag *dg, ProgCache *c, const Sched *s, const char *key, double size,
            const ProgSearch *ps, ProgPick cfg, ProgPick *best)
 {
 	ProgEntry *e = lowered(dg, c, s, key, cfg.proto, cfg.instances, cfg.channels);
 	if (!e->fits)
-		return false;
+		return TRY_UNFIT;
 	cfg.time_s = exec_time(dg, c, s, e, size, &ps->opts);
 	cfg.nchannels = e->p.nchannels;
 	if (cfg.time_s < 0)
-		return false;
+		return TRY_STOPPED;
 	if (best->time_s < 0 || cfg.time_s < best->time_s)
 		*best = cfg;
-	return true;
+	return TRY_RAN;
 }
 
 int
@@ -166,13 +170,21 @@ prog_fastest(Diag *dg, ProgCache *c, const Sched *s, const char *key, double siz
              const ProgSearch *ps, ProgPick *out, char *why, size_t whylen)
 {
 	ProgPick best = {.time_s = -1};
-	int insts[2] = {ps->instances > 0 ? ps->instances : ps->inst_hint > 1 ? ps->inst_hint : 1, 1};
-	int ninst = insts[0] > 1 && ps->instances <= 0 ? 2 : 1;
-	for (int p = 0; p < NPROTO; p++)
-		for (int i = 0; (ps->protos >> p & 1) && i < ninst; i++)
-			try_config(dg, c, s, key, size, ps,
-			           (ProgPick){.proto = p, .instances = insts[i], .channels = ps->channels},
-			           &best);
+	/* the instances of tune's model, fewer only where those fit nowhere
+	 * (a program of 8 instances is 8 times the simulation: trying 1 too
+	 * tripled tune's time on 64 ranks at 1 GiB) */
+	int inst = ps->instances > 0 ? ps->instances : ps->inst_hint > 1 ? ps->inst_hint : 1;
+	for (; best.time_s < 0 && inst >= 1; inst = ps->instances > 0 ? 0 : inst / 2) {
+		/* the limits hardly depend on the protocol, and a lowering that
+		 * fails has tried every width (seconds on 64 ranks): the first
+		 * protocol unfit, the others are not tried at these instances */
+		bool unfit = false;
+		for (int p = 0; !unfit && p < NPROTO; p++)
+			if (ps->protos >> p & 1)
+				unfit = try_config(dg, c, s, key, size, ps,
+				                   (ProgPick){.proto = p, .instances = inst,
+				                              .channels = ps->channels}, &best) == TRY_UNFIT;
+	}
 	if (best.time_s < 0) {
 		snprintf(why, whylen, "no program of it fits MSCCL's limits and runs in the executor "
 		         "model (collc build --target msccl says why)");
@@ -186,7 +198,7 @@ prog_fastest(Diag *dg, ProgCache *c, const Sched *s, const char *key, double siz
 			double before = best.time_s;
 			ProgPick cfg = best;
 			cfg.channels = ch;
-			if (!try_config(dg, c, s, key, size, ps, cfg, &best) || best.time_s >= before)
+			if (try_config(dg, c, s, key, size, ps, cfg, &best) != TRY_RAN || best.time_s >= before)
 				break;
 		}
 	}

@@ -14,7 +14,7 @@
 typedef struct ProgSearch {
 	unsigned protos;   /* bit p: protocol p (MProto) is tried */
 	int instances;     /* > 0: fixed (--instances) */
-	int inst_hint;     /* the size's instances by tune's model: tried, and 1 */
+	int inst_hint;     /* the size's instances by tune's model (fewer where they do not fit) */
 	int channels;      /* > 0: fixed per instance (--channels); else searched */
 	SimOpts opts;      /* the simulator's (mode, reduce rate); sync is deps */
 } ProgSearch;
