@@ -240,8 +240,8 @@ note_unfit(Diag *dg, const Tuner *u, const Tuned *t)
 			         u->a->sizes[first], u->a->sizes[last]);
 		if (count > 0)
 			note_at(dg, t->s->loc, "tune: %s is left out %s: faster by its schedule than the "
-			        "choice, but no program of it fits MSCCL's limits (collc build --target "
-			        "msccl says why)", t->cand[i].key, at);
+			        "choice, but no program of it fits MSCCL's limits and runs in the executor "
+			        "model (collc build --target msccl says why)", t->cand[i].key, at);
 	}
 }
 
@@ -407,7 +407,9 @@ tune_range_of(const TuneArgs *a, int i, int j, double *lo, double *hi)
  * (1, 2, 4 or 8) that keep a chunk of the sample's size at 512 KiB or more
  * (NCCL's Simple slot: a 4 MiB buffer in 8 steps), so that large sizes
  * fill more channels while a step stays past its latency; the backend's
- * width search then chooses the channels, the fewest that fit. */
+ * width search then chooses the channels, the fewest that fit. With
+ * --msccl-dir, the fastest program's protocol, instances and channels
+ * replace these (rank_programs, tune_prog.c). */
 bool
 tune_msccl_kind(CollKind k)
 {
@@ -820,7 +822,7 @@ static const CliOpt tune_opts[] = {
 	{"prefix", 0, "P", "--mpi-lib: the library's names start with P_ (default collc)"},
 	{"proto", 0, "P", "MSCCL files: Simple, LL or LL128 for every range (default: per range)"},
 	{"instances", 0, "N", "MSCCL files: N instances for every range (default: per range)"},
-	{"channels", 0, "N", "MSCCL files: N channels per instance (default: the fewest that fit)"},
+	{"channels", 0, "N", "MSCCL files: N channels per instance (default: the fastest program's)"},
 };
 
 static int cmd_tune(Diag *, int argc, char **argv);

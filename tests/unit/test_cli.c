@@ -899,7 +899,7 @@ test_tune_msccl_dir(void)
 	char args[1024], *out, *err, dir[256];
 	snprintf(dir, sizeof dir, "%s/algos", cli_tmpdir);
 	snprintf(args, sizeof args, "tune examples/torus-8x8-compare.coll --collective SP --sizes "
-	         "1KiB..1GiB --mode flow --csv --msccl-dir %s", dir);
+	         "1KiB,32KiB,1MiB,32MiB,1GiB --mode flow --csv --msccl-dir %s", dir);
 	CU_ASSERT_EQUAL_FATAL(cli_collc(args, &out, &err), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "run with MSCCL_ALGO_DIR="));
 	/* the plan's ranges, from the CSV: size -> its range's first byte */
