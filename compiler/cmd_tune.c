@@ -32,58 +32,9 @@
 #include "msccl_program.h"
 #include "perf.h"
 #include "svgplot.h"
-#include "table.h"
+#include "tune.h"
 
-enum { TUNE_MAX_CANDS = NALG + 64 };
 
-typedef struct TuneArgs {
-	const char *path, *out, *plot, *collective;
-	const char *msccl_dir;  /* --msccl-dir DIR: one XML per range */
-	const char *mpi_lib, *prefix; /* --mpi-lib DIR [--prefix P]: P.c and P.h */
-	double sizes[MAX_SIZES];
-	int nsize;
-	bool csv, json;
-	SimOpts opts;
-	/* MSCCL per range: --proto, --instances, --channels fix them (0 / NULL:
-	 * chosen per range, msccl_pick; channels by the backend's width search) */
-	const char *proto;
-	int instances, channels;
-	Defines defs;
-} TuneArgs;
-
-/* One candidate of one collective: its figures at every size. */
-typedef struct Cand {
-	const char *key;     /* "ring", "AR: symmetric" (the plot's series) */
-	const char **label;  /* per size: the key with what it chose, NULL if it did not run */
-	double *time_s;      /* per size; < 0: did not run there */
-	const Sched **sched; /* per size: the schedule that ran (for a deployment) */
-} Cand;
-
-/* One collective's tuning. */
-typedef struct Tuned {
-	const Sched *s;
-	Cand *cand;
-	int ncand;
-	int *best, *second;  /* per size: candidate indices; second -1 if alone */
-	Routes routes;       /* the library candidates' (kept with them, for deployment) */
-	PackMemo *pack_memo; /* packing's trees, the same at every size (kept with them too) */
-	double busbw_factor;
-	double bound;        /* GB/s: the busbw bound on its topology (bound.h) */
-	int *built_instances; /* per size: the instances its range's MSCCL file was built
-	                       * with (--msccl-dir; fewer than the model's where those did
-	                       * not fit), 0 before it is built */
-	int *built_choice;    /* per size: the candidate its range's file holds (the next
-	                       * fastest that fits where the choice does not), -1 before */
-} Tuned;
-
-typedef struct Tuner {
-	Arena arena;         /* candidates, nets, results */
-	TuneArgs *a;
-	SizedFile sized;
-	Tuned *t;
-	int nt, capt;
-	bool tty, shown;
-} Tuner;
 
 static int
 add_cand(Tuner *u, Tuned *t, const char *key)
@@ -99,8 +50,9 @@ add_cand(Tuner *u, Tuned *t, const char *key)
 	c->label = arena_array(&u->arena, (size_t)n, sizeof *c->label);
 	c->time_s = arena_array(&u->arena, (size_t)n, sizeof *c->time_s);
 	c->sched = arena_array(&u->arena, (size_t)n, sizeof *c->sched);
+	c->prog = arena_array(&u->arena, (size_t)n, sizeof *c->prog);
 	for (int k = 0; k < n; k++)
-		c->time_s[k] = -1;
+		c->time_s[k] = c->prog[k].time_s = -1;
 	return t->ncand++;
 }
 
@@ -169,6 +121,14 @@ tune_size(Diag *dg, Tuner *u, Tuned *t, const Prog *p, int k)
 	return 0;
 }
 
+/* What candidate i is ranked by at size k: its schedule's simulated time,
+ * or by the program, its program's (< 0: left out there). */
+double
+tune_rank_time(const Tuned *t, int i, int k)
+{
+	return t->by_program ? t->cand[i].prog[k].time_s : t->cand[i].time_s[k];
+}
+
 /* The fastest and the runner-up at every size; ties keep the first met. */
 static void
 choose(Tuned *t, int nsize)
@@ -176,13 +136,13 @@ choose(Tuned *t, int nsize)
 	for (int k = 0; k < nsize; k++) {
 		int b = -1, s2 = -1;
 		for (int i = 0; i < t->ncand; i++) {
-			double x = t->cand[i].time_s[k];
+			double x = tune_rank_time(t, i, k);
 			if (x < 0)
 				continue;
-			if (b < 0 || x < t->cand[b].time_s[k]) {
+			if (b < 0 || x < tune_rank_time(t, b, k)) {
 				s2 = b;
 				b = i;
-			} else if (s2 < 0 || x < t->cand[s2].time_s[k]) {
+			} else if (s2 < 0 || x < tune_rank_time(t, s2, k)) {
 				s2 = i;
 			}
 		}
@@ -191,7 +151,178 @@ choose(Tuned *t, int nsize)
 	}
 }
 
-static bool msccl_kind(CollKind k);
+static double proto_time(const Tuned *t, int k, int p);
+static int ranked(const Tuned *t, int k, int *order);
+
+/* ---- by the program (--msccl-dir): tune_prog.c ----
+ *
+ * At each size the candidates are taken fastest schedule first, and each
+ * one's fastest program is searched (prog_fastest): the first PROG_TOP of
+ * them, and of those only while the schedule is within PROG_PRUNE of the
+ * fastest program found there (a program beat its schedule by less than
+ * that on the examples measured); and the ring, the reference the plan is
+ * compared with. Each search lowers and simulates a few programs: on 64
+ * ranks (SP on torus(8, 8)) a candidate costs 0.3 to 1.5 s a size. The protocols tried are those NCCL's model
+ * (proto_time) puts within PROTO_SLACK of its best for the size: LL, a
+ * quarter of the bandwidth, drops out at large sizes, where its slices
+ * are many. */
+static const double PROG_PRUNE = 1.5, PROTO_SLACK = 2.0;
+enum { PROG_TOP = 3 };
+
+static unsigned
+proto_mask(const TuneArgs *a, const Tuned *t, int k)
+{
+	unsigned m = 0;
+	for (int p = 0; p < NPROTO; p++)
+		if (a->proto ? strcmp(a->proto, mproto_name[p]) == 0 : true)
+			m |= 1u << p;
+	if (a->proto)
+		return m;
+	double best = proto_time(t, k, 0);
+	for (int p = 1; p < NPROTO; p++)
+		if (proto_time(t, k, p) < best)
+			best = proto_time(t, k, p);
+	for (int p = 0; p < NPROTO; p++)
+		if (proto_time(t, k, p) > PROTO_SLACK * best)
+			m &= ~(1u << p);
+	return m;
+}
+
+/* Each candidate's fastest program at size k (t->best[k] by schedule). */
+static void
+rank_size(Diag *dg, Tuner *u, Tuned *t, int k, int *order)
+{
+	const TuneArgs *a = u->a;
+	int nchunk = t->cand[t->best[k]].sched[k]->nchunk, hint = 1;
+	while (hint < 8 && a->sizes[k] / ((double)nchunk * hint * 2) >= 512.0 * 1024)
+		hint *= 2; /* tune's model (msccl_pick) */
+	ProgSearch ps = {.protos = proto_mask(a, t, k), .instances = a->instances, .inst_hint = hint,
+	                 .channels = a->channels, .opts = a->opts};
+	ps.opts.mode = a->mode_set ? a->opts.mode : SIM_FLOW;
+	double fastest = -1;
+	int n = ranked(t, k, order); /* by schedule: by_program is not set yet */
+	for (int i = 0; i < n; i++) {
+		Cand *c = &t->cand[order[i]];
+		bool ring = strcmp(c->key, "ring") == 0;
+		if (!ring && (i >= PROG_TOP || (fastest > 0 && c->time_s[k] > PROG_PRUNE * fastest)))
+			continue;
+		char why[256];
+		progress(u, t->s, k, arena_printf(&u->arena, "the program of %s", c->key));
+		if (prog_fastest(dg, u->progs, c->sched[k], c->label[k], a->sizes[k], &ps, &c->prog[k],
+		                 why, sizeof why) != 0)
+			c->prog[k].time_s = -1;
+		else if (fastest < 0 || c->prog[k].time_s < fastest)
+			fastest = c->prog[k].time_s;
+	}
+}
+
+/* A note per candidate faster by its schedule than the choice somewhere
+ * and left out there because no program of it fits: the sizes. */
+static void
+note_unfit(Diag *dg, const Tuner *u, const Tuned *t)
+{
+	for (int i = 0; i < t->ncand; i++) {
+		int first = -1, last = -1, count = 0;
+		for (int k = 0; k < u->a->nsize; k++) {
+			const Cand *c = &t->cand[i];
+			if (c->prog[k].time_s >= 0 || c->time_s[k] < 0 || t->best[k] < 0 ||
+			    c->time_s[k] >= t->cand[t->best[k]].time_s[k] || c->label[k] == NULL)
+				continue;
+			first = first < 0 ? k : first;
+			last = k;
+			count++;
+		}
+		char at[96];
+		if (count == 1)
+			snprintf(at, sizeof at, "at %.0f bytes", u->a->sizes[first]);
+		else
+			snprintf(at, sizeof at, "at %d sizes from %.0f to %.0f bytes", count,
+			         u->a->sizes[first], u->a->sizes[last]);
+		if (count > 0)
+			note_at(dg, t->s->loc, "tune: %s is left out %s: faster by its schedule than the "
+			        "choice, but no program of it fits MSCCL's limits and runs in the executor "
+			        "model (collc build --target msccl says why)", t->cand[i].key, at);
+	}
+}
+
+
+/* The aim (issue 35): in every range the program reaches at least
+ * PROG_AIM of its schedule's busbw. A note per range where it does not,
+ * with the size where the gap is widest, both figures and the program. */
+static const double PROG_AIM = 0.9;
+
+static void
+note_gaps(Diag *dg, const Tuner *u, const Tuned *t)
+{
+	const TuneArgs *a = u->a;
+	for (int k = 0; k < a->nsize;) {
+		int j = tune_range_end(a, t, k, true), worst = -1;
+		double wr = 1;
+		for (int m = k; m <= j; m++) {
+			const ProgPick *pp = &t->cand[t->best[m]].prog[m];
+			double sb = tune_busbw_at(t, a, m), r = sb > 0 ? tune_busbw_of(t, a, m, pp->time_s) / sb : 1;
+			if (r < PROG_AIM && r < wr) {
+				wr = r;
+				worst = m;
+			}
+		}
+		if (worst >= 0) {
+			const ProgPick *pp = &t->cand[t->best[worst]].prog[worst];
+			note_at(dg, t->s->loc, "tune: at %.0f bytes the program of %s (MSCCL %s, %d "
+			        "instance%s, %d channel%s) reaches %.2f GB/s in the executor model, %.0f%% of "
+			        "its schedule's %.2f GB/s: the executor moves each step in slices through %s "
+			        "slots, one thread block per peer and channel, which the schedule's rounds do "
+			        "not", a->sizes[worst], t->cand[t->best[worst]].label[worst],
+			        mproto_name[pp->proto], pp->instances, pp->instances == 1 ? "" : "s",
+			        pp->nchannels, pp->nchannels == 1 ? "" : "s",
+			        tune_busbw_of(t, a, worst, pp->time_s), wr * 100, tune_busbw_at(t, a, worst),
+			        "its connection's");
+		}
+		k = j + 1;
+	}
+}
+
+/* No candidate of t has a program at size k: why the fastest by its
+ * schedule has none (its lowering's errors, as build reports them), and
+ * that nothing else fits either. */
+static void
+no_program(Diag *dg, const Tuner *u, const Tuned *t, int k)
+{
+	const TuneArgs *a = u->a;
+	int b = -1;
+	for (int i = 0; i < t->ncand; i++)
+		if (t->cand[i].time_s[k] >= 0 && t->cand[i].sched[k] &&
+		    (b < 0 || t->cand[i].time_s[k] < t->cand[b].time_s[k]))
+			b = i;
+	if (b >= 0) {
+		BuildOpts o = {.collective = t->s->name, .proto = a->proto, .instances = a->instances,
+		               .channels = a->channels};
+		Arena ar = {0};
+		MProg p;
+		msccl_lower(dg, &ar, t->cand[b].sched[k], &o, &p);
+		arena_free(&ar);
+	}
+	error_at(dg, t->s->loc, "tune: no candidate of '%s' has a program that fits MSCCL's limits "
+	         "at %.0f bytes%s%s", t->s->name, a->sizes[k], b >= 0 ? "; the fastest by its "
+	         "schedule is " : "", b >= 0 ? t->cand[b].label[k] : "");
+}
+
+/* Ranks t by its candidates' programs; the choice per size the fastest. */
+static void
+rank_programs(Diag *dg, Tuner *u, Tuned *t)
+{
+	int *order = xmalloc((size_t)TUNE_MAX_CANDS * sizeof *order);
+	for (int k = 0; k < u->a->nsize; k++)
+		rank_size(dg, u, t, k, order);
+	free(order);
+	t->by_program = true;
+	choose(t, u->a->nsize);
+	note_unfit(dg, u, t);
+	for (int k = 0; k < u->a->nsize; k++)
+		if (t->best[k] < 0)
+			return; /* tune_one reports it */
+	note_gaps(dg, u, t);
+}
 
 /* The executor runs the first file of MSCCL_ALGO_DIR that matches a call's
  * collective, GPU count and size: two plans for one kind and rank count
@@ -202,7 +333,7 @@ shadowed_plan(Diag *dg, const Prog *p, const char *only, int i)
 	const Sched *b = p->sched[i];
 	for (int j = 0; j < i; j++) {
 		const Sched *a = p->sched[j];
-		if (only || !msccl_kind(b->kind) || a->kind != b->kind || a->nrank != b->nrank)
+		if (only || !tune_msccl_kind(b->kind) || a->kind != b->kind || a->nrank != b->nrank)
 			continue;
 		error_at(dg, b->loc,
 		         "tune --msccl-dir: '%s' and '%s' are both %s plans for %d ranks; the "
@@ -241,6 +372,13 @@ tune_one(Diag *dg, Tuner *u, const Prog *p, const Sched *s)
 			error_at(dg, s->loc, "tune: nothing runs '%s' at %.0f bytes", s->name, u->a->sizes[k]);
 			rc = -1;
 		}
+	if (rc == 0 && u->progs && tune_msccl_kind(s->kind))
+		rank_programs(dg, u, t);
+	for (int k = 0; rc == 0 && k < n; k++)
+		if (t->best[k] < 0) {
+			no_program(dg, u, t, k);
+			rc = -1;
+		}
 	return rc;
 }
 
@@ -248,8 +386,8 @@ tune_one(Diag *dg, Tuner *u, const Prog *p, const Sched *s)
 
 /* The range sizes[i..j] stands for: from its first sample to the next
  * range's first less one byte; the last ends at the last sample. */
-static void
-range_of(const TuneArgs *a, int i, int j, double *lo, double *hi)
+void
+tune_range_of(const TuneArgs *a, int i, int j, double *lo, double *hi)
 {
 	*lo = a->sizes[i];
 	*hi = j + 1 < a->nsize ? a->sizes[j + 1] - 1 : a->sizes[j];
@@ -270,9 +408,11 @@ range_of(const TuneArgs *a, int i, int j, double *lo, double *hi)
  * (1, 2, 4 or 8) that keep a chunk of the sample's size at 512 KiB or more
  * (NCCL's Simple slot: a 4 MiB buffer in 8 steps), so that large sizes
  * fill more channels while a step stays past its latency; the backend's
- * width search then chooses the channels, the fewest that fit. */
-static bool
-msccl_kind(CollKind k)
+ * width search then chooses the channels, the fewest that fit. With
+ * --msccl-dir, the fastest program's protocol, instances and channels
+ * replace these (rank_programs, tune_prog.c). */
+bool
+tune_msccl_kind(CollKind k)
 {
 	return k == CK_ALLREDUCE || k == CK_REDUCE_SCATTER || k == CK_ALLGATHER || k == CK_ALLTOALL;
 }
@@ -284,11 +424,6 @@ static const double proto_step_us[NPROTO] = {9.6, 2.7, 4.0};
 static const double proto_eff[NPROTO] = {1.0, 0.25, 0.92};
 static const double instance_min_chunk = 512.0 * 1024;
 
-typedef struct MscclPick {
-	int proto, instances;
-	int model_instances; /* the model's, where the file was built with fewer */
-	bool proto_fixed, instances_fixed, channels_fixed;
-} MscclPick;
 
 static double
 proto_time(const Tuned *t, int k, int p)
@@ -302,8 +437,8 @@ proto_time(const Tuned *t, int k, int p)
  * there (ties: Simple, LL, LL128), the instances for its size (once its
  * file is built, the instances it was built with); or what the options
  * fix. */
-static MscclPick
-msccl_pick(const TuneArgs *a, const Tuned *t, int k)
+MscclPick
+tune_msccl_pick(const TuneArgs *a, const Tuned *t, int k)
 {
 	MscclPick m = {.proto = 0, .instances = 1, .proto_fixed = a->proto != NULL,
 	               .instances_fixed = a->instances > 0, .channels_fixed = a->channels > 0};
@@ -321,6 +456,13 @@ msccl_pick(const TuneArgs *a, const Tuned *t, int k)
 		       a->sizes[k] / ((double)nchunk * m.instances * 2) >= instance_min_chunk)
 			m.instances *= 2;
 	}
+	const ProgPick *pp = &t->cand[t->best[k]].prog[k];
+	if (t->by_program && pp->time_s >= 0) { /* the fastest program's */
+		m.proto = pp->proto;
+		m.instances = pp->instances;
+		m.channels = pp->channels;
+		m.nchannels = pp->nchannels;
+	}
 	m.model_instances = m.instances;
 	if (t->built_instances[k] > 0)
 		m.instances = t->built_instances[k];
@@ -331,246 +473,21 @@ msccl_pick(const TuneArgs *a, const Tuned *t, int k)
  * same choice (label, so a schedule rebuilt per size splits a range) and,
  * by_msccl for a kind MSCCL runs, the same MSCCL protocol and instances
  * (the plan and its MSCCL files; an MPI library's ranges need not split). */
-static int
-range_end(const TuneArgs *a, const Tuned *t, int i, bool by_msccl)
+int
+tune_range_end(const TuneArgs *a, const Tuned *t, int i, bool by_msccl)
 {
 	const char *l = t->cand[t->best[i]].label[i];
-	MscclPick m = msccl_pick(a, t, i);
+	MscclPick m = tune_msccl_pick(a, t, i);
 	int j = i;
 	while (j + 1 < a->nsize && strcmp(t->cand[t->best[j + 1]].label[j + 1], l) == 0) {
-		MscclPick n = msccl_pick(a, t, j + 1);
-		if (by_msccl && msccl_kind(t->s->kind) &&
-		    (n.proto != m.proto || n.model_instances != m.model_instances))
+		MscclPick n = tune_msccl_pick(a, t, j + 1);
+		if (by_msccl && tune_msccl_kind(t->s->kind) &&
+		    (n.proto != m.proto || n.model_instances != m.model_instances ||
+		     n.channels != m.channels))
 			break;
 		j++;
 	}
 	return j;
-}
-
-static void
-print_pick(const MscclPick *m, FILE *f)
-{
-	fprintf(f, "MSCCL %s%s, %d instance%s%s", mproto_name[m->proto],
-	        m->proto_fixed ? " (--proto)" : "", m->instances, m->instances == 1 ? "" : "s",
-	        m->instances_fixed                        ? " (--instances)"
-	        : m->instances < m->model_instances ? " (fewer than the model's: limits)"
-	                                            : "");
-}
-
-/* The candidate the plan runs at sample k: its MSCCL file's (the next
- * fastest that fits where the choice does not), else the choice. */
-static int
-plan_choice(const Tuned *t, int k)
-{
-	return t->built_choice[k] >= 0 ? t->built_choice[k] : t->best[k];
-}
-
-static double
-busbw_at(const Tuned *t, const TuneArgs *a, int k)
-{
-	double time = t->cand[t->best[k]].time_s[k];
-	return time > 0 ? a->sizes[k] / time / 1e9 * t->busbw_factor : 0;
-}
-
-static double
-margin_at(const Tuned *t, int k)
-{
-	if (t->second[k] < 0)
-		return -1;
-	double b = t->cand[t->best[k]].time_s[k], s = t->cand[t->second[k]].time_s[k];
-	return b > 0 ? (s - b) / b * 100 : 0;
-}
-
-/* the choice's busbw as a share of the bound (0 without one) */
-static double
-share_at(const Tuned *t, const TuneArgs *a, int k)
-{
-	return t->bound > 0 ? busbw_at(t, a, k) / t->bound : 0;
-}
-
-static void
-print_table(const Tuner *u, FILE *f)
-{
-	const TuneArgs *a = u->a;
-	for (int i = 0; i < u->nt; i++) {
-		const Tuned *t = &u->t[i];
-		char desc[128];
-		topo_describe(t->s->topo, desc, sizeof desc);
-		fprintf(f, "%s%s: %s on %d ranks of %s, %d candidates; busbw bound %.2f GB/s\n",
-		        i ? "\n" : "", t->s->name, coll_kind_name[t->s->kind], t->s->nrank, desc,
-		        t->ncand, t->bound);
-		static const char *const head[] = {"size", "choice", "time(us)", "busbw", "bound",
-		                                   "runner-up", "margin"};
-		Table tab;
-		table_init(&tab, (int)countof(head), head, "rlrrrlr");
-		for (int k = 0; k < a->nsize; k++) {
-			const Cand *b = &t->cand[t->best[k]];
-			table_cell(&tab, "%.0f", a->sizes[k]);
-			table_cell(&tab, "%s", b->label[k]);
-			table_cell(&tab, "%.2f", b->time_s[k] * 1e6);
-			table_cell(&tab, "%.2f", busbw_at(t, a, k));
-			table_cell(&tab, "%.1f%%", share_at(t, a, k) * 100);
-			if (t->second[k] >= 0) {
-				table_cell(&tab, "%s", t->cand[t->second[k]].label[k]);
-				table_cell(&tab, "+%.1f%%", margin_at(t, k));
-			} else {
-				table_cell(&tab, "-");
-				table_cell(&tab, "-");
-			}
-		}
-		table_print(&tab, f);
-		table_free(&tab);
-		fprintf(f, "plan:\n");
-		double plan_lo = 0, plan_hi = 0;
-		for (int k = 0; k < a->nsize;) {
-			int j = range_end(a, t, k, true);
-			double lo, hi;
-			range_of(a, k, j, &lo, &hi);
-			plan_lo = k == 0 ? lo : plan_lo;
-			plan_hi = hi;
-			char l[32], h[32];
-			human_bytes(lo, l, sizeof l);
-			human_bytes(j + 1 < a->nsize ? hi + 1 : hi, h, sizeof h);
-			char span[80];
-			snprintf(span, sizeof span, "%s to %s%s", l, j + 1 < a->nsize ? "under " : "", h);
-			fprintf(f, "  %12.0f .. %-12.0f %-28s %s", lo, hi, span,
-			        t->cand[plan_choice(t, k)].label[k]);
-			if (msccl_kind(t->s->kind)) {
-				MscclPick m = msccl_pick(a, t, k);
-				fputs("  [", f);
-				print_pick(&m, f);
-				fputs("]", f);
-			}
-			fputs("\n", f);
-			k = j + 1;
-		}
-		if (msccl_kind(t->s->kind)) {
-			char l[32], h[32];
-			human_bytes(plan_lo, l, sizeof l);
-			human_bytes(plan_hi, h, sizeof h);
-			fprintf(f, "  outside the plan (MSCCL): below %s, above %s, and at a size that does "
-			        "not cut into its\n  range's file's chunks in whole elements, NCCL's own "
-			        "algorithm runs\n", l, h);
-		}
-	}
-	fprintf(f, "size in bytes; time of the choice; busbw in GB/s as nccl-tests computes it;\n"
-	           "bound: busbw as a share of the most any schedule can reach (collc sim's bound);\n"
-	           "margin: how much slower the runner-up is; [MSCCL ...]: the protocol and\n"
-	           "instances of the range's MSCCL file (--msccl-dir; docs/cli.md, tune)\n");
-}
-
-static void
-print_csv(const Tuner *u, FILE *f)
-{
-	const TuneArgs *a = u->a;
-	fprintf(f, "collective,kind,size,choice,time_us,busbw_GBps,runner_up,margin_pct,"
-	           "range_min_bytes,range_max_bytes,msccl_proto,msccl_instances,bound_busbw_GBps,"
-	           "bound_ratio\n");
-	for (int i = 0; i < u->nt; i++) {
-		const Tuned *t = &u->t[i];
-		for (int k = 0; k < a->nsize;) {
-			int j = range_end(a, t, k, true);
-			double lo, hi;
-			range_of(a, k, j, &lo, &hi);
-			MscclPick pk = msccl_pick(a, t, k);
-			bool ms = msccl_kind(t->s->kind);
-			for (int m = k; m <= j; m++) {
-				const Cand *b = &t->cand[t->best[m]];
-				fprintf(f, "%s,%s,%.0f,%s,%.12g,%.12g,%s,%.6g,%.0f,%.0f,", t->s->name,
-				        coll_kind_name[t->s->kind], a->sizes[m], b->label[m],
-				        b->time_s[m] * 1e6, busbw_at(t, a, m),
-				        t->second[m] >= 0 ? t->cand[t->second[m]].label[m] : "",
-				        t->second[m] >= 0 ? margin_at(t, m) : 0, lo, hi);
-				if (ms)
-					fprintf(f, "%s,%d,", mproto_name[pk.proto], pk.instances);
-				else
-					fputs(",,", f);
-				fprintf(f, "%.12g,%.12g\n", t->bound, share_at(t, a, m));
-			}
-			k = j + 1;
-		}
-	}
-}
-
-static void
-print_json(const Tuner *u, FILE *f)
-{
-	const TuneArgs *a = u->a;
-	fprintf(f, "{\"collectives\": [");
-	for (int i = 0; i < u->nt; i++) {
-		const Tuned *t = &u->t[i];
-		fprintf(f, "%s\n {\"name\": ", i ? "," : "");
-		json_string(f, t->s->name);
-		fprintf(f, ", \"kind\": \"%s\", \"ranks\": %d, \"bound_busbw_GBps\": %.12g,\n  \"sizes\": [",
-		        coll_kind_name[t->s->kind], t->s->nrank, t->bound);
-		for (int k = 0; k < a->nsize; k++) {
-			const Cand *b = &t->cand[t->best[k]];
-			fprintf(f, "%s\n   {\"size\": %.0f, \"choice\": ", k ? "," : "", a->sizes[k]);
-			json_string(f, b->label[k]);
-			fprintf(f, ", \"time_us\": %.12g, \"busbw_GBps\": %.12g, \"bound_ratio\": %.12g, "
-			        "\"candidates\": {", b->time_s[k] * 1e6, busbw_at(t, a, k), share_at(t, a, k));
-			for (int c = 0, first = 1; c < t->ncand; c++) {
-				if (t->cand[c].time_s[k] < 0)
-					continue;
-				fprintf(f, "%s", first ? "" : ", ");
-				json_string(f, t->cand[c].label[k]);
-				fprintf(f, ": %.12g", t->cand[c].time_s[k] * 1e6);
-				first = 0;
-			}
-			fprintf(f, "}}");
-		}
-		fprintf(f, "],\n  \"plan\": [");
-		for (int k = 0, n = 0; k < a->nsize; n++) {
-			int j = range_end(a, t, k, true);
-			double lo, hi;
-			range_of(a, k, j, &lo, &hi);
-			fprintf(f, "%s\n   {\"min_bytes\": %.0f, \"max_bytes\": %.0f, \"choice\": ",
-			        n ? "," : "", lo, hi);
-			json_string(f, t->cand[plan_choice(t, k)].label[k]);
-			if (msccl_kind(t->s->kind)) {
-				MscclPick m = msccl_pick(a, t, k);
-				fprintf(f, ", \"msccl\": {\"proto\": \"%s\", \"instances\": %d, "
-				        "\"proto_fixed\": %s, \"instances_fixed\": %s}", mproto_name[m.proto],
-				        m.instances, m.proto_fixed ? "true" : "false",
-				        m.instances_fixed ? "true" : "false");
-			}
-			fprintf(f, "}");
-			k = j + 1;
-		}
-		fprintf(f, "]}");
-	}
-	fprintf(f, "\n]}\n");
-}
-
-/* Every candidate's busbw by size, and the chosen envelope. */
-static int
-plot(Diag *dg, const Tuner *u)
-{
-	const TuneArgs *a = u->a;
-	if (u->nt != 1) {
-		error_file(dg, "tune: --plot draws one collective; choose it with --collective");
-		return 1;
-	}
-	const Tuned *t = &u->t[0];
-	PlotSeries *s = xcalloc((size_t)t->ncand + 1, sizeof *s);
-	double *y = xmalloc(((size_t)t->ncand + 1) * (size_t)a->nsize * sizeof *y);
-	for (int c = 0; c <= t->ncand; c++) {
-		s[c].y = y + (size_t)c * (size_t)a->nsize;
-		s[c].name = c < t->ncand ? t->cand[c].key : "chosen";
-		for (int k = 0; k < a->nsize; k++) {
-			double time = c < t->ncand ? t->cand[c].time_s[k] : t->cand[t->best[k]].time_s[k];
-			y[(size_t)c * (size_t)a->nsize + (size_t)k] =
-			    time > 0 ? a->sizes[k] / time / 1e9 * t->busbw_factor : -1;
-		}
-	}
-	char desc[128], title[256];
-	topo_describe(t->s->topo, desc, sizeof desc);
-	snprintf(title, sizeof title, "tune %s (%s, %d ranks of %s): busbw (GB/s) by size",
-	         t->s->name, coll_kind_name[t->s->kind], t->s->nrank, desc);
-	MemOut m;
-	svg_busbw(memout_open(&m), title, a->sizes, a->nsize, s, t->ncand + 1, 0);
-	free(s), free(y);
-	return write_output(a->plot, &m);
 }
 
 /* ---- deployment: an MSCCL algorithm directory ---- */
@@ -632,7 +549,8 @@ emit_range(Diag *dg, const TuneArgs *a, const Sched *x, const MscclPick *pk, dou
            double hi, bool quiet, DirFile *f, int *instances)
 {
 	BuildOpts o = {.collective = x->name, .min_bytes = (int64_t)lo, .max_bytes = (int64_t)hi,
-	               .proto = mproto_name[pk->proto], .channels = a->channels};
+	               .proto = mproto_name[pk->proto],
+	               .channels = pk->channels > 0 ? pk->channels : a->channels};
 	Prog one = {.sched = (Sched **)&x, .nsched = 1};
 	int rc = -1;
 	for (int inst = pk->instances; rc != 0 && inst >= 1; inst /= 2) {
@@ -660,10 +578,10 @@ ranked(const Tuned *t, int k, int *order)
 {
 	int n = 0;
 	for (int c = 0; c < t->ncand; c++)
-		if (t->cand[c].time_s[k] >= 0 && t->cand[c].sched[k])
+		if (tune_rank_time(t, c, k) >= 0 && t->cand[c].sched[k])
 			order[n++] = c;
 	for (int i = 1; i < n; i++)
-		for (int j = i; j > 0 && t->cand[order[j]].time_s[k] < t->cand[order[j - 1]].time_s[k];
+		for (int j = i; j > 0 && tune_rank_time(t, order[j], k) < tune_rank_time(t, order[j - 1], k);
 		     j--) {
 			int x = order[j];
 			order[j] = order[j - 1];
@@ -685,18 +603,18 @@ build_dir_files(Diag *dg, Tuner *u, DirFile **out, int *nout)
 	int *order = xmalloc((size_t)TUNE_MAX_CANDS * sizeof *order);
 	for (int i = 0; i < u->nt; i++) {
 		Tuned *t = &u->t[i];
-		if (!msccl_kind(t->s->kind))
+		if (!tune_msccl_kind(t->s->kind))
 			continue;
 		for (int k = 0, r = 0; k < a->nsize; r++) {
-			int j = range_end(a, t, k, true);
+			int j = tune_range_end(a, t, k, true);
 			double lo, hi;
-			range_of(a, k, j, &lo, &hi);
+			tune_range_of(a, k, j, &lo, &hi);
 			if (n == cap) {
 				cap = cap ? 2 * cap : 8;
 				f = xrealloc(f, (size_t)cap * sizeof *f);
 			}
 			memset(&f[n], 0, sizeof f[n]);
-			MscclPick pk = msccl_pick(a, t, k);
+			MscclPick pk = tune_msccl_pick(a, t, k);
 			n++;
 			/* the plan's choice; if it does not fit MSCCL's limits, the next
 			 * fastest candidate at the range's first size that does, with a
@@ -808,9 +726,9 @@ write_mpi_lib(Diag *dg, Tuner *u)
 	for (int i = 0; i < u->nt; i++) {
 		const Tuned *t = &u->t[i];
 		for (int k = 0, r = 0; k < a->nsize; r++) {
-			int j = range_end(a, t, k, false);
+			int j = tune_range_end(a, t, k, false);
 			double lo, hi;
-			range_of(a, k, j, &lo, &hi);
+			tune_range_of(a, k, j, &lo, &hi);
 			const Sched *chosen = t->cand[t->best[k]].sched[k];
 			Sched *x = NEW(&u->arena, Sched);
 			/* simulated in the rank form (no group: a copy's routes made as it is
@@ -858,6 +776,7 @@ tune_opt(void *ctx, const char *name, const char *value)
 			return usage_error("tune: --sizes: %s; it takes A..B (powers of two from A to B) or "
 			                   "a list A,B,C of whole numbers of bytes", err);
 	} else if (strcmp(name, "mode") == 0 || strcmp(name, "sync") == 0) {
+		a->mode_set |= name[0] == 'm';
 		return sim_mode_opt("tune", name, value, &a->opts);
 	} else if (strcmp(name, "collective") == 0) {
 		a->collective = value;
@@ -907,7 +826,7 @@ static const CliOpt tune_opts[] = {
 	{"prefix", 0, "P", "--mpi-lib: the library's names start with P_ (default collc)"},
 	{"proto", 0, "P", "MSCCL files: Simple, LL or LL128 for every range (default: per range)"},
 	{"instances", 0, "N", "MSCCL files: N instances for every range (default: per range)"},
-	{"channels", 0, "N", "MSCCL files: N channels per instance (default: the fewest that fit)"},
+	{"channels", 0, "N", "MSCCL files: N channels per instance (default: the fastest program's)"},
 };
 
 static int cmd_tune(Diag *, int argc, char **argv);
@@ -975,7 +894,7 @@ cmd_tune(Diag *dg, int argc, char **argv)
 		if (n == 0 || a.sizes[k] != a.sizes[n - 1])
 			a.sizes[n++] = a.sizes[k];
 	a.nsize = n;
-	Tuner u = {.a = &a, .tty = isatty(2)};
+	Tuner u = {.a = &a, .tty = isatty(2), .progs = a.msccl_dir ? prog_cache_new() : NULL};
 	Input in = {0};
 	rc = tune_file(dg, &u, &in);
 	/* the MSCCL files are built before the plan is printed, which shows
@@ -987,11 +906,11 @@ cmd_tune(Diag *dg, int argc, char **argv)
 	if (rc == 0) {
 		MemOut m;
 		FILE *f = memout_open(&m);
-		(a.json ? print_json : a.csv ? print_csv : print_table)(&u, f);
+		(a.json ? tune_print_json : a.csv ? tune_print_csv : tune_print_table)(&u, f);
 		rc = write_output(a.out, &m);
 	}
 	if (rc == 0 && a.plot)
-		rc = plot(dg, &u);
+		rc = tune_plot(dg, &u);
 	if (a.msccl_dir) /* written if all went well; freed in any case */
 		rc = write_msccl_dir(dg, &u, dirf, ndirf, rc);
 	if (rc == 0 && a.mpi_lib)
@@ -1001,6 +920,7 @@ cmd_tune(Diag *dg, int argc, char **argv)
 		pack_memo_free(u.t[i].pack_memo);
 	}
 	sized_free(&u.sized);
+	prog_cache_free(u.progs);
 	input_free(&in);
 	arena_free(&u.arena);
 	return rc;

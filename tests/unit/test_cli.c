@@ -978,8 +978,9 @@ test_tune_msccl_dir(void)
 		walked++;
 		picked += first >= 0;
 	}
-	/* small sizes LL, large Simple (the model: docs/cli.md, tune) */
-	CU_ASSERT_EQUAL(p[0].proto, MP_LL);
+	/* ranked by the program, the largest range is Simple (the executor model
+	 * has no per-step latency, so LL does not win the small sizes either:
+	 * docs/cli.md, tune) */
 	CU_ASSERT_EQUAL(p[g.gl_pathc - 1].proto, MP_SIMPLE);
 	CU_ASSERT(picked > 25);
 	CU_ASSERT(walked > 30);
@@ -1080,19 +1081,20 @@ test_tune_msccl_dir_two_plans(void)
 	snprintf(args, sizeof args, "tune examples/torus-8x8-compare.coll --collective SP --sizes "
 	         "1MiB --mode flow --msccl-dir %s", dir);
 	CU_ASSERT_EQUAL(cli_collc(args, &out, &err), 0);
-	/* the plan's choice at 1 MiB is SP_forest's symmetric schedule */
-	CU_ASSERT_PTR_NOT_NULL(strstr(out, "SP_forest: symmetric"));
+	/* ranked by the program, the plan's choice at 1 MiB is SP's symmetric
+	 * schedule (by the schedule alone, SP_forest's) */
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "SP: symmetric"));
 	char path[400];
-	snprintf(path, sizeof path, "%s/SP-00-SP_forest-symmetric-1048576-1048576.xml", dir);
+	snprintf(path, sizeof path, "%s/SP-00-SP-symmetric-1048576-1048576.xml", dir);
 	assert_named(access(path, F_OK) == 0, __LINE__, __FILE__, "no %s: %s", path, err);
 	/* and says what runs outside it */
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "NCCL's own algorithm runs"));
 	free(out), free(err);
 }
 
-/* tune --msccl-dir whose range cannot be built (8 instances x 8 channels
- * is over the executor's 32): exit status 1 (it was 255), the reason and
- * the plan's choice said, and neither the plan (-o) nor the directory
+/* tune --msccl-dir where no program can be built (8 instances x 8
+ * channels is over the executor's 32): exit status 1 (it was 255), the
+ * reason and the size said, and neither the plan (-o) nor the directory
  * written. */
 static void
 test_tune_msccl_dir_fails(void)
@@ -1104,7 +1106,8 @@ test_tune_msccl_dir_fails(void)
 	         "1MiB --mode flow --instances 8 --channels 8 --msccl-dir %s -o %s", dir, plan);
 	CU_ASSERT_EQUAL(cli_collc(args, &out, &err), 1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "is 64 channels; the executor runs at most 32"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "note: the plan's choice for 1048576..1048576 bytes"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "error: tune: no candidate of 'SP' has a program that fits "
+	                                   "MSCCL's limits at 1048576 bytes"));
 	CU_ASSERT_NOT_EQUAL(access(dir, F_OK), 0);
 	CU_ASSERT_NOT_EQUAL(access(plan, F_OK), 0);
 	free(out), free(err);
@@ -1278,9 +1281,10 @@ test_run_range_start(void)
 }
 
 /* tune --msccl-dir on the 2 x 8 cluster at 64 MiB, by dependencies: the
- * plan's choice (a packing) needs more steps per thread block than MSCCL
- * allows at any width; the file holds the fastest candidate that fits, a
- * note says so, and the plan is written (it failed, status 1, before). */
+ * fastest schedule (a packing) needs more steps per thread block than
+ * MSCCL allows at any width; ranked by the program, it is left out with a
+ * note, the file holds the fastest program that fits, and the plan is
+ * written (it failed, status 1, before). */
 static void
 test_tune_msccl_unfit(void)
 {
@@ -1288,14 +1292,21 @@ test_tune_msccl_unfit(void)
 	snprintf(args, sizeof args, "tune examples/gpu-cluster-2x8.coll --collective AR --sizes 64MiB "
 	         "--sync deps --msccl-dir %s/unfit", cli_tmpdir);
 	CU_ASSERT_EQUAL(cli_collc(args, &out, &err), 0);
-	assert_named(strstr(err, "note: AR: packing") && strstr(err, "does not fit MSCCL's limits") &&
-	             strstr(err, "AR-00-nccl_ring-67108864-67108864.xml holds the fastest that fits") &&
+	assert_named(strstr(err, "note: tune: AR: packing is left out at 67108864 bytes: faster by "
+	                         "its schedule than the choice, but no program of it fits MSCCL's "
+	                         "limits") &&
+	             strstr(err, "tune: AR-00-nccl_ring-67108864-67108864.xml: MSCCL") &&
 	             strstr(err, "1 MSCCL files in"), __LINE__, __FILE__, "%s", err);
 	free(out), free(err);
 	CU_ASSERT(cli_exists("unfit/AR-00-nccl_ring-67108864-67108864.xml"));
 }
 
 CU_TestInfo cli_tests[] = {
+	{"tune --msccl-dir ranks by the program: its time, busbw and channels, in files and CSV",
+	 test_tune_by_program},
+	{"tune's program time past 8 iterations: the line within 1% of the full model",
+	 test_tune_prog_line},
+	{"nccl_vs_plan.py: predicted against measured busbw per size", test_nccl_vs_plan},
 	{"run: a file whose range starts above 1 MiB runs at the smallest size selected",
 	 test_run_range_start},
 	{"tune --msccl-dir: a rank-form candidate (recursive doubling on ring(4)) lowers",

@@ -1,4 +1,5 @@
-/* test_cli.h: what the cli suite's files share (test_cli.c, test_cli_sweep.c). */
+/* test_cli.h: what the cli suite's files share (test_cli.c, test_cli_sweep.c,
+ * test_cli_tune.c). */
 #ifndef COLLC_TEST_CLI_H
 #define COLLC_TEST_CLI_H
 
@@ -19,5 +20,10 @@ void test_sweep_params(void);
 void test_sweep_axes_registry(void);
 void test_sweep_interrupt(void);
 void test_sweep_estimate(void);
+
+/* test_cli_tune.c */
+void test_tune_by_program(void);
+void test_tune_prog_line(void);
+void test_nccl_vs_plan(void);
 
 #endif
