@@ -202,6 +202,8 @@ enum {
 	MAX_PACK_TRIES = 16,
 	MAX_PACK_COPIES = 1 << 20,
 	MAX_PACK_CAP = 1 << 30,
+	/* violated sets the packing remembers to skip max flows (a ring) */
+	MAX_PACK_CUTS = 64,
 	/* pack_work's estimate (link visits of its max flows) */
 	MAX_PACK_WORK = 1 << (30 - LIMIT_SHIFT),
 };

@@ -41,6 +41,16 @@ typedef struct Piece {
 	int next; /* the next piece of its arc, or -1 */
 } Piece;
 
+/* Violated sets phase 2 met (most_copies' failed flows), kept to bound
+ * later candidates without a flow: a set's source side, its capacity
+ * before the tree being grown loses copies (base), and the bound on the
+ * copies it allows that tree now (ub). */
+typedef struct CutMemo {
+	int n, next;          /* sets held; the slot to overwrite next */
+	unsigned char *side;  /* MAX_PACK_CUTS * (nnode + 1) */
+	int64_t *base, *ub;   /* MAX_PACK_CUTS */
+} CutMemo;
+
 /* One skeleton tree of phase 2, before routes. */
 typedef struct Skel {
 	int root;
@@ -63,6 +73,7 @@ typedef struct Pk {
 	unsigned char *side;  /* n + 1: the source side of that cut */
 	Piece *ta, *tb;       /* pieces taken from two arcs (split) */
 	int capta, captb;
+	CutMemo cm;
 } Pk;
 
 static size_t
@@ -291,6 +302,61 @@ typedef struct Grow {
 	int nf;
 } Grow;
 
+/* Remembers the violated set whose source side is in p->side: its
+ * capacity before the tree's copies leave, and the copies it allows. */
+static void
+memo_cut(Pk *p, int64_t base, int64_t ub)
+{
+	CutMemo *m = &p->cm;
+	size_t w = (size_t)p->n + 1;
+	memcpy(m->side + (size_t)m->next * w, p->side, w);
+	m->base[m->next] = base;
+	m->ub[m->next] = ub;
+	m->next = (m->next + 1) % MAX_PACK_CUTS;
+	m->n += m->n < MAX_PACK_CUTS;
+}
+
+/* Each set's capacity in the graph as it is between trees (a new tree,
+ * other copies packed, K smaller). */
+static void
+memo_rebase(Pk *p)
+{
+	size_t w = (size_t)p->n + 1;
+	for (int i = 0; i < p->cm.n; i++)
+		p->cm.base[i] = flow_cut_cap(p->g, p->cm.side + (size_t)i * w);
+}
+
+/* The copies each set allows the tree as grown so far: a copy takes one
+ * unit from every tree arc entering the set, and the set must keep K. */
+static void
+memo_bounds(Pk *p, const Grow *t)
+{
+	size_t w = (size_t)p->n + 1;
+	for (int i = 0; i < p->cm.n; i++) {
+		const unsigned char *side = p->cm.side + (size_t)i * w;
+		int64_t entering = 0;
+		for (int j = 0; j < t->nf; j++)
+			entering += side[flow_edge_src(p->g, t->fe[j])] && !side[flow_edge_dst(p->g, t->fe[j])];
+		int64_t spare = p->cm.base[i] - p->K;
+		p->cm.ub[i] = spare < 0 ? 0 : entering ? spare / entering : INT64_MAX;
+	}
+}
+
+/* The least bound of the sets arc a -> b (ranks) enters. */
+static int64_t
+memo_bound(const Pk *p, int a, int b)
+{
+	size_t w = (size_t)p->n + 1;
+	int u = p->in->rank_node[a], v = p->in->rank_node[b];
+	int64_t ub = INT64_MAX;
+	for (int i = 0; i < p->cm.n; i++) {
+		const unsigned char *side = p->cm.side + (size_t)i * w;
+		if (side[u] && !side[v] && p->cm.ub[i] < ub)
+			ub = p->cm.ub[i];
+	}
+	return ub;
+}
+
 static void
 set_tree_caps(Pk *p, const Grow *t, int64_t mu)
 {
@@ -304,11 +370,12 @@ set_tree_caps(Pk *p, const Grow *t, int64_t mu)
  * from {s, a} to b. A failed try's cut X bounds mu by its surplus over
  * the tree arcs entering it. */
 static int64_t
-most_copies(Pk *p, Grow *t, int a, int b)
+most_copies(Pk *p, Grow *t, int a, int b, int64_t ub)
 {
 	const int *rn = p->in->rank_node;
 	int64_t c = arc_cap(p, rn[a], rn[b]);
 	int64_t mu = t->m < c ? t->m : c;
+	mu = ub < mu ? ub : mu;
 	flow_set_cap(p->g, p->help_e[a], FLOW_INF);
 	while (mu > 0) {
 		set_tree_caps(p, t, mu);
@@ -322,6 +389,7 @@ most_copies(Pk *p, Grow *t, int a, int b)
 			entering += p->side[flow_edge_src(p->g, t->fe[i])] &&
 			            !p->side[flow_edge_dst(p->g, t->fe[i])];
 		int64_t allowed = entering ? (f + mu * entering - p->K) / entering : 0;
+		memo_cut(p, f + mu * entering, allowed);
 		mu = allowed < mu ? allowed : mu - 1;
 	}
 	set_tree_caps(p, t, 0);
@@ -330,12 +398,15 @@ most_copies(Pk *p, Grow *t, int a, int b)
 }
 
 /* The arc to add: the first, shallowest tail first, that keeps all m
- * copies, else the one that keeps the most. */
+ * copies, else the one that keeps the most. A candidate whose remembered
+ * sets allow no more than the best so far is passed over without a flow:
+ * most_copies would find no more (docs/algorithms.md, "Fewer max flows"). */
 static bool
 best_arc(Pk *p, Grow *t, int *ba, int *bb, int64_t *bmu)
 {
 	int nr = p->in->nrank;
 	*bmu = 0;
+	memo_bounds(p, t);
 	for (int d = 0; d < nr; d++)
 		for (int a = 0; a < nr; a++) {
 			if (!t->in[a] || t->depth[a] != d)
@@ -343,7 +414,10 @@ best_arc(Pk *p, Grow *t, int *ba, int *bb, int64_t *bmu)
 			for (int b = 0; b < nr; b++) {
 				if (t->in[b] || arc_cap(p, p->in->rank_node[a], p->in->rank_node[b]) == 0)
 					continue;
-				int64_t mu = most_copies(p, t, a, b);
+				int64_t ub = memo_bound(p, a, b);
+				if (ub <= *bmu)
+					continue;
+				int64_t mu = most_copies(p, t, a, b, ub);
 				if (mu > *bmu) {
 					*bmu = mu;
 					*ba = a;
@@ -371,6 +445,7 @@ grow_tree(Pk *p, Grow *t, int root, int64_t most, Skel *out)
 	t->fe[0] = p->quota_e[root];
 	t->fcap[0] = flow_edge_cap(p->g, p->quota_e[root]);
 	t->nf = 1;
+	memo_rebase(p);
 	for (int added = 1; added < nr; added++) {
 		int a = -1, b = -1;
 		int64_t mu;
@@ -463,6 +538,9 @@ pk_init(Pk *p, const PackInput *in)
 	memset(p->head, -1, nn * sizeof *p->head);
 	memset(p->tail, -1, nn * sizeof *p->tail);
 	p->side = xmalloc((size_t)p->n + 1);
+	p->cm.side = xmalloc((size_t)MAX_PACK_CUTS * ((size_t)p->n + 1));
+	p->cm.base = xmalloc(MAX_PACK_CUTS * sizeof *p->cm.base);
+	p->cm.ub = xmalloc(MAX_PACK_CUTS * sizeof *p->cm.ub);
 	p->quota_e = xmalloc((size_t)in->nrank * sizeof *p->quota_e);
 	p->help_e = xmalloc((size_t)in->nrank * sizeof *p->help_e);
 	for (int i = 0; i < in->nrank; i++) {
@@ -489,6 +567,9 @@ pk_free(Pk *p)
 	free(p->tail);
 	free(p->piece);
 	free(p->side);
+	free(p->cm.side);
+	free(p->cm.base);
+	free(p->cm.ub);
 	free(p->quota_e);
 	free(p->help_e);
 	free(p->ta);
