@@ -46,7 +46,7 @@ typedef struct Piece {
  * before the tree being grown loses copies (base), and the bound on the
  * copies it allows that tree now (ub). */
 typedef struct CutMemo {
-	int n, next;          /* sets held; the slot to overwrite next */
+	int n, next, room;    /* sets held; the slot to overwrite next; slots */
 	unsigned char *side;  /* MAX_PACK_CUTS * (nnode + 1) */
 	int64_t *base, *ub;   /* MAX_PACK_CUTS */
 } CutMemo;
@@ -309,11 +309,13 @@ memo_cut(Pk *p, int64_t base, int64_t ub)
 {
 	CutMemo *m = &p->cm;
 	size_t w = (size_t)p->n + 1;
+	if (m->room == 0)
+		return;
 	memcpy(m->side + (size_t)m->next * w, p->side, w);
 	m->base[m->next] = base;
 	m->ub[m->next] = ub;
-	m->next = (m->next + 1) % MAX_PACK_CUTS;
-	m->n += m->n < MAX_PACK_CUTS;
+	m->next = (m->next + 1) % m->room;
+	m->n += m->n < m->room;
 }
 
 /* Each set's capacity in the graph as it is between trees (a new tree,
@@ -541,6 +543,7 @@ pk_init(Pk *p, const PackInput *in)
 	p->cm.side = xmalloc((size_t)MAX_PACK_CUTS * ((size_t)p->n + 1));
 	p->cm.base = xmalloc(MAX_PACK_CUTS * sizeof *p->cm.base);
 	p->cm.ub = xmalloc(MAX_PACK_CUTS * sizeof *p->cm.ub);
+	p->cm.room = in->plain ? 0 : MAX_PACK_CUTS;
 	p->quota_e = xmalloc((size_t)in->nrank * sizeof *p->quota_e);
 	p->help_e = xmalloc((size_t)in->nrank * sizeof *p->help_e);
 	for (int i = 0; i < in->nrank; i++) {
@@ -767,7 +770,7 @@ pack_collective(Arena *a, const CutNet *n, CollKind kind, CollPacking *out)
 	}
 	out->cap = arena_array(a, (size_t)n->nlink + 1, sizeof *out->cap);
 	int64_t *quota = xmalloc((size_t)n->nrank * sizeof *quota);
-	PackInput in = {n->nnode, n->nrank, n->rank_node, n->nlink, src, dst, out->cap, quota};
+	PackInput in = {n->nnode, n->nrank, n->rank_node, n->nlink, src, dst, out->cap, quota, false};
 	out->k = least_copies(n, out->rate, &in, out->cap, quota, rooted ? n->root : -1);
 	PackStatus st = out->k ? pack_trees(a, &in, &out->pk) : PACK_TOO_LARGE;
 	if (st == PACK_OK && out->inward)
