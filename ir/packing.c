@@ -51,6 +51,16 @@ typedef struct CutMemo {
 	int64_t *base, *ub;   /* MAX_PACK_CUTS */
 } CutMemo;
 
+/* Each rank's last flow of value >= K from s (a certificate): while the
+ * capacities still hold it, lambda(s, rank) >= K without a max flow. None
+ * where they would pass MAX_PACK_CERT values. */
+typedef struct Cert {
+	bool on;
+	int64_t **flow;  /* nrank: per flow edge */
+	int *n, *cap;    /* nrank: edges held (0: none), room */
+	int64_t *value;  /* nrank */
+} Cert;
+
 /* One skeleton tree of phase 2, before routes. */
 typedef struct Skel {
 	int root;
@@ -74,6 +84,7 @@ typedef struct Pk {
 	Piece *ta, *tb;       /* pieces taken from two arcs (split) */
 	int capta, captb;
 	CutMemo cm;
+	Cert cert;
 } Pk;
 
 static size_t
@@ -143,14 +154,78 @@ take_front(Pk *p, int u, int v, int64_t amount, Piece **out, int *cap)
 	return n;
 }
 
+/* Whether rank i's certificate fits the capacities as they are now. */
+static bool
+cert_holds(const Pk *p, int i)
+{
+	const Cert *c = &p->cert;
+	if (!c->on || c->n[i] == 0 || c->value[i] < p->K)
+		return false;
+	for (int e = 0; e < c->n[i]; e++)
+		if (c->flow[i][e] > flow_edge_cap(p->g, e))
+			return false;
+	return true;
+}
+
+/* Room for every flow edge in rank i's certificate (new ones carry 0). */
+static void
+cert_grow(Cert *c, int i, int nedge)
+{
+	if (nedge > c->cap[i]) {
+		c->cap[i] = 2 * nedge;
+		c->flow[i] = xrealloc(c->flow[i], (size_t)c->cap[i] * sizeof **c->flow);
+	}
+	for (int e = c->n[i]; e < nedge; e++)
+		c->flow[i][e] = 0;
+	c->n[i] = nedge;
+}
+
+/* min(lambda(s, rank i), K) as a max flow from 0 would find it when the
+ * certificate does not settle it: the failed flow's value and its least
+ * minimum cut (p->side) are the max flow's, whichever flow certified the
+ * earlier checks, so the packing is the same as with a flow every time. */
+static int64_t
+rank_flow(Pk *p, int i)
+{
+	if (cert_holds(p, i))
+		return p->cert.value[i];
+	flow_reset(p->g);
+	int64_t f = flow_max(p->g, p->s, p->in->rank_node[i], p->K);
+	if (p->cert.on && f >= p->K) {
+		cert_grow(&p->cert, i, flow_nedge(p->g));
+		flow_get(p->g, p->cert.flow[i]);
+		p->cert.value[i] = f;
+	}
+	return f;
+}
+
+/* A split of gamma > 0 units u -> w -> v: each certificate's flow along
+ * u -> w -> v moves to u -> v (as much as gamma), which keeps it a flow
+ * of the same value and often within the new capacities. */
+static void
+cert_shortcut(Pk *p, int u, int w, int v, int64_t gamma)
+{
+	Cert *c = &p->cert;
+	int eu = p->eid[pair(p, u, w)], ev = p->eid[pair(p, w, v)], euv = p->eid[pair(p, u, v)];
+	for (int i = 0; c->on && i < p->in->nrank; i++) {
+		if (c->n[i] == 0)
+			continue;
+		cert_grow(c, i, flow_nedge(p->g));
+		int64_t *f = c->flow[i], d = gamma < f[eu] ? gamma : f[eu];
+		d = f[ev] < d ? f[ev] : d;
+		f[eu] -= d;
+		f[ev] -= d;
+		f[euv] += d;
+	}
+}
+
 /* The first rank t with lambda(s, t) < K, its cut in p->side and p->cut;
  * -1 when there is none. */
 static int
 first_short_rank(Pk *p)
 {
 	for (int i = 0; i < p->in->nrank; i++) {
-		flow_reset(p->g);
-		int64_t f = flow_max(p->g, p->s, p->in->rank_node[i], p->K);
+		int64_t f = rank_flow(p, i);
 		if (f < p->K) {
 			p->cut = f;
 			flow_source_side(p->g, p->s, p->side);
@@ -166,6 +241,8 @@ apply_split(Pk *p, int u, int w, int v, int64_t gamma)
 	set_arc_cap(p, u, w, arc_cap(p, u, w) - gamma);
 	set_arc_cap(p, w, v, arc_cap(p, w, v) - gamma);
 	set_arc_cap(p, u, v, arc_cap(p, u, v) + gamma);
+	if (gamma > 0)
+		cert_shortcut(p, u, w, v, gamma);
 }
 
 /* The routes of gamma units u -> w -> v: pieces of u -> w joined to pieces
@@ -381,8 +458,7 @@ most_copies(Pk *p, Grow *t, int a, int b, int64_t ub)
 	flow_set_cap(p->g, p->help_e[a], FLOW_INF);
 	while (mu > 0) {
 		set_tree_caps(p, t, mu);
-		flow_reset(p->g);
-		int64_t f = flow_max(p->g, p->s, rn[b], p->K);
+		int64_t f = rank_flow(p, b);
 		if (f >= p->K)
 			break;
 		flow_source_side(p->g, p->s, p->side);
@@ -544,6 +620,13 @@ pk_init(Pk *p, const PackInput *in)
 	p->cm.base = xmalloc(MAX_PACK_CUTS * sizeof *p->cm.base);
 	p->cm.ub = xmalloc(MAX_PACK_CUTS * sizeof *p->cm.ub);
 	p->cm.room = in->plain ? 0 : MAX_PACK_CUTS;
+	/* the graph has at most n * n arcs besides the 2 nrank from s */
+	double nedge = (double)p->n * p->n + 2.0 * in->nrank;
+	p->cert.on = !in->plain && nedge * in->nrank <= MAX_PACK_CERT;
+	p->cert.flow = xcalloc((size_t)in->nrank, sizeof *p->cert.flow);
+	p->cert.n = xcalloc((size_t)in->nrank, sizeof *p->cert.n);
+	p->cert.cap = xcalloc((size_t)in->nrank, sizeof *p->cert.cap);
+	p->cert.value = xcalloc((size_t)in->nrank, sizeof *p->cert.value);
 	p->quota_e = xmalloc((size_t)in->nrank * sizeof *p->quota_e);
 	p->help_e = xmalloc((size_t)in->nrank * sizeof *p->help_e);
 	for (int i = 0; i < in->nrank; i++) {
@@ -573,6 +656,12 @@ pk_free(Pk *p)
 	free(p->cm.side);
 	free(p->cm.base);
 	free(p->cm.ub);
+	for (int i = 0; i < p->in->nrank; i++)
+		free(p->cert.flow[i]);
+	free(p->cert.flow);
+	free(p->cert.n);
+	free(p->cert.cap);
+	free(p->cert.value);
 	free(p->quota_e);
 	free(p->help_e);
 	free(p->ta);

@@ -238,10 +238,39 @@ same_packing(const Packing *x, const Packing *y)
 	return true;
 }
 
-/* The remembered cuts (docs/algorithms.md, "Fewer max flows") only skip
- * flows whose answer they already know: with them and without (plain),
- * the same trees, on R x C tori (up to 16 ranks: small graphs seldom fail
- * a candidate, so the cuts would go untried) with random capacities. */
+/* The random graphs with switches packed with and without (plain) the
+ * remembered cuts and certificates; how many differ. */
+static int
+random_differ(int *cases)
+{
+	uint64_t seed = 3308;
+	int differ = 0;
+	for (int round = 0; round < 60; round++) {
+		Case c;
+		int nr = 3 + (int)(next_rand(&seed) % 4), ns = 1 + (int)(next_rand(&seed) % 3);
+		random_graph(&c.g, &seed, nr, ns);
+		if (!scale(&c))
+			continue;
+		Arena a = {0};
+		Packing x, y;
+		PackStatus sx = pack_trees(&a, &c.in, &x);
+		c.in.plain = true;
+		PackStatus sy = pack_trees(&a, &c.in, &y);
+		if (sx != sy || (sx == PACK_OK && !same_packing(&x, &y))) {
+			differ++;
+			assert_named(0, __LINE__, __FILE__, "round %d: the trees differ", round);
+		}
+		(*cases)++;
+		arena_free(&a);
+	}
+	return differ;
+}
+
+/* The remembered cuts and the certificates (docs/algorithms.md, "Fewer
+ * max flows") only skip flows whose answer they already know: with them
+ * and without (plain), the same trees, on random graphs with switches and
+ * on R x C tori (up to 16 ranks: small graphs seldom fail a candidate, so
+ * the cuts would go untried) with random capacities. */
 static void
 test_memo_same_trees(void)
 {
@@ -279,6 +308,9 @@ test_memo_same_trees(void)
 		arena_free(&a);
 	}
 	CU_ASSERT(cases >= 8);
+	int rcases = 0;
+	differ += random_differ(&rcases);
+	CU_ASSERT(rcases >= 40);
 	CU_ASSERT_EQUAL(differ, 0);
 }
 
@@ -759,7 +791,7 @@ test_algorithm_refuses(void)
 CU_TestInfo packing_tests[] = {
 	{"random graphs with switches: trees span, loads fit x*", test_random_graphs},
 	{"two-box clusters: rate by hand, packing at it", test_two_box},
-	{"remembered cuts: the same trees as a flow per candidate", test_memo_same_trees},
+	{"remembered cuts, certificates: the same trees as a flow per check", test_memo_same_trees},
 	{"the checks catch a load over capacity and a broken route", test_checker_fails},
 	{"allgather, reduce_scatter, broadcast, reduce at cutbound's rate", test_collectives},
 	{"the algorithm builds and verifies every kind", test_algorithm_verifies},
