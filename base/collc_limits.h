@@ -203,6 +203,11 @@ enum {
 	MAX_PACK_TRIES = 16,
 	MAX_PACK_COPIES = 1 << 20,
 	MAX_PACK_CAP = 1 << 30,
+	/* violated sets the packing remembers to skip max flows (a ring) */
+	MAX_PACK_CUTS = 64,
+	/* flow values the packing keeps as certificates, each rank's last
+	 * flow of value K (8 bytes each: 256 MiB); past it, a flow per check */
+	MAX_PACK_CERT = 1 << 25,
 	/* pack_work's estimate (link visits of its max flows) */
 	MAX_PACK_WORK = 1 << (30 - LIMIT_SHIFT),
 };

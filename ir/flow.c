@@ -294,3 +294,10 @@ flow_cut_cap(const FlowGraph *g, const unsigned char *side)
 			return FLOW_INF;
 	return sum;
 }
+
+void
+flow_get(const FlowGraph *g, int64_t *flow)
+{
+	if (g->nedge)
+		memcpy(flow, g->flow, (size_t)g->nedge * sizeof *flow);
+}

@@ -54,6 +54,8 @@ int64_t flow_max(FlowGraph *, int s, int t, int64_t limit);
  * side of a minimum s-t cut (the one with the fewest nodes); returns how
  * many there are. */
 int flow_source_side(FlowGraph *, int s, unsigned char *side);
+/* Every edge's flow now, into flow[] (nedge values). */
+void flow_get(const FlowGraph *, int64_t *flow);
 /* The capacity of the edges leaving the node set side[] (side[v] != 0). */
 int64_t flow_cut_cap(const FlowGraph *, const unsigned char *side);
 

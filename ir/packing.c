@@ -41,6 +41,26 @@ typedef struct Piece {
 	int next; /* the next piece of its arc, or -1 */
 } Piece;
 
+/* Violated sets phase 2 met (most_copies' failed flows), kept to bound
+ * later candidates without a flow: a set's source side, its capacity
+ * before the tree being grown loses copies (base), and the bound on the
+ * copies it allows that tree now (ub). */
+typedef struct CutMemo {
+	int n, next, room;    /* sets held; the slot to overwrite next; slots */
+	unsigned char *side;  /* MAX_PACK_CUTS * (nnode + 1) */
+	int64_t *base, *ub;   /* MAX_PACK_CUTS */
+} CutMemo;
+
+/* Each rank's last flow of value >= K from s (a certificate): while the
+ * capacities still hold it, lambda(s, rank) >= K without a max flow. None
+ * where they would pass MAX_PACK_CERT values. */
+typedef struct Cert {
+	bool on;
+	int64_t **flow;  /* nrank: per flow edge */
+	int *n, *cap;    /* nrank: edges held (0: none), room */
+	int64_t *value;  /* nrank */
+} Cert;
+
 /* One skeleton tree of phase 2, before routes. */
 typedef struct Skel {
 	int root;
@@ -63,6 +83,8 @@ typedef struct Pk {
 	unsigned char *side;  /* n + 1: the source side of that cut */
 	Piece *ta, *tb;       /* pieces taken from two arcs (split) */
 	int capta, captb;
+	CutMemo cm;
+	Cert cert;
 } Pk;
 
 static size_t
@@ -132,14 +154,78 @@ take_front(Pk *p, int u, int v, int64_t amount, Piece **out, int *cap)
 	return n;
 }
 
+/* Whether rank i's certificate fits the capacities as they are now. */
+static bool
+cert_holds(const Pk *p, int i)
+{
+	const Cert *c = &p->cert;
+	if (!c->on || c->n[i] == 0 || c->value[i] < p->K)
+		return false;
+	for (int e = 0; e < c->n[i]; e++)
+		if (c->flow[i][e] > flow_edge_cap(p->g, e))
+			return false;
+	return true;
+}
+
+/* Room for every flow edge in rank i's certificate (new ones carry 0). */
+static void
+cert_grow(Cert *c, int i, int nedge)
+{
+	if (nedge > c->cap[i]) {
+		c->cap[i] = 2 * nedge;
+		c->flow[i] = xrealloc(c->flow[i], (size_t)c->cap[i] * sizeof **c->flow);
+	}
+	for (int e = c->n[i]; e < nedge; e++)
+		c->flow[i][e] = 0;
+	c->n[i] = nedge;
+}
+
+/* min(lambda(s, rank i), K) as a max flow from 0 would find it when the
+ * certificate does not settle it: the failed flow's value and its least
+ * minimum cut (p->side) are the max flow's, whichever flow certified the
+ * earlier checks, so the packing is the same as with a flow every time. */
+static int64_t
+rank_flow(Pk *p, int i)
+{
+	if (cert_holds(p, i))
+		return p->cert.value[i];
+	flow_reset(p->g);
+	int64_t f = flow_max(p->g, p->s, p->in->rank_node[i], p->K);
+	if (p->cert.on && f >= p->K) {
+		cert_grow(&p->cert, i, flow_nedge(p->g));
+		flow_get(p->g, p->cert.flow[i]);
+		p->cert.value[i] = f;
+	}
+	return f;
+}
+
+/* A split of gamma > 0 units u -> w -> v: each certificate's flow along
+ * u -> w -> v moves to u -> v (as much as gamma), which keeps it a flow
+ * of the same value and often within the new capacities. */
+static void
+cert_shortcut(Pk *p, int u, int w, int v, int64_t gamma)
+{
+	Cert *c = &p->cert;
+	int eu = p->eid[pair(p, u, w)], ev = p->eid[pair(p, w, v)], euv = p->eid[pair(p, u, v)];
+	for (int i = 0; c->on && i < p->in->nrank; i++) {
+		if (c->n[i] == 0)
+			continue;
+		cert_grow(c, i, flow_nedge(p->g));
+		int64_t *f = c->flow[i], d = gamma < f[eu] ? gamma : f[eu];
+		d = f[ev] < d ? f[ev] : d;
+		f[eu] -= d;
+		f[ev] -= d;
+		f[euv] += d;
+	}
+}
+
 /* The first rank t with lambda(s, t) < K, its cut in p->side and p->cut;
  * -1 when there is none. */
 static int
 first_short_rank(Pk *p)
 {
 	for (int i = 0; i < p->in->nrank; i++) {
-		flow_reset(p->g);
-		int64_t f = flow_max(p->g, p->s, p->in->rank_node[i], p->K);
+		int64_t f = rank_flow(p, i);
 		if (f < p->K) {
 			p->cut = f;
 			flow_source_side(p->g, p->s, p->side);
@@ -155,6 +241,8 @@ apply_split(Pk *p, int u, int w, int v, int64_t gamma)
 	set_arc_cap(p, u, w, arc_cap(p, u, w) - gamma);
 	set_arc_cap(p, w, v, arc_cap(p, w, v) - gamma);
 	set_arc_cap(p, u, v, arc_cap(p, u, v) + gamma);
+	if (gamma > 0)
+		cert_shortcut(p, u, w, v, gamma);
 }
 
 /* The routes of gamma units u -> w -> v: pieces of u -> w joined to pieces
@@ -291,6 +379,63 @@ typedef struct Grow {
 	int nf;
 } Grow;
 
+/* Remembers the violated set whose source side is in p->side: its
+ * capacity before the tree's copies leave, and the copies it allows. */
+static void
+memo_cut(Pk *p, int64_t base, int64_t ub)
+{
+	CutMemo *m = &p->cm;
+	size_t w = (size_t)p->n + 1;
+	if (m->room == 0)
+		return;
+	memcpy(m->side + (size_t)m->next * w, p->side, w);
+	m->base[m->next] = base;
+	m->ub[m->next] = ub;
+	m->next = (m->next + 1) % m->room;
+	m->n += m->n < m->room;
+}
+
+/* Each set's capacity in the graph as it is between trees (a new tree,
+ * other copies packed, K smaller). */
+static void
+memo_rebase(Pk *p)
+{
+	size_t w = (size_t)p->n + 1;
+	for (int i = 0; i < p->cm.n; i++)
+		p->cm.base[i] = flow_cut_cap(p->g, p->cm.side + (size_t)i * w);
+}
+
+/* The copies each set allows the tree as grown so far: a copy takes one
+ * unit from every tree arc entering the set, and the set must keep K. */
+static void
+memo_bounds(Pk *p, const Grow *t)
+{
+	size_t w = (size_t)p->n + 1;
+	for (int i = 0; i < p->cm.n; i++) {
+		const unsigned char *side = p->cm.side + (size_t)i * w;
+		int64_t entering = 0;
+		for (int j = 0; j < t->nf; j++)
+			entering += side[flow_edge_src(p->g, t->fe[j])] && !side[flow_edge_dst(p->g, t->fe[j])];
+		int64_t spare = p->cm.base[i] - p->K;
+		p->cm.ub[i] = spare < 0 ? 0 : entering ? spare / entering : INT64_MAX;
+	}
+}
+
+/* The least bound of the sets arc a -> b (ranks) enters. */
+static int64_t
+memo_bound(const Pk *p, int a, int b)
+{
+	size_t w = (size_t)p->n + 1;
+	int u = p->in->rank_node[a], v = p->in->rank_node[b];
+	int64_t ub = INT64_MAX;
+	for (int i = 0; i < p->cm.n; i++) {
+		const unsigned char *side = p->cm.side + (size_t)i * w;
+		if (side[u] && !side[v] && p->cm.ub[i] < ub)
+			ub = p->cm.ub[i];
+	}
+	return ub;
+}
+
 static void
 set_tree_caps(Pk *p, const Grow *t, int64_t mu)
 {
@@ -304,16 +449,16 @@ set_tree_caps(Pk *p, const Grow *t, int64_t mu)
  * from {s, a} to b. A failed try's cut X bounds mu by its surplus over
  * the tree arcs entering it. */
 static int64_t
-most_copies(Pk *p, Grow *t, int a, int b)
+most_copies(Pk *p, Grow *t, int a, int b, int64_t ub)
 {
 	const int *rn = p->in->rank_node;
 	int64_t c = arc_cap(p, rn[a], rn[b]);
 	int64_t mu = t->m < c ? t->m : c;
+	mu = ub < mu ? ub : mu;
 	flow_set_cap(p->g, p->help_e[a], FLOW_INF);
 	while (mu > 0) {
 		set_tree_caps(p, t, mu);
-		flow_reset(p->g);
-		int64_t f = flow_max(p->g, p->s, rn[b], p->K);
+		int64_t f = rank_flow(p, b);
 		if (f >= p->K)
 			break;
 		flow_source_side(p->g, p->s, p->side);
@@ -322,6 +467,7 @@ most_copies(Pk *p, Grow *t, int a, int b)
 			entering += p->side[flow_edge_src(p->g, t->fe[i])] &&
 			            !p->side[flow_edge_dst(p->g, t->fe[i])];
 		int64_t allowed = entering ? (f + mu * entering - p->K) / entering : 0;
+		memo_cut(p, f + mu * entering, allowed);
 		mu = allowed < mu ? allowed : mu - 1;
 	}
 	set_tree_caps(p, t, 0);
@@ -330,12 +476,15 @@ most_copies(Pk *p, Grow *t, int a, int b)
 }
 
 /* The arc to add: the first, shallowest tail first, that keeps all m
- * copies, else the one that keeps the most. */
+ * copies, else the one that keeps the most. A candidate whose remembered
+ * sets allow no more than the best so far is passed over without a flow:
+ * most_copies would find no more (docs/algorithms.md, "Fewer max flows"). */
 static bool
 best_arc(Pk *p, Grow *t, int *ba, int *bb, int64_t *bmu)
 {
 	int nr = p->in->nrank;
 	*bmu = 0;
+	memo_bounds(p, t);
 	for (int d = 0; d < nr; d++)
 		for (int a = 0; a < nr; a++) {
 			if (!t->in[a] || t->depth[a] != d)
@@ -343,7 +492,10 @@ best_arc(Pk *p, Grow *t, int *ba, int *bb, int64_t *bmu)
 			for (int b = 0; b < nr; b++) {
 				if (t->in[b] || arc_cap(p, p->in->rank_node[a], p->in->rank_node[b]) == 0)
 					continue;
-				int64_t mu = most_copies(p, t, a, b);
+				int64_t ub = memo_bound(p, a, b);
+				if (ub <= *bmu)
+					continue;
+				int64_t mu = most_copies(p, t, a, b, ub);
 				if (mu > *bmu) {
 					*bmu = mu;
 					*ba = a;
@@ -371,6 +523,7 @@ grow_tree(Pk *p, Grow *t, int root, int64_t most, Skel *out)
 	t->fe[0] = p->quota_e[root];
 	t->fcap[0] = flow_edge_cap(p->g, p->quota_e[root]);
 	t->nf = 1;
+	memo_rebase(p);
 	for (int added = 1; added < nr; added++) {
 		int a = -1, b = -1;
 		int64_t mu;
@@ -463,6 +616,17 @@ pk_init(Pk *p, const PackInput *in)
 	memset(p->head, -1, nn * sizeof *p->head);
 	memset(p->tail, -1, nn * sizeof *p->tail);
 	p->side = xmalloc((size_t)p->n + 1);
+	p->cm.side = xmalloc((size_t)MAX_PACK_CUTS * ((size_t)p->n + 1));
+	p->cm.base = xmalloc(MAX_PACK_CUTS * sizeof *p->cm.base);
+	p->cm.ub = xmalloc(MAX_PACK_CUTS * sizeof *p->cm.ub);
+	p->cm.room = in->plain ? 0 : MAX_PACK_CUTS;
+	/* the graph has at most n * n arcs besides the 2 nrank from s */
+	double nedge = (double)p->n * p->n + 2.0 * in->nrank;
+	p->cert.on = !in->plain && nedge * in->nrank <= MAX_PACK_CERT;
+	p->cert.flow = xcalloc((size_t)in->nrank, sizeof *p->cert.flow);
+	p->cert.n = xcalloc((size_t)in->nrank, sizeof *p->cert.n);
+	p->cert.cap = xcalloc((size_t)in->nrank, sizeof *p->cert.cap);
+	p->cert.value = xcalloc((size_t)in->nrank, sizeof *p->cert.value);
 	p->quota_e = xmalloc((size_t)in->nrank * sizeof *p->quota_e);
 	p->help_e = xmalloc((size_t)in->nrank * sizeof *p->help_e);
 	for (int i = 0; i < in->nrank; i++) {
@@ -489,6 +653,15 @@ pk_free(Pk *p)
 	free(p->tail);
 	free(p->piece);
 	free(p->side);
+	free(p->cm.side);
+	free(p->cm.base);
+	free(p->cm.ub);
+	for (int i = 0; i < p->in->nrank; i++)
+		free(p->cert.flow[i]);
+	free(p->cert.flow);
+	free(p->cert.n);
+	free(p->cert.cap);
+	free(p->cert.value);
 	free(p->quota_e);
 	free(p->help_e);
 	free(p->ta);
@@ -686,7 +859,7 @@ pack_collective(Arena *a, const CutNet *n, CollKind kind, CollPacking *out)
 	}
 	out->cap = arena_array(a, (size_t)n->nlink + 1, sizeof *out->cap);
 	int64_t *quota = xmalloc((size_t)n->nrank * sizeof *quota);
-	PackInput in = {n->nnode, n->nrank, n->rank_node, n->nlink, src, dst, out->cap, quota};
+	PackInput in = {n->nnode, n->nrank, n->rank_node, n->nlink, src, dst, out->cap, quota, false};
 	out->k = least_copies(n, out->rate, &in, out->cap, quota, rooted ? n->root : -1);
 	PackStatus st = out->k ? pack_trees(a, &in, &out->pk) : PACK_TOO_LARGE;
 	if (st == PACK_OK && out->inward)

@@ -29,6 +29,8 @@ typedef struct PackInput {
 	const int *src, *dst; /* link l goes from src[l] to dst[l] */
 	const int64_t *cap;   /* link l carries at most cap[l] tree copies */
 	const int64_t *quota; /* nrank: the copies of trees rooted at each rank */
+	bool plain;           /* no remembered cuts: a flow for every candidate
+	                       * arc (tests: the trees must be the same) */
 } PackInput;
 
 typedef struct PackTree {

@@ -101,7 +101,7 @@ scale(Case *c)
 		gb = gcd64(gb, g->bw[l]);
 	int64_t k0 = c->P / gcd64(c->P, c->Q * gb);
 	c->in = (PackInput){g->nnode, g->nrank, g->rank_node, g->nlink, g->src, g->dst, c->cap,
-	                    c->quota};
+	                    c->quota, false};
 	for (c->k = 1; c->k <= k0; c->k++) {
 		for (int l = 0; l < g->nlink; l++)
 			c->cap[l] = c->k * g->bw[l] * c->Q / c->P;
@@ -216,6 +216,102 @@ test_random_graphs(void)
 	CU_ASSERT(with_switches >= 50);
 	CU_ASSERT_EQUAL(failed, 0);
 	CU_ASSERT_EQUAL(faults, 0);
+}
+
+/* Whether two packings hold the same trees: roots, copies, parents,
+ * depths and routes. */
+static bool
+same_packing(const Packing *x, const Packing *y)
+{
+	if (x->ntree != y->ntree)
+		return false;
+	for (int t = 0; t < x->ntree; t++) {
+		const PackTree *a = &x->tree[t], *b = &y->tree[t];
+		if (a->root != b->root || a->mult != b->mult || a->height != b->height)
+			return false;
+		for (int r = 0; r < x->nrank; r++)
+			if (a->parent[r] != b->parent[r] || a->depth[r] != b->depth[r] ||
+			    a->nhop[r] != b->nhop[r] ||
+			    memcmp(a->route[r], b->route[r], (size_t)a->nhop[r] * sizeof *a->route[r]))
+				return false;
+	}
+	return true;
+}
+
+/* The random graphs with switches packed with and without (plain) the
+ * remembered cuts and certificates; how many differ. */
+static int
+random_differ(int *cases)
+{
+	uint64_t seed = 3308;
+	int differ = 0;
+	for (int round = 0; round < 60; round++) {
+		Case c;
+		int nr = 3 + (int)(next_rand(&seed) % 4), ns = 1 + (int)(next_rand(&seed) % 3);
+		random_graph(&c.g, &seed, nr, ns);
+		if (!scale(&c))
+			continue;
+		Arena a = {0};
+		Packing x, y;
+		PackStatus sx = pack_trees(&a, &c.in, &x);
+		c.in.plain = true;
+		PackStatus sy = pack_trees(&a, &c.in, &y);
+		if (sx != sy || (sx == PACK_OK && !same_packing(&x, &y))) {
+			differ++;
+			assert_named(0, __LINE__, __FILE__, "round %d: the trees differ", round);
+		}
+		(*cases)++;
+		arena_free(&a);
+	}
+	return differ;
+}
+
+/* The remembered cuts and the certificates (docs/algorithms.md, "Fewer
+ * max flows") only skip flows whose answer they already know: with them
+ * and without (plain), the same trees, on random graphs with switches and
+ * on R x C tori (up to 16 ranks: small graphs seldom fail a candidate, so
+ * the cuts would go untried) with random capacities. */
+static void
+test_memo_same_trees(void)
+{
+	enum { MR = 16, ML = 4 * MR };
+	uint64_t seed = 3307;
+	int cases = 0, differ = 0;
+	for (int round = 0; round < 12; round++) {
+		int R = 3 + round % 2, C = 3 + (round / 2) % 2, nr = R * C, nl = 0;
+		int node[MR], src[ML], dst[ML];
+		int64_t cap[ML], quota[MR];
+		for (int v = 0; v < nr; v++) {
+			node[v] = v;
+			quota[v] = 2;
+			int right = v / C * C + (v % C + 1) % C, down = (v + C) % nr;
+			int to[4] = {right, down, v / C * C + (v % C + C - 1) % C, (v + nr - C) % nr};
+			for (int d = 0; d < 4; d++, nl++) {
+				src[nl] = v;
+				dst[nl] = to[d];
+				cap[nl] = 6 + (int64_t)(next_rand(&seed) % 8);
+			}
+		}
+		PackInput in = {nr, nr, node, nl, src, dst, cap, quota, false};
+		if (!pack_feasible(&in))
+			continue;
+		Arena a = {0};
+		Packing x, y;
+		PackStatus sx = pack_trees(&a, &in, &x);
+		in.plain = true;
+		PackStatus sy = pack_trees(&a, &in, &y);
+		if (sx != PACK_OK || sy != sx || !same_packing(&x, &y)) {
+			differ++;
+			assert_named(0, __LINE__, __FILE__, "round %d (%d x %d): the trees differ", round, R, C);
+		}
+		cases++;
+		arena_free(&a);
+	}
+	CU_ASSERT(cases >= 8);
+	int rcases = 0;
+	differ += random_differ(&rcases);
+	CU_ASSERT(rcases >= 40);
+	CU_ASSERT_EQUAL(differ, 0);
 }
 
 /* Two boxes of `gpus` GPUs: each GPU both ways to its box's NVSwitch at
@@ -695,6 +791,7 @@ test_algorithm_refuses(void)
 CU_TestInfo packing_tests[] = {
 	{"random graphs with switches: trees span, loads fit x*", test_random_graphs},
 	{"two-box clusters: rate by hand, packing at it", test_two_box},
+	{"remembered cuts, certificates: the same trees as a flow per check", test_memo_same_trees},
 	{"the checks catch a load over capacity and a broken route", test_checker_fails},
 	{"allgather, reduce_scatter, broadcast, reduce at cutbound's rate", test_collectives},
 	{"the algorithm builds and verifies every kind", test_algorithm_verifies},
