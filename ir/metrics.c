@@ -1,7 +1,8 @@
 /*
- * metrics.c: the seed's cost model (algorithms.md 0.2) for a message of N
- * bytes. For round s, l_s(e) is the bytes of that round's messages whose
- * route uses link e, and mean_s the average of l_s over all directed links.
+ * metrics.c: the seed's metrics (algorithms.md 0.2) and the cost model
+ * (docs/ir.md 7) for a message of N bytes. For round s, l_s(e) is the bytes
+ * of that round's messages whose route uses link e, and mean_s the average
+ * of l_s over all directed links.
  *
  *   S      rounds
  *   Q      sum over rounds of max_e l_s(e)
@@ -10,13 +11,21 @@
  *          (alltoall: every rank holds N, p blocks of N/p)
  *   theta  sum of size x route length / volume
  *   omega  sum_s max_e l_s(e) / sum_s mean_s
- *   time   alpha S + beta Q, alpha = step_overhead + link_latency +
- *          router_latency, beta = 8 / bandwidth (seconds per byte)
+ *   time   sum over rounds of o + max over the round's routes of their
+ *          latency (each hop: its link's latency + router_latency) +
+ *          max_e 8 l_s(e) / bandwidth(e), the link's own bandwidth: the
+ *          flow simulator's round when its busiest link sets the pace
+ *          (exact for a round without contention). An empty round costs o.
+ *
+ * Needs: a built schedule (explicit, symmetric or rank form) on a topology
+ * whose links carry their bandwidth and latency (topo.c). Establishes: the
+ * Metrics, nothing else changed.
  *
  * A symmetric schedule is measured without expanding it: a base transfer
  * over link l' puts |G| / |orbit(l')| chunks on every link of l''s orbit,
  * and the messages of a round are the orbits of the base (sender,
- * receiver) pairs.
+ * receiver) pairs. An orbit's bandwidth is its slowest link's, its latency
+ * its slowest link's (equal when the group preserves the links' values).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -30,9 +39,48 @@ min_volume(const Sched *s, double bytes)
 	return (s->kind == CK_ALLREDUCE ? 2 : 1) * bytes * (p - 1);
 }
 
+/* Per link (or per orbit): seconds per byte and the latency of a hop. */
+typedef struct LinkCost {
+	double *beta; /* 8 / bandwidth */
+	double *hop;  /* latency + router_latency */
+} LinkCost;
+
+/* The links' costs, or (orbit non-NULL) each of norbit orbits' slowest. */
+static LinkCost
+link_cost(const Topo *t, const int *orbit, int norbit)
+{
+	int n = orbit ? norbit : t->nlink;
+	LinkCost c = {xcalloc((size_t)n + 1, sizeof *c.beta), xcalloc((size_t)n + 1, sizeof *c.hop)};
+	for (int l = 0; l < t->nlink; l++) {
+		int i = orbit ? orbit[l] : l;
+		double beta = 8 / t->link[l].bandwidth, hop = t->link[l].latency + t->net.router_latency;
+		c.beta[i] = beta > c.beta[i] ? beta : c.beta[i];
+		c.hop[i] = hop > c.hop[i] ? hop : c.hop[i];
+	}
+	return c;
+}
+
+static void
+link_cost_free(LinkCost *c)
+{
+	free(c->beta), free(c->hop);
+}
+
+/* A route's latency: its hops' (orbit: the links' orbits, else NULL). */
+static double
+route_latency(const LinkCost *c, const int *l, int len, const int *orbit)
+{
+	double lat = 0;
+	for (int k = 0; k < len; k++)
+		lat += c->hop[orbit ? orbit[l[k]] : l[k]];
+	return lat;
+}
+
+/* time: the rounds' sum of their latency and busiest link's time, without
+ * the step overhead (finish adds o for every round, empty ones too). */
 static void
 finish(const Sched *s, double bytes, double vol, double phys, double q, double mean_sum,
-       Metrics *m)
+       double time, Metrics *m)
 {
 	const Net *n = &s->topo->net;
 	m->rounds = s->nround;
@@ -40,9 +88,7 @@ finish(const Sched *s, double bytes, double vol, double phys, double q, double m
 	m->psi = vol / min_volume(s, bytes);
 	m->theta = vol > 0 ? phys / vol : 1;
 	m->omega = mean_sum > 0 ? q / mean_sum : 1;
-	double alpha = n->step_overhead + n->link_latency + n->router_latency;
-	m->model_time = alpha * m->rounds + q * 8 / n->bandwidth +
-	                sched_nreconfig(s) * n->reconfig_delay;
+	m->model_time = n->step_overhead * m->rounds + time + sched_nreconfig(s) * n->reconfig_delay;
 }
 
 /* Bytes per chunk: the chunks cut one vector of N bytes, except in an
@@ -62,11 +108,12 @@ explicit_metrics(const Sched *s, double bytes, Metrics *m)
 	/* the links a round loads, so that a round costs its messages, not
 	 * every link (a chain on ring(100000): 1e5 rounds x 2e5 links) */
 	int *touched = xmalloc(((size_t)t->nlink + 1) * sizeof *touched);
-	double vol = 0, phys = 0, q = 0, mean_sum = 0;
+	LinkCost c = link_cost(t, NULL, 0);
+	double vol = 0, phys = 0, q = 0, mean_sum = 0, time = 0;
 	for (int i = 0; i < s->nmsg;) {
 		int ntouched = 0;
 		int round = s->msg[i].round, j = i;
-		double total = 0;
+		double total = 0, lat = 0;
 		for (; j < s->nmsg && s->msg[j].round == round; j++) {
 			const Msg *msg = &s->msg[j];
 			double size = msg->n * chunk;
@@ -75,27 +122,32 @@ explicit_metrics(const Sched *s, double bytes, Metrics *m)
 			vol += size;
 			phys += size * len;
 			total += size * len;
+			double rl = route_latency(&c, l, len, NULL);
+			lat = rl > lat ? rl : lat;
 			for (int k = 0; k < len; k++) {
 				if (load[l[k]] == 0 && size > 0)
 					touched[ntouched++] = l[k];
 				load[l[k]] += size;
 			}
 		}
-		double max = 0;
+		double max = 0, busiest = 0;
 		for (int k = 0; k < ntouched; k++) {
-			if (load[touched[k]] > max)
-				max = load[touched[k]];
-			load[touched[k]] = 0;
+			int e = touched[k];
+			max = load[e] > max ? load[e] : max;
+			busiest = load[e] * c.beta[e] > busiest ? load[e] * c.beta[e] : busiest;
+			load[e] = 0;
 		}
 		q += max;
+		time += lat + busiest;
 		mean_sum += total / t->nlink;
 		i = j;
 	}
 	free(load);
 	free(touched);
+	link_cost_free(&c);
 	m->messages = s->nmsg;
 	m->by_symmetry = false;
-	finish(s, bytes, vol, phys, q, mean_sum, m);
+	finish(s, bytes, vol, phys, q, mean_sum, time, m);
 }
 
 /* ---- messages of a symmetric schedule ---- */
@@ -332,27 +384,41 @@ symmetric_metrics(const Sched *s, double bytes, Metrics *m)
 	double chunk = chunk_bytes(s, bytes);
 	long *orbit_load = xcalloc((size_t)g->nlink_orbits, sizeof *orbit_load);
 	int *touched = xmalloc(((size_t)g->nlink_orbits + 1) * sizeof *touched);
+	LinkCost c = link_cost(t, g->link_orbit, g->nlink_orbits);
 	BaseRounds br;
 	base_rounds(s, &br);
-	double vol = 0, phys = 0, q = 0, mean_sum = 0;
+	double vol = 0, phys = 0, q = 0, mean_sum = 0, time = 0;
 	for (int r = 0; r < s->nround; r++) {
 		int nt = 0;
 		double total = (double)sym_round_loads_sparse(s, &br, r, orbit_load, touched, &nt) * chunk;
 		vol += (double)g->order * (br.first[r + 1] - br.first[r]) * chunk;
 		phys += total;
+		double lat = 0; /* the copies' routes are the base's images: their orbits' hops */
+		for (int j = br.first[r]; j < br.first[r + 1]; j++) {
+			const BaseXfer *x = &s->base[br.idx[j]];
+			double rl = route_latency(&c, s->route_link + s->route_off[x->route],
+			                          sched_route_len(s, x->route), g->link_orbit);
+			lat = rl > lat ? rl : lat;
+		}
 		long max = 0;
+		double busiest = 0;
 		for (int i = 0; i < nt; i++) { /* the round's orbits, then zero again */
-			max = orbit_load[touched[i]] > max ? orbit_load[touched[i]] : max;
-			orbit_load[touched[i]] = 0;
+			int o = touched[i];
+			max = orbit_load[o] > max ? orbit_load[o] : max;
+			double bt = (double)orbit_load[o] * chunk * c.beta[o];
+			busiest = bt > busiest ? bt : busiest;
+			orbit_load[o] = 0;
 		}
 		q += (double)max * chunk;
+		time += lat + busiest;
 		mean_sum += total / t->nlink;
 	}
 	free(orbit_load), free(touched);
+	link_cost_free(&c);
 	base_rounds_free(&br);
 	m->messages = symmetric_messages(s);
 	m->by_symmetry = true;
-	finish(s, bytes, vol, phys, q, mean_sum, m);
+	finish(s, bytes, vol, phys, q, mean_sum, time, m);
 }
 
 /* The rank form: each round's messages, rank 0's with destinations XOR v
@@ -367,9 +433,10 @@ rank_metrics(const Sched *s, double bytes, Metrics *m)
 	int *first;
 	rank_form_keys(s, &key, &first);
 	double *load = xcalloc((size_t)t->nlink + 1, sizeof *load);
-	double vol = 0, phys = 0, q = 0, mean_sum = 0;
+	LinkCost c = link_cost(t, NULL, 0);
+	double vol = 0, phys = 0, q = 0, mean_sum = 0, time = 0;
 	for (int r = 0; r < s->nround; r++) {
-		double total = 0;
+		double total = 0, lat = 0;
 		memset(load, 0, (size_t)t->nlink * sizeof *load);
 		for (int i = first[r]; i < first[r + 1]; i++)
 			for (int v = 0; v < s->nrank; v++) {
@@ -380,19 +447,25 @@ rank_metrics(const Sched *s, double bytes, Metrics *m)
 				vol += b;
 				phys += len * b;
 				total += len * b;
+				double rl = route_latency(&c, l, len, NULL);
+				lat = rl > lat ? rl : lat;
 				for (int k = 0; k < len; k++)
 					load[l[k]] += b;
 			}
-		double max = 0;
-		for (int l = 0; l < t->nlink; l++)
+		double max = 0, busiest = 0;
+		for (int l = 0; l < t->nlink; l++) {
 			max = load[l] > max ? load[l] : max;
+			busiest = load[l] * c.beta[l] > busiest ? load[l] * c.beta[l] : busiest;
+		}
 		q += max;
+		time += lat + busiest;
 		mean_sum += total / t->nlink;
 	}
 	m->messages = (long)first[s->nround] * s->nrank;
 	m->by_symmetry = true;
 	free(load), free(key), free(first);
-	finish(s, bytes, vol, phys, q, mean_sum, m);
+	link_cost_free(&c);
+	finish(s, bytes, vol, phys, q, mean_sum, time, m);
 }
 
 void
