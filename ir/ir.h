@@ -74,6 +74,9 @@ Topo *topo_spine_leaf(Arena *, const char *name, int spines, int leaves, int hos
 /* rails: boxes x gpus GPUs (box-major), a switch per box, a rail switch per
  * GPU index; NIC links at nic_gbps Gbit/s, the others at net.bandwidth. */
 Topo *topo_rails(Arena *, const char *name, int boxes, int gpus, int nic_gbps, Net);
+/* xgmi_rails: as rails, but each box's GPUs fully connected, a link per
+ * pair at net.bandwidth (xGMI), no box switch. */
+Topo *topo_xgmi_rails(Arena *, const char *name, int boxes, int gpus, int nic_gbps, Net);
 /* optical_ring: the static ring (dim 0) plus every circuit the algorithms
  * may switch in (dim 1; optical.c). */
 Topo *topo_optical_ring(Arena *, const char *name, int n, int ports, Net);

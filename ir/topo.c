@@ -18,6 +18,10 @@
  *                      switch (NVSwitch), then the rail switches; a GPU's
  *                      links: its box switch, then its NIC's rail switch;
  *                      box switch -> its GPUs; rail g -> GPU g of each box
+ *   xgmi_rails:        GPUs first (id box * gpus + index), then the rail
+ *                      switches; a GPU's links: the other GPUs of its box
+ *                      by index, then its NIC's rail; rail g -> GPU g of
+ *                      each box
  *   graph:             in the order the links were written
  */
 #include <stdlib.h>
@@ -295,6 +299,35 @@ topo_rails(Arena *a, const char *name, int boxes, int gpus, int nic_gbps, Net ne
 	return t;
 }
 
+/* B boxes of G GPUs as MI300X-like platforms are cabled: a box's GPUs are
+ * fully connected, one xGMI link per pair at the network's link_bandwidth
+ * (no switch: a GPU's G - 1 links are its own, so a box's traffic between
+ * two GPUs does not share a link with any other pair's); NICs as rails'. */
+Topo *
+topo_xgmi_rails(Arena *a, const char *name, int boxes, int gpus, int nic_gbps, Net net)
+{
+	Builder b;
+	int size[2] = {boxes, gpus};
+	Topo *t = new_topo(&b, a, TK_XGMI_RAILS, name, 2, size, net);
+	int ranks = boxes * gpus;
+	t->variant = nic_gbps;
+	t->nnode = ranks + gpus;
+	t->is_switch = arena_alloc(a, (size_t)t->nnode);
+	memset(t->is_switch + ranks, 1, (size_t)gpus);
+	for (int r = 0; r < ranks; r++) {
+		int box0 = r / gpus * gpus;
+		for (int k = 0; k < gpus; k++)
+			if (box0 + k != r)
+				add_link(&b, r, box0 + k, -1, 0);
+		add_link(&b, r, ranks + r % gpus, -1, 0);
+		t->link[t->nlink - 1].bandwidth = nic_gbps * 1e9;
+		add_link(&b, ranks + r % gpus, r, -1, 0);
+		t->link[t->nlink - 1].bandwidth = nic_gbps * 1e9;
+	}
+	finish(&b);
+	return t;
+}
+
 /* The circuits an optical ring's switch may be asked for beyond the initial
  * ring: block offsets +-2^k, forward (last node of b to first of b + d) and
  * the reverse fibers of every forward one, the ring's included (ir.h). */
@@ -466,6 +499,12 @@ rails_links(const TopoShape *s) /* size: boxes, gpus; each GPU two links each wa
 	return 4.0 * s->size[0] * s->size[1];
 }
 
+static double
+xgmi_rails_links(const TopoShape *s) /* size: boxes, gpus; G - 1 xGMI links, a NIC each way */
+{
+	return (double)s->size[0] * s->size[1] * (s->size[1] + 1);
+}
+
 #define GRID_BUILDER(fn, kind) \
 	static Topo *fn(Arena *a, const char *name, const TopoShape *s, Net net) \
 	{ \
@@ -492,6 +531,12 @@ build_rails(Arena *a, const char *name, const TopoShape *s, Net net)
 }
 
 static Topo *
+build_xgmi_rails(Arena *a, const char *name, const TopoShape *s, Net net)
+{
+	return topo_xgmi_rails(a, name, s->size[0], s->size[1], s->variant, net);
+}
+
+static Topo *
 build_optical_ring(Arena *a, const char *name, const TopoShape *s, Net net)
 {
 	return topo_optical_ring(a, name, s->size[0], s->variant, net);
@@ -507,6 +552,7 @@ const TopoBuilder topo_builders[NTOPOKIND] = {
 	[TK_FULL] = {build_full, full_links},
 	[TK_OPTICAL_RING] = {build_optical_ring, optical_links},
 	[TK_RAILS] = {build_rails, rails_links},
+	[TK_XGMI_RAILS] = {build_xgmi_rails, xgmi_rails_links},
 	[TK_GRAPH] = {NULL, NULL}, /* a block form: lower.c builds it from its links */
 };
 
