@@ -264,15 +264,16 @@ alg_ring_symmetric(const AlgCtx *c)
  * c + G - 1 (mod G), so it crosses between boxes from GPU c - 1 to GPU c
  * of the next box, over rail c - 1 or c, a rail no other channel crosses
  * on there: the G channels spread the traffic between boxes over every
- * NIC, as NCCL's channels do (docs/gpu-clusters.md). On xgmi_rails each
- * step inside a box is its own xGMI link (channel c's GPU k to k + 1). */
+ * NIC, as NCCL's channels do (docs/gpu-clusters.md). Not on xgmi_rails:
+ * there every channel's step c + k -> c + k + 1 would share the one xGMI
+ * link i -> i + 1, where RCCL's channels take different links. */
 Sched *
 alg_nccl_ring(const AlgCtx *c)
 {
 	const Topo *t = c->topo;
-	if ((t->kind != TK_RAILS && t->kind != TK_XGMI_RAILS) || !c->whole) {
-		error_at(c->diag, c->loc, "nccl_ring runs on every GPU of a rails or xgmi_rails cluster (a "
-		         "channel per NIC); '%s' is not on one", c->name);
+	if (t->kind != TK_RAILS || !c->whole) {
+		error_at(c->diag, c->loc, "nccl_ring runs on every GPU of a rails cluster (a channel per "
+		         "NIC); '%s' is not on one", c->name);
 		return NULL;
 	}
 	int boxes = t->size[0], gpus = t->size[1], p = c->nrank;
