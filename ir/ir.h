@@ -77,6 +77,10 @@ Topo *topo_rails(Arena *, const char *name, int boxes, int gpus, int nic_gbps, N
 /* xgmi_rails: as rails, but each box's GPUs fully connected, a link per
  * pair at net.bandwidth (xGMI), no box switch. */
 Topo *topo_xgmi_rails(Arena *, const char *name, int boxes, int gpus, int nic_gbps, Net);
+/* leaf_spine_boxes: rails' boxes, a box's NICs on its own leaf switch, each
+ * leaf joined to every spine by a link at nic_gbps (oversubscription G:S). */
+Topo *topo_leaf_spine_boxes(Arena *, const char *name, int boxes, int gpus, int nic_gbps,
+                            int spines, Net);
 /* optical_ring: the static ring (dim 0) plus every circuit the algorithms
  * may switch in (dim 1; optical.c). */
 Topo *topo_optical_ring(Arena *, const char *name, int n, int ports, Net);

@@ -263,6 +263,44 @@ test_xgmi_rails(void)
 	arena_free(&a);
 }
 
+/* leaf_spine_boxes(boxes B, gpus G, nic_gbps N, spines S) on generated
+ * sizes: GPU (b, g) to box switch b at link_bandwidth and to leaf b at N;
+ * leaf b to its G GPUs and to every spine at N; the estimate exact. */
+static void
+test_leaf_spine_boxes(void)
+{
+	Arena a = {0};
+	for (int boxes = 1; boxes <= 4; boxes++)
+		for (int gpus = 2; gpus <= 8; gpus += 3)
+			for (int spines = 1; spines <= gpus; spines++) {
+				int ranks = boxes * gpus, leaf0 = ranks + boxes, spine0 = ranks + 2 * boxes;
+				Topo *t = topo_leaf_spine_boxes(&a, "C", boxes, gpus, 400, spines, net_defaults);
+				CU_ASSERT_EQUAL(t->nnode, spine0 + spines);
+				CU_ASSERT_EQUAL(t->nrank, ranks);
+				CU_ASSERT_EQUAL(t->nlink, (int)topo_link_estimate(TK_LEAF_SPINE_BOXES, &(TopoShape){
+				                    .ndim = 2, .size = {boxes, gpus}, .switches = 2 * boxes + spines}));
+				for (int r = 0; r < ranks; r++) {
+					int up = topo_find_link(t, r, ranks + r / gpus, 0);
+					int nl = topo_find_link(t, r, leaf0 + r / gpus, 0);
+					CU_ASSERT_FATAL(up >= 0 && nl >= 0 && degree(t, r) == 2);
+					CU_ASSERT(t->link[up].bandwidth == net_defaults.bandwidth &&
+					          t->link[nl].bandwidth == 400e9);
+				}
+				for (int l = 0; l < boxes; l++) {
+					CU_ASSERT_EQUAL(degree(t, leaf0 + l), gpus + spines);
+					for (int k = 0; k < spines; k++)
+						CU_ASSERT(topo_find_link(t, leaf0 + l, spine0 + k, 0) >= 0 &&
+						          topo_find_link(t, spine0 + k, leaf0 + l, 0) >= 0);
+				}
+				for (int k = 0; k < spines; k++)
+					CU_ASSERT_EQUAL(degree(t, spine0 + k), boxes);
+			}
+	char buf[96];
+	topo_describe(topo_leaf_spine_boxes(&a, "C", 4, 8, 400, 4, net_defaults), buf, sizeof buf);
+	CU_ASSERT_STRING_EQUAL(buf, "leaf_spine_boxes(boxes 4, gpus 8, nic_gbps 400, spines 4)");
+	arena_free(&a);
+}
+
 /* The form's mistakes, each located. */
 static void
 test_rails_errors(void)
@@ -293,6 +331,11 @@ test_rails_errors(void)
 		{"topology C = xgmi_rails(boxes 2, gpus 8, nic_gbps 400);\n"
 		 "collective broadcast B on C { algorithm packing; root (2, 0); }\n",
 		 "2:56: error: coordinate 1 of this node is 2; xgmi_rails(boxes 2, gpus 8) takes 0..1"},
+		{"topology C = leaf_spine_boxes(boxes 2, gpus 8, nic_gbps 400);\n",
+		 "1:14: error: leaf_spine_boxes needs 'spines'"},
+		{"topology C = leaf_spine_boxes(boxes 2, gpus 8, nic_gbps 400, spines 4);\n"
+		 "collective broadcast B on C { algorithm packing; root 16; }\n",
+		 "2:55: error: node 16 is a switch, not a rank"},
 	};
 	Diag dgv = diag_new(), *dg = &dgv;
 	for (size_t i = 0; i < countof(cases); i++) {
@@ -673,6 +716,8 @@ CU_TestInfo topo_tests[] = {
 	{"rails: generated sizes, and the 2 x 8 graph it replaces", test_rails},
 	{"rails: every mistake located", test_rails_errors},
 	{"xgmi_rails: generated sizes, a link per pair in a box", test_xgmi_rails},
+	{"leaf_spine_boxes: generated sizes, a leaf per box, every leaf on every spine",
+	 test_leaf_spine_boxes},
 	{"routes: shortest_path, dor, cache", test_routes},
 	{"routes: fastest by bandwidth (xGMI detour, one-way, parallel links)", test_routes_fastest},
 	{"routes: fastest = shortest_path where every link has one bandwidth", test_routes_uniform},
