@@ -99,6 +99,10 @@ bool topo_has_parallel_links(const Topo *); /* some u -> v has copy 1 */
 const char *topo_kind_name(TopoKind);
 void topo_describe(const Topo *, char *buf, size_t len); /* "torus(8, 8)" */
 void topo_node_name(const Topo *, int node, char *buf, size_t len); /* "(0, 3)" or "5" */
+/* A node as a drawing labels it (DOT, explain): a cluster form's switches
+ * by what they are ("box 1", "rail 3", "leaf 0", "spine 2"), any other
+ * node as topo_node_name names it. */
+void topo_node_label(const Topo *, int node, char *buf, size_t len);
 
 /* ---- routes (route.c) ---- */
 

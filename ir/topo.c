@@ -706,6 +706,28 @@ topo_describe(const Topo *t, char *buf, size_t len)
 }
 
 void
+topo_node_label(const Topo *t, int node, char *buf, size_t len)
+{
+	int boxes = t->size[0], k = node - t->nrank;
+	bool cluster = t->kind == TK_RAILS || t->kind == TK_XGMI_RAILS ||
+	               t->kind == TK_LEAF_SPINE_BOXES;
+	if (!cluster || k < 0) {
+		topo_node_name(t, node, buf, len);
+		return;
+	}
+	if (t->kind == TK_XGMI_RAILS) /* no box switches: the rails follow the GPUs */
+		k += boxes;
+	if (k < boxes)
+		snprintf(buf, len, "box %d", k);
+	else if (t->kind != TK_LEAF_SPINE_BOXES)
+		snprintf(buf, len, "rail %d", k - boxes);
+	else if (k < 2 * boxes)
+		snprintf(buf, len, "leaf %d", k - boxes);
+	else
+		snprintf(buf, len, "spine %d", k - 2 * boxes);
+}
+
+void
 topo_node_name(const Topo *t, int node, char *buf, size_t len)
 {
 	if (t->ndim < 2 || node >= t->nrank || (t->is_switch && t->is_switch[node])) {

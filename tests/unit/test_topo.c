@@ -296,8 +296,26 @@ test_leaf_spine_boxes(void)
 					CU_ASSERT_EQUAL(degree(t, spine0 + k), boxes);
 			}
 	char buf[96];
-	topo_describe(topo_leaf_spine_boxes(&a, "C", 4, 8, 400, 4, net_defaults), buf, sizeof buf);
+	Topo *c = topo_leaf_spine_boxes(&a, "C", 4, 8, 400, 4, net_defaults);
+	topo_describe(c, buf, sizeof buf);
 	CU_ASSERT_STRING_EQUAL(buf, "leaf_spine_boxes(boxes 4, gpus 8, nic_gbps 400, spines 4)");
+	/* the drawings' labels: each switch by what it is, the GPUs by coordinates */
+	static const struct {
+		int node;
+		const char *label;
+	} labels[] = {{9, "(1, 1)"}, {32, "box 0"}, {35, "box 3"}, {36, "leaf 0"}, {39, "leaf 3"},
+	              {40, "spine 0"}, {43, "spine 3"}};
+	for (size_t i = 0; i < countof(labels); i++) {
+		topo_node_label(c, labels[i].node, buf, sizeof buf);
+		CU_ASSERT_STRING_EQUAL(buf, labels[i].label);
+	}
+	Topo *r = topo_rails(&a, "R", 2, 8, 400, net_defaults);
+	topo_node_label(r, 17, buf, sizeof buf);
+	CU_ASSERT_STRING_EQUAL(buf, "box 1");
+	topo_node_label(r, 25, buf, sizeof buf);
+	CU_ASSERT_STRING_EQUAL(buf, "rail 7");
+	topo_node_label(topo_xgmi_rails(&a, "X", 2, 8, 400, net_defaults), 16, buf, sizeof buf);
+	CU_ASSERT_STRING_EQUAL(buf, "rail 0");
 	arena_free(&a);
 }
 
