@@ -811,6 +811,10 @@ int verify_quiet(Diag *, const Sched *, char *why, size_t len);
  * the configuration of its round (optical.c; verify runs it). */
 int verify_phases(Diag *, const Sched *);
 int sched_nreconfig(const Sched *);
+/* On a GPU cluster form (rails, xgmi_rails, leaf_spine_boxes): writes which
+ * box and GPU each rank of s is, one line without a newline, '>' or two
+ * dashes (an XML comment carries it), and returns true; false elsewhere. */
+bool sched_gpu_map(const Sched *, FILE *);
 void metrics(const Sched *, double bytes, Metrics *);
 
 /* A symmetric schedule's base transfers by round (metrics.c): round r's are

@@ -1291,8 +1291,19 @@ test_tune_msccl_unfit(void)
 	assert_named(strstr(err, "note: AR: packing") && strstr(err, "does not fit MSCCL's limits") &&
 	             strstr(err, "AR-00-nccl_ring-67108864-67108864.xml holds the fastest that fits") &&
 	             strstr(err, "1 MSCCL files in"), __LINE__, __FILE__, "%s", err);
+	/* the plan and its file say which box and GPU each rank is */
+	const char *map = "AR on rails(boxes 2, gpus 8, nic_gbps 400): rank r runs on GPU (box, gpu) = "
+	                  "(r / 8, r % 8), box-major";
+	char line[256];
+	snprintf(line, sizeof line, "\n  ranks: %s", map);
+	assert_named(strstr(out, line) != NULL, __LINE__, __FILE__, "%s", out);
 	free(out), free(err);
 	CU_ASSERT(cli_exists("unfit/AR-00-nccl_ring-67108864-67108864.xml"));
+	char path[512];
+	snprintf(path, sizeof path, "%s/unfit/AR-00-nccl_ring-67108864-67108864.xml", cli_tmpdir);
+	char *xml = slurp(path, NULL);
+	CU_ASSERT(xml && strstr(xml, map));
+	free(xml);
 }
 
 CU_TestInfo cli_tests[] = {
