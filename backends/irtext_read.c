@@ -289,7 +289,7 @@ dims_give_nodes(const TopoForm *tf, const Pending *t, long cells)
 	long least = 0;
 	for (int i = 0; i < MAX_PARAMS; i++) {
 		if (tf->role[i] == TR_DIM_SWITCHES && dims < t->ndim)
-			least += t->size[dims];
+			least += (long)t->size[dims] * (tf->switches_per_dim ? tf->switches_per_dim : 1);
 		if (tf->role[i] == TR_SWITCHES)
 			least += tf->form.param[i].lo;
 		dims += tf->role[i] == TR_DIMS || tf->role[i] == TR_DIM_SWITCHES;

@@ -565,10 +565,17 @@ write_header(FILE *f, const MpiLibPlan *plan, const LibScheds *ls, const char *p
 	fputs("\n/* Each schedule, whatever the size: MPI_SUCCESS, or MPI_ERR_COMM (another size\n"
 	      " * of communicator, or an inter-communicator), MPI_ERR_TYPE, MPI_ERR_OP,\n"
 	      " * MPI_ERR_ROOT, MPI_ERR_COUNT, MPI_ERR_NO_MEM as docs/mpi.md says. */\n", f);
-	for (int i = 0; i < ls->n; i++)
+	for (int i = 0; i < ls->n; i++) {
 		fprintf(f, "int %s_%s(%s); /* %s by %s on %d ranks */\n", prefix, ls->s[i]->name,
 		        mpi_signature(ls->s[i]->kind), coll_kind_name[ls->s[i]->kind],
 		        ls->s[i]->algorithm, ls->s[i]->nrank);
+		MemOut gm; /* on a GPU cluster, which box and GPU each rank of comm is */
+		bool cluster = sched_gpu_map(ls->s[i], memout_open(&gm));
+		memout_close(&gm);
+		if (cluster)
+			fprintf(f, "/* %.*s (the communicator's rank r) */\n", (int)gm.len, gm.buf);
+		free(gm.buf);
+	}
 	fputs("\n/* MPI's parameters: the plan's schedule for a call it covers (communicator\n"
 	      " * size, predefined datatype, op, root and size), else MPI's own collective. */\n", f);
 	bool has[NCOLLKIND] = {false};

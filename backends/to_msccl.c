@@ -144,7 +144,12 @@ emit_msccl(Diag *dg, const Prog *prog, const BuildOpts *o, FILE *f)
 	if (rc == 0 && o->notes)
 		say_choice(sel[0], &p, o, &st);
 	bool rooted = sel[0]->kind == CK_BROADCAST || sel[0]->kind == CK_REDUCE;
-	if (rc == 0 && (sched_nreconfig(sel[0]) > 0 || rooted)) {
+	/* on a GPU cluster, which box and GPU each rank is (docs/msccl.md, "Ranks
+	 * and GPUs"), for a launcher to agree */
+	MemOut gm;
+	bool cluster = sched_gpu_map(sel[0], memout_open(&gm));
+	memout_close(&gm);
+	if (rc == 0 && (sched_nreconfig(sel[0]) > 0 || rooted || cluster)) {
 		/* the comment goes first inside <algo>, which stays the file's start */
 		MemOut m;
 		rc = write_xml(&p, memout_open(&m));
@@ -152,6 +157,8 @@ emit_msccl(Diag *dg, const Prog *prog, const BuildOpts *o, FILE *f)
 		const char *xml = m.buf, *nl = rc == 0 ? memchr(xml, '\n', m.len) : NULL;
 		if (nl) {
 			fwrite(xml, 1, (size_t)(nl + 1 - xml), f);
+			if (cluster)
+				fprintf(f, "  <!-- %.*s -->\n", (int)gm.len, gm.buf);
 			if (rooted)
 				root_comment(sel[0], f);
 			if (sched_nreconfig(sel[0]) > 0)
@@ -162,6 +169,7 @@ emit_msccl(Diag *dg, const Prog *prog, const BuildOpts *o, FILE *f)
 	} else if (rc == 0) {
 		rc = write_xml(&p, f);
 	}
+	free(gm.buf);
 	arena_free(&a);
 	return rc;
 }

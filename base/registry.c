@@ -51,6 +51,21 @@ const TopoForm topo_forms[NTOPOKIND] = {
 	               {COUNT("boxes", 1), COUNT("gpus", 2),
 	                {"nic_gbps", A_INT, 1, 1, 1, MAX_NIC_GBPS, NULL}}, 0, 0},
 	              {TR_DIM_SWITCHES, TR_DIM_SWITCHES, TR_VARIANT}, .translations = true},
+	[TK_XGMI_RAILS] = {{"xgmi_rails", "xgmi_rails(boxes B, gpus G, nic_gbps N): B boxes of G GPUs "
+	                                  "fully connected by a link per pair (xGMI), NIC g of every box "
+	                                  "on rail switch g",
+	                    {COUNT("boxes", 1), COUNT("gpus", 2),
+	                     {"nic_gbps", A_INT, 1, 1, 1, MAX_NIC_GBPS, NULL}}, 0, 0},
+	                   {TR_DIMS, TR_DIM_SWITCHES, TR_VARIANT}, .translations = true},
+	[TK_LEAF_SPINE_BOXES] = {{"leaf_spine_boxes",
+	                          "leaf_spine_boxes(boxes B, gpus G, nic_gbps N, spines S): B boxes of G "
+	                          "GPUs on a switch, the box's NICs on its leaf, each leaf joined to the "
+	                          "S spines at N (oversubscription G:S)",
+	                          {COUNT("boxes", 1), COUNT("gpus", 2),
+	                           {"nic_gbps", A_INT, 1, 1, 1, MAX_NIC_GBPS, NULL}, COUNT("spines", 1)},
+	                          0, 0},
+	                         {TR_DIM_SWITCHES, TR_DIMS, TR_VARIANT, TR_SWITCHES},
+	                         .switches_per_dim = 2},
 	[TK_GRAPH] = {{"graph", "graph { nodes N; link a -> b; ... }", {{0}}, 0, 0},
 	              {TR_NONE}, .block = true},
 };

@@ -75,7 +75,7 @@ typedef struct FormSpec {
 
 typedef enum TopoKind {
 	TK_TORUS, TK_MESH, TK_SUPERMESH, TK_HYPERX, TK_SPINE_LEAF, TK_RING, TK_FULL,
-	TK_OPTICAL_RING, TK_RAILS, TK_GRAPH,
+	TK_OPTICAL_RING, TK_RAILS, TK_XGMI_RAILS, TK_LEAF_SPINE_BOXES, TK_GRAPH,
 	NTOPOKIND,
 } TopoKind;
 
@@ -103,6 +103,8 @@ typedef struct TopoForm {
 	                                   dimension): router ports, link plots */
 	int variant_per_rank;           /* a TR_VARIANT integer: when absent this many per
 	                                   rank, and at most that many */
+	int switches_per_dim;           /* switches per unit of a TR_DIM_SWITCHES coordinate
+	                                   (0: one); leaf_spine_boxes: a box's switch and leaf */
 } TopoForm;
 
 extern const TopoForm topo_forms[NTOPOKIND]; /* indexed by TopoKind */

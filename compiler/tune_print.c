@@ -153,6 +153,12 @@ tune_print_table(const Tuner *u, FILE *f)
 			fputs("\n", f);
 			k = j + 1;
 		}
+		MemOut gm; /* on a GPU cluster, which box and GPU each rank is */
+		bool cluster = sched_gpu_map(t->s, memout_open(&gm));
+		memout_close(&gm);
+		if (cluster)
+			fprintf(f, "  ranks: %.*s\n", (int)gm.len, gm.buf);
+		free(gm.buf);
 		if (tune_msccl_kind(t->s->kind)) {
 			char l[32], h[32];
 			human_bytes(plan_lo, l, sizeof l);

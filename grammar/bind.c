@@ -258,8 +258,10 @@ ast_topo_space(Diag *dg, Arena *a, TopoKind k, const Bound *b, NodeSpace *sh)
 				return;
 			}
 		}
-		if (tf->role[i] == TR_SWITCHES || tf->role[i] == TR_DIM_SWITCHES)
+		if (tf->role[i] == TR_SWITCHES)
 			sh->switches += sh->arg[i];
+		if (tf->role[i] == TR_DIM_SWITCHES)
+			sh->switches += sh->arg[i] * (tf->switches_per_dim ? tf->switches_per_dim : 1);
 		if (tf->role[i] == TR_VARIANT)
 			variant = i;
 	}

@@ -264,7 +264,9 @@ alg_ring_symmetric(const AlgCtx *c)
  * c + G - 1 (mod G), so it crosses between boxes from GPU c - 1 to GPU c
  * of the next box, over rail c - 1 or c, a rail no other channel crosses
  * on there: the G channels spread the traffic between boxes over every
- * NIC, as NCCL's channels do (docs/gpu-clusters.md). */
+ * NIC, as NCCL's channels do (docs/gpu-clusters.md). Not on xgmi_rails:
+ * there every channel's step c + k -> c + k + 1 would share the one xGMI
+ * link i -> i + 1, where RCCL's channels take different links. */
 Sched *
 alg_nccl_ring(const AlgCtx *c)
 {

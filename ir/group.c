@@ -82,6 +82,16 @@ rails_node(const Topo *t, const int *mat, const int *vec, int v)
 	return t->nrank + boxes + affine_node(t, mat, vec, v - t->nrank - boxes) % gpus;
 }
 
+/* xgmi_rails: the GPUs move affinely, rail switch g where GPU (0, g)'s
+ * index goes (no box switches). */
+static int
+xgmi_rails_node(const Topo *t, const int *mat, const int *vec, int v)
+{
+	if (v < t->nrank)
+		return affine_node(t, mat, vec, v);
+	return t->nrank + affine_node(t, mat, vec, v - t->nrank) % t->size[1];
+}
+
 static void
 link_text(const Topo *t, int u, int v, char *buf, size_t len)
 {
@@ -493,6 +503,8 @@ build(Diag *dg, Arena *a, const Topo *t, const char *name, Loc loc, const GroupG
 				img[k][v] = spine_leaf_node(t, unit[k].mat, unit[k].vec, v);
 			else if (t->kind == TK_RAILS)
 				img[k][v] = rails_node(t, unit[k].mat, unit[k].vec, v);
+			else if (t->kind == TK_XGMI_RAILS)
+				img[k][v] = xgmi_rails_node(t, unit[k].mat, unit[k].vec, v);
 			else
 				img[k][v] = affine_node(t, unit[k].mat, unit[k].vec, v);
 		}

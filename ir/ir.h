@@ -74,6 +74,13 @@ Topo *topo_spine_leaf(Arena *, const char *name, int spines, int leaves, int hos
 /* rails: boxes x gpus GPUs (box-major), a switch per box, a rail switch per
  * GPU index; NIC links at nic_gbps Gbit/s, the others at net.bandwidth. */
 Topo *topo_rails(Arena *, const char *name, int boxes, int gpus, int nic_gbps, Net);
+/* xgmi_rails: as rails, but each box's GPUs fully connected, a link per
+ * pair at net.bandwidth (xGMI), no box switch. */
+Topo *topo_xgmi_rails(Arena *, const char *name, int boxes, int gpus, int nic_gbps, Net);
+/* leaf_spine_boxes: rails' boxes, a box's NICs on its own leaf switch, each
+ * leaf joined to every spine by a link at nic_gbps (oversubscription G:S). */
+Topo *topo_leaf_spine_boxes(Arena *, const char *name, int boxes, int gpus, int nic_gbps,
+                            int spines, Net);
 /* optical_ring: the static ring (dim 0) plus every circuit the algorithms
  * may switch in (dim 1; optical.c). */
 Topo *topo_optical_ring(Arena *, const char *name, int n, int ports, Net);
@@ -92,6 +99,10 @@ bool topo_has_parallel_links(const Topo *); /* some u -> v has copy 1 */
 const char *topo_kind_name(TopoKind);
 void topo_describe(const Topo *, char *buf, size_t len); /* "torus(8, 8)" */
 void topo_node_name(const Topo *, int node, char *buf, size_t len); /* "(0, 3)" or "5" */
+/* A node as a drawing labels it (DOT, explain): a cluster form's switches
+ * by what they are ("box 1", "rail 3", "leaf 0", "spine 2"), any other
+ * node as topo_node_name names it. */
+void topo_node_label(const Topo *, int node, char *buf, size_t len);
 
 /* ---- routes (route.c) ---- */
 
@@ -800,6 +811,10 @@ int verify_quiet(Diag *, const Sched *, char *why, size_t len);
  * the configuration of its round (optical.c; verify runs it). */
 int verify_phases(Diag *, const Sched *);
 int sched_nreconfig(const Sched *);
+/* On a GPU cluster form (rails, xgmi_rails, leaf_spine_boxes): writes which
+ * box and GPU each rank of s is, one line without a newline, '>' or two
+ * dashes (an XML comment carries it), and returns true; false elsewhere. */
+bool sched_gpu_map(const Sched *, FILE *);
 void metrics(const Sched *, double bytes, Metrics *);
 
 /* A symmetric schedule's base transfers by round (metrics.c): round r's are

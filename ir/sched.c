@@ -10,6 +10,7 @@
  * that the hops their routes need are estimated and held against
  * MAX_ROUTE_HOPS before any route is built (ir/estimate.c).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -389,4 +390,29 @@ sched_abort(SchedBuilder *b)
 	s->nmsg = s->nroute = 0;
 	free(b->from_routes);
 	b->from_routes = NULL;
+}
+
+bool
+sched_gpu_map(const Sched *s, FILE *f)
+{
+	const Topo *t = s->topo;
+	if (t->kind != TK_RAILS && t->kind != TK_XGMI_RAILS && t->kind != TK_LEAF_SPINE_BOXES)
+		return false;
+	int gpus = t->size[1];
+	bool box_major = s->nrank == t->nrank;
+	for (int r = 0; r < s->nrank && box_major; r++)
+		box_major = s->rank_node[r] == r;
+	char desc[128];
+	topo_describe(t, desc, sizeof desc);
+	fprintf(f, "%s on %s: rank r runs on GPU (box, gpu)", s->name, desc);
+	if (box_major) {
+		fprintf(f, " = (r / %d, r %% %d), box-major: launch rank r on box r / %d with the box's "
+		        "GPU r %% %d as its device", gpus, gpus, gpus, gpus);
+		return true;
+	}
+	fputc(':', f);
+	for (int r = 0; r < s->nrank; r++)
+		fprintf(f, "%s rank %d (%d, %d)", r ? "," : "", r, s->rank_node[r] / gpus,
+		        s->rank_node[r] % gpus);
+	return true;
 }

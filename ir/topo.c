@@ -18,6 +18,15 @@
  *                      switch (NVSwitch), then the rail switches; a GPU's
  *                      links: its box switch, then its NIC's rail switch;
  *                      box switch -> its GPUs; rail g -> GPU g of each box
+ *   xgmi_rails:        GPUs first (id box * gpus + index), then the rail
+ *                      switches; a GPU's links: the other GPUs of its box
+ *                      by index, then its NIC's rail; rail g -> GPU g of
+ *                      each box
+ *   leaf_spine_boxes:  GPUs first (id box * gpus + index), then the box
+ *                      switches, the leaves (one per box), the spines; a
+ *                      GPU's links: its box switch, then its NIC's leaf;
+ *                      box switch -> its GPUs; leaf -> its box's GPUs,
+ *                      then the spines; spine -> the leaves
  *   graph:             in the order the links were written
  */
 #include <stdlib.h>
@@ -295,6 +304,73 @@ topo_rails(Arena *a, const char *name, int boxes, int gpus, int nic_gbps, Net ne
 	return t;
 }
 
+/* B boxes of G GPUs as MI300X-like platforms are cabled: a box's GPUs are
+ * fully connected, one xGMI link per pair at the network's link_bandwidth
+ * (no switch: a GPU's G - 1 links are its own, so a box's traffic between
+ * two GPUs does not share a link with any other pair's); NICs as rails'. */
+Topo *
+topo_xgmi_rails(Arena *a, const char *name, int boxes, int gpus, int nic_gbps, Net net)
+{
+	Builder b;
+	int size[2] = {boxes, gpus};
+	Topo *t = new_topo(&b, a, TK_XGMI_RAILS, name, 2, size, net);
+	int ranks = boxes * gpus;
+	t->variant = nic_gbps;
+	t->nnode = ranks + gpus;
+	t->is_switch = arena_alloc(a, (size_t)t->nnode);
+	memset(t->is_switch + ranks, 1, (size_t)gpus);
+	for (int r = 0; r < ranks; r++) {
+		int box0 = r / gpus * gpus;
+		for (int k = 0; k < gpus; k++)
+			if (box0 + k != r)
+				add_link(&b, r, box0 + k, -1, 0);
+		add_link(&b, r, ranks + r % gpus, -1, 0);
+		t->link[t->nlink - 1].bandwidth = nic_gbps * 1e9;
+		add_link(&b, ranks + r % gpus, r, -1, 0);
+		t->link[t->nlink - 1].bandwidth = nic_gbps * 1e9;
+	}
+	finish(&b);
+	return t;
+}
+
+/* B boxes of G GPUs on a leaf-spine network: a box's GPUs meet at its
+ * switch at link_bandwidth (as rails'); GPU g's NIC, at nic_gbps, goes to
+ * the box's leaf (top-of-rack) switch, which has one link at nic_gbps to
+ * each of the S spines: G NICs down and S links up, oversubscription G:S
+ * (S = G is 1:1, S = G / 2 is 2:1), so the boxes together reach each
+ * other at S x nic_gbps a box where rails give them G x nic_gbps. */
+Topo *
+topo_leaf_spine_boxes(Arena *a, const char *name, int boxes, int gpus, int nic_gbps, int spines,
+                      Net net)
+{
+	Builder b;
+	int size[2] = {boxes, gpus};
+	Topo *t = new_topo(&b, a, TK_LEAF_SPINE_BOXES, name, 2, size, net);
+	int ranks = boxes * gpus, leaf0 = ranks + boxes, spine0 = ranks + 2 * boxes;
+	double nic = nic_gbps * 1e9;
+	t->variant = nic_gbps;
+	t->nnode = spine0 + spines;
+	t->is_switch = arena_alloc(a, (size_t)t->nnode);
+	memset(t->is_switch + ranks, 1, (size_t)(2 * boxes + spines));
+	for (int r = 0; r < ranks; r++) {
+		add_link(&b, r, ranks + r / gpus, -1, 0);
+		add_link(&b, ranks + r / gpus, r, -1, 0);
+		add_link(&b, r, leaf0 + r / gpus, -1, 0);
+		t->link[t->nlink - 1].bandwidth = nic;
+		add_link(&b, leaf0 + r / gpus, r, -1, 0);
+		t->link[t->nlink - 1].bandwidth = nic;
+	}
+	for (int l = 0; l < boxes; l++)
+		for (int s = 0; s < spines; s++) {
+			add_link(&b, leaf0 + l, spine0 + s, -1, 0);
+			t->link[t->nlink - 1].bandwidth = nic;
+			add_link(&b, spine0 + s, leaf0 + l, -1, 0);
+			t->link[t->nlink - 1].bandwidth = nic;
+		}
+	finish(&b);
+	return t;
+}
+
 /* The circuits an optical ring's switch may be asked for beyond the initial
  * ring: block offsets +-2^k, forward (last node of b to first of b + d) and
  * the reverse fibers of every forward one, the ring's included (ir.h). */
@@ -466,6 +542,19 @@ rails_links(const TopoShape *s) /* size: boxes, gpus; each GPU two links each wa
 	return 4.0 * s->size[0] * s->size[1];
 }
 
+static double
+xgmi_rails_links(const TopoShape *s) /* size: boxes, gpus; G - 1 xGMI links, a NIC each way */
+{
+	return (double)s->size[0] * s->size[1] * (s->size[1] + 1);
+}
+
+static double
+leaf_spine_boxes_links(const TopoShape *s) /* size: boxes, gpus; switches: 2 a box, spines */
+{
+	double boxes = s->size[0], spines = s->switches - 2.0 * boxes;
+	return 4.0 * boxes * s->size[1] + 2.0 * boxes * spines;
+}
+
 #define GRID_BUILDER(fn, kind) \
 	static Topo *fn(Arena *a, const char *name, const TopoShape *s, Net net) \
 	{ \
@@ -492,6 +581,19 @@ build_rails(Arena *a, const char *name, const TopoShape *s, Net net)
 }
 
 static Topo *
+build_xgmi_rails(Arena *a, const char *name, const TopoShape *s, Net net)
+{
+	return topo_xgmi_rails(a, name, s->size[0], s->size[1], s->variant, net);
+}
+
+static Topo *
+build_leaf_spine_boxes(Arena *a, const char *name, const TopoShape *s, Net net)
+{
+	return topo_leaf_spine_boxes(a, name, s->size[0], s->size[1], s->variant,
+	                             s->switches - 2 * s->size[0], net);
+}
+
+static Topo *
 build_optical_ring(Arena *a, const char *name, const TopoShape *s, Net net)
 {
 	return topo_optical_ring(a, name, s->size[0], s->variant, net);
@@ -507,6 +609,8 @@ const TopoBuilder topo_builders[NTOPOKIND] = {
 	[TK_FULL] = {build_full, full_links},
 	[TK_OPTICAL_RING] = {build_optical_ring, optical_links},
 	[TK_RAILS] = {build_rails, rails_links},
+	[TK_XGMI_RAILS] = {build_xgmi_rails, xgmi_rails_links},
+	[TK_LEAF_SPINE_BOXES] = {build_leaf_spine_boxes, leaf_spine_boxes_links},
 	[TK_GRAPH] = {NULL, NULL}, /* a block form: lower.c builds it from its links */
 };
 
@@ -562,7 +666,7 @@ topo_describe(const Topo *t, char *buf, size_t len)
 	for (int i = 0, k = 0; i < MAX_PARAMS; i++) {
 		bool dim = tf->role[i] == TR_DIMS || tf->role[i] == TR_DIM_SWITCHES;
 		if (tf->role[i] == TR_DIM_SWITCHES)
-			switches -= t->size[k];
+			switches -= t->size[k] * (tf->switches_per_dim ? tf->switches_per_dim : 1);
 		k += dim ? (tf->form.param[i].label ? 1 : t->ndim - labelled) : 0;
 	}
 	const char *sep = "";
@@ -599,6 +703,28 @@ topo_describe(const Topo *t, char *buf, size_t len)
 	}
 	if (n < len)
 		snprintf(buf + n, len - n, ")");
+}
+
+void
+topo_node_label(const Topo *t, int node, char *buf, size_t len)
+{
+	int boxes = t->size[0], k = node - t->nrank;
+	bool cluster = t->kind == TK_RAILS || t->kind == TK_XGMI_RAILS ||
+	               t->kind == TK_LEAF_SPINE_BOXES;
+	if (!cluster || k < 0) {
+		topo_node_name(t, node, buf, len);
+		return;
+	}
+	if (t->kind == TK_XGMI_RAILS) /* no box switches: the rails follow the GPUs */
+		k += boxes;
+	if (k < boxes)
+		snprintf(buf, len, "box %d", k);
+	else if (t->kind != TK_LEAF_SPINE_BOXES)
+		snprintf(buf, len, "rail %d", k - boxes);
+	else if (k < 2 * boxes)
+		snprintf(buf, len, "leaf %d", k - boxes);
+	else
+		snprintf(buf, len, "spine %d", k - 2 * boxes);
 }
 
 void

@@ -41,7 +41,8 @@ static const struct {
 	unsigned kinds, forms;
 	const char *message;
 } refusals[] = {
-	{"pipelined_trees", KIND(CK_ALLREDUCE), TOPO(TK_SPINE_LEAF) | TOPO(TK_RAILS),
+	{"pipelined_trees", KIND(CK_ALLREDUCE), TOPO(TK_SPINE_LEAF) | TOPO(TK_RAILS) | TOPO(TK_XGMI_RAILS) |
+	     TOPO(TK_LEAF_SPINE_BOXES),
 	 "disjoint trees span every node; 'T' has switches"},
 	{"pipelined_trees", KIND(CK_REDUCE_SCATTER) | KIND(CK_ALLGATHER), TOPO(TK_MESH),
 	 "no 4 link-disjoint spanning trees on 'T'"},

@@ -1297,8 +1297,40 @@ test_tune_msccl_unfit(void)
 	                         "limits") &&
 	             strstr(err, "tune: AR-00-nccl_ring-67108864-67108864.xml: MSCCL") &&
 	             strstr(err, "1 MSCCL files in"), __LINE__, __FILE__, "%s", err);
+	/* the plan and its file say which box and GPU each rank is */
+	const char *map = "AR on rails(boxes 2, gpus 8, nic_gbps 400): rank r runs on GPU (box, gpu) = "
+	                  "(r / 8, r % 8), box-major";
+	char line[256];
+	snprintf(line, sizeof line, "\n  ranks: %s", map);
+	assert_named(strstr(out, line) != NULL, __LINE__, __FILE__, "%s", out);
 	free(out), free(err);
 	CU_ASSERT(cli_exists("unfit/AR-00-nccl_ring-67108864-67108864.xml"));
+	char path[512];
+	snprintf(path, sizeof path, "%s/unfit/AR-00-nccl_ring-67108864-67108864.xml", cli_tmpdir);
+	char *xml = slurp(path, NULL);
+	CU_ASSERT(xml && strstr(xml, map));
+	free(xml);
+}
+
+/* tune --mpi-lib on a GPU cluster: the library's header says which box
+ * and GPU each rank of the communicator is, under the schedule's entry. */
+static void
+test_tune_mpi_lib_gpus(void)
+{
+	char args[512], *out, *err;
+	snprintf(args, sizeof args, "tune examples/mi300x-cluster.coll --collective AG_ring --sizes "
+	         "1MiB --mode flow --mpi-lib %s/gpus", cli_tmpdir);
+	CU_ASSERT_EQUAL_FATAL(cli_collc(args, &out, &err), 0);
+	free(out), free(err);
+	snprintf(args, sizeof args, "%s/gpus/collc.h", cli_tmpdir);
+	char *h = slurp(args, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+	const char *decl = strstr(h, "int collc_AG_ring_0(");
+	const char *map = strstr(h, "\n/* AG_ring_0 on xgmi_rails(boxes 2, gpus 8, nic_gbps 400): rank r "
+	                            "runs on GPU (box, gpu) = (r / 8, r % 8), box-major");
+	assert_named(decl && map && map > decl && !memchr(decl, '\n', (size_t)(map - decl) - 1) &&
+	             strstr(map, "(the communicator's rank r) */\n"), __LINE__, __FILE__, "%s", h);
+	free(h);
 }
 
 CU_TestInfo cli_tests[] = {
@@ -1313,6 +1345,8 @@ CU_TestInfo cli_tests[] = {
 	 test_tune_msccl_rank_form},
 	{"tune --msccl-dir: a choice that does not fit MSCCL leaves the next that fits, a note",
 	 test_tune_msccl_unfit},
+	{"tune --mpi-lib on a GPU cluster: the header says each rank's box and GPU",
+	 test_tune_mpi_lib_gpus},
 	{"build --target msccl: a note says the channels, instances and protocol chosen",
 	 test_build_msccl_note},
 	{"sweep: shards merge byte-identically; busbw; statuses; spec errors", test_sweep},

@@ -372,12 +372,45 @@ test_commands(void)
 	free(out);
 }
 
+/* leaf_spine_boxes on generated clusters (2..4 boxes of 2, 4 or 8 GPUs,
+ * NVLink 450 GB/s, 400 Gbit/s NICs): a box's leaf has G NICs down and S
+ * spine links up, so broadcast's bound, the root's box's way out, is
+ * S x 50 GB/s; at 2:1 (S = G / 2) it is half the 1:1 bound (S = G), and
+ * allgather's bound does not rise. */
+static void
+test_oversubscribed(void)
+{
+	Arena a = {0};
+	Net net = net_defaults;
+	net.bandwidth = 3600e9;
+	for (int boxes = 2; boxes <= 4; boxes++)
+		for (int gpus = 2; gpus <= 8; gpus *= 2) {
+			CutBound bc[2], ag[2];
+			for (int over = 0; over < 2; over++) {
+				int spines = gpus >> over;
+				Topo *t = topo_leaf_spine_boxes(&a, "C", boxes, gpus, 400, spines, net);
+				bc[over] = on_topo(t, CK_BROADCAST);
+				ag[over] = on_topo(t, CK_ALLGATHER);
+				assert_named(near(bc[over].busbw / 1e9, spines * 50.0), __LINE__, __FILE__,
+				             "%d x %d, %d spines: broadcast %.6g GB/s, want %d", boxes, gpus,
+				             spines, bc[over].busbw / 1e9, spines * 50);
+			}
+			CU_ASSERT(near(bc[1].busbw * 2, bc[0].busbw));
+			CU_ASSERT(ag[1].busbw <= ag[0].busbw * (1 + 1e-12));
+			for (int k = 0; k < 2; k++)
+				cutbound_free(&bc[k]), cutbound_free(&ag[k]);
+		}
+	arena_free(&a);
+}
+
 CU_TestInfo cutbound_tests[] = {
 	{"closed forms: rings, full graphs, tori, meshes, spine-leaf", test_closed_forms},
 	{"two GPU boxes joined by NIC links, both ways and one-way", test_two_boxes},
 	{"random graphs: every kind equals the least ratio over every subset",
 	 test_random_against_every_subset},
 	{"a 1024-GPU cluster within the work limit", test_gpu_cluster},
+	{"leaf_spine_boxes: 2:1 halves the broadcast bound of 1:1, generated clusters",
+	 test_oversubscribed},
 	{"check, sim and tune on two GPU boxes: the box's cut binds", test_commands},
 	CU_TEST_INFO_NULL,
 };

@@ -817,6 +817,7 @@ CU_TestInfo msccl_tests[] = {
 	{"128 and 256 ranks: ring and SP on 8x16, 16x16 written, read back, run", test_scale_128_256},
 	{"in-place allgather: the copy home waits; a racy file is rejected", test_allgather_race},
 	{"broadcast and reduce: written with their root, read back, run", test_broadcast_reduce},
+	{"GPU clusters: each rank's box and GPU in a comment, read back, run", test_gpu_map},
 	{"layout: MSCCL takes the order with the fewest runs", test_layout_runs},
 	{"the copy home is a step per run", test_copy_home_runs},
 	{"collc run: every operator and datatype, schedules and XML", test_run_ops_and_types},

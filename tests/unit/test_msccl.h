@@ -41,6 +41,7 @@ void test_scale_128_256(void);
 void test_gpu_cluster(void);
 void test_allgather_race(void);
 void test_broadcast_reduce(void);
+void test_gpu_map(void);
 void test_copy_home_runs(void);
 void test_layout_runs(void);
 

@@ -738,6 +738,47 @@ test_broadcast_reduce(void)
 	free(text);
 }
 
+/* On a GPU cluster the file says which box and GPU each rank is, in a
+ * comment after <algo> (the executor's parser skips it; docs/msccl.md):
+ * box-major by a formula, a `ranks` list rank by rank; each file reads
+ * back under the executor's rules and runs. */
+void
+test_gpu_map(void)
+{
+	Diag dgv = diag_new(), *dg = &dgv;
+	static const struct {
+		const char *text, *want;
+	} cases[] = {
+		{"topology C = xgmi_rails(boxes 2, gpus 4, nic_gbps 400);\n"
+		 "collective allgather A on C { algorithm ring; }\n",
+		 "<!-- A on xgmi_rails(boxes 2, gpus 4, nic_gbps 400): rank r runs on GPU (box, gpu) = "
+		 "(r / 4, r % 4), box-major"},
+		{"topology C = rails(boxes 2, gpus 2, nic_gbps 400);\n"
+		 "collective allgather A on C { algorithm ring; ranks (1, 0), (0, 1), (0, 0), (1, 1); }\n",
+		 "<!-- A on rails(boxes 2, gpus 2, nic_gbps 400): rank r runs on GPU (box, gpu): "
+		 "rank 0 (1, 0), rank 1 (0, 1), rank 2 (0, 0), rank 3 (1, 1) -->"},
+		{"topology C = leaf_spine_boxes(boxes 2, gpus 2, nic_gbps 400, spines 1);\n"
+		 "collective allreduce A on C { algorithm ring; }\n",
+		 "<!-- A on leaf_spine_boxes(boxes 2, gpus 2, nic_gbps 400, spines 1): rank r runs on GPU "
+		 "(box, gpu) = (r / 2, r % 2)"},
+	};
+	for (size_t i = 0; i < countof(cases); i++) {
+		BuildOpts bo = {0};
+		size_t xlen = 0;
+		char *xml = built_xml(dg, __LINE__, cases[i].text, &bo, &xlen, "case %zu", i);
+		if (!xml)
+			continue;
+		const char *c = strstr(xml, cases[i].want);
+		assert_named(c && strncmp(xml, "<algo ", 6) == 0 && c == strchr(xml, '\n') + 3, __LINE__,
+		             __FILE__, "case %zu: the comment right after <algo>: %.300s", i, xml);
+		char *diag = NULL;
+		int rc = run_sized(dg, "g.xml", xml, xlen, false, true, 1 << 14, true, RD_INT32, &diag);
+		assert_named(rc == 0, __LINE__, __FILE__, "case %zu runs: %s", i, diag);
+		free(diag);
+		free(xml);
+	}
+}
+
 /* The copy home after the last round is one step per run: the chain
  * broadcast's root copies its 8 segments from input to output in one cpy
  * of 8 chunks, not 8 of one; and the program runs. */

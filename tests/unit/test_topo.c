@@ -219,6 +219,106 @@ test_rails(void)
 	arena_free(&a);
 }
 
+/* xgmi_rails(boxes B, gpus G, nic_gbps N) on generated sizes: GPU (b, g)
+ * is b * G + g, one link each way to every other GPU of its box at
+ * link_bandwidth and none to another box's, and one to rail switch g at N
+ * Gbit/s; the rails join only GPU g of every box; no box switches. */
+static void
+test_xgmi_rails(void)
+{
+	Arena a = {0};
+	for (int boxes = 1; boxes <= 4; boxes++)
+		for (int gpus = 2; gpus <= 8; gpus++) {
+			int ranks = boxes * gpus, nic = 100 * gpus;
+			Topo *t = topo_xgmi_rails(&a, "C", boxes, gpus, nic, net_defaults);
+			CU_ASSERT_EQUAL(t->nnode, ranks + gpus);
+			CU_ASSERT_EQUAL(t->nrank, ranks);
+			CU_ASSERT_EQUAL(t->nlink, ranks * (gpus + 1));
+			CU_ASSERT_EQUAL(t->nlink, (int)topo_link_estimate(TK_XGMI_RAILS, &(TopoShape){
+			                    .ndim = 2, .size = {boxes, gpus}}));
+			for (int r = 0; r < ranks; r++) {
+				int rail = ranks + r % gpus;
+				CU_ASSERT(!t->is_switch[r] && t->is_switch[rail]);
+				CU_ASSERT_EQUAL(degree(t, r), gpus);
+				for (int u = 0; u < ranks; u++) {
+					int l = topo_find_link(t, r, u, 0);
+					CU_ASSERT_EQUAL(l >= 0, u != r && u / gpus == r / gpus);
+					CU_ASSERT(l < 0 || t->link[l].bandwidth == net_defaults.bandwidth);
+					CU_ASSERT_EQUAL(topo_nlinks_between(t, r, u), l >= 0);
+				}
+				int nl = topo_find_link(t, r, rail, 0);
+				CU_ASSERT_FATAL(nl >= 0);
+				CU_ASSERT_EQUAL(t->link[nl].bandwidth, nic * 1e9);
+				CU_ASSERT(topo_find_link(t, rail, r, 0) >= 0);
+			}
+			for (int g = 0; g < gpus; g++)
+				CU_ASSERT_EQUAL(degree(t, ranks + g), boxes);
+		}
+	Topo *c = topo_xgmi_rails(&a, "C", 4, 8, 400, net_defaults);
+	char buf[64];
+	topo_describe(c, buf, sizeof buf);
+	CU_ASSERT_STRING_EQUAL(buf, "xgmi_rails(boxes 4, gpus 8, nic_gbps 400)");
+	topo_node_name(c, 11, buf, sizeof buf);
+	CU_ASSERT_STRING_EQUAL(buf, "(1, 3)");
+	arena_free(&a);
+}
+
+/* leaf_spine_boxes(boxes B, gpus G, nic_gbps N, spines S) on generated
+ * sizes: GPU (b, g) to box switch b at link_bandwidth and to leaf b at N;
+ * leaf b to its G GPUs and to every spine at N; the estimate exact. */
+static void
+test_leaf_spine_boxes(void)
+{
+	Arena a = {0};
+	for (int boxes = 1; boxes <= 4; boxes++)
+		for (int gpus = 2; gpus <= 8; gpus += 3)
+			for (int spines = 1; spines <= gpus; spines++) {
+				int ranks = boxes * gpus, leaf0 = ranks + boxes, spine0 = ranks + 2 * boxes;
+				Topo *t = topo_leaf_spine_boxes(&a, "C", boxes, gpus, 400, spines, net_defaults);
+				CU_ASSERT_EQUAL(t->nnode, spine0 + spines);
+				CU_ASSERT_EQUAL(t->nrank, ranks);
+				CU_ASSERT_EQUAL(t->nlink, (int)topo_link_estimate(TK_LEAF_SPINE_BOXES, &(TopoShape){
+				                    .ndim = 2, .size = {boxes, gpus}, .switches = 2 * boxes + spines}));
+				for (int r = 0; r < ranks; r++) {
+					int up = topo_find_link(t, r, ranks + r / gpus, 0);
+					int nl = topo_find_link(t, r, leaf0 + r / gpus, 0);
+					CU_ASSERT_FATAL(up >= 0 && nl >= 0 && degree(t, r) == 2);
+					CU_ASSERT(t->link[up].bandwidth == net_defaults.bandwidth &&
+					          t->link[nl].bandwidth == 400e9);
+				}
+				for (int l = 0; l < boxes; l++) {
+					CU_ASSERT_EQUAL(degree(t, leaf0 + l), gpus + spines);
+					for (int k = 0; k < spines; k++)
+						CU_ASSERT(topo_find_link(t, leaf0 + l, spine0 + k, 0) >= 0 &&
+						          topo_find_link(t, spine0 + k, leaf0 + l, 0) >= 0);
+				}
+				for (int k = 0; k < spines; k++)
+					CU_ASSERT_EQUAL(degree(t, spine0 + k), boxes);
+			}
+	char buf[96];
+	Topo *c = topo_leaf_spine_boxes(&a, "C", 4, 8, 400, 4, net_defaults);
+	topo_describe(c, buf, sizeof buf);
+	CU_ASSERT_STRING_EQUAL(buf, "leaf_spine_boxes(boxes 4, gpus 8, nic_gbps 400, spines 4)");
+	/* the drawings' labels: each switch by what it is, the GPUs by coordinates */
+	static const struct {
+		int node;
+		const char *label;
+	} labels[] = {{9, "(1, 1)"}, {32, "box 0"}, {35, "box 3"}, {36, "leaf 0"}, {39, "leaf 3"},
+	              {40, "spine 0"}, {43, "spine 3"}};
+	for (size_t i = 0; i < countof(labels); i++) {
+		topo_node_label(c, labels[i].node, buf, sizeof buf);
+		CU_ASSERT_STRING_EQUAL(buf, labels[i].label);
+	}
+	Topo *r = topo_rails(&a, "R", 2, 8, 400, net_defaults);
+	topo_node_label(r, 17, buf, sizeof buf);
+	CU_ASSERT_STRING_EQUAL(buf, "box 1");
+	topo_node_label(r, 25, buf, sizeof buf);
+	CU_ASSERT_STRING_EQUAL(buf, "rail 7");
+	topo_node_label(topo_xgmi_rails(&a, "X", 2, 8, 400, net_defaults), 16, buf, sizeof buf);
+	CU_ASSERT_STRING_EQUAL(buf, "rail 0");
+	arena_free(&a);
+}
+
 /* The form's mistakes, each located. */
 static void
 test_rails_errors(void)
@@ -240,6 +340,20 @@ test_rails_errors(void)
 		{"topology C = rails(boxes 2, gpus 8, nic_gbps 400);\n"
 		 "collective broadcast B on C { algorithm packing; root (1, 8); }\n",
 		 "2:59: error: coordinate 2 of this node is 8; rails(boxes 2, gpus 8) takes 0..7"},
+		{"topology C = xgmi_rails(boxes 2, gpus 8);\n", "1:14: error: xgmi_rails needs 'nic_gbps'"},
+		{"topology C = xgmi_rails(boxes 2, gpus 1, nic_gbps 400);\n",
+		 "1:39: error: the gpus of xgmi_rails must be at least 2, got 1"},
+		{"topology C = xgmi_rails(boxes 2, gpus 8, nic_gbps 400);\n"
+		 "collective broadcast B on C { algorithm packing; root 16; }\n",
+		 "2:55: error: node 16 is a switch, not a rank"},
+		{"topology C = xgmi_rails(boxes 2, gpus 8, nic_gbps 400);\n"
+		 "collective broadcast B on C { algorithm packing; root (2, 0); }\n",
+		 "2:56: error: coordinate 1 of this node is 2; xgmi_rails(boxes 2, gpus 8) takes 0..1"},
+		{"topology C = leaf_spine_boxes(boxes 2, gpus 8, nic_gbps 400);\n",
+		 "1:14: error: leaf_spine_boxes needs 'spines'"},
+		{"topology C = leaf_spine_boxes(boxes 2, gpus 8, nic_gbps 400, spines 4);\n"
+		 "collective broadcast B on C { algorithm packing; root 16; }\n",
+		 "2:55: error: node 16 is a switch, not a rank"},
 	};
 	Diag dgv = diag_new(), *dg = &dgv;
 	for (size_t i = 0; i < countof(cases); i++) {
@@ -619,6 +733,9 @@ CU_TestInfo topo_tests[] = {
 	{"hyperx, full, spine-leaf, optical ring, graph", test_others},
 	{"rails: generated sizes, and the 2 x 8 graph it replaces", test_rails},
 	{"rails: every mistake located", test_rails_errors},
+	{"xgmi_rails: generated sizes, a link per pair in a box", test_xgmi_rails},
+	{"leaf_spine_boxes: generated sizes, a leaf per box, every leaf on every spine",
+	 test_leaf_spine_boxes},
 	{"routes: shortest_path, dor, cache", test_routes},
 	{"routes: fastest by bandwidth (xGMI detour, one-way, parallel links)", test_routes_fastest},
 	{"routes: fastest = shortest_path where every link has one bandwidth", test_routes_uniform},
