@@ -380,6 +380,40 @@ margin_at(const Tuned *t, int k)
 	return b > 0 ? (s - b) / b * 100 : 0;
 }
 
+/* NCCL's choice at size k on a rails cluster: the faster of the nccl_ring
+ * and nccl_tree candidates there (NCCL's tuner runs its fastest algorithm
+ * per size, src/graph/tuning.cc); -1 off rails or where neither ran. */
+static int
+nccl_choice(const Tuned *t, int k)
+{
+	if (t->s->topo->kind != TK_RAILS)
+		return -1;
+	int b = -1;
+	for (int i = 0; i < t->ncand; i++) {
+		const Cand *c = &t->cand[i];
+		if ((strcmp(c->key, "nccl_ring") == 0 || strcmp(c->key, "nccl_tree") == 0) &&
+		    c->time_s[k] > 0 && (b < 0 || c->time_s[k] < t->cand[b].time_s[k]))
+			b = i;
+	}
+	return b;
+}
+
+/* The table's two cells against NCCL's choice: which, and the gain (its
+ * time / the choice's). */
+static void
+nccl_cells(Table *tab, const Tuned *t, int k)
+{
+	int n = nccl_choice(t, k);
+	double b = t->cand[t->best[k]].time_s[k];
+	if (n < 0 || b <= 0) {
+		table_cell(tab, "-");
+		table_cell(tab, "-");
+		return;
+	}
+	table_cell(tab, "%s", t->cand[n].key);
+	table_cell(tab, "%.2fx", t->cand[n].time_s[k] / b);
+}
+
 /* the choice's busbw as a share of the bound (0 without one) */
 static double
 share_at(const Tuned *t, const TuneArgs *a, int k)
@@ -399,9 +433,10 @@ print_table(const Tuner *u, FILE *f)
 		        i ? "\n" : "", t->s->name, coll_kind_name[t->s->kind], t->s->nrank, desc,
 		        t->ncand, t->bound);
 		static const char *const head[] = {"size", "choice", "time(us)", "busbw", "bound",
-		                                   "runner-up", "margin"};
+		                                   "runner-up", "margin", "NCCL's choice", "gain"};
+		bool rails = t->s->topo->kind == TK_RAILS;
 		Table tab;
-		table_init(&tab, (int)countof(head), head, "rlrrrlr");
+		table_init(&tab, (int)countof(head) - (rails ? 0 : 2), head, "rlrrrlrlr");
 		for (int k = 0; k < a->nsize; k++) {
 			const Cand *b = &t->cand[t->best[k]];
 			table_cell(&tab, "%.0f", a->sizes[k]);
@@ -416,6 +451,8 @@ print_table(const Tuner *u, FILE *f)
 				table_cell(&tab, "-");
 				table_cell(&tab, "-");
 			}
+			if (rails)
+				nccl_cells(&tab, t, k);
 		}
 		table_print(&tab, f);
 		table_free(&tab);
@@ -452,6 +489,12 @@ print_table(const Tuner *u, FILE *f)
 			        "algorithm runs\n", l, h);
 		}
 	}
+	for (int i = 0; i < u->nt; i++)
+		if (u->t[i].s->topo->kind == TK_RAILS) {
+			fprintf(f, "NCCL's choice (rails clusters): the faster of nccl_ring and nccl_tree at the "
+			           "size; gain:\nits time / the choice's\n");
+			break;
+		}
 	fprintf(f, "size in bytes; time of the choice; busbw in GB/s as nccl-tests computes it;\n"
 	           "bound: busbw as a share of the most any schedule can reach (collc sim's bound);\n"
 	           "margin: how much slower the runner-up is; [MSCCL ...]: the protocol and\n"

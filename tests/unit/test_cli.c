@@ -1335,6 +1335,7 @@ CU_TestInfo cli_tests[] = {
 	{"tune --msccl-dir: the executor's selection picks the planned file, 1 KiB to 1 GiB",
 	 test_tune_msccl_dir},
 	{"sim --compare: speedup and energy against the baseline", test_sim_compare},
+	{"rails: sim --compare and tune against NCCL's choice (2 x 8, 2 sizes)", test_nccl_choice},
 	{"write errors, symbolic links, modes", test_write_errors_and_links},
 	{"help, version, usage errors", test_help_and_version},
 	{"golden command lines: --opt=value, help, suggestions", test_cli_golden},

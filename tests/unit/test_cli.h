@@ -1,4 +1,4 @@
-/* test_cli.h: what the cli suite's files share (test_cli.c, test_cli_sweep.c). */
+/* test_cli.h: what the cli suite's files share (test_cli.c, test_cli_sweep.c, test_cli_nccl.c). */
 #ifndef COLLC_TEST_CLI_H
 #define COLLC_TEST_CLI_H
 
@@ -18,5 +18,8 @@ void test_sweep_file_network(void);
 void test_sweep_axes_registry(void);
 void test_sweep_interrupt(void);
 void test_sweep_estimate(void);
+
+/* test_cli_nccl.c */
+void test_nccl_choice(void);
 
 #endif
