@@ -1279,8 +1279,8 @@ test_run_range_start(void)
 
 /* tune --msccl-dir on the 2 x 8 cluster at 64 MiB, by dependencies: the
  * plan's choice (a packing) needs more steps per thread block than MSCCL
- * allows at any width; the file holds the fastest candidate that fits, a
- * note says so, and the plan is written (it failed, status 1, before). */
+ * allows at any width; the file holds the fastest candidate that fits (the
+ * file's AR_nccl_tree, NCCL's tree), a note says so, and the plan is written (it failed, status 1, before). */
 static void
 test_tune_msccl_unfit(void)
 {
@@ -1289,10 +1289,10 @@ test_tune_msccl_unfit(void)
 	         "--sync deps --msccl-dir %s/unfit", cli_tmpdir);
 	CU_ASSERT_EQUAL(cli_collc(args, &out, &err), 0);
 	assert_named(strstr(err, "note: AR: packing") && strstr(err, "does not fit MSCCL's limits") &&
-	             strstr(err, "AR-00-nccl_ring-67108864-67108864.xml holds the fastest that fits") &&
+	             strstr(err, "AR-00-AR_nccl_tree-nccl_tree-67108864-67108864.xml holds the fastest that fits") &&
 	             strstr(err, "1 MSCCL files in"), __LINE__, __FILE__, "%s", err);
 	free(out), free(err);
-	CU_ASSERT(cli_exists("unfit/AR-00-nccl_ring-67108864-67108864.xml"));
+	CU_ASSERT(cli_exists("unfit/AR-00-AR_nccl_tree-nccl_tree-67108864-67108864.xml"));
 }
 
 CU_TestInfo cli_tests[] = {
