@@ -73,21 +73,58 @@ ring_prog_busbw(const Tuned *t, const TuneArgs *a, int k)
 	return 0;
 }
 
+/* NCCL's choice at size k on a rails cluster: the faster of the nccl_ring
+ * and nccl_tree candidates there (NCCL's tuner runs its fastest algorithm
+ * per size, src/graph/tuning.cc); -1 off rails or where neither ran. */
+static int
+nccl_choice(const Tuned *t, int k)
+{
+	if (t->s->topo->kind != TK_RAILS)
+		return -1;
+	int b = -1;
+	for (int i = 0; i < t->ncand; i++) {
+		const Cand *c = &t->cand[i];
+		if ((strcmp(c->key, "nccl_ring") == 0 || strcmp(c->key, "nccl_tree") == 0) &&
+		    c->time_s[k] > 0 && (b < 0 || c->time_s[k] < t->cand[b].time_s[k]))
+			b = i;
+	}
+	return b;
+}
+
+/* The table's two cells against NCCL's choice: which, and the gain (its
+ * time / the choice's). */
+static void
+nccl_cells(Table *tab, const Tuned *t, int k)
+{
+	int n = nccl_choice(t, k);
+	double b = t->cand[t->best[k]].time_s[k];
+	if (n < 0 || b <= 0) {
+		table_cell(tab, "-");
+		table_cell(tab, "-");
+		return;
+	}
+	table_cell(tab, "%s", t->cand[n].key);
+	table_cell(tab, "%.2fx", t->cand[n].time_s[k] / b);
+}
+
 /* The per-size table; ranked by the program, its time and busbw, as a
- * share of the schedule's, and the ring's program busbw beside. */
+ * share of the schedule's, and the ring's program busbw beside; on a
+ * rails cluster, NCCL's choice and the gain over it. */
 static void
 size_table(const Tuned *t, const TuneArgs *a, FILE *f)
 {
 	static const char *const head[] = {"size", "choice", "time(us)", "busbw", "bound",
 	                                   "program(us)", "prog busbw", "of sched", "ring prog",
-	                                   "runner-up", "margin"};
+	                                   "runner-up", "margin", "NCCL's choice", "gain"};
 	static const char *const head_s[] = {"size", "choice", "time(us)", "busbw", "bound",
-	                                     "runner-up", "margin"};
+	                                     "runner-up", "margin", "NCCL's choice", "gain"};
+	bool rails = t->s->topo->kind == TK_RAILS;
+	int drop = rails ? 0 : 2; /* the NCCL columns, on rails clusters only */
 	Table tab;
 	if (t->by_program)
-		table_init(&tab, (int)countof(head), head, "rlrrrrrrrlr");
+		table_init(&tab, (int)countof(head) - drop, head, "rlrrrrrrrlrlr");
 	else
-		table_init(&tab, (int)countof(head_s), head_s, "rlrrrlr");
+		table_init(&tab, (int)countof(head_s) - drop, head_s, "rlrrrlrlr");
 	for (int k = 0; k < a->nsize; k++) {
 		const Cand *b = &t->cand[t->best[k]];
 		table_cell(&tab, "%.0f", a->sizes[k]);
@@ -112,6 +149,8 @@ size_table(const Tuned *t, const TuneArgs *a, FILE *f)
 			table_cell(&tab, "-");
 			table_cell(&tab, "-");
 		}
+		if (rails)
+			nccl_cells(&tab, t, k);
 	}
 	table_print(&tab, f);
 	table_free(&tab);
@@ -168,6 +207,12 @@ tune_print_table(const Tuner *u, FILE *f)
 			        "algorithm runs\n", l, h);
 		}
 	}
+	for (int i = 0; i < u->nt; i++)
+		if (u->t[i].s->topo->kind == TK_RAILS) {
+			fprintf(f, "NCCL's choice (rails clusters): the faster of nccl_ring and nccl_tree at the "
+			           "size; gain:\nits time / the choice's\n");
+			break;
+		}
 	fprintf(f, "size in bytes; time of the choice; busbw in GB/s as nccl-tests computes it;\n"
 	           "bound: busbw as a share of the most any schedule can reach (collc sim's bound);\n"
 	           "margin: how much slower the runner-up is; [MSCCL ...]: the protocol and\n"

@@ -106,6 +106,7 @@ static const struct {
 	{"r_hd", "the optical suite"},
 	{"packing", "the packing suite: its work grows with the switches' links"},
 	{"nccl_ring", "the packing suite's test_nccl_ring_closed_form: rails clusters"},
+	{"nccl_tree", "the packing suite's test_nccl_tree_closed_form: allreduce on rails clusters"},
 };
 
 static bool

@@ -1,4 +1,4 @@
-/* test_cli.h: what the cli suite's files share (test_cli.c, test_cli_sweep.c,
+/* test_cli.h: what the cli suite's files share (test_cli.c, test_cli_sweep.c, test_cli_nccl.c,
  * test_cli_tune.c). */
 #ifndef COLLC_TEST_CLI_H
 #define COLLC_TEST_CLI_H
@@ -25,5 +25,7 @@ void test_sweep_estimate(void);
 void test_tune_by_program(void);
 void test_tune_prog_line(void);
 void test_nccl_vs_plan(void);
+/* test_cli_nccl.c */
+void test_nccl_choice(void);
 
 #endif

@@ -773,6 +773,70 @@ test_nccl_ring_closed_form(void)
 		}
 }
 
+/* NCCL's tree's closed form (docs/gpu-clusters.md, "NCCL's tree"): the
+ * allreduce busbw its link volumes allow on rails(B, G, N) with NVLink L is
+ * min(4 (n-1)/n G N / min(B, 4), (n-1)/n G/(G-1) L): a box's head sends
+ * its channel's share up and to each child in each tree on its channel's
+ * rail (at most 4 shares of 1/2G over the two trees, 2 on two boxes, 3 on
+ * three), and a GPU sends 2G - 2 shares through its NVSwitch over the
+ * channels' chains. Generated clusters; every schedule verifies. */
+static void
+test_nccl_tree_closed_form(void)
+{
+	Diag dgv = diag_new(), *dg = &dgv;
+	const double L = 3600e9, N = 400e9;
+	for (int boxes = 2; boxes <= 5; boxes++)
+		for (int gpus = 2; gpus <= 8; gpus *= 2) {
+			char text[512];
+			snprintf(text, sizeof text,
+			         "network { link_bandwidth = 3600 Gbps; }\n"
+			         "topology C = rails(boxes %d, gpus %d, nic_gbps 400);\n"
+			         "collective allreduce T on C { algorithm nccl_tree; chunks %d; }\n",
+			         boxes, gpus, 4 * gpus);
+			Checked c;
+			check_text(dg, &c, "t.coll", text, strlen(text));
+			CU_ASSERT_EQUAL_FATAL(c.errors, 0);
+			Prog p = {0};
+			CU_ASSERT_EQUAL_FATAL(lower(dg, c.file, &p), 0);
+			CU_ASSERT_EQUAL(verify(dg, p.sched[0]), 0);
+			int n = boxes * gpus, k = boxes < 4 ? boxes : 4;
+			double got = 2 * volume_busbw(p.sched[0]);
+			double nic = 4.0 * (n - 1) / n * gpus * N / k, nv = (n - 1.0) / n * gpus / (gpus - 1) * L;
+			double want = fmin(nic, nv);
+			assert_named(fabs(got - want) < 1e-6 * want, __LINE__, __FILE__,
+			             "rails(%d, %d): nccl_tree %.6g bit/s, closed form %.6g", boxes, gpus, got, want);
+			prog_free(&p);
+			diag_reset(dg);
+			checked_free(&c);
+		}
+}
+
+/* The simulator agrees: on the 2 x 8 example's links (flow mode, 1 GiB)
+ * nccl_tree reaches at least 95 % of its closed form, 482.14 GB/s there
+ * (NVLink-bound: 15/16 x 8/7 x 450 GB/s), and nccl_ring its 8 NICs' bound
+ * share as docs/gpu-clusters.md quotes. */
+static void
+test_nccl_tree_simulated(void)
+{
+	char dir[] = "/tmp/collc-tree-XXXXXX", path[64];
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/t.coll", dir);
+	FILE *f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fprintf(f, "network { link_bandwidth = 3600 Gbps; link_latency = 500 ns; }\n"
+	           "topology C = rails(boxes 2, gpus 8, nic_gbps 400);\n"
+	           "collective allreduce T on C { algorithm nccl_tree; }\n");
+	fclose(f);
+	SimRow row[2];
+	int n = sim_rows(path, row, 2);
+	remove(path);
+	rmdir(dir);
+	CU_ASSERT_EQUAL_FATAL(n, 1);
+	double want = 15.0 / 16 * 8 / 7 * 450;
+	assert_named(row[0].busbw >= 0.95 * want && row[0].busbw <= want * (1 + 1e-9), __LINE__,
+	             __FILE__, "nccl_tree on 2 x 8: %.2f GB/s busbw, closed form %.2f", row[0].busbw, want);
+}
+
 /* Past MAX_PACK_WORK the algorithm refuses, located, before any flow. */
 static void
 test_algorithm_refuses(void)
@@ -799,5 +863,7 @@ CU_TestInfo packing_tests[] = {
 	{"the algorithm refuses work past its limit", test_algorithm_refuses},
 	{"auto picks packing at 95 % of the bound in flow mode (multi-box)", test_share_of_bound},
 	{"nccl_ring on rails: G NICs' busbw by link volumes, ring one", test_nccl_ring_closed_form},
+	{"nccl_tree on rails: busbw by link volumes at its closed form", test_nccl_tree_closed_form},
+	{"nccl_tree on 2 x 8: simulated at 95 % of its closed form", test_nccl_tree_simulated},
 	CU_TEST_INFO_NULL,
 };
