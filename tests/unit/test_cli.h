@@ -25,6 +25,13 @@ void test_sweep_estimate(void);
 void test_tune_by_program(void);
 void test_tune_prog_line(void);
 void test_nccl_vs_plan(void);
+void test_tune_msccl_choice(void);
+void test_tune_msccl_dir(void);
+void test_tune_msccl_dir_two_plans(void);
+void test_tune_msccl_dir_fails(void);
+void test_tune_msccl_rank_form(void);
+void test_tune_msccl_unfit(void);
+void test_tune_mpi_lib_gpus(void);
 /* test_cli_nccl.c */
 void test_nccl_choice(void);
 

@@ -1,15 +1,18 @@
 /*
- * test_cli_tune.c: `collc tune --msccl-dir` ranked by the program (the cli
- * suite, whose table is in test_cli.c), and tests/nccl_vs_plan.py against a
- * published nccl-tests output. An 8-GPU NVSwitch box and a few sizes: each
- * test takes well under a second.
+ * test_cli_tune.c: `collc tune --msccl-dir` (the cli suite, whose table is
+ * in test_cli.c): the plan's MSCCL protocol, instances and files, ranked by
+ * the program, and tests/nccl_vs_plan.py against a published nccl-tests
+ * output.
  */
+#include <glob.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include "msccl_program.h"
 #include "test_cli.h"
 #include "tests.h"
 
@@ -188,4 +191,298 @@ test_nccl_vs_plan(void)
 	         "tests/fixtures/nccl-tests/h20x8-all_reduce.txt 2>/dev/null");
 	CU_ASSERT_EQUAL(WEXITSTATUS(system(cmd)), 1);
 	CU_ASSERT_EQUAL(WEXITSTATUS(system("python3 tests/nccl_vs_plan.py 2>/dev/null")), 2);
+}
+
+/* How many times `what` occurs in text. */
+static int
+count_in(const char *text, const char *what)
+{
+	int n = 0;
+	for (const char *q = strstr(text, what); q; q = strstr(q + 1, what))
+		n++;
+	return n;
+}
+
+/* tune's MSCCL choice per range: by the model, deterministic (the same
+ * text twice), and what --proto and --instances fix stays fixed and is
+ * marked so in the text, the CSV and the JSON. */
+void
+test_tune_msccl_choice(void)
+{
+	const char *base = "tune examples/torus-4x4-compare.coll --collective SP --sizes "
+	                   "1KiB..1GiB --mode flow";
+	char args[512], *out, *err, *out2;
+	CU_ASSERT_EQUAL_FATAL(cli_collc(base, &out, &err), 0);
+	free(err);
+	CU_ASSERT_EQUAL_FATAL(cli_collc(base, &out2, &err), 0);
+	CU_ASSERT_STRING_EQUAL(out, out2);
+	/* LL for the smallest range, Simple with instances for the largest */
+	const char *plan = strstr(out, "plan:\n");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(plan);
+	CU_ASSERT_PTR_NOT_NULL(strstr(plan, "1 KiB to under 4 KiB         RD: recursive_doubling  "
+	                                    "[MSCCL LL, 1 instance]"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(plan, "[MSCCL Simple, 8 instances]"));
+	CU_ASSERT_PTR_NULL(strstr(plan, "(--proto)"));
+	free(out), free(out2), free(err);
+	snprintf(args, sizeof args, "%s --proto LL128 --instances 2", base);
+	CU_ASSERT_EQUAL_FATAL(cli_collc(args, &out, &err), 0);
+	int ranges = 0;
+	const char *fixed = "[MSCCL LL128 (--proto), 2 instances (--instances)]";
+	for (const char *q = strstr(out, "plan:\n"); (q = strstr(q + 1, "[MSCCL ")) && q[7] != '.';
+	     ranges++) /* each range's, up to the legend's "[MSCCL ...]" */
+		CU_ASSERT_EQUAL(strncmp(q, fixed, strlen(fixed)), 0);
+	CU_ASSERT(ranges >= 2);
+	free(out), free(err);
+	snprintf(args, sizeof args, "%s --proto LL128 --instances 2 --csv", base);
+	CU_ASSERT_EQUAL_FATAL(cli_collc(args, &out, &err), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, ",msccl_proto,msccl_instances,bound_busbw_GBps,"
+	                                   "bound_ratio\n"));
+	CU_ASSERT_EQUAL(count_in(out, ",LL128,2,200,"), count_in(out, "\n") - 1);
+	free(out), free(err);
+	snprintf(args, sizeof args, "%s --proto Simple --json", base);
+	CU_ASSERT_EQUAL_FATAL(cli_collc(args, &out, &err), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"msccl\": {\"proto\": \"Simple\", \"instances\": 1, "
+	                                   "\"proto_fixed\": true, \"instances_fixed\": false}"));
+	CU_ASSERT_PTR_NULL(strstr(out, "\"proto\": \"LL"));
+	free(out), free(err);
+	CU_ASSERT_EQUAL(cli_collc("tune examples/torus-8x8-compare.coll --proto LL64", &out, &err), 2);
+	free(out), free(err);
+}
+
+/* tune --msccl-dir: walking sizes from 1 KiB to 1 GiB, the executor's
+ * rule (files in path order, the first whose range and chunking select
+ * the size) picks the file of the planned range every time; every file
+ * passes the checker as it is read. */
+void
+test_tune_msccl_dir(void)
+{
+	Diag dgv = diag_new(), *dg = &dgv;
+	char args[1024], *out, *err, dir[256];
+	snprintf(dir, sizeof dir, "%s/algos", cli_tmpdir);
+	snprintf(args, sizeof args, "tune examples/torus-4x4-compare.coll --collective SP --sizes "
+	         "1KiB..1GiB --mode flow --csv --msccl-dir %s", dir);
+	CU_ASSERT_EQUAL_FATAL(cli_collc(args, &out, &err), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "run with MSCCL_ALGO_DIR="));
+	/* the plan's ranges, from the CSV: size -> its range's first byte */
+	glob_t g;
+	char pat[300];
+	snprintf(pat, sizeof pat, "%s/*.xml", dir);
+	CU_ASSERT_EQUAL_FATAL(glob(pat, 0, NULL, &g), 0); /* sorted: the executor's order */
+	CU_ASSERT(g.gl_pathc >= 2);
+	Arena a = {0};
+	MProg *p = arena_array(&a, g.gl_pathc, sizeof *p);
+	char **texts = arena_array(&a, g.gl_pathc, sizeof *texts); /* the programs point into them */
+	for (size_t f = 0; f < g.gl_pathc; f++) {
+		size_t len;
+		char *text = texts[f] = slurp(g.gl_pathv[f], &len);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+		diag_source(dg, g.gl_pathv[f], text, len);
+		CU_ASSERT_EQUAL(msccl_read(dg, &a, text, len, false, &p[f]), 0);
+		CU_ASSERT_EQUAL(msccl_check(dg, &p[f]), 0);
+		CU_ASSERT_EQUAL(msccl_check_run(dg, &p[f], msccl_capacity(p[f].proto), false), 0);
+		diag_reset(dg);
+	}
+	int walked = 0, picked = 0;
+	/* ... and the last size, 1 GiB: the range of one size */
+	for (double size = 1024, last = 0; !last; size *= 1.5) {
+		if (size >= 1073741824.0)
+			size = 1073741824.0, last = 1;
+		double bytes = floor(size / 1024) * 1024; /* whole chunks of floats */
+		/* the planned range's first byte and MSCCL protocol: the CSV row's
+		 * range_min, range_max and msccl_proto for this size's range */
+		double want_lo = -1;
+		char want_proto[16] = "";
+		int want_inst = 0;
+		for (char *l = strchr(out, '\n') + 1; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+			double lo, hi;
+			char proto[16];
+			int inst;
+			const char *c = l;
+			for (int k = 0; k < 8 && c; k++)
+				c = strchr(c, ',') ? strchr(c, ',') + 1 : NULL;
+			if (c && sscanf(c, "%lf,%lf,%15[A-Za-z0-9],%d", &lo, &hi, proto, &inst) == 4 &&
+			    lo <= bytes && bytes <= hi) {
+				want_lo = lo;
+				want_inst = inst;
+				snprintf(want_proto, sizeof want_proto, "%s", proto);
+			}
+		}
+		int first = -1, planned = -1;
+		for (size_t f = 0; f < g.gl_pathc; f++) {
+			if (first < 0 && msccl_selects(&p[f], (int64_t)bytes, 4))
+				first = (int)f;
+			if (p[f].min_bytes == (int64_t)want_lo)
+				planned = (int)f;
+		}
+		CU_ASSERT_FATAL(planned >= 0);
+		/* a size the planned file's chunks (nchunksperloop, times its
+		 * instances) do not cut into whole elements runs NCCL's own */
+		bool whole = (int64_t)bytes / 4 % p[planned].nchunksperloop == 0;
+		assert_named(whole ? first == planned : first < 0, __LINE__, __FILE__,
+		             "%.0f bytes: the executor picks %s, the plan's file is %s (%d chunks)",
+		             bytes, first >= 0 ? g.gl_pathv[first] : "nothing", g.gl_pathv[planned],
+		             p[planned].nchunksperloop);
+		static const char *const pname[] = {[MP_SIMPLE] = "Simple", [MP_LL] = "LL",
+		                                    [MP_LL128] = "LL128"};
+		assert_named(strcmp(pname[p[planned].proto], want_proto) == 0, __LINE__, __FILE__,
+		             "%s: proto %s, the plan's %s", g.gl_pathv[planned],
+		             pname[p[planned].proto], want_proto);
+		/* the plan's instances are the ones the file was built with (where
+		 * the model's did not fit, fewer: standard error says which) */
+		char said[320];
+		const char *base = strrchr(g.gl_pathv[planned], '/') + 1;
+		snprintf(said, sizeof said, "tune: %s: MSCCL %s, %d instance", base, want_proto,
+		         want_inst);
+		assert_named(strstr(err, said) != NULL, __LINE__, __FILE__,
+		             "the plan says %d instances for %s; standard error: %s", want_inst, base,
+		             err);
+		walked++;
+		picked += first >= 0;
+	}
+	/* ranked by the program, the largest range is Simple (the executor model
+	 * has no per-step latency, so LL does not win the small sizes either:
+	 * docs/cli.md, tune) */
+	CU_ASSERT_EQUAL(p[g.gl_pathc - 1].proto, MP_SIMPLE);
+	CU_ASSERT(picked > 25);
+	CU_ASSERT(walked > 30);
+	/* outside the plan, no file: NCCL's own algorithm runs */
+	for (size_t f = 0; f < g.gl_pathc; f++) {
+		CU_ASSERT_FALSE(msccl_selects(&p[f], 512, 4));
+		CU_ASSERT_FALSE(msccl_selects(&p[f], 2147483648LL, 4));
+	}
+	for (size_t f = 0; f < g.gl_pathc; f++)
+		free(texts[f]);
+	arena_free(&a);
+	globfree(&g);
+	free(out), free(err);
+	/* a directory that exists is replaced whole (no file of the earlier plan
+	 * stays to be selected too): run again, the same files */
+	CU_ASSERT_EQUAL(cli_collc(args, &out, &err), 0);
+	free(out), free(err);
+}
+
+/* tune --msccl-dir of a file with two allreduces on the same 64 ranks:
+ * refused, naming both (the executor would run the first file matching a
+ * call, whichever plan it came from), and nothing written; one of them
+ * alone is a plan whose file names carry the chosen schedule. */
+void
+test_tune_msccl_dir_two_plans(void)
+{
+	char args[1024], *out, *err, dir[256];
+	snprintf(dir, sizeof dir, "%s/algos-two", cli_tmpdir);
+	snprintf(args, sizeof args, "tune examples/torus-8x8-compare.coll --sizes 1MiB --mode flow "
+	         "--msccl-dir %s", dir);
+	CU_ASSERT_EQUAL(cli_collc(args, &out, &err), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "error: tune --msccl-dir: 'SP' and 'SP_forest' are both "
+	                                   "allreduce plans for 64 ranks"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "note: 'SP' is declared here"));
+	CU_ASSERT_NOT_EQUAL(access(dir, F_OK), 0);
+	free(out), free(err);
+	snprintf(args, sizeof args, "tune examples/torus-8x8-compare.coll --collective SP --sizes "
+	         "1MiB --mode flow --msccl-dir %s", dir);
+	CU_ASSERT_EQUAL(cli_collc(args, &out, &err), 0);
+	/* ranked by the program, the plan's choice at 1 MiB is SP's symmetric
+	 * schedule (by the schedule alone, SP_forest's) */
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "SP: symmetric"));
+	char path[400];
+	snprintf(path, sizeof path, "%s/SP-00-SP-symmetric-1048576-1048576.xml", dir);
+	assert_named(access(path, F_OK) == 0, __LINE__, __FILE__, "no %s: %s", path, err);
+	/* and says what runs outside it */
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "NCCL's own algorithm runs"));
+	free(out), free(err);
+}
+
+/* tune --msccl-dir where no program can be built (8 instances x 8
+ * channels is over the executor's 32): exit status 1 (it was 255), the
+ * reason and the size said, and neither the plan (-o) nor the directory
+ * written. */
+void
+test_tune_msccl_dir_fails(void)
+{
+	char args[1024], *out, *err, dir[256], plan[256];
+	snprintf(dir, sizeof dir, "%s/algos-wide", cli_tmpdir);
+	snprintf(plan, sizeof plan, "%s/plan-wide.txt", cli_tmpdir);
+	snprintf(args, sizeof args, "tune examples/torus-8x8-compare.coll --collective SP --sizes "
+	         "1MiB --mode flow --instances 8 --channels 8 --msccl-dir %s -o %s", dir, plan);
+	CU_ASSERT_EQUAL(cli_collc(args, &out, &err), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "is 64 channels; the executor runs at most 32"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "error: tune: no candidate of 'SP' has a program that fits "
+	                                   "MSCCL's limits at 1048576 bytes"));
+	CU_ASSERT_NOT_EQUAL(access(dir, F_OK), 0);
+	CU_ASSERT_NOT_EQUAL(access(plan, F_OK), 0);
+	free(out), free(err);
+}
+
+/* tune --msccl-dir on ring(4): recursive doubling wins the small sizes in
+ * the rank form tune builds (base transfers, no group), which the MSCCL
+ * lowering read as a group's copies and crashed on; it lowers from its
+ * messages, and the executor model runs the file and checks its results. */
+void
+test_tune_msccl_rank_form(void)
+{
+	write_in(cli_tmpdir, "r4.coll", "topology T = ring(4);\n"
+	                                "collective allreduce AR on T { algorithm ring; }\n");
+	char args[512], *out, *err;
+	snprintf(args, sizeof args, "tune %s/r4.coll --sizes 1KiB..1MiB --mode flow --msccl-dir "
+	         "%s/r4dir", cli_tmpdir, cli_tmpdir);
+	CU_ASSERT_EQUAL(cli_collc(args, &out, &err), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "MSCCL files in"));
+	free(out), free(err);
+	snprintf(args, sizeof args, "run %s/r4dir/AR-00-recursive_doubling-1024-4095.xml", cli_tmpdir);
+	CU_ASSERT_EQUAL(cli_collc(args, &out, &err), 0);
+	free(out), free(err);
+}
+
+/* tune --msccl-dir on the 2 x 8 cluster at 64 MiB, by dependencies: the
+ * fastest schedule (a packing) needs more steps per thread block than
+ * MSCCL allows at any width; ranked by the program, it is left out with a
+ * note, the file holds the fastest program that fits, and the plan is
+ * written (it failed, status 1, before). */
+void
+test_tune_msccl_unfit(void)
+{
+	char args[512], *out, *err;
+	snprintf(args, sizeof args, "tune examples/gpu-cluster-2x8.coll --collective AR --sizes 64MiB "
+	         "--sync deps --msccl-dir %s/unfit", cli_tmpdir);
+	CU_ASSERT_EQUAL(cli_collc(args, &out, &err), 0);
+	assert_named(strstr(err, "note: tune: AR: packing is left out at 67108864 bytes: faster by "
+	                         "its schedule than the choice, but no program of it fits MSCCL's "
+	                         "limits") &&
+	             strstr(err, "tune: AR-00-AR_nccl_tree-nccl_tree-67108864-67108864.xml: MSCCL") &&
+	             strstr(err, "1 MSCCL files in"), __LINE__, __FILE__, "%s", err);
+	/* the plan and its file say which box and GPU each rank is */
+	const char *map = "AR on rails(boxes 2, gpus 8, nic_gbps 400): rank r runs on GPU (box, gpu) = "
+	                  "(r / 8, r % 8), box-major";
+	char line[256];
+	snprintf(line, sizeof line, "\n  ranks: %s", map);
+	assert_named(strstr(out, line) != NULL, __LINE__, __FILE__, "%s", out);
+	free(out), free(err);
+	CU_ASSERT(cli_exists("unfit/AR-00-AR_nccl_tree-nccl_tree-67108864-67108864.xml"));
+	char path[512];
+	snprintf(path, sizeof path, "%s/unfit/AR-00-AR_nccl_tree-nccl_tree-67108864-67108864.xml", cli_tmpdir);
+	char *xml = slurp(path, NULL);
+	/* the file holds the fallback, named after its own collective */
+	CU_ASSERT(xml && strstr(xml, map + strlen("AR")));
+	free(xml);
+}
+
+/* tune --mpi-lib on a GPU cluster: the library's header says which box
+ * and GPU each rank of the communicator is, under the schedule's entry. */
+void
+test_tune_mpi_lib_gpus(void)
+{
+	char args[512], *out, *err;
+	snprintf(args, sizeof args, "tune examples/mi300x-cluster.coll --collective AG_ring --sizes "
+	         "1MiB --mode flow --mpi-lib %s/gpus", cli_tmpdir);
+	CU_ASSERT_EQUAL_FATAL(cli_collc(args, &out, &err), 0);
+	free(out), free(err);
+	snprintf(args, sizeof args, "%s/gpus/collc.h", cli_tmpdir);
+	char *h = slurp(args, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+	const char *decl = strstr(h, "int collc_AG_ring_0(");
+	const char *map = strstr(h, "\n/* AG_ring_0 on xgmi_rails(boxes 2, gpus 8, nic_gbps 400): rank r "
+	                            "runs on GPU (box, gpu) = (r / 8, r % 8), box-major");
+	assert_named(decl && map && map > decl && !memchr(decl, '\n', (size_t)(map - decl) - 1) &&
+	             strstr(map, "(the communicator's rank r) */\n"), __LINE__, __FILE__, "%s", h);
+	free(h);
 }
