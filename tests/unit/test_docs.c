@@ -403,12 +403,6 @@ run_one(Visit *v, const Page *p, const Cmd *c)
 {
 	if (v->tier >= 0 && cmd_is_slow(v, p, c) != (v->tier == 1))
 		return;
-	/* slow_cmds outside slow_docs are long computations that write build/
-	 * as every quick command of their page does, which the quick tier
-	 * already runs as this user: the unprivileged pass does not repeat
-	 * them (a minute of CI); the slow pages (mpirun) it runs whole */
-	if (v->as_user && v->tier == 1 && !is_slow(p->name))
-		return;
 	/* an address-space limit stops a sanitized collc before main (its shadow memory) */
 	if (UNDER_ASAN && strstr(c->text, "ulimit -v"))
 		return;
