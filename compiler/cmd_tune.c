@@ -232,14 +232,15 @@ note_unfit(Diag *dg, const Tuner *u, const Tuned *t)
 			last = k;
 			count++;
 		}
+		if (count == 0)
+			continue;
 		char at[96];
 		if (count == 1)
 			snprintf(at, sizeof at, "at %.0f bytes", u->a->sizes[first]);
 		else
 			snprintf(at, sizeof at, "at %d sizes from %.0f to %.0f bytes", count,
 			         u->a->sizes[first], u->a->sizes[last]);
-		if (count > 0)
-			note_at(dg, t->s->loc, "tune: %s is left out %s: faster by its schedule than the "
+		note_at(dg, t->s->loc, "tune: %s is left out %s: faster by its schedule than the "
 			        "choice, but no program of it fits MSCCL's limits and runs in the executor "
 			        "model (collc build --target msccl says why)", t->cand[i].key, at);
 	}

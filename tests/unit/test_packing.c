@@ -232,7 +232,8 @@ same_packing(const Packing *x, const Packing *y)
 		for (int r = 0; r < x->nrank; r++)
 			if (a->parent[r] != b->parent[r] || a->depth[r] != b->depth[r] ||
 			    a->nhop[r] != b->nhop[r] ||
-			    memcmp(a->route[r], b->route[r], (size_t)a->nhop[r] * sizeof *a->route[r]))
+			    (a->nhop[r] && /* a root's route is NULL */
+			     memcmp(a->route[r], b->route[r], (size_t)a->nhop[r] * sizeof *a->route[r])))
 				return false;
 	}
 	return true;
