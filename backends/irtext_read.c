@@ -527,15 +527,20 @@ read_msg_line(Reader *r, SchedBody *b)
 		                s->route_off[route + 1] - s->route_off[route]);
 }
 
-/* fuse NODE reduce|multicast [self]: an in-network operation (before the
+/* fuse NODE reduce|multicast|allreduce [self]: an in-network operation (before the
  * messages; verify checks the switch and the messages). */
 static void
 read_fuse_line(Reader *r, SchedBody *b)
 {
 	int node = (int)integer(r, 0, b->t->nnode - 1);
 	char kind[16] = "";
-	if (!word(r, kind, sizeof kind) || (strcmp(kind, "reduce") != 0 && strcmp(kind, "multicast") != 0))
-		fail(r, "expected reduce or multicast");
+	static const char *const kinds[] = {"reduce", "multicast", "allreduce"};
+	int k = -1;
+	if (word(r, kind, sizeof kind))
+		for (int i = 0; i < 3; i++)
+			k = strcmp(kind, kinds[i]) == 0 ? i : k;
+	if (k < 0)
+		fail(r, "expected reduce, multicast or allreduce");
 	const char *at = r->at;
 	char self[16] = "";
 	if (!r->failed && word(r, self, sizeof self) && strcmp(self, "self") != 0) {
@@ -544,7 +549,7 @@ read_fuse_line(Reader *r, SchedBody *b)
 	}
 	if (r->failed)
 		return;
-	sched_fuse_begin(&r->sb, node, kind[0] == 'r' ? FUSE_REDUCE : FUSE_MULTICAST, self[0] != 0);
+	sched_fuse_begin(&r->sb, node, (FuseKind)k, self[0] != 0);
 	sched_fuse_end(&r->sb);
 }
 

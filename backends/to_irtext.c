@@ -139,7 +139,9 @@ write_schedule(const Sched *s, FILE *f)
 	} else {
 		for (int i = 0; i < s->nfuse; i++) /* in-network operations, numbered from 1 */
 			fprintf(f, "fuse %d %s%s\n", s->fuse[i].node,
-			        s->fuse[i].kind == FUSE_REDUCE ? "reduce" : "multicast",
+			        s->fuse[i].kind == FUSE_REDUCE      ? "reduce"
+			        : s->fuse[i].kind == FUSE_MULTICAST ? "multicast"
+			                                            : "allreduce",
 			        s->fuse[i].self ? " self" : "");
 		for (int i = 0; i < s->nmsg; i++) {
 			const Msg *m = &s->msg[i];

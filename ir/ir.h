@@ -330,12 +330,15 @@ typedef struct Msg {
  *   links after the switch carry it once.
  * FUSE_MULTICAST: one sender, X_COPY, the same chunks; sent once to the
  *   switch, which copies it to every receiver.
+ * FUSE_ALLREDUCE: a set of ranks, a message from each to each other,
+ *   X_REDUCE, the same chunks; each sends its copy once, the switch adds
+ *   them and sends every rank the sum once (SHARP's allreduce).
  * self: the receiver's own copy (reduce) or the sender's (multicast) goes
  *   through the switch too, as NCCL's multimem loads and stores on the
  *   group's multicast address do (its link carries it once more).
  * The links the operation loads, each once: fuse_links.
  */
-typedef enum FuseKind { FUSE_REDUCE, FUSE_MULTICAST } FuseKind;
+typedef enum FuseKind { FUSE_REDUCE, FUSE_MULTICAST, FUSE_ALLREDUCE } FuseKind;
 
 typedef struct Fuse {
 	int node;         /* the switch */

@@ -293,10 +293,10 @@ route_passes(const Sched *s, const Msg *m, int node)
 static const char *
 fuse_fault(const Sched *s, const Fuse *f, const Msg *lead, const Msg *m)
 {
-	bool reduce = f->kind == FUSE_REDUCE;
+	bool reduce = f->kind != FUSE_MULTICAST;
 	if (m->round != lead->round)
 		return "has messages in different rounds";
-	if (reduce ? m->dst != lead->dst : m->src != lead->src)
+	if (f->kind != FUSE_ALLREDUCE && (reduce ? m->dst != lead->dst : m->src != lead->src))
 		return reduce ? "has messages to different ranks" : "has messages from different ranks";
 	if (m->op != (reduce ? X_REDUCE : X_COPY))
 		return reduce ? "has a message that does not reduce" : "has a message that reduces";
@@ -321,6 +321,8 @@ check_fuses(Diag *dg, const Sched *s, const Verdict *v)
 		why = f->leader < 0 ? "has no message" : NULL;
 		if (!why && !topo_reduces(s->topo, f->node))
 			why = "is at a switch that does not reduce (the network's switch_reduction)";
+		if (!why && f->self && f->kind == FUSE_ALLREDUCE)
+			why = "is an allreduce with an own copy";
 		if (!why && f->self) {
 			const Msg *m = &s->msg[f->leader];
 			int node = s->rank_node[f->kind == FUSE_REDUCE ? m->dst : m->src];
