@@ -461,8 +461,9 @@ int sched_route_len(const Sched *, int route);
 void sched_fuse_begin(SchedBuilder *, int node, FuseKind, bool self);
 void sched_fuse_end(SchedBuilder *);
 /* The links in-network operation f loads, each once (what its messages'
- * routes cover, the shared part once, and the self copy's link); returns
- * their count, written to links (room for the messages' hops + 2). */
+ * routes cover, the shared part once, and the self copy's link), those
+ * into its switch first; returns their count, written to links (room for
+ * the messages' hops + 2). */
 int fuse_links(const Sched *, int f, int *links);
 /* The most links fuse_links can write for any operation of s. */
 int fuse_links_max(const Sched *);

@@ -429,6 +429,14 @@ fuse_links(const Sched *s, int f, int *links)
 		if (l >= 0)
 			add_link_once(links, &n, l);
 	}
+	int in = 0; /* the links into the switch first, in order, then those out of it */
+	for (int k = 0; k < n; k++)
+		in += s->topo->link[links[k]].dst == x->node;
+	int *out = xmalloc(((size_t)n + 1) * sizeof *out), a = 0, b = in;
+	for (int k = 0; k < n; k++)
+		out[s->topo->link[links[k]].dst == x->node ? a++ : b++] = links[k];
+	memcpy(links, out, (size_t)n * sizeof *links);
+	free(out);
 	return n;
 }
 
