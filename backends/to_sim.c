@@ -59,7 +59,7 @@ fused_flow(const Sched *s, int j, SimMsg *sm, int *links)
 {
 	const Fuse *f = &s->fuse[s->msg[j].fuse - 1];
 	sm->reduce = false;
-	sm->fused = f->leader == j;
+	sm->fused = true;
 	sm->nhop = f->leader == j ? fuse_links(s, s->msg[j].fuse - 1, links) : 0;
 	return links;
 }

@@ -45,7 +45,8 @@ typedef struct SimMsg {
 	bool fused;            /* an in-network reduction or multicast (docs/sim.md 2.3): its
 	                        * hops are the links into one switch, then the links out
 	                        * of it, crossed by one flow at one rate; it pays the hop
-	                        * delay of its first link and of its last alone */
+	                        * delay of its first link and of its last alone; one of
+	                        * no hops is carried by another's flow */
 	int64_t num, den;      /* size: num/den of the vector */
 	int instance;          /* its independent pipeline (0..MAX_INSTANCES-1): by
 	                        * dependencies, a sender queues each link's messages

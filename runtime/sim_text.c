@@ -310,7 +310,7 @@ read_coll(Rd *r, SimNet *n, SimColl *c)
 			at = n->link[l].dst;
 			hops[nhops++] = l;
 		}
-		if (m->fused ? sw < 0 || at == sw : at != c->rank_node[m->dst]) {
+		if (m->fused ? m->nhop && (sw < 0 || at == sw) : at != c->rank_node[m->dst]) {
 			fail(r, "the route does not end at the receiver's node");
 			goto out;
 		}
