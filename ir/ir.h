@@ -311,13 +311,14 @@ typedef struct Msg {
 	int round;
 	int src, dst;     /* communicator ranks */
 	int route;        /* the Sched's route table */
-	XferOp op;
 	int first, n;     /* chunks: sched->chunks[first .. first + n) */
-	int instance;     /* the independent pipeline it belongs to (Bucket's 2d instances);
-	                   * 0 when the schedule has one. Never packed with another
-	                   * instance's message; the simulator queues each apart. */
 	int fuse;         /* 0, or 1 + the index in Sched.fuse of the in-network operation
 	                   * it is part of; never packed with a message of another */
+	short instance;   /* the independent pipeline it belongs to (Bucket's 2d instances,
+	                   * < MAX_INSTANCES); 0 when the schedule has one. Never packed
+	                   * with another instance's message; the simulator queues each
+	                   * apart. */
+	unsigned char op; /* XferOp; with instance, 32 bytes a message as before fuse */
 } Msg;
 
 /*
