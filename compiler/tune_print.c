@@ -183,7 +183,10 @@ tune_print_table(const Tuner *u, FILE *f)
 			snprintf(span, sizeof span, "%s to %s%s", l, j + 1 < a->nsize ? "under " : "", h);
 			fprintf(f, "  %12.0f .. %-12.0f %-28s %s", lo, hi, span,
 			        t->cand[plan_choice(t, k)].label[k]);
-			if (tune_msccl_kind(t->s->kind)) {
+			const Sched *run = t->cand[plan_choice(t, k)].sched[k];
+			if (run && run->nfuse) { /* the executor has no operation for it */
+				fputs("  [in the network: no MSCCL file]", f);
+			} else if (tune_msccl_kind(t->s->kind)) {
 				MscclPick m = tune_msccl_pick(a, t, k);
 				fputs("  [", f);
 				print_pick(&m, f);

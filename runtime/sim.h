@@ -42,7 +42,7 @@ typedef struct SimMsg {
 	int nhop, hop;         /* route: link ids hops[hop .. hop + nhop) */
 	int ndep, dep;         /* earlier messages it waits for: deps[dep .. dep + ndep) */
 	bool reduce;           /* the receiver combines it (reduction cost applies) */
-	bool fused;            /* an in-network reduction or multicast (docs/sim.md 2.3): its
+	bool fused;            /* an in-network reduction or multicast (docs/sim.md 2.6): its
 	                        * hops are the links into one switch, then the links out
 	                        * of it, crossed by one flow at one rate; it pays the hop
 	                        * delay of its first link and of its last alone; one of
@@ -145,7 +145,7 @@ typedef struct SimNet {
 	int64_t reconfig_ps;   /* an optical switch's reconfiguration delay */
 	SimSwitching switching;
 	bool in_network;       /* some switch reduces what enters it (switch_reduction): an
-	                        * allreduce's bound has no gossip part (docs/sim.md 2.3) */
+	                        * allreduce's bound has no gossip part (docs/sim.md 2.6) */
 	int64_t buffer_pkts;   /* cut-through: packets per input buffer (port and virtual
 	                        * channel), or 0 */
 	int64_t buffer_bytes;  /* or bytes (whole packets of an mtu, at least one), or 0:
