@@ -74,7 +74,7 @@ ring_prog_busbw(const Tuned *t, const TuneArgs *a, int k)
 }
 
 /* NCCL's choice at size k on a rails cluster: the fastest of the nccl_ring,
- * nccl_tree and (where switches reduce) nccl_nvls candidates there (NCCL's
+ * nccl_tree and (where switches reduce) nccl_nvls(_tree) candidates there (NCCL's
  * tuner runs its fastest algorithm per size, src/graph/tuning.cc); -1 off
  * rails or where none ran. */
 static int
@@ -86,7 +86,7 @@ nccl_choice(const Tuned *t, int k)
 	for (int i = 0; i < t->ncand; i++) {
 		const Cand *c = &t->cand[i];
 		if ((strcmp(c->key, "nccl_ring") == 0 || strcmp(c->key, "nccl_tree") == 0 ||
-		     strcmp(c->key, "nccl_nvls") == 0) &&
+		     strcmp(c->key, "nccl_nvls") == 0 || strcmp(c->key, "nccl_nvls_tree") == 0) &&
 		    c->time_s[k] > 0 && (b < 0 || c->time_s[k] < t->cand[b].time_s[k]))
 			b = i;
 	}
@@ -216,7 +216,7 @@ tune_print_table(const Tuner *u, FILE *f)
 		if (u->t[i].s->topo->kind == TK_RAILS) {
 			fprintf(f, "NCCL's choice (rails clusters): the %s at the size; gain:\nits time / the "
 			           "choice's\n", topo_any_reduces(u->t[i].s->topo)
-			                              ? "fastest of nccl_ring, nccl_tree and nccl_nvls"
+			                              ? "fastest of nccl_ring, nccl_tree, nccl_nvls and nccl_nvls_tree"
 			                              : "faster of nccl_ring and nccl_tree");
 			break;
 		}

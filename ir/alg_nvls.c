@@ -61,9 +61,9 @@ find_boxes(const AlgCtx *c, Boxes *b)
 	for (int r = 0; r < p; r++) {
 		int w = reducing_neighbour(t, c->rank_node[r], REDUCE_NVLS, -1);
 		if (w < 0) {
-			error_at(c->diag, c->loc, "nccl_nvls needs every rank of '%s' on a switch that reduces "
+			error_at(c->diag, c->loc, "%s needs every rank of '%s' on a switch that reduces "
 			         "(switch_reduction = nvls in the network block: a box's NVSwitch); rank %d is "
-			         "on none", c->name, r);
+			         "on none", c->algorithm, c->name, r);
 			free(box);
 			return -1;
 		}
@@ -80,14 +80,15 @@ find_boxes(const AlgCtx *c, Boxes *b)
 	b->gpus = fill[0];
 	for (int k = 1; k < b->nbox; k++)
 		if (fill[k] != b->gpus) {
-			error_at(c->diag, c->loc, "nccl_nvls needs as many ranks of '%s' on each box's switch: "
-			         "%d on node %d, %d on node %d", c->name, b->gpus, b->sw[0], fill[k], b->sw[k]);
+			error_at(c->diag, c->loc, "%s needs as many ranks of '%s' on each box's switch: "
+			         "%d on node %d, %d on node %d", c->algorithm, c->name, b->gpus, b->sw[0], fill[k],
+			         b->sw[k]);
 			free(box), free(fill);
 			return -1;
 		}
 	if (b->gpus < 2) {
-		error_at(c->diag, c->loc, "nccl_nvls needs at least 2 ranks of '%s' on each box's switch; "
-		         "node %d has 1", c->name, b->sw[0]);
+		error_at(c->diag, c->loc, "%s needs at least 2 ranks of '%s' on each box's switch; "
+		         "node %d has 1", c->algorithm, c->name, b->sw[0]);
 		free(box), free(fill);
 		return -1;
 	}
@@ -123,10 +124,11 @@ find_rails(const AlgCtx *c, Boxes *b)
 	return 0;
 }
 
-/* Chunk k of shard i through switch w: every rank of the box sends it to
- * `to` (reduce) or `to` sends it to every rank (multicast). */
+/* Chunk k of blocks first .. first + nb - 1 through box's switch: every
+ * rank of the box sends it to `to` (reduce) or `to` sends it to every rank
+ * (multicast). */
 static void
-box_step(Gen *g, const Boxes *b, int box, int round, int shard, int k, int to, bool reduce)
+box_step(Gen *g, const Boxes *b, int box, int round, int first, int nb, int k, int to, bool reduce)
 {
 	const Topo *t = g->ctx->topo;
 	int w = b->sw[box], at = g->ctx->rank_node[to];
@@ -137,7 +139,8 @@ box_step(Gen *g, const Boxes *b, int box, int round, int shard, int k, int to, b
 			continue;
 		int links[2] = {topo_find_link(t, reduce ? node : at, w, 0),
 		                topo_find_link(t, w, reduce ? at : node, 0)};
-		gen_block(g, shard, k);
+		for (int x = first; x < first + nb; x++)
+			gen_block(g, x, k);
 		gen_send_route(g, round, reduce ? r : to, reduce ? to : r, reduce ? X_REDUCE : X_COPY,
 		               links, 2);
 	}
@@ -200,14 +203,94 @@ alg_nccl_nvls(const AlgCtx *c)
 	for (int k = 0; k < m; k++)
 		for (int i = 0; i < G; i++) {
 			for (int x = 0; x < b.nbox; x++)
-				box_step(&g, &b, x, k, i, k, b.member[x * G + i], true);
+				box_step(&g, &b, x, k, i, 1, k, b.member[x * G + i], true);
 			if (across)
 				rail_step(&g, &b, k + 1, i, k);
 			for (int x = 0; x < b.nbox; x++)
-				box_step(&g, &b, x, k + 1 + across, i, k, b.member[x * G + i], false);
+				box_step(&g, &b, x, k + 1 + across, i, 1, k, b.member[x * G + i], false);
 		}
 	boxes_free(&b);
 	g.s->choice = arena_printf(c->arena, "%schunks %d", c->chunks ? "fixed " : "", G * m);
+	g.s->size_chosen = !c->chunks;
+	return gen_end(c->diag, &g);
+}
+
+/* Each box's depth in tree t of NCCL's double binary tree on n boxes. */
+static int
+box_depths(int t, int n, int *depth)
+{
+	int h = 0;
+	for (int x = 0; x < n; x++) {
+		depth[x] = 0;
+		for (int u = x; dbt_parent(t, u, n) >= 0; u = dbt_parent(t, u, n))
+			depth[x]++;
+		h = depth[x] > h ? depth[x] : h;
+	}
+	return h;
+}
+
+/* Chunk k of shard i's half t across the boxes: up tree t to its root
+ * (each box's owner of shard i reducing into its parent's), then back
+ * down: a box at depth d has the sum after round base + h + d - 1. */
+static void
+tree_steps(Gen *g, const Boxes *b, int k, int i, int t, const int *depth, int h)
+{
+	int G = b->gpus, base = k + 1, block = 2 * i + t;
+	for (int x = 0; x < b->nbox; x++) {
+		int up = dbt_parent(t, x, b->nbox), d = depth[x], me = b->member[x * G + i];
+		if (up < 0)
+			continue;
+		int parent = b->member[up * G + i];
+		gen_block(g, block, k);
+		gen_send(g, base + h - d, me, parent, X_REDUCE);
+		gen_block(g, block, k);
+		gen_send(g, base + h + d - 1, parent, me, X_COPY);
+	}
+}
+
+Sched *
+alg_nccl_nvls_tree(const AlgCtx *c)
+{
+	Boxes b = {0};
+	if (find_boxes(c, &b) != 0) {
+		boxes_free(&b);
+		return NULL;
+	}
+	int G = b.gpus, *depth = xmalloc(2 * (size_t)b.nbox * sizeof *depth);
+	int h = box_depths(0, b.nbox, depth), h1 = box_depths(1, b.nbox, depth + b.nbox);
+	h = h1 > h ? h1 : h;
+	double msgs = (double)b.nbox * G * 2 * G + 4.0 * b.nbox;
+	int m = pipeline_segments(c, 2 * h + 1, c->size / G, msgs);
+	if (c->chunks) {
+		if (c->chunks % (2 * G)) {
+			error_at(c->diag, c->loc, "nccl_nvls_tree cuts the vector into %d shares (a box's ranks "
+			         "x 2 trees) of C pipeline chunks each; chunks %d is not a multiple of %d",
+			         2 * G, c->chunks, 2 * G);
+			boxes_free(&b), free(depth);
+			return NULL;
+		}
+		m = c->chunks / (2 * G);
+	}
+	AlgCtx whole = *c;
+	whole.chunks = 0;
+	Gen g;
+	if (gen_begin(&g, &whole, 2 * G, m) != 0) {
+		boxes_free(&b), free(depth);
+		return NULL;
+	}
+	for (int k = 0; k < m; k++)
+		for (int i = 0; i < G; i++) {
+			for (int x = 0; x < b.nbox; x++)
+				box_step(&g, &b, x, k, 2 * i, 2, k, b.member[x * G + i], true);
+			for (int t = 0; t < 2; t++)
+				tree_steps(&g, &b, k, i, t, depth + t * b.nbox, h);
+			for (int x = 0; x < b.nbox; x++) { /* both halves at once, when both are back */
+				int d = depth[x] > depth[b.nbox + x] ? depth[x] : depth[b.nbox + x];
+				box_step(&g, &b, x, k + 1 + h + d, 2 * i, 2, k, b.member[x * G + i], false);
+			}
+		}
+	boxes_free(&b), free(depth);
+	g.s->choice = arena_printf(c->arena, "%schunks %d", c->chunks ? "fixed " : "", 2 * G * m);
 	g.s->size_chosen = !c->chunks;
 	return gen_end(c->diag, &g);
 }

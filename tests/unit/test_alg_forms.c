@@ -56,6 +56,8 @@ static const struct {
 	/* the forms' declarations set no switch_reduction: the nvls suite builds it with one */
 	{"nccl_nvls", KIND(CK_ALLREDUCE), TOPO(TK_RAILS) | TOPO(TK_LEAF_SPINE_BOXES) | TOPO(TK_GRAPH),
 	 "nccl_nvls needs every rank of 'X' on a switch that reduces"},
+	{"nccl_nvls_tree", KIND(CK_ALLREDUCE), TOPO(TK_RAILS) | TOPO(TK_LEAF_SPINE_BOXES) | TOPO(TK_GRAPH),
+	 "nccl_nvls_tree needs every rank of 'X' on a switch that reduces"},
 };
 
 static char *

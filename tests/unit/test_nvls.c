@@ -92,6 +92,47 @@ test_nvls_closed_form(void)
 		}
 }
 
+/* nccl_nvls_tree's closed form by link volumes (docs/algorithms.md): every
+ * GPU's NVSwitch link carries 1 + 1/G each way, as nccl_nvls's; the most
+ * loaded NIC min(B, 4) shares of 1/2G (nccl_tree's trees across boxes, one
+ * per half of each shard), so algbw = min(G/(G+1) L, 2G N / min(B, 4)).
+ * Generated clusters, 2 to 5 boxes of 2, 4, 8 GPUs; each verifies. */
+static void
+test_nvls_tree_closed_form(void)
+{
+	Diag dgv = diag_new(), *dg = &dgv;
+	for (int boxes = 2; boxes <= 5; boxes++)
+		for (int gpus = 2; gpus <= 8; gpus *= 2) {
+			char topo[128];
+			snprintf(topo, sizeof topo, "rails(boxes %d, gpus %d, nic_gbps 400)", boxes, gpus);
+			Checked c;
+			Prog p;
+			int rc = build(dg, &c, &p, "nvls", topo,
+			               "collective allreduce A on C { algorithm nccl_nvls_tree; }\n");
+			CU_ASSERT_EQUAL_FATAL(rc, 0);
+			const Sched *s = p.sched[0];
+			CU_ASSERT_EQUAL(verify(dg, s), 0);
+			double *load = link_loads(s), nic = 0;
+			int wrong = 0;
+			for (int l = 0; l < s->topo->nlink; l++) {
+				const Link *k = &s->topo->link[l];
+				int sw = k->src < s->nrank ? k->dst : k->src;
+				if (sw - s->nrank < boxes)
+					wrong += fabs(load[l] - (1 + 1.0 / gpus)) > 1e-9;
+				else
+					nic = fmax(nic, load[l]);
+			}
+			double want = (boxes < 4 ? boxes : 4) / (2.0 * gpus);
+			assert_named(wrong == 0 && fabs(nic - want) < 1e-9, __LINE__, __FILE__,
+			             "%s: %d NVLinks off 1 + 1/G, most loaded NIC %.4f (want %.4f)", topo,
+			             wrong, nic, want);
+			free(load);
+			prog_free(&p);
+			checked_free(&c);
+			diag_reset(dg);
+		}
+}
+
 /* The cut bound where a switch reduces has no gossip part: busbw <=
  * 2(N-1)/N lambda, lambda a GPU's link on a box. An in-switch allreduce
  * (every GPU's copy into the switch once, the sum back once) attains it:
@@ -278,6 +319,7 @@ test_nvls_backends(void)
 
 CU_TestInfo nvls_tests[] = {
 	{"nccl_nvls: link volumes at the closed form (boxes, NVLS + SHARP rails)", test_nvls_closed_form},
+	{"nccl_nvls_tree: link volumes at the closed form (rails clusters)", test_nvls_tree_closed_form},
 	{"a reducing switch: the bound without gossip, attained in the switch", test_nvls_bound_attained},
 	{"the verifier refuses a bad in-network operation; nccl_nvls needs the capability",
 	 test_nvls_verifier_refuses},
