@@ -15,6 +15,10 @@
  *   B boxes:   the same, with the box's sum of shard i reduced across the
  *              boxes at rail i's switch between the two (FUSE_ALLREDUCE:
  *              CollNet on SHARP), round k + 1, the multicast in round k + 2.
+ *   nccl_nvls_tree (NCCL_ALGO_NVLS_TREE), where only the boxes' switches
+ *              reduce: each half of shard i up and down one of NCCL's two
+ *              trees across the boxes (dbt_parent, as nccl_tree) between the
+ *              box's reduce and its multicast: C + 2h + 1 rounds.
  *
  * As NCCL runs it (src/device/all_reduce.h, RunWorkColl for NCCL_ALGO_NVLS):
  * on one node the head of each shard reduces it through the multicast
