@@ -59,6 +59,11 @@ int backend_target_names(const char **names, int max);
 void backend_names(char *buf, size_t len);
 void backend_print_targets(FILE *);
 
+/* A backend with no operation for in-network reduction (Sched.fuse: NVLS,
+ * SHARP) refuses such a schedule: -1 after a located error naming the
+ * target, else 0. */
+int backend_refuse_in_network(Diag *, const Sched *, const char *target);
+
 /* Which schedules a build covers: the named one, or all. -1 if no match. */
 int backend_select(const Prog *, const BuildOpts *, const Sched **out, int max);
 

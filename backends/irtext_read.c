@@ -253,6 +253,12 @@ topology_line(Reader *r, Pending *t, const char *w)
 		n->store_and_forward = strcmp(kind, "store_and_forward") == 0;
 		n->buffer_packets = quantity(r, false, "the buffer's packets");
 		n->buffer_bytes = quantity(r, false, "the buffer's bytes");
+	} else if (strcmp(w, "reduction") == 0) {
+		char kind[32] = "";
+		int bits = word(r, kind, sizeof kind) ? switch_reduction_find(kind) : -1;
+		if (bits < 0)
+			fail(r, "expected none, nvls, sharp or nvls_sharp");
+		t->net.reduction = bits < 0 ? 0 : (unsigned)bits;
 	} else if (strcmp(w, "switch") == 0) {
 		t->sw[integer(r, 0, t->nnode - 1)] = 1;
 		t->any_switch = true;
@@ -501,11 +507,17 @@ read_msg_line(Reader *r, SchedBody *b)
 	char w[16];
 	const char *at = r->at;
 	r->sb.instance = 0;
-	if (!r->failed && word(r, w, sizeof w)) {
-		if (strcmp(w, "instance") == 0)
+	r->sb.fuse = 0;
+	while (!r->failed && word(r, w, sizeof w)) {
+		if (strcmp(w, "instance") == 0 && !r->sb.instance && !r->sb.fuse) {
 			r->sb.instance = (int)integer(r, 1, MAX_INSTANCES - 1);
-		else
+		} else if (strcmp(w, "fuse") == 0 && !r->sb.fuse && s->nfuse > 0) {
+			r->sb.fuse = (int)integer(r, 1, s->nfuse);
+		} else {
 			r->at = at; /* line_end reports it */
+			break;
+		}
+		at = r->at;
 	}
 	if (!r->failed && s->nroute == 0)
 		fail(r, "a message before any route");
@@ -513,6 +525,32 @@ read_msg_line(Reader *r, SchedBody *b)
 		sched_msg_route(&r->sb, round, src, dst, op, b->chunks, n,
 		                s->route_link + s->route_off[route],
 		                s->route_off[route + 1] - s->route_off[route]);
+}
+
+/* fuse NODE reduce|multicast|allreduce [self]: an in-network operation (before the
+ * messages; verify checks the switch and the messages). */
+static void
+read_fuse_line(Reader *r, SchedBody *b)
+{
+	int node = (int)integer(r, 0, b->t->nnode - 1);
+	char kind[16] = "";
+	static const char *const kinds[] = {"reduce", "multicast", "allreduce"};
+	int k = -1;
+	if (word(r, kind, sizeof kind))
+		for (int i = 0; i < 3; i++)
+			k = strcmp(kind, kinds[i]) == 0 ? i : k;
+	if (k < 0)
+		fail(r, "expected reduce, multicast or allreduce");
+	const char *at = r->at;
+	char self[16] = "";
+	if (!r->failed && word(r, self, sizeof self) && strcmp(self, "self") != 0) {
+		r->at = at; /* line_end reports it */
+		self[0] = 0;
+	}
+	if (r->failed)
+		return;
+	sched_fuse_begin(&r->sb, node, (FuseKind)k, self[0] != 0);
+	sched_fuse_end(&r->sb);
 }
 
 /* generator affine MAT... VEC... | generator perm IMAGES... (symmetric form). */
@@ -630,6 +668,8 @@ read_body_line(Reader *r, SchedBody *b)
 		b->s->nbarrier = r->failed ? 0 : k;
 	} else if (strcmp(w, "msg") == 0 && !b->sym) {
 		read_msg_line(r, b);
+	} else if (strcmp(w, "fuse") == 0 && !b->sym && b->s->nmsg == 0) {
+		read_fuse_line(r, b);
 	} else if (strcmp(w, "group") == 0 && b->sym) {
 		if (!word(r, b->gname, sizeof b->gname))
 			fail(r, "expected a group name");
@@ -741,7 +781,7 @@ ir_read(Diag *dg, const char *text, size_t len, Prog *p)
 			topology_end(&r, &t);
 			topology_header(&r, &t);
 		} else if (strcmp(w, "net") == 0 || strcmp(w, "energy") == 0 || strcmp(w, "switch") == 0 ||
-		           strcmp(w, "switching") == 0 || strcmp(w, "link") == 0) {
+		           strcmp(w, "switching") == 0 || strcmp(w, "reduction") == 0 || strcmp(w, "link") == 0) {
 			topology_line(&r, &t, w);
 		} else if (strcmp(w, "schedule") == 0) {
 			topology_end(&r, &t);

@@ -288,6 +288,8 @@ emit_traces(Diag *dg, const Sched *s, int64_t bytes, OutDir *dir)
 {
 	Arena a = {0};
 	SimNet net;
+	if (backend_refuse_in_network(dg, s, "the Chakra target (ASTRA-sim)") != 0)
+		return -1;
 	if (sim_from_scheds(dg, &a, &s, 1, &net) != 0) {
 		arena_free(&a);
 		return -1;

@@ -51,6 +51,8 @@ write_topology(const Topo *t, FILE *f)
 		num(f, n->buffer_bytes);
 		fputc('\n', f);
 	}
+	if (n->reduction)
+		fprintf(f, "reduction %s\n", switch_reduction_words[n->reduction & 3]);
 	for (int node = 0; node < t->nnode; node++)
 		if (t->is_switch && t->is_switch[node])
 			fprintf(f, "switch %d\n", node);
@@ -135,6 +137,12 @@ write_schedule(const Sched *s, FILE *f)
 			        x->op == X_REDUCE ? 'r' : 'c', x->route);
 		}
 	} else {
+		for (int i = 0; i < s->nfuse; i++) /* in-network operations, numbered from 1 */
+			fprintf(f, "fuse %d %s%s\n", s->fuse[i].node,
+			        s->fuse[i].kind == FUSE_REDUCE      ? "reduce"
+			        : s->fuse[i].kind == FUSE_MULTICAST ? "multicast"
+			                                            : "allreduce",
+			        s->fuse[i].self ? " self" : "");
 		for (int i = 0; i < s->nmsg; i++) {
 			const Msg *m = &s->msg[i];
 			fprintf(f, "msg %d %d %d %c %d %d", m->round, m->src, m->dst,
@@ -143,6 +151,8 @@ write_schedule(const Sched *s, FILE *f)
 				fprintf(f, " %d", s->chunks[m->first + k]);
 			if (m->instance != 0)
 				fprintf(f, " instance %d", m->instance);
+			if (m->fuse != 0)
+				fprintf(f, " fuse %d", m->fuse);
 			fputc('\n', f);
 		}
 	}

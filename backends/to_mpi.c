@@ -415,6 +415,8 @@ emit_mpi(Diag *dg, const Prog *p, const BuildOpts *o, FILE *f)
 		return -1;
 	}
 	const Sched *s = sel[0];
+	if (backend_refuse_in_network(dg, s, "the MPI target") != 0)
+		return -1;
 	char fn[128];
 	if (mpi_name_taken(c_name(s, fn, sizeof fn))) {
 		error_at(dg, s->loc, "'%s' would be the function %s, a name of the MPI runtime's: rename "

@@ -643,7 +643,14 @@ mpi_lib_write_dir(Diag *dg, const MpiLibPlan *plan, const char *prefix, const ch
 	snprintf(cname, n, "%s.c", prefix);
 	snprintf(hname, n, "%s.h", prefix);
 	const char *const written[] = {cname, hname, NULL}; /* another prefix's files stay */
-	int rc = mpi_lib_write(dg, memout_open(&c), memout_open(&h), plan, prefix, hname);
+	int rc = 0;
+	for (int i = 0; i < plan->nentry && rc == 0; i++)
+		rc = backend_refuse_in_network(dg, plan->entry[i].sched, "the MPI library");
+	if (rc != 0) {
+		free(cname), free(hname);
+		return -1;
+	}
+	rc = mpi_lib_write(dg, memout_open(&c), memout_open(&h), plan, prefix, hname);
 	if (rc == 0 && outdir_begin(&dir, target, written, err, sizeof err) != 0) {
 		error_file(dg, "%s", err);
 		rc = -1;

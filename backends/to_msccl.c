@@ -33,6 +33,8 @@ msccl_lower_counted(Diag *dg, Arena *a, const Sched *sched, const BuildOpts *o, 
 	MscclStats none;
 	stats = stats ? stats : &none;
 	memset(stats, 0, sizeof *stats);
+	if (backend_refuse_in_network(dg, sched, "the MSCCL executor") != 0)
+		return -1;
 	if (strlen(sched->name) > MSCCL_MAX_VALUE) {
 		error_at(dg, sched->loc, "'%.20s...' cannot be written for MSCCL: its name is %zu bytes, "
 		         "and the executor's parser holds attribute values of at most %d bytes (a "

@@ -48,6 +48,22 @@ finish(Out *o, SimColl *c)
 	c->deps = o->deps;
 }
 
+/* An in-network operation (Msg.fuse) as the simulator runs it: its leader
+ * is one flow over every link the operation loads (fuse_links: the senders'
+ * links into the switch, once each, and the links out of it, once each), at
+ * one rate for all of them, as a switch that streams the sum (or the copies)
+ * on as it arrives; the switch, not the receiver, reduces. Its other
+ * messages cross no link, and what waits for them waits for the leader. */
+static const int *
+fused_flow(const Sched *s, int j, SimMsg *sm, int *links)
+{
+	const Fuse *f = &s->fuse[s->msg[j].fuse - 1];
+	sm->reduce = false;
+	sm->fused = true;
+	sm->nhop = f->leader == j ? fuse_links(s, s->msg[j].fuse - 1, links) : 0;
+	return links;
+}
+
 /* An explicit schedule message by message: a message waits for every
  * earlier delivery, to its sender, of a chunk it carries (msg_deps). */
 static void
@@ -67,6 +83,7 @@ explicit_coll(Arena *a, const Sched *s, SimColl *c)
 	int64_t mult = s->kind == CK_ALLTOALL ? s->nrank : 1;
 	MsgDeps d;
 	msg_deps(a, s, false, &d);
+	int *fused = s->nfuse ? arena_array(a, (size_t)fuse_links_max(s), sizeof *fused) : NULL;
 	for (int j = 0; j < s->nmsg; j++) {
 		const Msg *m = &s->msg[j];
 		SimMsg sm = {.round = m->round, .src = m->src, .dst = m->dst,
@@ -74,7 +91,15 @@ explicit_coll(Arena *a, const Sched *s, SimColl *c)
 		             .reduce = m->op == X_REDUCE, .nhop = sched_route_len(s, m->route),
 		             .dep = d.read_off[j], .ndep = d.read_off[j + 1] - d.read_off[j],
 		             .instance = m->instance};
-		add_msg(&o, sm, s->route_link + s->route_off[m->route]);
+		const int *links = s->route_link + s->route_off[m->route];
+		if (m->fuse)
+			links = fused_flow(s, j, &sm, fused);
+		add_msg(&o, sm, links);
+	}
+	for (int k = 0; s->nfuse && k < (s->nmsg ? d.read_off[s->nmsg] : 0); k++) {
+		const Msg *m = &s->msg[d.read[k]]; /* what waits for a member waits for the operation */
+		if (m->fuse)
+			d.read[k] = s->fuse[m->fuse - 1].leader;
 	}
 	o.deps = d.read;
 	o.ndep = s->nmsg ? d.read_off[s->nmsg] : 0;
@@ -706,6 +731,7 @@ sim_net_of_topo(Diag *dg, Arena *a, const Topo *t, SimNet *out)
 	out->link_static_w = t->net.link_static_power;
 	out->nport = router_ports(t);
 	out->switching = t->net.store_and_forward ? SIM_STORE_AND_FORWARD : SIM_CUT_THROUGH;
+	out->in_network = topo_any_reduces(t);
 	if (t->net.buffer_packets > SIM_MAX_BUFFER) {
 		error_at(dg, t->loc, "the simulator takes a buffer of at most %d packets, not %.0f",
 		         SIM_MAX_BUFFER, t->net.buffer_packets);

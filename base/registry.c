@@ -94,6 +94,17 @@ topo_forms_phrase(unsigned topos, char *buf, size_t len)
 		}
 }
 
+const char *const switch_reduction_words[4] = {"none", "nvls", "sharp", "nvls_sharp"};
+
+int
+switch_reduction_find(const char *word)
+{
+	for (int i = 0; i < 4; i++)
+		if (strcmp(switch_reduction_words[i], word) == 0)
+			return i;
+	return -1;
+}
+
 #define PARAM(name, kind, positive, per_link, swept, field) \
 	{name, NV_NUMBER, kind, positive, per_link, swept, offsetof(Net, field)}
 const NetParam net_params[] = {
@@ -109,6 +120,7 @@ const NetParam net_params[] = {
 	PARAM("link_static_power", Q_POWER, false, false, false, link_static_power),
 	{"switching", NV_SWITCHING, Q_COUNT, false, false, false, 0}, /* a word */
 	{"buffer", NV_BUFFER, Q_PACKETS, true, false, false, 0},
+	{"switch_reduction", NV_REDUCTION, Q_COUNT, false, false, false, 0}, /* a word */
 };
 #undef PARAM
 const int nnet_params = (int)(sizeof net_params / sizeof net_params[0]);

@@ -129,12 +129,23 @@ typedef struct Net {
 	/* packet mode's switching (docs/sim.md 2.1): cut-through unless set */
 	bool store_and_forward;
 	double buffer_packets, buffer_bytes; /* a cut-through input buffer; 0: unset */
+	/* in-network reduction (docs/gpu-clusters.md): the switches that reduce
+	 * what enters them and multicast the result, REDUCE_NVLS | REDUCE_SHARP
+	 * bits (switch_reduction = none | nvls | sharp | nvls_sharp) */
+	unsigned reduction;
 } Net;
+
+/* switch_reduction's bits: a box's NVSwitch (NVLS; every switch of a graph),
+ * a network switch (SHARP: rails, leaves, spines; every switch of a graph). */
+enum { REDUCE_NVLS = 1, REDUCE_SHARP = 2 };
+extern const char *const switch_reduction_words[4]; /* indexed by the bits */
+int switch_reduction_find(const char *word);         /* the bits, or -1 */
 
 /* How a parameter's value lands in Net. */
 typedef enum NetValue {
 	NV_NUMBER,    /* the quantity, in its kind's base unit, at `offset` */
 	NV_SWITCHING, /* cut_through | store_and_forward: store_and_forward */
+	NV_REDUCTION, /* none | nvls | sharp | nvls_sharp: reduction */
 	NV_BUFFER,    /* packets (buffer_packets) or a size (buffer_bytes) */
 } NetValue;
 

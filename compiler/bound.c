@@ -30,6 +30,7 @@ same_problem(const SimNet *a, int ca, const SimNet *b, int cb)
 {
 	const SimColl *x = &a->coll[ca], *y = &b->coll[cb];
 	if (a->nnode != b->nnode || a->nlink != b->nlink || x->nrank != y->nrank ||
+	    a->in_network != b->in_network ||
 	    x->root != y->root || strcmp(x->kind, y->kind) != 0)
 		return false;
 	if (x->rank_node != y->rank_node &&
@@ -54,7 +55,7 @@ cut_busbw(const SimNet *n, int c)
 	for (int l = 0; l < n->nlink; l++)
 		link[l] = (CutLink){n->link[l].src, n->link[l].dst, n->link[l].bw};
 	CutNet cn = {.nnode = n->nnode, .nlink = n->nlink, .link = link, .nrank = sc->nrank,
-	             .rank_node = sc->rank_node, .root = sc->root};
+	             .rank_node = sc->rank_node, .root = sc->root, .in_network = n->in_network};
 	/* the translation-symmetric forms, as sim_net_of_topo names them */
 	static const char *const forms[] = {"torus", "ring", "hyperx", "full"};
 	for (size_t i = 0; i < countof(forms); i++)
@@ -217,7 +218,8 @@ print_one(const Sched *s, const SchedBound *e, FILE *out)
 			gbps(b->busbw * s->nrank, cbw, sizeof cbw);
 			fprintf(out, " (upper bound: gossip, the ranks' %s out over %d)", cbw, s->nrank);
 		} else {
-			fprintf(out, " (upper bound: %s out of %s)", cbw, cut);
+			fprintf(out, " (upper bound: %s out of %s%s)", cbw, cut,
+			        topo_any_reduces(s->topo) ? "; switches reduce: no gossip bound" : "");
 		}
 		fprintf(out, "; reduce-scatter + allgather reach %s\n", ach);
 		break;

@@ -73,9 +73,10 @@ ring_prog_busbw(const Tuned *t, const TuneArgs *a, int k)
 	return 0;
 }
 
-/* NCCL's choice at size k on a rails cluster: the faster of the nccl_ring
- * and nccl_tree candidates there (NCCL's tuner runs its fastest algorithm
- * per size, src/graph/tuning.cc); -1 off rails or where neither ran. */
+/* NCCL's choice at size k on a rails cluster: the fastest of the nccl_ring,
+ * nccl_tree and (where switches reduce) nccl_nvls(_tree) candidates there (NCCL's
+ * tuner runs its fastest algorithm per size, src/graph/tuning.cc); -1 off
+ * rails or where none ran. */
 static int
 nccl_choice(const Tuned *t, int k)
 {
@@ -84,7 +85,8 @@ nccl_choice(const Tuned *t, int k)
 	int b = -1;
 	for (int i = 0; i < t->ncand; i++) {
 		const Cand *c = &t->cand[i];
-		if ((strcmp(c->key, "nccl_ring") == 0 || strcmp(c->key, "nccl_tree") == 0) &&
+		if ((strcmp(c->key, "nccl_ring") == 0 || strcmp(c->key, "nccl_tree") == 0 ||
+		     strcmp(c->key, "nccl_nvls") == 0 || strcmp(c->key, "nccl_nvls_tree") == 0) &&
 		    c->time_s[k] > 0 && (b < 0 || c->time_s[k] < t->cand[b].time_s[k]))
 			b = i;
 	}
@@ -183,7 +185,10 @@ tune_print_table(const Tuner *u, FILE *f)
 			snprintf(span, sizeof span, "%s to %s%s", l, j + 1 < a->nsize ? "under " : "", h);
 			fprintf(f, "  %12.0f .. %-12.0f %-28s %s", lo, hi, span,
 			        t->cand[plan_choice(t, k)].label[k]);
-			if (tune_msccl_kind(t->s->kind)) {
+			const Sched *run = t->cand[plan_choice(t, k)].sched[k];
+			if (run && run->nfuse) { /* the executor has no operation for it */
+				fputs("  [in the network: no MSCCL file]", f);
+			} else if (tune_msccl_kind(t->s->kind)) {
 				MscclPick m = tune_msccl_pick(a, t, k);
 				fputs("  [", f);
 				print_pick(&m, f);
@@ -209,8 +214,10 @@ tune_print_table(const Tuner *u, FILE *f)
 	}
 	for (int i = 0; i < u->nt; i++)
 		if (u->t[i].s->topo->kind == TK_RAILS) {
-			fprintf(f, "NCCL's choice (rails clusters): the faster of nccl_ring and nccl_tree at the "
-			           "size; gain:\nits time / the choice's\n");
+			fprintf(f, "NCCL's choice (rails clusters): the %s at the size; gain:\nits time / the "
+			           "choice's\n", topo_any_reduces(u->t[i].s->topo)
+			                              ? "fastest of nccl_ring, nccl_tree, nccl_nvls and nccl_nvls_tree"
+			                              : "faster of nccl_ring and nccl_tree");
 			break;
 		}
 	fprintf(f, "size in bytes; time of the choice; busbw in GB/s as nccl-tests computes it;\n"

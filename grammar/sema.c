@@ -270,6 +270,15 @@ check_switching(Diag *dg, const Item *it)
 		error_at(dg, e->loc, "'switching' is cut_through or store_and_forward");
 }
 
+/* switch_reduction = none | nvls | sharp | nvls_sharp (docs/gpu-clusters.md) */
+static void
+check_reduction(Diag *dg, const Item *it)
+{
+	const Expr *e = it->value;
+	if (e->kind != EX_NAME || switch_reduction_find(e->text) < 0)
+		error_at(dg, e->loc, "'switch_reduction' is none, nvls, sharp or nvls_sharp");
+}
+
 static void
 check_params(Sema *s, const Block *b, bool per_link)
 {
@@ -302,6 +311,8 @@ check_params(Sema *s, const Block *b, bool per_link)
 			}
 		if (pi->value == NV_SWITCHING)
 			check_switching(s->diag, it);
+		else if (pi->value == NV_REDUCTION)
+			check_reduction(s->diag, it);
 		else
 			check_quantity(s->diag, it, pi);
 	}

@@ -76,6 +76,8 @@ Sched *alg_ring(const AlgCtx *);
 Sched *alg_multiport_ring(const AlgCtx *);
 Sched *alg_nccl_ring(const AlgCtx *);
 Sched *alg_nccl_tree(const AlgCtx *);
+Sched *alg_nccl_nvls(const AlgCtx *);
+Sched *alg_nccl_nvls_tree(const AlgCtx *);
 /* The ring as a symmetric schedule (the translations and one base tree per
  * piece and direction), where ring_symmetric_applies. */
 bool ring_symmetric_applies(const AlgCtx *);

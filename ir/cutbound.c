@@ -387,7 +387,7 @@ allreduce_parts(const CutNet *n, CutBound *out)
 	/* gossip < 2(N-1)/N lambda, compared exactly: sum < 2(N-1) lambda */
 	Wide sum = gossip_sum(n);
 	Wide lam2 = (Wide)2 * (n->nrank - 1) * out->bound.rate.num;
-	if ((Wide)sum * out->bound.rate.den < lam2) {
+	if (!n->in_network && (Wide)sum * out->bound.rate.den < lam2) {
 		out->gossip = true;
 		out->busbw = (double)sum / n->nrank / 8;
 	}
@@ -450,6 +450,7 @@ cutnet_topo(const Topo *t, const int *rank_node, int nrank, int root, CutNet *n)
 	bool translations = t->kind == TK_TORUS || t->kind == TK_RING || t->kind == TK_HYPERX ||
 	                    t->kind == TK_FULL;
 	n->transitive = translations && !t->is_switch && nrank == t->nnode && cutnet_uniform(n);
+	n->in_network = topo_any_reduces(t);
 	return link;
 }
 

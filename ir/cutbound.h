@@ -12,7 +12,8 @@
  *   reduce_scatter  the same on the reversed links
  *   allreduce       upper: busbw <= 2(N - 1)/N lambda, lambda = min B+(S)
  *                   over S holding a rank and missing one, and <= the ranks'
- *                   summed outgoing bandwidth over N (gossip); achievable: the
+ *                   summed outgoing bandwidth over N (gossip; none where a
+ *                   switch reduces: in_network); achievable: the
  *                   reduce-scatter then allgather composition,
  *                   2(N - 1) / (1/x*_rs + 1/x*_ag)
  *   broadcast       busbw <= min over ranks v of maxflow(root, v)
@@ -41,6 +42,8 @@ typedef struct CutNet {
 	int nrank;
 	const int *rank_node; /* rank -> node */
 	int root;             /* broadcast, reduce: the root rank */
+	bool in_network;      /* some switch reduces (in-network reduction): allreduce has
+	                       * no gossip bound, only lambda's (docs/algorithms.md) */
 	bool transitive;      /* every rank node is mapped to every other by an
 	                       * automorphism of the links and their bandwidths (the
 	                       * translations of a torus, ring, hyperx or full

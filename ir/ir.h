@@ -103,6 +103,15 @@ void topo_node_name(const Topo *, int node, char *buf, size_t len); /* "(0, 3)" 
  * by what they are ("box 1", "rail 3", "leaf 0", "spine 2"), any other
  * node as topo_node_name names it. */
 void topo_node_label(const Topo *, int node, char *buf, size_t len);
+/* In-network reduction (docs/gpu-clusters.md, "In-switch reduction"): the
+ * REDUCE_ bit by which the node reduces what enters it and multicasts the
+ * result, or 0 (a rank, or a switch that only forwards), from the
+ * network's switch_reduction: REDUCE_NVLS for a box's switch (rails,
+ * leaf_spine_boxes), REDUCE_SHARP for a rail, leaf or spine (and
+ * spine_leaf's switches), either for a graph's switches. Its bandwidth is
+ * its ports': a reducing switch keeps pace with its links. */
+unsigned topo_reduces(const Topo *, int node);
+bool topo_any_reduces(const Topo *);
 
 /* ---- routes (route.c) ---- */
 
@@ -302,12 +311,42 @@ typedef struct Msg {
 	int round;
 	int src, dst;     /* communicator ranks */
 	int route;        /* the Sched's route table */
-	XferOp op;
 	int first, n;     /* chunks: sched->chunks[first .. first + n) */
-	int instance;     /* the independent pipeline it belongs to (Bucket's 2d instances);
-	                   * 0 when the schedule has one. Never packed with another
-	                   * instance's message; the simulator queues each apart. */
+	int fuse;         /* 0, or 1 + the index in Sched.fuse of the in-network operation
+	                   * it is part of; never packed with a message of another */
+	short instance;   /* the independent pipeline it belongs to (Bucket's 2d instances,
+	                   * < MAX_INSTANCES); 0 when the schedule has one. Never packed
+	                   * with another instance's message; the simulator queues each
+	                   * apart. */
+	unsigned char op; /* XferOp; with instance, 32 bytes a message as before fuse */
 } Msg;
+
+/*
+ * An in-network operation (docs/gpu-clusters.md, "In-switch reduction"):
+ * the messages of one round with the same Msg.fuse pass through a switch
+ * that reduces (topo_reduces). They move the chunks unicast messages would
+ * (so the verifier proves them as such), but the links carry less:
+ * FUSE_REDUCE: one receiver, every message X_REDUCE with the same chunks;
+ *   the switch adds the senders' copies and sends the sum on once, so the
+ *   links after the switch carry it once.
+ * FUSE_MULTICAST: one sender, X_COPY, the same chunks; sent once to the
+ *   switch, which copies it to every receiver.
+ * FUSE_ALLREDUCE: a set of ranks, a message from each to each other,
+ *   X_REDUCE, the same chunks; each sends its copy once, the switch adds
+ *   them and sends every rank the sum once (SHARP's allreduce).
+ * self: the receiver's own copy (reduce) or the sender's (multicast) goes
+ *   through the switch too, as NCCL's multimem loads and stores on the
+ *   group's multicast address do (its link carries it once more).
+ * The links the operation loads, each once: fuse_links.
+ */
+typedef enum FuseKind { FUSE_REDUCE, FUSE_MULTICAST, FUSE_ALLREDUCE } FuseKind;
+
+typedef struct Fuse {
+	int node;         /* the switch */
+	FuseKind kind;
+	bool self;
+	int leader;       /* its first message (sched_end); the simulator's one flow */
+} Fuse;
 
 /*
  * The symmetric form (tree symmetrization): transfer t of base tree b in
@@ -381,6 +420,9 @@ typedef struct Sched {
 	 * round every round is one; collc sim --sync deps holds only these */
 	int nbarrier;
 	int *barrier;
+	/* in-network operations (Msg.fuse), or none */
+	int nfuse;
+	Fuse *fuse;
 } Sched;
 
 /* sched.c: building explicit schedules. */
@@ -396,6 +438,8 @@ typedef struct SchedBuilder {
 	bool too_big;      /* its routes passed MAX_ROUTE_HOPS: messages are dropped */
 	bool unrouted;     /* sched_msg's messages wait for sched_end's routing (route -1) */
 	int instance;      /* stamped on the messages added next (Msg.instance); 0 at first */
+	int fuse;          /* stamped on the messages added next (Msg.fuse); 0 at first */
+	int capfuse;
 } SchedBuilder;
 
 Sched *sched_new(Arena *, const char *name, Loc, CollKind, const char *algorithm,
@@ -413,6 +457,17 @@ int sched_route(SchedBuilder *, const int *links, int nlink);
 int sched_end(Diag *, SchedBuilder *);
 void sched_abort(SchedBuilder *); /* drops what was built (after an error) */
 int sched_route_len(const Sched *, int route);
+/* A new in-network operation at switch `node`; the messages added until
+ * sched_fuse_end are its. */
+void sched_fuse_begin(SchedBuilder *, int node, FuseKind, bool self);
+void sched_fuse_end(SchedBuilder *);
+/* The links in-network operation f loads, each once (what its messages'
+ * routes cover, the shared part once, and the self copy's link), those
+ * into its switch first; returns their count, written to links (room for
+ * the messages' hops + 2). */
+int fuse_links(const Sched *, int f, int *links);
+/* The most links fuse_links can write for any operation of s. */
+int fuse_links_max(const Sched *);
 
 /* symm.c: tree symmetrization. Trees must span exactly the ranks. */
 Sched *symmetrize(Diag *, Arena *, const char *name, Loc, CollKind, const Topo *, Routes *,

@@ -87,6 +87,10 @@ apply_params(Net *n, const Block *b)
 			n->store_and_forward = strcmp(it->value->text, "store_and_forward") == 0;
 			continue;
 		}
+		if (p->value == NV_REDUCTION) {
+			n->reduction = (unsigned)switch_reduction_find(it->value->text);
+			continue;
+		}
 		const Expr *e = it->value->kind == EX_NEG ? it->value->lhs : it->value;
 		double v = expr_number(e) * (it->value->kind == EX_NEG ? -1 : 1);
 		if (p->value == NV_BUFFER && expr_qty(e) == Q_SIZE)

@@ -109,6 +109,7 @@ explicit_metrics(const Sched *s, double bytes, Metrics *m)
 	 * every link (a chain on ring(100000): 1e5 rounds x 2e5 links) */
 	int *touched = xmalloc(((size_t)t->nlink + 1) * sizeof *touched);
 	LinkCost c = link_cost(t, NULL, 0);
+	int *fused = s->nfuse ? xmalloc((size_t)fuse_links_max(s) * sizeof *fused) : NULL;
 	double vol = 0, phys = 0, q = 0, mean_sum = 0, time = 0;
 	for (int i = 0; i < s->nmsg;) {
 		int ntouched = 0;
@@ -124,6 +125,12 @@ explicit_metrics(const Sched *s, double bytes, Metrics *m)
 			total += size * len;
 			double rl = route_latency(&c, l, len, NULL);
 			lat = rl > lat ? rl : lat;
+			if (msg->fuse) { /* an in-network operation loads its links once */
+				if (s->fuse[msg->fuse - 1].leader != j)
+					continue;
+				len = fuse_links(s, msg->fuse - 1, fused);
+				l = fused;
+			}
 			for (int k = 0; k < len; k++) {
 				if (load[l[k]] == 0 && size > 0)
 					touched[ntouched++] = l[k];
@@ -144,6 +151,7 @@ explicit_metrics(const Sched *s, double bytes, Metrics *m)
 	}
 	free(load);
 	free(touched);
+	free(fused);
 	link_cost_free(&c);
 	m->messages = s->nmsg;
 	m->by_symmetry = false;

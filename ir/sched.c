@@ -127,7 +127,7 @@ sched_msg_at(SchedBuilder *b, int round, int src, int dst, XferOp op, const int 
 	copy_n(s->chunks + used, chunks, (size_t)n, sizeof *chunks);
 	s->msg[s->nmsg++] = (Msg){.round = round, .src = src, .dst = dst, .op = op,
 	                          .route = route, .first = used, .n = n,
-	                          .instance = b->instance};
+	                          .instance = b->instance, .fuse = b->fuse};
 	if (round + 1 > s->nround)
 		s->nround = round + 1;
 }
@@ -247,6 +247,8 @@ msg_order_in_round(const Msg *a, const Msg *b)
 		return a->op < b->op ? -1 : 1;
 	if (a->instance != b->instance)
 		return a->instance < b->instance ? -1 : 1;
+	if (a->fuse != b->fuse)
+		return a->fuse < b->fuse ? -1 : 1;
 	return a->first < b->first ? -1 : a->first > b->first;
 }
 
@@ -312,7 +314,8 @@ static bool
 same_key(const Msg *a, const Msg *b)
 {
 	return a->round == b->round && a->src == b->src && a->dst == b->dst &&
-	       a->route == b->route && a->op == b->op && a->instance == b->instance;
+	       a->route == b->route && a->op == b->op && a->instance == b->instance &&
+	       a->fuse == b->fuse;
 }
 
 int
@@ -357,6 +360,11 @@ sched_end(Diag *dg, SchedBuilder *b)
 	s->msg = arena_own(b->arena, xrealloc(s->msg, ((size_t)m + 1) * sizeof *s->msg));
 	s->nmsg = m;
 	s->chunks = arena_own(b->arena, chunks);
+	for (int f = 0; f < s->nfuse; f++)
+		s->fuse[f].leader = -1;
+	for (int i = s->nmsg - 1; i >= 0; i--) /* each operation's first message leads it */
+		if (s->msg[i].fuse)
+			s->fuse[s->msg[i].fuse - 1].leader = i;
 	/* routes into the arena */
 	int nlink = s->route_off ? s->route_off[s->nroute] : 0;
 	int *off = arena_array(b->arena, (size_t)s->nroute + 1, sizeof *off);
@@ -373,6 +381,72 @@ sched_end(Diag *dg, SchedBuilder *b)
 	free(b->from_routes);
 	b->from_routes = NULL;
 	return 0;
+}
+
+void
+sched_fuse_begin(SchedBuilder *b, int node, FuseKind kind, bool self)
+{
+	Sched *s = b->s;
+	if (s->nfuse == b->capfuse)
+		s->fuse = arena_grow(b->arena, s->fuse, &b->capfuse, sizeof *s->fuse);
+	s->fuse[s->nfuse++] = (Fuse){.node = node, .kind = kind, .self = self, .leader = -1};
+	b->fuse = s->nfuse;
+}
+
+void
+sched_fuse_end(SchedBuilder *b)
+{
+	b->fuse = 0;
+}
+
+static void
+add_link_once(int *links, int *n, int l)
+{
+	for (int k = 0; k < *n; k++)
+		if (links[k] == l)
+			return;
+	links[(*n)++] = l;
+}
+
+int
+fuse_links(const Sched *s, int f, int *links)
+{
+	const Fuse *x = &s->fuse[f];
+	int n = 0, end = -1, lead = x->leader;
+	for (int i = lead; i >= 0 && i < s->nmsg && s->msg[i].round == s->msg[lead].round; i++) {
+		const Msg *m = &s->msg[i];
+		if (m->fuse != f + 1)
+			continue;
+		const int *l = s->route_link + s->route_off[m->route];
+		for (int k = 0; k < sched_route_len(s, m->route); k++)
+			add_link_once(links, &n, l[k]);
+		end = x->kind == FUSE_REDUCE ? m->dst : m->src;
+	}
+	if (x->self && end >= 0) { /* the endpoint's own copy: its link to or from the switch */
+		int node = s->rank_node[end];
+		int l = x->kind == FUSE_REDUCE ? topo_find_link(s->topo, node, x->node, 0)
+		                               : topo_find_link(s->topo, x->node, node, 0);
+		if (l >= 0)
+			add_link_once(links, &n, l);
+	}
+	int in = 0; /* the links into the switch first, in order, then those out of it */
+	for (int k = 0; k < n; k++)
+		in += s->topo->link[links[k]].dst == x->node;
+	int *out = xmalloc(((size_t)n + 1) * sizeof *out), a = 0, b = in;
+	for (int k = 0; k < n; k++)
+		out[s->topo->link[links[k]].dst == x->node ? a++ : b++] = links[k];
+	memcpy(links, out, (size_t)n * sizeof *links);
+	free(out);
+	return n;
+}
+
+int
+fuse_links_max(const Sched *s)
+{
+	int most = 2;
+	for (int i = 0; i < s->nmsg; i++)
+		most += s->msg[i].fuse ? sched_route_len(s, s->msg[i].route) : 0;
+	return most;
 }
 
 void

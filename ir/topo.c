@@ -727,6 +727,28 @@ topo_node_label(const Topo *t, int node, char *buf, size_t len)
 		snprintf(buf, len, "spine %d", k - 2 * boxes);
 }
 
+unsigned
+topo_reduces(const Topo *t, int node)
+{
+	unsigned want = t->net.reduction;
+	if (!want || node < 0 || node >= t->nnode || !t->is_switch || !t->is_switch[node])
+		return 0;
+	if (t->kind == TK_GRAPH)
+		return want & REDUCE_NVLS ? REDUCE_NVLS : REDUCE_SHARP;
+	int boxes = t->size[0], k = node - t->nrank;
+	bool box = (t->kind == TK_RAILS || t->kind == TK_LEAF_SPINE_BOXES) && k < boxes;
+	return want & (box ? REDUCE_NVLS : REDUCE_SHARP);
+}
+
+bool
+topo_any_reduces(const Topo *t)
+{
+	for (int v = 0; t->net.reduction && v < t->nnode; v++)
+		if (topo_reduces(t, v))
+			return true;
+	return false;
+}
+
 void
 topo_node_name(const Topo *t, int node, char *buf, size_t len)
 {

@@ -277,6 +277,74 @@ check_routes(Diag *dg, const Sched *s, const Verdict *v)
 	return true;
 }
 
+/* Whether message m's route passes through node. */
+static bool
+route_passes(const Sched *s, const Msg *m, int node)
+{
+	const int *l = s->route_link + s->route_off[m->route];
+	for (int k = 0; k < sched_route_len(s, m->route); k++)
+		if (s->topo->link[l[k]].dst == node)
+			return true;
+	return false;
+}
+
+/* Why message m cannot be part of in-network operation f (led by lead),
+ * or NULL. */
+static const char *
+fuse_fault(const Sched *s, const Fuse *f, const Msg *lead, const Msg *m)
+{
+	bool reduce = f->kind != FUSE_MULTICAST;
+	if (m->round != lead->round)
+		return "has messages in different rounds";
+	if (f->kind != FUSE_ALLREDUCE && (reduce ? m->dst != lead->dst : m->src != lead->src))
+		return reduce ? "has messages to different ranks" : "has messages from different ranks";
+	if (m->op != (reduce ? X_REDUCE : X_COPY))
+		return reduce ? "has a message that does not reduce" : "has a message that reduces";
+	if (m->n != lead->n || memcmp(s->chunks + m->first, s->chunks + lead->first,
+	                              (size_t)m->n * sizeof *s->chunks) != 0)
+		return "has messages carrying different chunks";
+	if (!route_passes(s, m, f->node))
+		return "has a message that does not pass through its switch";
+	return NULL;
+}
+
+/* In-network operations (Msg.fuse): each at a switch that reduces, its
+ * messages as fuse_fault wants them; the self copy's link exists. */
+static bool
+check_fuses(Diag *dg, const Sched *s, const Verdict *v)
+{
+	const char *why = NULL;
+	int at = -1;
+	for (int i = 0; i < s->nfuse && !why; i++) {
+		const Fuse *f = &s->fuse[i];
+		at = f->node;
+		why = f->leader < 0 ? "has no message" : NULL;
+		if (!why && !topo_reduces(s->topo, f->node))
+			why = "is at a switch that does not reduce (the network's switch_reduction)";
+		if (!why && f->self && f->kind == FUSE_ALLREDUCE)
+			why = "is an allreduce with an own copy";
+		if (!why && f->self) {
+			const Msg *m = &s->msg[f->leader];
+			int node = s->rank_node[f->kind == FUSE_REDUCE ? m->dst : m->src];
+			if (topo_find_link(s->topo, f->kind == FUSE_REDUCE ? node : f->node,
+			                   f->kind == FUSE_REDUCE ? f->node : node, 0) < 0)
+				why = "has an own copy with no link to the switch";
+		}
+	}
+	for (int j = 0; j < s->nmsg && !why; j++) {
+		const Msg *m = &s->msg[j];
+		if (!m->fuse)
+			continue;
+		const Fuse *f = &s->fuse[m->fuse - 1];
+		at = f->node;
+		why = fuse_fault(s, f, &s->msg[f->leader], m);
+	}
+	if (why)
+		failed(dg, v, s, "schedule of '%s': an in-network operation at node %d %s", s->name, at,
+		       why);
+	return !why;
+}
+
 /* The sets each (rank, chunk) starts with and must end with; want NULL-set
  * (all zero words, flagged by *care = false) where the collective does not
  * say. */
@@ -489,7 +557,7 @@ run_chunk(Run *u, const ByChunk *bc, int c, Fault *f)
 static int
 run_explicit(Diag *dg, const Sched *s, const char *what, bool routed, const Verdict *v)
 {
-	if (routed && !check_routes(dg, s, v))
+	if (routed && (!check_routes(dg, s, v) || !check_fuses(dg, s, v)))
 		return -1;
 	Run u = {.s = s, .what = what, .st = state_new(s->nrank, s->nchunk)};
 	size_t n = (size_t)set_words(u.st);

@@ -111,7 +111,8 @@ rank_out_sum(const SimNet *n, const SimColl *c)
  * own bound is 2(p-1)/p B_v; but every element must be gossiped, which
  * takes 2(p-1) one-way sends, each leaving some rank: at most the ranks'
  * summed outgoing bandwidth over p. The smaller of the two; on a regular
- * topology it is B_v.
+ * topology it is B_v. Where a switch reduces (SimNet.in_network) the
+ * gossip needs no rank's sends: the bound is 2(p-1)/p B_v.
  */
 double
 perf_bound_busbw(const SimNet *n, int ci)
@@ -121,7 +122,7 @@ perf_bound_busbw(const SimNet *n, int ci)
 	if (strcmp(c->kind, "allreduce") == 0 && c->nrank >= 2) {
 		double per_rank = 2.0 * (c->nrank - 1) / c->nrank * bv;
 		double gossip = rank_out_sum(n, c) / c->nrank;
-		return per_rank < gossip ? per_rank : gossip;
+		return per_rank < gossip || n->in_network ? per_rank : gossip;
 	}
 	if (strcmp(c->kind, "alltoall") != 0 || c->nrank < 2)
 		return bv;

@@ -42,6 +42,11 @@ typedef struct SimMsg {
 	int nhop, hop;         /* route: link ids hops[hop .. hop + nhop) */
 	int ndep, dep;         /* earlier messages it waits for: deps[dep .. dep + ndep) */
 	bool reduce;           /* the receiver combines it (reduction cost applies) */
+	bool fused;            /* an in-network reduction or multicast (docs/sim.md 2.6): its
+	                        * hops are the links into one switch, then the links out
+	                        * of it, crossed by one flow at one rate; it pays the hop
+	                        * delay of its first link and of its last alone; one of
+	                        * no hops is carried by another's flow */
 	int64_t num, den;      /* size: num/den of the vector */
 	int instance;          /* its independent pipeline (0..MAX_INSTANCES-1): by
 	                        * dependencies, a sender queues each link's messages
@@ -139,6 +144,8 @@ typedef struct SimNet {
 	int64_t step_ps;       /* step overhead */
 	int64_t reconfig_ps;   /* an optical switch's reconfiguration delay */
 	SimSwitching switching;
+	bool in_network;       /* some switch reduces what enters it (switch_reduction): an
+	                        * allreduce's bound has no gossip part (docs/sim.md 2.6) */
 	int64_t buffer_pkts;   /* cut-through: packets per input buffer (port and virtual
 	                        * channel), or 0 */
 	int64_t buffer_bytes;  /* or bytes (whole packets of an mtu, at least one), or 0:

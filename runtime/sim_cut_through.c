@@ -31,10 +31,10 @@ enum { VCT_LOOP_COST = 3 };
  * sending it there at that link's rate ends as its tail arrives (the tail
  * cannot overtake the bytes still coming). */
 static inline int64_t
-vct_next_ps(SimRun *r, int64_t b, int l, int nl, int64_t t, int64_t ser)
+vct_next_ps(SimRun *r, int64_t delay, int64_t b, int nl, int64_t t, int64_t ser)
 {
 	int64_t next = packet_ps(r, b, nl), wait = ser > next ? ser - next : 0;
-	return t + r->hop_ps[l] + wait;
+	return t + delay + wait;
 }
 
 /*
@@ -218,7 +218,7 @@ send_vct(SimRun *r, int l, int e, int64_t t)
 		return;
 	}
 	int nl = (j + 1) % HOP_WINDOW ? h->win[(j + 1) % HOP_WINDOW] : r->c->hops[h->route + j + 1];
-	int64_t at = vct_next_ps(r, b, l, nl, t, ser);
+	int64_t at = vct_next_ps(r, hop_delay(r, &r->c->msg[m], j, l), b, nl, t, ser);
 	int d = h->ahead;
 	if (d >= 0 && r->hop[d].j == j + 1) {
 		/* the hop ahead is live: the packet joins it */
@@ -319,7 +319,7 @@ run_alone_vct(SimRun *r, int m, int64_t t)
 			busy[l] += ser;
 			bytes[l] += b;
 			if (j + 1 < nhop)
-				arrive = vct_next_ps(r, b, l, route[j + 1], start, ser);
+				arrive = vct_next_ps(r, hop_delay(r, msg, j, l), b, route[j + 1], start, ser);
 		}
 	}
 	return done[route[nhop - 1]] + r->hop_ps[route[nhop - 1]];

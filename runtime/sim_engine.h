@@ -238,6 +238,15 @@ packet_ps(SimRun *r, int64_t b, int l)
 	return r->memo_ser;
 }
 
+/* The hop delay after hop j (link l) of msg: a fused message's links
+ * between its first and its last are crossed side by side (the switch's
+ * other inputs or outputs), so they add none. */
+static inline int64_t
+hop_delay(const SimRun *r, const SimMsg *msg, int j, int l)
+{
+	return msg->fused && j > 0 && j + 1 < msg->nhop ? 0 : r->hop_ps[l];
+}
+
 /* Message m's bytes and packets: npkt = ceil(size / mtu), npkt - 1 of an MTU
  * and a last one. Messages come mostly in runs of one fraction, so one
  * remembered fraction spares the divisions (and per-message arrays that

@@ -191,8 +191,8 @@ path_latency(SimRun *r, Flows *f, int m)
 {
 	const SimMsg *msg = &r->c->msg[m];
 	double s = 0;
-	for (int j = 0; j < msg->nhop; j++)
-		s += f->lat_s[r->c->hops[msg->hop + j]];
+	for (int j = 0; j < msg->nhop; j++) /* a fused message's middle links: side by side */
+		s += msg->fused && j > 0 && j + 1 < msg->nhop ? 0 : f->lat_s[r->c->hops[msg->hop + j]];
 	return s;
 }
 

@@ -205,7 +205,7 @@ link_done(SimRun *r, int l, int64_t t)
 	int e = r->cur[l];
 	Hop *h = &r->hop[e];
 	int m = h->msg, k = h->next - 1;
-	int64_t arrive = t + r->hop_ps[l];
+	int64_t arrive = t + hop_delay(r, &r->c->msg[m], h->j, l);
 	bool last = k == h->npkt - 1;
 	if (h->j == 0 && last)
 		sent_ps(r, m, t);
@@ -322,7 +322,7 @@ run_alone(SimRun *r, int m, int64_t t)
 			done[l] = leave;
 			busy[l] += ser;
 			bytes[l] += b;
-			arrive = leave + hop_ps[l];
+			arrive = leave + (msg->fused ? hop_delay(r, msg, j, l) : hop_ps[l]);
 		}
 	}
 	return arrive;

@@ -176,6 +176,17 @@ take_word(Rd *r, const char *w)
 	return false;
 }
 
+/* Hop j of a fused message is link l: into the switch (*sw, the first
+ * link's end) until the first link out of it, then out of it. */
+static bool
+fused_hop(const SimNet *n, int l, int j, int *sw)
+{
+	const SimLink *k = &n->link[l];
+	if (j == 0)
+		*sw = k->dst;
+	return k->dst == *sw || k->src == *sw;
+}
+
 /* A message's optional "instance K" (0 without it). */
 static int
 read_instance(Rd *r, int *out)
@@ -273,11 +284,12 @@ read_coll(Rd *r, SimNet *n, SimColl *c)
 			goto out;
 		}
 		m->num = num, m->den = den;
-		if (!(op = token(r)) || (strcmp(op, "reduce") && strcmp(op, "copy"))) {
-			fail(r, "expected 'reduce' or 'copy'");
+		if (!(op = token(r)) || (strcmp(op, "reduce") && strcmp(op, "copy") && strcmp(op, "fused"))) {
+			fail(r, "expected 'reduce', 'copy' or 'fused'");
 			goto out;
 		}
 		m->reduce = op[0] == 'r';
+		m->fused = op[0] == 'f';
 		if (want_i(r, 0, n->nlink, &m->nhop, "the hop count"))
 			goto out;
 		if (nhops + (size_t)m->nhop > caphop) {
@@ -285,19 +297,20 @@ read_coll(Rd *r, SimNet *n, SimColl *c)
 			hops = xrealloc(hops, caphop * sizeof *hops);
 		}
 		m->hop = (int)nhops;
-		int at = c->rank_node[m->src];
+		int at = c->rank_node[m->src], sw = -1;
 		for (int j = 0; j < m->nhop; j++) {
 			int l;
 			if (want_i(r, 0, n->nlink - 1, &l, "a link id"))
 				goto out;
-			if (n->link[l].src != at) {
-				fail(r, "this link does not start where the route is");
+			if (m->fused ? !fused_hop(n, l, j, &sw) : n->link[l].src != at) {
+				fail(r, m->fused ? "a fused message's links go into one switch, then out of it"
+				                 : "this link does not start where the route is");
 				goto out;
 			}
 			at = n->link[l].dst;
 			hops[nhops++] = l;
 		}
-		if (at != c->rank_node[m->dst]) {
+		if (m->fused ? m->nhop && (sw < 0 || at == sw) : at != c->rank_node[m->dst]) {
 			fail(r, "the route does not end at the receiver's node");
 			goto out;
 		}
@@ -354,7 +367,7 @@ want_real(Rd *r, double *out, const char *what)
 
 /* The net line's optional end: 'switching store_and_forward', then
  * 'buffer_packets N' or 'buffer_bytes N' (absent: cut-through, the
- * default buffer). */
+ * default buffer), then 'in_network_reduction'. */
 static int
 read_switching(Rd *r, SimNet *n)
 {
@@ -364,10 +377,13 @@ read_switching(Rd *r, SimNet *n)
 		else if (!take_word(r, "cut_through"))
 			return fail(r, "expected cut_through or store_and_forward");
 	}
-	if (take_word(r, "buffer_packets"))
-		return want_int(r, 1, SIM_MAX_BUFFER, &n->buffer_pkts, "the buffer (packets)");
-	if (take_word(r, "buffer_bytes"))
-		return want_int(r, 1, INT64_MAX / 4, &n->buffer_bytes, "the buffer (bytes)");
+	if (take_word(r, "buffer_packets") &&
+	    want_int(r, 1, SIM_MAX_BUFFER, &n->buffer_pkts, "the buffer (packets)"))
+		return -1;
+	else if (!n->buffer_pkts && take_word(r, "buffer_bytes") &&
+	         want_int(r, 1, INT64_MAX / 4, &n->buffer_bytes, "the buffer (bytes)"))
+		return -1;
+	n->in_network = take_word(r, "in_network_reduction");
 	return 0;
 }
 
@@ -471,7 +487,7 @@ write_msgs(const SimColl *c, const SimMsg *msg, int nmsg, const int *hops, FILE 
 	for (int i = 0; i < nmsg; i++) {
 		const SimMsg *m = &msg[i];
 		fprintf(f, "m %d %d %d %lld %lld %s %d", m->round, m->src, m->dst, (long long)m->num,
-		        (long long)m->den, m->reduce ? "reduce" : "copy", m->nhop);
+		        (long long)m->den, m->fused ? "fused" : m->reduce ? "reduce" : "copy", m->nhop);
 		for (int j = 0; j < m->nhop; j++)
 			fprintf(f, " %d", hops[m->hop + j]);
 		if (c->has_deps) {
@@ -517,6 +533,8 @@ sim_write(const SimNet *n, FILE *f)
 		fprintf(f, " buffer_packets %lld", (long long)n->buffer_pkts);
 	else if (n->buffer_bytes > 0)
 		fprintf(f, " buffer_bytes %lld", (long long)n->buffer_bytes);
+	if (n->in_network)
+		fputs(" in_network_reduction", f);
 	fputc('\n', f);
 	if (n->router_energy_per_bit > 0 || n->port_static_w > 0 || n->link_static_w > 0)
 		fprintf(f, "energy router_j_per_bit %.17g port_w %.17g ports %lld link_w %.17g\n",

@@ -53,6 +53,11 @@ static const struct {
 	 * takes these six: the language accepts what lowering then refuses */
 	{"hierarchical", ~0u, TOPO(TK_SUPERMESH) | TOPO(TK_FULL) | TOPO(TK_OPTICAL_RING) | TOPO(TK_GRAPH),
 	 "hierarchical runs on every rank of a torus, mesh, HyperX, ring, spine-leaf or rails network"},
+	/* the forms' declarations set no switch_reduction: the nvls suite builds it with one */
+	{"nccl_nvls", KIND(CK_ALLREDUCE), TOPO(TK_RAILS) | TOPO(TK_LEAF_SPINE_BOXES) | TOPO(TK_GRAPH),
+	 "nccl_nvls needs every rank of 'X' on a switch that reduces"},
+	{"nccl_nvls_tree", KIND(CK_ALLREDUCE), TOPO(TK_RAILS) | TOPO(TK_LEAF_SPINE_BOXES) | TOPO(TK_GRAPH),
+	 "nccl_nvls_tree needs every rank of 'X' on a switch that reduces"},
 };
 
 static char *

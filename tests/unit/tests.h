@@ -18,6 +18,7 @@ extern CU_TestInfo hostile_tests[]; /* issue 38's findings */
 extern CU_TestInfo packing_tests[]; /* ir/packing.h */
 extern CU_TestInfo model_tests[]; /* ir/metrics.c against the simulator */
 extern CU_TestInfo nccl_topo_tests[]; /* ir/nccl_topo.c */
+extern CU_TestInfo nvls_tests[]; /* in-network reduction: Sched.fuse, alg_nvls.c */
 
 int cli_setup(void);
 int cli_teardown(void);
