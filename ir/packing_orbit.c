@@ -73,7 +73,11 @@ typedef struct Orb {
 	int64_t *rsize;     /* nrep: ranks in the orbit */
 	int64_t ell;
 	/* the growth */
-	double *dist, *cost;
+	double *dist;
+	bool fair;          /* costs by each tree's fair share, else by the budget left */
+	double *target;     /* nlorb: this tree's share of each orbit's budget left,
+	                     * or (not fair) the budget left as it starts */
+	int64_t *used;      /* nlorb: what this tree took of it */
 	int *from;
 	unsigned char *in;
 	HeapItem *heap;
@@ -194,14 +198,35 @@ budgets(Orb *o, Frac rate, int64_t K)
 	return true;
 }
 
+/* A link's cost now: w over what is left of its orbit's share for this
+ * tree (at least a quarter of a use: past its share an orbit is dear, not
+ * closed); -1 when the budget cannot hold another use. */
+static double
+link_cost(const Orb *o, int l, int64_t w)
+{
+	int a = o->lorb[l];
+	if (o->rem[a] < w)
+		return -1;
+	double left = o->target[a] - (o->fair ? (double)o->used[a] : 0);
+	return (double)w / (left > 0.25 * (double)w ? left : 0.25 * (double)w);
+}
+
+/* The cost of o->path's len links now. */
+static double
+path_cost(const Orb *o, int len, int64_t w)
+{
+	double c = 0;
+	for (int i = 0; i < len; i++)
+		c += link_cost(o, o->path[i], w);
+	return c;
+}
+
 /* Every tree rank a source again (after links ran out of budget). */
 static void
 restart(Orb *o, const RepTree *t, int64_t w)
 {
 	const CutNet *n = o->n;
-	for (int l = 0; l < n->nlink; l++)
-		if (o->rem[o->lorb[l]] < w)
-			o->cost[l] = -1;
+	(void)w;
 	for (int v = 0; v < n->nnode; v++) {
 		o->dist[v] = -1;
 		o->from[v] = -1;
@@ -253,13 +278,18 @@ add_edge(Orb *o, RepTree *t, int b, int len)
 	for (int i = 0; i < len; i++) {
 		t->link[t->nlink++] = o->path[i];
 		o->rem[o->lorb[o->path[i]]] -= t->w;
+		o->used[o->lorb[o->path[i]]] += t->w;
 	}
 }
 
-/* Grows one tree from rank root; false when some rank cannot be reached
- * within the budgets left. */
+/* Grows one tree from rank root, its share of each orbit's budget left
+ * w / units of it (units: the weights of the trees still to grow, this
+ * one's included); false when some rank cannot be reached within the
+ * budgets left. Costs rise as the tree takes its shares, so a rank's key
+ * may be stale: it is priced again when it comes out, and put back if it
+ * went up (Prim's algorithm, lazily). */
 static bool
-grow(Orb *o, RepTree *t, int root)
+grow(Orb *o, RepTree *t, int root, int64_t units)
 {
 	const CutNet *n = o->n;
 	int nr = n->nrank;
@@ -269,9 +299,9 @@ grow(Orb *o, RepTree *t, int root)
 	memset(o->in, 0, (size_t)nr);
 	for (int r = 0; r < nr; r++)
 		t->parent[r] = -1;
-	for (int l = 0; l < n->nlink; l++) {
-		int64_t left = o->rem[o->lorb[l]];
-		o->cost[l] = left >= t->w ? (double)t->w / (double)left : -1;
+	for (int a = 0; a < o->nlorb; a++) {
+		o->target[a] = (double)o->rem[a] * (o->fair ? (double)t->w / (double)units : 1);
+		o->used[a] = 0;
 	}
 	o->in[root] = 1;
 	t->depth[root] = 0;
@@ -295,6 +325,12 @@ grow(Orb *o, RepTree *t, int root)
 				fresh = true;
 				continue;
 			}
+			double now = path_cost(o, len, t->w);
+			if (now > x.key * (1 + 1e-9)) {
+				o->dist[v] = now;
+				push(o, v, now);
+				continue;
+			}
 			add_edge(o, t, r, len);
 			o->in[r] = 1;
 			added++;
@@ -306,9 +342,10 @@ grow(Orb *o, RepTree *t, int root)
 		}
 		for (int i = o->out_off[v]; i < o->out_off[v + 1]; i++) {
 			int l = o->out[i], u = o->dst[l];
-			if (o->cost[l] < 0)
+			double c = link_cost(o, l, t->w);
+			if (c < 0)
 				continue;
-			double d = o->dist[v] + o->cost[l];
+			double d = o->dist[v] + c;
 			if (o->dist[u] < 0 || d < o->dist[u]) {
 				o->dist[u] = d;
 				o->from[u] = l;
@@ -361,7 +398,7 @@ orb_free(Orb *o)
 {
 	free(o->rank_of), free(o->out_off), free(o->out), free(o->lorb), free(o->lsize);
 	free(o->budget), free(o->rem), free(o->rep), free(o->rsize);
-	free(o->dist), free(o->cost), free(o->from), free(o->in), free(o->heap), free(o->path);
+	free(o->dist), free(o->target), free(o->used), free(o->from), free(o->in), free(o->heap), free(o->path);
 }
 
 static void
@@ -391,7 +428,6 @@ orb_init(Orb *o, const CutNet *n, const int *src, const int *dst, const PackGrou
 	free(fill);
 	o->dist = xmalloc((size_t)nn * sizeof *o->dist);
 	o->from = xmalloc((size_t)nn * sizeof *o->from);
-	o->cost = xmalloc(((size_t)nl + 1) * sizeof *o->cost);
 	o->in = xmalloc((size_t)n->nrank + 1);
 	o->path = xmalloc((size_t)nn * sizeof *o->path);
 }
@@ -416,12 +452,16 @@ tree_free(RepTree *t)
 static bool
 grow_all(Orb *o, RepTree *rt, int64_t K)
 {
+	int64_t units = 0;
+	for (int i = 0; i < o->nrep; i++)
+		units += K * (o->ell / (o->G->order / o->rsize[i]));
 	for (int64_t j = 0; j < K; j++)
 		for (int i = 0; i < o->nrep; i++) {
 			RepTree *t = &rt[j * o->nrep + i];
 			t->w = o->ell / (o->G->order / o->rsize[i]);
-			if (!grow(o, t, o->rep[i]))
+			if (!grow(o, t, o->rep[i], units))
 				return false;
+			units -= t->w;
 		}
 	return true;
 }
@@ -436,6 +476,8 @@ pack_orbits(Arena *a, const CutNet *n, const int *src, const int *dst, const Pac
 	PackStatus st = orbits(&o) ? PACK_NO_ORBITS : PACK_NOT_GROUP;
 	o.budget = xmalloc(((size_t)o.nlorb + 1) * sizeof *o.budget);
 	o.rem = xmalloc(((size_t)o.nlorb + 1) * sizeof *o.rem);
+	o.target = xmalloc(((size_t)o.nlorb + 1) * sizeof *o.target);
+	o.used = xmalloc(((size_t)o.nlorb + 1) * sizeof *o.used);
 	int64_t ntree = 0;
 	RepTree *rt = NULL;
 	for (int64_t K = 1; st == PACK_NO_ORBITS && K <= MAX_PACK_TRIES; K++) {
@@ -450,7 +492,14 @@ pack_orbits(Arena *a, const CutNet *n, const int *src, const int *dst, const Pac
 		for (int64_t i = ntree; i < K * o.nrep; i++)
 			tree_alloc(&rt[i], n->nrank);
 		ntree = K * o.nrep;
-		if (grow_all(&o, rt, K)) {
+		o.fair = false;
+		bool grown = grow_all(&o, rt, K);
+		if (!grown) { /* the other prices, from the whole budgets again */
+			memcpy(o.rem, o.budget, (size_t)o.nlorb * sizeof *o.rem);
+			o.fair = true;
+			grown = grow_all(&o, rt, K);
+		}
+		if (grown) {
 			map_trees(&o, a, rt, (int)ntree, out);
 			*k = o.ell * K;
 			st = PACK_OK;

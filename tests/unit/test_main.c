@@ -304,6 +304,7 @@ main(int argc, char **argv)
 		{.pName = "flow", .pTests = flow_tests},
 		{.pName = "cutbound", .pTests = cutbound_tests},
 		{.pName = "packing", .pTests = packing_tests},
+		{.pName = "packing_orbit", .pTests = packing_orbit_tests},
 		{.pName = "model", .pTests = model_tests},
 		{.pName = "diag", .pTests = diag_tests},
 		{.pName = "globals", .pTests = globals_tests},
