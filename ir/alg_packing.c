@@ -59,6 +59,7 @@ struct PackMemo {
 		CollKind kind;
 		PackStatus st;
 		PackPhase ph;
+		double whole; /* pack_work, for a refusal's message */
 	} e[PACK_MEMO_MAX];
 };
 
@@ -91,11 +92,12 @@ memo_find(const AlgCtx *c, CollKind kind)
 }
 
 static void
-memo_add(const AlgCtx *c, CollKind kind, PackStatus st, const PackPhase *ph)
+memo_add(const AlgCtx *c, CollKind kind, PackStatus st, const PackPhase *ph, double whole)
 {
 	PackMemo *m = c->pack_memo;
 	if (m && m->n < PACK_MEMO_MAX)
-		m->e[m->n++] = (struct PackMemoEntry){c->topo, c->rank_node, c->nrank, c->root, kind, st, *ph};
+		m->e[m->n++] =
+			(struct PackMemoEntry){c->topo, c->rank_node, c->nrank, c->root, kind, st, *ph, whole};
 }
 
 /* Packs one kind: by orbit representatives under G where it finds them,
@@ -122,11 +124,18 @@ pack_phase(const AlgCtx *c, const CutNet *n, CollKind kind, PackPhase *ph, const
 	struct PackMemoEntry *e = memo_find(c, kind);
 	PackStatus st = e ? e->st : pack_kind(c->pack_memo ? &c->pack_memo->arena : c->arena, n, kind,
 	                                      G, whole, &ph->cp, &ph->mapped);
+	whole = e ? e->whole : whole;
 	if (st != PACK_OK) {
 		if (!e)
-			memo_add(c, kind, st, ph);
-		error_at(c->diag, c->loc, "packing cannot pack %s trees on '%s': %s", coll_kind_name[kind],
-		         c->topo->name, pack_status_text[st]);
+			memo_add(c, kind, st, ph, whole);
+		if (st == PACK_NO_ORBITS || st == PACK_NOT_GROUP)
+			error_at(c->diag, c->loc, "packing cannot pack %s trees on '%s' by the orbits of '%s': %s; "
+			         "packing every root would do about %.3g units of work, and the limit is %d "
+			         "(MAX_PACK_WORK)", coll_kind_name[kind], c->topo->name, c->pack_group->name,
+			         pack_status_text[st], whole, MAX_PACK_WORK);
+		else
+			error_at(c->diag, c->loc, "packing cannot pack %s trees on '%s': %s", coll_kind_name[kind],
+			         c->topo->name, pack_status_text[st]);
 		return -1;
 	}
 	if (e) {
@@ -143,7 +152,7 @@ pack_phase(const AlgCtx *c, const CutNet *n, CollKind kind, PackPhase *ph, const
 		fill += (double)tr->mult * (tr->height - 1);
 	}
 	ph->fill = fill / copies;
-	memo_add(c, kind, st, ph);
+	memo_add(c, kind, st, ph, whole);
 	return 0;
 }
 
