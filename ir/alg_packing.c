@@ -108,9 +108,7 @@ pack_kind(Arena *a, const CutNet *n, CollKind kind, const PackGroup *G, double w
 {
 	PackStatus st = G ? pack_collective_orbits(a, n, kind, G, cp) : PACK_NO_BOUND;
 	*mapped = st == PACK_OK;
-	if (G && st != PACK_NO_ORBITS && st != PACK_NOT_GROUP && st != PACK_NO_BOUND)
-		return st;
-	if (G && st != PACK_NO_BOUND && whole > MAX_PACK_WORK)
+	if (st == PACK_OK || (G && whole > MAX_PACK_WORK))
 		return st;
 	return pack_collective(a, n, kind, cp);
 }
@@ -278,6 +276,10 @@ orbit_group(const AlgCtx *c, OrbitGroup *og)
 	if (!g || g->topo != t || c->kind == CK_BROADCAST || c->kind == CK_REDUCE)
 		return false;
 	size_t nn = (size_t)t->nnode, nl = (size_t)t->nlink;
+	/* tables past the work limit: a group too large to use (pack_orbit_work
+	 * counts them) */
+	if ((double)g->order * ((double)nn + (double)nl) * 2 > MAX_PACK_WORK)
+		return false;
 	og->node = xmalloc((size_t)g->order * nn * sizeof *og->node);
 	og->link = xmalloc((size_t)g->order * nl * sizeof *og->link);
 	int *sorted = xmalloc((nl + 1) * sizeof *sorted), *member = xmalloc(nn * sizeof *member);
