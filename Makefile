@@ -233,7 +233,10 @@ $(O)/tests/bench_%: $(O)/tests/bench/bench_%.o $(LIBOBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 bench: $(BENCH) $(COLLC)
-	@rc=0; for b in $(BENCH); do echo "== $$b"; $$b || rc=1; done; exit $$rc # every bench runs
+	@rc=0; for b in $(BENCH); do echo "== $$b"; $$b || rc=1; done; \
+	echo "== tests/forestcoll_compare.py"; \
+	if command -v python3 >/dev/null; then COLLC=$(COLLC) python3 tests/forestcoll_compare.py || rc=1; \
+	else echo "skipped: no python3"; fi; exit $$rc # every bench runs
 
 # fuzzing: one libFuzzer target per reader (tests/fuzz/targets.c), seeded from
 # the examples, the golden files and the MSCCL fixtures (inputs up to 64 KiB).

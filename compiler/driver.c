@@ -392,6 +392,7 @@ alg_ctx_of(Diag *dg, Arena *a, const Sched *s, Routes *routes)
 {
 	AlgCtx c = alg_ctx_new(dg, a, s->name, s->loc, s->kind, s->topo, routes, s->rank_node, s->nrank);
 	c.root = s->root;
+	c.pack_group = s->pack_group;
 	return c;
 }
 

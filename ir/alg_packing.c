@@ -40,6 +40,7 @@ typedef struct PackPhase {
 	int64_t per_copy; /* units of a block per copy: U / k */
 	int height;
 	double fill; /* a copy's height - 1, averaged over the copies */
+	bool mapped; /* orbit representatives' trees mapped by the group */
 } PackPhase;
 
 /* The packings of one collective kept across sizes (AlgCtx.pack_memo):
@@ -58,6 +59,7 @@ struct PackMemo {
 		CollKind kind;
 		PackStatus st;
 		PackPhase ph;
+		double whole; /* pack_work, for a refusal's message */
 	} e[PACK_MEMO_MAX];
 };
 
@@ -90,26 +92,48 @@ memo_find(const AlgCtx *c, CollKind kind)
 }
 
 static void
-memo_add(const AlgCtx *c, CollKind kind, PackStatus st, const PackPhase *ph)
+memo_add(const AlgCtx *c, CollKind kind, PackStatus st, const PackPhase *ph, double whole)
 {
 	PackMemo *m = c->pack_memo;
 	if (m && m->n < PACK_MEMO_MAX)
-		m->e[m->n++] = (struct PackMemoEntry){c->topo, c->rank_node, c->nrank, c->root, kind, st, *ph};
+		m->e[m->n++] =
+			(struct PackMemoEntry){c->topo, c->rank_node, c->nrank, c->root, kind, st, *ph, whole};
+}
+
+/* Packs one kind: by orbit representatives under G where it finds them,
+ * else every root when its work (whole) is within the limit. */
+static PackStatus
+pack_kind(Arena *a, const CutNet *n, CollKind kind, const PackGroup *G, double whole, CollPacking *cp,
+          bool *mapped)
+{
+	PackStatus st = G ? pack_collective_orbits(a, n, kind, G, cp) : PACK_NO_BOUND;
+	*mapped = st == PACK_OK;
+	if (st == PACK_OK || (G && whole > MAX_PACK_WORK))
+		return st;
+	return pack_collective(a, n, kind, cp);
 }
 
 /* Packs one kind on the ranks (n NULL: the memo holds it); -1 after
  * reporting. */
 static int
-pack_phase(const AlgCtx *c, const CutNet *n, CollKind kind, PackPhase *ph)
+pack_phase(const AlgCtx *c, const CutNet *n, CollKind kind, PackPhase *ph, const PackGroup *G,
+           double whole)
 {
 	struct PackMemoEntry *e = memo_find(c, kind);
-	PackStatus st = e ? e->st : pack_collective(c->pack_memo ? &c->pack_memo->arena : c->arena, n,
-	                                             kind, &ph->cp);
+	PackStatus st = e ? e->st : pack_kind(c->pack_memo ? &c->pack_memo->arena : c->arena, n, kind,
+	                                      G, whole, &ph->cp, &ph->mapped);
+	whole = e ? e->whole : whole;
 	if (st != PACK_OK) {
 		if (!e)
-			memo_add(c, kind, st, ph);
-		error_at(c->diag, c->loc, "packing cannot pack %s trees on '%s': %s", coll_kind_name[kind],
-		         c->topo->name, pack_status_text[st]);
+			memo_add(c, kind, st, ph, whole);
+		if (st == PACK_NO_ORBITS || st == PACK_NOT_GROUP)
+			error_at(c->diag, c->loc, "packing cannot pack %s trees on '%s' by the orbits of '%s': %s; "
+			         "packing every root would do about %.3g units of work, and the limit is %d "
+			         "(MAX_PACK_WORK)", coll_kind_name[kind], c->topo->name, c->pack_group->name,
+			         pack_status_text[st], whole, MAX_PACK_WORK);
+		else
+			error_at(c->diag, c->loc, "packing cannot pack %s trees on '%s': %s", coll_kind_name[kind],
+			         c->topo->name, pack_status_text[st]);
 		return -1;
 	}
 	if (e) {
@@ -126,7 +150,7 @@ pack_phase(const AlgCtx *c, const CutNet *n, CollKind kind, PackPhase *ph)
 		fill += (double)tr->mult * (tr->height - 1);
 	}
 	ph->fill = fill / copies;
-	memo_add(c, kind, st, ph);
+	memo_add(c, kind, st, ph, whole);
 	return 0;
 }
 
@@ -197,6 +221,109 @@ phase_alpha(const AlgCtx *c, const PackPhase *ph)
 	return n->step_overhead + worst;
 }
 
+/* packing's group as tables (PackGroup), its orbits on the ranks counted;
+ * none (order 0) unless it keeps the collective's ranks. */
+typedef struct OrbitGroup {
+	PackGroup pg;
+	int *node, *link;
+	int nrep;
+	bool transitive;
+} OrbitGroup;
+
+/* The link u -> v, its copy-th: by binary search in links sorted by
+ * (src, dst, copy); -1 if none. */
+static int
+find_link(const Topo *t, const int *sorted, int u, int v, int copy)
+{
+	int lo = t->out[u], hi = t->out[u + 1];
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		const Link *m = &t->link[sorted[mid]];
+		if (m->dst < v || (m->dst == v && m->copy < copy))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	const Link *f = lo < t->out[u + 1] ? &t->link[sorted[lo]] : NULL;
+	return f && f->dst == v && f->copy == copy ? sorted[lo] : -1;
+}
+
+static int
+by_dst_copy(const void *ctx, const int *a, const int *b)
+{
+	const Link *x = &((const Topo *)ctx)->link[*a], *y = &((const Topo *)ctx)->link[*b];
+	return x->dst != y->dst ? (x->dst < y->dst ? -1 : 1) : (x->copy > y->copy) - (x->copy < y->copy);
+}
+
+/* Insertion sort of one node's out-links (a switch's few hundred). */
+static void
+sort_links(const Topo *t, int *a, int n)
+{
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && by_dst_copy(t, &a[j], &a[j - 1]) < 0; j--) {
+			int x = a[j];
+			a[j] = a[j - 1];
+			a[j - 1] = x;
+		}
+}
+
+static bool
+orbit_group(const AlgCtx *c, OrbitGroup *og)
+{
+	const Group *g = c->pack_group;
+	const Topo *t = c->topo;
+	*og = (OrbitGroup){0};
+	if (!g || g->topo != t || c->kind == CK_BROADCAST || c->kind == CK_REDUCE)
+		return false;
+	size_t nn = (size_t)t->nnode, nl = (size_t)t->nlink;
+	/* tables past the work limit: a group too large to use (pack_orbit_work
+	 * counts them) */
+	if ((double)g->order * ((double)nn + (double)nl) * 2 > MAX_PACK_WORK)
+		return false;
+	og->node = xmalloc((size_t)g->order * nn * sizeof *og->node);
+	og->link = xmalloc((size_t)g->order * nl * sizeof *og->link);
+	int *sorted = xmalloc((nl + 1) * sizeof *sorted), *member = xmalloc(nn * sizeof *member);
+	for (size_t l = 0; l < nl; l++)
+		sorted[l] = (int)l;
+	for (size_t v = 0; v < nn; v++) {
+		sort_links(t, sorted + t->out[v], t->out[v + 1] - t->out[v]);
+		member[v] = -1;
+	}
+	for (int r = 0; r < c->nrank; r++)
+		member[c->rank_node[r]] = 0;
+	bool ok = true;
+	for (int e = 0; e < g->order && ok; e++) {
+		int *img = og->node + (size_t)e * nn, *limg = og->link + (size_t)e * nl;
+		for (size_t v = 0; v < nn; v++)
+			img[v] = group_node(g, e, (int)v);
+		for (size_t v = 0; v < nn && ok; v++)
+			ok = (member[v] < 0) == (member[img[v]] < 0);
+		for (size_t l = 0; l < nl && ok; l++) {
+			const Link *k = &t->link[l];
+			limg[l] = find_link(t, sorted, img[k->src], img[k->dst], k->copy);
+			ok = limg[l] >= 0;
+		}
+	}
+	/* the orbits of the ranks: member[v] = 1 once v's is counted */
+	for (int r = 0; r < c->nrank && ok; r++) {
+		int v = c->rank_node[r];
+		if (member[v] > 0)
+			continue;
+		og->nrep++;
+		for (int e = 0; e < g->order; e++)
+			member[og->node[(size_t)e * nn + (size_t)v]] = 1;
+	}
+	og->transitive = og->nrep == 1;
+	og->pg = (PackGroup){g->order, og->node, og->link};
+	free(sorted);
+	free(member);
+	if (!ok) {
+		free(og->node), free(og->link);
+		*og = (OrbitGroup){0};
+	}
+	return ok;
+}
+
 /* The phases of c's kind, packed; how many (0 after reporting). */
 static int
 pack_phases(const AlgCtx *c, PackPhase *ph)
@@ -213,23 +340,28 @@ pack_phases(const AlgCtx *c, PackPhase *ph)
 		kept = kept && memo_find(c, kinds[i]);
 	if (kept) {
 		for (int i = 0; i < nk; i++)
-			if (pack_phase(c, NULL, kinds[i], &ph[i]) != 0)
+			if (pack_phase(c, NULL, kinds[i], &ph[i], NULL, 0) != 0)
 				return 0;
 		return nk;
 	}
 	CutNet n;
 	CutLink *link = cutnet_topo(c->topo, c->rank_node, c->nrank, c->root, &n);
+	OrbitGroup og;
+	bool orbits = orbit_group(c, &og);
+	/* one target of x*'s flows stands for all (cutbound.h) */
+	n.transitive |= orbits && og.transitive;
 	int nph = 0;
-	double work = pack_work(&n);
+	double whole = pack_work(&n), work = orbits ? pack_orbit_work(&n, &og.pg, og.nrep) : whole;
 	if (work > MAX_PACK_WORK)
 		error_at(c->diag, c->loc, "packing on '%s' with %d ranks would do about %.3g units of work; the "
 		         "limit is %d (MAX_PACK_WORK)", c->topo->name, c->nrank, work, MAX_PACK_WORK);
 	else {
 		nph = nk;
 		for (int i = 0; i < nk && nph; i++)
-			if (pack_phase(c, &n, kinds[i], &ph[i]) != 0)
+			if (pack_phase(c, &n, kinds[i], &ph[i], orbits ? &og.pg : NULL, whole) != 0)
 				nph = 0;
 	}
+	free(og.node), free(og.link);
 	free(link);
 	return nph;
 }
@@ -285,8 +417,9 @@ alg_packing(const AlgCtx *c)
 		phase_messages(&g, &ph[0], M, 0, rooted, ph[0].cp.inward);
 	}
 	/* no commas: the choice is a CSV field of collc sim */
-	g.s->choice = arena_printf(c->arena, "segments %d of %d trees with %lld copies per root", M,
-	                           ntree, (long long)U);
+	g.s->choice = arena_printf(c->arena, "segments %d of %d trees with %lld copies per root%s%s", M,
+	                           ntree, (long long)U, ph[0].mapped ? " mapped by group " : "",
+	                           ph[0].mapped ? c->pack_group->name : "");
 	g.s->size_chosen = true;
 	return gen_end(c->diag, &g);
 }

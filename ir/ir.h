@@ -392,6 +392,7 @@ typedef struct Sched {
 	int *route_link;
 	RoutePolicy routing; /* the collective's routing (the file's `routing`, or
 	                      * its default): what its other algorithms route by */
+	const Group *pack_group; /* AlgCtx.pack_group of its collective, for rebuilds */
 	/* explicit form: messages sorted by round */
 	int nmsg;
 	Msg *msg;
@@ -577,6 +578,8 @@ typedef struct AlgCtx {
 	int ndim_alg;
 	struct TeachTrace *trace; /* a user schedule's first fault is kept here (explain), or NULL */
 	struct PackMemo *pack_memo; /* packings kept across the sizes of this collective, or NULL */
+	const Group *pack_group; /* packing's orbits: the file's largest group on the topology
+	                          * declared before the collective, or NULL */
 } AlgCtx;
 
 /* `packing`'s trees for one collective, kept while tune or collc sim build

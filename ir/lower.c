@@ -540,12 +540,27 @@ pipelined_sets(Lowering *L, const Arg *trees, AlgCtx *c)
 	return 0;
 }
 
+/* packing's orbits: the largest group on t the file declares before d
+ * (the first of the largest), or NULL. */
+static const Group *
+file_group(const Lowering *L, const Decl *d, const Topo *t)
+{
+	const Group *best = NULL;
+	for (int i = 0; i < L->f->ndecl && &L->f->decl[i] != d; i++) {
+		const Group *g = L->group[i];
+		if (L->f->decl[i].kind == DC_GROUP && g && g->topo == t && (!best || g->order > best->order))
+			best = g;
+	}
+	return best;
+}
+
 /* What a generator (library or user schedule) needs of a collective. */
 static AlgCtx
 alg_ctx(Lowering *L, const Decl *d, CollKind kind, const Topo *t, Routes *routes,
         const int *rank_node, int nrank, Loc loc)
 {
 	AlgCtx c = alg_ctx_new(L->diag, L->a, d->name, loc, kind, t, routes, rank_node, nrank);
+	c.pack_group = file_group(L, d, t);
 	c.size = L->p->auto_size;
 	c.compact = L->p->compact;
 	c.trace = L->p->trace;
@@ -912,8 +927,10 @@ lower(Diag *dg, const File *f, Prog *p)
 				p->skipped[p->nskipped++] = d;
 			}
 			/* what sim, tune and sweep build its other candidates with */
-			for (int k = first; k < p->nsched; k++)
+			for (int k = first; k < p->nsched; k++) {
 				p->sched[k]->routing = routing_policy(d);
+				p->sched[k]->pack_group = file_group(&L, d, p->sched[k]->topo);
+			}
 			break;
 		}
 		}

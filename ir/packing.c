@@ -782,6 +782,8 @@ const char *const pack_status_text[] = {
 	[PACK_STUCK] = "a switch could not be split off (its links in and out differ)",
 	[PACK_NO_BOUND] = "no cut bound to pack at",
 	[PACK_TOO_LARGE] = "the copies per root or the capacities pass their limits",
+	[PACK_NO_ORBITS] = "no trees of the orbit representatives fit the link orbits' budgets",
+	[PACK_NOT_GROUP] = "the group does not keep the ranks and the links' bandwidths",
 };
 
 __extension__ typedef __int128 Wide;
@@ -836,10 +838,14 @@ turn_inward(Packing *pk)
 		}
 }
 
-PackStatus
-pack_collective(Arena *a, const CutNet *n, CollKind kind, CollPacking *out)
+/* The kind's rate and its links oriented as it packs them (reduce_scatter
+ * and reduce reversed: in-trees), in *src, *dst (the caller frees); room for
+ * the copies per link in out->cap. */
+static PackStatus
+collective_setup(Arena *a, const CutNet *n, CollKind kind, CollPacking *out, int **src, int **dst)
 {
 	*out = (CollPacking){.kind = kind};
+	*src = *dst = NULL;
 	bool rooted = kind == CK_BROADCAST || kind == CK_REDUCE;
 	out->inward = kind == CK_REDUCE_SCATTER || kind == CK_REDUCE;
 	if (!rooted && kind != CK_ALLGATHER && !out->inward)
@@ -851,22 +857,56 @@ pack_collective(Arena *a, const CutNet *n, CollKind kind, CollPacking *out)
 	cutbound_free(&b);
 	if (out->rate.num <= 0)
 		return PACK_NO_BOUND;
-	int *src = xmalloc(((size_t)n->nlink + 1) * sizeof *src);
-	int *dst = xmalloc(((size_t)n->nlink + 1) * sizeof *dst);
+	*src = xmalloc(((size_t)n->nlink + 1) * sizeof **src);
+	*dst = xmalloc(((size_t)n->nlink + 1) * sizeof **dst);
 	for (int l = 0; l < n->nlink; l++) {
-		src[l] = out->inward ? n->link[l].dst : n->link[l].src;
-		dst[l] = out->inward ? n->link[l].src : n->link[l].dst;
+		(*src)[l] = out->inward ? n->link[l].dst : n->link[l].src;
+		(*dst)[l] = out->inward ? n->link[l].src : n->link[l].dst;
 	}
 	out->cap = arena_array(a, (size_t)n->nlink + 1, sizeof *out->cap);
+	return PACK_OK;
+}
+
+PackStatus
+pack_collective(Arena *a, const CutNet *n, CollKind kind, CollPacking *out)
+{
+	int *src, *dst;
+	PackStatus st = collective_setup(a, n, kind, out, &src, &dst);
+	if (st != PACK_OK)
+		return st;
+	bool rooted = kind == CK_BROADCAST || kind == CK_REDUCE;
 	int64_t *quota = xmalloc((size_t)n->nrank * sizeof *quota);
 	PackInput in = {n->nnode, n->nrank, n->rank_node, n->nlink, src, dst, out->cap, quota, false};
 	out->k = least_copies(n, out->rate, &in, out->cap, quota, rooted ? n->root : -1);
-	PackStatus st = out->k ? pack_trees(a, &in, &out->pk) : PACK_TOO_LARGE;
+	st = out->k ? pack_trees(a, &in, &out->pk) : PACK_TOO_LARGE;
 	if (st == PACK_OK && out->inward)
 		turn_inward(&out->pk);
 	free(src);
 	free(dst);
 	free(quota);
+	return st;
+}
+
+PackStatus
+pack_collective_orbits(Arena *a, const CutNet *n, CollKind kind, const PackGroup *G, CollPacking *out)
+{
+	if (kind != CK_ALLGATHER && kind != CK_REDUCE_SCATTER) {
+		*out = (CollPacking){.kind = kind};
+		return PACK_NO_BOUND;
+	}
+	int *src, *dst;
+	PackStatus st = collective_setup(a, n, kind, out, &src, &dst);
+	if (st == PACK_OK)
+		st = pack_orbits(a, n, src, dst, G, out->rate, &out->k, &out->pk);
+	/* the capacities the packing's claim is checked against */
+	if (st == PACK_OK && !scaled_caps(n, out->rate, out->k, out->cap))
+		st = PACK_TOO_LARGE;
+	if (st == PACK_OK && out->inward)
+		turn_inward(&out->pk);
+	if (st != PACK_OK)
+		out->pk = (Packing){.nrank = n->nrank};
+	free(src);
+	free(dst);
 	return st;
 }
 
@@ -890,4 +930,15 @@ pack_work(const CutNet *n)
 	free(is_rank);
 	double flows = 2 * pairs * N + 2 * N * N + MAX_PACK_TRIES * N;
 	return flows * ((double)n->nnode + n->nlink + N);
+}
+
+double
+pack_orbit_work(const CutNet *n, const PackGroup *G, int nrep)
+{
+	double N = n->nrank, T = MAX_PACK_TRIES, pass = (double)n->nnode + n->nlink + N;
+	double bound = (n->transitive ? 4 : 4 * N) * pass;       /* x*, each way */
+	double tables = (double)G->order * pass * 2;                /* checked, orbits */
+	double grow = nrep * T * (T + 1) / 2 * N * pass;           /* a join relaxes every link */
+	double map = (double)G->order * nrep * T * (N + n->nlink); /* the images */
+	return bound + tables + grow + map;
 }

@@ -54,6 +54,8 @@ typedef enum PackStatus {
 	PACK_STUCK,      /* a switch could not be split off (a case outside the theorems) */
 	PACK_NO_BOUND,   /* cutbound gives no rate (alltoall, allreduce, one rank, too large) */
 	PACK_TOO_LARGE,  /* the copies per root or the capacities pass their limits */
+	PACK_NO_ORBITS,  /* no representatives' trees fit the link orbits' budgets (greedy) */
+	PACK_NOT_GROUP,  /* the group is not an automorphism of the ranks and bandwidths */
 } PackStatus;
 
 /* What each status means, for messages. */
@@ -87,6 +89,30 @@ typedef struct CollPacking {
 } CollPacking;
 
 PackStatus pack_collective(Arena *, const CutNet *, CollKind, CollPacking *);
+
+/*
+ * A group of automorphisms as plain tables (ir/group.c's elements): element
+ * e maps node v to node[e * nnode + v] and link l to link[e * nlink + l].
+ */
+typedef struct PackGroup {
+	int order;
+	const int *node, *link;
+} PackGroup;
+
+/* pack_collective by orbit representatives (packing_orbit.c): trees grown
+ * for one rank per orbit of G and mapped by its elements, k copies per root
+ * (docs/algorithms.md "Orbit representatives"); allgather and
+ * reduce_scatter only (PACK_NO_BOUND otherwise). PACK_NO_ORBITS and
+ * PACK_NOT_GROUP leave the caller to pack every root (pack_collective). */
+PackStatus pack_collective_orbits(Arena *, const CutNet *, CollKind, const PackGroup *, CollPacking *);
+/* The trees alone, on links src -> dst (the kind's orientation) at rate. */
+PackStatus pack_orbits(Arena *, const CutNet *, const int *src, const int *dst, const PackGroup *,
+                       Frac rate, int64_t *k, Packing *);
+/* pack_collective_orbits' work, estimated as pack_work is: the cut bound's
+ * flows (one target when G is transitive on the ranks), every tree of every
+ * count tried grown with each rank's join relaxing every link, the trees
+ * mapped by every element. */
+double pack_orbit_work(const CutNet *, const PackGroup *, int nrep);
 
 /* The work pack_collective may do on n, estimated before it runs, in link
  * visits: max flows of (nodes + links + ranks) each, 2 N per pair of arcs

@@ -305,6 +305,7 @@ main(int argc, char **argv)
 		{.pName = "cutbound", .pTests = cutbound_tests},
 		{.pName = "packing", .pTests = packing_tests},
 		{.pName = "nvls", .pTests = nvls_tests},
+		{.pName = "packing_orbit", .pTests = packing_orbit_tests},
 		{.pName = "model", .pTests = model_tests},
 		{.pName = "diag", .pTests = diag_tests},
 		{.pName = "globals", .pTests = globals_tests},

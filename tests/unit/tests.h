@@ -16,6 +16,7 @@ extern CU_TestInfo flow_tests[]; /* ir/flow.h */
 extern CU_TestInfo cutbound_tests[]; /* ir/cutbound.h */
 extern CU_TestInfo hostile_tests[]; /* issue 38's findings */
 extern CU_TestInfo packing_tests[]; /* ir/packing.h */
+extern CU_TestInfo packing_orbit_tests[]; /* ir/packing_orbit.c */
 extern CU_TestInfo model_tests[]; /* ir/metrics.c against the simulator */
 extern CU_TestInfo nccl_topo_tests[]; /* ir/nccl_topo.c */
 extern CU_TestInfo nvls_tests[]; /* in-network reduction: Sched.fuse, alg_nvls.c */
