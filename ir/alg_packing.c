@@ -240,7 +240,6 @@ pack_phases(const AlgCtx *c, PackPhase *ph)
 	return nph;
 }
 
-
 /*
  * Levels. A tree's edge at depth d sends segment j in slot lv + j, its
  * level lv = lv0 + d - 1 going down (lv0 + h - d going up), lv0 the
@@ -252,10 +251,11 @@ pack_phases(const AlgCtx *c, PackPhase *ph)
  * steady round, so the pair takes at least a steady round and exactly
  * one only if every link has the same share of its copies at levels
  * <= r. The imbalance, sum over r of (max_l A_l(r) + max_l (1 - A_l(r)) -
- * 1) in steady rounds (A_l(r) link l's load at levels <= r over the
- * steadiest link's round), is what the fill and drain cost beyond the
- * stream (measured: it and the rounds' latency give the simulator's flow
- * time within 0.1 % on the examples); M = sqrt(imbalance T / alpha)
+ * 1) in steady rounds (A_l(r) link l's time for its load at levels <= r
+ * over the busiest link's time for a steady round), is what the fill and
+ * drain cost beyond the stream (measured on the 16-GCD box: with the
+ * rounds' latency it gives the simulator's flow time within 0.05 %);
+ * M = sqrt(imbalance T / alpha)
  * minimises the sum. A local search moves whole trees within their
  * windows while neither the imbalance nor a smooth 16-norm of the same
  * maxima grows (the maxima alone are flat to one tree's move).
