@@ -8,8 +8,9 @@
  * rank), a topology and each rank's node. Establishes: one SimMsg per
  * slice operation ("op") of every thread block, in the executor's order
  * (loop iteration, step, primitive call, slice); an op that sends is a
- * message of its slice's wire bytes to the tb's send peer on the
- * topology's shortest route, any other op a message of no bytes and no
+ * message of its slice's wire bytes to the tb's send peer on the route a
+ * .coll collective's message takes by default (the widest path, then the
+ * fewest hops), any other op a message of no bytes and no
  * hop (it completes as soon as it may start). Each op waits for
  *   - the op before it in its tb to have left (a tb runs its steps in
  *     order; a send is done for its tb when its last byte has left, as a
@@ -361,7 +362,7 @@ emit(Exec *e, Arena *a, const Topo *t, const int *rank_node, const int *level, i
 		order[pos[o]] = o;
 	}
 	Routes routes;
-	routes_init(&routes, t, ROUTE_SHORTEST);
+	routes_init(&routes, t, ROUTE_FASTEST); /* a .coll collective's default */
 	long nhop = 0, ndep = 0;
 	int rc = 0;
 	for (int o = 0; o < e->nop && rc == 0; o++) {

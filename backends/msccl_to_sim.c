@@ -6,7 +6,8 @@
  * and one receiving tb per connection and channel, dependencies inside the
  * rank, steps in order). Establishes: one SimMsg per sending step, from
  * its rank to its tb's send peer, cnt/nchunksperloop of the vector, routed
- * on the topology's shortest paths; `reduce` where the receiving step
+ * as a .coll collective's messages are by default (ROUTE_FASTEST: the
+ * widest path, then the fewest hops); `reduce` where the receiving step
  * reduces (rrs, rrc, rrcs); dependencies = every message received by the
  * sender before the sending step in program order (`done` sets below);
  * rounds = the longest dependency chain, messages sorted by round.
@@ -286,7 +287,7 @@ sim_from_msccl(Diag *dg, Arena *a, const MProg *p, const Topo *t, const int *ran
 			pos[order[k]] = k;
 		}
 		Routes routes;
-		routes_init(&routes, t, ROUTE_SHORTEST);
+		routes_init(&routes, t, ROUTE_FASTEST); /* a .coll collective's default */
 		SimColl *sc = arena_array(a, 1, sizeof *sc);
 		*sc = (SimColl){.name = p->name ? p->name : "xml", .kind = p->coll_name,
 		                .algorithm = "msccl-xml", .nrank = p->ngpus, .nround = nround,

@@ -210,6 +210,10 @@ enum {
 	MAX_PACK_CERT = 1 << 25,
 	/* pack_work's estimate (link visits of its max flows) */
 	MAX_PACK_WORK = 1 << (30 - LIMIT_SHIFT),
+	/* the levels' local search (ir/alg_packing.c): its passes, and its
+	 * work (link-levels read); past it, the trees keep their windows' ends */
+	PACK_LEVEL_PASSES = 4,
+	MAX_PACK_LEVEL_WORK = 1 << (28 - LIMIT_SHIFT),
 };
 
 #endif

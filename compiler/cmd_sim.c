@@ -147,16 +147,22 @@ add_row(Runner *u, Row r)
  * size's row depends on nothing else in --sizes. The candidates stay in
  * u's arena: the rows' nets point into them. */
 static int
-run_auto(Diag *dg, Runner *u, const SimArgs *a, const Sched *s)
+run_auto(Diag *dg, Runner *u, const SimArgs *a, const Prog *p, const Sched *s)
 {
-	Simulated *cand = arena_array(&u->arena, NALG, sizeof *cand);
+	Simulated *cand = arena_array(&u->arena, NALG + (size_t)p->nsched, sizeof *cand);
 	Routes routes;
 	routes_init(&routes, s->topo, s->routing); /* the file's routing */
 	PackMemo *memo = pack_memo_new();
 	int rc = 0;
 	for (int k = 0; k < a->nsize && rc == 0; k++) {
 		SimOpts o = progress_opts(u, a, s->name, a->sizes[k]);
-		int best = fastest(cand, simulate_candidates(dg, &u->arena, &routes, memo, s, a->sizes[k], &o, cand));
+		int n = simulate_candidates(dg, &u->arena, &routes, memo, s, a->sizes[k], &o, cand);
+		/* and the file's own SP of its kind (lower.c's auto weighs it too) */
+		for (int j = 0; j < p->nsched; j++)
+			if (auto_may_take(s, p->sched[j]) &&
+			    simulate_one(dg, &u->arena, p->sched[j], a->sizes[k], &o, &cand[n]))
+				cand[n++].net->coll[0].name = s->name;
+		int best = fastest(cand, n);
 		if (best < 0) {
 			error_at(dg, s->loc, "auto: no algorithm of the library applies to '%s'", s->name);
 			rc = -1;
@@ -197,10 +203,10 @@ run_net(Diag *dg, Runner *u, const SimArgs *a, const SimNet *net)
 
 /* One collective of the file at every size. */
 static int
-run_sched(Diag *dg, Runner *u, const SimArgs *a, SizedFile *z, const Sched *s)
+run_sched(Diag *dg, Runner *u, const SimArgs *a, SizedFile *z, const Prog *p, const Sched *s)
 {
 	if (strncmp(s->algorithm, "auto:", 5) == 0)
-		return run_auto(dg, u, a, s);
+		return run_auto(dg, u, a, p, s);
 	if (!s->size_chosen) {
 		SimNet *net = NEW(&u->arena, SimNet);
 		if (sched_to_sim(dg, &u->arena, s, a->opts.sync, net) != 0)
@@ -235,7 +241,7 @@ run_coll(Diag *dg, Runner *u, const SimArgs *a, Input *in)
 		if (a->collective && strcmp(s->name, a->collective) != 0)
 			continue;
 		any = true;
-		rc = run_sched(dg, u, a, &z, s) != 0;
+		rc = run_sched(dg, u, a, &z, &in->prog, s) != 0;
 	}
 	if (rc == 0 && !any) {
 		if (a->collective)

@@ -28,6 +28,7 @@
  * streamed, a round's cost the slowest route's latency, the fill the
  * copies' mean height - 1.
  */
+#include <math.h>
 #include <stdlib.h>
 
 #include "alg.h"
@@ -39,7 +40,6 @@ typedef struct PackPhase {
 	CollPacking cp;
 	int64_t per_copy; /* units of a block per copy: U / k */
 	int height;
-	double fill; /* a copy's height - 1, averaged over the copies */
 	bool mapped; /* orbit representatives' trees mapped by the group */
 } PackPhase;
 
@@ -61,6 +61,16 @@ struct PackMemo {
 		PackPhase ph;
 		double whole; /* pack_work, for a refusal's message */
 	} e[PACK_MEMO_MAX];
+	/* the levels chosen for the collective's own kind (they depend on its
+	 * packings alone; tune and sim choose them once, not per size) */
+	struct PackMemoLevels {
+		const Topo *topo;
+		const int *rank_node;
+		int nrank, root;
+		CollKind kind;
+		int *lv0; /* NULL: none kept */
+		double imbalance;
+	} lv;
 };
 
 PackMemo *
@@ -75,6 +85,7 @@ pack_memo_free(PackMemo *m)
 	if (!m)
 		return;
 	arena_free(&m->arena);
+	free(m->lv.lv0);
 	free(m);
 }
 
@@ -141,23 +152,18 @@ pack_phase(const AlgCtx *c, const CutNet *n, CollKind kind, PackPhase *ph, const
 		return 0;
 	}
 	ph->height = 0;
-	double copies = 0, fill = 0;
-	for (int t = 0; t < ph->cp.pk.ntree; t++) {
-		const PackTree *tr = &ph->cp.pk.tree[t];
-		if (tr->height > ph->height)
-			ph->height = tr->height;
-		copies += (double)tr->mult;
-		fill += (double)tr->mult * (tr->height - 1);
-	}
-	ph->fill = fill / copies;
+	for (int t = 0; t < ph->cp.pk.ntree; t++)
+		if (ph->cp.pk.tree[t].height > ph->height)
+			ph->height = ph->cp.pk.tree[t].height;
 	memo_add(c, kind, st, ph, whole);
 	return 0;
 }
 
-/* One phase's messages from slot off: every copy's segments down (copy)
- * or up (reduce) its tree. */
+/* One phase's messages: every copy's segments down (copy) or up (reduce)
+ * its tree, tree t's edge at depth d in slot lv0[t] + d - 1 + j going down,
+ * lv0[t] + h - d + j going up (the levels above). */
 static void
-phase_messages(Gen *g, const PackPhase *ph, int M, int off, bool rooted, bool up)
+phase_messages(Gen *g, const PackPhase *ph, int M, const int *lv0, bool rooted, bool up)
 {
 	int p = g->p;
 	int64_t *base = xcalloc((size_t)p, sizeof *base); /* next unit of each root's block */
@@ -177,10 +183,10 @@ phase_messages(Gen *g, const PackPhase *ph, int M, int off, bool rooted, bool up
 					for (int64_t u = u0; u < u0 + ph->per_copy; u++)
 						gen_block(g, block, (int)(u * M + j));
 					if (up)
-						gen_send_route(g, off + tr->height - d + j, x, par, X_REDUCE,
+						gen_send_route(g, lv0[t] + tr->height - d + j, x, par, X_REDUCE,
 						               tr->route[x], tr->nhop[x]);
 					else
-						gen_send_route(g, off + d - 1 + j, par, x, X_COPY, tr->route[x],
+						gen_send_route(g, lv0[t] + d - 1 + j, par, x, X_COPY, tr->route[x],
 						               tr->nhop[x]);
 				}
 			}
@@ -366,6 +372,224 @@ pack_phases(const AlgCtx *c, PackPhase *ph)
 	return nph;
 }
 
+/*
+ * Levels. A tree's edge at depth d sends segment j in slot lv + j, its
+ * level lv = lv0 + d - 1 going down (lv0 + h - d going up), lv0 the
+ * tree's start within its phase's window of `height` levels (allreduce:
+ * reduce-scatter's [0, H_rs), allgather's [H_rs, H_rs + H_ag), so an
+ * allgather copy leaves a root after every reduce-scatter copy arrived).
+ * Rounds lv < span - 1 (the fill) hold only the edges of level <= r and
+ * rounds M + r (the drain) the others: per link the two add up to one
+ * steady round, so the pair takes at least a steady round and exactly
+ * one only if every link has the same share of its copies at levels
+ * <= r. The imbalance, sum over r of (max_l A_l(r) + max_l (1 - A_l(r)) -
+ * 1) in steady rounds (A_l(r) link l's time for its load at levels <= r
+ * over the busiest link's time for a steady round), is what the fill and
+ * drain cost beyond the stream (measured on the 16-GCD box: with the
+ * rounds' latency it gives the simulator's flow time within 0.05 %);
+ * M = sqrt(imbalance T / alpha)
+ * minimises the sum. A local search moves whole trees within their
+ * windows while neither the imbalance nor a smooth 16-norm of the same
+ * maxima grows (the maxima alone are flat to one tree's move).
+ */
+typedef struct LevelSearch {
+	int nl, span, ntree;
+	const double *inv_bw; /* nl: 1 / bandwidth, 0 where no link */
+	double *load;         /* span * nl: units at each level on each link */
+	double *full;         /* nl: every level's load */
+	int *first;           /* ntree + 1: the tree's items */
+	int *lv, *link;       /* items: level from lv0, link */
+	double *units;
+	int *lo, *hi;         /* ntree: lv0's window */
+	int *lv0;
+} LevelSearch;
+
+static double
+norm16(double sum16, double top)
+{
+	return top > 0 ? top * pow(sum16, 1.0 / 16) : 0;
+}
+
+/* The exact imbalance and its smooth companion, in steady rounds. */
+static void
+level_cost(const LevelSearch *s, double *exact, double *smooth)
+{
+	double steady = 0;
+	for (int l = 0; l < s->nl; l++)
+		steady = fmax(steady, s->full[l] * s->inv_bw[l]);
+	double *cum = xcalloc((size_t)s->nl, sizeof *cum);
+	*exact = *smooth = 0;
+	for (int r = 0; steady > 0 && r < s->span - 1; r++) {
+		double ma = 0, mb = 0, sa = 0, sb = 0;
+		for (int l = 0; l < s->nl; l++) {
+			cum[l] += s->load[(size_t)r * s->nl + l];
+			double a = cum[l] * s->inv_bw[l] / steady, b = (s->full[l] - cum[l]) * s->inv_bw[l] / steady;
+			ma = fmax(ma, a);
+			mb = fmax(mb, b);
+		}
+		/* the 16-norm scaled by the maximum, so no power underflows */
+		for (int l = 0; l < s->nl && ma > 0 && mb > 0; l++) {
+			double a = cum[l] * s->inv_bw[l] / steady / ma, b = (s->full[l] - cum[l]) * s->inv_bw[l] / steady / mb;
+			a *= a, a *= a, a *= a, b *= b, b *= b, b *= b;
+			sa += a * a;
+			sb += b * b;
+		}
+		*exact += ma + mb - 1;
+		*smooth += norm16(sa, ma) + norm16(sb, mb);
+	}
+	free(cum);
+}
+
+static void
+move_tree(LevelSearch *s, int t, int to)
+{
+	for (int i = s->first[t]; i < s->first[t + 1]; i++) {
+		s->load[(size_t)(s->lv[i] + s->lv0[t]) * s->nl + s->link[i]] -= s->units[i];
+		s->load[(size_t)(s->lv[i] + to) * s->nl + s->link[i]] += s->units[i];
+	}
+	s->lv0[t] = to;
+}
+
+/* Passes of the local search; each tree to the start that lowers the
+ * smooth cost most without raising the exact one. */
+static void
+level_search(LevelSearch *s, double *imbalance)
+{
+	double ex, sm;
+	level_cost(s, &ex, &sm);
+	for (int pass = 0; pass < PACK_LEVEL_PASSES; pass++) {
+		bool moved = false;
+		for (int t = 0; t < s->ntree; t++) {
+			int from = s->lv0[t], best = from;
+			double bex = ex, bsm = sm;
+			for (int o = s->lo[t]; o <= s->hi[t]; o++) {
+				if (o == from)
+					continue;
+				move_tree(s, t, o);
+				double e, m;
+				level_cost(s, &e, &m);
+				if (e < bex - 1e-9 || (e <= bex + 1e-9 && m < bsm - 1e-9))
+					best = o, bex = e, bsm = m;
+				move_tree(s, t, from);
+			}
+			if (best != from) {
+				move_tree(s, t, best);
+				ex = bex, sm = bsm, moved = true;
+			}
+		}
+		if (!moved)
+			break;
+	}
+	*imbalance = ex;
+}
+
+/* Every tree's items (a link of an edge's route, its level from lv0, the
+ * copies' units) and window; the start lv0 for in-trees their window's
+ * end (every copy reaches its root in the window's last level), for
+ * out-trees its beginning. Returns the items. */
+static int
+level_items(const AlgCtx *c, const PackPhase *ph, int nph, LevelSearch *s)
+{
+	int nitem = 0, t = 0, win = 0;
+	for (int i = 0; i < nph; i++) {
+		for (int k = 0; k < ph[i].cp.pk.ntree; k++, t++) {
+			const PackTree *tr = &ph[i].cp.pk.tree[k];
+			s->first[t] = nitem;
+			s->lo[t] = win;
+			s->hi[t] = win + ph[i].height - tr->height;
+			s->lv0[t] = ph[i].cp.inward ? s->hi[t] : s->lo[t];
+			for (int x = 0; x < c->nrank; x++) {
+				if (x == tr->root)
+					continue;
+				int d = tr->depth[x];
+				for (int h = 0; h < tr->nhop[x]; h++, nitem++) {
+					s->lv[nitem] = ph[i].cp.inward ? tr->height - d : d - 1;
+					s->link[nitem] = tr->route[x][h];
+					s->units[nitem] = (double)(tr->mult * ph[i].per_copy);
+				}
+			}
+		}
+		win += ph[i].height;
+	}
+	s->first[t] = nitem;
+	return nitem;
+}
+
+/* Each tree's start (lv0, over the phases' trees in order) and the
+ * imbalance: searched when the search's work is within
+ * MAX_PACK_LEVEL_WORK, else the windows' ends as they are. */
+static int *
+choose_levels(const AlgCtx *c, const PackPhase *ph, int nph, double *imbalance)
+{
+	LevelSearch s = {.nl = c->topo->nlink};
+	size_t nitem = 0;
+	for (int i = 0; i < nph; i++) {
+		s.span += ph[i].height;
+		s.ntree += ph[i].cp.pk.ntree;
+		for (int k = 0; k < ph[i].cp.pk.ntree; k++)
+			for (int x = 0; x < c->nrank; x++)
+				nitem += (size_t)ph[i].cp.pk.tree[k].nhop[x];
+	}
+	s.inv_bw = NULL;
+	double *inv_bw = xcalloc((size_t)s.nl, sizeof *inv_bw);
+	for (int l = 0; l < s.nl; l++)
+		inv_bw[l] = c->topo->link[l].bandwidth > 0 ? 1 / c->topo->link[l].bandwidth : 0;
+	s.inv_bw = inv_bw;
+	s.load = xcalloc((size_t)s.span * (size_t)s.nl, sizeof *s.load);
+	s.full = xcalloc((size_t)s.nl, sizeof *s.full);
+	s.first = xcalloc((size_t)s.ntree + 1, sizeof *s.first);
+	s.lo = xcalloc((size_t)s.ntree, sizeof *s.lo);
+	s.hi = xcalloc((size_t)s.ntree, sizeof *s.hi);
+	s.lv0 = xcalloc((size_t)s.ntree, sizeof *s.lv0);
+	s.lv = xcalloc(nitem + 1, sizeof *s.lv);
+	s.link = xcalloc(nitem + 1, sizeof *s.link);
+	s.units = xcalloc(nitem + 1, sizeof *s.units);
+	level_items(c, ph, nph, &s);
+	for (int t = 0; t < s.ntree; t++)
+		for (int i = s.first[t]; i < s.first[t + 1]; i++) {
+			s.load[(size_t)(s.lv[i] + s.lv0[t]) * s.nl + s.link[i]] += s.units[i];
+			s.full[s.link[i]] += s.units[i];
+		}
+	/* each evaluation reads every level of every link, for every start of every tree */
+	double work = (double)s.ntree * s.span * s.span * s.nl * PACK_LEVEL_PASSES;
+	if (work <= MAX_PACK_LEVEL_WORK)
+		level_search(&s, imbalance);
+	else {
+		double sm;
+		level_cost(&s, imbalance, &sm);
+	}
+	free(inv_bw);
+	free(s.load);
+	free(s.full);
+	free(s.first);
+	free(s.lo);
+	free(s.hi);
+	free(s.lv);
+	free(s.link);
+	free(s.units);
+	return s.lv0;
+}
+
+/* choose_levels once per collective (the memo keeps them across sizes);
+ * *own what the caller frees. */
+static const int *
+kept_levels(const AlgCtx *c, const PackPhase *ph, int nph, double *imbalance, int **own)
+{
+	struct PackMemoLevels *m = c->pack_memo ? &c->pack_memo->lv : NULL;
+	*own = NULL;
+	if (m && m->lv0 && m->topo == c->topo && m->rank_node == c->rank_node && m->nrank == c->nrank &&
+	    m->root == c->root && m->kind == c->kind) {
+		*imbalance = m->imbalance;
+		return m->lv0;
+	}
+	int *lv0 = choose_levels(c, ph, nph, imbalance);
+	if (m && !m->lv0)
+		*m = (struct PackMemoLevels){c->topo, c->rank_node, c->nrank, c->root, c->kind, lv0, *imbalance};
+	else
+		*own = lv0;
+	return lv0;
+}
+
 Sched *
 alg_packing(const AlgCtx *c)
 {
@@ -388,34 +612,35 @@ alg_packing(const AlgCtx *c)
 	bool rooted = c->kind == CK_BROADCAST || c->kind == CK_REDUCE;
 	int nblock = rooted ? 1 : c->nrank;
 	double edges = copies * (c->nrank - 1); /* messages per segment: one per copy and edge */
-	double stream = 0, alpha = 0, fill = 0;
+	double stream = 0, alpha = 0, imbalance;
 	for (int i = 0; i < nph; i++) {
-		fill += ph[i].fill;
 		stream += phase_stream_time(c, &ph[i], rooted);
 		alpha = phase_alpha(c, &ph[i]) > alpha ? phase_alpha(c, &ph[i]) : alpha;
 	}
 	/* Allreduce's phases overlap (the allgather's segment j leaves a root
-	 * once the reduce-scatter's has reached it), so the streams and the
-	 * fills add. The fill is the copies' mean height - 1, not the
-	 * greatest: a round of the drain holds only the deep copies' last
-	 * edges, which take a fraction of a full round (measured on the two
-	 * examples of docs/algorithms.md at 1 GiB: the greatest's M 0.1 to 0.6
-	 * points of the bound below the mean's). */
-	int M = pipeline_segments_time(fill, stream, alpha, edges);
+	 * once the reduce-scatter's has reached it), so the streams add; the
+	 * fill and drain cost the levels' imbalance in steady rounds. */
+	int *own;
+	const int *lv0 = kept_levels(c, ph, nph, &imbalance, &own);
+	int M = pipeline_segments_time(imbalance, stream, alpha, edges);
 	if (U > MAX_PIPELINE_MSGS || (double)U * M > MAX_PIPELINE_MSGS) {
 		error_at(c->diag, c->loc, "packing cuts each block into %lld x %d sub-chunks; the limit is %d",
 		         (long long)U, M, MAX_PIPELINE_MSGS);
+		free(own);
 		return NULL;
 	}
 	Gen g;
-	if (gen_begin(&g, c, nblock, (int)U * M) != 0)
+	if (gen_begin(&g, c, nblock, (int)U * M) != 0) {
+		free(own);
 		return NULL;
-	if (c->kind == CK_ALLREDUCE) {
-		phase_messages(&g, &ph[0], M, 0, false, true);
-		phase_messages(&g, &ph[1], M, ph[0].height, false, false);
-	} else {
-		phase_messages(&g, &ph[0], M, 0, rooted, ph[0].cp.inward);
 	}
+	if (c->kind == CK_ALLREDUCE) {
+		phase_messages(&g, &ph[0], M, lv0, false, true);
+		phase_messages(&g, &ph[1], M, lv0 + ph[0].cp.pk.ntree, false, false);
+	} else {
+		phase_messages(&g, &ph[0], M, lv0, rooted, ph[0].cp.inward);
+	}
+	free(own);
 	/* no commas: the choice is a CSV field of collc sim */
 	g.s->choice = arena_printf(c->arena, "segments %d of %d trees with %lld copies per root%s%s", M,
 	                           ntree, (long long)U, ph[0].mapped ? " mapped by group " : "",

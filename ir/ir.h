@@ -471,6 +471,10 @@ int fuse_links(const Sched *, int f, int *links);
 int fuse_links_max(const Sched *);
 
 /* symm.c: tree symmetrization. Trees must span exactly the ranks. */
+/* Whether auto's schedule s may be o: a file's own `symmetric` schedule
+ * (SP) of the same kind, topology, ranks, root and routing (lower.c; auto
+ * in check and build by the model, in collc sim by the simulator). */
+bool auto_may_take(const Sched *s, const Sched *o);
 Sched *symmetrize(Diag *, Arena *, const char *name, Loc, CollKind, const Topo *, Routes *,
                   Tree **trees, int ntree, const Group *, const int *rank_node, int nrank);
 /* Expands a symmetric schedule into explicit messages (small cases, tests). */

@@ -884,6 +884,49 @@ lower_collective(Lowering *L, const Decl *d)
 	return rc;
 }
 
+bool
+auto_may_take(const Sched *s, const Sched *o)
+{
+	return o != s && o->group && strcmp(o->algorithm, "symmetric") == 0 && o->kind == s->kind &&
+	       o->topo == s->topo && o->nrank == s->nrank && o->root == s->root &&
+	       o->routing == s->routing &&
+	       memcmp(o->rank_node, s->rank_node, (size_t)s->nrank * sizeof *s->rank_node) == 0;
+}
+
+/* `auto` also weighs the file's own `symmetric` schedules of its kind on
+ * its ranks (SP, which needs the file's trees and group): where the model
+ * prefers one, auto's schedule is that one under auto's name (tune
+ * chooses among the same, by the simulator). */
+static void
+auto_weighs_symmetric(Lowering *L)
+{
+	Prog *p = L->p;
+	for (int i = 0; i < p->nsched; i++) {
+		Sched *s = p->sched[i];
+		if (strncmp(s->algorithm, "auto:", 5) != 0)
+			continue;
+		Metrics m;
+		metrics(s, p->auto_size, &m);
+		double best = m.model_time;
+		for (int j = 0; j < p->nsched; j++) {
+			const Sched *o = p->sched[j];
+			if (!auto_may_take(s, o))
+				continue;
+			metrics(o, p->auto_size, &m);
+			if (m.model_time < best) {
+				Sched *x = arena_array(L->a, 1, sizeof *x);
+				*x = *o;
+				x->name = s->name;
+				x->loc = s->loc;
+				x->algorithm = "auto:symmetric";
+				x->size_chosen = true;
+				p->sched[i] = x;
+				best = m.model_time;
+			}
+		}
+	}
+}
+
 int
 lower(Diag *dg, const File *f, Prog *p)
 {
@@ -935,6 +978,7 @@ lower(Diag *dg, const File *f, Prog *p)
 		}
 		}
 	}
+	auto_weighs_symmetric(&L);
 	diag_built(dg);
 	p->routes = L.routes;
 	p->nroutes = NROUTE_POLICY * (int)n;

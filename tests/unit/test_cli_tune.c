@@ -434,10 +434,10 @@ test_tune_msccl_rank_form(void)
 }
 
 /* tune --msccl-dir on the 2 x 8 cluster at 64 MiB, by dependencies: the
- * fastest schedule (a packing) needs more steps per thread block than
- * MSCCL allows at any width; ranked by the program, it is left out with a
- * note, the file holds the fastest program that fits, and the plan is
- * written (it failed, status 1, before). */
+ * fastest schedule (the file's own packing) needs more steps per thread
+ * block than MSCCL allows at any width; the plan keeps it, a note says it
+ * does not fit, the file holds the fastest program that fits, and the plan
+ * is written (it failed, status 1, before). */
 void
 test_tune_msccl_unfit(void)
 {
@@ -445,9 +445,11 @@ test_tune_msccl_unfit(void)
 	snprintf(args, sizeof args, "tune examples/gpu-cluster-2x8.coll --collective AR --sizes 64MiB "
 	         "--sync deps --msccl-dir %s/unfit", cli_tmpdir);
 	CU_ASSERT_EQUAL(cli_collc(args, &out, &err), 0);
-	assert_named(strstr(err, "note: tune: AR: packing is left out at 67108864 bytes: faster by "
-	                         "its schedule than the choice, but no program of it fits MSCCL's "
-	                         "limits") &&
+	assert_named(strstr(err, "note: AR: packing (segments 11 of 64 trees with 2 copies per root), "
+	                         "the plan's choice for 67108864..67108864 bytes of 'AR', does not fit "
+	                         "MSCCL's limits") &&
+	             strstr(err, "AR-00-AR_nccl_tree-nccl_tree-67108864-67108864.xml holds the "
+	                         "fastest that fits") &&
 	             strstr(err, "tune: AR-00-AR_nccl_tree-nccl_tree-67108864-67108864.xml: MSCCL") &&
 	             strstr(err, "1 MSCCL files in"), __LINE__, __FILE__, "%s", err);
 	/* the plan and its file say which box and GPU each rank is */

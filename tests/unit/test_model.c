@@ -245,8 +245,92 @@ test_generated(void)
 	CU_ASSERT(checked >= 3 * cases);
 }
 
+/* Issue 33: on tori, meshes and HyperX `auto` (built for 1 GiB, as
+ * `collc sim` builds it) is never slower in flow mode than the best of
+ * the library and of SP (`symmetric`, where the file has a group: the
+ * torus's translations and two maps, the HyperX's with windmill trees,
+ * which auto weighs too: lower.c); tune chooses among the same schedules
+ * by the simulator, so this is also tune's floor. Small instances, for
+ * the suite's time: 16 ranks. */
+static const char *const never_below_text[] = {
+	"topology T = torus(4, 4);\n"
+	"group G on T { translate; map (x, y) -> (-x, -y); map (x, y) -> (y, x); }\n"
+	"tree B = bfs(T, root (0, 0));\n",
+	"topology T = hyperx(4, 4);\n"
+	"group G on T { translate; map (x, y) -> (-y, x); }\n"
+	"tree B = windmill(T, root (0, 0));\n",
+	"topology T = mesh(4, 4);\n",
+	"topology T = torus(2, 2, 4);\n",
+};
+
+static int
+never_below(Diag *dg, const char *text)
+{
+	static const char *const kinds[] = {"allreduce", "reduce_scatter", "allgather"};
+	char buf[2048];
+	int len = snprintf(buf, sizeof buf, "%s", text);
+	for (int k = 0; k < 3; k++) {
+		len += snprintf(buf + len, sizeof buf - (size_t)len,
+		                "collective %s A%d on T { algorithm auto; }\n", kinds[k], k);
+		if (strstr(text, "group"))
+			len += snprintf(buf + len, sizeof buf - (size_t)len,
+			                "collective %s S%d on T { algorithm symmetric(trees B, group G); }\n",
+			                kinds[k], k);
+	}
+	Checked c;
+	check_text(dg, &c, "never-below.coll", buf, (size_t)len);
+	assert_named(c.errors == 0, __LINE__, __FILE__, "%s", c.diag);
+	int checked = 0;
+	if (c.errors == 0) {
+		diag_source(dg, "never-below.coll", buf, (size_t)len);
+		Prog p = {.auto_size = GIB}; /* auto picks for 1 GiB, as collc sim's does */
+		CU_ASSERT_EQUAL_FATAL(lower_verified(dg, c.file, &p, NULL, false, false), 0);
+		Arena a = {0};
+		SimOpts o = {.mode = SIM_FLOW, .sync = SIM_ROUNDS};
+		for (int i = 0; i < p.nsched; i++) {
+			const Sched *s = p.sched[i];
+			if (s->name[0] != 'A')
+				continue;
+			Routes routes;
+			routes_init(&routes, s->topo, s->routing);
+			Simulated *cand = arena_array(&a, NALG, sizeof *cand), sp, pick;
+			int n = simulate_candidates(dg, &a, &routes, NULL, s, GIB, &o, cand), best = fastest(cand, n);
+			CU_ASSERT_FATAL(n > 0 && simulate_one(dg, &a, s, GIB, &o, &pick));
+			double floor = cand[best].r.time_s;
+			const char *floor_alg = cand[best].s->algorithm;
+			for (int j = 0; j < p.nsched; j++)
+				if (p.sched[j]->name[0] == 'S' && p.sched[j]->kind == s->kind &&
+				    simulate_one(dg, &a, p.sched[j], GIB, &o, &sp) && sp.r.time_s < floor)
+					floor = sp.r.time_s, floor_alg = "SP";
+			/* the simulator's times are exact to the picosecond */
+			assert_named(pick.r.time_s <= floor + 1e-11, __LINE__, __FILE__,
+			             "%.24s %s: auto picks %s, %.2f us; %s takes %.2f us", text,
+			             coll_kind_name[s->kind], s->algorithm, pick.r.time_s * 1e6, floor_alg,
+			             floor * 1e6);
+			routes_free(&routes);
+			checked++;
+		}
+		arena_free(&a);
+		prog_free(&p);
+		diag_reset(dg);
+	}
+	checked_free(&c);
+	return checked;
+}
+
+static void
+test_never_below(void)
+{
+	Diag dgv = diag_new(), *dg = &dgv;
+	int checked = 0;
+	for (size_t i = 0; i < countof(never_below_text); i++)
+		checked += never_below(dg, never_below_text[i]);
+	CU_ASSERT_EQUAL(checked, 3 * (int)countof(never_below_text));
+}
+
 CU_TestInfo model_tests[] = {
 	{"examples: the model's pick at 1 GiB within 5 % of the simulator's fastest", test_examples},
 	{"generated GPU clusters, xGMI boxes, random graphs: the same", test_generated},
+	{"tori, a mesh, a HyperX: auto at 1 GiB never below SP or the library", test_never_below},
 	CU_TEST_INFO_NULL,
 };
