@@ -188,17 +188,25 @@ proto_mask(const TuneArgs *a, const Tuned *t, int k)
 	return m;
 }
 
-/* Each candidate's fastest program at size k (t->best[k] by schedule). */
-static void
-rank_size(Diag *dg, Tuner *u, Tuned *t, int k, int *order)
+/* What the program search may vary at size k (t->best[k] by schedule). */
+static ProgSearch
+search_at(const TuneArgs *a, const Tuned *t, int k)
 {
-	const TuneArgs *a = u->a;
 	int nchunk = t->cand[t->best[k]].sched[k]->nchunk, hint = 1;
 	while (hint < 8 && a->sizes[k] / ((double)nchunk * hint * 2) >= 512.0 * 1024)
 		hint *= 2; /* tune's model (msccl_pick) */
 	ProgSearch ps = {.protos = proto_mask(a, t, k), .instances = a->instances, .inst_hint = hint,
 	                 .channels = a->channels, .opts = a->opts};
 	ps.opts.mode = a->mode_set ? a->opts.mode : SIM_FLOW;
+	return ps;
+}
+
+/* Each candidate's fastest program at size k (t->best[k] by schedule). */
+static void
+rank_size(Diag *dg, Tuner *u, Tuned *t, int k, int *order)
+{
+	const TuneArgs *a = u->a;
+	ProgSearch ps = search_at(a, t, k);
 	double fastest = -1;
 	int n = ranked(t, k, order); /* by schedule: by_program is not set yet */
 	for (int i = 0; i < n; i++) {
@@ -252,6 +260,42 @@ note_unfit(Diag *dg, const Tuner *u, const Tuned *t)
  * with the size where the gap is widest, both figures and the program. */
 static const double PROG_AIM = 0.9;
 
+/* The note for size k, where the program reaches r of its schedule's
+ * busbw: why. Where the executor's latencies (NCCL's, docs/sim.md 7)
+ * part them, the program's busbw without them says how much. */
+static void
+note_gap(Diag *dg, const Tuner *u, const Tuned *t, int k, double r)
+{
+	const TuneArgs *a = u->a;
+	const Cand *c = &t->cand[t->best[k]];
+	const ProgPick *pp = &c->prog[k];
+	ProgSearch ps = search_at(a, t, k);
+	double bare = prog_time_unlatent(dg, u->progs, c->sched[k], c->label[k], a->sizes[k], &ps, pp);
+	double sb = tune_busbw_at(t, a, k), bb = bare > 0 ? tune_busbw_of(t, a, k, bare) : 0;
+	static const char *const share[NPROTO] = {"", "half", "120/128"};
+	char lat[320] = "", rest[320] = "";
+	if (bb > 0)
+		snprintf(lat, sizeof lat, "the executor's latencies, a call's and each step's (MSCCL %s "
+		         "in NCCL's ring model, docs/sim.md 7), which the schedule's model does not have: "
+		         "without them the program reaches %.2f GB/s, %.0f%% of the schedule's%s",
+		         mproto_name[pp->proto], bb, bb / sb * 100, bb < PROG_AIM * sb ? "; and " : "");
+	char data[96] = "";
+	if (pp->proto != MP_SIMPLE)
+		snprintf(data, sizeof data, "%s of a link's bytes are data under MSCCL %s, and ",
+		         share[pp->proto], mproto_name[pp->proto]);
+	if (bb < PROG_AIM * sb)
+		snprintf(rest, sizeof rest, "%sthe executor moves each step in slices through its "
+		         "connection's slots, one thread block per peer and channel, which the "
+		         "schedule's rounds do not", data);
+	char why[700];
+	snprintf(why, sizeof why, "%s%s", lat, rest);
+	note_at(dg, t->s->loc, "tune: at %.0f bytes the program of %s (MSCCL %s, %d instance%s, %d "
+	        "channel%s) reaches %.2f GB/s in the executor model, %.0f%% of its schedule's %.2f "
+	        "GB/s: %s", a->sizes[k], c->label[k], mproto_name[pp->proto], pp->instances,
+	        pp->instances == 1 ? "" : "s", pp->nchannels, pp->nchannels == 1 ? "" : "s",
+	        tune_busbw_of(t, a, k, pp->time_s), r * 100, sb, why);
+}
+
 static void
 note_gaps(Diag *dg, const Tuner *u, const Tuned *t)
 {
@@ -267,18 +311,8 @@ note_gaps(Diag *dg, const Tuner *u, const Tuned *t)
 				worst = m;
 			}
 		}
-		if (worst >= 0) {
-			const ProgPick *pp = &t->cand[t->best[worst]].prog[worst];
-			note_at(dg, t->s->loc, "tune: at %.0f bytes the program of %s (MSCCL %s, %d "
-			        "instance%s, %d channel%s) reaches %.2f GB/s in the executor model, %.0f%% of "
-			        "its schedule's %.2f GB/s: the executor moves each step in slices through %s "
-			        "slots, one thread block per peer and channel, which the schedule's rounds do "
-			        "not", a->sizes[worst], t->cand[t->best[worst]].label[worst],
-			        mproto_name[pp->proto], pp->instances, pp->instances == 1 ? "" : "s",
-			        pp->nchannels, pp->nchannels == 1 ? "" : "s",
-			        tune_busbw_of(t, a, worst, pp->time_s), wr * 100, tune_busbw_at(t, a, worst),
-			        "its connection's");
-		}
+		if (worst >= 0)
+			note_gap(dg, u, t, worst, wr);
 		k = j + 1;
 	}
 }

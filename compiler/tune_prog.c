@@ -97,7 +97,8 @@ lowered(Diag *dg, ProgCache *c, const Sched *s, const char *key, int proto, int 
 /* The program's time at `size` in the executor model; < 0 if it cannot run
  * there (a deadlock under the slots, more ops than the model takes). */
 static double
-exec_run(Diag *dg, ProgCache *c, const Sched *s, const MProg *p, double size, const SimOpts *so)
+exec_run(Diag *dg, ProgCache *c, const Sched *s, const MProg *p, double size, const SimOpts *so,
+         bool latencies)
 {
 	Arena a = {0};
 	SimNet *net = NEW(&a, SimNet);
@@ -107,8 +108,10 @@ exec_run(Diag *dg, ProgCache *c, const Sched *s, const MProg *p, double size, co
 	SimResult r;
 	char err[256];
 	diag_mute(dg, true);
-	bool ok = sim_from_msccl_exec(dg, &a, p, s->topo, s->rank_node, (int64_t)size, net) == 0 &&
-	          sim_run(&a, net, 0, (int64_t)size, &o, &r, err, sizeof err) == 0;
+	bool ok = sim_from_msccl_exec(dg, &a, p, s->topo, s->rank_node, (int64_t)size, net) == 0;
+	if (ok && !latencies)
+		net->coll[0].wait_ps = NULL;
+	ok = ok && sim_run(&a, net, 0, (int64_t)size, &o, &r, err, sizeof err) == 0;
 	diag_mute(dg, false);
 	arena_free(&a);
 	c->simulated++;
@@ -133,15 +136,25 @@ exec_time(Diag *dg, ProgCache *c, const Sched *s, ProgEntry *e, double size, con
 {
 	ExecShape sh = exec_shape(&e->p, (int64_t)size);
 	if (sh.iters <= ITER_HI)
-		return exec_run(dg, c, s, &e->p, size, so);
+		return exec_run(dg, c, s, &e->p, size, so, true);
 	double piece = (double)exec_proto(e->p.proto).chunk_data * e->p.nchunksperloop;
 	if (e->t_lo == 0)
-		e->t_lo = exec_run(dg, c, s, &e->p, ITER_LO * piece, so);
+		e->t_lo = exec_run(dg, c, s, &e->p, ITER_LO * piece, so, true);
 	if (e->t_hi == 0)
-		e->t_hi = exec_run(dg, c, s, &e->p, ITER_HI * piece, so);
+		e->t_hi = exec_run(dg, c, s, &e->p, ITER_HI * piece, so, true);
 	if (e->t_lo < 0 || e->t_hi < 0)
 		return -1;
 	return e->t_hi + (e->t_hi - e->t_lo) / (ITER_HI - ITER_LO) * (size / piece - ITER_HI);
+}
+
+double
+prog_time_unlatent(Diag *dg, ProgCache *c, const Sched *s, const char *key, double size,
+                   const ProgSearch *ps, const ProgPick *pick)
+{
+	ProgEntry *e = lowered(dg, c, s, key, pick->proto, pick->instances, pick->channels);
+	if (!e->fits || exec_shape(&e->p, (int64_t)size).iters > ITER_HI)
+		return -1;
+	return exec_run(dg, c, s, &e->p, size, &ps->opts, false);
 }
 
 /* One configuration at `size` into *best if it is faster: TRY_RAN, or

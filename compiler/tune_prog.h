@@ -41,4 +41,11 @@ void prog_cache_counts(const ProgCache *, long *lowered, long *simulated);
 int prog_fastest(Diag *, ProgCache *, const Sched *s, const char *key, double size,
                  const ProgSearch *ps, ProgPick *out, char *why, size_t whylen);
 
+/* The time of pick's program of s at `size` without the executor's
+ * latencies (their share of the gap to the schedule, for tune's notes);
+ * -1 past ITER_HI iterations, where the latencies are not what parts them,
+ * or if it cannot run. */
+double prog_time_unlatent(Diag *, ProgCache *, const Sched *s, const char *key, double size,
+                          const ProgSearch *ps, const ProgPick *pick);
+
 #endif
