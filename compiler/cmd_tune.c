@@ -156,18 +156,12 @@ static int ranked(const Tuned *t, int k, int *order);
 
 /* ---- by the program (--msccl-dir): tune_prog.c ----
  *
- * At each size the candidates are taken fastest schedule first, and each
- * one's fastest program is searched (prog_fastest): the first PROG_TOP of
- * them, and of those only while the schedule is within PROG_PRUNE of the
- * fastest program found there (a program beat its schedule by less than
- * that on the examples measured); and the ring, the reference the plan is
- * compared with. Each search lowers and simulates a few programs: on 64
- * ranks (SP on torus(8, 8)) a candidate costs 0.3 to 1.5 s a size. The protocols tried are those NCCL's model
- * (proto_time) puts within PROTO_SLACK of its best for the size: LL, a
- * quarter of the bandwidth, drops out at large sizes, where its slices
- * are many. */
-static const double PROG_PRUNE = 1.5, PROTO_SLACK = 2.0;
-enum { PROG_TOP = 3 };
+ * At each size the candidates are taken fastest schedule first, and
+ * prog_rank searches their programs (which ones: tune_prog.c). The
+ * protocols tried are those NCCL's model (proto_time) puts within
+ * PROTO_SLACK of its best for the size: LL, a quarter of the bandwidth,
+ * drops out at large sizes, where its slices are many. */
+static const double PROTO_SLACK = 2.0;
 
 static unsigned
 proto_mask(const TuneArgs *a, const Tuned *t, int k)
@@ -207,21 +201,16 @@ rank_size(Diag *dg, Tuner *u, Tuned *t, int k, int *order)
 {
 	const TuneArgs *a = u->a;
 	ProgSearch ps = search_at(a, t, k);
-	double fastest = -1;
 	int n = ranked(t, k, order); /* by schedule: by_program is not set yet */
+	ProgCand *c = xmalloc(((size_t)n + 1) * sizeof *c);
 	for (int i = 0; i < n; i++) {
-		Cand *c = &t->cand[order[i]];
-		bool ring = strcmp(c->key, "ring") == 0;
-		if (!ring && (i >= PROG_TOP || (fastest > 0 && c->time_s[k] > PROG_PRUNE * fastest)))
-			continue;
-		char why[256];
-		progress(u, t->s, k, arena_printf(&u->arena, "the program of %s", c->key));
-		if (prog_fastest(dg, u->progs, c->sched[k], c->label[k], a->sizes[k], &ps, &c->prog[k],
-		                 why, sizeof why) != 0)
-			c->prog[k].time_s = -1;
-		else if (fastest < 0 || c->prog[k].time_s < fastest)
-			fastest = c->prog[k].time_s;
+		Cand *x = &t->cand[order[i]];
+		c[i] = (ProgCand){.s = x->sched[k], .key = x->label[k], .sched_time = x->time_s[k],
+		                  .always = strcmp(x->key, "ring") == 0, .pick = &x->prog[k]};
 	}
+	progress(u, t->s, k, "the programs");
+	prog_rank(dg, u->progs, c, n, a->sizes[k], &ps);
+	free(c);
 }
 
 /* A note per candidate faster by its schedule than the choice somewhere

@@ -24,15 +24,15 @@
 #include <string.h>
 
 #include "tune_prog.h"
-#include "backend.h"
-#include "msccl_program.h"
+#include "driver.h"
 #include "msccl_to_sim.h"
+#include "to_msccl.h"
 
 /* One lowering: a key and configuration, its program or that it failed. */
 typedef struct ProgEntry {
 	const char *key;
 	int proto, instances, channels;
-	bool fits;
+	bool fits, staged;
 	MProg p;
 	double t_lo, t_hi;  /* its times at ITER_LO and ITER_HI iterations (0: not yet run) */
 } ProgEntry;
@@ -70,7 +70,7 @@ prog_cache_counts(const ProgCache *c, long *lowered, long *simulated)
 /* The program of s in a configuration, lowered on first use (quietly: a
  * configuration that does not fit is a candidate left out, not an error). */
 static ProgEntry *
-lowered(Diag *dg, ProgCache *c, const Sched *s, const char *key, int proto, int inst, int ch)
+find(ProgCache *c, const char *key, int proto, int inst, int ch)
 {
 	for (int i = 0; i < c->n; i++) {
 		ProgEntry *e = &c->e[i];
@@ -78,6 +78,16 @@ lowered(Diag *dg, ProgCache *c, const Sched *s, const char *key, int proto, int 
 		    strcmp(e->key, key) == 0)
 			return e;
 	}
+	return NULL;
+}
+
+static ProgEntry *
+lowered(Diag *dg, ProgCache *c, const Sched *s, const BuildOpts *base, const char *key, int proto,
+        int inst, int ch)
+{
+	ProgEntry *hit = find(c, key, proto, inst, ch);
+	if (hit)
+		return hit;
 	if (c->n == c->cap) {
 		c->cap = c->cap ? 2 * c->cap : 32;
 		c->e = xrealloc(c->e, (size_t)c->cap * sizeof *c->e);
@@ -85,11 +95,13 @@ lowered(Diag *dg, ProgCache *c, const Sched *s, const char *key, int proto, int 
 	ProgEntry *e = &c->e[c->n++];
 	*e = (ProgEntry){.key = arena_strdup(&c->arena, key), .proto = proto, .instances = inst,
 	                 .channels = ch};
-	BuildOpts o = {.collective = s->name, .proto = mproto_name[proto], .instances = inst,
-	               .channels = ch};
+	BuildOpts o = base ? *base : (BuildOpts){0};
+	o.collective = s->name, o.proto = mproto_name[proto], o.instances = inst, o.channels = ch;
+	MscclStats st;
 	diag_mute(dg, true);
-	e->fits = msccl_lower(dg, &c->arena, s, &o, &e->p) == 0;
+	e->fits = msccl_lower_counted(dg, &c->arena, s, &o, &e->p, &st) == 0;
 	diag_mute(dg, false);
+	e->staged = st.staged;
 	c->lowered++;
 	return e;
 }
@@ -151,7 +163,7 @@ double
 prog_time_unlatent(Diag *dg, ProgCache *c, const Sched *s, const char *key, double size,
                    const ProgSearch *ps, const ProgPick *pick)
 {
-	ProgEntry *e = lowered(dg, c, s, key, pick->proto, pick->instances, pick->channels);
+	ProgEntry *e = lowered(dg, c, s, ps->build, key, pick->proto, pick->instances, pick->channels);
 	if (!e->fits || exec_shape(&e->p, (int64_t)size).iters > ITER_HI)
 		return -1;
 	return exec_run(dg, c, s, &e->p, size, &ps->opts, false);
@@ -166,7 +178,7 @@ static int
 try_config(Diag *dg, ProgCache *c, const Sched *s, const char *key, double size,
            const ProgSearch *ps, ProgPick cfg, ProgPick *best)
 {
-	ProgEntry *e = lowered(dg, c, s, key, cfg.proto, cfg.instances, cfg.channels);
+	ProgEntry *e = lowered(dg, c, s, ps->build, key, cfg.proto, cfg.instances, cfg.channels);
 	if (!e->fits)
 		return TRY_UNFIT;
 	cfg.time_s = exec_time(dg, c, s, e, size, &ps->opts);
@@ -217,4 +229,105 @@ prog_fastest(Diag *dg, ProgCache *c, const Sched *s, const char *key, double siz
 	}
 	*out = best;
 	return 0;
+}
+
+const MProg *
+prog_of(ProgCache *c, const char *key, const ProgPick *pick, bool *staged)
+{
+	ProgEntry *e = find(c, key, pick->proto, pick->instances, pick->channels);
+	if (!e || !e->fits)
+		return NULL;
+	*staged = e->staged;
+	return &e->p;
+}
+
+/* Which candidates are searched: the first PROG_TOP by schedule, of those
+ * only while the schedule is within PROG_PRUNE of the fastest program found
+ * (a program beat its schedule by less than that on the examples
+ * measured), and those marked always. Each search lowers and simulates a
+ * few programs: on 64 ranks (SP on torus(8, 8)) a candidate costs 0.3 to
+ * 1.5 s a size. */
+static const double PROG_PRUNE = 1.5;
+enum { PROG_TOP = 3 };
+
+void
+prog_rank(Diag *dg, ProgCache *cache, const ProgCand *c, int n, double size, const ProgSearch *ps)
+{
+	double fastest = -1;
+	for (int i = 0; i < n; i++) {
+		c[i].pick->time_s = -1;
+		if (!c[i].always &&
+		    (i >= PROG_TOP || (fastest > 0 && c[i].sched_time > PROG_PRUNE * fastest)))
+			continue;
+		char why[256];
+		if (prog_fastest(dg, cache, c[i].s, c[i].key, size, ps, c[i].pick, why, sizeof why) != 0)
+			c[i].pick->time_s = -1;
+		else if (fastest < 0 || c[i].pick->time_s < fastest)
+			fastest = c[i].pick->time_s;
+	}
+}
+
+/* build's auto: the candidates by schedule (flow mode, by dependencies, as
+ * tune ranks programs), then by program. */
+static int
+by_sched(const void *x, const void *y)
+{
+	const ProgCand *a = x, *b = y;
+	return (a->sched_time > b->sched_time) - (a->sched_time < b->sched_time);
+}
+
+int
+prog_build_auto(Diag *dg, const Sched *s, const BuildOpts *o, double size, FILE *f)
+{
+	Arena a = {0};
+	Routes routes;
+	routes_init(&routes, s->topo, s->routing);
+	SimOpts so = {.mode = SIM_FLOW, .sync = SIM_DEPS};
+	Simulated *sim = arena_array(&a, NALG, sizeof *sim);
+	int n = simulate_candidates(dg, &a, &routes, NULL, s, size, &so, sim);
+	ProgCand *c = arena_array(&a, (size_t)n + 1, sizeof *c);
+	ProgPick *pick = arena_array(&a, (size_t)n + 1, sizeof *pick);
+	for (int i = 0; i < n; i++)
+		c[i] = (ProgCand){.s = sim[i].s, .key = sim[i].s->algorithm, .sched_time = sim[i].r.time_s,
+		                  .always = strcmp(sim[i].s->algorithm, "ring") == 0, .pick = &pick[i]};
+	qsort(c, (size_t)n, sizeof *c, by_sched);
+	unsigned protos = 0;
+	for (int p = 0; p < NPROTO; p++)
+		if (!o->proto || strcmp(o->proto, mproto_name[p]) == 0)
+			protos |= 1u << p;
+	int hint = 1;
+	while (n > 0 && hint < 8 && size / ((double)c[0].s->nchunk * hint * 2) >= 512.0 * 1024)
+		hint *= 2; /* tune's model (tune_msccl_pick) */
+	ProgSearch ps = {.protos = protos, .instances = o->instances, .inst_hint = hint,
+	                 .channels = o->channels, .opts = so, .build = o};
+	ProgCache *cache = prog_cache_new();
+	prog_rank(dg, cache, c, n, size, &ps);
+	int b = -1;
+	for (int i = 0; i < n; i++)
+		if (c[i].pick->time_s >= 0 && (b < 0 || c[i].pick->time_s < c[b].pick->time_s))
+			b = i;
+	int rc = -1;
+	bool staged = false;
+	const MProg *p = b >= 0 ? prog_of(cache, c[b].key, c[b].pick, &staged) : NULL;
+	if (!p) {
+		error_at(dg, s->loc, "auto: no candidate of '%s' has an MSCCL program that fits the "
+		         "executor's limits at %.0f bytes (collc build --target msccl with a named "
+		         "algorithm says why)", s->name, size);
+	} else {
+		if (o->notes)
+			fprintf(o->notes, "collc: build: note: '%s' auto for MSCCL at %.0f bytes: %s, whose "
+			        "program is the fastest in the executor model (%.2f us; its schedule "
+			        "%.2f us; %s by the cost model)\n", s->name, size, c[b].key,
+			        c[b].pick->time_s * 1e6, c[b].sched_time * 1e6, s->algorithm + 5);
+		BuildOpts w = *o;
+		w.proto = mproto_name[c[b].pick->proto];
+		w.instances = c[b].pick->instances;
+		w.channels = c[b].pick->channels;
+		w.by_program = true;
+		rc = msccl_write(dg, c[b].s, p, &w, staged, f);
+	}
+	prog_cache_free(cache);
+	routes_free(&routes);
+	arena_free(&a);
+	return rc;
 }

@@ -491,3 +491,57 @@ test_tune_mpi_lib_gpus(void)
 	             strstr(map, "(the communicator's rank r) */\n"), __LINE__, __FILE__, "%s", h);
 	free(h);
 }
+
+/* build --target msccl of an `auto` collective ranks the library's
+ * candidates by their programs in the executor model, as tune does, and
+ * writes the program it ranked: the note's program time is what `collc
+ * sim` of the written file gives, to the printed hundredth of a us; LL at
+ * 64 KiB, where the latencies decide, Simple at 64 MiB. */
+void
+test_build_auto_by_program(void)
+{
+	write_in(cli_tmpdir, "auto8.coll",
+	         "network { link_bandwidth = 3600 Gbps; link_latency = 500 ns; }\n"
+	         "topology B = graph { nodes 9; switches 8; link 0 <-> 8; link 1 <-> 8; link 2 <-> 8;\n"
+	         "  link 3 <-> 8; link 4 <-> 8; link 5 <-> 8; link 6 <-> 8; link 7 <-> 8; }\n"
+	         "collective allreduce AR on B { algorithm auto; }\n");
+	static const struct {
+		const char *size, *bytes, *proto;
+	} at[] = {{"64KiB", "65536", "proto=\"LL\""}, {"64MiB", "67108864", "proto=\"Simple\""}};
+	for (size_t i = 0; i < countof(at); i++) {
+		char args[768], *out, *err, alg[64] = "", path[400];
+		double ranked = -1;
+		snprintf(path, sizeof path, "%s/auto8-%s.xml", cli_tmpdir, at[i].size);
+		snprintf(args, sizeof args, "build %s/auto8.coll --target msccl --size %s -o %s",
+		         cli_tmpdir, at[i].size, path);
+		CU_ASSERT_EQUAL_FATAL(cli_collc(args, &out, &err), 0);
+		const char *note = strstr(err, "auto for MSCCL at ");
+		CU_ASSERT_PTR_NOT_NULL_FATAL(note);
+		char want[64];
+		snprintf(want, sizeof want, "auto for MSCCL at %s bytes: ", at[i].bytes);
+		CU_ASSERT_EQUAL(strncmp(note, want, strlen(want)), 0);
+		const char *prog = strstr(note, "executor model (");
+		CU_ASSERT_FATAL(sscanf(note + strlen(want), "%63[^,]", alg) == 1 && prog &&
+		                sscanf(prog + 16, "%lf", &ranked) == 1);
+		free(out), free(err);
+		char *xml = slurp(path, NULL);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(xml);
+		assert_named(strstr(xml, at[i].proto) != NULL, __LINE__, __FILE__, "%s: %s is not %s",
+		             at[i].size, alg, at[i].proto);
+		free(xml);
+		snprintf(args, sizeof args, "sim %s --topology %s/auto8.coll --sizes %s --mode flow --csv",
+		         path, cli_tmpdir, at[i].size);
+		CU_ASSERT_EQUAL_FATAL(cli_collc(args, &out, &err), 0);
+		/* the one row: the time_us field */
+		int col = csv_col(out, "time_us");
+		const char *f = strchr(out, '\n');
+		for (int c = 0; f && c < col; c++)
+			f = strchr(f + 1, ',');
+		CU_ASSERT_FATAL(col > 0 && f != NULL);
+		double t = atof(f + 1);
+		assert_named(fabs(t - ranked) < 0.006, __LINE__, __FILE__,
+		             "%s: %s ranked at %.2f us, its file simulates at %.3f us", at[i].size, alg,
+		             ranked, t);
+		free(out), free(err);
+	}
+}
