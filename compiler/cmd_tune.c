@@ -595,6 +595,38 @@ emit_range(Diag *dg, const TuneArgs *a, const Sched *x, const MscclPick *pk, dou
 	return rc;
 }
 
+/* Range lo..hi's file from the program tune ranked for its first size k
+ * (tune_prog.c's cache): emit_range's first try has the same options, so
+ * this is its program, not lowered again; its range set and checked as the
+ * lowering checks it (rule 16). 0, or -1 (not ranked by program, or no size
+ * of the range selects it: emit_range then says why). */
+static int
+emit_ranked(Diag *dg, const Tuner *u, const Tuned *t, int k, double lo, double hi, DirFile *f,
+            int *instances)
+{
+	const Cand *c = &t->cand[t->best[k]];
+	const ProgPick *pp = &c->prog[k];
+	bool staged = false;
+	const MProg *p = u->progs && t->by_program && pp->time_s >= 0
+	                     ? prog_of(u->progs, c->label[k], pp, &staged) : NULL;
+	if (!p)
+		return -1;
+	MProg w = *p;
+	w.min_bytes = (int64_t)lo;
+	w.max_bytes = (int64_t)hi;
+	if (msccl_nearest_size(&w, w.min_bytes, 1) < 0)
+		return -1;
+	BuildOpts o = {.collective = c->sched[k]->name, .min_bytes = w.min_bytes,
+	               .max_bytes = w.max_bytes, .proto = mproto_name[pp->proto],
+	               .instances = pp->instances, .channels = pp->channels};
+	if (msccl_write(dg, c->sched[k], &w, &o, staged, memout_open(&f->m)) != 0) {
+		memout_drop(&f->m);
+		return -1;
+	}
+	*instances = pp->instances;
+	return 0;
+}
+
 /* The candidates of t at size k, fastest first (ties by index), that ran
  * there: into order; their count. */
 static int
@@ -643,7 +675,8 @@ build_dir_files(Diag *dg, Tuner *u, DirFile **out, int *nout)
 			/* the plan's choice; if it does not fit MSCCL's limits, the next
 			 * fastest candidate at the range's first size that does, with a
 			 * note: one candidate never fails the plan */
-			int nr = ranked(t, k, order), inst = 0, rc = -1, used = t->best[k];
+			int nr = ranked(t, k, order), inst = 0, used = t->best[k];
+			int rc = emit_ranked(dg, u, t, k, lo, hi, &f[n - 1], &inst);
 			for (int c = -1; rc != 0 && c < nr; c++) {
 				int cand = c < 0 ? t->best[k] : order[c];
 				if (c >= 0 && cand == t->best[k])

@@ -88,11 +88,26 @@ lowered(Diag *dg, ProgCache *c, const Sched *s, const BuildOpts *base, const cha
 	ProgEntry *hit = find(c, key, proto, inst, ch);
 	if (hit)
 		return hit;
+	/* the lowering reads the protocol only for a connection's capacity
+	 * (msccl_capacity: LL and LL128 alike), so a program lowered for the
+	 * other protocol of the same capacity is this one but for its proto */
+	ProgEntry *twin = NULL;
+	for (int q = 0; q < NPROTO && !twin; q++)
+		if (q != proto && msccl_capacity((MProto)q) == msccl_capacity((MProto)proto))
+			twin = find(c, key, q, inst, ch);
+	long at = twin ? twin - c->e : -1;
 	if (c->n == c->cap) {
 		c->cap = c->cap ? 2 * c->cap : 32;
 		c->e = xrealloc(c->e, (size_t)c->cap * sizeof *c->e);
 	}
 	ProgEntry *e = &c->e[c->n++];
+	if (at >= 0) {
+		*e = c->e[at];
+		e->proto = proto;
+		e->p.proto = (MProto)proto;
+		e->t_lo = e->t_hi = 0;
+		return e;
+	}
 	*e = (ProgEntry){.key = arena_strdup(&c->arena, key), .proto = proto, .instances = inst,
 	                 .channels = ch};
 	BuildOpts o = base ? *base : (BuildOpts){0};
