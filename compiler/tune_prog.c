@@ -149,14 +149,15 @@ exec_run(Diag *dg, ProgCache *c, const Sched *s, const MProg *p, double size, co
  * affine in the iterations, through the times at ITER_LO and ITER_HI: each
  * iteration runs the same steps on the next piece of every chunk, and once
  * the pipeline of iterations is full each adds the same time (the busiest
- * thread block's or link's share). It fills within a few iterations:
- * halving-doubling's 2-channel program on the 2 x 8 cluster adds 135, 85,
- * 85, 128, 130, 130, ... us per iteration from the first, 130.5 from the
- * eighth to the 32nd; the line through 4 and 8 is 0.6 % short there. Two simulations per program then serve
- * every large size, where a full one would move up to 2^19 slices (a
- * 64-rank program at 1 GiB took minutes and gigabytes). test_tune_prog
- * checks the line against full simulations at 8 and 16 iterations. */
-enum { ITER_LO = 4, ITER_HI = 8 };
+ * thread block's or link's share). It fills within several iterations:
+ * halving-doubling's 2-channel program on the 2 x 8 cluster adds 118.7 us
+ * an iteration from the 4th to the 8th, then 131.9, 130.7 and 131.4 (8 to
+ * 16, 32, 64): the line through 4 and 8 put it 7 % fast at 1 GiB, past the
+ * cut bound; through 8 and 16, within 1 %. Two simulations per program
+ * then serve every large size, where a full one would move up to 2^19
+ * slices (a 64-rank program at 1 GiB took minutes and gigabytes).
+ * test_tune_prog_line checks the line against the full model. */
+enum { ITER_LO = 8, ITER_HI = 16 };
 
 static double
 exec_time(Diag *dg, ProgCache *c, const Sched *s, ProgEntry *e, double size, const SimOpts *so)
@@ -256,12 +257,15 @@ prog_of(ProgCache *c, const char *key, const ProgPick *pick, bool *staged)
 	return &e->p;
 }
 
-/* Which candidates are searched: the first PROG_TOP by schedule, of those
- * only while the schedule is within PROG_PRUNE of the fastest program found
- * (a program beat its schedule by less than that on the examples
- * measured), and those marked always. Each search lowers and simulates a
- * few programs: on 64 ranks (SP on torus(8, 8)) a candidate costs 0.3 to
- * 1.5 s a size. */
+/* Which candidates are searched: by schedule, until PROG_TOP have a
+ * program (one that has none does not count: on the 2 x 8 cluster from
+ * 256 MiB the three fastest schedules fit no program, and counting them
+ * left the ring, at 50 GB/s where halving-doubling's program reaches
+ * 281), of those only while the schedule is within PROG_PRUNE of the
+ * fastest program found (a program beat its schedule by less than that on
+ * the examples measured), and those marked always. Each search lowers and
+ * simulates a few programs: on 64 ranks (SP on torus(8, 8)) a candidate
+ * costs 0.3 to 1.5 s a size. */
 static const double PROG_PRUNE = 1.5;
 enum { PROG_TOP = 3 };
 
@@ -269,15 +273,19 @@ void
 prog_rank(Diag *dg, ProgCache *cache, const ProgCand *c, int n, double size, const ProgSearch *ps)
 {
 	double fastest = -1;
+	int found = 0;
 	for (int i = 0; i < n; i++) {
 		c[i].pick->time_s = -1;
 		if (!c[i].always &&
-		    (i >= PROG_TOP || (fastest > 0 && c[i].sched_time > PROG_PRUNE * fastest)))
+		    (found >= PROG_TOP || (fastest > 0 && c[i].sched_time > PROG_PRUNE * fastest)))
 			continue;
 		char why[256];
-		if (prog_fastest(dg, cache, c[i].s, c[i].key, size, ps, c[i].pick, why, sizeof why) != 0)
+		if (prog_fastest(dg, cache, c[i].s, c[i].key, size, ps, c[i].pick, why, sizeof why) != 0) {
 			c[i].pick->time_s = -1;
-		else if (fastest < 0 || c[i].pick->time_s < fastest)
+			continue;
+		}
+		found += !c[i].always;
+		if (fastest < 0 || c[i].pick->time_s < fastest)
 			fastest = c[i].pick->time_s;
 	}
 }

@@ -106,15 +106,15 @@ test_tune_by_program(void)
 	free(out), free(err);
 }
 
-/* tune's program time past 8 iterations of the executor's loop is a line
- * through the times at 4 and 8 (tune_prog.c, ITER_LO and ITER_HI); here
- * the ring's program on one channel at 256 MiB (16 iterations) against
+/* tune's program time past 16 iterations of the executor's loop is a line
+ * through the times at 8 and 16 (tune_prog.c, ITER_LO and ITER_HI); here
+ * the ring's program on one channel at 512 MiB (32 iterations) against
  * `collc sim` of the file tune wrote, the full executor model: within 1 %. */
 void
 test_tune_prog_line(void)
 {
 	char args[1024], *out, *err;
-	snprintf(args, sizeof args, "tune examples/nvswitch-box-8.coll --sizes 256MiB --mode flow "
+	snprintf(args, sizeof args, "tune examples/nvswitch-box-8.coll --sizes 512MiB --mode flow "
 	         "--instances 1 --channels 1 --msccl-dir %s/line --csv -o %s/line.csv", cli_tmpdir,
 	         cli_tmpdir);
 	CU_ASSERT_EQUAL_FATAL(cli_collc(args, &out, &err), 0);
@@ -123,10 +123,10 @@ test_tune_prog_line(void)
 	snprintf(path, sizeof path, "%s/line.csv", cli_tmpdir);
 	char *csv = slurp(path, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(csv);
-	CU_ASSERT_FATAL(csv_field(csv, "268435456", csv_col(csv, "program_time_us"), t, sizeof t));
+	CU_ASSERT_FATAL(csv_field(csv, "536870912", csv_col(csv, "program_time_us"), t, sizeof t));
 	free(csv);
 	snprintf(args, sizeof args, "sim %s/line/AR-00-*.xml --topology examples/nvswitch-box-8.coll "
-	         "--sizes 256MiB", cli_tmpdir);
+	         "--sizes 512MiB", cli_tmpdir);
 	CU_ASSERT_EQUAL_FATAL(cli_collc(args, &out, &err), 0);
 	const char *row = strstr(out, "msccl-executor");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(row);
