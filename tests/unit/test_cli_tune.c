@@ -441,8 +441,9 @@ test_tune_msccl_rank_form(void)
 /* tune --msccl-dir on the 2 x 8 cluster at 64 MiB, by dependencies: the
  * fastest schedule (a packing) needs more steps per thread block than
  * MSCCL allows at any width; ranked by the program, it is left out with a
- * note, the file holds the fastest program that fits, and the plan is
- * written (it failed, status 1, before). */
+ * note, the file holds the fastest program that fits (NCCL's ring, on 2
+ * channels under LL128), and the plan is written (it failed, status 1,
+ * before). */
 void
 test_tune_msccl_unfit(void)
 {
@@ -453,7 +454,7 @@ test_tune_msccl_unfit(void)
 	assert_named(strstr(err, "note: tune: AR: packing is left out at 67108864 bytes: faster by "
 	                         "its schedule than the choice, but no program of it fits MSCCL's "
 	                         "limits") &&
-	             strstr(err, "tune: AR-00-AR_nccl_tree-nccl_tree-67108864-67108864.xml: MSCCL") &&
+	             strstr(err, "tune: AR-00-AR_nccl_ring-nccl_ring-67108864-67108864.xml: MSCCL") &&
 	             strstr(err, "1 MSCCL files in"), __LINE__, __FILE__, "%s", err);
 	/* the plan and its file say which box and GPU each rank is */
 	const char *map = "AR on rails(boxes 2, gpus 8, nic_gbps 400): rank r runs on GPU (box, gpu) = "
@@ -462,9 +463,9 @@ test_tune_msccl_unfit(void)
 	snprintf(line, sizeof line, "\n  ranks: %s", map);
 	assert_named(strstr(out, line) != NULL, __LINE__, __FILE__, "%s", out);
 	free(out), free(err);
-	CU_ASSERT(cli_exists("unfit/AR-00-AR_nccl_tree-nccl_tree-67108864-67108864.xml"));
+	CU_ASSERT(cli_exists("unfit/AR-00-AR_nccl_ring-nccl_ring-67108864-67108864.xml"));
 	char path[512];
-	snprintf(path, sizeof path, "%s/unfit/AR-00-AR_nccl_tree-nccl_tree-67108864-67108864.xml", cli_tmpdir);
+	snprintf(path, sizeof path, "%s/unfit/AR-00-AR_nccl_ring-nccl_ring-67108864-67108864.xml", cli_tmpdir);
 	char *xml = slurp(path, NULL);
 	/* the file holds the fallback, named after its own collective */
 	CU_ASSERT(xml && strstr(xml, map + strlen("AR")));
