@@ -21,6 +21,8 @@ typedef struct BuildOpts {
 	int64_t bytes;          /* --size: the vector of size-dependent outputs (chakra) */
 	FILE *notes;            /* where a backend says what it chose (msccl: channels,
 	                           instances, protocol), or NULL: `collc build` passes stderr */
+	bool by_program;        /* msccl: channels, instances and protocol are the fastest
+	                           program's in the executor model (auto, tune_prog.c) */
 } BuildOpts;
 
 typedef struct Backend {
@@ -51,6 +53,12 @@ bool ir_is_text(const char *text, size_t len);
  * backend's internals (its search, the bound) are in to_msccl.h. */
 struct MProg;
 int msccl_lower(Diag *, Arena *, const Sched *, const BuildOpts *, struct MProg *);
+/* to_msccl.c: program p, lowered from sched with o, as `collc build --target
+ * msccl` writes it: the note of what was chosen on o->notes (staged: its
+ * receives go through scratch), then the XML with its comments. 0, or -1
+ * after reporting. */
+int msccl_write(Diag *, const Sched *, const struct MProg *, const BuildOpts *, bool staged,
+                FILE *);
 extern const Backend sim_backend;
 const Backend *backend_find(const char *name);
 /* The targets, in backend.c's one table: their names (up to max; the

@@ -23,8 +23,14 @@
  *   - when it sends the k-th slice of its connection, k >= window: the
  *     receiving op of slice k - window (the slot it reuses is free only
  *     when that op is done: NCCL_STEPS slots, StepPerSlice per slice).
- * The step overhead is 0 (the kernel is launched once; a slice costs its
- * bytes and its route's latency). Rounds are the longest chain of these
+ * Latencies (SimColl.wait_ps; NCCL's ring model, src/graph/tuning.cc):
+ * an op that waits on another rank (the slice it receives, the slot it
+ * reuses) starts the protocol's per-step latency of that connection's
+ * class after the wait ends (the flag's trip and poll, which LL folds into
+ * its data lines), and an op that waits on nothing (a tb's first, without
+ * deps) the protocol's base latency after the start (the call's fixed
+ * cost), so every op of the program starts after it. The step overhead is
+ * 0 (the kernel is launched once). Rounds are the longest chain of these
  * waits, messages sorted by round; a cycle is a deadlock under the slots'
  * flow control and is reported at a step of it.
  */
@@ -51,21 +57,53 @@ enum {
 	SLICE_ALIGN = 64,    /* Simple: 16 elements of 4 bytes */
 };
 
+/* NCCL's latencies in ns (src/graph/tuning.cc at 5067397c,
+ * ncclTunerConstantsDefaults, the Ring column of each protocol):
+ * baseLatencies LL 6.6, LL128 14.0, Simple 8.4 us; hwLatencies NVLINK LL
+ * 0.6, LL128 1.9, Simple 3.4 us, NET LL 2.7, LL128 4.0, Simple 14.0 us. */
+enum {
+	LL_BASE_NS = 6600, LL128_BASE_NS = 14000, SIMPLE_BASE_NS = 8400,
+	LL_NVL_NS = 600, LL128_NVL_NS = 1900, SIMPLE_NVL_NS = 3400,
+	LL_NET_NS = 2700, LL128_NET_NS = 4000, SIMPLE_NET_NS = 14000,
+	PS_PER_NS = 1000,
+};
+
 ExecProto
 exec_proto(MProto p)
 {
 	switch (p) {
 	case MP_LL: /* a 16-byte line carries 8 bytes of data and 8 of flags */
-		return (ExecProto){LL_BUFF / NCCL_STEPS, LL_BUFF / NCCL_STEPS / 2, 1, NCCL_STEPS, 2, 1};
+		return (ExecProto){LL_BUFF / NCCL_STEPS, LL_BUFF / NCCL_STEPS / 2, 1, NCCL_STEPS, 2, 1,
+		                   (int64_t)LL_BASE_NS * PS_PER_NS,
+		                   {(int64_t)LL_NVL_NS * PS_PER_NS, (int64_t)LL_NET_NS * PS_PER_NS}};
 	case MP_LL128: /* a 128-byte line carries 120 bytes of data */
 		return (ExecProto){LL128_BUFF / NCCL_STEPS, LL128_BUFF / NCCL_STEPS / 16 * 15, 1,
-		                   NCCL_STEPS, 16, 15};
+		                   NCCL_STEPS, 16, 15, (int64_t)LL128_BASE_NS * PS_PER_NS,
+		                   {(int64_t)LL128_NVL_NS * PS_PER_NS, (int64_t)LL128_NET_NS * PS_PER_NS}};
 	case MP_SIMPLE:
 	case NPROTO:
 		break;
 	}
 	return (ExecProto){SIMPLE_BUFF / NCCL_STEPS, (int64_t)SIMPLE_BUFF / NCCL_STEPS * CHUNK_STEPS,
-	                   CHUNK_STEPS / SLICE_STEPS, NCCL_STEPS / SLICE_STEPS, 1, 1};
+	                   CHUNK_STEPS / SLICE_STEPS, NCCL_STEPS / SLICE_STEPS, 1, 1,
+	                   (int64_t)SIMPLE_BASE_NS * PS_PER_NS,
+	                   {(int64_t)SIMPLE_NVL_NS * PS_PER_NS, (int64_t)SIMPLE_NET_NS * PS_PER_NS}};
+}
+
+int
+exec_hw_class(const Topo *t, int a, int b)
+{
+	switch (t->kind) {
+	case TK_RAILS:
+	case TK_XGMI_RAILS:
+	case TK_LEAF_SPINE_BOXES: /* GPUs first, box-major: size {boxes, gpus} */
+		return a / t->size[1] == b / t->size[1] ? EXEC_NVLINK : EXEC_NET;
+	case TK_GRAPH:
+	case TK_FULL:
+		return EXEC_NVLINK;
+	default:
+		return EXEC_NET;
+	}
 }
 
 ExecShape
@@ -344,6 +382,27 @@ wire_bytes(const Exec *e, int64_t data)
 	return (data * e->x.wire_num + e->x.wire_den - 1) / e->x.wire_den;
 }
 
+/* What op o waits beyond what it waits for (SimColl.wait_ps): the step
+ * latency of each connection it waits on, or the base latency when it
+ * waits on nothing. */
+static int64_t
+op_wait(const Exec *e, const Topo *t, const int *rank_node, int o)
+{
+	const int *d = e->dep + 4 * (size_t)o;
+	const MTb *tb = tb_at(e, e->tb_of[o]);
+	int g = e->ix.rank[e->tb_of[o]];
+	int64_t w = 0;
+	if (d[0] < 0 && d[1] < 0 && d[2] < 0 && d[3] < 0)
+		w = e->x.base_ps;
+	if (d[1] >= 0 && tb->recv >= 0)
+		w = e->x.step_ps[exec_hw_class(t, rank_node[g], rank_node[tb->recv])];
+	if (d[3] >= 0 && tb->send >= 0) {
+		int64_t s = e->x.step_ps[exec_hw_class(t, rank_node[g], rank_node[tb->send])];
+		w = s > w ? s : w;
+	}
+	return w;
+}
+
 /* The collective: messages by level, routes, dependencies. */
 static int
 emit(Exec *e, Arena *a, const Topo *t, const int *rank_node, const int *level, int nlevel,
@@ -388,6 +447,8 @@ emit(Exec *e, Arena *a, const Topo *t, const int *rank_node, const int *level, i
 	sc->msg = arena_array(a, n, sizeof *sc->msg);
 	sc->hops = arena_array(a, (size_t)nhop + 1, sizeof *sc->hops);
 	sc->deps = arena_array(a, (size_t)ndep + 1, sizeof *sc->deps);
+	int64_t *wait = arena_array(a, n, sizeof *wait);
+	sc->wait_ps = wait;
 	long h = 0, d = 0;
 	for (int k = 0; k < e->nop && rc == 0; k++) {
 		int o = order[k], g = e->ix.rank[e->tb_of[o]];
@@ -411,6 +472,7 @@ emit(Exec *e, Arena *a, const Topo *t, const int *rank_node, const int *level, i
 		}
 		m.ndep = (int)(d - m.dep);
 		sc->msg[k] = m;
+		wait[k] = op_wait(e, t, rank_node, o);
 	}
 	/* a message is reduced where the op receiving it reduces */
 	for (int o = 0; o < e->nop && rc == 0; o++) {

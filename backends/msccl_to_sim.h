@@ -27,8 +27,17 @@ typedef struct ExecProto {
 	int slices;            /* slices per primitive call (SlicePerChunk) */
 	int window;            /* slices a connection holds at once: NCCL_STEPS / StepPerSlice */
 	int wire_num, wire_den; /* bytes on the wire per byte of data */
+	int64_t base_ps;       /* a call's fixed cost (NCCL's baseLatencies, Ring) */
+	int64_t step_ps[2];    /* a step's latency across a connection inside a box
+	                        * (EXEC_NVLINK) and between boxes (EXEC_NET):
+	                        * NCCL's hwLatencies, Ring (src/graph/tuning.cc) */
 } ExecProto;
+enum { EXEC_NVLINK, EXEC_NET };
 ExecProto exec_proto(MProto);
+/* The class of a connection between nodes a and b of t: EXEC_NVLINK when
+ * both are GPUs of one box (a box form's box; a graph or full topology is
+ * one box), else EXEC_NET (other fabrics: every rank its own host). */
+int exec_hw_class(const Topo *t, int a, int b);
 
 /* A program's shape at a size: the bytes of one MSCCL chunk, the loop's
  * iterations over it, and the chunks one primitive call moves at most. */

@@ -107,7 +107,7 @@ reconfig_comment(const Sched *s, FILE *f)
 /* What the backend chose, on o->notes: channels, instances and protocol,
  * each given by an option or chosen (the width search), and the shape. */
 static void
-say_choice(const Sched *s, const MProg *p, const BuildOpts *o, const MscclStats *st)
+say_choice(const Sched *s, const MProg *p, const BuildOpts *o, bool staged)
 {
 	int inst = o->instances > 0 ? o->instances : 1, tbs = 0, steps = 0;
 	for (int g = 0; g < p->ngpus; g++) {
@@ -117,13 +117,15 @@ say_choice(const Sched *s, const MProg *p, const BuildOpts *o, const MscclStats 
 		tbs = p->gpu[g].ntb > tbs ? p->gpu[g].ntb : tbs;
 		steps = n > steps ? n : steps;
 	}
+	const char *prog = "the fastest program";
 	fprintf(o->notes, "collc: build: note: '%s' for MSCCL: %d channel%s (%d per instance, %s), "
 	        "%d instance%s (%s), protocol %s (%s)%s; at most %d thread block%s and %d step%s a "
 	        "rank\n", s->name, p->nchannels, p->nchannels == 1 ? "" : "s", p->nchannels / inst,
-	        o->channels > 0 ? "--channels" : "the fewest that fit", inst, inst == 1 ? "" : "s",
-	        o->instances > 0 ? "--instances" : "default", mproto_name[p->proto],
-	        o->proto ? "--proto" : "default", st->staged ? ", staged through scratch" : "", tbs,
-	        tbs == 1 ? "" : "s", steps, steps == 1 ? "" : "s");
+	        o->by_program ? prog : o->channels > 0 ? "--channels" : "the fewest that fit", inst,
+	        inst == 1 ? "" : "s", o->by_program ? prog : o->instances > 0 ? "--instances" : "default",
+	        mproto_name[p->proto], o->by_program ? prog : o->proto ? "--proto" : "default",
+	        staged ? ", staged through scratch" : "", tbs, tbs == 1 ? "" : "s", steps,
+	        steps == 1 ? "" : "s");
 }
 
 static int
@@ -143,18 +145,29 @@ emit_msccl(Diag *dg, const Prog *prog, const BuildOpts *o, FILE *f)
 	MProg p;
 	MscclStats st;
 	int rc = msccl_lower_counted(dg, &a, sel[0], o, &p, &st);
-	if (rc == 0 && o->notes)
-		say_choice(sel[0], &p, o, &st);
-	bool rooted = sel[0]->kind == CK_BROADCAST || sel[0]->kind == CK_REDUCE;
+	if (rc == 0)
+		rc = msccl_write(dg, sel[0], &p, o, st.staged, f);
+	arena_free(&a);
+	return rc;
+}
+
+int
+msccl_write(Diag *dg, const Sched *s, const MProg *p, const BuildOpts *o, bool staged, FILE *f)
+{
+	(void)dg; /* the program passed every check: only the stream can fail, later */
+	if (o->notes)
+		say_choice(s, p, o, staged);
+	bool rooted = s->kind == CK_BROADCAST || s->kind == CK_REDUCE;
 	/* on a GPU cluster, which box and GPU each rank is (docs/msccl.md, "Ranks
 	 * and GPUs"), for a launcher to agree */
 	MemOut gm;
-	bool cluster = sched_gpu_map(sel[0], memout_open(&gm));
+	bool cluster = sched_gpu_map(s, memout_open(&gm));
 	memout_close(&gm);
-	if (rc == 0 && (sched_nreconfig(sel[0]) > 0 || rooted || cluster)) {
+	int rc = 0;
+	if (sched_nreconfig(s) > 0 || rooted || cluster) {
 		/* the comment goes first inside <algo>, which stays the file's start */
 		MemOut m;
-		rc = write_xml(&p, memout_open(&m));
+		rc = write_xml(p, memout_open(&m));
 		memout_close(&m);
 		const char *xml = m.buf, *nl = rc == 0 ? memchr(xml, '\n', m.len) : NULL;
 		if (nl) {
@@ -162,17 +175,16 @@ emit_msccl(Diag *dg, const Prog *prog, const BuildOpts *o, FILE *f)
 			if (cluster)
 				fprintf(f, "  <!-- %.*s -->\n", (int)gm.len, gm.buf);
 			if (rooted)
-				root_comment(sel[0], f);
-			if (sched_nreconfig(sel[0]) > 0)
-				reconfig_comment(sel[0], f);
+				root_comment(s, f);
+			if (sched_nreconfig(s) > 0)
+				reconfig_comment(s, f);
 			fwrite(nl + 1, 1, m.len - (size_t)(nl + 1 - xml), f);
 		}
 		free(m.buf);
-	} else if (rc == 0) {
-		rc = write_xml(&p, f);
+	} else {
+		rc = write_xml(p, f);
 	}
 	free(gm.buf);
-	arena_free(&a);
 	return rc;
 }
 

@@ -156,18 +156,12 @@ static int ranked(const Tuned *t, int k, int *order);
 
 /* ---- by the program (--msccl-dir): tune_prog.c ----
  *
- * At each size the candidates are taken fastest schedule first, and each
- * one's fastest program is searched (prog_fastest): the first PROG_TOP of
- * them, and of those only while the schedule is within PROG_PRUNE of the
- * fastest program found there (a program beat its schedule by less than
- * that on the examples measured); and the ring, the reference the plan is
- * compared with. Each search lowers and simulates a few programs: on 64
- * ranks (SP on torus(8, 8)) a candidate costs 0.3 to 1.5 s a size. The protocols tried are those NCCL's model
- * (proto_time) puts within PROTO_SLACK of its best for the size: LL, a
- * quarter of the bandwidth, drops out at large sizes, where its slices
- * are many. */
-static const double PROG_PRUNE = 1.5, PROTO_SLACK = 2.0;
-enum { PROG_TOP = 3 };
+ * At each size the candidates are taken fastest schedule first, and
+ * prog_rank searches their programs (which ones: tune_prog.c). The
+ * protocols tried are those NCCL's model (proto_time) puts within
+ * PROTO_SLACK of its best for the size: LL, a quarter of the bandwidth,
+ * drops out at large sizes, where its slices are many. */
+static const double PROTO_SLACK = 2.0;
 
 static unsigned
 proto_mask(const TuneArgs *a, const Tuned *t, int k)
@@ -188,32 +182,35 @@ proto_mask(const TuneArgs *a, const Tuned *t, int k)
 	return m;
 }
 
-/* Each candidate's fastest program at size k (t->best[k] by schedule). */
-static void
-rank_size(Diag *dg, Tuner *u, Tuned *t, int k, int *order)
+/* What the program search may vary at size k (t->best[k] by schedule). */
+static ProgSearch
+search_at(const TuneArgs *a, const Tuned *t, int k)
 {
-	const TuneArgs *a = u->a;
 	int nchunk = t->cand[t->best[k]].sched[k]->nchunk, hint = 1;
 	while (hint < 8 && a->sizes[k] / ((double)nchunk * hint * 2) >= 512.0 * 1024)
 		hint *= 2; /* tune's model (msccl_pick) */
 	ProgSearch ps = {.protos = proto_mask(a, t, k), .instances = a->instances, .inst_hint = hint,
 	                 .channels = a->channels, .opts = a->opts};
 	ps.opts.mode = a->mode_set ? a->opts.mode : SIM_FLOW;
-	double fastest = -1;
+	return ps;
+}
+
+/* Each candidate's fastest program at size k (t->best[k] by schedule). */
+static void
+rank_size(Diag *dg, Tuner *u, Tuned *t, int k, int *order)
+{
+	const TuneArgs *a = u->a;
+	ProgSearch ps = search_at(a, t, k);
 	int n = ranked(t, k, order); /* by schedule: by_program is not set yet */
+	ProgCand *c = xmalloc(((size_t)n + 1) * sizeof *c);
 	for (int i = 0; i < n; i++) {
-		Cand *c = &t->cand[order[i]];
-		bool ring = strcmp(c->key, "ring") == 0;
-		if (!ring && (i >= PROG_TOP || (fastest > 0 && c->time_s[k] > PROG_PRUNE * fastest)))
-			continue;
-		char why[256];
-		progress(u, t->s, k, arena_printf(&u->arena, "the program of %s", c->key));
-		if (prog_fastest(dg, u->progs, c->sched[k], c->label[k], a->sizes[k], &ps, &c->prog[k],
-		                 why, sizeof why) != 0)
-			c->prog[k].time_s = -1;
-		else if (fastest < 0 || c->prog[k].time_s < fastest)
-			fastest = c->prog[k].time_s;
+		Cand *x = &t->cand[order[i]];
+		c[i] = (ProgCand){.s = x->sched[k], .key = x->label[k], .sched_time = x->time_s[k],
+		                  .always = strcmp(x->key, "ring") == 0, .pick = &x->prog[k]};
 	}
+	progress(u, t->s, k, "the programs");
+	prog_rank(dg, u->progs, c, n, a->sizes[k], &ps);
+	free(c);
 }
 
 /* A note per candidate faster by its schedule than the choice somewhere
@@ -252,6 +249,42 @@ note_unfit(Diag *dg, const Tuner *u, const Tuned *t)
  * with the size where the gap is widest, both figures and the program. */
 static const double PROG_AIM = 0.9;
 
+/* The note for size k, where the program reaches r of its schedule's
+ * busbw: why. Where the executor's latencies (NCCL's, docs/sim.md 7)
+ * part them, the program's busbw without them says how much. */
+static void
+note_gap(Diag *dg, const Tuner *u, const Tuned *t, int k, double r)
+{
+	const TuneArgs *a = u->a;
+	const Cand *c = &t->cand[t->best[k]];
+	const ProgPick *pp = &c->prog[k];
+	ProgSearch ps = search_at(a, t, k);
+	double bare = prog_time_unlatent(dg, u->progs, c->sched[k], c->label[k], a->sizes[k], &ps, pp);
+	double sb = tune_busbw_at(t, a, k), bb = bare > 0 ? tune_busbw_of(t, a, k, bare) : 0;
+	static const char *const share[NPROTO] = {"", "half", "120/128"};
+	char lat[320] = "", rest[320] = "";
+	if (bb > 0)
+		snprintf(lat, sizeof lat, "the executor's latencies, a call's and each step's (MSCCL %s "
+		         "in NCCL's ring model, docs/sim.md 7), which the schedule's model does not have: "
+		         "without them the program reaches %.2f GB/s, %.0f%% of the schedule's%s",
+		         mproto_name[pp->proto], bb, bb / sb * 100, bb < PROG_AIM * sb ? "; and " : "");
+	char data[96] = "";
+	if (pp->proto != MP_SIMPLE)
+		snprintf(data, sizeof data, "%s of a link's bytes are data under MSCCL %s, and ",
+		         share[pp->proto], mproto_name[pp->proto]);
+	if (bb < PROG_AIM * sb)
+		snprintf(rest, sizeof rest, "%sthe executor moves each step in slices through its "
+		         "connection's slots, one thread block per peer and channel, which the "
+		         "schedule's rounds do not", data);
+	char why[700];
+	snprintf(why, sizeof why, "%s%s", lat, rest);
+	note_at(dg, t->s->loc, "tune: at %.0f bytes the program of %s (MSCCL %s, %d instance%s, %d "
+	        "channel%s) reaches %.2f GB/s in the executor model, %.0f%% of its schedule's %.2f "
+	        "GB/s: %s", a->sizes[k], c->label[k], mproto_name[pp->proto], pp->instances,
+	        pp->instances == 1 ? "" : "s", pp->nchannels, pp->nchannels == 1 ? "" : "s",
+	        tune_busbw_of(t, a, k, pp->time_s), r * 100, sb, why);
+}
+
 static void
 note_gaps(Diag *dg, const Tuner *u, const Tuned *t)
 {
@@ -267,18 +300,8 @@ note_gaps(Diag *dg, const Tuner *u, const Tuned *t)
 				worst = m;
 			}
 		}
-		if (worst >= 0) {
-			const ProgPick *pp = &t->cand[t->best[worst]].prog[worst];
-			note_at(dg, t->s->loc, "tune: at %.0f bytes the program of %s (MSCCL %s, %d "
-			        "instance%s, %d channel%s) reaches %.2f GB/s in the executor model, %.0f%% of "
-			        "its schedule's %.2f GB/s: the executor moves each step in slices through %s "
-			        "slots, one thread block per peer and channel, which the schedule's rounds do "
-			        "not", a->sizes[worst], t->cand[t->best[worst]].label[worst],
-			        mproto_name[pp->proto], pp->instances, pp->instances == 1 ? "" : "s",
-			        pp->nchannels, pp->nchannels == 1 ? "" : "s",
-			        tune_busbw_of(t, a, worst, pp->time_s), wr * 100, tune_busbw_at(t, a, worst),
-			        "its connection's");
-		}
+		if (worst >= 0)
+			note_gap(dg, u, t, worst, wr);
 		k = j + 1;
 	}
 }
@@ -572,6 +595,38 @@ emit_range(Diag *dg, const TuneArgs *a, const Sched *x, const MscclPick *pk, dou
 	return rc;
 }
 
+/* Range lo..hi's file from the program tune ranked for its first size k
+ * (tune_prog.c's cache): emit_range's first try has the same options, so
+ * this is its program, not lowered again; its range set and checked as the
+ * lowering checks it (rule 16). 0, or -1 (not ranked by program, or no size
+ * of the range selects it: emit_range then says why). */
+static int
+emit_ranked(Diag *dg, const Tuner *u, const Tuned *t, int k, double lo, double hi, DirFile *f,
+            int *instances)
+{
+	const Cand *c = &t->cand[t->best[k]];
+	const ProgPick *pp = &c->prog[k];
+	bool staged = false;
+	const MProg *p = u->progs && t->by_program && pp->time_s >= 0
+	                     ? prog_of(u->progs, c->label[k], pp, &staged) : NULL;
+	if (!p)
+		return -1;
+	MProg w = *p;
+	w.min_bytes = (int64_t)lo;
+	w.max_bytes = (int64_t)hi;
+	if (msccl_nearest_size(&w, w.min_bytes, 1) < 0)
+		return -1;
+	BuildOpts o = {.collective = c->sched[k]->name, .min_bytes = w.min_bytes,
+	               .max_bytes = w.max_bytes, .proto = mproto_name[pp->proto],
+	               .instances = pp->instances, .channels = pp->channels};
+	if (msccl_write(dg, c->sched[k], &w, &o, staged, memout_open(&f->m)) != 0) {
+		memout_drop(&f->m);
+		return -1;
+	}
+	*instances = pp->instances;
+	return 0;
+}
+
 /* The candidates of t at size k, fastest first (ties by index), that ran
  * there: into order; their count. */
 static int
@@ -620,7 +675,8 @@ build_dir_files(Diag *dg, Tuner *u, DirFile **out, int *nout)
 			/* the plan's choice; if it does not fit MSCCL's limits, the next
 			 * fastest candidate at the range's first size that does, with a
 			 * note: one candidate never fails the plan */
-			int nr = ranked(t, k, order), inst = 0, rc = -1, used = t->best[k];
+			int nr = ranked(t, k, order), inst = 0, used = t->best[k];
+			int rc = emit_ranked(dg, u, t, k, lo, hi, &f[n - 1], &inst);
 			for (int c = -1; rc != 0 && c < nr; c++) {
 				int cand = c < 0 ? t->best[k] : order[c];
 				if (c >= 0 && cand == t->best[k])

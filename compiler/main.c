@@ -12,6 +12,7 @@
 #include "driver.h"
 #include "msccl_program.h"
 #include "table.h"
+#include "tune_prog.h"
 
 #ifndef COLLC_VERSION
 #define COLLC_VERSION "0.1.0"
@@ -406,7 +407,13 @@ cmd_build(Diag *dg, int argc, char **argv)
 		rc = dirb->emit_dir(dg, &in.prog, &opts, out) != 0;
 	} else if (rc == 0) {
 		MemOut m;
-		rc = b->emit(dg, &in.prog, &opts, memout_open(&m)) != 0;
+		const Sched *sel[1];
+		/* auto for MSCCL: ranked by the program it deploys (tune_prog.c) */
+		if (b == &msccl_backend && backend_select(&in.prog, &opts, sel, 1) == 1 &&
+		    strncmp(sel[0]->algorithm, "auto:", 5) == 0)
+			rc = prog_build_auto(dg, sel[0], &opts, size, memout_open(&m)) != 0;
+		else
+			rc = b->emit(dg, &in.prog, &opts, memout_open(&m)) != 0;
 		if (rc == 0)
 			rc = write_output(out, &m);
 		else

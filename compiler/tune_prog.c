@@ -24,15 +24,15 @@
 #include <string.h>
 
 #include "tune_prog.h"
-#include "backend.h"
-#include "msccl_program.h"
+#include "driver.h"
 #include "msccl_to_sim.h"
+#include "to_msccl.h"
 
 /* One lowering: a key and configuration, its program or that it failed. */
 typedef struct ProgEntry {
 	const char *key;
 	int proto, instances, channels;
-	bool fits;
+	bool fits, staged;
 	MProg p;
 	double t_lo, t_hi;  /* its times at ITER_LO and ITER_HI iterations (0: not yet run) */
 } ProgEntry;
@@ -70,7 +70,7 @@ prog_cache_counts(const ProgCache *c, long *lowered, long *simulated)
 /* The program of s in a configuration, lowered on first use (quietly: a
  * configuration that does not fit is a candidate left out, not an error). */
 static ProgEntry *
-lowered(Diag *dg, ProgCache *c, const Sched *s, const char *key, int proto, int inst, int ch)
+find(ProgCache *c, const char *key, int proto, int inst, int ch)
 {
 	for (int i = 0; i < c->n; i++) {
 		ProgEntry *e = &c->e[i];
@@ -78,18 +78,45 @@ lowered(Diag *dg, ProgCache *c, const Sched *s, const char *key, int proto, int 
 		    strcmp(e->key, key) == 0)
 			return e;
 	}
+	return NULL;
+}
+
+static ProgEntry *
+lowered(Diag *dg, ProgCache *c, const Sched *s, const BuildOpts *base, const char *key, int proto,
+        int inst, int ch)
+{
+	ProgEntry *hit = find(c, key, proto, inst, ch);
+	if (hit)
+		return hit;
+	/* the lowering reads the protocol only for a connection's capacity
+	 * (msccl_capacity: LL and LL128 alike), so a program lowered for the
+	 * other protocol of the same capacity is this one but for its proto */
+	ProgEntry *twin = NULL;
+	for (int q = 0; q < NPROTO && !twin; q++)
+		if (q != proto && msccl_capacity((MProto)q) == msccl_capacity((MProto)proto))
+			twin = find(c, key, q, inst, ch);
+	long at = twin ? twin - c->e : -1;
 	if (c->n == c->cap) {
 		c->cap = c->cap ? 2 * c->cap : 32;
 		c->e = xrealloc(c->e, (size_t)c->cap * sizeof *c->e);
 	}
 	ProgEntry *e = &c->e[c->n++];
+	if (at >= 0) {
+		*e = c->e[at];
+		e->proto = proto;
+		e->p.proto = (MProto)proto;
+		e->t_lo = e->t_hi = 0;
+		return e;
+	}
 	*e = (ProgEntry){.key = arena_strdup(&c->arena, key), .proto = proto, .instances = inst,
 	                 .channels = ch};
-	BuildOpts o = {.collective = s->name, .proto = mproto_name[proto], .instances = inst,
-	               .channels = ch};
+	BuildOpts o = base ? *base : (BuildOpts){0};
+	o.collective = s->name, o.proto = mproto_name[proto], o.instances = inst, o.channels = ch;
+	MscclStats st;
 	diag_mute(dg, true);
-	e->fits = msccl_lower(dg, &c->arena, s, &o, &e->p) == 0;
+	e->fits = msccl_lower_counted(dg, &c->arena, s, &o, &e->p, &st) == 0;
 	diag_mute(dg, false);
+	e->staged = st.staged;
 	c->lowered++;
 	return e;
 }
@@ -97,7 +124,8 @@ lowered(Diag *dg, ProgCache *c, const Sched *s, const char *key, int proto, int 
 /* The program's time at `size` in the executor model; < 0 if it cannot run
  * there (a deadlock under the slots, more ops than the model takes). */
 static double
-exec_run(Diag *dg, ProgCache *c, const Sched *s, const MProg *p, double size, const SimOpts *so)
+exec_run(Diag *dg, ProgCache *c, const Sched *s, const MProg *p, double size, const SimOpts *so,
+         bool latencies)
 {
 	Arena a = {0};
 	SimNet *net = NEW(&a, SimNet);
@@ -107,8 +135,10 @@ exec_run(Diag *dg, ProgCache *c, const Sched *s, const MProg *p, double size, co
 	SimResult r;
 	char err[256];
 	diag_mute(dg, true);
-	bool ok = sim_from_msccl_exec(dg, &a, p, s->topo, s->rank_node, (int64_t)size, net) == 0 &&
-	          sim_run(&a, net, 0, (int64_t)size, &o, &r, err, sizeof err) == 0;
+	bool ok = sim_from_msccl_exec(dg, &a, p, s->topo, s->rank_node, (int64_t)size, net) == 0;
+	if (ok && !latencies)
+		net->coll[0].wait_ps = NULL;
+	ok = ok && sim_run(&a, net, 0, (int64_t)size, &o, &r, err, sizeof err) == 0;
 	diag_mute(dg, false);
 	arena_free(&a);
 	c->simulated++;
@@ -119,29 +149,40 @@ exec_run(Diag *dg, ProgCache *c, const Sched *s, const MProg *p, double size, co
  * affine in the iterations, through the times at ITER_LO and ITER_HI: each
  * iteration runs the same steps on the next piece of every chunk, and once
  * the pipeline of iterations is full each adds the same time (the busiest
- * thread block's or link's share). It fills within a few iterations:
- * halving-doubling's 2-channel program on the 2 x 8 cluster adds 135, 85,
- * 85, 128, 130, 130, ... us per iteration from the first, 130.5 from the
- * eighth to the 32nd; the line through 4 and 8 is 0.6 % short there. Two simulations per program then serve
- * every large size, where a full one would move up to 2^19 slices (a
- * 64-rank program at 1 GiB took minutes and gigabytes). test_tune_prog
- * checks the line against full simulations at 8 and 16 iterations. */
-enum { ITER_LO = 4, ITER_HI = 8 };
+ * thread block's or link's share). It fills within several iterations:
+ * halving-doubling's 2-channel program on the 2 x 8 cluster adds 118.7 us
+ * an iteration from the 4th to the 8th, then 131.9, 130.7 and 131.4 (8 to
+ * 16, 32, 64): the line through 4 and 8 put it 7 % fast at 1 GiB, past the
+ * cut bound; through 8 and 16, within 1 %. Two simulations per program
+ * then serve every large size, where a full one would move up to 2^19
+ * slices (a 64-rank program at 1 GiB took minutes and gigabytes).
+ * test_tune_prog_line checks the line against the full model. */
+enum { ITER_LO = 8, ITER_HI = 16 };
 
 static double
 exec_time(Diag *dg, ProgCache *c, const Sched *s, ProgEntry *e, double size, const SimOpts *so)
 {
 	ExecShape sh = exec_shape(&e->p, (int64_t)size);
 	if (sh.iters <= ITER_HI)
-		return exec_run(dg, c, s, &e->p, size, so);
+		return exec_run(dg, c, s, &e->p, size, so, true);
 	double piece = (double)exec_proto(e->p.proto).chunk_data * e->p.nchunksperloop;
 	if (e->t_lo == 0)
-		e->t_lo = exec_run(dg, c, s, &e->p, ITER_LO * piece, so);
+		e->t_lo = exec_run(dg, c, s, &e->p, ITER_LO * piece, so, true);
 	if (e->t_hi == 0)
-		e->t_hi = exec_run(dg, c, s, &e->p, ITER_HI * piece, so);
+		e->t_hi = exec_run(dg, c, s, &e->p, ITER_HI * piece, so, true);
 	if (e->t_lo < 0 || e->t_hi < 0)
 		return -1;
 	return e->t_hi + (e->t_hi - e->t_lo) / (ITER_HI - ITER_LO) * (size / piece - ITER_HI);
+}
+
+double
+prog_time_unlatent(Diag *dg, ProgCache *c, const Sched *s, const char *key, double size,
+                   const ProgSearch *ps, const ProgPick *pick)
+{
+	ProgEntry *e = lowered(dg, c, s, ps->build, key, pick->proto, pick->instances, pick->channels);
+	if (!e->fits || exec_shape(&e->p, (int64_t)size).iters > ITER_HI)
+		return -1;
+	return exec_run(dg, c, s, &e->p, size, &ps->opts, false);
 }
 
 /* One configuration at `size` into *best if it is faster: TRY_RAN, or
@@ -153,7 +194,7 @@ static int
 try_config(Diag *dg, ProgCache *c, const Sched *s, const char *key, double size,
            const ProgSearch *ps, ProgPick cfg, ProgPick *best)
 {
-	ProgEntry *e = lowered(dg, c, s, key, cfg.proto, cfg.instances, cfg.channels);
+	ProgEntry *e = lowered(dg, c, s, ps->build, key, cfg.proto, cfg.instances, cfg.channels);
 	if (!e->fits)
 		return TRY_UNFIT;
 	cfg.time_s = exec_time(dg, c, s, e, size, &ps->opts);
@@ -204,4 +245,112 @@ prog_fastest(Diag *dg, ProgCache *c, const Sched *s, const char *key, double siz
 	}
 	*out = best;
 	return 0;
+}
+
+const MProg *
+prog_of(ProgCache *c, const char *key, const ProgPick *pick, bool *staged)
+{
+	ProgEntry *e = find(c, key, pick->proto, pick->instances, pick->channels);
+	if (!e || !e->fits)
+		return NULL;
+	*staged = e->staged;
+	return &e->p;
+}
+
+/* Which candidates are searched: by schedule, until PROG_TOP have a
+ * program (one that has none does not count: on the 2 x 8 cluster from
+ * 256 MiB the three fastest schedules fit no program, and counting them
+ * left the ring, at 50 GB/s where halving-doubling's program reaches
+ * 281), of those only while the schedule is within PROG_PRUNE of the
+ * fastest program found (a program beat its schedule by less than that on
+ * the examples measured), and those marked always. Each search lowers and
+ * simulates a few programs: on 64 ranks (SP on torus(8, 8)) a candidate
+ * costs 0.3 to 1.5 s a size. */
+static const double PROG_PRUNE = 1.5;
+enum { PROG_TOP = 3 };
+
+void
+prog_rank(Diag *dg, ProgCache *cache, const ProgCand *c, int n, double size, const ProgSearch *ps)
+{
+	double fastest = -1;
+	int found = 0;
+	for (int i = 0; i < n; i++) {
+		c[i].pick->time_s = -1;
+		if (!c[i].always &&
+		    (found >= PROG_TOP || (fastest > 0 && c[i].sched_time > PROG_PRUNE * fastest)))
+			continue;
+		char why[256];
+		if (prog_fastest(dg, cache, c[i].s, c[i].key, size, ps, c[i].pick, why, sizeof why) != 0) {
+			c[i].pick->time_s = -1;
+			continue;
+		}
+		found += !c[i].always;
+		if (fastest < 0 || c[i].pick->time_s < fastest)
+			fastest = c[i].pick->time_s;
+	}
+}
+
+/* build's auto: the candidates by schedule (flow mode, by dependencies, as
+ * tune ranks programs), then by program. */
+static int
+by_sched(const void *x, const void *y)
+{
+	const ProgCand *a = x, *b = y;
+	return (a->sched_time > b->sched_time) - (a->sched_time < b->sched_time);
+}
+
+int
+prog_build_auto(Diag *dg, const Sched *s, const BuildOpts *o, double size, FILE *f)
+{
+	Arena a = {0};
+	Routes routes;
+	routes_init(&routes, s->topo, s->routing);
+	SimOpts so = {.mode = SIM_FLOW, .sync = SIM_DEPS};
+	Simulated *sim = arena_array(&a, NALG, sizeof *sim);
+	int n = simulate_candidates(dg, &a, &routes, NULL, s, size, &so, sim);
+	ProgCand *c = arena_array(&a, (size_t)n + 1, sizeof *c);
+	ProgPick *pick = arena_array(&a, (size_t)n + 1, sizeof *pick);
+	for (int i = 0; i < n; i++)
+		c[i] = (ProgCand){.s = sim[i].s, .key = sim[i].s->algorithm, .sched_time = sim[i].r.time_s,
+		                  .always = strcmp(sim[i].s->algorithm, "ring") == 0, .pick = &pick[i]};
+	qsort(c, (size_t)n, sizeof *c, by_sched);
+	unsigned protos = 0;
+	for (int p = 0; p < NPROTO; p++)
+		if (!o->proto || strcmp(o->proto, mproto_name[p]) == 0)
+			protos |= 1u << p;
+	int hint = 1;
+	while (n > 0 && hint < 8 && size / ((double)c[0].s->nchunk * hint * 2) >= 512.0 * 1024)
+		hint *= 2; /* tune's model (tune_msccl_pick) */
+	ProgSearch ps = {.protos = protos, .instances = o->instances, .inst_hint = hint,
+	                 .channels = o->channels, .opts = so, .build = o};
+	ProgCache *cache = prog_cache_new();
+	prog_rank(dg, cache, c, n, size, &ps);
+	int b = -1;
+	for (int i = 0; i < n; i++)
+		if (c[i].pick->time_s >= 0 && (b < 0 || c[i].pick->time_s < c[b].pick->time_s))
+			b = i;
+	int rc = -1;
+	bool staged = false;
+	const MProg *p = b >= 0 ? prog_of(cache, c[b].key, c[b].pick, &staged) : NULL;
+	if (!p) {
+		error_at(dg, s->loc, "auto: no candidate of '%s' has an MSCCL program that fits the "
+		         "executor's limits at %.0f bytes (collc build --target msccl with a named "
+		         "algorithm says why)", s->name, size);
+	} else {
+		if (o->notes)
+			fprintf(o->notes, "collc: build: note: '%s' auto for MSCCL at %.0f bytes: %s, whose "
+			        "program is the fastest in the executor model (%.2f us; its schedule "
+			        "%.2f us; %s by the cost model)\n", s->name, size, c[b].key,
+			        c[b].pick->time_s * 1e6, c[b].sched_time * 1e6, s->algorithm + 5);
+		BuildOpts w = *o;
+		w.proto = mproto_name[c[b].pick->proto];
+		w.instances = c[b].pick->instances;
+		w.channels = c[b].pick->channels;
+		w.by_program = true;
+		rc = msccl_write(dg, c[b].s, p, &w, staged, f);
+	}
+	prog_cache_free(cache);
+	routes_free(&routes);
+	arena_free(&a);
+	return rc;
 }

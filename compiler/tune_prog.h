@@ -7,7 +7,9 @@
 #ifndef COLLC_TUNE_PROG_H
 #define COLLC_TUNE_PROG_H
 
+#include "backend.h"
 #include "ir.h"
+#include "msccl_program.h"
 #include "sim.h"
 
 /* What the search may vary; an option that fixes one says so. */
@@ -17,6 +19,8 @@ typedef struct ProgSearch {
 	int inst_hint;     /* the size's instances by tune's model (fewer where they do not fit) */
 	int channels;      /* > 0: fixed per instance (--channels); else searched */
 	SimOpts opts;      /* the simulator's (mode, reduce rate); sync is deps */
+	const BuildOpts *build; /* or NULL: what else the lowering takes (build's --legacy,
+	                         * --min-bytes, --max-bytes) */
 } ProgSearch;
 
 /* The fastest program found for one schedule at one size. */
@@ -40,5 +44,44 @@ void prog_cache_counts(const ProgCache *, long *lowered, long *simulated);
  * configuration fits or runs (why: the first reason met). Quiet. */
 int prog_fastest(Diag *, ProgCache *, const Sched *s, const char *key, double size,
                  const ProgSearch *ps, ProgPick *out, char *why, size_t whylen);
+
+/* One candidate of a collective for prog_rank: its schedule at the size,
+ * its key (its form: what it chose for the size), its schedule's simulated
+ * time, whether it is searched whatever its rank (the ring, the reference
+ * a plan is compared with), and where its pick goes (time_s < 0: none). */
+typedef struct ProgCand {
+	const Sched *s;
+	const char *key;
+	double sched_time;
+	bool always;
+	ProgPick *pick;
+} ProgCand;
+
+/* The candidates c[0..n) of one collective at `size`, fastest schedule
+ * first: each one's fastest program (prog_fastest), for the first
+ * PROG_TOP of them while the schedule is within PROG_PRUNE of the fastest
+ * program found, and those marked always; the others' picks left at -1.
+ * tune ranks each size by it, and build's auto for MSCCL. */
+void prog_rank(Diag *, ProgCache *, const ProgCand *c, int n, double size, const ProgSearch *ps);
+
+/* The program prog_fastest timed for pick (lowered once, kept in the
+ * cache), and whether it is staged; NULL if it was not lowered or does not
+ * fit. */
+const MProg *prog_of(ProgCache *, const char *key, const ProgPick *pick, bool *staged);
+
+/* `collc build --target msccl` of an `auto` collective s at `size`: the
+ * library's candidates ranked by their programs in the executor model
+ * (prog_rank), the fastest written to f as build writes a program (the
+ * program ranked, not lowered again), with a note of the pick. o: build's
+ * options (--proto, --instances, --channels fix those). 0, or -1 after
+ * reporting. */
+int prog_build_auto(Diag *, const Sched *s, const BuildOpts *o, double size, FILE *f);
+
+/* The time of pick's program of s at `size` without the executor's
+ * latencies (their share of the gap to the schedule, for tune's notes);
+ * -1 past ITER_HI iterations, where the latencies are not what parts them,
+ * or if it cannot run. */
+double prog_time_unlatent(Diag *, ProgCache *, const Sched *s, const char *key, double size,
+                          const ProgSearch *ps, const ProgPick *pick);
 
 #endif

@@ -121,6 +121,10 @@ typedef struct SimColl {
 	int *hops;
 	int *deps;
 	bool has_deps;         /* dependencies are known (else only rounds) */
+	const int64_t *wait_ps; /* nmsg, or NULL: by dependencies, message m starts
+	                        * wait_ps[m] after what it waits for has arrived, besides
+	                        * the step overhead (the executor model's per-step
+	                        * latencies, docs/sim.md 7); not in the .sim text */
 	SimQueue queue;        /* deps mode's issue queues */
 	const SimStream *stream; /* or NULL; streamed: no msg, hops or deps, rounds mode only */
 	unsigned char *reconfig; /* nround, or NULL: an optical switch is rewired before

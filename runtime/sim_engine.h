@@ -224,6 +224,14 @@ struct SimRun {
 
 /* Serialization of a packet; the full-MTU time is per link, and messages of
  * a round are mostly one size, so one remembered odd size covers the rest. */
+/* By dependencies: what message m waits beyond its dependencies' arrival
+ * (SimColl.wait_ps), in ps. */
+static inline int64_t
+sim_wait_ps(const SimRun *r, int m)
+{
+	return r->c->wait_ps ? r->c->wait_ps[m] : 0;
+}
+
 static inline int64_t
 packet_ps(SimRun *r, int64_t b, int l)
 {

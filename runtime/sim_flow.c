@@ -145,7 +145,7 @@ waited_s(SimRun *r, Flows *f, int d)
 {
 	if (--r->waiting[d] > 0 || d >= r->epoch_hi) /* a later epoch's starts with it */
 		return;
-	double t = r->ready_s[d] + (double)r->net->step_ps * 1e-12;
+	double t = r->ready_s[d] + (double)(r->net->step_ps + sim_wait_ps(r, d)) * 1e-12;
 	fheap_push(&f->starts, r->qfree_s[d] > t ? r->qfree_s[d] : t, d);
 }
 
@@ -340,7 +340,8 @@ run_flows(SimRun *r)
 			double t0 = t + (double)epoch_stall(r, lo) * 1e-12;
 			for (int m = lo; m < r->epoch_hi; m++)
 				if (r->waiting[m] == 0)
-					fheap_push(&f.starts, (r->ready_s[m] > t0 ? r->ready_s[m] : t0) + step, m);
+					fheap_push(&f.starts, (r->ready_s[m] > t0 ? r->ready_s[m] : t0) + step +
+					           (double)sim_wait_ps(r, m) * 1e-12, m);
 			flow_loop(r, &f, t0);
 		}
 		free(r->ready_s);

@@ -133,7 +133,7 @@ waited_ps(SimRun *r, int d)
 {
 	if (--r->waiting[d] > 0 || d >= r->epoch_hi) /* a later epoch's starts with it */
 		return;
-	int64_t t = r->ready_ps[d] + r->net->step_ps;
+	int64_t t = r->ready_ps[d] + r->net->step_ps + sim_wait_ps(r, d);
 	if (r->qfree_ps[d] > t)
 		t = r->qfree_ps[d];
 	ev_push(&r->q, t, EV_INJECT, d);
@@ -467,8 +467,8 @@ packet_deps(SimRun *r)
 		int64_t t0 = r->latest_ps + epoch_stall(r, lo);
 		for (int m = lo; m < r->epoch_hi; m++)
 			if (r->waiting[m] == 0)
-				ev_push(&r->q, (r->ready_ps[m] > t0 ? r->ready_ps[m] : t0) + r->net->step_ps,
-				          EV_INJECT, m);
+				ev_push(&r->q, (r->ready_ps[m] > t0 ? r->ready_ps[m] : t0) + r->net->step_ps +
+				          sim_wait_ps(r, m), EV_INJECT, m);
 		drain(r);
 	}
 	for (int round = 0; round < c->nround; round++)

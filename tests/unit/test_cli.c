@@ -1044,7 +1044,9 @@ test_run_range_start(void)
 CU_TestInfo cli_tests[] = {
 	{"tune --msccl-dir ranks by the program: its time, busbw and channels, in files and CSV",
 	 test_tune_by_program},
-	{"tune's program time past 8 iterations: the line within 1% of the full model",
+	{"build --target msccl: auto ranks by the program and writes the one it ranked",
+	 test_build_auto_by_program},
+	{"tune's program time past 16 iterations: the line within 1% of the full model",
 	 test_tune_prog_line},
 	{"nccl_vs_plan.py: predicted against measured busbw per size", test_nccl_vs_plan},
 	{"run: a file whose range starts above 1 MiB runs at the smallest size selected",

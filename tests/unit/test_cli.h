@@ -23,6 +23,7 @@ void test_sweep_estimate(void);
 
 /* test_cli_tune.c */
 void test_tune_by_program(void);
+void test_build_auto_by_program(void);
 void test_tune_prog_line(void);
 void test_nccl_vs_plan(void);
 void test_tune_msccl_choice(void);

@@ -57,8 +57,10 @@ csv_col(const char *text, const char *name)
 /* tune --msccl-dir on the NVSwitch box at 64 KiB and 64 MiB, ranked by the
  * program: the CSV carries the program's time, busbw and channels; the
  * files hold the channels the plan says; the program is at least the
- * ring's program (the ring is a candidate, never pruned) and here within
- * 10 % of its schedule's busbw or better (issue 35's aim). */
+ * ring's program (the ring is a candidate, never pruned) and within 10 %
+ * of its schedule's busbw or better (issue 35's aim), or tune's note says
+ * why: at 64 KiB the executor's latencies (docs/sim.md 7), which the
+ * schedule's model does not have. */
 void
 test_tune_by_program(void)
 {
@@ -66,6 +68,8 @@ test_tune_by_program(void)
 	snprintf(args, sizeof args, "tune examples/nvswitch-box-8.coll --sizes 64KiB,64MiB "
 	         "--msccl-dir %s/byprog --csv -o %s/byprog.csv", cli_tmpdir, cli_tmpdir);
 	CU_ASSERT_EQUAL_FATAL(cli_collc(args, &out, &err), 0);
+	bool said = strstr(err, "note: tune: at 65536 bytes the program of") &&
+	            strstr(err, "the executor's latencies, a call's and each step's");
 	free(out), free(err);
 	char path[300];
 	snprintf(path, sizeof path, "%s/byprog.csv", cli_tmpdir);
@@ -80,8 +84,8 @@ test_tune_by_program(void)
 		CU_ASSERT_FATAL(csv_field(csv, sizes[i], pb, p, sizeof p));
 		CU_ASSERT_FATAL(csv_field(csv, sizes[i], sb, s, sizeof s));
 		CU_ASSERT_FATAL(csv_field(csv, sizes[i], ch, c, sizeof c));
-		assert_named(atof(p) >= 0.9 * atof(s), __LINE__, __FILE__,
-		             "%s bytes: program %s GB/s, schedule %s", sizes[i], p, s);
+		assert_named(atof(p) >= 0.9 * atof(s) || (i == 0 && said), __LINE__, __FILE__,
+		             "%s bytes: program %s GB/s, schedule %s, and no note why", sizes[i], p, s);
 		/* the range's file has the channels the plan gives */
 		char cmd[600], line[256] = "";
 		snprintf(cmd, sizeof cmd, "grep -l 'nchannels=\"%s\"' %s/byprog/AR-0%d-*.xml", c,
@@ -102,15 +106,15 @@ test_tune_by_program(void)
 	free(out), free(err);
 }
 
-/* tune's program time past 8 iterations of the executor's loop is a line
- * through the times at 4 and 8 (tune_prog.c, ITER_LO and ITER_HI); here
- * the ring's program on one channel at 256 MiB (16 iterations) against
+/* tune's program time past 16 iterations of the executor's loop is a line
+ * through the times at 8 and 16 (tune_prog.c, ITER_LO and ITER_HI); here
+ * the ring's program on one channel at 512 MiB (32 iterations) against
  * `collc sim` of the file tune wrote, the full executor model: within 1 %. */
 void
 test_tune_prog_line(void)
 {
 	char args[1024], *out, *err;
-	snprintf(args, sizeof args, "tune examples/nvswitch-box-8.coll --sizes 256MiB --mode flow "
+	snprintf(args, sizeof args, "tune examples/nvswitch-box-8.coll --sizes 512MiB --mode flow "
 	         "--instances 1 --channels 1 --msccl-dir %s/line --csv -o %s/line.csv", cli_tmpdir,
 	         cli_tmpdir);
 	CU_ASSERT_EQUAL_FATAL(cli_collc(args, &out, &err), 0);
@@ -119,10 +123,10 @@ test_tune_prog_line(void)
 	snprintf(path, sizeof path, "%s/line.csv", cli_tmpdir);
 	char *csv = slurp(path, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(csv);
-	CU_ASSERT_FATAL(csv_field(csv, "268435456", csv_col(csv, "program_time_us"), t, sizeof t));
+	CU_ASSERT_FATAL(csv_field(csv, "536870912", csv_col(csv, "program_time_us"), t, sizeof t));
 	free(csv);
 	snprintf(args, sizeof args, "sim %s/line/AR-00-*.xml --topology examples/nvswitch-box-8.coll "
-	         "--sizes 256MiB", cli_tmpdir);
+	         "--sizes 512MiB", cli_tmpdir);
 	CU_ASSERT_EQUAL_FATAL(cli_collc(args, &out, &err), 0);
 	const char *row = strstr(out, "msccl-executor");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(row);
@@ -381,11 +385,12 @@ test_tune_msccl_dir_two_plans(void)
 	snprintf(args, sizeof args, "tune examples/torus-8x8-compare.coll --collective SP --sizes "
 	         "1MiB --mode flow --msccl-dir %s", dir);
 	CU_ASSERT_EQUAL(cli_collc(args, &out, &err), 0);
-	/* ranked by the program, the plan's choice at 1 MiB is SP's symmetric
-	 * schedule (by the schedule alone, SP_forest's) */
-	CU_ASSERT_PTR_NOT_NULL(strstr(out, "SP: symmetric"));
+	/* ranked by the program (with the executor's latencies), the plan's
+	 * choice at 1 MiB is SWB's swing under LL (by the schedule alone,
+	 * SP_forest's); the file is named after it */
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "SWB: swing"));
 	char path[400];
-	snprintf(path, sizeof path, "%s/SP-00-SP-symmetric-1048576-1048576.xml", dir);
+	snprintf(path, sizeof path, "%s/SP-00-SWB-swing-1048576-1048576.xml", dir);
 	assert_named(access(path, F_OK) == 0, __LINE__, __FILE__, "no %s: %s", path, err);
 	/* and says what runs outside it */
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "NCCL's own algorithm runs"));
@@ -428,16 +433,17 @@ test_tune_msccl_rank_form(void)
 	CU_ASSERT_EQUAL(cli_collc(args, &out, &err), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "MSCCL files in"));
 	free(out), free(err);
-	snprintf(args, sizeof args, "run %s/r4dir/AR-00-recursive_doubling-1024-4095.xml", cli_tmpdir);
+	snprintf(args, sizeof args, "run %s/r4dir/AR-00-recursive_doubling-1024-16383.xml", cli_tmpdir);
 	CU_ASSERT_EQUAL(cli_collc(args, &out, &err), 0);
 	free(out), free(err);
 }
 
 /* tune --msccl-dir on the 2 x 8 cluster at 64 MiB, by dependencies: the
- * fastest schedule (the file's own packing) needs more steps per thread
- * block than MSCCL allows at any width; the plan keeps it, a note says it
- * does not fit, the file holds the fastest program that fits, and the plan
- * is written (it failed, status 1, before). */
+ * fastest schedule (a packing) needs more steps per thread block than
+ * MSCCL allows at any width; ranked by the program, it is left out with a
+ * note, the file holds the fastest program that fits (NCCL's ring, on 2
+ * channels under LL128), and the plan is written (it failed, status 1,
+ * before). */
 void
 test_tune_msccl_unfit(void)
 {
@@ -445,12 +451,10 @@ test_tune_msccl_unfit(void)
 	snprintf(args, sizeof args, "tune examples/gpu-cluster-2x8.coll --collective AR --sizes 64MiB "
 	         "--sync deps --msccl-dir %s/unfit", cli_tmpdir);
 	CU_ASSERT_EQUAL(cli_collc(args, &out, &err), 0);
-	assert_named(strstr(err, "note: AR: packing (segments 11 of 64 trees with 2 copies per root), "
-	                         "the plan's choice for 67108864..67108864 bytes of 'AR', does not fit "
-	                         "MSCCL's limits") &&
-	             strstr(err, "AR-00-AR_nccl_tree-nccl_tree-67108864-67108864.xml holds the "
-	                         "fastest that fits") &&
-	             strstr(err, "tune: AR-00-AR_nccl_tree-nccl_tree-67108864-67108864.xml: MSCCL") &&
+	assert_named(strstr(err, "note: tune: AR: packing is left out at 67108864 bytes: faster by "
+	                         "its schedule than the choice, but no program of it fits MSCCL's "
+	                         "limits") &&
+	             strstr(err, "tune: AR-00-AR_nccl_ring-nccl_ring-67108864-67108864.xml: MSCCL") &&
 	             strstr(err, "1 MSCCL files in"), __LINE__, __FILE__, "%s", err);
 	/* the plan and its file say which box and GPU each rank is */
 	const char *map = "AR on rails(boxes 2, gpus 8, nic_gbps 400): rank r runs on GPU (box, gpu) = "
@@ -459,9 +463,9 @@ test_tune_msccl_unfit(void)
 	snprintf(line, sizeof line, "\n  ranks: %s", map);
 	assert_named(strstr(out, line) != NULL, __LINE__, __FILE__, "%s", out);
 	free(out), free(err);
-	CU_ASSERT(cli_exists("unfit/AR-00-AR_nccl_tree-nccl_tree-67108864-67108864.xml"));
+	CU_ASSERT(cli_exists("unfit/AR-00-AR_nccl_ring-nccl_ring-67108864-67108864.xml"));
 	char path[512];
-	snprintf(path, sizeof path, "%s/unfit/AR-00-AR_nccl_tree-nccl_tree-67108864-67108864.xml", cli_tmpdir);
+	snprintf(path, sizeof path, "%s/unfit/AR-00-AR_nccl_ring-nccl_ring-67108864-67108864.xml", cli_tmpdir);
 	char *xml = slurp(path, NULL);
 	/* the file holds the fallback, named after its own collective */
 	CU_ASSERT(xml && strstr(xml, map + strlen("AR")));
@@ -487,4 +491,58 @@ test_tune_mpi_lib_gpus(void)
 	assert_named(decl && map && map > decl && !memchr(decl, '\n', (size_t)(map - decl) - 1) &&
 	             strstr(map, "(the communicator's rank r) */\n"), __LINE__, __FILE__, "%s", h);
 	free(h);
+}
+
+/* build --target msccl of an `auto` collective ranks the library's
+ * candidates by their programs in the executor model, as tune does, and
+ * writes the program it ranked: the note's program time is what `collc
+ * sim` of the written file gives, to the printed hundredth of a us; LL at
+ * 64 KiB, where the latencies decide, Simple at 64 MiB. */
+void
+test_build_auto_by_program(void)
+{
+	write_in(cli_tmpdir, "auto8.coll",
+	         "network { link_bandwidth = 3600 Gbps; link_latency = 500 ns; }\n"
+	         "topology B = graph { nodes 9; switches 8; link 0 <-> 8; link 1 <-> 8; link 2 <-> 8;\n"
+	         "  link 3 <-> 8; link 4 <-> 8; link 5 <-> 8; link 6 <-> 8; link 7 <-> 8; }\n"
+	         "collective allreduce AR on B { algorithm auto; }\n");
+	static const struct {
+		const char *size, *bytes, *proto;
+	} at[] = {{"64KiB", "65536", "proto=\"LL\""}, {"64MiB", "67108864", "proto=\"Simple\""}};
+	for (size_t i = 0; i < countof(at); i++) {
+		char args[768], *out, *err, alg[64] = "", path[400];
+		double ranked = -1;
+		snprintf(path, sizeof path, "%s/auto8-%s.xml", cli_tmpdir, at[i].size);
+		snprintf(args, sizeof args, "build %s/auto8.coll --target msccl --size %s -o %s",
+		         cli_tmpdir, at[i].size, path);
+		CU_ASSERT_EQUAL_FATAL(cli_collc(args, &out, &err), 0);
+		const char *note = strstr(err, "auto for MSCCL at ");
+		CU_ASSERT_PTR_NOT_NULL_FATAL(note);
+		char want[64];
+		snprintf(want, sizeof want, "auto for MSCCL at %s bytes: ", at[i].bytes);
+		CU_ASSERT_EQUAL(strncmp(note, want, strlen(want)), 0);
+		const char *prog = strstr(note, "executor model (");
+		CU_ASSERT_FATAL(sscanf(note + strlen(want), "%63[^,]", alg) == 1 && prog &&
+		                sscanf(prog + 16, "%lf", &ranked) == 1);
+		free(out), free(err);
+		char *xml = slurp(path, NULL);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(xml);
+		assert_named(strstr(xml, at[i].proto) != NULL, __LINE__, __FILE__, "%s: %s is not %s",
+		             at[i].size, alg, at[i].proto);
+		free(xml);
+		snprintf(args, sizeof args, "sim %s --topology %s/auto8.coll --sizes %s --mode flow --csv",
+		         path, cli_tmpdir, at[i].size);
+		CU_ASSERT_EQUAL_FATAL(cli_collc(args, &out, &err), 0);
+		/* the one row: the time_us field */
+		int col = csv_col(out, "time_us");
+		const char *f = strchr(out, '\n');
+		for (int c = 0; f && c < col; c++)
+			f = strchr(f + 1, ',');
+		CU_ASSERT_FATAL(col > 0 && f != NULL);
+		double t = atof(f + 1);
+		assert_named(fabs(t - ranked) < 0.006, __LINE__, __FILE__,
+		             "%s: %s ranked at %.2f us, its file simulates at %.3f us", at[i].size, alg,
+		             ranked, t);
+		free(out), free(err);
+	}
 }

@@ -200,15 +200,17 @@ test_foreign_xml(void)
 		}
 		free(out);
 	}
-	/* the executor model (flow mode): at 64 MiB the slices' latencies are
-	 * lost in the ring's time, which is the schedule's within 1 % */
+	/* the executor model (flow mode): at 64 MiB the ring's time is the
+	 * schedule's and the executor's latencies (a ring is a fabric of hosts:
+	 * NCCL's network step latency, 14 us under Simple, once an iteration of
+	 * a tb's loop, and the call's 8.4 us): 2414.8 us against 2354.4, 2.6 % */
 	char args[512];
 	snprintf(args, sizeof args, "sim %s --sizes 1MiB,64MiB --csv --topology", xml);
 	char *out = run_collc(args, ring8);
 	CsvRow a, b;
 	CU_ASSERT_EQUAL_FATAL(csv_row(own, 2, &a), 0);
 	assert_named(csv_row(out, 2, &b) == 0, __LINE__, __FILE__, "%s", out);
-	assert_close(b.time_us, a.time_us, 0.01, __LINE__, "executor model vs collc's ring");
+	assert_close(b.time_us, a.time_us, 0.03, __LINE__, "executor model vs collc's ring");
 	free(out);
 	free(own);
 	snprintf(args, sizeof args, "sim %s --ranks 0..3 --topology", xml);

@@ -227,5 +227,7 @@ CU_TestInfo sim_tests[] = {
 	{"executor model: a tree of chains pipelines as one chain of its depth", test_exec_tree},
 	{"executor model: a foreign tree program pipelines by its loop's iterations",
 	 test_exec_foreign_tree},
+	{"executor model: its latencies choose LL, LL128 and Simple by size as NCCL does",
+	 test_exec_protocol_choice},
 	CU_TEST_INFO_NULL,
 };

@@ -77,9 +77,9 @@ chain_xml(Xml *x, const char *proto, int h, int c)
 /* A ring allreduce on p ranks and k channels: channel c reduces and
  * gathers chunks c p .. c p + p - 1 around the ring r -> r + 1. */
 static void
-ring_xml(Xml *x, int p, int k)
+ring_xml(Xml *x, const char *proto, int p, int k)
 {
-	head(x, "Simple", p * k, k, p, "allreduce");
+	head(x, proto, p * k, k, p, "allreduce");
 	for (int r = 0; r < p; r++) {
 		put(x, "<gpu id=\"%d\" i_chunks=\"%d\" o_chunks=\"0\" s_chunks=\"0\">\n", r, p * k);
 		for (int c = 0; c < k; c++) {
@@ -142,6 +142,15 @@ exec_time(const char *text, size_t len, const Topo *t, int64_t bytes)
 	return s;
 }
 
+/* The latencies a program of protocol pr pays along a path of n steps of
+ * class hw: the call's base and n step latencies, in seconds. */
+static double
+lat_s(MProto pr, int n, int hw)
+{
+	ExecProto e = exec_proto(pr);
+	return (double)(e.base_ps + n * e.step_ps[hw]) * 1e-12;
+}
+
 static Topo *
 full_topo(Arena *a, int n, double latency)
 {
@@ -154,7 +163,9 @@ full_topo(Arena *a, int n, double latency)
 
 /* h thread blocks in a chain moving C chunks in S slices: (S + h - 1)
  * slice times, whatever C, the loop's iterations I and h (Simple: 2 slices
- * of a call, a call a 2 MiB chunk at these sizes, so S = 2 C I). */
+ * of a call, a call a 2 MiB chunk at these sizes, so S = 2 C I), plus the
+ * latencies: the call's base and one step latency per hop (full(n) is one
+ * box: NVLink's). */
 void
 test_exec_chain(void)
 {
@@ -167,16 +178,17 @@ test_exec_chain(void)
 				int64_t bytes = (int64_t)c * it * (2 << 20);
 				double tau = (1 << 20) * 8 / BW, s = 2.0 * c * it;
 				double got = exec_time(x->buf, x->len, full_topo(&a, h + 1, 0), bytes);
-				assert_named(within(got, (s + h - 1) * tau, 1e-9), __LINE__, __FILE__,
-				             "h %d, C %d, %d iterations: %.9g s, want (%g + %d - 1) x %.6g",
-				             h, c, it, got, s, h, tau);
+				double want = (s + h - 1) * tau + lat_s(MP_SIMPLE, h, EXEC_NVLINK);
+				assert_named(within(got, want, 1e-9), __LINE__, __FILE__,
+				             "h %d, C %d, %d iterations: %.9g s, want (%g + %d - 1) x %.6g + "
+				             "8.4 us + %d x 3.4 us", h, c, it, got, s, h, tau, h);
 			}
 	/* with a hop latency d every slice arrives d later: + h d */
 	chain_xml(x, "Simple", 3, 2);
 	double d = 1e-6, tau = (1 << 20) * 8 / BW;
 	double got = exec_time(x->buf, x->len, full_topo(&a, 4, d), 2 * (2 << 20));
-	assert_named(within(got, (4 + 3 - 1) * tau + 3 * d, 1e-9), __LINE__, __FILE__,
-	             "latency: %.9g s", got);
+	assert_named(within(got, (4 + 3 - 1) * tau + 3 * d + lat_s(MP_SIMPLE, 3, EXEC_NVLINK), 1e-9),
+	             __LINE__, __FILE__, "latency: %.9g s", got);
 	free(x);
 	arena_free(&a);
 }
@@ -203,8 +215,9 @@ test_exec_protocols(void)
 		for (int h = 1; h <= 3; h += 2) {
 			chain_xml(x, pr[i].name, h, 1);
 			double got = exec_time(x->buf, x->len, full_topo(&a, h + 1, 0), bytes);
-			assert_named(within(got, (s + h - 1) * tau, 1e-9), __LINE__, __FILE__,
-			             "%s, h %d: %.9g s, want %.9g", pr[i].name, h, got, (s + h - 1) * tau);
+			double want = (s + h - 1) * tau + lat_s(pr[i].proto, h, EXEC_NVLINK);
+			assert_named(within(got, want, 1e-9), __LINE__, __FILE__,
+			             "%s, h %d: %.9g s, want %.9g", pr[i].name, h, got, want);
 		}
 	}
 	/* the constants, as docs/sim.md 7 cites them */
@@ -213,6 +226,16 @@ test_exec_protocols(void)
 	CU_ASSERT_EQUAL(exec_proto(MP_LL).chunk_data, 32768);
 	CU_ASSERT_EQUAL(exec_proto(MP_LL128).chunk_data, 576000);
 	CU_ASSERT_EQUAL(exec_proto(MP_LL128).window, 8);
+	/* NCCL's ring latencies (src/graph/tuning.cc), in ps */
+	CU_ASSERT_EQUAL(exec_proto(MP_SIMPLE).base_ps, 8400000);
+	CU_ASSERT_EQUAL(exec_proto(MP_LL).base_ps, 6600000);
+	CU_ASSERT_EQUAL(exec_proto(MP_LL128).base_ps, 14000000);
+	CU_ASSERT_EQUAL(exec_proto(MP_SIMPLE).step_ps[EXEC_NVLINK], 3400000);
+	CU_ASSERT_EQUAL(exec_proto(MP_LL).step_ps[EXEC_NVLINK], 600000);
+	CU_ASSERT_EQUAL(exec_proto(MP_LL128).step_ps[EXEC_NVLINK], 1900000);
+	CU_ASSERT_EQUAL(exec_proto(MP_SIMPLE).step_ps[EXEC_NET], 14000000);
+	CU_ASSERT_EQUAL(exec_proto(MP_LL).step_ps[EXEC_NET], 2700000);
+	CU_ASSERT_EQUAL(exec_proto(MP_LL128).step_ps[EXEC_NET], 4000000);
 	free(x);
 	arena_free(&a);
 }
@@ -220,7 +243,10 @@ test_exec_protocols(void)
 /* A ring allreduce on p = 4 ranks of a ring, 1, 2, 4 and 8 channels: each
  * link carries 2 (p - 1) / p of the vector back to back, so the time is
  * 2 (p - 1) N / (p B) for every channel count (the channels share the
- * links fairly; a chunk is whole slices). */
+ * links fairly; a chunk is whole slices), plus the latencies: the base,
+ * and one step latency (a ring is a fabric: NET's) per loop iteration of
+ * a tb, I = N / (p k chunkSize): the iteration's last step receives, and
+ * the next iteration's first send waits behind it in the tb. */
 void
 test_exec_ring_channels(void)
 {
@@ -235,17 +261,20 @@ test_exec_ring_channels(void)
 	int64_t bytes = 64 << 20;
 	double want = 2.0 * (p - 1) / p * (double)bytes * 8 / BW;
 	for (int k = 1; k <= 8; k *= 2) {
-		ring_xml(x, p, k);
+		ring_xml(x, "Simple", p, k);
 		double got = exec_time(x->buf, x->len, t, bytes);
-		assert_named(within(got, want, 1e-9), __LINE__, __FILE__,
-		             "%d channels: %.9g s, want %.9g", k, got, want);
+		int iters = (int)(bytes / p / k / exec_proto(MP_SIMPLE).chunk_data);
+		double w = want + lat_s(MP_SIMPLE, iters, EXEC_NET);
+		assert_named(within(got, w, 1e-9), __LINE__, __FILE__,
+		             "%d channels: %.9g s, want %.9g", k, got, w);
 	}
 	free(x);
 	arena_free(&a);
 }
 
 /* A tree of two chains from the root pipelines as one chain of its depth:
- * (S + 2 - 1) slice times, the root's two thread blocks on their own links. */
+ * (S + 2 - 1) slice times and its 2 step latencies, the root's two thread
+ * blocks on their own links. */
 void
 test_exec_tree(void)
 {
@@ -255,8 +284,9 @@ test_exec_tree(void)
 		tree_xml(x, c);
 		double tau = (1 << 20) * 8 / BW, s = 2.0 * c;
 		double got = exec_time(x->buf, x->len, full_topo(&a, 5, 0), (int64_t)c * (2 << 20));
-		assert_named(within(got, (s + 1) * tau, 1e-9), __LINE__, __FILE__,
-		             "C %d: %.9g s, want %.9g", c, got, (s + 1) * tau);
+		double want = (s + 1) * tau + lat_s(MP_SIMPLE, 2, EXEC_NVLINK);
+		assert_named(within(got, want, 1e-9), __LINE__, __FILE__,
+		             "C %d: %.9g s, want %.9g", c, got, want);
 	}
 	free(x);
 	arena_free(&a);
@@ -268,7 +298,9 @@ test_exec_tree(void)
  * after another, 12 chunks sharing each hop's link; the iterations
  * pipeline, each adding what the busiest link carries per iteration (24
  * chunks): T(I) = (6 x 12 + (I - 1) x 24) x w / B, w = 2 x 32 KiB on the
- * wire for a 32 KiB chunk of data. */
+ * wire for a 32 KiB chunk of data; plus LL's base and the step latencies
+ * of the 6 hops of one iteration, of which from I = 2 on one falls inside
+ * the busiest link's busy time (the later iterations' all do). */
 void
 test_exec_foreign_tree(void)
 {
@@ -289,7 +321,7 @@ test_exec_foreign_tree(void)
 	double w = 2 * 32768 * 8 / 800e9;
 	for (int it = 1; it <= 5; it++) {
 		double got = exec_time(text, len, t, (int64_t)24 * 32768 * it);
-		double want = (6 * 12 + (it - 1) * 24) * w;
+		double want = (6 * 12 + (it - 1) * 24) * w + lat_s(MP_LL, it == 1 ? 6 : 5, EXEC_NVLINK);
 		assert_named(within(got, want, 1e-9), __LINE__, __FILE__,
 		             "%d iterations: %.9g s, want %.9g", it, got, want);
 	}
@@ -305,5 +337,46 @@ test_exec_foreign_tree(void)
 	CU_ASSERT_EQUAL(exec_time(text, len, t, (int64_t)1 << 30), -1);
 	CU_ASSERT(exec_time(text, len, t, 16 << 20) > 0);
 	free(text);
+	arena_free(&a);
+}
+
+/* The latencies decide the protocol as NCCL's tuning says: a ring
+ * allreduce on one box of 8 GPUs at 450 GB/s takes LL at small sizes (its
+ * step latency 0.6 us against Simple's 3.4), LL128 in between, and Simple
+ * at large sizes (all of the link). Below, base + 2 (p - 1) step latencies
+ * bound every time: the chain of a tb's 2 (p - 1) receiving steps, each on
+ * the step before it on the rank upstream. */
+void
+test_exec_protocol_choice(void)
+{
+	static const char *const name[NPROTO] = {"Simple", "LL", "LL128"};
+	static const struct {
+		int64_t bytes;
+		MProto want;
+	} at[] = {{4096, MP_LL}, {1 << 20, MP_LL128}, {256 << 20, MP_SIMPLE}};
+	Arena a = {0};
+	Xml *x = malloc(sizeof *x);
+	int p = 8;
+	Net net = net_defaults;
+	net.bandwidth = 3600e9;
+	net.link_latency = 0;
+	net.router_latency = 0;
+	Topo *t = topo_new(&a, TK_FULL, "F", 1, &p, 0, net);
+	for (size_t i = 0; i < countof(at); i++) {
+		double tm[NPROTO];
+		int best = 0;
+		for (int pr = 0; pr < NPROTO; pr++) {
+			ring_xml(x, name[pr], p, 1);
+			tm[pr] = exec_time(x->buf, x->len, t, at[i].bytes);
+			CU_ASSERT_FATAL(tm[pr] > 0);
+			best = tm[pr] < tm[best] ? pr : best;
+		}
+		assert_named(best == (int)at[i].want, __LINE__, __FILE__, "%lld bytes: Simple %.3f us, "
+		             "LL %.3f us, LL128 %.3f us; want %s fastest", (long long)at[i].bytes,
+		             tm[0] * 1e6, tm[1] * 1e6, tm[2] * 1e6, name[at[i].want]);
+		for (int pr = 0; i == 0 && pr < NPROTO; pr++)
+			CU_ASSERT(tm[pr] >= lat_s((MProto)pr, 2 * (p - 1), EXEC_NVLINK));
+	}
+	free(x);
 	arena_free(&a);
 }
