@@ -238,8 +238,9 @@ note_unfit(Diag *dg, const Tuner *u, const Tuned *t)
 			snprintf(at, sizeof at, "at %d sizes from %.0f to %.0f bytes", count,
 			         u->a->sizes[first], u->a->sizes[last]);
 		note_at(dg, t->s->loc, "tune: %s is left out %s: faster by its schedule than the "
-			        "choice, but no program of it fits MSCCL's limits and runs in the executor "
-			        "model (collc build --target msccl says why)", t->cand[i].key, at);
+			        "choice, but no program of it fits MSCCL's limits, runs in the executor model "
+			        "and cuts the size into its chunks in whole bytes (collc build --target "
+			        "msccl says why)", t->cand[i].key, at);
 	}
 }
 

@@ -439,8 +439,9 @@ test_tune_msccl_rank_form(void)
 }
 
 /* tune --msccl-dir on the 2 x 8 cluster at 64 MiB, by dependencies: the
- * fastest schedule (a packing) needs more steps per thread block than
- * MSCCL allows at any width; ranked by the program, it is left out with a
+ * fastest schedule (a packing in 11 segments) has no program whose chunks
+ * cut 64 MiB in whole bytes, so no file of it would ever be selected
+ * there; ranked by the program, it is left out with a
  * note, the file holds the fastest program that fits (NCCL's ring, on 2
  * channels under LL128), and the plan is written (it failed, status 1,
  * before). */

@@ -223,9 +223,9 @@ test_foreign_xml(void)
 /* The same XML on a graph whose direct link 0 -> 1 is 100 times slower
  * than the two hops through rank 2: routed by bandwidth as the .coll
  * file's own ring is (the widest path), so a message a step agrees with it
- * within 2 % (1 MiB: 14.58 against 14.78 us) and the executor model is no
- * slower than the slow link's time allows (by the fewest hops, over the
- * slow link, both took 1398.20 us, 95 times as long). */
+ * within 2 % (1 MiB: 14.58 against 14.78 us) and the executor model
+ * within its latencies of it (by the fewest hops, over the slow link, both
+ * took 1398.20 us, 95 times as long). */
 static void
 test_foreign_xml_widest(void)
 {
@@ -246,8 +246,11 @@ test_foreign_xml_widest(void)
 			assert_named(csv_row(out, k, &b) == 0, __LINE__, __FILE__, "%s", out);
 			if (model == 0)
 				assert_close(b.time_us, a.time_us, 0.02, __LINE__, "XML ring vs collc's ring");
-			else /* its slices' latencies add to the ring's time, not the slow link */
-				assert_named(b.time_us < 2 * a.time_us, __LINE__, __FILE__,
+			else /* the executor's latencies (NCCL's, docs/sim.md 7) add to the
+			      * ring's time, not the slow link's: 33.09 against 14.78 us
+			      * at 1 MiB, 938.58 against 895.58 us at 64 MiB */
+				assert_named(b.time_us < 1.1 * a.time_us + 40, __LINE__,
+				             __FILE__,
 				             "executor model: %.2f us, the .coll ring %.2f us", b.time_us, a.time_us);
 		}
 		free(out);
