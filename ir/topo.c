@@ -277,6 +277,18 @@ topo_spine_leaf(Arena *a, const char *name, int spines, int leaves, int hosts, N
 	return t;
 }
 
+/* A GPU's NIC: its link to the switch it is cabled to (a rail, a leaf) and
+ * back, both at the NIC's bandwidth (the NIC holds no data, so it is the
+ * GPU's link, not a node). */
+static void
+add_nic(Builder *b, int gpu, int sw, double bandwidth)
+{
+	add_link(b, gpu, sw, -1, 0);
+	b->t->link[b->t->nlink - 1].bandwidth = bandwidth;
+	add_link(b, sw, gpu, -1, 0);
+	b->t->link[b->t->nlink - 1].bandwidth = bandwidth;
+}
+
 /* B boxes of G GPUs as DGX-like clusters are cabled: each box's GPUs meet
  * at its switch at the network's link_bandwidth (NVLink); GPU g's NIC, at
  * nic_gbps, goes to rail switch g, which joins GPU g of every box. The NIC
@@ -295,10 +307,7 @@ topo_rails(Arena *a, const char *name, int boxes, int gpus, int nic_gbps, Net ne
 	for (int r = 0; r < ranks; r++) {
 		add_link(&b, r, ranks + r / gpus, -1, 0);
 		add_link(&b, ranks + r / gpus, r, -1, 0);
-		add_link(&b, r, rail0 + r % gpus, -1, 0);
-		t->link[t->nlink - 1].bandwidth = nic_gbps * 1e9;
-		add_link(&b, rail0 + r % gpus, r, -1, 0);
-		t->link[t->nlink - 1].bandwidth = nic_gbps * 1e9;
+		add_nic(&b, r, rail0 + r % gpus, nic_gbps * 1e9);
 	}
 	finish(&b);
 	return t;
@@ -324,10 +333,7 @@ topo_xgmi_rails(Arena *a, const char *name, int boxes, int gpus, int nic_gbps, N
 		for (int k = 0; k < gpus; k++)
 			if (box0 + k != r)
 				add_link(&b, r, box0 + k, -1, 0);
-		add_link(&b, r, ranks + r % gpus, -1, 0);
-		t->link[t->nlink - 1].bandwidth = nic_gbps * 1e9;
-		add_link(&b, ranks + r % gpus, r, -1, 0);
-		t->link[t->nlink - 1].bandwidth = nic_gbps * 1e9;
+		add_nic(&b, r, ranks + r % gpus, nic_gbps * 1e9);
 	}
 	finish(&b);
 	return t;
@@ -355,10 +361,7 @@ topo_leaf_spine_boxes(Arena *a, const char *name, int boxes, int gpus, int nic_g
 	for (int r = 0; r < ranks; r++) {
 		add_link(&b, r, ranks + r / gpus, -1, 0);
 		add_link(&b, ranks + r / gpus, r, -1, 0);
-		add_link(&b, r, leaf0 + r / gpus, -1, 0);
-		t->link[t->nlink - 1].bandwidth = nic;
-		add_link(&b, leaf0 + r / gpus, r, -1, 0);
-		t->link[t->nlink - 1].bandwidth = nic;
+		add_nic(&b, r, leaf0 + r / gpus, nic);
 	}
 	for (int l = 0; l < boxes; l++)
 		for (int s = 0; s < spines; s++) {
