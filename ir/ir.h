@@ -98,11 +98,12 @@ int topo_nlinks_between(const Topo *, int src, int dst);
 bool topo_has_parallel_links(const Topo *); /* some u -> v has copy 1 */
 const char *topo_kind_name(TopoKind);
 void topo_describe(const Topo *, char *buf, size_t len); /* "torus(8, 8)" */
-void topo_node_name(const Topo *, int node, char *buf, size_t len); /* "(0, 3)" or "5" */
-/* A node as a drawing labels it (DOT, explain): a cluster form's switches
- * by what they are ("box 1", "rail 3", "leaf 0", "spine 2"), any other
- * node as topo_node_name names it. */
-void topo_node_label(const Topo *, int node, char *buf, size_t len);
+/* A node as messages, drawings and the IR text's comments name it: by its
+ * name where the form names its nodes ("gpu(0, 3)", "rail(2)",
+ * base/registry.h's NodeClass), else by coordinates or id ("(0, 3)", "5"). */
+void topo_node_name(const Topo *, int node, char *buf, size_t len);
+/* The value of each parameter of the form (arg[MAX_PARAMS]), as declared. */
+void topo_form_args(const Topo *, int64_t *arg);
 
 /* ---- routes (route.c) ---- */
 

@@ -708,31 +708,37 @@ topo_describe(const Topo *t, char *buf, size_t len)
 		snprintf(buf + n, len - n, ")");
 }
 
+/* The value of each of the form's parameters, as its declaration gave them
+ * (topo_describe's reading of the roles, for the labelled ones). */
 void
-topo_node_label(const Topo *t, int node, char *buf, size_t len)
+topo_form_args(const Topo *t, int64_t *arg)
 {
-	int boxes = t->size[0], k = node - t->nrank;
-	bool cluster = t->kind == TK_RAILS || t->kind == TK_XGMI_RAILS ||
-	               t->kind == TK_LEAF_SPINE_BOXES;
-	if (!cluster || k < 0) {
-		topo_node_name(t, node, buf, len);
-		return;
+	const TopoForm *tf = &topo_forms[t->kind];
+	int switches = t->nnode - t->nrank, d = 0;
+	for (int i = 0; i < MAX_PARAMS; i++)
+		if (tf->role[i] == TR_DIM_SWITCHES)
+			switches -= t->size[d++] * (tf->switches_per_dim ? tf->switches_per_dim : 1);
+		else if (tf->role[i] == TR_DIMS)
+			d++;
+	d = 0;
+	for (int i = 0; i < MAX_PARAMS; i++) {
+		TopoRole r = (TopoRole)tf->role[i];
+		arg[i] = r == TR_DIMS || r == TR_DIM_SWITCHES ? t->size[d++]
+		         : r == TR_SWITCHES                  ? switches
+		         : r == TR_VARIANT                   ? t->variant
+		                                             : 0;
 	}
-	if (t->kind == TK_XGMI_RAILS) /* no box switches: the rails follow the GPUs */
-		k += boxes;
-	if (k < boxes)
-		snprintf(buf, len, "box %d", k);
-	else if (t->kind != TK_LEAF_SPINE_BOXES)
-		snprintf(buf, len, "rail %d", k - boxes);
-	else if (k < 2 * boxes)
-		snprintf(buf, len, "leaf %d", k - boxes);
-	else
-		snprintf(buf, len, "spine %d", k - 2 * boxes);
 }
 
 void
 topo_node_name(const Topo *t, int node, char *buf, size_t len)
 {
+	int64_t arg[MAX_PARAMS];
+	if (topo_forms[t->kind].node_class[0].word) {
+		topo_form_args(t, arg);
+		if (node_name(t->kind, arg, node, buf, len))
+			return;
+	}
 	if (t->ndim < 2 || node >= t->nrank || (t->is_switch && t->is_switch[node])) {
 		snprintf(buf, len, "%d", node);
 		return;
