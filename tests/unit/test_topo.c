@@ -444,8 +444,8 @@ test_rails_errors(void)
 		 "2:55: error: nodes of torus(4, 4) have no names; name them by id or coordinates"},
 		{"topology C = rails(boxes 2, gpus 2, nic_gbps 400);\n"
 		 "collective broadcast B on C { root gpu(0, 0); schedule { round { send 0 from gpu(0, 0) "
-		 "to gpu(0); } } }\n",
-		 "2:78: error: gpu takes 2 indices, got 1"},
+		 "to gpu(0) copy; } } }\n",
+		 "2:91: error: gpu takes 2 indices, got 1"},
 	};
 	Diag dgv = diag_new(), *dg = &dgv;
 	for (size_t i = 0; i < countof(cases); i++) {
