@@ -57,12 +57,14 @@ const TopoForm topo_forms[NTOPOKIND] = {
 	                {"nic_gbps", A_INT, 1, 1, 1, MAX_NIC_GBPS, NULL}}, 0, 0},
 	              {TR_DIM_SWITCHES, TR_DIM_SWITCHES, TR_VARIANT}, .translations = true,
 	              .node_class = {GPU, NIC("GPU's link to its rail"), NVSWITCH, RAIL}},
-	[TK_XGMI_RAILS] = {{"xgmi_rails", "xgmi_rails(boxes B, gpus G, nic_gbps N): B boxes of G GPUs "
-	                                  "fully connected by a link per pair (xGMI), NIC g of every box "
+	[TK_XGMI_RAILS] = {{"xgmi_rails", "xgmi_rails(boxes B, gpus G, nic_gbps N[, links L01, L02, "
+	                                  "..., L(G-2)(G-1)]): B boxes of G GPUs fully connected by "
+	                                  "xGMI, pair i-j by Lij links (default 1), NIC g of every box "
 	                                  "on rail switch g",
 	                    {COUNT("boxes", 1), COUNT("gpus", 2),
-	                     {"nic_gbps", A_INT, 1, 1, 1, MAX_NIC_GBPS, NULL}}, 0, 0},
-	                   {TR_DIMS, TR_DIM_SWITCHES, TR_VARIANT}, .translations = true,
+	                     {"nic_gbps", A_INT, 1, 1, 1, MAX_NIC_GBPS, NULL},
+	                     {"links", A_INT, 0, MAX_GPU_PAIRS, 1, MAX_PAIR_LINKS, NULL}}, 0, 0},
+	                   {TR_DIMS, TR_DIM_SWITCHES, TR_VARIANT, TR_PAIRS}, .translations = true,
 	                   .node_class = {GPU, NIC("GPU's link to its rail"), RAIL}},
 	[TK_LEAF_SPINE_BOXES] = {{"leaf_spine_boxes",
 	                          "leaf_spine_boxes(boxes B, gpus G, nic_gbps N, spines S): B boxes of G "

@@ -90,6 +90,8 @@ typedef enum TopoRole {
 	TR_DIM_SWITCHES, /* one coordinate's size, and as many switches after the ranks */
 	TR_SWITCHES,     /* that many switches after the ranks */
 	TR_VARIANT,      /* Topo.variant: a word's index in its words, or the integer */
+	TR_PAIRS,        /* per pair of a box's GPUs (the last coordinate), by rows: 0-1, 0-2,
+	                    ..., 1-2, ...: the number of links joining them (none given: one) */
 } TopoRole;
 
 /* A class of a form's nodes by name, as the language writes them:

@@ -54,6 +54,7 @@ typedef struct TopoShape {
 	int ndim, size[MAX_DIMS]; /* the ranks' coordinates */
 	int switches;             /* nodes after the ranks */
 	int variant;              /* Topo.variant */
+	const int *pairs;         /* xgmi_rails: links per pair of a box's GPUs, or NULL */
 } TopoShape;
 
 /* How the IR builds each form and estimates its links first: indexed by
@@ -76,7 +77,9 @@ Topo *topo_spine_leaf(Arena *, const char *name, int spines, int leaves, int hos
 Topo *topo_rails(Arena *, const char *name, int boxes, int gpus, int nic_gbps, Net);
 /* xgmi_rails: as rails, but each box's GPUs fully connected, a link per
  * pair at net.bandwidth (xGMI), no box switch. */
-Topo *topo_xgmi_rails(Arena *, const char *name, int boxes, int gpus, int nic_gbps, Net);
+/* pairs: links per pair of a box's GPUs by rows (0-1, 0-2, ...), NULL: one each */
+Topo *topo_xgmi_rails(Arena *, const char *name, int boxes, int gpus, int nic_gbps,
+                      const int *pairs, Net);
 /* leaf_spine_boxes: rails' boxes, a box's NICs on its own leaf switch, each
  * leaf joined to every spine by a link at nic_gbps (oversubscription G:S). */
 Topo *topo_leaf_spine_boxes(Arena *, const char *name, int boxes, int gpus, int nic_gbps,

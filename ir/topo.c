@@ -313,12 +313,28 @@ topo_rails(Arena *a, const char *name, int boxes, int gpus, int nic_gbps, Net ne
 	return t;
 }
 
+/* The index of pair i-j (i != j) of G GPUs by rows: 0-1, 0-2, ..., 1-2, ... */
+static int
+pair_index(int g, int i, int j)
+{
+	if (i > j) {
+		int x = i;
+		i = j;
+		j = x;
+	}
+	return i * (2 * g - i - 1) / 2 + (j - i - 1);
+}
+
 /* B boxes of G GPUs as MI300X-like platforms are cabled: a box's GPUs are
- * fully connected, one xGMI link per pair at the network's link_bandwidth
- * (no switch: a GPU's G - 1 links are its own, so a box's traffic between
- * two GPUs does not share a link with any other pair's); NICs as rails'. */
+ * fully connected by xGMI at the network's link_bandwidth per link (no
+ * switch: a GPU's G - 1 links are its own, so a box's traffic between two
+ * GPUs does not share a link with any other pair's). A pair joined by k
+ * links (an MI250X-like box: 4 inside a package, 1 or 2 between) is one
+ * link of k times the bandwidth, as NCCL's topology sums parallel NVLinks
+ * (nccl_topo.c). NICs as rails'. */
 Topo *
-topo_xgmi_rails(Arena *a, const char *name, int boxes, int gpus, int nic_gbps, Net net)
+topo_xgmi_rails(Arena *a, const char *name, int boxes, int gpus, int nic_gbps,
+                const int *pairs, Net net)
 {
 	Builder b;
 	int size[2] = {boxes, gpus};
@@ -331,8 +347,11 @@ topo_xgmi_rails(Arena *a, const char *name, int boxes, int gpus, int nic_gbps, N
 	for (int r = 0; r < ranks; r++) {
 		int box0 = r / gpus * gpus;
 		for (int k = 0; k < gpus; k++)
-			if (box0 + k != r)
+			if (box0 + k != r) {
 				add_link(&b, r, box0 + k, -1, 0);
+				if (pairs)
+					t->link[t->nlink - 1].bandwidth *= pairs[pair_index(gpus, r - box0, k)];
+			}
 		add_nic(&b, r, ranks + r % gpus, nic_gbps * 1e9);
 	}
 	finish(&b);
@@ -586,7 +605,7 @@ build_rails(Arena *a, const char *name, const TopoShape *s, Net net)
 static Topo *
 build_xgmi_rails(Arena *a, const char *name, const TopoShape *s, Net net)
 {
-	return topo_xgmi_rails(a, name, s->size[0], s->size[1], s->variant, net);
+	return topo_xgmi_rails(a, name, s->size[0], s->size[1], s->variant, s->pairs, net);
 }
 
 static Topo *
@@ -648,6 +667,29 @@ nth_word(const char *words, int i, char *buf, size_t len)
 	return buf;
 }
 
+/* ", links 4, 1, ..." after buf[0..n): box 0's links per pair of GPUs, read
+ * back from their bandwidths (k links are one link of k x link_bandwidth);
+ * nothing when every pair has one. Returns the new length. */
+static size_t
+describe_pairs(const Topo *t, char *buf, size_t n, size_t len, const char *sep, const char *label)
+{
+	int g = t->size[t->ndim - 1];
+	bool any = false;
+	for (int i = 0; i < g; i++)
+		for (int l = t->out[i]; l < t->out[i + 1]; l++)
+			any |= t->link[l].dst < g && t->link[l].bandwidth != t->net.bandwidth;
+	if (!any)
+		return n;
+	n += (size_t)snprintf(buf + n, len - n, "%s%s ", sep, label);
+	for (int i = 0, k = 0; i < g && n < len; i++)
+		for (int j = i + 1; j < g && n < len; j++, k++) {
+			int l = topo_find_link(t, i, j, 0);
+			n += (size_t)snprintf(buf + n, len - n, "%s%.0f", k ? ", " : "",
+			                      l < 0 ? 0 : t->link[l].bandwidth / t->net.bandwidth);
+		}
+	return n < len ? n : len - 1;
+}
+
 /* The form's arguments from its registry entry's roles, as a declaration
  * writes them: "torus(8, 8)", "spine_leaf(spines 2, leaves 4, hosts 2)",
  * "optical_ring(8, ports 16)", "graph(12 nodes)". */
@@ -699,6 +741,9 @@ topo_describe(const Topo *t, char *buf, size_t len)
 			}
 			v = t->variant;
 			break;
+		case TR_PAIRS:
+			n = describe_pairs(t, buf, n, len, sep, label);
+			continue;
 		case TR_NONE:
 			break;
 		}

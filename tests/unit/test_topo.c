@@ -230,7 +230,7 @@ test_xgmi_rails(void)
 	for (int boxes = 1; boxes <= 4; boxes++)
 		for (int gpus = 2; gpus <= 8; gpus++) {
 			int ranks = boxes * gpus, nic = 100 * gpus;
-			Topo *t = topo_xgmi_rails(&a, "C", boxes, gpus, nic, net_defaults);
+			Topo *t = topo_xgmi_rails(&a, "C", boxes, gpus, nic, NULL, net_defaults);
 			CU_ASSERT_EQUAL(t->nnode, ranks + gpus);
 			CU_ASSERT_EQUAL(t->nrank, ranks);
 			CU_ASSERT_EQUAL(t->nlink, ranks * (gpus + 1));
@@ -254,7 +254,7 @@ test_xgmi_rails(void)
 			for (int g = 0; g < gpus; g++)
 				CU_ASSERT_EQUAL(degree(t, ranks + g), boxes);
 		}
-	Topo *c = topo_xgmi_rails(&a, "C", 4, 8, 400, net_defaults);
+	Topo *c = topo_xgmi_rails(&a, "C", 4, 8, 400, NULL, net_defaults);
 	char buf[64];
 	topo_describe(c, buf, sizeof buf);
 	CU_ASSERT_STRING_EQUAL(buf, "xgmi_rails(boxes 4, gpus 8, nic_gbps 400)");
@@ -314,8 +314,56 @@ test_leaf_spine_boxes(void)
 	CU_ASSERT_STRING_EQUAL(buf, "nvswitch(1)");
 	topo_node_name(r, 25, buf, sizeof buf);
 	CU_ASSERT_STRING_EQUAL(buf, "rail(7)");
-	topo_node_name(topo_xgmi_rails(&a, "X", 2, 8, 400, net_defaults), 16, buf, sizeof buf);
+	topo_node_name(topo_xgmi_rails(&a, "X", 2, 8, 400, NULL, net_defaults), 16, buf, sizeof buf);
 	CU_ASSERT_STRING_EQUAL(buf, "rail(0)");
+	arena_free(&a);
+}
+
+/* xgmi_rails with links per pair, on generated boxes: pair i-j of every box
+ * is one link each way of count x link_bandwidth, the rest as with one link
+ * a pair, and topo_describe gives the counts back as declared. */
+static void
+test_xgmi_pair_counts(void)
+{
+	Arena a = {0};
+	unsigned seed = 7;
+	for (int gpus = 2; gpus <= 6; gpus++)
+		for (int boxes = 1; boxes <= 3; boxes++) {
+			int pairs[15], n = gpus * (gpus - 1) / 2;
+			char want[256], got[256];
+			int at = snprintf(want, sizeof want, "xgmi_rails(boxes %d, gpus %d, nic_gbps 100, links ",
+			                  boxes, gpus);
+			for (int k = 0; k < n; k++) {
+				seed = seed * 1103515245u + 12345u;
+				pairs[k] = 1 + (int)(seed >> 16) % 4;
+				at += snprintf(want + at, sizeof want - (size_t)at, "%s%d", k ? ", " : "", pairs[k]);
+			}
+			snprintf(want + at, sizeof want - (size_t)at, ")");
+			pairs[0] = 2; /* not all ones */
+			want[strlen("xgmi_rails(boxes 1, gpus 2, nic_gbps 100, links ")] = '2';
+			TopoShape sh = {.ndim = 2, .size = {boxes, gpus}, .variant = 100, .switches = gpus,
+			                .pairs = pairs};
+			Topo *t = topo_builders[TK_XGMI_RAILS].build(&a, "C", &sh, net_defaults);
+			Topo *one = topo_xgmi_rails(&a, "C", boxes, gpus, 100, NULL, net_defaults);
+			CU_ASSERT_EQUAL_FATAL(t->nlink, one->nlink);
+			for (int l = 0; l < t->nlink; l++) {
+				const Link *x = &t->link[l];
+				CU_ASSERT(x->src == one->link[l].src && x->dst == one->link[l].dst);
+				bool xgmi = x->src < t->nrank && x->dst < t->nrank;
+				int b = x->src / gpus, i = x->src % gpus, j = x->dst % gpus;
+				int lo = i < j ? i : j, hi = i < j ? j : i, k = 0;
+				for (int r = 0; r < lo; r++)
+					k += gpus - 1 - r;
+				k += hi - lo - 1;
+				CU_ASSERT(x->dst / gpus == b || !xgmi);
+				CU_ASSERT_DOUBLE_EQUAL(x->bandwidth,
+				                       one->link[l].bandwidth * (xgmi ? pairs[k] : 1), 1e-3);
+			}
+			topo_describe(t, got, sizeof got);
+			CU_ASSERT_STRING_EQUAL(got, want);
+			topo_describe(one, got, sizeof got);
+			CU_ASSERT_PTR_NULL(strstr(got, "links"));
+		}
 	arena_free(&a);
 }
 
@@ -415,6 +463,11 @@ test_rails_errors(void)
 		{"topology C = leaf_spine_boxes(boxes 2, gpus 8, nic_gbps 400, spines 4);\n"
 		 "collective broadcast B on C { algorithm packing; root 16; }\n",
 		 "2:55: error: node 16 is a switch, not a rank"},
+		{"topology C = xgmi_rails(boxes 2, gpus 4, nic_gbps 100, links 4, 2, 1);\n",
+		 "1:56: error: xgmi_rails(boxes 2, gpus 4) has 6 pairs of GPUs in a box (0-1, 0-2, ..., "
+		 "2-3): 'links' takes a link count for each, got 3"},
+		{"topology C = xgmi_rails(boxes 2, gpus 3, nic_gbps 100, links 4, 0, 1);\n",
+		 "1:65: error: the links of xgmi_rails must be at least 1, got 0"},
 		/* names */
 		{"topology C = rails(boxes 2, gpus 8, nic_gbps 400);\n"
 		 "collective broadcast B on C { algorithm packing; root gpu(1, 8); }\n",
@@ -828,6 +881,7 @@ CU_TestInfo topo_tests[] = {
 	{"cluster forms: every node's name reads back as its id and agrees with its links",
 	 test_names_generated},
 	{"xgmi_rails: generated sizes, a link per pair in a box", test_xgmi_rails},
+	{"xgmi_rails: links per pair on generated boxes, described as declared", test_xgmi_pair_counts},
 	{"leaf_spine_boxes: generated sizes, a leaf per box, every leaf on every spine",
 	 test_leaf_spine_boxes},
 	{"routes: shortest_path, dor, cache", test_routes},
