@@ -80,7 +80,7 @@ backend_refuse_in_network(Diag *dg, const Sched *s, const char *target)
 	if (!s->nfuse)
 		return 0;
 	char sw[48];
-	topo_node_label(s->topo, s->fuse[0].node, sw, sizeof sw);
+	topo_node_name(s->topo, s->fuse[0].node, sw, sizeof sw);
 	error_at(dg, s->loc, "'%s' reduces in the network (%s: %d in-network operations, the first at "
 	         "switch %s); %s has no operation for a switch that reduces or multicasts (NVLS, "
 	         "SHARP): simulate it (collc sim) or write the IR text", s->name, s->algorithm,

@@ -223,6 +223,28 @@ topology_header(Reader *r, Pending *t)
 	t->active = !r->failed;
 }
 
+/* `switch ID NAME`: the name the writer gave (a form that names its nodes,
+ * to_irtext.c) must be the one the header's form gives that id. A file
+ * without names reads as before. */
+static void
+switch_name(Reader *r, const Pending *t, int id)
+{
+	char got[64], want[64];
+	if (r->failed || !word(r, got, sizeof got))
+		return;
+	Topo h = {.kind = (TopoKind)t->kind, .ndim = t->ndim, .variant = t->variant,
+	          .nnode = t->nnode, .nrank = 1};
+	for (int i = 0; i < t->ndim; i++)
+		h.nrank *= h.size[i] = t->size[i];
+	topo_node_name(&h, id, want, sizeof want);
+	if (strcmp(got, want) != 0) {
+		char msg[192];
+		snprintf(msg, sizeof msg, "switch %d of this %s is %s, not '%s'", id,
+		         topo_kind_name(h.kind), want, got);
+		fail(r, msg);
+	}
+}
+
 static void
 topology_line(Reader *r, Pending *t, const char *w)
 {
@@ -260,8 +282,10 @@ topology_line(Reader *r, Pending *t, const char *w)
 			fail(r, "expected none, nvls, sharp or nvls_sharp");
 		t->net.reduction = bits < 0 ? 0 : (unsigned)bits;
 	} else if (strcmp(w, "switch") == 0) {
-		t->sw[integer(r, 0, t->nnode - 1)] = 1;
+		int id = (int)integer(r, 0, t->nnode - 1);
+		t->sw[id] = 1;
 		t->any_switch = true;
+		switch_name(r, t, id);
 	} else {
 		Link l = {.src = (int)integer(r, 0, t->nnode - 1), .dst = (int)integer(r, 0, t->nnode - 1),
 		          .dim = (int)integer(r, -1, MAX_DIMS - 1),

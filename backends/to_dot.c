@@ -167,11 +167,6 @@ draw_nodes_links(const Topo *t, FILE *f)
 		node_id(t, v, f);
 		bool sw = t->is_switch && t->is_switch[v];
 		fprintf(f, " [%s", sw ? "shape=box, style=filled, fillcolor=gray90" : "");
-		char label[64], name[64];
-		topo_node_label(t, v, label, sizeof label);
-		topo_node_name(t, v, name, sizeof name);
-		if (strcmp(label, name) != 0) /* a cluster's switch: what it is */
-			fprintf(f, "%slabel=\"%s\"", sw ? ", " : "", label);
 		int x, y;
 		if (node_pos(t, v, grid, &x, &y))
 			fprintf(f, "%spos=\"%d,%d!\"", sw ? ", " : "", x, y);

@@ -54,8 +54,12 @@ write_topology(const Topo *t, FILE *f)
 	if (n->reduction)
 		fprintf(f, "reduction %s\n", switch_reduction_words[n->reduction & 3]);
 	for (int node = 0; node < t->nnode; node++)
-		if (t->is_switch && t->is_switch[node])
-			fprintf(f, "switch %d\n", node);
+		if (t->is_switch && t->is_switch[node]) {
+			char name[64] = "";
+			if (topo_forms[t->kind].node_class[0].word) /* a name: "rail(2)" */
+				topo_node_name(t, node, name, sizeof name);
+			fprintf(f, "switch %d%s%s\n", node, *name ? " " : "", name);
+		}
 	for (int i = 0; i < t->nlink; i++) {
 		const Link *l = &t->link[i];
 		fprintf(f, "link %d %d %d %d", l->src, l->dst, l->dim, l->dir);

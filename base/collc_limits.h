@@ -24,6 +24,8 @@ enum {
 	MAX_DIMS = 8,              /* coordinates of a torus, mesh or hyperx */
 	MAX_NODES = 1 << (20 - LIMIT_SHIFT),       /* nodes of a topology, switches included */
 	MAX_NIC_GBPS = 1 << 20,    /* rails(..., nic_gbps N): 1 Pbit/s, beyond any NIC made */
+	MAX_PAIR_LINKS = 64,       /* xgmi_rails(..., links ...): links of one pair of GPUs */
+	MAX_GPU_PAIRS = 2016,         /* values of `links`: the pairs of a box of 64 GPUs */
 	MAX_CHUNKS = 1 << 30,      /* `chunks N`, `segments S`: fits an int with room */
 	/* Independent pipelines of one schedule (Msg.instance: Bucket has 2d);
 	 * the simulator keeps a queue per link and instance. */

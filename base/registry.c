@@ -22,6 +22,11 @@ coll_kind_find(const char *name)
 	return -1;
 }
 
+/* The cluster forms' node classes: boxes are parameter 0, GPUs 1 */
+#define GPU {"gpu", {0, 1}, "GPU", false}
+#define NIC(what) {"nic", {0, 1}, what, true}
+#define NVSWITCH {"nvswitch", {0, -1}, "box switch (NVSwitch)", false}
+#define RAIL {"rail", {1, -1}, "rail switch", false}
 #define SIZES {NULL, A_INT, 1, MAX_DIMS, 2, MAX_NODES, NULL}
 #define COUNT(label, lo) {label, A_INT, 1, 1, lo, MAX_NODES, NULL}
 const TopoForm topo_forms[NTOPOKIND] = {
@@ -50,13 +55,17 @@ const TopoForm topo_forms[NTOPOKIND] = {
 	                          "NIC g of every box on rail switch g",
 	               {COUNT("boxes", 1), COUNT("gpus", 2),
 	                {"nic_gbps", A_INT, 1, 1, 1, MAX_NIC_GBPS, NULL}}, 0, 0},
-	              {TR_DIM_SWITCHES, TR_DIM_SWITCHES, TR_VARIANT}, .translations = true},
-	[TK_XGMI_RAILS] = {{"xgmi_rails", "xgmi_rails(boxes B, gpus G, nic_gbps N): B boxes of G GPUs "
-	                                  "fully connected by a link per pair (xGMI), NIC g of every box "
+	              {TR_DIM_SWITCHES, TR_DIM_SWITCHES, TR_VARIANT}, .translations = true,
+	              .node_class = {GPU, NIC("GPU's link to its rail"), NVSWITCH, RAIL}},
+	[TK_XGMI_RAILS] = {{"xgmi_rails", "xgmi_rails(boxes B, gpus G, nic_gbps N[, links L01, L02, "
+	                                  "..., L(G-2)(G-1)]): B boxes of G GPUs fully connected by "
+	                                  "xGMI, pair i-j by Lij links (default 1), NIC g of every box "
 	                                  "on rail switch g",
 	                    {COUNT("boxes", 1), COUNT("gpus", 2),
-	                     {"nic_gbps", A_INT, 1, 1, 1, MAX_NIC_GBPS, NULL}}, 0, 0},
-	                   {TR_DIMS, TR_DIM_SWITCHES, TR_VARIANT}, .translations = true},
+	                     {"nic_gbps", A_INT, 1, 1, 1, MAX_NIC_GBPS, NULL},
+	                     {"links", A_INT, 0, MAX_GPU_PAIRS, 1, MAX_PAIR_LINKS, NULL}}, 0, 0},
+	                   {TR_DIMS, TR_DIM_SWITCHES, TR_VARIANT, TR_PAIRS}, .translations = true,
+	                   .node_class = {GPU, NIC("GPU's link to its rail"), RAIL}},
 	[TK_LEAF_SPINE_BOXES] = {{"leaf_spine_boxes",
 	                          "leaf_spine_boxes(boxes B, gpus G, nic_gbps N, spines S): B boxes of G "
 	                          "GPUs on a switch, the box's NICs on its leaf, each leaf joined to the "
@@ -65,12 +74,84 @@ const TopoForm topo_forms[NTOPOKIND] = {
 	                           {"nic_gbps", A_INT, 1, 1, 1, MAX_NIC_GBPS, NULL}, COUNT("spines", 1)},
 	                          0, 0},
 	                         {TR_DIM_SWITCHES, TR_DIMS, TR_VARIANT, TR_SWITCHES},
-	                         .switches_per_dim = 2},
+	                         .switches_per_dim = 2,
+	                         .node_class = {GPU, NIC("GPU's link to its leaf"), NVSWITCH,
+	                                        {"leaf", {0, -1}, "leaf switch of a box", false},
+	                                        {"spine", {3, -1}, "spine switch", false}}},
 	[TK_GRAPH] = {{"graph", "graph { nodes N; link a -> b; ... }", {{0}}, 0, 0},
 	              {TR_NONE}, .block = true},
 };
 #undef SIZES
 #undef COUNT
+#undef GPU
+#undef NIC
+#undef NVSWITCH
+#undef RAIL
+
+int
+node_class_find(TopoKind k, const char *word)
+{
+	const NodeClass *nc = topo_forms[k].node_class;
+	for (int c = 0; c < MAX_NODE_CLASSES && nc[c].word; c++)
+		if (strcmp(nc[c].word, word) == 0)
+			return c;
+	return -1;
+}
+
+int
+node_class_nidx(const NodeClass *nc)
+{
+	return nc->dim[1] < 0 ? 1 : 2;
+}
+
+int
+node_word_nidx(const char *word)
+{
+	for (int k = 0; k < NTOPOKIND; k++) {
+		int c = node_class_find((TopoKind)k, word);
+		if (c >= 0)
+			return node_class_nidx(&topo_forms[k].node_class[c]);
+	}
+	return 0;
+}
+
+static int64_t
+class_count(const NodeClass *nc, const int64_t *arg)
+{
+	return nc->link ? 0 : nc->dim[1] < 0 ? arg[nc->dim[0]] : arg[nc->dim[0]] * arg[nc->dim[1]];
+}
+
+int64_t
+node_class_id(TopoKind k, int c, const int64_t *arg, const int64_t *idx)
+{
+	const NodeClass *nc = topo_forms[k].node_class;
+	if (nc[c].link)
+		return -1;
+	int64_t id = 0;
+	for (int i = 0; i < c; i++)
+		id += class_count(&nc[i], arg);
+	return nc[c].dim[1] < 0 ? id + idx[0] : id + idx[0] * arg[nc[c].dim[1]] + idx[1];
+}
+
+bool
+node_name(TopoKind k, const int64_t *arg, int64_t id, char *buf, size_t len)
+{
+	const NodeClass *nc = topo_forms[k].node_class;
+	for (int c = 0; c < MAX_NODE_CLASSES && nc[c].word && id >= 0; c++) {
+		int64_t n = class_count(&nc[c], arg);
+		if (id >= n) {
+			id -= n;
+			continue;
+		}
+		if (nc[c].dim[1] < 0)
+			snprintf(buf, len, "%s(%lld)", nc[c].word, (long long)id);
+		else
+			snprintf(buf, len, "%s(%lld, %lld)", nc[c].word, (long long)(id / arg[nc[c].dim[1]]),
+			         (long long)(id % arg[nc[c].dim[1]]));
+		return true;
+	}
+	return false;
+}
 
 int
 topo_form_find(const char *name)

@@ -90,7 +90,24 @@ typedef enum TopoRole {
 	TR_DIM_SWITCHES, /* one coordinate's size, and as many switches after the ranks */
 	TR_SWITCHES,     /* that many switches after the ranks */
 	TR_VARIANT,      /* Topo.variant: a word's index in its words, or the integer */
+	TR_PAIRS,        /* per pair of a box's GPUs (the last coordinate), by rows: 0-1, 0-2,
+	                    ..., 1-2, ...: the number of links joining them (none given: one) */
 } TopoRole;
+
+/* A class of a form's nodes by name, as the language writes them:
+ * `gpu(b, i)`, `rail(g)`. A form's classes take consecutive ids in the
+ * order listed, each row-major over its indices, and index k ranges over
+ * 0..v-1 for v the value of the form's parameter dim[k]. A class marked
+ * `link` has a name but no node: the form models that part as a link (a
+ * NIC is its GPU's link to the switch it is cabled to), so naming it where
+ * a node is expected is an error that says so. */
+enum { MAX_NODE_CLASSES = 5 };
+typedef struct NodeClass {
+	const char *word;  /* NULL: no more classes */
+	signed char dim[2]; /* parameter indices; -1: one index only */
+	const char *what;  /* for messages and docs: "GPU", "box switch (NVSwitch)" */
+	bool link;         /* a name only: the part is the link to `what` */
+} NodeClass;
 
 /* A topology form: everything the language and the IR text say of it
  * (ir/topo.c's topo_builders[] adds how to build it). */
@@ -105,9 +122,23 @@ typedef struct TopoForm {
 	                                   rank, and at most that many */
 	int switches_per_dim;           /* switches per unit of a TR_DIM_SWITCHES coordinate
 	                                   (0: one); leaf_spine_boxes: a box's switch and leaf */
+	NodeClass node_class[MAX_NODE_CLASSES]; /* the nodes' names, in id order; none:
+	                                   nodes are named by coordinates and ids only */
 } TopoForm;
 
 extern const TopoForm topo_forms[NTOPOKIND]; /* indexed by TopoKind */
+/* Node names. `arg` holds the value of each of the form's parameters. */
+int node_class_find(TopoKind, const char *word); /* its index in node_class[], or -1 */
+int node_class_nidx(const NodeClass *);          /* its number of indices, 1 or 2 */
+/* The number of indices a word takes in any form that names nodes by it, or
+ * 0 for a word that names no node class. */
+int node_word_nidx(const char *word);
+/* The id of class c's node at idx (each index checked by the caller), or
+ * -1 for a `link` class. */
+int64_t node_class_id(TopoKind, int c, const int64_t *arg, const int64_t *idx);
+/* Node id's name, "gpu(0, 3)" or "rail(2)", into buf; false (buf untouched)
+ * when the form names no nodes or id is past its named ones. */
+bool node_name(TopoKind, const int64_t *arg, int64_t id, char *buf, size_t len);
 int topo_form_find(const char *name);        /* TopoKind, or -1 */
 /* "a torus", "a mesh or supermesh": the forms of a TOPO mask, for messages. */
 void topo_forms_phrase(unsigned topos, char *buf, size_t len);

@@ -93,20 +93,28 @@ nccl_choice(const Tuned *t, int k)
 	return b;
 }
 
+/* The gain of the choice at size k over NCCL's choice n: n's time over the
+ * choice's; 0 where there is none. */
+static double
+nccl_gain(const Tuned *t, int n, int k)
+{
+	double b = t->cand[t->best[k]].time_s[k];
+	return n < 0 || b <= 0 ? 0 : t->cand[n].time_s[k] / b;
+}
+
 /* The table's two cells against NCCL's choice: which, and the gain (its
  * time / the choice's). */
 static void
 nccl_cells(Table *tab, const Tuned *t, int k)
 {
 	int n = nccl_choice(t, k);
-	double b = t->cand[t->best[k]].time_s[k];
-	if (n < 0 || b <= 0) {
+	if (nccl_gain(t, n, k) <= 0) {
 		table_cell(tab, "-");
 		table_cell(tab, "-");
 		return;
 	}
 	table_cell(tab, "%s", t->cand[n].key);
-	table_cell(tab, "%.2fx", t->cand[n].time_s[k] / b);
+	table_cell(tab, "%.2fx", nccl_gain(t, n, k));
 }
 
 /* The per-size table; ranked by the program, its time and busbw, as a
@@ -236,8 +244,8 @@ tune_print_csv(const Tuner *u, FILE *f)
 	const TuneArgs *a = u->a;
 	fprintf(f, "collective,kind,size,choice,time_us,busbw_GBps,runner_up,margin_pct,"
 	           "range_min_bytes,range_max_bytes,msccl_proto,msccl_instances,bound_busbw_GBps,"
-	           "bound_ratio%s\n", u->progs ? ",program_time_us,program_busbw_GBps,msccl_channels"
-	                                     : "");
+	           "bound_ratio%s,nccl_choice,nccl_gain\n",
+	        u->progs ? ",program_time_us,program_busbw_GBps,msccl_channels" : "");
 	for (int i = 0; i < u->nt; i++) {
 		const Tuned *t = &u->t[i];
 		for (int k = 0; k < a->nsize;) {
@@ -263,7 +271,11 @@ tune_print_csv(const Tuner *u, FILE *f)
 					        tune_busbw_of(t, a, m, b->prog[m].time_s), pk.nchannels);
 				else if (u->progs) /* a kind MSCCL does not run */
 					fputs(",,,", f);
-				fputs("\n", f);
+				int n = nccl_choice(t, m); /* empty off rails clusters */
+				if (nccl_gain(t, n, m) > 0)
+					fprintf(f, ",%s,%.6g\n", t->cand[n].key, nccl_gain(t, n, m));
+				else
+					fputs(",,\n", f);
 			}
 			k = j + 1;
 		}
@@ -290,6 +302,10 @@ tune_print_json(const Tuner *u, FILE *f)
 			if (t->by_program)
 				fprintf(f, "\"program_time_us\": %.12g, \"program_busbw_GBps\": %.12g, ",
 				        b->prog[k].time_s * 1e6, tune_busbw_of(t, a, k, b->prog[k].time_s));
+			int n = nccl_choice(t, k); /* rails clusters only */
+			if (nccl_gain(t, n, k) > 0)
+				fprintf(f, "\"nccl_choice\": \"%s\", \"nccl_gain\": %.6g, ", t->cand[n].key,
+				        nccl_gain(t, n, k));
 			fprintf(f, "\"candidates\": {");
 			for (int c = 0, first = 1; c < t->ncand; c++) {
 				if (t->cand[c].time_s[k] < 0)

@@ -232,6 +232,14 @@ ast_call(Parse *p, Loc loc, const char *name, bool parens)
 Call *
 ast_call_arg(Parse *p, Call *c, Loc loc, const char *label, Expr *e)
 {
+	/* The parser reads `gpu (0, 3)` in arguments as a label and a tuple: a
+	 * node class's word (never a form's label) with a tuple is a name. */
+	if (label && e->kind == EX_TUPLE && node_word_nidx(label) > 0) {
+		e->kind = EX_CALL;
+		e->text = label;
+		e->loc = loc;
+		label = NULL;
+	}
 	/* A positional value after a labelled one continues the label's list:
 	 * roots (0, 0), (0, 3) is one argument with two values. */
 	if (!label && c->narg > 0 && c->arg[c->narg - 1].label) {
@@ -450,13 +458,83 @@ ast_space_name(char *buf, size_t len, const NodeSpace *sh)
 		snprintf(buf + n, len - n, ")");
 }
 
-/* A node reference: a coordinate tuple or an id. Returns the id, or -1. */
+/* "gpu(0..1, 0..7), nvswitch(0..1), rail(0..7)": the names a space's form
+ * gives its nodes, with their ranges. */
+static void
+space_names(char *buf, size_t len, const NodeSpace *sh)
+{
+	const NodeClass *nc = topo_forms[sh->kind].node_class;
+	size_t n = 0;
+	buf[0] = 0;
+	for (int c = 0; c < MAX_NODE_CLASSES && nc[c].word && n < len; c++) {
+		n += (size_t)snprintf(buf + n, len - n, "%s%s(", c ? ", " : "", nc[c].word);
+		for (int i = 0; i < node_class_nidx(&nc[c]) && n < len; i++)
+			n += (size_t)snprintf(buf + n, len - n, "%s0..%lld", i ? ", " : "",
+			                      (long long)sh->arg[nc[c].dim[i]] - 1);
+		if (n < len)
+			n += (size_t)snprintf(buf + n, len - n, ")");
+	}
+}
+
+/* A node by its name, `gpu(0, 3)`: its id, or -1 after an error. */
+static int64_t
+resolve_name(Diag *dg, const NodeSpace *sh, const Expr *e, bool rank_only, const char *space)
+{
+	char names[256];
+	int c = node_class_find(sh->kind, e->text);
+	if (c < 0) {
+		space_names(names, sizeof names, sh);
+		if (names[0])
+			error_at(dg, e->loc, "%s names no node '%s'; its names are %s", space, e->text,
+			         names);
+		else
+			error_at(dg, e->loc, "nodes of %s have no names; name them by id%s", space,
+			         sh->ndim > 1 ? " or coordinates" : "");
+		return -1;
+	}
+	const NodeClass *nc = &topo_forms[sh->kind].node_class[c];
+	int nidx = node_class_nidx(nc);
+	if (e->nelem != nidx) {
+		error_at(dg, e->loc, "%s of %s takes %d ind%s, got %d", nc->word, space, nidx,
+		         nidx == 1 ? "ex" : "ices", e->nelem);
+		return -1;
+	}
+	int64_t idx[2];
+	for (int i = 0; i < nidx; i++) {
+		int64_t top = sh->arg[nc->dim[i]];
+		if (!ast_eval_int(dg, e->elem[i], &idx[i], true))
+			return -1;
+		if (idx[i] < 0 || idx[i] >= top) {
+			error_at(dg, e->elem[i]->loc, "index %d of %s is %lld; %s has %s 0..%lld",
+			         i + 1, nc->word, (long long)idx[i], space,
+			         topo_forms[sh->kind].form.param[nc->dim[i]].label, (long long)top - 1);
+			return -1;
+		}
+	}
+	if (nc->link) {
+		error_at(dg, e->loc, "%s(%lld, %lld) is no node: %s models a NIC as its %s, not a node "
+		         "(docs/gpu-clusters.md); name its GPU or that switch", nc->word,
+		         (long long)idx[0], (long long)idx[1], sh->form, nc->what);
+		return -1;
+	}
+	int64_t id = node_class_id(sh->kind, c, sh->arg, idx);
+	if (rank_only && id >= sh->ranks) {
+		node_name(sh->kind, sh->arg, id, names, sizeof names);
+		error_at(dg, e->loc, "%s is a switch, not a rank", names);
+		return -1;
+	}
+	return id;
+}
+
+/* A node reference: a name, a coordinate tuple or an id. Returns the id, or -1. */
 int64_t
 ast_resolve_node(Diag *dg, const NodeSpace *sh, const Expr *e, bool rank_only)
 {
 	char name[128];
 	ast_space_name(name, sizeof name, sh);
 	int64_t id;
+	if (e->kind == EX_CALL)
+		return resolve_name(dg, sh, e, rank_only, name);
 	if (e->kind == EX_TUPLE && e->nelem > 1) {
 		if (e->nelem != sh->ndim) {
 			if (sh->ndim == 0)

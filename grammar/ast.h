@@ -95,6 +95,7 @@ typedef struct NodeSpace {
 	int64_t arg[MAX_PARAMS]; /* the first value of each integer parameter */
 	int64_t switches;      /* after the ranks (a form's TR_SWITCHES parameters) */
 	int64_t variant;       /* Topo.variant (the TR_VARIANT parameter) */
+	int *pairs;            /* a TR_PAIRS parameter's links per pair, or NULL: one each */
 } NodeSpace;
 
 /* ---- calls: forms such as torus(8, 8), bfs(T, root (0, 0)), ring ---- */

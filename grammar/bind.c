@@ -237,6 +237,28 @@ set_variant(Diag *dg, NodeSpace *sh, const TopoForm *tf, const ParamSpec *ps, co
 	}
 }
 
+/* A TR_PAIRS parameter: a count for each pair of a box's G GPUs, by rows. */
+static void
+set_pairs(Diag *dg, Arena *a, NodeSpace *sh, const ParamSpec *ps, const Bound *b)
+{
+	int64_t g = sh->size[sh->ndim - 1], want = g * (g - 1) / 2;
+	if (b->n != want) {
+		char name[128];
+		ast_space_name(name, sizeof name, sh);
+		error_at(dg, b->loc, "%s has %lld pairs of GPUs in a box (0-1, 0-2, ..., %lld-%lld): "
+		         "'%s' takes a link count for each, got %d", name, (long long)want,
+		         (long long)g - 2, (long long)g - 1, ps->label, b->n);
+		sh->ok = false;
+		return;
+	}
+	sh->pairs = arena_array(a, (size_t)want, sizeof *sh->pairs);
+	for (int i = 0; i < b->n; i++) {
+		int64_t v = 1;
+		ast_eval_int(dg, b->v[i], &v, false); /* checked against the ParamSpec by sema */
+		sh->pairs[i] = (int)v;
+	}
+}
+
 void
 ast_topo_space(Diag *dg, Arena *a, TopoKind k, const Bound *b, NodeSpace *sh)
 {
@@ -279,4 +301,7 @@ ast_topo_space(Diag *dg, Arena *a, TopoKind k, const Bound *b, NodeSpace *sh)
 	}
 	if (variant >= 0)
 		set_variant(dg, sh, tf, &tf->form.param[variant], &b[variant]);
+	for (int i = 0; i < MAX_PARAMS; i++)
+		if (tf->role[i] == TR_PAIRS && b[i].n)
+			set_pairs(dg, a, sh, &tf->form.param[i], &b[i]);
 }

@@ -47,6 +47,11 @@ static void yyerror(YYLTYPE *, yyscan_t, Parse *, const char *);
 %token KW_TO "to" KW_OVER "over" KW_USE "use" KW_MOD "mod" KW_AND "and" KW_OR "or"
 %token KW_NOT "not" KW_PARAM "param"
 %token ARROW "->" BIARROW "<->" DOTDOT ".." EQ "==" NE "!=" LE "<=" GE ">="
+/* In a call's arguments `gpu (0, 3)` could be a label with a tuple or a
+ * node's name: the label is read (as before names existed) and ast.c's
+ * ast_call_arg makes a node class's word with a tuple a name again. */
+%precedence '('
+%precedence LABEL
 
 %type <Expr *> expr sum term unary primary number
 %type <ExprList *> exprs maps
@@ -196,7 +201,7 @@ args
 	;
 
 label
-	: IDENT        { $$ = $1; }
+	: IDENT %prec LABEL { $$ = $1; }
 	| "root"       { $$ = "root"; }
 	| "group"      { $$ = "group"; }
 	| "trees"      { $$ = "trees"; }
@@ -231,6 +236,7 @@ unary
 primary
 	: number
 	| IDENT            { $$ = ast_name(p, LOC(@1), $1); }
+	| IDENT '(' exprs ')' { $$ = ast_call_expr(p, LOC(@1), $1, $3); }
 	| '(' exprs ')'    { $$ = ast_tuple(p, LOC(@1), $2); }
 	;
 

@@ -169,7 +169,12 @@ static void
 check_call(Diag *dg, const Scope *sc, const Expr *e)
 {
 	const Helper *h = find_helper(e->text);
-	if (!h) {
+	int nidx = node_word_nidx(e->text); /* gpu(b, i): a node's rank (usersched.c) */
+	if (!h && nidx > 0) {
+		if (e->nelem != nidx)
+			error_at(dg, e->loc, "%s takes %d ind%s, got %d", e->text, nidx,
+			         nidx == 1 ? "ex" : "ices", e->nelem);
+	} else if (!h) {
 		const char *cand[32];
 		for (int i = 0; i < sched_nhelpers; i++)
 			cand[i] = sched_helpers[i].name;
@@ -178,7 +183,8 @@ check_call(Diag *dg, const Scope *sc, const Expr *e)
 			error_at(dg, e->loc, "unknown helper '%s'; did you mean '%s'?", e->text, near);
 		else
 			error_at(dg, e->loc, "unknown helper '%s' (the helpers are coord, size, rank, neighbor, "
-			         "owner, xor, pow, log2, clog2, bit, min, max, abs)", e->text);
+			         "owner, xor, pow, log2, clog2, bit, min, max, abs, and a cluster's node "
+			         "names such as gpu(b, i))", e->text);
 	} else if (h->nargs >= 0 ? e->nelem != h->nargs : e->nelem < 1) {
 		error_at(dg, e->loc, "%s takes %s argument%s, got %d (usage: %s)", h->name,
 		         h->nargs < 0 ? "one or more" : h->nargs == 1 ? "1" : h->nargs == 2 ? "2" : "3",

@@ -158,7 +158,7 @@ page_topology(const Sched *s, FILE *f)
 	js_string(f, desc);
 	fprintf(f, ",\"W\":%.0f,\"H\":%.0f,\"grid\":%.1f,\n\"nodes\":[", L.w, L.h, L.grid);
 	for (int v = 0; v < t->nnode; v++) {
-		topo_node_label(t, v, name, sizeof name);
+		topo_node_name(t, v, name, sizeof name);
 		fprintf(f, "%s[%.1f,%.1f,%d,", v ? "," : "", L.x[v], L.y[v], s->node_rank[v]);
 		js_string(f, name);
 		fputc(']', f);

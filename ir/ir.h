@@ -54,6 +54,7 @@ typedef struct TopoShape {
 	int ndim, size[MAX_DIMS]; /* the ranks' coordinates */
 	int switches;             /* nodes after the ranks */
 	int variant;              /* Topo.variant */
+	const int *pairs;         /* xgmi_rails: links per pair of a box's GPUs, or NULL */
 } TopoShape;
 
 /* How the IR builds each form and estimates its links first: indexed by
@@ -76,7 +77,9 @@ Topo *topo_spine_leaf(Arena *, const char *name, int spines, int leaves, int hos
 Topo *topo_rails(Arena *, const char *name, int boxes, int gpus, int nic_gbps, Net);
 /* xgmi_rails: as rails, but each box's GPUs fully connected, a link per
  * pair at net.bandwidth (xGMI), no box switch. */
-Topo *topo_xgmi_rails(Arena *, const char *name, int boxes, int gpus, int nic_gbps, Net);
+/* pairs: links per pair of a box's GPUs by rows (0-1, 0-2, ...), NULL: one each */
+Topo *topo_xgmi_rails(Arena *, const char *name, int boxes, int gpus, int nic_gbps,
+                      const int *pairs, Net);
 /* leaf_spine_boxes: rails' boxes, a box's NICs on its own leaf switch, each
  * leaf joined to every spine by a link at nic_gbps (oversubscription G:S). */
 Topo *topo_leaf_spine_boxes(Arena *, const char *name, int boxes, int gpus, int nic_gbps,
@@ -98,11 +101,12 @@ int topo_nlinks_between(const Topo *, int src, int dst);
 bool topo_has_parallel_links(const Topo *); /* some u -> v has copy 1 */
 const char *topo_kind_name(TopoKind);
 void topo_describe(const Topo *, char *buf, size_t len); /* "torus(8, 8)" */
-void topo_node_name(const Topo *, int node, char *buf, size_t len); /* "(0, 3)" or "5" */
-/* A node as a drawing labels it (DOT, explain): a cluster form's switches
- * by what they are ("box 1", "rail 3", "leaf 0", "spine 2"), any other
- * node as topo_node_name names it. */
-void topo_node_label(const Topo *, int node, char *buf, size_t len);
+/* A node as messages, drawings and the IR text's comments name it: by its
+ * name where the form names its nodes ("gpu(0, 3)", "rail(2)",
+ * base/registry.h's NodeClass), else by coordinates or id ("(0, 3)", "5"). */
+void topo_node_name(const Topo *, int node, char *buf, size_t len);
+/* The value of each parameter of the form (arg[MAX_PARAMS]), as declared. */
+void topo_form_args(const Topo *, int64_t *arg);
 /* In-network reduction (docs/gpu-clusters.md, "In-switch reduction"): the
  * REDUCE_ bit by which the node reduces what enters it and multicasts the
  * result, or 0 (a rank, or a switch that only forwards), from the

@@ -169,7 +169,7 @@ lower_topology(Lowering *L, const Decl *d)
 		if (!b->build) /* test_topo's "every form has a builder" fails first */
 			die("lower: no builder for %s in topo_builders[]", sp->form);
 		TopoShape shape = {.ndim = sp->ndim, .switches = (int)sp->switches,
-		                   .variant = (int)sp->variant};
+		                   .variant = (int)sp->variant, .pairs = sp->pairs};
 		for (int i = 0; i < sp->ndim; i++)
 			shape.size[i] = (int)sp->size[i];
 		t = check_topology_size(L->diag, d, b->links(&shape)) == 0 ? b->build(L->a, d->name, &shape, net)

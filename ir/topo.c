@@ -277,6 +277,18 @@ topo_spine_leaf(Arena *a, const char *name, int spines, int leaves, int hosts, N
 	return t;
 }
 
+/* A GPU's NIC: its link to the switch it is cabled to (a rail, a leaf) and
+ * back, both at the NIC's bandwidth (the NIC holds no data, so it is the
+ * GPU's link, not a node). */
+static void
+add_nic(Builder *b, int gpu, int sw, double bandwidth)
+{
+	add_link(b, gpu, sw, -1, 0);
+	b->t->link[b->t->nlink - 1].bandwidth = bandwidth;
+	add_link(b, sw, gpu, -1, 0);
+	b->t->link[b->t->nlink - 1].bandwidth = bandwidth;
+}
+
 /* B boxes of G GPUs as DGX-like clusters are cabled: each box's GPUs meet
  * at its switch at the network's link_bandwidth (NVLink); GPU g's NIC, at
  * nic_gbps, goes to rail switch g, which joins GPU g of every box. The NIC
@@ -295,21 +307,34 @@ topo_rails(Arena *a, const char *name, int boxes, int gpus, int nic_gbps, Net ne
 	for (int r = 0; r < ranks; r++) {
 		add_link(&b, r, ranks + r / gpus, -1, 0);
 		add_link(&b, ranks + r / gpus, r, -1, 0);
-		add_link(&b, r, rail0 + r % gpus, -1, 0);
-		t->link[t->nlink - 1].bandwidth = nic_gbps * 1e9;
-		add_link(&b, rail0 + r % gpus, r, -1, 0);
-		t->link[t->nlink - 1].bandwidth = nic_gbps * 1e9;
+		add_nic(&b, r, rail0 + r % gpus, nic_gbps * 1e9);
 	}
 	finish(&b);
 	return t;
 }
 
+/* The index of pair i-j (i != j) of G GPUs by rows: 0-1, 0-2, ..., 1-2, ... */
+static int
+pair_index(int g, int i, int j)
+{
+	if (i > j) {
+		int x = i;
+		i = j;
+		j = x;
+	}
+	return i * (2 * g - i - 1) / 2 + (j - i - 1);
+}
+
 /* B boxes of G GPUs as MI300X-like platforms are cabled: a box's GPUs are
- * fully connected, one xGMI link per pair at the network's link_bandwidth
- * (no switch: a GPU's G - 1 links are its own, so a box's traffic between
- * two GPUs does not share a link with any other pair's); NICs as rails'. */
+ * fully connected by xGMI at the network's link_bandwidth per link (no
+ * switch: a GPU's G - 1 links are its own, so a box's traffic between two
+ * GPUs does not share a link with any other pair's). A pair joined by k
+ * links (an MI250X-like box: 4 inside a package, 1 or 2 between) is one
+ * link of k times the bandwidth, as NCCL's topology sums parallel NVLinks
+ * (nccl_topo.c). NICs as rails'. */
 Topo *
-topo_xgmi_rails(Arena *a, const char *name, int boxes, int gpus, int nic_gbps, Net net)
+topo_xgmi_rails(Arena *a, const char *name, int boxes, int gpus, int nic_gbps,
+                const int *pairs, Net net)
 {
 	Builder b;
 	int size[2] = {boxes, gpus};
@@ -322,12 +347,12 @@ topo_xgmi_rails(Arena *a, const char *name, int boxes, int gpus, int nic_gbps, N
 	for (int r = 0; r < ranks; r++) {
 		int box0 = r / gpus * gpus;
 		for (int k = 0; k < gpus; k++)
-			if (box0 + k != r)
+			if (box0 + k != r) {
 				add_link(&b, r, box0 + k, -1, 0);
-		add_link(&b, r, ranks + r % gpus, -1, 0);
-		t->link[t->nlink - 1].bandwidth = nic_gbps * 1e9;
-		add_link(&b, ranks + r % gpus, r, -1, 0);
-		t->link[t->nlink - 1].bandwidth = nic_gbps * 1e9;
+				if (pairs)
+					t->link[t->nlink - 1].bandwidth *= pairs[pair_index(gpus, r - box0, k)];
+			}
+		add_nic(&b, r, ranks + r % gpus, nic_gbps * 1e9);
 	}
 	finish(&b);
 	return t;
@@ -355,10 +380,7 @@ topo_leaf_spine_boxes(Arena *a, const char *name, int boxes, int gpus, int nic_g
 	for (int r = 0; r < ranks; r++) {
 		add_link(&b, r, ranks + r / gpus, -1, 0);
 		add_link(&b, ranks + r / gpus, r, -1, 0);
-		add_link(&b, r, leaf0 + r / gpus, -1, 0);
-		t->link[t->nlink - 1].bandwidth = nic;
-		add_link(&b, leaf0 + r / gpus, r, -1, 0);
-		t->link[t->nlink - 1].bandwidth = nic;
+		add_nic(&b, r, leaf0 + r / gpus, nic);
 	}
 	for (int l = 0; l < boxes; l++)
 		for (int s = 0; s < spines; s++) {
@@ -583,7 +605,7 @@ build_rails(Arena *a, const char *name, const TopoShape *s, Net net)
 static Topo *
 build_xgmi_rails(Arena *a, const char *name, const TopoShape *s, Net net)
 {
-	return topo_xgmi_rails(a, name, s->size[0], s->size[1], s->variant, net);
+	return topo_xgmi_rails(a, name, s->size[0], s->size[1], s->variant, s->pairs, net);
 }
 
 static Topo *
@@ -645,6 +667,29 @@ nth_word(const char *words, int i, char *buf, size_t len)
 	return buf;
 }
 
+/* ", links 4, 1, ..." after buf[0..n): box 0's links per pair of GPUs, read
+ * back from their bandwidths (k links are one link of k x link_bandwidth);
+ * nothing when every pair has one. Returns the new length. */
+static size_t
+describe_pairs(const Topo *t, char *buf, size_t n, size_t len, const char *sep, const char *label)
+{
+	int g = t->size[t->ndim - 1];
+	bool any = false;
+	for (int i = 0; i < g; i++)
+		for (int l = t->out[i]; l < t->out[i + 1]; l++)
+			any |= t->link[l].dst < g && t->link[l].bandwidth != t->net.bandwidth;
+	if (!any)
+		return n;
+	n += (size_t)snprintf(buf + n, len - n, "%s%s ", sep, label);
+	for (int i = 0, k = 0; i < g && n < len; i++)
+		for (int j = i + 1; j < g && n < len; j++, k++) {
+			int l = topo_find_link(t, i, j, 0);
+			n += (size_t)snprintf(buf + n, len - n, "%s%.0f", k ? ", " : "",
+			                      l < 0 ? 0 : t->link[l].bandwidth / t->net.bandwidth);
+		}
+	return n < len ? n : len - 1;
+}
+
 /* The form's arguments from its registry entry's roles, as a declaration
  * writes them: "torus(8, 8)", "spine_leaf(spines 2, leaves 4, hosts 2)",
  * "optical_ring(8, ports 16)", "graph(12 nodes)". */
@@ -696,6 +741,9 @@ topo_describe(const Topo *t, char *buf, size_t len)
 			}
 			v = t->variant;
 			break;
+		case TR_PAIRS:
+			n = describe_pairs(t, buf, n, len, sep, label);
+			continue;
 		case TR_NONE:
 			break;
 		}
@@ -705,26 +753,26 @@ topo_describe(const Topo *t, char *buf, size_t len)
 		snprintf(buf + n, len - n, ")");
 }
 
+/* The value of each of the form's parameters, as its declaration gave them
+ * (topo_describe's reading of the roles, for the labelled ones). */
 void
-topo_node_label(const Topo *t, int node, char *buf, size_t len)
+topo_form_args(const Topo *t, int64_t *arg)
 {
-	int boxes = t->size[0], k = node - t->nrank;
-	bool cluster = t->kind == TK_RAILS || t->kind == TK_XGMI_RAILS ||
-	               t->kind == TK_LEAF_SPINE_BOXES;
-	if (!cluster || k < 0) {
-		topo_node_name(t, node, buf, len);
-		return;
+	const TopoForm *tf = &topo_forms[t->kind];
+	int switches = t->nnode - t->nrank, d = 0;
+	for (int i = 0; i < MAX_PARAMS; i++)
+		if (tf->role[i] == TR_DIM_SWITCHES)
+			switches -= t->size[d++] * (tf->switches_per_dim ? tf->switches_per_dim : 1);
+		else if (tf->role[i] == TR_DIMS)
+			d++;
+	d = 0;
+	for (int i = 0; i < MAX_PARAMS; i++) {
+		TopoRole r = (TopoRole)tf->role[i];
+		arg[i] = r == TR_DIMS || r == TR_DIM_SWITCHES ? t->size[d++]
+		         : r == TR_SWITCHES                  ? switches
+		         : r == TR_VARIANT                   ? t->variant
+		                                             : 0;
 	}
-	if (t->kind == TK_XGMI_RAILS) /* no box switches: the rails follow the GPUs */
-		k += boxes;
-	if (k < boxes)
-		snprintf(buf, len, "box %d", k);
-	else if (t->kind != TK_LEAF_SPINE_BOXES)
-		snprintf(buf, len, "rail %d", k - boxes);
-	else if (k < 2 * boxes)
-		snprintf(buf, len, "leaf %d", k - boxes);
-	else
-		snprintf(buf, len, "spine %d", k - 2 * boxes);
 }
 
 unsigned
@@ -752,6 +800,12 @@ topo_any_reduces(const Topo *t)
 void
 topo_node_name(const Topo *t, int node, char *buf, size_t len)
 {
+	int64_t arg[MAX_PARAMS];
+	if (topo_forms[t->kind].node_class[0].word) {
+		topo_form_args(t, arg);
+		if (node_name(t->kind, arg, node, buf, len))
+			return;
+	}
 	if (t->ndim < 2 || node >= t->nrank || (t->is_switch && t->is_switch[node])) {
 		snprintf(buf, len, "%d", node);
 		return;

@@ -251,9 +251,36 @@ math_helper(Run *u, const Expr *e, const int64_t *v, int64_t *out)
 	return true;
 }
 
+/* gpu(b, i), rail(g): the rank at the node of that name, the name checked
+ * as the language checks it outside schedules (ast_resolve_node). */
+static bool
+named_rank(Run *u, const Expr *e, int64_t *out)
+{
+	const Topo *t = u->t;
+	Expr idx[2], *elem[2], name = *e;
+	for (int i = 0; i < e->nelem && i < 2; i++) { /* sema checked the count */
+		idx[i] = (Expr){.kind = EX_INT, .loc = e->elem[i]->loc, .unit = -1};
+		if (!eval(u, e->elem[i], &idx[i].ival))
+			return false;
+		elem[i] = &idx[i];
+	}
+	name.elem = elem;
+	NodeSpace sp = {.kind = t->kind, .form = topo_kind_name(t->kind), .ndim = t->ndim,
+	                .nodes = t->nnode, .ranks = t->nrank, .ok = true};
+	for (int i = 0; i < t->ndim; i++)
+		sp.size[i] = t->size[i];
+	topo_form_args(t, sp.arg);
+	int64_t node = ast_resolve_node(u->diag, &sp, &name, false);
+	if (node < 0)
+		return fail(u);
+	return rank_at(u, e, (int)node, out);
+}
+
 static bool
 call(Run *u, const Expr *e, int64_t *out)
 {
+	if (node_word_nidx(e->text) > 0)
+		return named_rank(u, e, out);
 	int64_t v[MAX_DIMS + 1] = {0};
 	const char *f = e->text;
 	bool topo = strcmp(f, "coord") == 0 || strcmp(f, "size") == 0 || strcmp(f, "rank") == 0 ||

@@ -1093,6 +1093,8 @@ CU_TestInfo cli_tests[] = {
 	 test_tune_msccl_dir},
 	{"sim --compare: speedup and energy against the baseline", test_sim_compare},
 	{"rails: sim --compare and tune against NCCL's choice (2 x 8, 2 sizes)", test_nccl_choice},
+	{"rails: tune's CSV and JSON give NCCL's choice and the gain (2 x 8, 1 size)",
+	 test_nccl_choice_csv_json},
 	{"write errors, symbolic links, modes", test_write_errors_and_links},
 	{"help, version, usage errors", test_help_and_version},
 	{"golden command lines: --opt=value, help, suggestions", test_cli_golden},

@@ -35,5 +35,6 @@ void test_tune_msccl_unfit(void);
 void test_tune_mpi_lib_gpus(void);
 /* test_cli_nccl.c */
 void test_nccl_choice(void);
+void test_nccl_choice_csv_json(void);
 
 #endif

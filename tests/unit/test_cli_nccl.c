@@ -111,6 +111,62 @@ tune_against_nccl(const char *csv)
 	free(out), free(err);
 }
 
+/* The fastest time among JSON candidates labelled KEY or "KEY (...)". */
+static double
+json_cand_time(const char *json, const char *key)
+{
+	double best = -1;
+	char pat[64];
+	snprintf(pat, sizeof pat, "\"%s", key);
+	for (const char *p = json; (p = strstr(p, pat)); p++) {
+		const char *after = p + strlen(pat);
+		const char *colon = strstr(after, "\": ");
+		if ((*after != '"' && strncmp(after, " (", 2) != 0) || !colon)
+			continue;
+		double v = atof(colon + 3);
+		if (v > 0 && (best < 0 || v < best))
+			best = v;
+	}
+	return best;
+}
+
+/* tune's CSV and JSON carry NCCL's choice as its table does: the faster of
+ * nccl_ring and nccl_tree at the size, and the choice's gain over it, the
+ * same in both, checked against the candidates' times (2 x 8, 1 size). */
+void
+test_nccl_choice_csv_json(void)
+{
+	const char *cmd = "tune examples/gpu-cluster-2x8.coll --collective AR_nccl_ring --sizes 1MiB "
+	                  "--mode flow";
+	char args[256], *json, *csv, *err;
+	snprintf(args, sizeof args, "%s --json", cmd);
+	CU_ASSERT_EQUAL_FATAL(cli_collc(args, &json, &err), 0);
+	free(err);
+	snprintf(args, sizeof args, "%s --csv", cmd);
+	CU_ASSERT_EQUAL_FATAL(cli_collc(args, &csv, &err), 0);
+	free(err);
+	char want[16], got[16];
+	const char *cands = strstr(json, "\"candidates\": {");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(cands);
+	double ring = json_cand_time(cands, "nccl_ring"), tree = json_cand_time(cands, "nccl_tree");
+	const char *time = strstr(json, "\"time_us\": "), *nc = strstr(json, "\"nccl_choice\": \"");
+	CU_ASSERT_FATAL(ring > 0 && tree > 0 && time && nc);
+	snprintf(want, sizeof want, "%s", ring < tree ? "nccl_ring" : "nccl_tree");
+	double gain = (ring < tree ? ring : tree) / atof(time + 11), jgain = -1, cgain = -1;
+	CU_ASSERT_EQUAL(sscanf(nc, "\"nccl_choice\": \"%15[a-z_]\", \"nccl_gain\": %lf", got, &jgain), 2);
+	assert_named(strcmp(got, want) == 0 && fabs(jgain - gain) < 1e-4 * gain, __LINE__, __FILE__,
+	             "tune --json: NCCL's choice %s %.6g, want %s %.6g", got, jgain, want, gain);
+	CU_ASSERT_PTR_NOT_NULL(strstr(csv, ",bound_ratio,nccl_choice,nccl_gain\n"));
+	const char *row = strchr(csv, '\n'), *end = row ? strchr(row + 1, '\n') : NULL;
+	CU_ASSERT_FATAL(end != NULL);
+	const char *last = end;
+	for (int commas = 0; last > row && commas < 2; last--)
+		commas += last[-1] == ',';
+	CU_ASSERT_EQUAL(sscanf(last + 1, "%15[a-z_],%lf", got, &cgain), 2);
+	CU_ASSERT(strcmp(got, want) == 0 && fabs(cgain - jgain) < 1e-9);
+	free(json), free(csv);
+}
+
 void
 test_nccl_choice(void)
 {

@@ -240,7 +240,7 @@ test_tune_msccl_choice(void)
 	snprintf(args, sizeof args, "%s --proto LL128 --instances 2 --csv", base);
 	CU_ASSERT_EQUAL_FATAL(cli_collc(args, &out, &err), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, ",msccl_proto,msccl_instances,bound_busbw_GBps,"
-	                                   "bound_ratio\n"));
+	                                   "bound_ratio,nccl_choice,nccl_gain\n"));
 	CU_ASSERT_EQUAL(count_in(out, ",LL128,2,200,"), count_in(out, "\n") - 1);
 	free(out), free(err);
 	snprintf(args, sizeof args, "%s --proto Simple --json", base);

@@ -150,7 +150,33 @@ test_line_comment_to_newline(void)
 	free(canon);
 }
 
+/* Nodes by name (docs/language.md section 6) everywhere a node stands: a
+ * name first among a form's arguments, after a label and after a labelled
+ * value (the parser reads `gpu (0, 1)` there as a label, ast_call_arg makes
+ * it a name), ranges of names, tree edges, a schedule's ranks. */
+static void
+test_node_names(void)
+{
+	Diag dgv = diag_new(), *dg = &dgv;
+	const char *in =
+		"topology C = rails(boxes 2, gpus 2, nic_gbps 400);\n"
+		"trees D = disjoint(C, roots gpu (0, 0), gpu(1,1));\n"
+		"tree T on C root gpu(0, 0) { gpu(0, 1) -> gpu(0, 0); gpu(1, 0) -> gpu(0, 0);\n"
+		"    gpu(1, 1) -> gpu(1, 0); }\n"
+		"collective allgather A on C { algorithm ring; ranks gpu(1, 0)..gpu(1, 1), gpu(0, 0), gpu(0, 1); }\n"
+		"collective broadcast B on C { root gpu(0, 0); schedule {\n"
+		"    round { send 0 from gpu(0, 0) to gpu(1, 0) copy; send 0 from gpu(0, 0) to gpu(0, 1) copy; }\n"
+		"    round { send 0 from gpu(1, 0) to gpu(1, 1) copy; } } }\n";
+	char *canon = round_trip(dg, "names", in, strlen(in));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(canon);
+	CU_ASSERT_PTR_NOT_NULL(strstr(canon, "disjoint(C, roots gpu(0, 0), gpu(1, 1))"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(canon, "ranks gpu(1, 0)..gpu(1, 1), gpu(0, 0), gpu(0, 1);"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(canon, "send 0 from gpu(1, 0) to gpu(1, 1) copy;"));
+	free(canon);
+}
+
 CU_TestInfo fmt_tests[] = {
+	{"nodes by name round-trip, in arguments, ranges, trees and schedules", test_node_names},
 	{"every example round-trips and is canonical", test_examples},
 	{"every clean golden input round-trips", test_golden_inputs},
 	{"layout, alignment, comments", test_layout},

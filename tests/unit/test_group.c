@@ -118,7 +118,7 @@ test_orbits(void)
 			g = build(dg, &a, rt, &all_translations, 1, &diag);
 			CU_ASSERT(g && g->order == boxes * gpus && g->node_transitive);
 			free(diag);
-			Topo *xt = topo_xgmi_rails(&a, "X", boxes, gpus, 100, net_defaults);
+			Topo *xt = topo_xgmi_rails(&a, "X", boxes, gpus, 100, NULL, net_defaults);
 			g = build(dg, &a, xt, &all_translations, 1, &diag);
 			CU_ASSERT(g && g->order == boxes * gpus && g->node_transitive);
 			free(diag);

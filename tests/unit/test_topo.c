@@ -215,7 +215,7 @@ test_rails(void)
 	topo_describe(c, buf, sizeof buf);
 	CU_ASSERT_STRING_EQUAL(buf, "rails(boxes 2, gpus 8, nic_gbps 400)");
 	topo_node_name(c, 11, buf, sizeof buf);
-	CU_ASSERT_STRING_EQUAL(buf, "(1, 3)");
+	CU_ASSERT_STRING_EQUAL(buf, "gpu(1, 3)");
 	arena_free(&a);
 }
 
@@ -230,7 +230,7 @@ test_xgmi_rails(void)
 	for (int boxes = 1; boxes <= 4; boxes++)
 		for (int gpus = 2; gpus <= 8; gpus++) {
 			int ranks = boxes * gpus, nic = 100 * gpus;
-			Topo *t = topo_xgmi_rails(&a, "C", boxes, gpus, nic, net_defaults);
+			Topo *t = topo_xgmi_rails(&a, "C", boxes, gpus, nic, NULL, net_defaults);
 			CU_ASSERT_EQUAL(t->nnode, ranks + gpus);
 			CU_ASSERT_EQUAL(t->nrank, ranks);
 			CU_ASSERT_EQUAL(t->nlink, ranks * (gpus + 1));
@@ -254,12 +254,12 @@ test_xgmi_rails(void)
 			for (int g = 0; g < gpus; g++)
 				CU_ASSERT_EQUAL(degree(t, ranks + g), boxes);
 		}
-	Topo *c = topo_xgmi_rails(&a, "C", 4, 8, 400, net_defaults);
+	Topo *c = topo_xgmi_rails(&a, "C", 4, 8, 400, NULL, net_defaults);
 	char buf[64];
 	topo_describe(c, buf, sizeof buf);
 	CU_ASSERT_STRING_EQUAL(buf, "xgmi_rails(boxes 4, gpus 8, nic_gbps 400)");
 	topo_node_name(c, 11, buf, sizeof buf);
-	CU_ASSERT_STRING_EQUAL(buf, "(1, 3)");
+	CU_ASSERT_STRING_EQUAL(buf, "gpu(1, 3)");
 	arena_free(&a);
 }
 
@@ -299,23 +299,132 @@ test_leaf_spine_boxes(void)
 	Topo *c = topo_leaf_spine_boxes(&a, "C", 4, 8, 400, 4, net_defaults);
 	topo_describe(c, buf, sizeof buf);
 	CU_ASSERT_STRING_EQUAL(buf, "leaf_spine_boxes(boxes 4, gpus 8, nic_gbps 400, spines 4)");
-	/* the drawings' labels: each switch by what it is, the GPUs by coordinates */
+	/* nodes by name (base/registry.c's node classes) */
 	static const struct {
 		int node;
-		const char *label;
-	} labels[] = {{9, "(1, 1)"}, {32, "box 0"}, {35, "box 3"}, {36, "leaf 0"}, {39, "leaf 3"},
-	              {40, "spine 0"}, {43, "spine 3"}};
-	for (size_t i = 0; i < countof(labels); i++) {
-		topo_node_label(c, labels[i].node, buf, sizeof buf);
-		CU_ASSERT_STRING_EQUAL(buf, labels[i].label);
+		const char *name;
+	} names[] = {{9, "gpu(1, 1)"}, {32, "nvswitch(0)"}, {35, "nvswitch(3)"}, {36, "leaf(0)"},
+	             {39, "leaf(3)"}, {40, "spine(0)"}, {43, "spine(3)"}};
+	for (size_t i = 0; i < countof(names); i++) {
+		topo_node_name(c, names[i].node, buf, sizeof buf);
+		CU_ASSERT_STRING_EQUAL(buf, names[i].name);
 	}
 	Topo *r = topo_rails(&a, "R", 2, 8, 400, net_defaults);
-	topo_node_label(r, 17, buf, sizeof buf);
-	CU_ASSERT_STRING_EQUAL(buf, "box 1");
-	topo_node_label(r, 25, buf, sizeof buf);
-	CU_ASSERT_STRING_EQUAL(buf, "rail 7");
-	topo_node_label(topo_xgmi_rails(&a, "X", 2, 8, 400, net_defaults), 16, buf, sizeof buf);
-	CU_ASSERT_STRING_EQUAL(buf, "rail 0");
+	topo_node_name(r, 17, buf, sizeof buf);
+	CU_ASSERT_STRING_EQUAL(buf, "nvswitch(1)");
+	topo_node_name(r, 25, buf, sizeof buf);
+	CU_ASSERT_STRING_EQUAL(buf, "rail(7)");
+	topo_node_name(topo_xgmi_rails(&a, "X", 2, 8, 400, NULL, net_defaults), 16, buf, sizeof buf);
+	CU_ASSERT_STRING_EQUAL(buf, "rail(0)");
+	arena_free(&a);
+}
+
+/* xgmi_rails with links per pair, on generated boxes: pair i-j of every box
+ * is one link each way of count x link_bandwidth, the rest as with one link
+ * a pair, and topo_describe gives the counts back as declared. */
+static void
+test_xgmi_pair_counts(void)
+{
+	Arena a = {0};
+	unsigned seed = 7;
+	for (int gpus = 2; gpus <= 6; gpus++)
+		for (int boxes = 1; boxes <= 3; boxes++) {
+			int pairs[15], n = gpus * (gpus - 1) / 2;
+			char want[256], got[256];
+			int at = snprintf(want, sizeof want, "xgmi_rails(boxes %d, gpus %d, nic_gbps 100, links ",
+			                  boxes, gpus);
+			for (int k = 0; k < n; k++) {
+				seed = seed * 1103515245u + 12345u;
+				pairs[k] = 1 + (int)(seed >> 16) % 4;
+				at += snprintf(want + at, sizeof want - (size_t)at, "%s%d", k ? ", " : "", pairs[k]);
+			}
+			snprintf(want + at, sizeof want - (size_t)at, ")");
+			pairs[0] = 2; /* not all ones */
+			want[strlen("xgmi_rails(boxes 1, gpus 2, nic_gbps 100, links ")] = '2';
+			TopoShape sh = {.ndim = 2, .size = {boxes, gpus}, .variant = 100, .switches = gpus,
+			                .pairs = pairs};
+			Topo *t = topo_builders[TK_XGMI_RAILS].build(&a, "C", &sh, net_defaults);
+			Topo *one = topo_xgmi_rails(&a, "C", boxes, gpus, 100, NULL, net_defaults);
+			CU_ASSERT_EQUAL_FATAL(t->nlink, one->nlink);
+			for (int l = 0; l < t->nlink; l++) {
+				const Link *x = &t->link[l];
+				CU_ASSERT(x->src == one->link[l].src && x->dst == one->link[l].dst);
+				bool xgmi = x->src < t->nrank && x->dst < t->nrank;
+				int b = x->src / gpus, i = x->src % gpus, j = x->dst % gpus;
+				int lo = i < j ? i : j, hi = i < j ? j : i, k = 0;
+				for (int r = 0; r < lo; r++)
+					k += gpus - 1 - r;
+				k += hi - lo - 1;
+				CU_ASSERT(x->dst / gpus == b || !xgmi);
+				CU_ASSERT_DOUBLE_EQUAL(x->bandwidth,
+				                       one->link[l].bandwidth * (xgmi ? pairs[k] : 1), 1e-3);
+			}
+			topo_describe(t, got, sizeof got);
+			CU_ASSERT_STRING_EQUAL(got, want);
+			topo_describe(one, got, sizeof got);
+			CU_ASSERT_PTR_NULL(strstr(got, "links"));
+		}
+	arena_free(&a);
+}
+
+/* Node name -> id through the language's resolver (ast_resolve_node). */
+static int64_t
+resolve_name(const Topo *t, const char *name)
+{
+	char word[16];
+	int i0 = 0, i1 = 0, n = sscanf(name, "%15[a-z](%d, %d)", word, &i0, &i1);
+	Expr idx[2] = {{.kind = EX_INT, .ival = i0, .unit = -1}, {.kind = EX_INT, .ival = i1, .unit = -1}};
+	Expr *elem[2] = {&idx[0], &idx[1]};
+	Expr e = {.kind = EX_CALL, .text = word, .elem = elem, .nelem = n - 1, .unit = -1};
+	NodeSpace sp = {.kind = t->kind, .form = topo_kind_name(t->kind), .ndim = t->ndim,
+	                .nodes = t->nnode, .ranks = t->nrank, .ok = true};
+	for (int i = 0; i < t->ndim; i++)
+		sp.size[i] = t->size[i];
+	topo_form_args(t, sp.arg);
+	Diag dg = diag_new();
+	return ast_resolve_node(&dg, &sp, &e, false);
+}
+
+/* On generated clusters of every form that names its nodes: each node's
+ * name reads back as its id, GPUs are the ranks and switches the rest, and
+ * each name says what the links say: gpu(b, i) is joined to nvswitch(b),
+ * to rail(i) or leaf(b), and a spine to every leaf. */
+static void
+test_names_generated(void)
+{
+	Arena a = {0};
+	char buf[64], other[64];
+	int checked = 0;
+	for (int k = 0; k < NTOPOKIND; k++) {
+		if (!topo_forms[k].node_class[0].word)
+			continue;
+		for (int boxes = 1; boxes <= 3; boxes++)
+			for (int gpus = 2; gpus <= 5; gpus += 3)
+				for (int spines = 1; spines <= 3; spines += 2) {
+					TopoShape sh = {.ndim = 2, .size = {boxes, gpus}, .variant = 400,
+					                .switches = 2 * boxes + spines};
+					Topo *t = topo_builders[k].build(&a, "C", &sh, net_defaults);
+					for (int v = 0; v < t->nnode; v++, checked++) {
+						topo_node_name(t, v, buf, sizeof buf);
+						CU_ASSERT_EQUAL_FATAL(resolve_name(t, buf), v);
+						CU_ASSERT_EQUAL(strncmp(buf, "gpu(", 4) == 0, v < t->nrank);
+						for (int l = t->out[v]; l < t->out[v + 1]; l++) {
+							int w = t->link[l].dst, b = v / gpus, g = v % gpus;
+							topo_node_name(t, w, other, sizeof other);
+							int x = 0, y = 0;
+							if (sscanf(other, "nvswitch(%d)", &x) == 1 ||
+							    sscanf(other, "leaf(%d)", &x) == 1) {
+								CU_ASSERT(v < t->nrank ? x == b : strncmp(buf, "spine(", 6) == 0);
+							} else if (sscanf(other, "rail(%d)", &x) == 1) {
+								CU_ASSERT_EQUAL(x, g);
+							} else if (sscanf(other, "gpu(%d, %d)", &x, &y) == 2 && v < t->nrank) {
+								CU_ASSERT_EQUAL(x, b); /* xGMI: within the box */
+							}
+						}
+					}
+				}
+	}
+	CU_ASSERT(checked > 300);
 	arena_free(&a);
 }
 
@@ -354,6 +463,42 @@ test_rails_errors(void)
 		{"topology C = leaf_spine_boxes(boxes 2, gpus 8, nic_gbps 400, spines 4);\n"
 		 "collective broadcast B on C { algorithm packing; root 16; }\n",
 		 "2:55: error: node 16 is a switch, not a rank"},
+		{"topology C = xgmi_rails(boxes 2, gpus 4, nic_gbps 100, links 4, 2, 1);\n",
+		 "1:56: error: xgmi_rails(boxes 2, gpus 4) has 6 pairs of GPUs in a box (0-1, 0-2, ..., "
+		 "2-3): 'links' takes a link count for each, got 3"},
+		{"topology C = xgmi_rails(boxes 2, gpus 3, nic_gbps 100, links 4, 0, 1);\n",
+		 "1:65: error: the links of xgmi_rails must be at least 1, got 0"},
+		/* names */
+		{"topology C = rails(boxes 2, gpus 8, nic_gbps 400);\n"
+		 "collective broadcast B on C { algorithm packing; root gpu(1, 8); }\n",
+		 "2:62: error: index 2 of gpu is 8; rails(boxes 2, gpus 8) has gpus 0..7"},
+		{"topology C = rails(boxes 2, gpus 8, nic_gbps 400);\n"
+		 "collective broadcast B on C { algorithm packing; root rail(3); }\n",
+		 "2:55: error: rail(3) is a switch, not a rank"},
+		{"topology C = rails(boxes 2, gpus 8, nic_gbps 400);\n"
+		 "collective broadcast B on C { algorithm packing; root nic(0, 3); }\n",
+		 "2:55: error: nic(0, 3) is no node: rails models a NIC as its GPU's link to its rail"},
+		{"topology C = rails(boxes 2, gpus 8, nic_gbps 400);\n"
+		 "collective broadcast B on C { algorithm packing; root leaf(0); }\n",
+		 "2:55: error: rails(boxes 2, gpus 8) names no node 'leaf'; its names are gpu(0..1, 0..7), "
+		 "nic(0..1, 0..7), nvswitch(0..1), rail(0..7)"},
+		{"topology C = rails(boxes 2, gpus 8, nic_gbps 400);\n"
+		 "collective broadcast B on C { algorithm packing; root gpu(1); }\n",
+		 "2:55: error: gpu of rails(boxes 2, gpus 8) takes 2 indices, got 1"},
+		{"topology C = xgmi_rails(boxes 2, gpus 8, nic_gbps 400);\n"
+		 "collective broadcast B on C { algorithm packing; root nvswitch(0); }\n",
+		 "2:55: error: xgmi_rails(boxes 2, gpus 8) names no node 'nvswitch'"},
+		{"topology C = leaf_spine_boxes(boxes 2, gpus 8, nic_gbps 400, spines 4);\n"
+		 "trees D = disjoint(C, roots gpu(0, 0), spine(4));\n",
+		 "2:46: error: index 1 of spine is 4; leaf_spine_boxes(boxes 2, gpus 8, spines 4) has spines "
+		 "0..3"},
+		{"topology T = torus(4, 4);\n"
+		 "collective broadcast B on T { algorithm packing; root gpu(0, 0); }\n",
+		 "2:55: error: nodes of torus(4, 4) have no names; name them by id or coordinates"},
+		{"topology C = rails(boxes 2, gpus 2, nic_gbps 400);\n"
+		 "collective broadcast B on C { root gpu(0, 0); schedule { round { send 0 from gpu(0, 0) "
+		 "to gpu(0) copy; } } }\n",
+		 "2:91: error: gpu takes 2 indices, got 1"},
 	};
 	Diag dgv = diag_new(), *dg = &dgv;
 	for (size_t i = 0; i < countof(cases); i++) {
@@ -733,7 +878,10 @@ CU_TestInfo topo_tests[] = {
 	{"hyperx, full, spine-leaf, optical ring, graph", test_others},
 	{"rails: generated sizes, and the 2 x 8 graph it replaces", test_rails},
 	{"rails: every mistake located", test_rails_errors},
+	{"cluster forms: every node's name reads back as its id and agrees with its links",
+	 test_names_generated},
 	{"xgmi_rails: generated sizes, a link per pair in a box", test_xgmi_rails},
+	{"xgmi_rails: links per pair on generated boxes, described as declared", test_xgmi_pair_counts},
 	{"leaf_spine_boxes: generated sizes, a leaf per box, every leaf on every spine",
 	 test_leaf_spine_boxes},
 	{"routes: shortest_path, dor, cache", test_routes},
