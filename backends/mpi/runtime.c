@@ -16,9 +16,8 @@
  * the schedule runs on). The library target (backends/to_mpi_lib.c) writes
  * the interpreter once per schedule, its names renamed (all but the
  * schedule-independent part from the T_FLOAT line to collc_reduce, written
- * once), and the lines between the "---- the library ----" markers: a plan
- * entry's type, the lookup of the entry a call matches and the counts'
- * report.
+ * once), and the library's own part, backends/mpi/lib.c (plan lookup,
+ * counts, calibration, the v variants).
  *
  * Compiled alone (make mpi-runtime-check, with every MPI found, in both
  * forms: -DCOLLC_SYMMETRIC=0 or 1), the lines above the first marker stand
