@@ -1,16 +1,17 @@
 /*
  * to_mpi_lib.c: a plan of verified schedules as an MPI library, one .c and
  * one .h (docs/mpi.md). Needs to_mpi.c's tables, entry function and the
- * embedded runtime (backends/mpi/runtime.c); establishes mpi_lib_plan_of,
- * mpi_lib_write and the mpi-lib target.
+ * embedded runtime and library part (backends/mpi/runtime.c and lib.c);
+ * establishes mpi_lib_plan_of, mpi_lib_write and the mpi-lib target.
  *
  * The source holds the runtime's schedule-independent part once (types,
  * ops, reductions; the communicator cache; the library's plan lookup and
  * counts), then per schedule its tables, the interpreter and its entry
  * point (the MPI target's function), every name of theirs renamed by #define for that schedule (the
  * interpreter is the same text for every schedule, so it is written as it
- * stands, not edited), then the plan, the named entry points, the
- * dispatchers with MPI's signatures and, under -DCOLLC_PMPI, MPI's own
+ * stands, not edited), then the plan, the calibration, the named entry
+ * points, the dispatchers with MPI's signatures (with an allgather or
+ * alltoall, their v variants too) and, under -DCOLLC_PMPI, MPI's own
  * names over PMPI. Every external name starts with the prefix; everything
  * else is static.
  */
