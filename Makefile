@@ -84,7 +84,7 @@ GEN    := $(O)/grammar/coll.tab.c $(O)/grammar/coll.lex.c $(O)/backends/chakra_e
 SRC    := $(wildcard base/*.c compiler/*.c grammar/*.c ir/*.c backends/*.c runtime/*.c)
 LIBOBJ := $(patsubst %.c,$(O)/%.o,$(filter-out compiler/main.c,$(SRC))) $(GEN:.c=.o)
 # the MPI target's runtime and main: real C files, compiled by mpicc (not into collc)
-MPI_RT := backends/mpi/runtime.c backends/mpi/main.c
+MPI_RT := backends/mpi/runtime.c backends/mpi/lib.c backends/mpi/main.c
 TSRC   := $(wildcard tests/unit/*.c) tests/fuzz/targets.c
 TOBJ   := $(patsubst %.c,$(O)/%.o,$(TSRC))
 COLLC  := $(BINDIR)/collc
@@ -120,10 +120,10 @@ $(O)/backends/chakra_et.pb-c.o: $(O)/backends/chakra_et.pb-c.c
 $(O)/backends/%.o: $(O)/backends/%.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
 
-# the MPI runtime and main embedded as C arrays (od and sed: nothing beyond coreutils)
+# the MPI runtime, library part and main embedded as C arrays (od and sed: nothing beyond coreutils)
 $(O)/backends/mpi_text.c: $(MPI_RT)
 	@mkdir -p $(@D)
-	{ for f in runtime main; do \
+	{ for f in runtime lib main; do \
 	    echo "extern const char collc_mpi_$${f}_text[];"; \
 	    echo "const char collc_mpi_$${f}_text[] = {"; \
 	    od -An -v -tx1 backends/mpi/$$f.c | sed 's/ *\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
@@ -152,6 +152,9 @@ $(O)/backends/mpi/check.ok: $(MPI_RT)
 			$$cc -std=c11 $(WARN) -Werror -O2 -DCOLLC_SYMMETRIC=$$sym -c \
 				backends/mpi/runtime.c -o $(@D)/runtime.o || exit 1; \
 		done; \
+		echo "$$cc backends/mpi/lib.c"; \
+		$$cc -std=c11 $(WARN) -Werror -O2 -DCOLLC_SYMMETRIC=0 -c backends/mpi/lib.c \
+			-o $(@D)/lib.o || exit 1; \
 		echo "$$cc backends/mpi/main.c"; \
 		$$cc -std=c11 $(WARN) -Werror -O2 -c backends/mpi/main.c -o $(@D)/main.o || exit 1; \
 	done; touch $@

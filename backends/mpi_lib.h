@@ -53,9 +53,9 @@ extern const DirBackend mpi_lib_backend;
 
 /* ---- to_mpi.c's parts, which the library writes too ---- */
 
-/* The MPI runtime and --with-main's main (backends/mpi/runtime.c and
- * main.c), embedded at build time. */
-extern const char collc_mpi_runtime_text[], collc_mpi_main_text[];
+/* The MPI runtime, the library's part and --with-main's main
+ * (backends/mpi/runtime.c, lib.c and main.c), embedded at build time. */
+extern const char collc_mpi_runtime_text[], collc_mpi_lib_text[], collc_mpi_main_text[];
 /* Text's lines from the one holding `from` to the one before the line
  * holding `to` (NULL: to the end): where they start, and *len bytes. */
 const char *mpi_part(const char *text, const char *from, const char *to, size_t *len);

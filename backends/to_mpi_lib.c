@@ -1,16 +1,17 @@
 /*
  * to_mpi_lib.c: a plan of verified schedules as an MPI library, one .c and
  * one .h (docs/mpi.md). Needs to_mpi.c's tables, entry function and the
- * embedded runtime (backends/mpi/runtime.c); establishes mpi_lib_plan_of,
- * mpi_lib_write and the mpi-lib target.
+ * embedded runtime and library part (backends/mpi/runtime.c and lib.c);
+ * establishes mpi_lib_plan_of, mpi_lib_write and the mpi-lib target.
  *
  * The source holds the runtime's schedule-independent part once (types,
  * ops, reductions; the communicator cache; the library's plan lookup and
  * counts), then per schedule its tables, the interpreter and its entry
  * point (the MPI target's function), every name of theirs renamed by #define for that schedule (the
  * interpreter is the same text for every schedule, so it is written as it
- * stands, not edited), then the plan, the named entry points, the
- * dispatchers with MPI's signatures and, under -DCOLLC_PMPI, MPI's own
+ * stands, not edited), then the plan, the calibration, the named entry
+ * points, the dispatchers with MPI's signatures (with an allgather or
+ * alltoall, their v variants too) and, under -DCOLLC_PMPI, MPI's own
  * names over PMPI. Every external name starts with the prefix; everything
  * else is static.
  */
@@ -71,7 +72,8 @@ static const LibKind lib_kind[NCOLLKIND] = {
 /* The names the library's own functions take after the prefix. */
 static const char *const lib_own_names[] = {"Allreduce", "Reduce_scatter_block", "Allgather",
                                             "Alltoall", "Bcast", "Reduce", "Reduce_scatter",
-                                            "ran", "passed", "report", "calibrate"};
+                                            "Allgatherv", "Alltoallv", "ran", "passed", "report",
+                                            "calibrate"};
 
 /* The names mpi_write_tables gives the schedule's constants and tables
  * (the interpreter's own are found in its text: every collc_ name it
@@ -89,6 +91,8 @@ static const char *const table_names[] = {
 #define LIB_TO "/* ---- end of the library ---- */"
 #define CAL_FROM "/* ---- the calibration ---- */"
 #define CAL_TO "/* ---- end of the calibration ---- */"
+#define V_FROM "/* ---- the v variants ---- */"
+#define V_TO "/* ---- end of the v variants ---- */"
 
 static bool
 is_ident(const char *s)
@@ -271,7 +275,8 @@ check_plan(Diag *dg, const MpiLibPlan *plan, const LibScheds *ls, const char *pr
 		size_t n = strlen(prefix) + strlen(ls->s[i]->name) + 2;
 		char *fn = xmalloc(n);
 		snprintf(fn, n, "%s_%s", prefix, ls->s[i]->name);
-		bool taken = mpi_name_taken(fn);
+		bool taken = mpi_name_taken(fn) ||
+		             has_word(collc_mpi_lib_text, strlen(collc_mpi_lib_text), fn);
 		if (taken)
 			error_at(dg, ls->s[i]->loc, "'%s' would be the library's %s, a name of its runtime's: "
 			         "rename the collective or choose another --prefix", ls->s[i]->name, fn);
@@ -398,7 +403,7 @@ write_plan_table(FILE *f, const MpiLibPlan *plan, const LibScheds *ls)
  * handler), any other is MPI's `mpi` with `args`. */
 static void
 write_dispatch_switch(FILE *f, CollKind kind, const LibScheds *ls, const char *prefix,
-                      const char *args, const char *mpi, const char *mpi_args)
+                      const char *via, const char *args, const char *mpi, const char *mpi_args)
 {
 	fprintf(f, "\tif (e >= 0 && bytes == 0) { /* nothing to move: no message, no duplicate */\n"
 	           "\t\tcollc_lib_ran[collc_lib_plan[e].sched]++;\n\t\treturn MPI_SUCCESS;\n\t}\n"
@@ -407,10 +412,46 @@ write_dispatch_switch(FILE *f, CollKind kind, const LibScheds *ls, const char *p
 	for (int i = 0; i < ls->n; i++)
 		if (ls->s[i]->kind == kind)
 			fprintf(f, "\tcase %d:\n\t\tcollc_lib_ran[%d]++;\n"
-			           "\t\treturn collc_lib_result(comm, %s_%s(%s, comm));\n", i, i, prefix,
-			        ls->s[i]->name, args);
+			           "\t\treturn collc_lib_result(comm, %s%s%s_%s%s%s, comm));\n", i, i, via,
+			        via[0] ? "(" : "", prefix, ls->s[i]->name, via[0] ? ", " : "(", args);
 	fprintf(f, "\tdefault:\n\t\tcollc_lib_passed++;\n\t\treturn COLLC_MPI(%s)(%s, comm);\n\t}\n}\n",
 	        mpi, mpi_args);
+}
+
+/* MPI's v variants of the moving kinds: MPI_Allgatherv and MPI_Alltoallv
+ * (their parameters, as the MPI header declares them). */
+static const char agv_sig[] =
+	"const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, "
+	"const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm";
+static const char agv_args[] = "sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype";
+static const char a2av_sig[] =
+	"const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, "
+	"void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, "
+	"MPI_Comm comm";
+static const char a2av_args[] = "sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, "
+                                "rdispls, recvtype";
+
+/* The v variant's dispatcher of an allgather or alltoall: the plan's
+ * schedule where every count is one n (docs/mpi.md), else MPI's. */
+static void
+write_v_dispatcher(FILE *f, CollKind kind, const LibScheds *ls, const char *prefix)
+{
+	bool ag = kind == CK_ALLGATHER;
+	fprintf(f, "\n/* MPI_%s's parameters: equal counts are the plan's %s, else MPI's */\n"
+	           "int\n%s_%s(%s)\n{\n\tunsigned long long bytes;\n\tint n;\n", ag ? "Allgatherv" :
+	        "Alltoallv", ag ? "allgather" : "alltoall", prefix, ag ? "Allgatherv" : "Alltoallv",
+	        ag ? agv_sig : a2av_sig);
+	if (ag)
+		fputs("\tint e = collc_v_allgather_pick(collc_lib_plan, COLLC_LIB_NENTRY, sendbuf, "
+		      "sendcount, sendtype, recvcounts, recvtype, comm, &n, &bytes);\n", f);
+	else
+		fprintf(f, "\tint e = collc_v_alltoall_pick(\"%s\", collc_lib_plan, COLLC_LIB_NENTRY, "
+		           "sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm, &n, &bytes);\n",
+		        prefix);
+	write_dispatch_switch(f, kind, ls, prefix, ag ? "collc_v_allgather" : "collc_v_alltoall",
+	                      ag ? "sendbuf, recvbuf, n, displs, recvtype"
+	                         : "sendbuf, sdispls, recvbuf, rdispls, n, recvtype",
+	                      ag ? "Allgatherv" : "Alltoallv", ag ? agv_args : a2av_args);
 }
 
 /* The calibration's call of entry e: its schedule or MPI's collective. */
@@ -445,7 +486,7 @@ write_dispatcher(FILE *f, CollKind kind, const LibScheds *ls, const char *prefix
 	if (k->two_types)
 		fputs("\tif (e >= 0 && sendbuf != MPI_IN_PLACE && (sendcount != recvcount || "
 		      "sendtype != recvtype))\n\t\te = -1; /* same signature, other types: MPI's */\n", f);
-	write_dispatch_switch(f, kind, ls, prefix, k->args, k->mpi, k->args);
+	write_dispatch_switch(f, kind, ls, prefix, "", k->args, k->mpi, k->args);
 }
 
 /* MPI_Reduce_scatter's dispatcher: counts per rank, the reduce-scatter
@@ -468,7 +509,7 @@ write_reduce_scatter(FILE *f, const LibScheds *ls, const char *prefix)
 	      "\t\tif (n >= 0)\n"
 	      "\t\t\te = collc_lib_pick(collc_lib_plan, COLLC_LIB_NENTRY, COLLC_K_REDUCE_SCATTER, comm, "
 	      "n, type, op, -1, &bytes);\n\t}\n", f);
-	write_dispatch_switch(f, CK_REDUCE_SCATTER, ls, prefix, "sendbuf, recvbuf, (size_t)n, type, op",
+	write_dispatch_switch(f, CK_REDUCE_SCATTER, ls, prefix, "", "sendbuf, recvbuf, (size_t)n, type, op",
 	                      "Reduce_scatter", "sendbuf, recvbuf, recvcounts, type, op");
 }
 
@@ -498,6 +539,12 @@ write_tail(FILE *f, const bool *has, const char *prefix, bool ambiguous)
 		fprintf(f, "int\nMPI_%s(%s)\n{\n\treturn %s_%s(%s, comm);\n}\n\n", k->mpi, k->sig,
 		        prefix, k->mpi, k->args);
 	}
+	if (has[CK_ALLGATHER])
+		fprintf(f, "int\nMPI_Allgatherv(%s)\n{\n\treturn %s_Allgatherv(%s, comm);\n}\n\n", agv_sig,
+		        prefix, agv_args);
+	if (has[CK_ALLTOALL])
+		fprintf(f, "int\nMPI_Alltoallv(%s)\n{\n\treturn %s_Alltoallv(%s, comm);\n}\n\n", a2av_sig,
+		        prefix, a2av_args);
 	if (has[CK_REDUCE_SCATTER])
 		fprintf(f, "int\nMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int "
 		           "recvcounts[], MPI_Datatype type, MPI_Op op, MPI_Comm comm)\n{\n\treturn "
@@ -528,14 +575,14 @@ write_source(FILE *f, const MpiLibPlan *plan, const LibScheds *ls, const char *p
 	           "#include <stdlib.h>\n#include <string.h>\n", header);
 	mpi_write_part(f, collc_mpi_runtime_text, SHARED_FROM, SHARED_TO);
 	mpi_write_part(f, collc_mpi_runtime_text, MPI_COMM_FROM, MPI_COMM_TO);
-	mpi_write_part(f, collc_mpi_runtime_text, LIB_FROM, LIB_TO);
+	mpi_write_part(f, collc_mpi_lib_text, LIB_FROM, LIB_TO);
 	int nw;
 	Word *w = interpreter_names(&nw);
 	for (int i = 0; i < ls->n; i++)
 		write_schedule(f, ls->s[i], i, prefix, w, nw);
 	free(w);
 	write_plan_table(f, plan, ls);
-	mpi_write_part(f, collc_mpi_runtime_text, CAL_FROM, CAL_TO);
+	mpi_write_part(f, collc_mpi_lib_text, CAL_FROM, CAL_TO);
 	bool has[NCOLLKIND] = {false};
 	for (int e = 0; e < plan->nentry; e++)
 		has[plan->entry[e].kind] = true;
@@ -544,6 +591,11 @@ write_source(FILE *f, const MpiLibPlan *plan, const LibScheds *ls, const char *p
 			write_dispatcher(f, (CollKind)kind, ls, prefix);
 	if (has[CK_REDUCE_SCATTER])
 		write_reduce_scatter(f, ls, prefix);
+	if (has[CK_ALLGATHER] || has[CK_ALLTOALL])
+		mpi_write_part(f, collc_mpi_lib_text, V_FROM, V_TO);
+	for (int kind = CK_ALLGATHER; kind <= CK_ALLTOALL; kind++)
+		if (has[kind])
+			write_v_dispatcher(f, (CollKind)kind, ls, prefix);
 	write_try(f, has, ls, prefix);
 	write_tail(f, has, prefix, ambiguous);
 }
@@ -584,6 +636,12 @@ write_header(FILE *f, const MpiLibPlan *plan, const LibScheds *ls, const char *p
 	for (int kind = 0; kind < NCOLLKIND; kind++)
 		if (has[kind])
 			fprintf(f, "int %s_%s(%s);\n", prefix, lib_kind[kind].mpi, lib_kind[kind].sig);
+	if (has[CK_ALLGATHER])
+		fprintf(f, "/* MPI_Allgatherv's: equal counts are the allgather's */\nint %s_Allgatherv(%s);\n",
+		        prefix, agv_sig);
+	if (has[CK_ALLTOALL])
+		fprintf(f, "/* MPI_Alltoallv's: equal counts are the alltoall's */\nint %s_Alltoallv(%s);\n",
+		        prefix, a2av_sig);
 	if (has[CK_REDUCE_SCATTER])
 		fprintf(f, "/* MPI_Reduce_scatter's: counts per rank */\nint %s_Reduce_scatter(const void "
 		           "*sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype type, MPI_Op op, "

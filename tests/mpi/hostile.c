@@ -16,12 +16,19 @@
  *   bytes     broadcast, allgather and alltoall on every predefined type,
  *             counts 0 to 1000, reduce-scatter with counts per rank (equal
  *             and not), every kind at count 0
+ *   vector    MPI_Allgatherv and MPI_Alltoallv with equal counts (0 to
+ *             1000, blocks end to end or reversed with gaps, in place or
+ *             not: the plan's) and counts that differ (MPI's)
  *   osu       as OSU's and IMB's collective benchmarks measure (warm-up
  *             calls, then iterations from a barrier, the slowest rank's
- *             mean), every result validated: allreduce and reduce-scatter
- *             of floats, allgather, alltoall and broadcast of MPI_CHAR, at
- *             64 B, 4 KiB and 64 KiB; with COLLC_MPI_PLAN it counts as the
- *             drop-in's the calls that plan gives collc (docs/mpi.md)
+ *             mean), every result validated: allreduce, reduce-scatter
+ *             (block and counts) of floats, allgather(v), alltoall(v) and
+ *             broadcast of MPI_CHAR, at 64 B, 4 KiB and 64 KiB, each
+ *             through the drop-in and straight to MPI's (PMPI_) in turn,
+ *             with the ratio; with COLLC_MPI_PLAN it counts as the
+ *             drop-in's the calls that plan gives collc (docs/mpi.md).
+ *             osu ITERS ROUNDS WARMUP: iterations (10), rounds (2, the
+ *             best) and warm-up calls (2) of each way
  *
  * Rank 0 prints "ok: CASE N checks" when every result is right and
  * "calls: covered C other O": C the calls the drop-in should run itself (as
@@ -295,6 +302,111 @@ bytes(void)
 	tally(MPI_COMM_WORLD, 1, 0);
 }
 
+/* ---- vector ---- */
+
+/* Rank s's count to rank d: c everywhere, or (c < 0) counts that differ */
+static int
+vcount(int c, int s, int d)
+{
+	return c >= 0 ? c : (s + 2 * d) % 3 * 5 + 1;
+}
+
+/* displs[] for p blocks of counts[] elements: end to end from 0, or (gap)
+ * in reverse order with gap elements between; returns the elements the
+ * buffer needs. */
+static int
+vplace(const int *counts, int p, int gap, int *displs)
+{
+	int at = 0;
+	for (int k = 0; k < p; k++) {
+		int i = gap ? p - 1 - k : k;
+		displs[i] = at;
+		at += counts[i] + gap;
+	}
+	return at;
+}
+
+/* MPI_Allgatherv with c elements from every rank (c < 0: counts that
+ * differ), blocks placed end to end or not, in place or not */
+static void
+v_allgather(MPI_Comm comm, MPI_Datatype t, int c, int gap, int place)
+{
+	int r, p, counts[8], displs[8], check = as_bytes(t);
+	MPI_Aint lb, size;
+	MPI_Comm_rank(comm, &r);
+	MPI_Comm_size(comm, &p);
+	MPI_Type_get_extent(t, &lb, &size);
+	for (int i = 0; i < p; i++)
+		counts[i] = vcount(c, i, 0);
+	size_t e = (size_t)size, all = (size_t)vplace(counts, p, gap, displs) * e;
+	unsigned char *in = malloc((size_t)counts[r] * e + 1), *out = malloc(all + 1);
+	for (size_t i = 0; i < (size_t)counts[r] * e; i++)
+		in[i] = pattern(r, i);
+	memset(out, 0xee, all);
+	if (place)
+		memcpy(out + (size_t)displs[r] * e, in, (size_t)counts[r] * e);
+	MPI_Allgatherv(place ? MPI_IN_PLACE : in, counts[r], t, out, counts, displs, t, comm);
+	tally(comm, c >= 0 && check, 0);
+	for (int s = 0; s < p && check; s++) /* a type with gaps: only that MPI ran it */
+		for (size_t i = 0; i < (size_t)counts[s] * e; i++)
+			expect("allgatherv", out[(size_t)displs[s] * e + i] == pattern(s, i), (long)i);
+	for (int s = 0; s < p && gap && check; s++) /* the gaps as they were */
+		expect("allgatherv's gaps", out[(size_t)(displs[s] + counts[s]) * e] == 0xee, s);
+	free(in);
+	free(out);
+}
+
+/* MPI_Alltoallv: rank s sends vcount(c, s, d) elements to rank d; blocks
+ * end to end or not (both sides), in place (equal counts) or not */
+static void
+v_alltoall(MPI_Comm comm, MPI_Datatype t, int c, int gap, int place)
+{
+	int r, p, sc[8], sd[8], rc[8], rd[8], check = as_bytes(t);
+	MPI_Aint lb, size;
+	MPI_Comm_rank(comm, &r);
+	MPI_Comm_size(comm, &p);
+	MPI_Type_get_extent(t, &lb, &size);
+	for (int i = 0; i < p; i++) {
+		sc[i] = vcount(c, r, i);
+		rc[i] = vcount(c, i, r);
+	}
+	size_t e = (size_t)size, nin = (size_t)vplace(sc, p, gap, sd) * e,
+	       nout = (size_t)vplace(rc, p, gap, rd) * e;
+	unsigned char *in = malloc(nin + 1), *out = malloc(nout + 1);
+	memset(out, 0xee, nout);
+	for (int d = 0; d < p; d++) /* block d, to rank d */
+		for (size_t i = 0; i < (size_t)sc[d] * e; i++)
+			(place ? out + (size_t)rd[d] * e : in + (size_t)sd[d] * e)[i] = pattern(r * 8 + d, i);
+	MPI_Alltoallv(place ? MPI_IN_PLACE : in, sc, sd, t, out, rc, rd, t, comm);
+	tally(comm, c >= 0 && check, 0);
+	for (int s = 0; s < p && check; s++)
+		for (size_t i = 0; i < (size_t)rc[s] * e; i++)
+			expect("alltoallv", out[(size_t)rd[s] * e + i] == pattern(s * 8 + r, i), (long)i);
+	free(in);
+	free(out);
+}
+
+static void
+vector(void)
+{
+	const MPI_Datatype types[] = {MPI_CHAR, MPI_INT, MPI_DOUBLE, MPI_SHORT_INT};
+	static const int counts[] = {0, 1, 7, 1000, -1};
+	MPI_Comm half;
+	MPI_Comm_split(MPI_COMM_WORLD, me % 2, me, &half);
+	for (size_t k = 0; k < sizeof types / sizeof *types; k++)
+		for (size_t c = 0; c < sizeof counts / sizeof *counts; c++)
+			for (int way = 0; way < 4; way++) { /* gap, in place */
+				int gap = way & 1 ? 3 : 0, place = way >> 1 && counts[c] >= 0;
+				if (way >> 1 && !place)
+					continue;
+				v_allgather(MPI_COMM_WORLD, types[k], counts[c], gap, place);
+				v_alltoall(MPI_COMM_WORLD, types[k], counts[c], gap, place);
+				if (k == 0 && way == 1) /* no plan on 2 ranks */
+					v_allgather(half, types[k], counts[c], gap, place);
+			}
+	MPI_Comm_free(&half);
+}
+
 /* ---- osu ---- */
 
 /* Who runs a call of kind `name` of `size` bytes under the plan the drop-in
@@ -327,85 +439,130 @@ planned(const char *name, unsigned long long size)
 	return ours;
 }
 
-enum { OSU_WARMUP = 2, OSU_ITERS = 10 };
+enum { OSU_KINDS = 8 };
 
-/* One kind at one size: the slowest rank's mean time in us; every
+/* Kind k's call once, of size bytes (nccl-tests' size) on floats (the
+ * reducing kinds) or MPI_CHAR (OSU's default type): through the drop-in
+ * (MPI_) or straight to the MPI library (PMPI_, which the drop-in does
+ * not define). */
+static void
+osu_call(int kind, int lib, int size, unsigned char *in, unsigned char *out)
+{
+	int n = size / np, counts[8], displs[8];
+	for (int i = 0; i < np; i++) {
+		counts[i] = kind == 7 ? n / 4 : n;
+		displs[i] = i * n;
+	}
+	switch (kind * 2 + lib) {
+	case 0: MPI_Allreduce(in, out, size / 4, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD); break;
+	case 1: PMPI_Allreduce(in, out, size / 4, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD); break;
+	case 2: MPI_Reduce_scatter_block(in, out, n / 4, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD); break;
+	case 3: PMPI_Reduce_scatter_block(in, out, n / 4, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD); break;
+	case 4: MPI_Allgather(in, n, MPI_CHAR, out, n, MPI_CHAR, MPI_COMM_WORLD); break;
+	case 5: PMPI_Allgather(in, n, MPI_CHAR, out, n, MPI_CHAR, MPI_COMM_WORLD); break;
+	case 6: MPI_Alltoall(in, n, MPI_CHAR, out, n, MPI_CHAR, MPI_COMM_WORLD); break;
+	case 7: PMPI_Alltoall(in, n, MPI_CHAR, out, n, MPI_CHAR, MPI_COMM_WORLD); break;
+	case 8: MPI_Bcast(out, size, MPI_CHAR, 0, MPI_COMM_WORLD); break;
+	case 9: PMPI_Bcast(out, size, MPI_CHAR, 0, MPI_COMM_WORLD); break;
+	case 10: MPI_Allgatherv(in, n, MPI_CHAR, out, counts, displs, MPI_CHAR, MPI_COMM_WORLD); break;
+	case 11: PMPI_Allgatherv(in, n, MPI_CHAR, out, counts, displs, MPI_CHAR, MPI_COMM_WORLD); break;
+	case 12: MPI_Alltoallv(in, counts, displs, MPI_CHAR, out, counts, displs, MPI_CHAR, MPI_COMM_WORLD); break;
+	case 13: PMPI_Alltoallv(in, counts, displs, MPI_CHAR, out, counts, displs, MPI_CHAR, MPI_COMM_WORLD); break;
+	case 14: MPI_Reduce_scatter(in, out, counts, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD); break;
+	default: PMPI_Reduce_scatter(in, out, counts, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+	}
+}
+
+/* One kind at one size, through the drop-in (lib 0) or MPI's (1): the
+ * slowest rank's mean time in us (IMB's t_max, reduced by PMPI_Allreduce
+ * so that the drop-in's counts are the program's calls); every
  * iteration's result checked. */
 static double
-osu_one(int kind, int size, unsigned char *in, unsigned char *out, unsigned char *want)
+osu_one(int kind, int lib, int size, int warmup, int iters, unsigned char *in, unsigned char *out,
+        unsigned char *want)
 {
-	int n = size / np; /* per rank, for the kinds that split the size */
 	double sum = 0, worst = 0;
-	for (int it = -OSU_WARMUP; it < OSU_ITERS; it++) {
-		size_t bytes = kind == 1 ? (size_t)n : (size_t)size; /* the result to check */
+	/* the result to check: a rank's block of the reduce-scatters */
+	size_t bytes = kind == 1 || kind == 7 ? (size_t)(size / np) : (size_t)size;
+	for (int it = -warmup; it < iters; it++) {
 		memset(out, 0xee, (size_t)size + 64);
 		if (kind == 4)
 			memcpy(out, in, (size_t)size); /* the root's data; 0xee elsewhere */
 		MPI_Barrier(MPI_COMM_WORLD);
 		double t = MPI_Wtime();
-		switch (kind) {
-		case 0: MPI_Allreduce(in, out, size / 4, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD); break;
-		case 1: MPI_Reduce_scatter_block(in, out, n / 4, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD); break;
-		case 2: MPI_Allgather(in, n, MPI_CHAR, out, n, MPI_CHAR, MPI_COMM_WORLD); break;
-		case 3: MPI_Alltoall(in, n, MPI_CHAR, out, n, MPI_CHAR, MPI_COMM_WORLD); break;
-		default: MPI_Bcast(out, size, MPI_CHAR, 0, MPI_COMM_WORLD);
-		}
+		osu_call(kind, lib, size, in, out);
 		t = MPI_Wtime() - t;
 		if (it >= 0)
 			sum += t;
 		expect("osu", memcmp(out, want, bytes) == 0, kind * 100000 + size);
 	}
-	sum /= OSU_ITERS;
-	MPI_Allreduce(&sum, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+	sum /= iters;
+	PMPI_Allreduce(&sum, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
 	return worst * 1e6;
 }
 
+/* Kind k's inputs at size bytes, and what each rank must get. */
 static void
-osu(void)
+osu_data(int kind, int size, unsigned char *in, unsigned char *want)
 {
-	static const char *const names[] = {"AR", "RS", "AG", "A2A", "BC"};
-	static const char *const kinds[] = {"allreduce", "reduce_scatter_block", "allgather",
-	                                    "alltoall", "bcast"};
+	int n = size / np;
+	for (int i = 0; i < size; i++) {
+		if (kind <= 1 || kind == 7) { /* floats: rank r's element i is (r + 1) (i % 5) */
+			if (i % 4 == 0) {
+				/* a reduce-scatter: this rank's block starts at element me n / 4 */
+				float v = (float)((me + 1) * (i / 4 % 5)),
+				      w = (float)(np * (np + 1) / 2 * (((kind ? me * n / 4 : 0) + i / 4) % 5));
+				memcpy(in + i, &v, 4);
+				memcpy(want + i, &w, 4);
+			}
+		} else if (kind == 2 || kind == 5) {
+			in[i] = pattern(me, (size_t)i);
+			want[i] = pattern(i / n, (size_t)(i % n));
+		} else if (kind == 3 || kind == 6) {
+			in[i] = pattern(me * 8 + i / n, (size_t)i);
+			want[i] = pattern(i / n * 8 + me, (size_t)(me * n + i % n));
+		} else {
+			in[i] = me == 0 ? pattern(0, (size_t)i) : 0xee;
+			want[i] = pattern(0, (size_t)i);
+		}
+	}
+}
+
+/* osu [ITERS [ROUNDS [WARMUP]]]: every kind the drop-in takes at 64 B,
+ * 4 KiB and 64 KiB, through the drop-in and straight to MPI's, in turn
+ * ROUNDS times (each way's best round), WARMUP calls and ITERS iterations
+ * each (default 10, 2 and 2). */
+static void
+osu(int iters, int rounds, int warmup)
+{
+	static const char *const names[OSU_KINDS] = {"AR", "RS", "AG", "A2A", "BC", "AG", "A2A", "RS"};
+	static const char *const kinds[OSU_KINDS] = {"allreduce", "reduce_scatter_block",
+	                                             "allgather", "alltoall", "bcast", "allgatherv",
+	                                             "alltoallv", "reduce_scatter"};
 	static const int sizes[] = {64, 4096, 65536};
 	size_t cap = 65536 + 64;
 	unsigned char *in = malloc(cap), *out = malloc(cap), *want = malloc(cap);
 	if (me == 0)
-		printf("# %-22s %10s %12s   (%d ranks, %d warm-up, %d iterations, the slowest rank's "
-		       "mean)\n", "collective", "size (B)", "time (us)", np, OSU_WARMUP, OSU_ITERS);
-	for (int kind = 0; kind < 5; kind++)
+		printf("# %d ranks; %d warm-up calls, %d iterations, the slowest rank's mean, best of %d "
+		       "rounds\n# %-20s %9s %12s %12s %7s %s\n", np, warmup, iters, rounds,
+		       "collective", "size (B)", "drop-in (us)", "MPI (us)", "ratio", "plan");
+	for (int kind = 0; kind < OSU_KINDS; kind++)
 		for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
-			int size = sizes[z], n = size / np;
-			for (int i = 0; i < size; i++) { /* inputs and what each rank must get */
-				if (kind <= 1) { /* floats: rank r's element i is (r + 1) (i % 5) */
-					if (i % 4 == 0) {
-						/* reduce-scatter: this rank's block starts at element me n / 4 */
-						float v = (float)((me + 1) * (i / 4 % 5)),
-						      w = (float)(np * (np + 1) / 2 * (((kind ? me * n / 4 : 0) + i / 4) % 5));
-						memcpy(in + i, &v, 4);
-						memcpy(want + i, &w, 4);
-					}
-				} else if (kind == 2) {
-					in[i] = pattern(me, (size_t)i);
-					want[i] = pattern(i / n, (size_t)(i % n));
-				} else if (kind == 3) {
-					in[i] = pattern(me * 8 + i / n, (size_t)i);
-					want[i] = pattern(i / n * 8 + me, (size_t)(me * n + i % n));
-				} else {
-					in[i] = me == 0 ? pattern(0, (size_t)i) : 0xee;
-					want[i] = pattern(0, (size_t)i);
+			int size = sizes[z], ours = planned(names[kind], (unsigned long long)size);
+			double best[2] = {1e30, 1e30};
+			osu_data(kind, size, in, want);
+			for (int r = 0; r < rounds; r++)
+				for (int lib = 0; lib < 2; lib++) {
+					double us = osu_one(kind, lib, size, warmup, iters, in, out, want);
+					best[lib] = us < best[lib] ? us : best[lib];
 				}
-			}
-			double us = osu_one(kind, size, in, out, want);
 			if (me == 0)
-				printf("  %-22s %10d %12.2f\n", kinds[kind], size, us);
-			if (planned(names[kind], (unsigned long long)size))
-				covered += OSU_WARMUP + OSU_ITERS;
+				printf("  %-20s %9d %12.2f %12.2f %7.2f %s\n", kinds[kind], size, best[0], best[1],
+				       best[0] / best[1], ours ? "collc" : "mpi");
+			if (ours)
+				covered += rounds * (warmup + iters);
 			else
-				other += OSU_WARMUP + OSU_ITERS;
-			if (planned("AR", sizeof(double))) /* the slowest rank's time: an allreduce */
-				covered++;
-			else
-				other++;
+				other += rounds * (warmup + iters);
 		}
 	free(in);
 	free(out);
@@ -468,11 +625,14 @@ main(int argc, char **argv)
 		threads(provided);
 	else if (strcmp(what, "bytes") == 0)
 		bytes();
+	else if (strcmp(what, "vector") == 0)
+		vector();
 	else if (strcmp(what, "osu") == 0)
-		osu();
+		osu(argc > 2 && atoi(argv[2]) > 0 ? atoi(argv[2]) : 10,
+		    argc > 3 && atoi(argv[3]) > 0 ? atoi(argv[3]) : 2, argc > 4 ? atoi(argv[4]) : 2);
 	else {
 		if (me == 0)
-			fprintf(stderr, "usage: hostile big|finalize|session|threads|bytes|osu\n");
+			fprintf(stderr, "usage: hostile big|finalize|session|threads|bytes|vector|osu [ITERS [ROUNDS [WARMUP]]]\n");
 		MPI_Finalize();
 		return 2;
 	}

@@ -26,7 +26,7 @@ static const struct {
 	{"backends/mpi/runtime.c", "collc_lib_closed",
 	 "MPI_Finalize has begun: finalize is the process's, and the intercepted calls carry no "
 	 "context of the drop-in's"},
-	{"backends/mpi/runtime.c", "collc_cal",
+	{"backends/mpi/lib.c", "collc_cal",
 	 "the calibrated plan (COLLC_MPI_PLAN) the drop-in follows, read once per process: the "
 	 "intercepted MPI calls carry no context of the drop-in's"},
 };

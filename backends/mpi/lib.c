@@ -1,0 +1,520 @@
+/*
+ * lib.c: what a library of the mpi-lib target adds to the interpreter
+ * (backends/mpi/runtime.c), embedded into collc at build time like it.
+ * backends/to_mpi_lib.c writes, after the schedules, the lines between the
+ * "---- the library ----" markers (a plan entry's type, the lookup of the
+ * entry a call matches, the counts' report), after the plan the lines
+ * between the "---- the calibration ----" markers (measuring each entry
+ * against the MPI library's collective, following what was measured), and
+ * then those between the "---- the v variants ----" markers (MPI_Allgatherv
+ * and MPI_Alltoallv with equal counts as the plan's allgather and alltoall).
+ * What they need before them: the runtime's shared part and communicator,
+ * and for the calibration and the v variants COLLC_MPI (MPI_ or PMPI_).
+ *
+ * Compiled alone (make mpi-runtime-check), the runtime above it stands in
+ * for a schedule and the check at the end uses every function.
+ */
+#include "runtime.c"
+
+/* ---- the library ---- */
+
+/* What a library of the mpi-lib target adds once (backends/to_mpi_lib.c writes
+ * the interpreter above once per schedule, its names renamed, and the plan,
+ * entry points and dispatchers after this): choosing a plan entry for a
+ * call, and the counts' report. */
+enum { COLLC_K_ALLREDUCE, COLLC_K_REDUCE_SCATTER, COLLC_K_ALLGATHER, COLLC_K_ALLTOALL,
+       COLLC_K_BCAST, COLLC_K_REDUCE };
+
+/* A plan entry: calls of `kind` on communicators of nrank ranks (to `root`
+ * for bcast and reduce, else -1) whose size in bytes (nccl-tests': the whole
+ * vector of allreduce, reduce-scatter and allgather, a rank's whole buffer
+ * of alltoall, the vector of bcast and reduce) lies in [lo, hi) run schedule
+ * `sched` (an index into the file's schedules). */
+typedef struct { int kind, nrank, root; unsigned long long lo, hi; int sched; } collc_entry;
+
+/* Whether the library may run a schedule now, or must pass every call to
+ * MPI: MPI initialized the world way (MPI_Init: a program of MPI-4 sessions
+ * alone has no MPI_COMM_SELF for the library's attributes), not finalizing,
+ * and calls never concurrent (below MPI_THREAD_MULTIPLE: a schedule keeps
+ * its plan and scratch space from call to call). Asked at every call: a
+ * few loads in the MPI, nothing kept that threads would share. */
+static int collc_lib_usable(void)
+{
+	int init = 0, fin = 1, level = MPI_THREAD_MULTIPLE;
+	if (collc_lib_closed || MPI_Initialized(&init) != MPI_SUCCESS || !init ||
+	    MPI_Finalized(&fin) != MPI_SUCCESS || fin)
+		return 0;
+	return MPI_Query_thread(&level) == MPI_SUCCESS && level != MPI_THREAD_MULTIPLE;
+}
+
+/* The first of the plan's n entries that a call matches, or -1: it is then
+ * MPI's. Everything looked at is the same at every rank of a call (MPI
+ * requires it), so every rank makes the same choice. op: MPI_OP_NULL for
+ * the kinds without one, which move any predefined contiguous type as
+ * bytes; root: -1 for the kinds without one. *bytes: the call's size. A
+ * call whose working buffer passes INT_MAX bytes is MPI's: one message of
+ * the schedule could then pass MPI's int count, which the schedule would
+ * find only at that round, with other ranks already waiting. */
+static int collc_lib_pick(const collc_entry *plan, int n, int kind, MPI_Comm comm, int count,
+                          MPI_Datatype type, MPI_Op op, int root, unsigned long long *bytes)
+{
+	int size, inter, type_kind, op_kind;
+	size_t esize;
+	*bytes = 0;
+	if (!collc_lib_usable() || comm == MPI_COMM_NULL || count < 0)
+		return -1;
+	if (op == MPI_OP_NULL ? collc_bytes_type(type, &esize) != MPI_SUCCESS
+	                      : collc_type(type, &type_kind, &esize) != MPI_SUCCESS ||
+	                            collc_opkind(op, &op_kind) != MPI_SUCCESS)
+		return -1;
+	if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
+		return -1;
+	MPI_Comm_size(comm, &size);
+	*bytes = (unsigned long long)count * esize;
+	if (kind == COLLC_K_REDUCE_SCATTER || kind == COLLC_K_ALLGATHER || kind == COLLC_K_ALLTOALL)
+		*bytes *= (unsigned long long)size;
+	if ((kind == COLLC_K_ALLTOALL ? *bytes * (unsigned long long)size : *bytes) > INT_MAX)
+		return -1;
+	for (int e = 0; e < n; e++)
+		if (plan[e].kind == kind && plan[e].nrank == size && plan[e].root == root &&
+		    plan[e].lo <= *bytes && *bytes < plan[e].hi)
+			return e;
+	return -1;
+}
+
+/* A schedule's result as MPI gives it: a failure goes through comm's error
+ * handler (MPI_ERRORS_ARE_FATAL aborts, as MPI's own collective would),
+ * then returns. */
+static int collc_lib_result(MPI_Comm comm, int rc)
+{
+	if (rc != MPI_SUCCESS)
+		MPI_Comm_call_errhandler(comm, rc);
+	return rc;
+}
+
+/* With COLLC_MPI_REPORT set in the environment, one line per rank on
+ * stderr: the calls each entry point ran and those passed to MPI (the
+ * drop-in prints it at MPI_Finalize, where an unmodified program cannot ask). */
+static void collc_lib_report(const char *lib, int nsched, const char *const *names,
+                             const long long *ran, long long passed)
+{
+	if (!getenv("COLLC_MPI_REPORT"))
+		return;
+	char line[1024];
+	int me = -1, n;
+	MPI_Comm_rank(MPI_COMM_WORLD, &me);
+	n = snprintf(line, sizeof line, "%s: rank %d: ran", lib, me);
+	for (int i = 0; i < nsched && n > 0 && (size_t)n < sizeof line; i++)
+		n += snprintf(line + n, sizeof line - (size_t)n, " %s %lld", names[i], ran[i]);
+	if (n > 0 && (size_t)n < sizeof line)
+		snprintf(line + n, sizeof line - (size_t)n, "; passed to MPI %lld\n", passed);
+	fputs(line, stderr);
+}
+/* ---- end of the library ---- */
+
+/* ---- the calibration ---- */
+
+/* What a library adds after its plan (it needs the plan's COLLC_MPI):
+ * measuring each entry's schedule against MPI's own collective on this
+ * machine, and following what was measured (docs/mpi.md, Calibration).
+ * try(e, ours, in, out, count, comm) makes entry e's call once, with its
+ * schedule (ours) or MPI's collective, on float (the reducing kinds) or
+ * byte elements. */
+typedef int (*collc_try_fn)(int e, int ours, void *in, void *out, int count, MPI_Comm comm);
+
+enum { COLLC_CAL_ROWS = 4096, COLLC_CAL_WARMUP = 2, COLLC_CAL_ROUNDS = 3 };
+
+/* A range of an entry's sizes and who runs it: 1 the schedule, 0 MPI. */
+typedef struct { int entry, ours; unsigned long long lo, hi; } collc_cal_row;
+
+/* The plan followed (COLLC_MPI_PLAN): its rows, or none read yet (-1);
+ * a file that cannot be followed makes every covered call MPI's (-2). */
+static struct {
+	int n;
+	collc_cal_row row[COLLC_CAL_ROWS];
+} collc_cal = {-1, {{0, 0, 0, 0}}};
+
+static int collc_cal_reduces(int kind)
+{
+	return kind == COLLC_K_ALLREDUCE || kind == COLLC_K_REDUCE_SCATTER || kind == COLLC_K_REDUCE;
+}
+
+/* The bytes that one element of a call's count stands for at this size
+ * (elements of 4 bytes or 1, times the ranks for the kinds whose size is
+ * every rank's). */
+static unsigned long long collc_cal_unit(int kind, int p)
+{
+	unsigned long long u = collc_cal_reduces(kind) ? 4 : 1;
+	if (kind == COLLC_K_REDUCE_SCATTER || kind == COLLC_K_ALLGATHER || kind == COLLC_K_ALLTOALL)
+		u *= (unsigned long long)p;
+	return u;
+}
+
+/* The slowest rank's mean time of one call, in seconds (as IMB's t_max):
+ * warm-up calls first, each call from a barrier. */
+static double collc_cal_time(collc_try_fn f, int e, int ours, void *in, void *out, int count,
+                             MPI_Comm comm, int iters)
+{
+	double sum = 0, worst = 0;
+	for (int i = -COLLC_CAL_WARMUP; i < iters; i++) {
+		COLLC_MPI(Barrier)(comm);
+		double t = MPI_Wtime();
+		f(e, ours, in, out, count, comm);
+		if (i >= 0)
+			sum += MPI_Wtime() - t;
+	}
+	sum /= iters;
+	COLLC_MPI(Allreduce)(&sum, &worst, 1, MPI_DOUBLE, MPI_MAX, comm);
+	return worst;
+}
+
+/* Entry e's sizes from lo up to max, each a power of 4 times the unit
+ * (every size of [lo, hi) below the first is the first's), measured both
+ * ways in turn COLLC_CAL_ROUNDS times, one row a size to rank 0's out. A
+ * way's time is its best round; the noise is the larger of the two ways'
+ * spreads over their rounds (slowest / best - 1), and the schedule runs a
+ * size only when it was faster by more than that: within the noise, the
+ * MPI library's own. The rows end at hi; a range with no size to measure
+ * is MPI's. iters: iterations a round (0: 20, 5 from 64 KiB). */
+static int collc_cal_entry(FILE *out, const collc_entry *x, int e, const char *name,
+                           collc_try_fn f, unsigned long long max, int iters, MPI_Comm comm)
+{
+	int p;
+	MPI_Comm_size(comm, &p);
+	unsigned long long unit = collc_cal_unit(x->kind, p), s = unit;
+	while (s < x->lo || s < 64)
+		s *= 4;
+	if (s >= x->hi || s > max || s / unit > INT_MAX) {
+		if (out)
+			fprintf(out, "%d %llu %llu mpi %s: no size to measure\n", e, x->lo, x->hi, name);
+		return MPI_SUCCESS;
+	}
+	size_t cap = (size_t)(max < x->hi ? max : x->hi) * 2 + 64;
+	char *in = malloc(cap), *buf = malloc(cap);
+	int have = in && buf, all = 0; /* every rank goes on, or none: no rank waits alone */
+	COLLC_MPI(Allreduce)(&have, &all, 1, MPI_INT, MPI_MIN, comm);
+	if (!all) {
+		free(in);
+		free(buf);
+		return MPI_ERR_NO_MEM;
+	}
+	memset(in, 1, cap); /* small floats: no overflow, no denormals */
+	for (unsigned long long lo = x->lo; s < x->hi && s <= max; s *= 4) {
+		int count = (int)(s / unit), n = iters > 0 ? iters : s <= 65536 ? 20 : 5;
+		double best[2] = {1e30, 1e30}, worst[2] = {0, 0}, noise = 0;
+		for (int r = 0; r < COLLC_CAL_ROUNDS; r++)
+			for (int ours = 0; ours < 2; ours++) {
+				double v = collc_cal_time(f, e, ours, in, buf, count, comm, n);
+				best[ours] = v < best[ours] ? v : best[ours];
+				worst[ours] = v > worst[ours] ? v : worst[ours];
+			}
+		for (int ours = 0; ours < 2; ours++)
+			if (best[ours] > 0 && worst[ours] / best[ours] - 1 > noise)
+				noise = worst[ours] / best[ours] - 1;
+		unsigned long long hi = s * 4 < x->hi && s * 4 <= max ? s * 4 : x->hi;
+		if (out)
+			fprintf(out, "%d %llu %llu %s %s: %llu B collc %.2f us MPI %.2f us noise %.1f %%\n", e,
+			        lo, hi, best[1] * (1 + noise) < best[0] ? "collc" : "mpi", name, s,
+			        best[1] * 1e6, best[0] * 1e6, noise * 100);
+		lo = hi;
+	}
+	free(in);
+	free(buf);
+	return MPI_SUCCESS;
+}
+
+/* Measures every entry of comm's size and writes the plan to follow to
+ * path (rank 0). Every rank gets the same times (the slowest rank's), so
+ * the rows are the same everywhere. */
+static int collc_lib_calibrate(const char *lib, const collc_entry *plan, int n,
+                               const char *const *names, collc_try_fn f, MPI_Comm comm,
+                               const char *path, unsigned long long max)
+{
+	int p, me, rc = MPI_SUCCESS;
+	MPI_Comm_size(comm, &p);
+	MPI_Comm_rank(comm, &me);
+	if (max > (1ULL << 30)) /* 1 GiB: what a calibration on one machine can hold */
+		max = 1ULL << 30;
+	FILE *out = me == 0 ? fopen(path, "w") : NULL;
+	/* rank 0's word for every rank: {opened, iterations} */
+	const char *it = getenv("COLLC_MPI_CALIBRATE_ITERS");
+	int say[2] = {me != 0 || out != NULL, it ? atoi(it) : 0};
+	COLLC_MPI(Bcast)(say, 2, MPI_INT, 0, comm);
+	int opened = say[0], iters = say[1] > 0 && say[1] <= 1000 ? say[1] : 0;
+	if (!opened) {
+		if (me == 0)
+			fprintf(stderr, "%s: cannot write the calibration to %s\n", lib, path);
+		return MPI_ERR_FILE;
+	}
+	if (out)
+		fprintf(out, "# %s: %d entries; %d ranks; times: the slowest rank's mean, best of %d "
+		        "rounds (%d warm-up calls each); noise: the rounds' spread; who: collc where "
+		        "faster by more than the noise; entry lo hi (bytes) who\n",
+		        lib, n, p, COLLC_CAL_ROUNDS, COLLC_CAL_WARMUP);
+	for (int e = 0; e < n && rc == MPI_SUCCESS; e++)
+		if (plan[e].nrank == p && plan[e].root < p)
+			rc = collc_cal_entry(out, &plan[e], e, names[plan[e].sched], f, max, iters,
+			                     comm);
+	if (out && fclose(out) != 0)
+		rc = MPI_ERR_FILE;
+	return rc;
+}
+
+/* Reads the plan to follow from path: -2 (every covered call MPI's, with
+ * a word on stderr) when it is not the calibration of this library. */
+static int collc_cal_read(const char *lib, int n, const char *path)
+{
+	FILE *in = fopen(path, "r");
+	char line[512], want[128];
+	int rows = 0, ok = in != NULL;
+	snprintf(want, sizeof want, "# %s: %d entries;", lib, n);
+	if (ok)
+		ok = fgets(line, sizeof line, in) && strncmp(line, want, strlen(want)) == 0;
+	while (ok && fgets(line, sizeof line, in)) {
+		collc_cal_row r;
+		char who[8];
+		if (rows == COLLC_CAL_ROWS ||
+		    sscanf(line, "%d %llu %llu %7s", &r.entry, &r.lo, &r.hi, who) != 4 || r.entry < 0 ||
+		    r.entry >= n || (strcmp(who, "collc") != 0 && strcmp(who, "mpi") != 0))
+			ok = 0;
+		r.ours = strcmp(who, "collc") == 0;
+		if (ok)
+			collc_cal.row[rows++] = r;
+	}
+	if (in)
+		fclose(in);
+	if (!ok)
+		fprintf(stderr, "%s: %s is not a calibration of this library (docs/mpi.md): every call "
+		        "is MPI's\n", lib, path);
+	return ok ? rows : -2;
+}
+
+/* The plan to follow, read once: its rows, -2 (a file that is not this
+ * library's calibration: every covered call MPI's) or -3 (COLLC_MPI_PLAN
+ * unset: every entry its schedule). */
+static int collc_cal_load(const char *lib, int n)
+{
+	if (collc_cal.n == -1) {
+		const char *path = getenv("COLLC_MPI_PLAN");
+		collc_cal.n = path ? collc_cal_read(lib, n, path) : -3;
+	}
+	return collc_cal.n;
+}
+
+/* Entry e for a call of `bytes`, as the plan to follow says: e, or -1
+ * where MPI measured faster or nothing was measured. */
+static int collc_lib_follow(const char *lib, int n, int e, unsigned long long bytes)
+{
+	if (e < 0 || collc_cal_load(lib, n) == -3)
+		return e;
+	for (int i = 0; i < collc_cal.n; i++)
+		if (collc_cal.row[i].entry == e && collc_cal.row[i].lo <= bytes &&
+		    bytes < collc_cal.row[i].hi)
+			return collc_cal.row[i].ours ? e : -1;
+	return -1;
+}
+
+/* Whether some size of a call of `kind` on p ranks may run a schedule: an
+ * entry for it, and a row of it saying collc in the plan followed. */
+static inline int collc_cal_may(const char *lib, const collc_entry *plan, int n, int kind, int p)
+{
+	int rows = collc_cal_load(lib, n);
+	for (int e = 0; e < n; e++) {
+		if (plan[e].kind != kind || plan[e].nrank != p)
+			continue;
+		if (rows == -3)
+			return 1;
+		for (int i = 0; i < rows; i++)
+			if (collc_cal.row[i].entry == e && collc_cal.row[i].ours)
+				return 1;
+	}
+	return 0;
+}
+/* ---- end of the calibration ---- */
+
+/* ---- the v variants ---- */
+
+/* MPI_Allgatherv and MPI_Alltoallv whose counts are all one n are the
+ * plan's allgather and alltoall of n elements a block; the displacements
+ * are this rank's alone (MPI lets each rank place its blocks), so blocks
+ * not end to end go through a buffer of the whole output. Anything else is
+ * MPI's. An entry point of the allgather and alltoall schedules: */
+typedef int (*collc_move_fn)(const void *sendbuf, size_t sendcount, MPI_Datatype sendtype,
+                             void *recvbuf, size_t recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+
+/* The count all p of counts[] hold, or -1. */
+static inline int collc_v_count(const int *counts, int p)
+{
+	if (!counts || p <= 0 || counts[0] < 0)
+		return -1;
+	for (int i = 1; i < p; i++)
+		if (counts[i] != counts[0])
+			return -1;
+	return counts[0];
+}
+
+/* Whether displs[] put p blocks of n elements end to end from 0. */
+static inline int collc_v_packed(const int *displs, int p, int n)
+{
+	for (int i = 0; i < p; i++)
+		if ((long long)displs[i] != (long long)i * n)
+			return 0;
+	return 1;
+}
+
+/* Allgatherv's entry, or -1 (MPI's): recvcounts are the same at every rank
+ * (MPI requires it), so every rank chooses alike with no message. *n: the
+ * count. */
+static inline int collc_v_allgather_pick(const collc_entry *plan, int nentry, const void *sendbuf,
+                                         int sendcount, MPI_Datatype sendtype,
+                                         const int *recvcounts, MPI_Datatype recvtype,
+                                         MPI_Comm comm, int *n, unsigned long long *bytes)
+{
+	int p, inter;
+	*bytes = 0;
+	*n = -1;
+	if (!collc_lib_usable() || comm == MPI_COMM_NULL ||
+	    MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter ||
+	    MPI_Comm_size(comm, &p) != MPI_SUCCESS)
+		return -1;
+	int c = collc_v_count(recvcounts, p);
+	if (c < 0 || (sendbuf != MPI_IN_PLACE && (sendcount != c || sendtype != recvtype)))
+		return -1;
+	*n = c;
+	return collc_lib_pick(plan, nentry, COLLC_K_ALLGATHER, comm, c, recvtype, MPI_OP_NULL, -1,
+	                      bytes);
+}
+
+/* Alltoallv's entry, or -1 (MPI's). Each rank sees only its own counts,
+ * which can be all equal at one rank and not at another, so the ranks
+ * agree (an allreduce of two numbers on comm) where the plan, and the
+ * calibration followed, could run a schedule on comm's size at all. */
+static inline int collc_v_alltoall_pick(const char *lib, const collc_entry *plan, int nentry,
+                                        const void *sendbuf, const int *sendcounts,
+                                        MPI_Datatype sendtype, const int *recvcounts,
+                                        MPI_Datatype recvtype, MPI_Comm comm, int *n,
+                                        unsigned long long *bytes)
+{
+	int p, inter, e = -1;
+	*bytes = 0;
+	*n = -1;
+	if (!collc_lib_usable() || comm == MPI_COMM_NULL ||
+	    MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter ||
+	    MPI_Comm_size(comm, &p) != MPI_SUCCESS ||
+	    !collc_cal_may(lib, plan, nentry, COLLC_K_ALLTOALL, p))
+		return -1;
+	int c = collc_v_count(recvcounts, p);
+	if (c >= 0 && (sendbuf == MPI_IN_PLACE ||
+	               (collc_v_count(sendcounts, p) == c && sendtype == recvtype)))
+		e = collc_lib_pick(plan, nentry, COLLC_K_ALLTOALL, comm, c, recvtype, MPI_OP_NULL, -1,
+		                   bytes);
+	/* the least of every rank's bytes and of their negatives: all equal
+	 * when the one is minus the other; a rank that cannot gives -1 */
+	long long mine[2] = {e >= 0 ? (long long)*bytes : -1, e >= 0 ? -(long long)*bytes : 0},
+	          least[2];
+	if (COLLC_MPI(Allreduce)(mine, least, 2, MPI_LONG_LONG, MPI_MIN, comm) != MPI_SUCCESS ||
+	    least[0] < 0 || least[0] != -least[1])
+		return -1;
+	*n = c;
+	return e;
+}
+
+/* The allgather of n elements a rank by schedule f, each rank's block put
+ * at displs[] (elements of type) in recvbuf. */
+static inline int collc_v_allgather(collc_move_fn f, const void *sendbuf, void *recvbuf, int n,
+                                    const int *displs, MPI_Datatype type, MPI_Comm comm)
+{
+	int p, me;
+	size_t esize = 1;
+	MPI_Comm_size(comm, &p);
+	MPI_Comm_rank(comm, &me);
+	collc_bytes_type(type, &esize);
+	if (collc_v_packed(displs, p, n))
+		return f(sendbuf, (size_t)n, type, recvbuf, (size_t)n, type, comm);
+	size_t block = (size_t)n * esize;
+	char *all = malloc((size_t)p * block + 1), *out = recvbuf;
+	if (!all)
+		return MPI_ERR_NO_MEM;
+	memcpy(all + (size_t)me * block,
+	       sendbuf == MPI_IN_PLACE ? out + (long long)displs[me] * (long long)esize : sendbuf, block);
+	int rc = f(MPI_IN_PLACE, (size_t)n, type, all, (size_t)n, type, comm);
+	for (int i = 0; i < p && rc == MPI_SUCCESS; i++)
+		memmove(out + (long long)displs[i] * (long long)esize, all + (size_t)i * block, block);
+	free(all);
+	return rc;
+}
+
+/* The alltoall of n elements a block by schedule f, the blocks sent taken
+ * from sdispls[] (MPI_IN_PLACE: recvbuf's at rdispls[]) and those received
+ * put at rdispls[]. */
+static inline int collc_v_alltoall(collc_move_fn f, const void *sendbuf, const int *sdispls,
+                                   void *recvbuf, const int *rdispls, int n, MPI_Datatype type,
+                                   MPI_Comm comm)
+{
+	int p;
+	size_t esize = 1;
+	MPI_Comm_size(comm, &p);
+	collc_bytes_type(type, &esize);
+	int place = sendbuf == MPI_IN_PLACE;
+	if (collc_v_packed(rdispls, p, n) && (place || collc_v_packed(sdispls, p, n)))
+		return f(sendbuf, (size_t)n, type, recvbuf, (size_t)n, type, comm);
+	const char *in = place ? recvbuf : sendbuf;
+	const int *from = place ? rdispls : sdispls;
+	size_t block = (size_t)n * esize;
+	char *all = malloc((size_t)p * block + 1), *out = recvbuf;
+	if (!all)
+		return MPI_ERR_NO_MEM;
+	for (int i = 0; i < p; i++)
+		memcpy(all + (size_t)i * block, in + (long long)from[i] * (long long)esize, block);
+	int rc = f(MPI_IN_PLACE, (size_t)n, type, all, (size_t)n, type, comm);
+	for (int i = 0; i < p && rc == MPI_SUCCESS; i++)
+		memmove(out + (long long)rdispls[i] * (long long)esize, all + (size_t)i * block, block);
+	free(all);
+	return rc;
+}
+/* ---- end of the v variants ---- */
+
+/* Alone, a caller uses every function above (not written into programs). */
+int collc_lib_check(void *work, size_t count, const int *counts, const int *displs, MPI_Comm comm);
+
+static int collc_check_try(int e, int ours, void *in, void *out, int count, MPI_Comm comm)
+{
+	(void)e;
+	(void)ours;
+	return MPI_Allreduce(in, out, count, MPI_FLOAT, MPI_SUM, comm);
+}
+
+/* stands in for an allgather or alltoall schedule */
+static int collc_check_move(const void *sendbuf, size_t sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, size_t recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+	return MPI_Alltoall(sendbuf, (int)sendcount, sendtype, recvbuf, (int)recvcount, recvtype, comm);
+}
+
+int
+collc_lib_check(void *work, size_t count, const int *counts, const int *displs, MPI_Comm comm)
+{
+	static const collc_entry plan[2] = {{COLLC_K_ALLREDUCE, NRANK, -1, 0, ~0ULL, 0},
+	                                    {COLLC_K_ALLTOALL, NRANK, -1, 0, ~0ULL, 0}};
+	static const char *const names[1] = {"AR"};
+	long long ran[1] = {0};
+	int n, rc;
+	unsigned long long bytes;
+	if (getenv("COLLC_MPI_CALIBRATE"))
+		return collc_lib_calibrate("check", plan, 2, names, collc_check_try, comm,
+		                           getenv("COLLC_MPI_CALIBRATE"), 1 << 20);
+	int e = collc_lib_pick(plan, 2, COLLC_K_ALLREDUCE, comm, (int)count, MPI_FLOAT, MPI_SUM, -1,
+	                       &bytes);
+	if (collc_lib_follow("check", 2, e, bytes) < 0)
+		return collc_lib_result(comm, MPI_ERR_COMM);
+	rc = collc_runtime_check(work, count, comm);
+	ran[0] += rc == MPI_SUCCESS;
+	if (collc_v_allgather_pick(plan, 2, work, 1, MPI_BYTE, counts, MPI_BYTE, comm, &n, &bytes) >= 0)
+		rc = collc_v_allgather(collc_check_move, MPI_IN_PLACE, work, n, displs, MPI_BYTE, comm);
+	if (collc_v_alltoall_pick("check", plan, 2, work, counts, MPI_BYTE, counts, MPI_BYTE, comm, &n,
+	                          &bytes) >= 0)
+		rc = collc_v_alltoall(collc_check_move, MPI_IN_PLACE, displs, work, displs, n, MPI_BYTE,
+		                      comm);
+	collc_lib_report("check", 1, names, ran, 0);
+	return rc;
+}
