@@ -303,6 +303,7 @@ main(int argc, char **argv)
 		{.pName = "hash", .pTests = hash_tests},
 		{.pName = "flow", .pTests = flow_tests},
 		{.pName = "cutbound", .pTests = cutbound_tests},
+		{.pName = "a2abound", .pTests = a2abound_tests},
 		{.pName = "packing", .pTests = packing_tests},
 		{.pName = "model", .pTests = model_tests},
 		{.pName = "diag", .pTests = diag_tests},
