@@ -199,7 +199,7 @@ enum {
  * A2A_REFINE times it, down to A2A_EPS_MIN (docs/algorithms.md) */
 #define A2A_GAP 0.01
 #define A2A_EPS0 0.1
-#define A2A_REFINE 1.5
+#define A2A_REFINE 1.2
 #define A2A_EPS_MIN 0.001
 #define MAX_SIM_SECONDS 4611686.018427388
 

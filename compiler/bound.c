@@ -307,16 +307,23 @@ bound_json(BoundCache *cache, const Sched *s, FILE *out)
 	}
 	if (s->kind == CK_ALLTOALL) {
 		fprintf(out, "{\"busbw_GBps\": %.17g, \"achievable_busbw_GBps\": %.17g, "
-		             "\"pair_bps\": [%.17g, %.17g], \"phases\": %d, \"closed_form\": %s}",
+		             "\"pair_bps\": [%.17g, %.17g], \"phases\": %d, \"closed_form\": %s, "
+		             "\"cut_bps\": %lld, \"cut_ranks\": %d, \"cut\": ",
 		        b.busbw / 1e9, b.achievable / 1e9, b.a2a.lo, b.a2a.hi, b.a2a.phases,
-		        b.a2a.closed ? "true" : "false");
-		return;
+		        b.a2a.closed ? "true" : "false", (long long)b.bound.cut_bw, b.bound.cut_ranks);
+		if (!b.bound.cut) {
+			fputs("null}", out);
+			return;
+		}
+	} else {
+		fprintf(out, "{\"busbw_GBps\": %.17g, \"achievable_busbw_GBps\": %.17g, "
+		             "\"gossip\": %s, \"rate_bps\": [%lld, %lld], \"cut_bps\": %lld, "
+		             "\"cut_ranks\": %d, \"cut\": ",
+		        b.busbw / 1e9, b.achievable / 1e9, b.gossip ? "true" : "false",
+		        (long long)b.bound.rate.num, (long long)b.bound.rate.den,
+		        (long long)b.bound.cut_bw, b.bound.cut_ranks);
 	}
-	fprintf(out, "{\"busbw_GBps\": %.17g, \"achievable_busbw_GBps\": %.17g, \"gossip\": %s, "
-	             "\"rate_bps\": [%lld, %lld], \"cut_bps\": %lld, \"cut_ranks\": %d, \"cut\": [",
-	        b.busbw / 1e9, b.achievable / 1e9, b.gossip ? "true" : "false",
-	        (long long)b.bound.rate.num, (long long)b.bound.rate.den, (long long)b.bound.cut_bw,
-	        b.bound.cut_ranks);
+	fputs("[", out);
 	for (int v = 0, k = 0; v < s->topo->nnode; v++)
 		if (b.bound.cut[v])
 			fprintf(out, "%s%d", k++ ? ", " : "", v);
