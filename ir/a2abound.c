@@ -7,7 +7,8 @@
  * ranks' nodes (a node's ranks count with their number).
  * Establishes: an interval [lo, hi] holding lambda*, the rate every ordered
  * pair of ranks can be given at once (bits/s per pair), with hi/lo at most
- * 1 + A2A_GAP when the phases allowed by MAX_A2A_WORK reach it. Both ends
+ * 1 + A2A_GAP when A2A_PHASES phases reach it (else the interval reached;
+ * a network past MAX_A2A_WORK is refused before any). Both ends
  * are certificates computed from what they certify, not from the
  * algorithm's theory:
  *   lo  a flow: every pair routed sum_t scale_t times its demand, divided by
@@ -305,7 +306,10 @@ a2abound_work(const CutNet *n)
 	int nsrc = 0;
 	unsigned char *seen = xcalloc((size_t)n->nnode + 1, 1);
 	for (int r = 0; r < n->nrank; r++)
-		nsrc += !seen[n->rank_node[r]]++;
+		if (!seen[n->rank_node[r]]) {
+			seen[n->rank_node[r]] = 1;
+			nsrc++;
+		}
 	free(seen);
 	/* a Dijkstra costs about (nodes + links) log nodes; a phase one per
 	 * source and step, the dual another per source */
@@ -325,8 +329,8 @@ closed_form(Mcf *m, A2ABound *b, Item *heap)
 	b->closed = true;
 }
 
-/* the start: the duals l = 1 (hops) and l = 1/c, and the flow of one
- * phase of shortest paths by hops */
+/* the start: hi from the duals l = 1 (the hop bound) and l = 1/c, with
+ * their balls (each rank node alone among them: the injection bound) */
 static void
 start(Mcf *m, A2ABound *b, Item *heap)
 {
