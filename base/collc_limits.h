@@ -118,6 +118,14 @@ enum {
 	 * passes each: about 16 ns per unit on spine_leaf(32, 256, 8) (2048
 	 * ranks, 1.0e8 units, 1.6 s of CPU), so the limit is about 2 s. */
 	MAX_CUT_WORK = 1 << (27 - LIMIT_SHIFT),
+	/* All-to-all's concurrent flow (ir/a2abound.c): at most A2A_PHASES
+	 * phases, each a Dijkstra per rank node and step and another for the
+	 * dual (a2abound_work: 3 per rank node, each (nodes + links) log
+	 * nodes), estimated before any; past MAX_A2A_WORK the flow is left
+	 * out and said so. The work is an upper estimate: the phases stop
+	 * once hi / lo <= 1 + A2A_GAP (docs/limits.md has the figures). */
+	A2A_PHASES = 4000,
+	MAX_A2A_WORK = 1 << (30 - LIMIT_SHIFT),
 	/* The simulator's input (backends/to_sim.c). A symmetric schedule is
 	 * expanded into messages, which gives their dependencies, up to this
 	 * many (base transfer, element) pairs (4M messages with their
@@ -188,6 +196,13 @@ enum {
 /* The simulator keeps packet times in 64-bit picoseconds: a run whose time
  * could pass 2^62 ps (53 days) is refused before it starts (runtime/sim_engine.c,
  * time_bound_s), rather than wrapping. */
+/* all-to-all's interval: the target hi / lo - 1; the flow's step (Garg
+ * and Koenemann's epsilon) from A2A_EPS0, halved whenever the gap is below
+ * A2A_REFINE times it, down to A2A_EPS_MIN (docs/algorithms.md) */
+#define A2A_GAP 0.01
+#define A2A_EPS0 0.1
+#define A2A_REFINE 1.2
+#define A2A_EPS_MIN 0.001
 #define MAX_SIM_SECONDS 4611686.018427388
 
 /* A vector size (--size, --sizes, a sweep spec's sizes), in bytes: sizes

@@ -61,6 +61,7 @@ cut_busbw(const SimNet *n, int c)
 	for (size_t i = 0; i < countof(forms); i++)
 		cn.transitive |= n->topo && strcmp(n->topo, forms[i]) == 0;
 	cn.transitive = cn.transitive && sc->nrank == n->nnode && cutnet_uniform(&cn);
+	cn.arc_transitive = cn.transitive && sides_equal(n->ndim, n->size);
 	CutBound b;
 	double bw = cutbound(&cn, (CollKind)k, &b) == CUT_OK ? b.busbw : 0;
 	cutbound_free(&b);
@@ -193,15 +194,54 @@ switches_balanced(const Topo *t)
 	return ok;
 }
 
+/* all-to-all's line: the concurrent flow's interval (docs/algorithms.md,
+ * "All-to-all: the concurrent flow") */
+static void
+print_a2a(const Sched *s, const SchedBound *e, FILE *out)
+{
+	const CutBound *b = &e->b;
+	if (e->st != CUT_OK) {
+		fprintf(out, "%s\n", e->st == CUT_UNBOUNDED ? "no flow bound: no link separates two ranks"
+		                     : "no flow bound: the network passes MAX_A2A_WORK (collc sim's "
+		                       "bound counts hops; docs/limits.md)");
+		return;
+	}
+	char hi[32], lo[32], pair[32];
+	gbps(b->busbw, hi, sizeof hi);
+	gbps(b->achievable, lo, sizeof lo);
+	gbps(b->a2a.hi / 8, pair, sizeof pair);
+	fprintf(out, "alltoall busbw <= %s", hi);
+	if (b->a2a.closed)
+		fprintf(out, ", attained (the hop bound, exact on a network whose links are all alike "
+		             "under its automorphisms: %s per pair of %d ranks)\n", pair, s->nrank);
+	else
+		fprintf(out, " (the concurrent flow; a routing reaches %s, within %.2f %%, after %d "
+		             "phase%s", lo, b->a2a.lo > 0 ? (b->a2a.hi / b->a2a.lo - 1) * 100 : 0.0,
+		        b->a2a.phases, b->a2a.phases == 1 ? "" : "s");
+	if (b->a2a.closed)
+		return;
+	if (b->bound.cut) {
+		char cut[160], cbw[32];
+		name_cut(s->topo, b->bound.cut, cut, sizeof cut);
+		gbps((double)b->bound.cut_bw / 8, cbw, sizeof cbw);
+		fprintf(out, "; %s out of %s, %d rank%s to %d)\n", cbw, cut, b->bound.cut_ranks,
+		        b->bound.cut_ranks == 1 ? "" : "s", s->nrank - b->bound.cut_ranks);
+	} else {
+		fputs("; links' lengths bind, no one cut)\n", out);
+	}
+}
+
 /* One bound's line: what limits busbw, and where. */
 static void
 print_one(const Sched *s, const SchedBound *e, FILE *out)
 {
 	const CutBound *b = &e->b;
+	if (s->kind == CK_ALLTOALL) {
+		print_a2a(s, e, out);
+		return;
+	}
 	if (e->st != CUT_OK) {
-		fprintf(out, "%s\n", e->st == CUT_NONE ? "no cut bound for all-to-all (collc sim's "
-		                                         "bound counts hops)"
-		                     : e->st == CUT_UNBOUNDED ? "no cut bound: no link separates two ranks"
+		fprintf(out, "%s\n", e->st == CUT_UNBOUNDED ? "no cut bound: no link separates two ranks"
 		                     : "no cut bound: the network passes MAX_CUT_WORK (docs/limits.md)");
 		return;
 	}
@@ -267,11 +307,25 @@ bound_json(BoundCache *cache, const Sched *s, FILE *out)
 		fputs("null", out);
 		return;
 	}
-	fprintf(out, "{\"busbw_GBps\": %.17g, \"achievable_busbw_GBps\": %.17g, \"gossip\": %s, "
-	             "\"rate_bps\": [%lld, %lld], \"cut_bps\": %lld, \"cut_ranks\": %d, \"cut\": [",
-	        b.busbw / 1e9, b.achievable / 1e9, b.gossip ? "true" : "false",
-	        (long long)b.bound.rate.num, (long long)b.bound.rate.den, (long long)b.bound.cut_bw,
-	        b.bound.cut_ranks);
+	if (s->kind == CK_ALLTOALL) {
+		fprintf(out, "{\"busbw_GBps\": %.17g, \"achievable_busbw_GBps\": %.17g, "
+		             "\"pair_bps\": [%.17g, %.17g], \"phases\": %d, \"closed_form\": %s, "
+		             "\"cut_bps\": %lld, \"cut_ranks\": %d, \"cut\": ",
+		        b.busbw / 1e9, b.achievable / 1e9, b.a2a.lo, b.a2a.hi, b.a2a.phases,
+		        b.a2a.closed ? "true" : "false", (long long)b.bound.cut_bw, b.bound.cut_ranks);
+		if (!b.bound.cut) {
+			fputs("null}", out);
+			return;
+		}
+	} else {
+		fprintf(out, "{\"busbw_GBps\": %.17g, \"achievable_busbw_GBps\": %.17g, "
+		             "\"gossip\": %s, \"rate_bps\": [%lld, %lld], \"cut_bps\": %lld, "
+		             "\"cut_ranks\": %d, \"cut\": ",
+		        b.busbw / 1e9, b.achievable / 1e9, b.gossip ? "true" : "false",
+		        (long long)b.bound.rate.num, (long long)b.bound.rate.den,
+		        (long long)b.bound.cut_bw, b.bound.cut_ranks);
+	}
+	fputs("[", out);
 	for (int v = 0, k = 0; v < s->topo->nnode; v++)
 		if (b.bound.cut[v])
 			fprintf(out, "%s%d", k++ ? ", " : "", v);

@@ -398,8 +398,16 @@ CutStatus
 cutbound(const CutNet *n, CollKind k, CutBound *out)
 {
 	*out = (CutBound){.kind = k};
-	if (k == CK_ALLTOALL)
-		return out->status = CUT_NONE;
+	if (k == CK_ALLTOALL) {
+		CutStatus st = a2abound(n, &out->a2a);
+		out->bound.cut = out->a2a.cut; /* cutbound_free's */
+		out->a2a.cut = NULL;
+		out->bound.cut_bw = out->a2a.cut_bw;
+		out->bound.cut_ranks = out->a2a.cut_ranks;
+		out->busbw = out->a2a.hi * (n->nrank - 1) / 8;
+		out->achievable = out->a2a.lo * (n->nrank - 1) / 8;
+		return out->status = st;
+	}
 	if (cutbound_work(n, k) > MAX_CUT_WORK)
 		return out->status = CUT_TOO_LARGE;
 	CutStatus st = run_kind(n, k, out);
@@ -439,6 +447,15 @@ cutnet_uniform(const CutNet *n)
 	return ok;
 }
 
+bool
+sides_equal(int ndim, const int *size)
+{
+	for (int d = 1; d < ndim; d++)
+		if (size[d] != size[0])
+			return false;
+	return true;
+}
+
 CutLink *
 cutnet_topo(const Topo *t, const int *rank_node, int nrank, int root, CutNet *n)
 {
@@ -451,6 +468,7 @@ cutnet_topo(const Topo *t, const int *rank_node, int nrank, int root, CutNet *n)
 	                    t->kind == TK_FULL;
 	n->transitive = translations && !t->is_switch && nrank == t->nnode && cutnet_uniform(n);
 	n->in_network = topo_any_reduces(t);
+	n->arc_transitive = n->transitive && sides_equal(t->ndim, t->size);
 	return link;
 }
 

@@ -18,7 +18,8 @@
  *                   2(N - 1) / (1/x*_rs + 1/x*_ag)
  *   broadcast       busbw <= min over ranks v of maxflow(root, v)
  *   reduce          the same on the reversed links
- *   alltoall        no cut bound here (CUT_NONE)
+ *   alltoall        busbw <= (N - 1) lambda*, the maximum concurrent flow,
+ *                   within a certified interval (a2abound.c)
  * every rate exact: capacities are divided by their greatest common divisor
  * and every x* is a fraction of integers, found by Newton's (Dinkelbach's)
  * iteration on minimum cuts (ir/flow.h), with the cut that binds.
@@ -48,6 +49,9 @@ typedef struct CutNet {
 	                       * automorphism of the links and their bandwidths (the
 	                       * translations of a torus, ring, hyperx or full
 	                       * topology): one target of x*'s flows stands for all */
+	bool arc_transitive;  /* also every link to every other (rings, full graphs,
+	                       * tori and HyperX of equal sides): all-to-all's hop
+	                       * bound is exact (a2abound.c) */
 } CutNet;
 
 /* An exact rate in bits per second: num / den, den > 0, in lowest terms. */
@@ -57,10 +61,31 @@ typedef struct Frac {
 
 typedef enum CutStatus {
 	CUT_OK,        /* rate and cut below hold */
-	CUT_NONE,      /* no cut bound for this kind (alltoall) */
+	CUT_NONE,      /* no cut bound for this kind (none now: alltoall has its flow) */
 	CUT_UNBOUNDED, /* no set separates two ranks: one rank, or all on one node */
 	CUT_TOO_LARGE, /* the work or the integers would pass their limits */
 } CutStatus;
+
+/* All-to-all (a2abound.c): lambda*, the maximum concurrent flow that
+ * gives every ordered pair of ranks the same rate, in bits/s per pair,
+ * within lo <= lambda* <= hi, each end a certificate (a flow; a length
+ * function's dual). busbw = (N - 1) lambda* (nccl-tests' (N-1)/N times
+ * algbw, algbw = N lambda*). */
+typedef struct A2ABound {
+	double lo, hi;   /* bits/s per ordered pair of ranks */
+	int phases;      /* the flow's phases run (0: the closed form) */
+	bool closed;     /* arc-transitive: the hop bound, lo = hi */
+	unsigned char *cut; /* nnode, malloc'd: the set S whose cut gives hi (hi =
+	                     * B+(S) / (r(S) (N - r(S)))), or NULL: lengths give it */
+	int64_t cut_bw;  /* B+(S), bits/s */
+	int cut_ranks;   /* r(S) */
+} A2ABound;
+/* The interval on n: CUT_OK, CUT_UNBOUNDED (fewer than two rank nodes) or
+ * CUT_TOO_LARGE (a2abound_work past MAX_A2A_WORK, before any flow). The
+ * caller frees out->cut. */
+CutStatus a2abound(const CutNet *n, A2ABound *out);
+/* the work's estimate: Dijkstra passes' (nodes + links) log nodes */
+double a2abound_work(const CutNet *n);
 
 /* The binding rate of one bound and a set S that attains it. */
 typedef struct CutRate {
@@ -81,6 +106,7 @@ typedef struct CutBound {
 	double achievable;    /* a busbw some schedule reaches when links carry any
 	                       * fraction of a chunk: allgather, reduce_scatter the
 	                       * bound (ForestColl); allreduce the composition; 0 else */
+	A2ABound a2a;        /* alltoall: lambda*'s interval (busbw its hi, achievable its lo) */
 } CutBound;
 
 /* The bound of a collective of kind k on n. Returns its status; the caller
@@ -104,6 +130,11 @@ double cutbound_work(const CutNet *n, CollKind k);
 /* Whether every link has the same bandwidth and every node as many links
  * out, and in, as every other: what a transitive CutNet must have. */
 bool cutnet_uniform(const CutNet *);
+
+/* Whether a transitive form's sides are all equal (torus(8, 8), not
+ * torus(4, 8)): then its automorphisms (translations, coordinate swaps and
+ * reflections) map every link to every other, so arc_transitive. */
+bool sides_equal(int ndim, const int *size);
 
 /* a/b < c/d, exactly */
 int frac_cmp(Frac a, Frac b);

@@ -167,7 +167,13 @@ test_two_boxes(void)
 	cutbound_free(&b);
 	/* a heterogeneous NIC that still binds: 16 GB/s and 300 GB/s in box A;
 	 * allgather's composition with 12.5: x = 12.5/4; and an unbounded net */
-	CU_ASSERT_EQUAL(cutbound(&n, CK_ALLTOALL, &b), CUT_NONE);
+	/* all-to-all: box A's 16 pairs to B over 12.5 GB/s, 0.78125 GB/s a
+	 * pair, busbw 7 x that; the interval closes on it, the cut named */
+	CU_ASSERT_EQUAL(cutbound(&n, CK_ALLTOALL, &b), CUT_OK);
+	CU_ASSERT(near(b.busbw / 1e9, 5.46875) && near(b.achievable / 1e9, 5.46875));
+	CU_ASSERT(b.bound.cut && b.bound.cut[0] && !b.bound.cut[4] && b.bound.cut_ranks == 4 &&
+	          b.bound.cut_bw == 100000000000LL);
+	cutbound_free(&b);
 	n.nrank = 1;
 	CU_ASSERT_EQUAL(cutbound(&n, CK_ALLGATHER, &b), CUT_UNBOUNDED);
 }

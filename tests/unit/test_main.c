@@ -306,6 +306,7 @@ main(int argc, char **argv)
 		{.pName = "hash", .pTests = hash_tests},
 		{.pName = "flow", .pTests = flow_tests},
 		{.pName = "cutbound", .pTests = cutbound_tests},
+		{.pName = "a2abound", .pTests = a2abound_tests},
 		{.pName = "packing", .pTests = packing_tests},
 		{.pName = "nvls", .pTests = nvls_tests},
 		{.pName = "packing_orbit", .pTests = packing_orbit_tests},

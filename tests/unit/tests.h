@@ -14,6 +14,7 @@ extern CU_TestInfo arena_tests[], heap_tests[], diag_tests[], globals_tests[], l
 extern CU_TestInfo hash_tests[]; /* base/hash.h */
 extern CU_TestInfo flow_tests[]; /* ir/flow.h */
 extern CU_TestInfo cutbound_tests[]; /* ir/cutbound.h */
+extern CU_TestInfo a2abound_tests[]; /* ir/a2abound.c */
 extern CU_TestInfo hostile_tests[]; /* issue 38's findings */
 extern CU_TestInfo packing_tests[]; /* ir/packing.h */
 extern CU_TestInfo packing_orbit_tests[]; /* ir/packing_orbit.c */
