@@ -598,8 +598,10 @@ static bool
 user_can_read(const char *cwd)
 {
 	char cmd[PATH_MAX + 128];
-	snprintf(cmd, sizeof cmd, "cd %s && %s test -r Makefile -a -x %s 2>/dev/null", cwd, AS_USER,
-	         COLLC_BIN);
+	/* by absolute paths, as the commands' PATH names collc: a relative
+	 * path from the inherited directory would pass under a private parent */
+	snprintf(cmd, sizeof cmd, "cd %s && %s test -r %s/Makefile -a -x %s/%s 2>/dev/null", cwd,
+	         AS_USER, cwd, cwd, COLLC_BIN);
 	return system(cmd) == 0;
 }
 
