@@ -181,6 +181,7 @@ $(call users_of,chakra_et.pb-c.h): | $(O)/backends/chakra_et.pb-c.h
 test: deps-check readme-deps $(O)/backends/mpi/check.ok $(O)/tests/run $(COLLC)
 	$(O)/tests/run
 	tests/funclen.sh
+	tests/filelen.sh
 	python3 tests/reproduce.py --quick --collc $(COLLC) --out $(O)/reproduce-quick
 
 # the quick tier: every suite's fast tests (test_main.c's slow[] left out),
@@ -188,6 +189,7 @@ test: deps-check readme-deps $(O)/backends/mpi/check.ok $(O)/tests/run $(COLLC)
 check: deps-check readme-deps $(O)/tests/run $(COLLC)
 	$(O)/tests/run --quick --jobs 2
 	tests/funclen.sh
+	tests/filelen.sh
 
 # every golden file rewritten from what the built collc does: tests/golden's
 # diagnostics and canonical forms (.err, .fmt) and the readers' finds (.ir,

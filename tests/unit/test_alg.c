@@ -101,8 +101,7 @@ static const struct {
 	{"pipelined_trees", "the pipelined suite: disjoint trees"},
 	{"hierarchical", "test_hierarchical: one algorithm per dimension"},
 	{"bridge", "the optical suite: optical rings"},
-	{"s_bruck", "the optical suite"},
-	{"g_bruck", "the optical suite"},
+	{"s_bruck", "the optical suite"}, {"g_bruck", "the optical suite"},
 	{"r_hd", "the optical suite"},
 	{"packing", "the packing suite: its work grows with the switches' links"},
 	{"nccl_ring", "the packing suite's test_nccl_ring_closed_form: rails clusters"},
@@ -993,7 +992,6 @@ test_hierarchical(void)
 }
 
 /* ---- the registry, the language and `auto` agree ---- */
-
 
 static char *
 coll_text(TopoKind t, CollKind k, const char *alg)
