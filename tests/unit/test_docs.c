@@ -597,7 +597,7 @@ run_page(const char *name, const char *base, const char *cwd, int tier, bool as_
 static bool
 user_can_read(const char *cwd)
 {
-	char cmd[PATH_MAX + 128];
+	char cmd[3 * PATH_MAX + 256];
 	/* by absolute paths, as the commands' PATH names collc: a relative
 	 * path from the inherited directory would pass under a private parent */
 	snprintf(cmd, sizeof cmd, "cd %s && %s test -r %s/Makefile -a -x %s/%s 2>/dev/null", cwd,
