@@ -431,7 +431,10 @@ emit(Exec *e, Arena *a, const Topo *t, const int *rank_node, const int *level, i
 		if (!mtype_sends(step_at(e, o)->type))
 			continue;
 		int g = e->ix.rank[e->tb_of[o]];
-		int h = topo_distance(&routes, rank_node[g], rank_node[tb->send]);
+		/* the route's own length: a widest path can be longer than the
+		 * fewest hops, and the hops below are sized by it */
+		const int *lk;
+		int h = route_get(&routes, rank_node[g], rank_node[tb->send], &lk);
 		if (h < 0) {
 			error_at(e->dg, (Loc){step_at(e, o)->line, 1}, "rank %d's node cannot reach rank %d's on %s",
 			         g, tb->send, t->name);
