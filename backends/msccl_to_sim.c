@@ -300,9 +300,7 @@ sim_from_msccl(Diag *dg, Arena *a, const MProg *p, const Topo *t, const int *ran
 			int m = order[k];
 			const StepRef *r = &c.ref[m];
 			const MTb *tb = &p->gpu[r->rank].tb[r->tb];
-			/* the route's own length: a widest path can be longer than the
-			 * fewest hops, and the hops below are sized by it */
-			const int *lk;
+			const int *lk; /* a widest path may be longer than the fewest hops */
 			int hops = route_get(&routes, rank_node[r->rank], rank_node[tb->send], &lk);
 			if (hops < 0) {
 				error_at(dg, (Loc){tb->step[r->step].line, 1}, "rank %d's node cannot reach rank "
