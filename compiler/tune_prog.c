@@ -186,9 +186,9 @@ prog_time_unlatent(Diag *dg, ProgCache *c, const Sched *s, const char *key, doub
 }
 
 /* One configuration at `size` into *best if it is faster: TRY_RAN, or
- * TRY_UNFIT (no program fits its limits), TRY_STOPPED (the model cannot
- * run it at this size) or TRY_UNCUT (its chunks do not cut the size). */
-enum { TRY_RAN, TRY_UNFIT, TRY_STOPPED, TRY_UNCUT };
+ * TRY_UNFIT (no program fits its limits), or TRY_STOPPED (the model cannot
+ * run it at this size, or its chunks do not cut the size). */
+enum { TRY_RAN, TRY_UNFIT, TRY_STOPPED };
 
 static int
 try_config(Diag *dg, ProgCache *c, const Sched *s, const char *key, double size,
@@ -200,7 +200,7 @@ try_config(Diag *dg, ProgCache *c, const Sched *s, const char *key, double size,
 	/* a size the program's chunks do not cut in whole bytes is never
 	 * selected by its file: the executor runs NCCL's own algorithm there */
 	if (e->p.nchunksperloop <= 0 || (int64_t)size % e->p.nchunksperloop != 0)
-		return TRY_UNCUT;
+		return TRY_STOPPED;
 	cfg.time_s = exec_time(dg, c, s, e, size, &ps->opts);
 	cfg.nchannels = e->p.nchannels;
 	if (cfg.time_s < 0)
@@ -215,7 +215,6 @@ prog_fastest(Diag *dg, ProgCache *c, const Sched *s, const char *key, double siz
              const ProgSearch *ps, ProgPick *out, char *why, size_t whylen)
 {
 	ProgPick best = {.time_s = -1};
-	bool uncut = false;
 	/* the instances of tune's model, fewer only where those fit nowhere
 	 * (a program of 8 instances is 8 times the simulation: trying 1 too
 	 * tripled tune's time on 64 ranks at 1 GiB) */
@@ -226,22 +225,14 @@ prog_fastest(Diag *dg, ProgCache *c, const Sched *s, const char *key, double siz
 		 * protocol unfit, the others are not tried at these instances */
 		bool unfit = false;
 		for (int p = 0; !unfit && p < NPROTO; p++)
-			if (ps->protos >> p & 1) {
-				int r = try_config(dg, c, s, key, size, ps,
+			if (ps->protos >> p & 1)
+				unfit = try_config(dg, c, s, key, size, ps,
 				                   (ProgPick){.proto = p, .instances = inst,
-				                              .channels = ps->channels}, &best);
-				unfit = r == TRY_UNFIT;
-				uncut = uncut || r == TRY_UNCUT;
-			}
-	}
-	if (best.time_s < 0 && uncut) {
-		snprintf(why, whylen, "its programs' chunks do not cut %.0f bytes in whole bytes, so "
-		         "no file of it is selected at that size", size);
-		return 1;
+				                              .channels = ps->channels}, &best) == TRY_UNFIT;
 	}
 	if (best.time_s < 0) {
-		snprintf(why, whylen, "no program of it fits MSCCL's limits and runs in the executor "
-		         "model (collc build --target msccl says why)");
+		snprintf(why, whylen, "no program of it fits MSCCL's limits, runs in the executor "
+		         "model and cuts the size into its chunks (collc build --target msccl says why)");
 		return 1;
 	}
 	/* more channels per instance while a doubling is faster: the tbs of a
