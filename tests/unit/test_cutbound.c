@@ -335,7 +335,7 @@ static char *
 run_collc(const char *args)
 {
 	char cmd[512];
-	snprintf(cmd, sizeof cmd, "bin/collc %s 2>/dev/null", args);
+	snprintf(cmd, sizeof cmd, COLLC_BIN " %s 2>/dev/null", args);
 	FILE *p = popen(cmd, "r");
 	if (!p)
 		return NULL;

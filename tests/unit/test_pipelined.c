@@ -437,7 +437,7 @@ static void
 test_report_and_dot(void)
 {
 	Diag dgv = diag_new(), *dg = &dgv;
-	FILE *summary = popen("bin/collc check examples/supermesh-disjoint.coll 2>&1", "r");
+	FILE *summary = popen(COLLC_BIN " check examples/supermesh-disjoint.coll 2>&1", "r");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(summary);
 	char all[8192];
 	size_t got = fread(all, 1, sizeof all - 1, summary);
@@ -446,7 +446,7 @@ test_report_and_dot(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(all, "  AR: 4 link-disjoint trees of height 6 (their edges: "
 	                                   "collc check --trees)\n"));
 	CU_ASSERT_PTR_NULL(strstr(all, "edges: ("));
-	FILE *p = popen("bin/collc check examples/supermesh-disjoint.coll --trees 2>&1", "r");
+	FILE *p = popen(COLLC_BIN " check examples/supermesh-disjoint.coll --trees 2>&1", "r");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
 	char line[4096];
 	int trees = 0;
