@@ -93,6 +93,16 @@ alg_auto_checked(const AlgCtx *c, Sched **out, const char **names, int max, Auto
 			names[n++] = alg_forms[a].name;
 		}
 	}
+	/* SP by the form's own group and tree, last: a tie keeps the library's
+	 * pick (alg_auto_sp.c) */
+	Sched *sp = n < max ? alg_auto_sp(c) : NULL;
+	char why[600];
+	if (sp && check(c->diag, sp, why, sizeof why) != 0)
+		note_at(c->diag, c->loc, "auto: left out symmetric, whose schedule fails verification: %s", why);
+	else if (sp) {
+		out[n] = sp;
+		names[n++] = alg_forms[ALG_symmetric].name;
+	}
 	return n;
 }
 

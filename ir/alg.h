@@ -71,6 +71,10 @@ Sched *translates_end(Diag *, Translates *);                          /* NULL af
  * whom it reduces it into. NULL after reporting. */
 Tree *transfers_tree(const AlgCtx *, const Sched *, int b, int root);
 
+/* SP on a whole torus or HyperX by the form's translations and turns and
+ * its tree rule, for auto (alg_auto_sp.c); NULL where it does not apply. */
+Sched *alg_auto_sp(const AlgCtx *);
+
 /* the families */
 Sched *alg_ring(const AlgCtx *);
 Sched *alg_multiport_ring(const AlgCtx *);
