@@ -15,10 +15,8 @@
  * Every (channel, tree) carries its share reduced up and broadcast down, a
  * rank at depth d sending chunk k up in slot (h - d) + k and its parent
  * sending it back in slot h + (d - 1) + k: 2h + C - 1 rounds (as alg_dbt).
- * Without `chunks` (2G C), C is pipeline_segments_levels' for the file's
- * size, each level paced by its edges' routes' slowest link (the NIC's).
+ * Without `chunks` (2G C), C is pipeline_segments' for the file's size.
  */
-#include <math.h>
 #include <stdlib.h>
 
 #include "alg.h"
@@ -62,31 +60,6 @@ tallest(int boxes, int gpus, int *parent, int *depth)
 	return h;
 }
 
-/* C by the levels' own links (pipeline_segments_levels): every channel's
- * two trees, each edge routed both ways (whole: a rank is its node), in
- * the rounds alg_nccl_tree sends it. */
-static int
-nccl_tree_segments(const AlgCtx *c, int h, int *parent, int *depth)
-{
-	const Topo *t = c->topo;
-	int boxes = t->size[0], gpus = t->size[1], p = c->nrank, ntree = 2 * gpus;
-	double *bw = xmalloc(2 * (size_t)h * sizeof *bw);
-	for (int l = 0; l < 2 * h; l++)
-		bw[l] = HUGE_VAL;
-	for (int ch = 0; ch < gpus; ch++)
-		for (int k = 0; k < 2; k++) {
-			int ht = channel_tree(boxes, gpus, ch, k, parent, depth);
-			for (int r = 0; r < p; r++)
-				if (parent[r] >= 0)
-					level_hop(bw, 2 * h, ht, depth[r], true, true,
-					          route_bw(c->routes, t, r, parent[r]),
-					          route_bw(c->routes, t, parent[r], r));
-		}
-	int m = pipeline_segments_levels(c, bw, 2 * h, 2 * h - 1, c->size / ntree, 2.0 * ntree * (p - 1));
-	free(bw);
-	return m;
-}
-
 Sched *
 alg_nccl_tree(const AlgCtx *c)
 {
@@ -99,7 +72,7 @@ alg_nccl_tree(const AlgCtx *c)
 	int boxes = t->size[0], gpus = t->size[1], p = c->nrank, ntree = 2 * gpus;
 	int *parent = xmalloc((size_t)p * sizeof *parent), *depth = xmalloc((size_t)p * sizeof *depth);
 	int h = tallest(boxes, gpus, parent, depth);
-	int m = nccl_tree_segments(c, h, parent, depth);
+	int m = pipeline_segments(c, 2 * h - 1, c->size / ntree, 2.0 * ntree * (p - 1));
 	if (c->chunks) {
 		if (c->chunks % ntree) {
 			error_at(c->diag, c->loc, "nccl_tree cuts the vector into %d shares (2 trees x %d "
