@@ -100,10 +100,12 @@ tune_size(Diag *dg, Tuner *u, Tuned *t, const Prog *p, int k)
 {
 	double size = u->a->sizes[k];
 	Simulated x;
+	bool file_sp = false;
 	for (int j = 0; j < p->nsched; j++) {
 		const Sched *o = p->sched[j];
 		if (!same_collective(o, t->s) || strncmp(o->algorithm, "auto:", 5) == 0)
 			continue;
+		file_sp |= o->group && strcmp(o->algorithm, "symmetric") == 0;
 		const Sched *built = sched_for_size(dg, &u->sized, size, o);
 		if (!built)
 			return -1;
@@ -116,8 +118,12 @@ tune_size(Diag *dg, Tuner *u, Tuned *t, const Prog *p, int k)
 	progress(u, t->s, k, "the library");
 	Simulated *lib = arena_array(&u->arena, NALG, sizeof *lib);
 	int n = simulate_candidates(dg, &u->arena, &t->routes, t->pack_memo, t->s, size, &u->a->opts, lib);
+	/* auto's own SP (alg_auto_sp.c) stands in for the SP a file lacks: where
+	 * the file has its own, that one is weighed and auto's is not (a second
+	 * SP took a place among the programs tune searches, PROG_TOP) */
 	for (int i = 0; i < n; i++)
-		record(u, t, lib[i].s->algorithm, &lib[i], k);
+		if (!file_sp || strcmp(lib[i].s->algorithm, "symmetric") != 0)
+			record(u, t, lib[i].s->algorithm, &lib[i], k);
 	return 0;
 }
 

@@ -93,6 +93,16 @@ alg_auto_checked(const AlgCtx *c, Sched **out, const char **names, int max, Auto
 			names[n++] = alg_forms[a].name;
 		}
 	}
+	/* SP by the form's own group and tree, last: a tie keeps the library's
+	 * pick (alg_auto_sp.c) */
+	Sched *sp = n < max ? alg_auto_sp(c) : NULL;
+	char why[600];
+	if (sp && check(c->diag, sp, why, sizeof why) != 0)
+		note_at(c->diag, c->loc, "auto: left out symmetric, whose schedule fails verification: %s", why);
+	else if (sp) {
+		out[n] = sp;
+		names[n++] = alg_forms[ALG_symmetric].name;
+	}
 	return n;
 }
 
@@ -134,9 +144,59 @@ is_pow(int p, int base)
 int
 pipeline_segments(const AlgCtx *c, double fill, double share, double msgs_per_seg)
 {
+	return pipeline_segments_bw(c, fill, share, msgs_per_seg, c->topo->net.bandwidth);
+}
+
+int
+pipeline_segments_bw(const AlgCtx *c, double fill, double share, double msgs_per_seg, double bw)
+{
 	const Net *n = &c->topo->net;
 	double alpha = n->step_overhead + n->link_latency + n->router_latency;
-	return pipeline_segments_time(fill, 8 * share / n->bandwidth, alpha, msgs_per_seg);
+	return pipeline_segments_time(fill, 8 * share / bw, alpha, msgs_per_seg);
+}
+
+double
+route_bw(Routes *r, const Topo *t, int src, int dst)
+{
+	const int *l;
+	int n = route_get(r, src, dst, &l);
+	double bw = HUGE_VAL;
+	for (int i = 0; i < n; i++)
+		bw = t->link[l[i]].bandwidth < bw ? t->link[l[i]].bandwidth : bw;
+	return bw;
+}
+
+void
+level_hop(double *bw, int nlevel, int ht, int d, bool up, bool down, double up_bw, double down_bw)
+{
+	int u = ht - d, w = (up ? ht : 0) + d - 1;
+	u = u < nlevel ? u : nlevel - 1;
+	w = w < nlevel ? w : nlevel - 1;
+	if (up && u >= 0 && up_bw < bw[u])
+		bw[u] = up_bw;
+	if (down && w >= 0 && down_bw < bw[w])
+		bw[w] = down_bw;
+}
+
+int
+pipeline_segments_levels(const AlgCtx *c, const double *bw, int nlevel, double fill, double share,
+                         double msgs_per_seg)
+{
+	double sum = 0, most = 0;
+	bool alike = true;
+	for (int l = 0; l < nlevel; l++) {
+		if (bw[l] == HUGE_VAL)
+			continue; /* no hop in that round */
+		alike &= bw[l] == bw[0];
+		sum += 8 / bw[l];
+		most = 8 / bw[l] > most ? 8 / bw[l] : most;
+	}
+	if (alike || nlevel < 2) /* links alike: the network's rule at their bandwidth */
+		return pipeline_segments_bw(c, fill, share, msgs_per_seg,
+		                            nlevel > 0 && bw[0] < HUGE_VAL ? bw[0] : c->topo->net.bandwidth);
+	const Net *n = &c->topo->net;
+	double alpha = n->step_overhead + n->link_latency + n->router_latency;
+	return pipeline_segments_time(1, share * (sum - most), alpha, msgs_per_seg);
 }
 
 int

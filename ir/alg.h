@@ -45,6 +45,26 @@ int imod(int a, int n);
  * schedule's M msgs_per_seg messages stay within MAX_PIPELINE_MSGS
  * (collc_limits.h); at least 1. */
 int pipeline_segments(const AlgCtx *, double fill, double share, double msgs_per_seg);
+/* The same with the pipeline paced by links of bandwidth bw (bit/s), not the
+ * network's one link_bandwidth. */
+int pipeline_segments_bw(const AlgCtx *, double fill, double share, double msgs_per_seg, double bw);
+/* The least bandwidth (bit/s) of the route src -> dst; HUGE_VAL if empty. */
+double route_bw(Routes *, const Topo *, int src, int dst);
+/* A tree pipeline's rounds as levels (pipelined_trees, tto, nccl_tree):
+ * the edge at depth d of a tree of height ht reduces in level ht - d and
+ * copies in level (up ? ht : 0) + d - 1 of every segment's rounds;
+ * bw[level] is lowered to the hop's bandwidth (levels past nlevel - 1
+ * count as the last). bw starts at HUGE_VAL. */
+void level_hop(double *bw, int nlevel, int ht, int d, bool up, bool down, double up_bw, double down_bw);
+/* The segments of such a pipeline by its levels' own links, as chain's
+ * (alg_rooted.c): a segment's level l takes D / M times 8 / bw[l], so the
+ * M rounds with the slowest level active cost alpha + D t_max / M each and
+ * the fill and drain about the other levels' times once: the run about
+ * (M + L - 1) alpha + D t_max + D (sum t - t_max) / M, least at
+ * M = sqrt(D (sum t - t_max) / alpha). Where every level has the same
+ * bandwidth, exactly pipeline_segments_bw's with fill rounds beyond M. */
+int pipeline_segments_levels(const AlgCtx *, const double *bw, int nlevel, double fill, double share,
+                             double msgs_per_seg);
 /* The same from the time the whole stream takes unpipelined (seconds) and a
  * round's fixed cost alpha: sqrt(fill * stream / alpha), at least 1, the
  * messages per segment times the segments within MAX_PIPELINE_MSGS. */
@@ -70,6 +90,10 @@ Sched *translates_end(Diag *, Translates *);                          /* NULL af
  * whoever copies the chunk to it, or with no copies (a reduce_scatter),
  * whom it reduces it into. NULL after reporting. */
 Tree *transfers_tree(const AlgCtx *, const Sched *, int b, int root);
+
+/* SP on a whole torus or HyperX by the form's translations and turns and
+ * its tree rule, for auto (alg_auto_sp.c); NULL where it does not apply. */
+Sched *alg_auto_sp(const AlgCtx *);
 
 /* the families */
 Sched *alg_ring(const AlgCtx *);

@@ -19,10 +19,11 @@
  *   reduce_scatter  the tree rooted at r reduces block r to r; the sets run
  *                   one after another, M + h - 1 slots each;
  *   allgather       the tree rooted at r broadcasts block r; likewise.
- * Without `segments`, M is pipeline_segments' (alg.c) for the file's
- * message size: fill 2h - 1 (allreduce) or h - 1, a tree's share of the
- * vector.
+ * Without `segments`, M is pipeline_segments_levels' (alg.c) for the
+ * file's message size: fill 2h - 1 (allreduce) or h - 1, a tree's share of
+ * the vector, each level paced by the slowest link the trees send over in it.
  */
+#include <math.h>
 #include <stdlib.h>
 
 #include "alg.h"
@@ -133,16 +134,37 @@ set_height(Tree **tr, int n)
 	return h;
 }
 
-/* M from the cost model (module comment), within the message budget. */
+/* M from the cost model (module comment), within the message budget, by
+ * the links of the levels the trees send over (pipeline_segments_levels):
+ * each edge's own link down (allgather, allreduce), its reverse up
+ * (reduce-scatter, allreduce). */
 static int
-default_segments(const AlgCtx *c, Tree **tr, const int *set_size)
+default_segments(const AlgCtx *c, Tree **tr, const int *set_size, int nset)
 {
-	int p = c->topo->nnode, h = set_height(tr, set_size[0]);
-	bool ar = c->kind == CK_ALLREDUCE;
+	const Topo *t = c->topo;
+	int p = t->nnode, h = set_height(tr, set_size[0]), ntree = 0;
+	bool ar = c->kind == CK_ALLREDUCE, up = c->kind != CK_ALLGATHER, down = c->kind != CK_REDUCE_SCATTER;
+	for (int i = 0; i < (ar ? 1 : nset); i++)
+		ntree += set_size[i];
+	int nlevel = ar ? 2 * h : h;
+	double *bw = xmalloc(((size_t)nlevel + 1) * sizeof *bw);
+	for (int l = 0; l < nlevel; l++)
+		bw[l] = HUGE_VAL;
+	for (int j = 0; j < ntree; j++)
+		for (int v = 0; v < p; v++) {
+			int l = tr[j]->link[v];
+			if (l < 0)
+				continue;
+			int rev = topo_find_link(t, v, tr[j]->parent[v], t->link[l].copy);
+			level_hop(bw, nlevel, tr[j]->height, tr[j]->depth[v], up, down,
+			          rev >= 0 ? t->link[rev].bandwidth : HUGE_VAL, t->link[l].bandwidth);
+		}
 	double fill = ar ? 2 * h - 1 : h - 1;
 	double share = ar ? c->size / set_size[0] : c->size / p;
 	double msgs_per_seg = (double)(ar ? 2 : 1) * (p - 1) * (ar ? set_size[0] : p);
-	return pipeline_segments(c, fill, share, msgs_per_seg);
+	int m = pipeline_segments_levels(c, bw, nlevel, fill, share, msgs_per_seg);
+	free(bw);
+	return m;
 }
 
 /* One tree's messages from slot `off`: up (reduce) and/or down (broadcast). */
@@ -186,7 +208,7 @@ alg_pipelined(const AlgCtx *c)
 	}
 	if (check_sets(c, tr, set_size, nset) != 0)
 		return NULL;
-	int m = c->segments ? c->segments : default_segments(c, tr, set_size);
+	int m = c->segments ? c->segments : default_segments(c, tr, set_size, nset);
 	double msgs = (double)m * (c->kind == CK_ALLREDUCE ? 2 : 1) * (c->topo->nnode - 1) *
 	              (c->kind == CK_ALLREDUCE ? set_size[0] : c->topo->nnode);
 	if (msgs > 64.0 * MAX_PIPELINE_MSGS) {

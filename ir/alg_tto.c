@@ -11,11 +11,13 @@
  * tree height over the ranks, the rank at depth d sends chunk c up in slot
  * (h - d) + c and receives it back in slot h + (d - 1) + c: reduce and
  * broadcast of different chunks overlap, M + 2h - 1 slots (= rounds).
- * Without `chunks` (3M), M is pipeline_segments' (alg.c) for the file's
- * message size: fill 2h - 1 with h = 2k - 3, a third of the vector.
+ * Without `chunks` (3M), M is pipeline_segments_levels' (alg.c) for the
+ * file's message size: fill 2h - 1 with h = 2k - 3, a third of the vector,
+ * each level paced by its edges' routes' slowest link.
  * Reduce and broadcast of different trees share some links (9.4); on a
  * supermesh the broadcast crosses a doubled pair over its added link.
  */
+#include <math.h>
 #include <stdlib.h>
 
 #include "alg.h"
@@ -132,6 +134,34 @@ tree_messages(Gen *g, int tree, const int *parent, const bool *member, const int
 	}
 }
 
+/* The segments by the levels' own links (pipeline_segments_levels): each
+ * tree's edges routed both ways (TL's and BR's edges past the left-out
+ * chiplet take its links), at depth d over the ranks of height h. */
+static int
+tto_segments(const AlgCtx *c, int h)
+{
+	const Topo *t = c->topo;
+	int *parent = xmalloc((size_t)t->nnode * sizeof *parent), nlevel = 2 * h;
+	double *bw = xmalloc((size_t)nlevel * sizeof *bw);
+	for (int l = 0; l < nlevel; l++)
+		bw[l] = HUGE_VAL;
+	for (int tree = 0; tree < NTREE; tree++) {
+		tto_tree_parents(t, tree, parent);
+		for (int v = 0; v < t->nnode; v++) {
+			int d = 0;
+			for (int u = v; parent[u] >= 0; u = parent[u])
+				d++;
+			if (parent[v] >= 0)
+				level_hop(bw, nlevel, h, d, true, true, route_bw(c->routes, t, v, parent[v]),
+				          route_bw(c->routes, t, parent[v], v));
+		}
+	}
+	int m = pipeline_segments_levels(c, bw, nlevel, 2 * h - 1, c->size / NTREE,
+	                                 2.0 * NTREE * (c->nrank - 1));
+	free(parent), free(bw);
+	return m;
+}
+
 Sched *
 alg_tto(const AlgCtx *c)
 {
@@ -145,7 +175,7 @@ alg_tto(const AlgCtx *c)
 		return NULL;
 	}
 	int k = t->size[0], h = 2 * k - 3;
-	int m = pipeline_segments(c, 2 * h - 1, c->size / NTREE, 2.0 * NTREE * (c->nrank - 1));
+	int m = tto_segments(c, h);
 	if (c->chunks) {
 		if (c->chunks % NTREE) {
 			error_at(c->diag, c->loc, "tto cuts the vector into 3 thirds (one per tree) of M pipeline "

@@ -12,6 +12,7 @@
  * weighted meshes with a slow shared switch, and random graphs with
  * switches and mixed link bandwidths. Flow mode's cost does not grow with
  * the size, so 1 GiB costs what 1 MiB does. */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -246,91 +247,219 @@ test_generated(void)
 }
 
 /* Issue 33: on tori, meshes and HyperX `auto` (built for 1 GiB, as
- * `collc sim` builds it) is never slower in flow mode than the best of
- * the library and of SP (`symmetric`, where the file has a group: the
- * torus's translations and two maps, the HyperX's with windmill trees,
- * which auto weighs too: lower.c); tune chooses among the same schedules
- * by the simulator, so this is also tune's floor. Small instances, for
- * the suite's time: 16 ranks. */
-static const char *const never_below_text[] = {
-	"topology T = torus(4, 4);\n"
-	"group G on T { translate; map (x, y) -> (-x, -y); map (x, y) -> (y, x); }\n"
-	"tree B = bfs(T, root (0, 0));\n",
-	"topology T = hyperx(4, 4);\n"
-	"group G on T { translate; map (x, y) -> (-y, x); }\n"
-	"tree B = windmill(T, root (0, 0));\n",
-	"topology T = mesh(4, 4);\n",
-	"topology T = torus(2, 2, 4);\n",
-};
+ * `collc sim` builds it), with nothing but the topology in the file, is
+ * never slower in flow mode than the best of the library and of SP written
+ * by hand (a group and a tree of the file's own: the torus's translations
+ * and two maps with bfs, the HyperX's quarter turn with windmill; on the
+ * generated tori and HyperX of sides 3 x 3 and 5 x 3 bfs with a swap and a
+ * sign, or two signs where the sides differ: not the group auto makes,
+ * alg_auto_sp.c); and on torus(4, 4) and hyperx(4, 4) neither is `auto` in
+ * a file that has that SP (lower.c weighs it). tune chooses among the same
+ * schedules by the simulator, so this is also tune's floor. Small
+ * instances, for the suite's time: 9 to 16 ranks. */
+typedef struct Shape {
+	const char *topo, *sp; /* sp: SP's group G and tree B, or NULL (no group: a mesh) */
+	bool weigh;            /* the file with SP has auto too (lower.c weighs the file's SP) */
+} Shape;
 
+static const char *const nb_kind[] = {"allreduce", "reduce_scatter", "allgather"};
+
+/* The shape's file: the topology, then auto of each kind (A0..A2); with
+ * SP, its group, tree and a symmetric collective of each kind (S0..S2),
+ * and the autos only where the shape weighs them. */
 static int
-never_below(Diag *dg, const char *text)
+shape_text(const Shape *sh, bool with_sp, char *buf, size_t cap)
 {
-	static const char *const kinds[] = {"allreduce", "reduce_scatter", "allgather"};
-	char buf[2048];
-	int len = snprintf(buf, sizeof buf, "%s", text);
+	int len = snprintf(buf, cap, "topology T = %s;\n%s", sh->topo, with_sp ? sh->sp : "");
 	for (int k = 0; k < 3; k++) {
-		len += snprintf(buf + len, sizeof buf - (size_t)len,
-		                "collective %s A%d on T { algorithm auto; }\n", kinds[k], k);
-		if (strstr(text, "group"))
-			len += snprintf(buf + len, sizeof buf - (size_t)len,
+		if (!with_sp || sh->weigh)
+			len += snprintf(buf + len, cap - (size_t)len,
+			                "collective %s A%d on T { algorithm auto; }\n", nb_kind[k], k);
+		if (with_sp)
+			len += snprintf(buf + len, cap - (size_t)len,
 			                "collective %s S%d on T { algorithm symmetric(trees B, group G); }\n",
-			                kinds[k], k);
+			                nb_kind[k], k);
 	}
+	return len;
+}
+
+/* s simulated at 1 GiB in flow mode, round by round: its time. */
+static double
+gib_time(Diag *dg, Arena *a, const Sched *s)
+{
+	SimOpts o = {.mode = SIM_FLOW, .sync = SIM_ROUNDS};
+	Simulated x;
+	CU_ASSERT_FATAL(simulate_one(dg, a, s, GIB, &o, &x));
+	return x.r.time_s;
+}
+
+/* The shape's file built for 1 GiB (auto picks for it, as collc sim's
+ * does): SP's time and, without SP, each kind's fastest candidate of auto
+ * (the library's and auto's own SP) lower floor[k]; auto's pick's time in
+ * pick[k] (without SP, the candidate of its name: the same schedule, built
+ * for the same size, simulated once). */
+typedef char AlgName[64]; /* a schedule's algorithm, kept past its program */
+
+static void
+shape_times(Diag *dg, const Shape *sh, bool with_sp, double *floor, AlgName *floor_alg,
+            double *pick, AlgName *pick_alg)
+{
+	char buf[2048];
+	int len = shape_text(sh, with_sp, buf, sizeof buf);
 	Checked c;
 	check_text(dg, &c, "never-below.coll", buf, (size_t)len);
 	assert_named(c.errors == 0, __LINE__, __FILE__, "%s", c.diag);
-	int checked = 0;
-	if (c.errors == 0) {
-		diag_source(dg, "never-below.coll", buf, (size_t)len);
-		Prog p = {.auto_size = GIB}; /* auto picks for 1 GiB, as collc sim's does */
-		CU_ASSERT_EQUAL_FATAL(lower_verified(dg, c.file, &p, NULL, false, false), 0);
-		Arena a = {0};
-		SimOpts o = {.mode = SIM_FLOW, .sync = SIM_ROUNDS};
-		for (int i = 0; i < p.nsched; i++) {
-			const Sched *s = p.sched[i];
-			if (s->name[0] != 'A')
-				continue;
-			Routes routes;
-			routes_init(&routes, s->topo, s->routing);
-			Simulated *cand = arena_array(&a, NALG, sizeof *cand), sp, pick;
-			int n = simulate_candidates(dg, &a, &routes, NULL, s, GIB, &o, cand), best = fastest(cand, n);
-			CU_ASSERT_FATAL(n > 0 && simulate_one(dg, &a, s, GIB, &o, &pick));
-			double floor = cand[best].r.time_s;
-			const char *floor_alg = cand[best].s->algorithm;
-			for (int j = 0; j < p.nsched; j++)
-				if (p.sched[j]->name[0] == 'S' && p.sched[j]->kind == s->kind &&
-				    simulate_one(dg, &a, p.sched[j], GIB, &o, &sp) && sp.r.time_s < floor)
-					floor = sp.r.time_s, floor_alg = "SP";
-			/* the simulator's times are exact to the picosecond */
-			assert_named(pick.r.time_s <= floor + 1e-11, __LINE__, __FILE__,
-			             "%.24s %s: auto picks %s, %.2f us; %s takes %.2f us", text,
-			             coll_kind_name[s->kind], s->algorithm, pick.r.time_s * 1e6, floor_alg,
-			             floor * 1e6);
-			routes_free(&routes);
-			checked++;
+	diag_source(dg, "never-below.coll", buf, (size_t)len);
+	Prog p = {.auto_size = GIB};
+	CU_ASSERT_EQUAL_FATAL(lower_verified(dg, c.file, &p, NULL, false, false), 0);
+	Arena a = {0};
+	for (int i = 0; i < p.nsched; i++) {
+		const Sched *s = p.sched[i];
+		int k = s->name[1] - '0';
+		double t = with_sp ? gib_time(dg, &a, s) : 0;
+		if (s->name[0] == 'S' && t < floor[k]) {
+			floor[k] = t;
+			snprintf(floor_alg[k], sizeof *floor_alg, "SP");
 		}
-		arena_free(&a);
-		prog_free(&p);
-		diag_reset(dg);
+		if (s->name[0] != 'A')
+			continue;
+		pick[k] = t;
+		snprintf(pick_alg[k], sizeof *pick_alg, "%s", s->algorithm);
+		if (with_sp)
+			continue;
+		Routes routes;
+		routes_init(&routes, s->topo, s->routing);
+		SimOpts o = {.mode = SIM_FLOW, .sync = SIM_ROUNDS};
+		Simulated *cand = arena_array(&a, NALG, sizeof *cand);
+		int n = simulate_candidates(dg, &a, &routes, NULL, s, GIB, &o, cand), best = fastest(cand, n);
+		CU_ASSERT_FATAL(n > 0);
+		if (cand[best].r.time_s < floor[k]) {
+			floor[k] = cand[best].r.time_s;
+			snprintf(floor_alg[k], sizeof *floor_alg, "%s", cand[best].s->algorithm);
+		}
+		for (int j = 0; j < n; j++)
+			if (strcmp(cand[j].s->algorithm, s->algorithm + strlen("auto:")) == 0)
+				pick[k] = cand[j].r.time_s;
+		assert_named(pick[k] > 0, __LINE__, __FILE__, "%s: auto's %s is not a candidate", sh->topo,
+		             s->algorithm);
+		routes_free(&routes);
 	}
+	arena_free(&a);
+	prog_free(&p);
+	diag_reset(dg);
 	checked_free(&c);
-	return checked;
+}
+
+/* auto's pick in the file without SP, and in the file with it, at most the
+ * least of the library's and SP's times; the kinds checked. */
+static int
+never_below(Diag *dg, const Shape *sh)
+{
+	double floor[3] = {1e30, 1e30, 1e30}, bare[3] = {0}, with[3] = {0};
+	AlgName floor_alg[3] = {""}, bare_alg[3] = {""}, with_alg[3] = {""};
+	shape_times(dg, sh, false, floor, floor_alg, bare, bare_alg);
+	if (sh->sp)
+		shape_times(dg, sh, true, floor, floor_alg, with, with_alg);
+	for (int k = 0; k < 3; k++) {
+		/* the simulator's times are exact to the picosecond */
+		assert_named(bare[k] <= floor[k] + 1e-11, __LINE__, __FILE__,
+		             "%s %s, the topology alone: auto picks %s, %.2f us; %s takes %.2f us",
+		             sh->topo, nb_kind[k], bare_alg[k], bare[k] * 1e6, floor_alg[k], floor[k] * 1e6);
+		if (sh->weigh)
+			assert_named(with[k] <= floor[k] + 1e-11, __LINE__, __FILE__,
+			             "%s %s, with SP: auto picks %s, %.2f us; %s takes %.2f us", sh->topo,
+			             nb_kind[k], with_alg[k], with[k] * 1e6, floor_alg[k], floor[k] * 1e6);
+	}
+	return 3;
+}
+
+/* SP as a user writes it on a generated torus or HyperX of sides a x b:
+ * bfs, the translations with a swap and a sign (a square), or two signs. */
+static void
+generated_shape(const char *form, int a, int b, char *topo, size_t tlen, char *sp, size_t splen)
+{
+	snprintf(topo, tlen, "%s(%d, %d)", form, a, b);
+	snprintf(sp, splen, "group G on T { translate; %s }\ntree B = bfs(T, root (0, 0));\n",
+	         a == b ? "map (x, y) -> (y, x); map (x, y) -> (-x, y);"
+	                : "map (x, y) -> (-x, y); map (x, y) -> (x, -y);");
 }
 
 static void
 test_never_below(void)
 {
 	Diag dgv = diag_new(), *dg = &dgv;
-	int checked = 0;
-	for (size_t i = 0; i < countof(never_below_text); i++)
-		checked += never_below(dg, never_below_text[i]);
-	CU_ASSERT_EQUAL(checked, 3 * (int)countof(never_below_text));
+	static const Shape fixed[] = {
+		{"torus(4, 4)", "group G on T { translate; map (x, y) -> (-x, -y); map (x, y) -> (y, x); }\n"
+		                "tree B = bfs(T, root (0, 0));\n", true},
+		{"hyperx(4, 4)", "group G on T { translate; map (x, y) -> (-y, x); }\n"
+		                 "tree B = windmill(T, root (0, 0));\n", true},
+		{"mesh(4, 4)", NULL, false},
+		{"torus(2, 2, 4)", NULL, false},
+	};
+	static const int sides[][2] = {{3, 3}, {5, 3}};
+	int checked = 0, want = 0;
+	for (size_t i = 0; i < countof(fixed); i++, want += 3)
+		checked += never_below(dg, &fixed[i]);
+	for (int f = 0; f < 2; f++)
+		for (size_t i = 0; i < countof(sides); i++, want += 3) {
+			char topo[64], sp[256];
+			generated_shape(f ? "hyperx" : "torus", sides[i][0], sides[i][1], topo, sizeof topo,
+			                sp, sizeof sp);
+			checked += never_below(dg, &(Shape){topo, sp, false});
+		}
+	CU_ASSERT_EQUAL(checked, want);
+}
+
+/* docs/algorithms.md, "auto": on torus(n, ..., n), n >= 3, the group auto
+ * makes (translations and the signed turn) has every link in one orbit, and
+ * its SP loads every link alike in every round over the fewest hops: psi =
+ * theta = omega = 1, for every kind it builds, on generated square tori of
+ * 1 to 3 dimensions. Built and measured only (no simulation): milliseconds. */
+static void
+test_auto_sp_optimal(void)
+{
+	Diag dgv = diag_new(), *dg = &dgv;
+	static const CollKind kinds[] = {CK_ALLREDUCE, CK_REDUCE_SCATTER, CK_ALLGATHER};
+	int built = 0, want = 0;
+	for (int ndim = 1; ndim <= 3; ndim++)
+		for (int n = 3; n <= (ndim == 3 ? 4 : 7); n++) {
+			Arena a = {0};
+			int size[MAX_DIMS] = {n, n, n};
+			Topo *t = topo_new(&a, TK_TORUS, "T", ndim, size, 0, net_defaults);
+			Routes routes;
+			routes_init(&routes, t, ROUTE_FASTEST);
+			for (size_t k = 0; k < countof(kinds); k++, want++) {
+				int *rank_node = arena_array(&a, (size_t)t->nrank, sizeof *rank_node);
+				for (int i = 0; i < t->nrank; i++)
+					rank_node[i] = i;
+				AlgCtx c = alg_ctx_new(dg, &a, "X", (Loc){1, 1}, kinds[k], t, &routes,
+				                       rank_node, t->nrank);
+				const Sched *s = alg_auto_sp(&c);
+				char why[600] = "";
+				if (!s || verify_quiet(dg, s, why, sizeof why) != 0) {
+					assert_named(false, __LINE__, __FILE__, "torus %d^%d %s: no SP (%s)", n, ndim,
+					             coll_kind_name[kinds[k]], why);
+					continue;
+				}
+				Metrics m;
+				metrics(s, GIB, &m);
+				assert_named(s->group->nlink_orbits == 1 && fabs(m.psi - 1) < 1e-9 &&
+				             fabs(m.theta - 1) < 1e-9 && fabs(m.omega - 1) < 1e-9,
+				             __LINE__, __FILE__, "torus %d^%d %s: %d link orbits, psi %.4f, theta "
+				             "%.4f, omega %.4f", n, ndim, coll_kind_name[kinds[k]],
+				             s->group->nlink_orbits, m.psi, m.theta, m.omega);
+				built++;
+			}
+			routes_free(&routes);
+			arena_free(&a);
+		}
+	CU_ASSERT_EQUAL(built, want);
 }
 
 CU_TestInfo model_tests[] = {
 	{"examples: the model's pick at 1 GiB within 5 % of the simulator's fastest", test_examples},
 	{"generated GPU clusters, xGMI boxes, random graphs: the same", test_generated},
 	{"tori, a mesh, a HyperX: auto at 1 GiB never below SP or the library", test_never_below},
+	{"auto's own SP on square tori of 1 to 3 dimensions: psi = theta = omega = 1", test_auto_sp_optimal},
 	CU_TEST_INFO_NULL,
 };

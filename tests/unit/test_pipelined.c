@@ -431,6 +431,61 @@ test_tto_supermesh(void)
 	built_free(&b);
 }
 
+/* The segments follow the trees' own links (pipeline_segments_levels),
+ * not the network's one link_bandwidth: on a 6-node graph whose links are
+ * all declared at 100 Gbps under a network of 400 Gbps, pipelined_trees
+ * picks what it picks where the network says 100 (507 at 1 GiB), not the
+ * 253 the 400 gave; that choice is faster in flow mode than the 253 fixed;
+ * and where the links are the network's (uniform) the choice is 253, as
+ * before. */
+static char *
+hexagon_text(int net_gbps, int link_gbps, int segments)
+{
+	static const int pair[][2] = {{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 0}, {0, 3}, {1, 4}, {2, 5}};
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	fprintf(f, "network { link_bandwidth = %d Gbps; link_latency = 500 ns; }\n"
+	        "topology T = graph {\n nodes 6;\n", net_gbps);
+	for (size_t i = 0; i < countof(pair); i++)
+		fprintf(f, " link %d <-> %d { link_bandwidth = %d Gbps; }\n", pair[i][0], pair[i][1],
+		        link_gbps);
+	fputs("}\ntrees D = disjoint(T, roots 0, 3);\n", f);
+	if (segments)
+		fprintf(f, "collective allreduce AR on T { algorithm pipelined_trees(trees D, segments "
+		        "%d); }\n", segments);
+	else
+		fputs("collective allreduce AR on T { algorithm pipelined_trees(trees D); }\n", f);
+	fclose(f);
+	return text;
+}
+
+static void
+test_segments_by_links(void)
+{
+	Diag dgv = diag_new(), *dg = &dgv;
+	static const int net_link_segs[][4] = {{400, 100, 0, 507}, {100, 100, 0, 507}, {400, 400, 0, 253},
+	                                       {400, 100, 253, 253}};
+	double t[4];
+	for (size_t i = 0; i < countof(net_link_segs); i++) {
+		char *text = hexagon_text(net_link_segs[i][0], net_link_segs[i][1], net_link_segs[i][2]);
+		Built b;
+		build_at(dg, &b, text, 1 << 30);
+		CU_ASSERT_EQUAL_FATAL(b.rc, 0);
+		char want[64];
+		snprintf(want, sizeof want, "%ssegments %d", net_link_segs[i][2] ? "fixed " : "",
+		         net_link_segs[i][3]);
+		assert_named(strcmp(b.prog.sched[0]->choice, want) == 0, __LINE__, __FILE__,
+		             "network %d Gbps, links %d Gbps: %s, not %s", net_link_segs[i][0],
+		             net_link_segs[i][1], b.prog.sched[0]->choice, want);
+		t[i] = simulate(dg, b.prog.sched[0], 1 << 30, SIM_FLOW);
+		built_free(&b);
+		free(text);
+	}
+	assert_named(t[0] < t[3], __LINE__, __FILE__, "by the links %.2f us, by the network's %.2f us",
+	             t[0] * 1e6, t[3] * 1e6);
+}
+
 /* check says how many trees and how high; --trees lists each tree's
  * height and edges; DOT draws them one colour each. */
 static void
@@ -522,6 +577,7 @@ CU_TestInfo pipelined_tests[] = {
 	{"the seed's network: SMBi / SMAlter against the mesh", test_seed_ratios},
 	{"the seed's energy setting: 8x8 AllReduce, total energy against the mesh", test_seed_energy},
 	{"TTO on a supermesh uses the added links", test_tto_supermesh},
+	{"segments by the trees' own links, not the network's bandwidth", test_segments_by_links},
 	{"check reports the trees; DOT draws them one colour each", test_report_and_dot},
 	{"--plot-links draws a supermesh's parallel links", test_plot_links},
 	CU_TEST_INFO_NULL,

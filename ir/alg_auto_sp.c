@@ -1,0 +1,98 @@
+/*
+ * alg_auto_sp.c: the SP schedule `auto` synthesizes for itself on a whole
+ * torus or HyperX, so that a file with nothing but the topology gets SP's
+ * optimum where it has one (issue 33; docs/algorithms.md, "auto").
+ * Needs: an allreduce, reduce-scatter or allgather on every node of a
+ * torus or HyperX, in id order. Establishes: the tree symmetrization
+ * (symm.c) of one base tree from node 0 by the form's natural group: the
+ * unit translations and, per set of dimensions of equal size, the signed
+ * cyclic turn of those dimensions (a quarter turn on a square; x -> -x on
+ * a dimension of its own), which moves every link direction of the set
+ * into every other; the tree is windmill on a square 2D HyperX, bfs
+ * elsewhere (the SP paper's rules). NULL, saying nothing, where the group
+ * or its size is refused (links that differ are no automorphism); auto's
+ * verifier proves what it returns, as every candidate's.
+ */
+#include <string.h>
+
+#include "alg.h"
+
+/* The form's tree rule: windmill where it is defined (a square 2D
+ * HyperX), bfs from node 0 elsewhere. */
+static Tree *
+natural_tree(const AlgCtx *c, const char **rule)
+{
+	const Topo *t = c->topo;
+	if (t->kind == TK_HYPERX && t->ndim == 2 && t->size[0] == t->size[1]) {
+		*rule = "windmill";
+		return tree_windmill(c->arena, t, 0);
+	}
+	*rule = "bfs";
+	return tree_bfs(c->arena, t, c->routes, 0);
+}
+
+/* The signed cyclic turn of the dimensions of size n: x_first -> -x_last,
+ * and each other dimension of the set takes the one before it; identity
+ * on the rest. Its affine generator in g; false where no dimension has
+ * size n. */
+static bool
+turn_of_size(const Topo *t, int n, Loc loc, GroupGen *g)
+{
+	int d = t->ndim, dim[MAX_DIMS], k = 0;
+	for (int i = 0; i < d; i++)
+		if (t->size[i] == n)
+			dim[k++] = i;
+	if (k == 0)
+		return false;
+	*g = (GroupGen){.loc = loc, .affine = true};
+	for (int i = 0; i < d; i++)
+		if (t->size[i] != n)
+			g->mat[i * d + i] = 1;
+	g->mat[dim[0] * d + dim[k - 1]] = -1;
+	for (int j = 1; j < k; j++)
+		g->mat[dim[j] * d + dim[j - 1]] = 1;
+	return true;
+}
+
+/* The translations and one turn per distinct side; NULL where the group
+ * is refused (its diagnostics are muted by the caller). */
+static Group *
+natural_group(const AlgCtx *c)
+{
+	const Topo *t = c->topo;
+	GroupGen gen[2 * MAX_DIMS];
+	int ngen = group_unit_translations(t, c->loc, gen);
+	for (int i = 0; i < t->ndim; i++) {
+		bool first = true; /* one turn per size: its first dimension makes it */
+		for (int j = 0; j < i; j++)
+			first &= t->size[j] != t->size[i];
+		if (first && turn_of_size(t, t->size[i], c->loc, &gen[ngen]))
+			ngen++;
+	}
+	if (check_group_generators(c->diag, c->loc, c->name, ngen, t->nnode, t->nlink) != 0)
+		return NULL;
+	return group_build(c->diag, c->arena, t, "auto_sp", c->loc, gen, ngen);
+}
+
+Sched *
+alg_auto_sp(const AlgCtx *c)
+{
+	const Topo *t = c->topo;
+	bool rsag = c->kind == CK_ALLREDUCE || c->kind == CK_REDUCE_SCATTER || c->kind == CK_ALLGATHER;
+	if (!rsag || !c->whole || (t->kind != TK_TORUS && t->kind != TK_HYPERX))
+		return NULL;
+	diag_mute(c->diag, true);
+	Group *g = natural_group(c);
+	Sched *s = NULL;
+	if (g && check_symmetric_size(c->diag, c->loc, c->name, 1, g->order) == 0) {
+		const char *rule;
+		Tree **tree = arena_array(c->arena, 1, sizeof *tree);
+		tree[0] = natural_tree(c, &rule);
+		s = symmetrize(c->diag, c->arena, c->name, c->loc, c->kind, t, c->routes, tree, 1, g,
+		               c->rank_node, c->nrank);
+		if (s)
+			s->choice = arena_printf(c->arena, "%s tree, a group of order %d", rule, g->order);
+	}
+	diag_mute(c->diag, false);
+	return s;
+}
