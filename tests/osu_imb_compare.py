@@ -270,6 +270,38 @@ def best_of(results):
     return best
 
 
+def runs_of(osu, imb, iters, top):
+    """[(label, argv, parse, kind or None for IMB's several)] of the benchmarks."""
+    runs = []
+    if osu:
+        where = os.path.dirname(osu)
+        for label, binary, extra, kind, check in OSU:
+            runs.append((label, [os.path.join(where, binary)] + (["-c"] if check else []) +
+                         ["-i", str(iters), "-x", "2", "-m", "1:%d" % top] + extra,
+                         osu_parse, kind))
+    if imb:
+        runs.append(("IMB-MPI1", [imb, "-npmin", str(RANKS), "-iter", str(iters), "-msglog",
+                                  "0:%d" % (top.bit_length() - 1)] + [b for b, _ in IMB],
+                     imb_parse, None))
+    return runs
+
+
+def schedules(mpi, so, runs, work):
+    """Each benchmark once with the drop-in and no calibration (every call
+    the plan covers runs collc's schedule), for its validation: failures."""
+    env = [("LD_PRELOAD", so), ("COLLC_MPI_REPORT", "1")]
+    fails = 0
+    for label, argv, parse, _ in runs:
+        rc, out, err = run(launch(mpi, env, argv), os.path.join(work, "schedules-%s.log" % mpi))
+        bad = parse(out)[1]
+        m = re.search(r"^osu: rank 0: (.*)$", err, re.M)
+        print("schedules, uncalibrated: %s: %s; rank 0: %s" % (
+            label, "validation passed" if rc == 0 and not bad else
+            "FAILED (exit %d, %d validation failures)" % (rc, bad), m.group(1) if m else "-"))
+        fails += rc != 0 or bad != 0
+    return fails
+
+
 def one_mpi(mpi, osu, imb, work, summary):
     rounds = int(os.environ.get("OSU_IMB_ROUNDS", "2"))
     iters = int(os.environ.get("OSU_IMB_ITERS", str(MPIS[mpi][3])))
@@ -277,6 +309,8 @@ def one_mpi(mpi, osu, imb, work, summary):
     so = build_dropin(mpi, work)
     if not so or passthru(mpi, so, work):
         return 1
+    runs = runs_of(osu, imb, iters, top)
+    fails = schedules(mpi, so, runs, work)
     probe = ([os.path.join(os.path.dirname(osu), "osu_barrier"), "-i", "1", "-x", "0"] if osu
              else [imb, "-npmin", str(RANKS), "-iter", "1", "Barrier"])
     cal = calibrate(mpi, so, probe, work, top)
@@ -285,25 +319,14 @@ def one_mpi(mpi, osu, imb, work, summary):
     path, rows = cal
     env = [("LD_PRELOAD", so), ("COLLC_MPI_PLAN", path), ("COLLC_MPI_REPORT", "1")]
     log = os.path.join(work, "run-%s.log" % mpi)
-    fails = 0
-    if osu:
-        where = os.path.dirname(osu)
-        for label, binary, extra, kind, check in OSU:
-            argv = [os.path.join(where, binary)] + (["-c"] if check else []) + [
-                "-i", str(iters), "-x", "2", "-m", "1:%d" % top] + extra
-            got, bad, report = both_ways(mpi, lambda: argv, env, rounds, log, osu_parse)
-            fails += bad
-            compare(mpi, label, kind, [best_of(got[0]), best_of(got[1])], rows, summary)
-            print("# drop-in, rank 0: %s" % report)
-    if imb:
-        argv = [imb, "-npmin", str(RANKS), "-iter", str(iters), "-msglog",
-                "0:%d" % (top.bit_length() - 1)] + [b for b, _ in IMB]
-        got, bad, report = both_ways(mpi, lambda: argv, env, rounds, log, imb_parse)
+    for label, argv, parse, kind in runs:
+        got, bad, report = both_ways(mpi, lambda: argv, env, rounds, log, parse)
         fails += bad
-        print("\n# IMB-MPI1, %s: drop-in, rank 0: %s" % (mpi, report))
-        for name, kind in IMB:
-            best = [best_of([res.get(name, {}) for res in got[w]]) for w in (0, 1)]
-            compare(mpi, "IMB-MPI1 " + name, kind, best, rows, summary)
+        for name, k in ([(None, kind)] if kind else IMB):
+            best = [best_of([res.get(name, {}) if name else res for res in got[w]])
+                    for w in (0, 1)]
+            compare(mpi, label + (" " + name if name else ""), k, best, rows, summary)
+        print("# drop-in, rank 0: %s" % report)
     return 1 if fails else 0
 
 
