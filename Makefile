@@ -241,6 +241,9 @@ bench: $(BENCH) $(COLLC)
 	@rc=0; for b in $(BENCH); do echo "== $$b"; $$b || rc=1; done; \
 	echo "== tests/forestcoll_compare.py"; \
 	if command -v python3 >/dev/null; then COLLC=$(COLLC) python3 tests/forestcoll_compare.py || rc=1; \
+	else echo "skipped: no python3"; fi; \
+	echo "== tests/osu_imb_compare.py"; \
+	if command -v python3 >/dev/null; then COLLC=$(COLLC) python3 tests/osu_imb_compare.py || rc=1; \
 	else echo "skipped: no python3"; fi; exit $$rc # every bench runs
 
 # fuzzing: one libFuzzer target per reader (tests/fuzz/targets.c), seeded from
