@@ -370,9 +370,51 @@ test_algorithm(void)
 	}
 }
 
+/* MSCCL-deployable segments: on 2 x 8 GPUs (16 blocks, 2 copies per
+ * root) every kind's chunk count is a power of two at every size from 4 KiB
+ * to 1 GiB, so each size a power of two cuts into whole chunks (tune's
+ * check, tune_prog.c); at 1 GiB the segments are more than one. */
+static void
+test_deployable_segments(void)
+{
+	Diag dgv = diag_new(), *dg = &dgv;
+	static const char *const coll[] = {
+		"collective allgather X on T { algorithm packing; }",
+		"collective reduce_scatter X on T { algorithm packing; }",
+		"collective allreduce X on T { algorithm packing; }",
+		"collective broadcast X on T { algorithm packing; root 3; }",
+	};
+	for (size_t k = 0; k < countof(coll); k++)
+		for (int64_t size = 4096; size <= (int64_t)1 << 30; size *= 8) {
+			char text[512];
+			snprintf(text, sizeof text, "network { link_bandwidth = 3600 Gbps; link_latency = 500 ns; }\n"
+			         "topology T = rails(boxes 2, gpus 8, nic_gbps 400);\n%s\n", coll[k]);
+			Checked c;
+			check_built(dg, &c, "t.coll", text, strlen(text));
+			Prog p;
+			memset(&p, 0, sizeof p);
+			p.auto_size = (double)size;
+			bool ok = c.errors == 0 && lower(dg, c.file, &p) == 0 && p.nsched == 1;
+			assert_named(ok, __LINE__, __FILE__, "%s: does not lower: %s", coll[k], c.diag);
+			if (ok) {
+				const Sched *s = p.sched[0];
+				int n = s->nchunk;
+				assert_named(n > 0 && (n & (n - 1)) == 0 && size % n == 0, __LINE__, __FILE__,
+				             "%s at %lld B: %d chunks (%s)", coll[k], (long long)size, n, s->choice);
+				if (size == (int64_t)1 << 30)
+					assert_named(!strstr(s->choice, "segments 1 "), __LINE__, __FILE__, "%s: %s",
+					             coll[k], s->choice);
+			}
+			prog_free(&p);
+			checked_free(&c);
+			diag_reset(dg);
+		}
+}
+
 CU_TestInfo packing_orbit_tests[] = {
 	{"generated grouped graphs: mapped trees span, loads fit x*", test_generated},
 	{"the checks catch an overload; a non-automorphism is refused", test_checks_fail},
 	{"packs by the file's group, else by a cluster form's translations, alike", test_algorithm},
+	{"segments a power of two: whole chunks at every power-of-two size", test_deployable_segments},
 	CU_TEST_INFO_NULL,
 };
