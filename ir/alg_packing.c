@@ -26,7 +26,8 @@
  * sharing (the simulator's flow mode, and a network's) ends together. M
  * is pipeline_segments_time's for the size: the phase's time at the bound
  * streamed, a round's cost the slowest route's latency, the fill the
- * copies' mean height - 1.
+ * copies' mean height - 1; its messages within MAX_PACK_MSGS, and a power
+ * of two where that makes the chunk count one (deployable_segments).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -607,7 +608,7 @@ deployable_segments(int m, int64_t chunks, double fill, double stream, double al
 	if (lo == m || lo > INT32_MAX / 2)
 		return lo;
 	int hi = 2 * lo;
-	bool fits = (edges <= 0 || hi <= MAX_PIPELINE_MSGS / edges) && chunks <= MAX_PIPELINE_MSGS / hi;
+	bool fits = (edges <= 0 || hi <= MAX_PACK_MSGS / edges) && chunks <= MAX_PIPELINE_MSGS / hi;
 	double cost_lo = lo * alpha + fill * stream / lo, cost_hi = hi * alpha + fill * stream / hi;
 	return fits && cost_hi < cost_lo ? hi : lo;
 }
@@ -644,8 +645,10 @@ alg_packing(const AlgCtx *c)
 	 * fill and drain cost the levels' imbalance in steady rounds. */
 	int *own;
 	const int *lv0 = kept_levels(c, ph, nph, &imbalance, &own);
-	int M = deployable_segments(pipeline_segments_time(imbalance, stream, alpha, edges), nblock * U,
-	                            imbalance, stream, alpha, edges);
+	int M = pipeline_segments_time(imbalance, stream, alpha, 0);
+	if (edges > 0 && M > MAX_PACK_MSGS / edges)
+		M = MAX_PACK_MSGS / edges < 1 ? 1 : (int)(MAX_PACK_MSGS / edges);
+	M = deployable_segments(M, nblock * U, imbalance, stream, alpha, edges);
 	if (U > MAX_PIPELINE_MSGS || (double)U * M > MAX_PIPELINE_MSGS) {
 		error_at(c->diag, c->loc, "packing cuts each block into %lld x %d sub-chunks; the limit is %d",
 		         (long long)U, M, MAX_PIPELINE_MSGS);
