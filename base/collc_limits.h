@@ -165,6 +165,12 @@ enum {
 	 * MAX_PIPELINE_MSGS (2M); a user's `segments` may go to 64 times that
 	 * (pipelined_trees), about 4 GiB of messages. */
 	MAX_PIPELINE_MSGS = 1 << 21,
+	/* packing's segments keep its messages within MAX_PACK_MSGS (8M):
+	 * 1024 ranks' copies are 1,047,552 messages a segment, and 2 segments
+	 * (MAX_PIPELINE_MSGS) held the allgather to 71.9 % of the bound at
+	 * 1 GiB; 8 keep it under about 1.5 GB in collc sim (docs/algorithms.md,
+	 * "Orbit representatives"). */
+	MAX_PACK_MSGS = 1 << 23,
 	/* pipelined_trees without `trees` builds every SuperMesh root set
 	 * (k^2 / 4 sets of trees on a k x k mesh, each tree a search over the
 	 * mesh); docs/algorithms.md and the pipelined suite cover it up to

@@ -26,7 +26,8 @@
  * sharing (the simulator's flow mode, and a network's) ends together. M
  * is pipeline_segments_time's for the size: the phase's time at the bound
  * streamed, a round's cost the slowest route's latency, the fill the
- * copies' mean height - 1.
+ * copies' mean height - 1; its messages within MAX_PACK_MSGS, and a power
+ * of two where that makes the chunk count one (deployable_segments).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -590,6 +591,28 @@ kept_levels(const AlgCtx *c, const PackPhase *ph, int nph, double *imbalance, in
 	return lv0;
 }
 
+/* The segments M, as a power of two where the chunk count nblock U M can
+ * be one (nblock and U powers of two): an MSCCL file's chunks then cut
+ * every power-of-two size in whole bytes, so tune can deploy it there
+ * (tune_prog.c). Of the powers of two either side of the optimum m, the
+ * one the model T + M alpha + I T / M prices lower, within the messages'
+ * cap (m itself is within it). */
+static int
+deployable_segments(int m, int64_t chunks, double fill, double stream, double alpha, double edges)
+{
+	if (chunks <= 0 || (chunks & (chunks - 1)) != 0)
+		return m; /* no M makes the count a power of two */
+	int lo = 1;
+	while (lo <= m / 2)
+		lo *= 2;
+	if (lo == m || lo > INT32_MAX / 2)
+		return lo;
+	int hi = 2 * lo;
+	bool fits = (edges <= 0 || hi <= MAX_PACK_MSGS / edges) && chunks <= MAX_PIPELINE_MSGS / hi;
+	double cost_lo = lo * alpha + fill * stream / lo, cost_hi = hi * alpha + fill * stream / hi;
+	return fits && cost_hi < cost_lo ? hi : lo;
+}
+
 Sched *
 alg_packing(const AlgCtx *c)
 {
@@ -622,7 +645,10 @@ alg_packing(const AlgCtx *c)
 	 * fill and drain cost the levels' imbalance in steady rounds. */
 	int *own;
 	const int *lv0 = kept_levels(c, ph, nph, &imbalance, &own);
-	int M = pipeline_segments_time(imbalance, stream, alpha, edges);
+	int M = pipeline_segments_time(imbalance, stream, alpha, 0);
+	if (edges > 0 && M > MAX_PACK_MSGS / edges)
+		M = MAX_PACK_MSGS / edges < 1 ? 1 : (int)(MAX_PACK_MSGS / edges);
+	M = deployable_segments(M, nblock * U, imbalance, stream, alpha, edges);
 	if (U > MAX_PIPELINE_MSGS || (double)U * M > MAX_PIPELINE_MSGS) {
 		error_at(c->diag, c->loc, "packing cuts each block into %lld x %d sub-chunks; the limit is %d",
 		         (long long)U, M, MAX_PIPELINE_MSGS);

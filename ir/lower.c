@@ -36,6 +36,8 @@ typedef struct Lowering {
 	GenList *gens;
 	TreeSet *trees;
 	Routes **routes;  /* per declaration: [fixed shortest, dor, ecmp] */
+	Group **form_group;     /* per topology declaration: form_group's, or NULL */
+	bool *form_group_tried; /* per topology declaration: form_group built (or failed) */
 } Lowering;
 
 static int
@@ -540,10 +542,41 @@ pipelined_sets(Lowering *L, const Arg *trees, AlgCtx *c)
 	return 0;
 }
 
-/* packing's orbits: the largest group on t the file declares before d
- * (the first of the largest), or NULL. */
+/* A cluster form's own translations (boxes, and GPU indices with their
+ * rails), built once per topology when a collective on it finds no group
+ * declared: packing then packs one root per orbit on `rails(boxes 128,
+ * ...)` with nothing but the topology, as with `group G =
+ * translations(C);` written. Built muted: a group it cannot build is no
+ * error of the file's (packing then packs every root, or refuses by its
+ * work estimate). */
 static const Group *
-file_group(const Lowering *L, const Decl *d, const Topo *t)
+form_group(Lowering *L, const Topo *t)
+{
+	const TopoForm *form = &topo_forms[t->kind];
+	if (!form->translations || !form->node_class[0].word)
+		return NULL;
+	int i = 0;
+	while (i < L->f->ndecl && L->topo[i] != t)
+		i++;
+	if (i == L->f->ndecl)
+		return NULL;
+	if (!L->form_group_tried[i]) {
+		L->form_group_tried[i] = true;
+		GroupGen unit[MAX_DIMS];
+		int n = group_unit_translations(t, L->f->decl[i].loc, unit);
+		diag_mute(L->diag, true);
+		L->form_group[i] = group_build(L->diag, L->a, t, arena_printf(L->a, "translations(%s)", t->name),
+		                               L->f->decl[i].loc, unit, n);
+		diag_mute(L->diag, false);
+	}
+	return L->form_group[i];
+}
+
+/* packing's orbits: the largest group on t the file declares before d
+ * (the first of the largest), else t's form's translations (form_group),
+ * or NULL. */
+static const Group *
+file_group(Lowering *L, const Decl *d, const Topo *t)
 {
 	const Group *best = NULL;
 	for (int i = 0; i < L->f->ndecl && &L->f->decl[i] != d; i++) {
@@ -551,7 +584,7 @@ file_group(const Lowering *L, const Decl *d, const Topo *t)
 		if (L->f->decl[i].kind == DC_GROUP && g && g->topo == t && (!best || g->order > best->order))
 			best = g;
 	}
-	return best;
+	return best ? best : form_group(L, t);
 }
 
 /* What a generator (library or user schedule) needs of a collective. */
@@ -937,6 +970,8 @@ lower(Diag *dg, const File *f, Prog *p)
 	L.gens = arena_array(L.a, n, sizeof *L.gens);
 	L.trees = arena_array(L.a, n, sizeof *L.trees);
 	L.routes = arena_array(L.a, NROUTE_POLICY * n, sizeof *L.routes);
+	L.form_group = arena_array(L.a, n, sizeof *L.form_group);
+	L.form_group_tried = arena_array(L.a, n, sizeof *L.form_group_tried);
 	int errors = nerrors(dg);
 	p->nskipped = 0;
 	/* the network block is file-wide, wherever it stands */

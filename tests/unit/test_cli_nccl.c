@@ -104,7 +104,9 @@ tune_against_nccl(const char *csv)
 		double ring = csv_time(csv, "AR_nccl_ring", sizes[k]), tree = csv_time(csv, "AR_nccl_tree", sizes[k]);
 		const char *want = ring < tree ? "nccl_ring" : "nccl_tree";
 		double ratio = (ring < tree ? ring : tree) / chosen;
-		assert_named(strcmp(tok[n - 2], want) == 0 && fabs(gain - ratio) < 6e-3, __LINE__, __FILE__,
+		/* the gain is printed to 0.01, and the chosen time read back to 0.01 us */
+		double slack = 5e-3 + ratio * 5e-3 / chosen + 1e-3;
+		assert_named(strcmp(tok[n - 2], want) == 0 && fabs(gain - ratio) < slack, __LINE__, __FILE__,
 		             "tune at %s: NCCL's choice %s %s, want %s %.3fx", sizes[k], tok[n - 2], tok[n - 1],
 		             want, ratio);
 	}

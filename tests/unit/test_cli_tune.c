@@ -438,37 +438,48 @@ test_tune_msccl_rank_form(void)
 	free(out), free(err);
 }
 
-/* tune --msccl-dir on the 2 x 8 cluster at 64 MiB, by dependencies: the
- * fastest schedule (a packing in 11 segments) has no program whose chunks
- * cut 64 MiB in whole bytes, so no file of it would ever be selected
- * there; ranked by the program, it is left out with a
- * note, the file holds the fastest program that fits (NCCL's ring, on 2
- * channels under LL128), and the plan is written (it failed, status 1,
- * before). */
+/* tune --msccl-dir at 64 MiB, by dependencies. On the 16-GCD box the
+ * fastest schedule (a packing of 7 copies per root) has no program whose
+ * chunks cut 64 MiB in whole bytes, so no file of it would ever be
+ * selected there; ranked by the program, it is left out with a note, the
+ * file holds the fastest program that fits, and the plan is written (it
+ * failed, status 1, before). On the 2 x 8 cluster the packing's segments
+ * are a power of two (2 copies per root, 16 blocks), so its file is the
+ * one written, and the plan and the file say which box and GPU each rank
+ * is. */
 void
 test_tune_msccl_unfit(void)
 {
 	char args[512], *out, *err;
-	snprintf(args, sizeof args, "tune examples/gpu-cluster-2x8.coll --collective AR --sizes 64MiB "
+	snprintf(args, sizeof args, "tune examples/xgmi-box-16.coll --collective AR --sizes 64MiB "
 	         "--sync deps --msccl-dir %s/unfit", cli_tmpdir);
 	CU_ASSERT_EQUAL(cli_collc(args, &out, &err), 0);
 	assert_named(strstr(err, "note: tune: AR: packing is left out at 67108864 bytes: faster by "
 	                         "its schedule than the choice, but no program of it fits MSCCL's "
 	                         "limits") &&
-	             strstr(err, "tune: AR-00-AR_nccl_ring-nccl_ring-67108864-67108864.xml: MSCCL") &&
 	             strstr(err, "1 MSCCL files in"), __LINE__, __FILE__, "%s", err);
-	/* the plan and its file say which box and GPU each rank is */
+	free(out), free(err);
+	glob_t g;
+	char pat[512];
+	snprintf(pat, sizeof pat, "%s/unfit/AR-00-*-67108864-67108864.xml", cli_tmpdir);
+	assert_named(glob(pat, 0, NULL, &g) == 0 && g.gl_pathc == 1 && !strstr(g.gl_pathv[0], "packing"),
+	             __LINE__, __FILE__, "one file, not the packing's: %s", pat);
+	globfree(&g);
+	snprintf(args, sizeof args, "tune examples/gpu-cluster-2x8.coll --collective AR --sizes 64MiB "
+	         "--sync deps --msccl-dir %s/fit", cli_tmpdir);
+	CU_ASSERT_EQUAL(cli_collc(args, &out, &err), 0);
+	assert_named(!strstr(err, "is left out") &&
+	             strstr(err, "tune: AR-00-AR-packing-67108864-67108864.xml: MSCCL") &&
+	             strstr(err, "1 MSCCL files in"), __LINE__, __FILE__, "%s", err);
 	const char *map = "AR on rails(boxes 2, gpus 8, nic_gbps 400): rank r runs on GPU (box, gpu) = "
 	                  "(r / 8, r % 8), box-major";
 	char line[256];
 	snprintf(line, sizeof line, "\n  ranks: %s", map);
 	assert_named(strstr(out, line) != NULL, __LINE__, __FILE__, "%s", out);
 	free(out), free(err);
-	CU_ASSERT(cli_exists("unfit/AR-00-AR_nccl_ring-nccl_ring-67108864-67108864.xml"));
 	char path[512];
-	snprintf(path, sizeof path, "%s/unfit/AR-00-AR_nccl_ring-nccl_ring-67108864-67108864.xml", cli_tmpdir);
+	snprintf(path, sizeof path, "%s/fit/AR-00-AR-packing-67108864-67108864.xml", cli_tmpdir);
 	char *xml = slurp(path, NULL);
-	/* the file holds the fallback, named after its own collective */
 	CU_ASSERT(xml && strstr(xml, map + strlen("AR")));
 	free(xml);
 }

@@ -316,7 +316,7 @@ test_random_against_every_subset(void)
 	CU_ASSERT_EQUAL(wrong, 0);
 }
 
-/* The GPU cluster of examples/gpu-cluster-1024.coll: 1024 ranks under the
+/* A GPU cluster of 128 x 8 GPUs as a spine-leaf: 1024 ranks under the
  * work limit, the host link binding. */
 static void
 test_gpu_cluster(void)

@@ -587,8 +587,8 @@ max_elements(const MProg *p, int *tbs, int *steps)
 	return most;
 }
 
-/* One cluster file of nodes x 8 GPUs on a spine-leaf (examples/
- * gpu-cluster-1024.coll): built, read back, within every limit of the
+/* One cluster file of nodes x 8 GPUs on a spine-leaf (as
+ * examples/gpu-cluster-128x8.coll's allreduce, on rails): built, read back, within every limit of the
  * executor (per rank: thread blocks, steps per tb, parser elements;
  * printed), staged or not as expected (its copies out of scratch), and run
  * on CPU threads with real data (up to 32 nodes) or checked symbolically

@@ -285,9 +285,35 @@ test_checks_fail(void)
 	grouped_free(&x);
 }
 
+/* Whether two schedules send the same messages: rounds, ranks, operation,
+ * instance, chunks and the links of each route. */
+static bool
+same_messages(const Sched *a, const Sched *b)
+{
+	if (a->nmsg != b->nmsg || a->nround != b->nround || a->nchunk != b->nchunk)
+		return false;
+	for (int i = 0; i < a->nmsg; i++) {
+		const Msg *x = &a->msg[i], *y = &b->msg[i];
+		if (x->round != y->round || x->src != y->src || x->dst != y->dst || x->op != y->op ||
+		    x->instance != y->instance || x->n != y->n ||
+		    memcmp(a->chunks + x->first, b->chunks + y->first, (size_t)x->n * sizeof *a->chunks))
+			return false;
+		int la = a->route_off[x->route + 1] - a->route_off[x->route];
+		int lb = b->route_off[y->route + 1] - b->route_off[y->route];
+		if (la != lb || memcmp(a->route_link + a->route_off[x->route],
+		                       b->route_link + b->route_off[y->route], (size_t)la * sizeof(int)))
+			return false;
+	}
+	return true;
+}
+
 /* The algorithm: a file with a group packs by it (the choice says so),
- * builds and verifies every kind; without the group the trees are the
- * whole packing's, as before. */
+ * builds and verifies every kind. On a cluster form with translations
+ * (rails; xgmi_rails where they keep the xGMI links) a file without a group
+ * packs by the form's own (lower.c's form_group), and the schedule is the
+ * one the file with `group G = translations(T);` written gets; where they
+ * are no group (xGMI links that differ, leaf_spine_boxes) every root is
+ * packed, as before. */
 static void
 test_algorithm(void)
 {
@@ -298,21 +324,86 @@ test_algorithm(void)
 		"collective allreduce X on T { algorithm packing; }",
 		"collective broadcast X on T { algorithm packing; root 3; }",
 	};
+	static const char *const topo[] = {
+		"rails(boxes 3, gpus 4, nic_gbps 400)",
+		"xgmi_rails(boxes 2, gpus 4, nic_gbps 400, links 2, 2, 2, 2, 2, 2)",
+		/* no translations: xGMI links that differ; a form without them */
+		"xgmi_rails(boxes 2, gpus 4, nic_gbps 400, links 2, 1, 1, 1, 1, 2)",
+		"leaf_spine_boxes(boxes 4, gpus 2, nic_gbps 400, spines 1)",
+	};
+	for (size_t f = 0; f < countof(topo); f++) {
+		bool form = f < 2; /* translations(T) is a group of T */
+		for (size_t k = 0; k < countof(coll); k++) {
+			Checked c[2];
+			memset(c, 0, sizeof c);
+			Prog p[2];
+			memset(p, 0, sizeof p);
+			bool ok = true;
+			for (int with = 0; with < 1 + form; with++) {
+				char text[512];
+				snprintf(text, sizeof text, "network { link_bandwidth = 3600 Gbps; }\n"
+				         "topology T = %s;\n%s%s\n", topo[f],
+				         with ? "group G = translations(T);\n" : "", coll[k]);
+				check_built(dg, &c[with], "t.coll", text, strlen(text));
+				assert_named(c[with].errors == 0, __LINE__, __FILE__, "%s: %s", text, c[with].diag);
+				ok &= c[with].errors == 0 && lower(dg, c[with].file, &p[with]) == 0 &&
+				      p[with].nsched == 1;
+				assert_named(ok, __LINE__, __FILE__, "%s: does not lower", text);
+				if (!ok)
+					break;
+				const char *choice = p[with].sched[0]->choice;
+				bool mapped = choice && strstr(choice, with ? "mapped by group G" :
+				                                              "mapped by group translations(T)");
+				assert_named(mapped == (form && k < 3), __LINE__, __FILE__, "%s: %s", text,
+				             choice ? choice : "(no choice)");
+			}
+			if (ok && form)
+				assert_named(same_messages(p[0].sched[0], p[1].sched[0]), __LINE__, __FILE__,
+				             "%s on %s: the form's translations pack otherwise than the group "
+				             "written", coll[k], topo[f]);
+			for (int with = 0; with < 2; with++) {
+				prog_free(&p[with]);
+				checked_free(&c[with]);
+			}
+			diag_reset(dg);
+		}
+	}
+}
+
+/* MSCCL-deployable segments: on 2 x 8 GPUs (16 blocks, 2 copies per
+ * root) every kind's chunk count is a power of two at every size from 4 KiB
+ * to 1 GiB, so each size a power of two cuts into whole chunks (tune's
+ * check, tune_prog.c); at 1 GiB the segments are more than one. */
+static void
+test_deployable_segments(void)
+{
+	Diag dgv = diag_new(), *dg = &dgv;
+	static const char *const coll[] = {
+		"collective allgather X on T { algorithm packing; }",
+		"collective reduce_scatter X on T { algorithm packing; }",
+		"collective allreduce X on T { algorithm packing; }",
+		"collective broadcast X on T { algorithm packing; root 3; }",
+	};
 	for (size_t k = 0; k < countof(coll); k++)
-		for (int with = 0; with < 2; with++) {
+		for (int64_t size = 4096; size <= (int64_t)1 << 30; size *= 8) {
 			char text[512];
-			snprintf(text, sizeof text, "network { link_bandwidth = 3600 Gbps; }\n"
-			         "topology T = rails(boxes 3, gpus 4, nic_gbps 400);\n%s%s\n",
-			         with ? "group G = translations(T);\n" : "", coll[k]);
+			snprintf(text, sizeof text, "network { link_bandwidth = 3600 Gbps; link_latency = 500 ns; }\n"
+			         "topology T = rails(boxes 2, gpus 8, nic_gbps 400);\n%s\n", coll[k]);
 			Checked c;
 			check_built(dg, &c, "t.coll", text, strlen(text));
-			assert_named(c.errors == 0, __LINE__, __FILE__, "%s: %s", text, c.diag);
-			Prog p = {0};
-			if (c.errors == 0 && lower(dg, c.file, &p) == 0) {
-				const char *choice = p.sched[0]->choice;
-				bool mapped = choice && strstr(choice, "mapped by group G");
-				assert_named(mapped == (with && k < 3), __LINE__, __FILE__, "%s: %s", text,
-				             choice ? choice : "(no choice)");
+			Prog p;
+			memset(&p, 0, sizeof p);
+			p.auto_size = (double)size;
+			bool ok = c.errors == 0 && lower(dg, c.file, &p) == 0 && p.nsched == 1;
+			assert_named(ok, __LINE__, __FILE__, "%s: does not lower: %s", coll[k], c.diag);
+			if (ok) {
+				const Sched *s = p.sched[0];
+				int n = s->nchunk;
+				assert_named(n > 0 && (n & (n - 1)) == 0 && size % n == 0, __LINE__, __FILE__,
+				             "%s at %lld B: %d chunks (%s)", coll[k], (long long)size, n, s->choice);
+				if (size == (int64_t)1 << 30)
+					assert_named(!strstr(s->choice, "segments 1 "), __LINE__, __FILE__, "%s: %s",
+					             coll[k], s->choice);
 			}
 			prog_free(&p);
 			checked_free(&c);
@@ -323,6 +414,7 @@ test_algorithm(void)
 CU_TestInfo packing_orbit_tests[] = {
 	{"generated grouped graphs: mapped trees span, loads fit x*", test_generated},
 	{"the checks catch an overload; a non-automorphism is refused", test_checks_fail},
-	{"the algorithm packs by the file's group and verifies", test_algorithm},
+	{"packs by the file's group, else by a cluster form's translations, alike", test_algorithm},
+	{"segments a power of two: whole chunks at every power-of-two size", test_deployable_segments},
 	CU_TEST_INFO_NULL,
 };
