@@ -157,7 +157,7 @@ exec_run(Diag *dg, ProgCache *c, const Sched *s, const MProg *p, double size, co
  * then serve every large size, where a full one would move up to 2^19
  * slices (a 64-rank program at 1 GiB took minutes and gigabytes).
  * test_tune_prog_line checks the line against the full model. */
-enum { ITER_LO = 8, ITER_HI = 16 };
+enum { ITER_LO = 8, ITER_HI = PROG_ITER_HI };
 
 static double
 exec_time(Diag *dg, ProgCache *c, const Sched *s, ProgEntry *e, double size, const SimOpts *so)

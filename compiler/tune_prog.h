@@ -81,6 +81,7 @@ int prog_build_auto(Diag *, const Sched *s, const BuildOpts *o, double size, FIL
  * latencies (their share of the gap to the schedule, for tune's notes);
  * -1 past ITER_HI iterations, where the latencies are not what parts them,
  * or if it cannot run. */
+enum { PROG_ITER_HI = 16 }; /* past it, a program's time is a line (tune_prog.c) */
 double prog_time_unlatent(Diag *, ProgCache *, const Sched *s, const char *key, double size,
                           const ProgSearch *ps, const ProgPick *pick);
 
