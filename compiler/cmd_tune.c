@@ -466,7 +466,6 @@ tune_msccl_kind(CollKind k)
 }
 
 /* indexed by MProto (msccl_program.h; mproto_name its names) */
-enum { MSCCL_MAX_INSTANCES = 8 };
 static const double proto_base_us[NPROTO] = {8.4, 6.6, 14.0};
 static const double proto_step_us[NPROTO] = {9.6, 2.7, 4.0};
 static const double proto_eff[NPROTO] = {1.0, 0.25, 0.92};
@@ -500,7 +499,7 @@ tune_msccl_pick(const TuneArgs *a, const Tuned *t, int k)
 		m.instances = a->instances;
 	} else if (m.proto == 0) {
 		int nchunk = t->cand[t->best[k]].sched[k]->nchunk;
-		while (m.instances < MSCCL_MAX_INSTANCES &&
+		while (m.instances < PROG_MAX_INSTANCES &&
 		       a->sizes[k] / ((double)nchunk * m.instances * 2) >= instance_min_chunk)
 			m.instances *= 2;
 	}

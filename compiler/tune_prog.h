@@ -12,6 +12,9 @@
 #include "msccl_program.h"
 #include "sim.h"
 
+/* The most instances tune's model and the program search take. */
+enum { PROG_MAX_INSTANCES = 8 };
+
 /* What the search may vary; an option that fixes one says so. */
 typedef struct ProgSearch {
 	unsigned protos;   /* bit p: protocol p (MProto) is tried */
