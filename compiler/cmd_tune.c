@@ -214,35 +214,41 @@ rank_size(Diag *dg, Tuner *u, Tuned *t, int k, int *order)
 	free(c);
 }
 
-/* A note per candidate faster by its schedule than the choice somewhere
- * and left out there because no program of it fits: the sizes. */
+/* A note per candidate and reason where it is faster by its schedule
+ * than the choice and has no program: the sizes, and the reason
+ * prog_fastest gave there (ProgPick.why). */
+static void
+note_unfit_why(Diag *dg, const Tuner *u, const Tuned *t, int i, ProgWhy w)
+{
+	int first = -1, last = -1, count = 0;
+	const Cand *c = &t->cand[i];
+	for (int k = 0; k < u->a->nsize; k++) {
+		if (c->prog[k].time_s >= 0 || c->prog[k].why != w || c->time_s[k] < 0 ||
+		    t->best[k] < 0 || c->time_s[k] >= t->cand[t->best[k]].time_s[k] || c->label[k] == NULL)
+			continue;
+		first = first < 0 ? k : first;
+		last = k;
+		count++;
+	}
+	if (count == 0)
+		return;
+	char at[96];
+	if (count == 1)
+		snprintf(at, sizeof at, "at %.0f bytes", u->a->sizes[first]);
+	else
+		snprintf(at, sizeof at, "at %d sizes from %.0f to %.0f bytes", count,
+		         u->a->sizes[first], u->a->sizes[last]);
+	note_at(dg, t->s->loc, "tune: %s is left out %s: faster by its schedule than the choice, "
+	        "but %s", c->key, at, prog_why_text(w));
+}
+
 static void
 note_unfit(Diag *dg, const Tuner *u, const Tuned *t)
 {
-	for (int i = 0; i < t->ncand; i++) {
-		int first = -1, last = -1, count = 0;
-		for (int k = 0; k < u->a->nsize; k++) {
-			const Cand *c = &t->cand[i];
-			if (c->prog[k].time_s >= 0 || c->time_s[k] < 0 || t->best[k] < 0 ||
-			    c->time_s[k] >= t->cand[t->best[k]].time_s[k] || c->label[k] == NULL)
-				continue;
-			first = first < 0 ? k : first;
-			last = k;
-			count++;
-		}
-		if (count == 0)
-			continue;
-		char at[96];
-		if (count == 1)
-			snprintf(at, sizeof at, "at %.0f bytes", u->a->sizes[first]);
-		else
-			snprintf(at, sizeof at, "at %d sizes from %.0f to %.0f bytes", count,
-			         u->a->sizes[first], u->a->sizes[last]);
-		note_at(dg, t->s->loc, "tune: %s is left out %s: faster by its schedule than the "
-			        "choice, but no program of it fits MSCCL's limits, runs in the executor model "
-			        "and cuts the size into its chunks in whole bytes (collc build --target "
-			        "msccl says why)", t->cand[i].key, at);
-	}
+	static const ProgWhy whys[] = {PROG_UNFIT, PROG_UNCUT, PROG_UNRUN};
+	for (int i = 0; i < t->ncand; i++)
+		for (size_t w = 0; w < countof(whys); w++)
+			note_unfit_why(dg, u, t, i, whys[w]);
 }
 
 

@@ -188,10 +188,29 @@ prog_time_unlatent(Diag *dg, ProgCache *c, const Sched *s, const char *key, doub
 	return exec_run(dg, c, s, &e->p, size, &ps->opts, false);
 }
 
-/* One configuration at `size` into *best if it is faster: TRY_RAN, or
- * TRY_UNFIT (no program fits its limits), or TRY_STOPPED (the model cannot
- * run it at this size, or its chunks do not cut the size). */
-enum { TRY_RAN, TRY_UNFIT, TRY_STOPPED };
+/* One configuration at `size` into *best if it is faster: PROG_FOUND (it
+ * ran), or why not: PROG_UNFIT (no program fits its limits), PROG_UNCUT
+ * (its chunks do not cut the size), PROG_UNRUN (the model cannot run it
+ * at this size). */
+const char *
+prog_why_text(ProgWhy w)
+{
+	switch (w) {
+	case PROG_UNFIT:
+		return "no program of it fits MSCCL's limits (collc build --target msccl says why)";
+	case PROG_UNCUT:
+		return "its programs do not cut the size into their chunks in whole bytes (the executor "
+		       "runs NCCL's own algorithm there)";
+	case PROG_UNRUN:
+		return "the executor model cannot run its programs at the size (a deadlock under the "
+		       "slots, or more slice operations than it takes: collc sim FILE.xml says which)";
+	case PROG_SKIPPED:
+		return "it was not searched (slower by its schedule than the programs found)";
+	case PROG_FOUND:
+		break;
+	}
+	return "";
+}
 
 static int
 try_config(Diag *dg, ProgCache *c, const Sched *s, const char *key, double size,
@@ -199,18 +218,18 @@ try_config(Diag *dg, ProgCache *c, const Sched *s, const char *key, double size,
 {
 	ProgEntry *e = lowered(dg, c, s, ps->build, key, cfg.proto, cfg.instances, cfg.channels);
 	if (!e->fits)
-		return TRY_UNFIT;
+		return PROG_UNFIT;
 	/* a size the program's chunks do not cut in whole bytes is never
 	 * selected by its file: the executor runs NCCL's own algorithm there */
 	if (e->p.nchunksperloop <= 0 || (int64_t)size % e->p.nchunksperloop != 0)
-		return TRY_STOPPED;
+		return PROG_UNCUT;
 	cfg.time_s = exec_time(dg, c, s, e, size, &ps->opts);
 	cfg.nchannels = e->p.nchannels;
 	if (cfg.time_s < 0)
-		return TRY_STOPPED;
+		return PROG_UNRUN;
 	if (best->time_s < 0 || cfg.time_s < best->time_s)
 		*best = cfg;
-	return TRY_RAN;
+	return PROG_FOUND;
 }
 
 /* Protocol p's fastest program from cfg (its fewest channels, which ran):
@@ -226,7 +245,7 @@ wider(Diag *dg, ProgCache *c, const Sched *s, const char *key, double size, cons
 		double before = best.time_s;
 		ProgPick w = best;
 		w.channels = ch;
-		if (try_config(dg, c, s, key, size, ps, w, &best) != TRY_RAN || best.time_s >= before)
+		if (try_config(dg, c, s, key, size, ps, w, &best) != PROG_FOUND || best.time_s >= before)
 			break;
 	}
 	return best;
@@ -253,7 +272,7 @@ more_instances(Diag *dg, ProgCache *c, const Sched *s, const char *key, double s
 			return best;
 		ProgPick got = {.time_s = -1};
 		if (try_config(dg, c, s, key, size, ps, (ProgPick){.proto = best.proto,
-		               .instances = best.instances * 2, .channels = ps->channels}, &got) != TRY_RAN)
+		               .instances = best.instances * 2, .channels = ps->channels}, &got) != PROG_FOUND)
 			return best;
 		if (ps->channels <= 0)
 			got = wider(dg, c, s, key, size, ps, got);
@@ -268,6 +287,7 @@ prog_fastest(Diag *dg, ProgCache *c, const Sched *s, const char *key, double siz
              const ProgSearch *ps, ProgPick *out, char *why, size_t whylen)
 {
 	ProgPick best = {.time_s = -1}, first[NPROTO];
+	int why_none = PROG_UNFIT;
 	/* the instances of tune's model, fewer only where those fit nowhere
 	 * (a program of 8 instances is 8 times the simulation: trying 1 too
 	 * tripled tune's time on 64 ranks at 1 GiB) */
@@ -279,17 +299,20 @@ prog_fastest(Diag *dg, ProgCache *c, const Sched *s, const char *key, double siz
 		bool unfit = false;
 		for (int p = 0; p < NPROTO; p++) {
 			first[p].time_s = -1;
-			if (!unfit && ps->protos >> p & 1)
-				unfit = try_config(dg, c, s, key, size, ps,
+			if (!unfit && ps->protos >> p & 1) {
+				int r = try_config(dg, c, s, key, size, ps,
 				                   (ProgPick){.proto = p, .instances = inst,
-				                              .channels = ps->channels}, &first[p]) == TRY_UNFIT;
+				                              .channels = ps->channels}, &first[p]);
+				unfit = r == PROG_UNFIT;
+				why_none = r > why_none ? r : why_none; /* the most specific */
+			}
 			if (first[p].time_s >= 0 && (best.time_s < 0 || first[p].time_s < best.time_s))
 				best = first[p];
 		}
 	}
 	if (best.time_s < 0) {
-		snprintf(why, whylen, "no program of it fits MSCCL's limits, runs in the executor "
-		         "model and cuts the size into its chunks (collc build --target msccl says why)");
+		*out = (ProgPick){.time_s = -1, .why = (ProgWhy)why_none};
+		snprintf(why, whylen, "%s", prog_why_text(out->why));
 		return 1;
 	}
 	/* more channels for every protocol that ran, not only the fastest on
@@ -336,15 +359,13 @@ prog_rank(Diag *dg, ProgCache *cache, const ProgCand *c, int n, double size, con
 	double fastest = -1;
 	int found = 0;
 	for (int i = 0; i < n; i++) {
-		c[i].pick->time_s = -1;
+		*c[i].pick = (ProgPick){.time_s = -1, .why = PROG_SKIPPED};
 		if (!c[i].always &&
 		    (found >= PROG_TOP || (fastest > 0 && c[i].sched_time > PROG_PRUNE * fastest)))
 			continue;
-		char why[256];
-		if (prog_fastest(dg, cache, c[i].s, c[i].key, size, ps, c[i].pick, why, sizeof why) != 0) {
-			c[i].pick->time_s = -1;
+		char why[256]; /* the pick keeps its reason (ProgPick.why) for tune's note */
+		if (prog_fastest(dg, cache, c[i].s, c[i].key, size, ps, c[i].pick, why, sizeof why) != 0)
 			continue;
-		}
 		found += !c[i].always;
 		if (fastest < 0 || c[i].pick->time_s < fastest)
 			fastest = c[i].pick->time_s;

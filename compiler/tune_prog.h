@@ -26,9 +26,18 @@ typedef struct ProgSearch {
 	                         * --min-bytes, --max-bytes) */
 } ProgSearch;
 
+/* Why a schedule has no program at a size (ProgPick.why): none of its
+ * configurations fits MSCCL's limits; or those that fit do not cut the
+ * size into their chunks in whole bytes; or the executor model cannot
+ * run them there; or it was not searched (prog_rank's pruning). */
+typedef enum ProgWhy { PROG_FOUND, PROG_UNFIT, PROG_UNCUT, PROG_UNRUN, PROG_SKIPPED } ProgWhy;
+/* The reason's words for a note, by ProgWhy (PROG_FOUND's empty). */
+const char *prog_why_text(ProgWhy);
+
 /* The fastest program found for one schedule at one size. */
 typedef struct ProgPick {
 	double time_s;
+	ProgWhy why;       /* time_s < 0: why none */
 	int proto, instances;
 	int channels;      /* per instance, as --channels gives it (0: the fewest that fit) */
 	int nchannels;     /* the program's, every instance's */

@@ -442,7 +442,7 @@ test_tune_msccl_rank_form(void)
  * fastest schedule (a packing in 11 segments) has no program whose chunks
  * cut 64 MiB in whole bytes, so no file of it would ever be selected
  * there; ranked by the program, it is left out with a
- * note, the file holds the fastest program that fits (NCCL's ring, on 2
+ * note that says so (prog_fastest's reason), the file holds the fastest program that fits (NCCL's ring, on 2
  * channels under LL128), and the plan is written (it failed, status 1,
  * before). */
 void
@@ -453,8 +453,8 @@ test_tune_msccl_unfit(void)
 	         "--sync deps --msccl-dir %s/unfit", cli_tmpdir);
 	CU_ASSERT_EQUAL(cli_collc(args, &out, &err), 0);
 	assert_named(strstr(err, "note: tune: AR: packing is left out at 67108864 bytes: faster by "
-	                         "its schedule than the choice, but no program of it fits MSCCL's "
-	                         "limits") &&
+	                         "its schedule than the choice, but its programs do not cut the "
+	                         "size into their chunks in whole bytes") &&
 	             strstr(err, "tune: AR-00-AR_nccl_ring-nccl_ring-67108864-67108864.xml: MSCCL") &&
 	             strstr(err, "1 MSCCL files in"), __LINE__, __FILE__, "%s", err);
 	/* the plan and its file say which box and GPU each rank is */
