@@ -30,6 +30,7 @@
 #include "driver.h"
 #include "mpi_lib.h"
 #include "msccl_program.h"
+#include "msccl_to_sim.h"
 #include "perf.h"
 #include "svgplot.h"
 #include "tune.h"
@@ -219,77 +220,106 @@ rank_size(Diag *dg, Tuner *u, Tuned *t, int k, int *order)
 	free(c);
 }
 
-/* A note per candidate faster by its schedule than the choice somewhere
- * and left out there because no program of it fits: the sizes. */
+/* A note per candidate and reason where it is faster by its schedule
+ * than the choice and has no program: the sizes, and the reason
+ * prog_fastest gave there (ProgPick.why). */
+static void
+note_unfit_why(Diag *dg, const Tuner *u, const Tuned *t, int i, ProgWhy w)
+{
+	int first = -1, last = -1, count = 0;
+	const Cand *c = &t->cand[i];
+	for (int k = 0; k < u->a->nsize; k++) {
+		if (c->prog[k].time_s >= 0 || c->prog[k].why != w || c->time_s[k] < 0 ||
+		    t->best[k] < 0 || c->time_s[k] >= t->cand[t->best[k]].time_s[k] || c->label[k] == NULL)
+			continue;
+		first = first < 0 ? k : first;
+		last = k;
+		count++;
+	}
+	if (count == 0)
+		return;
+	char at[96];
+	if (count == 1)
+		snprintf(at, sizeof at, "at %.0f bytes", u->a->sizes[first]);
+	else
+		snprintf(at, sizeof at, "at %d sizes from %.0f to %.0f bytes", count,
+		         u->a->sizes[first], u->a->sizes[last]);
+	note_at(dg, t->s->loc, "tune: %s is left out %s: faster by its schedule than the choice, "
+	        "but %s", c->key, at, prog_why_text(w));
+}
+
 static void
 note_unfit(Diag *dg, const Tuner *u, const Tuned *t)
 {
-	for (int i = 0; i < t->ncand; i++) {
-		int first = -1, last = -1, count = 0;
-		for (int k = 0; k < u->a->nsize; k++) {
-			const Cand *c = &t->cand[i];
-			if (c->prog[k].time_s >= 0 || c->time_s[k] < 0 || t->best[k] < 0 ||
-			    c->time_s[k] >= t->cand[t->best[k]].time_s[k] || c->label[k] == NULL)
-				continue;
-			first = first < 0 ? k : first;
-			last = k;
-			count++;
-		}
-		if (count == 0)
-			continue;
-		char at[96];
-		if (count == 1)
-			snprintf(at, sizeof at, "at %.0f bytes", u->a->sizes[first]);
-		else
-			snprintf(at, sizeof at, "at %d sizes from %.0f to %.0f bytes", count,
-			         u->a->sizes[first], u->a->sizes[last]);
-		note_at(dg, t->s->loc, "tune: %s is left out %s: faster by its schedule than the "
-			        "choice, but no program of it fits MSCCL's limits, runs in the executor model "
-			        "and cuts the size into its chunks in whole bytes (collc build --target "
-			        "msccl says why)", t->cand[i].key, at);
-	}
+	static const ProgWhy whys[] = {PROG_UNFIT, PROG_UNCUT, PROG_UNRUN};
+	for (int i = 0; i < t->ncand; i++)
+		for (size_t w = 0; w < countof(whys); w++)
+			note_unfit_why(dg, u, t, i, whys[w]);
 }
 
 
 /* The aim (issue 35): in every range the program reaches at least
- * PROG_AIM of its schedule's busbw. A note per range where it does not,
- * with the size where the gap is widest, both figures and the program. */
+ * PROG_AIM of the reference's busbw: its schedule's simulated time plus
+ * the least base latency of the protocols the search may use (a call's
+ * fixed cost, which every program the executor runs pays and the
+ * schedule's model does not have; docs/sim.md 7, "The aim"). A note per
+ * range where it does not, at the size where the gap is widest, with the
+ * gap's parts. */
 static const double PROG_AIM = 0.9;
 
-/* The note for size k, where the program reaches r of its schedule's
- * busbw: why. Where the executor's latencies (NCCL's, docs/sim.md 7)
- * part them, the program's busbw without them says how much. */
+double
+tune_ref_time(const TuneArgs *a, const Tuned *t, int k)
+{
+	ProgSearch ps = search_at(a, t, k);
+	int64_t least = -1;
+	for (int p = 0; p < NPROTO; p++)
+		if (ps.protos >> p & 1 && (least < 0 || exec_proto((MProto)p).base_ps < least))
+			least = exec_proto((MProto)p).base_ps;
+	return t->cand[t->best[k]].time_s[k] + (least > 0 ? (double)least * 1e-12 : 0);
+}
+
+/* The note for size k, where the program takes longer than the reference:
+ * the gap's parts. The base latency above the least (the protocol's), the
+ * steps' latencies (each wait across a connection, NCCL's ring model) and
+ * the moving of data (the program without any latency against the
+ * schedule: the protocol's wire bytes, slices through the slots, a thread
+ * block per peer and channel), which tune_prog.c's search is to keep
+ * small. Past ITER_HI iterations the two latencies are not parted. */
 static void
-note_gap(Diag *dg, const Tuner *u, const Tuned *t, int k, double r)
+note_gap(Diag *dg, const Tuner *u, const Tuned *t, int k)
 {
 	const TuneArgs *a = u->a;
 	const Cand *c = &t->cand[t->best[k]];
 	const ProgPick *pp = &c->prog[k];
 	ProgSearch ps = search_at(a, t, k);
+	ExecProto x = exec_proto((MProto)pp->proto);
+	double ref = tune_ref_time(a, t, k), sched = c->time_s[k];
+	double least = ref - sched, base = (double)x.base_ps * 1e-12;
+	double above = base - least > 1e-9 ? base - least : 0; /* no -0.00 */
 	double bare = prog_time_unlatent(dg, u->progs, c->sched[k], c->label[k], a->sizes[k], &ps, pp);
-	double sb = tune_busbw_at(t, a, k), bb = bare > 0 ? tune_busbw_of(t, a, k, bare) : 0;
-	static const char *const share[NPROTO] = {"", "half", "120/128"};
-	char lat[320] = "", rest[320] = "";
-	if (bb > 0)
-		snprintf(lat, sizeof lat, "the executor's latencies, a call's and each step's (MSCCL %s "
-		         "in NCCL's ring model, docs/sim.md 7), which the schedule's model does not have: "
-		         "without them the program reaches %.2f GB/s, %.0f%% of the schedule's%s",
-		         mproto_name[pp->proto], bb, bb / sb * 100, bb < PROG_AIM * sb ? "; and " : "");
-	char data[96] = "";
-	if (pp->proto != MP_SIMPLE)
-		snprintf(data, sizeof data, "%s of a link's bytes are data under MSCCL %s, and ",
-		         share[pp->proto], mproto_name[pp->proto]);
-	if (bb < PROG_AIM * sb)
-		snprintf(rest, sizeof rest, "%sthe executor moves each step in slices through its "
-		         "connection's slots, one thread block per peer and channel, which the "
-		         "schedule's rounds do not", data);
-	char why[700];
-	snprintf(why, sizeof why, "%s%s", lat, rest);
+	char parts[400];
+	if (bare > 0)
+		snprintf(parts, sizeof parts, "the protocol's base latency above the least %.2f us, the "
+		         "steps' latencies %.2f us (NCCL's ring model: a wait across a connection costs "
+		         "%.1f us in a box, %.1f between boxes), the moving of data %.2f us (the program "
+		         "without latencies against the schedule: the protocol's wire bytes, %d of each "
+		         "%d a link carries, slices through the slots, a thread block per peer and "
+		         "channel)", above * 1e6, (pp->time_s - bare - base) * 1e6,
+		         (double)x.step_ps[EXEC_NVLINK] * 1e-6, (double)x.step_ps[EXEC_NET] * 1e-6,
+		         (bare - sched) * 1e6, x.wire_den, x.wire_num);
+	else
+		snprintf(parts, sizeof parts, "the protocol's base latency above the least %.2f us, and "
+		         "the steps' latencies with the moving of data %.2f us (past %d iterations of the "
+		         "executor's loop the model does not part them)", above * 1e6,
+		         (pp->time_s - ref - above) * 1e6, PROG_ITER_HI);
 	note_at(dg, t->s->loc, "tune: at %.0f bytes the program of %s (MSCCL %s, %d instance%s, %d "
-	        "channel%s) reaches %.2f GB/s in the executor model, %.0f%% of its schedule's %.2f "
-	        "GB/s: %s", a->sizes[k], c->label[k], mproto_name[pp->proto], pp->instances,
-	        pp->instances == 1 ? "" : "s", pp->nchannels, pp->nchannels == 1 ? "" : "s",
-	        tune_busbw_of(t, a, k, pp->time_s), r * 100, sb, why);
+	        "channel%s) reaches %.2f GB/s in the executor model, %.0f%% of the reference's %.2f "
+	        "GB/s (its schedule's %.2f us and a call's least base latency, %.2f us, docs/sim.md "
+	        "7): the gap of %.2f us is %s", a->sizes[k], c->label[k], mproto_name[pp->proto],
+	        pp->instances, pp->instances == 1 ? "" : "s", pp->nchannels,
+	        pp->nchannels == 1 ? "" : "s", tune_busbw_of(t, a, k, pp->time_s),
+	        ref / pp->time_s * 100, tune_busbw_of(t, a, k, ref), sched * 1e6, least * 1e6,
+	        (pp->time_s - ref) * 1e6, parts);
 }
 
 static void
@@ -300,15 +330,14 @@ note_gaps(Diag *dg, const Tuner *u, const Tuned *t)
 		int j = tune_range_end(a, t, k, true), worst = -1;
 		double wr = 1;
 		for (int m = k; m <= j; m++) {
-			const ProgPick *pp = &t->cand[t->best[m]].prog[m];
-			double sb = tune_busbw_at(t, a, m), r = sb > 0 ? tune_busbw_of(t, a, m, pp->time_s) / sb : 1;
+			double r = tune_ref_time(a, t, m) / t->cand[t->best[m]].prog[m].time_s;
 			if (r < PROG_AIM && r < wr) {
 				wr = r;
 				worst = m;
 			}
 		}
 		if (worst >= 0)
-			note_gap(dg, u, t, worst, wr);
+			note_gap(dg, u, t, worst);
 		k = j + 1;
 	}
 }
@@ -449,7 +478,6 @@ tune_msccl_kind(CollKind k)
 }
 
 /* indexed by MProto (msccl_program.h; mproto_name its names) */
-enum { MSCCL_MAX_INSTANCES = 8 };
 static const double proto_base_us[NPROTO] = {8.4, 6.6, 14.0};
 static const double proto_step_us[NPROTO] = {9.6, 2.7, 4.0};
 static const double proto_eff[NPROTO] = {1.0, 0.25, 0.92};
@@ -483,7 +511,7 @@ tune_msccl_pick(const TuneArgs *a, const Tuned *t, int k)
 		m.instances = a->instances;
 	} else if (m.proto == 0) {
 		int nchunk = t->cand[t->best[k]].sched[k]->nchunk;
-		while (m.instances < MSCCL_MAX_INSTANCES &&
+		while (m.instances < PROG_MAX_INSTANCES &&
 		       a->sizes[k] / ((double)nchunk * m.instances * 2) >= instance_min_chunk)
 			m.instances *= 2;
 	}

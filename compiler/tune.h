@@ -78,6 +78,9 @@ typedef struct MscclPick {
  * or by the program, its program's (< 0: left out there). */
 double tune_rank_time(const Tuned *t, int i, int k);
 bool tune_msccl_kind(CollKind k);
+/* The aim's reference at size k (by the program): the choice's schedule
+ * time and the least base latency of a protocol the search may use. */
+double tune_ref_time(const TuneArgs *a, const Tuned *t, int k);
 MscclPick tune_msccl_pick(const TuneArgs *a, const Tuned *t, int k);
 int tune_range_end(const TuneArgs *a, const Tuned *t, int i, bool by_msccl);
 void tune_range_of(const TuneArgs *a, int i, int j, double *lo, double *hi);

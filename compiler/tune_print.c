@@ -245,7 +245,8 @@ tune_print_csv(const Tuner *u, FILE *f)
 	fprintf(f, "collective,kind,size,choice,time_us,busbw_GBps,runner_up,margin_pct,"
 	           "range_min_bytes,range_max_bytes,msccl_proto,msccl_instances,bound_busbw_GBps,"
 	           "bound_ratio%s,nccl_choice,nccl_gain\n",
-	        u->progs ? ",program_time_us,program_busbw_GBps,msccl_channels" : "");
+	        u->progs ? ",program_time_us,program_busbw_GBps,msccl_channels,reference_time_us,"
+	                   "ring_program_busbw_GBps" : "");
 	for (int i = 0; i < u->nt; i++) {
 		const Tuned *t = &u->t[i];
 		for (int k = 0; k < a->nsize;) {
@@ -267,10 +268,11 @@ tune_print_csv(const Tuner *u, FILE *f)
 					fputs(",,", f);
 				fprintf(f, "%.12g,%.12g", t->bound, share_at(t, a, m));
 				if (t->by_program)
-					fprintf(f, ",%.12g,%.12g,%d", b->prog[m].time_s * 1e6,
-					        tune_busbw_of(t, a, m, b->prog[m].time_s), pk.nchannels);
+					fprintf(f, ",%.12g,%.12g,%d,%.12g,%.12g", b->prog[m].time_s * 1e6,
+					        tune_busbw_of(t, a, m, b->prog[m].time_s), pk.nchannels,
+					        tune_ref_time(a, t, m) * 1e6, ring_prog_busbw(t, a, m));
 				else if (u->progs) /* a kind MSCCL does not run */
-					fputs(",,,", f);
+					fputs(",,,,,", f);
 				int n = nccl_choice(t, m); /* empty off rails clusters */
 				if (nccl_gain(t, n, m) > 0)
 					fprintf(f, ",%s,%.6g\n", t->cand[n].key, nccl_gain(t, n, m));

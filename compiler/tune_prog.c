@@ -13,9 +13,12 @@
  * (tune's protocol pick) prefers LL128. The search, per size:
  *   1. every protocol ps allows, at the instances of tune's model (fewer
  *      where none fits), on the fewest channels that fit;
- *   2. the fastest of those with 2, 4, 8, ... channels per instance above
- *      the fewest, while a doubling is faster (the executor's 32 channels
- *      at most).
+ *   2. for each protocol that ran, 2, 4, 8, ... channels per instance
+ *      above the fewest, while a doubling is faster (the executor's 32
+ *      channels at most); the fastest of all;
+ *   3. twice its instances (with step 2's channels) while its chunks take
+ *      more than one iteration of the executor's loop and the doubling is
+ *      faster, up to PROG_MAX_INSTANCES.
  * A program does not depend on the size (the executor's loop and slices
  * do), so each (schedule form, protocol, instances, channels) is lowered
  * once and kept (ProgCache); only the simulation runs per size.
@@ -157,7 +160,7 @@ exec_run(Diag *dg, ProgCache *c, const Sched *s, const MProg *p, double size, co
  * then serve every large size, where a full one would move up to 2^19
  * slices (a 64-rank program at 1 GiB took minutes and gigabytes).
  * test_tune_prog_line checks the line against the full model. */
-enum { ITER_LO = 8, ITER_HI = 16 };
+enum { ITER_LO = 8, ITER_HI = PROG_ITER_HI };
 
 static double
 exec_time(Diag *dg, ProgCache *c, const Sched *s, ProgEntry *e, double size, const SimOpts *so)
@@ -185,10 +188,29 @@ prog_time_unlatent(Diag *dg, ProgCache *c, const Sched *s, const char *key, doub
 	return exec_run(dg, c, s, &e->p, size, &ps->opts, false);
 }
 
-/* One configuration at `size` into *best if it is faster: TRY_RAN, or
- * TRY_UNFIT (no program fits its limits), or TRY_STOPPED (the model cannot
- * run it at this size, or its chunks do not cut the size). */
-enum { TRY_RAN, TRY_UNFIT, TRY_STOPPED };
+/* One configuration at `size` into *best if it is faster: PROG_FOUND (it
+ * ran), or why not: PROG_UNFIT (no program fits its limits), PROG_UNCUT
+ * (its chunks do not cut the size), PROG_UNRUN (the model cannot run it
+ * at this size). */
+const char *
+prog_why_text(ProgWhy w)
+{
+	switch (w) {
+	case PROG_UNFIT:
+		return "no program of it fits MSCCL's limits (collc build --target msccl says why)";
+	case PROG_UNCUT:
+		return "its programs do not cut the size into their chunks in whole bytes (the executor "
+		       "runs NCCL's own algorithm there)";
+	case PROG_UNRUN:
+		return "the executor model cannot run its programs at the size (a deadlock under the "
+		       "slots, or more slice operations than it takes: collc sim FILE.xml says which)";
+	case PROG_SKIPPED:
+		return "it was not searched (slower by its schedule than the programs found)";
+	case PROG_FOUND:
+		break;
+	}
+	return "";
+}
 
 static int
 try_config(Diag *dg, ProgCache *c, const Sched *s, const char *key, double size,
@@ -196,25 +218,76 @@ try_config(Diag *dg, ProgCache *c, const Sched *s, const char *key, double size,
 {
 	ProgEntry *e = lowered(dg, c, s, ps->build, key, cfg.proto, cfg.instances, cfg.channels);
 	if (!e->fits)
-		return TRY_UNFIT;
+		return PROG_UNFIT;
 	/* a size the program's chunks do not cut in whole bytes is never
 	 * selected by its file: the executor runs NCCL's own algorithm there */
 	if (e->p.nchunksperloop <= 0 || (int64_t)size % e->p.nchunksperloop != 0)
-		return TRY_STOPPED;
+		return PROG_UNCUT;
 	cfg.time_s = exec_time(dg, c, s, e, size, &ps->opts);
 	cfg.nchannels = e->p.nchannels;
 	if (cfg.time_s < 0)
-		return TRY_STOPPED;
+		return PROG_UNRUN;
 	if (best->time_s < 0 || cfg.time_s < best->time_s)
 		*best = cfg;
-	return TRY_RAN;
+	return PROG_FOUND;
+}
+
+/* Protocol p's fastest program from cfg (its fewest channels, which ran):
+ * 2, 4, 8, ... channels per instance while a doubling is faster (the tbs
+ * of a connection's chunks run side by side). */
+static ProgPick
+wider(Diag *dg, ProgCache *c, const Sched *s, const char *key, double size, const ProgSearch *ps,
+      ProgPick cfg)
+{
+	ProgPick best = cfg;
+	int per = best.nchannels / best.instances;
+	for (int ch = 2 * (per > 0 ? per : 1); ch * best.instances <= MSCCL_MAX_CHANNELS; ch *= 2) {
+		double before = best.time_s;
+		ProgPick w = best;
+		w.channels = ch;
+		if (try_config(dg, c, s, key, size, ps, w, &best) != PROG_FOUND || best.time_s >= before)
+			break;
+	}
+	return best;
+}
+
+/* Twice the instances of best while its chunks take more than one
+ * iteration of the executor's loop and the doubling is faster: each
+ * instance's chunk is a part of the size, so an iteration's steps, and
+ * their latencies, run once for each part side by side instead of once
+ * per piece in turn. tune's model gives instances for Simple's slot alone;
+ * on the NVSwitch box LL's 32 KiB pieces made recursive doubling at 64 KiB
+ * take 2 iterations on 1 instance (13.73 us) and 1 on 2 (12.27 us). */
+static ProgPick
+more_instances(Diag *dg, ProgCache *c, const Sched *s, const char *key, double size,
+               const ProgSearch *ps, ProgPick best)
+{
+	for (;;) {
+		bool staged;
+		const MProg *p = prog_of(c, key, &best, &staged);
+		int per = best.nchannels / best.instances > 0 ? best.nchannels / best.instances : 1;
+		if (!p || exec_shape(p, (int64_t)size).iters < 2 ||
+		    best.instances * 2 > PROG_MAX_INSTANCES ||
+		    best.instances * 2 * per > MSCCL_MAX_CHANNELS)
+			return best;
+		ProgPick got = {.time_s = -1};
+		if (try_config(dg, c, s, key, size, ps, (ProgPick){.proto = best.proto,
+		               .instances = best.instances * 2, .channels = ps->channels}, &got) != PROG_FOUND)
+			return best;
+		if (ps->channels <= 0)
+			got = wider(dg, c, s, key, size, ps, got);
+		if (got.time_s >= best.time_s)
+			return best;
+		best = got;
+	}
 }
 
 int
 prog_fastest(Diag *dg, ProgCache *c, const Sched *s, const char *key, double size,
              const ProgSearch *ps, ProgPick *out, char *why, size_t whylen)
 {
-	ProgPick best = {.time_s = -1};
+	ProgPick best = {.time_s = -1}, first[NPROTO];
+	int why_none = PROG_UNFIT;
 	/* the instances of tune's model, fewer only where those fit nowhere
 	 * (a program of 8 instances is 8 times the simulation: trying 1 too
 	 * tripled tune's time on 64 ranks at 1 GiB) */
@@ -224,29 +297,36 @@ prog_fastest(Diag *dg, ProgCache *c, const Sched *s, const char *key, double siz
 		 * fails has tried every width (seconds on 64 ranks): the first
 		 * protocol unfit, the others are not tried at these instances */
 		bool unfit = false;
-		for (int p = 0; !unfit && p < NPROTO; p++)
-			if (ps->protos >> p & 1)
-				unfit = try_config(dg, c, s, key, size, ps,
+		for (int p = 0; p < NPROTO; p++) {
+			first[p].time_s = -1;
+			if (!unfit && ps->protos >> p & 1) {
+				int r = try_config(dg, c, s, key, size, ps,
 				                   (ProgPick){.proto = p, .instances = inst,
-				                              .channels = ps->channels}, &best) == TRY_UNFIT;
-	}
-	if (best.time_s < 0) {
-		snprintf(why, whylen, "no program of it fits MSCCL's limits, runs in the executor "
-		         "model and cuts the size into its chunks (collc build --target msccl says why)");
-		return 1;
-	}
-	/* more channels per instance while a doubling is faster: the tbs of a
-	 * connection's chunks run side by side */
-	if (ps->channels <= 0) {
-		int per = best.nchannels / best.instances;
-		for (int ch = 2 * (per > 0 ? per : 1); ch * best.instances <= MSCCL_MAX_CHANNELS; ch *= 2) {
-			double before = best.time_s;
-			ProgPick cfg = best;
-			cfg.channels = ch;
-			if (try_config(dg, c, s, key, size, ps, cfg, &best) != TRY_RAN || best.time_s >= before)
-				break;
+				                              .channels = ps->channels}, &first[p]);
+				unfit = r == PROG_UNFIT;
+				why_none = r > why_none ? r : why_none; /* the most specific */
+			}
+			if (first[p].time_s >= 0 && (best.time_s < 0 || first[p].time_s < best.time_s))
+				best = first[p];
 		}
 	}
+	if (best.time_s < 0) {
+		*out = (ProgPick){.time_s = -1, .why = (ProgWhy)why_none};
+		snprintf(why, whylen, "%s", prog_why_text(out->why));
+		return 1;
+	}
+	/* more channels for every protocol that ran, not only the fastest on
+	 * the fewest: on the NVSwitch box at 1 MiB halving-doubling's LL
+	 * program on 2 channels (26.56 us) beats its Simple one (28.59), which
+	 * is faster on one */
+	for (int p = 0; ps->channels <= 0 && p < NPROTO; p++)
+		if (first[p].time_s >= 0) {
+			ProgPick w = wider(dg, c, s, key, size, ps, first[p]);
+			if (w.time_s < best.time_s)
+				best = w;
+		}
+	if (ps->instances <= 0)
+		best = more_instances(dg, c, s, key, size, ps, best);
 	*out = best;
 	return 0;
 }
@@ -279,15 +359,13 @@ prog_rank(Diag *dg, ProgCache *cache, const ProgCand *c, int n, double size, con
 	double fastest = -1;
 	int found = 0;
 	for (int i = 0; i < n; i++) {
-		c[i].pick->time_s = -1;
+		*c[i].pick = (ProgPick){.time_s = -1, .why = PROG_SKIPPED};
 		if (!c[i].always &&
 		    (found >= PROG_TOP || (fastest > 0 && c[i].sched_time > PROG_PRUNE * fastest)))
 			continue;
-		char why[256];
-		if (prog_fastest(dg, cache, c[i].s, c[i].key, size, ps, c[i].pick, why, sizeof why) != 0) {
-			c[i].pick->time_s = -1;
+		char why[256]; /* the pick keeps its reason (ProgPick.why) for tune's note */
+		if (prog_fastest(dg, cache, c[i].s, c[i].key, size, ps, c[i].pick, why, sizeof why) != 0)
 			continue;
-		}
 		found += !c[i].always;
 		if (fastest < 0 || c[i].pick->time_s < fastest)
 			fastest = c[i].pick->time_s;

@@ -12,6 +12,9 @@
 #include "msccl_program.h"
 #include "sim.h"
 
+/* The most instances tune's model and the program search take. */
+enum { PROG_MAX_INSTANCES = 8 };
+
 /* What the search may vary; an option that fixes one says so. */
 typedef struct ProgSearch {
 	unsigned protos;   /* bit p: protocol p (MProto) is tried */
@@ -23,9 +26,18 @@ typedef struct ProgSearch {
 	                         * --min-bytes, --max-bytes) */
 } ProgSearch;
 
+/* Why a schedule has no program at a size (ProgPick.why): none of its
+ * configurations fits MSCCL's limits; or those that fit do not cut the
+ * size into their chunks in whole bytes; or the executor model cannot
+ * run them there; or it was not searched (prog_rank's pruning). */
+typedef enum ProgWhy { PROG_FOUND, PROG_UNFIT, PROG_UNCUT, PROG_UNRUN, PROG_SKIPPED } ProgWhy;
+/* The reason's words for a note, by ProgWhy (PROG_FOUND's empty). */
+const char *prog_why_text(ProgWhy);
+
 /* The fastest program found for one schedule at one size. */
 typedef struct ProgPick {
 	double time_s;
+	ProgWhy why;       /* time_s < 0: why none */
 	int proto, instances;
 	int channels;      /* per instance, as --channels gives it (0: the fewest that fit) */
 	int nchannels;     /* the program's, every instance's */
@@ -81,6 +93,7 @@ int prog_build_auto(Diag *, const Sched *s, const BuildOpts *o, double size, FIL
  * latencies (their share of the gap to the schedule, for tune's notes);
  * -1 past ITER_HI iterations, where the latencies are not what parts them,
  * or if it cannot run. */
+enum { PROG_ITER_HI = 16 }; /* past it, a program's time is a line (tune_prog.c) */
 double prog_time_unlatent(Diag *, ProgCache *, const Sched *s, const char *key, double size,
                           const ProgSearch *ps, const ProgPick *pick);
 

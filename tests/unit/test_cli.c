@@ -1046,6 +1046,8 @@ CU_TestInfo cli_tests[] = {
 	 test_tune_by_program},
 	{"build --target msccl: auto ranks by the program and writes the one it ranked",
 	 test_build_auto_by_program},
+	{"tune --msccl-dir: box and 2x8, every range within 10% of the reference or a note parts the gap",
+	 test_tune_aim},
 	{"tune's program time past 16 iterations: the line within 1% of the full model",
 	 test_tune_prog_line},
 	{"nccl_vs_plan.py: predicted against measured busbw per size", test_nccl_vs_plan},
