@@ -324,7 +324,7 @@ ast_topo_space(Diag *dg, Arena *a, TopoKind k, const Bound *b, NodeSpace *sh)
 	for (int i = 0; i < MAX_PARAMS; i++) {
 		if (tf->role[i] == TR_PAIRS && b[i].n)
 			set_pairs(dg, a, sh, &tf->form.param[i], &b[i]);
-		if (tf->role[i] == TR_BOX_DIMS && b[i + 1].n)
+		if (tf->role[i] == TR_BOX_DIMS && i + 1 < MAX_PARAMS && b[i + 1].n) /* the GPUs next */
 			check_box_torus(dg, sh, &b[i], &b[i + 1]);
 	}
 }
