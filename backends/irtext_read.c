@@ -322,6 +322,12 @@ dims_give_nodes(const TopoForm *tf, const Pending *t, long cells)
 			least += (long)t->size[dims] * (tf->switches_per_dim ? tf->switches_per_dim : 1);
 		if (tf->role[i] == TR_SWITCHES)
 			least += tf->form.param[i].lo;
+		if (tf->role[i] == TR_BOX_DIMS) { /* a switch per box, the GPUs the last coordinate */
+			if (t->ndim < 2)
+				return false;
+			least += cells / t->size[t->ndim - 1];
+			dims += t->ndim - 1;
+		}
 		dims += tf->role[i] == TR_DIMS || tf->role[i] == TR_DIM_SWITCHES;
 	}
 	if (least > 0)

@@ -96,8 +96,9 @@ exec_hw_class(const Topo *t, int a, int b)
 	switch (t->kind) {
 	case TK_RAILS:
 	case TK_XGMI_RAILS:
-	case TK_LEAF_SPINE_BOXES: /* GPUs first, box-major: size {boxes, gpus} */
-		return a / t->size[1] == b / t->size[1] ? EXEC_NVLINK : EXEC_NET;
+	case TK_LEAF_SPINE_BOXES:
+	case TK_TORUS_BOXES: /* GPUs first, box-major: the last size is the GPUs' */
+		return a / t->size[t->ndim - 1] == b / t->size[t->ndim - 1] ? EXEC_NVLINK : EXEC_NET;
 	case TK_GRAPH:
 	case TK_FULL:
 		return EXEC_NVLINK;

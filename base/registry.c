@@ -78,6 +78,15 @@ const TopoForm topo_forms[NTOPOKIND] = {
 	                         .node_class = {GPU, NIC("GPU's link to its leaf"), NVSWITCH,
 	                                        {"leaf", {0, -1}, "leaf switch of a box", false},
 	                                        {"spine", {3, -1}, "spine switch", false}}},
+	[TK_TORUS_BOXES] = {{"torus_boxes",
+	                     "torus_boxes(boxes A1, A2, ..., gpus G, nic_gbps N): A1 x A2 x ... boxes of G "
+	                     "GPUs on a switch, joined as a torus: GPU 2p's NIC cabled to GPU 2p + 1 of the "
+	                     "next box along dimension p mod k (G a multiple of 2k)",
+	                     {{"boxes", A_INT, 1, MAX_DIMS - 1, 2, MAX_NODES, NULL}, COUNT("gpus", 2),
+	                      {"nic_gbps", A_INT, 1, 1, 1, MAX_NIC_GBPS, NULL}}, 0, 0},
+	                    {TR_BOX_DIMS, TR_DIMS, TR_VARIANT}, .translations = true,
+	                    .node_class = {GPU, NIC("GPU's link to a GPU of the next box on the torus"),
+	                                   NVSWITCH}},
 	[TK_GRAPH] = {{"graph", "graph { nodes N; link a -> b; ... }", {{0}}, 0, 0},
 	              {TR_NONE}, .block = true},
 };

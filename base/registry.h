@@ -75,7 +75,7 @@ typedef struct FormSpec {
 
 typedef enum TopoKind {
 	TK_TORUS, TK_MESH, TK_SUPERMESH, TK_HYPERX, TK_SPINE_LEAF, TK_RING, TK_FULL,
-	TK_OPTICAL_RING, TK_RAILS, TK_XGMI_RAILS, TK_LEAF_SPINE_BOXES, TK_GRAPH,
+	TK_OPTICAL_RING, TK_RAILS, TK_XGMI_RAILS, TK_LEAF_SPINE_BOXES, TK_TORUS_BOXES, TK_GRAPH,
 	NTOPOKIND,
 } TopoKind;
 
@@ -90,6 +90,9 @@ typedef enum TopoRole {
 	TR_DIM_SWITCHES, /* one coordinate's size, and as many switches after the ranks */
 	TR_SWITCHES,     /* that many switches after the ranks */
 	TR_VARIANT,      /* Topo.variant: a word's index in its words, or the integer */
+	TR_BOX_DIMS,     /* the sizes of the boxes' torus, a coordinate each before the GPUs' (the
+	                    next parameter), a box switch per box; its value (Topo's `arg`) is
+	                    the number of boxes; the GPUs split evenly over the 2k directions */
 	TR_PAIRS,        /* per pair of a box's GPUs (the last coordinate), by rows: 0-1, 0-2,
 	                    ..., 1-2, ...: the number of links joining them (none given: one) */
 } TopoRole;

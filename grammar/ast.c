@@ -441,9 +441,13 @@ ast_space_name(char *buf, size_t len, const NodeSpace *sh)
 	for (int i = 0; i < MAX_PARAMS && n < len; i++) {
 		const ParamSpec *ps = &tf->form.param[i];
 		TopoRole r = (TopoRole)tf->role[i];
-		if (r != TR_DIMS && r != TR_DIM_SWITCHES && r != TR_SWITCHES)
+		if (r != TR_DIMS && r != TR_DIM_SWITCHES && r != TR_SWITCHES && r != TR_BOX_DIMS)
 			continue;
-		if (ps->label) {
+		if (r == TR_BOX_DIMS) { /* every coordinate but the GPUs' (the last) */
+			for (int k = 0; k < sh->ndim - 1 && n < len; k++, d++)
+				n += (size_t)snprintf(buf + n, len - n, "%s%s%s%lld", k ? ", " : sep,
+				                      k ? "" : ps->label, k ? "" : " ", (long long)sh->size[d]);
+		} else if (ps->label) {
 			n += (size_t)snprintf(buf + n, len - n, "%s%s %lld", sep, ps->label,
 			                      (long long)sh->arg[i]);
 			d += r != TR_SWITCHES;
@@ -513,7 +517,7 @@ resolve_name(Diag *dg, const NodeSpace *sh, const Expr *e, bool rank_only, const
 	}
 	if (nc->link) {
 		error_at(dg, e->loc, "%s(%lld, %lld) is no node: %s models a NIC as its %s, not a node "
-		         "(docs/gpu-clusters.md); name its GPU or that switch", nc->word,
+		         "(docs/gpu-clusters.md); name its GPU or the node at its far end", nc->word,
 		         (long long)idx[0], (long long)idx[1], sh->form, nc->what);
 		return -1;
 	}

@@ -259,6 +259,24 @@ set_pairs(Diag *dg, Arena *a, NodeSpace *sh, const ParamSpec *ps, const Bound *b
 	}
 }
 
+/* A torus of boxes (TR_BOX_DIMS): the G GPUs' NICs split evenly over the
+ * 2k directions, so that every box has the same cables each way and the
+ * torus's translations (and GPU g -> g + 2k) are automorphisms. */
+static void
+check_box_torus(Diag *dg, NodeSpace *sh, const Bound *boxes, const Bound *gpus)
+{
+	int k = boxes->n;
+	int64_t g = sh->size[k];
+	if (g % (2 * k) == 0)
+		return;
+	char name[128];
+	ast_space_name(name, sizeof name, sh);
+	error_at(dg, gpus->loc, "%s: the %lld GPUs' NICs of a box must split evenly over the %d "
+	         "directions of its %d-D torus (a NIC each way per GPU pair); gpus must be a multiple "
+	         "of %d", name, (long long)g, 2 * k, k, 2 * k);
+	sh->ok = false;
+}
+
 void
 ast_topo_space(Diag *dg, Arena *a, TopoKind k, const Bound *b, NodeSpace *sh)
 {
@@ -273,13 +291,15 @@ ast_topo_space(Diag *dg, Arena *a, TopoKind k, const Bound *b, NodeSpace *sh)
 	for (int i = 0; i < MAX_PARAMS && tf->form.param[i].kind != A_END; i++) {
 		if (b[i].n && tf->form.param[i].kind == A_INT)
 			ast_eval_int(dg, b[i].v[0], &sh->arg[i], false);
-		if (tf->role[i] == TR_DIMS || tf->role[i] == TR_DIM_SWITCHES) {
+		if (tf->role[i] == TR_DIMS || tf->role[i] == TR_DIM_SWITCHES || tf->role[i] == TR_BOX_DIMS) {
 			first = first ? first : b[i].v[0];
 			if (!add_dims(dg, sh, &b[i], &ranks)) {
 				sh->ok = false;
 				return;
 			}
 		}
+		if (tf->role[i] == TR_BOX_DIMS) /* a switch per box; the value is the box count */
+			sh->switches += sh->arg[i] = ranks;
 		if (tf->role[i] == TR_SWITCHES)
 			sh->switches += sh->arg[i];
 		if (tf->role[i] == TR_DIM_SWITCHES)
@@ -301,7 +321,10 @@ ast_topo_space(Diag *dg, Arena *a, TopoKind k, const Bound *b, NodeSpace *sh)
 	}
 	if (variant >= 0)
 		set_variant(dg, sh, tf, &tf->form.param[variant], &b[variant]);
-	for (int i = 0; i < MAX_PARAMS; i++)
+	for (int i = 0; i < MAX_PARAMS; i++) {
 		if (tf->role[i] == TR_PAIRS && b[i].n)
 			set_pairs(dg, a, sh, &tf->form.param[i], &b[i]);
+		if (tf->role[i] == TR_BOX_DIMS && i + 1 < MAX_PARAMS && b[i + 1].n) /* the GPUs next */
+			check_box_torus(dg, sh, &b[i], &b[i + 1]);
+	}
 }

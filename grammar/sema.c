@@ -606,7 +606,7 @@ check_group(Sema *s, Decl *d)
 				const NodeSpace *sh = topo_shape(s, topo);
 				if (sh && strcmp(f->name, "translations") == 0 && !sh->translations)
 					error_at(s->diag, d->form->loc, "%s has no translation group (translations exist on "
-					         "torus, ring, hyperx, spine_leaf, rails and xgmi_rails)", sh->form);
+					         "torus, ring, hyperx, spine_leaf, rails, xgmi_rails and torus_boxes)", sh->form);
 			}
 		}
 	} else {
@@ -618,7 +618,7 @@ check_group(Sema *s, Decl *d)
 			case IT_TRANSLATE:
 				if (sh && !sh->translations) {
 					error_at(s->diag, it->loc, "%s has no translations (they exist on torus, ring, "
-					         "hyperx, spine_leaf, rails and xgmi_rails); use 'map'", sh->form);
+					         "hyperx, spine_leaf, rails, xgmi_rails and torus_boxes); use 'map'", sh->form);
 					break;
 				}
 				if (it->value && sh) {

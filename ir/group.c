@@ -92,6 +92,17 @@ xgmi_rails_node(const Topo *t, const int *mat, const int *vec, int v)
 	return t->nrank + affine_node(t, mat, vec, v - t->nrank) % t->size[1];
 }
 
+/* torus_boxes: the GPUs move affinely, box switch b where GPU (b, 0)'s box
+ * goes (as rails', without rails). */
+static int
+torus_boxes_node(const Topo *t, const int *mat, const int *vec, int v)
+{
+	int gpus = t->size[t->ndim - 1];
+	if (v < t->nrank)
+		return affine_node(t, mat, vec, v);
+	return t->nrank + affine_node(t, mat, vec, (v - t->nrank) * gpus) / gpus;
+}
+
 static void
 link_text(const Topo *t, int u, int v, char *buf, size_t len)
 {
@@ -449,15 +460,22 @@ close_group(Diag *dg, Arena *a, const Topo *t, const char *name, Loc loc, bool a
 	return g;
 }
 
+/* One unit translation per dimension. On torus_boxes the boxes' torus
+ * translates by 1 and the GPUs of every box by 2k (a GPU's NIC serves
+ * dimension (g / 2) mod k: only a step of 2k keeps its cable's direction),
+ * left out when 2k is all of them. */
 int
 group_unit_translations(const Topo *t, Loc loc, GroupGen *out)
 {
 	int d = t->ndim, dims = t->kind == TK_SPINE_LEAF ? 2 : d;
+	int gpu_step = t->kind == TK_TORUS_BOXES ? 2 * (d - 1) : 1;
+	if (gpu_step > 1 && gpu_step == t->size[d - 1])
+		dims--;
 	for (int i = 0; out && i < dims; i++) {
 		out[i] = (GroupGen){.loc = loc, .affine = true};
 		for (int j = 0; j < d; j++)
 			out[i].mat[j * d + j] = 1;
-		out[i].vec[i] = 1;
+		out[i].vec[i] = i == d - 1 ? gpu_step : 1;
 	}
 	return dims;
 }
@@ -505,6 +523,8 @@ build(Diag *dg, Arena *a, const Topo *t, const char *name, Loc loc, const GroupG
 				img[k][v] = rails_node(t, unit[k].mat, unit[k].vec, v);
 			else if (t->kind == TK_XGMI_RAILS)
 				img[k][v] = xgmi_rails_node(t, unit[k].mat, unit[k].vec, v);
+			else if (t->kind == TK_TORUS_BOXES)
+				img[k][v] = torus_boxes_node(t, unit[k].mat, unit[k].vec, v);
 			else
 				img[k][v] = affine_node(t, unit[k].mat, unit[k].vec, v);
 		}

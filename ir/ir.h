@@ -84,6 +84,11 @@ Topo *topo_xgmi_rails(Arena *, const char *name, int boxes, int gpus, int nic_gb
  * leaf joined to every spine by a link at nic_gbps (oversubscription G:S). */
 Topo *topo_leaf_spine_boxes(Arena *, const char *name, int boxes, int gpus, int nic_gbps,
                             int spines, Net);
+/* torus_boxes: rails' boxes (dims[0] x ... x dims[k-1], row-major), joined
+ * as a k-D torus by the GPUs' NICs: GPU 2p to GPU 2p + 1 of the next box
+ * along dimension p mod k, at nic_gbps; gpus a multiple of 2k. */
+Topo *topo_torus_boxes(Arena *, const char *name, int k, const int *dims, int gpus, int nic_gbps,
+                       Net);
 /* optical_ring: the static ring (dim 0) plus every circuit the algorithms
  * may switch in (dim 1; optical.c). */
 Topo *topo_optical_ring(Arena *, const char *name, int n, int ports, Net);

@@ -470,9 +470,10 @@ bool
 sched_gpu_map(const Sched *s, FILE *f)
 {
 	const Topo *t = s->topo;
-	if (t->kind != TK_RAILS && t->kind != TK_XGMI_RAILS && t->kind != TK_LEAF_SPINE_BOXES)
+	if (t->kind != TK_RAILS && t->kind != TK_XGMI_RAILS && t->kind != TK_LEAF_SPINE_BOXES &&
+	    t->kind != TK_TORUS_BOXES)
 		return false;
-	int gpus = t->size[1];
+	int gpus = t->size[t->ndim - 1]; /* the last coordinate; boxes row-major before it */
 	bool box_major = s->nrank == t->nrank;
 	for (int r = 0; r < s->nrank && box_major; r++)
 		box_major = s->rank_node[r] == r;

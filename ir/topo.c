@@ -27,6 +27,13 @@
  *                      GPU's links: its box switch, then its NIC's leaf;
  *                      box switch -> its GPUs; leaf -> its box's GPUs,
  *                      then the spines; spine -> the leaves
+ *   torus_boxes:       GPUs first (id box * gpus + index, the box row-major
+ *                      over the torus's coordinates), then the box
+ *                      switches; a GPU's links: its box switch, then its
+ *                      NIC's cable to a GPU of the next box (GPU 2p to GPU
+ *                      2p + 1 of the box +1 along dimension p mod k, GPU
+ *                      2p + 1 to GPU 2p of the box -1 there); box switch
+ *                      -> its GPUs
  *   graph:             in the order the links were written
  */
 #include <stdlib.h>
@@ -393,6 +400,55 @@ topo_leaf_spine_boxes(Arena *a, const char *name, int boxes, int gpus, int nic_g
 	return t;
 }
 
+/* The box next to `box` along dimension d of the boxes' torus, dir +-1. */
+static int
+next_box(const int *dims, int k, int box, int d, int dir)
+{
+	int c[MAX_DIMS], id = 0;
+	for (int i = k - 1; i >= 0; i--) {
+		c[i] = box % dims[i];
+		box /= dims[i];
+	}
+	c[d] = (c[d] + dir + dims[d]) % dims[d];
+	for (int i = 0; i < k; i++)
+		id = id * dims[i] + c[i];
+	return id;
+}
+
+/* Boxes of G GPUs (a switch inside each, as rails') joined as a k-D torus
+ * with no network switch: a box has 2k neighbours, and its G NICs split
+ * evenly over them, pair p of GPUs (2p, 2p + 1) serving dimension p mod k,
+ * GPU 2p cabled to GPU 2p + 1 of the next box up that dimension (so GPU
+ * 2p + 1 to GPU 2p of the box below). A NIC is its GPU's link to the GPU
+ * at the cable's far end, at nic_gbps each way; G a multiple of 2k (sema)
+ * gives every box G / 2k cables each way along every dimension. */
+Topo *
+topo_torus_boxes(Arena *a, const char *name, int k, const int *dims, int gpus, int nic_gbps,
+                 Net net)
+{
+	Builder b;
+	int size[MAX_DIMS], boxes = 1;
+	for (int i = 0; i < k; i++)
+		boxes *= size[i] = dims[i];
+	size[k] = gpus;
+	Topo *t = new_topo(&b, a, TK_TORUS_BOXES, name, k + 1, size, net);
+	int ranks = boxes * gpus;
+	t->variant = nic_gbps;
+	t->nnode = ranks + boxes;
+	t->is_switch = arena_alloc(a, (size_t)t->nnode);
+	memset(t->is_switch + ranks, 1, (size_t)boxes);
+	for (int r = 0; r < ranks; r++) {
+		int box = r / gpus, g = r % gpus, up = g % 2 == 0 ? 1 : -1;
+		int peer = next_box(dims, k, box, g / 2 % k, up) * gpus + g + up;
+		add_link(&b, r, ranks + box, -1, 0);
+		add_link(&b, ranks + box, r, -1, 0);
+		add_link(&b, r, peer, -1, 0);
+		t->link[t->nlink - 1].bandwidth = nic_gbps * 1e9;
+	}
+	finish(&b);
+	return t;
+}
+
 /* The circuits an optical ring's switch may be asked for beyond the initial
  * ring: block offsets +-2^k, forward (last node of b to first of b + d) and
  * the reverse fibers of every forward one, the ring's included (ir.h). */
@@ -577,6 +633,12 @@ leaf_spine_boxes_links(const TopoShape *s) /* size: boxes, gpus; switches: 2 a b
 	return 4.0 * boxes * s->size[1] + 2.0 * boxes * spines;
 }
 
+static double
+torus_boxes_links(const TopoShape *s) /* size: the boxes' torus, gpus; a GPU's 3 links out */
+{
+	return 3.0 * ranks_of(s);
+}
+
 #define GRID_BUILDER(fn, kind) \
 	static Topo *fn(Arena *a, const char *name, const TopoShape *s, Net net) \
 	{ \
@@ -616,6 +678,12 @@ build_leaf_spine_boxes(Arena *a, const char *name, const TopoShape *s, Net net)
 }
 
 static Topo *
+build_torus_boxes(Arena *a, const char *name, const TopoShape *s, Net net)
+{
+	return topo_torus_boxes(a, name, s->ndim - 1, s->size, s->size[s->ndim - 1], s->variant, net);
+}
+
+static Topo *
 build_optical_ring(Arena *a, const char *name, const TopoShape *s, Net net)
 {
 	return topo_optical_ring(a, name, s->size[0], s->variant, net);
@@ -633,6 +701,7 @@ const TopoBuilder topo_builders[NTOPOKIND] = {
 	[TK_RAILS] = {build_rails, rails_links},
 	[TK_XGMI_RAILS] = {build_xgmi_rails, xgmi_rails_links},
 	[TK_LEAF_SPINE_BOXES] = {build_leaf_spine_boxes, leaf_spine_boxes_links},
+	[TK_TORUS_BOXES] = {build_torus_boxes, torus_boxes_links},
 	[TK_GRAPH] = {NULL, NULL}, /* a block form: lower.c builds it from its links */
 };
 
@@ -712,7 +781,8 @@ topo_describe(const Topo *t, char *buf, size_t len)
 		bool dim = tf->role[i] == TR_DIMS || tf->role[i] == TR_DIM_SWITCHES;
 		if (tf->role[i] == TR_DIM_SWITCHES)
 			switches -= t->size[k] * (tf->switches_per_dim ? tf->switches_per_dim : 1);
-		k += dim ? (tf->form.param[i].label ? 1 : t->ndim - labelled) : 0;
+		k += dim ? (tf->form.param[i].label ? 1 : t->ndim - labelled)
+		         : tf->role[i] == TR_BOX_DIMS ? t->ndim - 1 : 0;
 	}
 	const char *sep = "";
 	for (int i = 0; i < MAX_PARAMS && tf->role[i] != TR_NONE && n < len; i++, sep = ", ") {
@@ -730,6 +800,11 @@ topo_describe(const Topo *t, char *buf, size_t len)
 			}
 			v = t->size[d++];
 			break;
+		case TR_BOX_DIMS: /* every coordinate but the GPUs' (the last) */
+			for (int k = 0; k < t->ndim - 1 && n < len; k++, d++)
+				n += (size_t)snprintf(buf + n, len - n, "%s%s%s%d", k ? ", " : sep, k ? "" : label,
+				                      k ? "" : " ", t->size[d]);
+			continue;
 		case TR_SWITCHES:
 			v = switches; /* one such parameter */
 			break;
@@ -768,6 +843,11 @@ topo_form_args(const Topo *t, int64_t *arg)
 	d = 0;
 	for (int i = 0; i < MAX_PARAMS; i++) {
 		TopoRole r = (TopoRole)tf->role[i];
+		if (r == TR_BOX_DIMS) { /* the number of boxes */
+			for (arg[i] = 1; d < t->ndim - 1; d++)
+				arg[i] *= t->size[d];
+			continue;
+		}
 		arg[i] = r == TR_DIMS || r == TR_DIM_SWITCHES ? t->size[d++]
 		         : r == TR_SWITCHES                  ? switches
 		         : r == TR_VARIANT                   ? t->variant
@@ -784,7 +864,8 @@ topo_reduces(const Topo *t, int node)
 	if (t->kind == TK_GRAPH)
 		return want & REDUCE_NVLS ? REDUCE_NVLS : REDUCE_SHARP;
 	int boxes = t->size[0], k = node - t->nrank;
-	bool box = (t->kind == TK_RAILS || t->kind == TK_LEAF_SPINE_BOXES) && k < boxes;
+	bool box = ((t->kind == TK_RAILS || t->kind == TK_LEAF_SPINE_BOXES) && k < boxes) ||
+	           t->kind == TK_TORUS_BOXES; /* its only switches */
 	return want & (box ? REDUCE_NVLS : REDUCE_SHARP);
 }
 

@@ -130,6 +130,7 @@ const char *const topo_form_decl[] = {
 	[TK_RAILS] = "rails(boxes 2, gpus 4, nic_gbps 400)",
 	[TK_XGMI_RAILS] = "xgmi_rails(boxes 2, gpus 4, nic_gbps 400)",
 	[TK_LEAF_SPINE_BOXES] = "leaf_spine_boxes(boxes 2, gpus 4, nic_gbps 400, spines 2)",
+	[TK_TORUS_BOXES] = "torus_boxes(boxes 2, 2, gpus 4, nic_gbps 400)",
 	[TK_GRAPH] = "graph { nodes 4; link 0 <-> 1; link 1 <-> 2; link 2 <-> 3; link 3 <-> 0; }",
 };
 _Static_assert(countof(topo_form_decl) == NTOPOKIND, "a topology of every form");

@@ -31,6 +31,7 @@ static const struct {
 	{"trivance", ~0u, ALL_FORMS, "", "trivance", "    ranks 0..2;\n"}, /* 3^t ranks */
 	{"tto", ~0u, ALL_FORMS, "", "tto", "    ranks 0..11, 13..15;\n"}, /* its trees miss (3, 0) */
 	{"hierarchical", ~0u, ONE_DIM, "", "hierarchical(ring)", ""},
+	{"hierarchical", ~0u, TOPO(TK_TORUS_BOXES), "", "hierarchical(ring, ring, ring)", ""}, /* 2 x 2 */
 	{"hierarchical", ~0u, ALL_FORMS, "", "hierarchical(ring, ring)", ""},
 };
 
@@ -42,7 +43,7 @@ static const struct {
 	const char *message;
 } refusals[] = {
 	{"pipelined_trees", KIND(CK_ALLREDUCE), TOPO(TK_SPINE_LEAF) | TOPO(TK_RAILS) | TOPO(TK_XGMI_RAILS) |
-	     TOPO(TK_LEAF_SPINE_BOXES),
+	     TOPO(TK_LEAF_SPINE_BOXES) | TOPO(TK_TORUS_BOXES),
 	 "disjoint trees span every node; 'T' has switches"},
 	{"pipelined_trees", KIND(CK_REDUCE_SCATTER) | KIND(CK_ALLGATHER), TOPO(TK_MESH),
 	 "no 4 link-disjoint spanning trees on 'T'"},

@@ -311,6 +311,7 @@ main(int argc, char **argv)
 		{.pName = "a2abound", .pTests = a2abound_tests},
 		{.pName = "packing", .pTests = packing_tests},
 		{.pName = "nvls", .pTests = nvls_tests},
+		{.pName = "torus_boxes", .pTests = torus_boxes_tests},
 		{.pName = "packing_orbit", .pTests = packing_orbit_tests},
 		{.pName = "model", .pTests = model_tests},
 		{.pName = "diag", .pTests = diag_tests},

@@ -399,8 +399,10 @@ test_names_generated(void)
 		if (!topo_forms[k].node_class[0].word)
 			continue;
 		for (int boxes = 1; boxes <= 3; boxes++)
-			for (int gpus = 2; gpus <= 5; gpus += 3)
+			for (int gpus = 2; gpus <= 5; gpus += k == TK_TORUS_BOXES ? 2 : 3) /* even there */
 				for (int spines = 1; spines <= 3; spines += 2) {
+					if (k == TK_TORUS_BOXES && boxes < 2)
+						continue; /* a torus dimension has at least 2 */
 					TopoShape sh = {.ndim = 2, .size = {boxes, gpus}, .variant = 400,
 					                .switches = 2 * boxes + spines};
 					Topo *t = topo_builders[k].build(&a, "C", &sh, net_defaults);
@@ -417,6 +419,10 @@ test_names_generated(void)
 								CU_ASSERT(v < t->nrank ? x == b : strncmp(buf, "spine(", 6) == 0);
 							} else if (sscanf(other, "rail(%d)", &x) == 1) {
 								CU_ASSERT_EQUAL(x, g);
+							} else if (sscanf(other, "gpu(%d, %d)", &x, &y) == 2 && k == TK_TORUS_BOXES &&
+							           v < t->nrank) {
+								int up = g % 2 ? -1 : 1; /* the cable to the next box, GPU 2p to 2p + 1 */
+								CU_ASSERT(x == (b + up + boxes) % boxes && y == g + up);
 							} else if (sscanf(other, "gpu(%d, %d)", &x, &y) == 2 && v < t->nrank) {
 								CU_ASSERT_EQUAL(x, b); /* xGMI: within the box */
 							}

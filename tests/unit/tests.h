@@ -21,6 +21,7 @@ extern CU_TestInfo packing_orbit_tests[]; /* ir/packing_orbit.c */
 extern CU_TestInfo model_tests[]; /* ir/metrics.c against the simulator */
 extern CU_TestInfo nccl_topo_tests[]; /* ir/nccl_topo.c */
 extern CU_TestInfo nvls_tests[]; /* in-network reduction: Sched.fuse, alg_nvls.c */
+extern CU_TestInfo torus_boxes_tests[]; /* torus_boxes: ir/topo.c, its cut bound */
 
 int cli_setup(void);
 int cli_teardown(void);
