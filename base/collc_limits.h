@@ -27,9 +27,10 @@ enum {
 	MAX_PAIR_LINKS = 64,       /* xgmi_rails(..., links ...): links of one pair of GPUs */
 	MAX_GPU_PAIRS = 2016,         /* values of `links`: the pairs of a box of 64 GPUs */
 	MAX_CHUNKS = 1 << 30,      /* `chunks N`, `segments S`: fits an int with room */
-	/* Independent pipelines of one schedule (Msg.instance: Bucket has 2d);
-	 * the simulator keeps a queue per link and instance. */
-	MAX_INSTANCES = 2 * MAX_DIMS,
+	/* Independent pipelines of one schedule (Msg.instance, a short:
+	 * Bucket has 2d, packing one per tree copy); the simulator keeps a
+	 * queue per link and instance. */
+	MAX_INSTANCES = 32768,
 
 	/* A topology's directed links: 48 bytes each plus routing state, so
 	 * 2^24 links take about 1 GiB (full(4096) has 16,773,120). */

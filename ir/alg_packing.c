@@ -629,8 +629,15 @@ alg_packing(const AlgCtx *c)
 	for (int i = 0; i < nph; i++) {
 		ph[i].per_copy = U / ph[i].cp.k;
 		ntree += ph[i].cp.pk.ntree;
+		double phase_copies = 0; /* instances 0 .. phase_copies - 1 */
 		for (int t = 0; t < ph[i].cp.pk.ntree; t++)
-			copies += (double)ph[i].cp.pk.tree[t].mult;
+			phase_copies += (double)ph[i].cp.pk.tree[t].mult;
+		if (phase_copies > MAX_INSTANCES) {
+			error_at(c->diag, c->loc, "packing needs %.0f tree copies, each its own pipeline "
+			         "(Msg.instance); the limit is %d", phase_copies, MAX_INSTANCES);
+			return NULL;
+		}
+		copies += phase_copies;
 	}
 	bool rooted = c->kind == CK_BROADCAST || c->kind == CK_REDUCE;
 	int nblock = rooted ? 1 : c->nrank;

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ir.h"
 #include "packing.h"
@@ -411,10 +412,36 @@ test_deployable_segments(void)
 		}
 }
 
+/* A packing's messages carry an instance per tree copy (47 on 3 boxes of
+ * 8): the IR text it writes reads back and checks (the reader refused
+ * instances over 15, Bucket's limit, before). */
+static void
+test_irtext_instances(void)
+{
+	char dir[] = "/tmp/collc-pack-XXXXXX";
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	write_in(dir, "r3.coll", "topology C = rails(boxes 3, gpus 8, nic_gbps 400);\n"
+	                         "collective allgather AG on C { algorithm packing; }\n");
+	char cmd[1024], path[256];
+	snprintf(cmd, sizeof cmd, "%s build %s/r3.coll --target ir -o %s/r3.ir && %s check %s/r3.ir "
+	         ">/dev/null 2>&1", COLLC_BIN, dir, dir, COLLC_BIN, dir);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+	snprintf(path, sizeof path, "%s/r3.ir", dir);
+	size_t len;
+	char *ir = slurp(path, &len);
+	CU_ASSERT(ir && strstr(ir, " instance 16\n"));
+	free(ir);
+	remove(path);
+	snprintf(path, sizeof path, "%s/r3.coll", dir);
+	remove(path);
+	rmdir(dir);
+}
+
 CU_TestInfo packing_orbit_tests[] = {
 	{"generated grouped graphs: mapped trees span, loads fit x*", test_generated},
 	{"the checks catch an overload; a non-automorphism is refused", test_checks_fail},
 	{"packs by the file's group, else by a cluster form's translations, alike", test_algorithm},
 	{"segments a power of two: whole chunks at every power-of-two size", test_deployable_segments},
+	{"an instance per tree copy: the IR text reads back", test_irtext_instances},
 	CU_TEST_INFO_NULL,
 };
