@@ -6,8 +6,9 @@
  * 32 ranks (about 100 nodes), 60 s and 4 GiB for 1024 GPUs (128 boxes of 8
  * with a NIC per GPU, rails and a spine). A case the packing refuses
  * (MAX_PACK_WORK) is a failed case, with the refusal shown. The rails form
- * with `group G = translations(C)` packs by orbit representatives
- * (ir/packing_orbit.c); the graph form has no group, so every root.
+ * with `group G = translations(C)`, or with no group (the form's own
+ * translations), packs by orbit representatives (ir/packing_orbit.c); the
+ * graph form has no group unless written, so every root.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +53,12 @@ static const Case cases[] = {
 	 "network { link_bandwidth = 3600 Gbps; link_latency = 500 ns; }\n"
 	 "topology C = rails(boxes 128, gpus 8, nic_gbps 400);\n"
 	 "group G = translations(C);\n"
+	 "collective allgather AG on C { algorithm packing; }\n",
+	 60.0, 4096},
+	/* nothing but the topology: the form's own translations */
+	{"128 x 8 GPUs, rails, no group", 0, 0, false,
+	 "network { link_bandwidth = 3600 Gbps; link_latency = 500 ns; }\n"
+	 "topology C = rails(boxes 128, gpus 8, nic_gbps 400);\n"
 	 "collective allgather AG on C { algorithm packing; }\n",
 	 60.0, 4096},
 };
