@@ -181,7 +181,9 @@ typedef struct MemOut {
 	size_t len;
 } MemOut;
 FILE *memout_open(MemOut *);  /* returns m->f; no stream is an internal error */
-void memout_close(MemOut *);  /* m->buf and m->len then hold the bytes */
+/* m->buf and m->len then hold the bytes; closed, m may move (the open
+ * stream writes to &m->buf and &m->len); a second close does nothing */
+void memout_close(MemOut *);
 /* Closes m, writes its bytes to path ("-": stdout) with write_file_atomic
  * and frees them; 0, or -1 and a message in err[]. */
 int memout_write(MemOut *, const char *path, char *err, size_t errlen);

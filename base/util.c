@@ -298,7 +298,8 @@ memout_open(MemOut *m)
 void
 memout_close(MemOut *m)
 {
-	fclose(m->f);
+	if (m->f)
+		fclose(m->f);
 	m->f = NULL;
 }
 

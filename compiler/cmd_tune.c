@@ -738,6 +738,9 @@ build_dir_files(Diag *dg, Tuner *u, DirFile **out, int *nout)
 				        t->s->name, f[n - 1].name, t->cand[used].label[k]);
 			if (rc == 0) {
 				say_file(f[n - 1].name, &f[n - 1].m, &pk, inst, a->channels > 0);
+				/* closed before f grows: realloc moves the MemOut its stream
+				 * writes back to (ASan: use after free under make SAN=1 test) */
+				memout_close(&f[n - 1].m);
 				for (int m = k; m <= j; m++) {
 					t->built_instances[m] = inst;
 					t->built_choice[m] = used;
