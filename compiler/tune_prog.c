@@ -188,10 +188,6 @@ prog_time_unlatent(Diag *dg, ProgCache *c, const Sched *s, const char *key, doub
 	return exec_run(dg, c, s, &e->p, size, &ps->opts, false);
 }
 
-/* One configuration at `size` into *best if it is faster: PROG_FOUND (it
- * ran), or why not: PROG_UNFIT (no program fits its limits), PROG_UNCUT
- * (its chunks do not cut the size), PROG_UNRUN (the model cannot run it
- * at this size). */
 const char *
 prog_why_text(ProgWhy w)
 {
@@ -212,6 +208,10 @@ prog_why_text(ProgWhy w)
 	return "";
 }
 
+/* One configuration at `size` into *best if it is faster: PROG_FOUND (it
+ * ran), or why not: PROG_UNFIT (no program fits its limits), PROG_UNCUT
+ * (its chunks do not cut the size), PROG_UNRUN (the model cannot run it
+ * at this size). */
 static int
 try_config(Diag *dg, ProgCache *c, const Sched *s, const char *key, double size,
            const ProgSearch *ps, ProgPick cfg, ProgPick *best)
@@ -284,7 +284,7 @@ more_instances(Diag *dg, ProgCache *c, const Sched *s, const char *key, double s
 
 int
 prog_fastest(Diag *dg, ProgCache *c, const Sched *s, const char *key, double size,
-             const ProgSearch *ps, ProgPick *out, char *why, size_t whylen)
+             const ProgSearch *ps, ProgPick *out)
 {
 	ProgPick best = {.time_s = -1}, first[NPROTO];
 	int why_none = PROG_UNFIT;
@@ -312,7 +312,6 @@ prog_fastest(Diag *dg, ProgCache *c, const Sched *s, const char *key, double siz
 	}
 	if (best.time_s < 0) {
 		*out = (ProgPick){.time_s = -1, .why = (ProgWhy)why_none};
-		snprintf(why, whylen, "%s", prog_why_text(out->why));
 		return 1;
 	}
 	/* more channels for every protocol that ran, not only the fastest on
@@ -363,8 +362,8 @@ prog_rank(Diag *dg, ProgCache *cache, const ProgCand *c, int n, double size, con
 		if (!c[i].always &&
 		    (found >= PROG_TOP || (fastest > 0 && c[i].sched_time > PROG_PRUNE * fastest)))
 			continue;
-		char why[256]; /* the pick keeps its reason (ProgPick.why) for tune's note */
-		if (prog_fastest(dg, cache, c[i].s, c[i].key, size, ps, c[i].pick, why, sizeof why) != 0)
+		/* the pick keeps its reason (ProgPick.why) for tune's note */
+		if (prog_fastest(dg, cache, c[i].s, c[i].key, size, ps, c[i].pick) != 0)
 			continue;
 		found += !c[i].always;
 		if (fastest < 0 || c[i].pick->time_s < fastest)

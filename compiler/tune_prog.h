@@ -53,9 +53,10 @@ void prog_cache_counts(const ProgCache *, long *lowered, long *simulated);
  * configurations ps allows; key names s's form (a candidate and what it
  * chose for the size), so a program is lowered once per key and
  * configuration and simulated per size. 0 with *out; 1 when no
- * configuration fits or runs (why: the first reason met). Quiet. */
+ * configuration fits or runs, out->why the most specific reason met
+ * (prog_why_text words it). Quiet. */
 int prog_fastest(Diag *, ProgCache *, const Sched *s, const char *key, double size,
-                 const ProgSearch *ps, ProgPick *out, char *why, size_t whylen);
+                 const ProgSearch *ps, ProgPick *out);
 
 /* One candidate of a collective for prog_rank: its schedule at the size,
  * its key (its form: what it chose for the size), its schedule's simulated

@@ -68,6 +68,23 @@ alg_auto(const AlgCtx *c, Sched **out, const char **names, int max)
 	return alg_auto_checked(c, out, names, max, verify_quiet);
 }
 
+/* A candidate x of auto into out[*n] if it passes its proof. A refusal (x
+ * NULL) is the generator saying the instance is not its own; a schedule
+ * that fails its proof is a bug, named. */
+static void
+keep_checked(const AlgCtx *c, AutoCheck *check, Sched *x, AlgId a, Sched **out, const char **names,
+             int *n)
+{
+	char why[600];
+	if (x && check(c->diag, x, why, sizeof why) != 0) {
+		note_at(c->diag, c->loc, "auto: left out %s, whose schedule fails verification: %s",
+		        alg_forms[a].name, why);
+	} else if (x) {
+		out[*n] = x;
+		names[(*n)++] = alg_forms[a].name;
+	}
+}
+
 int
 alg_auto_checked(const AlgCtx *c, Sched **out, const char **names, int max, AutoCheck *check)
 {
@@ -82,27 +99,12 @@ alg_auto_checked(const AlgCtx *c, Sched **out, const char **names, int max, Auto
 		diag_mute(c->diag, true);
 		Sched *x = alg_build(&try, &missing);
 		diag_mute(c->diag, false);
-		/* a refusal (x NULL) is the generator saying the instance is not
-		 * its own; a schedule that fails its proof is a bug, named */
-		char why[600];
-		if (x && check(c->diag, x, why, sizeof why) != 0) {
-			note_at(c->diag, c->loc, "auto: left out %s, whose schedule fails verification: %s",
-			        alg_forms[a].name, why);
-		} else if (x) {
-			out[n] = x;
-			names[n++] = alg_forms[a].name;
-		}
+		keep_checked(c, check, x, (AlgId)a, out, names, &n);
 	}
 	/* SP by the form's own group and tree, last: a tie keeps the library's
 	 * pick (alg_auto_sp.c) */
-	Sched *sp = n < max ? alg_auto_sp(c) : NULL;
-	char why[600];
-	if (sp && check(c->diag, sp, why, sizeof why) != 0)
-		note_at(c->diag, c->loc, "auto: left out symmetric, whose schedule fails verification: %s", why);
-	else if (sp) {
-		out[n] = sp;
-		names[n++] = alg_forms[ALG_symmetric].name;
-	}
+	if (n < max)
+		keep_checked(c, check, alg_auto_sp(c), ALG_symmetric, out, names, &n);
 	return n;
 }
 

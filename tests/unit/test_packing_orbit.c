@@ -308,6 +308,14 @@ same_messages(const Sched *a, const Sched *b)
 	return true;
 }
 
+/* Every kind packing builds, on a topology T. */
+static const char *const pack_kinds[] = {
+	"collective allgather X on T { algorithm packing; }",
+	"collective reduce_scatter X on T { algorithm packing; }",
+	"collective allreduce X on T { algorithm packing; }",
+	"collective broadcast X on T { algorithm packing; root 3; }",
+};
+
 /* The algorithm: a file with a group packs by it (the choice says so),
  * builds and verifies every kind. On a cluster form with translations
  * (rails; xgmi_rails where they keep the xGMI links) a file without a group
@@ -319,12 +327,6 @@ static void
 test_algorithm(void)
 {
 	Diag dgv = diag_new(), *dg = &dgv;
-	static const char *const coll[] = {
-		"collective allgather X on T { algorithm packing; }",
-		"collective reduce_scatter X on T { algorithm packing; }",
-		"collective allreduce X on T { algorithm packing; }",
-		"collective broadcast X on T { algorithm packing; root 3; }",
-	};
 	static const char *const topo[] = {
 		"rails(boxes 3, gpus 4, nic_gbps 400)",
 		"xgmi_rails(boxes 2, gpus 4, nic_gbps 400, links 2, 2, 2, 2, 2, 2)",
@@ -334,7 +336,7 @@ test_algorithm(void)
 	};
 	for (size_t f = 0; f < countof(topo); f++) {
 		bool form = f < 2; /* translations(T) is a group of T */
-		for (size_t k = 0; k < countof(coll); k++) {
+		for (size_t k = 0; k < countof(pack_kinds); k++) {
 			Checked c[2];
 			memset(c, 0, sizeof c);
 			Prog p[2];
@@ -344,7 +346,7 @@ test_algorithm(void)
 				char text[512];
 				snprintf(text, sizeof text, "network { link_bandwidth = 3600 Gbps; }\n"
 				         "topology T = %s;\n%s%s\n", topo[f],
-				         with ? "group G = translations(T);\n" : "", coll[k]);
+				         with ? "group G = translations(T);\n" : "", pack_kinds[k]);
 				check_built(dg, &c[with], "t.coll", text, strlen(text));
 				assert_named(c[with].errors == 0, __LINE__, __FILE__, "%s: %s", text, c[with].diag);
 				ok &= c[with].errors == 0 && lower(dg, c[with].file, &p[with]) == 0 &&
@@ -361,7 +363,7 @@ test_algorithm(void)
 			if (ok && form)
 				assert_named(same_messages(p[0].sched[0], p[1].sched[0]), __LINE__, __FILE__,
 				             "%s on %s: the form's translations pack otherwise than the group "
-				             "written", coll[k], topo[f]);
+				             "written", pack_kinds[k], topo[f]);
 			for (int with = 0; with < 2; with++) {
 				prog_free(&p[with]);
 				checked_free(&c[with]);
@@ -379,32 +381,26 @@ static void
 test_deployable_segments(void)
 {
 	Diag dgv = diag_new(), *dg = &dgv;
-	static const char *const coll[] = {
-		"collective allgather X on T { algorithm packing; }",
-		"collective reduce_scatter X on T { algorithm packing; }",
-		"collective allreduce X on T { algorithm packing; }",
-		"collective broadcast X on T { algorithm packing; root 3; }",
-	};
-	for (size_t k = 0; k < countof(coll); k++)
+	for (size_t k = 0; k < countof(pack_kinds); k++)
 		for (int64_t size = 4096; size <= (int64_t)1 << 30; size *= 8) {
 			char text[512];
 			snprintf(text, sizeof text, "network { link_bandwidth = 3600 Gbps; link_latency = 500 ns; }\n"
-			         "topology T = rails(boxes 2, gpus 8, nic_gbps 400);\n%s\n", coll[k]);
+			         "topology T = rails(boxes 2, gpus 8, nic_gbps 400);\n%s\n", pack_kinds[k]);
 			Checked c;
 			check_built(dg, &c, "t.coll", text, strlen(text));
 			Prog p;
 			memset(&p, 0, sizeof p);
 			p.auto_size = (double)size;
 			bool ok = c.errors == 0 && lower(dg, c.file, &p) == 0 && p.nsched == 1;
-			assert_named(ok, __LINE__, __FILE__, "%s: does not lower: %s", coll[k], c.diag);
+			assert_named(ok, __LINE__, __FILE__, "%s: does not lower: %s", pack_kinds[k], c.diag);
 			if (ok) {
 				const Sched *s = p.sched[0];
 				int n = s->nchunk;
 				assert_named(n > 0 && (n & (n - 1)) == 0 && size % n == 0, __LINE__, __FILE__,
-				             "%s at %lld B: %d chunks (%s)", coll[k], (long long)size, n, s->choice);
+				             "%s at %lld B: %d chunks (%s)", pack_kinds[k], (long long)size, n, s->choice);
 				if (size == (int64_t)1 << 30)
 					assert_named(!strstr(s->choice, "segments 1 "), __LINE__, __FILE__, "%s: %s",
-					             coll[k], s->choice);
+					             pack_kinds[k], s->choice);
 			}
 			prog_free(&p);
 			checked_free(&c);
