@@ -157,6 +157,18 @@ pipeline_segments_bw(const AlgCtx *c, double fill, double share, double msgs_per
 	return pipeline_segments_time(fill, 8 * share / bw, alpha, msgs_per_seg);
 }
 
+int
+chunks_per_share(const AlgCtx *c, const char *alg, int shares, const char *why, int m)
+{
+	if (!c->chunks)
+		return m;
+	if (c->chunks % shares == 0)
+		return c->chunks / shares;
+	error_at(c->diag, c->loc, "%s cuts the vector into %d shares (%s) of C pipeline chunks each; chunks %d "
+	         "is not a multiple of %d", alg, shares, why, c->chunks, shares);
+	return -1;
+}
+
 double
 route_bw(Routes *r, const Topo *t, int src, int dst)
 {

@@ -69,6 +69,11 @@ int pipeline_segments_levels(const AlgCtx *, const double *bw, int nlevel, doubl
  * round's fixed cost alpha: sqrt(fill * stream / alpha), at least 1, the
  * messages per segment times the segments within MAX_PIPELINE_MSGS. */
 int pipeline_segments_time(double fill, double stream, double alpha, double msgs_per_seg);
+/* A pipeline over `shares` shares of the vector (tto's trees, nccl_tree's
+ * trees x channels, NVLS's ranks): the user's `chunks` divided among them, or
+ * m where the file gives none. -1 after a located error that names alg and
+ * what a share is (why, e.g. "2 trees x 8 channels") where they do not divide. */
+int chunks_per_share(const AlgCtx *, const char *alg, int shares, const char *why, int m);
 
 /* The symmetric form under the translations of a whole ring or torus
  * (alg_translate.c): begin, add every transfer of each base tree's chunk

@@ -73,15 +73,11 @@ alg_nccl_tree(const AlgCtx *c)
 	int *parent = xmalloc((size_t)p * sizeof *parent), *depth = xmalloc((size_t)p * sizeof *depth);
 	int h = tallest(boxes, gpus, parent, depth);
 	int m = pipeline_segments(c, 2 * h - 1, c->size / ntree, 2.0 * ntree * (p - 1));
-	if (c->chunks) {
-		if (c->chunks % ntree) {
-			error_at(c->diag, c->loc, "nccl_tree cuts the vector into %d shares (2 trees x %d "
-			         "channels) of C pipeline chunks each; chunks %d is not a multiple of %d",
-			         ntree, gpus, c->chunks, ntree);
-			free(parent), free(depth);
-			return NULL;
-		}
-		m = c->chunks / ntree;
+	char why[64];
+	snprintf(why, sizeof why, "2 trees x %d channels", gpus);
+	if ((m = chunks_per_share(c, "nccl_tree", ntree, why, m)) < 0) {
+		free(parent), free(depth);
+		return NULL;
 	}
 	AlgCtx whole = *c;
 	whole.chunks = 0;

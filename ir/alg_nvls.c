@@ -188,14 +188,9 @@ alg_nccl_nvls(const AlgCtx *c)
 	int G = b.gpus, across = b.nbox > 1;
 	double msgs = (double)b.nbox * G * 2 * G + (across ? (double)G * b.nbox * b.nbox : 0);
 	int m = pipeline_segments(c, 1 + across, c->size / G, msgs);
-	if (c->chunks) {
-		if (c->chunks % G) {
-			error_at(c->diag, c->loc, "nccl_nvls cuts the vector into %d shares (a box's ranks) of "
-			         "C pipeline chunks each; chunks %d is not a multiple of %d", G, c->chunks, G);
-			boxes_free(&b);
-			return NULL;
-		}
-		m = c->chunks / G;
+	if ((m = chunks_per_share(c, "nccl_nvls", G, "a box's ranks", m)) < 0) {
+		boxes_free(&b);
+		return NULL;
 	}
 	AlgCtx whole = *c;
 	whole.chunks = 0;
@@ -265,15 +260,9 @@ alg_nccl_nvls_tree(const AlgCtx *c)
 	h = h1 > h ? h1 : h;
 	double msgs = (double)b.nbox * G * 2 * G + 4.0 * b.nbox;
 	int m = pipeline_segments(c, 2 * h + 1, c->size / G, msgs);
-	if (c->chunks) {
-		if (c->chunks % (2 * G)) {
-			error_at(c->diag, c->loc, "nccl_nvls_tree cuts the vector into %d shares (a box's ranks "
-			         "x 2 trees) of C pipeline chunks each; chunks %d is not a multiple of %d",
-			         2 * G, c->chunks, 2 * G);
-			boxes_free(&b), free(depth);
-			return NULL;
-		}
-		m = c->chunks / (2 * G);
+	if ((m = chunks_per_share(c, "nccl_nvls_tree", 2 * G, "a box's ranks x 2 trees", m)) < 0) {
+		boxes_free(&b), free(depth);
+		return NULL;
 	}
 	AlgCtx whole = *c;
 	whole.chunks = 0;

@@ -176,14 +176,8 @@ alg_tto(const AlgCtx *c)
 	}
 	int k = t->size[0], h = 2 * k - 3;
 	int m = tto_segments(c, h);
-	if (c->chunks) {
-		if (c->chunks % NTREE) {
-			error_at(c->diag, c->loc, "tto cuts the vector into 3 thirds (one per tree) of M pipeline "
-			         "chunks each; chunks %d is not a multiple of 3", c->chunks);
-			return NULL;
-		}
-		m = c->chunks / NTREE;
-	}
+	if ((m = chunks_per_share(c, "tto", NTREE, "one per tree", m)) < 0)
+		return NULL;
 	bool *member = xcalloc((size_t)t->nnode, sizeof *member);
 	if (check_ranks(c, member) != 0) {
 		free(member);
