@@ -42,7 +42,7 @@ const TopoForm topo_forms[NTOPOKIND] = {
 	               {TR_DIMS}, .translations = true},
 	[TK_SPINE_LEAF] = {{"spine_leaf", "spine_leaf(spines S, leaves L, hosts H)",
 	                    {COUNT("spines", 1), COUNT("leaves", 1), COUNT("hosts", 1)}, 0, 0},
-	                   {TR_SWITCHES, TR_DIM_SWITCHES, TR_DIMS}, .translations = true},
+	                   {TR_SWITCHES, TR_DIM_SWITCHES, TR_DIMS}, .translations = true, .hosts_last = true},
 	[TK_RING] = {{"ring", "ring(n), n at least 2", {COUNT(NULL, 2)}, 0, 0},
 	             {TR_DIMS}, .translations = true},
 	[TK_FULL] = {{"full", "full(n), n at least 2", {COUNT(NULL, 2)}, 0, 0},
@@ -55,7 +55,7 @@ const TopoForm topo_forms[NTOPOKIND] = {
 	                          "NIC g of every box on rail switch g",
 	               {COUNT("boxes", 1), COUNT("gpus", 2),
 	                {"nic_gbps", A_INT, 1, 1, 1, MAX_NIC_GBPS, NULL}}, 0, 0},
-	              {TR_DIM_SWITCHES, TR_DIM_SWITCHES, TR_VARIANT}, .translations = true,
+	              {TR_DIM_SWITCHES, TR_DIM_SWITCHES, TR_VARIANT}, .translations = true, .hosts_last = true,
 	              .node_class = {GPU, NIC("GPU's link to its rail"), NVSWITCH, RAIL}},
 	[TK_XGMI_RAILS] = {{"xgmi_rails", "xgmi_rails(boxes B, gpus G, nic_gbps N[, links L01, L02, "
 	                                  "..., L(G-2)(G-1)]): B boxes of G GPUs fully connected by "
@@ -64,7 +64,7 @@ const TopoForm topo_forms[NTOPOKIND] = {
 	                    {COUNT("boxes", 1), COUNT("gpus", 2),
 	                     {"nic_gbps", A_INT, 1, 1, 1, MAX_NIC_GBPS, NULL},
 	                     {"links", A_INT, 0, MAX_GPU_PAIRS, 1, MAX_PAIR_LINKS, NULL}}, 0, 0},
-	                   {TR_DIMS, TR_DIM_SWITCHES, TR_VARIANT, TR_PAIRS}, .translations = true,
+	                   {TR_DIMS, TR_DIM_SWITCHES, TR_VARIANT, TR_PAIRS}, .translations = true, .hosts_last = true,
 	                   .node_class = {GPU, NIC("GPU's link to its rail"), RAIL}},
 	[TK_LEAF_SPINE_BOXES] = {{"leaf_spine_boxes",
 	                          "leaf_spine_boxes(boxes B, gpus G, nic_gbps N, spines S): B boxes of G "
@@ -74,7 +74,7 @@ const TopoForm topo_forms[NTOPOKIND] = {
 	                           {"nic_gbps", A_INT, 1, 1, 1, MAX_NIC_GBPS, NULL}, COUNT("spines", 1)},
 	                          0, 0},
 	                         {TR_DIM_SWITCHES, TR_DIMS, TR_VARIANT, TR_SWITCHES},
-	                         .switches_per_dim = 2,
+	                         .hosts_last = true, .switches_per_dim = 2,
 	                         .node_class = {GPU, NIC("GPU's link to its leaf"), NVSWITCH,
 	                                        {"leaf", {0, -1}, "leaf switch of a box", false},
 	                                        {"spine", {3, -1}, "spine switch", false}}},
@@ -84,7 +84,7 @@ const TopoForm topo_forms[NTOPOKIND] = {
 	                     "next box along dimension p mod k (G a multiple of 2k)",
 	                     {{"boxes", A_INT, 1, MAX_DIMS - 1, 2, MAX_NODES, NULL}, COUNT("gpus", 2),
 	                      {"nic_gbps", A_INT, 1, 1, 1, MAX_NIC_GBPS, NULL}}, 0, 0},
-	                    {TR_BOX_DIMS, TR_DIMS, TR_VARIANT}, .translations = true,
+	                    {TR_BOX_DIMS, TR_DIMS, TR_VARIANT}, .translations = true, .hosts_last = true,
 	                    .node_class = {GPU, NIC("GPU's link to a GPU of the next box on the torus"),
 	                                   NVSWITCH}},
 	[TK_GRAPH] = {{"graph", "graph { nodes N; link a -> b; ... }", {{0}}, 0, 0},
@@ -174,13 +174,17 @@ topo_form_find(const char *name)
 void
 topo_forms_phrase(unsigned topos, char *buf, size_t len)
 {
+	int left = 0;
+	for (int k = 0; k < NTOPOKIND; k++)
+		left += (topos & TOPO(k)) != 0;
 	size_t n = 0;
 	buf[0] = 0;
 	for (int k = 0; k < NTOPOKIND && n < len; k++)
 		if (topos & TOPO(k)) {
 			const char *name = topo_forms[k].form.name;
-			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? " or " : strchr("aeiou", name[0]) ? "an " : "a ",
-			                      name);
+			left--;
+			const char *sep = !n ? strchr("aeiou", name[0]) ? "an " : "a " : left ? ", " : " or ";
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", sep, name);
 		}
 }
 

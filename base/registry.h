@@ -121,6 +121,8 @@ typedef struct TopoForm {
 	bool block;                     /* no arguments: nodes, switches and links in a block */
 	bool grid;                      /* links join neighbours on the ranks' grid (+-1 along a
 	                                   dimension): router ports, link plots */
+	bool hosts_last;                /* the last dimension is the ranks of one box or leaf:
+	                                   hierarchical works inside it first */
 	int variant_per_rank;           /* a TR_VARIANT integer: when absent this many per
 	                                   rank, and at most that many */
 	int switches_per_dim;           /* switches per unit of a TR_DIM_SWITCHES coordinate
@@ -143,7 +145,8 @@ int64_t node_class_id(TopoKind, int c, const int64_t *arg, const int64_t *idx);
  * when the form names no nodes or id is past its named ones. */
 bool node_name(TopoKind, const int64_t *arg, int64_t id, char *buf, size_t len);
 int topo_form_find(const char *name);        /* TopoKind, or -1 */
-/* "a torus", "a mesh or supermesh": the forms of a TOPO mask, for messages. */
+/* "a torus", "a mesh or supermesh", "a torus, mesh or ring": the forms of a
+ * TOPO mask, for messages. */
 void topo_forms_phrase(unsigned topos, char *buf, size_t len);
 
 /* ---- network parameters (SI units: bits/s, seconds, bytes, joules, watts) ---- */

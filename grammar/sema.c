@@ -805,7 +805,7 @@ check_algorithm(Sema *s, Decl *d, const Item *it, int kind, int topo)
 	}
 	int form = sh ? (int)sh->kind : -1;
 	if (form >= 0 && !alg_runs_on(a, (TopoKind)form)) {
-		char forms[64];
+		char forms[160];
 		topo_forms_phrase(f->topos, forms, sizeof forms);
 		error_at(s->diag, it->call->loc, "%s runs on %s topology; '%s' is %s", f->name, forms, d->on,
 		         sh->form);

@@ -198,22 +198,18 @@ Sched *
 alg_hierarchical(const AlgCtx *c)
 {
 	const Topo *t = c->topo;
-	bool grid = t->kind == TK_TORUS || t->kind == TK_MESH || t->kind == TK_HYPERX ||
-	            t->kind == TK_RING || t->kind == TK_SPINE_LEAF || t->kind == TK_RAILS ||
-	            t->kind == TK_XGMI_RAILS || t->kind == TK_LEAF_SPINE_BOXES || t->kind == TK_TORUS_BOXES;
-	if (!grid || !c->whole) {
-		error_at(c->diag, c->loc, "hierarchical runs on every rank of a torus, mesh, HyperX, ring, "
-		         "spine-leaf or rails network, dimension by dimension; '%s' is %s", c->name,
-		         grid ? "a sub-communicator" : "on another topology");
+	if (!alg_runs_on(ALG_hierarchical, t->kind) || !c->whole) {
+		char forms[160];
+		topo_forms_phrase(alg_forms[ALG_hierarchical].topos, forms, sizeof forms);
+		error_at(c->diag, c->loc, "hierarchical runs on every rank of %s network, dimension by "
+		         "dimension; '%s' is %s", forms, c->name,
+		         alg_runs_on(ALG_hierarchical, t->kind) ? "a sub-communicator" : "on another topology");
 		return NULL;
 	}
 	int d = t->ndim;
 	Hier h = {.t = t, .d = d};
-	bool inner_first = t->kind == TK_SPINE_LEAF || t->kind == TK_RAILS ||
-	                   t->kind == TK_XGMI_RAILS || t->kind == TK_LEAF_SPINE_BOXES ||
-	                   t->kind == TK_TORUS_BOXES;
 	for (int k = 0; k < d; k++) /* spine-leaf, rails: the leaf's hosts, the box's GPUs first */
-		h.order[k] = inner_first ? d - 1 - k : k;
+		h.order[k] = topo_forms[t->kind].hosts_last ? d - 1 - k : k;
 	DimAlg a[MAX_DIMS];
 	if (dim_algs(c, d, h.order, a) != 0)
 		return NULL;

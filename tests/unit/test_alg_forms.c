@@ -50,10 +50,6 @@ static const struct {
 	{"pipelined_trees", KIND(CK_REDUCE_SCATTER) | KIND(CK_ALLGATHER),
 	 ALL_FORMS & ~TOPO(TK_MESH) & ~TOPO(TK_SUPERMESH),
 	 "pipelined_trees without trees builds the SuperMesh root sets of a square mesh"},
-	/* the registry gives hierarchical every form (ANY_TOPO); its generator
-	 * takes these six: the language accepts what lowering then refuses */
-	{"hierarchical", ~0u, TOPO(TK_SUPERMESH) | TOPO(TK_FULL) | TOPO(TK_OPTICAL_RING) | TOPO(TK_GRAPH),
-	 "hierarchical runs on every rank of a torus, mesh, HyperX, ring, spine-leaf or rails network"},
 	/* the forms' declarations set no switch_reduction: the nvls suite builds it with one */
 	{"nccl_nvls", KIND(CK_ALLREDUCE), TOPO(TK_RAILS) | TOPO(TK_LEAF_SPINE_BOXES) | TOPO(TK_GRAPH),
 	 "nccl_nvls needs every rank of 'X' on a switch that reduces"},
