@@ -32,19 +32,61 @@ enum { COLLC_K_ALLREDUCE, COLLC_K_REDUCE_SCATTER, COLLC_K_ALLGATHER, COLLC_K_ALL
  * `sched` (an index into the file's schedules). */
 typedef struct { int kind, nrank, root; unsigned long long lo, hi; int sched; } collc_entry;
 
+enum { COLLC_KNOWN_TYPES = 16 };
+
+/* What the library asked MPI once and keeps for the process, since after a
+ * barrier a rank's caches are cold and each question costs a walk through
+ * MPI's objects (under MPICH the nine a passed broadcast asked took 3 to 7
+ * us, twice MPI's own small broadcast: docs/mpi.md). The thread level, 0
+ * until MPI is initialized the world way, then 1 below
+ * MPI_THREAD_MULTIPLE or 2 at it (fixed from MPI_Init on; atomic, as
+ * threads may ask at once). The predefined datatypes whose elements lie
+ * end to end (collc_bytes_type) and their sizes: a predefined handle
+ * stands for its type as long as MPI runs (it is never freed, and no other
+ * type takes it); filled only at level 1, so never by two calls at once. */
+static struct {
+	_Atomic int level;
+	int n;
+	MPI_Datatype type[COLLC_KNOWN_TYPES];
+	size_t size[COLLC_KNOWN_TYPES];
+} collc_known;
+
 /* Whether the library may run a schedule now, or must pass every call to
  * MPI: MPI initialized the world way (MPI_Init: a program of MPI-4 sessions
  * alone has no MPI_COMM_SELF for the library's attributes), not finalizing,
  * and calls never concurrent (below MPI_THREAD_MULTIPLE: a schedule keeps
- * its plan and scratch space from call to call). Asked at every call: a
- * few loads in the MPI, nothing kept that threads would share. */
+ * its plan and scratch space from call to call). The level is asked until
+ * MPI is initialized, then kept; MPI_Finalized at every call. */
 static int collc_lib_usable(void)
 {
 	int init = 0, fin = 1, level = MPI_THREAD_MULTIPLE;
-	if (collc_lib_closed || MPI_Initialized(&init) != MPI_SUCCESS || !init ||
-	    MPI_Finalized(&fin) != MPI_SUCCESS || fin)
+	if (collc_lib_closed)
 		return 0;
-	return MPI_Query_thread(&level) == MPI_SUCCESS && level != MPI_THREAD_MULTIPLE;
+	if (collc_known.level == 0) {
+		if (MPI_Initialized(&init) != MPI_SUCCESS || !init || MPI_Finalized(&fin) != MPI_SUCCESS ||
+		    fin || MPI_Query_thread(&level) != MPI_SUCCESS)
+			return 0;
+		collc_known.level = level == MPI_THREAD_MULTIPLE ? 2 : 1;
+	}
+	return collc_known.level == 1 && MPI_Finalized(&fin) == MPI_SUCCESS && !fin;
+}
+
+/* The size of type t's elements where they lie end to end (a predefined
+ * type's: collc_bytes_type), from collc_known, asking MPI only the first
+ * time; 0 for any other type. Called where collc_lib_usable holds. */
+static size_t collc_known_size(MPI_Datatype t)
+{
+	size_t size = 0;
+	for (int i = 0; i < collc_known.n; i++)
+		if (collc_known.type[i] == t)
+			return collc_known.size[i];
+	if (collc_bytes_type(t, &size) != MPI_SUCCESS)
+		return 0;
+	if (collc_known.n < COLLC_KNOWN_TYPES) {
+		collc_known.type[collc_known.n] = t;
+		collc_known.size[collc_known.n++] = size;
+	}
+	return size;
 }
 
 /* The first of the plan's n entries that a call matches, or -1: it is then
@@ -58,14 +100,16 @@ static int collc_lib_usable(void)
 static int collc_lib_pick(const collc_entry *plan, int n, int kind, MPI_Comm comm, int count,
                           MPI_Datatype type, MPI_Op op, int root, unsigned long long *bytes)
 {
-	int size, inter, type_kind, op_kind;
+	int size, inter, type_kind = -1, op_kind;
 	size_t esize;
 	*bytes = 0;
 	if (!collc_lib_usable() || comm == MPI_COMM_NULL || count < 0)
 		return -1;
-	if (op == MPI_OP_NULL ? collc_bytes_type(type, &esize) != MPI_SUCCESS
-	                      : collc_type(type, &type_kind, &esize) != MPI_SUCCESS ||
-	                            collc_opkind(op, &op_kind) != MPI_SUCCESS)
+	if (op != MPI_OP_NULL && ((type_kind = collc_type_kind(type)) < 0 ||
+	                          collc_opkind(op, &op_kind) != MPI_SUCCESS))
+		return -1;
+	if ((esize = collc_known_size(type)) == 0 ||
+	    (op != MPI_OP_NULL && !collc_type_fits(type_kind, (long long)esize)))
 		return -1;
 	if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
 		return -1;
@@ -139,21 +183,6 @@ static struct {
 	collc_cal_row row[COLLC_CAL_ROWS], live[COLLC_CAL_ROWS];
 } collc_cal = {-1, -1, {0}, {{0, 0, 0, 0}}, {{0, 0, 0, 0}}};
 
-enum { COLLC_NAMED = 16 };
-
-/* The predefined datatypes whose elements lie end to end, as MPI answered
- * once (collc_bytes_type), and their sizes: a predefined handle stands for
- * its type as long as MPI runs (it is never freed, and no other type takes
- * it), so collc_lib_quick asks MPI nothing more about it. After a barrier a
- * rank's caches are cold, and each question costs a walk through MPI's
- * objects: under MPICH, the nine a passed broadcast asked took 3 to 7 us,
- * twice MPI's own small broadcast (docs/mpi.md). Filled only once MPI is
- * usable (below MPI_THREAD_MULTIPLE, so never by two calls at once). */
-static struct {
-	int n;
-	MPI_Datatype type[COLLC_NAMED];
-	size_t size[COLLC_NAMED];
-} collc_named;
 
 static int collc_cal_reduces(int kind)
 {
@@ -359,24 +388,6 @@ static void collc_cal_spans(const collc_entry *plan, int n)
 	collc_cal.nlive = at;
 }
 
-/* The size of type t's elements where they lie end to end (a predefined
- * type's: collc_bytes_type), from collc_named, asking MPI only the first
- * time; 0 for any other type. */
-static size_t collc_named_size(MPI_Datatype t)
-{
-	size_t size = 0;
-	for (int i = 0; i < collc_named.n; i++)
-		if (collc_named.type[i] == t)
-			return collc_named.size[i];
-	if (collc_bytes_type(t, &size) != MPI_SUCCESS)
-		return 0;
-	if (collc_named.n < COLLC_NAMED) {
-		collc_named.type[collc_named.n] = t;
-		collc_named.size[collc_named.n++] = size;
-	}
-	return size;
-}
-
 /* Whether a call is MPI's for certain, found without asking MPI anything
  * (after the first call): no span where a schedule may run holds it
  * (collc_cal_spans), or its type or op rules a schedule out. 0: ask
@@ -407,8 +418,8 @@ static int collc_lib_quick(const char *lib, const collc_entry *plan, int n, int 
 		int tk = reduces ? collc_type_kind(type) : -1, ok;
 		if (reduces && (tk < 0 || collc_opkind(op, &ok) != MPI_SUCCESS))
 			return 1;
-		if ((esize = collc_named_size(type)) == 0) /* the pick's own check then */
-			return !reduces;
+		if ((esize = collc_known_size(type)) == 0) /* as collc_lib_pick's */
+			return 1;
 		if (reduces && !collc_type_fits(tk, (long long)esize))
 			return 1;
 	}

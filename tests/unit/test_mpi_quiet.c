@@ -7,7 +7,9 @@
  * a call that no span of the plan followed holds goes to MPI asking
  * nothing. tests/mpi/quiet.c makes such calls of every kind between
  * MPI_Pcontrol(1) and (0), with tests/mpi/queries.c preloaded after the
- * drop-in to count the questions, under Open MPI and MPICH: 0 at every
+ * drop-in to count the questions, under Open MPI and MPICH, following
+ * tests/mpi/quiet.plan (the broadcast's [1024, 4096) bytes collc's, every
+ * other size and kind MPI's): 0 at every
  * rank, every result right, each rank's report the calls the plan gives
  * collc (one broadcast) and MPI (the rest). About 2 s for each MPI.
  */
@@ -41,16 +43,6 @@ mpi_quiet_teardown(void)
 	return system(cmd) == 0 ? 0 : -1;
 }
 
-/* The plan quiet.c runs under: tests/mpi/osu.coll's six entries, the
- * broadcast's (entry 4) [1024, 4096) bytes collc's, every other size and
- * kind MPI's. */
-static const char quiet_plan[] =
-	"# osu: 6 entries; 4 ranks; written by tests/unit/test_mpi_quiet.c\n"
-	"0 0 9223372036854775807 mpi\n1 0 9223372036854775807 mpi\n"
-	"2 0 9223372036854775807 mpi\n3 0 9223372036854775807 mpi\n"
-	"4 0 1024 mpi\n4 1024 4096 collc\n4 4096 9223372036854775807 mpi\n"
-	"5 0 9223372036854775807 mpi\n";
-
 /* Builds the drop-in, the counting tool and the program with cc (-Werror)
  * and runs them on 4 ranks with run (its launcher, the options that set the
  * ranks' environment: "-x K=V" or "-genv K V"). */
@@ -61,11 +53,12 @@ quiet_under(const char *cc, const char *run, bool ompi)
 	const char *pwd = getenv("PWD") ? getenv("PWD") : ".";
 	snprintf(log, sizeof log, "%s/%s.log", qdir, cc);
 	if (ompi)
-		snprintf(env, sizeof env, "-x COLLC_MPI_PLAN=%s/plan.txt -x COLLC_MPI_REPORT=1 "
-		         "-x LD_PRELOAD=%s/libosu.%s.so:%s/libq.%s.so", qdir, qdir, cc, qdir, cc);
+		snprintf(env, sizeof env, "-x COLLC_MPI_PLAN=%s/tests/mpi/quiet.plan -x COLLC_MPI_REPORT=1 "
+		         "-x LD_PRELOAD=%s/libosu.%s.so:%s/libq.%s.so", pwd, qdir, cc, qdir, cc);
 	else
-		snprintf(env, sizeof env, "-genv COLLC_MPI_PLAN %s/plan.txt -genv COLLC_MPI_REPORT 1 "
-		         "-genv LD_PRELOAD %s/libosu.%s.so:%s/libq.%s.so", qdir, qdir, cc, qdir, cc);
+		snprintf(env, sizeof env, "-genv COLLC_MPI_PLAN %s/tests/mpi/quiet.plan -genv "
+		         "COLLC_MPI_REPORT 1 -genv LD_PRELOAD %s/libosu.%s.so:%s/libq.%s.so", pwd, qdir, cc,
+		         qdir, cc);
 	snprintf(cmd, sizeof cmd,
 	         "cd %s && %s -std=c11 -Wall -Wextra -Werror -O2 -fPIC -shared -DCOLLC_PMPI lib/osu.c "
 	         "-o libosu.%s.so >%s 2>&1 && %s -std=c11 -Wall -Wextra -Wpedantic -Werror -O2 -fPIC "
@@ -101,7 +94,6 @@ test_passed_calls_ask_nothing(void)
 	snprintf(cmd, sizeof cmd, "%s build tests/mpi/osu.coll --target mpi-lib --prefix osu -o %s/lib",
 	         COLLC_BIN, qdir);
 	CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
-	write_in(qdir, "plan.txt", quiet_plan);
 	quiet_under("mpicc", MPIRUN, true);
 	quiet_under("mpicc.mpich", "mpiexec.mpich", false);
 }
