@@ -29,7 +29,9 @@ the script says so and exits 0 (a skip, not a failure).
 Knobs (environment): OSU_IMB_ROUNDS (default 2), OSU_IMB_ITERS (OSU -i and
 IMB -iter; default 20 under Open MPI, 5 under MPICH, whose ranks poll),
 OSU_IMB_MAX (largest size in bytes; default 1 MiB under Open MPI, 64 KiB
-under MPICH), OSU_IMB_OUT (work directory; default build/osu_imb).
+under MPICH), OSU_IMB_OUT (work directory; default build/osu_imb), OSU_IMB_ONLY
+(comma-separated: only these OSU labels, e.g. "osu_bcast", and IMB benchmarks,
+e.g. "Bcast"; default every one).
 
 usage: python3 tests/osu_imb_compare.py
 """
@@ -279,19 +281,27 @@ def best_of(results):
     return best
 
 
+def chosen():
+    """The OSU labels and IMB benchmarks OSU_IMB_ONLY names, or None: all."""
+    only = os.environ.get("OSU_IMB_ONLY")
+    return set(filter(None, only.split(","))) if only else None
+
+
 def runs_of(osu, imb, iters, top):
     """[(label, argv, parse, kind or None for IMB's several)] of the benchmarks."""
-    runs = []
+    runs, only = [], chosen()
     if osu:
         where = os.path.dirname(osu)
         for label, binary, extra, kind, check in OSU:
+            if only is not None and label not in only:
+                continue
             runs.append((label, [os.path.join(where, binary)] + (["-c"] if check else []) +
                          ["-i", str(iters), "-x", "2", "-m", "1:%d" % top] + extra,
                          osu_parse, kind))
-    if imb:
+    names = [b for b, _ in IMB if only is None or b in only]
+    if imb and names:
         runs.append(("IMB-MPI1", [imb, "-npmin", str(RANKS), "-iter", str(iters), "-msglog",
-                                  "0:%d" % (top.bit_length() - 1)] + [b for b, _ in IMB],
-                     imb_parse, None))
+                                  "0:%d" % (top.bit_length() - 1)] + names, imb_parse, None))
     return runs
 
 
@@ -331,7 +341,8 @@ def one_mpi(mpi, osu, imb, work, summary):
     for label, argv, parse, kind in runs:
         got, bad, report = both_ways(mpi, lambda: argv, env, rounds, log, parse)
         fails += bad
-        for name, k in ([(None, kind)] if kind else IMB):
+        for name, k in ([(None, kind)] if kind else
+                        [(b, k) for b, k in IMB if chosen() is None or b in chosen()]):
             best = [best_of([res.get(name, {}) if name else res for res in got[w]])
                     for w in (0, 1)]
             compare(mpi, label + (" " + name if name else ""), k, best, rows, summary)
