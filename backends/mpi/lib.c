@@ -36,8 +36,8 @@ enum { COLLC_KNOWN_TYPES = 16 };
 
 /* What the library asked MPI once and keeps for the process, since after a
  * barrier a rank's caches are cold and each question costs a walk through
- * MPI's objects (under MPICH the nine a passed broadcast asked took 3 to 7
- * us, twice MPI's own small broadcast: docs/mpi.md). The thread level, 0
+ * MPI's objects (under MPICH the nine a passed broadcast asked took 7 us
+ * at the root, twice MPI's own small broadcast: docs/mpi.md). The level, 0
  * until MPI is initialized the world way, then 1 below
  * MPI_THREAD_MULTIPLE or 2 at it (fixed from MPI_Init on; atomic, as
  * threads may ask at once). The predefined datatypes whose elements lie
@@ -177,12 +177,11 @@ typedef struct { int entry, ours; unsigned long long lo, hi; } collc_cal_row;
  * schedule may run, by kind: kind k's are live[from[k] .. from[k + 1]),
  * none made yet while nlive is -1, too many to keep when it is
  * COLLC_CAL_ROWS + 1 (then every call asks collc_lib_pick). The counts
- * first: a call that falls in no span reads one cache line of this. */
+ * first: a call of a kind with no span reads their 36 bytes alone. */
 static struct {
 	int n, nlive, from[COLLC_K_REDUCE + 2];
 	collc_cal_row row[COLLC_CAL_ROWS], live[COLLC_CAL_ROWS];
 } collc_cal = {-1, -1, {0}, {{0, 0, 0, 0}}, {{0, 0, 0, 0}}};
-
 
 static int collc_cal_reduces(int kind)
 {
