@@ -63,7 +63,7 @@ static const struct {
 	{"docs", "the docs' slow commands run as printed (MPI, sweeps, large builds)"},
 	{"mpi", "collc tune --mpi-lib: the plan's library as a drop-in under Open MPI and MPICH"},
 	/* builds osu.coll's drop-in with both MPIs and runs 4 ranks under each: 5.5 s of
-	 * CPU, 21 s at load average 20 (2026-12-05) */
+	 * CPU, 21 to 47 s of wall time at load average 20 (2026-12-05) */
 	{"mpi_quiet", "mpi-lib: a call the drop-in passes to MPI asks MPI nothing (both MPIs)"},
 	{"explain", "chromium: every round of every page against the text"},
 	{"explain", "chromium: #round=N, #tree=K, an aggregated page, a screenshot"},
