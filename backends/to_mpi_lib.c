@@ -398,6 +398,18 @@ write_plan_table(FILE *f, const MpiLibPlan *plan, const LibScheds *ls)
 	      "#endif\n", f);
 }
 
+/* The start of a dispatcher: a call that no span where a schedule may run
+ * holds goes to MPI's `mpi` at once, with no question to MPI
+ * (collc_lib_quick's `quick`: count, type, op, root). */
+static void
+write_quick(FILE *f, const char *prefix, const char *key, const char *quick, const char *mpi,
+            const char *mpi_args)
+{
+	fprintf(f, "\tif (collc_lib_quick(\"%s\", collc_lib_plan, COLLC_LIB_NENTRY, %s, %s)) {\n"
+	           "\t\tcollc_lib_passed++;\n\t\treturn COLLC_MPI(%s)(%s, comm);\n\t}\n",
+	        prefix, key, quick, mpi, mpi_args);
+}
+
 /* The end of a dispatcher, from its entry e: a call of no bytes returns
  * at once, a covered one runs its schedule (a failure through comm's error
  * handler), any other is MPI's `mpi` with `args`. */
@@ -441,6 +453,12 @@ write_v_dispatcher(FILE *f, CollKind kind, const LibScheds *ls, const char *pref
 	           "int\n%s_%s(%s)\n{\n\tunsigned long long bytes;\n\tint n;\n", ag ? "Allgatherv" :
 	        "Alltoallv", ag ? "allgather" : "alltoall", prefix, ag ? "Allgatherv" : "Alltoallv",
 	        ag ? agv_sig : a2av_sig);
+	/* allgatherv's counts are the same at every rank; alltoallv's ranks
+	 * see only their own, so only the kind is looked at */
+	write_quick(f, prefix, lib_kind[kind].key,
+	            ag ? "recvcounts ? recvcounts[0] : -1, recvtype, MPI_OP_NULL, -1"
+	               : "-1, MPI_DATATYPE_NULL, MPI_OP_NULL, -1",
+	            ag ? "Allgatherv" : "Alltoallv", ag ? agv_args : a2av_args);
 	if (ag)
 		fputs("\tint e = collc_v_allgather_pick(collc_lib_plan, COLLC_LIB_NENTRY, sendbuf, "
 		      "sendcount, sendtype, recvcounts, recvtype, comm, &n, &bytes);\n", f);
@@ -480,6 +498,7 @@ write_dispatcher(FILE *f, CollKind kind, const LibScheds *ls, const char *prefix
 	const LibKind *k = &lib_kind[kind];
 	fprintf(f, "\n/* MPI_%s's parameters: the plan's schedule for a call it covers, else "
 	           "MPI's own */\nint\n%s_%s(%s)\n{\n", k->mpi, prefix, k->mpi, k->sig);
+	write_quick(f, prefix, k->key, k->pick, k->mpi, k->args);
 	fprintf(f, "\tunsigned long long bytes;\n"
 	           "\tint e = collc_lib_pick(collc_lib_plan, COLLC_LIB_NENTRY, %s, comm, %s, &bytes);\n",
 	        k->key, k->pick);
@@ -498,6 +517,8 @@ write_reduce_scatter(FILE *f, const LibScheds *ls, const char *prefix)
 	fprintf(f, "\n/* MPI_Reduce_scatter's parameters: equal counts are %s_Reduce_scatter_block's "
 	           "*/\nint\n%s_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], "
 	           "MPI_Datatype type, MPI_Op op, MPI_Comm comm)\n{\n", prefix, prefix);
+	write_quick(f, prefix, "COLLC_K_REDUCE_SCATTER", "-1, type, op, -1", "Reduce_scatter",
+	            "sendbuf, recvbuf, recvcounts, type, op");
 	fputs("\tunsigned long long bytes = 0;\n"
 	      "\tint e = -1, inter = 1, size = 0, n = -1;\n"
 	      "\tif (collc_lib_usable() && comm != MPI_COMM_NULL && recvcounts &&\n"

@@ -29,7 +29,9 @@ the script says so and exits 0 (a skip, not a failure).
 Knobs (environment): OSU_IMB_ROUNDS (default 2), OSU_IMB_ITERS (OSU -i and
 IMB -iter; default 20 under Open MPI, 5 under MPICH, whose ranks poll),
 OSU_IMB_MAX (largest size in bytes; default 1 MiB under Open MPI, 64 KiB
-under MPICH), OSU_IMB_OUT (work directory; default build/osu_imb).
+under MPICH), OSU_IMB_OUT (work directory; default build/osu_imb), OSU_IMB_ONLY
+(comma-separated: only these OSU labels, e.g. "osu_bcast", and IMB benchmarks,
+e.g. "Bcast"; default every one).
 
 usage: python3 tests/osu_imb_compare.py
 """
@@ -127,27 +129,35 @@ def build_dropin(mpi, work):
 
 def passthru(mpi, so, work):
     """Prints what the drop-in adds to a call it passes to MPI (CPU time,
-    tests/mpi/passthru.c on 1 rank, best of 3 runs each way)."""
+    tests/mpi/passthru.c on 1 rank, best of 3 runs each way): with no plan
+    to follow (the plan's spans hold the call's size, so the drop-in asks
+    MPI about the communicator: collc_lib_pick) and following a plan that
+    gives every size to MPI (collc_lib_quick passes it asking nothing)."""
     exe = os.path.join(work, "passthru")
     log = os.path.join(work, "build.log")
+    allmpi = os.path.join(work, "all-mpi.txt")
+    with open(allmpi, "w") as f:
+        f.write("# osu: 6 entries; every size MPI's\n")
+        f.writelines("%d 0 9223372036854775807 mpi\n" % e for e in range(6))
     if run([MPIS[mpi][0], "-std=c11", "-O2", "tests/mpi/passthru.c", "-o", exe], log)[0]:
         print("cannot compile tests/mpi/passthru.c: see %s" % log)
         return 1
-    best = [[], []]
+    best = [[], [], []]
     for _ in range(3):
-        for ours in (0, 1):
+        for way in (0, 1, 2):
             cmd = MPIS[mpi][1][:-2] + ["-n" if mpi == "mpich" else "-np", "1"]
-            cmd += MPIS[mpi][2]("LD_PRELOAD", so) if ours else []
+            cmd += MPIS[mpi][2]("LD_PRELOAD", so) if way else []
+            cmd += MPIS[mpi][2]("COLLC_MPI_PLAN", allmpi) if way == 2 else []
             rc, out, _ = run(cmd + [exe], log)
             m = re.search(r"bcast ([0-9.]+) ns allreduce ([0-9.]+) ns", out)
             if rc or not m:
                 print("tests/mpi/passthru.c failed (exit %d): see %s" % (rc, log))
                 return 1
-            best[ours].append((float(m.group(1)), float(m.group(2))))
-    lib, ours = [min(b) for b in zip(*best[0])], [min(b) for b in zip(*best[1])]
+            best[way].append((float(m.group(1)), float(m.group(2))))
+    lib, pick, quick = [[min(b) for b in zip(*best[w])] for w in (0, 1, 2)]
     print("passed to MPI (tests/mpi/passthru.c, 1 rank, CPU time a call, best of 3): bcast "
-          "%.1f ns, %.1f with the drop-in; allreduce %.1f ns, %.1f with it" % (
-              lib[0], ours[0], lib[1], ours[1]))
+          "%.1f ns, %.1f with the drop-in asking, %.1f following a plan of MPI's; allreduce "
+          "%.1f ns, %.1f, %.1f" % (lib[0], pick[0], quick[0], lib[1], pick[1], quick[1]))
     return 0
 
 
@@ -271,19 +281,27 @@ def best_of(results):
     return best
 
 
+def chosen():
+    """The OSU labels and IMB benchmarks OSU_IMB_ONLY names, or None: all."""
+    only = os.environ.get("OSU_IMB_ONLY")
+    return set(filter(None, only.split(","))) if only else None
+
+
 def runs_of(osu, imb, iters, top):
     """[(label, argv, parse, kind or None for IMB's several)] of the benchmarks."""
-    runs = []
+    runs, only = [], chosen()
     if osu:
         where = os.path.dirname(osu)
         for label, binary, extra, kind, check in OSU:
+            if only is not None and label not in only:
+                continue
             runs.append((label, [os.path.join(where, binary)] + (["-c"] if check else []) +
                          ["-i", str(iters), "-x", "2", "-m", "1:%d" % top] + extra,
                          osu_parse, kind))
-    if imb:
+    names = [b for b, _ in IMB if only is None or b in only]
+    if imb and names:
         runs.append(("IMB-MPI1", [imb, "-npmin", str(RANKS), "-iter", str(iters), "-msglog",
-                                  "0:%d" % (top.bit_length() - 1)] + [b for b, _ in IMB],
-                     imb_parse, None))
+                                  "0:%d" % (top.bit_length() - 1)] + names, imb_parse, None))
     return runs
 
 
@@ -323,7 +341,8 @@ def one_mpi(mpi, osu, imb, work, summary):
     for label, argv, parse, kind in runs:
         got, bad, report = both_ways(mpi, lambda: argv, env, rounds, log, parse)
         fails += bad
-        for name, k in ([(None, kind)] if kind else IMB):
+        for name, k in ([(None, kind)] if kind else
+                        [(b, k) for b, k in IMB if chosen() is None or b in chosen()]):
             best = [best_of([res.get(name, {}) if name else res for res in got[w]])
                     for w in (0, 1)]
             compare(mpi, label + (" " + name if name else ""), k, best, rows, summary)

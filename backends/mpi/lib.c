@@ -32,19 +32,61 @@ enum { COLLC_K_ALLREDUCE, COLLC_K_REDUCE_SCATTER, COLLC_K_ALLGATHER, COLLC_K_ALL
  * `sched` (an index into the file's schedules). */
 typedef struct { int kind, nrank, root; unsigned long long lo, hi; int sched; } collc_entry;
 
+enum { COLLC_KNOWN_TYPES = 16 };
+
+/* What the library asked MPI once and keeps for the process, since after a
+ * barrier a rank's caches are cold and each question costs a walk through
+ * MPI's objects (under MPICH the nine a passed broadcast asked took 7 us
+ * at the root, twice MPI's own small broadcast: docs/mpi.md). The level, 0
+ * until MPI is initialized the world way, then 1 below
+ * MPI_THREAD_MULTIPLE or 2 at it (fixed from MPI_Init on; atomic, as
+ * threads may ask at once). The predefined datatypes whose elements lie
+ * end to end (collc_bytes_type) and their sizes: a predefined handle
+ * stands for its type as long as MPI runs (it is never freed, and no other
+ * type takes it); filled only at level 1, so never by two calls at once. */
+static struct {
+	_Atomic int level;
+	int n;
+	MPI_Datatype type[COLLC_KNOWN_TYPES];
+	size_t size[COLLC_KNOWN_TYPES];
+} collc_known;
+
 /* Whether the library may run a schedule now, or must pass every call to
  * MPI: MPI initialized the world way (MPI_Init: a program of MPI-4 sessions
  * alone has no MPI_COMM_SELF for the library's attributes), not finalizing,
  * and calls never concurrent (below MPI_THREAD_MULTIPLE: a schedule keeps
- * its plan and scratch space from call to call). Asked at every call: a
- * few loads in the MPI, nothing kept that threads would share. */
+ * its plan and scratch space from call to call). The level is asked until
+ * MPI is initialized, then kept; MPI_Finalized at every call. */
 static int collc_lib_usable(void)
 {
 	int init = 0, fin = 1, level = MPI_THREAD_MULTIPLE;
-	if (collc_lib_closed || MPI_Initialized(&init) != MPI_SUCCESS || !init ||
-	    MPI_Finalized(&fin) != MPI_SUCCESS || fin)
+	if (collc_lib_closed)
 		return 0;
-	return MPI_Query_thread(&level) == MPI_SUCCESS && level != MPI_THREAD_MULTIPLE;
+	if (collc_known.level == 0) {
+		if (MPI_Initialized(&init) != MPI_SUCCESS || !init || MPI_Finalized(&fin) != MPI_SUCCESS ||
+		    fin || MPI_Query_thread(&level) != MPI_SUCCESS)
+			return 0;
+		collc_known.level = level == MPI_THREAD_MULTIPLE ? 2 : 1;
+	}
+	return collc_known.level == 1 && MPI_Finalized(&fin) == MPI_SUCCESS && !fin;
+}
+
+/* The size of type t's elements where they lie end to end (a predefined
+ * type's: collc_bytes_type), from collc_known, asking MPI only the first
+ * time; 0 for any other type. Called where collc_lib_usable holds. */
+static size_t collc_known_size(MPI_Datatype t)
+{
+	size_t size = 0;
+	for (int i = 0; i < collc_known.n; i++)
+		if (collc_known.type[i] == t)
+			return collc_known.size[i];
+	if (collc_bytes_type(t, &size) != MPI_SUCCESS)
+		return 0;
+	if (collc_known.n < COLLC_KNOWN_TYPES) {
+		collc_known.type[collc_known.n] = t;
+		collc_known.size[collc_known.n++] = size;
+	}
+	return size;
 }
 
 /* The first of the plan's n entries that a call matches, or -1: it is then
@@ -58,14 +100,16 @@ static int collc_lib_usable(void)
 static int collc_lib_pick(const collc_entry *plan, int n, int kind, MPI_Comm comm, int count,
                           MPI_Datatype type, MPI_Op op, int root, unsigned long long *bytes)
 {
-	int size, inter, type_kind, op_kind;
+	int size, inter, type_kind = -1, op_kind;
 	size_t esize;
 	*bytes = 0;
 	if (!collc_lib_usable() || comm == MPI_COMM_NULL || count < 0)
 		return -1;
-	if (op == MPI_OP_NULL ? collc_bytes_type(type, &esize) != MPI_SUCCESS
-	                      : collc_type(type, &type_kind, &esize) != MPI_SUCCESS ||
-	                            collc_opkind(op, &op_kind) != MPI_SUCCESS)
+	if (op != MPI_OP_NULL && ((type_kind = collc_type_kind(type)) < 0 ||
+	                          collc_opkind(op, &op_kind) != MPI_SUCCESS))
+		return -1;
+	if ((esize = collc_known_size(type)) == 0 ||
+	    (op != MPI_OP_NULL && !collc_type_fits(type_kind, (long long)esize)))
 		return -1;
 	if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
 		return -1;
@@ -128,11 +172,16 @@ enum { COLLC_CAL_ROWS = 4096, COLLC_CAL_WARMUP = 2, COLLC_CAL_ROUNDS = 3 };
 typedef struct { int entry, ours; unsigned long long lo, hi; } collc_cal_row;
 
 /* The plan followed (COLLC_MPI_PLAN): its rows, or none read yet (-1);
- * a file that cannot be followed makes every covered call MPI's (-2). */
+ * a file that cannot be followed makes every covered call MPI's (-2).
+ * From them (or, with no file, the plan's entries), the spans where a
+ * schedule may run, by kind: kind k's are live[from[k] .. from[k + 1]),
+ * none made yet while nlive is -1, too many to keep when it is
+ * COLLC_CAL_ROWS + 1 (then every call asks collc_lib_pick). The counts
+ * first: a call of a kind with no span reads their 36 bytes alone. */
 static struct {
-	int n;
-	collc_cal_row row[COLLC_CAL_ROWS];
-} collc_cal = {-1, {{0, 0, 0, 0}}};
+	int n, nlive, from[COLLC_K_REDUCE + 2];
+	collc_cal_row row[COLLC_CAL_ROWS], live[COLLC_CAL_ROWS];
+} collc_cal = {-1, -1, {0}, {{0, 0, 0, 0}}, {{0, 0, 0, 0}}};
 
 static int collc_cal_reduces(int kind)
 {
@@ -312,6 +361,77 @@ static int collc_lib_follow(const char *lib, int n, int e, unsigned long long by
 		    bytes < collc_cal.row[i].hi)
 			return collc_cal.row[i].ours ? e : -1;
 	return -1;
+}
+
+/* The spans where a schedule may run, by kind (collc_cal's live, from):
+ * the rows of the plan followed that say collc, or with no plan to follow
+ * every entry of the plan whole. */
+static void collc_cal_spans(const collc_entry *plan, int n)
+{
+	int at = 0, rows = collc_cal.n;
+	for (int k = 0; k <= COLLC_K_REDUCE; k++) {
+		collc_cal.from[k] = at;
+		for (int i = 0; i < (rows == -3 ? n : rows > 0 ? rows : 0); i++) {
+			collc_cal_row r = rows == -3 ? (collc_cal_row){i, 1, plan[i].lo, plan[i].hi}
+			                             : collc_cal.row[i];
+			if (!r.ours || plan[r.entry].kind != k)
+				continue;
+			if (at == COLLC_CAL_ROWS) {
+				collc_cal.nlive = COLLC_CAL_ROWS + 1;
+				return;
+			}
+			collc_cal.live[at++] = r;
+		}
+	}
+	collc_cal.from[COLLC_K_REDUCE + 1] = at;
+	collc_cal.nlive = at;
+}
+
+/* Whether a call is MPI's for certain, found without asking MPI anything
+ * (after the first call): no span where a schedule may run holds it
+ * (collc_cal_spans), or its type or op rules a schedule out. 0: ask
+ * collc_lib_pick, which decides as before; so a rank passes here exactly
+ * calls that the pick would pass, and ranks still choose alike. kind,
+ * count, type, op and root as collc_lib_pick takes them; count -1: not
+ * known before the communicator's size (counts per rank), and type
+ * MPI_DATATYPE_NULL: not to be looked at (MPI_Alltoallv's, whose ranks
+ * agree only later): only the kind and root are. A call of no bytes is
+ * left to the pick (one an entry covers returns at once). */
+static int collc_lib_quick(const char *lib, const collc_entry *plan, int n, int kind, int count,
+                           MPI_Datatype type, MPI_Op op, int root)
+{
+	if (collc_cal.n == -1) { /* the plan to follow, read once MPI may run a schedule */
+		if (!collc_lib_usable())
+			return 0;
+		collc_cal_load(lib, n);
+	}
+	if (collc_cal.nlive < 0)
+		collc_cal_spans(plan, n);
+	if (collc_cal.nlive > COLLC_CAL_ROWS || count == 0)
+		return 0;
+	int from = collc_cal.from[kind], to = collc_cal.from[kind + 1], reduces = collc_cal_reduces(kind);
+	if (from == to)
+		return 1;
+	size_t esize = 0;
+	if (type != MPI_DATATYPE_NULL) {
+		int tk = reduces ? collc_type_kind(type) : -1, ok;
+		if (reduces && (tk < 0 || collc_opkind(op, &ok) != MPI_SUCCESS))
+			return 1;
+		if ((esize = collc_known_size(type)) == 0) /* as collc_lib_pick's */
+			return 1;
+		if (reduces && !collc_type_fits(tk, (long long)esize))
+			return 1;
+	}
+	for (int i = from; i < to; i++) {
+		const collc_cal_row *r = &collc_cal.live[i];
+		const collc_entry *x = &plan[r->entry];
+		unsigned long long b = (unsigned long long)(count > 0 ? count : 0) * esize;
+		if (kind == COLLC_K_REDUCE_SCATTER || kind == COLLC_K_ALLGATHER || kind == COLLC_K_ALLTOALL)
+			b *= (unsigned long long)x->nrank;
+		if (x->root == root && (count < 0 || esize == 0 || (r->lo <= b && b < r->hi)))
+			return 0;
+	}
+	return 1;
 }
 
 /* Whether some size of a call of `kind` on p ranks may run a schedule: an
@@ -503,6 +623,8 @@ collc_lib_check(void *work, size_t count, const int *counts, const int *displs, 
 	if (getenv("COLLC_MPI_CALIBRATE"))
 		return collc_lib_calibrate("check", plan, 2, names, collc_check_try, comm,
 		                           getenv("COLLC_MPI_CALIBRATE"), 1 << 20);
+	if (collc_lib_quick("check", plan, 2, COLLC_K_ALLREDUCE, (int)count, MPI_FLOAT, MPI_SUM, -1))
+		return MPI_Allreduce(MPI_IN_PLACE, work, (int)count, MPI_FLOAT, MPI_SUM, comm);
 	int e = collc_lib_pick(plan, 2, COLLC_K_ALLREDUCE, comm, (int)count, MPI_FLOAT, MPI_SUM, -1,
 	                       &bytes);
 	if (collc_lib_follow("check", 2, e, bytes) < 0)

@@ -297,21 +297,35 @@ static int collc_make_plan(int me, collc_plan *pl)
 enum { T_FLOAT, T_DOUBLE, T_INT32, T_INT64 };
 enum { O_SUM, O_PROD, O_MAX, O_MIN };
 
+/* The element a reducing schedule takes for type t (T_...), by its handle
+ * alone (no question to MPI), or -1. */
+static inline int collc_type_kind(MPI_Datatype t)
+{
+	if (t == MPI_FLOAT)
+		return T_FLOAT;
+	if (t == MPI_DOUBLE)
+		return T_DOUBLE;
+	if (t == MPI_INT32_T || t == MPI_INT)
+		return T_INT32;
+	if (t == MPI_INT64_T || t == MPI_LONG_LONG || t == MPI_LONG)
+		return T_INT64;
+	return -1;
+}
+
+/* Whether elements of s bytes are kind's (MPI_LONG is T_INT64 only where it
+ * is 8 bytes). */
+static inline int collc_type_fits(int kind, long long s)
+{
+	return !((kind == T_INT32 && s != 4) || (kind == T_INT64 && s != 8));
+}
+
 static inline int collc_type(MPI_Datatype t, int *kind, size_t *size)
 {
 	int s;
-	if (t == MPI_FLOAT)
-		*kind = T_FLOAT;
-	else if (t == MPI_DOUBLE)
-		*kind = T_DOUBLE;
-	else if (t == MPI_INT32_T || t == MPI_INT)
-		*kind = T_INT32;
-	else if (t == MPI_INT64_T || t == MPI_LONG_LONG || t == MPI_LONG)
-		*kind = T_INT64;
-	else
+	if ((*kind = collc_type_kind(t)) < 0)
 		return MPI_ERR_TYPE;
 	MPI_Type_size(t, &s);
-	if ((*kind == T_INT32 && s != 4) || (*kind == T_INT64 && s != 8))
+	if (!collc_type_fits(*kind, s))
 		return MPI_ERR_TYPE;
 	*size = (size_t)s;
 	return MPI_SUCCESS;

@@ -27,8 +27,6 @@
 static char dir[] = "/tmp/collc-mpi-XXXXXX";
 static bool have_mpi;
 
-#define MPIRUN "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1 " \
-               "OMPI_MCA_rmaps_base_oversubscribe=1 mpirun --oversubscribe --bind-to none"
 
 int
 mpi_setup(void)

@@ -33,6 +33,14 @@ int explain_setup(void);
 int explain_teardown(void);
 int mpi_setup(void);
 int mpi_teardown(void);
+int mpi_quiet_setup(void);
+int mpi_quiet_teardown(void);
+extern CU_TestInfo mpi_quiet_tests[]; /* a call the MPI drop-in passes asks MPI nothing */
+
+/* Open MPI's launcher as the MPI tests run it: as root or not, 2 cores
+ * oversubscribed, ranks that yield when idle */
+#define MPIRUN "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1 " \
+               "OMPI_MCA_rmaps_base_oversubscribe=1 mpirun --oversubscribe --bind-to none"
 
 /* The result of running the front end on a text, diagnostics captured. */
 typedef struct Checked {
