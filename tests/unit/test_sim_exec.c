@@ -183,12 +183,18 @@ test_exec_chain(void)
 				             "h %d, C %d, %d iterations: %.9g s, want (%g + %d - 1) x %.6g + "
 				             "8.4 us + %d x 3.4 us", h, c, it, got, s, h, tau, h);
 			}
-	/* with a hop latency d every slice arrives d later: + h d */
+	/* with a hop latency d: NCCL's step latency is end to end, the wire in
+	 * it, so a hop costs max(d, 3.4 us) once: d = 1 us is within the
+	 * step's latency (no change), d = 5 us is past it (+ h (d - 3.4 us)) */
 	chain_xml(x, "Simple", 3, 2);
-	double d = 1e-6, tau = (1 << 20) * 8 / BW;
-	double got = exec_time(x->buf, x->len, full_topo(&a, 4, d), 2 * (2 << 20));
-	assert_named(within(got, (4 + 3 - 1) * tau + 3 * d + lat_s(MP_SIMPLE, 3, EXEC_NVLINK), 1e-9),
-	             __LINE__, __FILE__, "latency: %.9g s", got);
+	double tau = (1 << 20) * 8 / BW, lam = lat_s(MP_SIMPLE, 1, EXEC_NVLINK) - lat_s(MP_SIMPLE, 0,
+	                                                                             EXEC_NVLINK);
+	for (double d = 1e-6; d < 6e-6; d += 4e-6) {
+		double got = exec_time(x->buf, x->len, full_topo(&a, 4, d), 2 * (2 << 20));
+		double want = (4 + 3 - 1) * tau + lat_s(MP_SIMPLE, 0, EXEC_NVLINK) + 3 * (d > lam ? d : lam);
+		assert_named(within(got, want, 1e-9), __LINE__, __FILE__,
+		             "hop latency %.1f us: %.9g s, want %.9g", d * 1e6, got, want);
+	}
 	free(x);
 	arena_free(&a);
 }
