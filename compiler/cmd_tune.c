@@ -494,18 +494,18 @@ tune_msccl_kind(CollKind k)
 	return k == CK_ALLREDUCE || k == CK_REDUCE_SCATTER || k == CK_ALLGATHER || k == CK_ALLTOALL;
 }
 
-/* indexed by MProto (msccl_program.h; mproto_name its names) */
-static const double proto_base_us[NPROTO] = {8.4, 6.6, 14.0};
-static const double proto_step_us[NPROTO] = {9.6, 2.7, 4.0};
+/* indexed by MProto (msccl_program.h; mproto_name its names); the
+ * latencies are the executor model's table (exec_proto: NCCL's base and
+ * network step latencies, one table for both) */
 static const double proto_eff[NPROTO] = {1.0, 0.25, 0.92};
 static const double instance_min_chunk = 512.0 * 1024;
-
 
 static double
 proto_time(const Tuned *t, int k, int p)
 {
 	const Cand *b = &t->cand[t->best[k]];
-	return proto_base_us[p] * 1e-6 + b->sched[k]->nround * proto_step_us[p] * 1e-6 +
+	ExecProto x = exec_proto((MProto)p);
+	return (double)(x.base_ps + b->sched[k]->nround * x.step_ps[EXEC_NET]) * 1e-12 +
 	       b->time_s[k] / proto_eff[p];
 }
 

@@ -380,19 +380,26 @@ same_str(const char *a, const char *b)
 	return a == b || (a && b && strcmp(a, b) == 0);
 }
 
-/* Whether candidate i is an earlier one's schedule again (a file's
- * collective that names a library algorithm is also the library's
- * candidate): it is not searched twice, nor counted twice among the
- * PROG_TOP (on the 2 x 8 cluster at 64 MiB the file's packing and the
- * library's took two of the three places, and halving-doubling, whose
- * program is the fastest there, was not searched). */
 static bool
-searched_twin(const ProgCand *c, int i)
+same_form(const ProgCand *a, const ProgCand *b)
 {
-	for (int j = 0; j < i; j++)
-		if (c[j].pick->time_s >= 0 && c[j].sched_time == c[i].sched_time &&
-		    c[j].s->nround == c[i].s->nround && same_str(c[j].s->algorithm, c[i].s->algorithm) &&
-		    same_str(c[j].s->choice, c[i].s->choice))
+	return a->sched_time == b->sched_time && a->s->nround == b->s->nround &&
+	       same_str(a->s->algorithm, b->s->algorithm) && same_str(a->s->choice, b->s->choice);
+}
+
+/* Whether candidate i's schedule is another's again (a file's collective
+ * that names a library algorithm is also the library's candidate) that is
+ * searched: an earlier one searched, or one marked always (the library's
+ * ring, so the ring keeps its name). It is not searched twice, nor counted
+ * twice among the PROG_TOP (on the 2 x 8 cluster at 64 MiB the file's
+ * packing and the library's took two of the three places, and
+ * halving-doubling, whose program is the fastest there, was not searched). */
+static bool
+searched_twin(const ProgCand *c, int n, int i)
+{
+	for (int j = 0; j < n; j++)
+		if (j != i && same_form(&c[j], &c[i]) &&
+		    (c[j].always || (j < i && c[j].pick->time_s >= 0)))
 			return true;
 	return false;
 }
@@ -406,7 +413,7 @@ prog_rank(Diag *dg, ProgCache *cache, const ProgCand *c, int n, double size, con
 		*c[i].pick = (ProgPick){.time_s = -1, .why = PROG_SKIPPED};
 		if (!c[i].always &&
 		    (found >= PROG_TOP || (fastest > 0 && c[i].sched_time > PROG_PRUNE * fastest) ||
-		     searched_twin(c, i)))
+		     searched_twin(c, n, i)))
 			continue;
 		/* the pick keeps its reason (ProgPick.why) for tune's note */
 		if (prog_fastest(dg, cache, c[i].s, c[i].key, size, ps, c[i].pick) != 0)
