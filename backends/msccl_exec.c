@@ -27,13 +27,16 @@
  * an op that waits on another rank (the slice it receives, the slot it
  * reuses) starts the protocol's per-step latency of that connection's
  * class after the wait ends (the flag's trip and poll, which LL folds into
- * its data lines), and an op that waits on nothing (a tb's first, without
+ * its data lines), less the route's wire latency that the slice it
+ * receives has already paid (NCCL's figure is end to end, the wire in it:
+ * counted once), and an op that waits on nothing (a tb's first, without
  * deps) the protocol's base latency after the start (the call's fixed
  * cost), so every op of the program starts after it. The step overhead is
  * 0 (the kernel is launched once). Rounds are the longest chain of these
  * waits, messages sorted by round; a cycle is a deadlock under the slots'
  * flow control and is reported at a step of it.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -383,25 +386,45 @@ wire_bytes(const Exec *e, int64_t data)
 	return (data * e->x.wire_num + e->x.wire_den - 1) / e->x.wire_den;
 }
 
-/* What op o waits beyond what it waits for (SimColl.wait_ps): the step
- * latency of each connection it waits on, or the base latency when it
- * waits on nothing. */
+/* The wire latency the simulator charges a message from node a to node b
+ * on its route (each hop's link and router latency, as the engines add). */
 static int64_t
-op_wait(const Exec *e, const Topo *t, const int *rank_node, int o)
+route_lat_ps(Routes *routes, const Topo *t, int a, int b)
+{
+	const int *lk;
+	int h = route_get(routes, a, b, &lk);
+	double s = 0;
+	for (int i = 0; i < h; i++)
+		s += t->link[lk[i]].latency + t->net.router_latency;
+	return h > 0 ? llround(s * 1e12) : 0;
+}
+
+/* What op o waits beyond what it waits for (SimColl.wait_ps): a step's
+ * latency across each connection it waits on, or the base latency when it
+ * waits on nothing. NCCL's hwLatencies are a step's whole fixed cost,
+ * measured end to end, the wire's latency in it (docs/sim.md 7), while the
+ * slice the op receives arrives after its route's latency already: that
+ * wait adds only what the step's latency has beyond the route's. The
+ * slot's flag has no wire in the model, so that wait adds all of it. One
+ * value serves both waits (the engines add it after the later one): an op
+ * that receives takes the receive's, which binds unless the receiver has
+ * fallen a window behind, where the links' time dominates. */
+static int64_t
+op_wait(const Exec *e, const Topo *t, Routes *routes, const int *rank_node, int o)
 {
 	const int *d = e->dep + 4 * (size_t)o;
 	const MTb *tb = tb_at(e, e->tb_of[o]);
 	int g = e->ix.rank[e->tb_of[o]];
-	int64_t w = 0;
 	if (d[0] < 0 && d[1] < 0 && d[2] < 0 && d[3] < 0)
-		w = e->x.base_ps;
-	if (d[1] >= 0 && tb->recv >= 0)
-		w = e->x.step_ps[exec_hw_class(t, rank_node[g], rank_node[tb->recv])];
-	if (d[3] >= 0 && tb->send >= 0) {
-		int64_t s = e->x.step_ps[exec_hw_class(t, rank_node[g], rank_node[tb->send])];
-		w = s > w ? s : w;
+		return e->x.base_ps;
+	if (d[1] >= 0 && tb->recv >= 0) {
+		int a = rank_node[tb->recv], b = rank_node[g];
+		int64_t w = e->x.step_ps[exec_hw_class(t, a, b)] - route_lat_ps(routes, t, a, b);
+		return w > 0 ? w : 0;
 	}
-	return w;
+	if (d[3] >= 0 && tb->send >= 0)
+		return e->x.step_ps[exec_hw_class(t, rank_node[g], rank_node[tb->send])];
+	return 0;
 }
 
 /* The collective: messages by level, routes, dependencies. */
@@ -476,7 +499,7 @@ emit(Exec *e, Arena *a, const Topo *t, const int *rank_node, const int *level, i
 		}
 		m.ndep = (int)(d - m.dep);
 		sc->msg[k] = m;
-		wait[k] = op_wait(e, t, rank_node, o);
+		wait[k] = op_wait(e, t, &routes, rank_node, o);
 	}
 	/* a message is reduced where the op receiving it reduces */
 	for (int o = 0; o < e->nop && rc == 0; o++) {
@@ -523,4 +546,45 @@ sim_from_msccl_exec(Diag *dg, Arena *a, const MProg *p, const Topo *t, const int
 	free(e.data), free(e.from), free(e.slot), free(e.dep);
 	msccl_index_free(&e.ix);
 	return rc;
+}
+
+/* The wire latency a message's route pays in the engines (each hop's link
+ * and router latency; a fused message's middle hops side by side). */
+static int64_t
+msg_lat_ps(const SimNet *net, const SimColl *c, const SimMsg *m)
+{
+	int64_t s = 0;
+	for (int j = 0; j < m->nhop; j++)
+		if (!m->fused || j == 0 || j + 1 == m->nhop)
+			s += net->link[c->hops[m->hop + j]].lat_ps + net->router_ps;
+	return s;
+}
+
+int
+exec_costs_on_sched(Arena *a, SimNet *net, const Topo *t, MProto pr)
+{
+	ExecProto x = exec_proto(pr);
+	SimColl *c = &net->coll[0];
+	if (net->ncoll != 1 || !c->has_deps || c->stream || !c->msg)
+		return -1;
+	int64_t *wait = arena_array(a, (size_t)c->nmsg + 1, sizeof *wait);
+	for (int i = 0; i < c->nmsg; i++) {
+		SimMsg *m = &c->msg[i];
+		if (INT64_MAX / x.wire_den < m->den || INT64_MAX / x.wire_num < m->num)
+			return -1;
+		m->num *= x.wire_num; /* the protocol's wire bytes */
+		m->den *= x.wire_den;
+		wait[i] = m->ndep == 0 ? x.base_ps : 0;
+		for (int j = 0; j < m->ndep; j++) {
+			const SimMsg *d = &c->msg[c->deps[m->dep + j]];
+			if (d->nhop == 0)
+				continue;
+			int hw = exec_hw_class(t, c->rank_node[d->src], c->rank_node[d->dst]);
+			int64_t w = x.step_ps[hw] - msg_lat_ps(net, c, d);
+			wait[i] = w > wait[i] ? w : wait[i];
+		}
+	}
+	c->wait_ps = wait;
+	net->step_ps = 0; /* one kernel launch, as sim_from_msccl_exec */
+	return 0;
 }

@@ -59,4 +59,15 @@ ExecShape exec_shape(const MProg *p, int64_t bytes);
 int sim_from_msccl_exec(Diag *, Arena *, const MProg *p, const Topo *t, const int *rank_node,
                         int64_t bytes, SimNet *);
 
+/* The executor's fixed costs on a schedule's messages, as an ideal
+ * lowering into protocol pr would pay them (docs/sim.md 7, "The
+ * schedule in the executor"): net holds one collective by dependencies
+ * (sim_from_scheds) on topology t. Each message becomes its protocol's wire
+ * bytes; one that waits on nothing starts a call's base latency after the
+ * start, one that waits on messages a step's latency after the last has
+ * arrived, less the wire latency that message's route paid (NCCL's figure
+ * is end to end), the largest over them. No slices, thread blocks or
+ * loop: those are the lowering's. 0, or -1 if net is not of that shape. */
+int exec_costs_on_sched(Arena *, SimNet *net, const Topo *t, MProto pr);
+
 #endif

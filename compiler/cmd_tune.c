@@ -259,67 +259,83 @@ note_unfit(Diag *dg, const Tuner *u, const Tuned *t)
 
 
 /* The aim (issue 35): in every range the program reaches at least
- * PROG_AIM of the reference's busbw: its schedule's simulated time plus
- * the least base latency of the protocols the search may use (a call's
- * fixed cost, which every program the executor runs pays and the
- * schedule's model does not have; docs/sim.md 7, "The aim"). A note per
- * range where it does not, at the size where the gap is widest, with the
- * gap's parts. */
+ * PROG_AIM of its schedule's busbw, the schedule as the executor runs it
+ * (prog_sched_time: with the fixed costs every program pays, a call's
+ * base latency, a step's latency, the protocol's wire bytes, which a
+ * schedule's simulation for the network alone does not have; docs/sim.md 7,
+ * "The aim"). A note per range where it does not, at the size where the
+ * gap is widest, with the gap's parts. */
 static const double PROG_AIM = 0.9;
+
+/* The protocols the reference may take: --proto's, else all of them (not
+ * only those tune's model keeps for the search: a protocol it drops that
+ * would serve the schedule better is a gap of the search). */
+static unsigned
+ref_protos(const TuneArgs *a)
+{
+	unsigned m = 0;
+	for (int p = 0; p < NPROTO; p++)
+		if (!a->proto || strcmp(a->proto, mproto_name[p]) == 0)
+			m |= 1u << p;
+	return m;
+}
+
+static double
+ref_time_of(Diag *dg, const TuneArgs *a, const Tuned *t, int k, unsigned protos, int *proto)
+{
+	ProgSearch ps = search_at(a, t, k);
+	return prog_sched_time(dg, t->cand[t->best[k]].sched[k], a->sizes[k], &ps.opts, protos, proto);
+}
+
+/* Each size's reference (the choice's schedule in the executor), once. */
+static void
+set_refs(Diag *dg, Tuner *u, Tuned *t)
+{
+	const TuneArgs *a = u->a;
+	t->ref_s = arena_array(&u->arena, (size_t)a->nsize, sizeof *t->ref_s);
+	t->ref_proto = arena_array(&u->arena, (size_t)a->nsize, sizeof *t->ref_proto);
+	for (int k = 0; k < a->nsize; k++)
+		t->ref_s[k] = ref_time_of(dg, a, t, k, ref_protos(a), &t->ref_proto[k]);
+}
 
 double
 tune_ref_time(const TuneArgs *a, const Tuned *t, int k)
 {
-	ProgSearch ps = search_at(a, t, k);
-	int64_t least = -1;
-	for (int p = 0; p < NPROTO; p++)
-		if (ps.protos >> p & 1 && (least < 0 || exec_proto((MProto)p).base_ps < least))
-			least = exec_proto((MProto)p).base_ps;
-	return t->cand[t->best[k]].time_s[k] + (least > 0 ? (double)least * 1e-12 : 0);
+	(void)a;
+	return t->ref_s && t->ref_s[k] > 0 ? t->ref_s[k] : t->cand[t->best[k]].time_s[k];
 }
 
 /* The note for size k, where the program takes longer than the reference:
- * the gap's parts. The base latency above the least (the protocol's), the
- * steps' latencies (each wait across a connection, NCCL's ring model) and
- * the moving of data (the program without any latency against the
- * schedule: the protocol's wire bytes, slices through the slots, a thread
- * block per peer and channel), which tune_prog.c's search is to keep
- * small. Past ITER_HI iterations the two latencies are not parted. */
+ * the gap's parts. The protocol (the schedule in the executor with the
+ * program's protocol against the reference's) and the lowering (the
+ * program against the schedule in its protocol: slices through the
+ * slots, a thread block per peer and channel, the loop's iterations),
+ * which tune_prog.c's search is to keep small. */
 static void
 note_gap(Diag *dg, const Tuner *u, const Tuned *t, int k)
 {
 	const TuneArgs *a = u->a;
 	const Cand *c = &t->cand[t->best[k]];
 	const ProgPick *pp = &c->prog[k];
-	ProgSearch ps = search_at(a, t, k);
-	ExecProto x = exec_proto((MProto)pp->proto);
-	double ref = tune_ref_time(a, t, k), sched = c->time_s[k];
-	double least = ref - sched, base = (double)x.base_ps * 1e-12;
-	double above = base - least > 1e-9 ? base - least : 0; /* no -0.00 */
-	double bare = prog_time_unlatent(dg, u->progs, c->sched[k], c->label[k], a->sizes[k], &ps, pp);
-	char parts[400];
-	if (bare > 0)
-		snprintf(parts, sizeof parts, "the protocol's base latency above the least %.2f us, the "
-		         "steps' latencies %.2f us (NCCL's ring model: a wait across a connection costs "
-		         "%.1f us in a box, %.1f between boxes), the moving of data %.2f us (the program "
-		         "without latencies against the schedule: the protocol's wire bytes, %d of each "
-		         "%d a link carries, slices through the slots, a thread block per peer and "
-		         "channel)", above * 1e6, (pp->time_s - bare - base) * 1e6,
-		         (double)x.step_ps[EXEC_NVLINK] * 1e-6, (double)x.step_ps[EXEC_NET] * 1e-6,
-		         (bare - sched) * 1e6, x.wire_den, x.wire_num);
-	else
-		snprintf(parts, sizeof parts, "the protocol's base latency above the least %.2f us, and "
-		         "the steps' latencies with the moving of data %.2f us (past %d iterations of the "
-		         "executor's loop the model does not part them)", above * 1e6,
-		         (pp->time_s - ref - above) * 1e6, PROG_ITER_HI);
+	int q = pp->proto;
+	double ref = tune_ref_time(a, t, k), own = ref;
+	if (q != t->ref_proto[k])
+		own = ref_time_of(dg, a, t, k, 1u << q, &q);
+	if (own < 0)
+		own = ref;
 	note_at(dg, t->s->loc, "tune: at %.0f bytes the program of %s (MSCCL %s, %d instance%s, %d "
-	        "channel%s) reaches %.2f GB/s in the executor model, %.0f%% of the reference's %.2f "
-	        "GB/s (its schedule's %.2f us and a call's least base latency, %.2f us, docs/sim.md "
-	        "7): the gap of %.2f us is %s", a->sizes[k], c->label[k], mproto_name[pp->proto],
-	        pp->instances, pp->instances == 1 ? "" : "s", pp->nchannels,
-	        pp->nchannels == 1 ? "" : "s", tune_busbw_of(t, a, k, pp->time_s),
-	        ref / pp->time_s * 100, tune_busbw_of(t, a, k, ref), sched * 1e6, least * 1e6,
-	        (pp->time_s - ref) * 1e6, parts);
+	        "channel%s) reaches %.2f GB/s in the executor model, %.0f%% of its schedule's %.2f "
+	        "GB/s as the executor runs it (%.2f us with %s, docs/sim.md 7; %.2f us for the "
+	        "network alone): the gap of %.2f us is the protocol %.2f us (the schedule with %s "
+	        "against %s) and the lowering %.2f us (the program against the schedule with %s: "
+	        "slices through the slots, a thread block per peer and channel, the loop's "
+	        "iterations)", a->sizes[k], c->label[k], mproto_name[pp->proto], pp->instances,
+	        pp->instances == 1 ? "" : "s", pp->nchannels, pp->nchannels == 1 ? "" : "s",
+	        tune_busbw_of(t, a, k, pp->time_s), ref / pp->time_s * 100,
+	        tune_busbw_of(t, a, k, ref), ref * 1e6, mproto_name[t->ref_proto[k]],
+	        c->time_s[k] * 1e6, (pp->time_s - ref) * 1e6, (own - ref) * 1e6,
+	        mproto_name[pp->proto], mproto_name[t->ref_proto[k]], (pp->time_s - own) * 1e6,
+	        mproto_name[pp->proto]);
 }
 
 static void
@@ -381,6 +397,7 @@ rank_programs(Diag *dg, Tuner *u, Tuned *t)
 	for (int k = 0; k < u->a->nsize; k++)
 		if (t->best[k] < 0)
 			return; /* tune_one reports it */
+	set_refs(dg, u, t);
 	note_gaps(dg, u, t);
 }
 
@@ -477,18 +494,18 @@ tune_msccl_kind(CollKind k)
 	return k == CK_ALLREDUCE || k == CK_REDUCE_SCATTER || k == CK_ALLGATHER || k == CK_ALLTOALL;
 }
 
-/* indexed by MProto (msccl_program.h; mproto_name its names) */
-static const double proto_base_us[NPROTO] = {8.4, 6.6, 14.0};
-static const double proto_step_us[NPROTO] = {9.6, 2.7, 4.0};
+/* indexed by MProto (msccl_program.h; mproto_name its names); the
+ * latencies are the executor model's table (exec_proto: NCCL's base and
+ * network step latencies, one table for both) */
 static const double proto_eff[NPROTO] = {1.0, 0.25, 0.92};
 static const double instance_min_chunk = 512.0 * 1024;
-
 
 static double
 proto_time(const Tuned *t, int k, int p)
 {
 	const Cand *b = &t->cand[t->best[k]];
-	return proto_base_us[p] * 1e-6 + b->sched[k]->nround * proto_step_us[p] * 1e-6 +
+	ExecProto x = exec_proto((MProto)p);
+	return (double)(x.base_ps + b->sched[k]->nround * x.step_ps[EXEC_NET]) * 1e-12 +
 	       b->time_s[k] / proto_eff[p];
 }
 

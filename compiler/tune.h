@@ -53,6 +53,10 @@ typedef struct Tuned {
 	int *built_choice;    /* per size: the candidate its range's file holds (the next
 	                       * fastest that fits where the choice does not), -1 before */
 	bool by_program;      /* ranked by the MSCCL program (--msccl-dir; rank_programs) */
+	double *ref_s;        /* by the program, per size: the aim's reference, the choice's
+	                       * schedule as the executor runs it (prog_sched_time), < 0 if
+	                       * it cannot run so; NULL before */
+	int *ref_proto;       /* its protocol (MProto) */
 } Tuned;
 
 typedef struct Tuner {
@@ -79,7 +83,7 @@ typedef struct MscclPick {
 double tune_rank_time(const Tuned *t, int i, int k);
 bool tune_msccl_kind(CollKind k);
 /* The aim's reference at size k (by the program): the choice's schedule
- * time and the least base latency of a protocol the search may use. */
+ * as the executor runs it (Tuned.ref_s), else its simulated time. */
 double tune_ref_time(const TuneArgs *a, const Tuned *t, int k);
 MscclPick tune_msccl_pick(const TuneArgs *a, const Tuned *t, int k);
 int tune_range_end(const TuneArgs *a, const Tuned *t, int i, bool by_msccl);

@@ -127,8 +127,7 @@ lowered(Diag *dg, ProgCache *c, const Sched *s, const BuildOpts *base, const cha
 /* The program's time at `size` in the executor model; < 0 if it cannot run
  * there (a deadlock under the slots, more ops than the model takes). */
 static double
-exec_run(Diag *dg, ProgCache *c, const Sched *s, const MProg *p, double size, const SimOpts *so,
-         bool latencies)
+exec_run(Diag *dg, ProgCache *c, const Sched *s, const MProg *p, double size, const SimOpts *so)
 {
 	Arena a = {0};
 	SimNet *net = NEW(&a, SimNet);
@@ -139,8 +138,6 @@ exec_run(Diag *dg, ProgCache *c, const Sched *s, const MProg *p, double size, co
 	char err[256];
 	diag_mute(dg, true);
 	bool ok = sim_from_msccl_exec(dg, &a, p, s->topo, s->rank_node, (int64_t)size, net) == 0;
-	if (ok && !latencies)
-		net->coll[0].wait_ps = NULL;
 	ok = ok && sim_run(&a, net, 0, (int64_t)size, &o, &r, err, sizeof err) == 0;
 	diag_mute(dg, false);
 	arena_free(&a);
@@ -160,32 +157,51 @@ exec_run(Diag *dg, ProgCache *c, const Sched *s, const MProg *p, double size, co
  * then serve every large size, where a full one would move up to 2^19
  * slices (a 64-rank program at 1 GiB took minutes and gigabytes).
  * test_tune_prog_line checks the line against the full model. */
-enum { ITER_LO = 8, ITER_HI = PROG_ITER_HI };
+enum { ITER_LO = 8, ITER_HI = 16 };
 
 static double
 exec_time(Diag *dg, ProgCache *c, const Sched *s, ProgEntry *e, double size, const SimOpts *so)
 {
 	ExecShape sh = exec_shape(&e->p, (int64_t)size);
 	if (sh.iters <= ITER_HI)
-		return exec_run(dg, c, s, &e->p, size, so, true);
+		return exec_run(dg, c, s, &e->p, size, so);
 	double piece = (double)exec_proto(e->p.proto).chunk_data * e->p.nchunksperloop;
 	if (e->t_lo == 0)
-		e->t_lo = exec_run(dg, c, s, &e->p, ITER_LO * piece, so, true);
+		e->t_lo = exec_run(dg, c, s, &e->p, ITER_LO * piece, so);
 	if (e->t_hi == 0)
-		e->t_hi = exec_run(dg, c, s, &e->p, ITER_HI * piece, so, true);
+		e->t_hi = exec_run(dg, c, s, &e->p, ITER_HI * piece, so);
 	if (e->t_lo < 0 || e->t_hi < 0)
 		return -1;
 	return e->t_hi + (e->t_hi - e->t_lo) / (ITER_HI - ITER_LO) * (size / piece - ITER_HI);
 }
 
 double
-prog_time_unlatent(Diag *dg, ProgCache *c, const Sched *s, const char *key, double size,
-                   const ProgSearch *ps, const ProgPick *pick)
+prog_sched_time(Diag *dg, const Sched *s, double size, const SimOpts *so, unsigned protos,
+                int *proto)
 {
-	ProgEntry *e = lowered(dg, c, s, ps->build, key, pick->proto, pick->instances, pick->channels);
-	if (!e->fits || exec_shape(&e->p, (int64_t)size).iters > ITER_HI)
-		return -1;
-	return exec_run(dg, c, s, &e->p, size, &ps->opts, false);
+	double best = -1;
+	for (int p = 0; p < NPROTO; p++) {
+		if (!(protos >> p & 1))
+			continue;
+		Arena a = {0};
+		SimNet *net = NEW(&a, SimNet);
+		SimOpts o = *so;
+		o.sync = SIM_DEPS; /* as the executor orders it: by dependencies */
+		o.progress = NULL;
+		SimResult r;
+		char err[256];
+		diag_mute(dg, true);
+		bool ok = sched_to_sim(dg, &a, s, SIM_DEPS, net) == 0 &&
+		          exec_costs_on_sched(&a, net, s->topo, (MProto)p) == 0 &&
+		          sim_run(&a, net, 0, (int64_t)size, &o, &r, err, sizeof err) == 0;
+		diag_mute(dg, false);
+		arena_free(&a);
+		if (ok && (best < 0 || r.time_s < best)) {
+			best = r.time_s;
+			*proto = p;
+		}
+	}
+	return best;
 }
 
 const char *
@@ -233,20 +249,26 @@ try_config(Diag *dg, ProgCache *c, const Sched *s, const char *key, double size,
 }
 
 /* Protocol p's fastest program from cfg (its fewest channels, which ran):
- * 2, 4, 8, ... channels per instance while a doubling is faster (the tbs
- * of a connection's chunks run side by side). */
+ * 2, 4, 8, ... channels per instance (the tbs of a connection's chunks run
+ * side by side) until two doublings in a row are not faster or one does
+ * not fit. Not only while a doubling is faster: the time is not convex in
+ * the channels. On the 2 x 8 cluster at 64 MiB halving-doubling's LL128
+ * program takes 707.13 us on 1 channel, and its fastest is on 8 (309.31
+ * us), past a doubling that was slower than the one before. */
 static ProgPick
 wider(Diag *dg, ProgCache *c, const Sched *s, const char *key, double size, const ProgSearch *ps,
       ProgPick cfg)
 {
 	ProgPick best = cfg;
-	int per = best.nchannels / best.instances;
-	for (int ch = 2 * (per > 0 ? per : 1); ch * best.instances <= MSCCL_MAX_CHANNELS; ch *= 2) {
+	int per = best.nchannels / best.instances, misses = 0;
+	for (int ch = 2 * (per > 0 ? per : 1); ch * best.instances <= MSCCL_MAX_CHANNELS && misses < 2;
+	     ch *= 2) {
 		double before = best.time_s;
 		ProgPick w = best;
 		w.channels = ch;
-		if (try_config(dg, c, s, key, size, ps, w, &best) != PROG_FOUND || best.time_s >= before)
+		if (try_config(dg, c, s, key, size, ps, w, &best) != PROG_FOUND)
 			break;
+		misses = best.time_s < before ? 0 : misses + 1;
 	}
 	return best;
 }
@@ -350,7 +372,37 @@ prog_of(ProgCache *c, const char *key, const ProgPick *pick, bool *staged)
  * simulates a few programs: on 64 ranks (SP on torus(8, 8)) a candidate
  * costs 0.3 to 1.5 s a size. */
 static const double PROG_PRUNE = 1.5;
-enum { PROG_TOP = 3 };
+enum { PROG_TOP = 4 };
+
+static bool
+same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+static bool
+same_form(const ProgCand *a, const ProgCand *b)
+{
+	return a->sched_time == b->sched_time && a->s->nround == b->s->nround &&
+	       same_str(a->s->algorithm, b->s->algorithm) && same_str(a->s->choice, b->s->choice);
+}
+
+/* Whether candidate i's schedule is another's again (a file's collective
+ * that names a library algorithm is also the library's candidate) that is
+ * searched: an earlier one searched, or one marked always (the library's
+ * ring, so the ring keeps its name). It is not searched twice, nor counted
+ * twice among the PROG_TOP (on the 2 x 8 cluster at 64 MiB the file's
+ * packing and the library's took two of the three places, and
+ * halving-doubling, whose program is the fastest there, was not searched). */
+static bool
+searched_twin(const ProgCand *c, int n, int i)
+{
+	for (int j = 0; j < n; j++)
+		if (j != i && same_form(&c[j], &c[i]) &&
+		    (c[j].always || (j < i && c[j].pick->time_s >= 0)))
+			return true;
+	return false;
+}
 
 void
 prog_rank(Diag *dg, ProgCache *cache, const ProgCand *c, int n, double size, const ProgSearch *ps)
@@ -360,7 +412,8 @@ prog_rank(Diag *dg, ProgCache *cache, const ProgCand *c, int n, double size, con
 	for (int i = 0; i < n; i++) {
 		*c[i].pick = (ProgPick){.time_s = -1, .why = PROG_SKIPPED};
 		if (!c[i].always &&
-		    (found >= PROG_TOP || (fastest > 0 && c[i].sched_time > PROG_PRUNE * fastest)))
+		    (found >= PROG_TOP || (fastest > 0 && c[i].sched_time > PROG_PRUNE * fastest) ||
+		     searched_twin(c, n, i)))
 			continue;
 		/* the pick keeps its reason (ProgPick.why) for tune's note */
 		if (prog_fastest(dg, cache, c[i].s, c[i].key, size, ps, c[i].pick) != 0)

@@ -90,12 +90,13 @@ const MProg *prog_of(ProgCache *, const char *key, const ProgPick *pick, bool *s
  * reporting. */
 int prog_build_auto(Diag *, const Sched *s, const BuildOpts *o, double size, FILE *f);
 
-/* The time of pick's program of s at `size` without the executor's
- * latencies (their share of the gap to the schedule, for tune's notes);
- * -1 past ITER_HI iterations, where the latencies are not what parts them,
- * or if it cannot run. */
-enum { PROG_ITER_HI = 16 }; /* past it, a program's time is a line (tune_prog.c) */
-double prog_time_unlatent(Diag *, ProgCache *, const Sched *s, const char *key, double size,
-                          const ProgSearch *ps, const ProgPick *pick);
+/* Schedule s at `size` as the executor runs it with an ideal lowering
+ * (docs/sim.md 7, "The schedule in the executor"): its messages by
+ * dependencies with the executor's fixed costs (a call's base latency,
+ * a step's latency, the protocol's wire bytes: exec_costs_on_sched), the
+ * least over the protocols in the mask `protos`, that protocol into *proto;
+ * in so's mode. The aim's reference. -1 if it cannot run so. Quiet. */
+double prog_sched_time(Diag *, const Sched *s, double size, const SimOpts *so, unsigned protos,
+                       int *proto);
 
 #endif

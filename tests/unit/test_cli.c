@@ -1046,7 +1046,7 @@ CU_TestInfo cli_tests[] = {
 	 test_tune_by_program},
 	{"build --target msccl: auto ranks by the program and writes the one it ranked",
 	 test_build_auto_by_program},
-	{"tune --msccl-dir: box and 2x8, every range within 10% of the reference or a note parts the gap",
+	{"tune --msccl-dir: box and 2x8, each range's program within 10% of its schedule, >= the ring",
 	 test_tune_aim},
 	{"tune's program time past 16 iterations: the line within 1% of the full model",
 	 test_tune_prog_line},

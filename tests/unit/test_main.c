@@ -55,7 +55,7 @@ static const struct {
 	{"cli", "sim: the bound never exceeds 100% (examples x 4 KiB, 1 MiB, 256 MiB)"},
 	{"cli", "sim: packet and flow within 5% at 1, 16, 256 MiB on every example, or it says why"},
 	{"cli", "tune --msccl-dir: the executor's selection picks the planned file, 1 KiB to 1 GiB"},
-	{"cli", "tune --msccl-dir: box and 2x8, every range within 10% of the reference or a note parts the gap"},
+	{"cli", "tune --msccl-dir: box and 2x8, each range's program within 10% of its schedule, >= the ring"},
 	{"mpi", "mpi-lib: the PMPI drop-in under an unmodified program, Open MPI and MPICH"},
 	{"mpi", "mpi-lib: two libraries in one program, a plan of size ranges"},
 	{"mpi", "mpi-lib: every schedule form in one library, both MPIs"},

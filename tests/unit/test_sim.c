@@ -225,6 +225,8 @@ CU_TestInfo sim_tests[] = {
 	{"executor model: ring allreduce on 1, 2, 4, 8 channels takes 2 (p - 1) N / (p B)",
 	 test_exec_ring_channels},
 	{"executor model: a tree of chains pipelines as one chain of its depth", test_exec_tree},
+	{"executor model: a ring schedule with the executor's fixed costs, each protocol",
+	 test_exec_sched_costs},
 	{"executor model: a foreign tree program pipelines by its loop's iterations",
 	 test_exec_foreign_tree},
 	{"executor model: its latencies choose LL, LL128 and Simple by size as NCCL does",

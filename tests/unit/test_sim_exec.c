@@ -183,12 +183,18 @@ test_exec_chain(void)
 				             "h %d, C %d, %d iterations: %.9g s, want (%g + %d - 1) x %.6g + "
 				             "8.4 us + %d x 3.4 us", h, c, it, got, s, h, tau, h);
 			}
-	/* with a hop latency d every slice arrives d later: + h d */
+	/* with a hop latency d: NCCL's step latency is end to end, the wire in
+	 * it, so a hop costs max(d, 3.4 us) once: d = 1 us is within the
+	 * step's latency (no change), d = 5 us is past it (+ h (d - 3.4 us)) */
 	chain_xml(x, "Simple", 3, 2);
-	double d = 1e-6, tau = (1 << 20) * 8 / BW;
-	double got = exec_time(x->buf, x->len, full_topo(&a, 4, d), 2 * (2 << 20));
-	assert_named(within(got, (4 + 3 - 1) * tau + 3 * d + lat_s(MP_SIMPLE, 3, EXEC_NVLINK), 1e-9),
-	             __LINE__, __FILE__, "latency: %.9g s", got);
+	double tau = (1 << 20) * 8 / BW, lam = lat_s(MP_SIMPLE, 1, EXEC_NVLINK) - lat_s(MP_SIMPLE, 0,
+	                                                                             EXEC_NVLINK);
+	for (double d = 1e-6; d < 6e-6; d += 4e-6) {
+		double got = exec_time(x->buf, x->len, full_topo(&a, 4, d), 2 * (2 << 20));
+		double want = (4 + 3 - 1) * tau + lat_s(MP_SIMPLE, 0, EXEC_NVLINK) + 3 * (d > lam ? d : lam);
+		assert_named(within(got, want, 1e-9), __LINE__, __FILE__,
+		             "hop latency %.1f us: %.9g s, want %.9g", d * 1e6, got, want);
+	}
 	free(x);
 	arena_free(&a);
 }
@@ -379,4 +385,43 @@ test_exec_protocol_choice(void)
 	}
 	free(x);
 	arena_free(&a);
+}
+
+/* A schedule as the executor runs it with an ideal lowering (docs/sim.md
+ * 7, "The aim"; exec_costs_on_sched): the ring allreduce on full(4) at N
+ * bytes, by dependencies, is 2 (p - 1) steps in a row, each its message's
+ * wire bytes (w N / p, whole) over a link and the link's latency d, each after the first a
+ * step latency less the d its slice paid (at least 0), after the call's
+ * base latency: b + 2 (p - 1) (w N / (p B) + d) + (2 (p - 1) - 1) max(0,
+ * λ - d), for LL (λ 0.6 us: d = 0.2 us within it, 1 us past it) and
+ * Simple (3.4 us). */
+void
+test_exec_sched_costs(void)
+{
+	const int p = 4;
+	const int64_t N = 1 << 20;
+	for (int pr = 0; pr < NPROTO; pr++)
+		for (int ns = 200; ns <= 1000; ns += 800) {
+			char text[512];
+			snprintf(text, sizeof text, "network { link_bandwidth = 8 Gbps; link_latency = %d ns; "
+			         "router_latency = 0 ns; }\ntopology F = full(4);\ncollective allreduce AR "
+			         "on F { algorithm ring; }\n", ns);
+			Diag dgv = diag_new(), *dg = &dgv;
+			Built b;
+			CU_ASSERT_EQUAL_FATAL(build_text(dg, &b, text, "AR"), 0);
+			b.net.switching = SIM_CUT_THROUGH;
+			ExecProto x = exec_proto((MProto)pr);
+			CU_ASSERT_EQUAL_FATAL(exec_costs_on_sched(&b.sim, &b.net, b.prog.sched[0]->topo,
+			                                          (MProto)pr), 0);
+			SimResult r = run_built(&b, N, SIM_FLOW, SIM_DEPS);
+			double d = ns * 1e-9, lam = (double)x.step_ps[EXEC_NVLINK] * 1e-12;
+			/* a message's wire bytes, whole (the simulator rounds up) */
+			double wire = ceil((double)N * x.wire_num / ((double)p * x.wire_den)), steps = 2 * (p - 1);
+			double want = (double)x.base_ps * 1e-12 + steps * (wire * 8 / BW + d) +
+			              (steps - 1) * (lam > d ? lam - d : 0);
+			assert_named(within(r.time_s, want, 1e-6), __LINE__, __FILE__,
+			             "%s, link latency %d ns: %.9g s, want %.9g", mproto_name[pr], ns,
+			             r.time_s, want);
+			built_free(dg, &b);
+		}
 }
