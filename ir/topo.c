@@ -22,6 +22,10 @@
  *                      switches; a GPU's links: the other GPUs of its box
  *                      by index, then its NIC's rail; rail g -> GPU g of
  *                      each box
+ *   (either, nics K):  K rails, then the shared NICs last (id box * K + k
+ *                      after the rails); a GPU's last link goes to its NIC,
+ *                      a NIC's to its GPUs, then its rail; rail k -> NIC k
+ *                      of each box
  *   leaf_spine_boxes:  GPUs first (id box * gpus + index), then the box
  *                      switches, the leaves (one per box), the spines; a
  *                      GPU's links: its box switch, then its NIC's leaf;
