@@ -218,6 +218,20 @@ topo_forms_phrase(unsigned topos, char *buf, size_t len)
 		}
 }
 
+void
+topo_forms_with_translations(char *buf, size_t len)
+{
+	int last = -1, n = 0;
+	for (int k = 0; k < NTOPOKIND; k++)
+		if (topo_forms[k].translations)
+			last = k;
+	buf[0] = 0;
+	for (int k = 0; k < NTOPOKIND && (size_t)n < len; k++)
+		if (topo_forms[k].translations)
+			n += snprintf(buf + n, len - (size_t)n, "%s%s", !n ? "" : k == last ? " and " : ", ",
+			              topo_forms[k].form.name);
+}
+
 const char *const switch_reduction_words[4] = {"none", "nvls", "sharp", "nvls_sharp"};
 
 int

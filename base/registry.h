@@ -157,6 +157,9 @@ bool node_name(TopoKind, const int64_t *arg, int64_t id, char *buf, size_t len);
 int topo_form_find(const char *name);        /* TopoKind, or -1 */
 /* "a torus", "a mesh or supermesh": the forms of a TOPO mask, for messages. */
 void topo_forms_phrase(unsigned topos, char *buf, size_t len);
+/* "torus, hyperx, ... and torus_boxes": every form whose entry has
+ * translations, in the table's order, for the messages that list them. */
+void topo_forms_with_translations(char *buf, size_t len);
 
 /* ---- network parameters (SI units: bits/s, seconds, bytes, joules, watts) ---- */
 
