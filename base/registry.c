@@ -76,17 +76,21 @@ const TopoForm topo_forms[NTOPOKIND] = {
 	                   .translations = true,
 	                   .node_class = {GPU, RAIL(4), NIC_NODES("GPU's link to its rail", 4, 6)}},
 	[TK_LEAF_SPINE_BOXES] = {{"leaf_spine_boxes",
-	                          "leaf_spine_boxes(boxes B, gpus G, nic_gbps N, spines S): B boxes of G "
-	                          "GPUs on a switch, the box's NICs on its leaf, each leaf joined to the "
-	                          "S spines at N (oversubscription G:S)",
+	                          "leaf_spine_boxes(boxes B, gpus G, nic_gbps N, spines S[, nics K, "
+	                          "pcie_gbps P]): B boxes of G GPUs on a switch, the box's NICs on its "
+	                          "leaf, each leaf joined to the S spines at N (oversubscription G:S, "
+	                          "with nics K:S; with nics: K NICs a box, each the node G/K GPUs reach "
+	                          "at P Gbit/s)",
 	                          {COUNT("boxes", 1), COUNT("gpus", 2),
-	                           {"nic_gbps", A_INT, 1, 1, 1, MAX_NIC_GBPS, NULL}, COUNT("spines", 1)},
+	                           {"nic_gbps", A_INT, 1, 1, 1, MAX_NIC_GBPS, NULL}, COUNT("spines", 1),
+	                           NICS, PCIE},
 	                          0, 0},
-	                         {TR_DIM_SWITCHES, TR_DIMS, TR_VARIANT, TR_SWITCHES},
+	                         {TR_DIM_SWITCHES, TR_DIMS, TR_VARIANT, TR_SWITCHES, TR_NICS, TR_NIC_LINK},
 	                         .switches_per_dim = 2,
-	                         .node_class = {GPU, NIC("GPU's link to its leaf"), NVSWITCH,
+	                         .node_class = {GPU, NVSWITCH,
 	                                        {"leaf", {0, -1}, "leaf switch of a box", false, 0},
-	                                        {"spine", {3, -1}, "spine switch", false, 0}}},
+	                                        {"spine", {3, -1}, "spine switch", false, 0},
+	                                        NIC_NODES("GPU's link to its leaf", 4, 6)}},
 	[TK_TORUS_BOXES] = {{"torus_boxes",
 	                     "torus_boxes(boxes A1, A2, ..., gpus G, nic_gbps N): A1 x A2 x ... boxes of G "
 	                     "GPUs on a switch, joined as a torus: GPU 2p's NIC cabled to GPU 2p + 1 of the "

@@ -30,7 +30,9 @@
  *                      switches, the leaves (one per box), the spines; a
  *                      GPU's links: its box switch, then its NIC's leaf;
  *                      box switch -> its GPUs; leaf -> its box's GPUs,
- *                      then the spines; spine -> the leaves
+ *                      then the spines; spine -> the leaves (nics K: the
+ *                      NICs last as on rails, a leaf's first links to its
+ *                      box's NICs)
  *   torus_boxes:       GPUs first (id box * gpus + index, the box row-major
  *                      over the torus's coordinates), then the box
  *                      switches; a GPU's links: its box switch, then its
@@ -383,34 +385,51 @@ topo_xgmi_rails(Arena *a, const char *name, int boxes, int gpus, int nic_gbps,
  * the box's leaf (top-of-rack) switch, which has one link at nic_gbps to
  * each of the S spines: G NICs down and S links up, oversubscription G:S
  * (S = G is 1:1, S = G / 2 is 2:1), so the boxes together reach each
- * other at S x nic_gbps a box where rails give them G x nic_gbps. */
-Topo *
-topo_leaf_spine_boxes(Arena *a, const char *name, int boxes, int gpus, int nic_gbps, int spines,
-                      Net net)
+ * other at S x nic_gbps a box where rails give them G x nic_gbps. With
+ * `nics K` the box's K NICs are nodes after every other node, shared as on
+ * rails (boxes_on_rails), each on the box's leaf: K:S. */
+static Topo *
+boxes_on_leaves(Arena *a, const char *name, const TopoShape *s, int spines, Net net)
 {
 	Builder b;
-	int size[2] = {boxes, gpus};
-	Topo *t = new_topo(&b, a, TK_LEAF_SPINE_BOXES, name, 2, size, net);
-	int ranks = boxes * gpus, leaf0 = ranks + boxes, spine0 = ranks + 2 * boxes;
-	double nic = nic_gbps * 1e9;
-	t->variant = nic_gbps;
-	t->nnode = spine0 + spines;
+	int boxes = s->size[0], gpus = s->size[1], ranks = boxes * gpus;
+	int nics = s->nics ? s->nics : gpus, per = gpus / nics;
+	int leaf0 = ranks + boxes, spine0 = ranks + 2 * boxes, nic0 = spine0 + spines;
+	double nic = s->variant * 1e9;
+	Topo *t = new_topo(&b, a, TK_LEAF_SPINE_BOXES, name, 2, s->size, net);
+	t->variant = s->variant;
+	t->nics = s->nics;
+	t->nic_link_gbps = s->nics ? s->nic_link_gbps : 0;
+	t->nnode = nic0 + (s->nics ? boxes * nics : 0);
 	t->is_switch = arena_alloc(a, (size_t)t->nnode);
-	memset(t->is_switch + ranks, 1, (size_t)(2 * boxes + spines));
+	memset(t->is_switch + ranks, 1, (size_t)(t->nnode - ranks));
 	for (int r = 0; r < ranks; r++) {
 		add_link(&b, r, ranks + r / gpus, -1, 0);
 		add_link(&b, ranks + r / gpus, r, -1, 0);
-		add_nic(&b, r, leaf0 + r / gpus, nic);
+		if (s->nics)
+			add_nic(&b, r, nic0 + r / gpus * nics + r % gpus / per, s->nic_link_gbps * 1e9);
+		else
+			add_nic(&b, r, leaf0 + r / gpus, nic);
 	}
+	for (int n = 0; s->nics && n < boxes * nics; n++)
+		add_nic(&b, nic0 + n, leaf0 + n / nics, nic);
 	for (int l = 0; l < boxes; l++)
-		for (int s = 0; s < spines; s++) {
-			add_link(&b, leaf0 + l, spine0 + s, -1, 0);
+		for (int k = 0; k < spines; k++) {
+			add_link(&b, leaf0 + l, spine0 + k, -1, 0);
 			t->link[t->nlink - 1].bandwidth = nic;
-			add_link(&b, spine0 + s, leaf0 + l, -1, 0);
+			add_link(&b, spine0 + k, leaf0 + l, -1, 0);
 			t->link[t->nlink - 1].bandwidth = nic;
 		}
 	finish(&b);
 	return t;
+}
+
+Topo *
+topo_leaf_spine_boxes(Arena *a, const char *name, int boxes, int gpus, int nic_gbps, int spines,
+                      Net net)
+{
+	TopoShape s = {.ndim = 2, .size = {boxes, gpus}, .variant = nic_gbps};
+	return boxes_on_leaves(a, name, &s, spines, net);
 }
 
 /* The box next to `box` along dimension d of the boxes' torus, dir +-1. */
@@ -628,7 +647,7 @@ spine_leaf_links(const TopoShape *s) /* size: leaves, hosts; the switches: leave
 }
 
 static double
-nic_node_links(const TopoShape *s) /* shared NICs: each NIC's to its rail, each way */
+nic_node_links(const TopoShape *s) /* shared NICs: each NIC's to its rail (leaf), each way */
 {
 	return 2.0 * s->size[0] * s->nics;
 }
@@ -648,8 +667,8 @@ xgmi_rails_links(const TopoShape *s) /* size: boxes, gpus; G - 1 xGMI links, a N
 static double
 leaf_spine_boxes_links(const TopoShape *s) /* size: boxes, gpus; switches: 2 a box, spines */
 {
-	double boxes = s->size[0], spines = s->switches - 2.0 * boxes;
-	return 4.0 * boxes * s->size[1] + 2.0 * boxes * spines;
+	double boxes = s->size[0], spines = s->switches - 2.0 * boxes - boxes * s->nics;
+	return 4.0 * boxes * s->size[1] + 2.0 * boxes * spines + nic_node_links(s);
 }
 
 static double
@@ -692,8 +711,7 @@ build_xgmi_rails(Arena *a, const char *name, const TopoShape *s, Net net)
 static Topo *
 build_leaf_spine_boxes(Arena *a, const char *name, const TopoShape *s, Net net)
 {
-	return topo_leaf_spine_boxes(a, name, s->size[0], s->size[1], s->variant,
-	                             s->switches - 2 * s->size[0], net);
+	return boxes_on_leaves(a, name, s, s->switches - 2 * s->size[0] - s->size[0] * s->nics, net);
 }
 
 static Topo *
@@ -791,7 +809,7 @@ topo_describe(const Topo *t, char *buf, size_t len)
 		snprintf(buf + n, len - n, "%d nodes)", t->nnode);
 		return;
 	}
-	int labelled = 0, switches = t->nnode - t->nrank, d = 0;
+	int labelled = 0, switches = t->nnode - t->nrank - t->size[0] * t->nics, d = 0;
 	for (int i = 0; i < MAX_PARAMS; i++) {
 		bool dim = tf->role[i] == TR_DIMS || tf->role[i] == TR_DIM_SWITCHES;
 		labelled += dim && tf->form.param[i].label;
@@ -860,7 +878,7 @@ void
 topo_form_args(const Topo *t, int64_t *arg)
 {
 	const TopoForm *tf = &topo_forms[t->kind];
-	int switches = t->nnode - t->nrank, d = 0;
+	int switches = t->nnode - t->nrank - t->size[0] * t->nics, d = 0; /* shared NICs: B K */
 	for (int i = 0; i < MAX_PARAMS; i++)
 		if (tf->role[i] == TR_DIM_SWITCHES)
 			switches -= t->size[d++] * (tf->switches_per_dim ? tf->switches_per_dim : 1);

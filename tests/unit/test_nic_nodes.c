@@ -1,6 +1,6 @@
-/* test_nic_nodes.c: shared NICs as nodes on rails and xgmi_rails (`nics K,
- * pcie_gbps P`; ir/topo.c, docs/gpu-clusters.md, "Shared NICs"): the
- * cabling and the names on generated clusters, the language's errors, the
+/* test_nic_nodes.c: shared NICs as nodes on rails, xgmi_rails and
+ * leaf_spine_boxes (`nics K, pcie_gbps P`; ir/topo.c, docs/gpu-clusters.md,
+ * "Shared NICs"): the cabling and the names on generated clusters, the language's errors, the
  * translations, the cut bound's closed form checked against ir/cutbound.c
  * on generated clusters, and a packing simulated near it. */
 #include <math.h>
@@ -13,17 +13,26 @@
 #include "ir.h"
 #include "tests.h"
 
-/* L (NVLink), P (PCIe), N (NIC) in Gbit/s */
+/* L (NVLink), P (PCIe), N (NIC) in Gbit/s; leaf_spine_boxes with `spines` spines */
 static Topo *
-make(Arena *a, TopoKind kind, int boxes, int gpus, int nics, int pcie, int nic, double link_gbps)
+make_ls(Arena *a, TopoKind kind, int boxes, int gpus, int nics, int pcie, int nic, double link_gbps,
+        int spines)
 {
 	Net net = net_defaults;
 	net.bandwidth = link_gbps * 1e9;
 	TopoShape s = {.ndim = 2, .size = {boxes, gpus}, .variant = nic, .nics = nics,
 	               .nic_link_gbps = pcie};
+	if (kind == TK_LEAF_SPINE_BOXES)
+		s.switches = 2 * boxes + spines + boxes * nics;
 	Topo *t = topo_builders[kind].build(a, "C", &s, net);
 	CU_ASSERT_EQUAL(t->nlink, (int)topo_link_estimate(kind, &s));
 	return t;
+}
+
+static Topo *
+make(Arena *a, TopoKind kind, int boxes, int gpus, int nics, int pcie, int nic, double link_gbps)
+{
+	return make_ls(a, kind, boxes, gpus, nics, pcie, nic, link_gbps, 2);
 }
 
 /* Every GPU reaches NIC i / (G/K) of its box at P, each way; NIC k reaches
@@ -34,14 +43,18 @@ test_cabling_and_names(void)
 {
 	Arena a = {0};
 	int checked = 0;
-	for (int kind = TK_RAILS; kind <= TK_XGMI_RAILS; kind++)
+	static const TopoKind kinds[] = {TK_RAILS, TK_XGMI_RAILS, TK_LEAF_SPINE_BOXES};
+	for (size_t ki = 0; ki < countof(kinds); ki++)
 		for (int boxes = 1; boxes <= 3; boxes++)
 			for (int gpus = 2; gpus <= 8; gpus *= 2)
 				for (int nics = 1; nics <= gpus; nics *= 2, checked++) {
+					int kind = kinds[ki];
+					bool leaves = kind == TK_LEAF_SPINE_BOXES;
 					Topo *t = make(&a, (TopoKind)kind, boxes, gpus, nics, 256, 400, 3600);
 					int per = gpus / nics, nic0 = t->nnode - boxes * nics;
-					int rail0 = nic0 - nics;
-					CU_ASSERT_EQUAL(rail0, t->nrank + (kind == TK_RAILS ? boxes : 0));
+					/* the switch NIC k of box b is cabled to: rail k, or leaf b */
+					int rail0 = leaves ? t->nrank + boxes : nic0 - nics;
+					CU_ASSERT_EQUAL(rail0, t->nrank + (kind != TK_XGMI_RAILS ? boxes : 0));
 					int64_t arg[MAX_PARAMS];
 					topo_form_args(t, arg);
 					CU_ASSERT_EQUAL(node_class_total((TopoKind)kind, arg), t->nnode);
@@ -50,11 +63,12 @@ test_cabling_and_names(void)
 						int l = topo_find_link(t, r, nic, 0), back = topo_find_link(t, nic, r, 0);
 						CU_ASSERT_FATAL(l >= 0 && back >= 0);
 						CU_ASSERT(t->link[l].bandwidth == 256e9 && t->link[back].bandwidth == 256e9);
-						for (int k = rail0; k < nic0; k++) /* no GPU on a rail */
+						for (int k = rail0; k < nic0; k++) /* no GPU on a rail, leaf, spine */
 							CU_ASSERT(topo_find_link(t, r, k, 0) < 0);
 					}
 					for (int n = nic0; n < t->nnode; n++) {
-						int l = topo_find_link(t, n, rail0 + (n - nic0) % nics, 0);
+						int sw = rail0 + (leaves ? (n - nic0) / nics : (n - nic0) % nics);
+						int l = topo_find_link(t, n, sw, 0);
 						CU_ASSERT_FATAL(l >= 0);
 						CU_ASSERT(t->link[l].bandwidth == 400e9 && t->is_switch[n]);
 						CU_ASSERT_EQUAL(t->out[n + 1] - t->out[n], per + 1);
@@ -67,11 +81,11 @@ test_cabling_and_names(void)
 						CU_ASSERT_EQUAL(node_class_id((TopoKind)kind, c, arg, idx), n);
 						t->net.reduction = REDUCE_NVLS | REDUCE_SHARP;
 						CU_ASSERT_EQUAL(topo_reduces(t, n), 0);
-						CU_ASSERT_NOT_EQUAL(topo_reduces(t, rail0), 0);
+						CU_ASSERT_NOT_EQUAL(topo_reduces(t, rail0), 0); /* a rail, a leaf */
 						t->net.reduction = 0;
 					}
 				}
-	CU_ASSERT_EQUAL(checked, 2 * 3 * (2 + 3 + 4));
+	CU_ASSERT_EQUAL(checked, 3 * 3 * (2 + 3 + 4));
 	arena_free(&a);
 }
 
@@ -237,6 +251,43 @@ test_closed_form(void)
 	arena_free(&a);
 }
 
+/* On leaf_spine_boxes with shared NICs a box's way out is its leaf's too,
+ * x = min(K c, S N) (K NICs down, S spines up), and the closed form is
+ * rails' with x for K c: allgather min(gpu, (n - 1) x / (n - G)), the
+ * least over sets of whole boxes with or without the spines; broadcast
+ * min(gpu, x). Generated: 2 and 3 boxes of 4 and 8 GPUs, 2 to G NICs, 1
+ * spine or K, P 128 or 512 Gbit/s. */
+static void
+test_closed_form_leaves(void)
+{
+	Arena a = {0};
+	const int pcie[] = {128, 512};
+	int checked = 0;
+	for (int boxes = 2; boxes <= 3; boxes++)
+		for (int gpus = 4; gpus <= 8; gpus *= 2)
+			for (int nics = 2; nics <= gpus; nics *= 2)
+				for (int spines = 1; spines <= nics; spines += nics - 1)
+					for (size_t pi = 0; pi < countof(pcie); pi++, checked++) {
+						Topo *t = make_ls(&a, TK_LEAF_SPINE_BOXES, boxes, gpus, nics, pcie[pi], 400,
+						                  3600, spines);
+						double L = 450, P = pcie[pi] / 8.0, N = 50, n = boxes * gpus;
+						double q = gpus / nics, x = fmin(nics * fmin(N, q * P), spines * N);
+						double gpu = L + fmin(P, (q - 1) * P + N);
+						double ag = fmin(gpu, (n - 1) * x / (n - gpus)), lambda = fmin(gpu, x);
+						CutBound g = bound(t, CK_ALLGATHER), bc = bound(t, CK_BROADCAST);
+						char what[160];
+						topo_describe(t, what, sizeof what);
+						assert_named(near(g.busbw / 1e9, ag) && near(bc.busbw / 1e9, lambda),
+						             __LINE__, __FILE__, "%s: allgather %.6g (want %.6g), broadcast "
+						             "%.6g (want %.6g)", what, g.busbw / 1e9, ag, bc.busbw / 1e9,
+						             lambda);
+						cutbound_free(&g);
+						cutbound_free(&bc);
+					}
+	CU_ASSERT_EQUAL(checked, 2 * (2 * 2 + 3 * 2) * 2);
+	arena_free(&a);
+}
+
 /* collc sim's busbw and bound (GB/s) for path's collective at 1 GiB, flow mode. */
 static void
 sim_busbw(const char *path, const char *coll, double *busbw, double *bnd)
@@ -293,6 +344,7 @@ CU_TestInfo nic_nodes_tests[] = {
 	{"the language: nic(b, k) a node, the parameters' errors", test_language},
 	{"fmt, the IR text and DOT keep and name the NICs", test_round_trips},
 	{"cut bound: the closed form on generated clusters with shared NICs", test_closed_form},
+	{"cut bound: the closed form on leaf-spine clusters with shared NICs", test_closed_form_leaves},
 	{"packing at 95 % of the bound at 1 GiB, 2 GPUs a NIC", test_packing_simulated},
 	CU_TEST_INFO_NULL,
 };
