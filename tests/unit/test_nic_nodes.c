@@ -153,28 +153,40 @@ test_language(void)
 }
 
 /* fmt, the IR text (written, read, written the same, with the NICs'
- * `switch` names) and DOT name the NICs. */
+ * `switch` names and the header's count) and DOT name the NICs, on each
+ * form that takes them: its declaration, its header, its last NIC. */
 static void
 test_round_trips(void)
 {
-	char dir[] = "/tmp/collc-nic-XXXXXX", cmd[1024];
+	static const struct {
+		const char *form, *header, *last;
+	} cases[] = {
+		{"xgmi_rails(boxes 2, gpus 4, nic_gbps 200, links 4, 1, 1, 1, 1, 4, nics 2, pcie_gbps 256)",
+		 "xgmi_rails dims 2 2 4 variant 200 nodes 14 nics 2", "13 nic(1, 1)"},
+		{"rails(boxes 3, gpus 4, nic_gbps 400, nics 1, pcie_gbps 512)",
+		 "rails dims 2 3 4 variant 400 nodes 19 nics 1", "18 nic(2, 0)"},
+		{"leaf_spine_boxes(boxes 2, gpus 4, nic_gbps 400, spines 1, nics 2, pcie_gbps 256)",
+		 "leaf_spine_boxes dims 2 2 4 variant 400 nodes 17 nics 2", "16 nic(1, 1)"},
+	};
+	char dir[] = "/tmp/collc-nic-XXXXXX", cmd[2048], text[256];
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
-	const char *text = "topology C = xgmi_rails(boxes 2, gpus 4, nic_gbps 200, links 4, 1, 1, 1, "
-	                   "1, 4, nics 2, pcie_gbps 256);\n"
-	                   "collective allgather AG on C {\n    algorithm packing;\n}\n";
-	write_in(dir, "c.coll", text);
-	snprintf(cmd, sizeof cmd,
-	         "%s fmt %s/c.coll > %s/f.coll && cmp -s %s/c.coll %s/f.coll && "
-	         "%s build %s/c.coll --target ir -o %s/a.collir && "
-	         "%s build %s/a.collir --target ir -o %s/b.collir && cmp -s %s/a.collir %s/b.collir && "
-	         "grep -q '^topology C xgmi_rails dims 2 2 4 variant 200 nodes 14 nics 2 nic_link_gbps "
-	         "256$' %s/a.collir && grep -q '^switch 13 nic(1, 1)$' %s/a.collir && "
-	         "%s build %s/c.coll --target dot | grep -q '\"nic(0, 1)\"' && "
-	         "%s build %s/a.collir --target dot | grep -q 'C = xgmi_rails(boxes 2, gpus 4, nic_gbps 200, links 4, "
-	         "1, 1, 1, 1, 4, nics 2, pcie_gbps 256)'",
-	         COLLC_BIN, dir, dir, dir, dir, COLLC_BIN, dir, dir, COLLC_BIN, dir, dir, dir, dir, dir,
-	         dir, COLLC_BIN, dir, COLLC_BIN, dir);
-	assert_named(system(cmd) == 0, __LINE__, __FILE__, "%s", cmd);
+	for (size_t i = 0; i < countof(cases); i++) {
+		snprintf(text, sizeof text, "topology C = %s;\ncollective allgather AG on C {\n"
+		         "    algorithm packing;\n}\n", cases[i].form);
+		write_in(dir, "c.coll", text);
+		snprintf(cmd, sizeof cmd,
+		         "%s fmt %s/c.coll > %s/f.coll && cmp -s %s/c.coll %s/f.coll && "
+		         "%s build %s/c.coll --target ir -o %s/a.collir && "
+		         "%s build %s/a.collir --target ir -o %s/b.collir && cmp -s %s/a.collir %s/b.collir && "
+		         "grep -q '^topology C %s nic_link_gbps [0-9]*$' %s/a.collir && "
+		         "grep -q '^switch %s$' %s/a.collir && "
+		         "%s build %s/c.coll --target dot | grep -q '\"nic(0, 0)\"' && "
+		         "%s build %s/a.collir --target dot | grep -qF 'C = %s'",
+		         COLLC_BIN, dir, dir, dir, dir, COLLC_BIN, dir, dir, COLLC_BIN, dir, dir, dir, dir,
+		         cases[i].header, dir, cases[i].last, dir, COLLC_BIN, dir, COLLC_BIN, dir,
+		         cases[i].form);
+		assert_named(system(cmd) == 0, __LINE__, __FILE__, "%s", cmd);
+	}
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	CU_ASSERT_EQUAL(system(cmd), 0);
 }
