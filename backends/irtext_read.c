@@ -189,6 +189,7 @@ typedef struct Pending {
 	bool active;
 	char name[4096];
 	int kind, ndim, size[MAX_DIMS], variant, nnode;
+	int nics, nic_link_gbps; /* shared NICs as nodes, or 0 */
 	Net net;
 	unsigned char *sw;
 	bool any_switch;
@@ -219,6 +220,15 @@ topology_header(Reader *r, Pending *t)
 	t->variant = (int)integer(r, 0, 2L * MAX_NODES);
 	expect(r, "nodes");
 	t->nnode = (int)integer(r, 1, MAX_NODES);
+	const char *at = r->at;
+	char w[16];
+	if (word(r, w, sizeof w) && strcmp(w, "nics") == 0) { /* the form's shared NICs */
+		t->nics = (int)integer(r, 1, MAX_NODES);
+		expect(r, "nic_link_gbps");
+		t->nic_link_gbps = (int)integer(r, 1, MAX_NIC_GBPS);
+	} else {
+		r->at = at;
+	}
 	t->sw = arena_alloc(r->a, (size_t)t->nnode);
 	t->active = !r->failed;
 }
@@ -230,10 +240,25 @@ static void
 switch_name(Reader *r, const Pending *t, int id)
 {
 	char got[64], want[64];
-	if (r->failed || !word(r, got, sizeof got))
+	skip_space(r);
+	/* the rest of the line: a name of two indices has a space, "nic(0, 1)" */
+	size_t n = 0;
+	while (r->at + n < r->end && r->at[n] != '\n' && r->at[n] != '\r')
+		n++;
+	while (n > 0 && (r->at[n - 1] == ' ' || r->at[n - 1] == '\t'))
+		n--;
+	if (r->failed || n == 0)
 		return;
+	if (n >= sizeof got) {
+		fail(r, "a switch's name is too long");
+		return;
+	}
+	memcpy(got, r->at, n);
+	got[n] = '\0';
+	const char *at = r->at;
+	r->at += n;
 	Topo h = {.kind = (TopoKind)t->kind, .ndim = t->ndim, .variant = t->variant,
-	          .nnode = t->nnode, .nrank = 1};
+	          .nnode = t->nnode, .nrank = 1, .nics = t->nics, .nic_link_gbps = t->nic_link_gbps};
 	for (int i = 0; i < t->ndim; i++)
 		h.nrank *= h.size[i] = t->size[i];
 	topo_node_name(&h, id, want, sizeof want);
@@ -241,6 +266,7 @@ switch_name(Reader *r, const Pending *t, int id)
 		char msg[192];
 		snprintf(msg, sizeof msg, "switch %d of this %s is %s, not '%s'", id,
 		         topo_kind_name(h.kind), want, got);
+		r->at = at;
 		fail(r, msg);
 	}
 }
@@ -330,6 +356,21 @@ dims_give_nodes(const TopoForm *tf, const Pending *t, long cells)
 		}
 		dims += tf->role[i] == TR_DIMS || tf->role[i] == TR_DIM_SWITCHES;
 	}
+	if (t->nics) { /* shared NICs: exactly the nodes the form's classes name */
+		int64_t arg[MAX_PARAMS];
+		Topo h = {.kind = (TopoKind)t->kind, .ndim = t->ndim, .variant = t->variant,
+		          .nnode = t->nnode, .nrank = (int)cells, .nics = t->nics,
+		          .nic_link_gbps = t->nic_link_gbps};
+		for (int i = 0; i < t->ndim; i++)
+			h.size[i] = t->size[i];
+		bool has = false;
+		for (int i = 0; i < MAX_PARAMS; i++)
+			has |= tf->role[i] == TR_NICS;
+		if (!has || t->ndim != dims || t->size[t->ndim - 1] % t->nics)
+			return false;
+		topo_form_args(&h, arg);
+		return node_class_total((TopoKind)t->kind, arg) == t->nnode;
+	}
 	if (least > 0)
 		return t->ndim == dims && cells + least <= t->nnode;
 	return cells == t->nnode || (tf->block && t->ndim == 0);
@@ -367,6 +408,8 @@ topology_end(Reader *r, Pending *t)
 	Topo *topo = topo_assemble(r->a, (TopoKind)t->kind, arena_strdup(r->a, t->name), t->ndim,
 	                           t->size, t->variant, t->nnode, t->any_switch ? t->sw : NULL,
 	                           t->nlink, t->links, t->net);
+	topo->nics = t->nics;
+	topo->nic_link_gbps = t->nic_link_gbps;
 	Prog *p = r->p;
 	p->topo = xrealloc(p->topo, (size_t)(p->ntopo + 1) * sizeof *p->topo);
 	p->topo[p->ntopo++] = topo;

@@ -29,7 +29,10 @@ write_topology(const Topo *t, FILE *f)
 	fprintf(f, "topology %s %s dims %d", t->name, topo_kind_name(t->kind), t->ndim);
 	for (int i = 0; i < t->ndim; i++)
 		fprintf(f, " %d", t->size[i]);
-	fprintf(f, " variant %d nodes %d\n", t->variant, t->nnode);
+	fprintf(f, " variant %d nodes %d", t->variant, t->nnode);
+	if (t->nics) /* shared NICs as nodes (docs/gpu-clusters.md); written only then */
+		fprintf(f, " nics %d nic_link_gbps %d", t->nics, t->nic_link_gbps);
+	fputc('\n', f);
 	const Net *n = &t->net;
 	fputs("net", f);
 	double v[] = {n->bandwidth, n->link_latency, n->router_latency, n->step_overhead, n->mtu,

@@ -23,10 +23,14 @@ coll_kind_find(const char *name)
 }
 
 /* The cluster forms' node classes: boxes are parameter 0, GPUs 1 */
-#define GPU {"gpu", {0, 1}, "GPU", false}
-#define NIC(what) {"nic", {0, 1}, what, true}
-#define NVSWITCH {"nvswitch", {0, -1}, "box switch (NVSwitch)", false}
-#define RAIL {"rail", {1, -1}, "rail switch", false}
+#define GPU {"gpu", {0, 1}, "GPU", false, 0}
+#define NIC(what) {"nic", {0, 1}, what, true, 0}
+/* shared NICs: K a box (parameter k), nodes when pcie_gbps (parameter p - 1) is given */
+#define NIC_NODES(what, k, p) {"nic", {0, k}, what, true, p}
+#define NVSWITCH {"nvswitch", {0, -1}, "box switch (NVSwitch)", false, 0}
+#define RAIL(k) {"rail", {k, -1}, "rail switch", false, 0} /* one per NIC index */
+#define NICS {"nics", A_INT, 0, 1, 1, MAX_NODES, NULL}
+#define PCIE {"pcie_gbps", A_INT, 0, 1, 1, MAX_NIC_GBPS, NULL}
 #define SIZES {NULL, A_INT, 1, MAX_DIMS, 2, MAX_NODES, NULL}
 #define COUNT(label, lo) {label, A_INT, 1, 1, lo, MAX_NODES, NULL}
 const TopoForm topo_forms[NTOPOKIND] = {
@@ -51,33 +55,42 @@ const TopoForm topo_forms[NTOPOKIND] = {
 	                      {COUNT(NULL, 2), {"ports", A_INT, 0, 1, 2, 2 * (int64_t)MAX_NODES, NULL}},
 	                      0, 0},
 	                     {TR_DIMS, TR_VARIANT}, .variant_per_rank = 2},
-	[TK_RAILS] = {{"rails", "rails(boxes B, gpus G, nic_gbps N): B boxes of G GPUs on a switch, "
-	                          "NIC g of every box on rail switch g",
+	[TK_RAILS] = {{"rails", "rails(boxes B, gpus G, nic_gbps N[, nics K, pcie_gbps P]): B boxes of G "
+	                          "GPUs on a switch, NIC g of every box on rail switch g (with nics: K "
+	                          "NICs a box, each the node G/K GPUs reach at P Gbit/s)",
 	               {COUNT("boxes", 1), COUNT("gpus", 2),
-	                {"nic_gbps", A_INT, 1, 1, 1, MAX_NIC_GBPS, NULL}}, 0, 0},
-	              {TR_DIM_SWITCHES, TR_DIM_SWITCHES, TR_VARIANT}, .translations = true, .hosts_last = true,
-	              .node_class = {GPU, NIC("GPU's link to its rail"), NVSWITCH, RAIL}},
+	                {"nic_gbps", A_INT, 1, 1, 1, MAX_NIC_GBPS, NULL}, NICS, PCIE}, 0, 0},
+	              {TR_DIM_SWITCHES, TR_DIM_SWITCHES, TR_VARIANT, TR_NICS, TR_NIC_LINK},
+	              .translations = true, .hosts_last = true,
+	              .node_class = {GPU, NVSWITCH, RAIL(3), NIC_NODES("GPU's link to its rail", 3, 5)}},
 	[TK_XGMI_RAILS] = {{"xgmi_rails", "xgmi_rails(boxes B, gpus G, nic_gbps N[, links L01, L02, "
-	                                  "..., L(G-2)(G-1)]): B boxes of G GPUs fully connected by "
-	                                  "xGMI, pair i-j by Lij links (default 1), NIC g of every box "
-	                                  "on rail switch g",
+	                                  "..., L(G-2)(G-1)][, nics K, pcie_gbps P]): B boxes of G GPUs "
+	                                  "fully connected by xGMI, pair i-j by Lij links (default 1), "
+	                                  "NIC g of every box on rail switch g (with nics: K NICs a box, "
+	                                  "each the node G/K GPUs reach at P Gbit/s)",
 	                    {COUNT("boxes", 1), COUNT("gpus", 2),
 	                     {"nic_gbps", A_INT, 1, 1, 1, MAX_NIC_GBPS, NULL},
-	                     {"links", A_INT, 0, MAX_GPU_PAIRS, 1, MAX_PAIR_LINKS, NULL}}, 0, 0},
-	                   {TR_DIMS, TR_DIM_SWITCHES, TR_VARIANT, TR_PAIRS}, .translations = true, .hosts_last = true,
-	                   .node_class = {GPU, NIC("GPU's link to its rail"), RAIL}},
+	                     {"links", A_INT, 0, MAX_GPU_PAIRS, 1, MAX_PAIR_LINKS, NULL}, NICS, PCIE},
+	                    0, 0},
+	                   {TR_DIMS, TR_DIM_SWITCHES, TR_VARIANT, TR_PAIRS, TR_NICS, TR_NIC_LINK},
+	                   .translations = true, .hosts_last = true,
+	                   .node_class = {GPU, RAIL(4), NIC_NODES("GPU's link to its rail", 4, 6)}},
 	[TK_LEAF_SPINE_BOXES] = {{"leaf_spine_boxes",
-	                          "leaf_spine_boxes(boxes B, gpus G, nic_gbps N, spines S): B boxes of G "
-	                          "GPUs on a switch, the box's NICs on its leaf, each leaf joined to the "
-	                          "S spines at N (oversubscription G:S)",
+	                          "leaf_spine_boxes(boxes B, gpus G, nic_gbps N, spines S[, nics K, "
+	                          "pcie_gbps P]): B boxes of G GPUs on a switch, the box's NICs on its "
+	                          "leaf, each leaf joined to the S spines at N (oversubscription G:S, "
+	                          "with nics K:S; with nics: K NICs a box, each the node G/K GPUs reach "
+	                          "at P Gbit/s)",
 	                          {COUNT("boxes", 1), COUNT("gpus", 2),
-	                           {"nic_gbps", A_INT, 1, 1, 1, MAX_NIC_GBPS, NULL}, COUNT("spines", 1)},
+	                           {"nic_gbps", A_INT, 1, 1, 1, MAX_NIC_GBPS, NULL}, COUNT("spines", 1),
+	                           NICS, PCIE},
 	                          0, 0},
-	                         {TR_DIM_SWITCHES, TR_DIMS, TR_VARIANT, TR_SWITCHES},
+	                         {TR_DIM_SWITCHES, TR_DIMS, TR_VARIANT, TR_SWITCHES, TR_NICS, TR_NIC_LINK},
 	                         .hosts_last = true, .switches_per_dim = 2,
-	                         .node_class = {GPU, NIC("GPU's link to its leaf"), NVSWITCH,
-	                                        {"leaf", {0, -1}, "leaf switch of a box", false},
-	                                        {"spine", {3, -1}, "spine switch", false}}},
+	                         .node_class = {GPU, NVSWITCH,
+	                                        {"leaf", {0, -1}, "leaf switch of a box", false, 0},
+	                                        {"spine", {3, -1}, "spine switch", false, 0},
+	                                        NIC_NODES("GPU's link to its leaf", 4, 6)}},
 	[TK_TORUS_BOXES] = {{"torus_boxes",
 	                     "torus_boxes(boxes A1, A2, ..., gpus G, nic_gbps N): A1 x A2 x ... boxes of G "
 	                     "GPUs on a switch, joined as a torus: GPU 2p's NIC cabled to GPU 2p + 1 of the "
@@ -96,6 +109,9 @@ const TopoForm topo_forms[NTOPOKIND] = {
 #undef NIC
 #undef NVSWITCH
 #undef RAIL
+#undef NIC_NODES
+#undef NICS
+#undef PCIE
 
 int
 node_class_find(TopoKind k, const char *word)
@@ -124,17 +140,39 @@ node_word_nidx(const char *word)
 	return 0;
 }
 
+static bool
+is_node(const NodeClass *nc, const int64_t *arg)
+{
+	return !nc->link || (nc->node_when && arg[nc->node_when - 1] != 0);
+}
+
 static int64_t
 class_count(const NodeClass *nc, const int64_t *arg)
 {
-	return nc->link ? 0 : nc->dim[1] < 0 ? arg[nc->dim[0]] : arg[nc->dim[0]] * arg[nc->dim[1]];
+	return !is_node(nc, arg) ? 0 : nc->dim[1] < 0 ? arg[nc->dim[0]] : arg[nc->dim[0]] * arg[nc->dim[1]];
+}
+
+bool
+node_class_is_node(TopoKind k, int c, const int64_t *arg)
+{
+	return is_node(&topo_forms[k].node_class[c], arg);
+}
+
+int64_t
+node_class_total(TopoKind k, const int64_t *arg)
+{
+	const NodeClass *nc = topo_forms[k].node_class;
+	int64_t n = 0;
+	for (int c = 0; c < MAX_NODE_CLASSES && nc[c].word; c++)
+		n += class_count(&nc[c], arg);
+	return n;
 }
 
 int64_t
 node_class_id(TopoKind k, int c, const int64_t *arg, const int64_t *idx)
 {
 	const NodeClass *nc = topo_forms[k].node_class;
-	if (nc[c].link)
+	if (!is_node(&nc[c], arg))
 		return -1;
 	int64_t id = 0;
 	for (int i = 0; i < c; i++)
@@ -186,6 +224,20 @@ topo_forms_phrase(unsigned topos, char *buf, size_t len)
 			const char *sep = !n ? strchr("aeiou", name[0]) ? "an " : "a " : left ? ", " : " or ";
 			n += (size_t)snprintf(buf + n, len - n, "%s%s", sep, name);
 		}
+}
+
+void
+topo_forms_with_translations(char *buf, size_t len)
+{
+	int last = -1, n = 0;
+	for (int k = 0; k < NTOPOKIND; k++)
+		if (topo_forms[k].translations)
+			last = k;
+	buf[0] = 0;
+	for (int k = 0; k < NTOPOKIND && (size_t)n < len; k++)
+		if (topo_forms[k].translations)
+			n += snprintf(buf + n, len - (size_t)n, "%s%s", !n ? "" : k == last ? " and " : ", ",
+			              topo_forms[k].form.name);
 }
 
 const char *const switch_reduction_words[4] = {"none", "nvls", "sharp", "nvls_sharp"};

@@ -60,7 +60,8 @@ typedef struct ParamSpec {
 	const char *words; /* A_WORD: "bi|alter" */
 } ParamSpec;
 
-enum { MAX_PARAMS = 4 };
+/* xgmi_rails' six (boxes, gpus, nic_gbps, links, nics, pcie_gbps) are the most */
+enum { MAX_PARAMS = 6 };
 
 /* A form of the language (a topology, group or tree form) or an algorithm. */
 typedef struct FormSpec {
@@ -95,6 +96,11 @@ typedef enum TopoRole {
 	                    the number of boxes; the GPUs split evenly over the 2k directions */
 	TR_PAIRS,        /* per pair of a box's GPUs (the last coordinate), by rows: 0-1, 0-2,
 	                    ..., 1-2, ...: the number of links joining them (none given: one) */
+	TR_NICS,         /* NICs a box, K, each shared by G/K GPUs (Topo.nics): given with
+	                    TR_NIC_LINK, the NICs are nodes (after every other node) and the
+	                    rails one per NIC index; absent, its value is G (a NIC per GPU,
+	                    each its GPU's link) */
+	TR_NIC_LINK,     /* with TR_NICS: the Gbit/s of each GPU's link to its NIC (PCIe) */
 } TopoRole;
 
 /* A class of a form's nodes by name, as the language writes them:
@@ -110,6 +116,8 @@ typedef struct NodeClass {
 	signed char dim[2]; /* parameter indices; -1: one index only */
 	const char *what;  /* for messages and docs: "GPU", "box switch (NVSwitch)" */
 	bool link;         /* a name only: the part is the link to `what` */
+	signed char node_when; /* a link class that is nodes when parameter node_when - 1
+	                          is given (nonzero); 0: never */
 } NodeClass;
 
 /* A topology form: everything the language and the IR text say of it
@@ -135,6 +143,10 @@ extern const TopoForm topo_forms[NTOPOKIND]; /* indexed by TopoKind */
 /* Node names. `arg` holds the value of each of the form's parameters. */
 int node_class_find(TopoKind, const char *word); /* its index in node_class[], or -1 */
 int node_class_nidx(const NodeClass *);          /* its number of indices, 1 or 2 */
+/* Whether class c names nodes (not a link) with these arguments. */
+bool node_class_is_node(TopoKind, int c, const int64_t *arg);
+/* The nodes every class of the form names together (ranks and switches). */
+int64_t node_class_total(TopoKind, const int64_t *arg);
 /* The number of indices a word takes in any form that names nodes by it, or
  * 0 for a word that names no node class. */
 int node_word_nidx(const char *word);
@@ -148,6 +160,9 @@ int topo_form_find(const char *name);        /* TopoKind, or -1 */
 /* "a torus", "a mesh or supermesh", "a torus, mesh or ring": the forms of a
  * TOPO mask, for messages. */
 void topo_forms_phrase(unsigned topos, char *buf, size_t len);
+/* "torus, hyperx, ... and torus_boxes": every form whose entry has
+ * translations, in the table's order, for the messages that list them. */
+void topo_forms_with_translations(char *buf, size_t len);
 
 /* ---- network parameters (SI units: bits/s, seconds, bytes, joules, watts) ---- */
 

@@ -509,16 +509,20 @@ resolve_name(Diag *dg, const NodeSpace *sh, const Expr *e, bool rank_only, const
 		if (!ast_eval_int(dg, e->elem[i], &idx[i], true))
 			return -1;
 		if (idx[i] < 0 || idx[i] >= top) {
+			const TopoForm *tf = &topo_forms[sh->kind];
 			error_at(dg, e->elem[i]->loc, "index %d of %s is %lld; %s has %s 0..%lld",
 			         i + 1, nc->word, (long long)idx[i], space,
-			         topo_forms[sh->kind].form.param[nc->dim[i]].label, (long long)top - 1);
+			         tf->role[nc->dim[i]] == TR_NICS && !sh->nics ? "NICs (one a GPU)"
+			                                                      : tf->form.param[nc->dim[i]].label,
+			         (long long)top - 1);
 			return -1;
 		}
 	}
-	if (nc->link) {
+	if (!node_class_is_node(sh->kind, c, sh->arg)) {
 		error_at(dg, e->loc, "%s(%lld, %lld) is no node: %s models a NIC as its %s, not a node "
-		         "(docs/gpu-clusters.md); name its GPU or the node at its far end", nc->word,
-		         (long long)idx[0], (long long)idx[1], sh->form, nc->what);
+		         "(docs/gpu-clusters.md); name its GPU or the node at its far end%s", nc->word,
+		         (long long)idx[0], (long long)idx[1], sh->form, nc->what,
+		         nc->node_when ? ", or give the form 'nics' and 'pcie_gbps' to make NICs nodes" : "");
 		return -1;
 	}
 	int64_t id = node_class_id(sh->kind, c, sh->arg, idx);

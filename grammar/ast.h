@@ -96,6 +96,7 @@ typedef struct NodeSpace {
 	int64_t switches;      /* after the ranks (a form's TR_SWITCHES parameters) */
 	int64_t variant;       /* Topo.variant (the TR_VARIANT parameter) */
 	int *pairs;            /* a TR_PAIRS parameter's links per pair, or NULL: one each */
+	int nics, nic_link_gbps; /* TR_NICS and TR_NIC_LINK given: shared NICs as nodes; else 0 */
 } NodeSpace;
 
 /* ---- calls: forms such as torus(8, 8), bfs(T, root (0, 0)), ring ---- */

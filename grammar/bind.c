@@ -277,6 +277,47 @@ check_box_torus(Diag *dg, NodeSpace *sh, const Bound *boxes, const Bound *gpus)
 	sh->ok = false;
 }
 
+/* Shared NICs (TR_NICS, TR_NIC_LINK): both or neither, K dividing G (every
+ * NIC serves as many GPUs, so the boxes and the NIC groups stay alike); the
+ * count's value is G when absent (a NIC per GPU, each its GPU's link). With
+ * them the NICs are nodes: the switches are what the node classes count. */
+static void
+set_nics(Diag *dg, TopoKind k, NodeSpace *sh, const Bound *b)
+{
+	const TopoForm *tf = &topo_forms[k];
+	int ni = -1, li = -1;
+	for (int i = 0; i < MAX_PARAMS; i++) {
+		ni = tf->role[i] == TR_NICS ? i : ni;
+		li = tf->role[i] == TR_NIC_LINK ? i : li;
+	}
+	if (ni < 0 || li < 0)
+		return;
+	int64_t g = sh->size[sh->ndim - 1];
+	char name[128];
+	ast_space_name(name, sizeof name, sh);
+	if (!b[ni].n != !b[li].n) {
+		const Bound *given = b[ni].n ? &b[ni] : &b[li];
+		error_at(dg, given->loc, "%s: '%s' and '%s' go together: shared NICs are nodes, each "
+		         "with its count a box and its GPUs' link to it (docs/gpu-clusters.md)", name,
+		         tf->form.param[ni].label, tf->form.param[li].label);
+		sh->ok = false;
+		return;
+	}
+	if (!b[ni].n) {
+		sh->arg[ni] = g;
+		return;
+	}
+	if (sh->arg[ni] > g || g % sh->arg[ni]) {
+		error_at(dg, b[ni].v[0]->loc, "%s: nics %lld does not divide a box's %lld GPUs; each NIC "
+		         "is shared by as many GPUs (G/K)", name, (long long)sh->arg[ni], (long long)g);
+		sh->ok = false;
+		return;
+	}
+	sh->nics = (int)sh->arg[ni];
+	sh->nic_link_gbps = (int)sh->arg[li];
+	sh->switches = node_class_total(k, sh->arg) - sh->ranks;
+}
+
 void
 ast_topo_space(Diag *dg, Arena *a, TopoKind k, const Bound *b, NodeSpace *sh)
 {
@@ -308,6 +349,7 @@ ast_topo_space(Diag *dg, Arena *a, TopoKind k, const Bound *b, NodeSpace *sh)
 			variant = i;
 	}
 	sh->ranks = ranks;
+	set_nics(dg, k, sh, b);
 	sh->nodes = ranks + sh->switches;
 	if (sh->nodes > MAX_NODES) {
 		error_at(dg, first->loc, "%s has more than %d nodes (switches included)", sh->form,

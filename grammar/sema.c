@@ -604,9 +604,11 @@ check_group(Sema *s, Decl *d)
 			if (bind_call(s, d->form, f, NULL, b)) {
 				topo = use_sym(s, b[0].v[0]->text, b[0].v[0]->loc, 1u << S_TOPOLOGY, "topology");
 				const NodeSpace *sh = topo_shape(s, topo);
+				char forms[256];
+				topo_forms_with_translations(forms, sizeof forms);
 				if (sh && strcmp(f->name, "translations") == 0 && !sh->translations)
 					error_at(s->diag, d->form->loc, "%s has no translation group (translations exist on "
-					         "torus, ring, hyperx, spine_leaf, rails, xgmi_rails and torus_boxes)", sh->form);
+					         "%s)", sh->form, forms);
 			}
 		}
 	} else {
@@ -617,8 +619,10 @@ check_group(Sema *s, Decl *d)
 			switch (it->kind) {
 			case IT_TRANSLATE:
 				if (sh && !sh->translations) {
-					error_at(s->diag, it->loc, "%s has no translations (they exist on torus, ring, "
-					         "hyperx, spine_leaf, rails, xgmi_rails and torus_boxes); use 'map'", sh->form);
+					char forms[256];
+					topo_forms_with_translations(forms, sizeof forms);
+					error_at(s->diag, it->loc, "%s has no translations (they exist on %s); use 'map'",
+					         sh->form, forms);
 					break;
 				}
 				if (it->value && sh) {

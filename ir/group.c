@@ -68,28 +68,25 @@ spine_leaf_node(const Topo *t, const int *mat, const int *vec, int v)
 	return t->nrank + leaves + mod(y, spines);
 }
 
-/* rails: the GPUs move affinely; box switch b goes where GPU (b, 0)'s box
- * goes, rail switch g where GPU (0, g)'s index goes (a translation moves
- * whole boxes and whole rails; check_automorphism checks any other map). */
+/* rails, xgmi_rails: the GPUs move affinely; box switch b (rails) goes
+ * where GPU (b, 0)'s box goes, rail switch k where GPU (0, kG/K)'s NIC goes,
+ * shared NIC (b, k) where GPU (b, kG/K)'s NIC goes (G/K GPUs a NIC; K = G
+ * without `nics`): a translation moves whole boxes, rails and NIC groups;
+ * check_automorphism checks any other map (one that splits a NIC's GPUs
+ * fails it). */
 static int
 rails_node(const Topo *t, const int *mat, const int *vec, int v)
 {
-	int boxes = t->size[0], gpus = t->size[1];
+	int boxes = t->size[0], gpus = t->size[1], nics = t->nics ? t->nics : gpus, per = gpus / nics;
+	int rail0 = t->nrank + (t->kind == TK_RAILS ? boxes : 0), nic0 = rail0 + nics;
 	if (v < t->nrank)
 		return affine_node(t, mat, vec, v);
-	if (v < t->nrank + boxes)
+	if (v < rail0)
 		return t->nrank + affine_node(t, mat, vec, (v - t->nrank) * gpus) / gpus;
-	return t->nrank + boxes + affine_node(t, mat, vec, v - t->nrank - boxes) % gpus;
-}
-
-/* xgmi_rails: the GPUs move affinely, rail switch g where GPU (0, g)'s
- * index goes (no box switches). */
-static int
-xgmi_rails_node(const Topo *t, const int *mat, const int *vec, int v)
-{
-	if (v < t->nrank)
-		return affine_node(t, mat, vec, v);
-	return t->nrank + affine_node(t, mat, vec, v - t->nrank) % t->size[1];
+	if (v < nic0)
+		return rail0 + affine_node(t, mat, vec, (v - rail0) * per) % gpus / per;
+	int n = v - nic0, g = affine_node(t, mat, vec, n / nics * gpus + n % nics * per);
+	return nic0 + g / gpus * nics + g % gpus / per;
 }
 
 /* torus_boxes: the GPUs move affinely, box switch b where GPU (b, 0)'s box
@@ -468,7 +465,9 @@ int
 group_unit_translations(const Topo *t, Loc loc, GroupGen *out)
 {
 	int d = t->ndim, dims = t->kind == TK_SPINE_LEAF ? 2 : d;
-	int gpu_step = t->kind == TK_TORUS_BOXES ? 2 * (d - 1) : 1;
+	/* torus_boxes: a GPU's NIC serves dimension (g / 2) mod k; shared NICs:
+	 * G/K GPUs a NIC; a step of either keeps the GPUs' cabling */
+	int gpu_step = t->kind == TK_TORUS_BOXES ? 2 * (d - 1) : t->nics ? t->size[d - 1] / t->nics : 1;
 	if (gpu_step > 1 && gpu_step == t->size[d - 1])
 		dims--;
 	for (int i = 0; out && i < dims; i++) {
@@ -519,10 +518,8 @@ build(Diag *dg, Arena *a, const Topo *t, const char *name, Loc loc, const GroupG
 				img[k][v] = unit[k].perm[v];
 			else if (t->kind == TK_SPINE_LEAF)
 				img[k][v] = spine_leaf_node(t, unit[k].mat, unit[k].vec, v);
-			else if (t->kind == TK_RAILS)
+			else if (t->kind == TK_RAILS || t->kind == TK_XGMI_RAILS)
 				img[k][v] = rails_node(t, unit[k].mat, unit[k].vec, v);
-			else if (t->kind == TK_XGMI_RAILS)
-				img[k][v] = xgmi_rails_node(t, unit[k].mat, unit[k].vec, v);
 			else if (t->kind == TK_TORUS_BOXES)
 				img[k][v] = torus_boxes_node(t, unit[k].mat, unit[k].vec, v);
 			else

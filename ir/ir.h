@@ -39,6 +39,9 @@ typedef struct Topo {
 	int ndim;
 	int size[MAX_DIMS];   /* coordinates of ranks (row-major, last fastest) */
 	int variant;          /* supermesh: 0 bi, 1 alter; optical_ring: ports */
+	int nics, nic_link_gbps; /* rails, xgmi_rails with `nics K, pcie_gbps P`: K NIC nodes a
+	                            box, the GPUs' links to them at P Gbit/s; 0: a NIC per GPU,
+	                            its link (docs/gpu-clusters.md) */
 	int nnode;            /* ranks and switches */
 	int nrank;            /* nodes that hold data: ids 0..nrank-1 unless is_switch says */
 	unsigned char *is_switch; /* nnode, or NULL when every node is a rank */
@@ -55,6 +58,7 @@ typedef struct TopoShape {
 	int switches;             /* nodes after the ranks */
 	int variant;              /* Topo.variant */
 	const int *pairs;         /* xgmi_rails: links per pair of a box's GPUs, or NULL */
+	int nics, nic_link_gbps;  /* Topo's: shared NICs as nodes, or 0 */
 } TopoShape;
 
 /* How the IR builds each form and estimates its links first: indexed by

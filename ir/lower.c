@@ -171,7 +171,8 @@ lower_topology(Lowering *L, const Decl *d)
 		if (!b->build) /* test_topo's "every form has a builder" fails first */
 			die("lower: no builder for %s in topo_builders[]", sp->form);
 		TopoShape shape = {.ndim = sp->ndim, .switches = (int)sp->switches,
-		                   .variant = (int)sp->variant, .pairs = sp->pairs};
+		                   .variant = (int)sp->variant, .pairs = sp->pairs, .nics = sp->nics,
+		                   .nic_link_gbps = sp->nic_link_gbps};
 		for (int i = 0; i < sp->ndim; i++)
 			shape.size[i] = (int)sp->size[i];
 		t = check_topology_size(L->diag, d, b->links(&shape)) == 0 ? b->build(L->a, d->name, &shape, net)

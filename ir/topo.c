@@ -22,11 +22,17 @@
  *                      switches; a GPU's links: the other GPUs of its box
  *                      by index, then its NIC's rail; rail g -> GPU g of
  *                      each box
+ *   (either, nics K):  K rails, then the shared NICs last (id box * K + k
+ *                      after the rails); a GPU's last link goes to its NIC,
+ *                      a NIC's to its GPUs, then its rail; rail k -> NIC k
+ *                      of each box
  *   leaf_spine_boxes:  GPUs first (id box * gpus + index), then the box
  *                      switches, the leaves (one per box), the spines; a
  *                      GPU's links: its box switch, then its NIC's leaf;
  *                      box switch -> its GPUs; leaf -> its box's GPUs,
- *                      then the spines; spine -> the leaves
+ *                      then the spines; spine -> the leaves (nics K: the
+ *                      NICs last as on rails, a leaf's first links to its
+ *                      box's NICs)
  *   torus_boxes:       GPUs first (id box * gpus + index, the box row-major
  *                      over the torus's coordinates), then the box
  *                      switches; a GPU's links: its box switch, then its
@@ -296,30 +302,6 @@ add_nic(Builder *b, int gpu, int sw, double bandwidth)
 	b->t->link[b->t->nlink - 1].bandwidth = bandwidth;
 }
 
-/* B boxes of G GPUs as DGX-like clusters are cabled: each box's GPUs meet
- * at its switch at the network's link_bandwidth (NVLink); GPU g's NIC, at
- * nic_gbps, goes to rail switch g, which joins GPU g of every box. The NIC
- * is the GPU's link to its rail (a NIC has no data of its own). */
-Topo *
-topo_rails(Arena *a, const char *name, int boxes, int gpus, int nic_gbps, Net net)
-{
-	Builder b;
-	int size[2] = {boxes, gpus};
-	Topo *t = new_topo(&b, a, TK_RAILS, name, 2, size, net);
-	int ranks = boxes * gpus, rail0 = ranks + boxes;
-	t->variant = nic_gbps;
-	t->nnode = ranks + boxes + gpus;
-	t->is_switch = arena_alloc(a, (size_t)t->nnode);
-	memset(t->is_switch + ranks, 1, (size_t)(boxes + gpus));
-	for (int r = 0; r < ranks; r++) {
-		add_link(&b, r, ranks + r / gpus, -1, 0);
-		add_link(&b, ranks + r / gpus, r, -1, 0);
-		add_nic(&b, r, rail0 + r % gpus, nic_gbps * 1e9);
-	}
-	finish(&b);
-	return t;
-}
-
 /* The index of pair i-j (i != j) of G GPUs by rows: 0-1, 0-2, ..., 1-2, ... */
 static int
 pair_index(int g, int i, int j)
@@ -332,37 +314,70 @@ pair_index(int g, int i, int j)
 	return i * (2 * g - i - 1) / 2 + (j - i - 1);
 }
 
-/* B boxes of G GPUs as MI300X-like platforms are cabled: a box's GPUs are
- * fully connected by xGMI at the network's link_bandwidth per link (no
- * switch: a GPU's G - 1 links are its own, so a box's traffic between two
- * GPUs does not share a link with any other pair's). A pair joined by k
- * links (an MI250X-like box: 4 inside a package, 1 or 2 between) is one
- * link of k times the bandwidth, as NCCL's topology sums parallel NVLinks
- * (nccl_topo.c). NICs as rails'. */
+/* B boxes of G GPUs on rails, the box inside as its form says:
+ *   rails:      the GPUs meet at the box's switch at the network's
+ *               link_bandwidth (NVLink, as DGX-like boxes);
+ *   xgmi_rails: the GPUs fully connected by xGMI at link_bandwidth per link
+ *               (no switch: a GPU's G - 1 links are its own, as MI300X-like
+ *               boxes); a pair joined by k links (an MI250X-like box: 4 in
+ *               a package, 1 or 2 between) is one link of k times that, as
+ *               NCCL's topology sums parallel NVLinks (nccl_topo.c).
+ * Without `nics` GPU g's NIC, at nic_gbps, goes to rail switch g and is the
+ * GPU's link to it (a NIC has no data of its own). With `nics K` a box has
+ * K NICs, nodes after every other node, NIC k shared by GPUs kG/K ..
+ * (k + 1)G/K - 1 over their links at nic_link_gbps (a PCIe switch's port,
+ * as MI250X and PCIe A100/H100 nodes are built) and cabled to rail k: the
+ * GPUs behind one NIC share its nic_gbps. */
+static Topo *
+boxes_on_rails(Arena *a, TopoKind kind, const char *name, const TopoShape *s, Net net)
+{
+	Builder b;
+	int boxes = s->size[0], gpus = s->size[1], ranks = boxes * gpus;
+	int nics = s->nics ? s->nics : gpus, per = gpus / nics, box_sw = kind == TK_RAILS;
+	int rail0 = ranks + (box_sw ? boxes : 0), nic0 = rail0 + nics;
+	Topo *t = new_topo(&b, a, kind, name, 2, s->size, net);
+	t->variant = s->variant;
+	t->nics = s->nics;
+	t->nic_link_gbps = s->nics ? s->nic_link_gbps : 0;
+	t->nnode = nic0 + (s->nics ? boxes * nics : 0);
+	t->is_switch = arena_alloc(a, (size_t)t->nnode);
+	memset(t->is_switch + ranks, 1, (size_t)(t->nnode - ranks));
+	for (int r = 0; r < ranks; r++) {
+		int box0 = r / gpus * gpus;
+		if (box_sw) {
+			add_link(&b, r, ranks + r / gpus, -1, 0);
+			add_link(&b, ranks + r / gpus, r, -1, 0);
+		}
+		for (int k = 0; !box_sw && k < gpus; k++)
+			if (box0 + k != r) {
+				add_link(&b, r, box0 + k, -1, 0);
+				if (s->pairs)
+					t->link[t->nlink - 1].bandwidth *= s->pairs[pair_index(gpus, r - box0, k)];
+			}
+		if (s->nics)
+			add_nic(&b, r, nic0 + r / gpus * nics + r % gpus / per, s->nic_link_gbps * 1e9);
+		else
+			add_nic(&b, r, rail0 + r % gpus, s->variant * 1e9);
+	}
+	for (int n = 0; s->nics && n < boxes * nics; n++)
+		add_nic(&b, nic0 + n, rail0 + n % nics, s->variant * 1e9);
+	finish(&b);
+	return t;
+}
+
+Topo *
+topo_rails(Arena *a, const char *name, int boxes, int gpus, int nic_gbps, Net net)
+{
+	TopoShape s = {.ndim = 2, .size = {boxes, gpus}, .variant = nic_gbps};
+	return boxes_on_rails(a, TK_RAILS, name, &s, net);
+}
+
 Topo *
 topo_xgmi_rails(Arena *a, const char *name, int boxes, int gpus, int nic_gbps,
                 const int *pairs, Net net)
 {
-	Builder b;
-	int size[2] = {boxes, gpus};
-	Topo *t = new_topo(&b, a, TK_XGMI_RAILS, name, 2, size, net);
-	int ranks = boxes * gpus;
-	t->variant = nic_gbps;
-	t->nnode = ranks + gpus;
-	t->is_switch = arena_alloc(a, (size_t)t->nnode);
-	memset(t->is_switch + ranks, 1, (size_t)gpus);
-	for (int r = 0; r < ranks; r++) {
-		int box0 = r / gpus * gpus;
-		for (int k = 0; k < gpus; k++)
-			if (box0 + k != r) {
-				add_link(&b, r, box0 + k, -1, 0);
-				if (pairs)
-					t->link[t->nlink - 1].bandwidth *= pairs[pair_index(gpus, r - box0, k)];
-			}
-		add_nic(&b, r, ranks + r % gpus, nic_gbps * 1e9);
-	}
-	finish(&b);
-	return t;
+	TopoShape s = {.ndim = 2, .size = {boxes, gpus}, .variant = nic_gbps, .pairs = pairs};
+	return boxes_on_rails(a, TK_XGMI_RAILS, name, &s, net);
 }
 
 /* B boxes of G GPUs on a leaf-spine network: a box's GPUs meet at its
@@ -370,34 +385,51 @@ topo_xgmi_rails(Arena *a, const char *name, int boxes, int gpus, int nic_gbps,
  * the box's leaf (top-of-rack) switch, which has one link at nic_gbps to
  * each of the S spines: G NICs down and S links up, oversubscription G:S
  * (S = G is 1:1, S = G / 2 is 2:1), so the boxes together reach each
- * other at S x nic_gbps a box where rails give them G x nic_gbps. */
-Topo *
-topo_leaf_spine_boxes(Arena *a, const char *name, int boxes, int gpus, int nic_gbps, int spines,
-                      Net net)
+ * other at S x nic_gbps a box where rails give them G x nic_gbps. With
+ * `nics K` the box's K NICs are nodes after every other node, shared as on
+ * rails (boxes_on_rails), each on the box's leaf: K:S. */
+static Topo *
+boxes_on_leaves(Arena *a, const char *name, const TopoShape *s, int spines, Net net)
 {
 	Builder b;
-	int size[2] = {boxes, gpus};
-	Topo *t = new_topo(&b, a, TK_LEAF_SPINE_BOXES, name, 2, size, net);
-	int ranks = boxes * gpus, leaf0 = ranks + boxes, spine0 = ranks + 2 * boxes;
-	double nic = nic_gbps * 1e9;
-	t->variant = nic_gbps;
-	t->nnode = spine0 + spines;
+	int boxes = s->size[0], gpus = s->size[1], ranks = boxes * gpus;
+	int nics = s->nics ? s->nics : gpus, per = gpus / nics;
+	int leaf0 = ranks + boxes, spine0 = ranks + 2 * boxes, nic0 = spine0 + spines;
+	double nic = s->variant * 1e9;
+	Topo *t = new_topo(&b, a, TK_LEAF_SPINE_BOXES, name, 2, s->size, net);
+	t->variant = s->variant;
+	t->nics = s->nics;
+	t->nic_link_gbps = s->nics ? s->nic_link_gbps : 0;
+	t->nnode = nic0 + (s->nics ? boxes * nics : 0);
 	t->is_switch = arena_alloc(a, (size_t)t->nnode);
-	memset(t->is_switch + ranks, 1, (size_t)(2 * boxes + spines));
+	memset(t->is_switch + ranks, 1, (size_t)(t->nnode - ranks));
 	for (int r = 0; r < ranks; r++) {
 		add_link(&b, r, ranks + r / gpus, -1, 0);
 		add_link(&b, ranks + r / gpus, r, -1, 0);
-		add_nic(&b, r, leaf0 + r / gpus, nic);
+		if (s->nics)
+			add_nic(&b, r, nic0 + r / gpus * nics + r % gpus / per, s->nic_link_gbps * 1e9);
+		else
+			add_nic(&b, r, leaf0 + r / gpus, nic);
 	}
+	for (int n = 0; s->nics && n < boxes * nics; n++)
+		add_nic(&b, nic0 + n, leaf0 + n / nics, nic);
 	for (int l = 0; l < boxes; l++)
-		for (int s = 0; s < spines; s++) {
-			add_link(&b, leaf0 + l, spine0 + s, -1, 0);
+		for (int k = 0; k < spines; k++) {
+			add_link(&b, leaf0 + l, spine0 + k, -1, 0);
 			t->link[t->nlink - 1].bandwidth = nic;
-			add_link(&b, spine0 + s, leaf0 + l, -1, 0);
+			add_link(&b, spine0 + k, leaf0 + l, -1, 0);
 			t->link[t->nlink - 1].bandwidth = nic;
 		}
 	finish(&b);
 	return t;
+}
+
+Topo *
+topo_leaf_spine_boxes(Arena *a, const char *name, int boxes, int gpus, int nic_gbps, int spines,
+                      Net net)
+{
+	TopoShape s = {.ndim = 2, .size = {boxes, gpus}, .variant = nic_gbps};
+	return boxes_on_leaves(a, name, &s, spines, net);
 }
 
 /* The box next to `box` along dimension d of the boxes' torus, dir +-1. */
@@ -615,22 +647,28 @@ spine_leaf_links(const TopoShape *s) /* size: leaves, hosts; the switches: leave
 }
 
 static double
+nic_node_links(const TopoShape *s) /* shared NICs: each NIC's to its rail (leaf), each way */
+{
+	return 2.0 * s->size[0] * s->nics;
+}
+
+static double
 rails_links(const TopoShape *s) /* size: boxes, gpus; each GPU two links each way */
 {
-	return 4.0 * s->size[0] * s->size[1];
+	return 4.0 * s->size[0] * s->size[1] + nic_node_links(s);
 }
 
 static double
 xgmi_rails_links(const TopoShape *s) /* size: boxes, gpus; G - 1 xGMI links, a NIC each way */
 {
-	return (double)s->size[0] * s->size[1] * (s->size[1] + 1);
+	return (double)s->size[0] * s->size[1] * (s->size[1] + 1) + nic_node_links(s);
 }
 
 static double
 leaf_spine_boxes_links(const TopoShape *s) /* size: boxes, gpus; switches: 2 a box, spines */
 {
-	double boxes = s->size[0], spines = s->switches - 2.0 * boxes;
-	return 4.0 * boxes * s->size[1] + 2.0 * boxes * spines;
+	double boxes = s->size[0], spines = s->switches - 2.0 * boxes - boxes * s->nics;
+	return 4.0 * boxes * s->size[1] + 2.0 * boxes * spines + nic_node_links(s);
 }
 
 static double
@@ -661,20 +699,19 @@ build_spine_leaf(Arena *a, const char *name, const TopoShape *s, Net net)
 static Topo *
 build_rails(Arena *a, const char *name, const TopoShape *s, Net net)
 {
-	return topo_rails(a, name, s->size[0], s->size[1], s->variant, net);
+	return boxes_on_rails(a, TK_RAILS, name, s, net);
 }
 
 static Topo *
 build_xgmi_rails(Arena *a, const char *name, const TopoShape *s, Net net)
 {
-	return topo_xgmi_rails(a, name, s->size[0], s->size[1], s->variant, s->pairs, net);
+	return boxes_on_rails(a, TK_XGMI_RAILS, name, s, net);
 }
 
 static Topo *
 build_leaf_spine_boxes(Arena *a, const char *name, const TopoShape *s, Net net)
 {
-	return topo_leaf_spine_boxes(a, name, s->size[0], s->size[1], s->variant,
-	                             s->switches - 2 * s->size[0], net);
+	return boxes_on_leaves(a, name, s, s->switches - 2 * s->size[0] - s->size[0] * s->nics, net);
 }
 
 static Topo *
@@ -714,7 +751,8 @@ topo_link_estimate(TopoKind kind, const TopoShape *s)
 TopoShape
 topo_shape_of(const Topo *t)
 {
-	TopoShape s = {.ndim = t->ndim, .switches = t->nnode - t->nrank, .variant = t->variant};
+	TopoShape s = {.ndim = t->ndim, .switches = t->nnode - t->nrank, .variant = t->variant,
+	               .nics = t->nics, .nic_link_gbps = t->nic_link_gbps};
 	for (int i = 0; i < t->ndim; i++)
 		s.size[i] = t->size[i];
 	return s;
@@ -771,7 +809,7 @@ topo_describe(const Topo *t, char *buf, size_t len)
 		snprintf(buf + n, len - n, "%d nodes)", t->nnode);
 		return;
 	}
-	int labelled = 0, switches = t->nnode - t->nrank, d = 0;
+	int labelled = 0, switches = t->nnode - t->nrank - t->size[0] * t->nics, d = 0;
 	for (int i = 0; i < MAX_PARAMS; i++) {
 		bool dim = tf->role[i] == TR_DIMS || tf->role[i] == TR_DIM_SWITCHES;
 		labelled += dim && tf->form.param[i].label;
@@ -819,6 +857,12 @@ topo_describe(const Topo *t, char *buf, size_t len)
 		case TR_PAIRS:
 			n = describe_pairs(t, buf, n, len, sep, label);
 			continue;
+		case TR_NICS:
+		case TR_NIC_LINK: /* both or neither */
+			if (!t->nics)
+				continue;
+			v = tf->role[i] == TR_NICS ? t->nics : t->nic_link_gbps;
+			break;
 		case TR_NONE:
 			break;
 		}
@@ -834,7 +878,7 @@ void
 topo_form_args(const Topo *t, int64_t *arg)
 {
 	const TopoForm *tf = &topo_forms[t->kind];
-	int switches = t->nnode - t->nrank, d = 0;
+	int switches = t->nnode - t->nrank - t->size[0] * t->nics, d = 0; /* shared NICs: B K */
 	for (int i = 0; i < MAX_PARAMS; i++)
 		if (tf->role[i] == TR_DIM_SWITCHES)
 			switches -= t->size[d++] * (tf->switches_per_dim ? tf->switches_per_dim : 1);
@@ -851,6 +895,8 @@ topo_form_args(const Topo *t, int64_t *arg)
 		arg[i] = r == TR_DIMS || r == TR_DIM_SWITCHES ? t->size[d++]
 		         : r == TR_SWITCHES                  ? switches
 		         : r == TR_VARIANT                   ? t->variant
+		         : r == TR_NICS                      ? (t->nics ? t->nics : t->size[t->ndim - 1])
+		         : r == TR_NIC_LINK                  ? t->nic_link_gbps
 		                                             : 0;
 	}
 }
@@ -864,6 +910,8 @@ topo_reduces(const Topo *t, int node)
 	if (t->kind == TK_GRAPH)
 		return want & REDUCE_NVLS ? REDUCE_NVLS : REDUCE_SHARP;
 	int boxes = t->size[0], k = node - t->nrank;
+	if (node >= t->nnode - boxes * t->nics) /* a shared NIC (its nodes are last) */
+		return 0;
 	bool box = ((t->kind == TK_RAILS || t->kind == TK_LEAF_SPINE_BOXES) && k < boxes) ||
 	           t->kind == TK_TORUS_BOXES; /* its only switches */
 	return want & (box ? REDUCE_NVLS : REDUCE_SHARP);

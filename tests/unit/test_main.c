@@ -315,6 +315,7 @@ main(int argc, char **argv)
 		{.pName = "packing", .pTests = packing_tests},
 		{.pName = "nvls", .pTests = nvls_tests},
 		{.pName = "torus_boxes", .pTests = torus_boxes_tests},
+		{.pName = "nic_nodes", .pTests = nic_nodes_tests},
 		{.pName = "packing_orbit", .pTests = packing_orbit_tests},
 		{.pName = "model", .pTests = model_tests},
 		{.pName = "diag", .pTests = diag_tests},

@@ -2,6 +2,7 @@
  * test_sema.c: what sema accepts. Rejections, each with its exact message,
  * live in tests/golden (NAME.coll beside NAME.err), run by the golden suite.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "tests.h"
@@ -138,11 +139,54 @@ test_errors_are_all_reported(void)
 	checked_free(&c);
 }
 
+/* Whether word is an item of the list after "exist on " in msg ("a, b
+ * and c", up to ')'). */
+static bool
+listed(const char *msg, const char *word)
+{
+	const char *at = strstr(msg, "exist on ");
+	char list[512];
+	if (!at)
+		return false;
+	at += strlen("exist on ");
+	snprintf(list, sizeof list, "%.*s", (int)strcspn(at, ")"), at);
+	for (char *p = strtok(list, " ,"); p; p = strtok(NULL, " ,"))
+		if (strcmp(p, word) == 0)
+			return true;
+	return false;
+}
+
+/* Both messages on a form without translations name every form whose
+ * registry entry has them, and no other (issue 34: one list for both). */
+static void
+test_translations_listed(void)
+{
+	Diag dgv = diag_new(), *dg = &dgv;
+	Checked c;
+	check_str(dg, &c, "topology T = mesh(4, 4);\ngroup G on T { translate; }\n"
+	              "group H = translations(T);\n");
+	CU_ASSERT_EQUAL_FATAL(c.errors, 2);
+	const char *one = strstr(c.diag, "has no translations (they exist on ");
+	const char *two = strstr(c.diag, "has no translation group (translations exist on ");
+	CU_ASSERT_FATAL(one && two);
+	int with = 0;
+	for (int k = 0; k < NTOPOKIND; k++) {
+		const char *name = topo_forms[k].form.name;
+		with += topo_forms[k].translations;
+		assert_named(listed(one, name) == topo_forms[k].translations &&
+		             listed(two, name) == topo_forms[k].translations, __LINE__, __FILE__,
+		             "%s (translations %d) in: %s", name, topo_forms[k].translations, c.diag);
+	}
+	CU_ASSERT(with >= 7);
+	checked_free(&c);
+}
+
 CU_TestInfo sema_tests[] = {
 	{"every form accepted", test_accepted},
 	{"ranks listed once", test_every_rank_checked},
 	{"explicit trees: connected, without cycles", test_tree_span_and_cycle},
 	{"switches are not ranks", test_switches_are_not_ranks},
 	{"every error reported", test_errors_are_all_reported},
+	{"the forms with translations, from the registry, in both messages", test_translations_listed},
 	CU_TEST_INFO_NULL,
 };

@@ -487,7 +487,7 @@ test_rails_errors(void)
 		{"topology C = rails(boxes 2, gpus 8, nic_gbps 400);\n"
 		 "collective broadcast B on C { algorithm packing; root leaf(0); }\n",
 		 "2:55: error: rails(boxes 2, gpus 8) names no node 'leaf'; its names are gpu(0..1, 0..7), "
-		 "nic(0..1, 0..7), nvswitch(0..1), rail(0..7)"},
+		 "nvswitch(0..1), rail(0..7), nic(0..1, 0..7)"},
 		{"topology C = rails(boxes 2, gpus 8, nic_gbps 400);\n"
 		 "collective broadcast B on C { algorithm packing; root gpu(1); }\n",
 		 "2:55: error: gpu of rails(boxes 2, gpus 8) takes 2 indices, got 1"},

@@ -22,6 +22,7 @@ extern CU_TestInfo model_tests[]; /* ir/metrics.c against the simulator */
 extern CU_TestInfo nccl_topo_tests[]; /* ir/nccl_topo.c */
 extern CU_TestInfo nvls_tests[]; /* in-network reduction: Sched.fuse, alg_nvls.c */
 extern CU_TestInfo torus_boxes_tests[]; /* torus_boxes: ir/topo.c, its cut bound */
+extern CU_TestInfo nic_nodes_tests[]; /* rails, xgmi_rails with shared NICs: ir/topo.c, its cut bound */
 
 int cli_setup(void);
 int cli_teardown(void);
