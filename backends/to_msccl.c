@@ -144,10 +144,37 @@ emit_msccl(Diag *dg, const Prog *prog, const BuildOpts *o, FILE *f)
 	Arena a = {0};
 	MProg p;
 	MscclStats st;
-	int rc = msccl_lower_counted(dg, &a, sel[0], o, &p, &st);
+	const Sched *used;
+	int rc = msccl_lower_fit(dg, &a, sel[0], o, &p, &st, &used);
 	if (rc == 0)
-		rc = msccl_write(dg, sel[0], &p, o, st.staged, f);
+		rc = msccl_write(dg, used, &p, o, st.staged, f);
 	arena_free(&a);
+	return rc;
+}
+
+int
+msccl_lower_fit(Diag *dg, Arena *a, const Sched *s, const BuildOpts *o, MProg *p, MscclStats *st,
+                const Sched **used)
+{
+	*used = s;
+	bool packing = strstr(s->algorithm, "packing") != NULL;
+	if (packing)
+		diag_mute(dg, true); /* a refusal is reported below if no fit is found */
+	int rc = msccl_lower_counted(dg, a, s, o, p, st);
+	if (packing)
+		diag_mute(dg, false);
+	if (packing && rc != 0) {
+		const Sched *t;
+		if (msccl_fit_packing(dg, a, s, o, &t, p, st) == 0) {
+			if (o->notes)
+				fprintf(o->notes, "collc: build: note: '%s' for MSCCL: %s %s fit none of its "
+				        "programs in the executor's limits; %s do (to_msccl_fit.c)\n", s->name,
+				        s->algorithm, s->choice, t->choice);
+			*used = t;
+			return 0;
+		}
+		rc = msccl_lower_counted(dg, a, s, o, p, st); /* reports why */
+	}
 	return rc;
 }
 

@@ -20,6 +20,8 @@
  *   to_msccl_check.c   the executor's limits and rules, checked before a
  *                      byte is written
  *   to_msccl_xml.c     the XML as the executor's parser reads it
+ * and, around them, to_msccl_fit.c: a packing that fits none built again
+ * with fewer segments.
  */
 #ifndef COLLC_MSCCL_LOWER_H
 #define COLLC_MSCCL_LOWER_H
@@ -36,6 +38,16 @@ typedef struct MscclStats {
 } MscclStats;
 int msccl_lower_counted(Diag *, Arena *, const Sched *, const BuildOpts *, MProg *,
                         MscclStats *);
+/* to_msccl_fit.c: s a packing whose program does not fit: the same trees
+ * with the most segments that fit, verified, in *out with its program; -1
+ * (nothing reported) when s is no packing or no segment count fits. */
+int msccl_fit_packing(Diag *, Arena *, const Sched *s, const BuildOpts *, const Sched **out, MProg *,
+                      MscclStats *);
+/* The lowering of s, or, for a packing that fits none, of the same trees
+ * with fewer segments (msccl_fit_packing; a note on o->notes says so): the
+ * schedule lowered in *used. Reports the first refusal when neither fits. */
+int msccl_lower_fit(Diag *, Arena *, const Sched *s, const BuildOpts *, MProg *, MscclStats *,
+                    const Sched **used);
 /* to_msccl_bound.c: lower bounds on a schedule's MSCCL steps per connection
  * (per instance, a step per run of chunks), counted before any width is
  * built on the chosen ranks (one of each orbit of a symmetric schedule's

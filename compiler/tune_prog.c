@@ -21,7 +21,9 @@
  *      faster, up to PROG_MAX_INSTANCES.
  * A program does not depend on the size (the executor's loop and slices
  * do), so each (schedule form, protocol, instances, channels) is lowered
- * once and kept (ProgCache); only the simulation runs per size.
+ * once and kept (ProgCache); only the simulation runs per size. A packing
+ * none of whose programs fits is lowered with fewer segments, the most
+ * that fit (msccl_lower_fit, backends/to_msccl_fit.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -115,9 +117,11 @@ lowered(Diag *dg, ProgCache *c, const Sched *s, const BuildOpts *base, const cha
 	                 .channels = ch};
 	BuildOpts o = base ? *base : (BuildOpts){0};
 	o.collective = s->name, o.proto = mproto_name[proto], o.instances = inst, o.channels = ch;
+	o.notes = NULL; /* a configuration tried, not yet the one written */
 	MscclStats st;
+	const Sched *used; /* a packing that fits none: its trees with fewer segments */
 	diag_mute(dg, true);
-	e->fits = msccl_lower_counted(dg, &c->arena, s, &o, &e->p, &st) == 0;
+	e->fits = msccl_lower_fit(dg, &c->arena, s, &o, &e->p, &st, &used) == 0;
 	diag_mute(dg, false);
 	e->staged = st.staged;
 	c->lowered++;

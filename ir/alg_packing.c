@@ -27,7 +27,8 @@
  * is pipeline_segments_time's for the size: the phase's time at the bound
  * streamed, a round's cost the slowest route's latency, the fill the
  * copies' mean height - 1; its messages within MAX_PACK_MSGS, and a power
- * of two where that makes the chunk count one (deployable_segments).
+ * of two where that makes the chunk count one (deployable_segments); or
+ * AlgCtx.segments where that is set (MSCCL's limits, to_msccl_fit.c).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -656,6 +657,8 @@ alg_packing(const AlgCtx *c)
 	if (edges > 0 && M > MAX_PACK_MSGS / edges)
 		M = MAX_PACK_MSGS / edges < 1 ? 1 : (int)(MAX_PACK_MSGS / edges);
 	M = deployable_segments(M, nblock * U, imbalance, stream, alpha, edges);
+	/* as the caller fixes them (MSCCL's limits: to_msccl_fit.c) */
+	M = c->segments > 0 ? c->segments : M;
 	if (U > MAX_PIPELINE_MSGS || (double)U * M > MAX_PIPELINE_MSGS) {
 		error_at(c->diag, c->loc, "packing cuts each block into %lld x %d sub-chunks; the limit is %d",
 		         (long long)U, M, MAX_PIPELINE_MSGS);

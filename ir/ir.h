@@ -578,7 +578,8 @@ typedef struct AlgCtx {
 	int ports;            /* ring(ports N); 0 = the algorithm's default */
 	bool halfway;         /* ring(halfway): two ports, whole blocks, half the ring each way */
 	bool latency;         /* swing / trivance (latency) */
-	int segments;         /* chain(segments S); 0 = the cost model's for size */
+	int segments;         /* chain(segments S); packing: S (to_msccl_fit.c); 0 = the cost
+	                       * model's for size */
 	int chunks;           /* `chunks N`; 0 = auto (tto: the cost model's for size) */
 	int root;             /* broadcast, reduce: communicator rank */
 	int reconfigs;        /* bridge(reconfigs R), r_hd(reconfigs R); -1 = choose */

@@ -1057,6 +1057,8 @@ CU_TestInfo cli_tests[] = {
 	 test_tune_msccl_rank_form},
 	{"tune --msccl-dir: a choice that does not fit MSCCL leaves the next that fits, a note",
 	 test_tune_msccl_unfit},
+	{"build --target msccl: a packing past the limits fits with fewer segments, and runs",
+	 test_build_msccl_packing_fit},
 	{"tune --mpi-lib on a GPU cluster: the header says each rank's box and GPU",
 	 test_tune_mpi_lib_gpus},
 	{"build --target msccl: a note says the channels, instances and protocol chosen",

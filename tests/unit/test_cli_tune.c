@@ -439,14 +439,16 @@ test_tune_msccl_rank_form(void)
 
 /* tune --msccl-dir at 64 MiB, by dependencies. On the 16-GCD box the
  * fastest schedule (a packing of 7 copies per root) has no program that
- * fits MSCCL's limits (over 64 thread blocks a rank); ranked by the
- * program, it is left out with a note giving that reason (prog_fastest's
- * own), the file holds the fastest program that fits, and the plan is
- * written (it failed, status 1, before). On the 2 x 8 cluster the
- * packing's segments are a power of two (2 copies per root, 16 blocks), so
- * its programs fit and nothing is left out (halving-doubling's LL128
- * program on 8 channels is the fastest there, docs/sim.md 7), and the plan
- * and the file say which box and GPU each rank is. */
+ * fits MSCCL's limits at its 27 segments (94 thread blocks a rank); with
+ * fewer (to_msccl_fit.c) it fits, but 16 blocks x 7 copies x M segments
+ * never cut 64 MiB into whole floats, so ranked by the program it is left
+ * out with a note giving that reason (prog_fastest's own), the file holds
+ * the fastest program that fits, and the plan is written (it failed,
+ * status 1, before). On the 2 x 8 cluster the packing's segments are a
+ * power of two (2 copies per root, 16 blocks), so its programs fit and
+ * nothing is left out (halving-doubling's LL128 program on 8 channels is
+ * the fastest there, docs/sim.md 7), and the plan and the file say which
+ * box and GPU each rank is. */
 void
 test_tune_msccl_unfit(void)
 {
@@ -455,8 +457,8 @@ test_tune_msccl_unfit(void)
 	         "--sync deps --msccl-dir %s/unfit", cli_tmpdir);
 	CU_ASSERT_EQUAL(cli_collc(args, &out, &err), 0);
 	assert_named(strstr(err, "note: tune: AR: packing is left out at 67108864 bytes: faster by "
-	                         "its schedule than the choice, but no program of it fits MSCCL's "
-	                         "limits") &&
+	                         "its schedule than the choice, but its programs do not cut the size "
+	                         "into their chunks in whole bytes") &&
 	             strstr(err, "1 MSCCL files in"), __LINE__, __FILE__, "%s", err);
 	free(out), free(err);
 	glob_t g;
@@ -482,6 +484,32 @@ test_tune_msccl_unfit(void)
 	CU_ASSERT(xml && strstr(xml, map + strlen("AR")));
 	free(xml);
 	globfree(&g);
+}
+
+/* build --target msccl: the 16-GCD box's allreduce packing at 64 MiB
+ * (27 segments: 94 thread blocks a rank, past the executor's 64) is built
+ * with the most segments whose program fits (to_msccl_fit.c: 2; 3 need
+ * more), the note says so, the file is within every limit (at most 64
+ * thread blocks and 64 steps each, as collc run's checker reads it) and
+ * runs to the allreduce's result. */
+void
+test_build_msccl_packing_fit(void)
+{
+	char args[512], *out, *err;
+	snprintf(args, sizeof args, "build examples/xgmi-box-16.coll --target msccl --collective AR "
+	         "--size 64MiB -o %s/fit-ar.xml", cli_tmpdir);
+	CU_ASSERT_EQUAL(cli_collc(args, &out, &err), 0);
+	int tbs = 0;
+	const char *at = strstr(err, "at most ");
+	assert_named(strstr(err, "note: 'AR' for MSCCL: packing segments 27 of 224 trees with 7 copies "
+	                         "per root fit none of its programs in the executor's limits; segments 2 "
+	                         "of 224 trees with 7 copies per root do") &&
+	             at && sscanf(at, "at most %d thread blocks", &tbs) == 1 && tbs > 0 && tbs <= 64,
+	             __LINE__, __FILE__, "%s", err);
+	free(out), free(err);
+	snprintf(args, sizeof args, "run %s/fit-ar.xml", cli_tmpdir);
+	CU_ASSERT_EQUAL(cli_collc(args, &out, &err), 0);
+	free(out), free(err);
 }
 
 /* tune --mpi-lib on a GPU cluster: the library's header says which box

@@ -85,6 +85,8 @@ static const struct {
 	 * topologies and four generated tori and HyperX of 9 and 15 ranks, with
 	 * and without SP in the file: 3.0 s of CPU (2026-12-05) */
 	{"model", "tori, a mesh, a HyperX: auto at 1 GiB never below SP or the library"},
+	/* a packing's program fitted by bisection on its segments: about 2 s of CPU */
+	{"cli", "build --target msccl: a packing past the limits fits with fewer segments, and runs"},
 	{NULL, NULL},
 };
 
