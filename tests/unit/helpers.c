@@ -1,4 +1,5 @@
 /* helpers.c: running the front end on text with diagnostics captured. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,4 +147,36 @@ load_scaled(int seconds)
 	}
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	return (int)(seconds * (1 + load / (ncpu > 0 ? (double)ncpu : 1)));
+}
+
+bool
+near_rel(double a, double b, double tol)
+{
+	return fabs(a - b) <= tol * fmax(1, fmax(fabs(a), fabs(b)));
+}
+
+int
+csv_split(char *line, char **field, int max)
+{
+	int n = 0;
+	for (char *t = line; t && n < max;) {
+		field[n++] = t;
+		t = strchr(t, ',');
+		if (t)
+			*t++ = '\0';
+	}
+	return n;
+}
+
+CutBound
+cut_bound_of(const Topo *t, CollKind k)
+{
+	int *rn = malloc((size_t)t->nnode * sizeof *rn), n = 0;
+	for (int v = 0; v < t->nnode; v++)
+		if (!t->is_switch || !t->is_switch[v])
+			rn[n++] = v;
+	CutBound b;
+	CU_ASSERT_EQUAL(cutbound_topo(t, rn, n, 0, k, &b), CUT_OK);
+	free(rn);
+	return b;
 }

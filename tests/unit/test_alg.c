@@ -13,12 +13,6 @@
 #include "ir.h"
 #include "tests.h"
 
-static bool
-near(double a, double b, double tol)
-{
-	return fabs(a - b) <= tol * fmax(1, fmax(fabs(a), fabs(b)));
-}
-
 typedef struct Place {
 	Arena arena;
 	Topo *t;
@@ -212,7 +206,7 @@ test_closed_forms(void)
 	for (int p = 2; p <= 64; p++) {
 		ok = measure(dg, &ring, "ring", CK_ALLREDUCE, p, false, &m);
 		assert_named(ok &&
-		             m.rounds == 2 * (p - 1) && near(m.psi, 1, 1e-12), __LINE__, __FILE__,
+		             m.rounds == 2 * (p - 1) && near_rel(m.psi, 1, 1e-12), __LINE__, __FILE__,
 		             "ring allreduce on %d ranks: %d rounds, psi %g", p, m.rounds, m.psi);
 		ok = measure(dg, &ring, "bruck", CK_ALLTOALL, p, false, &m);
 		assert_named(ok &&
@@ -220,17 +214,17 @@ test_closed_forms(void)
 		             "bruck alltoall on %d ranks: %d rounds", p, m.rounds);
 		ok = measure(dg, &ring, "pairwise", CK_ALLTOALL, p, false, &m);
 		assert_named(ok &&
-		             m.rounds == p - 1 && near(m.psi, 1, 1e-12), __LINE__, __FILE__,
+		             m.rounds == p - 1 && near_rel(m.psi, 1, 1e-12), __LINE__, __FILE__,
 		             "pairwise on %d ranks: %d rounds, psi %g", p, m.rounds, m.psi);
 		if ((p & (p - 1)) == 0) {
 			int L = (int)log2(p);
 			ok = measure(dg, &ring, "halving_doubling", CK_ALLREDUCE, p, false, &m);
 			assert_named(ok &&
-			             m.rounds == 2 * L && near(m.psi, 1, 1e-12), __LINE__, __FILE__,
+			             m.rounds == 2 * L && near_rel(m.psi, 1, 1e-12), __LINE__, __FILE__,
 			             "halving-doubling on %d ranks: %d rounds, psi %g", p, m.rounds, m.psi);
 			ok = measure(dg, &ring, "swing", CK_ALLREDUCE, p, false, &m);
 			assert_named(ok &&
-			             m.rounds == 2 * L && near(m.psi, 1, 1e-12), __LINE__, __FILE__,
+			             m.rounds == 2 * L && near_rel(m.psi, 1, 1e-12), __LINE__, __FILE__,
 			             "swing(bandwidth) on %d ranks: %d rounds, psi %g", p, m.rounds, m.psi);
 		}
 	}
@@ -248,8 +242,8 @@ test_closed_forms(void)
 		place_init(&pl, TK_TORUS, d, n, n, n);
 		ok = measure(dg, &pl, "bucket", CK_ALLREDUCE, pl.t->nrank, false, &m);
 		assert_named(ok &&
-		             m.rounds == 2 * d * (n - 1) && near(m.psi, 1, 1e-12) &&
-		             near(m.theta, 1, 1e-12) && near(m.omega, 1, 1e-12), __LINE__, __FILE__,
+		             m.rounds == 2 * d * (n - 1) && near_rel(m.psi, 1, 1e-12) &&
+		             near_rel(m.theta, 1, 1e-12) && near_rel(m.omega, 1, 1e-12), __LINE__, __FILE__,
 		             "bucket on T_%d^%d: %d rounds, psi %g theta %g omega %g", n, d, m.rounds,
 		             m.psi, m.theta, m.omega);
 		place_free(&pl);
@@ -354,8 +348,8 @@ test_swing_rectangles(void)
 		Metrics m = {0};
 		/* measured first: the message's arguments are read when the call is made */
 		bool built = measure(dg, &pl, "swing", CK_ALLREDUCE, pl.t->nrank, false, &m);
-		assert_named(built && m.rounds == 2 * L && near(m.psi, 1, 1e-12) && near(m.theta, theta, 1e-9) &&
-		             near(m.theta * m.omega, to, 1e-9), __LINE__, __FILE__,
+		assert_named(built && m.rounds == 2 * L && near_rel(m.psi, 1, 1e-12) && near_rel(m.theta, theta, 1e-9) &&
+		             near_rel(m.theta * m.omega, to, 1e-9), __LINE__, __FILE__,
 		             "swing(bandwidth) on %dx%d: rounds %d psi %g theta %.4f (want %.4f) "
 		             "theta*omega %.4f (want %.4f)", sides[i][0], sides[i][1], m.rounds, m.psi,
 		             m.theta, theta, m.theta * m.omega, to);
@@ -379,7 +373,7 @@ test_swing_trivance_theta(void)
 		int L = 2 * (int)log2(sw[i].n);
 		ok = measure(dg, &pl, "swing", CK_ALLREDUCE, pl.t->nrank, false, &m);
 		assert_named(ok &&
-		             m.rounds == 2 * L && near(m.psi, 1, 1e-12) && near(m.omega, 1, 1e-9) &&
+		             m.rounds == 2 * L && near_rel(m.psi, 1, 1e-12) && near_rel(m.omega, 1, 1e-9) &&
 		             fabs(m.theta - sw[i].theta) < 0.0005, __LINE__, __FILE__,
 		             "swing(bandwidth) on %dx%d: rounds %d psi %g theta %.4f (want %.3f) omega %g",
 		             sw[i].n, sw[i].n, m.rounds, m.psi, m.theta, sw[i].theta, m.omega);
@@ -393,8 +387,8 @@ test_swing_trivance_theta(void)
 		int L = 2 * (int)log2(n);
 		ok = measure(dg, &pl, "swing", CK_ALLREDUCE, pl.t->nrank, false, &m);
 		assert_named(ok &&
-		             m.rounds == 2 * L && near(m.psi, 1, 1e-12) && near(m.theta, 1, 1e-12) &&
-		             near(m.omega, 2.0 * (n - 1) / 4, 1e-9), __LINE__, __FILE__,
+		             m.rounds == 2 * L && near_rel(m.psi, 1, 1e-12) && near_rel(m.theta, 1, 1e-12) &&
+		             near_rel(m.omega, 2.0 * (n - 1) / 4, 1e-9), __LINE__, __FILE__,
 		             "swing(bandwidth) on hyperx(%d, %d): rounds %d psi %g theta %g omega %g", n,
 		             n, m.rounds, m.psi, m.theta, m.omega);
 		place_free(&pl);
@@ -408,7 +402,7 @@ test_swing_trivance_theta(void)
 		int t = (int)lround(log(tv[i].n) / log(3)) * tv[i].d;
 		ok = measure(dg, &pl, "trivance", CK_ALLREDUCE, pl.t->nrank, false, &m);
 		assert_named(ok &&
-		             m.rounds == 2 * t && near(m.psi, 1, 1e-12) && near(m.omega, 1, 1e-9) &&
+		             m.rounds == 2 * t && near_rel(m.psi, 1, 1e-12) && near_rel(m.omega, 1, 1e-9) &&
 		             fabs(m.theta - tv[i].theta) < 0.0005, __LINE__, __FILE__,
 		             "trivance(bandwidth) on %d^%d: rounds %d psi %g theta %.4f (want %.3f) "
 		             "omega %g", tv[i].n, tv[i].d, m.rounds, m.psi, m.theta, tv[i].theta, m.omega);
@@ -430,8 +424,8 @@ test_multiport_ring(void)
 		int p = pl.t->nrank;
 		ok = measure(dg, &pl, "multiport_ring", CK_ALLREDUCE, p, false, &m);
 		assert_named(ok &&
-		             m.rounds == 2 * (p - 1) && near(m.psi, 1, 1e-12) &&
-		             near(m.theta, 1, 1e-12) && near(m.omega, 1, 1e-9), __LINE__, __FILE__,
+		             m.rounds == 2 * (p - 1) && near_rel(m.psi, 1, 1e-12) &&
+		             near_rel(m.theta, 1, 1e-12) && near_rel(m.omega, 1, 1e-9), __LINE__, __FILE__,
 		             "multiport_ring on %dx%d: rounds %d psi %g theta %g omega %g",
 		             shapes[i][0], shapes[i][1], m.rounds, m.psi, m.theta, m.omega);
 		place_free(&pl);
@@ -681,7 +675,7 @@ test_tto_schedule(void)
 			             __LINE__, __FILE__, "k=%d M=%d: max load %d", k, m, maxload);
 			Metrics mt;
 			metrics(s, 3.0 * m * 1024, &mt);
-			assert_named(near(mt.psi, 1, 1e-9), __LINE__, __FILE__, "k=%d psi %g", k, mt.psi);
+			assert_named(near_rel(mt.psi, 1, 1e-9), __LINE__, __FILE__, "k=%d psi %g", k, mt.psi);
 			free(owner);
 			free(load);
 			arena_free(&a);

@@ -55,12 +55,6 @@ read_free(Read *r, char *text)
 	free(text);
 }
 
-static bool
-near(double a, double b)
-{
-	return fabs(a - b) <= 1e-9 * fabs(b);
-}
-
 /* The link src -> dst's GB/s, or -1. */
 static double
 link_gbs(const NcclBox *b, int src, int dst)
@@ -90,13 +84,13 @@ check_box(const NcclBox *b, int ngpu, int targets, int ncpu, int npci, int nnic,
 		CU_ASSERT_EQUAL(x->sm, 90);
 		CU_ASSERT_EQUAL(x->nvs_links, 18);
 		CU_ASSERT_EQUAL(x->gpu_links, 0);
-		CU_ASSERT(near(x->nvlink_gbs, 20.6));
-		CU_ASSERT(near(x->pci_gbs, pci));
-		CU_ASSERT(near(link_gbs(b, x->node, b->nvs), 370.8));
-		CU_ASSERT(near(link_gbs(b, b->nvs, x->node), 370.8));
+		CU_ASSERT(near_rel(x->nvlink_gbs, 20.6, 1e-9));
+		CU_ASSERT(near_rel(x->pci_gbs, pci, 1e-9));
+		CU_ASSERT(near_rel(link_gbs(b, x->node, b->nvs), 370.8, 1e-9));
+		CU_ASSERT(near_rel(link_gbs(b, b->nvs, x->node), 370.8, 1e-9));
 	}
 	for (int i = 0; i < b->nnet; i++)
-		CU_ASSERT(near(b->net[i].gbs, net_gbs));
+		CU_ASSERT(near_rel(b->net[i].gbs, net_gbs, 1e-9));
 }
 
 static void
@@ -114,10 +108,10 @@ test_ibm_h100(void)
 		if (b->node[v].kind == NCCL_CPU)
 			*(cpu0 < 0 ? &cpu0 : &cpu1) = v;
 	/* modelid 143 = 0x8F: NCCL's Sapphire Rapids figure; 2.5 GT/s x1 bridges */
-	CU_ASSERT(near(link_gbs(b, cpu0, cpu1), 22.0));
-	CU_ASSERT(near(link_gbs(b, cpu1, cpu0), 22.0));
+	CU_ASSERT(near_rel(link_gbs(b, cpu0, cpu1), 22.0, 1e-9));
+	CU_ASSERT(near_rel(link_gbs(b, cpu1, cpu0), 22.0, 1e-9));
 	for (int i = 0; i < b->nlink; i++)
-		bridges += b->link[i].kind == NCCL_PCI_LINK && near(b->link[i].gbs, 0.1875);
+		bridges += b->link[i].kind == NCCL_PCI_LINK && near_rel(b->link[i].gbs, 0.1875, 1e-9);
 	CU_ASSERT_EQUAL(bridges, 16);
 	CU_ASSERT_STRING_EQUAL(b->node[b->gpu[7].node].label, "0000:ea:00.0");
 	CU_ASSERT_EQUAL(b->gpu[7].loc.line, 117);
@@ -130,7 +124,7 @@ test_ibm_h100(void)
 	for (int g = 0; g < 8; g++) {
 		int l = topo_find_link(t, g, nvs, 0);
 		CU_ASSERT_FATAL(l >= 0);
-		CU_ASSERT(near(t->link[l].bandwidth, 370.8 * 8e9));
+		CU_ASSERT(near_rel(t->link[l].bandwidth, 370.8 * 8e9, 1e-9));
 	}
 	read_free(&r, text);
 }
@@ -166,20 +160,20 @@ test_no_gpus(void)
 static void
 test_tables(void)
 {
-	CU_ASSERT(near(nccl_nvlink_gbs(60), 18.0));
-	CU_ASSERT(near(nccl_nvlink_gbs(70), 20.0));
-	CU_ASSERT(near(nccl_nvlink_gbs(80), 20.0));
-	CU_ASSERT(near(nccl_nvlink_gbs(86), 12.0));
-	CU_ASSERT(near(nccl_nvlink_gbs(89), 20.0));
-	CU_ASSERT(near(nccl_nvlink_gbs(90), 20.6));
-	CU_ASSERT(near(nccl_nvlink_gbs(100), 40.1));
-	CU_ASSERT(near(nccl_nvlink_gbs(50), 20.0));
-	CU_ASSERT(near(nccl_pci_gbs("32.0 GT/s PCIe", 16), 48.0));
-	CU_ASSERT(near(nccl_pci_gbs("16 GT/s", 16), 24.0));
-	CU_ASSERT(near(nccl_pci_gbs("8.0 GT/s PCIe", 0), 12.0)); /* width 0 is 16 */
-	CU_ASSERT(near(nccl_pci_gbs("2.5 GT/s PCIe", 1), 0.1875));
-	CU_ASSERT(near(nccl_pci_gbs("64.0 GT/s PCIe", 2), 12.0));
-	CU_ASSERT(near(nccl_pci_gbs("unknown", 16), 12.0)); /* NCCL's fallback: Gen3 */
+	CU_ASSERT(near_rel(nccl_nvlink_gbs(60), 18.0, 1e-9));
+	CU_ASSERT(near_rel(nccl_nvlink_gbs(70), 20.0, 1e-9));
+	CU_ASSERT(near_rel(nccl_nvlink_gbs(80), 20.0, 1e-9));
+	CU_ASSERT(near_rel(nccl_nvlink_gbs(86), 12.0, 1e-9));
+	CU_ASSERT(near_rel(nccl_nvlink_gbs(89), 20.0, 1e-9));
+	CU_ASSERT(near_rel(nccl_nvlink_gbs(90), 20.6, 1e-9));
+	CU_ASSERT(near_rel(nccl_nvlink_gbs(100), 40.1, 1e-9));
+	CU_ASSERT(near_rel(nccl_nvlink_gbs(50), 20.0, 1e-9));
+	CU_ASSERT(near_rel(nccl_pci_gbs("32.0 GT/s PCIe", 16), 48.0, 1e-9));
+	CU_ASSERT(near_rel(nccl_pci_gbs("16 GT/s", 16), 24.0, 1e-9));
+	CU_ASSERT(near_rel(nccl_pci_gbs("8.0 GT/s PCIe", 0), 12.0, 1e-9)); /* width 0 is 16 */
+	CU_ASSERT(near_rel(nccl_pci_gbs("2.5 GT/s PCIe", 1), 0.1875, 1e-9));
+	CU_ASSERT(near_rel(nccl_pci_gbs("64.0 GT/s PCIe", 2), 12.0, 1e-9));
+	CU_ASSERT(near_rel(nccl_pci_gbs("unknown", 16), 12.0, 1e-9)); /* NCCL's fallback: Gen3 */
 }
 
 static const char *const head =
@@ -271,14 +265,14 @@ test_direct_nvlinks(void)
 	CU_ASSERT_EQUAL(b->ngpu, 2);
 	CU_ASSERT_EQUAL(b->nvs, -1);
 	CU_ASSERT_EQUAL(b->gpu[0].gpu_links, 2);
-	CU_ASSERT(near(link_gbs(b, b->gpu[0].node, b->gpu[1].node), 40.0));
-	CU_ASSERT(near(link_gbs(b, b->gpu[1].node, b->gpu[0].node), 40.0));
-	CU_ASSERT(near(link_gbs(b, b->gpu[0].node, 0), 12.0)); /* PCIe Gen3 x16 */
+	CU_ASSERT(near_rel(link_gbs(b, b->gpu[0].node, b->gpu[1].node), 40.0, 1e-9));
+	CU_ASSERT(near_rel(link_gbs(b, b->gpu[1].node, b->gpu[0].node), 40.0, 1e-9));
+	CU_ASSERT(near_rel(link_gbs(b, b->gpu[0].node, 0), 12.0, 1e-9)); /* PCIe Gen3 x16 */
 	int c2c = 0;
 	for (int i = 0; i < b->nlink; i++)
-		c2c += b->link[i].kind == NCCL_C2C && near(b->link[i].gbs, 60.0);
+		c2c += b->link[i].kind == NCCL_C2C && near_rel(b->link[i].gbs, 60.0, 1e-9);
 	CU_ASSERT_EQUAL(c2c, 2);
-	CU_ASSERT(near(link_gbs(b, 0, b->nnode - 1), 6.0)); /* arm64: NCCL's ARM_BW */
+	CU_ASSERT(near_rel(link_gbs(b, 0, b->nnode - 1), 6.0, 1e-9)); /* arm64: NCCL's ARM_BW */
 	read_free(&r, NULL);
 }
 

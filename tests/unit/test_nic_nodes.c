@@ -191,24 +191,6 @@ test_round_trips(void)
 	CU_ASSERT_EQUAL(system(cmd), 0);
 }
 
-static bool
-near(double a, double b)
-{
-	return a == b || (a - b < 1e-9 * b && b - a < 1e-9 * b);
-}
-
-static CutBound
-bound(const Topo *t, CollKind k)
-{
-	int *rn = malloc((size_t)t->nrank * sizeof *rn);
-	for (int v = 0; v < t->nrank; v++)
-		rn[v] = v;
-	CutBound b;
-	CU_ASSERT_EQUAL(cutbound_topo(t, rn, t->nrank, 0, k, &b), CUT_OK);
-	free(rn);
-	return b;
-}
-
 /* The closed form (docs/gpu-clusters.md, "Shared NICs"): B >= 2 boxes of G
  * GPUs, K NICs of q = G/K GPUs each, L a GPU's NVLink (large: no cut inside
  * a box binds), P its PCIe link, N a NIC, c = min(N, qP) what a NIC moves
@@ -239,20 +221,20 @@ test_closed_form(void)
 						CutBound b[NCOLLKIND];
 						for (int k = 0; k < NCOLLKIND; k++)
 							if (k != CK_ALLTOALL)
-								b[k] = bound(t, (CollKind)k);
+								b[k] = cut_bound_of(t, (CollKind)k);
 						char what[160];
 						topo_describe(t, what, sizeof what);
-						assert_named(near(b[CK_ALLGATHER].busbw / 1e9, ag) &&
-						             near(b[CK_REDUCE_SCATTER].busbw / 1e9, ag), __LINE__, __FILE__,
+						assert_named(near_rel(b[CK_ALLGATHER].busbw / 1e9, ag, 1e-9) &&
+						             near_rel(b[CK_REDUCE_SCATTER].busbw / 1e9, ag, 1e-9), __LINE__, __FILE__,
 						             "%s: allgather %.6g, reduce_scatter %.6g, want %.6g", what,
 						             b[CK_ALLGATHER].busbw / 1e9, b[CK_REDUCE_SCATTER].busbw / 1e9, ag);
-						assert_named(near(b[CK_ALLREDUCE].busbw / 1e9, ar) &&
-						             near(b[CK_ALLREDUCE].achievable / 1e9, ag), __LINE__, __FILE__,
+						assert_named(near_rel(b[CK_ALLREDUCE].busbw / 1e9, ar, 1e-9) &&
+						             near_rel(b[CK_ALLREDUCE].achievable / 1e9, ag, 1e-9), __LINE__, __FILE__,
 						             "%s: allreduce %.6g (reached %.6g), want %.6g (%.6g)", what,
 						             b[CK_ALLREDUCE].busbw / 1e9, b[CK_ALLREDUCE].achievable / 1e9,
 						             ar, ag);
-						assert_named(near(b[CK_BROADCAST].busbw / 1e9, lambda) &&
-						             near(b[CK_REDUCE].busbw / 1e9, lambda), __LINE__, __FILE__,
+						assert_named(near_rel(b[CK_BROADCAST].busbw / 1e9, lambda, 1e-9) &&
+						             near_rel(b[CK_REDUCE].busbw / 1e9, lambda, 1e-9), __LINE__, __FILE__,
 						             "%s: broadcast %.6g, reduce %.6g, want %.6g", what,
 						             b[CK_BROADCAST].busbw / 1e9, b[CK_REDUCE].busbw / 1e9, lambda);
 						for (int k = 0; k < NCOLLKIND; k++)
@@ -286,10 +268,10 @@ test_closed_form_leaves(void)
 						double q = gpus / nics, x = fmin(nics * fmin(N, q * P), spines * N);
 						double gpu = L + fmin(P, (q - 1) * P + N);
 						double ag = fmin(gpu, (n - 1) * x / (n - gpus)), lambda = fmin(gpu, x);
-						CutBound g = bound(t, CK_ALLGATHER), bc = bound(t, CK_BROADCAST);
+						CutBound g = cut_bound_of(t, CK_ALLGATHER), bc = cut_bound_of(t, CK_BROADCAST);
 						char what[160];
 						topo_describe(t, what, sizeof what);
-						assert_named(near(g.busbw / 1e9, ag) && near(bc.busbw / 1e9, lambda),
+						assert_named(near_rel(g.busbw / 1e9, ag, 1e-9) && near_rel(bc.busbw / 1e9, lambda, 1e-9),
 						             __LINE__, __FILE__, "%s: allgather %.6g (want %.6g), broadcast "
 						             "%.6g (want %.6g)", what, g.busbw / 1e9, ag, bc.busbw / 1e9,
 						             lambda);
@@ -311,13 +293,7 @@ sim_busbw(const char *path, const char *coll, double *busbw, double *bnd)
 	*busbw = *bnd = 0;
 	while (f && fgets(line, sizeof line, f)) {
 		char *field[16];
-		int nf = 0;
-		for (char *t = line; t && nf < 16; nf++) {
-			field[nf] = t;
-			t = strchr(t, ',');
-			if (t)
-				*t++ = '\0';
-		}
+		int nf = csv_split(line, field, 16);
 		if (nf >= 12 && strcmp(field[0], coll) == 0)
 			*busbw = atof(field[9]), *bnd = atof(field[10]);
 	}
@@ -342,7 +318,7 @@ test_packing_simulated(void)
 	for (size_t i = 0; i < countof(coll); i++) {
 		double busbw, bnd;
 		sim_busbw(path, coll[i], &busbw, &bnd);
-		assert_named(near(bnd, 175) && busbw >= 0.95 * 175 && busbw <= 175 * (1 + 1e-9), __LINE__,
+		assert_named(near_rel(bnd, 175, 1e-9) && busbw >= 0.95 * 175 && busbw <= 175 * (1 + 1e-9), __LINE__,
 		             __FILE__, "%s: packing busbw %.2f GB/s, bound %.2f, closed form 175", coll[i],
 		             busbw, bnd);
 	}

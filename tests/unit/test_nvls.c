@@ -244,13 +244,7 @@ sim_algbw(const char *path, const char *coll, const char *mode)
 	double algbw = 0;
 	while (f && fgets(line, sizeof line, f)) {
 		char *field[16];
-		int nf = 0;
-		for (char *t = line; t && nf < 16; nf++) {
-			field[nf] = t;
-			t = strchr(t, ',');
-			if (t)
-				*t++ = '\0';
-		}
+		int nf = csv_split(line, field, 16);
 		if (nf >= 12 && strcmp(field[0], coll) == 0)
 			algbw = atof(field[8]);
 	}

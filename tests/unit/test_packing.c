@@ -630,13 +630,7 @@ sim_rows(const char *path, SimRow *row, int max)
 	int n = 0;
 	while (fgets(line, sizeof line, f) && n < max) {
 		char *field[16];
-		int nf = 0;
-		for (char *t = line; t && nf < 16;) {
-			field[nf++] = t;
-			t = strchr(t, ',');
-			if (t)
-				*t++ = '\0';
-		}
+		int nf = csv_split(line, field, 16);
 		if (nf < 12 || strcmp(field[0], "collective") == 0)
 			continue;
 		snprintf(row[n].name, sizeof row[n].name, "%s", field[0]);

@@ -11,12 +11,7 @@
 #include "ir.h"
 #include "tests.h"
 
-static bool
-near(double a, double b)
-{
-	return fabs(a - b) <= 1e-9 * fmax(1, fmax(fabs(a), fabs(b)));
-}
-#define NEAR(a, b) near((a), (b))
+#define NEAR(a, b) near_rel((a), (b), 1e-9)
 
 /* Compiles text into a Prog; returns its diagnostics (malloc'd) in *diag. */
 static int

@@ -104,24 +104,6 @@ test_translations(void)
 	arena_free(&a);
 }
 
-static bool
-near(double a, double b)
-{
-	return a == b || (a - b < 1e-9 * b && b - a < 1e-9 * b);
-}
-
-static CutBound
-bound(const Topo *t, CollKind k)
-{
-	int *rn = malloc((size_t)t->nrank * sizeof *rn);
-	for (int v = 0; v < t->nrank; v++)
-		rn[v] = v;
-	CutBound b;
-	CU_ASSERT_EQUAL(cutbound_topo(t, rn, t->nrank, 0, k, &b), CUT_OK);
-	free(rn);
-	return b;
-}
-
 /* The closed form (docs/gpu-clusters.md): L a GPU's link to its switch, N
  * a NIC, n = A1...Ak G ranks. Allgather and reduce-scatter: the least of a
  * GPU's way in, L + N, a cable's two GPUs', 2L (n - 1)/(n - 2), and a
@@ -148,21 +130,21 @@ test_closed_form(void)
 				CutBound b[NCOLLKIND];
 				for (int c = 0; c < NCOLLKIND; c++)
 					if (c != CK_ALLTOALL)
-						b[c] = bound(t, (CollKind)c);
+						b[c] = cut_bound_of(t, (CollKind)c);
 				char what[96];
 				topo_describe(t, what, sizeof what);
-				assert_named(near(b[CK_ALLGATHER].busbw / 1e9, ag) &&
-				             near(b[CK_REDUCE_SCATTER].busbw / 1e9, ag), __LINE__, __FILE__,
+				assert_named(near_rel(b[CK_ALLGATHER].busbw / 1e9, ag, 1e-9) &&
+				             near_rel(b[CK_REDUCE_SCATTER].busbw / 1e9, ag, 1e-9), __LINE__, __FILE__,
 				             "%s at L %g GB/s: allgather %.6g, reduce_scatter %.6g, want %.6g",
 				             what, L, b[CK_ALLGATHER].busbw / 1e9,
 				             b[CK_REDUCE_SCATTER].busbw / 1e9, ag);
-				assert_named(near(b[CK_ALLREDUCE].busbw / 1e9, ar) &&
-				             near(b[CK_ALLREDUCE].achievable / 1e9, ag), __LINE__, __FILE__,
+				assert_named(near_rel(b[CK_ALLREDUCE].busbw / 1e9, ar, 1e-9) &&
+				             near_rel(b[CK_ALLREDUCE].achievable / 1e9, ag, 1e-9), __LINE__, __FILE__,
 				             "%s at L %g GB/s: allreduce %.6g (reached %.6g), want %.6g (%.6g)",
 				             what, L, b[CK_ALLREDUCE].busbw / 1e9,
 				             b[CK_ALLREDUCE].achievable / 1e9, ar, ag);
-				assert_named(near(b[CK_BROADCAST].busbw / 1e9, lambda) &&
-				             near(b[CK_REDUCE].busbw / 1e9, lambda), __LINE__, __FILE__,
+				assert_named(near_rel(b[CK_BROADCAST].busbw / 1e9, lambda, 1e-9) &&
+				             near_rel(b[CK_REDUCE].busbw / 1e9, lambda, 1e-9), __LINE__, __FILE__,
 				             "%s at L %g GB/s: broadcast %.6g, reduce %.6g, want %.6g", what, L,
 				             b[CK_BROADCAST].busbw / 1e9, b[CK_REDUCE].busbw / 1e9, lambda);
 				for (int c = 0; c < NCOLLKIND; c++)

@@ -5,6 +5,8 @@
 #include <CUnit/CUnit.h>
 
 #include "ast.h"
+#include "ir.h"
+#include "cutbound.h"
 
 extern CU_TestInfo arena_tests[], heap_tests[], diag_tests[], globals_tests[], lexer_tests[], parser_tests[], sema_tests[],
 	fmt_tests[], golden_tests[], robust_tests[], cli_tests[], topo_tests[],
@@ -72,6 +74,14 @@ char *slurp(const char *path, size_t *len);
 int load_scaled(int seconds);
 /* Writes text to dir/name. */
 void write_in(const char *dir, const char *name, const char *text);
+/* a and b equal up to rounding: within tol of the larger of 1, |a| and |b|. */
+bool near_rel(double a, double b, double tol);
+/* Splits line at its commas in place, field[i] the i-th field (at most max);
+ * the number of fields. */
+int csv_split(char *line, char **field, int max);
+/* The cut bound of kind k on t, every node that is not a switch a rank
+ * (asserted to be found). */
+CutBound cut_bound_of(const Topo *t, CollKind k);
 
 /* Whether this runner is built with AddressSanitizer (gcc says so with
  * __SANITIZE_ADDRESS__, clang with __has_feature): some cases cannot run
