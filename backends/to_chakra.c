@@ -270,19 +270,6 @@ write_system(const Sched *s, FILE *f)
 	      "  \"boost-mode\": 0\n}\n", f);
 }
 
-/* Writes what m holds to name in the directory being built and frees it;
- * -1 after reporting. */
-static int
-write_mem_file(Diag *dg, OutDir *dir, const char *name, MemOut *m)
-{
-	char err[512], *path = outdir_path(dir, name);
-	int rc = memout_write(m, path, err, sizeof err);
-	if (rc != 0)
-		error_file(dg, "%s", err);
-	free(path);
-	return rc;
-}
-
 static int
 emit_traces(Diag *dg, const Sched *s, int64_t bytes, OutDir *dir)
 {
@@ -318,7 +305,7 @@ emit_traces(Diag *dg, const Sched *s, int64_t bytes, OutDir *dir)
 		char name[256];
 		snprintf(name, sizeof name, "%s.%d.et", s->name, r);
 		if (rc == 0)
-			rc = write_mem_file(dg, dir, name, &tr[r].out);
+			rc = outdir_write(dg, dir, name, &tr[r].out);
 		else
 			memout_drop(&tr[r].out);
 	}
@@ -332,7 +319,7 @@ emit_config(Diag *dg, const Sched *s, OutDir *dir, void (*fn)(const Sched *, FIL
 {
 	MemOut m;
 	fn(s, memout_open(&m));
-	return write_mem_file(dg, dir, name, &m);
+	return outdir_write(dg, dir, name, &m);
 }
 
 static int

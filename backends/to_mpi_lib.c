@@ -697,18 +697,6 @@ mpi_lib_write(Diag *dg, FILE *c, FILE *h, const MpiLibPlan *plan, const char *pr
 
 /* ---- the target ---- */
 
-/* Writes m to dir/name whole; -1 after reporting. */
-static int
-write_in(Diag *dg, OutDir *dir, const char *name, MemOut *m)
-{
-	char err[512], *path = outdir_path(dir, name);
-	int rc = memout_write(m, path, err, sizeof err);
-	if (rc != 0)
-		error_file(dg, "%s", err);
-	free(path);
-	return rc;
-}
-
 int
 mpi_lib_write_dir(Diag *dg, const MpiLibPlan *plan, const char *prefix, const char *target)
 {
@@ -736,11 +724,11 @@ mpi_lib_write_dir(Diag *dg, const MpiLibPlan *plan, const char *prefix, const ch
 	}
 	bool staged = rc == 0;
 	if (rc == 0)
-		rc = write_in(dg, &dir, hname, &h);
+		rc = outdir_write(dg, &dir, hname, &h);
 	else
 		memout_drop(&h);
 	if (rc == 0)
-		rc = write_in(dg, &dir, cname, &c);
+		rc = outdir_write(dg, &dir, cname, &c);
 	else
 		memout_drop(&c);
 	if (rc == 0 && outdir_commit(&dir, err, sizeof err) != 0) {

@@ -198,7 +198,9 @@ void tmp_release(int slot);
 /* A directory output (tmpfiles.c), built in TARGET.PID.tmp beside its
  * target and moved into place whole. outdir_begin makes it; `pattern`
  * (NULL-ended) names the files the output writes (".et": a suffix;
- * "drop.c": a name). outdir_path names a file in it (malloc'd, held).
+ * "drop.c": a name). outdir_path names a file in it (malloc'd, held);
+ * outdir_write writes a MemOut there whole and frees its bytes (-1 after
+ * reporting).
  * outdir_commit fsyncs each file and the directory, carries the target's
  * other files (the user's) into it, renames the old output aside, the new
  * one in, and removes the old: no file of an earlier output stays.
@@ -211,6 +213,7 @@ typedef struct OutDir {
 int outdir_begin(OutDir *, const char *target, const char *const *pattern, char *err,
                  size_t errlen);
 char *outdir_path(OutDir *, const char *name);
+int outdir_write(Diag *, OutDir *, const char *name, MemOut *);
 int outdir_commit(OutDir *, char *err, size_t errlen);
 void outdir_abort(OutDir *);
 

@@ -223,6 +223,17 @@ outdir_path(OutDir *o, const char *name)
 	return p;
 }
 
+int
+outdir_write(Diag *dg, OutDir *o, const char *name, MemOut *m)
+{
+	char err[512], *path = outdir_path(o, name);
+	int rc = memout_write(m, path, err, sizeof err);
+	if (rc != 0)
+		error_file(dg, "%s", err);
+	free(path);
+	return rc;
+}
+
 /* fsync of a path (a file or a directory): its bytes on the disk before
  * the rename that publishes them. */
 static int

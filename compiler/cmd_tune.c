@@ -799,14 +799,10 @@ write_msccl_dir(Diag *dg, const Tuner *u, DirFile *f, int n, int rc)
 	}
 	bool staged = rc == 0;
 	for (int i = 0; i < n; i++) {
-		char *path = rc == 0 ? outdir_path(&dir, f[i].name) : NULL;
-		if (rc == 0 && memout_write(&f[i].m, path, err, sizeof err) != 0) {
-			error_file(dg, "%s", err);
-			rc = 1;
-		} else if (!path) {
+		if (rc != 0)
 			memout_drop(&f[i].m);
-		}
-		free(path);
+		else if (outdir_write(dg, &dir, f[i].name, &f[i].m) != 0)
+			rc = 1;
 	}
 	if (rc == 0 && outdir_commit(&dir, err, sizeof err) != 0) {
 		error_file(dg, "%s", err);
