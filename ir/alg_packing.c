@@ -144,6 +144,11 @@ pack_phase(const AlgCtx *c, const CutNet *n, CollKind kind, PackPhase *ph, const
 			         "packing every root would do about %.3g units of work, and the limit is %d "
 			         "(MAX_PACK_WORK)", coll_kind_name[kind], c->topo->name, c->pack_group->name,
 			         pack_status_text[st], whole, MAX_PACK_WORK);
+		else if (st == PACK_TOO_MANY)
+			error_at(c->diag, c->loc, "packing needs %lld tree copies, each its own pipeline "
+			         "(Msg.instance); the limit is %d", (long long)(e ? e->ph : *ph).cp.k *
+			         (kind == CK_BROADCAST || kind == CK_REDUCE ? 1 : c->nrank),
+			         MAX_INSTANCES);
 		else
 			error_at(c->diag, c->loc, "packing cannot pack %s trees on '%s': %s", coll_kind_name[kind],
 			         c->topo->name, pack_status_text[st]);

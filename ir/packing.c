@@ -784,6 +784,7 @@ const char *const pack_status_text[] = {
 	[PACK_TOO_LARGE] = "the copies per root or the capacities pass their limits",
 	[PACK_NO_ORBITS] = "no trees of the orbit representatives fit the link orbits' budgets",
 	[PACK_NOT_GROUP] = "the group does not keep the ranks and the links' bandwidths",
+	[PACK_TOO_MANY] = "more tree copies than a schedule's pipelines (MAX_INSTANCES)",
 };
 
 __extension__ typedef __int128 Wide;
@@ -878,7 +879,12 @@ pack_collective(Arena *a, const CutNet *n, CollKind kind, CollPacking *out)
 	int64_t *quota = xmalloc((size_t)n->nrank * sizeof *quota);
 	PackInput in = {n->nnode, n->nrank, n->rank_node, n->nlink, src, dst, out->cap, quota, false};
 	out->k = least_copies(n, out->rate, &in, out->cap, quota, rooted ? n->root : -1);
-	st = out->k ? pack_trees(a, &in, &out->pk) : PACK_TOO_LARGE;
+	if (!out->k)
+		st = PACK_TOO_LARGE;
+	else if (out->k > MAX_INSTANCES / (rooted ? 1 : n->nrank))
+		st = PACK_TOO_MANY;
+	else
+		st = pack_trees(a, &in, &out->pk);
 	if (st == PACK_OK && out->inward)
 		turn_inward(&out->pk);
 	free(src);

@@ -56,6 +56,8 @@ typedef enum PackStatus {
 	PACK_TOO_LARGE,  /* the copies per root or the capacities pass their limits */
 	PACK_NO_ORBITS,  /* no representatives' trees fit the link orbits' budgets (greedy) */
 	PACK_NOT_GROUP,  /* the group is not an automorphism of the ranks and bandwidths */
+	PACK_TOO_MANY,   /* k copies at every root pass MAX_INSTANCES in all (each copy is a
+	                  * pipeline): refused before the trees grow, whose work is in k */
 } PackStatus;
 
 /* What each status means, for messages. */

@@ -194,8 +194,36 @@ test_chain_metrics_linear(void)
 	remove(path);
 }
 
+/* Packing on rails whose GPU links are 3601 Gbit/s: the bound's rate has a
+ * large denominator, so every rank would root 4001 copies (64016 in all,
+ * past MAX_INSTANCES). The trees' work grows with the copies: packing them
+ * took 14 s of CPU before the copy count refused them (a fuzz find); the
+ * count is known before they grow, and refuses at once. */
+static void
+test_packing_copies_refused_first(void)
+{
+	char path[] = "/tmp/collc-copies-XXXXXX";
+	int fd = mkstemp(path);
+	CU_ASSERT_FATAL(fd >= 0);
+	FILE *f = fdopen(fd, "w");
+	CU_ASSERT_FATAL(f != NULL);
+	fprintf(f, "network { link_bandwidth = 3601 Gbps; link_latency = 500 ns; }\n"
+	           "topology C = rails(boxes 2, gpus 8, nic_gbps 400);\n"
+	           "collective allgather AG on C { algorithm packing; }\n");
+	fclose(f);
+	char cmd[512];
+	snprintf(cmd, sizeof cmd, "ulimit -t 3; %s check %s 2>&1 | grep -q "
+	         "'packing needs 64016 tree copies, each its own pipeline (Msg.instance); the limit is 32768'",
+	         COLLC_BIN, path);
+	int st = system(cmd);
+	assert_named(st == 0, __LINE__, __FILE__, "collc check of packing at 3601 Gbit/s: the copies "
+	             "refused within 3 CPU seconds (status %d)", st);
+	remove(path);
+}
+
 CU_TestInfo robust_tests[] = {
 	{"a symmetric chain of 262143 edges: metrics linear in the rounds", test_chain_metrics_linear},
+	{"packing past MAX_INSTANCES copies is refused before its trees grow", test_packing_copies_refused_first},
 	{"explicit trees of 200000 edges", test_long_explicit_tree},
 	{"empty files and comments", test_empty_and_comments},
 	{"NUL bytes", test_nul_bytes},
