@@ -26,13 +26,14 @@
  * Latencies (SimColl.wait_ps; NCCL's ring model, src/graph/tuning.cc):
  * an op that waits on another rank (the slice it receives, the slot it
  * reuses) starts the protocol's per-step latency of that connection's
- * class after that wait ends (an op that also waits on its own rank's
- * depid has its remote waits as flag ops of their own: split_waits) (the flag's trip and poll, which LL folds into
- * its data lines), less the route's wire latency that the slice it
- * receives has already paid (NCCL's figure is end to end, the wire in it:
- * counted once), and an op that waits on nothing (a tb's first, without
- * deps) the protocol's base latency after the start (the call's fixed
- * cost), so every op of the program starts after it. The step overhead is
+ * class after that wait ends (the flag's trip and poll, which LL folds
+ * into its data lines; an op that also waits on its own rank's depid has
+ * its remote waits as flag ops of their own: split_waits), less the
+ * route's wire latency that the slice it receives has already paid
+ * (NCCL's figure is end to end, the wire in it: counted once), and an
+ * op that waits on nothing (a tb's first, without deps) the protocol's
+ * base latency after the start (the call's fixed cost), so every op of
+ * the program starts after it. The step overhead is
  * 0 (the kernel is launched once). Rounds are the longest chain of these
  * waits, messages sorted by round; a cycle is a deadlock under the slots'
  * flow control and is reported at a step of it.
@@ -628,7 +629,8 @@ msg_lat_ps(const SimNet *net, const SimColl *c, const SimMsg *m)
  * latency of its connection's class, less the wire latency its route paid
  * (at least 0). */
 static int64_t
-recv_wait_ps(const SimNet *net, const SimColl *c, const SimMsg *d, const Topo *t, const ExecProto *x)
+recv_wait_ps(const SimNet *net, const SimColl *c, const SimMsg *d, const Topo *t,
+             const ExecProto *x)
 {
 	int hw = exec_hw_class(t, c->rank_node[d->src], c->rank_node[d->dst]);
 	int64_t w = x->step_ps[hw] - msg_lat_ps(net, c, d);

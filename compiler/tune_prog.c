@@ -19,9 +19,12 @@
  *   3. for each protocol's fastest of step 2, twice its instances (with
  *      step 2's channels) while its chunks take more than one iteration of
  *      the executor's loop and the doubling is faster, up to
- *      PROG_MAX_INSTANCES; the fastest of all.
+ *      PROG_MAX_INSTANCES;
+ *   4. that configuration with tbs that only send or only receive, and
+ *      its channels as in step 2, if faster (split_tbs); the fastest of
+ *      all.
  * A program does not depend on the size (the executor's loop and slices
- * do), so each (schedule form, protocol, instances, channels) is lowered
+ * do), so each (schedule form, protocol, instances, channels, layout) is lowered
  * once and kept (ProgCache); only the simulation runs per size. A packing
  * none of whose programs fits is lowered with fewer segments, the most
  * that fit (msccl_lower_fit, backends/to_msccl_fit.c).
