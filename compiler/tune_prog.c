@@ -19,10 +19,9 @@
  *   3. for each protocol's fastest of step 2, twice its instances (with
  *      step 2's channels) while its chunks take more than one iteration of
  *      the executor's loop and the doubling is faster, up to
- *      PROG_MAX_INSTANCES;
- *   4. that configuration with tbs that only send or only receive, and
- *      its channels as in step 2, if faster (split_tbs); the fastest of
- *      all.
+ *      PROG_MAX_INSTANCES; the fastest of all;
+ *   4. that one with tbs that only send or only receive, and its channels
+ *      as in step 2, if faster (split_tbs).
  * A program does not depend on the size (the executor's loop and slices
  * do), so each (schedule form, protocol, instances, channels, layout) is lowered
  * once and kept (ProgCache); only the simulation runs per size. A packing
@@ -320,8 +319,10 @@ more_instances(Diag *dg, ProgCache *c, const Sched *s, const char *key, double s
  * directions of a connection holds a send behind a receive that waits for
  * its slice and the step's latency (to_msccl_search.c, split_search; on
  * the 2 x 8 cluster at 16 MiB packing's LL128 program: 112.64 us paired,
- * 86.97 split). Once per protocol, at its fastest paired configuration: a
- * search of its own for the split layout would double the simulations. */
+ * 86.97 split). Once, at the fastest paired configuration: a search of its
+ * own for the split layout would double the simulations, and trying it
+ * for every protocol's fastest made tune on 64 ranks (SP on torus(8, 8),
+ * 5 sizes) take CPU_PER_PROTO s against CPU_ONCE. */
 static ProgPick
 split_tbs(Diag *dg, ProgCache *c, const Sched *s, const char *key, double size,
           const ProgSearch *ps, ProgPick best)
@@ -378,11 +379,10 @@ prog_fastest(Diag *dg, ProgCache *c, const Sched *s, const char *key, double siz
 			ProgPick w = ps->channels <= 0 ? wider(dg, c, s, key, size, ps, first[p]) : first[p];
 			if (ps->instances <= 0)
 				w = more_instances(dg, c, s, key, size, ps, w);
-			w = split_tbs(dg, c, s, key, size, ps, w);
 			if (w.time_s < best.time_s)
 				best = w;
 		}
-	*out = best;
+	*out = split_tbs(dg, c, s, key, size, ps, best);
 	return 0;
 }
 
