@@ -23,6 +23,8 @@ typedef struct BuildOpts {
 	                           instances, protocol), or NULL: `collc build` passes stderr */
 	bool by_program;        /* msccl: channels, instances and protocol are the fastest
 	                           program's in the executor model (auto, tune_prog.c) */
+	bool split_tbs;         /* msccl: tbs that only send or only receive, never both
+	                           (tune's program search, tune_prog.c) */
 } BuildOpts;
 
 typedef struct Backend {

@@ -26,12 +26,14 @@
  * Latencies (SimColl.wait_ps; NCCL's ring model, src/graph/tuning.cc):
  * an op that waits on another rank (the slice it receives, the slot it
  * reuses) starts the protocol's per-step latency of that connection's
- * class after the wait ends (the flag's trip and poll, which LL folds into
- * its data lines), less the route's wire latency that the slice it
- * receives has already paid (NCCL's figure is end to end, the wire in it:
- * counted once), and an op that waits on nothing (a tb's first, without
- * deps) the protocol's base latency after the start (the call's fixed
- * cost), so every op of the program starts after it. The step overhead is
+ * class after that wait ends (the flag's trip and poll, which LL folds
+ * into its data lines; an op that also waits on its own rank's depid has
+ * its remote waits as flag ops of their own: split_waits), less the
+ * route's wire latency that the slice it receives has already paid
+ * (NCCL's figure is end to end, the wire in it: counted once), and an
+ * op that waits on nothing (a tb's first, without deps) the protocol's
+ * base latency after the start (the call's fixed cost), so every op of
+ * the program starts after it. The step overhead is
  * 0 (the kernel is launched once). Rounds are the longest chain of these
  * waits, messages sorted by round; a cycle is a deadlock under the slots'
  * flow control and is reported at a step of it.
@@ -133,7 +135,8 @@ typedef struct Exec {
 	int *step_base;    /* per global tb: its first entry in step_off */
 	int *step_off;     /* per (tb, step): its first op within an iteration; then the total */
 	int64_t *op_base;  /* per global tb: its first op; op_base[ntb] = every op */
-	int nop;
+	int nop;           /* every op: the slice ops, then the flag ops (split_waits) */
+	int nslice;        /* the slice ops, 0 .. nslice - 1 */
 	int *tb_of;        /* per op: its global tb */
 	int *step_of;      /* per op: its step */
 	int64_t *data;     /* per op: the bytes of data its slice moves */
@@ -323,6 +326,58 @@ wire_deps(Exec *e)
 	}
 }
 
+/* An op that waits both on another rank (the slice it receives, the slot
+ * it reuses) and on its own (depid/deps) pays the step's latency after the
+ * remote wait, not after whichever ends last: the executor polls the
+ * connection's flag, set when the slice arrived (or the slot was freed), so
+ * a tb that reaches the step late, its depid's step having ended later,
+ * finds it set; a flag of its own rank costs nothing in the model. The
+ * engines add one latency to a message, after all its waits, so each
+ * remote wait of such an op moves to a flag op of its own (no bytes, no
+ * hop) with that wait's latency, in the tb's queue just before it; the op
+ * then waits for the flags and its depid with none. On the NVSwitch box
+ * at 4 MiB, packing's 7 receives that reduce into a chunk, chained by
+ * depid, each paid Simple's step latency after the one before: 45.91 us,
+ * against 29.11 for the schedule as the executor runs it (docs/sim.md 7). */
+static void
+split_waits(Exec *e)
+{
+	int nf = 0;
+	for (int o = 0; o < e->nop; o++) {
+		const int *d = e->dep + 4 * (size_t)o;
+		if (d[2] >= 0)
+			nf += (d[1] >= 0) + (d[3] >= 0);
+	}
+	e->nslice = e->nop;
+	if (nf == 0)
+		return;
+	size_t n = (size_t)e->nop + (size_t)nf + 1;
+	e->tb_of = xrealloc(e->tb_of, n * sizeof *e->tb_of);
+	e->step_of = xrealloc(e->step_of, n * sizeof *e->step_of);
+	e->data = xrealloc(e->data, n * sizeof *e->data);
+	e->from = xrealloc(e->from, n * sizeof *e->from);
+	e->slot = xrealloc(e->slot, n * sizeof *e->slot);
+	e->dep = xrealloc(e->dep, 4 * n * sizeof *e->dep);
+	int f = e->nop;
+	for (int o = 0; o < e->nslice; o++) {
+		int *d = e->dep + 4 * (size_t)o;
+		if (d[2] < 0 || (d[1] < 0 && d[3] < 0))
+			continue;
+		for (int k = 1; k < 4; k += 2) {
+			if (d[k] < 0)
+				continue;
+			int *fd = e->dep + 4 * (size_t)f;
+			fd[0] = d[0], fd[1] = fd[2] = fd[3] = -1;
+			fd[k] = d[k];
+			e->tb_of[f] = e->tb_of[o], e->step_of[f] = e->step_of[o];
+			e->data[f] = 0, e->from[f] = e->slot[f] = -1;
+			d[0] = f++;
+			d[k] = -1;
+		}
+	}
+	e->nop = f;
+}
+
 /* Levels by Kahn's order (each op one past its latest wait); -1 after
  * reporting a cycle (a deadlock under flow control). */
 static int
@@ -399,6 +454,13 @@ route_lat_ps(Routes *routes, const Topo *t, int a, int b)
 	return h > 0 ? llround(s * 1e12) : 0;
 }
 
+/* Whether op o is a slice op whose step sends (a flag op never does). */
+static bool
+op_sends(const Exec *e, int o)
+{
+	return o < e->nslice && mtype_sends(step_at(e, o)->type);
+}
+
 /* What op o waits beyond what it waits for (SimColl.wait_ps): a step's
  * latency across each connection it waits on, or the base latency when it
  * waits on nothing. NCCL's hwLatencies are a step's whole fixed cost,
@@ -408,7 +470,9 @@ route_lat_ps(Routes *routes, const Topo *t, int a, int b)
  * slot's flag has no wire in the model, so that wait adds all of it. One
  * value serves both waits (the engines add it after the later one): an op
  * that receives takes the receive's, which binds unless the receiver has
- * fallen a window behind, where the links' time dominates. */
+ * fallen a window behind, where the links' time dominates. A wait on the
+ * op's own rank (depid) adds nothing: split_waits gives such an op's
+ * remote waits flag ops of their own, and the op itself none. */
 static int64_t
 op_wait(const Exec *e, const Topo *t, Routes *routes, const int *rank_node, int o)
 {
@@ -452,7 +516,7 @@ emit(Exec *e, Arena *a, const Topo *t, const int *rank_node, const int *level, i
 		const MTb *tb = tb_at(e, e->tb_of[o]);
 		for (int k = 1; k < 4; k++)
 			ndep += e->dep[4 * (size_t)o + k] >= 0;
-		if (!mtype_sends(step_at(e, o)->type))
+		if (!op_sends(e, o))
 			continue;
 		int g = e->ix.rank[e->tb_of[o]];
 		/* the route's own length: a widest path can be longer than the
@@ -482,7 +546,7 @@ emit(Exec *e, Arena *a, const Topo *t, const int *rank_node, const int *level, i
 		const MTb *tb = tb_at(e, e->tb_of[o]);
 		SimMsg m = {.round = level[o], .src = g, .dst = g, .hop = (int)h, .dep = (int)d,
 		            .num = 0, .den = 1};
-		if (mtype_sends(step_at(e, o)->type)) {
+		if (op_sends(e, o)) {
 			const int *links;
 			m.dst = tb->send;
 			m.nhop = route_get(&routes, rank_node[g], rank_node[tb->send], &links);
@@ -531,6 +595,7 @@ sim_from_msccl_exec(Diag *dg, Arena *a, const MProg *p, const Topo *t, const int
 	}
 	if (rc == 0) {
 		wire_deps(&e);
+		split_waits(&e);
 		level = xmalloc(((size_t)e.nop + 1) * sizeof *level);
 		rc = levels(&e, level, &nlevel);
 	}
@@ -560,12 +625,72 @@ msg_lat_ps(const SimNet *net, const SimColl *c, const SimMsg *m)
 	return s;
 }
 
+/* A message's latency as the step that receives it pays it: the step's
+ * latency of its connection's class, less the wire latency its route paid
+ * (at least 0). */
+static int64_t
+recv_wait_ps(const SimNet *net, const SimColl *c, const SimMsg *d, const Topo *t,
+             const ExecProto *x)
+{
+	int hw = exec_hw_class(t, c->rank_node[d->src], c->rank_node[d->dst]);
+	int64_t w = x->step_ps[hw] - msg_lat_ps(net, c, d);
+	return w > 0 ? w : 0;
+}
+
+/* The receives no message waits for: a rank's last receives end the run
+ * a step's latency after their arrival, as a program's last receiving op
+ * does (its flag polled), so each gets a message of no bytes and no hop
+ * at its receiver that waits for it with that latency, in the last round.
+ * Without them the schedule paid a step's latency fewer than its program
+ * on every chain: h hops, h latencies in the program (test_exec_chain),
+ * h - 1 here. */
+static int
+last_receives(Arena *a, const SimNet *net, SimColl *c, const Topo *t, const ExecProto *x,
+              int64_t **wait)
+{
+	bool *waited = arena_array(a, (size_t)c->nmsg + 1, sizeof *waited);
+	int ndep = 0, nlast = 0;
+	for (int i = 0; i < c->nmsg; i++)
+		for (int j = 0; j < c->msg[i].ndep; j++)
+			waited[c->deps[c->msg[i].dep + j]] = true;
+	for (int i = 0; i < c->nmsg; i++) {
+		ndep = c->msg[i].dep + c->msg[i].ndep > ndep ? c->msg[i].dep + c->msg[i].ndep : ndep;
+		nlast += !waited[i] && c->msg[i].nhop > 0 && recv_wait_ps(net, c, &c->msg[i], t, x) > 0;
+	}
+	if (nlast == 0)
+		return 0;
+	if (c->nmsg > INT32_MAX - nlast || ndep > INT32_MAX - nlast)
+		return -1;
+	int n = c->nmsg + nlast;
+	SimMsg *msg = arena_array(a, (size_t)n, sizeof *msg);
+	int *deps = arena_array(a, (size_t)ndep + (size_t)nlast, sizeof *deps);
+	int64_t *w = arena_array(a, (size_t)n, sizeof *w);
+	memcpy(msg, c->msg, (size_t)c->nmsg * sizeof *msg);
+	memcpy(deps, c->deps, (size_t)ndep * sizeof *deps);
+	memcpy(w, *wait, (size_t)c->nmsg * sizeof *w);
+	int k = c->nmsg;
+	for (int i = 0; i < c->nmsg; i++) {
+		const SimMsg *d = &c->msg[i];
+		int64_t lat = d->nhop > 0 && !waited[i] ? recv_wait_ps(net, c, d, t, x) : 0;
+		if (lat <= 0)
+			continue;
+		/* the last round: the messages stay sorted by round */
+		msg[k] = (SimMsg){.round = c->nround - 1, .src = d->dst, .dst = d->dst, .ndep = 1,
+		                  .dep = ndep, .num = 0, .den = 1, .instance = d->instance};
+		deps[ndep++] = i;
+		w[k++] = lat;
+	}
+	c->msg = msg, c->deps = deps, c->nmsg = n;
+	*wait = w;
+	return 0;
+}
+
 int
 exec_costs_on_sched(Arena *a, SimNet *net, const Topo *t, MProto pr)
 {
 	ExecProto x = exec_proto(pr);
 	SimColl *c = &net->coll[0];
-	if (net->ncoll != 1 || !c->has_deps || c->stream || !c->msg)
+	if (net->ncoll != 1 || !c->has_deps || c->stream || !c->msg || c->nround < 1)
 		return -1;
 	int64_t *wait = arena_array(a, (size_t)c->nmsg + 1, sizeof *wait);
 	for (int i = 0; i < c->nmsg; i++) {
@@ -577,13 +702,12 @@ exec_costs_on_sched(Arena *a, SimNet *net, const Topo *t, MProto pr)
 		wait[i] = m->ndep == 0 ? x.base_ps : 0;
 		for (int j = 0; j < m->ndep; j++) {
 			const SimMsg *d = &c->msg[c->deps[m->dep + j]];
-			if (d->nhop == 0)
-				continue;
-			int hw = exec_hw_class(t, c->rank_node[d->src], c->rank_node[d->dst]);
-			int64_t w = x.step_ps[hw] - msg_lat_ps(net, c, d);
+			int64_t w = d->nhop > 0 ? recv_wait_ps(net, c, d, t, &x) : 0;
 			wait[i] = w > wait[i] ? w : wait[i];
 		}
 	}
+	if (last_receives(a, net, c, t, &x, &wait) != 0)
+		return -1;
 	c->wait_ps = wait;
 	net->step_ps = 0; /* one kernel launch, as sim_from_msccl_exec */
 	return 0;

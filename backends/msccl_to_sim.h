@@ -66,8 +66,11 @@ int sim_from_msccl_exec(Diag *, Arena *, const MProg *p, const Topo *t, const in
  * bytes; one that waits on nothing starts a call's base latency after the
  * start, one that waits on messages a step's latency after the last has
  * arrived, less the wire latency that message's route paid (NCCL's figure
- * is end to end), the largest over them. No slices, thread blocks or
- * loop: those are the lowering's. 0, or -1 if net is not of that shape. */
+ * is end to end), the largest over them; a message no other waits for is
+ * received that latency after its arrival too (a message of no bytes
+ * added at its receiver), as a program's last receive is. No slices,
+ * thread blocks or loop: those are the lowering's. 0, or -1 if net is not
+ * of that shape. */
 int exec_costs_on_sched(Arena *, SimNet *net, const Topo *t, MProto pr);
 
 #endif

@@ -119,11 +119,12 @@ say_choice(const Sched *s, const MProg *p, const BuildOpts *o, bool staged)
 	}
 	const char *prog = "the fastest program";
 	fprintf(o->notes, "collc: build: note: '%s' for MSCCL: %d channel%s (%d per instance, %s), "
-	        "%d instance%s (%s), protocol %s (%s)%s; at most %d thread block%s and %d step%s a "
+	        "%d instance%s (%s), protocol %s (%s)%s%s; at most %d thread block%s and %d step%s a "
 	        "rank\n", s->name, p->nchannels, p->nchannels == 1 ? "" : "s", p->nchannels / inst,
 	        o->by_program ? prog : o->channels > 0 ? "--channels" : "the fewest that fit", inst,
 	        inst == 1 ? "" : "s", o->by_program ? prog : o->instances > 0 ? "--instances" : "default",
 	        mproto_name[p->proto], o->by_program ? prog : o->proto ? "--proto" : "default",
+	        o->split_tbs ? ", thread blocks that only send or only receive" : "",
 	        staged ? ", staged through scratch" : "", tbs, tbs == 1 ? "" : "s", steps,
 	        steps == 1 ? "" : "s");
 }

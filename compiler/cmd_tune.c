@@ -538,6 +538,7 @@ tune_msccl_pick(const TuneArgs *a, const Tuned *t, int k)
 		m.instances = pp->instances;
 		m.channels = pp->channels;
 		m.nchannels = pp->nchannels;
+		m.split = pp->split;
 	}
 	m.model_instances = m.instances;
 	if (t->built_instances[k] > 0)
@@ -559,7 +560,7 @@ tune_range_end(const TuneArgs *a, const Tuned *t, int i, bool by_msccl)
 		MscclPick n = tune_msccl_pick(a, t, j + 1);
 		if (by_msccl && tune_msccl_kind(t->s->kind) &&
 		    (n.proto != m.proto || n.model_instances != m.model_instances ||
-		     n.channels != m.channels))
+		     n.channels != m.channels || n.split != m.split))
 			break;
 		j++;
 	}
@@ -583,18 +584,20 @@ typedef struct DirFile {
 /* What a file of the directory carries, on stderr: the protocol and the
  * instances (the model's, or fewer where the model's did not fit), the
  * channels (the backend's width search, or --channels), each marked when
- * an option fixed it. */
+ * an option fixed it, and the thread blocks where they only send or only
+ * receive. */
 static void
 say_file(const char *name, MemOut *m, const MscclPick *pk, int instances, bool channels_fixed)
 {
 	fflush(m->f);
 	const char *nc = m->buf ? strstr(m->buf, "nchannels=\"") : NULL;
-	fprintf(stderr, "tune: %s: MSCCL %s%s, %d instance%s%s, %d channel%s%s\n", name,
+	fprintf(stderr, "tune: %s: MSCCL %s%s, %d instance%s%s, %d channel%s%s%s\n", name,
 	        mproto_name[pk->proto], pk->proto_fixed ? " (--proto)" : "", instances,
 	        instances == 1 ? "" : "s", pk->instances_fixed ? " (--instances)"
 	        : instances < pk->model_instances ? " (fewer than the model's: limits)" : "",
 	        nc ? atoi(nc + 11) : 0, nc && atoi(nc + 11) == 1 ? "" : "s",
-	        channels_fixed ? " (--channels)" : "");
+	        channels_fixed ? " (--channels)" : "",
+	        pk->split ? ", thread blocks that only send or only receive" : "");
 }
 
 /* The choice as a file name's part: "SP_forest: symmetric" ->
@@ -670,7 +673,7 @@ emit_ranked(Diag *dg, const Tuner *u, const Tuned *t, int k, double lo, double h
 		return -1;
 	BuildOpts o = {.collective = c->sched[k]->name, .min_bytes = w.min_bytes,
 	               .max_bytes = w.max_bytes, .proto = mproto_name[pp->proto],
-	               .instances = pp->instances, .channels = pp->channels};
+	               .instances = pp->instances, .channels = pp->channels, .split_tbs = pp->split};
 	if (msccl_write(dg, c->sched[k], &w, &o, staged, memout_open(&f->m)) != 0) {
 		memout_drop(&f->m);
 		return -1;

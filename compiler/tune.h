@@ -74,6 +74,7 @@ typedef struct MscclPick {
 	int channels;        /* per instance, by the program (0: the backend's fewest) */
 	int nchannels;       /* by the program: its channels, every instance's (0: not ranked) */
 	int model_instances; /* the model's, where the file was built with fewer */
+	bool split;          /* by the program: tbs that only send or only receive */
 	bool proto_fixed, instances_fixed, channels_fixed;
 } MscclPick;
 

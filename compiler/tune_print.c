@@ -23,6 +23,8 @@ print_pick(const MscclPick *m, FILE *f)
 	if (m->nchannels > 0)
 		fprintf(f, ", %d channel%s%s", m->nchannels, m->nchannels == 1 ? "" : "s",
 		        m->channels_fixed ? " (--channels)" : "");
+	if (m->split)
+		fprintf(f, ", thread blocks that only send or only receive");
 }
 
 /* The candidate the plan runs at sample k: its MSCCL file's (the next

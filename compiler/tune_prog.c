@@ -15,12 +15,15 @@
  *      where none fits), on the fewest channels that fit;
  *   2. for each protocol that ran, 2, 4, 8, ... channels per instance
  *      above the fewest, while a doubling is faster (the executor's 32
- *      channels at most); the fastest of all;
- *   3. twice its instances (with step 2's channels) while its chunks take
- *      more than one iteration of the executor's loop and the doubling is
- *      faster, up to PROG_MAX_INSTANCES.
+ *      channels at most);
+ *   3. for each protocol's fastest of step 2, twice its instances (with
+ *      step 2's channels) while its chunks take more than one iteration of
+ *      the executor's loop and the doubling is faster, up to
+ *      PROG_MAX_INSTANCES; the fastest of all;
+ *   4. that one with tbs that only send or only receive, and its channels
+ *      as in step 2, if faster (split_tbs).
  * A program does not depend on the size (the executor's loop and slices
- * do), so each (schedule form, protocol, instances, channels) is lowered
+ * do), so each (schedule form, protocol, instances, channels, layout) is lowered
  * once and kept (ProgCache); only the simulation runs per size. A packing
  * none of whose programs fits is lowered with fewer segments, the most
  * that fit (msccl_lower_fit, backends/to_msccl_fit.c).
@@ -37,7 +40,7 @@
 typedef struct ProgEntry {
 	const char *key;
 	int proto, instances, channels;
-	bool fits, staged;
+	bool split, fits, staged;
 	MProg p;
 	double t_lo, t_hi;  /* its times at ITER_LO and ITER_HI iterations (0: not yet run) */
 } ProgEntry;
@@ -75,12 +78,12 @@ prog_cache_counts(const ProgCache *c, long *lowered, long *simulated)
 /* The program of s in a configuration, lowered on first use (quietly: a
  * configuration that does not fit is a candidate left out, not an error). */
 static ProgEntry *
-find(ProgCache *c, const char *key, int proto, int inst, int ch)
+find(ProgCache *c, const char *key, int proto, int inst, int ch, bool split)
 {
 	for (int i = 0; i < c->n; i++) {
 		ProgEntry *e = &c->e[i];
 		if (e->proto == proto && e->instances == inst && e->channels == ch &&
-		    strcmp(e->key, key) == 0)
+		    e->split == split && strcmp(e->key, key) == 0)
 			return e;
 	}
 	return NULL;
@@ -88,9 +91,9 @@ find(ProgCache *c, const char *key, int proto, int inst, int ch)
 
 static ProgEntry *
 lowered(Diag *dg, ProgCache *c, const Sched *s, const BuildOpts *base, const char *key, int proto,
-        int inst, int ch)
+        int inst, int ch, bool split)
 {
-	ProgEntry *hit = find(c, key, proto, inst, ch);
+	ProgEntry *hit = find(c, key, proto, inst, ch, split);
 	if (hit)
 		return hit;
 	/* the lowering reads the protocol only for a connection's capacity
@@ -99,7 +102,7 @@ lowered(Diag *dg, ProgCache *c, const Sched *s, const BuildOpts *base, const cha
 	ProgEntry *twin = NULL;
 	for (int q = 0; q < NPROTO && !twin; q++)
 		if (q != proto && msccl_capacity((MProto)q) == msccl_capacity((MProto)proto))
-			twin = find(c, key, q, inst, ch);
+			twin = find(c, key, q, inst, ch, split);
 	long at = twin ? twin - c->e : -1;
 	if (c->n == c->cap) {
 		c->cap = c->cap ? 2 * c->cap : 32;
@@ -114,9 +117,10 @@ lowered(Diag *dg, ProgCache *c, const Sched *s, const BuildOpts *base, const cha
 		return e;
 	}
 	*e = (ProgEntry){.key = arena_strdup(&c->arena, key), .proto = proto, .instances = inst,
-	                 .channels = ch};
+	                 .channels = ch, .split = split};
 	BuildOpts o = base ? *base : (BuildOpts){0};
 	o.collective = s->name, o.proto = mproto_name[proto], o.instances = inst, o.channels = ch;
+	o.split_tbs = split;
 	o.notes = NULL; /* a configuration tried, not yet the one written */
 	MscclStats st;
 	const Sched *used; /* a packing that fits none: its trees with fewer segments */
@@ -236,7 +240,8 @@ static int
 try_config(Diag *dg, ProgCache *c, const Sched *s, const char *key, double size,
            const ProgSearch *ps, ProgPick cfg, ProgPick *best)
 {
-	ProgEntry *e = lowered(dg, c, s, ps->build, key, cfg.proto, cfg.instances, cfg.channels);
+	ProgEntry *e = lowered(dg, c, s, ps->build, key, cfg.proto, cfg.instances, cfg.channels,
+	                       cfg.split);
 	if (!e->fits)
 		return PROG_UNFIT;
 	/* a size the program's chunks do not cut in whole bytes is never
@@ -298,7 +303,8 @@ more_instances(Diag *dg, ProgCache *c, const Sched *s, const char *key, double s
 			return best;
 		ProgPick got = {.time_s = -1};
 		if (try_config(dg, c, s, key, size, ps, (ProgPick){.proto = best.proto,
-		               .instances = best.instances * 2, .channels = ps->channels}, &got) != PROG_FOUND)
+		               .instances = best.instances * 2, .channels = ps->channels,
+		               .split = best.split}, &got) != PROG_FOUND)
 			return best;
 		if (ps->channels <= 0)
 			got = wider(dg, c, s, key, size, ps, got);
@@ -306,6 +312,28 @@ more_instances(Diag *dg, ProgCache *c, const Sched *s, const char *key, double s
 			return best;
 		best = got;
 	}
+}
+
+/* best's configuration with tbs that only send or only receive, and more
+ * channels for it as wider() tries them, if faster: a tb that serves both
+ * directions of a connection holds a send behind a receive that waits for
+ * its slice and the step's latency (to_msccl_search.c, split_search; on
+ * the 2 x 8 cluster at 16 MiB packing's LL128 program: 112.64 us paired,
+ * 86.97 split). Once, at the fastest paired configuration: a search of its
+ * own for the split layout would double the simulations, and trying it
+ * at every protocol's fastest made test_tune_aim's eight sizes of the
+ * 2 x 8 cluster take 7.82 s of CPU against 4.92, for the same choices. */
+static ProgPick
+split_tbs(Diag *dg, ProgCache *c, const Sched *s, const char *key, double size,
+          const ProgSearch *ps, ProgPick best)
+{
+	ProgPick got = {.time_s = -1}, w = best;
+	w.split = true;
+	if (try_config(dg, c, s, key, size, ps, w, &got) != PROG_FOUND)
+		return best;
+	if (ps->channels <= 0)
+		got = wider(dg, c, s, key, size, ps, got);
+	return got.time_s < best.time_s ? got : best;
 }
 
 int
@@ -340,26 +368,28 @@ prog_fastest(Diag *dg, ProgCache *c, const Sched *s, const char *key, double siz
 		*out = (ProgPick){.time_s = -1, .why = (ProgWhy)why_none};
 		return 1;
 	}
-	/* more channels for every protocol that ran, not only the fastest on
-	 * the fewest: on the NVSwitch box at 1 MiB halving-doubling's LL
-	 * program on 2 channels (26.56 us) beats its Simple one (28.59), which
-	 * is faster on one */
-	for (int p = 0; ps->channels <= 0 && p < NPROTO; p++)
+	/* more channels and instances for every protocol that ran, not only
+	 * the fastest on the fewest: on the NVSwitch box at 1 MiB
+	 * halving-doubling's LL program on 2 channels (26.56 us) beats its
+	 * Simple one (28.59), which is faster on one; and packing's LL program
+	 * on 1 instance (19.76 us) is slower than its Simple one (19.28), on 4
+	 * faster (16.76) */
+	for (int p = 0; p < NPROTO; p++)
 		if (first[p].time_s >= 0) {
-			ProgPick w = wider(dg, c, s, key, size, ps, first[p]);
+			ProgPick w = ps->channels <= 0 ? wider(dg, c, s, key, size, ps, first[p]) : first[p];
+			if (ps->instances <= 0)
+				w = more_instances(dg, c, s, key, size, ps, w);
 			if (w.time_s < best.time_s)
 				best = w;
 		}
-	if (ps->instances <= 0)
-		best = more_instances(dg, c, s, key, size, ps, best);
-	*out = best;
+	*out = split_tbs(dg, c, s, key, size, ps, best);
 	return 0;
 }
 
 const MProg *
 prog_of(ProgCache *c, const char *key, const ProgPick *pick, bool *staged)
 {
-	ProgEntry *e = find(c, key, pick->proto, pick->instances, pick->channels);
+	ProgEntry *e = find(c, key, pick->proto, pick->instances, pick->channels, pick->split);
 	if (!e || !e->fits)
 		return NULL;
 	*staged = e->staged;
@@ -484,6 +514,7 @@ prog_build_auto(Diag *dg, const Sched *s, const BuildOpts *o, double size, FILE 
 		w.proto = mproto_name[c[b].pick->proto];
 		w.instances = c[b].pick->instances;
 		w.channels = c[b].pick->channels;
+		w.split_tbs = c[b].pick->split;
 		w.by_program = true;
 		rc = msccl_write(dg, c[b].s, p, &w, staged, f);
 	}

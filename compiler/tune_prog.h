@@ -41,6 +41,7 @@ typedef struct ProgPick {
 	int proto, instances;
 	int channels;      /* per instance, as --channels gives it (0: the fewest that fit) */
 	int nchannels;     /* the program's, every instance's */
+	bool split;        /* its tbs only send or only receive (BuildOpts.split_tbs) */
 } ProgPick;
 
 typedef struct ProgCache ProgCache;

@@ -220,6 +220,8 @@ CU_TestInfo sim_tests[] = {
 	 test_vs_booksim2},
 	{"executor model: a chain of h tbs moves S slices in (S + h - 1) slice times",
 	 test_exec_chain},
+	{"executor model: k tbs reducing into one chunk by depid pay one step latency",
+	 test_exec_reduce_chain},
 	{"executor model: Simple, LL and LL128 carry 1, 1/2 and 120/128 of a link",
 	 test_exec_protocols},
 	{"executor model: ring allreduce on 1, 2, 4, 8 channels takes 2 (p - 1) N / (p B)",

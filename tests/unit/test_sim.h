@@ -90,7 +90,8 @@ void test_vct_single_message(void), test_vct_unequal_links(void), test_vct_text(
 	test_vct_torus_alltoall(void), test_vct_supermesh_artifact(void), test_vs_booksim2(void);
 /* test_sim_exec.c */
 void test_exec_protocol_choice(void), test_exec_sched_costs(void);
-void test_exec_chain(void), test_exec_protocols(void), test_exec_ring_channels(void),
+void test_exec_chain(void), test_exec_reduce_chain(void), test_exec_protocols(void),
+	test_exec_ring_channels(void),
 	test_exec_tree(void), test_exec_foreign_tree(void);
 
 #endif

@@ -199,6 +199,46 @@ test_exec_chain(void)
 	arena_free(&a);
 }
 
+/* A gather that reduces: ranks 1 .. k each send one chunk to rank 0,
+ * whose k tbs receive and reduce it into one buffer (rrc), each after the
+ * one before (depid). The slices arrive together, one slice time after
+ * the call's base latency; each tb's flag is set then and seen a step
+ * latency later, whatever the tb before it did, and the reductions take no
+ * time: b + tau + λ, not k latencies in a row (the local waits cost
+ * nothing; before, each tb paid λ after the one before: packing on the
+ * NVSwitch box at 4 MiB lost 7 x 2.4 us so). A chunk of 4 KiB is one
+ * slice (Simple's least slice is 32 KiB). */
+void
+test_exec_reduce_chain(void)
+{
+	static const MProto protos[] = {MP_SIMPLE, MP_LL128};
+	const int k = 7;
+	Arena a = {0};
+	Xml *x = malloc(sizeof *x);
+	for (size_t i = 0; i < countof(protos); i++) {
+		head(x, mproto_name[protos[i]], 1, 1, k + 1, "allreduce");
+		put(x, "<gpu id=\"0\" i_chunks=\"1\" o_chunks=\"0\" s_chunks=\"0\">\n");
+		for (int j = 1; j <= k; j++) {
+			put(x, "<tb id=\"%d\" send=\"-1\" recv=\"%d\" chan=\"0\">\n", j - 1, j);
+			step(x, 0, "rrc", 0, 1, j > 1 ? j - 2 : -1, j > 1 ? 0 : -1, j < k);
+			put(x, "</tb>\n");
+		}
+		put(x, "</gpu>\n");
+		for (int j = 1; j <= k; j++)
+			one_step_gpu(x, j, 1, 0, -1, "s", 1);
+		put(x, "</algo>\n");
+		ExecProto e = exec_proto(protos[i]);
+		int64_t bytes = 4096;
+		double tau = ceil((double)bytes * e.wire_num / e.wire_den) * 8 / BW;
+		double got = exec_time(x->buf, x->len, full_topo(&a, k + 1, 0), bytes);
+		double want = tau + lat_s(protos[i], 1, EXEC_NVLINK);
+		assert_named(within(got, want, 1e-9), __LINE__, __FILE__, "%s: %.9g s, want %.9g",
+		             mproto_name[protos[i]], got, want);
+	}
+	free(x);
+	arena_free(&a);
+}
+
 /* A protocol's share of a link: Simple all of it, LL half (a 16-byte line
  * carries 8 bytes of data), LL128 120/128; one hop and a chain of three,
  * each (S + h - 1) times its slice's wire bytes. */
@@ -390,11 +430,12 @@ test_exec_protocol_choice(void)
 /* A schedule as the executor runs it with an ideal lowering (docs/sim.md
  * 7, "The aim"; exec_costs_on_sched): the ring allreduce on full(4) at N
  * bytes, by dependencies, is 2 (p - 1) steps in a row, each its message's
- * wire bytes (w N / p, whole) over a link and the link's latency d, each after the first a
- * step latency less the d its slice paid (at least 0), after the call's
- * base latency: b + 2 (p - 1) (w N / (p B) + d) + (2 (p - 1) - 1) max(0,
- * λ - d), for LL (λ 0.6 us: d = 0.2 us within it, 1 us past it) and
- * Simple (3.4 us). */
+ * wire bytes (w N / p, whole) over a link and the link's latency d, each
+ * received a step latency less the d its slice paid (at least 0) after it
+ * arrives, the last too (its receiver polls the flag, as a program's last
+ * receiving op does), after the call's base latency: b + 2 (p - 1) (w N /
+ * (p B) + d + max(0, λ - d)), for LL (λ 0.6 us: d = 0.2 us within it, 1 us
+ * past it) and Simple (3.4 us). */
 void
 test_exec_sched_costs(void)
 {
@@ -418,7 +459,7 @@ test_exec_sched_costs(void)
 			/* a message's wire bytes, whole (the simulator rounds up) */
 			double wire = ceil((double)N * x.wire_num / ((double)p * x.wire_den)), steps = 2 * (p - 1);
 			double want = (double)x.base_ps * 1e-12 + steps * (wire * 8 / BW + d) +
-			              (steps - 1) * (lam > d ? lam - d : 0);
+			              steps * (lam > d ? lam - d : 0);
 			assert_named(within(r.time_s, want, 1e-6), __LINE__, __FILE__,
 			             "%s, link latency %d ns: %.9g s, want %.9g", mproto_name[pr], ns,
 			             r.time_s, want);
