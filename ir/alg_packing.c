@@ -153,6 +153,8 @@ pack_phase(const AlgCtx *c, const CutNet *n, CollKind kind, PackPhase *ph, const
 		*ph = e->ph;
 		return 0;
 	}
+	/* the same loads, shallower trees: a shorter fill and drain */
+	pack_shallow(&ph->cp.pk);
 	ph->height = 0;
 	for (int t = 0; t < ph->cp.pk.ntree; t++)
 		if (ph->cp.pk.tree[t].height > ph->height)
