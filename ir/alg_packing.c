@@ -684,5 +684,6 @@ alg_packing(const AlgCtx *c)
 	                           ntree, (long long)U, ph[0].mapped ? " mapped by group " : "",
 	                           ph[0].mapped ? c->pack_group->name : "");
 	g.s->size_chosen = true;
+	g.s->segments = M;
 	return gen_end(c->diag, &g);
 }
