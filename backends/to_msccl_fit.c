@@ -49,7 +49,7 @@ typedef struct FitBuilt {
  * chose, and for the topology and ranks it was last built on its trees
  * and schedules. */
 typedef struct FitEntry {
-	const char *name;
+	char *name; /* its own copy: tune frees a size's schedules before the next */
 	CollKind kind;
 	int nrank, root;
 	const Topo *topo;
@@ -99,8 +99,10 @@ msccl_fit_cache_free(MscclFitCache *c)
 {
 	if (!c)
 		return;
-	for (int i = 0; i < c->n; i++)
+	for (int i = 0; i < c->n; i++) {
 		entry_free(&c->e[i]);
+		free(c->e[i].name);
+	}
 	free(c->e);
 	free(c);
 }
@@ -120,7 +122,9 @@ entry_of(MscclFitCache *c, const Sched *s)
 			c->e = xrealloc(c->e, (size_t)c->cap * sizeof *c->e);
 		}
 		e = &c->e[c->n++];
-		*e = (FitEntry){.name = s->name, .kind = s->kind, .nrank = s->nrank, .root = s->root};
+		size_t len = strlen(s->name) + 1;
+		*e = (FitEntry){.name = memcpy(xmalloc(len), s->name, len), .kind = s->kind,
+		                .nrank = s->nrank, .root = s->root};
 	}
 	entry_on(e, s);
 	return e;
