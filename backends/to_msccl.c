@@ -146,7 +146,7 @@ emit_msccl(Diag *dg, const Prog *prog, const BuildOpts *o, FILE *f)
 	MProg p;
 	MscclStats st;
 	const Sched *used;
-	int rc = msccl_lower_fit(dg, &a, sel[0], o, &p, &st, &used);
+	int rc = msccl_lower_fit(dg, &a, sel[0], o, NULL, &p, &st, &used);
 	if (rc == 0)
 		rc = msccl_write(dg, used, &p, o, st.staged, f);
 	arena_free(&a);
@@ -154,8 +154,8 @@ emit_msccl(Diag *dg, const Prog *prog, const BuildOpts *o, FILE *f)
 }
 
 int
-msccl_lower_fit(Diag *dg, Arena *a, const Sched *s, const BuildOpts *o, MProg *p, MscclStats *st,
-                const Sched **used)
+msccl_lower_fit(Diag *dg, Arena *a, const Sched *s, const BuildOpts *o, MscclFitCache *fc, MProg *p,
+                MscclStats *st, const Sched **used)
 {
 	*used = s;
 	bool packing = strstr(s->algorithm, "packing") != NULL;
@@ -166,7 +166,7 @@ msccl_lower_fit(Diag *dg, Arena *a, const Sched *s, const BuildOpts *o, MProg *p
 		diag_mute(dg, false);
 	if (packing && rc != 0) {
 		const Sched *t;
-		if (msccl_fit_packing(dg, a, s, o, &t, p, st) == 0) {
+		if (msccl_fit_packing(dg, a, s, o, fc, &t, p, st) == 0) {
 			if (o->notes)
 				fprintf(o->notes, "collc: build: note: '%s' for MSCCL: %s %s fit none of its "
 				        "programs in the executor's limits; %s do (to_msccl_fit.c)\n", s->name,

@@ -38,16 +38,26 @@ typedef struct MscclStats {
 } MscclStats;
 int msccl_lower_counted(Diag *, Arena *, const Sched *, const BuildOpts *, MProg *,
                         MscclStats *);
-/* to_msccl_fit.c: s a packing whose program does not fit: the same trees
- * with the most segments that fit, verified, in *out with its program; -1
- * (nothing reported) when s is no packing or no segment count fits. */
-int msccl_fit_packing(Diag *, Arena *, const Sched *s, const BuildOpts *, const Sched **out, MProg *,
-                      MscclStats *);
+/* to_msccl_fit.c: what fitting packings learned, kept across the
+ * configurations tune lowers a collective's schedules in: per collective,
+ * its trees (a PackMemo), the schedules built by segment count, verified
+ * once, and the count the last fit chose. Its schedules live in the arena
+ * the fits are given, which must outlive it. */
+typedef struct MscclFitCache MscclFitCache;
+MscclFitCache *msccl_fit_cache_new(void);
+void msccl_fit_cache_free(MscclFitCache *);
+/* s a packing whose program does not fit: the same trees with the most
+ * segments that fit, verified, in *out with its program; -1 (nothing
+ * reported) when s is no packing or no segment count fits. With a cache
+ * (NULL: none kept) the count the last fit of the collective chose is
+ * tried first, and only a refusal there searches below it. */
+int msccl_fit_packing(Diag *, Arena *, const Sched *s, const BuildOpts *, MscclFitCache *,
+                      const Sched **out, MProg *, MscclStats *);
 /* The lowering of s, or, for a packing that fits none, of the same trees
  * with fewer segments (msccl_fit_packing; a note on o->notes says so): the
  * schedule lowered in *used. Reports the first refusal when neither fits. */
-int msccl_lower_fit(Diag *, Arena *, const Sched *s, const BuildOpts *, MProg *, MscclStats *,
-                    const Sched **used);
+int msccl_lower_fit(Diag *, Arena *, const Sched *s, const BuildOpts *, MscclFitCache *, MProg *,
+                    MscclStats *, const Sched **used);
 /* to_msccl_bound.c: lower bounds on a schedule's MSCCL steps per connection
  * (per instance, a step per run of chunks), counted before any width is
  * built on the chosen ranks (one of each orbit of a symmetric schedule's

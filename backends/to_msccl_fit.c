@@ -21,21 +21,113 @@
  * segments that fit is the cheapest fit; the search halves the interval
  * between a count that fits and one that does not (a program's steps grow
  * with M), a few lowerings.
+ *
+ * Tune lowers a schedule in many configurations (protocols, channels,
+ * instances) and at every size, so an MscclFitCache keeps per collective
+ * what does not depend on them: its trees (a PackMemo), the schedules
+ * built by segment count (verified once) and the count the last fit
+ * chose. That count is tried first and taken when it fits, without a
+ * search above it: tune goes on to more channels and instances, which
+ * only lower what fits (a protocol of larger connection capacity might fit
+ * more; the cache gives that up for one bisection per collective). Only a
+ * refusal there bisects below it.
  */
-#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "to_msccl.h"
 
-/* The segments a packing schedule was built with, or 0 if s is none. */
-static int
-packing_segments(const Sched *s)
+/* One schedule of the trees with m segments (NULL: it did not build). */
+typedef struct FitBuilt {
+	int m;
+	const Sched *t;
+	bool verified;
+} FitBuilt;
+
+/* A collective's fits: its key (name, kind, ranks, root: tune builds it
+ * again per size, on topologies lowered again), the count the last fit
+ * chose, and for the topology and ranks it was last built on its trees
+ * and schedules. */
+typedef struct FitEntry {
+	char *name; /* its own copy: tune frees a size's schedules before the next */
+	CollKind kind;
+	int nrank, root;
+	const Topo *topo;
+	const int *rank_node;
+	PackMemo *memo;
+	Routes routes;
+	int last; /* the segments the last fit chose; 0: none yet */
+	int nbuilt, cap;
+	FitBuilt *built;
+} FitEntry;
+
+struct MscclFitCache {
+	int n, cap;
+	FitEntry *e;
+};
+
+MscclFitCache *
+msccl_fit_cache_new(void)
 {
-	const char *alg = strncmp(s->algorithm, "auto:", 5) == 0 ? s->algorithm + 5 : s->algorithm;
-	int m = 0;
-	if (strcmp(alg, "packing") != 0 || !s->choice || sscanf(s->choice, "segments %d", &m) != 1)
-		return 0;
-	return m;
+	return xcalloc(1, sizeof(MscclFitCache));
+}
+
+static void
+entry_free(FitEntry *e)
+{
+	if (e->memo)
+		routes_free(&e->routes);
+	pack_memo_free(e->memo);
+	free(e->built);
+}
+
+/* The trees and schedules of e for s's topology and ranks. */
+static void
+entry_on(FitEntry *e, const Sched *s)
+{
+	if (e->memo && e->topo == s->topo && e->rank_node == s->rank_node)
+		return;
+	entry_free(e);
+	e->topo = s->topo, e->rank_node = s->rank_node, e->memo = pack_memo_new();
+	e->nbuilt = e->cap = 0;
+	e->built = NULL;
+	routes_init(&e->routes, s->topo, s->routing);
+}
+
+void
+msccl_fit_cache_free(MscclFitCache *c)
+{
+	if (!c)
+		return;
+	for (int i = 0; i < c->n; i++) {
+		entry_free(&c->e[i]);
+		free(c->e[i].name);
+	}
+	free(c->e);
+	free(c);
+}
+
+/* s's entry in c, made on first use. */
+static FitEntry *
+entry_of(MscclFitCache *c, const Sched *s)
+{
+	FitEntry *e = NULL;
+	for (int i = 0; i < c->n && !e; i++)
+		if (c->e[i].kind == s->kind && c->e[i].nrank == s->nrank && c->e[i].root == s->root &&
+		    strcmp(c->e[i].name, s->name) == 0)
+			e = &c->e[i];
+	if (!e) {
+		if (c->n == c->cap) {
+			c->cap = c->cap ? 2 * c->cap : 4;
+			c->e = xrealloc(c->e, (size_t)c->cap * sizeof *c->e);
+		}
+		e = &c->e[c->n++];
+		size_t len = strlen(s->name) + 1;
+		*e = (FitEntry){.name = memcpy(xmalloc(len), s->name, len), .kind = s->kind,
+		                .nrank = s->nrank, .root = s->root};
+	}
+	entry_on(e, s);
+	return e;
 }
 
 typedef struct FitTry {
@@ -43,40 +135,54 @@ typedef struct FitTry {
 	Arena *a;
 	const Sched *s;
 	const BuildOpts *o;
-	Routes routes;
-	PackMemo *memo;
+	FitEntry *e;
 } FitTry;
 
-/* s's packing with m segments if its program fits (into p); verified by
- * the caller once chosen. */
-static const Sched *
-try_segments(FitTry *f, int m, MProg *p, MscclStats *st)
+/* s's trees with m segments, built once per entry. */
+static FitBuilt *
+built(FitTry *f, int m)
 {
+	FitEntry *e = f->e;
+	for (int i = 0; i < e->nbuilt; i++)
+		if (e->built[i].m == m)
+			return &e->built[i];
 	const Sched *s = f->s;
-	AlgCtx c = alg_ctx_new(f->dg, f->a, s->name, s->loc, s->kind, s->topo, &f->routes, s->rank_node,
+	AlgCtx c = alg_ctx_new(f->dg, f->a, s->name, s->loc, s->kind, s->topo, &e->routes, s->rank_node,
 	                       s->nrank);
 	c.root = s->root;
 	c.pack_group = s->pack_group;
 	c.algorithm = "packing";
 	c.segments = m;
-	c.pack_memo = f->memo;
+	c.pack_memo = e->memo;
 	bool missing;
 	Sched *t = alg_build(&c, &missing);
+	if (t)
+		t->algorithm = s->algorithm;
+	if (e->nbuilt == e->cap) {
+		e->cap = e->cap ? 2 * e->cap : 8;
+		e->built = xrealloc(e->built, (size_t)e->cap * sizeof *e->built);
+	}
+	e->built[e->nbuilt] = (FitBuilt){m, t, false};
+	return &e->built[e->nbuilt++];
+}
+
+/* s's packing with m segments if its program fits (into p). */
+static const Sched *
+try_segments(FitTry *f, int m, MProg *p, MscclStats *st)
+{
+	const Sched *t = built(f, m)->t;
 	if (!t || msccl_lower_counted(f->dg, f->a, t, f->o, p, st) != 0)
 		return NULL;
-	t->algorithm = s->algorithm;
 	return t;
 }
 
-/* The most segments below hi whose program fits, by bisection; NULL if
- * even one segment does not. */
+/* The most segments in [lo, hi) whose program fits, by bisection, lo's
+ * schedule `best` fitting (into p); NULL if best is. */
 static const Sched *
-most_segments(FitTry *f, int hi, MProg *p, MscclStats *st)
+most_segments(FitTry *f, const Sched *best, int lo, int hi, MProg *p, MscclStats *st)
 {
 	MProg tp;
 	MscclStats ts;
-	const Sched *best = try_segments(f, 1, p, st);
-	int lo = 1;
 	while (best && hi - lo > 1) {
 		int mid = lo + (hi - lo) / 2;
 		const Sched *t = try_segments(f, mid, &tp, &ts);
@@ -88,25 +194,44 @@ most_segments(FitTry *f, int hi, MProg *p, MscclStats *st)
 			hi = mid;
 		}
 	}
+	f->e->last = best ? lo : f->e->last;
 	return best;
 }
 
-int
-msccl_fit_packing(Diag *dg, Arena *a, const Sched *s, const BuildOpts *o, const Sched **out, MProg *p,
-                  MscclStats *st)
+/* The fit below hi: the entry's last count where it fits, else bisection
+ * from one segment. */
+static const Sched *
+fit_below(FitTry *f, int hi, MProg *p, MscclStats *st)
 {
-	int hi = packing_segments(s); /* does not fit */
+	int last = f->e->last;
+	if (last > 0 && last < hi) {
+		const Sched *t = try_segments(f, last, p, st);
+		if (t)
+			return t;
+		hi = last;
+	}
+	return most_segments(f, try_segments(f, 1, p, st), 1, hi, p, st);
+}
+
+int
+msccl_fit_packing(Diag *dg, Arena *a, const Sched *s, const BuildOpts *o, MscclFitCache *fc,
+                  const Sched **out, MProg *p, MscclStats *st)
+{
+	const char *alg = strncmp(s->algorithm, "auto:", 5) == 0 ? s->algorithm + 5 : s->algorithm;
+	int hi = strcmp(alg, "packing") == 0 ? s->segments : 0; /* does not fit */
 	if (hi <= 1)
 		return -1;
-	FitTry f = {.dg = dg, .a = a, .s = s, .o = o, .memo = pack_memo_new()};
-	routes_init(&f.routes, s->topo, s->routing);
+	MscclFitCache *own = fc ? NULL : msccl_fit_cache_new();
+	FitTry f = {.dg = dg, .a = a, .s = s, .o = o, .e = entry_of(fc ? fc : own, s)};
 	diag_mute(dg, true);
-	const Sched *best = most_segments(&f, hi, p, st);
-	if (best && verify(dg, best) != 0)
-		best = NULL;
+	const Sched *best = fit_below(&f, hi, p, st);
+	FitBuilt *b = best ? built(&f, f.e->last) : NULL;
+	if (b && !b->verified) {
+		b->verified = verify(dg, best) == 0;
+		best = b->verified ? best : NULL;
+	}
 	diag_mute(dg, false);
-	routes_free(&f.routes);
-	pack_memo_free(f.memo);
+	msccl_fit_cache_free(own);
 	*out = best;
 	return best ? 0 : -1;
 }

@@ -238,6 +238,11 @@ enum {
 	 * work (link-levels read); past it, the trees keep their windows' ends */
 	PACK_LEVEL_PASSES = 4,
 	MAX_PACK_LEVEL_WORK = 1 << (28 - LIMIT_SHIFT),
+	/* the exchanges that make trees shallower (ir/packing_shallow.c):
+	 * passes over every pair of trees, and their work (subtree steps);
+	 * past it, the trees stay as grown */
+	PACK_SHALLOW_PASSES = 8,
+	MAX_PACK_SHALLOW_WORK = 1 << (28 - LIMIT_SHIFT),
 };
 
 #endif

@@ -50,12 +50,15 @@ struct ProgCache {
 	ProgEntry *e;
 	int n, cap;
 	long lowered, simulated;
+	MscclFitCache *fit; /* packings' fits, paid once per collective */
 };
 
 ProgCache *
 prog_cache_new(void)
 {
-	return xcalloc(1, sizeof(ProgCache));
+	ProgCache *c = xcalloc(1, sizeof(ProgCache));
+	c->fit = msccl_fit_cache_new();
+	return c;
 }
 
 void
@@ -63,6 +66,7 @@ prog_cache_free(ProgCache *c)
 {
 	if (!c)
 		return;
+	msccl_fit_cache_free(c->fit); /* before the arena its schedules are in */
 	arena_free(&c->arena);
 	free(c->e);
 	free(c);
@@ -125,7 +129,7 @@ lowered(Diag *dg, ProgCache *c, const Sched *s, const BuildOpts *base, const cha
 	MscclStats st;
 	const Sched *used; /* a packing that fits none: its trees with fewer segments */
 	diag_mute(dg, true);
-	e->fits = msccl_lower_fit(dg, &c->arena, s, &o, &e->p, &st, &used) == 0;
+	e->fits = msccl_lower_fit(dg, &c->arena, s, &o, c->fit, &e->p, &st, &used) == 0;
 	diag_mute(dg, false);
 	e->staged = st.staged;
 	c->lowered++;

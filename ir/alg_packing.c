@@ -158,6 +158,8 @@ pack_phase(const AlgCtx *c, const CutNet *n, CollKind kind, PackPhase *ph, const
 		*ph = e->ph;
 		return 0;
 	}
+	/* the same loads, shallower trees: a shorter fill and drain */
+	pack_shallow(&ph->cp.pk);
 	ph->height = 0;
 	for (int t = 0; t < ph->cp.pk.ntree; t++)
 		if (ph->cp.pk.tree[t].height > ph->height)
@@ -687,5 +689,6 @@ alg_packing(const AlgCtx *c)
 	                           ntree, (long long)U, ph[0].mapped ? " mapped by group " : "",
 	                           ph[0].mapped ? c->pack_group->name : "");
 	g.s->size_chosen = true;
+	g.s->segments = M;
 	return gen_end(c->diag, &g);
 }

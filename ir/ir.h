@@ -389,6 +389,10 @@ typedef struct Sched {
 	 * every size it runs. NULL: none. No commas (a CSV cell). */
 	const char *choice;
 	bool size_chosen;
+	/* the segments a tree pipeline cut each copy's share into, as built
+	 * (packing's M: to_msccl_fit.c builds the same trees with fewer); 0
+	 * where the algorithm has none */
+	int segments;
 	const Topo *topo;
 	int nrank;
 	int *rank_node;    /* communicator rank -> node */

@@ -116,6 +116,15 @@ PackStatus pack_orbits(Arena *, const CutNet *, const int *src, const int *dst, 
  * mapped by every element. */
 double pack_orbit_work(const CutNet *, const PackGroup *, int nrep);
 
+/* Exchanges ranks' edges (parent and route) between trees of equal
+ * multiplicity where that lowers the depth profile (the pairs at the
+ * greatest depth, then the next), keeping every link's load and every tree
+ * spanning (packing_shallow.c); none when pack_shallow_work passes
+ * MAX_PACK_SHALLOW_WORK. Returns the exchanges made. */
+int pack_shallow(Packing *);
+/* Its work, in subtree steps: trees^2 ranks^2 per pass. */
+double pack_shallow_work(const Packing *);
+
 /* The work pack_collective may do on n, estimated before it runs, in link
  * visits: max flows of (nodes + links + ranks) each, 2 N per pair of arcs
  * at a switch (phase 1), 2 N^2 to grow the trees, N per copy count tried.

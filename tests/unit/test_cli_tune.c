@@ -501,7 +501,7 @@ test_build_msccl_packing_fit(void)
 	CU_ASSERT_EQUAL(cli_collc(args, &out, &err), 0);
 	int tbs = 0;
 	const char *at = strstr(err, "at most ");
-	assert_named(strstr(err, "note: 'AR' for MSCCL: packing segments 27 of 224 trees with 7 copies "
+	assert_named(strstr(err, "note: 'AR' for MSCCL: packing segments 20 of 224 trees with 7 copies "
 	                         "per root fit none of its programs in the executor's limits; segments 2 "
 	                         "of 224 trees with 7 copies per root do") &&
 	             at && sscanf(at, "at most %d thread blocks", &tbs) == 1 && tbs > 0 && tbs <= 64,

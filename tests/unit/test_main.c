@@ -319,6 +319,7 @@ main(int argc, char **argv)
 		{.pName = "torus_boxes", .pTests = torus_boxes_tests},
 		{.pName = "nic_nodes", .pTests = nic_nodes_tests},
 		{.pName = "packing_orbit", .pTests = packing_orbit_tests},
+		{.pName = "packing_shallow", .pTests = packing_shallow_tests},
 		{.pName = "model", .pTests = model_tests},
 		{.pName = "diag", .pTests = diag_tests},
 		{.pName = "globals", .pTests = globals_tests},

@@ -657,7 +657,7 @@ find_row(const SimRow *row, int n, const char *name)
  * bounds, allreduce against what reduce-scatter then allgather reach at
  * theirs (busbw 2 / (1/AG + 1/RS)): the column's upper bound can be above
  * what any composition of the two reaches, docs/algorithms.md). */
-static void
+void
 assert_shares(const char *path, const char *alg, double least)
 {
 	SimRow row[8];

@@ -20,6 +20,10 @@ extern CU_TestInfo a2abound_tests[]; /* ir/a2abound.c */
 extern CU_TestInfo hostile_tests[]; /* issue 38's findings */
 extern CU_TestInfo packing_tests[]; /* ir/packing.h */
 extern CU_TestInfo packing_orbit_tests[]; /* ir/packing_orbit.c */
+extern CU_TestInfo packing_shallow_tests[]; /* ir/packing_shallow.c */
+/* collc sim's AG, RS and AR of path at 1 GiB in flow mode reach at least
+ * `least` of the bound, by the algorithm named alg (test_packing.c) */
+void assert_shares(const char *path, const char *alg, double least);
 extern CU_TestInfo model_tests[]; /* ir/metrics.c against the simulator */
 extern CU_TestInfo nccl_topo_tests[]; /* ir/nccl_topo.c */
 extern CU_TestInfo nvls_tests[]; /* in-network reduction: Sched.fuse, alg_nvls.c */
