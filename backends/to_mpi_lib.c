@@ -393,7 +393,9 @@ write_plan_table(FILE *f, const MpiLibPlan *plan, const LibScheds *ls)
 	fputs("};\n/* calls each schedule ran, calls passed to MPI's own collective (from\n"
 	      " * concurrent threads too, under MPI_THREAD_MULTIPLE) */\n"
 	      "static long long collc_lib_ran[COLLC_LIB_NSCHED];\n"
-	      "static _Atomic long long collc_lib_passed;\n", f);
+	      "static _Atomic long long collc_lib_passed;\n"
+	      "/* calls of no element returned at once (collc_lib_none) */\n"
+	      "static _Atomic long long collc_lib_empty;\n", f);
 	fputs("\n#ifdef COLLC_PMPI\n#define COLLC_MPI(f) PMPI_##f\n#else\n#define COLLC_MPI(f) MPI_##f\n"
 	      "#endif\n", f);
 }
@@ -418,7 +420,7 @@ write_dispatch_switch(FILE *f, CollKind kind, const LibScheds *ls, const char *p
                       const char *via, const char *args, const char *mpi, const char *mpi_args)
 {
 	fprintf(f, "\tif (e >= 0 && bytes == 0) { /* nothing to move: no message, no duplicate */\n"
-	           "\t\tcollc_lib_ran[collc_lib_plan[e].sched]++;\n\t\treturn MPI_SUCCESS;\n\t}\n"
+	           "\t\tcollc_lib_empty++;\n\t\treturn MPI_SUCCESS;\n\t}\n"
 	           "\te = collc_lib_follow(\"%s\", COLLC_LIB_NENTRY, e, bytes); /* the calibration's */\n"
 	           "\tswitch (e < 0 ? -1 : collc_lib_plan[e].sched) {\n", prefix);
 	for (int i = 0; i < ls->n; i++)
@@ -491,6 +493,30 @@ write_try(FILE *f, const bool *has, const LibScheds *ls, const char *prefix)
 	fputs("\tdefault:\n\t\treturn MPI_ERR_ARG;\n\t}\n}\n", f);
 }
 
+/* The start of kind k's dispatcher for a call of no element: it returns at
+ * once where collc_lib_none says every rank may, and is MPI's otherwise,
+ * asking MPI nothing either way (docs/mpi.md, "Count 0"); a rooted kind's
+ * is always MPI's (an inter-communicator's groups pass different roots). */
+static void
+write_none(FILE *f, CollKind kind)
+{
+	const LibKind *k = &lib_kind[kind];
+	bool rooted = kind == CK_BROADCAST || kind == CK_REDUCE;
+	if (k->two_types)
+		fputs("\tif (recvcount == 0 && (sendcount == 0 || sendbuf == MPI_IN_PLACE)) {\n"
+		      "\t\tif (collc_lib_none(comm, sendbuf, recvbuf, sendtype, recvtype, MPI_OP_NULL)) {\n",
+		      f);
+	else if (!rooted)
+		fprintf(f, "\tif (%s == 0) {\n\t\tif (collc_lib_none(comm, sendbuf, recvbuf, type, type, "
+		           "op)) {\n", kind == CK_REDUCE_SCATTER ? "recvcount" : "count");
+	else
+		fputs("\tif (count == 0) {\n", f);
+	if (!rooted)
+		fputs("\t\t\tcollc_lib_empty++;\n\t\t\treturn MPI_SUCCESS;\n\t\t}\n", f);
+	fprintf(f, "\t\tcollc_lib_passed++;\n\t\treturn COLLC_MPI(%s)(%s, comm);\n\t}\n", k->mpi,
+	        k->args);
+}
+
 /* Kind k's dispatcher: MPI's signature, the plan's schedule or MPI's own. */
 static void
 write_dispatcher(FILE *f, CollKind kind, const LibScheds *ls, const char *prefix)
@@ -498,6 +524,7 @@ write_dispatcher(FILE *f, CollKind kind, const LibScheds *ls, const char *prefix
 	const LibKind *k = &lib_kind[kind];
 	fprintf(f, "\n/* MPI_%s's parameters: the plan's schedule for a call it covers, else "
 	           "MPI's own */\nint\n%s_%s(%s)\n{\n", k->mpi, prefix, k->mpi, k->sig);
+	write_none(f, kind);
 	write_quick(f, prefix, k->key, k->pick, k->mpi, k->args);
 	fprintf(f, "\tunsigned long long bytes;\n"
 	           "\tint e = collc_lib_pick(collc_lib_plan, COLLC_LIB_NENTRY, %s, comm, %s, &bytes);\n",
@@ -544,7 +571,8 @@ write_tail(FILE *f, const bool *has, const char *prefix, bool ambiguous)
 	           "\t\t\tn += collc_lib_ran[i];\n\treturn n;\n}\n", prefix);
 	fprintf(f, "\nlong long\n%s_passed(void)\n{\n\treturn collc_lib_passed;\n}\n", prefix);
 	fprintf(f, "\nvoid\n%s_report(void)\n{\n\tcollc_lib_report(\"%s\", COLLC_LIB_NSCHED, "
-	           "collc_lib_names, collc_lib_ran, collc_lib_passed);\n}\n", prefix, prefix);
+	           "collc_lib_names, collc_lib_ran, collc_lib_passed, collc_lib_empty);\n}\n", prefix,
+	        prefix);
 	fprintf(f, "\nint\n%s_calibrate(MPI_Comm comm, const char *path, unsigned long long max)\n{\n"
 	           "\treturn collc_lib_calibrate(\"%s\", collc_lib_plan, COLLC_LIB_NENTRY, collc_lib_names, "
 	           "collc_lib_try, comm, path, max);\n}\n", prefix, prefix);

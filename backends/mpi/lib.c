@@ -89,6 +89,43 @@ static size_t collc_known_size(MPI_Datatype t)
 	return size;
 }
 
+/* Whether a call of no elements returns at once, asking MPI nothing
+ * (docs/mpi.md, "Count 0"). MPI lets every collective but a barrier return
+ * once the caller's part is done, and with no element there is none; but
+ * every rank of the call must choose alike (a rank that calls MPI's
+ * collective may wait for one that returned), and MPI would still check
+ * the arguments. So it returns only where what decides is the same at
+ * every rank and the arguments are valid by their handles alone: the
+ * drop-in (a linked library does not see MPI_Finalize begin, and asks as
+ * before), MPI initialized and not finalizing, below
+ * MPI_THREAD_MULTIPLE, the communicator not MPI_COMM_NULL, no rooted kind
+ * (on an inter-communicator the groups pass different roots), no
+ * MPI_IN_PLACE (MPI takes it at every rank of an intra-communicator and
+ * refuses it on an inter-communicator; only MPI can tell which), for the
+ * reducing kinds a type and op the schedules reduce (so a pair MPI
+ * defines), for the others predefined types whose elements lie end to end
+ * (collc_known; MPI is asked once a type, as for any call). Anything else
+ * goes to MPI, which decides and checks. in, out: the call's buffers;
+ * t, u: its datatypes (send, receive); op: MPI_OP_NULL for the moving
+ * kinds. */
+static int collc_lib_none(MPI_Comm comm, const void *in, const void *out, MPI_Datatype t,
+                          MPI_Datatype u, MPI_Op op)
+{
+#ifdef COLLC_PMPI
+	int k;
+	if (collc_lib_closed || (collc_known.level == 0 && !collc_lib_usable()) ||
+	    collc_known.level != 1 || comm == MPI_COMM_NULL || in == MPI_IN_PLACE ||
+	    out == MPI_IN_PLACE)
+		return 0;
+	if (op != MPI_OP_NULL)
+		return collc_type_kind(t) >= 0 && collc_opkind(op, &k) == MPI_SUCCESS;
+	return collc_known_size(t) != 0 && collc_known_size(u) != 0;
+#else
+	(void)comm, (void)in, (void)out, (void)t, (void)u, (void)op;
+	return 0;
+#endif
+}
+
 /* The first of the plan's n entries that a call matches, or -1: it is then
  * MPI's. Everything looked at is the same at every rank of a call (MPI
  * requires it), so every rank makes the same choice. op: MPI_OP_NULL for
@@ -140,7 +177,7 @@ static int collc_lib_result(MPI_Comm comm, int rc)
  * stderr: the calls each entry point ran and those passed to MPI (the
  * drop-in prints it at MPI_Finalize, where an unmodified program cannot ask). */
 static void collc_lib_report(const char *lib, int nsched, const char *const *names,
-                             const long long *ran, long long passed)
+                             const long long *ran, long long passed, long long none)
 {
 	if (!getenv("COLLC_MPI_REPORT"))
 		return;
@@ -151,7 +188,11 @@ static void collc_lib_report(const char *lib, int nsched, const char *const *nam
 	for (int i = 0; i < nsched && n > 0 && (size_t)n < sizeof line; i++)
 		n += snprintf(line + n, sizeof line - (size_t)n, " %s %lld", names[i], ran[i]);
 	if (n > 0 && (size_t)n < sizeof line)
-		snprintf(line + n, sizeof line - (size_t)n, "; passed to MPI %lld\n", passed);
+		n += snprintf(line + n, sizeof line - (size_t)n, "; passed to MPI %lld", passed);
+	if (none > 0 && n > 0 && (size_t)n < sizeof line) /* calls of no element (collc_lib_none) */
+		n += snprintf(line + n, sizeof line - (size_t)n, "; returned at once %lld", none);
+	if (n > 0 && (size_t)n < sizeof line)
+		snprintf(line + n, sizeof line - (size_t)n, "\n");
 	fputs(line, stderr);
 }
 /* ---- end of the library ---- */
@@ -637,6 +678,8 @@ collc_lib_check(void *work, size_t count, const int *counts, const int *displs, 
 	                          &bytes) >= 0)
 		rc = collc_v_alltoall(collc_check_move, MPI_IN_PLACE, displs, work, displs, n, MPI_BYTE,
 		                      comm);
-	collc_lib_report("check", 1, names, ran, 0);
+	if (count == 0 && collc_lib_none(comm, work, work, MPI_FLOAT, MPI_FLOAT, MPI_SUM))
+		return MPI_SUCCESS;
+	collc_lib_report("check", 1, names, ran, 0, 0);
 	return rc;
 }

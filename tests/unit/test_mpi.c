@@ -822,6 +822,14 @@ run_hostile(const MpiImpl *mpi, const char *env, const char *tag)
 		bool counts = true, session = strcmp(cases[i].name, "session") == 0;
 		for (int r = 0; r < p && !session; r++) /* a session's program calls no MPI_Finalize */
 			counts &= covered >= 0 && ran[r] == covered && passed[r] == other;
+		/* calls of no element returned at once: each rank's report says so */
+		long at_once = calls && strstr(calls, " at once ") ? atol(strstr(calls, " at once ") + 9) : 0;
+		char once[64];
+		snprintf(once, sizeof once, "; returned at once %ld\n", at_once);
+		int nonce = 0;
+		for (const char *q = out; q && (q = strstr(q, once)); q++)
+			nonce++;
+		counts &= session || (out && (at_once == 0 ? !strstr(out, "; returned at once") : nonce == p));
 		static const char clean[] = "mpi objects left: 0 datatypes, 0 communicators, 0 keys, "
 		                            "0 requests\n";
 		int nclean = 0;
