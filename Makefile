@@ -155,6 +155,9 @@ $(O)/backends/mpi/check.ok: $(MPI_RT)
 		echo "$$cc backends/mpi/lib.c"; \
 		$$cc -std=c11 $(WARN) -Werror -O2 -DCOLLC_SYMMETRIC=0 -c backends/mpi/lib.c \
 			-o $(@D)/lib.o || exit 1; \
+		echo "$$cc -DCOLLC_PMPI backends/mpi/lib.c"; \
+		$$cc -std=c11 $(WARN) -Werror -O2 -DCOLLC_SYMMETRIC=0 -DCOLLC_PMPI -c backends/mpi/lib.c \
+			-o $(@D)/lib.o || exit 1; \
 		echo "$$cc backends/mpi/main.c"; \
 		$$cc -std=c11 $(WARN) -Werror -O2 -c backends/mpi/main.c -o $(@D)/main.o || exit 1; \
 	done; touch $@

@@ -13,7 +13,8 @@ and with it (COLLC_MPI_PLAN: the calibration followed), alternating which goes
 first round by round. A size's time is its best round (OSU's average latency,
 IMB's t_avg, in us). Printed per benchmark and size: MPI us, drop-in us, their
 ratio, the calibration's noise at that size (the spread of its rounds) and
-PASS where drop-in <= MPI x (1 + noise), else OVER. A failed validation, a
+PASS where drop-in <= MPI x (1 + noise), else OVER; then each way's median
+round with its spread (least, most) and the medians' ratio. A failed validation, a
 crash or a timeout makes the exit status 1; an OVER does not (it is a figure:
 the machine is shared), but the summary counts them. First, what the drop-in
 adds to a call it passes to MPI, in CPU time (tests/mpi/passthru.c on 1 rank:
@@ -29,7 +30,8 @@ the script says so and exits 0 (a skip, not a failure).
 Knobs (environment): OSU_IMB_ROUNDS (default 2), OSU_IMB_ITERS (OSU -i and
 IMB -iter; default 20 under Open MPI, 5 under MPICH, whose ranks poll),
 OSU_IMB_MAX (largest size in bytes; default 1 MiB under Open MPI, 64 KiB
-under MPICH), OSU_IMB_OUT (work directory; default build/osu_imb), OSU_IMB_ONLY
+under MPICH), OSU_IMB_CAL_TIME (the calibration's seconds a size,
+COLLC_MPI_CALIBRATE_TIME; default 2), OSU_IMB_OUT (work directory; default build/osu_imb), OSU_IMB_ONLY
 (comma-separated: only these OSU labels, e.g. "osu_bcast", and IMB benchmarks,
 e.g. "Bcast"; default every one).
 
@@ -37,6 +39,7 @@ usage: python3 tests/osu_imb_compare.py
 """
 import os
 import re
+import statistics
 import subprocess
 import sys
 
@@ -175,10 +178,8 @@ CAL_ROW = re.compile(r"^(\d+) (\d+) (\d+) (collc|mpi) (\w+): (?:\d+ B collc [0-9
 def calibrate(mpi, so, argv, work, top):
     """The calibration's rows [(kind, lo, hi, who, noise)], or None."""
     cal = os.path.join(work, "cal-%s.txt" % mpi)
-    iters = 2 if mpi == "mpich" else 0
-    env = [("LD_PRELOAD", so), ("COLLC_MPI_CALIBRATE", cal), ("COLLC_MPI_CALIBRATE_MAX", str(top))]
-    if iters:
-        env.append(("COLLC_MPI_CALIBRATE_ITERS", str(iters)))
+    env = [("LD_PRELOAD", so), ("COLLC_MPI_CALIBRATE", cal), ("COLLC_MPI_CALIBRATE_MAX", str(top)),
+           ("COLLC_MPI_CALIBRATE_TIME", os.environ.get("OSU_IMB_CAL_TIME", "2"))]
     rc, _, err = run(launch(mpi, env, argv), os.path.join(work, "run-%s.log" % mpi))
     if rc or not os.path.isfile(cal):
         print("calibration failed (exit %d): %s" % (rc, err.strip()[-300:]))
@@ -235,21 +236,35 @@ def call_bytes(kind, size):
     return size * RANKS if kind in ("allgather", "alltoall") else size
 
 
-def compare(mpi, label, kind, best, rows, summary):
-    """Prints one benchmark's table; adds to summary [sizes, pass]."""
+def ratio_of(ours, lib):
+    return ours / lib if lib > 0 else float("inf") if ours > 0 else 1.0
+
+
+def compare(mpi, label, kind, rounds, rows, summary):
+    """Prints one benchmark's table from each way's rounds ([MPI's, the
+    drop-in's], each a list of {size: us}): the best round of each, their
+    ratio and verdict, then each way's median round with its spread (the
+    least and the most) and the medians' ratio, which the load moves less
+    than the best's; adds to summary [sizes, pass, medians at most MPI's]."""
+    best = [best_of(rounds[0]), best_of(rounds[1])]
     print("\n# %s, %s, %d ranks" % (label, mpi, RANKS))
-    print("#%11s %12s %12s %7s %8s %5s %s" % ("size (B)", "MPI (us)", "drop-in (us)", "ratio",
-                                             "noise", "plan", "verdict"))
+    print("#%11s %12s %12s %7s %8s %5s %7s %27s %27s %7s" % (
+        "size (B)", "MPI (us)", "drop-in (us)", "ratio", "noise", "plan", "verdict",
+        "MPI median [spread]", "drop-in median [spread]", "ratio"))
     for size in sorted(set(best[0]) & set(best[1])):
         lib, ours = best[0][size], best[1][size]
         who, noise = cal_at(rows, kind, call_bytes(kind, size))
-        ratio = ours / lib if lib > 0 else float("inf") if ours > 0 else 1.0
         ok = noise is not None and ours <= lib * (1 + noise) or ours <= lib
+        way = [sorted(r[size] for r in rounds[w] if size in r) for w in (0, 1)]
+        med = [statistics.median(v) for v in way]
         summary[0] += 1
         summary[1] += ok
-        print("%12d %12.2f %12.2f %7.2f %7.1f%% %5s %s" % (
-            size, lib, ours, ratio, noise * 100 if noise is not None else 0, who,
-            "PASS" if ok else "OVER"))
+        summary[2] += med[1] <= med[0]
+        print("%12d %12.2f %12.2f %7.2f %7.1f%% %5s %7s %27s %27s %7.2f" % (
+            size, lib, ours, ratio_of(ours, lib), noise * 100 if noise is not None else 0, who,
+            "PASS" if ok else "OVER",
+            "%.2f [%.2f, %.2f]" % (med[0], way[0][0], way[0][-1]),
+            "%.2f [%.2f, %.2f]" % (med[1], way[1][0], way[1][-1]), ratio_of(med[1], med[0])))
 
 
 def both_ways(mpi, argv_of, env_ours, rounds, log, parse):
@@ -343,9 +358,8 @@ def one_mpi(mpi, osu, imb, work, summary):
         fails += bad
         for name, k in ([(None, kind)] if kind else
                         [(b, k) for b, k in IMB if chosen() is None or b in chosen()]):
-            best = [best_of([res.get(name, {}) if name else res for res in got[w]])
-                    for w in (0, 1)]
-            compare(mpi, label + (" " + name if name else ""), k, best, rows, summary)
+            rounds_of = [[res.get(name, {}) if name else res for res in got[w]] for w in (0, 1)]
+            compare(mpi, label + (" " + name if name else ""), k, rounds_of, rows, summary)
         print("# drop-in, rank 0: %s" % report)
     return 1 if fails else 0
 
@@ -358,14 +372,15 @@ def main():
         return 0
     work = os.path.abspath(os.environ.get("OSU_IMB_OUT", "build/osu_imb"))
     os.makedirs(work, exist_ok=True)
-    rc, summary = 0, [0, 0]
+    rc, summary = 0, [0, 0, 0]
     for mpi in MPIS:
         if mpi in osu or mpi in imb:
             print("== %s: OSU %s, IMB %s" % (mpi, osu.get(mpi, "-"), imb.get(mpi, "-")))
             os.makedirs(os.path.join(work, mpi), exist_ok=True)
             rc |= one_mpi(mpi, osu.get(mpi), imb.get(mpi), os.path.join(work, mpi), summary)
-    print("\nsummary: %d of %d sizes PASS (drop-in <= MPI x (1 + noise)); validation %s" % (
-        summary[1], summary[0], "failed" if rc else "passed everywhere"))
+    print("\nsummary: %d of %d sizes PASS (drop-in <= MPI x (1 + noise)); %d with the drop-in's "
+          "median round at most MPI's; validation %s" % (
+              summary[1], summary[0], summary[2], "failed" if rc else "passed everywhere"))
     return rc
 
 

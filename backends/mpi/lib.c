@@ -51,6 +51,18 @@ static struct {
 	size_t size[COLLC_KNOWN_TYPES];
 } collc_known;
 
+/* What a call the drop-in passes to MPI reads and writes, in one cache
+ * line (after a barrier every line and page touched is a miss: docs/mpi.md,
+ * "The passed broadcast under MPICH"): per kind, whether the plan followed
+ * gives every call of it to MPI (set with collc_cal's spans: a kind with
+ * none), and the counts of calls passed to MPI and of calls of no element
+ * returned at once (collc_lib_none). Atomic counts: under
+ * MPI_THREAD_MULTIPLE threads pass calls at once. */
+static struct {
+	_Atomic long long passed, empty;
+	unsigned char mpi[COLLC_K_REDUCE + 1];
+} collc_hot;
+
 /* Whether the library may run a schedule now, or must pass every call to
  * MPI: MPI initialized the world way (MPI_Init: a program of MPI-4 sessions
  * alone has no MPI_COMM_SELF for the library's attributes), not finalizing,
@@ -87,6 +99,43 @@ static size_t collc_known_size(MPI_Datatype t)
 		collc_known.size[collc_known.n++] = size;
 	}
 	return size;
+}
+
+/* Whether a call of no elements returns at once, asking MPI nothing
+ * (docs/mpi.md, "Count 0"). MPI lets every collective but a barrier return
+ * once the caller's part is done, and with no element there is none; but
+ * every rank of the call must choose alike (a rank that calls MPI's
+ * collective may wait for one that returned), and MPI would still check
+ * the arguments. So it returns only where what decides is the same at
+ * every rank and the arguments are valid by their handles alone: the
+ * drop-in (a linked library does not see MPI_Finalize begin, and asks as
+ * before), MPI initialized and not finalizing, below
+ * MPI_THREAD_MULTIPLE, the communicator not MPI_COMM_NULL, no rooted kind
+ * (on an inter-communicator the groups pass different roots), no
+ * MPI_IN_PLACE (MPI takes it at every rank of an intra-communicator and
+ * refuses it on an inter-communicator; only MPI can tell which), for the
+ * reducing kinds a type and op the schedules reduce (so a pair MPI
+ * defines), for the others predefined types whose elements lie end to end
+ * (collc_known; MPI is asked once a type, as for any call). Anything else
+ * goes to MPI, which decides and checks. in, out: the call's buffers;
+ * t, u: its datatypes (send, receive); op: MPI_OP_NULL for the moving
+ * kinds. */
+static int collc_lib_none(MPI_Comm comm, const void *in, const void *out, MPI_Datatype t,
+                          MPI_Datatype u, MPI_Op op)
+{
+#ifdef COLLC_PMPI
+	int k;
+	if (collc_lib_closed || (collc_known.level == 0 && !collc_lib_usable()) ||
+	    collc_known.level != 1 || comm == MPI_COMM_NULL || in == MPI_IN_PLACE ||
+	    out == MPI_IN_PLACE)
+		return 0;
+	if (op != MPI_OP_NULL)
+		return collc_type_kind(t) >= 0 && collc_opkind(op, &k) == MPI_SUCCESS;
+	return collc_known_size(t) != 0 && collc_known_size(u) != 0;
+#else
+	(void)comm, (void)in, (void)out, (void)t, (void)u, (void)op;
+	return 0;
+#endif
 }
 
 /* The first of the plan's n entries that a call matches, or -1: it is then
@@ -140,7 +189,7 @@ static int collc_lib_result(MPI_Comm comm, int rc)
  * stderr: the calls each entry point ran and those passed to MPI (the
  * drop-in prints it at MPI_Finalize, where an unmodified program cannot ask). */
 static void collc_lib_report(const char *lib, int nsched, const char *const *names,
-                             const long long *ran, long long passed)
+                             const long long *ran, long long passed, long long none)
 {
 	if (!getenv("COLLC_MPI_REPORT"))
 		return;
@@ -151,7 +200,11 @@ static void collc_lib_report(const char *lib, int nsched, const char *const *nam
 	for (int i = 0; i < nsched && n > 0 && (size_t)n < sizeof line; i++)
 		n += snprintf(line + n, sizeof line - (size_t)n, " %s %lld", names[i], ran[i]);
 	if (n > 0 && (size_t)n < sizeof line)
-		snprintf(line + n, sizeof line - (size_t)n, "; passed to MPI %lld\n", passed);
+		n += snprintf(line + n, sizeof line - (size_t)n, "; passed to MPI %lld", passed);
+	if (none > 0 && n > 0 && (size_t)n < sizeof line) /* calls of no element (collc_lib_none) */
+		n += snprintf(line + n, sizeof line - (size_t)n, "; returned at once %lld", none);
+	if (n > 0 && (size_t)n < sizeof line)
+		snprintf(line + n, sizeof line - (size_t)n, "\n");
 	fputs(line, stderr);
 }
 /* ---- end of the library ---- */
@@ -166,7 +219,15 @@ static void collc_lib_report(const char *lib, int nsched, const char *const *nam
  * byte elements. */
 typedef int (*collc_try_fn)(int e, int ours, void *in, void *out, int count, MPI_Comm comm);
 
-enum { COLLC_CAL_ROWS = 4096, COLLC_CAL_WARMUP = 2, COLLC_CAL_ROUNDS = 3 };
+/* OSU's collective benchmarks make 1000 iterations a size up to 8 KiB and
+ * 100 above, after 100 and 10 warm-up calls (osu_util.h: COLL_LOOP_SMALL,
+ * COLL_LOOP_LARGE, COLL_SKIP_SMALL, COLL_SKIP_LARGE, LARGE_MESSAGE_SIZE);
+ * IMB gives a size at most a time (SECS_PER_SAMPLE, 10 s) and makes fewer
+ * iterations where they would not fit. The calibration does both within
+ * COLLC_CAL_BUDGET seconds a size by default (both ways, every round). */
+enum { COLLC_CAL_ROWS = 4096, COLLC_CAL_WARMUP = 2, COLLC_CAL_ROUNDS = 3,
+       COLLC_CAL_SMALL = 8192, COLLC_CAL_LOOP_SMALL = 1000, COLLC_CAL_LOOP_LARGE = 100,
+       COLLC_CAL_BUDGET = 2 };
 
 /* A range of an entry's sizes and who runs it: 1 the schedule, 0 MPI. */
 typedef struct { int entry, ours; unsigned long long lo, hi; } collc_cal_row;
@@ -200,12 +261,12 @@ static unsigned long long collc_cal_unit(int kind, int p)
 }
 
 /* The slowest rank's mean time of one call, in seconds (as IMB's t_max):
- * warm-up calls first, each call from a barrier. */
+ * warm warm-up calls first, each call from a barrier. */
 static double collc_cal_time(collc_try_fn f, int e, int ours, void *in, void *out, int count,
-                             MPI_Comm comm, int iters)
+                             MPI_Comm comm, int warm, int iters)
 {
 	double sum = 0, worst = 0;
-	for (int i = -COLLC_CAL_WARMUP; i < iters; i++) {
+	for (int i = -warm; i < iters; i++) {
 		COLLC_MPI(Barrier)(comm);
 		double t = MPI_Wtime();
 		f(e, ours, in, out, count, comm);
@@ -217,6 +278,34 @@ static double collc_cal_time(collc_try_fn f, int e, int ours, void *in, void *ou
 	return worst;
 }
 
+/* The iterations a round at a size of `bytes` (*n) and the warm-up calls
+ * before them (*warm): OSU's counts, fewer where the size's rounds would
+ * pass `budget` seconds, timed by COLLC_CAL_WARMUP calls each way (each
+ * from a barrier, the slowest rank's), so that a size costs about the
+ * budget whatever a call costs on this machine; a tenth of them as warm-up
+ * (OSU's ratio), COLLC_CAL_WARMUP at least. Every rank gets the same
+ * times, so every rank makes the same number of calls. */
+static void collc_cal_count(collc_try_fn f, int e, void *in, void *out, int count,
+                            unsigned long long bytes, double budget, MPI_Comm comm, int *n,
+                            int *warm)
+{
+	double mine = 0, worst = 0;
+	for (int ours = 0; ours < 2; ours++) {
+		double t = MPI_Wtime();
+		for (int i = 0; i < COLLC_CAL_WARMUP; i++) {
+			COLLC_MPI(Barrier)(comm);
+			f(e, ours, in, out, count, comm);
+		}
+		mine += MPI_Wtime() - t;
+	}
+	COLLC_MPI(Allreduce)(&mine, &worst, 1, MPI_DOUBLE, MPI_MAX, comm);
+	double pair = worst / COLLC_CAL_WARMUP, fit = pair > 0 ? budget / (COLLC_CAL_ROUNDS * pair) : 1e9;
+	int most = bytes <= COLLC_CAL_SMALL ? COLLC_CAL_LOOP_SMALL : COLLC_CAL_LOOP_LARGE;
+	*n = fit / 1.1 < most ? (int)(fit / 1.1) : most; /* a tenth more: the warm-up */
+	*n = *n < 1 ? 1 : *n;
+	*warm = *n / 10 < COLLC_CAL_WARMUP ? COLLC_CAL_WARMUP : *n / 10;
+}
+
 /* Entry e's sizes from lo up to max, each a power of 4 times the unit
  * (every size of [lo, hi) below the first is the first's), measured both
  * ways in turn COLLC_CAL_ROUNDS times, one row a size to rank 0's out. A
@@ -224,9 +313,11 @@ static double collc_cal_time(collc_try_fn f, int e, int ours, void *in, void *ou
  * spreads over their rounds (slowest / best - 1), and the schedule runs a
  * size only when it was faster by more than that: within the noise, the
  * MPI library's own. The rows end at hi; a range with no size to measure
- * is MPI's. iters: iterations a round (0: 20, 5 from 64 KiB). */
+ * is MPI's. iters: iterations a round after COLLC_CAL_WARMUP warm-up calls
+ * (0: collc_cal_count's within budget seconds a size). */
 static int collc_cal_entry(FILE *out, const collc_entry *x, int e, const char *name,
-                           collc_try_fn f, unsigned long long max, int iters, MPI_Comm comm)
+                           collc_try_fn f, unsigned long long max, int iters, double budget,
+                           MPI_Comm comm)
 {
 	int p;
 	MPI_Comm_size(comm, &p);
@@ -249,11 +340,13 @@ static int collc_cal_entry(FILE *out, const collc_entry *x, int e, const char *n
 	}
 	memset(in, 1, cap); /* small floats: no overflow, no denormals */
 	for (unsigned long long lo = x->lo; s < x->hi && s <= max; s *= 4) {
-		int count = (int)(s / unit), n = iters > 0 ? iters : s <= 65536 ? 20 : 5;
+		int count = (int)(s / unit), n = iters, warm = COLLC_CAL_WARMUP;
 		double best[2] = {1e30, 1e30}, worst[2] = {0, 0}, noise = 0;
+		if (iters <= 0)
+			collc_cal_count(f, e, in, buf, count, s, budget, comm, &n, &warm);
 		for (int r = 0; r < COLLC_CAL_ROUNDS; r++)
 			for (int ours = 0; ours < 2; ours++) {
-				double v = collc_cal_time(f, e, ours, in, buf, count, comm, n);
+				double v = collc_cal_time(f, e, ours, in, buf, count, comm, warm, n);
 				best[ours] = v < best[ours] ? v : best[ours];
 				worst[ours] = v > worst[ours] ? v : worst[ours];
 			}
@@ -262,9 +355,9 @@ static int collc_cal_entry(FILE *out, const collc_entry *x, int e, const char *n
 				noise = worst[ours] / best[ours] - 1;
 		unsigned long long hi = s * 4 < x->hi && s * 4 <= max ? s * 4 : x->hi;
 		if (out)
-			fprintf(out, "%d %llu %llu %s %s: %llu B collc %.2f us MPI %.2f us noise %.1f %%\n", e,
-			        lo, hi, best[1] * (1 + noise) < best[0] ? "collc" : "mpi", name, s,
-			        best[1] * 1e6, best[0] * 1e6, noise * 100);
+			fprintf(out, "%d %llu %llu %s %s: %llu B collc %.2f us MPI %.2f us noise %.1f %% "
+			        "iters %d\n", e, lo, hi, best[1] * (1 + noise) < best[0] ? "collc" : "mpi",
+			        name, s, best[1] * 1e6, best[0] * 1e6, noise * 100, n);
 		lo = hi;
 	}
 	free(in);
@@ -285,25 +378,36 @@ static int collc_lib_calibrate(const char *lib, const collc_entry *plan, int n,
 	if (max > (1ULL << 30)) /* 1 GiB: what a calibration on one machine can hold */
 		max = 1ULL << 30;
 	FILE *out = me == 0 ? fopen(path, "w") : NULL;
-	/* rank 0's word for every rank: {opened, iterations} */
-	const char *it = getenv("COLLC_MPI_CALIBRATE_ITERS");
-	int say[2] = {me != 0 || out != NULL, it ? atoi(it) : 0};
-	COLLC_MPI(Bcast)(say, 2, MPI_INT, 0, comm);
+	/* rank 0's word for every rank: {opened, iterations, ms a size} */
+	const char *it = getenv("COLLC_MPI_CALIBRATE_ITERS"), *tm = getenv("COLLC_MPI_CALIBRATE_TIME");
+	double want = tm ? strtod(tm, NULL) : COLLC_CAL_BUDGET;
+	int say[3] = {me != 0 || out != NULL, it ? atoi(it) : 0,
+	              want > 0 && want <= 3600 ? (int)(want * 1000 + 0.5) : COLLC_CAL_BUDGET * 1000};
+	COLLC_MPI(Bcast)(say, 3, MPI_INT, 0, comm);
 	int opened = say[0], iters = say[1] > 0 && say[1] <= 1000 ? say[1] : 0;
+	double budget = say[2] > 0 ? say[2] / 1000.0 : 0.001;
 	if (!opened) {
 		if (me == 0)
 			fprintf(stderr, "%s: cannot write the calibration to %s\n", lib, path);
 		return MPI_ERR_FILE;
 	}
-	if (out)
+	if (out && iters > 0)
 		fprintf(out, "# %s: %d entries; %d ranks; times: the slowest rank's mean, best of %d "
-		        "rounds (%d warm-up calls each); noise: the rounds' spread; who: collc where "
-		        "faster by more than the noise; entry lo hi (bytes) who\n",
-		        lib, n, p, COLLC_CAL_ROUNDS, COLLC_CAL_WARMUP);
+		        "rounds of %d iterations (after %d warm-up calls); ", lib, n, p, COLLC_CAL_ROUNDS,
+		        iters, COLLC_CAL_WARMUP);
+	else if (out)
+		fprintf(out, "# %s: %d entries; %d ranks; times: the slowest rank's mean, best of %d "
+		        "rounds of iters iterations (OSU's %d to %d B, %d above, fewer where a size's "
+		        "rounds would pass %.3g s; a tenth more as warm-up calls); ", lib, n, p,
+		        COLLC_CAL_ROUNDS, COLLC_CAL_LOOP_SMALL, COLLC_CAL_SMALL, COLLC_CAL_LOOP_LARGE,
+		        budget);
+	if (out)
+		fputs("noise: the rounds' spread; who: collc where faster by more than the noise; entry "
+		      "lo hi (bytes) who\n", out);
 	for (int e = 0; e < n && rc == MPI_SUCCESS; e++)
 		if (plan[e].nrank == p && plan[e].root < p)
 			rc = collc_cal_entry(out, &plan[e], e, names[plan[e].sched], f, max, iters,
-			                     comm);
+			                     budget, comm);
 	if (out && fclose(out) != 0)
 		rc = MPI_ERR_FILE;
 	return rc;
@@ -385,6 +489,8 @@ static void collc_cal_spans(const collc_entry *plan, int n)
 	}
 	collc_cal.from[COLLC_K_REDUCE + 1] = at;
 	collc_cal.nlive = at;
+	for (int k = 0; k <= COLLC_K_REDUCE; k++)
+		collc_hot.mpi[k] = collc_cal.from[k] == collc_cal.from[k + 1];
 }
 
 /* Whether a call is MPI's for certain, found without asking MPI anything
@@ -637,6 +743,8 @@ collc_lib_check(void *work, size_t count, const int *counts, const int *displs, 
 	                          &bytes) >= 0)
 		rc = collc_v_alltoall(collc_check_move, MPI_IN_PLACE, displs, work, displs, n, MPI_BYTE,
 		                      comm);
-	collc_lib_report("check", 1, names, ran, 0);
+	if (count == 0 && collc_lib_none(comm, work, work, MPI_FLOAT, MPI_FLOAT, MPI_SUM))
+		return MPI_SUCCESS;
+	collc_lib_report("check", 1, names, ran, collc_hot.passed, collc_hot.empty);
 	return rc;
 }

@@ -31,8 +31,9 @@
  *             best) and warm-up calls (2) of each way
  *
  * Rank 0 prints "ok: CASE N checks" when every result is right and
- * "calls: covered C other O": C the calls the drop-in should run itself (as
- * docs/mpi.md defines them), O those it should pass to MPI; the test
+ * "calls: covered C other O at once E": C the calls the drop-in should run
+ * itself (as docs/mpi.md defines them), O those it should pass to MPI, E
+ * the calls of no element it should return at once ("Count 0"); the test
  * compares them with the drop-in's COLLC_MPI_REPORT lines. Exit 1 on a
  * wrong result.
  */
@@ -43,7 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int me, np, checks, bad, covered, other;
+static int me, np, checks, bad, covered, other, at_once;
 
 static void
 expect(const char *what, int ok, long at)
@@ -201,6 +202,17 @@ tally(MPI_Comm comm, int ours, int bcast)
 		other++;
 }
 
+/* A call of no element that the drop-in returns at once (none), or else
+ * one tally counts. */
+static void
+tally_none(MPI_Comm comm, int ours, int none)
+{
+	if (none)
+		at_once++;
+	else
+		tally(comm, ours, 0);
+}
+
 static void
 bytes_kinds(MPI_Comm comm, MPI_Datatype t, int count)
 {
@@ -217,7 +229,7 @@ bytes_kinds(MPI_Comm comm, MPI_Datatype t, int count)
 	for (size_t i = 0; i < n; i++)
 		out[i] = r == 0 ? pattern(0, i) : 0xee;
 	MPI_Bcast(out, count, t, 0, comm);
-	tally(comm, as_bytes(t), 1);
+	tally(comm, as_bytes(t) && count > 0, 1); /* count 0 of a rooted kind: MPI's */
 	for (size_t i = 0; as_bytes(t) && i < n; i++)
 		expect("bcast", out[i] == pattern(0, i), (long)i);
 	/* allgather: block s is rank s's */
@@ -225,7 +237,7 @@ bytes_kinds(MPI_Comm comm, MPI_Datatype t, int count)
 		in[i] = pattern(r, i);
 	memset(out, 0xee, all);
 	MPI_Allgather(in, count, t, out, count, t, comm);
-	tally(comm, as_bytes(t), 0);
+	tally_none(comm, as_bytes(t), count == 0 && as_bytes(t));
 	for (size_t i = 0; as_bytes(t) && i < all; i++)
 		expect("allgather", out[i] == pattern((int)(i / (n ? n : 1)), i % (n ? n : 1)), (long)i);
 	/* alltoall: block d of rank s's input arrives as block s at rank d */
@@ -236,7 +248,7 @@ bytes_kinds(MPI_Comm comm, MPI_Datatype t, int count)
 			want[(size_t)s * n + i] = pattern(s * 8 + r, (size_t)r * n + i);
 	memset(out, 0xee, all);
 	MPI_Alltoall(in, count, t, out, count, t, comm);
-	tally(comm, as_bytes(t), 0);
+	tally_none(comm, as_bytes(t), count == 0 && as_bytes(t));
 	for (size_t i = 0; as_bytes(t) && i < all; i++)
 		expect("alltoall", out[i] == want[i], (long)i);
 	free(in);
@@ -262,7 +274,7 @@ reduce_scatter(MPI_Comm comm, const int *counts)
 	int equal = 1;
 	for (int s = 1; s < p; s++)
 		equal &= counts[s] == counts[0];
-	tally(comm, equal, 0);
+	tally_none(comm, equal, counts[0] == 0 && equal && p == 4); /* needs an entry: p's */
 	for (int i = 0; i < counts[r]; i++)
 		expect("reduce_scatter", out[i] == p * (p + 1) / 2 * ((before + i) % 11 + 1), i);
 	free(in);
@@ -297,9 +309,11 @@ bytes(void)
 	/* count 0 of the reducing kinds: nothing to do */
 	int x = 0;
 	MPI_Allreduce(&x, &x, 0, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-	tally(MPI_COMM_WORLD, 1, 0);
+	tally_none(MPI_COMM_WORLD, 1, 1);
 	MPI_Reduce_scatter_block(&x, &x, 0, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-	tally(MPI_COMM_WORLD, 1, 0);
+	tally_none(MPI_COMM_WORLD, 1, 1);
+	MPI_Allreduce(MPI_IN_PLACE, &x, 0, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+	tally(MPI_COMM_WORLD, 0, 0); /* in place: MPI's, which tells intra from inter */
 }
 
 /* ---- vector ---- */
@@ -346,7 +360,7 @@ v_allgather(MPI_Comm comm, MPI_Datatype t, int c, int gap, int place)
 	if (place)
 		memcpy(out + (size_t)displs[r] * e, in, (size_t)counts[r] * e);
 	MPI_Allgatherv(place ? MPI_IN_PLACE : in, counts[r], t, out, counts, displs, t, comm);
-	tally(comm, c >= 0 && check, 0);
+	tally_none(comm, c >= 0 && check, c == 0 && check && p == 4);
 	for (int s = 0; s < p && check; s++) /* a type with gaps: only that MPI ran it */
 		for (size_t i = 0; i < (size_t)counts[s] * e; i++)
 			expect("allgatherv", out[(size_t)displs[s] * e + i] == pattern(s, i), (long)i);
@@ -378,7 +392,7 @@ v_alltoall(MPI_Comm comm, MPI_Datatype t, int c, int gap, int place)
 		for (size_t i = 0; i < (size_t)sc[d] * e; i++)
 			(place ? out + (size_t)rd[d] * e : in + (size_t)sd[d] * e)[i] = pattern(r * 8 + d, i);
 	MPI_Alltoallv(place ? MPI_IN_PLACE : in, sc, sd, t, out, rc, rd, t, comm);
-	tally(comm, c >= 0 && check, 0);
+	tally_none(comm, c >= 0 && check, c == 0 && check && p == 4);
 	for (int s = 0; s < p && check; s++)
 		for (size_t i = 0; i < (size_t)rc[s] * e; i++)
 			expect("alltoallv", out[(size_t)rd[s] * e + i] == pattern(s * 8 + r, i), (long)i);
@@ -645,7 +659,7 @@ main(int argc, char **argv)
 	if (me == 0) {
 		if (worst == 0 && strcmp(what, "finalize") != 0)
 			printf("ok: %s %d checks\n", what, checks);
-		printf("calls: covered %d other %d\n", covered, other);
+		printf("calls: covered %d other %d at once %d\n", covered, other, at_once);
 		fflush(stdout);
 	}
 	MPI_Finalize();

@@ -9,9 +9,11 @@
  * take, MPI_BYTE, MPI_FLOAT), every result checked. Before the window, one
  * call of each (the drop-in reads the plan, and asks once about each
  * predefined type) and a broadcast of 2048 bytes, which runs collc's
- * schedule. Prints "ok: quiet N checks", or what differed (exit 1).
+ * schedule. With "zero", calls of no element alone instead (zero_calls),
+ * under any plan: each returns at once or goes to MPI, asking nothing.
+ * Prints "ok: quiet N checks", or what differed (exit 1).
  *
- * usage: quiet [ITERS]   (default 3)
+ * usage: quiet [ITERS [zero]]   (default 3)
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -83,11 +85,51 @@ round_of_calls(int me, long *checks)
 	return bad;
 }
 
+/* Calls of no element (docs/mpi.md, "Count 0"): 4 that the drop-in
+ * returns at once (allreduce, reduce_scatter_block, allgather and alltoall,
+ * valid by their handles alone) and 4 it passes to MPI (a rooted kind's,
+ * MPI_IN_PLACE's, MPI_CHAR's sum); no buffer may change. */
+static long
+zero_calls(long *checks)
+{
+	long bad = 0;
+	char c[N], cin[N];
+	float f[N], fin[N];
+	memset(c, 3, sizeof c), memset(cin, 4, sizeof cin);
+	for (int i = 0; i < N; i++)
+		f[i] = 3.0f, fin[i] = 4.0f;
+	MPI_Allreduce(fin, f, 0, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+	MPI_Reduce_scatter_block(fin, f, 0, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+	MPI_Allgather(cin, 0, MPI_CHAR, c, 0, MPI_CHAR, MPI_COMM_WORLD);
+	MPI_Alltoall(cin, 0, MPI_BYTE, c, 0, MPI_BYTE, MPI_COMM_WORLD);
+	MPI_Bcast(c, 0, MPI_CHAR, 0, MPI_COMM_WORLD);
+	MPI_Reduce(fin, f, 0, MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD);
+	MPI_Allreduce(MPI_IN_PLACE, f, 0, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+	MPI_Allreduce(cin, c, 0, MPI_CHAR, MPI_SUM, MPI_COMM_WORLD);
+	for (int i = 0; i < N; i++, *checks += 4)
+		bad += (c[i] != 3) + (cin[i] != 4) + (f[i] != 3.0f) + (fin[i] != 4.0f);
+	return bad;
+}
+
+/* Rank 0 prints the checks made and whether any failed; MPI_Finalize. */
+static int
+finish(int me, long bad, long checks)
+{
+	long all[2] = {bad, checks}, sum[2];
+	MPI_Reduce(all, sum, 2, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+	if (me == 0 && sum[0] == 0)
+		printf("ok: quiet %ld checks\n", sum[1]);
+	else if (me == 0)
+		printf("WRONG: quiet %ld of %ld checks\n", sum[0], sum[1]);
+	MPI_Finalize();
+	return me == 0 && sum[0] != 0;
+}
+
 int
 main(int argc, char **argv)
 {
 	MPI_Init(&argc, &argv);
-	int me, p, iters = argc > 1 ? atoi(argv[1]) : 3;
+	int me, p, iters = argc > 1 ? atoi(argv[1]) : 3, zero = argc > 2 && strcmp(argv[2], "zero") == 0;
 	long checks = 0, bad = 0;
 	MPI_Comm_rank(MPI_COMM_WORLD, &me);
 	MPI_Comm_size(MPI_COMM_WORLD, &p);
@@ -96,6 +138,14 @@ main(int argc, char **argv)
 			fprintf(stderr, "quiet: run on %d ranks (tests/mpi/osu.coll's)\n", P);
 		MPI_Finalize();
 		return 1;
+	}
+	if (zero) { /* the warm-up, then calls of no element alone */
+		bad += zero_calls(&checks);
+		MPI_Pcontrol(1);
+		for (int i = 0; i < iters; i++)
+			bad += zero_calls(&checks);
+		MPI_Pcontrol(0);
+		return finish(me, bad, checks);
 	}
 	bad += round_of_calls(me, &checks); /* the warm-up */
 	char big[2048];
@@ -107,12 +157,5 @@ main(int argc, char **argv)
 	for (int i = 0; i < iters; i++)
 		bad += round_of_calls(me, &checks);
 	MPI_Pcontrol(0);
-	long all[2] = {bad, checks}, sum[2];
-	MPI_Reduce(all, sum, 2, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-	if (me == 0 && sum[0] == 0)
-		printf("ok: quiet %ld checks\n", sum[1]);
-	else if (me == 0)
-		printf("WRONG: quiet %ld of %ld checks\n", sum[0], sum[1]);
-	MPI_Finalize();
-	return me == 0 && sum[0] != 0;
+	return finish(me, bad, checks);
 }

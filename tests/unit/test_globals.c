@@ -29,6 +29,10 @@ static const struct {
 	{"backends/mpi/lib.c", "collc_cal",
 	 "the calibrated plan (COLLC_MPI_PLAN) the drop-in follows, read once per process: the "
 	 "intercepted MPI calls carry no context of the drop-in's"},
+	{"backends/mpi/lib.c", "collc_hot",
+	 "the drop-in's counts and, per kind, whether the plan followed gives every call to MPI, "
+	 "in one cache line a passed call reads: the intercepted MPI calls carry no context of "
+	 "the drop-in's"},
 	{"backends/mpi/lib.c", "collc_known",
 	 "the thread level and the predefined datatypes' sizes, asked of MPI once per process so "
 	 "that a call the drop-in passes asks nothing: the intercepted MPI calls carry no context "

@@ -720,9 +720,11 @@ test_tuned_dropin(void)
  * broadcast, 5, is not of MPI_COMM_WORLD's size) rows from 0 to no bound,
  * each following the last, each giving its sizes to the schedule only
  * where it measured faster than MPI's by more than the noise (the spread
- * of the rounds), else to the MPI library. "" or what is wrong. */
+ * of the rounds), else to the MPI library, each made of `fixed` iterations
+ * a round (0: OSU's count at most, fewer within the time a size may take).
+ * "" or what is wrong. */
 static const char *
-calibration_wrong(const char *path)
+calibration_wrong(const char *path, int fixed)
 {
 	static char why[256];
 	char *text = slurp(path, NULL), *line = text ? strchr(text, '\n') : NULL;
@@ -739,8 +741,11 @@ calibration_wrong(const char *path)
 		unsigned long long lo, hi, size;
 		char who[8], name[16];
 		double tc, tm, noise;
+		int iters; /* fixed (COLLC_MPI_CALIBRATE_ITERS), or within OSU's count at that size */
 		bool read = sscanf(line, "%d %llu %llu %7s %15[^:]: %llu B collc %lf us MPI %lf us noise "
-		                   "%lf %%", &e, &lo, &hi, who, name, &size, &tc, &tm, &noise) == 9;
+		                   "%lf %% iters %d", &e, &lo, &hi, who, name, &size, &tc, &tm, &noise,
+		                   &iters) == 10 &&
+		            (fixed ? iters == fixed : iters >= 1 && iters <= (size <= 8192 ? 1000 : 100));
 		/* the times are printed to 0.01 us: a comparison closer than that is not checked */
 		double margin = tm - tc * (1 + noise / 100);
 		if (!read || e < 0 || e > 4 || done[e] || lo != next[e] || hi <= lo || size < lo ||
@@ -799,8 +804,9 @@ run_hostile(const MpiImpl *mpi, const char *env, const char *tag)
 		         tag);
 		if (cases[i].plan == 1)
 			snprintf(set, sizeof set, ompi ? "-x COLLC_MPI_CALIBRATE=%s -x "
-			         "COLLC_MPI_CALIBRATE_MAX=4096" : "-genv COLLC_MPI_CALIBRATE %s -genv "
-			         "COLLC_MPI_CALIBRATE_MAX 64 -genv COLLC_MPI_CALIBRATE_ITERS 1", path);
+			         "COLLC_MPI_CALIBRATE_MAX=4096 -x COLLC_MPI_CALIBRATE_TIME=0.05" : "-genv "
+			         "COLLC_MPI_CALIBRATE %s -genv COLLC_MPI_CALIBRATE_MAX 64 -genv "
+			         "COLLC_MPI_CALIBRATE_ITERS 1", path);
 		else if (cases[i].plan)
 			snprintf(set, sizeof set, ompi ? "-x COLLC_MPI_PLAN=%s" : "-genv COLLC_MPI_PLAN %s",
 			         path);
@@ -822,6 +828,14 @@ run_hostile(const MpiImpl *mpi, const char *env, const char *tag)
 		bool counts = true, session = strcmp(cases[i].name, "session") == 0;
 		for (int r = 0; r < p && !session; r++) /* a session's program calls no MPI_Finalize */
 			counts &= covered >= 0 && ran[r] == covered && passed[r] == other;
+		/* calls of no element returned at once: each rank's report says so */
+		long at_once = calls && strstr(calls, " at once ") ? atol(strstr(calls, " at once ") + 9) : 0;
+		char once[64];
+		snprintf(once, sizeof once, "; returned at once %ld\n", at_once);
+		int nonce = 0;
+		for (const char *q = out; q && (q = strstr(q, once)); q++)
+			nonce++;
+		counts &= session || (out && (at_once == 0 ? !strstr(out, "; returned at once") : nonce == p));
 		static const char clean[] = "mpi objects left: 0 datatypes, 0 communicators, 0 keys, "
 		                            "0 requests\n";
 		int nclean = 0;
@@ -829,7 +843,7 @@ run_hostile(const MpiImpl *mpi, const char *env, const char *tag)
 			nclean++;
 		/* an MPI before 4 has no sessions: that program never initializes MPI */
 		bool none = session && nclean == 0 && out && strstr(out, "has no sessions");
-		const char *cal = cases[i].plan == 1 ? calibration_wrong(path) : "";
+		const char *cal = cases[i].plan == 1 ? calibration_wrong(path, ompi ? 0 : 1) : "";
 		bool said = cases[i].plan != 3 || (out && strstr(out, "is not a calibration of this "
 		                                                   "library") && covered == 0);
 		int rows = 0; /* osu's: 8 kinds at 3 sizes, each with the plan's choice */
