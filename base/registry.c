@@ -113,6 +113,21 @@ const TopoForm topo_forms[NTOPOKIND] = {
 #undef NICS
 #undef PCIE
 
+const FormSpec topo_sources[NTOPOSOURCE] = {
+	[TS_NCCL_TOPO] = {"nccl_topo", "nccl_topo(\"FILE.xml\"): the box NCCL's topology XML "
+	                  "(NCCL_TOPO_DUMP_FILE) describes, as a graph; the path relative to the "
+	                  ".coll file's folder", {{NULL, A_STRING, 1, 1, 0, 0, NULL}}, 0, 0},
+};
+
+int
+topo_source_find(const char *name)
+{
+	for (int k = 0; k < NTOPOSOURCE; k++)
+		if (strcmp(topo_sources[k].name, name) == 0)
+			return k;
+	return -1;
+}
+
 int
 node_class_find(TopoKind k, const char *word)
 {

@@ -50,6 +50,7 @@ typedef enum ArgKind {
 	A_INT,   /* an integer in lo..hi */
 	A_NODE,  /* a node of the context topology */
 	A_WORD,  /* one of the words in `words` */
+	A_STRING, /* a string: a file's path, relative to the .coll file's folder */
 } ArgKind;
 
 typedef struct ParamSpec {
@@ -163,6 +164,15 @@ void topo_forms_phrase(unsigned topos, char *buf, size_t len);
 /* "torus, hyperx, ... and torus_boxes": every form whose entry has
  * translations, in the table's order, for the messages that list them. */
 void topo_forms_with_translations(char *buf, size_t len);
+
+/* ---- topology sources: a topology read from a file another tool wrote ---- */
+
+/* `topology B = nccl_topo("box.xml");`: the file read (ir/boxes.c, before
+ * sema) by the reader of `collc nccl-topo`, the box a graph (TK_GRAPH) with
+ * its GPUs as ranks 0..n-1 by their rank= (docs/nccl-topo.md). */
+typedef enum TopoSource { TS_NCCL_TOPO, NTOPOSOURCE } TopoSource;
+extern const FormSpec topo_sources[NTOPOSOURCE];
+int topo_source_find(const char *name); /* TopoSource, or -1 */
 
 /* ---- network parameters (SI units: bits/s, seconds, bytes, joules, watts) ---- */
 

@@ -152,6 +152,13 @@ check_value(Diag *dg, const FormSpec *f, const ParamSpec *ps, const Expr *e, con
 		if (ctx && ast_resolve_node(dg, ctx, e, true) < 0)
 			return false;
 		break;
+	case A_STRING:
+		if (e->kind != EX_STRING) {
+			error_at(dg, e->loc, "%s takes a string here: a file's path in double quotes (usage: %s)",
+			         f->name, f->usage);
+			return false;
+		}
+		break;
 	case A_WORD:
 		if (e->kind != EX_NAME || ast_word_index(e->text, ps->words) < 0) {
 			char words[64];

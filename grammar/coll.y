@@ -36,6 +36,7 @@ static void yyerror(YYLTYPE *, yyscan_t, Parse *, const char *);
 %token END 0 "end of file"
 %token <Expr *> NUMBER "number"
 %token <const char *> IDENT "identifier"
+%token <const char *> STRING "string"
 %token KW_NETWORK "network" KW_TOPOLOGY "topology" KW_GROUP "group"
 %token KW_TREE "tree" KW_TREES "trees" KW_COLLECTIVE "collective" KW_ON "on"
 %token KW_ROOT "root" KW_TRANSLATE "translate" KW_MAP "map" KW_INCLUDE "include"
@@ -238,6 +239,7 @@ primary
 	| IDENT            { $$ = ast_name(p, LOC(@1), $1); }
 	| IDENT '(' exprs ')' { $$ = ast_call_expr(p, LOC(@1), $1, $3); }
 	| '(' exprs ')'    { $$ = ast_tuple(p, LOC(@1), $2); }
+	| STRING           { $$ = ast_string(p, LOC(@1), $1); }
 	;
 
 number
@@ -373,7 +375,7 @@ static const char *
 token_text(Parse *p, yysymbol_kind_t tok, char *buf, size_t len)
 {
 	const char *name = yysymbol_name(tok);
-	if (tok == YYSYMBOL_IDENT || tok == YYSYMBOL_NUMBER) {
+	if (tok == YYSYMBOL_IDENT || tok == YYSYMBOL_NUMBER || tok == YYSYMBOL_STRING) {
 		size_t n = p->tok_len < 40 ? p->tok_len : 40;
 		snprintf(buf, len, "%s '%.*s%s'", name, (int)n, p->src + p->tok_off,
 		         p->tok_len > 40 ? "..." : "");

@@ -415,14 +415,41 @@ check_graph_body(Sema *s, Decl *d, NodeSpace *sh)
 	}
 }
 
+/* A topology source (nccl_topo("box.xml")): a graph of the box boxes.c
+ * read, its GPUs the ranks 0..gpus-1 and every other node a switch. */
+static void
+check_source(Sema *s, Decl *d, const FormSpec *f, NodeSpace *sh)
+{
+	Bound b[MAX_PARAMS];
+	const Call *c = d->form;
+	if (!bind_call(s, c, f, NULL, b) || c->box_failed)
+		return;
+	if (!c->box) { /* a caller that did not run boxes_load (the driver does) */
+		error_at(s->diag, c->loc, "%s: the file was not read (collc's commands read it)", f->name);
+		return;
+	}
+	sh->kind = TK_GRAPH;
+	sh->form = f->name;
+	sh->nodes = c->box_nodes;
+	sh->ranks = c->box_gpus;
+	sh->is_switch = arena_alloc(s->out, (size_t)sh->nodes);
+	memset(sh->is_switch + sh->ranks, 1, (size_t)(sh->nodes - sh->ranks));
+	sh->ok = true;
+}
+
 static void
 check_topology(Sema *s, Decl *d)
 {
 	NodeSpace sh = {0};
-	int k = find_form(s, d->form, topo_forms, NTOPOKIND, sizeof *topo_forms, "topology form");
+	int src = topo_source_find(d->form->name);
+	int k = src >= 0 ? TK_GRAPH
+	                 : find_form(s, d->form, topo_forms, NTOPOKIND, sizeof *topo_forms, "topology form");
 	const TopoForm *tf = k >= 0 ? &topo_forms[k] : NULL;
 	Bound b[MAX_PARAMS];
-	if (tf && tf->block) {
+	if (src >= 0) {
+		check_source(s, d, &topo_sources[src], &sh);
+		tf = NULL; /* its block takes a network block only, as a form's */
+	} else if (tf && tf->block) {
 		sh.kind = (TopoKind)k;
 		sh.form = tf->form.name;
 		if (d->form->narg > 0)
@@ -447,12 +474,12 @@ check_topology(Sema *s, Decl *d)
 				check_params(s, it->body, false);
 			} else if (!(graph && (it->kind == IT_NODES || it->kind == IT_SWITCHES ||
 			                       it->kind == IT_LINK))) {
-				if (graph || !tf)
+				if (graph || (!tf && src < 0))
 					error_at(s->diag, it->loc, "%s does not belong in a topology block",
 					         item_word(it->kind));
 				else
 					error_at(s->diag, it->loc, "%s belongs only in a graph topology; %s's block "
-					         "takes only 'network { ... }'", item_word(it->kind), tf->form.name);
+					         "takes only 'network { ... }'", item_word(it->kind), d->form->name);
 			}
 		}
 	}
