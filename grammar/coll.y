@@ -404,7 +404,7 @@ keyword_hint(Parse *p, yysymbol_kind_t tok, const yysymbol_kind_t *expected, int
 		/* keywords are named by their bare text */
 		const char *name = yysymbol_name(expected[i]);
 		if (expected[i] == YYSYMBOL_IDENT || expected[i] == YYSYMBOL_NUMBER ||
-		    strspn(name, "abcdefghijklmnopqrstuvwxyz") != strlen(name) ||
+		    expected[i] == YYSYMBOL_STRING || strspn(name, "abcdefghijklmnopqrstuvwxyz") != strlen(name) ||
 		    strlen(name) >= sizeof names[0])
 			continue;
 		snprintf(names[nc], sizeof names[nc], "%s", name);
@@ -431,7 +431,7 @@ misspelt_keyword(Parse *p)
 	snprintf(word, sizeof word, "%.*s", (int)p->prev_len, p->src + p->prev_off);
 	for (int i = 0; i < YYNTOKENS; i++) {
 		const char *name = yysymbol_name((yysymbol_kind_t)i);
-		if (i == YYSYMBOL_IDENT || i == YYSYMBOL_NUMBER || !name[0] ||
+		if (i == YYSYMBOL_IDENT || i == YYSYMBOL_NUMBER || i == YYSYMBOL_STRING || !name[0] ||
 		    strspn(name, "abcdefghijklmnopqrstuvwxyz_") != strlen(name) ||
 		    strlen(name) >= sizeof names[0] || strlen(name) < 4)
 			continue;
@@ -489,7 +489,7 @@ yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner, Parse *p)
 		char tb[96];
 		const char *name = yysymbol_name(expected[i]);
 		if (expected[i] != YYSYMBOL_IDENT && expected[i] != YYSYMBOL_NUMBER &&
-		    expected[i] != YYSYMBOL_YYEOF && name[0] != '\'') {
+		    expected[i] != YYSYMBOL_STRING && expected[i] != YYSYMBOL_YYEOF && name[0] != '\'') {
 			snprintf(tb, sizeof tb, "'%s'", name);
 			name = tb;
 		}
