@@ -51,6 +51,7 @@ typedef enum ArgKind {
 	A_NODE,  /* a node of the context topology */
 	A_WORD,  /* one of the words in `words` */
 	A_STRING, /* a string: a file's path, relative to the .coll file's folder */
+	A_SOURCE, /* a topology source's call: nccl_topo("box.xml") (topo_sources) */
 } ArgKind;
 
 typedef struct ParamSpec {
@@ -61,8 +62,8 @@ typedef struct ParamSpec {
 	const char *words; /* A_WORD: "bi|alter" */
 } ParamSpec;
 
-/* xgmi_rails' six (boxes, gpus, nic_gbps, links, nics, pcie_gbps) are the most */
-enum { MAX_PARAMS = 6 };
+/* leaf_spine_boxes' seven (boxes, gpus, nic_gbps, spines, nics, pcie_gbps, box) are the most */
+enum { MAX_PARAMS = 7 };
 
 /* A form of the language (a topology, group or tree form) or an algorithm. */
 typedef struct FormSpec {
@@ -102,6 +103,10 @@ typedef enum TopoRole {
 	                    rails one per NIC index; absent, its value is G (a NIC per GPU,
 	                    each its GPU's link) */
 	TR_NIC_LINK,     /* with TR_NICS: the Gbit/s of each GPU's link to its NIC (PCIe) */
+	TR_BOX,          /* a box read from a file (A_SOURCE: NCCL's topology XML): it gives the
+	                    GPUs, the NICs shared or not with their GPUs' PCIe links (TR_NICS,
+	                    TR_NIC_LINK), the NIC speed unless the form says it (TR_VARIANT), and
+	                    the GPUs' NVSwitch bandwidth (docs/gpu-clusters.md) */
 } TopoRole;
 
 /* A class of a form's nodes by name, as the language writes them:

@@ -117,12 +117,17 @@ typedef struct Call {
 	Arg *arg;
 	int narg, caparg;
 	/* A topology source (registry.h's topo_sources: nccl_topo("box.xml")),
-	 * read by ir/boxes.c before sema: the box (NULL: not read), its GPUs
-	 * (ranks 0..gpus-1) and nodes, for sema's node space; box_failed: the
-	 * reading reported its error. */
+	 * itself or as a cluster form's `box`, read by ir/boxes.c before sema:
+	 * the box (NULL: not read), its GPUs (ranks 0..gpus-1) and nodes, for
+	 * sema's node space; box_failed: the reading reported its error. As a
+	 * cluster's box also: its NICs, each NIC's Gbit/s, the Gbit/s of a GPU's
+	 * path to its NIC (the PCIe tree's narrowest link on it) and a GPU's
+	 * GB/s to the NVSwitch (docs/gpu-clusters.md). */
 	const struct NcclBox *box;
 	int box_gpus, box_nodes;
 	bool box_failed;
+	int box_nics, box_nic_gbps, box_pcie_gbps;
+	double box_nvswitch_gbs;
 } Call;
 
 /* ---- binding a call to a signature (bind.c), shared by sema and lowering ---- */
