@@ -435,6 +435,94 @@ test_coll_source_errors(void)
 	free(out);
 }
 
+/* The id of the node named `name` in t, or -1. */
+static int
+named(const Topo *t, const char *name)
+{
+	char buf[64];
+	for (int v = 0; v < t->nnode; v++) {
+		topo_node_name(t, v, buf, sizeof buf);
+		if (strcmp(buf, name) == 0)
+			return v;
+	}
+	return -1;
+}
+
+/* Bit/s of the links u -> v and v -> u, both there and equal, or -1. */
+static double
+both_ways(const Topo *t, int u, int v)
+{
+	const Link *a = u >= 0 && v >= 0 ? find_link(t, u, v) : NULL;
+	const Link *b = a ? find_link(t, v, u) : NULL;
+	return b && a->bandwidth == b->bandwidth ? a->bandwidth : -1;
+}
+
+/* rails(boxes 2, box nccl_topo(IBM's H100 file)) against the file: each
+ * box's GPUs with their NVLinks x NCCL's rate to the box's NVSwitch, its
+ * NICs at their speed, each GPU's PCIe path to its NIC, twice, plus a rail
+ * per NIC; names and rank order as rails gives them; check and sim run. */
+static void
+test_cluster_box(void)
+{
+	Read r;
+	char *xml;
+	read_fixture(&r, FIX "ibm-h100-topo.xml", &xml);
+	const NcclBox *x = &r.box;
+	Diag d = diag_new();
+	Checked c;
+	Prog p = {0};
+	const Topo *t = built_topo(&d, &c, &p, FIX "h100-rails-2.coll");
+	CU_ASSERT_FATAL(t != NULL && x->ngpu == 8 && x->nnic == 8);
+	CU_ASSERT_EQUAL(t->kind, TK_RAILS);
+	CU_ASSERT_EQUAL(t->nrank, 2 * x->ngpu);
+	CU_ASSERT_EQUAL(t->nnode, 2 * x->ngpu + 2 + x->nnic + 2 * x->nnic);
+	CU_ASSERT_EQUAL(t->nlink, 2 * (2 * x->ngpu * 2 + 2 * x->nnic));
+	int good = 0;
+	for (int b = 0; b < 2; b++)
+		for (int g = 0; g < x->ngpu; g++) {
+			char gpu[32], nvs[32], nic[32], rail[32];
+			snprintf(gpu, sizeof gpu, "gpu(%d, %d)", b, g);
+			snprintf(nvs, sizeof nvs, "nvswitch(%d)", b);
+			snprintf(nic, sizeof nic, "nic(%d, %d)", b, g);
+			snprintf(rail, sizeof rail, "rail(%d)", g);
+			const NcclGpu *y = &x->gpu[g];
+			double nvl = (y->nvs_links + y->gpu_links) * y->nvlink_gbs * 8e9;
+			double speed = x->net[g].gbs * 8e9; /* every NIC's, as the file says */
+			good += named(t, gpu) == b * x->ngpu + g && y->nvs_links == 18 &&
+			        near_rel(both_ways(t, named(t, gpu), named(t, nvs)), nvl, 1e-9) &&
+			        both_ways(t, named(t, gpu), named(t, nic)) == 48 * 8e9 && speed == 25 * 8e9 &&
+			        both_ways(t, named(t, nic), named(t, rail)) == speed;
+		}
+	CU_ASSERT_EQUAL(good, 2 * x->ngpu);
+	prog_free(&p);
+	checked_free(&c);
+	read_free(&r, xml);
+	int status;
+	char *out = run_all(COLLC_BIN " sim " FIX "h100-rails-2.coll --sizes 1MiB 2>&1", &status);
+	CU_ASSERT_EQUAL(status, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "AR          ring       1048576"));
+	free(out);
+}
+
+/* What a cluster form cannot take from a file: an error in the XML, a note
+ * at the string; and the values the box gives are not written too. */
+static void
+test_cluster_box_errors(void)
+{
+	Diag d = diag_new();
+	Checked c;
+	const char *vm = "topology C = rails(boxes 2, box nccl_topo(\"nccl-tests-256-h200-vm.xml\"));\n";
+	check_text(&d, &c, FIX "vm.coll", vm, strlen(vm));
+	CU_ASSERT_PTR_NOT_NULL(strstr(c.diag, FIX "nccl-tests-256-h200-vm.xml:4:7: error: a cluster's "
+	                                      "box has at least 2 GPUs; this file has 1"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(c.diag, FIX "vm.coll:1:43: note: in the NCCL topology file"));
+	checked_free(&c);
+	const char *twice = "topology C = rails(boxes 2, box nccl_topo(\"ibm-h100-topo.xml\"), gpus 8);\n";
+	check_text(&d, &c, FIX "twice.coll", twice, strlen(twice));
+	CU_ASSERT_PTR_NOT_NULL(strstr(c.diag, "twice.coll:1:65: error: rails: the box gives 'gpus'"));
+	checked_free(&c);
+}
+
 /* A string's escapes read and printed back: fmt's output parses to the
  * same string, and fmt of it is the same text. */
 static void
@@ -471,5 +559,9 @@ CU_TestInfo nccl_topo_tests[] = {
 	{"nccl_topo(\"box.xml\"): an error in the XML located there, a note at the .coll line",
 	 test_coll_source_errors},
 	{"a string's escapes read and printed back by fmt", test_string_round_trip},
+	{"rails with IBM's H100 file as its box: the file's counts and speeds twice, plus rails",
+	 test_cluster_box},
+	{"a box a cluster form cannot take: an error in the XML, a note at the string",
+	 test_cluster_box_errors},
 	CU_TEST_INFO_NULL,
 };
