@@ -71,15 +71,6 @@ nearest_nics(Arena *a, const NcclBox *b, int *nic, double *gbs)
 	}
 }
 
-/* GB/s of the link u -> v, or 0. */
-static double
-link_gbs(const NcclBox *b, int u, int v)
-{
-	for (int i = 0; i < b->nlink; i++)
-		if (b->link[i].src == u && b->link[i].dst == v)
-			return b->link[i].gbs;
-	return 0;
-}
 
 /* The Gbit/s a cluster form takes (an integer), from GB/s; -1 if not whole. */
 static int
@@ -92,8 +83,12 @@ whole_gbps(double gbs)
 /* The NVSwitch side of a box for a cluster form: every GPU on NCCL's NVS
  * node alike, none joined to another GPU. 0, or -1 after an error in xd. */
 static int
-cluster_nvswitch(Diag *xd, const NcclBox *b, Call *c)
+cluster_nvswitch(Diag *xd, Arena *a, const NcclBox *b, Call *c)
 {
+	double *to_nvs = arena_array(a, (size_t)b->nnode, sizeof *to_nvs); /* each node's GB/s */
+	for (int i = 0; i < b->nlink; i++)
+		if (b->link[i].dst == b->nvs)
+			to_nvs[b->link[i].src] = b->link[i].gbs;
 	if (b->ngpu < 2) {
 		error_at(xd, b->gpu[0].loc, "a cluster's box has at least 2 GPUs; this file has %d",
 		         b->ngpu);
@@ -101,7 +96,7 @@ cluster_nvswitch(Diag *xd, const NcclBox *b, Call *c)
 	}
 	for (int g = 0; g < b->ngpu; g++) {
 		const NcclGpu *x = &b->gpu[g];
-		double bw = b->nvs >= 0 ? link_gbs(b, x->node, b->nvs) : 0;
+		double bw = b->nvs >= 0 ? to_nvs[x->node] : 0;
 		if (x->gpu_links > 0 || bw <= 0) {
 			error_at(xd, x->loc, "GPU rank %d %s: a cluster form's box joins its GPUs by one "
 			         "NVSwitch (collc nccl-topo reads any box as a graph)", x->rank,
@@ -122,7 +117,9 @@ cluster_nvswitch(Diag *xd, const NcclBox *b, Call *c)
 
 /* The NIC side: each GPU's nearest NIC over the PCIe tree; the GPUs sharing
  * one are consecutive ranks, G/K of them (NIC k is that of GPUs k G/K...),
- * every NIC with one port of one speed, every GPU's path as narrow. */
+ * every NIC with one port of one speed, every GPU's path as narrow. Linear
+ * in the GPUs, nets and links, as every check here (a file may hold a
+ * million nodes). */
 static int
 cluster_nics(Diag *xd, Arena *a, const NcclBox *b, Call *c)
 {
@@ -139,24 +136,26 @@ cluster_nics(Diag *xd, Arena *a, const NcclBox *b, Call *c)
 		}
 		K += g == 0 || nic[x->node] != nic[b->gpu[g - 1].node];
 	}
+	int *group = arena_array(a, (size_t)b->nnode, sizeof *group); /* a NIC's GPU group + 1 */
+	int *nports = arena_array(a, (size_t)b->nnode, sizeof *nports); /* a NIC's <net>s */
+	int *nspeed = arena_array(a, (size_t)b->nnode, sizeof *nspeed); /* and its Gbit/s */
+	for (int i = 0; i < b->nnet; i++) {
+		nports[b->net[i].nic]++;
+		nspeed[b->net[i].nic] = whole_gbps(b->net[i].gbs);
+	}
 	for (int g = 0; g < G; g++) {
 		const NcclGpu *x = &b->gpu[g];
-		int lead = b->gpu[g - g % (G / K)].node;
-		bool apart = false; /* the NIC serves GPUs outside this group too */
-		for (int h = 0; h < G; h++)
-			apart |= h / (G / K) != g / (G / K) && nic[b->gpu[h].node] == nic[x->node];
+		int lead = b->gpu[g - g % (G / K)].node, *seen = &group[nic[x->node]];
+		bool apart = *seen && *seen != g / (G / K) + 1; /* the NIC serves another group too */
+		*seen = g / (G / K) + 1;
 		if (G % K || nic[x->node] != nic[lead] || apart) {
 			error_at(xd, x->loc, "GPU rank %d's nearest NIC (line %d) breaks the pattern a cluster "
 			         "form takes: NIC k shared by GPUs k G/K to (k + 1) G/K - 1, here %d GPUs over "
 			         "%d NICs", x->rank, b->node[nic[x->node]].loc.line, G, K);
 			return -1;
 		}
-		int pcie = whole_gbps(gbs[x->node]), ports = 0, speed = -1;
-		for (int i = 0; i < b->nnet; i++)
-			if (b->net[i].nic == nic[x->node]) {
-				ports++;
-				speed = whole_gbps(b->net[i].gbs);
-			}
+		int pcie = whole_gbps(gbs[x->node]), ports = nports[nic[x->node]];
+		int speed = nspeed[nic[x->node]];
 		const NcclNode *n = &b->node[nic[x->node]];
 		if (ports != 1 || speed < 0) {
 			error_at(xd, n->loc, "%s: a cluster form's NIC has one <net> port of whole Gbit/s; this "
@@ -208,7 +207,7 @@ load_nccl_topo(Diag *dg, Arena *a, const char *from, Call *c, const Expr *e, boo
 	NcclBox *box = NEW(a, NcclBox);
 	int rc = nccl_box_read(&xd, a, text, len, box);
 	if (rc == 0 && cluster)
-		rc = cluster_nvswitch(&xd, box, c) != 0 || cluster_nics(&xd, a, box, c) != 0 ? -1 : 0;
+		rc = cluster_nvswitch(&xd, a, box, c) != 0 || cluster_nics(&xd, a, box, c) != 0 ? -1 : 0;
 	dg->errors = xd.errors;
 	dg->muted = xd.muted;
 	dg->announced = xd.announced;
