@@ -26,6 +26,7 @@ enum {
 	MAX_NIC_GBPS = 1 << 20,    /* rails(..., nic_gbps N): 1 Pbit/s, beyond any NIC made */
 	MAX_PAIR_LINKS = 64,       /* xgmi_rails(..., links ...): links of one pair of GPUs */
 	MAX_GPU_PAIRS = 2016,         /* values of `links`: the pairs of a box of 64 GPUs */
+	MAX_STRING = 4095,         /* bytes of a string ("path.xml"): a path as PATH_MAX holds it */
 	MAX_CHUNKS = 1 << 30,      /* `chunks N`, `segments S`: fits an int with room */
 	/* Independent pipelines of one schedule (Msg.instance, a short:
 	 * Bucket has 2d, packing one per tree copy); the simulator keeps a

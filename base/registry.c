@@ -33,6 +33,10 @@ coll_kind_find(const char *name)
 #define PCIE {"pcie_gbps", A_INT, 0, 1, 1, MAX_NIC_GBPS, NULL}
 #define SIZES {NULL, A_INT, 1, MAX_DIMS, 2, MAX_NODES, NULL}
 #define COUNT(label, lo) {label, A_INT, 1, 1, lo, MAX_NODES, NULL}
+/* a box from NCCL's topology XML; with it `gpus` and `nic_gbps` may go unsaid */
+#define BOX {"box", A_SOURCE, 0, 1, 0, 0, NULL}
+#define GPUS_OR_BOX {"gpus", A_INT, 0, 1, 2, MAX_NODES, NULL}
+#define NIC_GBPS_OR_BOX {"nic_gbps", A_INT, 0, 1, 1, MAX_NIC_GBPS, NULL}
 const TopoForm topo_forms[NTOPOKIND] = {
 	[TK_TORUS] = {{"torus", "torus(n1, n2, ...), each size at least 2", {SIZES}, 0, 0},
 	              {TR_DIMS}, .translations = true, .grid = true},
@@ -55,12 +59,13 @@ const TopoForm topo_forms[NTOPOKIND] = {
 	                      {COUNT(NULL, 2), {"ports", A_INT, 0, 1, 2, 2 * (int64_t)MAX_NODES, NULL}},
 	                      0, 0},
 	                     {TR_DIMS, TR_VARIANT}, .variant_per_rank = 2},
-	[TK_RAILS] = {{"rails", "rails(boxes B, gpus G, nic_gbps N[, nics K, pcie_gbps P]): B boxes of G "
-	                          "GPUs on a switch, NIC g of every box on rail switch g (with nics: K "
-	                          "NICs a box, each the node G/K GPUs reach at P Gbit/s)",
-	               {COUNT("boxes", 1), COUNT("gpus", 2),
-	                {"nic_gbps", A_INT, 1, 1, 1, MAX_NIC_GBPS, NULL}, NICS, PCIE}, 0, 0},
-	              {TR_DIM_SWITCHES, TR_DIM_SWITCHES, TR_VARIANT, TR_NICS, TR_NIC_LINK},
+	[TK_RAILS] = {{"rails", "rails(boxes B, gpus G, nic_gbps N[, nics K, pcie_gbps P]) or rails(boxes "
+	                          "B, box nccl_topo(\"FILE.xml\")[, nic_gbps N]): B boxes of G GPUs on a "
+	                          "switch, NIC g of every box on rail switch g (with nics: K NICs a box, "
+	                          "each the node G/K GPUs reach at P Gbit/s; with box: the GPUs, NICs and "
+	                          "speeds NCCL's topology file gives)",
+	               {COUNT("boxes", 1), GPUS_OR_BOX, NIC_GBPS_OR_BOX, NICS, PCIE, BOX}, 0, 0},
+	              {TR_DIM_SWITCHES, TR_DIM_SWITCHES, TR_VARIANT, TR_NICS, TR_NIC_LINK, TR_BOX},
 	              .translations = true, .hosts_last = true,
 	              .node_class = {GPU, NVSWITCH, RAIL(3), NIC_NODES("GPU's link to its rail", 3, 5)}},
 	[TK_XGMI_RAILS] = {{"xgmi_rails", "xgmi_rails(boxes B, gpus G, nic_gbps N[, links L01, L02, "
@@ -77,15 +82,17 @@ const TopoForm topo_forms[NTOPOKIND] = {
 	                   .node_class = {GPU, RAIL(4), NIC_NODES("GPU's link to its rail", 4, 6)}},
 	[TK_LEAF_SPINE_BOXES] = {{"leaf_spine_boxes",
 	                          "leaf_spine_boxes(boxes B, gpus G, nic_gbps N, spines S[, nics K, "
-	                          "pcie_gbps P]): B boxes of G GPUs on a switch, the box's NICs on its "
-	                          "leaf, each leaf joined to the S spines at N (oversubscription G:S, "
-	                          "with nics K:S; with nics: K NICs a box, each the node G/K GPUs reach "
-	                          "at P Gbit/s)",
-	                          {COUNT("boxes", 1), COUNT("gpus", 2),
-	                           {"nic_gbps", A_INT, 1, 1, 1, MAX_NIC_GBPS, NULL}, COUNT("spines", 1),
-	                           NICS, PCIE},
+	                          "pcie_gbps P]) or leaf_spine_boxes(boxes B, box nccl_topo(\"FILE.xml\"), "
+	                          "spines S[, nic_gbps N]): B boxes of G GPUs on a switch, the box's NICs "
+	                          "on its leaf, each leaf joined to the S spines at N (oversubscription "
+	                          "G:S, with nics K:S; with nics: K NICs a box, each the node G/K GPUs "
+	                          "reach at P Gbit/s; with box: the GPUs, NICs and speeds NCCL's "
+	                          "topology file gives)",
+	                          {COUNT("boxes", 1), GPUS_OR_BOX, NIC_GBPS_OR_BOX, COUNT("spines", 1),
+	                           NICS, PCIE, BOX},
 	                          0, 0},
-	                         {TR_DIM_SWITCHES, TR_DIMS, TR_VARIANT, TR_SWITCHES, TR_NICS, TR_NIC_LINK},
+	                         {TR_DIM_SWITCHES, TR_DIMS, TR_VARIANT, TR_SWITCHES, TR_NICS, TR_NIC_LINK,
+	                          TR_BOX},
 	                         .hosts_last = true, .switches_per_dim = 2,
 	                         .node_class = {GPU, NVSWITCH,
 	                                        {"leaf", {0, -1}, "leaf switch of a box", false, 0},
@@ -112,6 +119,24 @@ const TopoForm topo_forms[NTOPOKIND] = {
 #undef NIC_NODES
 #undef NICS
 #undef PCIE
+#undef BOX
+#undef GPUS_OR_BOX
+#undef NIC_GBPS_OR_BOX
+
+const FormSpec topo_sources[NTOPOSOURCE] = {
+	[TS_NCCL_TOPO] = {"nccl_topo", "nccl_topo(\"FILE.xml\"): the box NCCL's topology XML "
+	                  "(NCCL_TOPO_DUMP_FILE) describes, as a graph; the path relative to the "
+	                  ".coll file's folder", {{NULL, A_STRING, 1, 1, 0, 0, NULL}}, 0, 0},
+};
+
+int
+topo_source_find(const char *name)
+{
+	for (int k = 0; k < NTOPOSOURCE; k++)
+		if (strcmp(topo_sources[k].name, name) == 0)
+			return k;
+	return -1;
+}
 
 int
 node_class_find(TopoKind k, const char *word)

@@ -50,6 +50,8 @@ typedef enum ArgKind {
 	A_INT,   /* an integer in lo..hi */
 	A_NODE,  /* a node of the context topology */
 	A_WORD,  /* one of the words in `words` */
+	A_STRING, /* a string: a file's path, relative to the .coll file's folder */
+	A_SOURCE, /* a topology source's call: nccl_topo("box.xml") (topo_sources) */
 } ArgKind;
 
 typedef struct ParamSpec {
@@ -60,8 +62,8 @@ typedef struct ParamSpec {
 	const char *words; /* A_WORD: "bi|alter" */
 } ParamSpec;
 
-/* xgmi_rails' six (boxes, gpus, nic_gbps, links, nics, pcie_gbps) are the most */
-enum { MAX_PARAMS = 6 };
+/* leaf_spine_boxes' seven (boxes, gpus, nic_gbps, spines, nics, pcie_gbps, box) are the most */
+enum { MAX_PARAMS = 7 };
 
 /* A form of the language (a topology, group or tree form) or an algorithm. */
 typedef struct FormSpec {
@@ -101,6 +103,10 @@ typedef enum TopoRole {
 	                    rails one per NIC index; absent, its value is G (a NIC per GPU,
 	                    each its GPU's link) */
 	TR_NIC_LINK,     /* with TR_NICS: the Gbit/s of each GPU's link to its NIC (PCIe) */
+	TR_BOX,          /* a box read from a file (A_SOURCE: NCCL's topology XML): it gives the
+	                    GPUs, the NICs shared or not with their GPUs' PCIe links (TR_NICS,
+	                    TR_NIC_LINK), the NIC speed unless the form says it (TR_VARIANT), and
+	                    the GPUs' NVSwitch bandwidth (docs/gpu-clusters.md) */
 } TopoRole;
 
 /* A class of a form's nodes by name, as the language writes them:
@@ -163,6 +169,15 @@ void topo_forms_phrase(unsigned topos, char *buf, size_t len);
 /* "torus, hyperx, ... and torus_boxes": every form whose entry has
  * translations, in the table's order, for the messages that list them. */
 void topo_forms_with_translations(char *buf, size_t len);
+
+/* ---- topology sources: a topology read from a file another tool wrote ---- */
+
+/* `topology B = nccl_topo("box.xml");`: the file read (ir/boxes.c, before
+ * sema) by the reader of `collc nccl-topo`, the box a graph (TK_GRAPH) with
+ * its GPUs as ranks 0..n-1 by their rank= (docs/nccl-topo.md). */
+typedef enum TopoSource { TS_NCCL_TOPO, NTOPOSOURCE } TopoSource;
+extern const FormSpec topo_sources[NTOPOSOURCE];
+int topo_source_find(const char *name); /* TopoSource, or -1 */
 
 /* ---- network parameters (SI units: bits/s, seconds, bytes, joules, watts) ---- */
 

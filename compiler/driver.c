@@ -155,6 +155,7 @@ load(Diag *dg, const char *path, Input *in, bool build, double size)
 	if (rc == 2)
 		return unknown_define(in->file, in->defs, unknown);
 	if (rc == 0) {
+		boxes_load(dg, in->file);
 		sema(dg, in->file);
 		in->prog.auto_size = size;
 		if (nerrors(dg) == 0 && build)

@@ -168,6 +168,14 @@ ast_name(Parse *p, Loc loc, const char *name)
 	return e;
 }
 
+Expr *
+ast_string(Parse *p, Loc loc, const char *text)
+{
+	Expr *e = new_expr(p, EX_STRING, loc);
+	e->text = text;
+	return e;
+}
+
 /* Every pass recurses over expressions: bound their depth here, once. */
 static Expr *
 bounded(Parse *p, Expr *e)
@@ -413,6 +421,11 @@ ast_eval_int(Diag *dg, const Expr *e, int64_t *out, bool report)
 		else
 			error_at(dg, e->loc, "expected an integer: '%s' is not a parameter (declare it above "
 			         "with 'param %s = VALUE;')", e->text, e->text);
+		return false;
+	case EX_STRING:
+		if (report)
+			error_at(dg, e->loc, "expected an integer, got the string \"%.40s%s\"", e->text,
+			         strlen(e->text) > 40 ? "..." : "");
 		return false;
 	default:
 		break;

@@ -52,6 +52,7 @@ typedef enum ExprKind {
 	EX_AND, EX_OR, /* logic on 0 / non-0 */
 	EX_NOT,   /* not a (lhs) */
 	EX_CALL,  /* helper(a, b): text the name, elem the arguments */
+	EX_STRING, /* "path.xml": text, its escapes read (no NUL, at most MAX_STRING bytes) */
 } ExprKind;
 
 typedef struct Expr Expr;
@@ -66,7 +67,7 @@ struct Expr {
 	Loc loc;
 	int64_t ival;     /* EX_INT */
 	double rval;      /* EX_REAL */
-	const char *text; /* EX_REAL: digits as written; EX_NAME: the name */
+	const char *text; /* EX_REAL: digits as written; EX_NAME: the name; EX_STRING: its bytes */
 	int unit;         /* index into unit_table, -1 for none */
 	Expr *lhs, *rhs;  /* EX_RANGE, binary operators; EX_NEG uses lhs */
 	Expr **elem;      /* EX_TUPLE */
@@ -107,12 +108,26 @@ typedef struct Arg {
 	ExprList val;      /* a label takes every value up to the next label */
 } Arg;
 
+struct NcclBox; /* ir.h's: what a topology source read */
+
 typedef struct Call {
 	Loc loc;
 	const char *name;
 	bool parens; /* `ring()` as opposed to `ring` */
 	Arg *arg;
 	int narg, caparg;
+	/* A topology source (registry.h's topo_sources: nccl_topo("box.xml")),
+	 * itself or as a cluster form's `box`, read by ir/boxes.c before sema:
+	 * the box (NULL: not read), its GPUs (ranks 0..gpus-1) and nodes, for
+	 * sema's node space; box_failed: the reading reported its error. As a
+	 * cluster's box also: its NICs, each NIC's Gbit/s, the Gbit/s of a GPU's
+	 * path to its NIC (the PCIe tree's narrowest link on it) and a GPU's
+	 * GB/s to the NVSwitch (docs/gpu-clusters.md). */
+	const struct NcclBox *box;
+	int box_gpus, box_nodes;
+	bool box_failed;
+	int box_nics, box_nic_gbps, box_pcie_gbps;
+	double box_nvswitch_gbs;
 } Call;
 
 /* ---- binding a call to a signature (bind.c), shared by sema and lowering ---- */
@@ -342,6 +357,7 @@ Expr *ast_int(Parse *, Loc, int64_t);
 Expr *ast_real(Parse *, Loc, const char *text, double);
 Expr *ast_with_unit(Parse *, Expr *num, const char *unit, Loc);
 Expr *ast_name(Parse *, Loc, const char *);
+Expr *ast_string(Parse *, Loc, const char *);
 Expr *ast_unary(Parse *, Loc, ExprKind, Expr *);
 Expr *ast_binary(Parse *, Loc, ExprKind, Expr *, Expr *);
 ExprList *ast_list(Parse *, ExprList *, Expr *); /* NULL list: a new one */

@@ -152,6 +152,25 @@ check_value(Diag *dg, const FormSpec *f, const ParamSpec *ps, const Expr *e, con
 		if (ctx && ast_resolve_node(dg, ctx, e, true) < 0)
 			return false;
 		break;
+	case A_STRING:
+		if (e->kind != EX_STRING) {
+			error_at(dg, e->loc, "%s takes a string here: a file's path in double quotes (usage: %s)",
+			         f->name, f->usage);
+			return false;
+		}
+		break;
+	case A_SOURCE:
+		if (e->kind != EX_CALL || topo_source_find(e->text) < 0) {
+			error_at(dg, e->loc, "%s's %s takes nccl_topo(\"FILE.xml\"): NCCL's topology file of "
+			         "one box (docs/gpu-clusters.md)", f->name, ps->label);
+			return false;
+		}
+		if (e->nelem != 1 || e->elem[0]->kind != EX_STRING) {
+			error_at(dg, e->loc, "%s takes one string: its file's path in double quotes (usage: %s)",
+			         e->text, topo_sources[topo_source_find(e->text)].usage);
+			return false;
+		}
+		break;
 	case A_WORD:
 		if (e->kind != EX_NAME || ast_word_index(e->text, ps->words) < 0) {
 			char words[64];

@@ -36,6 +36,7 @@ static void yyerror(YYLTYPE *, yyscan_t, Parse *, const char *);
 %token END 0 "end of file"
 %token <Expr *> NUMBER "number"
 %token <const char *> IDENT "identifier"
+%token <const char *> STRING "string"
 %token KW_NETWORK "network" KW_TOPOLOGY "topology" KW_GROUP "group"
 %token KW_TREE "tree" KW_TREES "trees" KW_COLLECTIVE "collective" KW_ON "on"
 %token KW_ROOT "root" KW_TRANSLATE "translate" KW_MAP "map" KW_INCLUDE "include"
@@ -238,6 +239,7 @@ primary
 	| IDENT            { $$ = ast_name(p, LOC(@1), $1); }
 	| IDENT '(' exprs ')' { $$ = ast_call_expr(p, LOC(@1), $1, $3); }
 	| '(' exprs ')'    { $$ = ast_tuple(p, LOC(@1), $2); }
+	| STRING           { $$ = ast_string(p, LOC(@1), $1); }
 	;
 
 number
@@ -373,7 +375,7 @@ static const char *
 token_text(Parse *p, yysymbol_kind_t tok, char *buf, size_t len)
 {
 	const char *name = yysymbol_name(tok);
-	if (tok == YYSYMBOL_IDENT || tok == YYSYMBOL_NUMBER) {
+	if (tok == YYSYMBOL_IDENT || tok == YYSYMBOL_NUMBER || tok == YYSYMBOL_STRING) {
 		size_t n = p->tok_len < 40 ? p->tok_len : 40;
 		snprintf(buf, len, "%s '%.*s%s'", name, (int)n, p->src + p->tok_off,
 		         p->tok_len > 40 ? "..." : "");
@@ -402,7 +404,7 @@ keyword_hint(Parse *p, yysymbol_kind_t tok, const yysymbol_kind_t *expected, int
 		/* keywords are named by their bare text */
 		const char *name = yysymbol_name(expected[i]);
 		if (expected[i] == YYSYMBOL_IDENT || expected[i] == YYSYMBOL_NUMBER ||
-		    strspn(name, "abcdefghijklmnopqrstuvwxyz") != strlen(name) ||
+		    expected[i] == YYSYMBOL_STRING || strspn(name, "abcdefghijklmnopqrstuvwxyz") != strlen(name) ||
 		    strlen(name) >= sizeof names[0])
 			continue;
 		snprintf(names[nc], sizeof names[nc], "%s", name);
@@ -429,7 +431,7 @@ misspelt_keyword(Parse *p)
 	snprintf(word, sizeof word, "%.*s", (int)p->prev_len, p->src + p->prev_off);
 	for (int i = 0; i < YYNTOKENS; i++) {
 		const char *name = yysymbol_name((yysymbol_kind_t)i);
-		if (i == YYSYMBOL_IDENT || i == YYSYMBOL_NUMBER || !name[0] ||
+		if (i == YYSYMBOL_IDENT || i == YYSYMBOL_NUMBER || i == YYSYMBOL_STRING || !name[0] ||
 		    strspn(name, "abcdefghijklmnopqrstuvwxyz_") != strlen(name) ||
 		    strlen(name) >= sizeof names[0] || strlen(name) < 4)
 			continue;
@@ -487,7 +489,7 @@ yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner, Parse *p)
 		char tb[96];
 		const char *name = yysymbol_name(expected[i]);
 		if (expected[i] != YYSYMBOL_IDENT && expected[i] != YYSYMBOL_NUMBER &&
-		    expected[i] != YYSYMBOL_YYEOF && name[0] != '\'') {
+		    expected[i] != YYSYMBOL_STRING && expected[i] != YYSYMBOL_YYEOF && name[0] != '\'') {
 			snprintf(tb, sizeof tb, "'%s'", name);
 			name = tb;
 		}

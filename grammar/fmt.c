@@ -208,6 +208,15 @@ expr(Printer *p, const Expr *e)
 	case EX_NAME:
 		fputs(e->text, p->out);
 		break;
+	case EX_STRING: /* as the scanner reads it back: " and \ escaped */
+		fputc('"', p->out);
+		for (const char *c = e->text; *c; c++) {
+			if (*c == '"' || *c == '\\')
+				fputc('\\', p->out);
+			fputc(*c, p->out);
+		}
+		fputc('"', p->out);
+		break;
 	case EX_TUPLE:
 		fputc('(', p->out);
 		exprs(p, &(ExprList){.v = e->elem, .n = e->nelem});
@@ -535,6 +544,7 @@ expr_eq(const Expr *a, const Expr *b)
 	case EX_REAL:
 		return a->rval == b->rval;
 	case EX_NAME:
+	case EX_STRING:
 		return str_eq(a->text, b->text);
 	case EX_TUPLE:
 	case EX_CALL:

@@ -415,14 +415,105 @@ check_graph_body(Sema *s, Decl *d, NodeSpace *sh)
 	}
 }
 
+/* A topology source (nccl_topo("box.xml")): a graph of the box boxes.c
+ * read, its GPUs the ranks 0..gpus-1 and every other node a switch. */
+static void
+check_source(Sema *s, Decl *d, const FormSpec *f, NodeSpace *sh)
+{
+	Bound b[MAX_PARAMS];
+	const Call *c = d->form;
+	if (!bind_call(s, c, f, NULL, b) || c->box_failed)
+		return;
+	if (!c->box) { /* a caller that did not run boxes_load (the driver does) */
+		error_at(s->diag, c->loc, "%s: the file was not read (collc's commands read it)", f->name);
+		return;
+	}
+	sh->kind = TK_GRAPH;
+	sh->form = f->name;
+	sh->nodes = c->box_nodes;
+	sh->ranks = c->box_gpus;
+	sh->is_switch = arena_alloc(s->out, (size_t)sh->nodes);
+	memset(sh->is_switch + sh->ranks, 1, (size_t)(sh->nodes - sh->ranks));
+	sh->ok = true;
+}
+
+/* An integer a box gives, as if written at loc. */
+static Bound
+box_value(Sema *s, Loc loc, int64_t v)
+{
+	Expr *e = NEW(s->out, Expr);
+	*e = (Expr){.kind = EX_INT, .loc = loc, .ival = v, .unit = -1};
+	Expr **one = NEW(s->out, Expr *);
+	*one = e;
+	return (Bound){one, 1, loc};
+}
+
+/* A cluster form's `box` (TR_BOX): the values it gives (boxes.c read them)
+ * in place of gpus, nics and pcie_gbps, and of nic_gbps unless written;
+ * without one, gpus and nic_gbps are needed. False after an error. */
+static bool
+box_values(Sema *s, const Call *c, const TopoForm *tf, Bound *b)
+{
+	int box = -1;
+	for (int i = 0; i < MAX_PARAMS; i++)
+		box = tf->role[i] == TR_BOX ? i : box;
+	if (box < 0)
+		return true;
+	bool ok = true;
+	for (int i = 0; i < MAX_PARAMS && tf->form.param[i].kind != A_END; i++) {
+		const ParamSpec *ps = &tf->form.param[i];
+		bool given = ps->min == 0 && ps->kind == A_INT && tf->role[i] != TR_NICS &&
+		             tf->role[i] != TR_NIC_LINK; /* gpus, nic_gbps: needed without a box */
+		if (!b[box].n && given && !b[i].n) {
+			error_at(s->diag, c->loc, "%s needs '%s' (usage: %s)", tf->form.name, ps->label,
+			         tf->form.usage);
+			ok = false;
+		}
+		if (b[box].n && b[i].n && i != box && (tf->role[i] == TR_NICS ||
+		                                       tf->role[i] == TR_NIC_LINK ||
+		                                       (given && tf->role[i] != TR_VARIANT))) {
+			error_at(s->diag, b[i].loc, "%s: the box gives '%s' (nccl_topo's file says it)",
+			         tf->form.name, ps->label);
+			ok = false;
+		}
+	}
+	if (!ok || !b[box].n)
+		return ok;
+	if (c->box_failed)
+		return false; /* boxes.c said why */
+	if (!c->box) {
+		error_at(s->diag, b[box].loc, "%s: the file was not read (collc's commands read it)",
+		         b[box].v[0]->text);
+		return false;
+	}
+	Loc at = b[box].v[0]->loc;
+	for (int i = 0; i < MAX_PARAMS; i++) {
+		TopoRole r = (TopoRole)tf->role[i];
+		if (r == TR_NICS)
+			b[i] = box_value(s, at, c->box_nics);
+		else if (r == TR_NIC_LINK)
+			b[i] = box_value(s, at, c->box_pcie_gbps);
+		else if (r == TR_VARIANT && !b[i].n)
+			b[i] = box_value(s, at, c->box_nic_gbps);
+		else if (tf->form.param[i].kind == A_INT && tf->form.param[i].min == 0 && !b[i].n)
+			b[i] = box_value(s, at, c->box_gpus); /* gpus */
+	}
+	return true;
+}
+
 static void
 check_topology(Sema *s, Decl *d)
 {
 	NodeSpace sh = {0};
-	int k = find_form(s, d->form, topo_forms, NTOPOKIND, sizeof *topo_forms, "topology form");
+	int src = topo_source_find(d->form->name);
+	int k = src >= 0 ? TK_GRAPH
+	                 : find_form(s, d->form, topo_forms, NTOPOKIND, sizeof *topo_forms, "topology form");
 	const TopoForm *tf = k >= 0 ? &topo_forms[k] : NULL;
 	Bound b[MAX_PARAMS];
-	if (tf && tf->block) {
+	if (src >= 0) {
+		check_source(s, d, &topo_sources[src], &sh);
+		tf = NULL; /* its block takes a network block only, as a form's */
+	} else if (tf && tf->block) {
 		sh.kind = (TopoKind)k;
 		sh.form = tf->form.name;
 		if (d->form->narg > 0)
@@ -433,7 +524,7 @@ check_topology(Sema *s, Decl *d)
 			         sh.form);
 		else
 			check_graph_body(s, d, &sh);
-	} else if (tf && bind_call(s, d->form, &tf->form, NULL, b)) {
+	} else if (tf && bind_call(s, d->form, &tf->form, NULL, b) && box_values(s, d->form, tf, b)) {
 		ast_topo_space(s->diag, s->out, (TopoKind)k, b, &sh);
 	}
 	if (d->body) {
@@ -447,12 +538,12 @@ check_topology(Sema *s, Decl *d)
 				check_params(s, it->body, false);
 			} else if (!(graph && (it->kind == IT_NODES || it->kind == IT_SWITCHES ||
 			                       it->kind == IT_LINK))) {
-				if (graph || !tf)
+				if (graph || (!tf && src < 0))
 					error_at(s->diag, it->loc, "%s does not belong in a topology block",
 					         item_word(it->kind));
 				else
 					error_at(s->diag, it->loc, "%s belongs only in a graph topology; %s's block "
-					         "takes only 'network { ... }'", item_word(it->kind), tf->form.name);
+					         "takes only 'network { ... }'", item_word(it->kind), d->form->name);
 			}
 		}
 	}

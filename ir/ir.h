@@ -980,6 +980,9 @@ typedef struct Prog {
 	TeachTrace *trace; /* AlgCtx.trace for every collective (collc explain), or NULL */
 } Prog;
 
+/* boxes.c: reads the files the file's topology sources name (nccl_topo(
+ * "box.xml")), relative to its folder, before sema; 1 after reporting. */
+int boxes_load(Diag *, struct File *);
 /* Builds every topology, group, tree and schedule; -1 after reporting. */
 int lower(Diag *, const struct File *, Prog *);
 void prog_free(Prog *);

@@ -863,6 +863,8 @@ topo_describe(const Topo *t, char *buf, size_t len)
 				continue;
 			v = tf->role[i] == TR_NICS ? t->nics : t->nic_link_gbps;
 			break;
+		case TR_BOX: /* its numbers are the GPUs', NICs' and speeds' above */
+			continue;
 		case TR_NONE:
 			break;
 		}

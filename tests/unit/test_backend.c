@@ -298,28 +298,34 @@ static void
 test_ir_every_form(void)
 {
 	Diag dgv = diag_new(), *dg = &dgv;
-	for (int t = 0; t < NTOPOKIND; t++) {
+	/* and the forms that take a box from a file (registry.h's topo_sources) */
+#define IBM "nccl_topo(\"tests/fixtures/nccl-topo/ibm-h100-topo.xml\")"
+	const char *const box_decl[] = {IBM, "rails(boxes 2, box " IBM ")",
+	                                "leaf_spine_boxes(boxes 2, box " IBM ", spines 2)"};
+#undef IBM
+	for (int t = 0; t < NTOPOKIND + (int)countof(box_decl); t++) {
+		const char *decl = t < NTOPOKIND ? topo_form_decl[t] : box_decl[t - NTOPOKIND];
 		char *text = NULL;
 		size_t tlen;
 		FILE *f = open_memstream(&text, &tlen);
 		fprintf(f, "topology T = %s;\ncollective allgather X on T {\n    algorithm ring;\n}\n",
-		        topo_form_decl[t]);
+		        decl);
 		fclose(f);
 		Checked c, again;
 		Prog p, q = {0};
 		char *ir = emit(dg, text, &ir_backend, (BuildOpts){0}, &p, &c);
-		assert_named(ir != NULL, __LINE__, __FILE__, "%s builds: %s", topo_form_decl[t], c.diag);
+		assert_named(ir != NULL, __LINE__, __FILE__, "%s builds: %s", decl, c.diag);
 		char *canon = c.errors ? NULL : fmt_string(c.file);
 		check_str(dg, &again, canon ? canon : "");
 		assert_named(canon && again.errors == 0 && ast_equal(c.file, again.file), __LINE__,
-		             __FILE__, "%s: fmt prints what reads back as the same file", topo_form_decl[t]);
+		             __FILE__, "%s: fmt prints what reads back as the same file", decl);
 		char *diag = NULL, *ir2 = NULL;
 		int rc = ir ? read_back(dg, ir, &q, &diag) : -1;
 		assert_named(rc == 0 && q.ntopo == 1 && p.ntopo == 1, __LINE__, __FILE__,
-		             "%s reads back: %s", topo_form_decl[t], diag ? diag : "");
+		             "%s reads back: %s", decl, diag ? diag : "");
 		const char *why = rc == 0 && q.ntopo == 1 ? topo_differs(p.topo[0], q.topo[0]) : "unread";
 		assert_named(!why, __LINE__, __FILE__, "%s: the topology read back differs (%s)",
-		             topo_form_decl[t], why ? why : "");
+		             decl, why ? why : "");
 		if (rc == 0) {
 			size_t len;
 			FILE *mem = open_memstream(&ir2, &len);
@@ -328,7 +334,7 @@ test_ir_every_form(void)
 			fclose(mem);
 		}
 		assert_named(ir && ir2 && strcmp(ir, ir2) == 0, __LINE__, __FILE__,
-		             "%s: IR -> read -> IR is identical", topo_form_decl[t]);
+		             "%s: IR -> read -> IR is identical", decl);
 		prog_free(&q);
 		free(ir2);
 		free(diag);
@@ -342,7 +348,7 @@ test_ir_every_form(void)
 }
 
 CU_TestInfo backend_tests[] = {
-	{"IR text: every topology form round-trips (fmt, lower, write, read, write)",
+	{"IR text: every topology form round-trips (fmt, lower, write, read, write), boxes from files too",
 	 test_ir_every_form},
 	{"IR text: write, read back, verify, same metrics", test_ir_round_trip},
 	{"IR text: damaged files", test_ir_reader_errors},

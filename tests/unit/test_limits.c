@@ -399,7 +399,7 @@ test_route_hop_estimate(void)
  * below reads the header's names: one missing here fails it. */
 static const struct { const char *name; double value; } limit_values[] = {
 #define L(n) {#n, (double)(n)}
-	L(MAX_DIMS), L(MAX_NODES), L(MAX_NIC_GBPS), L(MAX_PAIR_LINKS), L(MAX_GPU_PAIRS), L(MAX_CHUNKS), L(MAX_INSTANCES), L(MAX_LINKS), L(MAX_CELLS),
+	L(MAX_DIMS), L(MAX_NODES), L(MAX_NIC_GBPS), L(MAX_PAIR_LINKS), L(MAX_GPU_PAIRS), L(MAX_STRING), L(MAX_CHUNKS), L(MAX_INSTANCES), L(MAX_LINKS), L(MAX_CELLS),
 	L(MAX_TRANSFERS), L(MAX_GROUP_ORDER), L(MAX_PERM_INTS), L(MAX_AUTO_NODES),
 	L(MAX_GENERATOR_IMAGES), L(MAX_SYMM_CHUNKS), L(COLL_BYTES_PER_INPUT_BYTE),
 	L(SCHED_TEXT_BYTES_PER_INPUT_BYTE), L(SIM_TEXT_BYTES_PER_INPUT_BYTE),

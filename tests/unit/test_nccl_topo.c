@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
+#include "ast.h"
 #include "ir.h"
 #include "targets.h"
 #include "tests.h"
@@ -335,6 +337,215 @@ test_fuzz_target(void)
 	fclose(null);
 }
 
+/* A .coll file's one topology, built as the driver builds it. */
+static Topo *
+built_topo(Diag *dg, Checked *c, Prog *p, const char *path)
+{
+	size_t len;
+	char *text = slurp(path, &len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	check_text(dg, c, path, text, len);
+	free(text);
+	if (c->errors) {
+		fprintf(stderr, "\n%s", c->diag);
+		return NULL;
+	}
+	return lower(dg, c->file, p) == 0 && p->ntopo == 1 ? p->topo[0] : NULL;
+}
+
+static const Link *
+find_link(const Topo *t, int src, int dst)
+{
+	for (int i = 0; i < t->nlink; i++)
+		if (t->link[i].src == src && t->link[i].dst == dst)
+			return &t->link[i];
+	return NULL;
+}
+
+/* nccl_topo("ibm-h100-topo.xml") in a .coll file (the path relative to its
+ * folder) is the graph `collc nccl-topo` writes for that file, which
+ * examples/nccl-topo-h100.coll holds: the same nodes, switches and links,
+ * each link's bandwidth and latency. */
+static void
+test_coll_source(void)
+{
+	Diag d = diag_new();
+	Checked a, b;
+	Prog pa = {0}, pb = {0};
+	const Topo *x = built_topo(&d, &a, &pa, FIX "h100-box.coll");
+	const Topo *y = built_topo(&d, &b, &pb, "examples/nccl-topo-h100.coll");
+	CU_ASSERT_FATAL(x && y);
+	CU_ASSERT_EQUAL(x->kind, TK_GRAPH);
+	CU_ASSERT_EQUAL(x->nrank, 8);
+	CU_ASSERT_EQUAL(x->nnode, y->nnode);
+	CU_ASSERT_EQUAL(x->nlink, y->nlink);
+	for (int v = 0; v < x->nnode && x->nnode == y->nnode; v++)
+		CU_ASSERT_EQUAL(!x->is_switch || !x->is_switch[v], !y->is_switch || !y->is_switch[v]);
+	int same = 0;
+	for (int i = 0; i < x->nlink; i++) {
+		const Link *l = &x->link[i], *m = find_link(y, l->src, l->dst);
+		same += m && near_rel(l->bandwidth, m->bandwidth, 1e-9) && l->latency == m->latency;
+	}
+	CU_ASSERT_EQUAL(same, y->nlink);
+	prog_free(&pa);
+	prog_free(&pb);
+	checked_free(&a);
+	checked_free(&b);
+}
+
+/* Everything collc prints for `cmd`, stderr too, and its exit status. */
+static char *
+run_all(const char *cmd, int *status)
+{
+	FILE *p = popen(cmd, "r");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	char *out = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&out, &len);
+	char buf[4096];
+	for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;)
+		fwrite(buf, 1, n, mem);
+	fclose(mem);
+	int st = pclose(p);
+	*status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return out;
+}
+
+/* An error in the XML a .coll file names: at its line in the XML, with a
+ * note at the string naming the file; exit 1 and nothing on stdout. */
+static void
+test_coll_source_errors(void)
+{
+	int status;
+	char *out = run_all(COLLC_BIN " check " FIX "bad-nvlink-target.coll 2>&1", &status);
+	const char *want =
+	    FIX "bad-nvlink-target.xml:5:9: error: <nvlink target=\"0000:09:00.0\">: no GPU of this "
+	    "file has that busid\n"
+	    "        <nvlink target=\"0000:09:00.0\" count=\"18\" tclass=\"0x030200\"/>\n"
+	    "        ^\n" FIX "bad-nvlink-target.coll:3:24: note: in the NCCL topology file nccl_topo "
+	    "reads here\n"
+	    "topology B = nccl_topo(\"bad-nvlink-target.xml\");\n"
+	    "                       ^\n";
+	CU_ASSERT_EQUAL(status, 1);
+	assert_named(strcmp(out, want) == 0, __LINE__, __FILE__, "expected\n%sgot\n%s", want, out);
+	free(out);
+	out = run_all(COLLC_BIN " check " FIX "bad-nvlink-target.coll 2>/dev/null", &status);
+	CU_ASSERT_EQUAL(status, 1);
+	CU_ASSERT_STRING_EQUAL(out, "");
+	free(out);
+}
+
+/* The id of the node named `name` in t, or -1. */
+static int
+named(const Topo *t, const char *name)
+{
+	char buf[64];
+	for (int v = 0; v < t->nnode; v++) {
+		topo_node_name(t, v, buf, sizeof buf);
+		if (strcmp(buf, name) == 0)
+			return v;
+	}
+	return -1;
+}
+
+/* Bit/s of the links u -> v and v -> u, both there and equal, or -1. */
+static double
+both_ways(const Topo *t, int u, int v)
+{
+	const Link *a = u >= 0 && v >= 0 ? find_link(t, u, v) : NULL;
+	const Link *b = a ? find_link(t, v, u) : NULL;
+	return b && a->bandwidth == b->bandwidth ? a->bandwidth : -1;
+}
+
+/* rails(boxes 2, box nccl_topo(IBM's H100 file)) against the file: each
+ * box's GPUs with their NVLinks x NCCL's rate to the box's NVSwitch, its
+ * NICs at their speed, each GPU's PCIe path to its NIC, twice, plus a rail
+ * per NIC; names and rank order as rails gives them; check and sim run. */
+static void
+test_cluster_box(void)
+{
+	Read r;
+	char *xml;
+	read_fixture(&r, FIX "ibm-h100-topo.xml", &xml);
+	const NcclBox *x = &r.box;
+	Diag d = diag_new();
+	Checked c;
+	Prog p = {0};
+	const Topo *t = built_topo(&d, &c, &p, FIX "h100-rails-2.coll");
+	CU_ASSERT_FATAL(t != NULL && x->ngpu == 8 && x->nnic == 8);
+	CU_ASSERT_EQUAL(t->kind, TK_RAILS);
+	CU_ASSERT_EQUAL(t->nrank, 2 * x->ngpu);
+	CU_ASSERT_EQUAL(t->nnode, 2 * x->ngpu + 2 + x->nnic + 2 * x->nnic);
+	CU_ASSERT_EQUAL(t->nlink, 2 * (2 * x->ngpu * 2 + 2 * x->nnic));
+	int good = 0;
+	for (int b = 0; b < 2; b++)
+		for (int g = 0; g < x->ngpu; g++) {
+			char gpu[32], nvs[32], nic[32], rail[32];
+			snprintf(gpu, sizeof gpu, "gpu(%d, %d)", b, g);
+			snprintf(nvs, sizeof nvs, "nvswitch(%d)", b);
+			snprintf(nic, sizeof nic, "nic(%d, %d)", b, g);
+			snprintf(rail, sizeof rail, "rail(%d)", g);
+			const NcclGpu *y = &x->gpu[g];
+			double nvl = (y->nvs_links + y->gpu_links) * y->nvlink_gbs * 8e9;
+			double speed = x->net[g].gbs * 8e9; /* every NIC's, as the file says */
+			good += named(t, gpu) == b * x->ngpu + g && y->nvs_links == 18 &&
+			        near_rel(both_ways(t, named(t, gpu), named(t, nvs)), nvl, 1e-9) &&
+			        both_ways(t, named(t, gpu), named(t, nic)) == 48 * 8e9 && speed == 25 * 8e9 &&
+			        both_ways(t, named(t, nic), named(t, rail)) == speed;
+		}
+	CU_ASSERT_EQUAL(good, 2 * x->ngpu);
+	prog_free(&p);
+	checked_free(&c);
+	read_free(&r, xml);
+	int status;
+	char *out = run_all(COLLC_BIN " sim " FIX "h100-rails-2.coll --sizes 1MiB 2>&1", &status);
+	CU_ASSERT_EQUAL(status, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "AR          ring       1048576"));
+	free(out);
+}
+
+/* What a cluster form cannot take from a file: an error in the XML, a note
+ * at the string; and the values the box gives are not written too. */
+static void
+test_cluster_box_errors(void)
+{
+	Diag d = diag_new();
+	Checked c;
+	const char *vm = "topology C = rails(boxes 2, box nccl_topo(\"nccl-tests-256-h200-vm.xml\"));\n";
+	check_text(&d, &c, FIX "vm.coll", vm, strlen(vm));
+	CU_ASSERT_PTR_NOT_NULL(strstr(c.diag, FIX "nccl-tests-256-h200-vm.xml:4:7: error: a cluster's "
+	                                      "box has at least 2 GPUs; this file has 1"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(c.diag, FIX "vm.coll:1:43: note: in the NCCL topology file"));
+	checked_free(&c);
+	const char *twice = "topology C = rails(boxes 2, box nccl_topo(\"ibm-h100-topo.xml\"), gpus 8);\n";
+	check_text(&d, &c, FIX "twice.coll", twice, strlen(twice));
+	CU_ASSERT_PTR_NOT_NULL(strstr(c.diag, "twice.coll:1:65: error: rails: the box gives 'gpus'"));
+	checked_free(&c);
+}
+
+/* A string's escapes read and printed back: fmt's output parses to the
+ * same string, and fmt of it is the same text. */
+static void
+test_string_round_trip(void)
+{
+	const char *text = "topology B = nccl_topo(\"dumps/a \\\"b\\\" \\\\ c.xml\");\n";
+	Diag d = diag_new();
+	Arena a = {0};
+	File *f = parse_text(&d, &a, "t.coll", text, strlen(text));
+	CU_ASSERT_FATAL(f && nerrors(&d) == 0 && f->ndecl == 1);
+	const Expr *e = f->decl[0].form->arg[0].val.v[0];
+	CU_ASSERT_EQUAL(e->kind, EX_STRING);
+	CU_ASSERT_STRING_EQUAL(e->text, "dumps/a \"b\" \\ c.xml");
+	CU_ASSERT_EQUAL(e->loc.line, 1);
+	CU_ASSERT_EQUAL(e->loc.col, 24);
+	char *once = fmt_string(f);
+	CU_ASSERT_STRING_EQUAL(once, text);
+	File *g = parse_text(&d, &a, "t.coll", once, strlen(once));
+	CU_ASSERT(g && nerrors(&d) == 0 && ast_equal(f, g));
+	free(once);
+	arena_free(&a);
+}
+
 CU_TestInfo nccl_topo_tests[] = {
 	{"IBM's 8 x H100 file: GPUs, NVLinks, NVSwitches, NICs, PCIe, CPUs", test_ibm_h100},
 	{"nccl-tests #256: H200 bare metal and VM dumps", test_issue_256},
@@ -344,5 +555,13 @@ CU_TestInfo nccl_topo_tests[] = {
 	{"direct GPU NVLinks, c2c, arm64 CPUs", test_direct_nvlinks},
 	{"collc nccl-topo's declaration checks and builds", test_cli_loads},
 	{"the fuzz target on the fixtures, whole and cut short", test_fuzz_target},
+	{"nccl_topo(\"box.xml\") in a .coll file is collc nccl-topo's graph", test_coll_source},
+	{"nccl_topo(\"box.xml\"): an error in the XML located there, a note at the .coll line",
+	 test_coll_source_errors},
+	{"a string's escapes read and printed back by fmt", test_string_round_trip},
+	{"rails with IBM's H100 file as its box: the file's counts and speeds twice, plus rails",
+	 test_cluster_box},
+	{"a box a cluster form cannot take: an error in the XML, a note at the string",
+	 test_cluster_box_errors},
 	CU_TEST_INFO_NULL,
 };
