@@ -213,7 +213,7 @@ rank_size(Diag *dg, Tuner *u, Tuned *t, int k, int *order)
 	for (int i = 0; i < n; i++) {
 		Cand *x = &t->cand[order[i]];
 		c[i] = (ProgCand){.s = x->sched[k], .key = x->label[k], .sched_time = x->time_s[k],
-		                  .always = strcmp(x->key, "ring") == 0, .pick = &x->prog[k]};
+		                  .always = tune_ring_baseline(x->key), .pick = &x->prog[k]};
 	}
 	progress(u, t->s, k, "the programs");
 	prog_rank(dg, u->progs, c, n, a->sizes[k], &ps);

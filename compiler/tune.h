@@ -92,6 +92,9 @@ void tune_range_of(const TuneArgs *a, int i, int j, double *lo, double *hi);
 /* tune_print.c */
 double tune_busbw_at(const Tuned *t, const TuneArgs *a, int k);
 double tune_busbw_of(const Tuned *t, const TuneArgs *a, int k, double time);
+/* The candidates the plan's programs are compared with, the multi-channel
+ * ring (ring; nccl_ring on rails): each gets its program at every size. */
+bool tune_ring_baseline(const char *key);
 void tune_print_table(const Tuner *u, FILE *f);
 void tune_print_csv(const Tuner *u, FILE *f);
 void tune_print_json(const Tuner *u, FILE *f);
