@@ -134,7 +134,18 @@ void sort_with(void *base, size_t n, size_t size,
 _Noreturn void worker_exit(int status);
 
 /* Line `line` of an XML text and the column of its first '<': libxml2
- * gives an element its line only (the MSCCL and NCCL topology readers). */
+ * gives an element its line only (the MSCCL and NCCL topology readers).
+ * An XmlLines cursor remembers where the last line asked for starts, so
+ * asking for the lines in order costs one pass over the text (a reader
+ * locating every element from the start was quadratic); start one with
+ * {text, len} and line 0. */
+typedef struct XmlLines {
+	const char *text;
+	size_t len;
+	int line;  /* the line `at` starts (0: none yet) */
+	size_t at;
+} XmlLines;
+Loc xml_lines_loc(XmlLines *, int line);
 Loc xml_element_loc(const char *text, size_t len, int line);
 int edit_distance(const char *a, const char *b);
 /* The greatest common divisor of a and b (b >= 0; gcd64(a, 0) = a): exact

@@ -445,15 +445,19 @@ gcd64(int64_t a, int64_t b)
 }
 
 Loc
-xml_element_loc(const char *text, size_t len, int line)
+xml_lines_loc(XmlLines *x, int line)
 {
-	int l = 1;
-	size_t i = 0;
+	if (x->line < 1 || x->line > line)
+		x->line = 1, x->at = 0; /* from the start: the first time, or a line before the last */
+	const char *text = x->text;
+	size_t i = x->at, len = x->len;
+	int l = x->line;
 	while (i < len && l < line) {
 		if (text[i] == '\n')
 			l++;
 		i++;
 	}
+	x->line = l, x->at = i;
 	int col = 1;
 	for (size_t j = i; j < len && text[j] != '\n'; j++)
 		if (text[j] == '<') {
@@ -461,4 +465,11 @@ xml_element_loc(const char *text, size_t len, int line)
 			break;
 		}
 	return (Loc){line, col};
+}
+
+Loc
+xml_element_loc(const char *text, size_t len, int line)
+{
+	XmlLines x = {text, len, 0, 0};
+	return xml_lines_loc(&x, line);
 }

@@ -40,20 +40,40 @@ nt_opt(void *ctx, const char *name, const char *value)
 	return 0;
 }
 
+/* What the writer looks up, made once so that writing is linear in the
+ * box: each node's Topo id, and the nets at each NIC (first[v], then
+ * next[i]; -1 ends). */
+typedef struct BoxIndex {
+	int *id, *first, *next;
+} BoxIndex;
+
+static BoxIndex
+box_index(Arena *a, const NcclBox *b)
+{
+	BoxIndex x = {nccl_box_topo_ids(a, b), arena_array(a, (size_t)b->nnode + 1, sizeof(int)),
+	              arena_array(a, (size_t)b->nnet + 1, sizeof(int))};
+	for (int v = 0; v < b->nnode; v++)
+		x.first[v] = -1;
+	for (int i = b->nnet - 1; i >= 0; i--) {
+		x.next[i] = x.first[b->net[i].nic];
+		x.first[b->net[i].nic] = i;
+	}
+	return x;
+}
+
 static void
-node_comment(FILE *f, const NcclBox *b, int v)
+node_comment(FILE *f, const NcclBox *b, const BoxIndex *x, int v)
 {
 	const NcclNode *n = &b->node[v];
-	fprintf(f, "    // %d: %s %s", nccl_box_topo_node(b, v), nccl_node_kind_name[n->kind], n->label);
+	fprintf(f, "    // %d: %s %s", x->id[v], nccl_node_kind_name[n->kind], n->label);
 	if (n->kind == NCCL_GPU) {
-		const NcclGpu *g = &b->gpu[nccl_box_topo_node(b, v)];
+		const NcclGpu *g = &b->gpu[x->id[v]];
 		fprintf(f, ", rank %d, sm %d", g->rank, g->sm);
 		if (g->nvs_links + g->gpu_links > 0)
 			fprintf(f, ", %d NVLinks of %.10g GB/s", g->nvs_links + g->gpu_links, g->nvlink_gbs);
 	}
-	for (int i = 0; i < b->nnet; i++)
-		if (b->net[i].nic == v)
-			fprintf(f, ", %s %.10g GB/s", b->net[i].name, b->net[i].gbs);
+	for (int i = x->first[v]; i >= 0; i = x->next[i])
+		fprintf(f, ", %s %.10g GB/s", b->net[i].name, b->net[i].gbs);
 	fprintf(f, " (line %d)\n", n->loc.line);
 }
 
@@ -61,17 +81,14 @@ node_comment(FILE *f, const NcclBox *b, int v)
 static int
 reverse_of(const NcclBox *b, int i)
 {
-	const NcclLink *l = &b->link[i];
-	for (int j = 0; j < b->nlink; j++)
-		if (b->link[j].src == l->dst && b->link[j].dst == l->src && b->link[j].kind == l->kind &&
-		    b->link[j].gbs == l->gbs)
-			return j;
-	return -1;
+	int j = b->link[i].rev;
+	return j >= 0 && b->link[j].gbs == b->link[i].gbs ? j : -1;
 }
 
 static void
-write_decl(FILE *f, const char *path, const char *name, const NcclBox *b)
+write_decl(FILE *f, Arena *a, const char *path, const char *name, const NcclBox *b)
 {
+	BoxIndex x = box_index(a, b);
 	int nvl = 0;
 	for (int g = 0; g < b->ngpu; g++)
 		nvl += b->gpu[g].nvs_links + b->gpu[g].gpu_links;
@@ -83,18 +100,17 @@ write_decl(FILE *f, const char *path, const char *name, const NcclBox *b)
 	if (b->nnode > b->ngpu)
 		fprintf(f, "    switches %d..%d;\n", b->ngpu, b->nnode - 1);
 	for (int g = 0; g < b->ngpu; g++)
-		node_comment(f, b, b->gpu[g].node);
+		node_comment(f, b, &x, b->gpu[g].node);
 	for (int v = 0; v < b->nnode; v++)
 		if (b->node[v].kind != NCCL_GPU)
-			node_comment(f, b, v);
+			node_comment(f, b, &x, v);
 	for (int i = 0; i < b->nlink; i++) {
 		const NcclLink *l = &b->link[i];
 		int j = reverse_of(b, i);
 		if (j >= 0 && j < i)
 			continue; /* written with its reverse */
-		fprintf(f, "    link %d %s %d { link_bandwidth = %.10g GBps; } // %s",
-		        nccl_box_topo_node(b, l->src), j >= 0 ? "<->" : "->",
-		        nccl_box_topo_node(b, l->dst), l->gbs, nccl_link_kind_name[l->kind]);
+		fprintf(f, "    link %d %s %d { link_bandwidth = %.10g GBps; } // %s", x.id[l->src],
+		        j >= 0 ? "<->" : "->", x.id[l->dst], l->gbs, nccl_link_kind_name[l->kind]);
 		if (l->nvlinks)
 			fprintf(f, " x%d", l->nvlinks);
 		fputc('\n', f);
@@ -122,7 +138,7 @@ cmd_nccl_topo(Diag *dg, int argc, char **argv)
 	int rc = nccl_box_read(dg, &arena, text, len, &box) != 0;
 	if (rc == 0) {
 		MemOut m;
-		write_decl(memout_open(&m), a.path, a.name, &box);
+		write_decl(memout_open(&m), &arena, a.path, a.name, &box);
 		rc = write_output(a.out, &m);
 	}
 	arena_free(&arena);

@@ -829,6 +829,7 @@ typedef struct NcclLink {
 	NcclLinkKind kind;
 	double gbs;        /* GB/s, this direction */
 	int nvlinks;       /* NVL: the NVLinks it stands for */
+	int rev;           /* the link dst -> src of the same kind, or -1 */
 } NcclLink;
 typedef struct NcclGpu {
 	int node, rank, dev, sm;
@@ -868,6 +869,7 @@ double nccl_pci_gbs(const char *link_speed, int width); /* width x speed / 80 */
  * switch after them in the box's order; a link's bandwidth is NCCL's. */
 Topo *nccl_box_topo(Arena *, const char *name, const NcclBox *, Net);
 int nccl_box_topo_node(const NcclBox *, int box_node); /* its Topo node */
+int *nccl_box_topo_ids(Arena *, const NcclBox *);     /* every node's, at once */
 
 /* ---- verify.c and metrics.c ---- */
 

@@ -32,7 +32,29 @@ typedef struct Reader {
 	NcclBox *box;
 	int ncap, lcap, gcap, ncap_net;
 	int errors;
+	int *slot, nslot; /* links by (src, dst, kind): index + 1, 0 empty; nslot a power of two */
+	XmlLines lines;   /* elements are located in document order: one pass */
+	struct BusGpu *bus; /* the GPUs by busid (case aside), then rank: nvlink targets */
 } Reader;
+
+typedef struct BusGpu {
+	const char *bus;
+	int gpu;
+} BusGpu;
+
+static int
+by_bus(const void *x, const void *y)
+{
+	const BusGpu *a = x, *b = y;
+	int c = strcasecmp(a->bus, b->bus);
+	return c ? c : (a->gpu > b->gpu) - (a->gpu < b->gpu);
+}
+
+static int
+by_name(const void *x, const void *y)
+{
+	return strcasecmp(*(const char *const *)x, *(const char *const *)y);
+}
 
 typedef struct CpuInfo {
 	int node;
@@ -41,13 +63,13 @@ typedef struct CpuInfo {
 
 /* The column of the first '<' on a line: libxml2 gives elements a line only. */
 static Loc
-line_loc(const Reader *r, int line)
+line_loc(Reader *r, int line)
 {
-	return xml_element_loc(r->text, r->len, line);
+	return xml_lines_loc(&r->lines, line);
 }
 
 static Loc
-node_loc(const Reader *r, const xmlNode *x)
+node_loc(Reader *r, const xmlNode *x)
 {
 	long line = xmlGetLineNo(x);
 	return line_loc(r, line > 0 && line < 2147483647L ? (int)line : 1);
@@ -114,20 +136,63 @@ add_node(Reader *r, NcclNodeKind kind, const char *label, Loc loc)
 	return b->nnode - 1;
 }
 
+/* The slot of link (src, dst, kind) in r->slot: its own, or the empty one
+ * it would take (linear probing; the table is at most half full). */
+static int *
+link_slot(const Reader *r, int src, int dst, NcclLinkKind kind)
+{
+	unsigned h = ((unsigned)src * 2654435761u) ^ ((unsigned)dst * 40503u) ^ (unsigned)kind;
+	for (int i = (int)(h & (unsigned)(r->nslot - 1));; i = (i + 1) & (r->nslot - 1)) {
+		const NcclLink *l = r->slot[i] ? &r->box->link[r->slot[i] - 1] : NULL;
+		if (!l || (l->src == src && l->dst == dst && l->kind == kind))
+			return &r->slot[i];
+	}
+}
+
+/* Room for one more link at most half full, the table rebuilt when not
+ * (old tables stay in the arena: at most as much again). */
+static void
+link_room(Reader *r)
+{
+	if (2 * (r->box->nlink + 1) <= r->nslot)
+		return;
+	r->nslot = r->nslot ? 2 * r->nslot : 64;
+	r->slot = arena_array(r->a, (size_t)r->nslot, sizeof *r->slot);
+	for (int i = 0; i < r->box->nlink; i++) {
+		const NcclLink *l = &r->box->link[i];
+		*link_slot(r, l->src, l->dst, l->kind) = i + 1;
+	}
+}
+
 /* One direction, added to an existing link of the pair as NCCL's
- * ncclTopoConnectNodes adds bandwidth. */
+ * ncclTopoConnectNodes adds bandwidth; found by hash, so a file's links
+ * cost linear time (a scan per link was quadratic: 800 CPUs, whose every
+ * pair NCCL joins, took minutes). */
 static void
 connect1(Reader *r, int src, int dst, NcclLinkKind kind, double gbs, int nvlinks)
 {
 	NcclBox *b = r->box;
-	for (int i = 0; i < b->nlink; i++)
-		if (b->link[i].src == src && b->link[i].dst == dst && b->link[i].kind == kind) {
-			b->link[i].gbs += gbs;
-			b->link[i].nvlinks += nvlinks;
-			return;
-		}
-	NcclLink l = {src, dst, kind, gbs, nvlinks};
+	link_room(r);
+	int *slot = link_slot(r, src, dst, kind);
+	if (*slot) {
+		b->link[*slot - 1].gbs += gbs;
+		b->link[*slot - 1].nvlinks += nvlinks;
+		return;
+	}
+	NcclLink l = {src, dst, kind, gbs, nvlinks, -1};
 	VEC_PUSH(r->a, b->link, b->nlink, r->lcap, l);
+	*slot = b->nlink;
+}
+
+/* Each link's reverse (NcclLink.rev), by the table. */
+static void
+link_reverses(Reader *r)
+{
+	for (int i = 0; i < r->box->nlink; i++) {
+		NcclLink *l = &r->box->link[i];
+		int j = r->nslot ? *link_slot(r, l->dst, l->src, l->kind) : 0;
+		l->rev = j - 1;
+	}
 }
 
 static void
@@ -302,13 +367,31 @@ read_pci(Reader *r, const xmlNode *x, int parent)
 			read_pci(r, c, v);
 }
 
-static int
-find_gpu_bus(const NcclBox *b, const char *busid)
+/* The GPUs by busid in r->bus, once they are all read and ranked. */
+static void
+index_buses(Reader *r)
 {
+	const NcclBox *b = r->box;
+	r->bus = arena_array(r->a, (size_t)b->ngpu + 1, sizeof *r->bus);
 	for (int g = 0; g < b->ngpu; g++)
-		if (strcasecmp(b->node[b->gpu[g].node].label, busid) == 0)
-			return g;
-	return -1;
+		r->bus[g] = (BusGpu){b->node[b->gpu[g].node].label, g};
+	qsort(r->bus, (size_t)b->ngpu, sizeof *r->bus, by_bus);
+}
+
+/* The first GPU by rank whose busid is this one (case aside), or -1: a
+ * binary search, so every nvlink's target costs log GPUs. */
+static int
+find_gpu_bus(const Reader *r, const char *busid)
+{
+	int lo = 0, hi = r->box->ngpu;
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		if (strcasecmp(r->bus[mid].bus, busid) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < r->box->ngpu && strcasecmp(r->bus[lo].bus, busid) == 0 ? r->bus[lo].gpu : -1;
 }
 
 /* ncclTopoAddNvLinks and ncclTopoAddC2c for one <gpu>. */
@@ -338,7 +421,7 @@ read_gpu_links(Reader *r, const xmlNode *x, int gpu, int cpu, const char ***seen
 		}
 		double gbs = (double)count * g->nvlink_gbs;
 		if (strncmp(tclass, "0x03", 4) == 0) {
-			int t = target ? find_gpu_bus(b, target) : -1;
+			int t = target ? find_gpu_bus(r, target) : -1;
 			if (t < 0) {
 				FAIL(r, c, "<nvlink target=\"%s\">: no GPU of this file has that busid",
 				     target ? target : "");
@@ -355,14 +438,8 @@ read_gpu_links(Reader *r, const xmlNode *x, int gpu, int cpu, const char ***seen
 			}
 			connect2(r, g->node, b->nvs, NCCL_NVL, gbs, (int)count);
 			g->nvs_links += (int)count;
-			const char *t = target ? target : "";
-			bool known = false;
-			for (int i = 0; i < *nseen && !known; i++)
-				known = strcasecmp((*seen)[i], t) == 0;
-			if (!known) {
-				VEC_PUSH(r->a, *seen, *nseen, *seen_cap, t);
-				b->nvswitch_targets++;
-			}
+			const char *t = target ? target : ""; /* counted once each at the end */
+			VEC_PUSH(r->a, *seen, *nseen, *seen_cap, t);
 		} else {
 			FAIL(r, c, "<nvlink tclass=\"%s\">: not a GPU (0x03...), an NVSwitch (0x068000) "
 			     "or a CPU (0x068001)", tclass);
@@ -379,7 +456,7 @@ read_links(Reader *r, const xmlNode *x, int cpu, const char ***seen, int *nseen,
 			read_links(r, c, cpu, seen, nseen, cap);
 		} else if (is(c, "gpu")) {
 			const char *busid = attr(r, x, "busid");
-			int g = busid ? find_gpu_bus(r->box, busid) : -1;
+			int g = busid ? find_gpu_bus(r, busid) : -1;
 			if (g >= 0)
 				read_gpu_links(r, c, g, cpu, seen, nseen, cap);
 		}
@@ -452,10 +529,22 @@ read_system(Reader *r, const xmlNode *sys)
 		}
 	const char **seen = NULL;
 	int nseen = 0, seen_cap = 0, k = 0;
+	index_buses(r);
 	for (const xmlNode *x = sys->children; x; x = x->next)
 		if (is(x, "cpu") && k < ncpu)
 			read_links(r, x, cpus[k++].node, &seen, &nseen, &seen_cap);
+	/* the NVSwitch bus ids named, each once (case aside) */
+	if (nseen > 1)
+		qsort(seen, (size_t)nseen, sizeof *seen, by_name);
+	for (int i = 0; i < nseen; i++)
+		b->nvswitch_targets += i == 0 || strcasecmp(seen[i - 1], seen[i]) != 0;
 	/* ncclTopoConnectCpus: every pair, each way at the sender's bandwidth */
+	if ((double)ncpu * (ncpu - 1) > (double)MAX_LINKS - r->box->nlink) {
+		FAIL(r, sys, "%d <cpu> elements: NCCL joins every pair, %.0f links with the box's %d, and "
+		     "the limit on a topology's links is %d (docs/limits.md)", ncpu,
+		     (double)ncpu * (ncpu - 1) + r->box->nlink, r->box->nlink, MAX_LINKS);
+		return;
+	}
 	for (int i = 0; i < ncpu; i++)
 		for (int j = 0; j < ncpu; j++)
 			if (i != j)
@@ -485,7 +574,7 @@ nccl_box_read(Diag *dg, Arena *a, const char *text, size_t len, NcclBox *box)
 {
 	memset(box, 0, sizeof *box);
 	box->nvs = -1;
-	Reader r = {.dg = dg, .a = a, .text = text, .len = len, .box = box};
+	Reader r = {.dg = dg, .a = a, .text = text, .len = len, .box = box, .lines = {text, len, 0, 0}};
 	if (len > (size_t)MAX_XML_INPUT_BYTES) {
 		error_at(dg, (Loc){1, 1}, "the file is larger than %d bytes (docs/limits.md)",
 		         MAX_XML_INPUT_BYTES);
@@ -513,6 +602,8 @@ nccl_box_read(Diag *dg, Arena *a, const char *text, size_t len, NcclBox *box)
 	else
 		read_system(&r, root);
 	int bad = r.errors || !root || !is(root, "system");
+	if (!bad)
+		link_reverses(&r);
 	xmlFreeDoc(doc);
 	return bad ? -1 : 0;
 }
@@ -532,19 +623,26 @@ nccl_box_topo_node(const NcclBox *b, int v)
 	return id;
 }
 
-Topo *
-nccl_box_topo(Arena *a, const char *name, const NcclBox *b, Net net)
+int *
+nccl_box_topo_ids(Arena *a, const NcclBox *b)
 {
-	int *id = arena_array(a, (size_t)b->nnode, sizeof *id);
-	unsigned char *sw = arena_alloc(a, (size_t)b->nnode);
+	int *id = arena_array(a, (size_t)b->nnode + 1, sizeof *id);
 	int next = b->ngpu;
 	for (int g = 0; g < b->ngpu; g++)
 		id[b->gpu[g].node] = g;
 	for (int v = 0; v < b->nnode; v++)
-		if (b->node[v].kind != NCCL_GPU) {
+		if (b->node[v].kind != NCCL_GPU)
 			id[v] = next++;
-			sw[id[v]] = 1;
-		}
+	return id;
+}
+
+Topo *
+nccl_box_topo(Arena *a, const char *name, const NcclBox *b, Net net)
+{
+	int *id = nccl_box_topo_ids(a, b);
+	unsigned char *sw = arena_alloc(a, (size_t)b->nnode + 1);
+	for (int v = 0; v < b->nnode; v++)
+		sw[id[v]] = b->node[v].kind != NCCL_GPU;
 	Link *l = arena_array(a, (size_t)b->nlink, sizeof *l);
 	for (int i = 0; i < b->nlink; i++)
 		l[i] = (Link){.src = id[b->link[i].src], .dst = id[b->link[i].dst], .dim = -1,

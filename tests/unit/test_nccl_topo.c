@@ -546,6 +546,46 @@ test_string_round_trip(void)
 	arena_free(&a);
 }
 
+/* Crafted files whose reading was quadratic or worse: 800 <cpu>s (NCCL
+ * joins every pair: 639,200 links, each looked for among all before it:
+ * over 200 s) and 16,000 GPUs in a ring of NVLinks (each element located
+ * from the file's start, each target searched among all GPUs: about 28 s).
+ * Each within a few CPU seconds now (0.4 s each in the plain build), under
+ * a limit of CPU time, not wall time: the machine may be loaded. */
+static void
+test_crafted_linear(void)
+{
+	static const char cpu0[] = "<cpu numaid=\"0\" arch=\"x86_64\" vendor=\"GenuineIntel\" "
+	                           "familyid=\"6\" modelid=\"143\">";
+	for (int kind = 0; kind < 2; kind++) {
+		char path[] = "/tmp/collc-crafted-XXXXXX";
+		int fd = mkstemp(path);
+		CU_ASSERT_FATAL(fd >= 0);
+		FILE *f = fdopen(fd, "w");
+		CU_ASSERT_FATAL(f != NULL);
+		int n = kind == 0 ? 2 : 16000;
+		fprintf(f, "<system version=\"1\">\n%s\n", cpu0);
+		for (int i = 0; i < n; i++)
+			fprintf(f, "<pci busid=\"%04x:%02x:00.0\" class=\"0x030200\" link_speed=\"16.0 GT/s "
+			        "PCIe\" link_width=\"16\"><gpu dev=\"%d\" sm=\"90\" rank=\"%d\"><nvlink "
+			        "target=\"fffe:00:00.0\" count=\"2\" tclass=\"0x068000\"/><nvlink target=\"%04x:"
+			        "%02x:00.0\" count=\"1\" tclass=\"0x030200\"/></gpu></pci>\n",
+			        i >> 8, i & 255, i, i, ((i + 1) % n) >> 8, ((i + 1) % n) & 255);
+		fprintf(f, "</cpu>\n");
+		for (int c = 1; kind == 0 && c < 800; c++)
+			fprintf(f, "<cpu numaid=\"%d\" arch=\"x86_64\" vendor=\"GenuineIntel\" "
+			        "familyid=\"6\" modelid=\"143\"/>\n", c);
+		fprintf(f, "</system>\n");
+		fclose(f);
+		char cmd[512];
+		snprintf(cmd, sizeof cmd, "ulimit -t 10; %s nccl-topo %s >/dev/null 2>&1", COLLC_BIN, path);
+		int st = system(cmd);
+		assert_named(st == 0, __LINE__, __FILE__, "collc nccl-topo of %s: status %d within 10 CPU "
+		             "seconds", kind == 0 ? "800 <cpu>s" : "16000 GPUs in a ring", st);
+		remove(path);
+	}
+}
+
 CU_TestInfo nccl_topo_tests[] = {
 	{"IBM's 8 x H100 file: GPUs, NVLinks, NVSwitches, NICs, PCIe, CPUs", test_ibm_h100},
 	{"nccl-tests #256: H200 bare metal and VM dumps", test_issue_256},
@@ -563,5 +603,6 @@ CU_TestInfo nccl_topo_tests[] = {
 	 test_cluster_box},
 	{"a box a cluster form cannot take: an error in the XML, a note at the string",
 	 test_cluster_box_errors},
+	{"crafted files (800 CPUs, 16000 GPUs) read in linear time", test_crafted_linear},
 	CU_TEST_INFO_NULL,
 };
