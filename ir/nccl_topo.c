@@ -16,6 +16,7 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
+#include "hash.h"
 #include "ir.h"
 
 const char *const nccl_node_kind_name[NNCCLNODE] = {"GPU", "CPU", "PCI", "NIC", "NVS"};
@@ -32,7 +33,7 @@ typedef struct Reader {
 	NcclBox *box;
 	int ncap, lcap, gcap, ncap_net;
 	int errors;
-	int *slot, nslot; /* links by (src, dst, kind): index + 1, 0 empty; nslot a power of two */
+	Hash links;       /* box->link by (src, dst, kind) */
 	XmlLines lines;   /* elements are located in document order: one pass */
 	struct BusGpu *bus; /* the GPUs by busid (case aside), then rank: nvlink targets */
 } Reader;
@@ -136,32 +137,27 @@ add_node(Reader *r, NcclNodeKind kind, const char *label, Loc loc)
 	return b->nnode - 1;
 }
 
-/* The slot of link (src, dst, kind) in r->slot: its own, or the empty one
- * it would take (linear probing; the table is at most half full). */
-static int *
-link_slot(const Reader *r, int src, int dst, NcclLinkKind kind)
+/* The links by (src, dst, kind), in base/hash.h's index. */
+static bool
+link_is(const void *ctx, int item, const void *key)
 {
-	unsigned h = ((unsigned)src * 2654435761u) ^ ((unsigned)dst * 40503u) ^ (unsigned)kind;
-	for (int i = (int)(h & (unsigned)(r->nslot - 1));; i = (i + 1) & (r->nslot - 1)) {
-		const NcclLink *l = r->slot[i] ? &r->box->link[r->slot[i] - 1] : NULL;
-		if (!l || (l->src == src && l->dst == dst && l->kind == kind))
-			return &r->slot[i];
-	}
+	const NcclLink *l = &((const NcclBox *)ctx)->link[item];
+	const int *k = key;
+	return l->src == k[0] && l->dst == k[1] && (int)l->kind == k[2];
 }
 
-/* Room for one more link at most half full, the table rebuilt when not
- * (old tables stay in the arena: at most as much again). */
-static void
-link_room(Reader *r)
+static unsigned
+link_hash(const void *ctx, int item)
 {
-	if (2 * (r->box->nlink + 1) <= r->nslot)
-		return;
-	r->nslot = r->nslot ? 2 * r->nslot : 64;
-	r->slot = arena_array(r->a, (size_t)r->nslot, sizeof *r->slot);
-	for (int i = 0; i < r->box->nlink; i++) {
-		const NcclLink *l = &r->box->link[i];
-		*link_slot(r, l->src, l->dst, l->kind) = i + 1;
-	}
+	const NcclLink *l = &((const NcclBox *)ctx)->link[item];
+	return hash_ints((const int[]){l->src, l->dst, (int)l->kind}, 3);
+}
+
+static int
+find_link(const Reader *r, int src, int dst, NcclLinkKind kind)
+{
+	const int k[3] = {src, dst, (int)kind};
+	return hash_find(&r->links, hash_ints(k, 3), k, link_is, r->box);
 }
 
 /* One direction, added to an existing link of the pair as NCCL's
@@ -172,16 +168,15 @@ static void
 connect1(Reader *r, int src, int dst, NcclLinkKind kind, double gbs, int nvlinks)
 {
 	NcclBox *b = r->box;
-	link_room(r);
-	int *slot = link_slot(r, src, dst, kind);
-	if (*slot) {
-		b->link[*slot - 1].gbs += gbs;
-		b->link[*slot - 1].nvlinks += nvlinks;
+	int i = find_link(r, src, dst, kind);
+	if (i >= 0) {
+		b->link[i].gbs += gbs;
+		b->link[i].nvlinks += nvlinks;
 		return;
 	}
 	NcclLink l = {src, dst, kind, gbs, nvlinks, -1};
 	VEC_PUSH(r->a, b->link, b->nlink, r->lcap, l);
-	*slot = b->nlink;
+	hash_add(&r->links, link_hash(b, b->nlink - 1), b->nlink - 1, link_hash, b);
 }
 
 /* Each link's reverse (NcclLink.rev), by the table. */
@@ -190,8 +185,7 @@ link_reverses(Reader *r)
 {
 	for (int i = 0; i < r->box->nlink; i++) {
 		NcclLink *l = &r->box->link[i];
-		int j = r->nslot ? *link_slot(r, l->dst, l->src, l->kind) : 0;
-		l->rev = j - 1;
+		l->rev = find_link(r, l->dst, l->src, l->kind);
 	}
 }
 
@@ -604,6 +598,7 @@ nccl_box_read(Diag *dg, Arena *a, const char *text, size_t len, NcclBox *box)
 	int bad = r.errors || !root || !is(root, "system");
 	if (!bad)
 		link_reverses(&r);
+	hash_free(&r.links);
 	xmlFreeDoc(doc);
 	return bad ? -1 : 0;
 }
