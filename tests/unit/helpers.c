@@ -182,3 +182,25 @@ cut_bound_of(const Topo *t, CollKind k)
 	free(rn);
 	return b;
 }
+
+FILE *
+temp_file(char *path)
+{
+	int fd = mkstemp(path);
+	CU_ASSERT_FATAL(fd >= 0);
+	FILE *f = fdopen(fd, "w");
+	CU_ASSERT_FATAL(f != NULL);
+	return f;
+}
+
+int
+collc_cpu_limited(int seconds, const char *fmt, ...)
+{
+	char args[1024], cmd[1280];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof args, fmt, ap);
+	va_end(ap);
+	snprintf(cmd, sizeof cmd, "ulimit -t %d; %s %s", seconds, COLLC_BIN, args);
+	return system(cmd);
+}

@@ -559,10 +559,7 @@ test_crafted_linear(void)
 	                           "familyid=\"6\" modelid=\"143\">";
 	for (int kind = 0; kind < 2; kind++) {
 		char path[] = "/tmp/collc-crafted-XXXXXX";
-		int fd = mkstemp(path);
-		CU_ASSERT_FATAL(fd >= 0);
-		FILE *f = fdopen(fd, "w");
-		CU_ASSERT_FATAL(f != NULL);
+		FILE *f = temp_file(path);
 		int n = kind == 0 ? 2 : 16000;
 		fprintf(f, "<system version=\"1\">\n%s\n", cpu0);
 		for (int i = 0; i < n; i++)
@@ -577,9 +574,7 @@ test_crafted_linear(void)
 			        "familyid=\"6\" modelid=\"143\"/>\n", c);
 		fprintf(f, "</system>\n");
 		fclose(f);
-		char cmd[512];
-		snprintf(cmd, sizeof cmd, "ulimit -t 10; %s nccl-topo %s >/dev/null 2>&1", COLLC_BIN, path);
-		int st = system(cmd);
+		int st = collc_cpu_limited(10, "nccl-topo %s >/dev/null 2>&1", path);
 		assert_named(st == 0, __LINE__, __FILE__, "collc nccl-topo of %s: status %d within 10 CPU "
 		             "seconds", kind == 0 ? "800 <cpu>s" : "16000 GPUs in a ring", st);
 		remove(path);

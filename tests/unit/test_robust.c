@@ -177,18 +177,13 @@ test_chain_metrics_linear(void)
 {
 	size_t n = 262144;
 	char path[] = "/tmp/collc-chain-XXXXXX";
-	int fd = mkstemp(path);
-	CU_ASSERT_FATAL(fd >= 0);
-	FILE *f = fdopen(fd, "w");
-	CU_ASSERT_FATAL(f != NULL);
+	FILE *f = temp_file(path);
 	fprintf(f, "topology T = ring(%zu);\ngroup G on T { map 0 -> 0; }\ntree E on T root 0 {\n", n);
 	for (size_t v = 1; v < n; v++)
 		fprintf(f, "%zu -> %zu;\n", v, v - 1);
 	fprintf(f, "}\ncollective allreduce AR on T { algorithm symmetric(trees E, group G); }\n");
 	fclose(f);
-	char cmd[512];
-	snprintf(cmd, sizeof cmd, "ulimit -t 30; %s check %s >/dev/null 2>&1", COLLC_BIN, path);
-	int st = system(cmd);
+	int st = collc_cpu_limited(30, "check %s >/dev/null 2>&1", path);
 	assert_named(st == 0, __LINE__, __FILE__, "collc check of a %zu-node chain tree, symmetric: "
 	             "status %d within 30 CPU seconds", n, st);
 	remove(path);
@@ -203,19 +198,13 @@ static void
 test_packing_copies_refused_first(void)
 {
 	char path[] = "/tmp/collc-copies-XXXXXX";
-	int fd = mkstemp(path);
-	CU_ASSERT_FATAL(fd >= 0);
-	FILE *f = fdopen(fd, "w");
-	CU_ASSERT_FATAL(f != NULL);
+	FILE *f = temp_file(path);
 	fprintf(f, "network { link_bandwidth = 3601 Gbps; link_latency = 500 ns; }\n"
 	           "topology C = rails(boxes 2, gpus 8, nic_gbps 400);\n"
 	           "collective allgather AG on C { algorithm packing; }\n");
 	fclose(f);
-	char cmd[512];
-	snprintf(cmd, sizeof cmd, "ulimit -t 3; %s check %s 2>&1 | grep -q "
-	         "'packing needs 64016 tree copies, each its own pipeline (Msg.instance); the limit is 32768'",
-	         COLLC_BIN, path);
-	int st = system(cmd);
+	int st = collc_cpu_limited(3, "check %s 2>&1 | grep -q 'packing needs 64016 tree copies, each "
+	                           "its own pipeline (Msg.instance); the limit is 32768'", path);
 	assert_named(st == 0, __LINE__, __FILE__, "collc check of packing at 3601 Gbit/s: the copies "
 	             "refused within 3 CPU seconds (status %d)", st);
 	remove(path);

@@ -78,6 +78,13 @@ char *slurp(const char *path, size_t *len);
 int load_scaled(int seconds);
 /* Writes text to dir/name. */
 void write_in(const char *dir, const char *name, const char *text);
+/* A new temporary file open for writing, named from the mkstemp template
+ * path (rewritten in place); asserted to open. */
+FILE *temp_file(char *path);
+/* `collc ARGS` (ARGS a printf format) under `ulimit -t seconds`: a limit
+ * of CPU time, not wall time, since the machine may be loaded; the
+ * shell's status. */
+int collc_cpu_limited(int seconds, const char *fmt, ...) PRINTF_LIKE(2, 3);
 /* a and b equal up to rounding: within tol of the larger of 1, |a| and |b|. */
 bool near_rel(double a, double b, double tol);
 /* Splits line at its commas in place, field[i] the i-th field (at most max);
