@@ -151,18 +151,14 @@ load(Diag *dg, const char *path, Input *in, bool build, double size)
 	if (nerrors(dg) > 0)
 		return 1;
 	int unknown;
-	int rc = params_apply(dg, in->file, in->defs, &unknown);
+	int rc = check_file(dg, in->file, in->defs, &unknown);
 	if (rc == 2)
 		return unknown_define(in->file, in->defs, unknown);
-	if (rc == 0) {
-		boxes_load(dg, in->file);
-		sema(dg, in->file);
-		in->prog.auto_size = size;
-		if (nerrors(dg) == 0 && build)
-			rc = lower_verified(dg, in->file, &in->prog, in->only, in->progress, in->full_verify);
-		if (nerrors(dg) > 0)
-			params_note(dg, in->file, in->defs); /* which values made the file invalid */
-	}
+	in->prog.auto_size = size;
+	if (rc == 0 && build)
+		rc = lower_verified(dg, in->file, &in->prog, in->only, in->progress, in->full_verify);
+	if (nerrors(dg) > 0)
+		params_note(dg, in->file, in->defs); /* which values made the file invalid */
 	return rc != 0 || nerrors(dg) > 0;
 }
 

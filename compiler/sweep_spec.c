@@ -246,8 +246,23 @@ spec_list(Spec *s, const char *key)
 
 /* ---- checking a value as a .coll file would hold it ---- */
 
+/* Where the first diagnostic line of the file `name` points (line 0: none). */
+static Loc
+first_loc_in(const char *diag, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *bol = diag; n && *bol; bol += strcspn(bol, "\n") + (bol[strcspn(bol, "\n")] != 0)) {
+		int line, col;
+		if (strncmp(bol, name, n) == 0 && sscanf(bol + n, ":%d:%d:", &line, &col) == 2)
+			return (Loc){line, col};
+	}
+	return (Loc){0, 0};
+}
+
 /* The first error of a captured diagnostic: its message (after "error: ")
- * into note, and where it points in the file `name` (line 0: nowhere). */
+ * into note, and where it points in the file `name` (line 0: nowhere). An
+ * error in another file (a topology's NCCL XML) keeps its file:line in the
+ * note, and the place is the first note in `name` (the string naming it). */
 Loc
 first_error(const char *diag, const char *name, char *note)
 {
@@ -261,7 +276,9 @@ first_error(const char *diag, const char *name, char *note)
 		int line, col;
 		if (n && strncmp(bol, name, n) == 0 && sscanf(bol + n, ":%d:%d:", &line, &col) == 2)
 			at = (Loc){line, col};
-		e += 7;
+		else if (n)
+			at = first_loc_in(diag, name);
+		e = n && !(strncmp(bol, name, n) == 0) && bol < e ? bol : e + 7;
 	} else {
 		e = diag;
 	}
@@ -270,6 +287,9 @@ first_error(const char *diag, const char *name, char *note)
 		n = NOTE_LEN - 1;
 	memcpy(note, e, n);
 	note[n] = 0;
+	char *tag = strstr(note, ": error: "); /* another file's place kept, its tag dropped */
+	if (tag)
+		memmove(tag + 2, tag + 9, strlen(tag + 9) + 1);
 	for (char *c = note; *c; c++)
 		if (*c == '"' || *c == '\\')
 			*c = '\'';
@@ -292,8 +312,10 @@ check_value(Diag *dg, Spec *s, Loc at, const char *before, const char *value, co
 	diag_stream(dg, memout_open(&diag));
 	diag_source(dg, "value.coll", text, strlen(text));
 	File *f = parse_text(dg, &s->mem, "value.coll", text, strlen(text));
+	if (f)
+		f->path = s->path; /* a topology's file is named from the spec's folder */
 	if (nerrors(dg) == 0)
-		sema(dg, f);
+		check_file(dg, f, NULL, &(int){0});
 	fflush(diag.f);
 	diag_stream(dg, stderr);
 	char note[NOTE_LEN];
@@ -483,7 +505,7 @@ spec_file(Diag *dg, Spec *s)
 	diag_source(dg, c->path, c->text, c->len);
 	File *f = parse_text(dg, &c->arena, c->path, c->text, c->len);
 	if (nerrors(dg) == 0)
-		sema(dg, f);
+		check_file(dg, f, NULL, &(int){0});
 	if (nerrors(dg) > 0)
 		return -1; /* reported in the file */
 	c->f = f;

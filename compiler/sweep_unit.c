@@ -193,8 +193,8 @@ unit_source(Diag *dg, const Spec *s, const Unit *x, Source *g)
 			int unknown;
 			spec_combo(s, x->topo, &defs);
 			File *pf = parse_text(dg, &g->arena, g->name, s->cf.text, s->cf.len);
-			if (nerrors(dg) == 0 && params_apply(dg, pf, &defs, &unknown) == 0)
-				sema(dg, pf);
+			if (nerrors(dg) == 0)
+				check_file(dg, pf, &defs, &unknown);
 			if (nerrors(dg) > 0)
 				return -1;
 			f = pf;
@@ -206,8 +206,10 @@ unit_source(Diag *dg, const Spec *s, const Unit *x, Source *g)
 	g->name = "sweep.coll";
 	diag_source(dg, g->name, g->text, strlen(g->text));
 	g->f = parse_text(dg, &g->arena, g->name, g->text, strlen(g->text));
+	if (g->f)
+		g->f->path = s->path; /* a topology's file is named from the spec's folder */
 	if (nerrors(dg) == 0)
-		sema(dg, g->f);
+		check_file(dg, g->f, NULL, &(int){0});
 	return nerrors(dg) > 0 ? -1 : 0;
 }
 

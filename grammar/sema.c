@@ -424,7 +424,7 @@ check_source(Sema *s, Decl *d, const FormSpec *f, NodeSpace *sh)
 	const Call *c = d->form;
 	if (!bind_call(s, c, f, NULL, b) || c->box_failed)
 		return;
-	if (!c->box) { /* a caller that did not run boxes_load (the driver does) */
+	if (!c->box) { /* a caller that did not run check_file (every command does) */
 		error_at(s->diag, c->loc, "%s: the file was not read (collc's commands read it)", f->name);
 		return;
 	}

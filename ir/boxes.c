@@ -12,7 +12,9 @@
  * another shape is left alone: sema reports it against the registry's
  * signature. A path is taken relative to the .coll file's folder (the
  * working directory for standard input), and only a regular file is read (a
- * FIFO or a device would block or never end).
+ * FIFO or a device would block or never end). check_file, at the end, is
+ * the one sequence every command (the driver, sweep's spec values and
+ * units) and the fuzz target run: params, this pass, sema.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -231,7 +233,7 @@ source_string(const char *name, int n, const Expr *const *v)
 	                                                                                    : NULL;
 }
 
-int
+static int
 boxes_load(Diag *dg, File *f)
 {
 	int before = nerrors(dg);
@@ -258,4 +260,15 @@ boxes_load(Diag *dg, File *f)
 			load_nccl_topo(dg, f->arena, f->path, c, e, cluster);
 	}
 	return nerrors(dg) > before;
+}
+
+int
+check_file(Diag *dg, File *f, const Defines *defs, int *unknown)
+{
+	int rc = params_apply(dg, f, defs, unknown);
+	if (rc != 0)
+		return rc;
+	boxes_load(dg, f);
+	sema(dg, f);
+	return nerrors(dg) > 0;
 }

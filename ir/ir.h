@@ -965,6 +965,7 @@ double route_hops_estimate(const Topo *, const int *rank_node, const Msg *, int 
 /* ---- lower.c: the AST of a checked file to the IR ---- */
 
 struct File;
+struct Defines;
 struct Decl;
 
 typedef struct Prog {
@@ -982,9 +983,12 @@ typedef struct Prog {
 	TeachTrace *trace; /* AlgCtx.trace for every collective (collc explain), or NULL */
 } Prog;
 
-/* boxes.c: reads the files the file's topology sources name (nccl_topo(
- * "box.xml")), relative to its folder, before sema; 1 after reporting. */
-int boxes_load(Diag *, struct File *);
+/* boxes.c: the checks a parsed file passes before lowering, each after what it needs:
+ * its parameters (defs' values, or NULL for the defaults), the boxes its
+ * topology sources name (boxes_load), sema. Every command and the fuzz
+ * target check a file through this one path. 0; 1 after reporting; 2 when
+ * defs->v[*unknown] names no parameter (params_apply's usage case). */
+int check_file(Diag *, struct File *, const struct Defines *, int *unknown);
 /* Builds every topology, group, tree and schedule; -1 after reporting. */
 int lower(Diag *, const struct File *, Prog *);
 void prog_free(Prog *);

@@ -19,10 +19,8 @@ check_text(Diag *dg, Checked *c, const char *name, const char *text, size_t len)
 	diag_reset(dg);
 	diag_source(dg, name, text, len);
 	c->file = parse_text(dg, &c->arena, name, text, len);
-	if (nerrors(dg) == 0) {
-		boxes_load(dg, c->file);
-		sema(dg, c->file);
-	}
+	if (nerrors(dg) == 0)
+		check_file(dg, c->file, NULL, &(int){0});
 	c->errors = nerrors(dg);
 	diag_stream(dg, NULL);
 	fclose(mem);

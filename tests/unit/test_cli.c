@@ -1075,6 +1075,7 @@ CU_TestInfo cli_tests[] = {
 	 test_sweep_file_network},
 	{"check, sim and sweep: a user schedule on 2x2 to 8x8 tori by -D, and a sweep of sizes and "
 	 "parameters", test_sweep_params},
+	{"sweep: nccl_topo(\"F.xml\") as a spec's topology and in a swept file", test_sweep_nccl_topo},
 	{"sim: closed form through CSV, .sim and JSON; plots; errors write nothing", test_sim},
 	{"sim: a size's row is the same whatever else --sizes holds (auto, segments, reconfigs)",
 	 test_sim_sizes_permuted},

@@ -20,6 +20,7 @@ void test_sweep_params(void);
 void test_sweep_axes_registry(void);
 void test_sweep_interrupt(void);
 void test_sweep_estimate(void);
+void test_sweep_nccl_topo(void);
 
 /* test_cli_tune.c */
 void test_tune_by_program(void);

@@ -672,3 +672,33 @@ test_sweep_params(void)
 	CU_ASSERT_STRING_EQUAL(out, "");
 	free(out), free(err);
 }
+
+/* A spec's topology, and a swept file's, may be nccl_topo("F.xml"): the
+ * file read relative to the spec's (or the .coll file's) folder, as check
+ * reads it; an error in the XML blames the spec's string and names its XML
+ * line. (Sweep checked and built files without reading their boxes: every
+ * point failed with "the file was not read".) */
+void
+test_sweep_nccl_topo(void)
+{
+	const char *ok[] = {"h100-box.sweep", "h100-box-file.sweep"};
+	for (int i = 0; i < 2; i++) {
+		char args[256], *out, *err;
+		snprintf(args, sizeof args, "sweep tests/fixtures/nccl-topo/%s --jobs 1", ok[i]);
+		CU_ASSERT_EQUAL(cli_collc(args, &out, &err), 0);
+		const char *row = strchr(out, '\n');
+		assert_named(row && strstr(row, ",ok,") && strstr(row, ",1048576,262144,float,sum,"),
+		             __LINE__, __FILE__, "%s: %s%s", ok[i], out, err);
+		free(out), free(err);
+	}
+	char *out, *err;
+	CU_ASSERT_EQUAL(cli_collc("sweep tests/fixtures/nccl-topo/bad-nvlink-target.sweep --jobs 1",
+	                          &out, &err), 1);
+	assert_named(strstr(err, "bad-nvlink-target.sweep:2:21: error: point 0 (allreduce ring on "
+	                         "nccl_topo(\"bad-nvlink-target.xml\"), ranks all, 1 MiB) cannot be "
+	                         "simulated: tests/fixtures/nccl-topo/bad-nvlink-target.xml:5:9: "
+	                         "<nvlink target='0000:09:00.0'>: no GPU of this file has that busid") != NULL,
+	             __LINE__, __FILE__, "%s", err);
+	CU_ASSERT_STRING_EQUAL(out, "");
+	free(out), free(err);
+}
