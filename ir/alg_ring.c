@@ -259,14 +259,39 @@ alg_ring_symmetric(const AlgCtx *c)
 	return translates_end(c->diag, &tr);
 }
 
+/* Channel ch's order through the GPUs of a box of G GPUs and K NICs, q =
+ * G/K GPUs a NIC. With a NIC per GPU (q = 1) the order c, c + 1, ...,
+ * c + G - 1 (mod G): the ring leaves the box from GPU c - 1 and enters the
+ * next at GPU c. With shared NICs NCCL's ring search (search.cc,
+ * ncclTopoSearchRecNet) gives channel ch NET nets[ch mod K], enters at a
+ * GPU local to it and leaves from another GPU back to the same NET (crossNic
+ * 0): here channel ch takes NIC k = ch mod K, enters at GPU kq + j (j =
+ * ch / K), visits the other NICs' GPUs, and ends at GPU kq + (j - 1 mod q),
+ * so every GPU enters one channel and leaves one, and NIC k carries q. */
+static void
+channel_box_order(int gpus, int nics, int ch, int *out)
+{
+	int q = gpus / nics, k = ch % nics, j = ch / nics, i = 0;
+	if (q == 1) {
+		for (int m = 0; m < gpus; m++)
+			out[m] = (ch + m) % gpus;
+		return;
+	}
+	out[i++] = k * q + j;
+	for (int m = 1; m < nics; m++)
+		for (int x = 0; x < q; x++)
+			out[i++] = (k + m) % nics * q + x;
+	for (int x = 1; x < q; x++)
+		out[i++] = k * q + (j + x) % q;
+}
+
 /* NCCL's rings per channel on a rails cluster: channel c's ring goes
- * through box 0, 1, ..., each box's GPUs in the order c, c + 1, ...,
- * c + G - 1 (mod G), so it crosses between boxes from GPU c - 1 to GPU c
- * of the next box, over rail c - 1 or c, a rail no other channel crosses
- * on there: the G channels spread the traffic between boxes over every
- * NIC, as NCCL's channels do (docs/gpu-clusters.md). Not on xgmi_rails:
- * there every channel's step c + k -> c + k + 1 would share the one xGMI
- * link i -> i + 1, where RCCL's channels take different links. */
+ * through box 0, 1, ..., each box's GPUs in channel_box_order's order, so
+ * it crosses between boxes on a rail (and with shared NICs a NIC) that
+ * spreads the G channels' traffic between boxes evenly over every NIC, as
+ * NCCL's channels do (docs/gpu-clusters.md). Not on xgmi_rails: there
+ * every channel's step c + k -> c + k + 1 would share the one xGMI link
+ * i -> i + 1, where RCCL's channels take different links. */
 Sched *
 alg_nccl_ring(const AlgCtx *c)
 {
@@ -276,15 +301,16 @@ alg_nccl_ring(const AlgCtx *c)
 		         "NIC); '%s' is not on one", c->name);
 		return NULL;
 	}
-	int boxes = t->size[0], gpus = t->size[1], p = c->nrank;
+	int boxes = t->size[0], gpus = t->size[1], p = c->nrank, nics = t->nics ? t->nics : gpus;
 	Gen g;
 	if (gen_begin(&g, c, p, gpus) != 0)
 		return NULL;
 	int *order = xmalloc((size_t)p * sizeof *order);
 	for (int ch = 0; ch < gpus; ch++) {
-		for (int b = 0, i = 0; b < boxes; b++)
+		channel_box_order(gpus, nics, ch, order);
+		for (int b = 1, i = gpus; b < boxes; b++)
 			for (int k = 0; k < gpus; k++)
-				order[i++] = b * gpus + (ch + k) % gpus;
+				order[i++] = b * gpus + order[k];
 		run_ring(&g, order, +1, ch, 0, NULL);
 	}
 	free(order);

@@ -90,6 +90,9 @@ bool near_rel(double a, double b, double tol);
 /* Splits line at its commas in place, field[i] the i-th field (at most max);
  * the number of fields. */
 int csv_split(char *line, char **field, int max);
+/* The busbw (bit/s) a verified schedule's link volumes allow: its most
+ * loaded link sets the time, busbw (p - 1)/p x size / time (x2: allreduce). */
+double volume_busbw(const Sched *);
 /* The cut bound of kind k on t, every node that is not a switch a rank
  * (asserted to be found). */
 CutBound cut_bound_of(const Topo *t, CollKind k);
