@@ -16,6 +16,7 @@
  *                   of 2D tori), each on 1/2d of every block
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "alg.h"
 
@@ -285,32 +286,74 @@ channel_box_order(int gpus, int nics, int ch, int *out)
 		out[i++] = k * q + (j + x) % q;
 }
 
-/* NCCL's rings per channel on a rails cluster: channel c's ring goes
- * through box 0, 1, ..., each box's GPUs in channel_box_order's order, so
- * it crosses between boxes on a rail (and with shared NICs a NIC) that
- * spreads the G channels' traffic between boxes evenly over every NIC, as
- * NCCL's channels do (docs/gpu-clusters.md). Not on xgmi_rails: there
- * every channel's step c + k -> c + k + 1 would share the one xGMI link
- * i -> i + 1, where RCCL's channels take different links. */
+/* Walecki's path from GPU s through a box whose every pair of GPUs has its
+ * own link (G even): s, s + 1, s - 1, s + 2, s - 2, ..., s + G/2 (mod G).
+ * The G paths (one from each s) use every ordered pair's link exactly once
+ * (the G/2 from s < G/2 decompose the complete graph, the others are their
+ * reverses), so G channels share no xGMI link. */
+static void
+walecki_path(int gpus, int s, int *out)
+{
+	int i = 0;
+	out[i++] = s;
+	for (int m = 1; m <= gpus / 2; m++) {
+		out[i++] = (s + m) % gpus;
+		if (i < gpus)
+			out[i++] = (s - m + gpus) % gpus;
+	}
+}
+
+/* Reports why nccl_ring does not run on t; false if it does. */
+static bool
+nccl_ring_refused(const AlgCtx *c, const Topo *t)
+{
+	if ((t->kind != TK_RAILS && t->kind != TK_XGMI_RAILS && t->kind != TK_LEAF_SPINE_BOXES) ||
+	    !c->whole) {
+		error_at(c->diag, c->loc, "nccl_ring runs on every GPU of a rails, xgmi_rails or "
+		         "leaf_spine_boxes cluster (a channel per NIC); '%s' is not on one", c->name);
+		return true;
+	}
+	if (t->kind == TK_XGMI_RAILS && (t->nics || t->size[1] % 2 || t->size[0] % 2)) {
+		error_at(c->diag, c->loc, "nccl_ring on xgmi_rails takes a NIC per GPU and an even number "
+		         "of GPUs and of boxes ('%s': %d boxes of %d GPUs, %d NICs each): only there do its "
+		         "channels' paths through a box (Walecki's, each from the GPU the last box's ended "
+		         "at) share no xGMI link", c->name, t->size[0], t->size[1],
+		         t->nics ? t->nics : t->size[1]);
+		return true;
+	}
+	return false;
+}
+
+/* NCCL's rings per channel on a GPU cluster: channel c's ring goes through
+ * box 0, 1, ..., each box's GPUs in channel_box_order's order (on
+ * xgmi_rails, Walecki's path from GPU c + b G/2, so each box starts at the
+ * GPU whose rail the last one left on), so it crosses between boxes on a
+ * rail or leaf port (and with shared NICs a NIC) that spreads the G
+ * channels' traffic between boxes evenly over every NIC, as NCCL's channels
+ * do (docs/gpu-clusters.md). */
 Sched *
 alg_nccl_ring(const AlgCtx *c)
 {
 	const Topo *t = c->topo;
-	if (t->kind != TK_RAILS || !c->whole) {
-		error_at(c->diag, c->loc, "nccl_ring runs on every GPU of a rails cluster (a channel per "
-		         "NIC); '%s' is not on one", c->name);
+	if (nccl_ring_refused(c, t))
 		return NULL;
-	}
 	int boxes = t->size[0], gpus = t->size[1], p = c->nrank, nics = t->nics ? t->nics : gpus;
 	Gen g;
 	if (gen_begin(&g, c, p, gpus) != 0)
 		return NULL;
 	int *order = xmalloc((size_t)p * sizeof *order);
 	for (int ch = 0; ch < gpus; ch++) {
-		channel_box_order(gpus, nics, ch, order);
-		for (int b = 1, i = gpus; b < boxes; b++)
+		for (int b = 0; b < boxes; b++) {
+			int *box = order + b * gpus;
+			if (t->kind == TK_XGMI_RAILS)
+				walecki_path(gpus, (ch + b * (gpus / 2)) % gpus, box);
+			else if (b == 0)
+				channel_box_order(gpus, nics, ch, box);
+			else
+				memcpy(box, order, (size_t)gpus * sizeof *box);
 			for (int k = 0; k < gpus; k++)
-				order[i++] = b * gpus + order[k];
+				box[k] += b * gpus;
+		}
 		run_ring(&g, order, +1, ch, 0, NULL);
 	}
 	free(order);

@@ -221,3 +221,21 @@ volume_busbw(const Sched *s)
 	free(chunks);
 	return (s->nrank - 1.0) / s->nrank * (double)s->nchunk / worst;
 }
+
+/* collc sim's busbw and bound (GB/s) for path's collective at 1 GiB, flow mode. */
+void
+sim_busbw(const char *path, const char *coll, double *busbw, double *bnd)
+{
+	char cmd[512], line[1024];
+	snprintf(cmd, sizeof cmd, "%s sim %s --collective %s --mode flow --sizes 1GiB --csv",
+	         COLLC_BIN, path, coll);
+	FILE *f = popen(cmd, "r");
+	*busbw = *bnd = 0;
+	while (f && fgets(line, sizeof line, f)) {
+		char *field[16];
+		int nf = csv_split(line, field, 16);
+		if (nf >= 12 && strcmp(field[0], coll) == 0)
+			*busbw = atof(field[9]), *bnd = atof(field[10]);
+	}
+	CU_ASSERT(f && pclose(f) == 0);
+}

@@ -282,24 +282,6 @@ test_closed_form_leaves(void)
 	arena_free(&a);
 }
 
-/* collc sim's busbw and bound (GB/s) for path's collective at 1 GiB, flow mode. */
-static void
-sim_busbw(const char *path, const char *coll, double *busbw, double *bnd)
-{
-	char cmd[512], line[1024];
-	snprintf(cmd, sizeof cmd, "%s sim %s --collective %s --mode flow --sizes 1GiB --csv",
-	         COLLC_BIN, path, coll);
-	FILE *f = popen(cmd, "r");
-	*busbw = *bnd = 0;
-	while (f && fgets(line, sizeof line, f)) {
-		char *field[16];
-		int nf = csv_split(line, field, 16);
-		if (nf >= 12 && strcmp(field[0], coll) == 0)
-			*busbw = atof(field[9]), *bnd = atof(field[10]);
-	}
-	CU_ASSERT(f && pclose(f) == 0);
-}
-
 /* Issue 34's test: on 2 boxes of 4 GPUs, 2 GPUs a NIC (L 450, P 32, N 50
  * GB/s), packing's allgather and allreduce reach 95 % of the closed form,
  * (n - 1) K c / (n - G) = 7 x 100 / 4 = 175 GB/s, at 1 GiB. */
@@ -326,75 +308,6 @@ test_packing_simulated(void)
 	rmdir(dir);
 }
 
-/* nccl_ring's closed form on shared NICs (docs/gpu-clusters.md, "The
- * baseline"): each of the G channels enters and leaves a box through one
- * NIC, K q of them a NIC, one a GPU's PCIe link, and a GPU sends G - 1 of
- * its G channels' shares through its NVSwitch link, so by link volumes
- * busbw = min(K N, G P, G/(G - 1) L) for allgather and allreduce alike.
- * Generated rails clusters, every K < G dividing G; every schedule
- * verifies. */
-static void
-test_nccl_ring_closed_form(void)
-{
-	Diag dgv = diag_new(), *dg = &dgv;
-	const double L = 3600e9, N = 400e9;
-	int checked = 0;
-	for (int boxes = 2; boxes <= 4; boxes++)
-		for (int gpus = 2; gpus <= 8; gpus *= 2)
-			for (int nics = 1; nics < gpus; nics *= 2)
-				for (int pcie = 128; pcie <= 512; pcie *= 4, checked++) {
-					char text[512];
-					snprintf(text, sizeof text,
-					         "network { link_bandwidth = 3600 Gbps; }\n"
-					         "topology C = rails(boxes %d, gpus %d, nic_gbps 400, nics %d, "
-					         "pcie_gbps %d);\n"
-					         "collective allgather G on C { algorithm nccl_ring; }\n"
-					         "collective allreduce R on C { algorithm nccl_ring; }\n",
-					         boxes, gpus, nics, pcie);
-					Checked c;
-					check_text(dg, &c, "n.coll", text, strlen(text));
-					CU_ASSERT_EQUAL_FATAL(c.errors, 0);
-					Prog p = {0};
-					CU_ASSERT_EQUAL_FATAL(lower(dg, c.file, &p), 0);
-					double want = fmin(fmin(nics * N, gpus * pcie * 1e9), gpus / (gpus - 1.0) * L);
-					double ag = volume_busbw(p.sched[0]), ar = 2 * volume_busbw(p.sched[1]);
-					assert_named(verify(dg, p.sched[0]) == 0 && verify(dg, p.sched[1]) == 0 &&
-					             near_rel(ag, want, 1e-9) && near_rel(ar, want, 1e-9), __LINE__,
-					             __FILE__, "rails(%d, %d, nics %d, pcie %d): nccl_ring %.6g and "
-					             "%.6g bit/s, closed form %.6g", boxes, gpus, nics, pcie, ag, ar, want);
-					prog_free(&p);
-					diag_reset(dg);
-					checked_free(&c);
-				}
-	CU_ASSERT_EQUAL(checked, 3 * (1 + 2 + 3) * 2);
-}
-
-/* ... and simulated: on 2 boxes of 4 GPUs, 2 GPUs a NIC (P 32, N 50 GB/s),
- * nccl_ring's allgather and allreduce reach 95 % of min(K N, G P) = 100
- * GB/s at 1 GiB in flow mode (one ring per NIC crossed through the other
- * NIC's GPUs reached 63.9). */
-static void
-test_nccl_ring_simulated(void)
-{
-	char dir[] = "/tmp/collc-nicring-XXXXXX", path[64];
-	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
-	write_in(dir, "c.coll",
-	         "network { link_bandwidth = 3600 Gbps; link_latency = 500 ns; }\n"
-	         "topology C = rails(boxes 2, gpus 4, nic_gbps 400, nics 2, pcie_gbps 256);\n"
-	         "collective allgather AG on C { algorithm nccl_ring; }\n"
-	         "collective allreduce AR on C { algorithm nccl_ring; }\n");
-	snprintf(path, sizeof path, "%s/c.coll", dir);
-	static const char *const coll[] = {"AG", "AR"};
-	for (size_t i = 0; i < countof(coll); i++) {
-		double busbw, bnd;
-		sim_busbw(path, coll[i], &busbw, &bnd);
-		assert_named(busbw >= 0.95 * 100 && busbw <= 100 * (1 + 1e-9), __LINE__, __FILE__,
-		             "%s: nccl_ring busbw %.2f GB/s, closed form 100", coll[i], busbw);
-	}
-	remove(path);
-	rmdir(dir);
-}
-
 CU_TestInfo nic_nodes_tests[] = {
 	{"cabling and names: G/K GPUs a NIC node, NIC k on rail k", test_cabling_and_names},
 	{"translations: boxes by 1, GPUs by G/K, order B K", test_translations},
@@ -403,8 +316,5 @@ CU_TestInfo nic_nodes_tests[] = {
 	{"cut bound: the closed form on generated clusters with shared NICs", test_closed_form},
 	{"cut bound: the closed form on leaf-spine clusters with shared NICs", test_closed_form_leaves},
 	{"packing at 95 % of the bound at 1 GiB, 2 GPUs a NIC", test_packing_simulated},
-	{"nccl_ring: a NIC per channel's way in and out, its closed form by link volumes",
-	 test_nccl_ring_closed_form},
-	{"nccl_ring simulated at 95 % of its closed form, 2 GPUs a NIC", test_nccl_ring_simulated},
 	CU_TEST_INFO_NULL,
 };
