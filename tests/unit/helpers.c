@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "driver.h"
@@ -238,4 +239,22 @@ sim_busbw(const char *path, const char *coll, double *busbw, double *bnd)
 			*busbw = atof(field[9]), *bnd = atof(field[10]);
 	}
 	CU_ASSERT(f && pclose(f) == 0);
+}
+
+/* Everything collc prints for `cmd`, stderr too, and its exit status. */
+char *
+run_all(const char *cmd, int *status)
+{
+	FILE *p = popen(cmd, "r");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	char *out = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&out, &len);
+	char buf[4096];
+	for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;)
+		fwrite(buf, 1, n, mem);
+	fclose(mem);
+	int st = pclose(p);
+	*status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return out;
 }

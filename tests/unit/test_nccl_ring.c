@@ -200,6 +200,71 @@ test_simulated_examples(void)
 	}
 }
 
+/* The issue's done-when, its first line: the 2 x 8 and 128 x 8 H100 rail
+ * clusters, the MI300X-like cluster and the 2:1 leaf-spine each take at
+ * most ten lines (the network block and the topology: what is left of the
+ * file once comments and blank lines go, up to the topology's line), and
+ * check, simulate and tune (1 MiB, flow mode). The 128 x 8 file tunes in
+ * about a minute of CPU (its header says what it measured), past what the
+ * suite can spend: it checks and simulates here. */
+static void
+test_ten_lines(void)
+{
+	static const struct {
+		const char *file, *coll;
+		bool tune;
+	} ex[] = {
+		{"examples/gpu-cluster-2x8.coll", "AR", true},
+		{"examples/gpu-cluster-128x8.coll", "AR", false},
+		{"examples/mi300x-cluster.coll", "AR", true},
+		{"examples/gpu-leaf-spine-2to1.coll", "AG", true},
+	};
+	for (size_t i = 0; i < countof(ex); i++) {
+		char *text = slurp(ex[i].file, NULL), *p = text;
+		CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+		int lines = 0;
+		bool comment = false, topology = false;
+		while (*p && !topology) { /* the lines up to the topology's, without comments */
+			char *end = strchr(p, '\n');
+			size_t n = end ? (size_t)(end - p) : strlen(p);
+			bool code = false;
+			for (size_t k = 0; k < n; k++) {
+				if (comment) {
+					comment = !(p[k] == '*' && k + 1 < n && p[k + 1] == '/');
+					k += !comment;
+				} else if (p[k] == '/' && k + 1 < n && p[k + 1] == '*') {
+					comment = true, k++;
+				} else if (p[k] == '/' && k + 1 < n && p[k + 1] == '/') {
+					break;
+				} else if (p[k] != ' ' && p[k] != '\t') {
+					code = true;
+					topology |= strncmp(p + k, "topology", 8) == 0;
+				}
+			}
+			lines += code;
+			p += n + (end != NULL);
+		}
+		free(text);
+		assert_named(topology && lines <= 10, __LINE__, __FILE__, "%s: %d lines to its topology",
+		             ex[i].file, lines);
+		static const char *const cmd[] = {"check", "sim", "tune"};
+		for (size_t k = 0; k < countof(cmd) - !ex[i].tune; k++) {
+			char line[512], args[256];
+			if (k == 0)
+				snprintf(args, sizeof args, "check %s", ex[i].file);
+			else
+				snprintf(args, sizeof args, "%s %s --collective %s --sizes 1MiB --mode flow", cmd[k],
+				         ex[i].file, ex[i].coll);
+			snprintf(line, sizeof line, "%s %s 2>&1", COLLC_BIN, args);
+			int status;
+			char *out = run_all(line, &status);
+			assert_named(status == 0 && (k < 2 || strstr(out, "NCCL's choice")), __LINE__, __FILE__,
+			             "collc %s: %d\n%s", args, status, out);
+			free(out);
+		}
+	}
+}
+
 /* Where the channels' paths would share xGMI links: located errors. */
 static void
 test_refusals(void)
@@ -228,5 +293,6 @@ CU_TestInfo nccl_ring_tests[] = {
 	{"leaf_spine_boxes: min(G, S) N by link volumes, shared NICs too", test_leaf_spine_closed_form},
 	{"the issue's clusters simulated within 5 % of the closed form", test_simulated_examples},
 	{"xgmi_rails where the channels would share links: located errors", test_refusals},
+	{"the issue's four clusters: ten lines each; check, sim and tune run", test_ten_lines},
 	CU_TEST_INFO_NULL,
 };

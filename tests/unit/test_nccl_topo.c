@@ -394,23 +394,6 @@ test_coll_source(void)
 	checked_free(&b);
 }
 
-/* Everything collc prints for `cmd`, stderr too, and its exit status. */
-static char *
-run_all(const char *cmd, int *status)
-{
-	FILE *p = popen(cmd, "r");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
-	char *out = NULL;
-	size_t len = 0;
-	FILE *mem = open_memstream(&out, &len);
-	char buf[4096];
-	for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;)
-		fwrite(buf, 1, n, mem);
-	fclose(mem);
-	int st = pclose(p);
-	*status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-	return out;
-}
 
 /* An error in the XML a .coll file names: at its line in the XML, with a
  * note at the string naming the file; exit 1 and nothing on stdout. */

@@ -96,6 +96,8 @@ int csv_split(char *line, char **field, int max);
 double volume_busbw(const Sched *);
 /* collc sim's busbw and bound (GB/s) for path's collective at 1 GiB, flow mode. */
 void sim_busbw(const char *path, const char *coll, double *busbw, double *bound);
+/* Runs the shell command cmd: its stdout (malloc'd) and exit status. */
+char *run_all(const char *cmd, int *status);
 /* The cut bound of kind k on t, every node that is not a switch a rank
  * (asserted to be found). */
 CutBound cut_bound_of(const Topo *t, CollKind k);
