@@ -14,8 +14,10 @@
  * drawn instead, one colour per tree over the very link each edge owns:
  * trees N .. N + 3 (a root set; N = --tree-copy).
  * An optical ring is drawn in its initial configuration; with --collective
- * naming a schedule that rewires it, each of its configurations.
+ * naming a schedule that rewires it, each of its configurations; naming one
+ * that reduces in the network, its in-network operations (draw_fused).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "backend.h"
@@ -280,6 +282,43 @@ draw_trees(const Sched *s, int copy, FILE *f)
 	routes_free(&r);
 }
 
+/* A schedule's in-network operations (Sched.fuse: NVLS, SHARP) over the
+ * topology: each switch that reduces drawn as a double octagon, and the
+ * links the operations load, each (link, kind) once, in the kind's colour
+ * (reduce red, multicast blue, allreduce purple: the graph's label says
+ * so) and bold; other links stay grey. */
+static void
+draw_fused(const Sched *s, FILE *f)
+{
+	static const char *const kind_colour[] = {"red", "blue", "purple"};
+	const Topo *t = s->topo;
+	unsigned char *drawn = xcalloc((size_t)t->nlink + 1, 1); /* bit per FuseKind */
+	int *links = xmalloc(((size_t)fuse_links_max(s) + 1) * sizeof *links);
+	for (int v = 0; v < t->nnode; v++)
+		if (topo_reduces(t, v)) {
+			fputc('\t', f);
+			node_id(t, v, f);
+			fputs(" [shape=doubleoctagon, style=filled, fillcolor=gold];\n", f);
+		}
+	for (int i = 0; i < s->nfuse; i++) {
+		const Fuse *x = &s->fuse[i];
+		int n = fuse_links(s, i, links);
+		for (int k = 0; k < n; k++) {
+			const Link *l = &t->link[links[k]];
+			if (drawn[links[k]] & (1u << x->kind))
+				continue;
+			drawn[links[k]] |= (unsigned char)(1u << x->kind);
+			fputc('\t', f);
+			node_id(t, l->src, f);
+			fputs(" -> ", f);
+			node_id(t, l->dst, f);
+			fprintf(f, " [color=%s, penwidth=2, arrowhead=normal];\n", kind_colour[x->kind]);
+		}
+	}
+	free(links);
+	free(drawn);
+}
+
 /* An optical schedule: one cluster per circuit configuration, the
  * forward circuits in force as arrows (the reverse fibers run back along
  * them), electrical links grey. */
@@ -323,10 +362,24 @@ emit_dot(Diag *dg, const Prog *p, const BuildOpts *o, FILE *f)
 		emit_configurations(sel[0], f);
 		return 0;
 	}
-	const Sched *s = NULL, *piped = NULL;
+	const Sched *s = NULL, *piped = NULL, *fused = NULL;
 	for (int i = 0; i < n && !s; i++)
 		if (sel[i]->base)
 			s = sel[i];
+	for (int i = 0; i < n && !s && !fused && o->collective; i++)
+		fused = sel[i]->nfuse > 0 ? sel[i] : NULL;
+	if (fused) {
+		char desc[128];
+		topo_describe(fused->topo, desc, sizeof desc);
+		fprintf(f, "digraph \"%s\" {\n", fused->topo->name);
+		fprintf(f, "\tlabel=\"%s = %s, %s's %d in-network operations (%s): gold, a switch that "
+		        "reduces; red, reduced in it; blue, multicast; purple, allreduced\";\n",
+		        fused->topo->name, desc, fused->name, fused->nfuse, fused->algorithm);
+		draw_nodes_links(fused->topo, f);
+		draw_fused(fused, f);
+		fputs("}\n", f);
+		return 0;
+	}
 	for (int i = 0; i < n && !s && !piped; i++)
 		if (sel[i]->ntree > 0 && sel[i]->tree[0]->link)
 			piped = sel[i];

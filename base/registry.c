@@ -69,15 +69,17 @@ const TopoForm topo_forms[NTOPOKIND] = {
 	              .translations = true, .hosts_last = true,
 	              .node_class = {GPU, NVSWITCH, RAIL(3), NIC_NODES("GPU's link to its rail", 3, 5)}},
 	[TK_XGMI_RAILS] = {{"xgmi_rails", "xgmi_rails(boxes B, gpus G, nic_gbps N[, links L01, L02, "
-	                                  "..., L(G-2)(G-1)][, nics K, pcie_gbps P]): B boxes of G GPUs "
-	                                  "fully connected by xGMI, pair i-j by Lij links (default 1), "
-	                                  "NIC g of every box on rail switch g (with nics: K NICs a box, "
-	                                  "each the node G/K GPUs reach at P Gbit/s)",
-	                    {COUNT("boxes", 1), COUNT("gpus", 2),
-	                     {"nic_gbps", A_INT, 1, 1, 1, MAX_NIC_GBPS, NULL},
-	                     {"links", A_INT, 0, MAX_GPU_PAIRS, 1, MAX_PAIR_LINKS, NULL}, NICS, PCIE},
+	                                  "..., L(G-2)(G-1)][, nics K, pcie_gbps P]) or xgmi_rails(boxes "
+	                                  "B, box nccl_topo(\"FILE.xml\")[, nic_gbps N]): B boxes of G "
+	                                  "GPUs fully connected by xGMI, pair i-j by Lij links (default "
+	                                  "1), NIC g of every box on rail switch g (with nics: K NICs a "
+	                                  "box, each the node G/K GPUs reach at P Gbit/s; with box: the "
+	                                  "GPUs, their NVLinks pair by pair, NICs and speeds NCCL's "
+	                                  "topology file gives)",
+	                    {COUNT("boxes", 1), GPUS_OR_BOX, NIC_GBPS_OR_BOX,
+	                     {"links", A_INT, 0, MAX_GPU_PAIRS, 1, MAX_PAIR_LINKS, NULL}, NICS, PCIE, BOX},
 	                    0, 0},
-	                   {TR_DIMS, TR_DIM_SWITCHES, TR_VARIANT, TR_PAIRS, TR_NICS, TR_NIC_LINK},
+	                   {TR_DIMS, TR_DIM_SWITCHES, TR_VARIANT, TR_PAIRS, TR_NICS, TR_NIC_LINK, TR_BOX},
 	                   .translations = true, .hosts_last = true,
 	                   .node_class = {GPU, RAIL(4), NIC_NODES("GPU's link to its rail", 4, 6)}},
 	[TK_LEAF_SPINE_BOXES] = {{"leaf_spine_boxes",
@@ -99,12 +101,14 @@ const TopoForm topo_forms[NTOPOKIND] = {
 	                                        {"spine", {3, -1}, "spine switch", false, 0},
 	                                        NIC_NODES("GPU's link to its leaf", 4, 6)}},
 	[TK_TORUS_BOXES] = {{"torus_boxes",
-	                     "torus_boxes(boxes A1, A2, ..., gpus G, nic_gbps N): A1 x A2 x ... boxes of G "
+	                     "torus_boxes(boxes A1, A2, ..., gpus G, nic_gbps N) or torus_boxes(boxes A1, "
+	                     "A2, ..., box nccl_topo(\"FILE.xml\")[, nic_gbps N]): A1 x A2 x ... boxes of G "
 	                     "GPUs on a switch, joined as a torus: GPU 2p's NIC cabled to GPU 2p + 1 of the "
-	                     "next box along dimension p mod k (G a multiple of 2k)",
-	                     {{"boxes", A_INT, 1, MAX_DIMS - 1, 2, MAX_NODES, NULL}, COUNT("gpus", 2),
-	                      {"nic_gbps", A_INT, 1, 1, 1, MAX_NIC_GBPS, NULL}}, 0, 0},
-	                    {TR_BOX_DIMS, TR_DIMS, TR_VARIANT}, .translations = true, .hosts_last = true,
+	                     "next box along dimension p mod k (G a multiple of 2k; with box: the GPUs, "
+	                     "their NICs and speeds NCCL's topology file gives, a NIC per GPU)",
+	                     {{"boxes", A_INT, 1, MAX_DIMS - 1, 2, MAX_NODES, NULL}, GPUS_OR_BOX,
+	                      NIC_GBPS_OR_BOX, BOX}, 0, 0},
+	                    {TR_BOX_DIMS, TR_DIMS, TR_VARIANT, TR_BOX}, .translations = true, .hosts_last = true,
 	                    .node_class = {GPU, NIC("GPU's link to a GPU of the next box on the torus"),
 	                                   NVSWITCH}},
 	[TK_GRAPH] = {{"graph", "graph { nodes N; link a -> b; ... }", {{0}}, 0, 0},

@@ -87,14 +87,22 @@ ring_prog_busbw(const Tuned *t, const TuneArgs *a, int k)
 	return best;
 }
 
-/* NCCL's choice at size k on a rails cluster: the fastest of the nccl_ring,
+/* A GPU cluster where NCCL's rings run (nccl_ring: rails, xgmi_rails,
+ * leaf_spine_boxes): the table compares with NCCL's choice there. */
+static bool
+nccl_cluster(const Topo *t)
+{
+	return t->kind == TK_RAILS || t->kind == TK_XGMI_RAILS || t->kind == TK_LEAF_SPINE_BOXES;
+}
+
+/* NCCL's choice at size k on a GPU cluster: the fastest of the nccl_ring,
  * nccl_tree and (where switches reduce) nccl_nvls(_tree) candidates there (NCCL's
  * tuner runs its fastest algorithm per size, src/graph/tuning.cc); -1 off
- * rails or where none ran. */
+ * such clusters or where none ran. */
 static int
 nccl_choice(const Tuned *t, int k)
 {
-	if (t->s->topo->kind != TK_RAILS)
+	if (!nccl_cluster(t->s->topo))
 		return -1;
 	int b = -1;
 	for (int i = 0; i < t->ncand; i++) {
@@ -133,7 +141,7 @@ nccl_cells(Table *tab, const Tuned *t, int k)
 
 /* The per-size table; ranked by the program, its time and busbw, as a
  * share of the schedule's, and the ring's program busbw beside; on a
- * rails cluster, NCCL's choice and the gain over it. */
+ * GPU cluster, NCCL's choice and the gain over it. */
 static void
 size_table(const Tuned *t, const TuneArgs *a, FILE *f)
 {
@@ -142,8 +150,8 @@ size_table(const Tuned *t, const TuneArgs *a, FILE *f)
 	                                   "runner-up", "margin", "NCCL's choice", "gain"};
 	static const char *const head_s[] = {"size", "choice", "time(us)", "busbw", "bound",
 	                                     "runner-up", "margin", "NCCL's choice", "gain"};
-	bool rails = t->s->topo->kind == TK_RAILS;
-	int drop = rails ? 0 : 2; /* the NCCL columns, on rails clusters only */
+	bool rails = nccl_cluster(t->s->topo);
+	int drop = rails ? 0 : 2; /* the NCCL columns, on GPU clusters only */
 	Table tab;
 	if (t->by_program)
 		table_init(&tab, (int)countof(head) - drop, head, "rlrrrrrrrlrlr");
@@ -235,8 +243,8 @@ tune_print_table(const Tuner *u, FILE *f)
 		}
 	}
 	for (int i = 0; i < u->nt; i++)
-		if (u->t[i].s->topo->kind == TK_RAILS) {
-			fprintf(f, "NCCL's choice (rails clusters): the %s at the size; gain:\nits time / the "
+		if (nccl_cluster(u->t[i].s->topo)) {
+			fprintf(f, "NCCL's choice (GPU clusters): the %s at the size; gain:\nits time / the "
 			           "choice's\n", topo_any_reduces(u->t[i].s->topo)
 			                              ? "fastest of nccl_ring, nccl_tree, nccl_nvls and nccl_nvls_tree"
 			                              : "faster of nccl_ring and nccl_tree");
@@ -288,7 +296,7 @@ tune_print_csv(const Tuner *u, FILE *f)
 					        tune_ref_time(a, t, m) * 1e6, ring_prog_busbw(t, a, m));
 				else if (u->progs) /* a kind MSCCL does not run */
 					fputs(",,,,,", f);
-				int n = nccl_choice(t, m); /* empty off rails clusters */
+				int n = nccl_choice(t, m); /* empty off GPU clusters */
 				if (nccl_gain(t, n, m) > 0)
 					fprintf(f, ",%s,%.6g\n", t->cand[n].key, nccl_gain(t, n, m));
 				else
@@ -319,7 +327,7 @@ tune_print_json(const Tuner *u, FILE *f)
 			if (t->by_program)
 				fprintf(f, "\"program_time_us\": %.12g, \"program_busbw_GBps\": %.12g, ",
 				        b->prog[k].time_s * 1e6, tune_busbw_of(t, a, k, b->prog[k].time_s));
-			int n = nccl_choice(t, k); /* rails clusters only */
+			int n = nccl_choice(t, k); /* GPU clusters only */
 			if (nccl_gain(t, n, k) > 0)
 				fprintf(f, "\"nccl_choice\": \"%s\", \"nccl_gain\": %.6g, ", t->cand[n].key,
 				        nccl_gain(t, n, k));

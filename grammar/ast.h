@@ -121,13 +121,16 @@ typedef struct Call {
 	 * the box (NULL: not read), its GPUs (ranks 0..gpus-1) and nodes, for
 	 * sema's node space; box_failed: the reading reported its error. As a
 	 * cluster's box also: its NICs, each NIC's Gbit/s, the Gbit/s of a GPU's
-	 * path to its NIC (the PCIe tree's narrowest link on it) and a GPU's
-	 * GB/s to the NVSwitch (docs/gpu-clusters.md). */
+	 * path to its NIC (the PCIe tree's narrowest link on it) and the GB/s
+	 * the form's link_bandwidth stands for: a GPU's to the NVSwitch, or on
+	 * xgmi_rails one NVLink's, each pair's count in box_pairs (pair 0-1,
+	 * 0-2, ..., as `links`) (docs/gpu-clusters.md). */
 	const struct NcclBox *box;
 	int box_gpus, box_nodes;
 	bool box_failed;
 	int box_nics, box_nic_gbps, box_pcie_gbps;
-	double box_nvswitch_gbs;
+	double box_link_gbs;
+	int *box_pairs;
 } Call;
 
 /* ---- binding a call to a signature (bind.c), shared by sema and lowering ---- */

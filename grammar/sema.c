@@ -448,6 +448,18 @@ box_value(Sema *s, Loc loc, int64_t v)
 	return (Bound){one, 1, loc};
 }
 
+/* The integers a box gives for a list parameter (xgmi_rails' links). */
+static Bound
+box_list(Sema *s, Loc loc, const int *v, int n)
+{
+	Expr **all = arena_array(s->out, (size_t)n, sizeof *all);
+	for (int i = 0; i < n; i++) {
+		all[i] = NEW(s->out, Expr);
+		*all[i] = (Expr){.kind = EX_INT, .loc = loc, .ival = v[i], .unit = -1};
+	}
+	return (Bound){all, n, loc};
+}
+
 /* A cluster form's `box` (TR_BOX): the values it gives (boxes.c read them)
  * in place of gpus, nics and pcie_gbps, and of nic_gbps unless written;
  * without one, gpus and nic_gbps are needed. False after an error. */
@@ -463,8 +475,8 @@ box_values(Sema *s, const Call *c, const TopoForm *tf, Bound *b)
 	for (int i = 0; i < MAX_PARAMS && tf->form.param[i].kind != A_END; i++) {
 		const ParamSpec *ps = &tf->form.param[i];
 		bool given = ps->min == 0 && ps->kind == A_INT && tf->role[i] != TR_NICS &&
-		             tf->role[i] != TR_NIC_LINK; /* gpus, nic_gbps: needed without a box */
-		if (!b[box].n && given && !b[i].n) {
+		             tf->role[i] != TR_NIC_LINK; /* gpus, nic_gbps, links: the box's */
+		if (!b[box].n && given && !b[i].n && tf->role[i] != TR_PAIRS) { /* needed without one */
 			error_at(s->diag, c->loc, "%s needs '%s' (usage: %s)", tf->form.name, ps->label,
 			         tf->form.usage);
 			ok = false;
@@ -487,14 +499,32 @@ box_values(Sema *s, const Call *c, const TopoForm *tf, Bound *b)
 		return false;
 	}
 	Loc at = b[box].v[0]->loc;
+	bool nic_nodes = false; /* a form without shared NICs: each NIC is its GPU's link */
+	for (int i = 0; i < MAX_PARAMS; i++)
+		nic_nodes |= tf->role[i] == TR_NICS;
+	if (!nic_nodes && c->box_nics != c->box_gpus) {
+		error_at(s->diag, at, "%s: the box's %d GPUs share %d NIC%s; this form cables one NIC per "
+		         "GPU to the next box, so it takes a box with a NIC per GPU "
+		         "(docs/gpu-clusters.md, \"A box from NCCL's topology file\")", tf->form.name,
+		         c->box_gpus, c->box_nics, c->box_nics == 1 ? "" : "s");
+		return false;
+	}
+	/* without NIC nodes a NIC's link is its GPU's whole path out: the PCIe
+	 * path to the NIC limits it where it is narrower */
+	int nic_gbps = nic_nodes || c->box_nic_gbps < c->box_pcie_gbps ? c->box_nic_gbps
+	                                                              : c->box_pcie_gbps;
 	for (int i = 0; i < MAX_PARAMS; i++) {
 		TopoRole r = (TopoRole)tf->role[i];
-		if (r == TR_NICS)
+		if (r == TR_PAIRS && c->box_pairs)
+			b[i] = box_list(s, at, c->box_pairs, c->box_gpus * (c->box_gpus - 1) / 2);
+		else if (r == TR_PAIRS)
+			continue;
+		else if (r == TR_NICS)
 			b[i] = box_value(s, at, c->box_nics);
 		else if (r == TR_NIC_LINK)
 			b[i] = box_value(s, at, c->box_pcie_gbps);
 		else if (r == TR_VARIANT && !b[i].n)
-			b[i] = box_value(s, at, c->box_nic_gbps);
+			b[i] = box_value(s, at, nic_gbps);
 		else if (tf->form.param[i].kind == A_INT && tf->form.param[i].min == 0 && !b[i].n)
 			b[i] = box_value(s, at, c->box_gpus); /* gpus */
 	}

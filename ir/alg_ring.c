@@ -16,6 +16,7 @@
  *                   of 2D tori), each on 1/2d of every block
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "alg.h"
 
@@ -259,32 +260,100 @@ alg_ring_symmetric(const AlgCtx *c)
 	return translates_end(c->diag, &tr);
 }
 
-/* NCCL's rings per channel on a rails cluster: channel c's ring goes
- * through box 0, 1, ..., each box's GPUs in the order c, c + 1, ...,
- * c + G - 1 (mod G), so it crosses between boxes from GPU c - 1 to GPU c
- * of the next box, over rail c - 1 or c, a rail no other channel crosses
- * on there: the G channels spread the traffic between boxes over every
- * NIC, as NCCL's channels do (docs/gpu-clusters.md). Not on xgmi_rails:
- * there every channel's step c + k -> c + k + 1 would share the one xGMI
- * link i -> i + 1, where RCCL's channels take different links. */
+/* Channel ch's order through the GPUs of a box of G GPUs and K NICs, q =
+ * G/K GPUs a NIC. With a NIC per GPU (q = 1) the order c, c + 1, ...,
+ * c + G - 1 (mod G): the ring leaves the box from GPU c - 1 and enters the
+ * next at GPU c. With shared NICs NCCL's ring search (search.cc,
+ * ncclTopoSearchRecNet) gives channel ch NET nets[ch mod K], enters at a
+ * GPU local to it and leaves from another GPU back to the same NET (crossNic
+ * 0): here channel ch takes NIC k = ch mod K, enters at GPU kq + j (j =
+ * ch / K), visits the other NICs' GPUs, and ends at GPU kq + (j - 1 mod q),
+ * so every GPU enters one channel and leaves one, and NIC k carries q. */
+static void
+channel_box_order(int gpus, int nics, int ch, int *out)
+{
+	int q = gpus / nics, k = ch % nics, j = ch / nics, i = 0;
+	if (q == 1) {
+		for (int m = 0; m < gpus; m++)
+			out[m] = (ch + m) % gpus;
+		return;
+	}
+	out[i++] = k * q + j;
+	for (int m = 1; m < nics; m++)
+		for (int x = 0; x < q; x++)
+			out[i++] = (k + m) % nics * q + x;
+	for (int x = 1; x < q; x++)
+		out[i++] = k * q + (j + x) % q;
+}
+
+/* Walecki's path from GPU s through a box whose every pair of GPUs has its
+ * own link (G even): s, s + 1, s - 1, s + 2, s - 2, ..., s + G/2 (mod G).
+ * The G paths (one from each s) use every ordered pair's link exactly once
+ * (the G/2 from s < G/2 decompose the complete graph, the others are their
+ * reverses), so G channels share no xGMI link. */
+static void
+walecki_path(int gpus, int s, int *out)
+{
+	int i = 0;
+	out[i++] = s;
+	for (int m = 1; m <= gpus / 2; m++) {
+		out[i++] = (s + m) % gpus;
+		if (i < gpus)
+			out[i++] = (s - m + gpus) % gpus;
+	}
+}
+
+/* Reports why nccl_ring does not run on t; false if it does. */
+static bool
+nccl_ring_refused(const AlgCtx *c, const Topo *t)
+{
+	if ((t->kind != TK_RAILS && t->kind != TK_XGMI_RAILS && t->kind != TK_LEAF_SPINE_BOXES) ||
+	    !c->whole) {
+		error_at(c->diag, c->loc, "nccl_ring runs on every GPU of a rails, xgmi_rails or "
+		         "leaf_spine_boxes cluster (a channel per NIC); '%s' is not on one", c->name);
+		return true;
+	}
+	if (t->kind == TK_XGMI_RAILS && (t->nics || t->size[1] % 2 || t->size[0] % 2)) {
+		error_at(c->diag, c->loc, "nccl_ring on xgmi_rails takes a NIC per GPU and an even number "
+		         "of GPUs and of boxes ('%s': %d boxes of %d GPUs, %d NICs each): only there do its "
+		         "channels' paths through a box (Walecki's, each from the GPU the last box's ended "
+		         "at) share no xGMI link", c->name, t->size[0], t->size[1],
+		         t->nics ? t->nics : t->size[1]);
+		return true;
+	}
+	return false;
+}
+
+/* NCCL's rings per channel on a GPU cluster: channel c's ring goes through
+ * box 0, 1, ..., each box's GPUs in channel_box_order's order (on
+ * xgmi_rails, Walecki's path from GPU c + b G/2, so each box starts at the
+ * GPU whose rail the last one left on), so it crosses between boxes on a
+ * rail or leaf port (and with shared NICs a NIC) that spreads the G
+ * channels' traffic between boxes evenly over every NIC, as NCCL's channels
+ * do (docs/gpu-clusters.md). */
 Sched *
 alg_nccl_ring(const AlgCtx *c)
 {
 	const Topo *t = c->topo;
-	if (t->kind != TK_RAILS || !c->whole) {
-		error_at(c->diag, c->loc, "nccl_ring runs on every GPU of a rails cluster (a channel per "
-		         "NIC); '%s' is not on one", c->name);
+	if (nccl_ring_refused(c, t))
 		return NULL;
-	}
-	int boxes = t->size[0], gpus = t->size[1], p = c->nrank;
+	int boxes = t->size[0], gpus = t->size[1], p = c->nrank, nics = t->nics ? t->nics : gpus;
 	Gen g;
 	if (gen_begin(&g, c, p, gpus) != 0)
 		return NULL;
 	int *order = xmalloc((size_t)p * sizeof *order);
 	for (int ch = 0; ch < gpus; ch++) {
-		for (int b = 0, i = 0; b < boxes; b++)
+		for (int b = 0; b < boxes; b++) {
+			int *box = order + b * gpus;
+			if (t->kind == TK_XGMI_RAILS)
+				walecki_path(gpus, (ch + b * (gpus / 2)) % gpus, box);
+			else if (b == 0)
+				channel_box_order(gpus, nics, ch, box);
+			else
+				memcpy(box, order, (size_t)gpus * sizeof *box);
 			for (int k = 0; k < gpus; k++)
-				order[i++] = b * gpus + (ch + k) % gpus;
+				box[k] += b * gpus;
+		}
 		run_ring(&g, order, +1, ch, 0, NULL);
 	}
 	free(order);

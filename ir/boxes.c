@@ -100,18 +100,65 @@ cluster_nvswitch(Diag *xd, Arena *a, const NcclBox *b, Call *c)
 		const NcclGpu *x = &b->gpu[g];
 		double bw = b->nvs >= 0 ? to_nvs[x->node] : 0;
 		if (x->gpu_links > 0 || bw <= 0) {
-			error_at(xd, x->loc, "GPU rank %d %s: a cluster form's box joins its GPUs by one "
-			         "NVSwitch (collc nccl-topo reads any box as a graph)", x->rank,
+			error_at(xd, x->loc, "GPU rank %d %s: this form's box joins its GPUs by one "
+			         "NVSwitch (xgmi_rails takes GPUs joined pair by pair; collc nccl-topo reads any box "
+			         "as a graph)", x->rank,
 			         x->gpu_links ? "has NVLinks to other GPUs" : "has no NVLink to an NVSwitch");
 			return -1;
 		}
 		if (g == 0)
-			c->box_nvswitch_gbs = bw;
-		else if (fabs(bw - c->box_nvswitch_gbs) > 1e-9 * bw) { /* NVLink rows summed in any order */
+			c->box_link_gbs = bw;
+		else if (fabs(bw - c->box_link_gbs) > 1e-9 * bw) { /* NVLink rows summed in any order */
 			error_at(xd, x->loc, "GPU rank %d reaches the NVSwitch at %.10g GB/s, GPU 0 at %.10g: "
 			         "a cluster form's GPUs reach their switch alike", x->rank, bw,
-			         c->box_nvswitch_gbs);
+			         c->box_link_gbs);
 			return -1;
+		}
+	}
+	return 0;
+}
+
+/* An xgmi_rails box: no NVSwitch, every pair of GPUs joined by NVLinks
+ * (NCCL's <nvlink> to a GPU, tclass 0x03...), as many each way, at one
+ * rate (one SM): each pair's count in c->box_pairs, by rows as `links`
+ * takes them. 0, or -1 after an error in xd. */
+static int
+cluster_mesh(Diag *xd, Arena *a, const NcclBox *b, Call *c)
+{
+	int G = b->ngpu;
+	if (G < 2 || (int64_t)G * (G - 1) / 2 > MAX_GPU_PAIRS) {
+		error_at(xd, b->gpu[0].loc, "xgmi_rails takes a box of 2 to 64 GPUs (MAX_GPU_PAIRS); "
+		         "this file has %d", G);
+		return -1;
+	}
+	int *rank = arena_array(a, (size_t)b->nnode, sizeof *rank); /* a node's GPU + 1 */
+	int *count = arena_array(a, (size_t)G * G, sizeof *count);
+	for (int g = 0; g < G; g++)
+		rank[b->gpu[g].node] = g + 1;
+	for (int i = 0; i < b->nlink; i++) {
+		const NcclLink *l = &b->link[i];
+		if (l->kind == NCCL_NVL && rank[l->src] && rank[l->dst])
+			count[(rank[l->src] - 1) * G + rank[l->dst] - 1] += l->nvlinks;
+	}
+	c->box_pairs = arena_array(a, (size_t)G * (G - 1) / 2, sizeof *c->box_pairs);
+	c->box_link_gbs = b->gpu[0].nvlink_gbs;
+	for (int i = 0, k = 0; i < G; i++) {
+		const NcclGpu *x = &b->gpu[i];
+		if (x->nvs_links > 0 || x->nvlink_gbs != c->box_link_gbs) {
+			error_at(xd, x->loc, "GPU rank %d %s: xgmi_rails' box joins its GPUs pair by pair "
+			         "at one rate", x->rank, x->nvs_links ? "has NVLinks to an NVSwitch (a rails box)"
+			                                              : "has another SM's NVLink rate than GPU 0");
+			return -1;
+		}
+		for (int j = i + 1; j < G; j++, k++) {
+			int n = count[i * G + j];
+			if (n < 1 || n > MAX_PAIR_LINKS || n != count[j * G + i]) {
+				error_at(xd, x->loc, "GPU ranks %d and %d: %d NVLinks one way, %d the other; "
+				         "xgmi_rails' box joins every pair of its GPUs by 1 to %d links each way",
+				         i, j, n, count[j * G + i], MAX_PAIR_LINKS);
+				return -1;
+			}
+			c->box_pairs[k] = n;
 		}
 	}
 	return 0;
@@ -179,10 +226,10 @@ cluster_nics(Diag *xd, Arena *a, const NcclBox *b, Call *c)
 	return 0;
 }
 
-/* Reads the box c names into c->box, or reports why not; with cluster, the
- * box also as a cluster form takes it. */
+/* Reads the box c names into c->box, or reports why not; with cluster (a
+ * TopoKind, or -1), the box also as that cluster form takes it. */
 static void
-load_nccl_topo(Diag *dg, Arena *a, const char *from, Call *c, const Expr *e, bool cluster)
+load_nccl_topo(Diag *dg, Arena *a, const char *from, Call *c, const Expr *e, int cluster)
 {
 	const char *path = source_path(a, from, e->text);
 	struct stat st;
@@ -208,8 +255,12 @@ load_nccl_topo(Diag *dg, Arena *a, const char *from, Call *c, const Expr *e, boo
 	diag_source(&xd, path, text, len);
 	NcclBox *box = NEW(a, NcclBox);
 	int rc = nccl_box_read(&xd, a, text, len, box);
-	if (rc == 0 && cluster)
-		rc = cluster_nvswitch(&xd, a, box, c) != 0 || cluster_nics(&xd, a, box, c) != 0 ? -1 : 0;
+	if (rc == 0 && cluster >= 0)
+		rc = (cluster == TK_XGMI_RAILS ? cluster_mesh(&xd, a, box, c)
+		                               : cluster_nvswitch(&xd, a, box, c)) != 0 ||
+		             cluster_nics(&xd, a, box, c) != 0
+		         ? -1
+		         : 0;
 	dg->errors = xd.errors;
 	dg->muted = xd.muted;
 	dg->announced = xd.announced;
@@ -257,7 +308,7 @@ boxes_load(Diag *dg, File *f)
 				                  (const Expr *const *)g->val.v[0]->elem);
 		}
 		if (e)
-			load_nccl_topo(dg, f->arena, f->path, c, e, cluster);
+			load_nccl_topo(dg, f->arena, f->path, c, e, cluster ? form : -1);
 	}
 	return nerrors(dg) > before;
 }

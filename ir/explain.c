@@ -119,9 +119,22 @@ replay_start(Replay *R, const Sched *s)
 		}
 }
 
+/* Message i's chunks on each link of its route; an in-network operation's
+ * (Msg.fuse) on each link it loads, once, at its leader (as metrics.c). */
 static void
-add_load(const Sched *s, const Msg *m, long *load)
+add_load(const Sched *s, int i, long *load)
 {
+	const Msg *m = &s->msg[i];
+	if (m->fuse) {
+		if (s->fuse[m->fuse - 1].leader != i)
+			return;
+		int *l = xmalloc(((size_t)fuse_links_max(s) + 1) * sizeof *l);
+		int n = fuse_links(s, m->fuse - 1, l);
+		for (int k = 0; k < n; k++)
+			load[l[k]] += m->n;
+		free(l);
+		return;
+	}
 	const int *l = s->route_link + s->route_off[m->route];
 	for (int k = 0; k < sched_route_len(s, m->route); k++)
 		load[l[k]] += m->n;
@@ -141,8 +154,8 @@ replay_step(Replay *R)
 	memset(R->load, 0, (size_t)s->topo->nlink * sizeof *R->load);
 	for (int m = i, o = 0; m < j; m++) { /* a round reads what senders held as it began */
 		const Msg *x = &s->msg[m];
-		add_load(s, x, R->load);
-		add_load(s, x, R->total);
+		add_load(s, m, R->load);
+		add_load(s, m, R->total);
 		for (int k = 0; k < x->n; k++, o++) {
 			size_t cell = (size_t)x->src * (size_t)nc + (size_t)s->chunks[x->first + k];
 			R->pay_count[o] = R->count[cell];
@@ -297,6 +310,41 @@ busiest(const Sched *s, const long *load, char *buf, size_t len)
 		snprintf(buf, len, "none");
 }
 
+/* In-network operation f (its messages from its leader to end): the
+ * switch, what it does, to which chunks, from and to which ranks. */
+static void
+print_fused(const Sched *s, int fi, int end, const char *chunks, FILE *f)
+{
+	static const char *const what[] = {"reduce", "multicast", "allreduce"};
+	const Fuse *x = &s->fuse[fi];
+	char sw[64];
+	topo_node_name(s->topo, x->node, sw, sizeof sw);
+	uint64_t from = 0, to = 0;
+	int n = 0;
+	for (int m = x->leader; m < end; m++)
+		if (s->msg[m].fuse == fi + 1) {
+			from |= 1ull << s->msg[m].src, to |= 1ull << s->msg[m].dst, n++;
+		}
+	if (x->self && x->kind == FUSE_REDUCE) /* the receiver's own copy through the switch */
+		from |= to;
+	else if (x->self && x->kind == FUSE_MULTICAST)
+		to |= from;
+	fprintf(f, "  in switch %s: %s chunk%s %s", sw, what[x->kind], strchr(chunks, ',') ||
+	        strchr(chunks, '-') ? "s" : "", chunks);
+	for (int side = 0; side < 2; side++) {
+		uint64_t set = side ? to : from;
+		if (side && x->kind == FUSE_ALLREDUCE) {
+			fputs(", the sum to each", f);
+			break;
+		}
+		fprintf(f, " %s rank%s", side ? "to" : "from", __builtin_popcountll(set) > 1 ? "s" : "");
+		for (int r = 0, k = 0; r < s->nrank && r < 64; r++)
+			if (set >> r & 1)
+				fprintf(f, "%s %d", k++ ? "," : "", r);
+	}
+	fprintf(f, "  (%d messages in one, each link loaded once)\n", n);
+}
+
 void
 explain_text(const Sched *s, FILE *f)
 {
@@ -326,6 +374,11 @@ explain_text_fault(const Sched *s, const ExplainFault *fault, FILE *f)
 		for (int m = i; m < j; m++) {
 			const Msg *x = &s->msg[m];
 			chunks_text(s, x, buf, sizeof buf);
+			if (x->fuse) { /* one line per in-network operation, at its leader */
+				if (s->fuse[x->fuse - 1].leader == m)
+					print_fused(s, x->fuse - 1, j, buf, f);
+				continue;
+			}
 			fprintf(f, "  rank %d -> rank %d  %-6s chunk%s %s  (%d hop%s)%s\n", x->src, x->dst,
 			        x->op == X_REDUCE ? "reduce" : "copy", x->n == 1 ? "" : "s", buf,
 			        sched_route_len(s, x->route), sched_route_len(s, x->route) == 1 ? "" : "s",

@@ -165,8 +165,8 @@ lower_topology(Lowering *L, const Decl *d)
 	const NodeSpace *sp = d->space;
 	const TopoBuilder *b = &topo_builders[sp->kind];
 	Topo *t;
-	if (d->form->box && topo_source_find(d->form->name) < 0) /* a cluster's box: its GPUs reach */
-		net.bandwidth = d->form->box_nvswitch_gbs * 8e9;     /* their NVSwitch as NCCL says */
+	if (d->form->box && topo_source_find(d->form->name) < 0) /* a cluster's box: its GPUs' */
+		net.bandwidth = d->form->box_link_gbs * 8e9;         /* links as NCCL rates them */
 	if (d->form->box && topo_source_find(d->form->name) >= 0) {
 		/* a topology source: the box boxes.c read, as collc nccl-topo has it */
 		t = check_topology_size(L->diag, d, d->form->box->nlink) == 0

@@ -33,7 +33,8 @@
  * spine_leaf: between hosts of one leaf through the leaf; between leaves
  *   up through the spine whose index is the sending host's index modulo
  *   the spines (source-based d-mod-k), so that the hosts of a leaf spread
- *   over the spines (algorithms.md 8.8).
+ *   over the spines (algorithms.md 8.8). leaf_spine_boxes the same: a
+ *   route between leaves (the policy's) takes spine (GPU index mod S).
  * Parallel links (a supermesh's doubled perimeter, a graph's repeated
  *   `link` lines) are capacity: a route crossing a pair with k parallel
  *   links takes copy (src + dst) mod k there, so routes between different
@@ -502,6 +503,28 @@ spread_copies(const Topo *t, int src, int dst, int *links, int len, double floor
 	}
 }
 
+/* leaf_spine_boxes: a route between leaves goes up through spine (src's
+ * GPU index) mod S (source-based d-mod-k, as spine_leaf's), so that the
+ * GPUs of a box spread over the spines as a fabric's ECMP spreads flows;
+ * greedy's first spine in port order put every box's traffic on spine 0. */
+static void
+spread_spines(const Topo *t, int src, int *links, int len)
+{
+	int boxes = t->size[0], gpus = t->size[1], ranks = t->nrank;
+	int leaf0 = ranks + boxes, spine0 = ranks + 2 * boxes;
+	int spines = t->nnode - spine0 - (t->nics ? boxes * t->nics : 0);
+	int s = spine0 + (src < ranks ? src % gpus : src) % spines;
+	for (int i = 0; i + 1 < len; i++) {
+		const Link *up = &t->link[links[i]], *down = &t->link[links[i + 1]];
+		if (up->src < leaf0 || up->src >= spine0 || up->dst < spine0 || up->dst >= spine0 + spines)
+			continue;
+		int a = topo_find_link(t, up->src, s, 0), b = topo_find_link(t, s, down->dst, 0);
+		if (a >= 0 && b >= 0 && t->link[a].bandwidth >= up->bandwidth &&
+		    t->link[b].bandwidth >= down->bandwidth)
+			links[i] = a, links[i + 1] = b;
+	}
+}
+
 /* The route src -> dst into r->scratch; its hop count, or -1. fastest
  * routes as ecmp over the links at least as wide as its widest path. */
 static int
@@ -516,6 +539,8 @@ compute(Routes *r, int src, int dst)
 	                                           : greedy(r, src, dst, floor);
 	if (r->topo->kind == TK_SUPERMESH || r->topo->kind == TK_GRAPH)
 		spread_copies(r->topo, src, dst, r->scratch, len, floor);
+	if (r->topo->kind == TK_LEAF_SPINE_BOXES)
+		spread_spines(r->topo, src, r->scratch, len);
 	return len;
 }
 

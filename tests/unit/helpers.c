@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "driver.h"
@@ -201,4 +202,57 @@ collc_cpu_limited(int seconds, const char *fmt, ...)
 	va_end(ap);
 	snprintf(cmd, sizeof cmd, "ulimit -t %d; %s %s", seconds, COLLC_BIN, args);
 	return system(cmd);
+}
+
+/* The busbw a schedule's link volumes allow: the most loaded link (bytes
+ * over bandwidth) sets the time of the whole allgather of N bytes, busbw
+ * (p - 1) / p x N / time, in bits/s (N cancels). */
+double
+volume_busbw(const Sched *s)
+{
+	const Topo *t = s->topo;
+	double *chunks = calloc((size_t)t->nlink, sizeof *chunks), worst = 0;
+	for (int m = 0; m < s->nmsg; m++)
+		for (int i = s->route_off[s->msg[m].route]; i < s->route_off[s->msg[m].route + 1]; i++)
+			chunks[s->route_link[i]] += s->msg[m].n;
+	for (int l = 0; l < t->nlink; l++)
+		worst = fmax(worst, chunks[l] / t->link[l].bandwidth);
+	free(chunks);
+	return (s->nrank - 1.0) / s->nrank * (double)s->nchunk / worst;
+}
+
+/* collc sim's busbw and bound (GB/s) for path's collective at 1 GiB, flow mode. */
+void
+sim_busbw(const char *path, const char *coll, double *busbw, double *bnd)
+{
+	char cmd[512], line[1024];
+	snprintf(cmd, sizeof cmd, "%s sim %s --collective %s --mode flow --sizes 1GiB --csv",
+	         COLLC_BIN, path, coll);
+	FILE *f = popen(cmd, "r");
+	*busbw = *bnd = 0;
+	while (f && fgets(line, sizeof line, f)) {
+		char *field[16];
+		int nf = csv_split(line, field, 16);
+		if (nf >= 12 && strcmp(field[0], coll) == 0)
+			*busbw = atof(field[9]), *bnd = atof(field[10]);
+	}
+	CU_ASSERT(f && pclose(f) == 0);
+}
+
+/* Everything collc prints for `cmd`, stderr too, and its exit status. */
+char *
+run_all(const char *cmd, int *status)
+{
+	FILE *p = popen(cmd, "r");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	char *out = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&out, &len);
+	char buf[4096];
+	for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;)
+		fwrite(buf, 1, n, mem);
+	fclose(mem);
+	int st = pclose(p);
+	*status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return out;
 }

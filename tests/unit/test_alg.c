@@ -98,7 +98,7 @@ static const struct {
 	{"s_bruck", "the optical suite"}, {"g_bruck", "the optical suite"},
 	{"r_hd", "the optical suite"},
 	{"packing", "the packing suite: its work grows with the switches' links"},
-	{"nccl_ring", "the packing suite's test_nccl_ring_closed_form: rails clusters"},
+	{"nccl_ring", "the nccl_ring suite: rails, xgmi_rails, leaf_spine_boxes clusters"},
 	{"nccl_tree", "the packing suite's test_nccl_tree_closed_form: allreduce on rails clusters"},
 	{"nccl_nvls", "the nvls suite's test_nvls_closed_form: allreduce on boxes with switch_reduction"},
 	{"nccl_nvls_tree", "the nvls suite's test_nvls_tree_closed_form: allreduce on rails, NVLS"},

@@ -319,6 +319,7 @@ main(int argc, char **argv)
 		{.pName = "nvls", .pTests = nvls_tests},
 		{.pName = "torus_boxes", .pTests = torus_boxes_tests},
 		{.pName = "nic_nodes", .pTests = nic_nodes_tests},
+		{.pName = "nccl_ring", .pTests = nccl_ring_tests},
 		{.pName = "packing_orbit", .pTests = packing_orbit_tests},
 		{.pName = "packing_shallow", .pTests = packing_shallow_tests},
 		{.pName = "model", .pTests = model_tests},

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "ast.h"
 #include "ir.h"
@@ -408,23 +409,6 @@ test_coll_source(void)
 	checked_free(&b);
 }
 
-/* Everything collc prints for `cmd`, stderr too, and its exit status. */
-static char *
-run_all(const char *cmd, int *status)
-{
-	FILE *p = popen(cmd, "r");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
-	char *out = NULL;
-	size_t len = 0;
-	FILE *mem = open_memstream(&out, &len);
-	char buf[4096];
-	for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;)
-		fwrite(buf, 1, n, mem);
-	fclose(mem);
-	int st = pclose(p);
-	*status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-	return out;
-}
 
 /* An error in the XML a .coll file names: at its line in the XML, with a
  * note at the string naming the file; exit 1 and nothing on stdout. */
@@ -538,6 +522,136 @@ test_cluster_box_errors(void)
 	checked_free(&c);
 }
 
+/* torus_boxes(boxes 3, 3, box nccl_topo(IBM's H100 file)) against the
+ * file: nine boxes of its GPUs on their NVSwitch at the file's NVLinks x
+ * NCCL's rate, each GPU's NIC a cable at the file's speed (its PCIe path,
+ * 48 GB/s, is wider), and nothing else. */
+static void
+test_torus_box(void)
+{
+	Read r;
+	char *xml;
+	read_fixture(&r, FIX "ibm-h100-topo.xml", &xml);
+	const NcclBox *x = &r.box;
+	Diag d = diag_new();
+	Checked c;
+	Prog p = {0};
+	const Topo *t = built_topo(&d, &c, &p, FIX "h100-torus-3x3.coll");
+	CU_ASSERT_FATAL(t != NULL && x->ngpu == 8 && x->nnic == 8);
+	CU_ASSERT_EQUAL(t->kind, TK_TORUS_BOXES);
+	CU_ASSERT_EQUAL(t->nrank, 9 * x->ngpu);
+	CU_ASSERT_EQUAL(t->nnode, 9 * x->ngpu + 9);               /* GPUs, an NVSwitch a box */
+	CU_ASSERT_EQUAL(t->nlink, 9 * (2 * x->ngpu + x->nnic)); /* to the switch and back, a cable */
+	int good = 0;
+	for (int b = 0; b < 9; b++)
+		for (int g = 0; g < x->ngpu; g++) {
+			char gpu[32], nvs[32];
+			snprintf(gpu, sizeof gpu, "gpu(%d, %d)", b, g);
+			snprintf(nvs, sizeof nvs, "nvswitch(%d)", b);
+			const NcclGpu *y = &x->gpu[g];
+			int v = named(t, gpu), cables = 0;
+			for (int i = 0; i < t->nlink; i++)
+				cables += t->link[i].src == v && t->link[i].dst < t->nrank &&
+				          t->link[i].dst / x->ngpu != b && t->link[i].bandwidth == x->net[g].gbs * 8e9;
+			good += v == b * x->ngpu + g && cables == 1 && x->net[g].gbs == 25 &&
+			        near_rel(both_ways(t, v, named(t, nvs)), y->nvs_links * y->nvlink_gbs * 8e9, 1e-9);
+		}
+	CU_ASSERT_EQUAL(good, 9 * x->ngpu);
+	prog_free(&p);
+	checked_free(&c);
+	read_free(&r, xml);
+}
+
+/* xgmi_rails(boxes 2, box nccl_topo(a 4 x A100 mesh)) against the file:
+ * each pair of a box's GPUs at its NVLinks x NCCL's 20 GB/s, each way; two
+ * GPUs a NIC over their PCIe path, the NICs on rails at the file's speed. */
+static void
+test_mesh_box(void)
+{
+	Read r;
+	char *xml;
+	read_fixture(&r, FIX "a100-mesh-4.xml", &xml);
+	const NcclBox *x = &r.box;
+	Diag d = diag_new();
+	Checked c;
+	Prog p = {0};
+	const Topo *t = built_topo(&d, &c, &p, FIX "a100-mesh-rails-2.coll");
+	CU_ASSERT_FATAL(t != NULL && x->ngpu == 4 && x->nnic == 2);
+	CU_ASSERT_EQUAL(t->kind, TK_XGMI_RAILS);
+	CU_ASSERT_EQUAL(t->nrank, 2 * x->ngpu);
+	CU_ASSERT_EQUAL(t->nnode, 2 * x->ngpu + x->nnic + 2 * x->nnic); /* GPUs, rails, NICs */
+	/* a box: each ordered pair, GPU <-> NIC, NIC <-> rail */
+	CU_ASSERT_EQUAL(t->nlink, 2 * (x->ngpu * (x->ngpu - 1) + 2 * x->ngpu + 2 * x->nnic));
+	int good = 0, nvlinks = 0;
+	for (int i = 0; i < x->nlink; i++)
+		nvlinks += x->link[i].kind == NCCL_NVL ? x->link[i].nvlinks : 0;
+	for (int b = 0; b < 2; b++)
+		for (int g = 0; g < x->ngpu; g++) {
+			char gpu[32], nic[32], rail[32];
+			snprintf(gpu, sizeof gpu, "gpu(%d, %d)", b, g);
+			snprintf(nic, sizeof nic, "nic(%d, %d)", b, g / 2);
+			snprintf(rail, sizeof rail, "rail(%d)", g / 2);
+			int v = named(t, gpu), pairs = 0;
+			for (int h = 0; h < x->ngpu; h++)
+				pairs += h != g && both_ways(t, v, b * x->ngpu + h) == 4 * 20 * 8e9;
+			good += v == b * x->ngpu + g && pairs == x->ngpu - 1 &&
+			        both_ways(t, v, named(t, nic)) == 24 * 8e9 &&
+			        both_ways(t, named(t, nic), named(t, rail)) == x->net[g / 2].gbs * 8e9;
+		}
+	CU_ASSERT_EQUAL(nvlinks, 4 * x->ngpu * (x->ngpu - 1)); /* 4 a pair, each GPU lists its own */
+	CU_ASSERT_EQUAL(good, 2 * x->ngpu);
+	prog_free(&p);
+	checked_free(&c);
+	read_free(&r, xml);
+}
+
+/* The boxes torus_boxes and xgmi_rails cannot take: located errors. */
+static void
+test_box_refusals(void)
+{
+	static const char two[] = /* two H200s sharing one NIC (nccl-tests #256's VM box, twice) */
+		"<system version=\"1\"><cpu numaid=\"0\" arch=\"x86_64\" vendor=\"GenuineIntel\" "
+		"familyid=\"6\" modelid=\"207\">\n"
+		"<pci busid=\"0000:05:00.0\" class=\"0x030200\" link_speed=\"16.0 GT/s PCIe\" link_width=\"16\">"
+		"<gpu dev=\"0\" sm=\"90\" rank=\"0\" gdr=\"1\"><nvlink target=\"fffffff:ff:ff.0\" count=\"18\" "
+		"tclass=\"0x068000\"/></gpu></pci>\n"
+		"<pci busid=\"0000:06:00.0\" class=\"0x030200\" link_speed=\"16.0 GT/s PCIe\" link_width=\"16\">"
+		"<gpu dev=\"1\" sm=\"90\" rank=\"1\" gdr=\"1\"><nvlink target=\"fffffff:ff:ff.0\" count=\"18\" "
+		"tclass=\"0x068000\"/></gpu></pci>\n"
+		"<pci busid=\"0000:0d:00.0\" class=\"0x020000\" link_speed=\"16.0 GT/s PCIe\" link_width=\"16\">"
+		"<nic><net name=\"mlx5_0\" dev=\"0\" speed=\"400000\" port=\"1\" gdr=\"1\"/></nic></pci>\n"
+		"</cpu></system>\n";
+	char path[] = "/tmp/collc-shared-nic-XXXXXX";
+	FILE *f = temp_file(path);
+	fputs(two, f);
+	fclose(f);
+	char text[256];
+	int n = snprintf(text, sizeof text, "topology C = torus_boxes(boxes 2, box nccl_topo(\"%s\"));\n",
+	                 path);
+	Diag d = diag_new();
+	Checked c;
+	check_text(&d, &c, FIX "t.coll", text, (size_t)n);
+	unlink(path);
+	CU_ASSERT_PTR_NOT_NULL(strstr(c.diag, FIX "t.coll:1:39: error: torus_boxes: the box's 2 GPUs "
+	                                      "share 1 NIC; this form cables one NIC per GPU"));
+	checked_free(&c);
+	const char *nvs = "topology C = xgmi_rails(boxes 2, box nccl_topo(\"ibm-h100-topo.xml\"));\n";
+	check_text(&d, &c, FIX "x.coll", nvs, strlen(nvs));
+	CU_ASSERT_PTR_NOT_NULL(strstr(c.diag, FIX "ibm-h100-topo.xml:10:9: error: GPU rank 0 has NVLinks "
+	                                      "to an NVSwitch (a rails box): xgmi_rails' box joins its GPUs "
+	                                      "pair by pair"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(c.diag, FIX "x.coll:1:48: note: in the NCCL topology file"));
+	checked_free(&c);
+	const char *mesh = "topology C = rails(boxes 2, box nccl_topo(\"a100-mesh-4.xml\"));\n"
+	                   "topology D = xgmi_rails(boxes 2, box nccl_topo(\"a100-mesh-4.xml\"), links 1, "
+	                   "1, 1, 1, 1, 1);\n";
+	check_text(&d, &c, FIX "m.coll", mesh, strlen(mesh));
+	CU_ASSERT_PTR_NOT_NULL(strstr(c.diag, FIX "a100-mesh-4.xml:5:9: error: GPU rank 0 has NVLinks to "
+	                                      "other GPUs: this form's box joins its GPUs by one NVSwitch"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(c.diag, FIX "m.coll:2:68: error: xgmi_rails: the box gives 'links'"));
+	checked_free(&c);
+}
+
 /* A string's escapes read and printed back: fmt's output parses to the
  * same string, and fmt of it is the same text. */
 static void
@@ -613,6 +727,11 @@ CU_TestInfo nccl_topo_tests[] = {
 	 test_cluster_box},
 	{"a box a cluster form cannot take: an error in the XML, a note at the string",
 	 test_cluster_box_errors},
+	{"torus_boxes with IBM's H100 file as its box: the file's counts and speeds x 9, cables",
+	 test_torus_box},
+	{"xgmi_rails with a 4 x A100 mesh as its box: each pair's NVLinks, shared NICs, rails",
+	 test_mesh_box},
+	{"boxes torus_boxes and xgmi_rails cannot take: located errors", test_box_refusals},
 	{"crafted files (800 CPUs, 16000 GPUs) read in linear time", test_crafted_linear},
 	CU_TEST_INFO_NULL,
 };

@@ -282,24 +282,6 @@ test_closed_form_leaves(void)
 	arena_free(&a);
 }
 
-/* collc sim's busbw and bound (GB/s) for path's collective at 1 GiB, flow mode. */
-static void
-sim_busbw(const char *path, const char *coll, double *busbw, double *bnd)
-{
-	char cmd[512], line[1024];
-	snprintf(cmd, sizeof cmd, "%s sim %s --collective %s --mode flow --sizes 1GiB --csv",
-	         COLLC_BIN, path, coll);
-	FILE *f = popen(cmd, "r");
-	*busbw = *bnd = 0;
-	while (f && fgets(line, sizeof line, f)) {
-		char *field[16];
-		int nf = csv_split(line, field, 16);
-		if (nf >= 12 && strcmp(field[0], coll) == 0)
-			*busbw = atof(field[9]), *bnd = atof(field[10]);
-	}
-	CU_ASSERT(f && pclose(f) == 0);
-}
-
 /* Issue 34's test: on 2 boxes of 4 GPUs, 2 GPUs a NIC (L 450, P 32, N 50
  * GB/s), packing's allgather and allreduce reach 95 % of the closed form,
  * (n - 1) K c / (n - G) = 7 x 100 / 4 = 175 GB/s, at 1 GiB. */

@@ -311,6 +311,41 @@ test_nvls_backends(void)
 	CU_ASSERT_EQUAL(system(cmd), 0);
 }
 
+/* explain and DOT show the in-network operations as such: explain one line
+ * per operation (its switch, what it does, from and to which ranks) and
+ * each link's load counted once; DOT the switch that reduces and the links
+ * the operations load, by kind (8 GPUs: 8 in and 8 out, each kind). */
+static void
+test_nvls_shown(void)
+{
+	int status;
+	char *out = run_all(COLLC_BIN " explain examples/nvls-box-8.coll --collective AR 2>&1", &status);
+	CU_ASSERT_EQUAL(status, 0);
+	assert_named(strstr(out, "round 1: 56 messages; busiest links 0 -> 8, 1 -> 8, 2 -> 8, ... (8 "
+	                         "chunks each on 8 links)\n  in switch 8: reduce chunk 1 from ranks 0, "
+	                         "1, 2, 3, 4, 5, 6, 7 to rank 1  (7 messages in one, each link loaded "
+	                         "once)") &&
+	             strstr(out, "  in switch 8: multicast chunk 7 from rank 7 to ranks 0, 1, 2, 3, 4, "
+	                         "5, 6, 7  (7 messages in one") && !strstr(out, "rank 0 -> rank 1"),
+	             __LINE__, __FILE__, "%s", out);
+	free(out);
+	out = run_all(COLLC_BIN " build --target dot examples/nvls-box-8.coll --collective AR 2>&1", &status);
+	CU_ASSERT_EQUAL(status, 0);
+	int red = 0, blue = 0;
+	for (const char *p = out; (p = strstr(p, "penwidth=2")); p++) {
+		const char *line = p;
+		while (line > out && line[-1] != '\n')
+			line--;
+		red += strncmp(strstr(line, "color="), "color=red", 9) == 0;
+		blue += strncmp(strstr(line, "color="), "color=blue", 10) == 0;
+	}
+	assert_named(status == 0 && red == 16 && blue == 16 &&
+	             strstr(out, "\"8\" [shape=doubleoctagon, style=filled, fillcolor=gold];") &&
+	             strstr(out, "AR's 16 in-network operations (nccl_nvls)"),
+	             __LINE__, __FILE__, "red %d, blue %d\n%s", red, blue, out);
+	free(out);
+}
+
 CU_TestInfo nvls_tests[] = {
 	{"nccl_nvls: link volumes at the closed form (boxes, NVLS + SHARP rails)", test_nvls_closed_form},
 	{"nccl_nvls_tree: link volumes at the closed form (rails clusters)", test_nvls_tree_closed_form},
@@ -319,5 +354,6 @@ CU_TestInfo nvls_tests[] = {
 	 test_nvls_verifier_refuses},
 	{"NVLS on the 8-GPU box: simulated at its closed form, flow and packet", test_nvls_simulated},
 	{"backends refuse in-network operations; the IR text keeps them", test_nvls_backends},
+	{"explain and DOT show the in-network operations as such", test_nvls_shown},
 	CU_TEST_INFO_NULL,
 };

@@ -855,23 +855,6 @@ test_chain_segments_by_links(void)
 	rmdir(dir);
 }
 
-/* The busbw a schedule's link volumes allow: the most loaded link (bytes
- * over bandwidth) sets the time of the whole allgather of N bytes, busbw
- * (p - 1) / p x N / time, in bits/s (N cancels). */
-static double
-volume_busbw(const Sched *s)
-{
-	const Topo *t = s->topo;
-	double *chunks = calloc((size_t)t->nlink, sizeof *chunks), worst = 0;
-	for (int m = 0; m < s->nmsg; m++)
-		for (int i = s->route_off[s->msg[m].route]; i < s->route_off[s->msg[m].route + 1]; i++)
-			chunks[s->route_link[i]] += s->msg[m].n;
-	for (int l = 0; l < t->nlink; l++)
-		worst = fmax(worst, chunks[l] / t->link[l].bandwidth);
-	free(chunks);
-	return (s->nrank - 1.0) / s->nrank * (double)s->nchunk / worst;
-}
-
 /* The baseline's closed form on generated rails clusters (NVLink 9 x the
  * NIC, as DGX H100's 450 vs 50 GB/s): nccl_ring's G channels cross
  * between boxes each on its own NIC, so its allgather reaches G NICs'

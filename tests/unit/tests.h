@@ -28,6 +28,7 @@ extern CU_TestInfo model_tests[]; /* ir/metrics.c against the simulator */
 extern CU_TestInfo nccl_topo_tests[]; /* ir/nccl_topo.c */
 extern CU_TestInfo nvls_tests[]; /* in-network reduction: Sched.fuse, alg_nvls.c */
 extern CU_TestInfo torus_boxes_tests[]; /* torus_boxes: ir/topo.c, its cut bound */
+extern CU_TestInfo nccl_ring_tests[]; /* NCCL's rings per channel on every cluster form: alg_ring.c */
 extern CU_TestInfo nic_nodes_tests[]; /* rails, xgmi_rails with shared NICs: ir/topo.c, its cut bound */
 
 int cli_setup(void);
@@ -90,6 +91,13 @@ bool near_rel(double a, double b, double tol);
 /* Splits line at its commas in place, field[i] the i-th field (at most max);
  * the number of fields. */
 int csv_split(char *line, char **field, int max);
+/* The busbw (bit/s) a verified schedule's link volumes allow: its most
+ * loaded link sets the time, busbw (p - 1)/p x size / time (x2: allreduce). */
+double volume_busbw(const Sched *);
+/* collc sim's busbw and bound (GB/s) for path's collective at 1 GiB, flow mode. */
+void sim_busbw(const char *path, const char *coll, double *busbw, double *bound);
+/* Runs the shell command cmd: its stdout (malloc'd) and exit status. */
+char *run_all(const char *cmd, int *status);
 /* The cut bound of kind k on t, every node that is not a switch a rank
  * (asserted to be found). */
 CutBound cut_bound_of(const Topo *t, CollKind k);
