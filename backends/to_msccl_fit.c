@@ -40,6 +40,7 @@
 /* One schedule of the trees with m segments (NULL: it did not build). */
 typedef struct FitBuilt {
 	int m;
+	bool pow2; /* a block in a power of two of units (AlgCtx.pack_pow2) */
 	const Sched *t;
 	bool verified;
 } FitBuilt;
@@ -136,6 +137,7 @@ typedef struct FitTry {
 	const Sched *s;
 	const BuildOpts *o;
 	FitEntry *e;
+	bool pow2; /* the schedules built with AlgCtx.pack_pow2 */
 } FitTry;
 
 /* s's trees with m segments, built once per entry. */
@@ -144,7 +146,7 @@ built(FitTry *f, int m)
 {
 	FitEntry *e = f->e;
 	for (int i = 0; i < e->nbuilt; i++)
-		if (e->built[i].m == m)
+		if (e->built[i].m == m && e->built[i].pow2 == f->pow2)
 			return &e->built[i];
 	const Sched *s = f->s;
 	AlgCtx c = alg_ctx_new(f->dg, f->a, s->name, s->loc, s->kind, s->topo, &e->routes, s->rank_node,
@@ -154,6 +156,7 @@ built(FitTry *f, int m)
 	c.algorithm = "packing";
 	c.segments = m;
 	c.pack_memo = e->memo;
+	c.pack_pow2 = f->pow2;
 	bool missing;
 	Sched *t = alg_build(&c, &missing);
 	if (t)
@@ -162,7 +165,7 @@ built(FitTry *f, int m)
 		e->cap = e->cap ? 2 * e->cap : 8;
 		e->built = xrealloc(e->built, (size_t)e->cap * sizeof *e->built);
 	}
-	e->built[e->nbuilt] = (FitBuilt){m, t, false};
+	e->built[e->nbuilt] = (FitBuilt){m, f->pow2, t, false};
 	return &e->built[e->nbuilt++];
 }
 
@@ -213,18 +216,71 @@ fit_below(FitTry *f, int hi, MProg *p, MscclStats *st)
 	return most_segments(f, try_segments(f, 1, p, st), 1, hi, p, st);
 }
 
+/* The fit in a power of two of units: the most segments that fit among the
+ * powers of two up to top (the chunk count stays a power of two), the
+ * entry's last count first where it is one of them. */
+static const Sched *
+fit_pow2(FitTry *f, int top, MProg *p, MscclStats *st)
+{
+	int last = f->e->last;
+	if (last > 0 && last <= top && (last & (last - 1)) == 0) {
+		const Sched *t = try_segments(f, last, p, st);
+		if (t)
+			return t;
+		top = last / 2;
+	}
+	const Sched *t = top >= 1 ? try_segments(f, top, p, st) : NULL;
+	if (t || top <= 1) {
+		f->e->last = t ? top : f->e->last;
+		return t;
+	}
+	/* exponents: 2^lo fits, 2^hi does not (fewer segments, fewer steps) */
+	int lo = 0, hi = 0;
+	while (1 << (hi + 1) <= top)
+		hi++;
+	const Sched *best = try_segments(f, 1, p, st);
+	MProg tp;
+	MscclStats ts;
+	while (best && hi - lo > 1) {
+		int mid = lo + (hi - lo) / 2;
+		t = try_segments(f, 1 << mid, &tp, &ts);
+		if (t) {
+			best = t, lo = mid;
+			*p = tp;
+			*st = ts;
+		} else {
+			hi = mid;
+		}
+	}
+	f->e->last = best ? 1 << lo : f->e->last;
+	return best;
+}
+
+bool
+msccl_packing_uncut(const Sched *s)
+{
+	const char *alg = strncmp(s->algorithm, "auto:", 5) == 0 ? s->algorithm + 5 : s->algorithm;
+	int nblock = s->kind == CK_BROADCAST || s->kind == CK_REDUCE ? 1 : s->nrank;
+	return strcmp(alg, "packing") == 0 && s->segments > 0 && (nblock & (nblock - 1)) == 0 &&
+	       (s->nchunk & (s->nchunk - 1)) != 0;
+}
+
 int
 msccl_fit_packing(Diag *dg, Arena *a, const Sched *s, const BuildOpts *o, MscclFitCache *fc,
                   const Sched **out, MProg *p, MscclStats *st)
 {
 	const char *alg = strncmp(s->algorithm, "auto:", 5) == 0 ? s->algorithm + 5 : s->algorithm;
 	int hi = strcmp(alg, "packing") == 0 ? s->segments : 0; /* does not fit */
-	if (hi <= 1)
+	bool uncut = msccl_packing_uncut(s);
+	if (hi <= 1 && !uncut)
 		return -1;
 	MscclFitCache *own = fc ? NULL : msccl_fit_cache_new();
-	FitTry f = {.dg = dg, .a = a, .s = s, .o = o, .e = entry_of(fc ? fc : own, s)};
+	FitTry f = {.dg = dg, .a = a, .s = s, .o = o, .e = entry_of(fc ? fc : own, s), .pow2 = uncut};
 	diag_mute(dg, true);
-	const Sched *best = fit_below(&f, hi, p, st);
+	int top = 1;
+	while (top <= hi / 2)
+		top *= 2;
+	const Sched *best = uncut ? fit_pow2(&f, top, p, st) : fit_below(&f, hi, p, st);
 	FitBuilt *b = best ? built(&f, f.e->last) : NULL;
 	if (b && !b->verified) {
 		b->verified = verify(dg, best) == 0;
