@@ -88,6 +88,8 @@ static const struct {
 	{"model", "tori, a mesh, a HyperX: auto at 1 GiB never below SP or the library"},
 	/* a packing's program fitted by bisection on its segments: about 2 s of CPU */
 	{"cli", "build --target msccl: a packing past the limits fits with fewer segments, and runs"},
+	/* tune's program search on 16 ranks, one configuration: about 4 s of CPU */
+	{"cli", "tune --msccl-dir: the 16-GCD box's allreduce at 64 MiB takes packing's program"},
 	{NULL, NULL},
 };
 
@@ -321,6 +323,7 @@ main(int argc, char **argv)
 		{.pName = "nic_nodes", .pTests = nic_nodes_tests},
 		{.pName = "packing_orbit", .pTests = packing_orbit_tests},
 		{.pName = "packing_shallow", .pTests = packing_shallow_tests},
+		{.pName = "packing_units", .pTests = packing_units_tests},
 		{.pName = "model", .pTests = model_tests},
 		{.pName = "diag", .pTests = diag_tests},
 		{.pName = "globals", .pTests = globals_tests},
