@@ -1,13 +1,18 @@
 /*
  * to_msccl_fit.c: a `packing` whose program does not fit the MSCCL
- * executor's limits, built again with fewer segments until one does.
+ * executor's limits, built again with fewer segments until one does; and
+ * one whose chunk count no power of two divides, built again in a power of
+ * two of units a block (AlgCtx.pack_pow2, ir/packing_units.c).
  *
  * Needs a verified schedule of `packing` (named or auto's pick) that
- * msccl_lower_counted refused. Establishes, when some segment count fits,
- * the schedule of the same trees (the packing does not depend on the
- * segments; a PackMemo keeps it across the tries) with the most segments
- * whose program fits, verified, and that program; else -1 and nothing
- * reported (the caller reports the first refusal).
+ * msccl_lower_counted refused, or that msccl_packing_uncut names.
+ * Establishes, when some segment count fits, the schedule of the same
+ * trees (the packing does not depend on the segments; a PackMemo keeps it
+ * across the tries) with the most segments whose program fits, verified,
+ * and that program; for an uncut one the segments a power of two and the
+ * units too, so every power-of-two size from chunk count x 4 bytes cuts
+ * into whole floats (the executor selects a file only there); else -1 and
+ * nothing reported (the caller reports the first refusal).
  *
  * Why segments and not trees: a rank's MSCCL steps are one per message and
  * run of chunks (to_msccl_bound.c), and packing sends a message per tree
