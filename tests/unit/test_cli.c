@@ -1060,6 +1060,8 @@ CU_TestInfo cli_tests[] = {
 	{"build --target msccl: a packing past the limits fits with fewer segments, and runs",
 	 test_build_msccl_packing_fit},
 	{"tune --msccl-dir: the 16-GCD box's allreduce at 64 MiB takes packing's program", test_tune_msccl_pow2},
+	{"tori, meshes, HyperX at 64 KiB, 4 MiB, 256 MiB: sim's auto and tune never below SP or the library",
+	 test_never_below_sizes},
 	{"tune --mpi-lib on a GPU cluster: the header says each rank's box and GPU",
 	 test_tune_mpi_lib_gpus},
 	{"build --target msccl: a note says the channels, instances and protocol chosen",

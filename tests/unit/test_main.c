@@ -90,6 +90,9 @@ static const struct {
 	{"cli", "build --target msccl: a packing past the limits fits with fewer segments, and runs"},
 	/* tune's program search on 16 ranks, one configuration: about 4 s of CPU */
 	{"cli", "tune --msccl-dir: the 16-GCD box's allreduce at 64 MiB takes packing's program"},
+	/* every library algorithm and SP at 3 sizes on four 9- and 12-rank tori, meshes and
+	 * HyperX, and collc sim and tune on each: about 2 s of CPU */
+	{"cli", "tori, meshes, HyperX at 64 KiB, 4 MiB, 256 MiB: sim's auto and tune never below SP or the library"},
 	{NULL, NULL},
 };
 
