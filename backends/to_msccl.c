@@ -159,15 +159,22 @@ msccl_lower_fit(Diag *dg, Arena *a, const Sched *s, const BuildOpts *o, MscclFit
 {
 	*used = s;
 	bool packing = strstr(s->algorithm, "packing") != NULL;
+	/* a chunk count no power of two divides: its file would run at no
+	 * power-of-two size, so the units become a power of two first */
+	bool uncut = msccl_packing_uncut(s);
 	if (packing)
 		diag_mute(dg, true); /* a refusal is reported below if no fit is found */
-	int rc = msccl_lower_counted(dg, a, s, o, p, st);
+	int rc = uncut ? -1 : msccl_lower_counted(dg, a, s, o, p, st);
 	if (packing)
 		diag_mute(dg, false);
 	if (packing && rc != 0) {
 		const Sched *t;
 		if (msccl_fit_packing(dg, a, s, o, fc, &t, p, st) == 0) {
-			if (o->notes)
+			if (o->notes && uncut)
+				fprintf(o->notes, "collc: build: note: '%s' for MSCCL: %s %s cut the vector into %d "
+				        "chunks, which no power-of-two size divides; %s do (to_msccl_fit.c)\n",
+				        s->name, s->algorithm, s->choice, s->nchunk, t->choice);
+			else if (o->notes)
 				fprintf(o->notes, "collc: build: note: '%s' for MSCCL: %s %s fit none of its "
 				        "programs in the executor's limits; %s do (to_msccl_fit.c)\n", s->name,
 				        s->algorithm, s->choice, t->choice);

@@ -53,6 +53,10 @@ void msccl_fit_cache_free(MscclFitCache *);
  * tried first, and only a refusal there searches below it. */
 int msccl_fit_packing(Diag *, Arena *, const Sched *s, const BuildOpts *, MscclFitCache *,
                       const Sched **out, MProg *, MscclStats *);
+/* Whether s is a packing whose chunk count no power of two divides while
+ * its blocks are a power of two: msccl_fit_packing builds its trees again
+ * with a power of two of units a block (AlgCtx.pack_pow2). */
+bool msccl_packing_uncut(const Sched *s);
 /* The lowering of s, or, for a packing that fits none, of the same trees
  * with fewer segments (msccl_fit_packing; a note on o->notes says so): the
  * schedule lowered in *used. Reports the first refusal when neither fits. */

@@ -244,6 +244,9 @@ enum {
 	 * past it, the trees stay as grown */
 	PACK_SHALLOW_PASSES = 8,
 	MAX_PACK_SHALLOW_WORK = 1 << (28 - LIMIT_SHIFT),
+	/* units a power of two (MSCCL, ir/packing_units.c): the powers of two
+	 * tried from the least at or above the copies' unit count */
+	PACK_POW2_TRIES = 4,
 };
 
 #endif

@@ -99,6 +99,10 @@ Tree *transfers_tree(const AlgCtx *, const Sched *, int b, int root);
 /* SP on a whole torus or HyperX by the form's translations and turns and
  * its tree rule, for auto (alg_auto_sp.c); NULL where it does not apply. */
 Sched *alg_auto_sp(const AlgCtx *);
+/* A torus's or HyperX's natural group: its unit translations and, per set
+ * of dimensions of equal size, their signed cyclic turn, named `name`
+ * (alg_auto_sp.c); NULL where it is refused (the caller mutes). */
+Group *natural_group(Diag *, Arena *, const Topo *, Loc, const char *name);
 
 /* the families */
 Sched *alg_ring(const AlgCtx *);

@@ -54,24 +54,21 @@ turn_of_size(const Topo *t, int n, Loc loc, GroupGen *g)
 	return true;
 }
 
-/* The translations and one turn per distinct side; NULL where the group
- * is refused (its diagnostics are muted by the caller). */
-static Group *
-natural_group(const AlgCtx *c)
+Group *
+natural_group(Diag *dg, Arena *a, const Topo *t, Loc loc, const char *name)
 {
-	const Topo *t = c->topo;
 	GroupGen gen[2 * MAX_DIMS];
-	int ngen = group_unit_translations(t, c->loc, gen);
+	int ngen = group_unit_translations(t, loc, gen);
 	for (int i = 0; i < t->ndim; i++) {
 		bool first = true; /* one turn per size: its first dimension makes it */
 		for (int j = 0; j < i; j++)
 			first &= t->size[j] != t->size[i];
-		if (first && turn_of_size(t, t->size[i], c->loc, &gen[ngen]))
+		if (first && turn_of_size(t, t->size[i], loc, &gen[ngen]))
 			ngen++;
 	}
-	if (check_group_generators(c->diag, c->loc, c->name, ngen, t->nnode, t->nlink) != 0)
+	if (check_group_generators(dg, loc, name, ngen, t->nnode, t->nlink) != 0)
 		return NULL;
-	return group_build(c->diag, c->arena, t, "auto_sp", c->loc, gen, ngen);
+	return group_build(dg, a, t, name, loc, gen, ngen);
 }
 
 Sched *
@@ -82,7 +79,7 @@ alg_auto_sp(const AlgCtx *c)
 	if (!rsag || !c->whole || (t->kind != TK_TORUS && t->kind != TK_HYPERX))
 		return NULL;
 	diag_mute(c->diag, true);
-	Group *g = natural_group(c);
+	Group *g = natural_group(c->diag, c->arena, t, c->loc, "auto_sp");
 	Sched *s = NULL;
 	if (g && check_symmetric_size(c->diag, c->loc, c->name, 1, g->order) == 0) {
 		const char *rule;
@@ -91,7 +88,8 @@ alg_auto_sp(const AlgCtx *c)
 		s = symmetrize(c->diag, c->arena, c->name, c->loc, c->kind, t, c->routes, tree, 1, g,
 		               c->rank_node, c->nrank);
 		if (s)
-			s->choice = arena_printf(c->arena, "%s tree, a group of order %d", rule, g->order);
+			/* no commas: the choice is a CSV field of collc sim and tune */
+			s->choice = arena_printf(c->arena, "%s tree with a group of order %d", rule, g->order);
 	}
 	diag_mute(c->diag, false);
 	return s;

@@ -41,6 +41,9 @@
 typedef struct PackPhase {
 	CollPacking cp;
 	int64_t per_copy; /* units of a block per copy: U / k */
+	int64_t *share;   /* units a power of two (pow2_units): each copy's, in
+	                   * instance order; NULL: per_copy each */
+	int64_t units;    /* U, the units of a block (with share) */
 	int height;
 	bool mapped; /* orbit representatives' trees mapped by the group */
 } PackPhase;
@@ -180,17 +183,23 @@ phase_messages(Gen *g, const PackPhase *ph, int M, const int *lv0, bool rooted, 
 	for (int t = 0; t < ph->cp.pk.ntree; t++) {
 		const PackTree *tr = &ph->cp.pk.tree[t];
 		int block = rooted ? 0 : tr->root;
-		int64_t units = tr->mult * ph->per_copy;
+		int64_t units = 0;
+		for (int64_t cpy = 0; cpy < tr->mult; cpy++)
+			units += ph->share ? ph->share[inst + cpy] : ph->per_copy;
 		for (int x = 0; x < p; x++) {
 			if (x == tr->root)
 				continue;
 			int d = tr->depth[x], par = tr->parent[x];
 			for (int j = 0; j < M; j++) {
+				int64_t u0 = base[tr->root];
 				for (int64_t cpy = 0; cpy < tr->mult; cpy++) {
 					g->b.instance = inst + (int)cpy;
-					int64_t u0 = base[tr->root] + cpy * ph->per_copy;
-					for (int64_t u = u0; u < u0 + ph->per_copy; u++)
-						gen_block(g, block, (int)(u * M + j));
+					int64_t n = ph->share ? ph->share[inst + cpy] : ph->per_copy;
+					/* with shares, segment-major: a copy's units of a
+					 * segment are one run of chunks (an MSCCL step) */
+					for (int64_t u = u0; u < u0 + n; u++)
+						gen_block(g, block, (int)(ph->share ? j * ph->units + u : u * M + j));
+					u0 += n;
 					if (up)
 						gen_send_route(g, lv0[t] + tr->height - d + j, x, par, X_REDUCE,
 						               tr->route[x], tr->nhop[x]);
@@ -621,6 +630,59 @@ deployable_segments(int m, int64_t chunks, double fill, double stream, double al
 	return fits && cost_hi < cost_lo ? hi : lo;
 }
 
+static bool
+pow2(int64_t n)
+{
+	return n > 0 && (n & (n - 1)) == 0;
+}
+
+/* The units of a block as a power of two, for a packing whose U (every
+ * phase's k divides it) has an odd factor: of PACK_POW2_TRIES powers of two
+ * from the least at or above U, the one whose shares (pack_unit_shares)
+ * leave the phases' busiest links least above the bound (the sum of their
+ * rho; the fewer units on a tie). Sets each phase's share, units and
+ * rho[i]; returns the units. */
+static int64_t
+pow2_units(const AlgCtx *c, PackPhase *ph, int nph, int64_t U, double *rho)
+{
+	int nl = c->topo->nlink;
+	double *bw = xmalloc(((size_t)nl + 1) * sizeof *bw);
+	for (int l = 0; l < nl; l++)
+		bw[l] = c->topo->link[l].bandwidth;
+	int64_t lo = 1, best = 0;
+	while (lo < U)
+		lo *= 2;
+	double best_cost = 0;
+	int64_t *try[2] = {NULL, NULL}, ncopy[2] = {0, 0};
+	for (int i = 0; i < nph; i++) {
+		for (int t = 0; t < ph[i].cp.pk.ntree; t++)
+			ncopy[i] += ph[i].cp.pk.tree[t].mult;
+		try[i] = xmalloc(((size_t)ncopy[i] + 1) * sizeof *try[i]);
+		ph[i].share = arena_array(c->arena, (size_t)ncopy[i] + 1, sizeof *ph[i].share);
+	}
+	for (int a = 0; a < PACK_POW2_TRIES && lo << a <= MAX_PIPELINE_MSGS; a++) {
+		double cost = 0, r[2] = {1, 1};
+		for (int i = 0; i < nph; i++) {
+			r[i] = pack_unit_shares(&ph[i].cp.pk, nl, bw, ph[i].cp.rate, ph[i].cp.k, lo << a, try[i]);
+			cost += r[i];
+		}
+		if (best == 0 || cost < best_cost - 1e-12) {
+			best = lo << a, best_cost = cost;
+			for (int i = 0; i < nph; i++) {
+				rho[i] = r[i];
+				for (int64_t x = 0; x < ncopy[i]; x++)
+					ph[i].share[x] = try[i][x];
+			}
+		}
+	}
+	for (int i = 0; i < nph; i++) {
+		ph[i].units = best;
+		free(try[i]);
+	}
+	free(bw);
+	return best;
+}
+
 Sched *
 alg_packing(const AlgCtx *c)
 {
@@ -649,10 +711,18 @@ alg_packing(const AlgCtx *c)
 	}
 	bool rooted = c->kind == CK_BROADCAST || c->kind == CK_REDUCE;
 	int nblock = rooted ? 1 : c->nrank;
+	/* MSCCL asks a power-of-two chunk count (to_msccl_fit.c): the units
+	 * one too, the copies' shares within one of each other (pow2_units) */
+	double rho[2] = {1, 1};
+	bool shares = c->pack_pow2 && pow2(nblock) && !pow2(U);
+	if (shares)
+		U = pow2_units(c, ph, nph, U, rho);
+	else
+		ph[0].share = ph[1].share = NULL;
 	double edges = copies * (c->nrank - 1); /* messages per segment: one per copy and edge */
 	double stream = 0, alpha = 0, imbalance;
 	for (int i = 0; i < nph; i++) {
-		stream += phase_stream_time(c, &ph[i], rooted);
+		stream += phase_stream_time(c, &ph[i], rooted) * rho[i];
 		alpha = phase_alpha(c, &ph[i]) > alpha ? phase_alpha(c, &ph[i]) : alpha;
 	}
 	/* Allreduce's phases overlap (the allgather's segment j leaves a root
@@ -686,8 +756,13 @@ alg_packing(const AlgCtx *c)
 	free(own);
 	/* no commas: the choice is a CSV field of collc sim */
 	g.s->choice = arena_printf(c->arena, "segments %d of %d trees with %lld copies per root%s%s", M,
-	                           ntree, (long long)U, ph[0].mapped ? " mapped by group " : "",
+	                           ntree, (long long)(shares ? ph[0].cp.k : U),
+	                           ph[0].mapped ? " mapped by group " : "",
 	                           ph[0].mapped ? c->pack_group->name : "");
+	if (shares)
+		g.s->choice = arena_printf(c->arena, "%s in %lld units a block (busiest link %.4f x the "
+		                           "bound's time)", g.s->choice, (long long)U,
+		                           rho[0] > rho[nph - 1] ? rho[0] : rho[nph - 1]);
 	g.s->size_chosen = true;
 	g.s->segments = M;
 	return gen_end(c->diag, &g);

@@ -600,6 +600,8 @@ typedef struct AlgCtx {
 	int ndim_alg;
 	struct TeachTrace *trace; /* a user schedule's first fault is kept here (explain), or NULL */
 	struct PackMemo *pack_memo; /* packings kept across the sizes of this collective, or NULL */
+	bool pack_pow2;       /* packing: a block cut into a power of two of units, the copies'
+	                       * shares within one of each other (MSCCL: to_msccl_fit.c) */
 	const Group *pack_group; /* packing's orbits: the file's largest group on the topology
 	                          * declared before the collective, or NULL */
 } AlgCtx;

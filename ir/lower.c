@@ -561,7 +561,10 @@ static const Group *
 form_group(Lowering *L, const Topo *t)
 {
 	const TopoForm *form = &topo_forms[t->kind];
-	if (!form->translations || !form->node_class[0].word)
+	/* a torus or HyperX: its translations and turns (alg_auto_sp.c), whose
+	 * orbits pack more copies, better balanced, than every root alone */
+	bool grid = t->kind == TK_TORUS || t->kind == TK_HYPERX;
+	if (!form->translations || (!form->node_class[0].word && !grid))
 		return NULL;
 	int i = 0;
 	while (i < L->f->ndecl && L->topo[i] != t)
@@ -573,8 +576,11 @@ form_group(Lowering *L, const Topo *t)
 		GroupGen unit[MAX_DIMS];
 		int n = group_unit_translations(t, L->f->decl[i].loc, unit);
 		diag_mute(L->diag, true);
-		L->form_group[i] = group_build(L->diag, L->a, t, arena_printf(L->a, "translations(%s)", t->name),
-		                               L->f->decl[i].loc, unit, n);
+		L->form_group[i] = grid ? natural_group(L->diag, L->a, t, L->f->decl[i].loc,
+		                                        arena_printf(L->a, "turns(%s)", t->name))
+		                        : group_build(L->diag, L->a, t,
+		                                      arena_printf(L->a, "translations(%s)", t->name),
+		                                      L->f->decl[i].loc, unit, n);
 		diag_mute(L->diag, false);
 	}
 	return L->form_group[i];

@@ -125,6 +125,15 @@ int pack_shallow(Packing *);
 /* Its work, in subtree steps: trees^2 ranks^2 per pass. */
 double pack_shallow_work(const Packing *);
 
+/* Each copy's share of its root's block cut into `units` (>= k) units:
+ * floor(units / k) or one more, summing to `units` at every root, the
+ * extras where they load the busiest link least (packing_units.c). share
+ * has a slot per copy, trees in order and each tree's copies in turn; bw
+ * (nlink) the links' bandwidths in the rate's units. Returns rho, the
+ * busiest link's time over the bound's: rho <= ceil(units / k) k / units. */
+double pack_unit_shares(const Packing *, int nlink, const double *bw, Frac rate, int64_t k,
+                        int64_t units, int64_t *share);
+
 /* The work pack_collective may do on n, estimated before it runs, in link
  * visits: max flows of (nodes + links + ranks) each, 2 N per pair of arcs
  * at a switch (phase 1), 2 N^2 to grow the trees, N per copy count tried.

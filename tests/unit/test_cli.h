@@ -34,6 +34,8 @@ void test_tune_msccl_dir_fails(void);
 void test_tune_msccl_rank_form(void);
 void test_tune_msccl_unfit(void);
 void test_build_msccl_packing_fit(void);
+void test_tune_msccl_pow2(void);
+void test_never_below_sizes(void);
 void test_tune_mpi_lib_gpus(void);
 void test_tune_aim(void);
 /* test_cli_nccl.c */

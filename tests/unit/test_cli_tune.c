@@ -437,24 +437,36 @@ test_tune_msccl_rank_form(void)
 	free(out), free(err);
 }
 
-/* tune --msccl-dir at 64 MiB, by dependencies. On the 16-GCD box the
- * fastest schedule (a packing of 7 copies per root) has no program that
- * fits MSCCL's limits at its 27 segments (94 thread blocks a rank); with
- * fewer (to_msccl_fit.c) it fits, but 16 blocks x 7 copies x M segments
- * never cut 64 MiB into whole floats, so ranked by the program it is left
- * out with a note giving that reason (prog_fastest's own), the file holds
- * the fastest program that fits, and the plan is written (it failed,
- * status 1, before). On the 2 x 8 cluster the packing's segments are a
- * power of two (2 copies per root, 16 blocks), so its programs fit and
- * nothing is left out (halving-doubling's LL128 program on 8 channels is
- * the fastest there, docs/sim.md 7), and the plan and the file say which
- * box and GPU each rank is. */
+/* tune --msccl-dir at 64 MiB, by dependencies. On six ranks (three
+ * package pairs in a ring, every rank on a switch) the fastest schedule, a
+ * packing, cuts the vector into 6 blocks x k copies x M segments, which no
+ * power of two divides (nor does any allreduce's in six whole blocks), so
+ * ranked by the program it is left out with a note giving that reason
+ * (prog_fastest's own), the file holds the fastest program that cuts the
+ * size, and the plan is written (it failed, status 1, before). On the 2 x 8
+ * cluster the packing's segments are a power of two (2 copies per root, 16
+ * blocks), so its programs fit and nothing is left out (halving-doubling's
+ * LL128 program on 8 channels is the fastest there, docs/sim.md 7), and the
+ * plan and the file say which box and GPU each rank is. (The 16-GCD box's
+ * 7 copies per root were this test's uncut packing until to_msccl_fit.c
+ * gave them a power of two of units: test_tune_msccl_pow2.) */
 void
 test_tune_msccl_unfit(void)
 {
 	char args[512], *out, *err;
-	snprintf(args, sizeof args, "tune examples/xgmi-box-16.coll --collective AR --sizes 64MiB "
-	         "--sync deps --msccl-dir %s/unfit", cli_tmpdir);
+	write_in(cli_tmpdir, "six.coll",
+	         "network { link_bandwidth = 200 Gbps; link_latency = 300 ns; }\n"
+	         "topology X = graph {\n nodes 7;\n switches 6;\n"
+	         " link 0 <-> 1 { link_bandwidth = 1600 Gbps; }\n"
+	         " link 2 <-> 3 { link_bandwidth = 1600 Gbps; }\n"
+	         " link 4 <-> 5 { link_bandwidth = 1600 Gbps; }\n"
+	         " link 1 <-> 2 { link_bandwidth = 800 Gbps; }\n"
+	         " link 3 <-> 4 { link_bandwidth = 800 Gbps; }\n"
+	         " link 5 <-> 0 { link_bandwidth = 800 Gbps; }\n"
+	         " link 0 <-> 6; link 1 <-> 6; link 2 <-> 6; link 3 <-> 6; link 4 <-> 6; link 5 <-> 6;\n"
+	         "}\ncollective allreduce AR on X { algorithm packing; }\n");
+	snprintf(args, sizeof args, "tune %s/six.coll --collective AR --sizes 64MiB --sync deps "
+	         "--msccl-dir %s/unfit", cli_tmpdir, cli_tmpdir);
 	CU_ASSERT_EQUAL(cli_collc(args, &out, &err), 0);
 	assert_named(strstr(err, "note: tune: AR: packing is left out at 67108864 bytes: faster by "
 	                         "its schedule than the choice, but its programs do not cut the size "
@@ -486,12 +498,54 @@ test_tune_msccl_unfit(void)
 	globfree(&g);
 }
 
+/* The chunk count of the MSCCL file at path (nchunksperloop), 0 if none. */
+static long
+file_chunks(const char *path)
+{
+	char *xml = slurp(path, NULL);
+	const char *at = xml ? strstr(xml, "nchunksperloop=\"") : NULL;
+	long n = at ? strtol(at + strlen("nchunksperloop=\""), NULL, 10) : 0;
+	free(xml);
+	return n;
+}
+
+/* tune --msccl-dir on the 16-GCD box's allreduce at 64 MiB: its packing
+ * (7 copies per root: 16 x 7 x M chunks, which no power of two divides) is
+ * built for MSCCL in a power of two of units a block (to_msccl_fit.c,
+ * packing_units.c), so its program cuts 2^24 floats into whole chunks and
+ * is the plan's choice, not left out (swing's program was chosen before,
+ * at 145.12 GB/s against the packing's 225.90). One configuration (Simple,
+ * 1 instance, 4 channels) for the suite's time: the full search takes
+ * about 16 s of CPU and chooses the same program. */
+void
+test_tune_msccl_pow2(void)
+{
+	char args[512], *out, *err;
+	snprintf(args, sizeof args, "tune examples/xgmi-box-16.coll --collective AR --sizes 64MiB "
+	         "--sync deps --proto Simple --instances 1 --channels 4 --msccl-dir %s/pow2", cli_tmpdir);
+	CU_ASSERT_EQUAL(cli_collc(args, &out, &err), 0);
+	assert_named(!strstr(err, "packing is left out") && strstr(err, "1 MSCCL files in"), __LINE__,
+	             __FILE__, "%s", err);
+	free(out), free(err);
+	glob_t g;
+	char pat[512];
+	snprintf(pat, sizeof pat, "%s/pow2/AR-00-*packing-67108864-67108864.xml", cli_tmpdir);
+	assert_named(glob(pat, 0, NULL, &g) == 0 && g.gl_pathc == 1, __LINE__, __FILE__,
+	             "the packing's file: %s", pat);
+	long n = g.gl_pathc == 1 ? file_chunks(g.gl_pathv[0]) : 0;
+	assert_named(n > 0 && (n & (n - 1)) == 0 && (16L << 20) % n == 0, __LINE__, __FILE__,
+	             "nchunksperloop %ld", n);
+	globfree(&g);
+}
+
 /* build --target msccl: the 16-GCD box's allreduce packing at 64 MiB
- * (27 segments: 94 thread blocks a rank, past the executor's 64) is built
- * with the most segments whose program fits (to_msccl_fit.c: 2; 3 need
- * more), the note says so, the file is within every limit (at most 64
- * thread blocks and 64 steps each, as collc run's checker reads it) and
- * runs to the allreduce's result. */
+ * (20 segments of 7 copies per root: 2240 chunks, which no power-of-two
+ * size divides) is built again in a power of two of units a block, with the
+ * most segments (a power of two) whose program fits (to_msccl_fit.c: 2;
+ * 4 need more than 64 thread blocks), the note says so, the file cuts every
+ * power-of-two size from 8 KiB into whole floats, is within every limit (at
+ * most 64 thread blocks and 64 steps each, as collc run's checker reads it)
+ * and runs to the allreduce's result. */
 void
 test_build_msccl_packing_fit(void)
 {
@@ -502,11 +556,16 @@ test_build_msccl_packing_fit(void)
 	int tbs = 0;
 	const char *at = strstr(err, "at most ");
 	assert_named(strstr(err, "note: 'AR' for MSCCL: packing segments 20 of 224 trees with 7 copies "
-	                         "per root fit none of its programs in the executor's limits; segments 2 "
-	                         "of 224 trees with 7 copies per root do") &&
+	                         "per root cut the vector into 2240 chunks, which no power-of-two size "
+	                         "divides; segments 2 of 224 trees with 7 copies per root in 64 units a "
+	                         "block (busiest link 1.0063 x the bound's time) do") &&
 	             at && sscanf(at, "at most %d thread blocks", &tbs) == 1 && tbs > 0 && tbs <= 64,
 	             __LINE__, __FILE__, "%s", err);
 	free(out), free(err);
+	snprintf(args, sizeof args, "%s/fit-ar.xml", cli_tmpdir);
+	long n = file_chunks(args);
+	assert_named(n > 0 && (n & (n - 1)) == 0 && 2048 % n == 0, __LINE__, __FILE__,
+	             "nchunksperloop %ld", n);
 	snprintf(args, sizeof args, "run %s/fit-ar.xml", cli_tmpdir);
 	CU_ASSERT_EQUAL(cli_collc(args, &out, &err), 0);
 	free(out), free(err);

@@ -88,6 +88,12 @@ static const struct {
 	{"model", "tori, a mesh, a HyperX: auto at 1 GiB never below SP or the library"},
 	/* a packing's program fitted by bisection on its segments: about 2 s of CPU */
 	{"cli", "build --target msccl: a packing past the limits fits with fewer segments, and runs"},
+	/* tune's program search on 16 ranks, one configuration: about 6 s of CPU, most of
+	 * it the executor model's flow simulation of the packing's program */
+	{"cli", "tune --msccl-dir: the 16-GCD box's allreduce at 64 MiB takes packing's program"},
+	/* every library algorithm and SP at 3 sizes on four 9- and 12-rank tori, meshes and
+	 * HyperX, and collc sim and tune on each: about 2 s of CPU */
+	{"cli", "tori, meshes, HyperX at 64 KiB, 4 MiB, 256 MiB: sim's auto and tune never below SP or the library"},
 	{NULL, NULL},
 };
 
@@ -322,6 +328,7 @@ main(int argc, char **argv)
 		{.pName = "nccl_ring", .pTests = nccl_ring_tests},
 		{.pName = "packing_orbit", .pTests = packing_orbit_tests},
 		{.pName = "packing_shallow", .pTests = packing_shallow_tests},
+		{.pName = "packing_units", .pTests = packing_units_tests},
 		{.pName = "model", .pTests = model_tests},
 		{.pName = "diag", .pTests = diag_tests},
 		{.pName = "globals", .pTests = globals_tests},
