@@ -845,6 +845,12 @@ write_mpi_lib(Diag *dg, Tuner *u)
 			/* simulated in the rank form (no group: a copy's routes made as it is
 			 * expanded), which the MPI target writes out explicitly */
 			*x = chosen->base && !chosen->group ? *sched_expand(dg, &u->arena, chosen) : *chosen;
+			const Sched *listed = sched_listed(dg, &u->arena, x); /* a repeated form */
+			if (!listed) {
+				free(e);
+				return -1;
+			}
+			*x = *listed;
 			x->name = arena_printf(&u->arena, "%s_%d", t->s->name, r);
 			if (n == cap) {
 				cap = cap ? 2 * cap : 8;

@@ -321,6 +321,7 @@ main(int argc, char **argv)
 		{.pName = "nic_nodes", .pTests = nic_nodes_tests},
 		{.pName = "packing_orbit", .pTests = packing_orbit_tests},
 		{.pName = "packing_shallow", .pTests = packing_shallow_tests},
+		{.pName = "repeat", .pTests = repeat_tests},
 		{.pName = "model", .pTests = model_tests},
 		{.pName = "diag", .pTests = diag_tests},
 		{.pName = "globals", .pTests = globals_tests},
