@@ -514,8 +514,9 @@ int sched_repeat_round(const Sched *, const int *first, int r, int *out);
 /* The most messages of one round of the repeated form. */
 long sched_repeat_max_round(const Sched *, const int *first);
 /* Every segment's messages listed (an explicit schedule, repeat 0), its
- * size checked first as an explicit schedule's (check_sched_size and
- * MAX_TRANSFERS); s itself when it is not repeated; NULL after a located
+ * size checked first as an explicit schedule's (check_sched_size) and as
+ * a listed packing's (MAX_PACK_MSGS messages, MAX_TRANSFERS chunk
+ * transfers); s itself when it is not repeated; NULL after a located
  * error. */
 const Sched *sched_listed(Diag *, Arena *, const Sched *);
 /* The order of two messages of one round (sched_end's). */

@@ -201,10 +201,11 @@ sched_listed(Diag *dg, Arena *a, const Sched *s)
 	size_t total = s->nmsg ? (size_t)s->msg[s->nmsg - 1].first + (size_t)s->msg[s->nmsg - 1].n : 0;
 	if (check_sched_size(dg, s->loc, s->name, s->kind, s->nrank, s->nchunk) != 0)
 		return NULL;
-	if (msgs > MAX_TRANSFERS || (double)total * M > MAX_TRANSFERS) {
-		error_at(dg, s->loc, "'%s' lists %.0f messages in its %d segments; collc lists at most %d "
-		         "(MAX_TRANSFERS; collc sim runs it a round at a time)", s->name, msgs, M,
-		         MAX_TRANSFERS);
+	if (msgs > MAX_PACK_MSGS || (double)total * M > MAX_TRANSFERS) {
+		error_at(dg, s->loc, "'%s' would list %.0f messages (%.0f chunk transfers) in its %d "
+		         "segments; collc lists at most %d (MAX_PACK_MSGS) and %d (MAX_TRANSFERS); round "
+		         "by round (--sync rounds) collc sim streams it", s->name, msgs, (double)total * M,
+		         M, MAX_PACK_MSGS, MAX_TRANSFERS);
 		return NULL;
 	}
 	Sched *x = NEW(a, Sched);
