@@ -196,6 +196,47 @@ test_broken_refused(void)
 	built_free(&b);
 }
 
+/* Listing a repeated form (for MSCCL, an MPI library, --sync deps) past
+ * MAX_PACK_MSGS messages is refused before anything is listed, at the
+ * collective, naming the limit: segment 0 of 2 x 4 GPUs given 2^18
+ * segments (its chunks and owners remade so that the form holds). */
+static void
+test_listing_refused(void)
+{
+	Diag dgv = diag_new(), *dg = &dgv;
+	Built b;
+	CU_ASSERT_FATAL(built(dg, "rails(boxes 2, gpus 4, nic_gbps 400)", "allgather", &b));
+	Sched *rep = alg_packing_form(&b.ctx, PACK_FORM_REPEATED);
+	CU_ASSERT_FATAL(rep && rep->repeat > 1);
+	int M = rep->repeat, R = 1 << 18;
+	Sched big = *rep;
+	size_t total = (size_t)rep->msg[rep->nmsg - 1].first + (size_t)rep->msg[rep->nmsg - 1].n;
+	int *chunks = arena_array(&b.a, total, sizeof *chunks);
+	for (size_t k = 0; k < total; k++)
+		chunks[k] = rep->chunks[k] / M * R;
+	big.chunks = chunks;
+	big.repeat = R;
+	big.nchunk = rep->nchunk / M * R;
+	big.nround = rep->nround - M + R;
+	int *owner = arena_array(&b.a, (size_t)big.nchunk, sizeof *owner);
+	for (int c = 0; c < big.nchunk; c++)
+		owner[c] = rep->owner[c / R * M];
+	big.owner = owner;
+	CU_ASSERT((double)big.nmsg * R > MAX_PACK_MSGS);
+	CU_ASSERT(verify(dg, &big) == 0);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+	diag_stream(dg, mem);
+	CU_ASSERT(sched_listed(dg, &b.a, &big) == NULL);
+	diag_stream(dg, NULL);
+	fclose(mem);
+	CU_ASSERT(strstr(text, "r.coll:3:") == text);
+	CU_ASSERT(strstr(text, "MAX_PACK_MSGS") != NULL);
+	free(text);
+	built_free(&b);
+}
+
 /* 64 boxes of 8: one copy per root is 261,632 messages a segment, so
  * MAX_PACK_MSGS held the listed form to 32 segments; collc sim's form
  * takes the model's count, which is more. */
@@ -221,6 +262,7 @@ test_past_the_cap(void)
 CU_TestInfo repeat_tests[] = {
 	{"repeated form listed is the listed form, 2-4 boxes, AG RS AR", test_equal_listed},
 	{"a broken repeated form is refused", test_broken_refused},
+	{"listing past MAX_PACK_MSGS is a located error", test_listing_refused},
 	{"512 GPUs: past MAX_PACK_MSGS the model's segments", test_past_the_cap},
 	CU_TEST_INFO_NULL,
 };
