@@ -963,10 +963,12 @@ tune_file(Diag *dg, Tuner *u, Input *in)
 {
 	TuneArgs *a = u->a;
 	in->prog.compact = true;
+	in->prog.listed = a->opts.sync == SIM_DEPS; /* packing's segments listed */
 	in->only = a->collective;
 	in->defs = &a->defs;
 	int rc = load(dg, a->path, in, true, a->sizes[0]);
-	u->sized = (SizedFile){.path = a->path, .base = a->sizes[0], .defs = &a->defs};
+	u->sized = (SizedFile){.path = a->path, .base = a->sizes[0], .defs = &a->defs,
+	                       .listed = in->prog.listed};
 	/* before any simulation: a directory holds one plan per kind and ranks */
 	for (int i = 0; rc == 0 && a->msccl_dir && i < in->prog.nsched; i++)
 		rc = shadowed_plan(dg, &in->prog, a->collective, i) != 0;

@@ -29,7 +29,8 @@
  * copies' mean height - 1; its messages within MAX_PACK_MSGS, and a power
  * of two where that makes the chunk count one (deployable_segments); or
  * AlgCtx.segments where that is set (MSCCL's limits, to_msccl_fit.c).
- * For collc sim (AlgCtx.compact), where the model's M would pass
+ * For collc sim round by round (AlgCtx.compact, not listed), where the
+ * model's M would pass
  * MAX_PACK_MSGS, the schedule is the repeated form (Sched.repeat,
  * ir/repeat.c): segment 0's messages and M, its messages within
  * MAX_STREAM_MSGS, which the simulator streams a round at a time.
@@ -697,7 +698,8 @@ alg_packing_form(const AlgCtx *c, PackForm form)
 	 * `chunks N` stay listed */
 	bool repeated = c->chunks == 0 && c->segments == 0 &&
 	                (form == PACK_FORM_REPEATED ||
-	                 (form == PACK_FORM_AUTO && c->compact && edges > 0 && M > MAX_PACK_MSGS / edges));
+	                 (form == PACK_FORM_AUTO && c->compact && !c->listed && edges > 0 &&
+	                  M > MAX_PACK_MSGS / edges));
 	double cap = repeated ? MAX_STREAM_MSGS : MAX_PACK_MSGS;
 	if (edges > 0 && M > cap / edges)
 		M = cap / edges < 1 ? 1 : (int)(cap / edges);

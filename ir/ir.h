@@ -626,6 +626,8 @@ typedef struct AlgCtx {
 	double size;          /* bytes the cost model assumes (default segment counts, bridge's R) */
 	bool compact;         /* a symmetric form is welcome where the algorithm has one (the
 	                         ring on a whole ring: collc sim streams it) */
+	bool listed;          /* with compact: every message is held at once (collc sim
+	                       * --sync deps), so packing lists its segments (no Sched.repeat) */
 	/* pipelined_trees: nset sets of disjoint trees, set i the next set_size[i]
 	 * of trees[]; NULL: the generator builds the SuperMesh root sets */
 	Tree **trees;
@@ -1014,6 +1016,7 @@ typedef struct Prog {
 	int nroutes;
 	double auto_size;  /* `algorithm auto` picks the fastest for this size (bytes) */
 	bool compact;      /* AlgCtx.compact for every collective (collc sim) */
+	bool listed;       /* AlgCtx.listed for every collective (--sync deps) */
 	TeachTrace *trace; /* AlgCtx.trace for every collective (collc explain), or NULL */
 } Prog;
 
