@@ -21,6 +21,7 @@
 
 /* One collective of a lowered file and a context to build packing for it. */
 typedef struct Built {
+	char text[512]; /* the file: the Diag quotes it while b lives */
 	Checked c;
 	Prog p;
 	Routes routes;
@@ -31,10 +32,10 @@ typedef struct Built {
 static bool
 built(Diag *dg, const char *topo, const char *kind, Built *b)
 {
-	char text[512];
-	snprintf(text, sizeof text, "network { link_bandwidth = 3600 Gbps; link_latency = 500 ns; }\n"
-	         "topology C = %s;\ncollective %s X on C { algorithm packing; }\n", topo, kind);
 	memset(b, 0, sizeof *b);
+	char *text = b->text;
+	snprintf(text, sizeof b->text, "network { link_bandwidth = 3600 Gbps; link_latency = 500 ns; }\n"
+	         "topology C = %s;\ncollective %s X on C { algorithm packing; }\n", topo, kind);
 	check_text(dg, &b->c, "r.coll", text, strlen(text));
 	if (b->c.errors || lower(dg, b->c.file, &b->p) != 0 || b->p.nsched != 1)
 		return false;
