@@ -53,6 +53,9 @@ msccl_lower_counted(Diag *dg, Arena *a, const Sched *sched, const BuildOpts *o, 
 	 * copies */
 	if (sched->base && !sched->group)
 		sched = sched_expand(dg, a, sched);
+	/* packing's repeated form (collc sim and tune on large clusters) listed */
+	if (!(sched = sched_listed(dg, a, sched)))
+		return -1;
 	Layout lay;
 	layout_build(a, sched, &lay);
 	/* before expanding or building any width: what can never fit is refused

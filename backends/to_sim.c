@@ -651,6 +651,16 @@ coll_of_sched(Diag *dg, Arena *a, const Sched *s, const Conversion *how, SimColl
 	c->rank_node = s->rank_node;
 	c->root = s->root;
 	c->nround = s->nround;
+	if (s->repeat > 1 && how->stream)
+		return repeat_stream_coll(dg, a, s, c);
+	if (s->repeat > 1) { /* every message at once: listed */
+		Arena tmp = {0};
+		const Sched *x = sched_listed(dg, &tmp, s);
+		if (x)
+			explicit_coll(a, x, c);
+		arena_free(&tmp);
+		return x ? 0 : -1;
+	}
 	if (!s->base) {
 		explicit_coll(a, s, c);
 		return 0;

@@ -29,4 +29,8 @@ int sim_stream_scheds(Diag *, Arena *, const Sched *const *, int n, SimNet *);
  * reporting. */
 int rank_stream_coll(Diag *, Arena *, const Sched *, SimColl *);
 
+/* The repeated form (Sched.repeat) as a stream, round by round
+ * (to_sim_repeat.c). 0, or -1 after reporting. */
+int repeat_stream_coll(Diag *, Arena *, const Sched *, SimColl *);
+
 #endif

@@ -167,11 +167,14 @@ enum {
 	 * MAX_PIPELINE_MSGS (2M); a user's `segments` may go to 64 times that
 	 * (pipelined_trees), about 4 GiB of messages. */
 	MAX_PIPELINE_MSGS = 1 << 21,
-	/* packing's segments keep its messages within MAX_PACK_MSGS (8M):
-	 * 1024 ranks' copies are 1,047,552 messages a segment, and 2 segments
-	 * (MAX_PIPELINE_MSGS) held the allgather to 71.9 % of the bound at
-	 * 1 GiB; 8 keep it under about 1.5 GB in collc sim (docs/algorithms.md,
-	 * "Orbit representatives"). */
+	/* packing's segments keep its listed messages within MAX_PACK_MSGS
+	 * (8M): 1024 ranks' copies are 1,047,552 messages a segment, and 8
+	 * segments listed took 1.23 GiB in collc sim. There (AlgCtx.compact),
+	 * where the model's segments would pass it, packing holds segment 0
+	 * alone (the repeated form, ir/repeat.c) and its segments' messages
+	 * in all are held to MAX_STREAM_MSGS instead, which the simulator
+	 * streams a round at a time (docs/algorithms.md, "Orbit
+	 * representatives"). */
 	MAX_PACK_MSGS = 1 << 23,
 	/* pipelined_trees without `trees` builds every SuperMesh root set
 	 * (k^2 / 4 sets of trees on a k x k mesh, each tree a search over the

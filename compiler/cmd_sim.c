@@ -232,9 +232,11 @@ static int
 run_coll(Diag *dg, Runner *u, const SimArgs *a, Input *in)
 {
 	in->prog.compact = true; /* the ring on a ring: symmetric, then streamed */
+	in->prog.listed = a->opts.sync == SIM_DEPS; /* packing's segments listed */
 	in->only = a->collective;
 	int rc = load(dg, a->path, in, true, a->sizes[0]);
-	SizedFile z = {.path = a->path, .base = a->sizes[0], .defs = &a->defs};
+	SizedFile z = {.path = a->path, .base = a->sizes[0], .defs = &a->defs,
+	               .listed = in->prog.listed};
 	bool any = false;
 	for (int i = 0; rc == 0 && i < in->prog.nsched; i++) {
 		const Sched *s = in->prog.sched[i];

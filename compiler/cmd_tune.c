@@ -845,6 +845,12 @@ write_mpi_lib(Diag *dg, Tuner *u)
 			/* simulated in the rank form (no group: a copy's routes made as it is
 			 * expanded), which the MPI target writes out explicitly */
 			*x = chosen->base && !chosen->group ? *sched_expand(dg, &u->arena, chosen) : *chosen;
+			const Sched *listed = sched_listed(dg, &u->arena, x); /* a repeated form */
+			if (!listed) {
+				free(e);
+				return -1;
+			}
+			*x = *listed;
 			x->name = arena_printf(&u->arena, "%s_%d", t->s->name, r);
 			if (n == cap) {
 				cap = cap ? 2 * cap : 8;
@@ -957,10 +963,12 @@ tune_file(Diag *dg, Tuner *u, Input *in)
 {
 	TuneArgs *a = u->a;
 	in->prog.compact = true;
+	in->prog.listed = a->opts.sync == SIM_DEPS; /* packing's segments listed */
 	in->only = a->collective;
 	in->defs = &a->defs;
 	int rc = load(dg, a->path, in, true, a->sizes[0]);
-	u->sized = (SizedFile){.path = a->path, .base = a->sizes[0], .defs = &a->defs};
+	u->sized = (SizedFile){.path = a->path, .base = a->sizes[0], .defs = &a->defs,
+	                       .listed = in->prog.listed};
 	/* before any simulation: a directory holds one plan per kind and ranks */
 	for (int i = 0; rc == 0 && a->msccl_dir && i < in->prog.nsched; i++)
 		rc = shadowed_plan(dg, &in->prog, a->collective, i) != 0;

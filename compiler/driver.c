@@ -355,7 +355,7 @@ sched_for_size(Diag *dg, SizedFile *z, double size, const Sched *s)
 			z->in = xrealloc(z->in, (size_t)z->cap * sizeof *z->in);
 			z->size = xrealloc(z->size, (size_t)z->cap * sizeof *z->size);
 		}
-		z->in[i] = (Input){.prog.compact = true, .defs = z->defs};
+		z->in[i] = (Input){.prog.compact = true, .prog.listed = z->listed, .defs = z->defs};
 		z->size[i] = size;
 		z->nin++;
 		if (load(dg, z->path, &z->in[i], true, size) != 0)
@@ -421,6 +421,7 @@ simulate_candidates(Diag *dg, Arena *a, Routes *routes, PackMemo *memo, const Sc
 	c.size = size;
 	c.pack_memo = memo;
 	c.compact = true; /* symmetric forms stream */
+	c.listed = o->sync == SIM_DEPS; /* every message at once: packing's segments listed */
 	const char *names[NALG];
 	Sched *cand[NALG];
 	int n = alg_auto(&c, cand, names, NALG), m = 0;

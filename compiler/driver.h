@@ -87,6 +87,7 @@ typedef struct SizedFile {
 	Input *in;      /* nin loads, for size[i] */
 	double *size;
 	int nin, cap;
+	bool listed;    /* Prog.listed of the loads (simulated by dependencies) */
 } SizedFile;
 /* s as built for `size`: s itself when it chose nothing for the size (or
  * size is base), else the same collective of the file lowered and verified

@@ -138,6 +138,12 @@ Sched *alg_rooted(const AlgCtx *);      /* binomial_tree, chain */
 Sched *alg_tto(const AlgCtx *);
 Sched *alg_pipelined(const AlgCtx *);
 Sched *alg_packing(const AlgCtx *);     /* optimal tree packings (ir/packing.c) */
+/* packing's schedule with its segments listed, repeated (Sched.repeat:
+ * segment 0 held once, where there is more than one segment and no
+ * `chunks N` or fixed segments), or as alg_packing chooses (AUTO: repeated
+ * for collc sim where listing would pass MAX_PACK_MSGS). */
+typedef enum PackForm { PACK_FORM_AUTO, PACK_FORM_LISTED, PACK_FORM_REPEATED } PackForm;
+Sched *alg_packing_form(const AlgCtx *, PackForm);
 Sched *alg_hierarchical(const AlgCtx *);
 Sched *alg_bridge(const AlgCtx *);      /* bridge, s_bruck, g_bruck, r_hd (optical rings) */
 /* bridge with the reconfiguration points given: bit i, before step i + 1

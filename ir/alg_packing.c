@@ -29,6 +29,11 @@
  * copies' mean height - 1; its messages within MAX_PACK_MSGS, and a power
  * of two where that makes the chunk count one (deployable_segments); or
  * AlgCtx.segments where that is set (MSCCL's limits, to_msccl_fit.c).
+ * For collc sim round by round (AlgCtx.compact, not listed), where the
+ * model's M would pass
+ * MAX_PACK_MSGS, the schedule is the repeated form (Sched.repeat,
+ * ir/repeat.c): segment 0's messages and M, its messages within
+ * MAX_STREAM_MSGS, which the simulator streams a round at a time.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -615,7 +620,8 @@ kept_levels(const AlgCtx *c, const PackPhase *ph, int nph, double *imbalance, in
  * one the model T + M alpha + I T / M prices lower, within the messages'
  * cap (m itself is within it). */
 static int
-deployable_segments(int m, int64_t chunks, double fill, double stream, double alpha, double edges)
+deployable_segments(int m, int64_t chunks, double fill, double stream, double alpha, double edges,
+                    double cap)
 {
 	if (chunks <= 0 || (chunks & (chunks - 1)) != 0)
 		return m; /* no M makes the count a power of two */
@@ -625,7 +631,7 @@ deployable_segments(int m, int64_t chunks, double fill, double stream, double al
 	if (lo == m || lo > INT32_MAX / 2)
 		return lo;
 	int hi = 2 * lo;
-	bool fits = (edges <= 0 || hi <= MAX_PACK_MSGS / edges) && chunks <= MAX_PIPELINE_MSGS / hi;
+	bool fits = (edges <= 0 || hi <= cap / edges) && chunks <= MAX_PIPELINE_MSGS / hi;
 	double cost_lo = lo * alpha + fill * stream / lo, cost_hi = hi * alpha + fill * stream / hi;
 	return fits && cost_hi < cost_lo ? hi : lo;
 }
@@ -683,8 +689,34 @@ pow2_units(const AlgCtx *c, PackPhase *ph, int nph, int64_t U, double *rho)
 	return best;
 }
 
+/* The repeated form's chunks from segment 0's as built (block b's unit u
+ * was chunk b U + u; now b U M + u M, segment j's that plus j), its rounds
+ * with the repeats'. */
+static void
+repeat_segments(const AlgCtx *c, Sched *s, int M)
+{
+	size_t total = s->nmsg ? (size_t)s->msg[s->nmsg - 1].first + (size_t)s->msg[s->nmsg - 1].n : 0;
+	for (size_t k = 0; k < total; k++)
+		s->chunks[k] *= M;
+	if (s->owner) {
+		int *owner = arena_array(c->arena, (size_t)s->nchunk * M + 1, sizeof *owner);
+		for (int k = 0; k < s->nchunk * M; k++)
+			owner[k] = s->owner[k / M];
+		s->owner = owner;
+	}
+	s->nchunk *= M;
+	s->nround += M - 1;
+	s->repeat = M;
+}
+
 Sched *
 alg_packing(const AlgCtx *c)
+{
+	return alg_packing_form(c, PACK_FORM_AUTO);
+}
+
+Sched *
+alg_packing_form(const AlgCtx *c, PackForm form)
 {
 	PackPhase ph[2];
 	int nph = pack_phases(c, ph);
@@ -731,11 +763,21 @@ alg_packing(const AlgCtx *c)
 	int *own;
 	const int *lv0 = kept_levels(c, ph, nph, &imbalance, &own);
 	int M = pipeline_segments_time(imbalance, stream, alpha, 0);
-	if (edges > 0 && M > MAX_PACK_MSGS / edges)
-		M = MAX_PACK_MSGS / edges < 1 ? 1 : (int)(MAX_PACK_MSGS / edges);
-	M = deployable_segments(M, nblock * U, imbalance, stream, alpha, edges);
+	/* collc sim (compact) holds segment 0 alone where listing the model's
+	 * segments would pass MAX_PACK_MSGS; segments a caller fixes and
+	 * `chunks N` stay listed */
+	bool repeated = c->chunks == 0 && c->segments == 0 &&
+	                (form == PACK_FORM_REPEATED ||
+	                 (form == PACK_FORM_AUTO && c->compact && !c->listed && edges > 0 &&
+	                  M > MAX_PACK_MSGS / edges));
+	double cap = repeated ? MAX_STREAM_MSGS : MAX_PACK_MSGS;
+	if (edges > 0 && M > cap / edges)
+		M = cap / edges < 1 ? 1 : (int)(cap / edges);
+	M = deployable_segments(M, nblock * U, imbalance, stream, alpha, edges, cap);
 	/* as the caller fixes them (MSCCL's limits: to_msccl_fit.c) */
 	M = c->segments > 0 ? c->segments : M;
+	repeated = repeated && M > 1;
+	int gm = repeated ? 1 : M; /* the segments generated */
 	if (U > MAX_PIPELINE_MSGS || (double)U * M > MAX_PIPELINE_MSGS) {
 		error_at(c->diag, c->loc, "packing cuts each block into %lld x %d sub-chunks; the limit is %d",
 		         (long long)U, M, MAX_PIPELINE_MSGS);
@@ -743,15 +785,15 @@ alg_packing(const AlgCtx *c)
 		return NULL;
 	}
 	Gen g;
-	if (gen_begin(&g, c, nblock, (int)U * M) != 0) {
+	if (gen_begin(&g, c, nblock, (int)U * gm) != 0) {
 		free(own);
 		return NULL;
 	}
 	if (c->kind == CK_ALLREDUCE) {
-		phase_messages(&g, &ph[0], M, lv0, false, true);
-		phase_messages(&g, &ph[1], M, lv0 + ph[0].cp.pk.ntree, false, false);
+		phase_messages(&g, &ph[0], gm, lv0, false, true);
+		phase_messages(&g, &ph[1], gm, lv0 + ph[0].cp.pk.ntree, false, false);
 	} else {
-		phase_messages(&g, &ph[0], M, lv0, rooted, ph[0].cp.inward);
+		phase_messages(&g, &ph[0], gm, lv0, rooted, ph[0].cp.inward);
 	}
 	free(own);
 	/* no commas: the choice is a CSV field of collc sim */
@@ -765,5 +807,8 @@ alg_packing(const AlgCtx *c)
 		                           rho[0] > rho[nph - 1] ? rho[0] : rho[nph - 1]);
 	g.s->size_chosen = true;
 	g.s->segments = M;
-	return gen_end(c->diag, &g);
+	Sched *s = gen_end(c->diag, &g);
+	if (s && repeated)
+		repeat_segments(c, s, M);
+	return s;
 }

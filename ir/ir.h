@@ -393,6 +393,13 @@ typedef struct Sched {
 	 * (packing's M: to_msccl_fit.c builds the same trees with fewer); 0
 	 * where the algorithm has none */
 	int segments;
+	/* the repeated form (repeat > 1; repeat.c): the messages are segment 0's
+	 * of a pipeline of `repeat` segments, and segment j (0 < j < repeat) is
+	 * every one of them again, j rounds later, carrying chunk c + j for each
+	 * chunk c it carries (segment 0's chunks are the multiples of repeat;
+	 * nround counts the repeats' rounds). No fuses, phases or barriers. 0
+	 * or 1: the messages are all of them */
+	int repeat;
 	const Topo *topo;
 	int nrank;
 	int *rank_node;    /* communicator rank -> node */
@@ -486,6 +493,34 @@ void sched_fuse_end(SchedBuilder *);
 int fuse_links(const Sched *, int f, int *links);
 /* The most links fuse_links can write for any operation of s. */
 int fuse_links_max(const Sched *);
+
+/* repeat.c: the repeated form (Sched.repeat). */
+/* Its rules: chunks, rounds and owners as Sched.repeat says, no fuses,
+ * phases or barriers, no two copies of one message key in a round. -1
+ * after a located error. */
+int sched_repeat_check(Diag *, const Sched *);
+/* Segment 0 alone as an explicit schedule (chunk c as c / repeat, its
+ * rounds only): what verify proves. */
+Sched *sched_repeat_view(Arena *, const Sched *);
+/* Where each base round's messages start: first[b] .. first[b + 1] for
+ * the nround - repeat + 1 base rounds (xmalloc'd; the caller frees). */
+int *sched_repeat_rounds(const Sched *);
+/* Round r's messages of the repeated form, in the listed form's order
+ * (by (src, dst, route, op, instance), as sched_end sorts a round): the
+ * base messages' indices into out (room for the largest round: the most
+ * messages of `repeat` consecutive base rounds); their segment is r minus
+ * their round. Returns the count. */
+int sched_repeat_round(const Sched *, const int *first, int r, int *out);
+/* The most messages of one round of the repeated form. */
+long sched_repeat_max_round(const Sched *, const int *first);
+/* Every segment's messages listed (an explicit schedule, repeat 0), its
+ * size checked first as an explicit schedule's (check_sched_size) and as
+ * a listed packing's (MAX_PACK_MSGS messages, MAX_TRANSFERS chunk
+ * transfers); s itself when it is not repeated; NULL after a located
+ * error. */
+const Sched *sched_listed(Diag *, Arena *, const Sched *);
+/* The order of two messages of one round (sched_end's). */
+int sched_msg_order(const Msg *, const Msg *);
 
 /* symm.c: tree symmetrization. Trees must span exactly the ranks. */
 /* Whether auto's schedule s may be o: a file's own `symmetric` schedule
@@ -591,6 +626,8 @@ typedef struct AlgCtx {
 	double size;          /* bytes the cost model assumes (default segment counts, bridge's R) */
 	bool compact;         /* a symmetric form is welcome where the algorithm has one (the
 	                         ring on a whole ring: collc sim streams it) */
+	bool listed;          /* with compact: every message is held at once (collc sim
+	                       * --sync deps), so packing lists its segments (no Sched.repeat) */
 	/* pipelined_trees: nset sets of disjoint trees, set i the next set_size[i]
 	 * of trees[]; NULL: the generator builds the SuperMesh root sets */
 	Tree **trees;
@@ -982,6 +1019,7 @@ typedef struct Prog {
 	int nroutes;
 	double auto_size;  /* `algorithm auto` picks the fastest for this size (bytes) */
 	bool compact;      /* AlgCtx.compact for every collective (collc sim) */
+	bool listed;       /* AlgCtx.listed for every collective (--sync deps) */
 	TeachTrace *trace; /* AlgCtx.trace for every collective (collc explain), or NULL */
 } Prog;
 

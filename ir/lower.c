@@ -610,6 +610,7 @@ alg_ctx(Lowering *L, const Decl *d, CollKind kind, const Topo *t, Routes *routes
 	c.pack_group = file_group(L, d, t);
 	c.size = L->p->auto_size;
 	c.compact = L->p->compact;
+	c.listed = L->p->listed;
 	c.trace = L->p->trace;
 	const Item *ranks = item_of(d, IT_RANKS);
 	if (ranks)

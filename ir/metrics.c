@@ -476,11 +476,84 @@ rank_metrics(const Sched *s, double bytes, Metrics *m)
 	finish(s, bytes, vol, phys, q, mean_sum, time, m);
 }
 
+/* Base round b's messages added to (sign +1) or taken from (-1) the
+ * window's loads, in chunks (integers: a window moves without rounding). */
+static void
+window_add(const Sched *s, const int *first, int b, long sign, long *load, bool *used)
+{
+	for (int i = first[b]; i < first[b + 1]; i++) {
+		const Msg *msg = &s->msg[i];
+		int len = sched_route_len(s, msg->route);
+		const int *l = s->route_link + s->route_off[msg->route];
+		for (int k = 0; k < len; k++) {
+			load[l[k]] += sign * msg->n;
+			used[l[k]] = true;
+		}
+	}
+}
+
+/* The repeated form (repeat.c) without listing it: round r holds base
+ * rounds r - M + 1 .. r, so its loads are a window's sum, kept as the
+ * window moves (a base round in, one out); volume and hops are M times
+ * segment 0's. Each round's figures are the listed form's. */
+static void
+repeated_metrics(const Sched *s, double bytes, Metrics *m)
+{
+	const Topo *t = s->topo;
+	int M = s->repeat, nb = s->nround - M + 1;
+	double chunk = chunk_bytes(s, bytes);
+	int *first = sched_repeat_rounds(s);
+	long *load = xcalloc((size_t)t->nlink + 1, sizeof *load);
+	bool *used = xcalloc((size_t)t->nlink + 1, sizeof *used);
+	int *active = xmalloc(((size_t)t->nlink + 1) * sizeof *active), nactive = 0;
+	double *lat = xcalloc((size_t)nb + 1, sizeof *lat);
+	LinkCost c = link_cost(t, NULL, 0);
+	double vol = 0, phys = 0;
+	for (int i = 0; i < s->nmsg; i++) {
+		const Msg *msg = &s->msg[i];
+		int len = sched_route_len(s, msg->route);
+		double rl = route_latency(&c, s->route_link + s->route_off[msg->route], len, NULL);
+		lat[msg->round] = rl > lat[msg->round] ? rl : lat[msg->round];
+		vol += msg->n * chunk;
+		phys += msg->n * chunk * len;
+	}
+	double q = 0, time = 0;
+	for (int r = 0; r < s->nround; r++) {
+		if (r < nb) { /* the links ever loaded, listed again as a base round comes in */
+			window_add(s, first, r, 1, load, used);
+			nactive = 0;
+			for (int l = 0; l < t->nlink; l++)
+				if (used[l])
+					active[nactive++] = l;
+		}
+		if (r - M >= 0)
+			window_add(s, first, r - M, -1, load, used);
+		double max = 0, busiest = 0, rl = 0;
+		for (int k = 0; k < nactive; k++) {
+			int e = active[k];
+			double b = (double)load[e] * chunk;
+			max = b > max ? b : max;
+			busiest = b * c.beta[e] > busiest ? b * c.beta[e] : busiest;
+		}
+		for (int b = r - M + 1 > 0 ? r - M + 1 : 0; b <= r && b < nb; b++)
+			rl = lat[b] > rl ? lat[b] : rl;
+		q += max;
+		time += rl + busiest;
+	}
+	free(first), free(load), free(used), free(active), free(lat);
+	link_cost_free(&c);
+	m->messages = (long)s->nmsg * M;
+	m->by_symmetry = false;
+	finish(s, bytes, vol * M, phys * M, q, phys * M / t->nlink, time, m);
+}
+
 void
 metrics(const Sched *s, double bytes, Metrics *m)
 {
 	memset(m, 0, sizeof *m);
-	if (!s->base)
+	if (s->repeat > 1)
+		repeated_metrics(s, bytes, m);
+	else if (!s->base)
 		explicit_metrics(s, bytes, m);
 	else if (s->xor_routes)
 		rank_metrics(s, bytes, m);

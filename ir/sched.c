@@ -252,6 +252,12 @@ msg_order_in_round(const Msg *a, const Msg *b)
 	return a->first < b->first ? -1 : a->first > b->first;
 }
 
+int
+sched_msg_order(const Msg *a, const Msg *b)
+{
+	return msg_order_in_round(a, b);
+}
+
 static int
 index_order(const void *pa, const void *pb, void *msgs)
 {

@@ -24,6 +24,9 @@
  * linear in ranks x chunks plus transfers. Of the faults found, the one
  * the schedule meets first (by round, reads before writes, then message
  * order; the end state last, by rank then chunk) is reported.
+ * A repeated form (Sched.repeat, repeat.c) is proved on segment 0 alone,
+ * after its rules are checked: chunk c0 + j moves as c0 does, j rounds
+ * later, with the same owner, and a uniform shift keeps every check here.
  * On an optical ring the circuit configurations come first (optical.c):
  * every route must exist in the configuration of its round.
  * A symmetric schedule is proved by symmetry: each base tree is run in
@@ -644,6 +647,22 @@ verify_barriers(Diag *dg, const Sched *s, const Verdict *v)
 	return 0;
 }
 
+/* The repeated form (repeat.c): its rules, then segment 0 alone; every
+ * other segment's chunks move as segment 0's do, shifted in rounds. */
+static int
+verify_repeated(Diag *dg, const Sched *s, const Verdict *v)
+{
+	if (sched_repeat_check(dg, s) != 0) {
+		if (v->why)
+			snprintf(v->why, v->len, "schedule of '%s': its repeated form", s->name);
+		return -1;
+	}
+	Arena a = {0};
+	int rc = run_explicit(dg, sched_repeat_view(&a, s), " (segment 0)", true, v);
+	arena_free(&a);
+	return rc;
+}
+
 static int
 verify_sched(Diag *dg, const Sched *s, const Verdict *v)
 {
@@ -656,6 +675,8 @@ verify_sched(Diag *dg, const Sched *s, const Verdict *v)
 	}
 	if (verify_barriers(dg, s, v) != 0)
 		return -1;
+	if (s->repeat > 1)
+		return verify_repeated(dg, s, v);
 	if (!s->base)
 		return run_explicit(dg, s, "", true, v);
 	if (sched_check_symmetric(dg, s) != 0) {

@@ -22,7 +22,8 @@
  * means the largest accepted run takes at most that long), and the two
  * engines' cost ratio beside the limits'. Then halving-doubling on
  * ring(16384), refused before its first round: how long refusing takes.
- * `bench_sim engines` runs this part alone, `bench_sim cases` the first
+ * `bench_sim engines` runs this part alone, `bench_sim procs NAME` the
+ * end-to-end cases whose name holds NAME alone, `bench_sim cases` the first
  * table alone (the simulator in-process, both modes: seconds, to compare
  * two builds of the engine many times over).
  */
@@ -102,39 +103,40 @@ static const struct {
 	double target_s, target_mib;
 	const char *mode; /* --mode, or NULL for the default (packet) */
 	double target_wall_s; /* issue 27's are wall clock seconds */
+	const char *size; /* --sizes, or NULL for 1MiB */
 } procs[] = {
 	{"collc sim: ring AR, ring(1024), 1 MiB",
-	 "topology R = ring(1024);\ncollective allreduce AR on R { algorithm ring; }\n", 0.05, 0, NULL, 0},
+	 "topology R = ring(1024);\ncollective allreduce AR on R { algorithm ring; }\n", 0.05, 0, NULL, 0, NULL},
 	{"collc sim: ring AR, ring(4096), 1 MiB",
-	 "topology R = ring(4096);\ncollective allreduce AR on R { algorithm ring; }\n", 1.0, 1024, NULL, 0},
+	 "topology R = ring(4096);\ncollective allreduce AR on R { algorithm ring; }\n", 1.0, 1024, NULL, 0, NULL},
 	{"collc sim: ring AR, ring(16384), 1 MiB",
-	 "topology R = ring(16384);\ncollective allreduce AR on R { algorithm ring; }\n", 0, 0, NULL, 0},
+	 "topology R = ring(16384);\ncollective allreduce AR on R { algorithm ring; }\n", 0, 0, NULL, 0, NULL},
 	/* issue 27: 8.6e9 messages, run by node 0's (one a round, docs/sim.md
 	 * 6.1), in the default mode (packet, cut-through) and in flow mode */
 	{"collc sim: ring AR, ring(65536), 1 MiB",
 	 "topology R = ring(65536);\ncollective allreduce AR on R { algorithm ring; }\n", 0, 1024, NULL,
-	 10},
+	 10, NULL},
 	{"collc sim: ring AR, ring(65536), 1 MiB, flow",
 	 "topology R = ring(65536);\ncollective allreduce AR on R { algorithm ring; }\n", 0, 1024,
-	 "flow", 10},
+	 "flow", 10, NULL},
 	{"collc sim: SP AR, HyperX 32x32, 1 MiB",
 	 "topology H = hyperx(32, 32);\n"
 	 "group GH on H { translate; map (x, y) -> (-y, x); }\n"
 	 "tree W = windmill(H, root (0, 0));\n"
-	 "collective allreduce SP on H { algorithm symmetric(trees W, group GH); }\n", 0, 0, NULL, 0},
+	 "collective allreduce SP on H { algorithm symmetric(trees W, group GH); }\n", 0, 0, NULL, 0, NULL},
 	{"collc sim: Bucket AR, 128x128, 1 MiB",
 	 "topology T = torus(128, 128);\ncollective allreduce BK on T { algorithm bucket; }\n", 0, 0,
-	 NULL, 0},
+	 NULL, 0, NULL},
 	/* the rank form: a round's messages routed as the simulator asks for it */
 	{"collc sim: HD AR, 128x128, 1 MiB",
 	 "topology T = torus(128, 128);\n"
-	 "collective allreduce HD on T { algorithm halving_doubling; }\n", 0, 0, NULL, 0},
+	 "collective allreduce HD on T { algorithm halving_doubling; }\n", 0, 0, NULL, 0, NULL},
 	{"collc sim: HD AR, ring(16384), 1 MiB, flow",
 	 "topology R = ring(16384);\n"
-	 "collective allreduce HD on R { algorithm halving_doubling; }\n", 0, 0, "flow", 0},
+	 "collective allreduce HD on R { algorithm halving_doubling; }\n", 0, 0, "flow", 0, NULL},
 	{"collc sim: RD AG, ring(4096), 1 MiB, flow",
 	 "topology R = ring(4096);\n"
-	 "collective allgather RD on R { algorithm recursive_doubling; }\n", 0, 0, "flow", 0},
+	 "collective allgather RD on R { algorithm recursive_doubling; }\n", 0, 0, "flow", 0, NULL},
 	/* recursive doubling's allreduce in the rank form (refused built message
 	 * by message: 5.4e8 chunk transfers); the memory target is issue 13's
 	 * linear memory (one round's messages, 16384 here), far under 500 MiB,
@@ -142,16 +144,28 @@ static const struct {
 	 * ring (2.7e8 links, each found by the router) */
 	{"collc sim: RD AR, ring(16384), 1 MiB, flow",
 	 "topology R = ring(16384);\n"
-	 "collective allreduce RD on R { algorithm recursive_doubling; }\n", 30, 500, "flow", 0},
+	 "collective allreduce RD on R { algorithm recursive_doubling; }\n", 30, 500, "flow", 0, NULL},
 	{"collc sim: RD AR, 128x128, 1 MiB, flow",
 	 "topology T = torus(128, 128);\n"
-	 "collective allreduce RD on T { algorithm recursive_doubling; }\n", 5, 500, "flow", 0},
+	 "collective allreduce RD on T { algorithm recursive_doubling; }\n", 5, 500, "flow", 0, NULL},
+	/* issue 33: packing's 64 segments on 1024 GPUs in the repeated form
+	 * (ir/repeat.c), streamed; the targets are the issue's synthesis
+	 * limits (docs/algorithms.md, "Orbit representatives") */
+	{"collc sim: packing AG, rails 128x8, 1 GiB, flow",
+	 "network { link_bandwidth = 3600 Gbps; link_latency = 500 ns; }\n"
+	 "topology C = rails(boxes 128, gpus 8, nic_gbps 400);\n"
+	 "collective allgather AG on C { algorithm packing; }\n", 60, 4096, "flow", 0, "1GiB"},
+	{"collc sim: packing AR, rails 128x8, 1 GiB, flow",
+	 "network { link_bandwidth = 3600 Gbps; link_latency = 500 ns; }\n"
+	 "topology C = rails(boxes 128, gpus 8, nic_gbps 400);\n"
+	 "collective allreduce AR on C { algorithm packing; }\n", 60, 4096, "flow", 0, "1GiB"},
 };
 
 /* Runs `collc sim` on text (written to a temporary .coll file): its CPU
  * and wall seconds and peak KiB; false if it did not exit 0. */
 static bool
-run_collc(const char *text, const char *mode, double *cpu, double *wall, long *kib)
+run_collc(const char *text, const char *mode, const char *size, double *cpu, double *wall,
+          long *kib)
 {
 	struct timespec w0, w1;
 	clock_gettime(CLOCK_MONOTONIC, &w0);
@@ -167,10 +181,10 @@ run_collc(const char *text, const char *mode, double *cpu, double *wall, long *k
 		dup2(null, 1);
 		dup2(null, 2);
 		if (mode)
-			execl(COLLC_BIN, "collc", "sim", path, "--sizes", "1MiB", "--mode", mode,
+			execl(COLLC_BIN, "collc", "sim", path, "--sizes", size, "--mode", mode,
 			      (char *)NULL);
 		else
-			execl(COLLC_BIN, "collc", "sim", path, "--sizes", "1MiB", (char *)NULL);
+			execl(COLLC_BIN, "collc", "sim", path, "--sizes", size, (char *)NULL);
 		_exit(127);
 	}
 	int st = 0;
@@ -371,7 +385,10 @@ main(int argc, char **argv)
 		return 0;
 	}
 	int missed = 0, failed = 0;
-	bench_cases(&missed, &failed);
+	/* `procs NAME`: the end-to-end cases whose name holds NAME, alone */
+	const char *only = argc > 2 && strcmp(argv[1], "procs") == 0 ? argv[2] : NULL;
+	if (!only)
+		bench_cases(&missed, &failed);
 	if (argc > 1 && strcmp(argv[1], "cases") == 0)
 		return bench_summary("bench_sim", missed, failed);
 	printf("\n%-46s %8s %7s %6s %8s %7s %6s %8s %7s %6s\n", "case (the collc binary, end to end)",
@@ -379,7 +396,10 @@ main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof procs / sizeof procs[0]; i++) {
 		double cpu, wall;
 		long kib;
-		if (!run_collc(procs[i].text, procs[i].mode, &cpu, &wall, &kib)) {
+		if (only && !strstr(procs[i].name, only))
+			continue;
+		if (!run_collc(procs[i].text, procs[i].mode, procs[i].size ? procs[i].size : "1MiB", &cpu,
+		               &wall, &kib)) {
 			printf("%-42s did not run\n", procs[i].name);
 			failed++;
 			continue;
@@ -396,6 +416,8 @@ main(int argc, char **argv)
 		          missed_target(procs[i].name, "peak memory", (double)kib / 1024,
 		                        procs[i].target_mib, "MiB");
 	}
+	if (only)
+		return bench_summary("bench_sim", missed, failed);
 	bench_engines();
 	return bench_summary("bench_sim", missed, failed);
 }
