@@ -273,12 +273,13 @@ first_error(const char *diag, const char *name, char *note)
 		while (bol > diag && bol[-1] != '\n')
 			bol--;
 		size_t n = strlen(name);
+		bool here = n && strncmp(bol, name, n) == 0; /* the error is in `name` */
 		int line, col;
-		if (n && strncmp(bol, name, n) == 0 && sscanf(bol + n, ":%d:%d:", &line, &col) == 2)
+		if (here && sscanf(bol + n, ":%d:%d:", &line, &col) == 2)
 			at = (Loc){line, col};
 		else if (n)
 			at = first_loc_in(diag, name);
-		e = n && !(strncmp(bol, name, n) == 0) && bol < e ? bol : e + 7;
+		e = n && !here && bol < e ? bol : e + 7;
 	} else {
 		e = diag;
 	}
