@@ -310,7 +310,9 @@ SEED    ?= 1
 mutate:
 	tests/mutate.sh $(MUTANTS) $(SEED)
 
-demo: deps all
+# the build after the packages, also under -j (protoc-c and flex come from deps)
+demo: deps
+	$(MAKE) all
 	$(COLLC) check examples/sp-torus-8x8.coll
 
 deps:

@@ -260,22 +260,26 @@ static unsigned long long collc_cal_unit(int kind, int p)
 	return u;
 }
 
-/* The slowest rank's mean time of one call, in seconds (as IMB's t_max):
- * warm warm-up calls first, each call from a barrier. */
-static double collc_cal_time(collc_try_fn f, int e, int ours, void *in, void *out, int count,
-                             MPI_Comm comm, int warm, int iters)
+/* A call's time two ways, in seconds: t[0] the slowest rank's mean (IMB's
+ * t_max), t[1] the ranks' mean of their means (OSU's average latency,
+ * IMB's t_avg); warm warm-up calls first, each call from a barrier. */
+static void collc_cal_time(collc_try_fn f, int e, int ours, void *in, void *out, int count,
+                           MPI_Comm comm, int warm, int iters, double t[2])
 {
-	double sum = 0, worst = 0;
+	double sum = 0;
+	int p;
 	for (int i = -warm; i < iters; i++) {
 		COLLC_MPI(Barrier)(comm);
-		double t = MPI_Wtime();
+		double t0 = MPI_Wtime();
 		f(e, ours, in, out, count, comm);
 		if (i >= 0)
-			sum += MPI_Wtime() - t;
+			sum += MPI_Wtime() - t0;
 	}
 	sum /= iters;
-	COLLC_MPI(Allreduce)(&sum, &worst, 1, MPI_DOUBLE, MPI_MAX, comm);
-	return worst;
+	MPI_Comm_size(comm, &p);
+	COLLC_MPI(Allreduce)(&sum, &t[0], 1, MPI_DOUBLE, MPI_MAX, comm);
+	COLLC_MPI(Allreduce)(&sum, &t[1], 1, MPI_DOUBLE, MPI_SUM, comm);
+	t[1] /= p;
 }
 
 /* The iterations a round at a size of `bytes` (*n) and the warm-up calls
@@ -306,15 +310,19 @@ static void collc_cal_count(collc_try_fn f, int e, void *in, void *out, int coun
 	*warm = *n / 10 < COLLC_CAL_WARMUP ? COLLC_CAL_WARMUP : *n / 10;
 }
 
-/* Entry e's sizes from lo up to max, each a power of 4 times the unit
+/* Entry e's sizes from lo up to max, each a power of 2 times the unit
  * (every size of [lo, hi) below the first is the first's), measured both
  * ways in turn COLLC_CAL_ROUNDS times, one row a size to rank 0's out. A
- * way's time is its best round; the noise is the larger of the two ways'
- * spreads over their rounds (slowest / best - 1), and the schedule runs a
- * size only when it was faster by more than that: within the noise, the
- * MPI library's own. The rows end at hi; a range with no size to measure
- * is MPI's. iters: iterations a round after COLLC_CAL_WARMUP warm-up calls
- * (0: collc_cal_count's within budget seconds a size). */
+ * way's times (the slowest rank's and the ranks' mean: OSU prints the
+ * mean, IMB both) are its best rounds; the noise is the largest spread of
+ * a way's time over its rounds (slowest / best - 1), and the schedule runs
+ * a size only when it was faster by more than that in both times: within
+ * the noise, or faster by one measure only (a broadcast whose root returns
+ * early has a low mean), the MPI library's own. Powers of 2, as OSU and
+ * IMB step, so that no size a benchmark runs lies inside a row measured at
+ * another. The rows end at hi; a range with no size to measure is MPI's.
+ * iters: iterations a round after COLLC_CAL_WARMUP warm-up calls (0:
+ * collc_cal_count's within budget seconds a size). */
 static int collc_cal_entry(FILE *out, const collc_entry *x, int e, const char *name,
                            collc_try_fn f, unsigned long long max, int iters, double budget,
                            MPI_Comm comm)
@@ -322,8 +330,8 @@ static int collc_cal_entry(FILE *out, const collc_entry *x, int e, const char *n
 	int p;
 	MPI_Comm_size(comm, &p);
 	unsigned long long unit = collc_cal_unit(x->kind, p), s = unit;
-	while (s < x->lo || s < 64)
-		s *= 4;
+	while (s < x->lo) /* from one element a rank: OSU and IMB measure from 1 B */
+		s *= 2;
 	if (s >= x->hi || s > max || s / unit > INT_MAX) {
 		if (out)
 			fprintf(out, "%d %llu %llu mpi %s: no size to measure\n", e, x->lo, x->hi, name);
@@ -339,25 +347,34 @@ static int collc_cal_entry(FILE *out, const collc_entry *x, int e, const char *n
 		return MPI_ERR_NO_MEM;
 	}
 	memset(in, 1, cap); /* small floats: no overflow, no denormals */
-	for (unsigned long long lo = x->lo; s < x->hi && s <= max; s *= 4) {
+	for (unsigned long long lo = x->lo; s < x->hi && s <= max; s *= 2) {
 		int count = (int)(s / unit), n = iters, warm = COLLC_CAL_WARMUP;
-		double best[2] = {1e30, 1e30}, worst[2] = {0, 0}, noise = 0;
+		/* [way][measure]: way 0 MPI, 1 the schedule; measure 0 the slowest
+		 * rank's, 1 the ranks' mean */
+		double best[2][2] = {{1e30, 1e30}, {1e30, 1e30}}, worst[2][2] = {{0, 0}, {0, 0}};
+		double noise = 0;
 		if (iters <= 0)
 			collc_cal_count(f, e, in, buf, count, s, budget, comm, &n, &warm);
 		for (int r = 0; r < COLLC_CAL_ROUNDS; r++)
 			for (int ours = 0; ours < 2; ours++) {
-				double v = collc_cal_time(f, e, ours, in, buf, count, comm, warm, n);
-				best[ours] = v < best[ours] ? v : best[ours];
-				worst[ours] = v > worst[ours] ? v : worst[ours];
+				double v[2];
+				collc_cal_time(f, e, ours, in, buf, count, comm, warm, n, v);
+				for (int m = 0; m < 2; m++) {
+					best[ours][m] = v[m] < best[ours][m] ? v[m] : best[ours][m];
+					worst[ours][m] = v[m] > worst[ours][m] ? v[m] : worst[ours][m];
+				}
 			}
 		for (int ours = 0; ours < 2; ours++)
-			if (best[ours] > 0 && worst[ours] / best[ours] - 1 > noise)
-				noise = worst[ours] / best[ours] - 1;
-		unsigned long long hi = s * 4 < x->hi && s * 4 <= max ? s * 4 : x->hi;
+			for (int m = 0; m < 2; m++)
+				if (best[ours][m] > 0 && worst[ours][m] / best[ours][m] - 1 > noise)
+					noise = worst[ours][m] / best[ours][m] - 1;
+		int faster = best[1][0] * (1 + noise) < best[0][0] && best[1][1] * (1 + noise) < best[0][1];
+		unsigned long long hi = s * 2 < x->hi && s * 2 <= max ? s * 2 : x->hi;
 		if (out)
 			fprintf(out, "%d %llu %llu %s %s: %llu B collc %.2f us MPI %.2f us noise %.1f %% "
-			        "iters %d\n", e, lo, hi, best[1] * (1 + noise) < best[0] ? "collc" : "mpi",
-			        name, s, best[1] * 1e6, best[0] * 1e6, noise * 100, n);
+			        "iters %d mean collc %.2f us MPI %.2f us\n", e, lo, hi,
+			        faster ? "collc" : "mpi", name, s, best[1][0] * 1e6, best[0][0] * 1e6,
+			        noise * 100, n, best[1][1] * 1e6, best[0][1] * 1e6);
 		lo = hi;
 	}
 	free(in);
@@ -392,17 +409,18 @@ static int collc_lib_calibrate(const char *lib, const collc_entry *plan, int n,
 		return MPI_ERR_FILE;
 	}
 	if (out && iters > 0)
-		fprintf(out, "# %s: %d entries; %d ranks; times: the slowest rank's mean, best of %d "
-		        "rounds of %d iterations (after %d warm-up calls); ", lib, n, p, COLLC_CAL_ROUNDS,
+		fprintf(out, "# %s: %d entries; %d ranks; times: the slowest rank's mean and (mean) the "
+		        "ranks' mean, best of %d rounds of %d iterations (after %d warm-up calls); ", lib, n, p, COLLC_CAL_ROUNDS,
 		        iters, COLLC_CAL_WARMUP);
 	else if (out)
-		fprintf(out, "# %s: %d entries; %d ranks; times: the slowest rank's mean, best of %d "
-		        "rounds of iters iterations (OSU's %d to %d B, %d above, fewer where a size's "
+		fprintf(out, "# %s: %d entries; %d ranks; times: the slowest rank's mean and (mean) the "
+		        "ranks' mean, best of %d rounds of iters iterations (OSU's %d to %d B, %d above, fewer where a size's "
 		        "rounds would pass %.3g s; a tenth more as warm-up calls); ", lib, n, p,
 		        COLLC_CAL_ROUNDS, COLLC_CAL_LOOP_SMALL, COLLC_CAL_SMALL, COLLC_CAL_LOOP_LARGE,
 		        budget);
 	if (out)
-		fputs("noise: the rounds' spread; who: collc where faster by more than the noise; entry "
+		fputs("noise: the rounds' spread; who: collc where faster by more than the noise in both; "
+		      "entry "
 		      "lo hi (bytes) who\n", out);
 	for (int e = 0; e < n && rc == MPI_SUCCESS; e++)
 		if (plan[e].nrank == p && plan[e].root < p)
