@@ -99,6 +99,11 @@ int diag_too_many(const Diag *); /* the error limit was reached: stop parsing */
 void diag_stopping(Diag *);      /* says once that the limit stopped the run */
 void diag_mute(Diag *, bool on); /* trial builds: errors neither print nor count */
 _Noreturn void die(const char *fmt, ...) PRINTF_LIKE(1, 2); /* internal bug */
+/* xml.c: text[0..len) parsed by libxml2 (no network, lines past 65535,
+ * `flags` besides), printing nothing itself; NULL after an error located
+ * where libxml2 stopped, "RULE" "not well-formed XML: " and its words. */
+struct _xmlDoc;
+struct _xmlDoc *xml_parse(Diag *, const char *text, size_t len, int flags, const char *rule);
 /* What the run is building, for an out-of-memory error: "schedule 'AR'"
  * at its declaration; diag_built() forgets it. */
 void diag_building(Diag *, Loc, const char *what);

@@ -120,6 +120,20 @@ glyph(const unsigned char *q, const unsigned char *end, char *buf, int *cols)
 	return n;
 }
 
+/* s[0..n) as glyph shows it: what a message says of the input (a name, a
+ * path, libxml2's words on bytes it could not read) cannot send a
+ * terminal control characters or reorder the line. */
+static void
+put_shown(FILE *f, const char *s, size_t n)
+{
+	char g[16];
+	int cols;
+	for (const char *q = s, *end = s + n; q < end;) {
+		q += glyph((const unsigned char *)q, (const unsigned char *)end, g, &cols);
+		fputs(g, f);
+	}
+}
+
 static void
 quote(const Diag *d, Loc loc)
 {
@@ -173,12 +187,17 @@ static void
 report(const Diag *d, const char *kind, Loc loc, const char *fmt, va_list ap)
 {
 	FILE *f = stream(d);
+	char msg[4096]; /* a message longer than this is cut, "..." after it */
+	int n = vsnprintf(msg, sizeof msg, fmt, ap);
+	size_t len = n < 0 ? 0 : (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1;
+	const char *file = d->file ? d->file : "collc";
+	put_shown(f, file, strlen(file));
 	if (loc.line > 0)
-		fprintf(f, "%s:%d:%d: %s: ", d->file, loc.line, loc.col, kind);
+		fprintf(f, ":%d:%d: %s: ", loc.line, loc.col, kind);
 	else
-		fprintf(f, "%s: %s: ", d->file, kind);
-	vfprintf(f, fmt, ap);
-	fputc('\n', f);
+		fprintf(f, ": %s: ", kind);
+	put_shown(f, msg, len);
+	fputs(n >= 0 && (size_t)n >= sizeof msg ? "...\n" : "\n", f);
 	if (loc.line > 0 && d->text)
 		quote(d, loc);
 }

@@ -576,19 +576,9 @@ nccl_box_read(Diag *dg, Arena *a, const char *text, size_t len, NcclBox *box)
 	}
 	if (refuse_dtd(&r) != 0)
 		return -1;
-	xmlDoc *doc = xmlReadMemory(text, (int)len, NULL, NULL,
-	                            XML_PARSE_NONET | XML_PARSE_BIG_LINES | XML_PARSE_NOERROR |
-	                                XML_PARSE_NOWARNING);
-	if (!doc) {
-		const xmlError *e = xmlGetLastError();
-		char msg[256];
-		snprintf(msg, sizeof msg, "%s", e && e->message ? e->message : "parse error");
-		msg[strcspn(msg, "\n")] = 0;
-		error_at(dg, (Loc){e && e->line > 0 ? e->line : 1, e && e->int2 > 0 ? e->int2 : 1},
-		         "not well-formed XML: %s", msg);
-		xmlResetLastError();
+	xmlDoc *doc = xml_parse(dg, text, len, 0, "");
+	if (!doc)
 		return -1;
-	}
 	xmlNode *root = xmlDocGetRootElement(doc);
 	if (!root || !is(root, "system"))
 		error_at(dg, root ? node_loc(&r, root) : (Loc){1, 1}, "an NCCL topology file begins with "

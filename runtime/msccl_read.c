@@ -376,19 +376,9 @@ msccl_read(Diag *dg, Arena *a, const char *text, size_t len, bool legacy, MProg 
 		error_at(dg, (Loc){1, 1}, "the file is too large");
 		return -1;
 	}
-	xmlDoc *doc = xmlReadMemory(text, (int)len, NULL, NULL,
-	                            XML_PARSE_NONET | XML_PARSE_BIG_LINES | XML_PARSE_NOERROR |
-	                                XML_PARSE_NOWARNING | XML_PARSE_HUGE);
-	if (!doc) {
-		const xmlError *e = xmlGetLastError();
-		char msg[256];
-		snprintf(msg, sizeof msg, "%s", e && e->message ? e->message : "parse error");
-		msg[strcspn(msg, "\n")] = 0;
-		error_at(dg, (Loc){e ? e->line : 1, e && e->int2 > 0 ? e->int2 : 1},
-		         "rule 1 (lexical form): not well-formed XML: %s", msg);
-		xmlResetLastError();
+	xmlDoc *doc = xml_parse(dg, text, len, XML_PARSE_HUGE, "rule 1 (lexical form): ");
+	if (!doc)
 		return -1;
-	}
 	xmlNode *root = xmlDocGetRootElement(doc);
 	if (!root || !is(root, "algo")) {
 		error_at(dg, (Loc){1, 1}, "rule 1 (lexical form): <algo> must be the first element");

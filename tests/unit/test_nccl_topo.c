@@ -239,6 +239,39 @@ test_errors(void)
 	read_free(&r, NULL);
 }
 
+/* Bytes libxml2 cannot read: its encoding layer printed its own lines
+ * ("encoding error : input conversion failed ...", "I/O error : encoder
+ * error") on collc's standard error, under XML_PARSE_NOERROR, before the
+ * located error; and its words on an attribute name of invalid UTF-8 were
+ * printed raw in the message. Now the located error alone, escaped. */
+static void
+test_unreadable_bytes(void)
+{
+	static const struct {
+		const char *text, *error;
+	} at[] = {
+		{"<?xml version=\"1.0\" encoding=\"EUC-JP\"?><system>\x8e\xff\x01\xa1</system>\n",
+		 ":1:48: error: not well-formed XML: Premature end of data in tag system line 1\n"},
+		{"<system version=\"1\"><cpu numaid=\"0\" \xff\xfe></cpu></system>\n",
+		 ":1:39: error: not well-formed XML: Specification mandates value for attribute "
+		 "\\xFF\\xFE\n"},
+	};
+	for (size_t i = 0; i < sizeof at / sizeof at[0]; i++) {
+		char path[] = "/tmp/collc-bytes-XXXXXX", cmd[256];
+		FILE *f = temp_file(path);
+		fputs(at[i].text, f);
+		fclose(f);
+		snprintf(cmd, sizeof cmd, COLLC_BIN " nccl-topo %s 2>&1 >/dev/null", path);
+		int st = -1;
+		char *err = run_all(cmd, &st), want[256];
+		snprintf(want, sizeof want, "%s%s", path, at[i].error);
+		assert_named(st == 1 && err && strncmp(err, want, strlen(want)) == 0, __LINE__, __FILE__,
+		             "case %zu: status %d, standard error:\n%s", i, st, err ? err : "");
+		free(err);
+		remove(path);
+	}
+}
+
 /* Direct GPU-to-GPU NVLinks (a DGX-1-like hybrid cube mesh pair) and a c2c
  * link: the counts and NCCL's bandwidths, one way each as the file lists. */
 static void
@@ -716,6 +749,7 @@ CU_TestInfo nccl_topo_tests[] = {
 	{"Azure's ndv4 file (no <gpu>): a located error naming what is missing", test_no_gpus},
 	{"NCCL's NVLink and PCIe bandwidth tables", test_tables},
 	{"errors located in the XML", test_errors},
+	{"bytes libxml2 cannot read: the located error alone, escaped", test_unreadable_bytes},
 	{"direct GPU NVLinks, c2c, arm64 CPUs", test_direct_nvlinks},
 	{"collc nccl-topo's declaration checks and builds", test_cli_loads},
 	{"the fuzz target on the fixtures, whole and cut short", test_fuzz_target},
