@@ -33,6 +33,9 @@ diag_mute(Diag *d, bool on)
 	d->mute_depth += on ? 1 : -1;
 }
 
+static void put_shown(FILE *, const char *s, size_t n);
+static void put_file(FILE *, const Diag *);
+
 /* Lines longer than this are quoted as a window around the column. */
 enum { QUOTE_WIDTH = 120 };
 
@@ -69,7 +72,8 @@ diag_stopping(Diag *d)
 	if (d->announced)
 		return;
 	d->announced = true;
-	fprintf(stream(d), "%s: error: too many errors (%d), stopping\n", d->file, DIAG_MAX_ERRORS);
+	put_file(stream(d), d);
+	fprintf(stream(d), ": error: too many errors (%d), stopping\n", DIAG_MAX_ERRORS);
 }
 
 int
@@ -134,6 +138,14 @@ put_shown(FILE *f, const char *s, size_t n)
 	}
 }
 
+/* The file a diagnostic names, shown as its message is. */
+static void
+put_file(FILE *f, const Diag *d)
+{
+	const char *file = d->file ? d->file : "collc";
+	put_shown(f, file, strlen(file));
+}
+
 static void
 quote(const Diag *d, Loc loc)
 {
@@ -157,12 +169,9 @@ quote(const Diag *d, Loc loc)
 	}
 	if (from > p)
 		fputs("...", f);
+	put_shown(f, from, (size_t)(to - from));
 	char g[16];
 	int cols;
-	for (const char *q = from; q < to;) {
-		q += glyph((const unsigned char *)q, (const unsigned char *)to, g, &cols);
-		fputs(g, f);
-	}
 	if (to < eol)
 		fputs("...", f);
 	fputc('\n', f);
@@ -190,8 +199,7 @@ report(const Diag *d, const char *kind, Loc loc, const char *fmt, va_list ap)
 	char msg[4096]; /* a message longer than this is cut, "..." after it */
 	int n = vsnprintf(msg, sizeof msg, fmt, ap);
 	size_t len = n < 0 ? 0 : (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1;
-	const char *file = d->file ? d->file : "collc";
-	put_shown(f, file, strlen(file));
+	put_file(f, d);
 	if (loc.line > 0)
 		fprintf(f, ":%d:%d: %s: ", loc.line, loc.col, kind);
 	else

@@ -410,18 +410,18 @@ static int collc_lib_calibrate(const char *lib, const collc_entry *plan, int n,
 	}
 	if (out && iters > 0)
 		fprintf(out, "# %s: %d entries; %d ranks; times: the slowest rank's mean and (mean) the "
-		        "ranks' mean, best of %d rounds of %d iterations (after %d warm-up calls); ", lib, n, p, COLLC_CAL_ROUNDS,
-		        iters, COLLC_CAL_WARMUP);
+		        "ranks' mean, best of %d rounds of %d iterations (after %d warm-up calls); ",
+		        lib, n, p, COLLC_CAL_ROUNDS, iters, COLLC_CAL_WARMUP);
 	else if (out)
 		fprintf(out, "# %s: %d entries; %d ranks; times: the slowest rank's mean and (mean) the "
-		        "ranks' mean, best of %d rounds of iters iterations (OSU's %d to %d B, %d above, fewer where a size's "
-		        "rounds would pass %.3g s; a tenth more as warm-up calls); ", lib, n, p,
+		        "ranks' mean, best of %d rounds of iters iterations (OSU's %d to %d B, %d "
+		        "above, fewer where a size's rounds would pass %.3g s; a tenth more as warm-up "
+		        "calls); ", lib, n, p,
 		        COLLC_CAL_ROUNDS, COLLC_CAL_LOOP_SMALL, COLLC_CAL_SMALL, COLLC_CAL_LOOP_LARGE,
 		        budget);
 	if (out)
 		fputs("noise: the rounds' spread; who: collc where faster by more than the noise in both; "
-		      "entry "
-		      "lo hi (bytes) who\n", out);
+		      "entry lo hi (bytes) who\n", out);
 	for (int e = 0; e < n && rc == MPI_SUCCESS; e++)
 		if (plan[e].nrank == p && plan[e].root < p)
 			rc = collc_cal_entry(out, &plan[e], e, names[plan[e].sched], f, max, iters,
