@@ -521,8 +521,8 @@ static void collc_cal_spans(const collc_entry *plan, int n)
  * MPI_DATATYPE_NULL: not to be looked at (MPI_Alltoallv's, whose ranks
  * agree only later): only the kind and root are. A call of no bytes is
  * left to the pick (one an entry covers returns at once). */
-static int collc_lib_quick(const char *lib, const collc_entry *plan, int n, int kind, int count,
-                           MPI_Datatype type, MPI_Op op, int root)
+static int collc_lib_quick_verdict(const char *lib, const collc_entry *plan, int n, int kind,
+                                   int count, MPI_Datatype type, MPI_Op op, int root)
 {
 	if (collc_cal.n == -1) { /* the plan to follow, read once MPI may run a schedule */
 		if (!collc_lib_usable())
@@ -556,6 +556,37 @@ static int collc_lib_quick(const char *lib, const collc_entry *plan, int n, int 
 			return 0;
 	}
 	return 1;
+}
+
+/* The last call of each kind that collc_lib_quick gave to MPI, each in a
+ * cache line of its own. A program calls one size again and again (a
+ * benchmark's loop, a solver's step); a call the same as the last then
+ * reads this line alone where the verdict reads the spans, the plan's
+ * entries and the type's size, lines that are cold after a barrier (0.02
+ * to 0.1 us a call under a microsecond: docs/mpi.md). Once the plan is
+ * read the verdict depends on the call's count, type, op and root alone:
+ * a predefined handle stands for its type or op while MPI runs, and one
+ * that is not predefined is passed whatever it names. Written at level 1
+ * only (calls never concurrent); count 0: none yet. */
+typedef struct {
+	_Alignas(64) int count;
+	int root;
+	MPI_Datatype type;
+	MPI_Op op;
+} collc_memo_line;
+static collc_memo_line collc_memo[COLLC_K_REDUCE + 1];
+
+/* collc_lib_quick_verdict's answer, the last call's when it is the same */
+static int collc_lib_quick(const char *lib, const collc_entry *plan, int n, int kind, int count,
+                           MPI_Datatype type, MPI_Op op, int root)
+{
+	collc_memo_line *m = &collc_memo[kind];
+	if (count > 0 && m->count == count && m->type == type && m->op == op && m->root == root)
+		return 1;
+	int mpi = collc_lib_quick_verdict(lib, plan, n, kind, count, type, op, root);
+	if (mpi && count > 0 && type != MPI_DATATYPE_NULL && collc_known.level == 1)
+		*m = (collc_memo_line){count, root, type, op};
+	return mpi;
 }
 
 /* Whether some size of a call of `kind` on p ranks may run a schedule: an

@@ -111,6 +111,31 @@ zero_calls(long *checks)
 	return bad;
 }
 
+/* Broadcasts that differ from the one before in one of count, type and
+ * root, each the plan's other side of the last (the drop-in keeps the last
+ * call it passed, to pass its repeats at once): 1023 B MPI's, 1024 B
+ * collc's; 256 MPI_CHAR MPI's, 256 MPI_INT from rank 1 MPI's (the plan's
+ * entry is rank 0's), from rank 0 collc's. */
+static long
+same_but_one(int me, long *checks)
+{
+	static const struct {
+		int count, type, root;
+	} call[] = {{1023, 0, 0}, {1024, 0, 0}, {256, 0, 0}, {256, 1, 1}, {256, 1, 0}};
+	long bad = 0;
+	int buf[256];
+	for (size_t k = 0; k < sizeof call / sizeof call[0]; k++) {
+		unsigned char *b = (unsigned char *)buf;
+		memset(buf, me == call[k].root ? (int)k + 1 : 0, sizeof buf);
+		MPI_Bcast(buf, call[k].count, call[k].type ? MPI_INT : MPI_CHAR, call[k].root,
+		          MPI_COMM_WORLD);
+		size_t bytes = (size_t)call[k].count * (call[k].type ? sizeof(int) : 1);
+		for (size_t i = 0; i < bytes; i++, (*checks)++)
+			bad += b[i] != k + 1;
+	}
+	return bad;
+}
+
 /* Rank 0 prints the checks made and whether any failed; MPI_Finalize. */
 static int
 finish(int me, long bad, long checks)
@@ -153,6 +178,7 @@ main(int argc, char **argv)
 	MPI_Bcast(big, sizeof big, MPI_CHAR, 0, MPI_COMM_WORLD); /* the plan's: collc's schedule */
 	for (size_t i = 0; i < sizeof big; i++, checks++)
 		bad += big[i] != 5;
+	bad += same_but_one(me, &checks);
 	MPI_Pcontrol(1);
 	for (int i = 0; i < iters; i++)
 		bad += round_of_calls(me, &checks);

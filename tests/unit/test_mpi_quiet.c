@@ -81,7 +81,7 @@ quiet_under(const char *cc, const char *run, bool ompi, bool zero)
 	const char *none = "queries: 0 (",
 	           *report = zero ? ": ran AR 0 RS 0 AG 0 A2A 0 BC 0 RD 1; passed to MPI 16; returned "
 	                            "at once 16\n"
-	                          : ": ran AR 0 RS 0 AG 0 A2A 0 BC 1 RD 0; passed to MPI 49\n";
+	                          : ": ran AR 0 RS 0 AG 0 A2A 0 BC 3 RD 0; passed to MPI 52\n";
 	for (const char *q = out; q && (q = strstr(q, none)); q++)
 		silent++;
 	for (const char *q = out; q && (q = strstr(q, report)); q++)
