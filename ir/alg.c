@@ -85,6 +85,28 @@ keep_checked(const AlgCtx *c, AutoCheck *check, Sched *x, AlgId a, Sched **out, 
 	}
 }
 
+/* packing on a mesh the file gives no group, by the mesh's reflections and
+ * turns (mesh_group), beside every root's: neither is always the faster
+ * (docs/algorithms.md, "auto": the two phases' busiest links differ under
+ * the group, and overlapped they can beat every root's by 1.35x). NULL
+ * where it does not apply or is refused. */
+static Sched *
+mesh_packing(const AlgCtx *c)
+{
+	if (c->topo->kind != TK_MESH || c->pack_group || !alg_auto_candidate(ALG_packing, c->kind, c->topo))
+		return NULL;
+	AlgCtx try = *c;
+	try.algorithm = alg_forms[ALG_packing].name;
+	try.chunks = 0;
+	bool missing = false;
+	diag_mute(c->diag, true);
+	try.pack_group = mesh_group(c->diag, c->arena, c->topo, c->loc,
+	                            arena_printf(c->arena, "reflections(%s)", c->topo->name));
+	Sched *x = try.pack_group ? alg_build(&try, &missing) : NULL;
+	diag_mute(c->diag, false);
+	return x;
+}
+
 int
 alg_auto_checked(const AlgCtx *c, Sched **out, const char **names, int max, AutoCheck *check)
 {
@@ -105,6 +127,8 @@ alg_auto_checked(const AlgCtx *c, Sched **out, const char **names, int max, Auto
 	 * pick (alg_auto_sp.c) */
 	if (n < max)
 		keep_checked(c, check, alg_auto_sp(c), ALG_symmetric, out, names, &n);
+	if (n < max)
+		keep_checked(c, check, mesh_packing(c), ALG_packing, out, names, &n);
 	return n;
 }
 

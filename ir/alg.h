@@ -103,6 +103,10 @@ Sched *alg_auto_sp(const AlgCtx *);
  * of dimensions of equal size, their signed cyclic turn, named `name`
  * (alg_auto_sp.c); NULL where it is refused (the caller mutes). */
 Group *natural_group(Diag *, Arena *, const Topo *, Loc, const char *name);
+/* A mesh's group: the reflection of each dimension (x -> n - 1 - x) and,
+ * per set of dimensions of equal size, their cyclic turn, named `name`
+ * (alg_auto_sp.c); NULL where it is refused (the caller mutes). */
+Group *mesh_group(Diag *, Arena *, const Topo *, Loc, const char *name);
 
 /* the families */
 Sched *alg_ring(const AlgCtx *);

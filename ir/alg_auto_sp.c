@@ -11,7 +11,9 @@
  * into every other; the tree is windmill on a square 2D HyperX, bfs
  * elsewhere (the SP paper's rules). NULL, saying nothing, where the group
  * or its size is refused (links that differ are no automorphism); auto's
- * verifier proves what it returns, as every candidate's.
+ * verifier proves what it returns, as every candidate's. Also a mesh's
+ * reflections and turns (mesh_group), which auto packs by beside every
+ * root (alg.c).
  */
 #include <string.h>
 
@@ -65,6 +67,40 @@ natural_group(Diag *dg, Arena *a, const Topo *t, Loc loc, const char *name)
 			first &= t->size[j] != t->size[i];
 		if (first && turn_of_size(t, t->size[i], loc, &gen[ngen]))
 			ngen++;
+	}
+	if (check_group_generators(dg, loc, name, ngen, t->nnode, t->nlink) != 0)
+		return NULL;
+	return group_build(dg, a, t, name, loc, gen, ngen);
+}
+
+Group *
+mesh_group(Diag *dg, Arena *a, const Topo *t, Loc loc, const char *name)
+{
+	GroupGen gen[2 * MAX_DIMS];
+	int d = t->ndim, ngen = 0;
+	for (int i = 0; i < d; i++) { /* x_i -> (n_i - 1) - x_i */
+		gen[ngen] = (GroupGen){.loc = loc, .affine = true};
+		for (int j = 0; j < d; j++)
+			gen[ngen].mat[j * d + j] = j == i ? -1 : 1;
+		gen[ngen++].vec[i] = t->size[i] - 1;
+	}
+	for (int i = 0; i < d; i++) { /* the dimensions of i's size after it, cycled */
+		int dim[MAX_DIMS], k = 0;
+		for (int j = i; j < d; j++)
+			if (t->size[j] == t->size[i])
+				dim[k++] = j;
+		bool first = true;
+		for (int j = 0; j < i; j++)
+			first &= t->size[j] != t->size[i];
+		if (!first || k < 2)
+			continue;
+		gen[ngen] = (GroupGen){.loc = loc, .affine = true};
+		for (int j = 0; j < d; j++)
+			if (t->size[j] != t->size[i])
+				gen[ngen].mat[j * d + j] = 1;
+		for (int j = 0; j < k; j++)
+			gen[ngen].mat[dim[(j + 1) % k] * d + dim[j]] = 1;
+		ngen++;
 	}
 	if (check_group_generators(dg, loc, name, ngen, t->nnode, t->nlink) != 0)
 		return NULL;

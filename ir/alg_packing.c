@@ -37,6 +37,7 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "alg.h"
 #include "collc_limits.h"
@@ -59,6 +60,10 @@ typedef struct PackPhase {
  * the segments do). An entry holds its key, so a memo handed to another
  * collective by mistake misses rather than answers. */
 enum { PACK_MEMO_MAX = 4 };
+typedef struct {
+	const char *name; /* NULL: no group (every root) */
+	int order;
+} GroupKey;
 struct PackMemo {
 	Arena arena; /* the kept packings' trees */
 	int n;
@@ -67,6 +72,7 @@ struct PackMemo {
 		const int *rank_node;
 		int nrank, root;
 		CollKind kind;
+		GroupKey group; /* AlgCtx.pack_group's: auto packs a mesh both ways */
 		PackStatus st;
 		PackPhase ph;
 		double whole; /* pack_work, for a refusal's message */
@@ -78,6 +84,7 @@ struct PackMemo {
 		const int *rank_node;
 		int nrank, root;
 		CollKind kind;
+		GroupKey group;
 		int *lv0; /* NULL: none kept */
 		double imbalance;
 	} lv;
@@ -99,6 +106,22 @@ pack_memo_free(PackMemo *m)
 	free(m);
 }
 
+/* A packing's group as the memo keeps it: its name (a copy in the memo's
+ * arena) and order, or none. auto builds a mesh's group again at every
+ * size, in an arena that does not outlive the size, so the memo keeps no
+ * pointer to it; a name stands for one group within one collective. */
+static GroupKey
+group_key(Arena *a, const Group *g)
+{
+	return g ? (GroupKey){arena_strdup(a, g->name), g->order} : (GroupKey){NULL, 0};
+}
+
+static bool
+same_group(GroupKey k, const Group *g)
+{
+	return g ? k.name && k.order == g->order && strcmp(k.name, g->name) == 0 : !k.name;
+}
+
 static struct PackMemoEntry *
 memo_find(const AlgCtx *c, CollKind kind)
 {
@@ -106,7 +129,7 @@ memo_find(const AlgCtx *c, CollKind kind)
 	for (int i = 0; m && i < m->n; i++) {
 		struct PackMemoEntry *e = &m->e[i];
 		if (e->topo == c->topo && e->rank_node == c->rank_node && e->nrank == c->nrank &&
-		    e->root == c->root && e->kind == kind)
+		    e->root == c->root && e->kind == kind && same_group(e->group, c->pack_group))
 			return e;
 	}
 	return NULL;
@@ -118,7 +141,8 @@ memo_add(const AlgCtx *c, CollKind kind, PackStatus st, const PackPhase *ph, dou
 	PackMemo *m = c->pack_memo;
 	if (m && m->n < PACK_MEMO_MAX)
 		m->e[m->n++] =
-			(struct PackMemoEntry){c->topo, c->rank_node, c->nrank, c->root, kind, st, *ph, whole};
+			(struct PackMemoEntry){c->topo, c->rank_node, c->nrank, c->root, kind,
+			                       group_key(&m->arena, c->pack_group), st, *ph, whole};
 }
 
 /* Packs one kind: by orbit representatives under G where it finds them,
@@ -601,13 +625,15 @@ kept_levels(const AlgCtx *c, const PackPhase *ph, int nph, double *imbalance, in
 	struct PackMemoLevels *m = c->pack_memo ? &c->pack_memo->lv : NULL;
 	*own = NULL;
 	if (m && m->lv0 && m->topo == c->topo && m->rank_node == c->rank_node && m->nrank == c->nrank &&
-	    m->root == c->root && m->kind == c->kind) {
+	    m->root == c->root && m->kind == c->kind && same_group(m->group, c->pack_group)) {
 		*imbalance = m->imbalance;
 		return m->lv0;
 	}
 	int *lv0 = choose_levels(c, ph, nph, imbalance);
 	if (m && !m->lv0)
-		*m = (struct PackMemoLevels){c->topo, c->rank_node, c->nrank, c->root, c->kind, lv0, *imbalance};
+		*m = (struct PackMemoLevels){c->topo, c->rank_node, c->nrank, c->root, c->kind,
+		                             group_key(&c->pack_memo->arena, c->pack_group), lv0,
+		                             *imbalance};
 	else
 		*own = lv0;
 	return lv0;

@@ -22,7 +22,7 @@ static const char *const nv_size_arg = "64KiB,4MiB,256MiB";
 static const double nv_size[NV_SIZES] = {65536, 4194304, 268435456};
 
 typedef struct NvShape {
-	const char *topo, *sp; /* sp: SP's group G and tree B, or NULL (a mesh: none) */
+	const char *topo, *sp; /* sp: SP's group G and tree B */
 } NvShape;
 
 typedef char NvName[96];
@@ -165,13 +165,17 @@ test_never_below_sizes(void)
 	/* sides that differ: the turns are two signs (x -> -x, y -> -y) */
 	static const char *const signs = "group G on T { translate; map (x, y) -> (-x, y); "
 	                                 "map (x, y) -> (x, -y); }\ntree B = bfs(T, root (0, 0));\n";
+	static const char *const mesh_group = "group G = automorphisms(T);\n"
+	                                      "tree B = bfs(T, root (0, 0));\n";
 	static const struct {
 		NvShape sh;
 		TopoKind tk;
 	} shape[] = {
 		{{"torus(4, 3)", signs}, TK_TORUS},
 		{{"hyperx(4, 3)", signs}, TK_HYPERX},
-		{{"mesh(4, 3)", NULL}, TK_MESH},
+		/* a mesh's: `packing` then packs by its reflections (and turns) */
+		{{"mesh(4, 3)", mesh_group}, TK_MESH},
+		{{"mesh(4, 4)", mesh_group}, TK_MESH},
 		{{"torus(3, 3)", "group G on T { translate; map (x, y) -> (y, x); map (x, y) -> (-x, y); }\n"
 		                 "tree B = bfs(T, root (0, 0));\n"}, TK_TORUS},
 	};
