@@ -162,12 +162,17 @@ print_table(const char *path, const Row *rows, int n, double size, bool trees, F
 		const Sched *s = rows[i].s;
 		if (s && !s->base && s->ntree > 0)
 			print_disjoint_trees(s, trees, out);
-		for (int b = 0; s && s->base && b < s->ntree; b++) {
-			const Tree *t = s->tree[b];
-			fprintf(out, "  %s: base tree %d%s%s: %s%d, W(T) = %ld hops over %d edges\n",
+		/* in segments each tree is base trees b * S .. b * S + S - 1 (symm.c): once */
+		int S = s && s->base && s->segments > 1 ? s->segments : 1;
+		char segs[32] = "";
+		if (S > 1)
+			snprintf(segs, sizeof segs, ", in %d segments", S);
+		for (int b = 0; s && s->base && b < s->ntree / S; b++) {
+			const Tree *t = s->tree[b * S];
+			fprintf(out, "  %s: base tree %d%s%s: %s%d, W(T) = %ld hops over %d edges%s\n",
 			        s->name, b + 1, t->name ? " " : "", t->name ? t->name : "",
 			        t->nroot == 2 ? "a two-root forest of depth " : "depth ", t->height, t->weight,
-			        s->nrank - t->nroot);
+			        s->nrank - t->nroot, segs);
 		}
 	}
 	if (built == 0)

@@ -121,7 +121,7 @@ alg_auto_sp(const AlgCtx *c)
 		const char *rule;
 		Tree **tree = arena_array(c->arena, 1, sizeof *tree);
 		tree[0] = natural_tree(c, &rule);
-		s = symmetrize(c->diag, c->arena, c->name, c->loc, c->kind, t, c->routes, tree, 1, g,
+		s = symmetrize(c->diag, c->arena, c->name, c->loc, c->kind, t, c->routes, tree, 1, 1, g,
 		               c->rank_node, c->nrank);
 		if (s)
 			/* no commas: the choice is a CSV field of collc sim and tune */

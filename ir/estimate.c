@@ -121,6 +121,28 @@ check_symmetric_size(Diag *dg, Loc loc, const char *name, int ntree, int order)
 }
 
 int
+check_symmetric_segments(Diag *dg, Loc loc, const char *name, int ntree, int segments, int order,
+                         double base)
+{
+	double nchunk = (double)ntree * segments * order, nbase = base * segments;
+	char a[32];
+	if (nchunk > MAX_SYMM_CHUNKS) {
+		error_at(dg, loc, "symmetric in %d segments cuts the vector of '%s' into %s chunks (%d "
+		         "tree%s x %d segments x a group of order %d); collc builds at most %d "
+		         "(MAX_SYMM_CHUNKS, docs/limits.md)", segments, name, count_str(nchunk, a, sizeof a),
+		         ntree, ntree == 1 ? "" : "s", segments, order, MAX_SYMM_CHUNKS);
+		return -1;
+	}
+	if (nbase > MAX_TRANSFERS) {
+		error_at(dg, loc, "symmetric in %d segments holds %s base transfers (%.0f a segment) for "
+		         "'%s'; collc holds at most %d (MAX_TRANSFERS, docs/limits.md)", segments,
+		         count_str(nbase, a, sizeof a), base, name, MAX_TRANSFERS);
+		return -1;
+	}
+	return 0;
+}
+
+int
 check_group_generators(Diag *dg, Loc loc, const char *name, int ngen, int nnode, int nlink)
 {
 	/* each generator is also held, a GroupGen (its ints counted as images):

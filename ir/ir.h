@@ -390,8 +390,9 @@ typedef struct Sched {
 	const char *choice;
 	bool size_chosen;
 	/* the segments a tree pipeline cut each copy's share into, as built
-	 * (packing's M: to_msccl_fit.c builds the same trees with fewer); 0
-	 * where the algorithm has none */
+	 * (packing's M: to_msccl_fit.c builds the same trees with fewer;
+	 * symmetric's S, each base tree taken S times); 0 where the algorithm
+	 * has none */
 	int segments;
 	/* the repeated form (repeat > 1; repeat.c): the messages are segment 0's
 	 * of a pipeline of `repeat` segments, and segment j (0 < j < repeat) is
@@ -527,8 +528,14 @@ int sched_msg_order(const Msg *, const Msg *);
  * (SP) of the same kind, topology, ranks, root and routing (lower.c; auto
  * in check and build by the model, in collc sim by the simulator). */
 bool auto_may_take(const Sched *s, const Sched *o);
+/* With segments S > 1 base tree b * S + j is trees[b]'s segment j: its
+ * transfers j rounds later (symm.c); S <= 1 is one segment. */
 Sched *symmetrize(Diag *, Arena *, const char *name, Loc, CollKind, const Topo *, Routes *,
-                  Tree **trees, int ntree, const Group *, const int *rank_node, int nrank);
+                  Tree **trees, int ntree, int segments, const Group *, const int *rank_node,
+                  int nrank);
+/* The base transfers symmetrize makes a segment, from the trees alone
+ * (nnode: their topology's nodes), for the estimate before building. */
+double symmetric_base_count(CollKind, Tree **trees, int ntree, int nnode);
 /* Expands a symmetric schedule into explicit messages (small cases, tests). */
 Sched *sched_expand(Diag *, Arena *, const Sched *);
 /* What a symmetric schedule's proof by symmetry stands on, checked: every
@@ -987,6 +994,11 @@ int check_sched_size(Diag *, Loc, const char *name, CollKind, int nrank, double 
 int check_expand_size(Diag *, Loc, const char *name, CollKind, int nrank, double nchunk, double copies);
 /* A symmetric schedule's chunks: trees x group order. */
 int check_symmetric_size(Diag *, Loc, const char *name, int ntree, int order);
+/* The same in S segments: trees x S x group order chunks, and `base` base
+ * transfers a segment (the compact form holds S times them) against
+ * MAX_TRANSFERS. */
+int check_symmetric_segments(Diag *, Loc, const char *name, int ntree, int segments, int order,
+                             double base);
 /* A group's generators times the topology's nodes and links, each
  * generator's images to hold and check, against MAX_GENERATOR_IMAGES. */
 int check_group_generators(Diag *, Loc, const char *name, int ngen, int nnode, int nlink);

@@ -824,6 +824,67 @@ routing_policy(const Decl *d)
 	                                                     : ROUTE_FASTEST;
 }
 
+/* `symmetric(trees ..., group G[, segments S])`: the trees symmetrized by
+ * the group (symm.c), each in S segments; 0, or -1 after a located error. */
+static int
+lower_symmetric(Lowering *L, const Decl *d, CollKind kind, const Topo *t, Routes *routes,
+                const int *rank_node, int nrank, const Item *alg)
+{
+	const Arg *trees = labelled(alg->call, "trees");
+	const Arg *group = labelled(alg->call, "group");
+	Group *g = L->group[decl_index(L, find(L, group->val.v[0]->text))];
+	int ntree = 0, cap = 0;
+	for (int i = 0; i < trees->val.n; i++)
+		cap += L->trees[decl_index(L, find(L, trees->val.v[i]->text))].n;
+	Tree **list = arena_array(L->a, (size_t)cap + 1, sizeof *list);
+	int rc = g ? 0 : -1;
+	for (int i = 0; i < trees->val.n && rc == 0; i++) {
+		const TreeSet *set = &L->trees[decl_index(L, find(L, trees->val.v[i]->text))];
+		if (set->n == 0 && !set->disjoint)
+			rc = -1; /* its error was reported where it was declared */
+		else if (set->n == 0) {
+			error_at(L->diag, trees->val.v[i]->loc, "symmetric takes bfs, khop, windmill, forest, "
+			         "balanced_pair or explicit trees; '%s' is a set of disjoint trees "
+			         "(for pipelined_trees)", trees->val.v[i]->text);
+			rc = -1;
+		}
+		for (int k = 0; k < set->n; k++)
+			list[ntree++] = set->tree[k];
+	}
+	Sched *s = NULL;
+	const Arg *seg = labelled(alg->call, "segments");
+	int S = seg ? int_of(L->diag, seg->val.v[0]) : 1; /* sema checked its range */
+	if (rc == 0 && g)
+		rc = check_symmetric_size(L->diag, alg->loc, d->name, ntree, g->order);
+	if (rc == 0 && g && S > 1)
+		rc = check_symmetric_segments(L->diag, seg->loc, d->name, ntree, S, g->order,
+		                              symmetric_base_count(kind, list, ntree, t->nnode));
+	if (rc == 0) {
+		s = sched_new(L->a, d->name, d->loc, kind, alg_forms[ALG_symmetric].name, t, rank_node,
+		              nrank);
+		for (int i = 0; i < ntree && rc == 0; i++)
+			rc = check_span(L->diag, s, list[i], list[i]->name, trees->loc);
+		if (rc == 0)
+			rc = group_keeps_ranks(L->diag, s, g, group->loc);
+	}
+	if (rc == 0) {
+		s = symmetrize(L->diag, L->a, d->name, d->loc, kind, t, routes, list, ntree, S, g,
+		               rank_node, nrank);
+		const Item *chunks = item_of(d, IT_CHUNKS);
+		if (chunks && !chunks->flag && int_of(L->diag, chunks->value) != s->nchunk) {
+			error_at(L->diag, chunks->value->loc, "symmetric cuts the vector into %d chunks (%d "
+			         "tree%s x %sa group of order %d); chunks %d is not that", s->nchunk,
+			         ntree, ntree == 1 ? "" : "s",
+			         S > 1 ? arena_printf(L->a, "%d segments x ", S) : "", g->order,
+			         int_of(L->diag, chunks->value));
+			rc = -1;
+		} else {
+			add_sched(L, s);
+		}
+	}
+	return rc;
+}
+
 static int
 lower_collective(Lowering *L, const Decl *d)
 {
@@ -879,53 +940,8 @@ lower_collective(Lowering *L, const Decl *d)
 		return s ? 0 : -1;
 	}
 	int rc = 1; /* 1: no generator for this algorithm in this version */
-	if (!alg->flag && alg_find(alg->call->name) == ALG_symmetric) {
-		const Arg *trees = labelled(alg->call, "trees");
-		const Arg *group = labelled(alg->call, "group");
-		Group *g = L->group[decl_index(L, find(L, group->val.v[0]->text))];
-		int ntree = 0, cap = 0;
-		for (int i = 0; i < trees->val.n; i++)
-			cap += L->trees[decl_index(L, find(L, trees->val.v[i]->text))].n;
-		Tree **list = arena_array(L->a, (size_t)cap + 1, sizeof *list);
-		rc = g ? 0 : -1;
-		for (int i = 0; i < trees->val.n && rc == 0; i++) {
-			const TreeSet *set = &L->trees[decl_index(L, find(L, trees->val.v[i]->text))];
-			if (set->n == 0 && !set->disjoint)
-				rc = -1; /* its error was reported where it was declared */
-			else if (set->n == 0) {
-				error_at(L->diag, trees->val.v[i]->loc, "symmetric takes bfs, khop, windmill, forest, "
-				         "balanced_pair or explicit trees; '%s' is a set of disjoint trees "
-				         "(for pipelined_trees)", trees->val.v[i]->text);
-				rc = -1;
-			}
-			for (int k = 0; k < set->n; k++)
-				list[ntree++] = set->tree[k];
-		}
-		Sched *s = NULL;
-		if (rc == 0 && g)
-			rc = check_symmetric_size(L->diag, alg->loc, d->name, ntree, g->order);
-		if (rc == 0) {
-			s = sched_new(L->a, d->name, d->loc, kind, alg_forms[ALG_symmetric].name, t, rank_node,
-			              nrank);
-			for (int i = 0; i < ntree && rc == 0; i++)
-				rc = check_span(L->diag, s, list[i], list[i]->name, trees->loc);
-			if (rc == 0)
-				rc = group_keeps_ranks(L->diag, s, g, group->loc);
-		}
-		if (rc == 0) {
-			s = symmetrize(L->diag, L->a, d->name, d->loc, kind, t, routes, list, ntree, g, rank_node,
-			               nrank);
-			const Item *chunks = item_of(d, IT_CHUNKS);
-			if (chunks && !chunks->flag && int_of(L->diag, chunks->value) != s->nchunk) {
-				error_at(L->diag, chunks->value->loc, "symmetric cuts the vector into %d chunks (%d "
-				         "tree%s x a group of order %d); chunks %d is not that", s->nchunk,
-				         ntree, ntree == 1 ? "" : "s", g->order, int_of(L->diag, chunks->value));
-				rc = -1;
-			} else {
-				add_sched(L, s);
-			}
-		}
-	}
+	if (!alg->flag && alg_find(alg->call->name) == ALG_symmetric)
+		rc = lower_symmetric(L, d, kind, t, routes, rank_node, nrank, alg);
 	if (alg->flag || alg_find(alg->call->name) != ALG_symmetric)
 		rc = lower_library(L, d, kind, t, routes, rank_node, nrank, alg);
 	free(rank_node);

@@ -250,12 +250,27 @@ shift(const Topo *t, int v, const int *delta)
 	return topo_node(t, c);
 }
 
+/* Whether round r's base transfers share one (operation, instance): then
+ * a route alone keys its messages. Segments (symm.c) mix them. */
+static bool
+round_uniform(const Sched *s, const BaseRounds *br, int r)
+{
+	for (int j = br->first[r] + 1; j < br->first[r + 1]; j++) {
+		const BaseXfer *a = &s->base[br->idx[br->first[r]]], *b = &s->base[br->idx[j]];
+		if (a->op != b->op || a->instance != b->instance)
+			return false;
+	}
+	return true;
+}
+
 /*
- * Messages are distinct (round, sender, receiver, route) among all copies.
- * When the group holds every translation, a message is a translate of one
- * that leaves node 0, so the count is nnode times the number of distinct
- * routes from node 0 among the images of the base routes under the
- * elements that fix 0. Otherwise every copy is enumerated.
+ * Messages are distinct (round, sender, receiver, route, operation,
+ * instance) among all copies, as sched_end packs them. When the group
+ * holds every translation, a message is a translate of one that leaves
+ * node 0, so the count is nnode times the number of distinct routes from
+ * node 0 (with their operation and instance where a round mixes them)
+ * among the images of the base routes under the elements that fix 0.
+ * Otherwise every copy is enumerated.
  */
 static long
 symmetric_messages(const Sched *s)
@@ -285,7 +300,7 @@ symmetric_messages(const Sched *s)
 		}
 		fast = found;
 	}
-	int *key = xmalloc(((size_t)t->nnode + 2) * sizeof *key);
+	int *key = xmalloc(((size_t)t->nnode + 4) * sizeof *key);
 	int *moved = xmalloc(((size_t)t->nnode + 2) * sizeof *moved);
 	int *stamp = fast ? xcalloc((size_t)t->nlink + 1, sizeof *stamp) : NULL;
 	int *seen = fast ? xcalloc((size_t)t->nlink + 1, sizeof *seen) : NULL;
@@ -295,6 +310,7 @@ symmetric_messages(const Sched *s)
 	base_rounds(s, &br);
 	for (int r = 0; r < s->nround; r++) {
 		key_clear(&ks);
+		bool uniform = round_uniform(s, &br, r);
 		for (int j = br.first[r]; j < br.first[r + 1]; j++) {
 			const BaseXfer *x = &s->base[br.idx[j]];
 			int len = sched_route_len(s, x->route);
@@ -310,16 +326,19 @@ symmetric_messages(const Sched *s)
 				}
 				/* a one-hop route moved onto a link already seen this round
 				 * has its images counted */
-				if (len == 1 && seen[moved[0]] == r + 1)
+				bool hop = len == 1 && uniform;
+				if (hop && seen[moved[0]] == r + 1)
 					continue;
-				if (len == 1)
+				if (hop)
 					seen[moved[0]] = r + 1;
+				int pre = uniform ? 0 : 2; /* the operation and instance, where they differ */
+				key[0] = (int)x->op, key[1] = x->instance;
 				for (int f = 0; f < nfix; f++) {
 					for (int k = 0; k < len; k++)
-						key[k] = group_link(g, fix[f], moved[k]);
+						key[pre + k] = group_link(g, fix[f], moved[k]);
 					/* a one-hop route is its link: a stamp, not a hashed key */
-					bool added = len == 1 ? stamp[key[0]] != r + 1 : key_add(&ks, key, len);
-					if (len == 1)
+					bool added = hop ? stamp[key[0]] != r + 1 : key_add(&ks, key, pre + len);
+					if (hop)
 						stamp[key[0]] = r + 1;
 					if (added)
 						total += t->nnode;
@@ -328,9 +347,10 @@ symmetric_messages(const Sched *s)
 				for (int e = 0; e < g->order; e++) {
 					key[0] = group_node(g, e, x->src);
 					key[1] = group_node(g, e, x->dst);
+					key[2] = (int)x->op, key[3] = x->instance;
 					for (int k = 0; k < len; k++)
-						key[k + 2] = group_link(g, e, l[k]);
-					total += key_add(&ks, key, len + 2);
+						key[k + 4] = group_link(g, e, l[k]);
+					total += key_add(&ks, key, len + 4);
 				}
 			}
 		}

@@ -6,8 +6,15 @@
  * phase reverses it in round H + h (rounds counted from 1 here, stored
  * from 0). A forest (two roots) reduces its two parts in rounds 1..H-1,
  * exchanges between the roots in round H and broadcasts after it: 2H - 1
- * rounds. The schedule is held in this compact form; sched_expand writes
- * out every message for small cases. The rank form (Sched.xor_routes) is
+ * rounds. With S segments (symmetric(..., segments S)) each base tree is
+ * taken S times, copy j on its own 1/S of the tree's share with every
+ * transfer j rounds later (and instance j, a pipeline of its own): the
+ * classic pipelined tree, S - 1 more rounds, in which the levels of a tree
+ * (a GPU's NIC and its NVLink) work at once on different segments. It
+ * stays a symmetric form: segment j's base tree is the same tree, so the
+ * proof by symmetry, the metrics and every backend take it as they take
+ * several trees. The schedule is held in this compact form; sched_expand
+ * writes out every message for small cases. The rank form (Sched.xor_routes) is
  * the same with the group of XOR by each rank on 2^L ranks in place of
  * automorphisms: it keeps the ranks, though not the topology's links.
  */
@@ -39,15 +46,55 @@ add_base(Arena *a, Sched *s, int *cap, BaseXfer x)
 		s->nround = x.round + 1;
 }
 
+double
+symmetric_base_count(CollKind kind, Tree **trees, int ntree, int nnode)
+{
+	bool reduce = kind == CK_ALLREDUCE || kind == CK_REDUCE_SCATTER;
+	bool bcast = kind == CK_ALLREDUCE || kind == CK_ALLGATHER;
+	double n = 0;
+	for (int b = 0; b < ntree; b++) {
+		int edges = 0, forest = trees[b]->nroot == 2;
+		for (int v = 0; v < nnode; v++)
+			edges += trees[b]->parent[v] >= 0;
+		/* each edge once a phase; a forest's roots: both ways (reduce) or once */
+		n += (double)edges * (reduce + bcast) + forest * (reduce ? 2 : 1);
+	}
+	return n;
+}
+
+/* Segment j (0 < j < S) of base tree b is base tree b * S + j: segment
+ * 0's transfers again, j rounds later, as instance j. */
+static void
+add_segments(Arena *a, Sched *s, int *cap, int S)
+{
+	int n0 = s->nbase;
+	for (int i = 0; i < n0; i++)
+		s->base[i].tree *= S;
+	for (int j = 1; j < S; j++)
+		for (int i = 0; i < n0; i++) {
+			BaseXfer x = s->base[i];
+			x.round += j;
+			x.tree += j;
+			x.instance = j;
+			add_base(a, s, cap, x);
+		}
+}
+
 Sched *
 symmetrize(Diag *dg, Arena *a, const char *name, Loc loc, CollKind kind, const Topo *t, Routes *routes,
-           Tree **trees, int ntree, const Group *g, const int *rank_node, int nrank)
+           Tree **trees, int ntree, int segments, const Group *g, const int *rank_node, int nrank)
 {
 	Sched *s = sched_new(a, name, loc, kind, "symmetric", t, rank_node, nrank);
+	int S = segments > 1 ? segments : 1;
 	s->group = g;
-	s->ntree = ntree;
-	s->tree = trees;
-	s->nchunk = ntree * g->order;
+	s->ntree = ntree * S;
+	s->tree = arena_array(a, (size_t)s->ntree, sizeof *s->tree);
+	for (int k = 0; k < s->ntree; k++)
+		s->tree[k] = trees[k / S];
+	s->segments = S > 1 ? S : 0;
+	if (S > 1) /* given by the file; no commas (a CSV cell) */
+		s->choice = arena_printf(a, "fixed segments %d", S);
+	s->nchunk = s->ntree * g->order;
 	SchedBuilder sb;
 	sched_begin(&sb, a, s, routes);
 	int H = reduce_rounds(trees, ntree), cap = 0;
@@ -108,12 +155,14 @@ symmetrize(Diag *dg, Arena *a, const char *name, Loc loc, CollKind kind, const T
 			if (s->base[i].round + 1 > s->nround)
 				s->nround = s->base[i].round + 1;
 	}
+	if (S > 1)
+		add_segments(a, s, &cap, S);
 	sched_end(dg, &sb);
 	/* chunk (b, g) ends (RS) or starts (AG) at the image of b's first root */
 	s->owner = arena_array(a, (size_t)s->nchunk, sizeof *s->owner);
-	for (int b = 0; b < ntree; b++)
+	for (int b = 0; b < s->ntree; b++)
 		for (int e = 0; e < g->order; e++)
-			s->owner[b * g->order + e] = s->node_rank[group_node(g, e, trees[b]->root[0])];
+			s->owner[b * g->order + e] = s->node_rank[group_node(g, e, s->tree[b]->root[0])];
 	return s;
 }
 

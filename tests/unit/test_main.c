@@ -330,6 +330,7 @@ main(int argc, char **argv)
 		{.pName = "packing_shallow", .pTests = packing_shallow_tests},
 		{.pName = "packing_units", .pTests = packing_units_tests},
 		{.pName = "repeat", .pTests = repeat_tests},
+		{.pName = "symm_segments", .pTests = symm_segments_tests},
 		{.pName = "model", .pTests = model_tests},
 		{.pName = "diag", .pTests = diag_tests},
 		{.pName = "globals", .pTests = globals_tests},

@@ -23,6 +23,7 @@ extern CU_TestInfo packing_orbit_tests[]; /* ir/packing_orbit.c */
 extern CU_TestInfo packing_shallow_tests[]; /* ir/packing_shallow.c */
 extern CU_TestInfo packing_units_tests[]; /* ir/packing_units.c */
 extern CU_TestInfo repeat_tests[]; /* ir/repeat.c: the repeated form */
+extern CU_TestInfo symm_segments_tests[]; /* symmetric(..., segments S): ir/symm.c */
 /* collc sim's AG, RS and AR of path at 1 GiB in flow mode reach at least
  * `least` of the bound, by the algorithm named alg (test_packing.c) */
 void assert_shares(const char *path, const char *alg, double least);

@@ -1,0 +1,220 @@
+/*
+ * test_symm_segments.c: `symmetric(trees ..., group G, segments S)`, the
+ * symmetric form in S segments (ir/symm.c; docs/algorithms.md "symmetric").
+ * The parameter is range-checked where it is written; on generated
+ * instances (rails clusters, tori with a forest and a balanced pair) the
+ * schedule takes the closed form's rounds, H + S - 1 (allreduce 2H + S - 1,
+ * a forest's 2H + S - 2), cuts the vector into trees x S x |G| chunks, is
+ * proved by symmetry and again on its expansion with the same metrics; the
+ * simulator's time at 1 GiB falls with S towards the bound on a rails
+ * cluster, whose NIC and NVLink then work in the same rounds; and the work
+ * is estimated and refused at `segments` past the limits.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collc_limits.h"
+#include "tests.h"
+
+/* Lowers and verifies text (every schedule); its diagnostics in c->diag. */
+static int
+lowered(Diag *dg, const char *text, Checked *c, Prog *p)
+{
+	memset(p, 0, sizeof *p);
+	check_str(dg, c, text);
+	if (c->errors)
+		return -1;
+	size_t len;
+	char *more = NULL;
+	FILE *mem = open_memstream(&more, &len);
+	diag_stream(dg, mem);
+	diag_source(dg, "t.coll", text, strlen(text));
+	int rc = lower(dg, c->file, p);
+	for (int i = 0; rc == 0 && i < p->nsched; i++)
+		rc = verify(dg, p->sched[i]);
+	diag_stream(dg, NULL);
+	fclose(mem);
+	diag_reset(dg);
+	free(c->diag);
+	c->diag = more;
+	return rc;
+}
+
+static void
+test_parameter_checked(void)
+{
+	Diag dgv = diag_new(), *dg = &dgv;
+	static const struct {
+		int segments;
+		const char *want;
+	} cases[] = {
+		{0, "t.coll:4:79: error: the segments of symmetric must be at least 1, got 0"},
+		{MAX_INSTANCES + 1, "t.coll:4:79: error: the segments of symmetric must be at most 32768, "
+		                    "got 32769"},
+	};
+	for (size_t i = 0; i < countof(cases); i++) {
+		char text[512];
+		snprintf(text, sizeof text, "topology T = torus(4, 4);\ngroup G on T { translate; }\n"
+		         "tree B = bfs(T, root 0);\ncollective allgather AG on T { algorithm "
+		         "symmetric(trees B, group G, segments %d); }\n", cases[i].segments);
+		Checked c;
+		check_str(dg, &c, text);
+		CU_ASSERT_EQUAL(c.errors, 1);
+		ASSERT_DIAG(&c, cases[i].want);
+		checked_free(&c);
+	}
+	/* a word where the count goes, and the usage that names it */
+	Checked c;
+	check_str(dg, &c, "topology T = torus(4, 4);\ngroup G on T { translate; }\n"
+	          "tree B = bfs(T, root 0);\ncollective allgather AG on T { algorithm "
+	          "symmetric(trees B, group G, segment 2); }\n");
+	ASSERT_DIAG(&c, "t.coll:4:70: error: symmetric has no argument 'segment'; did you mean "
+	                "'segments'? (usage: symmetric(trees B1, B2, ..., group G[, segments S]))");
+	checked_free(&c);
+}
+
+/* The rounds of one segment by the closed form of docs/ir.md 5.2: H the
+ * deepest tree's height (+1 for a forest). */
+static int
+one_segment_rounds(const Sched *s, int S)
+{
+	int H = 0;
+	bool forest = false;
+	for (int b = 0; b < s->ntree; b += S) {
+		int h = s->tree[b]->height + (s->tree[b]->nroot == 2);
+		H = h > H ? h : H;
+		forest |= s->tree[b]->nroot == 2;
+	}
+	return s->kind == CK_ALLREDUCE ? 2 * H - forest : H;
+}
+
+/* rounds, chunks, the proof by symmetry and the expansion's, per instance */
+static void
+test_closed_form(void)
+{
+	Diag dgv = diag_new(), *dg = &dgv;
+	static const char *const cases[] = {
+		"topology C = rails(boxes 2, gpus 8, nic_gbps 400); group G = translations(C); "
+		"tree B = bfs(C, root gpu(0, 0));",
+		"topology C = rails(boxes 3, gpus 4, nic_gbps 400); group G = translations(C); "
+		"tree B = bfs(C, root gpu(0, 0));",
+		"topology C = rails(boxes 4, gpus 2, nic_gbps 200); group G = translations(C); "
+		"tree B = bfs(C, root gpu(1, 1));",
+		"topology C = torus(4, 4); group G on C { translate; map (x, y) -> (-x, -y); "
+		"map (x, y) -> (y, x); } tree B = forest(C, roots 0, 4);",
+		"topology C = torus(3, 4); group G on C { translate; map (x, y) -> (-x, -y); } "
+		"trees B = balanced_pair(C, root 0);",
+	};
+	static const char *const kinds[] = {"allreduce", "reduce_scatter", "allgather"};
+	static const int segs[] = {1, 2, 3, 5, 8};
+	for (size_t i = 0; i < countof(cases); i++)
+		for (size_t k = 0; k < countof(kinds); k++)
+			for (size_t j = 0; j < countof(segs); j++) {
+				char text[1024];
+				int S = segs[j];
+				snprintf(text, sizeof text, "%s\ncollective %s X on C { algorithm symmetric(trees B, "
+				         "group G, segments %d); }\n", cases[i], kinds[k], S);
+				Checked c;
+				Prog p;
+				int rc = lowered(dg, text, &c, &p);
+				assert_named(rc == 0, __LINE__, __FILE__, "case %zu %s S %d: %s", i, kinds[k], S,
+				             c.diag);
+				if (rc != 0) {
+					prog_free(&p);
+					checked_free(&c);
+					continue;
+				}
+				const Sched *s = p.sched[0];
+				int ntree = s->ntree / S, want = one_segment_rounds(s, S) + S - 1;
+				Metrics ms, mx;
+				metrics(s, 1 << 30, &ms);
+				Arena a = {0};
+				Sched *x = sched_expand(dg, &a, s);
+				int vx = verify_quiet(dg, x, (char[256]){0}, 256);
+				metrics(x, 1 << 30, &mx);
+				assert_named(ms.rounds == want && s->nround == want &&
+				             s->nchunk == ntree * S * s->group->order &&
+				             (S == 1 ? s->segments == 0 : s->segments == S) && vx == 0 &&
+				             mx.rounds == ms.rounds && mx.messages == ms.messages &&
+				             near_rel(mx.model_time, ms.model_time, 1e-9) &&
+				             near_rel(mx.volume, ms.volume, 1e-9),
+				             __LINE__, __FILE__, "case %zu %s S %d: rounds %d (want %d), chunks %d, "
+				             "expansion verified %d, rounds %d, messages %ld / %ld, time %g / %g",
+				             i, kinds[k], S, ms.rounds, want, s->nchunk, vx, mx.rounds,
+				             mx.messages, ms.messages, mx.model_time, ms.model_time);
+				arena_free(&a);
+				prog_free(&p);
+				checked_free(&c);
+			}
+}
+
+/* Two boxes of 8 GPUs with a BFS tree (depth 2: a GPU's NVLink to its box,
+ * its NIC to the other box's GPU, which passes it on over NVLink): in one
+ * segment the NIC's round and the NVLink's follow each other (84.3 % of
+ * the bound at 1 GiB); in S segments each round has both. */
+static void
+test_sim_towards_bound(void)
+{
+	char dir[] = "/tmp/collc-symseg-XXXXXX";
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	static const int segs[] = {1, 2, 4, 8};
+	double last = 0, share[4] = {0};
+	for (size_t j = 0; j < countof(segs); j++) {
+		char name[32], text[512], path[128];
+		snprintf(name, sizeof name, "s%d.coll", segs[j]);
+		snprintf(text, sizeof text, "network { link_bandwidth = 3600 Gbps; link_latency = 500 ns; }\n"
+		         "topology C = rails(boxes 2, gpus 8, nic_gbps 400);\n"
+		         "group G = translations(C);\ntree B = bfs(C, root gpu(0, 0));\n"
+		         "collective allgather AG on C { algorithm symmetric(trees B, group G, "
+		         "segments %d); }\n", segs[j]);
+		write_in(dir, name, text);
+		snprintf(path, sizeof path, "%s/%s", dir, name);
+		double busbw, bound;
+		sim_busbw(path, "AG", &busbw, &bound);
+		assert_named(busbw > last, __LINE__, __FILE__, "segments %d: busbw %.2f GB/s, not above "
+		             "%.2f", segs[j], busbw, last);
+		last = busbw;
+		share[j] = bound > 0 ? 100 * busbw / bound : 0;
+	}
+	assert_named(share[0] > 84 && share[0] < 85 && share[3] > 94, __LINE__, __FILE__,
+	             "shares of the bound: %.1f %% in 1 segment, %.1f %% in 8", share[0], share[3]);
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+}
+
+/* The work is estimated before it is built, and refused at `segments`. */
+static void
+test_limits(void)
+{
+	Diag dgv = diag_new(), *dg = &dgv;
+	static const struct {
+		const char *text, *want;
+	} cases[] = {
+		{"topology T = torus(32, 32);\ngroup G = translations(T);\ntree B = bfs(T, root 0);\n"
+		 "collective allgather AG on T { algorithm symmetric(trees B, group G, segments 32768); }\n",
+		 "t.coll:4:70: error: symmetric in 32768 segments cuts the vector of 'AG' into 3.4e7 chunks "
+		 "(1 tree x 32768 segments x a group of order 1024); collc builds at most 16777216 "
+		 "(MAX_SYMM_CHUNKS, docs/limits.md)"},
+		{"topology T = torus(64, 64);\ngroup G on T { }\ntree B = bfs(T, root 0);\n"
+		 "collective allreduce AR on T { algorithm symmetric(trees B, group G, segments 8200); }\n",
+		 "t.coll:4:70: error: symmetric in 8200 segments holds 6.7e7 base transfers (8190 a "
+		 "segment) for 'AR'; collc holds at most 67108864 (MAX_TRANSFERS, docs/limits.md)"},
+	};
+	for (size_t i = 0; i < countof(cases); i++) {
+		Checked c;
+		check_built(dg, &c, "t.coll", cases[i].text, strlen(cases[i].text));
+		CU_ASSERT_EQUAL(c.errors, 1);
+		ASSERT_DIAG(&c, cases[i].want);
+		checked_free(&c);
+	}
+}
+
+CU_TestInfo symm_segments_tests[] = {
+	{"segments: parsed and range-checked where written", test_parameter_checked},
+	{"segments: H + S - 1 rounds, verified and expanded", test_closed_form},
+	{"segments: the simulator's time falls towards the bound", test_sim_towards_bound},
+	{"segments: the work refused past the limits", test_limits},
+	CU_TEST_INFO_NULL,
+};
