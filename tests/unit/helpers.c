@@ -56,6 +56,29 @@ check_str(Diag *dg, Checked *c, const char *text)
 	check_text(dg, c, "t.coll", text, strlen(text));
 }
 
+int
+lower_str(Diag *dg, const char *text, Checked *c, Prog *p)
+{
+	memset(p, 0, sizeof *p);
+	check_str(dg, c, text);
+	if (c->errors)
+		return -1;
+	size_t len;
+	char *more = NULL;
+	FILE *mem = open_memstream(&more, &len);
+	diag_stream(dg, mem);
+	diag_source(dg, "t.coll", text, strlen(text));
+	int rc = lower(dg, c->file, p);
+	for (int i = 0; rc == 0 && i < p->nsched; i++)
+		rc = verify(dg, p->sched[i]);
+	diag_stream(dg, NULL);
+	fclose(mem);
+	diag_reset(dg);
+	free(c->diag);
+	c->diag = more;
+	return rc;
+}
+
 void
 checked_free(Checked *c)
 {

@@ -13,35 +13,11 @@
 
 #define NEAR(a, b) near_rel((a), (b), 1e-9)
 
-/* Compiles text into a Prog; returns its diagnostics (malloc'd) in *diag. */
-static int
-build(Diag *dg, const char *text, Checked *c, Prog *p)
-{
-	memset(p, 0, sizeof *p);
-	check_str(dg, c, text);
-	if (c->errors)
-		return -1;
-	size_t len;
-	char *more = NULL;
-	FILE *mem = open_memstream(&more, &len);
-	diag_stream(dg, mem);
-	diag_source(dg, "t.coll", text, strlen(text));
-	int rc = lower(dg, c->file, p);
-	for (int i = 0; rc == 0 && i < p->nsched; i++)
-		rc = verify(dg, p->sched[i]);
-	diag_stream(dg, NULL);
-	fclose(mem);
-	diag_reset(dg);
-	free(c->diag);
-	c->diag = more;
-	return rc;
-}
-
 /* build, and the first schedule's metrics at 1 MiB (all zero if it fails). */
 static int
 build_measured(Diag *dg, const char *text, Checked *c, Prog *p, Metrics *m)
 {
-	int rc = build(dg, text, c, p);
+	int rc = lower_str(dg, text, c, p);
 	*m = (Metrics){0};
 	if (rc == 0)
 		metrics(p->sched[0], 1 << 20, m);
@@ -114,7 +90,7 @@ rect_case(Diag *dg, int m, int n, int want_rounds)
 	         "collective allreduce AR on T { algorithm symmetric(trees P, group G); }\n", m, n);
 	Checked c;
 	Prog p;
-	int rc = build(dg, text, &c, &p);
+	int rc = lower_str(dg, text, &c, &p);
 	Metrics mt = {0};
 	if (rc == 0)
 		metrics(p.sched[0], 1 << 20, &mt);
@@ -269,7 +245,7 @@ test_expansion_agrees(void)
 			         "group G); }\n", cases[i], kinds[k], topo[0]);
 			Checked c;
 			Prog p;
-			int rc = build(dg, text, &c, &p);
+			int rc = lower_str(dg, text, &c, &p);
 			assert_named(rc == 0, __LINE__, __FILE__, "case %zu %s: %s", i, kinds[k], c.diag);
 			if (rc != 0) {
 				done(&c, &p);
@@ -318,7 +294,7 @@ test_spine_leaf(void)
 	                   "collective allreduce AR on F { algorithm symmetric(trees B, group G); }\n";
 	Checked c;
 	Prog p;
-	int rc = build(dg, text, &c, &p);
+	int rc = lower_str(dg, text, &c, &p);
 	assert_named(rc == 0, __LINE__, __FILE__, "spine-leaf builds: %s", c.diag);
 	if (rc != 0) {
 		done(&c, &p);
@@ -367,7 +343,7 @@ build_box(Diag *dg, const char *generators, Checked *c, Prog *p)
 	         "tree E on T root 0 { 1 -> 0; 2 -> 1; 3 -> 0; 4 -> 0; 5 -> 4; 6 -> 5; 7 -> 4; }\n"
 	         "collective allreduce AR on T { algorithm symmetric(trees E, group G); "
 	         "ranks 0..7; }\n", generators);
-	return build(dg, text, c, p);
+	return lower_str(dg, text, c, p);
 }
 
 static void
@@ -387,7 +363,7 @@ test_sub_communicator(void)
 	assert_named(rc == 0, __LINE__, __FILE__, "a 2x4 box of a 4x4 torus: %s", c.diag);
 	done(&c, &p);
 	/* a tree that misses a rank of the collective */
-	rc = build(dg, "topology T = torus(3, 3);\n"
+	rc = lower_str(dg, "topology T = torus(3, 3);\n"
 	           "group G on T { translate; }\n"
 	           "tree E on T root 0 { 1 -> 0; 2 -> 0; }\n"
 	           "collective allreduce AR on T { algorithm symmetric(trees E, group G); }\n", &c, &p);
@@ -414,7 +390,7 @@ test_message_counts(void)
 	for (size_t i = 0; i < countof(cases); i++) {
 		Checked c;
 		Prog p;
-		int rc = build(dg, cases[i], &c, &p);
+		int rc = lower_str(dg, cases[i], &c, &p);
 		assert_named(rc == 0, __LINE__, __FILE__, "case %zu: %s", i, c.diag);
 		if (rc == 0) {
 			Arena a = {0};
@@ -437,7 +413,7 @@ test_network_file_wide(void)
 	Diag dgv = diag_new(), *dg = &dgv;
 	Checked c;
 	Prog p;
-	int rc = build(dg, "topology R = ring(3);\nnetwork { link_bandwidth = 100 Gbps; }\n", &c, &p);
+	int rc = lower_str(dg, "topology R = ring(3);\nnetwork { link_bandwidth = 100 Gbps; }\n", &c, &p);
 	CU_ASSERT_EQUAL(rc, 0);
 	CU_ASSERT(p.ntopo == 1 && p.topo[0]->net.bandwidth == 100e9 &&
 	          p.topo[0]->link[0].bandwidth == 100e9);
@@ -453,7 +429,7 @@ test_group_include(void)
 	Diag dgv = diag_new(), *dg = &dgv;
 	Checked c;
 	Prog p;
-	int rc = build(dg, "topology T = torus(4, 4);\n"
+	int rc = lower_str(dg, "topology T = torus(4, 4);\n"
 	               "group Tr = translations(T);\n"
 	               "group G on T {\n    include Tr;\n    map (x, y) -> (-x, -y);\n"
 	               "    map (x, y) -> (y, x);\n}\n"
@@ -590,7 +566,7 @@ test_orbit_vs_full_examples(void)
 		char *text = slurp(g.gl_pathv[i], &len);
 		Checked c;
 		Prog p;
-		int rc = build(dg, text, &c, &p);
+		int rc = lower_str(dg, text, &c, &p);
 		assert_named(rc == 0, __LINE__, __FILE__, "%s: %s", g.gl_pathv[i], c.diag);
 		bool any = false;
 		for (int j = 0; rc == 0 && j < p.nsched; j++)

@@ -17,30 +17,6 @@
 #include "collc_limits.h"
 #include "tests.h"
 
-/* Lowers and verifies text (every schedule); its diagnostics in c->diag. */
-static int
-lowered(Diag *dg, const char *text, Checked *c, Prog *p)
-{
-	memset(p, 0, sizeof *p);
-	check_str(dg, c, text);
-	if (c->errors)
-		return -1;
-	size_t len;
-	char *more = NULL;
-	FILE *mem = open_memstream(&more, &len);
-	diag_stream(dg, mem);
-	diag_source(dg, "t.coll", text, strlen(text));
-	int rc = lower(dg, c->file, p);
-	for (int i = 0; rc == 0 && i < p->nsched; i++)
-		rc = verify(dg, p->sched[i]);
-	diag_stream(dg, NULL);
-	fclose(mem);
-	diag_reset(dg);
-	free(c->diag);
-	c->diag = more;
-	return rc;
-}
-
 static void
 test_parameter_checked(void)
 {
@@ -117,7 +93,7 @@ test_closed_form(void)
 				         "group G, segments %d); }\n", cases[i], kinds[k], S);
 				Checked c;
 				Prog p;
-				int rc = lowered(dg, text, &c, &p);
+				int rc = lower_str(dg, text, &c, &p);
 				assert_named(rc == 0, __LINE__, __FILE__, "case %zu %s S %d: %s", i, kinds[k], S,
 				             c.diag);
 				if (rc != 0) {
