@@ -161,26 +161,28 @@ msccl_lower_fit(Diag *dg, Arena *a, const Sched *s, const BuildOpts *o, MscclFit
                 MscclStats *st, const Sched **used)
 {
 	*used = s;
-	bool packing = strstr(s->algorithm, "packing") != NULL;
+	bool packing = strstr(s->algorithm, "packing") != NULL, symm = msccl_symmetric_refits(s);
 	/* a chunk count no power of two divides: its file would run at no
 	 * power-of-two size, so the units become a power of two first */
 	bool uncut = msccl_packing_uncut(s);
-	if (packing)
+	if (packing || symm)
 		diag_mute(dg, true); /* a refusal is reported below if no fit is found */
 	int rc = uncut ? -1 : msccl_lower_counted(dg, a, s, o, p, st);
-	if (packing)
+	if (packing || symm)
 		diag_mute(dg, false);
-	if (packing && rc != 0) {
+	if ((packing || symm) && rc != 0) {
 		const Sched *t;
-		if (msccl_fit_packing(dg, a, s, o, fc, &t, p, st) == 0) {
+		if (symm ? msccl_fit_symmetric(dg, a, s, o, &t, p, st) == 0
+		         : msccl_fit_packing(dg, a, s, o, fc, &t, p, st) == 0) {
 			if (o->notes && uncut)
 				fprintf(o->notes, "collc: build: note: '%s' for MSCCL: %s %s cut the vector into %d "
 				        "chunks, which no power-of-two size divides; %s do (to_msccl_fit.c)\n",
 				        s->name, s->algorithm, s->choice, s->nchunk, t->choice);
 			else if (o->notes)
 				fprintf(o->notes, "collc: build: note: '%s' for MSCCL: %s %s fit none of its "
-				        "programs in the executor's limits; %s do (to_msccl_fit.c)\n", s->name,
-				        s->algorithm, s->choice, t->choice);
+				        "programs in the executor's limits; %s do (%s)\n", s->name,
+				        s->algorithm, s->choice, t->choice,
+				        symm ? "to_msccl_symfit.c" : "to_msccl_fit.c");
 			*used = t;
 			return 0;
 		}

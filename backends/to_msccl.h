@@ -21,7 +21,8 @@
  *                      byte is written
  *   to_msccl_xml.c     the XML as the executor's parser reads it
  * and, around them, to_msccl_fit.c: a packing that fits none built again
- * with fewer segments.
+ * with fewer segments; to_msccl_symfit.c: the same for a symmetric
+ * schedule's segments the model chose (`segments auto`).
  */
 #ifndef COLLC_MSCCL_LOWER_H
 #define COLLC_MSCCL_LOWER_H
@@ -57,6 +58,14 @@ int msccl_fit_packing(Diag *, Arena *, const Sched *s, const BuildOpts *, MscclF
  * its blocks are a power of two: msccl_fit_packing builds its trees again
  * with a power of two of units a block (AlgCtx.pack_pow2). */
 bool msccl_packing_uncut(const Sched *s);
+/* to_msccl_symfit.c: whether s is a symmetric schedule in segments the
+ * model chose (`segments auto`), which msccl_fit_symmetric may build again
+ * in fewer; and that fit: the most segments, a power of two below s's,
+ * whose program fits, verified, in *out with its program; -1 (nothing
+ * reported) when none does. */
+bool msccl_symmetric_refits(const Sched *s);
+int msccl_fit_symmetric(Diag *, Arena *, const Sched *s, const BuildOpts *, const Sched **out,
+                        MProg *, MscclStats *);
 /* The lowering of s, or, for a packing that fits none, of the same trees
  * with fewer segments (msccl_fit_packing; a note on o->notes says so): the
  * schedule lowered in *used. Reports the first refusal when neither fits. */

@@ -47,7 +47,7 @@ typedef enum ArgKind {
 	A_TOPO,  /* a topology name */
 	A_GROUP, /* a group name */
 	A_TREES, /* tree or trees names */
-	A_INT,   /* an integer in lo..hi */
+	A_INT,   /* an integer in lo..hi, or one of `words` if it has them */
 	A_NODE,  /* a node of the context topology */
 	A_WORD,  /* one of the words in `words` */
 	A_STRING, /* a string: a file's path, relative to the .coll file's folder */
@@ -59,7 +59,7 @@ typedef struct ParamSpec {
 	ArgKind kind;
 	int min, max;      /* number of values; max 0 = no limit */
 	int64_t lo, hi;    /* A_INT */
-	const char *words; /* A_WORD: "bi|alter" */
+	const char *words; /* A_WORD: "bi|alter"; A_INT: the words it also takes ("auto") */
 } ParamSpec;
 
 /* leaf_spine_boxes' seven (boxes, gpus, nic_gbps, spines, nics, pcie_gbps, box) are the most */

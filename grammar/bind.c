@@ -138,6 +138,19 @@ check_value(Diag *dg, const FormSpec *f, const ParamSpec *ps, const Expr *e, con
 		}
 		break;
 	case A_INT:
+		if (ps->words && e->kind == EX_NAME) { /* `segments auto`: a word it also takes */
+			if (ast_word_index(e->text, ps->words) >= 0)
+				break;
+			char words[64];
+			error_at(dg, e->loc, "%s's %s takes a number or '%s', got '%s' (usage: %s)", f->name,
+			         ps->label, words_text(ps->words, words, sizeof words), e->text, f->usage);
+			return false;
+		}
+		if (e->kind == EX_NAME && strcmp(e->text, "auto") == 0) { /* a keyword: no param's name */
+			error_at(dg, e->loc, "%s's %s takes a number, not 'auto' (usage: %s)", f->name,
+			         ps->label ? ps->label : "size", f->usage);
+			return false;
+		}
 		if (!ast_eval_int(dg, e, &v, true))
 			return false;
 		if (v < ps->lo || v > ps->hi) {

@@ -193,12 +193,16 @@ call
 	| IDENT '(' args ')'   { $$ = $3; $$->loc = LOC(@1); $$->name = $1; }
 	;
 
-/* A label takes its first value here; later positional values join it (ast.c). */
+/* A label takes its first value here; later positional values join it (ast.c).
+ * `auto` (a keyword) is a labelled value as a name: `segments auto` (bind.c). */
 args
 	: expr                     { $$ = ast_call_arg(p, ast_call(p, LOC(@1), NULL, true), LOC(@1), NULL, $1); }
 	| label primary            { $$ = ast_call_arg(p, ast_call(p, LOC(@1), NULL, true), LOC(@1), $1, $2); }
+	| label "auto"             { $$ = ast_call_arg(p, ast_call(p, LOC(@1), NULL, true), LOC(@1), $1,
+	                                               ast_name(p, LOC(@2), "auto")); }
 	| args ',' expr            { $$ = ast_call_arg(p, $1, LOC(@3), NULL, $3); }
 	| args ',' label primary   { $$ = ast_call_arg(p, $1, LOC(@3), $3, $4); }
+	| args ',' label "auto"    { $$ = ast_call_arg(p, $1, LOC(@3), $3, ast_name(p, LOC(@4), "auto")); }
 	;
 
 label

@@ -533,6 +533,13 @@ bool auto_may_take(const Sched *s, const Sched *o);
 Sched *symmetrize(Diag *, Arena *, const char *name, Loc, CollKind, const Topo *, Routes *,
                   Tree **trees, int ntree, int segments, const Group *, const int *rank_node,
                   int nrank);
+/* symmetrize with the segments S (1, 2, 4, ...) of the least model time
+ * for `size` bytes, searched up while the time falls and within
+ * check_symmetric_segments' budget; Sched.choice says which and
+ * size_chosen is set (sim, tune and sweep build it again per size). */
+Sched *symmetrize_auto(Diag *, Arena *, const char *name, Loc, CollKind, const Topo *, Routes *,
+                       Tree **trees, int ntree, const Group *, const int *rank_node, int nrank,
+                       double size);
 /* The base transfers symmetrize makes a segment, from the trees alone
  * (nnode: their topology's nodes), for the estimate before building. */
 double symmetric_base_count(CollKind, Tree **trees, int ntree, int nnode);

@@ -824,8 +824,9 @@ routing_policy(const Decl *d)
 	                                                     : ROUTE_FASTEST;
 }
 
-/* `symmetric(trees ..., group G[, segments S])`: the trees symmetrized by
- * the group (symm.c), each in S segments; 0, or -1 after a located error. */
+/* `symmetric(trees ..., group G[, segments S | auto])`: the trees
+ * symmetrized by the group (symm.c), each in S segments (auto: chosen for
+ * Prog.auto_size); 0, or -1 after a located error. */
 static int
 lower_symmetric(Lowering *L, const Decl *d, CollKind kind, const Topo *t, Routes *routes,
                 const int *rank_node, int nrank, const Item *alg)
@@ -853,7 +854,9 @@ lower_symmetric(Lowering *L, const Decl *d, CollKind kind, const Topo *t, Routes
 	}
 	Sched *s = NULL;
 	const Arg *seg = labelled(alg->call, "segments");
-	int S = seg ? int_of(L->diag, seg->val.v[0]) : 1; /* sema checked its range */
+	/* `segments auto`: the one word sema lets it take; its S is per size */
+	bool seg_auto = seg && seg->val.v[0]->kind == EX_NAME;
+	int S = seg && !seg_auto ? int_of(L->diag, seg->val.v[0]) : 1; /* sema checked its range */
 	if (rc == 0 && g)
 		rc = check_symmetric_size(L->diag, alg->loc, d->name, ntree, g->order);
 	if (rc == 0 && g && S > 1)
@@ -868,8 +871,11 @@ lower_symmetric(Lowering *L, const Decl *d, CollKind kind, const Topo *t, Routes
 			rc = group_keeps_ranks(L->diag, s, g, group->loc);
 	}
 	if (rc == 0) {
-		s = symmetrize(L->diag, L->a, d->name, d->loc, kind, t, routes, list, ntree, S, g,
-		               rank_node, nrank);
+		s = seg_auto ? symmetrize_auto(L->diag, L->a, d->name, d->loc, kind, t, routes, list,
+		                               ntree, g, rank_node, nrank, L->p->auto_size)
+		             : symmetrize(L->diag, L->a, d->name, d->loc, kind, t, routes, list, ntree, S,
+		                          g, rank_node, nrank);
+		S = s->segments > 1 ? s->segments : 1;
 		const Item *chunks = item_of(d, IT_CHUNKS);
 		if (chunks && !chunks->flag && int_of(L->diag, chunks->value) != s->nchunk) {
 			error_at(L->diag, chunks->value->loc, "symmetric cuts the vector into %d chunks (%d "

@@ -13,7 +13,9 @@
  * (a GPU's NIC and its NVLink) work at once on different segments. It
  * stays a symmetric form: segment j's base tree is the same tree, so the
  * proof by symmetry, the metrics and every backend take it as they take
- * several trees. The schedule is held in this compact form; sched_expand
+ * several trees. With `segments auto` (symmetrize_auto) S is the power of
+ * two of the least model time at the size being built, within the
+ * estimate's budget. The schedule is held in this compact form; sched_expand
  * writes out every message for small cases. The rank form (Sched.xor_routes) is
  * the same with the group of XOR by each rank on 2^L ranks in place of
  * automorphisms: it keeps the ranks, though not the topology's links.
@@ -164,6 +166,54 @@ symmetrize(Diag *dg, Arena *a, const char *name, Loc loc, CollKind kind, const T
 		for (int e = 0; e < g->order; e++)
 			s->owner[b * g->order + e] = s->node_rank[group_node(g, e, s->tree[b]->root[0])];
 	return s;
+}
+
+/* "1 GiB", "64 KiB", "1.5 MiB": a size in a choice (no commas: a CSV cell). */
+static const char *
+size_words(Arena *a, double bytes)
+{
+	static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+	int u = 0;
+	while (u + 1 < (int)countof(unit) && bytes >= 1024.0 * (double)(1ull << (10 * u)))
+		u++;
+	return arena_printf(a, "%g %s", bytes / (double)(1ull << (10 * u)), unit[u]);
+}
+
+Sched *
+symmetrize_auto(Diag *dg, Arena *a, const char *name, Loc loc, CollKind kind, const Topo *t,
+                Routes *routes, Tree **trees, int ntree, const Group *g, const int *rank_node,
+                int nrank, double size)
+{
+	double base = symmetric_base_count(kind, trees, ntree, t->nnode);
+	Sched *best = NULL;
+	double best_time = 0;
+	for (int S = 1; S <= MAX_INSTANCES; S *= 2) {
+		/* past the budget the estimate refuses it: fewer segments were the most */
+		diag_mute(dg, true);
+		bool over = S > 1 && check_symmetric_segments(dg, loc, name, ntree, S, g->order, base) != 0;
+		diag_mute(dg, false);
+		if (over)
+			break;
+		Sched *s = symmetrize(dg, a, name, loc, kind, t, routes, trees, ntree, S, g, rank_node,
+		                      nrank);
+		if (!s)
+			return best;
+		Metrics m;
+		metrics(s, size, &m);
+		/* the time falls with S while the links' overlap gains more than
+		 * the S - 1 rounds of fill cost, then rises: the first S that
+		 * gains nothing ends the search */
+		if (best && m.model_time >= best_time)
+			break;
+		best = s;
+		best_time = m.model_time;
+	}
+	if (best) {
+		best->choice = arena_printf(a, "segments %d chosen for %s",
+		                            best->segments ? best->segments : 1, size_words(a, size));
+		best->size_chosen = true;
+	}
+	return best;
 }
 
 /* The rank form: copy m of base transfer x between ranks src ^ m and

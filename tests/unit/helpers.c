@@ -57,9 +57,10 @@ check_str(Diag *dg, Checked *c, const char *text)
 }
 
 int
-lower_str(Diag *dg, const char *text, Checked *c, Prog *p)
+lower_str(Diag *dg, const char *text, double size, Checked *c, Prog *p)
 {
 	memset(p, 0, sizeof *p);
+	p->auto_size = size;
 	check_str(dg, c, text);
 	if (c->errors)
 		return -1;

@@ -450,8 +450,9 @@ sorted_rows(const char *csv)
 }
 
 /* A size's row is the same byte for byte whatever else --sizes holds:
- * auto's pick, pipelined_trees' and chain's segments, tto's chunks and
- * bridge's reconfigurations are chosen per size. */
+ * auto's pick, pipelined_trees', chain's and symmetric's (`segments
+ * auto`) segments, tto's chunks and bridge's reconfigurations are chosen
+ * per size. */
 static void
 test_sim_sizes_permuted(void)
 {
@@ -469,7 +470,11 @@ test_sim_sizes_permuted(void)
 	         "collective allreduce H on M { algorithm tto; chunks 192; ranks 0..11, 13..15; }\n"
 	         "collective allreduce A on T { algorithm auto; }\n"
 	         "collective allreduce B on O { algorithm bridge; }\n"
-	         "collective allreduce F on SB { algorithm pipelined_trees(segments 4); }\n");
+	         "collective allreduce F on SB { algorithm pipelined_trees(segments 4); }\n"
+	         "topology CR = rails(boxes 2, gpus 8, nic_gbps 400);\n"
+	         "group GC = translations(CR);\ntree BC = bfs(CR, root gpu(0, 0));\n"
+	         "collective allgather S on CR { algorithm symmetric(trees BC, group GC, "
+	         "segments auto); }\n");
 	static const char *const orders[] = {"4KiB,1MiB,64MiB", "64MiB,1MiB,4KiB", "1MiB,64MiB,4KiB"};
 	char *first = NULL, *alone = NULL, *out, *err, args[512];
 	for (size_t i = 0; i < countof(orders); i++) {

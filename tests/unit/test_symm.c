@@ -17,7 +17,7 @@
 static int
 build_measured(Diag *dg, const char *text, Checked *c, Prog *p, Metrics *m)
 {
-	int rc = lower_str(dg, text, c, p);
+	int rc = lower_str(dg, text, 0, c, p);
 	*m = (Metrics){0};
 	if (rc == 0)
 		metrics(p->sched[0], 1 << 20, m);
@@ -90,7 +90,7 @@ rect_case(Diag *dg, int m, int n, int want_rounds)
 	         "collective allreduce AR on T { algorithm symmetric(trees P, group G); }\n", m, n);
 	Checked c;
 	Prog p;
-	int rc = lower_str(dg, text, &c, &p);
+	int rc = lower_str(dg, text, 0, &c, &p);
 	Metrics mt = {0};
 	if (rc == 0)
 		metrics(p.sched[0], 1 << 20, &mt);
@@ -245,7 +245,7 @@ test_expansion_agrees(void)
 			         "group G); }\n", cases[i], kinds[k], topo[0]);
 			Checked c;
 			Prog p;
-			int rc = lower_str(dg, text, &c, &p);
+			int rc = lower_str(dg, text, 0, &c, &p);
 			assert_named(rc == 0, __LINE__, __FILE__, "case %zu %s: %s", i, kinds[k], c.diag);
 			if (rc != 0) {
 				done(&c, &p);
@@ -294,7 +294,7 @@ test_spine_leaf(void)
 	                   "collective allreduce AR on F { algorithm symmetric(trees B, group G); }\n";
 	Checked c;
 	Prog p;
-	int rc = lower_str(dg, text, &c, &p);
+	int rc = lower_str(dg, text, 0, &c, &p);
 	assert_named(rc == 0, __LINE__, __FILE__, "spine-leaf builds: %s", c.diag);
 	if (rc != 0) {
 		done(&c, &p);
@@ -343,7 +343,7 @@ build_box(Diag *dg, const char *generators, Checked *c, Prog *p)
 	         "tree E on T root 0 { 1 -> 0; 2 -> 1; 3 -> 0; 4 -> 0; 5 -> 4; 6 -> 5; 7 -> 4; }\n"
 	         "collective allreduce AR on T { algorithm symmetric(trees E, group G); "
 	         "ranks 0..7; }\n", generators);
-	return lower_str(dg, text, c, p);
+	return lower_str(dg, text, 0, c, p);
 }
 
 static void
@@ -366,7 +366,7 @@ test_sub_communicator(void)
 	rc = lower_str(dg, "topology T = torus(3, 3);\n"
 	           "group G on T { translate; }\n"
 	           "tree E on T root 0 { 1 -> 0; 2 -> 0; }\n"
-	           "collective allreduce AR on T { algorithm symmetric(trees E, group G); }\n", &c, &p);
+	           "collective allreduce AR on T { algorithm symmetric(trees E, group G); }\n", 0, &c, &p);
 	CU_ASSERT_EQUAL(rc, -1);
 	ASSERT_DIAG(&c, "t.coll:4:52: error: tree 'E' does not span the ranks of 'AR': node (1, 0) "
 	                "is not in it");
@@ -390,7 +390,7 @@ test_message_counts(void)
 	for (size_t i = 0; i < countof(cases); i++) {
 		Checked c;
 		Prog p;
-		int rc = lower_str(dg, cases[i], &c, &p);
+		int rc = lower_str(dg, cases[i], 0, &c, &p);
 		assert_named(rc == 0, __LINE__, __FILE__, "case %zu: %s", i, c.diag);
 		if (rc == 0) {
 			Arena a = {0};
@@ -413,7 +413,7 @@ test_network_file_wide(void)
 	Diag dgv = diag_new(), *dg = &dgv;
 	Checked c;
 	Prog p;
-	int rc = lower_str(dg, "topology R = ring(3);\nnetwork { link_bandwidth = 100 Gbps; }\n", &c, &p);
+	int rc = lower_str(dg, "topology R = ring(3);\nnetwork { link_bandwidth = 100 Gbps; }\n", 0, &c, &p);
 	CU_ASSERT_EQUAL(rc, 0);
 	CU_ASSERT(p.ntopo == 1 && p.topo[0]->net.bandwidth == 100e9 &&
 	          p.topo[0]->link[0].bandwidth == 100e9);
@@ -435,7 +435,7 @@ test_group_include(void)
 	               "    map (x, y) -> (y, x);\n}\n"
 	               "tree K = khop(T, root (0, 0), depth 4);\n"
 	               "collective allreduce A on T {\n    algorithm symmetric(trees K, group G);\n}\n",
-	               &c, &p);
+	               0, &c, &p);
 	CU_ASSERT_EQUAL_FATAL(rc, 0);
 	CU_ASSERT_EQUAL_FATAL(p.nsched, 1);
 	assert_named(p.sched[0]->group->order == 64, __LINE__, __FILE__, "order %d, not 64",
@@ -566,7 +566,7 @@ test_orbit_vs_full_examples(void)
 		char *text = slurp(g.gl_pathv[i], &len);
 		Checked c;
 		Prog p;
-		int rc = lower_str(dg, text, &c, &p);
+		int rc = lower_str(dg, text, 0, &c, &p);
 		assert_named(rc == 0, __LINE__, __FILE__, "%s: %s", g.gl_pathv[i], c.diag);
 		bool any = false;
 		for (int j = 0; rc == 0 && j < p.nsched; j++)

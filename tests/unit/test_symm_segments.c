@@ -8,7 +8,10 @@
  * proved by symmetry and again on its expansion with the same metrics; the
  * simulator's time at 1 GiB falls with S towards the bound on a rails
  * cluster, whose NIC and NVLink then work in the same rounds; and the work
- * is estimated and refused at `segments` past the limits.
+ * is estimated and refused at `segments` past the limits. `segments auto`
+ * chooses S per size: 1 at small sizes, more at 1 GiB, never slower under
+ * the model than a power of two it could have taken; `collc sim` rebuilds
+ * it per size, and MSCCL takes fewer where the choice does not fit.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,7 +49,7 @@ test_parameter_checked(void)
 	          "tree B = bfs(T, root 0);\ncollective allgather AG on T { algorithm "
 	          "symmetric(trees B, group G, segment 2); }\n");
 	ASSERT_DIAG(&c, "t.coll:4:70: error: symmetric has no argument 'segment'; did you mean "
-	                "'segments'? (usage: symmetric(trees B1, B2, ..., group G[, segments S]))");
+	                "'segments'? (usage: symmetric(trees B1, B2, ..., group G[, segments S | auto]))");
 	checked_free(&c);
 }
 
@@ -93,7 +96,7 @@ test_closed_form(void)
 				         "group G, segments %d); }\n", cases[i], kinds[k], S);
 				Checked c;
 				Prog p;
-				int rc = lower_str(dg, text, &c, &p);
+				int rc = lower_str(dg, text, 1 << 20, &c, &p);
 				assert_named(rc == 0, __LINE__, __FILE__, "case %zu %s S %d: %s", i, kinds[k], S,
 				             c.diag);
 				if (rc != 0) {
@@ -187,10 +190,148 @@ test_limits(void)
 	}
 }
 
+static const char rails_2x8[] =
+	"network { link_bandwidth = 3600 Gbps; link_latency = 500 ns; }\n"
+	"topology C = rails(boxes 2, gpus 8, nic_gbps 400);\n"
+	"group G = translations(C);\ntree B = bfs(C, root gpu(0, 0));\n";
+
+static void
+test_auto_parsed(void)
+{
+	Diag dgv = diag_new(), *dg = &dgv;
+	static const struct {
+		const char *alg, *want; /* want NULL: no error */
+	} cases[] = {
+		{"symmetric(trees B, group G, segments auto)", NULL},
+		{"symmetric(segments auto, trees B, group G)", NULL},
+		{"symmetric(trees B, group G, segments fast)",
+		 "t.coll:5:79: error: symmetric's segments takes a number or 'auto', got 'fast' (usage: "
+		 "symmetric(trees B1, B2, ..., group G[, segments S | auto]))"},
+		{"ring(ports auto)",
+		 "t.coll:5:53: error: ring's ports takes a number, not 'auto' (usage: ring, ring(ports 1 | "
+		 "2) or ring(halfway))"},
+	};
+	for (size_t i = 0; i < countof(cases); i++) {
+		char text[1024];
+		snprintf(text, sizeof text, "%scollective allgather AG on C { algorithm %s; }\n", rails_2x8,
+		         cases[i].alg);
+		Checked c;
+		check_str(dg, &c, text);
+		assert_named(c.errors == (cases[i].want != NULL), __LINE__, __FILE__, "%s: %d errors: %s",
+		             cases[i].alg, c.errors, c.diag);
+		if (cases[i].want)
+			ASSERT_DIAG(&c, cases[i].want);
+		checked_free(&c);
+	}
+}
+
+/* The model time of `kind` in S segments (0: auto) at size; its
+ * segments (1 for one) in *chosen. */
+static double
+model_at(Diag *dg, const char *kind, int S, double size, int *chosen)
+{
+	char text[1024], seg[32];
+	snprintf(seg, sizeof seg, S ? "%d" : "auto", S);
+	snprintf(text, sizeof text, "%scollective %s X on C { algorithm symmetric(trees B, group G, "
+	         "segments %s); }\n", rails_2x8, kind, seg);
+	Checked c;
+	Prog p;
+	int rc = lower_str(dg, text, size, &c, &p);
+	assert_named(rc == 0 && (S || p.sched[0]->size_chosen), __LINE__, __FILE__, "%s S %d: %s",
+	             kind, S, c.diag);
+	Metrics m = {0};
+	if (rc == 0) {
+		metrics(p.sched[0], size, &m);
+		*chosen = p.sched[0]->segments ? p.sched[0]->segments : 1;
+	}
+	prog_free(&p);
+	checked_free(&c);
+	return m.model_time;
+}
+
+static void
+test_auto_per_size(void)
+{
+	Diag dgv = diag_new(), *dg = &dgv;
+	static const char *const kinds[] = {"allgather", "allreduce", "reduce_scatter"};
+	static const double sizes[] = {64 << 10, 1 << 30};
+	for (size_t k = 0; k < countof(kinds); k++)
+		for (size_t i = 0; i < countof(sizes); i++) {
+			int S = 0, s1;
+			double t = model_at(dg, kinds[k], 0, sizes[i], &S);
+			assert_named(sizes[i] < 1 << 20 ? S == 1 : S > 1, __LINE__, __FILE__,
+			             "%s at %.0f bytes: segments %d chosen", kinds[k], sizes[i], S);
+			for (int m = 1; m <= 64; m *= 2) {
+				double tm = model_at(dg, kinds[k], m, sizes[i], &s1);
+				assert_named(t <= tm, __LINE__, __FILE__, "%s at %.0f bytes: segments %d (chosen) "
+				             "%g s, segments %d %g s", kinds[k], sizes[i], S, t, m, tm);
+			}
+		}
+}
+
+/* The file of test_auto_sim and test_auto_msccl in dir. */
+static void
+write_auto(const char *dir)
+{
+	char text[1024];
+	snprintf(text, sizeof text, "%scollective allgather AG on C { algorithm symmetric(trees B, "
+	         "group G, segments auto); }\n", rails_2x8);
+	write_in(dir, "auto.coll", text);
+}
+
+static void
+test_auto_sim(void)
+{
+	char dir[] = "/tmp/collc-symauto-XXXXXX", cmd[512];
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	write_auto(dir);
+	snprintf(cmd, sizeof cmd, "%s sim %s/auto.coll --sizes 64KiB,1GiB --mode flow --csv", COLLC_BIN,
+	         dir);
+	int st;
+	char *out = run_all(cmd, &st);
+	assert_named(st == 0 && strstr(out, ",symmetric (segments 1 chosen for 64 KiB),65536,") &&
+	             strstr(out, ",symmetric (segments 16 chosen for 1 GiB),1073741824,"),
+	             __LINE__, __FILE__, "collc sim: %s", out);
+	free(out);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+}
+
+/* The model's 16 segments at 1 GiB need 65 thread blocks on rank 0 (the
+ * executor's limit is 64): the build takes 8, and says so. */
+static void
+test_auto_msccl(void)
+{
+	char dir[] = "/tmp/collc-symauto-XXXXXX", cmd[512];
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	write_auto(dir);
+	snprintf(cmd, sizeof cmd, "%s build --target msccl %s/auto.coll --size 1GiB -o %s/ag.xml 2>&1",
+	         COLLC_BIN, dir, dir);
+	int st;
+	char *out = run_all(cmd, &st);
+	assert_named(st == 0 && strstr(out, "collc: build: note: 'AG' for MSCCL: symmetric segments 16 "
+	                                    "chosen for 1 GiB fit none of its programs in the "
+	                                    "executor's limits; segments 8 do (to_msccl_symfit.c)"),
+	             __LINE__, __FILE__, "collc build: %s", out);
+	free(out);
+	snprintf(cmd, sizeof cmd, "%s build --target msccl %s/auto.coll --size 64KiB -o %s/ag.xml 2>&1",
+	         COLLC_BIN, dir, dir);
+	out = run_all(cmd, &st);
+	assert_named(st == 0 && !strstr(out, "to_msccl_symfit.c"), __LINE__, __FILE__,
+	             "collc build at 64 KiB: %s", out);
+	free(out);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+}
+
 CU_TestInfo symm_segments_tests[] = {
 	{"segments: parsed and range-checked where written", test_parameter_checked},
 	{"segments: H + S - 1 rounds, verified and expanded", test_closed_form},
 	{"segments: the simulator's time falls towards the bound", test_sim_towards_bound},
 	{"segments: the work refused past the limits", test_limits},
+	{"segments auto: parsed, another word refused where written", test_auto_parsed},
+	{"segments auto: the model's least time per size", test_auto_per_size},
+	{"segments auto: collc sim chooses per size", test_auto_sim},
+	{"segments auto: MSCCL takes the most segments that fit", test_auto_msccl},
 	CU_TEST_INFO_NULL,
 };

@@ -71,9 +71,10 @@ void check_str(Diag *, Checked *, const char *text);
 /* check_text, then (when clean) lower to the IR and verify every schedule,
  * as the driver does (lower_verified). */
 void check_built(Diag *, Checked *, const char *name, const char *text, size_t len);
-/* check_str, then (when clean) lower into *p and verify every schedule;
- * 0, or -1 with the diagnostics of every stage in c->diag. */
-int lower_str(Diag *, const char *text, Checked *, Prog *p);
+/* check_str, then (when clean) lower into *p for `size` bytes (what a
+ * size-chosen schedule is built for; 0 as a zeroed Prog) and verify every
+ * schedule; 0, or -1 with the diagnostics of every stage in c->diag. */
+int lower_str(Diag *, const char *text, double size, Checked *, Prog *p);
 void checked_free(Checked *);
 /* The canonical form of a clean Checked (malloc'd). */
 char *fmt_string(const File *);
