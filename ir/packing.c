@@ -940,8 +940,11 @@ pack_copies_work(const CutNet *n, double copies)
 	free(in);
 	free(out);
 	free(is_rank);
-	double flows = 2 * pairs * N + 2 * N * copies + MAX_PACK_TRIES * N;
-	return flows * ((double)n->nnode + n->nlink + N);
+	double pass = (double)n->nnode + n->nlink + N;
+	/* the trees grow on the graph the splits left: each pair split may
+	 * have added an arc (a rank's to every other at a star), which every
+	 * flow of the growth passes over */
+	return (2 * pairs * N + MAX_PACK_TRIES * N) * pass + 2 * N * copies * (pass + pairs);
 }
 
 double

@@ -139,9 +139,10 @@ double pack_unit_shares(const Packing *, int nlink, const double *bw, Frac rate,
 
 /* The work pack_collective does on n when `copies` tree copies grow in
  * all, in link visits: max flows of (nodes + links + ranks) each, 2 N per
- * pair of arcs at a switch (phase 1), 2 N per copy to grow its tree (a
- * flow per candidate arc, the first that keeps it usually taken), N per
- * copy count tried. Against MAX_PACK_WORK once the copies are known. */
+ * pair of arcs at a switch (phase 1) and N per copy count tried; 2 N per
+ * copy to grow its tree (a flow per candidate arc, the first that keeps it
+ * usually taken), each over those links and the arcs the splits added, one
+ * per pair at most. Against MAX_PACK_WORK once the copies are known. */
 double pack_copies_work(const CutNet *n, double copies);
 /* pack_copies_work at one copy per root, before the copies are known.
  * Against MAX_PACK_WORK. */
