@@ -212,8 +212,8 @@ test_packing_copies_refused_first(void)
 
 /* Packing on rails of 2 boxes of 32 GPUs whose GPU links are 3580 Gbit/s:
  * every rank roots 199 copies (12736 in all, within MAX_INSTANCES), and
- * pack_work, which counts one copy a root, let their trees grow: 21 s of
- * CPU. Issue 38's fuzz find was the same under the fuzz build's limit
+ * pack_work, which counts one copy a root, let their trees grow: 18.9 s
+ * of CPU. Issue 38's fuzz find was the same under the fuzz build's limit
  * (cube-mesh-boxes-2 with links changed, 232 copies a root). The copies
  * are known before the trees grow; their growth is estimated then, about
  * 2 N flows a copy over the links and the arcs the splits added, and
