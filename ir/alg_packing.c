@@ -158,6 +158,28 @@ pack_kind(Arena *a, const CutNet *n, CollKind kind, const PackGroup *G, double w
 	return pack_collective(a, n, kind, cp);
 }
 
+/* Why a kind was not packed, located: each limit by name. */
+static void
+report_refusal(const AlgCtx *c, CollKind kind, PackStatus st, const CollPacking *cp, double whole)
+{
+	long long copies = (long long)cp->k * (kind == CK_BROADCAST || kind == CK_REDUCE ? 1 : c->nrank);
+	if (st == PACK_NO_ORBITS || st == PACK_NOT_GROUP)
+		error_at(c->diag, c->loc, "packing cannot pack %s trees on '%s' by the orbits of '%s': %s; "
+		         "packing every root would do about %.3g units of work, and the limit is %d "
+		         "(MAX_PACK_WORK)", coll_kind_name[kind], c->topo->name, c->pack_group->name,
+		         pack_status_text[st], whole, MAX_PACK_WORK);
+	else if (st == PACK_TOO_MANY)
+		error_at(c->diag, c->loc, "packing needs %lld tree copies, each its own pipeline "
+		         "(Msg.instance); the limit is %d", copies, MAX_INSTANCES);
+	else if (st == PACK_TOO_MUCH)
+		error_at(c->diag, c->loc, "packing needs %lld copies of %s trees on '%s'; growing them would "
+		         "do about %.3g units of work, and the limit is %d (MAX_PACK_WORK)", copies,
+		         coll_kind_name[kind], c->topo->name, cp->work, MAX_PACK_WORK);
+	else
+		error_at(c->diag, c->loc, "packing cannot pack %s trees on '%s': %s", coll_kind_name[kind],
+		         c->topo->name, pack_status_text[st]);
+}
+
 /* Packs one kind on the ranks (n NULL: the memo holds it); -1 after
  * reporting. */
 static int
@@ -171,19 +193,7 @@ pack_phase(const AlgCtx *c, const CutNet *n, CollKind kind, PackPhase *ph, const
 	if (st != PACK_OK) {
 		if (!e)
 			memo_add(c, kind, st, ph, whole);
-		if (st == PACK_NO_ORBITS || st == PACK_NOT_GROUP)
-			error_at(c->diag, c->loc, "packing cannot pack %s trees on '%s' by the orbits of '%s': %s; "
-			         "packing every root would do about %.3g units of work, and the limit is %d "
-			         "(MAX_PACK_WORK)", coll_kind_name[kind], c->topo->name, c->pack_group->name,
-			         pack_status_text[st], whole, MAX_PACK_WORK);
-		else if (st == PACK_TOO_MANY)
-			error_at(c->diag, c->loc, "packing needs %lld tree copies, each its own pipeline "
-			         "(Msg.instance); the limit is %d", (long long)(e ? e->ph : *ph).cp.k *
-			         (kind == CK_BROADCAST || kind == CK_REDUCE ? 1 : c->nrank),
-			         MAX_INSTANCES);
-		else
-			error_at(c->diag, c->loc, "packing cannot pack %s trees on '%s': %s", coll_kind_name[kind],
-			         c->topo->name, pack_status_text[st]);
+		report_refusal(c, kind, st, e ? &e->ph.cp : &ph->cp, whole);
 		return -1;
 	}
 	if (e) {

@@ -785,6 +785,7 @@ const char *const pack_status_text[] = {
 	[PACK_NO_ORBITS] = "no trees of the orbit representatives fit the link orbits' budgets",
 	[PACK_NOT_GROUP] = "the group does not keep the ranks and the links' bandwidths",
 	[PACK_TOO_MANY] = "more tree copies than a schedule's pipelines (MAX_INSTANCES)",
+	[PACK_TOO_MUCH] = "growing the copies' trees passes the work limit (MAX_PACK_WORK)",
 };
 
 __extension__ typedef __int128 Wide;
@@ -879,10 +880,15 @@ pack_collective(Arena *a, const CutNet *n, CollKind kind, CollPacking *out)
 	int64_t *quota = xmalloc((size_t)n->nrank * sizeof *quota);
 	PackInput in = {n->nnode, n->nrank, n->rank_node, n->nlink, src, dst, out->cap, quota, false};
 	out->k = least_copies(n, out->rate, &in, out->cap, quota, rooted ? n->root : -1);
+	/* the trees' growth is in the copies, known only now: pack_work
+	 * counted one a root */
+	out->work = out->k ? pack_copies_work(n, (double)out->k * (rooted ? 1 : n->nrank)) : 0;
 	if (!out->k)
 		st = PACK_TOO_LARGE;
 	else if (out->k > MAX_INSTANCES / (rooted ? 1 : n->nrank))
 		st = PACK_TOO_MANY;
+	else if (out->work > MAX_PACK_WORK)
+		st = PACK_TOO_MUCH;
 	else
 		st = pack_trees(a, &in, &out->pk);
 	if (st == PACK_OK && out->inward)
@@ -917,7 +923,7 @@ pack_collective_orbits(Arena *a, const CutNet *n, CollKind kind, const PackGroup
 }
 
 double
-pack_work(const CutNet *n)
+pack_copies_work(const CutNet *n, double copies)
 {
 	int *in = xcalloc((size_t)n->nnode, sizeof *in), *out = xcalloc((size_t)n->nnode, sizeof *out);
 	unsigned char *is_rank = xcalloc((size_t)n->nnode, 1);
@@ -934,8 +940,17 @@ pack_work(const CutNet *n)
 	free(in);
 	free(out);
 	free(is_rank);
-	double flows = 2 * pairs * N + 2 * N * N + MAX_PACK_TRIES * N;
-	return flows * ((double)n->nnode + n->nlink + N);
+	double pass = (double)n->nnode + n->nlink + N;
+	/* the trees grow on the graph the splits left: each pair split may
+	 * have added an arc (a rank's to every other at a star), which every
+	 * flow of the growth passes over */
+	return (2 * pairs * N + MAX_PACK_TRIES * N) * pass + 2 * N * copies * (pass + pairs);
+}
+
+double
+pack_work(const CutNet *n)
+{
+	return pack_copies_work(n, n->nrank);
 }
 
 double

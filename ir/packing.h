@@ -58,6 +58,8 @@ typedef enum PackStatus {
 	PACK_NOT_GROUP,  /* the group is not an automorphism of the ranks and bandwidths */
 	PACK_TOO_MANY,   /* k copies at every root pass MAX_INSTANCES in all (each copy is a
 	                  * pipeline): refused before the trees grow, whose work is in k */
+	PACK_TOO_MUCH,   /* growing the k copies' trees passes MAX_PACK_WORK (pack_copies_work):
+	                  * refused before they grow */
 } PackStatus;
 
 /* What each status means, for messages. */
@@ -84,6 +86,7 @@ typedef struct CollPacking {
 	CollKind kind;
 	Frac rate;   /* bits/s: x* per rank (allgather, reduce_scatter), else lambda */
 	int64_t k;
+	double work; /* pack_copies_work at the k copies (0 until k is known) */
 	bool inward; /* reduce_scatter, reduce: in-trees; data moves child -> parent and
 	              * route[x] runs from rank x to its parent */
 	int64_t *cap; /* nlink: the copies each link may carry */
@@ -134,9 +137,14 @@ double pack_shallow_work(const Packing *);
 double pack_unit_shares(const Packing *, int nlink, const double *bw, Frac rate, int64_t k,
                         int64_t units, int64_t *share);
 
-/* The work pack_collective may do on n, estimated before it runs, in link
- * visits: max flows of (nodes + links + ranks) each, 2 N per pair of arcs
- * at a switch (phase 1), 2 N^2 to grow the trees, N per copy count tried.
+/* The work pack_collective does on n when `copies` tree copies grow in
+ * all, in link visits: max flows of (nodes + links + ranks) each, 2 N per
+ * pair of arcs at a switch (phase 1) and N per copy count tried; 2 N per
+ * copy to grow its tree (a flow per candidate arc, the first that keeps it
+ * usually taken), each over those links and the arcs the splits added, one
+ * per pair at most. Against MAX_PACK_WORK once the copies are known. */
+double pack_copies_work(const CutNet *n, double copies);
+/* pack_copies_work at one copy per root, before the copies are known.
  * Against MAX_PACK_WORK. */
 double pack_work(const CutNet *n);
 

@@ -210,9 +210,35 @@ test_packing_copies_refused_first(void)
 	remove(path);
 }
 
+/* Packing on rails of 2 boxes of 32 GPUs whose GPU links are 3580 Gbit/s:
+ * every rank roots 199 copies (12736 in all, within MAX_INSTANCES), and
+ * pack_work, which counts one copy a root, let their trees grow: 18.9 s
+ * of CPU. Issue 38's fuzz find was the same under the fuzz build's limit
+ * (cube-mesh-boxes-2 with links changed, 232 copies a root). The copies
+ * are known before the trees grow; their growth is estimated then, about
+ * 2 N flows a copy over the links and the arcs the splits added, and
+ * refused. */
+static void
+test_packing_growth_refused_first(void)
+{
+	char path[] = "/tmp/collc-growth-XXXXXX";
+	FILE *f = temp_file(path);
+	fprintf(f, "network { link_bandwidth = 3580 Gbps; link_latency = 500 ns; }\n"
+	           "topology C = rails(boxes 2, gpus 32, nic_gbps 400);\n"
+	           "collective allgather AG on C { algorithm packing; }\n");
+	fclose(f);
+	int st = collc_cpu_limited(3, "check %s 2>&1 | grep -q 'packing needs 12736 copies of allgather "
+	                           "trees on .C.; growing them would do about 4.35e+09 units of work, "
+	                           "and the limit is 1073741824 (MAX_PACK_WORK)'", path);
+	assert_named(st == 0, __LINE__, __FILE__, "collc check of packing at 199 copies a root on 64 "
+	             "GPUs: the growth refused within 3 CPU seconds (status %d)", st);
+	remove(path);
+}
+
 CU_TestInfo robust_tests[] = {
 	{"a symmetric chain of 262143 edges: metrics linear in the rounds", test_chain_metrics_linear},
 	{"packing past MAX_INSTANCES copies is refused before its trees grow", test_packing_copies_refused_first},
+	{"packing whose trees' growth passes MAX_PACK_WORK is refused before they grow", test_packing_growth_refused_first},
 	{"explicit trees of 200000 edges", test_long_explicit_tree},
 	{"empty files and comments", test_empty_and_comments},
 	{"NUL bytes", test_nul_bytes},
