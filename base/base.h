@@ -116,6 +116,10 @@ void diag_on_oom(Diag *);
 _Noreturn void out_of_memory(size_t bytes);
 
 /* ---- util.c ---- */
+/* "64 KiB", "1.50 MiB": bytes in the largest binary unit (up to TiB) they
+ * reach; a whole number without decimals, else with `decimals` (with
+ * fixed, every size but bytes with them: table columns). */
+void bytes_in_units(double bytes, int decimals, bool fixed, char *buf, size_t len);
 
 /* malloc, calloc and realloc that never return NULL (out of memory ends the
  * run with out_of_memory) and give a usable block for a zero size. */

@@ -473,3 +473,16 @@ xml_element_loc(const char *text, size_t len, int line)
 	XmlLines x = {text, len, 0, 0};
 	return xml_lines_loc(&x, line);
 }
+
+void
+bytes_in_units(double b, int decimals, bool fixed, char *buf, size_t len)
+{
+	static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+	int k = 0;
+	while (b >= 1024 && k < 4) {
+		b /= 1024;
+		k++;
+	}
+	bool whole = b == (double)(long long)b;
+	snprintf(buf, len, "%.*f %s", k == 0 || (!fixed && whole) ? 0 : decimals, b, unit[k]);
+}

@@ -250,29 +250,16 @@ write_output(const char *out, MemOut *m)
 	return 0;
 }
 
-/* fixed: two decimals above bytes even for whole numbers (table columns) */
-static void
-bytes_in_units(double b, bool fixed, char *buf, size_t len)
-{
-	static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-	int k = 0;
-	while (b >= 1024 && k < 4) {
-		b /= 1024;
-		k++;
-	}
-	snprintf(buf, len, k == 0 || (!fixed && b == floor(b)) ? "%.0f %s" : "%.2f %s", b, unit[k]);
-}
-
 void
 human_bytes(double b, char *buf, size_t len)
 {
-	bytes_in_units(b, false, buf, len);
+	bytes_in_units(b, 2, false, buf, len);
 }
 
 void
 human_bytes_fixed(double b, char *buf, size_t len)
 {
-	bytes_in_units(b, true, buf, len);
+	bytes_in_units(b, 2, true, buf, len);
 }
 
 void

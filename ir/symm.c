@@ -168,17 +168,6 @@ symmetrize(Diag *dg, Arena *a, const char *name, Loc loc, CollKind kind, const T
 	return s;
 }
 
-/* "1 GiB", "64 KiB", "1.5 MiB": a size in a choice (no commas: a CSV cell). */
-static const char *
-size_words(Arena *a, double bytes)
-{
-	static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-	int u = 0;
-	while (u + 1 < (int)countof(unit) && bytes >= 1024.0 * (double)(1ull << (10 * u)))
-		u++;
-	return arena_printf(a, "%g %s", bytes / (double)(1ull << (10 * u)), unit[u]);
-}
-
 Sched *
 symmetrize_auto(Diag *dg, Arena *a, const char *name, Loc loc, CollKind kind, const Topo *t,
                 Routes *routes, Tree **trees, int ntree, const Group *g, const int *rank_node,
@@ -209,8 +198,10 @@ symmetrize_auto(Diag *dg, Arena *a, const char *name, Loc loc, CollKind kind, co
 		best_time = m.model_time;
 	}
 	if (best) {
+		char words[32]; /* "1 GiB": no commas (a CSV cell) */
+		bytes_in_units(size, 2, false, words, sizeof words);
 		best->choice = arena_printf(a, "segments %d chosen for %s",
-		                            best->segments ? best->segments : 1, size_words(a, size));
+		                            best->segments ? best->segments : 1, words);
 		best->size_chosen = true;
 	}
 	return best;

@@ -33,13 +33,7 @@ esc(FILE *f, const char *s)
 static void
 size_label(double b, char *buf, size_t len)
 {
-	static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-	int k = 0;
-	while (b >= 1024 && k < 4) {
-		b /= 1024;
-		k++;
-	}
-	snprintf(buf, len, b == floor(b) ? "%.0f %s" : "%.1f %s", b, unit[k]);
+	bytes_in_units(b, 1, false, buf, len);
 }
 
 /* A step of 1, 2 or 5 times a power of ten giving about n ticks. */
