@@ -35,7 +35,8 @@ tenth as warm-up; IMB's 1000, fewer where they would move over 40 MiB or
 take over 10 s),
 OSU_IMB_MAX (largest size in bytes; default 1 MiB under Open MPI, 64 KiB
 under MPICH), OSU_IMB_CAL_TIME (the calibration's seconds a size,
-COLLC_MPI_CALIBRATE_TIME; default 2), OSU_IMB_OUT (work directory; default build/osu_imb), OSU_IMB_ONLY
+COLLC_MPI_CALIBRATE_TIME; default 2), OSU_IMB_CAL_LAUNCHES (launches added
+into the calibration, COLLC_MPI_CALIBRATE_ADD; default 1), OSU_IMB_OUT (work directory; default build/osu_imb), OSU_IMB_ONLY
 (comma-separated: only these OSU labels, e.g. "osu_bcast", and IMB benchmarks,
 e.g. "Bcast"; default every one).
 
@@ -189,12 +190,18 @@ CAL_ROW = re.compile(r"^(\d+) (\d+) (\d+) (collc|mpi) (\w+): (?:\d+ B collc [0-9
 def calibrate(mpi, so, argv, work, top):
     """The calibration's rows [(kind, lo, hi, who, noise)], or None."""
     cal = os.path.join(work, "cal-%s.txt" % mpi)
+    if os.path.exists(cal):
+        os.remove(cal)
     env = [("LD_PRELOAD", so), ("COLLC_MPI_CALIBRATE", cal), ("COLLC_MPI_CALIBRATE_MAX", str(top)),
-           ("COLLC_MPI_CALIBRATE_TIME", os.environ.get("OSU_IMB_CAL_TIME", "2"))]
-    rc, _, err = run(launch(mpi, env, argv), os.path.join(work, "run-%s.log" % mpi))
-    if rc or not os.path.isfile(cal):
-        print("calibration failed (exit %d): %s" % (rc, err.strip()[-300:]))
-        return None
+           ("COLLC_MPI_CALIBRATE_TIME", os.environ.get("OSU_IMB_CAL_TIME", "2")),
+           ("COLLC_MPI_CALIBRATE_ADD", "1")]
+    # launches added to one calibration: its noise then holds how far
+    # launches differ, which one launch cannot see
+    for _ in range(max(1, int(os.environ.get("OSU_IMB_CAL_LAUNCHES", "1")))):
+        rc, _, err = run(launch(mpi, env, argv), os.path.join(work, "run-%s.log" % mpi))
+        if rc or not os.path.isfile(cal):
+            print("calibration failed (exit %d): %s" % (rc, err.strip()[-300:]))
+            return None
     rows = []
     with open(cal) as f:
         for line in f:

@@ -330,6 +330,91 @@ static void collc_cal_count(collc_try_fn f, int e, void *in, void *out, int coun
 	*warm = *n / 10 < COLLC_CAL_WARMUP ? COLLC_CAL_WARMUP : *n / 10;
 }
 
+/* A size's row from the launches before this one (COLLC_MPI_CALIBRATE_ADD),
+ * rank 0's: its eight times in seconds as a row prints them (collc, MPI;
+ * slowest rank, mean; in a loop, touched), its noise (a fraction) and how
+ * many launches measured it. */
+typedef struct {
+	int entry;
+	unsigned long long size;
+	double t[8], noise;
+	int launches;
+} collc_cal_past;
+
+/* The rows of path's calibration, if it is this library's for p ranks:
+ * their count (0 when there is no file), each in *rows (malloc'd); -1
+ * when the file is another's or cannot be read whole. */
+static int collc_cal_past_read(const char *lib, int n, int p, const char *path,
+                               collc_cal_past **rows)
+{
+	FILE *in = fopen(path, "r");
+	char line[1024], want[128];
+	int k = 0, ok = 1;
+	*rows = NULL;
+	if (!in)
+		return 0;
+	snprintf(want, sizeof want, "# %s: %d entries; %d ranks;", lib, n, p);
+	*rows = malloc(COLLC_CAL_ROWS * sizeof **rows);
+	ok = *rows && fgets(line, sizeof line, in) && strncmp(line, want, strlen(want)) == 0;
+	while (ok && fgets(line, sizeof line, in)) {
+		collc_cal_past r = {0};
+		double *t = r.t;
+		ok = k < COLLC_CAL_ROWS &&
+		     sscanf(line, "%d %*u %*u %*s %*[^:]: %llu B collc %lf us MPI %lf us noise %lf %% "
+		            "iters %*d mean collc %lf us MPI %lf us touched collc %lf us MPI %lf us "
+		            "mean collc %lf us MPI %lf us launches %d", &r.entry, &r.size, &t[0], &t[1],
+		            &r.noise, &t[2], &t[3], &t[4], &t[5], &t[6], &t[7], &r.launches) == 12 &&
+		     r.entry >= 0 && r.entry < n && r.launches >= 1;
+		for (int i = 0; i < 8; i++)
+			t[i] *= 1e-6;
+		r.noise /= 100;
+		if (ok)
+			(*rows)[k++] = r;
+	}
+	ok = ok && !ferror(in);
+	fclose(in);
+	if (!ok) {
+		free(*rows);
+		*rows = NULL;
+	}
+	return ok ? k : -1;
+}
+
+/* Writes the row of size now->size: its times, each the best of this
+ * launch's and the launches' before it (past, the same entry and size),
+ * and a noise that is the largest of their rounds' spreads and of how far
+ * this launch's best lies from theirs, either way: a size whose time moves
+ * from launch to launch (the scheduler places ranks anew, other jobs come
+ * and go) has that in its noise. The schedule takes the size only where
+ * it is faster by more than that noise in every time. */
+static void collc_cal_row_out(FILE *out, collc_cal_past *now, const collc_cal_past *past,
+                              int npast, unsigned long long lo, unsigned long long hi,
+                              const char *name, int iters)
+{
+	for (int i = 0; i < npast; i++) {
+		const collc_cal_past *b = &past[i];
+		if (b->entry != now->entry || b->size != now->size)
+			continue;
+		now->launches += b->launches;
+		now->noise = b->noise > now->noise ? b->noise : now->noise;
+		for (int c = 0; c < 8; c++) {
+			double x = b->t[c], y = now->t[c], apart = x > 0 && y > 0 ?
+			                                         (x > y ? x / y : y / x) - 1 : 0;
+			now->noise = apart > now->noise ? apart : now->noise;
+			now->t[c] = x > 0 && x < y ? x : y;
+		}
+	}
+	int faster = 1;
+	for (int c = 0; c < 8; c += 2)
+		faster &= now->t[c] * (1 + now->noise) < now->t[c + 1];
+	const double *t = now->t;
+	fprintf(out, "%d %llu %llu %s %s: %llu B collc %.2f us MPI %.2f us noise %.1f %% iters %d "
+	        "mean collc %.2f us MPI %.2f us touched collc %.2f us MPI %.2f us mean collc %.2f us "
+	        "MPI %.2f us launches %d\n", now->entry, lo, hi, faster ? "collc" : "mpi", name,
+	        now->size, t[0] * 1e6, t[1] * 1e6, now->noise * 100, iters, t[2] * 1e6, t[3] * 1e6,
+	        t[4] * 1e6, t[5] * 1e6, t[6] * 1e6, t[7] * 1e6, now->launches);
+}
+
 /* Entry e's sizes from lo up to max, each a power of 2 times the unit
  * (every size of [lo, hi) below the first is the first's), measured both
  * ways in turn COLLC_CAL_ROUNDS times, in a loop of calls (as OSU's) and
@@ -344,10 +429,11 @@ static void collc_cal_count(collc_try_fn f, int e, void *in, void *out, int coun
  * IMB step, so that no size a benchmark runs lies inside a row measured at
  * another. The rows end at hi; a range with no size to measure is MPI's.
  * iters: iterations a round after COLLC_CAL_WARMUP warm-up calls (0:
- * collc_cal_count's within budget seconds a size). */
+ * collc_cal_count's within budget seconds a size). past: the rows of
+ * launches before (rank 0's; collc_cal_row_out adds this one's to them). */
 static int collc_cal_entry(FILE *out, const collc_entry *x, int e, const char *name,
                            collc_try_fn f, unsigned long long max, int iters, double budget,
-                           MPI_Comm comm)
+                           const collc_cal_past *past, int npast, MPI_Comm comm)
 {
 	int p;
 	MPI_Comm_size(comm, &p);
@@ -375,7 +461,6 @@ static int collc_cal_entry(FILE *out, const collc_entry *x, int e, const char *n
 		 * buffers touched between calls; way 0 MPI, 1 the schedule; measure 0
 		 * the slowest rank's, 1 the ranks' mean */
 		double best[2][2][2], worst[2][2][2] = {{{0}}}, noise = 0;
-		int faster = 1;
 		for (int c = 0; c < 8; c++)
 			best[c / 4][c / 2 % 2][c % 2] = 1e30;
 		if (iters <= 0) /* the budget shared by the two conditions */
@@ -397,16 +482,13 @@ static int collc_cal_entry(FILE *out, const collc_entry *x, int e, const char *n
 			if (b > 0 && w / b - 1 > noise)
 				noise = w / b - 1;
 		}
-		for (int c = 0; c < 4; c++)
-			faster &= best[c / 2][1][c % 2] * (1 + noise) < best[c / 2][0][c % 2];
+		/* as a row prints them: collc, MPI; slowest, mean; loop, touched */
+		collc_cal_past now = {e, s, {0}, noise, 1};
+		for (int c = 0; c < 8; c++)
+			now.t[c] = best[c / 4][1 - c % 2][c / 2 % 2];
 		unsigned long long hi = s * 2 < x->hi && s * 2 <= max ? s * 2 : x->hi;
 		if (out)
-			fprintf(out, "%d %llu %llu %s %s: %llu B collc %.2f us MPI %.2f us noise %.1f %% "
-			        "iters %d mean collc %.2f us MPI %.2f us touched collc %.2f us MPI %.2f us "
-			        "mean collc %.2f us MPI %.2f us\n", e, lo, hi, faster ? "collc" : "mpi", name,
-			        s, best[0][1][0] * 1e6, best[0][0][0] * 1e6, noise * 100, n,
-			        best[0][1][1] * 1e6, best[0][0][1] * 1e6, best[1][1][0] * 1e6,
-			        best[1][0][0] * 1e6, best[1][1][1] * 1e6, best[1][0][1] * 1e6);
+			collc_cal_row_out(out, &now, past, npast, lo, hi, name, n);
 		lo = hi;
 	}
 	free(in);
@@ -426,7 +508,16 @@ static int collc_lib_calibrate(const char *lib, const collc_entry *plan, int n,
 	MPI_Comm_rank(comm, &me);
 	if (max > (1ULL << 30)) /* 1 GiB: what a calibration on one machine can hold */
 		max = 1ULL << 30;
-	FILE *out = me == 0 ? fopen(path, "w") : NULL;
+	/* with COLLC_MPI_CALIBRATE_ADD (rank 0's), this launch adds to the
+	 * file's rows: read whole before it is written again */
+	collc_cal_past *past = NULL;
+	int npast = 0;
+	if (me == 0 && getenv("COLLC_MPI_CALIBRATE_ADD"))
+		npast = collc_cal_past_read(lib, n, p, path, &past);
+	FILE *out = me == 0 && npast >= 0 ? fopen(path, "w") : NULL;
+	if (me == 0 && npast < 0)
+		fprintf(stderr, "%s: %s is not a calibration of this library on %d ranks, or cannot be "
+		        "read whole: COLLC_MPI_CALIBRATE_ADD adds to none\n", lib, path, p);
 	/* rank 0's word for every rank: {opened, iterations, ms a size} */
 	const char *it = getenv("COLLC_MPI_CALIBRATE_ITERS"), *tm = getenv("COLLC_MPI_CALIBRATE_TIME");
 	double want = tm ? strtod(tm, NULL) : COLLC_CAL_BUDGET;
@@ -436,8 +527,9 @@ static int collc_lib_calibrate(const char *lib, const collc_entry *plan, int n,
 	int opened = say[0], iters = say[1] > 0 && say[1] <= 1000 ? say[1] : 0;
 	double budget = say[2] > 0 ? say[2] / 1000.0 : 0.001;
 	if (!opened) {
-		if (me == 0)
+		if (me == 0 && npast >= 0)
 			fprintf(stderr, "%s: cannot write the calibration to %s\n", lib, path);
+		free(past);
 		return MPI_ERR_FILE;
 	}
 	if (out && iters > 0)
@@ -453,14 +545,16 @@ static int collc_lib_calibrate(const char *lib, const collc_entry *plan, int n,
 		        budget);
 	if (out)
 		fputs("touched: the same with the buffers written and read between calls; noise: the "
-		      "rounds' spread; who: collc where faster by more than the noise in every time; "
-		      "entry lo hi (bytes) who\n", out);
+		      "rounds' spread, and the launches'; who: collc where faster by more than the noise "
+		      "in every time; launches: how many measured the size; entry lo hi (bytes) who\n",
+		      out);
 	for (int e = 0; e < n && rc == MPI_SUCCESS; e++)
 		if (plan[e].nrank == p && plan[e].root < p)
 			rc = collc_cal_entry(out, &plan[e], e, names[plan[e].sched], f, max, iters,
-			                     budget, comm);
+			                     budget, past, npast, comm);
 	if (out && fclose(out) != 0)
 		rc = MPI_ERR_FILE;
+	free(past);
 	return rc;
 }
 

@@ -715,67 +715,11 @@ test_tuned_dropin(void)
  * its launcher's options up to the preload list), under a time limit:
  * every result right, the report's counts the program's (what the drop-in
  * runs, what it passes to MPI), nothing left at MPI_Finalize. */
-/* The calibration of hostile.coll's drop-in at path, as the library writes
- * it: the header, then for each of the 4-rank entries (0 to 4; the 2-rank
- * broadcast, 5, is not of MPI_COMM_WORLD's size) rows from 0 to no bound,
- * each following the last, each giving its sizes to the schedule only
- * where it measured faster than MPI's by more than the noise (the spread
- * of the rounds), else to the MPI library, each made of `fixed` iterations
- * a round (0: OSU's count at most, fewer within the time a size may take).
- * "" or what is wrong. */
-static const char *
-calibration_wrong(const char *path, int fixed)
-{
-	static char why[256];
-	char *text = slurp(path, NULL), *line = text ? strchr(text, '\n') : NULL;
-	unsigned long long next[6] = {0}, end = 9223372036854775807ULL;
-	bool done[6] = {false};
-	snprintf(why, sizeof why, "no calibration");
-	if (!text || strncmp(text, "# hostile: 6 entries; 4 ranks;", 30) != 0 || !line) {
-		free(text);
-		return why;
-	}
-	why[0] = 0;
-	for (line++; *line && !why[0]; line = strchr(line, '\n') + 1) {
-		int e;
-		unsigned long long lo, hi, size;
-		char who[8], name[16];
-		/* the slowest rank's and the ranks' mean, in a loop and touched:
-		 * collc's then MPI's */
-		double t[8], noise, least = 1e30;
-		int iters; /* fixed (COLLC_MPI_CALIBRATE_ITERS), or within OSU's count at that size */
-		bool read = sscanf(line, "%d %llu %llu %7s %15[^:]: %llu B collc %lf us MPI %lf us noise "
-		                   "%lf %% iters %d mean collc %lf us MPI %lf us touched collc %lf us MPI "
-		                   "%lf us mean collc %lf us MPI %lf us", &e, &lo, &hi, who, name, &size,
-		                   &t[0], &t[1], &noise, &iters, &t[2], &t[3], &t[4], &t[5], &t[6],
-		                   &t[7]) == 16 &&
-		            (fixed ? iters == fixed : iters >= 1 && iters <= (size <= 8192 ? 1000 : 100));
-		/* collc only where faster by more than the noise in every time; the
-		 * times are printed to 0.01 us: a comparison closer than that is not
-		 * checked. Sizes step by 2, as OSU's and IMB's. */
-		for (int k = 0; k < 8; k += 2)
-			if (t[k + 1] - t[k] * (1 + noise / 100) < least)
-				least = t[k + 1] - t[k] * (1 + noise / 100);
-		if (!read || e < 0 || e > 4 || done[e] || lo != next[e] || hi <= lo || size < lo ||
-		    size >= hi || (hi != end && hi != 2 * size) ||
-		    (fabs(least) > 0.02 && strcmp(who, least > 0 ? "collc" : "mpi") != 0))
-			snprintf(why, sizeof why, "row %.120s", line);
-		next[e] = hi;
-		done[e] = hi == end;
-		if (!strchr(line, '\n'))
-			break;
-	}
-	for (int e = 0; e < 5 && !why[0]; e++)
-		if (!done[e])
-			snprintf(why, sizeof why, "entry %d's rows do not reach every size", e);
-	free(text);
-	return why;
-}
-
 static void
 run_hostile(const MpiImpl *mpi, const char *env, const char *tag)
 {
-	/* plan: 1 calibrates (to cal.TAG), 2 follows that, 3 follows a file
+	/* plan: 1 calibrates (to cal.TAG), 4 adds another launch's to it
+	 * (COLLC_MPI_CALIBRATE_ADD), 2 follows that, 3 follows a file
 	 * that is not a calibration of this library (Open MPI only: the file is
 	 * read alike under both). MPICH polls, and with 4 ranks on this
 	 * machine's 2 loaded cores each call and barrier costs 20 to 50 ms, so
@@ -785,7 +729,8 @@ run_hostile(const MpiImpl *mpi, const char *env, const char *tag)
 	static const struct { const char *name, *args[2]; int p, plan; } cases[] = {
 		{"big", {"", ""}, 2, 0}, {"finalize", {"", ""}, 4, 0}, {"session", {"", ""}, 4, 0},
 		{"threads", {"", ""}, 4, 0}, {"bytes", {"", ""}, 4, 0}, {"vector", {"", ""}, 4, 0},
-		{"osu", {" 1 1 0", " 1 1 0"}, 4, 1}, {"osu", {" 10 2 2", " 1 1 1"}, 4, 2},
+		{"osu", {" 1 1 0", " 1 1 0"}, 4, 1}, {"osu", {" 1 1 0", " 1 1 0"}, 4, 4},
+		{"osu", {" 10 2 2", " 1 1 1"}, 4, 2},
 		{"osu", {" 1 1 0", NULL}, 4, 3}};
 	bool ompi = mpi == &open_mpi;
 	char cmd[4096], log[300];
@@ -811,11 +756,12 @@ run_hostile(const MpiImpl *mpi, const char *env, const char *tag)
 		char set[600] = "", path[300];
 		snprintf(path, sizeof path, "%s/hostile/%s.%s", dir, cases[i].plan == 3 ? "bad" : "cal",
 		         tag);
-		if (cases[i].plan == 1)
+		if (cases[i].plan == 1 || cases[i].plan == 4)
 			snprintf(set, sizeof set, ompi ? "-x COLLC_MPI_CALIBRATE=%s -x "
-			         "COLLC_MPI_CALIBRATE_MAX=4096 -x COLLC_MPI_CALIBRATE_TIME=0.05" : "-genv "
+			         "COLLC_MPI_CALIBRATE_MAX=4096 -x COLLC_MPI_CALIBRATE_TIME=0.05%s" : "-genv "
 			         "COLLC_MPI_CALIBRATE %s -genv COLLC_MPI_CALIBRATE_MAX 64 -genv "
-			         "COLLC_MPI_CALIBRATE_ITERS 1", path);
+			         "COLLC_MPI_CALIBRATE_ITERS 1%s", path, cases[i].plan == 4 ? (ompi ?
+			         " -x COLLC_MPI_CALIBRATE_ADD=1" : " -genv COLLC_MPI_CALIBRATE_ADD 1") : "");
 		else if (cases[i].plan)
 			snprintf(set, sizeof set, ompi ? "-x COLLC_MPI_PLAN=%s" : "-genv COLLC_MPI_PLAN %s",
 			         path);
@@ -852,7 +798,11 @@ run_hostile(const MpiImpl *mpi, const char *env, const char *tag)
 			nclean++;
 		/* an MPI before 4 has no sessions: that program never initializes MPI */
 		bool none = session && nclean == 0 && out && strstr(out, "has no sessions");
-		const char *cal = cases[i].plan == 1 ? calibration_wrong(path, ompi ? 0 : 1) : "";
+		if (cases[i].plan == 1) /* what plan 4 adds to */
+			snprintf(cmd, sizeof cmd, "cp %s %s.first", path, path), sh(cmd);
+		snprintf(cmd, sizeof cmd, "%s.first", path);
+		const char *cal = cases[i].plan == 1 || cases[i].plan == 4 ?
+		                  calibration_wrong(path, ompi ? 0 : 1, cases[i].plan == 4 ? cmd : NULL) : "";
 		bool said = cases[i].plan != 3 || (out && strstr(out, "is not a calibration of this "
 		                                                   "library") && covered == 0);
 		int rows = 0; /* osu's: 8 kinds at 3 sizes, each with the plan's choice */

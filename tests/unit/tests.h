@@ -76,6 +76,15 @@ void check_built(Diag *, Checked *, const char *name, const char *text, size_t l
  * schedule; 0, or -1 with the diagnostics of every stage in c->diag. */
 int lower_str(Diag *, const char *text, double size, Checked *, Prog *p);
 void checked_free(Checked *);
+/* The calibration of tests/mpi/hostile.coll's drop-in at path, as the
+ * library writes it (test_mpi_cal.c): the header, then for each of the
+ * 4-rank entries (0 to 4) rows from 0 to no bound, each following the
+ * last, each giving its sizes to the schedule only where it measured
+ * faster than MPI's by more than the noise in every time, made of `fixed`
+ * iterations a round (0: OSU's count at most); with `before` (the path of
+ * the first launch's), a second launch added to it: each time the better
+ * of the two, the noise at least the first's. "" or what is wrong. */
+const char *calibration_wrong(const char *path, int fixed, const char *before);
 /* The canonical form of a clean Checked (malloc'd). */
 char *fmt_string(const File *);
 /* Reads a whole file into memory (malloc'd, NUL-terminated), or NULL. */
