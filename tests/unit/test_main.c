@@ -76,6 +76,9 @@ static const struct {
 	 * 1.8 s at load average 10 */
 	{"cli", "sweep: the progress estimate within 2x of the time left, on counted work"},
 	{"symm", "every example: the proof by symmetry and the expansion agree"},
+	/* 8.4 million messages listed, verified and simulated twice: 9.2 s of CPU and
+	 * 1.3 GiB (2026-12-06) */
+	{"repeat", "512 GPUs, --sync deps: the segments MAX_PACK_MSGS holds, listed and run"},
 	/* tune and sweep over many sizes: 3 to 16 s of CPU each (2026-12-05), 5 to 10
 	 * times that under the sanitizers, whose CI run is the quick tier */
 	{"cli", "tune: MSCCL protocol and instances per range, or as --proto and --instances fix them"},
