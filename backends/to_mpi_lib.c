@@ -505,12 +505,12 @@ write_none(FILE *f, CollKind kind)
 	const LibKind *k = &lib_kind[kind];
 	bool rooted = kind == CK_BROADCAST || kind == CK_REDUCE;
 	if (k->two_types)
-		fputs("\tif (recvcount == 0 && (sendcount == 0 || sendbuf == MPI_IN_PLACE)) {\n"
-		      "\t\tif (collc_lib_none(comm, sendbuf, recvbuf, sendtype, recvtype, MPI_OP_NULL)) {\n",
-		      f);
+		fprintf(f, "\tif (recvcount == 0 && (sendcount == 0 || sendbuf == MPI_IN_PLACE)) {\n"
+		           "\t\tif (collc_lib_none(%s, comm, sendbuf, recvbuf, sendtype, recvtype, "
+		           "MPI_OP_NULL)) {\n", k->key);
 	else if (!rooted)
-		fprintf(f, "\tif (%s == 0) {\n\t\tif (collc_lib_none(comm, sendbuf, recvbuf, type, type, "
-		           "op)) {\n", kind == CK_REDUCE_SCATTER ? "recvcount" : "count");
+		fprintf(f, "\tif (%s == 0) {\n\t\tif (collc_lib_none(%s, comm, sendbuf, recvbuf, type, "
+		           "type, op)) {\n", kind == CK_REDUCE_SCATTER ? "recvcount" : "count", k->key);
 	else
 		fputs("\tif (count == 0) {\n", f);
 	if (!rooted)
@@ -539,14 +539,25 @@ write_dispatcher(FILE *f, CollKind kind, const LibScheds *ls, const char *prefix
 
 /* MPI_Reduce_scatter's dispatcher: counts per rank, the reduce-scatter
  * schedule's when they are all equal (MPI requires the same counts at every
- * rank, so every rank chooses alike). */
+ * rank, so every rank chooses alike). Counts all 0 are a call of no element
+ * (collc_lib_none's; the communicator's size is the one question asked).
+ * The first count alone can show a call MPI's for certain: a call whose
+ * counts all equal it is MPI's, and one whose counts differ is too. */
 static void
 write_reduce_scatter(FILE *f, const LibScheds *ls, const char *prefix)
 {
 	fprintf(f, "\n/* MPI_Reduce_scatter's parameters: equal counts are %s_Reduce_scatter_block's "
 	           "*/\nstatic int\ncollc_d_Reduce_scatter(%s)\n{\n", prefix, rs_sig);
-	write_quick(f, prefix, "COLLC_K_REDUCE_SCATTER", "-1, type, op, -1", "Reduce_scatter",
-	            "sendbuf, recvbuf, recvcounts, type, op");
+	fputs("\tint none = 0;\n"
+	      "\tif (recvcounts && recvcounts[0] == 0 && comm != MPI_COMM_NULL &&\n"
+	      "\t    MPI_Comm_size(comm, &none) == MPI_SUCCESS) {\n"
+	      "\t\tfor (int i = 1; i < none; i++)\n"
+	      "\t\t\tif (recvcounts[i] != 0)\n\t\t\t\tnone = 0;\n"
+	      "\t\tif (none > 0 && collc_lib_none(COLLC_K_REDUCE_SCATTER, comm, sendbuf, recvbuf, type, "
+	      "type, op)) {\n"
+	      "\t\t\tcollc_hot.empty++;\n\t\t\treturn MPI_SUCCESS;\n\t\t}\n\t}\n", f);
+	write_quick(f, prefix, "COLLC_K_REDUCE_SCATTER", "recvcounts ? recvcounts[0] : -1, type, op, -1",
+	            "Reduce_scatter", "sendbuf, recvbuf, recvcounts, type, op");
 	fputs("\tunsigned long long bytes = 0;\n"
 	      "\tint e = -1, inter = 1, size = 0, n = -1;\n"
 	      "\tif (collc_lib_usable() && comm != MPI_COMM_NULL && recvcounts &&\n"

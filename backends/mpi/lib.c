@@ -101,6 +101,31 @@ static size_t collc_known_size(MPI_Datatype t)
 	return size;
 }
 
+/* Per kind, in a cache line of its own, what a call the same as the last
+ * needs to be decided without reading the lines the first decision read
+ * (the spans, the plan's entries, the type's size, the predefined
+ * handles: cold after a barrier, 0.02 to 0.1 us a call under a
+ * microsecond, docs/mpi.md). A program calls one size again and again (a
+ * benchmark's loop, a solver's step). count, root, type, op: the last call
+ * collc_lib_quick gave to MPI (count 0: none yet); once the plan is read
+ * the verdict depends on them alone. none_t, none_u, none_op: the types
+ * and op of the last call of no element that collc_lib_none returned at
+ * once (none: none yet), whose verdict depends on them alone while MPI
+ * runs and the buffers are not MPI_IN_PLACE. A predefined handle stands
+ * for its type or op while MPI runs, and one that is not predefined is
+ * never kept (it is passed whatever it names). Written at level 1 only
+ * (calls never concurrent). */
+typedef struct {
+	_Alignas(64) int count;
+	int root;
+	MPI_Datatype type;
+	MPI_Op op;
+	int none;
+	MPI_Datatype none_t, none_u;
+	MPI_Op none_op;
+} collc_memo_line;
+static collc_memo_line collc_memo[COLLC_K_REDUCE + 1];
+
 /* Whether a call of no elements returns at once, asking MPI nothing
  * (docs/mpi.md, "Count 0"). MPI lets every collective but a barrier return
  * once the caller's part is done, and with no element there is none; but
@@ -117,23 +142,32 @@ static size_t collc_known_size(MPI_Datatype t)
  * reducing kinds a type and op the schedules reduce (so a pair MPI
  * defines), for the others predefined types whose elements lie end to end
  * (collc_known; MPI is asked once a type, as for any call). Anything else
- * goes to MPI, which decides and checks. in, out: the call's buffers;
- * t, u: its datatypes (send, receive); op: MPI_OP_NULL for the moving
- * kinds. */
-static int collc_lib_none(MPI_Comm comm, const void *in, const void *out, MPI_Datatype t,
-                          MPI_Datatype u, MPI_Op op)
+ * goes to MPI, which decides and checks. A call with the types and op of
+ * the last that returned at once returns reading collc_memo's line of its
+ * kind (and the closing flag's). kind: the call's (COLLC_K_*); in, out: its
+ * buffers; t, u: its datatypes (send, receive); op: MPI_OP_NULL for the
+ * moving kinds. */
+static int collc_lib_none(int kind, MPI_Comm comm, const void *in, const void *out,
+                          MPI_Datatype t, MPI_Datatype u, MPI_Op op)
 {
 #ifdef COLLC_PMPI
-	int k;
-	if (collc_lib_closed || (collc_known.level == 0 && !collc_lib_usable()) ||
-	    collc_known.level != 1 || comm == MPI_COMM_NULL || in == MPI_IN_PLACE ||
-	    out == MPI_IN_PLACE)
+	int k, ok;
+	collc_memo_line *m = &collc_memo[kind];
+	if (collc_lib_closed || comm == MPI_COMM_NULL || in == MPI_IN_PLACE || out == MPI_IN_PLACE)
+		return 0;
+	if (m->none && m->none_t == t && m->none_u == u && m->none_op == op)
+		return 1;
+	if ((collc_known.level == 0 && !collc_lib_usable()) || collc_known.level != 1)
 		return 0;
 	if (op != MPI_OP_NULL)
-		return collc_type_kind(t) >= 0 && collc_opkind(op, &k) == MPI_SUCCESS;
-	return collc_known_size(t) != 0 && collc_known_size(u) != 0;
+		ok = collc_type_kind(t) >= 0 && collc_opkind(op, &k) == MPI_SUCCESS;
+	else
+		ok = collc_known_size(t) != 0 && collc_known_size(u) != 0;
+	if (ok)
+		m->none = 1, m->none_t = t, m->none_u = u, m->none_op = op;
+	return ok;
 #else
-	(void)comm, (void)in, (void)out, (void)t, (void)u, (void)op;
+	(void)kind, (void)comm, (void)in, (void)out, (void)t, (void)u, (void)op;
 	return 0;
 #endif
 }
@@ -685,24 +719,6 @@ static int collc_lib_quick_verdict(const char *lib, const collc_entry *plan, int
 	return 1;
 }
 
-/* The last call of each kind that collc_lib_quick gave to MPI, each in a
- * cache line of its own. A program calls one size again and again (a
- * benchmark's loop, a solver's step); a call the same as the last then
- * reads this line alone where the verdict reads the spans, the plan's
- * entries and the type's size, lines that are cold after a barrier (0.02
- * to 0.1 us a call under a microsecond: docs/mpi.md). Once the plan is
- * read the verdict depends on the call's count, type, op and root alone:
- * a predefined handle stands for its type or op while MPI runs, and one
- * that is not predefined is passed whatever it names. Written at level 1
- * only (calls never concurrent); count 0: none yet. */
-typedef struct {
-	_Alignas(64) int count;
-	int root;
-	MPI_Datatype type;
-	MPI_Op op;
-} collc_memo_line;
-static collc_memo_line collc_memo[COLLC_K_REDUCE + 1];
-
 /* collc_lib_quick_verdict's answer, the last call's when it is the same */
 static int collc_lib_quick(const char *lib, const collc_entry *plan, int n, int kind, int count,
                            MPI_Datatype type, MPI_Op op, int root)
@@ -712,7 +728,7 @@ static int collc_lib_quick(const char *lib, const collc_entry *plan, int n, int 
 		return 1;
 	int mpi = collc_lib_quick_verdict(lib, plan, n, kind, count, type, op, root);
 	if (mpi && count > 0 && type != MPI_DATATYPE_NULL && collc_known.level == 1)
-		*m = (collc_memo_line){count, root, type, op};
+		m->count = count, m->root = root, m->type = type, m->op = op;
 	return mpi;
 }
 
@@ -919,7 +935,7 @@ collc_lib_check(void *work, size_t count, const int *counts, const int *displs, 
 	                          &bytes) >= 0)
 		rc = collc_v_alltoall(collc_check_move, MPI_IN_PLACE, displs, work, displs, n, MPI_BYTE,
 		                      comm);
-	if (count == 0 && collc_lib_none(comm, work, work, MPI_FLOAT, MPI_FLOAT, MPI_SUM))
+	if (count == 0 && collc_lib_none(COLLC_K_ALLREDUCE, comm, work, work, MPI_FLOAT, MPI_FLOAT, MPI_SUM))
 		return MPI_SUCCESS;
 	collc_lib_report("check", 1, names, ran, collc_hot.passed, collc_hot.empty);
 	return rc;

@@ -10,7 +10,8 @@
  * call of each (the drop-in reads the plan, and asks once about each
  * predefined type) and a broadcast of 2048 bytes, which runs collc's
  * schedule. With "zero", calls of no element alone instead (zero_calls),
- * under any plan: each returns at once or goes to MPI, asking nothing.
+ * under any plan: each returns at once or goes to MPI, asking nothing but
+ * MPI_Reduce_scatter's communicator size.
  * Prints "ok: quiet N checks", or what differed (exit 1).
  *
  * usage: quiet [ITERS [zero]]   (default 3)
@@ -85,10 +86,12 @@ round_of_calls(int me, long *checks)
 	return bad;
 }
 
-/* Calls of no element (docs/mpi.md, "Count 0"): 4 that the drop-in
- * returns at once (allreduce, reduce_scatter_block, allgather and alltoall,
- * valid by their handles alone) and 4 it passes to MPI (a rooted kind's,
- * MPI_IN_PLACE's, MPI_CHAR's sum); no buffer may change. */
+/* Calls of no element (docs/mpi.md, "Count 0"): 5 that the drop-in
+ * returns at once (allreduce, reduce_scatter_block, allgather, alltoall
+ * and reduce_scatter of counts all 0, valid by their handles alone) and 4
+ * it passes to MPI (a rooted kind's, MPI_IN_PLACE's, and MPI_CHAR's sum
+ * after the float sum that returned: the drop-in keeps the types and op of
+ * the last that returned at once); no buffer may change. */
 static long
 zero_calls(long *checks)
 {
@@ -102,6 +105,8 @@ zero_calls(long *checks)
 	MPI_Reduce_scatter_block(fin, f, 0, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
 	MPI_Allgather(cin, 0, MPI_CHAR, c, 0, MPI_CHAR, MPI_COMM_WORLD);
 	MPI_Alltoall(cin, 0, MPI_BYTE, c, 0, MPI_BYTE, MPI_COMM_WORLD);
+	int zeros[P] = {0};
+	MPI_Reduce_scatter(fin, f, zeros, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
 	MPI_Bcast(c, 0, MPI_CHAR, 0, MPI_COMM_WORLD);
 	MPI_Reduce(fin, f, 0, MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD);
 	MPI_Allreduce(MPI_IN_PLACE, f, 0, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);

@@ -65,7 +65,7 @@ static const struct {
 	/* builds osu.coll's drop-in with both MPIs and runs 4 ranks under each: 5.5 s of
 	 * CPU, 21 to 47 s of wall time at load average 20 (2026-12-05) */
 	{"mpi_quiet", "mpi-lib: a call the drop-in passes to MPI asks MPI nothing (both MPIs)"},
-	{"mpi_quiet", "mpi-lib: a call of no element returns at once or goes to MPI, asking nothing (both MPIs)"},
+	{"mpi_quiet", "mpi-lib: a call of no element returns at once or goes to MPI, asking nothing but a size (both MPIs)"},
 	{"explain", "chromium: every round of every page against the text"},
 	{"explain", "chromium: #round=N, #tree=K, an aggregated page, a screenshot"},
 	{"explain", "chromium: every layout opens without a script error"},
