@@ -406,7 +406,7 @@ write_quick(FILE *f, const char *prefix, const char *key, const char *quick, con
             const char *mpi_args)
 {
 	fprintf(f, "\tif (collc_lib_quick(\"%s\", collc_lib_plan, COLLC_LIB_NENTRY, %s, %s)) {\n"
-	           "\t\tcollc_hot.passed++;\n\t\treturn COLLC_MPI(%s)(%s, comm);\n\t}\n",
+	           "\t\tcollc_count(&collc_hot.passed);\n\t\treturn COLLC_MPI(%s)(%s, comm);\n\t}\n",
 	        prefix, key, quick, mpi, mpi_args);
 }
 
@@ -418,7 +418,7 @@ write_dispatch_switch(FILE *f, CollKind kind, const LibScheds *ls, const char *p
                       const char *via, const char *args, const char *mpi, const char *mpi_args)
 {
 	fprintf(f, "\tif (e >= 0 && bytes == 0) { /* nothing to move: no message, no duplicate */\n"
-	           "\t\tcollc_hot.empty++;\n\t\treturn MPI_SUCCESS;\n\t}\n"
+	           "\t\tcollc_count(&collc_hot.empty);\n\t\treturn MPI_SUCCESS;\n\t}\n"
 	           "\te = collc_lib_follow(\"%s\", COLLC_LIB_NENTRY, e, bytes); /* the calibration's */\n"
 	           "\tswitch (e < 0 ? -1 : collc_lib_plan[e].sched) {\n", prefix);
 	for (int i = 0; i < ls->n; i++)
@@ -426,7 +426,7 @@ write_dispatch_switch(FILE *f, CollKind kind, const LibScheds *ls, const char *p
 			fprintf(f, "\tcase %d:\n\t\tcollc_lib_ran[%d]++;\n"
 			           "\t\treturn collc_lib_result(comm, %s%s%s_%s%s%s, comm));\n", i, i, via,
 			        via[0] ? "(" : "", prefix, ls->s[i]->name, via[0] ? ", " : "(", args);
-	fprintf(f, "\tdefault:\n\t\tcollc_hot.passed++;\n\t\treturn COLLC_MPI(%s)(%s, comm);\n\t}\n}\n",
+	fprintf(f, "\tdefault:\n\t\tcollc_count(&collc_hot.passed);\n\t\treturn COLLC_MPI(%s)(%s, comm);\n\t}\n}\n",
 	        mpi, mpi_args);
 }
 
@@ -514,8 +514,8 @@ write_none(FILE *f, CollKind kind)
 	else
 		fputs("\tif (count == 0) {\n", f);
 	if (!rooted)
-		fputs("\t\t\tcollc_hot.empty++;\n\t\t\treturn MPI_SUCCESS;\n\t\t}\n", f);
-	fprintf(f, "\t\tcollc_hot.passed++;\n\t\treturn COLLC_MPI(%s)(%s, comm);\n\t}\n", k->mpi,
+		fputs("\t\t\tcollc_count(&collc_hot.empty);\n\t\t\treturn MPI_SUCCESS;\n\t\t}\n", f);
+	fprintf(f, "\t\tcollc_count(&collc_hot.passed);\n\t\treturn COLLC_MPI(%s)(%s, comm);\n\t}\n", k->mpi,
 	        k->args);
 }
 
@@ -555,7 +555,7 @@ write_reduce_scatter(FILE *f, const LibScheds *ls, const char *prefix)
 	      "\t\t\tif (recvcounts[i] != 0)\n\t\t\t\tnone = 0;\n"
 	      "\t\tif (none > 0 && collc_lib_none(COLLC_K_REDUCE_SCATTER, comm, sendbuf, recvbuf, type, "
 	      "type, op)) {\n"
-	      "\t\t\tcollc_hot.empty++;\n\t\t\treturn MPI_SUCCESS;\n\t\t}\n\t}\n", f);
+	      "\t\t\tcollc_count(&collc_hot.empty);\n\t\t\treturn MPI_SUCCESS;\n\t\t}\n\t}\n", f);
 	write_quick(f, prefix, "COLLC_K_REDUCE_SCATTER", "recvcounts ? recvcounts[0] : -1, type, op, -1",
 	            "Reduce_scatter", "sendbuf, recvbuf, recvcounts, type, op");
 	fputs("\tunsigned long long bytes = 0;\n"
@@ -586,7 +586,7 @@ static void
 write_mpi_name(FILE *f, const char *name, const char *sig, const char *args, const char *key,
                const char *count)
 {
-	fprintf(f, "int\nMPI_%s(%s)\n{\n\tif (%s%scollc_hot.mpi[%s]) {\n\t\tcollc_hot.passed++;\n"
+	fprintf(f, "int\nMPI_%s(%s)\n{\n\tif (%s%scollc_hot.mpi[%s]) {\n\t\tcollc_count(&collc_hot.passed);\n"
 	           "\t\treturn PMPI_%s(%s, comm);\n\t}\n\treturn collc_d_%s(%s, comm);\n}\n\n",
 	        name, sig, count ? count : "", count ? " != 0 && " : "", key, name, args, name, args);
 }
@@ -654,8 +654,8 @@ write_source(FILE *f, const MpiLibPlan *plan, const LibScheds *ls, const char *p
 	           " *   mpicc -std=c11 -O2 -fPIC -shared -DCOLLC_PMPI %s.c -o lib%s.so\n"
 	           " * and LD_PRELOAD it. Threads: under MPI_THREAD_MULTIPLE every call is MPI's;\n"
 	           " * the entry points take one call at a time in a process (docs/mpi.md).\n */\n", header, prefix, prefix);
-	fprintf(f, "#include \"%s\"\n\n#include <limits.h>\n#include <stdint.h>\n#include <stdio.h>\n"
-	           "#include <stdlib.h>\n#include <string.h>\n", header);
+	fprintf(f, "#include \"%s\"\n\n#include <limits.h>\n#include <stdatomic.h>\n#include <stdint.h>\n"
+	           "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n", header);
 	mpi_write_part(f, collc_mpi_runtime_text, SHARED_FROM, SHARED_TO);
 	mpi_write_part(f, collc_mpi_runtime_text, MPI_COMM_FROM, MPI_COMM_TO);
 	mpi_write_part(f, collc_mpi_lib_text, LIB_FROM, LIB_TO);

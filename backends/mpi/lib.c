@@ -16,6 +16,8 @@
  */
 #include "runtime.c"
 
+#include <stdatomic.h>
+
 /* ---- the library ---- */
 
 /* What a library of the mpi-lib target adds once (backends/to_mpi_lib.c writes
@@ -57,11 +59,30 @@ static struct {
  * gives every call of it to MPI (set with collc_cal's spans: a kind with
  * none), and the counts of calls passed to MPI and of calls of no element
  * returned at once (collc_lib_none). Atomic counts: under
- * MPI_THREAD_MULTIPLE threads pass calls at once. */
+ * MPI_THREAD_MULTIPLE threads pass calls at once. single: MPI initialized
+ * below MPI_THREAD_MULTIPLE (calls never concurrent; set with
+ * collc_known.level), where collc_count adds without a lock. */
 static struct {
 	_Atomic long long passed, empty;
 	unsigned char mpi[COLLC_K_REDUCE + 1];
+	unsigned char single;
 } collc_hot;
+
+/* One more call in count c. A locked add (an atomic read-modify-write)
+ * waits until every store before it has drained from the core: after a
+ * program has written its buffers, about 100 ns, where MPI's own call of
+ * no element costs nothing measurable (docs/mpi.md, "The locked count").
+ * So where calls are never concurrent it is a load and a store, and an
+ * atomic add only where threads may pass calls at once (or before MPI
+ * says which). */
+static inline void collc_count(_Atomic long long *c)
+{
+	if (collc_hot.single)
+		atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1,
+		                      memory_order_relaxed);
+	else
+		atomic_fetch_add_explicit(c, 1, memory_order_relaxed);
+}
 
 /* Whether the library may run a schedule now, or must pass every call to
  * MPI: MPI initialized the world way (MPI_Init: a program of MPI-4 sessions
@@ -79,6 +100,7 @@ static int collc_lib_usable(void)
 		    fin || MPI_Query_thread(&level) != MPI_SUCCESS)
 			return 0;
 		collc_known.level = level == MPI_THREAD_MULTIPLE ? 2 : 1;
+		collc_hot.single = level != MPI_THREAD_MULTIPLE;
 	}
 	return collc_known.level == 1 && MPI_Finalized(&fin) == MPI_SUCCESS && !fin;
 }

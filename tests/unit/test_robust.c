@@ -189,6 +189,24 @@ test_chain_metrics_linear(void)
 	remove(path);
 }
 
+/* collc check of packing's allgather on rails of 2 boxes of `gpus` GPUs
+ * whose GPU links are `gbps` Gbit/s: refused within 3 CPU seconds with a
+ * message holding `expect` (a grep pattern); `what` names the case. */
+static void
+packing_refused_within(int line, int gbps, int gpus, const char *expect, const char *what)
+{
+	char path[] = "/tmp/collc-packing-XXXXXX";
+	FILE *f = temp_file(path);
+	fprintf(f, "network { link_bandwidth = %d Gbps; link_latency = 500 ns; }\n"
+	           "topology C = rails(boxes 2, gpus %d, nic_gbps 400);\n"
+	           "collective allgather AG on C { algorithm packing; }\n", gbps, gpus);
+	fclose(f);
+	int st = collc_cpu_limited(3, "check %s 2>&1 | grep -q '%s'", path, expect);
+	assert_named(st == 0, line, __FILE__, "collc check of packing at %d Gbit/s on %d GPUs: %s "
+	             "refused within 3 CPU seconds (status %d)", gbps, 2 * gpus, what, st);
+	remove(path);
+}
+
 /* Packing on rails whose GPU links are 3601 Gbit/s: the bound's rate has a
  * large denominator, so every rank would root 4001 copies (64016 in all,
  * past MAX_INSTANCES). The trees' work grows with the copies: packing them
@@ -197,17 +215,8 @@ test_chain_metrics_linear(void)
 static void
 test_packing_copies_refused_first(void)
 {
-	char path[] = "/tmp/collc-copies-XXXXXX";
-	FILE *f = temp_file(path);
-	fprintf(f, "network { link_bandwidth = 3601 Gbps; link_latency = 500 ns; }\n"
-	           "topology C = rails(boxes 2, gpus 8, nic_gbps 400);\n"
-	           "collective allgather AG on C { algorithm packing; }\n");
-	fclose(f);
-	int st = collc_cpu_limited(3, "check %s 2>&1 | grep -q 'packing needs 64016 tree copies, each "
-	                           "its own pipeline (Msg.instance); the limit is 32768'", path);
-	assert_named(st == 0, __LINE__, __FILE__, "collc check of packing at 3601 Gbit/s: the copies "
-	             "refused within 3 CPU seconds (status %d)", st);
-	remove(path);
+	packing_refused_within(__LINE__, 3601, 8, "packing needs 64016 tree copies, each its own "
+	                       "pipeline (Msg.instance); the limit is 32768", "the copies");
 }
 
 /* Packing on rails of 2 boxes of 32 GPUs whose GPU links are 3580 Gbit/s:
@@ -221,18 +230,9 @@ test_packing_copies_refused_first(void)
 static void
 test_packing_growth_refused_first(void)
 {
-	char path[] = "/tmp/collc-growth-XXXXXX";
-	FILE *f = temp_file(path);
-	fprintf(f, "network { link_bandwidth = 3580 Gbps; link_latency = 500 ns; }\n"
-	           "topology C = rails(boxes 2, gpus 32, nic_gbps 400);\n"
-	           "collective allgather AG on C { algorithm packing; }\n");
-	fclose(f);
-	int st = collc_cpu_limited(3, "check %s 2>&1 | grep -q 'packing needs 12736 copies of allgather "
-	                           "trees on .C.; growing them would do about 4.35e+09 units of work, "
-	                           "and the limit is 1073741824 (MAX_PACK_WORK)'", path);
-	assert_named(st == 0, __LINE__, __FILE__, "collc check of packing at 199 copies a root on 64 "
-	             "GPUs: the growth refused within 3 CPU seconds (status %d)", st);
-	remove(path);
+	packing_refused_within(__LINE__, 3580, 32, "packing needs 12736 copies of allgather trees on "
+	                       ".C.; growing them would do about 4.35e+09 units of work, and the limit "
+	                       "is 1073741824 (MAX_PACK_WORK)", "the growth");
 }
 
 CU_TestInfo robust_tests[] = {
