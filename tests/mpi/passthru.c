@@ -4,7 +4,7 @@
  * without the drop-in preloaded; no plan entry has 1 rank, so every call
  * goes to PMPI_ after the drop-in's checks and lookup). The difference is
  * what the drop-in adds where the calibration gives a size to MPI. The
- * third figure is an allreduce after the program wrote 64 KiB (as a
+ * third figure is an allreduce after the program wrote 4 KiB (as a
  * benchmark writes its buffers between calls; the call's own CPU time
  * alone): a locked count in the drop-in waits there for those stores to
  * drain (docs/mpi.md, "The locked count").
@@ -42,8 +42,8 @@ int main(int argc, char **argv)
 		MPI_Allreduce(&x, &y, 1, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
 	double allreduce = cpu_s() - t;
 	/* the writes alone, then each followed by the call: the difference */
-	static char buf[64 << 10];
-	long m = n / 20 > 0 ? n / 20 : 1;
+	static char buf[4 << 10];
+	long m = n / 4 > 0 ? n / 4 : 1;
 	t = cpu_s();
 	for (long i = 0; i < m; i++) {
 		memset(buf, (int)i, sizeof buf);
