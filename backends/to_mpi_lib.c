@@ -33,6 +33,8 @@ typedef struct LibKind {
 	const char *pick;  /* collc_lib_pick's count, type, op and root */
 	const char *cal;   /* the calibration's arguments (in, out, count; root), but comm */
 	bool two_types;    /* allgather, alltoall: send and receive counts and types */
+	const char *v_mpi; /* MPI's form of the kind with counts per rank, or NULL */
+	const char *v_cal; /* its calibration's arguments (counts, displs: every rank's alike) */
 } LibKind;
 
 static const LibKind lib_kind[NCOLLKIND] = {
@@ -40,33 +42,36 @@ static const LibKind lib_kind[NCOLLKIND] = {
 	                  "const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, "
 	                  "MPI_Comm comm",
 	                  "sendbuf, recvbuf, count, type, op", "count, type, op, -1",
-	                  "in, out, count, MPI_FLOAT, MPI_SUM", false},
+	                  "in, out, count, MPI_FLOAT, MPI_SUM", false, NULL, NULL},
 	[CK_REDUCE_SCATTER] = {"Reduce_scatter_block", "COLLC_K_REDUCE_SCATTER",
 	                       "const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype type, "
 	                       "MPI_Op op, MPI_Comm comm",
 	                       "sendbuf, recvbuf, recvcount, type, op", "recvcount, type, op, -1",
-	                       "in, out, count, MPI_FLOAT, MPI_SUM", false},
+	                       "in, out, count, MPI_FLOAT, MPI_SUM", false, "Reduce_scatter",
+	                       "in, out, counts, MPI_FLOAT, MPI_SUM"},
 	[CK_ALLGATHER] = {"Allgather", "COLLC_K_ALLGATHER",
 	                  "const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, "
 	                  "int recvcount, MPI_Datatype recvtype, MPI_Comm comm",
 	                  "sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype",
 	                  "recvcount, recvtype, MPI_OP_NULL, -1",
-	                  "in, count, MPI_BYTE, out, count, MPI_BYTE", true},
+	                  "in, count, MPI_BYTE, out, count, MPI_BYTE", true, "Allgatherv",
+	                  "in, count, MPI_BYTE, out, counts, displs, MPI_BYTE"},
 	[CK_ALLTOALL] = {"Alltoall", "COLLC_K_ALLTOALL",
 	                 "const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, "
 	                 "int recvcount, MPI_Datatype recvtype, MPI_Comm comm",
 	                 "sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype",
 	                 "recvcount, recvtype, MPI_OP_NULL, -1",
-	                 "in, count, MPI_BYTE, out, count, MPI_BYTE", true},
+	                 "in, count, MPI_BYTE, out, count, MPI_BYTE", true, "Alltoallv",
+	                 "in, counts, displs, MPI_BYTE, out, counts, displs, MPI_BYTE"},
 	[CK_BROADCAST] = {"Bcast", "COLLC_K_BCAST",
 	                  "void *buffer, int count, MPI_Datatype type, int root, MPI_Comm comm",
 	                  "buffer, count, type, root", "count, type, MPI_OP_NULL, root",
-	                  "out, count, MPI_BYTE, root", false},
+	                  "out, count, MPI_BYTE, root", false, NULL, NULL},
 	[CK_REDUCE] = {"Reduce", "COLLC_K_REDUCE",
 	               "const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, "
 	               "int root, MPI_Comm comm",
 	               "sendbuf, recvbuf, count, type, op, root", "count, type, op, root",
-	               "in, out, count, MPI_FLOAT, MPI_SUM, root", false},
+	               "in, out, count, MPI_FLOAT, MPI_SUM, root", false, NULL, NULL},
 };
 
 /* The names the library's own functions take after the prefix. */
@@ -476,22 +481,33 @@ write_v_dispatcher(FILE *f, CollKind kind, const LibScheds *ls, const char *pref
 	                      ag ? "Allgatherv" : "Alltoallv", ag ? agv_args : a2av_args);
 }
 
-/* The calibration's call of entry e: its schedule or MPI's collective. */
+/* The calibration's call of entry e: its schedule, MPI's collective, or
+ * MPI's form of it with counts per rank. */
 static void
 write_try(FILE *f, const bool *has, const LibScheds *ls, const char *prefix)
 {
-	fputs("\n/* Entry e's call once, for the calibration: its schedule (ours) or MPI's\n"
-	      " * collective, on floats (the reducing kinds) or bytes */\n"
-	      "static int\ncollc_lib_try(int e, int ours, void *in, void *out, int count, MPI_Comm comm)\n"
-	      "{\n\tint root = collc_lib_plan[e].root;\n\t(void)root;\n\t(void)in;\n"
-	      "\tswitch (ours ? collc_lib_plan[e].sched : -1 - collc_lib_plan[e].kind) {\n", f);
+	fputs("\n/* Entry e's call once, for the calibration, the way `way` says (COLLC_CAL_*),\n"
+	      " * on floats (the reducing kinds) or bytes */\n"
+	      "static int\ncollc_lib_try(int e, int way, const collc_cal_args *a, MPI_Comm comm)\n"
+	      "{\n\tvoid *in = a->in, *out = a->out;\n"
+	      "\tint count = a->count, root = collc_lib_plan[e].root, kind = collc_lib_plan[e].kind;\n"
+	      "\tconst int *counts = a->counts, *displs = a->displs;\n"
+	      "\t(void)in, (void)root, (void)counts, (void)displs;\n"
+	      "\tswitch (way == COLLC_CAL_OURS ? collc_lib_plan[e].sched\n"
+	      "\t                              : -1 - kind - 8 * (way == COLLC_CAL_MPI_V)) {\n", f);
 	for (int i = 0; i < ls->n; i++)
 		fprintf(f, "\tcase %d:\n\t\treturn %s_%s(%s, comm);\n", i, prefix, ls->s[i]->name,
 		        lib_kind[ls->s[i]->kind].cal);
-	for (int kind = 0; kind < NCOLLKIND; kind++)
-		if (has[kind])
-			fprintf(f, "\tcase -1 - %s:\n\t\treturn COLLC_MPI(%s)(%s, comm);\n", lib_kind[kind].key,
-			        lib_kind[kind].mpi, lib_kind[kind].cal);
+	for (int kind = 0; kind < NCOLLKIND; kind++) {
+		const LibKind *k = &lib_kind[kind];
+		if (!has[kind])
+			continue;
+		fprintf(f, "\tcase -1 - %s:\n\t\treturn COLLC_MPI(%s)(%s, comm);\n", k->key, k->mpi,
+		        k->cal);
+		if (k->v_mpi)
+			fprintf(f, "\tcase -9 - %s:\n\t\treturn COLLC_MPI(%s)(%s, comm);\n", k->key,
+			        k->v_mpi, k->v_cal);
+	}
 	fputs("\tdefault:\n\t\treturn MPI_ERR_ARG;\n\t}\n}\n", f);
 }
 

@@ -270,10 +270,22 @@ static void collc_lib_report(const char *lib, int nsched, const char *const *nam
 /* What a library adds after its plan (it needs the plan's COLLC_MPI):
  * measuring each entry's schedule against MPI's own collective on this
  * machine, and following what was measured (docs/mpi.md, Calibration).
- * try(e, ours, in, out, count, comm) makes entry e's call once, with its
- * schedule (ours) or MPI's collective, on float (the reducing kinds) or
- * byte elements. */
-typedef int (*collc_try_fn)(int e, int ours, void *in, void *out, int count, MPI_Comm comm);
+ * try(e, way, a, comm) makes entry e's call once on a's buffers and count,
+ * the way `way` says, on float (the reducing kinds) or byte elements: MPI's
+ * collective, the schedule, or MPI's form of the kind with counts per rank
+ * (MPI_Reduce_scatter, MPI_Allgatherv, MPI_Alltoallv: every count a's
+ * count, the blocks end to end at displs). The drop-in runs the schedule
+ * for those forms' equal counts too, on the same verdict, and MPI runs
+ * them by algorithms of their own (Open MPI's MPI_Reduce_scatter on 4
+ * ranks at 64 B: 2.1 us where its MPI_Reduce_scatter_block took 4.2), so
+ * MPI's time for those kinds is the faster form's. */
+enum { COLLC_CAL_MPI, COLLC_CAL_OURS, COLLC_CAL_MPI_V };
+typedef struct {
+	void *in, *out;
+	int count;
+	const int *counts, *displs; /* the ranks' counts, all `count`, and their blocks' starts */
+} collc_cal_args;
+typedef int (*collc_try_fn)(int e, int way, const collc_cal_args *a, MPI_Comm comm);
 
 /* OSU's collective benchmarks make 1000 iterations a size up to 8 KiB and
  * 100 above, after 100 and 10 warm-up calls (osu_util.h: COLL_LOOP_SMALL,
@@ -303,6 +315,14 @@ static struct {
 static int collc_cal_reduces(int kind)
 {
 	return kind == COLLC_K_ALLREDUCE || kind == COLLC_K_REDUCE_SCATTER || kind == COLLC_K_REDUCE;
+}
+
+/* The ways a kind's size is measured: MPI's, the schedule's, and MPI's
+ * form with counts per rank where the kind has one (COLLC_CAL_MPI_V). */
+static int collc_cal_ways(int kind)
+{
+	return kind == COLLC_K_REDUCE_SCATTER || kind == COLLC_K_ALLGATHER ||
+	       kind == COLLC_K_ALLTOALL ? 3 : 2;
 }
 
 /* The bytes that one element of a call's count stands for at this size
@@ -337,17 +357,17 @@ static void collc_cal_touch(char *in, const char *out, size_t bytes)
  * t_max), t[1] the ranks' mean of their means (OSU's average latency,
  * IMB's t_avg); warm warm-up calls first, each call from a barrier, and
  * before the barrier, with touch > 0, collc_cal_touch's `touch` bytes. */
-static void collc_cal_time(collc_try_fn f, int e, int ours, void *in, void *out, int count,
-                           size_t touch, MPI_Comm comm, int warm, int iters, double t[2])
+static void collc_cal_time(collc_try_fn f, int e, int way, const collc_cal_args *a, size_t touch,
+                           MPI_Comm comm, int warm, int iters, double t[2])
 {
 	double sum = 0;
 	int p;
 	for (int i = -warm; i < iters; i++) {
 		if (touch > 0)
-			collc_cal_touch(in, out, touch);
+			collc_cal_touch(a->in, a->out, touch);
 		COLLC_MPI(Barrier)(comm);
 		double t0 = MPI_Wtime();
-		f(e, ours, in, out, count, comm);
+		f(e, way, a, comm);
 		if (i >= 0)
 			sum += MPI_Wtime() - t0;
 	}
@@ -365,21 +385,21 @@ static void collc_cal_time(collc_try_fn f, int e, int ours, void *in, void *out,
  * budget whatever a call costs on this machine; a tenth of them as warm-up
  * (OSU's ratio), COLLC_CAL_WARMUP at least. Every rank gets the same
  * times, so every rank makes the same number of calls. */
-static void collc_cal_count(collc_try_fn f, int e, void *in, void *out, int count,
+static void collc_cal_count(collc_try_fn f, int e, const collc_cal_args *a, int ways,
                             unsigned long long bytes, double budget, MPI_Comm comm, int *n,
                             int *warm)
 {
 	double mine = 0, worst = 0;
-	for (int ours = 0; ours < 2; ours++) {
+	for (int way = 0; way < ways; way++) {
 		double t = MPI_Wtime();
 		for (int i = 0; i < COLLC_CAL_WARMUP; i++) {
 			COLLC_MPI(Barrier)(comm);
-			f(e, ours, in, out, count, comm);
+			f(e, way, a, comm);
 		}
 		mine += MPI_Wtime() - t;
 	}
 	COLLC_MPI(Allreduce)(&mine, &worst, 1, MPI_DOUBLE, MPI_MAX, comm);
-	double pair = worst / COLLC_CAL_WARMUP, fit = pair > 0 ? budget / (COLLC_CAL_ROUNDS * pair) : 1e9;
+	double each = worst / COLLC_CAL_WARMUP, fit = each > 0 ? budget / (COLLC_CAL_ROUNDS * each) : 1e9;
 	int most = bytes <= COLLC_CAL_SMALL ? COLLC_CAL_LOOP_SMALL : COLLC_CAL_LOOP_LARGE;
 	*n = fit / 1.1 < most ? (int)(fit / 1.1) : most; /* a tenth more: the warm-up */
 	*n = *n < 1 ? 1 : *n;
@@ -503,45 +523,54 @@ static int collc_cal_entry(FILE *out, const collc_entry *x, int e, const char *n
 	}
 	size_t cap = (size_t)(max < x->hi ? max : x->hi) * 2 + 64;
 	char *in = malloc(cap), *buf = malloc(cap);
-	int have = in && buf, all = 0; /* every rank goes on, or none: no rank waits alone */
+	int *counts = malloc(2 * (size_t)p * sizeof *counts), ways = collc_cal_ways(x->kind);
+	int have = in && buf && counts, all = 0; /* every rank goes on, or none: no rank waits alone */
 	COLLC_MPI(Allreduce)(&have, &all, 1, MPI_INT, MPI_MIN, comm);
 	if (!all) {
 		free(in);
 		free(buf);
+		free(counts);
 		return MPI_ERR_NO_MEM;
 	}
 	memset(in, 1, cap); /* small floats: no overflow, no denormals */
 	for (unsigned long long lo = x->lo; s < x->hi && s <= max; s *= 2) {
 		int count = (int)(s / unit), n = iters, warm = COLLC_CAL_WARMUP;
+		for (int i = 0; i < p; i++)
+			counts[i] = count, counts[p + i] = i * count;
+		collc_cal_args a = {in, buf, count, counts, counts + p};
 		/* [condition][way][measure]: condition 0 a loop of calls, 1 the
-		 * buffers touched between calls; way 0 MPI, 1 the schedule; measure 0
-		 * the slowest rank's, 1 the ranks' mean */
-		double best[2][2][2], worst[2][2][2] = {{{0}}}, noise = 0;
-		for (int c = 0; c < 8; c++)
-			best[c / 4][c / 2 % 2][c % 2] = 1e30;
+		 * buffers touched between calls; way COLLC_CAL_*; measure 0 the
+		 * slowest rank's, 1 the ranks' mean */
+		double best[2][3][2], worst[2][3][2] = {{{0}}}, noise = 0;
+		for (int c = 0; c < 12; c++)
+			best[c / 6][c / 2 % 3][c % 2] = 1e30;
 		if (iters <= 0) /* the budget shared by the two conditions */
-			collc_cal_count(f, e, in, buf, count, s, budget / 2, comm, &n, &warm);
+			collc_cal_count(f, e, &a, ways, s, budget / 2, comm, &n, &warm);
 		for (int r = 0; r < COLLC_CAL_ROUNDS; r++)
-			for (int c = 0; c < 4; c++) {
-				int touched = c / 2, ours = c % 2;
-				double v[2];
-				collc_cal_time(f, e, ours, in, buf, count, touched ? (size_t)s : 0, comm, warm, n,
-				               v);
-				for (int m = 0; m < 2; m++) {
-					double *b = &best[touched][ours][m], *w = &worst[touched][ours][m];
-					*b = v[m] < *b ? v[m] : *b;
-					*w = v[m] > *w ? v[m] : *w;
+			for (int touched = 0; touched < 2; touched++)
+				for (int way = 0; way < ways; way++) {
+					double v[2];
+					collc_cal_time(f, e, way, &a, touched ? (size_t)s : 0, comm, warm, n, v);
+					for (int m = 0; m < 2; m++) {
+						double *b = &best[touched][way][m], *w = &worst[touched][way][m];
+						*b = v[m] < *b ? v[m] : *b;
+						*w = v[m] > *w ? v[m] : *w;
+					}
 				}
-			}
-		for (int c = 0; c < 8; c++) {
-			double b = best[c / 4][c / 2 % 2][c % 2], w = worst[c / 4][c / 2 % 2][c % 2];
-			if (b > 0 && w / b - 1 > noise)
+		for (int c = 0; c < 12; c++) {
+			double b = best[c / 6][c / 2 % 3][c % 2], w = worst[c / 6][c / 2 % 3][c % 2];
+			if (b > 0 && w < 1e30 && w / b - 1 > noise)
 				noise = w / b - 1;
 		}
-		/* as a row prints them: collc, MPI; slowest, mean; loop, touched */
+		/* as a row prints them: collc, MPI (its faster form); slowest, mean;
+		 * loop, touched */
 		collc_cal_past now = {e, s, {0}, noise, 1};
-		for (int c = 0; c < 8; c++)
-			now.t[c] = best[c / 4][1 - c % 2][c / 2 % 2];
+		for (int c = 0; c < 8; c++) {
+			int touched = c / 4, m = c / 2 % 2;
+			double mpi = best[touched][COLLC_CAL_MPI][m], v = best[touched][COLLC_CAL_MPI_V][m];
+			now.t[c] = c % 2 == 0 ? best[touched][COLLC_CAL_OURS][m]
+			                      : ways == 3 && v < mpi ? v : mpi;
+		}
 		unsigned long long hi = s * 2 < x->hi && s * 2 <= max ? s * 2 : x->hi;
 		if (out)
 			collc_cal_row_out(out, &now, past, npast, lo, hi, name, n);
@@ -549,6 +578,7 @@ static int collc_cal_entry(FILE *out, const collc_entry *x, int e, const char *n
 	}
 	free(in);
 	free(buf);
+	free(counts);
 	return MPI_SUCCESS;
 }
 
@@ -600,10 +630,11 @@ static int collc_lib_calibrate(const char *lib, const collc_entry *plan, int n,
 		        COLLC_CAL_ROUNDS, COLLC_CAL_LOOP_SMALL, COLLC_CAL_SMALL, COLLC_CAL_LOOP_LARGE,
 		        budget);
 	if (out)
-		fputs("touched: the same with the buffers written and read between calls; noise: the "
-		      "rounds' spread, and the launches'; who: collc where faster by more than the noise "
-		      "in every time; launches: how many measured the size; entry lo hi (bytes) who\n",
-		      out);
+		fputs("touched: the same with the buffers written and read between calls; MPI: of "
+		      "reduce-scatter, allgather and alltoall the faster of MPI's collective and its "
+		      "form with counts per rank; noise: the rounds' spread, and the launches'; who: "
+		      "collc where faster by more than the noise in every time; launches: how many "
+		      "measured the size; entry lo hi (bytes) who\n", out);
 	for (int e = 0; e < n && rc == MPI_SUCCESS; e++)
 		if (plan[e].nrank == p && plan[e].root < p)
 			rc = collc_cal_entry(out, &plan[e], e, names[plan[e].sched], f, max, iters,
@@ -917,11 +948,11 @@ static inline int collc_v_alltoall(collc_move_fn f, const void *sendbuf, const i
 /* Alone, a caller uses every function above (not written into programs). */
 int collc_lib_check(void *work, size_t count, const int *counts, const int *displs, MPI_Comm comm);
 
-static int collc_check_try(int e, int ours, void *in, void *out, int count, MPI_Comm comm)
+static int collc_check_try(int e, int way, const collc_cal_args *a, MPI_Comm comm)
 {
 	(void)e;
-	(void)ours;
-	return MPI_Allreduce(in, out, count, MPI_FLOAT, MPI_SUM, comm);
+	(void)way;
+	return MPI_Allreduce(a->in, a->out, a->count, MPI_FLOAT, MPI_SUM, comm);
 }
 
 /* stands in for an allgather or alltoall schedule */

@@ -66,6 +66,7 @@ static const struct {
 	 * CPU, 21 to 47 s of wall time at load average 20 (2026-12-05) */
 	{"mpi_quiet", "mpi-lib: a call the drop-in passes to MPI asks MPI nothing (both MPIs)"},
 	{"mpi_quiet", "mpi-lib: a call of no element returns at once or goes to MPI, asking nothing but a size (both MPIs)"},
+	{"mpi_cal", "calibration: reduce-scatter's MPI time is its faster form's (both MPIs)"},
 	{"explain", "chromium: every round of every page against the text"},
 	{"explain", "chromium: #round=N, #tree=K, an aggregated page, a screenshot"},
 	{"explain", "chromium: every layout opens without a script error"},
@@ -365,6 +366,7 @@ main(int argc, char **argv)
 		{.pName = "mpi", .pTests = mpi_tests, .pInitFunc = mpi_setup, .pCleanupFunc = mpi_teardown},
 		{.pName = "mpi_quiet", .pTests = mpi_quiet_tests, .pInitFunc = mpi_quiet_setup,
 		 .pCleanupFunc = mpi_quiet_teardown},
+		{.pName = "mpi_cal", .pTests = mpi_cal_tests},
 		{.pName = "cli", .pTests = cli_tests, .pInitFunc = cli_setup, .pCleanupFunc = cli_teardown},
 		{.pName = "hostile", .pTests = hostile_tests, .pInitFunc = hostile_setup,
 		 .pCleanupFunc = hostile_teardown},

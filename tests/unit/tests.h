@@ -18,6 +18,7 @@ extern CU_TestInfo flow_tests[]; /* ir/flow.h */
 extern CU_TestInfo cutbound_tests[]; /* ir/cutbound.h */
 extern CU_TestInfo a2abound_tests[]; /* ir/a2abound.c */
 extern CU_TestInfo hostile_tests[]; /* issue 38's findings */
+extern CU_TestInfo mpi_cal_tests[]; /* the drop-in's calibration */
 extern CU_TestInfo packing_tests[]; /* ir/packing.h */
 extern CU_TestInfo packing_orbit_tests[]; /* ir/packing_orbit.c */
 extern CU_TestInfo packing_shallow_tests[]; /* ir/packing_shallow.c */
