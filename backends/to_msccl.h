@@ -54,6 +54,15 @@ void msccl_fit_cache_free(MscclFitCache *);
  * tried first, and only a refusal there searches below it. */
 int msccl_fit_packing(Diag *, Arena *, const Sched *s, const BuildOpts *, MscclFitCache *,
                       const Sched **out, MProg *, MscclStats *);
+/* One try of a refit: the schedule of m segments whose program fits (its
+ * program into the MProg and stats), or NULL. */
+typedef const Sched *(*MscclFitTry)(void *ctx, int m, MProg *, MscclStats *);
+/* The most segments that fit, by bisection (fewer segments, fewer steps:
+ * what fits at m fits below it): among m = i for i in [lo, hi), or with
+ * pow2 m = 2^i, where i = lo's schedule `best` fits (its program in the
+ * MProg and stats) or is NULL. *chosen: the m found, unchanged if none. */
+const Sched *msccl_fit_most(MscclFitTry try_fit, void *ctx, bool pow2, int lo, int hi,
+                            const Sched *best, MProg *, MscclStats *, int *chosen);
 /* Whether s is a packing whose chunk count no power of two divides while
  * its blocks are a power of two: msccl_fit_packing builds its trees again
  * with a power of two of units a block (AlgCtx.pack_pow2). */

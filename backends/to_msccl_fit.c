@@ -188,26 +188,27 @@ built(FitTry *f, int m)
 	return &e->built[e->nbuilt++];
 }
 
-/* s's packing with m segments if its program fits (into p). */
+/* s's packing with m segments if its program fits (into p): an
+ * MscclFitTry on a FitTry. */
 static const Sched *
-try_segments(FitTry *f, int m, MProg *p, MscclStats *st)
+try_segments(void *ctx, int m, MProg *p, MscclStats *st)
 {
+	FitTry *f = ctx;
 	const Sched *t = built(f, m)->t;
 	if (!t || msccl_lower_counted(f->dg, f->a, t, f->o, p, st) != 0)
 		return NULL;
 	return t;
 }
 
-/* The most segments in [lo, hi) whose program fits, by bisection, lo's
- * schedule `best` fitting (into p); NULL if best is. */
-static const Sched *
-most_segments(FitTry *f, const Sched *best, int lo, int hi, MProg *p, MscclStats *st)
+const Sched *
+msccl_fit_most(MscclFitTry try_fit, void *ctx, bool pow2, int lo, int hi, const Sched *best,
+               MProg *p, MscclStats *st, int *chosen)
 {
 	MProg tp;
 	MscclStats ts;
 	while (best && hi - lo > 1) {
 		int mid = lo + (hi - lo) / 2;
-		const Sched *t = try_segments(f, mid, &tp, &ts);
+		const Sched *t = try_fit(ctx, pow2 ? 1 << mid : mid, &tp, &ts);
 		if (t) {
 			best = t, lo = mid;
 			*p = tp;
@@ -216,7 +217,8 @@ most_segments(FitTry *f, const Sched *best, int lo, int hi, MProg *p, MscclStats
 			hi = mid;
 		}
 	}
-	*last_of(f) = best ? lo : *last_of(f);
+	if (best)
+		*chosen = pow2 ? 1 << lo : lo;
 	return best;
 }
 
@@ -232,7 +234,8 @@ fit_below(FitTry *f, int hi, MProg *p, MscclStats *st)
 			return t;
 		hi = last;
 	}
-	return most_segments(f, try_segments(f, 1, p, st), 1, hi, p, st);
+	return msccl_fit_most(try_segments, f, false, 1, hi, try_segments(f, 1, p, st), p, st,
+	                      last_of(f));
 }
 
 /* The fit in a power of two of units: the most segments that fit among the
@@ -253,26 +256,12 @@ fit_pow2(FitTry *f, int top, MProg *p, MscclStats *st)
 		*last_of(f) = t ? top : *last_of(f);
 		return t;
 	}
-	/* exponents: 2^lo fits, 2^hi does not (fewer segments, fewer steps) */
-	int lo = 0, hi = 0;
+	/* exponents: 2^0 is tried first, 2^hi (top) did not fit */
+	int hi = 0;
 	while (1 << (hi + 1) <= top)
 		hi++;
-	const Sched *best = try_segments(f, 1, p, st);
-	MProg tp;
-	MscclStats ts;
-	while (best && hi - lo > 1) {
-		int mid = lo + (hi - lo) / 2;
-		t = try_segments(f, 1 << mid, &tp, &ts);
-		if (t) {
-			best = t, lo = mid;
-			*p = tp;
-			*st = ts;
-		} else {
-			hi = mid;
-		}
-	}
-	*last_of(f) = best ? 1 << lo : *last_of(f);
-	return best;
+	return msccl_fit_most(try_segments, f, true, 0, hi, try_segments(f, 1, p, st), p, st,
+	                      last_of(f));
 }
 
 bool

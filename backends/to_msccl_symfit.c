@@ -7,9 +7,10 @@
  * (Sched.size_chosen, S > 1: symm.c's symmetrize_auto) that
  * msccl_lower_counted refused. Establishes the same base trees and group
  * in the most segments, a power of two below S, whose program fits,
- * verified, with that program; else -1 and nothing reported (the caller
- * reports the first refusal). A fixed `segments S` is the file's own
- * choice and is not changed.
+ * verified, with that program (found by msccl_fit_most's bisection, as a
+ * packing's are); else -1 and nothing reported (the caller reports the
+ * first refusal). A fixed `segments S` is the file's own choice and is not
+ * changed.
  *
  * Why the most that fit: a rank's steps, and its thread blocks, grow with
  * the segments (each is an instance of its own), while the model's time
@@ -27,6 +28,35 @@ msccl_symmetric_refits(const Sched *s)
 	return strcmp(alg, "symmetric") == 0 && s->group && s->size_chosen && s->segments > 1;
 }
 
+/* What one try builds from: s's base trees and the routes. */
+typedef struct {
+	Diag *dg;
+	Arena *a;
+	const Sched *s;
+	const BuildOpts *o;
+	Tree **trees;
+	int ntree;
+	Routes *routes;
+} SymTry;
+
+/* The base trees in m segments, verified, if their program fits: an
+ * MscclFitTry. */
+static const Sched *
+try_segments(void *ctx, int m, MProg *p, MscclStats *st)
+{
+	SymTry *y = ctx;
+	const Sched *s = y->s;
+	Sched *t = symmetrize(y->dg, y->a, s->name, s->loc, s->kind, s->topo, y->routes, y->trees,
+	                      y->ntree, m, s->group, s->rank_node, s->nrank);
+	t->algorithm = s->algorithm;
+	t->routing = s->routing;
+	t->pack_group = s->pack_group;
+	t->size_chosen = true;
+	t->choice = arena_printf(y->a, "segments %d", m);
+	return verify(y->dg, t) == 0 && msccl_lower_counted(y->dg, y->a, t, y->o, p, st) == 0 ? t
+	                                                                                      : NULL;
+}
+
 int
 msccl_fit_symmetric(Diag *dg, Arena *a, const Sched *s, const BuildOpts *o, const Sched **out,
                     MProg *p, MscclStats *st)
@@ -34,24 +64,18 @@ msccl_fit_symmetric(Diag *dg, Arena *a, const Sched *s, const BuildOpts *o, cons
 	*out = NULL;
 	if (!msccl_symmetric_refits(s))
 		return -1;
-	int S = s->segments, ntree = s->ntree / S;
+	int S = s->segments, ntree = s->ntree / S, below = 0, chosen = 0;
 	Tree **trees = arena_array(a, (size_t)ntree, sizeof *trees);
 	for (int b = 0; b < ntree; b++) /* base tree b * S + j is tree b's segment j */
 		trees[b] = s->tree[b * S];
 	Routes routes;
 	routes_init(&routes, s->topo, s->routing);
+	SymTry y = {dg, a, s, o, trees, ntree, &routes};
+	while (1 << below < S) /* exponents of the powers of two below S */
+		below++;
 	diag_mute(dg, true); /* each refusal is a try */
-	for (int m = S / 2; m >= 1 && !*out; m /= 2) {
-		Sched *t = symmetrize(dg, a, s->name, s->loc, s->kind, s->topo, &routes, trees, ntree, m,
-		                      s->group, s->rank_node, s->nrank);
-		t->algorithm = s->algorithm;
-		t->routing = s->routing;
-		t->pack_group = s->pack_group;
-		t->size_chosen = true;
-		t->choice = arena_printf(a, "segments %d", m);
-		if (verify(dg, t) == 0 && msccl_lower_counted(dg, a, t, o, p, st) == 0)
-			*out = t;
-	}
+	*out = msccl_fit_most(try_segments, &y, true, 0, below, try_segments(&y, 1, p, st), p, st,
+	                      &chosen);
 	diag_mute(dg, false);
 	routes_free(&routes);
 	return *out ? 0 : -1;
