@@ -233,6 +233,19 @@ topology_header(Reader *r, Pending *t)
 	t->active = !r->failed;
 }
 
+static bool dims_give_nodes(const TopoForm *tf, const Pending *t, long cells);
+
+/* The ranks the dims give, or MAX_NODES + 1 where they give more (each
+ * dim may be up to MAX_NODES: their product could pass a long). */
+static long
+pending_cells(const Pending *t)
+{
+	long cells = 1;
+	for (int i = 0; i < t->ndim; i++)
+		cells = cells * t->size[i] > MAX_NODES ? MAX_NODES + 1L : cells * t->size[i];
+	return cells;
+}
+
 /* `switch ID NAME`: the name the writer gave (a form that names its nodes,
  * to_irtext.c) must be the one the header's form gives that id. A file
  * without names reads as before. */
@@ -257,6 +270,13 @@ switch_name(Reader *r, const Pending *t, int id)
 	got[n] = '\0';
 	const char *at = r->at;
 	r->at += n;
+	/* the name follows from the dims, which must first give the node count
+	 * (a rails topology of no dims has no GPUs per box to name by) */
+	if (!dims_give_nodes(&topo_forms[t->kind], t, pending_cells(t))) {
+		r->at = at;
+		fail(r, "the topology's dims do not give its node count");
+		return;
+	}
 	Topo h = {.kind = (TopoKind)t->kind, .ndim = t->ndim, .variant = t->variant,
 	          .nnode = t->nnode, .nrank = 1, .nics = t->nics, .nic_link_gbps = t->nic_link_gbps};
 	for (int i = 0; i < t->ndim; i++)
@@ -383,9 +403,7 @@ topology_end(Reader *r, Pending *t)
 		return;
 	t->active = false;
 	/* what group and route code will assume of the parts */
-	long cells = 1;
-	for (int i = 0; i < t->ndim; i++)
-		cells *= t->size[i];
+	long cells = pending_cells(t);
 	if (!dims_give_nodes(&topo_forms[t->kind], t, cells))
 		fail(r, "the topology's dims do not give its node count");
 	const Net *n = &t->net;
