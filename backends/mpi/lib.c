@@ -417,6 +417,18 @@ typedef struct {
 	int launches;
 } collc_cal_past;
 
+/* fgets of a whole line: the part that fits in line (its start is all a
+ * reader looks at), the rest up to the newline skipped; NULL at the end. */
+static char *collc_cal_line(char *line, int size, FILE *in)
+{
+	if (!fgets(line, size, in))
+		return NULL;
+	if (!strchr(line, '\n'))
+		for (int c = getc(in); c != EOF && c != '\n'; c = getc(in))
+			;
+	return line;
+}
+
 /* The rows of path's calibration, if it is this library's for p ranks:
  * their count (0 when there is no file), each in *rows (malloc'd); -1
  * when the file is another's or cannot be read whole. */
@@ -431,8 +443,8 @@ static int collc_cal_past_read(const char *lib, int n, int p, const char *path,
 		return 0;
 	snprintf(want, sizeof want, "# %s: %d entries; %d ranks;", lib, n, p);
 	*rows = malloc(COLLC_CAL_ROWS * sizeof **rows);
-	ok = *rows && fgets(line, sizeof line, in) && strncmp(line, want, strlen(want)) == 0;
-	while (ok && fgets(line, sizeof line, in)) {
+	ok = *rows && collc_cal_line(line, sizeof line, in) && strncmp(line, want, strlen(want)) == 0;
+	while (ok && collc_cal_line(line, sizeof line, in)) {
 		collc_cal_past r = {0};
 		double *t = r.t;
 		ok = k < COLLC_CAL_ROWS &&
@@ -654,8 +666,8 @@ static int collc_cal_read(const char *lib, int n, const char *path)
 	int rows = 0, ok = in != NULL;
 	snprintf(want, sizeof want, "# %s: %d entries;", lib, n);
 	if (ok)
-		ok = fgets(line, sizeof line, in) && strncmp(line, want, strlen(want)) == 0;
-	while (ok && fgets(line, sizeof line, in)) {
+		ok = collc_cal_line(line, sizeof line, in) && strncmp(line, want, strlen(want)) == 0;
+	while (ok && collc_cal_line(line, sizeof line, in)) {
 		collc_cal_row r;
 		char who[8];
 		if (rows == COLLC_CAL_ROWS ||
