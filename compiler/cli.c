@@ -15,10 +15,7 @@
 
 enum { MAX_OPTS = 64, OPT_HELP = 1000, OPT_BASE = 256 };
 
-static int
-cmd_usage_error(const char *cmd, const char *fmt, ...) PRINTF_LIKE(2, 3);
-
-static int
+int
 cmd_usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;

@@ -31,6 +31,9 @@ typedef struct CliCommand {
 	void (*more_help)(FILE *); /* after the details: a list from a table (or NULL) */
 } CliCommand;
 
+/* "collc: CMD: MESSAGE" and "Try 'collc CMD --help'." on stderr; 2. */
+int cmd_usage_error(const char *cmd, const char *fmt, ...) PRINTF_LIKE(2, 3);
+
 /* One option met: name is its long name, value NULL for a flag. Returns 0,
  * or the exit status of a usage error it reported. */
 typedef int (*CliOnOpt)(void *ctx, const char *name, const char *value);

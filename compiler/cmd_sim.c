@@ -582,10 +582,7 @@ sim_opt(void *ctx, const char *name, const char *value)
 {
 	SimArgs *a = ctx;
 	if (strcmp(name, "sizes") == 0) {
-		char err[256];
-		if ((a->nsize = parse_size_list(value, a->sizes, MAX_SIZES, err, sizeof err)) < 0)
-			return usage_error("sim: --sizes: %s; it takes A..B (powers of two from A to B) or "
-			                   "a list A,B,C of whole numbers of bytes", err);
+		return sizes_opt("sim", value, a->sizes, &a->nsize);
 	} else if (strcmp(name, "size") == 0) {
 		if ((a->link_size = parse_bytes(value)) < 1)
 			return size_usage("sim", name, value, a->link_size,
@@ -640,8 +637,7 @@ sim_opt(void *ctx, const char *name, const char *value)
 static const CliOpt sim_opts[] = {
 	{"sizes", 0, "A..B|A,B,..", "vector sizes: powers of two from A to B, or a list "
 	                            "(default 1MiB)"},
-	{"mode", 0, "M", "packet (default) or flow"},
-	{"sync", 0, "S", "rounds (default) or deps"},
+	SIM_MODE_OPTS,
 	{"links", 0, "L", "shared (default) or private: no link contention"},
 	{"reduce-rate", 0, "R", "bytes reduced per second at a receiver (100GBps, 800Gbps; "
 	                        "bare: B/s)"},

@@ -888,10 +888,7 @@ tune_opt(void *ctx, const char *name, const char *value)
 {
 	TuneArgs *a = ctx;
 	if (strcmp(name, "sizes") == 0) {
-		char err[256];
-		if ((a->nsize = parse_size_list(value, a->sizes, MAX_SIZES, err, sizeof err)) < 0)
-			return usage_error("tune: --sizes: %s; it takes A..B (powers of two from A to B) or "
-			                   "a list A,B,C of whole numbers of bytes", err);
+		return sizes_opt("tune", value, a->sizes, &a->nsize);
 	} else if (strcmp(name, "mode") == 0 || strcmp(name, "sync") == 0) {
 		a->mode_set |= name[0] == 'm';
 		return sim_mode_opt("tune", name, value, &a->opts);
@@ -930,8 +927,7 @@ tune_opt(void *ctx, const char *name, const char *value)
 static const CliOpt tune_opts[] = {
 	{"sizes", 0, "A..B|A,B,..", "vector sizes: powers of two from A to B, or a list "
 	                            "(default 4KiB..256MiB)"},
-	{"mode", 0, "M", "packet (default) or flow"},
-	{"sync", 0, "S", "rounds (default) or deps"},
+	SIM_MODE_OPTS,
 	{"collective", 0, "NAME", "only the collective NAME"},
 	DEFINE_OPT,
 	{"csv", 0, NULL, "print CSV: a row per size with its range"},

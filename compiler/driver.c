@@ -79,21 +79,6 @@ lower_verified(Diag *dg, File *f, Prog *p, const char *only, bool progress, bool
 	return verify_prog(dg, p, only, progress, full);
 }
 
-/* "collc: CMD: MESSAGE" and the command's help hint; 2. */
-static int
-cmd_usage(const char *cmd, const char *fmt, ...) PRINTF_LIKE(2, 3);
-
-static int
-cmd_usage(const char *cmd, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fprintf(stderr, "collc: %s: ", cmd);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	return usage_hint(cmd, (int)strlen(cmd));
-}
-
 /* The usage error for a -D naming no parameter of f: its parameters, and
  * the nearest one. 2. */
 static int
@@ -112,11 +97,11 @@ unknown_define(const File *f, const Defines *defs, int k)
 		}
 	const char *near = nearest_name(defs->v[k].name, names, np);
 	if (np == 0)
-		return cmd_usage(defs->cmd, "-D %s: %s declares no parameters", defs->v[k].arg, f->path);
+		return cmd_usage_error(defs->cmd, "-D %s: %s declares no parameters", defs->v[k].arg, f->path);
 	if (near)
-		return cmd_usage(defs->cmd, "-D %s: %s has no parameter '%s'; did you mean '%s'? (it has %s)",
+		return cmd_usage_error(defs->cmd, "-D %s: %s has no parameter '%s'; did you mean '%s'? (it has %s)",
 		                 defs->v[k].arg, f->path, defs->v[k].name, near, list);
-	return cmd_usage(defs->cmd, "-D %s: %s has no parameter '%s' (it has %s)", defs->v[k].arg,
+	return cmd_usage_error(defs->cmd, "-D %s: %s has no parameter '%s' (it has %s)", defs->v[k].arg,
 	                 f->path, defs->v[k].name, list);
 }
 
@@ -168,7 +153,7 @@ define_opt(const char *cmd, Defines *defs, const char *value)
 	char err[256];
 	defs->cmd = cmd;
 	if (defines_add(defs, value, err, sizeof err) != 0)
-		return cmd_usage(cmd, "%s", err);
+		return cmd_usage_error(cmd, "%s", err);
 	return 0;
 }
 
@@ -326,6 +311,16 @@ parse_size_list(const char *arg, double *sizes, int max, char *err, size_t errle
 		snprintf(err, errlen, "'%s' names no size", arg);
 	free(buf);
 	return n > 0 ? n : -1;
+}
+
+int
+sizes_opt(const char *cmd, const char *value, double *sizes, int *n)
+{
+	char err[256];
+	if ((*n = parse_size_list(value, sizes, MAX_SIZES, err, sizeof err)) < 0)
+		return cmd_usage_error(cmd, "--sizes: %s; it takes A..B (powers of two from A to B) or a "
+		                       "list A,B,C of whole numbers of bytes", err);
+	return 0;
 }
 
 const Sched *

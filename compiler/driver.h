@@ -75,6 +75,9 @@ void human_bytes_fixed(double bytes, char *buf, size_t len);
  * of any length: whole numbers of bytes into sizes (at most max); their
  * count, or -1 with what is wrong in err. */
 int parse_size_list(const char *arg, double *sizes, int max, char *err, size_t errlen);
+/* --sizes of sim and tune: value into sizes (at most MAX_SIZES) and *n;
+ * 0, or 2 after a usage error naming cmd and the forms it takes. */
+int sizes_opt(const char *cmd, const char *value, double *sizes, int *n);
 
 /* A .coll file lowered again for each size a schedule chose something for
  * (Sched.size_chosen: auto's pick, segments, chunks, reconfigurations), so that
@@ -129,7 +132,9 @@ int simulate_candidates(Diag *, Arena *, Routes *routes, PackMemo *memo, const S
 int fastest(const Simulated *out, int n);
 
 /* --mode packet|flow and --sync rounds|deps (sim, tune) into o; 0, or 2
- * after a usage error naming the choices. */
+ * after a usage error naming the choices. SIM_MODE_OPTS: their table rows. */
+#define SIM_MODE_OPTS \
+	{"mode", 0, "M", "packet (default) or flow"}, {"sync", 0, "S", "rounds (default) or deps"}
 int sim_mode_opt(const char *cmd, const char *name, const char *value, SimOpts *o);
 /* Whether path names an SVG file (plots are SVG only: a .png would be SVG
  * under the wrong name). */
