@@ -314,6 +314,24 @@ pair_index(int g, int i, int j)
 	return i * (2 * g - i - 1) / 2 + (j - i - 1);
 }
 
+/* A box form's topology (size boxes x GPUs): its shape fields and nodes,
+ * GPUs and switches up to nic0, then a box's `nics` NICs each (if any);
+ * every node past the GPUs marked a switch (a NIC forwards, as one). */
+static Topo *
+new_box_topo(Builder *b, Arena *a, TopoKind kind, const char *name, const TopoShape *s, Net net,
+             int nic0)
+{
+	int ranks = s->size[0] * s->size[1];
+	Topo *t = new_topo(b, a, kind, name, 2, s->size, net);
+	t->variant = s->variant;
+	t->nics = s->nics;
+	t->nic_link_gbps = s->nics ? s->nic_link_gbps : 0;
+	t->nnode = nic0 + s->size[0] * s->nics;
+	t->is_switch = arena_alloc(a, (size_t)t->nnode);
+	memset(t->is_switch + ranks, 1, (size_t)(t->nnode - ranks));
+	return t;
+}
+
 /* B boxes of G GPUs on rails, the box inside as its form says:
  *   rails:      the GPUs meet at the box's switch at the network's
  *               link_bandwidth (NVLink, as DGX-like boxes);
@@ -335,13 +353,7 @@ boxes_on_rails(Arena *a, TopoKind kind, const char *name, const TopoShape *s, Ne
 	int boxes = s->size[0], gpus = s->size[1], ranks = boxes * gpus;
 	int nics = s->nics ? s->nics : gpus, per = gpus / nics, box_sw = kind == TK_RAILS;
 	int rail0 = ranks + (box_sw ? boxes : 0), nic0 = rail0 + nics;
-	Topo *t = new_topo(&b, a, kind, name, 2, s->size, net);
-	t->variant = s->variant;
-	t->nics = s->nics;
-	t->nic_link_gbps = s->nics ? s->nic_link_gbps : 0;
-	t->nnode = nic0 + (s->nics ? boxes * nics : 0);
-	t->is_switch = arena_alloc(a, (size_t)t->nnode);
-	memset(t->is_switch + ranks, 1, (size_t)(t->nnode - ranks));
+	Topo *t = new_box_topo(&b, a, kind, name, s, net, nic0);
 	for (int r = 0; r < ranks; r++) {
 		int box0 = r / gpus * gpus;
 		if (box_sw) {
@@ -396,13 +408,7 @@ boxes_on_leaves(Arena *a, const char *name, const TopoShape *s, int spines, Net 
 	int nics = s->nics ? s->nics : gpus, per = gpus / nics;
 	int leaf0 = ranks + boxes, spine0 = ranks + 2 * boxes, nic0 = spine0 + spines;
 	double nic = s->variant * 1e9;
-	Topo *t = new_topo(&b, a, TK_LEAF_SPINE_BOXES, name, 2, s->size, net);
-	t->variant = s->variant;
-	t->nics = s->nics;
-	t->nic_link_gbps = s->nics ? s->nic_link_gbps : 0;
-	t->nnode = nic0 + (s->nics ? boxes * nics : 0);
-	t->is_switch = arena_alloc(a, (size_t)t->nnode);
-	memset(t->is_switch + ranks, 1, (size_t)(t->nnode - ranks));
+	Topo *t = new_box_topo(&b, a, TK_LEAF_SPINE_BOXES, name, s, net, nic0);
 	for (int r = 0; r < ranks; r++) {
 		add_link(&b, r, ranks + r / gpus, -1, 0);
 		add_link(&b, ranks + r / gpus, r, -1, 0);
