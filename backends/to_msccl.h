@@ -60,7 +60,8 @@ typedef const Sched *(*MscclFitTry)(void *ctx, int m, MProg *, MscclStats *);
 /* The most segments that fit, by bisection (fewer segments, fewer steps:
  * what fits at m fits below it): among m = i for i in [lo, hi), or with
  * pow2 m = 2^i, where i = lo's schedule `best` fits (its program in the
- * MProg and stats) or is NULL. *chosen: the m found, unchanged if none. */
+ * MProg and stats) or is NULL. *chosen (if not NULL): the m found,
+ * unchanged if none. */
 const Sched *msccl_fit_most(MscclFitTry try_fit, void *ctx, bool pow2, int lo, int hi,
                             const Sched *best, MProg *, MscclStats *, int *chosen);
 /* Whether s is a packing whose chunk count no power of two divides while

@@ -217,7 +217,7 @@ msccl_fit_most(MscclFitTry try_fit, void *ctx, bool pow2, int lo, int hi, const 
 			hi = mid;
 		}
 	}
-	if (best)
+	if (best && chosen)
 		*chosen = pow2 ? 1 << lo : lo;
 	return best;
 }

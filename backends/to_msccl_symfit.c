@@ -64,7 +64,7 @@ msccl_fit_symmetric(Diag *dg, Arena *a, const Sched *s, const BuildOpts *o, cons
 	*out = NULL;
 	if (!msccl_symmetric_refits(s))
 		return -1;
-	int S = s->segments, ntree = s->ntree / S, below = 0, chosen = 0;
+	int S = s->segments, ntree = s->ntree / S, below = 0;
 	Tree **trees = arena_array(a, (size_t)ntree, sizeof *trees);
 	for (int b = 0; b < ntree; b++) /* base tree b * S + j is tree b's segment j */
 		trees[b] = s->tree[b * S];
@@ -75,7 +75,7 @@ msccl_fit_symmetric(Diag *dg, Arena *a, const Sched *s, const BuildOpts *o, cons
 		below++;
 	diag_mute(dg, true); /* each refusal is a try */
 	*out = msccl_fit_most(try_segments, &y, true, 0, below, try_segments(&y, 1, p, st), p, st,
-	                      &chosen);
+	                      NULL); /* the choice names its segments */
 	diag_mute(dg, false);
 	routes_free(&routes);
 	return *out ? 0 : -1;
