@@ -587,13 +587,15 @@ record(Run *u, int round, int src, int dst, XferOp op, const int *chunks, int n,
 		l->capchunk = 2 * (l->nchunk + n) + 256;
 		l->chunk = xrealloc(l->chunk, (size_t)l->capchunk * sizeof *l->chunk);
 	}
-	memcpy(l->chunk + l->nchunk, chunks, (size_t)n * sizeof *chunks);
+	if (n > 0) /* none kept past the teacher's ranks: the list may be NULL */
+		memcpy(l->chunk + l->nchunk, chunks, (size_t)n * sizeof *chunks);
 	l->nchunk += n;
 	if (l->nlink + nlink > l->caplink) {
 		l->caplink = 2 * (l->nlink + nlink) + 256;
 		l->link = xrealloc(l->link, (size_t)l->caplink * sizeof *l->link);
 	}
-	memcpy(l->link + l->nlink, links, (size_t)nlink * sizeof *links);
+	if (nlink > 0)
+		memcpy(l->link + l->nlink, links, (size_t)nlink * sizeof *links);
 	l->nlink += nlink;
 }
 
