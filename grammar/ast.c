@@ -359,14 +359,27 @@ ast_comment(Parse *p, Loc loc, int end_line, const char *text, size_t len)
 		error_at(p->diag, at, "unexpected byte 0x00 in a comment");
 		return;
 	}
-	char *copy = arena_strndup(p->arena, text, len);
+	char *copy = arena_alloc(p->arena, len + 1);
 	size_t n = 0;
-	/* canonical line ends: drop the \r of \r\n (a line comment stops before
-	 * its \n, so its last \r is one); a lone \r is not a line end, as in C,
-	 * or code after it would share the comment's line, which fmt cannot print */
-	for (size_t i = 0; i < len; i++)
-		if (!(copy[i] == '\r' && (i + 1 < len ? copy[i + 1] == '\n' : copy[0] == '/' && copy[1] == '/')))
-			copy[n++] = copy[i];
+	bool line = len >= 2 && text[1] == '/';
+	/* canonical line ends: drop every \r that ends a line, a run of them
+	 * before a \n (or the end of a line comment, which stops before its \n),
+	 * so that what fmt prints reads back the same; a lone \r is not a line
+	 * end, as in C, or code after it would share the comment's line, which
+	 * fmt cannot print */
+	for (size_t i = 0; i < len;) {
+		size_t j = i;
+		while (j < len && text[j] == '\r')
+			j++;
+		bool ends = j < len ? text[j] == '\n' : line;
+		if (j == i)
+			copy[n++] = text[i++];
+		else if (ends)
+			i = j;
+		else
+			while (i < j)
+				copy[n++] = text[i++];
+	}
 	copy[n] = '\0';
 	Comment c = {.loc = loc, .end_line = end_line, .text = copy};
 	VEC_PUSH(p->arena, f->comment, f->ncomment, f->capcomment, c);

@@ -137,7 +137,7 @@ test_equal_sees_differences(void)
 
 /* A line comment runs to its \n, a lone \r included, as in C (fuzzing
  * find: code after a lone \r shared the comment's line, so fmt's output was
- * not a fixed point); the \r of \r\n is dropped. */
+ * not a fixed point); the \r's that end a line are dropped. */
 static void
 test_line_comment_to_newline(void)
 {
@@ -147,6 +147,13 @@ test_line_comment_to_newline(void)
 	char *canon = round_trip(dg, "lone-cr", in, strlen(in));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(canon);
 	CU_ASSERT_PTR_NOT_NULL(strstr(canon, "\n// a\r\vb\rc\ncollective"));
+	free(canon);
+	/* fuzzing find: of \r\r\n only the last \r was dropped, and the other
+	 * ended the line in fmt's output, to be dropped by the next fmt */
+	in = "topology T= torus(4, 3);\r\n//(winde; }\r\r\n//(\n/* a\r\r\nb\r */\n";
+	canon = round_trip(dg, "cr-runs", in, strlen(in));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(canon);
+	CU_ASSERT_PTR_NOT_NULL(strstr(canon, "\n//(winde; }\n//(\n/* a\nb\r */\n"));
 	free(canon);
 }
 
