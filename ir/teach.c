@@ -98,6 +98,15 @@ when(const TeachIn *u, const Transfer *x)
 	                  : arena_printf(u->arena, "round %d", x->round + 1);
 }
 
+/* Transfer x's first chunk, 0 if its chunks were not kept (past the
+ * teacher's ranks a contention_free check keeps only links: the list may
+ * hold none, and be NULL). */
+static int
+first_chunk(const TransferList *l, const Transfer *x)
+{
+	return x->n > 0 ? l->chunk[x->first] : 0;
+}
+
 /* Keeps the first fault for explain: in round `round`, transfer x (NULL:
  * none) moving `chunk`, and the cell (rank, chunk) found wrong (rank -1:
  * none). */
@@ -339,7 +348,7 @@ check_contention(Diag *dg, const TeachIn *u)
 				         when(u, x), a, b, x->src, x->dst);
 				note_at(dg, o->loc, "the other transfer over it: rank %d to rank %d in %s", o->src,
 				        o->dst, when(u, o));
-				keep_fault(u, x->round, x, u->list->chunk[x->first], -1);
+				keep_fault(u, x->round, x, first_chunk(u->list, x), -1);
 				rc = -1;
 			}
 			round[l] = x->round;
@@ -433,7 +442,7 @@ teach_merged(Diag *dg, const Sched *s, const TransferList *l, Arena *a, bool con
 	                                nlinks == 2 ? "the other" : "the others", more);
 	if (contention_free) {
 		error_at(dg, x->loc, "the schedule is declared contention_free, but %s", what);
-		keep_fault(&u, x->round, x, l->n && x->n ? l->chunk[x->first] : 0, -1);
+		keep_fault(&u, x->round, x, first_chunk(l, x), -1);
 	} else {
 		warning_at(dg, x->loc, "%s", what);
 	}
