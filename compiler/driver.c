@@ -97,12 +97,14 @@ unknown_define(const File *f, const Defines *defs, int k)
 		}
 	const char *near = nearest_name(defs->v[k].name, names, np);
 	if (np == 0)
-		return cmd_usage_error(defs->cmd, "-D %s: %s declares no parameters", defs->v[k].arg, f->path);
+		return cmd_usage_error(defs->cmd, "-D %s: %s declares no parameters", defs->v[k].arg,
+		                       f->path);
 	if (near)
-		return cmd_usage_error(defs->cmd, "-D %s: %s has no parameter '%s'; did you mean '%s'? (it has %s)",
-		                 defs->v[k].arg, f->path, defs->v[k].name, near, list);
-	return cmd_usage_error(defs->cmd, "-D %s: %s has no parameter '%s' (it has %s)", defs->v[k].arg,
-	                 f->path, defs->v[k].name, list);
+		return cmd_usage_error(defs->cmd,
+		                       "-D %s: %s has no parameter '%s'; did you mean '%s'? (it has %s)",
+		                       defs->v[k].arg, f->path, defs->v[k].name, near, list);
+	return cmd_usage_error(defs->cmd, "-D %s: %s has no parameter '%s' (it has %s)",
+	                       defs->v[k].arg, f->path, defs->v[k].name, list);
 }
 
 /* Reads, parses and checks; with `build`, lowers to the IR too (an IR
