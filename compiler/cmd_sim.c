@@ -722,7 +722,7 @@ check_rank_nodes(Diag *dg, Arena *a, const int *node, int n, const Topo *t)
 	return 0;
 }
 
-/* The executor model (docs/sim.md 8): program p lowered for each size. */
+/* The executor model (docs/sim.md 7): program p lowered for each size. */
 static int
 run_xml_exec(Diag *dg, Runner *u, const SimArgs *a, const MProg *p, const Topo *t,
              const int *node)

@@ -11,6 +11,7 @@
 #include "backend.h"
 #include "ir.h"
 #include "msccl_program.h"
+#include "msccl_to_sim.h"
 #include "sim.h"
 #include "targets.h"
 
@@ -173,6 +174,35 @@ fuzz_coll(const char *name, const uint8_t *data, size_t size, FILE *diag)
 	free(text);
 }
 
+/* What `collc sim FILE.xml --topology T.coll` does with a program it read:
+ * the executor model at a small and a large size, rank r on node r of a
+ * ring (routes of several hops), each lowering run in flow and in packet
+ * mode. */
+static void
+exec_model(Diag *dg, Arena *a, const MProg *p)
+{
+	static const int64_t sizes[] = {1024, 1 << 20};
+	int n = p->ngpu < 2 ? 2 : p->ngpu;
+	Topo *t = topo_new(a, TK_RING, "R", 1, &n, 0, net_defaults);
+	int *node = arena_array(a, (size_t)n, sizeof *node);
+	for (int r = 0; r < n; r++)
+		node[r] = r;
+	for (int k = 0; k < 2; k++) {
+		SimNet net;
+		if (sim_from_msccl_exec(dg, a, p, t, node, sizes[k], &net) != 0)
+			continue;
+		for (int m = 0; m < 2; m++) {
+			SimOpts o = {.mode = m ? SIM_PACKET : SIM_FLOW, .sync = SIM_DEPS,
+			             .reduce_rate = 1e9};
+			SimResult r;
+			char err[256];
+			Arena run = {0};
+			sim_run(&run, &net, 0, sizes[k], &o, &r, err, sizeof err);
+			arena_free(&run);
+		}
+	}
+}
+
 void
 fuzz_msccl(const char *name, const uint8_t *data, size_t size, FILE *diag)
 {
@@ -185,6 +215,7 @@ fuzz_msccl(const char *name, const uint8_t *data, size_t size, FILE *diag)
 		if (msccl_read(dg, &a, text, size, legacy, &p) == 0 && p.ngpu <= 64) {
 			msccl_check_run(dg, &p, msccl_capacity(p.proto), false);
 			msccl_check_run(dg, &p, msccl_capacity(p.proto), true);
+			exec_model(dg, &a, &p);
 		}
 		finish(dg);
 		arena_free(&a);
