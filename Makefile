@@ -77,7 +77,8 @@ override LDLIBS += $(XML_LIBS) -lprotobuf-c -lpthread -lm
 # list: `make deps` installs it, `make deps-check` looks for it, and README.md's
 # set-up paragraph names it word for word (`make readme-deps` checks that).
 DEPS := make gcc flex bison pkg-config libcunit1-dev libxml2-dev openmpi-bin libopenmpi-dev \
-        protobuf-c-compiler libprotobuf-c-dev man-db mpich python3 chromium graphviz lcov
+        protobuf-c-compiler libprotobuf-c-dev man-db mpich python3 chromium graphviz lcov \
+        strace
 
 GEN    := $(O)/grammar/coll.tab.c $(O)/grammar/coll.lex.c $(O)/backends/chakra_et.pb-c.c \
           $(O)/backends/mpi_text.c $(O)/backends/explain_text.c

@@ -69,10 +69,11 @@ msccl_lower_counted(Diag *dg, Arena *a, const Sched *sched, const BuildOpts *o, 
 	 * (rule 16): a range holding no multiple of nchunksperloop bytes (the
 	 * smallest element, a byte) is a file no call can select */
 	if (rc == 0 && msccl_nearest_size(out, out->min_bytes, 1) < 0) {
-		error_at(dg, sched->loc, "'%s' for MSCCL: no size from --min-bytes %lld to --max-bytes %lld "
-		         "is a whole number of bytes per chunk (nchunksperloop=%d), so the executor "
-		         "would never select the file; widen the range", sched->name,
-		         (long long)o->min_bytes, (long long)o->max_bytes, out->nchunksperloop);
+		error_at(dg, sched->loc, "'%s' for MSCCL: the executor would never select the file: no "
+		         "size from --min-bytes %lld to --max-bytes %lld is a positive multiple of %d "
+		         "bytes (nchunksperloop=%d, whole bytes per chunk); widen the range",
+		         sched->name, (long long)o->min_bytes, (long long)o->max_bytes,
+		         out->nchunksperloop, out->nchunksperloop);
 		rc = -1;
 	}
 	return rc;

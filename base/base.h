@@ -214,6 +214,9 @@ void memout_drop(MemOut *);   /* closes m and frees its bytes unwritten */
  * signal's handler; its slot, or -1 for nothing. */
 int tmp_hold(const char *path);
 void tmp_release(int slot);
+/* fsync of the directory holding path (the current one when path names
+ * none): a rename into it reaches the disk (tmpfiles.c). */
+void sync_parent(const char *path);
 
 /* A directory output (tmpfiles.c), built in TARGET.PID.tmp beside its
  * target and moved into place whole. outdir_begin makes it; `pattern`

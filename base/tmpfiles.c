@@ -247,6 +247,17 @@ sync_path(const char *path)
 	return rc;
 }
 
+void
+sync_parent(const char *path)
+{
+	size_t n = strlen(path) + 1;
+	char *dir = memcpy(xmalloc(n), path, n), *slash = strrchr(dir, '/');
+	if (slash)
+		slash[slash == dir] = 0; /* "/f" is in "/" */
+	sync_path(slash ? dir : ".");
+	free(dir);
+}
+
 static void
 outdir_free(OutDir *o)
 {
@@ -280,12 +291,9 @@ outdir_commit(OutDir *o, char *err, size_t errlen)
 	 * done: at every moment the target is the old output whole or the new
 	 * one whole, and a signal leaves no copy aside */
 	size_t n = strlen(o->target) + 40;
-	char *old = xmalloc(n), *parent = xmalloc(n);
+	char *old = xmalloc(n), *target = xmalloc(n); /* o->target, kept past outdir_free */
 	snprintf(old, n, "%s.%ld.old.tmp", o->target, (long)getpid());
-	snprintf(parent, n, "%s", o->target);
-	char *slash = strrchr(parent, '/');
-	if (slash)
-		slash[slash == parent] = 0;
+	snprintf(target, n, "%s", o->target);
 	sigset_t mask;
 	block(true, &mask);
 	bool stranded = false; /* the user's files could not go back: the stage is kept */
@@ -307,10 +315,10 @@ outdir_commit(OutDir *o, char *err, size_t errlen)
 		outdir_free(o);
 	block(false, &mask);
 	if (rc == 0)
-		sync_path(slash ? parent : "."); /* the renames on the disk */
+		sync_parent(target); /* the renames on the disk */
 	else if (!stranded)
 		outdir_abort(o);
-	free(old), free(parent);
+	free(old), free(target);
 	return rc;
 }
 

@@ -272,9 +272,12 @@ write_file_atomic(const char *path, const char *data, size_t len,
 	int ok = write_all(f, data, len) == 0;
 	if (ok && exists)
 		ok = fchmod(fileno(f), st.st_mode & 07777) == 0; /* keep the file's mode */
+	ok = ok && fsync(fileno(f)) == 0; /* the bytes on the disk before the rename */
 	ok &= fclose(f) == 0;
 	if (ok && rename(tmp, target) != 0)
 		ok = 0;
+	if (ok)
+		sync_parent(target);
 	if (!ok) {
 		snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
 		remove(tmp);

@@ -5,6 +5,7 @@
  * would, with the located error, the whole-or-absent output and the message
  * that replaced it asserted.
  */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>
@@ -227,64 +228,93 @@ kill_mid_write(const char *args, const char *out, int sig)
 	return status;
 }
 
-/* SIGINT and SIGTERM mid-write: the run ends by the signal, no temporary
- * remains, and the previous output is as it was, for each kind of output:
- * a file (-o of the schedule text) and each directory output (chakra's
- * traces, an MPI library, tune's MSCCL files, sweep's plots). */
+/* Each kind of output: a file (-o of the schedule text) and each
+ * directory output (chakra's traces, an MPI library, tune's MSCCL files,
+ * sweep's plots). `args` ends in the option that takes the output's path;
+ * `old` is a file of a previous output, relative to the output's
+ * directory. */
+static const struct { const char *args, *out, *old; } output_kinds[] = {
+    {"build r512.coll --target ir -o", "out.ir", "out.ir"},
+    {"build r512.coll --target chakra -o", "traces", "traces/AR.0.et"},
+    {"build r512.coll --target mpi-lib -o", "lib", "lib/collc.h"},
+    {"tune examples/torus-4x4-compare.coll --collective SP --sizes 1KiB..64KiB --mode flow "
+     "--msccl-dir", "algos", "algos/SP-00-RD-recursive_doubling-1024-4095.xml"},
+    {"sweep p.sweep --plots", "plots", "plots/allreduce-torus-4-4-ranks-all-shortest-path.svg"},
+};
+enum { NKIND = sizeof output_kinds / sizeof *output_kinds };
+
+/* Kind k's command line writing to dir/out ("": in tmpdir). */
 static void
-test_signal_mid_write(void)
+kind_args(char *buf, size_t len, size_t k, const char *dir)
+{
+	snprintf(buf, len, "%s %s%s%s", output_kinds[k].args, dir, *dir ? "/" : "",
+	         output_kinds[k].out);
+}
+
+/* What the kinds read, in tmpdir. */
+static void
+write_kind_inputs(void)
 {
 	write_in(tmpdir, "r512.coll", "topology R = ring(512);\n"
 	                              "collective allreduce AR on R { algorithm ring; }\n");
-	static const struct { const char *args, *out, *old; } kinds[] = {
-	    {"build r512.coll --target ir -o out.ir", "out.ir", "out.ir"},
-	    {"build r512.coll --target chakra -o traces", "traces", "traces/AR.0.et"},
-	    {"build r512.coll --target mpi-lib -o lib", "lib", "lib/collc.h"},
-	    {"tune examples/torus-4x4-compare.coll --collective SP --sizes 1KiB..64KiB "
-	     "--mode flow --msccl-dir algos", "algos", "algos/SP-00-RD-recursive_doubling-1024-4095.xml"},
-	    {"sweep p.sweep --plots plots", "plots",
-	     "plots/allreduce-torus-4-4-ranks-all-shortest-path.svg"},
-	};
 	write_in(tmpdir, "p.sweep", "topology torus(4, 4), ring(16)\nallreduce ring\n"
 	                            "sizes 1KiB..1MiB\nmode flow\n");
+}
+
+/* dir/old of kind k holds "old\n", as it was. */
+static void
+assert_old_kept(size_t k, const char *dir, const char *when)
+{
+	char path[600];
+	snprintf(path, sizeof path, "%s/%s", dir, output_kinds[k].old);
+	char *old = slurp(path, NULL);
+	assert_named(old && strcmp(old, "old\n") == 0, __LINE__, __FILE__,
+	             "collc %s, %s: the old output is not intact", output_kinds[k].args, when);
+	free(old);
+}
+
+/* SIGINT and SIGTERM mid-write, each kind of output: the run ends by the
+ * signal, no temporary remains, and the previous output is as it was. */
+static void
+test_signal_mid_write(void)
+{
+	write_kind_inputs();
 	static const int sigs[] = {SIGINT, SIGTERM};
-	char cmd[1024];
-	for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++)
+	char cmd[1024], args[1024];
+	for (size_t k = 0; k < NKIND; k++)
 		for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
 			snprintf(cmd, sizeof cmd, "cd %s && rm -rf %s && mkdir -p $(dirname %s) && "
-			         "echo old >%s", tmpdir, kinds[k].out, kinds[k].old, kinds[k].old);
+			         "echo old >%s", tmpdir, output_kinds[k].out, output_kinds[k].old,
+			         output_kinds[k].old);
+			kind_args(args, sizeof args, k, "");
 			/* a loaded machine may not run this poll while a short write's
 			 * temporary exists (sweep's plots take milliseconds): a run that
 			 * finished first landed no signal, so it is tried again */
 			int st = -1;
 			for (int try = 0; try < 8 && st == -1; try++) {
 				CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
-				st = kill_mid_write(kinds[k].args, kinds[k].out, sigs[i]);
+				st = kill_mid_write(args, output_kinds[k].out, sigs[i]);
 			}
 			assert_named(st != -1 && WIFSIGNALED(st) && WTERMSIG(st) == sigs[i], __LINE__,
 			             __FILE__, "collc %s: not ended by signal %d mid-write (status %d)",
-			             kinds[k].args, sigs[i], st);
-			char left[256] = "";
+			             args, sigs[i], st);
+			char left[256] = "", when[64];
 			assert_named(!tmp_left(tmpdir, left, sizeof left), __LINE__, __FILE__,
-			             "collc %s, signal %d: '%s' left behind", kinds[k].args, sigs[i], left);
-			char path[512];
-			snprintf(path, sizeof path, "%s/%s", tmpdir, kinds[k].old);
-			char *old = slurp(path, NULL);
-			assert_named(old && strcmp(old, "old\n") == 0, __LINE__, __FILE__,
-			             "collc %s, signal %d: the old output is not intact", kinds[k].args,
-			             sigs[i]);
-			free(old);
+			             "collc %s, signal %d: '%s' left behind", args, sigs[i], left);
+			snprintf(when, sizeof when, "signal %d", sigs[i]);
+			assert_old_kept(k, tmpdir, when);
 		}
 }
 
-/* A full disk (a tmpfs of 1 MiB): the write fails with exit 1 and a
- * message, no temporary remains, and the previous output is as it was (a
- * file, and a directory of traces). Skipped, saying so, where mount is not
- * permitted. */
+/* A full disk (a tmpfs of 1 MiB filled to its last 4 KiB), each kind of
+ * output: the write fails with exit 1 and a message, no temporary
+ * remains, and the previous output is as it was (an MPI library's header
+ * never replaced beside its old source). Skipped, saying so, where mount
+ * is not permitted. */
 static void
 test_full_disk(void)
 {
-	char disk[512], cmd[2048];
+	char disk[512], cmd[2048], args[1024];
 	snprintf(disk, sizeof disk, "%s/disk", tmpdir);
 	snprintf(cmd, sizeof cmd, "mkdir -p %s && mount -t tmpfs -o size=1m tmpfs %s 2>/dev/null",
 	         disk, disk);
@@ -292,27 +322,133 @@ test_full_disk(void)
 		printf("\n    (full-disk test skipped: mounting a tmpfs is not permitted here)\n");
 		return;
 	}
-	write_in(tmpdir, "r512.coll", "topology R = ring(512);\n"
-	                              "collective allreduce AR on R { algorithm ring; }\n");
-	snprintf(cmd, sizeof cmd, "mkdir -p %s/traces && echo old >%s/traces/AR.0.et && "
-	         "echo old >%s/out.ir", disk, disk, disk);
-	CU_ASSERT_EQUAL(system(cmd), 0);
-	EXPECT("build r512.coll --target ir -o disk/out.ir", 1, "No space left on device");
-	EXPECT("build r512.coll --target chakra -o disk/traces", 1, "No space left on device");
-	char left[256] = "";
-	assert_named(!tmp_left(disk, left, sizeof left), __LINE__, __FILE__,
-	             "full disk: '%s' left behind", left);
-	static const char *const kept[] = {"out.ir", "traces/AR.0.et"};
-	for (size_t i = 0; i < sizeof kept / sizeof *kept; i++) {
-		char path[600];
-		snprintf(path, sizeof path, "%s/%s", disk, kept[i]);
-		char *old = slurp(path, NULL);
-		assert_named(old && strcmp(old, "old\n") == 0, __LINE__, __FILE__,
-		             "full disk: %s is not as it was", kept[i]);
-		free(old);
+	write_kind_inputs();
+	for (size_t k = 0; k < NKIND; k++) {
+		snprintf(cmd, sizeof cmd, "cd %s && mkdir -p $(dirname %s) && echo old >%s", disk,
+		         output_kinds[k].old, output_kinds[k].old);
+		CU_ASSERT_EQUAL(system(cmd), 0);
 	}
+	snprintf(cmd, sizeof cmd, "cd %s && echo old >lib/collc.c && "
+	         "{ head -c 1040384 /dev/zero >fill; true; } 2>/dev/null", disk);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+	for (size_t k = 0; k < NKIND; k++) {
+		kind_args(args, sizeof args, k, "disk");
+		EXPECT(args, 1, "No space left on device");
+		char left[256] = "";
+		assert_named(!tmp_left(disk, left, sizeof left), __LINE__, __FILE__,
+		             "full disk: collc %s left '%s' behind", args, left);
+		assert_old_kept(k, disk, "full disk");
+	}
+	char path[600];
+	snprintf(path, sizeof path, "%s/lib/collc.c", disk);
+	char *c = slurp(path, NULL);
+	CU_ASSERT(c && strcmp(c, "old\n") == 0);
+	free(c);
 	snprintf(cmd, sizeof cmd, "umount %s", disk);
 	CU_ASSERT_EQUAL(system(cmd), 0);
+}
+
+/* Whether a line of strace -y's log before `upto` is an fsync of path
+ * ".../NAME" or of something in it (`name` is "/NAME"). */
+static bool
+fsynced_before(const char *text, size_t upto, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *l = text; l < text + upto;) {
+		size_t len = strcspn(l, "\n");
+		const char *f = strstr(l, "fsync(");
+		for (const char *p = f && f < l + len ? strstr(f, name) : NULL; p && p < l + len;
+		     p = strstr(p + 1, name))
+			if (p[n] == '>' || p[n] == '/')
+				return true;
+		l += len + (l[len] == '\n');
+	}
+	return false;
+}
+
+/* Each kind of output reaches the disk before it is published and its
+ * publication does too: under strace, an fsync of the temporary (a file,
+ * or the directory built and its files) precedes the rename that moves
+ * it into place, and an fsync of the directory holding the output follows
+ * it. Skipped, saying so, where strace cannot trace (no strace, or
+ * ptrace not permitted). */
+static void
+test_fsync_before_rename(void)
+{
+	char cmd[2048], args[1024], log[600], real[4096];
+	if (system("strace -qq -o /dev/null true 2>/dev/null") != 0) {
+		printf("\n    (fsync test skipped: strace cannot trace here)\n");
+		return;
+	}
+	write_kind_inputs();
+	CU_ASSERT_FATAL(realpath(tmpdir, real) != NULL);
+	snprintf(log, sizeof log, "%s/strace.log", tmpdir);
+	for (size_t k = 0; k < NKIND; k++) {
+		kind_args(args, sizeof args, k, "");
+		snprintf(cmd, sizeof cmd, "cd %s && rm -rf %s && strace -f -qq -y -o strace.log "
+		         "-e trace=fsync,fdatasync,rename,renameat,renameat2 %s/%s %s >/dev/null 2>&1",
+		         tmpdir, output_kinds[k].out, getenv("PWD"), COLLC_BIN, args);
+		CU_ASSERT_EQUAL(system(cmd), 0);
+		char *text = slurp(log, NULL);
+		CU_ASSERT_FATAL(text != NULL);
+		/* the rename whose destination is the output, from a temporary */
+		bool synced = false, published = false, dir_after = false;
+		char from[520] = "", fsync_dir[4200];
+		snprintf(fsync_dir, sizeof fsync_dir, "<%s>)", real);
+		for (char *l = text; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] == '\n')) {
+			size_t n = strcspn(l, "\n");
+			char line[4096];
+			snprintf(line, sizeof line, "%.*s", (int)(n < sizeof line ? n : sizeof line - 1), l);
+			if (strstr(line, "fsync(") && published)
+				dir_after |= strstr(line, fsync_dir) != NULL;
+			char a[512], b[512], *q = strstr(line, "rename");
+			if (q && !published && sscanf(strchr(q, '"') ? strchr(q, '"') : "", "\"%511[^\"]\", "
+			                              "\"%511[^\"]\"", a, b) == 2) {
+				const char *base = strrchr(b, '/') ? strrchr(b, '/') + 1 : b;
+				if (strcmp(base, output_kinds[k].out) == 0 && strstr(a, ".tmp") &&
+				    !strstr(a, ".old.tmp")) {
+					published = true;
+					snprintf(from, sizeof from, "/%s", strrchr(a, '/') ? strrchr(a, '/') + 1 : a);
+					synced = fsynced_before(text, (size_t)(l - text), from);
+				}
+			}
+		}
+		assert_named(published, __LINE__, __FILE__, "collc %s: no rename into place", args);
+		assert_named(synced, __LINE__, __FILE__,
+		             "collc %s: the temporary is not fsynced before its rename", args);
+		assert_named(dir_after, __LINE__, __FILE__,
+		             "collc %s: no fsync of %s after the rename", args, real);
+		free(text);
+	}
+}
+
+/* A chakra build into the directory of a larger earlier one: the earlier
+ * ranks' traces are gone, not left beside the new ones; a file of the
+ * user's there stays. */
+static void
+test_chakra_smaller_over_larger(void)
+{
+	write_in(tmpdir, "r8.coll", "topology R = ring(8);\n"
+	                            "collective allreduce AR on R { algorithm ring; }\n");
+	char *out, *err, et[512];
+	CU_ASSERT_EQUAL(collc("build r8.coll --target chakra -o et", &out, &err), 0);
+	free(out), free(err);
+	snprintf(et, sizeof et, "%s/et", tmpdir);
+	write_in(et, "notes.txt", "mine\n");
+	CU_ASSERT_EQUAL(collc("build r4.coll --target chakra -o et", &out, &err), 0);
+	free(out), free(err);
+	char path[512];
+	for (int r = 0; r < 8; r++) {
+		struct stat st;
+		snprintf(path, sizeof path, "%s/et/AR.%d.et", tmpdir, r);
+		assert_named((stat(path, &st) == 0) == (r < 4), __LINE__, __FILE__,
+		             "chakra of ring(4) over ring(8)'s traces: AR.%d.et %s", r,
+		             r < 4 ? "missing" : "left behind");
+	}
+	snprintf(path, sizeof path, "%s/et/notes.txt", tmpdir);
+	char *mine = slurp(path, NULL);
+	CU_ASSERT(mine && strcmp(mine, "mine\n") == 0);
+	free(mine);
 }
 
 /* SIGTERM stops a sweep as SIGINT does: the finished rows written whole,
@@ -533,7 +669,11 @@ CU_TestInfo hostile_tests[] = {
     {"A: --sizes of any length; more than 64 names the cap", test_sizes_any_length},
     {"A: sim FILE.xml --ranks naming a node twice is an error", test_ranks_twice},
     {"B: SIGINT and SIGTERM mid-write leave no temporary and the old output", test_signal_mid_write},
-    {"B: a full disk leaves no temporary and the old output (tmpfs)", test_full_disk},
+    {"B: a full disk leaves no temporary and the old output, each kind (tmpfs)", test_full_disk},
+    {"B: each kind of output fsynced before its rename, its directory after (strace)",
+     test_fsync_before_rename},
+    {"B: a chakra build over a larger one's directory leaves no stale trace",
+     test_chakra_smaller_over_larger},
     {"B: SIGTERM stops a sweep as SIGINT does, keeping the finished rows", test_sweep_sigterm},
     {"B: sweep workers die with their parent, even by SIGKILL", test_sweep_workers_die},
     {"C: a spec's ';' or '}', NUL byte and repeated key are located errors", test_spec_messages},
