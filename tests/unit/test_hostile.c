@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -232,14 +233,17 @@ kill_mid_write(const char *args, const char *out, int sig)
  * directory output (chakra's traces, an MPI library, tune's MSCCL files,
  * sweep's plots). `args` ends in the option that takes the output's path;
  * `old` is a file of a previous output, relative to the output's
- * directory. */
-static const struct { const char *args, *out, *old; } output_kinds[] = {
-    {"build r512.coll --target ir -o", "out.ir", "out.ir"},
-    {"build r512.coll --target chakra -o", "traces", "traces/AR.0.et"},
-    {"build r512.coll --target mpi-lib -o", "lib", "lib/collc.h"},
+ * directory; `room`, the free bytes of the full-disk test: room for the
+ * output's first file (a trace of 280 KiB, collc.h, a 145 KB MSCCL file, a
+ * plot) and not for the rest. */
+static const struct { const char *args, *out, *old; long room; } output_kinds[] = {
+    {"build r512.coll --target ir -o", "out.ir", "out.ir", 64 << 10},
+    {"build r512.coll --target chakra -o", "traces", "traces/AR.0.et", 1 << 20},
+    {"build r512.coll --target mpi-lib -o", "lib", "lib/collc.h", 64 << 10},
     {"tune examples/torus-4x4-compare.coll --collective SP --sizes 1KiB..64KiB --mode flow "
-     "--msccl-dir", "algos", "algos/SP-00-RD-recursive_doubling-1024-4095.xml"},
-    {"sweep p.sweep --plots", "plots", "plots/allreduce-torus-4-4-ranks-all-shortest-path.svg"},
+     "--msccl-dir", "algos", "algos/SP-00-RD-recursive_doubling-1024-4095.xml", 256 << 10},
+    {"sweep p.sweep --plots", "plots", "plots/allreduce-torus-4-4-ranks-all-shortest-path.svg",
+     4 << 10},
 };
 enum { NKIND = sizeof output_kinds / sizeof *output_kinds };
 
@@ -306,44 +310,54 @@ test_signal_mid_write(void)
 		}
 }
 
-/* A full disk (a tmpfs of 1 MiB filled to its last 4 KiB), each kind of
- * output: the write fails with exit 1 and a message, no temporary
- * remains, and the previous output is as it was (an MPI library's header
- * never replaced beside its old source). Skipped, saying so, where mount
- * is not permitted. */
+/* A full disk (a tmpfs filled to the kind's `room`), each kind of output:
+ * the write fails with exit 1 and a message, no temporary remains, and
+ * the previous output is as it was (an MPI library's header never
+ * replaced beside its old source, no new trace beside old ones). Skipped,
+ * saying so, where mount is not permitted. */
 static void
 test_full_disk(void)
 {
 	char disk[512], cmd[2048], args[1024];
 	snprintf(disk, sizeof disk, "%s/disk", tmpdir);
-	snprintf(cmd, sizeof cmd, "mkdir -p %s && mount -t tmpfs -o size=1m tmpfs %s 2>/dev/null",
+	snprintf(cmd, sizeof cmd, "mkdir -p %s && mount -t tmpfs -o size=4m tmpfs %s 2>/dev/null",
 	         disk, disk);
 	if (system(cmd) != 0) {
 		printf("\n    (full-disk test skipped: mounting a tmpfs is not permitted here)\n");
 		return;
 	}
 	write_kind_inputs();
-	for (size_t k = 0; k < NKIND; k++) {
+	bool ready = true; /* the disk as the kind needs it (else the tmpfs is unmounted) */
+	for (size_t k = 0; k < NKIND && ready; k++) {
 		snprintf(cmd, sizeof cmd, "cd %s && mkdir -p $(dirname %s) && echo old >%s", disk,
 		         output_kinds[k].old, output_kinds[k].old);
-		CU_ASSERT_EQUAL(system(cmd), 0);
+		ready = system(cmd) == 0;
 	}
-	snprintf(cmd, sizeof cmd, "cd %s && echo old >lib/collc.c && "
-	         "{ head -c 1040384 /dev/zero >fill; true; } 2>/dev/null", disk);
-	CU_ASSERT_EQUAL(system(cmd), 0);
-	for (size_t k = 0; k < NKIND; k++) {
+	snprintf(cmd, sizeof cmd, "echo old >%s/lib/collc.c", disk);
+	ready = ready && system(cmd) == 0;
+	for (size_t k = 0; k < NKIND && ready; k++) {
+		snprintf(cmd, sizeof cmd, "rm -f %s/fill", disk);
+		struct statvfs fs;
+		ready = system(cmd) == 0 && statvfs(disk, &fs) == 0;
+		long fill = ready ? (long)(fs.f_bavail * fs.f_frsize) - output_kinds[k].room : 0;
+		snprintf(cmd, sizeof cmd, "head -c %ld /dev/zero >%s/fill", fill > 0 ? fill : 0, disk);
+		ready = ready && system(cmd) == 0;
+		CU_ASSERT(ready);
 		kind_args(args, sizeof args, k, "disk");
 		EXPECT(args, 1, "No space left on device");
 		char left[256] = "";
 		assert_named(!tmp_left(disk, left, sizeof left), __LINE__, __FILE__,
 		             "full disk: collc %s left '%s' behind", args, left);
 		assert_old_kept(k, disk, "full disk");
+		char path[600];
+		snprintf(path, sizeof path, "%s/lib/collc.c", disk);
+		char *c = slurp(path, NULL);
+		CU_ASSERT(c && strcmp(c, "old\n") == 0);
+		free(c);
+		snprintf(cmd, sizeof cmd, "ls %s/traces | grep -c . | grep -qx 1", disk);
+		assert_named(system(cmd) == 0, __LINE__, __FILE__,
+		             "full disk: collc %s: a new trace beside the old one", args);
 	}
-	char path[600];
-	snprintf(path, sizeof path, "%s/lib/collc.c", disk);
-	char *c = slurp(path, NULL);
-	CU_ASSERT(c && strcmp(c, "old\n") == 0);
-	free(c);
 	snprintf(cmd, sizeof cmd, "umount %s", disk);
 	CU_ASSERT_EQUAL(system(cmd), 0);
 }
