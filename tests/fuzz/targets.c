@@ -174,6 +174,24 @@ fuzz_coll(const char *name, const uint8_t *data, size_t size, FILE *diag)
 	free(text);
 }
 
+/* Collective c of n at `bytes`, in packet and flow mode under each of the
+ * nsync synchronizations, with a reduction rate; what it reports is the
+ * simulator's business, a crash or a hang a find. */
+static void
+simulate(const SimNet *n, int c, int64_t bytes, const SimSync *sync, int nsync)
+{
+	for (int s = 0; s < nsync; s++)
+		for (int m = 0; m < 2; m++) {
+			SimOpts o = {.mode = m ? SIM_FLOW : SIM_PACKET, .sync = sync[s],
+			             .reduce_rate = 1e9};
+			SimResult r;
+			char err[256];
+			Arena run = {0};
+			sim_run(&run, n, c, bytes, &o, &r, err, sizeof err);
+			arena_free(&run);
+		}
+}
+
 /* What `collc sim FILE.xml --topology T.coll` does with a program it read:
  * the executor model at a small and a large size, rank r on node r of a
  * ring (routes of several hops), each lowering run in flow and in packet
@@ -189,17 +207,8 @@ exec_model(Diag *dg, Arena *a, const MProg *p)
 		node[r] = r;
 	for (int k = 0; k < 2; k++) {
 		SimNet net;
-		if (sim_from_msccl_exec(dg, a, p, t, node, sizes[k], &net) != 0)
-			continue;
-		for (int m = 0; m < 2; m++) {
-			SimOpts o = {.mode = m ? SIM_PACKET : SIM_FLOW, .sync = SIM_DEPS,
-			             .reduce_rate = 1e9};
-			SimResult r;
-			char err[256];
-			Arena run = {0};
-			sim_run(&run, &net, 0, sizes[k], &o, &r, err, sizeof err);
-			arena_free(&run);
-		}
+		if (sim_from_msccl_exec(dg, a, p, t, node, sizes[k], &net) == 0)
+			simulate(&net, 0, sizes[k], &(SimSync){SIM_DEPS}, 1);
 	}
 }
 
@@ -275,19 +284,11 @@ fuzz_sim(const char *name, const uint8_t *data, size_t size, FILE *diag)
 	SimNet n;
 	start(dg, name, text, size, diag);
 	if (sim_read(dg, &a, text, size, &n) == 0 && nerrors(dg) == 0) {
-		static const int64_t sizes[] = {64, 1024};
-		for (int c = 0; c < n.ncoll; c++)
-			for (int k = 0; k < 2; k++)
-				for (int m = 0; m < 4; m++) {
-					SimOpts o = {.mode = m & 1 ? SIM_FLOW : SIM_PACKET,
-					             .sync = m & 2 ? SIM_DEPS : SIM_ROUNDS,
-					             .reduce_rate = 1e9};
-					SimResult r;
-					char err[256];
-					Arena run = {0};
-					sim_run(&run, &n, c, sizes[k], &o, &r, err, sizeof err);
-					arena_free(&run);
-				}
+		static const SimSync both[] = {SIM_ROUNDS, SIM_DEPS};
+		for (int c = 0; c < n.ncoll; c++) {
+			simulate(&n, c, 64, both, 2);
+			simulate(&n, c, 1024, both, 2);
+		}
 		SimNet m;
 		round_trip(dg, write_sim, &n, read_sim, &m, diag, ".sim text");
 	}

@@ -380,6 +380,33 @@ fsynced_before(const char *text, size_t upto, const char *name)
 	return false;
 }
 
+/* In strace's log, the rename that publishes output `out`: from a
+ * temporary (not the old output set aside) to a path named `out`. The log
+ * after its line, and "/NAME" of the temporary in from[]; NULL if none. */
+static const char *
+publishing_rename(const char *text, const char *out, char *from, size_t len)
+{
+	for (const char *l = text; *l;) {
+		/* rename("A", "B"), or renameat and renameat2 with directories
+		 * between: A and B are the line's first two quoted strings */
+		const char *end = l + strcspn(l, "\n"), *q = strstr(l, "rename");
+		q = q && q < end ? strchr(q, '"') : NULL;
+		const char *q2 = q ? strchr(q + 1, '"') : NULL;
+		q2 = q2 && q2 < end ? strchr(q2 + 1, '"') : NULL;
+		char a[512], b[512];
+		if (q2 && q2 < end && sscanf(q, "\"%511[^\"]", a) == 1 &&
+		    sscanf(q2, "\"%511[^\"]", b) == 1) {
+			const char *base = strrchr(b, '/') ? strrchr(b, '/') + 1 : b;
+			if (strcmp(base, out) == 0 && strstr(a, ".tmp") && !strstr(a, ".old.tmp")) {
+				snprintf(from, len, "/%s", strrchr(a, '/') ? strrchr(a, '/') + 1 : a);
+				return end;
+			}
+		}
+		l = *end ? end + 1 : end;
+	}
+	return NULL;
+}
+
 /* Each kind of output reaches the disk before it is published and its
  * publication does too: under strace, an fsync of the temporary (a file,
  * or the directory built and its files) precedes the rename that moves
@@ -407,28 +434,14 @@ test_fsync_before_rename(void)
 		CU_ASSERT_EQUAL(system(cmd), 0);
 		char *text = slurp(log, NULL);
 		CU_ASSERT_FATAL(text != NULL);
-		/* the rename whose destination is the output, from a temporary */
-		bool synced = false, published = false, dir_after = false;
-		char from[520] = "", fsync_dir[4200];
+		/* the fsyncs of the temporary before the rename that publishes
+		 * it; -y names each fsync's file as <PATH>, the directory's after */
+		char from[520], fsync_dir[4200];
+		const char *after = publishing_rename(text, output_kinds[k].out, from, sizeof from);
 		snprintf(fsync_dir, sizeof fsync_dir, "<%s>)", real);
-		for (char *l = text; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] == '\n')) {
-			size_t n = strcspn(l, "\n");
-			char line[4096];
-			snprintf(line, sizeof line, "%.*s", (int)(n < sizeof line ? n : sizeof line - 1), l);
-			if (strstr(line, "fsync(") && published)
-				dir_after |= strstr(line, fsync_dir) != NULL;
-			char a[512], b[512], *q = strstr(line, "rename");
-			if (q && !published && sscanf(strchr(q, '"') ? strchr(q, '"') : "", "\"%511[^\"]\", "
-			                              "\"%511[^\"]\"", a, b) == 2) {
-				const char *base = strrchr(b, '/') ? strrchr(b, '/') + 1 : b;
-				if (strcmp(base, output_kinds[k].out) == 0 && strstr(a, ".tmp") &&
-				    !strstr(a, ".old.tmp")) {
-					published = true;
-					snprintf(from, sizeof from, "/%s", strrchr(a, '/') ? strrchr(a, '/') + 1 : a);
-					synced = fsynced_before(text, (size_t)(l - text), from);
-				}
-			}
-		}
+		bool published = after != NULL;
+		bool synced = published && fsynced_before(text, (size_t)(after - text), from);
+		bool dir_after = published && strstr(after, fsync_dir) != NULL;
 		assert_named(published, __LINE__, __FILE__, "collc %s: no rename into place", args);
 		assert_named(synced, __LINE__, __FILE__,
 		             "collc %s: the temporary is not fsynced before its rename", args);
